@@ -1,0 +1,215 @@
+"""Read one kernel's pane data out of an ncu_report action into plain objects."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from kernelscope.parsers.ncu.metrics import Metric, read_metric, read_series
+from kernelscope.parsers.ncu.model import (
+    RULE_TYPES,
+    SPEEDUP_TYPES,
+    KernelDetail,
+    RuleResult,
+    SassLine,
+    SourceHotspots,
+    SourceLine,
+)
+from kernelscope.parsers.ncu.panes import (
+    OCCUPANCY_CURVES,
+    PANES,
+    SOL_BREAKDOWNS,
+    STALL_PREFIX,
+    STALL_SUFFIX,
+    pane_metric_names,
+)
+
+_PANE_METRICS = pane_metric_names()
+_SECTION_PANES = {s for pane in PANES for s in pane.section_metrics}
+
+
+def _flatten(items: Any) -> list[Any]:
+    out: list[Any] = []
+    for item in items or ():
+        if isinstance(item, (tuple, list)):
+            out.extend(_flatten(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _section_metric_names(section: Any) -> tuple[list[str], list[str]]:
+    header = [m.name() for m in _flatten(section.header_metrics()) if hasattr(m, "name")]
+    body = [m.name() for m in _flatten(section.body_metrics()) if hasattr(m, "name")]
+    return header, body
+
+
+def read_rules(action: Any) -> tuple[RuleResult, ...]:
+    """NCU's rule results of the action, skipping messages the CLI does not print."""
+    out = []
+    for d in action.rule_results_as_dicts() or ():
+        msg = d.get("rule_message") or {}
+        kind = RULE_TYPES.get(int(msg.get("type", 0) or 0))
+        if kind is None:
+            continue
+        speed = d.get("speedup_estimation") or {}
+        focus = tuple(
+            (str(f.get("name", "")), f.get("value"), str(f.get("info", "")))
+            for f in d.get("focus_metrics") or ()
+        )
+        out.append(
+            RuleResult(
+                rule=str(d.get("rule_identifier", "")),
+                name=str(d.get("name", "")),
+                section=str(d.get("section_identifier", "")),
+                type=kind,
+                title=str(msg.get("title", "")),
+                message=str(msg.get("message", "")),
+                speedup_type=SPEEDUP_TYPES.get(int(speed.get("type", 0) or 0)) if speed else None,
+                speedup_pct=float(speed["speedup"]) if speed.get("speedup") is not None else None,
+                focus_metrics=focus,
+            )
+        )
+    return tuple(out)
+
+
+def _dims(metrics: dict[str, Metric], prefix: str) -> tuple[int, int, int]:
+    out = []
+    for axis in "xyz":
+        m = metrics.get(prefix + axis)
+        out.append(int(m.number) if m is not None and m.number is not None else 1)
+    return out[0], out[1], out[2]
+
+
+def build_detail(
+    action: Any,
+    kernel_id: int,
+    range_idx: int,
+    action_idx: int,
+    names: tuple[str, str, str],
+    extra_metrics: tuple[str, ...] = (),
+) -> KernelDetail:
+    """Read every metric the panes (and ``extra_metrics``) need for one kernel."""
+    sections: dict[str, str] = {}
+    section_metrics: dict[str, tuple[str, ...]] = {}
+    stall_reasons: list[str] = []
+    wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
+    for name in extra_metrics:
+        wanted.setdefault(name, None)
+    for section in action.sections() or ():
+        ident = section.identifier()
+        sections[ident] = section.name()
+        if ident in _SECTION_PANES:
+            header, body = _section_metric_names(section)
+            section_metrics[ident] = tuple(header)
+            for name in header:
+                wanted.setdefault(name, None)
+            for name in body:
+                if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
+                    stall_reasons.append(name)
+                    wanted.setdefault(name, None)
+    breakdowns: dict[str, tuple[str, ...]] = {}
+    for bd in SOL_BREAKDOWNS:
+        m = read_metric(action, bd)
+        if m is not None and isinstance(m.value, str) and m.value:
+            parts = tuple(p for p in m.value.split(",") if p)
+            breakdowns[bd.removeprefix("breakdown:")] = parts
+            for name in parts:
+                wanted.setdefault(name, None)
+    metrics: dict[str, Metric] = {}
+    for name in wanted:
+        m = read_metric(action, name)
+        if m is not None:
+            metrics[name] = m
+    curves = {}
+    for _, name in OCCUPANCY_CURVES:
+        series = read_series(action, name)
+        if series is not None and series.points:
+            curves[name] = series
+    grid = _dims(metrics, "launch__grid_dim_")
+    block = _dims(metrics, "launch__block_dim_")
+    name, demangled, mangled = names
+    return KernelDetail(
+        id=kernel_id,
+        range_idx=range_idx,
+        action_idx=action_idx,
+        name=name,
+        demangled=demangled,
+        mangled=mangled,
+        grid=grid,
+        block=block,
+        metrics=metrics,
+        sections=sections,
+        section_metrics=section_metrics,
+        breakdowns=breakdowns,
+        stall_reasons=tuple(stall_reasons),
+        curves=curves,
+        rules=read_rules(action),
+    )
+
+
+def read_all_metrics(action: Any) -> dict[str, Metric]:
+    """Every metric of the action that holds a value."""
+    out: dict[str, Metric] = {}
+    for name in action.metric_names():
+        m = read_metric(action, name)
+        if m is not None:
+            out[name] = m
+    return out
+
+
+def _per_pc(action: Any, name: str) -> dict[int, int]:
+    raw = action.metric_by_name(name)
+    if raw is None or raw.num_instances() == 0 or not raw.has_correlation_ids():
+        return {}
+    ids = raw.correlation_ids()
+    return {int(ids.as_uint64(i)): int(raw.as_uint64(i)) for i in range(raw.num_instances())}
+
+
+def read_source_hotspots(action: Any, top: int = 20) -> SourceHotspots | None:
+    """Aggregate per-PC stall samples and executed instructions by source line and by SASS."""
+    samples = _per_pc(action, "smsp__pcsamp_sample_count")
+    executed = _per_pc(action, "inst_executed")
+    pcs = set(samples) | set(executed)
+    if not pcs:
+        return None
+    files: dict[str, list[str]] = {}
+    try:
+        for fname, text in dict(action.source_files() or {}).items():
+            files[fname] = text.splitlines()
+    except (TypeError, RuntimeError):
+        files = {}
+    by_line: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    sass_rows = []
+    has_line_info = False
+    for pc in pcs:
+        info = action.source_info(pc)
+        fname, line = ("", 0)
+        if info is not None:
+            fname, line = info.file_name() or "", int(info.line() or 0)
+        if fname:
+            has_line_info = True
+            acc = by_line[(fname, line)]
+            acc[0] += samples.get(pc, 0)
+            acc[1] += executed.get(pc, 0)
+        sass = (action.sass_by_pc(pc) or "").strip()
+        sass_rows.append(SassLine(pc, sass, fname, line, samples.get(pc, 0), executed.get(pc, 0)))
+
+    def text_of(fname: str, line: int) -> str:
+        lines = files.get(fname)
+        if lines and 0 < line <= len(lines):
+            return lines[line - 1].strip()
+        return ""
+
+    lines = sorted(
+        (SourceLine(f, ln, text_of(f, ln), s, e) for (f, ln), (s, e) in by_line.items()),
+        key=lambda x: (-x.samples, -x.inst_executed, x.file, x.line),
+    )[:top]
+    sass_top = sorted(sass_rows, key=lambda x: (-x.samples, -x.inst_executed, x.pc))[:top]
+    return SourceHotspots(
+        total_samples=sum(samples.values()),
+        total_inst_executed=sum(executed.values()),
+        lines=tuple(lines),
+        sass=tuple(sass_top),
+        has_line_info=has_line_info,
+    )

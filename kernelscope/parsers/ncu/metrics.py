@@ -1,0 +1,78 @@
+"""Plain metric values read out of an ``ncu_report`` action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MetricValue = float | int | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One ncu metric: its ncu name, the value NCU stored and NCU's unit (base units)."""
+
+    name: str
+    value: MetricValue
+    unit: str
+    label: str = ""
+
+    @property
+    def number(self) -> float | None:
+        """The value as a float, or None when it is a string or missing."""
+        if isinstance(self.value, bool) or self.value is None or isinstance(self.value, str):
+            return None
+        return float(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """An instanced metric: (key, value) pairs, e.g. an occupancy curve keyed by block size."""
+
+    name: str
+    unit: str
+    points: tuple[tuple[float, float], ...]
+
+
+def _clean(value: Any) -> MetricValue:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float, str)):
+        return value
+    return None
+
+
+def read_metric(action: Any, name: str) -> Metric | None:
+    """Read ``name`` from ``action``; None when the report lacks it or it holds no value."""
+    raw = action.metric_by_name(name)
+    if raw is None:
+        return None
+    try:
+        if raw.num_instances() > 0 and not raw.has_value():
+            return None
+        value = _clean(raw.value())
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if value is None:
+        return None
+    label = ""
+    try:
+        label = raw.label() or ""
+    except (AttributeError, RuntimeError):
+        label = ""
+    return Metric(name=name, value=value, unit=raw.unit() or "", label=label)
+
+
+def read_series(action: Any, name: str) -> Series | None:
+    """Read an instanced metric whose correlation ids are the keys (curves, per-PC counters)."""
+    raw = action.metric_by_name(name)
+    if raw is None or raw.num_instances() == 0 or not raw.has_correlation_ids():
+        return None
+    keys = raw.correlation_ids()
+    points = []
+    for i in range(raw.num_instances()):
+        try:
+            points.append((float(keys.as_double(i)), float(raw.as_double(i))))
+        except (TypeError, ValueError, RuntimeError):
+            continue
+    return Series(name=name, unit=raw.unit() or "", points=tuple(points))

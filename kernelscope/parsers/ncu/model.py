@@ -1,0 +1,119 @@
+"""Plain objects describing one profiled kernel, as the panes and exports need them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series
+from kernelscope.parsers.ncu.panes import PaneSpec
+
+RULE_TYPES = {1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
+SPEEDUP_TYPES = {1: "local", 2: "global"}
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One message of an NCU rule, as the ncu CLI's details page prints it."""
+
+    rule: str
+    name: str
+    section: str
+    type: str
+    title: str
+    message: str
+    speedup_type: str | None = None
+    speedup_pct: float | None = None
+    focus_metrics: tuple[tuple[str, float | None, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    file: str
+    line: int
+    text: str
+    samples: int
+    inst_executed: int
+
+
+@dataclass(frozen=True)
+class SassLine:
+    pc: int
+    sass: str
+    file: str
+    line: int
+    samples: int
+    inst_executed: int
+
+
+@dataclass(frozen=True)
+class SourceHotspots:
+    """The hottest source lines and SASS instructions of a kernel."""
+
+    total_samples: int
+    total_inst_executed: int
+    lines: tuple[SourceLine, ...]
+    sass: tuple[SassLine, ...]
+    has_line_info: bool
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    name: str
+    compute_capability: str
+    sm_count: int | None
+    attributes: dict[str, MetricValue] = field(default_factory=dict)
+
+
+@dataclass
+class KernelSummary:
+    """What the kernel list knows of a kernel: its row, plus the metrics diagnosis needs."""
+
+    row: dict[str, object]
+    metrics: dict[str, Metric]
+    rules: tuple[RuleResult, ...]
+    sections: frozenset[str]
+
+    @property
+    def id(self) -> int:
+        return int(self.row["id"])  # type: ignore[call-overload]
+
+
+@dataclass
+class KernelDetail:
+    """Everything the panes show for one kernel: plain values, no ncu_report objects."""
+
+    id: int
+    range_idx: int
+    action_idx: int
+    name: str
+    demangled: str
+    mangled: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    metrics: dict[str, Metric]
+    sections: dict[str, str]
+    section_metrics: dict[str, tuple[str, ...]]
+    breakdowns: dict[str, tuple[str, ...]]
+    stall_reasons: tuple[str, ...]
+    curves: dict[str, Series]
+    rules: tuple[RuleResult, ...]
+    source: SourceHotspots | None = None
+
+    def metric(self, name: str) -> Metric | None:
+        return self.metrics.get(name)
+
+    def number(self, name: str) -> float | None:
+        """The metric's value as a float, None when absent or not numeric."""
+        m = self.metrics.get(name)
+        return None if m is None else m.number
+
+    def has_section(self, identifier: str) -> bool:
+        return identifier in self.sections
+
+    def missing_sections(self, pane: PaneSpec) -> tuple[str, ...]:
+        """The ncu sections ``pane`` needs that the report did not collect."""
+        return tuple(s for s in pane.sections if s not in self.sections)
+
+    @property
+    def duration_ns(self) -> float | None:
+        return self.number("gpu__time_duration.sum")
