@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -61,6 +62,16 @@ DETAIL_CACHE = 64
 def _dims(values: list[Any]) -> tuple[int, int, int]:
     out = [int(v) if isinstance(v, (int, float)) else 1 for v in values]
     return out[0], out[1], out[2]
+
+
+_LITERAL_CAST = re.compile(
+    r"\((?:unsigned |signed )?(?:int|long|long long|short|char|unsigned)\)(-?\d+)"
+)
+
+
+def cli_demangled(name: str) -> str:
+    """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``."""
+    return _LITERAL_CAST.sub(r"\1", name)
 
 
 def _value(m: Metric | None) -> Any:
@@ -150,7 +161,7 @@ class NcuReport:
         import ncu_report
 
         name = action.name()
-        demangled = action.name(ncu_report.IAction.NameBase_DEMANGLED) or name
+        demangled = cli_demangled(action.name(ncu_report.IAction.NameBase_DEMANGLED) or name)
         mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or name
         return name, demangled, mangled
 

@@ -1,0 +1,110 @@
+"""The ``kernelscope`` command: open a report in the TUI, or export/summarise it headless."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kernelscope import __version__
+from kernelscope.parsers.errors import ReportError
+
+SUBCOMMANDS = ("export", "summary")
+
+
+def _tui_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kernelscope",
+        description=(
+            "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
+            "in the terminal. Without REPORT, opens the bundled sample report. "
+            "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'."
+        ),
+    )
+    p.add_argument(
+        "report", nargs="?", type=Path, help="report (.ncu-rep, .nsys-rep, .sqlite; .xz/.gz ok)"
+    )
+    p.add_argument(
+        "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
+    )
+    p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
+    return p
+
+
+def _export_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kernelscope export", description="Export a report headless.")
+    p.add_argument("report", type=Path)
+    p.add_argument("--format", "-f", choices=("json", "md", "csv"), default="json")
+    p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
+    p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
+    p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
+    p.add_argument("--top", type=int, default=None, help="only the N longest kernels' records")
+    p.add_argument("--cache-dir", type=Path, default=None)
+    return p
+
+
+def _summary_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kernelscope summary", description="Print a report's essentials."
+    )
+    p.add_argument("report", type=Path)
+    p.add_argument("--cache-dir", type=Path, default=None)
+    return p
+
+
+def _fail(message: str) -> int:
+    print(f"kernelscope: {message}", file=sys.stderr)
+    return 2
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from kernelscope.export.writer import ExportOptions, render, write_text
+
+    options = ExportOptions(
+        fmt=args.format,
+        pattern=args.pattern,
+        top=args.top,
+        all_metrics=args.all_metrics,
+        cache_dir=args.cache_dir,
+    )
+    text = render(args.report, options)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_text(text, args.output)
+    return 0
+
+
+def run_summary(args: argparse.Namespace) -> int:
+    from kernelscope.export.summary import print_summary
+
+    print_summary(args.report, cache_dir=args.cache_dir)
+    return 0
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from kernelscope.parsers.detect import check_readable
+
+    if args.report is not None:
+        check_readable(args.report)
+    from kernelscope.tui.app import create_app
+
+    create_app(args.report, cache_dir=args.cache_dir).run()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "export":
+            return run_export(_export_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "summary":
+            return run_summary(_summary_parser().parse_args(argv[1:]))
+        return run_tui(_tui_parser().parse_args(argv))
+    except ReportError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,130 @@
+"""The command line: version, export contract, and one sentence + exit 2 for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelscope.tui.cli import main
+from tests.conftest import NCU_SAMPLES, SAMPLES, ncu_sample_paths
+from tests.ncu.oracle import load_raw, matches_print, stem_of
+
+ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kernelscope", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_version():
+    out = run_cli("--version")
+    assert out.returncode == 0
+    assert out.stdout.startswith("kernelscope ")
+
+
+def test_export_json_contract(capsys):
+    path = ncu_sample_paths()[0]
+    assert main(["export", str(path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "kernelscope/ncu/1"
+    assert doc["report"]["path"] == str(path)
+    assert doc["report"]["device"]["name"]
+    raw = load_raw(stem_of(path))
+    assert [k["id"] for k in doc["kernels"]] == sorted(raw.rows)
+    for k in doc["kernels"]:
+        row = raw.rows[k["id"]]
+        assert k["demangled"] == row["Kernel Name"]
+        assert len(k["grid"]) == 3 and len(k["block"]) == 3
+        assert matches_print(k["duration_ns"], row["gpu__time_duration.sum"])
+        for name, m in k["metrics"].items():
+            if name in row and not isinstance(m["value"], str) and m["value"] is not None:
+                assert matches_print(float(m["value"]), row[name]), name
+            assert set(m) == {"value", "unit"}
+
+
+def test_export_filter_and_output_file(tmp_path):
+    out = tmp_path / "k.json"
+    assert main(["export", str(ZOO), "-k", "^transpose", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["kernels"] and all(k["name"].startswith("transpose") for k in doc["kernels"])
+
+
+def test_export_all_metrics_has_more_metrics(capsys):
+    assert main(["export", str(ZOO), "-k", "saxpy", "--all-metrics"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["kernels"][0]["metrics"]) > 1000
+
+
+def _bad_inputs(tmp_path: Path) -> dict[str, Path]:
+    empty = tmp_path / "empty.ncu-rep"
+    empty.write_bytes(b"")
+    rand = tmp_path / "random.ncu-rep"
+    rand.write_bytes(os.urandom(4096))
+    trunc = tmp_path / "truncated.ncu-rep"
+    import lzma
+
+    trunc.write_bytes(lzma.decompress(ZOO.read_bytes())[:50_000])
+    unreadable = tmp_path / "locked.ncu-rep"
+    unreadable.write_bytes(b"NVR\x00")
+    unreadable.chmod(0)
+    return {
+        "missing": tmp_path / "nope.ncu-rep",
+        "directory": tmp_path,
+        "empty": empty,
+        "random": rand,
+        "truncated": trunc,
+        "unreadable": unreadable,
+    }
+
+
+@pytest.mark.parametrize(
+    "case", ["missing", "directory", "empty", "random", "truncated", "unreadable"]
+)
+def test_bad_input_is_one_sentence_and_exit_2(tmp_path, case):
+    path = _bad_inputs(tmp_path)[case]
+    before = path.stat().st_mtime_ns if path.is_file() else None
+    out = run_cli("export", str(path))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelscope: ")
+    assert "Traceback" not in out.stderr
+    if before is not None:
+        assert path.stat().st_mtime_ns == before
+
+
+def test_unreadable_file_is_one_sentence(tmp_path, monkeypatch, capsys):
+    # Root reads any file, so make the permission check fail the way it does for a user.
+    import kernelscope.parsers.detect as detect
+
+    path = _bad_inputs(tmp_path)["unreadable"]
+    monkeypatch.setattr(detect.os, "access", lambda *_: False)
+    assert main(["export", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"kernelscope: {path} cannot be read (permission denied)."
+
+
+def test_bad_regex_is_one_sentence():
+    out = run_cli("export", str(ZOO), "-k", "(")
+    assert out.returncode == 2
+    assert "regular expression" in out.stderr
+
+
+def test_compressed_report_leaves_no_temp_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert main(["export", str(ZOO), "-k", "saxpy", "-o", str(tmp_path / "o.json")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+
+
+def test_samples_folder_is_there():
+    assert (SAMPLES / "README.md").exists() or NCU_SAMPLES.exists()
