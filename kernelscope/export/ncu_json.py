@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
 from typing import Any
 
+from kernelscope.parsers.kernel_analysis import AnalyzedReport
 from kernelscope.parsers.ncu import KernelDetail, Metric, NcuReport
 
 SCHEMA = "kernelscope/ncu/1"
-
-KernelHook = Callable[[NcuReport, KernelDetail, dict[str, Any]], None]
-
-
-def selected_kernels(report: NcuReport, pattern: str | None = None) -> Iterator[int]:
-    """IDs of the kernels whose function or demangled name matches ``pattern`` (all if None)."""
-    regex = re.compile(pattern) if pattern else None
-    for kernel_id in range(report.kernel_count):
-        if regex is None:
-            yield kernel_id
-            continue
-        row = report.key_row(kernel_id)
-        if regex.search(str(row["name"])) or regex.search(str(row["demangled"])):
-            yield kernel_id
 
 
 def metrics_dict(metrics: dict[str, Metric]) -> dict[str, dict[str, Any]]:
@@ -59,12 +44,15 @@ def kernel_dict(
     }
 
 
-def report_dict(report: NcuReport) -> dict[str, Any]:
+def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
+    report = analyzed.report
     dev = report.device
     return {
         "path": str(report.path),
         "kernel_count": report.kernel_count,
+        "total_kernel_time_ns": analyzed.total_ns,
         "ncu_report_version": report.version,
+        "sections": sorted(analyzed.sections),
         "device": {
             "name": dev.name,
             "compute_capability": dev.compute_capability,
@@ -75,18 +63,18 @@ def report_dict(report: NcuReport) -> dict[str, Any]:
 
 
 def build_ncu_document(
-    report: NcuReport,
+    analyzed: AnalyzedReport,
     *,
     pattern: str | None = None,
+    top: int | None = None,
     all_metrics: bool = False,
-    hooks: tuple[KernelHook, ...] = (),
 ) -> dict[str, Any]:
-    """The whole JSON document; ``hooks`` add fields to each kernel (diagnosis, roofline)."""
+    """The whole JSON document: every selected kernel with its metrics and diagnosis."""
     kernels = []
-    for kernel_id in selected_kernels(report, pattern):
-        detail = report.detail(kernel_id)
-        entry = kernel_dict(report, detail, all_metrics=all_metrics)
-        for hook in hooks:
-            hook(report, detail, entry)
+    for kernel in analyzed.select(pattern, top):
+        detail, diagnosis = analyzed.detail_diagnosis(kernel.id)
+        entry = kernel_dict(analyzed.report, detail, all_metrics=all_metrics)
+        entry["time_share"] = kernel.time_share
+        entry.update(diagnosis.to_dict())
         kernels.append(entry)
-    return {"schema": SCHEMA, "report": report_dict(report), "kernels": kernels}
+    return {"schema": SCHEMA, "report": report_dict(analyzed), "kernels": kernels}

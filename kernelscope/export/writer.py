@@ -36,20 +36,43 @@ def check_pattern(pattern: str | None) -> None:
 
 
 def render_ncu(path: Path, options: ExportOptions) -> str:
+    from kernelscope.export.ncu_csv import render_ncu_csv
     from kernelscope.export.ncu_json import build_ncu_document
-    from kernelscope.parsers.ncu import open_ncu_report
+    from kernelscope.export.ncu_markdown import render_ncu_markdown
+    from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
-    with open_ncu_report(path) as report:
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
         if options.fmt == "json":
             doc = build_ncu_document(
-                report, pattern=options.pattern, all_metrics=options.all_metrics
+                analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
             )
             return json.dumps(json_safe(doc), indent=2) + "\n"
-    raise ReportError(f"The {options.fmt} format is not available for kernel reports yet.")
+        if options.fmt == "md":
+            return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
+        return render_ncu_csv(analyzed, pattern=options.pattern, top=options.top)
 
 
 def render_timeline(path: Path, options: ExportOptions) -> str:
-    raise ReportError(f"The {options.fmt} format is not available for timeline reports yet.")
+    from kernelscope.export.timeline_markdown import render_timeline_markdown
+    from kernelscope.parsers.nsys import kernel_summary, open_report, to_export_dict
+    from kernelscope.parsers.nsys.utilization import utilization_windows
+
+    report = open_report(path, cache_dir=options.cache_dir)
+    if options.fmt == "csv":
+        return kernel_summary(report).write_csv()
+    doc = to_export_dict(report)
+    if options.pattern:
+        regex = re.compile(options.pattern)
+        doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
+    if options.fmt == "json":
+        return json.dumps(json_safe(doc), indent=2) + "\n"
+    windows = utilization_windows(report, windows=72)
+    strips = {
+        int(dev): sub["utilization_pct"].to_list()
+        for (dev,), sub in windows.group_by(["device"], maintain_order=True)
+    }
+    return render_timeline_markdown(doc, strips, top=options.top)
 
 
 def render(path: str | os.PathLike[str], options: ExportOptions) -> str:

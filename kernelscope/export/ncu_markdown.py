@@ -1,0 +1,354 @@
+"""The kernel report as Markdown: a header, a kernels table, the roofline, and one case record
+per kernel following the methodology notes' record template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernelscope.export.markdown import BLANK, code, fenced, inline, table
+from kernelscope.parsers.diagnosis import Diagnosis
+from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
+from kernelscope.parsers.ncu import KernelDetail, SourceHotspots
+from kernelscope.parsers.ncu.panes import (
+    MEMORY_TABLE_ROWS,
+    OCCUPANCY_LIMITS,
+    SCHEDULER_METRICS,
+    SHARED_TABLE_ROWS,
+)
+from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
+from kernelscope.tui.widgets.format import (
+    NOT_AVAILABLE,
+    fmt_duration,
+    fmt_metric,
+    fmt_number,
+    fmt_pct,
+    short_name,
+)
+from kernelscope.tui.widgets.ncu_markup import plain_ncu_markup
+
+NAME_WIDTH = 40
+TOP_LINES = 5
+
+
+def _m(detail: KernelDetail, name: str) -> str:
+    return fmt_metric(detail.metric(name))
+
+
+def _share(share: float | None) -> str:
+    return NOT_AVAILABLE if share is None else f"{share * 100:.1f} %"
+
+
+def top_flag(diagnosis: Diagnosis) -> str:
+    """The most severe flag (lowest checklist level first among equals), or an em dash."""
+    rank = {"critical": 2, "warning": 1, "info": 0}
+    if not diagnosis.flags:
+        return "—"
+    best = max(diagnosis.flags, key=lambda f: (rank[f.severity], -f.level))
+    return f"{best.id} ({best.severity})"
+
+
+def _header(analyzed: AnalyzedReport) -> list[str]:
+    report = analyzed.report
+    dev = report.device
+    attrs = dev.attributes
+    clock = attrs.get("device__attribute_clock_rate")
+    mem_clock = attrs.get("device__attribute_memory_clock_rate")
+    clocks = []
+    if isinstance(clock, (int, float)):
+        clocks.append(f"SM clock {clock / 1e6:.2f} GHz")
+    if isinstance(mem_clock, (int, float)):
+        clocks.append(f"memory clock {mem_clock / 1e6:.2f} GHz")
+    lines = [
+        f"# Kernel report: {inline(report.path.name)}",
+        "",
+        f"- Report file: {code(report.path)}",
+        f"- Device: {inline(dev.name)}, compute capability {dev.compute_capability}, "
+        f"{dev.sm_count if dev.sm_count is not None else '?'} SMs"
+        + (f", {', '.join(clocks)}" if clocks else ""),
+        f"- Read with: ncu_report {inline(report.version or 'unknown')}",
+        f"- Kernels: {report.kernel_count}, summed duration {fmt_duration(analyzed.total_ns)}",
+        f"- Sections collected: {', '.join(sorted(analyzed.sections)) or 'none'}",
+        "",
+    ]
+    return lines
+
+
+def _kernels_table(kernels: list[AnalyzedKernel]) -> str:
+    rows = []
+    for k in kernels:
+        row = k.summary.row
+        rows.append(
+            (
+                row["id"],
+                short_name(str(row["demangled"]), NAME_WIDTH),
+                fmt_duration(k.duration_ns),
+                _share(k.time_share),
+                k.diagnosis.label,
+                top_flag(k.diagnosis),
+            )
+        )
+    return table(
+        ("ID", "Kernel", "Duration", "Share", "Bottleneck", "Top flag"), rows, align="llrrll"
+    )
+
+
+def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[str]:
+    chart_kernels = [
+        ChartKernel(k.id, short_name(str(k.summary.row["name"]), 24), k.diagnosis.roofline)
+        for k in analyzed.kernels
+    ]
+    selected = kernels[0].id if len(kernels) == 1 else None
+    chart = render_roofline(chart_kernels, precision="fp32", selected=selected, color=False)
+    out = ["## Roofline (FP32, DRAM)", "", fenced(chart.text), ""]
+    if chart.not_plotted:
+        out.append("Kernels without a point on this chart:")
+        out.append("")
+        out.extend(
+            f"- {kid} {inline(name)}: {inline(reason)}" for kid, name, reason in chart.not_plotted
+        )
+        out.append("")
+    return out
+
+
+def _launch(detail: KernelDetail) -> list[str]:
+    waves = detail.number("launch__waves_per_multiprocessor")
+    tail = None
+    if waves is not None and waves > 0:
+        frac = waves - int(waves)
+        tail = 100.0 if frac == 0 else frac * 100
+    return [
+        f"- grid {code(detail.grid)}, block {code(detail.block)}, "
+        f"threads {_m(detail, 'launch__thread_count')}",
+        f"- registers/thread {_m(detail, 'launch__registers_per_thread')}, shared memory/block "
+        f"static {_m(detail, 'launch__shared_mem_per_block_static')}, dynamic "
+        f"{_m(detail, 'launch__shared_mem_per_block_dynamic')}",
+        f"- SMs {_m(detail, 'launch__sm_count')}, "
+        f"waves/SM {_m(detail, 'launch__waves_per_multiprocessor')}"
+        + (f", tail wave fill {fmt_pct(tail)} % (derived)" if tail is not None else ""),
+    ]
+
+
+def _sol(detail: KernelDetail) -> list[str]:
+    return [
+        f"- compute (SM) {_m(detail, 'sm__throughput.avg.pct_of_peak_sustained_elapsed')}, "
+        f"memory {_m(detail, 'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed')}",
+        f"- L1/TEX {_m(detail, 'l1tex__throughput.avg.pct_of_peak_sustained_active')}, "
+        f"L2 {_m(detail, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')}, "
+        f"DRAM {_m(detail, 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed')}",
+        f"- duration {_m(detail, 'gpu__time_duration.sum')}, elapsed cycles "
+        f"{_m(detail, 'gpc__cycles_elapsed.max')}, SM frequency "
+        f"{_m(detail, 'gpc__cycles_elapsed.avg.per_second')}",
+    ]
+
+
+def _occupancy(detail: KernelDetail) -> list[str]:
+    limits = []
+    for label, name in OCCUPANCY_LIMITS:
+        value = detail.number(name)
+        if value is not None:
+            limits.append((value, label))
+    binding = min(limits)[1] if limits else None
+    parts = ", ".join(
+        f"{label} {fmt_number(v)}" + (" (binding)" if label == binding else "")
+        for v, label in limits
+    )
+    return [
+        f"- theoretical {_m(detail, 'sm__maximum_warps_per_active_cycle_pct')}, achieved "
+        f"{_m(detail, 'sm__warps_active.avg.pct_of_peak_sustained_active')}",
+        f"- block limits: {parts or NOT_AVAILABLE}",
+    ]
+
+
+def _ratio(detail: KernelDetail, num: str, den: str) -> str:
+    a, b = detail.number(num), detail.number(den)
+    return NOT_AVAILABLE if a is None or not b else fmt_number(a / b)
+
+
+def _memory(detail: KernelDetail) -> list[str]:
+    rows = [
+        (
+            label,
+            fmt_number(detail.number(req)),
+            fmt_number(detail.number(sec)),
+            _ratio(detail, sec, req),
+        )
+        for label, _inst, req, sec, _hit in MEMORY_TABLE_ROWS
+    ]
+    shared = [
+        (label, fmt_number(detail.number(wav)), fmt_number(detail.number(conf)))
+        for label, _inst, wav, conf in SHARED_TABLE_ROWS
+    ]
+    return [
+        f"- DRAM read {_m(detail, 'dram__bytes_read.sum')}, written "
+        f"{_m(detail, 'dram__bytes_write.sum')}, "
+        f"throughput {_m(detail, 'dram__bytes.sum.per_second')}",
+        f"- L1/TEX hit {_m(detail, 'l1tex__t_sector_hit_rate.pct')}, L2 hit "
+        f"{_m(detail, 'lts__t_sector_hit_rate.pct')}",
+        "",
+        table(("Access", "Requests", "Sectors", "Sectors/request (derived)"), rows, "lrrr"),
+        "",
+        table(("Shared", "Wavefronts", "Bank conflicts"), shared, "lrr"),
+    ]
+
+
+def _compute(detail: KernelDetail, diagnosis: Diagnosis) -> list[str]:
+    lines = []
+    if diagnosis.roofline is not None:
+        for key, p in diagnosis.roofline.points.items():
+            if p.flops_per_s > 0:
+                lines.append(
+                    f"- {key}: {p.flops_per_s / 1e9:,.1f} GFLOP/s, "
+                    f"{fmt_pct(p.pct_of_peak)} % of peak, intensity "
+                    f"{NOT_AVAILABLE if p.intensity is None else fmt_number(p.intensity)} FLOP/byte"
+                )
+    return lines or ["- no floating-point work recorded (or roofline sections not collected)"]
+
+
+def _scheduler(detail: KernelDetail) -> list[str]:
+    stalls = sorted(((detail.number(n) or 0.0, n) for n in detail.stall_reasons), reverse=True)[:3]
+    top = ", ".join(
+        f"{n.removeprefix('smsp__average_warps_issue_stalled_').removesuffix('_per_issue_active.ratio')}"
+        f" {fmt_number(v)}"
+        for v, n in stalls
+        if v > 0
+    )
+    return [
+        f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, eligible warps/scheduler "
+        f"{_m(detail, 'smsp__warps_eligible.avg.per_cycle_active')}, active warps/scheduler "
+        f"{_m(detail, 'smsp__warps_active.avg.per_cycle_active')}",
+        f"- top stalls (cycles per issued instruction): {top or NOT_AVAILABLE}",
+    ]
+
+
+def _source(hot: SourceHotspots | None) -> list[str]:
+    if hot is None:
+        return [
+            "- source counters not collected (ncu --section SourceCounters --import-source yes)"
+        ]
+    lines = []
+    for s in hot.lines[:TOP_LINES]:
+        pct = 100.0 * s.samples / hot.total_samples if hot.total_samples else 0.0
+        lines.append(
+            f"- {code(f'{Path(s.file).name}:{s.line}')} {pct:.1f} % of samples: "
+            f"{code(s.text or '…')}"
+        )
+    for s in hot.sass[:TOP_LINES]:
+        pct = 100.0 * s.samples / hot.total_samples if hot.total_samples else 0.0
+        lines.append(f"- SASS {code(s.sass)} {pct:.1f} % of samples")
+    return lines
+
+
+def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
+    b = diagnosis.bottleneck
+    out = [f"- **{b.label}**: {inline(b.summary)}"]
+    out.extend(f"  - {e.step}: {code(e.text())}{_holds(e.holds)}" for e in b.evidence)
+    if diagnosis.flags:
+        out.append("")
+        out.append(
+            table(
+                ("Flag", "Severity", "Level", "Evidence", "Remedy", "NCU speedup"),
+                (
+                    (
+                        f.id,
+                        f.severity,
+                        f.level,
+                        "; ".join(e.text() for e in f.evidence),
+                        f.remedy,
+                        NOT_AVAILABLE if f.ncu_speedup is None else f"{f.ncu_speedup:.1f} %",
+                    )
+                    for f in diagnosis.flags
+                ),
+                "llrllr",
+            )
+        )
+    for g in diagnosis.guard_rails:
+        out.append(f"- guard rail {code(g.id)}: {inline(g.text)}")
+    for note in diagnosis.notes:
+        out.append(f"- not checked: {inline(note)}")
+    if detail.rules:
+        out.append("")
+        out.append("NCU rules:")
+        out.append("")
+        for r in detail.rules:
+            speed = (
+                f" (est. {r.speedup_type} speedup {r.speedup_pct:.1f} %)" if r.speedup_pct else ""
+            )
+            title = f" {r.title}" if r.title else ""
+            out.append(
+                f"- {r.type} {code(r.rule)}{inline(title)}{speed}: "
+                f"{inline(plain_ncu_markup(r.message))}"
+            )
+    return out
+
+
+def _holds(holds: bool | None) -> str:
+    return {True: " — holds", False: " — does not hold", None: ""}[holds]
+
+
+def kernel_record(analyzed: AnalyzedReport, kernel: AnalyzedKernel) -> str:
+    """One kernel's case record, following the notes' template headings."""
+    detail, diagnosis = analyzed.detail_diagnosis(kernel.id)
+    hot = (
+        analyzed.report.source_hotspots(kernel.id) if detail.has_section("SourceCounters") else None
+    )
+    dev = analyzed.report.device
+    sections = ", ".join(sorted(detail.sections)) or "none"
+    parts: list[str] = [
+        f"## Kernel Profiling Case: {inline(short_name(detail.demangled, 80))} (ID {detail.id})",
+        "",
+        f"Full name: {code(detail.demangled)}",
+        "",
+        f"- Goal: {BLANK} (this kernel is {_share(kernel.time_share)} of the report's kernel time)",
+        f"- Environment: {inline(dev.name)} (CC {dev.compute_capability}); CUDA, driver, clock "
+        f"control: {BLANK}",
+        f"- Input: {BLANK}",
+        f"- Baseline: {fmt_duration(detail.duration_ns)}",
+        f"- NCU command: {BLANK} (sections collected: {sections})",
+        "",
+        "### Launch",
+        *_launch(detail),
+        "",
+        "### SOL",
+        *_sol(detail),
+        "",
+        "### Occupancy",
+        *_occupancy(detail),
+        "",
+        "### Memory",
+        *_memory(detail),
+        "",
+        "### Compute",
+        *_compute(detail, diagnosis),
+        "",
+        "### Scheduler",
+        *_scheduler(detail),
+        "",
+        "### Source/SASS",
+        *_source(hot),
+        "",
+        "### Diagnosis",
+        *_diagnosis(diagnosis, detail),
+        "",
+        "### Change",
+        BLANK,
+        "",
+        "### Re-measure",
+        BLANK,
+        "",
+        "### Conclusion",
+        BLANK,
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def render_ncu_markdown(
+    analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
+) -> str:
+    """The whole Markdown document for a kernel report (records for the selected kernels)."""
+    chosen = analyzed.select(pattern, top)
+    parts = [*_header(analyzed), "## Kernels", "", _kernels_table(list(analyzed.kernels)), ""]
+    parts.extend(_roofline(analyzed, chosen))
+    for kernel in chosen:
+        parts.append(kernel_record(analyzed, kernel))
+    return "\n".join(parts).rstrip() + "\n"

@@ -1,0 +1,152 @@
+"""The timeline report as Markdown: span, GPU busy, kernels, NVTX, gaps, findings, a strip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernelscope.export.markdown import code, fenced, inline, table
+from kernelscope.tui.widgets.format import fmt_duration, fmt_number, short_name
+
+NAME_WIDTH = 48
+STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
+
+
+def utilization_strip(percentages: list[float]) -> str:
+    """One character per window, from blank (idle) to a full block (100 % busy)."""
+    top = len(STRIP_LEVELS) - 1
+    return "".join(STRIP_LEVELS[min(top, max(0, round(p / 100 * top)))] for p in percentages)
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None else f"{float(value):.1f} %"
+
+
+def render_timeline_markdown(
+    doc: dict[str, Any], strips: dict[int, list[float]], *, top: int | None = None
+) -> str:
+    """Markdown for a ``kernelscope/nsys/1`` document and per-device utilisation windows."""
+    info = doc["report"]
+    top_n = top if top is not None else 20
+    lines = [
+        f"# Timeline report: {inline(info['path'].rsplit('/', 1)[-1])}",
+        "",
+        f"- Report file: {code(info['path'])}",
+        f"- Span: {fmt_duration(info['span_ns'])}; nsys {inline(info.get('nsys_version') or '?')}",
+        "- Devices: "
+        + (", ".join(f"{d['id']}: {inline(d['name'])}" for d in info["devices"]) or "none"),
+        "- Processes: "
+        + (", ".join(f"{p['pid']} {inline(p['name'])}" for p in info["processes"]) or "none"),
+        "",
+        "## GPU utilisation",
+        "",
+        table(
+            ("Device", "Span", "Busy", "Utilisation"),
+            (
+                (
+                    g["device"],
+                    fmt_duration(g["span_ns"]),
+                    fmt_duration(g["busy_ns"]),
+                    _pct(g["utilization_pct"]),
+                )
+                for g in doc["gpu"]
+            ),
+            "lrrr",
+        ),
+        "",
+    ]
+    for device, pcts in sorted(strips.items()):
+        lines.append(f"Device {device}, busy over time ({len(pcts)} windows, left to right):")
+        lines.append("")
+        lines.append(fenced("|" + utilization_strip(pcts) + "|"))
+        lines.append("")
+    kernels = doc["kernels"]
+    lines += [
+        "## Kernels",
+        "",
+        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
+        "",
+        table(
+            ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"),
+            (
+                (
+                    _pct(k["time_pct"]),
+                    fmt_duration(k["total_ns"]),
+                    fmt_number(k["instances"]),
+                    fmt_duration(k["avg_ns"]),
+                    fmt_duration(k["med_ns"]),
+                    fmt_duration(k["min_ns"]),
+                    fmt_duration(k["max_ns"]),
+                    fmt_duration(k["stddev_ns"]),
+                    short_name(k["name"], NAME_WIDTH),
+                )
+                for k in kernels[:top_n]
+            ),
+            "rrrrrrrrl",
+        ),
+        "",
+    ]
+    if doc["nvtx"]:
+        lines += [
+            "## NVTX ranges",
+            "",
+            table(
+                ("Range", "Instances", "Total", "GPU busy"),
+                (
+                    (
+                        n["name"],
+                        fmt_number(n["instances"]),
+                        fmt_duration(n["total_ns"]),
+                        _pct(n["gpu_busy_pct"]),
+                    )
+                    for n in doc["nvtx"]
+                ),
+                "lrrr",
+            ),
+            "",
+        ]
+    else:
+        lines += ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
+    gaps = sorted(doc["gaps"], key=lambda g: -g["duration_ns"])[:top_n]
+    lines += ["## Largest GPU idle gaps", ""]
+    if gaps:
+        lines.append(
+            table(
+                ("Device", "Start", "Duration", "Cause", "CPU activity"),
+                (
+                    (
+                        g["device"],
+                        fmt_duration(g["start_ns"] - info["start_ns"]),
+                        fmt_duration(g["duration_ns"]),
+                        g["cause"],
+                        "; ".join(_cpu_text(c) for c in g["cpu"][:3]) or "—",
+                    )
+                    for g in gaps
+                ),
+                "lrrll",
+            )
+        )
+    else:
+        lines.append("No idle gap over the threshold.")
+    lines += ["", "## Findings", ""]
+    if not doc["findings"]:
+        lines.append("No findings.")
+    for f in doc["findings"]:
+        lines.append(f"### {inline(f['title'])} ({f['id']}, {f['severity']})")
+        lines.append("")
+        items = f.get("items") or []
+        if items:
+            keys = list(items[0].keys())
+            lines.append(table(keys, ([item.get(k) for k in keys] for item in items[:top_n])))
+            if len(items) > top_n:
+                lines.append("")
+                lines.append(f"Showing {top_n} of {len(items)} items.")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _cpu_text(c: dict[str, Any]) -> str:
+    name = c.get("name") or c.get("api") or "?"
+    kind = c.get("kind") or c.get("source") or ""
+    dur = c.get("overlap_ns") or c.get("duration_ns")
+    extra = f" {fmt_duration(dur)}" if isinstance(dur, (int, float)) else ""
+    return f"{kind} {name}{extra}".strip()

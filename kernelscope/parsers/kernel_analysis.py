@@ -1,0 +1,105 @@
+"""A kernel report with every kernel diagnosed: what the exports and summaries render.
+
+The TUI builds the same objects progressively in its worker; exports build them in one go.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose
+from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
+
+ProgressFn = Callable[[int, int], None]
+
+
+def open_for_analysis(path: str | os.PathLike[str]) -> NcuReport:
+    """Open a kernel report reading the metrics the diagnosis needs in the list pass too."""
+    return open_ncu_report(path, extra_metrics=REQUIRED_METRICS)
+
+
+@dataclass(frozen=True)
+class AnalyzedKernel:
+    summary: KernelSummary
+    diagnosis: Diagnosis
+    time_share: float | None
+    """The kernel's share of the summed duration of all kernels in the report (0-1)."""
+
+    @property
+    def id(self) -> int:
+        return self.summary.id
+
+    @property
+    def duration_ns(self) -> float | None:
+        value = self.summary.row.get("duration_ns")
+        return float(value) if isinstance(value, (int, float)) else None
+
+
+@dataclass(frozen=True)
+class AnalyzedReport:
+    report: NcuReport
+    kernels: tuple[AnalyzedKernel, ...]
+    total_ns: float
+    sections: frozenset[str]
+    """Every section identifier collected for at least one kernel."""
+
+    def kernel(self, kernel_id: int) -> AnalyzedKernel:
+        return self.kernels[kernel_id]
+
+    def select(self, pattern: str | None = None, top: int | None = None) -> list[AnalyzedKernel]:
+        """Kernels whose name matches ``pattern``; with ``top``, the N longest, longest first."""
+        regex = re.compile(pattern) if pattern else None
+        chosen = [
+            k
+            for k in self.kernels
+            if regex is None
+            or regex.search(str(k.summary.row["name"]))
+            or regex.search(str(k.summary.row["demangled"]))
+        ]
+        if top is not None:
+            chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
+        return chosen
+
+    def detail_diagnosis(self, kernel_id: int) -> tuple[KernelDetail, Diagnosis]:
+        """The kernel's detail and its diagnosis computed on the detail's fuller metric set."""
+        detail = self.report.detail(kernel_id)
+        share = self.kernels[kernel_id].time_share
+        return detail, diagnose_detail(detail, share)
+
+
+def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
+    return diagnose(summary.metrics, summary.rules, summary.sections, time_share=time_share)
+
+
+def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
+    return diagnose(detail.metrics, detail.rules, set(detail.sections), time_share=time_share)
+
+
+def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
+    """Each kernel's share of the summed kernel duration, and that sum (ns)."""
+    durations = [s.row.get("duration_ns") for s in summaries]
+    total = float(sum(d for d in durations if isinstance(d, (int, float))))
+    shares = [
+        (float(d) / total if total > 0 else None) if isinstance(d, (int, float)) else None
+        for d in durations
+    ]
+    return shares, total
+
+
+def analyze(report: NcuReport, progress: ProgressFn | None = None) -> AnalyzedReport:
+    """Summarise and diagnose every kernel of an opened report."""
+    summaries: list[KernelSummary] = []
+    for batch in report.iter_summaries():
+        summaries.extend(batch)
+        if progress is not None:
+            progress(len(summaries), report.kernel_count)
+    shares, total = time_shares(summaries)
+    kernels = tuple(
+        AnalyzedKernel(s, diagnose_summary(s, share), share)
+        for s, share in zip(summaries, shares, strict=True)
+    )
+    sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
+    return AnalyzedReport(report=report, kernels=kernels, total_ns=total, sections=sections)
