@@ -1,0 +1,48 @@
+"""Golden files of the Markdown and CSV exports for every sample report.
+
+Regenerate deliberately with ``KERNELSCOPE_UPDATE_GOLDEN=1 pytest tests/export`` and review the
+diff before committing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kernelscope.export.writer import ExportOptions, render
+from tests.conftest import ROOT, SAMPLES, ncu_sample_paths
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("KERNELSCOPE_UPDATE_GOLDEN") == "1"
+
+
+def timeline_samples() -> list[Path]:
+    return sorted((SAMPLES / "nsys").glob("*.sqlite.xz"))
+
+
+def all_samples() -> list[Path]:
+    return [*ncu_sample_paths(), *timeline_samples()]
+
+
+def _stem(path: Path) -> str:
+    return path.name.split(".")[0] + ("_ncu" if ".ncu-rep" in path.name else "_nsys")
+
+
+CASES = [(p, fmt) for p in all_samples() for fmt in ("md", "csv")]
+
+
+@pytest.mark.parametrize(("path", "fmt"), CASES, ids=[f"{_stem(p)}.{fmt}" for p, fmt in CASES])
+def test_export_matches_golden(path, fmt, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    rel = path.relative_to(ROOT)
+    top = 5 if "many" in path.name else None
+    text = render(rel, ExportOptions(fmt=fmt, top=top))
+    golden = GOLDEN / f"{_stem(path)}.{fmt}"
+    if UPDATE or not golden.exists():
+        if not UPDATE:
+            pytest.fail(f"no golden file {golden.name}; run with KERNELSCOPE_UPDATE_GOLDEN=1")
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")

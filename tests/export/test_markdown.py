@@ -1,0 +1,158 @@
+"""The Markdown exports are valid GitHub-flavoured Markdown with the record template filled."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import polars as pl
+import pytest
+from markdown_it import MarkdownIt
+
+from kernelscope.export.markdown import cell, code, fenced, table
+from kernelscope.export.summary import print_summary
+from kernelscope.export.writer import ExportOptions, render
+from kernelscope.parsers.ncu import open_ncu_report
+from tests.conftest import NCU_SAMPLES, SAMPLES, ncu_sample_paths
+
+ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
+TIMELINE = SAMPLES / "nsys" / "zoo.sqlite.xz"
+HEADINGS = (
+    "### Launch",
+    "### SOL",
+    "### Occupancy",
+    "### Memory",
+    "### Compute",
+    "### Scheduler",
+    "### Source/SASS",
+    "### Diagnosis",
+    "### Change",
+    "### Re-measure",
+    "### Conclusion",
+)
+
+
+def parse_tables(text: str) -> list[list[list[str]]]:
+    """Every table as rows of cell texts, as a GFM parser sees it."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tables: list[list[list[str]]] = []
+    row: list[str] | None = None
+    for tok in tokens:
+        if tok.type == "table_open":
+            tables.append([])
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type == "inline" and row is not None:
+            row.append("".join(c.content for c in tok.children or ()))
+        elif tok.type == "tr_close" and row is not None:
+            tables[-1].append(row)
+            row = None
+    return tables
+
+
+def assert_tables_well_formed(text: str, expected_min: int) -> list[list[list[str]]]:
+    tables = parse_tables(text)
+    assert len(tables) >= expected_min
+    # Every pipe-table line in the source became a row: no row was swallowed or split.
+    source_rows, in_fence = [], False
+    for ln in text.splitlines():
+        if ln.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and ln.startswith("| ") and "| ---" not in ln:
+            source_rows.append(ln)
+    assert sum(len(t) for t in tables) == len(source_rows)
+    for t in tables:
+        widths = {len(r) for r in t}
+        assert len(widths) == 1, widths
+    return tables
+
+
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=lambda p: p.name)
+def test_kernel_markdown_tables_parse_and_records_follow_template(path):
+    text = render(path, ExportOptions(fmt="md", top=4))
+    tables = assert_tables_well_formed(text, 1)
+    kernels = tables[0]
+    assert kernels[0] == ["ID", "Kernel", "Duration", "Share", "Bottleneck", "Top flag"]
+    with open_ncu_report(path) as report:
+        assert len(kernels) - 1 == report.kernel_count
+    records = text.count("## Kernel Profiling Case:")
+    assert records == min(4, len(kernels) - 1)
+    for heading in HEADINGS:
+        assert text.count(heading + "\n") == records, heading
+    assert "_(to fill in)_" in text
+    assert "```text" in text and "roofline" in text
+
+
+def test_timeline_markdown_tables_parse():
+    text = render(TIMELINE, ExportOptions(fmt="md"))
+    tables = assert_tables_well_formed(text, 3)
+    assert tables[0][0] == ["Device", "Span", "Busy", "Utilisation"]
+    assert "## Largest GPU idle gaps" in text and "## Findings" in text
+
+
+def test_kernel_filter_and_top():
+    text = render(ZOO, ExportOptions(fmt="md", pattern="^transpose"))
+    assert text.count("## Kernel Profiling Case:") == 2
+    text = render(ZOO, ExportOptions(fmt="md", top=1))
+    cases = re.findall(r"## Kernel Profiling Case: (.*) \(ID (\d+)\)", text)
+    assert len(cases) == 1
+    with open_ncu_report(ZOO) as report:
+        frame = report.key_frame()
+    longest = frame.sort("duration_ns", descending=True)["id"][0]
+    assert int(cases[0][1]) == longest
+
+
+def test_pipes_and_backticks_are_escaped():
+    nasty = "op<|`x`|>(int)"
+    t = table(("Name", "N"), [(nasty, 1)])
+    parsed = parse_tables(t)
+    assert parsed == [[["Name", "N"], [nasty, "1"]]]
+    assert cell("a\nb") == "a b"
+    assert MarkdownIt().render(code("a`b")).count("<code>") == 1
+    assert fenced("```inner```").startswith("````")
+
+
+def test_csv_is_the_kernel_list():
+    text = render(ZOO, ExportOptions(fmt="csv"))
+    frame = pl.read_csv(io.StringIO(text))
+    with open_ncu_report(ZOO) as report:
+        assert frame.height == report.kernel_count
+        keys = report.key_frame()
+    assert frame["id"].to_list() == keys["id"].to_list()
+    assert frame["duration_ns"].to_list() == keys["duration_ns"].to_list()
+    assert {"bottleneck", "flags", "top_flag", "time_share"} <= set(frame.columns)
+    assert abs(frame["time_share"].sum() - 1.0) < 1e-9
+
+
+def test_timeline_csv_is_the_kernel_summary():
+    text = render(TIMELINE, ExportOptions(fmt="csv"))
+    frame = pl.read_csv(io.StringIO(text))
+    assert "Name" in frame.columns and "Instances" in frame.columns
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("path", [ZOO, TIMELINE], ids=["kernel", "timeline"])
+def test_summary_plain_and_colour(path, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    plain = io.StringIO()
+    print_summary(path, file=plain)
+    assert "\x1b[" not in plain.getvalue()
+    colour = _Tty()
+    print_summary(path, file=colour)
+    assert "\x1b[" in colour.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    no_color = _Tty()
+    print_summary(path, file=no_color)
+    assert "\x1b[" not in no_color.getvalue()
+    assert plain.getvalue() == no_color.getvalue()
+    if path == ZOO:
+        with open_ncu_report(ZOO) as report:
+            for row in report.key_frame().iter_rows(named=True):
+                assert row["name"] in plain.getvalue()
+        assert "dram-bound" in plain.getvalue()
+    else:
+        assert "Top kernels by time" in plain.getvalue() and "Findings" in plain.getvalue()
