@@ -65,7 +65,7 @@ def _dims(values: list[Any]) -> tuple[int, int, int]:
 
 
 _LITERAL_CAST = re.compile(
-    r"\((?:unsigned |signed )?(?:int|long|long long|short|char|unsigned)\)(-?\d+)"
+    r"\((?:bool|(?:(?:un)?signed )?(?:char|short|int|long|long long)|unsigned)\)(-?\d+)"
 )
 
 
