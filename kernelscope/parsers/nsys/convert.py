@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.nsys.decompress import uncompressed_name
 from kernelscope.parsers.nsys.hooks import (
     CancelHook,
     OpenCancelled,
@@ -20,9 +21,16 @@ from kernelscope.parsers.nsys.hooks import (
 _POLL_S = 0.1
 
 
-def manual_export_hint(report: Path) -> str:
-    """The command a user can run by hand when kernelscope cannot run nsys itself."""
-    return f"nsys export --type sqlite -o out.sqlite {report.name}"
+def manual_export_hint(report: Path, *, compressed: bool = False) -> str:
+    """The commands a user can run by hand when kernelscope cannot run nsys itself."""
+    name = report.name
+    if compressed:
+        plain = uncompressed_name(report)
+        return (
+            f"`xz -dk {name}` (or `gzip -dk`) then "
+            f"`nsys export --type sqlite -o out.sqlite {plain}`"
+        )
+    return f"`nsys export --type sqlite -o out.sqlite {name}`"
 
 
 def export_command(nsys: Path, report: Path, output: Path) -> list[str]:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import threading
 import urllib.parse
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -24,6 +30,24 @@ _NSYS_MARKERS = frozenset(
         "OSRT_API",
     }
 )
+
+
+CHUNK_ROWS = 250_000  # rows per parallel read
+MAX_READERS = 4
+
+
+@dataclass(frozen=True)
+class ReadTask:
+    """One query to run by :meth:`ExportDb.read_many` (``sql`` selects from ``table``)."""
+
+    name: str
+    table: str
+    sql: str
+    schema: dict[str, pl.DataType]
+
+
+class ReadStopped(Exception):
+    """The ``should_stop`` hook of :meth:`ExportDb.read_many` fired."""
 
 
 def read_only_uri(path: Path) -> str:
@@ -55,6 +79,9 @@ class ExportDb:
         self._columns: dict[str, frozenset[str]] = {}
         self._adbc: object | None = None
         self._adbc_failed = False
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._thread_conns: list[object] = []
 
     # -- schema ---------------------------------------------------------------------------
     def has(self, table: str) -> bool:
@@ -84,7 +111,7 @@ class ExportDb:
                 import adbc_driver_sqlite.dbapi as adbc_sqlite
 
                 self._adbc = adbc_sqlite.connect(read_only_uri(self.path))
-            except Exception:  # noqa: BLE001 - any driver problem means: use sqlite3
+            except Exception:
                 self._adbc_failed = True
         return self._adbc
 
@@ -100,7 +127,7 @@ class ExportDb:
                     )
                     cur.execute(sql)
                     df = pl.from_arrow(cur.fetch_arrow_table())  # type: ignore[assignment]
-            except Exception:  # noqa: BLE001 - e.g. a column whose type changes mid-table
+            except Exception:
                 df = None
         if df is None:
             try:
@@ -111,14 +138,107 @@ class ExportDb:
             df = df.cast({k: v for k, v in schema.items() if k in df.columns}, strict=False)
         return df
 
+    def _thread_conn(self) -> object | None:
+        """An ADBC connection private to the calling thread (None without ADBC)."""
+        conn = getattr(self._local, "adbc", None)
+        if conn is None and not self._adbc_failed:
+            try:
+                import adbc_driver_sqlite.dbapi as adbc_sqlite
+
+                conn = adbc_sqlite.connect(read_only_uri(self.path))
+            except Exception:
+                self._adbc_failed = True
+                return None
+            self._local.adbc = conn
+            with self._lock:
+                self._thread_conns.append(conn)
+        return conn
+
+    def _read_chunk(self, sql: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+        conn = self._thread_conn()
+        if conn is not None:
+            try:
+                with conn.cursor() as cur:  # type: ignore[attr-defined]
+                    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": "65536"})
+                    cur.execute(sql)
+                    df = pl.from_arrow(cur.fetch_arrow_table())
+                return df.cast(  # type: ignore[union-attr]
+                    {k: v for k, v in schema.items() if k in df.columns},  # type: ignore[union-attr]
+                    strict=False,
+                )
+            except Exception:
+                pass
+        with self._lock:  # the sqlite3 connection is shared: one reader at a time
+            return self.frame(sql, schema)
+
+    def read_many(
+        self,
+        tasks: list[ReadTask],
+        *,
+        on_chunk: Callable[[int, int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        workers: int | None = None,
+    ) -> dict[str, pl.DataFrame]:
+        """Run every task's query, large tables split into rowid ranges read in parallel.
+
+        SQLite decoding dominates reading, and the ADBC driver releases the GIL, so a few
+        threads with one connection each cut the wall time. ``on_chunk(done, total)`` is
+        called after each chunk; ``should_stop()`` is checked before each chunk and makes
+        the call raise :class:`ReadStopped`.
+        """
+        chunks: list[tuple[str, int, str, dict[str, pl.DataType]]] = []
+        for task in tasks:
+            try:
+                lo, hi = self.rows(f'SELECT min(rowid), max(rowid) FROM "{task.table}"')[0]
+            except sqlite3.Error:  # a view or a WITHOUT ROWID table: read it whole
+                lo = hi = None
+            if lo is None or hi is None:
+                chunks.append((task.name, 0, task.sql, task.schema))
+                continue
+            lo_i, hi_i = int(lo), int(hi)  # type: ignore[call-overload]
+            step = CHUNK_ROWS
+            for i, a in enumerate(range(lo_i, hi_i + 1, step)):
+                joiner = " AND " if " WHERE " in task.sql else " WHERE "
+                sql = f"{task.sql}{joiner}rowid BETWEEN {a} AND {min(a + step - 1, hi_i)}"
+                chunks.append((task.name, i, sql, task.schema))
+        total = len(chunks)
+        n_workers = workers or min(MAX_READERS, os.cpu_count() or 1)
+        results: dict[tuple[str, int], pl.DataFrame] = {}
+
+        def run(chunk: tuple[str, int, str, dict[str, pl.DataType]]) -> None:
+            if should_stop is not None and should_stop():
+                raise ReadStopped
+            name, idx, sql, schema = chunk
+            results[(name, idx)] = self._read_chunk(sql, schema)
+
+        done = 0
+        with ThreadPoolExecutor(max_workers=max(n_workers, 1)) as pool:
+            futures = [pool.submit(run, c) for c in chunks]
+            try:
+                for fut in as_completed(futures):
+                    fut.result()
+                    done += 1
+                    if on_chunk is not None:
+                        on_chunk(done, total)
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+        out: dict[str, pl.DataFrame] = {}
+        for task in tasks:
+            parts = [results[k] for k in sorted(k for k in results if k[0] == task.name)]
+            out[task.name] = (pl.concat(parts, how="vertical_relaxed") if parts
+                              else pl.DataFrame(schema=task.schema))
+        return out
+
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:
-        if self._adbc is not None:
-            try:
-                self._adbc.close()  # type: ignore[attr-defined]
-            except Exception:  # noqa: BLE001
-                pass
-            self._adbc = None
+        for conn in [self._adbc, *self._thread_conns]:
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    conn.close()  # type: ignore[attr-defined]
+        self._adbc = None
+        self._thread_conns = []
         self._conn.close()
 
     def __enter__(self) -> ExportDb:

@@ -7,11 +7,18 @@ not shifted to zero). Frames hold one row per event; their columns are listed on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
+
+from kernelscope.parsers.nsys.intervals import Coverage
+
+T = TypeVar("T")
+OP_KIND = pl.Enum(["kernel", "memcpy", "memset"])
 
 
 def pid_of(global_id: pl.Expr) -> pl.Expr:
@@ -50,19 +57,23 @@ class NsysReport:
     - ``kernels``: start, end, device_id, context_id, stream_id, correlation_id, global_pid,
       name (demangled, as ``nsys stats`` prints), short_name.
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
-      correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, operation
-      (``[CUDA memcpy Host-to-Device]``), src_kind_name, dst_kind_name.
+      correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
+      dst_device_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,
+      dst_kind_name.
     - ``memset``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, mem_kind, operation (``[CUDA memset]``).
     - ``cuda_api``: start, end, global_tid, correlation_id, name (as recorded, e.g.
-      ``cudaMemcpy_v3020``), api (version suffix removed, e.g. ``cudaMemcpy``).
-    - ``osrt``: start, end, global_tid, name.
-    - ``nvtx``: start, end (null for unclosed ranges and for marks), event_type, global_tid,
-      name (text, with a ``domain:`` prefix outside the default domain), domain.
+      ``cudaMemcpy_v3020``), api (as ``nsys stats`` prints it: ``cudaMemcpy``).
+    - ``osrt``: start, end, global_tid, event_class (27 for calls), name.
+    - ``nvtx``: start, end (null for unclosed ranges and for marks), event_type (59/70
+      push-pop, 60/71 start-end, 34 mark), global_tid, domain_id, name (the message, through
+      ``textId`` or inline), domain (null for the default domain).
+    - ``overhead``: start, end, global_tid, name (``PROFILER_OVERHEAD``: time nsys itself
+      spent, e.g. ``CUDA profiling data flush on process exit``).
     """
 
     path: Path
-    sqlite_path: Path
+    sqlite_path: Path | None  # the export read, when it outlives the call (None for scratch)
     start_ns: int
     end_ns: int
     devices: list[DeviceInfo]
@@ -73,9 +84,18 @@ class NsysReport:
     cuda_api: pl.DataFrame
     osrt: pl.DataFrame
     nvtx: pl.DataFrame
+    overhead: pl.DataFrame
+    nvtx_last_ns: int | None = None  # latest timestamp in NVTX_EVENTS (ends unclosed ranges)
     threads: dict[int, str] = field(default_factory=dict)
     tables: frozenset[str] = frozenset()
     nsys_version: str | None = None
+    _memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()`` once per key for this report (analyses share costly intermediates)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
 
     @property
     def duration_ns(self) -> int:
@@ -99,13 +119,23 @@ class NsysReport:
     def gpu_ops(self) -> pl.DataFrame:
         """Kernels, memcpys and memsets in one frame sorted by start.
 
-        Columns: kind (``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
-        stream_id, global_pid.
+        Columns: kind (Enum ``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
+        stream_id, global_pid, correlation_id.
         """
-        cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid"]
+        cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid",
+                "correlation_id"]
         parts = [
-            frame.select(pl.lit(kind).alias("kind"), *cols)
+            frame.select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
             for kind, frame in (("kernel", self.kernels), ("memcpy", self.memcpy),
                                 ("memset", self.memset))
         ]
         return pl.concat(parts, how="vertical_relaxed").sort("start", "end")
+
+    @cached_property
+    def device_busy(self) -> dict[int, Coverage]:
+        """Per device, the union of its kernels, memcpys and memsets across all streams."""
+        ops = self.gpu_ops
+        out: dict[int, Coverage] = {}
+        for (dev,), part in ops.group_by(["device_id"], maintain_order=True):
+            out[int(dev)] = Coverage.from_intervals(part)  # type: ignore[arg-type]
+        return dict(sorted(out.items()))

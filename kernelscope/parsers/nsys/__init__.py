@@ -1,0 +1,87 @@
+"""The Nsight Systems model: open a report, summarise it like ``nsys stats``, find gaps and
+problems like ``nsys analyze``, and precompute a zoomable timeline.
+
+Everything here is plain dataclasses and polars frames (no Textual, no rich)::
+
+    report = open_nsys_report("run.nsys-rep", progress=..., cancel=event)
+    kernel_summary(report)          # == nsys stats -r cuda_gpu_kern_sum
+    findings(report)                # nsys analyze rules + many-tiny-kernels
+    explain_gaps(report)            # what the CPU did during large GPU gaps
+    TimelineIndex(report).render(t0, t1, width)
+    to_export_dict(report)          # the kernelscope/nsys/1 JSON document
+"""
+
+from kernelscope.parsers.nsys.export_dict import SCHEMA, to_export_dict
+from kernelscope.parsers.nsys.findings import Finding, findings, tiny_kernel_stretches
+from kernelscope.parsers.nsys.gap_causes import (
+    CAUSES,
+    DEFAULT_LARGE_GAP_NS,
+    CpuActivity,
+    GapExplanation,
+    explain_gaps,
+)
+from kernelscope.parsers.nsys.hooks import CancelHook, OpenCancelled, ProgressHook
+from kernelscope.parsers.nsys.intervals import Coverage, merge_intervals
+from kernelscope.parsers.nsys.locate import find_nsys
+from kernelscope.parsers.nsys.model import DeviceInfo, NsysReport, ProcessInfo
+from kernelscope.parsers.nsys.nvtx import nvtx_gpu_busy, nvtx_ranges, nvtx_summary
+from kernelscope.parsers.nsys.opener import exported_sqlite_path, open_report
+from kernelscope.parsers.nsys.summaries import (
+    cuda_api_summary,
+    kernel_summary,
+    memop_size_summary,
+    memop_time_summary,
+    osrt_summary,
+)
+from kernelscope.parsers.nsys.timeline import Gap, Lane, TimelineIndex, TimelineView
+from kernelscope.parsers.nsys.utilization import (
+    gap_histogram,
+    gpu_utilization,
+    idle_gaps,
+    launch_gaps,
+    utilization_windows,
+)
+
+open_nsys_report = open_report
+
+__all__ = [
+    "CAUSES",
+    "DEFAULT_LARGE_GAP_NS",
+    "SCHEMA",
+    "CancelHook",
+    "Coverage",
+    "CpuActivity",
+    "DeviceInfo",
+    "Finding",
+    "Gap",
+    "GapExplanation",
+    "Lane",
+    "NsysReport",
+    "OpenCancelled",
+    "ProcessInfo",
+    "ProgressHook",
+    "TimelineIndex",
+    "TimelineView",
+    "cuda_api_summary",
+    "explain_gaps",
+    "exported_sqlite_path",
+    "find_nsys",
+    "findings",
+    "gap_histogram",
+    "gpu_utilization",
+    "idle_gaps",
+    "kernel_summary",
+    "launch_gaps",
+    "memop_size_summary",
+    "memop_time_summary",
+    "merge_intervals",
+    "nvtx_gpu_busy",
+    "nvtx_ranges",
+    "nvtx_summary",
+    "open_nsys_report",
+    "open_report",
+    "osrt_summary",
+    "tiny_kernel_stretches",
+    "to_export_dict",
+    "utilization_windows",
+]

@@ -1,0 +1,286 @@
+"""What the CPU was doing during large GPU idle gaps, and a one-word cause for each.
+
+For a gap on a device, the *feeding thread* is the CPU thread whose CUDA API call launched
+the operation that ends the gap (found through ``correlationId``); when that is unknown, all
+threads of the device's processes that made CUDA API calls are used. The CUDA API calls,
+OS runtime calls and NVTX ranges of those threads that overlap the gap are listed, and the
+share of the gap each category of call covers decides the cause:
+
+- ``sync``: synchronisation APIs (``cudaDeviceSynchronize``, ``cudaStreamSynchronize``,
+  ``cudaEventSynchronize``, ``cuCtxSynchronize``, ...) cover at least half of the gap;
+- ``memcpy``: synchronous copies/memsets (``cudaMemcpy``, ``cudaMemset``, non-``Async``) or
+  ``Async`` copies from/to pageable memory cover at least half;
+- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cudaGraphLaunch``,
+  ``cuLaunchKernel``, kernel/module loading done on first launch) cover at least half;
+- ``cpu-idle``: blocking OS runtime calls (poll, select, epoll_wait, sleep, futex,
+  pthread_cond_wait, sem_wait, ...) cover at least half;
+- ``cpu-busy``: the feeding thread is known and all its traced calls cover less than half
+  of the gap, so it was running its own code;
+- ``unknown``: none of the above (no CPU trace for the thread, or other CUDA APIs such as
+  ``cudaMalloc`` dominate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from kernelscope.parsers.nsys.intervals import merge_intervals
+from kernelscope.parsers.nsys.model import NsysReport, pid_of
+from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.utilization import idle_gaps
+
+CAUSES = ("sync", "memcpy", "launch-overhead", "cpu-busy", "cpu-idle", "unknown")
+DEFAULT_LARGE_GAP_NS = 100_000
+
+SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
+MEMCPY_API = r"^(cuda|cu)Mem(cpy|set)"
+LAUNCH_API = (
+    r"^(cuda|cu)(Launch|GraphLaunch|ConfigureCall|PushCallConfiguration|PopCallConfiguration"
+    r"|SetupArgument|LibraryLoad|LibraryGetKernel|KernelGetName|ModuleLoad|ModuleGetFunction"
+    r"|GetFuncBySymbol|FuncGetAttribute)"
+)
+IDLE_OSRT = (
+    r"^(poll|ppoll|select|pselect6?|epoll_wait|epoll_pwait2?|sleep|usleep|nanosleep"
+    r"|clock_nanosleep|futex|pthread_cond_(timed)?wait|sem_(timed)?wait|sem_clockwait"
+    r"|pthread_join|pthread_mutex_(timed)?lock|pthread_rwlock_\w*lock|sched_yield|wait|waitpid"
+    r"|waitid|accept4?|recv|recvfrom|recvmsg|msgrcv|sigwait\w*|pause)$"
+)
+_HALF = 0.5
+
+
+@dataclass(frozen=True)
+class CpuActivity:
+    """One CPU-side call or range overlapping a gap."""
+
+    source: str  # "cuda", "osrt" or "nvtx"
+    name: str
+    tid: int
+    start_ns: int
+    end_ns: int
+    overlap_ns: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source, "name": self.name, "tid": self.tid,
+            "start_ns": self.start_ns, "end_ns": self.end_ns, "overlap_ns": self.overlap_ns,
+        }
+
+
+@dataclass(frozen=True)
+class GapExplanation:
+    """A large idle gap on one device and what the CPU did meanwhile."""
+
+    device: int
+    start_ns: int
+    end_ns: int
+    cause: str
+    thread: int | None  # OS thread id of the feeding thread, when known
+    coverage: dict[str, float] = field(default_factory=dict)  # category -> share of the gap
+    cpu: list[CpuActivity] = field(default_factory=list)
+    next_op: str | None = None
+
+    @property
+    def duration_ns(self) -> int:
+        return self.end_ns - self.start_ns
+
+
+def _categorised(frame: pl.DataFrame, category: pl.Expr) -> pl.DataFrame:
+    """Add a ``category`` column computed once per distinct ``name`` (regexes are costly)."""
+    names = frame.select(pl.col("name").unique()).with_columns(category.alias("category"))
+    return frame.join(names, on="name", how="left", maintain_order="left")
+
+
+def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.DataFrame:
+    """CUDA API calls, OS runtime calls and NVTX ranges of ``threads`` overlapping [t0, t1).
+
+    Columns: start, end, global_tid, name, source, category.
+    """
+    window = (pl.col("start") < t1) & (pl.col("end") > t0) & pl.col("global_tid").is_in(
+        threads.implode()
+    )
+    api = report.cuda_api.filter(window)
+    pageable = report.memcpy.filter(
+        (pl.col("src_kind_name") == "Pageable") | (pl.col("dst_kind_name") == "Pageable")
+    ).select("correlation_id", pl.lit(True).alias("pageable"))
+    api = api.join(pageable, on="correlation_id", how="left").select(
+        "start", "end", "global_tid", pl.col("api").alias("name"),
+        pl.col("name").str.contains("(?i)async").alias("is_async"),
+        pl.col("pageable").fill_null(False),
+    )
+    api = _categorised(
+        api,
+        pl.when(pl.col("name").str.contains(SYNC_API)).then(pl.lit("sync"))
+        .when(pl.col("name").str.contains(MEMCPY_API)).then(pl.lit("memcpy"))
+        .when(pl.col("name").str.contains(LAUNCH_API)).then(pl.lit("launch"))
+        .otherwise(pl.lit("api")),
+    ).with_columns(
+        # An async copy only blocks the host when it touches pageable memory.
+        pl.when((pl.col("category") == "memcpy") & pl.col("is_async") & ~pl.col("pageable"))
+        .then(pl.lit("api")).otherwise(pl.col("category")).alias("category"),
+        pl.lit("cuda").alias("source"),
+    ).select("start", "end", "global_tid", "name", "source", "category")
+    osrt = _categorised(
+        report.osrt.filter(window).select("start", "end", "global_tid", "name"),
+        pl.when(pl.col("name").str.contains(IDLE_OSRT)).then(pl.lit("idle"))
+        .otherwise(pl.lit("os")),
+    ).with_columns(pl.lit("osrt").alias("source"))
+    nvtx = (
+        nvtx_ranges(report)
+        .filter(window)
+        .select(
+            "start", "end", "global_tid",
+            pl.col("range").str.strip_prefix(":").alias("name"),
+            pl.lit("nvtx").alias("source"), pl.lit("nvtx").alias("category"),
+        )
+    )
+    cols = ["start", "end", "global_tid", "name", "source", "category"]
+    return pl.concat([api.select(cols), osrt.select(cols), nvtx.select(cols)],
+                     how="vertical_relaxed")
+
+
+def _feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
+    """Per gap: ``feeder``, the global tid whose API call launched the operation that ends
+    the gap (null when unknown), ``pid`` of that operation's process and ``kind``."""
+    ops = report.gpu_ops.join(
+        gaps.select(pl.col("device").alias("device_id"), pl.col("end_ns").alias("start")),
+        on=["device_id", "start"], how="semi",
+    ).select(
+        pl.col("device_id").alias("device"), pl.col("start").alias("end_ns"),
+        "correlation_id", pid_of(pl.col("global_pid")).alias("pid"), "kind",
+    )
+    launches = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
+                                    how="semi").select(
+        "correlation_id", pl.col("global_tid").alias("feeder"),
+        pid_of(pl.col("global_tid")).alias("pid"),
+    )
+    # Correlation ids are per process: keep the launch only if it is in the op's process.
+    ops = ops.join(launches, on=["correlation_id", "pid"], how="left")
+    return gaps.join(ops, on=["device", "end_ns"], how="left").unique(
+        subset=["gap"], keep="first", maintain_order=True
+    )
+
+
+def explain_gaps(
+    report: NsysReport,
+    *,
+    min_gap_ns: int = DEFAULT_LARGE_GAP_NS,
+    limit: int | None = 50,
+    max_cpu: int = 10,
+) -> list[GapExplanation]:
+    """Explain the ``limit`` longest idle gaps of at least ``min_gap_ns``, in time order."""
+    key = ("explain_gaps", min_gap_ns, limit, max_cpu)
+    return list(report.memo(key, lambda: _explain(report, min_gap_ns, limit, max_cpu)))
+
+
+def _explain(
+    report: NsysReport, min_gap_ns: int, limit: int | None, max_cpu: int
+) -> list[GapExplanation]:
+    gaps = idle_gaps(report, min_gap_ns)
+    if limit is not None:
+        gaps = gaps.sort("duration_ns", descending=True).head(limit)
+    gaps = gaps.sort("start_ns", "device").with_row_index("gap")
+    if not gaps.height:
+        return []
+    fed = _feeding_threads(report, gaps)
+    # Threads to look at: the feeders, and for gaps without one every CUDA-calling thread
+    # of the processes using the device.
+    cuda_threads = report.cuda_api.select(pl.col("global_tid").unique()).with_columns(
+        pid_of(pl.col("global_tid")).alias("ev_pid")
+    )
+    gap_pids = fed.filter(pl.col("feeder").is_null()).select("gap", "pid", "device")
+    device_pids = (
+        report.gpu_ops.select(pl.col("device_id").alias("device"), "global_pid")
+        .unique()
+        .select("device", pid_of(pl.col("global_pid")).alias("ev_pid"))
+        .unique()
+    )
+    fallback = (
+        gap_pids.join(device_pids, on="device")
+        .filter(pl.col("pid").is_null() | (pl.col("pid") == pl.col("ev_pid")))
+        .join(cuda_threads, on="ev_pid")
+        .select("gap", "global_tid")
+    )
+    watch = pl.concat([
+        fed.filter(pl.col("feeder").is_not_null()).select("gap",
+                                                           pl.col("feeder").alias("global_tid")),
+        fallback,
+    ])
+    t0 = int(gaps["start_ns"].min())  # type: ignore[arg-type]
+    t1 = int(gaps["end_ns"].max())  # type: ignore[arg-type]
+    events = _cpu_events(report, watch["global_tid"].unique(), t0, t1)
+    hits = (
+        fed.select("gap", "start_ns", "end_ns")
+        .join_where(events, pl.col("start") < pl.col("end_ns"),
+                    pl.col("end") > pl.col("start_ns"))
+        .join(watch, on=["gap", "global_tid"], how="semi")
+        .with_columns(
+            pl.col("start").alias("call_start"),
+            pl.col("end").alias("call_end"),
+            pl.max_horizontal("start", "start_ns").alias("start"),
+            pl.min_horizontal("end", "end_ns").alias("end"),
+        )
+    )
+    calls = hits.filter(pl.col("category") != "nvtx")
+    covered = (
+        merge_intervals(calls, ["gap", "category"])
+        .group_by("gap", "category")
+        .agg((pl.col("end") - pl.col("start")).sum().alias("ns"))
+    )
+    any_call = (
+        merge_intervals(calls, ["gap"])
+        .group_by("gap")
+        .agg((pl.col("end") - pl.col("start")).sum().alias("ns"))
+    )
+    cov: dict[int, dict[str, int]] = {}
+    for g, cat, ns in covered.iter_rows():
+        cov.setdefault(g, {})[cat] = ns
+    any_cov = dict(any_call.iter_rows())
+    listed: dict[int, list[CpuActivity]] = {}
+    top = (
+        hits.with_columns((pl.col("end") - pl.col("start")).alias("overlap"))
+        .sort(["gap", "overlap", "call_start"], descending=[False, True, False])
+        .group_by("gap", maintain_order=True)
+        .head(max_cpu)
+    )
+    for row in top.iter_rows(named=True):
+        listed.setdefault(row["gap"], []).append(
+            CpuActivity(
+                source=row["source"], name=row["name"] or "",
+                tid=int(row["global_tid"]) % (1 << 24),
+                start_ns=row["call_start"], end_ns=row["call_end"], overlap_ns=row["overlap"],
+            )
+        )
+    out = []
+    for row in fed.iter_rows(named=True):
+        g = row["gap"]
+        dur = row["end_ns"] - row["start_ns"]
+        shares = {k: v / dur for k, v in cov.get(g, {}).items()}
+        cause = _cause(shares, any_cov.get(g, 0) / dur, row["feeder"] is not None)
+        feeder = row["feeder"]
+        out.append(
+            GapExplanation(
+                device=row["device"], start_ns=row["start_ns"], end_ns=row["end_ns"],
+                cause=cause,
+                thread=int(feeder) % (1 << 24) if feeder is not None else None,
+                coverage={k: round(v, 4) for k, v in sorted(shares.items())},
+                cpu=listed.get(g, []), next_op=row["kind"],
+            )
+        )
+    return out
+
+
+def _cause(shares: dict[str, float], any_share: float, feeder_known: bool) -> str:
+    for category, cause in (
+        ("sync", "sync"), ("memcpy", "memcpy"), ("launch", "launch-overhead"),
+        ("idle", "cpu-idle"),
+    ):
+        if shares.get(category, 0.0) >= _HALF:
+            return cause
+    if feeder_known and any_share < _HALF:
+        return "cpu-busy"
+    return "unknown"
+
+
+__all__ = ["CAUSES", "CpuActivity", "GapExplanation", "explain_gaps"]

@@ -1,0 +1,152 @@
+"""Interval arithmetic on sorted, merged busy intervals (all integer nanoseconds).
+
+The central structure is :class:`Coverage`: the union of a set of intervals kept as sorted,
+non-overlapping ``starts``/``ends`` plus the running total of covered time before each
+interval, so "how much of [a, b) is covered" is two binary searches, for any number of
+windows at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+
+def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Union of the [start, end) intervals in ``df``, per group of ``by`` columns.
+
+    Overlapping or touching intervals are merged. Returns columns ``*by, start, end``,
+    sorted by ``by`` then start. Rows with a null end or end < start are ignored.
+
+    One sort and one running maximum, with no per-group window: each group's times are
+    shifted by ``group_index * stride`` (stride > the whole time range) so groups cannot
+    overlap, then a block starts wherever a start exceeds the running maximum of the ends.
+    """
+    keys = list(by)
+    valid = df.select(*keys, "start", "end").filter(
+        pl.col("end").is_not_null() & pl.col("start").is_not_null()
+        & (pl.col("end") >= pl.col("start"))
+    )
+    schema = {**{k: valid.schema[k] for k in keys}, "start": pl.Int64, "end": pl.Int64}
+    if not valid.height:
+        return pl.DataFrame(schema=schema)
+    valid = valid.sort([*keys, "start"])
+    lo = int(valid["start"].min())  # type: ignore[arg-type]
+    stride = int(valid["end"].max()) - lo + 2  # type: ignore[arg-type]
+    if keys:
+        changed = pl.any_horizontal([pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys])
+        group = changed.fill_null(True).cum_sum().cast(pl.Int64) - 1
+    else:
+        group = pl.lit(0, pl.Int64)
+    shifted = valid.select(
+        *keys,
+        pl.col("start").cast(pl.Int64).alias("start"),
+        pl.col("end").cast(pl.Int64).alias("end"),
+        (group * stride).alias("_off"),
+    ).with_columns(
+        (pl.col("start") - lo + pl.col("_off")).alias("_s"),
+        (pl.col("end") - lo + pl.col("_off")).cum_max().alias("_reach"),
+    )
+    new_block = (shifted["_s"] > shifted["_reach"].shift(1)).fill_null(True)
+    first_rows = new_block.arg_true()
+    last_rows = pl.concat([first_rows.slice(1) - 1,
+                           pl.Series([shifted.height - 1], dtype=first_rows.dtype)])
+    heads = shifted[first_rows]
+    ends = shifted["_reach"].gather(last_rows) - heads["_off"] + lo
+    return heads.select(*keys, "start").with_columns(ends.alias("end"))
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Sorted, non-overlapping intervals with prefix sums of their lengths."""
+
+    starts: pl.Series
+    ends: pl.Series
+    before: pl.Series  # covered time before interval i
+
+    @classmethod
+    def from_intervals(cls, df: pl.DataFrame) -> Coverage:
+        """Build from a frame with start/end columns (merged here if needed)."""
+        merged = merge_intervals(df) if df.height else pl.DataFrame(
+            schema={"start": pl.Int64, "end": pl.Int64}
+        )
+        starts = merged["start"].cast(pl.Int64)
+        ends = merged["end"].cast(pl.Int64)
+        lengths = ends - starts
+        before = (lengths.cum_sum() - lengths) if lengths.len() else lengths
+        return cls(starts.rename("start"), ends.rename("end"), before.rename("before"))
+
+    @property
+    def count(self) -> int:
+        return self.starts.len()
+
+    @property
+    def total(self) -> int:
+        if not self.count:
+            return 0
+        return int(self.before[-1] + self.ends[-1] - self.starts[-1])
+
+    def covered_until(self, times: pl.Series) -> pl.Series:
+        """Covered time in (-inf, t) for each t of ``times`` (Int64)."""
+        times = times.cast(pl.Int64)
+        if not self.count:
+            return pl.zeros(times.len(), pl.Int64, eager=True)
+        idx = (self.starts.search_sorted(times, side="right").cast(pl.Int64) - 1).rename("i")
+        safe = idx.clip(lower_bound=0)
+        s = self.starts.gather(safe)
+        length = self.ends.gather(safe) - s
+        part = (times - s).clip(lower_bound=0)
+        part = part.zip_with(part < length, length)
+        out = self.before.gather(safe) + part
+        return out.zip_with(idx >= 0, pl.zeros(times.len(), pl.Int64, eager=True))
+
+    def busy_between(self, t0: int, t1: int) -> int:
+        """Covered time within [t0, t1)."""
+        if t1 <= t0:
+            return 0
+        v = self.covered_until(pl.Series([t0, t1], dtype=pl.Int64))
+        return int(v[1] - v[0])
+
+    def busy_per_bin(self, edges: pl.Series) -> pl.Series:
+        """Covered time inside each [edges[i], edges[i+1]) (len(edges) - 1 values)."""
+        cum = self.covered_until(edges)
+        return cum.diff().slice(1)
+
+    def gaps(self, t0: int | None = None, t1: int | None = None) -> pl.DataFrame:
+        """Uncovered stretches between consecutive intervals (start, end, duration).
+
+        Only gaps between the first and last interval are returned; ``t0``/``t1`` restrict
+        them to those that overlap the window (gaps are clipped to it).
+        """
+        if self.count < 2:
+            return pl.DataFrame(schema={"start": pl.Int64, "end": pl.Int64,
+                                        "duration": pl.Int64})
+        g = pl.DataFrame({"start": self.ends.slice(0, self.count - 1),
+                          "end": self.starts.slice(1)})
+        if t0 is not None:
+            g = g.filter(pl.col("end") > t0).with_columns(pl.col("start").clip(lower_bound=t0))
+        if t1 is not None:
+            g = g.filter(pl.col("start") < t1).with_columns(pl.col("end").clip(upper_bound=t1))
+        return g.with_columns((pl.col("end") - pl.col("start")).alias("duration"))
+
+
+def overlap_sum_until(df: pl.DataFrame, times: pl.Series, origin: int = 0) -> pl.Series:
+    """For each t, the sum over every interval of its length inside (-inf, t), NOT merged.
+
+    Overlapping intervals count twice (this is how ``nsys analyze gpu_time_util`` adds up
+    concurrent work). Computed from sorted starts and ends with prefix sums:
+    ``sum(t - s for s < t) - sum(t - e for e < t)``. Times are shifted by ``origin`` to keep
+    the products small.
+    """
+    starts = (df["start"].cast(pl.Int64) - origin).sort()
+    ends = (df["end"].cast(pl.Int64) - origin).sort()
+    t = times.cast(pl.Int64) - origin
+    if not starts.len():
+        return pl.zeros(t.len(), pl.Int64, eager=True)
+    s_cum = pl.concat([pl.Series([0], dtype=pl.Int64), starts.cum_sum()])
+    e_cum = pl.concat([pl.Series([0], dtype=pl.Int64), ends.cum_sum()])
+    ns = starts.search_sorted(t, side="left").cast(pl.Int64)
+    ne = ends.search_sorted(t, side="left").cast(pl.Int64)
+    return (ns * t - s_cum.gather(ns)) - (ne * t - e_cum.gather(ne))

@@ -1,0 +1,343 @@
+"""Build an :class:`NsysReport` from an nsys SQLite export, whatever its schema variant.
+
+Handled variants: no ``NVTX_EVENTS``/``OSRT_API``/memcpy/memset/runtime tables (empty
+frames), NVTX text inline in ``text`` or through ``textId`` -> ``StringIds``, NVTX ranges
+with a NULL ``end``, kernels named through ``demangledName`` or only ``shortName``, several
+devices and processes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import polars as pl
+
+from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.nsys.db import ExportDb, ReadStopped, ReadTask
+from kernelscope.parsers.nsys.hooks import (
+    CancelHook,
+    OpenCancelled,
+    ProgressHook,
+    is_cancelled,
+    report_progress,
+)
+from kernelscope.parsers.nsys.model import DeviceInfo, NsysReport, ProcessInfo, pid_of
+from kernelscope.parsers.nsys.schema import (
+    API_MAP,
+    API_SCHEMA,
+    I64,
+    KERNEL_MAP,
+    KERNEL_SCHEMA,
+    KERNEL_TABLE,
+    MEM_KIND_LABELS,
+    MEMCPY_LABELS,
+    MEMCPY_MAP,
+    MEMCPY_SCHEMA,
+    MEMCPY_TABLE,
+    MEMSET_MAP,
+    MEMSET_SCHEMA,
+    MEMSET_TABLE,
+    NVTX_DOMAIN_CREATE,
+    NVTX_MAP,
+    NVTX_SCHEMA,
+    NVTX_TABLE,
+    OSRT_MAP,
+    OSRT_SCHEMA,
+    OSRT_TABLE,
+    OVERHEAD_MAP,
+    OVERHEAD_SCHEMA,
+    RUNTIME_TABLE,
+    STRINGS_SCHEMA,
+)
+
+
+def _col(db: ExportDb, table: str, column: str, alias: str, default: str = "NULL") -> str:
+    """``column AS alias`` when the table has that column, else ``default AS alias``."""
+    return f'"{column}" AS {alias}' if column in db.columns(table) else f"{default} AS {alias}"
+
+
+def _select(db: ExportDb, table: str, mapping: list[tuple[str, str]]) -> str:
+    cols = ", ".join(_col(db, table, src, alias) for src, alias in mapping)
+    return f'SELECT {cols} FROM "{table}"'
+
+
+def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+def _plan(db: ExportDb) -> list[ReadTask]:
+    """The queries to run, skipping tables this export does not have."""
+    tasks = []
+    if db.has(KERNEL_TABLE):
+        cols = db.columns(KERNEL_TABLE)
+        name_src = "demangledName" if "demangledName" in cols else "shortName"
+        short_src = "shortName" if "shortName" in cols else name_src
+        mapping = [*KERNEL_MAP, (name_src, "name_id"), (short_src, "short_id")]
+        tasks.append(ReadTask("kernels", KERNEL_TABLE, _select(db, KERNEL_TABLE, mapping),
+                              KERNEL_SCHEMA))
+    for name, table, mapping, schema in (
+        ("memcpy", MEMCPY_TABLE, MEMCPY_MAP, MEMCPY_SCHEMA),
+        ("memset", MEMSET_TABLE, MEMSET_MAP, MEMSET_SCHEMA),
+        ("cuda_api", RUNTIME_TABLE, API_MAP, API_SCHEMA),
+        ("osrt", OSRT_TABLE, OSRT_MAP, OSRT_SCHEMA),
+        ("overhead", "PROFILER_OVERHEAD", OVERHEAD_MAP, OVERHEAD_SCHEMA),
+        ("nvtx", NVTX_TABLE, NVTX_MAP, NVTX_SCHEMA),
+    ):
+        if db.has(table):
+            tasks.append(ReadTask(name, table, _select(db, table, mapping), schema))
+    if db.has("StringIds"):
+        tasks.append(ReadTask("strings", "StringIds", "SELECT id, value FROM StringIds",
+                              STRINGS_SCHEMA))
+    return tasks
+
+
+def _lookup(strings: pl.DataFrame, ids: pl.Series, id_col: str, out: str,
+            dtype: pl.DataType) -> pl.DataFrame:
+    """``id_col -> out`` rows of ``strings`` for the ids used (value cast to ``dtype``)."""
+    used = strings.filter(pl.col("id").is_in(ids.drop_nulls().unique().implode()))
+    return used.select(pl.col("id").alias(id_col), pl.col("value").cast(dtype).alias(out))
+
+
+def _named(df: pl.DataFrame, strings: pl.DataFrame, id_col: str, out: str,
+           dtype: pl.DataType = pl.String) -> pl.DataFrame:
+    """Replace the string-id column ``id_col`` by the string column ``out``."""
+    lookup = _lookup(strings, df[id_col], id_col, out, dtype)
+    return df.join(lookup, on=id_col, how="left", maintain_order="left").drop(id_col)
+
+
+def _kernels(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
+    if df is None:
+        return _empty(KERNEL_SCHEMA).drop("name_id", "short_id").with_columns(
+            pl.lit(None, pl.Categorical).alias("name"),
+            pl.lit(None, pl.Categorical).alias("short_name"),
+        )
+    df = _named(df, strings, "name_id", "name", pl.Categorical)
+    return _named(df, strings, "short_id", "short_name", pl.Categorical)
+
+
+def _kind_labels(db: ExportDb, table: str, fallback: dict[int, str]) -> dict[int, str]:
+    if db.has(table) and {"id", "label"} <= db.columns(table):
+        return {int(i): str(label) for i, label in db.rows(f"SELECT id, label FROM {table}")}  # type: ignore[call-overload]
+    return dict(fallback)
+
+
+def _memcpy(db: ExportDb, df: pl.DataFrame | None) -> pl.DataFrame:
+    df = _empty(MEMCPY_SCHEMA) if df is None else df
+    oper = _kind_labels(db, "ENUM_CUDA_MEMCPY_OPER", MEMCPY_LABELS)
+    kinds = _kind_labels(db, "ENUM_CUDA_MEM_KIND", MEM_KIND_LABELS)
+    label = pl.col("copy_kind").replace_strict(oper, default="Unknown", return_dtype=pl.String)
+    return df.with_columns(
+        ("[CUDA memcpy " + label + "]").alias("operation"),
+        pl.col("src_kind").replace_strict(kinds, default=None, return_dtype=pl.String)
+        .alias("src_kind_name"),
+        pl.col("dst_kind").replace_strict(kinds, default=None, return_dtype=pl.String)
+        .alias("dst_kind_name"),
+    )
+
+
+def _memset(df: pl.DataFrame | None) -> pl.DataFrame:
+    df = _empty(MEMSET_SCHEMA) if df is None else df
+    return df.with_columns(pl.lit("[CUDA memset]").alias("operation"))
+
+
+def strip_api_version(name: pl.Expr) -> pl.Expr:
+    """``cudaMemcpy_v3020`` -> ``cudaMemcpy``, as ``nsys stats`` does it: a name whose last six
+    characters start with ``_v`` loses them (``cuMemcpyHtoD_v2`` is kept)."""
+    return pl.when(name.str.slice(-6, 2) == "_v").then(name.str.slice(0, name.str.len_chars() - 6)
+                                                       ).otherwise(name)
+
+
+def _calls(df: pl.DataFrame | None, schema: dict[str, pl.DataType],
+           strings: pl.DataFrame) -> pl.DataFrame:
+    if df is None:
+        return _empty(schema).drop("name_id").with_columns(pl.lit(None, pl.String).alias("name"))
+    return _named(df, strings, "name_id", "name")
+
+
+def _cuda_api(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
+    out = _calls(df, API_SCHEMA, strings)
+    if not out.height:
+        return out.with_columns(pl.lit(None, pl.String).alias("api"))
+    # Strip the version suffix once per distinct name, not once per call.
+    names = out.select(pl.col("name").unique()).with_columns(
+        strip_api_version(pl.col("name")).alias("api")
+    )
+    return out.join(names, on="name", how="left", maintain_order="left")
+
+
+def _nvtx(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
+    """NVTX events with their message (``StringIds`` first, then inline ``text``, as nsys
+    does) and the name of their domain (created by an event of type 75 in the same
+    process)."""
+    out_schema = {
+        "start": I64, "end": I64, "event_type": I64, "global_tid": I64, "domain_id": I64,
+        "name": pl.String, "domain": pl.String,
+    }
+    if df is None:
+        return _empty(out_schema)
+    lookup = _lookup(strings, df["text_id"], "text_id", "_sid_text", pl.String)
+    pid = pid_of(pl.col("global_tid")).alias("_pid")
+    df = df.join(lookup, on="text_id", how="left", maintain_order="left").with_columns(
+        pl.coalesce("_sid_text", "text").alias("name"), pid
+    )
+    domains = (
+        df.filter(pl.col("event_type") == NVTX_DOMAIN_CREATE)
+        .sort("start")
+        .group_by("domain_id", "_pid")
+        .agg(pl.col("name").first().alias("domain"))
+    )
+    df = df.filter(pl.col("event_type") != NVTX_DOMAIN_CREATE).join(
+        domains, on=["domain_id", "_pid"], how="left", maintain_order="left"
+    )
+    return df.select(list(out_schema)).cast(out_schema)  # type: ignore[arg-type]
+
+
+def _nvtx_last_ts(df: pl.DataFrame | None) -> int | None:
+    """The latest start or end of any NVTX event (where nsys ends never-closed ranges)."""
+    if df is None or not df.height:
+        return None
+    value = df.select(pl.max_horizontal(pl.col("start").max(), pl.col("end").max())).item()
+    return None if value is None else int(value)
+
+
+def _span(db: ExportDb, frames: list[pl.DataFrame]) -> tuple[int, int]:
+    starts: list[int] = []
+    ends: list[int] = []
+    if db.has("ANALYSIS_DETAILS") and {"startTime", "stopTime"} <= db.columns("ANALYSIS_DETAILS"):
+        row = db.rows("SELECT min(startTime), max(stopTime) FROM ANALYSIS_DETAILS")[0]
+        if row[0] is not None and row[1] is not None:
+            starts.append(int(row[0]))  # type: ignore[call-overload]
+            ends.append(int(row[1]))  # type: ignore[call-overload]
+    for f in frames:
+        if f.height:
+            lo = f["start"].min()
+            hi = f.select(pl.max_horizontal("start", "end").max()).item()
+            if lo is not None:
+                starts.append(int(lo))  # type: ignore[arg-type]
+            if hi is not None:
+                ends.append(int(hi))  # type: ignore[arg-type]
+    if not starts:
+        return 0, 0
+    return min(starts), max(ends)
+
+
+def _devices(db: ExportDb, ops: list[pl.DataFrame]) -> list[DeviceInfo]:
+    names: dict[int, DeviceInfo] = {}
+    if db.has("TARGET_INFO_GPU") and {"id", "name"} <= db.columns("TARGET_INFO_GPU"):
+        sm = "smCount" if "smCount" in db.columns("TARGET_INFO_GPU") else "NULL"
+        for dev_id, name, sms in db.rows(f"SELECT id, name, {sm} FROM TARGET_INFO_GPU"):
+            names.setdefault(
+                int(dev_id),  # type: ignore[call-overload]
+                DeviceInfo(int(dev_id), str(name or f"GPU {dev_id}"), sms),  # type: ignore[call-overload,arg-type]
+            )
+    used: set[int] = set()
+    for f in ops:
+        used.update(int(d) for d in f["device_id"].drop_nulls().unique())
+    out = [names.get(d, DeviceInfo(d, f"GPU {d}")) for d in sorted(used)]
+    return out or sorted(names.values(), key=lambda d: d.id)
+
+
+def _processes(db: ExportDb, frames: list[tuple[pl.DataFrame, str]]) -> list[ProcessInfo]:
+    pids: set[int] = set()
+    for f, col in frames:
+        if f.height:
+            pids.update(int(p) for p in f.select(pid_of(pl.col(col)).unique())[col].drop_nulls())
+    names: dict[int, str] = {}
+    if db.has("PROCESSES") and {"pid", "name"} <= db.columns("PROCESSES"):
+        for pid, name in db.rows("SELECT pid, name FROM PROCESSES"):
+            if pid is not None:
+                names.setdefault(int(pid), str(name or ""))  # type: ignore[call-overload]
+    return [ProcessInfo(p, names.get(p, "")) for p in sorted(pids)]
+
+
+def _threads(db: ExportDb) -> dict[int, str]:
+    if not (db.has("ThreadNames") and db.has("StringIds")):
+        return {}
+    rows = db.rows(
+        "SELECT t.globalTid, s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"
+    )
+    return {int(tid): str(name) for tid, name in rows if tid is not None}  # type: ignore[call-overload]
+
+
+def _version(db: ExportDb) -> str | None:
+    if db.has("META_DATA_EXPORT"):
+        row = db.rows("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'")
+        if row:
+            return str(row[0][0])
+    return None
+
+
+def load_report(
+    sqlite_path: Path,
+    *,
+    source: Path | None = None,
+    progress: ProgressHook | None = None,
+    cancel: CancelHook | None = None,
+    keep_sqlite_path: bool = True,
+) -> NsysReport:
+    """Read every table kernelscope uses from ``sqlite_path`` into an NsysReport.
+
+    ``keep_sqlite_path=False`` records no SQLite path (for a scratch file about to be removed).
+    """
+    display = (source or sqlite_path).name
+    try:
+        return _load(sqlite_path, source, display, progress, cancel, keep_sqlite_path)
+    except (sqlite3.Error, pl.exceptions.PolarsError) as exc:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ReportError(f"{display} could not be read ({detail.rstrip('.')}).") from exc
+
+
+def _load(
+    sqlite_path: Path,
+    source: Path | None,
+    display: str,
+    progress: ProgressHook | None,
+    cancel: CancelHook | None,
+    keep_sqlite_path: bool,
+) -> NsysReport:
+    with ExportDb(sqlite_path, display_name=display) as db:
+        report_progress(progress, f"Reading {display}", 0.0)
+        try:
+            raw = db.read_many(
+                _plan(db),
+                on_chunk=lambda done, total: report_progress(
+                    progress, f"Reading {display}", done / total
+                ),
+                should_stop=lambda: is_cancelled(cancel),
+            )
+        except ReadStopped:
+            raise OpenCancelled(f"Opening {display} was cancelled.") from None
+        strings = raw.get("strings", _empty(STRINGS_SCHEMA))
+        kernels = _kernels(raw.get("kernels"), strings)
+        memcpy = _memcpy(db, raw.get("memcpy"))
+        memset = _memset(raw.get("memset"))
+        cuda_api = _cuda_api(raw.get("cuda_api"), strings)
+        osrt = _calls(raw.get("osrt"), OSRT_SCHEMA, strings)
+        overhead = _calls(raw.get("overhead"), OVERHEAD_SCHEMA, strings)
+        nvtx = _nvtx(raw.get("nvtx"), strings)
+        nvtx_last = _nvtx_last_ts(raw.get("nvtx"))
+        start, end = _span(db, [kernels, memcpy, memset, cuda_api, osrt, nvtx])
+        return NsysReport(
+            path=source or sqlite_path,
+            sqlite_path=sqlite_path if keep_sqlite_path else None,
+            start_ns=start,
+            end_ns=end,
+            devices=_devices(db, [kernels, memcpy, memset]),
+            processes=_processes(
+                db,
+                [(kernels, "global_pid"), (memcpy, "global_pid"), (cuda_api, "global_tid"),
+                 (osrt, "global_tid"), (nvtx, "global_tid")],
+            ),
+            kernels=kernels,
+            memcpy=memcpy,
+            memset=memset,
+            cuda_api=cuda_api,
+            osrt=osrt,
+            nvtx=nvtx,
+            overhead=overhead,
+            nvtx_last_ns=nvtx_last,
+            threads=_threads(db),
+            tables=db.tables,
+            nsys_version=_version(db),
+        )
