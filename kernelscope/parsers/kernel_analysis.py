@@ -96,6 +96,7 @@ def analyze(report: NcuReport, progress: ProgressFn | None = None) -> AnalyzedRe
         summaries.extend(batch)
         if progress is not None:
             progress(len(summaries), report.kernel_count)
+    summaries.sort(key=lambda s: s.id)
     shares, total = time_shares(summaries)
     kernels = tuple(
         AnalyzedKernel(s, diagnose_summary(s, share), share)

@@ -8,7 +8,8 @@ from kernelscope.parsers.ncu.model import (
     RuleResult,
     SourceHotspots,
 )
-from kernelscope.parsers.ncu.report import NcuReport, format_dims, open_ncu_report, rows_to_frame
+from kernelscope.parsers.ncu.report import NcuReport, open_ncu_report, rows_to_frame
+from kernelscope.parsers.ncu.summary_reader import format_dims
 
 __all__ = [
     "DeviceInfo",

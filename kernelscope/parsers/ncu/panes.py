@@ -114,45 +114,53 @@ OCCUPANCY = PaneSpec(
 MEMORY_TABLE_ROWS = (
     (
         "Global load",
-        "smsp__inst_executed_op_global_ld.sum",
+        "smsp__sass_inst_executed_op_global_ld.sum",
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
     ),
     (
         "Global store",
-        "smsp__inst_executed_op_global_st.sum",
+        "smsp__sass_inst_executed_op_global_st.sum",
         "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
         "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
         "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_hit.sum",
     ),
     (
         "Local load",
-        "smsp__inst_executed_op_local_ld.sum",
+        "smsp__sass_inst_executed_op_local_ld.sum",
         "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
         "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
         "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
     ),
     (
         "Local store",
-        "smsp__inst_executed_op_local_st.sum",
+        "smsp__sass_inst_executed_op_local_st.sum",
         "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
         "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
         "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum",
     ),
 )
 
+# NCU's own sector hit rate of each row of the global/local table (by row label).
+MEMORY_TABLE_HIT_RATES = {
+    "Global load": "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+    "Global store": "l1tex__t_sector_pipe_lsu_mem_global_op_st_hit_rate.pct",
+    "Local load": "l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct",
+    "Local store": "l1tex__t_sector_pipe_lsu_mem_local_op_st_hit_rate.pct",
+}
+
 # (row label, instructions, wavefronts, bank conflicts) for the shared-memory table.
 SHARED_TABLE_ROWS = (
     (
         "Shared load",
-        "smsp__inst_executed_op_shared_ld.sum",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     ),
     (
         "Shared store",
-        "smsp__inst_executed_op_shared_st.sum",
+        "smsp__sass_inst_executed_op_shared_st.sum",
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     ),
@@ -172,7 +180,10 @@ MEMORY = PaneSpec(
         "l1tex__t_sector_hit_rate.pct",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
         "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+        "sass__inst_executed_register_spilling",
+        "derived__local_spilling_requests",
         *(name for row in MEMORY_TABLE_ROWS for name in row[1:]),
+        *MEMORY_TABLE_HIT_RATES.values(),
         *(name for row in SHARED_TABLE_ROWS for name in row[1:]),
     ),
 )
@@ -207,7 +218,10 @@ SOURCE = PaneSpec(
 
 RULES = PaneSpec(id="rules", title="NCU rules", sections=(), metrics=())
 
-PANES: tuple[PaneSpec, ...] = (LAUNCH, SOL, OCCUPANCY, MEMORY, STALLS, SOURCE, RULES)
+# kernelscope's own diagnosis (kernelscope.parsers.diagnosis); its metrics come as extra_metrics.
+DIAGNOSIS = PaneSpec(id="diagnosis", title="Diagnosis", sections=(), metrics=())
+
+PANES: tuple[PaneSpec, ...] = (LAUNCH, SOL, OCCUPANCY, MEMORY, STALLS, SOURCE, RULES, DIAGNOSIS)
 
 # The kernel list's columns: (column, ncu metric).
 KEY_METRICS: tuple[tuple[str, str], ...] = (

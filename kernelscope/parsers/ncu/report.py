@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -16,13 +15,18 @@ import polars as pl
 from kernelscope.parsers.ncu.detail import (
     build_detail,
     read_all_metrics,
-    read_rules,
     read_source_hotspots,
 )
+from kernelscope.parsers.ncu.list_pool import iter_from_workers
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import load_ncu_context
-from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
+from kernelscope.parsers.ncu.panes import KEY_METRICS
+from kernelscope.parsers.ncu.summary_reader import (
+    ROW_METRICS,
+    action_names,
+    read_summary,
+)
 
 KEY_SCHEMA: dict[str, Any] = {
     "id": pl.Int64,
@@ -56,38 +60,8 @@ DEVICE_ATTRIBUTES = (
 
 ProgressFn = Callable[[int, int], None]
 ACTION_CACHE = 4
+IN_PROCESS_LIMIT = 64
 DETAIL_CACHE = 64
-
-
-def _dims(values: list[Any]) -> tuple[int, int, int]:
-    out = [int(v) if isinstance(v, (int, float)) else 1 for v in values]
-    return out[0], out[1], out[2]
-
-
-_LITERAL_CAST = re.compile(
-    r"\((?:bool|(?:(?:un)?signed )?(?:char|short|int|long|long long)|unsigned)\)(-?\d+)"
-)
-
-
-def cli_demangled(name: str) -> str:
-    """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``."""
-    return _LITERAL_CAST.sub(r"\1", name)
-
-
-def _value(m: Metric | None) -> Any:
-    return m.value if m is not None else 1
-
-
-def _int_or_none(m: Metric | None) -> int | None:
-    return int(m.number) if m is not None and m.number is not None else None
-
-
-def format_dims(d: tuple[int, int, int]) -> str:
-    """Grid/block dims as ``x×y×z``, dropping trailing 1s (``256`` or ``64×64``)."""
-    parts = list(d)
-    while len(parts) > 1 and parts[-1] == 1:
-        parts.pop()
-    return "×".join(str(p) for p in parts)
 
 
 class NcuReport:
@@ -98,9 +72,7 @@ class NcuReport:
         self._ctx, self._temp = load_ncu_context(self.path)
         self._lock = threading.RLock()
         self._extra = tuple(extra_metrics)
-        wanted = dict.fromkeys(m for _, m in KEY_METRICS)
-        wanted.update(dict.fromkeys(DIM_METRICS))
-        wanted.update(dict.fromkeys(("launch__context_id", "launch__stream_id")))
+        wanted = dict.fromkeys(ROW_METRICS)
         wanted.update(dict.fromkeys(self._extra))
         self._summary_metrics = tuple(wanted)
         self._details: OrderedDict[int, KernelDetail] = OrderedDict()
@@ -157,55 +129,51 @@ class NcuReport:
                 self._actions.popitem(last=False)
         return action
 
-    def _names(self, action: Any) -> tuple[str, str, str]:
-        import ncu_report
-
-        name = action.name()
-        demangled = cli_demangled(action.name(ncu_report.IAction.NameBase_DEMANGLED) or name)
-        mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or name
-        return name, demangled, mangled
-
     def summary(self, kernel_id: int) -> KernelSummary:
         """The kernel list's view of one kernel: its row (names, launch shape, key metrics)
         and the key and ``extra_metrics`` metrics, rules and collected sections."""
         with self._lock:
-            action = self._action(kernel_id)
-            name, demangled, _ = self._names(action)
-            metrics: dict[str, Metric] = {}
-            for metric in self._summary_metrics:
-                m = read_metric(action, metric)
-                if m is not None:
-                    metrics[metric] = m
-            sections = frozenset(s.identifier() for s in action.sections() or ())
-            rules = read_rules(action) if self._extra else ()
-        grid = _dims([_value(metrics.get(m)) for m in DIM_METRICS[:3]])
-        block = _dims([_value(metrics.get(m)) for m in DIM_METRICS[3:]])
-        r, a = self.handles[kernel_id]
-        row: dict[str, Any] = {
-            "id": kernel_id,
-            "name": name,
-            "demangled": demangled,
-            "grid": format_dims(grid),
-            "block": format_dims(block),
-            "grid_size": grid[0] * grid[1] * grid[2],
-            "block_size": block[0] * block[1] * block[2],
-        }
-        for col, metric in KEY_METRICS:
-            m = metrics.get(metric)
-            row[col] = m.number if m is not None else None
-        row["context"] = _int_or_none(metrics.get("launch__context_id"))
-        row["stream"] = _int_or_none(metrics.get("launch__stream_id"))
-        row["range_idx"], row["action_idx"] = r, a
-        return KernelSummary(row=row, metrics=metrics, rules=rules, sections=sections)
+            return read_summary(
+                self._action(kernel_id),
+                kernel_id,
+                self.handles[kernel_id],
+                self._summary_metrics,
+                bool(self._extra),
+            )
 
     def key_row(self, kernel_id: int) -> dict[str, Any]:
         """The kernel list's row for one kernel."""
         return self.summary(kernel_id).row
 
     def iter_summaries(
-        self, *, batch_seconds: float = 0.1, cancelled: Callable[[], bool] | None = None
+        self,
+        *,
+        batch_seconds: float = 0.1,
+        cancelled: Callable[[], bool] | None = None,
+        processes: int | None = None,
     ) -> Iterator[list[KernelSummary]]:
-        """Yield every kernel's summary in time-based batches (for progressive loading)."""
+        """Yield every kernel's summary in time-based batches (for progressive loading).
+
+        Reports of more than ``IN_PROCESS_LIMIT`` kernels are read by ``processes`` child
+        processes (default: one per core, at most two), because ncu_report never frees a
+        kernel it has opened; batches then arrive roughly, not strictly, in ID order."""
+        if processes is None:
+            small = self.kernel_count <= IN_PROCESS_LIMIT
+            processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
+        if processes <= 0:
+            yield from self._iter_in_process(batch_seconds, cancelled)
+            return
+        job = {
+            "path": str(self._temp or self.path),
+            "metrics": list(self._summary_metrics),
+            "rules": bool(self._extra),
+            "batch_seconds": batch_seconds,
+        }
+        yield from iter_from_workers(job, min(processes, self.kernel_count), cancelled)
+
+    def _iter_in_process(
+        self, batch_seconds: float, cancelled: Callable[[], bool] | None
+    ) -> Iterator[list[KernelSummary]]:
         batch: list[KernelSummary] = []
         started = time.perf_counter()
         for kernel_id in range(self.kernel_count):
@@ -226,6 +194,7 @@ class NcuReport:
             rows.extend(s.row for s in batch)
             if progress is not None:
                 progress(len(rows), self.kernel_count)
+        rows.sort(key=lambda r: r["id"])
         return rows_to_frame(rows)
 
     # -- detail ---------------------------------------------------------------------------
@@ -261,7 +230,7 @@ class NcuReport:
                 return cached
             action = self._action(kernel_id, keep=True)
             r, a = self.handles[kernel_id]
-            detail = build_detail(action, kernel_id, r, a, self._names(action), self._extra)
+            detail = build_detail(action, kernel_id, r, a, action_names(action), self._extra)
             self._details[kernel_id] = detail
             while len(self._details) > DETAIL_CACHE:
                 self._details.popitem(last=False)

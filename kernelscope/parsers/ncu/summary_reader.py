@@ -1,0 +1,141 @@
+"""Read one kernel's list-pass summary from an ncu_report action (no polars, so the list
+worker process starts fast)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kernelscope.parsers.ncu.detail import read_rules
+from kernelscope.parsers.ncu.metrics import Metric, read_metric
+from kernelscope.parsers.ncu.model import KernelSummary, RuleResult
+from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
+
+ROW_METRICS: tuple[str, ...] = (
+    *(m for _, m in KEY_METRICS),
+    *DIM_METRICS,
+    "launch__context_id",
+    "launch__stream_id",
+)
+
+_LITERAL_CAST = re.compile(
+    r"\((?:bool|(?:(?:un)?signed )?(?:char|short|int|long|long long)|unsigned)\)(-?\d+)"
+)
+
+
+def cli_demangled(name: str) -> str:
+    """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``."""
+    return _LITERAL_CAST.sub(r"\1", name)
+
+
+def action_names(action: Any) -> tuple[str, str, str]:
+    """(function name, demangled name as the CLI prints it, mangled name)."""
+    import ncu_report
+
+    name = action.name()
+    demangled = cli_demangled(action.name(ncu_report.IAction.NameBase_DEMANGLED) or name)
+    mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or name
+    return name, demangled, mangled
+
+
+def format_dims(d: tuple[int, int, int]) -> str:
+    """Grid/block dims as ``x×y×z``, dropping trailing 1s (``256`` or ``64×64``)."""
+    parts = list(d)
+    while len(parts) > 1 and parts[-1] == 1:
+        parts.pop()
+    return "×".join(str(p) for p in parts)
+
+
+def _dims(metrics: dict[str, Metric], names: Sequence[str]) -> tuple[int, int, int]:
+    out = []
+    for name in names:
+        m = metrics.get(name)
+        out.append(int(m.number) if m is not None and m.number is not None else 1)
+    return out[0], out[1], out[2]
+
+
+def _int_or_none(m: Metric | None) -> int | None:
+    return int(m.number) if m is not None and m.number is not None else None
+
+
+def make_row(
+    kernel_id: int, handle: tuple[int, int], names: tuple[str, str, str], metrics: dict[str, Metric]
+) -> dict[str, Any]:
+    """The kernel list's row: names, launch shape and key metrics."""
+    grid = _dims(metrics, DIM_METRICS[:3])
+    block = _dims(metrics, DIM_METRICS[3:])
+    row: dict[str, Any] = {
+        "id": kernel_id,
+        "name": names[0],
+        "demangled": names[1],
+        "grid": format_dims(grid),
+        "block": format_dims(block),
+        "grid_size": grid[0] * grid[1] * grid[2],
+        "block_size": block[0] * block[1] * block[2],
+    }
+    for col, metric in KEY_METRICS:
+        m = metrics.get(metric)
+        row[col] = m.number if m is not None else None
+    row["context"] = _int_or_none(metrics.get("launch__context_id"))
+    row["stream"] = _int_or_none(metrics.get("launch__stream_id"))
+    row["range_idx"], row["action_idx"] = handle
+    return row
+
+
+def read_summary(
+    action: Any,
+    kernel_id: int,
+    handle: tuple[int, int],
+    metric_names: Sequence[str],
+    with_rules: bool,
+) -> KernelSummary:
+    """One kernel's summary: its row, the named metrics, NCU's rules and collected sections."""
+    names = action_names(action)
+    metrics: dict[str, Metric] = {}
+    for name in metric_names:
+        m = read_metric(action, name)
+        if m is not None:
+            metrics[name] = m
+    sections = frozenset(s.identifier() for s in action.sections() or ())
+    rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
+    return KernelSummary(
+        row=make_row(kernel_id, handle, names, metrics),
+        metrics=metrics,
+        rules=rules,
+        sections=sections,
+    )
+
+
+def summary_to_wire(s: KernelSummary) -> dict[str, Any]:
+    """A JSON-able form of a summary, for the list worker's pipe."""
+    return {
+        "row": s.row,
+        "metrics": [[m.name, m.value, m.unit, m.label] for m in s.metrics.values()],
+        "rules": [
+            [
+                r.rule,
+                r.name,
+                r.section,
+                r.type,
+                r.title,
+                r.message,
+                r.speedup_type,
+                r.speedup_pct,
+                [list(f) for f in r.focus_metrics],
+            ]
+            for r in s.rules
+        ],
+        "sections": sorted(s.sections),
+    }
+
+
+def summary_from_wire(d: dict[str, Any]) -> KernelSummary:
+    metrics = {m[0]: Metric(m[0], m[1], m[2], m[3]) for m in d["metrics"]}
+    rules = tuple(
+        RuleResult(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(tuple(f) for f in r[8]))
+        for r in d["rules"]
+    )
+    return KernelSummary(
+        row=d["row"], metrics=metrics, rules=rules, sections=frozenset(d["sections"])
+    )
