@@ -71,8 +71,9 @@ def build_ncu_document(
 ) -> dict[str, Any]:
     """The whole JSON document: every selected kernel with its metrics and diagnosis."""
     kernels = []
-    for kernel in analyzed.select(pattern, top):
-        detail, diagnosis = analyzed.detail_diagnosis(kernel.id)
+    chosen = analyzed.select(pattern, top)
+    pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
+    for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
         entry = kernel_dict(analyzed.report, detail, all_metrics=all_metrics)
         entry["time_share"] = kernel.time_share
         entry.update(diagnosis.to_dict())

@@ -285,12 +285,11 @@ def _holds(holds: bool | None) -> str:
     return {True: " — holds", False: " — does not hold", None: ""}[holds]
 
 
-def kernel_record(analyzed: AnalyzedReport, kernel: AnalyzedKernel) -> str:
+def kernel_record(
+    analyzed: AnalyzedReport, kernel: AnalyzedKernel, detail: KernelDetail, diagnosis: Diagnosis
+) -> str:
     """One kernel's case record, following the notes' template headings."""
-    detail, diagnosis = analyzed.detail_diagnosis(kernel.id)
-    hot = (
-        analyzed.report.source_hotspots(kernel.id) if detail.has_section("SourceCounters") else None
-    )
+    hot = detail.source
     dev = analyzed.report.device
     sections = ", ".join(sorted(detail.sections)) or "none"
     parts: list[str] = [
@@ -349,6 +348,7 @@ def render_ncu_markdown(
     chosen = analyzed.select(pattern, top)
     parts = [*_header(analyzed), "## Kernels", "", _kernels_table(list(analyzed.kernels)), ""]
     parts.extend(_roofline(analyzed, chosen))
-    for kernel in chosen:
-        parts.append(kernel_record(analyzed, kernel))
+    pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
+    for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
+        parts.append(kernel_record(analyzed, kernel, detail, diagnosis))
     return "\n".join(parts).rstrip() + "\n"

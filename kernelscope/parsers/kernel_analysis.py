@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose
@@ -62,6 +62,22 @@ class AnalyzedReport:
         if top is not None:
             chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
         return chosen
+
+    def iter_detail_diagnoses(
+        self, kernel_ids: list[int]
+    ) -> Iterator[tuple[KernelDetail, Diagnosis]]:
+        """Details (with source hot spots) and diagnoses of ``kernel_ids``, in that order;
+        many kernels are read in worker processes."""
+        pending: dict[int, KernelDetail] = {}
+        order = iter(kernel_ids)
+        want = next(order, None)
+        for batch in self.report.iter_details(list(kernel_ids)):
+            for detail in batch:
+                pending[detail.id] = detail
+            while want is not None and want in pending:
+                detail = pending.pop(want)
+                yield detail, diagnose_detail(detail, self.kernels[want].time_share)
+                want = next(order, None)
 
     def detail_diagnosis(self, kernel_id: int) -> tuple[KernelDetail, Diagnosis]:
         """The kernel's detail and its diagnosis computed on the detail's fuller metric set."""

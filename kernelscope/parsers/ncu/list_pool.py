@@ -1,9 +1,9 @@
-"""Run the list pass in child processes and merge their streams of summaries."""
+"""Run a pass over many kernels in child processes and merge their streams of results."""
 
 from __future__ import annotations
 
-import json
 import os
+import pickle
 import selectors
 import subprocess
 import sys
@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.ncu.model import KernelSummary
-from kernelscope.parsers.ncu.summary_reader import summary_from_wire
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 
 
-def _spawn(job: dict[str, Any]) -> subprocess.Popen[str]:
+def _spawn(job: dict[str, Any]) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
     proc = subprocess.Popen(
@@ -26,43 +24,61 @@ def _spawn(job: dict[str, Any]) -> subprocess.Popen[str]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
         env=env,
     )
     assert proc.stdin is not None
-    proc.stdin.write(json.dumps(job) + "\n")
+    proc.stdin.write(pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL))
     proc.stdin.close()
     return proc
 
 
+def _frames(buffer: bytearray) -> Iterator[list[Any]]:
+    """Pop every complete frame off the front of ``buffer``."""
+    while len(buffer) >= 8:
+        size = int.from_bytes(buffer[:8], "big")
+        if len(buffer) < 8 + size:
+            return
+        payload = bytes(buffer[8 : 8 + size])
+        del buffer[: 8 + size]
+        yield pickle.loads(payload)
+
+
+def _failure(proc: subprocess.Popen[bytes]) -> ReportError:
+    err = (proc.stderr.read().decode(errors="replace") if proc.stderr else "").strip()
+    lines = err.splitlines()
+    reason = lines[-1] if lines else f"exit code {proc.returncode}"
+    return ReportError(f"Reading the kernels failed in a worker process ({reason}).")
+
+
 def iter_from_workers(
     job: dict[str, Any], processes: int, cancelled: Callable[[], bool] | None = None
-) -> Iterator[list[KernelSummary]]:
-    """Split the kernels over ``processes`` children; yield each batch as it arrives."""
+) -> Iterator[list[Any]]:
+    """Split the job's kernels over ``processes`` children; yield each batch as it arrives."""
     procs = [_spawn({**job, "shard": i, "shards": processes}) for i in range(processes)]
     sel = selectors.DefaultSelector()
+    buffers: dict[int, bytearray] = {}
     for proc in procs:
         assert proc.stdout is not None
+        buffers[proc.pid] = bytearray()
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
-    finished = 0
+    open_streams = len(procs)
     try:
-        while finished < len(procs):
+        while open_streams:
             if cancelled is not None and cancelled():
                 return
             for key, _ in sel.select(timeout=0.1):
-                line = key.fileobj.readline()  # type: ignore[union-attr]
-                if not line:
-                    sel.unregister(key.fileobj)
-                    proc = key.data
-                    if proc.wait() != 0:
-                        err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
-                        reason = err[-1] if err else f"exit code {proc.returncode}"
-                        raise ReportError(f"Reading the kernel list failed ({reason}).")
-                    finished += 1
+                proc = key.data
+                chunk = os.read(key.fileobj.fileno(), 1 << 20)  # type: ignore[union-attr]
+                if chunk:
+                    buffers[proc.pid].extend(chunk)
+                    for items in _frames(buffers[proc.pid]):
+                        if items:
+                            yield items
                     continue
-                payload = json.loads(line)
-                if isinstance(payload, list):
-                    yield [summary_from_wire(d) for d in payload]
+                sel.unregister(key.fileobj)
+                open_streams -= 1
+                if proc.wait() != 0:
+                    raise _failure(proc)
     finally:
         for proc in procs:
             if proc.poll() is None:

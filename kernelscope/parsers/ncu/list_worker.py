@@ -1,52 +1,66 @@
-"""The list pass in a child process: ``python -m kernelscope.parsers.ncu.list_worker``.
+"""Passes over many kernels in a child process: ``python -m kernelscope.parsers.ncu.list_worker``.
 
 ncu_report keeps every kernel it has opened in memory until the process exits (about 0.8 MB a
-kernel on a default-set report), so the pass over all kernels runs in short-lived children that
-stream summaries back as JSON lines; several children split the kernels between cores.
+kernel on a default-set report), so passes over all kernels (the kernel list, exports) run in
+short-lived children that stream plain model objects back; several children split the kernels
+between cores.
 
-Input (stdin, one JSON object): path, shard, shards, metrics, rules.
-Output (stdout): one JSON array of wire summaries per batch, then ``{"done": n}``.
+Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids, shard, shards,
+metrics (summary mode), extra (detail mode), rules, source, batch_seconds.
+Output (stdout): frames of an 8-byte big-endian length and a pickled list of objects
+(KernelSummary or KernelDetail), ending with an empty list.
 """
 
 from __future__ import annotations
 
-import json
+import pickle
 import sys
 import time
+from typing import Any
+
+
+def write_frame(out: Any, items: list[Any]) -> None:
+    payload = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(len(payload).to_bytes(8, "big"))
+    out.write(payload)
+    out.flush()
+
+
+def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int]) -> Any:
+    from kernelscope.parsers.ncu.detail import build_detail, read_source_hotspots
+    from kernelscope.parsers.ncu.summary_reader import action_names, read_summary
+
+    action = ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
+    if job["mode"] == "summary":
+        return read_summary(action, kernel_id, handle, job["metrics"], job["rules"])
+    detail = build_detail(action, kernel_id, *handle, action_names(action), job["extra"])
+    if job.get("source") and detail.has_section("SourceCounters"):
+        detail.source = read_source_hotspots(action)
+    return detail
 
 
 def main() -> int:
-    job = json.loads(sys.stdin.readline())
+    job = pickle.load(sys.stdin.buffer)
     import ncu_report
-
-    from kernelscope.parsers.ncu.summary_reader import read_summary, summary_to_wire
 
     ctx = ncu_report.load_report(job["path"])
     handles = [
         (r, a) for r in range(ctx.num_ranges()) for a in range(ctx.range_by_idx(r).num_actions())
     ]
-    shard, shards = job["shard"], job["shards"]
-    metrics, with_rules = tuple(job["metrics"]), bool(job["rules"])
-    out = sys.stdout
-    batch: list[dict] = []
+    ids = job.get("ids")
+    ids = list(range(len(handles))) if ids is None else ids
+    out = sys.stdout.buffer
+    batch: list[Any] = []
     last = time.perf_counter()
-    done = 0
-    ranges = {}
-    for kernel_id in range(shard, len(handles), shards):
-        r, a = handles[kernel_id]
-        rng = ranges.get(r) or ranges.setdefault(r, ctx.range_by_idx(r))
-        summary = read_summary(rng.action_by_idx(a), kernel_id, (r, a), metrics, with_rules)
-        batch.append(summary_to_wire(summary))
-        done += 1
+    for kernel_id in ids[job["shard"] :: job["shards"]]:
+        batch.append(_one(ctx, job, kernel_id, handles[kernel_id]))
         now = time.perf_counter()
         if now - last >= job.get("batch_seconds", 0.1):
-            out.write(json.dumps(batch, allow_nan=True) + "\n")
-            out.flush()
+            write_frame(out, batch)
             batch, last = [], now
     if batch:
-        out.write(json.dumps(batch, allow_nan=True) + "\n")
-    out.write(json.dumps({"done": done}) + "\n")
-    out.flush()
+        write_frame(out, batch)
+    write_frame(out, [])
     return 0
 
 

@@ -165,11 +165,42 @@ class NcuReport:
             return
         job = {
             "path": str(self._temp or self.path),
-            "metrics": list(self._summary_metrics),
+            "mode": "summary",
+            "metrics": self._summary_metrics,
             "rules": bool(self._extra),
             "batch_seconds": batch_seconds,
         }
         yield from iter_from_workers(job, min(processes, self.kernel_count), cancelled)
+
+    def iter_details(
+        self,
+        kernel_ids: list[int],
+        *,
+        source: bool = True,
+        processes: int | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Iterator[list[KernelDetail]]:
+        """Yield the details of ``kernel_ids`` in batches (with source hot spots when
+        ``source``), from child processes when there are many; order is not kept."""
+        if processes is None:
+            small = len(kernel_ids) <= IN_PROCESS_LIMIT
+            processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
+        if processes <= 0:
+            for kernel_id in kernel_ids:
+                if cancelled is not None and cancelled():
+                    return
+                if source:
+                    self.source_hotspots(kernel_id)
+                yield [self.detail(kernel_id)]
+            return
+        job = {
+            "path": str(self._temp or self.path),
+            "mode": "detail",
+            "ids": list(kernel_ids),
+            "extra": self._extra,
+            "source": source,
+        }
+        yield from iter_from_workers(job, min(processes, len(kernel_ids)), cancelled)
 
     def _iter_in_process(
         self, batch_seconds: float, cancelled: Callable[[], bool] | None

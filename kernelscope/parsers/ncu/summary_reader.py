@@ -105,37 +105,3 @@ def read_summary(
         rules=rules,
         sections=sections,
     )
-
-
-def summary_to_wire(s: KernelSummary) -> dict[str, Any]:
-    """A JSON-able form of a summary, for the list worker's pipe."""
-    return {
-        "row": s.row,
-        "metrics": [[m.name, m.value, m.unit, m.label] for m in s.metrics.values()],
-        "rules": [
-            [
-                r.rule,
-                r.name,
-                r.section,
-                r.type,
-                r.title,
-                r.message,
-                r.speedup_type,
-                r.speedup_pct,
-                [list(f) for f in r.focus_metrics],
-            ]
-            for r in s.rules
-        ],
-        "sections": sorted(s.sections),
-    }
-
-
-def summary_from_wire(d: dict[str, Any]) -> KernelSummary:
-    metrics = {m[0]: Metric(m[0], m[1], m[2], m[3]) for m in d["metrics"]}
-    rules = tuple(
-        RuleResult(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(tuple(f) for f in r[8]))
-        for r in d["rules"]
-    )
-    return KernelSummary(
-        row=d["row"], metrics=metrics, rules=rules, sections=frozenset(d["sections"])
-    )

@@ -152,7 +152,8 @@ def tiny_kernel_stretches(
     median_gap_ns, top_kernel.
     """
     by = ["device_id", "stream_id"]
-    k = report.kernels.select(*by, "start", "end", pl.col("name").to_physical().alias("code"))
+    # Names as strings: a categorical's physical codes are not stable across read chunks.
+    k = report.kernels.select(*by, "start", "end", pl.col("name").cast(pl.String))
     k = k.sort([*by, "start"])
     same_stream = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in by]).fill_null(
         False
@@ -180,19 +181,13 @@ def tiny_kernel_stretches(
             pl.len().alias("kernels"),
             pl.col("dur").median().alias("median_kernel_ns"),
             pl.col("gap").slice(1).median().alias("median_gap_ns"),
-            pl.col("code").mode().first().alias("code"),
+            pl.col("name").mode().sort().first().alias("top_kernel"),
         )
         .filter(pl.col("kernels") >= min_kernels)
         .sort("start_ns")
         .collect()
     )
-    lookup = (
-        report.kernels.select(pl.col("name").to_physical().alias("code"), "name")
-        .filter(pl.col("code").is_in(runs["code"].unique().implode()))
-        .unique("code")
-        .select("code", pl.col("name").cast(pl.String).alias("top_kernel"))
-    )
-    runs = runs.join(lookup, on="code", how="left").drop("code", "_run").sort("start_ns")
+    runs = runs.drop("_run").sort("start_ns")
     parts = []
     for (dev,), part in runs.group_by(["device_id"], maintain_order=True):
         cov = report.device_busy.get(int(dev))  # type: ignore[arg-type]
