@@ -43,15 +43,13 @@ def _duration_summary(
             pl.col("dur").max().alias("Max (ns)"),
             pl.col("dur").std(ddof=1).fill_null(0.0).alias("StdDev (ns)"),
         )
-        .with_columns(
-            (100.0 * pl.col("Total Time (ns)") / pl.col("Total Time (ns)").sum())
-            .fill_nan(0.0)
-            .alias("Time (%)")
-        )
         .sort(["Total Time (ns)", key], descending=[True, False])
         .collect()
     )
-    return grouped
+    # Eagerly, from exact integer totals, so the last digit never depends on the query plan.
+    total = int(grouped["Total Time (ns)"].sum() or 0)
+    share = [100.0 * t / total if total else 0.0 for t in grouped["Total Time (ns)"].to_list()]
+    return grouped.with_columns(pl.Series("Time (%)", share, dtype=pl.Float64))
 
 
 def kernel_summary(report: NsysReport) -> pl.DataFrame:
