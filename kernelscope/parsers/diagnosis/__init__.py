@@ -1,0 +1,30 @@
+"""Why a kernel is slow: one bottleneck label, a catalog of flags, and guard rails.
+
+``diagnose(metrics, rules, sections)`` is a pure function of a kernel's metrics, so it runs on a
+``KernelSummary`` (the list pass) as well as on a ``KernelDetail``. Open reports with
+``extra_metrics=REQUIRED_METRICS`` so the list pass reads what it needs.
+"""
+
+from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, SEVERITIES, FlagSpec
+from kernelscope.parsers.diagnosis.engine import diagnose
+from kernelscope.parsers.diagnosis.evidence import Evidence
+from kernelscope.parsers.diagnosis.names import REQUIRED_METRICS
+from kernelscope.parsers.diagnosis.result import LABELS, Bottleneck, Diagnosis, Flag, GuardRail
+from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+
+__all__ = [
+    "CATALOG",
+    "DEFAULT_THRESHOLDS",
+    "FLAG_IDS",
+    "LABELS",
+    "REQUIRED_METRICS",
+    "SEVERITIES",
+    "Bottleneck",
+    "Diagnosis",
+    "Evidence",
+    "Flag",
+    "FlagSpec",
+    "GuardRail",
+    "Thresholds",
+    "diagnose",
+]

@@ -1,0 +1,48 @@
+"""One diagnosis per kernel summary object, shared by every view that needs it."""
+
+from __future__ import annotations
+
+import weakref
+
+from kernelscope.parsers.diagnosis.engine import diagnose
+from kernelscope.parsers.diagnosis.result import Diagnosis
+from kernelscope.parsers.ncu.model import KernelSummary
+
+_CACHE: dict[int, tuple[weakref.ref[KernelSummary], Diagnosis]] = {}
+_LIMIT = 50_000
+
+
+def summary_diagnosis(summary: KernelSummary) -> Diagnosis:
+    """The diagnosis of a list summary, computed once per summary object (thread-safe enough:
+    a race computes the same pure result twice)."""
+    key = id(summary)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is summary:
+        return hit[1]
+    if len(_CACHE) >= _LIMIT:
+        _CACHE.clear()
+    result = diagnose(summary.metrics, summary.rules, summary.sections)
+    _CACHE[key] = (weakref.ref(summary), result)
+    return result
+
+
+def flag_counts(d: Diagnosis) -> tuple[int, int]:
+    """(critical, warning) flag counts."""
+    critical = sum(f.severity == "critical" for f in d.flags)
+    warning = sum(f.severity == "warning" for f in d.flags)
+    return critical, warning
+
+
+def flag_score(d: Diagnosis) -> int:
+    """A sort key that puts kernels with more critical flags first, then more warnings."""
+    critical, warning = flag_counts(d)
+    return critical * 1000 + warning
+
+
+def flag_score_text(score: object) -> str:
+    """``2✖ 1⚠`` for a ``flag_score``; ``–`` when there is none."""
+    if not isinstance(score, (int, float)):
+        return ""
+    critical, warning = divmod(int(score), 1000)
+    parts = [f"{critical}✖" if critical else "", f"{warning}⚠" if warning else ""]
+    return " ".join(p for p in parts if p) or "–"

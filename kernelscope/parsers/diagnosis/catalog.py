@@ -1,0 +1,203 @@
+"""The catalog of flags: stable ids, checklist level, the NCU rules that match, and the remedy.
+
+Levels follow the optimisation checklist of the methodology notes:
+0 is the GPU doing work at all, 1 occupancy, 2 global-memory coalescing, 3 data reuse through
+shared memory and caches, 4 shared-memory bank conflicts, 5 latency hiding, 6 arithmetic
+intensity (precision, tensor cores, fusion).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEVERITIES = ("info", "warning", "critical")
+
+
+@dataclass(frozen=True)
+class RuleMatch:
+    """An NCU rule message that speaks about the same problem (title filter optional)."""
+
+    rule: str
+    title_contains: str = ""
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    id: str
+    title: str
+    level: int
+    step: str
+    remedy: str
+    rules: tuple[RuleMatch, ...] = ()
+
+
+_SPECS = (
+    FlagSpec(
+        "short-kernel",
+        "Kernel shorter than its launch overhead",
+        0,
+        "launch",
+        "The launch costs about as much as the work. Fuse this kernel with its neighbours, "
+        "batch several small launches into one, or capture the sequence in a CUDA Graph so "
+        "the CPU stops paying per launch.",
+    ),
+    FlagSpec(
+        "grid-too-small",
+        "Grid smaller than the number of SMs",
+        0,
+        "launch",
+        "Most SMs get no block at all. Give the grid at least one block per SM (several "
+        "is better): split the work finer, use smaller blocks, or make the kernel persistent "
+        "and loop over work items; if it must stay small, run it concurrently with other work "
+        "on another stream.",
+        (RuleMatch("LaunchConfiguration", "Small Grid"), RuleMatch("LaunchConfiguration", "Grid")),
+    ),
+    FlagSpec(
+        "tail-effect",
+        "Partial last wave leaves SMs idle",
+        1,
+        "launch",
+        "The last wave of blocks only partly fills the GPU. Choose a grid that is a multiple of "
+        "(SMs × resident blocks per SM), shrink the blocks so the remainder matters less, or "
+        "use a persistent kernel that balances the work itself.",
+        (RuleMatch("LaunchConfiguration", "Tail"),),
+    ),
+    FlagSpec(
+        "low-occupancy",
+        "Few warps resident to hide latency",
+        1,
+        "occupancy",
+        "Too few warps are resident to cover memory and pipeline latency. If theoretical "
+        "occupancy is low, free the limiting resource (registers, shared memory, block size); "
+        "if only achieved occupancy is low, look for tail effects, early-exiting warps and "
+        "load imbalance between blocks.",
+        (RuleMatch("AchievedOccupancy"), RuleMatch("TheoreticalOccupancy")),
+    ),
+    FlagSpec(
+        "occupancy-limiter",
+        "A per-SM resource caps the resident blocks",
+        1,
+        "occupancy",
+        "Relieve the named resource: cap registers with __launch_bounds__ or -maxrregcount "
+        "(watch for spills), use smaller shared-memory tiles, or change the block size so "
+        "more blocks fit on an SM.",
+        (RuleMatch("TheoreticalOccupancy"),),
+    ),
+    FlagSpec(
+        "register-spill",
+        "Local-memory traffic (register spills or local arrays)",
+        1,
+        "memory",
+        "Values live in local memory, which travels through L1/L2 like global memory. Shorten "
+        "live ranges, unroll less, index per-thread arrays only with compile-time constants, "
+        "or allow more registers per thread (a larger __launch_bounds__ budget).",
+        (RuleMatch("MemoryCacheAccessPattern", "Local"),),
+    ),
+    FlagSpec(
+        "uncoalesced-global-access",
+        "Uncoalesced global memory accesses",
+        2,
+        "memory",
+        "Each 32-byte sector fetched is only partly used. Make neighbouring threads of a warp "
+        "touch neighbouring addresses (transpose the layout, use structure-of-arrays), stage "
+        "strided data through shared memory, and use vector loads where the data allow.",
+        (
+            RuleMatch("UncoalescedGlobalAccess"),
+            RuleMatch("MemoryCacheAccessPattern", "Global"),
+        ),
+    ),
+    FlagSpec(
+        "l1tex-pressure",
+        "On-chip L1/TEX path saturated while DRAM is quiet",
+        3,
+        "memory",
+        "The pressure is in the SM's own memory pipeline, not in HBM. Issue fewer, wider "
+        "loads (vectorise), keep reused values in registers (register tiling) so each load "
+        "feeds more arithmetic, and check shared-memory bank conflicts.",
+        (RuleMatch("MemoryCacheAccessPattern", "L1TEX"),),
+    ),
+    FlagSpec(
+        "l2-low-hit-rate",
+        "L2 misses while L2 is busy",
+        3,
+        "memory",
+        "Most L2 requests go on to DRAM. Block the computation so that data is reused while it "
+        "is still cached, order blocks so neighbours share data, or keep hot data resident "
+        "with an L2 access-policy window. A pure streaming kernel has nothing to reuse: fuse it "
+        "with its producer or consumer instead.",
+    ),
+    FlagSpec(
+        "dram-bandwidth-saturated",
+        "HBM bandwidth saturated",
+        6,
+        "memory",
+        "The kernel is at the DRAM roof: only moving fewer bytes helps. Fuse it with the "
+        "kernels around it, store data in a narrower type (FP16/BF16/FP8/INT8), avoid "
+        "redundant reads and writes, and raise reuse in shared memory or registers.",
+    ),
+    FlagSpec(
+        "shared-bank-conflicts",
+        "Shared-memory bank conflicts",
+        4,
+        "memory",
+        "Lanes of a warp hit the same shared-memory bank and are served one after another. "
+        "Pad the row stride (e.g. [32][33]), swizzle the index, or change the tile layout so a "
+        "warp's 32 accesses fall into 32 different banks.",
+        (
+            RuleMatch("SharedMemoryConflicts"),
+            RuleMatch("UncoalescedSharedAccess"),
+        ),
+    ),
+    FlagSpec(
+        "warp-divergence",
+        "Threads of a warp take different paths",
+        5,
+        "compute",
+        "A warp executes each side of a divergent branch with part of its lanes masked off. "
+        "Sort or bin the data so a warp handles one case, move the branch to warp granularity, "
+        "or split the cases into separate kernels.",
+        (RuleMatch("ThreadDivergence"), RuleMatch("BranchDivergence")),
+    ),
+    FlagSpec(
+        "no-tensor-core",
+        "Half-precision math off the tensor cores",
+        6,
+        "compute",
+        "FP16/BF16 fused multiply-adds run on the FMA pipe. Matrix-shaped work belongs on the "
+        "tensor cores: call cuBLAS/cuDNN/CUTLASS, or use WMMA/MMA with aligned, "
+        "correctly laid-out tiles.",
+    ),
+    FlagSpec(
+        "barrier-stalls",
+        "Warps wait at block-wide barriers",
+        5,
+        "scheduler",
+        "Warps spend their time waiting in __syncthreads(). Synchronise less often (reduce "
+        "within a warp with shuffles first), balance the work of the warps in a block, and "
+        "double-buffer tiles so loading the next one does not need a barrier.",
+        (RuleMatch("CPIStall", "Barrier"), RuleMatch("CPIStallBarrier")),
+    ),
+    FlagSpec(
+        "long-scoreboard-stalls",
+        "Warps wait for global/local memory",
+        5,
+        "scheduler",
+        "Warps sit waiting on L1TEX (global, local, texture) data. Start loads earlier and "
+        "keep more of them in flight (several elements per thread, vector loads, cp.async "
+        "pipelines), raise occupancy, and remove spills.",
+        (RuleMatch("CPIStall", "Long Scoreboard"),),
+    ),
+    FlagSpec(
+        "mio-throttle",
+        "MIO instruction queue full",
+        4,
+        "scheduler",
+        "The queue feeding shared memory and other MIO instructions is full. Issue fewer "
+        "shared-memory instructions (wider accesses, register tiling), remove bank conflicts, "
+        "and spread special-function work out.",
+        (RuleMatch("CPIStall", "Mio Throttle"),),
+    ),
+)
+
+CATALOG: dict[str, FlagSpec] = {spec.id: spec for spec in _SPECS}
+FLAG_IDS: tuple[str, ...] = tuple(CATALOG)

@@ -1,0 +1,142 @@
+"""``diagnose``: the whole method applied to one kernel's metrics, rules and sections."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.diagnosis.catalog import CATALOG, FlagSpec
+from kernelscope.parsers.diagnosis.classify import classify
+from kernelscope.parsers.diagnosis.evidence import ev
+from kernelscope.parsers.diagnosis.facts import gather
+from kernelscope.parsers.diagnosis.flags import CHECKS, Finding, Missing
+from kernelscope.parsers.diagnosis.guards import guard_rails
+from kernelscope.parsers.diagnosis.result import Bottleneck, Diagnosis, Flag
+from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from kernelscope.parsers.diagnosis.values import Values
+from kernelscope.parsers.ncu.metrics import Metric
+from kernelscope.parsers.ncu.model import RuleResult
+from kernelscope.parsers.roofline.compute import compute_roofline
+
+# The sections whose absence the notes mention, with what is lost without them.
+_SECTION_EFFECTS = (
+    (n.SECTION_SOL, "no bottleneck label beyond the launch shape"),
+    (n.SECTION_LAUNCH, "no grid, wave or tail checks"),
+    (n.SECTION_OCCUPANCY, "no occupancy checks"),
+    (n.SECTION_MEMORY_TABLES, "no coalescing, bank-conflict or spill checks"),
+    (n.SECTION_MEMORY, "no L2 hit-rate check"),
+    (n.SECTION_COMPUTE, "no pipe utilisation, so compute-bound cannot be confirmed"),
+    (n.SECTION_WARP_STATE, "no stall-reason checks"),
+    (n.SECTION_SOURCE, "no per-line hot spots and no excessive-sector counts"),
+    (n.SECTION_ROOFLINE, "no roofline point"),
+)
+
+
+def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
+    """The largest estimated speedup among NCU rule messages matching the flag."""
+    best: tuple[float | None, str | None] = (None, None)
+    for rule in rules:
+        for match in spec.rules:
+            if rule.rule != match.rule:
+                continue
+            title = f"{rule.title} {rule.name}".lower()
+            if match.title_contains and match.title_contains.lower() not in title:
+                continue
+            pct = rule.speedup_pct
+            name = f"{rule.rule}: {rule.title}" if rule.title else rule.rule
+            if pct is not None and (best[0] is None or pct > best[0]):
+                best = (pct, name)
+            elif best[1] is None:
+                best = (None, name)
+    return best
+
+
+def _notes(sections: Collection[str], skipped: dict[str, tuple[str, ...]]) -> list[str]:
+    notes = []
+    if sections:
+        for section, effect in _SECTION_EFFECTS:
+            if section not in sections:
+                notes.append(f"Section {section} not collected: {effect}.")
+    by_section: dict[str, list[str]] = {}
+    for flag_id, secs in skipped.items():
+        by_section.setdefault(", ".join(secs), []).append(flag_id)
+    for secs, ids in by_section.items():
+        notes.append(f"Not checked for lack of metrics (from {secs}): {', '.join(ids)}.")
+    return notes
+
+
+def diagnose(
+    metrics: Mapping[str, Metric],
+    rules: Sequence[RuleResult] = (),
+    sections: Collection[str] = (),
+    *,
+    time_share: float | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> Diagnosis:
+    """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
+    the identifiers of the sections the report collected. ``time_share`` is the kernel's share
+    of the profiled GPU time (0-1) when the caller knows it. Never raises on partial input."""
+    values = Values(metrics, sections)
+    roofline = compute_roofline(metrics)
+    facts = gather(values, roofline, thresholds)
+    guards = guard_rails(facts, thresholds)
+    bottleneck = classify(facts, thresholds)
+    if time_share is not None:
+        bottleneck = Bottleneck(
+            bottleneck.label,
+            bottleneck.summary,
+            (
+                ev("time", "share of profiled GPU time", time_share, note="weigh the effort"),
+                *bottleneck.evidence,
+            ),
+        )
+    flags: list[Flag] = []
+    skipped: dict[str, tuple[str, ...]] = {}
+    zero = facts.duration_ns is not None and facts.duration_ns <= 0
+    for flag_id, check in CHECKS.items():
+        if zero:
+            break
+        outcome = check(facts, thresholds, guards)
+        if isinstance(outcome, Missing):
+            skipped[flag_id] = outcome.sections
+        elif isinstance(outcome, Finding):
+            spec = CATALOG[flag_id]
+            speedup, rule = ncu_speedup(spec, rules)
+            flags.append(
+                Flag(
+                    id=flag_id,
+                    severity=outcome.severity,
+                    level=spec.level,
+                    title=spec.title,
+                    evidence=outcome.evidence,
+                    remedy=spec.remedy,
+                    ncu_speedup=speedup,
+                    ncu_rule=rule,
+                    detail=outcome.detail,
+                    guard=outcome.guard,
+                )
+            )
+    notes = _notes(sections, skipped)
+    if facts.unreliable:
+        notes.insert(
+            0,
+            "Ignored as measurement noise (above 100% of peak): "
+            + ", ".join(facts.unreliable)
+            + ".",
+        )
+    if zero:
+        notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
+    if time_share is not None and time_share < 0.01:
+        notes.insert(0, f"This kernel is {time_share:.2%} of the profiled GPU time.")
+    flags.sort(key=lambda f: (f.level, -_RANK[f.severity]))
+    return Diagnosis(
+        bottleneck=bottleneck,
+        flags=tuple(flags),
+        guard_rails=tuple(guards.values()),
+        notes=tuple(notes),
+        roofline=roofline,
+        skipped=tuple(skipped),
+    )
+
+
+_RANK = {"info": 0, "warning": 1, "critical": 2}

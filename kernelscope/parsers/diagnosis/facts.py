@@ -1,0 +1,206 @@
+"""The derived quantities every check needs, computed once per kernel from its metrics."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from kernelscope.parsers.diagnosis.values import Values, share
+from kernelscope.parsers.roofline.model import Roofline
+
+
+@dataclass(frozen=True)
+class Facts:
+    # launch
+    duration_ns: float | None
+    grid: float | None
+    block: float | None
+    sm_count: float | None
+    waves: float | None
+    # Speed Of Light
+    sm: float | None
+    mem: float | None
+    dram: float | None
+    l1: float | None
+    l2: float | None
+    # occupancy
+    theoretical: float | None
+    achieved: float | None
+    limits: dict[str, float]
+    # memory path
+    l2_hit: float | None
+    ld_bytes_per_sector: float | None
+    st_bytes_per_sector: float | None
+    excessive_share: float | None
+    conflict_share: float | None
+    local_share: float | None
+    spill_instructions: float | None
+    # compute
+    busiest_pipe: tuple[str, str, float] | None
+    """(label, ncu metric, % of peak) of the busiest FMA/FP64/tensor pipe."""
+    busiest_other: tuple[str, str, float] | None
+    threads_per_inst: float | None
+    ideal_threads: float | None
+    fp16_pct: float | None
+    fp16_fma_share: float | None
+    tensor_pct: float | None
+    # scheduler
+    issue_active: float | None
+    latency: float | None
+    stall_shares: dict[str, float]
+    unreliable: tuple[str, ...] = ()
+    """Percent-of-peak metrics above ``Thresholds.pct_ceiling``: set aside as noise."""
+
+    @property
+    def divergence_efficiency(self) -> float | None:
+        return share(self.threads_per_inst, self.ideal_threads)
+
+    @property
+    def tail_loss(self) -> float | None:
+        """Share of the last wave's SM time left idle, assuming equal-length blocks."""
+        w = self.waves
+        if w is None or w < 1:
+            return None
+        whole = math.ceil(w - 1e-9)
+        return (whole - w) / whole
+
+    @property
+    def sector_bytes(self) -> tuple[str, float] | None:
+        """The worse of the load/store bytes-used-per-sector ratios, with its metric."""
+        found = [
+            (name, v)
+            for name, v in (
+                (n.GLOBAL_LD_BYTES_PER_SECTOR, self.ld_bytes_per_sector),
+                (n.GLOBAL_ST_BYTES_PER_SECTOR, self.st_bytes_per_sector),
+            )
+            if v is not None
+        ]
+        return min(found, key=lambda x: x[1]) if found else None
+
+    def pipes_busy(self, threshold: float) -> bool:
+        return self.busiest_pipe is not None and self.busiest_pipe[2] >= threshold
+
+
+def _positive(values: Values, name: str) -> float | None:
+    v = values.num(name)
+    return v if v is not None and v > 0 else None
+
+
+def _bytes_per_sector(values: Values, ratio: str, sectors: str) -> float | None:
+    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)."""
+    count = values.num(sectors)
+    if count is not None and count <= 0:
+        return None
+    return _positive(values, ratio)
+
+
+def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
+    found = [(label, name, v) for label, name in pipes if (v := values.num(name)) is not None]
+    return max(found, key=lambda x: x[2]) if found else None
+
+
+def _ideal_threads(block: float | None) -> float | None:
+    if block is None or block <= 0:
+        return None
+    warps = math.ceil(block / 32)
+    return min(32.0, block / warps)
+
+
+def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name in (n.STALL_BARRIER, n.STALL_LONG_SCOREBOARD, n.STALL_MIO_THROTTLE):
+        s = share(values.num(name), latency)
+        if s is not None:
+            out[name] = s
+    return out
+
+
+def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, float | None]:
+    point = roofline.point("fp16") if roofline is not None else None
+    if point is None:
+        return None, None
+    ops = {
+        op: values.num(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed")
+        for op in ("hadd", "hmul", "hfma")
+    }
+    weights = {"hadd": 2.0, "hmul": 2.0, "hfma": 4.0}
+    total = sum(weights[k] * v for k, v in ops.items() if v is not None)
+    fma = ops["hfma"]
+    return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
+
+
+def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
+    v = values.num(name)
+    if v is not None and v > ceiling:
+        unreliable.append(name)
+        return None
+    return v
+
+
+def gather(
+    values: Values, roofline: Roofline | None, thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> Facts:
+    """Read and derive everything once; missing metrics become None."""
+    unreliable: list[str] = []
+    sm_count = values.num(n.SM_COUNT)
+    if sm_count is None:
+        sm_count = values.num(n.DEVICE_SM_COUNT)
+    conflicts, wavefronts = values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)
+    local = [values.num(n.LOCAL_LD_REQUESTS), values.num(n.LOCAL_ST_REQUESTS)]
+    glob = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
+    local_total = (
+        sum(v for v in local if v is not None) if any(v is not None for v in local) else None
+    )
+    all_requests = (local_total or 0.0) + sum(v for v in glob if v is not None)
+    sectors = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
+    sector_total = (
+        sum(v for v in sectors if v is not None) if any(v is not None for v in sectors) else None
+    )
+    latency = _positive(values, n.WARP_LATENCY)
+    fp16_pct, fp16_fma = _fp16(roofline, values)
+    tensor = roofline.point("tensor") if roofline is not None else None
+    tensor_pipe = values.num(n.PIPE_TENSOR)
+    tensor_pct = tensor.pct_of_peak if tensor is not None else None
+    if tensor_pipe is not None:
+        tensor_pct = max(tensor_pipe, tensor_pct or 0.0)
+    return Facts(
+        duration_ns=values.num(n.DURATION),
+        grid=values.num(n.GRID_SIZE),
+        block=values.num(n.BLOCK_SIZE),
+        sm_count=sm_count,
+        waves=values.num(n.WAVES),
+        sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
+        mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
+        dram=_pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
+        l1=_pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
+        l2=_pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
+        theoretical=values.num(n.THEORETICAL_OCC),
+        achieved=values.num(n.ACHIEVED_OCC),
+        limits={
+            label: v for label, name in n.OCCUPANCY_LIMITS if (v := values.num(name)) is not None
+        },
+        l2_hit=values.num(n.L2_HIT),
+        ld_bytes_per_sector=_bytes_per_sector(
+            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS
+        ),
+        st_bytes_per_sector=_bytes_per_sector(
+            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS
+        ),
+        excessive_share=share(values.num(n.EXCESSIVE_SECTORS), sector_total),
+        conflict_share=share(conflicts, wavefronts),
+        local_share=share(local_total, all_requests) if local_total is not None else None,
+        spill_instructions=values.num(n.SPILL_INSTRUCTIONS),
+        busiest_pipe=_busiest(values, n.BUSY_PIPES),
+        busiest_other=_busiest(values, n.OTHER_PIPES),
+        threads_per_inst=_positive(values, n.THREADS_PER_INST),
+        ideal_threads=_ideal_threads(values.num(n.BLOCK_SIZE)),
+        fp16_pct=fp16_pct,
+        fp16_fma_share=fp16_fma,
+        tensor_pct=tensor_pct,
+        issue_active=values.num(n.ISSUE_ACTIVE),
+        latency=latency,
+        stall_shares=_stall_shares(values, latency),
+        unreliable=tuple(unreliable),
+    )

@@ -1,0 +1,393 @@
+"""The flag checks: each turns the kernel's facts into a finding, no finding, or "can't tell"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kernelscope.parsers.diagnosis import guards as g
+from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.diagnosis.evidence import Evidence, ev
+from kernelscope.parsers.diagnosis.facts import Facts
+from kernelscope.parsers.diagnosis.result import GuardRail
+from kernelscope.parsers.diagnosis.thresholds import Thresholds
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str
+    evidence: tuple[Evidence, ...]
+    detail: str = ""
+    guard: str = ""
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The check could not run: these ncu sections would have provided its metrics."""
+
+    sections: tuple[str, ...]
+
+
+Outcome = Finding | Missing | None
+Guards = dict[str, GuardRail]
+Check = Callable[[Facts, Thresholds, Guards], Outcome]
+
+
+def _grade(value: float, warn: float, critical: float, *, below: bool) -> str | None:
+    """'critical', 'warning' or None for ``value`` against a warn/critical pair."""
+    if below:
+        return "critical" if value < critical else "warning" if value < warn else None
+    return "critical" if value >= critical else "warning" if value >= warn else None
+
+
+# -- launch ---------------------------------------------------------------------------------
+def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.duration_ns is None:
+        return Missing((n.SECTION_SOL,))
+    if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ns:
+        return None
+    return Finding(
+        "warning",
+        (ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns"),),
+        f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
+    )
+
+
+def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.grid is None or f.sm_count is None:
+        return Missing((n.SECTION_LAUNCH,))
+    if f.grid >= f.sm_count:
+        return None
+    if f.grid <= f.sm_count * t.grid_critical_fraction:
+        severity = "critical"
+    elif f.grid < f.sm_count * t.grid_warning_fraction:
+        severity = "warning"
+    else:
+        severity = "info"
+    return Finding(
+        severity,
+        (
+            ev(
+                "launch",
+                n.GRID_SIZE,
+                f.grid,
+                "<",
+                f.sm_count,
+                "block",
+                note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
+            ),
+        ),
+        f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
+    )
+
+
+def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.waves is None:
+        return Missing((n.SECTION_LAUNCH,))
+    loss = f.tail_loss
+    if loss is None:
+        return None
+    severity = _grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
+    if severity is None:
+        return None
+    return Finding(
+        severity,
+        (
+            ev("launch", n.WAVES, f.waves, unit="wave"),
+            ev(
+                "launch",
+                f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
+                loss,
+                ">=",
+                t.tail_min_loss,
+                note="idle share of the SM time, equal-length blocks assumed",
+            ),
+        ),
+        f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",
+    )
+
+
+# -- occupancy ------------------------------------------------------------------------------
+def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
+    if f.achieved is None and f.theoretical is None:
+        return Missing((n.SECTION_OCCUPANCY,))
+    low = [
+        (name, v)
+        for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
+        if v is not None and v < t.occupancy_low_pct
+    ]
+    if not low:
+        return None
+    worst = min(v for _, v in low)
+    severity = "critical" if worst < t.occupancy_critical_pct else "warning"
+    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    detail = (
+        "Theoretical occupancy is low: a per-SM resource limits the resident blocks."
+        if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
+        else "Theoretical occupancy is fine but warps are not resident at run time."
+    )
+    guard = guards.get(g.OCCUPANCY_BY_DESIGN)
+    if guard is not None:
+        return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
+    return Finding(severity, tuple(evidence), detail)
+
+
+def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
+    if f.theoretical is None or not f.limits:
+        return Missing((n.SECTION_OCCUPANCY,))
+    if f.theoretical >= 100.0 - 1e-6:
+        return None
+    lowest = min(f.limits.values())
+    limiters = [label for label, v in f.limits.items() if v == lowest]
+    if "block slots" in limiters:
+        # Other limits equal to the hardware's block-slot cap are that cap, not a resource.
+        limiters = ["block slots"]
+    evidence = [
+        ev(
+            "occupancy",
+            name,
+            f.limits[label],
+            unit="block",
+            note="limiting" if label in limiters else "",
+        )
+        for label, name in n.OCCUPANCY_LIMITS
+        if label in f.limits
+    ]
+    evidence.insert(0, ev("occupancy", n.THEORETICAL_OCC, f.theoretical, "<", 100.0, "%"))
+    detail = (
+        f"{' and '.join(limiters).capitalize()} limit the SM to {lowest:.0f} block(s), "
+        f"for {f.theoretical:.0f}% theoretical occupancy."
+    )
+    if limiters == ["block slots"] and f.block is not None:
+        detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
+    guard = guards.get(g.OCCUPANCY_BY_DESIGN) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
+    if guard is not None:
+        return Finding("info", tuple(evidence), detail, guard.text)
+    severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"
+    return Finding(severity, tuple(evidence), detail)
+
+
+# -- memory path ----------------------------------------------------------------------------
+def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.local_share is None:
+        return Missing((n.SECTION_MEMORY_TABLES,))
+    severity = _grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
+    if severity is None:
+        return None
+    evidence = [
+        ev(
+            "memory",
+            f"({n.LOCAL_LD_REQUESTS} + {n.LOCAL_ST_REQUESTS}) / all global and local requests",
+            f.local_share,
+            ">=",
+            t.local_traffic_warn,
+        )
+    ]
+    detail = f"{f.local_share:.0%} of the L1 requests go to local memory"
+    if f.spill_instructions is not None:
+        evidence.append(ev("source", n.SPILL_INSTRUCTIONS, f.spill_instructions, unit="inst"))
+        detail += (
+            ", including register spills."
+            if f.spill_instructions > 0
+            else " (local arrays, no register spills)."
+        )
+    else:
+        detail += "."
+    return Finding(severity, tuple(evidence), detail)
+
+
+def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    worst = f.sector_bytes
+    if worst is None and f.excessive_share is None:
+        return Missing((n.SECTION_MEMORY_TABLES, n.SECTION_SOURCE))
+    grades: list[str] = []
+    evidence: list[Evidence] = []
+    if worst is not None:
+        name, value = worst
+        evidence.append(ev("memory", name, value, "<", t.sector_bytes_warn, "byte/sector"))
+        s = _grade(value, t.sector_bytes_warn, t.sector_bytes_critical, below=True)
+        if s:
+            grades.append(s)
+    if f.excessive_share is not None:
+        evidence.append(
+            ev(
+                "source",
+                f"{n.EXCESSIVE_SECTORS} / global sectors",
+                f.excessive_share,
+                ">=",
+                t.excessive_sectors_warn,
+            )
+        )
+        s = _grade(
+            f.excessive_share, t.excessive_sectors_warn, t.excessive_sectors_critical, below=False
+        )
+        if s:
+            grades.append(s)
+    if not grades:
+        return None
+    severity = "critical" if "critical" in grades else "warning"
+    detail = f"Only {worst[1]:.0f} of every 32 bytes fetched are used." if worst is not None else ""
+    return Finding(severity, tuple(evidence), detail)
+
+
+def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.conflict_share is None:
+        return Missing((n.SECTION_MEMORY_TABLES,))
+    severity = _grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
+    if severity is None:
+        return None
+    ways = 1.0 / (1.0 - f.conflict_share) if f.conflict_share < 1 else float("inf")
+    return Finding(
+        severity,
+        (
+            ev(
+                "memory",
+                f"{n.SHARED_CONFLICTS} / {n.SHARED_WAVEFRONTS}",
+                f.conflict_share,
+                ">=",
+                t.bank_conflict_warn,
+            ),
+        ),
+        f"{f.conflict_share:.0%} of shared-memory wavefronts are conflicts "
+        f"(about {ways:.1f}-way on average).",
+    )
+
+
+def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.dram is None:
+        return Missing((n.SECTION_SOL,))
+    if f.dram < t.dram_saturated_pct:
+        return None
+    return Finding(
+        "warning",
+        (ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_saturated_pct, "%"),),
+        f"DRAM runs at {f.dram:.0f}% of its peak bandwidth.",
+    )
+
+
+def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.l1 is None or f.dram is None:
+        return Missing((n.SECTION_SOL,))
+    if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_low_pct:
+        return None
+    return Finding(
+        "warning",
+        (
+            ev("sol", n.L1_PCT, f.l1, ">=", t.l1_pressure_pct, "%"),
+            ev("sol", n.DRAM_PCT, f.dram, "<", t.dram_low_pct, "%"),
+        ),
+        f"L1/TEX is {f.l1:.0f}% busy while DRAM is {f.dram:.0f}%.",
+    )
+
+
+def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.l2_hit is None or f.l2 is None:
+        return Missing((n.SECTION_MEMORY,))
+    if f.l2_hit >= t.l2_hit_low_pct or f.l2 < t.l2_busy_pct:
+        return None
+    return Finding(
+        "warning",
+        (
+            ev("memory", n.L2_HIT, f.l2_hit, "<", t.l2_hit_low_pct, "%"),
+            ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
+        ),
+        f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput.",
+    )
+
+
+# -- compute --------------------------------------------------------------------------------
+def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    eff = f.divergence_efficiency
+    if eff is None:
+        return Missing((n.SECTION_INSTRUCTIONS,))
+    severity = _grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
+    if severity is None:
+        return None
+    return Finding(
+        severity,
+        (
+            ev("compute", n.THREADS_PER_INST, f.threads_per_inst, unit="thread"),
+            ev(
+                "compute",
+                f"{n.THREADS_PER_INST} / ideal threads per warp",
+                eff,
+                "<",
+                t.divergence_efficiency,
+                note=f"ideal = {f.ideal_threads:.0f} for this block size",
+            ),
+        ),
+        f"On average {f.threads_per_inst:.1f} of {f.ideal_threads:.0f} lanes execute each "
+        "instruction.",
+    )
+
+
+def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.fp16_pct is None:
+        return Missing((n.SECTION_ROOFLINE,))
+    if f.fp16_pct < t.half_pct_of_peak or (f.fp16_fma_share or 0.0) < t.half_fma_share:
+        return None
+    if f.tensor_pct is not None and f.tensor_pct >= t.tensor_idle_pct:
+        return None
+    evidence = [
+        ev(
+            "compute",
+            "FP16 FLOP/s / FP16 non-tensor peak",
+            f.fp16_pct,
+            ">=",
+            t.half_pct_of_peak,
+            "%",
+        ),
+        ev(
+            "compute",
+            "HFMA share of half-precision operations",
+            f.fp16_fma_share,
+            ">=",
+            t.half_fma_share,
+        ),
+    ]
+    if f.tensor_pct is not None:
+        evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
+    return Finding("warning", tuple(evidence), "Half-precision FMAs run on the FMA pipe.")
+
+
+# -- scheduler and stalls -------------------------------------------------------------------
+def _stall(metric: str, what: str) -> Check:
+    def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
+        s = f.stall_shares.get(metric)
+        if s is None or f.issue_active is None:
+            return Missing((n.SECTION_WARP_STATE, n.SECTION_SCHEDULER))
+        severity = _grade(s, t.stall_share_warn, t.stall_share_critical, below=False)
+        if severity is None or g.STALLS_WITH_BUSY_ISSUE in guards:
+            return None
+        evidence = (
+            ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"),
+            ev("scheduler", f"{metric} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn),
+        )
+        detail = f"{s:.0%} of a warp's cycles between issues are spent {what}."
+        if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
+            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
+        if g.STALLS_AT_COMPUTE_ROOF in guards:
+            return Finding("info", evidence, detail, guards[g.STALLS_AT_COMPUTE_ROOF].text)
+        return Finding(severity, evidence, detail)
+
+    return check
+
+
+CHECKS: dict[str, Check] = {
+    "short-kernel": short_kernel,
+    "grid-too-small": grid_too_small,
+    "tail-effect": tail_effect,
+    "low-occupancy": low_occupancy,
+    "occupancy-limiter": occupancy_limiter,
+    "register-spill": register_spill,
+    "uncoalesced-global-access": uncoalesced_global_access,
+    "l1tex-pressure": l1tex_pressure,
+    "l2-low-hit-rate": l2_low_hit_rate,
+    "dram-bandwidth-saturated": dram_bandwidth_saturated,
+    "shared-bank-conflicts": shared_bank_conflicts,
+    "warp-divergence": warp_divergence,
+    "no-tensor-core": no_tensor_core,
+    "barrier-stalls": _stall(n.STALL_BARRIER, "waiting at a barrier"),
+    "long-scoreboard-stalls": _stall(n.STALL_LONG_SCOREBOARD, "waiting for L1TEX data"),
+    "mio-throttle": _stall(n.STALL_MIO_THROTTLE, "waiting for the MIO queue"),
+}

@@ -1,0 +1,148 @@
+"""The ncu metric names the diagnosis reads, grouped by the step of the method that uses them."""
+
+from __future__ import annotations
+
+from kernelscope.parsers.roofline.spec import ROOFLINE_METRICS
+
+# -- launch ---------------------------------------------------------------------------------
+DURATION = "gpu__time_duration.sum"
+GRID_SIZE = "launch__grid_size"
+BLOCK_SIZE = "launch__block_size"
+WAVES = "launch__waves_per_multiprocessor"
+SM_COUNT = "launch__sm_count"
+DEVICE_SM_COUNT = "device__attribute_multiprocessor_count"
+REGISTERS = "launch__registers_per_thread"
+
+# -- Speed Of Light -------------------------------------------------------------------------
+SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+MEM_PCT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+L1_PCT = "l1tex__throughput.avg.pct_of_peak_sustained_active"
+L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+
+# -- occupancy ------------------------------------------------------------------------------
+THEORETICAL_OCC = "sm__maximum_warps_per_active_cycle_pct"
+ACHIEVED_OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
+OCCUPANCY_LIMITS: tuple[tuple[str, str], ...] = (
+    ("registers", "launch__occupancy_limit_registers"),
+    ("shared memory", "launch__occupancy_limit_shared_mem"),
+    ("warps (block size)", "launch__occupancy_limit_warps"),
+    ("block slots", "launch__occupancy_limit_blocks"),
+    ("barriers", "launch__occupancy_limit_barriers"),
+)
+
+# -- memory path ----------------------------------------------------------------------------
+DRAM_BYTES_READ = "dram__bytes_read.sum"
+DRAM_BYTES_WRITE = "dram__bytes_write.sum"
+L2_HIT = "lts__t_sector_hit_rate.pct"
+GLOBAL_LD_BYTES_PER_SECTOR = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
+GLOBAL_ST_BYTES_PER_SECTOR = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
+GLOBAL_LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+GLOBAL_ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+EXCESSIVE_SECTORS = "derived__memory_l2_theoretical_sectors_global_excessive"
+SHARED_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+GLOBAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+GLOBAL_ST_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+LOCAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum"
+LOCAL_ST_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum"
+SPILL_INSTRUCTIONS = "sass__inst_executed_register_spilling"
+
+# -- compute --------------------------------------------------------------------------------
+PIPE_FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+PIPE_FP64 = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"
+PIPE_TENSOR = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+PIPE_ALU = "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"
+PIPE_XU = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
+PIPE_LSU = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"
+BUSY_PIPES: tuple[tuple[str, str], ...] = (
+    ("FMA", PIPE_FMA),
+    ("FP64", PIPE_FP64),
+    ("Tensor", PIPE_TENSOR),
+)
+OTHER_PIPES: tuple[tuple[str, str], ...] = (
+    ("ALU", PIPE_ALU),
+    ("XU", PIPE_XU),
+    ("LSU", PIPE_LSU),
+)
+THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
+
+# -- scheduler and stalls -------------------------------------------------------------------
+ISSUE_ACTIVE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+ELIGIBLE_WARPS = "smsp__warps_eligible.avg.per_cycle_active"
+WARP_LATENCY = "smsp__average_warp_latency_per_inst_issued.ratio"
+
+
+def stall(reason: str) -> str:
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+
+
+STALL_BARRIER = stall("barrier")
+STALL_LONG_SCOREBOARD = stall("long_scoreboard")
+STALL_MIO_THROTTLE = stall("mio_throttle")
+
+DIAGNOSIS_METRICS: tuple[str, ...] = (
+    DURATION,
+    GRID_SIZE,
+    BLOCK_SIZE,
+    WAVES,
+    SM_COUNT,
+    REGISTERS,
+    SM_PCT,
+    MEM_PCT,
+    DRAM_PCT,
+    L1_PCT,
+    L2_PCT,
+    THEORETICAL_OCC,
+    ACHIEVED_OCC,
+    *(name for _, name in OCCUPANCY_LIMITS),
+    DRAM_BYTES_READ,
+    DRAM_BYTES_WRITE,
+    L2_HIT,
+    GLOBAL_LD_BYTES_PER_SECTOR,
+    GLOBAL_ST_BYTES_PER_SECTOR,
+    GLOBAL_LD_SECTORS,
+    GLOBAL_ST_SECTORS,
+    EXCESSIVE_SECTORS,
+    SHARED_CONFLICTS,
+    SHARED_WAVEFRONTS,
+    GLOBAL_LD_REQUESTS,
+    GLOBAL_ST_REQUESTS,
+    LOCAL_LD_REQUESTS,
+    LOCAL_ST_REQUESTS,
+    SPILL_INSTRUCTIONS,
+    *(name for _, name in BUSY_PIPES),
+    *(name for _, name in OTHER_PIPES),
+    THREADS_PER_INST,
+    ISSUE_ACTIVE,
+    ELIGIBLE_WARPS,
+    WARP_LATENCY,
+    STALL_BARRIER,
+    STALL_LONG_SCOREBOARD,
+    STALL_MIO_THROTTLE,
+)
+
+
+def _unique(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for name in group:
+            seen.setdefault(name, None)
+    return tuple(seen)
+
+
+REQUIRED_METRICS: tuple[str, ...] = _unique(DIAGNOSIS_METRICS, ROOFLINE_METRICS)
+"""Every metric the diagnosis and the roofline read: pass it as ``extra_metrics``."""
+
+# The ncu section each step's metrics come from, for the "not collected" notes.
+SECTION_LAUNCH = "LaunchStats"
+SECTION_SOL = "SpeedOfLight"
+SECTION_OCCUPANCY = "Occupancy"
+SECTION_MEMORY = "MemoryWorkloadAnalysis"
+SECTION_MEMORY_TABLES = "MemoryWorkloadAnalysis_Tables"
+SECTION_COMPUTE = "ComputeWorkloadAnalysis"
+SECTION_INSTRUCTIONS = "InstructionStats"
+SECTION_SCHEDULER = "SchedulerStats"
+SECTION_WARP_STATE = "WarpStateStats"
+SECTION_SOURCE = "SourceCounters"
+SECTION_ROOFLINE = "SpeedOfLight_RooflineChart"

@@ -1,0 +1,133 @@
+"""The diagnosis result: one bottleneck label, flags, the guard rails applied, and notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernelscope.parsers.diagnosis.evidence import Evidence
+from kernelscope.parsers.roofline.model import Roofline
+
+LABELS: tuple[str, ...] = (
+    "launch-bound",
+    "dram-bound",
+    "l2-bound",
+    "l1-bound",
+    "shared-bank-conflict",
+    "occupancy-bound",
+    "latency-bound",
+    "compute-bound",
+    "instruction-bound",
+    "divergence-bound",
+    "balanced",
+)
+
+
+@dataclass(frozen=True)
+class Bottleneck:
+    """The one label that explains where the kernel's time goes, and what decided it."""
+
+    label: str
+    summary: str
+    evidence: tuple[Evidence, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "summary": self.summary,
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A specific problem found in the kernel."""
+
+    id: str
+    severity: str
+    level: int
+    title: str
+    evidence: tuple[Evidence, ...]
+    remedy: str
+    ncu_speedup: float | None = None
+    """NCU's estimated speedup (%) from the best matching rule message, if any."""
+    ncu_rule: str | None = None
+    detail: str = ""
+    """One sentence with the specifics (e.g. which resource limits occupancy)."""
+    guard: str = ""
+    """Set when a guard rail lowered the severity: why this is not a real problem here."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "level": self.level,
+            "title": self.title,
+            "detail": self.detail,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "remedy": self.remedy,
+            "ncu_speedup": self.ncu_speedup,
+            "ncu_rule": self.ncu_rule,
+            "guard": self.guard or None,
+        }
+
+
+@dataclass(frozen=True)
+class GuardRail:
+    """A common misjudgment the diagnosis avoided, with the numbers that show why."""
+
+    id: str
+    text: str
+    evidence: tuple[Evidence, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "evidence": [e.to_dict() for e in self.evidence]}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Everything the diagnosis says about one kernel."""
+
+    bottleneck: Bottleneck
+    flags: tuple[Flag, ...] = ()
+    guard_rails: tuple[GuardRail, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What could not be checked and why (sections not collected, zero duration, ...)."""
+    roofline: Roofline | None = None
+    skipped: tuple[str, ...] = field(default=())
+    """Flag ids that could not be evaluated for lack of metrics."""
+
+    @property
+    def label(self) -> str:
+        return self.bottleneck.label
+
+    def flag(self, flag_id: str) -> Flag | None:
+        return next((f for f in self.flags if f.id == flag_id), None)
+
+    def has_flag(self, flag_id: str, *, min_severity: str = "info") -> bool:
+        f = self.flag(flag_id)
+        return f is not None and _RANK[f.severity] >= _RANK[min_severity]
+
+    @property
+    def worst_severity(self) -> str | None:
+        if not self.flags:
+            return None
+        return max((f.severity for f in self.flags), key=_RANK.__getitem__)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The export contract: ``bottleneck``, ``flags``, plus guard rails, notes, roofline."""
+        return {
+            "bottleneck": self.bottleneck.to_dict(),
+            "flags": [f.to_dict() for f in self.flags],
+            "guard_rails": [g.to_dict() for g in self.guard_rails],
+            "notes": list(self.notes),
+            "skipped_flags": list(self.skipped),
+            "roofline": self.roofline.to_dict() if self.roofline is not None else {},
+        }
+
+
+_RANK = {"info": 0, "warning": 1, "critical": 2}
+
+
+def severity_rank(severity: str) -> int:
+    return _RANK.get(severity, -1)

@@ -1,0 +1,22 @@
+"""The roofline of each kernel, from the report's own metrics and ceilings."""
+
+from kernelscope.parsers.roofline.compute import compute_roofline, level_bandwidth
+from kernelscope.parsers.roofline.model import Ceiling, PrecisionPoint, Roofline
+from kernelscope.parsers.roofline.spec import (
+    PRECISION_KEYS,
+    PRECISIONS,
+    ROOFLINE_METRICS,
+    ROOFLINE_SECTIONS,
+)
+
+__all__ = [
+    "PRECISIONS",
+    "PRECISION_KEYS",
+    "ROOFLINE_METRICS",
+    "ROOFLINE_SECTIONS",
+    "Ceiling",
+    "PrecisionPoint",
+    "Roofline",
+    "compute_roofline",
+    "level_bandwidth",
+]

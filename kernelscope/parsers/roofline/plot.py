@@ -1,0 +1,212 @@
+"""An ASCII log-log roofline of many kernels, drawn with plotext (6.x API).
+
+``render_roofline`` is a pure function of its arguments that returns the chart's text. plotext
+keeps one global figure, so call it from one thread at a time (the UI thread in the TUI).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
+from kernelscope.parsers.roofline.spec import PRECISIONS
+
+_TITLES = {p.key: p.title for p in PRECISIONS}
+_LEVEL_TITLES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+_LEVEL_COLORS = {"dram": "orange", "l2": "cyan", "l1": "green"}
+SELECTED_MARK = "◆"
+KERNEL_MARK = "•"
+RIDGE_MARK = "▲"
+
+
+@dataclass(frozen=True)
+class ChartKernel:
+    """One kernel to draw: its id, a short name and its roofline (None if not computed)."""
+
+    id: int
+    name: str
+    roofline: Roofline | None
+
+
+@dataclass(frozen=True)
+class RooflineChart:
+    text: str
+    precision: str
+    level: str
+    plotted: tuple[int, ...]
+    not_plotted: tuple[tuple[int, str, str], ...]
+    """(kernel id, name, reason) of every kernel that has no point on this chart."""
+
+
+def _si(value: float) -> str:
+    for div, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= div:
+            return f"{value / div:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _thin(ticks: list[int], most: int) -> list[int]:
+    """Every k-th decade so that at most ``most`` tick labels remain."""
+    step = max(1, math.ceil(len(ticks) / most))
+    return ticks[::step]
+
+
+def _point_xy(point: PrecisionPoint, level: str) -> tuple[float, float] | str:
+    if point.flops_per_s <= 0:
+        return f"no {_TITLES.get(point.precision, point.precision)} work"
+    intensity = point.intensity_by_level.get(level)
+    if intensity is None or intensity <= 0:
+        return f"no {_LEVEL_TITLES.get(level, level)} traffic measured"
+    return intensity, point.flops_per_s
+
+
+def _collect(
+    kernels: Sequence[ChartKernel], precision: str, level: str
+) -> tuple[dict[int, tuple[float, float]], list[tuple[int, str, str]]]:
+    xy: dict[int, tuple[float, float]] = {}
+    missing: list[tuple[int, str, str]] = []
+    for k in kernels:
+        if k.roofline is None:
+            missing.append((k.id, k.name, "roofline metrics not collected"))
+            continue
+        point = k.roofline.point(precision)
+        if point is None:
+            reason = k.roofline.missing.get(precision, "roofline metrics not collected")
+            missing.append((k.id, k.name, reason))
+            continue
+        found = _point_xy(point, level)
+        if isinstance(found, str):
+            missing.append((k.id, k.name, found))
+        else:
+            xy[k.id] = found
+    return xy, missing
+
+
+def _reference(kernels: Sequence[ChartKernel], precision: str, selected: int | None):
+    """The point whose ceilings are drawn: the selected kernel's, else the first available."""
+    ordered = sorted(kernels, key=lambda k: k.id != selected)
+    for k in ordered:
+        point = k.roofline.point(precision) if k.roofline is not None else None
+        if point is not None and point.peak_flops_per_s and point.ceilings:
+            return point
+    return None
+
+
+def _wrap(parts: list[str], width: int) -> list[str]:
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 2 + len(part) <= width:
+            lines[-1] += "  " + part
+        else:
+            lines.append(part)
+    return lines
+
+
+def _legend(ref: PrecisionPoint | None, level: str, precision: str, width: int) -> list[str]:
+    parts = []
+    if ref is not None and ref.peak_flops_per_s:
+        parts.append(f"peak {_TITLES.get(precision, precision)} {_si(ref.peak_flops_per_s)}FLOP/s")
+        for c in ref.ceilings:
+            ridge = f" (ridge {c.ridge_intensity:.3g})" if c.ridge_intensity else ""
+            parts.append(f"{_LEVEL_TITLES[c.level]} {_si(c.bytes_per_s)}B/s{ridge}")
+    parts += [
+        f"{SELECTED_MARK} selected",
+        f"{KERNEL_MARK} other kernels",
+        f"{RIDGE_MARK} ridge",
+        f"x: FLOP per {_LEVEL_TITLES.get(level, level)} byte",
+    ]
+    return _wrap(parts, width)
+
+
+def render_roofline(
+    kernels: Sequence[ChartKernel],
+    *,
+    precision: str = "fp32",
+    selected: int | None = None,
+    width: int = 80,
+    height: int = 24,
+    level: str = "dram",
+    color: bool = True,
+) -> RooflineChart:
+    """Draw every kernel as a point on a log-log roofline of ``precision`` (``fp64``, ``fp32``,
+    ``fp16`` or ``tensor``), the ``selected`` one highlighted and labelled, with the memory
+    ceilings of the selected (or first) kernel and their ridge points. Kernels without a point
+    are returned in ``not_plotted`` with the reason, and counted under the chart."""
+    import plotext as plt
+
+    xy, missing = _collect(kernels, precision, level)
+    ref = _reference(kernels, precision, selected)
+    names = {k.id: k.name for k in kernels}
+    legend = _legend(ref, level, precision, max(20, width))
+    if missing:
+        legend.append(f"not plotted: {len(missing)} kernel(s), see the list")
+    chart_h = max(8, height - len(legend))
+    fig = plt.figure
+    fig.clear()
+    plt.terminal.limit(False, False)
+    fig.plot_size(max(20, width), chart_h)
+    fig.theme("simple" if color else "colorless")
+    lg = math.log10
+    xs = [x for x, _ in xy.values()]
+    ys = [y for _, y in xy.values()]
+    peak = ref.peak_flops_per_s if ref is not None else None
+    ridges = [c.ridge_intensity for c in ref.ceilings if c.ridge_intensity] if ref else []
+    # plotext's log rulers mishandle explicit ticks, so the chart is drawn in log10 units.
+    x_lo = math.floor(lg(min([*xs, *ridges, 1.0]) / 2))
+    x_hi = math.ceil(lg(max([*xs, *ridges, 1.0]) * 2))
+    y_lo = math.floor(lg(min([*ys, *([peak / 1e3] if peak else [])] or [1e9]) / 2))
+    y_hi = math.ceil(lg(max([*ys, *([peak] if peak else [])] or [1e12]) * 1.2))
+    fig.ruler("x").lim(x_lo, x_hi)
+    fig.ruler("y").lim(y_lo, y_hi)
+    xt = _thin(list(range(x_lo, x_hi + 1)), max(2, (max(20, width) - 6) // 7))
+    yt = _thin(list(range(y_lo, y_hi + 1)), max(2, (chart_h - 5) // 2))
+    fig.ruler("x").ticks(xt, [_si(10.0**t) for t in xt])
+    fig.ruler("y").ticks(yt, [_si(10.0**t) for t in yt])
+    if ref is not None and peak:
+        for c in ref.ceilings:
+            if not c.ridge_intensity:
+                continue
+            roof = fig.signal(
+                [x_lo, lg(c.ridge_intensity), x_hi],
+                [lg(c.bytes_per_s) + x_lo, lg(peak), lg(peak)],
+                marker=plt.marker("braille", pixel=_LEVEL_COLORS.get(c.level)),
+            )
+            fig.draw(roof.lines())
+        fig.draw(
+            fig.signal(
+                [lg(r) for r in ridges],
+                [lg(peak)] * len(ridges),
+                marker=plt.marker(RIDGE_MARK, pixel="red"),
+            )
+        )
+    others = [k for k in xy if k != selected]
+    if others:
+        fig.draw(
+            fig.signal(
+                [lg(xy[k][0]) for k in others],
+                [lg(xy[k][1]) for k in others],
+                marker=plt.marker(KERNEL_MARK, pixel="blue"),
+            )
+        )
+    if selected is not None and selected in xy:
+        sx, sy = lg(xy[selected][0]), lg(xy[selected][1])
+        right_half = sx - x_lo > 0.6 * (x_hi - x_lo)
+        name = names[selected]
+        label = f"{name} {SELECTED_MARK}" if right_half else f"{SELECTED_MARK} {name}"
+        mark = plt.colorize(label, "red") if color else label
+        text = fig.text(sx, sy, mark, alignment="right" if right_half else "left")
+        fig.draw(text)
+    fig.title(f"{_TITLES.get(precision, precision)} roofline")
+    fig.label("FLOP/byte", axis="x")
+    fig.label("FLOP/s", axis="y")
+    text = fig.build().string(colorless=not color)
+    text = text.rstrip("\n") + "\n" + "\n".join(legend)
+    return RooflineChart(
+        text=text,
+        precision=precision,
+        level=level,
+        plotted=tuple(xy),
+        not_plotted=tuple(missing),
+    )

@@ -1,0 +1,195 @@
+"""Each label and flag at its thresholds, on a real kernel's metrics with a few values changed.
+
+The real-kernel tests (test_labels, test_flags) say the engine is right on real data; these say
+each threshold sits where docs/diagnosis.md puts it, for the cases a sample does not show yet.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
+from kernelscope.parsers.diagnosis import Diagnosis, diagnose
+from kernelscope.parsers.ncu import Metric
+from tests.diagnosis.conftest import find
+
+SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+MEM = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+L1 = "l1tex__throughput.avg.pct_of_peak_sustained_active"
+L2 = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+ACH = "sm__warps_active.avg.pct_of_peak_sustained_active"
+THEO = "sm__maximum_warps_per_active_cycle_pct"
+FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+TENSOR = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+TPI = "smsp__thread_inst_executed_per_inst_executed.ratio"
+ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+LAT = "smsp__average_warp_latency_per_inst_issued.ratio"
+BARRIER = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"
+HFMA = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed"
+
+
+def run(base: str, sections: tuple[str, ...] | None = None, **changes: float) -> Diagnosis:
+    """Diagnose zoo_a's ``base`` kernel with metrics replaced (keys use __ for dots)."""
+    k = find("zoo_a", base)
+    metrics = dict(k.summary.metrics)
+    for key, value in changes.items():
+        name = NAMES.get(key, key)
+        metrics[name] = Metric(name=name, value=value, unit="")
+    return diagnose(metrics, k.summary.rules, k.summary.sections if sections is None else sections)
+
+
+NAMES = {
+    "sm": SM,
+    "mem": MEM,
+    "dram": DRAM,
+    "l1": L1,
+    "l2": L2,
+    "ach": ACH,
+    "theo": THEO,
+    "fma": FMA,
+    "tensor": TENSOR,
+    "tpi": TPI,
+    "issue": ISSUE,
+    "lat": LAT,
+    "barrier": BARRIER,
+    "grid": "launch__grid_size",
+    "waves": "launch__waves_per_multiprocessor",
+    "dur": "gpu__time_duration.sum",
+    "hfma": HFMA,
+    "local_ld": "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+    "limit_regs": "launch__occupancy_limit_registers",
+}
+
+
+# -- labels ---------------------------------------------------------------------------------
+def test_launch_bound_small_grid_idle_gpu() -> None:
+    assert run("saxpy", grid=8, sm=3, mem=5, dram=5).label == "launch-bound"
+    # the same grid with a busy memory side is not launch-bound
+    assert run("saxpy", grid=8, sm=3, mem=90, dram=85).label == "dram-bound"
+
+
+def test_launch_bound_short_kernel() -> None:
+    assert run("saxpy", dur=3000, sm=2, mem=4, dram=4).label == "launch-bound"
+    assert run("saxpy", dur=T.short_kernel_ns, sm=2, mem=4, dram=4).label != "launch-bound"
+
+
+def test_dram_bound_threshold() -> None:
+    assert run("transpose_sm<1>", dram=T.dram_bound_pct).label == "dram-bound"
+    assert run("transpose_sm<1>", dram=T.dram_bound_pct - 0.1).label != "dram-bound"
+
+
+def test_l2_bound_when_l2_is_the_hot_unit() -> None:
+    d = run("transpose_sm<1>", dram=40, mem=85, sm=20, l1=30, l2=85)
+    assert d.label == "l2-bound"
+
+
+def test_compute_bound_needs_a_busy_pipe() -> None:
+    assert run("mm_tiled", sm=90, mem=40, fma=85).label == "compute-bound"
+    assert run("mm_tiled", sm=90, mem=40, fma=30).label == "instruction-bound"
+
+
+def test_divergence_bound_on_the_compute_side() -> None:
+    assert run("mm_tiled", sm=90, mem=40, fma=30, tpi=12).label == "divergence-bound"
+
+
+def test_occupancy_bound_when_nothing_is_busy() -> None:
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20)
+    assert d.label == "occupancy-bound"
+    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=60).label == "latency-bound"
+
+
+def test_divergence_bound_when_nothing_is_busy() -> None:
+    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, tpi=10).label == "divergence-bound"
+
+
+def test_balanced_when_both_sides_busy_without_a_math_pipe() -> None:
+    assert run("mm_tiled", sm=85, mem=88, fma=30).label == "balanced"
+    assert run("mm_tiled", sm=85, mem=88, fma=70).label == "compute-bound"
+
+
+# -- flags ----------------------------------------------------------------------------------
+def test_grid_too_small_and_its_severity() -> None:
+    assert run("saxpy", grid=100).flag("grid-too-small").severity == "info"
+    assert run("saxpy", grid=50).flag("grid-too-small").severity == "warning"
+    assert run("saxpy", grid=8).flag("grid-too-small").severity == "critical"
+    assert run("saxpy", grid=132).flag("grid-too-small") is None
+
+
+@pytest.mark.parametrize(
+    ("waves", "severity"), [(1.5, "critical"), (2.6, "warning"), (3.9, None), (62.06, None)]
+)
+def test_tail_effect(waves: float, severity: str | None) -> None:
+    flag = run("saxpy", waves=waves).flag("tail-effect")
+    assert (flag.severity if flag else None) == severity
+
+
+def test_short_kernel() -> None:
+    assert run("saxpy", dur=2000).flag("short-kernel").severity == "warning"
+    assert run("saxpy", dur=6000).flag("short-kernel") is None
+
+
+def test_low_occupancy_and_the_by_design_guard() -> None:
+    assert run("transpose_sm<1>", ach=40).flag("low-occupancy").severity == "warning"
+    assert run("transpose_sm<1>", ach=20).flag("low-occupancy").severity == "critical"
+    busy = run("mm_tiled", ach=30, theo=30, tensor=80)
+    flag = busy.flag("low-occupancy")
+    assert flag is not None and flag.severity == "info" and flag.guard
+    assert any(g.id == "occupancy-by-design" for g in busy.guard_rails)
+    assert busy.label != "occupancy-bound"
+
+
+def test_occupancy_limiter_names_the_resource() -> None:
+    d = run("transpose_sm<1>", theo=25, limit_regs=1)
+    flag = d.flag("occupancy-limiter")
+    assert flag is not None and flag.severity == "warning"
+    assert flag.detail.startswith("Registers limit the SM to 1 block")
+
+
+def test_register_spill() -> None:
+    flag = run("transpose_sm<1>", local_ld=2_000_000).flag("register-spill")
+    assert flag is not None and flag.severity == "critical"
+    assert run("transpose_sm<1>", local_ld=0).flag("register-spill") is None
+
+
+def test_warp_divergence() -> None:
+    assert run("saxpy", tpi=20).flag("warp-divergence").severity == "warning"
+    assert run("saxpy", tpi=12).flag("warp-divergence").severity == "critical"
+    assert run("saxpy", tpi=31).flag("warp-divergence") is None
+
+
+def test_no_tensor_core_for_half_fma_work() -> None:
+    d = run("mm_tiled", hfma=1200.0, tensor=0.0)
+    flag = d.flag("no-tensor-core")
+    assert flag is not None and flag.severity == "warning"
+    assert run("mm_tiled", hfma=1200.0, tensor=50.0).flag("no-tensor-core") is None
+    assert run("mm_tiled", hfma=1.0, tensor=0.0).flag("no-tensor-core") is None
+
+
+def test_barrier_stalls() -> None:
+    d = run("transpose_sm<1>", barrier=0.4 * 83.89)
+    assert d.flag("barrier-stalls").severity == "warning"
+
+
+def test_stalls_ignored_when_issue_slots_are_busy() -> None:
+    d = run("mm_tiled", issue=75)
+    assert d.flag("mio-throttle") is None
+    assert any(g.id == "stalls-with-busy-issue" for g in d.guard_rails)
+
+
+def test_l1tex_pressure_needs_quiet_dram() -> None:
+    assert run("mm_naive", dram=60).flag("l1tex-pressure") is None
+
+
+def test_bank_conflict_severity_steps() -> None:
+    k = find("zoo_a", "transpose_sm<1>")
+    wavefronts = k.summary.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"].number
+    name = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+    assert (
+        run("transpose_sm<1>", **{name: 0.2 * wavefronts}).flag("shared-bank-conflicts").severity
+        == "warning"
+    )
+    assert (
+        run("transpose_sm<1>", **{name: 0.6 * wavefronts}).flag("shared-bank-conflicts").severity
+        == "critical"
+    )

@@ -1,0 +1,113 @@
+"""The diagnosis in the TUI: list columns, the Diagnosis pane and the roofline screen."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from textual.pilot import Pilot
+
+from kernelscope.parsers.diagnosis.cache import summary_diagnosis
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.screens.roofline import RooflineScreen
+from kernelscope.tui.app import create_app
+from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
+from kernelscope.tui.widgets.roofline_plot import RooflinePlot
+
+
+async def settle(pilot: Pilot[object]) -> None:
+    for _ in range(8):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def screen_text(app: object) -> str:
+    width, height = app.size  # type: ignore[attr-defined]
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, color_system=None
+    )
+    screen = app.screen  # type: ignore[attr-defined]
+    console.print(
+        screen._compositor.render_update(
+            full=True,
+            screen_stack=app._background_screens,  # type: ignore[attr-defined]
+        )
+    )
+    return console.export_text()
+
+
+async def test_list_shows_bottleneck_and_flags_columns() -> None:
+    app = create_app()
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, KernelListScreen)
+        text = screen_text(app)
+        assert "Bottleneck" in text and "Flags" in text
+        for summary in app.summaries:
+            assert summary_diagnosis(summary).label in text
+        assert "shared-bank-conflict" in text
+
+
+async def test_diagnosis_pane_shows_label_flags_remedy_and_roofline() -> None:
+    app = create_app()
+    async with app.run_test(size=(150, 60)) as pilot:
+        await settle(pilot)
+        app.action_open_kernel(4)
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDetailScreen)
+        await pilot.press("8")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        view = app.screen.query_one(DiagnosisView)
+        assert view.diagnosis is not None and view.diagnosis.label == "shared-bank-conflict"
+        text = screen_text(app)
+        assert "Bottleneck: shared-bank-conflict" in text
+        assert "Shared-memory bank conflicts" in text
+        assert "NCU est. speedup 93.1%" in text
+        assert "Pad the row stride" in text
+        plot = app.screen.query_one(RooflinePlot)
+        assert plot.view is not None and plot.view.selected == 4
+
+
+async def test_roofline_screen_keys() -> None:
+    app = create_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "down")  # mm_tiled
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        screen = app.screen
+        assert isinstance(screen, RooflineScreen)
+        assert screen.selected == 3 and screen.precision == "fp32"
+        text = screen_text(app)
+        assert "FP32 roofline" in text
+        assert "mm_tiled" in text and "◆" in text
+        assert "Not plotted (3)" in text and "no FP32 work" in text
+        await pilot.press("n")
+        assert screen.selected == 0  # wraps around the plotted kernels 0, 2, 3
+        await pilot.press("f")
+        assert screen.precision == "fp16"
+        await pilot.press("m")
+        assert screen.level == "l2"
+        await pilot.pause(0.2)
+        assert "FP16/BF16 roofline" in screen_text(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, KernelListScreen)
+        assert app.screen.highlighted_id() == 0
+
+
+async def test_roofline_enter_opens_the_selected_kernel() -> None:
+    app = create_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("n", "n")
+        selected = app.screen.selected
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDetailScreen)
+        assert app.screen.kernel_id == selected
