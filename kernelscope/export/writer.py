@@ -42,7 +42,8 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
     from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
     with open_for_analysis(path) as report:
-        analyzed = analyze(report)
+        every_record = options.fmt in ("md", "json") and not options.pattern and options.top is None
+        analyzed = analyze(report, details=every_record)
         if options.fmt == "json":
             doc = build_ncu_document(
                 analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics

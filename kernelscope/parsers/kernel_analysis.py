@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose
+from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
+from kernelscope.parsers.ncu.summary_reader import make_row
 
 ProgressFn = Callable[[int, int], None]
 
@@ -45,6 +46,8 @@ class AnalyzedReport:
     total_ns: float
     sections: frozenset[str]
     """Every section identifier collected for at least one kernel."""
+    details: dict[int, KernelDetail] = field(default_factory=dict)
+    """Details read in the same pass as the summaries (exports of every kernel)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -68,10 +71,15 @@ class AnalyzedReport:
     ) -> Iterator[tuple[KernelDetail, Diagnosis]]:
         """Details (with source hot spots) and diagnoses of ``kernel_ids``, in that order;
         many kernels are read in worker processes."""
+        if all(k in self.details for k in kernel_ids):
+            # The summaries were made from these details, so their diagnoses are the same.
+            for k in kernel_ids:
+                yield self.details[k], self.kernels[k].diagnosis
+            return
         pending: dict[int, KernelDetail] = {}
         order = iter(kernel_ids)
         want = next(order, None)
-        for batch in self.report.iter_details(list(kernel_ids)):
+        for batch in self.report.iter_details(list(kernel_ids), curves=False):
             for detail in batch:
                 pending[detail.id] = detail
             while want is not None and want in pending:
@@ -105,18 +113,53 @@ def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], flo
     return shares, total
 
 
-def analyze(report: NcuReport, progress: ProgressFn | None = None) -> AnalyzedReport:
-    """Summarise and diagnose every kernel of an opened report."""
+def summary_from_detail(detail: KernelDetail) -> KernelSummary:
+    """The list's summary of a kernel whose detail was read (the detail holds every metric
+    the summary needs)."""
+    names = (detail.name, detail.demangled, detail.mangled)
+    handle = (detail.range_idx, detail.action_idx)
+    return KernelSummary(
+        row=make_row(detail.id, handle, names, detail.metrics),
+        metrics=detail.metrics,
+        rules=detail.rules,
+        sections=frozenset(detail.sections),
+    )
+
+
+def analyze(
+    report: NcuReport, progress: ProgressFn | None = None, *, details: bool = False
+) -> AnalyzedReport:
+    """Summarise and diagnose every kernel of an opened report. With ``details``, read every
+    kernel's full detail (with source hot spots) in the same single pass, for exports that
+    write a record per kernel."""
     summaries: list[KernelSummary] = []
-    for batch in report.iter_summaries():
-        summaries.extend(batch)
-        if progress is not None:
-            progress(len(summaries), report.kernel_count)
+    kept: dict[int, KernelDetail] = {}
+    early: dict[int, Diagnosis] = {}
+    if details:
+        ids = list(range(report.kernel_count))
+        for batch in report.iter_details(ids, curves=False, analyse=diagnose_detail):
+            for detail, diagnosis in batch:
+                kept[detail.id] = detail
+                early[detail.id] = diagnosis
+                summaries.append(summary_from_detail(detail))
+            if progress is not None:
+                progress(len(summaries), report.kernel_count)
+    else:
+        for batch in report.iter_summaries():
+            summaries.extend(batch)
+            if progress is not None:
+                progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)
     shares, total = time_shares(summaries)
     kernels = tuple(
-        AnalyzedKernel(s, diagnose_summary(s, share), share)
+        AnalyzedKernel(
+            s,
+            with_time_share(early[s.id], share) if s.id in early else diagnose_summary(s, share),
+            share,
+        )
         for s, share in zip(summaries, shares, strict=True)
     )
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
-    return AnalyzedReport(report=report, kernels=kernels, total_ns=total, sections=sections)
+    return AnalyzedReport(
+        report=report, kernels=kernels, total_ns=total, sections=sections, details=kept
+    )

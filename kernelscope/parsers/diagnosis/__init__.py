@@ -6,7 +6,7 @@
 """
 
 from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, SEVERITIES, FlagSpec
-from kernelscope.parsers.diagnosis.engine import diagnose
+from kernelscope.parsers.diagnosis.engine import diagnose, with_time_share
 from kernelscope.parsers.diagnosis.evidence import Evidence
 from kernelscope.parsers.diagnosis.names import REQUIRED_METRICS
 from kernelscope.parsers.diagnosis.result import LABELS, Bottleneck, Diagnosis, Flag, GuardRail
@@ -27,4 +27,5 @@ __all__ = [
     "GuardRail",
     "Thresholds",
     "diagnose",
+    "with_time_share",
 ]

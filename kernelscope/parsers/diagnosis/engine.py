@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.catalog import CATALOG, FlagSpec
@@ -81,15 +82,6 @@ def diagnose(
     facts = gather(values, roofline, thresholds)
     guards = guard_rails(facts, thresholds)
     bottleneck = classify(facts, thresholds)
-    if time_share is not None:
-        bottleneck = Bottleneck(
-            bottleneck.label,
-            bottleneck.summary,
-            (
-                ev("time", "share of profiled GPU time", time_share, note="weigh the effort"),
-                *bottleneck.evidence,
-            ),
-        )
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
     zero = facts.duration_ns is not None and facts.duration_ns <= 0
@@ -126,16 +118,31 @@ def diagnose(
         )
     if zero:
         notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
-    if time_share is not None and time_share < 0.01:
-        notes.insert(0, f"This kernel is {time_share:.2%} of the profiled GPU time.")
     flags.sort(key=lambda f: (f.level, -_RANK[f.severity]))
-    return Diagnosis(
+    diagnosis = Diagnosis(
         bottleneck=bottleneck,
         flags=tuple(flags),
         guard_rails=tuple(guards.values()),
         notes=tuple(notes),
         roofline=roofline,
         skipped=tuple(skipped),
+    )
+    return with_time_share(diagnosis, time_share)
+
+
+def with_time_share(diagnosis: Diagnosis, time_share: float | None) -> Diagnosis:
+    """``diagnosis`` with the kernel's share of the profiled GPU time (0-1) added as the
+    first evidence (step 0 of the method) and, when it is under 1 %, as the first note. Lets
+    worker processes diagnose kernels before the report's total time is known."""
+    if time_share is None:
+        return diagnosis
+    b = diagnosis.bottleneck
+    share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
+    notes = diagnosis.notes
+    if time_share < 0.01:
+        notes = (f"This kernel is {time_share:.2%} of the profiled GPU time.", *notes)
+    return replace(
+        diagnosis, bottleneck=Bottleneck(b.label, b.summary, (share, *b.evidence)), notes=notes
     )
 
 

@@ -88,8 +88,11 @@ def build_detail(
     action_idx: int,
     names: tuple[str, str, str],
     extra_metrics: tuple[str, ...] = (),
+    *,
+    curves: bool = True,
 ) -> KernelDetail:
-    """Read every metric the panes (and ``extra_metrics``) need for one kernel."""
+    """Read every metric the panes (and ``extra_metrics``) need for one kernel; ``curves``
+    also reads the occupancy curves (half the cost on small kernels; exports skip them)."""
     sections: dict[str, str] = {}
     section_metrics: dict[str, tuple[str, ...]] = {}
     stall_reasons: list[str] = []
@@ -121,11 +124,11 @@ def build_detail(
         m = read_metric(action, name)
         if m is not None:
             metrics[name] = m
-    curves = {}
-    for _, name in OCCUPANCY_CURVES:
+    series_by_name = {}
+    for _, name in OCCUPANCY_CURVES if curves else ():
         series = read_series(action, name)
         if series is not None and series.points:
-            curves[name] = series
+            series_by_name[name] = series
     grid = _dims(metrics, "launch__grid_dim_")
     block = _dims(metrics, "launch__block_dim_")
     name, demangled, mangled = names
@@ -143,7 +146,7 @@ def build_detail(
         section_metrics=section_metrics,
         breakdowns=breakdowns,
         stall_reasons=tuple(stall_reasons),
-        curves=curves,
+        curves=series_by_name,
         rules=read_rules(action),
     )
 

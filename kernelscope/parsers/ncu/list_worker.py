@@ -6,9 +6,10 @@ short-lived children that stream plain model objects back; several children spli
 between cores.
 
 Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids, shard, shards,
-metrics (summary mode), extra (detail mode), rules, source, batch_seconds.
-Output (stdout): frames of an 8-byte big-endian length and a pickled list of objects
-(KernelSummary or KernelDetail), ending with an empty list.
+metrics (summary mode), extra, source, curves and diagnose (detail mode: a picklable function
+of a KernelDetail whose result is sent with it), rules, batch_seconds.
+Output (stdout): frames of an 8-byte big-endian length and a pickled list of results
+(KernelSummary, KernelDetail or (KernelDetail, diagnose result)), ending with an empty list.
 """
 
 from __future__ import annotations
@@ -33,10 +34,13 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     action = ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
     if job["mode"] == "summary":
         return read_summary(action, kernel_id, handle, job["metrics"], job["rules"])
-    detail = build_detail(action, kernel_id, *handle, action_names(action), job["extra"])
+    detail = build_detail(
+        action, kernel_id, *handle, action_names(action), job["extra"], curves=job["curves"]
+    )
     if job.get("source") and detail.has_section("SourceCounters"):
         detail.source = read_source_hotspots(action)
-    return detail
+    diagnose = job.get("diagnose")
+    return (detail, diagnose(detail)) if diagnose is not None else detail
 
 
 def main() -> int:

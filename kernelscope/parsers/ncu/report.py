@@ -177,11 +177,15 @@ class NcuReport:
         kernel_ids: list[int],
         *,
         source: bool = True,
+        curves: bool = True,
+        analyse: Callable[[KernelDetail], Any] | None = None,
         processes: int | None = None,
         cancelled: Callable[[], bool] | None = None,
-    ) -> Iterator[list[KernelDetail]]:
+    ) -> Iterator[list[Any]]:
         """Yield the details of ``kernel_ids`` in batches (with source hot spots when
-        ``source``), from child processes when there are many; order is not kept."""
+        ``source``), from child processes when there are many; order is not kept. With
+        ``analyse`` (a picklable module-level function), each item is ``(detail,
+        analyse(detail))``, computed in the children."""
         if processes is None:
             small = len(kernel_ids) <= IN_PROCESS_LIMIT
             processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
@@ -191,7 +195,8 @@ class NcuReport:
                     return
                 if source:
                     self.source_hotspots(kernel_id)
-                yield [self.detail(kernel_id)]
+                detail = self.detail(kernel_id)
+                yield [(detail, analyse(detail)) if analyse is not None else detail]
             return
         job = {
             "path": str(self._temp or self.path),
@@ -199,6 +204,8 @@ class NcuReport:
             "ids": list(kernel_ids),
             "extra": self._extra,
             "source": source,
+            "curves": curves,
+            "diagnose": analyse,
         }
         yield from iter_from_workers(job, min(processes, len(kernel_ids)), cancelled)
 

@@ -1,0 +1,228 @@
+"""One kernel in detail: a header line and one pane per concern, in diagnosis order."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker
+
+from kernelscope.parsers.ncu import KernelDetail, NcuReport
+from kernelscope.parsers.ncu.panes import PANES
+from kernelscope.screens.panes import PANE_TYPES, Pane, SourceNeeded, SourcePane
+from kernelscope.tui.messages import DetailLoaded, SourceLoaded
+from kernelscope.tui.widgets.format import NOT_AVAILABLE, fmt_duration
+
+if TYPE_CHECKING:
+    from kernelscope.tui.app import KernelscopeApp
+
+PANE_IDS = tuple(spec.id for spec in PANES)
+
+
+class KernelOrder(Protocol):
+    """The order n/p walk in (the kernel list's current sort and filter)."""
+
+    def neighbor(self, kernel_id: int, step: int) -> int | None: ...
+
+    def position(self, kernel_id: int) -> tuple[int, int] | None: ...
+
+
+def _pane_bindings() -> list[Binding]:
+    return [
+        Binding(
+            str(number), f"show_pane('{spec.id}')", spec.title, show=False,
+            id=f"detail.pane-{spec.id}", tooltip=f"Show the {spec.title} pane.",
+        )
+        for number, spec in enumerate(PANES, start=1)
+    ]
+
+
+class KernelDetailScreen(Screen[int]):
+    """Kernel ``kernel_id``'s panes; dismissed with the kernel shown last."""
+
+    HELP_TITLE = "Kernel detail"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        *_pane_bindings(),
+        Binding("tab", "next_pane", "Next pane", show=False, id="detail.next-pane",
+                tooltip="Show the next pane."),
+        Binding("shift+tab", "prev_pane", "Previous pane", show=False, id="detail.prev-pane",
+                tooltip="Show the previous pane."),
+        Binding("n", "next_kernel", "Next kernel", id="detail.next-kernel",
+                tooltip="Show the next kernel of the list (its sort and filter), same pane."),
+        Binding("p", "prev_kernel", "Prev kernel", id="detail.prev-kernel",
+                tooltip="Show the previous kernel of the list, same pane."),
+        Binding("escape,backspace", "back", "Back", id="detail.back",
+                tooltip="Back to the kernel list."),
+    ]
+
+    def __init__(
+        self, kernel_id: int, *, order: KernelOrder | None = None, pane: str | None = None
+    ) -> None:
+        super().__init__(id="kernel-detail")
+        self.kernel_id = kernel_id
+        self.order = order
+        self.initial_pane = pane if pane in PANE_IDS else PANE_IDS[0]
+        self.detail: KernelDetail | None = None
+        self.fetching = False
+        self._shown: dict[str, int] = {}
+
+    @property
+    def kapp(self) -> KernelscopeApp:
+        return cast("KernelscopeApp", self.app)
+
+    @property
+    def report(self) -> NcuReport:
+        report = self.kapp.report
+        assert report is not None, "the detail screen needs an opened report"
+        return report
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="detail-header")
+        with TabbedContent(id="panes", initial=self.initial_pane):
+            for number, pane_type in enumerate(PANE_TYPES, start=1):
+                with TabPane(f"{number} {pane_type.tab_label}", id=pane_type.spec.id):
+                    yield pane_type()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_kernel(self.kernel_id)
+        self.active_pane().focus()
+
+    # -- which kernel ----------------------------------------------------------------------
+    def show_kernel(self, kernel_id: int) -> None:
+        """Show ``kernel_id`` in the current pane (at once when its detail is cached)."""
+        self.kernel_id = kernel_id
+        detail = self.report.cached_detail(kernel_id)
+        if detail is not None:
+            self._display(detail)
+            return
+        self.fetching = True
+        self._update_header()
+        self._load_detail(self.report, kernel_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    def _load_detail(self, report: NcuReport, kernel_id: int) -> None:
+        self.post_message(DetailLoaded(report.detail(kernel_id)))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="prefetch")
+    def _prefetch(self, report: NcuReport, kernel_ids: list[int]) -> None:
+        report.prefetch(kernel_ids)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="source")
+    def _load_source(self, report: NcuReport, kernel_id: int) -> None:
+        self.post_message(SourceLoaded(kernel_id, report.source_hotspots(kernel_id)))
+
+    @on(DetailLoaded)
+    def _detail_loaded(self, event: DetailLoaded) -> None:
+        if event.detail.id == self.kernel_id:
+            self._display(event.detail)
+
+    @on(SourceNeeded)
+    def _source_needed(self, event: SourceNeeded) -> None:
+        self._load_source(self.report, event.kernel_id)
+
+    @on(SourceLoaded)
+    def _source_loaded(self, event: SourceLoaded) -> None:
+        self.query_one(SourcePane).show_hotspots(event.kernel_id, event.hotspots)
+
+    def _display(self, detail: KernelDetail) -> None:
+        self.detail = detail
+        self.fetching = False
+        self._shown.clear()
+        self._update_header()
+        self._render_active()
+        neighbors = [self._neighbor(step) for step in (1, -1)]
+        wanted = [n for n in neighbors if n is not None and self.report.cached_detail(n) is None]
+        if wanted:
+            self._prefetch(self.report, wanted)
+
+    def _neighbor(self, step: int) -> int | None:
+        if self.order is not None:
+            return self.order.neighbor(self.kernel_id, step)
+        other = self.kernel_id + step
+        return other if 0 <= other < self.report.kernel_count else None
+
+    def _update_header(self) -> None:
+        summary = self.kapp.summary(self.kernel_id)
+        row = summary.row if summary is not None else {}
+        first = Text()
+        first.append(f"Kernel {self.kernel_id} ", style="bold")
+        first.append(str(row.get("demangled", "")), style="bold cyan")
+        second = Text()
+        second.append(f"grid {row.get('grid', '?')} × block {row.get('block', '?')}")
+        duration = row.get("duration_ns")
+        second.append(" · ")
+        second.append(
+            fmt_duration(duration) if isinstance(duration, (int, float)) else NOT_AVAILABLE,
+            style="bold",
+        )
+        second.append(f" · {self.kapp.device_line()}")
+        position = self.order.position(self.kernel_id) if self.order is not None else None
+        if position is not None:
+            second.append(f" · {position[0]} of {position[1]}", style="dim")
+        if self.fetching:
+            second.append(" · loading…", style="yellow")
+        header = self.query_one("#detail-header", Static)
+        header.update(Text("\n").join([first, second]))
+
+    # -- which pane ------------------------------------------------------------------------
+    @property
+    def active_pane_id(self) -> str:
+        return self.query_one(TabbedContent).active or PANE_IDS[0]
+
+    def active_pane(self) -> Pane:
+        return self.query_one(f"#{self.active_pane_id}-pane", Pane)
+
+    def _render_active(self) -> None:
+        if self.detail is None:
+            return
+        pane_id = self.active_pane_id
+        if self._shown.get(pane_id) != self.detail.id:
+            self.active_pane().show(self.detail)
+            self._shown[pane_id] = self.detail.id
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._render_active()
+        self.active_pane().focus()
+
+    def action_show_pane(self, pane_id: str) -> None:
+        self.query_one(TabbedContent).active = pane_id
+
+    def _step_pane(self, step: int) -> None:
+        position = PANE_IDS.index(self.active_pane_id)
+        self.action_show_pane(PANE_IDS[(position + step) % len(PANE_IDS)])
+
+    def action_next_pane(self) -> None:
+        self._step_pane(1)
+
+    def action_prev_pane(self) -> None:
+        self._step_pane(-1)
+
+    # -- kernel navigation -----------------------------------------------------------------
+    def _step_kernel(self, step: int) -> None:
+        other = self._neighbor(step)
+        if other is None:
+            self.app.bell()
+            self.notify("This is the last kernel." if step > 0 else "This is the first kernel.",
+                        timeout=2)
+            return
+        self.show_kernel(other)
+
+    def action_next_kernel(self) -> None:
+        self._step_kernel(1)
+
+    def action_prev_kernel(self) -> None:
+        self._step_kernel(-1)
+
+    def action_back(self) -> None:
+        self.dismiss(self.kernel_id)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.kapp.worker_failed(event)

@@ -1,0 +1,478 @@
+"""The kernel list: every profiled kernel with its key metrics, sortable and filterable."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
+from textual.worker import Worker
+
+from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.roofline import RooflineScreen
+from kernelscope.tui.columns import NAME_KEY, CellValue, ColumnProvider
+from kernelscope.tui.widgets.format import short_name
+
+if TYPE_CHECKING:
+    from kernelscope.tui.app import KernelscopeApp
+
+ID_KEY = "id"
+"""The ID column's key; its cells hold the plain ID, which ``resort`` reads back."""
+INSTANT_FILTER_ROWS = 500
+"""Up to this many kernels the filter follows every keystroke; beyond, it waits for a pause."""
+FILTER_DELAY = 0.25
+
+OTHER_COLUMNS_WIDTH = 80
+"""Roughly what the columns other than the name take; the name gets the rest (16–72)."""
+
+
+class KernelTable(DataTable[Text]):
+    """The kernel list's table; enter (or a click on the highlighted row) opens a kernel."""
+
+    BINDINGS = [
+        Binding(
+            "enter", "select_cursor", "Open", id="list.open",
+            tooltip="Open the highlighted kernel (clicking a highlighted row does too).",
+        ),
+    ]
+
+
+def _sort_token(value: CellValue) -> tuple[int, float | str]:
+    if isinstance(value, (int, float)):
+        return (0, float(value))
+    return (1, str(value).lower())
+
+
+def compile_filter(text: str) -> re.Pattern[str] | None:
+    """The filter's regex (case-insensitive unless it has a capital); None for no filter.
+
+    Raises ``re.error`` for an invalid expression.
+    """
+    if not text:
+        return None
+    flags = 0 if any(ch.isupper() for ch in text) else re.IGNORECASE
+    return re.compile(text, flags)
+
+
+class KernelListScreen(Screen[None]):
+    """Lists the report's kernels as they load; the app feeds it with ``add_summaries``."""
+
+    HELP_TITLE = "Kernel list"
+    BINDINGS = [
+        Binding(
+            "slash", "filter", "Filter", id="list.filter",
+            tooltip="Filter kernels by a regular expression on their name "
+            "(case-insensitive unless it has a capital); escape clears it.",
+        ),
+        Binding(
+            "colon,g", "jump", "Go to ID", id="list.jump",
+            tooltip="Type a kernel ID and press enter to jump to it.",
+        ),
+        Binding("s", "sort_next", "Sort", id="list.sort", tooltip="Sort by the next column."),
+        Binding(
+            "S", "sort_reverse", "Reverse", id="list.reverse",
+            tooltip="Reverse the sort order (clicking a column header sorts by it).",
+        ),
+        Binding(
+            "escape", "clear_filter", "Clear filter", id="list.clear-filter",
+            tooltip="Clear the filter (or close the filter/ID prompt).",
+        ),
+        Binding(
+            "r", "roofline", "Roofline", id="list.roofline",
+            tooltip="Every kernel on a roofline, the highlighted one selected.",
+        ),
+    ]
+
+    def __init__(self, columns: Sequence[ColumnProvider]) -> None:
+        super().__init__(id="kernel-list")
+        self.columns = tuple(columns)
+        self.sort_key = "id"
+        self.sort_reverse = False
+        self.filter_text = ""
+        self.pattern: re.Pattern[str] | None = None
+        self.listed: list[KernelSummary] = []
+        self._index: dict[int, int] = {}
+        self.input_mode: str | None = None
+        self.loaded = 0
+        self.total = 0
+        self.done = False
+        self.name_width = 40
+        self._cell_cache: dict[int, list[Text]] = {}
+        self._numeric: dict[str, bool] = {}
+        self._filter_timer: Timer | None = None
+
+    @property
+    def kapp(self) -> KernelscopeApp:
+        return cast("KernelscopeApp", self.app)
+
+    @property
+    def table(self) -> KernelTable:
+        return self.query_one(KernelTable)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.kapp.title_line(), id="list-title", markup=False)
+        yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="list-progress"):
+            yield ProgressBar(id="load-progress", show_eta=False)
+            yield Static("", id="progress-text")
+        yield Input(id="list-input", select_on_focus=False)
+        yield Static("", id="list-message")
+        yield Static("", id="list-status", markup=False)
+        yield Static("", id="list-info", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#list-input").display = False
+        self.query_one("#list-message").display = False
+        self.name_width = self._fit_name_width(self.app.size.width)
+        self.rebuild()
+        self.table.focus()
+
+    # -- loading ---------------------------------------------------------------------------
+    def add_summaries(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
+        """Show a newly loaded batch (the app has already appended it to its summaries)."""
+        self.loaded, self.total = loaded, total
+        if not self.is_mounted:
+            return
+        self._show_progress()
+        table = self.table
+        last = self.listed[-1].id if self.listed else -1
+        in_order = True
+        for summary in batch:
+            if self._matches(summary):
+                in_order = in_order and summary.id > last
+                last = max(last, summary.id)
+                self._index[summary.id] = len(self.listed)
+                self.listed.append(summary)
+                table.add_row(*self._cells(summary), key=str(summary.id))
+        if in_order and self.sort_key == "id" and not self.sort_reverse:
+            self._update_labels()
+            self._update_status()
+        else:  # batches from several reader processes interleave; or another sort
+            self.resort()
+
+    def finish_loading(self, total: int) -> None:
+        self.done = True
+        self.loaded = self.total = total
+        if self.is_mounted:
+            self._show_progress()
+
+    def _show_progress(self) -> None:
+        self.query_one("#list-progress").display = not self.done
+        bar = self.query_one("#load-progress", ProgressBar)
+        bar.update(total=max(1, self.total), progress=self.loaded)
+        self.query_one("#progress-text", Static).update(
+            f"loaded {self.loaded:,} of {self.total:,} kernels"
+        )
+        self._update_info()
+
+    # -- table contents --------------------------------------------------------------------
+    def _fit_name_width(self, width: int) -> int:
+        extra = 12 * (len(self.columns) - 10)
+        return max(16, min(72, width - OTHER_COLUMNS_WIDTH - extra))
+
+    def _matches(self, summary: KernelSummary) -> bool:
+        if self.pattern is None:
+            return True
+        row = summary.row
+        return any(
+            isinstance(row.get(k), str) and self.pattern.search(str(row[k]))
+            for k in ("demangled", "name")
+        )
+
+    def _cells(self, summary: KernelSummary) -> list[Text]:
+        """The row's cells (computed once per kernel and name width)."""
+        cells = self._cell_cache.get(summary.id)
+        if cells is None:
+            cells = self._cell_cache[summary.id] = self._make_cells(summary)
+        return cells
+
+    def _make_cells(self, summary: KernelSummary) -> list[Text]:
+        cells = []
+        for column in self.columns:
+            value = column.cell_value(summary)
+            text = column.cell_text(value)
+            if column.key == NAME_KEY:
+                cells.append(Text(short_name(text, self.name_width), no_wrap=True))
+            elif isinstance(value, (int, float)):
+                cells.append(Text(text, justify="right"))
+            else:
+                cells.append(Text(text))
+        return cells
+
+    def _column(self, key: str) -> ColumnProvider:
+        return next((c for c in self.columns if c.key == key), self.columns[0])
+
+    def _sorted(self, rows: list[KernelSummary]) -> list[KernelSummary]:
+        column = self._column(self.sort_key)
+        if column.key == ID_KEY:
+            return sorted(rows, key=lambda s: s.id, reverse=self.sort_reverse)
+        keyed = [(column.sort_value(s), s) for s in rows]
+        present = [(v, s) for v, s in keyed if v is not None]
+        missing = [s for v, s in keyed if v is None]
+        if column.key == NAME_KEY:
+            present = [(short_name(str(v), 10_000), s) for v, s in present]
+        # Ties keep ID order in either direction (sorting is stable, also when reversed).
+        present.sort(key=lambda item: item[1].id)
+        present.sort(key=lambda item: _sort_token(item[0]), reverse=self.sort_reverse)
+        return [s for _, s in present] + missing
+
+    def highlighted_id(self) -> int | None:
+        row = self.table.cursor_row
+        return self.listed[row].id if 0 <= row < len(self.listed) else None
+
+    def rebuild(self, keep: int | None = None) -> None:
+        """Re-fill the table from the app's summaries with the current filter and sort."""
+        keep = self.highlighted_id() if keep is None else keep
+        rows = [s for s in self.kapp.summaries if self._matches(s)]
+        self.listed = self._sorted(rows)
+        self._index = {s.id: i for i, s in enumerate(self.listed)}
+        table = self.table
+        table.clear(columns=True)
+        for column in self.columns:
+            table.add_column(self._label(column), key=column.key)
+        for summary in self.listed:
+            table.add_row(*self._cells(summary), key=str(summary.id))
+        if keep is not None and keep in self._index:
+            table.move_cursor(row=self._index[keep], animate=False)
+        self._update_status()
+
+    def resort(self) -> None:
+        """Re-order the rows shown for the current sort (cheaper than ``rebuild``: the
+        table re-orders its rows without measuring them again)."""
+        keep = self.highlighted_id()
+        self.listed = self._sorted(self.listed)
+        self._index = index = {s.id: i for i, s in enumerate(self.listed)}
+        table = self.table
+        table.sort(ID_KEY, key=lambda cell: index[int(cell.plain)])
+        self._update_labels()
+        if keep is not None and keep in index:
+            table.move_cursor(row=index[keep], animate=False)
+        self._update_status()
+
+    def _label(self, column: ColumnProvider) -> Text:
+        """A header: the title and the sort arrow (space for it is always kept, so a header's
+        width never changes); numbers are right-aligned."""
+        arrow = " "
+        if column.key == self.sort_key:
+            arrow = "▼" if self.sort_reverse else "▲"
+        numeric = self._numeric.get(column.key)
+        if numeric is None:
+            sample = self._sample_value(column)
+            numeric = isinstance(sample, (int, float))
+            if sample is not None:  # known for good once a value is seen
+                self._numeric[column.key] = numeric
+        return Text(f"{column.title} {arrow}", justify="right" if numeric else "left")
+
+    def _update_labels(self) -> None:
+        table = self.table
+        for key, table_column in table.columns.items():
+            table_column.label = self._label(self._column(str(key.value)))
+        table.refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        width = self._fit_name_width(event.size.width)
+        if width != self.name_width:
+            self.name_width = width
+            self._cell_cache.clear()
+            self.rebuild()
+
+    # -- status lines ----------------------------------------------------------------------
+    def _update_status(self) -> None:
+        kernel_id = self.highlighted_id()
+        summary = self.kapp.summary(kernel_id) if kernel_id is not None else None
+        self.query_one("#list-status", Static).update(
+            str(summary.row.get("demangled", "")) if summary else ""
+        )
+        self._update_info()
+
+    def _update_info(self) -> None:
+        column = self._column(self.sort_key)
+        total = len(self.kapp.summaries)
+        parts = [f"{len(self.listed):,} of {total:,} kernels"]
+        if not self.done:
+            parts.append("loading…")
+        parts.append(f"sorted by {column.title} {'▼' if self.sort_reverse else '▲'}")
+        if self.pattern is not None:
+            parts.append(f"filter /{self.filter_text}/")
+        self.query_one("#list-info", Static).update(" · ".join(parts))
+
+    def _message(self, text: str = "", style: str = "") -> None:
+        message = self.query_one("#list-message", Static)
+        message.display = bool(text)
+        message.update(Text(text, style=style))
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._update_status()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.open_kernel(int(event.row_key.value))
+
+    @on(DataTable.HeaderSelected)
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        key = str(event.column_key.value)
+        if key == self.sort_key:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.set_sort(key)
+        self.resort()
+
+    # -- actions ---------------------------------------------------------------------------
+    def _sample_value(self, column: ColumnProvider, sort: bool = False) -> CellValue:
+        """The column's first known value (its type decides alignment and sort direction)."""
+        get = column.sort_value if sort else column.cell_value
+        return next((v for s in self.kapp.summaries if (v := get(s)) is not None), None)
+
+    def set_sort(self, key: str, reverse: bool | None = None) -> None:
+        """Sort by column ``key``; numbers default to largest first, text to A→Z."""
+        self.sort_key = key
+        if reverse is None:
+            sample = self._sample_value(self._column(key), sort=True)
+            reverse = key != "id" and isinstance(sample, (int, float))
+        self.sort_reverse = reverse
+
+    def action_sort_next(self) -> None:
+        keys = [c.key for c in self.columns]
+        position = keys.index(self.sort_key) if self.sort_key in keys else -1
+        self.set_sort(keys[(position + 1) % len(keys)])
+        self.resort()
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self.resort()
+
+    def _open_input(self, mode: str, value: str, placeholder: str) -> None:
+        self.input_mode = mode
+        field = self.query_one("#list-input", Input)
+        field.restrict = r"[0-9]*" if mode == "jump" else None
+        field.placeholder = placeholder
+        field.value = value
+        field.cursor_position = len(value)
+        field.display = True
+        field.focus()
+        self.refresh_bindings()
+
+    def _close_input(self) -> None:
+        self.input_mode = None
+        self.query_one("#list-input", Input).display = False
+        self.table.focus()
+        self.refresh_bindings()
+
+    def action_filter(self) -> None:
+        self._open_input("filter", self.filter_text, "regex on the kernel name, e.g. gemm|conv")
+
+    def action_jump(self) -> None:
+        self._open_input("jump", "", "kernel ID, then enter")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return self.pattern is not None or self.input_mode is not None
+        return True
+
+    def action_clear_filter(self) -> None:
+        self._cancel_filter_timer()
+        mode = self.input_mode
+        if mode is not None:
+            self._close_input()
+        if mode != "jump":
+            self.set_filter("")
+        self._message()
+
+    def set_filter(self, text: str) -> bool:
+        """Filter by the regex ``text``; False (and a message) when it does not compile."""
+        try:
+            pattern = compile_filter(text)
+        except re.error as exc:
+            self._message(f"Invalid regular expression: {exc}", "bold red")
+            return False
+        self.filter_text, self.pattern = text, pattern
+        self._message()
+        self.rebuild()
+        self.refresh_bindings()
+        return True
+
+    @on(Input.Changed, "#list-input")
+    def _input_changed(self, event: Input.Changed) -> None:
+        if self.input_mode != "filter":
+            return
+        self._cancel_filter_timer()
+        if len(self.kapp.summaries) <= INSTANT_FILTER_ROWS:
+            self.set_filter(event.value)
+        else:  # a long list: filter once typing pauses
+            self._filter_timer = self.set_timer(
+                FILTER_DELAY, lambda: self.set_filter(event.value)
+            )
+
+    @on(Input.Submitted, "#list-input")
+    def _input_submitted(self, event: Input.Submitted) -> None:
+        mode = self.input_mode
+        self._close_input()
+        if mode == "jump" and event.value:
+            self.jump_to(int(event.value))
+        elif mode == "filter" and self._cancel_filter_timer():
+            self.set_filter(event.value)
+
+    def _cancel_filter_timer(self) -> bool:
+        """Stop a pending delayed filter; True if there was one."""
+        timer, self._filter_timer = self._filter_timer, None
+        if timer is not None:
+            timer.stop()
+        return timer is not None
+
+    def jump_to(self, kernel_id: int) -> bool:
+        """Highlight kernel ``kernel_id`` (clearing a filter that hides it)."""
+        if self.kapp.summary(kernel_id) is None:
+            count = len(self.kapp.summaries)
+            self._message(f"No kernel with ID {kernel_id} (IDs are 0–{count - 1}).", "bold red")
+            return False
+        if kernel_id not in self._index:
+            self.set_filter("")
+        self.table.move_cursor(row=self._index[kernel_id], animate=False)
+        self._message()
+        return True
+
+    # -- detail navigation -----------------------------------------------------------------
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        """Open kernel ``kernel_id``'s detail; n/p there follow this list's order."""
+        if kernel_id in self._index:
+            self.table.move_cursor(row=self._index[kernel_id], animate=False)
+        self.app.push_screen(
+            KernelDetailScreen(kernel_id, order=self, pane=pane), callback=self._detail_closed
+        )
+
+    def action_roofline(self) -> None:
+        self.app.push_screen(RooflineScreen(self.highlighted_id()), callback=self._detail_closed)
+
+    def _detail_closed(self, kernel_id: int | None) -> None:
+        if kernel_id is not None and kernel_id in self._index:
+            self.table.move_cursor(row=self._index[kernel_id], animate=False)
+
+    def neighbor(self, kernel_id: int, step: int) -> int | None:
+        """The kernel ``step`` rows away in the list's order (report order if it is hidden)."""
+        position = self._index.get(kernel_id)
+        if position is None:
+            other = kernel_id + step
+            return other if self.kapp.summary(other) is not None else None
+        target = position + step
+        return self.listed[target].id if 0 <= target < len(self.listed) else None
+
+    def position(self, kernel_id: int) -> tuple[int, int] | None:
+        """(1-based row, rows) of the kernel in the list, None when it is filtered out."""
+        position = self._index.get(kernel_id)
+        return None if position is None else (position + 1, len(self.listed))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.kapp.worker_failed(event)

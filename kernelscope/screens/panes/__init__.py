@@ -1,0 +1,37 @@
+"""The kernel-detail panes, one module each, in the diagnosis order of ``PANES``."""
+
+from kernelscope.screens.panes.base import Pane
+from kernelscope.screens.panes.diagnosis import DiagnosisPane
+from kernelscope.screens.panes.launch import LaunchPane
+from kernelscope.screens.panes.memory import MemoryPane
+from kernelscope.screens.panes.occupancy import OccupancyPane
+from kernelscope.screens.panes.rules import RulesPane
+from kernelscope.screens.panes.sol import SolPane
+from kernelscope.screens.panes.source import SourceNeeded, SourcePane
+from kernelscope.screens.panes.stalls import StallsPane
+
+PANE_TYPES: tuple[type[Pane], ...] = (
+    LaunchPane,
+    SolPane,
+    OccupancyPane,
+    MemoryPane,
+    StallsPane,
+    SourcePane,
+    RulesPane,
+    DiagnosisPane,
+)
+"""The panes in the order of ``kernelscope.parsers.ncu.panes.PANES`` (keys 1–8)."""
+
+__all__ = [
+    "PANE_TYPES",
+    "DiagnosisPane",
+    "LaunchPane",
+    "MemoryPane",
+    "OccupancyPane",
+    "Pane",
+    "RulesPane",
+    "SolPane",
+    "SourceNeeded",
+    "SourcePane",
+    "StallsPane",
+]

@@ -1,0 +1,23 @@
+"""Pane 8 — Diagnosis: kernelscope's own answer (bottleneck, flags, roofline), see
+docs/diagnosis.md. The content is ``kernelscope.tui.widgets.diagnosis_pane.DiagnosisView``."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from kernelscope.parsers.ncu import KernelDetail
+from kernelscope.parsers.ncu.panes import DIAGNOSIS
+from kernelscope.screens.panes.base import Pane
+from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
+
+
+class DiagnosisPane(Pane):
+    spec = DIAGNOSIS
+    tab_label = "Diagnosis"
+
+    def compose_content(self) -> ComposeResult:
+        yield DiagnosisView(id="diagnosis-view")
+
+    def update_content(self, detail: KernelDetail) -> None:
+        summaries = getattr(self.app, "summaries", None) or ()
+        self.query_one(DiagnosisView).show(detail, summaries)

@@ -1,0 +1,71 @@
+"""Pane 1 — Launch: the launch shape, its resources per block, and how many waves it runs."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import RenderableType
+
+from kernelscope.parsers.ncu import KernelDetail, format_dims
+from kernelscope.parsers.ncu.panes import LAUNCH
+from kernelscope.screens.panes.base import Pane, blank
+from kernelscope.tui.widgets.format import NOT_AVAILABLE, fmt_number
+from kernelscope.tui.widgets.metric_table import (
+    Row,
+    SectionTable,
+    derived_row,
+    metric_row,
+    rows_table,
+)
+
+
+def tail_wave_fill(waves: float | None) -> float | None:
+    """How full the last wave is, in %: the fractional part of the waves, 100 when integral."""
+    if waves is None or waves <= 0:
+        return None
+    frac = waves - math.floor(waves)
+    return 100.0 if frac == 0 else frac * 100
+
+
+class LaunchPane(Pane):
+    spec = LAUNCH
+    tab_label = "Launch"
+
+    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+        grid_size = detail.number("launch__grid_size")
+        block_size = detail.number("launch__block_size")
+        waves = detail.number("launch__waves_per_multiprocessor")
+        fill = tail_wave_fill(waves)
+        rows = [
+            Row("Grid", format_dims(detail.grid), "", f"{fmt_number(grid_size)} blocks"),
+            Row("Block", format_dims(detail.block), "", f"{fmt_number(block_size)} threads"),
+            metric_row(detail, "launch__thread_count", "Threads"),
+            metric_row(detail, "launch__registers_per_thread", "Registers per thread"),
+            metric_row(detail, "launch__shared_mem_per_block_static", "Static shared mem / block"),
+            metric_row(
+                detail, "launch__shared_mem_per_block_dynamic", "Dynamic shared mem / block"
+            ),
+            metric_row(detail, "launch__shared_mem_per_block_driver", "Driver shared mem / block"),
+            metric_row(detail, "launch__sm_count", "SMs"),
+            metric_row(detail, "launch__waves_per_multiprocessor", "Waves per SM"),
+            derived_row(
+                "Tail wave fill",
+                NOT_AVAILABLE if fill is None else fmt_number(fill),
+                "%" if fill is not None else "",
+                "how full the last wave is: the fractional part of waves per SM (100 % when whole)",
+            ),
+        ]
+        cluster = detail.number("launch__cluster_size")
+        if cluster:
+            rows.append(metric_row(detail, "launch__cluster_size", "Cluster size"))
+        out: list[RenderableType] = [rows_table(rows, title="Launch")]
+        if fill is not None and waves is not None and waves < 1:
+            out.append(f"[yellow]Less than one wave: only {fill:.0f}% of the SMs' slots are used.")
+        elif fill is not None and waves is not None and waves < 4 and fill < 50:
+            out.append(
+                f"[yellow]Few waves ({waves:.2f}) and a {fill:.0f}% tail: the last wave leaves"
+                " most SMs idle."
+            )
+        if "LaunchStats" in detail.section_metrics:
+            out.extend([blank(), SectionTable(detail, "LaunchStats")])
+        return out

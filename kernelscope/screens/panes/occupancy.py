@@ -1,0 +1,129 @@
+"""Pane 3 — Occupancy: theoretical vs achieved, what limits it, and how it would change."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from kernelscope.parsers.ncu import KernelDetail
+from kernelscope.parsers.ncu.panes import OCCUPANCY, OCCUPANCY_LIMITS
+from kernelscope.screens.panes.base import Pane, blank
+from kernelscope.tui.widgets.bars import bar_table, pct_row
+from kernelscope.tui.widgets.chart import ChartData, PlotextChart
+from kernelscope.tui.widgets.format import fmt_number, fmt_pct
+from kernelscope.tui.widgets.metric_table import SectionTable, grid_table
+
+CURVE_BLOCK = "launch__occupancy_per_block_size"
+CURVE_REGISTERS = "launch__occupancy_per_register_count"
+CURVE_SHARED = "launch__occupancy_per_shared_mem_size"
+
+
+def binding_limits(detail: KernelDetail) -> tuple[list[tuple[str, float | None]], float | None]:
+    """Each resource's block limit per SM, and the smallest (the one that binds)."""
+    limits = [(label, detail.number(name)) for label, name in OCCUPANCY_LIMITS]
+    known = [v for _, v in limits if v is not None]
+    return limits, (min(known) if known else None)
+
+
+def curve_charts(detail: KernelDetail) -> list[ChartData]:
+    """The occupancy curves, each marked at the kernel's own value."""
+    y_max = detail.number("device__attribute_max_warps_per_multiprocessor")
+    charts = []
+    block = detail.curves.get(CURVE_BLOCK)
+    if block is not None:
+        size = detail.number("launch__block_size")
+        charts.append(
+            ChartData(
+                f"Warps per SM vs threads per block (│ this kernel: {fmt_number(size)})",
+                tuple(x for x, _ in block.points), tuple(y for _, y in block.points),
+                "threads per block", size, y_max,
+            )
+        )
+    regs = detail.curves.get(CURVE_REGISTERS)
+    if regs is not None:
+        count = detail.number("launch__registers_per_thread")
+        charts.append(
+            ChartData(
+                f"Warps per SM vs registers per thread (│ this kernel: {fmt_number(count)})",
+                tuple(x for x, _ in regs.points), tuple(y for _, y in regs.points),
+                "registers per thread", count, y_max,
+            )
+        )
+    shared = detail.curves.get(CURVE_SHARED)
+    if shared is not None:
+        static = detail.number("launch__shared_mem_per_block_static") or 0.0
+        dynamic = detail.number("launch__shared_mem_per_block_dynamic") or 0.0
+        used_kb = (static + dynamic) / 1024
+        charts.append(
+            ChartData(
+                "Warps per SM vs shared memory per block, KiB "
+                f"(│ this kernel: {fmt_number(used_kb)} KiB)",
+                tuple(x / 1024 for x, _ in shared.points), tuple(y for _, y in shared.points),
+                "shared memory per block (KiB)", used_kb, y_max,
+            )
+        )
+    return charts
+
+
+class OccupancyPane(Pane):
+    spec = OCCUPANCY
+    tab_label = "Occupancy"
+
+    def compose_content(self) -> ComposeResult:
+        yield Static("", classes="pane-body", id=f"{self.spec.id}-body")
+        for i in range(3):
+            yield PlotextChart(id=f"occupancy-chart-{i}", classes="occupancy-chart")
+        yield Static("", classes="pane-body", id="occupancy-section")
+
+    def update_content(self, detail: KernelDetail) -> None:
+        super().update_content(detail)
+        charts = curve_charts(detail)
+        for i, chart in enumerate(self.query(PlotextChart).results(PlotextChart)):
+            data = charts[i] if i < len(charts) else None
+            chart.display = data is not None
+            chart.set_data(data)
+        parts: list[RenderableType] = []
+        if not charts:
+            parts.append(Text("The report holds no occupancy curves for this kernel.", "dim"))
+        if "Occupancy" in detail.section_metrics:
+            parts.append(SectionTable(detail, "Occupancy"))
+        self.query_one("#occupancy-section", Static).update(Group(*parts))
+
+    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+        theoretical = detail.number("sm__maximum_warps_per_active_cycle_pct")
+        achieved = detail.number("sm__warps_active.avg.pct_of_peak_sustained_active")
+        theo_warps = detail.number("sm__maximum_warps_avg_per_active_cycle")
+        ach_warps = detail.number("sm__warps_active.avg.per_cycle_active")
+        bars = bar_table(
+            [
+                pct_row("Theoretical", theoretical, f"{fmt_pct(theoretical)} %",
+                        f"{fmt_number(theo_warps)} warps/SM"),
+                pct_row("Achieved", achieved, f"{fmt_pct(achieved)} %",
+                        f"{fmt_number(ach_warps)} warps/SM"),
+            ],
+            title="Occupancy, % of the SM's warp slots",
+            label_width=12,
+        )
+        limits, lowest = binding_limits(detail)
+        rows = []
+        for label, value in limits:
+            binding = value is not None and value == lowest
+            mark = Text("◀ limits occupancy", style="bold yellow") if binding else Text("")
+            rows.append(
+                [Text(label, style="bold" if binding else ""),
+                 Text(fmt_number(value), style="bold yellow" if binding else ""), mark]
+            )
+        table = grid_table(["Resource", "Blocks per SM", ""], rows, title="Block limits per SM")
+        out: list[RenderableType] = [bars, blank(), table]
+        if theoretical is not None and achieved is not None and theoretical - achieved > 10:
+            out.append(
+                Text(
+                    f"Achieved is {theoretical - achieved:.0f} points below theoretical: "
+                    "warps finish unevenly or blocks wait to launch (tail effect, imbalance).",
+                    style="yellow",
+                )
+            )
+        out.append(blank())
+        return out

@@ -1,0 +1,114 @@
+"""Pane 5 — Warp stalls: why warps wait, next to how busy the schedulers' issue slots are."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+from kernelscope.parsers.ncu import KernelDetail
+from kernelscope.parsers.ncu.panes import STALL_PREFIX, STALL_SUFFIX, STALLS
+from kernelscope.screens.panes.base import Pane
+from kernelscope.tui.widgets.bars import BarRow, bar_table, pct_row
+from kernelscope.tui.widgets.format import fmt_pct
+from kernelscope.tui.widgets.metric_table import metric_row, rows_table
+
+ISSUE_ACTIVE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+BUSY_ISSUE_PCT = 80.0
+"""Above this issue-slot utilisation the schedulers are busy and stalls matter less."""
+
+
+def stall_label(detail: KernelDetail, name: str) -> str:
+    """``Long Scoreboard`` for the long-scoreboard stall metric."""
+    metric = detail.metric(name)
+    if metric is not None and metric.label:
+        return metric.label.removeprefix("Stall ")
+    reason = name.removeprefix(STALL_PREFIX).removesuffix(STALL_SUFFIX)
+    return reason.replace("_", " ").title()
+
+
+def ranked_stalls(detail: KernelDetail) -> list[tuple[str, float]]:
+    """(reason, cycles per issue-active) for every stall reason, largest first."""
+    values = [(stall_label(detail, n), detail.number(n)) for n in detail.stall_reasons]
+    ranked = [(label, v) for label, v in values if v is not None]
+    ranked.sort(key=lambda item: (-item[1], item[0]))
+    return ranked
+
+
+def reading(detail: KernelDetail, ranked: list[tuple[str, float]]) -> Text:
+    """One line: do the stalls matter, and which one leads."""
+    issue = detail.number(ISSUE_ACTIVE)
+    top = next(((label, v) for label, v in ranked if label != "Selected"), None)
+    text = Text()
+    if issue is None:
+        return Text("Issue-slot utilisation was not collected (--section SchedulerStats).", "dim")
+    if issue > BUSY_ISSUE_PCT:
+        text.append(f"Issue slots are busy ({fmt_pct(issue)} %): ", style="bold green")
+        text.append("the schedulers issue almost every cycle, so stalls matter less — "
+                    "reduce the instructions issued instead.")
+    else:
+        text.append(
+            f"Issue slots are busy only {fmt_pct(issue)} % of cycles: ", style="bold yellow"
+        )
+        text.append("stalls limit throughput")
+        if top is not None:
+            text.append(f"; the top reason is {top[0]} ({top[1]:,.2f} cycles per instruction)")
+        text.append(".")
+    return text
+
+
+class StallsPane(Pane):
+    spec = STALLS
+    tab_label = "Stalls"
+
+    def compose_content(self) -> ComposeResult:
+        yield Static("", id="stalls-reading", classes="pane-body")
+        with Horizontal(id="stalls-row"):
+            yield Static("", id=f"{self.spec.id}-body", classes="pane-body")
+            yield Static("", id="stalls-scheduler", classes="pane-body")
+
+    def update_content(self, detail: KernelDetail) -> None:
+        ranked = ranked_stalls(detail)
+        self.query_one("#stalls-reading", Static).update(reading(detail, ranked))
+        self.body.update(Group(*self.render_body(detail)))
+        self.query_one("#stalls-scheduler", Static).update(self.scheduler_table(detail))
+
+    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+        ranked = ranked_stalls(detail)
+        if not ranked:
+            return [Text("No stall reasons in this report (--section WarpStateStats).", "dim")]
+        peak = max(v for _, v in ranked) or 1.0
+        total = sum(v for _, v in ranked) or 1.0
+        bars = [
+            BarRow(label, v / peak, f"{v:,.2f}", "magenta" if i < 3 else "blue",
+                   f"{100 * v / total:4.1f}%")
+            for i, (label, v) in enumerate(ranked)
+        ]
+        return [bar_table(bars, title="Stall reasons, cycles per issued instruction")]
+
+    def scheduler_table(self, detail: KernelDetail) -> RenderableType:
+        issue = detail.number(ISSUE_ACTIVE)
+        return Group(
+            bar_table([pct_row("Issue slots", issue, f"{fmt_pct(issue)} %")],
+                      title="Scheduler", label_width=11),
+            rows_table(
+                [
+                    metric_row(detail, "smsp__issue_active.avg.per_cycle_active", "Issued warp"),
+                    metric_row(detail, "smsp__warps_eligible.avg.per_cycle_active", "Eligible"),
+                    metric_row(detail, "smsp__warps_active.avg.per_cycle_active", "Active"),
+                    metric_row(detail, "smsp__maximum_warps_avg_per_active_cycle", "Theoretical"),
+                ],
+                title="Warps per scheduler",
+            ),
+            rows_table(
+                [
+                    metric_row(
+                        detail, "smsp__average_warp_latency_per_inst_issued.ratio",
+                        "Per issued inst.",
+                    ),
+                ],
+                title="Warp cycles",
+            ),
+        )

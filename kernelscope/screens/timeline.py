@@ -1,0 +1,417 @@
+"""The timeline screen for Nsight Systems reports (``.nsys-rep``, or its SQLite export).
+
+It opens the report in a thread worker — exporting an ``.nsys-rep`` with ``nsys`` can take
+minutes — showing the progress the model reports; ``c`` or ``escape`` cancels. Then it shows
+seven views (number keys, ``tab``): overview, timeline, kernels, CPU calls, NVTX, gaps, copies.
+Any failure ends on the app's error screen with one sentence.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import polars as pl
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
+from kernelscope.screens.error import ErrorScreen
+from kernelscope.screens.help import HelpScreen, keys_markdown
+from kernelscope.screens.timeline_views import VIEWS, TimelinePane
+from kernelscope.screens.timeline_views.commands import TimelineCommands
+from kernelscope.screens.timeline_views.data import TimelineData, build
+from kernelscope.screens.timeline_views.gaps import gap_of
+from kernelscope.screens.timeline_views.help_text import TIMELINE_HELP
+from kernelscope.screens.timeline_views.tables import TableView
+from kernelscope.tui.app import error_sentence
+from kernelscope.tui.widgets.format import short_name
+from kernelscope.tui.widgets.timeline_format import fmt_ns, plural
+from kernelscope.tui.widgets.timeline_table import FrameTable
+
+VIEW_IDS = tuple(spec.id for spec in VIEWS)
+PROGRESS_EVERY_S = 0.1
+KEYS_MARKER = "<!-- keys -->"
+
+
+class OpenProgress(Message):
+    """How far opening got; only the latest one waiting in the queue is kept."""
+
+    def __init__(self, text: str, fraction: float | None) -> None:
+        super().__init__()
+        self.text = text
+        self.fraction = fraction
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, OpenProgress)
+
+
+class TimelineLoaded(Message):
+    """The report is open and every view's data computed."""
+
+    def __init__(self, data: TimelineData) -> None:
+        super().__init__()
+        self.data = data
+
+
+class ViewTabs(Vertical):
+    """The views as tabs (mounted once the report is open)."""
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="tl-views", initial=VIEW_IDS[0]):
+            for number, spec in enumerate(VIEWS, start=1):
+                with TabPane(f"{number} {spec.title}", id=spec.id):
+                    yield spec.widget()
+
+
+def _view_bindings() -> list[Binding]:
+    return [
+        Binding(str(number), f"show_view('{spec.id}')", spec.title, show=False,
+                id=f"timeline.view-{spec.id}", tooltip=f"Show view {number}: {spec.tooltip}")
+        for number, spec in enumerate(VIEWS, start=1)
+    ]
+
+
+class TimelineScreen(Screen[None]):
+    """An Nsight Systems report: progress while it opens, then its views."""
+
+    HELP_TITLE = "Timeline screen"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    COMMANDS = {TimelineCommands}
+    BINDINGS = [
+        *_view_bindings(),
+        Binding("tab", "step_view(1)", "Next view", show=False, id="timeline.next-view",
+                tooltip="Show the next view."),
+        Binding("shift+tab", "step_view(-1)", "Previous view", show=False,
+                id="timeline.prev-view", tooltip="Show the previous view."),
+        Binding("c", "cancel", "Cancel", id="timeline.cancel",
+                tooltip="Stop opening the report (kills a running nsys export)."),
+        Binding("escape", "back", "Back", id="timeline.back",
+                tooltip="Cancel opening; or close the gap panel; or go back to the previous "
+                "view."),
+        Binding("e", "export", "Export", id="timeline.export",
+                tooltip="Export this report's analysis (when this build of kernelscope can)."),
+        Binding("question_mark,f1", "help", "Help", id="timeline.help",
+                tooltip="Show the help: what each view shows and every key."),
+    ]
+
+    DEFAULT_CSS = """
+    TimelineScreen #tl-title {
+        height: 1;
+        padding: 0 1;
+        background: $boost;
+        text-style: bold;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    TimelineScreen #tl-loading {
+        width: 76;
+        max-width: 100%;
+        height: auto;
+        margin-top: 4;
+        padding: 1 2;
+        border: round $primary;
+    }
+    TimelineScreen #tl-progress-text, TimelineScreen #tl-cancel-hint {
+        color: $text-muted;
+        margin-top: 1;
+    }
+    TimelineScreen #tl-views-box, TimelineScreen #tl-views {
+        height: 1fr;
+    }
+    TimelineScreen #tl-views > ContentSwitcher {
+        height: 1fr;
+    }
+    TimelineScreen TabPane {
+        padding: 0;
+        height: 1fr;
+    }
+    TimelineScreen.-narrow TimelinePane {
+        layout: vertical;
+    }
+    TimelineScreen.-narrow TimelinePane #tl-gap-panel {
+        width: 1fr;
+        height: 9;
+        border-left: none;
+        border-top: hkey $primary;
+    }
+    """
+
+    def __init__(self, path: Path, *, cache_dir: Path | None = None) -> None:
+        super().__init__(id="timeline-screen")
+        self.path = Path(path)
+        self.cache_dir = cache_dir
+        self.data: TimelineData | None = None
+        self.opening = True
+        self._cancel = threading.Event()
+        self._filled: set[str] = set()
+        self._history: list[str] = []
+        self._last_progress = 0.0
+
+    # -- layout ----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(f"kernelscope · {self.path.name}", id="tl-title", markup=False)
+        with Center(id="tl-loading-center"), Vertical(id="tl-loading"):
+            yield Static(f"Opening {self.path.name}…", id="tl-opening", markup=False)
+            yield ProgressBar(id="tl-progress", show_eta=False)
+            yield Static("", id="tl-progress-text", markup=False)
+            yield Static("Press c or escape to cancel.", id="tl-cancel-hint")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._open()
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # -- opening ---------------------------------------------------------------------------
+    def _progress(self, text: str, fraction: float | None) -> None:
+        """Called from the worker thread: post (not too often) for the UI thread to show."""
+        now = time.monotonic()
+        if now - self._last_progress < PROGRESS_EVERY_S and fraction not in (0.0, 1.0):
+            return
+        self._last_progress = now
+        self.post_message(OpenProgress(text, fraction))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
+    def _open(self) -> None:
+        worker = get_current_worker()
+
+        def cancelled() -> bool:
+            return self._cancel.is_set() or worker.is_cancelled
+
+        report = open_report(self.path, cache_dir=self.cache_dir, progress=self._progress,
+                             cancel=cancelled)
+
+        def step(text: str) -> None:
+            self.post_message(OpenProgress(text, None))
+
+        data = build(self.path, report, step=step, cancelled=cancelled)
+        if cancelled():
+            raise OpenCancelled(f"Opening {self.path.name} was cancelled.")
+        self.post_message(TimelineLoaded(data))
+
+    @on(OpenProgress)
+    def _show_progress(self, event: OpenProgress) -> None:
+        if not self.opening:
+            return
+        bar = self.query_one("#tl-progress", ProgressBar)
+        if event.fraction is None:
+            bar.update(total=None)
+        else:
+            bar.update(total=100, progress=round(event.fraction * 100))
+        self.query_one("#tl-progress-text", Static).update(event.text)
+
+    @on(TimelineLoaded)
+    async def _loaded(self, event: TimelineLoaded) -> None:
+        self.data = event.data
+        self.opening = False
+        await self.query_one("#tl-loading-center").remove()
+        await self.mount(ViewTabs(id="tl-views-box"), before=self.query_one(Footer))
+        self.query_one("#tl-title", Static).update(self.title_line())
+        self._fill(self.active_view)
+        self._focus_view(self.active_view)
+        self.refresh_bindings()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            self.log.error(event.worker.error)
+            self.fail(error_sentence(event.worker.error))
+
+    def fail(self, message: str) -> None:
+        """End on the app's error screen with ``message`` (one sentence)."""
+        self.opening = False
+        show_error = getattr(self.app, "show_error", None)
+        if callable(show_error):
+            show_error(message, fatal=True)
+        else:
+            self.app.switch_screen(ErrorScreen(message, fatal=True))
+
+    def title_line(self) -> str:
+        data = self.data
+        if data is None:
+            return f"kernelscope · {self.path.name}"
+        report = data.report
+        devices = ", ".join(sorted({d.name for d in report.devices})) or "no GPU"
+        parts = ["kernelscope", self.path.name, devices,
+                 plural(report.kernels.height, "kernel"), fmt_ns(report.duration_ns)]
+        return " · ".join(parts)
+
+    # -- views -----------------------------------------------------------------------------
+    @property
+    def active_view(self) -> str:
+        return self.query_one("#tl-views", TabbedContent).active or VIEW_IDS[0]
+
+    def view_widget(self, view_id: str) -> Widget:
+        return self.query_one(f"#{view_id}", TabPane).children[0]
+
+    @property
+    def timeline(self) -> TimelinePane:
+        return self.query_one(TimelinePane)
+
+    def _fill(self, view_id: str) -> None:
+        if self.data is None or view_id in self._filled:
+            return
+        self._filled.add(view_id)
+        widget = self.view_widget(view_id)
+        show = getattr(widget, "show", None)
+        if callable(show):
+            show(self.data)
+
+    def _focus_view(self, view_id: str) -> None:
+        widget = self.view_widget(view_id)
+        if isinstance(widget, TableView):
+            widget.first_table.focus()
+        else:
+            widget.focus()
+
+    @on(TabbedContent.TabActivated, "#tl-views")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        view_id = event.pane.id or VIEW_IDS[0]
+        self.refresh_bindings()
+        self._fill(view_id)
+        if self.data is not None:
+            self._focus_view(view_id)
+        if view_id == "timeline":
+            self.timeline.call_after_refresh(self.timeline.redraw)
+
+    def action_show_view(self, view_id: str, remember: bool = True) -> None:
+        if self.opening or view_id not in VIEW_IDS:
+            return
+        current = self.active_view
+        if view_id != current and remember:
+            self._history.append(current)
+        self.query_one("#tl-views", TabbedContent).active = view_id
+        self._fill(view_id)
+        self._focus_view(view_id)
+
+    def action_step_view(self, step: int) -> None:
+        position = VIEW_IDS.index(self.active_view)
+        self.action_show_view(VIEW_IDS[(position + step) % len(VIEW_IDS)])
+
+    def action_back(self) -> None:
+        if self.opening:
+            self.action_cancel()
+            return
+        if self.active_view == "timeline" and self.timeline.clear_selection():
+            return
+        if self._history:
+            self.action_show_view(self._history.pop(), remember=False)
+        elif self.active_view != VIEW_IDS[0]:
+            self.action_show_view(VIEW_IDS[0], remember=False)
+
+    def _can_go_back(self) -> bool:
+        if self.data is None:
+            return False
+        if self.active_view == "timeline" and self.timeline.selected is not None:
+            return True
+        return bool(self._history) or self.active_view != VIEW_IDS[0]
+
+    @on(TimelinePane.GapSelected)
+    def _gap_selected(self, event: TimelinePane.GapSelected) -> None:
+        self.refresh_bindings()
+
+    def action_cancel(self) -> None:
+        if not self.opening:
+            return
+        self._cancel.set()
+        self.query_one("#tl-progress-text", Static).update("Cancelling…")
+
+    # -- jumping to the timeline -----------------------------------------------------------
+    def show_gap(self, gap: Gap) -> None:
+        """Open the timeline on ``gap`` with its explanation."""
+        self.action_show_view("timeline")
+        timeline = self.timeline
+        timeline.call_after_refresh(timeline.select_gap, gap)
+
+    def show_kernel(self, name: str) -> None:
+        """Show every instance of kernel ``name`` on the timeline."""
+        if self.data is None:
+            return
+        kernels = self.data.report.kernels
+        hits = kernels.filter(pl.col("name").cast(pl.String) == name).select(
+            pl.len(), pl.col("start").min(), pl.col("end").max()
+        )
+        count, first, last = hits.row(0)
+        if not count:
+            return
+        note = f"{short_name(name, 40)}: {plural(int(count), 'instance')}"
+        self._show_range(int(first), int(last), note)
+
+    def show_nvtx(self, range_name: str) -> None:
+        """Show every instance of NVTX range ``range_name`` on the timeline."""
+        if self.data is None:
+            return
+        ranges = nvtx_ranges(self.data.report).filter(pl.col("range") == range_name)
+        if not ranges.height:
+            return
+        first = int(ranges["start"].min())  # type: ignore[arg-type]
+        last = int(ranges["end"].max())  # type: ignore[arg-type]
+        self._show_range(first, last, f"NVTX {range_name}: {plural(ranges.height, 'instance')}")
+
+    def _show_range(self, first: int, last: int, note: str) -> None:
+        self.action_show_view("timeline")
+        timeline = self.timeline
+        timeline.call_after_refresh(timeline.show_range, first, max(last, first + 1), note)
+
+    @on(FrameTable.Chosen)
+    def _row_chosen(self, event: FrameTable.Chosen) -> None:
+        table_id = event.table.id
+        if table_id == "gaps-table":
+            self.show_gap(gap_of(event.row))
+        elif table_id == "kernels-table":
+            self.show_kernel(str(event.row["Name"]))
+        elif table_id == "nvtx-table":
+            self.show_nvtx(str(event.row["Range"]))
+
+    def timeline_reset(self) -> None:
+        self.action_show_view("timeline")
+        self.timeline.action_reset()
+
+    def timeline_gap(self, direction: int) -> None:
+        self.action_show_view("timeline")
+        self.timeline.action_gap(direction)
+
+    # -- export and help -------------------------------------------------------------------
+    def can_export(self) -> bool:
+        return callable(getattr(self.app, "action_export", None))
+
+    def action_export(self) -> None:
+        export = getattr(self.app, "action_export", None)
+        if callable(export):
+            export()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.opening
+        if action == "back":
+            return self.opening or self._can_go_back()
+        if action == "export":
+            return self.data is not None and self.can_export()
+        if action in ("show_view", "step_view"):
+            return self.data is not None
+        return True
+
+    def action_help(self) -> None:
+        if isinstance(self.app.screen, HelpScreen):
+            return
+        app = self.app
+        palette = [Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "Commands",
+                           tooltip="Switch views, jump to a gap or a kernel on the timeline.")]
+        sections = [
+            ("Timeline screen", self.BINDINGS),
+            ("Timeline view (2)", TimelinePane.BINDINGS),
+            ("Tables (3–7)", FrameTable.BINDINGS),
+            ("Everywhere", app.BINDINGS),
+            ("Command palette", palette),
+        ]
+        keys = keys_markdown(app, sections)  # type: ignore[arg-type]
+        self.app.push_screen(HelpScreen(TIMELINE_HELP.replace(KEYS_MARKER, keys)))

@@ -1,0 +1,92 @@
+"""Command-palette commands of the timeline screen: views, gaps, kernels on the timeline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from kernelscope.screens.timeline_views import VIEWS
+from kernelscope.tui.widgets.format import short_name
+from kernelscope.tui.widgets.timeline_format import fmt_ns
+
+if TYPE_CHECKING:
+    from kernelscope.screens.timeline import TimelineScreen
+
+MAX_HITS = 200
+
+
+@dataclass(frozen=True)
+class Command:
+    text: str
+    run: Callable[[], object]
+    help: str = ""
+
+
+class TimelineCommands(Provider):
+    """Offered only once the report is open."""
+
+    @property
+    def timeline(self) -> TimelineScreen | None:
+        from kernelscope.screens.timeline import TimelineScreen
+
+        screen = self.screen
+        if isinstance(screen, TimelineScreen) and screen.data is not None:
+            return screen
+        return None
+
+    def _commands(self) -> Iterator[Command]:
+        screen = self.timeline
+        if screen is None:
+            return
+        for number, spec in enumerate(VIEWS, start=1):
+            yield Command(f"View {number}: {spec.title}",
+                          partial(screen.action_show_view, spec.id), spec.tooltip)
+        yield Command("Timeline: show the whole run", screen.timeline_reset,
+                      "Zoom the timeline out to the whole report.")
+        yield Command("Timeline: next large gap", partial(screen.timeline_gap, 1),
+                      "Jump to the next large GPU idle gap and explain it.")
+        yield Command("Timeline: previous large gap", partial(screen.timeline_gap, -1),
+                      "Jump to the previous large GPU idle gap and explain it.")
+        if screen.can_export():
+            yield Command("Export the report", screen.action_export,
+                          "Write the analysis to a file.")
+
+    def _item_commands(self) -> Iterator[Command]:
+        screen = self.timeline
+        if screen is None or screen.data is None:
+            return
+        data = screen.data
+        longest = sorted(data.large_gaps, key=lambda g: -g.duration_ns)[:MAX_HITS]
+        for gap in longest:
+            explanation = data.explanation(gap)
+            cause = f" ({explanation.cause})" if explanation is not None else ""
+            yield Command(
+                f"Gap: GPU {gap.device} idle {fmt_ns(gap.duration_ns)} at "
+                f"{fmt_ns(gap.start_ns - data.start_ns)}{cause}",
+                partial(screen.show_gap, gap), "Open this gap on the timeline.",
+            )
+        for name in data.kernels["Name"].head(MAX_HITS).to_list():
+            yield Command(f"Kernel on the timeline: {short_name(str(name), 60)}",
+                          partial(screen.show_kernel, str(name)),
+                          "Show every instance of this kernel on the timeline.")
+
+    async def discover(self) -> Hits:
+        for command in self._commands():
+            yield DiscoveryHit(command.text, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.text), command.run,
+                          text=command.text, help=command.help)
+        for command in self._item_commands():
+            score = matcher.match(command.text)
+            if score > 0:
+                yield Hit(score * 0.9, matcher.highlight(command.text), command.run,
+                          text=command.text, help=command.help)

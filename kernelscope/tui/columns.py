@@ -1,0 +1,152 @@
+"""The kernel list's columns, and the one place where extra columns are registered.
+
+A column is a ``ColumnProvider``: a title and a function of a ``KernelSummary`` returning a
+string or a number (None when unknown). The list shows ``BASE_COLUMNS`` followed by
+``EXTRA_COLUMNS``; to add one (e.g. the diagnosis's primary bottleneck or flag count), append
+it here::
+
+    EXTRA_COLUMNS.append(
+        ColumnProvider("bottleneck", lambda s: diagnose(s).primary, metrics=DIAGNOSIS_METRICS)
+    )
+
+``metrics`` names ncu metrics the function reads from ``KernelSummary.metrics`` beyond the key
+metrics; the app asks ``open_ncu_report(extra_metrics=...)`` for all of them (asking for any
+also makes the summaries carry NCU's rule results in ``KernelSummary.rules``).
+Numbers sort numerically and are right-aligned; None sorts last either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from kernelscope.parsers.diagnosis import REQUIRED_METRICS
+from kernelscope.parsers.diagnosis.cache import flag_score, flag_score_text, summary_diagnosis
+from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.tui.widgets.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
+
+CellValue = str | int | float | None
+
+
+@dataclass(frozen=True)
+class ColumnProvider:
+    """A kernel-list column: ``value`` gives the cell's value (sorted on), ``text`` its text."""
+
+    title: str
+    value: Callable[[KernelSummary], CellValue]
+    key: str = ""
+    text: Callable[[CellValue], str] | None = None
+    tooltip: str = ""
+    metrics: tuple[str, ...] = field(default=())
+    sort: Callable[[KernelSummary], CellValue] | None = None
+    """What the column sorts on, when not its value (e.g. the grid's size, not its text)."""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", re.sub(r"\W+", "_", self.title.lower()).strip("_"))
+
+    def cell_value(self, summary: KernelSummary) -> CellValue:
+        """The value for ``summary``; a provider that fails shows as unknown, not a crash."""
+        try:
+            return self.value(summary)
+        except Exception:  # a third-party column must not take the list down
+            return None
+
+    def sort_value(self, summary: KernelSummary) -> CellValue:
+        if self.sort is None:
+            return self.cell_value(summary)
+        try:
+            return self.sort(summary)
+        except Exception:  # see cell_value
+            return None
+
+    def cell_text(self, value: CellValue) -> str:
+        if self.text is not None and value is not None:
+            return self.text(value)
+        if value is None:
+            return NOT_AVAILABLE
+        if isinstance(value, str):
+            return value
+        return fmt_number(value)
+
+
+def _row(key: str) -> Callable[[KernelSummary], CellValue]:
+    def get(summary: KernelSummary) -> CellValue:
+        value = summary.row.get(key)
+        return value if isinstance(value, (str, int, float)) else None
+
+    return get
+
+
+def _pct(value: CellValue) -> str:
+    return fmt_pct(value) if isinstance(value, (int, float)) else NOT_AVAILABLE
+
+
+def _duration(value: CellValue) -> str:
+    return fmt_duration(value) if isinstance(value, (int, float)) else NOT_AVAILABLE
+
+
+NAME_KEY = "name"
+"""The name column's key: its text is shortened to fit the screen by the list."""
+
+BASE_COLUMNS: tuple[ColumnProvider, ...] = (
+    ColumnProvider(
+        "ID", _row("id"), key="id", text=str, tooltip="The kernel's ID, as ncu numbers it."
+    ),
+    ColumnProvider("Name", _row("demangled"), key=NAME_KEY, tooltip="Demangled kernel name."),
+    ColumnProvider(
+        "Duration", _row("duration_ns"), key="duration", text=_duration,
+        tooltip="gpu__time_duration.sum",
+    ),
+    ColumnProvider(
+        "Grid", _row("grid"), key="grid", sort=_row("grid_size"),
+        tooltip="launch__grid_dim_{x,y,z} (sorts by the number of blocks)",
+    ),
+    ColumnProvider(
+        "Block", _row("block"), key="block", sort=_row("block_size"),
+        tooltip="launch__block_dim_{x,y,z} (sorts by threads per block)",
+    ),
+    ColumnProvider(
+        "Regs", _row("registers"), key="registers", tooltip="launch__registers_per_thread"
+    ),
+    ColumnProvider(
+        "SM %", _row("sm_pct"), key="sm_pct", text=_pct,
+        tooltip="Compute (SM) throughput, % of peak",
+    ),
+    ColumnProvider(
+        "Mem %", _row("mem_pct"), key="mem_pct", text=_pct,
+        tooltip="Memory throughput, % of peak",
+    ),
+    ColumnProvider(
+        "DRAM %", _row("dram_pct"), key="dram_pct", text=_pct,
+        tooltip="DRAM throughput, % of peak",
+    ),
+    ColumnProvider(
+        "Occ %", _row("occupancy_pct"), key="occupancy_pct", text=_pct,
+        tooltip="Achieved occupancy, % of the SM's warp slots",
+    ),
+)
+
+EXTRA_COLUMNS: list[ColumnProvider] = [
+    ColumnProvider(
+        "Bottleneck", lambda s: summary_diagnosis(s).label, key="bottleneck",
+        metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
+    ),
+    ColumnProvider(
+        "Flags", lambda s: flag_score(summary_diagnosis(s)), key="flags",
+        text=flag_score_text, metrics=REQUIRED_METRICS,
+        tooltip="Critical (✖) and warning (⚠) flags of the diagnosis; sorts critical first.",
+    ),
+]
+"""Columns shown after the base ones. Register new columns here (see the module docstring)."""
+
+
+def list_columns(extra: Sequence[ColumnProvider] | None = None) -> tuple[ColumnProvider, ...]:
+    """The kernel list's columns: the base ones, then ``extra`` (default ``EXTRA_COLUMNS``)."""
+    return (*BASE_COLUMNS, *(EXTRA_COLUMNS if extra is None else extra))
+
+
+def required_metrics(columns: Iterable[ColumnProvider]) -> tuple[str, ...]:
+    """The extra ncu metrics the columns need, without duplicates."""
+    return tuple(dict.fromkeys(name for column in columns for name in column.metrics))

@@ -1,0 +1,190 @@
+"""The diagnosis of one kernel as a widget (the kernel detail's Diagnosis pane shows it).
+
+The pane shows the bottleneck label with its evidence, the flags (severity, checklist level,
+evidence, remedy, NCU's estimated speedup), the guard rails applied, what could not be checked,
+and a small roofline with every kernel of the report and this one highlighted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from kernelscope.parsers.diagnosis import Diagnosis, Evidence, Flag, diagnose
+from kernelscope.parsers.diagnosis.cache import summary_diagnosis
+from kernelscope.parsers.ncu import KernelDetail, KernelSummary
+from kernelscope.parsers.roofline import Roofline
+from kernelscope.parsers.roofline.plot import ChartKernel
+from kernelscope.tui.widgets.format import short_name
+from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
+
+SEVERITY_STYLES = {
+    "critical": "bold white on red",
+    "warning": "bold black on yellow",
+    "info": "bold white on blue",
+}
+LABEL_STYLE = "bold magenta"
+
+
+def blank() -> Text:
+    return Text("")
+
+
+def evidence_line(e: Evidence) -> Text:
+    mark = {True: ("✓ ", "green"), False: ("· ", "dim"), None: ("  ", "")}[e.holds]
+    line = Text(mark[0], style=mark[1])
+    line.append(f"[{e.step}] ", style="dim")
+    line.append(e.text())
+    return line
+
+
+def flag_block(flag: Flag) -> list[RenderableType]:
+    head = Table.grid(expand=True, padding=(0, 1))
+    head.add_column(no_wrap=True)
+    head.add_column(ratio=1)
+    head.add_column(justify="right", no_wrap=True)
+    title = Text(f"L{flag.level} ", style="dim")
+    title.append(flag.title, style="bold")
+    title.append(f"  ({flag.id})", style="dim")
+    speed = ""
+    if flag.ncu_speedup is not None:
+        speed = f"NCU est. speedup {flag.ncu_speedup:,.1f}%"
+    head.add_row(
+        Text(f" {flag.severity.upper()} ", style=SEVERITY_STYLES.get(flag.severity, "")),
+        title,
+        Text(speed, style="bold green"),
+    )
+    out: list[RenderableType] = [head]
+    body: list[RenderableType] = []
+    if flag.detail:
+        body.append(Text(flag.detail))
+    if flag.guard:
+        body.append(Text(f"Not a problem here: {flag.guard}", style="italic cyan"))
+    body.extend(evidence_line(e) for e in flag.evidence)
+    body.append(Text("→ " + flag.remedy, style="green"))
+    if flag.ncu_rule:
+        body.append(Text(f"NCU rule: {flag.ncu_rule}", style="dim"))
+    out.extend(Padding(item, (0, 0, 0, 4)) for item in body)
+    return out
+
+
+def render_diagnosis(d: Diagnosis) -> list[RenderableType]:
+    """The pane's text: label and evidence, flags, guard rails, notes."""
+    head = Text("Bottleneck: ", style="bold")
+    head.append(d.label, style=LABEL_STYLE)
+    out: list[RenderableType] = [head, Text(d.bottleneck.summary)]
+    out.extend(Padding(evidence_line(e), (0, 0, 0, 2)) for e in d.bottleneck.evidence)
+    out.append(blank())
+    if d.flags:
+        out.append(Text(f"Flags ({len(d.flags)}), by checklist level", style="bold"))
+        for flag in d.flags:
+            out.extend(flag_block(flag))
+    else:
+        out.append(Text("No flags raised.", style="bold green"))
+    if d.guard_rails:
+        out.extend([blank(), Text("Guard rails (misreadings avoided)", style="bold")])
+        for g in d.guard_rails:
+            line = Text(f"• {g.id}: ", style="cyan")
+            line.append(g.text)
+            out.append(Padding(line, (0, 0, 0, 2)))
+    if d.notes:
+        out.extend([blank(), Text("Not checked", style="bold")])
+        out.extend(Padding(Text(f"• {n}", style="dim"), (0, 0, 0, 2)) for n in d.notes)
+    return out
+
+
+def best_precision(roofline: Roofline | None) -> str:
+    """The precision this kernel does most of its work in (FP32 when it does none)."""
+    if roofline is None or not roofline.points:
+        return "fp32"
+    scored = [(p.pct_of_peak or 0.0, key) for key, p in roofline.points.items()]
+    pct, key = max(scored)
+    return key if pct > 0 else "fp32"
+
+
+def chart_name(demangled: str, width: int = 28) -> str:
+    """A kernel's name for a chart label: no return type, parameters or namespaces."""
+    name = short_name(demangled, 10_000)
+    depth, cut = 0, 0
+    for i, ch in enumerate(name):
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth = max(0, depth - 1)
+        elif ch == ":" and depth == 0 and name[i + 1 : i + 2] == ":":
+            cut = i + 2
+    return short_name(name[cut:] or name, width)
+
+
+def chart_kernels(summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
+    """Every listed kernel as a roofline point."""
+    return tuple(
+        ChartKernel(
+            s.id,
+            chart_name(str(s.row.get("demangled") or s.row.get("name", ""))),
+            summary_diagnosis(s).roofline,
+        )
+        for s in summaries
+    )
+
+
+class DiagnosisView(Vertical):
+    """The diagnosis of one kernel, above a small roofline of the whole report."""
+
+    DEFAULT_CSS = """
+    DiagnosisView {
+        height: auto;
+    }
+    DiagnosisView > .diagnosis-body {
+        height: auto;
+    }
+    DiagnosisView > RooflinePlot {
+        height: 22;
+        margin-top: 1;
+    }
+    """
+
+    diagnosis: Diagnosis | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="diagnosis-body", id="diagnosis-body")
+        yield RooflinePlot(id="diagnosis-roofline")
+
+    def show(self, detail: KernelDetail, summaries: Sequence[KernelSummary] = ()) -> Diagnosis:
+        """Diagnose ``detail`` (its share of the time taken from ``summaries``) and show it."""
+        d = diagnose(
+            detail.metrics,
+            detail.rules,
+            detail.sections,
+            time_share=time_share(detail, summaries),
+        )
+        self.diagnosis = d
+        self.query_one("#diagnosis-body", Static).update(Group(*render_diagnosis(d)))
+        kernels = chart_kernels(summaries)
+        if not any(k.id == detail.id for k in kernels):
+            kernels = (
+                *kernels,
+                ChartKernel(detail.id, chart_name(detail.demangled), d.roofline),
+            )
+        self.query_one(RooflinePlot).set_view(
+            RooflineView(kernels, selected=detail.id, precision=best_precision(d.roofline))
+        )
+        return d
+
+
+def time_share(detail: KernelDetail, summaries: Sequence[KernelSummary]) -> float | None:
+    """The kernel's share of the summed duration of ``summaries`` (None when unknown)."""
+    total = sum(
+        float(s.row["duration_ns"])  # type: ignore[arg-type]
+        for s in summaries
+        if isinstance(s.row.get("duration_ns"), (int, float))
+    )
+    own = detail.duration_ns
+    return own / total if own is not None and total > 0 and len(summaries) > 1 else None

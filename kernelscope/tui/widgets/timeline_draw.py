@@ -1,0 +1,166 @@
+"""Draw the ASCII timeline as Rich text: lanes, a utilisation sparkline, gap marks, a time axis.
+
+Everything here works on per-column values that ``TimelineIndex.render`` already computed,
+so the cost is lanes × columns, never the number of events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from kernelscope.parsers.nsys import Gap, Lane, TimelineView
+from kernelscope.tui.widgets.chart import nice_ticks
+from kernelscope.tui.widgets.format import ellipsis
+from kernelscope.tui.widgets.timeline_format import decimals_for, fmt_at, unit_for
+
+SHADES = "░▒▓█"
+SPARK = " ▁▂▃▄▅▆▇█"
+IDLE = "·"
+
+LANE_STYLES = {
+    "gpu": "bold green",
+    "stream": "green",
+    "nvtx": "magenta",
+    "cuda-api": "cyan",
+}
+SELECTED_BG = "on #5f3f00"
+GAP_MARK = "▾"
+
+
+def shade(fraction: float) -> str:
+    """One cell of a lane: idle ``·``; ``░▒▓`` partly busy (any work at all shows); ``█`` full."""
+    if fraction <= 0.0:
+        return IDLE
+    if fraction >= 0.97:
+        return SHADES[-1]
+    return SHADES[min(len(SHADES) - 2, int(fraction * (len(SHADES) - 1)))]
+
+
+def spark(fraction: float) -> str:
+    """One cell of the sparkline: an eighth-block of the column's utilisation."""
+    if fraction <= 0.0:
+        return SPARK[0]
+    return SPARK[max(1, min(len(SPARK) - 1, round(fraction * (len(SPARK) - 1))))]
+
+
+def columns_of(view: TimelineView, start_ns: int, end_ns: int) -> range:
+    """The columns of ``view`` that [start_ns, end_ns) touches (empty when outside)."""
+    if end_ns <= view.t0 or start_ns >= view.t1:
+        return range(0)
+    first = view.column_of(max(start_ns, view.t0))
+    last = view.column_of(min(end_ns, view.t1) - 1)
+    if first is None or last is None:
+        return range(0)
+    return range(first, last + 1)
+
+
+def _label(text: str, width: int, style: str = "") -> Text:
+    return Text(ellipsis(text, width).ljust(width) + " ", style=style)
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """Columns to paint with a background (the selected gap)."""
+
+    columns: range = range(0)
+    style: str = SELECTED_BG
+
+
+def lane_line(values: Sequence[float], style: str, highlight: Highlight) -> Text:
+    """One lane's cells, busy cells in ``style``, idle ones dim."""
+    text = Text(no_wrap=True, end="")
+    for col, value in enumerate(values):
+        cell = shade(value)
+        cell_style = "bright_black" if cell == IDLE else style
+        if col in highlight.columns:
+            cell_style = f"{cell_style} {highlight.style}"
+        text.append(cell, cell_style)
+    return text
+
+
+def render_lanes(
+    view: TimelineView,
+    lanes: Iterable[Lane],
+    label_width: int,
+    highlight: Highlight | None = None,
+) -> Text:
+    """Every lane as one line: its label, then one cell per column."""
+    highlight = highlight or Highlight()
+    lines = []
+    for lane in lanes:
+        style = LANE_STYLES.get(lane.kind, "white")
+        line = _label(lane.label, label_width, "bold" if lane.kind == "gpu" else "")
+        line.append_text(lane_line(view.busy.get(lane.key, []), style, highlight))
+        lines.append(line)
+    return Text("\n", no_wrap=True, end="").join(lines)
+
+
+def render_sparkline(
+    values: Sequence[float], label: str, label_width: int, highlight: Highlight | None = None
+) -> Text:
+    """The utilisation sparkline (one line of eighth-blocks)."""
+    highlight = highlight or Highlight()
+    text = _label(label, label_width, "bold")
+    for col, value in enumerate(values):
+        style = "yellow"
+        if col in highlight.columns:
+            style = f"{style} {highlight.style}"
+        text.append(spark(value), style)
+    text.no_wrap = True
+    return text
+
+
+def render_gap_marks(
+    view: TimelineView, gaps: Iterable[Gap], selected: Gap | None, label_width: int, label: str
+) -> Text:
+    """A line with ``▾`` over every large gap in the window, the selected one highlighted."""
+    cells = [" "] * view.width
+    styles = [""] * view.width
+    for gap in gaps:
+        cols = columns_of(view, gap.start_ns, gap.end_ns)
+        if not cols:
+            continue
+        mid = cols[len(cols) // 2]
+        cells[mid] = GAP_MARK
+        styles[mid] = "red"
+    if selected is not None:
+        for col in columns_of(view, selected.start_ns, selected.end_ns):
+            cells[col] = GAP_MARK if cells[col] == GAP_MARK else "▔"
+            styles[col] = "bold yellow"
+    text = _label(label, label_width, "dim")
+    for cell, style in zip(cells, styles, strict=True):
+        text.append(cell, style)
+    text.no_wrap = True
+    return text
+
+
+def render_axis(view: TimelineView, origin_ns: int, label_width: int) -> Text:
+    """Two lines: tick marks, then tick labels (time from ``origin_ns``, readable units)."""
+    width = view.width
+    rel0, rel1 = view.t0 - origin_ns, view.t1 - origin_ns
+    ticks = nice_ticks(rel0, rel1, max(2, width // 14))
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else max(rel1 - rel0, 1)
+    scale, unit = unit_for(max(abs(t) for t in ticks) if ticks else step)
+    decimals = decimals_for(step, scale)
+    marks = ["─"] * width
+    labels = [" "] * width
+    next_free = 0
+    for tick in ticks:
+        col = view.column_of(round(tick + origin_ns))
+        if col is None:
+            continue
+        marks[col] = "┬"
+        label = fmt_at(tick, scale, unit, decimals)
+        start = min(col, width - len(label))
+        if start < next_free or start < 0:
+            continue
+        labels[start:start + len(label)] = list(label)
+        next_free = start + len(label) + 2
+    top = Text(" " * (label_width + 1), no_wrap=True)
+    top.append("".join(marks), "bright_black")
+    bottom = Text(" " * (label_width + 1), no_wrap=True)
+    bottom.append("".join(labels), "dim")
+    return Text("\n", no_wrap=True, end="").join([top, bottom])

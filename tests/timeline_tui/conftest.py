@@ -1,0 +1,87 @@
+"""Fixtures for the timeline screen tests: the committed zoo trace, its model (for expected
+values), a fake ``nsys`` that "exports" a committed ``.sqlite``, and stable rendering."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import textual.constants
+
+from kernelscope.parsers.nsys import NsysReport, open_report
+from kernelscope.screens.timeline_views.data import TimelineData, build
+
+# No animations (tab underline, progress bar): faster tests and stable snapshots.
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
+
+REPO = Path(__file__).resolve().parents[2]
+NSYS_SAMPLES = REPO / "samples" / "nsys"
+ORACLE = NSYS_SAMPLES / "oracle"
+ZOO_SQLITE_XZ = NSYS_SAMPLES / "zoo.sqlite.xz"
+ZOO_REP_XZ = NSYS_SAMPLES / "zoo.nsys-rep.xz"
+
+FAKE_NSYS = """#!{python}
+# A stand-in for `nsys export`: copies the committed samples/nsys/NAME.sqlite.xz (matching
+# the report's name) to the requested output. FAKE_NSYS_MODE=fail|slow for the bad cases.
+import lzma, os, re, shutil, sys, time
+args = sys.argv[1:]
+if os.environ.get("FAKE_NSYS_PIDFILE"):
+    with open(os.environ["FAKE_NSYS_PIDFILE"], "w") as fh:
+        fh.write(str(os.getpid()))
+mode = os.environ.get("FAKE_NSYS_MODE", "ok")
+if mode == "fail":
+    sys.stderr.write("Error: the report is damaged beyond repair\\n")
+    sys.exit(3)
+if mode == "slow":
+    time.sleep(120)
+out = args[args.index("--output") + 1]
+name = re.sub(r"^\\.tmp-\\d+-[0-9a-f]+-", "", os.path.basename(args[-1]))
+source = os.path.join({samples!r}, name.split(".")[0] + ".sqlite.xz")
+with lzma.open(source) as fin, open(out, "wb") as fout:
+    shutil.copyfileobj(fin, fout)
+"""
+
+
+@pytest.fixture(scope="session")
+def zoo_report(tmp_path_factory: pytest.TempPathFactory) -> NsysReport:
+    """The zoo trace opened by the model: the tests' source of expected values."""
+    return open_report(ZOO_SQLITE_XZ, cache_dir=tmp_path_factory.mktemp("model-cache"))
+
+
+@pytest.fixture(scope="session")
+def zoo_data(zoo_report: NsysReport) -> TimelineData:
+    return build(ZOO_SQLITE_XZ, zoo_report)
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    """Exports and scratch files go here, never to ~/.cache."""
+    d = tmp_path / "cache"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def no_nsys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No nsys anywhere: not in $NSYS, not on PATH, not in the install directories."""
+    from kernelscope.parsers.nsys import locate
+
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.delenv("NSYS", raising=False)
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.setattr(locate, "_INSTALL_GLOBS", ())
+
+
+@pytest.fixture
+def fake_nsys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_nsys: None) -> Iterator[Path]:
+    """``$NSYS`` points at a script that exports by copying the committed SQLite."""
+    exe = tmp_path / "bin" / "nsys"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_NSYS.format(python=sys.executable, samples=str(NSYS_SAMPLES)))
+    exe.chmod(0o755)
+    monkeypatch.setenv("NSYS", str(exe))
+    monkeypatch.setenv("FAKE_NSYS_MODE", "ok")
+    yield exe

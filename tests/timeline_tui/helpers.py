@@ -1,0 +1,94 @@
+"""Helpers for the timeline tests: open the app on a report, read what the screen shows."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+from textual.app import App
+from textual.css.query import NoMatches
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Static
+
+from kernelscope.screens.error import ErrorScreen
+from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.tui.app import KernelscopeApp, create_app
+
+
+def make_app(path: Path, cache_dir: Path) -> KernelscopeApp:
+    return create_app(path, cache_dir=cache_dir)
+
+
+async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
+    """Wait until no worker runs and the messages they posted are handled."""
+    app = pilot.app
+    for _ in range(50):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            rounds -= 1
+            if rounds <= 0:
+                return
+
+
+async def wait_until_open(pilot: Pilot[object], timeout_s: float = 30.0) -> None:
+    """Wait until the timeline shows its views or an error screen is up."""
+    app = pilot.app
+    for _ in range(int(timeout_s / 0.05)):
+        screen = app.screen
+        if isinstance(screen, ErrorScreen):
+            break
+        if isinstance(screen, TimelineScreen) and screen.data is not None:
+            break
+        await pilot.pause(0.05)
+    await settle(pilot)
+
+
+async def wait_for(pilot: Pilot[object], check, timeout_s: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(int(timeout_s / 0.02)):
+        if check():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not met in time")
+
+
+def screen_text(app: App[object]) -> str:
+    """The text on the terminal right now (what a user would read)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True,
+                      legacy_windows=False, color_system=None)
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+def widget_text(widget: Widget) -> str:
+    """All the text a widget renders, including what is scrolled out of view."""
+    children = [child for child in widget.children if child.display]
+    if children:
+        return "\n".join(widget_text(child) for child in children)
+    width, height = widget.outer_size
+    lines = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+def flat(text: str) -> str:
+    """``text`` with every run of whitespace (line wraps too) made one space."""
+    return " ".join(text.split())
+
+
+def static_text(app: App[object], selector: str) -> str:
+    """The text of a Static on the current screen ("" while that screen is not up yet)."""
+    try:
+        return widget_text(app.screen.query_one(selector, Static))
+    except NoMatches:
+        return ""
+
+
+def error_message(app: App[object]) -> str:
+    assert isinstance(app.screen, ErrorScreen), type(app.screen).__name__
+    return app.screen.message

@@ -1,0 +1,74 @@
+"""The overview shows the model's numbers: devices, span, GPU busy %, top kernels, findings;
+number keys, tab and escape switch views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import TabbedContent
+
+from kernelscope.parsers.nsys import NsysReport, findings, gpu_utilization, kernel_summary
+from kernelscope.screens.timeline import VIEW_IDS, TimelineScreen
+from kernelscope.tui.widgets.format import short_name
+from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_pct
+
+from .conftest import ZOO_SQLITE_XZ
+from .helpers import flat, make_app, screen_text, static_text, wait_until_open
+
+
+async def test_overview_numbers_are_the_models(zoo_report: NsysReport, cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        shown = flat(static_text(app, "#overview-body"))
+        util = gpu_utilization(zoo_report).row(0, named=True)
+        assert f"{fmt_pct(util['utilization_pct'])} of {fmt_ns(util['span_ns'])}" in shown
+        assert f"{util['name']} (GPU {util['device']}, 132 SMs)" in shown
+        assert f"{fmt_ns(zoo_report.duration_ns)} recorded" in shown
+        top = kernel_summary(zoo_report).row(0, named=True)
+        assert short_name(top["Name"], 48) in shown
+        assert f"{top['Time (%)']:.1f} %" in shown
+        found = findings(zoo_report)
+        assert found, "the zoo trace has findings"
+        for finding in found:
+            assert flat(finding.title) in shown
+            assert finding.severity.upper() in shown
+        assert f"{len(found)} warning" in shown
+        # The first offending item of a finding is listed (the first sync memcpy's duration).
+        first = found[0].items[0]
+        assert fmt_ns(first["duration_ns"]) in shown  # type: ignore[arg-type]
+        title = screen_text(app).splitlines()[0]
+        assert "zoo.sqlite.xz" in title
+        assert f"{zoo_report.kernels.height} kernels" in title
+
+
+async def test_number_keys_tab_and_escape_switch_views(cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        tabs = app.screen.query_one("#tl-views", TabbedContent)
+        assert tabs.active == "overview"
+        for number, view_id in enumerate(VIEW_IDS, start=1):
+            await pilot.press(str(number))
+            assert tabs.active == view_id
+        await pilot.press("tab")
+        assert tabs.active == VIEW_IDS[0]
+        await pilot.press("shift+tab")
+        assert tabs.active == VIEW_IDS[-1]
+        # escape walks back through the views shown before.
+        await pilot.press("3", "6")
+        await pilot.press("escape")
+        assert tabs.active == "kernels"
+        await pilot.press("escape")
+        assert tabs.active == VIEW_IDS[-1]
+
+
+async def test_clicking_a_tab_switches_view(cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.click("#--content-tab-gaps")
+        await pilot.pause()
+        assert app.screen.query_one("#tl-views", TabbedContent).active == "gaps"
+        assert "GPU idle gaps" in screen_text(app)

@@ -1,0 +1,60 @@
+"""SVG snapshots of every view of the zoo trace (120×36) and of the timeline at 80×24.
+
+Review the report before accepting changes: ``pytest tests/timeline_tui --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from .conftest import ZOO_SQLITE_XZ
+from .helpers import make_app, wait_until_open
+
+WIDE = (120, 36)
+NARROW = (80, 24)
+
+
+def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
+    async def run_before(pilot: Pilot[object]) -> None:
+        await wait_until_open(pilot)
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [
+        pytest.param("overview", [], id="overview"),
+        pytest.param("timeline", ["2"], id="timeline"),
+        pytest.param("timeline_gap", ["2", "g", "g"], id="timeline_gap"),
+        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", "right"],
+                     id="timeline_zoomed"),
+        pytest.param("kernels", ["3"], id="kernels"),
+        pytest.param("cpu_calls", ["4"], id="cpu_calls"),
+        pytest.param("nvtx", ["5"], id="nvtx"),
+        pytest.param("gaps", ["6"], id="gaps"),
+        pytest.param("copies", ["7"], id="copies"),
+    ],
+)
+def test_view_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    assert snap_compare(app, terminal_size=WIDE, run_before=opened_then(keys))
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [
+        pytest.param("timeline_gap", ["2", "g"], id="timeline_gap"),
+        pytest.param("overview", [], id="overview"),
+    ],
+)
+def test_narrow_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    assert snap_compare(app, terminal_size=NARROW, run_before=opened_then(keys))

@@ -1,0 +1,113 @@
+"""The timeline view: lanes, zoom and pan change the window shown, g/G step through the large
+gaps and the side panel explains each one with the model's cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernelscope.screens.timeline_views import TimelinePane
+from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_window
+from kernelscope.tui.widgets.timeline_gap import CAUSE_TEXT
+
+from .conftest import ZOO_SQLITE_XZ
+from .helpers import flat, make_app, screen_text, static_text, wait_until_open
+
+
+def window_shown(app) -> str:  # type: ignore[no-untyped-def]
+    return static_text(app, "#tl-range").split(" · ")[0].strip()
+
+
+async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        assert isinstance(app.focused, TimelinePane)
+        lanes = static_text(app, "#tl-lanes")
+        for lane in zoo_data.index.lanes:
+            assert lane.label.strip()[:20] in lanes
+        head = static_text(app, "#tl-head")
+        assert "GPU utilisation" in head
+        assert "0.0 s" in head and "1.5 s" in head
+        first, last = fmt_window(0, zoo_data.end_ns - zoo_data.start_ns)
+        assert window_shown(app) == f"{first} → {last}"
+
+
+async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        pane = app.screen.query_one(TimelinePane)
+        full = (pane.t0, pane.t1)
+        whole = window_shown(app)
+        await pilot.press("plus")
+        assert pane.t1 - pane.t0 == (full[1] - full[0]) // 2
+        zoomed = window_shown(app)
+        assert zoomed != whole
+        assert fmt_ns(pane.t1 - pane.t0) in static_text(app, "#tl-range")
+        await pilot.press("i")
+        assert pane.t1 - pane.t0 == (full[1] - full[0]) // 4
+        before = pane.t0
+        await pilot.press("right")
+        assert pane.t0 > before
+        panned = window_shown(app)
+        assert panned != zoomed
+        await pilot.press("h")
+        assert pane.t0 == before
+        await pilot.press("minus", "o")
+        assert (pane.t0, pane.t1) == full
+        await pilot.press("plus", "l", "0")
+        assert (pane.t0, pane.t1) == full
+        assert window_shown(app) == whole
+
+
+async def test_g_steps_through_gaps_and_explains_them(
+    zoo_data: TimelineData, cache_dir: Path
+) -> None:
+    gaps = zoo_data.large_gaps
+    assert len(gaps) >= 2
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        pane = app.screen.query_one(TimelinePane)
+        assert not app.screen.query_one("#tl-gap-panel").display
+        for i in (0, 1):
+            await pilot.press("g")
+            assert pane.selected == gaps[i]
+            assert pane.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.t1
+            panel = flat(static_text(app, "#tl-gap-body"))
+            explanation = zoo_data.explanation(gaps[i])
+            assert explanation is not None
+            assert f"Gap {i + 1} of {len(gaps)}" in panel
+            assert f"idle for {fmt_ns(gaps[i].duration_ns)}" in panel
+            assert f"Cause {explanation.cause}" in panel
+            assert flat(CAUSE_TEXT[explanation.cause][0]) in panel
+            for activity in explanation.cpu[:3]:
+                assert activity.name in panel
+        await pilot.press("G")
+        assert pane.selected == gaps[0]
+        await pilot.press("G")  # nothing before the first gap: stays
+        assert pane.selected == gaps[0]
+        await pilot.press("escape")  # closes the panel, stays on the timeline
+        assert pane.selected is None
+        await pilot.pause()
+        assert not app.screen.query_one("#tl-gap-panel").display
+        assert "Timeline" in screen_text(app)
+
+
+async def test_narrow_terminal_puts_the_panel_below(
+    zoo_data: TimelineData, cache_dir: Path
+) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2", "g")
+        await pilot.pause()
+        panel = app.screen.query_one("#tl-gap-panel")
+        left = app.screen.query_one("#tl-left")
+        assert panel.region.y > left.region.y
+        assert panel.region.width == left.region.width
+        assert f"Gap 1 of {len(zoo_data.large_gaps)}" in screen_text(app)

@@ -1,0 +1,68 @@
+"""Helpers for the TUI tests: wait for the app to settle, read what the screen shows."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+from rich.console import Console
+from textual.app import App
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.worker import WorkerCancelled, WorkerFailed
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "samples"
+
+
+def sample(*candidates: str) -> Path | None:
+    """The first sample file that exists in the repository's samples/ (or shared/samples)."""
+    shared = REPO.parent / "shared" / "samples"
+    roots = [SAMPLES, shared, shared / "ncu"]
+    for name in candidates:
+        for root in roots:
+            path = root / name
+            if path.exists():
+                return path
+    return None
+
+
+async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
+    """Wait until no worker runs and the messages they posted are handled (a failed worker
+    is the app's business: it shows an error screen)."""
+    app = pilot.app
+    for _ in range(50):
+        for worker in list(app.workers):
+            with contextlib.suppress(WorkerFailed, WorkerCancelled):
+                await worker.wait()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            rounds -= 1
+            if rounds <= 0:
+                return
+
+
+def screen_text(app: App[object]) -> str:
+    """The text on the terminal right now (what a user would read)."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False,
+        color_system=None,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+def widget_text(widget: Widget) -> str:
+    """All the text a widget and its shown descendants render, including what is scrolled
+    out of view (children top to bottom; side-by-side children one after the other)."""
+    children = [child for child in widget.children if child.display]
+    if children:
+        return "\n".join(widget_text(child) for child in children)
+    width, height = widget.size
+    lines = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join(strip.text.rstrip() for strip in lines)

@@ -1,0 +1,216 @@
+"""The app around the screens: which screen a file gets, errors, help and the palette."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, TabbedContent
+
+from kernelscope.screens.error import ErrorScreen
+from kernelscope.screens.help import HelpScreen
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.screens.loading import LoadingScreen
+from kernelscope.tui import app as app_module
+from kernelscope.tui.app import KernelscopeApp, create_app, default_report_path
+
+from .helpers import SAMPLES, screen_text, settle, widget_text
+
+
+async def error_shown(path: Path) -> str:
+    """Open ``path``; assert an error screen comes up and q quits; return its text."""
+    app = create_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "Traceback" not in screen_text(app)
+        text = widget_text(app.screen.query_one("#error-message"))
+        await pilot.press("escape")  # nothing to go back to
+        assert isinstance(app.screen, ErrorScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+    return " ".join(text.split())
+
+
+def test_create_app_defaults_to_the_bundled_report() -> None:
+    app = create_app()
+    assert isinstance(app, KernelscopeApp)
+    assert app.report_path == default_report_path()
+    assert app.report_path.exists()
+
+
+async def test_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.ncu-rep"
+    path.write_bytes(b"")
+    assert "is empty, so it holds no report" in await error_shown(path)
+
+
+async def test_random_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "noise.ncu-rep"
+    path.write_bytes(os.urandom(4096))
+    assert "is not an Nsight Compute (.ncu-rep)" in await error_shown(path)
+
+
+async def test_damaged_kernel_report(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.ncu-rep"
+    path.write_bytes(b"NVR\x00" + os.urandom(4096))
+    assert "truncated or damaged" in await error_shown(path)
+
+
+async def test_missing_path(tmp_path: Path) -> None:
+    assert "no such file" in await error_shown(tmp_path / "nowhere.ncu-rep")
+
+
+async def test_directory(tmp_path: Path) -> None:
+    assert "is a directory" in await error_shown(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["zoo.nsys-rep.xz", "zoo.sqlite.xz"])
+async def test_timeline_reports_go_to_the_timeline(name: str, monkeypatch) -> None:
+    path = SAMPLES / "nsys" / name
+    if not path.exists():
+        pytest.skip(f"no sample {path}")
+    if importlib.util.find_spec("kernelscope.screens.timeline") is None:
+        text = await error_shown(path)
+        assert "is an Nsight Systems report" in text and "cannot show timelines" in text
+        return
+    from kernelscope.screens.timeline import TimelineScreen
+
+    calls: list[Path] = []
+    real = KernelscopeApp.open_timeline
+
+    def spy(self: KernelscopeApp, report: Path) -> None:
+        calls.append(report)
+        real(self, report)
+
+    monkeypatch.setattr(KernelscopeApp, "open_timeline", spy)
+    app = create_app(path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert calls == [path]
+        if isinstance(app.screen, ErrorScreen):
+            # e.g. an .nsys-rep where no nsys is installed to export it: one sentence.
+            message = widget_text(app.screen.query_one("#error-message"))
+            assert "nsys" in message and "Traceback" not in message
+        else:
+            assert isinstance(app.screen, TimelineScreen)
+
+
+async def test_unexpected_worker_error_is_one_line(monkeypatch) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("boom\nsecond line of detail")
+
+    monkeypatch.setattr(app_module, "open_ncu_report", broken)
+    text = await error_shown(default_report_path())
+    assert "Unexpected error (RuntimeError: boom)." in text
+    assert "second line" not in text
+
+
+async def test_error_in_a_detail_worker_can_be_dismissed(monkeypatch) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.report is not None
+
+        def broken(kernel_id: int) -> None:
+            raise ValueError(f"cannot read kernel {kernel_id}")
+
+        monkeypatch.setattr(app.report, "detail", broken)
+        monkeypatch.setattr(app.report, "cached_detail", lambda _kernel_id: None)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        message = widget_text(app.screen.query_one("#error-message"))
+        assert "Unexpected error (ValueError: cannot read kernel 0)." in message
+        await pilot.press("escape")
+        assert isinstance(app.screen, KernelDetailScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, KernelListScreen)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "f1"])
+async def test_help_lists_every_key(key: str) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        markdown = app.screen.markdown
+        for screen_type in (KernelListScreen, KernelDetailScreen):
+            for binding in screen_type.BINDINGS:
+                assert binding.description in markdown, binding
+        for words in ("Go to ID", "Next kernel", "Speed Of Light", "Commands", "`1`", "`n`"):
+            assert words in markdown
+        assert "Speed Of Light" in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, KernelListScreen)
+
+
+async def test_help_key_types_in_the_filter() -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "question_mark")
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.screen.query_one(Input).value == "?"
+
+
+async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        target = zoo_rows[-1]
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*str(target["id"]))
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, KernelDetailScreen)
+        assert screen.kernel_id == target["id"]
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"pane 5")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.query_one(TabbedContent).active == "stalls"
+        # From the detail, a kernel jump stays in the detail and keeps the pane.
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*str(zoo_rows[0]["id"]))
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen and screen.kernel_id == zoo_rows[0]["id"]
+        assert screen.query_one(TabbedContent).active == "stalls"
+
+
+async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> None:
+    gate = threading.Event()
+    real_open = app_module.open_ncu_report
+
+    def slow_open(path: Path, **kwargs: object) -> object:
+        gate.wait(10)
+        return real_open(path, **kwargs)
+
+    monkeypatch.setattr(app_module, "open_ncu_report", slow_open)
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LoadingScreen)
+        assert "Opening default.ncu-rep.xz" in screen_text(app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        gate.set()
+        await settle(pilot)
+        assert isinstance(app.screen, KernelListScreen)
+        assert len(app.screen_stack) == 2

@@ -1,0 +1,340 @@
+"""The kernel detail: header, n/p in the list's order, and what every pane shows."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+from textual.widgets import TabbedContent
+
+from kernelscope.parsers.ncu import KernelDetail, NcuReport
+from kernelscope.parsers.ncu.panes import PANES
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.panes import Pane
+from kernelscope.screens.panes.launch import tail_wave_fill
+from kernelscope.screens.panes.occupancy import binding_limits
+from kernelscope.screens.panes.stalls import ranked_stalls
+from kernelscope.tui import app as app_module
+from kernelscope.tui.app import create_app
+from kernelscope.tui.widgets.format import fmt_duration, fmt_number, fmt_pct, split_metric
+
+from .helpers import sample, screen_text, settle, widget_text
+
+PANE_IDS = [spec.id for spec in PANES]
+
+
+async def open_detail(pilot, kernel_id: int, pane_key: str | None = None) -> KernelDetailScreen:
+    await settle(pilot)
+    await pilot.press("g", *str(kernel_id), "enter", "enter")
+    await settle(pilot)
+    if pane_key is not None:
+        await pilot.press(pane_key)
+        await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, KernelDetailScreen)
+    return screen
+
+
+def active(screen: KernelDetailScreen) -> str:
+    return screen.query_one(TabbedContent).active
+
+
+def pane_text(screen: KernelDetailScreen) -> str:
+    return widget_text(screen.active_pane())
+
+
+def header(app) -> str:
+    return "\n".join(screen_text(app).splitlines()[:2])
+
+
+def metric_text(detail: KernelDetail, name: str) -> str:
+    return split_metric(detail.metric(name))[0]
+
+
+async def test_header_and_n_p_keep_the_pane(zoo: NcuReport, zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 0, "2")
+        first = zoo_rows[0]
+        top = header(app)
+        assert f"Kernel {first['id']} " in top and str(first["demangled"]) in top
+        assert fmt_duration(first["duration_ns"]) in top
+        assert f"grid {first['grid']} × block {first['block']}" in top
+        assert zoo.device.name in top
+        assert active(screen) == "sol"
+        for row in zoo_rows[1:3]:
+            await pilot.press("n")
+            await settle(pilot)
+            assert screen.kernel_id == row["id"]
+            assert str(row["demangled"]) in header(app)
+            assert active(screen) == "sol"
+            sm = zoo.detail(row["id"]).number("sm__throughput.avg.pct_of_peak_sustained_elapsed")
+            assert fmt_pct(sm) in pane_text(screen)
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.kernel_id == zoo_rows[1]["id"]
+        assert active(screen) == "sol"
+        await pilot.press("p", "p")  # past the first kernel: stays
+        await settle(pilot)
+        assert screen.kernel_id == zoo_rows[0]["id"]
+
+
+async def test_n_p_follow_the_list_order(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"transpose", "enter")
+        await pilot.press("s", "s")  # sort by duration, longest first
+        await pilot.press("enter")
+        await settle(pilot)
+        rows = sorted(
+            (r for r in zoo_rows if "transpose" in str(r["demangled"])),
+            key=lambda r: -float(r["duration_ns"]),
+        )
+        screen = app.screen
+        assert isinstance(screen, KernelDetailScreen)
+        assert screen.kernel_id == rows[0]["id"]
+        assert f"1 of {len(rows)}" in header(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.kernel_id == rows[1]["id"]
+        await pilot.press("backspace")
+        # Back in the list, the cursor is on the kernel shown last.
+        assert app.screen.highlighted_id() == rows[1]["id"]
+
+
+async def test_number_keys_and_tab_switch_panes() -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 0)
+        for number, pane_id in enumerate(PANE_IDS, start=1):
+            await pilot.press(str(number))
+            await settle(pilot)
+            assert active(screen) == pane_id
+            assert isinstance(app.focused, Pane)
+        await pilot.press("tab")  # wraps from the last pane to the first
+        assert active(screen) == PANE_IDS[0]
+        await pilot.press("tab", "tab")
+        assert active(screen) == PANE_IDS[2]
+        await pilot.press("shift+tab")
+        assert active(screen) == PANE_IDS[1]
+        # Clicking a tab switches too.
+        tabs_line = screen_text(app).splitlines()[2]
+        await pilot.click(offset=(tabs_line.index("Memory"), 2))
+        await settle(pilot)
+        assert active(screen) == "memory"
+
+
+async def test_launch_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 2, "1")
+        detail = zoo.detail(2)
+        text = pane_text(screen)
+        assert f"{fmt_number(detail.number('launch__grid_size'))} blocks" in text
+        assert f"Registers per thread {metric_text(detail, 'launch__registers_per_thread')}" in (
+            " ".join(text.split())
+        )
+        waves = detail.number("launch__waves_per_multiprocessor")
+        assert fmt_number(waves) in text
+        assert "Tail wave fill" in text and fmt_number(tail_wave_fill(waves)) in text
+        assert "derived" in text
+        assert "Launch Statistics" in text  # NCU's own header table
+
+
+async def test_sol_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 1, "2")
+        detail = zoo.detail(1)
+        text = pane_text(screen)
+        for name in (
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+            "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+        ):
+            assert fmt_pct(detail.number(name)) in text
+        assert "GPU Speed Of Light Throughput" in text
+        assert fmt_duration(detail.duration_ns) in " ".join(text.split())
+        parts = detail.breakdowns["sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+        top = max(parts, key=lambda n: detail.number(n) or 0)
+        lines = text.splitlines()
+        breakdown = lines.index(next(ln for ln in lines if "Compute (SM) breakdown" in ln))
+        assert top.split(".")[0] in lines[breakdown + 1]
+
+
+async def test_occupancy_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 3, "3")
+        detail = zoo.detail(3)
+        text = pane_text(screen)
+        achieved = detail.number("sm__warps_active.avg.pct_of_peak_sustained_active")
+        assert f"{fmt_pct(achieved)} %" in text
+        limits, lowest = binding_limits(detail)
+        for label, value in limits:
+            line = next(ln for ln in text.splitlines() if ln.strip().startswith(label))
+            assert fmt_number(value) in line
+            assert ("limits occupancy" in line) == (value == lowest)
+        assert "threads per block" in text and "registers per thread" in text
+        assert "this kernel: 1,024" in text  # the block size marked on its curve
+
+
+async def test_memory_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 1, "4")
+        detail = zoo.detail(1)
+        text = " ".join(pane_text(screen).split())
+        value, unit = split_metric(detail.metric("dram__bytes_read.sum"))
+        assert f"DRAM read {value} {unit}" in text
+        requests = detail.number("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+        sectors = detail.number("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+        instructions = detail.number("smsp__sass_inst_executed_op_global_ld.sum")
+        assert (
+            f"Global load {fmt_number(instructions)} {fmt_number(requests)} "
+            f"{fmt_number(sectors)} {sectors / requests:,.2f}"
+        ) in text
+        assert "Bank conflicts" in text
+        assert "No local-memory (register spill) traffic." in text
+        assert "Memory Workload Analysis" in text
+
+
+async def test_stalls_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 4, "5")
+        detail = zoo.detail(4)
+        text = pane_text(screen)
+        ranked = ranked_stalls(detail)
+        first_bar = next(ln for ln in text.splitlines() if ranked[0][0] in ln)
+        assert f"{ranked[0][1]:,.2f}" in first_bar
+        issue = detail.number("smsp__issue_active.avg.pct_of_peak_sustained_active")
+        assert f"{fmt_pct(issue)} %" in text
+        assert ("stalls limit throughput" in text) == (issue <= 80)
+        eligible = metric_text(detail, "smsp__warps_eligible.avg.per_cycle_active")
+        assert eligible in text
+
+
+async def test_source_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 2, "6")
+        hot = zoo.source_hotspots(2)
+        assert hot is not None
+        text = pane_text(screen)
+        top = hot.lines[0]
+        assert f"{os.path.basename(top.file)}:{top.line}" in text
+        assert f"{100 * top.samples / hot.total_samples:.2f}" in text
+        assert "Hottest SASS instructions" in text
+        assert hot.sass[0].sass.split()[0] in text
+
+
+async def test_rules_pane(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 4, "7")
+        detail = zoo.detail(4)
+        text = pane_text(screen)
+        assert f"{len(detail.rules)} rule results" in text
+        for rule in detail.rules:
+            assert rule.name in text
+            if rule.speedup_pct is not None:
+                assert f"est. speedup {rule.speedup_pct:,.2f}%" in text
+        assert "@section:" not in text and "@url:" not in text
+        assert "Warp State Statistics [5]" in " ".join(text.split())
+
+
+async def test_small_terminal_keys_and_scrolling() -> None:
+    """At 80×24 the number keys, tab and n still work and panes scroll."""
+    app = create_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_detail(pilot, 0)
+        for number, pane_id in enumerate(PANE_IDS, start=1):
+            await pilot.press(str(number))
+            await settle(pilot)
+            assert active(screen) == pane_id
+        await pilot.press("tab")
+        assert active(screen) == PANE_IDS[0]
+        await pilot.press("2")
+        await settle(pilot)
+        pane = screen.active_pane()
+        assert pane.max_scroll_y > 0
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert pane.scroll_y > 0
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.kernel_id == 1 and active(screen) == "sol"
+
+
+DEFAULT_SET = {"LaunchStats", "Occupancy", "SpeedOfLight", "WorkloadDistribution"}
+
+
+async def test_missing_sections_show_how_to_collect_them(monkeypatch) -> None:
+    """A report with only ncu's default sections: the other panes say which --section."""
+    real_open = app_module.open_ncu_report
+
+    def default_set_open(path: Path, **kwargs: object) -> NcuReport:
+        report = real_open(path, **kwargs)
+        real_detail = report.detail
+
+        def detail(kernel_id: int) -> KernelDetail:
+            full = real_detail(kernel_id)
+            return dataclasses.replace(
+                full,
+                sections={k: v for k, v in full.sections.items() if k in DEFAULT_SET},
+                section_metrics={
+                    k: v for k, v in full.section_metrics.items() if k in DEFAULT_SET
+                },
+            )
+
+        report.detail = detail  # type: ignore[method-assign]
+        report.cached_detail = lambda _kernel_id: None  # type: ignore[method-assign]
+        return report
+
+    monkeypatch.setattr(app_module, "open_ncu_report", default_set_open)
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 0)
+        for number, spec in enumerate(PANES, start=1):
+            await pilot.press(str(number))
+            await settle(pilot)
+            text = " ".join(pane_text(screen).split())
+            missing = [s for s in spec.sections if s not in DEFAULT_SET]
+            if missing:
+                assert "Not collected" in text, spec.id
+                assert " ".join(f"--section {s}" for s in missing) in text
+                assert "--set full" in text
+            else:
+                assert "Not collected" not in text, spec.id
+        await pilot.press("6")
+        await settle(pilot)
+        assert "-lineinfo" in pane_text(screen)
+        assert "--import-source yes" in pane_text(screen)
+
+
+async def test_default_set_sample() -> None:
+    """The real default-section-set sample: every pane opens; missing ones give the hint."""
+    path = sample("ncu/many_launches.ncu-rep.xz", "many_launches.ncu-rep.xz")
+    if path is None:
+        pytest.skip("no default-set sample (samples/ncu/many_launches.ncu-rep.xz) yet")
+    app = create_app(path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.report is not None
+        assert len(app.summaries) == app.report.kernel_count
+        screen = await open_detail(pilot, app.summaries[-1].id)
+        hints = 0
+        for number, _spec in enumerate(PANES, start=1):
+            await pilot.press(str(number))
+            await settle(pilot)
+            text = " ".join(pane_text(screen).split())
+            hints += "Not collected" in text
+            assert "Traceback" not in text
+        assert hints >= 2
+        await pilot.press("n", "p")
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDetailScreen)

@@ -1,0 +1,209 @@
+"""The kernel list: loading, columns, sort, filter, jump and opening a kernel."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from textual.widgets import DataTable, Input
+
+from kernelscope.parsers.ncu import NcuReport
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.tui import app as app_module
+from kernelscope.tui.app import create_app
+from kernelscope.tui.columns import ColumnProvider
+from kernelscope.tui.widgets.format import fmt_duration, fmt_pct, short_name
+
+from .helpers import screen_text, settle
+
+
+def shown_ids(app) -> list[int]:
+    """The kernel IDs in the table's first column, top to bottom, as displayed."""
+    table = app.screen.query_one(DataTable)
+    return [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+
+
+def cell(app, row: int, column: str) -> str:
+    table = app.screen.query_one(DataTable)
+    return str(table.get_cell_at((row, table.get_column_index(column))))
+
+
+async def test_list_shows_every_kernel(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, KernelListScreen)
+        assert shown_ids(app) == [row["id"] for row in zoo_rows]
+        text = screen_text(app)
+        for i, row in enumerate(zoo_rows):
+            assert cell(app, i, "name") == short_name(str(row["demangled"]), 40)
+            assert cell(app, i, "duration") == fmt_duration(row["duration_ns"])
+            assert cell(app, i, "sm_pct") == fmt_pct(row["sm_pct"])
+            assert fmt_duration(row["duration_ns"]) in text
+        assert f"{len(zoo_rows)} of {len(zoo_rows)} kernels" in text
+        # The status line shows the highlighted kernel's full demangled name.
+        assert str(zoo_rows[0]["demangled"]) in text
+        await pilot.press("down")
+        assert str(zoo_rows[1]["demangled"]) in screen_text(app)
+
+
+async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
+    """Each batch is shown as it comes (in ID order, whatever order batches arrive in),
+    with 'loaded N of M' and a progress bar."""
+    gate = threading.Event()
+    real_open = app_module.open_ncu_report
+
+    def slow_open(path: Path, **kwargs: object) -> NcuReport:
+        report = real_open(path, **kwargs)
+
+        def batches(**_: object):
+            # Out of ID order, as batches from several reader processes arrive.
+            yield [report.summary(1)]
+            yield [report.summary(0)]
+            gate.wait(10)
+            rest = list(range(2, report.kernel_count))
+            yield [report.summary(k) for k in reversed(rest[:2])]
+            yield [report.summary(k) for k in rest[2:]]
+
+        report.iter_summaries = batches  # type: ignore[method-assign]
+        return report
+
+    monkeypatch.setattr(app_module, "open_ncu_report", slow_open)
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, KernelListScreen) and len(app.summaries) == 2:
+                break
+        await pilot.pause()
+        assert shown_ids(app) == [0, 1]
+        text = screen_text(app)
+        assert f"loaded 2 of {len(zoo_rows)} kernels" in text
+        assert "loading…" in text
+        assert app.screen.query_one("#list-progress").display
+        gate.set()
+        await settle(pilot)
+        assert shown_ids(app) == list(range(len(zoo_rows)))
+        assert not app.screen.query_one("#list-progress").display
+        assert "loading…" not in screen_text(app)
+
+
+async def test_sort_keys_and_header_click(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")  # ID -> Name, A to Z
+        by_name = sorted(zoo_rows, key=lambda r: (short_name(str(r["demangled"]), 999).lower(),
+                                                  r["id"]))
+        assert shown_ids(app) == [r["id"] for r in by_name]
+        assert "sorted by Name ▲" in screen_text(app)
+        await pilot.press("s")  # Duration, longest first
+        by_duration = sorted(zoo_rows, key=lambda r: -float(r["duration_ns"]))
+        assert shown_ids(app) == [r["id"] for r in by_duration]
+        await pilot.press("S")
+        assert shown_ids(app) == [r["id"] for r in reversed(by_duration)]
+        # Clicking the "SM %" header sorts by it (largest first), clicking again reverses.
+        header = screen_text(app).splitlines()[1]
+        x = header.index("SM %")
+        await pilot.click(offset=(x + 1, 1))
+        await pilot.pause()
+        by_sm = sorted(zoo_rows, key=lambda r: -float(r["sm_pct"]))
+        assert shown_ids(app) == [r["id"] for r in by_sm]
+        await pilot.click(offset=(x + 1, 1))
+        await pilot.pause()
+        assert shown_ids(app) == [r["id"] for r in reversed(by_sm)]
+
+
+async def test_filter_by_regex(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"mm_")
+        expected = [r["id"] for r in zoo_rows if "mm_" in str(r["demangled"]).lower()]
+        assert expected and shown_ids(app) == expected
+        assert "filter /mm_/" in screen_text(app)
+        await pilot.press("enter")
+        assert isinstance(app.focused, DataTable)
+        # An invalid expression says so and keeps the last good filter.
+        await pilot.press("slash", "[")
+        assert "Invalid regular expression" in screen_text(app)
+        assert shown_ids(app) == expected
+        # q types into the prompt instead of quitting.
+        await pilot.press("q")
+        assert app.is_running
+        assert app.screen.query_one(Input).value == "mm_[q"
+        await pilot.press("escape")
+        assert shown_ids(app) == [r["id"] for r in zoo_rows]
+        assert "filter" not in screen_text(app).splitlines()[-2]
+        # escape on the table clears a filter too.
+        await pilot.press("slash", *"^zzz", "enter")
+        assert shown_ids(app) == []
+        await pilot.press("escape")
+        assert shown_ids(app) == [r["id"] for r in zoo_rows]
+
+
+async def test_jump_by_id(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        last = zoo_rows[-1]["id"]
+        await pilot.press("colon", *str(last), "enter")
+        table = app.screen.query_one(DataTable)
+        assert shown_ids(app)[table.cursor_row] == last
+        assert str(zoo_rows[-1]["demangled"]) in screen_text(app)
+        await pilot.press("g", "9", "9", "enter")
+        assert "No kernel with ID 99" in screen_text(app)
+        assert shown_ids(app)[table.cursor_row] == last
+        # Jumping to a kernel hidden by the filter clears the filter.
+        await pilot.press("slash", *"^saxpy", "enter")
+        hidden = next(r["id"] for r in zoo_rows if "saxpy" not in str(r["demangled"]))
+        await pilot.press("g", *str(hidden), "enter")
+        assert shown_ids(app)[table.cursor_row] == hidden
+        assert len(shown_ids(app)) == len(zoo_rows)
+
+
+async def test_enter_and_clicks_open_a_kernel(zoo_rows) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDetailScreen)
+        assert app.screen.kernel_id == zoo_rows[1]["id"]
+        await pilot.press("escape")
+        assert isinstance(app.screen, KernelListScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.cursor_row == 1
+        # One click highlights a row; a click on the highlighted row opens it.
+        await pilot.click(DataTable, offset=(8, 3))
+        await pilot.pause()
+        assert isinstance(app.screen, KernelListScreen)
+        assert shown_ids(app)[table.cursor_row] == zoo_rows[2]["id"]
+        await pilot.click(DataTable, offset=(8, 3))
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDetailScreen)
+        assert app.screen.kernel_id == zoo_rows[2]["id"]
+
+
+async def test_extra_column_providers(zoo_rows) -> None:
+    def broken(_summary: object) -> int:
+        raise ValueError("a column that fails")
+
+    columns = [
+        ColumnProvider("Blocks", lambda s: s.row["grid_size"]),
+        ColumnProvider("Broken", broken),
+    ]
+    app = create_app(extra_columns=columns)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        header = screen_text(app).splitlines()[1]
+        assert "Blocks" in header and "Broken" in header
+        assert cell(app, 0, "blocks") == f"{zoo_rows[0]['grid_size']:,}"
+        assert cell(app, 0, "broken") == "n/a"
+        app.screen.set_sort("blocks")
+        app.screen.resort()
+        by_blocks = sorted(zoo_rows, key=lambda r: (-int(r["grid_size"]), r["id"]))
+        assert shown_ids(app) == [r["id"] for r in by_blocks]

@@ -1,0 +1,79 @@
+"""SVG snapshots of every screen and pane (pytest-textual-snapshot).
+
+They use the committed sample ``samples/ncu/zoo_a.ncu-rep.xz`` (not the bundled default, which
+may change) and navigate in ``run_before``, waiting for workers, so no timing shows.
+Review changes with ``pytest tests/tui --snapshot-report`` before ``--snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from kernelscope.tui.app import create_app
+
+from .helpers import SAMPLES, settle
+
+ZOO = SAMPLES / "ncu" / "zoo_a.ncu-rep.xz"
+WIDE = (120, 36)
+SMALL = (80, 24)
+
+pytestmark = pytest.mark.skipif(not ZOO.exists(), reason=f"no sample {ZOO}")
+
+
+def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
+    """Wait for the report, press ``presses`` (settling after each), wait again."""
+
+    async def run(pilot: Pilot[object]) -> None:
+        await settle(pilot)
+        for key in presses:
+            await pilot.press(key)
+            await settle(pilot)
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await settle(pilot)
+
+    return run
+
+
+def detail(kernel_id: int, pane: str) -> Callable[[Pilot[object]], Awaitable[None]]:
+    return keys("g", *str(kernel_id), "enter", "enter", pane)
+
+
+def test_kernel_list(snap_compare) -> None:
+    assert snap_compare(create_app(ZOO), run_before=keys("down"), terminal_size=WIDE)
+
+
+def test_kernel_list_sorted_and_filtered(snap_compare) -> None:
+    run = keys("s", "s", "slash", "t", "r", "a", "n", "s")
+    assert snap_compare(create_app(ZOO), run_before=run, terminal_size=WIDE)
+
+
+@pytest.mark.parametrize(
+    ("kernel_id", "pane"),
+    [(2, "1"), (2, "2"), (4, "3"), (1, "4"), (4, "5"), (4, "6"), (4, "7")],
+    ids=["launch", "sol", "occupancy", "memory", "stalls", "source", "rules"],
+)
+def test_detail_pane(snap_compare, kernel_id: int, pane: str) -> None:
+    assert snap_compare(create_app(ZOO), run_before=detail(kernel_id, pane), terminal_size=WIDE)
+
+
+def test_kernel_list_small(snap_compare) -> None:
+    assert snap_compare(create_app(ZOO), run_before=keys(), terminal_size=SMALL)
+
+
+def test_detail_small(snap_compare) -> None:
+    assert snap_compare(create_app(ZOO), run_before=detail(4, "5"), terminal_size=SMALL)
+
+
+def test_help(snap_compare) -> None:
+    assert snap_compare(create_app(ZOO), run_before=keys("question_mark"), terminal_size=WIDE)
+
+
+def test_error_screen(snap_compare) -> None:
+    app = create_app(Path("/nonexistent/report.ncu-rep"))
+    assert snap_compare(app, run_before=keys(), terminal_size=SMALL)
