@@ -7,8 +7,19 @@ from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.parsers.diagnosis import Diagnosis
-from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
-from kernelscope.parsers.ncu import KernelDetail, SourceHotspots
+from kernelscope.parsers.kernel_analysis import (
+    AnalyzedKernel,
+    AnalyzedReport,
+    diagnose_detail,
+    time_shares,
+)
+from kernelscope.parsers.ncu import (
+    DeviceInfo,
+    KernelDetail,
+    KernelSummary,
+    NcuReport,
+    SourceHotspots,
+)
 from kernelscope.parsers.ncu.panes import (
     MEMORY_TABLE_ROWS,
     OCCUPANCY_LIMITS,
@@ -286,18 +297,18 @@ def _holds(holds: bool | None) -> str:
 
 
 def kernel_record(
-    analyzed: AnalyzedReport, kernel: AnalyzedKernel, detail: KernelDetail, diagnosis: Diagnosis
+    device: DeviceInfo, time_share: float | None, detail: KernelDetail, diagnosis: Diagnosis
 ) -> str:
     """One kernel's case record, following the notes' template headings."""
     hot = detail.source
-    dev = analyzed.report.device
+    dev = device
     sections = ", ".join(sorted(detail.sections)) or "none"
     parts: list[str] = [
         f"## Kernel Profiling Case: {inline(short_name(detail.demangled, 80))} (ID {detail.id})",
         "",
         f"Full name: {code(detail.demangled)}",
         "",
-        f"- Goal: {BLANK} (this kernel is {_share(kernel.time_share)} of the report's kernel time)",
+        f"- Goal: {BLANK} (this kernel is {_share(time_share)} of the report's kernel time)",
         f"- Environment: {inline(dev.name)} (CC {dev.compute_capability}); CUDA, driver, clock "
         f"control: {BLANK}",
         f"- Input: {BLANK}",
@@ -350,5 +361,20 @@ def render_ncu_markdown(
     parts.extend(_roofline(analyzed, chosen))
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
     for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
-        parts.append(kernel_record(analyzed, kernel, detail, diagnosis))
+        parts.append(kernel_record(analyzed.report.device, kernel.time_share, detail, diagnosis))
     return "\n".join(parts).rstrip() + "\n"
+
+
+def single_kernel_markdown(
+    report: NcuReport, summaries: list[KernelSummary], kernel_id: int
+) -> str:
+    """The case record of one kernel of an open report (its time share taken from the
+    summaries of all kernels), for the TUI's export and copy of the current kernel."""
+    shares, _ = time_shares(summaries)
+    share = next((sh for s, sh in zip(summaries, shares, strict=True) if s.id == kernel_id), None)
+    detail = report.detail(kernel_id)
+    if detail.has_section("SourceCounters"):
+        report.source_hotspots(kernel_id)
+    diagnosis = diagnose_detail(detail, share)
+    head = [f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}", ""]
+    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail, diagnosis)

@@ -7,10 +7,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernelscope.export.jsonsafe import json_safe
 from kernelscope.parsers.detect import ReportKind, detect_kind
 from kernelscope.parsers.errors import ReportError
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.nsys import NsysReport
 
 FORMATS = ("json", "md", "csv")
 
@@ -55,11 +59,17 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
 
 
 def render_timeline(path: Path, options: ExportOptions) -> str:
+    from kernelscope.parsers.nsys import open_report
+
+    return render_timeline_report(open_report(path, cache_dir=options.cache_dir), options)
+
+
+def render_timeline_report(report: NsysReport, options: ExportOptions) -> str:
+    """An opened timeline report in ``options.fmt`` (the TUI exports the report it holds)."""
     from kernelscope.export.timeline_markdown import render_timeline_markdown
-    from kernelscope.parsers.nsys import kernel_summary, open_report, to_export_dict
+    from kernelscope.parsers.nsys import kernel_summary, to_export_dict
     from kernelscope.parsers.nsys.utilization import utilization_windows
 
-    report = open_report(path, cache_dir=options.cache_dir)
     if options.fmt == "csv":
         return kernel_summary(report).write_csv()
     doc = to_export_dict(report)
@@ -87,6 +97,16 @@ def render(path: str | os.PathLike[str], options: ExportOptions) -> str:
     if kind is ReportKind.NCU:
         return render_ncu(p, options)
     return render_timeline(p, options)
+
+
+def free_name(directory: Path, stem: str, suffix: str) -> Path:
+    """``directory/stem.suffix``, or ``stem-2.suffix``, ``stem-3.suffix``… if it exists."""
+    candidate = directory / f"{stem}{suffix}"
+    n = 2
+    while candidate.exists():
+        candidate = directory / f"{stem}-{n}{suffix}"
+        n += 1
+    return candidate
 
 
 def write_text(text: str, out: str | os.PathLike[str], *, overwrite: bool = True) -> Path:

@@ -35,10 +35,10 @@ class KernelOrder(Protocol):
 def _pane_bindings() -> list[Binding]:
     return [
         Binding(
-            str(number), f"show_pane('{spec.id}')", spec.title, show=False,
+            spec.key, f"show_pane('{spec.id}')", spec.title, show=False,
             id=f"detail.pane-{spec.id}", tooltip=f"Show the {spec.title} pane.",
         )
-        for number, spec in enumerate(PANES, start=1)
+        for spec in PANES
     ]
 
 
@@ -85,8 +85,8 @@ class KernelDetailScreen(Screen[int]):
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-header")
         with TabbedContent(id="panes", initial=self.initial_pane):
-            for number, pane_type in enumerate(PANE_TYPES, start=1):
-                with TabPane(f"{number} {pane_type.tab_label}", id=pane_type.spec.id):
+            for pane_type in PANE_TYPES:
+                with TabPane(f"{pane_type.spec.key} {pane_type.tab_label}", id=pane_type.spec.id):
                     yield pane_type()
         yield Footer()
 

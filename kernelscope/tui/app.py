@@ -26,6 +26,7 @@ from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
 from kernelscope.screens.loading import LoadingScreen
 from kernelscope.tui.columns import ColumnProvider, list_columns, required_metrics
 from kernelscope.tui.commands import KernelscopeCommands
+from kernelscope.tui.exporting import ExportJob
 from kernelscope.tui.messages import (
     ReportLoaded,
     ReportOpened,
@@ -54,6 +55,15 @@ class KernelscopeApp(App[None]):
         Binding(
             "question_mark,f1", "help", "Help", id="app.help",
             tooltip="Show this help: every key, and what each pane shows.",
+        ),
+        Binding(
+            "e", "export", "Export", id="app.export",
+            tooltip="Write what is shown (this kernel, the report or the timeline) as Markdown "
+            "into the working directory.",
+        ),
+        Binding(
+            "y", "copy_record", "Copy record", id="app.copy",
+            tooltip="Copy this kernel's case record (Markdown) to the clipboard (OSC 52).",
         ),
     ]
     HELP_SECTIONS: tuple[tuple[str, tuple[type[DOMNode], ...]], ...] = (
@@ -225,6 +235,62 @@ class KernelscopeApp(App[None]):
         for title, classes in self.HELP_SECTIONS:
             sections.append((title, [b for cls in classes for b in cls.BINDINGS]))
         self.push_screen(HelpScreen(help_markdown(self, sections)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "copy_record":
+            return isinstance(self.screen, KernelDetailScreen)
+        if action == "export":
+            loading = isinstance(self.screen, (LoadingScreen, ErrorScreen, HelpScreen))
+            return not loading and (self.report is None or self.loaded_all)
+        return True
+
+    def action_export(self) -> None:
+        """Export the current scope to a file in the working directory (asks before replacing)."""
+        from kernelscope.screens.confirm import ConfirmScreen
+        from kernelscope.tui.exporting import export_job
+
+        screen = self.screen
+        job = export_job(self, screen, Path.cwd())
+        if not job.target.exists():
+            self._export(job, screen)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._export(job, screen)
+
+        self.push_screen(ConfirmScreen(f"{job.target.name} exists. Replace it?"), answered)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def _export(self, job: ExportJob, screen: Screen[object]) -> None:
+        from kernelscope.export.writer import write_text
+        from kernelscope.tui.exporting import render_job
+
+        self.call_from_thread(self.notify, f"Exporting to {job.target.name}…", timeout=2)
+        try:
+            write_text(render_job(self, job, screen), job.target)
+        except Exception as exc:  # one sentence, never a traceback
+            self.call_from_thread(
+                self.notify, f"Export failed: {error_sentence(exc)}", severity="error"
+            )
+            return
+        self.call_from_thread(self.notify, f"Wrote {job.target}", title="Exported")
+
+    def action_copy_record(self) -> None:
+        """Copy the current kernel's case record to the clipboard."""
+        screen = self.screen
+        if isinstance(screen, KernelDetailScreen) and self.report is not None:
+            self._copy_record(self.report, screen.kernel_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def _copy_record(self, report: NcuReport, kernel_id: int) -> None:
+        from kernelscope.export.ncu_markdown import single_kernel_markdown
+
+        text = single_kernel_markdown(report, list(self.summaries), kernel_id)
+        self.call_from_thread(self.copy_to_clipboard, text)
+        self.call_from_thread(
+            self.notify, f"Copied kernel {kernel_id}'s record ({len(text):,} characters)."
+        )
 
     def action_open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Show kernel ``kernel_id``: in the open detail screen, or from the kernel list."""

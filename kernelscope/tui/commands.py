@@ -45,9 +45,9 @@ class KernelscopeCommands(Provider):
         app = self.kapp
         yield Command("Help: show every key", app.action_help, "Open the help (? or F1).")
         if isinstance(screen, KernelDetailScreen):
-            for number, spec in enumerate(PANES, start=1):
+            for spec in PANES:
                 yield Command(
-                    f"Pane {number}: {spec.title}", partial(screen.action_show_pane, spec.id),
+                    f"Pane {spec.key}: {spec.title}", partial(screen.action_show_pane, spec.id),
                     f"Show the {spec.title} pane of this kernel.",
                 )
             yield Command("Next kernel (n)", screen.action_next_kernel,

@@ -56,7 +56,7 @@ async def test_diagnosis_pane_shows_label_flags_remedy_and_roofline() -> None:
         app.action_open_kernel(4)
         await settle(pilot)
         assert isinstance(app.screen, KernelDetailScreen)
-        await pilot.press("8")
+        await pilot.press("0")
         await settle(pilot)
         await pilot.pause(0.2)
         view = app.screen.query_one(DiagnosisView)

@@ -185,7 +185,7 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         # From the detail, a kernel jump stays in the detail and keeps the pane.
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*str(zoo_rows[0]["id"]))
+        await pilot.press(*f"kernel {zoo_rows[0]['id']}:")
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)

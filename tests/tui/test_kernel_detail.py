@@ -109,8 +109,10 @@ async def test_number_keys_and_tab_switch_panes() -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 0)
-        for number, pane_id in enumerate(PANE_IDS, start=1):
-            await pilot.press(str(number))
+        assert active(screen) == "diagnosis"  # the answer first, then the method's steps
+        for spec in PANES:
+            pane_id = spec.id
+            await pilot.press(spec.key)
             await settle(pilot)
             assert active(screen) == pane_id
             assert isinstance(app.focused, Pane)
@@ -252,8 +254,10 @@ async def test_small_terminal_keys_and_scrolling() -> None:
     app = create_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_detail(pilot, 0)
-        for number, pane_id in enumerate(PANE_IDS, start=1):
-            await pilot.press(str(number))
+        assert active(screen) == "diagnosis"  # the answer first, then the method's steps
+        for spec in PANES:
+            pane_id = spec.id
+            await pilot.press(spec.key)
             await settle(pilot)
             assert active(screen) == pane_id
         await pilot.press("tab")
@@ -299,8 +303,8 @@ async def test_missing_sections_show_how_to_collect_them(monkeypatch) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 0)
-        for number, spec in enumerate(PANES, start=1):
-            await pilot.press(str(number))
+        for spec in PANES:
+            await pilot.press(spec.key)
             await settle(pilot)
             text = " ".join(pane_text(screen).split())
             missing = [s for s in spec.sections if s not in DEFAULT_SET]

@@ -55,8 +55,8 @@ def test_kernel_list_sorted_and_filtered(snap_compare) -> None:
 
 @pytest.mark.parametrize(
     ("kernel_id", "pane"),
-    [(2, "1"), (2, "2"), (4, "3"), (1, "4"), (4, "5"), (4, "6"), (4, "7")],
-    ids=["launch", "sol", "occupancy", "memory", "stalls", "source", "rules"],
+    [(4, "0"), (2, "1"), (2, "2"), (4, "3"), (1, "4"), (4, "5"), (4, "6"), (4, "7")],
+    ids=["diagnosis", "launch", "sol", "occupancy", "memory", "stalls", "source", "rules"],
 )
 def test_detail_pane(snap_compare, kernel_id: int, pane: str) -> None:
     assert snap_compare(create_app(ZOO), run_before=detail(kernel_id, pane), terminal_size=WIDE)

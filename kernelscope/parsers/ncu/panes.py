@@ -19,6 +19,8 @@ class PaneSpec:
     metrics: tuple[str, ...]
     section_metrics: tuple[str, ...] = ()
     """Sections whose header and body metrics the pane shows as NCU lays them out."""
+    key: str = ""
+    """The number key that shows the pane (0 for the diagnosis, 1-7 in the method's order)."""
 
     @property
     def collect_hint(self) -> str:
@@ -27,6 +29,7 @@ class PaneSpec:
 
 
 LAUNCH = PaneSpec(
+    key="1",
     id="launch",
     title="Launch",
     sections=("LaunchStats",),
@@ -59,6 +62,7 @@ SOL_BREAKDOWNS = (
 )
 
 SOL = PaneSpec(
+    key="2",
     id="sol",
     title="Speed Of Light",
     sections=("SpeedOfLight",),
@@ -92,6 +96,7 @@ OCCUPANCY_CURVES = (
 )
 
 OCCUPANCY = PaneSpec(
+    key="3",
     id="occupancy",
     title="Occupancy",
     sections=("Occupancy",),
@@ -167,6 +172,7 @@ SHARED_TABLE_ROWS = (
 )
 
 MEMORY = PaneSpec(
+    key="4",
     id="memory",
     title="Memory",
     sections=("MemoryWorkloadAnalysis", "MemoryWorkloadAnalysis_Tables"),
@@ -201,6 +207,7 @@ STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active.ratio"
 
 STALLS = PaneSpec(
+    key="5",
     id="stalls",
     title="Warp stalls",
     sections=("WarpStateStats", "SchedulerStats"),
@@ -209,6 +216,7 @@ STALLS = PaneSpec(
 )
 
 SOURCE = PaneSpec(
+    key="6",
     id="source",
     title="Source",
     sections=("SourceCounters",),
@@ -216,12 +224,13 @@ SOURCE = PaneSpec(
     metrics=(),
 )
 
-RULES = PaneSpec(id="rules", title="NCU rules", sections=(), metrics=())
+RULES = PaneSpec(id="rules", title="NCU rules", sections=(), metrics=(), key="7")
 
 # kernelscope's own diagnosis (kernelscope.parsers.diagnosis); its metrics come as extra_metrics.
-DIAGNOSIS = PaneSpec(id="diagnosis", title="Diagnosis", sections=(), metrics=())
+DIAGNOSIS = PaneSpec(id="diagnosis", title="Diagnosis", sections=(), metrics=(), key="0")
 
-PANES: tuple[PaneSpec, ...] = (LAUNCH, SOL, OCCUPANCY, MEMORY, STALLS, SOURCE, RULES, DIAGNOSIS)
+# The diagnosis comes first (what limits the kernel and the evidence), then one pane per step.
+PANES: tuple[PaneSpec, ...] = (DIAGNOSIS, LAUNCH, SOL, OCCUPANCY, MEMORY, STALLS, SOURCE, RULES)
 
 # The kernel list's columns: (column, ncu metric).
 KEY_METRICS: tuple[tuple[str, str], ...] = (

@@ -11,6 +11,7 @@ from kernelscope.screens.panes.source import SourceNeeded, SourcePane
 from kernelscope.screens.panes.stalls import StallsPane
 
 PANE_TYPES: tuple[type[Pane], ...] = (
+    DiagnosisPane,
     LaunchPane,
     SolPane,
     OccupancyPane,
@@ -18,9 +19,8 @@ PANE_TYPES: tuple[type[Pane], ...] = (
     StallsPane,
     SourcePane,
     RulesPane,
-    DiagnosisPane,
 )
-"""The panes in the order of ``kernelscope.parsers.ncu.panes.PANES`` (keys 1–8)."""
+"""The panes in the order of ``kernelscope.parsers.ncu.panes.PANES`` (keys 0–7)."""
 
 __all__ = [
     "PANE_TYPES",

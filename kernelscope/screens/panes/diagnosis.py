@@ -1,4 +1,4 @@
-"""Pane 8 — Diagnosis: kernelscope's own answer (bottleneck, flags, roofline), see
+"""Pane 0 — Diagnosis: kernelscope's own answer (bottleneck, flags, roofline), see
 docs/diagnosis.md. The content is ``kernelscope.tui.widgets.diagnosis_pane.DiagnosisView``."""
 
 from __future__ import annotations

@@ -72,6 +72,8 @@ def render_chart(data: ChartData, width: int, height: int) -> Text:
         lo = min(min(data.xs), data.marker if data.marker is not None else math.inf)
         hi = max(max(data.xs), data.marker if data.marker is not None else -math.inf)
         ticks = nice_ticks(lo, hi, max(3, width // 12))
+        # plotext 6 places explicit ticks on the ruler's limits, so pin those to the data.
+        fig.ruler("x").lim(lo, hi)
         fig.ruler("x").ticks(ticks, [tick_label(t) for t in ticks])
     y_max = data.y_max or (max(data.ys) if data.ys else 1.0)
     if y_max % 4 == 0 and height >= 10:  # warps: 0, 16, 32, 48, 64

@@ -19,11 +19,11 @@ _TAG = re.compile(r"@(?P<kind>[a-z_]+):(?P<body>[^@]*)@")
 
 
 def pane_number_of_section(section: str) -> int | None:
-    """The 1-based number of the pane that shows ``section`` (or its chart/table variants)."""
-    for number, pane in enumerate(PANES, start=1):
+    """The number key of the pane that shows ``section`` (or its chart/table variants)."""
+    for pane in PANES:
         for owned in pane.sections:
             if section == owned or section.startswith(owned + "_"):
-                return number
+                return int(pane.key)
     return None
 
 
