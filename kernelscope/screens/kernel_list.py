@@ -185,9 +185,14 @@ class KernelListScreen(Screen[None]):
         if self.pattern is None:
             return True
         row = summary.row
-        return any(
+        names = any(
             isinstance(row.get(k), str) and self.pattern.search(str(row[k]))
             for k in ("demangled", "name")
+        )
+        return names or any(
+            self.pattern.search(text)
+            for text in (column.search_text(summary) for column in self.columns)
+            if text
         )
 
     def _cells(self, summary: KernelSummary) -> list[Text]:
@@ -372,7 +377,7 @@ class KernelListScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_filter(self) -> None:
-        self._open_input("filter", self.filter_text, "regex on the kernel name, e.g. gemm|conv")
+        self._open_input("filter", self.filter_text, "regex on the name, bottleneck or flag ids, e.g. gemm|dram-bound")
 
     def action_jump(self) -> None:
         self._open_input("jump", "", "kernel ID, then enter")

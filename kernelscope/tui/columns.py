@@ -41,6 +41,8 @@ class ColumnProvider:
     metrics: tuple[str, ...] = field(default=())
     sort: Callable[[KernelSummary], CellValue] | None = None
     """What the column sorts on, when not its value (e.g. the grid's size, not its text)."""
+    search: Callable[[KernelSummary], str] | None = None
+    """Text the list's regex filter also matches (besides the kernel's names), if any."""
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -60,6 +62,15 @@ class ColumnProvider:
             return self.sort(summary)
         except Exception:  # see cell_value
             return None
+
+    def search_text(self, summary: KernelSummary) -> str:
+        """What the filter matches in this column ("" when the column is not searchable)."""
+        if self.search is None:
+            return ""
+        try:
+            return self.search(summary)
+        except Exception:  # see cell_value
+            return ""
 
     def cell_text(self, value: CellValue) -> str:
         if self.text is not None and value is not None:
@@ -132,11 +143,13 @@ EXTRA_COLUMNS: list[ColumnProvider] = [
     ColumnProvider(
         "Bottleneck", lambda s: summary_diagnosis(s).label, key="bottleneck",
         metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
+        search=lambda s: summary_diagnosis(s).label,
     ),
     ColumnProvider(
         "Flags", lambda s: flag_score(summary_diagnosis(s)), key="flags",
         text=flag_score_text, metrics=REQUIRED_METRICS,
         tooltip="Critical (✖) and warning (⚠) flags of the diagnosis; sorts critical first.",
+        search=lambda s: " ".join(f.id for f in summary_diagnosis(s).flags),
     ),
 ]
 """Columns shown after the base ones. Register new columns here (see the module docstring)."""

@@ -128,3 +128,14 @@ def test_compressed_report_leaves_no_temp_file(tmp_path, monkeypatch):
 
 def test_samples_folder_is_there():
     assert (SAMPLES / "README.md").exists() or NCU_SAMPLES.exists()
+
+
+def test_bundled_default_report_opens_and_is_a_committed_sample():
+    from kernelscope.parsers.ncu import open_ncu_report
+    from kernelscope.tui.app import default_report_path
+
+    bundled = default_report_path()
+    assert bundled.read_bytes() == (NCU_SAMPLES / "zoo.ncu-rep.xz").read_bytes()
+    with open_ncu_report(bundled) as report:
+        assert report.kernel_count == 12
+        assert report.device.name == "NVIDIA H200"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 from textual.pilot import Pilot
@@ -14,6 +15,8 @@ from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.tui.app import create_app
 from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot
+
+ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 
 
 async def settle(pilot: Pilot[object]) -> None:
@@ -38,7 +41,7 @@ def screen_text(app: object) -> str:
 
 
 async def test_list_shows_bottleneck_and_flags_columns() -> None:
-    app = create_app()
+    app = create_app(ZOO_A)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, KernelListScreen)
@@ -50,7 +53,7 @@ async def test_list_shows_bottleneck_and_flags_columns() -> None:
 
 
 async def test_diagnosis_pane_shows_label_flags_remedy_and_roofline() -> None:
-    app = create_app()
+    app = create_app(ZOO_A)
     async with app.run_test(size=(150, 60)) as pilot:
         await settle(pilot)
         app.action_open_kernel(4)
@@ -71,7 +74,7 @@ async def test_diagnosis_pane_shows_label_flags_remedy_and_roofline() -> None:
 
 
 async def test_roofline_screen_keys() -> None:
-    app = create_app()
+    app = create_app(ZOO_A)
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot)
         await pilot.press("down", "down", "down")  # mm_tiled
@@ -100,7 +103,7 @@ async def test_roofline_screen_keys() -> None:
 
 
 async def test_roofline_enter_opens_the_selected_kernel() -> None:
-    app = create_app()
+    app = create_app(ZOO_A)
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot)
         await pilot.press("r")
@@ -111,3 +114,23 @@ async def test_roofline_enter_opens_the_selected_kernel() -> None:
         await settle(pilot)
         assert isinstance(app.screen, KernelDetailScreen)
         assert app.screen.kernel_id == selected
+
+
+async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
+    from textual.widgets import DataTable
+
+    app = create_app(ZOO_A)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        by_label = {s.id: summary_diagnosis(s) for s in app.summaries}
+        await pilot.press("slash", *"^dram-bound$", "enter")
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+        assert shown == [k for k, d in by_label.items() if d.label == "dram-bound"]
+        await pilot.press("escape", "slash", *"bank-conflicts", "enter")
+        await settle(pilot)
+        shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+        flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
+        named = [s.id for s in app.summaries if "bank-conflicts" in str(s.row["demangled"])]
+        assert shown == sorted(set(flagged) | set(named)) and flagged

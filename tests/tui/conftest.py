@@ -9,7 +9,7 @@ import pytest
 import textual.constants
 
 from kernelscope.parsers.ncu import NcuReport, open_ncu_report
-from kernelscope.tui.app import default_report_path
+from kernelscope.tui import app as app_module
 
 
 @pytest.fixture(autouse=True)
@@ -18,9 +18,19 @@ def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
 
 
+ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
+
+
+@pytest.fixture(autouse=True)
+def _default_is_zoo_a(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TUI tests read the 6-kernel starter report when no report is given; the package
+    ships the project's 12-kernel zoo (tests/cli checks that one opens)."""
+    monkeypatch.setattr(app_module, "default_report_path", lambda: ZOO_A)
+
+
 @pytest.fixture(scope="session")
 def zoo_path() -> Path:
-    return default_report_path()
+    return ZOO_A
 
 
 @pytest.fixture(scope="session")

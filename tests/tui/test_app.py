@@ -37,11 +37,15 @@ async def error_shown(path: Path) -> str:
     return " ".join(text.split())
 
 
-def test_create_app_defaults_to_the_bundled_report() -> None:
+def test_create_app_defaults_to_the_bundled_report(monkeypatch) -> None:
+    monkeypatch.setattr(app_module, "default_report_path", default_report_path)
     app = create_app()
     assert isinstance(app, KernelscopeApp)
     assert app.report_path == default_report_path()
     assert app.report_path.exists()
+    assert app.report_path.parent.name == "data" and app.report_path.parent.parent.name == (
+        "kernelscope"
+    )
 
 
 async def test_empty_file(tmp_path: Path) -> None:
@@ -106,7 +110,7 @@ async def test_unexpected_worker_error_is_one_line(monkeypatch) -> None:
         raise RuntimeError("boom\nsecond line of detail")
 
     monkeypatch.setattr(app_module, "open_ncu_report", broken)
-    text = await error_shown(default_report_path())
+    text = await error_shown(app_module.default_report_path())
     assert "Unexpected error (RuntimeError: boom)." in text
     assert "second line" not in text
 
@@ -147,7 +151,7 @@ async def test_help_lists_every_key(key: str) -> None:
                 assert binding.description in markdown, binding
         for words in ("Go to ID", "Next kernel", "Speed Of Light", "Commands", "`1`", "`n`"):
             assert words in markdown
-        assert "Speed Of Light" in screen_text(app)
+        assert "Kernel list" in screen_text(app)
         await pilot.press("escape")
         assert isinstance(app.screen, KernelListScreen)
 
@@ -206,7 +210,7 @@ async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> N
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, LoadingScreen)
-        assert "Opening default.ncu-rep.xz" in screen_text(app)
+        assert f"Opening {app.report_path.name}" in screen_text(app)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
