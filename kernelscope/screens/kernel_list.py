@@ -377,7 +377,9 @@ class KernelListScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_filter(self) -> None:
-        self._open_input("filter", self.filter_text, "regex on the name, bottleneck or flag ids, e.g. gemm|dram-bound")
+        self._open_input(
+            "filter", self.filter_text, "regex on the name, bottleneck or flag ids, e.g. gemm|dram"
+        )
 
     def action_jump(self) -> None:
         self._open_input("jump", "", "kernel ID, then enter")
