@@ -6,7 +6,9 @@ Each measurement runs in a fresh subprocess so peak RSS and cold-open times are 
 - floor: open every kernel with ncu_report alone (``range.action_by_idx``), nothing read;
 - key metrics: kernelscope's list pass (every kernel's summary incl. diagnosis metrics);
 - list shown: the TUI, from start until the kernel list shows its first rows;
-- next kernel: the TUI's ``n`` keystroke latency in the kernel detail (median of 20);
+- next kernel: from the ``n`` key event (posted as the terminal driver posts it) until the new
+  kernel is shown and the whole screen is laid out and rendered again (median of 20; the
+  Diagnosis pane, which also redraws the roofline of every kernel);
 - peak RSS: of the TUI process after loading everything and stepping through kernels, and of
   the list-pass worker processes (they exit when the list is loaded);
 - Markdown export of every kernel's record, against the key-metric pass (issue 5).
@@ -78,8 +80,10 @@ print(json.dumps({"md_s": time.perf_counter() - t0, "md_kb": len(text) / 1024, "
 """
 
 TUI = """
-import asyncio, statistics
+import asyncio, io, statistics
 from pathlib import Path
+from rich.console import Console
+from textual import events
 from kernelscope.tui.app import create_app
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from textual.widgets import DataTable
@@ -106,15 +110,24 @@ async def main():
                    and getattr(app.screen, "detail", None) is not None)
         screen = app.screen
         lat = []
+        paint = []
+        console = Console(width=120, height=36, file=io.StringIO(), color_system="truecolor")
         for _ in range(20):
             await asyncio.sleep(0.2)  # a person's pace: the neighbours get prefetched
             target = screen._neighbor(1)
             t = time.perf_counter()
-            await pilot.press("n")
+            app.post_message(events.Key("n", "n"))  # what the terminal driver posts
             await wait(pilot, lambda: screen.detail is not None and screen.detail.id == target)
-            lat.append(time.perf_counter() - t)
+            handled = time.perf_counter()
+            # Then the repaint: lay out and render the whole screen as the driver writes it.
+            screen._refresh_layout(app.size)
+            console.print(screen._compositor.render_update(full=True))
+            done = time.perf_counter()
+            lat.append(done - t)
+            paint.append(done - handled)
     print(json.dumps({"shown_s": shown, "tui_loaded_s": loaded,
                       "next_ms": statistics.median(lat) * 1e3, "next_max_ms": max(lat) * 1e3,
+                      "paint_ms": statistics.median(paint) * 1e3,
                       "rss_mb": rss_mb(),
                       "children_rss_mb": kids_mb()}))
 asyncio.run(main())
@@ -148,9 +161,9 @@ def main() -> None:
         ("TUI: kernel list shows", f"{tui['shown_s']:.2f} s", "≤ 1 s"),
         ("TUI: all key metrics loaded", f"{tui['tui_loaded_s']:.2f} s", ""),
         (
-            "TUI: next-kernel keystroke (median / max)",
+            "TUI: next-kernel key to repainted screen (median / max)",
             f"{tui['next_ms']:.0f} / {tui['next_max_ms']:.0f} ms",
-            "≤ 50 ms",
+            f"≤ 50 ms (full repaint alone: {tui['paint_ms']:.0f} ms)",
         ),
         ("TUI: peak RSS (app process)", f"{tui['rss_mb']:.0f} MB", "≤ 400 MB"),
         (
