@@ -6,9 +6,9 @@ Each measurement runs in a fresh subprocess so peak RSS and cold-open times are 
 - floor: open every kernel with ncu_report alone (``range.action_by_idx``), nothing read;
 - key metrics: kernelscope's list pass (every kernel's summary incl. diagnosis metrics);
 - list shown: the TUI, from start until the kernel list shows its first rows;
-- next kernel: from the ``n`` key event (posted as the terminal driver posts it) until the new
-  kernel is shown and the whole screen is laid out and rendered again (median of 20; the
-  Diagnosis pane, which also redraws the roofline of every kernel);
+- next kernel: from the ``n`` key event (posted as the terminal driver posts it) until the
+  first screen update showing the new kernel has been written to a terminal-sized console
+  (median of 20, on the Diagnosis pane, which also redraws the roofline of every kernel);
 - peak RSS: of the TUI process after loading everything and stepping through kernels, and of
   the list-pass worker processes (they exit when the list is loaded);
 - Markdown export of every kernel's record, against the key-metric pass (issue 5).
@@ -73,7 +73,8 @@ print(json.dumps({"keys_s": time.perf_counter() - t0, "kernels": n, "rss_mb": rs
 
 EXPORT = """
 from kernelscope.export.writer import ExportOptions, render
-t0 = time.perf_counter()
+import kernelscope.export.ncu_markdown, kernelscope.parsers.kernel_analysis, plotext  # noqa
+t0 = time.perf_counter()  # like the key-metric pass: modules loaded, report not yet opened
 text = render(path, ExportOptions(fmt="md"))
 print(json.dumps({"md_s": time.perf_counter() - t0, "md_kb": len(text) / 1024, "rss_mb": rss_mb(),
                   "children_rss_mb": kids_mb()}))
@@ -109,22 +110,32 @@ async def main():
         await wait(pilot, lambda: isinstance(app.screen, KernelDetailScreen)
                    and getattr(app.screen, "detail", None) is not None)
         screen = app.screen
+        # Headless Textual computes each screen update but writes it nowhere: time the write
+        # into a terminal-sized console, and note when the first update after a key is out.
+        console = Console(width=120, height=36, file=io.StringIO(), color_system="truecolor")
+        painted = []
+        real_display = app._display
+
+        def display(scr, renderable):
+            real_display(scr, renderable)
+            if renderable is not None:
+                t = time.perf_counter()
+                console.print(renderable)
+                painted.append((t, time.perf_counter()))
+
+        app._display = display
         lat = []
         paint = []
-        console = Console(width=120, height=36, file=io.StringIO(), color_system="truecolor")
         for _ in range(20):
             await asyncio.sleep(0.2)  # a person's pace: the neighbours get prefetched
             target = screen._neighbor(1)
+            painted.clear()
             t = time.perf_counter()
             app.post_message(events.Key("n", "n"))  # what the terminal driver posts
-            await wait(pilot, lambda: screen.detail is not None and screen.detail.id == target)
-            handled = time.perf_counter()
-            # Then the repaint: lay out and render the whole screen as the driver writes it.
-            screen._refresh_layout(app.size)
-            console.print(screen._compositor.render_update(full=True))
-            done = time.perf_counter()
-            lat.append(done - t)
-            paint.append(done - handled)
+            await wait(pilot, lambda: screen.detail is not None and screen.detail.id == target
+                       and painted)
+            lat.append(painted[0][1] - t)
+            paint.append(painted[0][1] - painted[0][0])
     print(json.dumps({"shown_s": shown, "tui_loaded_s": loaded,
                       "next_ms": statistics.median(lat) * 1e3, "next_max_ms": max(lat) * 1e3,
                       "paint_ms": statistics.median(paint) * 1e3,
@@ -163,7 +174,7 @@ def main() -> None:
         (
             "TUI: next-kernel key to repainted screen (median / max)",
             f"{tui['next_ms']:.0f} / {tui['next_max_ms']:.0f} ms",
-            f"≤ 50 ms (full repaint alone: {tui['paint_ms']:.0f} ms)",
+            f"≤ 50 ms (writing the update: {tui['paint_ms']:.0f} ms)",
         ),
         ("TUI: peak RSS (app process)", f"{tui['rss_mb']:.0f} MB", "≤ 400 MB"),
         (

@@ -27,7 +27,7 @@ from kernelscope.parsers.ncu.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
-from kernelscope.tui.widgets.format import (
+from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
     fmt_metric,
@@ -35,7 +35,7 @@ from kernelscope.tui.widgets.format import (
     fmt_pct,
     short_name,
 )
-from kernelscope.tui.widgets.ncu_markup import plain_ncu_markup
+from kernelscope.render.ncu_markup import plain_ncu_markup
 
 NAME_WIDTH = 40
 TOP_LINES = 5
@@ -296,25 +296,31 @@ def _holds(holds: bool | None) -> str:
     return {True: " — holds", False: " — does not hold", None: ""}[holds]
 
 
-def kernel_record(
-    device: DeviceInfo, time_share: float | None, detail: KernelDetail, diagnosis: Diagnosis
-) -> str:
-    """One kernel's case record, following the notes' template headings."""
-    hot = detail.source
-    dev = device
+def record_head(device: DeviceInfo, time_share: float | None, detail: KernelDetail) -> str:
+    """The record's title and the facts around the kernel (its share of the time: step 0)."""
     sections = ", ".join(sorted(detail.sections)) or "none"
-    parts: list[str] = [
+    parts = [
         f"## Kernel Profiling Case: {inline(short_name(detail.demangled, 80))} (ID {detail.id})",
         "",
         f"Full name: {code(detail.demangled)}",
         "",
-        f"- Goal: {BLANK} (this kernel is {_share(time_share)} of the report's kernel time)",
-        f"- Environment: {inline(dev.name)} (CC {dev.compute_capability}); CUDA, driver, clock "
-        f"control: {BLANK}",
+        f"- Goal: {BLANK} (this kernel is {_share(time_share)} of the report's kernel time: "
+        "weigh the effort against it)",
+        f"- Environment: {inline(device.name)} (CC {device.compute_capability}); CUDA, driver, "
+        f"clock control: {BLANK}",
         f"- Input: {BLANK}",
         f"- Baseline: {fmt_duration(detail.duration_ns)}",
         f"- NCU command: {BLANK} (sections collected: {sections})",
         "",
+    ]
+    return "\n".join(parts)
+
+
+def record_body(detail: KernelDetail, diagnosis: Diagnosis) -> str:
+    """The record from Launch to Conclusion. It does not depend on the other kernels, so
+    worker processes render it while they read the report; ``diagnosis`` is made without
+    the time share, which the head states."""
+    parts: list[str] = [
         "### Launch",
         *_launch(detail),
         "",
@@ -334,7 +340,7 @@ def kernel_record(
         *_scheduler(detail),
         "",
         "### Source/SASS",
-        *_source(hot),
+        *_source(detail.source),
         "",
         "### Diagnosis",
         *_diagnosis(diagnosis, detail),
@@ -352,6 +358,17 @@ def kernel_record(
     return "\n".join(parts)
 
 
+def record_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
+    """Diagnosis (without time share) and record body of a kernel; runs in worker processes."""
+    diagnosis = diagnose_detail(detail, None)
+    return diagnosis, record_body(detail, diagnosis)
+
+
+def kernel_record(device: DeviceInfo, time_share: float | None, detail: KernelDetail) -> str:
+    """One kernel's case record, following the notes' template headings."""
+    return record_head(device, time_share, detail) + "\n" + record_analysis(detail)[1]
+
+
 def render_ncu_markdown(
     analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
 ) -> str:
@@ -359,9 +376,14 @@ def render_ncu_markdown(
     chosen = analyzed.select(pattern, top)
     parts = [*_header(analyzed), "## Kernels", "", _kernels_table(list(analyzed.kernels)), ""]
     parts.extend(_roofline(analyzed, chosen))
+    device = analyzed.report.device
+    bodies = analyzed.extras
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
-    for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
-        parts.append(kernel_record(analyzed.report.device, kernel.time_share, detail, diagnosis))
+    for kernel, (detail, _) in zip(chosen, pairs, strict=True):
+        body = bodies.get(kernel.id)
+        if not isinstance(body, str):
+            body = record_analysis(detail)[1]
+        parts.append(record_head(device, kernel.time_share, detail) + "\n" + body)
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -374,7 +396,6 @@ def single_kernel_markdown(
     share = next((sh for s, sh in zip(summaries, shares, strict=True) if s.id == kernel_id), None)
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
-        report.source_hotspots(kernel_id)
-    diagnosis = diagnose_detail(detail, share)
+        detail.source = report.source_hotspots(kernel_id)
     head = [f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}", ""]
-    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail, diagnosis)
+    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
-from kernelscope.tui.widgets.format import fmt_duration, fmt_pct, short_name
+from kernelscope.render.format import fmt_duration, fmt_pct, short_name
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 

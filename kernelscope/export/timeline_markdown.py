@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
-from kernelscope.tui.widgets.format import fmt_duration, fmt_number, short_name
+from kernelscope.render.format import fmt_duration, fmt_number, short_name
 
 NAME_WIDTH = 48
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"

@@ -47,7 +47,12 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
 
     with open_for_analysis(path) as report:
         every_record = options.fmt in ("md", "json") and not options.pattern and options.top is None
-        analyzed = analyze(report, details=every_record)
+        if options.fmt == "md":
+            from kernelscope.export.ncu_markdown import record_analysis
+
+            analyzed = analyze(report, details=every_record, analyse=record_analysis)
+        else:
+            analyzed = analyze(report, details=every_record)
         if options.fmt == "json":
             doc = build_ncu_document(
                 analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics

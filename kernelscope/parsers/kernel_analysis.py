@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
@@ -48,6 +49,8 @@ class AnalyzedReport:
     """Every section identifier collected for at least one kernel."""
     details: dict[int, KernelDetail] = field(default_factory=dict)
     """Details read in the same pass as the summaries (exports of every kernel)."""
+    extras: dict[int, Any] = field(default_factory=dict)
+    """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -126,21 +129,33 @@ def summary_from_detail(detail: KernelDetail) -> KernelSummary:
     )
 
 
+def diagnose_only(detail: KernelDetail) -> tuple[Diagnosis, None]:
+    """The default per-detail analysis of ``analyze(details=True)``: the diagnosis alone."""
+    return diagnose_detail(detail, None), None
+
+
 def analyze(
-    report: NcuReport, progress: ProgressFn | None = None, *, details: bool = False
+    report: NcuReport,
+    progress: ProgressFn | None = None,
+    *,
+    details: bool = False,
+    analyse: Callable[[KernelDetail], tuple[Diagnosis, Any]] = diagnose_only,
 ) -> AnalyzedReport:
     """Summarise and diagnose every kernel of an opened report. With ``details``, read every
     kernel's full detail (with source hot spots) in the same single pass, for exports that
-    write a record per kernel."""
+    write a record per kernel; ``analyse`` (a module-level function, run in the worker
+    processes) returns each detail's diagnosis without time share and an extra result."""
     summaries: list[KernelSummary] = []
     kept: dict[int, KernelDetail] = {}
     early: dict[int, Diagnosis] = {}
+    extras: dict[int, Any] = {}
     if details:
         ids = list(range(report.kernel_count))
-        for batch in report.iter_details(ids, curves=False, analyse=diagnose_detail):
-            for detail, diagnosis in batch:
+        for batch in report.iter_details(ids, curves=False, analyse=analyse):
+            for detail, (diagnosis, extra) in batch:
                 kept[detail.id] = detail
                 early[detail.id] = diagnosis
+                extras[detail.id] = extra
                 summaries.append(summary_from_detail(detail))
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
@@ -161,5 +176,10 @@ def analyze(
     )
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
-        report=report, kernels=kernels, total_ns=total, sections=sections, details=kept
+        report=report,
+        kernels=kernels,
+        total_ns=total,
+        sections=sections,
+        details=kept,
+        extras=extras,
     )

@@ -18,10 +18,10 @@ from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
 from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.render.format import short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.tui.columns import NAME_KEY, CellValue, ColumnProvider
-from kernelscope.tui.widgets.format import short_name
 
 if TYPE_CHECKING:
     from kernelscope.tui.app import KernelscopeApp

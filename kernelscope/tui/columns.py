@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS
 from kernelscope.parsers.diagnosis.cache import flag_score, flag_score_text, summary_diagnosis
 from kernelscope.parsers.ncu import KernelSummary
-from kernelscope.tui.widgets.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
+from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
 
 CellValue = str | int | float | None
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from kernelscope.parsers.ncu.panes import PANES
+from kernelscope.render.format import short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.tui.widgets.format import short_name
 
 if TYPE_CHECKING:
     from kernelscope.tui.app import KernelscopeApp

@@ -75,19 +75,6 @@ async def test_export_key_calls_the_apps_export(
         assert calls == ["export"]
 
 
-async def test_export_key_is_off_without_an_export(cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        screen = app.screen
-        assert isinstance(screen, TimelineScreen)
-        if hasattr(app, "action_export"):
-            pytest.skip("this build of the app has an export")
-        assert screen.check_action("export", ()) is False
-        await pilot.press("e")  # nothing happens, nothing breaks
-        assert app.screen is screen
-
-
 async def test_q_quits(cache_dir: Path) -> None:
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:

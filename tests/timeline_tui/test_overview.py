@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widgets import TabbedContent
 
 from kernelscope.parsers.nsys import NsysReport, findings, gpu_utilization, kernel_summary
+from kernelscope.render.format import short_name
 from kernelscope.screens.timeline import VIEW_IDS, TimelineScreen
-from kernelscope.tui.widgets.format import short_name
 from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_pct
 
 from .conftest import ZOO_SQLITE_XZ

@@ -11,6 +11,7 @@ from textual.widgets import TabbedContent
 
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
+from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, split_metric
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.panes import Pane
 from kernelscope.screens.panes.launch import tail_wave_fill
@@ -18,7 +19,6 @@ from kernelscope.screens.panes.occupancy import binding_limits
 from kernelscope.screens.panes.stalls import ranked_stalls
 from kernelscope.tui import app as app_module
 from kernelscope.tui.app import create_app
-from kernelscope.tui.widgets.format import fmt_duration, fmt_number, fmt_pct, split_metric
 
 from .helpers import sample, screen_text, settle, widget_text
 

@@ -8,12 +8,12 @@ from pathlib import Path
 from textual.widgets import DataTable, Input
 
 from kernelscope.parsers.ncu import NcuReport
+from kernelscope.render.format import fmt_duration, fmt_pct, short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
 from kernelscope.tui import app as app_module
 from kernelscope.tui.app import create_app
 from kernelscope.tui.columns import ColumnProvider
-from kernelscope.tui.widgets.format import fmt_duration, fmt_pct, short_name
 
 from .helpers import screen_text, settle
 

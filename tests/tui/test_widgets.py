@@ -8,13 +8,7 @@ import pytest
 from rich.console import Console
 
 from kernelscope.parsers.ncu import Metric
-from kernelscope.screens.kernel_list import compile_filter
-from kernelscope.screens.panes.launch import tail_wave_fill
-from kernelscope.screens.panes.memory import sectors_per_request
-from kernelscope.tui.columns import BASE_COLUMNS, ColumnProvider, list_columns, required_metrics
-from kernelscope.tui.widgets.bars import Bar, bar_cells, level_style
-from kernelscope.tui.widgets.chart import ChartData, nice_ticks, render_chart
-from kernelscope.tui.widgets.format import (
+from kernelscope.render.format import (
     ellipsis,
     fmt_duration,
     fmt_metric,
@@ -24,7 +18,13 @@ from kernelscope.tui.widgets.format import (
     short_name,
     split_metric,
 )
-from kernelscope.tui.widgets.ncu_markup import pane_number_of_section, plain_ncu_markup
+from kernelscope.render.ncu_markup import pane_number_of_section, plain_ncu_markup
+from kernelscope.screens.kernel_list import compile_filter
+from kernelscope.screens.panes.launch import tail_wave_fill
+from kernelscope.screens.panes.memory import sectors_per_request
+from kernelscope.tui.columns import BASE_COLUMNS, ColumnProvider, list_columns, required_metrics
+from kernelscope.tui.widgets.bars import Bar, bar_cells, level_style
+from kernelscope.tui.widgets.chart import ChartData, nice_ticks, render_chart
 
 
 @pytest.mark.parametrize(

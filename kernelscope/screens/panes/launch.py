@@ -8,8 +8,8 @@ from rich.console import RenderableType
 
 from kernelscope.parsers.ncu import KernelDetail, format_dims
 from kernelscope.parsers.ncu.panes import LAUNCH
+from kernelscope.render.format import NOT_AVAILABLE, fmt_number
 from kernelscope.screens.panes.base import Pane, blank
-from kernelscope.tui.widgets.format import NOT_AVAILABLE, fmt_number
 from kernelscope.tui.widgets.metric_table import (
     Row,
     SectionTable,

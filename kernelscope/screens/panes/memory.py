@@ -12,8 +12,8 @@ from kernelscope.parsers.ncu.panes import (
     MEMORY_TABLE_ROWS,
     SHARED_TABLE_ROWS,
 )
+from kernelscope.render.format import NOT_AVAILABLE, fmt_number
 from kernelscope.screens.panes.base import Pane, blank
-from kernelscope.tui.widgets.format import NOT_AVAILABLE, fmt_number
 from kernelscope.tui.widgets.metric_table import SectionTable, grid_table, metric_row, rows_table
 
 IDEAL_SECTORS_PER_REQUEST = 4

@@ -9,10 +9,10 @@ from textual.widgets import Static
 
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import OCCUPANCY, OCCUPANCY_LIMITS
+from kernelscope.render.format import fmt_number, fmt_pct
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.bars import bar_table, pct_row
 from kernelscope.tui.widgets.chart import ChartData, PlotextChart
-from kernelscope.tui.widgets.format import fmt_number, fmt_pct
 from kernelscope.tui.widgets.metric_table import SectionTable, grid_table
 
 CURVE_BLOCK = "launch__occupancy_per_block_size"

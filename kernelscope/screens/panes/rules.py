@@ -11,8 +11,8 @@ from rich.text import Text
 
 from kernelscope.parsers.ncu import KernelDetail, RuleResult
 from kernelscope.parsers.ncu.panes import RULES
+from kernelscope.render.ncu_markup import render_ncu_markup
 from kernelscope.screens.panes.base import Pane, blank
-from kernelscope.tui.widgets.ncu_markup import render_ncu_markup
 
 TYPE_STYLES = {"ERR": "bold white on red", "WRN": "bold black on yellow", "OPT": "bold cyan",
                "INF": "dim"}

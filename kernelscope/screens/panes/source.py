@@ -11,8 +11,8 @@ from textual.message import Message
 
 from kernelscope.parsers.ncu import KernelDetail, SourceHotspots
 from kernelscope.parsers.ncu.panes import SOURCE
+from kernelscope.render.format import fmt_number
 from kernelscope.screens.panes.base import Pane, blank
-from kernelscope.tui.widgets.format import fmt_number
 
 LINEINFO_HINT = (
     "Collect it with --import-source yes so the code text is stored, and build with "

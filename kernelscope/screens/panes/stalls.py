@@ -10,9 +10,9 @@ from textual.widgets import Static
 
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import STALL_PREFIX, STALL_SUFFIX, STALLS
+from kernelscope.render.format import fmt_pct
 from kernelscope.screens.panes.base import Pane
 from kernelscope.tui.widgets.bars import BarRow, bar_table, pct_row
-from kernelscope.tui.widgets.format import fmt_pct
 from kernelscope.tui.widgets.metric_table import metric_row, rows_table
 
 ISSUE_ACTIVE = "smsp__issue_active.avg.pct_of_peak_sustained_active"

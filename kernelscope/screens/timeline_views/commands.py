@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from kernelscope.render.format import short_name
 from kernelscope.screens.timeline_views import VIEWS
-from kernelscope.tui.widgets.format import short_name
 from kernelscope.tui.widgets.timeline_format import fmt_ns
 
 if TYPE_CHECKING:

@@ -1,8 +1,6 @@
 """Widgets and Rich renderables shared by kernelscope's screens."""
 
-from kernelscope.tui.widgets.bars import Bar, BarRow, bar_table, level_style, pct_row
-from kernelscope.tui.widgets.chart import ChartData, PlotextChart
-from kernelscope.tui.widgets.format import (
+from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
     fmt_metric,
@@ -12,8 +10,10 @@ from kernelscope.tui.widgets.format import (
     short_name,
     split_metric,
 )
+from kernelscope.render.ncu_markup import render_ncu_markup
+from kernelscope.tui.widgets.bars import Bar, BarRow, bar_table, level_style, pct_row
+from kernelscope.tui.widgets.chart import ChartData, PlotextChart
 from kernelscope.tui.widgets.metric_table import Row, SectionTable, derived_row, rows_table
-from kernelscope.tui.widgets.ncu_markup import render_ncu_markup
 
 __all__ = [
     "NOT_AVAILABLE",

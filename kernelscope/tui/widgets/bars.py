@@ -9,8 +9,6 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
-from rich.text import Text
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 FULL = "█"
@@ -68,34 +66,60 @@ class BarRow:
     note: str = ""
 
 
+class BarChart:
+    """Labelled bars, one per line, laid out in a single pass: label, bar filling the free
+    width, value, note. (A Rich ``Table`` of the same rows measures every cell twice and
+    made a pane of 60 bars take tens of milliseconds to paint.)"""
+
+    def __init__(
+        self, rows: Iterable[BarRow], *, title: str | None, label_width: int, label_max: int
+    ) -> None:
+        self.rows = list(rows)
+        self.title = title
+        self.label_width = label_width
+        self.label_max = label_max
+
+    def _widths(self) -> tuple[int, int, int]:
+        label = max([self.label_width, *(len(r.label) for r in self.rows)])
+        value = max([0, *(len(r.value) for r in self.rows)])
+        note = max([0, *(len(r.note) for r in self.rows)])
+        return min(label, self.label_max), value, note
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        label, value, note = self._widths()
+        least = label + 1 + 8 + 1 + value + (note + 1 if note else 0)
+        return Measurement(least, max(least, options.max_width))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        label_w, value_w, note_w = self._widths()
+        fixed = label_w + 1 + 1 + value_w + (1 + note_w if note_w else 0)
+        bar_w = max(8, options.max_width - fixed)
+        if self.title:
+            yield Segment(self.title, Style.parse("bold"))
+            yield Segment.line()
+        track = Style.parse("bright_black")
+        dim = Style.parse("dim")
+        for row in self.rows:
+            label = row.label if len(row.label) <= label_w else row.label[: label_w - 1] + "…"
+            filled, rest = bar_cells(row.fraction, bar_w)
+            yield Segment(label.ljust(label_w) + " ")
+            yield Segment(filled, Style.parse(row.style))
+            yield Segment(rest, track)
+            yield Segment(" " + row.value.rjust(value_w))
+            if note_w:
+                yield Segment(" " + row.note.ljust(note_w), dim)
+            yield Segment.line()
+
+
 def bar_table(
     rows: Iterable[BarRow],
     *,
     title: str | None = None,
     label_width: int = 0,
     label_max: int = 40,
-) -> Table:
-    """Labelled bars in a table that expands to the available width."""
-    table = Table.grid(padding=(0, 1), expand=True)
-    table.add_column(
-        "label",
-        no_wrap=True,
-        min_width=label_width or None,
-        max_width=label_max,
-        overflow="ellipsis",
-    )
-    table.add_column("bar", ratio=1, min_width=8)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("note", no_wrap=True, style="dim")
-    if title:
-        table.title = title
-        table.title_justify = "left"
-        table.title_style = "bold"
-    for row in rows:
-        table.add_row(
-            Text(row.label), Bar(row.fraction, row.style), Text(row.value), Text(row.note)
-        )
-    return table
+) -> BarChart:
+    """Labelled bars that expand to the available width."""
+    return BarChart(rows, title=title, label_width=label_width, label_max=label_max)
 
 
 def pct_row(label: str, pct: float | None, value: str, note: str = "") -> BarRow:

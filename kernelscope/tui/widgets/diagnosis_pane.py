@@ -22,7 +22,7 @@ from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary
 from kernelscope.parsers.roofline import Roofline
 from kernelscope.parsers.roofline.plot import ChartKernel
-from kernelscope.tui.widgets.format import short_name
+from kernelscope.render.format import short_name
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
 
 SEVERITY_STYLES = {
@@ -152,10 +152,19 @@ class DiagnosisView(Vertical):
     """
 
     diagnosis: Diagnosis | None = None
+    _points: tuple[int, int, tuple[ChartKernel, ...]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="diagnosis-body", id="diagnosis-body")
         yield RooflinePlot(id="diagnosis-roofline")
+
+    def _chart_kernels(self, summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
+        """Every kernel's roofline point, built once per list of summaries (not per keystroke:
+        a 1,000-kernel report would spend milliseconds on it each time ``n`` is pressed)."""
+        key = (id(summaries), len(summaries))
+        if self._points is None or self._points[:2] != key:
+            self._points = (*key, chart_kernels(list(summaries)))
+        return self._points[2]
 
     def show(self, detail: KernelDetail, summaries: Sequence[KernelSummary] = ()) -> Diagnosis:
         """Diagnose ``detail`` (its share of the time taken from ``summaries``) and show it."""
@@ -167,7 +176,7 @@ class DiagnosisView(Vertical):
         )
         self.diagnosis = d
         self.query_one("#diagnosis-body", Static).update(Group(*render_diagnosis(d)))
-        kernels = chart_kernels(summaries)
+        kernels = self._chart_kernels(summaries)
         if not any(k.id == detail.id for k in kernels):
             kernels = (
                 *kernels,

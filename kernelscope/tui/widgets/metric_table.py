@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope.parsers.ncu import KernelDetail
-from kernelscope.tui.widgets.format import NOT_AVAILABLE, metric_label, split_metric
+from kernelscope.render.format import NOT_AVAILABLE, metric_label, split_metric
 
 DERIVED = "derived"
 """The note on a value kernelscope computed from NCU's metrics because NCU does not report it."""

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 from kernelscope.parsers.nsys import Finding
-from kernelscope.tui.widgets.format import short_name
+from kernelscope.render.format import short_name
 from kernelscope.tui.widgets.timeline_format import api_name, fmt_bytes, fmt_ns, plural
 
 SEVERITY_ORDER = ("critical", "warning", "info")

@@ -20,7 +20,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from kernelscope.tui.widgets.format import ellipsis
+from kernelscope.render.format import ellipsis
 from kernelscope.tui.widgets.timeline_format import NOT_AVAILABLE
 
 DEFAULT_CAP = 1000
