@@ -7,8 +7,7 @@ roofline) adds its own commands with its own ``Provider`` in its ``COMMANDS``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
@@ -18,19 +17,13 @@ from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.tui.palette import Command, matching_hits
 
 if TYPE_CHECKING:
     from kernelscope.tui.app import KernelscopeApp
 
 MAX_KERNEL_HITS = 200
 MAX_ID_HITS = 20
-
-
-@dataclass(frozen=True)
-class Command:
-    text: str
-    run: Callable[[], object]
-    help: str = ""
 
 
 class KernelscopeCommands(Provider):
@@ -91,11 +84,8 @@ class KernelscopeCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in self._commands():
-            score = matcher.match(command.text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(command.text), command.run,
-                          text=command.text, help=command.help)
+        for hit in matching_hits(matcher, self._commands()):
+            yield hit
         digits = query.strip().removeprefix("#")
         if digits.isdigit():
             # An ID: the kernel with it first, then IDs that start with the digits.
@@ -109,12 +99,7 @@ class KernelscopeCommands(Provider):
                           text, partial(self.kapp.action_open_kernel, kernel_id), text=text,
                           help="Open this kernel's detail.")
             return
-        hits = 0
-        for command in self._kernel_commands():
-            score = matcher.match(command.text)
-            if score > 0:
-                yield Hit(score * 0.9, matcher.highlight(command.text), command.run,
-                          text=command.text, help=command.help)
-                hits += 1
-                if hits >= MAX_KERNEL_HITS:
-                    return
+        for hit in matching_hits(
+            matcher, self._kernel_commands(), weight=0.9, limit=MAX_KERNEL_HITS
+        ):
+            yield hit

@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import DiscoveryHit, Hits, Provider
 
 from kernelscope.render.format import short_name
 from kernelscope.screens.timeline_views import VIEWS
+from kernelscope.tui.palette import Command, matching_hits
 from kernelscope.tui.widgets.timeline_format import fmt_ns
 
 if TYPE_CHECKING:
     from kernelscope.screens.timeline import TimelineScreen
 
 MAX_HITS = 200
-
-
-@dataclass(frozen=True)
-class Command:
-    text: str
-    run: Callable[[], object]
-    help: str = ""
 
 
 class TimelineCommands(Provider):
@@ -80,13 +73,7 @@ class TimelineCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in self._commands():
-            score = matcher.match(command.text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(command.text), command.run,
-                          text=command.text, help=command.help)
-        for command in self._item_commands():
-            score = matcher.match(command.text)
-            if score > 0:
-                yield Hit(score * 0.9, matcher.highlight(command.text), command.run,
-                          text=command.text, help=command.help)
+        for hit in matching_hits(matcher, self._commands()):
+            yield hit
+        for hit in matching_hits(matcher, self._item_commands(), weight=0.9):
+            yield hit
