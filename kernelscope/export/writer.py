@@ -50,7 +50,9 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
         if options.fmt == "md":
             from kernelscope.export.ncu_markdown import record_analysis
 
-            analyzed = analyze(report, details=every_record, analyse=record_analysis)
+            analyzed = analyze(
+                report, details=every_record, analyse=record_analysis, breakdowns=False
+            )
         else:
             analyzed = analyze(report, details=every_record)
         if options.fmt == "json":

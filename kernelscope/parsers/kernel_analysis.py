@@ -140,6 +140,7 @@ def analyze(
     *,
     details: bool = False,
     analyse: Callable[[KernelDetail], tuple[Diagnosis, Any]] = diagnose_only,
+    breakdowns: bool = True,
 ) -> AnalyzedReport:
     """Summarise and diagnose every kernel of an opened report. With ``details``, read every
     kernel's full detail (with source hot spots) in the same single pass, for exports that
@@ -151,7 +152,10 @@ def analyze(
     extras: dict[int, Any] = {}
     if details:
         ids = list(range(report.kernel_count))
-        for batch in report.iter_details(ids, curves=False, analyse=analyse):
+        details_iter = report.iter_details(
+            ids, curves=False, breakdowns=breakdowns, analyse=analyse
+        )
+        for batch in details_iter:
             for detail, (diagnosis, extra) in batch:
                 kept[detail.id] = detail
                 early[detail.id] = diagnosis

@@ -90,9 +90,11 @@ def build_detail(
     extra_metrics: tuple[str, ...] = (),
     *,
     curves: bool = True,
+    breakdowns: bool = True,
 ) -> KernelDetail:
     """Read every metric the panes (and ``extra_metrics``) need for one kernel; ``curves``
-    also reads the occupancy curves (half the cost on small kernels; exports skip them)."""
+    also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
+    ~50 Speed Of Light breakdown metrics (Markdown records skip both)."""
     sections: dict[str, str] = {}
     section_metrics: dict[str, tuple[str, ...]] = {}
     stall_reasons: list[str] = []
@@ -111,12 +113,12 @@ def build_detail(
                 if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
                     stall_reasons.append(name)
                     wanted.setdefault(name, None)
-    breakdowns: dict[str, tuple[str, ...]] = {}
-    for bd in SOL_BREAKDOWNS:
+    breakdown_parts: dict[str, tuple[str, ...]] = {}
+    for bd in SOL_BREAKDOWNS if breakdowns else ():
         m = read_metric(action, bd)
         if m is not None and isinstance(m.value, str) and m.value:
             parts = tuple(p for p in m.value.split(",") if p)
-            breakdowns[bd.removeprefix("breakdown:")] = parts
+            breakdown_parts[bd.removeprefix("breakdown:")] = parts
             for name in parts:
                 wanted.setdefault(name, None)
     metrics: dict[str, Metric] = {}
@@ -144,7 +146,7 @@ def build_detail(
         metrics=metrics,
         sections=sections,
         section_metrics=section_metrics,
-        breakdowns=breakdowns,
+        breakdowns=breakdown_parts,
         stall_reasons=tuple(stall_reasons),
         curves=series_by_name,
         rules=read_rules(action),

@@ -35,7 +35,13 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     if job["mode"] == "summary":
         return read_summary(action, kernel_id, handle, job["metrics"], job["rules"])
     detail = build_detail(
-        action, kernel_id, *handle, action_names(action), job["extra"], curves=job["curves"]
+        action,
+        kernel_id,
+        *handle,
+        action_names(action),
+        job["extra"],
+        curves=job["curves"],
+        breakdowns=job.get("breakdowns", True),
     )
     if job.get("source") and detail.has_section("SourceCounters"):
         detail.source = read_source_hotspots(action)

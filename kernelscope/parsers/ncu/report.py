@@ -178,6 +178,7 @@ class NcuReport:
         *,
         source: bool = True,
         curves: bool = True,
+        breakdowns: bool = True,
         analyse: Callable[[KernelDetail], Any] | None = None,
         processes: int | None = None,
         cancelled: Callable[[], bool] | None = None,
@@ -205,6 +206,7 @@ class NcuReport:
             "extra": self._extra,
             "source": source,
             "curves": curves,
+            "breakdowns": breakdowns,
             "diagnose": analyse,
         }
         yield from iter_from_workers(job, min(processes, len(kernel_ids)), cancelled)
