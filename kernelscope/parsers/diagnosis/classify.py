@@ -97,6 +97,27 @@ def _memory_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     )
 
 
+def _divergence(
+    f: Facts, t: Thresholds, trail: list[Evidence], summary: str
+) -> Bottleneck | None:
+    """Step 5's divergence check: adds its evidence and returns the label when it holds."""
+    eff = f.divergence_efficiency
+    if eff is None:
+        return None
+    trail.append(
+        ev(
+            "compute",
+            f"{n.THREADS_PER_INST} / ideal threads per warp",
+            eff,
+            "<",
+            t.divergence_efficiency,
+        )
+    )
+    if eff < t.divergence_efficiency:
+        return Bottleneck("divergence-bound", summary, tuple(trail))
+    return None
+
+
 def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     if f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
@@ -105,23 +126,11 @@ def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
             return Bottleneck(
                 "compute-bound", f"The {label} pipe does the work and is busy.", tuple(trail)
             )
-    eff = f.divergence_efficiency
-    if eff is not None:
-        trail.append(
-            ev(
-                "compute",
-                f"{n.THREADS_PER_INST} / ideal threads per warp",
-                eff,
-                "<",
-                t.divergence_efficiency,
-            )
-        )
-        if eff < t.divergence_efficiency:
-            return Bottleneck(
-                "divergence-bound",
-                "The SM is busy issuing instructions that only part of each warp executes.",
-                tuple(trail),
-            )
+    divergent = _divergence(
+        f, t, trail, "The SM is busy issuing instructions that only part of each warp executes."
+    )
+    if divergent is not None:
+        return divergent
     if f.busiest_other is not None:
         label, metric, pct = f.busiest_other
         trail.append(ev("compute", metric, pct, unit="%", note=f"busiest other pipe: {label}"))
@@ -146,23 +155,11 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
             "Neither compute nor memory is busy and too few warps are resident to hide latency.",
             tuple(trail),
         )
-    eff = f.divergence_efficiency
-    if eff is not None:
-        trail.append(
-            ev(
-                "compute",
-                f"{n.THREADS_PER_INST} / ideal threads per warp",
-                eff,
-                "<",
-                t.divergence_efficiency,
-            )
-        )
-        if eff < t.divergence_efficiency:
-            return Bottleneck(
-                "divergence-bound",
-                "Neither compute nor memory is busy, and warps run with many lanes masked off.",
-                tuple(trail),
-            )
+    divergent = _divergence(
+        f, t, trail, "Neither compute nor memory is busy, and warps run with many lanes masked off."
+    )
+    if divergent is not None:
+        return divergent
     if f.issue_active is not None:
         trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, unit="%"))
     return Bottleneck(
