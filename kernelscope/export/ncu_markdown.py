@@ -11,6 +11,7 @@ from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     diagnose_detail,
+    summary_from_detail,
     time_shares,
 )
 from kernelscope.parsers.ncu import (
@@ -296,20 +297,22 @@ def _holds(holds: bool | None) -> str:
     return {True: " — holds", False: " — does not hold", None: ""}[holds]
 
 
-def record_head(device: DeviceInfo, time_share: float | None, detail: KernelDetail) -> str:
+def record_head(device: DeviceInfo, time_share: float | None, summary: KernelSummary) -> str:
     """The record's title and the facts around the kernel (its share of the time: step 0)."""
-    sections = ", ".join(sorted(detail.sections)) or "none"
+    sections = ", ".join(sorted(summary.sections)) or "none"
+    demangled = str(summary.row["demangled"])
+    duration = summary.row.get("duration_ns")
     parts = [
-        f"## Kernel Profiling Case: {inline(short_name(detail.demangled, 80))} (ID {detail.id})",
+        f"## Kernel Profiling Case: {inline(short_name(demangled, 80))} (ID {summary.id})",
         "",
-        f"Full name: {code(detail.demangled)}",
+        f"Full name: {code(demangled)}",
         "",
         f"- Goal: {BLANK} (this kernel is {_share(time_share)} of the report's kernel time: "
         "weigh the effort against it)",
         f"- Environment: {inline(device.name)} (CC {device.compute_capability}); CUDA, driver, "
         f"clock control: {BLANK}",
         f"- Input: {BLANK}",
-        f"- Baseline: {fmt_duration(detail.duration_ns)}",
+        f"- Baseline: {fmt_duration(duration if isinstance(duration, float) else None)}",
         f"- NCU command: {BLANK} (sections collected: {sections})",
         "",
     ]
@@ -366,7 +369,8 @@ def record_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
 
 def kernel_record(device: DeviceInfo, time_share: float | None, detail: KernelDetail) -> str:
     """One kernel's case record, following the notes' template headings."""
-    return record_head(device, time_share, detail) + "\n" + record_analysis(detail)[1]
+    head = record_head(device, time_share, summary_from_detail(detail))
+    return head + "\n" + record_analysis(detail)[1]
 
 
 def render_ncu_markdown(
@@ -378,12 +382,16 @@ def render_ncu_markdown(
     parts.extend(_roofline(analyzed, chosen))
     device = analyzed.report.device
     bodies = analyzed.extras
+    if all(isinstance(bodies.get(k.id), str) for k in chosen):
+        # Rendered by the worker processes in the pass that read the report.
+        for kernel in chosen:
+            head = record_head(device, kernel.time_share, kernel.summary)
+            parts.append(head + "\n" + bodies[kernel.id])
+        return "\n".join(parts).rstrip() + "\n"
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
     for kernel, (detail, _) in zip(chosen, pairs, strict=True):
-        body = bodies.get(kernel.id)
-        if not isinstance(body, str):
-            body = record_analysis(detail)[1]
-        parts.append(record_head(device, kernel.time_share, detail) + "\n" + body)
+        head = record_head(device, kernel.time_share, kernel.summary)
+        parts.append(head + "\n" + record_analysis(detail)[1])
     return "\n".join(parts).rstrip() + "\n"
 
 

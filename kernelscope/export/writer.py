@@ -51,7 +51,11 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
             from kernelscope.export.ncu_markdown import record_analysis
 
             analyzed = analyze(
-                report, details=every_record, analyse=record_analysis, breakdowns=False
+                report,
+                details=every_record,
+                analyse=record_analysis,
+                breakdowns=False,
+                slim=True,
             )
         else:
             analyzed = analyze(report, details=every_record)

@@ -141,11 +141,13 @@ def analyze(
     details: bool = False,
     analyse: Callable[[KernelDetail], tuple[Diagnosis, Any]] = diagnose_only,
     breakdowns: bool = True,
+    slim: bool = False,
 ) -> AnalyzedReport:
     """Summarise and diagnose every kernel of an opened report. With ``details``, read every
     kernel's full detail (with source hot spots) in the same single pass, for exports that
     write a record per kernel; ``analyse`` (a module-level function, run in the worker
-    processes) returns each detail's diagnosis without time share and an extra result."""
+    processes) returns each detail's diagnosis without time share and an extra result. With
+    ``slim``, the details themselves are not kept (nor sent back by the workers)."""
     summaries: list[KernelSummary] = []
     kept: dict[int, KernelDetail] = {}
     early: dict[int, Diagnosis] = {}
@@ -153,14 +155,18 @@ def analyze(
     if details:
         ids = list(range(report.kernel_count))
         details_iter = report.iter_details(
-            ids, curves=False, breakdowns=breakdowns, analyse=analyse
+            ids, curves=False, breakdowns=breakdowns, analyse=analyse, slim=slim
         )
         for batch in details_iter:
-            for detail, (diagnosis, extra) in batch:
-                kept[detail.id] = detail
-                early[detail.id] = diagnosis
-                extras[detail.id] = extra
-                summaries.append(summary_from_detail(detail))
+            for item, (diagnosis, extra) in batch:
+                if isinstance(item, KernelSummary):  # slim: only the list's view came back
+                    summary = item
+                else:
+                    kept[item.id] = item
+                    summary = summary_from_detail(item)
+                early[summary.id] = diagnosis
+                extras[summary.id] = extra
+                summaries.append(summary)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     else:

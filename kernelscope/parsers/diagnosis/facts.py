@@ -102,7 +102,7 @@ def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, s
 
 
 def _ideal_threads(block: float | None) -> float | None:
-    if block is None or block <= 0:
+    if block is None or block < 1:  # no thread at all (or a corrupt value): nothing to compare
         return None
     warps = math.ceil(block / 32)
     return min(32.0, block / warps)

@@ -91,10 +91,12 @@ def build_detail(
     *,
     curves: bool = True,
     breakdowns: bool = True,
+    tables: bool = True,
 ) -> KernelDetail:
     """Read every metric the panes (and ``extra_metrics``) need for one kernel; ``curves``
     also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
-    ~50 Speed Of Light breakdown metrics (Markdown records skip both)."""
+    ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
+    their labels (Markdown records skip all three)."""
     sections: dict[str, str] = {}
     section_metrics: dict[str, tuple[str, ...]] = {}
     stall_reasons: list[str] = []
@@ -106,9 +108,10 @@ def build_detail(
         sections[ident] = section.name()
         if ident in _SECTION_PANES:
             header, body = _section_metric_names(section)
-            section_metrics[ident] = tuple(header)
-            for name in header:
-                wanted.setdefault(name, None)
+            if tables:
+                section_metrics[ident] = tuple(header)
+                for name in header:
+                    wanted.setdefault(name, None)
             for name in body:
                 if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
                     stall_reasons.append(name)
@@ -123,7 +126,7 @@ def build_detail(
                 wanted.setdefault(name, None)
     metrics: dict[str, Metric] = {}
     for name in wanted:
-        m = read_metric(action, name)
+        m = read_metric(action, name, label=tables)
         if m is not None:
             metrics[name] = m
     series_by_name = {}

@@ -29,7 +29,11 @@ def write_frame(out: Any, items: list[Any]) -> None:
 
 def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int]) -> Any:
     from kernelscope.parsers.ncu.detail import build_detail, read_source_hotspots
-    from kernelscope.parsers.ncu.summary_reader import action_names, read_summary
+    from kernelscope.parsers.ncu.summary_reader import (
+        action_names,
+        light_summary,
+        read_summary,
+    )
 
     action = ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
     if job["mode"] == "summary":
@@ -42,11 +46,17 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
         job["extra"],
         curves=job["curves"],
         breakdowns=job.get("breakdowns", True),
+        tables=job.get("tables", True),
     )
     if job.get("source") and detail.has_section("SourceCounters"):
         detail.source = read_source_hotspots(action)
     diagnose = job.get("diagnose")
-    return (detail, diagnose(detail)) if diagnose is not None else detail
+    if diagnose is None:
+        return detail
+    if job.get("slim"):
+        # Only the list's view of the kernel travels back: its row and sections.
+        return (light_summary(detail), diagnose(detail))
+    return (detail, diagnose(detail))
 
 
 def main() -> int:

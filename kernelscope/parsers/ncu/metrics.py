@@ -47,8 +47,9 @@ def _clean(value: Any) -> MetricValue:
     return None
 
 
-def read_metric(action: Any, name: str) -> Metric | None:
-    """Read ``name`` from ``action``; None when the report lacks it or it holds no value."""
+def read_metric(action: Any, name: str, *, label: bool = True) -> Metric | None:
+    """Read ``name`` from ``action``; None when the report lacks it or it holds no value.
+    ``label`` also reads NCU's display label (only section tables show it)."""
     raw = action.metric_by_name(name)
     if raw is None:
         return None
@@ -60,12 +61,13 @@ def read_metric(action: Any, name: str) -> Metric | None:
         return None
     if value is None:
         return None
-    label = ""
-    try:
-        label = raw.label() or ""
-    except (AttributeError, RuntimeError):
-        label = ""
-    return Metric(name=name, value=value, unit=raw.unit() or "", label=label)
+    text = ""
+    if label:
+        try:
+            text = raw.label() or ""
+        except (AttributeError, RuntimeError):
+            text = ""
+    return Metric(name=name, value=value, unit=raw.unit() or "", label=text)
 
 
 def read_series(action: Any, name: str) -> Series | None:

@@ -8,9 +8,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.parsers.ncu.detail import (
     build_detail,
@@ -25,23 +23,34 @@ from kernelscope.parsers.ncu.panes import KEY_METRICS
 from kernelscope.parsers.ncu.summary_reader import (
     ROW_METRICS,
     action_names,
+    light_summary,
     read_summary,
 )
 
-KEY_SCHEMA: dict[str, Any] = {
-    "id": pl.Int64,
-    "name": pl.Utf8,
-    "demangled": pl.Utf8,
-    "grid": pl.Utf8,
-    "block": pl.Utf8,
-    "grid_size": pl.Int64,
-    "block_size": pl.Int64,
-    **{col: pl.Float64 for col, _ in KEY_METRICS},
-    "context": pl.Int64,
-    "stream": pl.Int64,
-    "range_idx": pl.Int64,
-    "action_idx": pl.Int64,
-}
+
+def key_schema() -> dict[str, Any]:
+    """The kernel-list frame's columns and polars types. (polars is imported here, not at
+    module level: the list-pass worker processes import this package and need no polars.)"""
+    import polars as pl
+
+    return {
+        "id": pl.Int64,
+        "name": pl.Utf8,
+        "demangled": pl.Utf8,
+        "grid": pl.Utf8,
+        "block": pl.Utf8,
+        "grid_size": pl.Int64,
+        "block_size": pl.Int64,
+        **{col: pl.Float64 for col, _ in KEY_METRICS},
+        "context": pl.Int64,
+        "stream": pl.Int64,
+        "range_idx": pl.Int64,
+        "action_idx": pl.Int64,
+    }
+
+
+if TYPE_CHECKING:
+    import polars as pl
 
 DEVICE_ATTRIBUTES = (
     "device__attribute_display_name",
@@ -180,13 +189,15 @@ class NcuReport:
         curves: bool = True,
         breakdowns: bool = True,
         analyse: Callable[[KernelDetail], Any] | None = None,
+        slim: bool = False,
         processes: int | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> Iterator[list[Any]]:
         """Yield the details of ``kernel_ids`` in batches (with source hot spots when
         ``source``), from child processes when there are many; order is not kept. With
         ``analyse`` (a picklable module-level function), each item is ``(detail,
-        analyse(detail))``, computed in the children."""
+        analyse(detail))``, computed in the children; with ``slim`` as well, the detail is
+        replaced by its metric-free list summary (less to send back)."""
         if processes is None:
             small = len(kernel_ids) <= IN_PROCESS_LIMIT
             processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
@@ -197,7 +208,11 @@ class NcuReport:
                 if source:
                     self.source_hotspots(kernel_id)
                 detail = self.detail(kernel_id)
-                yield [(detail, analyse(detail)) if analyse is not None else detail]
+                if analyse is None:
+                    yield [detail]
+                else:
+                    head = light_summary(detail) if slim else detail
+                    yield [(head, analyse(detail))]
             return
         job = {
             "path": str(self._temp or self.path),
@@ -208,6 +223,8 @@ class NcuReport:
             "curves": curves,
             "breakdowns": breakdowns,
             "diagnose": analyse,
+            "slim": slim,
+            "tables": not slim,
         }
         yield from iter_from_workers(job, min(processes, len(kernel_ids)), cancelled)
 
@@ -302,7 +319,9 @@ class NcuReport:
 
 def rows_to_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Build the kernel-list frame from key rows with a fixed schema."""
-    return pl.DataFrame(rows, schema=KEY_SCHEMA)
+    import polars as pl
+
+    return pl.DataFrame(rows, schema=key_schema())
 
 
 def open_ncu_report(path: str | os.PathLike[str], **kwargs: Any) -> NcuReport:

@@ -9,7 +9,7 @@ from typing import Any
 
 from kernelscope.parsers.ncu.detail import read_rules
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
-from kernelscope.parsers.ncu.model import KernelSummary, RuleResult
+from kernelscope.parsers.ncu.model import KernelDetail, KernelSummary, RuleResult
 from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
 
 ROW_METRICS: tuple[str, ...] = (
@@ -94,7 +94,7 @@ def read_summary(
     names = action_names(action)
     metrics: dict[str, Metric] = {}
     for name in metric_names:
-        m = read_metric(action, name)
+        m = read_metric(action, name, label=False)
         if m is not None:
             metrics[name] = m
     sections = frozenset(s.identifier() for s in action.sections() or ())
@@ -104,4 +104,17 @@ def read_summary(
         metrics=metrics,
         rules=rules,
         sections=sections,
+    )
+
+
+def light_summary(detail: KernelDetail) -> KernelSummary:
+    """A detail's list row and sections, without its metrics (for passes that only need the
+    row back, e.g. Markdown records rendered in the workers)."""
+    names = (detail.name, detail.demangled, detail.mangled)
+    handle = (detail.range_idx, detail.action_idx)
+    return KernelSummary(
+        row=make_row(detail.id, handle, names, detail.metrics),
+        metrics={},
+        rules=(),
+        sections=frozenset(detail.sections),
     )
