@@ -11,7 +11,6 @@ from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     diagnose_detail,
-    summary_from_detail,
     time_shares,
 )
 from kernelscope.parsers.ncu import (
@@ -27,6 +26,7 @@ from kernelscope.parsers.ncu.panes import (
     SCHEDULER_METRICS,
     SHARED_TABLE_ROWS,
 )
+from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
 from kernelscope.render.format import (
     NOT_AVAILABLE,

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelscope.export.jsonsafe import json_safe
 from kernelscope.parsers.detect import ReportKind, detect_kind
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.jsonsafe import json_safe
 
 if TYPE_CHECKING:
     from kernelscope.parsers.nsys import NsysReport

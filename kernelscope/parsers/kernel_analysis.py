@@ -13,7 +13,7 @@ from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
-from kernelscope.parsers.ncu.summary_reader import make_row
+from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 
 ProgressFn = Callable[[int, int], None]
 
@@ -114,19 +114,6 @@ def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], flo
         for d in durations
     ]
     return shares, total
-
-
-def summary_from_detail(detail: KernelDetail) -> KernelSummary:
-    """The list's summary of a kernel whose detail was read (the detail holds every metric
-    the summary needs)."""
-    names = (detail.name, detail.demangled, detail.mangled)
-    handle = (detail.range_idx, detail.action_idx)
-    return KernelSummary(
-        row=make_row(detail.id, handle, names, detail.metrics),
-        metrics=detail.metrics,
-        rules=detail.rules,
-        sections=frozenset(detail.sections),
-    )
 
 
 def diagnose_only(detail: KernelDetail) -> tuple[Diagnosis, None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from kernelscope.parsers.ncu.metrics import Metric, read_metric, read_series
+from kernelscope.parsers.ncu.metrics import Metric, dims_of, read_metric, read_series
 from kernelscope.parsers.ncu.model import (
     RULE_TYPES,
     SPEEDUP_TYPES,
@@ -16,6 +16,7 @@ from kernelscope.parsers.ncu.model import (
     SourceLine,
 )
 from kernelscope.parsers.ncu.panes import (
+    DIM_METRICS,
     OCCUPANCY_CURVES,
     PANES,
     SOL_BREAKDOWNS,
@@ -73,14 +74,6 @@ def read_rules(action: Any) -> tuple[RuleResult, ...]:
     return tuple(out)
 
 
-def _dims(metrics: dict[str, Metric], prefix: str) -> tuple[int, int, int]:
-    out = []
-    for axis in "xyz":
-        m = metrics.get(prefix + axis)
-        out.append(int(m.number) if m is not None and m.number is not None else 1)
-    return out[0], out[1], out[2]
-
-
 def build_detail(
     action: Any,
     kernel_id: int,
@@ -134,8 +127,8 @@ def build_detail(
         series = read_series(action, name)
         if series is not None and series.points:
             series_by_name[name] = series
-    grid = _dims(metrics, "launch__grid_dim_")
-    block = _dims(metrics, "launch__block_dim_")
+    grid = dims_of(metrics, DIM_METRICS[:3])
+    block = dims_of(metrics, DIM_METRICS[3:])
     name, demangled, mangled = names
     return KernelDetail(
         id=kernel_id,

@@ -31,8 +31,8 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     from kernelscope.parsers.ncu.detail import build_detail, read_source_hotspots
     from kernelscope.parsers.ncu.summary_reader import (
         action_names,
-        light_summary,
         read_summary,
+        summary_from_detail,
     )
 
     action = ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
@@ -55,7 +55,7 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
         return detail
     if job.get("slim"):
         # Only the list's view of the kernel travels back: its row and sections.
-        return (light_summary(detail), diagnose(detail))
+        return (summary_from_detail(detail, metrics=False), diagnose(detail))
     return (detail, diagnose(detail))
 
 

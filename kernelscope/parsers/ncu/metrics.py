@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,15 @@ def _clean(value: Any) -> MetricValue:
     if isinstance(value, (int, float, str)):
         return value
     return None
+
+
+def dims_of(metrics: Mapping[str, Metric], names: Sequence[str]) -> tuple[int, int, int]:
+    """A launch's (x, y, z) from three dimension metrics; a missing one counts as 1."""
+    out = []
+    for name in names:
+        m = metrics.get(name)
+        out.append(int(m.number) if m is not None and m.number is not None else 1)
+    return out[0], out[1], out[2]
 
 
 def read_metric(action: Any, name: str, *, label: bool = True) -> Metric | None:

@@ -47,8 +47,10 @@ def load_ncu_context(path: str | os.PathLike[str]) -> tuple[Any, Path | None]:
         if temp is not None:
             temp.unlink(missing_ok=True)
         raise ReportError(f"{p} could not be read by ncu_report ({exc}).") from exc
-    if ctx is None or ctx.num_ranges() == 0 or all(
-        ctx.range_by_idx(i).num_actions() == 0 for i in range(ctx.num_ranges())
+    if (
+        ctx is None
+        or ctx.num_ranges() == 0
+        or all(ctx.range_by_idx(i).num_actions() == 0 for i in range(ctx.num_ranges()))
     ):
         if temp is not None:
             temp.unlink(missing_ok=True)

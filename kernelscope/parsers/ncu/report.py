@@ -23,8 +23,8 @@ from kernelscope.parsers.ncu.panes import KEY_METRICS
 from kernelscope.parsers.ncu.summary_reader import (
     ROW_METRICS,
     action_names,
-    light_summary,
     read_summary,
+    summary_from_detail,
 )
 
 
@@ -211,7 +211,7 @@ class NcuReport:
                 if analyse is None:
                     yield [detail]
                 else:
-                    head = light_summary(detail) if slim else detail
+                    head = summary_from_detail(detail, metrics=False) if slim else detail
                     yield [(head, analyse(detail))]
             return
         job = {

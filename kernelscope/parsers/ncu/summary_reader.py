@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope.parsers.ncu.detail import read_rules
-from kernelscope.parsers.ncu.metrics import Metric, read_metric
+from kernelscope.parsers.ncu.metrics import Metric, dims_of, read_metric
 from kernelscope.parsers.ncu.model import KernelDetail, KernelSummary, RuleResult
 from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
 
@@ -47,14 +47,6 @@ def format_dims(d: tuple[int, int, int]) -> str:
     return "×".join(str(p) for p in parts)
 
 
-def _dims(metrics: dict[str, Metric], names: Sequence[str]) -> tuple[int, int, int]:
-    out = []
-    for name in names:
-        m = metrics.get(name)
-        out.append(int(m.number) if m is not None and m.number is not None else 1)
-    return out[0], out[1], out[2]
-
-
 def _int_or_none(m: Metric | None) -> int | None:
     return int(m.number) if m is not None and m.number is not None else None
 
@@ -63,8 +55,8 @@ def make_row(
     kernel_id: int, handle: tuple[int, int], names: tuple[str, str, str], metrics: dict[str, Metric]
 ) -> dict[str, Any]:
     """The kernel list's row: names, launch shape and key metrics."""
-    grid = _dims(metrics, DIM_METRICS[:3])
-    block = _dims(metrics, DIM_METRICS[3:])
+    grid = dims_of(metrics, DIM_METRICS[:3])
+    block = dims_of(metrics, DIM_METRICS[3:])
     row: dict[str, Any] = {
         "id": kernel_id,
         "name": names[0],
@@ -107,14 +99,15 @@ def read_summary(
     )
 
 
-def light_summary(detail: KernelDetail) -> KernelSummary:
-    """A detail's list row and sections, without its metrics (for passes that only need the
-    row back, e.g. Markdown records rendered in the workers)."""
+def summary_from_detail(detail: KernelDetail, *, metrics: bool = True) -> KernelSummary:
+    """The list's summary of a kernel whose detail was read (the detail holds every metric
+    the row needs). ``metrics=False`` leaves out the metrics and rules, for passes that only
+    send the row back (Markdown records rendered in the workers)."""
     names = (detail.name, detail.demangled, detail.mangled)
     handle = (detail.range_idx, detail.action_idx)
     return KernelSummary(
         row=make_row(detail.id, handle, names, detail.metrics),
-        metrics={},
-        rules=(),
+        metrics=detail.metrics if metrics else {},
+        rules=detail.rules if metrics else (),
         sections=frozenset(detail.sections),
     )

@@ -5,11 +5,11 @@ Only plain ints, floats, strings, lists, dicts and None, so ``json.dumps`` works
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import polars as pl
 
+from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys.findings import findings as run_findings
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, explain_gaps
 from kernelscope.parsers.nsys.model import NsysReport
@@ -18,17 +18,6 @@ from kernelscope.parsers.nsys.summaries import kernel_summary
 from kernelscope.parsers.nsys.utilization import gpu_utilization
 
 SCHEMA = "kernelscope/nsys/1"
-
-
-def _plain(value: Any) -> Any:
-    """NaN/inf -> None, recursively (polars rows may hold them)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _report_info(report: NsysReport) -> dict[str, Any]:
@@ -92,7 +81,7 @@ def to_export_dict(
         }
         for g in explain_gaps(report, min_gap_ns=large_gap_ns, limit=max_gaps)
     ]
-    return _plain({
+    return json_safe({
         "schema": SCHEMA,
         "report": _report_info(report),
         "kernels": _kernels(report),
