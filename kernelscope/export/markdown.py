@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 BLANK = "_(to fill in)_"
 
 
-def cell(text: object) -> str:
-    """Text safe inside a table cell: pipes, backticks and newlines escaped."""
-    s = "" if text is None else str(text)
+# The escaping helpers are memoised: a report's records repeat the same remedies, rule
+# messages and kernel names many times (a 1,000-launch report has a few dozen kernels).
+@lru_cache(maxsize=4096)
+def _cell(s: str) -> str:
     s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
     return " ".join(s.split())
 
 
-def inline(text: object) -> str:
-    """Text safe in a paragraph or heading: Markdown punctuation that could start markup escaped."""
-    s = "" if text is None else str(text)
+@lru_cache(maxsize=4096)
+def _inline(s: str) -> str:
     for ch in ("\\", "`", "*", "_", "[", "]", "<", ">", "|", "#"):
         s = s.replace(ch, "\\" + ch)
     return " ".join(s.split())
+
+
+def cell(text: object) -> str:
+    """Text safe inside a table cell: pipes, backticks and newlines escaped."""
+    return _cell("" if text is None else str(text))
+
+
+def inline(text: object) -> str:
+    """Text safe in a paragraph or heading: Markdown punctuation that could start markup escaped."""
+    return _inline("" if text is None else str(text))
 
 
 def code(text: object) -> str:

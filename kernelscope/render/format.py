@@ -8,6 +8,8 @@ the screen reads like ncu; tests compare against the model's values formatted th
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kernelscope.parsers.ncu import Metric
 
 NOT_AVAILABLE = "n/a"
@@ -109,6 +111,13 @@ def short_name(demangled: str, width: int = 48) -> str:
 
     ``void mm_tiled<(int)32>(const float *, float *, int)`` → ``mm_tiled<(int)32>``.
     """
+    return ellipsis(_bare_name(demangled), width)
+
+
+@lru_cache(maxsize=4096)
+def _bare_name(demangled: str) -> str:
+    """``demangled`` without return type and parameters (memoised: reports launch the same
+    kernels many times)."""
     name = demangled.strip().removesuffix(" const")
     cut = _param_list_start(name)
     if cut > 0 and name.endswith(")"):
@@ -125,7 +134,7 @@ def short_name(demangled: str, width: int = 48) -> str:
             last_space = i
     if last_space >= 0:
         name = name[last_space + 1 :]
-    return ellipsis(name or demangled, width)
+    return name or demangled
 
 
 def ellipsis(text: str, width: int) -> str:

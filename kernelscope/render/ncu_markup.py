@@ -10,14 +10,19 @@ becomes its text followed by the address, which can be copied over SSH.
 from __future__ import annotations
 
 import re
-
-from rich.text import Text
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING
 
 from kernelscope.parsers.ncu.panes import PANES
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 _TAG = re.compile(r"@(?P<kind>[a-z_]+):(?P<body>[^@]*)@")
 
 
+@cache
 def pane_number_of_section(section: str) -> int | None:
     """The number key of the pane that shows ``section`` (or its chart/table variants)."""
     for pane in PANES:
@@ -27,35 +32,45 @@ def pane_number_of_section(section: str) -> int | None:
     return None
 
 
-def render_ncu_markup(message: str, *, base_style: str = "") -> Text:
-    """``message`` with NCU's ``@section:…@`` and ``@url:…@`` tags made readable."""
-    text = Text(style=base_style)
+def ncu_markup_segments(message: str) -> Iterator[tuple[str, str]]:
+    """``message`` as (text, style) pieces with NCU's ``@section:…@`` and ``@url:…@`` tags
+    made readable."""
     pos = 0
     for match in _TAG.finditer(message):
-        text.append(message[pos : match.start()])
+        yield message[pos : match.start()], ""
         kind, body = match.group("kind"), match.group("body")
         if kind == "section":
             section, _, label = body.partition(":")
-            text.append(label or section, style="bold")
+            yield label or section, "bold"
             number = pane_number_of_section(section)
             if number is not None:
-                text.append(f" [{number}]", style="cyan")
+                yield f" [{number}]", "cyan"
         elif kind == "url":
             label, _, url = body.partition(":")
             if not url:
                 label, url = "", label
             if label:
-                text.append(label, style="underline")
-                text.append(f" <{url}>", style=f"dim link {url}")
+                yield label, "underline"
+                yield f" <{url}>", f"dim link {url}"
             else:
-                text.append(url, style=f"underline link {url}")
+                yield url, f"underline link {url}"
         else:
-            text.append(body.rpartition(":")[2] or body, style="bold")
+            yield body.rpartition(":")[2] or body, "bold"
         pos = match.end()
-    text.append(message[pos:])
+    yield message[pos:], ""
+
+
+def render_ncu_markup(message: str, *, base_style: str = "") -> Text:
+    """``message`` with NCU's tags made readable, styled for the screen."""
+    # rich is imported here: the export workers only need the plain text.
+    from rich.text import Text
+
+    text = Text(style=base_style)
+    for piece, style in ncu_markup_segments(message):
+        text.append(piece, style=style or None)
     return text
 
 
 def plain_ncu_markup(message: str) -> str:
     """The readable text of ``message`` without styles."""
-    return render_ncu_markup(message).plain
+    return "".join(piece for piece, _ in ncu_markup_segments(message))

@@ -83,6 +83,29 @@ def test_kernel_markdown_tables_parse_and_records_follow_template(path):
     assert "```text" in text and "roofline" in text
 
 
+def _records(text: str) -> dict[str, str]:
+    """Each kernel's record, keyed by its ID."""
+    out = {}
+    for chunk in text.split("\n## Kernel Profiling Case: ")[1:]:
+        kid = re.match(r".*? \(ID (\d+)\)\n", chunk)
+        assert kid is not None
+        out[kid.group(1)] = chunk
+    return out
+
+
+def test_records_rendered_by_worker_processes_equal_in_process_ones():
+    """A whole-report export renders its 1,000 records in worker processes during the pass
+    that reads the report; --top renders a few afterwards in this process. Same records."""
+    many = NCU_SAMPLES / "many_launches.ncu-rep.xz"
+    whole = render(many, ExportOptions(fmt="md"))
+    few = render(many, ExportOptions(fmt="md", top=5))
+    whole_records, few_records = _records(whole), _records(few)
+    assert len(whole_records) == 1000 and len(few_records) == 5
+    for kid, record in few_records.items():
+        assert whole_records[kid] == record
+    assert whole.split("## Roofline")[0] == few.split("## Roofline")[0]  # header, kernels table
+
+
 def test_timeline_markdown_tables_parse():
     text = render(TIMELINE, ExportOptions(fmt="md"))
     tables = assert_tables_well_formed(text, 3)

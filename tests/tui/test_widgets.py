@@ -18,7 +18,11 @@ from kernelscope.render.format import (
     short_name,
     split_metric,
 )
-from kernelscope.render.ncu_markup import pane_number_of_section, plain_ncu_markup
+from kernelscope.render.ncu_markup import (
+    pane_number_of_section,
+    plain_ncu_markup,
+    render_ncu_markup,
+)
 from kernelscope.screens.kernel_list import compile_filter
 from kernelscope.screens.panes.launch import tail_wave_fill
 from kernelscope.screens.panes.memory import sectors_per_request
@@ -114,6 +118,9 @@ def test_ncu_markup_becomes_readable() -> None:
     assert pane_number_of_section("MemoryWorkloadAnalysis_Tables") == 4
     assert pane_number_of_section("SpeedOfLight_RooflineChart") == 2
     assert pane_number_of_section("NoSuchSection") is None
+    styled = render_ncu_markup(message)
+    assert styled.plain == text
+    assert any("link" in str(span.style) for span in styled.spans)
 
 
 def test_bars() -> None:

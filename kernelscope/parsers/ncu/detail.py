@@ -39,10 +39,8 @@ def _flatten(items: Any) -> list[Any]:
     return out
 
 
-def _section_metric_names(section: Any) -> tuple[list[str], list[str]]:
-    header = [m.name() for m in _flatten(section.header_metrics()) if hasattr(m, "name")]
-    body = [m.name() for m in _flatten(section.body_metrics()) if hasattr(m, "name")]
-    return header, body
+def _metric_names(items: Any) -> list[str]:
+    return [m.name() for m in _flatten(items) if hasattr(m, "name")]
 
 
 def read_rules(action: Any) -> tuple[RuleResult, ...]:
@@ -100,12 +98,12 @@ def build_detail(
         ident = section.identifier()
         sections[ident] = section.name()
         if ident in _SECTION_PANES:
-            header, body = _section_metric_names(section)
             if tables:
+                header = _metric_names(section.header_metrics())
                 section_metrics[ident] = tuple(header)
                 for name in header:
                     wanted.setdefault(name, None)
-            for name in body:
+            for name in _metric_names(section.body_metrics()):
                 if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
                     stall_reasons.append(name)
                     wanted.setdefault(name, None)

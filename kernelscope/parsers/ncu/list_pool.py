@@ -51,10 +51,17 @@ def _failure(proc: subprocess.Popen[bytes]) -> ReportError:
 
 
 def iter_from_workers(
-    job: dict[str, Any], processes: int, cancelled: Callable[[], bool] | None = None
+    job: dict[str, Any],
+    processes: int,
+    cancelled: Callable[[], bool] | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Iterator[list[Any]]:
-    """Split the job's kernels over ``processes`` children; yield each batch as it arrives."""
+    """Split the job's kernels over ``processes`` children; yield each batch as it arrives.
+    ``meanwhile`` runs in this process once the children are started (parent-side work that
+    overlaps their start-up instead of following the pass)."""
     procs = [_spawn({**job, "shard": i, "shards": processes}) for i in range(processes)]
+    if meanwhile is not None:
+        meanwhile()
     sel = selectors.DefaultSelector()
     buffers: dict[int, bytearray] = {}
     for proc in procs:

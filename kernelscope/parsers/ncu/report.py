@@ -192,16 +192,20 @@ class NcuReport:
         slim: bool = False,
         processes: int | None = None,
         cancelled: Callable[[], bool] | None = None,
+        meanwhile: Callable[[], object] | None = None,
     ) -> Iterator[list[Any]]:
         """Yield the details of ``kernel_ids`` in batches (with source hot spots when
         ``source``), from child processes when there are many; order is not kept. With
         ``analyse`` (a picklable module-level function), each item is ``(detail,
         analyse(detail))``, computed in the children; with ``slim`` as well, the detail is
-        replaced by its metric-free list summary (less to send back)."""
+        replaced by its metric-free list summary (less to send back). ``meanwhile`` runs
+        here while the children start (e.g. reading the device of an export's header)."""
         if processes is None:
             small = len(kernel_ids) <= IN_PROCESS_LIMIT
             processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
         if processes <= 0:
+            if meanwhile is not None:
+                meanwhile()
             for kernel_id in kernel_ids:
                 if cancelled is not None and cancelled():
                     return
@@ -226,7 +230,9 @@ class NcuReport:
             "slim": slim,
             "tables": not slim,
         }
-        yield from iter_from_workers(job, min(processes, len(kernel_ids)), cancelled)
+        yield from iter_from_workers(
+            job, min(processes, len(kernel_ids)), cancelled, meanwhile=meanwhile
+        )
 
     def _iter_in_process(
         self, batch_seconds: float, cancelled: Callable[[], bool] | None
