@@ -182,7 +182,7 @@ class RooflineScreen(Screen[int | None]):
     def redraw(self) -> None:
         precision = self.precision or "fp32"
         plot = self.query_one(RooflinePlot)
-        plot.set_view(RooflineView(self.kernels, self.selected, precision, self.level))
+        plot.show(RooflineView(self.kernels, self.selected, precision, self.level))
         self._update_header()
         self._update_missing()
 

@@ -70,7 +70,7 @@ async def test_diagnosis_pane_shows_label_flags_remedy_and_roofline() -> None:
         assert "NCU est. speedup 93.1%" in text
         assert "Pad the row stride" in text
         plot = app.screen.query_one(RooflinePlot)
-        assert plot.view is not None and plot.view.selected == 4
+        assert plot.content is not None and plot.content.selected == 4
 
 
 async def test_roofline_screen_keys() -> None:

@@ -41,6 +41,18 @@ def active(screen: KernelDetailScreen) -> str:
     return screen.query_one(TabbedContent).active
 
 
+async def walk_panes(pilot, screen: KernelDetailScreen) -> None:
+    """Diagnosis first, every number key shows (and focuses) its pane, tab wraps around."""
+    assert active(screen) == "diagnosis"  # the answer first, then the method's steps
+    for spec in PANES:
+        await pilot.press(spec.key)
+        await settle(pilot)
+        assert active(screen) == spec.id
+        assert isinstance(pilot.app.focused, Pane)
+    await pilot.press("tab")  # wraps from the last pane to the first
+    assert active(screen) == PANE_IDS[0]
+
+
 def pane_text(screen: KernelDetailScreen) -> str:
     return widget_text(screen.active_pane())
 
@@ -109,15 +121,7 @@ async def test_number_keys_and_tab_switch_panes() -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 0)
-        assert active(screen) == "diagnosis"  # the answer first, then the method's steps
-        for spec in PANES:
-            pane_id = spec.id
-            await pilot.press(spec.key)
-            await settle(pilot)
-            assert active(screen) == pane_id
-            assert isinstance(app.focused, Pane)
-        await pilot.press("tab")  # wraps from the last pane to the first
-        assert active(screen) == PANE_IDS[0]
+        await walk_panes(pilot, screen)
         await pilot.press("tab", "tab")
         assert active(screen) == PANE_IDS[2]
         await pilot.press("shift+tab")
@@ -254,14 +258,7 @@ async def test_small_terminal_keys_and_scrolling() -> None:
     app = create_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_detail(pilot, 0)
-        assert active(screen) == "diagnosis"  # the answer first, then the method's steps
-        for spec in PANES:
-            pane_id = spec.id
-            await pilot.press(spec.key)
-            await settle(pilot)
-            assert active(screen) == pane_id
-        await pilot.press("tab")
-        assert active(screen) == PANE_IDS[0]
+        await walk_panes(pilot, screen)
         await pilot.press("2")
         await settle(pilot)
         pane = screen.active_pane()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
+from kernelscope.parsers.diagnosis.flags import duration_evidence, grid_evidence
 from kernelscope.parsers.diagnosis.result import Bottleneck
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
@@ -17,19 +18,9 @@ def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None
     small_grid = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
     short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ns
     if f.grid is not None and f.sm_count is not None:
-        trail.append(
-            ev(
-                "launch",
-                n.GRID_SIZE,
-                f.grid,
-                "<",
-                f.sm_count,
-                "block",
-                note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
-            )
-        )
+        trail.append(grid_evidence(f))
     if f.duration_ns is not None:
-        trail.append(ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns"))
+        trail.append(duration_evidence(f, t))
     if not (small_grid or short):
         return None
     busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]

@@ -41,6 +41,25 @@ def _grade(value: float, warn: float, critical: float, *, below: bool) -> str | 
 
 
 # -- launch ---------------------------------------------------------------------------------
+def grid_evidence(f: Facts) -> Evidence:
+    """The grid set against the SM count (both known): the launch step's first check, in the
+    bottleneck's trail and in the small-grid flag."""
+    return ev(
+        "launch",
+        n.GRID_SIZE,
+        f.grid,
+        "<",
+        f.sm_count,
+        "block",
+        note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
+    )
+
+
+def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
+    """The kernel's duration set against the short-kernel threshold."""
+    return ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns")
+
+
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns is None:
         return Missing((n.SECTION_SOL,))
@@ -48,7 +67,7 @@ def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return None
     return Finding(
         "warning",
-        (ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns"),),
+        (duration_evidence(f, t),),
         f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
     )
 
@@ -66,17 +85,7 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         severity = "info"
     return Finding(
         severity,
-        (
-            ev(
-                "launch",
-                n.GRID_SIZE,
-                f.grid,
-                "<",
-                f.sm_count,
-                "block",
-                note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
-            ),
-        ),
+        (grid_evidence(f),),
         f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
     )
 

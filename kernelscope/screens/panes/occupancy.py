@@ -83,7 +83,7 @@ class OccupancyPane(Pane):
         for i, chart in enumerate(self.query(PlotextChart).results(PlotextChart)):
             data = charts[i] if i < len(charts) else None
             chart.display = data is not None
-            chart.set_data(data)
+            chart.show(data)
         parts: list[RenderableType] = []
         if not charts:
             parts.append(Text("The report holds no occupancy curves for this kernel.", "dim"))

@@ -10,8 +10,8 @@ import math
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.events import Resize
-from textual.widgets import Static
+
+from kernelscope.tui.widgets.sized_drawing import SizedDrawing
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ def render_chart(data: ChartData, width: int, height: int) -> Text:
     return Text.from_ansi(str(fig.build()), no_wrap=True, end="")
 
 
-class PlotextChart(Static):
-    """A Static showing a plotext chart of ``ChartData``; it re-draws itself on resize."""
+class PlotextChart(SizedDrawing[ChartData]):
+    """A plotext chart of ``ChartData``; it re-draws itself on resize."""
 
     DEFAULT_CSS = """
     PlotextChart {
@@ -94,32 +94,7 @@ class PlotextChart(Static):
         width: 1fr;
     }
     """
+    min_size = (20, 6)
 
-    def __init__(self, data: ChartData | None = None, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self._data = data
-        self._drawn_size: tuple[int, int] | None = None
-
-    @property
-    def data(self) -> ChartData | None:
-        return self._data
-
-    def set_data(self, data: ChartData | None) -> None:
-        """Show ``data`` (None clears the chart); drawn once the widget has its size."""
-        self._data = data
-        self._drawn_size = None
-        self._draw()
-        self.call_after_refresh(self._draw)
-
-    def on_resize(self, event: Resize) -> None:
-        self._draw()
-
-    def _draw(self) -> None:
-        width, height = self.size.width, self.size.height
-        if self._data is None or width < 20 or height < 6:
-            self.update("")
-            return
-        if self._drawn_size == (width, height):
-            return
-        self._drawn_size = (width, height)
-        self.update(render_chart(self._data, width, height))
+    def draw(self, content: ChartData, width: int, height: int) -> Text:
+        return render_chart(content, width, height)

@@ -182,7 +182,7 @@ class DiagnosisView(Vertical):
                 *kernels,
                 ChartKernel(detail.id, chart_name(detail.demangled), d.roofline),
             )
-        self.query_one(RooflinePlot).set_view(
+        self.query_one(RooflinePlot).show(
             RooflineView(kernels, selected=detail.id, precision=best_precision(d.roofline))
         )
         return d

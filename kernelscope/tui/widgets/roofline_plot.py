@@ -9,13 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.events import Resize
-from textual.widgets import Static
 
-from kernelscope.parsers.roofline.plot import ChartKernel, RooflineChart, render_roofline
-
-MIN_WIDTH = 30
-MIN_HEIGHT = 10
+from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
+from kernelscope.tui.widgets.sized_drawing import SizedDrawing
 
 
 @dataclass(frozen=True)
@@ -28,8 +24,8 @@ class RooflineView:
     level: str = "dram"
 
 
-class RooflinePlot(Static):
-    """The roofline of a ``RooflineView``; ``chart`` is the last drawing (plotted, not plotted)."""
+class RooflinePlot(SizedDrawing[RooflineView]):
+    """The roofline of a ``RooflineView``."""
 
     DEFAULT_CSS = """
     RooflinePlot {
@@ -37,47 +33,16 @@ class RooflinePlot(Static):
         width: 1fr;
     }
     """
+    min_size = (30, 10)
 
-    def __init__(self, view: RooflineView | None = None, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self._view = view
-        self._drawn: tuple[RooflineView, int, int] | None = None
-        self.chart: RooflineChart | None = None
-
-    @property
-    def view(self) -> RooflineView | None:
-        return self._view
-
-    def set_view(self, view: RooflineView | None) -> None:
-        """Show ``view`` (None clears it); drawn now and again once the widget has its size."""
-        self._view = view
-        self._draw()
-        self.call_after_refresh(self._draw)
-
-    def on_resize(self, event: Resize) -> None:
-        self._draw()
-
-    def _draw(self) -> None:
-        width, height = self.size.width, self.size.height
-        view = self._view
-        if view is None or width < MIN_WIDTH or height < MIN_HEIGHT:
-            self.chart = None
-            self.update("")
-            return
-        if (
-            self._drawn is not None
-            and self._drawn[0] is view
-            and self._drawn[1:] == (width, height)
-        ):
-            return
-        self._drawn = (view, width, height)
-        self.chart = render_roofline(
-            view.kernels,
-            precision=view.precision,
-            selected=view.selected,
+    def draw(self, content: RooflineView, width: int, height: int) -> Text:
+        chart = render_roofline(
+            content.kernels,
+            precision=content.precision,
+            selected=content.selected,
             width=width,
             height=height,
-            level=view.level,
+            level=content.level,
             color=True,
         )
-        self.update(Text.from_ansi(self.chart.text, no_wrap=True, end=""))
+        return Text.from_ansi(chart.text, no_wrap=True, end="")
