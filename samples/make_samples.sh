@@ -8,11 +8,17 @@
 # Usage:   samples/make_samples.sh OUTDIR [STAGE ...]
 # Stages (default: all of them, in this order):
 #   versions      tool versions -> OUTDIR/raw/versions.txt
-#   build         nvcc -lineinfo -O3 -arch=$ARCH the four programs -> OUTDIR/build/
+#   build         nvcc -lineinfo -O3 -arch=$ARCH every program in cuda/ -> OUTDIR/build/
 #   nsys_profile  nsys profile timeline_torch, timeline_plain, many_tiny -> raw/nsys/*.nsys-rep
-#   nsys_post     nsys export/stats/analyze on those reports (CPU only)
+#   nsys_new      nsys profile graph_eager, graph_replay, gpu_metrics, join_trace and the
+#                 four per-rank traces ranks/rank{0..3} -> raw/nsys/
+#   nsys_post     nsys export/stats/analyze on every .nsys-rep without a .sqlite (CPU only)
 #   ncu           ncu zoo (full set + source), torch_ops (full set + source),
 #                 many_launches (default set) + --page details/raw CSV oracles -> raw/ncu/
+#   ncu_new       the diff, diagnosis, multi-process, range-replay and join kernel reports
+#                 (see samples/README.md) + their oracles -> raw/ncu/
+#   ncu_big       the benchmark reports: many_launches_big (5,000 launches) and
+#                 many_launches_full (200 launches, --set full) -> raw/ncu/big/
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
 # After `pack`, copy OUTDIR/samples/* over the repository's samples/ folder.
 #
@@ -44,7 +50,7 @@ shift
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-STAGES=${*:-versions build nsys_profile nsys_post ncu pack}
+STAGES=${*:-versions build nsys_profile nsys_new nsys_post ncu ncu_new ncu_big pack}
 
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
@@ -55,6 +61,8 @@ NSYS=${NSYS:-$(command -v nsys || echo "$NSYS_BUNDLED")}
 DEADLINE=${DEADLINE:-$(($(date +%s) + 86400))}
 NSYS_REPORTS=cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,osrt_sum,cuda_gpu_trace
 NSYS_RULES=gpu_gaps,gpu_time_util,cuda_memcpy_async,cuda_memcpy_sync,cuda_memset_sync,cuda_api_sync
+# per-range and launch-latency reports (the traces made by nsys_new use them as oracles)
+NSYS_REPORTS_EXTRA=nvtx_pushpop_trace,nvtx_gpu_proj_trace,nvtx_gpu_proj_sum,nvtx_kern_sum,cuda_kern_exec_sum
 
 B=$OUTDIR/build
 RN=$OUTDIR/raw/ncu
@@ -103,7 +111,8 @@ stage_versions() {
 
 stage_build() {
   local p pids=()
-  for p in kernels_zoo many_launches many_tiny timeline_plain; do
+  for p in "$SRC"/cuda/*.cu; do
+    p=$(basename "$p" .cu)
     run 300 "$NVCC" -lineinfo -O3 -arch="$ARCH" -Xptxas -v -o "$B/$p" "$SRC/cuda/$p.cu" \
       >"$B/$p.ptxas.txt" 2>&1 &
     pids+=($!)
@@ -112,13 +121,14 @@ stage_build() {
   grep -A2 register_spill "$B/kernels_zoo.ptxas.txt" >&2 || true
 }
 
-# nsys_one NAME TRACE CMD...
+# nsys_one NAME TRACE CMD...   ($NSYS_EXTRA: more nsys profile options)
 nsys_one() {
   local name=$1 trace=$2
   shift 2
   rm -f "$RS/$name.nsys-rep" "$RS/$name.qdstrm"
+  # shellcheck disable=SC2086
   (cd "$RS" && run 150 "$NSYS" profile --trace="$trace" --sample=none --cpuctxsw=none \
-    --cuda-graph-trace=node -o "$name" -f true "$@") >"$RS/$name.profile.log" 2>&1
+    --cuda-graph-trace=node ${NSYS_EXTRA:-} -o "$name" -f true "$@") >"$RS/$name.profile.log" 2>&1
   if [[ ! -s $RS/$name.nsys-rep && -s $RS/$name.qdstrm ]]; then
     local qdi
     qdi=$(dirname "$NSYS")/../linux-desktop-glibc_2_11_3-x64/QdstrmImporter
@@ -135,10 +145,29 @@ stage_nsys_profile() {
   nsys_one many_tiny cuda "$B/many_tiny"
 }
 
+stage_nsys_new() {
+  nsys_one graph_eager cuda,nvtx,osrt "$PYTHON" "$SRC/torch/graph_step.py" --mode eager
+  nsys_one graph_replay cuda,nvtx,osrt "$PYTHON" "$SRC/torch/graph_step.py" --mode graph
+  nsys_one join_trace cuda,nvtx,osrt "$PYTHON" "$SRC/torch/join_app.py"
+  NSYS_EXTRA="--gpu-metrics-devices=all --gpu-metrics-frequency=10000" \
+    nsys_one gpu_metrics cuda,nvtx,osrt "$PYTHON" "$SRC/torch/graph_step.py" --mode both
+  # four ranks of one data-parallel run, one nsys (and one report) per rank
+  local r pids=()
+  mkdir -p "$RS/ranks"
+  for r in 0 1 2 3; do
+    (cd "$RS/ranks" && RANK=$r WORLD_SIZE=4 MASTER_PORT=29533 run 150 "$NSYS" profile \
+      --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none -o 'rank%q{RANK}' -f true \
+      "$PYTHON" "$SRC/torch/ranks.py") >"$RS/ranks/rank$r.profile.log" 2>&1 &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r"; done
+  ls -la "$RS" "$RS/ranks" >&2
+}
+
 nsys_post_one() {
-  local n=$1
-  [[ -s $RS/$n.nsys-rep ]] || { log "no $n.nsys-rep"; echo "missing: $n.nsys-rep" >>"$FAILED"; return 1; }
-  cd "$RS" || return 1
+  local n=$1 dir=${2:-$RS}
+  [[ -s $dir/$n.nsys-rep ]] || { log "no $n.nsys-rep"; echo "missing: $n.nsys-rep" >>"$FAILED"; return 1; }
+  cd "$dir" || return 1
   run 240 "$NSYS" export --type sqlite --force-overwrite true -o "$n.sqlite" "$n.nsys-rep" >"$n.export.log" 2>&1
   run 240 "$NSYS" stats --format csv --force-overwrite true --report "$NSYS_REPORTS" -o "$n" "$n.sqlite" >"$n.stats_csv.log" 2>&1
   run 240 "$NSYS" stats --report "$NSYS_REPORTS" "$n.sqlite" >"$n.stats.txt" 2>"$n.stats_txt.log"
@@ -146,6 +175,7 @@ nsys_post_one() {
   run 240 "$NSYS" analyze "$n.sqlite" >"$n.analyze.txt" 2>"$n.analyze_txt.log"
   run 240 "$NSYS" analyze -r "$NSYS_RULES" --format csv --force-overwrite true -o "$n" "$n.sqlite" >"$n.analyze_rules_csv.log" 2>&1
   run 240 "$NSYS" analyze -r "$NSYS_RULES" "$n.sqlite" >"$n.analyze_rules.txt" 2>"$n.analyze_rules_txt.log"
+  run 240 "$NSYS" stats --format csv --force-overwrite true --report "$NSYS_REPORTS_EXTRA" -o "$n" "$n.sqlite" >"$n.stats_extra.log" 2>&1
 }
 
 stage_nsys_post() {
@@ -155,12 +185,13 @@ stage_nsys_post() {
     echo "== analyze --help"; "$NSYS" analyze --help
     echo "== analyze --help-rules"; "$NSYS" analyze --help-rules
   } >"$RS/nsys_help.txt" 2>&1
-  local n pids=()
-  for n in timeline_plain timeline_torch many_tiny; do
-    (nsys_post_one "$n") &
+  local f pids=()
+  for f in "$RS"/*.nsys-rep "$RS"/ranks/*.nsys-rep; do
+    [[ -e $f && ! -e ${f%.nsys-rep}.sqlite ]] || continue
+    (nsys_post_one "$(basename "$f" .nsys-rep)" "$(dirname "$f")") &
     pids+=($!)
   done
-  for n in "${pids[@]}"; do wait "$n"; done
+  for f in "${pids[@]}"; do wait "$f"; done
 }
 
 ncu_oracles() {
@@ -190,6 +221,105 @@ stage_ncu() {
   for p in "${pids[@]}"; do wait "$p"; done
 }
 
+# ncu_one NAME T NCU-OPTION... -- PROGRAM ARGS...: profile into raw/ncu/NAME.ncu-rep, then
+# write its two oracles in the background (their pids collect in ORACLE_PIDS); $ONLY, when
+# set, lists the names to profile (the others are skipped)
+ORACLE_PIDS=()
+ncu_one() {
+  local name=$1 t=$2
+  shift 2
+  # ONLY="a b": profile just those names (e.g. to redo the ones a deadline skipped)
+  if [[ -n ${ONLY:-} && " $ONLY " != *" $name "* ]]; then return 0; fi
+  (cd "$RN" && run "$t" "$NCU" --clock-control none "$@") 2>&1 | stamp >"$RN/$name.profile.log"
+  if [[ -s $RN/$name.ncu-rep ]]; then
+    ncu_oracles "$name" &
+    ORACLE_PIDS+=($!)
+  fi
+}
+
+stage_ncu_new() {
+  local full=(--set full --import-source yes) v
+  for v in naive tiled regtile wmma; do
+    ncu_one "gemm_$v" 120 "${full[@]}" -f -o "gemm_$v" "$B/gemm_ladder" "$v"
+  done
+  for v in conflicts padded; do
+    ncu_one "transpose_$v" 120 "${full[@]}" -f -o "transpose_$v" "$B/transpose_pad" "$v"
+  done
+  ncu_one histogram 120 "${full[@]}" -f -o histogram "$B/histogram_atomics"
+  ncu_one join_kernels 300 "${full[@]}" --profile-from-start off -f -o join_kernels \
+    "$PYTHON" "$SRC/torch/join_app.py" --ncu
+  ncu_one small_family 200 -f -o small_family "$B/small_family" 150
+  ncu_one gemm_sets_default 120 -f -o gemm_sets_default "$B/gemm_ladder" sets
+  ncu_one gemm_sets_full 200 "${full[@]}" -f -o gemm_sets_full "$B/gemm_ladder" sets
+  ncu_one multi_process 120 --target-processes all -f -o multi_process \
+    sh -c "'$B/multi_process' 1 && '$B/multi_process' 2"
+  ncu_one range_replay 120 --replay-mode range -f -o range_replay "$B/range_replay"
+  ncu_one range_nvtx 120 --replay-mode app-range --nvtx --nvtx-include 'phase_a/' \
+    --nvtx-include 'phase_b/' -f -o range_nvtx "$B/range_replay" nvtx
+  ncu_one gemm_torch_default 150 --profile-from-start off -f -o gemm_torch_default \
+    "$PYTHON" "$SRC/torch/gemm_sets.py"
+  ncu_one gemm_torch_full 200 --set full --profile-from-start off -f -o gemm_torch_full \
+    "$PYTHON" "$SRC/torch/gemm_sets.py"
+  local p
+  for p in "${ORACLE_PIDS[@]}"; do wait "$p"; done
+}
+
+# The benchmark reports: many_launches_big (default set, 5,000 launches) and
+# many_launches_full (--set full, 200 launches). Kernel replay costs ~0.36 s a launch with
+# the default set on the H200 VM, so a short probe first times 40 launches under kernel
+# and application replay (which reruns the program once a pass instead of saving and
+# restoring memory around every kernel) and the faster mode is used; when even that
+# cannot profile 5,000 default-set launches in BIG_SECONDS, the big report collects only
+# the kernel list's sections (LaunchStats, Occupancy, SpeedOfLight). The plan is written
+# to big/probe.txt.
+stage_ncu_big() {
+  local RB=$RN/big t0 t1 t2
+  mkdir -p "$RB"
+  t0=$(date +%s.%N)
+  (cd "$RB" && run 90 "$NCU" --clock-control none -c 40 -f -o probe_kernel \
+    "$B/many_launches" 10) >"$RB/probe_kernel.log" 2>&1
+  t1=$(date +%s.%N)
+  (cd "$RB" && run 90 "$NCU" --clock-control none --replay-mode application -c 40 -f \
+    -o probe_app "$B/many_launches" 10) >"$RB/probe_app.log" 2>&1
+  t2=$(date +%s.%N)
+  rm -f "$RB"/probe_*.ncu-rep
+  local plan
+  plan=$("$PYTHON" - "$t0" "$t1" "$t2" "${BIG_SECONDS:-330}" "${FULL_SECONDS:-200}" <<'PY'
+import sys
+t0, t1, t2, big_s, full_s = map(float, sys.argv[1:])
+kernel, app = (t1 - t0) / 40, (t2 - t1) / 40
+mode, rate = ("application", app) if app < kernel else ("kernel", kernel)
+sections = "default"
+big_rounds = 1250
+if rate * 5000 > 0.9 * big_s:
+    sections = "list"  # ~3 passes instead of ~10
+    big_rounds = min(1250, int(0.9 * big_s / (rate * 0.35) / 4))
+full_rounds = max(10, min(75, int(0.85 * full_s / (rate * 4) / 4)))
+print(f"probe: 40 launches, kernel replay {kernel:.3f} s/launch, application replay "
+      f"{app:.3f} s/launch", file=sys.stderr)
+print(mode, sections, big_rounds, full_rounds)
+PY
+  ) 2>>"$RB/probe.txt"
+  read -r mode sections big_rounds full_rounds <<<"$plan"
+  echo "plan: mode=$mode sections=$sections big_rounds=$big_rounds full_rounds=$full_rounds" |
+    tee -a "$RB/probe.txt" >&2
+  local sec=()
+  [[ $sections == list ]] && sec=(--section LaunchStats --section Occupancy --section SpeedOfLight)
+  (cd "$RB" && run "${BIG_SECONDS:-330}" "$NCU" --clock-control none --replay-mode "$mode" \
+    "${sec[@]}" -f -o many_launches_big "$B/many_launches" "$big_rounds") 2>&1 |
+    stamp >"$RB/many_launches_big.profile.log"
+  (cd "$RB" && run "${FULL_SECONDS:-200}" "$NCU" --clock-control none --replay-mode "$mode" \
+    --set full -f -o many_launches_full "$B/many_launches" "$full_rounds") 2>&1 |
+    stamp >"$RB/many_launches_full.profile.log"
+  local r
+  for r in many_launches_big many_launches_full; do
+    [[ -s $RB/$r.ncu-rep ]] || continue
+    run 200 "$NCU" --import "$RB/$r.ncu-rep" --page raw --csv --print-units base \
+      >"$RB/$r.raw.csv" 2>"$RB/$r.raw.log" &
+  done
+  wait
+}
+
 stage_pack() {
   local S=$OUTDIR/samples f
   mkdir -p "$S/ncu/oracle" "$S/nsys/oracle"
@@ -200,7 +330,17 @@ stage_pack() {
     for f in "$RS"/*.csv "$RS"/*.stats.txt "$RS"/*.analyze.txt "$RS"/*.analyze_rules.txt; do
       [[ -e $f ]] && echo "$f $S/nsys/oracle/$(basename "$f").xz"
     done
-  } | xargs -P "$(nproc)" -L 1 sh -c 'xz -9e -c "$0" > "$1"'
+    for f in "$RS"/ranks/*.nsys-rep "$RS"/ranks/*.sqlite; do
+      [[ -e $f ]] && echo "$f $S/nsys/ranks/$(basename "$f").xz"
+    done
+    for f in "$RS"/ranks/*.csv "$RS"/ranks/*.stats.txt "$RS"/ranks/*.analyze.txt; do
+      [[ -e $f ]] && echo "$f $S/nsys/ranks/oracle/$(basename "$f").xz"
+    done
+    for f in "$RN"/big/*.ncu-rep "$RN"/big/*.csv "$RN"/big/probe.txt; do
+      [[ -e $f ]] && echo "$f $S/big/$(basename "$f").xz"
+    done
+  } | xargs -P "$(nproc)" -L 1 sh -c 'mkdir -p "$(dirname "$1")" &&
+    if [ "$(stat -c %s "$0")" -gt 67108864 ]; then xz -T0 -6 -c "$0" >"$1"; else xz -T1 -9e -c "$0" >"$1"; fi'
   [[ -e $OUTDIR/raw/versions.txt ]] && cp "$OUTDIR/raw/versions.txt" "$S/versions.txt"
   ls -la "$S"/ncu "$S"/ncu/oracle "$S"/nsys "$S"/nsys/oracle >&2
 }
