@@ -67,6 +67,7 @@ def case_read_sqlite3(path: Path) -> dict[str, object]:
 
 
 def case_full(path: Path) -> dict[str, object]:
+    from kernelscope.export.timeline_json import to_export_dict
     from kernelscope.parsers import nsys
 
     t = time.perf_counter()
@@ -81,7 +82,7 @@ def case_full(path: Path) -> dict[str, object]:
     nsys.launch_gaps(report)
     nsys.findings(report)
     index = nsys.TimelineIndex(report)
-    doc = nsys.to_export_dict(report)
+    doc = to_export_dict(report)
     json.dumps(doc)
     return {"seconds": time.perf_counter() - t, "open_seconds": t_open,
             "rows": report.kernels.height, "lanes": len(index.lanes)}

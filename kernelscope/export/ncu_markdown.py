@@ -27,7 +27,6 @@ from kernelscope.parsers.ncu.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
-from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
 from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
@@ -37,6 +36,7 @@ from kernelscope.render.format import (
     short_name,
 )
 from kernelscope.render.ncu_markup import plain_ncu_markup
+from kernelscope.render.roofline import ChartKernel, render_roofline
 
 NAME_WIDTH = 40
 TOP_LINES = 5

@@ -84,7 +84,8 @@ def _ncu(path: Path, console: Console) -> None:
 
 
 def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
-    from kernelscope.parsers.nsys import open_report, to_export_dict
+    from kernelscope.export.timeline_json import to_export_dict
+    from kernelscope.parsers.nsys import open_report
 
     doc: dict[str, Any] = to_export_dict(open_report(path, cache_dir=cache_dir))
     info = doc["report"]

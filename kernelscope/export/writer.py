@@ -81,8 +81,9 @@ def render_timeline(path: Path, options: ExportOptions) -> str:
 
 def render_timeline_report(report: NsysReport, options: ExportOptions) -> str:
     """An opened timeline report in ``options.fmt`` (the TUI exports the report it holds)."""
+    from kernelscope.export.timeline_json import to_export_dict
     from kernelscope.export.timeline_markdown import render_timeline_markdown
-    from kernelscope.parsers.nsys import kernel_summary, to_export_dict
+    from kernelscope.parsers.nsys import kernel_summary
     from kernelscope.parsers.nsys.utilization import utilization_windows
 
     if options.fmt == "csv":

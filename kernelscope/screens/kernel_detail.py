@@ -15,8 +15,8 @@ from textual.worker import Worker
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
+from kernelscope.screens.messages import DetailLoaded, SourceLoaded
 from kernelscope.screens.panes import PANE_TYPES, Pane, SourceNeeded, SourcePane
-from kernelscope.tui.messages import DetailLoaded, SourceLoaded
 
 if TYPE_CHECKING:
     from kernelscope.tui.app import KernelscopeApp

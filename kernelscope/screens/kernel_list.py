@@ -19,9 +19,9 @@ from textual.worker import Worker
 
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.format import short_name
+from kernelscope.screens.columns import NAME_KEY, CellValue, ColumnProvider
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.roofline import RooflineScreen
-from kernelscope.tui.columns import NAME_KEY, CellValue, ColumnProvider
 
 if TYPE_CHECKING:
     from kernelscope.tui.app import KernelscopeApp

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.roofline import PRECISION_KEYS, PRECISIONS
-from kernelscope.parsers.roofline.plot import ChartKernel
+from kernelscope.render.roofline import ChartKernel
 from kernelscope.tui.widgets.diagnosis_pane import best_precision, chart_kernels
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
 

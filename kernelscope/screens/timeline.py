@@ -24,12 +24,12 @@ from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
+from kernelscope.parsers.nsys.timeline_data import TimelineData, build
 from kernelscope.render.format import short_name
 from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.screens.timeline_views.commands import TimelineCommands
-from kernelscope.screens.timeline_views.data import TimelineData, build
 from kernelscope.screens.timeline_views.gaps import gap_of
 from kernelscope.screens.timeline_views.help_text import TIMELINE_HELP
 from kernelscope.screens.timeline_views.tables import TableView

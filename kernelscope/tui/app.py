@@ -19,20 +19,20 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
 from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
+from kernelscope.screens.columns import ColumnProvider, list_columns, required_metrics
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, help_markdown
+from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
 from kernelscope.screens.loading import LoadingScreen
-from kernelscope.tui.columns import ColumnProvider, list_columns, required_metrics
-from kernelscope.tui.commands import KernelscopeCommands
-from kernelscope.tui.exporting import ExportJob
-from kernelscope.tui.messages import (
+from kernelscope.screens.messages import (
     ReportLoaded,
     ReportOpened,
     SummariesLoaded,
     TimelineRequested,
 )
+from kernelscope.tui.exporting import ExportJob
 
 DEFAULT_REPORT = "data/default.ncu-rep.xz"
 TIMELINE_MODULE = "kernelscope.screens.timeline"
@@ -317,7 +317,7 @@ def create_app(
     """The app for ``report`` (the bundled sample when None), used by the CLI and the tests.
 
     ``cache_dir`` is handed to the timeline screen (converted Nsight Systems exports);
-    ``extra_columns`` replaces ``kernelscope.tui.columns.EXTRA_COLUMNS`` for this app.
+    ``extra_columns`` replaces ``kernelscope.screens.columns.EXTRA_COLUMNS`` for this app.
     """
     path = Path(report) if report is not None else default_report_path()
     return KernelscopeApp(path, cache_dir=cache_dir, extra_columns=extra_columns)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from kernelscope.parsers.roofline import compute_roofline
-from kernelscope.parsers.roofline.plot import (
+from kernelscope.render.roofline import (
     RIDGE_MARK,
     SELECTED_MARK,
     ChartKernel,

@@ -6,9 +6,9 @@ import json
 
 import polars as pl
 
+from kernelscope.export.timeline_json import SCHEMA, to_export_dict
 from kernelscope.parsers.nsys import (
     CAUSES,
-    SCHEMA,
     TimelineIndex,
     explain_gaps,
     findings,
@@ -18,7 +18,6 @@ from kernelscope.parsers.nsys import (
     kernel_summary,
     nvtx_gpu_busy,
     nvtx_summary,
-    to_export_dict,
     utilization_windows,
 )
 from kernelscope.parsers.nsys.findings import SEVERITIES

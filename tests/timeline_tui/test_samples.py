@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.parsers.nsys import open_report
-from kernelscope.screens.timeline_views.data import build
+from kernelscope.parsers.nsys.timeline_data import build
 from kernelscope.tui.widgets.timeline_format import fmt_pct
 from kernelscope.tui.widgets.timeline_table import FrameTable
 

@@ -9,11 +9,11 @@ from textual.widgets import DataTable, Input
 
 from kernelscope.parsers.ncu import NcuReport
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
 from kernelscope.tui import app as app_module
 from kernelscope.tui.app import create_app
-from kernelscope.tui.columns import ColumnProvider
 
 from .helpers import screen_text, settle
 

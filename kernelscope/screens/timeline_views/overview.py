@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import short_name
-from kernelscope.screens.timeline_views.data import TimelineData
 from kernelscope.tui.widgets.bars import BarRow, bar_table, level_style
 from kernelscope.tui.widgets.timeline_findings import findings_text, severity_counts
 from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_pct, plural

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kernelscope.parsers.nsys import Gap, TimelineView
-from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.tui.widgets.timeline_draw import (
     GAP_MARK,
     Highlight,

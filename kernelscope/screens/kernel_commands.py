@@ -17,7 +17,7 @@ from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.tui.palette import Command, matching_hits
+from kernelscope.screens.palette import Command, matching_hits
 
 if TYPE_CHECKING:
     from kernelscope.tui.app import KernelscopeApp
