@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
+from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -113,8 +114,7 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")
-    order = {"critical": 0, "warning": 1, "info": 2}
-    for item in sorted(doc["findings"], key=lambda x: order.get(x["severity"], 3)):
+    for item in most_severe_first(doc["findings"], lambda x: x["severity"]):
         style = SEVERITY_STYLE.get(item["severity"], "")
         f.add_row(
             f"[{style}]{item['severity']}[/]",

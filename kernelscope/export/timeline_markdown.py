@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
-from kernelscope.render.format import fmt_duration, fmt_number, short_name
+from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, short_name
 
 NAME_WIDTH = 48
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
@@ -18,7 +18,7 @@ def utilization_strip(percentages: list[float]) -> str:
 
 
 def _pct(value: Any) -> str:
-    return "n/a" if value is None else f"{float(value):.1f} %"
+    return fmt_pct(None if value is None else float(value), 1, sign=True)
 
 
 def render_timeline_markdown(

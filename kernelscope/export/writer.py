@@ -115,16 +115,6 @@ def render(path: str | os.PathLike[str], options: ExportOptions) -> str:
     return render_timeline(p, options)
 
 
-def free_name(directory: Path, stem: str, suffix: str) -> Path:
-    """``directory/stem.suffix``, or ``stem-2.suffix``, ``stem-3.suffix``… if it exists."""
-    candidate = directory / f"{stem}{suffix}"
-    n = 2
-    while candidate.exists():
-        candidate = directory / f"{stem}-{n}{suffix}"
-        n += 1
-    return candidate
-
-
 def write_text(text: str, out: str | os.PathLike[str], *, overwrite: bool = True) -> Path:
     """Write ``text`` to ``out``; refuses to overwrite when ``overwrite`` is False."""
     target = Path(out)

@@ -20,7 +20,7 @@ from kernelscope.parsers.nsys import (
     nvtx_summary,
     utilization_windows,
 )
-from kernelscope.parsers.nsys.findings import SEVERITIES
+from kernelscope.parsers.severity import SEVERITIES
 
 
 def test_utilisation_and_gaps_add_up(sample_name: str, sample_report) -> None:

@@ -18,6 +18,7 @@ from kernelscope.parsers.diagnosis.values import Values
 from kernelscope.parsers.ncu.metrics import Metric
 from kernelscope.parsers.ncu.model import RuleResult
 from kernelscope.parsers.roofline.compute import compute_roofline
+from kernelscope.parsers.severity import severity_rank
 
 # The sections whose absence the notes mention, with what is lost without them.
 _SECTION_EFFECTS = (
@@ -118,7 +119,7 @@ def diagnose(
         )
     if zero:
         notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
-    flags.sort(key=lambda f: (f.level, -_RANK[f.severity]))
+    flags.sort(key=lambda f: (f.level, -severity_rank(f.severity)))
     diagnosis = Diagnosis(
         bottleneck=bottleneck,
         flags=tuple(flags),
@@ -145,5 +146,3 @@ def with_time_share(diagnosis: Diagnosis, time_share: float | None) -> Diagnosis
         diagnosis, bottleneck=Bottleneck(b.label, b.summary, (share, *b.evidence)), notes=notes
     )
 
-
-_RANK = {"info": 0, "warning": 1, "critical": 2}

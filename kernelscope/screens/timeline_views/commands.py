@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hits, Provider
 
-from kernelscope.render.format import short_name
+from kernelscope.render.format import fmt_ns, short_name
 from kernelscope.screens.palette import Command, matching_hits
 from kernelscope.screens.timeline_views import VIEWS
-from kernelscope.tui.widgets.timeline_format import fmt_ns
 
 if TYPE_CHECKING:
     from kernelscope.screens.timeline import TimelineScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import Vertical
 
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.tui.widgets.timeline_format import fmt_float, fmt_int, fmt_mb
+from kernelscope.render.format import fmt_float, fmt_int, fmt_mb
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
 
 
