@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from rich import box
 from rich.console import Console
@@ -85,16 +85,17 @@ def _ncu(path: Path, console: Console) -> None:
 
 
 def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
-    from kernelscope.export.timeline_json import to_export_dict
+    from kernelscope.export.timeline_json import gpu_rows, kernel_rows
     from kernelscope.parsers.nsys import open_report
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
 
-    doc: dict[str, Any] = to_export_dict(open_report(path, cache_dir=cache_dir))
-    info = doc["report"]
+    data = TimelineData(open_report(path, cache_dir=cache_dir), path)
+    report = data.report
     console.print(
-        f"[bold]{path.name}[/]: span {fmt_duration(info['span_ns'])}, "
-        f"{info['counts']['kernels']} kernels, {len(info['devices'])} device(s)"
+        f"[bold]{path.name}[/]: span {fmt_duration(report.duration_ns)}, "
+        f"{report.kernels.height} kernels, {len(report.devices)} device(s)"
     )
-    for g in doc["gpu"]:
+    for g in gpu_rows(data):
         console.print(
             f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
             f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
@@ -102,7 +103,7 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
     t = Table(title="Top kernels by time", box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
         t.add_column(col, justify="left" if col == "Name" else "right")
-    for k in doc["kernels"][:10]:
+    for k in kernel_rows(data)[:10]:
         t.add_row(
             fmt_pct(k["time_pct"]),
             fmt_duration(k["total_ns"]),
@@ -114,15 +115,10 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")
-    for item in most_severe_first(doc["findings"], lambda x: x["severity"]):
-        style = SEVERITY_STYLE.get(item["severity"], "")
-        f.add_row(
-            f"[{style}]{item['severity']}[/]",
-            item["id"],
-            str(len(item.get("items") or [])),
-            item["title"],
-        )
-    if not doc["findings"]:
+    for item in most_severe_first(data.findings, lambda x: x.severity):
+        style = SEVERITY_STYLE.get(item.severity, "")
+        f.add_row(f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), item.title)
+    if not data.findings:
         f.add_row("", "none", "0", "no problems found")
     console.print(f)
 

@@ -1,6 +1,8 @@
 """The ``kernelscope/nsys/1`` JSON document: everything kernelscope concludes from a report.
 
-Only plain ints, floats, strings, lists, dicts and None, so ``json.dumps`` works directly.
+Built from the timeline's one view-data builder (:class:`TimelineData`), so the document holds
+the same tables the screen shows. Only plain ints, floats, strings, lists, dicts and None, so
+``json.dumps`` works directly.
 """
 
 from __future__ import annotations
@@ -10,17 +12,31 @@ from typing import Any
 import polars as pl
 
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.parsers.nsys.findings import findings as run_findings
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, explain_gaps
+from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
 from kernelscope.parsers.nsys.model import NsysReport
-from kernelscope.parsers.nsys.nvtx import nvtx_gpu_busy
-from kernelscope.parsers.nsys.summaries import kernel_summary
-from kernelscope.parsers.nsys.utilization import gpu_utilization
+from kernelscope.parsers.nsys.timeline_data import EXPORT_GAPS, TimelineData
 
 SCHEMA = "kernelscope/nsys/1"
 
+KERNEL_FIELDS = (
+    ("Name", "name"),
+    ("Instances", "instances"),
+    ("Total Time (ns)", "total_ns"),
+    ("Avg (ns)", "avg_ns"),
+    ("Med (ns)", "med_ns"),
+    ("Min (ns)", "min_ns"),
+    ("Max (ns)", "max_ns"),
+    ("StdDev (ns)", "stddev_ns"),
+    ("Time (%)", "time_pct"),
+)
+"""The kernel summary's columns (as ``nsys stats`` names them) and their keys here."""
 
-def _report_info(report: NsysReport) -> dict[str, Any]:
+
+def timeline_data(source: NsysReport | TimelineData) -> TimelineData:
+    return source if isinstance(source, TimelineData) else TimelineData(source)
+
+
+def report_info(report: NsysReport) -> dict[str, Any]:
     return {
         "path": str(report.path),
         "start_ns": report.start_ns,
@@ -38,55 +54,50 @@ def _report_info(report: NsysReport) -> dict[str, Any]:
     }
 
 
-def _kernels(report: NsysReport) -> list[dict[str, Any]]:
-    df = kernel_summary(report).select(
-        pl.col("Name").alias("name"),
-        pl.col("Instances").alias("instances"),
-        pl.col("Total Time (ns)").alias("total_ns"),
-        pl.col("Avg (ns)").alias("avg_ns"),
-        pl.col("Med (ns)").alias("med_ns"),
-        pl.col("Min (ns)").alias("min_ns"),
-        pl.col("Max (ns)").alias("max_ns"),
-        pl.col("StdDev (ns)").alias("stddev_ns"),
-        pl.col("Time (%)").alias("time_pct"),
-    )
-    return df.to_dicts()
+def kernel_rows(data: TimelineData) -> list[dict[str, Any]]:
+    """The kernel summary, one dict per kernel name (keys of ``KERNEL_FIELDS``)."""
+    frame = data.kernels.select(pl.col(column).alias(key) for column, key in KERNEL_FIELDS)
+    return json_safe(frame.to_dicts())
 
 
-def _gpu(report: NsysReport) -> list[dict[str, Any]]:
-    return gpu_utilization(report).select(
-        "device", "span_ns", "busy_ns", "utilization_pct"
-    ).to_dicts()
+def gpu_rows(data: TimelineData) -> list[dict[str, Any]]:
+    frame = data.utilization.select("device", "span_ns", "busy_ns", "utilization_pct")
+    return json_safe(frame.to_dicts())
 
 
-def _nvtx(report: NsysReport) -> list[dict[str, Any]]:
-    return nvtx_gpu_busy(report).select(
+def nvtx_rows(data: TimelineData) -> list[dict[str, Any]]:
+    frame = data.nvtx_busy.select(
         pl.col("range").alias("name"), "instances", "total_ns", "gpu_busy_pct"
-    ).to_dicts()
+    )
+    return json_safe(frame.to_dicts())
 
 
 def to_export_dict(
-    report: NsysReport, *, large_gap_ns: int = DEFAULT_LARGE_GAP_NS, max_gaps: int = 50
+    source: NsysReport | TimelineData,
+    *,
+    large_gap_ns: int = DEFAULT_LARGE_GAP_NS,
+    max_gaps: int = EXPORT_GAPS,
 ) -> dict[str, Any]:
     """The whole analysis as one JSON-serialisable dict (schema ``kernelscope/nsys/1``).
 
     ``gaps`` lists the ``max_gaps`` longest idle gaps of at least ``large_gap_ns``, in time
     order, each with its cause and the CPU activity that overlapped it.
     """
+    data = timeline_data(source)
     gaps = [
         {
             "device": g.device, "start_ns": g.start_ns, "end_ns": g.end_ns,
             "duration_ns": g.duration_ns, "cause": g.cause,
             "cpu": [c.as_dict() for c in g.cpu],
         }
-        for g in explain_gaps(report, min_gap_ns=large_gap_ns, limit=max_gaps)
+        for g in data.longest_gaps(max_gaps, large_gap_ns)
     ]
     return json_safe({
         "schema": SCHEMA,
-        "report": _report_info(report),
-        "kernels": _kernels(report),
-        "gpu": _gpu(report),
+        "report": report_info(data.report),
+        "kernels": kernel_rows(data),
+        "gpu": gpu_rows(data),
         "gaps": gaps,
-        "nvtx": _nvtx(report),
-        "findings": [f.as_dict() for f in run_findings(report)],
+        "nvtx": nvtx_rows(data),
+        "findings": [f.as_dict() for f in data.findings],
     })

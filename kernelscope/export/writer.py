@@ -15,6 +15,7 @@ from kernelscope.parsers.jsonsafe import json_safe
 
 if TYPE_CHECKING:
     from kernelscope.parsers.nsys import NsysReport
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 FORMATS = ("json", "md", "csv")
 
@@ -79,27 +80,21 @@ def render_timeline(path: Path, options: ExportOptions) -> str:
     return render_timeline_report(open_report(path, cache_dir=options.cache_dir), options)
 
 
-def render_timeline_report(report: NsysReport, options: ExportOptions) -> str:
-    """An opened timeline report in ``options.fmt`` (the TUI exports the report it holds)."""
-    from kernelscope.export.timeline_json import to_export_dict
+def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+    """An opened timeline report in ``options.fmt`` (the TUI exports the view data it holds)."""
+    from kernelscope.export.timeline_json import timeline_data, to_export_dict
     from kernelscope.export.timeline_markdown import render_timeline_markdown
-    from kernelscope.parsers.nsys import kernel_summary
-    from kernelscope.parsers.nsys.utilization import utilization_windows
 
+    data = timeline_data(source)
     if options.fmt == "csv":
-        return kernel_summary(report).write_csv()
-    doc = to_export_dict(report)
+        return data.kernels.write_csv()
+    if options.fmt == "md":
+        return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+    doc = to_export_dict(data)
     if options.pattern:
         regex = re.compile(options.pattern)
         doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
-    if options.fmt == "json":
-        return json.dumps(json_safe(doc), indent=2) + "\n"
-    windows = utilization_windows(report, windows=72)
-    strips = {
-        int(dev): sub["utilization_pct"].to_list()
-        for (dev,), sub in windows.group_by(["device"], maintain_order=True)
-    }
-    return render_timeline_markdown(doc, strips, top=options.top)
+    return json.dumps(json_safe(doc), indent=2) + "\n"
 
 
 def render(path: str | os.PathLike[str], options: ExportOptions) -> str:

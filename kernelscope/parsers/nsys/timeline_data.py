@@ -1,40 +1,40 @@
-"""Everything the timeline screen's views show, computed once in the opening worker.
+"""Everything kernelscope shows and exports of a timeline report, computed once per report.
 
-Plain dataclasses and polars frames (no Textual): the worker builds a :class:`TimelineData`
-from the opened report, then the views only read it on the UI thread.
+One builder for the timeline screen, the exports (JSON, Markdown, CSV, ``summary``) and the
+benchmark: :class:`TimelineData` wraps an opened :class:`NsysReport` and computes each table on
+first use (plain polars frames and dataclasses, no Textual). The screen's worker calls
+:func:`build`, which computes everything the views show stage by stage; an export only computes
+what it writes.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import polars as pl
 
-from kernelscope.parsers.nsys import (
-    DEFAULT_LARGE_GAP_NS,
-    Finding,
-    Gap,
-    GapExplanation,
-    NsysReport,
-    OpenCancelled,
-    TimelineIndex,
+from kernelscope.parsers.nsys.findings import Finding, findings
+from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation, explain_gaps
+from kernelscope.parsers.nsys.hooks import OpenCancelled
+from kernelscope.parsers.nsys.model import NsysReport
+from kernelscope.parsers.nsys.nvtx import nvtx_gpu_busy, nvtx_summary
+from kernelscope.parsers.nsys.summaries import (
     cuda_api_summary,
-    explain_gaps,
-    findings,
+    kernel_summary,
+    memop_size_summary,
+    memop_time_summary,
+    osrt_summary,
+)
+from kernelscope.parsers.nsys.timeline import Gap, TimelineIndex
+from kernelscope.parsers.nsys.utilization import (
     gap_histogram,
     gpu_utilization,
     idle_gaps,
-    kernel_summary,
     launch_gaps,
-    memop_size_summary,
-    memop_time_summary,
-    nvtx_gpu_busy,
-    nvtx_summary,
-    osrt_summary,
+    utilization_windows,
 )
 
 EXPLAIN_LIMIT = 500
@@ -47,27 +47,123 @@ def gap_key(device: int, start_ns: int, end_ns: int) -> GapKey:
     return (int(device), int(start_ns), int(end_ns))
 
 
-@dataclass
-class TimelineData:
-    """One report's analyses, ready to show."""
+EXPORT_GAPS = 50
+"""How many of the longest large gaps the exports list."""
 
-    path: Path
-    report: NsysReport
-    index: TimelineIndex
-    utilization: pl.DataFrame  # gpu_utilization: one row per device
-    kernels: pl.DataFrame  # kernel_summary (cuda_gpu_kern_sum columns)
-    api: pl.DataFrame  # cuda_api_summary
-    osrt: pl.DataFrame  # osrt_summary
-    nvtx: pl.DataFrame  # nvtx_summary with a "GPU busy (%)" column
-    mem_time: pl.DataFrame  # memop_time_summary
-    mem_size: pl.DataFrame  # memop_size_summary
-    findings: list[Finding]
-    gaps: pl.DataFrame  # every idle gap: device, start_ns, end_ns, duration_ns, cause
-    histogram: pl.DataFrame  # gap_histogram
-    launches: pl.DataFrame  # launch_gaps
-    large_gaps: list[Gap]
-    large_gap_ns: int = DEFAULT_LARGE_GAP_NS
-    explanations: dict[GapKey, GapExplanation] = field(default_factory=dict)
+
+class TimelineData:
+    """One report's analyses, each computed on first use and kept.
+
+    Frames: ``utilization`` (gpu_utilization, a row per device), ``kernels``
+    (cuda_gpu_kern_sum columns), ``api`` (cuda_api_sum), ``osrt`` (osrt_sum), ``nvtx``
+    (nvtx_sum with a "GPU busy (%)" column), ``nvtx_busy`` (nvtx_gpu_busy), ``mem_time`` and
+    ``mem_size`` (the memop summaries), ``gaps`` (every idle gap with its cause when explained),
+    ``histogram`` (gap_histogram), ``launches`` (launch_gaps).
+    """
+
+    def __init__(self, report: NsysReport, path: Path | None = None) -> None:
+        self.report = report
+        self.path = Path(path) if path is not None else report.path
+
+    @cached_property
+    def index(self) -> TimelineIndex:
+        return TimelineIndex(self.report)
+
+    @cached_property
+    def utilization(self) -> pl.DataFrame:
+        return gpu_utilization(self.report)
+
+    @cached_property
+    def kernels(self) -> pl.DataFrame:
+        return kernel_summary(self.report)
+
+    @cached_property
+    def api(self) -> pl.DataFrame:
+        return cuda_api_summary(self.report)
+
+    @cached_property
+    def osrt(self) -> pl.DataFrame:
+        return osrt_summary(self.report)
+
+    @cached_property
+    def mem_time(self) -> pl.DataFrame:
+        return memop_time_summary(self.report)
+
+    @cached_property
+    def mem_size(self) -> pl.DataFrame:
+        return memop_size_summary(self.report)
+
+    @cached_property
+    def nvtx_busy(self) -> pl.DataFrame:
+        return nvtx_gpu_busy(self.report)
+
+    @cached_property
+    def nvtx(self) -> pl.DataFrame:
+        busy = self.nvtx_busy.select(
+            pl.col("range").alias("Range"), pl.col("style").alias("Style"),
+            pl.col("gpu_busy_pct").alias("GPU busy (%)"),
+        )
+        return nvtx_summary(self.report).join(
+            busy, on=["Range", "Style"], how="left", maintain_order="left"
+        )
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        return findings(self.report)
+
+    @cached_property
+    def explained(self) -> list[GapExplanation]:
+        """The ``EXPLAIN_LIMIT`` longest large gaps with the CPU activity during each."""
+        return explain_gaps(self.report, limit=EXPLAIN_LIMIT)
+
+    def longest_gaps(
+        self, limit: int = EXPORT_GAPS, min_gap_ns: int = DEFAULT_LARGE_GAP_NS
+    ) -> list[GapExplanation]:
+        """The ``limit`` longest idle gaps of at least ``min_gap_ns``, explained, in time order."""
+        return explain_gaps(self.report, min_gap_ns=min_gap_ns, limit=limit)
+
+    @cached_property
+    def explanations(self) -> dict[GapKey, GapExplanation]:
+        return {gap_key(e.device, e.start_ns, e.end_ns): e for e in self.explained}
+
+    @cached_property
+    def gaps(self) -> pl.DataFrame:
+        explained = self.explained
+        causes = pl.DataFrame(
+            {
+                "device": [e.device for e in explained],
+                "start_ns": [e.start_ns for e in explained],
+                "cause": [e.cause for e in explained],
+            },
+            schema={"device": pl.Int64, "start_ns": pl.Int64, "cause": pl.String},
+        )
+        return idle_gaps(self.report, 0).join(
+            causes, on=["device", "start_ns"], how="left", maintain_order="left"
+        )
+
+    @cached_property
+    def histogram(self) -> pl.DataFrame:
+        return gap_histogram(self.gaps)
+
+    @cached_property
+    def launches(self) -> pl.DataFrame:
+        return launch_gaps(self.report)
+
+    @cached_property
+    def large_gaps(self) -> list[Gap]:
+        return self.index.large_gaps()
+
+    @property
+    def large_gap_ns(self) -> int:
+        return self.index.large_gap_ns
+
+    def utilization_strips(self, windows: int) -> dict[int, list[float]]:
+        """Per device, its busy % in each of ``windows`` equal windows of the report."""
+        frame = utilization_windows(self.report, windows=windows)
+        return {
+            int(dev): sub["utilization_pct"].to_list()
+            for (dev,), sub in frame.group_by(["device"], maintain_order=True)
+        }
 
     @property
     def start_ns(self) -> int:
@@ -120,29 +216,17 @@ class TimelineData:
         return 100.0 * int(util["busy_ns"].sum()) / span if span else 0.0
 
 
-def _nvtx_table(report: NsysReport) -> pl.DataFrame:
-    summary = nvtx_summary(report)
-    busy = nvtx_gpu_busy(report).select(
-        pl.col("range").alias("Range"), pl.col("style").alias("Style"),
-        pl.col("gpu_busy_pct").alias("GPU busy (%)"),
-    )
-    return summary.join(busy, on=["Range", "Style"], how="left", maintain_order="left")
-
-
-def _gaps_table(report: NsysReport, explained: list[GapExplanation]) -> pl.DataFrame:
-    gaps = idle_gaps(report, 0)
-    causes = pl.DataFrame(
-        {
-            "device": [e.device for e in explained],
-            "start_ns": [e.start_ns for e in explained],
-            "cause": [e.cause for e in explained],
-        },
-        schema={"device": pl.Int64, "start_ns": pl.Int64, "cause": pl.String},
-    )
-    return gaps.join(causes, on=["device", "start_ns"], how="left", maintain_order="left")
-
-
 Step = Callable[[str], None]
+
+STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Summarising kernels and API calls", ("kernels", "api", "osrt", "mem_time", "mem_size")),
+    ("Summarising NVTX ranges", ("nvtx",)),
+    ("Measuring GPU utilisation and idle gaps", ("utilization",)),
+    ("Indexing the timeline", ("index", "large_gaps")),
+    ("Explaining the large gaps", ("explained", "gaps", "histogram", "launches")),
+    ("Checking for known problems", ("findings",)),
+)
+"""What the screen's worker computes, stage by stage, before the views show."""
 
 
 def build(
@@ -154,37 +238,12 @@ def build(
 ) -> TimelineData:
     """Compute every view's data; ``step(message)`` announces each stage, ``cancelled()``
     is checked between them (raising OpenCancelled)."""
-
-    def stage(message: str) -> None:
+    data = TimelineData(report, path)
+    for message, names in STAGES:
         if cancelled is not None and cancelled():
             raise OpenCancelled(f"Opening {path.name} was cancelled.")
         if step is not None:
             step(message)
-
-    stage("Summarising kernels and API calls")
-    kernels = kernel_summary(report)
-    api = cuda_api_summary(report)
-    osrt = osrt_summary(report)
-    mem_time = memop_time_summary(report)
-    mem_size = memop_size_summary(report)
-    stage("Summarising NVTX ranges")
-    nvtx = _nvtx_table(report)
-    stage("Measuring GPU utilisation and idle gaps")
-    utilization = gpu_utilization(report)
-    stage("Indexing the timeline")
-    index = TimelineIndex(report)
-    large = index.large_gaps()
-    stage("Explaining the large gaps")
-    explained = explain_gaps(report, limit=EXPLAIN_LIMIT)
-    gaps = _gaps_table(report, explained)
-    histogram = gap_histogram(gaps)
-    launches = launch_gaps(report)
-    stage("Checking for known problems")
-    found = findings(report)
-    return TimelineData(
-        path=path, report=report, index=index, utilization=utilization, kernels=kernels,
-        api=api, osrt=osrt, nvtx=nvtx, mem_time=mem_time, mem_size=mem_size, findings=found,
-        gaps=gaps, histogram=histogram, launches=launches, large_gaps=large,
-        large_gap_ns=index.large_gap_ns,
-        explanations={gap_key(e.device, e.start_ns, e.end_ns): e for e in explained},
-    )
+        for name in names:
+            getattr(data, name)
+    return data
