@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from kernelscope.parsers.detect import ReportKind, detect_kind
+from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.kernel_analysis import AnalyzedReport
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -39,58 +44,57 @@ def _box(console: Console) -> box.Box:
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
-def _ncu(path: Path, console: Console) -> None:
+def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
+    """A kernel report's kernels with their shares, key metrics and diagnoses."""
     from kernelscope.export.ncu_markdown import top_flag
-    from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
-    with open_for_analysis(path) as report:
-        analyzed = analyze(report)
-        dev = report.device
-        console.print(
-            f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
-            f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
-            f"summed kernel time {fmt_duration(analyzed.total_ns)}"
+    report = analyzed.report
+    path = report.path
+    dev = report.device
+    console.print(
+        f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
+        f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
+        f"summed kernel time {fmt_duration(analyzed.total_ns)}"
+    )
+    t = Table(box=_box(console), show_edge=False, pad_edge=False)
+    for col, just in (
+        ("ID", "right"),
+        ("Kernel", "left"),
+        ("Duration", "right"),
+        ("Share %", "right"),
+        ("SM %", "right"),
+        ("Mem %", "right"),
+        ("DRAM %", "right"),
+        ("Occ %", "right"),
+        ("Bottleneck", "left"),
+        ("Top flag", "left"),
+    ):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for k in analyzed.kernels:
+        row = k.summary.row
+        flag = top_flag(k.diagnosis)
+        sev = k.diagnosis.worst_severity or ""
+        t.add_row(
+            str(row["id"]),
+            short_name(str(row["demangled"]), 40),
+            fmt_duration(k.duration_ns),
+            fmt_pct(k.time_share * 100 if k.time_share is not None else None),
+            fmt_pct(row["sm_pct"]),
+            fmt_pct(row["mem_pct"]),
+            fmt_pct(row["dram_pct"]),
+            fmt_pct(row["occupancy_pct"]),
+            k.diagnosis.label,
+            f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
         )
-        t = Table(box=_box(console), show_edge=False, pad_edge=False)
-        for col, just in (
-            ("ID", "right"),
-            ("Kernel", "left"),
-            ("Duration", "right"),
-            ("Share %", "right"),
-            ("SM %", "right"),
-            ("Mem %", "right"),
-            ("DRAM %", "right"),
-            ("Occ %", "right"),
-            ("Bottleneck", "left"),
-            ("Top flag", "left"),
-        ):
-            t.add_column(col, justify=just)  # type: ignore[arg-type]
-        for k in analyzed.kernels:
-            row = k.summary.row
-            flag = top_flag(k.diagnosis)
-            sev = k.diagnosis.worst_severity or ""
-            t.add_row(
-                str(row["id"]),
-                short_name(str(row["demangled"]), 40),
-                fmt_duration(k.duration_ns),
-                fmt_pct(k.time_share * 100 if k.time_share is not None else None),
-                fmt_pct(row["sm_pct"]),
-                fmt_pct(row["mem_pct"]),
-                fmt_pct(row["dram_pct"]),
-                fmt_pct(row["occupancy_pct"]),
-                k.diagnosis.label,
-                f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
-            )
-        console.print(t)
+    console.print(t)
 
 
-def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
+def print_timeline_summary(data: TimelineData, console: Console) -> None:
+    """A timeline's span, GPU busy, top kernels and findings."""
     from kernelscope.export.timeline_json import gpu_rows, kernel_rows
-    from kernelscope.parsers.nsys import open_report
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
 
-    data = TimelineData(open_report(path, cache_dir=cache_dir), path)
     report = data.report
+    path = data.path
     console.print(
         f"[bold]{path.name}[/]: span {fmt_duration(report.duration_ns)}, "
         f"{report.kernels.height} kernels, {len(report.devices)} device(s)"
@@ -124,13 +128,17 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
 
 
 def print_summary(
-    path: str | os.PathLike[str], *, cache_dir: Path | None = None, file: IO[str] | None = None
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    cache_dir: Path | None = None,
+    file: IO[str] | None = None,
+    subcommand: str | None = None,
 ) -> None:
-    """Print the essentials of the report at ``path``; raises ReportError on bad input."""
-    p = Path(path)
-    kind = detect_kind(p)
+    """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part); raises
+    ReportError on bad input."""
+    paths = as_paths(inputs)
+    kind = kind_for(paths, subcommand)
     console = make_console(file)
-    if kind is ReportKind.NCU:
-        _ncu(p, console)
-    else:
-        _timeline(p, console, cache_dir)
+    options = OpenOptions(cache_dir=cache_dir)
+    with opened(kind, paths, options) as model:
+        kind.part("summary")(kind.part("analyse")(model, options), console)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -17,10 +16,8 @@ from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.screens.kernel_state import KernelState, kernel_state
 from kernelscope.screens.palette import Command, matching_hits
-
-if TYPE_CHECKING:
-    from kernelscope.tui.app import KernelscopeApp
 
 MAX_KERNEL_HITS = 200
 MAX_ID_HITS = 20
@@ -30,13 +27,11 @@ class KernelscopeCommands(Provider):
     """Kernel jumps, pane switches, sorting, filtering and help."""
 
     @property
-    def kapp(self) -> KernelscopeApp:
-        return cast("KernelscopeApp", self.app)
+    def state(self) -> KernelState:
+        return kernel_state(self.screen)
 
     def _commands(self) -> Iterator[Command]:
         screen = self.screen
-        app = self.kapp
-        yield Command("Help: show every key", app.action_help, "Open the help (? or F1).")
         if isinstance(screen, KernelDetailScreen):
             for spec in PANES:
                 yield Command(
@@ -65,11 +60,11 @@ class KernelscopeCommands(Provider):
         screen.resort()
 
     def _kernel_commands(self) -> Iterator[Command]:
-        for summary in self.kapp.summaries:
+        for summary in self.state.summaries:
             name = short_name(str(summary.row.get("demangled", "")), 60)
             yield Command(
                 f"Kernel {summary.id}: {name}",
-                partial(self.kapp.action_open_kernel, summary.id),
+                partial(self.state.open_kernel, summary.id),
                 "Open this kernel's detail.",
             )
 
@@ -78,7 +73,7 @@ class KernelscopeCommands(Provider):
             yield DiscoveryHit(command.text, command.run, help=command.help)
 
     def _kernel_text(self, kernel_id: int) -> str:
-        summary = self.kapp.summary(kernel_id)
+        summary = self.state.summary(kernel_id)
         name = short_name(str(summary.row.get("demangled", "")), 60) if summary else ""
         return f"Kernel {kernel_id}: {name}"
 
@@ -90,13 +85,13 @@ class KernelscopeCommands(Provider):
         if digits.isdigit():
             # An ID: the kernel with it first, then IDs that start with the digits.
             wanted = int(digits)
-            ids = [wanted] if self.kapp.summary(wanted) is not None else []
-            ids += [s.id for s in self.kapp.summaries
+            ids = [wanted] if self.state.summary(wanted) is not None else []
+            ids += [s.id for s in self.state.summaries
                     if s.id != wanted and str(s.id).startswith(digits)][:MAX_ID_HITS]
             for rank, kernel_id in enumerate(ids):
                 text = self._kernel_text(kernel_id)
                 yield Hit(1.0 if rank == 0 and kernel_id == wanted else 0.8 - rank / 1000,
-                          text, partial(self.kapp.action_open_kernel, kernel_id), text=text,
+                          text, partial(self.state.open_kernel, kernel_id), text=text,
                           help="Open this kernel's detail.")
             return
         for hit in matching_hits(
