@@ -182,7 +182,7 @@ class KernelscopeApp(App[None]):
         from kernelscope.tui.exporting import export_job
 
         screen = self.screen
-        job = export_job(self, screen, Path.cwd())
+        job = export_job(self.session, screen, Path.cwd())
         if job is None:
             return
         if not job.target.exists():
@@ -202,7 +202,7 @@ class KernelscopeApp(App[None]):
 
         self.call_from_thread(self.notify, f"Exporting to {job.target.name}…", timeout=2)
         try:
-            write_text(render_job(self, job, screen), job.target)
+            write_text(render_job(self.session, job, screen), job.target)
         except Exception as exc:  # one sentence, never a traceback
             self.call_from_thread(
                 self.notify, f"Export failed: {error_sentence(exc)}", severity="error"

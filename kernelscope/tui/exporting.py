@@ -8,25 +8,24 @@ timeline) and renders it. An existing file is only replaced after a yes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.screen import Screen
 
-from kernelscope.screens.session import ExportJob
-
-if TYPE_CHECKING:
-    from kernelscope.tui.app import KernelscopeApp
+from kernelscope.screens.session import ExportJob, ReportSession
 
 
-def export_job(app: KernelscopeApp, screen: Screen[Any], directory: Path) -> ExportJob | None:
+def export_job(
+    session: ReportSession | None, screen: Screen[Any], directory: Path
+) -> ExportJob | None:
     """The scope the user is looking at, and the file it goes to (None: nothing is open)."""
-    if app.session is None:
+    if session is None:
         return None
-    return app.session.export_job(screen, directory)
+    return session.export_job(screen, directory)
 
 
-def render_job(app: KernelscopeApp, job: ExportJob, screen: Screen[Any]) -> str:
+def render_job(session: ReportSession | None, job: ExportJob, screen: Screen[Any]) -> str:
     """The Markdown of ``job`` (call from a thread worker: a report export reads every kernel)."""
-    if app.session is None:
+    if session is None:
         raise RuntimeError("no report is open")
-    return app.session.render_export(job, screen)
+    return session.render_export(job, screen)
