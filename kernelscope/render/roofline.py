@@ -87,7 +87,9 @@ def _collect(
     return xy, missing
 
 
-def _reference(kernels: Sequence[ChartKernel], precision: str, selected: int | None):
+def _reference(
+    kernels: Sequence[ChartKernel], precision: str, selected: int | None
+) -> PrecisionPoint | None:
     """The point whose ceilings are drawn: the selected kernel's, else the first available."""
     ordered = sorted(kernels, key=lambda k: k.id != selected)
     for k in ordered:

@@ -62,8 +62,8 @@ def _notes(sections: Collection[str], skipped: dict[str, tuple[str, ...]]) -> li
     by_section: dict[str, list[str]] = {}
     for flag_id, secs in skipped.items():
         by_section.setdefault(", ".join(secs), []).append(flag_id)
-    for secs, ids in by_section.items():
-        notes.append(f"Not checked for lack of metrics (from {secs}): {', '.join(ids)}.")
+    for where, ids in by_section.items():
+        notes.append(f"Not checked for lack of metrics (from {where}): {', '.join(ids)}.")
     return notes
 
 
