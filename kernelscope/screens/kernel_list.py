@@ -63,7 +63,7 @@ def compile_filter(text: str) -> re.Pattern[str] | None:
 
 
 class KernelListScreen(Screen[None]):
-    """Lists the report's kernels as they load; the app feeds it with ``add_summaries``."""
+    """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
 
     HELP_TITLE = "Kernel list"
     BINDINGS = [
@@ -139,7 +139,7 @@ class KernelListScreen(Screen[None]):
 
     # -- loading ---------------------------------------------------------------------------
     def add_summaries(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
-        """Show a newly loaded batch (the app has already appended it to its summaries)."""
+        """Show a newly loaded batch (the session has already kept it with its summaries)."""
         self.loaded, self.total = loaded, total
         if not self.is_mounted:
             return
@@ -236,7 +236,7 @@ class KernelListScreen(Screen[None]):
         return self.listed[row].id if 0 <= row < len(self.listed) else None
 
     def rebuild(self, keep: int | None = None) -> None:
-        """Re-fill the table from the app's summaries with the current filter and sort."""
+        """Re-fill the table from the session's summaries with the current filter and sort."""
         keep = self.highlighted_id() if keep is None else keep
         rows = [s for s in self.state.summaries if self._matches(s)]
         self.listed = self._sorted(rows)
