@@ -5,6 +5,7 @@ The TUI builds the same objects progressively in its worker; exports build them 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -98,21 +99,41 @@ class AnalyzedReport:
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
-    return diagnose(summary.metrics, summary.rules, summary.sections, time_share=time_share)
+    return diagnose(
+        summary.metrics,
+        summary.rules,
+        summary.sections,
+        time_share=time_share,
+        unmeasured=summary.unmeasured,
+    )
 
 
 def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
-    return diagnose(detail.metrics, detail.rules, set(detail.sections), time_share=time_share)
+    return diagnose(
+        detail.metrics,
+        detail.rules,
+        set(detail.sections),
+        time_share=time_share,
+        unmeasured=detail.unmeasured,
+    )
+
+
+def measured_duration(summary: KernelSummary) -> float | None:
+    """The kernel's duration (ns) when it was measured, else None."""
+    if not summary.measured:
+        return None
+    value = summary.row.get("duration_ns")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
-    """Each kernel's share of the summed kernel duration, and that sum (ns)."""
-    durations = [s.row.get("duration_ns") for s in summaries]
-    total = float(sum(d for d in durations if isinstance(d, (int, float))))
-    shares = [
-        (float(d) / total if total > 0 else None) if isinstance(d, (int, float)) else None
-        for d in durations
-    ]
+    """Each kernel's share of the summed duration of the measured kernels, and that sum (ns).
+    A kernel without measurement has no share and adds nothing to the sum."""
+    durations = [measured_duration(s) for s in summaries]
+    total = float(sum(d for d in durations if d is not None))
+    shares = [(d / total if total > 0 else None) if d is not None else None for d in durations]
     return shares, total
 
 
