@@ -9,9 +9,12 @@ from typing import IO, Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
+from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -38,21 +41,41 @@ def _box(console: Console) -> box.Box:
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
-def _ncu(path: Path, console: Console) -> None:
+def _name(path: Path) -> str:
+    """The file's name, safe for rich markup and for the terminal."""
+    return escape(safe_text(path.name))
+
+
+def _ncu(path: Path, console: Console, process: str | None = None) -> None:
     from kernelscope.export.ncu_markdown import top_flag
     from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
     with open_for_analysis(path) as report:
         analyzed = analyze(report)
+        chosen = analyzed.select(process=process)
+        if not chosen:
+            raise ReportError(f"No kernel of {safe_text(path.name)} ran in process {process!r}.")
         dev = report.device
+        skipped = f" ({analyzed.unmeasured} not measured)" if analyzed.unmeasured else ""
+        total = analyzed.total_text_ns
         console.print(
-            f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
-            f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
-            f"summed kernel time {fmt_duration(analyzed.total_ns)}"
+            f"[bold]{_name(path)}[/]: {report.kernel_count} kernels on {escape(dev.name)} "
+            f"({dev.sm_count} SMs, CC {dev.compute_capability}), summed kernel time "
+            f"{fmt_duration(total) if total is not None else NOT_MEASURED}{skipped}"
         )
+        for note in report.notes:
+            console.print(escape(note))
+        several = len(report.processes) > 1
+        if several:
+            listed = ", ".join(
+                f"{escape(p.short_name or '?')} ({p.pid})" for p in report.processes
+            )
+            console.print(f"{len(report.processes)} processes: {listed}")
         t = Table(box=_box(console), show_edge=False, pad_edge=False)
-        for col, just in (
-            ("ID", "right"),
+        columns = [("ID", "right")]
+        if several:
+            columns.append(("Process", "left"))
+        for col, just in (*columns,
             ("Kernel", "left"),
             ("Duration", "right"),
             ("Share %", "right"),
@@ -64,14 +87,19 @@ def _ncu(path: Path, console: Console) -> None:
             ("Top flag", "left"),
         ):
             t.add_column(col, justify=just)  # type: ignore[arg-type]
-        for k in analyzed.kernels:
+        for k in chosen:
             row = k.summary.row
-            flag = top_flag(k.diagnosis)
+            flag = top_flag(k.diagnosis) if k.summary.measured else short_reason(
+                k.summary.unmeasured
+            )
             sev = k.diagnosis.worst_severity or ""
+            who = [f"{escape(str(row.get('process') or '?'))} ({row.get('pid')})"]
+            who = who if several else []
             t.add_row(
                 str(row["id"]),
-                short_name(str(row["demangled"]), 40),
-                fmt_duration(k.duration_ns),
+                *who,
+                escape(short_name(str(row["demangled"]), 40)),
+                fmt_duration(k.duration_ns) if k.summary.measured else NOT_MEASURED,
                 fmt_pct(k.time_share * 100 if k.time_share is not None else None),
                 fmt_pct(row["sm_pct"]),
                 fmt_pct(row["mem_pct"]),
@@ -88,11 +116,22 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
 
     doc: dict[str, Any] = to_export_dict(open_report(path, cache_dir=cache_dir))
     info = doc["report"]
+    cuda = "" if info.get("cuda_trace", True) else " (no CUDA trace: a CPU-only capture)"
+    version = f", nsys {escape(str(info['nsys_version']))}" if info.get("nsys_version") else ""
     console.print(
-        f"[bold]{path.name}[/]: span {fmt_duration(info['span_ns'])}, "
-        f"{info['counts']['kernels']} kernels, {len(info['devices'])} device(s)"
+        f"[bold]{_name(path)}[/]: span {fmt_duration(info['span_ns'])}, "
+        f"{info['counts']['kernels']} kernels{cuda}, {len(info['devices'])} device(s){version}"
     )
-    for g in doc["gpu"]:
+    busy = {g["device"]: g for g in doc["gpu"]}
+    for dev in info["devices"]:
+        sms = f", {dev['sm_count']} SMs" if dev.get("sm_count") else ""
+        g = busy.pop(dev["id"], None)
+        what = (
+            f"busy {fmt_duration(g['busy_ns'])} of {fmt_duration(g['span_ns'])} "
+            f"({fmt_pct(g['utilization_pct'])} %)" if g is not None else "no GPU work"
+        )
+        console.print(f"GPU {dev['id']} ({escape(str(dev['name']))}{sms}): {what}")
+    for g in busy.values():
         console.print(
             f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
             f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
@@ -106,7 +145,7 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
             fmt_duration(k["total_ns"]),
             f"{k['instances']:,}",
             fmt_duration(k["avg_ns"]),
-            short_name(k["name"], 60),
+            escape(short_name(k["name"], 60)),
         )
     console.print(t)
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
@@ -119,7 +158,7 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
             f"[{style}]{item['severity']}[/]",
             item["id"],
             str(len(item.get("items") or [])),
-            item["title"],
+            escape(item["title"]),
         )
     if not doc["findings"]:
         f.add_row("", "none", "0", "no problems found")
@@ -127,13 +166,18 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
 
 
 def print_summary(
-    path: str | os.PathLike[str], *, cache_dir: Path | None = None, file: IO[str] | None = None
+    path: str | os.PathLike[str],
+    *,
+    cache_dir: Path | None = None,
+    file: IO[str] | None = None,
+    process: str | None = None,
 ) -> None:
-    """Print the essentials of the report at ``path``; raises ReportError on bad input."""
+    """Print the essentials of the report at ``path`` (of a kernel report, only the kernels
+    of ``process``, an id or a name, when given); raises ReportError on bad input."""
     p = Path(path)
     kind = detect_kind(p)
     console = make_console(file)
     if kind is ReportKind.NCU:
-        _ncu(p, console)
+        _ncu(p, console, process)
     else:
         _timeline(p, console, cache_dir)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
-from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.jsonsafe import json_safe
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ class ExportOptions:
     top: int | None = None
     all_metrics: bool = False
     cache_dir: Path | None = None
+    process: str | None = None
 
 
 def check_pattern(pattern: str | None) -> None:
@@ -39,12 +40,32 @@ def check_pattern(pattern: str | None) -> None:
         ) from exc
 
 
+def nothing_matched(path: Path, options: ExportOptions) -> ReportError:
+    """The error for a kernel filter (name, process) that selects no kernel."""
+    what = []
+    if options.pattern:
+        what.append(f"matches {options.pattern!r}")
+    if options.process:
+        what.append(f"ran in process {options.process!r}")
+    return ReportError(
+        f"No kernel of {safe_text(path.name)} {' and '.join(what) or 'is there'}, so there "
+        "is nothing to export."
+    )
+
+
 def render_ncu(path: Path, options: ExportOptions) -> str:
     # Each format imports only its own renderer: the CSV one brings polars (~0.15 s).
+    from dataclasses import replace
+
     from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
     with open_for_analysis(path) as report:
-        every_record = options.fmt in ("md", "json") and not options.pattern and options.top is None
+        every_record = (
+            options.fmt in ("md", "json")
+            and not options.pattern
+            and not options.process
+            and options.top is None
+        )
         if options.fmt == "md":
             from kernelscope.export.ncu_markdown import record_analysis
 
@@ -57,6 +78,9 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
             )
         else:
             analyzed = analyze(report, details=every_record)
+        analyzed = replace(analyzed, process=options.process)
+        if (options.pattern or options.process) and not analyzed.select(options.pattern):
+            raise nothing_matched(path, options)
         if options.fmt == "json":
             from kernelscope.export.ncu_json import build_ncu_document
 
@@ -70,13 +94,23 @@ def render_ncu(path: Path, options: ExportOptions) -> str:
             return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
         from kernelscope.export.ncu_csv import render_ncu_csv
 
-        return render_ncu_csv(analyzed, pattern=options.pattern, top=options.top)
+        return render_ncu_csv(
+            analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
+        )
 
 
 def render_timeline(path: Path, options: ExportOptions) -> str:
     from kernelscope.parsers.nsys import open_report
 
-    return render_timeline_report(open_report(path, cache_dir=options.cache_dir), options)
+    if options.process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    report = open_report(path, cache_dir=options.cache_dir)
+    if options.pattern:
+        regex = re.compile(options.pattern)
+        names = report.kernels["name"].cast(str).drop_nulls().unique().to_list()
+        if not any(regex.search(n) for n in names):
+            raise nothing_matched(path, options)
+    return render_timeline_report(report, options)
 
 
 def render_timeline_report(report: NsysReport, options: ExportOptions) -> str:

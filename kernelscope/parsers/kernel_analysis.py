@@ -52,19 +52,38 @@ class AnalyzedReport:
     """Details read in the same pass as the summaries (exports of every kernel)."""
     extras: dict[int, Any] = field(default_factory=dict)
     """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
+    process: str | None = None
+    """Only kernels of this process (its id, or its name) are selected, when set."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
 
-    def select(self, pattern: str | None = None, top: int | None = None) -> list[AnalyzedKernel]:
-        """Kernels whose name matches ``pattern``; with ``top``, the N longest, longest first."""
+    @property
+    def unmeasured(self) -> int:
+        """How many kernels have no measurement (left out of ``total_ns`` and the shares)."""
+        return sum(1 for k in self.kernels if not k.summary.measured)
+
+    @property
+    def total_text_ns(self) -> float | None:
+        """``total_ns``, or None when no kernel was measured (so no total is known)."""
+        return self.total_ns if self.unmeasured < len(self.kernels) else None
+
+    def select(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[AnalyzedKernel]:
+        """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
+        report's ``process``); with ``top``, the N longest, longest first."""
         regex = re.compile(pattern) if pattern else None
+        process = process if process is not None else self.process
         chosen = [
             k
             for k in self.kernels
-            if regex is None
-            or regex.search(str(k.summary.row["name"]))
-            or regex.search(str(k.summary.row["demangled"]))
+            if (process is None or in_process(k.summary, process))
+            and (
+                regex is None
+                or regex.search(str(k.summary.row["name"]))
+                or regex.search(str(k.summary.row["demangled"]))
+            )
         ]
         if top is not None:
             chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
@@ -96,6 +115,15 @@ class AnalyzedReport:
         detail = self.report.detail(kernel_id)
         share = self.kernels[kernel_id].time_share
         return detail, diagnose_detail(detail, share)
+
+
+def in_process(summary: KernelSummary, process: str) -> bool:
+    """True when the kernel ran in ``process``: a process id, or the executable's name."""
+    wanted = process.strip()
+    pid = summary.row.get("pid")
+    if wanted.isdigit():
+        return pid is not None and int(wanted) == pid
+    return wanted == summary.row.get("process")
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:

@@ -39,6 +39,9 @@ def _export_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
     p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
     p.add_argument("--top", type=int, default=None, help="only the N longest kernels' records")
+    p.add_argument(
+        "--process", default=None, help="only kernels of this process (its id or name)"
+    )
     p.add_argument("--cache-dir", type=Path, default=None)
     return p
 
@@ -48,6 +51,9 @@ def _summary_parser() -> argparse.ArgumentParser:
         prog="kernelscope summary", description="Print a report's essentials."
     )
     p.add_argument("report", type=Path)
+    p.add_argument(
+        "--process", default=None, help="only kernels of this process (its id or name)"
+    )
     p.add_argument("--cache-dir", type=Path, default=None)
     return p
 
@@ -66,6 +72,7 @@ def run_export(args: argparse.Namespace) -> int:
         top=args.top,
         all_metrics=args.all_metrics,
         cache_dir=args.cache_dir,
+        process=args.process,
     )
     text = render(args.report, options)
     if args.output is None:
@@ -78,7 +85,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_summary(args: argparse.Namespace) -> int:
     from kernelscope.export.summary import print_summary
 
-    print_summary(args.report, cache_dir=args.cache_dir)
+    print_summary(args.report, cache_dir=args.cache_dir, process=args.process)
     return 0
 
 

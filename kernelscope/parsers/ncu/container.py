@@ -28,7 +28,7 @@ _SKIP_CHUNK = 1 << 20
 # Field numbers in the messages (read from real reports, 2019 to 2026).
 _BLOCK_SOURCES, _BLOCK_RESULTS, _BLOCK_PAYLOAD, _BLOCK_PROCESS = 1, 2, 5, 6
 _PROCESS_PID, _PROCESS_HOST, _PROCESS_NAME = 1, 2, 3
-_RESULT_PID, _RESULT_MANGLED = 1, 5
+_RESULT_MANGLED = 5
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,14 @@ class ProcessInfo:
     @property
     def short_name(self) -> str:
         """The executable's base name, as ncu's "Process Name" column prints it."""
-        return self.name.rsplit("/", 1)[-1] if self.name else ""
+        name = self.name.rstrip("\x00")
+        return name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)
 class ResultInfo:
-    """One profiled result (kernel, range, graph) in file order."""
+    """One profiled result (kernel, range, graph) in file order, with the process of the
+    block it is stored in."""
 
     pid: int | None
     mangled: str | None
@@ -66,8 +68,7 @@ class Layout:
         """The distinct processes of the results, in order of appearance."""
         seen: dict[int | None, ProcessInfo] = {}
         for r in self.results:
-            pid = r.pid if r.pid is not None else r.process.pid
-            seen.setdefault(pid, r.process if r.process.pid == pid else ProcessInfo(pid, "", ""))
+            seen.setdefault(r.pid, r.process)
         return tuple(seen.values())
 
 
@@ -270,14 +271,10 @@ def _block(reader: _Reader, results: list[ResultInfo]) -> None:
         head_len = min(msg_size, RESULT_HEAD)
         head = reader.exact(head_len, "a result message")
         reader.skip(msg_size - head_len, "a result message")
-        items = dict(fields(head, partial=True))
-        pid = items.get(_RESULT_PID)
-        mangled = items.get(_RESULT_MANGLED)
+        mangled = dict(fields(head, partial=True)).get(_RESULT_MANGLED)
         results.append(
             ResultInfo(
-                pid if isinstance(pid, int) else process.pid,
-                _text(mangled) if isinstance(mangled, bytes) else None,
-                process,
+                process.pid, _text(mangled) if isinstance(mangled, bytes) else None, process
             )
         )
     if reader.offset != end:

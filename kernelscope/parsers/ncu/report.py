@@ -113,21 +113,15 @@ class NcuReport:
         the order ncu_report lists them); unknown when the two disagree in number."""
         if len(layout.results) != len(self.handles):
             return [NO_ORIGIN] * len(self.handles)
-        return [
-            (r.pid, r.process.short_name if r.process.pid == r.pid else "")
-            for r in layout.results
-        ]
+        return [(r.pid, r.process.short_name) for r in layout.results]
 
     @property
     def processes(self) -> list[ProcessInfo]:
         """The processes whose kernels the report holds (several with
         ``--target-processes all``), in order of their first kernel."""
-        seen: dict[int | None, ProcessInfo] = {}
-        for r in self.layout.results if len(self.layout.results) == len(self.handles) else ():
-            if r.pid not in seen:
-                same = r.process.pid == r.pid
-                seen[r.pid] = r.process if same else ProcessInfo(r.pid, "", r.process.host)
-        return list(seen.values())
+        if len(self.layout.results) != len(self.handles):
+            return []
+        return list(self.layout.processes)
 
     @property
     def notes(self) -> list[str]:
