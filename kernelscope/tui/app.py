@@ -89,6 +89,8 @@ class KernelscopeApp(App[None]):
         self._by_id: dict[int, KernelSummary] = {}
         self.loaded_all = False
         self.kernel_list: KernelListScreen | None = None
+        self.fatal_error: str | None = None
+        """The sentence of the fatal error screen shown, if any (the CLI exits with 2)."""
 
     # -- opening ---------------------------------------------------------------------------
     def on_mount(self) -> None:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
 from kernelscope import __version__
-from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.errors import ReportError, safe_text
 
 SUBCOMMANDS = ("export", "summary")
+DEBUG_ENV = "KERNELSCOPE_DEBUG"
+UNEXPECTED = "Unexpected error ("
+"""How the sentence of an error kernelscope did not foresee begins (a bug to report)."""
 
 
 def _tui_parser() -> argparse.ArgumentParser:
@@ -59,7 +64,7 @@ def _summary_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"kernelscope: {message}", file=sys.stderr)
+    print(f"kernelscope: {safe_text(message)}", file=sys.stderr)
     return 2
 
 
@@ -96,13 +101,21 @@ def run_tui(args: argparse.Namespace) -> int:
         check_readable(args.report)
     from kernelscope.tui.app import create_app
 
-    create_app(args.report, cache_dir=args.cache_dir).run()
-    return 0
+    app = create_app(args.report, cache_dir=args.cache_dir)
+    app.run()
+    failed = getattr(app, "fatal_error", None)
+    if failed:
+        return _fail(str(failed))
+    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        # A report's text (a kernel or file name) that is not UTF-8 must not fail to print.
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         if argv and argv[0] == "export":
             return run_export(_export_parser().parse_args(argv[1:]))
@@ -115,3 +128,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # the last line of defence: one sentence, never a traceback
+        if os.environ.get(DEBUG_ENV):
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        return _fail(
+            f"Unexpected error ({type(exc).__name__}{': ' + first if first else ''}); "
+            f"set {DEBUG_ENV}=1 for the traceback and please report it."
+        )
