@@ -24,7 +24,12 @@ from kernelscope.screens.help import HelpScreen, help_markdown
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
 from kernelscope.screens.loading import LoadingScreen
-from kernelscope.tui.columns import ColumnProvider, list_columns, required_metrics
+from kernelscope.tui.columns import (
+    ColumnProvider,
+    list_columns,
+    required_metrics,
+    with_process_column,
+)
 from kernelscope.tui.commands import KernelscopeCommands
 from kernelscope.tui.exporting import ExportJob
 from kernelscope.tui.messages import (
@@ -106,7 +111,7 @@ class KernelscopeApp(App[None]):
             self.post_message(TimelineRequested(path))
             return
         report = open_ncu_report(path, extra_metrics=required_metrics(self.columns))
-        _ = report.device  # read in this thread, not on the UI's
+        _ = report.device, report.notes  # read in this thread, not on the UI's
         self.post_message(ReportOpened(report))
         loaded = 0
         for batch in report.iter_summaries(
@@ -120,9 +125,13 @@ class KernelscopeApp(App[None]):
     @on(ReportOpened)
     def _report_opened(self, event: ReportOpened) -> None:
         self.report = event.report
+        if len(event.report.processes) > 1:
+            self.columns = with_process_column(self.columns)
         self.kernel_list = KernelListScreen(self.columns)
         self.kernel_list.total = event.report.kernel_count
         self.show_main_screen(self.kernel_list)
+        for note in event.report.notes:
+            self.notify(note, title="Old report", timeout=15)
 
     @on(SummariesLoaded)
     def _summaries_loaded(self, event: SummariesLoaded) -> None:
