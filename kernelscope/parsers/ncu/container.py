@@ -26,7 +26,7 @@ RESULT_HEAD = 4096  # bytes of each result message parsed for its process id and
 _SKIP_CHUNK = 1 << 20
 
 # Field numbers in the messages (read from real reports, 2019 to 2026).
-_BLOCK_SOURCES, _BLOCK_RESULTS, _BLOCK_PAYLOAD, _BLOCK_PROCESS = 1, 2, 5, 6
+_BLOCK_SOURCES, _BLOCK_PAYLOAD, _BLOCK_PROCESS = 1, 5, 6
 _PROCESS_PID, _PROCESS_HOST, _PROCESS_NAME = 1, 2, 3
 _RESULT_MANGLED = 5
 
@@ -251,34 +251,37 @@ def _block(reader: _Reader, results: list[ResultInfo]) -> None:
     except ValueError:
         raise _Damaged("an unreadable block header", start) from None
     n_sources = header.get(_BLOCK_SOURCES, 0)
-    n_results = header.get(_BLOCK_RESULTS, 0)
     payload = header.get(_BLOCK_PAYLOAD, 0)
-    if not all(isinstance(v, int) for v in (n_sources, n_results, payload)):
+    if not isinstance(n_sources, int) or not isinstance(payload, int):
         raise _Damaged("an unreadable block header", start)
-    assert isinstance(n_sources, int) and isinstance(n_results, int) and isinstance(payload, int)
-    if (n_sources or n_results) and payload < 4 * (n_sources + n_results):
-        raise _Damaged("a block whose payload cannot hold its messages", start)
     process = _process(header.get(_BLOCK_PROCESS))
     end = reader.offset + payload
-    for i in range(n_sources + n_results):
+    # The payload is a run of length-prefixed messages: the block's sources, then its results
+    # (kernel results are counted in one header field, range results in another, so the
+    # messages are read until the payload ends rather than counted).
+    index = 0
+    while reader.offset < end:
         msg_start = reader.offset
+        if end - msg_start < 4:
+            raise _Damaged("a block whose messages do not fill its payload", start)
         msg_size = _u32(reader, "a message length")
         if reader.offset + msg_size > end:
             raise _Damaged("a message longer than its block", msg_start)
-        if i < n_sources:
+        if index < n_sources:
             reader.skip(msg_size, "a source message")
-            continue
-        head_len = min(msg_size, RESULT_HEAD)
-        head = reader.exact(head_len, "a result message")
-        reader.skip(msg_size - head_len, "a result message")
-        mangled = dict(fields(head, partial=True)).get(_RESULT_MANGLED)
-        results.append(
-            ResultInfo(
-                process.pid, _text(mangled) if isinstance(mangled, bytes) else None, process
+        else:
+            head_len = min(msg_size, RESULT_HEAD)
+            head = reader.exact(head_len, "a result message")
+            reader.skip(msg_size - head_len, "a result message")
+            mangled = dict(fields(head, partial=True)).get(_RESULT_MANGLED)
+            results.append(
+                ResultInfo(
+                    process.pid, _text(mangled) if isinstance(mangled, bytes) else None, process
+                )
             )
-        )
-    if reader.offset != end:
-        raise _Damaged("a block whose messages do not fill its payload", start)
+        index += 1
+    if index < n_sources:
+        raise _Damaged("a block with fewer messages than its header counts", start)
 
 
 def read_layout(stream: BinaryIO, display: str, *, limit: int | None = None) -> Layout:

@@ -17,7 +17,7 @@ from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
 Origin = tuple[int | None, str]
 """The (process id, process name) a kernel came from; (None, "") when the report says not."""
 NO_ORIGIN: Origin = (None, "")
-RANGE_PREFIX = "range: "
+RANGE_PREFIX = "range"
 
 ROW_METRICS: tuple[str, ...] = (
     *(m for _, m in KEY_METRICS),
@@ -56,12 +56,14 @@ def _innermost_nvtx(action: Any) -> str | None:
 
 
 def range_name(action: Any, ordinal: int) -> str:
-    """The name a range-replay result is listed under: its NVTX range, else the
-    cudaProfilerStart/Stop range it is (``ordinal`` counts ranges from 1)."""
+    """The name a range-replay result is listed under, ``range<NAME>``: NAME is its NVTX
+    range (``--replay-mode app-range --nvtx``), else the cudaProfilerStart/Stop range it is
+    (``ordinal`` counts ranges from 1). The brackets keep a name with spaces whole where
+    lists shorten names."""
     nvtx = _innermost_nvtx(action)
     if nvtx:
-        return f"{RANGE_PREFIX}{nvtx}"
-    return f"{RANGE_PREFIX}cudaProfilerStart/Stop #{ordinal}"
+        return f"{RANGE_PREFIX}<{nvtx}>"
+    return f"{RANGE_PREFIX}<cudaProfilerStart/Stop {ordinal}>"
 
 
 def action_names(action: Any, kernel_id: int = 0) -> tuple[str, str, str]:
