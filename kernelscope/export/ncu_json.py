@@ -62,6 +62,8 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
         ],
         "notes": report.notes,
         "ncu_report_version": report.version,
+        "ncu_version": report.ncu_version,
+        "cuda_version": report.cuda_version,
         "sections": sorted(analyzed.sections),
         "device": {
             "name": dev.name,

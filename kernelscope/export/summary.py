@@ -62,6 +62,7 @@ def _ncu(path: Path, console: Console, process: str | None = None) -> None:
             f"[bold]{_name(path)}[/]: {report.kernel_count} kernels on {escape(dev.name)} "
             f"({dev.sm_count} SMs, CC {dev.compute_capability}), summed kernel time "
             f"{fmt_duration(total) if total is not None else NOT_MEASURED}{skipped}"
+            + (f", ncu {escape(report.ncu_version)}" if report.ncu_version else "")
         )
         for note in report.notes:
             console.print(escape(note))

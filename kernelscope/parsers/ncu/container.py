@@ -15,7 +15,7 @@ stream (a plain file is skipped through with ``seek``, a decompression stream by
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from kernelscope.parsers.errors import ReportError, safe_text
@@ -26,7 +26,8 @@ RESULT_HEAD = 4096  # bytes of each result message parsed for its process id and
 _SKIP_CHUNK = 1 << 20
 
 # Field numbers in the messages (read from real reports, 2019 to 2026).
-_BLOCK_SOURCES, _BLOCK_PAYLOAD, _BLOCK_PROCESS = 1, 5, 6
+_BLOCK_SOURCES, _BLOCK_INFO, _BLOCK_PAYLOAD, _BLOCK_PROCESS = 1, 3, 5, 6
+_INFO_VERSION = 8  # in a block's info: {1: component, 2: its version}
 _PROCESS_PID, _PROCESS_HOST, _PROCESS_NAME = 1, 2, 3
 _RESULT_MANGLED = 5
 
@@ -62,6 +63,15 @@ class Layout:
 
     results: tuple[ResultInfo, ...]
     size: int
+    versions: dict[str, str] = field(default_factory=dict)
+    """The versions the report records, by component ("Nsight Compute Target" is the ncu
+    that took it, "CUDA Version" the driver's CUDA); empty in pre-2020 reports."""
+
+    @property
+    def ncu_version(self) -> str | None:
+        """The Nsight Compute version that took the report, e.g. ``2025.1.0.0``."""
+        text = self.versions.get("Nsight Compute Target", "")
+        return text.split()[0] if text.strip() else None
 
     @property
     def processes(self) -> tuple[ProcessInfo, ...]:
@@ -101,17 +111,17 @@ def fields(buf: bytes, *, partial: bool = False) -> list[tuple[int, int | bytes]
     while i < len(buf):
         try:
             key, i = _varint(buf, i)
-            field, wire = key >> 3, key & 7
-            if field == 0:
+            number, wire = key >> 3, key & 7
+            if number == 0:
                 raise ValueError("field 0")
             if wire == 0:
                 value, i = _varint(buf, i)
-                out.append((field, value))
+                out.append((number, value))
             elif wire == 2:
                 size, i = _varint(buf, i)
                 if i + size > len(buf):
                     raise ValueError("length")
-                out.append((field, buf[i : i + size]))
+                out.append((number, buf[i : i + size]))
                 i += size
             elif wire == 1:
                 i += 8
@@ -240,7 +250,21 @@ def _u32(reader: _Reader, what: str) -> int:
     return int(struct.unpack("<I", reader.exact(4, what))[0])
 
 
-def _block(reader: _Reader, results: list[ResultInfo]) -> None:
+def _version(value: int | bytes | None, versions: dict[str, str]) -> None:
+    if not isinstance(value, bytes):
+        return
+    try:
+        for number, item in fields(value):
+            if number == _INFO_VERSION and isinstance(item, bytes):
+                pair = dict(fields(item))
+                key, text = pair.get(1), pair.get(2)
+                if isinstance(key, bytes) and isinstance(text, bytes):
+                    versions.setdefault(_text(key), _text(text))
+    except ValueError:
+        return
+
+
+def _block(reader: _Reader, results: list[ResultInfo], versions: dict[str, str]) -> None:
     start = reader.offset
     size = _u32(reader, "a block header")
     if size == 0 or size > MAX_HEADER:
@@ -255,6 +279,7 @@ def _block(reader: _Reader, results: list[ResultInfo]) -> None:
     if not isinstance(n_sources, int) or not isinstance(payload, int):
         raise _Damaged("an unreadable block header", start)
     process = _process(header.get(_BLOCK_PROCESS))
+    _version(header.get(_BLOCK_INFO), versions)
     end = reader.offset + payload
     # The payload is a run of length-prefixed messages: the block's sources, then its results
     # (kernel results are counted in one header field, range results in another, so the
@@ -290,6 +315,7 @@ def read_layout(stream: BinaryIO, display: str, *, limit: int | None = None) -> 
     data, or (for a decompression stream) larger than ``limit`` bytes."""
     reader = _Reader(stream, limit)
     results: list[ResultInfo] = []
+    versions: dict[str, str] = {}
     name = safe_text(display)
     try:
         if reader.read(4) != NCU_MAGIC:
@@ -301,7 +327,7 @@ def read_layout(stream: BinaryIO, display: str, *, limit: int | None = None) -> 
         while not reader.at_end():
             block_start = reader.offset
             try:
-                _block(reader, results)
+                _block(reader, results, versions)
             except _Damaged as exc:
                 if exc.offset == block_start and results:
                     tail = reader.offset - block_start + reader.rest()
@@ -322,4 +348,4 @@ def read_layout(stream: BinaryIO, display: str, *, limit: int | None = None) -> 
             f"{name} decompresses to more than {exc.limit:,} bytes, more than a report of its "
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
-    return Layout(results=tuple(results), size=reader.offset)
+    return Layout(results=tuple(results), size=reader.offset, versions=versions)

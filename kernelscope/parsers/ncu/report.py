@@ -124,6 +124,16 @@ class NcuReport:
         return list(self.layout.processes)
 
     @property
+    def ncu_version(self) -> str | None:
+        """The Nsight Compute version that took the report (None in pre-2020 reports)."""
+        return self.layout.ncu_version
+
+    @property
+    def cuda_version(self) -> str | None:
+        """The CUDA version of the driver the report was taken with, if recorded."""
+        return self.layout.versions.get("CUDA Version")
+
+    @property
     def notes(self) -> list[str]:
         """Sentences about the report as a whole (a pre-2020 report's renamed metrics)."""
         if self._notes is None:

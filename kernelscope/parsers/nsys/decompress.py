@@ -8,6 +8,7 @@ a decompression bomb) is refused after reading just past the database's end.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from kernelscope.parsers.compressed import (
@@ -110,9 +111,12 @@ def uncompressed_name(path: Path) -> str:
 
 
 def scratch_name(path: Path) -> str:
-    """A unique scratch file name for decompressing ``path`` that keeps its inner extension
-    (short, whatever the report's name: a long or odd name cannot make it invalid)."""
-    inner = uncompressed_name(path)
-    known = (".sqlite", ".nsys-rep", ".qdrep", ".qdstrm")
-    ext = next((e for e in known if inner.endswith(e)), "")
-    return f".tmp-{os.getpid()}-{os.urandom(4).hex()}{ext}"
+    """A unique scratch file name for decompressing ``path`` that keeps its inner name (made
+    safe: at most 64 characters of letters, digits, ``.``, ``_`` and ``-``, so that a long
+    or odd report name cannot make it invalid)."""
+    inner = re.sub(r"[^A-Za-z0-9._-]", "_", uncompressed_name(path))
+    if len(inner) > 64:
+        known = (".sqlite", ".nsys-rep", ".qdrep", ".qdstrm")
+        ext = next((e for e in known if inner.endswith(e)), "")
+        inner = inner[: 64 - len(ext)] + ext
+    return f".tmp-{os.getpid()}-{os.urandom(4).hex()}-{inner}"

@@ -285,12 +285,13 @@ def capture_window(
 ) -> tuple[int, int]:
     """The capture's [start, end] on the events' clock.
 
-    ANALYSIS_DETAILS gives the capture's start, stop and duration, but not always on the
-    events' clock: nsys 2025.3 and later (and its conversions of older reports) write them
-    in the system's clock while events count from the session's start. The window is
-    ANALYSIS_DETAILS itself when the events fit in it; else, with the session's start on
-    that clock (TARGET_INFO_SESSION_START_TIME.systemClockNs), the window shifted by it;
-    else [0, duration] when the events fit there; else the events' own extent."""
+    Events count from the session's start; ANALYSIS_DETAILS gives the capture's start, stop
+    and duration, but on another clock in most exports (the system's clock since nsys
+    2025.3, which also converts older reports that way; an MPI rank's own clock): a 1.45 s
+    capture can read 160.5 s to 162 s there while its events lie between 0.09 s and 1.16 s.
+    The window is [0, duration] when the events fit in it; else ANALYSIS_DETAILS itself, or
+    shifted by the session's start on its clock (TARGET_INFO_SESSION_START_TIME.systemClockNs,
+    nsys 2026), when the events fit; else the events' own extent."""
     if analysis is None:
         return events if events is not None else (0, 0)
     lo, hi, duration = analysis
@@ -298,10 +299,9 @@ def capture_window(
     def fits(a: int, b: int) -> bool:
         return events is None or (a <= events[0] and events[1] <= b)
 
-    candidates = [(lo, hi)]
+    candidates = [(0, duration), (lo, hi)]
     if session_clock is not None:
         candidates.append((lo - session_clock, hi - session_clock))
-    candidates.append((0, duration))
     for a, b in candidates:
         if fits(a, b):
             return a, b
