@@ -83,9 +83,11 @@ def number(text: str) -> float | None:
 TEXT_COLUMNS = {"Name", "Operation", "Range", "Style"}
 
 
-def _tolerance(column: str) -> float:
-    """Half a unit of the last printed digit (nsys prints MB with 3 decimals, else 1)."""
-    return 0.0005 + 1e-9 if "(MB)" in column else 0.05 + 1e-9
+def _tolerance(column: str, value: float) -> float:
+    """Half a unit of the last printed digit (nsys prints MB with 3 decimals, else 1), plus
+    the float error of a large value (286084435.25 prints as 286084435.3)."""
+    half = 0.0005 if "(MB)" in column else 0.05
+    return half + 1e-9 * max(1.0, abs(value))
 
 
 def _key(row: dict[str, object], columns: list[str]) -> tuple[str, ...]:
@@ -111,7 +113,7 @@ def assert_summary_matches(ours, expected: list[dict[str, str]], report: str) ->
             if isinstance(have, int) and float(want).is_integer() and "." not in exp[col]:
                 assert have == int(want), (key, col, have, want)
             else:
-                assert abs(float(have) - want) <= _tolerance(col), (key, col, have, want)
+                assert abs(float(have) - want) <= _tolerance(col, want), (key, col, have, want)
     # Same order as nsys (largest total first); ties may come in either order.
     totals = ours[ours.columns[1 if report != "cuda_gpu_mem_size_sum" else 0]].to_list()
     assert totals == sorted(totals, reverse=True)

@@ -93,9 +93,11 @@ def test_kernels_processes_and_device_match_the_raw_page(analyzed, name) -> None
 @pytest.mark.parametrize("name", NAMES)
 def test_every_metric_read_equals_the_raw_page(analyzed, name) -> None:
     raw = ncu_raw(_stem(name))
-    if raw is None:
-        pytest.skip("ncu crashed on this pre-2020 report and printed no raw page")
     report = analyzed.report
+    if raw is None:  # ncu crashed on this pre-2020 report and printed no raw page
+        for kernel_id in range(report.kernel_count):
+            assert report.detail(kernel_id).metrics
+        return
     compared = 0
     for kernel_id, row in raw.rows.items():
         detail = report.detail(kernel_id)
