@@ -208,9 +208,12 @@ def sane_events(name: str, df: pl.DataFrame) -> pl.DataFrame:
     if "start" not in df.columns or not df.height:
         return df
     start, end = pl.col("start"), pl.col("end")
-    keep = start.is_not_null() & (start.abs() < TIME_LIMIT)
+    def bounded(t: pl.Expr) -> pl.Expr:  # not abs(): it wraps at -2^63
+        return (t > -TIME_LIMIT) & (t < TIME_LIMIT)
+
+    keep = start.is_not_null() & bounded(start)
     if "end" in df.columns:
-        ordered = (end >= start) & (end.abs() < TIME_LIMIT)
+        ordered = (end >= start) & bounded(end)
         keep &= ordered.fill_null(name not in _GPU_FRAMES | _CALL_FRAMES)
     if name in _GPU_FRAMES and "device_id" in df.columns:
         keep &= pl.col("device_id").is_not_null()
