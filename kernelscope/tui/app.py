@@ -149,6 +149,7 @@ class KernelscopeApp(App[None]):
     @on(ReportLoaded)
     def _report_loaded(self, event: ReportLoaded) -> None:
         self.loaded_all = True
+        self.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:
             self.kernel_list.finish_loading(event.total)
 

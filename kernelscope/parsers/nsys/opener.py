@@ -18,7 +18,7 @@ from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.nsys import locate
 from kernelscope.parsers.nsys.cache import cache_name, default_cache_dir, ensure_cache_dir
 from kernelscope.parsers.nsys.convert import manual_export_hint, run_export
-from kernelscope.parsers.nsys.decompress import decompress_to, scratch_name
+from kernelscope.parsers.nsys.decompress import decompress_to, scratch_name, sqlite_size
 from kernelscope.parsers.nsys.hooks import CancelHook, ProgressHook
 from kernelscope.parsers.nsys.load import load_report
 from kernelscope.parsers.nsys.model import NsysReport
@@ -34,6 +34,19 @@ def _scratch_dir(cache_dir: Path | None) -> tempfile.TemporaryDirectory[str]:
         if cache_dir is not None:
             raise
         return tempfile.TemporaryDirectory(prefix="kernelscope-")
+
+
+def _check_sqlite_size(report: Path) -> None:
+    """Refuse an export followed by other data (a copy gone wrong, a gigabyte of zeros): its
+    SQLite header states the database's size, and a real export is exactly that long."""
+    with open(report, "rb") as fh:
+        stated = sqlite_size(fh.read(100))
+    actual = report.stat().st_size
+    if stated is not None and actual > stated:
+        raise ReportError(
+            f"{safe_text(report.name)} is damaged: its last {actual - stated:,} bytes, from "
+            f"byte {stated:,} on, are not part of its SQLite database."
+        )
 
 
 def _non_empty(path: Path) -> bool:
@@ -137,6 +150,7 @@ def open_report(
         )
         return load_report(sqlite, source=report, progress=progress, cancel=cancel)
     if not is_compressed(report):
+        _check_sqlite_size(report)
         wal = report.with_name(report.name + "-wal")
         if _non_empty(wal):
             return _load_with_wal(report, wal, cache_dir, progress, cancel)
