@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
-from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+from kernelscope.render.families import family_ids, family_label
+from kernelscope.render.format import ellipsis, fmt_duration, fmt_pct, short_name
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -39,22 +40,29 @@ def _box(console: Console) -> box.Box:
 
 
 def _ncu(path: Path, console: Console) -> None:
-    from kernelscope.export.ncu_markdown import top_flag
+    from kernelscope.export.ncu_markdown import family_labels, top_flag
     from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
     with open_for_analysis(path) as report:
         analyzed = analyze(report)
         dev = report.device
         console.print(
-            f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
+            f"[bold]{path.name}[/]: {report.kernel_count} kernels "
+            f"({len(analyzed.families)} families) on {dev.name} "
             f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
             f"summed kernel time {fmt_duration(analyzed.total_ns)}"
         )
-        t = Table(box=_box(console), show_edge=False, pad_edge=False)
+        t = Table(
+            title="Kernel families by total time (SOL, occupancy, verdict: the median launch)",
+            box=_box(console),
+            show_edge=False,
+            pad_edge=False,
+        )
         for col, just in (
-            ("ID", "right"),
+            ("IDs", "left"),
             ("Kernel", "left"),
-            ("Duration", "right"),
+            ("Launches", "right"),
+            ("Total", "right"),
             ("Share %", "right"),
             ("SM %", "right"),
             ("Mem %", "right"),
@@ -63,21 +71,23 @@ def _ncu(path: Path, console: Console) -> None:
             ("Bottleneck", "left"),
             ("Top flag", "left"),
         ):
-            t.add_column(col, justify=just)  # type: ignore[arg-type]
-        for k in analyzed.kernels:
+            t.add_column(col, justify=just, no_wrap=col == "Top flag")  # type: ignore[arg-type]
+        for f in analyzed.families:
+            k = analyzed.kernel(f.representative)
             row = k.summary.row
             flag = top_flag(k.diagnosis)
             sev = k.diagnosis.worst_severity or ""
             t.add_row(
-                str(row["id"]),
-                short_name(str(row["demangled"]), 40),
-                fmt_duration(k.duration_ns),
-                fmt_pct(k.time_share * 100 if k.time_share is not None else None),
+                ellipsis(family_ids(f), 12),
+                short_name(f.demangled, 28),
+                f"{f.count:,}",
+                fmt_duration(f.total_duration_ns),
+                fmt_pct(f.time_share * 100 if f.time_share is not None else None),
                 fmt_pct(row["sm_pct"]),
                 fmt_pct(row["mem_pct"]),
                 fmt_pct(row["dram_pct"]),
                 fmt_pct(row["occupancy_pct"]),
-                k.diagnosis.label,
+                family_label(family_labels(analyzed, f), k.diagnosis.label),
                 f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
             )
         console.print(t)

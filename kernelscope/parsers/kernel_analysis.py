@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
+from kernelscope.parsers.families import KernelFamily, ReportFamilies, kernel_families
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 
@@ -51,9 +52,24 @@ class AnalyzedReport:
     """Details read in the same pass as the summaries (exports of every kernel)."""
     extras: dict[int, Any] = field(default_factory=dict)
     """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
+    families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
+    """The kernels grouped into families, ranked by total time (``parsers.families``)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
+
+    def family(self, kernel_id: int) -> KernelFamily | None:
+        """The family of kernel ``kernel_id``."""
+        return self.families.family_of(kernel_id)
+
+    def select_families(
+        self, pattern: str | None = None, top: int | None = None
+    ) -> list[KernelFamily]:
+        """The families with a launch ``select(pattern)`` keeps, largest total first; with
+        ``top``, the N largest."""
+        wanted = {self.families.index_of[k.id] for k in self.select(pattern)}
+        chosen = [f for f in self.families if f.index in wanted]
+        return chosen if top is None else chosen[: max(0, top)]
 
     def select(self, pattern: str | None = None, top: int | None = None) -> list[AnalyzedKernel]:
         """Kernels whose name matches ``pattern``; with ``top``, the N longest, longest first."""
@@ -65,8 +81,10 @@ class AnalyzedReport:
             or regex.search(str(k.summary.row["name"]))
             or regex.search(str(k.summary.row["demangled"]))
         ]
-        if top is not None:
-            chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
+        if top is not None:  # the launches of the N families with the most time
+            ranked = sorted({self.families.index_of[k.id] for k in chosen})[: max(0, top)]
+            keep = set(ranked)
+            chosen = [k for k in chosen if self.families.index_of[k.id] in keep]
         return chosen
 
     def iter_detail_diagnoses(
@@ -87,14 +105,18 @@ class AnalyzedReport:
                 pending[detail.id] = detail
             while want is not None and want in pending:
                 detail = pending.pop(want)
-                yield detail, diagnose_detail(detail, self.kernels[want].time_share)
+                yield detail, self.diagnose_detail(detail)
                 want = next(order, None)
 
     def detail_diagnosis(self, kernel_id: int) -> tuple[KernelDetail, Diagnosis]:
         """The kernel's detail and its diagnosis computed on the detail's fuller metric set."""
         detail = self.report.detail(kernel_id)
-        share = self.kernels[kernel_id].time_share
-        return detail, diagnose_detail(detail, share)
+        return detail, self.diagnose_detail(detail)
+
+    def diagnose_detail(self, detail: KernelDetail) -> Diagnosis:
+        """``detail``'s diagnosis weighed by its own and its family's share of the time."""
+        share = self.kernels[detail.id].time_share
+        return with_family_share(diagnose_detail(detail, None), share, self.families, detail.id)
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
@@ -102,7 +124,24 @@ def diagnose_summary(summary: KernelSummary, time_share: float | None = None) ->
 
 
 def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
-    return diagnose(detail.metrics, detail.rules, set(detail.sections), time_share=time_share)
+    return diagnose(
+        detail.metrics,
+        detail.rules,
+        set(detail.sections),
+        time_share=time_share,
+        source=detail.source,
+    )
+
+
+def with_family_share(
+    diagnosis: Diagnosis, time_share: float | None, families: ReportFamilies, kernel_id: int
+) -> Diagnosis:
+    """Step 0's evidence: the kernel's share of the time and its family's (when it has more
+    than one launch)."""
+    family = families.family_of(kernel_id)
+    if family is None:
+        return with_time_share(diagnosis, time_share)
+    return with_time_share(diagnosis, time_share, family.time_share, family.count)
 
 
 def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
@@ -170,10 +209,13 @@ def analyze(
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)
     shares, total = time_shares(summaries)
+    families = kernel_families(summaries)
     kernels = tuple(
         AnalyzedKernel(
             s,
-            with_time_share(early[s.id], share) if s.id in early else diagnose_summary(s, share),
+            with_family_share(
+                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
+            ),
             share,
         )
         for s, share in zip(summaries, shares, strict=True)
@@ -186,4 +228,5 @@ def analyze(
         sections=sections,
         details=kept,
         extras=extras,
+        families=families,
     )

@@ -9,13 +9,14 @@ from __future__ import annotations
 import math
 
 from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.evidence import ev
+from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
 from kernelscope.parsers.diagnosis.result import GuardRail
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 MEMORY_NOT_DRAM = "memory-not-dram"
 OCCUPANCY_BY_DESIGN = "occupancy-by-design"
+GRID_CANNOT_FILL = "grid-cannot-fill"
 STALLS_WITH_BUSY_ISSUE = "stalls-with-busy-issue"
 REGISTER_LIMIT_LARGE_BLOCKS = "register-limit-large-blocks"
 LONG_SCOREBOARD_AT_DRAM_ROOF = "long-scoreboard-at-dram-roof"
@@ -42,22 +43,97 @@ def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
     )
 
 
-def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Low occupancy while a math pipe is busy: the kernel trades warps for reuse on purpose."""
-    low = [
+def _low_occupancy(f: Facts, t: Thresholds) -> list[tuple[str, float]]:
+    return [
         (name, v)
         for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
         if v is not None and v < t.occupancy_low_pct
     ]
-    if not low or not f.pipes_busy(t.pipe_busy_pct) or f.busiest_pipe is None:
+
+
+def design_signals(f: Facts, t: Thresholds) -> list[Evidence]:
+    """Evidence that the kernel spends the SM's registers and shared memory on purpose: the
+    resident blocks hold at least ``design_resource_share`` of the register file or of the
+    shared memory."""
+    out = []
+    for what, value in (
+        ("registers × threads × resident blocks / register file", f.register_share),
+        ("shared memory × resident blocks / SM shared memory", f.shared_share),
+    ):
+        if value is not None and value >= t.design_resource_share:
+            out.append(ev("occupancy", what, value, ">=", t.design_resource_share))
+    return out
+
+
+def tensor_design_bar(signals: int, t: Thresholds) -> float:
+    """The tensor-pipe use that makes low occupancy a design choice, given how many of the
+    two resources (registers, shared memory) are near the SM's capacity: ``pipe_busy_pct``
+    with neither, ``design_tensor_pct`` with both, midway with one."""
+    signals = max(0, min(2, signals))
+    return t.pipe_busy_pct - (t.pipe_busy_pct - t.design_tensor_pct) * signals / 2
+
+
+def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low occupancy that the kernel chose: a math pipe at the compute roof, or a tensor-core
+    kernel whose registers and shared memory fill the SM, graded by that evidence (the more
+    of the SM the blocks hold, the less tensor-pipe use it takes to call it deliberate)."""
+    low = _low_occupancy(f, t)
+    if not low:
         return None
-    label, metric, pct = f.busiest_pipe
     evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
-    evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
+    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+        label, metric, pct = f.busiest_pipe
+        evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
+        return GuardRail(
+            OCCUPANCY_BY_DESIGN,
+            f"Occupancy is low but the {label} pipe is {pct:.0f}% busy: the kernel keeps its "
+            "pipes fed with few warps (registers and shared memory spent on reuse), which is "
+            "fine.",
+            tuple(evidence),
+        )
+    if f.tensor_pipe is None:
+        return None
+    signals = design_signals(f, t)
+    bar = tensor_design_bar(len(signals), t)
+    metric, pct = f.tensor_pipe
+    if pct < bar or not signals:
+        return None
+    evidence.append(ev("compute", metric, pct, ">=", bar, "%", note="Tensor pipe"))
+    evidence.extend(signals)
+    held = " and ".join(
+        f"{e.value or 0:.0%} of the "
+        + ("register file" if e.metric.startswith("registers") else "shared memory")
+        for e in signals
+    )
     return GuardRail(
         OCCUPANCY_BY_DESIGN,
-        f"Occupancy is low but the {label} pipe is {pct:.0f}% busy: the kernel keeps its pipes "
-        "fed with few warps (registers and shared memory spent on reuse), which is fine.",
+        f"Occupancy is low by design: the tensor pipe is {pct:.0f}% busy and the resident "
+        f"blocks hold {held}. A tensor-core kernel trades warps for data reuse; raising its "
+        "occupancy would shrink its tiles.",
+        tuple(evidence),
+    )
+
+
+def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low occupancy on a grid too small to fill the GPU: the launch, not a per-SM resource,
+    leaves the warp slots empty."""
+    low = _low_occupancy(f, t)
+    if not low or f.fills_gpu is not False:
+        return None
+    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
+        evidence.insert(
+            0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note="SM count")
+        )
+        why = f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs"
+    else:
+        evidence.insert(0, ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave"))
+        why = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
+    return GuardRail(
+        GRID_CANNOT_FILL,
+        f"The grid cannot fill the GPU ({why}): SMs get too few blocks, or none, so occupancy "
+        "is low because of the launch. Give the GPU more blocks first; occupancy advice only "
+        "applies once the grid fills it.",
         tuple(evidence),
     )
 
@@ -156,6 +232,7 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
 
 CHECKS = (
     memory_not_dram,
+    grid_cannot_fill,
     occupancy_by_design,
     register_limit_large_blocks,
     stalls_with_busy_issue,
