@@ -65,6 +65,33 @@ def fills_gpu(
     return None if grid is None or sm_count is None else True
 
 
+def sm_count(metrics: Mapping[str, Metric]) -> float | None:
+    """The SMs the launch could use (``launch__sm_count``, else the device's count)."""
+    count = number(metrics, n.SM_COUNT)
+    return count if count is not None else number(metrics, n.DEVICE_SM_COUNT)
+
+
+def launch_fills_gpu(
+    metrics: Mapping[str, Metric], t: Thresholds = DEFAULT_THRESHOLDS
+) -> bool | None:
+    """``fills_gpu`` of a kernel's own grid, SM count and waves."""
+    return fills_gpu(number(metrics, n.GRID_SIZE), sm_count(metrics), number(metrics, n.WAVES), t)
+
+
+def grid_limits_occupancy(
+    achieved: float | None,
+    theoretical: float | None,
+    fills: bool | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+) -> bool:
+    """True when achieved occupancy is low because of the launch: under
+    ``occupancy_low_pct`` on a grid that cannot fill the GPU (``fills_gpu`` False) while the
+    per-SM resources would allow enough warps (theoretical not low)."""
+    if achieved is None or achieved >= t.occupancy_low_pct or fills is not False:
+        return False
+    return theoretical is None or theoretical >= t.occupancy_low_pct
+
+
 # -- occupancy ------------------------------------------------------------------------------
 def block_limits(
     metrics: Mapping[str, Metric],

@@ -249,9 +249,8 @@ def gather(
     """Read and derive everything once; missing metrics become None. ``source`` (the hot
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
-    sm_count = values.num(n.SM_COUNT)
-    if sm_count is None:
-        sm_count = values.num(n.DEVICE_SM_COUNT)
+    values.num(n.SM_COUNT)
+    sm_count = d.sm_count(values.metrics)
     conflicts, wavefronts = values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)
     local = d.local_memory(values.metrics)
     limits = d.block_limits(values.metrics)

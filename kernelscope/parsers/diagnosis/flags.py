@@ -139,7 +139,7 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     grid = guards.get(g.GRID_CANNOT_FILL)
     if grid is not None:
         detail = "Achieved occupancy is low because the grid leaves SMs short of blocks."
-        return Finding("info", (*grid.evidence[:1], *evidence), detail, grid.text)
+        return Finding("info", tuple(grid.evidence), detail, grid.text)
     guard = guards.get(g.OCCUPANCY_BY_DESIGN)
     if guard is not None:
         return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
@@ -171,11 +171,7 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     )
     if limiters == ["block slots"] and f.block is not None:
         detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
-    guard = (
-        guards.get(g.GRID_CANNOT_FILL)
-        or guards.get(g.OCCUPANCY_BY_DESIGN)
-        or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
-    )
+    guard = guards.get(g.OCCUPANCY_BY_DESIGN) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
     if guard is not None:
         return Finding("info", tuple(evidence), detail, guard.text)
     severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"

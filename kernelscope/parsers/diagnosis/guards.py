@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from kernelscope.parsers.diagnosis import derived
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
@@ -115,12 +116,15 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
 
 
 def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Low occupancy on a grid too small to fill the GPU: the launch, not a per-SM resource,
-    leaves the warp slots empty."""
-    low = _low_occupancy(f, t)
-    if not low or f.fills_gpu is not False:
-        return None
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
+    would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
+    if not derived.grid_limits_occupancy(f.achieved, f.theoretical, f.fills_gpu, t):
+        return None  # fine, or a per-SM resource caps the warps whatever the grid
+    evidence = [ev("occupancy", n.ACHIEVED_OCC, f.achieved, "<", t.occupancy_low_pct, "%")]
+    if f.theoretical is not None:
+        evidence.append(
+            ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%")
+        )
     if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
         evidence.insert(
             0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note="SM count")
@@ -140,7 +144,7 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
 
 def stalls_with_busy_issue(f: Facts, t: Thresholds) -> GuardRail | None:
     """Stall reasons are only worth acting on when the schedulers are often idle."""
-    if f.issue_active is None or f.issue_active < t.issue_underused_pct:
+    if not derived.issue_slots_busy(f.issue_active, t):
         return None
     top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
     if not top:
