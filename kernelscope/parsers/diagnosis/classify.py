@@ -43,10 +43,13 @@ def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None
     if busy:
         return None
     trail.extend(_sol_pair(f, t))
-    why = "too few blocks to fill the GPU" if small_grid else "too short to amortise its launch"
+    if small_grid:
+        why = "has too few blocks to fill the GPU"
+    else:
+        why = "is too short to amortise its launch"
     return Bottleneck(
         "launch-bound",
-        f"The kernel is {why}, and no unit is busy.",
+        f"The kernel {why}, and no unit is busy.",
         tuple(trail),
         decided_by="grid-too-small" if small_grid else "short-kernel",
     )
