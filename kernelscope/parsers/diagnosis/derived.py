@@ -180,7 +180,8 @@ def local_memory(metrics: Mapping[str, Metric]) -> LocalMemory | None:
     sectors = [number(metrics, n.LOCAL_LD_SECTORS), number(metrics, n.LOCAL_ST_SECTORS)]
     return LocalMemory(
         requests=requests,
-        share=share(requests, total),
+        # No request at all (a TMA-only GEMM issues no LDG/STG): no local traffic either.
+        share=share(requests, total) if total > 0 else 0.0,
         sectors=sum(v for v in sectors if v is not None)
         if any(v is not None for v in sectors)
         else None,
