@@ -19,7 +19,6 @@ from tests.ncu.oracle import load_raw, parse_number
 
 SMALL = NCU_SAMPLES / "small_family.ncu-rep.xz"
 JOIN = NCU_SAMPLES / "join_kernels.ncu-rep.xz"
-MANY = NCU_SAMPLES / "many_launches.ncu-rep.xz"
 
 
 @dataclass
@@ -151,15 +150,3 @@ def test_summary_ranks_families(tmp_path) -> None:
     assert "vec_mul_64blocks" in lines[0] and "150" in lines[0] and "96.36" in lines[0]
     assert "grid-too-small (warning)" in lines[0]
     assert make_console(io.StringIO()).no_color
-
-
-def test_records_rendered_in_workers_equal_in_process_ones() -> None:
-    """The whole-report export renders its records in worker processes during the pass that
-    reads the report; --top renders them afterwards in this process: the same records."""
-    whole = render(MANY, ExportOptions(fmt="md"))
-    few = render(MANY, ExportOptions(fmt="md", top=2))
-    records = whole.split("\n## Kernel Profiling Case: ")[1:]
-    assert len(records) == 4  # four kernels of 250 launches each, not 1,000 records
-    for record in few.split("\n## Kernel Profiling Case: ")[1:]:
-        assert record in records
-    assert whole.split("## Roofline")[0] == few.split("## Roofline")[0]

@@ -262,7 +262,7 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
     """Exactly one label from ``LABELS`` for the kernel, with the evidence that decided it."""
     guards = guards or {}
     trail: list[Evidence] = []
-    if f.nan_metrics and f.duration_ns is None and f.sm is None and f.mem is None:
+    if f.profiling_failed:
         return undetermined(
             "Profiling this kernel failed: the report holds NaN for "
             + ", ".join(f.nan_metrics)

@@ -12,7 +12,7 @@ from kernelscope.parsers.diagnosis.evidence import ev
 from kernelscope.parsers.diagnosis.facts import gather
 from kernelscope.parsers.diagnosis.flags import CHECKS, Finding, Missing
 from kernelscope.parsers.diagnosis.guards import guard_rails
-from kernelscope.parsers.diagnosis.result import UNDETERMINED, Diagnosis, Flag
+from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.diagnosis.values import Values
 from kernelscope.parsers.ncu.metrics import Metric
@@ -90,7 +90,7 @@ def diagnose(
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
     zero = facts.duration_ns is not None and facts.duration_ns <= 0
-    failed = bool(facts.nan_metrics) and bottleneck.label == UNDETERMINED and not bottleneck.collect
+    failed = facts.profiling_failed
     for flag_id, check in CHECKS.items():
         if zero or failed:
             break

@@ -103,6 +103,14 @@ class Facts:
         return self.busiest_pipe is not None and self.busiest_pipe[2] >= threshold
 
     @property
+    def profiling_failed(self) -> bool:
+        """NCU stored NaN where the duration and Speed Of Light should be, and nothing else
+        stands in for them: the kernel has no measurement to judge."""
+        return bool(self.nan_metrics) and self.duration_ns is None and self.sm is None and (
+            self.mem is None
+        )
+
+    @property
     def fills_gpu(self) -> bool | None:
         """False when the grid cannot fill the GPU (fewer blocks than SMs, under a wave)."""
         return d.fills_gpu(self.grid, self.sm_count, self.waves)
