@@ -27,16 +27,20 @@ COLUMNS: tuple[tuple[str, str, bool], ...] = (
     ("total", "Total", True),
     ("share", "Share %", True),
     ("median", "Median", True),
-    ("min", "Min", True),
-    ("max", "Max", True),
-    ("grid", "Grid", False),
-    ("block", "Block", False),
+    ("launch", "Grid × block", False),
     ("bottleneck", "Bottleneck", False),
     ("top_flag", "Top flag", False),
 )
 """(key, title, numeric) of each column."""
 
 FamilyKey = tuple[str, str | None, str | None]
+OTHER_COLUMNS_WIDTH = 100
+"""Roughly what the columns other than the family's name take."""
+
+
+def fit_name_width(width: int) -> int:
+    """The family names' width for a terminal ``width`` (16–72)."""
+    return max(16, min(72, width - OTHER_COLUMNS_WIDTH))
 
 
 class FamilyTable(DataTable[Text]):
@@ -82,7 +86,7 @@ def family_cells(
     expanded: bool,
     name_width: int,
 ) -> tuple[Text, ...]:
-    """A family's cells: its name (with the fold marker), count, total, share, spread, launch
+    """A family's cells: its name (with the fold marker), count, total, share, median, launch
     shape and the verdict of its median launch (with how many launches share the label)."""
     marker = "▾ " if expanded else "▸ "
     if family.count == 1:
@@ -93,10 +97,7 @@ def family_cells(
         _num(fmt_duration(family.total_duration_ns)),
         _num(_share(family.time_share)),
         _num(fmt_duration(family.median_duration_ns)),
-        _num(fmt_duration(family.min_duration_ns)),
-        _num(fmt_duration(family.max_duration_ns)),
-        Text(family.grid),
-        Text(family.block),
+        Text(f"{family.grid} × {family.block}"),
         Text(family_label((d.label for d in diagnoses), representative.label)),
         Text(top_flag_text(representative)),
     )
@@ -113,10 +114,7 @@ def launch_cells(
         _num(fmt_duration(duration if isinstance(duration, (int, float)) else None)),
         _num(_share(share)),
         Text(""),
-        Text(""),
-        Text(""),
-        Text(str(summary.row.get("grid", ""))),
-        Text(str(summary.row.get("block", ""))),
+        Text(f"{summary.row.get('grid', '')} × {summary.row.get('block', '')}"),
         Text(diagnosis.label),
         Text(top_flag_text(diagnosis)),
     )

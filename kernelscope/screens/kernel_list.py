@@ -30,6 +30,7 @@ from kernelscope.screens.family_table import (
     FamilyTable,
     Row,
     family_rows,
+    fit_name_width,
 )
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.roofline import RooflineScreen
@@ -294,9 +295,8 @@ class KernelListScreen(Screen[None]):
             current = self.highlighted_family_row()
             keep = current.key if current is not None else None
         by_id = {s.id: s for s in self.kapp.summaries}
-        self.family_rows = family_rows(
-            self.families, by_id, self.expanded, self._matches, self.name_width
-        )
+        width = fit_name_width(self.app.size.width)
+        self.family_rows = family_rows(self.families, by_id, self.expanded, self._matches, width)
         table.clear(columns=True)
         for key, title, numeric in FAMILY_COLUMNS:
             table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
@@ -404,6 +404,8 @@ class KernelListScreen(Screen[None]):
             self.name_width = width
             self._cell_cache.clear()
             self.rebuild()
+            if self.view == "families":
+                self.rebuild_families()
 
     # -- status lines ----------------------------------------------------------------------
     def _update_status(self) -> None:

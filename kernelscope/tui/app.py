@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from kernelscope.parsers.detect import ReportKind, detect_kind
 from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
 from kernelscope.screens.error import ErrorScreen, error_sentence
+from kernelscope.screens.family_table import FamilyTable
 from kernelscope.screens.help import HelpScreen, help_markdown
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
@@ -67,7 +68,7 @@ class KernelscopeApp(App[None]):
         ),
     ]
     HELP_SECTIONS: tuple[tuple[str, tuple[type[DOMNode], ...]], ...] = (
-        ("Kernel list", (KernelTable, KernelListScreen)),
+        ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
         ("Kernel detail", (KernelDetailScreen,)),
     )
     """Whose keys the help lists (title, classes), after the app's; the current screen's

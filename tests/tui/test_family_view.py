@@ -34,7 +34,8 @@ async def test_families_rank_the_launches_by_total_time() -> None:
         first = family_cells(app, 0)
         assert "vec_mul_64blocks" in first[0] and first[1] == "150"
         assert first[2] == "352.90 us" and first[3] == "96.36"
-        assert first[9] == "launch-bound" and first[10] == "grid-too-small (warning)"
+        assert first[5] == "64 × 256"
+        assert first[6] == "launch-bound" and first[7] == "grid-too-small (warning)"
         assert "rng_uniform_fill" in family_cells(app, 1)[0]
         text = screen_text(app)
         assert "2 of 2 families (151 kernels)" in text

@@ -45,7 +45,7 @@ def reading(detail: KernelDetail) -> Text:
     busy = derived.issue_slots_busy(issue)
     if issue is None or busy is None:
         return Text("Issue-slot utilisation was not collected (--section SchedulerStats).", "dim")
-    limit = fmt_pct(DEFAULT_THRESHOLDS.issue_underused_pct)
+    limit = f"{DEFAULT_THRESHOLDS.issue_underused_pct:.0f}"
     if busy:
         text.append(
             f"Issue slots are busy ({fmt_pct(issue)} % ≥ {limit} %): ", style="bold green"
