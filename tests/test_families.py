@@ -150,3 +150,8 @@ def test_summary_ranks_families(tmp_path) -> None:
     assert "vec_mul_64blocks" in lines[0] and "150" in lines[0] and "96.36" in lines[0]
     assert "grid-too-small (warning)" in lines[0]
     assert make_console(io.StringIO()).no_color
+
+
+def test_ids_text_of_interleaved_launches_and_long_lists() -> None:
+    assert ids_text(range(3, 1000, 4)) == "3–999 step 4"
+    assert ids_text([*range(0, 40, 3), 41]) == "0, 3, 6, 9, 12, 15, 18, 21, … (15 in all)"

@@ -15,6 +15,7 @@ processes, the exports, the TUI and the cross-report joins (diff, timeline join)
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Iterable, Iterator, Mapping
@@ -203,25 +204,31 @@ def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
     )
 
 
-def ids_text(ids: Iterable[int]) -> str:
-    """Kernel IDs as compact ranges: ``1–150``, ``0, 3, 5–7``."""
-    out: list[str] = []
+def ids_text(ids: Iterable[int], limit: int = 8) -> str:
+    """Kernel IDs compactly: ``1–150``, ``0, 3, 5–7``, ``3–999 step 4`` for launches of one
+    kernel interleaved with others; beyond ``limit`` pieces, the first ones and the count."""
+    ordered = sorted(set(ids))
+    if len(ordered) >= 3:
+        step = ordered[1] - ordered[0]
+        if step > 1 and all(b - a == step for a, b in itertools.pairwise(ordered)):
+            return f"{ordered[0]}–{ordered[-1]} step {step}"
+    parts: list[str] = []
     run: list[int] = []
-    for i in sorted(ids):
+    for i in ordered:
         if run and i == run[-1] + 1:
             run.append(i)
             continue
         if run:
-            out.append(_run_text(run))
+            parts.extend(_run_text(run))
         run = [i]
     if run:
-        out.append(_run_text(run))
-    return ", ".join(out)
+        parts.extend(_run_text(run))
+    if limit and len(parts) > limit:
+        return ", ".join(parts[:limit]) + f", … ({len(ordered):,} in all)"
+    return ", ".join(parts)
 
 
-def _run_text(run: list[int]) -> str:
-    if len(run) == 1:
-        return str(run[0])
-    if len(run) == 2:
-        return f"{run[0]}, {run[1]}"
-    return f"{run[0]}–{run[-1]}"
+def _run_text(run: list[int]) -> list[str]:
+    if len(run) <= 2:
+        return [str(i) for i in run]
+    return [f"{run[0]}–{run[-1]}"]

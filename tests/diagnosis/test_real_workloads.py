@@ -251,3 +251,14 @@ def test_top_flag_follows_the_chain_among_equals() -> None:
     assert top_flag(d).id == d.bottleneck.decided_by == "grid-too-small"
     low = d.flag("low-occupancy")
     assert low.severity == "info" and "grid" in low.guard
+
+
+def test_stalls_behind_saturated_atomics_get_no_latency_advice() -> None:
+    d = find("histogram", "histogram_global_atomics_4bins").diagnosis
+    stall = d.flag("long-scoreboard-stalls")
+    assert stall is not None and stall.severity == "info"
+    assert any(g.id == "stalls-behind-atomics" for g in d.guard_rails)
+    # The 8 counters of the zoo keep the unit at 33 %: their wait stays a warning-level stall.
+    zoo = find("zoo", "atomic_contention_8_addresses").diagnosis
+    assert zoo.flag("long-scoreboard-stalls").severity == "critical"
+    assert not any(g.id == "stalls-behind-atomics" for g in zoo.guard_rails)

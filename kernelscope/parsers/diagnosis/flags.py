@@ -428,6 +428,8 @@ def _stall(metric: str, what: str) -> Check:
             return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
         if g.STALLS_AT_COMPUTE_ROOF in guards:
             return Finding("info", evidence, detail, guards[g.STALLS_AT_COMPUTE_ROOF].text)
+        if g.STALLS_BEHIND_ATOMICS in guards:
+            return Finding("info", evidence, detail, guards[g.STALLS_BEHIND_ATOMICS].text)
         return Finding(severity, evidence, detail)
 
     return check

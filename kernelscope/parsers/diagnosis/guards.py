@@ -22,6 +22,7 @@ STALLS_WITH_BUSY_ISSUE = "stalls-with-busy-issue"
 REGISTER_LIMIT_LARGE_BLOCKS = "register-limit-large-blocks"
 LONG_SCOREBOARD_AT_DRAM_ROOF = "long-scoreboard-at-dram-roof"
 STALLS_AT_COMPUTE_ROOF = "stalls-at-compute-roof"
+STALLS_BEHIND_ATOMICS = "stalls-behind-atomics"
 
 
 def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
@@ -126,10 +127,10 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
             ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%")
         )
     if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
-        evidence.insert(
-            0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note="SM count")
-        )
-        why = f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs"
+        note = f"{n.SM_COUNT} = {f.sm_count:.0f}"
+        evidence.insert(0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note=note))
+        blocks = "1 block" if f.grid == 1 else f"{f.grid:.0f} blocks"
+        why = f"{blocks} for {f.sm_count:.0f} SMs"
     else:
         evidence.insert(0, ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave"))
         why = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
@@ -234,6 +235,31 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
     )
 
 
+def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Warps that wait on memory while one L2 slice's atomic unit is saturated wait for the
+    atomics queued there: more loads in flight will not shorten that queue."""
+    if f.atomic_slice_max is None or f.atomic_slice_max < t.atomic_busy_pct:
+        return None
+    concentration = f.atomic_concentration
+    if concentration is not None and concentration < t.atomic_concentration:
+        return None
+    top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
+    if not top:
+        return None
+    evidence = [ev("memory", n.ATOMIC_SLICE_MAX, f.atomic_slice_max, ">=", t.atomic_busy_pct, "%")]
+    evidence += [
+        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
+        for name, s in top
+    ]
+    return GuardRail(
+        STALLS_BEHIND_ATOMICS,
+        f"One L2 slice's atomic unit is {f.atomic_slice_max:.0f}% busy: the warps wait for "
+        "their atomics to be served there, so the stall reasons are its queue, not a latency "
+        "to hide with more loads in flight. Fix the atomics first.",
+        tuple(evidence),
+    )
+
+
 CHECKS = (
     memory_not_dram,
     grid_cannot_fill,
@@ -242,6 +268,7 @@ CHECKS = (
     stalls_with_busy_issue,
     long_scoreboard_at_dram_roof,
     stalls_at_compute_roof,
+    stalls_behind_atomics,
 )
 
 
