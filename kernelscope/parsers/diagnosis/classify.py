@@ -67,29 +67,14 @@ def _sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
 def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
     """The Speed Of Light averages every L2 slice; atomics to a few addresses load one slice
     while the average stays low. When that slice's atomic unit is busy, it is the limit."""
-    top = f.atomic_slice_max
-    if top is None or top < t.atomic_busy_pct:
+    found = g.atomic_evidence(f, t, t.atomic_busy_pct)
+    if found is None:
         return None
-    concentration = f.atomic_concentration
-    if concentration is not None and concentration < t.atomic_concentration:
-        return None
-    if f.atomic_request_share is not None and f.atomic_request_share < t.atomic_request_share:
-        return None
-    trail.append(ev("memory", n.ATOMIC_SLICE_MAX, top, ">=", t.atomic_busy_pct, "%"))
-    if concentration is not None:
-        trail.append(
-            ev(
-                "memory",
-                f"{n.ATOMIC_SLICE_MAX} / {n.ATOMIC_SLICE_AVG}",
-                concentration,
-                ">=",
-                t.atomic_concentration,
-            )
-        )
+    trail.extend(found)
     return Bottleneck(
         "atomic-bound",
-        f"Atomics serialise in one L2 slice: its atomic unit is {top:.0f}% busy while the "
-        "average slice is nearly idle, which the Speed Of Light averages hide.",
+        f"Atomics serialise in one L2 slice: its atomic unit is {f.atomic_slice_max or 0:.0f}% "
+        "busy while the average slice is nearly idle, which the Speed Of Light averages hide.",
         tuple(trail),
         decided_by="atomic-contention",
     )

@@ -267,27 +267,10 @@ def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.atomic_slice_max is None:
         return Missing((n.SECTION_SOL,))
-    if f.atomic_slice_max < t.atomic_slice_warn_pct:
+    found = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
+    if found is None:
         return None
-    concentration = f.atomic_concentration
-    if concentration is not None and concentration < t.atomic_concentration:
-        return None  # atomics spread over every slice: throughput, not contention
-    if f.atomic_request_share is not None and f.atomic_request_share < t.atomic_request_share:
-        return None  # a few atomics (e.g. one per block) next to the real work
-    evidence = [
-        ev("memory", n.ATOMIC_SLICE_MAX, f.atomic_slice_max, ">=", t.atomic_slice_warn_pct, "%")
-    ]
-    if concentration is not None:
-        evidence.append(
-            ev(
-                "memory",
-                f"{n.ATOMIC_SLICE_MAX} / {n.ATOMIC_SLICE_AVG}",
-                concentration,
-                ">=",
-                t.atomic_concentration,
-                note=f"average slice {f.atomic_slice_avg:.2f} %",
-            )
-        )
+    evidence = list(found)
     if f.atomic_request_share is not None:
         evidence.append(
             ev(
@@ -303,6 +286,7 @@ def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         where, pct, note = f.atomic_line
         evidence.append(ev("source", where, pct, unit="% of samples", note=note))
     severity = "critical" if f.atomic_slice_max >= t.atomic_busy_pct else "warning"
+    concentration = f.atomic_concentration
     detail = (
         f"The busiest L2 slice's atomic unit is {f.atomic_slice_max:.0f}% busy"
         + (f", {concentration:.0f}× the average slice" if concentration is not None else "")

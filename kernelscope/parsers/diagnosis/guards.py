@@ -143,18 +143,54 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
     )
 
 
+def _high_stalls(f: Facts, t: Thresholds) -> list[Evidence]:
+    """Evidence of each stall reason at ``stall_share_warn`` or more of a warp's cycles."""
+    return [
+        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
+        for name, s in f.stall_shares.items()
+        if s >= t.stall_share_warn
+    ]
+
+
+def atomic_evidence(f: Facts, t: Thresholds, threshold: float) -> list[Evidence] | None:
+    """The evidence that atomics to a few addresses queue in one L2 slice: its atomic unit
+    at ``threshold`` % or more, concentrated (``atomic_concentration`` × the average slice) and,
+    when the memory tables say, not incidental (``atomic_request_share`` of the requests).
+    None when that does not hold: the one test behind ``atomic-contention`` (at
+    ``atomic_slice_warn_pct``), ``atomic-bound`` and ``stalls-behind-atomics`` (at
+    ``atomic_busy_pct``)."""
+    top = f.atomic_slice_max
+    if top is None or top < threshold:
+        return None
+    concentration = f.atomic_concentration
+    if concentration is not None and concentration < t.atomic_concentration:
+        return None  # atomics spread over every slice: throughput, not contention
+    if f.atomic_request_share is not None and f.atomic_request_share < t.atomic_request_share:
+        return None  # a few atomics (e.g. one per block) next to the real work
+    out = [ev("memory", n.ATOMIC_SLICE_MAX, top, ">=", threshold, "%")]
+    if concentration is not None:
+        out.append(
+            ev(
+                "memory",
+                f"{n.ATOMIC_SLICE_MAX} / {n.ATOMIC_SLICE_AVG}",
+                concentration,
+                ">=",
+                t.atomic_concentration,
+                note=f"average slice {f.atomic_slice_avg:.2f} %",
+            )
+        )
+    return out
+
+
 def stalls_with_busy_issue(f: Facts, t: Thresholds) -> GuardRail | None:
     """Stall reasons are only worth acting on when the schedulers are often idle."""
     if not derived.issue_slots_busy(f.issue_active, t):
         return None
-    top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
-    if not top:
+    stalls = _high_stalls(f, t)
+    if not stalls:
         return None
     evidence = [ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, ">=", t.issue_underused_pct, "%")]
-    evidence += [
-        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
-        for name, s in top
-    ]
+    evidence += stalls
     return GuardRail(
         STALLS_WITH_BUSY_ISSUE,
         f"The schedulers issue on {f.issue_active:.0f}% of cycles, so the stall reasons only "
@@ -218,15 +254,12 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
     kernel waits between its (large) MMA/FMA instructions, not a problem to fix."""
     if not f.pipes_busy(t.pipe_busy_pct) or f.busiest_pipe is None:
         return None
-    top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
-    if not top:
+    stalls = _high_stalls(f, t)
+    if not stalls:
         return None
     label, metric, pct = f.busiest_pipe
     evidence = [ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe")]
-    evidence += [
-        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
-        for name, s in top
-    ]
+    evidence += stalls
     return GuardRail(
         STALLS_AT_COMPUTE_ROOF,
         f"The {label} pipe is {pct:.0f}% busy, so the kernel is at its compute roof: its stall "
@@ -238,22 +271,14 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
 def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
     """Warps that wait on memory while one L2 slice's atomic unit is saturated wait for the
     atomics queued there: more loads in flight will not shorten that queue."""
-    if f.atomic_slice_max is None or f.atomic_slice_max < t.atomic_busy_pct:
+    atomics = atomic_evidence(f, t, t.atomic_busy_pct)
+    stalls = _high_stalls(f, t)
+    if atomics is None or not stalls:
         return None
-    concentration = f.atomic_concentration
-    if concentration is not None and concentration < t.atomic_concentration:
-        return None
-    top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
-    if not top:
-        return None
-    evidence = [ev("memory", n.ATOMIC_SLICE_MAX, f.atomic_slice_max, ">=", t.atomic_busy_pct, "%")]
-    evidence += [
-        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
-        for name, s in top
-    ]
+    evidence = [*atomics, *stalls]
     return GuardRail(
         STALLS_BEHIND_ATOMICS,
-        f"One L2 slice's atomic unit is {f.atomic_slice_max:.0f}% busy: the warps wait for "
+        f"One L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy: the warps wait for "
         "their atomics to be served there, so the stall reasons are its queue, not a latency "
         "to hide with more loads in flight. Fix the atomics first.",
         tuple(evidence),
