@@ -29,7 +29,6 @@ from kernelscope.parsers.ncu.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
-from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
 from kernelscope.render.families import (
     family_ids,
     family_label,
@@ -47,6 +46,7 @@ from kernelscope.render.format import (
     short_name,
 )
 from kernelscope.render.ncu_markup import plain_ncu_markup
+from kernelscope.render.roofline import ChartKernel, render_roofline
 
 NAME_WIDTH = 40
 TOP_LINES = 5

@@ -29,7 +29,8 @@ class Launch(Protocol):
     @property
     def id(self) -> int: ...
 
-    row: Mapping[str, Any]
+    @property
+    def row(self) -> Mapping[str, object]: ...
 
 
 def launch_duration(launch: Launch) -> float | None:
@@ -156,7 +157,7 @@ class ReportFamilies:
         return len(self.families)
 
 
-def _config(row: Mapping[str, Any]) -> tuple[str, str]:
+def _config(row: Mapping[str, object]) -> tuple[str, str]:
     return str(row.get("grid", "")), str(row.get("block", ""))
 
 

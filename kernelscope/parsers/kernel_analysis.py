@@ -108,11 +108,6 @@ class AnalyzedReport:
                 yield detail, self.diagnose_detail(detail)
                 want = next(order, None)
 
-    def detail_diagnosis(self, kernel_id: int) -> tuple[KernelDetail, Diagnosis]:
-        """The kernel's detail and its diagnosis computed on the detail's fuller metric set."""
-        detail = self.report.detail(kernel_id)
-        return detail, self.diagnose_detail(detail)
-
     def diagnose_detail(self, detail: KernelDetail) -> Diagnosis:
         """``detail``'s diagnosis weighed by its own and its family's share of the time."""
         share = self.kernels[detail.id].time_share

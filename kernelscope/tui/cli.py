@@ -22,7 +22,8 @@ def _tui_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument(
-        "report", nargs="?", type=Path, help="report (.ncu-rep, .nsys-rep, .sqlite; .xz/.gz ok)"
+        "report", nargs="*", type=Path,
+        help="report (.ncu-rep, .nsys-rep, .sqlite; .xz/.gz ok), or the inputs of a KIND",
     )
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
@@ -33,7 +34,7 @@ def _tui_parser() -> argparse.ArgumentParser:
 
 def _export_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kernelscope export", description="Export a report headless.")
-    p.add_argument("report", type=Path)
+    p.add_argument("report", nargs="+", type=Path, help="the report (or a KIND's inputs)")
     p.add_argument("--format", "-f", choices=("json", "md", "csv"), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
@@ -52,7 +53,7 @@ def _summary_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kernelscope summary", description="Print a report's essentials."
     )
-    p.add_argument("report", type=Path)
+    p.add_argument("report", nargs="+", type=Path, help="the report (or a KIND's inputs)")
     p.add_argument("--cache-dir", type=Path, default=None)
     return p
 
@@ -62,7 +63,16 @@ def _fail(message: str) -> int:
     return 2
 
 
-def run_export(args: argparse.Namespace) -> int:
+def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
+    """A leading word naming a kind that claims a subcommand (``diff A B``), and the rest."""
+    from kernelscope.kinds import by_subcommand
+
+    if argv and by_subcommand(argv[0]) is not None:
+        return argv[0], argv[1:]
+    return None, argv
+
+
+def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.writer import ExportOptions, render, write_text
 
     options = ExportOptions(
@@ -72,7 +82,7 @@ def run_export(args: argparse.Namespace) -> int:
         all_metrics=args.all_metrics,
         cache_dir=args.cache_dir,
     )
-    text = render(args.report, options)
+    text = render(args.report, options, subcommand=subcommand)
     if args.output is None:
         sys.stdout.write(text)
     else:
@@ -80,21 +90,25 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_summary(args: argparse.Namespace) -> int:
+def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.summary import print_summary
 
-    print_summary(args.report, cache_dir=args.cache_dir)
+    print_summary(args.report, cache_dir=args.cache_dir, subcommand=subcommand)
     return 0
 
 
-def run_tui(args: argparse.Namespace) -> int:
+def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
+    from kernelscope.kinds import kind_for
     from kernelscope.parsers.detect import check_readable
 
-    if args.report is not None:
-        check_readable(args.report)
+    if subcommand is not None or len(args.report) > 1:
+        kind_for(args.report, subcommand)  # the right number of inputs, before the TUI starts
+    else:
+        for path in args.report:
+            check_readable(path)
     from kernelscope.tui.app import create_app
 
-    create_app(args.report, cache_dir=args.cache_dir).run()
+    create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand).run()
     return 0
 
 
@@ -103,10 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] == "export":
-            return run_export(_export_parser().parse_args(argv[1:]))
+            kind, rest = _kind_word(argv[1:])
+            return run_export(_export_parser().parse_args(rest), kind)
         if argv and argv[0] == "summary":
-            return run_summary(_summary_parser().parse_args(argv[1:]))
-        return run_tui(_tui_parser().parse_args(argv))
+            kind, rest = _kind_word(argv[1:])
+            return run_summary(_summary_parser().parse_args(rest), kind)
+        kind, rest = _kind_word(argv)
+        return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:

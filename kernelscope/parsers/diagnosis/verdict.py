@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.parsers.diagnosis.evidence import STEPS
-from kernelscope.parsers.diagnosis.result import Diagnosis, Flag, severity_rank
+from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
+from kernelscope.parsers.severity import severity_rank
 
 
 def chain_position(flag: Flag) -> tuple[int, int, int]:

@@ -1,0 +1,63 @@
+"""The kinds kernelscope ships: one registration each.
+
+Adding a kind: write its model (``parsers``), renderers (``export``) and session with its
+screens (``screens``), then add one ``KindSpec`` here (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kernelscope.kinds.registry import KindSpec, OpenOptions
+from kernelscope.parsers.detect import ReportKind
+
+
+def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.kernel_analysis import open_for_analysis
+
+    return open_for_analysis(paths[0])
+
+
+def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.parsers.kernel_analysis import analyze
+
+    return analyze(report)
+
+
+def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.nsys import open_report
+
+    return open_report(paths[0], cache_dir=options.cache_dir)
+
+
+def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+    return TimelineData(report)
+
+
+NCU = KindSpec(
+    name="ncu",
+    title="Nsight Compute kernel report",
+    detect=lambda probe: probe.content is ReportKind.NCU,
+    open=_open_kernels,
+    analyse=_analyse_kernels,
+    summary="kernelscope.export.summary:print_kernels_summary",
+    export="kernelscope.export.ncu_export:render_ncu_report",
+    session="kernelscope.screens.kernel_session:KernelSession",
+)
+
+NSYS = KindSpec(
+    name="nsys",
+    title="Nsight Systems timeline (.nsys-rep or its SQLite export)",
+    detect=lambda probe: probe.content in (ReportKind.NSYS, ReportKind.SQLITE),
+    open=_open_timeline,
+    analyse=_analyse_timeline,
+    summary="kernelscope.export.summary:print_timeline_summary",
+    export="kernelscope.export.timeline_export:render_timeline_report",
+    session="kernelscope.screens.timeline_session:TimelineSession",
+)
+
+BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS)
