@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
@@ -33,6 +34,9 @@ from kernelscope.tui.messages import (
     SummariesLoaded,
     TimelineRequested,
 )
+
+if TYPE_CHECKING:
+    from kernelscope.export.ranks import RunOptions
 
 DEFAULT_REPORT = "data/default.ncu-rep.xz"
 TIMELINE_MODULE = "kernelscope.screens.timeline"
@@ -79,9 +83,13 @@ class KernelscopeApp(App[None]):
         *,
         cache_dir: Path | None = None,
         extra_columns: Sequence[ColumnProvider] | None = None,
+        ranks: Sequence[Path] | None = None,
+        run_options: RunOptions | None = None,
     ) -> None:
         super().__init__()
         self.report_path = Path(report_path)
+        self.ranks = list(ranks or [])
+        self.run_options = run_options
         self.cache_dir = cache_dir
         self.columns = list_columns(extra_columns)
         self.report: NcuReport | None = None
@@ -92,6 +100,12 @@ class KernelscopeApp(App[None]):
 
     # -- opening ---------------------------------------------------------------------------
     def on_mount(self) -> None:
+        if self.ranks:
+            from kernelscope.screens.ranks import RanksScreen
+
+            self.push_screen(RanksScreen(self.ranks, cache_dir=self.cache_dir,
+                                         options=self.run_options))
+            return
         self.push_screen(LoadingScreen(self.report_path))
         self.open_report(self.report_path)
 
@@ -313,11 +327,18 @@ def create_app(
     *,
     cache_dir: Path | None = None,
     extra_columns: Sequence[ColumnProvider] | None = None,
+    ranks: Sequence[Path] | None = None,
+    run_options: RunOptions | None = None,
 ) -> KernelscopeApp:
     """The app for ``report`` (the bundled sample when None), used by the CLI and the tests.
 
     ``cache_dir`` is handed to the timeline screen (converted Nsight Systems exports);
-    ``extra_columns`` replaces ``kernelscope.tui.columns.EXTRA_COLUMNS`` for this app.
+    ``extra_columns`` replaces ``kernelscope.tui.columns.EXTRA_COLUMNS`` for this app;
+    ``ranks`` (trace files of one run) opens the ranks screen instead of a report.
     """
+    if ranks:
+        first = Path(ranks[0])
+        return KernelscopeApp(first, cache_dir=cache_dir, extra_columns=extra_columns,
+                              ranks=ranks, run_options=run_options)
     path = Path(report) if report is not None else default_report_path()
     return KernelscopeApp(path, cache_dir=cache_dir, extra_columns=extra_columns)

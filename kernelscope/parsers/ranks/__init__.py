@@ -1,11 +1,11 @@
 """Many ranks of one run: per-rank reduction (in worker processes or on Dask), rank numbers
 and clock alignment, straggler and collective waits, cross-rank kernel families, a utilisation
-heatmap, and the ``kernelscope/ranks/1`` JSON document (docs/ranks.md).
+heatmap (docs/ranks.md). The ``kernelscope/ranks/1`` JSON document is in
+``kernelscope.export.ranks_json``.
 
     run = analyse_run(["traces/"])          # a directory of per-rank traces, or the files
     run.straggler.verdict
     heatmap(run, width=100)                 # {rank: [GPU busy fraction per column]}
-    to_export_dict(run)                     # kernelscope/ranks/1
 
 This package's ``__init__`` imports nothing heavy: worker processes import only
 ``kernelscope.parsers.ranks.reduce`` (and polars) when they start their first task.
@@ -19,8 +19,6 @@ _EXPORTS = {
     "analyse_run": "kernelscope.parsers.ranks.run",
     "analyse": "kernelscope.parsers.ranks.run",
     "heatmap": "kernelscope.parsers.ranks.heatmap",
-    "to_export_dict": "kernelscope.parsers.ranks.export_dict",
-    "SCHEMA": "kernelscope.parsers.ranks.export_dict",
     "ReduceOptions": "kernelscope.parsers.ranks.reduce",
     "reduce_trace": "kernelscope.parsers.ranks.reduce",
     "RankSummary": "kernelscope.parsers.ranks.model",

@@ -59,10 +59,7 @@ def trace_files(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
     seen: set[Path] = set()
     for item in inputs:
         path = Path(item)
-        if path.is_dir():
-            found = _in_directory(path)
-        else:
-            found = [check_readable(path)]
+        found = _in_directory(path) if path.is_dir() else [check_readable(path)]
         for p in found:
             key = p.resolve()
             if key not in seen:

@@ -31,7 +31,6 @@ from kernelscope.parsers.nsys.opener import exported_sqlite_path
 from kernelscope.parsers.ranks.collectives import communication, nccl_op
 from kernelscope.parsers.ranks.model import DEFAULT_BUSY_POINTS, RankSummary
 from kernelscope.parsers.ranks.read import (
-    OPS_SCHEMA,
     RANK_VARIABLES,
     TraceTables,
     read_cpu_calls,

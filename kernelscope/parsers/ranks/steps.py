@@ -39,7 +39,7 @@ def nvtx_steps(ranges: pl.DataFrame) -> pl.DataFrame:
         "start", "end", "global_tid", pl.col("range").str.strip_prefix(":").alias("name"),
     ).with_columns(pl.col("name").str.replace_all(r"\d+", "#").alias("pattern"))
     best: tuple[int, pl.DataFrame] | None = None
-    for (tid, pattern), group in named.group_by(["global_tid", "pattern"]):
+    for (_tid, pattern), group in named.group_by(["global_tid", "pattern"]):
         if group.height < 2:
             continue
         numbered = "#" in str(pattern) and group["name"].n_unique() > 1
