@@ -91,7 +91,8 @@ def _ns(value: Any) -> str:
 
 def rank_frame(doc: dict[str, Any]) -> pl.DataFrame:
     rows = [{
-        "rank": r["rank"], "file": Path(r["file"]).name, "steps": r["steps"],
+        "rank": r["rank"], "file": r["file"], "pid": r["pid"], "host": r["host"],
+        "devices": ", ".join(r["devices"]), "steps": r["steps"],
         "step_time_ns": r["step_time_ns"], "gpu_busy_pct": r["gpu_busy_pct"],
         "comm_ns": r["comm_ns"], "overlap_pct": r["overlap_pct"],
         "wait_ns_per_step": r["wait_ns_per_step"], "late_ns_per_step": r["late_ns_per_step"],
@@ -101,13 +102,25 @@ def rank_frame(doc: dict[str, Any]) -> pl.DataFrame:
 
 
 RANK_COLUMNS = (
-    Column("rank", "Rank", str), Column("file", "File", str, numeric=False, max_width=28),
-    Column("steps", "Steps", str), Column("step_time_ns", "Step time", _ns),
+    Column("rank", "Rank", str), Column("steps", "Steps", str),
+    Column("step_time_ns", "Step time", _ns),
     Column("gpu_busy_pct", "GPU busy", pct), Column("comm_ns", "Comm", _ns),
     Column("overlap_pct", "Overlap", pct), Column("wait_ns_per_step", "Wait/step", _ns),
     Column("late_ns_per_step", "Late/step", _ns), Column("last", "Last at", str),
     Column("gaps", "Idle gaps by cause", str, numeric=False, flex=True),
 )
+
+
+def describe_rank(row: dict[str, Any]) -> str:
+    """The status line under the ranks table: where the highlighted rank came from."""
+    parts = [f"rank {row['rank']}: {Path(row['file']).name}"]
+    if row.get("pid"):
+        parts.append(f"pid {row['pid']}")
+    if row.get("host"):
+        parts.append(f"host {row['host']}")
+    if row.get("devices"):
+        parts.append(str(row["devices"]))
+    return " · ".join(parts)
 
 
 def steps_frame(doc: dict[str, Any]) -> tuple[pl.DataFrame, list[Column]]:
@@ -296,6 +309,7 @@ class RanksScreen(Screen[None]):
         clock = ("Clock: " + run.clock.note + ("" if run.clock.safe else " (unsafe)"))
         ranks_view = FrameView("Ranks side by side", RANK_COLUMNS, sort="rank",
                                descending=False, noun="ranks", choosable=True,
+                               describe=describe_rank,
                                id="rk-ranks-view", table_id="rk-ranks-table")
         steps, step_columns = steps_frame(doc)
         families = FrameView("Kernel families across ranks", FAMILY_COLUMNS, sort="total_ns",

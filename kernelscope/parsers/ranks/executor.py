@@ -109,7 +109,7 @@ class ProcessExecutor(Executor):
 class DaskExecutor(Executor):
     """Tasks submitted to a Dask ``distributed`` scheduler."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, *, timeout_s: float = 5.0) -> None:
         try:
             from distributed import Client
         except ImportError as exc:
@@ -117,10 +117,12 @@ class DaskExecutor(Executor):
                 "--scheduler needs Dask: pip install 'kernelscope[dask]' (dask and "
                 "distributed).") from exc
         try:
-            self._client = Client(address, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ReportError(f"The Dask scheduler at {address} could not be reached "
-                              f"({type(exc).__name__}).") from exc
+            self._client = Client(address, timeout=f"{timeout_s}s")
+        except ValueError as exc:
+            raise ReportError(f"{address} is not a Dask scheduler address ({exc}).") from exc
+        except (OSError, TimeoutError) as exc:
+            raise ReportError(f"The Dask scheduler at {address} could not be reached within "
+                              f"{timeout_s:g} s.") from exc
         self.name = f"Dask scheduler {address}"
 
     def run(self, tasks: Sequence[Task], cancel: CancelHook | None = None

@@ -132,6 +132,7 @@ def _instead(ranks: dict[int, RankSummary], calls: pl.DataFrame, who: int) -> pl
         pl.col("ns").median().alias("others_ns"))
     order = pl.col("what").replace_strict({"window": 0, "gpu": 1, "nvtx": 2}, default=3)
     return (mine.join(others, on=["what", "name"], how="left")
+            .filter((pl.col("what") != "nvtx") | (pl.col("ns") > 0) | (pl.col("others_ns") > 0))
             .with_columns((pl.col("ns") - pl.col("others_ns")).alias("extra_ns"))
             .sort(order, -pl.col("extra_ns").abs(), "name")
             .head(TOP_INSTEAD + 2).cast(schema))  # type: ignore[arg-type]
