@@ -12,6 +12,7 @@
 #   nsys_profile  nsys profile timeline_torch, timeline_plain, many_tiny -> raw/nsys/*.nsys-rep
 #   nsys_new      nsys profile graph_eager, graph_replay, gpu_metrics, join_trace and the
 #                 four per-rank traces ranks/rank{0..3} -> raw/nsys/
+#   nsys_nccl     (two GPUs) the two per-rank NCCL traces nccl/nccl_rank{0,1} -> raw/nsys/nccl/
 #   nsys_post     nsys export/stats/analyze on every .nsys-rep without a .sqlite (CPU only)
 #   ncu           ncu zoo (full set + source), torch_ops (full set + source),
 #                 many_launches (default set) + --page details/raw CSV oracles -> raw/ncu/
@@ -164,6 +165,22 @@ stage_nsys_new() {
   ls -la "$RS" "$RS/ranks" >&2
 }
 
+# Two ranks on two GPUs, NCCL all-reduce (needs a machine with two GPUs; NVLink
+# multicast stays off, as the shared machines require).
+stage_nsys_nccl() {
+  local r pids=()
+  mkdir -p "$RS/nccl"
+  for r in 0 1; do
+    (cd "$RS/nccl" && NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \
+      RANK=$r WORLD_SIZE=2 MASTER_PORT=29544 run 180 "$NSYS" profile \
+      --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none -o 'nccl_rank%q{RANK}' -f true \
+      "$PYTHON" "$SRC/torch/nccl_ranks.py") >"$RS/nccl/nccl_rank$r.profile.log" 2>&1 &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r"; done
+  ls -la "$RS/nccl" >&2
+}
+
 nsys_post_one() {
   local n=$1 dir=${2:-$RS}
   [[ -s $dir/$n.nsys-rep ]] || { log "no $n.nsys-rep"; echo "missing: $n.nsys-rep" >>"$FAILED"; return 1; }
@@ -186,7 +203,7 @@ stage_nsys_post() {
     echo "== analyze --help-rules"; "$NSYS" analyze --help-rules
   } >"$RS/nsys_help.txt" 2>&1
   local f pids=()
-  for f in "$RS"/*.nsys-rep "$RS"/ranks/*.nsys-rep; do
+  for f in "$RS"/*.nsys-rep "$RS"/ranks/*.nsys-rep "$RS"/nccl/*.nsys-rep; do
     [[ -e $f && ! -e ${f%.nsys-rep}.sqlite ]] || continue
     (nsys_post_one "$(basename "$f" .nsys-rep)" "$(dirname "$f")") &
     pids+=($!)
@@ -335,6 +352,12 @@ stage_pack() {
     done
     for f in "$RS"/ranks/*.csv "$RS"/ranks/*.stats.txt "$RS"/ranks/*.analyze.txt; do
       [[ -e $f ]] && echo "$f $S/nsys/ranks/oracle/$(basename "$f").xz"
+    done
+    for f in "$RS"/nccl/*.nsys-rep "$RS"/nccl/*.sqlite; do
+      [[ -e $f ]] && echo "$f $S/nsys/nccl/$(basename "$f").xz"
+    done
+    for f in "$RS"/nccl/*.csv "$RS"/nccl/*.stats.txt "$RS"/nccl/*.analyze.txt; do
+      [[ -e $f ]] && echo "$f $S/nsys/nccl/oracle/$(basename "$f").xz"
     done
     for f in "$RN"/big/*.ncu-rep "$RN"/big/*.csv "$RN"/big/probe.txt; do
       [[ -e $f ]] && echo "$f $S/big/$(basename "$f").xz"
