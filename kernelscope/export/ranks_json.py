@@ -76,15 +76,19 @@ def step_rows(run: RunAnalysis) -> list[dict[str, Any]]:
     """Per step: the rank that arrived last (the most lateness summed over the step's
     collectives), its lateness and every rank's wait."""
     steps = run.step_waits
-    out = []
-    for (step,), part in steps.group_by(["step"], maintain_order=True):
-        latest = part.sort(["late_ns", "rank"], descending=[True, False]).row(0, named=True)
-        out.append({
-            "step": step, "collectives": int(part["collectives"].max()),  # type: ignore[arg-type]
-            "last_rank": latest["rank"], "late_ns": latest["late_ns"],
-            "wait_ns": {str(r): w for r, w in part.select("rank", "wait_ns").iter_rows()},
-        })
-    return out
+    if not steps.height:
+        return []
+    latest = (steps.sort(["step", "late_ns", "rank"], descending=[False, True, False])
+              .group_by("step", maintain_order=True)
+              .agg(pl.col("collectives").max(), pl.col("rank").first().alias("last_rank"),
+                   pl.col("late_ns").first()))
+    waits = (steps.with_columns(pl.col("rank").cast(pl.String))
+             .group_by("step", maintain_order=True)
+             .agg(pl.struct("rank", "wait_ns").alias("w")))
+    rows = latest.join(waits, on="step", how="left", maintain_order="left")
+    return [{"step": r["step"], "collectives": r["collectives"], "last_rank": r["last_rank"],
+             "late_ns": r["late_ns"], "wait_ns": {w["rank"]: w["wait_ns"] for w in r["w"]}}
+            for r in rows.iter_rows(named=True)]
 
 
 def _straggler(run: RunAnalysis) -> dict[str, Any] | None:
@@ -114,7 +118,10 @@ def to_export_dict(run: RunAnalysis, *, columns: int = HEATMAP_COLUMNS) -> dict[
     """The whole run as one JSON-serialisable dict (schema ``kernelscope/ranks/1``)."""
     clock = run.clock
     cells = heatmap(run, width=columns)
-    return json_safe({
+    # The per-step rows and the heatmap hold only integers and finite floats (one value per
+    # rank and step: the bulk of a long run's document), so only the rest goes through
+    # json_safe.
+    doc = json_safe({
         "schema": SCHEMA,
         "run": {
             "traces": sorted({s.file for s in run.ranks.values()}),
@@ -128,10 +135,12 @@ def to_export_dict(run: RunAnalysis, *, columns: int = HEATMAP_COLUMNS) -> dict[
         "ranks": rank_rows(run),
         "straggler": _straggler(run),
         "straggler_note": run.straggler_note,
-        "steps": step_rows(run),
+        "steps": [],
         "families": _families(run),
         "slow_ranks": _rows(run.slow_ranks),
-        "heatmap": {"t0_ns": run.t0, "t1_ns": run.t1, "columns": columns,
-                    "ranks": {str(r): [round(100 * v, 1) for v in vals]
-                              for r, vals in cells.items()}},
     })
+    doc["steps"] = step_rows(run)
+    doc["heatmap"] = {"t0_ns": run.t0, "t1_ns": run.t1, "columns": columns,
+                      "ranks": {str(r): [round(100 * v, 1) for v in vals]
+                                for r, vals in cells.items()}}
+    return doc
