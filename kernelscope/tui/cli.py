@@ -46,12 +46,15 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
                    "default: by size and cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="reduce the ranks on this Dask scheduler (needs kernelscope[dask])")
+    p.add_argument("--ranks", action="store_true",
+                   help="read the trace(s) as the ranks of one run even when one file is given "
+                   "(one trace holding every rank's process)")
 
 
-def _is_run(reports: list[Path]) -> bool:
+def _is_run(args: argparse.Namespace) -> bool:
     from kernelscope.parsers.ranks.discover import is_run
 
-    return is_run(reports)
+    return bool(args.report) and (args.ranks or is_run(args.report))
 
 
 def _run_options(args: argparse.Namespace) -> RunOptions:
@@ -93,7 +96,7 @@ def _fail(message: str) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from kernelscope.export.writer import ExportOptions, render, write_text
 
-    if _is_run(args.report):
+    if _is_run(args):
         from kernelscope.export.ranks import render_run
 
         text = render_run(args.report, args.format, _run_options(args), top=args.top)
@@ -121,7 +124,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_summary(args: argparse.Namespace) -> int:
     from kernelscope.export.summary import print_summary
 
-    if _is_run(args.report):
+    if _is_run(args):
         from kernelscope.export.ranks import print_run_summary
 
         print_run_summary(args.report, _run_options(args))
@@ -133,7 +136,7 @@ def run_summary(args: argparse.Namespace) -> int:
 def run_tui(args: argparse.Namespace) -> int:
     from kernelscope.parsers.detect import check_readable
 
-    if _is_run(args.report):
+    if _is_run(args):
         from kernelscope.parsers.ranks.discover import trace_files
         from kernelscope.tui.app import create_app
 

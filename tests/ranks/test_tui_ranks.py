@@ -28,7 +28,8 @@ async def wait_loaded(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
     app = pilot.app
     await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen) or (
         isinstance(app.screen, RanksScreen) and app.screen.run is not None
-        and app.screen.query("#rk-views")), timeout_s)
+        and bool(app.screen.query("#rk-ranks-table"))
+        and app.screen.query_one("#rk-ranks-table").row_count > 0), timeout_s)
     await settle(pilot)
 
 
@@ -113,7 +114,8 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         await wait_loaded(pilot)
         for key in keys:
             await pilot.press(key)
-        await pilot.pause()
+        await settle(pilot)
+        await pilot.pause(0.2)
 
     return run_before
 

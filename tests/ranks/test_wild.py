@@ -4,6 +4,8 @@ one DGX, one process each, nsys 2020.5 converted by 2025.3) open as a run."""
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
 import polars as pl
@@ -14,7 +16,7 @@ from kernelscope.parsers.ranks.reduce import ReduceOptions
 from kernelscope.parsers.ranks.run import analyse_run
 from kernelscope.tui.cli import main
 from tests.nsys.oracle import read_csv
-from tests.ranks.conftest import WILD_MPI, need_wild
+from tests.ranks.conftest import WILD_MPI, decompress, need_wild
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +73,71 @@ def test_the_run_exports_headless(wild_traces: list[Path], cache_dir: Path, caps
     assert doc["schema"] == "kernelscope/ranks/1"
     assert [r["rank"] for r in doc["ranks"]] == [3, 7]
     assert all(r["comm_source"] == "mpi" for r in doc["ranks"])
+
+
+# -- one trace holding both ranks' processes (as ``nsys profile mpirun …`` writes) -----------
+ID_COLUMNS = {  # columns that hold StringIds ids, per table
+    "CUPTI_ACTIVITY_KIND_KERNEL": ("demangledName", "shortName", "mangledName"),
+    "CUPTI_ACTIVITY_KIND_RUNTIME": ("nameId",), "NVTX_EVENTS": ("textId",),
+    "MPI_OTHER_EVENTS": ("textId",), "CUPTI_ACTIVITY_KIND_MEMCPY": (),
+    "CUPTI_ACTIVITY_KIND_MEMSET": (), "OSRT_API": ("nameId",),
+}
+
+
+def merge_traces(first: Path, second: Path, target: Path) -> Path:
+    """``first`` with the events of ``second`` added: its string ids moved past the first's
+    and its times shifted by the difference of the two session starts."""
+    shutil.copyfile(first, target)
+    target.chmod(0o644)
+    with sqlite3.connect(target) as conn:
+        conn.execute("ATTACH DATABASE ? AS other", (str(second),))
+        base = conn.execute("SELECT max(id) + 1 FROM StringIds").fetchone()[0]
+        shift = conn.execute(
+            "SELECT (SELECT utcEpochNs FROM other.TARGET_INFO_SESSION_START_TIME) - "
+            "(SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME)").fetchone()[0]
+        conn.execute("INSERT INTO StringIds (id, value) SELECT id + ?, value "
+                     "FROM other.StringIds", (base,))
+        for table, ids in ID_COLUMNS.items():
+            cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+            if not cols:
+                continue
+            select = ", ".join(
+                f'"{c}" + {shift}' if c in ("start", "end")
+                else f'"{c}" + {base}' if c in ids else f'"{c}"' for c in cols)
+            names = ", ".join(f'"{c}"' for c in cols)
+            conn.execute(f'INSERT INTO "{table}" ({names}) SELECT {select} '
+                         f'FROM other."{table}"')
+        conn.commit()
+        conn.execute("DETACH DATABASE other")
+    return target
+
+
+@pytest.fixture(scope="module")
+def merged(wild_traces: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wild-merged")
+    plain = [decompress(p, out / p.name.removesuffix(".xz")) for p in wild_traces]
+    return merge_traces(plain[0], plain[1], out / "both_ranks.sqlite")
+
+
+def test_one_trace_with_both_processes_is_two_ranks(merged: Path, wild_run: RunAnalysis,
+                                                     cache_dir: Path, capsys):
+    run = analyse_run([merged], options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
+    assert list(run.ranks) == [3, 7]  # from each process's NVTX "MPI Rank N" mark
+    assert run.rank_source == "NVTX events naming the rank"
+    assert run.clock.method == "one session" and run.clock.safe
+    pids = {r: s.pid for r, s in run.ranks.items()}
+    assert pids == {r: s.pid for r, s in wild_run.ranks.items()}
+    for rank, summary in run.ranks.items():
+        alone = wild_run.ranks[rank]
+        assert summary.kernels == alone.kernels
+        assert summary.devices == alone.devices
+        assert summary.comm_ns == alone.comm_ns
+        assert summary.label.endswith(f"[pid {summary.pid}]")
+    # The same waits as from the two files (the merge shifted the second by its offset).
+    mine = run.collectives.select("rank", "op", "seq", "wait_ns")
+    theirs = wild_run.collectives.select("rank", "op", "seq", "wait_ns")
+    assert mine.sort("rank", "op", "seq").equals(theirs.sort("rank", "op", "seq"))
+    # One file is a report unless --ranks says it holds a run.
+    assert main(["export", str(merged), "--ranks", "--workers", "0", "--cache-dir",
+                 str(cache_dir)]) == 0
+    assert json.loads(capsys.readouterr().out)["schema"] == "kernelscope/ranks/1"

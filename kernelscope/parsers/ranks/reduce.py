@@ -292,6 +292,9 @@ def _gap_causes(db: ExportDb, report: NsysReport, busy: Coverage, comm: Coverage
                                .drop_nulls().to_list())
     windowed = replace(report, cuda_api=_only(api, "global_tid", pid),
                        osrt=_only(osrt, "global_tid", pid), _memo={})
+    # Same GPU rows: hand over the merged busy intervals instead of building them again.
+    windowed.__dict__.update({k: report.__dict__[k] for k in ("gpu_ops", "device_busy")
+                              if k in report.__dict__})
     explained = explain_gaps(windowed, min_gap_ns=options.min_gap_ns, limit=options.max_gaps)
     starts = pl.Series([g.start_ns for g in explained], dtype=I64)
     ends_ns = pl.Series([g.end_ns for g in explained], dtype=I64)
@@ -338,7 +341,9 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
                    ).drop("s0", "s1")
     first, last = _extent([report.gpu_ops, ranges, mpi])
     calls = _lead_windows(calls, steps, first)
-    busy = Coverage.from_intervals(report.gpu_ops)
+    per_device = report.device_busy
+    busy = (next(iter(per_device.values())) if len(per_device) == 1
+            else Coverage.from_intervals(report.gpu_ops))
     compute = Coverage.from_intervals(kernels.filter(~pl.col("name_id").is_in(nccl_ids)))
     comm = Coverage.from_intervals(calls)
     cpu_comm = comm if source != "nccl" else Coverage.from_intervals(calls.clear())
