@@ -110,7 +110,7 @@ async def main():
             return app.screen.query(DataTable).first() if app.screen.query(DataTable) else None
         await wait(pilot, lambda: table() is not None and table().row_count > 0)
         shown = time.perf_counter() - t0
-        await wait(pilot, lambda: app.loaded_all)
+        await wait(pilot, lambda: app.session is not None and app.session.loaded_all)
         loaded = time.perf_counter() - t0
         await pilot.press("enter")
         await wait(pilot, lambda: isinstance(app.screen, KernelDetailScreen)

@@ -6,8 +6,9 @@ Cases (each in a fresh subprocess, so peak RSS is its own):
 
 - floor: only read the kernel table into polars (the least any viewer must do);
 - read-adbc / read-sqlite3: the kernel table through the ADBC driver vs ``pl.read_database``;
-- full: open the report and run every analysis kernelscope shows (summaries, utilisation,
-  gaps and their causes, findings, NVTX, timeline index, the JSON document);
+- full: open the report and build the view data the timeline screen shows (summaries,
+  utilisation, gaps and their causes, findings, NVTX, timeline index), then the JSON document
+  from it (``TimelineData``, the one builder the screen and the exports share);
 - the same on a >= 1M-kernel trace made by replicating the sample's CUDA rows (kernels, copies,
   memsets, API calls) with time offsets into a temporary SQLite file;
 - redraw: zoom/pan steps on the timeline index of the big trace (mean and worst).
@@ -67,24 +68,18 @@ def case_read_sqlite3(path: Path) -> dict[str, object]:
 
 
 def case_full(path: Path) -> dict[str, object]:
+    from kernelscope.export.timeline_json import to_export_dict
     from kernelscope.parsers import nsys
+    from kernelscope.parsers.nsys.timeline_data import build
 
     t = time.perf_counter()
     report = nsys.open_report(path)
     t_open = time.perf_counter() - t
-    for fn in (nsys.kernel_summary, nsys.cuda_api_summary, nsys.memop_time_summary,
-               nsys.memop_size_summary, nsys.osrt_summary, nsys.nvtx_summary):
-        fn(report)
-    nsys.gpu_utilization(report)
-    nsys.utilization_windows(report, windows=200)
-    nsys.gap_histogram(nsys.idle_gaps(report))
-    nsys.launch_gaps(report)
-    nsys.findings(report)
-    index = nsys.TimelineIndex(report)
-    doc = nsys.to_export_dict(report)
-    json.dumps(doc)
+    data = build(path, report)  # what the timeline screen computes before it shows
+    data.utilization_strips(200)
+    json.dumps(to_export_dict(data))
     return {"seconds": time.perf_counter() - t, "open_seconds": t_open,
-            "rows": report.kernels.height, "lanes": len(index.lanes)}
+            "rows": report.kernels.height, "lanes": len(data.index.lanes)}
 
 
 def case_redraw(path: Path, width: int) -> dict[str, object]:

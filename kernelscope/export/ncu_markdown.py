@@ -27,7 +27,7 @@ from kernelscope.parsers.ncu.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
-from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
+from kernelscope.parsers.severity import severity_rank
 from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
@@ -37,6 +37,7 @@ from kernelscope.render.format import (
     short_name,
 )
 from kernelscope.render.ncu_markup import plain_ncu_markup
+from kernelscope.render.roofline import ChartKernel, render_roofline
 
 NAME_WIDTH = 40
 TOP_LINES = 5
@@ -52,10 +53,9 @@ def _share(share: float | None) -> str:
 
 def top_flag(diagnosis: Diagnosis) -> str:
     """The most severe flag (lowest checklist level first among equals), or an em dash."""
-    rank = {"critical": 2, "warning": 1, "info": 0}
     if not diagnosis.flags:
         return "—"
-    best = max(diagnosis.flags, key=lambda f: (rank[f.severity], -f.level))
+    best = max(diagnosis.flags, key=lambda f: (severity_rank(f.severity), -f.level))
     return f"{best.id} ({best.severity})"
 
 

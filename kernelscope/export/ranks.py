@@ -1,40 +1,26 @@
-"""Headless output for a run of many ranks: ``kernelscope export DIR`` and ``summary DIR``."""
+"""The ranks kind's renderers: ``kernelscope export DIR`` and ``kernelscope summary DIR``."""
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import TYPE_CHECKING, Any
 
+from rich.console import Console
+from rich.table import Table
+
+from kernelscope.export.ranks_json import to_export_dict
+from kernelscope.export.summary import _box
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.ranks.model import RunAnalysis
+from kernelscope.render.format import short_name
+from kernelscope.render.ranks import duration, gap_summary, pct
 
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How to read the run (the CLI's ``--workers``, ``--scheduler``, ``--cache-dir``)."""
-
-    workers: int | None = None
-    scheduler: str | None = None
-    cache_dir: Path | None = None
-
-
-def run_document(inputs: Sequence[str | os.PathLike[str]], options: RunOptions) -> dict[str, Any]:
-    """Analyse the run and return its ``kernelscope/ranks/1`` document."""
-    from kernelscope.export.ranks_json import to_export_dict
-    from kernelscope.parsers.ranks.reduce import ReduceOptions
-    from kernelscope.parsers.ranks.run import analyse_run
-
-    reduce = ReduceOptions(cache_dir=str(options.cache_dir) if options.cache_dir else None)
-    run = analyse_run(inputs, options=reduce, workers=options.workers,
-                      scheduler=options.scheduler)
-    return to_export_dict(run)
+if TYPE_CHECKING:
+    from kernelscope.export.writer import ExportOptions
 
 
 def render_document(doc: dict[str, Any], fmt: str, *, top: int | None = None) -> str:
-    """``doc`` as JSON, Markdown or CSV."""
+    """A ``kernelscope/ranks/1`` document as JSON, Markdown or CSV."""
     if fmt == "json":
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if fmt == "md":
@@ -48,29 +34,19 @@ def render_document(doc: dict[str, Any], fmt: str, *, top: int | None = None) ->
     raise ReportError(f"Unknown export format {fmt!r}; choose one of json, md, csv.")
 
 
-def render_run(inputs: Sequence[str | os.PathLike[str]], fmt: str, options: RunOptions,
-               *, top: int | None = None) -> str:
-    if fmt not in ("json", "md", "csv"):
-        render_document({}, fmt)
-    return render_document(run_document(inputs, options), fmt, top=top)
+def render_run(run: RunAnalysis, options: ExportOptions) -> str:
+    """The kind's ``export`` part: the run in ``options.fmt``."""
+    return render_document(to_export_dict(run), options.fmt, top=options.top)
 
 
-def print_run_summary(inputs: Sequence[str | os.PathLike[str]], options: RunOptions,
-                      file: IO[str] | None = None) -> None:
-    """The run's essentials as tables (plain text for pipes)."""
-    from rich.table import Table
-
-    from kernelscope.export.summary import _box, make_console
-    from kernelscope.render.format import short_name
-    from kernelscope.render.ranks import duration, gap_summary, pct
-
-    doc = run_document(inputs, options)
-    console = make_console(file)
-    run = doc["run"]
-    console.print(f"[bold]{len(doc['ranks'])} ranks[/] from {len(run['traces'])} trace(s); "
-                  f"ranks numbered from {run['rank_source']}; communication from "
-                  f"{run['comm_source'] or 'none found'}")
-    console.print(f"Clock: {run['clock']['note']}", markup=False, highlight=False)
+def print_run_summary(run: RunAnalysis, console: Console) -> None:
+    """The kind's ``summary`` part: ranks side by side, the straggler, slower kernels."""
+    doc = to_export_dict(run)
+    info = doc["run"]
+    console.print(f"[bold]{len(doc['ranks'])} ranks[/] from {len(info['traces'])} trace(s); "
+                  f"ranks numbered from {info['rank_source']}; communication from "
+                  f"{info['comm_source'] or 'none found'}")
+    console.print(f"Clock: {info['clock']['note']}", markup=False, highlight=False)
     t = Table(box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Rank", "Steps", "Step time", "GPU busy", "Comm", "Overlap", "Wait/step",
                 "Late/step", "Last at", "Idle gaps"):
@@ -95,5 +71,5 @@ def print_run_summary(inputs: Sequence[str | os.PathLike[str]], options: RunOpti
             console.print(f"Slower kernel on rank {f['slowest_rank']}: "
                           f"{short_name(f['name'], 60)} {f['ratio']:.2f}x the others' median",
                           markup=False, highlight=False)
-    for n in run["notes"]:
+    for n in info["notes"]:
         console.print(f"Note: {n}", markup=False, highlight=False)

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from kernelscope.parsers.detect import ReportKind, detect_kind
+from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
+from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.kernel_analysis import AnalyzedReport
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -38,61 +44,62 @@ def _box(console: Console) -> box.Box:
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
-def _ncu(path: Path, console: Console) -> None:
+def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
+    """A kernel report's kernels with their shares, key metrics and diagnoses."""
     from kernelscope.export.ncu_markdown import top_flag
-    from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
 
-    with open_for_analysis(path) as report:
-        analyzed = analyze(report)
-        dev = report.device
-        console.print(
-            f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
-            f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
-            f"summed kernel time {fmt_duration(analyzed.total_ns)}"
-        )
-        t = Table(box=_box(console), show_edge=False, pad_edge=False)
-        for col, just in (
-            ("ID", "right"),
-            ("Kernel", "left"),
-            ("Duration", "right"),
-            ("Share %", "right"),
-            ("SM %", "right"),
-            ("Mem %", "right"),
-            ("DRAM %", "right"),
-            ("Occ %", "right"),
-            ("Bottleneck", "left"),
-            ("Top flag", "left"),
-        ):
-            t.add_column(col, justify=just)  # type: ignore[arg-type]
-        for k in analyzed.kernels:
-            row = k.summary.row
-            flag = top_flag(k.diagnosis)
-            sev = k.diagnosis.worst_severity or ""
-            t.add_row(
-                str(row["id"]),
-                short_name(str(row["demangled"]), 40),
-                fmt_duration(k.duration_ns),
-                fmt_pct(k.time_share * 100 if k.time_share is not None else None),
-                fmt_pct(row["sm_pct"]),
-                fmt_pct(row["mem_pct"]),
-                fmt_pct(row["dram_pct"]),
-                fmt_pct(row["occupancy_pct"]),
-                k.diagnosis.label,
-                f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
-            )
-        console.print(t)
-
-
-def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
-    from kernelscope.parsers.nsys import open_report, to_export_dict
-
-    doc: dict[str, Any] = to_export_dict(open_report(path, cache_dir=cache_dir))
-    info = doc["report"]
+    report = analyzed.report
+    path = report.path
+    dev = report.device
     console.print(
-        f"[bold]{path.name}[/]: span {fmt_duration(info['span_ns'])}, "
-        f"{info['counts']['kernels']} kernels, {len(info['devices'])} device(s)"
+        f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
+        f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
+        f"summed kernel time {fmt_duration(analyzed.total_ns)}"
     )
-    for g in doc["gpu"]:
+    t = Table(box=_box(console), show_edge=False, pad_edge=False)
+    for col, just in (
+        ("ID", "right"),
+        ("Kernel", "left"),
+        ("Duration", "right"),
+        ("Share %", "right"),
+        ("SM %", "right"),
+        ("Mem %", "right"),
+        ("DRAM %", "right"),
+        ("Occ %", "right"),
+        ("Bottleneck", "left"),
+        ("Top flag", "left"),
+    ):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for k in analyzed.kernels:
+        row = k.summary.row
+        flag = top_flag(k.diagnosis)
+        sev = k.diagnosis.worst_severity or ""
+        t.add_row(
+            str(row["id"]),
+            short_name(str(row["demangled"]), 40),
+            fmt_duration(k.duration_ns),
+            fmt_pct(k.time_share * 100 if k.time_share is not None else None),
+            fmt_pct(row["sm_pct"]),
+            fmt_pct(row["mem_pct"]),
+            fmt_pct(row["dram_pct"]),
+            fmt_pct(row["occupancy_pct"]),
+            k.diagnosis.label,
+            f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
+        )
+    console.print(t)
+
+
+def print_timeline_summary(data: TimelineData, console: Console) -> None:
+    """A timeline's span, GPU busy, top kernels and findings."""
+    from kernelscope.export.timeline_json import gpu_rows, kernel_rows
+
+    report = data.report
+    path = data.path
+    console.print(
+        f"[bold]{path.name}[/]: span {fmt_duration(report.duration_ns)}, "
+        f"{report.kernels.height} kernels, {len(report.devices)} device(s)"
+    )
+    for g in gpu_rows(data):
         console.print(
             f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
             f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
@@ -100,7 +107,7 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
     t = Table(title="Top kernels by time", box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
         t.add_column(col, justify="left" if col == "Name" else "right")
-    for k in doc["kernels"][:10]:
+    for k in kernel_rows(data)[:10]:
         t.add_row(
             fmt_pct(k["time_pct"]),
             fmt_duration(k["total_ns"]),
@@ -112,28 +119,28 @@ def _timeline(path: Path, console: Console, cache_dir: Path | None) -> None:
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")
-    order = {"critical": 0, "warning": 1, "info": 2}
-    for item in sorted(doc["findings"], key=lambda x: order.get(x["severity"], 3)):
-        style = SEVERITY_STYLE.get(item["severity"], "")
-        f.add_row(
-            f"[{style}]{item['severity']}[/]",
-            item["id"],
-            str(len(item.get("items") or [])),
-            item["title"],
-        )
-    if not doc["findings"]:
+    for item in most_severe_first(data.findings, lambda x: x.severity):
+        style = SEVERITY_STYLE.get(item.severity, "")
+        f.add_row(f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), item.title)
+    if not data.findings:
         f.add_row("", "none", "0", "no problems found")
     console.print(f)
 
 
 def print_summary(
-    path: str | os.PathLike[str], *, cache_dir: Path | None = None, file: IO[str] | None = None
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    cache_dir: Path | None = None,
+    file: IO[str] | None = None,
+    subcommand: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> None:
-    """Print the essentials of the report at ``path``; raises ReportError on bad input."""
-    p = Path(path)
-    kind = detect_kind(p)
+    """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part); raises
+    ReportError on bad input."""
+    paths = as_paths(inputs)
+    kind = kind_for(paths, subcommand)
     console = make_console(file)
-    if kind is ReportKind.NCU:
-        _ncu(p, console)
-    else:
-        _timeline(p, console, cache_dir)
+    options = OpenOptions(cache_dir=cache_dir, workers=workers, scheduler=scheduler)
+    with opened(kind, paths, options) as model:
+        kind.part("summary")(kind.part("analyse")(model, options), console)

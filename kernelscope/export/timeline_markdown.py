@@ -1,14 +1,21 @@
-"""The timeline report as Markdown: span, GPU busy, kernels, NVTX, gaps, findings, a strip."""
+"""The timeline report as Markdown, from its view data: span, GPU busy, kernels, NVTX, gaps,
+findings, a busy strip per device."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
-from kernelscope.render.format import fmt_duration, fmt_number, short_name
+from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
+from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.parsers.nsys.gap_causes import CpuActivity
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, short_name
 
 NAME_WIDTH = 48
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
+STRIP_WINDOWS = 72
 
 
 def utilization_strip(percentages: list[float]) -> str:
@@ -18,24 +25,24 @@ def utilization_strip(percentages: list[float]) -> str:
 
 
 def _pct(value: Any) -> str:
-    return "n/a" if value is None else f"{float(value):.1f} %"
+    return fmt_pct(None if value is None else float(value), 1, sign=True)
 
 
 def render_timeline_markdown(
-    doc: dict[str, Any], strips: dict[int, list[float]], *, top: int | None = None
+    data: TimelineData, *, pattern: str | None = None, top: int | None = None
 ) -> str:
-    """Markdown for a ``kernelscope/nsys/1`` document and per-device utilisation windows."""
-    info = doc["report"]
+    """Markdown of a timeline report: its span, GPU busy (with a strip per device), kernels
+    (those whose name matches ``pattern``), NVTX ranges, the largest gaps and the findings."""
+    report = data.report
     top_n = top if top is not None else 20
     lines = [
-        f"# Timeline report: {inline(info['path'].rsplit('/', 1)[-1])}",
+        f"# Timeline report: {inline(report.path.name)}",
         "",
-        f"- Report file: {code(info['path'])}",
-        f"- Span: {fmt_duration(info['span_ns'])}; nsys {inline(info.get('nsys_version') or '?')}",
-        "- Devices: "
-        + (", ".join(f"{d['id']}: {inline(d['name'])}" for d in info["devices"]) or "none"),
+        f"- Report file: {code(report.path)}",
+        f"- Span: {fmt_duration(report.duration_ns)}; nsys {inline(report.nsys_version or '?')}",
+        "- Devices: " + (", ".join(f"{d.id}: {inline(d.name)}" for d in report.devices) or "none"),
         "- Processes: "
-        + (", ".join(f"{p['pid']} {inline(p['name'])}" for p in info["processes"]) or "none"),
+        + (", ".join(f"{p.pid} {inline(p.name)}" for p in report.processes) or "none"),
         "",
         "## GPU utilisation",
         "",
@@ -48,18 +55,21 @@ def render_timeline_markdown(
                     fmt_duration(g["busy_ns"]),
                     _pct(g["utilization_pct"]),
                 )
-                for g in doc["gpu"]
+                for g in gpu_rows(data)
             ),
             "lrrr",
         ),
         "",
     ]
-    for device, pcts in sorted(strips.items()):
+    for device, pcts in sorted(data.utilization_strips(STRIP_WINDOWS).items()):
         lines.append(f"Device {device}, busy over time ({len(pcts)} windows, left to right):")
         lines.append("")
         lines.append(fenced("|" + utilization_strip(pcts) + "|"))
         lines.append("")
-    kernels = doc["kernels"]
+    kernels = kernel_rows(data)
+    if pattern:
+        regex = re.compile(pattern)
+        kernels = [k for k in kernels if regex.search(k["name"])]
     lines += [
         "## Kernels",
         "",
@@ -85,7 +95,8 @@ def render_timeline_markdown(
         ),
         "",
     ]
-    if doc["nvtx"]:
+    nvtx = nvtx_rows(data)
+    if nvtx:
         lines += [
             "## NVTX ranges",
             "",
@@ -98,7 +109,7 @@ def render_timeline_markdown(
                         fmt_duration(n["total_ns"]),
                         _pct(n["gpu_busy_pct"]),
                     )
-                    for n in doc["nvtx"]
+                    for n in nvtx
                 ),
                 "lrrr",
             ),
@@ -106,7 +117,7 @@ def render_timeline_markdown(
         ]
     else:
         lines += ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
-    gaps = sorted(doc["gaps"], key=lambda g: -g["duration_ns"])[:top_n]
+    gaps = sorted(data.longest_gaps(), key=lambda g: -g.duration_ns)[:top_n]
     lines += ["## Largest GPU idle gaps", ""]
     if gaps:
         lines.append(
@@ -114,11 +125,11 @@ def render_timeline_markdown(
                 ("Device", "Start", "Duration", "Cause", "CPU activity"),
                 (
                     (
-                        g["device"],
-                        fmt_duration(g["start_ns"] - info["start_ns"]),
-                        fmt_duration(g["duration_ns"]),
-                        g["cause"],
-                        "; ".join(_cpu_text(c) for c in g["cpu"][:3]) or "—",
+                        g.device,
+                        fmt_duration(g.start_ns - report.start_ns),
+                        fmt_duration(g.duration_ns),
+                        g.cause,
+                        "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—",
                     )
                     for g in gaps
                 ),
@@ -128,12 +139,12 @@ def render_timeline_markdown(
     else:
         lines.append("No idle gap over the threshold.")
     lines += ["", "## Findings", ""]
-    if not doc["findings"]:
+    if not data.findings:
         lines.append("No findings.")
-    for f in doc["findings"]:
-        lines.append(f"### {inline(f['title'])} ({f['id']}, {f['severity']})")
+    for f in data.findings:
+        lines.append(f"### {inline(f.title)} ({f.id}, {f.severity})")
         lines.append("")
-        items = f.get("items") or []
+        items = json_safe(f.items)
         if items:
             keys = list(items[0].keys())
             lines.append(table(keys, ([item.get(k) for k in keys] for item in items[:top_n])))
@@ -144,9 +155,6 @@ def render_timeline_markdown(
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _cpu_text(c: dict[str, Any]) -> str:
-    name = c.get("name") or c.get("api") or "?"
-    kind = c.get("kind") or c.get("source") or ""
-    dur = c.get("overlap_ns") or c.get("duration_ns")
-    extra = f" {fmt_duration(dur)}" if isinstance(dur, (int, float)) else ""
-    return f"{kind} {name}{extra}".strip()
+def _cpu_text(c: CpuActivity) -> str:
+    extra = f" {fmt_duration(c.overlap_ns)}" if c.overlap_ns else ""
+    return f"{c.source} {c.name or '?'}{extra}".strip()

@@ -1,20 +1,19 @@
-"""One export path for the CLI and the TUI: render a report to text in a format."""
+"""One export path for the CLI and the TUI: render a report to text in a format.
+
+Which kind of report it is, and so how it is read and rendered, is the registry's business
+(``kernelscope.kinds``): ``render`` asks it for the kind's ``export`` part.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from kernelscope.parsers.detect import ReportKind, detect_kind
+from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.jsonsafe import json_safe
-
-if TYPE_CHECKING:
-    from kernelscope.parsers.nsys import NsysReport
 
 FORMATS = ("json", "md", "csv")
 
@@ -26,6 +25,8 @@ class ExportOptions:
     top: int | None = None
     all_metrics: bool = False
     cache_dir: Path | None = None
+    workers: int | None = None
+    scheduler: str | None = None
 
 
 def check_pattern(pattern: str | None) -> None:
@@ -39,89 +40,27 @@ def check_pattern(pattern: str | None) -> None:
         ) from exc
 
 
-def render_ncu(path: Path, options: ExportOptions) -> str:
-    # Each format imports only its own renderer: the CSV one brings polars (~0.15 s).
-    from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
-
-    with open_for_analysis(path) as report:
-        every_record = options.fmt in ("md", "json") and not options.pattern and options.top is None
-        if options.fmt == "md":
-            from kernelscope.export.ncu_markdown import record_analysis
-
-            analyzed = analyze(
-                report,
-                details=every_record,
-                analyse=record_analysis,
-                breakdowns=False,
-                slim=True,
-            )
-        else:
-            analyzed = analyze(report, details=every_record)
-        if options.fmt == "json":
-            from kernelscope.export.ncu_json import build_ncu_document
-
-            doc = build_ncu_document(
-                analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
-            )
-            return json.dumps(json_safe(doc), indent=2) + "\n"
-        if options.fmt == "md":
-            from kernelscope.export.ncu_markdown import render_ncu_markdown
-
-            return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
-        from kernelscope.export.ncu_csv import render_ncu_csv
-
-        return render_ncu_csv(analyzed, pattern=options.pattern, top=options.top)
-
-
-def render_timeline(path: Path, options: ExportOptions) -> str:
-    from kernelscope.parsers.nsys import open_report
-
-    return render_timeline_report(open_report(path, cache_dir=options.cache_dir), options)
-
-
-def render_timeline_report(report: NsysReport, options: ExportOptions) -> str:
-    """An opened timeline report in ``options.fmt`` (the TUI exports the report it holds)."""
-    from kernelscope.export.timeline_markdown import render_timeline_markdown
-    from kernelscope.parsers.nsys import kernel_summary, to_export_dict
-    from kernelscope.parsers.nsys.utilization import utilization_windows
-
-    if options.fmt == "csv":
-        return kernel_summary(report).write_csv()
-    doc = to_export_dict(report)
-    if options.pattern:
-        regex = re.compile(options.pattern)
-        doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
-    if options.fmt == "json":
-        return json.dumps(json_safe(doc), indent=2) + "\n"
-    windows = utilization_windows(report, windows=72)
-    strips = {
-        int(dev): sub["utilization_pct"].to_list()
-        for (dev,), sub in windows.group_by(["device"], maintain_order=True)
-    }
-    return render_timeline_markdown(doc, strips, top=options.top)
-
-
-def render(path: str | os.PathLike[str], options: ExportOptions) -> str:
-    """Render the report at ``path`` in ``options.fmt``; raises ReportError on bad input."""
+def render(
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    options: ExportOptions,
+    *,
+    subcommand: str | None = None,
+) -> str:
+    """Render the report at ``inputs`` (one path, or the paths a ``subcommand`` kind takes) in
+    ``options.fmt``; raises ReportError on bad input."""
     if options.fmt not in FORMATS:
         choices = ", ".join(FORMATS)
         raise ReportError(f"Unknown export format {options.fmt!r}; choose one of {choices}.")
     check_pattern(options.pattern)
-    p = Path(path)
-    kind = detect_kind(p)
-    if kind is ReportKind.NCU:
-        return render_ncu(p, options)
-    return render_timeline(p, options)
-
-
-def free_name(directory: Path, stem: str, suffix: str) -> Path:
-    """``directory/stem.suffix``, or ``stem-2.suffix``, ``stem-3.suffix``… if it exists."""
-    candidate = directory / f"{stem}{suffix}"
-    n = 2
-    while candidate.exists():
-        candidate = directory / f"{stem}-{n}{suffix}"
-        n += 1
-    return candidate
+    paths = as_paths(inputs)
+    kind = kind_for(paths, subcommand)
+    if options.fmt not in kind.formats:
+        choices = ", ".join(kind.formats)
+        raise ReportError(f"A {kind.title} exports as {choices}, not {options.fmt}.")
+    open_options = OpenOptions(cache_dir=options.cache_dir, workers=options.workers,
+                               scheduler=options.scheduler)
+    with opened(kind, paths, open_options) as model:
+        return str(kind.part("export")(model, options))
 
 
 def write_text(text: str, out: str | os.PathLike[str], *, overwrite: bool = True) -> Path:

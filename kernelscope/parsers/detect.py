@@ -6,7 +6,9 @@ import enum
 import gzip
 import lzma
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, cast
 
 from kernelscope.parsers.errors import ReportError
 
@@ -54,14 +56,17 @@ def is_compressed(path: str | os.PathLike[str]) -> bool:
     return head.startswith(XZ_MAGIC) or head.startswith(GZ_MAGIC)
 
 
+_Opener = Callable[[Path, str], IO[bytes]]
+
+
 def _head(path: Path, size: int = 64) -> bytes:
     with open(path, "rb") as fh:
         head = fh.read(6)
         fh.seek(0)
         if head.startswith(XZ_MAGIC):
-            opener = lzma.open
+            opener = cast(_Opener, lzma.open)
         elif head.startswith(GZ_MAGIC):
-            opener = gzip.open
+            opener = cast(_Opener, gzip.open)
         else:
             return fh.read(size)
     try:

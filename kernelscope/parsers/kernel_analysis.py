@@ -90,12 +90,6 @@ class AnalyzedReport:
                 yield detail, diagnose_detail(detail, self.kernels[want].time_share)
                 want = next(order, None)
 
-    def detail_diagnosis(self, kernel_id: int) -> tuple[KernelDetail, Diagnosis]:
-        """The kernel's detail and its diagnosis computed on the detail's fuller metric set."""
-        detail = self.report.detail(kernel_id)
-        share = self.kernels[kernel_id].time_share
-        return detail, diagnose_detail(detail, share)
-
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
     return diagnose(summary.metrics, summary.rules, summary.sections, time_share=time_share)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import Protocol
 
 from rich.text import Text
 from textual import on, work
@@ -15,11 +15,10 @@ from textual.worker import Worker
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
+from kernelscope.screens.kernel_state import KernelState, kernel_state
+from kernelscope.screens.messages import DetailLoaded, SourceLoaded
 from kernelscope.screens.panes import PANE_TYPES, Pane, SourceNeeded, SourcePane
-from kernelscope.tui.messages import DetailLoaded, SourceLoaded
-
-if TYPE_CHECKING:
-    from kernelscope.tui.app import KernelscopeApp
+from kernelscope.screens.session import worker_failed
 
 PANE_IDS = tuple(spec.id for spec in PANES)
 
@@ -73,12 +72,13 @@ class KernelDetailScreen(Screen[int]):
         self._shown: dict[str, int] = {}
 
     @property
-    def kapp(self) -> KernelscopeApp:
-        return cast("KernelscopeApp", self.app)
+    def state(self) -> KernelState:
+        """The open kernel report (its summaries so far)."""
+        return kernel_state(self)
 
     @property
     def report(self) -> NcuReport:
-        report = self.kapp.report
+        report = self.state.report
         assert report is not None, "the detail screen needs an opened report"
         return report
 
@@ -149,7 +149,7 @@ class KernelDetailScreen(Screen[int]):
         return other if 0 <= other < self.report.kernel_count else None
 
     def _update_header(self) -> None:
-        summary = self.kapp.summary(self.kernel_id)
+        summary = self.state.summary(self.kernel_id)
         row = summary.row if summary is not None else {}
         first = Text()
         first.append(f"Kernel {self.kernel_id} ", style="bold")
@@ -162,7 +162,7 @@ class KernelDetailScreen(Screen[int]):
             fmt_duration(duration) if isinstance(duration, (int, float)) else NOT_AVAILABLE,
             style="bold",
         )
-        second.append(f" · {self.kapp.device_line()}")
+        second.append(f" · {self.state.device_line()}")
         position = self.order.position(self.kernel_id) if self.order is not None else None
         if position is not None:
             second.append(f" · {position[0]} of {position[1]}", style="dim")
@@ -225,4 +225,4 @@ class KernelDetailScreen(Screen[int]):
         self.dismiss(self.kernel_id)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        self.kapp.worker_failed(event)
+        worker_failed(self, event)

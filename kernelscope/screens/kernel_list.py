@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on
@@ -19,12 +18,11 @@ from textual.worker import Worker
 
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.format import short_name
+from kernelscope.screens.columns import NAME_KEY, CellValue, ColumnProvider
 from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.kernel_state import KernelState, kernel_state
 from kernelscope.screens.roofline import RooflineScreen
-from kernelscope.tui.columns import NAME_KEY, CellValue, ColumnProvider
-
-if TYPE_CHECKING:
-    from kernelscope.tui.app import KernelscopeApp
+from kernelscope.screens.session import worker_failed
 
 ID_KEY = "id"
 """The ID column's key; its cells hold the plain ID, which ``resort`` reads back."""
@@ -65,7 +63,7 @@ def compile_filter(text: str) -> re.Pattern[str] | None:
 
 
 class KernelListScreen(Screen[None]):
-    """Lists the report's kernels as they load; the app feeds it with ``add_summaries``."""
+    """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
 
     HELP_TITLE = "Kernel list"
     BINDINGS = [
@@ -112,15 +110,16 @@ class KernelListScreen(Screen[None]):
         self._filter_timer: Timer | None = None
 
     @property
-    def kapp(self) -> KernelscopeApp:
-        return cast("KernelscopeApp", self.app)
+    def state(self) -> KernelState:
+        """The open kernel report (its summaries so far)."""
+        return kernel_state(self)
 
     @property
     def table(self) -> KernelTable:
         return self.query_one(KernelTable)
 
     def compose(self) -> ComposeResult:
-        yield Static(self.kapp.title_line(), id="list-title", markup=False)
+        yield Static(self.state.title_line(), id="list-title", markup=False)
         yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="list-progress"):
             yield ProgressBar(id="load-progress", show_eta=False)
@@ -140,7 +139,7 @@ class KernelListScreen(Screen[None]):
 
     # -- loading ---------------------------------------------------------------------------
     def add_summaries(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
-        """Show a newly loaded batch (the app has already appended it to its summaries)."""
+        """Show a newly loaded batch (the session has already kept it with its summaries)."""
         self.loaded, self.total = loaded, total
         if not self.is_mounted:
             return
@@ -237,9 +236,9 @@ class KernelListScreen(Screen[None]):
         return self.listed[row].id if 0 <= row < len(self.listed) else None
 
     def rebuild(self, keep: int | None = None) -> None:
-        """Re-fill the table from the app's summaries with the current filter and sort."""
+        """Re-fill the table from the session's summaries with the current filter and sort."""
         keep = self.highlighted_id() if keep is None else keep
-        rows = [s for s in self.kapp.summaries if self._matches(s)]
+        rows = [s for s in self.state.summaries if self._matches(s)]
         self.listed = self._sorted(rows)
         self._index = {s.id: i for i, s in enumerate(self.listed)}
         table = self.table
@@ -295,7 +294,7 @@ class KernelListScreen(Screen[None]):
     # -- status lines ----------------------------------------------------------------------
     def _update_status(self) -> None:
         kernel_id = self.highlighted_id()
-        summary = self.kapp.summary(kernel_id) if kernel_id is not None else None
+        summary = self.state.summary(kernel_id) if kernel_id is not None else None
         self.query_one("#list-status", Static).update(
             str(summary.row.get("demangled", "")) if summary else ""
         )
@@ -303,7 +302,7 @@ class KernelListScreen(Screen[None]):
 
     def _update_info(self) -> None:
         column = self._column(self.sort_key)
-        total = len(self.kapp.summaries)
+        total = len(self.state.summaries)
         parts = [f"{len(self.listed):,} of {total:,} kernels"]
         if not self.done:
             parts.append("loading…")
@@ -339,7 +338,7 @@ class KernelListScreen(Screen[None]):
     def _sample_value(self, column: ColumnProvider, sort: bool = False) -> CellValue:
         """The column's first known value (its type decides alignment and sort direction)."""
         get = column.sort_value if sort else column.cell_value
-        return next((v for s in self.kapp.summaries if (v := get(s)) is not None), None)
+        return next((v for s in self.state.summaries if (v := get(s)) is not None), None)
 
     def set_sort(self, key: str, reverse: bool | None = None) -> None:
         """Sort by column ``key``; numbers default to largest first, text to A→Z."""
@@ -416,7 +415,7 @@ class KernelListScreen(Screen[None]):
         if self.input_mode != "filter":
             return
         self._cancel_filter_timer()
-        if len(self.kapp.summaries) <= INSTANT_FILTER_ROWS:
+        if len(self.state.summaries) <= INSTANT_FILTER_ROWS:
             self.set_filter(event.value)
         else:  # a long list: filter once typing pauses
             self._filter_timer = self.set_timer(
@@ -441,8 +440,8 @@ class KernelListScreen(Screen[None]):
 
     def jump_to(self, kernel_id: int) -> bool:
         """Highlight kernel ``kernel_id`` (clearing a filter that hides it)."""
-        if self.kapp.summary(kernel_id) is None:
-            count = len(self.kapp.summaries)
+        if self.state.summary(kernel_id) is None:
+            count = len(self.state.summaries)
             self._message(f"No kernel with ID {kernel_id} (IDs are 0–{count - 1}).", "bold red")
             return False
         if kernel_id not in self._index:
@@ -472,7 +471,7 @@ class KernelListScreen(Screen[None]):
         position = self._index.get(kernel_id)
         if position is None:
             other = kernel_id + step
-            return other if self.kapp.summary(other) is not None else None
+            return other if self.state.summary(other) is not None else None
         target = position + step
         return self.listed[target].id if 0 <= target < len(self.listed) else None
 
@@ -482,4 +481,4 @@ class KernelListScreen(Screen[None]):
         return None if position is None else (position + 1, len(self.listed))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        self.kapp.worker_failed(event)
+        worker_failed(self, event)

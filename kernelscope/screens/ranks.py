@@ -25,13 +25,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from kernelscope.export.ranks import RunOptions
 from kernelscope.parsers.ranks.model import RunAnalysis
 from kernelscope.render.format import fmt_duration, short_name
 from kernelscope.render.ranks import duration, gap_summary, pct
-from kernelscope.screens.error import error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
+from kernelscope.screens.session import worker_failed
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
 
@@ -204,8 +203,6 @@ class RanksScreen(Screen[None]):
                 id="ranks.prev-view", tooltip="Show the previous view."),
         Binding("c,escape", "cancel", "Cancel", id="ranks.cancel",
                 tooltip="Stop reading the traces (kills the worker processes)."),
-        Binding("e", "export", "Export", id="ranks.export",
-                tooltip="Write the run's analysis as Markdown into the working directory."),
         Binding("question_mark,f1", "help", "Help", id="ranks.help",
                 tooltip="Show the help: what each view shows and every key."),
     ]
@@ -225,11 +222,12 @@ class RanksScreen(Screen[None]):
     """
 
     def __init__(self, paths: Sequence[Path], *, cache_dir: Path | None = None,
-                 options: RunOptions | None = None) -> None:
+                 workers: int | None = None, scheduler: str | None = None) -> None:
         super().__init__(id="ranks-screen")
         self.paths = [Path(p) for p in paths]
         self.cache_dir = cache_dir
-        self.options = options or RunOptions(cache_dir=cache_dir)
+        self.processes = workers  # ("workers" is Textual's own attribute)
+        self.scheduler = scheduler
         self.run: RunAnalysis | None = None
         self.doc: dict[str, Any] | None = None
         self.opening = True
@@ -267,10 +265,10 @@ class RanksScreen(Screen[None]):
         from kernelscope.parsers.ranks.run import analyse_run
 
         worker = get_current_worker()
-        cache = self.options.cache_dir or self.cache_dir
+        cache = self.cache_dir
         run = analyse_run(
             self.paths, options=ReduceOptions(cache_dir=str(cache) if cache else None),
-            workers=self.options.workers, scheduler=self.options.scheduler,
+            workers=self.processes, scheduler=self.scheduler,
             progress=self._progress,
             cancel=lambda: self._cancel.is_set() or worker.is_cancelled)
         self.post_message(RunLoaded(run, to_export_dict(run)))
@@ -289,10 +287,7 @@ class RanksScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
             self.opening = False
-            show_error = getattr(self.app, "show_error", None)
-            message = error_sentence(event.worker.error)
-            if callable(show_error):
-                show_error(message, fatal=True)
+            worker_failed(self, event)
 
     @on(RunLoaded)
     async def _loaded(self, event: RunLoaded) -> None:
@@ -405,7 +400,7 @@ class RanksScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.opening
-        if action in ("show_view", "step_view", "export"):
+        if action in ("show_view", "step_view"):
             return not self.opening
         return True
 
@@ -419,8 +414,7 @@ class RanksScreen(Screen[None]):
         window = None if t0 is None or t1 is None else (t0 - offset, t1 - offset)
         note = f"rank {rank}" + (f" (process {summary.pid})" if summary.pid else "")
         self.app.push_screen(RankTimelineScreen(Path(summary.file), window=window, note=note,
-                                                cache_dir=self.options.cache_dir
-                                                or self.cache_dir))
+                                                cache_dir=self.cache_dir))
 
     @on(Heatmap.RankChosen)
     def _heatmap_chosen(self, event: Heatmap.RankChosen) -> None:
@@ -430,41 +424,7 @@ class RanksScreen(Screen[None]):
     def _rank_chosen(self, event: FrameTable.Chosen) -> None:
         self.open_rank(int(event.row["rank"]))
 
-    # -- export and help -------------------------------------------------------------------
-    def export_target(self, directory: Path) -> Path:
-        stem = self.paths[0].parent.name if len(self.paths) > 1 else self.paths[0].name
-        return directory / f"{stem or 'run'}.ranks.md"
-
-    def action_export(self) -> None:
-        if self.doc is None:
-            return
-        from kernelscope.screens.confirm import ConfirmScreen
-
-        target = self.export_target(Path.cwd())
-        if not target.exists():
-            self._write(target)
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._write(target)
-
-        self.app.push_screen(ConfirmScreen(f"{target.name} exists. Replace it?"), answered)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="ranks-export")
-    def _write(self, target: Path) -> None:
-        from kernelscope.export.ranks import render_document
-        from kernelscope.export.writer import write_text
-
-        assert self.doc is not None
-        try:
-            write_text(render_document(self.doc, "md"), target)
-        except Exception as exc:  # one sentence, never a traceback
-            self.app.call_from_thread(self.notify, f"Export failed: {error_sentence(exc)}",
-                                      severity="error")
-            return
-        self.app.call_from_thread(self.notify, f"Wrote {target}", title="Exported")
-
+    # -- help ----------------------------------------------------------------------------
     def action_help(self) -> None:
         if isinstance(self.app.screen, HelpScreen):
             return

@@ -8,7 +8,6 @@ Kernels that have no point are listed under the chart with the reason.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,12 +18,10 @@ from textual.widgets import Footer, Static
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.roofline import PRECISION_KEYS, PRECISIONS
-from kernelscope.parsers.roofline.plot import ChartKernel
+from kernelscope.render.roofline import ChartKernel
+from kernelscope.screens.kernel_state import KernelState, kernel_state
 from kernelscope.tui.widgets.diagnosis_pane import best_precision, chart_kernels
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
-
-if TYPE_CHECKING:
-    from kernelscope.tui.app import KernelscopeApp
 
 LEVELS = ("dram", "l2", "l1")
 LEVEL_TITLES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
@@ -149,8 +146,9 @@ class RooflineScreen(Screen[int | None]):
         self.kernels: tuple[ChartKernel, ...] = ()
 
     @property
-    def kapp(self) -> KernelscopeApp:
-        return cast("KernelscopeApp", self.app)
+    def state(self) -> KernelState:
+        """The open kernel report (its summaries so far)."""
+        return kernel_state(self)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="roofline-header")
@@ -159,9 +157,9 @@ class RooflineScreen(Screen[int | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.kernels = chart_kernels(list(self.kapp.summaries))
+        self.kernels = chart_kernels(list(self.state.summaries))
         if self.precision not in PRECISION_KEYS:
-            summary = self.kapp.summary(self.selected) if self.selected is not None else None
+            summary = self.state.summary(self.selected) if self.selected is not None else None
             roof = summary_diagnosis(summary).roofline if summary is not None else None
             self.precision = best_precision(roof)
         self.redraw()
@@ -213,7 +211,7 @@ class RooflineScreen(Screen[int | None]):
                 second.append(
                     f" · {intensity:.3g} FLOP/B" if intensity else " · no traffic measured"
                 )
-            summary = self.kapp.summary(kernel.id)
+            summary = self.state.summary(kernel.id)
             if summary is not None:
                 second.append(f" · {summary_diagnosis(summary).label}", style="magenta")
         self.query_one("#roofline-header", Static).update(Text("\n").join([first, second]))
@@ -281,7 +279,7 @@ class RooflineScreen(Screen[int | None]):
         if self.selected is None:
             self.app.bell()
             return
-        self.kapp.action_open_kernel(self.selected)
+        self.state.open_kernel(self.selected)
 
     def action_back(self) -> None:
         self.dismiss(self.selected)

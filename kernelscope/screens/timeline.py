@@ -24,17 +24,15 @@ from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
-from kernelscope.render.format import short_name
-from kernelscope.screens.error import ErrorScreen
+from kernelscope.parsers.nsys.timeline_data import TimelineData, build
+from kernelscope.render.format import fmt_ns, plural, short_name
+from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.screens.timeline_views.commands import TimelineCommands
-from kernelscope.screens.timeline_views.data import TimelineData, build
 from kernelscope.screens.timeline_views.gaps import gap_of
 from kernelscope.screens.timeline_views.help_text import TIMELINE_HELP
 from kernelscope.screens.timeline_views.tables import TableView
-from kernelscope.tui.app import error_sentence
-from kernelscope.tui.widgets.timeline_format import fmt_ns, plural
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)

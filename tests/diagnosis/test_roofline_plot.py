@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from kernelscope.parsers.roofline import compute_roofline
-from kernelscope.parsers.roofline.plot import (
+from kernelscope.render.roofline import (
     RIDGE_MARK,
     SELECTED_MARK,
     ChartKernel,
@@ -80,3 +80,29 @@ def test_no_kernels_at_all() -> None:
 def test_roofline_object_from_partial_metrics_is_listed() -> None:
     chart = render_roofline([ChartKernel(0, "k", compute_roofline({}))], color=False)
     assert chart.not_plotted[0][2].endswith("not collected")
+
+
+def test_drawing_from_many_threads_at_once_matches_drawing_alone() -> None:
+    """plotext has one global figure: the TUI's export worker and the UI thread may draw at
+    the same time, and neither chart may take anything from the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kernelscope.tui.widgets.chart import ChartData, render_chart
+
+    kernels = chart_kernels()
+    jobs = [("fp32", 2, 100, 30), ("fp64", 0, 72, 22), ("fp16", None, 90, 26)] * 6
+    alone = {job: render_roofline(kernels, precision=job[0], selected=job[1], width=job[2],
+                                  height=job[3], color=False).text for job in set(jobs)}
+    curve = ChartData("occupancy", tuple(float(x) for x in range(0, 1024, 32)),
+                      tuple(float(i % 7) for i in range(32)), y_max=8.0)
+    curve_alone = render_chart(curve, 60, 14).plain
+
+    def draw(job: tuple[str, int | None, int, int]) -> str:
+        return render_roofline(kernels, precision=job[0], selected=job[1], width=job[2],
+                               height=job[3], color=False).text
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        curves = [pool.submit(lambda: render_chart(curve, 60, 14).plain) for _ in range(6)]
+        drawn = list(pool.map(draw, jobs))
+    assert drawn == [alone[job] for job in jobs]
+    assert all(c.result() == curve_alone for c in curves)

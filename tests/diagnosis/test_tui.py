@@ -47,7 +47,7 @@ async def test_list_shows_bottleneck_and_flags_columns() -> None:
         assert isinstance(app.screen, KernelListScreen)
         text = screen_text(app)
         assert "Bottleneck" in text and "Flags" in text
-        for summary in app.summaries:
+        for summary in app.session.summaries:
             assert summary_diagnosis(summary).label in text
         assert "shared-bank-conflict" in text
 
@@ -56,7 +56,7 @@ async def test_diagnosis_pane_shows_label_flags_remedy_and_roofline() -> None:
     app = create_app(ZOO_A)
     async with app.run_test(size=(150, 60)) as pilot:
         await settle(pilot)
-        app.action_open_kernel(4)
+        app.session.open_kernel(4)
         await settle(pilot)
         assert isinstance(app.screen, KernelDetailScreen)
         await pilot.press("0")
@@ -122,7 +122,7 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
     app = create_app(ZOO_A)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
-        by_label = {s.id: summary_diagnosis(s) for s in app.summaries}
+        by_label = {s.id: summary_diagnosis(s) for s in app.session.summaries}
         await pilot.press("slash", *"^dram-bound$", "enter")
         await settle(pilot)
         table = app.screen.query_one(DataTable)
@@ -132,5 +132,5 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
         await settle(pilot)
         shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
         flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
-        named = [s.id for s in app.summaries if "bank-conflicts" in str(s.row["demangled"])]
+        named = [s.id for s in app.session.summaries if "bank-conflicts" in str(s.row["demangled"])]
         assert shown == sorted(set(flagged) | set(named)) and flagged

@@ -6,9 +6,9 @@ import json
 
 import polars as pl
 
+from kernelscope.export.timeline_json import SCHEMA, to_export_dict
 from kernelscope.parsers.nsys import (
     CAUSES,
-    SCHEMA,
     explain_gaps,
     findings,
     gap_histogram,
@@ -16,7 +16,6 @@ from kernelscope.parsers.nsys import (
     idle_gaps,
     launch_gaps,
     tiny_kernel_stretches,
-    to_export_dict,
     utilization_windows,
 )
 from tests.nsys.test_schema_variants import union_busy

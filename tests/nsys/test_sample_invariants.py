@@ -6,9 +6,9 @@ import json
 
 import polars as pl
 
+from kernelscope.export.timeline_json import SCHEMA, to_export_dict
 from kernelscope.parsers.nsys import (
     CAUSES,
-    SCHEMA,
     TimelineIndex,
     explain_gaps,
     findings,
@@ -18,10 +18,9 @@ from kernelscope.parsers.nsys import (
     kernel_summary,
     nvtx_gpu_busy,
     nvtx_summary,
-    to_export_dict,
     utilization_windows,
 )
-from kernelscope.parsers.nsys.findings import SEVERITIES
+from kernelscope.parsers.severity import SEVERITIES
 
 
 def test_utilisation_and_gaps_add_up(sample_name: str, sample_report) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from kernelscope.export.timeline_json import to_export_dict
 from kernelscope.parsers.nsys import (
     TimelineIndex,
     cuda_api_summary,
@@ -20,7 +21,6 @@ from kernelscope.parsers.nsys import (
     nvtx_summary,
     open_report,
     osrt_summary,
-    to_export_dict,
 )
 from kernelscope.parsers.nsys import nsys_rules as rules
 from tests.nsys import variants as V

@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from kernelscope.export.ranks import RunOptions
-from kernelscope.parsers.ranks.discover import trace_files
 from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.ranks import RanksScreen, RankTimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
@@ -20,8 +18,7 @@ SIZE = (150, 40)
 
 
 def make_app(directory: Path, cache_dir: Path) -> KernelscopeApp:
-    return create_app(cache_dir=cache_dir, ranks=trace_files([directory]),
-                      run_options=RunOptions(workers=0, cache_dir=cache_dir))
+    return create_app([directory], cache_dir=cache_dir, workers=0)
 
 
 async def wait_loaded(pilot: Pilot[object], timeout_s: float = 60.0) -> None:

@@ -137,7 +137,7 @@ def test_one_trace_with_both_processes_is_two_ranks(merged: Path, wild_run: RunA
     mine = run.collectives.select("rank", "op", "seq", "wait_ns")
     theirs = wild_run.collectives.select("rank", "op", "seq", "wait_ns")
     assert mine.sort("rank", "op", "seq").equals(theirs.sort("rank", "op", "seq"))
-    # One file is a report unless --ranks says it holds a run.
-    assert main(["export", str(merged), "--ranks", "--workers", "0", "--cache-dir",
+    # One file is a report unless "ranks" says it holds a run.
+    assert main(["export", "ranks", str(merged), "--workers", "0", "--cache-dir",
                  str(cache_dir)]) == 0
     assert json.loads(capsys.readouterr().out)["schema"] == "kernelscope/ranks/1"

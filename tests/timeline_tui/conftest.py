@@ -11,7 +11,7 @@ import pytest
 import textual.constants
 
 from kernelscope.parsers.nsys import NsysReport, open_report
-from kernelscope.screens.timeline_views.data import TimelineData, build
+from kernelscope.parsers.nsys.timeline_data import TimelineData, build
 
 # No animations (tab underline, progress bar): faster tests and stable snapshots.
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]

@@ -8,9 +8,8 @@ from pathlib import Path
 from textual.widgets import TabbedContent
 
 from kernelscope.parsers.nsys import NsysReport, findings, gpu_utilization, kernel_summary
-from kernelscope.render.format import short_name
+from kernelscope.render.format import fmt_ns, fmt_pct, short_name
 from kernelscope.screens.timeline import VIEW_IDS, TimelineScreen
-from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_pct
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, screen_text, static_text, wait_until_open
@@ -23,7 +22,8 @@ async def test_overview_numbers_are_the_models(zoo_report: NsysReport, cache_dir
         assert isinstance(app.screen, TimelineScreen)
         shown = flat(static_text(app, "#overview-body"))
         util = gpu_utilization(zoo_report).row(0, named=True)
-        assert f"{fmt_pct(util['utilization_pct'])} of {fmt_ns(util['span_ns'])}" in shown
+        busy = fmt_pct(util["utilization_pct"], 1, sign=True)
+        assert f"{busy} of {fmt_ns(util['span_ns'])}" in shown
         assert f"{util['name']} (GPU {util['device']}, 132 SMs)" in shown
         assert f"{fmt_ns(zoo_report.duration_ns)} recorded" in shown
         top = kernel_summary(zoo_report).row(0, named=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from kernelscope.parsers.nsys import open_report
-from kernelscope.screens.timeline_views.data import build
-from kernelscope.tui.widgets.timeline_format import fmt_pct
+from kernelscope.parsers.nsys.timeline_data import build
+from kernelscope.render.format import fmt_pct
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 from .conftest import NSYS_SAMPLES, ORACLE
@@ -39,7 +39,7 @@ async def test_sample_views(name: str, cache_dir: Path) -> None:
         await wait_until_open(pilot, timeout_s=60)
         overview = flat(static_text(app, "#overview-body"))
         for row in data.utilization.iter_rows(named=True):
-            assert fmt_pct(row["utilization_pct"]) in overview
+            assert fmt_pct(row["utilization_pct"], 1, sign=True) in overview
         for finding in data.findings:
             assert flat(finding.title) in overview
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import TabbedContent
 
+from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.screens.timeline_views.data import TimelineData
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 from .conftest import ORACLE, ZOO_SQLITE_XZ

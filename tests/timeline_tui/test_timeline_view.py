@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_ns, fmt_window
 from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.screens.timeline_views.data import TimelineData
-from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_window
 from kernelscope.tui.widgets.timeline_gap import CAUSE_TEXT
 
 from .conftest import ZOO_SQLITE_XZ

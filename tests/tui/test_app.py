@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -10,6 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TabbedContent
 
+from kernelscope.kinds import KindSpec
+from kernelscope.screens import kernel_session
 from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.help import HelpScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
@@ -79,24 +80,20 @@ async def test_timeline_reports_go_to_the_timeline(name: str, monkeypatch) -> No
     path = SAMPLES / "nsys" / name
     if not path.exists():
         pytest.skip(f"no sample {path}")
-    if importlib.util.find_spec("kernelscope.screens.timeline") is None:
-        text = await error_shown(path)
-        assert "is an Nsight Systems report" in text and "cannot show timelines" in text
-        return
     from kernelscope.screens.timeline import TimelineScreen
 
-    calls: list[Path] = []
-    real = KernelscopeApp.open_timeline
+    calls: list[str] = []
+    real = KernelscopeApp.start_session
 
-    def spy(self: KernelscopeApp, report: Path) -> None:
-        calls.append(report)
-        real(self, report)
+    def spy(self: KernelscopeApp, kind: KindSpec) -> None:
+        calls.append(kind.name)
+        real(self, kind)
 
-    monkeypatch.setattr(KernelscopeApp, "open_timeline", spy)
+    monkeypatch.setattr(KernelscopeApp, "start_session", spy)
     app = create_app(path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        assert calls == [path]
+        assert calls == ["nsys"]
         if isinstance(app.screen, ErrorScreen):
             # e.g. an .nsys-rep where no nsys is installed to export it: one sentence.
             message = widget_text(app.screen.query_one("#error-message"))
@@ -109,7 +106,7 @@ async def test_unexpected_worker_error_is_one_line(monkeypatch) -> None:
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom\nsecond line of detail")
 
-    monkeypatch.setattr(app_module, "open_ncu_report", broken)
+    monkeypatch.setattr(kernel_session, "open_ncu_report", broken)
     text = await error_shown(app_module.default_report_path())
     assert "Unexpected error (RuntimeError: boom)." in text
     assert "second line" not in text
@@ -119,13 +116,13 @@ async def test_error_in_a_detail_worker_can_be_dismissed(monkeypatch) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        assert app.report is not None
+        assert app.session.report is not None
 
         def broken(kernel_id: int) -> None:
             raise ValueError(f"cannot read kernel {kernel_id}")
 
-        monkeypatch.setattr(app.report, "detail", broken)
-        monkeypatch.setattr(app.report, "cached_detail", lambda _kernel_id: None)
+        monkeypatch.setattr(app.session.report, "detail", broken)
+        monkeypatch.setattr(app.session.report, "cached_detail", lambda _kernel_id: None)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ErrorScreen)
@@ -199,13 +196,13 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
 
 async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> None:
     gate = threading.Event()
-    real_open = app_module.open_ncu_report
+    real_open = kernel_session.open_ncu_report
 
     def slow_open(path: Path, **kwargs: object) -> object:
         gate.wait(10)
         return real_open(path, **kwargs)
 
-    monkeypatch.setattr(app_module, "open_ncu_report", slow_open)
+    monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()

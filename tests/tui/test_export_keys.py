@@ -28,7 +28,7 @@ async def wait_for(check, limit: float = 60.0) -> None:  # type: ignore[no-untyp
 
 async def open_kernel(pilot, kernel_id: int) -> KernelDetailScreen:  # type: ignore[no-untyped-def]
     app = pilot.app
-    await wait_for(lambda: app.loaded_all)
+    await wait_for(lambda: app.session is not None and app.session.loaded_all)
     await settle(pilot)
     await pilot.press("g", *str(kernel_id), "enter", "enter")
     await wait_for(lambda: isinstance(app.screen, KernelDetailScreen) and app.screen.detail)
@@ -39,7 +39,7 @@ async def test_e_in_the_list_writes_the_whole_report(tmp_path, monkeypatch) -> N
     monkeypatch.chdir(tmp_path)
     app = create_app(ZOO)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(lambda: app.loaded_all)
+        await wait_for(lambda: app.session is not None and app.session.loaded_all)
         await pilot.press("e")
         target = tmp_path / "zoo_a.kernelscope.md"
         await wait_for(target.exists)

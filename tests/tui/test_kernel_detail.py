@@ -12,12 +12,12 @@ from textual.widgets import TabbedContent
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, split_metric
+from kernelscope.screens import kernel_session
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.panes import Pane
 from kernelscope.screens.panes.launch import tail_wave_fill
 from kernelscope.screens.panes.occupancy import binding_limits
 from kernelscope.screens.panes.stalls import ranked_stalls
-from kernelscope.tui import app as app_module
 from kernelscope.tui.app import create_app
 
 from .helpers import sample, screen_text, settle, widget_text
@@ -276,7 +276,7 @@ DEFAULT_SET = {"LaunchStats", "Occupancy", "SpeedOfLight", "WorkloadDistribution
 
 async def test_missing_sections_show_how_to_collect_them(monkeypatch) -> None:
     """A report with only ncu's default sections: the other panes say which --section."""
-    real_open = app_module.open_ncu_report
+    real_open = kernel_session.open_ncu_report
 
     def default_set_open(path: Path, **kwargs: object) -> NcuReport:
         report = real_open(path, **kwargs)
@@ -296,7 +296,7 @@ async def test_missing_sections_show_how_to_collect_them(monkeypatch) -> None:
         report.cached_detail = lambda _kernel_id: None  # type: ignore[method-assign]
         return report
 
-    monkeypatch.setattr(app_module, "open_ncu_report", default_set_open)
+    monkeypatch.setattr(kernel_session, "open_ncu_report", default_set_open)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 0)
@@ -325,9 +325,9 @@ async def test_default_set_sample() -> None:
     app = create_app(path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        assert app.report is not None
-        assert len(app.summaries) == app.report.kernel_count
-        screen = await open_detail(pilot, app.summaries[-1].id)
+        assert app.session.report is not None
+        assert len(app.session.summaries) == app.session.report.kernel_count
+        screen = await open_detail(pilot, app.session.summaries[-1].id)
         hints = 0
         for number, _spec in enumerate(PANES, start=1):
             await pilot.press(str(number))

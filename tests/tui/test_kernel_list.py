@@ -9,11 +9,11 @@ from textual.widgets import DataTable, Input
 
 from kernelscope.parsers.ncu import NcuReport
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+from kernelscope.screens import kernel_session
+from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.tui import app as app_module
 from kernelscope.tui.app import create_app
-from kernelscope.tui.columns import ColumnProvider
 
 from .helpers import screen_text, settle
 
@@ -52,7 +52,7 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
     """Each batch is shown as it comes (in ID order, whatever order batches arrive in),
     with 'loaded N of M' and a progress bar."""
     gate = threading.Event()
-    real_open = app_module.open_ncu_report
+    real_open = kernel_session.open_ncu_report
 
     def slow_open(path: Path, **kwargs: object) -> NcuReport:
         report = real_open(path, **kwargs)
@@ -69,12 +69,12 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
         report.iter_summaries = batches  # type: ignore[method-assign]
         return report
 
-    monkeypatch.setattr(app_module, "open_ncu_report", slow_open)
+    monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         for _ in range(100):
             await pilot.pause(0.02)
-            if isinstance(app.screen, KernelListScreen) and len(app.summaries) == 2:
+            if isinstance(app.screen, KernelListScreen) and len(app.session.summaries) == 2:
                 break
         await pilot.pause()
         assert shown_ids(app) == [0, 1]

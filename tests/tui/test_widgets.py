@@ -23,10 +23,10 @@ from kernelscope.render.ncu_markup import (
     plain_ncu_markup,
     render_ncu_markup,
 )
+from kernelscope.screens.columns import BASE_COLUMNS, ColumnProvider, list_columns, required_metrics
 from kernelscope.screens.kernel_list import compile_filter
 from kernelscope.screens.panes.launch import tail_wave_fill
 from kernelscope.screens.panes.memory import sectors_per_request
-from kernelscope.tui.columns import BASE_COLUMNS, ColumnProvider, list_columns, required_metrics
 from kernelscope.tui.widgets.bars import Bar, bar_cells, level_style
 from kernelscope.tui.widgets.chart import ChartData, nice_ticks, render_chart
 

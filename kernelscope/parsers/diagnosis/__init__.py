@@ -5,12 +5,13 @@
 ``extra_metrics=REQUIRED_METRICS`` so the list pass reads what it needs.
 """
 
-from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, SEVERITIES, FlagSpec
+from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, FlagSpec
 from kernelscope.parsers.diagnosis.engine import diagnose, with_time_share
 from kernelscope.parsers.diagnosis.evidence import Evidence
 from kernelscope.parsers.diagnosis.names import REQUIRED_METRICS
 from kernelscope.parsers.diagnosis.result import LABELS, Bottleneck, Diagnosis, Flag, GuardRail
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from kernelscope.parsers.severity import SEVERITIES
 
 __all__ = [
     "CATALOG",

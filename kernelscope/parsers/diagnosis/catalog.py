@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SEVERITIES = ("info", "warning", "critical")
-
 
 @dataclass(frozen=True)
 class RuleMatch:

@@ -18,6 +18,7 @@ from kernelscope.parsers.diagnosis.values import Values
 from kernelscope.parsers.ncu.metrics import Metric
 from kernelscope.parsers.ncu.model import RuleResult
 from kernelscope.parsers.roofline.compute import compute_roofline
+from kernelscope.parsers.severity import severity_rank
 
 # The sections whose absence the notes mention, with what is lost without them.
 _SECTION_EFFECTS = (
@@ -61,8 +62,8 @@ def _notes(sections: Collection[str], skipped: dict[str, tuple[str, ...]]) -> li
     by_section: dict[str, list[str]] = {}
     for flag_id, secs in skipped.items():
         by_section.setdefault(", ".join(secs), []).append(flag_id)
-    for secs, ids in by_section.items():
-        notes.append(f"Not checked for lack of metrics (from {secs}): {', '.join(ids)}.")
+    for where, ids in by_section.items():
+        notes.append(f"Not checked for lack of metrics (from {where}): {', '.join(ids)}.")
     return notes
 
 
@@ -118,7 +119,7 @@ def diagnose(
         )
     if zero:
         notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
-    flags.sort(key=lambda f: (f.level, -_RANK[f.severity]))
+    flags.sort(key=lambda f: (f.level, -severity_rank(f.severity)))
     diagnosis = Diagnosis(
         bottleneck=bottleneck,
         flags=tuple(flags),
@@ -145,5 +146,3 @@ def with_time_share(diagnosis: Diagnosis, time_share: float | None) -> Diagnosis
         diagnosis, bottleneck=Bottleneck(b.label, b.summary, (share, *b.evidence)), notes=notes
     )
 
-
-_RANK = {"info": 0, "warning": 1, "critical": 2}

@@ -7,6 +7,7 @@ from typing import Any
 
 from kernelscope.parsers.diagnosis.evidence import Evidence
 from kernelscope.parsers.roofline.model import Roofline
+from kernelscope.parsers.severity import severity_rank
 
 LABELS: tuple[str, ...] = (
     "launch-bound",
@@ -106,13 +107,13 @@ class Diagnosis:
 
     def has_flag(self, flag_id: str, *, min_severity: str = "info") -> bool:
         f = self.flag(flag_id)
-        return f is not None and _RANK[f.severity] >= _RANK[min_severity]
+        return f is not None and severity_rank(f.severity) >= severity_rank(min_severity)
 
     @property
     def worst_severity(self) -> str | None:
         if not self.flags:
             return None
-        return max((f.severity for f in self.flags), key=_RANK.__getitem__)
+        return max((f.severity for f in self.flags), key=severity_rank)
 
     def to_dict(self) -> dict[str, Any]:
         """The export contract: ``bottleneck``, ``flags``, plus guard rails, notes, roofline."""
@@ -125,9 +126,3 @@ class Diagnosis:
             "roofline": self.roofline.to_dict() if self.roofline is not None else {},
         }
 
-
-_RANK = {"info": 0, "warning": 1, "critical": 2}
-
-
-def severity_rank(severity: str) -> int:
-    return _RANK.get(severity, -1)

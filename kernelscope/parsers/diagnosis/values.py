@@ -46,9 +46,6 @@ class Values:
     def has(self, *names: str) -> bool:
         return all(self.num(n) is not None for n in names)
 
-    def collected(self, section: str) -> bool:
-        return section in self.sections
-
 
 def share(part: float | None, whole: float | None) -> float | None:
     """``part / whole`` when both are known and ``whole`` is positive."""

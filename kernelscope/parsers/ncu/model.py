@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series
 from kernelscope.parsers.ncu.panes import PaneSpec
@@ -75,7 +76,7 @@ class KernelSummary:
 
     @property
     def id(self) -> int:
-        return int(self.row["id"])  # type: ignore[call-overload]
+        return int(cast("int", self.row["id"]))
 
 
 @dataclass

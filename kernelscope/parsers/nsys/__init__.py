@@ -8,10 +8,8 @@ Everything here is plain dataclasses and polars frames (no Textual, no rich)::
     findings(report)                # nsys analyze rules + many-tiny-kernels
     explain_gaps(report)            # what the CPU did during large GPU gaps
     TimelineIndex(report).render(t0, t1, width)
-    to_export_dict(report)          # the kernelscope/nsys/1 JSON document
 """
 
-from kernelscope.parsers.nsys.export_dict import SCHEMA, to_export_dict
 from kernelscope.parsers.nsys.findings import Finding, findings, tiny_kernel_stretches
 from kernelscope.parsers.nsys.gap_causes import (
     CAUSES,
@@ -47,7 +45,6 @@ open_nsys_report = open_report
 __all__ = [
     "CAUSES",
     "DEFAULT_LARGE_GAP_NS",
-    "SCHEMA",
     "CancelHook",
     "Coverage",
     "CpuActivity",
@@ -82,6 +79,5 @@ __all__ = [
     "open_report",
     "osrt_summary",
     "tiny_kernel_stretches",
-    "to_export_dict",
     "utilization_windows",
 ]

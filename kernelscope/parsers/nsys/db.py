@@ -7,15 +7,22 @@ import os
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, TypeAlias
 
 import polars as pl
 
 from kernelscope.parsers.errors import ReportError
+
+if TYPE_CHECKING:
+    from polars._typing import ColumnNameOrSelector, PolarsDataType
+
+Schema: TypeAlias = "Mapping[str, PolarsDataType]"
+"""Column name -> polars dtype (a class such as ``pl.Int64`` or an instance)."""
 
 # Any of these tables marks an SQLite file as an Nsight Systems export.
 _NSYS_MARKERS = frozenset(
@@ -43,7 +50,7 @@ class ReadTask:
     name: str
     table: str
     sql: str
-    schema: dict[str, pl.DataType]
+    schema: Schema
 
 
 class ReadStopped(Exception):
@@ -115,7 +122,7 @@ class ExportDb:
                 self._adbc_failed = True
         return self._adbc
 
-    def frame(self, sql: str, schema: dict[str, pl.DataType] | None = None) -> pl.DataFrame:
+    def frame(self, sql: str, schema: Schema | None = None) -> pl.DataFrame:
         """Run ``sql`` and return its rows as a DataFrame cast to ``schema`` when given."""
         df: pl.DataFrame | None = None
         conn = self._adbc_conn()
@@ -154,7 +161,7 @@ class ExportDb:
                 self._thread_conns.append(conn)
         return conn
 
-    def _read_chunk(self, sql: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    def _read_chunk(self, sql: str, schema: Schema) -> pl.DataFrame:
         conn = self._thread_conn()
         if conn is not None:
             try:
@@ -162,10 +169,11 @@ class ExportDb:
                     cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": "65536"})
                     cur.execute(sql)
                     df = pl.from_arrow(cur.fetch_arrow_table())
-                return df.cast(  # type: ignore[union-attr]
-                    {k: v for k, v in schema.items() if k in df.columns},  # type: ignore[union-attr]
-                    strict=False,
-                )
+                assert isinstance(df, pl.DataFrame)
+                dtypes: dict[ColumnNameOrSelector | PolarsDataType, PolarsDataType] = {
+                    k: v for k, v in schema.items() if k in df.columns
+                }
+                return df.cast(dtypes, strict=False)
             except Exception:
                 pass
         with self._lock:  # the sqlite3 connection is shared: one reader at a time
@@ -186,7 +194,7 @@ class ExportDb:
         called after each chunk; ``should_stop()`` is checked before each chunk and makes
         the call raise :class:`ReadStopped`.
         """
-        chunks: list[tuple[str, int, str, dict[str, pl.DataType]]] = []
+        chunks: list[tuple[str, int, str, Schema]] = []
         for task in tasks:
             try:
                 lo, hi = self.rows(f'SELECT min(rowid), max(rowid) FROM "{task.table}"')[0]
@@ -205,7 +213,7 @@ class ExportDb:
         n_workers = workers or min(MAX_READERS, os.cpu_count() or 1)
         results: dict[tuple[str, int], pl.DataFrame] = {}
 
-        def run(chunk: tuple[str, int, str, dict[str, pl.DataType]]) -> None:
+        def run(chunk: tuple[str, int, str, Schema]) -> None:
             if should_stop is not None and should_stop():
                 raise ReadStopped
             name, idx, sql, schema = chunk

@@ -23,8 +23,7 @@ import polars as pl
 
 from kernelscope.parsers.nsys import nsys_rules
 from kernelscope.parsers.nsys.model import NsysReport
-
-SEVERITIES = ("info", "warning", "critical")
+from kernelscope.parsers.severity import most_severe_first
 
 TINY_KERNEL_NS = 20_000
 TINY_MAX_GAP_NS = 100_000
@@ -249,4 +248,4 @@ def _findings(report: NsysReport) -> list[Finding]:
                      low_gpu_utilization, many_tiny_kernels)
     ]
     out = [f for f in found if f is not None]
-    return sorted(out, key=lambda f: -SEVERITIES.index(f.severity))
+    return most_severe_first(out, lambda f: f.severity)

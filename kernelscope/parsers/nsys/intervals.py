@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 
 
 def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
@@ -29,7 +33,9 @@ def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
         pl.col("end").is_not_null() & pl.col("start").is_not_null()
         & (pl.col("end") >= pl.col("start"))
     )
-    schema = {**{k: valid.schema[k] for k in keys}, "start": pl.Int64, "end": pl.Int64}
+    schema: dict[str, PolarsDataType] = {
+        **{k: valid.schema[k] for k in keys}, "start": pl.Int64, "end": pl.Int64
+    }
     if not valid.height:
         return pl.DataFrame(schema=schema)
     valid = valid.sort([*keys, "start"])
@@ -99,8 +105,9 @@ class Coverage:
         length = self.ends.gather(safe) - s
         part = (times - s).clip(lower_bound=0)
         part = part.zip_with(part < length, length)
-        out = self.before.gather(safe) + part
-        return out.zip_with(idx >= 0, pl.zeros(times.len(), pl.Int64, eager=True))
+        out: pl.Series = self.before.gather(safe) + part
+        covered: pl.Series = out.zip_with(idx >= 0, pl.zeros(times.len(), pl.Int64, eager=True))
+        return covered
 
     def busy_between(self, t0: int, t1: int) -> int:
         """Covered time within [t0, t1)."""
@@ -149,4 +156,5 @@ def overlap_sum_until(df: pl.DataFrame, times: pl.Series, origin: int = 0) -> pl
     e_cum = pl.concat([pl.Series([0], dtype=pl.Int64), ends.cum_sum()])
     ns = starts.search_sorted(t, side="left").cast(pl.Int64)
     ne = ends.search_sorted(t, side="left").cast(pl.Int64)
-    return (ns * t - s_cum.gather(ns)) - (ne * t - e_cum.gather(ne))
+    covered: pl.Series = (ns * t - s_cum.gather(ns)) - (ne * t - e_cum.gather(ne))
+    return covered

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.nsys.db import ExportDb, ReadStopped, ReadTask
+from kernelscope.parsers.nsys.db import ExportDb, ReadStopped, ReadTask, Schema
 from kernelscope.parsers.nsys.hooks import (
     CancelHook,
     OpenCancelled,
@@ -51,6 +52,9 @@ from kernelscope.parsers.nsys.schema import (
     STRINGS_SCHEMA,
 )
 
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
 
 def _col(db: ExportDb, table: str, column: str, alias: str, default: str = "NULL") -> str:
     """``column AS alias`` when the table has that column, else ``default AS alias``."""
@@ -62,7 +66,7 @@ def _select(db: ExportDb, table: str, mapping: list[tuple[str, str]]) -> str:
     return f'SELECT {cols} FROM "{table}"'
 
 
-def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def _empty(schema: Schema) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
@@ -93,14 +97,14 @@ def _plan(db: ExportDb) -> list[ReadTask]:
 
 
 def _lookup(strings: pl.DataFrame, ids: pl.Series, id_col: str, out: str,
-            dtype: pl.DataType) -> pl.DataFrame:
+            dtype: PolarsDataType) -> pl.DataFrame:
     """``id_col -> out`` rows of ``strings`` for the ids used (value cast to ``dtype``)."""
     used = strings.filter(pl.col("id").is_in(ids.drop_nulls().unique().implode()))
     return used.select(pl.col("id").alias(id_col), pl.col("value").cast(dtype).alias(out))
 
 
 def _named(df: pl.DataFrame, strings: pl.DataFrame, id_col: str, out: str,
-           dtype: pl.DataType = pl.String) -> pl.DataFrame:
+           dtype: PolarsDataType = pl.String) -> pl.DataFrame:
     """Replace the string-id column ``id_col`` by the string column ``out``."""
     lookup = _lookup(strings, df[id_col], id_col, out, dtype)
     return df.join(lookup, on=id_col, how="left", maintain_order="left").drop(id_col)
@@ -148,7 +152,7 @@ def strip_api_version(name: pl.Expr) -> pl.Expr:
                                                        ).otherwise(name)
 
 
-def _calls(df: pl.DataFrame | None, schema: dict[str, pl.DataType],
+def _calls(df: pl.DataFrame | None, schema: Schema,
            strings: pl.DataFrame) -> pl.DataFrame:
     if df is None:
         return _empty(schema).drop("name_id").with_columns(pl.lit(None, pl.String).alias("name"))

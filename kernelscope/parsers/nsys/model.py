@@ -102,10 +102,6 @@ class NsysReport:
         return self.end_ns - self.start_ns
 
     @property
-    def has_nvtx(self) -> bool:
-        return "NVTX_EVENTS" in self.tables
-
-    @property
     def has_osrt(self) -> bool:
         return "OSRT_API" in self.tables
 

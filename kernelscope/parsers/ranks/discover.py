@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from kernelscope.parsers.detect import check_readable
+from kernelscope.parsers.detect import ReportKind, check_readable, detect_kind
 from kernelscope.parsers.errors import ReportError
 
 TRACE_SUFFIXES = (".sqlite", ".nsys-rep", ".qdrep")
@@ -74,3 +74,14 @@ def is_run(inputs: Sequence[str | os.PathLike[str]]) -> bool:
     """True when ``inputs`` name a run (a directory, or more than one file) rather than one
     report."""
     return len(inputs) > 1 or any(Path(p).is_dir() for p in inputs)
+
+
+def looks_like_run(inputs: Sequence[str | os.PathLike[str]]) -> bool:
+    """Whether ``inputs`` are the ranks of a run: a directory, or several files of which at
+    least one is an Nsight Systems trace by content (the others are checked when read, so
+    that a wrong one gets its own sentence). Raises ReportError for a missing file."""
+    if not is_run(inputs):
+        return False
+    if any(Path(p).is_dir() for p in inputs):
+        return True
+    return any(detect_kind(p) in (ReportKind.NSYS, ReportKind.SQLITE) for p in inputs)

@@ -57,10 +57,6 @@ class Roofline:
     def point(self, precision: str) -> PrecisionPoint | None:
         return self.points.get(precision)
 
-    @property
-    def available(self) -> bool:
-        return bool(self.points)
-
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """``{precision: {"flops_per_s", "intensity", "peak_flops_per_s", "pct_of_peak", ...}}``."""
         return {key: p.to_dict() for key, p in self.points.items()}

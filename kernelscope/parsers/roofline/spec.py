@@ -177,10 +177,6 @@ L1 = LevelSpec(
 LEVELS: tuple[LevelSpec, ...] = (DRAM, L2, L1)
 
 ROOFLINE_SECTIONS = ("SpeedOfLight_RooflineChart",)
-HIERARCHICAL_SECTIONS = tuple(
-    f"SpeedOfLight_Hierarchical{kind}RooflineChart"
-    for kind in ("Double", "Single", "Half", "Tensor")
-)
 
 
 def roofline_metric_names() -> tuple[str, ...]:

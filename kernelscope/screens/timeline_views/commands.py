@@ -4,32 +4,46 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hits, Provider
 
-from kernelscope.render.format import short_name
+from kernelscope.parsers.nsys import Gap
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_ns, short_name
+from kernelscope.screens.palette import Command, matching_hits
 from kernelscope.screens.timeline_views import VIEWS
-from kernelscope.tui.palette import Command, matching_hits
-from kernelscope.tui.widgets.timeline_format import fmt_ns
-
-if TYPE_CHECKING:
-    from kernelscope.screens.timeline import TimelineScreen
 
 MAX_HITS = 200
+
+
+class TimelineActions(Protocol):
+    """What the commands ask of the timeline screen (whose ``COMMANDS`` they are)."""
+
+    data: TimelineData | None
+
+    def action_show_view(self, view_id: str, remember: bool = True) -> None: ...
+
+    def timeline_reset(self) -> None: ...
+
+    def timeline_gap(self, direction: int) -> None: ...
+
+    def can_export(self) -> bool: ...
+
+    def action_export(self) -> None: ...
+
+    def show_gap(self, gap: Gap) -> None: ...
+
+    def show_kernel(self, name: str) -> None: ...
 
 
 class TimelineCommands(Provider):
     """Offered only once the report is open."""
 
     @property
-    def timeline(self) -> TimelineScreen | None:
-        from kernelscope.screens.timeline import TimelineScreen
-
-        screen = self.screen
-        if isinstance(screen, TimelineScreen) and screen.data is not None:
-            return screen
-        return None
+    def timeline(self) -> TimelineActions | None:
+        screen = cast(TimelineActions, self.screen)
+        return screen if getattr(screen, "data", None) is not None else None
 
     def _commands(self) -> Iterator[Command]:
         screen = self.timeline

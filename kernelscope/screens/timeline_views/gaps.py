@@ -11,9 +11,9 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from kernelscope.parsers.nsys import Gap
-from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_int, fmt_ns
 from kernelscope.screens.timeline_views.tables import TableView
-from kernelscope.tui.widgets.timeline_format import fmt_int, fmt_ns
 from kernelscope.tui.widgets.timeline_table import Column, FrameView, Row
 
 

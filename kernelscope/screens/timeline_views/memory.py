@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.screens.timeline_views.tables import (
     TableView,
     duration_columns,

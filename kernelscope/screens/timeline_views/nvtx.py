@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.screens.timeline_views.tables import (
     TableView,
     duration_columns,

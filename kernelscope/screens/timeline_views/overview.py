@@ -15,11 +15,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kernelscope.render.format import short_name
-from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_ns, fmt_pct, plural, short_name
 from kernelscope.tui.widgets.bars import BarRow, bar_table, level_style
 from kernelscope.tui.widgets.timeline_findings import findings_text, severity_counts
-from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_pct, plural
 
 TOP_KERNELS = 5
 BUSY_HIGH = 80.0
@@ -65,7 +64,8 @@ def busy_rows(data: TimelineData) -> list[BarRow]:
     for row in data.utilization.iter_rows(named=True):
         pct = float(row["utilization_pct"])
         rows.append(BarRow(
-            f"{row['name']} (GPU {row['device']})", pct / 100, fmt_pct(pct), level_style(pct),
+            f"{row['name']} (GPU {row['device']})", pct / 100, fmt_pct(pct, 1, sign=True),
+            level_style(pct),
             f"of {fmt_ns(row['span_ns'])} · {plural(int(row['ops']), 'op')}",
         ))
     return rows
@@ -121,7 +121,7 @@ def top_kernel_rows(data: TimelineData, count: int = TOP_KERNELS) -> list[BarRow
     for row in data.kernels.head(count).iter_rows(named=True):
         pct = float(row["Time (%)"])
         rows.append(BarRow(
-            short_name(str(row["Name"]), 48), pct / 100, fmt_pct(pct), "green",
+            short_name(str(row["Name"]), 48), pct / 100, fmt_pct(pct, 1, sign=True), "green",
             f"{fmt_ns(row['Total Time (ns)'])} · {row['Instances']:,}× · "
             f"avg {fmt_ns(row['Avg (ns)'])}",
         ))

@@ -18,7 +18,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kernelscope.parsers.nsys import Gap, TimelineView
-from kernelscope.screens.timeline_views.data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_ns, fmt_pct, fmt_window
 from kernelscope.tui.widgets.timeline_draw import (
     GAP_MARK,
     Highlight,
@@ -28,7 +29,6 @@ from kernelscope.tui.widgets.timeline_draw import (
     render_lanes,
     render_sparkline,
 )
-from kernelscope.tui.widgets.timeline_format import fmt_ns, fmt_pct, fmt_window
 from kernelscope.tui.widgets.timeline_gap import gap_text
 
 ZOOM_STEP = 2.0
@@ -237,7 +237,7 @@ class TimelinePane(Horizontal, can_focus=True):
         ]
         busy = self._busy_pct(view, gpu_keys)
         if busy is not None:
-            parts.append(f"GPU busy {fmt_pct(busy)} of it")
+            parts.append(f"GPU busy {fmt_pct(busy, 1, sign=True)} of it")
         if self.note:
             parts.append(self.note)
         return " · ".join(parts)

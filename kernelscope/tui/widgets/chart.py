@@ -1,16 +1,18 @@
 """A line chart drawn by plotext into a Static, re-drawn when the widget is resized.
 
-plotext keeps one global figure, so charts are drawn on the UI thread only (in handlers), from
-plain data (``ChartData``), never from widgets.
+Charts are drawn from plain data (``ChartData``), never from widgets, through
+``kernelscope.render.plotext_figure`` (plotext's one global figure, held by one thread at a time).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 
+from kernelscope.render.plotext_figure import plotext_figure
 from kernelscope.tui.widgets.sized_drawing import SizedDrawing
 
 
@@ -50,13 +52,12 @@ def tick_label(value: float) -> str:
 
 
 def render_chart(data: ChartData, width: int, height: int) -> Text:
-    """Draw ``data`` with plotext at ``width``×``height`` cells (call on the UI thread)."""
-    import plotext as plt
+    """Draw ``data`` with plotext at ``width``×``height`` cells (from any thread)."""
+    with plotext_figure(width, height) as plt:
+        return _draw(plt.figure, data, width, height)
 
-    plt.terminal.limit(False, False)  # the widget, not the terminal plotext sees, sets the size
-    fig = plt.figure
-    fig.clear()
-    fig.plot_size(width, height)
+
+def _draw(fig: Any, data: ChartData, width: int, height: int) -> Text:
     fig.theme("simple")
     if data.xs:
         signal = fig.signal(list(data.xs), list(data.ys))

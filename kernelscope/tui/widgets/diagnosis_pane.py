@@ -21,8 +21,8 @@ from kernelscope.parsers.diagnosis import Diagnosis, Evidence, Flag, diagnose
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary
 from kernelscope.parsers.roofline import Roofline
-from kernelscope.parsers.roofline.plot import ChartKernel
 from kernelscope.render.format import short_name
+from kernelscope.render.roofline import ChartKernel
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
 
 SEVERITY_STYLES = {

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from kernelscope.parsers.roofline.plot import ChartKernel, render_roofline
+from kernelscope.render.roofline import ChartKernel, render_roofline
 from kernelscope.tui.widgets.sized_drawing import SizedDrawing
 
 

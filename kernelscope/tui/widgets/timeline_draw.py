@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from kernelscope.parsers.nsys import Gap, Lane, TimelineView
-from kernelscope.render.format import ellipsis
+from kernelscope.render.format import decimals_for, ellipsis, fmt_at, unit_for
 from kernelscope.tui.widgets.chart import nice_ticks
-from kernelscope.tui.widgets.timeline_format import decimals_for, fmt_at, unit_for
 
 SHADES = "░▒▓█"
 SPARK = " ▁▂▃▄▅▆▇█"

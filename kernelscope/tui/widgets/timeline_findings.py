@@ -8,10 +8,9 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 from kernelscope.parsers.nsys import Finding
-from kernelscope.render.format import short_name
-from kernelscope.tui.widgets.timeline_format import api_name, fmt_bytes, fmt_ns, plural
+from kernelscope.parsers.severity import MOST_SEVERE_FIRST, most_severe_first
+from kernelscope.render.format import api_name, fmt_bytes, fmt_ns, plural, short_name
 
-SEVERITY_ORDER = ("critical", "warning", "info")
 SEVERITY_STYLES = {"critical": "bold white on red", "warning": "bold black on yellow",
                    "info": "bold white on blue"}
 
@@ -26,7 +25,7 @@ def severity_badge(severity: str) -> Text:
 def severity_counts(found: Iterable[Finding]) -> str:
     """``1 critical · 3 warning · 1 info`` (severities with no finding left out)."""
     counts = Counter(f.severity for f in found)
-    return " · ".join(f"{counts[s]} {s}" for s in SEVERITY_ORDER if counts[s]) or "none"
+    return " · ".join(f"{counts[s]} {s}" for s in MOST_SEVERE_FIRST if counts[s]) or "none"
 
 
 def item_text(item: dict[str, object], origin_ns: int) -> str:
@@ -93,6 +92,5 @@ def findings_text(found: Sequence[Finding], origin_ns: int, items: int = 2) -> T
     if not found:
         return Text("No problems found by the nsys analyze rules or kernelscope's checks.",
                     style="green")
-    ordered = sorted(found, key=lambda f: SEVERITY_ORDER.index(f.severity)
-                     if f.severity in SEVERITY_ORDER else len(SEVERITY_ORDER))
+    ordered = most_severe_first(found, lambda f: f.severity)
     return Text("\n\n").join(finding_block(f, origin_ns, items) for f in ordered)

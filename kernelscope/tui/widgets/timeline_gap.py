@@ -5,9 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from kernelscope.parsers.nsys import Gap, GapExplanation
-from kernelscope.render.format import ellipsis
+from kernelscope.render.format import ellipsis, fmt_ns
 from kernelscope.tui.widgets.bars import bar_cells
-from kernelscope.tui.widgets.timeline_format import fmt_ns
 
 CAUSE_TEXT: dict[str, tuple[str, str]] = {
     "sync": (

@@ -20,8 +20,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from kernelscope.render.format import ellipsis
-from kernelscope.tui.widgets.timeline_format import NOT_AVAILABLE
+from kernelscope.render.format import NOT_AVAILABLE, ellipsis
 
 DEFAULT_CAP = 1000
 FLEX_MIN = 16

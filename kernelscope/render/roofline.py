@@ -1,7 +1,8 @@
 """An ASCII log-log roofline of many kernels, drawn with plotext (6.x API).
 
-``render_roofline`` is a pure function of its arguments that returns the chart's text. plotext
-keeps one global figure, so call it from one thread at a time (the UI thread in the TUI).
+``render_roofline`` is a pure function of its arguments that returns the chart's text. It draws
+on plotext's one global figure under ``plotext_figure``'s lock, so the TUI's export worker and the
+UI thread can both call it.
 """
 
 from __future__ import annotations
@@ -9,9 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
 from kernelscope.parsers.roofline.spec import PRECISIONS
+from kernelscope.render.plotext_figure import plotext_figure
 
 _TITLES = {p.key: p.title for p in PRECISIONS}
 _LEVEL_TITLES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
@@ -84,7 +87,9 @@ def _collect(
     return xy, missing
 
 
-def _reference(kernels: Sequence[ChartKernel], precision: str, selected: int | None):
+def _reference(
+    kernels: Sequence[ChartKernel], precision: str, selected: int | None
+) -> PrecisionPoint | None:
     """The point whose ceilings are drawn: the selected kernel's, else the first available."""
     ordered = sorted(kernels, key=lambda k: k.id != selected)
     for k in ordered:
@@ -134,8 +139,6 @@ def render_roofline(
     ``fp16`` or ``tensor``), the ``selected`` one highlighted and labelled, with the memory
     ceilings of the selected (or first) kernel and their ridge points. Kernels without a point
     are returned in ``not_plotted`` with the reason, and counted under the chart."""
-    import plotext as plt
-
     xy, missing = _collect(kernels, precision, level)
     ref = _reference(kernels, precision, selected)
     names = {k.id: k.name for k in kernels}
@@ -143,10 +146,30 @@ def render_roofline(
     if missing:
         legend.append(f"not plotted: {len(missing)} kernel(s), see the list")
     chart_h = max(8, height - len(legend))
+    with plotext_figure(max(20, width), chart_h) as plt:
+        text = _draw(plt, xy, ref, names, selected, precision, width, chart_h, color)
+    text = text.rstrip("\n") + "\n" + "\n".join(legend)
+    return RooflineChart(
+        text=text,
+        precision=precision,
+        level=level,
+        plotted=tuple(xy),
+        not_plotted=tuple(missing),
+    )
+
+
+def _draw(
+    plt: Any,
+    xy: dict[int, tuple[float, float]],
+    ref: PrecisionPoint | None,
+    names: dict[int, str],
+    selected: int | None,
+    precision: str,
+    width: int,
+    chart_h: int,
+    color: bool,
+) -> str:
     fig = plt.figure
-    fig.clear()
-    plt.terminal.limit(False, False)
-    fig.plot_size(max(20, width), chart_h)
     fig.theme("simple" if color else "colorless")
     lg = math.log10
     xs = [x for x, _ in xy.values()]
@@ -201,12 +224,4 @@ def render_roofline(
     fig.title(f"{_TITLES.get(precision, precision)} roofline")
     fig.label("FLOP/byte", axis="x")
     fig.label("FLOP/s", axis="y")
-    text = fig.build().string(colorless=not color)
-    text = text.rstrip("\n") + "\n" + "\n".join(legend)
-    return RooflineChart(
-        text=text,
-        precision=precision,
-        level=level,
-        plotted=tuple(xy),
-        not_plotted=tuple(missing),
-    )
+    return str(fig.build().string(colorless=not color))

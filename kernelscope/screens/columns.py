@@ -10,8 +10,8 @@ it here::
     )
 
 ``metrics`` names ncu metrics the function reads from ``KernelSummary.metrics`` beyond the key
-metrics; the app asks ``open_ncu_report(extra_metrics=...)`` for all of them (asking for any
-also makes the summaries carry NCU's rule results in ``KernelSummary.rules``).
+metrics; the kernel session asks ``open_ncu_report(extra_metrics=...)`` for all of them (asking
+for any also makes the summaries carry NCU's rule results in ``KernelSummary.rules``).
 Numbers sort numerically and are right-aligned; None sorts last either way.
 """
 

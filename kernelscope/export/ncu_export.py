@@ -1,0 +1,47 @@
+"""The kernel report in each export format (the ``export`` part of its kind)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from kernelscope.export.writer import ExportOptions
+from kernelscope.parsers.jsonsafe import json_safe
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.ncu import NcuReport
+
+
+def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
+    """An opened kernel report in ``options.fmt``, analysed as that format needs (a Markdown
+    or JSON export of every kernel reads each kernel's detail in the same pass)."""
+    # Each format imports only its own renderer: the CSV one brings polars (~0.15 s).
+    from kernelscope.parsers.kernel_analysis import analyze
+
+    every_record = options.fmt in ("md", "json") and not options.pattern and options.top is None
+    if options.fmt == "md":
+        from kernelscope.export.ncu_markdown import record_analysis
+
+        analyzed = analyze(
+            report,
+            details=every_record,
+            analyse=record_analysis,
+            breakdowns=False,
+            slim=True,
+        )
+    else:
+        analyzed = analyze(report, details=every_record)
+    if options.fmt == "json":
+        from kernelscope.export.ncu_json import build_ncu_document
+
+        doc = build_ncu_document(
+            analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
+        )
+        return json.dumps(json_safe(doc), indent=2) + "\n"
+    if options.fmt == "md":
+        from kernelscope.export.ncu_markdown import render_ncu_markdown
+
+        return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
+    from kernelscope.export.ncu_csv import render_ncu_csv
+
+    return render_ncu_csv(analyzed, pattern=options.pattern, top=options.top)

@@ -1,0 +1,27 @@
+"""The timeline report in each export format (the ``export`` part of its kind)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from kernelscope.export.timeline_json import timeline_data, to_export_dict
+from kernelscope.export.timeline_markdown import render_timeline_markdown
+from kernelscope.export.writer import ExportOptions
+from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.parsers.nsys import NsysReport
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+
+def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+    """An opened timeline report in ``options.fmt`` (the TUI exports the view data it holds)."""
+    data = timeline_data(source)
+    if options.fmt == "csv":
+        return data.kernels.write_csv()
+    if options.fmt == "md":
+        return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+    doc = to_export_dict(data)
+    if options.pattern:
+        regex = re.compile(options.pattern)
+        doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
+    return json.dumps(json_safe(doc), indent=2) + "\n"

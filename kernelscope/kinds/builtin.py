@@ -1,0 +1,102 @@
+"""The kinds kernelscope ships: one registration each.
+
+Adding a kind: write its model (``parsers``), renderers (``export``) and session with its
+screens (``screens``), then add one ``KindSpec`` here (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kernelscope.kinds.registry import KindSpec, OpenOptions, Probe
+from kernelscope.parsers.detect import ReportKind
+
+
+def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.kernel_analysis import open_for_analysis
+
+    return open_for_analysis(paths[0])
+
+
+def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.parsers.kernel_analysis import analyze
+
+    return analyze(report)
+
+
+def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.nsys import open_report
+
+    return open_report(paths[0], cache_dir=options.cache_dir)
+
+
+def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+    return TimelineData(report)
+
+
+NCU = KindSpec(
+    name="ncu",
+    title="Nsight Compute kernel report",
+    detect=lambda probe: probe.content is ReportKind.NCU,
+    open=_open_kernels,
+    analyse=_analyse_kernels,
+    summary="kernelscope.export.summary:print_kernels_summary",
+    export="kernelscope.export.ncu_export:render_ncu_report",
+    session="kernelscope.screens.kernel_session:KernelSession",
+)
+
+NSYS = KindSpec(
+    name="nsys",
+    title="Nsight Systems timeline (.nsys-rep or its SQLite export)",
+    detect=lambda probe: probe.content in (ReportKind.NSYS, ReportKind.SQLITE),
+    open=_open_timeline,
+    analyse=_analyse_timeline,
+    summary="kernelscope.export.summary:print_timeline_summary",
+    export="kernelscope.export.timeline_export:render_timeline_report",
+    session="kernelscope.screens.timeline_session:TimelineSession",
+)
+
+def _detect_ranks(probe: Probe) -> bool:
+    from kernelscope.parsers.ranks.discover import looks_like_run
+
+    return looks_like_run(probe.paths)
+
+
+def _open_ranks(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.ranks.reduce import ReduceOptions
+    from kernelscope.parsers.ranks.run import analyse_run
+
+    cache = str(options.cache_dir) if options.cache_dir is not None else None
+    return analyse_run(paths, options=ReduceOptions(cache_dir=cache), workers=options.workers,
+                       scheduler=options.scheduler)
+
+
+def _analyse_ranks(run: Any, options: OpenOptions) -> Any:
+    return run  # the run is compared when it is opened
+
+
+RANKS = KindSpec(
+    name="ranks",
+    title="run of per-rank Nsight Systems traces",
+    detect=_detect_ranks,
+    open=_open_ranks,
+    analyse=_analyse_ranks,
+    summary="kernelscope.export.ranks:print_run_summary",
+    export="kernelscope.export.ranks:render_run",
+    session="kernelscope.screens.ranks_session:RanksSession",
+    inputs=(1, None),
+)
+"""A directory of per-rank traces, or several traces: the ranks of one run."""
+
+RANKS_OF_ONE_TRACE = replace(
+    RANKS, name="ranks-command", title="ranks of one run (kernelscope ranks TRACE...)",
+    detect=lambda probe: True, subcommand="ranks",
+)
+"""``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
+
+BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, RANKS, RANKS_OF_ONE_TRACE)

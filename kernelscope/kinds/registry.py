@@ -1,0 +1,194 @@
+"""The report-kind registry: how each kind of report is detected, opened, analysed,
+summarised, exported and shown.
+
+A kind is one :class:`KindSpec`. The CLI, the TUI app and the export path ask the registry for
+the kind of their inputs and call its parts; none of them knows which kinds exist. A part is a
+callable or a lazy reference ``"package.module:name"`` imported on first use, so a kind's
+screens (Textual) and renderers (polars, rich) load only when they are needed, and this module,
+low in the layers, imports none of them.
+
+The parts, with the layer each may live in:
+
+- ``detect(probe) -> bool`` (here or ``parsers``): whether the inputs are this kind, by
+  content (``probe.head``: the first bytes, decompressed);
+- ``open(paths, options) -> model`` (``parsers``): read the inputs (raises ReportError);
+- ``analyse(model, options) -> analysis`` (``parsers``): what ``summary`` prints;
+- ``summary(analysis, console)`` (``export``): ``kernelscope summary``, a rich Console;
+- ``export(model, options) -> str`` (``export``): ``kernelscope export`` in ``options.fmt``;
+- ``session(app, paths, options)`` (``screens``): the TUI's session of an open report (its
+  screens, palette commands, export scopes).
+
+A kind that takes several inputs (a diff of two reports, a timeline joined with kernel
+reports, a directory of per-rank traces) claims a ``subcommand`` (``kernelscope diff A B``,
+``kernelscope export diff A B``) and says how many ``inputs`` it takes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from kernelscope.parsers.detect import (
+    ReportKind,
+    _head,
+    _kind_of_head,
+    check_readable,
+    detect_kind,
+)
+from kernelscope.parsers.errors import ReportError
+
+Ref = str | Callable[..., Any]
+"""A callable, or ``"package.module:attribute"`` naming one (imported when first used)."""
+
+
+@dataclass(frozen=True)
+class OpenOptions:
+    """How to open inputs (every kind gets the same; each reads what it needs)."""
+
+    cache_dir: Path | None = None
+    workers: int | None = None
+    """Worker processes for a kind that reduces many inputs (0: in this process)."""
+    scheduler: str | None = None
+    """A Dask scheduler address to run those reductions on instead."""
+
+
+class Probe:
+    """The inputs as ``detect`` sees them: their paths and, read once, their first bytes."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = tuple(paths)
+
+    @cached_property
+    def head(self) -> bytes:
+        """The first 64 bytes of the single input (decompressed), b"" for a directory."""
+        path = self.paths[0]
+        if path.is_dir():
+            return b""
+        try:
+            return _head(check_readable(path))
+        except OSError as exc:
+            raise ReportError(f"{path} cannot be read ({exc.strerror or exc}).") from exc
+
+    @property
+    def content(self) -> ReportKind | None:
+        """The Nsight format the first bytes announce (None for another format)."""
+        return _kind_of_head(self.head)
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One kind of report and its parts (see the module docstring)."""
+
+    name: str
+    title: str
+    detect: Callable[[Probe], bool]
+    open: Ref
+    analyse: Ref
+    summary: Ref
+    export: Ref
+    session: Ref
+    formats: tuple[str, ...] = ("json", "md", "csv")
+    subcommand: str | None = None
+    """The word that picks this kind on the command line (``diff``), if any."""
+    inputs: tuple[int, int | None] = (1, 1)
+    """How many input paths it takes: (fewest, most; None for any number)."""
+    _loaded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def part(self, name: str) -> Any:
+        """The part ``name`` (``open``, ``export``, ``session``, …), imported if a reference."""
+        if name not in self._loaded:
+            self._loaded[name] = resolve(getattr(self, name))
+        return self._loaded[name]
+
+    def accepts(self, count: int) -> bool:
+        low, high = self.inputs
+        return count >= low and (high is None or count <= high)
+
+
+def resolve(ref: Ref) -> Any:
+    """The object ``ref`` names (a callable is returned as it is)."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, attribute = ref.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+_KINDS: dict[str, KindSpec] = {}
+
+
+def register(kind: KindSpec) -> KindSpec:
+    """Add ``kind`` (replacing a kind of the same name); later kinds are tried after."""
+    if kind.subcommand is not None:
+        other = next((k for k in _KINDS.values() if k.subcommand == kind.subcommand
+                      and k.name != kind.name), None)
+        if other is not None:
+            raise ValueError(f"{other.name} already claims the subcommand {kind.subcommand!r}")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    _KINDS.pop(name, None)
+
+
+def kinds() -> tuple[KindSpec, ...]:
+    """Every registered kind, in the order they are tried."""
+    return tuple(_KINDS.values())
+
+
+def by_subcommand(word: str) -> KindSpec | None:
+    return next((k for k in _KINDS.values() if k.subcommand == word), None)
+
+
+def as_paths(inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> tuple[Path, ...]:
+    if isinstance(inputs, (str, os.PathLike)):
+        return (Path(inputs),)
+    return tuple(Path(p) for p in inputs)
+
+
+def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
+    """The kind of ``paths``: the one claiming ``subcommand``, else the first whose
+    ``detect`` accepts the content. Raises ReportError with one sentence."""
+    paths = tuple(paths)
+    if subcommand is not None:
+        kind = by_subcommand(subcommand)
+        if kind is None:
+            raise ReportError(f"No kind of report is opened with {subcommand!r}.")
+        if not kind.accepts(len(paths)):
+            raise ReportError(f"'{subcommand}' takes {_count(kind.inputs)}, not {len(paths)}.")
+        return kind
+    if len(paths) == 1 and not paths[0].is_dir():
+        check_readable(paths[0])
+    probe = Probe(paths)
+    for kind in _KINDS.values():
+        if kind.subcommand is None and kind.accepts(len(paths)) and kind.detect(probe):
+            return kind
+    if len(paths) == 1:
+        detect_kind(paths[0])  # raises the sentence for a file of no known kind
+        raise ReportError(f"{paths[0]} is not a kind of report this kernelscope can open.")
+    raise ReportError(f"No kind of report takes {len(paths)} inputs without a subcommand.")
+
+
+def _count(inputs: tuple[int, int | None]) -> str:
+    low, high = inputs
+    if high == low:
+        return f"{low} input{'s' if low != 1 else ''}"
+    return f"{low} or more inputs" if high is None else f"{low} to {high} inputs"
+
+
+@contextmanager
+def opened(kind: KindSpec, paths: Sequence[Path], options: OpenOptions) -> Iterator[Any]:
+    """``kind``'s model of ``paths``, closed (when it can be) after the block."""
+    model = kind.part("open")(tuple(paths), options)
+    try:
+        yield model
+    finally:
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()

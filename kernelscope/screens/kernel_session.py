@@ -1,0 +1,135 @@
+"""The kernel report kind's session: opens an Nsight Compute report in a worker, feeds the
+kernel list batch by batch, and says what ``e`` exports and ``y`` copies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from textual.app import App
+from textual.command import Provider
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
+from kernelscope.screens.columns import required_metrics
+from kernelscope.screens.kernel_commands import KernelscopeCommands
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
+from kernelscope.screens.kernel_state import KernelState
+from kernelscope.screens.session import (
+    ExportJob,
+    HelpSections,
+    SessionHost,
+    SessionOptions,
+    report_stem,
+)
+
+
+class KernelSession(KernelState):
+    """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
+
+    help_sections: HelpSections = (
+        ("Kernel list", (KernelTable, KernelListScreen)),
+        ("Kernel detail", (KernelDetailScreen,)),
+    )
+    commands: frozenset[type[Provider]] = frozenset({KernelscopeCommands})
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        super().__init__(paths[0], options.extra_columns)
+        self.app = app
+        self.host = cast(SessionHost, app)
+        self.kernel_list: KernelListScreen | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self.app.run_worker(
+            self._open, thread=True, exclusive=True, exit_on_error=False, group="open"
+        )
+
+    def _open(self) -> None:
+        """Open the report and hand its summaries to the UI thread batch by batch."""
+        worker = get_current_worker()
+        report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
+        _ = report.device  # read in this thread, not on the UI's
+        self.app.call_later(self._opened, report)
+        loaded = 0
+        for batch in report.iter_summaries(
+            batch_seconds=0.1, cancelled=lambda: worker.is_cancelled
+        ):
+            loaded += len(batch)
+            self.app.call_later(self._loaded_batch, batch, loaded, report.kernel_count)
+        if not worker.is_cancelled:
+            self.app.call_later(self._loaded, loaded)
+
+    def _opened(self, report: NcuReport) -> None:
+        self.report = report
+        self.kernel_list = KernelListScreen(self.columns)
+        self.kernel_list.total = report.kernel_count
+        self.host.show_main_screen(self.kernel_list)
+
+    def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
+        self.add_summaries(batch)
+        if self.kernel_list is not None:
+            self.kernel_list.add_summaries(batch, loaded, total)
+
+    def _loaded(self, total: int) -> None:
+        self.loaded_all = True
+        if self.kernel_list is not None:
+            self.kernel_list.finish_loading(total)
+
+    def close(self) -> None:
+        if self.report is not None:
+            self.report.close()
+
+    # -- navigation ------------------------------------------------------------------------
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        """Show kernel ``kernel_id``: in the open detail screen, or from the kernel list."""
+        app = self.app
+        if self.summary(kernel_id) is None:
+            app.notify(f"No kernel with ID {kernel_id}.", severity="error")
+            return
+        if isinstance(app.screen, KernelDetailScreen):
+            app.screen.show_kernel(kernel_id)
+            if pane is not None:
+                app.screen.action_show_pane(pane)
+            return
+        if self.kernel_list is not None and self.kernel_list.is_attached:
+            while app.screen is not self.kernel_list and len(app.screen_stack) > 1:
+                app.pop_screen()
+            self.kernel_list.open_kernel(kernel_id, pane)
+
+    # -- export (e) and copy (y) -----------------------------------------------------------
+    def can_export(self, screen: Screen[Any]) -> bool:
+        return self.loaded_all
+
+    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
+        """The kernel shown in the detail, else the whole report."""
+        stem = report_stem(self.report_path)
+        if isinstance(screen, KernelDetailScreen):
+            kernel_id = screen.kernel_id
+            return ExportJob("kernel", directory / f"{stem}.kernel-{kernel_id}.md", kernel_id)
+        return ExportJob("report", directory / f"{stem}.kernelscope.md")
+
+    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
+        from kernelscope.export.writer import ExportOptions, render
+
+        if job.scope == "kernel" and job.item is not None:
+            return self._record(job.item)
+        return render(self.report_path, ExportOptions(fmt="md"))
+
+    def can_copy(self, screen: Screen[Any]) -> bool:
+        return isinstance(screen, KernelDetailScreen) and self.report is not None
+
+    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
+        """The shown kernel's case record."""
+        kernel_id = cast(KernelDetailScreen, screen).kernel_id
+        text = self._record(kernel_id)
+        return text, f"Copied kernel {kernel_id}'s record ({len(text):,} characters)."
+
+    def _record(self, kernel_id: int) -> str:
+        from kernelscope.export.ncu_markdown import single_kernel_markdown
+
+        assert self.report is not None, "records need the opened report"
+        return single_kernel_markdown(self.report, list(self.summaries), kernel_id)

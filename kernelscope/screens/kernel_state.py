@@ -1,0 +1,74 @@
+"""What the kernel-report screens share: the open report and the kernels' summaries so far.
+
+The kernel list, the detail, the roofline and their palette commands read it through
+:func:`kernel_state`; :class:`~kernelscope.screens.kernel_session.KernelSession` (the kernel
+report kind's session) fills it from its opening worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernelscope.parsers.ncu import KernelSummary, NcuReport
+from kernelscope.screens.columns import ColumnProvider, list_columns
+from kernelscope.screens.session import session_of
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
+
+class KernelState:
+    """An Nsight Compute report being read: its summaries in ID order as batches arrive."""
+
+    def __init__(self, path: Path, extra_columns: Sequence[ColumnProvider] | None = None) -> None:
+        self.report_path = Path(path)
+        self.columns = list_columns(extra_columns)
+        self.report: NcuReport | None = None
+        self.summaries: list[KernelSummary] = []
+        self._by_id: dict[int, KernelSummary] = {}
+        self.loaded_all = False
+
+    def add_summaries(self, batch: list[KernelSummary]) -> None:
+        """Keep ``batch``; batches may arrive roughly, not strictly, in ID order (read by child
+        processes), and the summaries are kept in ID order."""
+        in_order = not self.summaries or min(s.id for s in batch) > self.summaries[-1].id
+        self.summaries.extend(batch)
+        if not in_order:
+            self.summaries.sort(key=lambda s: s.id)
+        for summary in batch:
+            self._by_id[summary.id] = summary
+
+    def summary(self, kernel_id: int) -> KernelSummary | None:
+        return self._by_id.get(kernel_id)
+
+    def device_line(self) -> str:
+        """``NVIDIA H200 (CC 9.0, 132 SMs)``."""
+        if self.report is None:
+            return ""
+        device = self.report.device
+        facts = []
+        if device.compute_capability:
+            facts.append(f"CC {device.compute_capability}")
+        if device.sm_count:
+            facts.append(f"{device.sm_count} SMs")
+        return f"{device.name} ({', '.join(facts)})" if facts else device.name
+
+    def title_line(self) -> str:
+        """The kernel list's top line: report file, device, kernel count."""
+        count = self.report.kernel_count if self.report is not None else 0
+        parts = ["kernelscope", self.report_path.name, self.device_line(), f"{count:,} kernels"]
+        return " · ".join(p for p in parts if p)
+
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        """Show kernel ``kernel_id`` (in the open detail, or from the list); the session does."""
+        raise NotImplementedError
+
+
+def kernel_state(node: DOMNode) -> KernelState:
+    """The kernel report shown by the app ``node`` belongs to."""
+    state = session_of(node)
+    if not isinstance(state, KernelState):
+        raise RuntimeError("no kernel report is open")
+    return state

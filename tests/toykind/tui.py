@@ -1,0 +1,76 @@
+"""The toy report in the TUI: one screen with a table, exported by ``e``, copied by ``y``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from textual.app import App, ComposeResult
+from textual.command import Provider
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from kernelscope.kinds import OpenOptions
+from kernelscope.screens.session import (
+    ExportJob,
+    HelpSections,
+    SessionHost,
+    SessionOptions,
+)
+from tests.toykind.model import ToyReport, open_toy_pair, read_toy
+from tests.toykind.render import toy_markdown
+
+
+class ToyScreen(Screen[None]):
+    HELP_TITLE = "Toy report"
+
+    def __init__(self, report: ToyReport) -> None:
+        super().__init__(id="toy")
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"toy · {self.report.path.name} · total {self.report.total:g}", id="toy-title")
+        yield DataTable(id="toy-rows")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        rows = self.query_one(DataTable)
+        rows.add_columns("Name", "Value")
+        for name, value in self.report.rows:
+            rows.add_row(name, f"{value:g}")
+
+
+class ToySession:
+    help_sections: HelpSections = (("Toy report", (ToyScreen,)),)
+    commands: frozenset[type[Provider]] = frozenset()
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        self.host = cast(SessionHost, app)
+        self.paths = tuple(paths)
+        self.report: ToyReport | None = None
+
+    def start(self) -> None:
+        paths = self.paths
+        self.report = (open_toy_pair(paths, OpenOptions()) if len(paths) == 2
+                       else read_toy(paths[0]))
+        self.host.show_main_screen(ToyScreen(self.report))
+
+    def can_export(self, screen: Screen[Any]) -> bool:
+        return isinstance(screen, ToyScreen)
+
+    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
+        return ExportJob("toy", directory / f"{self.paths[-1].stem}.toy.md")
+
+    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
+        return toy_markdown(cast(ToyScreen, screen).report)
+
+    def can_copy(self, screen: Screen[Any]) -> bool:
+        return isinstance(screen, ToyScreen)
+
+    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
+        text = toy_markdown(cast(ToyScreen, screen).report)
+        return text, "Copied the toy report."
+
+    def close(self) -> None:
+        """Nothing to release."""
