@@ -19,6 +19,8 @@ takes part, so nobody is "last".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 SOURCES = ("nccl", "mpi", "nvtx")
@@ -87,9 +89,10 @@ def communication(kernels: pl.DataFrame, mpi: pl.DataFrame,
                   ranges: pl.DataFrame) -> tuple[str | None, pl.DataFrame]:
     """The rank's communication calls from its preferred source, and that source's name
     (None when the rank shows no communication at all)."""
-    for source, calls in (("nccl", lambda: nccl_calls(kernels)), ("mpi", lambda: mpi_calls(mpi)),
-                          ("nvtx", lambda: nvtx_calls(ranges))):
-        found = calls()
+    readers: tuple[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], pl.DataFrame], ...] = (
+        ("nccl", nccl_calls, kernels), ("mpi", mpi_calls, mpi), ("nvtx", nvtx_calls, ranges))
+    for source, read, frame in readers:
+        found = read(frame)
         if found.height:
             return source, found
     return None, pl.DataFrame(schema=COLLECTIVE_SCHEMA)
