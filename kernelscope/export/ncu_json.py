@@ -26,7 +26,11 @@ def kernel_dict(
         "mangled": detail.mangled,
         "grid": list(detail.grid),
         "block": list(detail.block),
-        "duration_ns": detail.duration_ns,
+        "duration_ns": detail.duration_ns if detail.measured else None,
+        "measured": detail.measured,
+        "unmeasured_reason": detail.unmeasured,
+        "pid": detail.pid,
+        "process": detail.process or None,
         "sections": sorted(detail.sections),
         "metrics": metrics_dict(metrics),
         "ncu_rules": [
@@ -50,8 +54,16 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     return {
         "path": str(report.path),
         "kernel_count": report.kernel_count,
-        "total_kernel_time_ns": analyzed.total_ns,
+        "total_kernel_time_ns": analyzed.total_text_ns,
+        "unmeasured_kernels": analyzed.unmeasured,
+        "processes": [
+            {"pid": p.pid, "name": p.short_name, "command": p.name, "host": p.host}
+            for p in report.processes
+        ],
+        "notes": report.notes,
         "ncu_report_version": report.version,
+        "ncu_version": report.ncu_version,
+        "cuda_version": report.cuda_version,
         "sections": sorted(analyzed.sections),
         "device": {
             "name": dev.name,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.parsers.diagnosis import Diagnosis
+from kernelscope.parsers.errors import safe_text
 from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
@@ -20,6 +21,7 @@ from kernelscope.parsers.ncu import (
     NcuReport,
     SourceHotspots,
 )
+from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.ncu.panes import (
     MEMORY_TABLE_ROWS,
     OCCUPANCY_LIMITS,
@@ -71,37 +73,58 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
     if isinstance(mem_clock, (int, float)):
         clocks.append(f"memory clock {mem_clock / 1e6:.2f} GHz")
     lines = [
-        f"# Kernel report: {inline(report.path.name)}",
+        f"# Kernel report: {inline(safe_text(report.path.name))}",
         "",
-        f"- Report file: {code(report.path)}",
+        f"- Report file: {code(safe_text(report.path))}",
         f"- Device: {inline(dev.name)}, compute capability {dev.compute_capability}, "
         f"{dev.sm_count if dev.sm_count is not None else '?'} SMs"
         + (f", {', '.join(clocks)}" if clocks else ""),
+        f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
+        + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
         f"- Read with: ncu_report {inline(report.version or 'unknown')}",
-        f"- Kernels: {report.kernel_count}, summed duration {fmt_duration(analyzed.total_ns)}",
+        f"- Kernels: {report.kernel_count}, summed duration "
+        + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),
         f"- Sections collected: {', '.join(sorted(analyzed.sections)) or 'none'}",
-        "",
     ]
+    if analyzed.unmeasured:
+        lines.append(
+            f"- Not measured (left out of the summed duration): {analyzed.unmeasured} kernels"
+        )
+    if len(report.processes) > 1:
+        listed = ", ".join(f"{inline(p.short_name or '?')} ({p.pid})" for p in report.processes)
+        lines.append(f"- Processes: {listed}")
+    lines.extend(f"- Note: {inline(note)}" for note in report.notes)
+    lines.append("")
     return lines
 
 
-def _kernels_table(kernels: list[AnalyzedKernel]) -> str:
+def _duration_cell(k: AnalyzedKernel) -> str:
+    return fmt_duration(k.duration_ns) if k.summary.measured else NOT_MEASURED
+
+
+def _flag_cell(k: AnalyzedKernel) -> str:
+    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
+
+
+def _kernels_table(kernels: list[AnalyzedKernel], processes: bool = False) -> str:
     rows = []
     for k in kernels:
         row = k.summary.row
+        who = (f"{row.get('process') or '?'} ({row.get('pid')})",) if processes else ()
         rows.append(
             (
                 row["id"],
+                *who,
                 short_name(str(row["demangled"]), NAME_WIDTH),
-                fmt_duration(k.duration_ns),
+                _duration_cell(k),
                 _share(k.time_share),
                 k.diagnosis.label,
-                top_flag(k.diagnosis),
+                _flag_cell(k),
             )
         )
-    return table(
-        ("ID", "Kernel", "Duration", "Share", "Bottleneck", "Top flag"), rows, align="llrrll"
-    )
+    head = ("ID", *(("Process",) if processes else ()), "Kernel", "Duration", "Share")
+    align = "ll" + ("l" if processes else "") + "rrll"
+    return table((*head, "Bottleneck", "Top flag"), rows, align=align)
 
 
 def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[str]:
@@ -312,7 +335,9 @@ def record_head(device: DeviceInfo, time_share: float | None, summary: KernelSum
         f"- Environment: {inline(device.name)} (CC {device.compute_capability}); CUDA, driver, "
         f"clock control: {BLANK}",
         f"- Input: {BLANK}",
-        f"- Baseline: {fmt_duration(duration if isinstance(duration, float) else None)}",
+        f"- Baseline: {fmt_duration(duration if isinstance(duration, float) else None)}"
+        if summary.measured
+        else f"- Baseline: {NOT_MEASURED} ({summary.unmeasured})",
         f"- NCU command: {BLANK} (sections collected: {sections})",
         "",
     ]
@@ -378,7 +403,9 @@ def render_ncu_markdown(
 ) -> str:
     """The whole Markdown document for a kernel report (records for the selected kernels)."""
     chosen = analyzed.select(pattern, top)
-    parts = [*_header(analyzed), "## Kernels", "", _kernels_table(list(analyzed.kernels)), ""]
+    several = len(analyzed.report.processes) > 1
+    listed = analyzed.select()
+    parts = [*_header(analyzed), "## Kernels", "", _kernels_table(listed, several), ""]
     parts.extend(_roofline(analyzed, chosen))
     device = analyzed.report.device
     bodies = analyzed.extras

@@ -10,9 +10,12 @@ from typing import IO, TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
+from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.format import fmt_duration, fmt_pct, short_name
 
@@ -44,21 +47,44 @@ def _box(console: Console) -> box.Box:
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
+def _name(path: Path) -> str:
+    """The file's name, safe for rich markup and for the terminal."""
+    return escape(safe_text(path.name))
+
+
 def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
-    """A kernel report's kernels with their shares, key metrics and diagnoses."""
+    """A kernel report's kernels with their shares, key metrics and diagnoses (only those of
+    ``analyzed.process`` when it is set)."""
     from kernelscope.export.ncu_markdown import top_flag
 
     report = analyzed.report
     path = report.path
+    chosen = analyzed.select()
+    if not chosen and analyzed.process:
+        raise ReportError(
+            f"No kernel of {safe_text(path.name)} ran in process {analyzed.process!r}."
+        )
     dev = report.device
+    skipped = f" ({analyzed.unmeasured} not measured)" if analyzed.unmeasured else ""
+    total = analyzed.total_text_ns
     console.print(
-        f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
-        f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
-        f"summed kernel time {fmt_duration(analyzed.total_ns)}"
+        f"[bold]{_name(path)}[/]: {report.kernel_count} kernels on {escape(dev.name)} "
+        f"({dev.sm_count} SMs, CC {dev.compute_capability}), summed kernel time "
+        f"{fmt_duration(total) if total is not None else NOT_MEASURED}{skipped}"
+        + (f", ncu {escape(report.ncu_version)}" if report.ncu_version else "")
     )
+    for note in report.notes:
+        console.print(escape(note))
+    several = len(report.processes) > 1
+    if several:
+        listed = ", ".join(f"{escape(p.short_name or '?')} ({p.pid})" for p in report.processes)
+        console.print(f"{len(report.processes)} processes: {listed}")
     t = Table(box=_box(console), show_edge=False, pad_edge=False)
+    columns = [("ID", "right")]
+    if several:
+        columns.append(("Process", "left"))
     for col, just in (
-        ("ID", "right"),
+        *columns,
         ("Kernel", "left"),
         ("Duration", "right"),
         ("Share %", "right"),
@@ -70,14 +96,18 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         ("Top flag", "left"),
     ):
         t.add_column(col, justify=just)  # type: ignore[arg-type]
-    for k in analyzed.kernels:
+    for k in chosen:
         row = k.summary.row
-        flag = top_flag(k.diagnosis)
+        flag = (
+            top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
+        )
         sev = k.diagnosis.worst_severity or ""
+        who = [f"{escape(str(row.get('process') or '?'))} ({row.get('pid')})"] if several else []
         t.add_row(
             str(row["id"]),
-            short_name(str(row["demangled"]), 40),
-            fmt_duration(k.duration_ns),
+            *who,
+            escape(short_name(str(row["demangled"]), 40)),
+            fmt_duration(k.duration_ns) if k.summary.measured else NOT_MEASURED,
             fmt_pct(k.time_share * 100 if k.time_share is not None else None),
             fmt_pct(row["sm_pct"]),
             fmt_pct(row["mem_pct"]),
@@ -91,15 +121,27 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
 
 def print_timeline_summary(data: TimelineData, console: Console) -> None:
     """A timeline's span, GPU busy, top kernels and findings."""
-    from kernelscope.export.timeline_json import gpu_rows, kernel_rows
+    from kernelscope.export.timeline_json import gpu_rows, kernel_rows, report_info
 
     report = data.report
     path = data.path
+    info = report_info(report)
+    cuda = "" if info.get("cuda_trace", True) else " (no CUDA trace: a CPU-only capture)"
+    version = f", nsys {escape(str(info['nsys_version']))}" if info.get("nsys_version") else ""
     console.print(
-        f"[bold]{path.name}[/]: span {fmt_duration(report.duration_ns)}, "
-        f"{report.kernels.height} kernels, {len(report.devices)} device(s)"
+        f"[bold]{_name(path)}[/]: span {fmt_duration(info['span_ns'])}, "
+        f"{info['counts']['kernels']} kernels{cuda}, {len(info['devices'])} device(s){version}"
     )
-    for g in gpu_rows(data):
+    busy = {g["device"]: g for g in gpu_rows(data)}
+    for dev in info["devices"]:
+        sms = f", {dev['sm_count']} SMs" if dev.get("sm_count") else ""
+        g = busy.pop(dev["id"], None)
+        what = (
+            f"busy {fmt_duration(g['busy_ns'])} of {fmt_duration(g['span_ns'])} "
+            f"({fmt_pct(g['utilization_pct'])} %)" if g is not None else "no GPU work"
+        )
+        console.print(f"GPU {dev['id']} ({escape(str(dev['name']))}{sms}): {what}")
+    for g in busy.values():
         console.print(
             f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
             f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
@@ -113,7 +155,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
             fmt_duration(k["total_ns"]),
             f"{k['instances']:,}",
             fmt_duration(k["avg_ns"]),
-            short_name(k["name"], 60),
+            escape(short_name(k["name"], 60)),
         )
     console.print(t)
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
@@ -121,7 +163,9 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
         f.add_column(col, justify="right" if col == "Items" else "left")
     for item in most_severe_first(data.findings, lambda x: x.severity):
         style = SEVERITY_STYLE.get(item.severity, "")
-        f.add_row(f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), item.title)
+        f.add_row(
+            f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), escape(item.title)
+        )
     if not data.findings:
         f.add_row("", "none", "0", "no problems found")
     console.print(f)
@@ -135,12 +179,15 @@ def print_summary(
     subcommand: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    process: str | None = None,
 ) -> None:
-    """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part); raises
+    """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part; of a
+    kernel report, only the kernels of ``process``, an id or a name, when given); raises
     ReportError on bad input."""
     paths = as_paths(inputs)
     kind = kind_for(paths, subcommand)
     console = make_console(file)
-    options = OpenOptions(cache_dir=cache_dir, workers=workers, scheduler=scheduler)
+    options = OpenOptions(cache_dir=cache_dir, process=process, workers=workers,
+                          scheduler=scheduler)
     with opened(kind, paths, options) as model:
         kind.part("summary")(kind.part("analyse")(model, options), console)

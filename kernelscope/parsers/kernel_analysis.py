@@ -5,6 +5,7 @@ The TUI builds the same objects progressively in its worker; exports build them 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -51,19 +52,38 @@ class AnalyzedReport:
     """Details read in the same pass as the summaries (exports of every kernel)."""
     extras: dict[int, Any] = field(default_factory=dict)
     """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
+    process: str | None = None
+    """Only kernels of this process (its id, or its name) are selected, when set."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
 
-    def select(self, pattern: str | None = None, top: int | None = None) -> list[AnalyzedKernel]:
-        """Kernels whose name matches ``pattern``; with ``top``, the N longest, longest first."""
+    @property
+    def unmeasured(self) -> int:
+        """How many kernels have no measurement (left out of ``total_ns`` and the shares)."""
+        return sum(1 for k in self.kernels if not k.summary.measured)
+
+    @property
+    def total_text_ns(self) -> float | None:
+        """``total_ns``, or None when no kernel was measured (so no total is known)."""
+        return self.total_ns if self.unmeasured < len(self.kernels) else None
+
+    def select(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[AnalyzedKernel]:
+        """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
+        report's ``process``); with ``top``, the N longest, longest first."""
         regex = re.compile(pattern) if pattern else None
+        process = process if process is not None else self.process
         chosen = [
             k
             for k in self.kernels
-            if regex is None
-            or regex.search(str(k.summary.row["name"]))
-            or regex.search(str(k.summary.row["demangled"]))
+            if (process is None or in_process(k.summary, process))
+            and (
+                regex is None
+                or regex.search(str(k.summary.row["name"]))
+                or regex.search(str(k.summary.row["demangled"]))
+            )
         ]
         if top is not None:
             chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
@@ -91,22 +111,51 @@ class AnalyzedReport:
                 want = next(order, None)
 
 
+def in_process(summary: KernelSummary, process: str) -> bool:
+    """True when the kernel ran in ``process``: a process id, or the executable's name."""
+    wanted = process.strip()
+    pid = summary.row.get("pid")
+    if wanted.isdigit():
+        return pid is not None and int(wanted) == pid
+    return wanted == summary.row.get("process")
+
+
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
-    return diagnose(summary.metrics, summary.rules, summary.sections, time_share=time_share)
+    return diagnose(
+        summary.metrics,
+        summary.rules,
+        summary.sections,
+        time_share=time_share,
+        unmeasured=summary.unmeasured,
+    )
 
 
 def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
-    return diagnose(detail.metrics, detail.rules, set(detail.sections), time_share=time_share)
+    return diagnose(
+        detail.metrics,
+        detail.rules,
+        set(detail.sections),
+        time_share=time_share,
+        unmeasured=detail.unmeasured,
+    )
+
+
+def measured_duration(summary: KernelSummary) -> float | None:
+    """The kernel's duration (ns) when it was measured, else None."""
+    if not summary.measured:
+        return None
+    value = summary.row.get("duration_ns")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
-    """Each kernel's share of the summed kernel duration, and that sum (ns)."""
-    durations = [s.row.get("duration_ns") for s in summaries]
-    total = float(sum(d for d in durations if isinstance(d, (int, float))))
-    shares = [
-        (float(d) / total if total > 0 else None) if isinstance(d, (int, float)) else None
-        for d in durations
-    ]
+    """Each kernel's share of the summed duration of the measured kernels, and that sum (ns).
+    A kernel without measurement has no share and adds nothing to the sum."""
+    durations = [measured_duration(s) for s in summaries]
+    total = float(sum(d for d in durations if d is not None))
+    shares = [(d / total if total > 0 else None) if d is not None else None for d in durations]
     return shares, total
 
 

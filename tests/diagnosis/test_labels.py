@@ -98,4 +98,6 @@ def test_all_labels_but_balanced_appear_on_real_kernels() -> None:
         for s in ("zoo_a", "zoo", "torch_ops", "many_launches")
         for k in kernels_of(s)
     }
-    assert set(LABELS) - seen == {"balanced"}
+    # Our samples measured every kernel; undetermined ones are in the third-party reports
+    # (tests/wild).
+    assert set(LABELS) - seen == {"balanced", "undetermined"}

@@ -12,9 +12,10 @@ from kernelscope.parsers.diagnosis.evidence import ev
 from kernelscope.parsers.diagnosis.facts import gather
 from kernelscope.parsers.diagnosis.flags import CHECKS, Finding, Missing
 from kernelscope.parsers.diagnosis.guards import guard_rails
-from kernelscope.parsers.diagnosis.result import Bottleneck, Diagnosis, Flag
+from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, Diagnosis, Flag
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.diagnosis.values import Values
+from kernelscope.parsers.ncu.measured import unmeasured_reason
 from kernelscope.parsers.ncu.metrics import Metric
 from kernelscope.parsers.ncu.model import RuleResult
 from kernelscope.parsers.roofline.compute import compute_roofline
@@ -74,10 +75,17 @@ def diagnose(
     *,
     time_share: float | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    unmeasured: str | None = None,
 ) -> Diagnosis:
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
-    of the profiled GPU time (0-1) when the caller knows it. Never raises on partial input."""
+    of the profiled GPU time (0-1) when the caller knows it. ``unmeasured`` is the model's
+    sentence for a kernel without any measurement (see ``parsers.ncu.measured``; found from
+    the metrics when not given): such a kernel is ``undetermined``, never classified. Never
+    raises on partial input."""
+    reason = unmeasured or unmeasured_reason(metrics)
+    if reason is not None:
+        return undetermined(reason)
     values = Values(metrics, sections)
     roofline = compute_roofline(metrics)
     facts = gather(values, roofline, thresholds)
@@ -129,6 +137,12 @@ def diagnose(
         skipped=tuple(skipped),
     )
     return with_time_share(diagnosis, time_share)
+
+
+def undetermined(reason: str) -> Diagnosis:
+    """The diagnosis of a kernel that has no measurement: label ``undetermined``, ``reason``
+    as its one-sentence summary and note, no flags."""
+    return Diagnosis(bottleneck=Bottleneck(UNDETERMINED, reason), notes=(reason,))
 
 
 def with_time_share(diagnosis: Diagnosis, time_share: float | None) -> Diagnosis:

@@ -21,7 +21,11 @@ LABELS: tuple[str, ...] = (
     "instruction-bound",
     "divergence-bound",
     "balanced",
+    "undetermined",
 )
+UNDETERMINED = "undetermined"
+"""The label of a kernel the report cannot decide (no measurement at all): the bottleneck's
+summary says why."""
 
 
 @dataclass(frozen=True)

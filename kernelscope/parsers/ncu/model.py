@@ -73,10 +73,17 @@ class KernelSummary:
     metrics: dict[str, Metric]
     rules: tuple[RuleResult, ...]
     sections: frozenset[str]
+    unmeasured: str | None = None
+    """Why the kernel has no measurement at all (profiling failed, nothing collected), as one
+    sentence; None for a measured kernel. Such a kernel is left out of totals and shares."""
 
     @property
     def id(self) -> int:
         return int(cast("int", self.row["id"]))
+
+    @property
+    def measured(self) -> bool:
+        return self.unmeasured is None
 
 
 @dataclass
@@ -99,6 +106,16 @@ class KernelDetail:
     curves: dict[str, Series]
     rules: tuple[RuleResult, ...]
     source: SourceHotspots | None = None
+    unmeasured: str | None = None
+    """As ``KernelSummary.unmeasured``: why the kernel has no measurement, else None."""
+    pid: int | None = None
+    """The id of the process that ran the kernel (None when the report does not say)."""
+    process: str = ""
+    """That process's executable name, as ncu's "Process Name" column prints it."""
+
+    @property
+    def measured(self) -> bool:
+        return self.unmeasured is None
 
     def metric(self, name: str) -> Metric | None:
         return self.metrics.get(name)
