@@ -48,6 +48,14 @@ def kernel_list_frame(
         frame = frame.drop("pid", "process")
     frame = frame.with_columns(
         pl.Series("time_share", [k.time_share for k in chosen], dtype=pl.Float64),
+        pl.Series(
+            "family", [analyzed.families.index_of.get(k.id) for k in chosen], dtype=pl.Int64
+        ),
+        pl.Series(
+            "family_share",
+            [_family_share(analyzed, k.id) for k in chosen],
+            dtype=pl.Float64,
+        ),
         pl.Series("bottleneck", [k.diagnosis.label for k in chosen], dtype=pl.Utf8),
         pl.Series("flags", [len(k.diagnosis.flags) for k in chosen], dtype=pl.Int64),
         pl.Series("top_flag", [_flag(k) for k in chosen], dtype=pl.Utf8),
@@ -55,6 +63,11 @@ def kernel_list_frame(
     if all_metrics:
         frame = frame.with_columns(_metric_columns(analyzed, chosen))
     return frame
+
+
+def _family_share(analyzed: AnalyzedReport, kernel_id: int) -> float | None:
+    family = analyzed.family(kernel_id)
+    return family.time_share if family is not None else None
 
 
 def render_ncu_csv(

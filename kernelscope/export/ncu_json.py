@@ -81,13 +81,21 @@ def build_ncu_document(
     top: int | None = None,
     all_metrics: bool = False,
 ) -> dict[str, Any]:
-    """The whole JSON document: every selected kernel with its metrics and diagnosis."""
+    """The whole JSON document: every family of the report ranked by total time, and every
+    selected kernel with its metrics, diagnosis and ``family`` (an index into ``families``);
+    ``top`` selects the launches of the N largest families."""
     kernels = []
     chosen = analyzed.select(pattern, top)
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
     for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
         entry = kernel_dict(analyzed.report, detail, all_metrics=all_metrics)
         entry["time_share"] = kernel.time_share
+        entry["family"] = analyzed.families.index_of.get(kernel.id)
         entry.update(diagnosis.to_dict())
         kernels.append(entry)
-    return {"schema": SCHEMA, "report": report_dict(analyzed), "kernels": kernels}
+    return {
+        "schema": SCHEMA,
+        "report": report_dict(analyzed),
+        "families": [f.to_dict() for f in analyzed.families],
+        "kernels": kernels,
+    }

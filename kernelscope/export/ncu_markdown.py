@@ -3,16 +3,18 @@ per kernel following the methodology notes' record template."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
-from kernelscope.parsers.diagnosis import Diagnosis
+from kernelscope.parsers.diagnosis import Diagnosis, derived
+from kernelscope.parsers.diagnosis.verdict import top_flag_text
 from kernelscope.parsers.errors import safe_text
+from kernelscope.parsers.families import KernelFamily, ids_text, kernel_families
 from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     diagnose_detail,
-    time_shares,
 )
 from kernelscope.parsers.ncu import (
     DeviceInfo,
@@ -29,7 +31,14 @@ from kernelscope.parsers.ncu.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
-from kernelscope.parsers.severity import severity_rank
+from kernelscope.render.families import (
+    family_ids,
+    family_label,
+    launch_shape,
+    spread,
+    spread_note,
+    tally,
+)
 from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
@@ -54,11 +63,8 @@ def _share(share: float | None) -> str:
 
 
 def top_flag(diagnosis: Diagnosis) -> str:
-    """The most severe flag (lowest checklist level first among equals), or an em dash."""
-    if not diagnosis.flags:
-        return "—"
-    best = max(diagnosis.flags, key=lambda f: (severity_rank(f.severity), -f.level))
-    return f"{best.id} ({best.severity})"
+    """The flag the verdict leads with (``parsers.diagnosis.verdict``), or an em dash."""
+    return top_flag_text(diagnosis)
 
 
 def _header(analyzed: AnalyzedReport) -> list[str]:
@@ -82,7 +88,8 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
         f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
         + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
         f"- Read with: ncu_report {inline(report.version or 'unknown')}",
-        f"- Kernels: {report.kernel_count}, summed duration "
+        f"- Kernels: {report.kernel_count} launches of {len(analyzed.families)} kernel "
+        "families, summed duration "
         + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),
         f"- Sections collected: {', '.join(sorted(analyzed.sections)) or 'none'}",
     ]
@@ -98,33 +105,52 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
     return lines
 
 
-def _duration_cell(k: AnalyzedKernel) -> str:
-    return fmt_duration(k.duration_ns) if k.summary.measured else NOT_MEASURED
+FAMILY_COLUMNS = (
+    "#",
+    "Kernel",
+    "Launches",
+    "IDs",
+    "Total",
+    "Share",
+    "Duration: median (min – max)",
+    "Bottleneck",
+    "Top flag",
+)
+
+
+def family_labels(analyzed: AnalyzedReport, family: KernelFamily) -> list[str]:
+    """The bottleneck label of each launch of ``family``."""
+    return [analyzed.kernel(i).diagnosis.label for i in family.ids]
 
 
 def _flag_cell(k: AnalyzedKernel) -> str:
     return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
-def _kernels_table(kernels: list[AnalyzedKernel], processes: bool = False) -> str:
+def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
+    """One row per family, ranked by total time (the method's step 0); with ``processes``, the
+    process of each family's median launch."""
     rows = []
-    for k in kernels:
+    for f in analyzed.select_families():
+        k = analyzed.kernel(f.representative)
         row = k.summary.row
         who = (f"{row.get('process') or '?'} ({row.get('pid')})",) if processes else ()
         rows.append(
             (
-                row["id"],
+                f.index + 1,
                 *who,
-                short_name(str(row["demangled"]), NAME_WIDTH),
-                _duration_cell(k),
-                _share(k.time_share),
-                k.diagnosis.label,
+                short_name(f.demangled, NAME_WIDTH),
+                f.count,
+                family_ids(f),
+                fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
+                _share(f.time_share),
+                spread(f),
+                family_label(family_labels(analyzed, f), k.diagnosis.label),
                 _flag_cell(k),
             )
         )
-    head = ("ID", *(("Process",) if processes else ()), "Kernel", "Duration", "Share")
-    align = "ll" + ("l" if processes else "") + "rrll"
-    return table((*head, "Bottleneck", "Top flag"), rows, align=align)
+    head = (FAMILY_COLUMNS[0], *(("Process",) if processes else ()), *FAMILY_COLUMNS[1:])
+    return table(head, rows, align="r" + ("l" if processes else "") + "lrlrrrll")
 
 
 def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[str]:
@@ -136,21 +162,26 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
     chart = render_roofline(chart_kernels, precision="fp32", selected=selected, color=False)
     out = ["## Roofline (FP32, DRAM)", "", fenced(chart.text), ""]
     if chart.not_plotted:
+        # One line per family and reason, not one per launch.
+        grouped: dict[tuple[int, str], list[int]] = {}
+        for kid, _name, reason in chart.not_plotted:
+            family = analyzed.family(kid)
+            key = (family.index if family is not None else -1 - kid, reason)
+            grouped.setdefault(key, []).append(kid)
         out.append("Kernels without a point on this chart:")
         out.append("")
-        out.extend(
-            f"- {kid} {inline(name)}: {inline(reason)}" for kid, name, reason in chart.not_plotted
-        )
+        for (_, reason), ids in sorted(grouped.items(), key=lambda item: min(item[1])):
+            name = short_name(str(analyzed.kernel(ids[0]).summary.row["name"]), 24)
+            what = f"{ids_text(ids)} {inline(name)}"
+            if len(ids) > 1:
+                what += f" ({len(ids):,} launches)"
+            out.append(f"- {what}: {inline(reason)}")
         out.append("")
     return out
 
 
 def _launch(detail: KernelDetail) -> list[str]:
-    waves = detail.number("launch__waves_per_multiprocessor")
-    tail = None
-    if waves is not None and waves > 0:
-        frac = waves - int(waves)
-        tail = 100.0 if frac == 0 else frac * 100
+    tail = derived.tail_wave_fill(detail.number("launch__waves_per_multiprocessor"))
     return [
         f"- grid {code(detail.grid)}, block {code(detail.block)}, "
         f"threads {_m(detail, 'launch__thread_count')}",
@@ -177,15 +208,11 @@ def _sol(detail: KernelDetail) -> list[str]:
 
 
 def _occupancy(detail: KernelDetail) -> list[str]:
-    limits = []
-    for label, name in OCCUPANCY_LIMITS:
-        value = detail.number(name)
-        if value is not None:
-            limits.append((value, label))
-    binding = min(limits)[1] if limits else None
+    limits = derived.block_limits(detail.metrics, OCCUPANCY_LIMITS)
+    binding = derived.limiting_resources(limits)
     parts = ", ".join(
-        f"{label} {fmt_number(v)}" + (" (binding)" if label == binding else "")
-        for v, label in limits
+        f"{label} {fmt_number(v)}" + (" (binding)" if label in binding else "")
+        for label, v in limits.items()
     )
     return [
         f"- theoretical {_m(detail, 'sm__maximum_warps_per_active_cycle_pct')}, achieved "
@@ -195,8 +222,8 @@ def _occupancy(detail: KernelDetail) -> list[str]:
 
 
 def _ratio(detail: KernelDetail, num: str, den: str) -> str:
-    a, b = detail.number(num), detail.number(den)
-    return NOT_AVAILABLE if a is None or not b else fmt_number(a / b)
+    ratio = derived.sectors_per_request(detail.number(num), detail.number(den))
+    return NOT_AVAILABLE if ratio is None else fmt_number(ratio)
 
 
 def _memory(detail: KernelDetail) -> list[str]:
@@ -240,12 +267,9 @@ def _compute(detail: KernelDetail, diagnosis: Diagnosis) -> list[str]:
 
 
 def _scheduler(detail: KernelDetail) -> list[str]:
-    stalls = sorted(((detail.number(n) or 0.0, n) for n in detail.stall_reasons), reverse=True)[:3]
+    ranked = derived.ranked_stalls(detail.metrics, detail.stall_reasons)
     top = ", ".join(
-        f"{n.removeprefix('smsp__average_warps_issue_stalled_').removesuffix('_per_issue_active.ratio')}"
-        f" {fmt_number(v)}"
-        for v, n in stalls
-        if v > 0
+        f"{derived.stall_reason(name)} {fmt_number(v)}" for name, v in derived.top_stalls(ranked)
     )
     return [
         f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, eligible warps/scheduler "
@@ -320,22 +344,67 @@ def _holds(holds: bool | None) -> str:
     return {True: " — holds", False: " — does not hold", None: ""}[holds]
 
 
-def record_head(device: DeviceInfo, time_share: float | None, summary: KernelSummary) -> str:
-    """The record's title and the facts around the kernel (its share of the time: step 0)."""
+def record_head(
+    device: DeviceInfo,
+    time_share: float | None,
+    summary: KernelSummary,
+    family: KernelFamily | None = None,
+    labels: Sequence[str] = (),
+    *,
+    whole: bool = True,
+) -> str:
+    """The record's title and the facts around the kernel (its share of the time: step 0).
+    For a family of several launches, the record stands for all of them: the head gives the
+    family's share, its launches and the spread of their durations (``labels``: the label of
+    each launch), and the record below is that of ``summary``, the median launch. With
+    ``whole`` False it is the record of this launch alone, weighed by its family's share."""
     sections = ", ".join(sorted(summary.sections)) or "none"
     demangled = str(summary.row["demangled"])
     duration = summary.row.get("duration_ns")
+    baseline = fmt_duration(duration if isinstance(duration, float) else None)
+    name = inline(short_name(demangled, 80))
+    about: list[str] = []
+    if family is None or family.count == 1:
+        title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
+        goal = f"this kernel is {_share(time_share)} of the report's kernel time"
+    elif not whole:
+        title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
+        goal = (
+            f"this launch is {_share(time_share)} of the report's kernel time; its family of "
+            f"{family.count:,} launches (IDs {family_ids(family)}) is "
+            f"{_share(family.time_share)}"
+        )
+    else:
+        title = (
+            f"## Kernel Profiling Case: {name} (ID {summary.id}, family of "
+            f"{family.count:,} launches)"
+        )
+        goal = (
+            f"its {family.count:,} launches are {_share(family.time_share)} of the report's "
+            f"kernel time, this one {_share(time_share)}"
+        )
+        about = [
+            f"- Family: {family.count:,} launches (IDs {family_ids(family)}), "
+            f"{launch_shape(family)}, {fmt_duration(family.total_duration_ns)} in all; "
+            f"duration median (min – max) {spread(family)}; this record is ID {summary.id}, "
+            "the median launch",
+            f"- Bottleneck of each launch: {tally(labels)}" if labels else "",
+        ]
+        note = spread_note(family)
+        if note:
+            about.append(f"- {inline(note)}")
+        baseline = f"{baseline} (median launch), {fmt_duration(family.total_duration_ns)} in all"
     parts = [
-        f"## Kernel Profiling Case: {inline(short_name(demangled, 80))} (ID {summary.id})",
+        title,
         "",
         f"Full name: {code(demangled)}",
         "",
-        f"- Goal: {BLANK} (this kernel is {_share(time_share)} of the report's kernel time: "
-        "weigh the effort against it)",
+        f"- Goal: {BLANK} ({goal}: weigh the effort against it)",
+        *(line for line in about if line),
         f"- Environment: {inline(device.name)} (CC {device.compute_capability}); CUDA, driver, "
         f"clock control: {BLANK}",
         f"- Input: {BLANK}",
-        f"- Baseline: {fmt_duration(duration if isinstance(duration, float) else None)}"
+        f"- Baseline: {baseline}"
         if summary.measured
         else f"- Baseline: {NOT_MEASURED} ({summary.unmeasured})",
         f"- NCU command: {BLANK} (sections collected: {sections})",
@@ -392,33 +461,41 @@ def record_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
     return diagnosis, record_body(detail, diagnosis)
 
 
-def kernel_record(device: DeviceInfo, time_share: float | None, detail: KernelDetail) -> str:
-    """One kernel's case record, following the notes' template headings."""
-    head = record_head(device, time_share, summary_from_detail(detail))
+def kernel_record(
+    device: DeviceInfo,
+    time_share: float | None,
+    detail: KernelDetail,
+    family: KernelFamily | None = None,
+) -> str:
+    """One kernel's case record, following the notes' template headings; its ``family``'s
+    share of the time is stated beside its own."""
+    head = record_head(device, time_share, summary_from_detail(detail), family, whole=False)
     return head + "\n" + record_analysis(detail)[1]
 
 
 def render_ncu_markdown(
     analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
 ) -> str:
-    """The whole Markdown document for a kernel report (records for the selected kernels)."""
-    chosen = analyzed.select(pattern, top)
+    """The whole Markdown document for a kernel report: the families ranked by time, and one
+    record per selected family (its median launch's, with the family's spread), ``top`` the
+    N largest; only the families with a launch in ``analyzed.process`` when it is set."""
+    families = analyzed.select_families(pattern, top)
+    chosen = [analyzed.kernel(f.representative) for f in families]
     several = len(analyzed.report.processes) > 1
-    listed = analyzed.select()
-    parts = [*_header(analyzed), "## Kernels", "", _kernels_table(listed, several), ""]
+    parts = [*_header(analyzed), "## Kernel families", "", _families_table(analyzed, several), ""]
     parts.extend(_roofline(analyzed, chosen))
     device = analyzed.report.device
     bodies = analyzed.extras
-    if all(isinstance(bodies.get(k.id), str) for k in chosen):
-        # Rendered by the worker processes in the pass that read the report.
-        for kernel in chosen:
-            head = record_head(device, kernel.time_share, kernel.summary)
-            parts.append(head + "\n" + bodies[kernel.id])
-        return "\n".join(parts).rstrip() + "\n"
-    pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
-    for kernel, (detail, _) in zip(chosen, pairs, strict=True):
-        head = record_head(device, kernel.time_share, kernel.summary)
-        parts.append(head + "\n" + record_analysis(detail)[1])
+    if not all(isinstance(bodies.get(k.id), str) for k in chosen):
+        pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
+        bodies = {
+            k.id: record_analysis(detail)[1]
+            for k, (detail, _) in zip(chosen, pairs, strict=True)
+        }
+    for family, kernel in zip(families, chosen, strict=True):
+        labels = family_labels(analyzed, family)
+        head = record_head(device, kernel.time_share, kernel.summary, family, labels)
+        parts.append(head + "\n" + bodies[kernel.id])
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -427,10 +504,11 @@ def single_kernel_markdown(
 ) -> str:
     """The case record of one kernel of an open report (its time share taken from the
     summaries of all kernels), for the TUI's export and copy of the current kernel."""
-    shares, _ = time_shares(summaries)
-    share = next((sh for s, sh in zip(summaries, shares, strict=True) if s.id == kernel_id), None)
+    families = kernel_families(summaries)
+    share = families.kernel_share(kernel_id)
+    family = families.family_of(kernel_id)
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
         detail.source = report.source_hotspots(kernel_id)
     head = [f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}", ""]
-    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail)
+    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail, family)

@@ -17,7 +17,8 @@ from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.severity import most_severe_first
-from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+from kernelscope.render.families import family_ids, family_label
+from kernelscope.render.format import ellipsis, fmt_duration, fmt_pct, short_name
 
 if TYPE_CHECKING:
     from kernelscope.parsers.kernel_analysis import AnalyzedReport
@@ -53,9 +54,10 @@ def _name(path: Path) -> str:
 
 
 def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
-    """A kernel report's kernels with their shares, key metrics and diagnoses (only those of
+    """A kernel report's kernel families ranked by total time, with their shares, the key
+    metrics and the diagnosis of their median launch (only the families with a launch in
     ``analyzed.process`` when it is set)."""
-    from kernelscope.export.ncu_markdown import top_flag
+    from kernelscope.export.ncu_markdown import family_labels, top_flag
 
     report = analyzed.report
     path = report.path
@@ -68,7 +70,8 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     skipped = f" ({analyzed.unmeasured} not measured)" if analyzed.unmeasured else ""
     total = analyzed.total_text_ns
     console.print(
-        f"[bold]{_name(path)}[/]: {report.kernel_count} kernels on {escape(dev.name)} "
+        f"[bold]{_name(path)}[/]: {report.kernel_count} kernels "
+        f"({len(analyzed.families)} families) on {escape(dev.name)} "
         f"({dev.sm_count} SMs, CC {dev.compute_capability}), summed kernel time "
         f"{fmt_duration(total) if total is not None else NOT_MEASURED}{skipped}"
         + (f", ncu {escape(report.ncu_version)}" if report.ncu_version else "")
@@ -79,14 +82,20 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     if several:
         listed = ", ".join(f"{escape(p.short_name or '?')} ({p.pid})" for p in report.processes)
         console.print(f"{len(report.processes)} processes: {listed}")
-    t = Table(box=_box(console), show_edge=False, pad_edge=False)
-    columns = [("ID", "right")]
+    t = Table(
+        title="Kernel families by total time (SOL, occupancy, verdict: the median launch)",
+        box=_box(console),
+        show_edge=False,
+        pad_edge=False,
+    )
+    columns = [("IDs", "left")]
     if several:
         columns.append(("Process", "left"))
     for col, just in (
         *columns,
         ("Kernel", "left"),
-        ("Duration", "right"),
+        ("Launches", "right"),
+        ("Total", "right"),
         ("Share %", "right"),
         ("SM %", "right"),
         ("Mem %", "right"),
@@ -95,8 +104,9 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         ("Bottleneck", "left"),
         ("Top flag", "left"),
     ):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
-    for k in chosen:
+        t.add_column(col, justify=just, no_wrap=col == "Top flag")  # type: ignore[arg-type]
+    for f in analyzed.select_families():
+        k = analyzed.kernel(f.representative)
         row = k.summary.row
         flag = (
             top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
@@ -104,16 +114,17 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         sev = k.diagnosis.worst_severity or ""
         who = [f"{escape(str(row.get('process') or '?'))} ({row.get('pid')})"] if several else []
         t.add_row(
-            str(row["id"]),
+            ellipsis(family_ids(f), 12),
             *who,
-            escape(short_name(str(row["demangled"]), 40)),
-            fmt_duration(k.duration_ns) if k.summary.measured else NOT_MEASURED,
-            fmt_pct(k.time_share * 100 if k.time_share is not None else None),
+            escape(short_name(f.demangled, 28)),
+            f"{f.count:,}",
+            fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
+            fmt_pct(f.time_share * 100 if f.time_share is not None else None),
             fmt_pct(row["sm_pct"]),
             fmt_pct(row["mem_pct"]),
             fmt_pct(row["dram_pct"]),
             fmt_pct(row["occupancy_pct"]),
-            k.diagnosis.label,
+            family_label(family_labels(analyzed, f), k.diagnosis.label),
             f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
         )
     console.print(t)

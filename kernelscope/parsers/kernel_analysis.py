@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
+from kernelscope.parsers.families import KernelFamily, ReportFamilies, kernel_families
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 
@@ -54,6 +55,8 @@ class AnalyzedReport:
     """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
     process: str | None = None
     """Only kernels of this process (its id, or its name) are selected, when set."""
+    families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
+    """The kernels grouped into families, ranked by total time (``parsers.families``)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -68,11 +71,24 @@ class AnalyzedReport:
         """``total_ns``, or None when no kernel was measured (so no total is known)."""
         return self.total_ns if self.unmeasured < len(self.kernels) else None
 
+    def family(self, kernel_id: int) -> KernelFamily | None:
+        """The family of kernel ``kernel_id``."""
+        return self.families.family_of(kernel_id)
+
+    def select_families(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[KernelFamily]:
+        """The families with a launch ``select(pattern)`` keeps, largest total first; with
+        ``top``, the N largest."""
+        wanted = {self.families.index_of[k.id] for k in self.select(pattern, process=process)}
+        chosen = [f for f in self.families if f.index in wanted]
+        return chosen if top is None else chosen[: max(0, top)]
+
     def select(
         self, pattern: str | None = None, top: int | None = None, process: str | None = None
     ) -> list[AnalyzedKernel]:
         """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
-        report's ``process``); with ``top``, the N longest, longest first."""
+        report's ``process``); with ``top``, the launches of the N families with the most time."""
         regex = re.compile(pattern) if pattern else None
         process = process if process is not None else self.process
         chosen = [
@@ -85,8 +101,10 @@ class AnalyzedReport:
                 or regex.search(str(k.summary.row["demangled"]))
             )
         ]
-        if top is not None:
-            chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
+        if top is not None:  # the launches of the N families with the most time
+            ranked = sorted({self.families.index_of[k.id] for k in chosen})[: max(0, top)]
+            keep = set(ranked)
+            chosen = [k for k in chosen if self.families.index_of[k.id] in keep]
         return chosen
 
     def iter_detail_diagnoses(
@@ -107,8 +125,13 @@ class AnalyzedReport:
                 pending[detail.id] = detail
             while want is not None and want in pending:
                 detail = pending.pop(want)
-                yield detail, diagnose_detail(detail, self.kernels[want].time_share)
+                yield detail, self.diagnose_detail(detail)
                 want = next(order, None)
+
+    def diagnose_detail(self, detail: KernelDetail) -> Diagnosis:
+        """``detail``'s diagnosis weighed by its own and its family's share of the time."""
+        share = self.kernels[detail.id].time_share
+        return with_family_share(diagnose_detail(detail, None), share, self.families, detail.id)
 
 
 def in_process(summary: KernelSummary, process: str) -> bool:
@@ -137,6 +160,7 @@ def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Di
         set(detail.sections),
         time_share=time_share,
         unmeasured=detail.unmeasured,
+        source=detail.source,
     )
 
 
@@ -148,6 +172,17 @@ def measured_duration(summary: KernelSummary) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
+
+
+def with_family_share(
+    diagnosis: Diagnosis, time_share: float | None, families: ReportFamilies, kernel_id: int
+) -> Diagnosis:
+    """Step 0's evidence: the kernel's share of the time and its family's (when it has more
+    than one launch)."""
+    family = families.family_of(kernel_id)
+    if family is None:
+        return with_time_share(diagnosis, time_share)
+    return with_time_share(diagnosis, time_share, family.time_share, family.count)
 
 
 def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
@@ -213,10 +248,13 @@ def analyze(
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)
     shares, total = time_shares(summaries)
+    families = kernel_families(summaries)
     kernels = tuple(
         AnalyzedKernel(
             s,
-            with_time_share(early[s.id], share) if s.id in early else diagnose_summary(s, share),
+            with_family_share(
+                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
+            ),
             share,
         )
         for s, share in zip(summaries, shares, strict=True)
@@ -229,4 +267,5 @@ def analyze(
         sections=sections,
         details=kept,
         extras=extras,
+        families=families,
     )

@@ -14,6 +14,7 @@ from textual.worker import get_current_worker
 
 from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
 from kernelscope.screens.columns import required_metrics, with_process_column
+from kernelscope.screens.family_table import FamilyTable
 from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
@@ -31,7 +32,7 @@ class KernelSession(KernelState):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
     help_sections: HelpSections = (
-        ("Kernel list", (KernelTable, KernelListScreen)),
+        ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
         ("Kernel detail", (KernelDetailScreen,)),
     )
     commands: frozenset[type[Provider]] = frozenset({KernelscopeCommands})

@@ -56,7 +56,12 @@ def _export_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
     p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
-    p.add_argument("--top", type=int, default=None, help="only the N longest kernels' records")
+    p.add_argument(
+        "--top",
+        type=int,
+        default=None,
+        help="only the N kernel families with the most time (their launches, one record each)",
+    )
     p.add_argument(
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
