@@ -66,6 +66,11 @@ def print_run_summary(run: RunAnalysis, console: Console) -> None:
                       f"{top['name']} {duration(top['ns'])} over {top['calls']} call(s) "
                       f"(rank {s.get('compared_with')}: {duration(top.get('others_ns'))})",
                       markup=False, highlight=False)
+    for r in doc["slow_ranks"]:
+        if r["slow"]:
+            console.print(f"Slower GPU: rank {r['rank']}'s kernels run {r['ratio']:.2f}x the "
+                          f"other ranks' median over {r['families']} common kernels",
+                          markup=False, highlight=False)
     for f in doc["families"]:
         if f["flagged"]:
             console.print(f"Slower kernel on rank {f['slowest_rank']}: "
