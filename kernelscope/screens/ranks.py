@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from kernelscope.parsers.ranks.model import RunAnalysis
 from kernelscope.render.format import fmt_duration, short_name
 from kernelscope.render.ranks import duration, gap_summary, pct
+from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
 from kernelscope.screens.session import worker_failed
@@ -287,7 +288,11 @@ class RanksScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
             self.opening = False
-            worker_failed(self, event)
+            if self.run is None:  # nothing of the run is shown: the command line exits 2
+                self.log.error(event.worker.error)
+                self.app.switch_screen(ErrorScreen(error_sentence(event.worker.error)))
+            else:
+                worker_failed(self, event)
 
     @on(RunLoaded)
     async def _loaded(self, event: RunLoaded) -> None:

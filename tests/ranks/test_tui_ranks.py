@@ -84,13 +84,15 @@ async def test_export_writes_markdown_into_the_working_directory(rank_dir: Path,
                                                                  cache_dir: Path, tmp_path,
                                                                  monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = make_app(rank_dir, cache_dir)
+    # Worker processes started from inside the app (whose stderr Textual captures).
+    app = create_app([rank_dir], cache_dir=cache_dir, workers=2)
     async with app.run_test(size=SIZE) as pilot:
         await wait_loaded(pilot)
         await pilot.press("e")
         target = tmp_path / f"{rank_dir.name}.ranks.md"
         await wait_for(pilot, target.exists)
-        assert "## Straggler: rank 2" in target.read_text()
+        text = target.read_text()
+        assert "## Straggler: rank 2" in text
 
 
 async def test_a_bad_trace_ends_on_the_error_screen(tmp_path: Path, rank_dir: Path,
@@ -104,6 +106,18 @@ async def test_a_bad_trace_ends_on_the_error_screen(tmp_path: Path, rank_dir: Pa
         await wait_loaded(pilot)
         assert isinstance(app.screen, ErrorScreen)
         assert "rank0.sqlite" in app.screen.message
+        assert app.fatal_error == app.screen.message  # the command line exits 2 with it
+
+
+async def test_cancel_while_reading_ends_on_the_error_screen(rank_dir: Path, tmp_path: Path):
+    app = create_app([rank_dir], cache_dir=tmp_path, workers=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
+                       and app.screen.opening, 30)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), 60)
+        assert "cancelled" in app.screen.message
+        assert app.fatal_error == app.screen.message
 
 
 def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:

@@ -16,8 +16,10 @@ comes back as the error it raised.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,6 +69,26 @@ class Executor:
         """Release the workers."""
 
 
+@contextlib.contextmanager
+def _real_stderr() -> Iterator[None]:
+    """The process's own stderr while the pool starts: multiprocessing hands
+    ``sys.stderr.fileno()`` to the resource tracker it launches, and a Textual app's captured
+    stderr answers -1 ("bad value(s) in fds_to_keep")."""
+    current = sys.stderr
+    try:
+        valid = current is not None and current.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        valid = False
+    if valid or sys.__stderr__ is None:
+        yield
+        return
+    sys.stderr = sys.__stderr__
+    try:
+        yield
+    finally:
+        sys.stderr = current
+
+
 class ProcessExecutor(Executor):
     """A pool of spawned worker processes."""
 
@@ -78,7 +100,8 @@ class ProcessExecutor(Executor):
         saved = os.environ.get("POLARS_MAX_THREADS")
         os.environ["POLARS_MAX_THREADS"] = str(threads)  # inherited by the spawned workers
         try:
-            self._pool = ctx.Pool(self.processes, maxtasksperchild=TASKS_PER_WORKER)
+            with _real_stderr():
+                self._pool = ctx.Pool(self.processes, maxtasksperchild=TASKS_PER_WORKER)
         finally:
             if saved is None:
                 os.environ.pop("POLARS_MAX_THREADS", None)
