@@ -10,7 +10,6 @@ timeline (``escape`` comes back).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,9 @@ import polars as pl
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.ranks.model import RunAnalysis
@@ -33,9 +31,9 @@ from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
 from kernelscope.screens.session import worker_failed
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
+from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
 
-PROGRESS_EVERY_S = 0.1
 VIEWS = (("ranks", "Ranks"), ("straggler", "Straggler"), ("families", "Families"),
          ("heatmap", "Heatmap"))
 MAX_WAIT_COLUMNS = 16
@@ -233,16 +231,12 @@ class RanksScreen(Screen[None]):
         self.doc: dict[str, Any] | None = None
         self.opening = True
         self._cancel = threading.Event()
-        self._last_progress = 0.0
+        self._throttle = ProgressThrottle()
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(f"kernelscope · {len(self.paths)} traces", id="rk-title", markup=False)
-        with Center(id="rk-loading-center"), Vertical(id="rk-loading"):
-            yield Static(f"Reading {len(self.paths)} traces…", id="rk-opening", markup=False)
-            yield ProgressBar(id="rk-progress", show_eta=False)
-            yield Static("", id="rk-progress-text", markup=False)
-            yield Static("Press c or escape to cancel.")
+        yield from opening_panel("rk", f"Reading {len(self.paths)} traces…")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -253,11 +247,8 @@ class RanksScreen(Screen[None]):
 
     # -- reading ---------------------------------------------------------------------------
     def _progress(self, text: str, fraction: float | None) -> None:
-        now = time.monotonic()
-        if now - self._last_progress < PROGRESS_EVERY_S and fraction not in (0.0, 1.0):
-            return
-        self._last_progress = now
-        self.post_message(RunProgress(text, fraction))
+        if self._throttle.due(fraction):
+            self.post_message(RunProgress(text, fraction))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="ranks-open")
     def _analyse(self) -> None:
@@ -278,12 +269,7 @@ class RanksScreen(Screen[None]):
     def _show_progress(self, event: RunProgress) -> None:
         if not self.opening:
             return
-        bar = self.query_one("#rk-progress", ProgressBar)
-        if event.fraction is None:
-            bar.update(total=None)
-        else:
-            bar.update(total=100, progress=round(event.fraction * 100))
-        self.query_one("#rk-progress-text", Static).update(event.text)
+        show_progress(self, "rk", event.text, event.fraction)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
