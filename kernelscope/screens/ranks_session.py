@@ -34,10 +34,16 @@ class RanksSession:
         self.options = options
 
     def start(self) -> None:
+        from kernelscope.parsers.errors import ReportError
         from kernelscope.parsers.ranks.discover import trace_files
 
+        try:
+            paths = trace_files(self.paths)
+        except ReportError as exc:  # an empty or unlistable directory: exit 2 with it
+            self.host.show_error(str(exc), fatal=True)
+            return
         self.host.show_main_screen(RanksScreen(
-            trace_files(self.paths), cache_dir=self.options.cache_dir,
+            paths, cache_dir=self.options.cache_dir,
             workers=self.options.workers, scheduler=self.options.scheduler))
 
     def can_export(self, screen: Screen[Any]) -> bool:
