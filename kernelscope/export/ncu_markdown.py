@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.parsers.diagnosis import Diagnosis
+from kernelscope.parsers.diagnosis.cache import top_flag_of
 from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
@@ -27,7 +28,6 @@ from kernelscope.parsers.ncu.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
-from kernelscope.parsers.severity import severity_rank
 from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
@@ -53,10 +53,8 @@ def _share(share: float | None) -> str:
 
 def top_flag(diagnosis: Diagnosis) -> str:
     """The most severe flag (lowest checklist level first among equals), or an em dash."""
-    if not diagnosis.flags:
-        return "—"
-    best = max(diagnosis.flags, key=lambda f: (severity_rank(f.severity), -f.level))
-    return f"{best.id} ({best.severity})"
+    best = top_flag_of(diagnosis)
+    return "—" if best is None else f"{best.id} ({best.severity})"
 
 
 def _header(analyzed: AnalyzedReport) -> list[str]:

@@ -70,9 +70,11 @@ class KernelSession(KernelState):
         self.host.show_main_screen(self.kernel_list)
 
     def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
-        self.add_summaries(batch)
+        renamed = self.add_summaries(batch)
         if self.kernel_list is not None:
-            self.kernel_list.add_summaries(batch, loaded, total)
+            # Only kernels shown before matter (the new ones are drawn with their names).
+            earlier = bool(renamed - {s.row.get("demangled") for s in batch})
+            self.kernel_list.add_summaries(batch, loaded, total, renamed=earlier)
 
     def _loaded(self, total: int) -> None:
         self.loaded_all = True

@@ -5,8 +5,9 @@ from __future__ import annotations
 import weakref
 
 from kernelscope.parsers.diagnosis.engine import diagnose
-from kernelscope.parsers.diagnosis.result import Diagnosis
+from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
 from kernelscope.parsers.ncu.model import KernelSummary
+from kernelscope.parsers.severity import severity_rank
 
 _CACHE: dict[int, tuple[weakref.ref[KernelSummary], Diagnosis]] = {}
 _LIMIT = 50_000
@@ -46,3 +47,25 @@ def flag_score_text(score: object) -> str:
     critical, warning = divmod(int(score), 1000)
     parts = [f"{critical}✖" if critical else "", f"{warning}⚠" if warning else ""]
     return " ".join(p for p in parts if p) or "–"
+
+
+SEVERITY_ICONS = {"critical": "✖", "warning": "⚠", "info": "ℹ"}
+
+
+def top_flag_of(d: Diagnosis) -> Flag | None:
+    """The most severe flag (the lowest checklist level first among equals), if any."""
+    if not d.flags:
+        return None
+    return max(d.flags, key=lambda f: (severity_rank(f.severity), -f.level))
+
+
+def top_flag_rank(d: Diagnosis) -> int:
+    """A sort key for the top flag: most severe first, then the lowest checklist level."""
+    flag = top_flag_of(d)
+    return -1 if flag is None else severity_rank(flag.severity) * 100 - flag.level
+
+
+def top_flag_text(d: Diagnosis) -> str:
+    """``✖ low-occupancy`` (the top flag with its severity's icon); ``–`` when none."""
+    flag = top_flag_of(d)
+    return "–" if flag is None else f"{SEVERITY_ICONS.get(flag.severity, '·')} {flag.id}"
