@@ -14,6 +14,7 @@ from kernelscope.parsers.kernel_analysis import (
     diagnose_detail,
     time_shares,
 )
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.ncu import (
     DeviceInfo,
     KernelDetail,
@@ -27,7 +28,9 @@ from kernelscope.parsers.ncu.panes import (
     SCHEDULER_METRICS,
     SHARED_TABLE_ROWS,
 )
+from kernelscope.parsers.ncu.rules import rules_by_speedup
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
+from kernelscope.parsers.roofline import PRECISIONS, time_weighted_precision
 from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
@@ -39,8 +42,8 @@ from kernelscope.render.format import (
 from kernelscope.render.ncu_markup import plain_ncu_markup
 from kernelscope.render.roofline import ChartKernel, render_roofline
 
-NAME_WIDTH = 40
 TOP_LINES = 5
+PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 
 
 def _m(detail: KernelDetail, name: str) -> str:
@@ -83,14 +86,14 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
     return lines
 
 
-def _kernels_table(kernels: list[AnalyzedKernel]) -> str:
+def _kernels_table(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> str:
     rows = []
     for k in kernels:
         row = k.summary.row
         rows.append(
             (
                 row["id"],
-                short_name(str(row["demangled"]), NAME_WIDTH),
+                analyzed.short_name(k),
                 fmt_duration(k.duration_ns),
                 _share(k.time_share),
                 k.diagnosis.label,
@@ -102,14 +105,31 @@ def _kernels_table(kernels: list[AnalyzedKernel]) -> str:
     )
 
 
+def report_precision(analyzed: AnalyzedReport) -> tuple[str, float | None]:
+    """The roofline precision of the report: the one its kernel time is spent in most (each
+    kernel counted at the precision it does most of its work in), and that share (0–1)."""
+    return time_weighted_precision(
+        [(k.diagnosis.roofline, k.duration_ns) for k in analyzed.kernels]
+    )
+
+
 def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[str]:
     chart_kernels = [
-        ChartKernel(k.id, short_name(str(k.summary.row["name"]), 24), k.diagnosis.roofline)
+        ChartKernel(k.id, fit_name(analyzed.short_name(k), 24), k.diagnosis.roofline)
         for k in analyzed.kernels
     ]
     selected = kernels[0].id if len(kernels) == 1 else None
-    chart = render_roofline(chart_kernels, precision="fp32", selected=selected, color=False)
-    out = ["## Roofline (FP32, DRAM)", "", fenced(chart.text), ""]
+    precision, share = report_precision(analyzed)
+    title = PRECISION_TITLES.get(precision, precision)
+    chart = render_roofline(chart_kernels, precision=precision, selected=selected, color=False)
+    why = (
+        f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
+        "time (each kernel counted at the precision it does most of its work in)."
+        if share is not None
+        else f"{title}: no kernel recorded floating-point work (or the roofline sections were "
+        "not collected)."
+    )
+    out = [f"## Roofline ({title}, DRAM)", "", why, "", fenced(chart.text), ""]
     if chart.not_plotted:
         out.append("Kernels without a point on this chart:")
         out.append("")
@@ -279,13 +299,13 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
         out.append("")
         out.append("NCU rules:")
         out.append("")
-        for r in detail.rules:
+        for r in rules_by_speedup(detail.rules):
             speed = (
                 f" (est. {r.speedup_type} speedup {r.speedup_pct:.1f} %)" if r.speedup_pct else ""
             )
-            title = f" {r.title}" if r.title else ""
+            title = f" {inline(r.title)}" if r.title else ""
             out.append(
-                f"- {r.type} {code(r.rule)}{inline(title)}{speed}: "
+                f"- {r.type} {code(r.rule)}{title}{speed}: "
                 f"{inline(plain_ncu_markup(r.message))}"
             )
     return out
@@ -295,13 +315,25 @@ def _holds(holds: bool | None) -> str:
     return {True: " — holds", False: " — does not hold", None: ""}[holds]
 
 
-def record_head(device: DeviceInfo, time_share: float | None, summary: KernelSummary) -> str:
-    """The record's title and the facts around the kernel (its share of the time: step 0)."""
-    sections = ", ".join(sorted(summary.sections)) or "none"
+def record_head(
+    device: DeviceInfo,
+    time_share: float | None,
+    summary: KernelSummary,
+    *,
+    name: str | None = None,
+    report_sections: frozenset[str] | None = None,
+) -> str:
+    """The record's title (``name``: the kernel's short name in its report) and the facts
+    around the kernel (its share of the time: step 0). The sections collected are listed once
+    in the document's header; a record says so only when its kernel's differ."""
     demangled = str(summary.row["demangled"])
     duration = summary.row.get("duration_ns")
+    sections = ""
+    if report_sections is not None and summary.sections != report_sections:
+        missing = ", ".join(sorted(report_sections - summary.sections)) or "none"
+        sections = f" (this kernel lacks sections: {missing})"
     parts = [
-        f"## Kernel Profiling Case: {inline(short_name(demangled, 80))} (ID {summary.id})",
+        f"## Kernel Profiling Case: {inline(name or short_name(demangled))} (ID {summary.id})",
         "",
         f"Full name: {code(demangled)}",
         "",
@@ -311,7 +343,7 @@ def record_head(device: DeviceInfo, time_share: float | None, summary: KernelSum
         f"clock control: {BLANK}",
         f"- Input: {BLANK}",
         f"- Baseline: {fmt_duration(duration if isinstance(duration, float) else None)}",
-        f"- NCU command: {BLANK} (sections collected: {sections})",
+        f"- NCU command: {BLANK}{sections}",
         "",
     ]
     return "\n".join(parts)
@@ -365,9 +397,11 @@ def record_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
     return diagnosis, record_body(detail, diagnosis)
 
 
-def kernel_record(device: DeviceInfo, time_share: float | None, detail: KernelDetail) -> str:
+def kernel_record(
+    device: DeviceInfo, time_share: float | None, detail: KernelDetail, name: str | None = None
+) -> str:
     """One kernel's case record, following the notes' template headings."""
-    head = record_head(device, time_share, summary_from_detail(detail))
+    head = record_head(device, time_share, summary_from_detail(detail), name=name)
     return head + "\n" + record_analysis(detail)[1]
 
 
@@ -376,21 +410,28 @@ def render_ncu_markdown(
 ) -> str:
     """The whole Markdown document for a kernel report (records for the selected kernels)."""
     chosen = analyzed.select(pattern, top)
-    parts = [*_header(analyzed), "## Kernels", "", _kernels_table(list(analyzed.kernels)), ""]
+    parts = [
+        *_header(analyzed), "## Kernels", "", _kernels_table(analyzed, list(analyzed.kernels)), ""
+    ]
     parts.extend(_roofline(analyzed, chosen))
-    device = analyzed.report.device
     bodies = analyzed.extras
     if all(isinstance(bodies.get(k.id), str) for k in chosen):
         # Rendered by the worker processes in the pass that read the report.
         for kernel in chosen:
-            head = record_head(device, kernel.time_share, kernel.summary)
+            head = _head(analyzed, kernel)
             parts.append(head + "\n" + bodies[kernel.id])
         return "\n".join(parts).rstrip() + "\n"
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
     for kernel, (detail, _) in zip(chosen, pairs, strict=True):
-        head = record_head(device, kernel.time_share, kernel.summary)
-        parts.append(head + "\n" + record_analysis(detail)[1])
+        parts.append(_head(analyzed, kernel) + "\n" + record_analysis(detail)[1])
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _head(analyzed: AnalyzedReport, kernel: AnalyzedKernel) -> str:
+    return record_head(
+        analyzed.report.device, kernel.time_share, kernel.summary,
+        name=analyzed.short_name(kernel), report_sections=analyzed.sections,
+    )
 
 
 def single_kernel_markdown(
@@ -403,5 +444,12 @@ def single_kernel_markdown(
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
         detail.source = report.source_hotspots(kernel_id)
-    head = [f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}", ""]
-    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail)
+    names = ShortNames(str(s.row.get("demangled") or s.row.get("name") or "") for s in summaries)
+    head = [
+        f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}",
+        "",
+        f"- Sections collected: {', '.join(sorted(detail.sections)) or 'none'}",
+        "",
+    ]
+    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail,
+                                                  names.get(detail.demangled))

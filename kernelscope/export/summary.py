@@ -4,39 +4,48 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
+from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.severity import most_severe_first
-from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+from kernelscope.render.format import fmt_duration, fmt_pct
+from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:
     from kernelscope.parsers.kernel_analysis import AnalyzedReport
     from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+PLAIN_WIDTH = 100_000
+"""Plain output (pipes, files, NO_COLOR) is never cut: tables take the width they need."""
 
 
 def make_console(file: IO[str] | None = None) -> Console:
-    """Colour on a terminal; plain text (no escapes, ASCII rules) for pipes or NO_COLOR."""
+    """Colour on a terminal, fitted to its width; plain text (no escapes, ASCII rules) for
+    pipes and files, never cut, or on a terminal with NO_COLOR."""
     out = file or sys.stdout
-    plain = not out.isatty() or "NO_COLOR" in os.environ
-    if plain:
+    terminal = out.isatty()
+    if not terminal:
         return Console(
             file=out,
             color_system=None,
             force_terminal=False,
-            width=160,
+            width=PLAIN_WIDTH,
             no_color=True,
             highlight=False,
             emoji=False,
         )
+    if "NO_COLOR" in os.environ:
+        return Console(file=out, color_system=None, no_color=True, highlight=False, emoji=False)
     return Console(file=out, highlight=False)
 
 
@@ -44,8 +53,39 @@ def _box(console: Console) -> box.Box:
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
+@dataclass(frozen=True)
+class SummaryColumn:
+    """A column of ``summary``'s kernel table: how it fits a terminal (``render.table_fit``)."""
+
+    key: str
+    title: str
+    justify: str = "right"
+    priority: int = 0
+    minimum: int | None = None
+    compact: Callable[[str], str] | None = None
+
+
+KERNEL_COLUMNS = (
+    SummaryColumn("id", "ID"),
+    SummaryColumn("name", "Kernel", "left", minimum=16),
+    SummaryColumn("duration", "Duration"),
+    SummaryColumn("share", "Share %"),
+    SummaryColumn("sm", "SM %", priority=3),
+    SummaryColumn("mem", "Mem %", priority=4),
+    SummaryColumn("dram", "DRAM %", priority=2),
+    SummaryColumn("occ", "Occ %", priority=1),
+    SummaryColumn("bottleneck", "Bottleneck", "left",
+                  compact=lambda text: text.removesuffix("-bound")),
+    SummaryColumn("flag", "Top flag", "left", minimum=12),
+)
+COLUMN_GAP = 3
+"""What the table puts between two columns (a space, a rule, a space)."""
+
+
 def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
-    """A kernel report's kernels with their shares, key metrics and diagnoses."""
+    """A kernel report's kernels with their shares, key metrics and diagnoses. On a terminal
+    the columns that matter most always show and the others fill what is left of its width;
+    piped or written to a file, every column and every whole short name is printed."""
     from kernelscope.export.ncu_markdown import top_flag
 
     report = analyzed.report
@@ -56,37 +96,59 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
         f"summed kernel time {fmt_duration(analyzed.total_ns)}"
     )
-    t = Table(box=_box(console), show_edge=False, pad_edge=False)
-    for col, just in (
-        ("ID", "right"),
-        ("Kernel", "left"),
-        ("Duration", "right"),
-        ("Share %", "right"),
-        ("SM %", "right"),
-        ("Mem %", "right"),
-        ("DRAM %", "right"),
-        ("Occ %", "right"),
-        ("Bottleneck", "left"),
-        ("Top flag", "left"),
-    ):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    rows: list[dict[str, str]] = []
+    styles: list[str] = []
     for k in analyzed.kernels:
         row = k.summary.row
-        flag = top_flag(k.diagnosis)
-        sev = k.diagnosis.worst_severity or ""
-        t.add_row(
-            str(row["id"]),
-            short_name(str(row["demangled"]), 40),
-            fmt_duration(k.duration_ns),
-            fmt_pct(k.time_share * 100 if k.time_share is not None else None),
-            fmt_pct(row["sm_pct"]),
-            fmt_pct(row["mem_pct"]),
-            fmt_pct(row["dram_pct"]),
-            fmt_pct(row["occupancy_pct"]),
-            k.diagnosis.label,
-            f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
-        )
+        rows.append({
+            "id": str(row["id"]),
+            "name": analyzed.short_name(k),
+            "duration": fmt_duration(k.duration_ns),
+            "share": fmt_pct(k.time_share * 100 if k.time_share is not None else None),
+            "sm": fmt_pct(row["sm_pct"]),
+            "mem": fmt_pct(row["mem_pct"]),
+            "dram": fmt_pct(row["dram_pct"]),
+            "occ": fmt_pct(row["occupancy_pct"]),
+            "bottleneck": k.diagnosis.label,
+            "flag": top_flag(k.diagnosis),
+        })
+        styles.append(SEVERITY_STYLE.get(k.diagnosis.worst_severity or "", ""))
+    widths = _fit(rows, console)
+    t = Table(box=_box(console), show_edge=False, pad_edge=False)
+    shown = [c for c in KERNEL_COLUMNS if widths is None or c.key in widths]
+    for column in shown:
+        t.add_column(column.title, justify=column.justify, no_wrap=True)  # type: ignore[arg-type]
+    names = fit_names((r["name"] for r in rows), widths["name"]) if widths else {}
+    for row, style in zip(rows, styles, strict=True):
+        cells = []
+        for column in shown:
+            text = row[column.key]
+            width = widths.get(column.key) if widths else None
+            if column.key == "name":
+                text = names.get(text, text)
+            elif width is not None and len(text) > width:
+                text = column.compact(text) if column.compact is not None else text
+                text = fit_words(text, width)
+            cells.append(Text(text, style=style if column.key == "flag" else ""))
+        t.add_row(*cells)
     console.print(t)
+
+
+def _fit(rows: list[dict[str, str]], console: Console) -> dict[str, int] | None:
+    """The columns and widths that fit the terminal; None when printing to a pipe or file
+    (nothing is cut there)."""
+    if not console.is_terminal:
+        return None
+    fits = []
+    for column in KERNEL_COLUMNS:
+        natural = max([len(column.title), *(len(r[column.key]) for r in rows)])
+        minimum = column.minimum
+        if column.compact is not None:
+            minimum = max([len(column.title),
+                           *(len(column.compact(r[column.key])) for r in rows)])
+        fits.append(ColumnFit(column.key, natural, minimum=minimum, priority=column.priority,
+                              grows=column.key == "name"))
+    return fit_columns(fits, console.width + COLUMN_GAP, gap=COLUMN_GAP)
 
 
 def print_timeline_summary(data: TimelineData, console: Console) -> None:
@@ -106,14 +168,16 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
         )
     t = Table(title="Top kernels by time", box=_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
-        t.add_column(col, justify="left" if col == "Name" else "right")
+        t.add_column(col, justify="left" if col == "Name" else "right",
+                     no_wrap=col == "Name" and console.is_terminal,
+                     overflow="ellipsis" if console.is_terminal else "fold")
     for k in kernel_rows(data)[:10]:
         t.add_row(
             fmt_pct(k["time_pct"]),
             fmt_duration(k["total_ns"]),
             f"{k['instances']:,}",
             fmt_duration(k["avg_ns"]),
-            short_name(k["name"], 60),
+            data.short_name(k["name"]),
         )
     console.print(t)
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)

@@ -57,7 +57,10 @@ def report_info(report: NsysReport) -> dict[str, Any]:
 def kernel_rows(data: TimelineData) -> list[dict[str, Any]]:
     """The kernel summary, one dict per kernel name (keys of ``KERNEL_FIELDS``)."""
     frame = data.kernels.select(pl.col(column).alias(key) for column, key in KERNEL_FIELDS)
-    return json_safe(frame.to_dicts())
+    rows = json_safe(frame.to_dicts())
+    for row in rows:
+        row["short_name"] = data.short_name(str(row["name"]))
+    return rows
 
 
 def gpu_rows(data: TimelineData) -> list[dict[str, Any]]:

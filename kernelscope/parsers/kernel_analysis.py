@@ -9,9 +9,11 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
+from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 
@@ -35,6 +37,11 @@ class AnalyzedKernel:
         return self.summary.id
 
     @property
+    def demangled(self) -> str:
+        row = self.summary.row
+        return str(row.get("demangled") or row.get("name") or "")
+
+    @property
     def duration_ns(self) -> float | None:
         value = self.summary.row.get("duration_ns")
         return float(value) if isinstance(value, (int, float)) else None
@@ -54,6 +61,14 @@ class AnalyzedReport:
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
+
+    @cached_property
+    def names(self) -> ShortNames:
+        """The report's short kernel names (unique within it)."""
+        return ShortNames(k.demangled for k in self.kernels)
+
+    def short_name(self, kernel: AnalyzedKernel) -> str:
+        return self.names[kernel.demangled]
 
     def select(self, pattern: str | None = None, top: int | None = None) -> list[AnalyzedKernel]:
         """Kernels whose name matches ``pattern``; with ``top``, the N longest, longest first."""

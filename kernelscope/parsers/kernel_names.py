@@ -23,10 +23,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-LEVELS = 5
-"""0: compact; 1: every meaningful template argument; 2: every template argument without
-namespaces; 3: the bare name (namespaces kept, no return type or parameters); 4: the whole
-demangled name."""
+LEVELS = 6
+"""0: compact (functors by name); 1: functors with their own arguments, lambdas with their
+parameter types; 2: every template argument but plumbing; 3: every template argument as
+written, without namespaces; 4: the bare name (namespaces kept, no return type or
+parameters); 5: the whole demangled name."""
 
 _CAST = re.compile(
     r"\((?:bool|(?:(?:un)?signed )?(?:char|short|int|long|long long)|unsigned|"
@@ -122,13 +123,7 @@ def bare_name(demangled: str) -> str:
     cut = _param_list_start(name)
     if cut > 0 and name.endswith(")"):
         name = name[:cut]
-    last_space = -1
-    for i, ch, depth in _depths(name):
-        if ch == " " and depth == 0:
-            last_space = i
-    if last_space >= 0:
-        name = name[last_space + 1 :]
-    return name or demangled.strip()
+    return _after_return_type(name) or demangled.strip()
 
 
 def _unqualified(name: str) -> str:
@@ -168,31 +163,55 @@ def _drop_suffix(name: str, suffixes: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class _Arg:
-    """One template argument: its kind (value, scalar, functor, noise) and its spellings."""
+    """One template argument: its kind (value, scalar, functor, noise) and three spellings:
+    ``compact`` (a functor's bare name), ``nested`` (a functor with its own meaningful
+    arguments, a lambda with its parameter types) and ``full`` (everything, namespaces
+    dropped)."""
 
     kind: str
     compact: str
+    nested: str
     full: str
 
 
-def _lambda_owner(arg: str) -> tuple[str, str]:
-    """(enclosing function, the innermost lambda's parameter types) of a lambda type such as
+def _is_lambda(arg: str) -> bool:
+    """Whether the argument's type is itself a lambda (not a class that has one inside)."""
+    parts = [p.strip() for p in split_top(arg, "::") if p.strip()]
+    return bool(parts) and bool(_LAMBDA.match(parts[-1]))
+
+
+def _lambda_parts(arg: str) -> tuple[str, str | None, str]:
+    """(enclosing function or class, its template arguments, the innermost lambda's parameter
+    types) of a lambda type such as
     ``at::GeluCUDAKernelImpl(at::TensorIteratorBase &)::[lambda() (instance 2)]::…``."""
-    owner = ""
+    function = ""
+    scope = ""
     params = ""
     for part in (p.strip() for p in split_top(arg, "::")):
         if _LAMBDA.match(part):
             open_at = part.find("(")
-            close_at = _matching(part, open_at)
-            params = _strip_namespaces(part[open_at + 1 : close_at]).strip()
+            params = _strip_namespaces(part[open_at + 1 : _matching(part, open_at)]).strip()
             continue
-        if owner or not part or part.startswith(("operator", "<", "(")):
+        if function or not part or part.startswith(("operator", "<", "(")):
             continue
         cut = _param_list_start(part)
         if cut > 0 and part.endswith(")"):
-            owner = part[:cut]
-    name = _drop_suffix(_split_template(owner)[0], _FUNCTION_SUFFIXES) if owner else "lambda"
-    return name, params
+            function = part[:cut]
+        else:
+            scope = part
+    owner = _after_return_type(function or scope)
+    ident, inner = _split_template(owner)
+    name = _drop_suffix(ident, _FUNCTION_SUFFIXES) if ident else "lambda"
+    return name, inner, params
+
+
+def _after_return_type(text: str) -> str:
+    """``void at::f<A, B>`` → ``at::f<A, B>`` (the last word outside brackets and after)."""
+    last_space = -1
+    for i, ch, depth in _depths(text):
+        if ch == " " and depth == 0:
+            last_space = i
+    return text[last_space + 1 :] if last_space >= 0 else text
 
 
 def _matching(text: str, open_at: int) -> int:
@@ -210,28 +229,33 @@ def _matching(text: str, open_at: int) -> int:
     return len(text)
 
 
+@lru_cache(maxsize=8192)
 def _classify(arg: str) -> _Arg:
     arg = _CAST.sub(r"\1", arg.strip())
     full = _strip_namespaces(arg)
     if _INT.match(arg) or arg in ("true", "false"):
-        return _Arg("value", arg, arg)
-    if _LAMBDA.search(arg):
-        owner, params = _lambda_owner(arg)
-        return _Arg("functor", owner, f"{owner}({params})" if params else owner)
-    if "*" in arg or "&" in arg:
-        return _Arg("noise", "", full)
+        return _Arg("value", arg, arg, arg)
+    if _is_lambda(arg):
+        owner, inner, params = _lambda_parts(arg)
+        if inner is not None and any(a.kind == "functor" for a in _args(inner)):
+            # A generic wrapper (gpu_kernel_impl<F>): what it wraps is the meaning.
+            return _Arg("functor", _args_text(inner, "compact"), _args_text(inner, "nested"),
+                        full)
+        return _Arg("functor", owner, f"{owner}({params})" if params else owner, full)
+    if arg.removesuffix(" const").rstrip().endswith(("*", "&")):
+        return _Arg("noise", "", "", full)
     qualified = [p.strip() for p in split_top(arg, "::") if p.strip()]
     first = _split_template(qualified[0])[0] if qualified else ""
     last = qualified[-1] if qualified else arg
     ident, inner = _split_template(last)
-    base = ident.split()[-1] if ident.split() else ident
+    base = _after_return_type(ident)
+    nested = ident if inner is None else f"{ident}<{_args_text(inner, 'nested')}>"
+    nested = nested.removesuffix("<>")
     if ident in _SCALARS or base in _SCALARS:
-        spelled = ident if inner is None else f"{ident}<{_args_text(inner, 1)}>"
-        return _Arg("scalar", spelled, full)
+        return _Arg("scalar", nested, nested, full)
     if first in _NOISE_NAMESPACES and len(qualified) > 1:
-        return _Arg("noise", "", full)
-    detailed = ident if inner is None else f"{ident}<{_args_text(inner, 1)}>"
-    return _Arg("functor", ident, detailed)
+        return _Arg("noise", "", "", full)
+    return _Arg("functor", ident, nested, full)
 
 
 @lru_cache(maxsize=8192)
@@ -239,16 +263,31 @@ def _args(args: str) -> tuple[_Arg, ...]:
     return tuple(_classify(a) for a in split_top(args, ",") if a.strip())
 
 
-def _args_text(args: str, level: int) -> str:
-    """The template arguments ``args`` as shown at ``level`` (0 or 1); empty for none."""
-    parsed = _args(args)
-    if level >= 1:
-        return ", ".join(a.full for a in parsed if a.kind != "noise")
-    functors = [a.compact for a in parsed if a.kind == "functor" and a.compact]
+def _chosen(parsed: tuple[_Arg, ...], mode: str) -> list[_Arg]:
+    """The arguments a name shows: its functors if it has any, else up to three plain values
+    and types (more is a parameter pack, not a name); ``all``: every one but plumbing."""
+    if mode == "all":
+        return [a for a in parsed if a.kind != "noise"]
+    functors = [a for a in parsed if a.kind == "functor" and a.compact]
     if functors:
-        return ", ".join(functors)
-    plain = [a.compact for a in parsed if a.kind in ("value", "scalar")]
-    return ", ".join(plain) if 0 < len(plain) <= 3 else ""
+        return functors
+    plain = [a for a in parsed if a.kind in ("value", "scalar")]
+    return plain if len(plain) <= 3 else []
+
+
+def _args_text(args: str, mode: str) -> str:
+    """The template arguments ``args`` spelled for ``mode``: ``compact`` (functors by name),
+    ``nested`` (functors with their own arguments), ``all`` (every argument, nested) or
+    ``full`` (every argument as written, namespaces dropped); empty for none."""
+    parsed = _args(args)
+    if mode == "full":
+        return ", ".join(a.full for a in parsed)
+    chosen = _chosen(parsed, "all" if mode == "all" else "compact")
+    spelled = (a.compact if mode == "compact" else a.nested for a in chosen)
+    if mode != "all" and all(a.kind == "functor" for a in chosen):
+        # Several lambdas of one wrapper read the same: say it once.
+        spelled = iter(dict.fromkeys(spelled))
+    return ", ".join(spelled)
 
 
 def _types(token: str) -> str:
@@ -302,6 +341,9 @@ def compact_identifier(ident: str) -> str:
     return ident
 
 
+_MODES = ("compact", "nested", "all", "full")
+
+
 @lru_cache(maxsize=8192)
 def name_at(demangled: str, level: int) -> str:
     """``demangled`` spelled at ``level`` (see ``LEVELS``)."""
@@ -309,17 +351,17 @@ def name_at(demangled: str, level: int) -> str:
     if level >= LEVELS - 1:
         return text or demangled
     bare = bare_name(text)
-    if level == 3:
+    if level == LEVELS - 2:
         return bare
     component = _unqualified(bare)
     ident, args = _split_template(component)
-    if level == 2:
-        return ident if args is None else f"{ident}<{_strip_namespaces(args)}>"
     if level == 0:
         ident = compact_identifier(ident)
-    shown = _args_text(args, level) if args is not None else ""
-    if args is not None:
+    if args is None:
+        return ident
+    if level < 3:
         ident = _drop_suffix(ident, (_KERNEL_SUFFIX,))
+    shown = _args_text(args, _MODES[level])
     return f"{ident}<{shown}>" if shown else ident
 
 
