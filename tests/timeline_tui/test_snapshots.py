@@ -34,7 +34,7 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         pytest.param("overview", [], id="overview"),
         pytest.param("timeline", ["2"], id="timeline"),
         pytest.param("timeline_gap", ["2", "g", "g"], id="timeline_gap"),
-        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", "right"],
+        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", "l"],
                      id="timeline_zoomed"),
         pytest.param("kernels", ["3"], id="kernels"),
         pytest.param("cpu_calls", ["4"], id="cpu_calls"),

@@ -71,6 +71,12 @@ class TimelineData:
         return TimelineIndex(self.report)
 
     @cached_property
+    def lane_events(self) -> bool:
+        """Every timeline lane's events, built (for the cursor and the names in the lanes)."""
+        self.index.prepare_events()
+        return True
+
+    @cached_property
     def names(self) -> ShortNames:
         """The trace's short kernel names (unique among its kernels)."""
         names = self.report.kernels["name"].cast(pl.String).drop_nulls().unique(
@@ -235,7 +241,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Summarising kernels and API calls", ("kernels", "api", "osrt", "mem_time", "mem_size")),
     ("Summarising NVTX ranges", ("nvtx",)),
     ("Measuring GPU utilisation and idle gaps", ("utilization",)),
-    ("Indexing the timeline", ("index", "large_gaps")),
+    ("Indexing the timeline", ("index", "large_gaps", "lane_events", "names")),
     ("Explaining the large gaps", ("explained", "gaps", "histogram", "launches")),
     ("Checking for known problems", ("findings",)),
 )
