@@ -90,7 +90,8 @@ def to_export_dict(
     gaps = [
         {
             "device": g.device, "start_ns": g.start_ns, "end_ns": g.end_ns,
-            "duration_ns": g.duration_ns, "cause": g.cause,
+            "duration_ns": g.duration_ns, "cause": g.cause, "detail": g.detail,
+            "reason": g.reason, "hint": g.hint,
             "cpu": [c.as_dict() for c in g.cpu],
         }
         for g in data.longest_gaps(max_gaps, large_gap_ns)

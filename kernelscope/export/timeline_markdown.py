@@ -9,7 +9,7 @@ from typing import Any
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.parsers.nsys.gap_causes import CpuActivity
+from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
 
@@ -127,7 +127,7 @@ def render_timeline_markdown(
                         g.device,
                         fmt_seconds(g.start_ns - report.start_ns),
                         fmt_duration(g.duration_ns),
-                        g.cause,
+                        _cause_text(g),
                         "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—",
                     )
                     for g in gaps
@@ -198,6 +198,16 @@ def _finding_cell(key: str, value: Any, origin_ns: int, data: TimelineData) -> s
     if isinstance(value, float):
         return fmt_number(value)
     return str(value)
+
+
+def _cause_text(g: GapExplanation) -> str:
+    """``alloc: cudaMalloc 176.0 us``, ``unknown: <why>``, with the trace option to add."""
+    text = g.cause
+    if g.detail or g.reason:
+        text += f": {g.detail or g.reason}"
+    if g.hint:
+        text += f" (profile with {g.hint})"
+    return text
 
 
 def _cpu_text(c: CpuActivity) -> str:

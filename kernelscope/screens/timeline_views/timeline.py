@@ -94,7 +94,7 @@ class TimelinePane(Horizontal, can_focus=True):
         width: 1fr;
         height: 1fr;
     }
-    TimelinePane #tl-range, TimelinePane #tl-legend, TimelinePane #tl-event {
+    TimelinePane #tl-range, TimelinePane #tl-legend {
         height: 1;
         padding: 0 1;
         text-wrap: nowrap;
@@ -107,6 +107,9 @@ class TimelinePane(Horizontal, can_focus=True):
         color: $text-muted;
     }
     TimelinePane #tl-event {
+        height: auto;
+        max-height: 2;
+        padding: 0 1;
         background: $boost;
     }
     TimelinePane #tl-head {

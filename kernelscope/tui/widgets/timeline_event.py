@@ -32,7 +32,7 @@ def _dims(dims: tuple[int, int, int]) -> str:
 def event_line(info: EventInfo, origin_ns: int, short: Callable[[str], str]) -> Text:
     """``kernel vectorized_elementwise<Gelu> · at 1.234 s · 1.98 us · GPU 0 stream 7 ·
     grid 128×1×1 × block 256×1×1 · launched by cudaLaunchKernel (5.82 us, thread 751)``."""
-    text = Text(no_wrap=True, overflow="ellipsis")
+    text = Text(overflow="ellipsis")
     text.append(f"{KIND_LABELS.get(info.kind, info.kind)} ", style="dim")
     text.append(event_name(info.kind, info.name, short), style="bold")
     text.append(f" · at {fmt_ns(info.start_ns - origin_ns)} · ")
