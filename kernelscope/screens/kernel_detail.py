@@ -16,8 +16,15 @@ from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
-from kernelscope.screens.messages import DetailLoaded, SourceLoaded
-from kernelscope.screens.panes import PANE_TYPES, Pane, SourceNeeded, SourcePane
+from kernelscope.screens.messages import DetailLoaded, MetricsLoaded, SourceLoaded
+from kernelscope.screens.panes import (
+    PANE_TYPES,
+    MetricsNeeded,
+    Pane,
+    RawPane,
+    SourceNeeded,
+    SourcePane,
+)
 from kernelscope.screens.session import worker_failed
 
 PANE_IDS = tuple(spec.id for spec in PANES)
@@ -116,7 +123,19 @@ class KernelDetailScreen(Screen[int]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="source")
     def _load_source(self, report: NcuReport, kernel_id: int) -> None:
-        self.post_message(SourceLoaded(kernel_id, report.source_hotspots(kernel_id)))
+        self.post_message(SourceLoaded(kernel_id, report.kernel_source(kernel_id)))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="metrics")
+    def _load_metrics(self, report: NcuReport, kernel_id: int) -> None:
+        self.post_message(MetricsLoaded(kernel_id, report.all_metrics(kernel_id)))
+
+    @on(MetricsNeeded)
+    def _metrics_needed(self, event: MetricsNeeded) -> None:
+        self._load_metrics(self.report, event.kernel_id)
+
+    @on(MetricsLoaded)
+    def _metrics_loaded(self, event: MetricsLoaded) -> None:
+        self.query_one(RawPane).show_metrics(event.kernel_id, event.metrics)
 
     @on(DetailLoaded)
     def _detail_loaded(self, event: DetailLoaded) -> None:
@@ -129,7 +148,7 @@ class KernelDetailScreen(Screen[int]):
 
     @on(SourceLoaded)
     def _source_loaded(self, event: SourceLoaded) -> None:
-        self.query_one(SourcePane).show_hotspots(event.kernel_id, event.hotspots)
+        self.query_one(SourcePane).show_listing(event.kernel_id, event.listing)
 
     def _display(self, detail: KernelDetail) -> None:
         self.detail = detail
