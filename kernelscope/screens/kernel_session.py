@@ -128,7 +128,7 @@ class KernelSession(KernelState):
         """The shown kernel's case record."""
         kernel_id = cast(KernelDetailScreen, screen).kernel_id
         text = self._record(kernel_id)
-        return text, f"Copied kernel {kernel_id}'s record ({len(text):,} characters)."
+        return text, f"kernel {kernel_id}'s record ({len(text):,} characters)"
 
     def _record(self, kernel_id: int) -> str:
         from kernelscope.export.ncu_markdown import single_kernel_markdown
