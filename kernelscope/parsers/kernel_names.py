@@ -283,10 +283,10 @@ def _args_text(args: str, mode: str) -> str:
     if mode == "full":
         return ", ".join(a.full for a in parsed)
     chosen = _chosen(parsed, "all" if mode == "all" else "compact")
-    spelled = (a.compact if mode == "compact" else a.nested for a in chosen)
+    spelled = [a.compact if mode == "compact" else a.nested for a in chosen]
     if mode != "all" and all(a.kind == "functor" for a in chosen):
         # Several lambdas of one wrapper read the same: say it once.
-        spelled = iter(dict.fromkeys(spelled))
+        spelled = list(dict.fromkeys(spelled))
     return ", ".join(spelled)
 
 
@@ -295,7 +295,7 @@ def _types(token: str) -> str:
     pieces = [t for part in token.split("_") for t in _TYPE_TOKEN.findall(part)]
     joined = "".join(token.split("_"))
     if pieces and "".join(pieces) == joined and len(set(pieces)) == 1:
-        return pieces[0]
+        return str(pieces[0])
     return token
 
 

@@ -50,7 +50,7 @@ def test_blocking_cuda_calls_are_causes() -> None:
     torch = explain_gaps(open_report(NSYS_SAMPLES / "timeline_torch.sqlite.xz"), limit=None)
     assert not [g for g in torch if g.cause == "unknown"]
     assert not [g for g in torch if "--trace=osrt" in g.hint]
-    host_alloc = [g for g in torch if g.cpu and g.cpu[0].name == "cudaHostAlloc"
+    host_alloc = [g for g in torch if (g.cpu and g.cpu[0].name == "cudaHostAlloc")
                   or any(c.name == "cudaHostAlloc" and c.overlap_ns > g.duration_ns / 2
                          for c in g.cpu)]
     assert host_alloc and all(g.cause == "alloc" for g in host_alloc)

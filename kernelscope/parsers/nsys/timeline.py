@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import polars as pl
 
@@ -108,16 +109,16 @@ class EventInfo:
 
 
 def _by_correlation(
-    frame: pl.DataFrame, correlation: object, global_id: object, *, pid_of_tid: bool
-) -> dict[str, object] | None:
+    frame: pl.DataFrame, correlation: Any, global_id: Any, *, pid_of_tid: bool
+) -> dict[str, Any] | None:
     """The row of ``frame`` (sorted by correlation_id) with this correlation id in the same
     process as ``global_id`` (a globalPid or globalTid)."""
     if correlation is None or not frame.height:
         return None
     ids = frame["correlation_id"]
-    lo = int(ids.search_sorted(correlation, side="left"))  # type: ignore[arg-type]
-    hi = int(ids.search_sorted(correlation, side="right"))  # type: ignore[arg-type]
-    pid = None if global_id is None else (int(global_id) >> 24) % (1 << 24)  # type: ignore[call-overload]
+    lo = int(ids.search_sorted(correlation, side="left"))
+    hi = int(ids.search_sorted(correlation, side="right"))
+    pid = None if global_id is None else (int(global_id) >> 24) % (1 << 24)
     for i in range(lo, hi):
         row = frame.row(i, named=True)
         other = row.get("global_tid") if pid_of_tid else row.get("global_pid")
