@@ -1,30 +1,83 @@
-"""The kernel list as CSV: the key metrics of every (selected) kernel plus its diagnosis."""
+"""The kernel list as CSV: the key metrics of every (selected) kernel plus its diagnosis, and
+with ``all_metrics`` one more column per metric the report holds for any of them."""
 
 from __future__ import annotations
 
 import polars as pl
 
 from kernelscope.export.ncu_markdown import top_flag
-from kernelscope.parsers.kernel_analysis import AnalyzedReport
+from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
 from kernelscope.parsers.ncu import rows_to_frame
+from kernelscope.parsers.ncu.measured import short_reason
+from kernelscope.parsers.ncu.metrics import MetricValue
+
+
+def _flag(k: AnalyzedKernel) -> str:
+    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
+
+
+def _metric_columns(analyzed: AnalyzedReport, chosen: list[AnalyzedKernel]) -> list[pl.Series]:
+    """One column per metric of the chosen kernels (numbers as floats, text as text; empty
+    where a kernel lacks the metric), sorted by metric name."""
+    values: list[dict[str, MetricValue]] = [
+        {name: m.value for name, m in analyzed.report.all_metrics(k.id).items()} for k in chosen
+    ]
+    names = sorted({name for per in values for name in per})
+    columns = []
+    for name in names:
+        cells = [per.get(name) for per in values]
+        numeric = all(v is None or isinstance(v, (int, float)) for v in cells)
+        if numeric:
+            columns.append(pl.Series(name, cells, dtype=pl.Float64, strict=False))
+        else:
+            text = [None if v is None else str(v) for v in cells]
+            columns.append(pl.Series(name, text, dtype=pl.Utf8))
+    return columns
 
 
 def kernel_list_frame(
-    analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
+    analyzed: AnalyzedReport,
+    *,
+    pattern: str | None = None,
+    top: int | None = None,
+    all_metrics: bool = False,
 ) -> pl.DataFrame:
     chosen = analyzed.select(pattern, top)
     frame = rows_to_frame([k.summary.row for k in chosen]).drop("range_idx", "action_idx")
     short = pl.Series("short_name", [analyzed.short_name(k) for k in chosen], dtype=pl.Utf8)
     frame = frame.insert_column(frame.get_column_index("demangled") + 1, short)
-    return frame.with_columns(
+    if len(analyzed.report.processes) <= 1:
+        frame = frame.drop("pid", "process")
+    frame = frame.with_columns(
         pl.Series("time_share", [k.time_share for k in chosen], dtype=pl.Float64),
+        pl.Series(
+            "family", [analyzed.families.index_of.get(k.id) for k in chosen], dtype=pl.Int64
+        ),
+        pl.Series(
+            "family_share",
+            [_family_share(analyzed, k.id) for k in chosen],
+            dtype=pl.Float64,
+        ),
         pl.Series("bottleneck", [k.diagnosis.label for k in chosen], dtype=pl.Utf8),
         pl.Series("flags", [len(k.diagnosis.flags) for k in chosen], dtype=pl.Int64),
-        pl.Series("top_flag", [top_flag(k.diagnosis) for k in chosen], dtype=pl.Utf8),
+        pl.Series("top_flag", [_flag(k) for k in chosen], dtype=pl.Utf8),
     )
+    if all_metrics:
+        frame = frame.with_columns(_metric_columns(analyzed, chosen))
+    return frame
+
+
+def _family_share(analyzed: AnalyzedReport, kernel_id: int) -> float | None:
+    family = analyzed.family(kernel_id)
+    return family.time_share if family is not None else None
 
 
 def render_ncu_csv(
-    analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
+    analyzed: AnalyzedReport,
+    *,
+    pattern: str | None = None,
+    top: int | None = None,
+    all_metrics: bool = False,
 ) -> str:
-    return kernel_list_frame(analyzed, pattern=pattern, top=top).write_csv()
+    frame = kernel_list_frame(analyzed, pattern=pattern, top=top, all_metrics=all_metrics)
+    return frame.write_csv()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from kernelscope.export.writer import ExportOptions
+from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.parsers.jsonsafe import json_safe
 
 if TYPE_CHECKING:
@@ -16,9 +16,16 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
     """An opened kernel report in ``options.fmt``, analysed as that format needs (a Markdown
     or JSON export of every kernel reads each kernel's detail in the same pass)."""
     # Each format imports only its own renderer: the CSV one brings polars (~0.15 s).
+    from dataclasses import replace
+
     from kernelscope.parsers.kernel_analysis import analyze
 
-    every_record = options.fmt in ("md", "json") and not options.pattern and options.top is None
+    every_record = (
+        options.fmt in ("md", "json")
+        and not options.pattern
+        and not options.process
+        and options.top is None
+    )
     if options.fmt == "md":
         from kernelscope.export.ncu_markdown import record_analysis
 
@@ -31,6 +38,9 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
         )
     else:
         analyzed = analyze(report, details=every_record)
+    analyzed = replace(analyzed, process=options.process)
+    if (options.pattern or options.process) and not analyzed.select(options.pattern):
+        raise nothing_matched(report.path, options)
     if options.fmt == "json":
         from kernelscope.export.ncu_json import build_ncu_document
 
@@ -44,4 +54,6 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
         return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
     from kernelscope.export.ncu_csv import render_ncu_csv
 
-    return render_ncu_csv(analyzed, pattern=options.pattern, top=options.top)
+    return render_ncu_csv(
+        analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
+    )

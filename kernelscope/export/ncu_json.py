@@ -26,7 +26,11 @@ def kernel_dict(
         "mangled": detail.mangled,
         "grid": list(detail.grid),
         "block": list(detail.block),
-        "duration_ns": detail.duration_ns,
+        "duration_ns": detail.duration_ns if detail.measured else None,
+        "measured": detail.measured,
+        "unmeasured_reason": detail.unmeasured,
+        "pid": detail.pid,
+        "process": detail.process or None,
         "sections": sorted(detail.sections),
         "metrics": metrics_dict(metrics),
         "ncu_rules": [
@@ -50,8 +54,16 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     return {
         "path": str(report.path),
         "kernel_count": report.kernel_count,
-        "total_kernel_time_ns": analyzed.total_ns,
+        "total_kernel_time_ns": analyzed.total_text_ns,
+        "unmeasured_kernels": analyzed.unmeasured,
+        "processes": [
+            {"pid": p.pid, "name": p.short_name, "command": p.name, "host": p.host}
+            for p in report.processes
+        ],
+        "notes": report.notes,
         "ncu_report_version": report.version,
+        "ncu_version": report.ncu_version,
+        "cuda_version": report.cuda_version,
         "sections": sorted(analyzed.sections),
         "device": {
             "name": dev.name,
@@ -69,7 +81,9 @@ def build_ncu_document(
     top: int | None = None,
     all_metrics: bool = False,
 ) -> dict[str, Any]:
-    """The whole JSON document: every selected kernel with its metrics and diagnosis."""
+    """The whole JSON document: every family of the report ranked by total time, and every
+    selected kernel with its metrics, diagnosis and ``family`` (an index into ``families``);
+    ``top`` selects the launches of the N largest families."""
     kernels = []
     chosen = analyzed.select(pattern, top)
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
@@ -77,6 +91,12 @@ def build_ncu_document(
         entry = kernel_dict(analyzed.report, detail, all_metrics=all_metrics)
         entry["short_name"] = analyzed.short_name(kernel)
         entry["time_share"] = kernel.time_share
+        entry["family"] = analyzed.families.index_of.get(kernel.id)
         entry.update(diagnosis.to_dict())
         kernels.append(entry)
-    return {"schema": SCHEMA, "report": report_dict(analyzed), "kernels": kernels}
+    return {
+        "schema": SCHEMA,
+        "report": report_dict(analyzed),
+        "families": [f.to_dict() for f in analyzed.families],
+        "kernels": kernels,
+    }

@@ -3,16 +3,18 @@ per kernel following the methodology notes' record template."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
-from kernelscope.parsers.diagnosis import Diagnosis
-from kernelscope.parsers.diagnosis.cache import top_flag_of
+from kernelscope.parsers.diagnosis import Diagnosis, derived
+from kernelscope.parsers.diagnosis.verdict import top_flag_text
+from kernelscope.parsers.errors import safe_text
+from kernelscope.parsers.families import KernelFamily, ids_text, kernel_families
 from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     diagnose_detail,
-    time_shares,
 )
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.ncu import (
@@ -22,6 +24,7 @@ from kernelscope.parsers.ncu import (
     NcuReport,
     SourceHotspots,
 )
+from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.ncu.panes import (
     MEMORY_TABLE_ROWS,
     OCCUPANCY_LIMITS,
@@ -31,6 +34,14 @@ from kernelscope.parsers.ncu.panes import (
 from kernelscope.parsers.ncu.rules import rules_by_speedup
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.parsers.roofline import PRECISIONS, time_weighted_precision
+from kernelscope.render.families import (
+    family_ids,
+    family_label,
+    launch_shape,
+    spread,
+    spread_note,
+    tally,
+)
 from kernelscope.render.format import (
     NOT_AVAILABLE,
     fmt_duration,
@@ -55,9 +66,8 @@ def _share(share: float | None) -> str:
 
 
 def top_flag(diagnosis: Diagnosis) -> str:
-    """The most severe flag (lowest checklist level first among equals), or an em dash."""
-    best = top_flag_of(diagnosis)
-    return "—" if best is None else f"{best.id} ({best.severity})"
+    """The flag the verdict leads with (``parsers.diagnosis.verdict``), or an em dash."""
+    return top_flag_text(diagnosis)
 
 
 def _header(analyzed: AnalyzedReport) -> list[str]:
@@ -72,37 +82,78 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
     if isinstance(mem_clock, (int, float)):
         clocks.append(f"memory clock {mem_clock / 1e6:.2f} GHz")
     lines = [
-        f"# Kernel report: {inline(report.path.name)}",
+        f"# Kernel report: {inline(safe_text(report.path.name))}",
         "",
-        f"- Report file: {code(report.path)}",
+        f"- Report file: {code(safe_text(report.path))}",
         f"- Device: {inline(dev.name)}, compute capability {dev.compute_capability}, "
         f"{dev.sm_count if dev.sm_count is not None else '?'} SMs"
         + (f", {', '.join(clocks)}" if clocks else ""),
+        f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
+        + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
         f"- Read with: ncu_report {inline(report.version or 'unknown')}",
-        f"- Kernels: {report.kernel_count}, summed duration {fmt_duration(analyzed.total_ns)}",
+        f"- Kernels: {report.kernel_count} launches of {len(analyzed.families)} kernel "
+        "families, summed duration "
+        + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),
         f"- Sections collected: {', '.join(sorted(analyzed.sections)) or 'none'}",
-        "",
     ]
+    if analyzed.unmeasured:
+        lines.append(
+            f"- Not measured (left out of the summed duration): {analyzed.unmeasured} kernels"
+        )
+    if len(report.processes) > 1:
+        listed = ", ".join(f"{inline(p.short_name or '?')} ({p.pid})" for p in report.processes)
+        lines.append(f"- Processes: {listed}")
+    lines.extend(f"- Note: {inline(note)}" for note in report.notes)
+    lines.append("")
     return lines
 
 
-def _kernels_table(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> str:
+FAMILY_COLUMNS = (
+    "#",
+    "Kernel",
+    "Launches",
+    "IDs",
+    "Total",
+    "Share",
+    "Duration: median (min – max)",
+    "Bottleneck",
+    "Top flag",
+)
+
+
+def family_labels(analyzed: AnalyzedReport, family: KernelFamily) -> list[str]:
+    """The bottleneck label of each launch of ``family``."""
+    return [analyzed.kernel(i).diagnosis.label for i in family.ids]
+
+
+def _flag_cell(k: AnalyzedKernel) -> str:
+    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
+
+
+def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
+    """One row per family, ranked by total time (the method's step 0); with ``processes``, the
+    process of each family's median launch."""
     rows = []
-    for k in kernels:
+    for f in analyzed.select_families():
+        k = analyzed.kernel(f.representative)
         row = k.summary.row
+        who = (f"{row.get('process') or '?'} ({row.get('pid')})",) if processes else ()
         rows.append(
             (
-                row["id"],
-                analyzed.short_name(k),
-                fmt_duration(k.duration_ns),
-                _share(k.time_share),
-                k.diagnosis.label,
-                top_flag(k.diagnosis),
+                f.index + 1,
+                *who,
+                analyzed.names[f.demangled],
+                f.count,
+                family_ids(f),
+                fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
+                _share(f.time_share),
+                spread(f),
+                family_label(family_labels(analyzed, f), k.diagnosis.label),
+                _flag_cell(k),
             )
         )
-    return table(
-        ("ID", "Kernel", "Duration", "Share", "Bottleneck", "Top flag"), rows, align="llrrll"
-    )
+    head = (FAMILY_COLUMNS[0], *(("Process",) if processes else ()), *FAMILY_COLUMNS[1:])
+    return table(head, rows, align="r" + ("l" if processes else "") + "lrlrrrll")
 
 
 def report_precision(analyzed: AnalyzedReport) -> tuple[str, float | None]:
@@ -131,21 +182,26 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
     )
     out = [f"## Roofline ({title}, DRAM)", "", why, "", fenced(chart.text), ""]
     if chart.not_plotted:
+        # One line per family and reason, not one per launch.
+        grouped: dict[tuple[int, str], list[int]] = {}
+        for kid, _name, reason in chart.not_plotted:
+            family = analyzed.family(kid)
+            key = (family.index if family is not None else -1 - kid, reason)
+            grouped.setdefault(key, []).append(kid)
         out.append("Kernels without a point on this chart:")
         out.append("")
-        out.extend(
-            f"- {kid} {inline(name)}: {inline(reason)}" for kid, name, reason in chart.not_plotted
-        )
+        for (_, reason), ids in sorted(grouped.items(), key=lambda item: min(item[1])):
+            name = analyzed.short_name(analyzed.kernel(ids[0]))
+            what = f"{ids_text(ids)} {inline(name)}"
+            if len(ids) > 1:
+                what += f" ({len(ids):,} launches)"
+            out.append(f"- {what}: {inline(reason)}")
         out.append("")
     return out
 
 
 def _launch(detail: KernelDetail) -> list[str]:
-    waves = detail.number("launch__waves_per_multiprocessor")
-    tail = None
-    if waves is not None and waves > 0:
-        frac = waves - int(waves)
-        tail = 100.0 if frac == 0 else frac * 100
+    tail = derived.tail_wave_fill(detail.number("launch__waves_per_multiprocessor"))
     return [
         f"- grid {code(detail.grid)}, block {code(detail.block)}, "
         f"threads {_m(detail, 'launch__thread_count')}",
@@ -172,15 +228,11 @@ def _sol(detail: KernelDetail) -> list[str]:
 
 
 def _occupancy(detail: KernelDetail) -> list[str]:
-    limits = []
-    for label, name in OCCUPANCY_LIMITS:
-        value = detail.number(name)
-        if value is not None:
-            limits.append((value, label))
-    binding = min(limits)[1] if limits else None
+    limits = derived.block_limits(detail.metrics, OCCUPANCY_LIMITS)
+    binding = derived.limiting_resources(limits)
     parts = ", ".join(
-        f"{label} {fmt_number(v)}" + (" (binding)" if label == binding else "")
-        for v, label in limits
+        f"{label} {fmt_number(v)}" + (" (binding)" if label in binding else "")
+        for label, v in limits.items()
     )
     return [
         f"- theoretical {_m(detail, 'sm__maximum_warps_per_active_cycle_pct')}, achieved "
@@ -190,8 +242,8 @@ def _occupancy(detail: KernelDetail) -> list[str]:
 
 
 def _ratio(detail: KernelDetail, num: str, den: str) -> str:
-    a, b = detail.number(num), detail.number(den)
-    return NOT_AVAILABLE if a is None or not b else fmt_number(a / b)
+    ratio = derived.sectors_per_request(detail.number(num), detail.number(den))
+    return NOT_AVAILABLE if ratio is None else fmt_number(ratio)
 
 
 def _memory(detail: KernelDetail) -> list[str]:
@@ -235,12 +287,9 @@ def _compute(detail: KernelDetail, diagnosis: Diagnosis) -> list[str]:
 
 
 def _scheduler(detail: KernelDetail) -> list[str]:
-    stalls = sorted(((detail.number(n) or 0.0, n) for n in detail.stall_reasons), reverse=True)[:3]
+    ranked = derived.ranked_stalls(detail.metrics, detail.stall_reasons)
     top = ", ".join(
-        f"{n.removeprefix('smsp__average_warps_issue_stalled_').removesuffix('_per_issue_active.ratio')}"
-        f" {fmt_number(v)}"
-        for v, n in stalls
-        if v > 0
+        f"{derived.stall_reason(name)} {fmt_number(v)}" for name, v in derived.top_stalls(ranked)
     )
     return [
         f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, eligible warps/scheduler "
@@ -319,30 +368,73 @@ def record_head(
     device: DeviceInfo,
     time_share: float | None,
     summary: KernelSummary,
+    family: KernelFamily | None = None,
+    labels: Sequence[str] = (),
     *,
+    whole: bool = True,
     name: str | None = None,
     report_sections: frozenset[str] | None = None,
 ) -> str:
-    """The record's title (``name``: the kernel's short name in its report) and the facts
-    around the kernel (its share of the time: step 0). The sections collected are listed once
-    in the document's header; a record says so only when its kernel's differ."""
+    """The record's title and the facts around the kernel (its share of the time: step 0).
+    ``name`` is the kernel's short name in its report (its compact name when not given).
+    For a family of several launches, the record stands for all of them: the head gives the
+    family's share, its launches and the spread of their durations (``labels``: the label of
+    each launch), and the record below is that of ``summary``, the median launch. With
+    ``whole`` False it is the record of this launch alone, weighed by its family's share.
+    The sections collected are listed once in the document's header (``report_sections``);
+    a record names them only when its kernel's differ."""
     demangled = str(summary.row["demangled"])
     duration = summary.row.get("duration_ns")
     sections = ""
     if report_sections is not None and summary.sections != report_sections:
         missing = ", ".join(sorted(report_sections - summary.sections)) or "none"
         sections = f" (this kernel lacks sections: {missing})"
+    baseline = fmt_duration(duration if isinstance(duration, float) else None)
+    name = inline(name or short_name(demangled))
+    about: list[str] = []
+    if family is None or family.count == 1:
+        title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
+        goal = f"this kernel is {_share(time_share)} of the report's kernel time"
+    elif not whole:
+        title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
+        goal = (
+            f"this launch is {_share(time_share)} of the report's kernel time; its family of "
+            f"{family.count:,} launches (IDs {family_ids(family)}) is "
+            f"{_share(family.time_share)}"
+        )
+    else:
+        title = (
+            f"## Kernel Profiling Case: {name} (ID {summary.id}, family of "
+            f"{family.count:,} launches)"
+        )
+        goal = (
+            f"its {family.count:,} launches are {_share(family.time_share)} of the report's "
+            f"kernel time, this one {_share(time_share)}"
+        )
+        about = [
+            f"- Family: {family.count:,} launches (IDs {family_ids(family)}), "
+            f"{launch_shape(family)}, {fmt_duration(family.total_duration_ns)} in all; "
+            f"duration median (min – max) {spread(family)}; this record is ID {summary.id}, "
+            "the median launch",
+            f"- Bottleneck of each launch: {tally(labels)}" if labels else "",
+        ]
+        note = spread_note(family)
+        if note:
+            about.append(f"- {inline(note)}")
+        baseline = f"{baseline} (median launch), {fmt_duration(family.total_duration_ns)} in all"
     parts = [
-        f"## Kernel Profiling Case: {inline(name or short_name(demangled))} (ID {summary.id})",
+        title,
         "",
         f"Full name: {code(demangled)}",
         "",
-        f"- Goal: {BLANK} (this kernel is {_share(time_share)} of the report's kernel time: "
-        "weigh the effort against it)",
+        f"- Goal: {BLANK} ({goal}: weigh the effort against it)",
+        *(line for line in about if line),
         f"- Environment: {inline(device.name)} (CC {device.compute_capability}); CUDA, driver, "
         f"clock control: {BLANK}",
         f"- Input: {BLANK}",
-        f"- Baseline: {fmt_duration(duration if isinstance(duration, float) else None)}",
+        f"- Baseline: {baseline}"
+        if summary.measured
+        else f"- Baseline: {NOT_MEASURED} ({summary.unmeasured})",
         f"- NCU command: {BLANK}{sections}",
         "",
     ]
@@ -398,40 +490,47 @@ def record_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
 
 
 def kernel_record(
-    device: DeviceInfo, time_share: float | None, detail: KernelDetail, name: str | None = None
+    device: DeviceInfo,
+    time_share: float | None,
+    detail: KernelDetail,
+    family: KernelFamily | None = None,
+    name: str | None = None,
 ) -> str:
-    """One kernel's case record, following the notes' template headings."""
-    head = record_head(device, time_share, summary_from_detail(detail), name=name)
+    """One kernel's case record, following the notes' template headings; its ``family``'s
+    share of the time is stated beside its own (``name``: its short name in its report)."""
+    head = record_head(
+        device, time_share, summary_from_detail(detail), family, whole=False, name=name
+    )
     return head + "\n" + record_analysis(detail)[1]
 
 
 def render_ncu_markdown(
     analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
 ) -> str:
-    """The whole Markdown document for a kernel report (records for the selected kernels)."""
-    chosen = analyzed.select(pattern, top)
-    parts = [
-        *_header(analyzed), "## Kernels", "", _kernels_table(analyzed, list(analyzed.kernels)), ""
-    ]
+    """The whole Markdown document for a kernel report: the families ranked by time, and one
+    record per selected family (its median launch's, with the family's spread), ``top`` the
+    N largest; only the families with a launch in ``analyzed.process`` when it is set."""
+    families = analyzed.select_families(pattern, top)
+    chosen = [analyzed.kernel(f.representative) for f in families]
+    several = len(analyzed.report.processes) > 1
+    parts = [*_header(analyzed), "## Kernel families", "", _families_table(analyzed, several), ""]
     parts.extend(_roofline(analyzed, chosen))
+    device = analyzed.report.device
     bodies = analyzed.extras
-    if all(isinstance(bodies.get(k.id), str) for k in chosen):
-        # Rendered by the worker processes in the pass that read the report.
-        for kernel in chosen:
-            head = _head(analyzed, kernel)
-            parts.append(head + "\n" + bodies[kernel.id])
-        return "\n".join(parts).rstrip() + "\n"
-    pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
-    for kernel, (detail, _) in zip(chosen, pairs, strict=True):
-        parts.append(_head(analyzed, kernel) + "\n" + record_analysis(detail)[1])
+    if not all(isinstance(bodies.get(k.id), str) for k in chosen):
+        pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
+        bodies = {
+            k.id: record_analysis(detail)[1]
+            for k, (detail, _) in zip(chosen, pairs, strict=True)
+        }
+    for family, kernel in zip(families, chosen, strict=True):
+        labels = family_labels(analyzed, family)
+        head = record_head(
+            device, kernel.time_share, kernel.summary, family, labels,
+            name=analyzed.short_name(kernel), report_sections=analyzed.sections,
+        )
+        parts.append(head + "\n" + bodies[kernel.id])
     return "\n".join(parts).rstrip() + "\n"
-
-
-def _head(analyzed: AnalyzedReport, kernel: AnalyzedKernel) -> str:
-    return record_head(
-        analyzed.report.device, kernel.time_share, kernel.summary,
-        name=analyzed.short_name(kernel), report_sections=analyzed.sections,
-    )
 
 
 def single_kernel_markdown(
@@ -439,17 +538,19 @@ def single_kernel_markdown(
 ) -> str:
     """The case record of one kernel of an open report (its time share taken from the
     summaries of all kernels), for the TUI's export and copy of the current kernel."""
-    shares, _ = time_shares(summaries)
-    share = next((sh for s, sh in zip(summaries, shares, strict=True) if s.id == kernel_id), None)
+    families = kernel_families(summaries)
+    share = families.kernel_share(kernel_id)
+    family = families.family_of(kernel_id)
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
         detail.source = report.source_hotspots(kernel_id)
     names = ShortNames(str(s.row.get("demangled") or s.row.get("name") or "") for s in summaries)
     head = [
-        f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}",
+        f"# Kernel report: {inline(safe_text(report.path.name))}, kernel {kernel_id}",
         "",
         f"- Sections collected: {', '.join(sorted(detail.sections)) or 'none'}",
         "",
     ]
-    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail,
-                                                  names.get(detail.demangled))
+    return "\n".join(head) + "\n" + kernel_record(
+        report.device, share, detail, family, names.get(detail.demangled)
+    )

@@ -11,12 +11,16 @@ from typing import IO, TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
+from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kernel_names import fit_names
+from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.severity import most_severe_first
+from kernelscope.render.families import family_ids, family_label
 from kernelscope.render.format import fmt_duration, fmt_pct
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
@@ -53,6 +57,11 @@ def _box(console: Console) -> box.Box:
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
+def _name(path: Path) -> str:
+    """The file's name, safe for rich markup and for the terminal."""
+    return escape(safe_text(path.name))
+
+
 @dataclass(frozen=True)
 class SummaryColumn:
     """A column of ``summary``'s kernel table: how it fits a terminal (``render.table_fit``)."""
@@ -66,16 +75,18 @@ class SummaryColumn:
 
 
 KERNEL_COLUMNS = (
-    SummaryColumn("id", "ID"),
+    SummaryColumn("ids", "IDs", "left", minimum=6),
+    SummaryColumn("process", "Process", "left", priority=1),
     SummaryColumn("name", "Kernel", "left", minimum=16),
-    SummaryColumn("duration", "Duration"),
+    SummaryColumn("launches", "Launches", priority=2),
+    SummaryColumn("total", "Total"),
     SummaryColumn("share", "Share %"),
-    SummaryColumn("sm", "SM %", priority=3),
-    SummaryColumn("mem", "Mem %", priority=4),
-    SummaryColumn("dram", "DRAM %", priority=2),
-    SummaryColumn("occ", "Occ %", priority=1),
+    SummaryColumn("sm", "SM %", priority=5),
+    SummaryColumn("mem", "Mem %", priority=6),
+    SummaryColumn("dram", "DRAM %", priority=4),
+    SummaryColumn("occ", "Occ %", priority=3),
     SummaryColumn("bottleneck", "Bottleneck", "left",
-                  compact=lambda text: text.removesuffix("-bound")),
+                  compact=lambda text: text.replace("-bound", "")),
     SummaryColumn("flag", "Top flag", "left", minimum=12),
 )
 COLUMN_GAP = 3
@@ -83,39 +94,66 @@ COLUMN_GAP = 3
 
 
 def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
-    """A kernel report's kernels with their shares, key metrics and diagnoses. On a terminal
-    the columns that matter most always show and the others fill what is left of its width;
-    piped or written to a file, every column and every whole short name is printed."""
-    from kernelscope.export.ncu_markdown import top_flag
+    """A kernel report's kernel families ranked by total time, with their shares, the key
+    metrics and the diagnosis of their median launch (only the families with a launch in
+    ``analyzed.process`` when it is set). On a terminal the columns that matter most always
+    show and the others fill what is left of its width; piped or written to a file, every
+    column and every whole short name is printed."""
+    from kernelscope.export.ncu_markdown import family_labels, top_flag
 
     report = analyzed.report
     path = report.path
+    chosen = analyzed.select()
+    if not chosen and analyzed.process:
+        raise ReportError(
+            f"No kernel of {safe_text(path.name)} ran in process {analyzed.process!r}."
+        )
     dev = report.device
+    skipped = f" ({analyzed.unmeasured} not measured)" if analyzed.unmeasured else ""
+    total = analyzed.total_text_ns
     console.print(
-        f"[bold]{path.name}[/]: {report.kernel_count} kernels on {dev.name} "
-        f"({dev.sm_count} SMs, CC {dev.compute_capability}), "
-        f"summed kernel time {fmt_duration(analyzed.total_ns)}"
+        f"[bold]{_name(path)}[/]: {report.kernel_count} kernels "
+        f"({len(analyzed.families)} families) on {escape(dev.name)} "
+        f"({dev.sm_count} SMs, CC {dev.compute_capability}), summed kernel time "
+        f"{fmt_duration(total) if total is not None else NOT_MEASURED}{skipped}"
+        + (f", ncu {escape(report.ncu_version)}" if report.ncu_version else "")
     )
+    for note in report.notes:
+        console.print(escape(note))
+    several = len(report.processes) > 1
+    if several:
+        listed = ", ".join(f"{escape(p.short_name or '?')} ({p.pid})" for p in report.processes)
+        console.print(f"{len(report.processes)} processes: {listed}")
     rows: list[dict[str, str]] = []
     styles: list[str] = []
-    for k in analyzed.kernels:
+    for f in analyzed.select_families():
+        k = analyzed.kernel(f.representative)
         row = k.summary.row
+        measured = k.summary.measured
         rows.append({
-            "id": str(row["id"]),
-            "name": analyzed.short_name(k),
-            "duration": fmt_duration(k.duration_ns),
-            "share": fmt_pct(k.time_share * 100 if k.time_share is not None else None),
+            "ids": family_ids(f),
+            "process": f"{row.get('process') or '?'} ({row.get('pid')})",
+            "name": analyzed.names[f.demangled],
+            "launches": f"{f.count:,}",
+            "total": fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
+            "share": fmt_pct(f.time_share * 100 if f.time_share is not None else None),
             "sm": fmt_pct(row["sm_pct"]),
             "mem": fmt_pct(row["mem_pct"]),
             "dram": fmt_pct(row["dram_pct"]),
             "occ": fmt_pct(row["occupancy_pct"]),
-            "bottleneck": k.diagnosis.label,
-            "flag": top_flag(k.diagnosis),
+            "bottleneck": family_label(family_labels(analyzed, f), k.diagnosis.label),
+            "flag": top_flag(k.diagnosis) if measured else short_reason(k.summary.unmeasured),
         })
         styles.append(SEVERITY_STYLE.get(k.diagnosis.worst_severity or "", ""))
-    widths = _fit(rows, console)
-    t = Table(box=_box(console), show_edge=False, pad_edge=False)
-    shown = [c for c in KERNEL_COLUMNS if widths is None or c.key in widths]
+    columns = [c for c in KERNEL_COLUMNS if several or c.key != "process"]
+    widths = _fit(columns, rows, console)
+    t = Table(
+        title="Kernel families by total time (SOL, occupancy, verdict: the median launch)",
+        box=_box(console),
+        show_edge=False,
+        pad_edge=False,
+    )
+    shown = [c for c in columns if widths is None or c.key in widths]
     for column in shown:
         t.add_column(column.title, justify=column.justify, no_wrap=True)  # type: ignore[arg-type]
     names = fit_names((r["name"] for r in rows), widths["name"]) if widths else {}
@@ -134,13 +172,15 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     console.print(t)
 
 
-def _fit(rows: list[dict[str, str]], console: Console) -> dict[str, int] | None:
+def _fit(
+    columns: list[SummaryColumn], rows: list[dict[str, str]], console: Console
+) -> dict[str, int] | None:
     """The columns and widths that fit the terminal; None when printing to a pipe or file
     (nothing is cut there)."""
     if not console.is_terminal:
         return None
     fits = []
-    for column in KERNEL_COLUMNS:
+    for column in columns:
         natural = max([len(column.title), *(len(r[column.key]) for r in rows)])
         minimum = column.minimum
         if column.compact is not None:
@@ -153,15 +193,27 @@ def _fit(rows: list[dict[str, str]], console: Console) -> dict[str, int] | None:
 
 def print_timeline_summary(data: TimelineData, console: Console) -> None:
     """A timeline's span, GPU busy, top kernels and findings."""
-    from kernelscope.export.timeline_json import gpu_rows, kernel_rows
+    from kernelscope.export.timeline_json import gpu_rows, kernel_rows, report_info
 
     report = data.report
     path = data.path
+    info = report_info(report)
+    cuda = "" if info.get("cuda_trace", True) else " (no CUDA trace: a CPU-only capture)"
+    version = f", nsys {escape(str(info['nsys_version']))}" if info.get("nsys_version") else ""
     console.print(
-        f"[bold]{path.name}[/]: span {fmt_duration(report.duration_ns)}, "
-        f"{report.kernels.height} kernels, {len(report.devices)} device(s)"
+        f"[bold]{_name(path)}[/]: span {fmt_duration(info['span_ns'])}, "
+        f"{info['counts']['kernels']} kernels{cuda}, {len(info['devices'])} device(s){version}"
     )
-    for g in gpu_rows(data):
+    busy = {g["device"]: g for g in gpu_rows(data)}
+    for dev in info["devices"]:
+        sms = f", {dev['sm_count']} SMs" if dev.get("sm_count") else ""
+        g = busy.pop(dev["id"], None)
+        what = (
+            f"busy {fmt_duration(g['busy_ns'])} of {fmt_duration(g['span_ns'])} "
+            f"({fmt_pct(g['utilization_pct'])} %)" if g is not None else "no GPU work"
+        )
+        console.print(f"GPU {dev['id']} ({escape(str(dev['name']))}{sms}): {what}")
+    for g in busy.values():
         console.print(
             f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
             f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
@@ -177,7 +229,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
             fmt_duration(k["total_ns"]),
             f"{k['instances']:,}",
             fmt_duration(k["avg_ns"]),
-            data.short_name(k["name"]),
+            Text(data.short_name(k["name"])),
         )
     console.print(t)
     f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
@@ -185,7 +237,9 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
         f.add_column(col, justify="right" if col == "Items" else "left")
     for item in most_severe_first(data.findings, lambda x: x.severity):
         style = SEVERITY_STYLE.get(item.severity, "")
-        f.add_row(f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), item.title)
+        f.add_row(
+            f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), escape(item.title)
+        )
     if not data.findings:
         f.add_row("", "none", "0", "no problems found")
     console.print(f)
@@ -197,12 +251,14 @@ def print_summary(
     cache_dir: Path | None = None,
     file: IO[str] | None = None,
     subcommand: str | None = None,
+    process: str | None = None,
 ) -> None:
-    """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part); raises
+    """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part; of a
+    kernel report, only the kernels of ``process``, an id or a name, when given); raises
     ReportError on bad input."""
     paths = as_paths(inputs)
     kind = kind_for(paths, subcommand)
     console = make_console(file)
-    options = OpenOptions(cache_dir=cache_dir)
+    options = OpenOptions(cache_dir=cache_dir, process=process)
     with opened(kind, paths, options) as model:
         kind.part("summary")(kind.part("analyse")(model, options), console)

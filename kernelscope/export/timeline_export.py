@@ -7,7 +7,8 @@ import re
 
 from kernelscope.export.timeline_json import timeline_data, to_export_dict
 from kernelscope.export.timeline_markdown import render_timeline_markdown
-from kernelscope.export.writer import ExportOptions
+from kernelscope.export.writer import ExportOptions, nothing_matched
+from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys import NsysReport
 from kernelscope.parsers.nsys.timeline_data import TimelineData
@@ -16,6 +17,13 @@ from kernelscope.parsers.nsys.timeline_data import TimelineData
 def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
     """An opened timeline report in ``options.fmt`` (the TUI exports the view data it holds)."""
     data = timeline_data(source)
+    if options.process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    if options.pattern:
+        regex = re.compile(options.pattern)
+        names = data.report.kernels["name"].cast(str).drop_nulls().unique().to_list()
+        if not any(regex.search(n) for n in names):
+            raise nothing_matched(data.path, options)
     if options.fmt == "csv":
         return data.kernels.write_csv()
     if options.fmt == "md":

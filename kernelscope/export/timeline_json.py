@@ -43,6 +43,7 @@ def report_info(report: NsysReport) -> dict[str, Any]:
         "end_ns": report.end_ns,
         "span_ns": report.duration_ns,
         "nsys_version": report.nsys_version,
+        "cuda_trace": report.has_cuda_trace,
         "devices": [{"id": d.id, "name": d.name, "sm_count": d.sm_count}
                     for d in report.devices],
         "processes": [{"pid": p.pid, "name": p.name} for p in report.processes],

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
-from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.errors import ReportError, safe_text
 
 FORMATS = ("json", "md", "csv")
 
@@ -25,6 +25,7 @@ class ExportOptions:
     top: int | None = None
     all_metrics: bool = False
     cache_dir: Path | None = None
+    process: str | None = None
 
 
 def check_pattern(pattern: str | None) -> None:
@@ -36,6 +37,19 @@ def check_pattern(pattern: str | None) -> None:
         raise ReportError(
             f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
         ) from exc
+
+
+def nothing_matched(path: Path, options: ExportOptions) -> ReportError:
+    """The error for a kernel filter (name, process) that selects no kernel."""
+    what = []
+    if options.pattern:
+        what.append(f"matches {options.pattern!r}")
+    if options.process:
+        what.append(f"ran in process {options.process!r}")
+    return ReportError(
+        f"No kernel of {safe_text(path.name)} {' and '.join(what) or 'is there'}, so there "
+        "is nothing to export."
+    )
 
 
 def render(

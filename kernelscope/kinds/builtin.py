@@ -21,9 +21,11 @@ def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
 
 
 def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
+    from dataclasses import replace
+
     from kernelscope.parsers.kernel_analysis import analyze
 
-    return analyze(report)
+    return replace(analyze(report), process=options.process)
 
 
 def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
@@ -33,7 +35,11 @@ def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
 
 
 def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.parsers.errors import ReportError
     from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+    if options.process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
 
     return TimelineData(report)
 

@@ -34,14 +34,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kernelscope.parsers.compressed import head_of
 from kernelscope.parsers.detect import (
     ReportKind,
-    _head,
     _kind_of_head,
     check_readable,
     detect_kind,
 )
-from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.errors import ReportError, safe_text
 
 Ref = str | Callable[..., Any]
 """A callable, or ``"package.module:attribute"`` naming one (imported when first used)."""
@@ -52,6 +52,8 @@ class OpenOptions:
     """How to open inputs (every kind gets the same; each reads what it needs)."""
 
     cache_dir: Path | None = None
+    process: str | None = None
+    """Of a kernel report, only the kernels of this process (an id or a name)."""
 
 
 class Probe:
@@ -64,12 +66,12 @@ class Probe:
     def head(self) -> bytes:
         """The first 64 bytes of the single input (decompressed), b"" for a directory."""
         path = self.paths[0]
-        if path.is_dir():
+        if is_directory(path):
             return b""
         try:
-            return _head(check_readable(path))
+            return head_of(check_readable(path))
         except OSError as exc:
-            raise ReportError(f"{path} cannot be read ({exc.strerror or exc}).") from exc
+            raise ReportError(f"{safe_text(path)} cannot be read ({exc.strerror or exc}).") from exc
 
     @property
     def content(self) -> ReportKind | None:
@@ -148,6 +150,15 @@ def as_paths(inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) 
     return tuple(Path(p) for p in inputs)
 
 
+def is_directory(path: Path) -> bool:
+    """True for a directory; False for anything else, also a path the system refuses to look
+    up (a name too long, a loop of links): ``check_readable`` then says why in one sentence."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
     """The kind of ``paths``: the one claiming ``subcommand``, else the first whose
     ``detect`` accepts the content. Raises ReportError with one sentence."""
@@ -159,7 +170,7 @@ def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
         if not kind.accepts(len(paths)):
             raise ReportError(f"'{subcommand}' takes {_count(kind.inputs)}, not {len(paths)}.")
         return kind
-    if len(paths) == 1 and not paths[0].is_dir():
+    if len(paths) == 1 and not is_directory(paths[0]):
         check_readable(paths[0])
     probe = Probe(paths)
     for kind in _KINDS.values():
@@ -167,7 +178,9 @@ def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
             return kind
     if len(paths) == 1:
         detect_kind(paths[0])  # raises the sentence for a file of no known kind
-        raise ReportError(f"{paths[0]} is not a kind of report this kernelscope can open.")
+        raise ReportError(
+            f"{safe_text(paths[0])} is not a kind of report this kernelscope can open."
+        )
     raise ReportError(f"No kind of report takes {len(paths)} inputs without a subcommand.")
 
 

@@ -5,6 +5,7 @@ The TUI builds the same objects progressively in its worker; exports build them 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -13,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
+from kernelscope.parsers.families import KernelFamily, ReportFamilies, kernel_families
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
@@ -58,6 +60,10 @@ class AnalyzedReport:
     """Details read in the same pass as the summaries (exports of every kernel)."""
     extras: dict[int, Any] = field(default_factory=dict)
     """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
+    process: str | None = None
+    """Only kernels of this process (its id, or its name) are selected, when set."""
+    families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
+    """The kernels grouped into families, ranked by total time (``parsers.families``)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -70,18 +76,50 @@ class AnalyzedReport:
     def short_name(self, kernel: AnalyzedKernel) -> str:
         return self.names[kernel.demangled]
 
-    def select(self, pattern: str | None = None, top: int | None = None) -> list[AnalyzedKernel]:
-        """Kernels whose name matches ``pattern``; with ``top``, the N longest, longest first."""
+    @property
+    def unmeasured(self) -> int:
+        """How many kernels have no measurement (left out of ``total_ns`` and the shares)."""
+        return sum(1 for k in self.kernels if not k.summary.measured)
+
+    @property
+    def total_text_ns(self) -> float | None:
+        """``total_ns``, or None when no kernel was measured (so no total is known)."""
+        return self.total_ns if self.unmeasured < len(self.kernels) else None
+
+    def family(self, kernel_id: int) -> KernelFamily | None:
+        """The family of kernel ``kernel_id``."""
+        return self.families.family_of(kernel_id)
+
+    def select_families(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[KernelFamily]:
+        """The families with a launch ``select(pattern)`` keeps, largest total first; with
+        ``top``, the N largest."""
+        wanted = {self.families.index_of[k.id] for k in self.select(pattern, process=process)}
+        chosen = [f for f in self.families if f.index in wanted]
+        return chosen if top is None else chosen[: max(0, top)]
+
+    def select(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[AnalyzedKernel]:
+        """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
+        report's ``process``); with ``top``, the launches of the N families with the most time."""
         regex = re.compile(pattern) if pattern else None
+        process = process if process is not None else self.process
         chosen = [
             k
             for k in self.kernels
-            if regex is None
-            or regex.search(str(k.summary.row["name"]))
-            or regex.search(str(k.summary.row["demangled"]))
+            if (process is None or in_process(k.summary, process))
+            and (
+                regex is None
+                or regex.search(str(k.summary.row["name"]))
+                or regex.search(str(k.summary.row["demangled"]))
+            )
         ]
-        if top is not None:
-            chosen = sorted(chosen, key=lambda k: -(k.duration_ns or 0.0))[: max(0, top)]
+        if top is not None:  # the launches of the N families with the most time
+            ranked = sorted({self.families.index_of[k.id] for k in chosen})[: max(0, top)]
+            keep = set(ranked)
+            chosen = [k for k in chosen if self.families.index_of[k.id] in keep]
         return chosen
 
     def iter_detail_diagnoses(
@@ -102,26 +140,72 @@ class AnalyzedReport:
                 pending[detail.id] = detail
             while want is not None and want in pending:
                 detail = pending.pop(want)
-                yield detail, diagnose_detail(detail, self.kernels[want].time_share)
+                yield detail, self.diagnose_detail(detail)
                 want = next(order, None)
+
+    def diagnose_detail(self, detail: KernelDetail) -> Diagnosis:
+        """``detail``'s diagnosis weighed by its own and its family's share of the time."""
+        share = self.kernels[detail.id].time_share
+        return with_family_share(diagnose_detail(detail, None), share, self.families, detail.id)
+
+
+def in_process(summary: KernelSummary, process: str) -> bool:
+    """True when the kernel ran in ``process``: a process id, or the executable's name."""
+    wanted = process.strip()
+    pid = summary.row.get("pid")
+    if wanted.isdigit():
+        return pid is not None and int(wanted) == pid
+    return wanted == summary.row.get("process")
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
-    return diagnose(summary.metrics, summary.rules, summary.sections, time_share=time_share)
+    return diagnose(
+        summary.metrics,
+        summary.rules,
+        summary.sections,
+        time_share=time_share,
+        unmeasured=summary.unmeasured,
+    )
 
 
 def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
-    return diagnose(detail.metrics, detail.rules, set(detail.sections), time_share=time_share)
+    return diagnose(
+        detail.metrics,
+        detail.rules,
+        set(detail.sections),
+        time_share=time_share,
+        unmeasured=detail.unmeasured,
+        source=detail.source,
+    )
+
+
+def measured_duration(summary: KernelSummary) -> float | None:
+    """The kernel's duration (ns) when it was measured, else None."""
+    if not summary.measured:
+        return None
+    value = summary.row.get("duration_ns")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def with_family_share(
+    diagnosis: Diagnosis, time_share: float | None, families: ReportFamilies, kernel_id: int
+) -> Diagnosis:
+    """Step 0's evidence: the kernel's share of the time and its family's (when it has more
+    than one launch)."""
+    family = families.family_of(kernel_id)
+    if family is None:
+        return with_time_share(diagnosis, time_share)
+    return with_time_share(diagnosis, time_share, family.time_share, family.count)
 
 
 def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
-    """Each kernel's share of the summed kernel duration, and that sum (ns)."""
-    durations = [s.row.get("duration_ns") for s in summaries]
-    total = float(sum(d for d in durations if isinstance(d, (int, float))))
-    shares = [
-        (float(d) / total if total > 0 else None) if isinstance(d, (int, float)) else None
-        for d in durations
-    ]
+    """Each kernel's share of the summed duration of the measured kernels, and that sum (ns).
+    A kernel without measurement has no share and adds nothing to the sum."""
+    durations = [measured_duration(s) for s in summaries]
+    total = float(sum(d for d in durations if d is not None))
+    shares = [(d / total if total > 0 else None) if d is not None else None for d in durations]
     return shares, total
 
 
@@ -179,10 +263,13 @@ def analyze(
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)
     shares, total = time_shares(summaries)
+    families = kernel_families(summaries)
     kernels = tuple(
         AnalyzedKernel(
             s,
-            with_time_share(early[s.id], share) if s.id in early else diagnose_summary(s, share),
+            with_family_share(
+                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
+            ),
             share,
         )
         for s, share in zip(summaries, shares, strict=True)
@@ -195,4 +282,5 @@ def analyze(
         sections=sections,
         details=kept,
         extras=extras,
+        families=families,
     )

@@ -166,6 +166,24 @@ BASE_COLUMNS: tuple[ColumnProvider, ...] = (
     ),
 )
 
+def _process(summary: KernelSummary) -> CellValue:
+    pid = summary.row.get("pid")
+    name = summary.row.get("process") or "?"
+    return f"{name} ({pid})" if pid is not None else None
+
+
+PROCESS_COLUMN = ColumnProvider(
+    "Process", _process, key="process", sort=_row("pid"), search=lambda s: str(_process(s) or ""),
+    tooltip="The process that ran the kernel (ncu --target-processes all); / filters on it.",
+)
+"""Shown after the ID when the report holds kernels of several processes."""
+
+
+def with_process_column(columns: Sequence[ColumnProvider]) -> tuple[ColumnProvider, ...]:
+    """``columns`` with the process column after the first (the ID)."""
+    return (*columns[:1], PROCESS_COLUMN, *columns[1:])
+
+
 EXTRA_COLUMNS: list[ColumnProvider] = [
     ColumnProvider(
         "Bottleneck", lambda s: summary_diagnosis(s).label, key="bottleneck",

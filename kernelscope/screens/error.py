@@ -48,6 +48,12 @@ class ErrorScreen(Screen[None]):
             yield Static(hint, id="error-hint")
         yield Footer()
 
+    def on_mount(self) -> None:
+        if self.fatal:
+            # The command line exits with status 2 and repeats the sentence once the
+            # terminal is restored (see ``tui.cli.run_tui``).
+            self.app.fatal_error = self.message  # type: ignore[attr-defined]
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
             return not self.fatal

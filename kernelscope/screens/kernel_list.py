@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.parsers.families import ReportFamilies, kernel_families
 from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
@@ -26,6 +27,18 @@ from kernelscope.screens.columns import (
     TOP_FLAG_KEY,
     CellValue,
     ColumnProvider,
+)
+from kernelscope.screens.family_table import (
+    COLUMNS as FAMILY_COLUMNS,
+)
+from kernelscope.screens.family_table import (
+    FAMILY_PREFIX,
+    LAUNCH_PREFIX,
+    FamilyKey,
+    FamilyTable,
+    Row,
+    family_rows,
+    fit_name_width,
 )
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
@@ -101,6 +114,11 @@ class KernelListScreen(Screen[None]):
             "r", "roofline", "Roofline", id="list.roofline",
             tooltip="Every kernel on a roofline, the highlighted one selected.",
         ),
+        Binding(
+            "f", "toggle_families", "Families", id="list.families",
+            tooltip="Switch between launches and kernel families (launches grouped by name and "
+            "launch shape, ranked by total time); enter expands a family into its launches.",
+        ),
     ]
 
     def __init__(self, columns: Sequence[ColumnProvider]) -> None:
@@ -125,6 +143,11 @@ class KernelListScreen(Screen[None]):
         self._cell_cache: dict[int, list[Text]] = {}
         self._numeric: dict[str, bool] = {}
         self._filter_timer: Timer | None = None
+        self.view = "launches"
+        """What the list shows: ``launches`` (one row per kernel) or ``families``."""
+        self.expanded: set[FamilyKey] = set()
+        self.family_rows: list[Row] = []
+        self._families: tuple[int, ReportFamilies] | None = None
 
     @property
     def state(self) -> KernelState:
@@ -135,9 +158,22 @@ class KernelListScreen(Screen[None]):
     def table(self) -> KernelTable:
         return self.query_one(KernelTable)
 
+    @property
+    def family_table(self) -> FamilyTable:
+        return self.query_one(FamilyTable)
+
+    @property
+    def families(self) -> ReportFamilies:
+        """The families of the kernels loaded so far (grouped again when more arrive)."""
+        count = len(self.state.summaries)
+        if self._families is None or self._families[0] != count:
+            self._families = (count, kernel_families(self.state.summaries))
+        return self._families[1]
+
     def compose(self) -> ComposeResult:
         yield Static(self.state.title_line(), id="list-title", markup=False)
         yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="list-progress"):
             yield ProgressBar(id="load-progress", show_eta=False)
             yield Static("", id="progress-text")
@@ -150,6 +186,7 @@ class KernelListScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#list-input").display = False
         self.query_one("#list-message").display = False
+        self.family_table.display = False
         self.rebuild()
         self.table.focus()
 
@@ -185,6 +222,8 @@ class KernelListScreen(Screen[None]):
             self._update_status()
         else:  # batches from several reader processes interleave; or another sort
             self.resort()
+        if self.view == "families":
+            self.rebuild_families()
 
     def finish_loading(self, total: int) -> None:
         self.done = True
@@ -322,8 +361,84 @@ class KernelListScreen(Screen[None]):
         return [s for _, s in present] + missing
 
     def highlighted_id(self) -> int | None:
+        """The highlighted kernel: in the family view, the highlighted launch or the median
+        launch of the highlighted family."""
+        if self.view == "families":
+            row = self.highlighted_family_row()
+            if row is None:
+                return None
+            return row.kernel_id if row.kernel_id is not None else row.family.representative
         row = self.table.cursor_row
         return self.listed[row].id if 0 <= row < len(self.listed) else None
+
+    # -- family view -----------------------------------------------------------------------
+    def highlighted_family_row(self) -> Row | None:
+        row = self.family_table.cursor_row
+        return self.family_rows[row] if 0 <= row < len(self.family_rows) else None
+
+    def rebuild_families(self, keep: str | None = None) -> None:
+        """Re-fill the family table (families of the kernels the filter keeps), keeping the
+        highlighted row (or the row ``keep``)."""
+        table = self.family_table
+        if keep is None:
+            current = self.highlighted_family_row()
+            keep = current.key if current is not None else None
+        by_id = {s.id: s for s in self.state.summaries}
+        width = fit_name_width(self.app.size.width)
+        self.family_rows = family_rows(
+            self.families, by_id, self.expanded, self._matches, width, short=self.state.names.get
+        )
+        table.clear(columns=True)
+        for key, title, numeric in FAMILY_COLUMNS:
+            table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
+        for row in self.family_rows:
+            table.add_row(*row.cells, key=row.key)
+        keys = [row.key for row in self.family_rows]
+        if keep in keys:
+            table.move_cursor(row=keys.index(keep), animate=False)
+        self._update_status()
+
+    def action_toggle_families(self) -> None:
+        """Show the families instead of the launches, or back."""
+        families = self.view == "launches"
+        self.view = "families" if families else "launches"
+        self.table.display = not families
+        self.family_table.display = families
+        if families:
+            self.rebuild_families()
+            self.family_table.focus()
+        else:
+            self.table.focus()
+        self.refresh_bindings()
+        self._update_status()
+
+    def toggle_family(self, row: Row) -> None:
+        """Expand a folded family into its launches, or fold it."""
+        key = row.family.key
+        if key in self.expanded:
+            self.expanded.discard(key)
+        else:
+            self.expanded.add(key)
+        self.rebuild_families(keep=f"{FAMILY_PREFIX}{row.family.index}")
+
+    @on(DataTable.RowSelected, "#families")
+    def _family_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        key = str(event.row_key.value)
+        row = next((r for r in self.family_rows if r.key == key), None)
+        if row is None:
+            return
+        if key.startswith(LAUNCH_PREFIX) and row.kernel_id is not None:
+            self.open_kernel(row.kernel_id)
+        elif row.family.count == 1:
+            self.open_kernel(row.family.ids[0])
+        else:
+            self.toggle_family(row)
+
+    @on(DataTable.RowHighlighted, "#families")
+    def _family_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._update_status()
 
     def rebuild(self, keep: int | None = None) -> None:
         """Re-fill the table from the session's summaries with the current filter and sort."""
@@ -388,6 +503,8 @@ class KernelListScreen(Screen[None]):
     def on_resize(self, event: Resize) -> None:
         if self._plan(event.size.width) != self.widths:
             self.rebuild()
+            if self.view == "families":
+                self.rebuild_families()
 
     # -- status lines ----------------------------------------------------------------------
     def _update_status(self) -> None:
@@ -413,6 +530,16 @@ class KernelListScreen(Screen[None]):
     def _update_info(self) -> None:
         column = self._column(self.sort_key)
         total = len(self.state.summaries)
+        if self.view == "families":
+            shown = sum(1 for r in self.family_rows if r.kernel_id is None)
+            parts = [f"{shown:,} of {len(self.families):,} families ({total:,} kernels)"]
+            if not self.done:
+                parts.append("loading…")
+            parts.append("ranked by total time · enter expands · f shows launches")
+            if self.pattern is not None:
+                parts.append(f"filter /{self.filter_text}/")
+            self.query_one("#list-info", Static).update(" · ".join(parts))
+            return
         parts = [f"{len(self.listed):,} of {total:,} kernels"]
         if not self.done:
             parts.append("loading…")
@@ -426,16 +553,16 @@ class KernelListScreen(Screen[None]):
         message.display = bool(text)
         message.update(Text(text, style=style))
 
-    @on(DataTable.RowHighlighted)
+    @on(DataTable.RowHighlighted, "#kernels")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._update_status()
 
-    @on(DataTable.RowSelected)
+    @on(DataTable.RowSelected, "#kernels")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.open_kernel(int(event.row_key.value))
 
-    @on(DataTable.HeaderSelected)
+    @on(DataTable.HeaderSelected, "#kernels")
     def _header_selected(self, event: DataTable.HeaderSelected) -> None:
         key = str(event.column_key.value)
         if key == self.sort_key:
@@ -496,6 +623,8 @@ class KernelListScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_filter":
             return self.pattern is not None or self.input_mode is not None
+        if action in ("sort_next", "sort_reverse"):
+            return self.view == "launches"  # families are ranked by their total time
         return True
 
     def action_clear_filter(self) -> None:
@@ -517,6 +646,8 @@ class KernelListScreen(Screen[None]):
         self.filter_text, self.pattern = text, pattern
         self._message()
         self.rebuild()
+        if self.view == "families":
+            self.rebuild_families()
         self.refresh_bindings()
         return True
 
@@ -549,7 +680,10 @@ class KernelListScreen(Screen[None]):
         return timer is not None
 
     def jump_to(self, kernel_id: int) -> bool:
-        """Highlight kernel ``kernel_id`` (clearing a filter that hides it)."""
+        """Highlight kernel ``kernel_id`` (clearing a filter that hides it; from the family
+        view, in the launch list)."""
+        if self.view == "families" and self.state.summary(kernel_id) is not None:
+            self.action_toggle_families()
         if self.state.summary(kernel_id) is None:
             count = len(self.state.summaries)
             self._message(f"No kernel with ID {kernel_id} (IDs are 0–{count - 1}).", "bold red")
@@ -575,6 +709,11 @@ class KernelListScreen(Screen[None]):
     def _detail_closed(self, kernel_id: int | None) -> None:
         if kernel_id is not None and kernel_id in self._index:
             self.table.move_cursor(row=self._index[kernel_id], animate=False)
+        if kernel_id is not None and self.view == "families":
+            keys = [row.key for row in self.family_rows]
+            key = f"{LAUNCH_PREFIX}{kernel_id}"
+            if key in keys:
+                self.family_table.move_cursor(row=keys.index(key), animate=False)
 
     def neighbor(self, kernel_id: int, step: int) -> int | None:
         """The kernel ``step`` rows away in the list's order (report order if it is hidden)."""

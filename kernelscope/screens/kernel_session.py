@@ -13,7 +13,8 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
-from kernelscope.screens.columns import required_metrics
+from kernelscope.screens.columns import required_metrics, with_process_column
+from kernelscope.screens.family_table import FamilyTable
 from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
@@ -31,7 +32,7 @@ class KernelSession(KernelState):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
     help_sections: HelpSections = (
-        ("Kernel list", (KernelTable, KernelListScreen)),
+        ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
         ("Kernel detail", (KernelDetailScreen,)),
     )
     commands: frozenset[type[Provider]] = frozenset({KernelscopeCommands})
@@ -52,7 +53,7 @@ class KernelSession(KernelState):
         """Open the report and hand its summaries to the UI thread batch by batch."""
         worker = get_current_worker()
         report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
-        _ = report.device  # read in this thread, not on the UI's
+        _ = report.device, report.notes  # read in this thread, not on the UI's
         self.app.call_later(self._opened, report)
         loaded = 0
         for batch in report.iter_summaries(
@@ -65,9 +66,13 @@ class KernelSession(KernelState):
 
     def _opened(self, report: NcuReport) -> None:
         self.report = report
+        if len(report.processes) > 1:
+            self.columns = with_process_column(self.columns)
         self.kernel_list = KernelListScreen(self.columns)
         self.kernel_list.total = report.kernel_count
         self.host.show_main_screen(self.kernel_list)
+        for note in report.notes:
+            self.app.notify(note, title="Old report", timeout=15)
 
     def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
         renamed = self.add_summaries(batch)
@@ -78,6 +83,7 @@ class KernelSession(KernelState):
 
     def _loaded(self, total: int) -> None:
         self.loaded_all = True
+        self.app.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:
             self.kernel_list.finish_loading(total)
 

@@ -87,6 +87,8 @@ class KernelscopeApp(App[None]):
         self.options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns)
         self.session: ReportSession | None = None
         self._main_shown = False
+        self.fatal_error: str | None = None
+        """The sentence of the fatal error screen shown, if any (the CLI exits with 2)."""
 
     # -- opening ---------------------------------------------------------------------------
     def on_mount(self) -> None:

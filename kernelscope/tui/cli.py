@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
 from kernelscope import __version__
-from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.errors import ReportError, safe_text
 
 SUBCOMMANDS = ("export", "summary")
+DEBUG_ENV = "KERNELSCOPE_DEBUG"
+UNEXPECTED = "Unexpected error ("
+"""How the sentence of an error kernelscope did not foresee begins (a bug to report)."""
 
 
 def _tui_parser() -> argparse.ArgumentParser:
@@ -39,7 +44,15 @@ def _export_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
     p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
-    p.add_argument("--top", type=int, default=None, help="only the N longest kernels' records")
+    p.add_argument(
+        "--top",
+        type=int,
+        default=None,
+        help="only the N kernel families with the most time (their launches, one record each)",
+    )
+    p.add_argument(
+        "--process", default=None, help="only kernels of this process (its id or name)"
+    )
     p.add_argument("--cache-dir", type=Path, default=None)
     return p
 
@@ -49,12 +62,15 @@ def _summary_parser() -> argparse.ArgumentParser:
         prog="kernelscope summary", description="Print a report's essentials."
     )
     p.add_argument("report", nargs="+", type=Path, help="the report (or a KIND's inputs)")
+    p.add_argument(
+        "--process", default=None, help="only kernels of this process (its id or name)"
+    )
     p.add_argument("--cache-dir", type=Path, default=None)
     return p
 
 
 def _fail(message: str) -> int:
-    print(f"kernelscope: {message}", file=sys.stderr)
+    print(f"kernelscope: {safe_text(message)}", file=sys.stderr)
     return 2
 
 
@@ -76,6 +92,7 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         top=args.top,
         all_metrics=args.all_metrics,
         cache_dir=args.cache_dir,
+        process=args.process,
     )
     text = render(args.report, options, subcommand=subcommand)
     if args.output is None:
@@ -88,7 +105,9 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
 def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.summary import print_summary
 
-    print_summary(args.report, cache_dir=args.cache_dir, subcommand=subcommand)
+    print_summary(
+        args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process
+    )
     return 0
 
 
@@ -103,13 +122,21 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
             check_readable(path)
     from kernelscope.tui.app import create_app
 
-    create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand).run()
-    return 0
+    app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand)
+    app.run()
+    failed = getattr(app, "fatal_error", None)
+    if failed:
+        return _fail(str(failed))
+    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        # A report's text (a kernel or file name) that is not UTF-8 must not fail to print.
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
@@ -125,3 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # the last line of defence: one sentence, never a traceback
+        if os.environ.get(DEBUG_ENV):
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        return _fail(
+            f"Unexpected error ({type(exc).__name__}{': ' + first if first else ''}); "
+            f"set {DEBUG_ENV}=1 for the traceback and please report it."
+        )

@@ -139,3 +139,48 @@ def test_bundled_default_report_opens_and_is_a_committed_sample():
     with open_ncu_report(bundled) as report:
         assert report.kernel_count == 12
         assert report.device.name == "NVIDIA H200"
+
+
+def test_tui_exits_2_with_the_sentence_after_an_error_screen(tmp_path, monkeypatch, capsys):
+    from kernelscope.tui import app as app_module
+
+    def run(self):  # what a user sees: the error screen, then q
+        self.fatal_error = "x.ncu-rep is damaged: a block header of impossible length at byte 10."
+
+    monkeypatch.setattr(app_module.KernelscopeApp, "run", run)
+    report = tmp_path / "x.ncu-rep"
+    report.write_bytes(b"NVR\x00")
+    assert main([str(report)]) == 2
+    assert capsys.readouterr().err == (
+        "kernelscope: x.ncu-rep is damaged: a block header of impossible length at byte 10.\n"
+    )
+
+
+def test_export_of_no_matching_kernel_says_so_and_exits_2():
+    out = run_cli("export", str(ZOO), "-k", "NOMATCH")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == (
+        "kernelscope: No kernel of zoo_a.ncu-rep.xz matches 'NOMATCH', so there is nothing to "
+        "export.\n"
+    )
+
+
+def test_csv_all_metrics_has_a_column_per_metric(capsys):
+    assert main(["export", str(ZOO), "-k", "saxpy", "-f", "csv", "--all-metrics"]) == 0
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and len(rows[0]) > 1000
+    raw = load_raw(stem_of(ZOO))
+    row = raw.rows[int(rows[0]["id"])]
+    compared = 0
+    for name, text in rows[0].items():
+        if name in row and text and row[name] and "__" in name:
+            try:
+                value = float(text)
+            except ValueError:
+                continue
+            assert matches_print(value, row[name]), name
+            compared += 1
+    assert compared > 100

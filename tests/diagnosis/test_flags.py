@@ -52,7 +52,7 @@ CASES = [
     ("zoo", "small_grid_8_blocks", "grid-too-small", "critical"),
     ("zoo", "tiny_kernel_1_warp", "grid-too-small", "critical"),
     ("zoo", "dram_stream_saxpy_f4", "grid-too-small", None),
-    ("zoo", "small_grid_8_blocks", "low-occupancy", "critical"),
+    ("zoo", "small_grid_8_blocks", "low-occupancy", "info"),  # 8 blocks: the grid, not a resource
     ("zoo", "fp32_fma_compute_bound", "low-occupancy", None),
     ("zoo", "tiny_kernel_1_warp", "occupancy-limiter", "info"),
     ("zoo", "register_spill_local_array", "register-spill", "critical"),
@@ -93,7 +93,7 @@ CASES = [
     # default set: only launch, occupancy and SOL checks can run
     ("many_launches", "ml_scale_4k", "grid-too-small", "critical"),
     ("many_launches", "ml_add_256k", "short-kernel", "warning"),
-    ("many_launches", "ml_copy_2m_f4", "low-occupancy", "warning"),
+    ("many_launches", "ml_copy_2m_f4", "low-occupancy", "info"),  # 0.48 waves, theoretical 100 %
     ("many_launches", "ml_copy_2m_f4", "short-kernel", None),
 ]
 

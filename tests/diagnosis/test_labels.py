@@ -92,10 +92,12 @@ def test_the_compute_bound_kernels_name_their_pipe() -> None:
     assert "Tensor pipe" in gemm.summary
 
 
-def test_all_labels_but_balanced_appear_on_real_kernels() -> None:
+def test_all_labels_but_balanced_and_undetermined_appear_on_real_kernels() -> None:
     seen = {
         k.diagnosis.label
-        for s in ("zoo_a", "zoo", "torch_ops", "many_launches")
+        for s in ("zoo_a", "zoo", "torch_ops", "many_launches", "histogram")
         for k in kernels_of(s)
     }
-    assert set(LABELS) - seen == {"balanced"}
+    # Our samples measured every kernel; undetermined ones are in the third-party reports
+    # (tests/wild).
+    assert set(LABELS) - seen == {"balanced", "undetermined"}

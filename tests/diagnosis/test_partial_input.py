@@ -17,12 +17,31 @@ def metrics(**values: object) -> dict[str, Metric]:
     return {name: m(name, v) for name, v in values.items()}
 
 
-def test_empty_mapping_gives_balanced_and_notes() -> None:
+def test_empty_mapping_is_undetermined_with_its_reason() -> None:
     d = diagnose({}, (), ())
-    assert d.label == "balanced"
+    assert d.label == "undetermined"
     assert d.flags == ()
-    assert any("Not checked" in note for note in d.notes)
+    assert d.bottleneck.summary.endswith(".") and "no timing" in d.bottleneck.summary
     json.dumps(d.to_dict(), allow_nan=False)
+
+
+def test_all_nan_kernel_is_undetermined_never_balanced() -> None:
+    fake = metrics(
+        **{
+            "gpu__time_duration.sum": float("nan"),
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed": float("nan"),
+            "launch__grid_size": 80,
+        }
+    )
+    d = diagnose(fake, (), ("SpeedOfLight", "LaunchStats"))
+    assert d.label == "undetermined"
+    assert "failed" in d.bottleneck.summary
+    assert d.flags == ()
+
+
+def test_only_duration_missing_sol_is_still_classified() -> None:
+    d = diagnose(metrics(**{"gpu__time_duration.sum": 10_000.0}))
+    assert d.label in LABELS and d.label != "undetermined"
 
 
 def test_zero_duration_kernel_from_a_fake_mapping() -> None:
@@ -38,7 +57,7 @@ def test_zero_duration_kernel_from_a_fake_mapping() -> None:
         "launch__sm_count": m("launch__sm_count", 132),
     }
     d = diagnose(fake, (), ("SpeedOfLight", "LaunchStats"))
-    assert d.label == "balanced"
+    assert d.label == "undetermined"
     assert d.flags == ()
     assert "zero duration" in d.notes[0]
     json.dumps(d.to_dict(), allow_nan=False)

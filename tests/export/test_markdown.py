@@ -10,6 +10,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from kernelscope.export.markdown import cell, code, fenced, table
+from kernelscope.export.ncu_markdown import FAMILY_COLUMNS
 from kernelscope.export.summary import print_summary
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.parsers.ncu import open_ncu_report
@@ -71,12 +72,16 @@ def assert_tables_well_formed(text: str, expected_min: int) -> list[list[list[st
 def test_kernel_markdown_tables_parse_and_records_follow_template(path):
     text = render(path, ExportOptions(fmt="md", top=4))
     tables = assert_tables_well_formed(text, 1)
-    kernels = tables[0]
-    assert kernels[0] == ["ID", "Kernel", "Duration", "Share", "Bottleneck", "Top flag"]
+    families = tables[0]
     with open_ncu_report(path) as report:
-        assert len(kernels) - 1 == report.kernel_count
+        several = len(report.processes) > 1
+        process = ["Process"] if several else []  # reports of several processes name each one's
+        assert families[0] == [FAMILY_COLUMNS[0], *process, *FAMILY_COLUMNS[1:]]
+        col = 3 if several else 2
+        launches = sum(int(row[col].replace(",", "")) for row in families[1:])
+        assert launches == report.kernel_count  # every launch in exactly one family
     records = text.count("## Kernel Profiling Case:")
-    assert records == min(4, len(kernels) - 1)
+    assert records == min(4, len(families) - 1)
     for heading in HEADINGS:
         assert text.count(heading + "\n") == records, heading
     assert "_(to fill in)_" in text
@@ -84,26 +89,27 @@ def test_kernel_markdown_tables_parse_and_records_follow_template(path):
 
 
 def _records(text: str) -> dict[str, str]:
-    """Each kernel's record, keyed by its ID."""
+    """Each record, keyed by the ID of the kernel it shows."""
     out = {}
     for chunk in text.split("\n## Kernel Profiling Case: ")[1:]:
-        kid = re.match(r".*? \(ID (\d+)\)\n", chunk)
+        kid = re.match(r".*? \(ID (\d+)(?:, family of [\d,]+ launches)?\)\n", chunk)
         assert kid is not None
         out[kid.group(1)] = chunk
     return out
 
 
 def test_records_rendered_by_worker_processes_equal_in_process_ones():
-    """A whole-report export renders its 1,000 records in worker processes during the pass
-    that reads the report; --top renders a few afterwards in this process. Same records."""
+    """A whole-report export renders the records in worker processes during the pass that
+    reads the report; --top renders a few afterwards in this process. Same records: one per
+    family (1,000 launches of four kernels make four records, not 1,000)."""
     many = NCU_SAMPLES / "many_launches.ncu-rep.xz"
     whole = render(many, ExportOptions(fmt="md"))
-    few = render(many, ExportOptions(fmt="md", top=5))
+    few = render(many, ExportOptions(fmt="md", top=2))
     whole_records, few_records = _records(whole), _records(few)
-    assert len(whole_records) == 1000 and len(few_records) == 5
+    assert len(whole_records) == 4 and len(few_records) == 2
     for kid, record in few_records.items():
         assert whole_records[kid] == record
-    assert whole.split("## Roofline")[0] == few.split("## Roofline")[0]  # header, kernels table
+    assert whole.split("## Roofline")[0] == few.split("## Roofline")[0]  # header, families
 
 
 def test_timeline_markdown_tables_parse():

@@ -29,7 +29,7 @@ async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
             assert lane.label.strip()[:20] in lanes
         head = static_text(app, "#tl-head")
         assert "GPU utilisation" in head
-        assert "0.0 s" in head and "1.5 s" in head
+        assert "0.00 s" in head and "1.00 s" in head  # the 1.02 s capture
         first, last = fmt_window(0, zoo_data.end_ns - zoo_data.start_ns)
         assert window_shown(app) == f"{first} → {last}"
 

@@ -35,6 +35,7 @@ async def error_shown(path: Path) -> str:
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+    assert " ".join((app.fatal_error or "").split()) == " ".join(text.split())  # exit 2
     return " ".join(text.split())
 
 
@@ -64,7 +65,7 @@ async def test_random_bytes(tmp_path: Path) -> None:
 async def test_damaged_kernel_report(tmp_path: Path) -> None:
     path = tmp_path / "damaged.ncu-rep"
     path.write_bytes(b"NVR\x00" + os.urandom(4096))
-    assert "truncated or damaged" in await error_shown(path)
+    assert "damaged" in await error_shown(path)
 
 
 async def test_missing_path(tmp_path: Path) -> None:

@@ -179,11 +179,12 @@ async def test_occupancy_pane(zoo: NcuReport) -> None:
         text = pane_text(screen)
         achieved = detail.number("sm__warps_active.avg.pct_of_peak_sustained_active")
         assert f"{fmt_pct(achieved)} %" in text
-        limits, lowest = binding_limits(detail)
+        limits, binding = binding_limits(detail)
+        lowest = min(v for _, v in limits if v is not None)
         for label, value in limits:
             line = next(ln for ln in text.splitlines() if ln.strip().startswith(label))
             assert fmt_number(value) in line
-            assert ("limits occupancy" in line) == (value == lowest)
+            assert ("limits occupancy" in line) == (label in binding) == (value == lowest)
         assert "threads per block" in text and "registers per thread" in text
         assert "this kernel: 1,024" in text  # the block size marked on its curve
 

@@ -48,6 +48,12 @@ def test_kernel_list(snap_compare) -> None:
     assert snap_compare(create_app(ZOO), run_before=keys("down"), terminal_size=WIDE)
 
 
+def test_family_view_expanded(snap_compare) -> None:
+    """The family view of 150 identical launches and a one-off kernel, the family expanded."""
+    small = SAMPLES / "ncu" / "small_family.ncu-rep.xz"
+    assert snap_compare(create_app(small), run_before=keys("f", "enter"), terminal_size=WIDE)
+
+
 def test_kernel_list_sorted_and_filtered(snap_compare) -> None:
     run = keys("s", "s", "slash", "t", "r", "a", "n", "s")
     assert snap_compare(create_app(ZOO), run_before=run, terminal_size=WIDE)

@@ -6,6 +6,7 @@ import weakref
 
 from kernelscope.parsers.diagnosis.engine import diagnose
 from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
+from kernelscope.parsers.diagnosis.verdict import chain_position, top_flag
 from kernelscope.parsers.ncu.model import KernelSummary
 from kernelscope.parsers.severity import severity_rank
 
@@ -53,16 +54,18 @@ SEVERITY_ICONS = {"critical": "✖", "warning": "⚠", "info": "ℹ"}
 
 
 def top_flag_of(d: Diagnosis) -> Flag | None:
-    """The most severe flag (the lowest checklist level first among equals), if any."""
-    if not d.flags:
-        return None
-    return max(d.flags, key=lambda f: (severity_rank(f.severity), -f.level))
+    """The flag the verdict leads with (``verdict.top_flag``: the most severe, then the one
+    that decided the label or is nearest the start of the method's chain), if any."""
+    return top_flag(d)
 
 
 def top_flag_rank(d: Diagnosis) -> int:
-    """A sort key for the top flag: most severe first, then the lowest checklist level."""
+    """A sort key for the top flag: most severe first, then the earliest step of the chain."""
     flag = top_flag_of(d)
-    return -1 if flag is None else severity_rank(flag.severity) * 100 - flag.level
+    if flag is None:
+        return -1
+    step, level, _ = chain_position(flag)
+    return severity_rank(flag.severity) * 100_000 - step * 100 - min(level, 99)
 
 
 def top_flag_text(d: Diagnosis) -> str:

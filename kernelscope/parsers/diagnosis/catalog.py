@@ -125,10 +125,21 @@ _SPECS = (
         "with its producer or consumer instead.",
     ),
     FlagSpec(
+        "atomic-contention",
+        "Atomics serialise on a few addresses",
+        3,
+        "memory",
+        "Many threads update the same few addresses, so their atomics queue one after another "
+        "in the L2 slice that owns them. Privatise the updates (per-block copies in shared "
+        "memory, merged with one atomic per block at the end), aggregate within a warp first "
+        "(__reduce_add_sync or a shuffle reduction, then one atomic per warp), or spread the "
+        "targets over more addresses and combine them afterwards.",
+    ),
+    FlagSpec(
         "dram-bandwidth-saturated",
         "HBM bandwidth saturated",
         6,
-        "memory",
+        "sol",
         "The kernel is at the DRAM roof: only moving fewer bytes helps. Fuse it with the "
         "kernels around it, store data in a narrower type (FP16/BF16/FP8/INT8), avoid "
         "redundant reads and writes, and raise reuse in shared memory or registers.",

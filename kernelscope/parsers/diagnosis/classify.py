@@ -1,17 +1,33 @@
 """The bottleneck classifier: one label per kernel, decided in the order the notes prescribe.
 
-launch → DRAM → Speed Of Light side (memory or compute) → occupancy → divergence → latency.
-Each step appends the evidence it looked at, so the label always comes with its reasons.
+measured? → launch → DRAM → the busiest L2 slice's atomics → Speed Of Light side (memory or
+compute) → occupancy → divergence → latency. Each step appends the evidence it looked at, so
+the label always comes with its reasons. Where the report lacks what a step needs, the label
+is ``undetermined`` with the sections to collect: a missing metric never decides a label.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.evidence import Evidence, ev
+from kernelscope.parsers.diagnosis.evidence import STEPS, Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
 from kernelscope.parsers.diagnosis.flags import duration_evidence, grid_evidence
-from kernelscope.parsers.diagnosis.result import Bottleneck
+from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
+
+Guards = Mapping[str, GuardRail]
+
+
+def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ()) -> Bottleneck:
+    """The report cannot decide: ``why``, and the ncu sections that would let it."""
+    summary = why
+    if collect:
+        options = " ".join(f"--section {s}" for s in collect)
+        summary += f" Collect {', '.join(collect)} (ncu {options}, or --set full)."
+    return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
 
 
 def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
@@ -21,14 +37,22 @@ def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None
         trail.append(grid_evidence(f))
     if f.duration_ns is not None:
         trail.append(duration_evidence(f, t))
-    if not (small_grid or short):
-        return None
+    if not (small_grid or short) or (f.sm is None and f.mem is None):
+        return None  # no launch problem, or no Speed Of Light to tell whether a unit is busy
     busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
     if busy:
         return None
     trail.extend(_sol_pair(f, t))
-    why = "too few blocks to fill the GPU" if small_grid else "too short to amortise its launch"
-    return Bottleneck("launch-bound", f"The kernel is {why}, and no unit is busy.", tuple(trail))
+    if small_grid:
+        why = "has too few blocks to fill the GPU"
+    else:
+        why = "is too short to amortise its launch"
+    return Bottleneck(
+        "launch-bound",
+        f"The kernel {why}, and no unit is busy.",
+        tuple(trail),
+        decided_by="grid-too-small" if small_grid else "short-kernel",
+    )
 
 
 def _sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
@@ -38,6 +62,22 @@ def _sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
     if f.mem is not None:
         out.append(ev("sol", n.MEM_PCT, f.mem, ">=", t.sol_busy_pct, "%"))
     return out
+
+
+def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    """The Speed Of Light averages every L2 slice; atomics to a few addresses load one slice
+    while the average stays low. When that slice's atomic unit is busy, it is the limit."""
+    found = g.atomic_evidence(f, t, t.atomic_busy_pct)
+    if found is None:
+        return None
+    trail.extend(found)
+    return Bottleneck(
+        "atomic-bound",
+        f"Atomics serialise in one L2 slice: its atomic unit is {f.atomic_slice_max or 0:.0f}% "
+        "busy while the average slice is nearly idle, which the Speed Of Light averages hide.",
+        tuple(trail),
+        decided_by="atomic-contention",
+    )
 
 
 def _memory_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
@@ -74,17 +114,22 @@ def _memory_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
                 "L1/shared memory is the busiest unit and most of its shared-memory wavefronts "
                 "are bank conflicts.",
                 tuple(trail),
+                decided_by="shared-bank-conflicts",
             )
     if l1_hotter:
         return Bottleneck(
-            "l1-bound", "The L1/TEX (and shared memory) path is the busiest unit.", tuple(trail)
+            "l1-bound",
+            "The L1/TEX (and shared memory) path is the busiest unit.",
+            tuple(trail),
+            decided_by="l1tex-pressure",
         )
     if f.l2 is not None:
         return Bottleneck("l2-bound", "L2 is the busiest memory unit, DRAM is not.", tuple(trail))
-    return Bottleneck(
-        "balanced",
-        "Memory throughput is high but the report lacks the L1/L2 breakdown to say where.",
-        tuple(trail),
+    return undetermined(
+        "Memory throughput is high but the report lacks the L1/L2 breakdown to say which "
+        "level is busy.",
+        trail,
+        (n.SECTION_SOL, n.SECTION_MEMORY),
     )
 
 
@@ -105,11 +150,18 @@ def _divergence(
         )
     )
     if eff < t.divergence_efficiency:
-        return Bottleneck("divergence-bound", summary, tuple(trail))
+        return Bottleneck("divergence-bound", summary, tuple(trail), decided_by="warp-divergence")
     return None
 
 
 def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
+    if not f.pipes_measured:
+        return undetermined(
+            "The SM is busy but the report holds no pipe utilisation, so compute-bound and "
+            "instruction-bound cannot be told apart.",
+            trail,
+            (n.SECTION_COMPUTE,),
+        )
     if f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))
@@ -135,17 +187,35 @@ def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     )
 
 
-def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
+def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards) -> Bottleneck:
+    if f.theoretical is None and f.achieved is None:
+        return undetermined(
+            "Neither compute nor memory is busy, but without occupancy the report cannot "
+            "tell too few resident warps from warps that wait.",
+            trail,
+            (n.SECTION_OCCUPANCY,),
+        )
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
     low = [v for v in (f.theoretical, f.achieved) if v is not None and v < t.occupancy_low_pct]
-    if low and not f.pipes_busy(t.pipe_busy_pct):
-        return Bottleneck(
-            "occupancy-bound",
-            "Neither compute nor memory is busy and too few warps are resident to hide latency.",
-            tuple(trail),
+    if low and not f.pipes_busy(t.pipe_busy_pct) and g.OCCUPANCY_BY_DESIGN not in guards:
+        summary = (
+            "Neither compute nor memory is busy and too few warps are resident to hide latency."
         )
+        grid = guards.get(g.GRID_CANNOT_FILL)
+        if grid is not None:
+            _add_in_order(trail, grid.evidence[0])
+            summary = (
+                "Neither compute nor memory is busy and too few warps are resident to hide "
+                "latency, because the grid gives the SMs too few blocks."
+            )
+        return Bottleneck("occupancy-bound", summary, tuple(trail), decided_by="low-occupancy")
+    design = guards.get(g.OCCUPANCY_BY_DESIGN)
+    if low and design is not None:
+        for e in design.evidence:
+            if e.op == ">=":  # the pipe and resource evidence (the low occupancy is there)
+                _add_in_order(trail, e)
     divergent = _divergence(
         f, t, trail, "Neither compute nor memory is busy, and warps run with many lanes masked off."
     )
@@ -153,40 +223,66 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
         return divergent
     if f.issue_active is not None:
         trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, unit="%"))
-    return Bottleneck(
-        "latency-bound",
+    summary = (
         "Neither compute nor memory is busy although warps are resident: they wait "
-        "(memory latency, dependencies, barriers).",
-        tuple(trail),
+        "(memory latency, dependencies, barriers)."
     )
+    if low and design is not None:
+        summary = (
+            "Neither compute nor memory is busy; occupancy is low by design (registers and "
+            "shared memory spent on reuse), so the warps that are resident wait (memory "
+            "latency, dependencies, barriers)."
+        )
+    return Bottleneck("latency-bound", summary, tuple(trail))
 
 
-def classify(f: Facts, t: Thresholds) -> Bottleneck:
+def _add_in_order(trail: list[Evidence], e: Evidence) -> None:
+    """Insert ``e`` after the last evidence of its step or an earlier one (method order)."""
+    rank = STEPS.index(e.step)
+    at = max((i + 1 for i, x in enumerate(trail) if STEPS.index(x.step) <= rank), default=0)
+    trail.insert(at, e)
+
+
+def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottleneck:
     """Exactly one label from ``LABELS`` for the kernel, with the evidence that decided it."""
+    guards = guards or {}
     trail: list[Evidence] = []
+    if f.profiling_failed:
+        return undetermined(
+            "Profiling this kernel failed: the report holds NaN for "
+            + ", ".join(f.nan_metrics)
+            + ". Profile it again (the ncu log names the error for this launch).",
+            trail,
+        )
     if f.duration_ns is not None and f.duration_ns <= 0:
         trail.append(ev("launch", n.DURATION, f.duration_ns, ">", 0.0, "ns"))
-        return Bottleneck(
-            "balanced", "The kernel has no duration: nothing to classify.", tuple(trail)
-        )
+        return undetermined("The kernel has no duration: nothing to classify.", trail)
     found = _launch(f, t, trail)
     if found is not None:
         return found
     if f.sm is None and f.mem is None and f.dram is None:
-        return Bottleneck(
-            "balanced",
+        return undetermined(
             "Speed Of Light was not collected, so no unit can be called the bottleneck.",
-            tuple(trail),
+            trail,
+            (n.SECTION_SOL,),
         )
     if f.dram is not None and f.dram >= t.dram_bound_pct:
         trail.append(ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_bound_pct, "%"))
-        return Bottleneck("dram-bound", "DRAM bandwidth is the limit.", tuple(trail))
+        return Bottleneck(
+            "dram-bound",
+            "DRAM bandwidth is the limit.",
+            tuple(trail),
+            decided_by="dram-bandwidth-saturated",
+        )
     sm, mem = f.sm, f.mem
     trail.extend(_sol_pair(f, t))
+    found = _atomics(f, t, trail)
+    if found is not None:
+        return found
     sm_busy = sm is not None and sm >= t.sol_busy_pct
     mem_busy = mem is not None and mem >= t.sol_busy_pct
     if not sm_busy and not mem_busy:
-        return _latency_side(f, t, trail)
+        return _latency_side(f, t, trail, guards)
     gap = (sm or 0.0) - (mem or 0.0)
     if mem_busy and (not sm_busy or -gap >= t.sol_side_margin_pct):
         return _memory_side(f, t, trail)
@@ -199,6 +295,13 @@ def classify(f: Facts, t: Thresholds) -> Bottleneck:
             "compute-bound",
             f"Compute and memory are both busy; the {label} pipe carries the work.",
             tuple(trail),
+        )
+    if not f.pipes_measured:
+        return undetermined(
+            "Compute and memory are both busy and the report holds no pipe utilisation to say "
+            "which carries the work.",
+            trail,
+            (n.SECTION_COMPUTE,),
         )
     return Bottleneck(
         "balanced",

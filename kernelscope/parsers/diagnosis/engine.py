@@ -12,11 +12,12 @@ from kernelscope.parsers.diagnosis.evidence import ev
 from kernelscope.parsers.diagnosis.facts import gather
 from kernelscope.parsers.diagnosis.flags import CHECKS, Finding, Missing
 from kernelscope.parsers.diagnosis.guards import guard_rails
-from kernelscope.parsers.diagnosis.result import Bottleneck, Diagnosis, Flag
+from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, Diagnosis, Flag
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.diagnosis.values import Values
+from kernelscope.parsers.ncu.measured import unmeasured_reason
 from kernelscope.parsers.ncu.metrics import Metric
-from kernelscope.parsers.ncu.model import RuleResult
+from kernelscope.parsers.ncu.model import RuleResult, SourceHotspots
 from kernelscope.parsers.roofline.compute import compute_roofline
 from kernelscope.parsers.severity import severity_rank
 
@@ -73,21 +74,34 @@ def diagnose(
     sections: Collection[str] = (),
     *,
     time_share: float | None = None,
+    family_share: float | None = None,
+    family_launches: int = 1,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    unmeasured: str | None = None,
+    source: SourceHotspots | None = None,
 ) -> Diagnosis:
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
-    of the profiled GPU time (0-1) when the caller knows it. Never raises on partial input."""
+    of the profiled GPU time (0-1) when the caller knows it, ``family_share`` that of its
+    family of ``family_launches`` launches (``parsers.families``); ``source`` its hot lines
+    (when source counters were collected). ``unmeasured`` is the model's sentence for a kernel
+    without any measurement (see ``parsers.ncu.measured``; found from the metrics when not
+    given): such a kernel is ``undetermined``, never classified. Never raises on partial
+    input."""
+    reason = unmeasured or unmeasured_reason(metrics)
+    if reason is not None:
+        return undetermined(reason)
     values = Values(metrics, sections)
     roofline = compute_roofline(metrics)
-    facts = gather(values, roofline, thresholds)
+    facts = gather(values, roofline, thresholds, source)
     guards = guard_rails(facts, thresholds)
-    bottleneck = classify(facts, thresholds)
+    bottleneck = classify(facts, thresholds, guards)
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
     zero = facts.duration_ns is not None and facts.duration_ns <= 0
+    failed = facts.profiling_failed
     for flag_id, check in CHECKS.items():
-        if zero:
+        if zero or failed:
             break
         outcome = check(facts, thresholds, guards)
         if isinstance(outcome, Missing):
@@ -119,6 +133,8 @@ def diagnose(
         )
     if zero:
         notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
+    if failed:
+        notes = [bottleneck.summary]
     flags.sort(key=lambda f: (f.level, -severity_rank(f.severity)))
     diagnosis = Diagnosis(
         bottleneck=bottleneck,
@@ -128,21 +144,46 @@ def diagnose(
         roofline=roofline,
         skipped=tuple(skipped),
     )
-    return with_time_share(diagnosis, time_share)
+    return with_time_share(diagnosis, time_share, family_share, family_launches)
 
 
-def with_time_share(diagnosis: Diagnosis, time_share: float | None) -> Diagnosis:
+def undetermined(reason: str) -> Diagnosis:
+    """The diagnosis of a kernel that has no measurement: label ``undetermined``, ``reason``
+    as its one-sentence summary and note, no flags."""
+    return Diagnosis(bottleneck=Bottleneck(UNDETERMINED, reason), notes=(reason,))
+
+
+def with_time_share(
+    diagnosis: Diagnosis,
+    time_share: float | None,
+    family_share: float | None = None,
+    family_launches: int = 1,
+) -> Diagnosis:
     """``diagnosis`` with the kernel's share of the profiled GPU time (0-1) added as the
-    first evidence (step 0 of the method) and, when it is under 1 %, as the first note. Lets
-    worker processes diagnose kernels before the report's total time is known."""
-    if time_share is None:
+    first evidence (step 0 of the method) and, when it is under 1 %, as the first note. A
+    launch of a family of ``family_launches`` identical launches is weighed by the family's
+    share, ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker
+    processes diagnose kernels before the report's total time is known."""
+    family = family_share is not None and family_launches > 1
+    if time_share is None and not family:
         return diagnosis
     b = diagnosis.bottleneck
-    share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
+    if family:
+        own = f"this launch {time_share:.2%}; " if time_share is not None else ""
+        share = ev(
+            "time",
+            f"share of profiled GPU time of its family of {family_launches:,} launches",
+            family_share,
+            note=f"{own}weigh the effort",
+        )
+        weight = family_share
+        what = f"This kernel's family of {family_launches:,} launches is"
+    else:
+        share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
+        weight = time_share
+        what = "This kernel is"
     notes = diagnosis.notes
-    if time_share < 0.01:
-        notes = (f"This kernel is {time_share:.2%} of the profiled GPU time.", *notes)
-    return replace(
-        diagnosis, bottleneck=Bottleneck(b.label, b.summary, (share, *b.evidence)), notes=notes
-    )
+    if weight is not None and weight < 0.01:
+        notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
+    return replace(diagnosis, bottleneck=replace(b, evidence=(share, *b.evidence)), notes=notes)
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+STEPS = ("time", "launch", "sol", "occupancy", "memory", "compute", "scheduler", "source")
+"""The steps of the method, in the order the notes prescribe: evidence is listed, and the top
+flag chosen (``verdict.py``), in this order."""
+
 _OPS = {
     ">=": lambda a, b: a >= b,
     ">": lambda a, b: a > b,

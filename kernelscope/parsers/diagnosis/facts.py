@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.diagnosis.values import Values, share
+from kernelscope.parsers.ncu.model import SourceHotspots
 from kernelscope.parsers.roofline.model import Roofline
+
+_ATOMIC_SASS = ("RED", "ATOM")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,26 @@ class Facts:
     stall_shares: dict[str, float]
     unreliable: tuple[str, ...] = ()
     """Percent-of-peak metrics above ``Thresholds.pct_ceiling``: set aside as noise."""
+    # atomics
+    atomic_slice_max: float | None = None
+    """The busiest L2 slice's atomic unit, % of its cycles."""
+    atomic_slice_avg: float | None = None
+    atomic_requests: float | None = None
+    """Global atomic + reduction L1 requests (MemoryWorkloadAnalysis_Tables)."""
+    atomic_request_share: float | None = None
+    """Those requests over all global L1 requests (loads, stores, atomics, reductions)."""
+    # occupancy by design
+    register_share: float | None = None
+    """Registers the resident blocks hold, share of the SM's register file."""
+    shared_share: float | None = None
+    """Shared memory the resident blocks hold, share of the SM's shared memory."""
+    atomic_line: tuple[str, float, str] | None = None
+    """(``file:line``, % of samples, what it is) of the hottest source line doing atomics,
+    when source counters were collected."""
+    tensor_pipe: tuple[str, float] | None = None
+    """(metric read, % of peak) of the tensor pipe, ``_active`` or else ``_elapsed`` form."""
+    nan_metrics: tuple[str, ...] = ()
+    """Key metrics the report holds as NaN (NCU stores NaN when profiling a kernel failed)."""
 
     @property
     def divergence_efficiency(self) -> float | None:
@@ -60,11 +84,7 @@ class Facts:
     @property
     def tail_loss(self) -> float | None:
         """Share of the last wave's SM time left idle, assuming equal-length blocks."""
-        w = self.waves
-        if w is None or w < 1:
-            return None
-        whole = math.ceil(w - 1e-9)
-        return (whole - w) / whole
+        return d.tail_loss(self.waves)
 
     @property
     def sector_bytes(self) -> tuple[str, float] | None:
@@ -82,6 +102,31 @@ class Facts:
     def pipes_busy(self, threshold: float) -> bool:
         return self.busiest_pipe is not None and self.busiest_pipe[2] >= threshold
 
+    @property
+    def profiling_failed(self) -> bool:
+        """NCU stored NaN where the duration and Speed Of Light should be, and nothing else
+        stands in for them: the kernel has no measurement to judge."""
+        return bool(self.nan_metrics) and self.duration_ns is None and self.sm is None and (
+            self.mem is None
+        )
+
+    @property
+    def fills_gpu(self) -> bool | None:
+        """False when the grid cannot fill the GPU (fewer blocks than SMs, under a wave)."""
+        return d.fills_gpu(self.grid, self.sm_count, self.waves)
+
+    @property
+    def atomic_concentration(self) -> float | None:
+        """The busiest slice's atomic activity over the average slice's."""
+        if self.atomic_slice_max is None or not self.atomic_slice_avg:
+            return None
+        return self.atomic_slice_max / self.atomic_slice_avg
+
+    @property
+    def pipes_measured(self) -> bool:
+        """Whether any pipe utilisation (math or other) was collected."""
+        return self.busiest_pipe is not None or self.busiest_other is not None
+
 
 def _positive(values: Values, name: str) -> float | None:
     v = values.num(name)
@@ -96,9 +141,40 @@ def _bytes_per_sector(values: Values, ratio: str, sectors: str) -> float | None:
     return _positive(values, ratio)
 
 
+def _pipe(values: Values, name: str) -> tuple[str, float] | None:
+    """(metric read, value) of a pipe: the ``_active`` form, else its ``_elapsed`` form."""
+    for metric in (name, n.elapsed_form(name)):
+        v = values.num(metric)
+        if v is not None:
+            return metric, v
+    return None
+
+
 def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
-    found = [(label, name, v) for label, name in pipes if (v := values.num(name)) is not None]
+    found = [(label, *p) for label, name in pipes if (p := _pipe(values, name)) is not None]
     return max(found, key=lambda x: x[2]) if found else None
+
+
+_NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
+
+
+def _nan_metrics(values: Values) -> tuple[str, ...]:
+    out = []
+    for name in _NAN_CHECKED:
+        m = values.metrics.get(name)
+        value = getattr(m, "value", None)
+        if isinstance(value, float) and math.isnan(value):
+            out.append(name)
+    return tuple(out)
+
+
+def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
+    parts = [values.num(n.GLOBAL_ATOM_REQUESTS), values.num(n.GLOBAL_RED_REQUESTS)]
+    if all(v is None for v in parts):
+        return None, None
+    atomic = sum(v for v in parts if v is not None)
+    other = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
+    return atomic, share(atomic, atomic + sum(v for v in other if v is not None))
 
 
 def _ideal_threads(block: float | None) -> float | None:
@@ -139,21 +215,58 @@ def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> fl
     return v
 
 
+def _atomic_line(source: SourceHotspots | None) -> tuple[str, float, str] | None:
+    """The hottest source line that does atomics (its text names one), with the hottest
+    RED/ATOM instruction, by share of the kernel's samples."""
+    if source is None or not source.total_samples:
+        return None
+    lines = [s for s in source.lines if "atomic" in s.text.lower() and s.samples > 0]
+    sass = [
+        s for s in source.sass if _is_atomic(s.sass) and s.samples > 0
+    ]
+    if not lines and not sass:
+        return None
+    total = source.total_samples
+    op = _opcode(max(sass, key=lambda s: s.samples).sass) if sass else ""
+    if lines:
+        top = max(lines, key=lambda s: s.samples)
+        where = f"{top.file.rsplit('/', 1)[-1]}:{top.line}"
+        note = top.text.strip() + (f" — SASS {op}" if op else "")
+        return where, 100.0 * top.samples / total, note
+    hot = max(sass, key=lambda s: s.samples)
+    return f"{hot.file.rsplit('/', 1)[-1]}:{hot.line}", 100.0 * hot.samples / total, f"SASS {op}"
+
+
+def _opcode(sass: str) -> str:
+    """A SASS instruction's opcode, without its ``@P0`` predicate."""
+    words = [w for w in sass.split() if not w.startswith("@")]
+    return words[0] if words else ""
+
+
+def _is_atomic(sass: str) -> bool:
+    """Whether a SASS instruction is a RED or ATOM (global, shared or surface)."""
+    return _opcode(sass).startswith(_ATOMIC_SASS)
+
+
 def gather(
-    values: Values, roofline: Roofline | None, thresholds: Thresholds = DEFAULT_THRESHOLDS
+    values: Values,
+    roofline: Roofline | None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    source: SourceHotspots | None = None,
 ) -> Facts:
-    """Read and derive everything once; missing metrics become None."""
+    """Read and derive everything once; missing metrics become None. ``source`` (the hot
+    lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
-    sm_count = values.num(n.SM_COUNT)
-    if sm_count is None:
-        sm_count = values.num(n.DEVICE_SM_COUNT)
+    values.num(n.SM_COUNT)
+    sm_count = d.sm_count(values.metrics)
     conflicts, wavefronts = values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)
-    local = [values.num(n.LOCAL_LD_REQUESTS), values.num(n.LOCAL_ST_REQUESTS)]
-    glob = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
-    local_total = (
-        sum(v for v in local if v is not None) if any(v is not None for v in local) else None
-    )
-    all_requests = (local_total or 0.0) + sum(v for v in glob if v is not None)
+    local = d.local_memory(values.metrics)
+    limits = d.block_limits(values.metrics)
+    for _, name in n.OCCUPANCY_LIMITS:
+        values.num(name)
+    register_share, shared_share = d.resource_shares(values.metrics, limits)
+    atomic_requests, atomic_request_share = _atomic_requests(values)
+    atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
     sectors = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
     sector_total = (
         sum(v for v in sectors if v is not None) if any(v is not None for v in sectors) else None
@@ -161,10 +274,10 @@ def gather(
     latency = _positive(values, n.WARP_LATENCY)
     fp16_pct, fp16_fma = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
-    tensor_pipe = values.num(n.PIPE_TENSOR)
+    tensor_pipe = _pipe(values, n.PIPE_TENSOR)
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
-        tensor_pct = max(tensor_pipe, tensor_pct or 0.0)
+        tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
     return Facts(
         duration_ns=values.num(n.DURATION),
         grid=values.num(n.GRID_SIZE),
@@ -178,9 +291,7 @@ def gather(
         l2=_pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
         theoretical=values.num(n.THEORETICAL_OCC),
         achieved=values.num(n.ACHIEVED_OCC),
-        limits={
-            label: v for label, name in n.OCCUPANCY_LIMITS if (v := values.num(name)) is not None
-        },
+        limits=limits,
         l2_hit=values.num(n.L2_HIT),
         ld_bytes_per_sector=_bytes_per_sector(
             values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS
@@ -190,7 +301,7 @@ def gather(
         ),
         excessive_share=share(values.num(n.EXCESSIVE_SECTORS), sector_total),
         conflict_share=share(conflicts, wavefronts),
-        local_share=share(local_total, all_requests) if local_total is not None else None,
+        local_share=local.share if local is not None else None,
         spill_instructions=values.num(n.SPILL_INSTRUCTIONS),
         busiest_pipe=_busiest(values, n.BUSY_PIPES),
         busiest_other=_busiest(values, n.OTHER_PIPES),
@@ -203,4 +314,13 @@ def gather(
         latency=latency,
         stall_shares=_stall_shares(values, latency),
         unreliable=tuple(unreliable),
+        atomic_slice_max=atomic_max,
+        atomic_slice_avg=values.num(n.ATOMIC_SLICE_AVG),
+        atomic_requests=atomic_requests,
+        atomic_request_share=atomic_request_share,
+        register_share=register_share,
+        shared_share=shared_share,
+        tensor_pipe=tensor_pipe,
+        atomic_line=_atomic_line(source),
+        nan_metrics=_nan_metrics(values),
     )

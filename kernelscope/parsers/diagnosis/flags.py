@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
@@ -135,6 +136,10 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
         else "Theoretical occupancy is fine but warps are not resident at run time."
     )
+    grid = guards.get(g.GRID_CANNOT_FILL)
+    if grid is not None:
+        detail = "Achieved occupancy is low because the grid leaves SMs short of blocks."
+        return Finding("info", tuple(grid.evidence), detail, grid.text)
     guard = guards.get(g.OCCUPANCY_BY_DESIGN)
     if guard is not None:
         return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
@@ -147,10 +152,7 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     if f.theoretical >= 100.0 - 1e-6:
         return None
     lowest = min(f.limits.values())
-    limiters = [label for label, v in f.limits.items() if v == lowest]
-    if "block slots" in limiters:
-        # Other limits equal to the hardware's block-slot cap are that cap, not a resource.
-        limiters = ["block slots"]
+    limiters = list(d.limiting_resources(f.limits))
     evidence = [
         ev(
             "occupancy",
@@ -260,6 +262,39 @@ def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         f"{f.conflict_share:.0%} of shared-memory wavefronts are conflicts "
         f"(about {ways:.1f}-way on average).",
     )
+
+
+def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.atomic_slice_max is None:
+        return Missing((n.SECTION_SOL,))
+    found = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
+    if found is None:
+        return None
+    evidence = list(found)
+    if f.atomic_request_share is not None:
+        evidence.append(
+            ev(
+                "memory",
+                f"({n.GLOBAL_ATOM_REQUESTS} + {n.GLOBAL_RED_REQUESTS}) / global requests",
+                f.atomic_request_share,
+                ">=",
+                t.atomic_request_share,
+                note=f"{f.atomic_requests:,.0f} atomic requests",
+            )
+        )
+    if f.atomic_line is not None:
+        where, pct, note = f.atomic_line
+        evidence.append(ev("source", where, pct, unit="% of samples", note=note))
+    severity = "critical" if f.atomic_slice_max >= t.atomic_busy_pct else "warning"
+    concentration = f.atomic_concentration
+    detail = (
+        f"The busiest L2 slice's atomic unit is {f.atomic_slice_max:.0f}% busy"
+        + (f", {concentration:.0f}× the average slice" if concentration is not None else "")
+        + ": the atomics target a few addresses and wait their turn."
+    )
+    if f.atomic_line is not None:
+        detail += f" Hot line: {f.atomic_line[0]}."
+    return Finding(severity, tuple(evidence), detail)
 
 
 def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -377,6 +412,8 @@ def _stall(metric: str, what: str) -> Check:
             return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
         if g.STALLS_AT_COMPUTE_ROOF in guards:
             return Finding("info", evidence, detail, guards[g.STALLS_AT_COMPUTE_ROOF].text)
+        if g.STALLS_BEHIND_ATOMICS in guards:
+            return Finding("info", evidence, detail, guards[g.STALLS_BEHIND_ATOMICS].text)
         return Finding(severity, evidence, detail)
 
     return check
@@ -392,6 +429,7 @@ CHECKS: dict[str, Check] = {
     "uncoalesced-global-access": uncoalesced_global_access,
     "l1tex-pressure": l1tex_pressure,
     "l2-low-hit-rate": l2_low_hit_rate,
+    "atomic-contention": atomic_contention,
     "dram-bandwidth-saturated": dram_bandwidth_saturated,
     "shared-bank-conflicts": shared_bank_conflicts,
     "warp-divergence": warp_divergence,

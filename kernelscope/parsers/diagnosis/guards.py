@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import math
 
+from kernelscope.parsers.diagnosis import derived
 from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.evidence import ev
+from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
 from kernelscope.parsers.diagnosis.result import GuardRail
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 MEMORY_NOT_DRAM = "memory-not-dram"
 OCCUPANCY_BY_DESIGN = "occupancy-by-design"
+GRID_CANNOT_FILL = "grid-cannot-fill"
 STALLS_WITH_BUSY_ISSUE = "stalls-with-busy-issue"
 REGISTER_LIMIT_LARGE_BLOCKS = "register-limit-large-blocks"
 LONG_SCOREBOARD_AT_DRAM_ROOF = "long-scoreboard-at-dram-roof"
 STALLS_AT_COMPUTE_ROOF = "stalls-at-compute-roof"
+STALLS_BEHIND_ATOMICS = "stalls-behind-atomics"
 
 
 def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
@@ -42,38 +45,152 @@ def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
     )
 
 
-def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Low occupancy while a math pipe is busy: the kernel trades warps for reuse on purpose."""
-    low = [
+def _low_occupancy(f: Facts, t: Thresholds) -> list[tuple[str, float]]:
+    return [
         (name, v)
         for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
         if v is not None and v < t.occupancy_low_pct
     ]
-    if not low or not f.pipes_busy(t.pipe_busy_pct) or f.busiest_pipe is None:
+
+
+def design_signals(f: Facts, t: Thresholds) -> list[Evidence]:
+    """Evidence that the kernel spends the SM's registers and shared memory on purpose: the
+    resident blocks hold at least ``design_resource_share`` of the register file or of the
+    shared memory."""
+    out = []
+    for what, value in (
+        ("registers × threads × resident blocks / register file", f.register_share),
+        ("shared memory × resident blocks / SM shared memory", f.shared_share),
+    ):
+        if value is not None and value >= t.design_resource_share:
+            out.append(ev("occupancy", what, value, ">=", t.design_resource_share))
+    return out
+
+
+def tensor_design_bar(signals: int, t: Thresholds) -> float:
+    """The tensor-pipe use that makes low occupancy a design choice, given how many of the
+    two resources (registers, shared memory) are near the SM's capacity: ``pipe_busy_pct``
+    with neither, ``design_tensor_pct`` with both, midway with one."""
+    signals = max(0, min(2, signals))
+    return t.pipe_busy_pct - (t.pipe_busy_pct - t.design_tensor_pct) * signals / 2
+
+
+def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low occupancy that the kernel chose: a math pipe at the compute roof, or a tensor-core
+    kernel whose registers and shared memory fill the SM, graded by that evidence (the more
+    of the SM the blocks hold, the less tensor-pipe use it takes to call it deliberate)."""
+    low = _low_occupancy(f, t)
+    if not low:
         return None
-    label, metric, pct = f.busiest_pipe
     evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
-    evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
+    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+        label, metric, pct = f.busiest_pipe
+        evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
+        return GuardRail(
+            OCCUPANCY_BY_DESIGN,
+            f"Occupancy is low but the {label} pipe is {pct:.0f}% busy: the kernel keeps its "
+            "pipes fed with few warps (registers and shared memory spent on reuse), which is "
+            "fine.",
+            tuple(evidence),
+        )
+    if f.tensor_pipe is None:
+        return None
+    signals = design_signals(f, t)
+    bar = tensor_design_bar(len(signals), t)
+    metric, pct = f.tensor_pipe
+    if pct < bar or not signals:
+        return None
+    evidence.append(ev("compute", metric, pct, ">=", bar, "%", note="Tensor pipe"))
+    evidence.extend(signals)
+    held = " and ".join(
+        f"{e.value or 0:.0%} of the "
+        + ("register file" if e.metric.startswith("registers") else "shared memory")
+        for e in signals
+    )
     return GuardRail(
         OCCUPANCY_BY_DESIGN,
-        f"Occupancy is low but the {label} pipe is {pct:.0f}% busy: the kernel keeps its pipes "
-        "fed with few warps (registers and shared memory spent on reuse), which is fine.",
+        f"Occupancy is low by design: the tensor pipe is {pct:.0f}% busy and the resident "
+        f"blocks hold {held}. A tensor-core kernel trades warps for data reuse; raising its "
+        "occupancy would shrink its tiles.",
         tuple(evidence),
     )
 
 
+def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
+    would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
+    if not derived.grid_limits_occupancy(f.achieved, f.theoretical, f.fills_gpu, t):
+        return None  # fine, or a per-SM resource caps the warps whatever the grid
+    evidence = [ev("occupancy", n.ACHIEVED_OCC, f.achieved, "<", t.occupancy_low_pct, "%")]
+    if f.theoretical is not None:
+        evidence.append(
+            ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%")
+        )
+    if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
+        note = f"{n.SM_COUNT} = {f.sm_count:.0f}"
+        evidence.insert(0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note=note))
+        blocks = "1 block" if f.grid == 1 else f"{f.grid:.0f} blocks"
+        why = f"{blocks} for {f.sm_count:.0f} SMs"
+    else:
+        evidence.insert(0, ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave"))
+        why = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
+    return GuardRail(
+        GRID_CANNOT_FILL,
+        f"The grid cannot fill the GPU ({why}): SMs get too few blocks, or none, so occupancy "
+        "is low because of the launch. Give the GPU more blocks first; occupancy advice only "
+        "applies once the grid fills it.",
+        tuple(evidence),
+    )
+
+
+def _high_stalls(f: Facts, t: Thresholds) -> list[Evidence]:
+    """Evidence of each stall reason at ``stall_share_warn`` or more of a warp's cycles."""
+    return [
+        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
+        for name, s in f.stall_shares.items()
+        if s >= t.stall_share_warn
+    ]
+
+
+def atomic_evidence(f: Facts, t: Thresholds, threshold: float) -> list[Evidence] | None:
+    """The evidence that atomics to a few addresses queue in one L2 slice: its atomic unit
+    at ``threshold`` % or more, concentrated (``atomic_concentration`` × the average slice) and,
+    when the memory tables say, not incidental (``atomic_request_share`` of the requests).
+    None when that does not hold: the one test behind ``atomic-contention`` (at
+    ``atomic_slice_warn_pct``), ``atomic-bound`` and ``stalls-behind-atomics`` (at
+    ``atomic_busy_pct``)."""
+    top = f.atomic_slice_max
+    if top is None or top < threshold:
+        return None
+    concentration = f.atomic_concentration
+    if concentration is not None and concentration < t.atomic_concentration:
+        return None  # atomics spread over every slice: throughput, not contention
+    if f.atomic_request_share is not None and f.atomic_request_share < t.atomic_request_share:
+        return None  # a few atomics (e.g. one per block) next to the real work
+    out = [ev("memory", n.ATOMIC_SLICE_MAX, top, ">=", threshold, "%")]
+    if concentration is not None:
+        out.append(
+            ev(
+                "memory",
+                f"{n.ATOMIC_SLICE_MAX} / {n.ATOMIC_SLICE_AVG}",
+                concentration,
+                ">=",
+                t.atomic_concentration,
+                note=f"average slice {f.atomic_slice_avg:.2f} %",
+            )
+        )
+    return out
+
+
 def stalls_with_busy_issue(f: Facts, t: Thresholds) -> GuardRail | None:
     """Stall reasons are only worth acting on when the schedulers are often idle."""
-    if f.issue_active is None or f.issue_active < t.issue_underused_pct:
+    if not derived.issue_slots_busy(f.issue_active, t):
         return None
-    top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
-    if not top:
+    stalls = _high_stalls(f, t)
+    if not stalls:
         return None
     evidence = [ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, ">=", t.issue_underused_pct, "%")]
-    evidence += [
-        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
-        for name, s in top
-    ]
+    evidence += stalls
     return GuardRail(
         STALLS_WITH_BUSY_ISSUE,
         f"The schedulers issue on {f.issue_active:.0f}% of cycles, so the stall reasons only "
@@ -137,15 +254,12 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
     kernel waits between its (large) MMA/FMA instructions, not a problem to fix."""
     if not f.pipes_busy(t.pipe_busy_pct) or f.busiest_pipe is None:
         return None
-    top = [(name, s) for name, s in f.stall_shares.items() if s >= t.stall_share_warn]
-    if not top:
+    stalls = _high_stalls(f, t)
+    if not stalls:
         return None
     label, metric, pct = f.busiest_pipe
     evidence = [ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe")]
-    evidence += [
-        ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
-        for name, s in top
-    ]
+    evidence += stalls
     return GuardRail(
         STALLS_AT_COMPUTE_ROOF,
         f"The {label} pipe is {pct:.0f}% busy, so the kernel is at its compute roof: its stall "
@@ -154,13 +268,32 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
     )
 
 
+def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Warps that wait on memory while one L2 slice's atomic unit is saturated wait for the
+    atomics queued there: more loads in flight will not shorten that queue."""
+    atomics = atomic_evidence(f, t, t.atomic_busy_pct)
+    stalls = _high_stalls(f, t)
+    if atomics is None or not stalls:
+        return None
+    evidence = [*atomics, *stalls]
+    return GuardRail(
+        STALLS_BEHIND_ATOMICS,
+        f"One L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy: the warps wait for "
+        "their atomics to be served there, so the stall reasons are its queue, not a latency "
+        "to hide with more loads in flight. Fix the atomics first.",
+        tuple(evidence),
+    )
+
+
 CHECKS = (
     memory_not_dram,
+    grid_cannot_fill,
     occupancy_by_design,
     register_limit_large_blocks,
     stalls_with_busy_issue,
     long_scoreboard_at_dram_roof,
     stalls_at_compute_roof,
+    stalls_behind_atomics,
 )
 
 

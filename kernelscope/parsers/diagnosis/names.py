@@ -12,6 +12,11 @@ WAVES = "launch__waves_per_multiprocessor"
 SM_COUNT = "launch__sm_count"
 DEVICE_SM_COUNT = "device__attribute_multiprocessor_count"
 REGISTERS = "launch__registers_per_thread"
+SHARED_STATIC = "launch__shared_mem_per_block_static"
+SHARED_DYNAMIC = "launch__shared_mem_per_block_dynamic"
+SHARED_DRIVER = "launch__shared_mem_per_block_driver"
+SM_REGISTERS = "device__attribute_max_registers_per_multiprocessor"
+SM_SHARED = "device__attribute_max_shared_memory_per_multiprocessor"
 
 # -- Speed Of Light -------------------------------------------------------------------------
 SM_PCT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
@@ -47,6 +52,16 @@ GLOBAL_ST_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 LOCAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum"
 LOCAL_ST_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum"
 SPILL_INSTRUCTIONS = "sass__inst_executed_register_spilling"
+LOCAL_LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
+LOCAL_ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
+SPILLING_REQUESTS = "derived__local_spilling_requests"
+
+# -- atomics --------------------------------------------------------------------------------
+ATOMIC_SLICE_MAX = "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed"
+"""The busiest L2 slice's atomic unit, % of its cycles (SpeedOfLight's memory breakdown)."""
+ATOMIC_SLICE_AVG = "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"
+GLOBAL_ATOM_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
+GLOBAL_RED_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
 
 # -- compute --------------------------------------------------------------------------------
 PIPE_FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
@@ -55,6 +70,17 @@ PIPE_TENSOR = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 PIPE_ALU = "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"
 PIPE_XU = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
 PIPE_LSU = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"
+ACTIVE = "pct_of_peak_sustained_active"
+ELAPSED = "pct_of_peak_sustained_elapsed"
+
+
+def elapsed_form(name: str) -> str:
+    """The ``…pct_of_peak_sustained_elapsed`` form of an ``…_active`` pipe metric: the default
+    set collects only these (in the Speed Of Light breakdown); they count idle SM cycles too,
+    so they are never larger than the ``_active`` form."""
+    return name.removesuffix(ACTIVE) + ELAPSED
+
+
 BUSY_PIPES: tuple[tuple[str, str], ...] = (
     ("FMA", PIPE_FMA),
     ("FP64", PIPE_FP64),
@@ -73,8 +99,12 @@ ELIGIBLE_WARPS = "smsp__warps_eligible.avg.per_cycle_active"
 WARP_LATENCY = "smsp__average_warp_latency_per_inst_issued.ratio"
 
 
+STALL_PREFIX = "smsp__average_warps_issue_stalled_"
+STALL_SUFFIX = "_per_issue_active.ratio"
+
+
 def stall(reason: str) -> str:
-    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+    return f"{STALL_PREFIX}{reason}{STALL_SUFFIX}"
 
 
 STALL_BARRIER = stall("barrier")
@@ -113,6 +143,19 @@ DIAGNOSIS_METRICS: tuple[str, ...] = (
     SPILL_INSTRUCTIONS,
     *(name for _, name in BUSY_PIPES),
     *(name for _, name in OTHER_PIPES),
+    *(elapsed_form(name) for _, name in (*BUSY_PIPES, *OTHER_PIPES)),
+    SHARED_STATIC,
+    SHARED_DYNAMIC,
+    SHARED_DRIVER,
+    SM_REGISTERS,
+    SM_SHARED,
+    LOCAL_LD_SECTORS,
+    LOCAL_ST_SECTORS,
+    SPILLING_REQUESTS,
+    ATOMIC_SLICE_MAX,
+    ATOMIC_SLICE_AVG,
+    GLOBAL_ATOM_REQUESTS,
+    GLOBAL_RED_REQUESTS,
     THREADS_PER_INST,
     ISSUE_ACTIVE,
     ELIGIBLE_WARPS,

@@ -15,13 +15,18 @@ LABELS: tuple[str, ...] = (
     "l2-bound",
     "l1-bound",
     "shared-bank-conflict",
+    "atomic-bound",
     "occupancy-bound",
     "latency-bound",
     "compute-bound",
     "instruction-bound",
     "divergence-bound",
     "balanced",
+    "undetermined",
 )
+UNDETERMINED = "undetermined"
+"""The label of a kernel the report cannot decide (no measurement at all): the bottleneck's
+summary says why."""
 
 
 @dataclass(frozen=True)
@@ -31,12 +36,19 @@ class Bottleneck:
     label: str
     summary: str
     evidence: tuple[Evidence, ...] = ()
+    decided_by: str = ""
+    """The id of the flag whose finding is this label's reason (e.g. ``grid-too-small`` for
+    ``launch-bound``), when there is one."""
+    collect: tuple[str, ...] = ()
+    """For ``undetermined``: the ncu sections that would let the report decide."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
             "summary": self.summary,
             "evidence": [e.to_dict() for e in self.evidence],
+            "decided_by": self.decided_by or None,
+            "collect": list(self.collect),
         }
 
 

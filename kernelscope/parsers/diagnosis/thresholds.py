@@ -23,6 +23,9 @@ class Thresholds:
     """A grid of at most this fraction of the SMs is critical; below ``grid_warning_fraction``
     a warning; any smaller grid than the SM count is still worth an info."""
     grid_warning_fraction: float = 0.5
+    waves_fill: float = 1.0
+    """Below this many waves the grid cannot give every SM its full complement of blocks, so
+    low achieved occupancy is the launch's doing (occupancy flags stand down to info)."""
 
     # -- Speed Of Light --------------------------------------------------------------------
     pct_ceiling: float = 105.0
@@ -46,6 +49,16 @@ class Thresholds:
     occupancy_critical_pct: float = 25.0
     register_limit_small: float = 2.0
     """A register block limit this low looks alarming but is fine with large blocks."""
+    occupancy_gap_pts: float = 10.0
+    """Achieved this many points below theoretical: warps finish unevenly (Occupancy pane)."""
+    design_resource_share: float = 0.8
+    """Registers (registers × threads × resident blocks) or shared memory (per block ×
+    resident blocks) using at least this share of the SM's capacity: the kernel spends the
+    SM on data reuse on purpose (evidence for the occupancy-by-design guard)."""
+    design_tensor_pct: float = 20.0
+    """Tensor-pipe use that, with both registers and shared memory near capacity, makes low
+    occupancy a tensor-core kernel's design; with one of them the bar is midway to
+    ``pipe_busy_pct``, with neither it is ``pipe_busy_pct`` itself."""
 
     # -- memory path -----------------------------------------------------------------------
     sector_bytes_warn: float = 16.0
@@ -63,6 +76,22 @@ class Thresholds:
     local_traffic_warn: float = 0.01
     """Local-memory (spill) requests as a share of all global+local requests."""
     local_traffic_critical: float = 0.10
+    sectors_per_request_ideal: float = 4.0
+    """Sectors a warp's 32 coalesced 4-byte accesses touch (Memory pane reference)."""
+    sectors_per_request_high: float = 8.0
+    """Sectors per request the Memory pane highlights (twice the ideal)."""
+    atomic_slice_warn_pct: float = 25.0
+    """Busiest L2 slice's atomic unit (``lts__d_atomic_input_cycles_active.max``) at this
+    share of its cycles: atomics to a few addresses queue in one slice."""
+    atomic_busy_pct: float = 60.0
+    """That unit this busy is the kernel's limit: critical, and the label ``atomic-bound``
+    (the same "busy" as ``sol_busy_pct``)."""
+    atomic_concentration: float = 10.0
+    """Busiest slice's atomic activity over the average slice's: contention on a few
+    addresses rather than atomics spread over the whole L2."""
+    atomic_request_share: float = 0.25
+    """Atomic and reduction requests as a share of all global L1 requests (when the memory
+    tables were collected): below it, atomics are incidental (e.g. one per block)."""
 
     # -- compute ---------------------------------------------------------------------------
     pipe_busy_pct: float = 60.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from kernelscope.parsers.ncu.measured import unmeasured_reason
 from kernelscope.parsers.ncu.metrics import Metric, dims_of, read_metric, read_series
 from kernelscope.parsers.ncu.model import (
     RULE_TYPES,
@@ -83,6 +84,7 @@ def build_detail(
     curves: bool = True,
     breakdowns: bool = True,
     tables: bool = True,
+    origin: tuple[int | None, str] = (None, ""),
 ) -> KernelDetail:
     """Read every metric the panes (and ``extra_metrics``) need for one kernel; ``curves``
     also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
@@ -144,6 +146,9 @@ def build_detail(
         stall_reasons=tuple(stall_reasons),
         curves=series_by_name,
         rules=read_rules(action),
+        unmeasured=unmeasured_reason(metrics),
+        pid=origin[0],
+        process=origin[1],
     )
 
 

@@ -44,8 +44,13 @@ def _frames(buffer: bytearray) -> Iterator[list[Any]]:
 
 
 def _failure(proc: subprocess.Popen[bytes]) -> ReportError:
+    from kernelscope.parsers.ncu.list_worker import ERROR_PREFIX
+
     err = (proc.stderr.read().decode(errors="replace") if proc.stderr else "").strip()
     lines = err.splitlines()
+    for line in reversed(lines):
+        if line.startswith(ERROR_PREFIX):
+            return ReportError(line.removeprefix(ERROR_PREFIX))
     reason = lines[-1] if lines else f"exit code {proc.returncode}"
     return ReportError(f"Reading the kernels failed in a worker process ({reason}).")
 

@@ -14,6 +14,7 @@ Output (stdout): frames of an 8-byte big-endian length and a pickled list of res
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 import time
@@ -36,17 +37,24 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     )
 
     action = ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
+    origins = job.get("origins")
+    origin = origins[kernel_id] if origins else (None, "")
     if job["mode"] == "summary":
-        return read_summary(action, kernel_id, handle, job["metrics"], job["rules"])
+        return read_summary(action, kernel_id, handle, job["metrics"], job["rules"], origin)
+    if action is None:
+        from kernelscope.parsers.errors import ReportError
+
+        raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
     detail = build_detail(
         action,
         kernel_id,
         *handle,
-        action_names(action),
+        action_names(action, kernel_id),
         job["extra"],
         curves=job["curves"],
         breakdowns=job.get("breakdowns", True),
         tables=job.get("tables", True),
+        origin=origin,
     )
     if job.get("source") and detail.has_section("SourceCounters"):
         detail.source = read_source_hotspots(action)
@@ -59,14 +67,40 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     return (detail, diagnose(detail))
 
 
+def _quiet_native_stderr() -> None:
+    """Send what native code writes to file descriptor 2 (ncu_report's log lines about damaged
+    records) to /dev/null, keeping Python's own ``sys.stderr`` for the parent to read."""
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    sys.stderr = os.fdopen(saved, "w", buffering=1, errors="backslashreplace")
+
+
+ERROR_PREFIX = "kernelscope-report-error: "
+"""How a child reports a ReportError to the parent: this prefix, then the sentence."""
+
+
 def main() -> int:
     job = pickle.load(sys.stdin.buffer)
+    _quiet_native_stderr()
+    from kernelscope.parsers.errors import ReportError
+
+    try:
+        return _run(job)
+    except ReportError as exc:
+        print(f"{ERROR_PREFIX}{exc}", file=sys.stderr)
+        return 3
+
+
+def _run(job: dict[str, Any]) -> int:
     import ncu_report
 
     ctx = ncu_report.load_report(job["path"])
-    handles = [
-        (r, a) for r in range(ctx.num_ranges()) for a in range(ctx.range_by_idx(r).num_actions())
-    ]
+    handles: list[tuple[int, int]] = []
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        handles.extend((r, a) for a in range(rng.num_actions() if rng is not None else 0))
     ids = job.get("ids")
     ids = list(range(len(handles))) if ids is None else ids
     out = sys.stdout.buffer

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
+
+from kernelscope.parsers.ncu.legacy import old_names
 
 MetricValue = float | int | str | None
 
@@ -49,12 +52,21 @@ def _clean(value: Any) -> MetricValue:
     return None
 
 
+def finite(value: object) -> float | None:
+    """``value`` as a float when it is a finite number (not NaN, not infinite), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
 def dims_of(metrics: Mapping[str, Metric], names: Sequence[str]) -> tuple[int, int, int]:
-    """A launch's (x, y, z) from three dimension metrics; a missing one counts as 1."""
+    """A launch's (x, y, z) from three dimension metrics; a missing (or NaN) one counts as 1."""
     out = []
     for name in names:
         m = metrics.get(name)
-        out.append(int(m.number) if m is not None and m.number is not None else 1)
+        number = finite(m.value) if m is not None else None
+        out.append(int(number) if number is not None and number >= 1 else 1)
     return out[0], out[1], out[2]
 
 
@@ -81,10 +93,16 @@ def _raw_value(raw: Any) -> Any:
 
 def read_metric(action: Any, name: str, *, label: bool = True) -> Metric | None:
     """Read ``name`` from ``action``; None when the report lacks it or it holds no value.
-    ``label`` also reads NCU's display label (only section tables show it)."""
+    ``label`` also reads NCU's display label (only section tables show it). A pre-2020
+    report's metric is found under its old name (see ``legacy``)."""
     raw = action.metric_by_name(name)
     if raw is None:
-        return None
+        for old in old_names(name):
+            raw = action.metric_by_name(old)
+            if raw is not None:
+                break
+        else:
+            return None
     try:
         if raw.num_instances() > 0 and not raw.has_value():
             return None

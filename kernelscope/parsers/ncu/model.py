@@ -74,10 +74,17 @@ class KernelSummary:
     metrics: dict[str, Metric]
     rules: tuple[RuleResult, ...]
     sections: frozenset[str]
+    unmeasured: str | None = None
+    """Why the kernel has no measurement at all (profiling failed, nothing collected), as one
+    sentence; None for a measured kernel. Such a kernel is left out of totals and shares."""
 
     @property
     def id(self) -> int:
         return int(cast("int", self.row["id"]))
+
+    @property
+    def measured(self) -> bool:
+        return self.unmeasured is None
 
 
 @dataclass
@@ -102,6 +109,16 @@ class KernelDetail:
     source: SourceHotspots | None = None
     listing: KernelSource | None = None
     """The whole source and SASS with per-instruction metrics (read for the Source page)."""
+    unmeasured: str | None = None
+    """As ``KernelSummary.unmeasured``: why the kernel has no measurement, else None."""
+    pid: int | None = None
+    """The id of the process that ran the kernel (None when the report does not say)."""
+    process: str = ""
+    """That process's executable name, as ncu's "Process Name" column prints it."""
+
+    @property
+    def measured(self) -> bool:
+        return self.unmeasured is None
 
     def metric(self, name: str) -> Metric | None:
         return self.metrics.get(name)

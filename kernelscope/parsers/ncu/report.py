@@ -10,19 +10,24 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.ncu.container import Layout, ProcessInfo
 from kernelscope.parsers.ncu.detail import (
     build_detail,
     read_all_metrics,
     read_source_hotspots,
 )
+from kernelscope.parsers.ncu.legacy import legacy_note
 from kernelscope.parsers.ncu.list_pool import iter_from_workers
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
-from kernelscope.parsers.ncu.opener import load_ncu_context
+from kernelscope.parsers.ncu.opener import load_ncu_context, native_stderr_quiet, remove_temp
 from kernelscope.parsers.ncu.panes import KEY_METRICS
 from kernelscope.parsers.ncu.source import KernelSource, read_kernel_source
 from kernelscope.parsers.ncu.summary_reader import (
+    NO_ORIGIN,
     ROW_METRICS,
+    Origin,
     action_names,
     read_summary,
     summary_from_detail,
@@ -47,6 +52,8 @@ def key_schema() -> dict[str, Any]:
         "stream": pl.Int64,
         "range_idx": pl.Int64,
         "action_idx": pl.Int64,
+        "pid": pl.Int64,
+        "process": pl.Utf8,
     }
 
 
@@ -79,7 +86,7 @@ class NcuReport:
 
     def __init__(self, path: str | os.PathLike[str], *, extra_metrics: Iterable[str] = ()):
         self.path = Path(path)
-        self._ctx, self._temp = load_ncu_context(self.path)
+        self._ctx, self._temp, self.layout = load_ncu_context(self.path)
         self._lock = threading.RLock()
         self._extra = tuple(extra_metrics)
         wanted = dict.fromkeys(ROW_METRICS)
@@ -88,15 +95,55 @@ class NcuReport:
         self._details: OrderedDict[int, KernelDetail] = OrderedDict()
         self._actions: OrderedDict[int, Any] = OrderedDict()
         self.handles: list[tuple[int, int]] = []
-        for r in range(self._ctx.num_ranges()):
-            rng = self._ctx.range_by_idx(r)
-            self.handles.extend((r, a) for a in range(rng.num_actions()))
+        with native_stderr_quiet():
+            for r in range(self._ctx.num_ranges()):
+                rng = self._ctx.range_by_idx(r)
+                if rng is not None:
+                    self.handles.extend((r, a) for a in range(rng.num_actions()))
+        self.origins: list[Origin] = self._origins(self.layout)
+        self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
         self.version = ""
         try:
             self.version = str(self._ctx.get_version())
         except Exception:  # older ncu_report builds lack it
             self.version = ""
+
+    def _origins(self, layout: Layout) -> list[Origin]:
+        """Each kernel's (process id, process name), from the results of the file walk (in
+        the order ncu_report lists them); unknown when the two disagree in number."""
+        if len(layout.results) != len(self.handles):
+            return [NO_ORIGIN] * len(self.handles)
+        return [(r.pid, r.process.short_name) for r in layout.results]
+
+    @property
+    def processes(self) -> list[ProcessInfo]:
+        """The processes whose kernels the report holds (several with
+        ``--target-processes all``), in order of their first kernel."""
+        if len(self.layout.results) != len(self.handles):
+            return []
+        return list(self.layout.processes)
+
+    @property
+    def ncu_version(self) -> str | None:
+        """The Nsight Compute version that took the report (None in pre-2020 reports)."""
+        return self.layout.ncu_version
+
+    @property
+    def cuda_version(self) -> str | None:
+        """The CUDA version of the driver the report was taken with, if recorded."""
+        return self.layout.versions.get("CUDA Version")
+
+    @property
+    def notes(self) -> list[str]:
+        """Sentences about the report as a whole (a pre-2020 report's renamed metrics)."""
+        if self._notes is None:
+            with self._lock, native_stderr_quiet():
+                action = self._action(0)
+                names = action.metric_names() if action is not None else ()
+            note = legacy_note(names)
+            self._notes = [note] if note else []
+        return list(self._notes)
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:
@@ -105,9 +152,8 @@ class NcuReport:
             self._details.clear()
             self._actions.clear()
             self._ctx = None
-            if self._temp is not None:
-                self._temp.unlink(missing_ok=True)
-                self._temp = None
+            remove_temp(self._temp)
+            self._temp = None
 
     def __enter__(self) -> NcuReport:
         return self
@@ -116,9 +162,7 @@ class NcuReport:
         self.close()
 
     def __del__(self) -> None:
-        temp = getattr(self, "_temp", None)
-        if temp is not None:
-            temp.unlink(missing_ok=True)
+        remove_temp(getattr(self, "_temp", None))
 
     # -- kernels --------------------------------------------------------------------------
     @property
@@ -132,7 +176,12 @@ class NcuReport:
             self._actions.move_to_end(kernel_id)
             return action
         r, a = self.handles[kernel_id]
-        action = self._ctx.range_by_idx(r).action_by_idx(a)
+        with native_stderr_quiet():
+            action = self._ctx.range_by_idx(r).action_by_idx(a)
+        if action is None:
+            raise ReportError(
+                f"Kernel {kernel_id} of {self.path} cannot be read: the report is damaged."
+            )
         if keep:
             self._actions[kernel_id] = action
             while len(self._actions) > ACTION_CACHE:
@@ -143,13 +192,16 @@ class NcuReport:
         """The kernel list's view of one kernel: its row (names, launch shape, key metrics)
         and the key and ``extra_metrics`` metrics, rules and collected sections."""
         with self._lock:
-            return read_summary(
-                self._action(kernel_id),
-                kernel_id,
-                self.handles[kernel_id],
-                self._summary_metrics,
-                bool(self._extra),
-            )
+            action = self._action(kernel_id)
+            with native_stderr_quiet():
+                return read_summary(
+                    action,
+                    kernel_id,
+                    self.handles[kernel_id],
+                    self._summary_metrics,
+                    bool(self._extra),
+                    self.origins[kernel_id],
+                )
 
     def key_row(self, kernel_id: int) -> dict[str, Any]:
         """The kernel list's row for one kernel."""
@@ -179,6 +231,7 @@ class NcuReport:
             "metrics": self._summary_metrics,
             "rules": bool(self._extra),
             "batch_seconds": batch_seconds,
+            "origins": self.origins,
         }
         yield from iter_from_workers(job, min(processes, self.kernel_count), cancelled)
 
@@ -230,6 +283,7 @@ class NcuReport:
             "diagnose": analyse,
             "slim": slim,
             "tables": not slim,
+            "origins": self.origins,
         }
         yield from iter_from_workers(
             job, min(processes, len(kernel_ids)), cancelled, meanwhile=meanwhile
@@ -294,7 +348,16 @@ class NcuReport:
                 return cached
             action = self._action(kernel_id, keep=True)
             r, a = self.handles[kernel_id]
-            detail = build_detail(action, kernel_id, r, a, action_names(action), self._extra)
+            with native_stderr_quiet():
+                detail = build_detail(
+                    action,
+                    kernel_id,
+                    r,
+                    a,
+                    action_names(action, kernel_id),
+                    self._extra,
+                    origin=self.origins[kernel_id],
+                )
             self._details[kernel_id] = detail
             while len(self._details) > DETAIL_CACHE:
                 self._details.popitem(last=False)

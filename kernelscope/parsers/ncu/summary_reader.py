@@ -7,10 +7,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ncu.detail import read_rules
-from kernelscope.parsers.ncu.metrics import Metric, dims_of, read_metric
+from kernelscope.parsers.ncu.measured import unmeasured_reason
+from kernelscope.parsers.ncu.metrics import Metric, dims_of, finite, read_metric
 from kernelscope.parsers.ncu.model import KernelDetail, KernelSummary, RuleResult
 from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
+
+Origin = tuple[int | None, str]
+"""The (process id, process name) a kernel came from; (None, "") when the report says not."""
+NO_ORIGIN: Origin = (None, "")
+RANGE_PREFIX = "range"
 
 ROW_METRICS: tuple[str, ...] = (
     *(m for _, m in KEY_METRICS),
@@ -29,11 +36,47 @@ def cli_demangled(name: str) -> str:
     return _LITERAL_CAST.sub(r"\1", name)
 
 
-def action_names(action: Any) -> tuple[str, str, str]:
-    """(function name, demangled name as the CLI prints it, mangled name)."""
+def _innermost_nvtx(action: Any) -> str | None:
+    """The innermost NVTX range open around ``action`` (push/pop first, then start/end),
+    as ``domain@range`` outside the default domain; None without NVTX."""
+    state = action.nvtx_state()
+    if state is None:
+        return None
+    found = None
+    for domain_id in state.domains() or ():
+        domain = state.domain_by_id(domain_id)
+        if domain is None:
+            continue
+        names = [*(domain.push_pop_ranges() or ()), *(domain.start_end_ranges() or ())]
+        if not names:
+            continue
+        dom = domain.name() or ""
+        found = names[-1] if dom in ("", "<default domain>") else f"{dom}@{names[-1]}"
+    return found
+
+
+def range_name(action: Any, ordinal: int) -> str:
+    """The name a range-replay result is listed under, ``range<NAME>``: NAME is its NVTX
+    range (``--replay-mode app-range --nvtx``), else the cudaProfilerStart/Stop range it is
+    (``ordinal`` counts ranges from 1). The brackets keep a name with spaces whole where
+    lists shorten names."""
+    nvtx = _innermost_nvtx(action)
+    if nvtx:
+        return f"{RANGE_PREFIX}<{nvtx}>"
+    return f"{RANGE_PREFIX}<cudaProfilerStart/Stop {ordinal}>"
+
+
+def action_names(action: Any, kernel_id: int = 0) -> tuple[str, str, str]:
+    """(function name, demangled name as the CLI prints it, mangled name). A range-replay
+    result is named after its range (see :func:`range_name`)."""
     import ncu_report
 
+    if action.workload_type() == ncu_report.IAction.WorkloadType_RANGE:
+        name = range_name(action, kernel_id + 1)
+        return name, name, name
     name = action.name()
+    if name is None:
+        raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
     demangled = cli_demangled(action.name(ncu_report.IAction.NameBase_DEMANGLED) or name)
     mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or name
     return name, demangled, mangled
@@ -48,13 +91,19 @@ def format_dims(d: tuple[int, int, int]) -> str:
 
 
 def _int_or_none(m: Metric | None) -> int | None:
-    return int(m.number) if m is not None and m.number is not None else None
+    number = finite(m.value) if m is not None else None
+    return int(number) if number is not None else None
 
 
 def make_row(
-    kernel_id: int, handle: tuple[int, int], names: tuple[str, str, str], metrics: dict[str, Metric]
+    kernel_id: int,
+    handle: tuple[int, int],
+    names: tuple[str, str, str],
+    metrics: dict[str, Metric],
+    origin: Origin = NO_ORIGIN,
 ) -> dict[str, Any]:
-    """The kernel list's row: names, launch shape and key metrics."""
+    """The kernel list's row: names, launch shape, key metrics (None where NCU stored NaN)
+    and the process the kernel came from (``pid``, ``process``)."""
     grid = dims_of(metrics, DIM_METRICS[:3])
     block = dims_of(metrics, DIM_METRICS[3:])
     row: dict[str, Any] = {
@@ -68,10 +117,11 @@ def make_row(
     }
     for col, metric in KEY_METRICS:
         m = metrics.get(metric)
-        row[col] = m.number if m is not None else None
+        row[col] = finite(m.value) if m is not None else None
     row["context"] = _int_or_none(metrics.get("launch__context_id"))
     row["stream"] = _int_or_none(metrics.get("launch__stream_id"))
     row["range_idx"], row["action_idx"] = handle
+    row["pid"], row["process"] = origin
     return row
 
 
@@ -81,9 +131,12 @@ def read_summary(
     handle: tuple[int, int],
     metric_names: Sequence[str],
     with_rules: bool,
+    origin: Origin = NO_ORIGIN,
 ) -> KernelSummary:
     """One kernel's summary: its row, the named metrics, NCU's rules and collected sections."""
-    names = action_names(action)
+    if action is None:
+        raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
+    names = action_names(action, kernel_id)
     metrics: dict[str, Metric] = {}
     for name in metric_names:
         m = read_metric(action, name, label=False)
@@ -92,10 +145,11 @@ def read_summary(
     sections = frozenset(s.identifier() for s in action.sections() or ())
     rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
     return KernelSummary(
-        row=make_row(kernel_id, handle, names, metrics),
+        row=make_row(kernel_id, handle, names, metrics, origin),
         metrics=metrics,
         rules=rules,
         sections=sections,
+        unmeasured=unmeasured_reason(metrics),
     )
 
 
@@ -106,8 +160,9 @@ def summary_from_detail(detail: KernelDetail, *, metrics: bool = True) -> Kernel
     names = (detail.name, detail.demangled, detail.mangled)
     handle = (detail.range_idx, detail.action_idx)
     return KernelSummary(
-        row=make_row(detail.id, handle, names, detail.metrics),
+        row=make_row(detail.id, handle, names, detail.metrics, (detail.pid, detail.process)),
         metrics=detail.metrics if metrics else {},
         rules=detail.rules if metrics else (),
         sections=frozenset(detail.sections),
+        unmeasured=detail.unmeasured,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 import urllib.parse
@@ -24,19 +25,40 @@ if TYPE_CHECKING:
 Schema: TypeAlias = "Mapping[str, PolarsDataType]"
 """Column name -> polars dtype (a class such as ``pl.Int64`` or an instance)."""
 
-# Any of these tables marks an SQLite file as an Nsight Systems export.
+# Any of these tables (or a table named with one of the prefixes) marks an SQLite file as an
+# Nsight Systems export: a CPU-only capture has no CUDA table, an old one no metadata table.
 _NSYS_MARKERS = frozenset(
     {
         "META_DATA_EXPORT",
+        "EXPORT_META_DATA",
         "ANALYSIS_DETAILS",
-        "TARGET_INFO_SESSION_START_TIME",
-        "ENUM_NSYS_EVENT_TYPE",
-        "CUPTI_ACTIVITY_KIND_KERNEL",
-        "CUPTI_ACTIVITY_KIND_RUNTIME",
         "NVTX_EVENTS",
         "OSRT_API",
+        "PROFILER_OVERHEAD",
+        "SCHED_EVENTS",
+        "COMPOSITE_EVENTS",
     }
 )
+_NSYS_PREFIXES = ("CUPTI_ACTIVITY_KIND_", "TARGET_INFO_", "ENUM_NSYS_", "ENUM_CUDA_")
+_VERSIONED = re.compile(r"(?P<base>.+)_V(?P<version>\d+)")
+
+
+def base_names(tables: frozenset[str]) -> dict[str, str]:
+    """Each table's unversioned name -> the table to read: newer nsys versions rename a
+    table whose columns changed with a ``_V2``/``_V3`` suffix (the unsuffixed one, or the
+    highest version, wins)."""
+    best: dict[str, tuple[int, str]] = {}
+    for table in tables:
+        match = _VERSIONED.fullmatch(table)
+        base, version = (match["base"], int(match["version"])) if match else (table, 1 << 30)
+        if base not in best or version > best[base][0]:
+            best[base] = (version, table)
+    return {base: table for base, (_, table) in best.items()}
+
+
+def is_nsys_schema(tables: frozenset[str]) -> bool:
+    """True when the tables are those of an Nsight Systems export."""
+    return bool(tables & _NSYS_MARKERS) or any(t.startswith(_NSYS_PREFIXES) for t in tables)
 
 
 CHUNK_ROWS = 250_000  # rows per parallel read
@@ -79,8 +101,11 @@ class ExportDb:
             ).fetchall()
         except sqlite3.Error as exc:
             raise ReportError(f"{self.name} could not be read as SQLite ({exc}).") from exc
-        self.tables: frozenset[str] = frozenset(r[0] for r in rows)
-        if not self.tables & _NSYS_MARKERS:
+        raw = frozenset(str(r[0]) for r in rows if isinstance(r[0], str))
+        self._names = base_names(raw)
+        self.tables: frozenset[str] = raw | frozenset(self._names)
+        """Every table's name, and its unversioned name (``X`` for ``X_V2``)."""
+        if not is_nsys_schema(raw):
             self._conn.close()
             raise ReportError(f"{self.name} is an SQLite file but not an Nsight Systems export.")
         self._columns: dict[str, frozenset[str]] = {}
@@ -94,13 +119,18 @@ class ExportDb:
     def has(self, table: str) -> bool:
         return table in self.tables
 
+    def table_name(self, table: str) -> str:
+        """The table to read for ``table`` (its ``_V2``/``_V3`` version when renamed)."""
+        return self._names.get(table, table)
+
     def columns(self, table: str) -> frozenset[str]:
         """Column names of ``table`` (empty when it does not exist)."""
         if table not in self._columns:
             if table not in self.tables:
                 self._columns[table] = frozenset()
             else:
-                info = self._conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+                name = self.table_name(table)
+                info = self._conn.execute(f'PRAGMA table_info("{name}")').fetchall()
                 self._columns[table] = frozenset(r[1] for r in info)
         return self._columns[table]
 

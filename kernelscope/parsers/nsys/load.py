@@ -63,7 +63,7 @@ def _col(db: ExportDb, table: str, column: str, alias: str, default: str = "NULL
 
 def _select(db: ExportDb, table: str, mapping: list[tuple[str, str]]) -> str:
     cols = ", ".join(_col(db, table, src, alias) for src, alias in mapping)
-    return f'SELECT {cols} FROM "{table}"'
+    return f'SELECT {cols} FROM "{db.table_name(table)}"'
 
 
 def _empty(schema: Schema) -> pl.DataFrame:
@@ -78,8 +78,8 @@ def _plan(db: ExportDb) -> list[ReadTask]:
         name_src = "demangledName" if "demangledName" in cols else "shortName"
         short_src = "shortName" if "shortName" in cols else name_src
         mapping = [*KERNEL_MAP, (name_src, "name_id"), (short_src, "short_id")]
-        tasks.append(ReadTask("kernels", KERNEL_TABLE, _select(db, KERNEL_TABLE, mapping),
-                              KERNEL_SCHEMA))
+        tasks.append(ReadTask("kernels", db.table_name(KERNEL_TABLE),
+                              _select(db, KERNEL_TABLE, mapping), KERNEL_SCHEMA))
     for name, table, mapping, schema in (
         ("memcpy", MEMCPY_TABLE, MEMCPY_MAP, MEMCPY_SCHEMA),
         ("memset", MEMSET_TABLE, MEMSET_MAP, MEMSET_SCHEMA),
@@ -89,9 +89,10 @@ def _plan(db: ExportDb) -> list[ReadTask]:
         ("nvtx", NVTX_TABLE, NVTX_MAP, NVTX_SCHEMA),
     ):
         if db.has(table):
-            tasks.append(ReadTask(name, table, _select(db, table, mapping), schema))
-    if db.has("StringIds"):
-        tasks.append(ReadTask("strings", "StringIds", "SELECT id, value FROM StringIds",
+            tasks.append(ReadTask(name, db.table_name(table), _select(db, table, mapping), schema))
+    if db.has("StringIds") and {"id", "value"} <= db.columns("StringIds"):
+        strings = db.table_name("StringIds")
+        tasks.append(ReadTask("strings", strings, f'SELECT id, value FROM "{strings}"',
                               STRINGS_SCHEMA))
     return tasks
 
@@ -122,7 +123,9 @@ def _kernels(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
 
 def _kind_labels(db: ExportDb, table: str, fallback: dict[int, str]) -> dict[int, str]:
     if db.has(table) and {"id", "label"} <= db.columns(table):
-        return {int(i): str(label) for i, label in db.rows(f"SELECT id, label FROM {table}")}  # type: ignore[call-overload]
+        rows = db.rows(f'SELECT id, label FROM "{db.table_name(table)}"')
+        labels = {i: str(label) for i, label in rows if isinstance(i, int)}
+        return labels or dict(fallback)
     return dict(fallback)
 
 
@@ -197,6 +200,30 @@ def _nvtx(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
     return df.select(list(out_schema)).cast(out_schema)  # type: ignore[arg-type]
 
 
+TIME_LIMIT = 1 << 61  # ns, about 73 years: a timestamp beyond is a damaged value
+_GPU_FRAMES = frozenset({"kernels", "memcpy", "memset"})
+_CALL_FRAMES = frozenset({"cuda_api", "osrt", "overhead"})
+
+
+def sane_events(name: str, df: pl.DataFrame) -> pl.DataFrame:
+    """Drop the rows of a damaged export that no analysis can place: a start (or, but for
+    NVTX, an end) that is NULL or not a number, an end before its start, a timestamp beyond
+    ±2^61 ns, a GPU operation without a device."""
+    if "start" not in df.columns or not df.height:
+        return df
+    start, end = pl.col("start"), pl.col("end")
+    def bounded(t: pl.Expr) -> pl.Expr:  # not abs(): it wraps at -2^63
+        return (t > -TIME_LIMIT) & (t < TIME_LIMIT)
+
+    keep = start.is_not_null() & bounded(start)
+    if "end" in df.columns:
+        ordered = (end >= start) & bounded(end)
+        keep &= ordered.fill_null(name not in _GPU_FRAMES | _CALL_FRAMES)
+    if name in _GPU_FRAMES and "device_id" in df.columns:
+        keep &= pl.col("device_id").is_not_null()
+    return df.filter(keep)
+
+
 def _nvtx_last_ts(df: pl.DataFrame | None) -> int | None:
     """The latest start or end of any NVTX event (where nsys ends never-closed ranges)."""
     if df is None or not df.height:
@@ -205,14 +232,46 @@ def _nvtx_last_ts(df: pl.DataFrame | None) -> int | None:
     return None if value is None else int(value)
 
 
-def _span(db: ExportDb, frames: list[pl.DataFrame]) -> tuple[int, int]:
+def _int(value: object) -> int | None:
+    """An integer column value, or None for NULL, text or a float that is not whole."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _analysis_window(db: ExportDb) -> tuple[int, int, int] | None:
+    """(startTime, stopTime, duration) of the capture from ANALYSIS_DETAILS, if it is there
+    and sane."""
+    if not (db.has("ANALYSIS_DETAILS")
+            and {"startTime", "stopTime"} <= db.columns("ANALYSIS_DETAILS")):
+        return None
+    has_duration = "duration" in db.columns("ANALYSIS_DETAILS")
+    duration_sql = "max(duration)" if has_duration else "NULL"
+    table = db.table_name("ANALYSIS_DETAILS")
+    row = db.rows(f'SELECT min(startTime), max(stopTime), {duration_sql} FROM "{table}"')[0]
+    lo, hi, duration = (_int(v) for v in row)
+    if lo is None or hi is None or hi < lo:
+        return None
+    if duration is None or duration <= 0 or duration > hi - lo:
+        duration = hi - lo
+    return lo, hi, duration
+
+
+def _session_clock(db: ExportDb) -> int | None:
+    """The session's start on the clock ANALYSIS_DETAILS uses (nsys 2026 and later)."""
+    table = "TARGET_INFO_SESSION_START_TIME"
+    if not (db.has(table) and "systemClockNs" in db.columns(table)):
+        return None
+    return _int(db.scalar(f'SELECT min(systemClockNs) FROM "{db.table_name(table)}"'))
+
+
+def _event_bounds(frames: list[pl.DataFrame]) -> tuple[int, int] | None:
     starts: list[int] = []
     ends: list[int] = []
-    if db.has("ANALYSIS_DETAILS") and {"startTime", "stopTime"} <= db.columns("ANALYSIS_DETAILS"):
-        row = db.rows("SELECT min(startTime), max(stopTime) FROM ANALYSIS_DETAILS")[0]
-        if row[0] is not None and row[1] is not None:
-            starts.append(int(row[0]))  # type: ignore[call-overload]
-            ends.append(int(row[1]))  # type: ignore[call-overload]
     for f in frames:
         if f.height:
             lo = f["start"].min()
@@ -222,19 +281,75 @@ def _span(db: ExportDb, frames: list[pl.DataFrame]) -> tuple[int, int]:
             if hi is not None:
                 ends.append(int(hi))  # type: ignore[arg-type]
     if not starts:
-        return 0, 0
+        return None
     return min(starts), max(ends)
 
 
-def _devices(db: ExportDb, ops: list[pl.DataFrame]) -> list[DeviceInfo]:
-    names: dict[int, DeviceInfo] = {}
-    if db.has("TARGET_INFO_GPU") and {"id", "name"} <= db.columns("TARGET_INFO_GPU"):
-        sm = "smCount" if "smCount" in db.columns("TARGET_INFO_GPU") else "NULL"
-        for dev_id, name, sms in db.rows(f"SELECT id, name, {sm} FROM TARGET_INFO_GPU"):
-            names.setdefault(
-                int(dev_id),  # type: ignore[call-overload]
-                DeviceInfo(int(dev_id), str(name or f"GPU {dev_id}"), sms),  # type: ignore[call-overload,arg-type]
+def capture_window(
+    analysis: tuple[int, int, int] | None,
+    session_clock: int | None,
+    events: tuple[int, int] | None,
+) -> tuple[int, int]:
+    """The capture's [start, end] on the events' clock.
+
+    Events count from the session's start; ANALYSIS_DETAILS gives the capture's start, stop
+    and duration, but on another clock in most exports (the system's clock since nsys
+    2025.3, which also converts older reports that way; an MPI rank's own clock): a 1.45 s
+    capture can read 160.5 s to 162 s there while its events lie between 0.09 s and 1.16 s.
+    The window is [0, duration] when the events fit in it; else ANALYSIS_DETAILS itself, or
+    shifted by the session's start on its clock (TARGET_INFO_SESSION_START_TIME.systemClockNs,
+    nsys 2026), when the events fit; else the events' own extent."""
+    if analysis is None:
+        return events if events is not None else (0, 0)
+    lo, hi, duration = analysis
+
+    def fits(a: int, b: int) -> bool:
+        return events is None or (a <= events[0] and events[1] <= b)
+
+    candidates = [(0, duration), (lo, hi)]
+    if session_clock is not None:
+        candidates.append((lo - session_clock, hi - session_clock))
+    for a, b in candidates:
+        if fits(a, b):
+            return a, b
+    assert events is not None
+    return events
+
+
+def _gpu_rows(db: ExportDb) -> dict[int, DeviceInfo]:
+    """Device id -> name and SM count from TARGET_INFO_GPU (``id`` and ``smCount``; before
+    2022 five columns with ``deviceId``) and TARGET_INFO_CUDA_GPU (before 2021: ``deviceId``,
+    ``numMultiprocessors``)."""
+    found: dict[int, DeviceInfo] = {}
+    for table, ids, sms in (
+        ("TARGET_INFO_GPU", ("id", "deviceId"), "smCount"),
+        ("TARGET_INFO_CUDA_GPU", ("deviceId", "id"), "numMultiprocessors"),
+    ):
+        cols = db.columns(table)
+        id_col = next((c for c in ids if c in cols), None)
+        if id_col is None or "name" not in cols:
+            continue
+        sm_sql = f'"{sms}"' if sms in cols else "NULL"
+        for dev_id, name, count in db.rows(
+            f'SELECT "{id_col}", name, {sm_sql} FROM "{db.table_name(table)}"'
+        ):
+            dev = _int(dev_id)
+            if dev is None:
+                continue
+            text = name.strip() if isinstance(name, str) and name.strip() else None
+            old = found.get(dev)
+            found[dev] = DeviceInfo(
+                dev,
+                (old.name if old is not None and not old.name.startswith("GPU ") else None)
+                or text
+                or f"GPU {dev}",
+                (old.sm_count if old is not None else None) or _int(count),
             )
+    return found
+
+
+def _devices(db: ExportDb, ops: list[pl.DataFrame]) -> list[DeviceInfo]:
+    names = _gpu_rows(db)
     used: set[int] = set()
     for f in ops:
         used.update(int(d) for d in f["device_id"].drop_nulls().unique())
@@ -249,26 +364,35 @@ def _processes(db: ExportDb, frames: list[tuple[pl.DataFrame, str]]) -> list[Pro
             pids.update(int(p) for p in f.select(pid_of(pl.col(col)).unique())[col].drop_nulls())
     names: dict[int, str] = {}
     if db.has("PROCESSES") and {"pid", "name"} <= db.columns("PROCESSES"):
-        for pid, name in db.rows("SELECT pid, name FROM PROCESSES"):
-            if pid is not None:
-                names.setdefault(int(pid), str(name or ""))  # type: ignore[call-overload]
+        for pid, name in db.rows(f'SELECT pid, name FROM "{db.table_name("PROCESSES")}"'):
+            number = _int(pid)
+            if number is not None:
+                names.setdefault(number, str(name or ""))
     return [ProcessInfo(p, names.get(p, "")) for p in sorted(pids)]
 
 
 def _threads(db: ExportDb) -> dict[int, str]:
     if not (db.has("ThreadNames") and db.has("StringIds")):
         return {}
+    if not ({"globalTid", "nameId"} <= db.columns("ThreadNames")
+            and {"id", "value"} <= db.columns("StringIds")):
+        return {}
     rows = db.rows(
-        "SELECT t.globalTid, s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"
+        f'SELECT t.globalTid, s.value FROM "{db.table_name("ThreadNames")}" t '
+        f'JOIN "{db.table_name("StringIds")}" s ON s.id = t.nameId'
     )
-    return {int(tid): str(name) for tid, name in rows if tid is not None}  # type: ignore[call-overload]
+    return {tid: str(name) for tid, name in rows if isinstance(tid, int)}
 
 
 def _version(db: ExportDb) -> str | None:
-    if db.has("META_DATA_EXPORT"):
-        row = db.rows("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'")
-        if row:
-            return str(row[0][0])
+    """The nsys version that wrote the export (META_DATA_EXPORT; EXPORT_META_DATA in nsys
+    2022.2 to 2023.2; none before)."""
+    for table in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
+        if db.has(table) and {"name", "value"} <= db.columns(table):
+            name = db.table_name(table)
+            row = db.rows(f"SELECT value FROM \"{name}\" WHERE name = 'EXPORT_PRODUCT_VERSION'")
+            if row and row[0][0] is not None:
+                return str(row[0][0])
     return None
 
 
@@ -312,6 +436,7 @@ def _load(
             )
         except ReadStopped:
             raise OpenCancelled(f"Opening {display} was cancelled.") from None
+        raw = {name: sane_events(name, df) for name, df in raw.items()}
         strings = raw.get("strings", _empty(STRINGS_SCHEMA))
         kernels = _kernels(raw.get("kernels"), strings)
         memcpy = _memcpy(db, raw.get("memcpy"))
@@ -321,7 +446,11 @@ def _load(
         overhead = _calls(raw.get("overhead"), OVERHEAD_SCHEMA, strings)
         nvtx = _nvtx(raw.get("nvtx"), strings)
         nvtx_last = _nvtx_last_ts(raw.get("nvtx"))
-        start, end = _span(db, [kernels, memcpy, memset, cuda_api, osrt, nvtx])
+        start, end = capture_window(
+            _analysis_window(db),
+            _session_clock(db),
+            _event_bounds([kernels, memcpy, memset, cuda_api, osrt, nvtx]),
+        )
         return NsysReport(
             path=source or sqlite_path,
             sqlite_path=sqlite_path if keep_sqlite_path else None,

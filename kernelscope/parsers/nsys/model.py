@@ -19,6 +19,14 @@ from kernelscope.parsers.nsys.intervals import Coverage
 
 T = TypeVar("T")
 OP_KIND = pl.Enum(["kernel", "memcpy", "memset"])
+CUDA_TABLES = frozenset(
+    {
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_RUNTIME",
+    }
+)
 
 
 def pid_of(global_id: pl.Expr) -> pl.Expr:
@@ -101,6 +109,12 @@ class NsysReport:
     @property
     def duration_ns(self) -> int:
         return self.end_ns - self.start_ns
+
+    @property
+    def has_cuda_trace(self) -> bool:
+        """False for a capture without CUDA tracing (CPU only, OpenMP on the host): the
+        export then has none of the CUDA activity tables."""
+        return bool(self.tables & CUDA_TABLES)
 
     @property
     def has_osrt(self) -> bool:

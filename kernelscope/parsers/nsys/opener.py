@@ -6,16 +6,19 @@ decompressed scratch files to a temporary directory inside it (removed before re
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 
 from kernelscope.parsers.detect import ReportKind, check_readable, detect_kind, is_compressed
-from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.nsys import locate
 from kernelscope.parsers.nsys.cache import cache_name, default_cache_dir, ensure_cache_dir
 from kernelscope.parsers.nsys.convert import manual_export_hint, run_export
-from kernelscope.parsers.nsys.decompress import decompress_to, scratch_name
+from kernelscope.parsers.nsys.decompress import decompress_to, scratch_name, sqlite_size
 from kernelscope.parsers.nsys.hooks import CancelHook, ProgressHook
 from kernelscope.parsers.nsys.load import load_report
 from kernelscope.parsers.nsys.model import NsysReport
@@ -31,6 +34,58 @@ def _scratch_dir(cache_dir: Path | None) -> tempfile.TemporaryDirectory[str]:
         if cache_dir is not None:
             raise
         return tempfile.TemporaryDirectory(prefix="kernelscope-")
+
+
+def _check_sqlite_size(report: Path) -> None:
+    """Refuse an export followed by other data (a copy gone wrong, a gigabyte of zeros): its
+    SQLite header states the database's size, and a real export is exactly that long."""
+    with open(report, "rb") as fh:
+        stated = sqlite_size(fh.read(100))
+    actual = report.stat().st_size
+    if stated is not None and actual > stated:
+        raise ReportError(
+            f"{safe_text(report.name)} is damaged: its last {actual - stated:,} bytes, from "
+            f"byte {stated:,} on, are not part of its SQLite database."
+        )
+
+
+def _non_empty(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _load_with_wal(
+    report: Path,
+    wal: Path,
+    cache_dir: str | os.PathLike[str] | None,
+    progress: ProgressHook | None,
+    cancel: CancelHook | None,
+) -> NsysReport:
+    """Read an export whose writer left a write-ahead log beside it (``X.sqlite-wal``: the
+    newest data lives there). The export is opened read-only and never written, so the two
+    files are copied into a scratch directory where SQLite folds the log into the copy."""
+    with _scratch_dir(Path(cache_dir) if cache_dir is not None else None) as scratch:
+        copy = Path(scratch) / "export.sqlite"
+        try:
+            shutil.copyfile(report, copy)
+            shutil.copyfile(wal, Path(scratch) / "export.sqlite-wal")
+            with contextlib.closing(sqlite3.connect(copy)) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                conn.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error as exc:
+            raise ReportError(
+                f"{safe_text(report.name)} and its write-ahead log {safe_text(wal.name)} "
+                f"could not be read together ({exc})."
+            ) from exc
+        except OSError as exc:
+            raise ReportError(
+                f"{safe_text(report.name)} could not be copied to read its write-ahead log "
+                f"({exc.strerror or exc})."
+            ) from exc
+        return load_report(copy, source=report, progress=progress, cancel=cancel,
+                           keep_sqlite_path=False)
 
 
 def exported_sqlite_path(
@@ -51,7 +106,8 @@ def exported_sqlite_path(
     exe = Path(nsys) if nsys is not None else locate.find_nsys()
     if exe is None:
         raise ReportError(
-            f"Nsight Systems (nsys) was not found to convert {report.name}; export it by hand "
+            f"Nsight Systems (nsys) was not found to convert {safe_text(report.name)}; export "
+            "it by hand "
             f"with {manual_export_hint(report, compressed=is_compressed(report))} and open "
             "out.sqlite instead."
         )
@@ -86,7 +142,7 @@ def open_report(
     kind = detect_kind(report)
     if kind is ReportKind.NCU:
         raise ReportError(
-            f"{report.name} is an Nsight Compute report, not an Nsight Systems one."
+            f"{safe_text(report.name)} is an Nsight Compute report, not an Nsight Systems one."
         )
     if kind is ReportKind.NSYS:
         sqlite = exported_sqlite_path(
@@ -94,6 +150,10 @@ def open_report(
         )
         return load_report(sqlite, source=report, progress=progress, cancel=cancel)
     if not is_compressed(report):
+        _check_sqlite_size(report)
+        wal = report.with_name(report.name + "-wal")
+        if _non_empty(wal):
+            return _load_with_wal(report, wal, cache_dir, progress, cancel)
         return load_report(report, source=report, progress=progress, cancel=cancel)
     with _scratch_dir(Path(cache_dir) if cache_dir is not None else None) as scratch:
         plain = decompress_to(report, Path(scratch) / scratch_name(report),

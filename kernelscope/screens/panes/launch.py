@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 from rich.console import RenderableType
 
+from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail, format_dims
 from kernelscope.parsers.ncu.panes import LAUNCH
 from kernelscope.render.format import NOT_AVAILABLE, fmt_number
@@ -18,13 +17,25 @@ from kernelscope.tui.widgets.metric_table import (
     rows_table,
 )
 
+tail_wave_fill = derived.tail_wave_fill
 
-def tail_wave_fill(waves: float | None) -> float | None:
-    """How full the last wave is, in %: the fractional part of the waves, 100 when integral."""
-    if waves is None or waves <= 0:
+
+def launch_reading(detail: KernelDetail) -> str | None:
+    """The launch step's verdict on the grid, as the diagnosis reaches it: less than one wave
+    (the grid cannot fill the GPU), or a last wave that leaves SMs idle (``tail-effect``)."""
+    waves = detail.number("launch__waves_per_multiprocessor")
+    fill = derived.tail_wave_fill(waves)
+    if fill is None or waves is None:
         return None
-    frac = waves - math.floor(waves)
-    return 100.0 if frac == 0 else frac * 100
+    if waves < DEFAULT_THRESHOLDS.waves_fill:
+        return f"[yellow]Less than one wave: only {fill:.0f}% of the SMs' slots are used."
+    loss = derived.tail_loss(waves)
+    if loss is not None and loss >= DEFAULT_THRESHOLDS.tail_min_loss:
+        return (
+            f"[yellow]{waves:.2f} waves: the last wave fills only {fill:.0f}% of the GPU, "
+            f"leaving {loss:.0%} of the SM time idle (tail effect)."
+        )
+    return None
 
 
 class LaunchPane(Pane):
@@ -59,13 +70,9 @@ class LaunchPane(Pane):
         if cluster:
             rows.append(metric_row(detail, "launch__cluster_size", "Cluster size"))
         out: list[RenderableType] = [rows_table(rows, title="Launch")]
-        if fill is not None and waves is not None and waves < 1:
-            out.append(f"[yellow]Less than one wave: only {fill:.0f}% of the SMs' slots are used.")
-        elif fill is not None and waves is not None and waves < 4 and fill < 50:
-            out.append(
-                f"[yellow]Few waves ({waves:.2f}) and a {fill:.0f}% tail: the last wave leaves"
-                " most SMs idle."
-            )
+        note = launch_reading(detail)
+        if note is not None:
+            out.append(note)
         if "LaunchStats" in detail.section_metrics:
             out.extend([blank(), SectionTable(detail, "LaunchStats")])
         return out

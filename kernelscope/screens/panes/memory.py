@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.text import Text
 
+from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import (
     MEMORY,
@@ -16,24 +17,10 @@ from kernelscope.render.format import NOT_AVAILABLE, fmt_number
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.metric_table import SectionTable, grid_table, metric_row, rows_table
 
-IDEAL_SECTORS_PER_REQUEST = 4
+T = DEFAULT_THRESHOLDS
+IDEAL_SECTORS_PER_REQUEST = int(T.sectors_per_request_ideal)
 """A warp's 32 × 4-byte accesses, fully coalesced, touch 4 sectors of 32 bytes."""
-
-
-def sectors_per_request(sectors: float | None, requests: float | None) -> float | None:
-    """Derived: sectors / requests (NCU's tables show it; it is not a stored metric)."""
-    if sectors is None or not requests:
-        return None
-    return sectors / requests
-
-
-def local_traffic(detail: KernelDetail) -> float:
-    """Local-memory (spill) sectors loaded and stored."""
-    total = 0.0
-    for label, _inst, _req, sectors, _hit in MEMORY_TABLE_ROWS:
-        if label.startswith("Local"):
-            total += detail.number(sectors) or 0.0
-    return total
+sectors_per_request = derived.sectors_per_request
 
 
 def global_local_rows(detail: KernelDetail) -> list[list[str | Text]]:
@@ -43,7 +30,7 @@ def global_local_rows(detail: KernelDetail) -> list[list[str | Text]]:
         ratio = sectors_per_request(n_sec, n_req)
         hit = detail.number(MEMORY_TABLE_HIT_RATES.get(label, ""))
         ratio_text = Text(NOT_AVAILABLE if ratio is None else f"{ratio:,.2f}")
-        if ratio is not None and ratio > 2 * IDEAL_SECTORS_PER_REQUEST:
+        if ratio is not None and ratio > T.sectors_per_request_high:
             ratio_text.stylize("bold yellow")
         rows.append(
             [
@@ -73,20 +60,38 @@ def shared_rows(detail: KernelDetail) -> list[list[str | Text]]:
 
 
 def spill_note(detail: KernelDetail) -> Text:
-    """A call-out for local-memory (register spill) traffic."""
-    sectors = local_traffic(detail)
-    spills = detail.number("derived__local_spilling_requests")
-    spill_inst = detail.number("sass__inst_executed_register_spilling")
-    if sectors or spills or spill_inst:
-        text = Text("Local memory traffic: ", style="bold red")
-        text.append(
-            f"{fmt_number(sectors)} local sectors"
-            + (f", {fmt_number(spills)} spilling requests" if spills else "")
-            + (f", {fmt_number(spill_inst)} spill instructions" if spill_inst else "")
-            + " — registers spill to local memory (see -Xptxas -v, __launch_bounds__)."
+    """A call-out for local-memory (register spill) traffic, from the same values and
+    thresholds as the diagnosis's ``register-spill`` flag (``derived.local_memory``)."""
+    local = derived.local_memory(detail.metrics)
+    if local is None:
+        return Text(
+            "Local-memory (register spill) traffic not collected "
+            "(--section MemoryWorkloadAnalysis_Tables).",
+            style="dim",
         )
-        return text
-    return Text("No local-memory (register spill) traffic.", style="green")
+    if not local.any:
+        return Text("No local-memory (register spill) traffic.", style="green")
+    share = local.share
+    flagged = share is not None and share >= T.local_traffic_warn
+    text = Text("Local memory traffic: ", style="bold red" if flagged else "bold yellow")
+    parts = [f"{fmt_number(local.requests)} requests"]
+    if share is not None:
+        parts[0] += f" ({share:.1%} of global and local requests)"
+    if local.sectors:
+        parts.append(f"{fmt_number(local.sectors)} sectors")
+    if local.spilling_requests:
+        parts.append(f"{fmt_number(local.spilling_requests)} spilling requests")
+    if local.spill_instructions:
+        parts.append(f"{fmt_number(local.spill_instructions)} spill instructions")
+    text.append(", ".join(parts))
+    if flagged:
+        text.append(
+            " — values live in local memory (register spills or local arrays: see -Xptxas -v, "
+            "__launch_bounds__)."
+        )
+    else:
+        text.append(f" — under the {T.local_traffic_warn:.0%} that makes it worth a flag.")
+    return text
 
 
 class MemoryPane(Pane):

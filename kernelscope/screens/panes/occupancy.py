@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import OCCUPANCY, OCCUPANCY_LIMITS
 from kernelscope.render.format import fmt_number, fmt_pct
@@ -15,16 +16,40 @@ from kernelscope.tui.widgets.bars import bar_table, pct_row
 from kernelscope.tui.widgets.chart import ChartData, PlotextChart
 from kernelscope.tui.widgets.metric_table import SectionTable, grid_table
 
+T = DEFAULT_THRESHOLDS
 CURVE_BLOCK = "launch__occupancy_per_block_size"
 CURVE_REGISTERS = "launch__occupancy_per_register_count"
 CURVE_SHARED = "launch__occupancy_per_shared_mem_size"
 
 
-def binding_limits(detail: KernelDetail) -> tuple[list[tuple[str, float | None]], float | None]:
-    """Each resource's block limit per SM, and the smallest (the one that binds)."""
+def binding_limits(detail: KernelDetail) -> tuple[list[tuple[str, float | None]], tuple[str, ...]]:
+    """Each resource's block limit per SM, and the labels of those that bind (the same
+    choice as the diagnosis's ``occupancy-limiter``: ``derived.limiting_resources``)."""
     limits = [(label, detail.number(name)) for label, name in OCCUPANCY_LIMITS]
-    known = [v for _, v in limits if v is not None]
-    return limits, (min(known) if known else None)
+    known = derived.block_limits(detail.metrics, OCCUPANCY_LIMITS)
+    return limits, derived.limiting_resources(known)
+
+
+def occupancy_reading(detail: KernelDetail) -> Text | None:
+    """Why occupancy is what it is, in the diagnosis's terms: the grid that cannot fill the
+    GPU, or warps finishing unevenly (achieved well below theoretical)."""
+    theoretical = detail.number("sm__maximum_warps_per_active_cycle_pct")
+    achieved = detail.number("sm__warps_active.avg.pct_of_peak_sustained_active")
+    fills = derived.launch_fills_gpu(detail.metrics)
+    if derived.grid_limits_occupancy(achieved, theoretical, fills):
+        return Text(
+            "The grid cannot fill the GPU: SMs get too few blocks, so achieved occupancy is low "
+            "because of the launch, not a per-SM resource (see Launch).",
+            style="yellow",
+        )
+    gap = T.occupancy_gap_pts
+    if theoretical is not None and achieved is not None and theoretical - achieved > gap:
+        return Text(
+            f"Achieved is {theoretical - achieved:.0f} points below theoretical: "
+            "warps finish unevenly or blocks wait to launch (tail effect, imbalance).",
+            style="yellow",
+        )
+    return None
 
 
 def curve_charts(detail: KernelDetail) -> list[ChartData]:
@@ -106,10 +131,10 @@ class OccupancyPane(Pane):
             title="Occupancy, % of the SM's warp slots",
             label_width=12,
         )
-        limits, lowest = binding_limits(detail)
+        limits, binding_labels = binding_limits(detail)
         rows = []
         for label, value in limits:
-            binding = value is not None and value == lowest
+            binding = label in binding_labels
             mark = Text("◀ limits occupancy", style="bold yellow") if binding else Text("")
             rows.append(
                 [Text(label, style="bold" if binding else ""),
@@ -117,13 +142,8 @@ class OccupancyPane(Pane):
             )
         table = grid_table(["Resource", "Blocks per SM", ""], rows, title="Block limits per SM")
         out: list[RenderableType] = [bars, blank(), table]
-        if theoretical is not None and achieved is not None and theoretical - achieved > 10:
-            out.append(
-                Text(
-                    f"Achieved is {theoretical - achieved:.0f} points below theoretical: "
-                    "warps finish unevenly or blocks wait to launch (tail effect, imbalance).",
-                    style="yellow",
-                )
-            )
+        note = occupancy_reading(detail)
+        if note is not None:
+            out.append(note)
         out.append(blank())
         return out

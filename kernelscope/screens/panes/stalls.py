@@ -8,6 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
+from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import STALL_PREFIX, STALL_SUFFIX, STALLS
 from kernelscope.render.format import fmt_pct
@@ -15,9 +17,7 @@ from kernelscope.screens.panes.base import Pane
 from kernelscope.tui.widgets.bars import BarRow, bar_table, pct_row
 from kernelscope.tui.widgets.metric_table import metric_row, rows_table
 
-ISSUE_ACTIVE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
-BUSY_ISSUE_PCT = 80.0
-"""Above this issue-slot utilisation the schedulers are busy and stalls matter less."""
+ISSUE_ACTIVE = n.ISSUE_ACTIVE
 
 
 def stall_label(detail: KernelDetail, name: str) -> str:
@@ -30,31 +30,41 @@ def stall_label(detail: KernelDetail, name: str) -> str:
 
 
 def ranked_stalls(detail: KernelDetail) -> list[tuple[str, float]]:
-    """(reason, cycles per issue-active) for every stall reason, largest first."""
-    values = [(stall_label(detail, n), detail.number(n)) for n in detail.stall_reasons]
-    ranked = [(label, v) for label, v in values if v is not None]
-    ranked.sort(key=lambda item: (-item[1], item[0]))
-    return ranked
+    """(reason, cycles per issue-active) for every stall reason, largest first (the ranking
+    the Markdown record and the diagnosis use: ``derived.ranked_stalls``)."""
+    ranked = derived.ranked_stalls(detail.metrics, detail.stall_reasons)
+    return [(stall_label(detail, name), v) for name, v in ranked]
 
 
-def reading(detail: KernelDetail, ranked: list[tuple[str, float]]) -> Text:
-    """One line: do the stalls matter, and which one leads."""
+def reading(detail: KernelDetail) -> Text:
+    """One line: do the stalls matter (the diagnosis's own test, ``issue_underused_pct`` of
+    the thresholds), and which one leads."""
     issue = detail.number(ISSUE_ACTIVE)
-    top = next(((label, v) for label, v in ranked if label != "Selected"), None)
+    top = derived.top_stalls(derived.ranked_stalls(detail.metrics, detail.stall_reasons), 1)
     text = Text()
-    if issue is None:
+    busy = derived.issue_slots_busy(issue)
+    if issue is None or busy is None:
         return Text("Issue-slot utilisation was not collected (--section SchedulerStats).", "dim")
-    if issue > BUSY_ISSUE_PCT:
-        text.append(f"Issue slots are busy ({fmt_pct(issue)} %): ", style="bold green")
-        text.append("the schedulers issue almost every cycle, so stalls matter less — "
-                    "reduce the instructions issued instead.")
+    limit = f"{DEFAULT_THRESHOLDS.issue_underused_pct:.0f}"
+    if busy:
+        text.append(
+            f"Issue slots are busy ({fmt_pct(issue)} % ≥ {limit} %): ", style="bold green"
+        )
+        text.append("the schedulers issue on most cycles, so the stall reasons describe normal "
+                    "waiting and no stall flag is raised — reduce the instructions issued "
+                    "instead.")
     else:
         text.append(
-            f"Issue slots are busy only {fmt_pct(issue)} % of cycles: ", style="bold yellow"
+            f"Issue slots are busy only {fmt_pct(issue)} % of cycles (< {limit} %): ",
+            style="bold yellow",
         )
         text.append("stalls limit throughput")
-        if top is not None:
-            text.append(f"; the top reason is {top[0]} ({top[1]:,.2f} cycles per instruction)")
+        if top:
+            name, value = top[0]
+            text.append(
+                f"; the top reason is {stall_label(detail, name)} ({value:,.2f} cycles per "
+                "instruction)"
+            )
         text.append(".")
     return text
 
@@ -70,8 +80,7 @@ class StallsPane(Pane):
             yield Static("", id="stalls-scheduler", classes="pane-body")
 
     def update_content(self, detail: KernelDetail) -> None:
-        ranked = ranked_stalls(detail)
-        self.query_one("#stalls-reading", Static).update(reading(detail, ranked))
+        self.query_one("#stalls-reading", Static).update(reading(detail))
         self.body.update(Group(*self.render_body(detail)))
         self.query_one("#stalls-scheduler", Static).update(self.scheduler_table(detail))
 

@@ -55,6 +55,8 @@ def facts_table(data: TimelineData) -> Table:
         plural(report.cuda_api.height, "CUDA API call"),
         plural(int(data.nvtx["Instances"].sum()) if data.nvtx.height else 0, "NVTX range"),
     ]
+    if not report.has_cuda_trace:
+        work.insert(0, "no CUDA trace (a CPU-only capture)")
     table.add_row("Work", " · ".join(work))
     return table
 

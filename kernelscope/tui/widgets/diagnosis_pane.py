@@ -17,8 +17,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kernelscope.parsers.diagnosis import Diagnosis, Evidence, Flag, diagnose
+from kernelscope.parsers.diagnosis import Diagnosis, Evidence, Flag, derived, diagnose
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
+from kernelscope.parsers.families import ReportFamilies, kernel_families
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary
 from kernelscope.parsers.roofline import Roofline, main_precision
@@ -139,6 +140,7 @@ class DiagnosisView(Vertical):
 
     diagnosis: Diagnosis | None = None
     _points: tuple[int, int, tuple[ChartKernel, ...]] | None = None
+    _families: tuple[int, int, ReportFamilies] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="diagnosis-body", id="diagnosis-body")
@@ -152,13 +154,26 @@ class DiagnosisView(Vertical):
             self._points = (*key, chart_kernels(list(summaries)))
         return self._points[2]
 
+    def _report_families(self, summaries: Sequence[KernelSummary]) -> ReportFamilies:
+        """The report's families, grouped once per list of summaries."""
+        key = (id(summaries), len(summaries))
+        if self._families is None or self._families[:2] != key:
+            self._families = (*key, kernel_families(list(summaries)))
+        return self._families[2]
+
     def show(self, detail: KernelDetail, summaries: Sequence[KernelSummary] = ()) -> Diagnosis:
-        """Diagnose ``detail`` (its share of the time taken from ``summaries``) and show it."""
+        """Diagnose ``detail`` (its and its family's share of the time taken from
+        ``summaries``) and show it."""
+        families = self._report_families(summaries)
+        family = families.family_of(detail.id)
         d = diagnose(
             detail.metrics,
             detail.rules,
             detail.sections,
-            time_share=time_share(detail, summaries),
+            time_share=time_share(detail, summaries, families),
+            family_share=family.time_share if family is not None else None,
+            family_launches=family.count if family is not None else 1,
+            source=detail.source,
         )
         self.diagnosis = d
         self.query_one("#diagnosis-body", Static).update(Group(*render_diagnosis(d)))
@@ -174,12 +189,14 @@ class DiagnosisView(Vertical):
         return d
 
 
-def time_share(detail: KernelDetail, summaries: Sequence[KernelSummary]) -> float | None:
-    """The kernel's share of the summed duration of ``summaries`` (None when unknown)."""
-    total = sum(
-        float(s.row["duration_ns"])  # type: ignore[arg-type]
-        for s in summaries
-        if isinstance(s.row.get("duration_ns"), (int, float))
-    )
-    own = detail.duration_ns
-    return own / total if own is not None and total > 0 and len(summaries) > 1 else None
+def time_share(
+    detail: KernelDetail,
+    summaries: Sequence[KernelSummary],
+    families: ReportFamilies | None = None,
+) -> float | None:
+    """The kernel's share of the summed duration of ``summaries`` (None when unknown or when
+    the report holds this one kernel)."""
+    if len(summaries) <= 1:
+        return None
+    families = kernel_families(list(summaries)) if families is None else families
+    return derived.time_share(detail.duration_ns, families.total_ns)

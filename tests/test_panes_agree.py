@@ -1,0 +1,137 @@
+"""What the panes say about a kernel agrees with its diagnosis, on every committed sample.
+
+The Launch, Occupancy, Memory and Warp stalls panes and the Markdown record read the same derived
+values and thresholds as the diagnosis (``parsers/diagnosis/derived.py``); this test compares,
+kernel by kernel, each pane's reading with the flag, guard rail or skipped check of the diagnosis
+that speaks about the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from kernelscope.export.ncu_markdown import record_body
+from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
+from kernelscope.parsers.diagnosis import Diagnosis, derived
+from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.families import kernel_families
+from kernelscope.parsers.kernel_analysis import diagnose_detail, open_for_analysis
+from kernelscope.parsers.ncu import KernelDetail
+from kernelscope.parsers.ncu.panes import OCCUPANCY_LIMITS
+from kernelscope.screens.panes.launch import launch_reading
+from kernelscope.screens.panes.memory import spill_note
+from kernelscope.screens.panes.occupancy import binding_limits, occupancy_reading
+from kernelscope.screens.panes.stalls import reading, stall_label
+from tests.conftest import ncu_sample_paths
+
+STALL_FLAGS = ("barrier-stalls", "long-scoreboard-stalls", "mio-throttle")
+ALL_READ = 64
+"""Reports up to this many kernels are checked kernel by kernel; larger ones (1,000 launches of
+four kernels) by the median launch of each family."""
+
+
+@cache
+def details(path: Path) -> tuple[tuple[KernelDetail, Diagnosis], ...]:
+    with open_for_analysis(path) as report:
+        ids = list(range(report.kernel_count))
+        if report.kernel_count > ALL_READ:
+            summaries = [s for batch in report.iter_summaries() for s in batch]
+            ids = sorted(f.representative for f in kernel_families(summaries))
+        out = []
+        for kernel_id in ids:
+            report.source_hotspots(kernel_id)
+            detail = report.detail(kernel_id)
+            out.append((detail, diagnose_detail(detail)))
+        return tuple(out)
+
+
+SAMPLES = ncu_sample_paths()
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name.split(".")[0] for p in SAMPLES])
+def test_panes_and_diagnosis_agree(path: Path) -> None:
+    pairs = details(path)
+    assert pairs
+    for detail, d in pairs:
+        where = f"{path.name} kernel {detail.id}"
+        _stalls(detail, d, where)
+        _memory(detail, d, where)
+        _occupancy(detail, d, where)
+        _launch(detail, d, where)
+        _record(detail, d, where)
+
+
+def _stalls(detail: KernelDetail, d: Diagnosis, where: str) -> None:
+    text = reading(detail).plain
+    issue = detail.number(n.ISSUE_ACTIVE)
+    raised = [f for f in d.flags if f.id in STALL_FLAGS]
+    if issue is None:
+        assert "not collected" in text, where
+        assert not raised, where
+        return
+    busy = issue >= T.issue_underused_pct
+    assert ("stalls limit throughput" in text) == (not busy), (where, text)
+    if busy:
+        # The pane says the stalls describe normal waiting: the diagnosis raises none.
+        assert not raised, (where, [f.id for f in raised])
+    for flag in raised:
+        issue_ev = next(e for e in flag.evidence if e.metric == n.ISSUE_ACTIVE)
+        assert issue_ev.threshold == T.issue_underused_pct and issue_ev.holds, where
+    ranked = derived.top_stalls(derived.ranked_stalls(detail.metrics, detail.stall_reasons), 1)
+    if ranked and not busy:
+        assert stall_label(detail, ranked[0][0]) in text, (where, text)
+
+
+def _memory(detail: KernelDetail, d: Diagnosis, where: str) -> None:
+    text = spill_note(detail).plain
+    flag = d.flag("register-spill")
+    if "register-spill" in d.skipped:
+        assert "not collected" in text, (where, text)
+        return
+    assert "not collected" not in text, (where, text)
+    if flag is not None:
+        assert text.startswith("Local memory traffic") and "local memory" in text, where
+    elif text.startswith("No local-memory"):
+        local = derived.local_memory(detail.metrics)
+        assert local is not None and not local.any, where
+    else:  # some traffic, under the flag's threshold
+        assert "under the" in text, (where, text)
+
+
+def _occupancy(detail: KernelDetail, d: Diagnosis, where: str) -> None:
+    _, binding = binding_limits(detail)
+    by_label = dict(OCCUPANCY_LIMITS)
+    flag = d.flag("occupancy-limiter")
+    if flag is not None:
+        limiting = {e.metric for e in flag.evidence if e.note == "limiting"}
+        assert {by_label[label] for label in binding} == limiting, (where, binding, limiting)
+    note = occupancy_reading(detail)
+    grid_guard = any(g.id == "grid-cannot-fill" for g in d.guard_rails)
+    assert (note is not None and "grid cannot fill" in note.plain) == grid_guard, where
+    low = d.flag("low-occupancy")
+    if grid_guard:
+        assert low is not None and low.severity == "info", where
+
+
+def _launch(detail: KernelDetail, d: Diagnosis, where: str) -> None:
+    text = launch_reading(detail) or ""
+    tail = d.flag("tail-effect")
+    assert ("tail effect" in text) == (tail is not None), (where, text)
+    waves = detail.number(n.WAVES)
+    assert ("Less than one wave" in text) == (waves is not None and 0 < waves < T.waves_fill), where
+
+
+def _record(detail: KernelDetail, d: Diagnosis, where: str) -> None:
+    body = record_body(detail, d)
+    _, binding = binding_limits(detail)
+    limits = next(line for line in body.splitlines() if line.startswith("- block limits:"))
+    marked = set(re.findall(r"([a-z][a-z ]*) [\d,.]+ \(binding\)", limits))
+    assert marked == set(binding), (where, marked, binding)
+    ranked = derived.top_stalls(derived.ranked_stalls(detail.metrics, detail.stall_reasons))
+    stalls = next(line for line in body.splitlines() if line.startswith("- top stalls"))
+    for name, _ in ranked:
+        assert derived.stall_reason(name) in stalls, (where, stalls)
