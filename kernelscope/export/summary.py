@@ -87,7 +87,8 @@ KERNEL_COLUMNS = (
     SummaryColumn("occ", "Occ %", priority=3),
     SummaryColumn("bottleneck", "Bottleneck", "left",
                   compact=lambda text: text.replace("-bound", "")),
-    SummaryColumn("flag", "Top flag", "left", minimum=12),
+    SummaryColumn("flag", "Top flag", "left", minimum=12,
+                  compact=lambda text: text.partition(" (")[0]),  # the colour tells severity
 )
 COLUMN_GAP = 3
 """What the table puts between two columns (a space, a rule, a space)."""
@@ -183,7 +184,7 @@ def _fit(
     for column in columns:
         natural = max([len(column.title), *(len(r[column.key]) for r in rows)])
         minimum = column.minimum
-        if column.compact is not None:
+        if column.compact is not None and minimum is None:  # cut to its compact form only
             minimum = max([len(column.title),
                            *(len(column.compact(r[column.key])) for r in rows)])
         fits.append(ColumnFit(column.key, natural, minimum=minimum, priority=column.priority,
