@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
 from kernelscope.parsers.nsys.timeline_data import TimelineData, build
-from kernelscope.render.format import fmt_ns, plural, short_name
+from kernelscope.render.format import fmt_ns, plural
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
@@ -296,7 +296,10 @@ class TimelineScreen(Screen[None]):
     def _can_go_back(self) -> bool:
         if self.data is None:
             return False
-        if self.active_view == "timeline" and self.timeline.selected is not None:
+        timeline = self.timeline
+        if self.active_view == "timeline" and (
+            timeline.selected is not None or timeline.chosen_kernel is not None
+        ):
             return True
         return bool(self._history) or self.active_view != VIEW_IDS[0]
 
@@ -328,8 +331,10 @@ class TimelineScreen(Screen[None]):
         count, first, last = hits.row(0)
         if not count:
             return
-        note = f"{short_name(name, 40)}: {plural(int(count), 'instance')}"
+        note = f"{self.data.short_name(name)}: {plural(int(count), 'instance')}"
         self._show_range(int(first), int(last), note)
+        timeline = self.timeline
+        timeline.call_after_refresh(timeline.choose_kernel, name)
 
     def show_nvtx(self, range_name: str) -> None:
         """Show every instance of NVTX range ``range_name`` on the timeline."""

@@ -7,6 +7,7 @@ from typing import cast
 
 from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series
 from kernelscope.parsers.ncu.panes import PaneSpec
+from kernelscope.parsers.ncu.source import KernelSource
 
 RULE_TYPES = {1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
 SPEEDUP_TYPES = {1: "local", 2: "global"}
@@ -106,6 +107,8 @@ class KernelDetail:
     curves: dict[str, Series]
     rules: tuple[RuleResult, ...]
     source: SourceHotspots | None = None
+    listing: KernelSource | None = None
+    """The whole source and SASS with per-instruction metrics (read for the Source page)."""
     unmeasured: str | None = None
     """As ``KernelSummary.unmeasured``: why the kernel has no measurement, else None."""
     pid: int | None = None

@@ -63,7 +63,8 @@ class NsysReport:
     Frames (all times ``Int64`` ns):
 
     - ``kernels``: start, end, device_id, context_id, stream_id, correlation_id, global_pid,
-      name (demangled, as ``nsys stats`` prints), short_name.
+      grid_x/y/z, block_x/y/z (null when the export lacks them), name (demangled, as
+      ``nsys stats`` prints), short_name.
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
       dst_device_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,
