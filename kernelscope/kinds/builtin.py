@@ -66,4 +66,33 @@ NSYS = KindSpec(
     session="kernelscope.screens.timeline_session:TimelineSession",
 )
 
-BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS)
+def _is_join(probe: Any) -> bool:
+    from kernelscope.parsers.join import is_join
+
+    return is_join(probe.paths)
+
+
+def _open_join(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.join import open_join
+
+    if options.process:
+        from kernelscope.parsers.errors import ReportError
+
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    return open_join(paths, cache_dir=options.cache_dir)
+
+
+JOIN = KindSpec(
+    name="join",
+    title="timeline joined with kernel reports",
+    detect=_is_join,
+    open=_open_join,
+    analyse="kernelscope.export.join_export:analyse_join",
+    summary="kernelscope.export.join_export:print_join_summary",
+    export="kernelscope.export.join_export:render_join",
+    session="kernelscope.screens.join_session:JoinSession",
+    subcommand="join",
+    inputs=(2, None),
+)
+
+BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, JOIN)

@@ -174,7 +174,9 @@ def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
         check_readable(paths[0])
     probe = Probe(paths)
     for kind in _KINDS.values():
-        if kind.subcommand is None and kind.accepts(len(paths)) and kind.detect(probe):
+        # A kind claiming a subcommand is found by content too when its detect says so
+        # (``kernelscope TRACE KERNELS...`` is a join without the word).
+        if kind.accepts(len(paths)) and kind.detect(probe):
             return kind
     if len(paths) == 1:
         detect_kind(paths[0])  # raises the sentence for a file of no known kind

@@ -23,7 +23,10 @@ def _tui_parser() -> argparse.ArgumentParser:
         description=(
             "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
             "in the terminal. Without REPORT, opens the bundled sample report. "
-            "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'."
+            "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'. "
+            "'kernelscope TRACE KERNELS...' (or 'kernelscope join TRACE KERNELS...') joins a "
+            "timeline with kernel reports; with --format md|json|csv [-o FILE] it prints "
+            "the join headless."
         ),
     )
     p.add_argument(
@@ -81,6 +84,15 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
     if argv and by_subcommand(argv[0]) is not None:
         return argv[0], argv[1:]
     return None, argv
+
+
+EXPORT_OPTIONS = ("--format", "-f", "--output", "-o", "--top")
+
+
+def _wants_export(argv: list[str]) -> bool:
+    """A kind's subcommand given export options (``--format``, ``-o``) runs headless."""
+    return any(a in EXPORT_OPTIONS or a.startswith(("--format=", "--output=", "--top="))
+               for a in argv)
 
 
 def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
@@ -145,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             kind, rest = _kind_word(argv[1:])
             return run_summary(_summary_parser().parse_args(rest), kind)
         kind, rest = _kind_word(argv)
+        if kind is not None and _wants_export(rest):  # kernelscope join T K --format json
+            return run_export(_export_parser().parse_args(rest), kind)
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from kernelscope.parsers.join.names import is_mangled, match_name
 from kernelscope.parsers.join.timeline_families import TimelineFamily, TimelineKernels
 
-
 MAX_ALIGN_WORK = 2_000_000
 """Duration comparisons one alignment may make; beyond, offsets are tried at a stride."""
 

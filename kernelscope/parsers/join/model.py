@@ -163,11 +163,11 @@ def profiled_launches(index: int, analyzed: AnalyzedReport) -> list[ProfiledLaun
         row = k.summary.row
         if not k.summary.measured:
             continue
-        nvtx = row.get("nvtx")
+        nvtx = k.summary.nvtx
         out.append(ProfiledLaunch(
             report=index, kernel_id=k.id, name=str(row.get("name", "")),
             demangled=str(row.get("demangled") or row.get("name", "")),
-            mangled=str(row.get("mangled") or ""),
+            mangled=k.summary.mangled,
             grid=str(row.get("grid", "")), block=str(row.get("block", "")),
             duration_ns=k.duration_ns, nvtx=nvtx if isinstance(nvtx, str) else None,
         ))
