@@ -236,7 +236,7 @@ class TimelineScreen(Screen[None]):
         self._focus_view(self.active_view)
         self.refresh_bindings()
         if self._then is not None:
-            self._then(self)
+            self.call_after_refresh(self._then, self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:

@@ -1,7 +1,7 @@
 """The ``ncu`` command that profiles a representative launch of a timeline family.
 
 The launch chosen is the family's median-duration instance in the NVTX range most of its
-instances ran in (its first instance is left out when there are others: a first launch often
+time ran in (its first instance is left out when there are others: a first launch often
 loads the module). The kernel filter is the exact mangled name where the trace has it
 (``--kernel-name-base mangled``), else the function name when no other family shares it, else
 the demangled name. With the NVTX filter (``--nvtx --nvtx-include 'RANGE/'``), ``--launch-skip``

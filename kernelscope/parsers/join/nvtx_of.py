@@ -9,7 +9,6 @@ report (no CUDA API trace) or that ran outside every range get None.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -110,13 +109,3 @@ def kernel_ranges(report: NsysReport) -> pl.DataFrame:
     return pl.DataFrame({"nvtx": inner, "nvtx_path": paths},
                         schema={"nvtx": pl.String, "nvtx_path": pl.String})
 
-
-def common_range(names: Sequence[str | None]) -> str | None:
-    """The range most of ``names`` share (None when none has one)."""
-    counts: dict[str, int] = {}
-    for n in names:
-        if n is not None:
-            counts[n] = counts.get(n, 0) + 1
-    if not counts:
-        return None
-    return max(counts.items(), key=lambda kv: (kv[1], -len(kv[0])))[0]

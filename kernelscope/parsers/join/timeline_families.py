@@ -15,7 +15,7 @@ from functools import cached_property
 import polars as pl
 
 from kernelscope.parsers.join.names import is_mangled, match_name
-from kernelscope.parsers.join.nvtx_of import common_range, kernel_ranges
+from kernelscope.parsers.join.nvtx_of import kernel_ranges
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 
 
@@ -79,8 +79,8 @@ class TimelineFamily:
 
     @cached_property
     def main_range(self) -> str | None:
-        """The NVTX range most instances ran in."""
-        return common_range(self.nvtx)
+        """The NVTX range most of the family's time ran in (None: in none)."""
+        return next(iter(self.ranges()), None)
 
     def ranges(self) -> dict[str | None, tuple[int, int]]:
         """Per innermost NVTX range: (instances, total ns), largest total first."""
