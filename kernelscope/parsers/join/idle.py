@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from kernelscope.parsers.nsys.findings import tiny_kernel_stretches
+from kernelscope.parsers.nsys.findings import TINY_KERNEL_NS, tiny_kernel_stretches
 from kernelscope.parsers.nsys.gap_causes import SYNC_API
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
@@ -196,9 +196,9 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
 
 def _stretch_evidence(stretches: pl.DataFrame) -> str:
     kernels = int(stretches["kernels"].sum() or 0)
-    gap = stretches["median_gap_ns"].median()
-    dur = stretches["median_kernel_ns"].median()
-    return (f"{kernels:,} kernels shorter than 20 µs in {stretches.height:,} launch-bound "
+    gap = float(stretches["median_gap_ns"].median() or 0.0)  # type: ignore[arg-type]
+    dur = float(stretches["median_kernel_ns"].median() or 0.0)  # type: ignore[arg-type]
+    return (f"{kernels:,} kernels shorter than {TINY_KERNEL_NS // 1000} µs in {stretches.height:,} launch-bound "
             f"stretch(es): median kernel {dur:,.0f} ns, median gap {gap:,.0f} ns")
 
 
