@@ -14,7 +14,7 @@ from rich.table import Table
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.errors import ReportError, safe_text
-from kernelscope.parsers.join import JoinInputs, JoinReport, build_join
+from kernelscope.parsers.join import JoinInputs, JoinReport, analyse_join
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.render.format import fmt_ns
 from kernelscope.render.join_text import (
@@ -31,10 +31,6 @@ CSV_COLUMNS = (
     "profiled", "ncu_ids", "bottleneck", "top_flags", "headroom", "potential_saving_ns",
     "weak_estimate", "one_time", "nvtx_range", "ncu_command",
 )
-
-
-def analyse_join(inputs: JoinInputs, options: object = None) -> JoinReport:
-    return build_join(inputs.timeline, inputs.reports)
 
 
 def _check(options: ExportOptions) -> None:

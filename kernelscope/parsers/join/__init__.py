@@ -7,13 +7,20 @@ and the TUI show. Plain objects and polars frames only (no Textual, no rich).
 """
 
 from kernelscope.parsers.join.model import SCHEMA, JoinReport, RankedItem, build_join
-from kernelscope.parsers.join.opener import JoinInputs, is_join, open_join, split_inputs
+from kernelscope.parsers.join.opener import (
+    JoinInputs,
+    analyse_join,
+    is_join,
+    open_join,
+    split_inputs,
+)
 
 __all__ = [
     "SCHEMA",
     "JoinInputs",
     "JoinReport",
     "RankedItem",
+    "analyse_join",
     "build_join",
     "is_join",
     "open_join",

@@ -198,8 +198,9 @@ def _stretch_evidence(stretches: pl.DataFrame) -> str:
     kernels = int(stretches["kernels"].sum() or 0)
     gap = float(stretches["median_gap_ns"].median() or 0.0)  # type: ignore[arg-type]
     dur = float(stretches["median_kernel_ns"].median() or 0.0)  # type: ignore[arg-type]
-    return (f"{kernels:,} kernels shorter than {TINY_KERNEL_NS // 1000} µs in {stretches.height:,} launch-bound "
-            f"stretch(es): median kernel {dur:,.0f} ns, median gap {gap:,.0f} ns")
+    tiny = TINY_KERNEL_NS // 1000
+    return (f"{kernels:,} kernels shorter than {tiny} µs in {stretches.height:,} "
+            f"launch-bound stretch(es): median kernel {dur:,.0f} ns, median gap {gap:,.0f} ns")
 
 
 def _copies(report: NsysReport) -> IdleItem | None:

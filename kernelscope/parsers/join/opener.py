@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernelscope.parsers.compressed import head_of
 from kernelscope.parsers.detect import ReportKind, _kind_of_head, check_readable
@@ -16,6 +17,9 @@ from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kernel_analysis import AnalyzedReport, analyze, open_for_analysis
 from kernelscope.parsers.ncu import NcuReport
 from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.join.model import JoinReport
 
 TIMELINE_KINDS = (ReportKind.NSYS, ReportKind.SQLITE)
 Step = Callable[[str], None]
@@ -111,3 +115,10 @@ def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
         inputs.close()
         raise
     return inputs
+
+
+def analyse_join(inputs: JoinInputs, options: object = None) -> JoinReport:
+    """The join of the opened inputs (the kind's ``analyse``)."""
+    from kernelscope.parsers.join.model import build_join
+
+    return build_join(inputs.timeline, inputs.reports)
