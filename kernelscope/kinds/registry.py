@@ -52,6 +52,10 @@ class OpenOptions:
     """How to open inputs (every kind gets the same; each reads what it needs)."""
 
     cache_dir: Path | None = None
+    workers: int | None = None
+    """Worker processes for a kind that reduces many inputs (0: in this process)."""
+    scheduler: str | None = None
+    """A Dask scheduler address to run those reductions on instead."""
     process: str | None = None
     """Of a kernel report, only the kernels of this process (an id or a name)."""
 
@@ -174,9 +178,7 @@ def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
         check_readable(paths[0])
     probe = Probe(paths)
     for kind in _KINDS.values():
-        # A kind claiming a subcommand is found by content too when its detect says so
-        # (``kernelscope TRACE KERNELS...`` is a join without the word).
-        if kind.accepts(len(paths)) and kind.detect(probe):
+        if kind.subcommand is None and kind.accepts(len(paths)) and kind.detect(probe):
             return kind
     if len(paths) == 1:
         detect_kind(paths[0])  # raises the sentence for a file of no known kind

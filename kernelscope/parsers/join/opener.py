@@ -64,11 +64,18 @@ def split_inputs(paths: Sequence[Path]) -> tuple[Path, tuple[Path, ...]]:
 def is_join(paths: Sequence[Path]) -> bool:
     """Whether ``paths`` are a timeline plus kernel reports (for detection; never raises on
     the kinds, only on unreadable files)."""
-    if len(paths) < 2:
+    if len(paths) < 2 or any(_is_dir(p) for p in paths):
         return False
     kinds = [kind_of(p) for p in paths]
     return (sum(k in TIMELINE_KINDS for k in kinds) == 1
             and all(k in (*TIMELINE_KINDS, ReportKind.NCU) for k in kinds))
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 @dataclass
