@@ -95,8 +95,10 @@ def demangled_of(summary: KernelSummary) -> str:
 
 
 def kernel_state(node: DOMNode) -> KernelState:
-    """The kernel report shown by the app ``node`` belongs to."""
+    """The kernel report shown by the app ``node`` belongs to (for a session of several
+    reports, such as a join, the one it shows now: its ``active_kernel_state``)."""
     state = session_of(node)
+    state = getattr(state, "active_kernel_state", state)
     if not isinstance(state, KernelState):
         raise RuntimeError("no kernel report is open")
     return state

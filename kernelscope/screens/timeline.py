@@ -9,6 +9,7 @@ Any failure ends on the app's error screen with one sentence.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -142,10 +143,23 @@ class TimelineScreen(Screen[None]):
     }
     """
 
-    def __init__(self, path: Path, *, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        cache_dir: Path | None = None,
+        data: TimelineData | None = None,
+        then: Callable[[TimelineScreen], None] | None = None,
+    ) -> None:
+        """``data``: the report already analysed (another view, e.g. a join, opened it);
+        ``then(screen)`` runs once the views show. A screen given ``data`` is pushed over
+        that view: ``escape`` with nowhere left to go back to closes it."""
         super().__init__(id="timeline-screen")
         self.path = Path(path)
         self.cache_dir = cache_dir
+        self._given = data
+        self._then = then
+        self.closable = data is not None
         self.data: TimelineData | None = None
         self.opening = True
         self._cancel = threading.Event()
@@ -160,7 +174,10 @@ class TimelineScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self._open()
+        if self._given is not None:
+            self.post_message(TimelineLoaded(self._given))
+        else:
+            self._open()
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -205,6 +222,8 @@ class TimelineScreen(Screen[None]):
         self._fill(self.active_view)
         self._focus_view(self.active_view)
         self.refresh_bindings()
+        if self._then is not None:
+            self.call_after_refresh(self._then, self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
@@ -292,6 +311,8 @@ class TimelineScreen(Screen[None]):
             self.action_show_view(self._history.pop(), remember=False)
         elif self.active_view != VIEW_IDS[0]:
             self.action_show_view(VIEW_IDS[0], remember=False)
+        elif self.closable:
+            self.dismiss()
 
     def _can_go_back(self) -> bool:
         if self.data is None:
@@ -383,7 +404,7 @@ class TimelineScreen(Screen[None]):
         if action == "cancel":
             return self.opening
         if action == "back":
-            return self.opening or self._can_go_back()
+            return self.opening or self._can_go_back() or self.closable
         if action == "export":
             return self.data is not None and self.can_export()
         if action in ("show_view", "step_view"):

@@ -77,6 +77,10 @@ class KernelSummary:
     unmeasured: str | None = None
     """Why the kernel has no measurement at all (profiling failed, nothing collected), as one
     sentence; None for a measured kernel. Such a kernel is left out of totals and shares."""
+    mangled: str = ""
+    """The mangled name (the function name where the report has none)."""
+    nvtx: str | None = None
+    """The innermost NVTX range open around the launch (``ncu --nvtx``), else None."""
 
     @property
     def id(self) -> int:
