@@ -111,7 +111,7 @@ from kernelscope.parsers.ncu.opener import load_ncu_context
 from kernelscope.parsers.ncu.summary_reader import action_names
 out = {}
 for path in sys.argv[1:]:
-    ctx, _ = load_ncu_context(path)
+    ctx, _, _ = load_ncu_context(path)
     names = set()
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
