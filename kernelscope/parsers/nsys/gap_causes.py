@@ -10,8 +10,13 @@ share of the gap each category of call covers decides the cause:
   ``cudaEventSynchronize``, ``cuCtxSynchronize``, ...) cover at least half of the gap;
 - ``memcpy``: synchronous copies/memsets (``cudaMemcpy``, ``cudaMemset``, non-``Async``) or
   ``Async`` copies from/to pageable memory cover at least half;
-- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cudaGraphLaunch``,
-  ``cuLaunchKernel``, kernel/module loading done on first launch) cover at least half;
+- ``in-graph``: the operations before and after the gap belong to the same CUDA graph launch
+  (``--cuda-graph-trace=node``): all the work was submitted at once, so the gap is the
+  graph's own (a dependency between nodes, an event wait, a host node), not the CPU's;
+- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cuLaunchKernel``, kernel/module
+  loading done on first launch) cover at least half;
+- ``graph-launch``: ``cudaGraphLaunch``/``cuGraphLaunch`` calls cover at least half (a
+  graph's first launch uploads it; a large graph takes long to submit);
 - ``cpu-idle``: blocking OS runtime calls (poll, select, epoll_wait, sleep, futex,
   pthread_cond_wait, sem_wait, ...) cover at least half;
 - ``cpu-busy``: the feeding thread is known and all its traced calls cover less than half
@@ -31,11 +36,13 @@ from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
-CAUSES = ("sync", "memcpy", "launch-overhead", "cpu-busy", "cpu-idle", "unknown")
+CAUSES = ("sync", "memcpy", "in-graph", "launch-overhead", "graph-launch", "cpu-busy",
+          "cpu-idle", "unknown")
 DEFAULT_LARGE_GAP_NS = 100_000
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
 MEMCPY_API = r"^(cuda|cu)Mem(cpy|set)"
+GRAPH_LAUNCH_API = r"^(cuda|cu)GraphLaunch"
 LAUNCH_API = (
     r"^(cuda|cu)(Launch|GraphLaunch|ConfigureCall|PushCallConfiguration|PopCallConfiguration"
     r"|SetupArgument|LibraryLoad|LibraryGetKernel|KernelGetName|ModuleLoad|ModuleGetFunction"
@@ -80,6 +87,8 @@ class GapExplanation:
     coverage: dict[str, float] = field(default_factory=dict)  # category -> share of the gap
     cpu: list[CpuActivity] = field(default_factory=list)
     next_op: str | None = None
+    graph: str | None = None  # "inside" a graph launch, "launch" (ends at a graph's first
+    #                           operation), or None
 
     @property
     def duration_ns(self) -> int:
@@ -113,6 +122,7 @@ def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.
         api,
         pl.when(pl.col("name").str.contains(SYNC_API)).then(pl.lit("sync"))
         .when(pl.col("name").str.contains(MEMCPY_API)).then(pl.lit("memcpy"))
+        .when(pl.col("name").str.contains(GRAPH_LAUNCH_API)).then(pl.lit("graph-launch"))
         .when(pl.col("name").str.contains(LAUNCH_API)).then(pl.lit("launch"))
         .otherwise(pl.lit("api")),
     ).with_columns(
@@ -142,13 +152,31 @@ def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.
 
 def _feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
     """Per gap: ``feeder``, the global tid whose API call launched the operation that ends
-    the gap (null when unknown), ``pid`` of that operation's process and ``kind``."""
+    the gap (null when unknown), ``pid`` of that operation's process, ``kind``, and
+    ``graph``: "inside" when that operation and one ending the gap's start came from the same
+    graph launch, "launch" when only the first did, else null."""
     ops = report.gpu_ops.join(
         gaps.select(pl.col("device").alias("device_id"), pl.col("end_ns").alias("start")),
         on=["device_id", "start"], how="semi",
     ).select(
         pl.col("device_id").alias("device"), pl.col("start").alias("end_ns"),
         "correlation_id", pid_of(pl.col("global_pid")).alias("pid"), "kind",
+        pl.col("graph_node_id").is_not_null().alias("_in_graph"),
+    )
+    before = report.gpu_ops.filter(pl.col("graph_node_id").is_not_null()).join(
+        gaps.select(pl.col("device").alias("device_id"), pl.col("start_ns").alias("end")),
+        on=["device_id", "end"], how="semi",
+    ).select(
+        pl.col("device_id").alias("device"), pl.col("end").alias("start_ns"),
+        "correlation_id", pid_of(pl.col("global_pid")).alias("pid"),
+        pl.lit(True).alias("_same"),
+    ).unique()
+    inside = (
+        gaps.select("gap", "device", "start_ns", "end_ns")
+        .join(ops.filter("_in_graph").select("device", "end_ns", "correlation_id", "pid"),
+              on=["device", "end_ns"])
+        .join(before, on=["device", "start_ns", "correlation_id", "pid"])
+        .select("gap", "_same").unique("gap")
     )
     launches = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
                                     how="semi").select(
@@ -157,9 +185,14 @@ def _feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
     )
     # Correlation ids are per process: keep the launch only if it is in the op's process.
     ops = ops.join(launches, on=["correlation_id", "pid"], how="left")
-    return gaps.join(ops, on=["device", "end_ns"], how="left").unique(
+    fed = gaps.join(ops, on=["device", "end_ns"], how="left").unique(
         subset=["gap"], keep="first", maintain_order=True
     )
+    return fed.join(inside, on="gap", how="left", maintain_order="left").with_columns(
+        pl.when(pl.col("_same").fill_null(False)).then(pl.lit("inside"))
+        .when(pl.col("_in_graph").fill_null(False)).then(pl.lit("launch"))
+        .otherwise(pl.lit(None, pl.String)).alias("graph")
+    ).drop("_same", "_in_graph")
 
 
 def explain_gaps(
@@ -257,7 +290,8 @@ def _explain(
         g = row["gap"]
         dur = row["end_ns"] - row["start_ns"]
         shares = {k: v / dur for k, v in cov.get(g, {}).items()}
-        cause = _cause(shares, any_cov.get(g, 0) / dur, row["feeder"] is not None)
+        cause = ("in-graph" if row["graph"] == "inside"
+                 else _cause(shares, any_cov.get(g, 0) / dur, row["feeder"] is not None))
         feeder = row["feeder"]
         out.append(
             GapExplanation(
@@ -265,7 +299,7 @@ def _explain(
                 cause=cause,
                 thread=int(feeder) % (1 << 24) if feeder is not None else None,
                 coverage={k: round(v, 4) for k, v in sorted(shares.items())},
-                cpu=listed.get(g, []), next_op=row["kind"],
+                cpu=listed.get(g, []), next_op=row["kind"], graph=row["graph"],
             )
         )
     return out
@@ -274,7 +308,7 @@ def _explain(
 def _cause(shares: dict[str, float], any_share: float, feeder_known: bool) -> str:
     for category, cause in (
         ("sync", "sync"), ("memcpy", "memcpy"), ("launch", "launch-overhead"),
-        ("idle", "cpu-idle"),
+        ("graph-launch", "graph-launch"), ("idle", "cpu-idle"),
     ):
         if shares.get(category, 0.0) >= _HALF:
             return cause

@@ -220,8 +220,8 @@ def _decide(ev: dict[str, float | int | None], sms: int | None,
               f"DRAM {_pct(dram)}")
     if float(pct) < t.sol_busy_pct:
         return ("gpu-idle",
-                f"{head}: the time is lost between kernels (gaps, launches, sync) before "
-                f"inside them; fix the gaps first ({inside}).")
+                f"{head}: most of the time is lost between the kernels (gaps, launches, "
+                f"sync), not inside them; fix the gaps first ({inside}).")
     if active is not None and float(active) < 100 * t.grid_warning_fraction:
         sm_text = f"{sms} SMs" if sms else "the SMs"
         return ("sm-underfilled",

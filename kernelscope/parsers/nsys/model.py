@@ -135,12 +135,15 @@ class NsysReport:
         """Kernels, memcpys and memsets in one frame sorted by start.
 
         Columns: kind (Enum ``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
-        stream_id, global_pid, correlation_id.
+        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs).
         """
         cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid",
-                "correlation_id"]
+                "correlation_id", "graph_node_id"]
         parts = [
-            frame.select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
+            frame.with_columns(
+                pl.col("graph_node_id") if "graph_node_id" in frame.columns
+                else pl.lit(None, pl.Int64).alias("graph_node_id")
+            ).select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
             for kind, frame in (("kernel", self.kernels), ("memcpy", self.memcpy),
                                 ("memset", self.memset))
         ]
