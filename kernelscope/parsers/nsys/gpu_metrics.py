@@ -64,7 +64,6 @@ METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("sys_clock", "SYS Clock", r"^SYS Clock Frequency$", "MHz"),
 )
 SPECS = {m.key: m for m in METRICS}
-KEY_ENUM = pl.Enum([m.key for m in METRICS])
 DEFAULT_LANES: tuple[str, ...] = tuple(m.key for m in METRICS if m.lane)
 HZ_IN_MHZ = 100_000
 """A value above this under a ``[MHz]`` name is in Hz (nsys 2025 stores 1,980,086,250 for the
@@ -274,32 +273,29 @@ def build(raw: pl.DataFrame | None, entries: list[CatalogEntry]) -> GpuMetrics:
     out = GpuMetrics(available=entries)
     if raw is None or not raw.height:
         return out
-    names = pl.DataFrame(
-        {
-            "type_id": [e.type_id for e in entries if e.key],
-            "metric_id": [e.metric_id for e in entries if e.key],
-            "device": [e.device for e in entries if e.key],
-            "key": [e.key for e in entries if e.key],
-            "name": [e.name for e in entries if e.key],
-        },
-        schema={"type_id": pl.Int64, "metric_id": pl.Int64, "device": pl.Int64,
-                "key": KEY_ENUM, "name": pl.String},
-    )
-    frame = (
-        raw.filter(pl.col("timestamp").is_between(-TIME_LIMIT, TIME_LIMIT, closed="none")
-                   & pl.col("value").is_not_null() & pl.col("value").is_finite())
-        .join(names, on=["type_id", "metric_id"], how="inner")
-        .sort("device", "key", "timestamp")
-    )
-    for (device, key, name), part in frame.group_by(["device", "key", "name"],
-                                                    maintain_order=True):
+    chosen = {(e.type_id, e.metric_id): e for e in entries if e.key}
+    frame = raw.filter(pl.col("timestamp").is_between(-TIME_LIMIT, TIME_LIMIT, closed="none")
+                       & pl.col("value").is_not_null() & pl.col("value").is_finite())
+    for (type_id, metric_id), part in frame.partition_by(
+        ["type_id", "metric_id"], as_dict=True, maintain_order=False
+    ).items():
+        entry = chosen.get((int(type_id), int(metric_id)))  # type: ignore[call-overload]
+        if entry is None or entry.key is None:
+            continue
+        if not part["timestamp"].is_sorted():
+            part = part.sort("timestamp")
         values = part["value"]
-        if SPECS[str(key)].unit == "MHz" and values.max() > HZ_IN_MHZ:  # type: ignore[operator]
+        if SPECS[entry.key].unit == "MHz" and values.max() > HZ_IN_MHZ:  # type: ignore[operator]
             values = values / 1e6
-        out.series[(int(device), str(key))] = MetricSeries(  # type: ignore[arg-type]
-            int(device), str(key), str(name),  # type: ignore[arg-type]
-            part["timestamp"].rename("timestamp"), values.rename("value"),
-        )
+        key = (entry.device, entry.key)
+        if key in out.series:  # one device sampled under two type ids: keep the larger
+            if out.series[key].count >= part.height:
+                continue
+        out.series[key] = MetricSeries(entry.device, entry.key, entry.name,
+                                       part["timestamp"].rename("timestamp"),
+                                       values.rename("value"))
+    out.series = dict(sorted(out.series.items(),
+                             key=lambda kv: (kv[0][0], list(SPECS).index(kv[0][1]))))
     return out
 
 
