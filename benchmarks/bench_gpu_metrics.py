@@ -122,7 +122,8 @@ def replicate_metrics(source: Path, target: Path, copies: int) -> int:
         period = hi - lo + 100_000
         conn.execute(
             "INSERT INTO GPU_METRICS (rawTimestamp, timestamp, typeId, metricId, value) "
-            f"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < {copies - 1}) "
+            "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k "
+            f"WHERE i < {copies - 1}) "
             f"SELECT rawTimestamp + k.i * {period}, timestamp + k.i * {period}, typeId, metricId, "
             "value FROM GPU_METRICS, k"
         )

@@ -65,7 +65,8 @@ def test_graph_against_eager(sample_report: Callable[[str], NsysReport],
         placeholders = ", ".join("?" * names.len())
         eager = db.execute(
             "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
-            f"ON s.id = k.demangledName WHERE k.graphNodeId IS NULL AND s.value IN ({placeholders})",
+            "ON s.id = k.demangledName WHERE k.graphNodeId IS NULL "
+            f"AND s.value IN ({placeholders})",
             [str(n) for n in names],
         ).fetchone()[0]
     assert g.eager_kernels == eager > 1000

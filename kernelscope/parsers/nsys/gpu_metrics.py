@@ -180,7 +180,9 @@ class MetricSeries:
             return pl.Series([], dtype=pl.Int64)
         nxt = self.times.shift(-1).fill_null(self.times[-1] + self.period_ns)
         cap = 2 * self.period_ns
-        return (nxt - self.times).clip(upper_bound=cap if cap > 0 else None).cast(pl.Int64)
+        durations: pl.Series = (nxt - self.times).clip(upper_bound=cap if cap > 0 else None)
+        out: pl.Series = durations.cast(pl.Int64)
+        return out
 
     @cached_property
     def _value_prefix(self) -> pl.Series:
@@ -288,9 +290,9 @@ def build(raw: pl.DataFrame | None, entries: list[CatalogEntry]) -> GpuMetrics:
         if SPECS[entry.key].unit == "MHz" and values.max() > HZ_IN_MHZ:  # type: ignore[operator]
             values = values / 1e6
         key = (entry.device, entry.key)
-        if key in out.series:  # one device sampled under two type ids: keep the larger
-            if out.series[key].count >= part.height:
-                continue
+        # One device sampled under two type ids: keep the larger series.
+        if key in out.series and out.series[key].count >= part.height:
+            continue
         out.series[key] = MetricSeries(entry.device, entry.key, entry.name,
                                        part["timestamp"].rename("timestamp"),
                                        values.rename("value"))

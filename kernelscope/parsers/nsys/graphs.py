@@ -210,7 +210,8 @@ def compare_graphs(report: NsysReport, pause_ns: int = PAUSE_NS) -> list[GraphCo
         mine = ops.filter((pl.col("graph") == graph) & (pl.col("device_id") == device))
         kernels = mine.filter(pl.col("kind") == "kernel")
         names = kernels["name"].unique()
-        eager = eager_all.filter((pl.col("device") == device) & pl.col("name").is_in(names.implode()))
+        eager = eager_all.filter((pl.col("device") == device)
+                                 & pl.col("name").is_in(names.implode()))
         inner = _gaps_between(mine, ["pid", "correlation_id"])
         between = runs["gap_before_ns"].drop_nulls()
         eager_calls = calls.join(eager.select("pid", "correlation_id"),
