@@ -24,7 +24,10 @@ def _tui_parser() -> argparse.ArgumentParser:
             "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
             "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
             "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
-            "several rank processes) opens as the ranks of one run. "
+            "several rank processes) opens as the ranks of one run; a timeline with kernel "
+            "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
+            "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
+            "what to fix first. "
             "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'."
         ),
     )
@@ -97,6 +100,15 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
+EXPORT_OPTIONS = ("--format", "-f", "--output", "-o", "--top")
+
+
+def _wants_export(argv: list[str]) -> bool:
+    """A kind's subcommand given export options (``--format``, ``-o``) runs headless."""
+    return any(a in EXPORT_OPTIONS or a.startswith(("--format=", "--output=", "--top="))
+               for a in argv)
+
+
 def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.writer import ExportOptions, render, write_text
 
@@ -163,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             kind, rest = _kind_word(argv[1:])
             return run_summary(_summary_parser().parse_args(rest), kind)
         kind, rest = _kind_word(argv)
+        if kind is not None and _wants_export(rest):  # kernelscope join T K --format json
+            return run_export(_export_parser().parse_args(rest), kind)
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))

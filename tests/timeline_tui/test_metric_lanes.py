@@ -1,5 +1,5 @@
 """GPU metric lanes on the timeline (the real H200 trace with ``--gpu-metrics-devices=all``):
-aligned with the kernel lanes at every zoom, values at the probe point, ``m`` cycles them."""
+aligned with the kernel lanes at every zoom, values at the cursor, ``m`` cycles them."""
 
 from __future__ import annotations
 
@@ -38,14 +38,25 @@ async def test_metric_lanes(cache_dir: Path, tmp_path: Path) -> None:
             label = pane._label_width()
             assert all(len(line) <= 1 + label + 1 + pane.view.width for line in raw[:5])
             assert all(line[1 + label] == " " for line in raw[:5] if len(line) > 1 + label)
-            mid = (pane.t0 + pane.t1) // 2
-            value = series.value_at(mid)
+            probe, when = pane.probe_time()
+            assert when == "the cursor"  # the cursor starts on the first kernel
+            cursor = pane.cursor_span()
+            assert cursor is not None and probe == cursor[0]
+            value = series.value_at(probe)
             values = static_text(app, "#tl-values")
-            assert "GPU metrics at" in values and "(the middle of the window)" in values
+            assert "GPU metrics at" in values and "(the cursor)" in values
             shown = "—" if value is None else f"{value:.0f} %"
             assert f"SM Issue {shown}" in values
             if zoom < 3:
                 await pilot.press("plus")
+        # Moving the cursor moves the point the values are read at.
+        await pilot.press("right", "right", "right")
+        probe, _ = pane.probe_time()
+        cursor = pane.cursor_span()
+        assert cursor is not None and probe == cursor[0]
+        value = series.value_at(probe)
+        shown = "—" if value is None else f"{value:.0f} %"
+        assert f"SM Issue {shown}" in static_text(app, "#tl-values")
         await pilot.press("m")
         assert any(line.startswith("GPC Clock") for line in _head_lines(app))
         await pilot.press("m")
