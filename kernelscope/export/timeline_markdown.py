@@ -8,6 +8,7 @@ from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
+from kernelscope.export.timeline_metrics_md import graphs_section, metrics_section
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
@@ -31,7 +32,8 @@ def render_timeline_markdown(
     data: TimelineData, *, pattern: str | None = None, top: int | None = None
 ) -> str:
     """Markdown of a timeline report: its span, GPU busy (with a strip per device), kernels
-    (those whose name matches ``pattern``), NVTX ranges, the largest gaps and the findings."""
+    (those whose name matches ``pattern``), NVTX ranges, the GPU metrics, the CUDA graphs,
+    the largest gaps and the findings."""
     report = data.report
     top_n = top if top is not None else 20
     lines = [
@@ -116,6 +118,8 @@ def render_timeline_markdown(
         ]
     else:
         lines += ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
+    lines += metrics_section(data, top_n, STRIP_WINDOWS)
+    lines += graphs_section(data)
     gaps = sorted(data.longest_gaps(), key=lambda g: -g.duration_ns)[:top_n]
     lines += ["## Largest GPU idle gaps", ""]
     if gaps:

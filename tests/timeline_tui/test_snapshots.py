@@ -64,3 +64,15 @@ def test_view_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path
 def test_narrow_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     assert snap_compare(app, terminal_size=NARROW, run_before=opened_then(keys))
+
+
+def test_metric_lanes_snapshot(snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """The timeline of the GPU-metrics trace, zoomed onto its GPU work: the four metric lanes
+    under the utilisation sparkline and their values at the cursor."""
+    from .conftest import NSYS_SAMPLES
+
+    app = make_app(NSYS_SAMPLES / "gpu_metrics.sqlite.xz", cache_dir)
+    # Zoomed x32 on the cursor (the first kernel), then the cursor 48 events on, into the
+    # eager steps: the values line reads the metrics at its kernel.
+    keys = ["2", *["plus"] * 5, *["right"] * 48]
+    assert snap_compare(app, terminal_size=WIDE, run_before=opened_then(keys))

@@ -10,14 +10,19 @@ share of the gap each category of call covers decides the cause:
   ``cudaEventSynchronize``, ``cuCtxSynchronize``, ...);
 - ``memcpy``: synchronous copies/memsets (``cudaMemcpy``, ``cudaMemset``, non-``Async``) or
   ``Async`` copies from/to pageable memory;
+- ``in-graph``: the operations before and after the gap belong to the same CUDA graph launch
+  (``--cuda-graph-trace=node``): all the work was submitted at once, so the gap is the
+  graph's own (a dependency between nodes, an event wait, a host node), not the CPU's;
 - ``alloc``: memory allocation and pinning, which block the host and often the device
   (``cudaMalloc``, ``cudaFree``, ``cudaHostAlloc``, ``cudaMallocHost``, ``cudaHostRegister``,
   ``cuMemAlloc``, ``cuMemCreate``/``cuMemMap``, ...);
 - ``cuda-setup``: creating streams, events and graphs, setting kernel attributes, looking up
   functions (``cudaStreamCreate``, ``cudaEventCreate``, ``cudaGraphInstantiate``,
   ``cuKernelSetAttribute``, ``cuKernelGetFunction``, ``cudaFuncSetAttribute``, ...);
-- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cudaGraphLaunch``,
-  ``cuLaunchKernel``, kernel/module loading done on first launch);
+- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cuLaunchKernel``, kernel/module
+  loading done on first launch);
+- ``graph-launch``: ``cudaGraphLaunch``/``cuGraphLaunch`` calls (a graph's first launch
+  uploads it; a large graph takes long to submit);
 - ``cuda-api``: other CUDA API calls;
 - ``cpu-idle``: blocking OS runtime calls (poll, select, epoll_wait, sleep, futex,
   pthread_cond_wait, sem_wait, ...);
@@ -46,12 +51,13 @@ from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
-CAUSES = ("sync", "memcpy", "alloc", "cuda-setup", "launch-overhead", "cuda-api", "cpu-idle",
-          "cpu-busy", "unknown")
+CAUSES = ("sync", "memcpy", "in-graph", "alloc", "cuda-setup", "launch-overhead",
+          "graph-launch", "cuda-api", "cpu-idle", "cpu-busy", "unknown")
 DEFAULT_LARGE_GAP_NS = 100_000
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
 MEMCPY_API = r"^(cuda|cu)Mem(cpy|set)"
+GRAPH_LAUNCH_API = r"^(cuda|cu)GraphLaunch"
 LAUNCH_API = (
     r"^(cuda|cu)(Launch|GraphLaunch|ConfigureCall|PushCallConfiguration|PopCallConfiguration"
     r"|SetupArgument|LibraryLoad|LibraryGetKernel|KernelGetName|ModuleLoad|ModuleGetFunction"
@@ -117,6 +123,9 @@ class GapExplanation:
     """Why no cause can be named (``unknown`` only)."""
     hint: str = ""
     """A trace option the report was made without that would tell more, if any."""
+    graph: str | None = None
+    """"inside" a CUDA graph launch (an ``in-graph`` gap), "launch" (the gap ends at a graph
+    launch's first operation), or None."""
 
     @property
     def duration_ns(self) -> int:
@@ -150,6 +159,7 @@ def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.
         api,
         pl.when(pl.col("name").str.contains(SYNC_API)).then(pl.lit("sync"))
         .when(pl.col("name").str.contains(MEMCPY_API)).then(pl.lit("memcpy"))
+        .when(pl.col("name").str.contains(GRAPH_LAUNCH_API)).then(pl.lit("graph-launch"))
         .when(pl.col("name").str.contains(ALLOC_API)).then(pl.lit("alloc"))
         .when(pl.col("name").str.contains(SETUP_API)).then(pl.lit("setup"))
         .when(pl.col("name").str.contains(LAUNCH_API)).then(pl.lit("launch"))
@@ -181,13 +191,31 @@ def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.
 
 def _feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
     """Per gap: ``feeder``, the global tid whose API call launched the operation that ends
-    the gap (null when unknown), ``pid`` of that operation's process and ``kind``."""
+    the gap (null when unknown), ``pid`` of that operation's process, ``kind``, and
+    ``graph``: "inside" when that operation and one ending the gap's start came from the same
+    graph launch, "launch" when only the first did, else null."""
     ops = report.gpu_ops.join(
         gaps.select(pl.col("device").alias("device_id"), pl.col("end_ns").alias("start")),
         on=["device_id", "start"], how="semi",
     ).select(
         pl.col("device_id").alias("device"), pl.col("start").alias("end_ns"),
         "correlation_id", pid_of(pl.col("global_pid")).alias("pid"), "kind",
+        pl.col("graph_node_id").is_not_null().alias("_in_graph"),
+    )
+    before = report.gpu_ops.filter(pl.col("graph_node_id").is_not_null()).join(
+        gaps.select(pl.col("device").alias("device_id"), pl.col("start_ns").alias("end")),
+        on=["device_id", "end"], how="semi",
+    ).select(
+        pl.col("device_id").alias("device"), pl.col("end").alias("start_ns"),
+        "correlation_id", pid_of(pl.col("global_pid")).alias("pid"),
+        pl.lit(True).alias("_same"),
+    ).unique()
+    inside = (
+        gaps.select("gap", "device", "start_ns", "end_ns")
+        .join(ops.filter("_in_graph").select("device", "end_ns", "correlation_id", "pid"),
+              on=["device", "end_ns"])
+        .join(before, on=["device", "start_ns", "correlation_id", "pid"])
+        .select("gap", "_same").unique("gap")
     )
     launches = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
                                     how="semi").select(
@@ -196,9 +224,14 @@ def _feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
     )
     # Correlation ids are per process: keep the launch only if it is in the op's process.
     ops = ops.join(launches, on=["correlation_id", "pid"], how="left")
-    return gaps.join(ops, on=["device", "end_ns"], how="left").unique(
+    fed = gaps.join(ops, on=["device", "end_ns"], how="left").unique(
         subset=["gap"], keep="first", maintain_order=True
     )
+    return fed.join(inside, on="gap", how="left", maintain_order="left").with_columns(
+        pl.when(pl.col("_same").fill_null(False)).then(pl.lit("inside"))
+        .when(pl.col("_in_graph").fill_null(False)).then(pl.lit("launch"))
+        .otherwise(pl.lit(None, pl.String)).alias("graph")
+    ).drop("_same", "_in_graph")
 
 
 def explain_gaps(
@@ -314,7 +347,7 @@ def _explain(
         dur = row["end_ns"] - row["start_ns"]
         shares = {k: v / dur for k, v in cov.get(g, {}).items()}
         feeder = row["feeder"]
-        verdict = _cause(
+        verdict = IN_GRAPH if row["graph"] == "inside" else _cause(
             shares, any_cov.get(g, 0) / dur, cuda_cov.get(g, 0) / dur, feeder is not None,
             watched.get(g, 0), traced,
         )
@@ -326,7 +359,7 @@ def _explain(
                 thread=int(feeder) % (1 << 24) if feeder is not None else None,
                 coverage={k: round(v, 4) for k, v in sorted(shares.items())},
                 cpu=listed.get(g, []), next_op=row["kind"],
-                detail=detail, reason=verdict.reason, hint=verdict.hint,
+                detail=detail, reason=verdict.reason, hint=verdict.hint, graph=row["graph"],
             )
         )
     return out
@@ -334,10 +367,11 @@ def _explain(
 
 CATEGORY_CAUSES = {
     "sync": "sync", "memcpy": "memcpy", "alloc": "alloc", "setup": "cuda-setup",
-    "launch": "launch-overhead", "api": "cuda-api", "idle": "cpu-idle",
+    "launch": "launch-overhead", "graph-launch": "graph-launch", "api": "cuda-api",
+    "idle": "cpu-idle",
 }
 """Call category → the cause it names."""
-CUDA_CATEGORIES = ("sync", "memcpy", "alloc", "setup", "launch", "api")
+CUDA_CATEGORIES = ("sync", "memcpy", "alloc", "setup", "launch", "graph-launch", "api")
 OS_BUSY = "os"
 
 
@@ -347,6 +381,9 @@ class _Verdict:
     category: str | None = None
     reason: str = ""
     hint: str = ""
+
+
+IN_GRAPH = _Verdict("in-graph")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.nsys import gpu_metrics
 from kernelscope.parsers.nsys.db import ExportDb, ReadStopped, ReadTask, Schema
 from kernelscope.parsers.nsys.hooks import (
     CancelHook,
@@ -70,9 +71,12 @@ def _empty(schema: Schema) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
-def _plan(db: ExportDb) -> list[ReadTask]:
+def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry]) -> list[ReadTask]:
     """The queries to run, skipping tables this export does not have."""
     tasks = []
+    metrics_task = gpu_metrics.read_task(db, metrics)
+    if metrics_task is not None:
+        tasks.append(metrics_task)
     if db.has(KERNEL_TABLE):
         cols = db.columns(KERNEL_TABLE)
         name_src = "demangledName" if "demangledName" in cols else "shortName"
@@ -430,9 +434,10 @@ def _load(
 ) -> NsysReport:
     with ExportDb(sqlite_path, display_name=display) as db:
         report_progress(progress, f"Reading {display}", 0.0)
+        metrics = gpu_metrics.catalog(db)
         try:
             raw = db.read_many(
-                _plan(db),
+                _plan(db, metrics),
                 on_chunk=lambda done, total: report_progress(
                     progress, f"Reading {display}", done / total
                 ),
@@ -477,4 +482,5 @@ def _load(
             threads=_threads(db),
             tables=db.tables,
             nsys_version=_version(db),
+            gpu_metrics=gpu_metrics.build(raw.get("gpu_metrics"), metrics),
         )

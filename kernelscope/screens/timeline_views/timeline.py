@@ -38,6 +38,12 @@ from kernelscope.tui.widgets.timeline_draw import (
 )
 from kernelscope.tui.widgets.timeline_event import event_line, event_name
 from kernelscope.tui.widgets.timeline_gap import gap_text
+from kernelscope.tui.widgets.timeline_metrics import (
+    METRIC_SETS,
+    metric_lanes,
+    render_metric_lanes,
+    values_at,
+)
 
 ZOOM_STEP = 2.0
 PAN_STEP = 0.25  # of the window
@@ -84,6 +90,9 @@ class TimelinePane(Horizontal, can_focus=True):
                 tooltip="Scroll the lanes up a page (when there are more than fit)."),
         Binding("pagedown", "scroll_lanes(1)", "Page down", show=False,
                 id="timeline.page-down", tooltip="Scroll the lanes down a page."),
+        Binding("m", "metric_lanes", "Metric lanes", id="timeline.metric-lanes",
+                tooltip="GPU metric lanes: the default four (SMs active, SM issue, tensor "
+                "active, DRAM read), every metric read, or none."),
     ]
 
     DEFAULT_CSS = """
@@ -116,6 +125,12 @@ class TimelinePane(Horizontal, can_focus=True):
         height: 4;
         padding: 0 1;
     }
+    TimelinePane #tl-values {
+        height: 1;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
     TimelinePane #tl-lanes-scroll {
         height: 1fr;
         padding: 0 0 0 1;
@@ -147,6 +162,7 @@ class TimelinePane(Horizontal, can_focus=True):
 
     def __init__(self) -> None:
         super().__init__(id="timeline-view")
+        self.metric_choice = METRIC_SETS[0]
         self.data: TimelineData | None = None
         self.t0 = 0
         self.t1 = 1
@@ -163,6 +179,7 @@ class TimelinePane(Horizontal, can_focus=True):
         with Vertical(id="tl-left"):
             yield Static("", id="tl-range", markup=False)
             yield Static("", id="tl-head")
+            yield Static("", id="tl-values")
             with VerticalScroll(id="tl-lanes-scroll", can_focus=False):
                 yield Static("", id="tl-lanes")
             yield Static("", id="tl-event")
@@ -172,11 +189,13 @@ class TimelinePane(Horizontal, can_focus=True):
 
     def on_mount(self) -> None:
         self.query_one("#tl-gap-panel").display = False
+        self.query_one("#tl-values").display = False
 
     # -- data and window -------------------------------------------------------------------
     def show(self, data: TimelineData) -> None:
         self.data = data
         self.t0, self.t1 = data.start_ns, max(data.end_ns, data.start_ns + 1)
+        self.refresh_bindings()
         self._place_cursor()
         self.redraw()
 
@@ -347,13 +366,24 @@ class TimelinePane(Horizontal, can_focus=True):
             for c in range(view.width)
         ]
         threshold = fmt_ns(data.large_gap_ns, compact=True)
+        mlanes = metric_lanes(data, self.metric_choice)
+        probe, when = self.probe_time()
+        metric_rows = render_metric_lanes(data, mlanes, self.t0, self.t1, view.width,
+                                          label_width, highlight, view.column_of(probe))
         head = Text("\n", no_wrap=True, end="").join([
             render_sparkline(util, "GPU utilisation", label_width, highlight),
+            *metric_rows,
             render_gap_marks(view, data.gaps_between(self.t0, self.t1), self.selected,
                              label_width, f"gaps ≥ {threshold}", cursor_cols),
             render_axis(view, data.start_ns, label_width),
         ])
-        self.query_one("#tl-head", Static).update(head)
+        head_widget = self.query_one("#tl-head", Static)
+        head_widget.styles.height = 4 + len(metric_rows)
+        head_widget.update(head)
+        values = self.query_one("#tl-values", Static)
+        values.display = bool(mlanes)
+        if mlanes:
+            values.update(values_at(mlanes, probe, data.start_ns, when))
         lanes = render_lanes(view, index.lanes, label_width, highlight,
                              self._marks(view, cursor_cols), self.cursor_lane)
         self.query_one("#tl-lanes", Static).update(lanes if index.lanes else Text(
@@ -363,6 +393,28 @@ class TimelinePane(Horizontal, can_focus=True):
         self.query_one("#tl-event", Static).update(self._event_text())
         self._update_panel()
         self.last_draw_ms = (time.perf_counter() - started) * 1000
+
+    def probe_time(self) -> tuple[int, str]:
+        """Where the metric values are read (marked in the metric lanes): the start of the
+        cursor's event, else the selected gap's start, else the middle of the window."""
+        cursor = self.cursor_span()
+        if cursor is not None and self.t0 <= cursor[0] < self.t1:
+            return cursor[0], "the cursor"
+        if self.selected is not None:
+            return self.selected.start_ns, "the selected gap"
+        return (self.t0 + self.t1) // 2, "the middle of the window"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``m`` is offered only when the report has GPU metrics."""
+        if action == "metric_lanes":
+            return self.data is not None and self.data.report.gpu_metrics.present
+        return True
+
+    def action_metric_lanes(self) -> None:
+        """Cycle the GPU metric lanes: default four, every metric read, none."""
+        i = METRIC_SETS.index(self.metric_choice)
+        self.metric_choice = METRIC_SETS[(i + 1) % len(METRIC_SETS)]
+        self.redraw()
 
     def _marks(self, view: TimelineView, cursor_cols: range) -> dict[str, LaneMarks]:
         """Per lane: the names that fit, the cursor, the chosen kernel's columns."""
