@@ -110,10 +110,12 @@ async def test_names_are_drawn_where_they_fit(zoo_data: TimelineData, cache_dir:
         # Zoomed out to the whole run, a kernel a few columns wide is not named.
         await pilot.press("0")
         columns = pane.view.width if pane.view is not None else 0
-        labels = zoo_data.index.lane_events("gpu0/s7").labels(pane.t0, pane.t1, columns)
+        events = zoo_data.index.lane_events("gpu0/s7")
+        labels = events.labels(pane.t0, pane.t1, columns)
         drawn = static_text(app, "#tl-lanes")
-        for label in labels:
-            assert event_name("kernel", label.text, zoo_data.short_name)[:3] in drawn
+        for label in labels:  # kernels and the copies on the same stream
+            kind = str(events.frame["kind"][label.index])
+            assert event_name(kind, label.text, zoo_data.short_name)[:3] in drawn
 
 
 async def test_a_kernel_chosen_in_the_table_is_highlighted(
