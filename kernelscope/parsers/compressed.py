@@ -88,6 +88,22 @@ def too_large(display: object, limit: int) -> ReportError:
     )
 
 
+def decompress_failure(
+    display: object, exc: BaseException, target: Path, folder: Path
+) -> ReportError:
+    """The sentence for a decompression that failed with ``exc`` (one of
+    ``decompress_errors()``): writing ``target`` into ``folder`` failed (disk full, no
+    permission), or the compressed data of ``display`` is damaged."""
+    if isinstance(exc, OSError) and exc.filename == str(target):
+        return ReportError(
+            f"{safe_text(display)} could not be decompressed into {folder} "
+            f"({exc.strerror or exc})."
+        )
+    return ReportError(
+        f"{safe_text(display)} is compressed but could not be decompressed ({exc})."
+    )
+
+
 def copy_capped(
     src: IO[bytes],
     out: IO[bytes],

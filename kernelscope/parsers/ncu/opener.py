@@ -24,6 +24,7 @@ from typing import Any
 from kernelscope.parsers.compressed import (
     copy_capped,
     decompress_errors,
+    decompress_failure,
     file_compression,
     open_stream,
     unpack_limit,
@@ -98,14 +99,7 @@ def decompress_to_temp(path: Path, suffix: str) -> Path:
         raise
     except decompress_errors() as exc:
         remove_temp(target)
-        if isinstance(exc, OSError) and exc.filename == str(target):
-            raise ReportError(
-                f"{safe_text(path)} could not be decompressed into {directory.parent} "
-                f"({exc.strerror or exc})."
-            ) from exc
-        raise ReportError(
-            f"{safe_text(path)} is compressed but could not be decompressed ({exc})."
-        ) from exc
+        raise decompress_failure(path, exc, target, directory.parent) from exc
     return target
 
 

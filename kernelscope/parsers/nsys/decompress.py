@@ -14,6 +14,7 @@ from pathlib import Path
 from kernelscope.parsers.compressed import (
     CHUNK,
     decompress_errors,
+    decompress_failure,
     file_compression,
     open_stream,
     too_large,
@@ -90,14 +91,7 @@ def decompress_to(
         raise
     except decompress_errors() as exc:
         target.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename == str(target):
-            raise ReportError(
-                f"{safe_text(source.name)} could not be decompressed into {target.parent} "
-                f"({exc.strerror or exc})."
-            ) from exc
-        raise ReportError(
-            f"{safe_text(source)} is compressed but could not be decompressed ({exc})."
-        ) from exc
+        raise decompress_failure(source, exc, target, target.parent) from exc
     return target
 
 
