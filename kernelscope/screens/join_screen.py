@@ -63,14 +63,6 @@ class JoinScreen(Screen[None]):
                 tooltip="Show the row's family (or gap) on the timeline."),
     ]
     DEFAULT_CSS = """
-    JoinScreen #join-title {
-        height: 1;
-        padding: 0 1;
-        background: $boost;
-        text-style: bold;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
     JoinScreen #join-ranking {
         height: 1fr;
     }
@@ -95,7 +87,7 @@ class JoinScreen(Screen[None]):
                 f"{matched}/{total} profiled kernels matched")
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_line(), id="join-title", markup=False)
+        yield Static(self.title_line(), id="join-title", classes="screen-title", markup=False)
         yield DataTable(id="join-ranking", cursor_type="row", zebra_stripes=True)
         yield Static("", id="join-detail", markup=False)
         yield Footer(compact=True)

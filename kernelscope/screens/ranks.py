@@ -206,10 +206,6 @@ class RanksScreen(Screen[None]):
                 tooltip="Show the help: what each view shows and every key."),
     ]
     DEFAULT_CSS = """
-    RanksScreen #rk-title {
-        height: 1; padding: 0 1; background: $boost; text-style: bold;
-        text-wrap: nowrap; text-overflow: ellipsis;
-    }
     RanksScreen #rk-loading {
         width: 76; max-width: 100%; height: auto; margin-top: 4; padding: 1 2;
         border: round $primary;
@@ -235,7 +231,8 @@ class RanksScreen(Screen[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(f"kernelscope · {len(self.paths)} traces", id="rk-title", markup=False)
+        yield Static(f"kernelscope · {len(self.paths)} traces", id="rk-title",
+                     classes="screen-title", markup=False)
         yield from opening_panel("rk", f"Reading {len(self.paths)} traces…")
         yield Footer(compact=True)
 

@@ -102,14 +102,6 @@ class TimelineScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    TimelineScreen #tl-title {
-        height: 1;
-        padding: 0 1;
-        background: $boost;
-        text-style: bold;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
     TimelineScreen #tl-loading {
         width: 76;
         max-width: 100%;
@@ -169,7 +161,8 @@ class TimelineScreen(Screen[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(f"kernelscope · {self.path.name}", id="tl-title", markup=False)
+        yield Static(f"kernelscope · {self.path.name}", id="tl-title",
+                     classes="screen-title", markup=False)
         yield from opening_panel("tl", f"Opening {self.path.name}…")
         yield Footer(compact=True)
 
