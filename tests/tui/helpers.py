@@ -11,7 +11,7 @@ from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.worker import WorkerCancelled, WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
@@ -30,18 +30,25 @@ def sample(*candidates: str) -> Path | None:
 
 
 async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
-    """Wait until no worker runs and the messages they posted are handled (a failed worker
-    is the app's business: it shows an error screen)."""
+    """Wait until no worker is pending or running for ``rounds`` pauses in a row, so the
+    messages they posted are handled too (a failed worker is the app's business: it shows an
+    error screen). A worker a message has just asked for is pending until its task starts:
+    it counts as busy, or a screen could be taken before a pane's worker began."""
     app = pilot.app
-    for _ in range(50):
+    idle = 0
+    for _ in range(200):
+        busy = False
         for worker in list(app.workers):
-            with contextlib.suppress(WorkerFailed, WorkerCancelled):
-                await worker.wait()
+            if worker.state is WorkerState.PENDING:
+                busy = True
+            elif worker.state is WorkerState.RUNNING:
+                busy = True
+                with contextlib.suppress(WorkerFailed, WorkerCancelled):
+                    await worker.wait()
         await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            rounds -= 1
-            if rounds <= 0:
-                return
+        idle = 0 if busy else idle + 1
+        if idle >= rounds:
+            return
 
 
 def screen_text(app: App[object]) -> str:
