@@ -249,6 +249,8 @@ def analyze(
     else:
         for batch in report.iter_summaries():
             summaries.extend(batch)
+            for summary in batch:  # while the workers read on, not after the pass
+                early[summary.id] = diagnose_summary(summary)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)

@@ -85,6 +85,15 @@ def test_json_export_with_every_metric_reads_them_in_the_workers(spawned):
     assert json.dumps(doc, indent=2) + "\n" == text
 
 
+def test_csv_with_every_metric_reads_them_in_the_workers(spawned):
+    text = render(SMALL_FAMILY, ExportOptions(fmt="csv", all_metrics=True, top=1))
+    header = text.splitlines()[0].split(",")
+    assert len(spawned) >= 2  # the list pass, then the chosen kernels' metrics
+    with open_for_analysis(SMALL_FAMILY) as report:
+        every = report.all_metrics(1)
+    assert set(every) <= set(header)
+
+
 scalars = (
     st.none()
     | st.booleans()
