@@ -114,6 +114,7 @@ def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
 
 def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
     rest = {
+        "short_name": analyzed.short_name(kernel),
         "time_share": kernel.time_share,
         "family": analyzed.families.index_of.get(kernel.id),
         **kernel.diagnosis.to_dict(),

@@ -58,7 +58,10 @@ def report_info(report: NsysReport) -> dict[str, Any]:
 def kernel_rows(data: TimelineData) -> list[dict[str, Any]]:
     """The kernel summary, one dict per kernel name (keys of ``KERNEL_FIELDS``)."""
     frame = data.kernels.select(pl.col(column).alias(key) for column, key in KERNEL_FIELDS)
-    return json_safe(frame.to_dicts())
+    rows = json_safe(frame.to_dicts())
+    for row in rows:
+        row["short_name"] = data.short_name(str(row["name"]))
+    return rows
 
 
 def gpu_rows(data: TimelineData) -> list[dict[str, Any]]:
@@ -71,6 +74,43 @@ def nvtx_rows(data: TimelineData) -> list[dict[str, Any]]:
         pl.col("range").alias("name"), "instances", "total_ns", "gpu_busy_pct"
     )
     return json_safe(frame.to_dicts())
+
+
+METRIC_MEAN_KEYS = ("samples", "sm_active", "sm_issue", "tensor_active", "dram_read",
+                    "dram_write", "dram")
+
+
+def metric_rows(data: TimelineData) -> list[dict[str, Any]]:
+    """Each sampled GPU metric over the capture: name (as nsys names it), device, key, unit,
+    mean, p50, p95, min, max, samples."""
+    frame = data.metrics.select("name", "device", "key", "unit", "mean", "p50", "p95", "min",
+                                "max", "samples")
+    return json_safe(frame.to_dicts())
+
+
+def family_metric_rows(data: TimelineData) -> list[dict[str, Any]]:
+    frame = data.family_metrics.select("name", "device", "instances", "total_ns",
+                                       *METRIC_MEAN_KEYS)
+    return json_safe(frame.to_dicts())
+
+
+def nvtx_metric_rows(data: TimelineData) -> list[dict[str, Any]]:
+    frame = data.nvtx_metrics.select(pl.col("range").alias("name"), "device", "instances",
+                                     "total_ns", *METRIC_MEAN_KEYS)
+    return json_safe(frame.to_dicts())
+
+
+def graph_doc(data: TimelineData) -> dict[str, Any]:
+    """The CUDA graph launches (with their operations) and each graph against the same
+    kernels launched eagerly."""
+    launches = data.graph_launches.drop("api_start", "api_end").with_columns(
+        data.graph_launches["api_start"].alias("api_start_ns"),
+        data.graph_launches["api_end"].alias("api_end_ns"),
+    ).rename({"gpu_start": "gpu_start_ns", "gpu_end": "gpu_end_ns"})
+    return json_safe({
+        "launches": launches.to_dicts(),
+        "graphs": [g.as_dict() for g in data.graphs],
+    })
 
 
 def to_export_dict(
@@ -88,7 +128,8 @@ def to_export_dict(
     gaps = [
         {
             "device": g.device, "start_ns": g.start_ns, "end_ns": g.end_ns,
-            "duration_ns": g.duration_ns, "cause": g.cause,
+            "duration_ns": g.duration_ns, "cause": g.cause, "detail": g.detail,
+            "reason": g.reason, "hint": g.hint, "graph": g.graph,
             "cpu": [c.as_dict() for c in g.cpu],
         }
         for g in data.longest_gaps(max_gaps, large_gap_ns)
@@ -101,4 +142,9 @@ def to_export_dict(
         "gaps": gaps,
         "nvtx": nvtx_rows(data),
         "findings": [f.as_dict() for f in data.findings],
+        "gpu_metrics": metric_rows(data),
+        "gpu_metrics_by_kernel": family_metric_rows(data),
+        "gpu_metrics_by_nvtx": nvtx_metric_rows(data),
+        "gpu_metrics_verdicts": [v.as_dict() for v in data.metrics_verdicts],
+        "cuda_graphs": graph_doc(data),
     })

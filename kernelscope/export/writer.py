@@ -25,6 +25,8 @@ class ExportOptions:
     top: int | None = None
     all_metrics: bool = False
     cache_dir: Path | None = None
+    workers: int | None = None
+    scheduler: str | None = None
     process: str | None = None
 
 
@@ -69,7 +71,9 @@ def render(
     if options.fmt not in kind.formats:
         choices = ", ".join(kind.formats)
         raise ReportError(f"A {kind.title} exports as {choices}, not {options.fmt}.")
-    with opened(kind, paths, OpenOptions(cache_dir=options.cache_dir)) as model:
+    open_options = OpenOptions(cache_dir=options.cache_dir, workers=options.workers,
+                               scheduler=options.scheduler)
+    with opened(kind, paths, open_options) as model:
         return str(kind.part("export")(model, options))
 
 

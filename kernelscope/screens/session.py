@@ -31,6 +31,10 @@ class SessionOptions:
     """Where converted Nsight Systems exports are cached."""
     extra_columns: Sequence[Any] | None = None
     """Kernel-list columns to show instead of the registered extra ones (kernel reports)."""
+    workers: int | None = None
+    """Worker processes for a kind that reduces many inputs (0: in this process)."""
+    scheduler: str | None = None
+    """A Dask scheduler address to run those reductions on instead."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ class ReportSession(Protocol):
     def can_copy(self, screen: Screen[Any]) -> bool: ...
 
     def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """(text for the clipboard, a note saying what it is); called in a thread worker."""
+        """(text for the clipboard, what it is: ``kernel 4's record (12,345 characters)``);
+        called in a thread worker."""
 
     def close(self) -> None: ...
 

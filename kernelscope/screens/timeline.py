@@ -9,23 +9,23 @@ Any failure ends on the app's error screen with one sentence.
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Vertical
+from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
 from kernelscope.parsers.nsys.timeline_data import TimelineData, build
-from kernelscope.render.format import fmt_ns, plural, short_name
+from kernelscope.render.format import fmt_ns, plural
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
@@ -33,10 +33,10 @@ from kernelscope.screens.timeline_views.commands import TimelineCommands
 from kernelscope.screens.timeline_views.gaps import gap_of
 from kernelscope.screens.timeline_views.help_text import TIMELINE_HELP
 from kernelscope.screens.timeline_views.tables import TableView
+from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)
-PROGRESS_EVERY_S = 0.1
 KEYS_MARKER = "<!-- keys -->"
 
 
@@ -143,29 +143,41 @@ class TimelineScreen(Screen[None]):
     }
     """
 
-    def __init__(self, path: Path, *, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        cache_dir: Path | None = None,
+        data: TimelineData | None = None,
+        then: Callable[[TimelineScreen], None] | None = None,
+    ) -> None:
+        """``data``: the report already analysed (another view, e.g. a join, opened it);
+        ``then(screen)`` runs once the views show. A screen given ``data`` is pushed over
+        that view: ``escape`` with nowhere left to go back to closes it."""
         super().__init__(id="timeline-screen")
         self.path = Path(path)
         self.cache_dir = cache_dir
+        self._given = data
+        self._then = then
+        self.closable = data is not None
         self.data: TimelineData | None = None
         self.opening = True
         self._cancel = threading.Event()
         self._filled: set[str] = set()
         self._history: list[str] = []
-        self._last_progress = 0.0
+        self._throttle = ProgressThrottle()
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(f"kernelscope · {self.path.name}", id="tl-title", markup=False)
-        with Center(id="tl-loading-center"), Vertical(id="tl-loading"):
-            yield Static(f"Opening {self.path.name}…", id="tl-opening", markup=False)
-            yield ProgressBar(id="tl-progress", show_eta=False)
-            yield Static("", id="tl-progress-text", markup=False)
-            yield Static("Press c or escape to cancel.", id="tl-cancel-hint")
+        yield from opening_panel("tl", f"Opening {self.path.name}…")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self._open()
+        if self._given is not None:
+            self.post_message(TimelineLoaded(self._given))
+        else:
+            self._open()
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -173,11 +185,8 @@ class TimelineScreen(Screen[None]):
     # -- opening ---------------------------------------------------------------------------
     def _progress(self, text: str, fraction: float | None) -> None:
         """Called from the worker thread: post (not too often) for the UI thread to show."""
-        now = time.monotonic()
-        if now - self._last_progress < PROGRESS_EVERY_S and fraction not in (0.0, 1.0):
-            return
-        self._last_progress = now
-        self.post_message(OpenProgress(text, fraction))
+        if self._throttle.due(fraction):
+            self.post_message(OpenProgress(text, fraction))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
@@ -201,12 +210,7 @@ class TimelineScreen(Screen[None]):
     def _show_progress(self, event: OpenProgress) -> None:
         if not self.opening:
             return
-        bar = self.query_one("#tl-progress", ProgressBar)
-        if event.fraction is None:
-            bar.update(total=None)
-        else:
-            bar.update(total=100, progress=round(event.fraction * 100))
-        self.query_one("#tl-progress-text", Static).update(event.text)
+        show_progress(self, "tl", event.text, event.fraction)
 
     @on(TimelineLoaded)
     async def _loaded(self, event: TimelineLoaded) -> None:
@@ -218,6 +222,8 @@ class TimelineScreen(Screen[None]):
         self._fill(self.active_view)
         self._focus_view(self.active_view)
         self.refresh_bindings()
+        if self._then is not None:
+            self.call_after_refresh(self._then, self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
@@ -305,11 +311,16 @@ class TimelineScreen(Screen[None]):
             self.action_show_view(self._history.pop(), remember=False)
         elif self.active_view != VIEW_IDS[0]:
             self.action_show_view(VIEW_IDS[0], remember=False)
+        elif self.closable:
+            self.dismiss()
 
     def _can_go_back(self) -> bool:
         if self.data is None:
             return False
-        if self.active_view == "timeline" and self.timeline.selected is not None:
+        timeline = self.timeline
+        if self.active_view == "timeline" and (
+            timeline.selected is not None or timeline.chosen_kernel is not None
+        ):
             return True
         return bool(self._history) or self.active_view != VIEW_IDS[0]
 
@@ -341,8 +352,10 @@ class TimelineScreen(Screen[None]):
         count, first, last = hits.row(0)
         if not count:
             return
-        note = f"{short_name(name, 40)}: {plural(int(count), 'instance')}"
+        note = f"{self.data.short_name(name)}: {plural(int(count), 'instance')}"
         self._show_range(int(first), int(last), note)
+        timeline = self.timeline
+        timeline.call_after_refresh(timeline.choose_kernel, name)
 
     def show_nvtx(self, range_name: str) -> None:
         """Show every instance of NVTX range ``range_name`` on the timeline."""
@@ -391,7 +404,7 @@ class TimelineScreen(Screen[None]):
         if action == "cancel":
             return self.opening
         if action == "back":
-            return self.opening or self._can_go_back()
+            return self.opening or self._can_go_back() or self.closable
         if action == "export":
             return self.data is not None and self.can_export()
         if action in ("show_view", "step_view"):

@@ -22,7 +22,12 @@ def _tui_parser() -> argparse.ArgumentParser:
         prog="kernelscope",
         description=(
             "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
-            "in the terminal. Without REPORT, opens the bundled sample report. "
+            "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
+            "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
+            "several rank processes) opens as the ranks of one run; a timeline with kernel "
+            "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
+            "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
+            "what to fix first. "
             "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'."
         ),
     )
@@ -33,8 +38,18 @@ def _tui_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
     )
+    _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     return p
+
+
+def _reduction_arguments(p: argparse.ArgumentParser) -> None:
+    """Where a kind of many inputs (a directory of per-rank traces) reduces them."""
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes reducing many traces (0: in this process; default: "
+                   "by size and cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="reduce them on this Dask scheduler instead (needs kernelscope[dask])")
 
 
 def _export_parser() -> argparse.ArgumentParser:
@@ -54,6 +69,7 @@ def _export_parser() -> argparse.ArgumentParser:
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _reduction_arguments(p)
     return p
 
 
@@ -66,6 +82,7 @@ def _summary_parser() -> argparse.ArgumentParser:
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _reduction_arguments(p)
     return p
 
 
@@ -83,6 +100,15 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
+EXPORT_OPTIONS = ("--format", "-f", "--output", "-o", "--top")
+
+
+def _wants_export(argv: list[str]) -> bool:
+    """A kind's subcommand given export options (``--format``, ``-o``) runs headless."""
+    return any(a in EXPORT_OPTIONS or a.startswith(("--format=", "--output=", "--top="))
+               for a in argv)
+
+
 def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.writer import ExportOptions, render, write_text
 
@@ -92,6 +118,8 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         top=args.top,
         all_metrics=args.all_metrics,
         cache_dir=args.cache_dir,
+        workers=args.workers,
+        scheduler=args.scheduler,
         process=args.process,
     )
     text = render(args.report, options, subcommand=subcommand)
@@ -106,7 +134,8 @@ def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.summary import print_summary
 
     print_summary(
-        args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process
+        args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process,
+        workers=args.workers, scheduler=args.scheduler,
     )
     return 0
 
@@ -115,14 +144,15 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.kinds import kind_for
     from kernelscope.parsers.detect import check_readable
 
-    if subcommand is not None or len(args.report) > 1:
+    if subcommand is not None or len(args.report) > 1 or any(p.is_dir() for p in args.report):
         kind_for(args.report, subcommand)  # the right number of inputs, before the TUI starts
     else:
         for path in args.report:
             check_readable(path)
     from kernelscope.tui.app import create_app
 
-    app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand)
+    app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
+                     workers=args.workers, scheduler=args.scheduler)
     app.run()
     failed = getattr(app, "fatal_error", None)
     if failed:
@@ -145,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             kind, rest = _kind_word(argv[1:])
             return run_summary(_summary_parser().parse_args(rest), kind)
         kind, rest = _kind_word(argv)
+        if kind is not None and _wants_export(rest):  # kernelscope join T K --format json
+            return run_export(_export_parser().parse_args(rest), kind)
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))

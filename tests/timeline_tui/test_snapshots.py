@@ -34,9 +34,12 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         pytest.param("overview", [], id="overview"),
         pytest.param("timeline", ["2"], id="timeline"),
         pytest.param("timeline_gap", ["2", "g", "g"], id="timeline_gap"),
-        # Zoomed in x8, then panned onto the GPU work (from 694 ms of the 1.02 s capture).
-        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", *["right"] * 8],
+        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", "l"],
                      id="timeline_zoomed"),
+        # The cursor on the third event of the first stream, zoomed onto it: names drawn in
+        # the lanes where they fit, the details line below.
+        pytest.param("timeline_cursor", ["2", "right", "right", "enter"],
+                     id="timeline_cursor"),
         pytest.param("kernels", ["3"], id="kernels"),
         pytest.param("cpu_calls", ["4"], id="cpu_calls"),
         pytest.param("nvtx", ["5"], id="nvtx"),
@@ -54,8 +57,22 @@ def test_view_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path
     [
         pytest.param("timeline_gap", ["2", "g"], id="timeline_gap"),
         pytest.param("overview", [], id="overview"),
+        pytest.param("timeline_cursor", ["2", "right", "right", "enter"],
+                     id="timeline_cursor"),
     ],
 )
 def test_narrow_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     assert snap_compare(app, terminal_size=NARROW, run_before=opened_then(keys))
+
+
+def test_metric_lanes_snapshot(snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """The timeline of the GPU-metrics trace, zoomed onto its GPU work: the four metric lanes
+    under the utilisation sparkline and their values at the cursor."""
+    from .conftest import NSYS_SAMPLES
+
+    app = make_app(NSYS_SAMPLES / "gpu_metrics.sqlite.xz", cache_dir)
+    # Zoomed x32 on the cursor (the first kernel), then the cursor 48 events on, into the
+    # eager steps: the values line reads the metrics at its kernel.
+    keys = ["2", *["plus"] * 5, *["right"] * 48]
+    assert snap_compare(app, terminal_size=WIDE, run_before=opened_then(keys))

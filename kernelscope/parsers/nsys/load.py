@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.nsys import gpu_metrics
 from kernelscope.parsers.nsys.db import ExportDb, ReadStopped, ReadTask, Schema
 from kernelscope.parsers.nsys.hooks import (
     CancelHook,
@@ -70,14 +71,19 @@ def _empty(schema: Schema) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
-def _plan(db: ExportDb) -> list[ReadTask]:
+def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry]) -> list[ReadTask]:
     """The queries to run, skipping tables this export does not have."""
     tasks = []
+    metrics_task = gpu_metrics.read_task(db, metrics)
+    if metrics_task is not None:
+        tasks.append(metrics_task)
     if db.has(KERNEL_TABLE):
         cols = db.columns(KERNEL_TABLE)
         name_src = "demangledName" if "demangledName" in cols else "shortName"
         short_src = "shortName" if "shortName" in cols else name_src
-        mapping = [*KERNEL_MAP, (name_src, "name_id"), (short_src, "short_id")]
+        mangled_src = "mangledName" if "mangledName" in cols else name_src
+        mapping = [*KERNEL_MAP, (name_src, "name_id"), (short_src, "short_id"),
+                   (mangled_src, "mangled_id")]
         tasks.append(ReadTask("kernels", db.table_name(KERNEL_TABLE),
                               _select(db, KERNEL_TABLE, mapping), KERNEL_SCHEMA))
     for name, table, mapping, schema in (
@@ -113,12 +119,14 @@ def _named(df: pl.DataFrame, strings: pl.DataFrame, id_col: str, out: str,
 
 def _kernels(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
     if df is None:
-        return _empty(KERNEL_SCHEMA).drop("name_id", "short_id").with_columns(
+        return _empty(KERNEL_SCHEMA).drop("name_id", "short_id", "mangled_id").with_columns(
             pl.lit(None, pl.Categorical).alias("name"),
             pl.lit(None, pl.Categorical).alias("short_name"),
+            pl.lit(None, pl.Categorical).alias("mangled_name"),
         )
     df = _named(df, strings, "name_id", "name", pl.Categorical)
-    return _named(df, strings, "short_id", "short_name", pl.Categorical)
+    df = _named(df, strings, "short_id", "short_name", pl.Categorical)
+    return _named(df, strings, "mangled_id", "mangled_name", pl.Categorical)
 
 
 def _kind_labels(db: ExportDb, table: str, fallback: dict[int, str]) -> dict[int, str]:
@@ -426,9 +434,10 @@ def _load(
 ) -> NsysReport:
     with ExportDb(sqlite_path, display_name=display) as db:
         report_progress(progress, f"Reading {display}", 0.0)
+        metrics = gpu_metrics.catalog(db)
         try:
             raw = db.read_many(
-                _plan(db),
+                _plan(db, metrics),
                 on_chunk=lambda done, total: report_progress(
                     progress, f"Reading {display}", done / total
                 ),
@@ -473,4 +482,5 @@ def _load(
             threads=_threads(db),
             tables=db.tables,
             nsys_version=_version(db),
+            gpu_metrics=gpu_metrics.build(raw.get("gpu_metrics"), metrics),
         )

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import polars as pl
 
+from kernelscope.parsers.nsys.gpu_metrics import GpuMetrics
 from kernelscope.parsers.nsys.intervals import Coverage
 
 T = TypeVar("T")
@@ -63,13 +64,16 @@ class NsysReport:
     Frames (all times ``Int64`` ns):
 
     - ``kernels``: start, end, device_id, context_id, stream_id, correlation_id, global_pid,
-      name (demangled, as ``nsys stats`` prints), short_name.
+      name (demangled, as ``nsys stats`` prints), short_name, mangled_name (the demangled name
+      where the export has no mangled one), grid_x/y/z and block_x/y/z (Int32; null where the
+      export lacks them), graph_node_id (null unless a CUDA graph launched it,
+      ``--cuda-graph-trace=node``).
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
-      dst_device_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,
+      dst_device_id, graph_node_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,
       dst_kind_name.
     - ``memset``: start, end, device_id, context_id, green_context_id, stream_id,
-      correlation_id, global_pid, bytes, mem_kind, operation (``[CUDA memset]``).
+      correlation_id, global_pid, bytes, mem_kind, graph_node_id, operation (``[CUDA memset]``).
     - ``cuda_api``: start, end, global_tid, correlation_id, name (as recorded, e.g.
       ``cudaMemcpy_v3020``), api (as ``nsys stats`` prints it: ``cudaMemcpy``).
     - ``osrt``: start, end, global_tid, event_class (27 for calls), name.
@@ -78,6 +82,8 @@ class NsysReport:
       ``textId`` or inline), domain (null for the default domain).
     - ``overhead``: start, end, global_tid, name (``PROFILER_OVERHEAD``: time nsys itself
       spent, e.g. ``CUDA profiling data flush on process exit``).
+
+    ``gpu_metrics`` holds the sampled GPU metrics (``--gpu-metrics-devices``), if any.
     """
 
     path: Path
@@ -97,6 +103,7 @@ class NsysReport:
     threads: dict[int, str] = field(default_factory=dict)
     tables: frozenset[str] = frozenset()
     nsys_version: str | None = None
+    gpu_metrics: GpuMetrics = field(default_factory=GpuMetrics)
     _memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     def memo(self, key: object, compute: Callable[[], T]) -> T:
@@ -130,12 +137,15 @@ class NsysReport:
         """Kernels, memcpys and memsets in one frame sorted by start.
 
         Columns: kind (Enum ``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
-        stream_id, global_pid, correlation_id.
+        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs).
         """
         cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid",
-                "correlation_id"]
+                "correlation_id", "graph_node_id"]
         parts = [
-            frame.select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
+            frame.with_columns(
+                pl.col("graph_node_id") if "graph_node_id" in frame.columns
+                else pl.lit(None, pl.Int64).alias("graph_node_id")
+            ).select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
             for kind, frame in (("kernel", self.kernels), ("memcpy", self.memcpy),
                                 ("memset", self.memset))
         ]

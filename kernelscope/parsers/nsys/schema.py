@@ -6,6 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 I64 = pl.Int64
+I32 = pl.Int32
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MEMCPY_TABLE = "CUPTI_ACTIVITY_KIND_MEMCPY"
@@ -38,17 +39,19 @@ NVTX_RANGE_TYPES = (NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND)
 KERNEL_SCHEMA = {
     "start": I64, "end": I64, "device_id": I64, "context_id": I64, "stream_id": I64,
     "correlation_id": I64, "global_pid": I64, "name_id": I64, "short_id": I64,
+    "mangled_id": I64, "grid_x": I32, "grid_y": I32, "grid_z": I32, "block_x": I32,
+    "block_y": I32, "block_z": I32, "graph_node_id": I64,
 }
 MEMCPY_SCHEMA = {
     "start": I64, "end": I64, "device_id": I64, "context_id": I64, "green_context_id": I64,
     "stream_id": I64, "correlation_id": I64, "global_pid": I64, "bytes": I64,
     "copy_kind": I64, "src_kind": I64, "dst_kind": I64, "src_device_id": I64,
-    "dst_device_id": I64,
+    "dst_device_id": I64, "graph_node_id": I64,
 }
 MEMSET_SCHEMA = {
     "start": I64, "end": I64, "device_id": I64, "context_id": I64, "green_context_id": I64,
     "stream_id": I64, "correlation_id": I64, "global_pid": I64, "bytes": I64,
-    "mem_kind": I64,
+    "mem_kind": I64, "graph_node_id": I64,
 }
 API_SCHEMA = {
     "start": I64, "end": I64, "global_tid": I64, "correlation_id": I64, "name_id": I64,
@@ -62,7 +65,9 @@ NVTX_SCHEMA = {
 KERNEL_MAP = [
     ("start", "start"), ("end", "end"), ("deviceId", "device_id"), ("contextId", "context_id"),
     ("streamId", "stream_id"), ("correlationId", "correlation_id"),
-    ("globalPid", "global_pid"),
+    ("globalPid", "global_pid"), ("gridX", "grid_x"), ("gridY", "grid_y"),
+    ("gridZ", "grid_z"), ("blockX", "block_x"), ("blockY", "block_y"), ("blockZ", "block_z"),
+    ("graphNodeId", "graph_node_id"),
 ]
 MEMCPY_MAP = [
     ("start", "start"), ("end", "end"), ("deviceId", "device_id"), ("contextId", "context_id"),
@@ -70,12 +75,13 @@ MEMCPY_MAP = [
     ("correlationId", "correlation_id"), ("globalPid", "global_pid"), ("bytes", "bytes"),
     ("copyKind", "copy_kind"), ("srcKind", "src_kind"), ("dstKind", "dst_kind"),
     ("srcDeviceId", "src_device_id"), ("dstDeviceId", "dst_device_id"),
+    ("graphNodeId", "graph_node_id"),
 ]
 MEMSET_MAP = [
     ("start", "start"), ("end", "end"), ("deviceId", "device_id"), ("contextId", "context_id"),
     ("greenContextId", "green_context_id"), ("streamId", "stream_id"),
     ("correlationId", "correlation_id"), ("globalPid", "global_pid"), ("bytes", "bytes"),
-    ("memKind", "mem_kind"),
+    ("memKind", "mem_kind"), ("graphNodeId", "graph_node_id"),
 ]
 API_MAP = [("start", "start"), ("end", "end"), ("globalTid", "global_tid"),
            ("correlationId", "correlation_id"), ("nameId", "name_id")]

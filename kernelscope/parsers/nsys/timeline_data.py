@@ -16,9 +16,18 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.nsys.findings import Finding, findings
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation, explain_gaps
+from kernelscope.parsers.nsys.graphs import GraphComparison, compare_graphs, graph_launches
 from kernelscope.parsers.nsys.hooks import OpenCancelled
+from kernelscope.parsers.nsys.metric_analysis import (
+    MetricsVerdict,
+    family_metrics,
+    metric_summary,
+    metrics_verdicts,
+    nvtx_metrics,
+)
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.nsys.nvtx import nvtx_gpu_busy, nvtx_summary
 from kernelscope.parsers.nsys.summaries import (
@@ -70,6 +79,24 @@ class TimelineData:
         return TimelineIndex(self.report)
 
     @cached_property
+    def lane_events(self) -> bool:
+        """Every timeline lane's events, built (for the cursor and the names in the lanes)."""
+        self.index.prepare_events()
+        return True
+
+    @cached_property
+    def names(self) -> ShortNames:
+        """The trace's short kernel names (unique among its kernels)."""
+        names = self.report.kernels["name"].cast(pl.String).drop_nulls().unique(
+            maintain_order=True
+        )
+        return ShortNames(names.to_list())
+
+    def short_name(self, name: str) -> str:
+        """Kernel ``name`` (demangled, as nsys stores it) as the trace's short name."""
+        return self.names[name]
+
+    @cached_property
     def utilization(self) -> pl.DataFrame:
         return gpu_utilization(self.report)
 
@@ -106,6 +133,41 @@ class TimelineData:
         return nvtx_summary(self.report).join(
             busy, on=["Range", "Style"], how="left", maintain_order="left"
         )
+
+    @cached_property
+    def metrics(self) -> pl.DataFrame:
+        """Each sampled GPU metric over the capture (metric_summary; empty without any)."""
+        return metric_summary(self.report.gpu_metrics)
+
+    @cached_property
+    def family_metrics(self) -> pl.DataFrame:
+        return family_metrics(self.report)
+
+    @cached_property
+    def nvtx_metrics(self) -> pl.DataFrame:
+        return nvtx_metrics(self.report)
+
+    @cached_property
+    def metrics_verdicts(self) -> list[MetricsVerdict]:
+        return metrics_verdicts(self.report, self.utilization)
+
+    @cached_property
+    def graph_launches(self) -> pl.DataFrame:
+        return graph_launches(self.report)
+
+    @cached_property
+    def graphs(self) -> list[GraphComparison]:
+        return compare_graphs(self.report)
+
+    def metric_strip(self, device: int, key: str, t0: int, t1: int,
+                     width: int) -> list[float | None]:
+        """The metric's time-weighted mean in each of ``width`` equal columns of [t0, t1)."""
+        series = self.report.gpu_metrics.get(device, key)
+        if series is None or width <= 0 or t1 <= t0:
+            return [None] * max(width, 0)
+        edges = pl.Series([t0 + (t1 - t0) * i // width for i in range(width + 1)],
+                          dtype=pl.Int64)
+        return series.window_means(edges)
 
     @cached_property
     def findings(self) -> list[Finding]:
@@ -222,9 +284,12 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Summarising kernels and API calls", ("kernels", "api", "osrt", "mem_time", "mem_size")),
     ("Summarising NVTX ranges", ("nvtx",)),
     ("Measuring GPU utilisation and idle gaps", ("utilization",)),
-    ("Indexing the timeline", ("index", "large_gaps")),
+    ("Indexing the timeline", ("index", "large_gaps", "lane_events", "names")),
     ("Explaining the large gaps", ("explained", "gaps", "histogram", "launches")),
     ("Checking for known problems", ("findings",)),
+    ("Reading GPU metrics and CUDA graphs",
+     ("metrics", "family_metrics", "nvtx_metrics", "metrics_verdicts", "graph_launches",
+      "graphs")),
 )
 """What the screen's worker computes, stage by stage, before the views show."""
 
