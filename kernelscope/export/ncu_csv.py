@@ -3,11 +3,13 @@ with ``all_metrics`` one more column per metric the report holds for any of them
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from kernelscope.export.ncu_markdown import top_flag
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
-from kernelscope.parsers.ncu import rows_to_frame
+from kernelscope.parsers.ncu import KernelDetail, rows_to_frame
 from kernelscope.parsers.ncu.measured import short_reason
 from kernelscope.parsers.ncu.metrics import MetricValue
 
@@ -16,12 +18,33 @@ def _flag(k: AnalyzedKernel) -> str:
     return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
+def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:
+    """Every metric's value of a kernel read with ``all_metrics`` (runs in worker processes,
+    so the parent never opens the kernels itself)."""
+    return {name: m.value for name, m in (detail.all_metrics or {}).items()}
+
+
+def _all_values(analyzed: AnalyzedReport, chosen: list[AnalyzedKernel]) -> list[dict[str, Any]]:
+    found: dict[int, dict[str, MetricValue]] = {}
+    batches = analyzed.report.iter_details(
+        [k.id for k in chosen],
+        source=False,
+        curves=False,
+        breakdowns=False,
+        analyse=metric_values,
+        slim=True,
+        all_metrics=True,
+    )
+    for batch in batches:
+        for summary, values in batch:
+            found[summary.id] = values
+    return [found[k.id] for k in chosen]
+
+
 def _metric_columns(analyzed: AnalyzedReport, chosen: list[AnalyzedKernel]) -> list[pl.Series]:
     """One column per metric of the chosen kernels (numbers as floats, text as text; empty
     where a kernel lacks the metric), sorted by metric name."""
-    values: list[dict[str, MetricValue]] = [
-        {name: m.value for name, m in analyzed.report.all_metrics(k.id).items()} for k in chosen
-    ]
+    values = _all_values(analyzed, chosen)
     names = sorted({name for per in values for name in per})
     columns = []
     for name in names:

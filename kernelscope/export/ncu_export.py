@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from kernelscope.export.writer import ExportOptions, nothing_matched
-from kernelscope.parsers.jsonsafe import json_safe
 
 if TYPE_CHECKING:
     from kernelscope.parsers.ncu import NcuReport
@@ -36,18 +34,28 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
             breakdowns=False,
             slim=True,
         )
+    elif options.fmt == "json":
+        from kernelscope.export.ncu_json import json_analysis
+
+        analyzed = analyze(
+            report,
+            details=every_record,
+            analyse=json_analysis,
+            slim=True,
+            tables=True,
+            all_metrics=options.all_metrics,
+        )
     else:
-        analyzed = analyze(report, details=every_record)
+        analyzed = analyze(report)
     analyzed = replace(analyzed, process=options.process)
     if (options.pattern or options.process) and not analyzed.select(options.pattern):
         raise nothing_matched(report.path, options)
     if options.fmt == "json":
-        from kernelscope.export.ncu_json import build_ncu_document
+        from kernelscope.export.ncu_json import render_ncu_json
 
-        doc = build_ncu_document(
+        return render_ncu_json(
             analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
         )
-        return json.dumps(json_safe(doc), indent=2) + "\n"
     if options.fmt == "md":
         from kernelscope.export.ncu_markdown import render_ncu_markdown
 

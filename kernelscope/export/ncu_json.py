@@ -1,24 +1,35 @@
-"""The kernel report as the ``kernelscope/ncu/1`` JSON document."""
+"""The kernel report as the ``kernelscope/ncu/1`` JSON document.
+
+Each kernel's entry is mostly its own (identity, metrics, NCU rules): the worker processes
+that read the kernels encode that part as text (:func:`json_analysis`), so the details never
+travel back, and this process adds the parts that depend on the whole report (time share,
+family, the diagnosis weighed by them) and joins the text (``json_text``), which is what
+``json.dumps(..., indent=2)`` would write for the whole document.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kernelscope.parsers.kernel_analysis import AnalyzedReport
-from kernelscope.parsers.ncu import KernelDetail, Metric, NcuReport
+from kernelscope.export import json_text
+from kernelscope.parsers.diagnosis import Diagnosis
+from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, diagnose_detail
+from kernelscope.parsers.ncu import KernelDetail, Metric
 
 SCHEMA = "kernelscope/ncu/1"
+ENTRY_LEVEL = 2
+"""The depth of a kernel's entry in the document (document › "kernels" › entry)."""
 
 
 def metrics_dict(metrics: dict[str, Metric]) -> dict[str, dict[str, Any]]:
     return {name: {"value": m.value, "unit": m.unit} for name, m in sorted(metrics.items())}
 
 
-def kernel_dict(
-    report: NcuReport, detail: KernelDetail, *, all_metrics: bool = False
-) -> dict[str, Any]:
-    """One kernel's entry: identity, launch shape, duration and the panes' (or all) metrics."""
-    metrics = report.all_metrics(detail.id) if all_metrics else detail.metrics
+def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str, Any]:
+    """One kernel's own part of its entry: identity, launch shape, duration and the panes'
+    metrics (every metric when the detail was read with them: ``detail.all_metrics``);
+    ``with_metrics`` False leaves them out (None) for a caller that encodes them itself."""
+    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
     return {
         "id": detail.id,
         "name": detail.name,
@@ -32,7 +43,7 @@ def kernel_dict(
         "pid": detail.pid,
         "process": detail.process or None,
         "sections": sorted(detail.sections),
-        "metrics": metrics_dict(metrics),
+        "metrics": metrics_dict(metrics) if with_metrics else None,
         "ncu_rules": [
             {
                 "rule": r.rule,
@@ -74,29 +85,83 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     }
 
 
-def build_ncu_document(
+def kernel_members(detail: KernelDetail) -> str:
+    """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics, the
+    bulk of the document, through ``json_text.value_unit_items``."""
+    level = ENTRY_LEVEL + 1
+    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+    ordered = sorted(metrics.items())
+    members = []
+    for key, value in kernel_dict(detail, with_metrics=False).items():
+        if key == "metrics":
+            text = json_text.value_unit_items(
+                [name for name, _ in ordered],
+                [m.value for _, m in ordered],
+                [m.unit for _, m in ordered],
+                level,
+            )
+            members.append(f'"metrics": {json_text.wrap((text,), level)}')
+        else:
+            members.append(json_text.items({key: value}, ENTRY_LEVEL))
+    return (",\n" + json_text.INDENT * level).join(members)
+
+
+def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
+    """Diagnosis (without time share) and the kernel's own JSON members; runs in the worker
+    processes, so only text and the list's view of the kernel travel back."""
+    return diagnose_detail(detail, None), kernel_members(detail)
+
+
+def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
+    rest = {
+        "short_name": analyzed.short_name(kernel),
+        "time_share": kernel.time_share,
+        "family": analyzed.families.index_of.get(kernel.id),
+        **kernel.diagnosis.to_dict(),
+    }
+    return json_text.wrap((own, json_text.items(rest, ENTRY_LEVEL)), ENTRY_LEVEL)
+
+
+def kernel_texts(
+    analyzed: AnalyzedReport, chosen: list[AnalyzedKernel], *, all_metrics: bool = False
+) -> dict[int, str]:
+    """The own JSON members of each chosen kernel: from the pass that read the report when
+    it made them (every kernel exported), else read now in the worker processes."""
+    have = analyzed.extras
+    if all(isinstance(have.get(k.id), str) for k in chosen):
+        return {k.id: have[k.id] for k in chosen}
+    texts: dict[int, str] = {}
+    batches = analyzed.report.iter_details(
+        [k.id for k in chosen],
+        curves=False,
+        analyse=json_analysis,
+        slim=True,
+        tables=True,
+        all_metrics=all_metrics,
+    )
+    for batch in batches:
+        for summary, (_, text) in batch:
+            texts[summary.id] = text
+    return texts
+
+
+def render_ncu_json(
     analyzed: AnalyzedReport,
     *,
     pattern: str | None = None,
     top: int | None = None,
     all_metrics: bool = False,
-) -> dict[str, Any]:
+) -> str:
     """The whole JSON document: every family of the report ranked by total time, and every
     selected kernel with its metrics, diagnosis and ``family`` (an index into ``families``);
     ``top`` selects the launches of the N largest families."""
-    kernels = []
     chosen = analyzed.select(pattern, top)
-    pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
-    for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
-        entry = kernel_dict(analyzed.report, detail, all_metrics=all_metrics)
-        entry["short_name"] = analyzed.short_name(kernel)
-        entry["time_share"] = kernel.time_share
-        entry["family"] = analyzed.families.index_of.get(kernel.id)
-        entry.update(diagnosis.to_dict())
-        kernels.append(entry)
-    return {
+    texts = kernel_texts(analyzed, chosen, all_metrics=all_metrics)
+    head = {
         "schema": SCHEMA,
         "report": report_dict(analyzed),
         "families": [f.to_dict() for f in analyzed.families],
-        "kernels": kernels,
     }
+    kernels = json_text.array((_entry(analyzed, k, texts[k.id]) for k in chosen), 1)
+    members = (json_text.items(head, 0), f'"kernels": {kernels}')
+    return json_text.wrap(members, 0) + "\n"

@@ -222,12 +222,15 @@ def analyze(
     analyse: Callable[[KernelDetail], tuple[Diagnosis, Any]] = diagnose_only,
     breakdowns: bool = True,
     slim: bool = False,
+    tables: bool | None = None,
+    all_metrics: bool = False,
 ) -> AnalyzedReport:
     """Summarise and diagnose every kernel of an opened report. With ``details``, read every
     kernel's full detail (with source hot spots) in the same single pass, for exports that
     write a record per kernel; ``analyse`` (a module-level function, run in the worker
     processes) returns each detail's diagnosis without time share and an extra result. With
-    ``slim``, the details themselves are not kept (nor sent back by the workers)."""
+    ``slim``, the details themselves are not kept (nor sent back by the workers); ``tables``
+    and ``all_metrics`` are passed to ``NcuReport.iter_details``."""
     summaries: list[KernelSummary] = []
     kept: dict[int, KernelDetail] = {}
     early: dict[int, Diagnosis] = {}
@@ -240,6 +243,8 @@ def analyze(
             breakdowns=breakdowns,
             analyse=analyse,
             slim=slim,
+            tables=tables,
+            all_metrics=all_metrics,
             # The device (what an export's header needs) costs the first kernel's opening,
             # ~60 ms: read it while the worker processes start rather than after the pass.
             meanwhile=(lambda: report.device) if ids else None,
@@ -259,6 +264,8 @@ def analyze(
     else:
         for batch in report.iter_summaries():
             summaries.extend(batch)
+            for summary in batch:  # while the workers read on, not after the pass
+                early[summary.id] = diagnose_summary(summary)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)

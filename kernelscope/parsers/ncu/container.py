@@ -14,6 +14,7 @@ stream (a plain file is skipped through with ``seek``, a decompression stream by
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass, field
 from typing import IO
@@ -145,6 +146,12 @@ def _text(value: int | bytes | None) -> str:
 def _process(value: int | bytes | None) -> ProcessInfo:
     if not isinstance(value, bytes):
         return ProcessInfo(None, "", "")
+    return _process_of(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _process_of(value: bytes) -> ProcessInfo:
+    """The process of a block header (every block of a process repeats the same bytes)."""
     try:
         items = dict(fields(value))
     except ValueError:
@@ -251,17 +258,25 @@ def _u32(reader: _Reader, what: str) -> int:
 
 
 def _version(value: int | bytes | None, versions: dict[str, str]) -> None:
-    if not isinstance(value, bytes):
-        return
+    if isinstance(value, bytes):
+        for key, text in _version_pairs(value):
+            versions.setdefault(key, text)
+
+
+@functools.lru_cache(maxsize=64)
+def _version_pairs(value: bytes) -> tuple[tuple[str, str], ...]:
+    """The (component, version) pairs of a block's info (the same bytes in every block)."""
+    pairs: list[tuple[str, str]] = []
     try:
         for number, item in fields(value):
             if number == _INFO_VERSION and isinstance(item, bytes):
                 pair = dict(fields(item))
                 key, text = pair.get(1), pair.get(2)
                 if isinstance(key, bytes) and isinstance(text, bytes):
-                    versions.setdefault(_text(key), _text(text))
+                    pairs.append((_text(key), _text(text)))
     except ValueError:
-        return
+        pass
+    return tuple(pairs)
 
 
 def _block(reader: _Reader, results: list[ResultInfo], versions: dict[str, str]) -> None:

@@ -1,24 +1,37 @@
 """Passes over many kernels in a child process: ``python -m kernelscope.parsers.ncu.list_worker``.
 
 ncu_report keeps every kernel it has opened in memory until the process exits (about 0.8 MB a
-kernel on a default-set report), so passes over all kernels (the kernel list, exports) run in
-short-lived children that stream plain model objects back; several children split the kernels
-between cores.
+kernel on a default-set report, ~7 MB with ``--set full``), so passes over all kernels (the
+kernel list, exports) run in short-lived children that stream plain model objects back;
+several children split the kernels between cores, and each child stops once its memory
+reaches its budget (``rss_limit_mb``), leaving the rest of its kernels to a fresh child
+(``list_pool``), so no process outgrows the budget whatever the report's size.
 
-Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids, shard, shards,
-metrics (summary mode), extra, source, curves and diagnose (detail mode: a picklable function
-of a KernelDetail whose result is sent with it), rules, batch_seconds.
+Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids (the kernels this
+child reads, in order), rss_limit_mb (default: ``budget_mb()``), max_kernels (a child reads at
+most that many), metrics (summary mode), extra, source, curves, all_metrics
+and diagnose (detail mode: a picklable function of a KernelDetail whose result is sent with
+it), rules, batch_seconds.
 Output (stdout): frames of an 8-byte big-endian length and a pickled list of results
-(KernelSummary, KernelDetail or (KernelDetail, diagnose result)), ending with an empty list.
+(KernelSummary, KernelDetail or (KernelDetail, diagnose result)), one per kernel in the order of
+``ids``, ending with an empty list; a child that stopped at its budget has sent results for a
+prefix of ``ids`` only.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import resource
 import sys
 import time
 from typing import Any
+
+RSS_LIMIT_MB = 360
+"""A child's memory budget: it stops before its resident size would pass this (the parent
+then starts a fresh one for the rest), keeping every process under 400 MB. (ncu_report adds
+~120 MB at the first kernel a process opens, then ~0.85 MB a kernel of a default-set report
+and ~6.6 MB of a ``--set full`` one, measured on H200 reports.)"""
 
 
 def write_frame(out: Any, items: list[Any]) -> None:
@@ -58,6 +71,10 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     )
     if job.get("source") and detail.has_section("SourceCounters"):
         detail.source = read_source_hotspots(action)
+    if job.get("all_metrics"):
+        from kernelscope.parsers.ncu.detail import read_all_metrics
+
+        detail.all_metrics = read_all_metrics(action)
     diagnose = job.get("diagnose")
     if diagnose is None:
         return detail
@@ -93,6 +110,19 @@ def main() -> int:
         return 3
 
 
+def budget_mb() -> float:
+    """The memory budget of a child: ``KERNELSCOPE_WORKER_MB`` when set, else RSS_LIMIT_MB."""
+    try:
+        return float(os.environ.get("KERNELSCOPE_WORKER_MB", "")) or RSS_LIMIT_MB
+    except ValueError:
+        return RSS_LIMIT_MB
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident size so far (MB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _run(job: dict[str, Any]) -> int:
     import ncu_report
 
@@ -103,11 +133,21 @@ def _run(job: dict[str, Any]) -> int:
         handles.extend((r, a) for a in range(rng.num_actions() if rng is not None else 0))
     ids = job.get("ids")
     ids = list(range(len(handles))) if ids is None else ids
+    limit = job.get("rss_limit_mb") or budget_mb()
+    most = job.get("max_kernels") or len(ids)
     out = sys.stdout.buffer
     batch: list[Any] = []
     last = time.perf_counter()
-    for kernel_id in ids[job["shard"] :: job["shards"]]:
+    rss = peak_rss_mb()
+    step = 0.0  # the most one kernel has added so far, past the first (ncu_report's set-up)
+    for done, kernel_id in enumerate(ids):
+        if done and (rss + 2 * step > limit or done >= most):
+            break  # the budget is reached: a fresh child reads the rest
         batch.append(_one(ctx, job, kernel_id, handles[kernel_id]))
+        now_rss = peak_rss_mb()
+        if done:
+            step = max(step, now_rss - rss)
+        rss = now_rss
         now = time.perf_counter()
         if now - last >= job.get("batch_seconds", 0.1):
             write_frame(out, batch)

@@ -119,6 +119,9 @@ class KernelDetail:
     """The id of the process that ran the kernel (None when the report does not say)."""
     process: str = ""
     """That process's executable name, as ncu's "Process Name" column prints it."""
+    all_metrics: dict[str, Metric] | None = None
+    """Every metric stored for the kernel, when the pass that read it was asked for them
+    (exports with ``--all-metrics``); None otherwise."""
 
     @property
     def measured(self) -> bool:

@@ -139,7 +139,7 @@ class NcuReport:
         """Sentences about the report as a whole (a pre-2020 report's renamed metrics)."""
         if self._notes is None:
             with self._lock, native_stderr_quiet():
-                action = self._action(0)
+                action = self._action(0, keep=True)
                 names = action.metric_names() if action is not None else ()
             note = legacy_note(names)
             self._notes = [note] if note else []
@@ -228,6 +228,7 @@ class NcuReport:
         job = {
             "path": str(self._temp or self.path),
             "mode": "summary",
+            "ids": list(range(self.kernel_count)),
             "metrics": self._summary_metrics,
             "rules": bool(self._extra),
             "batch_seconds": batch_seconds,
@@ -244,6 +245,8 @@ class NcuReport:
         breakdowns: bool = True,
         analyse: Callable[[KernelDetail], Any] | None = None,
         slim: bool = False,
+        tables: bool | None = None,
+        all_metrics: bool = False,
         processes: int | None = None,
         cancelled: Callable[[], bool] | None = None,
         meanwhile: Callable[[], object] | None = None,
@@ -252,8 +255,11 @@ class NcuReport:
         ``source``), from child processes when there are many; order is not kept. With
         ``analyse`` (a picklable module-level function), each item is ``(detail,
         analyse(detail))``, computed in the children; with ``slim`` as well, the detail is
-        replaced by its metric-free list summary (less to send back). ``meanwhile`` runs
-        here while the children start (e.g. reading the device of an export's header)."""
+        replaced by its metric-free list summary (less to send back). ``tables`` (default:
+        not ``slim``) reads NCU's section header tables; ``all_metrics`` every metric the
+        kernel holds into ``detail.all_metrics``. ``meanwhile`` runs here while the children
+        start (e.g. reading the device of an export's header)."""
+        tables = not slim if tables is None else tables
         if processes is None:
             small = len(kernel_ids) <= IN_PROCESS_LIMIT
             processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
@@ -266,6 +272,8 @@ class NcuReport:
                 if source:
                     self.source_hotspots(kernel_id)
                 detail = self.detail(kernel_id)
+                if all_metrics and detail.all_metrics is None:
+                    detail.all_metrics = self.all_metrics(kernel_id)
                 if analyse is None:
                     yield [detail]
                 else:
@@ -282,7 +290,8 @@ class NcuReport:
             "breakdowns": breakdowns,
             "diagnose": analyse,
             "slim": slim,
-            "tables": not slim,
+            "tables": tables,
+            "all_metrics": all_metrics,
             "origins": self.origins,
         }
         yield from iter_from_workers(
@@ -321,7 +330,7 @@ class NcuReport:
         """The GPU the report was taken on, read from the first kernel's device attributes."""
         if self._device is None:
             with self._lock:
-                action = self._action(0)
+                action = self._action(0, keep=True)  # the notes read it too
                 attrs: dict[str, Any] = {}
                 for name in DEVICE_ATTRIBUTES:
                     m = read_metric(action, name)
