@@ -66,4 +66,28 @@ NSYS = KindSpec(
     session="kernelscope.screens.timeline_session:TimelineSession",
 )
 
-BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS)
+def _open_diff(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.diff import open_pair
+
+    return open_pair(paths, cache_dir=options.cache_dir)
+
+
+def _analyse_diff(inputs: Any, options: OpenOptions) -> Any:
+    return inputs.diff()
+
+
+DIFF = KindSpec(
+    name="diff",
+    title="before/after diff of two kernel reports or two timelines",
+    detect=lambda probe: False,
+    open=_open_diff,
+    analyse=_analyse_diff,
+    summary="kernelscope.export.diff_export:print_diff_summary",
+    export="kernelscope.export.diff_export:render_diff",
+    session="kernelscope.screens.diff_session:DiffSession",
+    subcommand="diff",
+    inputs=(2, 2),
+    reads=frozenset({"pairs", "fail_if_slower"}),
+)
+
+BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, DIFF)

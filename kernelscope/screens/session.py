@@ -31,6 +31,10 @@ class SessionOptions:
     """Where converted Nsight Systems exports are cached."""
     extra_columns: Sequence[Any] | None = None
     """Kernel-list columns to show instead of the registered extra ones (kernel reports)."""
+    pattern: str | None = None
+    """Only the kernels whose name this regex matches (a diff's ``-k``)."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
 
 
 @dataclass(frozen=True)

@@ -76,12 +76,15 @@ class KernelscopeApp(App[None]):
         cache_dir: Path | None = None,
         extra_columns: Sequence[ColumnProvider] | None = None,
         subcommand: str | None = None,
+        pattern: str | None = None,
+        pairs: Sequence[tuple[str, str]] = (),
     ) -> None:
         super().__init__()
         self.inputs = as_paths(report_path)
         self.report_path = self.inputs[0]
         self.subcommand = subcommand
-        self.options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns)
+        self.options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns,
+                                      pattern=pattern, pairs=tuple(pairs))
         self.session: ReportSession | None = None
         self._main_shown = False
         self.fatal_error: str | None = None
@@ -230,14 +233,18 @@ def create_app(
     cache_dir: Path | None = None,
     extra_columns: Sequence[ColumnProvider] | None = None,
     subcommand: str | None = None,
+    pattern: str | None = None,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> KernelscopeApp:
     """The app for ``report`` (the bundled sample when None; several paths for a kind that
     claims ``subcommand``), used by the CLI and the tests.
 
     ``cache_dir`` is handed to the session (converted Nsight Systems exports);
-    ``extra_columns`` replaces ``kernelscope.screens.columns.EXTRA_COLUMNS`` for this app.
+    ``extra_columns`` replaces ``kernelscope.screens.columns.EXTRA_COLUMNS`` for this app;
+    ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """
     inputs = report if report is not None else default_report_path()
     return KernelscopeApp(
-        inputs, cache_dir=cache_dir, extra_columns=extra_columns, subcommand=subcommand
+        inputs, cache_dir=cache_dir, extra_columns=extra_columns, subcommand=subcommand,
+        pattern=pattern, pairs=pairs,
     )

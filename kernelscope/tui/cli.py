@@ -23,7 +23,8 @@ def _tui_parser() -> argparse.ArgumentParser:
         description=(
             "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
             "in the terminal. Without REPORT, opens the bundled sample report. "
-            "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'."
+            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
+            "'kernelscope summary REPORT'."
         ),
     )
     p.add_argument(
@@ -34,7 +35,28 @@ def _tui_parser() -> argparse.ArgumentParser:
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
     )
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
+    headless = p.add_argument_group(
+        "headless", "with --format, -o or --fail-if-slower, write instead of opening the TUI "
+        "(as 'kernelscope export' does; Markdown by default)"
+    )
+    headless.add_argument("--format", "-f", choices=("json", "md", "csv"), default=None)
+    headless.add_argument("-o", "--output", type=Path, default=None, help="output file")
+    _comparing(headless)
+    p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
     return p
+
+
+def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The options of a diff: kernels paired by hand and the CI gate."""
+    p.add_argument(
+        "--pair", action="append", default=[], metavar="BEFORE=AFTER",
+        help="diff: pair these kernels (an ID or a name on each side); repeat for more",
+    )
+    p.add_argument(
+        "--fail-if-slower", type=float, default=None, metavar="PCT",
+        help="diff: exit 1 when the summed kernel time (of the -k kernels) grew by more than "
+        "PCT %%, naming the kernels that did",
+    )
 
 
 def _export_parser() -> argparse.ArgumentParser:
@@ -54,6 +76,7 @@ def _export_parser() -> argparse.ArgumentParser:
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _comparing(p)
     return p
 
 
@@ -83,22 +106,36 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
-def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
-    from kernelscope.export.writer import ExportOptions, render, write_text
+def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
+    from kernelscope.parsers.diff import parse_pair
 
+    return tuple(parse_pair(text) for text in texts)
+
+
+def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
+    from kernelscope.export.writer import ExportOptions, render_checked, write_text
+
+    if args.fail_if_slower is not None and not args.fail_if_slower >= 0:
+        raise ReportError("--fail-if-slower takes a percentage of 0 or more.")
     options = ExportOptions(
         fmt=args.format,
         pattern=args.pattern,
-        top=args.top,
-        all_metrics=args.all_metrics,
+        top=getattr(args, "top", None),
+        all_metrics=getattr(args, "all_metrics", False),
         cache_dir=args.cache_dir,
-        process=args.process,
+        process=getattr(args, "process", None),
+        pairs=_pairs(args.pair),
+        fail_if_slower=args.fail_if_slower,
     )
-    text = render(args.report, options, subcommand=subcommand)
+    result = render_checked(args.report, options, subcommand=subcommand)
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(result.text)
+        sys.stdout.flush()
     else:
-        write_text(text, args.output)
+        write_text(result.text, args.output)
+    if result.failure is not None:
+        print(f"kernelscope: {safe_text(result.failure)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -115,6 +152,16 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.kinds import kind_for
     from kernelscope.parsers.detect import check_readable
 
+    if args.format is not None or args.output is not None or args.fail_if_slower is not None:
+        if not args.report:
+            raise ReportError("Name the report(s) to write (kernelscope diff BEFORE AFTER -f md).")
+        args.format = args.format or "md"
+        return run_export(args, subcommand)
+    pairs = _pairs(args.pair)
+    if (pairs or args.pattern) and subcommand is None:
+        raise ReportError("-k and --pair choose the kernels of a diff in the TUI: "
+                          "kernelscope diff BEFORE AFTER -k REGEX.")
+
     if subcommand is not None or len(args.report) > 1:
         kind_for(args.report, subcommand)  # the right number of inputs, before the TUI starts
     else:
@@ -122,7 +169,8 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
             check_readable(path)
     from kernelscope.tui.app import create_app
 
-    app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand)
+    app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
+                     pattern=args.pattern, pairs=pairs)
     app.run()
     failed = getattr(app, "fatal_error", None)
     if failed:

@@ -102,18 +102,28 @@ class KernelPair:
             for key in keys
         }
 
-    def main_precisions(self) -> tuple[str, ...]:
-        """The precision each kernel did the most FLOP/s in (one entry when they agree): the
-        roofline charts a diff draws."""
-        out: list[str] = []
-        for side in (self.before, self.after):
-            roof = side.diagnosis.roofline
-            points = [p for p in (roof.points.values() if roof else ()) if p.flops_per_s > 0]
-            if points:
-                best = max(points, key=lambda p: p.flops_per_s).precision
-                if best not in out:
-                    out.append(best)
-        return tuple(out)
+    @staticmethod
+    def _main_point(kernel: AnalyzedKernel) -> PrecisionPoint | None:
+        """The kernel's point at the precision it did the most FLOP/s in."""
+        roof = kernel.diagnosis.roofline
+        points = [p for p in (roof.points.values() if roof else ()) if p.flops_per_s > 0]
+        return max(points, key=lambda p: p.flops_per_s) if points else None
+
+    def chart_points(self) -> tuple[str, PrecisionPoint | None, PrecisionPoint | None] | None:
+        """Both kernels on one roofline: (precision, before point, after point). The chart is
+        the after kernel's main precision (the before kernel's when the after one did no
+        floating-point work); a kernel that did no work at that precision is shown at its
+        own main precision (FP32 before, tensor after: where the work moved). None when
+        neither kernel has a point."""
+        old, new = self._main_point(self.before), self._main_point(self.after)
+        main = new or old
+        if main is None:
+            return None
+        precision = main.precision
+        points = self.roofline_points().get(precision, (None, None))
+        before = points[0] if points[0] is not None and points[0].flops_per_s > 0 else old
+        after = points[1] if points[1] is not None and points[1].flops_per_s > 0 else new
+        return precision, before, after
 
 
 @dataclass(frozen=True)
@@ -358,8 +368,10 @@ def with_pair(diff: KernelDiff, before_id: int, after_id: int) -> KernelDiff:
     old = diff.before.kernel(before_id)
     new = diff.after.kernel(after_id)
     pairs = [p for p in diff.pairs if p.before.id != before_id and p.after.id != after_id]
-    freed_old = [p.before for p in diff.pairs if p.after.id == after_id and p.before.id != before_id]
-    freed_new = [p.after for p in diff.pairs if p.before.id == before_id and p.after.id != after_id]
+    freed_old = [p.before for p in diff.pairs
+                 if p.after.id == after_id and p.before.id != before_id]
+    freed_new = [p.after for p in diff.pairs
+                 if p.before.id == before_id and p.after.id != after_id]
     pairs.append(make_pair(old, new, HAND))
     pairs.sort(key=lambda p: (p.before.id, p.after.id))
     olds = sorted([k for k in diff.unmatched_before if k.id != before_id] + freed_old,
