@@ -173,6 +173,13 @@ def _records(diff: KernelDiff, pairs: Sequence[KernelPair]) -> dict[int, str]:
     return out
 
 
+def pair_record(diff: KernelDiff, pair: KernelPair) -> str:
+    """The after kernel's case record with its Change / Re-measure / Conclusion filled in."""
+    title = (f"# Kernel report: {inline(diff.after_path.name)}, kernel {pair.after.id} "
+             f"(after {inline(diff.before_path.name)} kernel {pair.before.id})")
+    return title + "\n\n" + _records(diff, [pair])[pair.after.id]
+
+
 def kernel_diff_markdown(diff: KernelDiff) -> str:
     before, after = diff.before, diff.after
     parts = [
