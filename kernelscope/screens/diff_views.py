@@ -197,7 +197,7 @@ def pair_renderables(diff: KernelDiff, pair: KernelPair, width: int = 100) -> li
     out: list[RenderableType] = [
         head, Text(""), lines, Text(""),
         grid_table(("Pane", "Metric", "Before", "After", "Change"),
-                   (metric_row(m) for m in pair.metrics), title="Metrics by pane"),
+                   (metric_row(m) for m in pair.metrics), title="Metrics by pane", left=2),
         Text(""),
     ]
     chart = pair_roofline(pair, width=max(40, min(width - 4, 100)), height=20, color=False)

@@ -19,7 +19,7 @@ from textual.worker import Worker
 from kernelscope.parsers.families import ReportFamilies, kernel_families
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.format import short_name
-from kernelscope.screens.columns import NAME_KEY, CellValue, ColumnProvider
+from kernelscope.screens.columns import BASELINE_KEY, NAME_KEY, CellValue, ColumnProvider
 from kernelscope.screens.family_table import (
     COLUMNS as FAMILY_COLUMNS,
 )
@@ -101,6 +101,12 @@ class KernelListScreen(Screen[None]):
         Binding(
             "r", "roofline", "Roofline", id="list.roofline",
             tooltip="Every kernel on a roofline, the highlighted one selected.",
+        ),
+        Binding(
+            "b", "baseline", "Baseline", id="list.baseline",
+            tooltip="Mark the highlighted kernel as the baseline: every pane then shows the "
+            "changes against it, and the list a Δ base column sorted by change (b on the "
+            "baseline clears it).",
         ),
         Binding(
             "f", "toggle_families", "Families", id="list.families",
@@ -583,6 +589,26 @@ class KernelListScreen(Screen[None]):
         return True
 
     # -- detail navigation -----------------------------------------------------------------
+    def action_baseline(self) -> None:
+        kernel_id = self.highlighted_id()
+        if kernel_id is not None:
+            self.state.mark_baseline(kernel_id)
+
+    def show_baseline(self, column: ColumnProvider | None) -> None:
+        """Show ``column`` (the change against the baseline) and sort by it, or drop it."""
+        self.columns = tuple(c for c in self.columns if c.key != BASELINE_KEY)
+        if column is not None:
+            self.columns = (*self.columns, column)
+        self._numeric.pop(BASELINE_KEY, None)
+        self._cell_cache.clear()
+        self.name_width = self._fit_name_width(self.app.size.width)
+        if column is not None:
+            self.set_sort(BASELINE_KEY, reverse=False)
+        elif self.sort_key == BASELINE_KEY:
+            self.set_sort("id")
+        if self.is_mounted:
+            self.rebuild()
+
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Open kernel ``kernel_id``'s detail; n/p there follow this list's order."""
         if kernel_id in self._index:

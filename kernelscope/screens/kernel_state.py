@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelscope.parsers.ncu import KernelSummary, NcuReport
+from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
 from kernelscope.screens.columns import ColumnProvider, list_columns
 from kernelscope.screens.session import session_of
 
@@ -29,6 +29,8 @@ class KernelState:
         self.summaries: list[KernelSummary] = []
         self._by_id: dict[int, KernelSummary] = {}
         self.loaded_all = False
+        self.baseline: KernelDetail | None = None
+        """The kernel marked with ``b``: every pane shows the deltas against it."""
 
     def add_summaries(self, batch: list[KernelSummary]) -> None:
         """Keep ``batch``; batches may arrive roughly, not strictly, in ID order (read by child
@@ -63,6 +65,11 @@ class KernelState:
 
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Show kernel ``kernel_id`` (in the open detail, or from the list); the session does."""
+        raise NotImplementedError
+
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> None:
+        """Make kernel ``kernel_id`` the baseline (again on the baseline: clear it); the
+        session does."""
         raise NotImplementedError
 
 
