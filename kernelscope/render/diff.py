@@ -163,7 +163,8 @@ def moved_text(pair: KernelPair) -> str:
     """Where the kernel moved on the roofline: each side's FLOP/s, precision and intensity."""
     found = pair.chart_points()
     if found is None:
-        return "neither kernel has a roofline point (collect SpeedOfLight_RooflineChart)"
+        return ("neither kernel has a roofline point (no floating-point work measured; "
+                "the roofline needs the SpeedOfLight_RooflineChart section)")
     _, old, new = found
     return f"before {_point_text(old)}; after {_point_text(new)}"
 
