@@ -7,10 +7,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.metrics import DIFF_METRIC_NAMES, TimeChange
-from kernelscope.parsers.diff.timelines import TimelineDiff
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, measured_duration
 
 KERNEL_COLUMNS = ("id", "name", "duration_ns", "bottleneck", "flags")

@@ -25,7 +25,7 @@ from kernelscope.render.diff import (
 from kernelscope.render.format import fmt_duration
 
 if TYPE_CHECKING:
-    from kernelscope.parsers.diff import DiffInputs
+    from kernelscope.parsers.diff.inputs import DiffInputs
     from kernelscope.parsers.diff.timelines import TimelineDiff
 
 

@@ -4,12 +4,14 @@ and for timelines GPU busy, gaps, NVTX, copies, findings and API calls."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair
-from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, measured_duration
-from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.timelines import TimelineDiff
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 SCHEMA = "kernelscope/diff/1"
 

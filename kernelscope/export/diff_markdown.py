@@ -6,13 +6,13 @@ filled in from the diff."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.export.ncu_markdown import Outcome, record_body, record_head
 from kernelscope.parsers.diagnosis.verdict import top_flag
 from kernelscope.parsers.diff.kernels import HAND, KernelDiff, KernelPair
 from kernelscope.parsers.diff.metrics import TimeChange
-from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, diagnose_detail
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.render.diff import (
@@ -33,6 +33,9 @@ from kernelscope.render.diff import (
     top_moves,
 )
 from kernelscope.render.format import fmt_duration, plural, short_name
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.timelines import TimelineDiff
 
 PAIR_SECTIONS = 10
 """How many pairs (those whose time changed most) get a section and a case record."""

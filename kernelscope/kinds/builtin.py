@@ -67,7 +67,7 @@ NSYS = KindSpec(
 )
 
 def _open_diff(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.diff import open_pair
+    from kernelscope.parsers.diff.inputs import open_pair
 
     return open_pair(paths, cache_dir=options.cache_dir)
 

@@ -16,7 +16,9 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Static
 
-from kernelscope.parsers.diff import DiffInputs, KernelDiff, TimelineDiff, open_pair
+from kernelscope.parsers.diff.inputs import DiffInputs, open_pair
+from kernelscope.parsers.diff.kernels import KernelDiff
+from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.screens.diff_views import KernelDiffScreen, PairScreen, TimelineDiffScreen
 from kernelscope.screens.session import (
     ExportJob,

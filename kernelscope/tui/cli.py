@@ -107,7 +107,9 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
-    from kernelscope.parsers.diff import parse_pair
+    if not texts:
+        return ()
+    from kernelscope.parsers.diff.kernels import parse_pair
 
     return tuple(parse_pair(text) for text in texts)
 

@@ -9,10 +9,13 @@ is new (only in the after report).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.metrics import change_pct
-from kernelscope.parsers.diff.timelines import TimelineDiff
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.timelines import TimelineDiff
 
 
 @dataclass(frozen=True)

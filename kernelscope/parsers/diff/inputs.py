@@ -10,14 +10,16 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.parsers.detect import ReportKind, detect_kind
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS
 from kernelscope.parsers.diff.kernels import KernelDiff, diff_kernels
 from kernelscope.parsers.diff.metrics import DIFF_METRIC_NAMES
-from kernelscope.parsers.diff.timelines import TimelineDiff, diff_timelines
 from kernelscope.parsers.errors import ReportError, safe_text
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.timelines import TimelineDiff
 
 SIDES = ("before", "after")
 KIND_WORDS = {
@@ -30,7 +32,7 @@ DIFF_METRICS_TO_READ: tuple[str, ...] = tuple(dict.fromkeys((*REQUIRED_METRICS,
 """What the list pass of a diffed kernel report reads: the diagnosis's and the diff's metrics."""
 
 Progress = Callable[[str], None]
-Diff = KernelDiff | TimelineDiff
+
 
 
 def input_kind(path: Path, side: str) -> str:
@@ -87,7 +89,7 @@ class DiffInputs:
         pairs: Sequence[tuple[str, str]] = (),
         pattern: str | None = None,
         progress: Progress | None = None,
-    ) -> Diff:
+    ) -> KernelDiff | TimelineDiff:
         before, after = self.analysed(progress)
         if progress is not None:
             progress("Comparing")
@@ -95,6 +97,8 @@ class DiffInputs:
             return diff_kernels(before, after, pairs, pattern)
         if pairs:
             raise ReportError("--pair pairs kernels of two kernel reports, not of timelines.")
+        from kernelscope.parsers.diff.timelines import diff_timelines
+
         return diff_timelines(before, after, pattern)
 
     def close(self) -> None:
