@@ -188,6 +188,8 @@ def print_summary(
     cache_dir: Path | None = None,
     file: IO[str] | None = None,
     subcommand: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
     process: str | None = None,
 ) -> None:
     """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part; of a
@@ -196,6 +198,7 @@ def print_summary(
     paths = as_paths(inputs)
     kind = kind_for(paths, subcommand)
     console = make_console(file)
-    options = OpenOptions(cache_dir=cache_dir, process=process)
+    options = OpenOptions(cache_dir=cache_dir, process=process, workers=workers,
+                          scheduler=scheduler)
     with opened(kind, paths, options) as model:
         kind.part("summary")(kind.part("analyse")(model, options), console)

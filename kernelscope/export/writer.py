@@ -25,6 +25,8 @@ class ExportOptions:
     top: int | None = None
     all_metrics: bool = False
     cache_dir: Path | None = None
+    workers: int | None = None
+    scheduler: str | None = None
     process: str | None = None
     pairs: tuple[tuple[str, str], ...] = ()
     """Kernels paired by hand (BEFORE, AFTER: an ID or a name each), for a diff."""
@@ -100,7 +102,9 @@ def render_checked(
             raise ReportError(
                 f"{flag} compares two reports: use it with 'kernelscope diff BEFORE AFTER'."
             )
-    with opened(kind, paths, OpenOptions(cache_dir=options.cache_dir)) as model:
+    open_options = OpenOptions(cache_dir=options.cache_dir, workers=options.workers,
+                               scheduler=options.scheduler)
+    with opened(kind, paths, open_options) as model:
         result = kind.part("export")(model, options)
     return result if isinstance(result, Rendered) else Rendered(str(result))
 

@@ -7,10 +7,11 @@ screens (``screens``), then add one ``KindSpec`` here (docs/architecture.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kernelscope.kinds.registry import KindSpec, OpenOptions
+from kernelscope.kinds.registry import KindSpec, OpenOptions, Probe
 from kernelscope.parsers.detect import ReportKind
 
 
@@ -66,6 +67,44 @@ NSYS = KindSpec(
     session="kernelscope.screens.timeline_session:TimelineSession",
 )
 
+def _detect_ranks(probe: Probe) -> bool:
+    from kernelscope.parsers.ranks.discover import looks_like_run
+
+    return looks_like_run(probe.paths)
+
+
+def _open_ranks(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.ranks.reduce import ReduceOptions
+    from kernelscope.parsers.ranks.run import analyse_run
+
+    cache = str(options.cache_dir) if options.cache_dir is not None else None
+    return analyse_run(paths, options=ReduceOptions(cache_dir=cache), workers=options.workers,
+                       scheduler=options.scheduler)
+
+
+def _analyse_ranks(run: Any, options: OpenOptions) -> Any:
+    return run  # the run is compared when it is opened
+
+
+RANKS = KindSpec(
+    name="ranks",
+    title="run of per-rank Nsight Systems traces",
+    detect=_detect_ranks,
+    open=_open_ranks,
+    analyse=_analyse_ranks,
+    summary="kernelscope.export.ranks:print_run_summary",
+    export="kernelscope.export.ranks:render_run",
+    session="kernelscope.screens.ranks_session:RanksSession",
+    inputs=(1, None),
+)
+"""A directory of per-rank traces, or several traces: the ranks of one run."""
+
+RANKS_OF_ONE_TRACE = replace(
+    RANKS, name="ranks-command", title="ranks of one run (kernelscope ranks TRACE...)",
+    detect=lambda probe: True, subcommand="ranks",
+)
+"""``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
+
 def _open_diff(paths: Sequence[Path], options: OpenOptions) -> Any:
     from kernelscope.parsers.diff.inputs import open_pair
 
@@ -90,4 +129,4 @@ DIFF = KindSpec(
     reads=frozenset({"pairs", "fail_if_slower"}),
 )
 
-BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, DIFF)
+BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, RANKS, RANKS_OF_ONE_TRACE, DIFF)

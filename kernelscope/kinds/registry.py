@@ -53,6 +53,10 @@ class OpenOptions:
     """How to open inputs (every kind gets the same; each reads what it needs)."""
 
     cache_dir: Path | None = None
+    workers: int | None = None
+    """Worker processes for a kind that reduces many inputs (0: in this process)."""
+    scheduler: str | None = None
+    """A Dask scheduler address to run those reductions on instead."""
     process: str | None = None
     """Of a kernel report, only the kernels of this process (an id or a name)."""
 

@@ -31,6 +31,10 @@ class SessionOptions:
     """Where converted Nsight Systems exports are cached."""
     extra_columns: Sequence[Any] | None = None
     """Kernel-list columns to show instead of the registered extra ones (kernel reports)."""
+    workers: int | None = None
+    """Worker processes for a kind that reduces many inputs (0: in this process)."""
+    scheduler: str | None = None
+    """A Dask scheduler address to run those reductions on instead."""
     pattern: str | None = None
     """Only the kernels whose name this regex matches (a diff's ``-k``)."""
     pairs: tuple[tuple[str, str], ...] = ()

@@ -9,18 +9,17 @@ Any failure ends on the app's error screen with one sentence.
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import polars as pl
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Vertical
+from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
@@ -33,10 +32,10 @@ from kernelscope.screens.timeline_views.commands import TimelineCommands
 from kernelscope.screens.timeline_views.gaps import gap_of
 from kernelscope.screens.timeline_views.help_text import TIMELINE_HELP
 from kernelscope.screens.timeline_views.tables import TableView
+from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)
-PROGRESS_EVERY_S = 0.1
 KEYS_MARKER = "<!-- keys -->"
 
 
@@ -152,16 +151,12 @@ class TimelineScreen(Screen[None]):
         self._cancel = threading.Event()
         self._filled: set[str] = set()
         self._history: list[str] = []
-        self._last_progress = 0.0
+        self._throttle = ProgressThrottle()
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(f"kernelscope · {self.path.name}", id="tl-title", markup=False)
-        with Center(id="tl-loading-center"), Vertical(id="tl-loading"):
-            yield Static(f"Opening {self.path.name}…", id="tl-opening", markup=False)
-            yield ProgressBar(id="tl-progress", show_eta=False)
-            yield Static("", id="tl-progress-text", markup=False)
-            yield Static("Press c or escape to cancel.", id="tl-cancel-hint")
+        yield from opening_panel("tl", f"Opening {self.path.name}…")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -173,11 +168,8 @@ class TimelineScreen(Screen[None]):
     # -- opening ---------------------------------------------------------------------------
     def _progress(self, text: str, fraction: float | None) -> None:
         """Called from the worker thread: post (not too often) for the UI thread to show."""
-        now = time.monotonic()
-        if now - self._last_progress < PROGRESS_EVERY_S and fraction not in (0.0, 1.0):
-            return
-        self._last_progress = now
-        self.post_message(OpenProgress(text, fraction))
+        if self._throttle.due(fraction):
+            self.post_message(OpenProgress(text, fraction))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
@@ -201,12 +193,7 @@ class TimelineScreen(Screen[None]):
     def _show_progress(self, event: OpenProgress) -> None:
         if not self.opening:
             return
-        bar = self.query_one("#tl-progress", ProgressBar)
-        if event.fraction is None:
-            bar.update(total=None)
-        else:
-            bar.update(total=100, progress=round(event.fraction * 100))
-        self.query_one("#tl-progress-text", Static).update(event.text)
+        show_progress(self, "tl", event.text, event.fraction)
 
     @on(TimelineLoaded)
     async def _loaded(self, event: TimelineLoaded) -> None:

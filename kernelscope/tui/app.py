@@ -76,6 +76,8 @@ class KernelscopeApp(App[None]):
         cache_dir: Path | None = None,
         extra_columns: Sequence[ColumnProvider] | None = None,
         subcommand: str | None = None,
+        workers: int | None = None,
+        scheduler: str | None = None,
         pattern: str | None = None,
         pairs: Sequence[tuple[str, str]] = (),
     ) -> None:
@@ -84,6 +86,7 @@ class KernelscopeApp(App[None]):
         self.report_path = self.inputs[0]
         self.subcommand = subcommand
         self.options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns,
+                                      workers=workers, scheduler=scheduler,
                                       pattern=pattern, pairs=tuple(pairs))
         self.session: ReportSession | None = None
         self._main_shown = False
@@ -233,6 +236,8 @@ def create_app(
     cache_dir: Path | None = None,
     extra_columns: Sequence[ColumnProvider] | None = None,
     subcommand: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
     pattern: str | None = None,
     pairs: Sequence[tuple[str, str]] = (),
 ) -> KernelscopeApp:
@@ -241,10 +246,11 @@ def create_app(
 
     ``cache_dir`` is handed to the session (converted Nsight Systems exports);
     ``extra_columns`` replaces ``kernelscope.screens.columns.EXTRA_COLUMNS`` for this app;
+    ``workers``/``scheduler`` say where a kind of many inputs (per-rank traces) reduces them.
     ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """
     inputs = report if report is not None else default_report_path()
     return KernelscopeApp(
         inputs, cache_dir=cache_dir, extra_columns=extra_columns, subcommand=subcommand,
-        pattern=pattern, pairs=pairs,
+        workers=workers, scheduler=scheduler, pattern=pattern, pairs=pairs,
     )

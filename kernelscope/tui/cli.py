@@ -22,9 +22,11 @@ def _tui_parser() -> argparse.ArgumentParser:
         prog="kernelscope",
         description=(
             "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
-            "in the terminal. Without REPORT, opens the bundled sample report. "
-            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'."
+            "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
+            "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
+            "several rank processes) opens as the ranks of one run. "
+            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' "
+            "and 'kernelscope summary REPORT'."
         ),
     )
     p.add_argument(
@@ -34,6 +36,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
     )
+    _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     headless = p.add_argument_group(
         "headless", "with --format, -o or --fail-if-slower, write instead of opening the TUI "
@@ -44,6 +47,15 @@ def _tui_parser() -> argparse.ArgumentParser:
     _comparing(headless)
     p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
     return p
+
+
+def _reduction_arguments(p: argparse.ArgumentParser) -> None:
+    """Where a kind of many inputs (a directory of per-rank traces) reduces them."""
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes reducing many traces (0: in this process; default: "
+                   "by size and cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="reduce them on this Dask scheduler instead (needs kernelscope[dask])")
 
 
 def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -76,6 +88,7 @@ def _export_parser() -> argparse.ArgumentParser:
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _reduction_arguments(p)
     _comparing(p)
     return p
 
@@ -89,6 +102,7 @@ def _summary_parser() -> argparse.ArgumentParser:
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _reduction_arguments(p)
     return p
 
 
@@ -125,6 +139,8 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         top=getattr(args, "top", None),
         all_metrics=getattr(args, "all_metrics", False),
         cache_dir=args.cache_dir,
+        workers=args.workers,
+        scheduler=args.scheduler,
         process=getattr(args, "process", None),
         pairs=_pairs(args.pair),
         fail_if_slower=args.fail_if_slower,
@@ -145,7 +161,8 @@ def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.summary import print_summary
 
     print_summary(
-        args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process
+        args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process,
+        workers=args.workers, scheduler=args.scheduler,
     )
     return 0
 
@@ -164,7 +181,7 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
         raise ReportError("-k and --pair choose the kernels of a diff in the TUI: "
                           "kernelscope diff BEFORE AFTER -k REGEX.")
 
-    if subcommand is not None or len(args.report) > 1:
+    if subcommand is not None or len(args.report) > 1 or any(p.is_dir() for p in args.report):
         kind_for(args.report, subcommand)  # the right number of inputs, before the TUI starts
     else:
         for path in args.report:
@@ -172,6 +189,7 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.tui.app import create_app
 
     app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
+                     workers=args.workers, scheduler=args.scheduler,
                      pattern=args.pattern, pairs=pairs)
     app.run()
     failed = getattr(app, "fatal_error", None)

@@ -39,9 +39,11 @@ def test_all_nan_kernel_is_undetermined_never_balanced() -> None:
     assert d.flags == ()
 
 
-def test_only_duration_missing_sol_is_still_classified() -> None:
+def test_only_duration_is_measured_but_undetermined_with_what_to_collect() -> None:
     d = diagnose(metrics(**{"gpu__time_duration.sum": 10_000.0}))
-    assert d.label in LABELS and d.label != "undetermined"
+    assert d.label == "undetermined"
+    assert "SpeedOfLight" in d.bottleneck.collect  # measured, so the reason is what is missing
+    assert "no timing" not in d.bottleneck.summary
 
 
 def test_zero_duration_kernel_from_a_fake_mapping() -> None:

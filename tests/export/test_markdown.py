@@ -16,6 +16,10 @@ from kernelscope.export.writer import ExportOptions, render
 from kernelscope.parsers.ncu import open_ncu_report
 from tests.conftest import NCU_SAMPLES, SAMPLES, ncu_sample_paths
 
+# ncu_report never frees the kernels it opened: each test runs in a child process
+# (pytest-forked) so that the suite's memory stays bounded.
+pytestmark = pytest.mark.forked
+
 ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
 TIMELINE = SAMPLES / "nsys" / "zoo.sqlite.xz"
 HEADINGS = (

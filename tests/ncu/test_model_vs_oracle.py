@@ -11,6 +11,10 @@ from kernelscope.parsers.ncu import NcuReport, open_ncu_report
 from tests.conftest import ncu_sample_paths
 from tests.ncu.oracle import load_details, load_raw, matches_print, parse_number, stem_of
 
+# ncu_report never frees the kernels it opened: each test runs in a child process
+# (pytest-forked) so that the suite's memory stays bounded.
+pytestmark = pytest.mark.forked
+
 SAMPLES = ncu_sample_paths()
 QUALIFIER = re.compile(r"(?:\w+|<unnamed>)::")
 IDS = [stem_of(p) for p in SAMPLES]

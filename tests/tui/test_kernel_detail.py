@@ -22,6 +22,10 @@ from kernelscope.tui.app import create_app
 
 from .helpers import sample, screen_text, settle, widget_text
 
+# ncu_report never frees the kernels it opened: each test runs in a child process
+# (pytest-forked) so that the suite's memory stays bounded.
+pytestmark = pytest.mark.forked
+
 PANE_IDS = [spec.id for spec in PANES]
 
 

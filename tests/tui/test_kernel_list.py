@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input
 
 from kernelscope.parsers.ncu import NcuReport
@@ -16,6 +17,10 @@ from kernelscope.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
 from .helpers import screen_text, settle
+
+# ncu_report never frees the kernels it opened: each test runs in a child process
+# (pytest-forked) so that the suite's memory stays bounded.
+pytestmark = pytest.mark.forked
 
 
 def shown_ids(app) -> list[int]:

@@ -1,0 +1,53 @@
+"""Text shared by the ranks screen, the Markdown export and the summary: the ASCII heatmap,
+gap causes in one line, and the per-rank numbers as short strings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
+
+# Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
+RAMP = " .:-=+*#%@"
+
+
+def shade(fraction: float) -> str:
+    """The heatmap character for a busy fraction in [0, 1]."""
+    if fraction <= 0:
+        return RAMP[0]
+    levels = len(RAMP) - 1
+    return RAMP[1 + min(levels - 1, int(fraction * levels))]
+
+
+def ramp_legend() -> str:
+    levels = len(RAMP) - 1
+    steps = ", ".join(f"'{RAMP[i + 1]}' < {round(100 * (i + 1) / levels)} %"
+                      for i in range(levels - 1))
+    return f"' ' idle, {steps}, '{RAMP[-1]}' busier"
+
+
+def heatmap_lines(cells: Mapping[int, Sequence[float]], *, mark: int | None = None,
+                  width: int | None = None) -> list[str]:
+    """One line per rank: ``rank  2 *|…|`` (``*`` marks the straggler)."""
+    label = max((len(str(r)) for r in cells), default=1)
+    lines = []
+    for rank, values in cells.items():
+        row = "".join(shade(v) for v in values[:width])
+        star = "*" if rank == mark else " "
+        lines.append(f"rank {rank:>{label}} {star}|{row}|")
+    return lines
+
+
+def gap_summary(gaps: Sequence[Mapping[str, Any]], limit: int = 3) -> str:
+    """``cpu-busy 640.5 ms (23), communication 314.3 ms (11)`` from gap-cause rows."""
+    parts = [f"{g['cause']} {fmt_duration(g['ns'])} ({g['gaps']})" for g in gaps[:limit]]
+    return ", ".join(parts) or "none"
+
+
+def pct(value: float | None, decimals: int = 1) -> str:
+    return NOT_AVAILABLE if value is None else f"{value:.{decimals}f} %"
+
+
+def duration(value: float | None) -> str:
+    return fmt_duration(value) if value is not None else NOT_AVAILABLE

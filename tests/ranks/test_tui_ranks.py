@@ -1,0 +1,143 @@
+"""The ranks screen, driven with Pilot: views, the heatmap, drilling into a rank's timeline
+and back, export, cancel and errors; SVG snapshots of the four views."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from kernelscope.screens.error import ErrorScreen
+from kernelscope.screens.ranks import RanksScreen, RankTimelineScreen
+from kernelscope.tui.app import KernelscopeApp, create_app
+from tests.timeline_tui.helpers import screen_text, settle, wait_for
+
+SIZE = (150, 40)
+
+
+def make_app(directory: Path, cache_dir: Path) -> KernelscopeApp:
+    return create_app([directory], cache_dir=cache_dir, workers=0)
+
+
+async def wait_loaded(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen) or (
+        isinstance(app.screen, RanksScreen) and app.screen.run is not None
+        and bool(app.screen.query("#rk-ranks-table"))
+        and app.screen.query_one("#rk-ranks-table").row_count > 0), timeout_s)
+    await settle(pilot)
+
+
+async def test_views_show_the_straggler_and_the_waits(rank_dir: Path, cache_dir: Path):
+    app = make_app(rank_dir, cache_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        text = screen_text(app)
+        assert "4 ranks" in text and "straggler: rank 2" in text
+        assert "rank 2 arrives last at 7 of 8 collectives" in text
+        table = app.screen.query_one("#rk-ranks-table")
+        assert table.row_count == 4
+        await pilot.press("2")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Wait r0" in text and "clock_nanosleep" in text
+        assert app.screen.query_one("#rk-steps-table").row_count == 8
+        await pilot.press("3")
+        await pilot.pause()
+        assert "nvjet_sm90_tst_256x128" in screen_text(app)
+
+
+async def test_heatmap_zoom_and_drill_into_a_rank(rank_dir: Path, cache_dir: Path):
+    app = make_app(rank_dir, cache_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        heat = app.screen.query_one("#rk-heatmap")
+        assert heat.selected_rank == 2  # the straggler is selected first
+        assert "rank 2 *|" in screen_text(app)
+        whole = heat.t1 - heat.t0
+        await pilot.press("right", "right", "plus", "plus")
+        assert heat.t1 - heat.t0 == pytest.approx(whole / 4, rel=0.01)
+        await pilot.press("up")
+        assert heat.selected_rank == 1
+        window = (heat.t0, heat.t1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RankTimelineScreen)
+                       and app.screen.data is not None, 60)
+        await settle(pilot)
+        screen = app.screen
+        assert screen.path.name == "rank1.sqlite"
+        offset = app.screen_stack[-2].run.clock.offsets_ns[1]
+        assert screen.window == (window[0] - offset, window[1] - offset)
+        assert "rank 1" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RanksScreen)
+        await pilot.press("0")
+        assert heat.t1 - heat.t0 == whole
+
+
+async def test_export_writes_markdown_into_the_working_directory(rank_dir: Path,
+                                                                 cache_dir: Path, tmp_path,
+                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # Worker processes started from inside the app (whose stderr Textual captures).
+    app = create_app([rank_dir], cache_dir=cache_dir, workers=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("e")
+        target = tmp_path / f"{rank_dir.name}.ranks.md"
+        await wait_for(pilot, target.exists)
+        text = target.read_text()
+        assert "## Straggler: rank 2" in text
+
+
+async def test_a_bad_trace_ends_on_the_error_screen(tmp_path: Path, rank_dir: Path,
+                                                    cache_dir: Path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "rank0.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    (bad / "rank1.sqlite").write_bytes((rank_dir / "rank1.sqlite").read_bytes())
+    app = make_app(bad, cache_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "rank0.sqlite" in app.screen.message
+        assert app.fatal_error == app.screen.message  # the command line exits 2 with it
+
+
+async def test_cancel_while_reading_ends_on_the_error_screen(rank_dir: Path, tmp_path: Path):
+    app = create_app([rank_dir], cache_dir=tmp_path, workers=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
+                       and app.screen.opening, 30)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), 60)
+        assert "cancelled" in app.screen.message
+        assert app.fatal_error == app.screen.message
+
+
+def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
+    async def run_before(pilot: Pilot[object]) -> None:
+        await wait_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+        await settle(pilot)
+        await pilot.pause(0.2)
+
+    return run_before
+
+
+@pytest.mark.parametrize(("name", "keys"), [
+    pytest.param("ranks", [], id="ranks"),
+    pytest.param("straggler", ["2"], id="straggler"),
+    pytest.param("families", ["3"], id="families"),
+    pytest.param("heatmap", ["4", "plus"], id="heatmap"),
+])
+def test_view_snapshot(name: str, keys: list[str], snap_compare, rank_dir: Path,  # type: ignore[no-untyped-def]
+                       cache_dir: Path) -> None:
+    app = make_app(rank_dir, cache_dir)
+    assert snap_compare(app, terminal_size=(120, 36), run_before=opened_then(keys))
