@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kernelscope.export.summary import table_box
 from kernelscope.export.writer import ExportOptions, Rendered
 from kernelscope.parsers.diff.gate import GateResult, check_slower
 from kernelscope.parsers.diff.kernels import KernelDiff
@@ -79,7 +80,8 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
         f" ({fmt_change(diff.total_change_pct)})"
     )
     if isinstance(diff, KernelDiff):
-        t = Table(*PAIR_HEADERS, title="Matched kernels", show_edge=False, pad_edge=False)
+        t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,
+                  pad_edge=False)
         for pair in diff.pairs:
             t.add_row(*(escape(c) for c in pair_row(pair, 28)))
         console.print(t)
@@ -89,7 +91,8 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
                 console.print(f"Only {side}: {escape(names)}")
         return
     console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")
-    t = Table(*FAMILY_HEADERS, title="Kernel families", show_edge=False, pad_edge=False)
+    t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
+              pad_edge=False)
     for family in diff.families[:15]:
         t.add_row(*(escape(c) for c in family_row(family, 40)))
     console.print(t)
