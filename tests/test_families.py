@@ -17,10 +17,6 @@ from kernelscope.parsers.families import ids_text, kernel_families
 from tests.conftest import NCU_SAMPLES
 from tests.ncu.oracle import load_raw, parse_number
 
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
-
 SMALL = NCU_SAMPLES / "small_family.ncu-rep.xz"
 JOIN = NCU_SAMPLES / "join_kernels.ncu-rep.xz"
 

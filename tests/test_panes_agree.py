@@ -28,10 +28,6 @@ from kernelscope.screens.panes.occupancy import binding_limits, occupancy_readin
 from kernelscope.screens.panes.stalls import reading, stall_label
 from tests.conftest import ncu_sample_paths
 
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
-
 STALL_FLAGS = ("barrier-stalls", "long-scoreboard-stalls", "mio-throttle")
 ALL_READ = 64
 """Reports up to this many kernels are checked kernel by kernel; larger ones (1,000 launches of

@@ -44,6 +44,8 @@ def kernel_list_frame(
 ) -> pl.DataFrame:
     chosen = analyzed.select(pattern, top)
     frame = rows_to_frame([k.summary.row for k in chosen]).drop("range_idx", "action_idx")
+    short = pl.Series("short_name", [analyzed.short_name(k) for k in chosen], dtype=pl.Utf8)
+    frame = frame.insert_column(frame.get_column_index("demangled") + 1, short)
     if len(analyzed.report.processes) <= 1:
         frame = frame.drop("pid", "process")
     frame = frame.with_columns(

@@ -89,6 +89,7 @@ def build_ncu_document(
     pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
     for kernel, (detail, diagnosis) in zip(chosen, pairs, strict=True):
         entry = kernel_dict(analyzed.report, detail, all_metrics=all_metrics)
+        entry["short_name"] = analyzed.short_name(kernel)
         entry["time_share"] = kernel.time_share
         entry["family"] = analyzed.families.index_of.get(kernel.id)
         entry.update(diagnosis.to_dict())

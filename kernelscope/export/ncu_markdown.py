@@ -16,6 +16,7 @@ from kernelscope.parsers.kernel_analysis import (
     AnalyzedReport,
     diagnose_detail,
 )
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.ncu import (
     DeviceInfo,
     KernelDetail,
@@ -30,7 +31,9 @@ from kernelscope.parsers.ncu.panes import (
     SCHEDULER_METRICS,
     SHARED_TABLE_ROWS,
 )
+from kernelscope.parsers.ncu.rules import rules_by_speedup
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
+from kernelscope.parsers.roofline import PRECISIONS, time_weighted_precision
 from kernelscope.render.families import (
     family_ids,
     family_label,
@@ -50,8 +53,8 @@ from kernelscope.render.format import (
 from kernelscope.render.ncu_markup import plain_ncu_markup
 from kernelscope.render.roofline import ChartKernel, render_roofline
 
-NAME_WIDTH = 40
 TOP_LINES = 5
+PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 
 
 def _m(detail: KernelDetail, name: str) -> str:
@@ -139,7 +142,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
             (
                 f.index + 1,
                 *who,
-                short_name(f.demangled, NAME_WIDTH),
+                analyzed.names[f.demangled],
                 f.count,
                 family_ids(f),
                 fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
@@ -153,14 +156,31 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
     return table(head, rows, align="r" + ("l" if processes else "") + "lrlrrrll")
 
 
+def report_precision(analyzed: AnalyzedReport) -> tuple[str, float | None]:
+    """The roofline precision of the report: the one its kernel time is spent in most (each
+    kernel counted at the precision it does most of its work in), and that share (0–1)."""
+    return time_weighted_precision(
+        [(k.diagnosis.roofline, k.duration_ns) for k in analyzed.kernels]
+    )
+
+
 def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[str]:
     chart_kernels = [
-        ChartKernel(k.id, short_name(str(k.summary.row["name"]), 24), k.diagnosis.roofline)
+        ChartKernel(k.id, fit_name(analyzed.short_name(k), 24), k.diagnosis.roofline)
         for k in analyzed.kernels
     ]
     selected = kernels[0].id if len(kernels) == 1 else None
-    chart = render_roofline(chart_kernels, precision="fp32", selected=selected, color=False)
-    out = ["## Roofline (FP32, DRAM)", "", fenced(chart.text), ""]
+    precision, share = report_precision(analyzed)
+    title = PRECISION_TITLES.get(precision, precision)
+    chart = render_roofline(chart_kernels, precision=precision, selected=selected, color=False)
+    why = (
+        f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
+        "time (each kernel counted at the precision it does most of its work in)."
+        if share is not None
+        else f"{title}: no kernel recorded floating-point work (or the roofline sections were "
+        "not collected)."
+    )
+    out = [f"## Roofline ({title}, DRAM)", "", why, "", fenced(chart.text), ""]
     if chart.not_plotted:
         # One line per family and reason, not one per launch.
         grouped: dict[tuple[int, str], list[int]] = {}
@@ -171,7 +191,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
         out.append("Kernels without a point on this chart:")
         out.append("")
         for (_, reason), ids in sorted(grouped.items(), key=lambda item: min(item[1])):
-            name = short_name(str(analyzed.kernel(ids[0]).summary.row["name"]), 24)
+            name = analyzed.short_name(analyzed.kernel(ids[0]))
             what = f"{ids_text(ids)} {inline(name)}"
             if len(ids) > 1:
                 what += f" ({len(ids):,} launches)"
@@ -328,13 +348,13 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
         out.append("")
         out.append("NCU rules:")
         out.append("")
-        for r in detail.rules:
+        for r in rules_by_speedup(detail.rules):
             speed = (
                 f" (est. {r.speedup_type} speedup {r.speedup_pct:.1f} %)" if r.speedup_pct else ""
             )
-            title = f" {r.title}" if r.title else ""
+            title = f" {inline(r.title)}" if r.title else ""
             out.append(
-                f"- {r.type} {code(r.rule)}{inline(title)}{speed}: "
+                f"- {r.type} {code(r.rule)}{title}{speed}: "
                 f"{inline(plain_ncu_markup(r.message))}"
             )
     return out
@@ -352,17 +372,25 @@ def record_head(
     labels: Sequence[str] = (),
     *,
     whole: bool = True,
+    name: str | None = None,
+    report_sections: frozenset[str] | None = None,
 ) -> str:
     """The record's title and the facts around the kernel (its share of the time: step 0).
+    ``name`` is the kernel's short name in its report (its compact name when not given).
     For a family of several launches, the record stands for all of them: the head gives the
     family's share, its launches and the spread of their durations (``labels``: the label of
     each launch), and the record below is that of ``summary``, the median launch. With
-    ``whole`` False it is the record of this launch alone, weighed by its family's share."""
-    sections = ", ".join(sorted(summary.sections)) or "none"
+    ``whole`` False it is the record of this launch alone, weighed by its family's share.
+    The sections collected are listed once in the document's header (``report_sections``);
+    a record names them only when its kernel's differ."""
     demangled = str(summary.row["demangled"])
     duration = summary.row.get("duration_ns")
+    sections = ""
+    if report_sections is not None and summary.sections != report_sections:
+        missing = ", ".join(sorted(report_sections - summary.sections)) or "none"
+        sections = f" (this kernel lacks sections: {missing})"
     baseline = fmt_duration(duration if isinstance(duration, float) else None)
-    name = inline(short_name(demangled, 80))
+    name = inline(name or short_name(demangled))
     about: list[str] = []
     if family is None or family.count == 1:
         title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
@@ -407,7 +435,7 @@ def record_head(
         f"- Baseline: {baseline}"
         if summary.measured
         else f"- Baseline: {NOT_MEASURED} ({summary.unmeasured})",
-        f"- NCU command: {BLANK} (sections collected: {sections})",
+        f"- NCU command: {BLANK}{sections}",
         "",
     ]
     return "\n".join(parts)
@@ -474,10 +502,13 @@ def kernel_record(
     time_share: float | None,
     detail: KernelDetail,
     family: KernelFamily | None = None,
+    name: str | None = None,
 ) -> str:
     """One kernel's case record, following the notes' template headings; its ``family``'s
-    share of the time is stated beside its own."""
-    head = record_head(device, time_share, summary_from_detail(detail), family, whole=False)
+    share of the time is stated beside its own (``name``: its short name in its report)."""
+    head = record_head(
+        device, time_share, summary_from_detail(detail), family, whole=False, name=name
+    )
     return head + "\n" + record_analysis(detail)[1]
 
 
@@ -502,7 +533,10 @@ def render_ncu_markdown(
         }
     for family, kernel in zip(families, chosen, strict=True):
         labels = family_labels(analyzed, family)
-        head = record_head(device, kernel.time_share, kernel.summary, family, labels)
+        head = record_head(
+            device, kernel.time_share, kernel.summary, family, labels,
+            name=analyzed.short_name(kernel), report_sections=analyzed.sections,
+        )
         parts.append(head + "\n" + bodies[kernel.id])
     return "\n".join(parts).rstrip() + "\n"
 
@@ -518,5 +552,13 @@ def single_kernel_markdown(
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
         detail.source = report.source_hotspots(kernel_id)
-    head = [f"# Kernel report: {inline(report.path.name)}, kernel {kernel_id}", ""]
-    return "\n".join(head) + "\n" + kernel_record(report.device, share, detail, family)
+    names = ShortNames(str(s.row.get("demangled") or s.row.get("name") or "") for s in summaries)
+    head = [
+        f"# Kernel report: {inline(safe_text(report.path.name))}, kernel {kernel_id}",
+        "",
+        f"- Sections collected: {', '.join(sorted(detail.sections)) or 'none'}",
+        "",
+    ]
+    return "\n".join(head) + "\n" + kernel_record(
+        report.device, share, detail, family, names.get(detail.demangled)
+    )

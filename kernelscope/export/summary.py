@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -12,35 +13,43 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.families import family_ids, family_label
-from kernelscope.render.format import ellipsis, fmt_duration, fmt_pct, short_name
+from kernelscope.render.format import fmt_duration, fmt_pct
+from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:
     from kernelscope.parsers.kernel_analysis import AnalyzedReport
     from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+PLAIN_WIDTH = 100_000
+"""Plain output (pipes, files, NO_COLOR) is never cut: tables take the width they need."""
 
 
 def make_console(file: IO[str] | None = None) -> Console:
-    """Colour on a terminal; plain text (no escapes, ASCII rules) for pipes or NO_COLOR."""
+    """Colour on a terminal, fitted to its width; plain text (no escapes, ASCII rules) for
+    pipes and files, never cut, or on a terminal with NO_COLOR."""
     out = file or sys.stdout
-    plain = not out.isatty() or "NO_COLOR" in os.environ
-    if plain:
+    terminal = out.isatty()
+    if not terminal:
         return Console(
             file=out,
             color_system=None,
             force_terminal=False,
-            width=160,
+            width=PLAIN_WIDTH,
             no_color=True,
             highlight=False,
             emoji=False,
         )
+    if "NO_COLOR" in os.environ:
+        return Console(file=out, color_system=None, no_color=True, highlight=False, emoji=False)
     return Console(file=out, highlight=False)
 
 
@@ -54,10 +63,44 @@ def _name(path: Path) -> str:
     return escape(safe_text(path.name))
 
 
+@dataclass(frozen=True)
+class SummaryColumn:
+    """A column of ``summary``'s kernel table: how it fits a terminal (``render.table_fit``)."""
+
+    key: str
+    title: str
+    justify: str = "right"
+    priority: int = 0
+    minimum: int | None = None
+    compact: Callable[[str], str] | None = None
+
+
+KERNEL_COLUMNS = (
+    SummaryColumn("ids", "IDs", "left", minimum=6),
+    SummaryColumn("process", "Process", "left", priority=1),
+    SummaryColumn("name", "Kernel", "left", minimum=16),
+    SummaryColumn("launches", "Launches", priority=2),
+    SummaryColumn("total", "Total"),
+    SummaryColumn("share", "Share %"),
+    SummaryColumn("sm", "SM %", priority=5),
+    SummaryColumn("mem", "Mem %", priority=6),
+    SummaryColumn("dram", "DRAM %", priority=4),
+    SummaryColumn("occ", "Occ %", priority=3),
+    SummaryColumn("bottleneck", "Bottleneck", "left",
+                  compact=lambda text: text.replace("-bound", "")),
+    SummaryColumn("flag", "Top flag", "left", minimum=12,
+                  compact=lambda text: text.partition(" (")[0]),  # the colour tells severity
+)
+COLUMN_GAP = 3
+"""What the table puts between two columns (a space, a rule, a space)."""
+
+
 def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     """A kernel report's kernel families ranked by total time, with their shares, the key
     metrics and the diagnosis of their median launch (only the families with a launch in
-    ``analyzed.process`` when it is set)."""
+    ``analyzed.process`` when it is set). On a terminal the columns that matter most always
+    show and the others fill what is left of its width; piped or written to a file, every
+    column and every whole short name is printed."""
     from kernelscope.export.ncu_markdown import family_labels, top_flag
 
     report = analyzed.report
@@ -83,52 +126,71 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     if several:
         listed = ", ".join(f"{escape(p.short_name or '?')} ({p.pid})" for p in report.processes)
         console.print(f"{len(report.processes)} processes: {listed}")
+    rows: list[dict[str, str]] = []
+    styles: list[str] = []
+    for f in analyzed.select_families():
+        k = analyzed.kernel(f.representative)
+        row = k.summary.row
+        measured = k.summary.measured
+        rows.append({
+            "ids": family_ids(f),
+            "process": f"{row.get('process') or '?'} ({row.get('pid')})",
+            "name": analyzed.names[f.demangled],
+            "launches": f"{f.count:,}",
+            "total": fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
+            "share": fmt_pct(f.time_share * 100 if f.time_share is not None else None),
+            "sm": fmt_pct(row["sm_pct"]),
+            "mem": fmt_pct(row["mem_pct"]),
+            "dram": fmt_pct(row["dram_pct"]),
+            "occ": fmt_pct(row["occupancy_pct"]),
+            "bottleneck": family_label(family_labels(analyzed, f), k.diagnosis.label),
+            "flag": top_flag(k.diagnosis) if measured else short_reason(k.summary.unmeasured),
+        })
+        styles.append(SEVERITY_STYLE.get(k.diagnosis.worst_severity or "", ""))
+    columns = [c for c in KERNEL_COLUMNS if several or c.key != "process"]
+    widths = _fit(columns, rows, console)
     t = Table(
         title="Kernel families by total time (SOL, occupancy, verdict: the median launch)",
         box=table_box(console),
         show_edge=False,
         pad_edge=False,
     )
-    columns = [("IDs", "left")]
-    if several:
-        columns.append(("Process", "left"))
-    for col, just in (
-        *columns,
-        ("Kernel", "left"),
-        ("Launches", "right"),
-        ("Total", "right"),
-        ("Share %", "right"),
-        ("SM %", "right"),
-        ("Mem %", "right"),
-        ("DRAM %", "right"),
-        ("Occ %", "right"),
-        ("Bottleneck", "left"),
-        ("Top flag", "left"),
-    ):
-        t.add_column(col, justify=just, no_wrap=col == "Top flag")  # type: ignore[arg-type]
-    for f in analyzed.select_families():
-        k = analyzed.kernel(f.representative)
-        row = k.summary.row
-        flag = (
-            top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
-        )
-        sev = k.diagnosis.worst_severity or ""
-        who = [f"{escape(str(row.get('process') or '?'))} ({row.get('pid')})"] if several else []
-        t.add_row(
-            ellipsis(family_ids(f), 12),
-            *who,
-            escape(short_name(f.demangled, 28)),
-            f"{f.count:,}",
-            fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
-            fmt_pct(f.time_share * 100 if f.time_share is not None else None),
-            fmt_pct(row["sm_pct"]),
-            fmt_pct(row["mem_pct"]),
-            fmt_pct(row["dram_pct"]),
-            fmt_pct(row["occupancy_pct"]),
-            family_label(family_labels(analyzed, f), k.diagnosis.label),
-            f"[{SEVERITY_STYLE.get(sev, '')}]{flag}[/]" if sev else flag,
-        )
+    shown = [c for c in columns if widths is None or c.key in widths]
+    for column in shown:
+        t.add_column(column.title, justify=column.justify, no_wrap=True)  # type: ignore[arg-type]
+    names = fit_names((r["name"] for r in rows), widths["name"]) if widths else {}
+    for row, style in zip(rows, styles, strict=True):
+        cells = []
+        for column in shown:
+            text = row[column.key]
+            width = widths.get(column.key) if widths else None
+            if column.key == "name":
+                text = names.get(text, text)
+            elif width is not None and len(text) > width:
+                text = column.compact(text) if column.compact is not None else text
+                text = fit_words(text, width)
+            cells.append(Text(text, style=style if column.key == "flag" else ""))
+        t.add_row(*cells)
     console.print(t)
+
+
+def _fit(
+    columns: list[SummaryColumn], rows: list[dict[str, str]], console: Console
+) -> dict[str, int] | None:
+    """The columns and widths that fit the terminal; None when printing to a pipe or file
+    (nothing is cut there)."""
+    if not console.is_terminal:
+        return None
+    fits = []
+    for column in columns:
+        natural = max([len(column.title), *(len(r[column.key]) for r in rows)])
+        minimum = column.minimum
+        if column.compact is not None and minimum is None:  # cut to its compact form only
+            minimum = max([len(column.title),
+                           *(len(column.compact(r[column.key])) for r in rows)])
+        fits.append(ColumnFit(column.key, natural, minimum=minimum, priority=column.priority,
+                              grows=column.key == "name"))
+    return fit_columns(fits, console.width + COLUMN_GAP, gap=COLUMN_GAP)
 
 
 def print_timeline_summary(data: TimelineData, console: Console) -> None:
@@ -160,14 +222,16 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
         )
     t = Table(title="Top kernels by time", box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
-        t.add_column(col, justify="left" if col == "Name" else "right")
+        t.add_column(col, justify="left" if col == "Name" else "right",
+                     no_wrap=col == "Name" and console.is_terminal,
+                     overflow="ellipsis" if console.is_terminal else "fold")
     for k in kernel_rows(data)[:10]:
         t.add_row(
             fmt_pct(k["time_pct"]),
             fmt_duration(k["total_ns"]),
             f"{k['instances']:,}",
             fmt_duration(k["avg_ns"]),
-            escape(short_name(k["name"], 60)),
+            Text(data.short_name(k["name"])),
         )
     console.print(t)
     f = Table(title="Findings", box=table_box(console), show_edge=False, pad_edge=False)

@@ -58,7 +58,10 @@ def report_info(report: NsysReport) -> dict[str, Any]:
 def kernel_rows(data: TimelineData) -> list[dict[str, Any]]:
     """The kernel summary, one dict per kernel name (keys of ``KERNEL_FIELDS``)."""
     frame = data.kernels.select(pl.col(column).alias(key) for column, key in KERNEL_FIELDS)
-    return json_safe(frame.to_dicts())
+    rows = json_safe(frame.to_dicts())
+    for row in rows:
+        row["short_name"] = data.short_name(str(row["name"]))
+    return rows
 
 
 def gpu_rows(data: TimelineData) -> list[dict[str, Any]]:
@@ -88,7 +91,8 @@ def to_export_dict(
     gaps = [
         {
             "device": g.device, "start_ns": g.start_ns, "end_ns": g.end_ns,
-            "duration_ns": g.duration_ns, "cause": g.cause,
+            "duration_ns": g.duration_ns, "cause": g.cause, "detail": g.detail,
+            "reason": g.reason, "hint": g.hint,
             "cpu": [c.as_dict() for c in g.cpu],
         }
         for g in data.longest_gaps(max_gaps, large_gap_ns)

@@ -9,11 +9,10 @@ from typing import Any
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.parsers.nsys.gap_causes import CpuActivity
+from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, short_name
+from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
 
-NAME_WIDTH = 48
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
 STRIP_WINDOWS = 72
 
@@ -87,7 +86,7 @@ def render_timeline_markdown(
                     fmt_duration(k["min_ns"]),
                     fmt_duration(k["max_ns"]),
                     fmt_duration(k["stddev_ns"]),
-                    short_name(k["name"], NAME_WIDTH),
+                    k["short_name"],
                 )
                 for k in kernels[:top_n]
             ),
@@ -122,13 +121,13 @@ def render_timeline_markdown(
     if gaps:
         lines.append(
             table(
-                ("Device", "Start", "Duration", "Cause", "CPU activity"),
+                ("Device", "Start (s)", "Duration", "Cause", "CPU activity"),
                 (
                     (
                         g.device,
-                        fmt_duration(g.start_ns - report.start_ns),
+                        fmt_seconds(g.start_ns - report.start_ns),
                         fmt_duration(g.duration_ns),
-                        g.cause,
+                        _cause_text(g),
                         "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—",
                     )
                     for g in gaps
@@ -147,12 +146,68 @@ def render_timeline_markdown(
         items = json_safe(f.items)
         if items:
             keys = list(items[0].keys())
-            lines.append(table(keys, ([item.get(k) for k in keys] for item in items[:top_n])))
+            lines.append(
+                table(
+                    [_finding_header(f.columns.get(k, k), k) for k in keys],
+                    (
+                        [_finding_cell(k, item.get(k), report.start_ns, data) for k in keys]
+                        for item in items[:top_n]
+                    ),
+                    "".join("l" if k in TEXT_KEYS else "r" for k in keys),
+                )
+            )
             if len(items) > top_n:
                 lines.append("")
                 lines.append(f"Showing {top_n} of {len(items)} items.")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+TIME_KEYS = frozenset({"start_ns", "end_ns"})
+"""Finding fields that are instants: shown in seconds from the start of the report."""
+TEXT_KEYS = frozenset({"top_kernel", "api_name", "src_kind", "dst_kind", "memory_kind", "name"})
+
+
+def fmt_seconds(t_rel_ns: float) -> str:
+    """An instant in seconds from the start of the report, to 0.1 ms: ``10.0116``."""
+    return f"{t_rel_ns / 1e9:,.4f}"
+
+
+def _finding_header(header: str, key: str) -> str:
+    """``Start (ns)`` → ``Start (s)`` (from the start); ``Duration (ns)`` → ``Duration``."""
+    if key in TIME_KEYS:
+        return header.replace("(ns)", "(s)") if "(ns)" in header else f"{header} (s)"
+    return header.replace(" (ns)", "")
+
+
+def _finding_cell(key: str, value: Any, origin_ns: int, data: TimelineData) -> str:
+    """One cell of a findings table: instants in seconds from the start, durations as
+    ``1.01 ms``, percentages with one decimal, kernels by their short names."""
+    if value is None:
+        return ""
+    if key in TIME_KEYS and isinstance(value, (int, float)):
+        return fmt_seconds(value - origin_ns)
+    if key.endswith("_ns") and isinstance(value, (int, float)):
+        return fmt_duration(value)
+    if key.endswith("_pct") and isinstance(value, (int, float)):
+        return fmt_pct(float(value), 1)
+    if key == "top_kernel":
+        return data.short_name(str(value))
+    if key == "api_name":
+        return api_name(str(value))
+    if isinstance(value, float):
+        return fmt_number(value)
+    return str(value)
+
+
+def _cause_text(g: GapExplanation) -> str:
+    """``alloc: cudaMalloc 176.0 us``, ``unknown: <why>``, with the trace option to add."""
+    text = g.cause
+    if g.detail or g.reason:
+        text += f": {g.detail or g.reason}"
+    if g.hint:
+        text += f" (profile with {g.hint})"
+    return text
 
 
 def _cpu_text(c: CpuActivity) -> str:

@@ -67,6 +67,38 @@ NSYS = KindSpec(
     session="kernelscope.screens.timeline_session:TimelineSession",
 )
 
+def _is_join(probe: Any) -> bool:
+    from kernelscope.parsers.join import is_join
+
+    return is_join(probe.paths)
+
+
+def _open_join(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.join import open_join
+
+    if options.process:
+        from kernelscope.parsers.errors import ReportError
+
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    return open_join(paths, cache_dir=options.cache_dir)
+
+
+JOIN = KindSpec(
+    name="join",
+    title="timeline joined with kernel reports",
+    detect=_is_join,
+    open=_open_join,
+    analyse="kernelscope.parsers.join:analyse_join",
+    summary="kernelscope.export.join_export:print_join_summary",
+    export="kernelscope.export.join_export:render_join",
+    session="kernelscope.screens.join_session:JoinSession",
+    inputs=(2, None),
+)
+"""A timeline and kernel reports of one program, found by content (``kernelscope T K...``)."""
+
+JOIN_COMMAND = replace(JOIN, name="join-command", subcommand="join")
+"""``kernelscope join TRACE KERNELS...`` (headless with ``--format``)."""
+
 def _detect_ranks(probe: Probe) -> bool:
     from kernelscope.parsers.ranks.discover import looks_like_run
 
@@ -129,4 +161,7 @@ DIFF = KindSpec(
     reads=frozenset({"pairs", "fail_if_slower"}),
 )
 
-BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, RANKS, RANKS_OF_ONE_TRACE, DIFF)
+BUILTIN: tuple[KindSpec, ...] = (
+    NCU, NSYS, JOIN, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND, DIFF,
+)
+"""In the order they are tried: a trace with kernel reports is a join before it is a run."""

@@ -10,10 +10,12 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose, with_time_share
 from kernelscope.parsers.families import KernelFamily, ReportFamilies, kernel_families
+from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 
@@ -35,6 +37,11 @@ class AnalyzedKernel:
     @property
     def id(self) -> int:
         return self.summary.id
+
+    @property
+    def demangled(self) -> str:
+        row = self.summary.row
+        return str(row.get("demangled") or row.get("name") or "")
 
     @property
     def duration_ns(self) -> float | None:
@@ -60,6 +67,14 @@ class AnalyzedReport:
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
+
+    @cached_property
+    def names(self) -> ShortNames:
+        """The report's short kernel names (unique within it)."""
+        return ShortNames(k.demangled for k in self.kernels)
+
+    def short_name(self, kernel: AnalyzedKernel) -> str:
+        return self.names[kernel.demangled]
 
     @property
     def unmeasured(self) -> int:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 
+from kernelscope.parsers.kernel_names import compact_name, fit_name
 from kernelscope.parsers.ncu import Metric
 
 NOT_AVAILABLE = "n/a"
@@ -101,49 +101,17 @@ def fmt_pct(value: float | None, decimals: int = 2, *, sign: bool = False) -> st
     return f"{value:,.{decimals}f}" + (" %" if sign else "")
 
 
-def _param_list_start(name: str) -> int:
-    """Index of the '(' opening the parameter list (the last one outside templates)."""
-    depth = 0
-    cut = -1
-    for i, ch in enumerate(name):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == "(" and depth == 0:
-            cut = i
-    return cut
+def short_name(demangled: str, width: int | None = None) -> str:
+    """One kernel's compact name by meaning (``kernel_names.compact_name``: no return type,
+    parameters, namespaces or template plumbing), fitted to ``width`` columns when given.
 
-
-def short_name(demangled: str, width: int = 48) -> str:
-    """The kernel's name without return type and parameters, ellipsised to ``width``.
-
-    ``void mm_tiled<(int)32>(const float *, float *, int)`` → ``mm_tiled<(int)32>``.
+    ``void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>,
+    std::array<char *, 3>>(int, T2, T3)`` → ``vectorized_elementwise<CUDAFunctor_add>``.
+    Where the other kernels of the report are known, name kernels through
+    ``kernel_names.ShortNames`` instead: its names are unique within the report.
     """
-    return ellipsis(_bare_name(demangled), width)
-
-
-@lru_cache(maxsize=4096)
-def _bare_name(demangled: str) -> str:
-    """``demangled`` without return type and parameters (memoised: reports launch the same
-    kernels many times)."""
-    name = demangled.strip().removesuffix(" const")
-    cut = _param_list_start(name)
-    if cut > 0 and name.endswith(")"):
-        name = name[:cut]
-    # Drop a leading return type ("void ") found outside templates and parentheses.
-    depth = 0
-    last_space = -1
-    for i, ch in enumerate(name):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth = max(0, depth - 1)
-        elif ch == " " and depth == 0:
-            last_space = i
-    if last_space >= 0:
-        name = name[last_space + 1 :]
-    return name or demangled
+    name = compact_name(demangled)
+    return name if width is None else fit_name(name, width)
 
 
 def ellipsis(text: str, width: int) -> str:

@@ -13,6 +13,10 @@ it here::
 metrics; the kernel session asks ``open_ncu_report(extra_metrics=...)`` for all of them (asking
 for any also makes the summaries carry NCU's rule results in ``KernelSummary.rules``).
 Numbers sort numerically and are right-aligned; None sorts last either way.
+
+Columns have a ``priority``: 0 is always shown (ID, name, duration, share, bottleneck, top
+flag), higher numbers fill what is left of the terminal's width in that order
+(``render.table_fit``); ``minimum`` says how narrow a column whose text can be cut may get.
 """
 
 from __future__ import annotations
@@ -22,13 +26,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS
-from kernelscope.parsers.diagnosis.cache import flag_score, flag_score_text, summary_diagnosis
+from kernelscope.parsers.diagnosis.cache import (
+    flag_score,
+    flag_score_text,
+    summary_diagnosis,
+    top_flag_rank,
+    top_flag_text,
+)
 from kernelscope.parsers.diff.metrics import change_pct
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.diff import fmt_change
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
 
 CellValue = str | int | float | None
+ALWAYS = 0
+OPTIONAL = 5
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,14 @@ class ColumnProvider:
     """What the column sorts on, when not its value (e.g. the grid's size, not its text)."""
     search: Callable[[KernelSummary], str] | None = None
     """Text the list's regex filter also matches (besides the kernel's names), if any."""
+    priority: int = OPTIONAL
+    """0: always shown; otherwise the lower, the sooner it gets a place on a narrow screen."""
+    minimum: int | None = None
+    """The width the column's text may be cut to (None: never cut)."""
+    compact: Callable[[str], str] | None = None
+    """A shorter spelling of a cell's text used when the column is narrower than its widest
+    text (e.g. ``l2-bound`` → ``l2`` under the header Bottleneck); its widest value is the
+    column's minimum width."""
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -101,42 +121,49 @@ def _duration(value: CellValue) -> str:
 
 
 NAME_KEY = "name"
-"""The name column's key: its text is shortened to fit the screen by the list."""
+"""The name column's key: the list shows the report's short names, fitted to its width."""
+SHARE_KEY = "share"
+TOP_FLAG_KEY = "top_flag"
 
 BASE_COLUMNS: tuple[ColumnProvider, ...] = (
     ColumnProvider(
-        "ID", _row("id"), key="id", text=str, tooltip="The kernel's ID, as ncu numbers it."
+        "ID", _row("id"), key="id", text=str, tooltip="The kernel's ID, as ncu numbers it.",
+        priority=ALWAYS,
     ),
-    ColumnProvider("Name", _row("demangled"), key=NAME_KEY, tooltip="Demangled kernel name."),
+    ColumnProvider(
+        "Kernel", _row("demangled"), key=NAME_KEY, priority=ALWAYS, minimum=16,
+        tooltip="The kernel's short name (the whole demangled name is shown below the list).",
+    ),
     ColumnProvider(
         "Duration", _row("duration_ns"), key="duration", text=_duration,
-        tooltip="gpu__time_duration.sum",
+        tooltip="gpu__time_duration.sum", priority=ALWAYS,
     ),
     ColumnProvider(
-        "Grid", _row("grid"), key="grid", sort=_row("grid_size"),
+        "Grid", _row("grid"), key="grid", sort=_row("grid_size"), priority=7,
         tooltip="launch__grid_dim_{x,y,z} (sorts by the number of blocks)",
     ),
     ColumnProvider(
-        "Block", _row("block"), key="block", sort=_row("block_size"),
+        "Block", _row("block"), key="block", sort=_row("block_size"), priority=8,
         tooltip="launch__block_dim_{x,y,z} (sorts by threads per block)",
     ),
     ColumnProvider(
-        "Regs", _row("registers"), key="registers", tooltip="launch__registers_per_thread"
+        "Regs", _row("registers"), key="registers", tooltip="launch__registers_per_thread",
+        priority=6,
     ),
     ColumnProvider(
-        "SM %", _row("sm_pct"), key="sm_pct", text=_pct,
+        "SM %", _row("sm_pct"), key="sm_pct", text=_pct, priority=3,
         tooltip="Compute (SM) throughput, % of peak",
     ),
     ColumnProvider(
-        "Mem %", _row("mem_pct"), key="mem_pct", text=_pct,
+        "Mem %", _row("mem_pct"), key="mem_pct", text=_pct, priority=4,
         tooltip="Memory throughput, % of peak",
     ),
     ColumnProvider(
-        "DRAM %", _row("dram_pct"), key="dram_pct", text=_pct,
+        "DRAM %", _row("dram_pct"), key="dram_pct", text=_pct, priority=2,
         tooltip="DRAM throughput, % of peak",
     ),
     ColumnProvider(
-        "Occ %", _row("occupancy_pct"), key="occupancy_pct", text=_pct,
+        "Occ %", _row("occupancy_pct"), key="occupancy_pct", text=_pct, priority=1,
         tooltip="Achieved occupancy, % of the SM's warp slots",
     ),
 )
@@ -163,11 +190,19 @@ EXTRA_COLUMNS: list[ColumnProvider] = [
     ColumnProvider(
         "Bottleneck", lambda s: summary_diagnosis(s).label, key="bottleneck",
         metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
-        search=lambda s: summary_diagnosis(s).label,
+        search=lambda s: summary_diagnosis(s).label, priority=ALWAYS,
+        compact=lambda text: text.removesuffix("-bound"),
+    ),
+    ColumnProvider(
+        "Top flag", lambda s: top_flag_text(summary_diagnosis(s)), key=TOP_FLAG_KEY,
+        sort=lambda s: top_flag_rank(summary_diagnosis(s)), metrics=REQUIRED_METRICS,
+        tooltip="The most severe flag of the diagnosis (✖ critical, ⚠ warning, ℹ info); "
+        "sorts most severe first.",
+        priority=ALWAYS, minimum=12,
     ),
     ColumnProvider(
         "Flags", lambda s: flag_score(summary_diagnosis(s)), key="flags",
-        text=flag_score_text, metrics=REQUIRED_METRICS,
+        text=flag_score_text, metrics=REQUIRED_METRICS, priority=5,
         tooltip="Critical (✖) and warning (⚠) flags of the diagnosis; sorts critical first.",
         search=lambda s: " ".join(f.id for f in summary_diagnosis(s).flags),
     ),
@@ -190,12 +225,34 @@ def baseline_column(baseline_id: int, baseline_ns: float | None) -> ColumnProvid
     return ColumnProvider(
         "Δ base", value, key=BASELINE_KEY, text=lambda v: fmt_change(float(v)),  # type: ignore[arg-type]
         tooltip=f"Duration's change against the baseline, kernel {baseline_id} (b marks it).",
+        priority=ALWAYS,
     )
 
 
-def list_columns(extra: Sequence[ColumnProvider] | None = None) -> tuple[ColumnProvider, ...]:
-    """The kernel list's columns: the base ones, then ``extra`` (default ``EXTRA_COLUMNS``)."""
-    return (*BASE_COLUMNS, *(EXTRA_COLUMNS if extra is None else extra))
+def share_column(share: Callable[[KernelSummary], float | None]) -> ColumnProvider:
+    """The kernel's share of the report's summed kernel time (``share`` gives it, 0–1, or
+    None while the report is still loading)."""
+    return ColumnProvider(
+        "Share %", lambda s: _percent(share(s)), key=SHARE_KEY, text=_pct, priority=ALWAYS,
+        tooltip="Share of the summed duration of every kernel in the report (shown once "
+        "every kernel is loaded).",
+    )
+
+
+def _percent(fraction: float | None) -> float | None:
+    return None if fraction is None else 100.0 * fraction
+
+
+def list_columns(
+    extra: Sequence[ColumnProvider] | None = None,
+    share: Callable[[KernelSummary], float | None] | None = None,
+) -> tuple[ColumnProvider, ...]:
+    """The kernel list's columns: the base ones (with the time share after the duration when
+    ``share`` is given), then ``extra`` (default ``EXTRA_COLUMNS``)."""
+    base = list(BASE_COLUMNS)
+    if share is not None:
+        base.insert(3, share_column(share))
+    return (*base, *(EXTRA_COLUMNS if extra is None else extra))
 
 
 def required_metrics(columns: Iterable[ColumnProvider]) -> tuple[str, ...]:

@@ -14,9 +14,10 @@ from kernelscope.parsers.diagnosis import Diagnosis
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.diagnosis.verdict import top_flag_text
 from kernelscope.parsers.families import KernelFamily, ReportFamilies
+from kernelscope.parsers.kernel_names import compact_name, fit_name
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.families import family_label
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_pct, short_name
+from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_pct
 
 FAMILY_PREFIX = "f:"
 LAUNCH_PREFIX = "k:"
@@ -85,14 +86,16 @@ def family_cells(
     representative: Diagnosis,
     expanded: bool,
     name_width: int,
+    short: Callable[[str], str] = compact_name,
 ) -> tuple[Text, ...]:
-    """A family's cells: its name (with the fold marker), count, total, share, median, launch
-    shape and the verdict of its median launch (with how many launches share the label)."""
+    """A family's cells: its name (``short``: its short name in the report, fitted to
+    ``name_width``, with the fold marker), count, total, share, median, launch shape and the
+    verdict of its median launch (with how many launches share the label)."""
     marker = "▾ " if expanded else "▸ "
     if family.count == 1:
         marker = "  "
     return (
-        Text(marker + short_name(family.demangled, name_width), no_wrap=True),
+        Text(marker + fit_name(short(family.demangled), name_width), no_wrap=True),
         _num(f"{family.count:,}"),
         _num(fmt_duration(family.total_duration_ns)),
         _num(_share(family.time_share)),
@@ -127,6 +130,7 @@ def family_rows(
     keep: Callable[[KernelSummary], bool],
     name_width: int,
     diagnose: Callable[[KernelSummary], Diagnosis] = summary_diagnosis,
+    short: Callable[[str], str] = compact_name,
 ) -> list[Row]:
     """The rows of the family view: every family with a launch ``keep`` accepts, ranked by
     total time, and under each expanded family its kept launches in ID order."""
@@ -143,7 +147,7 @@ def family_rows(
         rows.append(
             Row(
                 f"{FAMILY_PREFIX}{family.index}",
-                family_cells(family, diagnoses, representative, is_open, name_width),
+                family_cells(family, diagnoses, representative, is_open, name_width, short),
                 family,
             )
         )

@@ -13,7 +13,6 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from kernelscope.parsers.ncu.panes import PANES
-from kernelscope.render.format import short_name
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
 from kernelscope.screens.kernel_state import KernelState, kernel_state
@@ -61,7 +60,7 @@ class KernelscopeCommands(Provider):
 
     def _kernel_commands(self) -> Iterator[Command]:
         for summary in self.state.summaries:
-            name = short_name(str(summary.row.get("demangled", "")), 60)
+            name = self.state.short_name(summary)
             yield Command(
                 f"Kernel {summary.id}: {name}",
                 partial(self.state.open_kernel, summary.id),
@@ -74,7 +73,7 @@ class KernelscopeCommands(Provider):
 
     def _kernel_text(self, kernel_id: int) -> str:
         summary = self.state.summary(kernel_id)
-        name = short_name(str(summary.row.get("demangled", "")), 60) if summary else ""
+        name = self.state.short_name(summary) if summary else ""
         return f"Kernel {kernel_id}: {name}"
 
     async def search(self, query: str) -> Hits:

@@ -15,9 +15,16 @@ from textual.worker import Worker
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
-from kernelscope.screens.kernel_state import KernelState, kernel_state
-from kernelscope.screens.messages import DetailLoaded, SourceLoaded
-from kernelscope.screens.panes import PANE_TYPES, Pane, SourceNeeded, SourcePane
+from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
+from kernelscope.screens.messages import DetailLoaded, MetricsLoaded, SourceLoaded
+from kernelscope.screens.panes import (
+    PANE_TYPES,
+    MetricsNeeded,
+    Pane,
+    RawPane,
+    SourceNeeded,
+    SourcePane,
+)
 from kernelscope.screens.session import worker_failed
 
 PANE_IDS = tuple(spec.id for spec in PANES)
@@ -119,7 +126,19 @@ class KernelDetailScreen(Screen[int]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="source")
     def _load_source(self, report: NcuReport, kernel_id: int) -> None:
-        self.post_message(SourceLoaded(kernel_id, report.source_hotspots(kernel_id)))
+        self.post_message(SourceLoaded(kernel_id, report.kernel_source(kernel_id)))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="metrics")
+    def _load_metrics(self, report: NcuReport, kernel_id: int) -> None:
+        self.post_message(MetricsLoaded(kernel_id, report.all_metrics(kernel_id)))
+
+    @on(MetricsNeeded)
+    def _metrics_needed(self, event: MetricsNeeded) -> None:
+        self._load_metrics(self.report, event.kernel_id)
+
+    @on(MetricsLoaded)
+    def _metrics_loaded(self, event: MetricsLoaded) -> None:
+        self.query_one(RawPane).show_metrics(event.kernel_id, event.metrics)
 
     @on(DetailLoaded)
     def _detail_loaded(self, event: DetailLoaded) -> None:
@@ -132,7 +151,7 @@ class KernelDetailScreen(Screen[int]):
 
     @on(SourceLoaded)
     def _source_loaded(self, event: SourceLoaded) -> None:
-        self.query_one(SourcePane).show_hotspots(event.kernel_id, event.hotspots)
+        self.query_one(SourcePane).show_listing(event.kernel_id, event.listing)
 
     def _display(self, detail: KernelDetail) -> None:
         self.detail = detail
@@ -154,10 +173,11 @@ class KernelDetailScreen(Screen[int]):
     def _update_header(self) -> None:
         summary = self.state.summary(self.kernel_id)
         row = summary.row if summary is not None else {}
-        first = Text()
+        first = Text(no_wrap=True, overflow="ellipsis")
         first.append(f"Kernel {self.kernel_id} ", style="bold")
-        first.append(str(row.get("demangled", "")), style="bold cyan")
-        second = Text()
+        if summary is not None:
+            first.append(self.state.short_name(summary), style="bold cyan")
+        second = Text(no_wrap=True, overflow="ellipsis")
         second.append(f"grid {row.get('grid', '?')} × block {row.get('block', '?')}")
         duration = row.get("duration_ns")
         second.append(" · ")
@@ -176,8 +196,10 @@ class KernelDetailScreen(Screen[int]):
             second.append(f" · {mark}", style="bold magenta")
         if self.fetching:
             second.append(" · loading…", style="yellow")
+        # The whole demangled name, wrapped (long template names take a few lines).
+        whole = Text(demangled_of(summary) if summary is not None else "", style="dim")
         header = self.query_one("#detail-header", Static)
-        header.update(Text("\n").join([first, second]))
+        header.update(Text("\n").join([first, second, whole]))
 
     # -- which pane ------------------------------------------------------------------------
     @property
@@ -192,7 +214,10 @@ class KernelDetailScreen(Screen[int]):
             return
         pane_id = self.active_pane_id
         if self._shown.get(pane_id) != self.detail.id:
-            self.active_pane().show(self.detail)
+            pane = self.active_pane()
+            pane.show(self.detail)
+            # Each kernel starts at the top of the pane, where its verdict is.
+            pane.scroll_home(animate=False, immediate=True)
             self._shown[pane_id] = self.detail.id
 
     @on(TabbedContent.TabActivated, "#panes")

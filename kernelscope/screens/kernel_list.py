@@ -16,10 +16,19 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
+from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
 from kernelscope.parsers.families import ReportFamilies, kernel_families
+from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu import KernelSummary
-from kernelscope.render.format import short_name
-from kernelscope.screens.columns import BASELINE_KEY, NAME_KEY, CellValue, ColumnProvider
+from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
+from kernelscope.screens.columns import (
+    BASELINE_KEY,
+    NAME_KEY,
+    SHARE_KEY,
+    TOP_FLAG_KEY,
+    CellValue,
+    ColumnProvider,
+)
 from kernelscope.screens.family_table import (
     COLUMNS as FAMILY_COLUMNS,
 )
@@ -33,7 +42,7 @@ from kernelscope.screens.family_table import (
     fit_name_width,
 )
 from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_state import KernelState, kernel_state
+from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
 from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.screens.session import worker_failed
 
@@ -43,8 +52,9 @@ INSTANT_FILTER_ROWS = 500
 """Up to this many kernels the filter follows every keystroke; beyond, it waits for a pause."""
 FILTER_DELAY = 0.25
 
-OTHER_COLUMNS_WIDTH = 80
-"""Roughly what the columns other than the name take; the name gets the rest (16–72)."""
+CELL_GAP = 1
+"""The space before each cell (the table itself pads none)."""
+SCROLLBAR = 1
 
 
 class KernelTable(DataTable[Text]):
@@ -56,6 +66,9 @@ class KernelTable(DataTable[Text]):
             tooltip="Open the highlighted kernel (clicking a highlighted row does too).",
         ),
     ]
+
+
+FLAG_STYLES = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def _sort_token(value: CellValue) -> tuple[int, float | str]:
@@ -128,7 +141,12 @@ class KernelListScreen(Screen[None]):
         self.loaded = 0
         self.total = 0
         self.done = False
-        self.name_width = 40
+        self.widths: dict[str, int] = {}
+        """The columns shown (by key) and their widths, for the current terminal width."""
+        self._texts: dict[int, list[str]] = {}
+        self._natural: dict[str, int] = {}
+        self._least: dict[str, int] = {}
+        self._fitted_names: dict[str, str] = {}
         self._cell_cache: dict[int, list[Text]] = {}
         self._numeric: dict[str, bool] = {}
         self._filter_timer: Timer | None = None
@@ -161,7 +179,7 @@ class KernelListScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self.state.title_line(), id="list-title", markup=False)
-        yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True)
+        yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="list-progress"):
             yield ProgressBar(id="load-progress", show_eta=False)
@@ -176,17 +194,26 @@ class KernelListScreen(Screen[None]):
         self.query_one("#list-input").display = False
         self.query_one("#list-message").display = False
         self.family_table.display = False
-        self.name_width = self._fit_name_width(self.app.size.width)
         self.rebuild()
         self.table.focus()
 
     # -- loading ---------------------------------------------------------------------------
-    def add_summaries(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
-        """Show a newly loaded batch (the session has already kept it with its summaries)."""
+    def add_summaries(
+        self, batch: list[KernelSummary], loaded: int, total: int, renamed: bool = False
+    ) -> None:
+        """Show a newly loaded batch (the session has already kept it with its summaries;
+        ``renamed``: it changed the short name of kernels shown before)."""
         self.loaded, self.total = loaded, total
         if not self.is_mounted:
             return
         self._show_progress()
+        if renamed:
+            self._texts.clear()
+            self._natural.clear()
+        self._note_widths(batch if self._natural else self.state.summaries)
+        if renamed or self._plan() != self.widths:
+            self.rebuild()
+            return
         table = self.table
         last = self.listed[-1].id if self.listed else -1
         in_order = True
@@ -210,6 +237,10 @@ class KernelListScreen(Screen[None]):
         self.loaded = self.total = total
         if self.is_mounted:
             self._show_progress()
+            # The time shares are known now that every kernel is.
+            self._texts.clear()
+            self._natural.clear()
+            self.rebuild()
 
     def _show_progress(self) -> None:
         self.query_one("#list-progress").display = not self.done
@@ -221,9 +252,55 @@ class KernelListScreen(Screen[None]):
         self._update_info()
 
     # -- table contents --------------------------------------------------------------------
-    def _fit_name_width(self, width: int) -> int:
-        extra = 12 * (len(self.columns) - 10)
-        return max(16, min(72, width - OTHER_COLUMNS_WIDTH - extra))
+    def _full_texts(self, summary: KernelSummary) -> list[str]:
+        """The row's texts before fitting (the short name, the whole top flag)."""
+        texts = self._texts.get(summary.id)
+        if texts is None:
+            texts = []
+            for column in self.columns:
+                if column.key == NAME_KEY:
+                    texts.append(self.state.short_name(summary))
+                else:
+                    texts.append(column.cell_text(column.cell_value(summary)))
+            self._texts[summary.id] = texts
+        return texts
+
+    def _note_widths(self, summaries: Sequence[KernelSummary]) -> None:
+        """Widen the natural widths of the columns for ``summaries``' texts."""
+        natural, least = self._natural, self._least
+        for column in self.columns:
+            natural.setdefault(column.key, len(column.title) + 2)
+            if column.compact is not None:
+                least.setdefault(column.key, len(column.title) + 2)
+        for summary in summaries:
+            for column, text in zip(self.columns, self._full_texts(summary), strict=True):
+                key = column.key
+                if len(text) > natural[key]:
+                    natural[key] = len(text)
+                if column.compact is not None:
+                    least[key] = max(least[key], len(column.compact(text)))
+
+    def _plan(self, width: int | None = None) -> dict[str, int]:
+        """The columns that fit the screen and their widths (``render.table_fit``)."""
+        if not self._natural:
+            self._note_widths(self.state.summaries)
+        width = self.app.size.width if width is None else width
+        fits = [
+            ColumnFit(
+                column.key,
+                self._natural.get(column.key, len(column.title) + 2),
+                minimum=column.minimum if column.compact is None else self._least[column.key],
+                priority=column.priority,
+                grows=column.key == NAME_KEY,
+            )
+            for column in self.columns
+        ]
+        return fit_columns(fits, width - SCROLLBAR, gap=CELL_GAP)
+
+    @property
+    def shown_columns(self) -> list[ColumnProvider]:
+        """The columns on screen, in their order."""
+        return [column for column in self.columns if column.key in self.widths]
 
     def _matches(self, summary: KernelSummary) -> bool:
         if self.pattern is None:
@@ -232,7 +309,7 @@ class KernelListScreen(Screen[None]):
         names = any(
             isinstance(row.get(k), str) and self.pattern.search(str(row[k]))
             for k in ("demangled", "name")
-        )
+        ) or bool(self.pattern.search(self.state.short_name(summary)))
         return names or any(
             self.pattern.search(text)
             for text in (column.search_text(summary) for column in self.columns)
@@ -240,7 +317,7 @@ class KernelListScreen(Screen[None]):
         )
 
     def _cells(self, summary: KernelSummary) -> list[Text]:
-        """The row's cells (computed once per kernel and name width)."""
+        """The row's cells (computed once per kernel and layout)."""
         cells = self._cell_cache.get(summary.id)
         if cells is None:
             cells = self._cell_cache[summary.id] = self._make_cells(summary)
@@ -248,16 +325,30 @@ class KernelListScreen(Screen[None]):
 
     def _make_cells(self, summary: KernelSummary) -> list[Text]:
         cells = []
-        for column in self.columns:
-            value = column.cell_value(summary)
-            text = column.cell_text(value)
+        texts = dict(zip((c.key for c in self.columns), self._full_texts(summary), strict=True))
+        for column in self.shown_columns:
+            text = texts[column.key]
+            width = self.widths[column.key]
             if column.key == NAME_KEY:
-                cells.append(Text(short_name(text, self.name_width), no_wrap=True))
-            elif isinstance(value, (int, float)):
-                cells.append(Text(text, justify="right"))
+                cells.append(Text(" " + self._fitted_names.get(text, text), no_wrap=True))
+                continue
+            if len(text) > width and column.compact is not None:
+                text = column.compact(text)
+            if len(text) > width:
+                text = fit_words(text, width)
+            value = column.cell_value(summary) if column.key != TOP_FLAG_KEY else None
+            if isinstance(value, (int, float)) or column.key == SHARE_KEY:
+                cells.append(Text(" " + text.rjust(width), no_wrap=True))
             else:
-                cells.append(Text(text))
+                cells.append(Text(" " + text, no_wrap=True, style=self._style(column, summary)))
         return cells
+
+    @staticmethod
+    def _style(column: ColumnProvider, summary: KernelSummary) -> str:
+        if column.key != TOP_FLAG_KEY:
+            return ""
+        flag = top_flag_of(summary_diagnosis(summary))
+        return FLAG_STYLES.get(flag.severity, "") if flag is not None else "dim"
 
     def _column(self, key: str) -> ColumnProvider:
         return next((c for c in self.columns if c.key == key), self.columns[0])
@@ -270,7 +361,7 @@ class KernelListScreen(Screen[None]):
         present = [(v, s) for v, s in keyed if v is not None]
         missing = [s for v, s in keyed if v is None]
         if column.key == NAME_KEY:
-            present = [(short_name(str(v), 10_000), s) for v, s in present]
+            present = [(self.state.short_name(s), s) for _, s in present]
         # Ties keep ID order in either direction (sorting is stable, also when reversed).
         present.sort(key=lambda item: item[1].id)
         present.sort(key=lambda item: _sort_token(item[0]), reverse=self.sort_reverse)
@@ -301,7 +392,9 @@ class KernelListScreen(Screen[None]):
             keep = current.key if current is not None else None
         by_id = {s.id: s for s in self.state.summaries}
         width = fit_name_width(self.app.size.width)
-        self.family_rows = family_rows(self.families, by_id, self.expanded, self._matches, width)
+        self.family_rows = family_rows(
+            self.families, by_id, self.expanded, self._matches, width, short=self.state.names.get
+        )
         table.clear(columns=True)
         for key, title, numeric in FAMILY_COLUMNS:
             table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
@@ -360,10 +453,18 @@ class KernelListScreen(Screen[None]):
         rows = [s for s in self.state.summaries if self._matches(s)]
         self.listed = self._sorted(rows)
         self._index = {s.id: i for i, s in enumerate(self.listed)}
+        self.widths = self._plan()
+        self._cell_cache.clear()
+        self._fitted_names = fit_names(
+            (self.state.short_name(s) for s in self.state.summaries),
+            self.widths.get(NAME_KEY, 0),
+        )
         table = self.table
         table.clear(columns=True)
-        for column in self.columns:
-            table.add_column(self._label(column), key=column.key)
+        for column in self.shown_columns:
+            table.add_column(
+                self._label(column), key=column.key, width=self.widths[column.key] + CELL_GAP
+            )
         for summary in self.listed:
             table.add_row(*self._cells(summary), key=str(summary.id))
         if keep is not None and keep in self._index:
@@ -395,7 +496,10 @@ class KernelListScreen(Screen[None]):
             numeric = isinstance(sample, (int, float))
             if sample is not None:  # known for good once a value is seen
                 self._numeric[column.key] = numeric
-        return Text(f"{column.title} {arrow}", justify="right" if numeric else "left")
+        label = f"{column.title} {arrow}"
+        if numeric or column.key == SHARE_KEY:
+            return Text(" " + label.rjust(self.widths.get(column.key, len(label))), no_wrap=True)
+        return Text(" " + label, no_wrap=True)
 
     def _update_labels(self) -> None:
         table = self.table
@@ -404,22 +508,31 @@ class KernelListScreen(Screen[None]):
         table.refresh()
 
     def on_resize(self, event: Resize) -> None:
-        width = self._fit_name_width(event.size.width)
-        if width != self.name_width:
-            self.name_width = width
-            self._cell_cache.clear()
+        if self._plan(event.size.width) != self.widths:
             self.rebuild()
             if self.view == "families":
                 self.rebuild_families()
 
     # -- status lines ----------------------------------------------------------------------
     def _update_status(self) -> None:
+        """Below the table, the highlighted kernel's whole demangled name (and its top flag
+        when the column is cut or hidden)."""
         kernel_id = self.highlighted_id()
         summary = self.state.summary(kernel_id) if kernel_id is not None else None
-        self.query_one("#list-status", Static).update(
-            str(summary.row.get("demangled", "")) if summary else ""
-        )
+        text = Text()
+        if summary is not None:
+            text.append(demangled_of(summary))
+            flag = top_flag_of(summary_diagnosis(summary))
+            position = self._position(TOP_FLAG_KEY)
+            shown = self._full_texts(summary)[position] if position is not None else ""
+            if flag is not None and len(shown) > self.widths.get(TOP_FLAG_KEY, 0):
+                text.append(" · top flag ", style="dim")
+                text.append(f"{flag.id} ({flag.severity})", style=FLAG_STYLES[flag.severity])
+        self.query_one("#list-status", Static).update(text)
         self._update_info()
+
+    def _position(self, key: str) -> int | None:
+        return next((i for i, c in enumerate(self.columns) if c.key == key), None)
 
     def _update_info(self) -> None:
         column = self._column(self.sort_key)
@@ -600,8 +713,10 @@ class KernelListScreen(Screen[None]):
         if column is not None:
             self.columns = (*self.columns, column)
         self._numeric.pop(BASELINE_KEY, None)
+        self._texts.clear()
+        self._natural.clear()
+        self._least.clear()
         self._cell_cache.clear()
-        self.name_width = self._fit_name_width(self.app.size.width)
         if column is not None:
             self.set_sort(BASELINE_KEY, reverse=False)
         elif self.sort_key == BASELINE_KEY:

@@ -79,9 +79,11 @@ class KernelSession(KernelState):
             self.app.notify(note, title="Old report", timeout=15)
 
     def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
-        self.add_summaries(batch)
+        renamed = self.add_summaries(batch)
         if self.kernel_list is not None:
-            self.kernel_list.add_summaries(batch, loaded, total)
+            # Only kernels shown before matter (the new ones are drawn with their names).
+            earlier = bool(renamed - {s.row.get("demangled") for s in batch})
+            self.kernel_list.add_summaries(batch, loaded, total, renamed=earlier)
 
     def _loaded(self, total: int) -> None:
         self.loaded_all = True
@@ -173,7 +175,7 @@ class KernelSession(KernelState):
         """The shown kernel's case record."""
         kernel_id = cast(KernelDetailScreen, screen).kernel_id
         text = self._record(kernel_id)
-        return text, f"Copied kernel {kernel_id}'s record ({len(text):,} characters)."
+        return text, f"kernel {kernel_id}'s record ({len(text):,} characters)"
 
     def _record(self, kernel_id: int) -> str:
         from kernelscope.export.ncu_markdown import single_kernel_markdown

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernelscope.parsers.kernel_analysis import time_shares
+from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
 from kernelscope.screens.columns import ColumnProvider, list_columns
 from kernelscope.screens.session import session_of
@@ -24,23 +26,43 @@ class KernelState:
 
     def __init__(self, path: Path, extra_columns: Sequence[ColumnProvider] | None = None) -> None:
         self.report_path = Path(path)
-        self.columns = list_columns(extra_columns)
+        self.columns = list_columns(extra_columns, share=self.time_share)
         self.report: NcuReport | None = None
         self.summaries: list[KernelSummary] = []
         self._by_id: dict[int, KernelSummary] = {}
         self.loaded_all = False
         self.baseline: KernelDetail | None = None
         """The kernel marked with ``b``: every pane shows the deltas against it."""
+        self.names = ShortNames()
+        """The report's short kernel names (unique among the kernels loaded so far)."""
+        self._shares: tuple[int, dict[int, float | None]] | None = None
 
-    def add_summaries(self, batch: list[KernelSummary]) -> None:
+    def add_summaries(self, batch: list[KernelSummary]) -> set[str]:
         """Keep ``batch``; batches may arrive roughly, not strictly, in ID order (read by child
-        processes), and the summaries are kept in ID order."""
+        processes), and the summaries are kept in ID order. Returns the demangled names whose
+        short name changed (a new kernel can make an earlier name ambiguous)."""
         in_order = not self.summaries or min(s.id for s in batch) > self.summaries[-1].id
         self.summaries.extend(batch)
         if not in_order:
             self.summaries.sort(key=lambda s: s.id)
         for summary in batch:
             self._by_id[summary.id] = summary
+        return self.names.add(demangled_of(s) for s in batch)
+
+    def short_name(self, summary: KernelSummary) -> str:
+        """The kernel's short name, unique among the report's kernels loaded so far."""
+        return self.names[demangled_of(summary)]
+
+    def time_share(self, summary: KernelSummary) -> float | None:
+        """The kernel's share of the summed kernel time (0–1); None until every kernel is
+        loaded (the sum is not known before)."""
+        if not self.loaded_all:
+            return None
+        if self._shares is None or self._shares[0] != len(self.summaries):
+            shares, _ = time_shares(self.summaries)
+            by_id = {s.id: share for s, share in zip(self.summaries, shares, strict=True)}
+            self._shares = (len(self.summaries), by_id)
+        return self._shares[1].get(summary.id)
 
     def summary(self, kernel_id: int) -> KernelSummary | None:
         return self._by_id.get(kernel_id)
@@ -73,9 +95,17 @@ class KernelState:
         raise NotImplementedError
 
 
+def demangled_of(summary: KernelSummary) -> str:
+    """The kernel's demangled name (its function name when the report has none)."""
+    row = summary.row
+    return str(row.get("demangled") or row.get("name") or "")
+
+
 def kernel_state(node: DOMNode) -> KernelState:
-    """The kernel report shown by the app ``node`` belongs to."""
+    """The kernel report shown by the app ``node`` belongs to (for a session of several
+    reports, such as a join, the one it shows now: its ``active_kernel_state``)."""
     state = session_of(node)
+    state = getattr(state, "active_kernel_state", state)
     if not isinstance(state, KernelState):
         raise RuntimeError("no kernel report is open")
     return state

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from kernelscope.parsers.ncu import KernelDetail, SourceHotspots
+from kernelscope.parsers.ncu import KernelDetail
+from kernelscope.parsers.ncu.metrics import Metric
+from kernelscope.parsers.ncu.source import KernelSource
 
 
 class DetailLoaded(Message):
@@ -16,9 +18,19 @@ class DetailLoaded(Message):
 
 
 class SourceLoaded(Message):
-    """A kernel's source hotspots were read (None when the report has no source counters)."""
+    """A kernel's source and SASS listing was read (None when the report has no source
+    counters for it)."""
 
-    def __init__(self, kernel_id: int, hotspots: SourceHotspots | None) -> None:
+    def __init__(self, kernel_id: int, listing: KernelSource | None) -> None:
         super().__init__()
         self.kernel_id = kernel_id
-        self.hotspots = hotspots
+        self.listing = listing
+
+
+class MetricsLoaded(Message):
+    """Every metric of a kernel was read (for the Raw page)."""
+
+    def __init__(self, kernel_id: int, metrics: dict[str, Metric]) -> None:
+        super().__init__()
+        self.kernel_id = kernel_id
+        self.metrics = metrics

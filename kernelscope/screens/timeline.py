@@ -9,6 +9,7 @@ Any failure ends on the app's error screen with one sentence.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -24,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
 from kernelscope.parsers.nsys.timeline_data import TimelineData, build
-from kernelscope.render.format import fmt_ns, plural, short_name
+from kernelscope.render.format import fmt_ns, plural
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
@@ -142,10 +143,23 @@ class TimelineScreen(Screen[None]):
     }
     """
 
-    def __init__(self, path: Path, *, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        cache_dir: Path | None = None,
+        data: TimelineData | None = None,
+        then: Callable[[TimelineScreen], None] | None = None,
+    ) -> None:
+        """``data``: the report already analysed (another view, e.g. a join, opened it);
+        ``then(screen)`` runs once the views show. A screen given ``data`` is pushed over
+        that view: ``escape`` with nowhere left to go back to closes it."""
         super().__init__(id="timeline-screen")
         self.path = Path(path)
         self.cache_dir = cache_dir
+        self._given = data
+        self._then = then
+        self.closable = data is not None
         self.data: TimelineData | None = None
         self.opening = True
         self._cancel = threading.Event()
@@ -160,7 +174,10 @@ class TimelineScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self._open()
+        if self._given is not None:
+            self.post_message(TimelineLoaded(self._given))
+        else:
+            self._open()
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -205,6 +222,8 @@ class TimelineScreen(Screen[None]):
         self._fill(self.active_view)
         self._focus_view(self.active_view)
         self.refresh_bindings()
+        if self._then is not None:
+            self.call_after_refresh(self._then, self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
@@ -292,11 +311,16 @@ class TimelineScreen(Screen[None]):
             self.action_show_view(self._history.pop(), remember=False)
         elif self.active_view != VIEW_IDS[0]:
             self.action_show_view(VIEW_IDS[0], remember=False)
+        elif self.closable:
+            self.dismiss()
 
     def _can_go_back(self) -> bool:
         if self.data is None:
             return False
-        if self.active_view == "timeline" and self.timeline.selected is not None:
+        timeline = self.timeline
+        if self.active_view == "timeline" and (
+            timeline.selected is not None or timeline.chosen_kernel is not None
+        ):
             return True
         return bool(self._history) or self.active_view != VIEW_IDS[0]
 
@@ -328,8 +352,10 @@ class TimelineScreen(Screen[None]):
         count, first, last = hits.row(0)
         if not count:
             return
-        note = f"{short_name(name, 40)}: {plural(int(count), 'instance')}"
+        note = f"{self.data.short_name(name)}: {plural(int(count), 'instance')}"
         self._show_range(int(first), int(last), note)
+        timeline = self.timeline
+        timeline.call_after_refresh(timeline.choose_kernel, name)
 
     def show_nvtx(self, range_name: str) -> None:
         """Show every instance of NVTX range ``range_name`` on the timeline."""
@@ -378,7 +404,7 @@ class TimelineScreen(Screen[None]):
         if action == "cancel":
             return self.opening
         if action == "back":
-            return self.opening or self._can_go_back()
+            return self.opening or self._can_go_back() or self.closable
         if action == "export":
             return self.data is not None and self.can_export()
         if action in ("show_view", "step_view"):

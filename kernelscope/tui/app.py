@@ -9,7 +9,8 @@ exports and what ``y`` copies. ``create_app`` builds the app for the CLI and the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,9 @@ class KernelscopeApp(App[None]):
         ),
         Binding(
             "y", "copy_record", "Copy record", id="app.copy",
-            tooltip="Copy this kernel's case record (Markdown) to the clipboard (OSC 52).",
+            tooltip="Send this kernel's case record (Markdown) to the terminal's clipboard "
+            "(OSC 52: works over SSH where the terminal allows it; in tmux set -g "
+            "set-clipboard on); e writes it to a file.",
         ),
     ]
 
@@ -225,9 +228,31 @@ class KernelscopeApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
     def _copy(self, session: ReportSession, screen: Screen[Any]) -> None:
-        text, note = session.copy_text(screen)
+        from kernelscope.tui.exporting import export_job
+
+        text, what = session.copy_text(screen)
         self.call_from_thread(self.copy_to_clipboard, text)
-        self.call_from_thread(self.notify, note)
+        job = export_job(session, screen, Path.cwd()) if session.can_export(screen) else None
+        note = clipboard_note(what, os.environ, job.target.name if job is not None else None)
+        self.call_from_thread(self.notify, note, title="Sent with OSC 52", timeout=12)
+
+
+def clipboard_note(what: str, environ: Mapping[str, str], file_name: str | None) -> str:
+    """What ``y`` can honestly say: the text was sent to the terminal as an OSC 52 escape,
+    which the terminal may drop (tmux does by default); how to let it through, and how to
+    write the record to a file instead."""
+    parts = [f"Sent {what} to the terminal's clipboard (OSC 52); it cannot tell whether "
+             "the terminal took it."]
+    if environ.get("TMUX"):
+        parts.append("In tmux, enable it with: set -g set-clipboard on (in ~/.tmux.conf).")
+    elif environ.get("STY"):
+        parts.append("GNU screen does not pass OSC 52 on: run kernelscope outside it.")
+    else:
+        parts.append("Not pasted? Enable OSC 52 clipboard access in your terminal (in tmux: "
+                     "set -g set-clipboard on).")
+    if file_name is not None:
+        parts.append(f"Or press e to write it to {file_name}.")
+    return " ".join(parts)
 
 
 def create_app(

@@ -24,9 +24,12 @@ def _tui_parser() -> argparse.ArgumentParser:
             "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
             "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
             "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
-            "several rank processes) opens as the ranks of one run. "
-            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' "
-            "and 'kernelscope summary REPORT'."
+            "several rank processes) opens as the ranks of one run; a timeline with kernel "
+            "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
+            "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
+            "what to fix first. "
+            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
+            "'kernelscope summary REPORT'."
         ),
     )
     p.add_argument(
@@ -38,14 +41,12 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
-    headless = p.add_argument_group(
-        "headless", "with --format, -o or --fail-if-slower, write instead of opening the TUI "
-        "(as 'kernelscope export' does; Markdown by default)"
+    p.add_argument("-k", "--kernel", dest="pattern", default=None,
+                   help="diff: only the kernels whose name this regex matches")
+    p.add_argument(
+        "--pair", action="append", default=[], metavar="BEFORE=AFTER",
+        help="diff: pair these kernels (an ID or a name on each side); repeat for more",
     )
-    headless.add_argument("--format", "-f", choices=("json", "md", "csv"), default=None)
-    headless.add_argument("-o", "--output", type=Path, default=None, help="output file")
-    _comparing(headless)
-    p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
     return p
 
 
@@ -120,6 +121,16 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
+EXPORT_OPTIONS = ("--format", "-f", "--output", "-o", "--top", "--fail-if-slower")
+
+
+def _wants_export(argv: list[str]) -> bool:
+    """A kind's subcommand given export options (``--format``, ``-o``) runs headless."""
+    return any(a in EXPORT_OPTIONS
+               or a.startswith(("--format=", "--output=", "--top=", "--fail-if-slower="))
+               for a in argv)
+
+
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
     if not texts:
         return ()
@@ -171,11 +182,6 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.kinds import kind_for
     from kernelscope.parsers.detect import check_readable
 
-    if args.format is not None or args.output is not None or args.fail_if_slower is not None:
-        if not args.report:
-            raise ReportError("Name the report(s) to write (kernelscope diff BEFORE AFTER -f md).")
-        args.format = args.format or "md"
-        return run_export(args, subcommand)
     pairs = _pairs(args.pair)
     if (pairs or args.pattern) and subcommand is None:
         raise ReportError("-k and --pair choose the kernels of a diff in the TUI: "
@@ -213,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             kind, rest = _kind_word(argv[1:])
             return run_summary(_summary_parser().parse_args(rest), kind)
         kind, rest = _kind_word(argv)
+        if kind is not None and _wants_export(rest):  # kernelscope join T K --format json
+            return run_export(_export_parser().parse_args(rest), kind)
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))

@@ -14,10 +14,6 @@ from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES, SAMPLES, ncu_sample_paths
 from tests.ncu.oracle import load_raw, matches_print, stem_of
 
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
-
 ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
 
 

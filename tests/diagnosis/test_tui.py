@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 
@@ -16,10 +15,6 @@ from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.tui.app import create_app
 from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot
-
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
 
 ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 

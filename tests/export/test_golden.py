@@ -14,10 +14,6 @@ import pytest
 from kernelscope.export.writer import ExportOptions, render
 from tests.conftest import ROOT, SAMPLES, ncu_sample_paths
 
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
-
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("KERNELSCOPE_UPDATE_GOLDEN") == "1"
 

@@ -8,12 +8,9 @@ from functools import cache
 import pytest
 
 from kernelscope.parsers.ncu import NcuReport, open_ncu_report
+from kernelscope.parsers.ncu.model import KernelDetail
 from tests.conftest import ncu_sample_paths
 from tests.ncu.oracle import load_details, load_raw, matches_print, parse_number, stem_of
-
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
 
 SAMPLES = ncu_sample_paths()
 QUALIFIER = re.compile(r"(?:\w+|<unnamed>)::")
@@ -23,6 +20,13 @@ IDS = [stem_of(p) for p in SAMPLES]
 @cache
 def opened(path_str: str) -> NcuReport:
     return open_ncu_report(path_str)
+
+
+@cache
+def detail_of(path_str: str, kernel_id: int) -> KernelDetail:
+    """Each kernel read once for every test of this module: ncu_report never frees a kernel it
+    opened (~1 MB each), so reading the 1,000-launch sample once per test added gigabytes."""
+    return opened(path_str).detail(kernel_id)
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=IDS)
@@ -45,17 +49,16 @@ def test_kernel_count_and_ids_match_oracle(path):
         assert QUALIFIER.sub("", summary["demangled"]) == QUALIFIER.sub("", row["Kernel Name"])
         grid = row["Grid Size"].strip("()").replace(" ", "").split(",")
         block = row["Block Size"].strip("()").replace(" ", "").split(",")
-        assert report.detail(kernel_id).grid == tuple(int(x) for x in grid)
-        assert report.detail(kernel_id).block == tuple(int(x) for x in block)
+        assert detail_of(str(path), kernel_id).grid == tuple(int(x) for x in grid)
+        assert detail_of(str(path), kernel_id).block == tuple(int(x) for x in block)
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_every_pane_metric_equals_raw_page(path):
     raw = load_raw(stem_of(path))
-    report = opened(str(path))
     compared = 0
     for kernel_id, row in raw.rows.items():
-        detail = report.detail(kernel_id)
+        detail = detail_of(str(path), kernel_id)
         for name, metric in detail.metrics.items():
             if name not in row:
                 continue
@@ -93,14 +96,13 @@ def test_key_frame_equals_raw_page(path):
 @pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_section_header_tables_equal_details_page(path):
     details = load_details(stem_of(path))
-    report = opened(str(path))
     checked = 0
     by_kernel: dict[int, list[dict[str, str]]] = {}
     for row in details:
         if row.get("Metric Name"):
             by_kernel.setdefault(int(row["ID"]), []).append(row)
     for kernel_id, rows in by_kernel.items():
-        detail = report.detail(kernel_id)
+        detail = detail_of(str(path), kernel_id)
         for section, names in detail.section_metrics.items():
             title = detail.sections[section]
             shown = {
@@ -140,7 +142,7 @@ def test_rule_results_equal_details_page(path):
         got = sorted(
             (
                 (r.rule, r.type, r.speedup_type or "", r.speedup_pct)
-                for r in report.detail(kernel_id).rules
+                for r in detail_of(str(path), kernel_id).rules
             ),
             key=lambda g: (g[0], g[1], g[2], g[3] if g[3] is not None else -1.0),
         )

@@ -84,10 +84,12 @@ def test_export_dict(zoo) -> None:
     assert doc["schema"] == SCHEMA
     json.dumps(doc, allow_nan=False)
     assert set(doc["kernels"][0]) == {"name", "instances", "total_ns", "avg_ns", "med_ns",
-                                      "min_ns", "max_ns", "stddev_ns", "time_pct"}
+                                      "min_ns", "max_ns", "stddev_ns", "time_pct", "short_name"}
     assert doc["kernels"][0]["name"] == "hist_contended(const int *, int *, int)"
+    assert doc["kernels"][0]["short_name"] == "hist_contended"
     assert set(doc["gpu"][0]) == {"device", "span_ns", "busy_ns", "utilization_pct"}
-    assert set(doc["gaps"][0]) == {"device", "start_ns", "end_ns", "duration_ns", "cause", "cpu"}
+    assert set(doc["gaps"][0]) == {"device", "start_ns", "end_ns", "duration_ns", "cause",
+                                   "detail", "reason", "hint", "cpu"}
     assert all(set(f) == {"id", "severity", "title", "items"} for f in doc["findings"])
     assert {f["id"] for f in doc["findings"]} == {"sync-memcpy", "sync-api",
                                                   "many-tiny-kernels"}

@@ -84,8 +84,16 @@ def test_nvtx_ranges(variant, via_string_ids: bool) -> None:
     want = union_busy(ops, 793_700_000, 817_000_000) + union_busy(ops, 800_000_000, 801_000_000)
     assert busy[":kernels"]["gpu_busy_ns"] == want
     assert busy[":kernels"]["gpu_busy_pct"] == pytest.approx(100 * want / 24_300_000)
-    lanes = [ln for ln in TimelineIndex(report).lanes if ln.kind == "nvtx"]
-    assert len(lanes) == 1 and lanes[0].tid == 13006
+    # One thread: one lane per nesting level (mydomain:step holds kernels, itself inside
+    # copy inputs…), the outermost first; no two ranges of a lane overlap.
+    index = TimelineIndex(report)
+    lanes = [ln for ln in index.lanes if ln.kind == "nvtx"]
+    assert {ln.tid for ln in lanes} == {13006}
+    assert [ln.depth for ln in lanes] == list(range(len(lanes))) and len(lanes) > 1
+    assert sum(ln.events for ln in lanes) == sum(r["Instances"] for r in summary.values())
+    for lane in lanes:
+        events = index.lane_events(lane.key).frame
+        assert (events["start"].slice(1) >= events["end"].slice(0, events.height - 1)).all()
 
 
 def test_nvtx_text_and_text_id_give_the_same_summary(variant, tmp_path: Path) -> None:

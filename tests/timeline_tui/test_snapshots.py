@@ -34,9 +34,12 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         pytest.param("overview", [], id="overview"),
         pytest.param("timeline", ["2"], id="timeline"),
         pytest.param("timeline_gap", ["2", "g", "g"], id="timeline_gap"),
-        # Zoomed in x8, then panned onto the GPU work (from 694 ms of the 1.02 s capture).
-        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", *["right"] * 8],
+        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", "l"],
                      id="timeline_zoomed"),
+        # The cursor on the third event of the first stream, zoomed onto it: names drawn in
+        # the lanes where they fit, the details line below.
+        pytest.param("timeline_cursor", ["2", "right", "right", "enter"],
+                     id="timeline_cursor"),
         pytest.param("kernels", ["3"], id="kernels"),
         pytest.param("cpu_calls", ["4"], id="cpu_calls"),
         pytest.param("nvtx", ["5"], id="nvtx"),
@@ -54,6 +57,8 @@ def test_view_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path
     [
         pytest.param("timeline_gap", ["2", "g"], id="timeline_gap"),
         pytest.param("overview", [], id="overview"),
+        pytest.param("timeline_cursor", ["2", "right", "right", "enter"],
+                     id="timeline_cursor"),
     ],
 )
 def test_narrow_snapshot(name: str, keys: list[str], snap_compare, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -50,7 +50,7 @@ async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir:
         await pilot.press("i")
         assert pane.t1 - pane.t0 == (full[1] - full[0]) // 4
         before = pane.t0
-        await pilot.press("right")
+        await pilot.press("l")  # ←/→ move the cursor; h/l (and shift+←/→) pan
         assert pane.t0 > before
         panned = window_shown(app)
         assert panned != zoomed

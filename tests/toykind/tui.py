@@ -70,7 +70,7 @@ class ToySession:
 
     def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
         text = toy_markdown(cast(ToyScreen, screen).report)
-        return text, "Copied the toy report."
+        return text, "the toy report"
 
     def close(self) -> None:
         """Nothing to release."""

@@ -6,18 +6,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.screens.confirm import ConfirmScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.tui.app import create_app
 
 from .helpers import settle
-
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOO = ROOT / "samples" / "ncu" / "zoo_a.ncu-rep.xz"

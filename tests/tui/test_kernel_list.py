@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
 from textual.widgets import DataTable, Input
 
 from kernelscope.parsers.ncu import NcuReport
@@ -18,20 +17,16 @@ from kernelscope.tui.app import create_app
 
 from .helpers import screen_text, settle
 
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
-
 
 def shown_ids(app) -> list[int]:
     """The kernel IDs in the table's first column, top to bottom, as displayed."""
     table = app.screen.query_one(DataTable)
-    return [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+    return [int(str(table.get_row_at(i)[0]).strip()) for i in range(table.row_count)]
 
 
 def cell(app, row: int, column: str) -> str:
     table = app.screen.query_one(DataTable)
-    return str(table.get_cell_at((row, table.get_column_index(column))))
+    return str(table.get_cell_at((row, table.get_column_index(column)))).strip()
 
 
 async def test_list_shows_every_kernel(zoo_rows) -> None:
@@ -42,7 +37,7 @@ async def test_list_shows_every_kernel(zoo_rows) -> None:
         assert shown_ids(app) == [row["id"] for row in zoo_rows]
         text = screen_text(app)
         for i, row in enumerate(zoo_rows):
-            assert cell(app, i, "name") == short_name(str(row["demangled"]), 40)
+            assert cell(app, i, "name") == short_name(str(row["demangled"]))
             assert cell(app, i, "duration") == fmt_duration(row["duration_ns"])
             assert cell(app, i, "sm_pct") == fmt_pct(row["sm_pct"])
             assert fmt_duration(row["duration_ns"]) in text
@@ -99,10 +94,10 @@ async def test_sort_keys_and_header_click(zoo_rows) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("s")  # ID -> Name, A to Z
-        by_name = sorted(zoo_rows, key=lambda r: (short_name(str(r["demangled"]), 999).lower(),
+        by_name = sorted(zoo_rows, key=lambda r: (short_name(str(r["demangled"])).lower(),
                                                   r["id"]))
         assert shown_ids(app) == [r["id"] for r in by_name]
-        assert "sorted by Name ▲" in screen_text(app)
+        assert "sorted by Kernel ▲" in screen_text(app)
         await pilot.press("s")  # Duration, longest first
         by_duration = sorted(zoo_rows, key=lambda r: -float(r["duration_ns"]))
         assert shown_ids(app) == [r["id"] for r in by_duration]

@@ -61,11 +61,27 @@ def test_kernel_list_sorted_and_filtered(snap_compare) -> None:
 
 @pytest.mark.parametrize(
     ("kernel_id", "pane"),
-    [(4, "0"), (2, "1"), (2, "2"), (4, "3"), (1, "4"), (4, "5"), (4, "6"), (4, "7")],
-    ids=["diagnosis", "launch", "sol", "occupancy", "memory", "stalls", "source", "rules"],
+    [(4, "0"), (2, "1"), (2, "2"), (4, "3"), (1, "4"), (4, "5"), (4, "6"), (4, "7"), (4, "8")],
+    ids=["diagnosis", "launch", "sol", "occupancy", "memory", "stalls", "source", "rules", "raw"],
 )
 def test_detail_pane(snap_compare, kernel_id: int, pane: str) -> None:
     assert snap_compare(create_app(ZOO), run_before=detail(kernel_id, pane), terminal_size=WIDE)
+
+
+def test_raw_filtered(snap_compare) -> None:
+    """The Raw page filtered by a regex (the filter field keeps the focus)."""
+    run = keys("g", "4", "enter", "enter", "8", "slash", *"^dram__")
+    assert snap_compare(create_app(ZOO), run_before=run, terminal_size=WIDE)
+
+
+def test_source_sass(snap_compare) -> None:
+    """The Source page after enter on the hottest line: its SASS, every instruction marked."""
+    assert snap_compare(create_app(ZOO), run_before=keys(
+        "g", "4", "enter", "enter", "6", "enter"), terminal_size=WIDE)
+
+
+def test_source_small(snap_compare) -> None:
+    assert snap_compare(create_app(ZOO), run_before=detail(2, "6"), terminal_size=SMALL)
 
 
 def test_kernel_list_small(snap_compare) -> None:

@@ -25,10 +25,6 @@ from tests.ncu.oracle import matches_print
 from tests.wild.conftest import provenance, wild_files
 from tests.wild.oracles import ncu_raw
 
-# ncu_report never frees the kernels it opened: each test runs in a child process
-# (pytest-forked) so that the suite's memory stays bounded.
-pytestmark = pytest.mark.forked
-
 NAMES = wild_files("ncu")
 
 

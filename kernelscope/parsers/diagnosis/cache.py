@@ -5,8 +5,10 @@ from __future__ import annotations
 import weakref
 
 from kernelscope.parsers.diagnosis.engine import diagnose
-from kernelscope.parsers.diagnosis.result import Diagnosis
+from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
+from kernelscope.parsers.diagnosis.verdict import chain_position, top_flag
 from kernelscope.parsers.ncu.model import KernelSummary
+from kernelscope.parsers.severity import severity_rank
 
 _CACHE: dict[int, tuple[weakref.ref[KernelSummary], Diagnosis]] = {}
 _LIMIT = 50_000
@@ -46,3 +48,27 @@ def flag_score_text(score: object) -> str:
     critical, warning = divmod(int(score), 1000)
     parts = [f"{critical}✖" if critical else "", f"{warning}⚠" if warning else ""]
     return " ".join(p for p in parts if p) or "–"
+
+
+SEVERITY_ICONS = {"critical": "✖", "warning": "⚠", "info": "ℹ"}
+
+
+def top_flag_of(d: Diagnosis) -> Flag | None:
+    """The flag the verdict leads with (``verdict.top_flag``: the most severe, then the one
+    that decided the label or is nearest the start of the method's chain), if any."""
+    return top_flag(d)
+
+
+def top_flag_rank(d: Diagnosis) -> int:
+    """A sort key for the top flag: most severe first, then the earliest step of the chain."""
+    flag = top_flag_of(d)
+    if flag is None:
+        return -1
+    step, level, _ = chain_position(flag)
+    return severity_rank(flag.severity) * 100_000 - step * 100 - min(level, 99)
+
+
+def top_flag_text(d: Diagnosis) -> str:
+    """``✖ low-occupancy`` (the top flag with its severity's icon); ``–`` when none."""
+    flag = top_flag_of(d)
+    return "–" if flag is None else f"{SEVERITY_ICONS.get(flag.severity, '·')} {flag.id}"

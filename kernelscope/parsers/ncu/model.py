@@ -7,6 +7,7 @@ from typing import cast
 
 from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series
 from kernelscope.parsers.ncu.panes import PaneSpec
+from kernelscope.parsers.ncu.source import KernelSource
 
 RULE_TYPES = {1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
 SPEEDUP_TYPES = {1: "local", 2: "global"}
@@ -76,6 +77,10 @@ class KernelSummary:
     unmeasured: str | None = None
     """Why the kernel has no measurement at all (profiling failed, nothing collected), as one
     sentence; None for a measured kernel. Such a kernel is left out of totals and shares."""
+    mangled: str = ""
+    """The mangled name (the function name where the report has none)."""
+    nvtx: str | None = None
+    """The innermost NVTX range open around the launch (``ncu --nvtx``), else None."""
 
     @property
     def id(self) -> int:
@@ -106,6 +111,8 @@ class KernelDetail:
     curves: dict[str, Series]
     rules: tuple[RuleResult, ...]
     source: SourceHotspots | None = None
+    listing: KernelSource | None = None
+    """The whole source and SASS with per-instruction metrics (read for the Source page)."""
     unmeasured: str | None = None
     """As ``KernelSummary.unmeasured``: why the kernel has no measurement, else None."""
     pid: int | None = None

@@ -226,11 +226,16 @@ SOURCE = PaneSpec(
 
 RULES = PaneSpec(id="rules", title="NCU rules", sections=(), metrics=(), key="7")
 
+# NCU's Raw page: every metric the report holds for the kernel, with its unit.
+RAW = PaneSpec(id="raw", title="Raw", sections=(), metrics=(), key="8")
+
 # kernelscope's own diagnosis (kernelscope.parsers.diagnosis); its metrics come as extra_metrics.
 DIAGNOSIS = PaneSpec(id="diagnosis", title="Diagnosis", sections=(), metrics=(), key="0")
 
 # The diagnosis comes first (what limits the kernel and the evidence), then one pane per step.
-PANES: tuple[PaneSpec, ...] = (DIAGNOSIS, LAUNCH, SOL, OCCUPANCY, MEMORY, STALLS, SOURCE, RULES)
+PANES: tuple[PaneSpec, ...] = (
+    DIAGNOSIS, LAUNCH, SOL, OCCUPANCY, MEMORY, STALLS, SOURCE, RULES, RAW,
+)
 
 # The kernel list's columns: (column, ncu metric).
 KEY_METRICS: tuple[tuple[str, str], ...] = (

@@ -23,6 +23,7 @@ from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import load_ncu_context, native_stderr_quiet, remove_temp
 from kernelscope.parsers.ncu.panes import KEY_METRICS
+from kernelscope.parsers.ncu.source import KernelSource, read_kernel_source
 from kernelscope.parsers.ncu.summary_reader import (
     NO_ORIGIN,
     ROW_METRICS,
@@ -379,6 +380,16 @@ class NcuReport:
             with self._lock:
                 detail.source = read_source_hotspots(self._action(kernel_id, keep=True), top)
         return detail.source
+
+    def kernel_source(self, kernel_id: int) -> KernelSource | None:
+        """The kernel's whole source and SASS with per-instruction metrics (cached with its
+        detail), or None when the report has no source counters for it. Slow on big
+        kernels (~1 s for a cuBLAS GEMM): call from a worker."""
+        detail = self.detail(kernel_id)
+        if detail.listing is None and detail.has_section("SourceCounters"):
+            with self._lock:
+                detail.listing = read_kernel_source(self._action(kernel_id, keep=True))
+        return detail.listing
 
     def all_metrics(self, kernel_id: int) -> dict[str, Metric]:
         """Every metric stored for the kernel (slow: ~0.1 s a kernel)."""

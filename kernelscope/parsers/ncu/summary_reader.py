@@ -150,6 +150,8 @@ def read_summary(
         rules=rules,
         sections=sections,
         unmeasured=unmeasured_reason(metrics),
+        mangled=names[2],
+        nvtx=None if names[0].startswith(RANGE_PREFIX + "<") else _innermost_nvtx(action),
     )
 
 
@@ -165,4 +167,5 @@ def summary_from_detail(detail: KernelDetail, *, metrics: bool = True) -> Kernel
         rules=detail.rules if metrics else (),
         sections=frozenset(detail.sections),
         unmeasured=detail.unmeasured,
+        mangled=detail.mangled,
     )

@@ -31,7 +31,7 @@ from kernelscope.parsers.nsys.summaries import (
     memop_time_summary,
     osrt_summary,
 )
-from kernelscope.parsers.nsys.timeline import Gap, Lane, TimelineIndex, TimelineView
+from kernelscope.parsers.nsys.timeline import EventInfo, Gap, Lane, TimelineIndex, TimelineView
 from kernelscope.parsers.nsys.utilization import (
     gap_histogram,
     gpu_utilization,
@@ -49,6 +49,7 @@ __all__ = [
     "Coverage",
     "CpuActivity",
     "DeviceInfo",
+    "EventInfo",
     "Finding",
     "Gap",
     "GapExplanation",

@@ -1,4 +1,4 @@
-"""What the CPU was doing during large GPU idle gaps, and a one-word cause for each.
+"""What the CPU was doing during large GPU idle gaps, and the cause of each.
 
 For a gap on a device, the *feeding thread* is the CPU thread whose CUDA API call launched
 the operation that ends the gap (found through ``correlationId``); when that is unknown, all
@@ -7,21 +7,36 @@ OS runtime calls and NVTX ranges of those threads that overlap the gap are liste
 share of the gap each category of call covers decides the cause:
 
 - ``sync``: synchronisation APIs (``cudaDeviceSynchronize``, ``cudaStreamSynchronize``,
-  ``cudaEventSynchronize``, ``cuCtxSynchronize``, ...) cover at least half of the gap;
+  ``cudaEventSynchronize``, ``cuCtxSynchronize``, ...);
 - ``memcpy``: synchronous copies/memsets (``cudaMemcpy``, ``cudaMemset``, non-``Async``) or
-  ``Async`` copies from/to pageable memory cover at least half;
+  ``Async`` copies from/to pageable memory;
+- ``alloc``: memory allocation and pinning, which block the host and often the device
+  (``cudaMalloc``, ``cudaFree``, ``cudaHostAlloc``, ``cudaMallocHost``, ``cudaHostRegister``,
+  ``cuMemAlloc``, ``cuMemCreate``/``cuMemMap``, ...);
+- ``cuda-setup``: creating streams, events and graphs, setting kernel attributes, looking up
+  functions (``cudaStreamCreate``, ``cudaEventCreate``, ``cudaGraphInstantiate``,
+  ``cuKernelSetAttribute``, ``cuKernelGetFunction``, ``cudaFuncSetAttribute``, ...);
 - ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cudaGraphLaunch``,
-  ``cuLaunchKernel``, kernel/module loading done on first launch) cover at least half;
+  ``cuLaunchKernel``, kernel/module loading done on first launch);
+- ``cuda-api``: other CUDA API calls;
 - ``cpu-idle``: blocking OS runtime calls (poll, select, epoll_wait, sleep, futex,
-  pthread_cond_wait, sem_wait, ...) cover at least half;
-- ``cpu-busy``: the feeding thread is known and all its traced calls cover less than half
-  of the gap, so it was running its own code;
-- ``unknown``: none of the above (no CPU trace for the thread, or other CUDA APIs such as
-  ``cudaMalloc`` dominate).
+  pthread_cond_wait, sem_wait, ...);
+- ``cpu-busy``: the feeding thread is known, OS runtime calls were traced and all its traced
+  calls cover less than half of the gap, so it was running its own code;
+- ``unknown``: no cause can be named, and ``reason`` says why (no CPU trace of the thread, or
+  no OS runtime trace to tell computing from waiting).
+
+A category covering at least half of the gap is its cause; otherwise, when CUDA calls
+together cover half, the largest CUDA category is (a gap spent in ``cudaMalloc`` and a
+pageable ``cudaMemcpyAsync`` is named after the longer of the two), and so on for all traced
+calls. Each explanation names the calls (``detail``: ``cudaMalloc 176 us, cudaLaunchKernel
+22 us``) and, only when the report lacks it, the trace option that would tell more
+(``hint``: ``--trace=osrt``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -31,7 +46,8 @@ from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
-CAUSES = ("sync", "memcpy", "launch-overhead", "cpu-busy", "cpu-idle", "unknown")
+CAUSES = ("sync", "memcpy", "alloc", "cuda-setup", "launch-overhead", "cuda-api", "cpu-idle",
+          "cpu-busy", "unknown")
 DEFAULT_LARGE_GAP_NS = 100_000
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
@@ -40,6 +56,21 @@ LAUNCH_API = (
     r"^(cuda|cu)(Launch|GraphLaunch|ConfigureCall|PushCallConfiguration|PopCallConfiguration"
     r"|SetupArgument|LibraryLoad|LibraryGetKernel|KernelGetName|ModuleLoad|ModuleGetFunction"
     r"|GetFuncBySymbol|FuncGetAttribute)"
+)
+ALLOC_API = (
+    r"^(cuda|cu)(Malloc|Free|HostAlloc|HostRegister|HostUnregister|MallocHost|FreeHost"
+    r"|MallocManaged|MallocPitch|Malloc3D|MallocArray|FreeArray|MemAlloc|MemFree|MemHostAlloc"
+    r"|MemHostRegister|MemHostUnregister|MemCreate|MemRelease|MemMap|MemUnmap|MemSetAccess"
+    r"|MemAddressReserve|MemAddressFree|MemPoolCreate|MemPoolTrimTo|DeviceSetLimit"
+    r"|DeviceReset)"
+)
+SETUP_API = (
+    r"^(cuda|cu)(StreamCreate|StreamDestroy|EventCreate|EventDestroy|GraphCreate"
+    r"|GraphInstantiate|GraphExecDestroy|GraphDestroy|GraphUpload|StreamBeginCapture"
+    r"|StreamEndCapture|KernelSetAttribute|KernelGetFunction|FuncSetAttribute"
+    r"|FuncSetCacheConfig|SetDevice|GetDeviceProperties|DeviceGetAttribute|Init|CtxCreate"
+    r"|DevicePrimaryCtxRetain|CtxSetCurrent|CtxGetCurrent|GetProcAddress|GetExportTable"
+    r"|DriverGetVersion|RuntimeGetVersion|ProfilerStart|ProfilerStop)"
 )
 IDLE_OSRT = (
     r"^(poll|ppoll|select|pselect6?|epoll_wait|epoll_pwait2?|sleep|usleep|nanosleep"
@@ -80,6 +111,12 @@ class GapExplanation:
     coverage: dict[str, float] = field(default_factory=dict)  # category -> share of the gap
     cpu: list[CpuActivity] = field(default_factory=list)
     next_op: str | None = None
+    detail: str = ""
+    """The calls behind the cause, longest first: ``cudaMalloc 176.0 us, ioctl 41.0 us``."""
+    reason: str = ""
+    """Why no cause can be named (``unknown`` only)."""
+    hint: str = ""
+    """A trace option the report was made without that would tell more, if any."""
 
     @property
     def duration_ns(self) -> int:
@@ -113,6 +150,8 @@ def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.
         api,
         pl.when(pl.col("name").str.contains(SYNC_API)).then(pl.lit("sync"))
         .when(pl.col("name").str.contains(MEMCPY_API)).then(pl.lit("memcpy"))
+        .when(pl.col("name").str.contains(ALLOC_API)).then(pl.lit("alloc"))
+        .when(pl.col("name").str.contains(SETUP_API)).then(pl.lit("setup"))
         .when(pl.col("name").str.contains(LAUNCH_API)).then(pl.lit("launch"))
         .otherwise(pl.lit("api")),
     ).with_columns(
@@ -233,10 +272,27 @@ def _explain(
         .group_by("gap")
         .agg((pl.col("end") - pl.col("start")).sum().alias("ns"))
     )
+    cuda_call = (
+        merge_intervals(calls.filter(pl.col("source") == "cuda"), ["gap"])
+        .group_by("gap")
+        .agg((pl.col("end") - pl.col("start")).sum().alias("ns"))
+    )
     cov: dict[int, dict[str, int]] = {}
     for g, cat, ns in covered.iter_rows():
         cov.setdefault(g, {})[cat] = ns
     any_cov = dict(any_call.iter_rows())
+    cuda_cov = dict(cuda_call.iter_rows())
+    named: dict[tuple[int, str], list[tuple[str, int]]] = {}
+    per_name = (
+        hits.with_columns((pl.col("end") - pl.col("start")).alias("overlap"))
+        .group_by("gap", "category", "name")
+        .agg(pl.col("overlap").sum())
+        .sort(["gap", "category", "overlap", "name"], descending=[False, False, True, False])
+    )
+    for g, cat, name, ns in per_name.iter_rows():
+        named.setdefault((g, cat), []).append((str(name), int(ns)))
+    watched = dict(watch.group_by("gap").len().iter_rows())
+    traced = _traced(report)
     listed: dict[int, list[CpuActivity]] = {}
     top = (
         hits.with_columns((pl.col("end") - pl.col("start")).alias("overlap"))
@@ -257,30 +313,132 @@ def _explain(
         g = row["gap"]
         dur = row["end_ns"] - row["start_ns"]
         shares = {k: v / dur for k, v in cov.get(g, {}).items()}
-        cause = _cause(shares, any_cov.get(g, 0) / dur, row["feeder"] is not None)
         feeder = row["feeder"]
+        verdict = _cause(
+            shares, any_cov.get(g, 0) / dur, cuda_cov.get(g, 0) / dur, feeder is not None,
+            watched.get(g, 0), traced,
+        )
+        detail = _detail(g, verdict, named, dur)
         out.append(
             GapExplanation(
                 device=row["device"], start_ns=row["start_ns"], end_ns=row["end_ns"],
-                cause=cause,
+                cause=verdict.cause,
                 thread=int(feeder) % (1 << 24) if feeder is not None else None,
                 coverage={k: round(v, 4) for k, v in sorted(shares.items())},
                 cpu=listed.get(g, []), next_op=row["kind"],
+                detail=detail, reason=verdict.reason, hint=verdict.hint,
             )
         )
     return out
 
 
-def _cause(shares: dict[str, float], any_share: float, feeder_known: bool) -> str:
-    for category, cause in (
-        ("sync", "sync"), ("memcpy", "memcpy"), ("launch", "launch-overhead"),
-        ("idle", "cpu-idle"),
-    ):
-        if shares.get(category, 0.0) >= _HALF:
-            return cause
-    if feeder_known and any_share < _HALF:
-        return "cpu-busy"
-    return "unknown"
+CATEGORY_CAUSES = {
+    "sync": "sync", "memcpy": "memcpy", "alloc": "alloc", "setup": "cuda-setup",
+    "launch": "launch-overhead", "api": "cuda-api", "idle": "cpu-idle",
+}
+"""Call category → the cause it names."""
+CUDA_CATEGORIES = ("sync", "memcpy", "alloc", "setup", "launch", "api")
+OS_BUSY = "os"
 
 
-__all__ = ["CAUSES", "CpuActivity", "GapExplanation", "explain_gaps"]
+@dataclass(frozen=True)
+class _Verdict:
+    cause: str
+    category: str | None = None
+    reason: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Traced:
+    """What the capture traced (read from the export's tables)."""
+
+    cuda: bool
+    osrt: bool
+    sampling: bool
+
+
+def _traced(report: NsysReport) -> Traced:
+    tables = report.tables
+    return Traced(
+        cuda="CUPTI_ACTIVITY_KIND_RUNTIME" in tables,
+        osrt="OSRT_API" in tables,
+        sampling=bool({"SAMPLING_CALLCHAINS", "COMPOSITE_EVENTS"} & tables),
+    )
+
+
+def _cause(
+    shares: dict[str, float],
+    any_share: float,
+    cuda_share: float,
+    feeder_known: bool,
+    watched: int,
+    traced: Traced,
+) -> _Verdict:
+    """The cause: a category covering half the gap; else the largest CUDA category when CUDA
+    calls together do; else the largest category when all traced calls do (OS calls that are
+    not waits do not name a cause: the thread was busy in the OS, which is ``cpu-busy``);
+    else ``cpu-busy`` when the thread is known and the OS runtime was traced; else why not."""
+    named = {c: v for c, v in shares.items() if c in CATEGORY_CAUSES}
+    best = max(named, key=lambda c: named[c], default=None)
+    if best is not None and named[best] >= _HALF:
+        return _Verdict(CATEGORY_CAUSES[best], best)
+    cuda = {c: v for c, v in named.items() if c in CUDA_CATEGORIES}
+    if cuda and cuda_share >= _HALF:
+        top = max(cuda, key=lambda c: cuda[c])
+        return _Verdict(CATEGORY_CAUSES[top], top)
+    if best is not None and any_share >= _HALF and shares.get(OS_BUSY, 0.0) < named[best] * 2:
+        return _Verdict(CATEGORY_CAUSES[best], best)
+    sample = "" if traced.sampling else "--sample=process-tree (CPU sampling shows which code ran)"
+    if feeder_known and traced.osrt:
+        return _Verdict("cpu-busy", OS_BUSY if any_share >= _HALF else None, hint=sample)
+    if not traced.cuda:
+        return _Verdict("unknown", reason="The report has no CUDA API trace, so the thread "
+                        "that fed the GPU and its calls are unknown.",
+                        hint="--trace=cuda")
+    if not watched:
+        return _Verdict("unknown", reason="No thread of the process using the GPU made a "
+                        "traced CUDA call, so none can be held responsible.")
+    if not traced.osrt:
+        return _Verdict("unknown", reason="Traced CUDA calls cover less than half of the "
+                        "gap, and without OS runtime tracing a thread computing cannot be told "
+                        "from one sleeping, reading or waiting for a lock.",
+                        hint="--trace=osrt")
+    return _Verdict("unknown", reason="The operation that ends the gap has no launching call "
+                    "in the trace (no correlation), and its process's threads made too few "
+                    "traced calls to name one.")
+
+
+def _detail(
+    gap: int, verdict: _Verdict, named: dict[tuple[int, str], list[tuple[str, int]]], dur: int
+) -> str:
+    """The calls that make the cause (those of its category first, then other calls that
+    cover a tenth of the gap), or for a busy thread the NVTX ranges it was in."""
+    if verdict.cause == "cpu-busy":
+        ranges = [name for name, _ in named.get((gap, "nvtx"), [])[:2]]
+        return f"inside NVTX {', '.join(ranges)}" if ranges else ""
+    if verdict.category is None:
+        return ""
+    chosen = named.get((gap, verdict.category), [])[:2]
+    others = sorted(
+        (item for (g, cat), items in named.items()
+         if g == gap and cat not in (verdict.category, "nvtx", OS_BUSY) for item in items[:1]),
+        key=lambda item: -item[1],
+    )
+    picked = chosen + [item for item in others if item[1] >= dur / 10][:2]
+    return ", ".join(f"{_api_name(n)} {_ns(ns)}" for n, ns in picked)
+
+
+def _api_name(name: str) -> str:
+    return re.sub(r"_v\d+$", "", name)
+
+
+def _ns(ns: int) -> str:
+    """``176.0 us``, ``4.2 ms`` (one decimal; the render layer is above this one)."""
+    for scale, unit in ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")):
+        if ns >= scale:
+            return f"{ns / scale:.1f} {unit}"
+    return f"{ns} ns"
+
+
+__all__ = ["CAUSES", "CpuActivity", "GapExplanation", "Traced", "explain_gaps"]

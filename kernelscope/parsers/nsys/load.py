@@ -77,7 +77,9 @@ def _plan(db: ExportDb) -> list[ReadTask]:
         cols = db.columns(KERNEL_TABLE)
         name_src = "demangledName" if "demangledName" in cols else "shortName"
         short_src = "shortName" if "shortName" in cols else name_src
-        mapping = [*KERNEL_MAP, (name_src, "name_id"), (short_src, "short_id")]
+        mangled_src = "mangledName" if "mangledName" in cols else name_src
+        mapping = [*KERNEL_MAP, (name_src, "name_id"), (short_src, "short_id"),
+                   (mangled_src, "mangled_id")]
         tasks.append(ReadTask("kernels", db.table_name(KERNEL_TABLE),
                               _select(db, KERNEL_TABLE, mapping), KERNEL_SCHEMA))
     for name, table, mapping, schema in (
@@ -113,12 +115,14 @@ def _named(df: pl.DataFrame, strings: pl.DataFrame, id_col: str, out: str,
 
 def _kernels(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
     if df is None:
-        return _empty(KERNEL_SCHEMA).drop("name_id", "short_id").with_columns(
+        return _empty(KERNEL_SCHEMA).drop("name_id", "short_id", "mangled_id").with_columns(
             pl.lit(None, pl.Categorical).alias("name"),
             pl.lit(None, pl.Categorical).alias("short_name"),
+            pl.lit(None, pl.Categorical).alias("mangled_name"),
         )
     df = _named(df, strings, "name_id", "name", pl.Categorical)
-    return _named(df, strings, "short_id", "short_name", pl.Categorical)
+    df = _named(df, strings, "short_id", "short_name", pl.Categorical)
+    return _named(df, strings, "mangled_id", "mangled_name", pl.Categorical)
 
 
 def _kind_labels(db: ExportDb, table: str, fallback: dict[int, str]) -> dict[int, str]:

@@ -63,7 +63,9 @@ class NsysReport:
     Frames (all times ``Int64`` ns):
 
     - ``kernels``: start, end, device_id, context_id, stream_id, correlation_id, global_pid,
-      name (demangled, as ``nsys stats`` prints), short_name.
+      name (demangled, as ``nsys stats`` prints), short_name, mangled_name (the demangled name
+      where the export has no mangled one), grid_x/y/z and block_x/y/z (Int32; null where the
+      export lacks them).
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
       dst_device_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 I64 = pl.Int64
+I32 = pl.Int32
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MEMCPY_TABLE = "CUPTI_ACTIVITY_KIND_MEMCPY"
@@ -38,6 +39,8 @@ NVTX_RANGE_TYPES = (NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND)
 KERNEL_SCHEMA = {
     "start": I64, "end": I64, "device_id": I64, "context_id": I64, "stream_id": I64,
     "correlation_id": I64, "global_pid": I64, "name_id": I64, "short_id": I64,
+    "mangled_id": I64, "grid_x": I32, "grid_y": I32, "grid_z": I32, "block_x": I32,
+    "block_y": I32, "block_z": I32,
 }
 MEMCPY_SCHEMA = {
     "start": I64, "end": I64, "device_id": I64, "context_id": I64, "green_context_id": I64,
@@ -62,7 +65,8 @@ NVTX_SCHEMA = {
 KERNEL_MAP = [
     ("start", "start"), ("end", "end"), ("deviceId", "device_id"), ("contextId", "context_id"),
     ("streamId", "stream_id"), ("correlationId", "correlation_id"),
-    ("globalPid", "global_pid"),
+    ("globalPid", "global_pid"), ("gridX", "grid_x"), ("gridY", "grid_y"),
+    ("gridZ", "grid_z"), ("blockX", "block_x"), ("blockY", "block_y"), ("blockZ", "block_z"),
 ]
 MEMCPY_MAP = [
     ("start", "start"), ("end", "end"), ("deviceId", "device_id"), ("contextId", "context_id"),

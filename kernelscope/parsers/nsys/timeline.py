@@ -7,18 +7,26 @@ a million kernels.
 
 Lanes, in display order: for each device an ``all`` lane (everything on the device merged)
 followed by one lane per stream (kernels, memcpys and memsets of that stream); then for each
-CPU thread an NVTX lane (union of its ranges) and a CUDA API lane (union of its calls).
+CPU thread one NVTX lane per nesting level (ranges inside ranges go one lane down) and a CUDA
+API lane (union of its calls).
+
+Each lane also has its events (``lane_events``: for the cursor, the names drawn where they
+fit and the details of one event), built on first use; a lane of another kind (e.g. GPU
+metrics) may have none. ``describe`` tells what one event is: its name, times, stream, grid
+and block, and the CUDA API call that launched it (or the GPU work a call launched).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import polars as pl
 
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
 from kernelscope.parsers.nsys.intervals import Coverage, merge_intervals
+from kernelscope.parsers.nsys.lane_events import EVENT_SCHEMA, LaneEvents, nvtx_depths
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.utilization import idle_gaps
@@ -37,6 +45,8 @@ class Lane:
     tid: int | None = None
     pid: int | None = None
     events: int = 0
+    depth: int = 0
+    """The nesting level of an NVTX lane (0: the outermost ranges of its thread)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,54 @@ class Gap:
     @property
     def duration_ns(self) -> int:
         return self.end_ns - self.start_ns
+
+
+_NO_EVENTS = LaneEvents.empty()
+
+
+@dataclass
+class EventInfo:
+    """One event of the timeline, for the details line: a kernel, copy or memset (with its
+    stream, grid × block and the CUDA API call that launched it), an NVTX range (its thread
+    and nesting level) or a CUDA API call (with the GPU work it launched)."""
+
+    kind: str
+    name: str
+    start_ns: int
+    end_ns: int
+    device: int | None = None
+    stream: int | None = None
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    bytes: int | None = None
+    tid: int | None = None
+    depth: int | None = None
+    related: tuple[str, int, int, int | None] | None = None
+    """The correlated event: (name, start, end, thread) of the launching API call, or of the
+    GPU work a call launched (thread None)."""
+
+    @property
+    def duration_ns(self) -> int:
+        return self.end_ns - self.start_ns
+
+
+def _by_correlation(
+    frame: pl.DataFrame, correlation: Any, global_id: Any, *, pid_of_tid: bool
+) -> dict[str, Any] | None:
+    """The row of ``frame`` (sorted by correlation_id) with this correlation id in the same
+    process as ``global_id`` (a globalPid or globalTid)."""
+    if correlation is None or not frame.height:
+        return None
+    ids = frame["correlation_id"]
+    lo = int(ids.search_sorted(correlation, side="left"))
+    hi = int(ids.search_sorted(correlation, side="right"))
+    pid = None if global_id is None else (int(global_id) >> 24) % (1 << 24)
+    for i in range(lo, hi):
+        row = frame.row(i, named=True)
+        other = row.get("global_tid") if pid_of_tid else row.get("global_pid")
+        if pid is None or other is None or (int(other) >> 24) % (1 << 24) == pid:
+            return row
+    return None
 
 
 def _coverages(df: pl.DataFrame, by: list[str]) -> dict[tuple[int, ...], tuple[Coverage, int]]:
@@ -108,25 +166,32 @@ class TimelineIndex:
                     self.lanes.append(Lane(f"gpu{dev}/s{stream}", f"  stream {stream}", "stream",
                                            scov, device=dev, stream=stream, events=sn))
         nvtx = nvtx_ranges(report).filter(pl.col("global_tid").is_not_null())
-        nvtx_cov = _coverages(nvtx, ["global_tid"])
+        self._nvtx = nvtx.with_columns(nvtx_depths(nvtx)).with_row_index("ref")
+        nvtx_cov = _coverages(self._nvtx, ["global_tid", "depth"])
         api_cov = _coverages(report.cuda_api.filter(pl.col("global_tid").is_not_null()),
                              ["global_tid"])
-        for gtid in sorted(set(nvtx_cov) | set(api_cov)):
-            tid = gtid[0] % (1 << 24)
-            pid = (gtid[0] >> 24) % (1 << 24)
-            name = report.threads.get(gtid[0], "")
+        threads = sorted({k[0] for k in nvtx_cov} | {k[0] for k in api_cov})
+        for gtid in threads:
+            tid = gtid % (1 << 24)
+            pid = (gtid >> 24) % (1 << 24)
+            name = report.threads.get(gtid, "")
             who = f"{name} [{tid}]" if name else f"thread {tid}"
-            if gtid in nvtx_cov:
-                cov, n = nvtx_cov[gtid]
-                self.lanes.append(Lane(f"nvtx/{tid}", f"NVTX {who}", "nvtx", cov,
-                                       tid=tid, pid=pid, events=n))
-            if gtid in api_cov:
-                cov, n = api_cov[gtid]
+            for (nv_tid, depth), (cov, n) in sorted(nvtx_cov.items()):
+                if nv_tid != gtid:
+                    continue
+                key = f"nvtx/{tid}" if depth == 0 else f"nvtx/{tid}/{depth}"
+                indent = "  " * min(depth, 3)
+                label = f"NVTX {who}" if depth == 0 else f"{indent}└ level {depth + 1}"
+                self.lanes.append(Lane(key, label, "nvtx", cov, tid=tid, pid=pid, events=n,
+                                       depth=depth))
+            if (gtid,) in api_cov:
+                cov, n = api_cov[(gtid,)]
                 self.lanes.append(Lane(f"cuda/{tid}", f"CUDA API {who}", "cuda-api", cov,
                                        tid=tid, pid=pid, events=n))
         self._lane_by_key = {lane.key: lane for lane in self.lanes}
         gaps = idle_gaps(report, large_gap_ns).sort("start_ns", "device")
         self._gaps = gaps
+        self._instances: tuple[str, dict[str, Coverage]] | None = None
 
     @cached_property
     def _ops(self) -> pl.DataFrame:
@@ -149,6 +214,133 @@ class TimelineIndex:
                                  pl.col("operation").cast(pl.Categorical).alias("name")),
         ]
         return pl.concat(parts, how="vertical_relaxed").sort("start")
+
+    # -- events ----------------------------------------------------------------------------
+    @cached_property
+    def _gpu_events(self) -> pl.DataFrame:
+        """Every kernel, memcpy and memset with its device, stream and row in its frame."""
+        report = self.report
+        parts = [
+            report.kernels.with_row_index("ref").select(
+                "start", "end", pl.col("name").cast(pl.String), pl.lit("kernel").alias("kind"),
+                pl.col("ref").cast(pl.Int64), "device_id", "stream_id"),
+            report.memcpy.with_row_index("ref").select(
+                "start", "end", pl.col("operation").cast(pl.String).alias("name"),
+                pl.lit("memcpy").alias("kind"), pl.col("ref").cast(pl.Int64), "device_id",
+                "stream_id"),
+            report.memset.with_row_index("ref").select(
+                "start", "end", pl.col("operation").cast(pl.String).alias("name"),
+                pl.lit("memset").alias("kind"), pl.col("ref").cast(pl.Int64), "device_id",
+                "stream_id"),
+        ]
+        return pl.concat(parts, how="vertical_relaxed")
+
+    @cached_property
+    def _events(self) -> dict[str, LaneEvents]:
+        """Every lane's events (built once, for all lanes at a time)."""
+        cols = list(EVENT_SCHEMA)
+        out: dict[str, LaneEvents] = {}
+        gpu = self._gpu_events
+        for (dev,), part in gpu.partition_by(["device_id"], as_dict=True).items():
+            out[f"gpu{dev}"] = LaneEvents(part.select(cols))
+        for (dev, stream), part in gpu.partition_by(["device_id", "stream_id"],
+                                                    as_dict=True).items():
+            out[f"gpu{dev}/s{stream}"] = LaneEvents(part.select(cols))
+        nvtx = self._nvtx.select(
+            "start", "end", pl.col("range").str.strip_prefix(":").alias("name"),
+            pl.lit("nvtx").alias("kind"), pl.col("ref").cast(pl.Int64), "global_tid", "depth",
+        )
+        for (gtid, depth), part in nvtx.partition_by(["global_tid", "depth"],
+                                                     as_dict=True).items():
+            tid = int(gtid) % (1 << 24)  # type: ignore[call-overload]
+            key = f"nvtx/{tid}" if depth == 0 else f"nvtx/{tid}/{depth}"
+            out[key] = LaneEvents(part.select(cols))
+        api = self.report.cuda_api.with_row_index("ref").filter(
+            pl.col("global_tid").is_not_null()
+        ).select("start", "end", pl.col("api").cast(pl.String).alias("name"),
+                 pl.lit("cuda-api").alias("kind"), pl.col("ref").cast(pl.Int64), "global_tid")
+        for (gtid,), part in api.partition_by(["global_tid"], as_dict=True).items():
+            out[f"cuda/{int(gtid) % (1 << 24)}"] = LaneEvents(part.select(cols))  # type: ignore[call-overload]
+        return out
+
+    def prepare_events(self) -> None:
+        """Build every lane's events now (the screen's worker does, before the first draw)."""
+        _ = self._events
+
+    def lane_events(self, key: str) -> LaneEvents:
+        """The events of lane ``key`` (none for a lane without events)."""
+        return self._events.get(key) or _NO_EVENTS
+
+    @cached_property
+    def _api_by_correlation(self) -> pl.DataFrame:
+        api = self.report.cuda_api.with_row_index("ref")
+        return api.filter(pl.col("correlation_id").is_not_null()).sort("correlation_id")
+
+    @cached_property
+    def _gpu_by_correlation(self) -> pl.DataFrame:
+        report = self.report
+        return self._gpu_events.with_columns(
+            pl.concat([report.kernels["correlation_id"], report.memcpy["correlation_id"],
+                       report.memset["correlation_id"]]).alias("correlation_id"),
+            pl.concat([report.kernels["global_pid"], report.memcpy["global_pid"],
+                       report.memset["global_pid"]]).alias("global_pid"),
+        ).filter(pl.col("correlation_id").is_not_null()).sort("correlation_id")
+
+    def describe(self, key: str, index: int) -> EventInfo | None:
+        """What event ``index`` of lane ``key`` is (None when there is no such event)."""
+        events = self.lane_events(key)
+        if not 0 <= index < len(events):
+            return None
+        event = events.event(index)
+        kind, ref = str(event["kind"]), int(event["ref"])  # type: ignore[call-overload]
+        info = EventInfo(kind=kind, name=str(event["name"] or ""),
+                         start_ns=int(event["start"]), end_ns=int(event["end"]))  # type: ignore[call-overload]
+        report = self.report
+        if kind in ("kernel", "memcpy", "memset"):
+            frame = {"kernel": report.kernels, "memcpy": report.memcpy,
+                     "memset": report.memset}[kind]
+            row = frame.row(ref, named=True)
+            info.device, info.stream = row.get("device_id"), row.get("stream_id")
+            if kind == "kernel" and row.get("grid_x") is not None:
+                info.grid = (row["grid_x"], row["grid_y"], row["grid_z"])
+                info.block = (row["block_x"], row["block_y"], row["block_z"])
+            if kind != "kernel":
+                info.bytes = row.get("bytes")
+            call = _by_correlation(self._api_by_correlation, row.get("correlation_id"),
+                                   row.get("global_pid"), pid_of_tid=True)
+            if call is not None:
+                info.related = (str(call["api"]), int(call["start"]), int(call["end"]),
+                                int(call["global_tid"]) % (1 << 24))
+        elif kind == "cuda-api":
+            row = report.cuda_api.row(ref, named=True)
+            info.tid = int(row["global_tid"]) % (1 << 24)
+            op = _by_correlation(self._gpu_by_correlation, row.get("correlation_id"),
+                                 row.get("global_tid"), pid_of_tid=False)
+            if op is not None:
+                info.related = (str(op["name"]), int(op["start"]), int(op["end"]), None)
+                info.stream = op["stream_id"]
+                info.device = op["device_id"]
+        elif kind == "nvtx":
+            row = self._nvtx.row(ref, named=True)
+            info.tid = int(row["global_tid"]) % (1 << 24)
+            info.depth = int(row["depth"])
+        return info
+
+    def instance_coverage(self, name: str) -> dict[str, Coverage]:
+        """Per GPU and stream lane, the time kernel ``name`` (demangled) runs there: what the
+        timeline highlights when a kernel is chosen in the Kernels table."""
+        cached = self._instances
+        if cached is not None and cached[0] == name:
+            return cached[1]
+        hits = self.report.kernels.filter(pl.col("name").cast(pl.String) == name)
+        out: dict[str, Coverage] = {}
+        for (dev,), part in hits.partition_by(["device_id"], as_dict=True).items():
+            out[f"gpu{dev}"] = Coverage.from_intervals(part)
+        for (dev, stream), part in hits.partition_by(["device_id", "stream_id"],
+                                                     as_dict=True).items():
+            out[f"gpu{dev}/s{stream}"] = Coverage.from_intervals(part)
+        self._instances = (name, out)
+        return out
 
     # -- drawing ---------------------------------------------------------------------------
     def lane(self, key: str) -> Lane:
@@ -232,4 +424,4 @@ class TimelineIndex:
         return window.head(limit).with_columns(pl.col("name").cast(pl.String))
 
 
-__all__ = ["Gap", "Lane", "TimelineIndex", "TimelineView"]
+__all__ = ["EventInfo", "Gap", "Lane", "TimelineIndex", "TimelineView"]

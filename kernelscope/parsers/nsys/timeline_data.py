@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.nsys.findings import Finding, findings
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation, explain_gaps
 from kernelscope.parsers.nsys.hooks import OpenCancelled
@@ -68,6 +69,24 @@ class TimelineData:
     @cached_property
     def index(self) -> TimelineIndex:
         return TimelineIndex(self.report)
+
+    @cached_property
+    def lane_events(self) -> bool:
+        """Every timeline lane's events, built (for the cursor and the names in the lanes)."""
+        self.index.prepare_events()
+        return True
+
+    @cached_property
+    def names(self) -> ShortNames:
+        """The trace's short kernel names (unique among its kernels)."""
+        names = self.report.kernels["name"].cast(pl.String).drop_nulls().unique(
+            maintain_order=True
+        )
+        return ShortNames(names.to_list())
+
+    def short_name(self, name: str) -> str:
+        """Kernel ``name`` (demangled, as nsys stores it) as the trace's short name."""
+        return self.names[name]
 
     @cached_property
     def utilization(self) -> pl.DataFrame:
@@ -222,7 +241,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Summarising kernels and API calls", ("kernels", "api", "osrt", "mem_time", "mem_size")),
     ("Summarising NVTX ranges", ("nvtx",)),
     ("Measuring GPU utilisation and idle gaps", ("utilization",)),
-    ("Indexing the timeline", ("index", "large_gaps")),
+    ("Indexing the timeline", ("index", "large_gaps", "lane_events", "names")),
     ("Explaining the large gaps", ("explained", "gaps", "histogram", "launches")),
     ("Checking for known problems", ("findings",)),
 )

@@ -1,7 +1,13 @@
 """The roofline of each kernel, from the report's own metrics and ceilings."""
 
 from kernelscope.parsers.roofline.compute import compute_roofline, level_bandwidth
-from kernelscope.parsers.roofline.model import Ceiling, PrecisionPoint, Roofline
+from kernelscope.parsers.roofline.model import (
+    Ceiling,
+    PrecisionPoint,
+    Roofline,
+    main_precision,
+    time_weighted_precision,
+)
 from kernelscope.parsers.roofline.spec import (
     PRECISION_KEYS,
     PRECISIONS,
@@ -19,4 +25,6 @@ __all__ = [
     "Roofline",
     "compute_roofline",
     "level_bandwidth",
+    "main_precision",
+    "time_weighted_precision",
 ]

@@ -60,3 +60,37 @@ class Roofline:
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """``{precision: {"flops_per_s", "intensity", "peak_flops_per_s", "pct_of_peak", ...}}``."""
         return {key: p.to_dict() for key, p in self.points.items()}
+
+
+DEFAULT_PRECISION = "fp32"
+
+
+def main_precision(roofline: Roofline | None) -> str:
+    """The precision this kernel does most of its work in: the highest share of its peak
+    (FP32 when it does no floating-point work)."""
+    if roofline is None or not roofline.points:
+        return DEFAULT_PRECISION
+    scored = [(p.pct_of_peak or 0.0, key) for key, p in roofline.points.items()]
+    pct, key = max(scored)
+    return key if pct > 0 else DEFAULT_PRECISION
+
+
+def time_weighted_precision(
+    kernels: list[tuple[Roofline | None, float | None]],
+) -> tuple[str, float | None]:
+    """The precision holding most of the kernel time: each kernel's duration counts for its
+    ``main_precision``. Returns (precision, its share of the time in 0–1; None without time);
+    kernels without floating-point work count for none."""
+    totals: dict[str, float] = {}
+    for roofline, duration in kernels:
+        if roofline is None or not duration or duration <= 0:
+            continue
+        key = main_precision(roofline)
+        if roofline.points.get(key) is None or not (roofline.points[key].pct_of_peak or 0):
+            continue
+        totals[key] = totals.get(key, 0.0) + float(duration)
+    if not totals:
+        return DEFAULT_PRECISION, None
+    whole = sum(float(d) for _, d in kernels if d and d > 0)
+    key = max(totals, key=lambda k: (totals[k], k == DEFAULT_PRECISION))
+    return key, totals[key] / whole if whole else None

@@ -66,8 +66,9 @@ class Pane(VerticalScroll):
         """Show ``detail``: its values, or the ncu options that collect the missing sections."""
         self.detail = detail
         strip = self.query_one(".pane-baseline", Static)
-        against = baseline_view(getattr(session_of(self), "baseline", None), detail,
-                                self.spec.id)
+        state = session_of(self)
+        state = getattr(state, "active_kernel_state", state)  # a join shows one of several
+        against = baseline_view(getattr(state, "baseline", None), detail, self.spec.id)
         strip.display = against is not None
         strip.update(against if against is not None else "")
         missing = detail.missing_sections(self.spec)

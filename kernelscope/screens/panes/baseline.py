@@ -12,7 +12,7 @@ from kernelscope.render.diff import fmt_speedup, metric_row
 from kernelscope.render.format import short_name
 from kernelscope.tui.widgets.metric_table import grid_table
 
-NO_METRICS = ("rules",)
+NO_METRICS = ("rules", "raw")
 """Panes with no key metrics of their own: the strip gives the duration alone."""
 
 

@@ -1,4 +1,5 @@
-"""Pane 7 — NCU rules: every result of NVIDIA's own rules, with its estimated speedup."""
+"""Pane 7 — NCU rules: every result of NVIDIA's own rules, the largest estimated speedup
+first."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from rich.text import Text
 
 from kernelscope.parsers.ncu import KernelDetail, RuleResult
 from kernelscope.parsers.ncu.panes import RULES
+from kernelscope.parsers.ncu.rules import TYPE_ORDER, rules_by_speedup
 from kernelscope.render.ncu_markup import render_ncu_markup
 from kernelscope.screens.panes.base import Pane, blank
 
 TYPE_STYLES = {"ERR": "bold white on red", "WRN": "bold black on yellow", "OPT": "bold cyan",
                "INF": "dim"}
-TYPE_ORDER = ("ERR", "WRN", "OPT", "INF")
 
 
 def speedup_text(rule: RuleResult) -> str:
@@ -46,7 +47,8 @@ def rule_header(rule: RuleResult) -> Table:
 def summary_line(rules: tuple[RuleResult, ...]) -> Text:
     counts = Counter(r.type for r in rules)
     parts = [f"{counts[t]} {t}" for t in TYPE_ORDER if counts[t]]
-    return Text(f"{len(rules)} rule results: " + ", ".join(parts), style="bold")
+    return Text(f"{len(rules)} rule results: " + ", ".join(parts)
+                + " (the largest estimated speedup first)", style="bold")
 
 
 class RulesPane(Pane):
@@ -63,7 +65,7 @@ class RulesPane(Pane):
                 )
             ]
         out: list[RenderableType] = [summary_line(detail.rules)]
-        for rule in detail.rules:
+        for rule in rules_by_speedup(detail.rules):
             out.extend([blank(), rule_header(rule)])
             if rule.message:
                 out.append(Padding(render_ncu_markup(rule.message), (0, 0, 0, 6)))

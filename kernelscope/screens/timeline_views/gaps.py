@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from kernelscope.parsers.nsys import Gap
-from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.parsers.nsys.timeline_data import EXPLAIN_LIMIT, TimelineData
 from kernelscope.render.format import fmt_int, fmt_ns
 from kernelscope.screens.timeline_views.tables import TableView
 from kernelscope.tui.widgets.timeline_table import Column, FrameView, Row
@@ -54,21 +54,30 @@ def sizes_text(data: TimelineData) -> Text:
 
 
 def gaps_frame(data: TimelineData) -> pl.DataFrame:
+    """Every gap with its cause (and the calls behind it, or why none can be named); a gap
+    that was not explained says why not."""
+    explained = list(data.explanations.values())
     cpu = pl.DataFrame(
         {
-            "device": [e.device for e in data.explanations.values()],
-            "start_ns": [e.start_ns for e in data.explanations.values()],
-            "cpu": [
-                ", ".join(f"{a.name}" for a in e.cpu[:3]) for e in data.explanations.values()
+            "device": [e.device for e in explained],
+            "start_ns": [e.start_ns for e in explained],
+            "why": [
+                e.cause + (f": {e.detail or e.reason}" if e.detail or e.reason else "")
+                for e in explained
             ],
+            "cpu": [", ".join(f"{a.name}" for a in e.cpu[:3]) for e in explained],
         },
-        schema={"device": pl.Int64, "start_ns": pl.Int64, "cpu": pl.String},
+        schema={"device": pl.Int64, "start_ns": pl.Int64, "why": pl.String, "cpu": pl.String},
     )
+    short = f"short (< {fmt_ns(data.large_gap_ns, compact=True)}): not explained one by one"
+    beyond = f"not among the {EXPLAIN_LIMIT:,} longest: not explained"
     return (
         data.gaps.join(cpu, on=["device", "start_ns"], how="left", maintain_order="left")
         .with_columns(
             (pl.col("start_ns") - data.start_ns).alias("at_ns"),
-            pl.col("cause").fill_null(""),
+            pl.when(pl.col("why").is_not_null()).then(pl.col("why"))
+            .when(pl.col("duration_ns") < data.large_gap_ns).then(pl.lit(short))
+            .otherwise(pl.lit(beyond)).alias("cause"),
             pl.col("cpu").fill_null(""),
         )
     )

@@ -1,15 +1,21 @@
-"""View 2 — the ASCII timeline: one lane per GPU and stream, NVTX and CUDA API lanes per thread,
-a utilisation sparkline, zoom/pan, and stepping through large idle gaps with their causes.
+"""View 2 — the ASCII timeline: one lane per GPU and stream, NVTX lanes per thread and nesting
+level, CUDA API lanes per thread, a utilisation sparkline, zoom/pan, a cursor over the events,
+and stepping through large idle gaps with their causes.
 
 Each redraw asks ``TimelineIndex.render`` for the busy share of every lane per column (a few
-binary searches per lane, whatever the number of kernels) and draws those cells; nothing here
-loops over events.
+binary searches per lane, whatever the number of kernels) and draws those cells; the names of
+the events wide enough to hold them come from each lane's events (``LaneEvents.labels``, a
+binary search and the events of the window that span a few columns). The cursor is a lane
+and an event of it: ←/→ step from event to event, ↑/↓ go to the nearest event of the lane
+above or below, zoom keeps the cursor's event in the middle, and the line under the lanes
+says what the event is (``describe``).
 """
 
 from __future__ import annotations
 
 import time
 
+import polars as pl
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,16 +25,18 @@ from textual.widgets import Static
 
 from kernelscope.parsers.nsys import Gap, TimelineView
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, fmt_pct, fmt_window
+from kernelscope.render.format import fmt_ns, fmt_pct, fmt_window, plural
 from kernelscope.tui.widgets.timeline_draw import (
     GAP_MARK,
     Highlight,
+    LaneMarks,
     columns_of,
     render_axis,
     render_gap_marks,
     render_lanes,
     render_sparkline,
 )
+from kernelscope.tui.widgets.timeline_event import event_line, event_name
 from kernelscope.tui.widgets.timeline_gap import gap_text
 
 ZOOM_STEP = 2.0
@@ -38,6 +46,10 @@ LABEL_MAX = 24
 LABEL_MIN = 10
 MIN_COLUMNS = 10
 PANEL_WIDTH = 40
+LABEL_COLUMNS = 3
+"""An event gets its name drawn when it spans at least this many columns."""
+EVENT_CONTEXT = 8
+"""``enter`` zooms so the cursor's event takes an eighth of the window."""
 
 
 class TimelinePane(Horizontal, can_focus=True):
@@ -45,12 +57,18 @@ class TimelinePane(Horizontal, can_focus=True):
 
     BINDINGS = [
         Binding("plus,equals_sign,i", "zoom_in", "Zoom in", id="timeline.zoom-in",
-                tooltip="Zoom in ×2 around the middle of the window."),
+                tooltip="Zoom in ×2 around the cursor's event (the middle without a cursor)."),
         Binding("minus,o", "zoom_out", "Zoom out", id="timeline.zoom-out",
-                tooltip="Zoom out ×2."),
-        Binding("left,h", "pan(-1)", "Earlier", id="timeline.pan-left",
+                tooltip="Zoom out ×2 around the cursor's event."),
+        Binding("left", "cursor(-1)", "Prev event", id="timeline.cursor-left",
+                tooltip="Move the cursor to the previous event of its lane."),
+        Binding("right", "cursor(1)", "Next event", id="timeline.cursor-right",
+                tooltip="Move the cursor to the next event of its lane."),
+        Binding("enter", "zoom_event", "Zoom to event", show=False, id="timeline.zoom-event",
+                tooltip="Zoom so that the cursor's event fills an eighth of the window."),
+        Binding("h,shift+left", "pan(-1)", "Earlier", id="timeline.pan-left",
                 tooltip="Move the window a quarter of its width to the left (earlier)."),
-        Binding("right,l", "pan(1)", "Later", id="timeline.pan-right",
+        Binding("l,shift+right", "pan(1)", "Later", id="timeline.pan-right",
                 tooltip="Move the window a quarter of its width to the right (later)."),
         Binding("0", "reset", "All", id="timeline.reset",
                 tooltip="Show the whole report again."),
@@ -58,10 +76,14 @@ class TimelinePane(Horizontal, can_focus=True):
                 tooltip="Jump to the next large GPU idle gap and explain it in the side panel."),
         Binding("G", "gap(-1)", "Prev gap", id="timeline.prev-gap",
                 tooltip="Jump to the previous large GPU idle gap and explain it."),
-        Binding("up,k", "scroll_lanes(-1)", "Lanes up", show=False, id="timeline.lanes-up",
-                tooltip="Scroll the lanes up (when there are more than fit)."),
-        Binding("down,j", "scroll_lanes(1)", "Lanes down", show=False,
-                id="timeline.lanes-down", tooltip="Scroll the lanes down."),
+        Binding("up,k", "lane(-1)", "Lane up", show=False, id="timeline.lane-up",
+                tooltip="Move the cursor to the nearest event of the lane above."),
+        Binding("down,j", "lane(1)", "Lane down", show=False, id="timeline.lane-down",
+                tooltip="Move the cursor to the nearest event of the lane below."),
+        Binding("pageup", "scroll_lanes(-1)", "Page up", show=False, id="timeline.page-up",
+                tooltip="Scroll the lanes up a page (when there are more than fit)."),
+        Binding("pagedown", "scroll_lanes(1)", "Page down", show=False,
+                id="timeline.page-down", tooltip="Scroll the lanes down a page."),
     ]
 
     DEFAULT_CSS = """
@@ -83,6 +105,12 @@ class TimelinePane(Horizontal, can_focus=True):
     }
     TimelinePane #tl-legend {
         color: $text-muted;
+    }
+    TimelinePane #tl-event {
+        height: auto;
+        max-height: 2;
+        padding: 0 1;
+        background: $boost;
     }
     TimelinePane #tl-head {
         height: 4;
@@ -126,6 +154,10 @@ class TimelinePane(Horizontal, can_focus=True):
         self.view: TimelineView | None = None
         self.note = ""
         self.last_draw_ms = 0.0
+        self.cursor_lane: str | None = None
+        self.cursor_index: int | None = None
+        self.chosen_kernel: str | None = None
+        """The kernel (demangled) whose every instance is highlighted."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tl-left"):
@@ -133,6 +165,7 @@ class TimelinePane(Horizontal, can_focus=True):
             yield Static("", id="tl-head")
             with VerticalScroll(id="tl-lanes-scroll", can_focus=False):
                 yield Static("", id="tl-lanes")
+            yield Static("", id="tl-event")
             yield Static("", id="tl-legend", markup=False)
         with VerticalScroll(id="tl-gap-panel", can_focus=False):
             yield Static("", id="tl-gap-body")
@@ -144,6 +177,112 @@ class TimelinePane(Horizontal, can_focus=True):
     def show(self, data: TimelineData) -> None:
         self.data = data
         self.t0, self.t1 = data.start_ns, max(data.end_ns, data.start_ns + 1)
+        self._place_cursor()
+        self.redraw()
+
+    # -- the cursor ------------------------------------------------------------------------
+    def _event_lanes(self) -> list[str]:
+        """The lanes the cursor can be on (those with events), top to bottom."""
+        if self.data is None:
+            return []
+        index = self.data.index
+        return [lane.key for lane in index.lanes if len(index.lane_events(lane.key))]
+
+    def _place_cursor(self) -> None:
+        """Start on the first GPU work (the first event of the first stream), else the
+        first event of any lane."""
+        lanes = self._event_lanes()
+        if not lanes or self.data is None:
+            self.cursor_lane = self.cursor_index = None
+            return
+        streams = [k for k in lanes if self.data.index.lane(k).kind == "stream"]
+        self.cursor_lane = (streams or lanes)[0]
+        self.cursor_index = 0
+
+    def cursor_span(self) -> tuple[int, int] | None:
+        """[start, end) of the cursor's event."""
+        if self.data is None or self.cursor_lane is None or self.cursor_index is None:
+            return None
+        events = self.data.index.lane_events(self.cursor_lane)
+        if not 0 <= self.cursor_index < len(events):
+            return None
+        return events.span(self.cursor_index)
+
+    def set_cursor(self, lane: str, index: int) -> None:
+        """Put the cursor on event ``index`` of ``lane``, bringing it into view."""
+        self.cursor_lane, self.cursor_index = lane, index
+        span = self.cursor_span()
+        if span is not None and not (self.t0 <= span[0] < self.t1 or self.t0 < span[1] <= self.t1):
+            width = self.t1 - self.t0
+            middle = (span[0] + span[1]) // 2
+            self.set_window(middle - width // 2, middle - width // 2 + width)
+        else:
+            self.redraw()
+        self._scroll_to_cursor()
+
+    def action_cursor(self, direction: int) -> None:
+        if self.data is None or self.cursor_lane is None or self.cursor_index is None:
+            return
+        events = self.data.index.lane_events(self.cursor_lane)
+        other = events.step(self.cursor_index, direction)
+        if other is None:
+            self.app.bell()
+            return
+        self.set_cursor(self.cursor_lane, other)
+
+    def action_lane(self, step: int) -> None:
+        """The nearest event of the next lane with events above (-1) or below (1)."""
+        lanes = self._event_lanes()
+        span = self.cursor_span()
+        if self.data is None or not lanes or self.cursor_lane not in lanes or span is None:
+            return
+        position = lanes.index(self.cursor_lane) + step
+        if not 0 <= position < len(lanes):
+            self.app.bell()
+            return
+        key = lanes[position]
+        middle = (span[0] + span[1]) // 2
+        if not self.t0 <= middle < self.t1:
+            middle = (self.t0 + self.t1) // 2
+        found = self.data.index.lane_events(key).nearest(middle)
+        if found is not None:
+            self.set_cursor(key, found)
+
+    def action_zoom_event(self) -> None:
+        span = self.cursor_span()
+        if span is None:
+            return
+        width = max((span[1] - span[0]) * EVENT_CONTEXT, self._min_span())
+        middle = (span[0] + span[1]) // 2
+        self.note = ""
+        self.set_window(middle - width // 2, middle - width // 2 + width)
+
+    def _scroll_to_cursor(self) -> None:
+        if self.data is None or self.cursor_lane is None:
+            return
+        keys = [lane.key for lane in self.data.index.lanes]
+        if self.cursor_lane in keys:
+            row = keys.index(self.cursor_lane)
+            scroll = self.query_one("#tl-lanes-scroll", VerticalScroll)
+            if row < scroll.scroll_y:
+                scroll.scroll_to(y=row, animate=False)
+            elif row >= scroll.scroll_y + scroll.size.height:
+                scroll.scroll_to(y=row - scroll.size.height + 1, animate=False)
+
+    def choose_kernel(self, name: str | None) -> None:
+        """Highlight every instance of kernel ``name`` (None: none) and put the cursor on
+        its first one."""
+        self.chosen_kernel = name
+        if name is not None and self.data is not None:
+            index = self.data.index
+            for lane in index.lanes:
+                if lane.kind != "stream":
+                    continue
+                events = index.lane_events(lane.key)
+                hits = events.frame.with_row_index("i").filter(pl.col("name") == name)
+                if hits.height:
+                    self.cursor_lane, self.cursor_index = lane.key, int(hits["i"][0])
+                    break
         self.redraw()
 
     @property
@@ -195,6 +334,10 @@ class TimelinePane(Horizontal, can_focus=True):
         label_width = self._label_width()
         view = index.render(self.t0, self.t1, width)
         self.view = view
+        cursor = self.cursor_span()
+        cursor_cols = range(0)
+        if cursor is not None:
+            cursor_cols = columns_of(view, cursor[0], max(cursor[1], cursor[0] + 1))
         highlight = Highlight()
         if self.selected is not None:
             highlight = Highlight(columns_of(view, self.selected.start_ns, self.selected.end_ns))
@@ -207,17 +350,58 @@ class TimelinePane(Horizontal, can_focus=True):
         head = Text("\n", no_wrap=True, end="").join([
             render_sparkline(util, "GPU utilisation", label_width, highlight),
             render_gap_marks(view, data.gaps_between(self.t0, self.t1), self.selected,
-                             label_width, f"gaps ≥ {threshold}"),
+                             label_width, f"gaps ≥ {threshold}", cursor_cols),
             render_axis(view, data.start_ns, label_width),
         ])
         self.query_one("#tl-head", Static).update(head)
-        lanes = render_lanes(view, index.lanes, label_width, highlight)
+        lanes = render_lanes(view, index.lanes, label_width, highlight,
+                             self._marks(view, cursor_cols), self.cursor_lane)
         self.query_one("#tl-lanes", Static).update(lanes if index.lanes else Text(
             "No GPU or CPU activity was traced in this report.", style="dim"))
         self.query_one("#tl-range", Static).update(self._range_text(view, gpu_keys))
         self.query_one("#tl-legend", Static).update(self._legend())
+        self.query_one("#tl-event", Static).update(self._event_text())
         self._update_panel()
         self.last_draw_ms = (time.perf_counter() - started) * 1000
+
+    def _marks(self, view: TimelineView, cursor_cols: range) -> dict[str, LaneMarks]:
+        """Per lane: the names that fit, the cursor, the chosen kernel's columns."""
+        data = self.data
+        if data is None:
+            return {}
+        index = data.index
+        chosen = index.instance_coverage(self.chosen_kernel) if self.chosen_kernel else {}
+        edges = None
+        out: dict[str, LaneMarks] = {}
+        for lane in index.lanes:
+            labels: tuple[tuple[int, int, str], ...] = ()
+            if lane.kind != "gpu":
+                events = index.lane_events(lane.key)
+                labels = tuple(
+                    (label.first, label.last,
+                     event_name(str(events.frame["kind"][label.index]), label.text,
+                                data.short_name))
+                    for label in events.labels(self.t0, self.t1, view.width, LABEL_COLUMNS)
+                )
+            instances: list[float] = []
+            coverage = chosen.get(lane.key)
+            if coverage is not None:
+                if edges is None:
+                    edges = pl.Series(view.edges, dtype=pl.Int64)
+                instances = coverage.busy_per_bin(edges).to_list()
+            cursor = cursor_cols if lane.key == self.cursor_lane else range(0)
+            if labels or instances or cursor:
+                out[lane.key] = LaneMarks(labels, cursor, instances)
+        return out
+
+    def _event_text(self) -> Text:
+        data = self.data
+        if data is None or self.cursor_lane is None or self.cursor_index is None:
+            return Text("No events to put the cursor on.", style="dim")
+        info = data.index.describe(self.cursor_lane, self.cursor_index)
+        if info is None:
+            return Text("")
+        return event_line(info, data.start_ns, data.short_name)
 
     def _busy_pct(self, view: TimelineView, keys: list[str]) -> float | None:
         if not keys:
@@ -244,8 +428,14 @@ class TimelinePane(Horizontal, can_focus=True):
 
     def _legend(self) -> str:
         count = len(self.data.large_gaps) if self.data is not None else 0
-        return (f"█▓▒░ busy share of a column  · idle  {GAP_MARK} large gap "
-                f"({count:,} in all: g / G)")
+        legend = (f"█▓▒░ busy  · idle  {GAP_MARK} large gap ({count:,}: g / G)  "
+                  "←/→ event  ↑/↓ lane  enter zoom to it")
+        if self.chosen_kernel is not None and self.data is not None:
+            instances = self.data.report.kernels.filter(
+                pl.col("name").cast(pl.String) == self.chosen_kernel).height
+            legend = (f"magenta: {self.data.short_name(self.chosen_kernel)} "
+                      f"({plural(instances, 'instance')}; escape clears)  · {legend}")
+        return legend
 
     def _update_panel(self) -> None:
         panel = self.query_one("#tl-gap-panel")
@@ -274,7 +464,13 @@ class TimelinePane(Horizontal, can_focus=True):
         self._zoom(ZOOM_STEP)
 
     def _zoom(self, factor: float) -> None:
+        """Zoom around the cursor's event when it is in the window (else the middle)."""
         middle = (self.t0 + self.t1) // 2
+        span = self.cursor_span()
+        if span is not None:
+            centre = (span[0] + span[1]) // 2
+            if self.t0 <= centre < self.t1:
+                middle = centre
         half = int((self.t1 - self.t0) * factor) // 2
         self.note = ""
         self.set_window(middle - half, middle + half)
@@ -334,8 +530,12 @@ class TimelinePane(Horizontal, can_focus=True):
         self.set_window(t0 - margin, t1 + margin)
 
     def clear_selection(self) -> bool:
-        """Close the gap panel; False when there was none."""
+        """Close the gap panel, or else stop highlighting the chosen kernel; False when there
+        was neither."""
         if self.selected is None:
+            if self.chosen_kernel is not None:
+                self.choose_kernel(None)
+                return True
             return False
         self.selected = None
         self.post_message(self.GapSelected(None))
@@ -344,4 +544,4 @@ class TimelinePane(Horizontal, can_focus=True):
 
     def action_scroll_lanes(self, step: int) -> None:
         scroll = self.query_one("#tl-lanes-scroll", VerticalScroll)
-        scroll.scroll_relative(y=step, animate=False)
+        scroll.scroll_relative(y=step * max(1, scroll.size.height - 1), animate=False)

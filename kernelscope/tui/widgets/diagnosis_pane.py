@@ -20,8 +20,9 @@ from textual.widgets import Static
 from kernelscope.parsers.diagnosis import Diagnosis, Evidence, Flag, derived, diagnose
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.families import ReportFamilies, kernel_families
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary
-from kernelscope.parsers.roofline import Roofline
+from kernelscope.parsers.roofline import Roofline, main_precision
 from kernelscope.render.format import short_name
 from kernelscope.render.roofline import ChartKernel
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
@@ -103,36 +104,21 @@ def render_diagnosis(d: Diagnosis) -> list[RenderableType]:
 
 def best_precision(roofline: Roofline | None) -> str:
     """The precision this kernel does most of its work in (FP32 when it does none)."""
-    if roofline is None or not roofline.points:
-        return "fp32"
-    scored = [(p.pct_of_peak or 0.0, key) for key, p in roofline.points.items()]
-    pct, key = max(scored)
-    return key if pct > 0 else "fp32"
+    return main_precision(roofline)
 
 
 def chart_name(demangled: str, width: int = 28) -> str:
-    """A kernel's name for a chart label: no return type, parameters or namespaces."""
-    name = short_name(demangled, 10_000)
-    depth, cut = 0, 0
-    for i, ch in enumerate(name):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth = max(0, depth - 1)
-        elif ch == ":" and depth == 0 and name[i + 1 : i + 2] == ":":
-            cut = i + 2
-    return short_name(name[cut:] or name, width)
+    """A kernel's name for a chart label: its compact name, fitted to ``width``."""
+    return short_name(demangled, width)
 
 
 def chart_kernels(summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
-    """Every listed kernel as a roofline point."""
+    """Every listed kernel as a roofline point, named by the report's short names."""
+    demangled = [str(s.row.get("demangled") or s.row.get("name", "")) for s in summaries]
+    names = ShortNames(demangled)
     return tuple(
-        ChartKernel(
-            s.id,
-            chart_name(str(s.row.get("demangled") or s.row.get("name", ""))),
-            summary_diagnosis(s).roofline,
-        )
-        for s in summaries
+        ChartKernel(s.id, fit_name(names[d], 28), summary_diagnosis(s).roofline)
+        for s, d in zip(summaries, demangled, strict=True)
     )
 
 

@@ -1,7 +1,9 @@
 """Draw the ASCII timeline as Rich text: lanes, a utilisation sparkline, gap marks, a time axis.
 
 Everything here works on per-column values that ``TimelineIndex.render`` already computed,
-so the cost is lanes × columns, never the number of events.
+so the cost is lanes × columns, never the number of events. On top of the shading a lane can
+carry marks (``LaneMarks``): the names of the events wide enough to hold them, the event
+under the cursor, and the columns where a chosen kernel runs.
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ LANE_STYLES = {
     "cuda-api": "cyan",
 }
 SELECTED_BG = "on #5f3f00"
+INSTANCE_STYLE = "bold magenta on #3a003a"
+CURSOR_STYLE = "bold reverse"
+LABEL_STYLES = {"stream": "black on green", "gpu": "black on green", "nvtx": "black on magenta",
+                "cuda-api": "black on cyan"}
 GAP_MARK = "▾"
+CURSOR_MARK = "▲"
 
 
 def shade(fraction: float) -> str:
@@ -68,14 +75,44 @@ class Highlight:
     style: str = SELECTED_BG
 
 
-def lane_line(values: Sequence[float], style: str, highlight: Highlight) -> Text:
-    """One lane's cells, busy cells in ``style``, idle ones dim."""
+@dataclass(frozen=True)
+class LaneMarks:
+    """What is drawn over a lane's shading: event names (first column, last column, text),
+    the cursor's columns, and per column whether the chosen kernel runs there."""
+
+    labels: tuple[tuple[int, int, str], ...] = ()
+    cursor: range = range(0)
+    instances: Sequence[float] = ()
+
+
+NO_MARKS = LaneMarks()
+
+
+def lane_line(
+    values: Sequence[float], style: str, highlight: Highlight, marks: LaneMarks = NO_MARKS,
+    label_style: str = "black on white",
+) -> Text:
+    """One lane's cells, busy cells in ``style``, idle ones dim; event names over their
+    columns, the cursor's event reversed, the chosen kernel's columns in magenta."""
+    cells = [shade(value) for value in values]
+    named = [False] * len(cells)
+    for first, last, name in marks.labels:
+        span = last - first + 1
+        fitted = ellipsis(name, span)
+        for offset, ch in enumerate(fitted):
+            if 0 <= first + offset < len(cells):
+                cells[first + offset] = ch
+                named[first + offset] = True
     text = Text(no_wrap=True, end="")
-    for col, value in enumerate(values):
-        cell = shade(value)
-        cell_style = "bright_black" if cell == IDLE else style
+    instances = marks.instances
+    for col, cell in enumerate(cells):
+        cell_style = label_style if named[col] else "bright_black" if cell == IDLE else style
+        if col < len(instances) and instances[col] > 0:
+            cell_style = f"{cell_style} {INSTANCE_STYLE}" if named[col] else INSTANCE_STYLE
         if col in highlight.columns:
             cell_style = f"{cell_style} {highlight.style}"
+        if col in marks.cursor:
+            cell_style = f"{cell_style} {CURSOR_STYLE}"
         text.append(cell, cell_style)
     return text
 
@@ -85,14 +122,22 @@ def render_lanes(
     lanes: Iterable[Lane],
     label_width: int,
     highlight: Highlight | None = None,
+    marks: dict[str, LaneMarks] | None = None,
+    cursor_lane: str | None = None,
 ) -> Text:
-    """Every lane as one line: its label, then one cell per column."""
+    """Every lane as one line: its label, then one cell per column (with its marks)."""
     highlight = highlight or Highlight()
+    marks = marks or {}
     lines = []
     for lane in lanes:
         style = LANE_STYLES.get(lane.kind, "white")
-        line = _label(lane.label, label_width, "bold" if lane.kind == "gpu" else "")
-        line.append_text(lane_line(view.busy.get(lane.key, []), style, highlight))
+        label_style = "bold" if lane.kind == "gpu" else ""
+        if lane.key == cursor_lane:
+            label_style = f"{label_style} reverse".strip()
+        line = _label(lane.label, label_width, label_style)
+        line.append_text(lane_line(view.busy.get(lane.key, []), style, highlight,
+                                   marks.get(lane.key, NO_MARKS),
+                                   LABEL_STYLES.get(lane.kind, "black on white")))
         lines.append(line)
     return Text("\n", no_wrap=True, end="").join(lines)
 
@@ -113,11 +158,18 @@ def render_sparkline(
 
 
 def render_gap_marks(
-    view: TimelineView, gaps: Iterable[Gap], selected: Gap | None, label_width: int, label: str
+    view: TimelineView, gaps: Iterable[Gap], selected: Gap | None, label_width: int, label: str,
+    cursor: range = range(0),
 ) -> Text:
-    """A line with ``▾`` over every large gap in the window, the selected one highlighted."""
+    """A line with ``▾`` over every large gap in the window, the selected one highlighted,
+    and ``▲`` under the cursor's event."""
     cells = [" "] * view.width
     styles = [""] * view.width
+    if cursor:
+        middle = cursor[len(cursor) // 2]
+        if 0 <= middle < view.width:
+            cells[middle] = CURSOR_MARK
+            styles[middle] = "bold white"
     for gap in gaps:
         cols = columns_of(view, gap.start_ns, gap.end_ns)
         if not cols:

@@ -19,6 +19,23 @@ CAUSE_TEXT: dict[str, tuple[str, str]] = {
         "cudaMemcpyAsync from pageable memory).",
         "Use pinned host memory and cudaMemcpyAsync on a stream so copies overlap compute.",
     ),
+    "alloc": (
+        "The feeding thread was allocating or pinning memory (cudaMalloc, cudaFree, "
+        "cudaHostAlloc, cudaHostRegister): these calls block the host, and freeing waits for "
+        "the device.",
+        "Allocate once up front and reuse buffers (a caching allocator, a memory pool, "
+        "cudaMallocAsync); pin host buffers once, outside the loop.",
+    ),
+    "cuda-setup": (
+        "The feeding thread was setting CUDA up: creating streams, events or graphs, setting "
+        "kernel attributes or looking functions up (cudaStreamCreate, cudaGraphInstantiate, "
+        "cuKernelSetAttribute, …).",
+        "Create streams, events and graphs once before the loop; warm up before measuring.",
+    ),
+    "cuda-api": (
+        "The feeding thread was inside other CUDA API calls that block the host.",
+        "Read the calls below; move them out of the hot loop.",
+    ),
     "launch-overhead": (
         "The feeding thread was launching (cudaLaunchKernel, module loading on first launch): "
         "launches take longer than the kernels run.",
@@ -33,19 +50,20 @@ CAUSE_TEXT: dict[str, tuple[str, str]] = {
         "Find what it waits for (data loading, a lock) and prefetch or overlap it.",
     ),
     "unknown": (
-        "No CPU trace explains it: the thread was not traced, or other CUDA calls "
-        "(cudaMalloc, …) dominate.",
-        "Profile with --trace=cuda,nvtx,osrt and read the CUDA API lane during the gap.",
+        "No cause can be named from this trace.",
+        "Read the CPU activity below and the CUDA API lane during the gap.",
     ),
 }
 
 CAUSE_STYLES = {
     "sync": "bold red", "memcpy": "bold magenta", "launch-overhead": "bold yellow",
+    "alloc": "bold magenta", "cuda-setup": "bold yellow", "cuda-api": "bold yellow",
     "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "unknown": "bold",
 }
 SOURCE_LABELS = {"cuda": "CUDA", "osrt": "OSRT", "nvtx": "NVTX"}
 COVERAGE_BAR = 10
 CATEGORY_LABELS = {"sync": "syncs", "memcpy": "copies", "launch": "launches",
+                   "alloc": "allocation", "setup": "CUDA setup",
                    "idle": "OS waits", "os": "OS calls", "api": "other CUDA"}
 
 
@@ -77,9 +95,16 @@ def gap_text(
     what, fix = CAUSE_TEXT.get(explanation.cause, CAUSE_TEXT["unknown"])
     text.append("\n\nCause ")
     text.append(explanation.cause, style=CAUSE_STYLES.get(explanation.cause, "bold"))
+    if explanation.detail:
+        text.append(f": {explanation.detail}", style="bold")
     text.append(f"\n{what}\n")
+    if explanation.reason:
+        text.append(f"{explanation.reason}\n", style="yellow")
     text.append("Fix: ", style="bold")
     text.append(fix, style="italic cyan")
+    if explanation.hint:
+        text.append("\nTo see more, profile with ", style="dim")
+        text.append(explanation.hint, style="cyan")
     if explanation.coverage:
         text.append("\n\nShare of the gap covered by", style="bold")
         for category, share in sorted(explanation.coverage.items(), key=lambda kv: -kv[1]):

@@ -1,0 +1,150 @@
+"""The join kind's session: opens the timeline and the kernel reports in a worker, shows the
+ranking, and opens a ranked kernel's panes (the kernel detail screen of its report) or its
+family on the timeline."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from textual.app import App
+from textual.command import Provider
+from textual.screen import Screen
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from kernelscope.parsers.join import JoinInputs, JoinReport, RankedItem, build_join, open_join
+from kernelscope.parsers.nsys import Gap
+from kernelscope.screens.join_screen import JoinScreen
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.kernel_state import KernelState
+from kernelscope.screens.loading import LoadingScreen
+from kernelscope.screens.session import (
+    ExportJob,
+    HelpSections,
+    SessionHost,
+    SessionOptions,
+    report_stem,
+)
+from kernelscope.screens.timeline import TimelineScreen
+
+
+class JoinSession:
+    """A timeline and its kernel reports in the TUI."""
+
+    help_sections: HelpSections = (
+        ("What to fix first (join)", (JoinScreen,)),
+        ("Kernel detail", (KernelDetailScreen,)),
+    )
+    commands: frozenset[type[Provider]] = frozenset()
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        self.app = app
+        self.host = cast(SessionHost, app)
+        self.paths = tuple(paths)
+        self.cache_dir = options.cache_dir
+        self.inputs: JoinInputs | None = None
+        self.join: JoinReport | None = None
+        self._states: dict[int, KernelState] = {}
+        self.active_kernel_state: KernelState | None = None
+        """The kernel report whose kernel the detail screen shows (``kernel_state``)."""
+
+    # -- opening ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self.app.run_worker(self._open, thread=True, exclusive=True, exit_on_error=False,
+                            group="open")
+
+    def _open(self) -> None:
+        worker = get_current_worker()
+
+        def step(text: str) -> None:
+            self.app.call_from_thread(self._progress, text)
+
+        inputs = open_join(self.paths, cache_dir=self.cache_dir, step=step)
+        if worker.is_cancelled:
+            inputs.close()
+            return
+        step("Matching the kernels and ranking")
+        join = build_join(inputs.timeline, inputs.reports)
+        self.app.call_from_thread(self._opened, inputs, join)
+
+    def _progress(self, text: str) -> None:
+        screen = self.app.screen
+        if isinstance(screen, LoadingScreen):
+            screen.query_one("#loading-path", Static).update(f"{text}…")
+
+    def _opened(self, inputs: JoinInputs, join: JoinReport) -> None:
+        self.inputs = inputs
+        self.join = join
+        self.host.show_main_screen(JoinScreen(join))
+
+    def kernels_of(self, report: int) -> KernelState:
+        """The kernel screens' state of kernel report ``report`` (made on first use)."""
+        if report not in self._states:
+            assert self.inputs is not None
+            analyzed = self.inputs.kernel_reports[report]
+            state = KernelState(self.inputs.kernel_paths[report])
+            state.report = analyzed.report
+            state.add_summaries([k.summary for k in analyzed.kernels])
+            state.loaded_all = True
+            self._states[report] = state
+        return self._states[report]
+
+    # -- navigation ------------------------------------------------------------------------
+    def open_item(self, item: RankedItem) -> None:
+        """A profiled kernel's panes (its longest profiled launch); else the timeline."""
+        inputs = self.inputs
+        if item.kind == "kernel" and item.profiled and item.ncu_ids and inputs is not None:
+            report, kernel_id = max(
+                item.ncu_ids,
+                key=lambda rk: inputs.kernel_reports[rk[0]].kernel(rk[1]).duration_ns or 0,
+            )
+            self.active_kernel_state = self.kernels_of(report)
+            self.app.push_screen(KernelDetailScreen(kernel_id))
+            return
+        self.show_on_timeline(item)
+
+    def show_on_timeline(self, item: RankedItem) -> None:
+        if self.inputs is None:
+            return
+        data = self.inputs.timeline
+
+        def focus(screen: TimelineScreen) -> None:
+            if item.kind == "kernel" and item.name:
+                screen.show_kernel(item.name)
+            elif item.gap is not None:
+                device, start, end = item.gap
+                screen.show_gap(Gap(device, start, end))
+
+        self.app.push_screen(TimelineScreen(data.path, data=data, then=focus))
+
+    # -- export (e) and copy (y) -----------------------------------------------------------
+    def can_export(self, screen: Screen[Any]) -> bool:
+        return self.join is not None and isinstance(screen, JoinScreen)
+
+    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
+        return ExportJob("join", directory / f"{report_stem(self.paths[0])}.join.md")
+
+    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
+        from kernelscope.export.join_export import join_markdown
+
+        assert self.join is not None
+        return join_markdown(self.join)
+
+    def can_copy(self, screen: Screen[Any]) -> bool:
+        return isinstance(screen, JoinScreen) and screen.selected is not None
+
+    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
+        """The highlighted row's ncu command when it has one, else its details."""
+        from kernelscope.screens.join_screen import detail_text
+
+        item = cast(JoinScreen, screen).selected
+        assert item is not None
+        if item.ncu_command:
+            return item.ncu_command, "Copied the ncu command."
+        return detail_text(item), "Copied the row's details."
+
+    def close(self) -> None:
+        if self.inputs is not None:
+            self.inputs.close()

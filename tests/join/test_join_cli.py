@@ -1,0 +1,86 @@
+"""``kernelscope join …`` headless, ``kernelscope export|summary join …`` and bad inputs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelscope.tui.cli import main
+from tests.conftest import SAMPLES
+from tests.join.conftest import KERNELS_XZ, TRACE_XZ
+
+ZOO_A = SAMPLES / "ncu" / "zoo_a.ncu-rep.xz"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_join_json_to_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "join.json"
+    code, out, err = run(capsys, "join", str(TRACE_XZ), str(KERNELS_XZ), "--format", "json",
+                         "-o", str(target))
+    assert (code, out, err) == (0, "", "")
+    doc = json.loads(target.read_text())
+    assert doc["schema"] == "kernelscope/join/1"
+    assert doc["ranking"][0]["family"] == "launch-overhead"
+    assert [r["report"] for r in doc["unmatched_kernels"]] == []
+
+
+def test_join_markdown_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "join", str(KERNELS_XZ), str(TRACE_XZ), "--format", "md")
+    assert code == 0  # the inputs in any order
+    assert out.startswith("# What to fix first: join\\_trace.sqlite.xz joined with")
+    assert "| 1 | Launch overhead: GPU idle between tiny kernels | idle |" in out
+    assert "```bash\nncu --set full --import-source yes" in out
+    code, out, _ = run(capsys, "export", "join", str(TRACE_XZ), str(KERNELS_XZ), "-f", "csv",
+                       "--top", "4")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and [r["rank"] for r in rows] == ["1", "2", "3", "4"]
+    assert rows[3]["title"].startswith("nvjet") and rows[3]["time_share"].startswith("0.611")
+
+
+def test_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "summary", "join", str(TRACE_XZ), str(KERNELS_XZ))
+    assert code == 0 and "What to fix first" in out and "launch-overhead" in out
+
+
+def test_kernels_of_another_program_are_unmatched(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "join", str(TRACE_XZ), str(ZOO_A), "--format", "json")
+    doc = json.loads(out)
+    assert code == 0
+    assert len(doc["unmatched_kernels"]) == 6
+    assert all(not r["profiled"] for r in doc["ranking"] if r["kind"] == "kernel")
+    assert doc["notes"] and "same program" in doc["notes"][0]
+
+
+@pytest.mark.parametrize(
+    ("inputs", "sentence"),
+    [
+        ((TRACE_XZ,), "'join' takes 2 or more inputs, not 1."),
+        ((KERNELS_XZ, ZOO_A), "A join needs a timeline"),
+        ((TRACE_XZ, TRACE_XZ, KERNELS_XZ), "exactly one timeline"),
+        ((TRACE_XZ, Path("no/such/file.ncu-rep")), "no/such/file.ncu-rep"),
+    ],
+)
+def test_bad_inputs_get_one_sentence(capsys: pytest.CaptureFixture[str], inputs: tuple[Path, ...],
+                                     sentence: str) -> None:
+    code, out, err = run(capsys, "join", *map(str, inputs), "--format", "json")
+    assert code == 2 and out == ""
+    assert sentence in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_file_of_another_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("not a report\n")
+    code, _, err = run(capsys, "join", str(TRACE_XZ), str(other), "-f", "md")
+    assert code == 2 and "neither a timeline nor a kernel report" in err
+    code, _, err = run(capsys, "join", str(TRACE_XZ), str(KERNELS_XZ), "-k", "gemm", "-f", "md")
+    assert code == 2 and "a join ranks them all" in err
+    assert other.read_text() == "not a report\n"

@@ -1,0 +1,27 @@
+"""SVG snapshot of the join screen (pytest-textual-snapshot): the ranking of the real pair
+with the GEMM family highlighted."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from kernelscope.screens.join_screen import JoinScreen
+from kernelscope.tui.app import create_app
+from tests.join.conftest import KERNELS_XZ, TRACE_XZ
+from tests.tui.helpers import settle
+
+
+async def _ranking(pilot: Pilot[object]) -> None:
+    app = pilot.app
+    for _ in range(400):
+        await pilot.pause(0.05)
+        if isinstance(app.screen, JoinScreen) and app.screen.query("#join-ranking"):
+            break
+    await settle(pilot)
+    await pilot.press("down", "down", "down")
+    await settle(pilot)
+
+
+def test_join_screen(snap_compare) -> None:
+    assert snap_compare(create_app([TRACE_XZ, KERNELS_XZ]), run_before=_ranking,
+                        terminal_size=(140, 36))

@@ -1,0 +1,71 @@
+"""The join in the TUI: ``kernelscope TRACE KERNELS…`` shows the ranking; ``enter`` opens a
+profiled kernel's panes or the family (or gap) on the timeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from kernelscope.screens.join_screen import JoinScreen
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.tui.app import create_app
+from tests.join.conftest import KERNELS_XZ, TRACE_XZ
+from tests.tui.helpers import settle
+
+SIZE = (140, 40)
+
+
+async def until(pilot, check, tries: int = 200) -> None:
+    for _ in range(tries):
+        await pilot.pause(0.05)
+        if check():
+            return
+    raise AssertionError("the screen did not show")
+
+
+@pytest.mark.asyncio
+async def test_ranking_and_enter(tmp_path: Path) -> None:
+    app = create_app([TRACE_XZ, KERNELS_XZ])  # no subcommand: found by content
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, JoinScreen)
+                    and bool(app.screen.query("#join-ranking")))
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one("#join-ranking", DataTable)
+        assert table.row_count == 22
+        assert str(table.get_row_at(0)[1]) == "Launch overhead: GPU idle between tiny kernels"
+        detail = str(screen.query_one("#join-detail", Static).render())
+        assert "CUDA Graph" in detail and "3,035 kernels shorter than 20 µs" in detail
+        # row 4: the GEMM family, profiled: enter opens the longest profiled launch's panes
+        await pilot.press("down", "down", "down")
+        assert "nvjet" in str(screen.query_one("#join-detail", Static).render())
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, KernelDetailScreen))
+        assert app.screen.kernel_id == 7
+        await settle(pilot)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, JoinScreen))
+        # row 5: an unprofiled tiny family: its ncu command, and enter shows it on the timeline
+        await pilot.press("down")
+        text = str(screen.query_one("#join-detail", Static).render())
+        assert "$ ncu --set full --import-source yes" in text and "tiny_ops/" in text
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TimelineScreen)
+                    and app.screen.data is not None)
+        await settle(pilot)
+        assert app.screen.active_view == "timeline"
+        while isinstance(app.screen, TimelineScreen):
+            await pilot.press("escape")
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, JoinScreen)
+
+
+@pytest.mark.asyncio
+async def test_bad_pair_ends_on_one_sentence() -> None:
+    app = create_app([KERNELS_XZ, KERNELS_XZ], subcommand="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.fatal_error is not None)
+        assert "A join needs a timeline" in app.fatal_error

@@ -1,0 +1,189 @@
+"""The timeline's cursor: it moves over events, says what the event is, zoom keeps it in the
+middle, names are drawn where they fit, a kernel chosen in the Kernels table is highlighted
+everywhere, and NVTX ranges nest as rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from kernelscope.parsers.nsys import open_report
+from kernelscope.parsers.nsys.lane_events import LaneEvents, nvtx_depths
+from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.render.format import fmt_ns
+from kernelscope.screens.timeline_views import TimelinePane
+from kernelscope.tui.widgets.timeline_event import event_name
+
+from .conftest import NSYS_SAMPLES, ZOO_SQLITE_XZ
+from .helpers import flat, make_app, static_text, wait_until_open
+
+JOIN = NSYS_SAMPLES / "join_trace.sqlite.xz"
+
+
+def cursor_event(pane: TimelinePane) -> dict[str, object]:
+    assert pane.data is not None and pane.cursor_lane is not None
+    assert pane.cursor_index is not None
+    return pane.data.index.lane_events(pane.cursor_lane).event(pane.cursor_index)
+
+
+async def test_cursor_steps_over_events_and_describes_them(
+    zoo_data: TimelineData, cache_dir: Path
+) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        pane = app.screen.query_one(TimelinePane)
+        # The cursor starts on the first GPU work of the first stream.
+        assert pane.cursor_lane == "gpu0/s7" and pane.cursor_index == 0
+        first = cursor_event(pane)
+        assert first["start"] == zoo_data.report.gpu_ops["start"].min()
+        line = flat(static_text(app, "#tl-event"))
+        assert "copy memcpy Host-to-Device" in line
+        assert "GPU 0 stream 7" in line and "268.4 MB" in line
+        assert "launched by cudaMemcpy" in line
+        # → walks the lane's events in time order, ← back.
+        starts = []
+        for _ in range(6):
+            await pilot.press("right")
+            starts.append(cursor_event(pane)["start"])
+        assert starts == sorted(starts) and len(set(starts)) == 6
+        await pilot.press("left")
+        assert cursor_event(pane)["start"] == starts[-2]
+        # On a kernel, the line names it, its grid × block and the launching call.
+        kernels = zoo_data.index.lane_events("gpu0/s7").frame.with_row_index("i").filter(
+            pl.col("kind") == "kernel")
+        pane.set_cursor("gpu0/s7", int(kernels["i"][0]))
+        await pilot.pause()
+        event = cursor_event(pane)
+        row = zoo_data.report.kernels.filter(pl.col("start") == event["start"]).row(0, named=True)
+        line = flat(static_text(app, "#tl-event"))
+        assert f"kernel {zoo_data.short_name(str(row['name']))}" in line
+        assert f"grid {row['grid_x']}×{row['grid_y']}×{row['grid_z']}" in line
+        assert f"block {row['block_x']}×{row['block_y']}×{row['block_z']}" in line
+        assert fmt_ns(row["end"] - row["start"]) in line
+        assert "launched by cudaLaunchKernel" in line
+        # ↓ goes to the nearest event of the CUDA API lane; its line names what it launched.
+        await pilot.press("down", "down")
+        assert pane.cursor_lane is not None and pane.cursor_lane.startswith("cuda/")
+        assert "CUDA API" in flat(static_text(app, "#tl-event"))
+
+
+async def test_zoom_centres_on_the_cursor(zoo_data: TimelineData, cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        pane = app.screen.query_one(TimelinePane)
+        events = zoo_data.index.lane_events("gpu0/s7")
+        target = len(events) - 3  # late in the trace, far from the middle of the window
+        pane.set_cursor("gpu0/s7", target)
+        start, end = events.span(target)
+        for _ in range(6):
+            await pilot.press("plus")
+            middle = (pane.t0 + pane.t1) // 2
+            # The event stays in the window, at its middle unless the window hit the end.
+            assert pane.t0 <= (start + end) // 2 < pane.t1
+            assert abs(middle - (start + end) // 2) <= (pane.t1 - pane.t0) // 2
+        span = pane.t1 - pane.t0
+        clamped = pane.t1 >= zoo_data.start_ns + pane.full_span
+        assert clamped or abs((pane.t0 + pane.t1) // 2 - (start + end) // 2) <= span // 100
+
+
+async def test_names_are_drawn_where_they_fit(zoo_data: TimelineData, cache_dir: Path) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        pane = app.screen.query_one(TimelinePane)
+        kernels = zoo_data.index.lane_events("gpu0/s7").frame.with_row_index("i").filter(
+            pl.col("kind") == "kernel").sort(pl.col("end") - pl.col("start"), descending=True)
+        longest = int(kernels["i"][0])
+        pane.set_cursor("gpu0/s7", longest)
+        await pilot.press("enter")  # the event takes an eighth of the window
+        name = zoo_data.short_name(str(kernels["name"][0]))
+        lanes = static_text(app, "#tl-lanes")
+        assert name[:8] in lanes
+        # Zoomed out to the whole run, a kernel a few columns wide is not named.
+        await pilot.press("0")
+        columns = pane.view.width if pane.view is not None else 0
+        labels = zoo_data.index.lane_events("gpu0/s7").labels(pane.t0, pane.t1, columns)
+        drawn = static_text(app, "#tl-lanes")
+        for label in labels:
+            assert event_name("kernel", label.text, zoo_data.short_name)[:3] in drawn
+
+
+async def test_a_kernel_chosen_in_the_table_is_highlighted(
+    zoo_data: TimelineData, cache_dir: Path
+) -> None:
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("3", "enter")  # the top kernel of the Kernels view
+        await pilot.pause()
+        pane = app.screen.query_one(TimelinePane)
+        top = str(zoo_data.kernels["Name"][0])
+        assert pane.chosen_kernel == top
+        assert cursor_event(pane)["name"] == top  # the cursor is on its first instance
+        count = zoo_data.report.kernels.filter(pl.col("name").cast(pl.String) == top).height
+        assert f"{count} instance" in static_text(app, "#tl-legend")
+        assert pane.view is not None
+        marks = pane._marks(pane.view, range(0))
+        assert any(m.instances and max(m.instances) > 0 for m in marks.values())
+        await pilot.press("escape")  # clears the highlight, stays on the timeline
+        assert pane.chosen_kernel is None
+        assert "instance" not in static_text(app, "#tl-legend")
+
+
+@pytest.fixture(scope="module")
+def join_data() -> TimelineData:
+    return TimelineData(open_report(JOIN))
+
+
+def test_nvtx_ranges_nest_as_rows(join_data: TimelineData) -> None:
+    """join_trace: ``step N`` ranges are the outer level, attention/norm/mlp/tiny_ops/sync
+    one level down, each level its own lane, and no two ranges of a lane overlap."""
+    ranges = nvtx_ranges(join_data.report)
+    depth = ranges.with_columns(nvtx_depths(ranges))
+    outer = depth.filter(pl.col("range").str.starts_with(":step "))
+    inner = depth.filter(pl.col("range").is_in([":attention", ":norm", ":mlp", ":tiny_ops",
+                                                ":sync"]))
+    assert outer.height == 20 and set(outer["depth"]) == {0}
+    assert inner.height == ranges.height - 20 and set(inner["depth"]) == {1}
+    nvtx_lanes = [lane for lane in join_data.index.lanes if lane.kind == "nvtx"]
+    assert [lane.depth for lane in nvtx_lanes] == [0, 1]
+    assert nvtx_lanes[1].label.strip().startswith("└")
+    for lane in nvtx_lanes:
+        events = join_data.index.lane_events(lane.key).frame
+        assert (events["start"].slice(1) >= events["end"].slice(0, events.height - 1)).all()
+
+
+def test_lane_events_lookups() -> None:
+    events = LaneEvents(pl.DataFrame({
+        "start": [0, 10, 20, 100], "end": [5, 30, 25, 200], "name": ["a", "b", "c", "d"],
+        "kind": ["kernel"] * 4, "ref": [0, 1, 2, 3],
+    }))
+    assert events.at(3) == 0 and events.at(22) == 2 and events.at(60) is None
+    assert events.nearest(60) == 1  # b ends at 30, nearer than c (25) or d (100)
+    assert events.nearest(90) == 3
+    assert events.step(3, 1) is None and events.step(1, -1) == 0
+    assert events.window(26, 27) == (0, 3)  # b (10–30) still runs at 26
+    labels = events.labels(0, 200, 20)  # 10 ns a column: b (2 columns) is too narrow
+    assert [(lb.text, lb.first, lb.last) for lb in labels] == [("d", 10, 19)]
+
+
+async def test_join_trace_lanes_show_nested_names(cache_dir: Path) -> None:
+    app = make_app(JOIN, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        await pilot.press("2")
+        pane = app.screen.query_one(TimelinePane)
+        # Put the cursor on the first `step` range and zoom onto it: its children are named.
+        pane.set_cursor(next(k for k in pane._event_lanes() if k.startswith("nvtx/")), 0)
+        await pilot.press("enter", "plus", "plus")
+        lanes = static_text(app, "#tl-lanes")
+        assert "└ level 2" in lanes
+        assert any(name in lanes for name in ("attention", "norm", "mlp", "tiny_ops"))

@@ -1,0 +1,163 @@
+"""The Raw page (every metric, with units, filtered by substring or regex), the Source page
+(the whole source and SASS with per-line metrics, hot lines, the jump between them) and each
+kernel opening at the top of its pane."""
+
+from __future__ import annotations
+
+import math
+
+from textual.widgets import DataTable, Input
+
+from kernelscope.parsers.ncu import NcuReport
+from kernelscope.render.format import fmt_number
+from kernelscope.screens.panes.raw import RawPane, metric_filter
+from kernelscope.screens.panes.source import SourcePane
+from kernelscope.tui.app import create_app
+from tests.ncu.oracle import load_raw, matches_print
+
+from .helpers import settle
+from .test_kernel_detail import open_detail, pane_text
+
+
+def _rows(table: DataTable) -> list[tuple[str, str, str]]:
+    return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+async def test_raw_page_lists_every_metric_like_ncu() -> None:
+    """Every metric ``ncu --page raw`` prints a value for is on the page with that value and
+    unit; the filter takes a regex, or the text as a substring when it is not one."""
+    oracle = load_raw("zoo_a")
+    row, units = oracle.rows[2], oracle.units
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 2, "8")
+        pane = screen.active_pane()
+        assert isinstance(pane, RawPane)
+        metrics = pane.metrics
+        assert metrics is not None
+        printed = {n: v for n, v in list(row.items())[11:] if v not in ("", "no data")}
+        assert len(printed) > 2000
+        for name, text in printed.items():
+            assert name in metrics, f"{name} is not on the Raw page"
+            value = metrics[name].value
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                assert matches_print(float(value), text), (name, value, text)
+            # (ncu_report gives a derived metric the unit of the first kernel it opened for
+            # it, so only the measured metrics' units are compared.)
+            if units[name] and not name.startswith("derived__"):
+                assert metrics[name].unit == units[name], name
+        table = pane.query_one(DataTable)
+        assert table.row_count == len(metrics)
+        assert f"{len(metrics):,} of {len(metrics):,} metrics" in pane_text(screen)
+
+        await pilot.press("slash", *r"^dram__bytes_(read|write)\.sum$")
+        await settle(pilot)
+        assert isinstance(app.focused, Input)
+        shown = _rows(table)
+        assert [r[2] for r in shown] == ["dram__bytes_read.sum", "dram__bytes_write.sum"]
+        read = metrics["dram__bytes_read.sum"]
+        assert shown[0][:2] == (fmt_number(read.value), read.unit) and read.unit == "byte"
+        assert "2 of" in pane_text(screen)
+
+        field = pane.query_one(Input)
+        field.value = "l1tex__t_sectors("  # not a regex: a substring
+        await settle(pilot)
+        names = [r[2] for r in _rows(table)]
+        assert names == sorted(n for n in metrics if "l1tex__t_sectors(" in n)
+        field.value = "T_SECTORS_PIPE_LSU_MEM_GLOBAL_OP_LD.sum"  # any case
+        await settle(pilot)
+        names = [r[2] for r in _rows(table)]
+        assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" in names
+
+        await pilot.press("escape")  # clears the filter, back in the table
+        await settle(pilot)
+        assert table.row_count == len(metrics) and app.focused is table
+
+
+def test_metric_filter_is_a_regex_or_a_substring() -> None:
+    assert metric_filter("") is None
+    regex = metric_filter(r"sm__.*\.pct")
+    assert regex is not None and regex.search("SM__throughput.avg.pct_of_peak")
+    plain = metric_filter("a(b")
+    assert plain is not None and plain.search("x_a(b_y") and not plain.search("ab")
+
+
+async def test_source_page_shows_the_whole_source_and_its_sass(zoo: NcuReport) -> None:
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_detail(pilot, 4, "6")
+        pane = screen.active_pane()
+        assert isinstance(pane, SourcePane)
+        source = zoo.kernel_source(4)
+        assert source is not None and source.has_line_info and source.files
+        listing = pane.listing
+        # Every line of the file, not the top 20; the metrics sum to the kernel's totals.
+        lines = source.files[0].rows
+        assert len(listing.rows) == len(lines) > 100
+        assert [r.line for r in lines] == list(range(1, len(lines) + 1))
+        for key in ("executed", "samples"):
+            total = sum(r.values.get(key, 0) for r in lines)
+            assert math.isclose(total, sum(r.values.get(key, 0) for r in source.sass))
+            assert math.isclose(total, source.totals[key])
+        # … which are what ncu --page raw prints for the kernel.
+        raw = load_raw("zoo_a").rows[4]
+        assert matches_print(source.totals["executed"], raw["smsp__inst_executed.sum"])
+        assert matches_print(source.totals["samples"], raw["smsp__pcsamp_sample_count"])
+        # mm_tiled<16> reads its shared tiles with bank conflicts: they get a column.
+        conflicts = raw["derived__memory_l1_wavefronts_shared_excessive"]
+        assert matches_print(source.totals["bank_conflicts"], conflicts)
+        assert "Bank" in pane_text(screen)
+
+        # The cursor starts on the hottest line, marked, its metrics spelled out below.
+        hot = next(r for r in lines if r.hot == 1)
+        assert listing.cursor == hot.line - 1
+        text = pane_text(screen)
+        assert "●1" in text and f"zoo.cu:{hot.line}" in text
+        assert f"Executed {fmt_number(hot.values['executed'])}" in text
+        assert fmt_number(source.totals["samples"]) in text
+
+        # enter: to the line's SASS (every instruction of it marked) and back.
+        await pilot.press("enter")
+        await settle(pilot)
+        targets = source.sass_rows_of(hot.file, hot.line)
+        assert targets and listing.sass and listing.cursor == targets[0]
+        assert listing.linked == frozenset(targets)
+        assert f"← zoo.cu:{hot.line}" in pane_text(screen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not listing.sass and listing.cursor == hot.line - 1
+
+        # ] and [ step to the next and previous hot line (wrapping); s shows the SASS.
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        hot_rows = [i for i, r in enumerate(lines) if r.hot]
+        assert len(hot_rows) > 1
+        after = [i for i in hot_rows if i > hot.line - 1]
+        assert listing.cursor == (after[0] if after else hot_rows[0])
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert listing.cursor == hot.line - 1
+        await pilot.press("s")
+        await settle(pilot)
+        assert listing.sass and len(listing.rows) == len(source.sass)
+        assert f"SASS: {len(source.sass):,} instructions" in pane_text(screen)
+
+
+async def test_each_kernel_opens_at_the_top_of_its_pane() -> None:
+    app = create_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_detail(pilot, 0, "2")
+        pane = screen.active_pane()
+        await pilot.press("pagedown", "pagedown")
+        await settle(pilot)
+        assert pane.scroll_y > 0
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.kernel_id == 1 and screen.active_pane() is pane
+        assert pane.scroll_y == 0
+        await pilot.press("end")
+        await settle(pilot)
+        assert pane.scroll_y > 0
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.kernel_id == 0 and pane.scroll_y == 0
