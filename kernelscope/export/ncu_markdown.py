@@ -441,10 +441,18 @@ def record_head(
     return "\n".join(parts)
 
 
-def record_body(detail: KernelDetail, diagnosis: Diagnosis) -> str:
+Outcome = tuple[Sequence[str], Sequence[str], Sequence[str]]
+"""The record's Change, Re-measure and Conclusion lines (a diff fills them in)."""
+
+
+def record_body(
+    detail: KernelDetail, diagnosis: Diagnosis, outcome: Outcome | None = None
+) -> str:
     """The record from Launch to Conclusion. It does not depend on the other kernels, so
     worker processes render it while they read the report; ``diagnosis`` is made without
-    the time share, which the head states."""
+    the time share, which the head states. ``outcome`` fills Change, Re-measure and
+    Conclusion (from a diff against the kernel before the change); blanks without it."""
+    change, remeasure, conclusion = outcome or ((BLANK,), (BLANK,), (BLANK,))
     parts: list[str] = [
         "### Launch",
         *_launch(detail),
@@ -471,13 +479,13 @@ def record_body(detail: KernelDetail, diagnosis: Diagnosis) -> str:
         *_diagnosis(diagnosis, detail),
         "",
         "### Change",
-        BLANK,
+        *change,
         "",
         "### Re-measure",
-        BLANK,
+        *remeasure,
         "",
         "### Conclusion",
-        BLANK,
+        *conclusion,
         "",
     ]
     return "\n".join(parts)

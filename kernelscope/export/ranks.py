@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kernelscope.export.ranks_json import to_export_dict
-from kernelscope.export.summary import _box
+from kernelscope.export.summary import table_box
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ranks.model import RunAnalysis
 from kernelscope.render.format import short_name
@@ -47,7 +47,7 @@ def print_run_summary(run: RunAnalysis, console: Console) -> None:
                   f"ranks numbered from {info['rank_source']}; communication from "
                   f"{info['comm_source'] or 'none found'}")
     console.print(f"Clock: {info['clock']['note']}", markup=False, highlight=False)
-    t = Table(box=_box(console), show_edge=False, pad_edge=False)
+    t = Table(box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Rank", "Steps", "Step time", "GPU busy", "Comm", "Overlap", "Wait/step",
                 "Late/step", "Last at", "Idle gaps"):
         t.add_column(col, justify="left" if col == "Idle gaps" else "right")

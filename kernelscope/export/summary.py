@@ -53,7 +53,8 @@ def make_console(file: IO[str] | None = None) -> Console:
     return Console(file=out, highlight=False)
 
 
-def _box(console: Console) -> box.Box:
+def table_box(console: Console) -> box.Box:
+    """Heavy rules on a terminal, ASCII ones in plain text (pipes, NO_COLOR)."""
     return box.ASCII2 if console.no_color else box.SIMPLE_HEAVY
 
 
@@ -150,7 +151,7 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     widths = _fit(columns, rows, console)
     t = Table(
         title="Kernel families by total time (SOL, occupancy, verdict: the median launch)",
-        box=_box(console),
+        box=table_box(console),
         show_edge=False,
         pad_edge=False,
     )
@@ -219,7 +220,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
             f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
             f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
         )
-    t = Table(title="Top kernels by time", box=_box(console), show_edge=False, pad_edge=False)
+    t = Table(title="Top kernels by time", box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
         t.add_column(col, justify="left" if col == "Name" else "right",
                      no_wrap=col == "Name" and console.is_terminal,
@@ -233,7 +234,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
             Text(data.short_name(k["name"])),
         )
     console.print(t)
-    f = Table(title="Findings", box=_box(console), show_edge=False, pad_edge=False)
+    f = Table(title="Findings", box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")
     for item in most_severe_first(data.findings, lambda x: x.severity):

@@ -28,6 +28,22 @@ class ExportOptions:
     workers: int | None = None
     scheduler: str | None = None
     process: str | None = None
+    pairs: tuple[tuple[str, str], ...] = ()
+    """Kernels paired by hand (BEFORE, AFTER: an ID or a name each), for a diff."""
+    fail_if_slower: float | None = None
+    """A diff fails (exit 1) when the summed kernel time grew by more than this, in %."""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """An export's text, and why the run fails (exit 1) when it does (``--fail-if-slower``)."""
+
+    text: str
+    failure: str | None = None
+
+
+COMPARING = {"pairs": "--pair", "fail_if_slower": "--fail-if-slower"}
+"""Export options only a kind that says it reads them (``KindSpec.reads``) takes."""
 
 
 def check_pattern(pattern: str | None) -> None:
@@ -62,6 +78,16 @@ def render(
 ) -> str:
     """Render the report at ``inputs`` (one path, or the paths a ``subcommand`` kind takes) in
     ``options.fmt``; raises ReportError on bad input."""
+    return render_checked(inputs, options, subcommand=subcommand).text
+
+
+def render_checked(
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    options: ExportOptions,
+    *,
+    subcommand: str | None = None,
+) -> Rendered:
+    """``render``, with the kind's verdict on the run (``Rendered.failure``)."""
     if options.fmt not in FORMATS:
         choices = ", ".join(FORMATS)
         raise ReportError(f"Unknown export format {options.fmt!r}; choose one of {choices}.")
@@ -71,10 +97,16 @@ def render(
     if options.fmt not in kind.formats:
         choices = ", ".join(kind.formats)
         raise ReportError(f"A {kind.title} exports as {choices}, not {options.fmt}.")
+    for name, flag in COMPARING.items():
+        if getattr(options, name) and name not in kind.reads:
+            raise ReportError(
+                f"{flag} compares two reports: use it with 'kernelscope diff BEFORE AFTER'."
+            )
     open_options = OpenOptions(cache_dir=options.cache_dir, workers=options.workers,
                                scheduler=options.scheduler)
     with opened(kind, paths, open_options) as model:
-        return str(kind.part("export")(model, options))
+        result = kind.part("export")(model, options)
+    return result if isinstance(result, Rendered) else Rendered(str(result))
 
 
 def write_text(text: str, out: str | os.PathLike[str], *, overwrite: bool = True) -> Path:

@@ -137,5 +137,31 @@ RANKS_OF_ONE_TRACE = replace(
 )
 """``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
 
-BUILTIN: tuple[KindSpec, ...] = (NCU, NSYS, JOIN, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND)
+def _open_diff(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.diff.inputs import open_pair
+
+    return open_pair(paths, cache_dir=options.cache_dir)
+
+
+def _analyse_diff(inputs: Any, options: OpenOptions) -> Any:
+    return inputs.diff()
+
+
+DIFF = KindSpec(
+    name="diff",
+    title="before/after diff of two kernel reports or two timelines",
+    detect=lambda probe: False,
+    open=_open_diff,
+    analyse=_analyse_diff,
+    summary="kernelscope.export.diff_export:print_diff_summary",
+    export="kernelscope.export.diff_export:render_diff",
+    session="kernelscope.screens.diff_session:DiffSession",
+    subcommand="diff",
+    inputs=(2, 2),
+    reads=frozenset({"pairs", "fail_if_slower"}),
+)
+
+BUILTIN: tuple[KindSpec, ...] = (
+    NCU, NSYS, JOIN, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND, DIFF,
+)
 """In the order they are tried: a trace with kernel reports is a join before it is a run."""

@@ -14,7 +14,8 @@ The parts, with the layer each may live in:
 - ``open(paths, options) -> model`` (``parsers``): read the inputs (raises ReportError);
 - ``analyse(model, options) -> analysis`` (``parsers``): what ``summary`` prints;
 - ``summary(analysis, console)`` (``export``): ``kernelscope summary``, a rich Console;
-- ``export(model, options) -> str`` (``export``): ``kernelscope export`` in ``options.fmt``;
+- ``export(model, options) -> str`` (``export``): ``kernelscope export`` in ``options.fmt``
+  (or an ``export.writer.Rendered``: the text and why the run fails, for a CI gate);
 - ``session(app, paths, options)`` (``screens``): the TUI's session of an open report (its
   screens, palette commands, export scopes).
 
@@ -100,6 +101,9 @@ class KindSpec:
     """The word that picks this kind on the command line (``diff``), if any."""
     inputs: tuple[int, int | None] = (1, 1)
     """How many input paths it takes: (fewest, most; None for any number)."""
+    reads: frozenset[str] = frozenset()
+    """The export options beyond the common ones it reads (``pairs``, ``fail_if_slower``);
+    the others are refused with a sentence."""
     _loaded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str) -> Any:

@@ -43,7 +43,7 @@ class RooflineChart:
     """(kernel id, name, reason) of every kernel that has no point on this chart."""
 
 
-def _si(value: float) -> str:
+def si_text(value: float) -> str:
     for div, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= div:
             return f"{value / div:.3g}{suffix}"
@@ -109,16 +109,23 @@ def _wrap(parts: list[str], width: int) -> list[str]:
     return lines
 
 
-def _legend(ref: PrecisionPoint | None, level: str, precision: str, width: int) -> list[str]:
+def _legend(
+    ref: PrecisionPoint | None,
+    level: str,
+    precision: str,
+    width: int,
+    marks: tuple[str, str] = ("selected", "other kernels"),
+) -> list[str]:
     parts = []
     if ref is not None and ref.peak_flops_per_s:
-        parts.append(f"peak {_TITLES.get(precision, precision)} {_si(ref.peak_flops_per_s)}FLOP/s")
+        title = _TITLES.get(precision, precision)
+        parts.append(f"peak {title} {si_text(ref.peak_flops_per_s)}FLOP/s")
         for c in ref.ceilings:
             ridge = f" (ridge {c.ridge_intensity:.3g})" if c.ridge_intensity else ""
-            parts.append(f"{_LEVEL_TITLES[c.level]} {_si(c.bytes_per_s)}B/s{ridge}")
+            parts.append(f"{_LEVEL_TITLES[c.level]} {si_text(c.bytes_per_s)}B/s{ridge}")
     parts += [
-        f"{SELECTED_MARK} selected",
-        f"{KERNEL_MARK} other kernels",
+        f"{SELECTED_MARK} {marks[0]}",
+        f"{KERNEL_MARK} {marks[1]}",
         f"{RIDGE_MARK} ridge",
         f"x: FLOP per {_LEVEL_TITLES.get(level, level)} byte",
     ]
@@ -134,15 +141,17 @@ def render_roofline(
     height: int = 24,
     level: str = "dram",
     color: bool = True,
+    marks: tuple[str, str] = ("selected", "other kernels"),
 ) -> RooflineChart:
     """Draw every kernel as a point on a log-log roofline of ``precision`` (``fp64``, ``fp32``,
     ``fp16`` or ``tensor``), the ``selected`` one highlighted and labelled, with the memory
     ceilings of the selected (or first) kernel and their ridge points. Kernels without a point
-    are returned in ``not_plotted`` with the reason, and counted under the chart."""
+    are returned in ``not_plotted`` with the reason, and counted under the chart. ``marks``
+    names the selected and the other points in the legend (a diff: ``after``, ``before``)."""
     xy, missing = _collect(kernels, precision, level)
     ref = _reference(kernels, precision, selected)
     names = {k.id: k.name for k in kernels}
-    legend = _legend(ref, level, precision, max(20, width))
+    legend = _legend(ref, level, precision, max(20, width), marks)
     if missing:
         legend.append(f"not plotted: {len(missing)} kernel(s), see the list")
     chart_h = max(8, height - len(legend))
@@ -185,8 +194,8 @@ def _draw(
     fig.ruler("y").lim(y_lo, y_hi)
     xt = _thin(list(range(x_lo, x_hi + 1)), max(2, (max(20, width) - 6) // 7))
     yt = _thin(list(range(y_lo, y_hi + 1)), max(2, (chart_h - 5) // 2))
-    fig.ruler("x").ticks(xt, [_si(10.0**t) for t in xt])
-    fig.ruler("y").ticks(yt, [_si(10.0**t) for t in yt])
+    fig.ruler("x").ticks(xt, [si_text(10.0**t) for t in xt])
+    fig.ruler("y").ticks(yt, [si_text(10.0**t) for t in yt])
     if ref is not None and peak:
         for c in ref.ceilings:
             if not c.ridge_intensity:

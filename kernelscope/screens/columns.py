@@ -33,7 +33,9 @@ from kernelscope.parsers.diagnosis.cache import (
     top_flag_rank,
     top_flag_text,
 )
+from kernelscope.parsers.diff.metrics import change_pct
 from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.render.diff import fmt_change
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
 
 CellValue = str | int | float | None
@@ -206,6 +208,25 @@ EXTRA_COLUMNS: list[ColumnProvider] = [
     ),
 ]
 """Columns shown after the base ones. Register new columns here (see the module docstring)."""
+
+
+BASELINE_KEY = "baseline_change"
+
+
+def baseline_column(baseline_id: int, baseline_ns: float | None) -> ColumnProvider:
+    """The duration's change against the baseline kernel, in % (negative: faster); sorting
+    on it puts the biggest gains first."""
+    def value(summary: KernelSummary) -> CellValue:
+        duration = summary.row.get("duration_ns")
+        if not isinstance(duration, (int, float)) or not summary.measured:
+            return None
+        return change_pct(baseline_ns, float(duration))
+
+    return ColumnProvider(
+        "Δ base", value, key=BASELINE_KEY, text=lambda v: fmt_change(float(v)),  # type: ignore[arg-type]
+        tooltip=f"Duration's change against the baseline, kernel {baseline_id} (b marks it).",
+        priority=ALWAYS,
+    )
 
 
 def share_column(share: Callable[[KernelSummary], float | None]) -> ColumnProvider:

@@ -65,6 +65,9 @@ class KernelDetailScreen(Screen[int]):
                 tooltip="Show the previous kernel of the list, same pane."),
         Binding("escape,backspace", "back", "Back", id="detail.back",
                 tooltip="Back to the kernel list."),
+        Binding("b", "baseline", "Baseline", id="detail.baseline",
+                tooltip="Mark this kernel as the baseline: every pane then shows the changes "
+                "against it (b on the baseline clears it)."),
     ]
 
     def __init__(
@@ -186,6 +189,11 @@ class KernelDetailScreen(Screen[int]):
         position = self.order.position(self.kernel_id) if self.order is not None else None
         if position is not None:
             second.append(f" · {position[0]} of {position[1]}", style="dim")
+        baseline = self.state.baseline
+        if baseline is not None:
+            mark = "this is the baseline" if baseline.id == self.kernel_id else \
+                f"baseline: kernel {baseline.id}"
+            second.append(f" · {mark}", style="bold magenta")
         if self.fetching:
             second.append(" · loading…", style="yellow")
         # The whole demangled name, wrapped (long template names take a few lines).
@@ -245,6 +253,15 @@ class KernelDetailScreen(Screen[int]):
 
     def action_prev_kernel(self) -> None:
         self._step_kernel(-1)
+
+    def action_baseline(self) -> None:
+        self.state.mark_baseline(self.kernel_id, self.detail)
+
+    def refresh_panes(self) -> None:
+        """Show the panes again (the baseline changed)."""
+        self._shown.clear()
+        self._update_header()
+        self._render_active()
 
     def action_back(self) -> None:
         self.dismiss(self.kernel_id)

@@ -22,6 +22,7 @@ from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 from kernelscope.screens.columns import (
+    BASELINE_KEY,
     NAME_KEY,
     SHARE_KEY,
     TOP_FLAG_KEY,
@@ -113,6 +114,12 @@ class KernelListScreen(Screen[None]):
         Binding(
             "r", "roofline", "Roofline", id="list.roofline",
             tooltip="Every kernel on a roofline, the highlighted one selected.",
+        ),
+        Binding(
+            "b", "baseline", "Baseline", id="list.baseline",
+            tooltip="Mark the highlighted kernel as the baseline: every pane then shows the "
+            "changes against it, and the list a Δ base column sorted by change (b on the "
+            "baseline clears it).",
         ),
         Binding(
             "f", "toggle_families", "Families", id="list.families",
@@ -695,6 +702,28 @@ class KernelListScreen(Screen[None]):
         return True
 
     # -- detail navigation -----------------------------------------------------------------
+    def action_baseline(self) -> None:
+        kernel_id = self.highlighted_id()
+        if kernel_id is not None:
+            self.state.mark_baseline(kernel_id)
+
+    def show_baseline(self, column: ColumnProvider | None) -> None:
+        """Show ``column`` (the change against the baseline) and sort by it, or drop it."""
+        self.columns = tuple(c for c in self.columns if c.key != BASELINE_KEY)
+        if column is not None:
+            self.columns = (*self.columns, column)
+        self._numeric.pop(BASELINE_KEY, None)
+        self._texts.clear()
+        self._natural.clear()
+        self._least.clear()
+        self._cell_cache.clear()
+        if column is not None:
+            self.set_sort(BASELINE_KEY, reverse=False)
+        elif self.sort_key == BASELINE_KEY:
+            self.set_sort("id")
+        if self.is_mounted:
+            self.rebuild()
+
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Open kernel ``kernel_id``'s detail; n/p there follow this list's order."""
         if kernel_id in self._index:

@@ -12,8 +12,12 @@ from textual.command import Provider
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
-from kernelscope.screens.columns import required_metrics, with_process_column
+from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
+from kernelscope.screens.columns import (
+    baseline_column,
+    required_metrics,
+    with_process_column,
+)
 from kernelscope.screens.family_table import FamilyTable
 from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
@@ -107,6 +111,43 @@ class KernelSession(KernelState):
             while app.screen is not self.kernel_list and len(app.screen_stack) > 1:
                 app.pop_screen()
             self.kernel_list.open_kernel(kernel_id, pane)
+
+    # -- baseline (b) ----------------------------------------------------------------------
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> None:
+        """Make ``kernel_id`` the baseline (``b`` on the baseline clears it); its detail is
+        read in a worker when it is not at hand."""
+        if self.baseline is not None and self.baseline.id == kernel_id:
+            self._baseline_set(None)
+            return
+        if detail is None and self.report is not None:
+            detail = self.report.cached_detail(kernel_id)
+        if detail is not None and detail.id == kernel_id:
+            self._baseline_set(detail)
+            return
+        report = self.report
+        if report is None:
+            return
+
+        def read() -> None:
+            detail = report.detail(kernel_id)
+            self.app.call_from_thread(self._baseline_set, detail)
+
+        self.app.run_worker(read, thread=True, exclusive=True, exit_on_error=False,
+                            group="baseline")
+
+    def _baseline_set(self, detail: KernelDetail | None) -> None:
+        self.baseline = detail
+        if self.kernel_list is not None:
+            column = None if detail is None else baseline_column(detail.id, detail.duration_ns)
+            self.kernel_list.show_baseline(column)
+        screen = self.app.screen
+        if isinstance(screen, KernelDetailScreen):
+            screen.refresh_panes()
+        if detail is None:
+            self.app.notify("Baseline cleared.", timeout=3)
+        else:
+            self.app.notify(f"Kernel {detail.id} is the baseline: the panes show the changes "
+                            "against it, the list its Δ base column.", timeout=4)
 
     # -- export (e) and copy (y) -----------------------------------------------------------
     def can_export(self, screen: Screen[Any]) -> bool:

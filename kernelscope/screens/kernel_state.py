@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kernelscope.parsers.kernel_analysis import time_shares
 from kernelscope.parsers.kernel_names import ShortNames
-from kernelscope.parsers.ncu import KernelSummary, NcuReport
+from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
 from kernelscope.screens.columns import ColumnProvider, list_columns
 from kernelscope.screens.session import session_of
 
@@ -31,6 +31,8 @@ class KernelState:
         self.summaries: list[KernelSummary] = []
         self._by_id: dict[int, KernelSummary] = {}
         self.loaded_all = False
+        self.baseline: KernelDetail | None = None
+        """The kernel marked with ``b``: every pane shows the deltas against it."""
         self.names = ShortNames()
         """The report's short kernel names (unique among the kernels loaded so far)."""
         self._shares: tuple[int, dict[int, float | None]] | None = None
@@ -85,6 +87,11 @@ class KernelState:
 
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Show kernel ``kernel_id`` (in the open detail, or from the list); the session does."""
+        raise NotImplementedError
+
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> None:
+        """Make kernel ``kernel_id`` the baseline (again on the baseline: clear it); the
+        session does."""
         raise NotImplementedError
 
 

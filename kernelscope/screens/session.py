@@ -35,6 +35,10 @@ class SessionOptions:
     """Worker processes for a kind that reduces many inputs (0: in this process)."""
     scheduler: str | None = None
     """A Dask scheduler address to run those reductions on instead."""
+    pattern: str | None = None
+    """Only the kernels whose name this regex matches (a diff's ``-k``)."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
 
 
 @dataclass(frozen=True)

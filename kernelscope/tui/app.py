@@ -81,13 +81,16 @@ class KernelscopeApp(App[None]):
         subcommand: str | None = None,
         workers: int | None = None,
         scheduler: str | None = None,
+        pattern: str | None = None,
+        pairs: Sequence[tuple[str, str]] = (),
     ) -> None:
         super().__init__()
         self.inputs = as_paths(report_path)
         self.report_path = self.inputs[0]
         self.subcommand = subcommand
         self.options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns,
-                                      workers=workers, scheduler=scheduler)
+                                      workers=workers, scheduler=scheduler,
+                                      pattern=pattern, pairs=tuple(pairs))
         self.session: ReportSession | None = None
         self._main_shown = False
         self.fatal_error: str | None = None
@@ -260,6 +263,8 @@ def create_app(
     subcommand: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    pattern: str | None = None,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> KernelscopeApp:
     """The app for ``report`` (the bundled sample when None; several paths for a kind that
     claims ``subcommand``), used by the CLI and the tests.
@@ -267,9 +272,10 @@ def create_app(
     ``cache_dir`` is handed to the session (converted Nsight Systems exports);
     ``extra_columns`` replaces ``kernelscope.screens.columns.EXTRA_COLUMNS`` for this app;
     ``workers``/``scheduler`` say where a kind of many inputs (per-rank traces) reduces them.
+    ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """
     inputs = report if report is not None else default_report_path()
     return KernelscopeApp(
         inputs, cache_dir=cache_dir, extra_columns=extra_columns, subcommand=subcommand,
-        workers=workers, scheduler=scheduler,
+        workers=workers, scheduler=scheduler, pattern=pattern, pairs=pairs,
     )

@@ -28,7 +28,8 @@ def _tui_parser() -> argparse.ArgumentParser:
             "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
             "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
             "what to fix first. "
-            "Also: 'kernelscope export REPORT ...' and 'kernelscope summary REPORT'."
+            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
+            "'kernelscope summary REPORT'."
         ),
     )
     p.add_argument(
@@ -40,6 +41,12 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
+    p.add_argument("-k", "--kernel", dest="pattern", default=None,
+                   help="diff: only the kernels whose name this regex matches")
+    p.add_argument(
+        "--pair", action="append", default=[], metavar="BEFORE=AFTER",
+        help="diff: pair these kernels (an ID or a name on each side); repeat for more",
+    )
     return p
 
 
@@ -50,6 +57,19 @@ def _reduction_arguments(p: argparse.ArgumentParser) -> None:
                    "by size and cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="reduce them on this Dask scheduler instead (needs kernelscope[dask])")
+
+
+def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The options of a diff: kernels paired by hand and the CI gate."""
+    p.add_argument(
+        "--pair", action="append", default=[], metavar="BEFORE=AFTER",
+        help="diff: pair these kernels (an ID or a name on each side); repeat for more",
+    )
+    p.add_argument(
+        "--fail-if-slower", type=float, default=None, metavar="PCT",
+        help="diff: exit 1 when the summed kernel time (of the -k kernels) grew by more than "
+        "PCT %%, naming the kernels that did",
+    )
 
 
 def _export_parser() -> argparse.ArgumentParser:
@@ -70,6 +90,7 @@ def _export_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cache-dir", type=Path, default=None)
     _reduction_arguments(p)
+    _comparing(p)
     return p
 
 
@@ -100,33 +121,50 @@ def _kind_word(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
-EXPORT_OPTIONS = ("--format", "-f", "--output", "-o", "--top")
+EXPORT_OPTIONS = ("--format", "-f", "--output", "-o", "--top", "--fail-if-slower")
 
 
 def _wants_export(argv: list[str]) -> bool:
     """A kind's subcommand given export options (``--format``, ``-o``) runs headless."""
-    return any(a in EXPORT_OPTIONS or a.startswith(("--format=", "--output=", "--top="))
+    return any(a in EXPORT_OPTIONS
+               or a.startswith(("--format=", "--output=", "--top=", "--fail-if-slower="))
                for a in argv)
 
 
-def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
-    from kernelscope.export.writer import ExportOptions, render, write_text
+def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
+    if not texts:
+        return ()
+    from kernelscope.parsers.diff.kernels import parse_pair
 
+    return tuple(parse_pair(text) for text in texts)
+
+
+def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
+    from kernelscope.export.writer import ExportOptions, render_checked, write_text
+
+    if args.fail_if_slower is not None and not args.fail_if_slower >= 0:
+        raise ReportError("--fail-if-slower takes a percentage of 0 or more.")
     options = ExportOptions(
         fmt=args.format,
         pattern=args.pattern,
-        top=args.top,
-        all_metrics=args.all_metrics,
+        top=getattr(args, "top", None),
+        all_metrics=getattr(args, "all_metrics", False),
         cache_dir=args.cache_dir,
         workers=args.workers,
         scheduler=args.scheduler,
-        process=args.process,
+        process=getattr(args, "process", None),
+        pairs=_pairs(args.pair),
+        fail_if_slower=args.fail_if_slower,
     )
-    text = render(args.report, options, subcommand=subcommand)
+    result = render_checked(args.report, options, subcommand=subcommand)
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(result.text)
+        sys.stdout.flush()
     else:
-        write_text(text, args.output)
+        write_text(result.text, args.output)
+    if result.failure is not None:
+        print(f"kernelscope: {safe_text(result.failure)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -144,6 +182,11 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.kinds import kind_for
     from kernelscope.parsers.detect import check_readable
 
+    pairs = _pairs(args.pair)
+    if (pairs or args.pattern) and subcommand is None:
+        raise ReportError("-k and --pair choose the kernels of a diff in the TUI: "
+                          "kernelscope diff BEFORE AFTER -k REGEX.")
+
     if subcommand is not None or len(args.report) > 1 or any(p.is_dir() for p in args.report):
         kind_for(args.report, subcommand)  # the right number of inputs, before the TUI starts
     else:
@@ -152,7 +195,8 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.tui.app import create_app
 
     app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
-                     workers=args.workers, scheduler=args.scheduler)
+                     workers=args.workers, scheduler=args.scheduler,
+                     pattern=args.pattern, pairs=pairs)
     app.run()
     failed = getattr(app, "fatal_error", None)
     if failed:

@@ -18,6 +18,8 @@ from textual.widgets import Static
 
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import PaneSpec
+from kernelscope.screens.panes.baseline import baseline_view
+from kernelscope.screens.session import session_of
 
 
 def collect_hint(spec: PaneSpec, missing: tuple[str, ...], extra: str = "") -> Text:
@@ -47,6 +49,7 @@ class Pane(VerticalScroll):
         self.detail: KernelDetail | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static("", classes="pane-baseline", id=f"{self.spec.id}-baseline")
         yield Static("", classes="pane-hint", id=f"{self.spec.id}-hint")
         with Vertical(classes="pane-content", id=f"{self.spec.id}-content"):
             yield from self.compose_content()
@@ -62,6 +65,12 @@ class Pane(VerticalScroll):
     def show(self, detail: KernelDetail) -> None:
         """Show ``detail``: its values, or the ncu options that collect the missing sections."""
         self.detail = detail
+        strip = self.query_one(".pane-baseline", Static)
+        state = session_of(self)
+        state = getattr(state, "active_kernel_state", state)  # a join shows one of several
+        against = baseline_view(getattr(state, "baseline", None), detail, self.spec.id)
+        strip.display = against is not None
+        strip.update(against if against is not None else "")
         missing = detail.missing_sections(self.spec)
         hint = self.query_one(".pane-hint", Static)
         content = self.query_one(".pane-content")

@@ -113,8 +113,10 @@ def grid_table(
     *,
     title: str | None = None,
     notes: Sequence[str] = (),
+    left: int = 1,
 ) -> Table:
-    """A plain table with a header row; numeric columns (all but the first) right-aligned."""
+    """A plain table with a header row; the first ``left`` columns left-aligned, the others
+    (numbers) right-aligned."""
     table = Table(
         box=None,
         padding=(0, 1),
@@ -127,7 +129,7 @@ def grid_table(
         caption_style="dim italic",
     )
     for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i == 0 else "right", no_wrap=True)
+        table.add_column(header, justify="left" if i < left else "right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
     return table

@@ -1,0 +1,98 @@
+"""The diff kind's exports and summary: the diff built from both inputs, in each format, and
+``--fail-if-slower``'s verdict beside the text."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kernelscope.export.summary import table_box
+from kernelscope.export.writer import ExportOptions, Rendered
+from kernelscope.parsers.diff.gate import GateResult, check_slower
+from kernelscope.parsers.diff.kernels import KernelDiff
+from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.render.diff import (
+    FAMILY_HEADERS,
+    PAIR_HEADERS,
+    family_row,
+    fmt_change,
+    pair_row,
+    pct_pair,
+)
+from kernelscope.render.format import fmt_duration
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.inputs import DiffInputs
+    from kernelscope.parsers.diff.timelines import TimelineDiff
+
+
+def render_diff_text(diff: KernelDiff | TimelineDiff, fmt: str) -> str:
+    if fmt == "json":
+        from kernelscope.export.diff_json import build_diff_document
+
+        return json.dumps(json_safe(build_diff_document(diff)), indent=2) + "\n"
+    if fmt == "csv":
+        from kernelscope.export.diff_csv import render_diff_csv
+
+        return render_diff_csv(diff)
+    from kernelscope.export.diff_markdown import render_diff_markdown
+
+    return render_diff_markdown(diff)
+
+
+def gate_sentence(gate: GateResult) -> str:
+    """One sentence: by how much the summed time grew, and which kernels did."""
+    worst = "; ".join(
+        f"{r.name} {fmt_duration(r.before_ns)} → {fmt_duration(r.after_ns)}"
+        + (f" ({fmt_change(r.change_pct)})" if r.change_pct is not None else "")
+        for r in gate.regressed[:10]
+    )
+    more = f" and {len(gate.regressed) - 10} more" if len(gate.regressed) > 10 else ""
+    return (
+        f"The summed kernel time regressed by {fmt_change(gate.change_pct)} "
+        f"({fmt_duration(gate.before_ns)} → {fmt_duration(gate.after_ns)}), more than the "
+        f"{gate.limit_pct:g} % allowed; slower: {worst or 'no single kernel'}{more}."
+    )
+
+
+def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
+    """The diff of the two opened inputs in ``options.fmt`` (only the kernels ``pattern``
+    selects, ``pairs`` paired by hand), failed when ``fail_if_slower`` is exceeded."""
+    diff = inputs.diff(options.pairs, options.pattern)
+    text = render_diff_text(diff, options.fmt)
+    failure = None
+    if options.fail_if_slower is not None:
+        gate = check_slower(diff, options.fail_if_slower)
+        if gate.failed:
+            failure = gate_sentence(gate)
+    return Rendered(text, failure)
+
+
+def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:
+    """The diff's essentials as tables."""
+    console.print(
+        f"[bold]{escape(diff.before_path.name)} → {escape(diff.after_path.name)}[/]: summed "
+        f"kernel time {fmt_duration(diff.before_total_ns)} → {fmt_duration(diff.after_total_ns)}"
+        f" ({fmt_change(diff.total_change_pct)})"
+    )
+    if isinstance(diff, KernelDiff):
+        t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,
+                  pad_edge=False)
+        for pair in diff.pairs:
+            t.add_row(*(escape(c) for c in pair_row(pair, 28)))
+        console.print(t)
+        for side, kernels in (("before", diff.unmatched_before), ("after", diff.unmatched_after)):
+            if kernels:
+                names = ", ".join(f"{k.id} {k.summary.row.get('name')}" for k in kernels)
+                console.print(f"Only {side}: {escape(names)}")
+        return
+    console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")
+    t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
+              pad_edge=False)
+    for family in diff.families[:15]:
+        t.add_row(*(escape(c) for c in family_row(family, 40)))
+    console.print(t)

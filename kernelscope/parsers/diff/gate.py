@@ -1,0 +1,82 @@
+"""``diff --fail-if-slower PCT``: did the summed kernel time regress by more than PCT, and
+which kernels did?
+
+The summed time is that of the kernels the diff compares (``-k`` chooses a family, or any
+set of kernels by name). A kernel regressed when its time grew by more than PCT, or when it
+is new (only in the after report).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernelscope.parsers.diff.kernels import KernelDiff
+from kernelscope.parsers.diff.metrics import change_pct
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diff.timelines import TimelineDiff
+
+
+@dataclass(frozen=True)
+class Regressed:
+    """What got slower: one entry per kernel (or family), with its times and change."""
+
+    name: str
+    before_ns: float | None
+    after_ns: float | None
+
+    @property
+    def change_pct(self) -> float | None:
+        return change_pct(self.before_ns, self.after_ns)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    limit_pct: float
+    before_ns: float
+    after_ns: float
+    regressed: tuple[Regressed, ...]
+
+    @property
+    def change_pct(self) -> float | None:
+        return change_pct(self.before_ns, self.after_ns)
+
+    @property
+    def failed(self) -> bool:
+        """True when the summed time grew by more than the limit."""
+        if self.before_ns <= 0:
+            return self.after_ns > 0 and self.limit_pct >= 0 and bool(self.regressed)
+        change = self.change_pct
+        return change is not None and change > self.limit_pct
+
+
+def _slower(before: float | None, after: float | None, limit: float) -> bool:
+    if after is None:
+        return False
+    if before is None:
+        return True
+    change = change_pct(before, after)
+    return change is not None and change > limit
+
+
+def check_slower(diff: KernelDiff | TimelineDiff, limit_pct: float) -> GateResult:
+    """The gate's verdict on ``diff`` for a limit of ``limit_pct`` %."""
+    found: list[Regressed] = []
+    if isinstance(diff, KernelDiff):
+        for pair in diff.pairs:
+            if _slower(pair.before_ns, pair.after_ns, limit_pct):
+                name = str(pair.after.summary.row.get("name", ""))
+                found.append(Regressed(f"{name} (ID {pair.before.id} → {pair.after.id})",
+                                       pair.before_ns, pair.after_ns))
+        for kernel in diff.unmatched_after:
+            if kernel.duration_ns:
+                name = str(kernel.summary.row.get("name", ""))
+                found.append(Regressed(f"{name} (ID {kernel.id}, new)", None,
+                                       kernel.duration_ns))
+    else:
+        for family in diff.families:
+            if _slower(family.before_ns, family.after_ns, limit_pct):
+                found.append(Regressed(family.name, family.before_ns, family.after_ns))
+    found.sort(key=lambda r: -((r.after_ns or 0.0) - (r.before_ns or 0.0)))
+    return GateResult(limit_pct, diff.before_total_ns, diff.after_total_ns, tuple(found))

@@ -1,0 +1,177 @@
+"""A diff's numbers as text, the same for the exports and the screens: changes, speedups,
+label transitions, the rows of each table, and both roofline points on one chart."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kernelscope.parsers.diff.kernels import KernelPair
+from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
+from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
+from kernelscope.parsers.roofline.spec import PRECISIONS
+from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_value, short_name
+from kernelscope.render.roofline import ChartKernel, RooflineChart, render_roofline, si_text
+
+MINUS = "−"
+PRECISION_TITLES = {p.key: p.title for p in PRECISIONS}
+PANE_TITLES = {
+    "launch": "Launch",
+    "sol": "Speed Of Light",
+    "occupancy": "Occupancy",
+    "memory": "Memory",
+    "stalls": "Warp stalls",
+    "source": "Source",
+}
+
+
+def fmt_change(pct: float | None) -> str:
+    """``+5.3 %``, ``−42.1 %``, ``0.0 %``; ``n/a`` when it cannot be said."""
+    if pct is None:
+        return NOT_AVAILABLE
+    sign = "+" if pct > 0 else (MINUS if pct < 0 else "")
+    return f"{sign}{abs(pct):,.1f} %"
+
+
+def fmt_speedup(value: float | None) -> str:
+    """``1.73×`` (before / after duration)."""
+    return NOT_AVAILABLE if value is None else f"{value:,.2f}×"
+
+
+def label_text(pair: KernelPair) -> str:
+    """``l1-bound → occupancy-bound``, or ``l1-bound (unchanged)``."""
+    return pair.label_change or f"{pair.after.diagnosis.label} (unchanged)"
+
+
+def kernel_text(pair: KernelPair, side: str, width: int = 32) -> str:
+    """``0 gemm_naive``: the kernel's ID and short name on one side of a pair."""
+    kernel = pair.before if side == "before" else pair.after
+    return f"{kernel.id} {short_name(str(kernel.summary.row.get('demangled', '')), width)}"
+
+
+def metric_value(value: float | None, unit: str) -> str:
+    return fmt_value(value, unit) if value is not None else NOT_AVAILABLE
+
+
+def metric_row(change: MetricChange) -> list[str]:
+    """Pane, metric, before, after, change (and whether it got better)."""
+    verdict = f" ({change.verdict})" if change.verdict in ("better", "worse") else ""
+    return [
+        PANE_TITLES.get(change.pane, change.pane),
+        change.label,
+        metric_value(change.before, change.unit),
+        metric_value(change.after, change.unit),
+        fmt_change(change.change_pct) + verdict,
+    ]
+
+
+def pair_row(pair: KernelPair, width: int = 32) -> list[str]:
+    """Before, after, matched by, durations, speedup, change, bottleneck."""
+    return [
+        kernel_text(pair, "before", width),
+        kernel_text(pair, "after", width),
+        fmt_duration(pair.before_ns),
+        fmt_duration(pair.after_ns),
+        fmt_speedup(pair.speedup),
+        fmt_change(pair.change_pct),
+        label_text(pair),
+    ]
+
+
+PAIR_HEADERS = ("Before", "After", "Before time", "After time", "Speedup", "Change",
+                "Bottleneck")
+
+
+def count_text(before: int, after: int) -> str:
+    return f"{before:,} → {after:,}" if before != after else f"{before:,}"
+
+
+def time_row(row: TimeChange, width: int = 48) -> list[str]:
+    """Name, count(s), before, after, change (``new``/``gone`` where one side lacks it)."""
+    change = row.status or fmt_change(row.change_pct)
+    return [
+        short_name(row.name, width) if "(" in row.name else row.name[:width],
+        count_text(row.before_count, row.after_count),
+        fmt_duration(row.before_ns),
+        fmt_duration(row.after_ns),
+        change,
+    ]
+
+
+TIME_HEADERS = ("Name", "Count", "Before", "After", "Change")
+
+
+def family_row(row: TimeChange, width: int = 48) -> list[str]:
+    """A kernel family: name, instances, total before/after, change, average before/after."""
+    return [
+        *time_row(row, width),
+        fmt_duration(row.before_avg_ns),
+        fmt_duration(row.after_avg_ns),
+    ]
+
+
+FAMILY_HEADERS = ("Kernel", "Instances", "Total before", "Total after", "Change",
+                  "Avg before", "Avg after")
+
+
+def pct_pair(before: float | None, after: float | None) -> str:
+    """``5.6 % → 8.0 %``."""
+    def one(value: float | None) -> str:
+        return NOT_AVAILABLE if value is None else f"{value:.1f} %"
+
+    return f"{one(before)} → {one(after)}"
+
+
+def pair_roofline(
+    pair: KernelPair,
+    *,
+    width: int = 80,
+    height: int = 20,
+    color: bool = True,
+    level: str = "dram",
+) -> RooflineChart | None:
+    """Both kernels of the pair on one roofline (``KernelPair.chart_points``): the before
+    kernel (•) and the after kernel (◆, labelled), with the after kernel's ceilings."""
+    found = pair.chart_points()
+    if found is None:
+        return None
+    precision, old, new = found
+
+    def chart_kernel(kernel_id: int, point: PrecisionPoint | None) -> ChartKernel:
+        side = pair.before if kernel_id == 0 else pair.after
+        label = ("before", "after")[kernel_id]
+        name = f"{label}: {short_name(str(side.summary.row.get('name', '')), 20)}"
+        if point is None:
+            return ChartKernel(kernel_id, name, None)
+        return ChartKernel(kernel_id, name, Roofline(points={precision: point}))
+
+    kernels = [chart_kernel(0, old), chart_kernel(1, new)]
+    return render_roofline(kernels, precision=precision, selected=1, width=width,
+                           height=height, level=level, color=color, marks=("after", "before"))
+
+
+def _point_text(point: PrecisionPoint | None) -> str:
+    if point is None or point.flops_per_s <= 0:
+        return "no floating-point work measured"
+    title = PRECISION_TITLES.get(point.precision, point.precision)
+    intensity = point.intensity
+    peak = f", {point.pct_of_peak:.1f} % of its peak" if point.pct_of_peak is not None else ""
+    at = f" at {fmt_number(intensity)} FLOP/byte" if intensity is not None else ""
+    return f"{si_text(point.flops_per_s)}FLOP/s {title}{at}{peak}"
+
+
+def moved_text(pair: KernelPair) -> str:
+    """Where the kernel moved on the roofline: each side's FLOP/s, precision and intensity."""
+    found = pair.chart_points()
+    if found is None:
+        return ("neither kernel has a roofline point (no floating-point work measured; "
+                "the roofline needs the SpeedOfLight_RooflineChart section)")
+    _, old, new = found
+    return f"before {_point_text(old)}; after {_point_text(new)}"
+
+
+def top_moves(changes: Sequence[MetricChange], count: int = 5) -> list[MetricChange]:
+    """The metrics (beyond the launch's shape and the duration) that moved the most."""
+    moved = [c for c in changes if c.pane != "launch" and c.name != "gpu__time_duration.sum"
+             and c.change_pct is not None and abs(c.change_pct) >= 1.0]
+    moved.sort(key=lambda c: -abs(c.change_pct or 0.0))
+    return moved[:count]

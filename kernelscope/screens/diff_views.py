@@ -1,0 +1,316 @@
+"""The diff's screens: matched kernels (with the unmatched ones, to pair by hand), one pair
+side by side, and two timelines compared. They show the text ``render.diff`` makes of the
+model's ``KernelDiff``/``TimelineDiff``, the same the exports write."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair, with_pair
+from kernelscope.parsers.diff.metrics import TimeChange
+from kernelscope.parsers.diff.timelines import TimelineDiff
+from kernelscope.render.diff import (
+    FAMILY_HEADERS,
+    PAIR_HEADERS,
+    family_row,
+    fmt_change,
+    fmt_speedup,
+    label_text,
+    metric_row,
+    moved_text,
+    pair_roofline,
+    pair_row,
+    pct_pair,
+    time_row,
+)
+from kernelscope.render.format import fmt_duration, short_name
+from kernelscope.tui.widgets.metric_table import grid_table
+
+SORTS = ("order", "change", "speedup")
+"""What the pairs table sorts by, in turn (``s``): report order, the duration's change (the
+biggest gain first), the speedup."""
+
+
+def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
+    line = Text()
+    line.append(f"{diff.before_path.name} → {diff.after_path.name}", style="bold")
+    scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
+    line.append(
+        f" · summed kernel time{scope} {fmt_duration(diff.before_total_ns)} → "
+        f"{fmt_duration(diff.after_total_ns)} ({fmt_change(diff.total_change_pct)})"
+    )
+    return line
+
+
+class KernelDiffScreen(Screen[None]):
+    """Two kernel reports: the matched pairs, the unmatched kernels and the families."""
+
+    HELP_TITLE = "Diff of two kernel reports"
+    BINDINGS = [
+        Binding("enter", "open_pair", "Open pair", show=False, id="diff.open",
+                tooltip="Show the highlighted pair side by side, pane by pane."),
+        Binding("s", "sort_next", "Sort", id="diff.sort",
+                tooltip="Sort the pairs by report order, by change (biggest gain first) or "
+                "by speedup."),
+        Binding("m", "mark", "Pair by hand", id="diff.mark",
+                tooltip="On an unmatched kernel: mark a before kernel, then press m on an "
+                "after kernel to pair the two."),
+    ]
+
+    def __init__(self, diff: KernelDiff) -> None:
+        super().__init__(id="kernel-diff")
+        self.diff = diff
+        self.sort = SORTS[0]
+        self.marked: int | None = None
+        """The unmatched before kernel marked to be paired by hand."""
+        self.shown: list[KernelPair] = []
+        self.unmatched: list[tuple[str, int]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="diff-title")
+        yield Static(Text("Matched kernels", style="bold"), classes="diff-heading")
+        yield DataTable(id="diff-pairs", cursor_type="row", zebra_stripes=True)
+        yield Static(Text("Unmatched kernels (m: pair by hand)", style="bold"),
+                     classes="diff-heading")
+        yield DataTable(id="diff-unmatched", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="diff-families")
+        yield Static("", id="diff-info")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_tables()
+        self.query_one("#diff-pairs", DataTable).focus()
+
+    def set_diff(self, diff: KernelDiff) -> None:
+        self.diff = diff
+        self.refresh_tables()
+
+    def sorted_pairs(self) -> list[KernelPair]:
+        pairs = list(self.diff.pairs)
+        if self.sort == "change":
+            pairs.sort(key=lambda p: (p.change_pct is None, p.change_pct or 0.0))
+        elif self.sort == "speedup":
+            pairs.sort(key=lambda p: (p.speedup is None, -(p.speedup or 0.0)))
+        return pairs
+
+    def refresh_tables(self) -> None:
+        diff = self.diff
+        self.query_one("#diff-title", Static).update(summed_line(diff))
+        table = self.query_one("#diff-pairs", DataTable)
+        table.clear(columns=True)
+        for header in (*PAIR_HEADERS, "Matched by"):
+            table.add_column(header, key=header)
+        self.shown = self.sorted_pairs()
+        for i, pair in enumerate(self.shown):
+            table.add_row(*pair_row(pair, 28), pair.matched_by, key=str(i))
+        unmatched = self.query_one("#diff-unmatched", DataTable)
+        unmatched.clear(columns=True)
+        unmatched.add_columns("Side", "ID", "Kernel", "Duration", "Bottleneck")
+        self.unmatched = []
+        for side, kernels in (("before", diff.unmatched_before), ("after", diff.unmatched_after)):
+            for k in kernels:
+                mark = " ◀ marked" if side == "before" and k.id == self.marked else ""
+                unmatched.add_row(side + mark, str(k.id),
+                                  short_name(str(k.summary.row.get("demangled", "")), 40),
+                                  fmt_duration(k.duration_ns), k.diagnosis.label)
+                self.unmatched.append((side, k.id))
+        unmatched.display = bool(self.unmatched)
+        families = grid_table(FAMILY_HEADERS, (family_row(f, 40) for f in diff.families),
+                              title="Kernel families")
+        self.query_one("#diff-families", Static).update(families)
+        self.query_one("#diff-info", Static).update(
+            f"{len(diff.pairs):,} pairs · {len(diff.unmatched_before):,} only before · "
+            f"{len(diff.unmatched_after):,} only after · sorted by {self.sort} · enter opens a "
+            "pair · e exports"
+        )
+
+    def highlighted_pair(self) -> KernelPair | None:
+        row = self.query_one("#diff-pairs", DataTable).cursor_row
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    def action_open_pair(self) -> None:
+        pair = self.highlighted_pair()
+        if pair is not None:
+            self.app.push_screen(PairScreen(self.diff, pair))
+
+    @on(DataTable.RowSelected, "#diff-pairs")
+    def _pair_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open_pair()
+
+    def action_sort_next(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.refresh_tables()
+
+    def action_mark(self) -> None:
+        table = self.query_one("#diff-unmatched", DataTable)
+        row = table.cursor_row
+        if not table.has_focus or not 0 <= row < len(self.unmatched):
+            self.notify("Highlight an unmatched kernel (tab to its table), then press m.",
+                        timeout=4)
+            return
+        side, kernel_id = self.unmatched[row]
+        if side == "before":
+            self.marked = kernel_id
+            self.notify(f"Before kernel {kernel_id} marked: press m on an after kernel to "
+                        "pair them.", timeout=4)
+            self.refresh_tables()
+            return
+        if self.marked is None:
+            self.notify("Mark a before kernel first (m on it).", timeout=4)
+            return
+        before_id, self.marked = self.marked, None
+        self.set_diff(with_pair(self.diff, before_id, kernel_id))
+        session = getattr(self.app, "session", None)
+        if session is not None:
+            session.diff = self.diff
+        self.notify(f"Paired before kernel {before_id} with after kernel {kernel_id}.",
+                    timeout=3)
+
+
+def pair_renderables(diff: KernelDiff, pair: KernelPair, width: int = 100) -> list[RenderableType]:
+    """What the pair screen shows, top to bottom."""
+    old, new = pair.before, pair.after
+    head = Text()
+    head.append(f"before {old.id} ", style="bold")
+    head.append(str(old.summary.row.get("demangled", "")), style="cyan")
+    head.append(f"\nafter  {new.id} ", style="bold")
+    head.append(str(new.summary.row.get("demangled", "")), style="cyan")
+    lines = Text()
+    lines.append(f"{fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: ")
+    lines.append(f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})", style="bold")
+    lines.append(f" · matched by {pair.matched_by}\n")
+    lines.append("Bottleneck: ")
+    lines.append(label_text(pair), style="bold")
+    lines.append(f"\nFlags resolved: {', '.join(pair.flags_resolved) or 'none'}", style="green")
+    lines.append(f"\nFlags new: {', '.join(pair.flags_new) or 'none'}", style="yellow")
+    kept = [f"{f} ({a} → {b})" if a != b else f for f, a, b in pair.flags_kept]
+    lines.append(f"\nFlags still raised: {', '.join(kept) or 'none'}")
+    out: list[RenderableType] = [
+        head, Text(""), lines, Text(""),
+        grid_table(("Pane", "Metric", "Before", "After", "Change"),
+                   (metric_row(m) for m in pair.metrics), title="Metrics by pane", left=2),
+        Text(""),
+    ]
+    chart = pair_roofline(pair, width=max(40, min(width - 4, 100)), height=20, color=False)
+    if chart is not None:
+        out += [Text("Roofline (DRAM)", style="bold"), Text(chart.text)]
+    out.append(Text(f"Moved: {moved_text(pair)}"))
+    return out
+
+
+class PairScreen(Screen[None]):
+    """One pair side by side: times, label, flags, every pane's key metrics, the roofline."""
+
+    HELP_TITLE = "Diff: one pair"
+    BINDINGS = [
+        Binding("escape,backspace", "app.pop_screen", "Back", id="pair.back",
+                tooltip="Back to the matched kernels."),
+        Binding("n", "step(1)", "Next pair", id="pair.next", tooltip="Show the next pair."),
+        Binding("p", "step(-1)", "Prev pair", id="pair.prev", tooltip="Show the previous pair."),
+    ]
+
+    def __init__(self, diff: KernelDiff, pair: KernelPair) -> None:
+        super().__init__(id="diff-pair")
+        self.diff = diff
+        self.pair = pair
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="pair-scroll"):
+            yield Static("", id="pair-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_pair(self.pair)
+        self.query_one("#pair-scroll").focus()
+
+    def show_pair(self, pair: KernelPair) -> None:
+        self.pair = pair
+        body = pair_renderables(self.diff, pair, self.app.size.width)
+        self.query_one("#pair-body", Static).update(Group(*body))
+
+    def action_step(self, step: int) -> None:
+        pairs = list(self.diff.pairs)
+        i = pairs.index(self.pair) if self.pair in pairs else 0
+        j = i + step
+        if not 0 <= j < len(pairs):
+            self.app.bell()
+            return
+        self.show_pair(pairs[j])
+
+
+def _table(title: str, headers: Sequence[str], rows: Sequence[TimeChange], limit: int = 0,
+           width: int = 48) -> RenderableType:
+    if not rows:
+        return Text(f"{title}: none in either report", style="dim")
+    shown = rows[:limit] if limit else rows
+    notes = [f"{len(shown)} of {len(rows):,} shown"] if len(shown) < len(rows) else []
+    return grid_table(headers, (time_row(r, width) for r in shown), title=title, notes=notes)
+
+
+def timeline_renderables(diff: TimelineDiff) -> list[RenderableType]:
+    """What the timeline diff screen shows, top to bottom."""
+    busy = diff.busy
+    head = Text()
+    head.append("GPU busy ", style="bold")
+    head.append(f"{fmt_duration(busy.before_busy_ns)} of {fmt_duration(busy.before_span_ns)} → "
+                f"{fmt_duration(busy.after_busy_ns)} of {fmt_duration(busy.after_span_ns)} "
+                f"({pct_pair(busy.before_pct, busy.after_pct)})")
+    appeared = ", ".join(a.name for a in diff.api_appeared) or "none"
+    vanished = ", ".join(a.name for a in diff.api_vanished) or "none"
+    nvtx = sorted(diff.nvtx, key=lambda r: -abs((r.after_ns or 0.0) - (r.before_ns or 0.0)))
+    findings = grid_table(
+        ("Finding", "Before", "After", "Change", "Title"),
+        ((f.id, f"{f.before_severity or '—'} ({f.before_items})",
+          f"{f.after_severity or '—'} ({f.after_items})", f.status, f.title)
+         for f in diff.findings),
+        title="Findings",
+    )
+    return [
+        head, Text(""),
+        grid_table(FAMILY_HEADERS, (family_row(f, 48) for f in diff.families),
+                   title="Kernel families"),
+        Text(""),
+        _table("Launches", ("API call", "Calls", "Before", "After", "Change"),
+               diff.launch_calls),
+        Text(f"API calls appeared: {appeared}\nAPI calls vanished: {vanished}", style="dim"),
+        Text(""),
+        _table("GPU idle gaps by cause", ("Cause", "Gaps", "Before", "After", "Change"),
+               diff.gaps),
+        Text(""),
+        _table("NVTX ranges (largest change first)", ("Range", "Instances", "Before", "After",
+                                                      "Change"), nvtx, limit=20),
+        Text(""),
+        _table("Copies", ("Operation", "Count", "Before", "After", "Change"), diff.copies),
+        Text(""),
+        findings,
+    ]
+
+
+class TimelineDiffScreen(Screen[None]):
+    """Two timelines compared, one scrolling page of tables."""
+
+    HELP_TITLE = "Diff of two timelines"
+
+    def __init__(self, diff: TimelineDiff) -> None:
+        super().__init__(id="timeline-diff")
+        self.diff = diff
+
+    def compose(self) -> ComposeResult:
+        yield Static(summed_line(self.diff), id="diff-title")
+        with VerticalScroll(id="timeline-diff-scroll"):
+            yield Static(Group(*timeline_renderables(self.diff)), id="timeline-diff-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#timeline-diff-scroll").focus()
+
+

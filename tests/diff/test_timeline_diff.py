@@ -1,0 +1,73 @@
+"""Two timelines of the same PyTorch step, eager and captured in a CUDA graph: every number
+of the diff is the one ``nsys stats`` printed for each report."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelscope.parsers.diff.gate import check_slower
+from kernelscope.parsers.diff.timelines import SHORT_GAPS
+from tests.nsys.oracle import oracle_csv, read_csv
+
+
+def oracle_rows(name: str, report: str, key: str = "Name") -> dict[str, dict[str, str]]:
+    return {row[key]: row for row in read_csv(oracle_csv(name, report))}
+
+
+def test_families_are_nsys_stats_kernel_rows(graph_diff) -> None:
+    before = oracle_rows("graph_eager", "cuda_gpu_kern_sum")
+    after = oracle_rows("graph_replay", "cuda_gpu_kern_sum")
+    assert {f.name for f in graph_diff.families} == set(before) | set(after)
+    for family in graph_diff.families:
+        for rows, total, count in ((before, family.before_ns, family.before_count),
+                                   (after, family.after_ns, family.after_count)):
+            row = rows.get(family.name)
+            if row is None:
+                assert (total, count) == (None, 0)
+            else:
+                assert total == float(row["Total Time (ns)"])
+                assert count == int(row["Instances"])
+    appeared = [f.name for f in graph_diff.kernels_appeared]
+    assert appeared == sorted(set(after) - set(before))
+    assert graph_diff.before_total_ns == sum(float(r["Total Time (ns)"]) for r in before.values())
+
+
+def test_the_graph_replaces_launches(graph_diff) -> None:
+    before = oracle_rows("graph_eager", "cuda_api_sum")
+    after = oracle_rows("graph_replay", "cuda_api_sum")
+    calls = {a.name: a for a in graph_diff.launch_calls}
+    launch = calls["cudaLaunchKernel"]
+    assert launch.before_count == int(before["cudaLaunchKernel"]["Num Calls"]) == 1034
+    assert launch.after_count == int(after["cudaLaunchKernel"]["Num Calls"]) == 172
+    graph = next(a for a in graph_diff.api_appeared if a.name.startswith("cudaGraphLaunch"))
+    assert graph.after_count == 40  # one replay a step
+    assert "cudaStreamBeginCapture_v10000" in {a.name for a in graph_diff.api_appeared}
+
+
+def test_busy_gaps_nvtx_copies_findings(graph_diff) -> None:
+    busy = graph_diff.busy
+    for data, pct in ((graph_diff.before, busy.before_pct), (graph_diff.after, busy.after_pct)):
+        assert pct == pytest.approx(data.gpu_busy_pct)
+    assert busy.after_pct > busy.before_pct
+    gaps = {g.name: g for g in graph_diff.gaps}
+    assert sum(g.before_count for g in gaps.values()) == graph_diff.before.gaps.height
+    assert gaps["launch-overhead"].after_ns < gaps["launch-overhead"].before_ns
+    assert SHORT_GAPS in gaps
+    nvtx = {r.name: r for r in graph_diff.nvtx}
+    assert nvtx[":eager"].status == "gone" and nvtx[":graph"].status == "new"
+    step = nvtx[":step 5"]
+    assert step.after_ns < step.before_ns / 5  # the replayed step's CPU range is short
+    copies = oracle_rows("graph_replay", "cuda_gpu_mem_time_sum", "Operation")
+    for copy in graph_diff.copies:
+        assert copy.after_ns == float(copies[copy.name]["Total Time (ns)"])
+    findings = {f.id: f for f in graph_diff.findings}
+    assert findings["pageable-memcpy"].status == "same"
+    assert findings["low-gpu-utilization"].before_items == 1
+
+
+def test_fail_if_slower_on_timelines(graph_diff) -> None:
+    gate = check_slower(graph_diff, 5)
+    assert gate.failed  # the graph adds the capture's launches: +7.5 % of kernel time
+    assert gate.regressed and all(r.change_pct is None or r.change_pct > 5
+                                  for r in gate.regressed)
+    assert not check_slower(graph_diff, 10).failed
