@@ -9,7 +9,8 @@ processes: ``RUSAGE_CHILDREN`` of a fresh wrapper). The floor opens every kernel
 ncu_report alone in one process (``range.action_by_idx``, nothing read). Reports are
 decompressed first, so every case reads the same plain file.
 
-Target: summary and every export <= 1.0x the floor on 2 cores; no process above 400 MB.
+Target: summary and every export <= 1.0x the floor on 2 cores, ``diff`` <= 1.0x the sum of its
+two reports' floors; no process above 400 MB.
 """
 
 from __future__ import annotations
@@ -80,6 +81,16 @@ def cases(path: Path, tmp: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
+def diff_case(path: Path, tmp: Path) -> list[str]:
+    """``kernelscope diff`` of the report against a copy of itself (two files, each read
+    once): its floor is the sum of the two reports' floors."""
+    twin = tmp / f"twin-{path.name}"
+    if not twin.exists():
+        shutil.copyfile(path, twin)
+    return [sys.executable, "-m", "kernelscope", "diff", str(path), str(twin), "-f", "json",
+            "-o", str(tmp / "diff.json")]
+
+
 def main() -> None:
     reports = [Path(a) for a in sys.argv[1:]] or list(DEFAULTS)
     print(f"({os.cpu_count()} CPUs; each case a fresh process, median of 3, end to end)")
@@ -106,6 +117,13 @@ def main() -> None:
                 over = " (over 400 MB)" if float(res["mb"]) > 400 else ""
                 print(f"| {label} | {kernels} | {what} | {res['s']:.2f} s | "
                       f"{ratio:.2f}×{miss} | {res['mb']:.0f} MB{over} |", flush=True)
+            res = measure(diff_case(plain, tmp))
+            ratio = float(res["s"]) / (2 * float(floor["s"]))
+            miss = " (misses ≤ 1.0×)" if ratio > 1.0 else ""
+            over = " (over 400 MB)" if float(res["mb"]) > 400 else ""
+            print(f"| {label} | 2 × {kernels} | diff with a copy (floor: both floors, "
+                  f"{2 * float(floor['s']):.2f} s) | {res['s']:.2f} s | {ratio:.2f}×{miss} | "
+                  f"{res['mb']:.0f} MB{over} |", flush=True)
 
 
 if __name__ == "__main__":
