@@ -117,7 +117,11 @@ def read_metric(action: Any, name: str, *, label: bool = True) -> Metric | None:
             text = raw.label() or ""
         except (AttributeError, RuntimeError):
             text = ""
-    return Metric(name=name, value=value, unit=raw.unit() or "", label=text)
+    # A string value (a breakdown's sub-metric name, a device name) has no unit; ncu_report
+    # still answers one for breakdowns, and which one depends on what the process opened
+    # before ('%' in a fresh process, 'byte' after other reports).
+    unit = "" if isinstance(value, str) else raw.unit() or ""
+    return Metric(name=name, value=value, unit=unit, label=text)
 
 
 def read_series(action: Any, name: str) -> Series | None:
