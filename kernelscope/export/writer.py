@@ -7,13 +7,12 @@ Which kind of report it is, and so how it is read and rendered, is the registry'
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 
 FORMATS = ("json", "md", "csv")
 
@@ -44,17 +43,6 @@ class Rendered:
 
 COMPARING = {"pairs": "--pair", "fail_if_slower": "--fail-if-slower"}
 """Export options only a kind that says it reads them (``KindSpec.reads``) takes."""
-
-
-def check_pattern(pattern: str | None) -> None:
-    if pattern is None:
-        return
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ReportError(
-            f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
-        ) from exc
 
 
 def nothing_matched(path: Path, options: ExportOptions) -> ReportError:
@@ -91,7 +79,7 @@ def render_checked(
     if options.fmt not in FORMATS:
         choices = ", ".join(FORMATS)
         raise ReportError(f"Unknown export format {options.fmt!r}; choose one of {choices}.")
-    check_pattern(options.pattern)
+    kernel_filter(options.pattern)
     paths = as_paths(inputs)
     kind = kind_for(paths, subcommand)
     if options.fmt not in kind.formats:

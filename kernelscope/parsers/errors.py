@@ -38,3 +38,16 @@ class ReportError(Exception):
 
     def __init__(self, message: object = "") -> None:
         super().__init__(safe_text(message))
+
+
+def kernel_filter(pattern: str | None) -> re.Pattern[str] | None:
+    """The compiled ``-k`` kernel filter (None when there is none); ReportError, one sentence,
+    when it is not a valid regular expression."""
+    if not pattern:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ReportError(
+            f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
+        ) from exc

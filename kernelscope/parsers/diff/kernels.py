@@ -18,7 +18,6 @@ pane's key metrics (``parsers.diff.metrics``) and both roofline points.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from kernelscope.parsers.diff.metrics import (
     metric_changes,
     speedup,
 )
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, measured_duration
 from kernelscope.parsers.roofline.model import PrecisionPoint
 
@@ -336,13 +335,7 @@ def diff_kernels(
     pattern: str | None = None,
 ) -> KernelDiff:
     """Compare two analysed kernel reports (only the kernels ``pattern`` selects, if given)."""
-    if pattern:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ReportError(
-                f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
-            ) from exc
+    kernel_filter(pattern)
     matched, olds, news = match_kernels(before, after, by_hand, pattern)
     if pattern and not (matched or olds or news):
         raise ReportError(

@@ -20,7 +20,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.parsers.diff.metrics import TimeChange, change_pct
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 from kernelscope.parsers.nsys.findings import Finding
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.parsers.severity import severity_rank
@@ -265,14 +265,7 @@ def diff_timelines(
     before: TimelineData, after: TimelineData, pattern: str | None = None
 ) -> TimelineDiff:
     """Compare two timelines (the kernel rows only of the names ``pattern`` matches)."""
-    regex = None
-    if pattern:
-        try:
-            regex = re.compile(pattern)
-        except re.error as exc:
-            raise ReportError(
-                f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
-            ) from exc
+    regex = kernel_filter(pattern)
     families = _joined(_kernels(before, regex), _kernels(after, regex))
     if pattern and not families:
         raise ReportError(
