@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-
-from textual.pilot import Pilot
 
 from kernelscope.tui.app import create_app
 from tests.diff.conftest import ncu
-from tests.tui.helpers import settle
+from tests.tui.helpers import keys
 
 WIDE = (120, 36)
-
-
-def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
-    async def run(pilot: Pilot[object]) -> None:
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return run
 
 
 def ladder() -> object:

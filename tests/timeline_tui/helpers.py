@@ -16,22 +16,11 @@ from textual.widgets import Static
 from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.timeline import TimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
+from tests.tui.helpers import settle
 
 
 def make_app(path: Path, cache_dir: Path) -> KernelscopeApp:
     return create_app(path, cache_dir=cache_dir)
-
-
-async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
-    """Wait until no worker runs and the messages they posted are handled."""
-    app = pilot.app
-    for _ in range(50):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            rounds -= 1
-            if rounds <= 0:
-                return
 
 
 async def wait_until_open(pilot: Pilot[object], timeout_s: float = 30.0) -> None:

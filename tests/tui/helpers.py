@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -11,7 +12,10 @@ from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
+from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
+
+from kernelscope.screens.panes import RawPane, SourcePane
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
@@ -73,3 +77,38 @@ def widget_text(widget: Widget) -> str:
     width, height = widget.size
     lines = widget.render_lines(Region(0, 0, width, height))
     return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
+    """Wait for the report, press ``presses`` (settling after each), wait again."""
+
+    async def run(pilot: Pilot[object]) -> None:
+        await settle(pilot)
+        for key in presses:
+            await pilot.press(key)
+            await settle(pilot)
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await settle(pilot)
+        await until_read(pilot)
+
+    return run
+
+
+async def until_read(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
+    """Wait until a shown Raw or Source pane holds what its worker reads (a loaded machine
+    can take longer than a few pauses), then settle once more."""
+    def pending() -> bool:
+        screen = pilot.app.screen
+        raw = [p for p in screen.query(RawPane) if p.region.area and p.detail is not None]
+        source = [p for p in screen.query(SourcePane) if p.region.area and p.detail is not None
+                  and p.detail.listing is None]
+        return any(p.metrics is None for p in raw) or any(
+            p.listing_data is None and "Reading" in str(p.query_one("#source-summary").render())
+            for p in source)
+
+    for _ in range(int(timeout_s / 0.05)):
+        if not pending():
+            break
+        await pilot.pause(0.05)
+    await settle(pilot)

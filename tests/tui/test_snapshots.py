@@ -12,53 +12,16 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
 
-from kernelscope.screens.panes import RawPane, SourcePane
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, settle
+from .helpers import SAMPLES, keys
 
 ZOO = SAMPLES / "ncu" / "zoo_a.ncu-rep.xz"
 WIDE = (120, 36)
 SMALL = (80, 24)
 
 pytestmark = pytest.mark.skipif(not ZOO.exists(), reason=f"no sample {ZOO}")
-
-
-def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
-    """Wait for the report, press ``presses`` (settling after each), wait again."""
-
-    async def run(pilot: Pilot[object]) -> None:
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await settle(pilot)
-        for field in pilot.app.screen.query(Input):
-            field.cursor_blink = False
-        await settle(pilot)
-        await until_read(pilot)
-
-    return run
-
-
-async def until_read(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
-    """Wait until a shown Raw or Source pane holds what its worker reads (a loaded machine
-    can take longer than a few pauses), then settle once more."""
-    def pending() -> bool:
-        screen = pilot.app.screen
-        raw = [p for p in screen.query(RawPane) if p.region.area and p.detail is not None]
-        source = [p for p in screen.query(SourcePane) if p.region.area and p.detail is not None
-                  and p.detail.listing is None]
-        return any(p.metrics is None for p in raw) or any(
-            p.listing_data is None and "Reading" in str(p.query_one("#source-summary").render())
-            for p in source)
-
-    for _ in range(int(timeout_s / 0.05)):
-        if not pending():
-            break
-        await pilot.pause(0.05)
-    await settle(pilot)
 
 
 def detail(kernel_id: int, pane: str) -> Callable[[Pilot[object]], Awaitable[None]]:
