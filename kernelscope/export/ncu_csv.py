@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.export.ncu_markdown import top_flag
-from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
+from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, analysed_in_workers
 from kernelscope.parsers.ncu import KernelDetail, rows_to_frame
 from kernelscope.parsers.ncu.measured import short_reason
 from kernelscope.parsers.ncu.metrics import MetricValue
@@ -25,19 +25,10 @@ def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:
 
 
 def _all_values(analyzed: AnalyzedReport, chosen: list[AnalyzedKernel]) -> list[dict[str, Any]]:
-    found: dict[int, dict[str, MetricValue]] = {}
-    batches = analyzed.report.iter_details(
-        [k.id for k in chosen],
-        source=False,
-        curves=False,
-        breakdowns=False,
-        analyse=metric_values,
-        slim=True,
-        all_metrics=True,
+    found = analysed_in_workers(
+        analyzed.report, [k.id for k in chosen], metric_values,
+        source=False, curves=False, breakdowns=False, all_metrics=True,
     )
-    for batch in batches:
-        for summary, values in batch:
-            found[summary.id] = values
     return [found[k.id] for k in chosen]
 
 

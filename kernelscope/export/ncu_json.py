@@ -13,7 +13,12 @@ from typing import Any
 
 from kernelscope.export import json_text
 from kernelscope.parsers.diagnosis import Diagnosis
-from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, diagnose_detail
+from kernelscope.parsers.kernel_analysis import (
+    AnalyzedKernel,
+    AnalyzedReport,
+    analysed_in_workers,
+    diagnose_detail,
+)
 from kernelscope.parsers.ncu import KernelDetail, Metric
 
 SCHEMA = "kernelscope/ncu/1"
@@ -130,19 +135,11 @@ def kernel_texts(
     have = analyzed.extras
     if all(isinstance(have.get(k.id), str) for k in chosen):
         return {k.id: have[k.id] for k in chosen}
-    texts: dict[int, str] = {}
-    batches = analyzed.report.iter_details(
-        [k.id for k in chosen],
-        curves=False,
-        analyse=json_analysis,
-        slim=True,
-        tables=True,
-        all_metrics=all_metrics,
+    found = analysed_in_workers(
+        analyzed.report, [k.id for k in chosen], json_analysis,
+        curves=False, tables=True, all_metrics=all_metrics,
     )
-    for batch in batches:
-        for summary, (_, text) in batch:
-            texts[summary.id] = text
-    return texts
+    return {kernel_id: text for kernel_id, (_, text) in found.items()}
 
 
 def render_ncu_json(

@@ -214,6 +214,20 @@ def diagnose_only(detail: KernelDetail) -> tuple[Diagnosis, None]:
     return diagnose_detail(detail, None), None
 
 
+def analysed_in_workers(
+    report: NcuReport, kernel_ids: list[int], analyse: Callable[[KernelDetail], Any],
+    **options: Any,
+) -> dict[int, Any]:
+    """``analyse(detail)`` of each kernel, by id, computed where the details are read (the
+    worker processes of a large report): only the results and the list's view come back.
+    ``options`` go to ``NcuReport.iter_details``."""
+    found: dict[int, Any] = {}
+    for batch in report.iter_details(kernel_ids, analyse=analyse, slim=True, **options):
+        for summary, result in batch:
+            found[summary.id] = result
+    return found
+
+
 def analyze(
     report: NcuReport,
     progress: ProgressFn | None = None,
