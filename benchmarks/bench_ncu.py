@@ -102,8 +102,13 @@ async def wait(pilot, check, limit=120.0):
             raise SystemExit("timed out")
         await asyncio.sleep(0.002)
 
+path = plain(path)  # the same decompressed report as the floor's
+
+
 async def main():
     t0 = time.perf_counter()
+    from kernelscope.tui.cli import _prestart_list_pools
+    _prestart_list_pools([Path(path)])  # what the command does before it starts the app
     app = create_app(Path(path))
     async with app.run_test(size=(120, 36)) as pilot:
         def table():
@@ -183,8 +188,12 @@ def main() -> None:
             f"{keys['keys_s']:.2f} s",
             f"≤ 1.2× floor: {ratio:.2f}×",
         ),
-        ("TUI: kernel list shows", f"{tui['shown_s']:.2f} s", "≤ 1 s"),
-        ("TUI: all key metrics loaded", f"{tui['tui_loaded_s']:.2f} s", ""),
+        ("TUI: kernel list shows its first rows", f"{tui['shown_s']:.2f} s", "≤ 0.5 s"),
+        (
+            "TUI: all key metrics loaded (list complete)",
+            f"{tui['tui_loaded_s']:.2f} s",
+            f"≤ 1.2× floor: {tui['tui_loaded_s'] / floor['floor_s']:.2f}×",
+        ),
         (
             "TUI: next-kernel key to repainted screen (median / max)",
             f"{tui['next_ms']:.0f} / {tui['next_max_ms']:.0f} ms",

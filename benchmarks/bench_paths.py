@@ -1,7 +1,8 @@
 """Every headless path over a kernel report against the floor, end to end (issue 18).
 
 Usage: python benchmarks/bench_paths.py [REPORT ...]
-(default: samples/ncu/many_launches, samples/big/many_launches_sol, samples/big/many_launches_full)
+(default: samples/ncu/many_launches, samples/big/many_launches_sol,
+samples/big/many_launches_full_264, samples/big/many_launches_huge)
 
 Each case is one fresh process timed from outside, interpreter start included, median of
 three; its peak RSS is that of the largest process it ran (the command or one of its worker
@@ -29,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = (
     ROOT / "samples" / "ncu" / "many_launches.ncu-rep.xz",
     ROOT / "samples" / "big" / "many_launches_sol.ncu-rep.xz",
-    ROOT / "samples" / "big" / "many_launches_full.ncu-rep.xz",
+    ROOT / "samples" / "big" / "many_launches_full_264.ncu-rep.xz",
+    ROOT / "samples" / "big" / "many_launches_huge.ncu-rep.xz",
 )
 FLOOR = (
     "import sys, ncu_report\n"

@@ -18,8 +18,9 @@
 #                 many_launches (default set) + --page details/raw CSV oracles -> raw/ncu/
 #   ncu_new       the diff, diagnosis, multi-process, range-replay and join kernel reports
 #                 (see samples/README.md) + their oracles -> raw/ncu/
-#   ncu_big       the benchmark reports: many_launches_big (5,000 launches) and
-#                 many_launches_full (200 launches, --set full) -> raw/ncu/big/
+#   ncu_big       the benchmark reports: many_launches_huge (5,000-10,000 launches,
+#                 LaunchStats only) and many_launches_full_264 (264 launches, --set full)
+#                 -> raw/ncu/big/
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
 # After `pack`, copy OUTDIR/samples/* over the repository's samples/ folder.
 #
@@ -281,55 +282,54 @@ stage_ncu_new() {
   for p in "${ORACLE_PIDS[@]}"; do wait "$p"; done
 }
 
-# The benchmark reports: many_launches_big (default set, 5,000 launches) and
-# many_launches_full (--set full, 200 launches). Kernel replay costs ~0.36 s a launch with
-# the default set on the H200 VM, so a short probe first times 40 launches under kernel
-# and application replay (which reruns the program once a pass instead of saving and
-# restoring memory around every kernel) and the faster mode is used; when even that
-# cannot profile 5,000 default-set launches in BIG_SECONDS, the big report collects only
-# the kernel list's sections (LaunchStats, Occupancy, SpeedOfLight). The plan is written
-# to big/probe.txt.
+# The benchmark reports: many_launches_huge (LaunchStats only, 5,000-10,000 launches) and
+# many_launches_full_264 (--set full, 264 launches). ncu's cost is per profiled launch and
+# per pass: on the H200 VM ~0.35 s a launch for the three list sections (LaunchStats,
+# Occupancy, SpeedOfLight) or the default set, ~1.8 s for the full set, but only ~0.036 s for
+# LaunchStats alone (one pass, no memory saved and restored). So a short probe times 80
+# launches of each choice, and the huge report takes the richest choice whose launches fit
+# BIG_SECONDS (LaunchStats alone on that VM: 8,676 launches in 129 s). Probe and plan go to
+# big/probe.txt.
 stage_ncu_big() {
-  local RB=$RN/big t0 t1 t2
+  local RB=$RN/big name t0 t1
   mkdir -p "$RB"
-  t0=$(date +%s.%N)
-  (cd "$RB" && run 90 "$NCU" --clock-control none -c 40 -f -o probe_kernel \
-    "$B/many_launches" 10) >"$RB/probe_kernel.log" 2>&1
-  t1=$(date +%s.%N)
-  (cd "$RB" && run 90 "$NCU" --clock-control none --replay-mode application -c 40 -f \
-    -o probe_app "$B/many_launches" 10) >"$RB/probe_app.log" 2>&1
-  t2=$(date +%s.%N)
+  : >"$RB/probe.txt"
+  local -A opts=(
+    [list]="--section LaunchStats --section Occupancy --section SpeedOfLight"
+    [launch]="--section LaunchStats"
+  )
+  for name in list launch; do
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    (cd "$RB" && run 120 "$NCU" --clock-control none -c 80 ${opts[$name]} -f \
+      -o "probe_$name" "$B/many_launches" 20) >"$RB/probe_$name.log" 2>&1
+    t1=$(date +%s.%N)
+    "$PYTHON" -c "print('$name', round(($t1 - $t0) / 80, 4))" >>"$RB/probe.txt"
+  done
   rm -f "$RB"/probe_*.ncu-rep
-  local plan
-  plan=$("$PYTHON" - "$t0" "$t1" "$t2" "${BIG_SECONDS:-330}" "${FULL_SECONDS:-200}" <<'PY'
+  local plan choice rounds
+  plan=$("$PYTHON" - "${BIG_SECONDS:-300}" "$RB/probe.txt" <<'PY'
 import sys
-t0, t1, t2, big_s, full_s = map(float, sys.argv[1:])
-kernel, app = (t1 - t0) / 40, (t2 - t1) / 40
-mode, rate = ("application", app) if app < kernel else ("kernel", kernel)
-sections = "default"
-big_rounds = 1250
-if rate * 5000 > 0.9 * big_s:
-    sections = "list"  # ~3 passes instead of ~10
-    big_rounds = min(1250, int(0.9 * big_s / (rate * 0.35) / 4))
-full_rounds = max(10, min(75, int(0.85 * full_s / (rate * 4) / 4)))
-print(f"probe: 40 launches, kernel replay {kernel:.3f} s/launch, application replay "
-      f"{app:.3f} s/launch", file=sys.stderr)
-print(mode, sections, big_rounds, full_rounds)
+left = float(sys.argv[1])
+rates = {k: float(v) for k, v in (line.split() for line in open(sys.argv[2]))}
+for name in ("list", "launch"):  # the richest that fits 5,000 launches
+    if rates[name] * 5000 < 0.9 * left:
+        break
+launches = max(5000, min(10000, int(0.9 * left / rates[name])))
+print(name, launches // 4)
 PY
-  ) 2>>"$RB/probe.txt"
-  read -r mode sections big_rounds full_rounds <<<"$plan"
-  echo "plan: mode=$mode sections=$sections big_rounds=$big_rounds full_rounds=$full_rounds" |
-    tee -a "$RB/probe.txt" >&2
-  local sec=()
-  [[ $sections == list ]] && sec=(--section LaunchStats --section Occupancy --section SpeedOfLight)
-  (cd "$RB" && run "${BIG_SECONDS:-330}" "$NCU" --clock-control none --replay-mode "$mode" \
-    "${sec[@]}" -f -o many_launches_big "$B/many_launches" "$big_rounds") 2>&1 |
-    stamp >"$RB/many_launches_big.profile.log"
-  (cd "$RB" && run "${FULL_SECONDS:-200}" "$NCU" --clock-control none --replay-mode "$mode" \
-    --set full -f -o many_launches_full "$B/many_launches" "$full_rounds") 2>&1 |
-    stamp >"$RB/many_launches_full.profile.log"
+  )
+  read -r choice rounds <<<"$plan"
+  echo "plan: $choice rounds=$rounds launches=$((rounds * 4))" | tee -a "$RB/probe.txt" >&2
+  # shellcheck disable=SC2086
+  (cd "$RB" && run "${BIG_SECONDS:-300}" "$NCU" --clock-control none ${opts[$choice]} -f \
+    -o many_launches_huge "$B/many_launches" "$rounds") 2>&1 |
+    stamp >"$RB/many_launches_huge.profile.log"
+  (cd "$RB" && run "${FULL_SECONDS:-540}" "$NCU" --clock-control none --set full -c 264 -f \
+    -o many_launches_full_264 "$B/many_launches" 66) 2>&1 |
+    stamp >"$RB/many_launches_full_264.profile.log"
   local r
-  for r in many_launches_big many_launches_full; do
+  for r in many_launches_huge many_launches_full_264; do
     [[ -s $RB/$r.ncu-rep ]] || continue
     run 200 "$NCU" --import "$RB/$r.ncu-rep" --page raw --csv --print-units base \
       >"$RB/$r.raw.csv" 2>"$RB/$r.raw.log" &

@@ -192,6 +192,7 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     else:
         for path in args.report:
             check_readable(path)
+    _prestart_list_pools(args.report)
     from kernelscope.tui.app import create_app
 
     app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
@@ -202,6 +203,36 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     if failed:
         return _fail(str(failed))
     return app.return_code or 0
+
+
+PRESTART_BYTES = 4 << 20
+"""A kernel report at least this large (more kernels than one process reads itself, on a
+default-set report) gets its list's pool process started before the TUI is imported."""
+
+
+def _prestart_list_pools(paths: list[Path]) -> None:
+    """Start the pool processes that will read the kernel lists of large kernel reports,
+    so that they import what they need while the app starts (the TUI's threads cannot fork
+    the list's readers themselves)."""
+    from kernelscope.parsers.detect import NCU_MAGIC
+
+    large = 0
+    for path in paths:
+        try:
+            if not path.is_file():  # (a FIFO must not be opened here: it would block)
+                continue
+            with open(path, "rb") as f:
+                plain = f.read(4) == NCU_MAGIC
+            size = path.stat().st_size
+        except OSError:
+            continue
+        compressed = ".ncu-rep" in path.name and not plain
+        if (plain and size >= PRESTART_BYTES) or (compressed and size >= PRESTART_BYTES // 8):
+            large += 1
+    if large:
+        from kernelscope.parsers.ncu.list_pool import prestart
+
+        prestart(min(large, 2))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,30 +1,38 @@
-"""Passes over many kernels in a child process: ``python -m kernelscope.parsers.ncu.list_worker``.
+"""Passes over many kernels in a pool process: ``python -m kernelscope.parsers.ncu.list_worker``.
 
 ncu_report keeps every kernel it has opened in memory until the process exits (about 0.8 MB a
 kernel on a default-set report, ~7 MB with ``--set full``), so passes over all kernels (the
-kernel list, exports) run in short-lived children that stream plain model objects back;
-several children split the kernels between cores, and each child stops once its memory
-reaches its budget (``rss_limit_mb``), leaving the rest of its kernels to a fresh child
-(``list_pool``), so no process outgrows the budget whatever the report's size.
+kernel list, exports) do not open them in the process that shows or writes the results. The
+pool process imports what the pass needs before its job arrives (so the parent can start it
+first thing and send the job once it has checked the report), opens the report and its first
+kernel (ncu_report's set-up, ~0.14 s and ~120 MB, paid once), then forks children: each reads
+a chunk of the kernels and streams plain model objects back through the pool, and stops once
+its memory reaches its budget (``rss_limit_mb``), leaving the rest of its chunk to a fresh
+child. Forked children start in about a millisecond sharing what the pool has loaded, so a
+pass costs the kernels' opening split over the cores, and no process outgrows the budget
+whatever the report's size.
 
-Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids (the kernels this
-child reads, in order), rss_limit_mb (default: ``budget_mb()``), max_kernels (a child reads at
-most that many), metrics (summary mode), extra, source, curves, all_metrics
-and diagnose (detail mode: a picklable function of a KernelDetail whose result is sent with
-it), rules, batch_seconds.
+Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids (the kernels to
+read), processes (children at a time), rss_limit_mb (default: ``budget_mb()``), max_kernels
+(the most one child reads), metrics (summary mode), extra, source, curves, all_metrics and
+diagnose (detail mode: a picklable function of a KernelDetail whose result is sent with it),
+rules, batch_seconds, origins. The pool watches stdin after the job: its end (the parent closed
+it, or is gone) stops the pass.
 Output (stdout): frames of an 8-byte big-endian length and a pickled list of results
-(KernelSummary, KernelDetail or (KernelDetail, diagnose result)), one per kernel in the order of
-``ids``, ending with an empty list; a child that stopped at its budget has sent results for a
-prefix of ``ids`` only.
+(KernelSummary, KernelDetail or (KernelDetail, diagnose result)), one per kernel, batches in no
+fixed order, then a frame holding ``{"children": [[first id, kernels read], ...]}``, one pair
+per child, and an empty list.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import resource
 import sys
 import time
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 RSS_LIMIT_MB = 360
@@ -99,15 +107,26 @@ ERROR_PREFIX = "kernelscope-report-error: "
 
 
 def main() -> int:
-    job = pickle.load(sys.stdin.buffer)
     _quiet_native_stderr()
+    _preload()
+    try:
+        job = pickle.load(sys.stdin.buffer)
+    except EOFError:
+        return 0  # started ahead of a pass that never came
     from kernelscope.parsers.errors import ReportError
 
     try:
-        return _run(job)
+        return _serve(job)
     except ReportError as exc:
         print(f"{ERROR_PREFIX}{exc}", file=sys.stderr)
         return 3
+
+
+def _preload() -> None:
+    """Import what every pass needs (ncu_report, the readers, the diagnosis that summaries
+    and exports run in the children) while the parent is still checking the report."""
+    import ncu_report  # noqa: F401
+
 
 
 def budget_mb() -> float:
@@ -145,40 +164,290 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _run(job: dict[str, Any]) -> int:
-    import ncu_report
-
-    ctx = ncu_report.load_report(job["path"])
+def _handles(ctx: Any) -> list[tuple[int, int]]:
     handles: list[tuple[int, int]] = []
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         handles.extend((r, a) for a in range(rng.num_actions() if rng is not None else 0))
+    return handles
+
+
+def _serve(job: dict[str, Any]) -> int:
+    import ncu_report
+
+    ctx = ncu_report.load_report(job["path"])
+    handles = _handles(ctx)
     ids = job.get("ids")
-    ids = list(range(len(handles))) if ids is None else ids
-    limit = job.get("rss_limit_mb") or budget_mb()
-    most = job.get("max_kernels") or len(ids)
+    ids = list(range(len(handles))) if ids is None else list(ids)
     out = sys.stdout.buffer
+    children: list[list[int]] = []
+    if ids and hasattr(os, "fork"):
+        warm_up(ctx, handles[ids[0]])
+        frames = fork_frames(
+            ctx, job, ids, handles, processes=int(job.get("processes") or 1),
+            stop_fd=sys.stdin.fileno(), children=children,
+        )
+        try:
+            for payload in frames:
+                if payload is STOPPED:
+                    return 0  # the parent closed our stdin: the pass is over
+                if payload is not None:
+                    out.write(len(payload).to_bytes(8, "big"))
+                    out.write(payload)
+                    out.flush()
+        except ChildCrashed as crash:
+            print(crash.text, file=sys.stderr)
+            return 1
+    elif ids:  # no fork (Windows): read everything here, unbounded
+        read = _read(ctx, job, ids, handles, lambda b: write_frame(out, b), float("inf"))
+        children.append([ids[0], read])
+    write_frame(out, [{"children": children}])
+    write_frame(out, [])
+    return 0
+
+
+def warm_up(ctx: Any, handle: tuple[int, int]) -> None:
+    """Before forking: open the pass's first kernel (ncu_report's set-up, ~0.14 s and
+    ~120 MB), so that every child starts with it done. (Not the SASS disassembler, ~0.6 s a
+    process: setting it up starts a thread, and a child forked after that hangs in it.)"""
+    ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
+
+
+def chunk_size(count: int, processes: int, most: int, source: bool = False) -> int:
+    """How many kernels one child is given: a quarter of each core's share (so the cores end
+    together when kernels differ in cost), at least 16 (fewer forks), at most ``most``. A
+    pass reading source hot spots gives each core one chunk: every child sets up the SASS
+    disassembler anew (~0.6 s), so the fewer children the better (their budget still ends
+    them)."""
+    share = -(-count // max(1, processes))
+    return max(1, min(most, share if source else max(16, -(-share // 4))))
+
+
+def _read(
+    ctx: Any,
+    job: dict[str, Any],
+    ids: list[int],
+    handles: list[tuple[int, int]],
+    send: Callable[[list[Any]], None],
+    limit: float,
+) -> int:
+    """Read ``ids`` in order, passing batches of results to ``send`` (a batch every
+    ``batch_seconds``), until the resident size would pass ``limit`` (MB); returns how many
+    were read (at least one)."""
     batch: list[Any] = []
     last = time.perf_counter()
     resident = _Resident()
     rss = resident.mb()
-    step = 0.0  # the most one kernel has added so far, past the first (ncu_report's set-up)
-    for done, kernel_id in enumerate(ids):
-        if done and (rss + 2 * step > limit or done >= most):
+    step = 0.0  # the most one kernel has added so far, past the first
+    done = 0
+    for kernel_id in ids:
+        if done and rss + 2 * step > limit:
             break  # the budget is reached: a fresh child reads the rest
         batch.append(_one(ctx, job, kernel_id, handles[kernel_id]))
+        done += 1
         now_rss = resident.mb()
-        if done:
+        if done > 1:
             step = max(step, now_rss - rss)
         rss = now_rss
         now = time.perf_counter()
-        if now - last >= job.get("batch_seconds", 0.1):
-            write_frame(out, batch)
+        if done == 1 or now - last >= job.get("batch_seconds", 0.1):
+            send(batch)  # the first kernel at once: a list shows its first rows sooner
             batch, last = [], now
     if batch:
-        write_frame(out, batch)
-    write_frame(out, [])
-    return 0
+        send(batch)
+    return done
+
+
+_FAILED = 0xFFFFFFFF
+"""The result count that marks a child's last frame as its failure: ``(is_report_error,
+text)`` pickled."""
+STOPPED = b""
+"""What :func:`fork_frames` yields when its ``stop_fd`` closed."""
+
+
+class ChildCrashed(Exception):
+    """A child failed other than with a ReportError: its traceback, or how it died."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class _Child:
+    """A forked child reading one chunk, and what it has sent so far."""
+
+    def __init__(self, pid: int, fd: int, ids: list[int]) -> None:
+        self.pid = pid
+        self.fd = fd
+        self.ids = ids
+        self.done = 0
+        self.buffer = bytearray()
+        self.failure: tuple[bool, str] | None = None
+
+
+def _child_main(
+    ctx: Any, job: dict[str, Any], ids: list[int], handles: list[tuple[int, int]], fd: int
+) -> None:
+    """The body of a forked child: read ``ids`` within the budget, sending frames of a result
+    count, a length and the pickled results; then leave at once (``os._exit``: none of the
+    parent's clean-up runs here)."""
+    code = 0
+    pipe = os.fdopen(fd, "wb")
+
+    def send(batch: list[Any], count: int | None = None) -> None:
+        payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+        n = len(batch) if count is None else count
+        pipe.write(n.to_bytes(4, "big") + len(payload).to_bytes(8, "big"))
+        pipe.write(payload)
+        pipe.flush()
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)  # ncu_report's native log lines: not onto the user's terminal
+        os.close(devnull)
+        _read(ctx, job, ids, handles, send, job.get("rss_limit_mb") or budget_mb())
+    except BaseException as exc:
+        from kernelscope.parsers.errors import ReportError
+
+        code = 1
+        if not isinstance(exc, (BrokenPipeError, KeyboardInterrupt)):
+            import traceback
+
+            failure = (
+                (True, str(exc)) if isinstance(exc, ReportError) else
+                (False, traceback.format_exc())
+            )
+            with contextlib.suppress(OSError):
+                send(failure, _FAILED)  # type: ignore[arg-type]
+    finally:
+        try:
+            pipe.close()
+        finally:
+            os._exit(code)
+
+
+def fork_frames(
+    ctx: Any,
+    job: dict[str, Any],
+    ids: list[int],
+    handles: list[tuple[int, int]],
+    *,
+    processes: int,
+    stop_fd: int | None = None,
+    children: list[list[int]] | None = None,
+) -> Generator[bytes | None, None, None]:
+    """Read ``ids`` in children forked from this process (which has ``ctx`` loaded and its
+    first kernel opened), ``processes`` at a time, each given a chunk (``chunk_size``; at most
+    ``job["max_kernels"]``); a child that stopped at its budget is followed by a fresh one
+    for the rest of its chunk. Yields each frame's pickled list of results as it arrives,
+    None every 0.1 s without one (a chance to stop), and STOPPED when ``stop_fd`` reaches its
+    end. Appends ``[first id, kernels read]`` of each child to ``children``. Raises the
+    ReportError a child raised, or ChildCrashed. Closing the generator stops the children."""
+    import selectors
+    from collections import deque
+
+    processes = max(1, processes)
+    source = job["mode"] == "detail" and bool(job.get("source"))
+    size = chunk_size(len(ids), processes, int(job.get("max_kernels") or len(ids)), source)
+    queue = deque(ids[i : i + size] for i in range(0, len(ids), size))
+    running: dict[int, _Child] = {}
+    sel = selectors.DefaultSelector()
+    if stop_fd is not None:
+        sel.register(stop_fd, selectors.EVENT_READ, None)
+    try:
+        while queue or running:
+            while queue and len(running) < processes:
+                child = _fork(ctx, job, queue.popleft(), handles)
+                running[child.fd] = child
+                if children is not None:
+                    children.append([child.ids[0], 0])
+                sel.register(child.fd, selectors.EVENT_READ, (child, len(children or ()) - 1))
+            events = sel.select(timeout=0.1)
+            if not events:
+                yield None
+            for key, _ in events:
+                if key.data is None:
+                    if not os.read(key.fd, 1 << 16):
+                        yield STOPPED
+                        return
+                    continue
+                child, row = key.data
+                data = os.read(child.fd, 1 << 20)
+                if data:
+                    child.buffer.extend(data)
+                    for payload in _complete_frames(child):
+                        if children is not None:
+                            children[row][1] = child.done
+                        yield payload
+                    continue
+                sel.unregister(child.fd)
+                os.close(child.fd)
+                del running[child.fd]
+                _finish(child)
+                if child.done < len(child.ids):
+                    queue.appendleft(child.ids[child.done :])
+    finally:
+        for child in running.values():
+            _stop(child)
+        sel.close()
+
+
+def _finish(child: _Child) -> None:
+    """Wait for a child whose pipe ended; raise what went wrong in it."""
+    from kernelscope.parsers.errors import ReportError
+
+    status = os.waitpid(child.pid, 0)[1]
+    if child.failure is not None:
+        is_report_error, text = child.failure
+        if is_report_error:
+            raise ReportError(text)
+        raise ChildCrashed(text)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        raise ChildCrashed(f"a worker process ended ({how}) after {child.done} kernels")
+    if child.done == 0:
+        raise ReportError("A worker process read none of its kernels.")
+
+
+def _fork(ctx: Any, job: dict[str, Any], ids: list[int], handles: list[tuple[int, int]]) -> _Child:
+    read_fd, write_fd = os.pipe()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child_main(ctx, job, ids, handles, write_fd)
+    os.close(write_fd)
+    return _Child(pid, read_fd, ids)
+
+
+def _complete_frames(child: _Child) -> Iterator[bytes]:
+    """Pop the child's complete frames, counting their results; yield their payloads."""
+    buffer = child.buffer
+    while len(buffer) >= 12:
+        count = int.from_bytes(buffer[:4], "big")
+        size = int.from_bytes(buffer[4:12], "big")
+        if len(buffer) < 12 + size:
+            return
+        payload = bytes(buffer[12 : 12 + size])
+        del buffer[: 12 + size]
+        if count == _FAILED:
+            child.failure = pickle.loads(payload)
+            continue
+        child.done += count
+        yield payload
+
+
+def _stop(child: _Child) -> None:
+    import signal
+
+    with contextlib.suppress(OSError):
+        os.kill(child.pid, signal.SIGKILL)
+        os.waitpid(child.pid, 0)
+    with contextlib.suppress(OSError):
+        os.close(child.fd)
 
 
 if __name__ == "__main__":

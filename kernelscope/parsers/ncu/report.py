@@ -18,7 +18,7 @@ from kernelscope.parsers.ncu.detail import (
     read_source_hotspots,
 )
 from kernelscope.parsers.ncu.legacy import legacy_note
-from kernelscope.parsers.ncu.list_pool import iter_from_workers
+from kernelscope.parsers.ncu.list_pool import Local, iter_from_workers
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import load_ncu_context, native_stderr_quiet, remove_temp
@@ -76,6 +76,18 @@ DEVICE_ATTRIBUTES = (
 )
 
 ProgressFn = Callable[[int, int], None]
+MAX_WORKERS = 8
+
+
+def worker_count() -> int:
+    """How many children read a pass over many kernels at a time: one per core this process
+    may run on, at most MAX_WORKERS (each may grow to the worker memory budget)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
 ACTION_CACHE = 4
 IN_PROCESS_LIMIT = 64
 DETAIL_CACHE = 64
@@ -217,11 +229,11 @@ class NcuReport:
         """Yield every kernel's summary in time-based batches (for progressive loading).
 
         Reports of more than ``IN_PROCESS_LIMIT`` kernels are read by ``processes`` child
-        processes (default: one per core, at most two), because ncu_report never frees a
+        processes (default: ``worker_count()``), because ncu_report never frees a
         kernel it has opened; batches then arrive roughly, not strictly, in ID order."""
         if processes is None:
             small = self.kernel_count <= IN_PROCESS_LIMIT
-            processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
+            processes = 0 if small else worker_count()
         if processes <= 0:
             yield from self._iter_in_process(batch_seconds, cancelled)
             return
@@ -234,7 +246,9 @@ class NcuReport:
             "batch_seconds": batch_seconds,
             "origins": self.origins,
         }
-        yield from iter_from_workers(job, min(processes, self.kernel_count), cancelled)
+        yield from iter_from_workers(
+            job, min(processes, self.kernel_count), cancelled, local=self._local()
+        )
 
     def iter_details(
         self,
@@ -262,7 +276,7 @@ class NcuReport:
         tables = not slim if tables is None else tables
         if processes is None:
             small = len(kernel_ids) <= IN_PROCESS_LIMIT
-            processes = 0 if small else max(1, min(2, os.cpu_count() or 1))
+            processes = 0 if small else worker_count()
         if processes <= 0:
             if meanwhile is not None:
                 meanwhile()
@@ -295,8 +309,16 @@ class NcuReport:
             "origins": self.origins,
         }
         yield from iter_from_workers(
-            job, min(processes, len(kernel_ids)), cancelled, meanwhile=meanwhile
+            job,
+            min(processes, len(kernel_ids)),
+            cancelled,
+            meanwhile=meanwhile,
+            local=self._local(),
         )
+
+    def _local(self) -> Local:
+        """This report, open here, for forking the pass's children from this process."""
+        return (self._ctx, self.handles)
 
     def _iter_in_process(
         self, batch_seconds: float, cancelled: Callable[[], bool] | None
