@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring_ascii as _text
 from typing import Any
 
@@ -57,6 +57,18 @@ def wrap(members: Iterable[str], level: int) -> str:
         return "{}"
     inner = "\n" + INDENT * (level + 1)
     return "{" + inner + ("," + inner).join(parts) + "\n" + INDENT * level + "}"
+
+
+def array_pieces(elements: Iterable[str], level: int) -> Iterator[str]:
+    """:func:`array`'s text in pieces, an element at a time (for writing a large document
+    without holding it whole)."""
+    inner = "\n" + INDENT * (level + 1)
+    first = True
+    for element in elements:
+        yield ("[" if first else ",") + inner
+        yield element
+        first = False
+    yield "[]" if first else "\n" + INDENT * level + "]"
 
 
 def array(elements: Iterable[str], level: int) -> str:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernelscope.export.writer import ExportOptions, nothing_matched
+from kernelscope.export.writer import ExportOptions, Rendered, nothing_matched
 
 if TYPE_CHECKING:
     from kernelscope.parsers.ncu import NcuReport
 
 
-def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
+def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Rendered:
     """An opened kernel report in ``options.fmt``, analysed as that format needs (a Markdown
     or JSON export of every kernel reads each kernel's detail in the same pass)."""
     # Each format imports only its own renderer: the CSV one brings polars (~0.15 s).
@@ -51,11 +51,11 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str:
     if (options.pattern or options.process) and not analyzed.select(options.pattern):
         raise nothing_matched(report.path, options)
     if options.fmt == "json":
-        from kernelscope.export.ncu_json import render_ncu_json
+        from kernelscope.export.ncu_json import ncu_json_pieces
 
-        return render_ncu_json(
+        return Rendered("", pieces=ncu_json_pieces(
             analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
-        )
+        ))
     if options.fmt == "md":
         from kernelscope.export.ncu_markdown import render_ncu_markdown
 

@@ -7,9 +7,10 @@ Which kind of report it is, and so how it is read and rendered, is the registry'
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
@@ -35,10 +36,25 @@ class ExportOptions:
 
 @dataclass(frozen=True)
 class Rendered:
-    """An export's text, and why the run fails (exit 1) when it does (``--fail-if-slower``)."""
+    """An export's text, and why the run fails (exit 1) when it does (``--fail-if-slower``).
+    ``pieces``, when given, is the text in pieces to write one by one (a large report's JSON:
+    the whole document is never held at once); ``text`` is then empty."""
 
     text: str
     failure: str | None = None
+    pieces: Iterator[str] | None = None
+
+    def full_text(self) -> str:
+        """The whole text (joining the pieces: use once)."""
+        return self.text if self.pieces is None else "".join(self.pieces)
+
+    def write_to(self, out: TextIO) -> None:
+        """Write the text to ``out`` piece by piece (use once)."""
+        if self.pieces is None:
+            out.write(self.text)
+            return
+        for piece in self.pieces:
+            out.write(piece)
 
 
 COMPARING = {"pairs": "--pair", "fail_if_slower": "--fail-if-slower"}
@@ -66,7 +82,7 @@ def render(
 ) -> str:
     """Render the report at ``inputs`` (one path, or the paths a ``subcommand`` kind takes) in
     ``options.fmt``; raises ReportError on bad input."""
-    return render_checked(inputs, options, subcommand=subcommand).text
+    return render_checked(inputs, options, subcommand=subcommand).full_text()
 
 
 def render_checked(
@@ -94,16 +110,27 @@ def render_checked(
                                scheduler=options.scheduler)
     with opened(kind, paths, open_options) as model:
         result = kind.part("export")(model, options)
-    return result if isinstance(result, Rendered) else Rendered(str(result))
+    if isinstance(result, Rendered):
+        return result
+    if isinstance(result, str):
+        return Rendered(result)
+    return Rendered("", pieces=iter(result))
 
 
-def write_text(text: str, out: str | os.PathLike[str], *, overwrite: bool = True) -> Path:
-    """Write ``text`` to ``out``; refuses to overwrite when ``overwrite`` is False."""
+def write_text(
+    text: str | Rendered, out: str | os.PathLike[str], *, overwrite: bool = True
+) -> Path:
+    """Write ``text`` (or a rendered export, piece by piece) to ``out``; refuses to
+    overwrite when ``overwrite`` is False."""
     target = Path(out)
     if target.exists() and not overwrite:
         raise ReportError(f"{target} already exists; choose another name.")
     try:
-        target.write_text(text, encoding="utf-8")
+        with open(target, "w", encoding="utf-8") as f:
+            if isinstance(text, Rendered):
+                text.write_to(f)
+            else:
+                f.write(text)
     except OSError as exc:
         raise ReportError(f"{target} could not be written ({exc.strerror or exc}).") from exc
     return target

@@ -15,7 +15,8 @@ The parts, with the layer each may live in:
 - ``analyse(model, options) -> analysis`` (``parsers``): what ``summary`` prints;
 - ``summary(analysis, console)`` (``export``): ``kernelscope summary``, a rich Console;
 - ``export(model, options) -> str`` (``export``): ``kernelscope export`` in ``options.fmt``
-  (or an ``export.writer.Rendered``: the text and why the run fails, for a CI gate);
+  (or an ``export.writer.Rendered``: the text, or the text in pieces for a large document,
+  and why the run fails, for a CI gate);
 - ``session(app, paths, options)`` (``screens``): the TUI's session of an open report (its
   screens, palette commands, export scopes).
 

@@ -158,10 +158,10 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
     )
     result = render_checked(args.report, options, subcommand=subcommand)
     if args.output is None:
-        sys.stdout.write(result.text)
+        result.write_to(sys.stdout)
         sys.stdout.flush()
     else:
-        write_text(result.text, args.output)
+        write_text(result, args.output)
     if result.failure is not None:
         print(f"kernelscope: {safe_text(result.failure)}", file=sys.stderr)
         return 1

@@ -1,0 +1,37 @@
+"""A kernel report's JSON export is written in pieces, a kernel at a time (a 100 MB document
+for 8,676 kernels is never held whole), and the pieces make the same document."""
+
+from __future__ import annotations
+
+import json
+
+from kernelscope.export.ncu_json import ncu_json_pieces, render_ncu_json
+from kernelscope.export.writer import ExportOptions, render, render_checked, write_text
+from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
+from kernelscope.tui.cli import main
+from tests.conftest import NCU_SAMPLES
+
+SMALL_FAMILY = NCU_SAMPLES / "small_family.ncu-rep.xz"  # 151 launches
+
+
+def test_the_pieces_are_the_document_a_kernel_at_a_time():
+    with open_for_analysis(SMALL_FAMILY) as report:
+        analyzed = analyze(report, details=True, slim=True)
+        whole = render_ncu_json(analyzed, top=2)
+        pieces = list(ncu_json_pieces(analyzed, top=2))
+    doc = json.loads(whole)
+    assert "".join(pieces) == whole
+    assert len(pieces) >= 2 * len(doc["kernels"])  # no piece holds two kernels
+    assert json.dumps(doc, indent=2) + "\n" == whole
+
+
+def test_the_export_is_written_piece_by_piece_to_the_same_text(tmp_path, capsys):
+    text = render(SMALL_FAMILY, ExportOptions(fmt="json"))
+    rendered = render_checked(SMALL_FAMILY, ExportOptions(fmt="json"))
+    assert rendered.pieces is not None and rendered.text == ""
+    out = write_text(rendered, tmp_path / "a.json")
+    assert out.read_text(encoding="utf-8") == text
+    assert main(["export", str(SMALL_FAMILY), "-f", "json", "-o", str(tmp_path / "b.json")]) == 0
+    assert (tmp_path / "b.json").read_text(encoding="utf-8") == text
+    assert main(["export", str(SMALL_FAMILY), "-f", "json"]) == 0
+    assert capsys.readouterr().out == text
