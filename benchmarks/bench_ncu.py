@@ -201,7 +201,7 @@ def main() -> None:
         ),
         ("TUI: peak RSS (app process)", f"{tui['rss_mb']:.0f} MB", "≤ 400 MB"),
         (
-            "TUI: peak RSS of a list worker process",
+            "TUI: peak RSS of a list child process",
             f"{tui['children_rss_mb']:.0f} MB",
             "exits after the list pass",
         ),
