@@ -4,8 +4,10 @@ and for timelines GPU busy, gaps, NVTX, copies, findings and API calls."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from kernelscope.export import json_text
 from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, measured_duration
 
@@ -69,8 +71,20 @@ def _nsys_side(data: TimelineData, total: float) -> dict[str, Any]:
     }
 
 
-def build_diff_document(diff: KernelDiff | TimelineDiff) -> dict[str, Any]:
-    """The whole diff as one JSON-serialisable dict."""
+def diff_json_pieces(diff: KernelDiff | TimelineDiff) -> Iterator[str]:
+    """The JSON text of :func:`build_diff_document` (as ``json.dumps(json_safe(...),
+    indent=2)`` writes it, with its final newline) in pieces, a kernel pair at a time: two
+    8,676-launch reports make 8,676 pairs, whose dicts are never all built at once. A pair's
+    entry may read its kernels: consume the pieces while the reports are open."""
+    doc = build_diff_document(diff, pairs=False)
+    pairs = diff.pairs if isinstance(diff, KernelDiff) else ()
+    yield from json_text.document_pieces(doc, {"pairs": (pair_entry(p) for p in pairs)})
+    yield "\n"
+
+
+def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) -> dict[str, Any]:
+    """The whole diff as one JSON-serialisable dict (``pairs=False``: the kernel pairs left
+    out, an empty list in their place)."""
     summed = {
         "before_ns": diff.before_total_ns,
         "after_ns": diff.after_total_ns,
@@ -84,7 +98,7 @@ def build_diff_document(diff: KernelDiff | TimelineDiff) -> dict[str, Any]:
             "before": _ncu_side(diff.before, diff.before_total_ns),
             "after": _ncu_side(diff.after, diff.after_total_ns),
             "summed": summed,
-            "pairs": [pair_entry(p) for p in diff.pairs],
+            "pairs": [pair_entry(p) for p in diff.pairs] if pairs else [],
             "unmatched_before": [kernel_entry(k) for k in diff.unmatched_before],
             "unmatched_after": [kernel_entry(k) for k in diff.unmatched_after],
             "families": [f.to_dict() for f in diff.families],

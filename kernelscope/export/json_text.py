@@ -71,6 +71,22 @@ def array_pieces(elements: Iterable[str], level: int) -> Iterator[str]:
     yield "[]" if first else "\n" + INDENT * level + "]"
 
 
+def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> Iterator[str]:
+    """:func:`dumps` of the dict ``value`` (at depth 0), in pieces; the member lists named in
+    ``lazy`` are written from those iterables instead, an element at a time (the member's own
+    value only keeps its place), so a document with a long list is never held whole."""
+    inner = "\n" + INDENT
+    first = True
+    for key, member in value.items():
+        yield ("{" if first else ",") + inner + _key(key) + ": "
+        if key in lazy:
+            yield from array_pieces((dumps(element, 2) for element in lazy[key]), 1)
+        else:
+            yield dumps(member, 1)
+        first = False
+    yield "{}" if first else "\n}"
+
+
 def array(elements: Iterable[str], level: int) -> str:
     """A list at depth ``level`` from element texts already encoded at depth ``level + 1``."""
     parts = list(elements)

@@ -302,6 +302,10 @@ def _child_main(
         pipe.flush()
 
     try:
+        import signal
+
+        # Ctrl-C is the parent's to handle (it stops the pass and kills the children).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # ncu_report's native log lines: not onto the user's terminal
         os.close(devnull)

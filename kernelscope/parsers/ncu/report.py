@@ -23,6 +23,7 @@ from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import load_ncu_context, native_stderr_quiet, remove_temp
 from kernelscope.parsers.ncu.panes import KEY_METRICS
+from kernelscope.parsers.ncu.shared_values import ValueSharer
 from kernelscope.parsers.ncu.source import KernelSource, read_kernel_source
 from kernelscope.parsers.ncu.summary_reader import (
     NO_ORIGIN,
@@ -246,9 +247,11 @@ class NcuReport:
             "batch_seconds": batch_seconds,
             "origins": self.origins,
         }
-        yield from iter_from_workers(
+        sharer = ValueSharer()
+        for batch in iter_from_workers(
             job, min(processes, self.kernel_count), cancelled, local=self._local()
-        )
+        ):
+            yield [sharer.summary(s) for s in batch]
 
     def iter_details(
         self,
@@ -308,13 +311,17 @@ class NcuReport:
             "all_metrics": all_metrics,
             "origins": self.origins,
         }
-        yield from iter_from_workers(
+        sharer = ValueSharer()
+        for batch in iter_from_workers(
             job,
             min(processes, len(kernel_ids)),
             cancelled,
             meanwhile=meanwhile,
             local=self._local(),
-        )
+        ):
+            if slim and analyse is not None:  # (the list's view, the analysis)
+                batch = [(sharer.summary(head), result) for head, result in batch]
+            yield batch
 
     def _local(self) -> Local:
         """This report, open here, for forking the pass's children from this process."""

@@ -1,0 +1,45 @@
+"""The diff's JSON is encoded a kernel pair at a time, and the pieces make exactly the
+document ``json.dumps(json_safe(build_diff_document(diff)), indent=2)`` writes."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernelscope.export import json_text
+from kernelscope.export.diff_json import build_diff_document, diff_json_pieces
+from kernelscope.parsers.jsonsafe import json_safe
+
+
+def _whole(diff) -> str:  # type: ignore[no-untyped-def]
+    return json.dumps(json_safe(build_diff_document(diff)), indent=2) + "\n"
+
+
+def test_the_pieces_of_a_kernel_diff_are_its_document(kernel_diff):
+    diff = kernel_diff("gemm_naive", "gemm_wmma")
+    pieces = list(diff_json_pieces(diff))
+    assert "".join(pieces) == _whole(diff)
+    assert len(pieces) >= len(diff.pairs) > 0
+
+
+def test_the_pieces_of_a_timeline_diff_are_its_document(graph_diff):
+    assert "".join(diff_json_pieces(graph_diff)) == _whole(graph_diff)
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), values, max_size=4), st.lists(values, max_size=4))
+def test_document_pieces_write_what_json_dumps_writes(doc, lazy_list):
+    full = {**doc, "pairs": lazy_list}
+    placeholder = {**doc, "pairs": []}
+    text = "".join(json_text.document_pieces(placeholder, {"pairs": iter(lazy_list)}))
+    assert text == json.dumps(json_safe(full), indent=2)
