@@ -42,7 +42,7 @@ def spawned():
 
 
 @pytest.fixture
-def path(monkeypatch):
+def through_pool(monkeypatch):
     """The tests in this process use a pool process (this test process may run threads,
     polars' for one, which rules out forking from it); ``FORKED_HERE`` below runs the same
     checks in a fresh single-threaded process, which forks the children itself."""
@@ -57,7 +57,7 @@ def _summaries(path, **kwargs):
         )
 
 
-def test_replaced_workers_read_what_one_process_reads(path, spawned, monkeypatch):
+def test_replaced_workers_read_what_one_process_reads(through_pool, spawned, monkeypatch):
     alone = _summaries(FOUR, processes=0)
     monkeypatch.setattr(list_pool, "CHUNK", 1)
     chunked = _summaries(FOUR, processes=2)
@@ -67,7 +67,7 @@ def test_replaced_workers_read_what_one_process_reads(path, spawned, monkeypatch
     assert [s.rules for s in chunked] == [s.rules for s in alone]
 
 
-def test_a_child_stops_at_its_memory_budget(path, spawned, monkeypatch):
+def test_a_child_stops_at_its_memory_budget(through_pool, spawned, monkeypatch):
     # ncu_report takes ~120 MB at a process's first kernel, so a 1 MB budget lets each child
     # read exactly one kernel before a fresh one takes over the rest of its chunk.
     monkeypatch.setenv("KERNELSCOPE_WORKER_MB", "1")
@@ -158,7 +158,7 @@ def boom_bug(detail):
     raise ValueError("a bug in an analysis")
 
 
-def test_a_childs_report_error_reaches_the_caller_as_its_sentence(path):
+def test_a_childs_report_error_reaches_the_caller_as_its_sentence(through_pool):
     with (
         open_for_analysis(SMALL_FAMILY) as report,
         pytest.raises(ReportError, match=r"^Kernel \d+ is not what it seems\.$"),
@@ -166,7 +166,7 @@ def test_a_childs_report_error_reaches_the_caller_as_its_sentence(path):
         list(report.iter_details([1, 2, 3], analyse=boom_report_error, processes=2))
 
 
-def test_a_child_that_fails_otherwise_is_one_sentence_naming_the_error(path):
+def test_a_child_that_fails_otherwise_is_one_sentence_naming_the_error(through_pool):
     with (
         open_for_analysis(SMALL_FAMILY) as report,
         pytest.raises(ReportError, match=r"failed in a worker process.*ValueError"),
@@ -174,7 +174,7 @@ def test_a_child_that_fails_otherwise_is_one_sentence_naming_the_error(path):
         list(report.iter_details([1, 2, 3], analyse=boom_bug, processes=2))
 
 
-def test_stopping_a_pass_leaves_no_process_behind(path):
+def test_stopping_a_pass_leaves_no_process_behind(through_pool):
     with open_for_analysis(SMALL_FAMILY) as report:
         batches = report.iter_summaries(processes=2, batch_seconds=0.0)
         first = next(batches)
@@ -183,7 +183,7 @@ def test_stopping_a_pass_leaves_no_process_behind(path):
     _no_children_left()
 
 
-def test_a_cancelled_pass_stops(path):
+def test_a_cancelled_pass_stops(through_pool):
     calls = []
 
     def cancelled() -> bool:

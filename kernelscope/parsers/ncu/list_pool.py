@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.ncu.list_worker import pop_frames
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 CHUNK = 5000
@@ -61,17 +62,6 @@ def _pool() -> subprocess.Popen[bytes]:
             return proc
         _close(proc)
     return _spawn()
-
-
-def _frames(buffer: bytearray) -> Iterator[list[Any]]:
-    """Pop every complete frame off the front of ``buffer``."""
-    while len(buffer) >= 8:
-        size = int.from_bytes(buffer[:8], "big")
-        if len(buffer) < 8 + size:
-            return
-        payload = bytes(buffer[8 : 8 + size])
-        del buffer[: 8 + size]
-        yield pickle.loads(payload)
 
 
 def _failure(proc: subprocess.Popen[bytes]) -> ReportError:
@@ -126,7 +116,6 @@ def iter_from_workers(
     processes: int,
     cancelled: Callable[[], bool] | None = None,
     meanwhile: Callable[[], object] | None = None,
-    stats: dict[str, int] | None = None,
     local: Local | None = None,
 ) -> Iterator[list[Any]]:
     """Read the job's kernels (``job["ids"]``) in forked children, ``processes`` at a time;
@@ -135,8 +124,8 @@ def iter_from_workers(
     fresh one takes over the rest, so memory stays bounded whatever the report's size. With
     ``local`` and where :func:`can_fork_here`, the children are forked from this process;
     else from a pool process. ``meanwhile`` runs in this process once the pass has started
-    (parent-side work that overlaps it instead of following it); ``stats["children"]``
-    counts the children forked."""
+    (parent-side work that overlaps it instead of following it). ``recent_children`` records
+    the children of the pass."""
     job = {**job, "ids": list(job["ids"]), "processes": max(1, processes), "max_kernels": CHUNK}
     children: list[list[int]] = []
     try:
@@ -147,8 +136,6 @@ def iter_from_workers(
             yield from _from_pool(job, cancelled, meanwhile, children)
     finally:
         recent_children.append(children)
-        if stats is not None:
-            stats["children"] = len(children)
 
 
 def _forked_here(
@@ -176,11 +163,11 @@ def _forked_here(
         ctx, job, ids, handles, processes=job["processes"], children=children
     )
     try:
-        for payload in frames:
+        for frame in frames:
             if cancelled is not None and cancelled():
                 return
-            if payload:
-                items = pickle.loads(payload)
+            if frame is not None:
+                items = pickle.loads(frame[1])
                 received += len(items)
                 yield items
     except ChildCrashed as crash:
@@ -229,7 +216,8 @@ def _from_pool(
             if not chunk:
                 break
             buffer.extend(chunk)
-            for items in _frames(buffer):
+            for _, payload in pop_frames(buffer):
+                items = pickle.loads(payload)
                 if items and isinstance(items[0], dict):
                     children.extend(items[0].get("children", []))
                 elif items:

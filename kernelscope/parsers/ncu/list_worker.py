@@ -18,10 +18,11 @@ read), processes (children at a time), rss_limit_mb (default: ``budget_mb()``), 
 diagnose (detail mode: a picklable function of a KernelDetail whose result is sent with it),
 rules, batch_seconds, origins. The pool watches stdin after the job: its end (the parent closed
 it, or is gone) stops the pass.
-Output (stdout): frames of an 8-byte big-endian length and a pickled list of results
-(KernelSummary, KernelDetail or (KernelDetail, diagnose result)), one per kernel, batches in no
-fixed order, then a frame holding ``{"children": [[first id, kernels read], ...]}``, one pair
-per child, and an empty list.
+Output (stdout): frames (``write_frame``: a 4-byte result count, an 8-byte length and a
+pickled list of results: KernelSummary, KernelDetail or (KernelDetail, diagnose result)), one
+per kernel, batches in no fixed order, then a frame holding ``{"children": [[first id, kernels
+read], ...]}``, one pair per child, and an empty list. The forked children send the pool the
+same frames.
 """
 
 from __future__ import annotations
@@ -42,11 +43,32 @@ then starts a fresh one for the rest), keeping every process under 400 MB. (ncu_
 and ~6.6 MB of a ``--set full`` one, measured on H200 reports.)"""
 
 
-def write_frame(out: Any, items: list[Any]) -> None:
-    payload = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
-    out.write(len(payload).to_bytes(8, "big"))
+FRAME_HEAD = 12
+"""A frame's head: the number of results it holds (4 bytes, big-endian), then the length of
+its pickled payload (8 bytes)."""
+
+
+def write_payload(out: Any, payload: bytes, count: int) -> None:
+    """Write one frame of ``count`` results already pickled as ``payload``."""
+    out.write(count.to_bytes(4, "big") + len(payload).to_bytes(8, "big"))
     out.write(payload)
     out.flush()
+
+
+def write_frame(out: Any, items: list[Any]) -> None:
+    write_payload(out, pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL), len(items))
+
+
+def pop_frames(buffer: bytearray) -> Iterator[tuple[int, bytes]]:
+    """Pop every complete frame off the front of ``buffer``: (result count, payload)."""
+    while len(buffer) >= FRAME_HEAD:
+        count = int.from_bytes(buffer[:4], "big")
+        size = int.from_bytes(buffer[4:FRAME_HEAD], "big")
+        if len(buffer) < FRAME_HEAD + size:
+            return
+        payload = bytes(buffer[FRAME_HEAD : FRAME_HEAD + size])
+        del buffer[: FRAME_HEAD + size]
+        yield count, payload
 
 
 def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int]) -> Any:
@@ -125,8 +147,15 @@ def main() -> int:
 def _preload() -> None:
     """Import what every pass needs (ncu_report, the readers, the diagnosis that summaries
     and exports run in the children) while the parent is still checking the report."""
-    import ncu_report  # noqa: F401
+    import importlib
 
+    for module in (
+        "ncu_report",
+        "kernelscope.parsers.kernel_analysis",
+        "kernelscope.parsers.ncu.detail",
+        "kernelscope.parsers.ncu.summary_reader",
+    ):
+        importlib.import_module(module)
 
 
 def budget_mb() -> float:
@@ -188,13 +217,11 @@ def _serve(job: dict[str, Any]) -> int:
             stop_fd=sys.stdin.fileno(), children=children,
         )
         try:
-            for payload in frames:
-                if payload is STOPPED:
+            for frame in frames:
+                if frame is STOPPED:
                     return 0  # the parent closed our stdin: the pass is over
-                if payload is not None:
-                    out.write(len(payload).to_bytes(8, "big"))
-                    out.write(payload)
-                    out.flush()
+                if frame is not None:
+                    write_payload(out, frame[1], frame[0])
         except ChildCrashed as crash:
             print(crash.text, file=sys.stderr)
             return 1
@@ -261,7 +288,7 @@ def _read(
 _FAILED = 0xFFFFFFFF
 """The result count that marks a child's last frame as its failure: ``(is_report_error,
 text)`` pickled."""
-STOPPED = b""
+STOPPED = (0, b"")
 """What :func:`fork_frames` yields when its ``stop_fd`` closed."""
 
 
@@ -283,6 +310,8 @@ class _Child:
         self.done = 0
         self.buffer = bytearray()
         self.failure: tuple[bool, str] | None = None
+        self.record = [ids[0], 0]
+        """``[first id, kernels read]``, kept up to date."""
 
 
 def _child_main(
@@ -293,14 +322,6 @@ def _child_main(
     parent's clean-up runs here)."""
     code = 0
     pipe = os.fdopen(fd, "wb")
-
-    def send(batch: list[Any], count: int | None = None) -> None:
-        payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
-        n = len(batch) if count is None else count
-        pipe.write(n.to_bytes(4, "big") + len(payload).to_bytes(8, "big"))
-        pipe.write(payload)
-        pipe.flush()
-
     try:
         import signal
 
@@ -309,7 +330,8 @@ def _child_main(
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # ncu_report's native log lines: not onto the user's terminal
         os.close(devnull)
-        _read(ctx, job, ids, handles, send, job.get("rss_limit_mb") or budget_mb())
+        limit = job.get("rss_limit_mb") or budget_mb()
+        _read(ctx, job, ids, handles, lambda batch: write_frame(pipe, batch), limit)
     except BaseException as exc:
         from kernelscope.parsers.errors import ReportError
 
@@ -322,7 +344,7 @@ def _child_main(
                 (False, traceback.format_exc())
             )
             with contextlib.suppress(OSError):
-                send(failure, _FAILED)  # type: ignore[arg-type]
+                write_payload(pipe, pickle.dumps(failure), _FAILED)
     finally:
         try:
             pipe.close()
@@ -339,14 +361,15 @@ def fork_frames(
     processes: int,
     stop_fd: int | None = None,
     children: list[list[int]] | None = None,
-) -> Generator[bytes | None, None, None]:
+) -> Generator[tuple[int, bytes] | None, None, None]:
     """Read ``ids`` in children forked from this process (which has ``ctx`` loaded and its
     first kernel opened), ``processes`` at a time, each given a chunk (``chunk_size``; at most
     ``job["max_kernels"]``); a child that stopped at its budget is followed by a fresh one
-    for the rest of its chunk. Yields each frame's pickled list of results as it arrives,
-    None every 0.1 s without one (a chance to stop), and STOPPED when ``stop_fd`` reaches its
-    end. Appends ``[first id, kernels read]`` of each child to ``children``. Raises the
-    ReportError a child raised, or ChildCrashed. Closing the generator stops the children."""
+    for the rest of its chunk. Yields each frame's (result count, pickled list of results)
+    as it arrives, None every 0.1 s without one (a chance to stop), and STOPPED when
+    ``stop_fd`` reaches its end. Appends ``[first id, kernels read]`` of each child to
+    ``children`` (kept up to date). Raises the ReportError a child raised, or ChildCrashed.
+    Closing the generator stops the children."""
     import selectors
     from collections import deque
 
@@ -364,8 +387,8 @@ def fork_frames(
                 child = _fork(ctx, job, queue.popleft(), handles)
                 running[child.fd] = child
                 if children is not None:
-                    children.append([child.ids[0], 0])
-                sel.register(child.fd, selectors.EVENT_READ, (child, len(children or ()) - 1))
+                    children.append(child.record)
+                sel.register(child.fd, selectors.EVENT_READ, child)
             events = sel.select(timeout=0.1)
             if not events:
                 yield None
@@ -375,14 +398,11 @@ def fork_frames(
                         yield STOPPED
                         return
                     continue
-                child, row = key.data
+                child = key.data
                 data = os.read(child.fd, 1 << 20)
                 if data:
                     child.buffer.extend(data)
-                    for payload in _complete_frames(child):
-                        if children is not None:
-                            children[row][1] = child.done
-                        yield payload
+                    yield from _complete_frames(child)
                     continue
                 sel.unregister(child.fd)
                 os.close(child.fd)
@@ -427,21 +447,16 @@ def _fork(ctx: Any, job: dict[str, Any], ids: list[int], handles: list[tuple[int
     return _Child(pid, read_fd, ids)
 
 
-def _complete_frames(child: _Child) -> Iterator[bytes]:
-    """Pop the child's complete frames, counting their results; yield their payloads."""
-    buffer = child.buffer
-    while len(buffer) >= 12:
-        count = int.from_bytes(buffer[:4], "big")
-        size = int.from_bytes(buffer[4:12], "big")
-        if len(buffer) < 12 + size:
-            return
-        payload = bytes(buffer[12 : 12 + size])
-        del buffer[: 12 + size]
+def _complete_frames(child: _Child) -> Iterator[tuple[int, bytes]]:
+    """Pop the child's complete frames, counting their results; yield them, keeping a
+    failure frame for :func:`_finish`."""
+    for count, payload in pop_frames(child.buffer):
         if count == _FAILED:
             child.failure = pickle.loads(payload)
             continue
         child.done += count
-        yield payload
+        child.record[1] = child.done
+        yield count, payload
 
 
 def _stop(child: _Child) -> None:
