@@ -193,7 +193,8 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _handles(ctx: Any) -> list[tuple[int, int]]:
+def kernel_handles(ctx: Any) -> list[tuple[int, int]]:
+    """Every kernel's (range index, action index), in the order ncu_report lists them."""
     handles: list[tuple[int, int]] = []
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
@@ -205,7 +206,7 @@ def _serve(job: dict[str, Any]) -> int:
     import ncu_report
 
     ctx = ncu_report.load_report(job["path"])
-    handles = _handles(ctx)
+    handles = kernel_handles(ctx)
     ids = job.get("ids")
     ids = list(range(len(handles))) if ids is None else list(ids)
     out = sys.stdout.buffer

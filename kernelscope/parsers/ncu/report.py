@@ -19,6 +19,7 @@ from kernelscope.parsers.ncu.detail import (
 )
 from kernelscope.parsers.ncu.legacy import legacy_note
 from kernelscope.parsers.ncu.list_pool import Local, iter_from_workers
+from kernelscope.parsers.ncu.list_worker import kernel_handles
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import load_ncu_context, native_stderr_quiet, remove_temp
@@ -107,12 +108,8 @@ class NcuReport:
         self._summary_metrics = tuple(wanted)
         self._details: OrderedDict[int, KernelDetail] = OrderedDict()
         self._actions: OrderedDict[int, Any] = OrderedDict()
-        self.handles: list[tuple[int, int]] = []
         with native_stderr_quiet():
-            for r in range(self._ctx.num_ranges()):
-                rng = self._ctx.range_by_idx(r)
-                if rng is not None:
-                    self.handles.extend((r, a) for a in range(rng.num_actions()))
+            self.handles: list[tuple[int, int]] = kernel_handles(self._ctx)
         self.origins: list[Origin] = self._origins(self.layout)
         self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
