@@ -110,11 +110,7 @@ def render_checked(
                                scheduler=options.scheduler)
     with opened(kind, paths, open_options) as model:
         result = kind.part("export")(model, options)
-    if isinstance(result, Rendered):
-        return result
-    if isinstance(result, str):
-        return Rendered(result)
-    return Rendered("", pieces=iter(result))
+    return result if isinstance(result, Rendered) else Rendered(str(result))
 
 
 def write_text(
