@@ -28,6 +28,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from bytecode import compile_package
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "samples" / "ncu" / "many_launches.ncu-rep.xz"
 
@@ -172,6 +174,7 @@ def median_run(snippet: str, path: Path, key: str, repeat: int) -> dict[str, flo
 
 
 def main() -> None:
+    compile_package()  # as an installed package has it
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
     repeat = 3
     floor = median_run(FLOOR, path, "floor_s", repeat)

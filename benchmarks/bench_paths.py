@@ -10,8 +10,10 @@ processes: ``RUSAGE_CHILDREN`` of a fresh wrapper). The floor opens every kernel
 ncu_report alone in one process (``range.action_by_idx``, nothing read). Reports are
 decompressed first, so every case reads the same plain file.
 
-Target: summary and every export <= 1.0x the floor on 2 cores, ``diff`` <= 1.0x the sum of its
-two reports' floors; no process above 400 MB.
+Target: summary and every export <= 1.0x the floor on 2 cores, ``diff`` and ``join`` <= 1.0x the
+sum of their two inputs' floors; no process above 400 MB. (Run without arguments, the last row
+joins samples/nsys/many_launches, the timeline of the program that made
+samples/ncu/many_launches, with that report.)
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bytecode import compile_package
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = (
@@ -95,6 +99,7 @@ def diff_case(path: Path, tmp: Path) -> list[str]:
 
 def main() -> None:
     reports = [Path(a) for a in sys.argv[1:]] or list(DEFAULTS)
+    compile_package()  # as an installed package has it
     print(f"({os.cpu_count()} CPUs; each case a fresh process, median of 3, end to end)")
     print("| report | kernels | path | time | × floor | peak RSS (largest process) |")
     print("| --- | ---: | --- | ---: | ---: | ---: |")
@@ -126,6 +131,45 @@ def main() -> None:
             print(f"| {label} | 2 × {kernels} | diff with a copy (floor: both floors, "
                   f"{2 * float(floor['s']):.2f} s) | {res['s']:.2f} s | {ratio:.2f}×{miss} | "
                   f"{res['mb']:.0f} MB{over} |", flush=True)
+
+    if not sys.argv[1:]:
+        join_row()
+
+
+JOIN_PAIR = (
+    ROOT / "samples" / "nsys" / "many_launches.sqlite.xz",
+    ROOT / "samples" / "ncu" / "many_launches.ncu-rep.xz",
+)
+TRACE_FLOOR = (
+    "import sys, polars as pl, adbc_driver_sqlite.dbapi as adbc\n"
+    "with adbc.connect('file:' + sys.argv[1] + '?mode=ro') as conn, conn.cursor() as cur:\n"
+    "    cur.execute('SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL')\n"
+    "    print(pl.from_arrow(cur.fetch_arrow_table()).height)\n"
+)
+
+
+def join_row() -> None:
+    """``kernelscope join`` of the 1,000-launch pair (a timeline and the kernel report of the
+    same program): its floor is the kernel report's floor plus the trace's (a fresh process
+    reading its kernel table through ADBC into polars, imports included)."""
+    with tempfile.TemporaryDirectory(prefix="bench-join-") as name:
+        tmp = Path(name)
+        plain = []
+        for packed in JOIN_PAIR:
+            plain.append(tmp / packed.name.removesuffix(".xz"))
+            with lzma.open(packed) as src, open(plain[-1], "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        trace, kernels = plain
+        floor = (float(measure([sys.executable, "-c", FLOOR, str(kernels)])["s"])
+                 + float(measure([sys.executable, "-c", TRACE_FLOOR, str(trace)])["s"]))
+        res = measure([sys.executable, "-m", "kernelscope", "join", str(trace), str(kernels),
+                       "-f", "md", "-o", str(tmp / "join.md")])
+        ratio = float(res["s"]) / floor
+        miss = " (misses ≤ 1.0×)" if ratio > 1.0 else ""
+        over = " (over 400 MB)" if float(res["mb"]) > 400 else ""
+        print(f"| many_launches | 1000 + 1000 | join with its timeline (floor: both floors, "
+              f"{floor:.2f} s) | {res['s']:.2f} s | {ratio:.2f}×{miss} | "
+              f"{res['mb']:.0f} MB{over} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #   nsys_profile  nsys profile timeline_torch, timeline_plain, many_tiny -> raw/nsys/*.nsys-rep
 #   nsys_new      nsys profile graph_eager, graph_replay, gpu_metrics, join_trace and the
 #                 four per-rank traces ranks/rank{0..3} -> raw/nsys/
+#   nsys_big      nsys profile many_launches (the program of ncu/many_launches) -> raw/nsys/
 #   nsys_nccl     (two GPUs) the two per-rank NCCL traces nccl/nccl_rank{0,1} -> raw/nsys/nccl/
 #   nsys_post     nsys export/stats/analyze on every .nsys-rep without a .sqlite (CPU only)
 #   ncu           ncu zoo (full set + source), torch_ops (full set + source),
@@ -52,7 +53,7 @@ shift
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-STAGES=${*:-versions build nsys_profile nsys_new nsys_post ncu ncu_new ncu_big pack}
+STAGES=${*:-versions build nsys_profile nsys_new nsys_big nsys_post ncu ncu_new ncu_big pack}
 
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
@@ -168,6 +169,12 @@ stage_nsys_new() {
 
 # Two ranks on two GPUs, NCCL all-reduce (needs a machine with two GPUs; NVLink
 # multicast stays off, as the shared machines require).
+# The timeline of the program that made the 1,000-launch kernel report ncu/many_launches (the
+# same binary and arguments): the pair times `kernelscope join` at 1,000 launches (issue 18).
+stage_nsys_big() {
+  nsys_one many_launches cuda "$B/many_launches"
+}
+
 stage_nsys_nccl() {
   local r pids=()
   mkdir -p "$RS/nccl"

@@ -21,6 +21,7 @@ from kernelscope.render.join_text import (
     headroom_text,
     item_name,
     kind_text,
+    launches_text,
     saving_text,
     share_text,
     what_text,
@@ -109,9 +110,8 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
             lines.append(f"- Kernel: {code(item.family)}, grid {item.grid}, block {item.block}"
                          + (f", mostly in NVTX range {code(item.nvtx)}" if item.nvtx else ""))
             if item.profiled:
-                lines.append("- Profiled launches: " + ", ".join(
-                    f"report {r + 1} kernel {i}" for r, i in item.ncu_ids)
-                    + f" (matched by {item.matched_by})")
+                lines.append(f"- Profiled launches: {launches_text(item.ncu_ids)} "
+                             f"(matched by {item.matched_by})")
                 lines.append(f"- Bottleneck: {item.bottleneck}; flags: "
                              + (", ".join(item.top_flags) or "none"))
                 lines.append(f"- Headroom: {headroom_text(item)} ({item.headroom_source})")

@@ -276,10 +276,11 @@ def analyze(
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     else:
-        for batch in report.iter_summaries():
-            summaries.extend(batch)
-            for summary in batch:  # while the workers read on, not after the pass
-                early[summary.id] = diagnose_summary(summary)
+        # Diagnosed where they are read (the worker processes of a large report).
+        for batch in report.iter_summaries(analyse=diagnose_summary):
+            for summary, diagnosis in batch:
+                summaries.append(summary)
+                early[summary.id] = diagnosis
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)

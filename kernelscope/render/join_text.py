@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from kernelscope.parsers.families import ids_text
 from kernelscope.parsers.join.model import RankedItem
 from kernelscope.render.format import NOT_AVAILABLE, fmt_ns, short_name
 
@@ -44,3 +47,16 @@ def kind_text(item: RankedItem) -> str:
     if item.kind != "kernel":
         return "one-time" if item.one_time else "idle" if item.family != "copies" else "copies"
     return "kernel" if item.profiled else "kernel ?"
+
+
+def launches_text(ncu_ids: Sequence[tuple[int, int]]) -> str:
+    """``report 1 kernels 0–996 step 4 (250)``: the profiled launches of an item, by report
+    (a list of every launch would run to thousands of words at 1,000 launches)."""
+    by_report: dict[int, list[int]] = {}
+    for report, kernel in ncu_ids:
+        by_report.setdefault(report, []).append(kernel)
+    return "; ".join(
+        f"report {report + 1} kernel {ids[0]}" if len(ids) == 1
+        else f"report {report + 1} kernels {ids_text(ids)} ({len(ids):,})"
+        for report, ids in sorted(by_report.items())
+    )

@@ -54,6 +54,11 @@ FILTER_DELAY = 0.25
 
 CELL_GAP = 1
 """The space before each cell (the table itself pads none)."""
+LIVE_REBUILD_ROWS = 200
+"""While the list loads, wider columns (or an earlier kernel's short name changed by a new
+one) re-fill the table only while it holds at most this many rows; past that the change waits
+for the end of loading, which re-fills the table anyway (re-filling a thousand rows at each
+wider name took a second of the two cores the list's readers need)."""
 SCROLLBAR = 1
 
 
@@ -211,7 +216,7 @@ class KernelListScreen(Screen[None]):
             self._texts.clear()
             self._natural.clear()
         self._note_widths(batch if self._natural else self.state.summaries)
-        if renamed or self._plan() != self.widths:
+        if (renamed or self._plan() != self.widths) and len(self.listed) <= LIVE_REBUILD_ROWS:
             self.rebuild()
             return
         table = self.table

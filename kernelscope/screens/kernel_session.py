@@ -3,6 +3,7 @@ kernel list batch by batch, and says what ``e`` exports and ``y`` copies."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -10,8 +11,10 @@ from typing import Any, cast
 from textual.app import App
 from textual.command import Provider
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from kernelscope.parsers.diagnosis.cache import list_diagnosis, remember_diagnosis
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.screens.columns import (
     baseline_column,
@@ -31,6 +34,11 @@ from kernelscope.screens.session import (
     report_stem,
 )
 
+UI_BATCH_SECONDS = 0.4
+"""While the report loads, the kernel list takes the summaries read meanwhile this often (the
+first at once): each update redraws the table, and the UI's work takes the cores from the
+processes that read the kernels."""
+
 
 class KernelSession(KernelState):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
@@ -46,6 +54,11 @@ class KernelSession(KernelState):
         self.app = app
         self.host = cast(SessionHost, app)
         self.kernel_list: KernelListScreen | None = None
+        self._arrived: list[KernelSummary] = []
+        """Summaries read and not yet shown (the loading worker adds, the UI thread takes)."""
+        self._arrived_lock = threading.Lock()
+        self._arrival_timer: Timer | None = None
+        self._shown = 0
 
     # -- opening ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -60,11 +73,19 @@ class KernelSession(KernelState):
         _ = report.device, report.notes  # read in this thread, not on the UI's
         self.app.call_later(self._opened, report)
         loaded = 0
-        for batch in report.iter_summaries(
-            batch_seconds=0.1, cancelled=lambda: worker.is_cancelled
+        # Each summary comes diagnosed from where it was read (the list's children), so the
+        # UI thread does not diagnose a thousand kernels while it draws their rows.
+        for pairs in report.iter_summaries(
+            batch_seconds=0.1, cancelled=lambda: worker.is_cancelled, analyse=list_diagnosis
         ):
-            loaded += len(batch)
-            self.app.call_later(self._loaded_batch, batch, loaded, report.kernel_count)
+            for summary, diagnosis in pairs:
+                remember_diagnosis(summary, diagnosis)
+            with self._arrived_lock:
+                self._arrived.extend(summary for summary, _ in pairs)
+            if loaded == 0:
+                self.app.call_later(self._take_arrived)  # the first rows at once
+            loaded += len(pairs)
+        self.app.call_later(self._take_arrived)
         if not worker.is_cancelled:
             self.app.call_later(self._loaded, loaded)
 
@@ -77,6 +98,15 @@ class KernelSession(KernelState):
         self.host.show_main_screen(self.kernel_list)
         for note in report.notes:
             self.app.notify(note, title="Old report", timeout=15)
+        self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
+
+    def _take_arrived(self) -> None:
+        """Show the summaries that arrived since the last call (on the UI thread)."""
+        with self._arrived_lock:
+            batch, self._arrived = self._arrived, []
+        if batch and self.report is not None:
+            self._shown += len(batch)
+            self._loaded_batch(batch, self._shown, self.report.kernel_count)
 
     def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
         renamed = self.add_summaries(batch)
@@ -86,6 +116,8 @@ class KernelSession(KernelState):
             self.kernel_list.add_summaries(batch, loaded, total, renamed=earlier)
 
     def _loaded(self, total: int) -> None:
+        if self._arrival_timer is not None:
+            self._arrival_timer.stop()
         self.loaded_all = True
         self.app.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:

@@ -17,7 +17,7 @@ from kernelscope.export import json_text
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.parsers.kernel_analysis import open_for_analysis
+from kernelscope.parsers.kernel_analysis import diagnose_summary, open_for_analysis
 from kernelscope.parsers.ncu import list_pool, list_worker
 from tests.conftest import NCU_SAMPLES
 
@@ -61,7 +61,8 @@ def test_replaced_workers_read_what_one_process_reads(through_pool, spawned, mon
     alone = _summaries(FOUR, processes=0)
     monkeypatch.setattr(list_pool, "CHUNK", 1)
     chunked = _summaries(FOUR, processes=2)
-    assert sorted(spawned.all()) == [[0, 1], [1, 1], [2, 1], [3, 1]]  # one kernel a child
+    # kernel 0 is read in this process while the pool starts; then one kernel a child
+    assert sorted(spawned.all()) == [[1, 1], [2, 1], [3, 1]]
     assert [s.row for s in chunked] == [s.row for s in alone]
     assert [s.metrics for s in chunked] == [s.metrics for s in alone]
     assert [s.rules for s in chunked] == [s.rules for s in alone]
@@ -72,14 +73,28 @@ def test_a_child_stops_at_its_memory_budget(through_pool, spawned, monkeypatch):
     # read exactly one kernel before a fresh one takes over the rest of its chunk.
     monkeypatch.setenv("KERNELSCOPE_WORKER_MB", "1")
     chunked = _summaries(FOUR, processes=1)
-    assert spawned.all() == [[0, 1], [1, 1], [2, 1], [3, 1]]
+    assert spawned.all() == [[1, 1], [2, 1], [3, 1]]  # (kernel 0: read here)
     assert [s.id for s in chunked] == [0, 1, 2, 3]
+
+
+def test_a_pass_through_the_pool_shows_its_first_kernel_before_the_pool_answers(
+    through_pool, spawned
+):
+    with open_for_analysis(SMALL_FAMILY) as report:
+        batches = report.iter_summaries(processes=2, analyse=diagnose_summary)
+        first = next(batches)
+        assert spawned.all() == []  # no child yet: read in this process
+        assert [s.id for s, _ in first] == [0]
+        assert repr(first[0][1]) == repr(diagnose_summary(report.summary(0)))
+        rest = [s for batch in batches for s, _ in batch]
+    assert sorted(s.id for s in rest) == list(range(1, 151))
+    assert min(c[0] for c in spawned.all()) == 1
 
 
 FORKED_HERE = """
 import json, os, sys
 from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.kernel_analysis import open_for_analysis
+from kernelscope.parsers.kernel_analysis import diagnose_summary, open_for_analysis
 from kernelscope.parsers.ncu import list_pool
 from tests.ncu.test_worker_chunks import boom_bug, boom_report_error
 assert list_pool.can_fork_here()
@@ -209,7 +224,7 @@ def test_a_pool_started_ahead_serves_the_next_pass(spawned, monkeypatch):
     assert len(waiting) == 1
     rows = [s.row for s in _summaries(SMALL_FAMILY, processes=2)]
     assert list_pool._waiting == [] and waiting[0].poll() is not None  # used, and gone
-    assert len(rows) == 151 and sum(n for _, n in spawned.all()) == 151
+    assert len(rows) == 151 and sum(n for _, n in spawned.all()) == 150  # (kernel 0: here)
 
 
 def test_chunks_are_a_quarter_of_a_cores_share_and_one_share_with_source():

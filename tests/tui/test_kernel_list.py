@@ -57,14 +57,18 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
     def slow_open(path: Path, **kwargs: object) -> NcuReport:
         report = real_open(path, **kwargs)
 
-        def batches(**_: object):
+        def batches(analyse=None, **_: object):
+            def items(ids):
+                found = [report.summary(k) for k in ids]
+                return found if analyse is None else [(f, analyse(f)) for f in found]
+
             # Out of ID order, as batches from several reader processes arrive.
-            yield [report.summary(1)]
-            yield [report.summary(0)]
+            yield items([1])
+            yield items([0])
             gate.wait(10)
             rest = list(range(2, report.kernel_count))
-            yield [report.summary(k) for k in reversed(rest[:2])]
-            yield [report.summary(k) for k in rest[2:]]
+            yield items(reversed(rest[:2]))
+            yield items(rest[2:])
 
         report.iter_summaries = batches  # type: ignore[method-assign]
         return report

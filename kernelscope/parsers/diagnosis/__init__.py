@@ -3,15 +3,49 @@
 ``diagnose(metrics, rules, sections)`` is a pure function of a kernel's metrics, so it runs on a
 ``KernelSummary`` (the list pass) as well as on a ``KernelDetail``. Open reports with
 ``extra_metrics=REQUIRED_METRICS`` so the list pass reads what it needs.
+
+The names below are imported on first use (``lazy_exports``): a timeline's GPU-metric analysis
+needs only the thresholds, not the engine.
 """
 
-from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, FlagSpec
-from kernelscope.parsers.diagnosis.engine import diagnose, with_time_share
-from kernelscope.parsers.diagnosis.evidence import Evidence
-from kernelscope.parsers.diagnosis.names import REQUIRED_METRICS
-from kernelscope.parsers.diagnosis.result import LABELS, Bottleneck, Diagnosis, Flag, GuardRail
-from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.parsers.severity import SEVERITIES
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kernelscope.parsers.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, FlagSpec
+    from kernelscope.parsers.diagnosis.engine import diagnose, with_time_share
+    from kernelscope.parsers.diagnosis.evidence import Evidence
+    from kernelscope.parsers.diagnosis.names import REQUIRED_METRICS
+    from kernelscope.parsers.diagnosis.result import (
+        LABELS,
+        Bottleneck,
+        Diagnosis,
+        Flag,
+        GuardRail,
+    )
+    from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+    from kernelscope.parsers.severity import SEVERITIES
+
+__getattr__ = lazy_exports(__name__, {
+    "CATALOG": ".catalog",
+    "FLAG_IDS": ".catalog",
+    "FlagSpec": ".catalog",
+    "diagnose": ".engine",
+    "with_time_share": ".engine",
+    "Evidence": ".evidence",
+    "REQUIRED_METRICS": ".names",
+    "LABELS": ".result",
+    "Bottleneck": ".result",
+    "Diagnosis": ".result",
+    "Flag": ".result",
+    "GuardRail": ".result",
+    "DEFAULT_THRESHOLDS": ".thresholds",
+    "Thresholds": ".thresholds",
+    "SEVERITIES": "kernelscope.parsers.severity",
+})
 
 __all__ = [
     "CATALOG",

@@ -21,11 +21,22 @@ def summary_diagnosis(summary: KernelSummary) -> Diagnosis:
     hit = _CACHE.get(key)
     if hit is not None and hit[0]() is summary:
         return hit[1]
+    return remember_diagnosis(summary, list_diagnosis(summary))
+
+
+def list_diagnosis(summary: KernelSummary) -> Diagnosis:
+    """What :func:`summary_diagnosis` computes for a summary (module-level, so a pass can
+    run it in the processes that read the summaries: ``iter_summaries(analyse=...)``)."""
+    return diagnose(summary.metrics, summary.rules, summary.sections)
+
+
+def remember_diagnosis(summary: KernelSummary, diagnosis: Diagnosis) -> Diagnosis:
+    """Keep ``diagnosis`` (``list_diagnosis`` of ``summary``, computed elsewhere) as the
+    summary's."""
     if len(_CACHE) >= _LIMIT:
         _CACHE.clear()
-    result = diagnose(summary.metrics, summary.rules, summary.sections)
-    _CACHE[key] = (weakref.ref(summary), result)
-    return result
+    _CACHE[id(summary)] = (weakref.ref(summary), diagnosis)
+    return diagnosis
 
 
 def flag_counts(d: Diagnosis) -> tuple[int, int]:

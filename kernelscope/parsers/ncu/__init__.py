@@ -1,15 +1,40 @@
-"""The Nsight Compute model: open a report, list kernels, read a kernel's detail."""
+"""The Nsight Compute model: open a report, list kernels, read a kernel's detail.
 
-from kernelscope.parsers.ncu.metrics import Metric, Series
-from kernelscope.parsers.ncu.model import (
-    DeviceInfo,
-    KernelDetail,
-    KernelSummary,
-    RuleResult,
-    SourceHotspots,
-)
-from kernelscope.parsers.ncu.report import NcuReport, open_ncu_report, rows_to_frame
-from kernelscope.parsers.ncu.summary_reader import format_dims
+The names below are imported on first use (``lazy_exports``): code that needs only
+``Metric`` (number formatting for timelines) does not import the report reader.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kernelscope.parsers.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.ncu.metrics import Metric, Series
+    from kernelscope.parsers.ncu.model import (
+        DeviceInfo,
+        KernelDetail,
+        KernelSummary,
+        RuleResult,
+        SourceHotspots,
+    )
+    from kernelscope.parsers.ncu.report import NcuReport, open_ncu_report, rows_to_frame
+    from kernelscope.parsers.ncu.summary_reader import format_dims
+
+__getattr__ = lazy_exports(__name__, {
+    "Metric": ".metrics",
+    "Series": ".metrics",
+    "DeviceInfo": ".model",
+    "KernelDetail": ".model",
+    "KernelSummary": ".model",
+    "RuleResult": ".model",
+    "SourceHotspots": ".model",
+    "NcuReport": ".report",
+    "open_ncu_report": ".report",
+    "rows_to_frame": ".report",
+    "format_dims": ".summary_reader",
+})
 
 __all__ = [
     "DeviceInfo",

@@ -104,39 +104,69 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
             return value, i
 
 
-def fields(buf: bytes, *, partial: bool = False) -> list[tuple[int, int | bytes]]:
-    """The top-level (field number, value) pairs of a protobuf message. ``partial``: stop
-    quietly at a field cut off by the end of ``buf`` (a message read only in part)."""
+def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
+    """The top-level (field number, value) pairs of a protobuf message; ValueError when it
+    is damaged."""
     out: list[tuple[int, int | bytes]] = []
     i = 0
     while i < len(buf):
-        try:
+        key, i = _varint(buf, i)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ValueError("field 0")
+        if wire == 0:
+            value, i = _varint(buf, i)
+            out.append((number, value))
+        elif wire == 2:
+            size, i = _varint(buf, i)
+            if i + size > len(buf):
+                raise ValueError("length")
+            out.append((number, buf[i : i + size]))
+            i += size
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        else:
+            raise ValueError("wire type")
+        if i > len(buf):
+            raise ValueError("fixed")
+    return out
+
+
+def first_field(buf: bytes, number: int) -> int | bytes | None:
+    """The value of the first field ``number`` of a message read only in part (None when
+    it is not among the complete fields of ``buf``): the fields before it are skipped
+    without keeping them, and the scan stops there (a result's mangled name comes early in
+    a message of kilobytes)."""
+    i = 0
+    end = len(buf)
+    try:
+        while i < end:
             key, i = _varint(buf, i)
-            number, wire = key >> 3, key & 7
-            if number == 0:
-                raise ValueError("field 0")
+            wire = key & 7
+            if key >> 3 == 0:
+                return None
             if wire == 0:
                 value, i = _varint(buf, i)
-                out.append((number, value))
+                if key >> 3 == number:
+                    return value
             elif wire == 2:
                 size, i = _varint(buf, i)
-                if i + size > len(buf):
-                    raise ValueError("length")
-                out.append((number, buf[i : i + size]))
+                if i + size > end:
+                    return None
+                if key >> 3 == number:
+                    return buf[i : i + size]
                 i += size
             elif wire == 1:
                 i += 8
             elif wire == 5:
                 i += 4
             else:
-                raise ValueError("wire type")
-            if i > len(buf):
-                raise ValueError("fixed")
-        except ValueError:
-            if partial:
-                return out
-            raise
-    return out
+                return None
+    except ValueError:
+        return None
+    return None
 
 
 def _text(value: int | bytes | None) -> str:
@@ -313,7 +343,7 @@ def _block(reader: _Reader, results: list[ResultInfo], versions: dict[str, str])
             head_len = min(msg_size, RESULT_HEAD)
             head = reader.exact(head_len, "a result message")
             reader.skip(msg_size - head_len, "a result message")
-            mangled = dict(fields(head, partial=True)).get(_RESULT_MANGLED)
+            mangled = first_field(head, _RESULT_MANGLED)
             results.append(
                 ResultInfo(
                     process.pid, _text(mangled) if isinstance(mangled, bytes) else None, process

@@ -15,11 +15,12 @@ whatever the report's size.
 Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids (the kernels to
 read), processes (children at a time), rss_limit_mb (default: ``budget_mb()``), max_kernels
 (the most one child reads), metrics (summary mode), extra, source, curves, all_metrics and
-diagnose (detail mode: a picklable function of a KernelDetail whose result is sent with it),
+diagnose (a picklable function of the KernelSummary, or in detail mode of the KernelDetail,
+whose result is sent with it),
 rules, batch_seconds, origins. The pool watches stdin after the job: its end (the parent closed
 it, or is gone) stops the pass.
 Output (stdout): frames (``write_frame``: a 4-byte result count, an 8-byte length and a
-pickled list of results: KernelSummary, KernelDetail or (KernelDetail, diagnose result)), one
+pickled list of results: KernelSummary, KernelDetail or (either, diagnose result)), one
 per kernel, batches in no fixed order, then a frame holding ``{"children": [[first id, kernels
 read], ...]}``, one pair per child, and an empty list. The forked children send the pool the
 same frames.
@@ -82,8 +83,10 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
     action = ctx.range_by_idx(handle[0]).action_by_idx(handle[1])
     origins = job.get("origins")
     origin = origins[kernel_id] if origins else (None, "")
+    diagnose = job.get("diagnose")
     if job["mode"] == "summary":
-        return read_summary(action, kernel_id, handle, job["metrics"], job["rules"], origin)
+        summary = read_summary(action, kernel_id, handle, job["metrics"], job["rules"], origin)
+        return summary if diagnose is None else (summary, diagnose(summary))
     if action is None:
         from kernelscope.parsers.errors import ReportError
 
@@ -105,7 +108,6 @@ def _one(ctx: Any, job: dict[str, Any], kernel_id: int, handle: tuple[int, int])
         from kernelscope.parsers.ncu.detail import read_all_metrics
 
         detail.all_metrics = read_all_metrics(action)
-    diagnose = job.get("diagnose")
     if diagnose is None:
         return detail
     if job.get("slim"):
@@ -261,7 +263,11 @@ def _read(
 ) -> int:
     """Read ``ids`` in order, passing batches of results to ``send`` (a batch every
     ``batch_seconds``), until the resident size would pass ``limit`` (MB); returns how many
-    were read (at least one)."""
+    were read (at least one). The summaries among the results share their equal values
+    (``ValueSharer``), so a batch pickles each such value once."""
+    from kernelscope.parsers.ncu.shared_values import ValueSharer
+
+    share = ValueSharer().result
     batch: list[Any] = []
     last = time.perf_counter()
     resident = _Resident()
@@ -271,7 +277,7 @@ def _read(
     for kernel_id in ids:
         if done and rss + 2 * step > limit:
             break  # the budget is reached: a fresh child reads the rest
-        batch.append(_one(ctx, job, kernel_id, handles[kernel_id]))
+        batch.append(share(_one(ctx, job, kernel_id, handles[kernel_id])))
         done += 1
         now_rss = resident.mb()
         if done > 1:

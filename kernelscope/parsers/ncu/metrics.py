@@ -104,7 +104,8 @@ def read_metric(action: Any, name: str, *, label: bool = True) -> Metric | None:
         else:
             return None
     try:
-        if raw.num_instances() > 0 and not raw.has_value():
+        # (has_value first: most metrics have one, and then their instances do not matter)
+        if not raw.has_value() and raw.num_instances() > 0:
             return None
         value = _clean(_raw_value(raw))
     except (TypeError, ValueError, RuntimeError):

@@ -24,7 +24,6 @@ from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import load_ncu_context, native_stderr_quiet, remove_temp
 from kernelscope.parsers.ncu.panes import KEY_METRICS
-from kernelscope.parsers.ncu.shared_values import ValueSharer
 from kernelscope.parsers.ncu.source import KernelSource, read_kernel_source
 from kernelscope.parsers.ncu.summary_reader import (
     NO_ORIGIN,
@@ -223,8 +222,11 @@ class NcuReport:
         batch_seconds: float = 0.1,
         cancelled: Callable[[], bool] | None = None,
         processes: int | None = None,
-    ) -> Iterator[list[KernelSummary]]:
-        """Yield every kernel's summary in time-based batches (for progressive loading).
+        analyse: Callable[[KernelSummary], Any] | None = None,
+    ) -> Iterator[list[Any]]:
+        """Yield every kernel's summary in time-based batches (for progressive loading);
+        with ``analyse`` (a picklable module-level function), each item is ``(summary,
+        analyse(summary))``, computed where the summary is read.
 
         Reports of more than ``IN_PROCESS_LIMIT`` kernels are read by ``processes`` child
         processes (default: ``worker_count()``), because ncu_report never frees a
@@ -233,22 +235,28 @@ class NcuReport:
             small = self.kernel_count <= IN_PROCESS_LIMIT
             processes = 0 if small else worker_count()
         if processes <= 0:
-            yield from self._iter_in_process(batch_seconds, cancelled)
+            for batch in self._iter_in_process(batch_seconds, cancelled):
+                yield batch if analyse is None else [(s, analyse(s)) for s in batch]
             return
         job = {
             "path": str(self._temp or self.path),
             "mode": "summary",
+            "diagnose": analyse,
             "ids": list(range(self.kernel_count)),
             "metrics": self._summary_metrics,
             "rules": bool(self._extra),
             "batch_seconds": batch_seconds,
             "origins": self.origins,
         }
-        sharer = ValueSharer()
-        for batch in iter_from_workers(
-            job, min(processes, self.kernel_count), cancelled, local=self._local()
-        ):
-            yield [sharer.summary(s) for s in batch]
+
+        def head(kernel_id: int) -> Any:
+            # (this process has often opened it already: the device is read from it)
+            summary = self.summary(kernel_id)
+            return summary if analyse is None else (summary, analyse(summary))
+
+        yield from iter_from_workers(
+            job, min(processes, self.kernel_count), cancelled, local=self._local(), head=head
+        )
 
     def iter_details(
         self,
@@ -308,17 +316,13 @@ class NcuReport:
             "all_metrics": all_metrics,
             "origins": self.origins,
         }
-        sharer = ValueSharer()
-        for batch in iter_from_workers(
+        yield from iter_from_workers(
             job,
             min(processes, len(kernel_ids)),
             cancelled,
             meanwhile=meanwhile,
             local=self._local(),
-        ):
-            if slim and analyse is not None:  # (the list's view, the analysis)
-                batch = [(sharer.summary(head), result) for head, result in batch]
-            yield batch
+        )
 
     def _local(self) -> Local:
         """This report, open here, for forking the pass's children from this process."""

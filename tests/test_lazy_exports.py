@@ -1,0 +1,39 @@
+"""The packages that re-export names import them on first use, and only then."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import kernelscope.parsers.diagnosis as diagnosis
+import kernelscope.parsers.ncu as ncu
+from kernelscope.parsers.diagnosis.result import Diagnosis
+from kernelscope.parsers.ncu.metrics import Metric
+from kernelscope.parsers.ncu.report import NcuReport
+
+
+def test_the_names_are_the_modules_own():
+    assert ncu.Metric is Metric and ncu.NcuReport is NcuReport
+    assert diagnosis.Diagnosis is Diagnosis
+    for package in (ncu, diagnosis):
+        for name in package.__all__:  # each listed name has a home that defines it
+            assert getattr(package, name) is not None
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        _ = ncu.nothing  # type: ignore[attr-defined]
+
+
+def test_a_timeline_module_does_not_import_the_kernel_report_reader():
+    code = (
+        "import sys\n"
+        "import kernelscope.parsers.nsys.metric_analysis, kernelscope.render.format\n"
+        "print(sorted(m for m in ('kernelscope.parsers.ncu.report',"
+        " 'kernelscope.parsers.diagnosis.engine') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
