@@ -63,6 +63,23 @@ def columns_of(view: TimelineView, start_ns: int, end_ns: int) -> range:
     return range(first, last + 1)
 
 
+def append_runs(text: Text, cells: Iterable[str], styles: Iterable[str]) -> Text:
+    """Append ``cells`` to ``text``, each in its style, one span per run of equal styles
+    (a span per cell made ~700 spans a redraw, and Textual converts each span's style anew
+    on every update)."""
+    run: list[str] = []
+    run_style: str | None = None
+    for cell, style in zip(cells, styles, strict=True):
+        if style != run_style and run:
+            text.append("".join(run), run_style or "")
+            run = []
+        run_style = style
+        run.append(cell)
+    if run:
+        text.append("".join(run), run_style or "")
+    return text
+
+
 def _label(text: str, width: int, style: str = "") -> Text:
     return Text(ellipsis(text, width).ljust(width) + " ", style=style)
 
@@ -103,8 +120,8 @@ def lane_line(
             if 0 <= first + offset < len(cells):
                 cells[first + offset] = ch
                 named[first + offset] = True
-    text = Text(no_wrap=True, end="")
     instances = marks.instances
+    styles = []
     for col, cell in enumerate(cells):
         cell_style = label_style if named[col] else "bright_black" if cell == IDLE else style
         if col < len(instances) and instances[col] > 0:
@@ -113,8 +130,8 @@ def lane_line(
             cell_style = f"{cell_style} {highlight.style}"
         if col in marks.cursor:
             cell_style = f"{cell_style} {CURSOR_STYLE}"
-        text.append(cell, cell_style)
-    return text
+        styles.append(cell_style)
+    return append_runs(Text(no_wrap=True, end=""), cells, styles)
 
 
 def render_lanes(
@@ -147,12 +164,12 @@ def render_sparkline(
 ) -> Text:
     """The utilisation sparkline (one line of eighth-blocks)."""
     highlight = highlight or Highlight()
-    text = _label(label, label_width, "bold")
-    for col, value in enumerate(values):
-        style = "yellow"
-        if col in highlight.columns:
-            style = f"{style} {highlight.style}"
-        text.append(spark(value), style)
+    selected = f"yellow {highlight.style}"
+    text = append_runs(
+        _label(label, label_width, "bold"),
+        [spark(value) for value in values],
+        [selected if col in highlight.columns else "yellow" for col in range(len(values))],
+    )
     text.no_wrap = True
     return text
 
@@ -170,20 +187,22 @@ def render_gap_marks(
         if 0 <= middle < view.width:
             cells[middle] = CURSOR_MARK
             styles[middle] = "bold white"
-    for gap in gaps:
-        cols = columns_of(view, gap.start_ns, gap.end_ns)
-        if not cols:
+    t0, t1, width = view.t0, view.t1, view.width
+    span = max(t1 - t0, 1)
+    for gap in gaps:  # (thousands in a long trace: columns_of's arithmetic, inline)
+        first_ns, end_ns = max(gap.start_ns, t0), min(gap.end_ns, t1)
+        if end_ns <= first_ns:
             continue
-        mid = cols[len(cols) // 2]
+        first = min((first_ns - t0) * width // span, width - 1)
+        last = min((end_ns - 1 - t0) * width // span, width - 1)
+        mid = first + (last - first + 1) // 2
         cells[mid] = GAP_MARK
         styles[mid] = "red"
     if selected is not None:
         for col in columns_of(view, selected.start_ns, selected.end_ns):
             cells[col] = GAP_MARK if cells[col] == GAP_MARK else "▔"
             styles[col] = "bold yellow"
-    text = _label(label, label_width, "dim")
-    for cell, style in zip(cells, styles, strict=True):
-        text.append(cell, style)
+    text = append_runs(_label(label, label_width, "dim"), cells, styles)
     text.no_wrap = True
     return text
 
