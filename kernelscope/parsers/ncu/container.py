@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -104,24 +105,24 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
             return value, i
 
 
-def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
-    """The top-level (field number, value) pairs of a protobuf message; ValueError when it
-    is damaged."""
-    out: list[tuple[int, int | bytes]] = []
+def _scan(buf: bytes) -> Iterator[tuple[int, int | bytes]]:
+    """The top-level (field number, value) pairs of a protobuf message, in order; raises
+    ValueError at the first damaged field."""
     i = 0
-    while i < len(buf):
+    end = len(buf)
+    while i < end:
         key, i = _varint(buf, i)
         number, wire = key >> 3, key & 7
         if number == 0:
             raise ValueError("field 0")
         if wire == 0:
             value, i = _varint(buf, i)
-            out.append((number, value))
+            yield number, value
         elif wire == 2:
             size, i = _varint(buf, i)
-            if i + size > len(buf):
+            if i + size > end:
                 raise ValueError("length")
-            out.append((number, buf[i : i + size]))
+            yield number, buf[i : i + size]
             i += size
         elif wire == 1:
             i += 8
@@ -129,41 +130,24 @@ def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
             i += 4
         else:
             raise ValueError("wire type")
-        if i > len(buf):
+        if i > end:
             raise ValueError("fixed")
-    return out
+
+
+def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
+    """The top-level (field number, value) pairs of a protobuf message; ValueError when it
+    is damaged."""
+    return list(_scan(buf))
 
 
 def first_field(buf: bytes, number: int) -> int | bytes | None:
     """The value of the first field ``number`` of a message read only in part (None when
-    it is not among the complete fields of ``buf``): the fields before it are skipped
-    without keeping them, and the scan stops there (a result's mangled name comes early in
-    a message of kilobytes)."""
-    i = 0
-    end = len(buf)
+    it is not among the complete fields of ``buf``): the scan stops there (a result's mangled
+    name comes early in a message of kilobytes)."""
     try:
-        while i < end:
-            key, i = _varint(buf, i)
-            wire = key & 7
-            if key >> 3 == 0:
-                return None
-            if wire == 0:
-                value, i = _varint(buf, i)
-                if key >> 3 == number:
-                    return value
-            elif wire == 2:
-                size, i = _varint(buf, i)
-                if i + size > end:
-                    return None
-                if key >> 3 == number:
-                    return buf[i : i + size]
-                i += size
-            elif wire == 1:
-                i += 8
-            elif wire == 5:
-                i += 4
-            else:
-                return None
+        for found, value in _scan(buf):
+            if found == number:
+                return value
     except ValueError:
         return None
     return None
