@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 
 import polars as pl
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -170,6 +171,8 @@ class TimelinePane(Horizontal, can_focus=True):
         self.view: TimelineView | None = None
         self.note = ""
         self.last_draw_ms = 0.0
+        self._shapes: dict[str, object] = {}
+        """Per Static of the view, the shape of its text at the last update (``_show``)."""
         self.cursor_lane: str | None = None
         self.cursor_index: int | None = None
         self.chosen_kernel: str | None = None
@@ -379,20 +382,33 @@ class TimelinePane(Horizontal, can_focus=True):
         ])
         head_widget = self.query_one("#tl-head", Static)
         head_widget.styles.height = 4 + len(metric_rows)
-        head_widget.update(head)
+        self._show("#tl-head", head)
         values = self.query_one("#tl-values", Static)
         values.display = bool(mlanes)
         if mlanes:
-            values.update(values_at(mlanes, probe, data.start_ns, when))
+            self._show("#tl-values", values_at(mlanes, probe, data.start_ns, when), fixed=True)
         lanes = render_lanes(view, index.lanes, label_width, highlight,
                              self._marks(view, cursor_cols), self.cursor_lane)
-        self.query_one("#tl-lanes", Static).update(lanes if index.lanes else Text(
+        self._show("#tl-lanes", lanes if index.lanes else Text(
             "No GPU or CPU activity was traced in this report.", style="dim"))
-        self.query_one("#tl-range", Static).update(self._range_text(view, gpu_keys))
-        self.query_one("#tl-legend", Static).update(self._legend())
-        self.query_one("#tl-event", Static).update(self._event_text())
+        self._show("#tl-range", self._range_text(view, gpu_keys), fixed=True)
+        self._show("#tl-legend", self._legend(), fixed=True)
+        self._show("#tl-event", self._event_text())
         self._update_panel()
         self.last_draw_ms = (time.perf_counter() - started) * 1000
+
+    def _show(self, selector: str, content: Text | str, *, fixed: bool = False) -> None:
+        """Update a Static of the view, asking Textual for a layout pass only when the text's
+        shape (its line count and widest line) or the widget's width changed since the last
+        time; a ``fixed`` widget's size never follows its text. (A layout pass re-arranges
+        the whole screen: it took most of a key's time on a large trace.)"""
+        widget = self.query_one(selector, Static)
+        plain = content.plain if isinstance(content, Text) else content
+        lines = plain.split("\n")
+        shape = None if fixed else (len(lines), max(map(cell_len, lines)), widget.size.width)
+        layout = shape is not None and self._shapes.get(selector) != shape
+        self._shapes[selector] = shape
+        widget.update(content, layout=layout)
 
     def probe_time(self) -> tuple[int, str]:
         """Where the metric values are read (marked in the metric lanes): the start of the
