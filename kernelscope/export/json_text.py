@@ -60,8 +60,9 @@ def wrap(members: Iterable[str], level: int) -> str:
 
 
 def array_pieces(elements: Iterable[str], level: int) -> Iterator[str]:
-    """:func:`array`'s text in pieces, an element at a time (for writing a large document
-    without holding it whole)."""
+    """A list at depth ``level`` from element texts already encoded at depth ``level + 1``,
+    in pieces, an element at a time (for writing a large document without holding it
+    whole)."""
     inner = "\n" + INDENT * (level + 1)
     first = True
     for element in elements:
@@ -85,15 +86,6 @@ def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> It
             yield dumps(member, 1)
         first = False
     yield "{}" if first else "\n}"
-
-
-def array(elements: Iterable[str], level: int) -> str:
-    """A list at depth ``level`` from element texts already encoded at depth ``level + 1``."""
-    parts = list(elements)
-    if not parts:
-        return "[]"
-    inner = "\n" + INDENT * (level + 1)
-    return "[" + inner + ("," + inner).join(parts) + "\n" + INDENT * level + "]"
 
 
 def _dict(value: dict[Any, Any], level: int) -> str:

@@ -124,6 +124,8 @@ class KernelSession(KernelState):
             self.kernel_list.finish_loading(total)
 
     def close(self) -> None:
+        if self._arrival_timer is not None:  # (a cancelled load never reaches _loaded)
+            self._arrival_timer.stop()
         if self.report is not None:
             self.report.close()
 

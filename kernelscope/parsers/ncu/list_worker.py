@@ -14,11 +14,10 @@ whatever the report's size.
 
 Input (stdin): one pickled job dict: path, mode ("summary" or "detail"), ids (the kernels to
 read), processes (children at a time), rss_limit_mb (default: ``budget_mb()``), max_kernels
-(the most one child reads), metrics (summary mode), extra, source, curves, all_metrics and
+(the most one child reads), metrics (summary mode), extra, source, curves, all_metrics,
 diagnose (a picklable function of the KernelSummary, or in detail mode of the KernelDetail,
-whose result is sent with it),
-rules, batch_seconds, origins. The pool watches stdin after the job: its end (the parent closed
-it, or is gone) stops the pass.
+whose result is sent with it), rules, batch_seconds, origins. The pool watches stdin after
+the job: its end (the parent closed it, or is gone) stops the pass.
 Output (stdout): frames (``write_frame``: a 4-byte result count, an 8-byte length and a
 pickled list of results: KernelSummary, KernelDetail or (either, diagnose result)), one
 per kernel, batches in no fixed order, then a frame holding ``{"children": [[first id, kernels
