@@ -106,6 +106,8 @@ class SourceListing(ScrollView, can_focus=True):
         self.base_pc = 0
         self._layout = ListingLayout(4, TEXT_MIN, 0)
         self._cache: dict[int, list[Segment]] = {}
+        self._centred = False
+        """The cursor was centred and has not moved since: a resize centres it again."""
 
     # -- contents --------------------------------------------------------------------------
     def show_rows(
@@ -125,6 +127,7 @@ class SourceListing(ScrollView, can_focus=True):
         self.linked = frozenset(linked)
         self.cursor = max(0, min(cursor, len(rows) - 1))
         self._relayout()
+        self._centred = True
         self._scroll_to_cursor(center=True)
         # Once laid out (the listing may have just been shown), centre the cursor again.
         self.call_after_refresh(self._scroll_to_cursor, True)
@@ -152,6 +155,10 @@ class SourceListing(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self.rows:
             self._relayout()
+            if self._centred:
+                # Centred for a height the listing no longer has (the pane settled its
+                # layout after the rows came): centre it for this one.
+                self._scroll_to_cursor(center=True)
 
     # -- drawing ---------------------------------------------------------------------------
     def _header(self) -> list[Segment]:
@@ -214,6 +221,7 @@ class SourceListing(ScrollView, can_focus=True):
         if not self.rows:
             return
         self.cursor = max(0, min(index, len(self.rows) - 1))
+        self._centred = center
         self._scroll_to_cursor(center=center)
         self.refresh()
         self.post_message(self.Moved(self, self.cursor))
