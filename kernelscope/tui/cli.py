@@ -131,6 +131,14 @@ def _wants_export(argv: list[str]) -> bool:
                for a in argv)
 
 
+def _headless(argv: list[str]) -> bool:
+    """Whether ``argv`` asks for a command that prints or writes instead of the TUI."""
+    if argv and argv[0] in ("export", "summary"):
+        return True
+    kind, rest = _kind_word(argv)
+    return kind is not None and _wants_export(rest)
+
+
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
     if not texts:
         return ()
@@ -205,30 +213,13 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     return app.return_code or 0
 
 
-PRESTART_BYTES = 4 << 20
-"""A kernel report at least this large (more kernels than one process reads itself, on a
-default-set report) gets its list's pool process started before the TUI is imported."""
-
-
 def _prestart_list_pools(paths: list[Path]) -> None:
     """Start the pool processes that will read the kernel lists of large kernel reports,
     so that they import what they need while the app starts (the TUI's threads cannot fork
     the list's readers themselves)."""
-    from kernelscope.parsers.detect import NCU_MAGIC
+    from kernelscope.parsers.ncu.huge_pages import is_large_kernel_report
 
-    large = 0
-    for path in paths:
-        try:
-            if not path.is_file():  # (a FIFO must not be opened here: it would block)
-                continue
-            with open(path, "rb") as f:
-                plain = f.read(4) == NCU_MAGIC
-            size = path.stat().st_size
-        except OSError:
-            continue
-        compressed = ".ncu-rep" in path.name and not plain
-        if (plain and size >= PRESTART_BYTES) or (compressed and size >= PRESTART_BYTES // 8):
-            large += 1
+    large = sum(is_large_kernel_report(str(path)) for path in paths)
     if large:
         from kernelscope.parsers.ncu.list_pool import prestart
 
@@ -237,12 +228,19 @@ def _prestart_list_pools(paths: list[Path]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    entry = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):
         # A report's text (a kernel or file name) that is not UTF-8 must not fail to print.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
+        if entry and _headless(argv):
+            # The forked children that read a large kernel report's kernels fault in half
+            # as much with huge pages; glibc takes the setting only at a program's start.
+            from kernelscope.parsers.ncu.huge_pages import reexec_for
+
+            reexec_for(argv)
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
             return run_export(_export_parser().parse_args(rest), kind)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.ncu.huge_pages import add_huge_pages
 from kernelscope.parsers.ncu.list_worker import pop_frames
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
@@ -39,6 +40,7 @@ _waiting: list[subprocess.Popen[bytes]] = []
 def _spawn() -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    add_huge_pages(env)  # its children fault in the kernels' memory in huge pages
     return subprocess.Popen(
         [sys.executable, "-m", "kernelscope.parsers.ncu.list_worker"],
         stdin=subprocess.PIPE,
