@@ -92,7 +92,7 @@ def test_a_pass_through_the_pool_shows_its_first_kernel_before_the_pool_answers(
 
 
 FORKED_HERE = """
-import json, os, sys
+import gc, json, os, sys
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.kernel_analysis import diagnose_summary, open_for_analysis
 from kernelscope.parsers.ncu import list_pool
@@ -124,6 +124,7 @@ with open_for_analysis(sys.argv[1]) as report:
             out["left"] = None
 assert list_pool.can_fork_here()  # nothing the pass did started a thread here
 out["children"] = list(list_pool.recent_children)
+out["frozen"] = gc.get_freeze_count()  # frozen for each fork, thawed when the pass ends
 print(json.dumps(out))
 """
 
@@ -140,6 +141,7 @@ def test_a_single_threaded_process_forks_the_children_itself():
     out = _forked_here("rows")
     children = out["children"][-1]
     assert sum(n for _, n in children) == 151 and len(children) >= 4  # 40 a child at most
+    assert out["frozen"] == 0
     with open_for_analysis(SMALL_FAMILY) as report:
         alone = [report.summary(i).row for i in range(report.kernel_count)]
     assert out["rows"] == json.loads(json.dumps(alone))
@@ -163,6 +165,7 @@ def test_children_forked_here_report_errors_as_one_sentence():
 def test_stopping_a_pass_forked_here_leaves_no_child():
     out = _forked_here("stop")
     assert 0 < out["first"] < 151 and out["left"] is None
+    assert out["frozen"] == 0  # (a pass stopped early too)
 
 
 def boom_report_error(detail):
