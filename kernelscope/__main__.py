@@ -1,5 +1,5 @@
 """``python -m kernelscope`` runs the command-line interface."""
 
-from kernelscope.tui.cli import main
+from kernelscope.tui.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -226,21 +226,29 @@ def _prestart_list_pools(paths: list[Path]) -> None:
         prestart(min(large, 2))
 
 
+def entry() -> int:
+    """The ``kernelscope`` program (the console script, ``python -m kernelscope``): a headless
+    command over a large kernel report first starts itself again with huge pages for the
+    processes that read its kernels (``parsers/ncu/huge_pages.py``: glibc takes the setting
+    only at a program's start), then :func:`main`."""
+    argv = sys.argv[1:]
+    with contextlib.suppress(Exception):  # (without it the command is slower, not wrong)
+        if _headless(argv):
+            from kernelscope.parsers.ncu.huge_pages import reexec_for
+
+            reexec_for(argv)
+    return main(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script; returns the process exit code."""
-    entry = argv is None
+    """Run the command line ``argv`` (default: this program's arguments) in this process;
+    returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):
         # A report's text (a kernel or file name) that is not UTF-8 must not fail to print.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
-        if entry and _headless(argv):
-            # The forked children that read a large kernel report's kernels fault in half
-            # as much with huge pages; glibc takes the setting only at a program's start.
-            from kernelscope.parsers.ncu.huge_pages import reexec_for
-
-            reexec_for(argv)
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
             return run_export(_export_parser().parse_args(rest), kind)

@@ -16,7 +16,7 @@ from kernelscope.parsers.ncu.huge_pages import (
     reexec_for,
     with_huge_pages,
 )
-from kernelscope.tui.cli import main
+from kernelscope.tui.cli import entry, main
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 LARGE = SAMPLES / "ncu" / "many_launches.ncu-rep.xz"  # 1,000 launches: read in children
@@ -110,6 +110,21 @@ def test_main_called_in_process_never_reexecutes(thp: None, execs: list, capsys)
     assert main(["summary", str(LARGE)]) == 0
     assert execs == []
     assert "1000 kernels" in capsys.readouterr().out.replace(",", "")
+
+
+def test_the_program_reexecutes_for_a_large_report(thp: None, execs: list, monkeypatch,
+                                                   capsys) -> None:
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    monkeypatch.setattr(sys, "argv", ["kernelscope", "summary", str(LARGE)])
+    assert entry() == 0  # (execve, faked here, raised: the command ran on in this process)
+    assert len(execs) == 1 and execs[0][2]["GLIBC_TUNABLES"] == TUNABLE
+    assert "1000 kernels" in capsys.readouterr().out.replace(",", "")
+
+
+def test_the_program_runs_a_small_report_as_it_is(thp: None, execs: list, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["kernelscope", "summary", str(SMALL)])
+    assert entry() == 0
+    assert execs == []
 
 
 def test_the_reexecuted_command_prints_the_same() -> None:

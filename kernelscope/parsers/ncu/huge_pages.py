@@ -4,12 +4,12 @@ ncu_report allocates ~1 MB for each kernel it opens and frees none of it, so hal
 a kernel is the kernel faulting in fresh 4 KB pages (~240 of them a default-set kernel, on
 the 1,000-launch sample). glibc's tunable ``glibc.malloc.hugetlb=1`` (glibc 2.35 and newer;
 older ones ignore it) asks for transparent huge pages on the memory malloc takes from the
-kernel, where the system leaves them to ``madvise``: 8× fewer page faults, and ~40 % less
-system time in the forked children that read the kernels.
+kernel, where the system leaves them to ``madvise``: 8× fewer page faults, and up to half
+less system time in the forked children that read the kernels.
 
 glibc reads tunables when a program starts, so they cannot be turned on in a running
 process: a headless command over a large kernel report starts itself again with the
-tunable set, once, before it has imported anything heavy (~20 ms), and the pool process
+tunable set, once, before it has imported anything heavy (~40 ms), and the pool process
 the TUI starts for its kernel list gets it in its environment. Setting
 ``GLIBC_TUNABLES`` yourself (with or without ``glibc.malloc.hugetlb``) leaves your choice
 as it is when it names ``hugetlb``; ``KERNELSCOPE_HUGE_PAGES=0`` turns this off.
