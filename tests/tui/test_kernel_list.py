@@ -82,8 +82,13 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
                 break
         await pilot.pause()
         assert shown_ids(app) == [0, 1]
-        text = screen_text(app)
-        assert f"loaded 2 of {len(zoo_rows)} kernels" in text
+        loading = f"loaded 2 of {len(zoo_rows)} kernels"
+        for _ in range(100):  # (the rest is held back: this state lasts until gate.set())
+            text = screen_text(app)
+            if loading in text and "loading…" in text:
+                break
+            await pilot.pause(0.02)
+        assert loading in text
         assert "loading…" in text
         assert app.screen.query_one("#list-progress").display
         gate.set()
