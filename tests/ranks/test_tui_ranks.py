@@ -13,6 +13,7 @@ from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.ranks import RanksScreen, RankTimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
 from tests.timeline_tui.helpers import screen_text, settle, wait_for
+from tests.tui.helpers import until_still
 
 SIZE = (150, 40)
 
@@ -126,7 +127,7 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         for key in keys:
             await pilot.press(key)
         await settle(pilot)
-        await pilot.pause(0.2)
+        await until_still(pilot)
 
     return run_before
 

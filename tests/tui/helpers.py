@@ -55,6 +55,20 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
             return
 
 
+async def until_still(pilot: Pilot[object], tries: int = 60) -> None:
+    """Wait until the screen reads the same on three pauses in a row, at most ``tries``
+    pauses (a table that was just rebuilt sizes its columns on a later refresh: on a loaded
+    machine a snapshot could catch it in between)."""
+    last, same = None, 0
+    for _ in range(tries):
+        await pilot.pause(0.05)
+        text = screen_text(pilot.app)
+        same = same + 1 if text == last else 0
+        if same >= 2:
+            return
+        last = text
+
+
 def screen_text(app: App[object]) -> str:
     """The text on the terminal right now (what a user would read)."""
     width, height = app.size
@@ -91,6 +105,7 @@ def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
             field.cursor_blink = False
         await settle(pilot)
         await until_read(pilot)
+        await until_still(pilot)
 
     return run
 
