@@ -86,11 +86,11 @@ def is_large_kernel_report(text: str) -> bool:
 def reexec_for(args: Iterable[str]) -> None:
     """Start this command again with huge pages when ``args`` (its arguments) name a large
     kernel report and the tunable is not yet set; returns only where it does not."""
-    if not any(is_large_kernel_report(a) for a in args):
-        return
-    env = with_huge_pages(os.environ)
+    env = with_huge_pages(os.environ)  # (None in the command started again: it has them)
     orig = getattr(sys, "orig_argv", None)
     if env is None or not orig or not sys.executable:
+        return
+    if not any(is_large_kernel_report(a) for a in args):
         return
     sys.stdout.flush()
     sys.stderr.flush()

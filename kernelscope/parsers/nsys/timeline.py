@@ -65,6 +65,18 @@ class TimelineView:
             return None
         return min(int((t - self.t0) * self.width // (self.t1 - self.t0)), self.width - 1)
 
+    def columns_between(self, start_ns: int, end_ns: int) -> tuple[int, int] | None:
+        """The first and last column that [start_ns, end_ns) touches, None when it lies
+        outside the window (one call: the gap marks place thousands of gaps a redraw)."""
+        t0, t1 = self.t0, self.t1
+        first_ns, last_ns = max(start_ns, t0), min(end_ns, t1) - 1
+        if last_ns < first_ns:
+            return None
+        width = self.width
+        span = t1 - t0
+        return (min((first_ns - t0) * width // span, width - 1),
+                min((last_ns - t0) * width // span, width - 1))
+
 
 @dataclass(frozen=True)
 class Gap:

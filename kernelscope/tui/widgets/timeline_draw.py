@@ -54,13 +54,8 @@ def spark(fraction: float) -> str:
 
 def columns_of(view: TimelineView, start_ns: int, end_ns: int) -> range:
     """The columns of ``view`` that [start_ns, end_ns) touches (empty when outside)."""
-    if end_ns <= view.t0 or start_ns >= view.t1:
-        return range(0)
-    first = view.column_of(max(start_ns, view.t0))
-    last = view.column_of(min(end_ns, view.t1) - 1)
-    if first is None or last is None:
-        return range(0)
-    return range(first, last + 1)
+    cols = view.columns_between(start_ns, end_ns)
+    return range(0) if cols is None else range(cols[0], cols[1] + 1)
 
 
 def append_runs(text: Text, cells: Iterable[str], styles: Iterable[str]) -> Text:
@@ -187,15 +182,12 @@ def render_gap_marks(
         if 0 <= middle < view.width:
             cells[middle] = CURSOR_MARK
             styles[middle] = "bold white"
-    t0, t1, width = view.t0, view.t1, view.width
-    span = max(t1 - t0, 1)
-    for gap in gaps:  # (thousands in a long trace: columns_of's arithmetic, inline)
-        first_ns, end_ns = max(gap.start_ns, t0), min(gap.end_ns, t1)
-        if end_ns <= first_ns:
+    between = view.columns_between
+    for gap in gaps:
+        cols = between(gap.start_ns, gap.end_ns)
+        if cols is None:
             continue
-        first = min((first_ns - t0) * width // span, width - 1)
-        last = min((end_ns - 1 - t0) * width // span, width - 1)
-        mid = first + (last - first + 1) // 2
+        mid = (cols[0] + cols[1] + 1) // 2  # (the middle of columns_of's range)
         cells[mid] = GAP_MARK
         styles[mid] = "red"
     if selected is not None:
