@@ -12,7 +12,7 @@ from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
 from kernelscope.screens.panes import RawPane, SourcePane
@@ -55,15 +55,25 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
             return
 
 
-async def until_still(pilot: Pilot[object], tries: int = 60) -> None:
-    """Wait until the screen reads the same on three pauses in a row, at most ``tries``
-    pauses (a table that was just rebuilt sizes its columns on a later refresh: on a loaded
-    machine a snapshot could catch it in between)."""
+def _tables_sized(app: App[object]) -> bool:
+    """Whether every DataTable of the screen has measured its new rows and cells (it does so
+    only when its message queue runs empty, so a loaded machine can show one between)."""
+    return not any(
+        getattr(table, "_require_update_dimensions", False)
+        or getattr(table, "_updated_cells", None)
+        for table in app.screen.query(DataTable)
+    )
+
+
+async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
+    """Wait until every table of the screen has sized its columns and the screen reads the
+    same on three pauses in a row, at most ``tries`` pauses (a snapshot on a loaded machine
+    caught a table rebuilt but not yet sized)."""
     last, same = None, 0
     for _ in range(tries):
         await pilot.pause(0.05)
         text = screen_text(pilot.app)
-        same = same + 1 if text == last else 0
+        same = same + 1 if text == last and _tables_sized(pilot.app) else 0
         if same >= 2:
             return
         last = text
