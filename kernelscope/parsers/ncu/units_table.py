@@ -1,8 +1,9 @@
 """Facts about NCU's metric units that its naming conventions do not decide (see units.py).
 
 Each table was read off NCU's raw page (`ncu --import R --page raw --csv --print-units base`,
-row 2) of the reports in `samples/` and `../shared/wild`; `tests/parsers/test_units.py` checks
-every metric column of every one of those pages against `units.unit_for`.
+row 2) of the reports in `samples/` and `../shared/wild`; `tests/ncu/test_units.py` and
+`tests/wild/test_units_wild.py` check every metric column of every one of those pages against
+`units.unit_for`.
 """
 
 from __future__ import annotations
