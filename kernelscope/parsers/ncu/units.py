@@ -1,6 +1,7 @@
 """Units of Nsight Compute metrics as NCU's raw page prints them, without ncu_report.
 
-A report stores no units: NCU knows them from each metric's name. A hardware metric is
+A report stores no units: NCU takes them from its metric tables, which follow the names. A
+hardware metric is
 `unit__counter.rollup.submetric` (`sm__inst_executed.avg.per_cycle_active`): the counter's
 words give its unit (`cycles`, `bytes`, `sectors`, `inst`, `warps`, ...), the rollup (`sum`,
 `avg`, `max`, `min`) keeps it, and the submetric transforms it: percentages of a peak and
@@ -42,8 +43,10 @@ def unit_for(
     if version < table.FIRST_VERSION_WITH_UNITS:
         return table.UNITS_IN_PRE_2020_REPORTS.get(name, "")
     if name.startswith(table.THEORETICAL_OPERATION_PREFIXES):
-        known = names_in_result is None or table.THREAD_UNIT_WITNESS in names_in_result
-        return "thread" if known else "inst"
+        beside_thread_average = (
+            names_in_result is None or table.THREAD_UNIT_WITNESS in names_in_result
+        )
+        return "thread" if beside_thread_average else "inst"
     versioned = table.METRIC_UNITS_SINCE_VERSION.get(name)
     if versioned is not None:
         since, newer, older = versioned
