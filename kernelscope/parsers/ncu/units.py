@@ -1,14 +1,13 @@
 """Units of Nsight Compute metrics as NCU's raw page prints them, without ncu_report.
 
 A report stores no units: NCU takes them from its metric tables, which follow the names. A
-hardware metric is
-`unit__counter.rollup.submetric` (`sm__inst_executed.avg.per_cycle_active`): the counter's
-words give its unit (`cycles`, `bytes`, `sectors`, `inst`, `warps`, ...), the rollup (`sum`,
-`avg`, `max`, `min`) keeps it, and the submetric transforms it: percentages of a peak and
-`.pct` are `%`, `.per_second` divides by seconds (cycles per second are `hz`), `.per_cycle_*`
-and `.peak_sustained*` divide by cycles (cycles per cycle have no unit). Where the words mislead
-and for the metrics without that structure (launch, device, profiler, derived and source-level
-metrics), `units_table` holds the facts.
+hardware metric is `unit__counter.rollup.submetric` (`sm__inst_executed.avg.per_cycle_active`):
+the counter's words give its unit (`cycles`, `bytes`, `sectors`, `inst`, `warps`, ...), the
+rollup (`sum`, `avg`, `max`, `min`) keeps it, and the submetric transforms it: percentages of a
+peak and `.pct` are `%`, `.per_second` divides by seconds (cycles per second are `hz`),
+`.per_cycle_*` and `.peak_sustained*` divide by cycles (cycles per cycle have no unit). Where
+the words mislead and for the metrics without that structure (launch, device, profiler, derived
+and source-level metrics), `units_table` holds the facts.
 """
 
 from __future__ import annotations
