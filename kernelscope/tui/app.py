@@ -189,12 +189,19 @@ class KernelscopeApp(App[None]):
 
     def action_export(self) -> None:
         """Export the current scope to a file in the working directory (asks before replacing)."""
+        from kernelscope.export.writer import check_not_an_input
+        from kernelscope.parsers.errors import ReportError
         from kernelscope.screens.confirm import ConfirmScreen
         from kernelscope.tui.exporting import export_job
 
         screen = self.screen
         job = export_job(self.session, screen, Path.cwd())
         if job is None:
+            return
+        try:
+            check_not_an_input(job.target, self.inputs)
+        except ReportError as exc:
+            self.notify(f"Export failed: {exc}", severity="error")
             return
         if not job.target.exists():
             self._export(job, screen)
@@ -213,7 +220,7 @@ class KernelscopeApp(App[None]):
 
         self.call_from_thread(self.notify, f"Exporting to {job.target.name}…", timeout=2)
         try:
-            write_text(render_job(self.session, job, screen), job.target)
+            write_text(render_job(self.session, job, screen), job.target, inputs=self.inputs)
         except Exception as exc:  # one sentence, never a traceback
             self.call_from_thread(
                 self.notify, f"Export failed: {error_sentence(exc)}", severity="error"

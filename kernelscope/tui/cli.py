@@ -148,7 +148,13 @@ def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
 
 
 def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
-    from kernelscope.export.writer import ExportOptions, render_checked, write_text
+    from kernelscope.export.writer import (
+        ExportOptions,
+        check_not_an_input,
+        check_stdout_not_an_input,
+        render_checked,
+        write_text,
+    )
 
     if args.fail_if_slower is not None and not args.fail_if_slower >= 0:
         raise ReportError("--fail-if-slower takes a percentage of 0 or more.")
@@ -164,12 +170,16 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         pairs=_pairs(args.pair),
         fail_if_slower=args.fail_if_slower,
     )
+    if args.output is None:  # refused before the work, not after it
+        check_stdout_not_an_input(args.report)
+    else:
+        check_not_an_input(args.output, args.report)
     result = render_checked(args.report, options, subcommand=subcommand)
     if args.output is None:
         result.write_to(sys.stdout)
         sys.stdout.flush()
     else:
-        write_text(result, args.output)
+        write_text(result, args.output, inputs=args.report)
     if result.failure is not None:
         print(f"kernelscope: {safe_text(result.failure)}", file=sys.stderr)
         return 1
@@ -178,7 +188,9 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
 
 def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.summary import print_summary
+    from kernelscope.export.writer import check_stdout_not_an_input
 
+    check_stdout_not_an_input(args.report)
     print_summary(
         args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process,
         workers=args.workers, scheduler=args.scheduler,
