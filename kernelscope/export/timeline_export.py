@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import polars as pl
+
 from kernelscope.export.timeline_json import timeline_data, to_export_dict
 from kernelscope.export.timeline_markdown import render_timeline_markdown
 from kernelscope.export.writer import ExportOptions, nothing_matched
@@ -12,6 +14,13 @@ from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys import NsysReport
 from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+
+def nsys_csv(frame: pl.DataFrame) -> str:
+    """``frame`` as CSV the way ``nsys stats --format csv`` prints it: fractions to one
+    decimal (``383080.7``), integers as integers."""
+    floats = [name for name, dtype in frame.schema.items() if dtype.is_float()]
+    return frame.with_columns(pl.col(floats).round(1)).write_csv()
 
 
 def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
@@ -25,7 +34,7 @@ def render_timeline_report(source: NsysReport | TimelineData, options: ExportOpt
         if not any(regex.search(n) for n in names):
             raise nothing_matched(data.path, options)
     if options.fmt == "csv":
-        return data.kernels.write_csv()
+        return nsys_csv(data.kernels)
     if options.fmt == "md":
         return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
     doc = to_export_dict(data)
