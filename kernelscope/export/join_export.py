@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.errors import ReportError, safe_text
@@ -56,20 +55,18 @@ def render_join(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
 
 
 def join_csv(join: JoinReport, top: int | None = None) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
     ranking = join.ranking if top is None else join.ranking[: max(0, top)]
+    rows = []
     for rank, item in enumerate(ranking, start=1):
         d = item.to_dict()
-        writer.writerow([
+        rows.append([
             rank, d["kind"], d["family"], d["title"], d["time_share"], d["wall_share"],
             d["instances"], d["total_ns"], d["profiled"],
             " ".join(f"{r}:{i}" for r, i in d["ncu_ids"]), d["bottleneck"],
             "; ".join(d["top_flags"]), d["headroom"], round(d["potential_saving_ns"]),
             d["weak_estimate"], d["one_time"], d["nvtx_range"], d.get("ncu_command"),
         ])
-    return out.getvalue()
+    return csv_text(CSV_COLUMNS, rows)
 
 
 def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
