@@ -15,7 +15,7 @@ from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.join import JoinInputs, JoinReport, analyse_join
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.render.format import fmt_ns
+from kernelscope.render.format import fmt_ns, plural
 from kernelscope.render.join_text import (
     headroom_text,
     item_name,
@@ -89,10 +89,12 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
     lines = [f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined with "
              + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports), ""]
     lines.append(
-        f"Timeline: {sum(f.instances for f in join.kernels.families):,} kernels in "
-        f"{len(join.kernels.families)} families, {fmt_ns(join.kernels.total_ns)} of kernel time; "
+        f"Timeline: {plural(sum(f.instances for f in join.kernels.families), 'kernel')} in "
+        f"{plural(len(join.kernels.families), 'family', 'families')}, "
+        f"{fmt_ns(join.kernels.total_ns)} of kernel time; "
         f"GPU busy {fmt_ns(join.busy_ns)} of a {fmt_ns(join.span_ns)} span. "
-        + " ".join(f"{inline(safe_text(r.path.name))}: {r.kernels} kernels, {r.matched} matched."
+        + " ".join(f"{inline(safe_text(r.path.name))}: {plural(r.kernels, 'kernel')}, "
+                   f"{r.matched} matched."
                    for r in join.kernel_reports))
     lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
               "stats` prints it); saving = total × headroom (≤: a bound). Ranked by what fixing "

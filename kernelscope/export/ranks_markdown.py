@@ -6,7 +6,7 @@ from typing import Any
 
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
-from kernelscope.render.format import fmt_number, short_name
+from kernelscope.render.format import fmt_number, plural, short_name
 from kernelscope.render.ranks import (
     duration,
     gap_summary,
@@ -125,7 +125,7 @@ def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str
     clock = run["clock"]
     traces = run["traces"]
     top_n = top if top is not None else 20
-    lines = [f"# Ranks report: {len(doc['ranks'])} ranks", ""]
+    lines = [f"# Ranks report: {plural(len(doc['ranks']), 'rank')}", ""]
     if len(traces) <= 8:
         lines += [f"- Traces: {', '.join(code(t) for t in traces)}"]
     else:

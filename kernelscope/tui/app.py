@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from kernelscope.kinds import KindSpec, as_paths, kind_for
+from kernelscope.parsers.bundled import bundled_sample_path
 from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, help_markdown
@@ -30,12 +30,10 @@ from kernelscope.screens.loading import LoadingScreen
 from kernelscope.screens.session import ExportJob, ReportSession, SessionOptions
 from kernelscope.tui.commands import AppCommands
 
-DEFAULT_REPORT = "data/default.ncu-rep.xz"
-
 
 def default_report_path() -> Path:
     """The sample report bundled with kernelscope (opened when no report is given)."""
-    return Path(str(resources.files("kernelscope").joinpath(DEFAULT_REPORT)))
+    return bundled_sample_path()
 
 
 class KindFound(Message):
