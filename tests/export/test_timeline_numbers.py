@@ -49,3 +49,22 @@ def test_a_nearly_idle_gpu_still_shows_when_it_worked(torch_md):
         "100 %; busiest window 5.8 %):\n\n```text\n"
         "|                          ▁                                 ▁▁▁▁▁▁      |\n```"
     ) in torch_md
+
+
+def test_the_kernel_csv_of_several_processes_names_them(tmp_path):
+    from tests.ranks.test_wild import merge_traces
+
+    plain = []
+    for rank in (0, 1):
+        target = tmp_path / f"rank{rank}.sqlite"
+        target.write_bytes(lzma.decompress((NSYS / "ranks" / f"rank{rank}.sqlite.xz").read_bytes()))
+        plain.append(target)
+    merged = merge_traces(plain[0], plain[1], tmp_path / "both.sqlite")
+    lines = render(merged, ExportOptions(fmt="csv")).splitlines()
+    assert lines[0] == (
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name,"
+        "PIDs"
+    )
+    assert all(line.endswith(",1369 1375") for line in lines[1:]), lines[1:3]
+    one = render(plain[0], ExportOptions(fmt="csv")).splitlines()
+    assert one[0].endswith(",Name")
