@@ -21,13 +21,30 @@ def nsys_csv(frame: pl.DataFrame) -> str:
     """``frame`` as CSV the way ``nsys stats --format csv`` prints it: fractions to one
     decimal (``383080.7``), integers as integers."""
     floats = [name for name, dtype in frame.schema.items() if dtype.is_float()]
-    return frame.with_columns(pl.col(floats).round(1)).write_csv()
+    return frame.with_columns(_one_decimal(pl.col(name)) for name in floats).write_csv()
+
+
+def _one_decimal(value: pl.Expr) -> pl.Expr:
+    """Rounded to one decimal as SQLite's ``ROUND(x, 1)`` (which nsys's reports use) does:
+    half away from zero, adding 0.05 before cutting (2281.25 → 2281.3, 1.15 → 1.2)."""
+    cut = (((value.abs() + 0.05) * 10).floor() / 10).round(1)  # (no tie left to round)
+    return pl.when(value < 0).then(-cut).otherwise(cut).alias(value.meta.output_name())
 
 
 def with_processes(kernels: pl.DataFrame, report: NsysReport) -> pl.DataFrame:
-    """``cuda_gpu_kern_sum`` of a trace of several processes, with a last column ``PIDs``:
-    the processes each kernel ran in (nsys sums them together); unchanged for one process."""
+    """``cuda_gpu_kern_sum`` of a trace whose kernels ran in several processes, with a last
+    column ``PIDs``: the processes each kernel ran in (nsys sums them together); unchanged
+    when one process ran them all."""
     if len(report.processes) <= 1:
+        return kernels
+    ran_in = (
+        report.kernels.lazy()
+        .select(pid_of(pl.col("global_pid")).alias("pid"))
+        .drop_nulls()
+        .unique()
+        .collect()
+    )
+    if ran_in.height <= 1:  # the other processes launched no kernel
         return kernels
     pids = (
         report.kernels.lazy()
