@@ -4,6 +4,7 @@ writes through a temporary file renamed into place."""
 
 from __future__ import annotations
 
+import ast
 import lzma
 import os
 import shutil
@@ -147,3 +148,33 @@ def test_an_output_to_a_device_is_written_into(capsys):
     assert main(["export", str(SMALL), "-f", "csv", "-o", os.devnull]) == 0
     assert Path(os.devnull).is_char_device()
 
+
+
+def _writes_a_file(call: ast.Call) -> bool:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in ("write_text", "write_bytes"):
+        return True
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if name != "open":
+        return False
+    if isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "os":
+        return True  # os.open
+    modes = list(call.args[1:2]) + [k.value for k in call.keywords if k.arg == "mode"]
+    texts = [m.value for m in modes if isinstance(m, ast.Constant) and isinstance(m.value, str)]
+    return any(set(text) & set("wax+") for text in texts)
+
+
+def test_only_the_one_export_path_writes_files():
+    """A command that writes an output goes through ``export/writer.py:write_text`` (and so
+    through its check against the inputs): nothing else above the parsers opens a file for
+    writing."""
+    package = Path(__file__).resolve().parents[2] / "kernelscope"
+    found = []
+    for folder in ("export", "tui", "screens", "kinds", "render"):
+        for path in sorted((package / folder).rglob("*.py")):
+            if path == package / "export" / "writer.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [f"{path.relative_to(package)}:{node.lineno}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Call) and _writes_a_file(node)]
+    assert found == []
