@@ -225,7 +225,7 @@ def _replace_atomically(text: str | Rendered, target: Path) -> None:
     """Write into a new file in ``target``'s folder, then rename it onto ``target``."""
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with open(fd, "w", encoding="utf-8") as f:
