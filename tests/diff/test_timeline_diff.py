@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from kernelscope.export.diff_export import gate_sentence
 from kernelscope.parsers.diff.gate import check_slower
 from kernelscope.parsers.diff.timelines import SHORT_GAPS
+from kernelscope.render.diff import summed_text
 from tests.nsys.oracle import oracle_csv, read_csv
 
 
@@ -66,8 +68,23 @@ def test_busy_gaps_nvtx_copies_findings(graph_diff) -> None:
 
 
 def test_fail_if_slower_on_timelines(graph_diff) -> None:
+    """The replay ran 1,292 kernel instances, the eager run 1,206 (the capture's warm-up adds
+    launches): the summed times (+7.5 %) compare runs of different lengths, so the headline
+    and the gate compare the time per instance (+0.37 %), and say so."""
+    summed = graph_diff.summed
+    assert (summed.before_count, summed.after_count, summed.basis) == (1206, 1292,
+                                                                      "per instance")
+    assert summed_text(summed) == (
+        "9.57 ms in 1,206 kernel instances → 10.29 ms in 1,292; the counts differ, so per "
+        "instance: 7.93 us → 7.96 us (+0.4 %, 1.00×)")
     gate = check_slower(graph_diff, 5)
-    assert gate.failed  # the graph adds the capture's launches: +7.5 % of kernel time
+    assert not gate.failed and gate.change_pct == pytest.approx(
+        100 * ((10_286_044 / 1292) / (9_566_172 / 1206) - 1))
+    assert check_slower(graph_diff, 0.3).failed
+    # a family whose instance count differs is judged per instance too, and named so
     assert gate.regressed and all(r.change_pct is None or r.change_pct > 5
                                   for r in gate.regressed)
-    assert not check_slower(graph_diff, 10).failed
+    assert any(r.name.endswith(" (per instance)") for r in gate.regressed)
+    assert gate_sentence(check_slower(graph_diff, 0.3)).startswith(
+        "The kernel time per instance (1,206 → 1,292 instances) regressed by +0.4 % "
+        "(7.93 us → 7.96 us), more than the 0.3 % allowed; slower: ")

@@ -32,7 +32,7 @@ async def test_matched_kernels_and_a_pair(tmp_path: Path, monkeypatch) -> None:
         await settle(pilot)
         assert isinstance(app.screen, KernelDiffScreen)
         text = screen_text(app)
-        assert "summed kernel time 3.18 ms → 356.77 us (−88.8 %)" in text
+        assert "summed kernel time 3.18 ms → 356.77 us (−88.8 %, 8.91×)" in text
         assert "8.91×" in text and "l1-bound → occupancy-bound" in text
         await pilot.press("enter")
         await settle(pilot)
@@ -40,6 +40,8 @@ async def test_matched_kernels_and_a_pair(tmp_path: Path, monkeypatch) -> None:
         text = screen_text(app)
         assert "Flags resolved: l1tex-pressure" in text
         assert "Registers per thread" in text and "+96.9 %" in text
+        # a percentage changes in points: SM throughput 64.73 % → 42.86 %
+        assert "−21.87 pp" in text and "−33.8 %" not in text
         await pilot.press("y")
         await settle(pilot)
         assert app.clipboard.startswith("# Kernel report: gemm\\_wmma.ncu-rep.xz, kernel 0 (after")

@@ -104,6 +104,26 @@ class MetricChange:
         return change_pct(self.before, self.after)
 
     @property
+    def is_percentage(self) -> bool:
+        """A percentage (``%``: a throughput, a hit rate, an occupancy): it changes in
+        percentage points."""
+        return self.unit == "%"
+
+    @property
+    def change_points(self) -> float | None:
+        """after − before, in percentage points (percentages); None without both values."""
+        if not self.is_percentage or self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+    @property
+    def moved(self) -> float | None:
+        """How far it moved: percentage points for a percentage, else the relative change in
+        % (both in magnitude); what ranks the metrics that moved the most."""
+        value = self.change_points if self.is_percentage else self.change_pct
+        return None if value is None else abs(value)
+
+    @property
     def verdict(self) -> str:
         """``better``, ``worse``, ``same`` or ``""`` (no direction, or a value missing)."""
         if self.before is None or self.after is None or self.higher_is_better is None:
