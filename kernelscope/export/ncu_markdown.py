@@ -26,7 +26,6 @@ from kernelscope.parsers.ncu import (
 )
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.ncu.panes import (
-    MEMORY_TABLE_ROWS,
     OCCUPANCY_LIMITS,
     SCHEDULER_METRICS,
     SHARED_TABLE_ROWS,
@@ -50,6 +49,7 @@ from kernelscope.render.format import (
     fmt_pct,
     short_name,
 )
+from kernelscope.render.memory_text import access_note, access_rows, ratio_cell
 from kernelscope.render.ncu_markup import plain_ncu_markup
 from kernelscope.render.roofline import ChartKernel, render_roofline
 
@@ -241,20 +241,11 @@ def _occupancy(detail: KernelDetail) -> list[str]:
     ]
 
 
-def _ratio(detail: KernelDetail, num: str, den: str) -> str:
-    ratio = derived.sectors_per_request(detail.number(num), detail.number(den))
-    return NOT_AVAILABLE if ratio is None else fmt_number(ratio)
-
-
 def _memory(detail: KernelDetail) -> list[str]:
+    access = access_rows(detail.number)
     rows = [
-        (
-            label,
-            fmt_number(detail.number(req)),
-            fmt_number(detail.number(sec)),
-            _ratio(detail, sec, req),
-        )
-        for label, _inst, req, sec, _hit in MEMORY_TABLE_ROWS
+        (r.label, fmt_number(r.requests), fmt_number(r.sectors), ratio_cell(r), r.ideal_text)
+        for r in access
     ]
     shared = [
         (label, fmt_number(detail.number(wav)), fmt_number(detail.number(conf)))
@@ -267,7 +258,10 @@ def _memory(detail: KernelDetail) -> list[str]:
         f"- L1/TEX hit {_m(detail, 'l1tex__t_sector_hit_rate.pct')}, L2 hit "
         f"{_m(detail, 'lts__t_sector_hit_rate.pct')}",
         "",
-        table(("Access", "Requests", "Sectors", "Sectors/request (derived)"), rows, "lrrr"),
+        table(("Access", "Requests", "Sectors", "Sectors/request (derived)", "Ideal"), rows,
+              "lrrrr"),
+        "",
+        access_note(access),
         "",
         table(("Shared", "Wavefronts", "Bank conflicts"), shared, "lrr"),
     ]

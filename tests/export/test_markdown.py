@@ -189,3 +189,13 @@ def test_summary_plain_and_colour(path, monkeypatch):
         assert "dram-bound" in plain.getvalue()
     else:
         assert "Top kernels by time" in plain.getvalue() and "Findings" in plain.getvalue()
+
+
+def test_sectors_per_request_ideal_follows_the_access_width(monkeypatch) -> None:
+    """saxpy_f4's float4 loads: 16 sectors per request is ideal; the 4-byte gather touches 32
+    where 4 would do (8× the ideal)."""
+    monkeypatch.chdir(SAMPLES.parent)
+    text = render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+    assert "| Global load | 1,048,576 | 16,777,216 | 16.00 | 16.00 |" in text
+    assert "| Global load | 2,097,152 | 67,108,864 | 32.00 (8× ideal) | 4.00 |" in text
+    assert "16 for 16-byte (float4)" in text and "4 is ideal" not in text
