@@ -33,6 +33,7 @@ from kernelscope.parsers.ncu.panes import (
 from kernelscope.parsers.ncu.rules import rules_by_speedup
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.parsers.roofline import PRECISIONS, time_weighted_precision
+from kernelscope.parsers.roofline.collect import collect_command, lacks_roofline
 from kernelscope.render.families import (
     family_ids,
     family_label,
@@ -177,8 +178,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
         f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
         "time (each kernel counted at the precision it does most of its work in)."
         if share is not None
-        else f"{title}: no kernel recorded floating-point work (or the roofline sections were "
-        "not collected)."
+        else f"{title}: no kernel has a point (the list below says why of each)."
     )
     out = [f"## Roofline ({title}, DRAM)", "", why, "", fenced(chart.text), ""]
     if chart.not_plotted:
@@ -197,6 +197,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
                 what += f" ({len(ids):,} launches)"
             out.append(f"- {what}: {inline(reason)}")
         out.append("")
+
     return out
 
 
@@ -277,7 +278,12 @@ def _compute(detail: KernelDetail, diagnosis: Diagnosis) -> list[str]:
                     f"{fmt_pct(p.pct_of_peak)} % of peak, intensity "
                     f"{NOT_AVAILABLE if p.intensity is None else fmt_number(p.intensity)} FLOP/byte"
                 )
-    return lines or ["- no floating-point work recorded (or roofline sections not collected)"]
+    if lines:
+        return lines
+    if lacks_roofline(diagnosis.roofline):
+        return [f"- roofline metrics not collected: {code(collect_command())} (or "
+                f"{code('--set full')})"]
+    return ["- no floating-point work recorded"]
 
 
 def _scheduler(detail: KernelDetail) -> list[str]:
