@@ -126,3 +126,13 @@ async def test_baseline_in_the_kernel_session() -> None:
         await pilot.press("escape", "up", "b")  # b on the baseline clears it
         await settle(pilot)
         assert "Δ base" not in screen_text(app)
+
+
+async def test_unrelated_reports_headline_no_verdict() -> None:
+    app = diff_app(ncu("gemm_naive"), ncu("histogram"))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDiffScreen)
+        text = " ".join(screen_text(app).split())
+        assert ("summed kernel time 3.18 ms → 3.50 ms; nothing could be paired between the two "
+                "inputs, so they are not compared (no verdict)") in text, text[:400]

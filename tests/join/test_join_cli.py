@@ -56,6 +56,7 @@ def test_join_markdown_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
 def test_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "summary", "join", str(TRACE_XZ), str(KERNELS_XZ))
     assert code == 0 and "What to fix first" in out and "launch-overhead" in out
+    assert "Not profiled: gain unknown, by time" in out
 
 
 def test_kernels_of_another_program_are_unmatched(capsys: pytest.CaptureFixture[str]) -> None:
