@@ -86,7 +86,7 @@ async def test_two_timelines() -> None:
         text = screen_text(app)
         assert "GPU busy 18.89 ms of 337.20 ms → 19.70 ms of 246.04 ms (5.6 % → 8.0 %)" in text
         assert "cudaLaunchKernel            1,034 → 172" in text
-        assert "cudaGraphLaunch_v10000" in text and "launch-overhead" in text
+        assert "cudaGraphLaunch_v10000" in text and "module-loading" in text
 
 
 async def test_mixed_inputs_are_one_sentence() -> None:
