@@ -24,6 +24,7 @@ from kernelscope.render.join_text import (
     launches_text,
     saving_text,
     share_text,
+    unprofiled_rank,
     what_text,
 )
 
@@ -96,8 +97,9 @@ def unprofiled_rows(join: JoinReport, top: int | None = None) -> list[list[str]]
     """The unprofiled families' rows (by time: rank, what, share, wall, count, total,
     median)."""
     return [
-        [str(rank), item_name(item), share_text(item.time_share), share_text(item.wall_share),
-         f"{item.instances:,}", fmt_ns(item.total_ns), fmt_ns(item.total_ns / item.instances)]
+        [unprofiled_rank(rank), item_name(item), share_text(item.time_share),
+         share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
+         fmt_ns(item.total_ns / item.instances)]
         for rank, item in enumerate(_first(join.unprofiled, top), start=1)
     ]
 
@@ -107,11 +109,11 @@ RANKING_HEADERS = ("#", "What", "Kind", "Kernel time", "Wall", "Count", "Total",
 UNPROFILED_HEADERS = ("#", "What", "Kernel time", "Wall", "Count", "Total", "Average")
 UNPROFILED_NOTE = ("No kernel report holds a launch of these families, so what fixing them could "
                    "save is unknown: they are listed by their time, apart from the ranking of "
-                   "measured headroom. Profile a representative launch with the command in its "
-                   "details.")
+                   "measured headroom, numbered `?1`, `?2`, …; profile a representative launch with "
+                   "the command in its details.")
 
 
-def _item_details(rank: int, item: RankedItem) -> list[str]:
+def _item_details(rank: str, item: RankedItem) -> list[str]:
     lines = [f"### {rank}. {inline(item_name(item, 80))}", ""]
     if item.kind == "kernel":
         lines.append(f"- Kernel: {code(item.family)}, grid {item.grid}, block {item.block}"
@@ -156,11 +158,11 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
         lines.append(table(UNPROFILED_HEADERS, unprofiled_rows(join, top), "rlrrrrr"))
     lines += ["", "## Details", ""]
     for rank, item in enumerate(_first(join.ranking, top), start=1):
-        lines += _item_details(rank, item)
+        lines += _item_details(str(rank), item)
     if join.unprofiled:
         lines += ["## Details: not profiled", ""]
         for rank, item in enumerate(_first(join.unprofiled, top), start=1):
-            lines += _item_details(rank, item)
+            lines += _item_details(unprofiled_rank(rank), item)
     if join.unmatched:
         lines += ["## Profiled kernels not on the timeline", ""]
         lines.append(table(("Report", "ID", "Kernel", "Grid", "Block"), [

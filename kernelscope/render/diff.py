@@ -135,12 +135,12 @@ TIME_HEADERS = ("Name", "Count", "Before", "After", "Change")
 
 
 def family_row(row: TimeChange, width: int = 48) -> list[str]:
-    """A kernel family: name, instances, total before/after, change, average before/after."""
-    return [
-        *time_row(row, width),
-        fmt_duration(row.before_avg_ns),
-        fmt_duration(row.after_avg_ns),
-    ]
+    """A kernel family: name, instances, total before/after, change, average before/after.
+    Where its instance counts differ the change is that of the average, and says so."""
+    cells = time_row(row, width)
+    if row.counts_differ:
+        cells[-1] = f"{fmt_change(row.per_instance_change_pct)} per instance"
+    return [*cells, fmt_duration(row.before_avg_ns), fmt_duration(row.after_avg_ns)]
 
 
 FAMILY_HEADERS = ("Kernel", "Instances", "Total before", "Total after", "Change",

@@ -9,6 +9,12 @@ from kernelscope.parsers.join.model import RankedItem
 from kernelscope.render.format import NOT_AVAILABLE, fmt_ns, short_name
 
 
+def unprofiled_rank(position: int) -> str:
+    """``?1``, ``?2``…: a family nobody profiled, numbered apart from the ranking (its gain
+    is unknown), by its time."""
+    return f"?{position}"
+
+
 def item_name(item: RankedItem, width: int = 48) -> str:
     """The kernel's short name, or what the non-kernel time is."""
     if item.kind == "kernel":

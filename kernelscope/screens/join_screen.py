@@ -23,6 +23,7 @@ from kernelscope.render.join_text import (
     kind_text,
     saving_text,
     share_text,
+    unprofiled_rank,
     what_text,
 )
 
@@ -103,7 +104,7 @@ class JoinScreen(Screen[None]):
         table.add_columns(*COLUMNS)
         ranked = len(self.join.ranking)
         for row, item in enumerate(self.rows):
-            rank = str(row + 1) if row < ranked else f"?{row - ranked + 1}"
+            rank = str(row + 1) if row < ranked else unprofiled_rank(row - ranked + 1)
             table.add_row(rank, item_name(item, 44), kind_text(item),
                           share_text(item.time_share), fmt_ns(item.total_ns),
                           headroom_text(item), saving_text(item), what_text(item),

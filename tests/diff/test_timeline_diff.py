@@ -8,7 +8,7 @@ import pytest
 from kernelscope.export.diff_export import gate_sentence
 from kernelscope.parsers.diff.gate import check_slower
 from kernelscope.parsers.diff.timelines import SHORT_GAPS
-from kernelscope.render.diff import summed_text
+from kernelscope.render.diff import family_row, summed_text
 from tests.nsys.oracle import oracle_csv, read_csv
 
 
@@ -91,3 +91,15 @@ def test_fail_if_slower_on_timelines(graph_diff) -> None:
     assert gate_sentence(check_slower(graph_diff, 0.3)).startswith(
         "The kernel time per instance (1,206 → 1,292 instances) regressed by +0.4 % "
         "(7.93 us → 7.96 us), more than the 0.3 % allowed; slower: ")
+
+
+def test_a_family_whose_counts_differ_changes_per_instance(graph_diff) -> None:
+    """sgemm_largek_lds64 ran 172 times eager, 184 with the graph: its total grew 5.3 % but
+    each instance got 1.5 % faster; the table says the latter, and that it is per instance."""
+    sgemm = next(f for f in graph_diff.families if f.name.startswith("void sgemm_largek_lds64"))
+    assert (sgemm.before_count, sgemm.after_count) == (172, 184) and sgemm.counts_differ
+    assert family_row(sgemm)[1:] == ["172 → 184", "4.12 ms", "4.34 ms", "−1.5 % per instance",
+                                     "23.95 us", "23.58 us"]
+    reduce = next(f for f in graph_diff.families
+                  if f.name.startswith("void at::native::reduce_kernel"))
+    assert family_row(reduce)[4] == "+6.7 %"

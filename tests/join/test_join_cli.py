@@ -40,7 +40,7 @@ def test_join_markdown_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
     assert "| 1 | Launch overhead: GPU idle between tiny kernels | idle |" in out
     assert "```bash\nncu --set full --import-source yes" in out
     assert "## Not profiled: gain unknown, by time" in out
-    assert ("| 1 | vectorized_elementwise<launch_clamp_scalar> | 6.2 % | 0.1 % | 1,000 | "
+    assert ("| ?1 | vectorized_elementwise<launch_clamp_scalar> | 6.2 % | 0.1 % | 1,000 | "
             "1.068 ms | 1.068 us |") in out
     assert "≤ 396.4 us" not in out  # no bound guessed for a family nobody profiled
     code, out, _ = run(capsys, "export", "join", str(TRACE_XZ), str(KERNELS_XZ), "-f", "csv",

@@ -161,6 +161,18 @@ class TimeChange:
         return ""
 
     @property
+    def per_instance_change_pct(self) -> float | None:
+        """The change of the average time per instance, in %."""
+        return change_pct(self.before_avg_ns, self.after_avg_ns)
+
+    @property
+    def counts_differ(self) -> bool:
+        """Both sides have it, a different number of times: totals compare runs of different
+        lengths, so its time compares per instance."""
+        return bool(self.before_count and self.after_count
+                    and self.before_count != self.after_count)
+
+    @property
     def before_avg_ns(self) -> float | None:
         return _average(self.before_ns, self.before_count)
 
@@ -178,6 +190,7 @@ class TimeChange:
             "after_count": self.after_count,
             "before_avg_ns": self.before_avg_ns,
             "after_avg_ns": self.after_avg_ns,
+            "per_instance_change_pct": self.per_instance_change_pct,
             "status": self.status or None,
         }
 
