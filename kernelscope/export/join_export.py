@@ -109,8 +109,8 @@ RANKING_HEADERS = ("#", "What", "Kind", "Kernel time", "Wall", "Count", "Total",
 UNPROFILED_HEADERS = ("#", "What", "Kernel time", "Wall", "Count", "Total", "Average")
 UNPROFILED_NOTE = ("No kernel report holds a launch of these families, so what fixing them could "
                    "save is unknown: they are listed by their time, apart from the ranking of "
-                   "measured headroom, numbered `?1`, `?2`, …; profile a representative launch with "
-                   "the command in its details.")
+                   "measured headroom, numbered `?1`, `?2`, …; profile a representative launch "
+                   "with the command in its details.")
 
 
 def _item_details(rank: str, item: RankedItem) -> list[str]:
