@@ -22,6 +22,7 @@ from kernelscope.parsers.kernel_analysis import (
     diagnose_detail,
 )
 from kernelscope.parsers.ncu import KernelDetail, Metric
+from kernelscope.parsers.roofline.collect import collect_command, lacks_roofline
 
 SCHEMA = "kernelscope/ncu/1"
 ENTRY_LEVEL = 2
@@ -66,6 +67,15 @@ def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str,
     }
 
 
+def roofline_collect(analyzed: AnalyzedReport) -> dict[str, Any] | None:
+    """Once for the report: how many kernels have no roofline for lack of its metrics and
+    the ncu command that collects it; None when every kernel has its metrics."""
+    lacking = sum(1 for k in analyzed.kernels if lacks_roofline(k.diagnosis.roofline))
+    if not lacking:
+        return None
+    return {"kernels": lacking, "command": collect_command(), "or": "--set full"}
+
+
 def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     report = analyzed.report
     dev = report.device
@@ -83,6 +93,7 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
         "ncu_version": report.ncu_version,
         "cuda_version": report.cuda_version,
         "sections": sorted(analyzed.sections),
+        "roofline_collect": roofline_collect(analyzed),
         "device": {
             "name": dev.name,
             "compute_capability": dev.compute_capability,

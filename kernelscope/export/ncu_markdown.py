@@ -27,7 +27,6 @@ from kernelscope.parsers.ncu import (
 )
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.ncu.panes import (
-    MEMORY_TABLE_ROWS,
     OCCUPANCY_LIMITS,
     SCHEDULER_METRICS,
     SHARED_TABLE_ROWS,
@@ -35,6 +34,7 @@ from kernelscope.parsers.ncu.panes import (
 from kernelscope.parsers.ncu.rules import rules_by_speedup
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.parsers.roofline import PRECISIONS, time_weighted_precision
+from kernelscope.parsers.roofline.collect import collect_command, lacks_roofline
 from kernelscope.render.families import (
     family_ids,
     family_label,
@@ -52,6 +52,7 @@ from kernelscope.render.format import (
     plural,
     short_name,
 )
+from kernelscope.render.memory_text import access_note, access_rows, ratio_cell
 from kernelscope.render.ncu_markup import plain_ncu_markup
 from kernelscope.render.roofline import ChartKernel, render_roofline
 
@@ -181,8 +182,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
         f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
         "time (each kernel counted at the precision it does most of its work in)."
         if share is not None
-        else f"{title}: no kernel recorded floating-point work (or the roofline sections were "
-        "not collected)."
+        else f"{title}: no kernel has a point (the list below says why of each)."
     )
     out = [f"## Roofline ({title}, DRAM)", "", why, "", fenced(chart.text), ""]
     if chart.not_plotted:
@@ -201,6 +201,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
                 what += f" ({len(ids):,} launches)"
             out.append(f"- {what}: {inline(reason)}")
         out.append("")
+
     return out
 
 
@@ -245,20 +246,11 @@ def _occupancy(detail: KernelDetail) -> list[str]:
     ]
 
 
-def _ratio(detail: KernelDetail, num: str, den: str) -> str:
-    ratio = derived.sectors_per_request(detail.number(num), detail.number(den))
-    return NOT_AVAILABLE if ratio is None else fmt_number(ratio)
-
-
 def _memory(detail: KernelDetail) -> list[str]:
+    access = access_rows(detail.number)
     rows = [
-        (
-            label,
-            fmt_number(detail.number(req)),
-            fmt_number(detail.number(sec)),
-            _ratio(detail, sec, req),
-        )
-        for label, _inst, req, sec, _hit in MEMORY_TABLE_ROWS
+        (r.label, fmt_number(r.requests), fmt_number(r.sectors), ratio_cell(r), r.ideal_text)
+        for r in access
     ]
     shared = [
         (label, fmt_number(detail.number(wav)), fmt_number(detail.number(conf)))
@@ -271,7 +263,10 @@ def _memory(detail: KernelDetail) -> list[str]:
         f"- L1/TEX hit {_m(detail, 'l1tex__t_sector_hit_rate.pct')}, L2 hit "
         f"{_m(detail, 'lts__t_sector_hit_rate.pct')}",
         "",
-        table(("Access", "Requests", "Sectors", "Sectors/request (derived)"), rows, "lrrr"),
+        table(("Access", "Requests", "Sectors", "Sectors/request (derived)", "Ideal"), rows,
+              "lrrrr"),
+        "",
+        access_note(access),
         "",
         table(("Shared", "Wavefronts", "Bank conflicts"), shared, "lrr"),
     ]
@@ -287,7 +282,12 @@ def _compute(detail: KernelDetail, diagnosis: Diagnosis) -> list[str]:
                     f"{fmt_pct(p.pct_of_peak)} % of peak, intensity "
                     f"{NOT_AVAILABLE if p.intensity is None else fmt_number(p.intensity)} FLOP/byte"
                 )
-    return lines or ["- no floating-point work recorded (or roofline sections not collected)"]
+    if lines:
+        return lines
+    if lacks_roofline(diagnosis.roofline):
+        return [f"- roofline metrics not collected: {code(collect_command())} (or "
+                f"{code('--set full')})"]
+    return ["- no floating-point work recorded"]
 
 
 def _scheduler(detail: KernelDetail) -> list[str]:

@@ -50,6 +50,9 @@ class Rendered:
     text: str
     failure: str | None = None
     pieces: Iterator[str] | None = None
+    failure_code: int = 1
+    """The exit status with ``failure``: 1 (the gate failed), 2 (it could not judge: the
+    inputs had nothing to compare)."""
 
     def full_text(self) -> str:
         """The whole text (joining the pieces: use once)."""

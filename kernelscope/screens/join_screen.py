@@ -1,6 +1,7 @@
 """The join of a timeline with kernel reports: the ranking of what to fix first.
 
-A table ranks kernel families and non-kernel time by what fixing them could save; the panel
+A table ranks kernel families and non-kernel time by what fixing them could save, then lists
+the families nobody profiled (gain unknown, by time, numbered apart: ``?1``, ``?2``…); the panel
 below shows the highlighted row's evidence, its weak-estimate note and, for a family nobody
 profiled, the ``ncu`` command to profile it. ``enter`` opens a profiled kernel's panes, or the
 family (or the gap) on the timeline.
@@ -22,6 +23,7 @@ from kernelscope.render.join_text import (
     kind_text,
     saving_text,
     share_text,
+    unprofiled_rank,
     what_text,
 )
 
@@ -43,7 +45,8 @@ def detail_text(item: RankedItem) -> str:
                          + (", ".join(item.top_flags) or "none"))
     lines.extend(f"· {e}" for e in item.evidence)
     if item.weak:
-        lines.append(f"weak estimate: {item.weak}")
+        lines.append(f"{'weak estimate' if item.profiled or item.kind != 'kernel' else 'gain'}: "
+                     f"{item.weak}")
     if item.remedy:
         lines.append(f"next: {item.remedy}")
     if item.ncu_command:
@@ -77,14 +80,18 @@ class JoinScreen(Screen[None]):
     def __init__(self, join: JoinReport) -> None:
         super().__init__(id="join-screen")
         self.join = join
+        self.rows: tuple[RankedItem, ...] = join.ranking + join.unprofiled
+        """The table's rows: the ranking, then the families nobody profiled."""
 
     def title_line(self) -> str:
         join = self.join
         reports = ", ".join(r.path.name for r in join.kernel_reports)
         matched = sum(r.matched for r in join.kernel_reports)
         total = sum(r.kernels for r in join.kernel_reports)
+        unprofiled = (f" · {len(join.unprofiled)} families not profiled (gain unknown), "
+                      "listed last by time" if join.unprofiled else "")
         return (f"kernelscope · what to fix first · {join.timeline_path.name} + {reports} · "
-                f"{matched}/{total} profiled kernels matched")
+                f"{matched}/{total} profiled kernels matched{unprofiled}")
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_line(), id="join-title", classes="screen-title", markup=False)
@@ -95,11 +102,13 @@ class JoinScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#join-ranking", DataTable)
         table.add_columns(*COLUMNS)
-        for rank, item in enumerate(self.join.ranking, start=1):
-            table.add_row(str(rank), item_name(item, 44), kind_text(item),
+        ranked = len(self.join.ranking)
+        for row, item in enumerate(self.rows):
+            rank = str(row + 1) if row < ranked else unprofiled_rank(row - ranked + 1)
+            table.add_row(rank, item_name(item, 44), kind_text(item),
                           share_text(item.time_share), fmt_ns(item.total_ns),
                           headroom_text(item), saving_text(item), what_text(item),
-                          key=str(rank - 1))
+                          key=str(row))
         table.focus()
         self._show_detail(0)
 
@@ -107,11 +116,11 @@ class JoinScreen(Screen[None]):
     def selected(self) -> RankedItem | None:
         table = self.query_one("#join-ranking", DataTable)
         row = table.cursor_row
-        return self.join.ranking[row] if 0 <= row < len(self.join.ranking) else None
+        return self.rows[row] if 0 <= row < len(self.rows) else None
 
     def _show_detail(self, row: int) -> None:
-        if 0 <= row < len(self.join.ranking):
-            self.query_one("#join-detail", Static).update(detail_text(self.join.ranking[row]))
+        if 0 <= row < len(self.rows):
+            self.query_one("#join-detail", Static).update(detail_text(self.rows[row]))
 
     @on(DataTable.RowHighlighted, "#join-ranking")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -212,7 +212,7 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         write_text(result, args.output, inputs=args.report)
     if result.failure is not None:
         print(f"kernelscope: {safe_text(result.failure)}", file=sys.stderr)
-        return 1
+        return result.failure_code
     return 0
 
 

@@ -134,3 +134,20 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
         flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
         named = [s.id for s in app.session.summaries if "bank-conflicts" in str(s.row["demangled"])]
         assert shown == sorted(set(flagged) | set(named)) and flagged
+
+
+async def test_a_roofline_with_nothing_to_show_names_the_section_once() -> None:
+    """gemm_sets_default has ncu's default sections: no kernel has a roofline point, and the
+    chart says once which section would give them one."""
+    app = create_app(Path(__file__).resolve().parents[2] / "samples" / "ncu"
+                     / "gemm_sets_default.ncu-rep.xz")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, RooflineScreen)
+        text = screen_text(app)
+        assert "Not plotted (4)" in text and "instruction-rate metrics not collected" in text
+        assert text.count("to plot them: ncu --section SpeedOfLight_RooflineChart (or --set "
+                          "full)") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import polars as pl
@@ -189,3 +190,31 @@ def test_summary_plain_and_colour(path, monkeypatch):
         assert "dram-bound" in plain.getvalue()
     else:
         assert "Top kernels by time" in plain.getvalue() and "Findings" in plain.getvalue()
+
+
+def test_sectors_per_request_ideal_follows_the_access_width(monkeypatch) -> None:
+    """saxpy_f4's float4 loads: 16 sectors per request is ideal; the 4-byte gather touches 32
+    where 4 would do (8× the ideal)."""
+    monkeypatch.chdir(SAMPLES.parent)
+    text = render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+    assert "| Global load | 1,048,576 | 16,777,216 | 16.00 | 16.00 |" in text
+    assert "| Global load | 2,097,152 | 67,108,864 | 32.00 (8× ideal) | 4.00 |" in text
+    assert "16 for 16-byte (float4)" in text and "4 is ideal" not in text
+
+
+def test_a_roofline_with_nothing_to_show_names_the_section(monkeypatch) -> None:
+    """Default sections only: the chart, each record and the JSON say which section to
+    collect, once each, beside the per-kernel reasons."""
+    monkeypatch.chdir(SAMPLES.parent)
+    path = (NCU_SAMPLES / "gemm_sets_default.ncu-rep.xz").relative_to(SAMPLES.parent)
+    text = render(path, ExportOptions(fmt="md"))
+    assert text.count("to plot them: ncu --section SpeedOfLight_RooflineChart (or --set "
+                      "full)") == 1
+    assert ("- roofline metrics not collected: `ncu --section SpeedOfLight_RooflineChart` "
+            "(or `--set full`)") in text
+    doc = json.loads(render(path, ExportOptions(fmt="json")))
+    assert doc["report"]["roofline_collect"] == {
+        "kernels": 4, "command": "ncu --section SpeedOfLight_RooflineChart", "or": "--set full"}
+    full = json.loads(render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="json")))
+    assert full["report"]["roofline_collect"] is None
+    assert "to plot them" not in render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))

@@ -64,7 +64,9 @@ def test_large_gap_causes(zoo) -> None:
     first_launch = gaps[-1]
     names = [c.name for c in first_launch.cpu]
     assert names[:2] == ["cudaLaunchKernel", "cuLibraryLoadData"]  # lazy module loading
-    assert first_launch.coverage["launch"] > 0.9
+    # the first launch (479 us) outlasts the module it loads (297 us): launch overhead, with
+    # the loading counted apart
+    assert first_launch.coverage["launch"] > 0.6 and first_launch.coverage["module-load"] > 0.35
     assert gaps[0].cpu[0].name == "cudaMemcpy"
 
 

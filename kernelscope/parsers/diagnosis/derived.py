@@ -150,6 +150,24 @@ def sectors_per_request(sectors: float | None, requests: float | None) -> float 
     return sectors / requests
 
 
+SECTOR_BYTES = 32
+"""An L1/L2 sector."""
+
+
+def ideal_sectors_per_request(
+    sectors: float | None, requests: float | None, bytes_per_sector: float | None
+) -> float | None:
+    """The sectors per request the accessed bytes would need, every sector fully used: the
+    bytes a request's threads used (sectors per request × the bytes used per sector, NCU's
+    ``smsp__sass_average_data_bytes_per_sector_mem_*``) ÷ 32. The ideal follows the access
+    width: a full warp's 4-byte accesses need 4 sectors, 8-byte ones 8, 16-byte (``float4``)
+    ones 16. None without the bytes used per sector (or without requests)."""
+    ratio = sectors_per_request(sectors, requests)
+    if ratio is None or bytes_per_sector is None or not bytes_per_sector > 0:
+        return None
+    return ratio * min(bytes_per_sector, SECTOR_BYTES) / SECTOR_BYTES
+
+
 @dataclass(frozen=True)
 class LocalMemory:
     """Local-memory (register spill or per-thread array) traffic through L1."""

@@ -14,8 +14,9 @@ order:
 3. ``sync``: the host returned from a synchronisation call (``cudaStreamSynchronize``,
    ``cudaDeviceSynchronize``, …) during the gap: the GPU drained and waits for the CPU to
    launch again;
-4. the cause ``gap_causes`` gives a large gap (``memcpy``, ``launch-overhead``, ``cpu-busy``,
-   ``cpu-idle``, ``unknown``);
+4. the cause ``gap_causes`` gives a large gap (``memcpy``, ``module-loading``,
+   ``launch-overhead``, ``cpu-busy``, ``cpu-idle``, ``unknown``); module loading is one-time,
+   like start-up;
 5. ``short-gaps``: the other gaps between launches (each shorter than a large gap).
 
 Copies and memsets are GPU time too (``copies``). Each item's saving is its whole time: an
@@ -38,6 +39,8 @@ from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 
+ONE_TIME = ("start-up", "module-loading")
+"""Causes a longer run amortises: ranked after the per-step items."""
 STEP_MIN_INSTANCES = 3
 WARMUP_FACTOR = 2.0
 _DIGITS = re.compile(r"\d+")
@@ -47,6 +50,7 @@ TITLES = {
     "launch-overhead": "Launch overhead: GPU idle between tiny kernels",
     "sync": "Synchronisation: GPU idle after the host synchronised",
     "memcpy": "Synchronous or pageable copies: GPU idle",
+    "module-loading": "Module loading (lazy, at first launch): GPU idle",
     "cpu-busy": "CPU busy in its own code: GPU idle",
     "cpu-idle": "CPU blocked (sleep, wait, poll): GPU idle",
     "unknown": "GPU idle, cause unknown",
@@ -61,6 +65,8 @@ REMEDIES = {
     "sync": "Remove the synchronisation from the loop (no .item()/.cpu() per step; keep "
             "values on the GPU, read them every N steps, or wait on events).",
     "memcpy": "Use pinned memory and cudaMemcpyAsync on a side stream, overlapped with work.",
+    "module-loading": "One-time: warm up before the measured region, or load modules eagerly "
+                      "(CUDA_MODULE_LOADING=EAGER) to pay it at start-up.",
     "cpu-busy": "Move the CPU work off the critical path (data loading in workers, "
                 "prefetch) or overlap it with GPU work.",
     "cpu-idle": "Find what the CPU waits for (I/O, a lock, another process) and overlap it.",
@@ -186,7 +192,7 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
             evidence.append(_stretch_evidence(stretches))
         if cause == "start-up" and warmup is not None:
             evidence.append(f"the first '{warmup[2]}' lasts {warmup[1] - warmup[0]:,} ns")
-        items.append(IdleItem(cause, total, count, (dev, start, end), cause == "start-up",
+        items.append(IdleItem(cause, total, count, (dev, start, end), cause in ONE_TIME,
                               main, tuple(evidence)))
     copies = _copies(report)
     if copies is not None:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Any
 
 from kernelscope.parsers.ncu.measured import unmeasured_reason
-from kernelscope.parsers.ncu.metrics import Metric, dims_of, read_metric, read_series
+from kernelscope.parsers.ncu.metrics import Metric, read_metric, read_series
 from kernelscope.parsers.ncu.model import (
     RULE_TYPES,
     SPEEDUP_TYPES,
@@ -15,9 +15,9 @@ from kernelscope.parsers.ncu.model import (
     SassLine,
     SourceHotspots,
     SourceLine,
+    launch_dims,
 )
 from kernelscope.parsers.ncu.panes import (
-    DIM_METRICS,
     OCCUPANCY_CURVES,
     PANES,
     SOL_BREAKDOWNS,
@@ -129,8 +129,7 @@ def build_detail(
         series = read_series(action, name)
         if series is not None and series.points:
             series_by_name[name] = series
-    grid = dims_of(metrics, DIM_METRICS[:3])
-    block = dims_of(metrics, DIM_METRICS[3:])
+    grid, block = launch_dims(metrics)
     name, demangled, mangled = names
     return KernelDetail(
         id=kernel_id,

@@ -10,8 +10,14 @@ from typing import Any
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ncu.detail import read_rules
 from kernelscope.parsers.ncu.measured import unmeasured_reason
-from kernelscope.parsers.ncu.metrics import Metric, dims_of, finite, read_metric
-from kernelscope.parsers.ncu.model import KernelDetail, KernelSummary, RuleResult
+from kernelscope.parsers.ncu.metrics import Metric, finite, read_metric
+from kernelscope.parsers.ncu.model import (
+    SIZE_METRICS,
+    KernelDetail,
+    KernelSummary,
+    RuleResult,
+    launch_dims,
+)
 from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
 
 Origin = tuple[int | None, str]
@@ -22,6 +28,7 @@ RANGE_PREFIX = "range"
 ROW_METRICS: tuple[str, ...] = (
     *(m for _, m in KEY_METRICS),
     *DIM_METRICS,
+    *SIZE_METRICS,
     "launch__context_id",
     "launch__stream_id",
 )
@@ -104,8 +111,7 @@ def make_row(
 ) -> dict[str, Any]:
     """The kernel list's row: names, launch shape, key metrics (None where NCU stored NaN)
     and the process the kernel came from (``pid``, ``process``)."""
-    grid = dims_of(metrics, DIM_METRICS[:3])
-    block = dims_of(metrics, DIM_METRICS[3:])
+    grid, block = launch_dims(metrics)
     row: dict[str, Any] = {
         "id": kernel_id,
         "name": names[0],

@@ -36,6 +36,13 @@ CAUSE_TEXT: dict[str, tuple[str, str]] = {
         "The feeding thread was inside other CUDA API calls that block the host.",
         "Read the calls below; move them out of the hot loop.",
     ),
+    "module-loading": (
+        "The feeding thread was loading a module or library (cuLibraryLoadData, "
+        "cuModuleLoadData): with lazy loading a kernel's first launch loads its module, a "
+        "one-time cost, not launch overhead.",
+        "Warm up before measuring, or load eagerly (CUDA_MODULE_LOADING=EAGER) to pay it "
+        "at start-up.",
+    ),
     "launch-overhead": (
         "The feeding thread was launching (cudaLaunchKernel, module loading on first launch): "
         "launches take longer than the kernels run.",
@@ -57,12 +64,14 @@ CAUSE_TEXT: dict[str, tuple[str, str]] = {
 
 CAUSE_STYLES = {
     "sync": "bold red", "memcpy": "bold magenta", "launch-overhead": "bold yellow",
+    "module-loading": "bold green",
     "alloc": "bold magenta", "cuda-setup": "bold yellow", "cuda-api": "bold yellow",
     "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "unknown": "bold",
 }
 SOURCE_LABELS = {"cuda": "CUDA", "osrt": "OSRT", "nvtx": "NVTX"}
 COVERAGE_BAR = 10
 CATEGORY_LABELS = {"sync": "syncs", "memcpy": "copies", "launch": "launches",
+                   "module-load": "module loading",
                    "alloc": "allocation", "setup": "CUDA setup",
                    "idle": "OS waits", "os": "OS calls", "api": "other CUDA"}
 
