@@ -71,31 +71,11 @@ def render_timeline_markdown(
     if pattern:
         regex = re.compile(pattern)
         kernels = [k for k in kernels if regex.search(k["name"])]
-    lines += [
-        "## Kernels",
-        "",
-        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
-        "",
-        table(
-            ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"),
-            (
-                (
-                    _pct(k["time_pct"]),
-                    fmt_duration(k["total_ns"]),
-                    fmt_number(k["instances"]),
-                    fmt_duration(k["avg_ns"]),
-                    fmt_duration(k["med_ns"]),
-                    fmt_duration(k["min_ns"]),
-                    fmt_duration(k["max_ns"]),
-                    fmt_duration(k["stddev_ns"]),
-                    k["short_name"],
-                )
-                for k in kernels[:top_n]
-            ),
-            "rrrrrrrrl",
-        ),
-        "",
-    ]
+    lines += ["## Kernels", ""]
+    if not kernels:
+        lines += [_no_kernels(data, pattern), ""]
+    else:
+        lines += _kernel_table(kernels, top_n)
     nvtx = nvtx_rows(data)
     if nvtx:
         lines += [
@@ -217,3 +197,33 @@ def _cause_text(g: GapExplanation) -> str:
 def _cpu_text(c: CpuActivity) -> str:
     extra = f" {fmt_duration(c.overlap_ns)}" if c.overlap_ns else ""
     return f"{c.source} {c.name or '?'}{extra}".strip()
+
+
+def _no_kernels(data: TimelineData, pattern: str | None) -> str:
+    if pattern and data.report.kernels.height:
+        return f"No kernel name matches {code(pattern)}."
+    return "The trace holds no kernel launches."
+
+
+def _kernel_table(kernels: list[dict[str, Any]], top_n: int) -> list[str]:
+    rows = (
+        (
+            _pct(k["time_pct"]),
+            fmt_duration(k["total_ns"]),
+            fmt_number(k["instances"]),
+            fmt_duration(k["avg_ns"]),
+            fmt_duration(k["med_ns"]),
+            fmt_duration(k["min_ns"]),
+            fmt_duration(k["max_ns"]),
+            fmt_duration(k["stddev_ns"]),
+            k["short_name"],
+        )
+        for k in kernels[:top_n]
+    )
+    headers = ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name")
+    return [
+        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
+        "",
+        table(headers, rows, "rrrrrrrrl"),
+        "",
+    ]
