@@ -4,12 +4,14 @@ findings, a busy strip per device."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
 from kernelscope.export.timeline_metrics_md import graphs_section, metrics_section
 from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
@@ -119,6 +121,7 @@ def render_timeline_markdown(
                 "lrrll",
             )
         )
+        lines += ["", *cause_legend(g.cause for g in gaps)]
     else:
         lines.append("No idle gap over the threshold.")
     lines += ["", "## Findings", ""]
@@ -192,6 +195,17 @@ def _cause_text(g: GapExplanation) -> str:
     if g.hint:
         text += f" (profile with {g.hint})"
     return text
+
+
+def cause_legend(cause_ids: Iterable[str]) -> list[str]:
+    """What each gap cause of ``cause_ids`` means and what to try (``gap_cause_catalog``),
+    one bullet per cause in the order they first appear; nothing for none."""
+    causes = [gap_cause(c) for c in dict.fromkeys(cause_ids)]
+    if not causes:
+        return []
+    return ["The causes:", "", *(
+        f"- {code(c.id)}: {inline(c.description)} Try: {inline(c.remedy)}" for c in causes
+    )]
 
 
 def _cpu_text(c: CpuActivity) -> str:
