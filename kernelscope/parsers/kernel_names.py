@@ -110,14 +110,16 @@ def compact_name(demangled: str) -> str:
 
 def within_limit(name: str, limit: int = MAX_SHORT) -> str:
     """``name`` in at most ``limit`` characters: its deepest template arguments become ``…``
-    first (``reduce<512, ReduceOp<…>>``), then the middle of what is left."""
+    first (``reduce<512, ReduceOp<…>>``), then its last ones (``f<A, B, …>``), then the middle
+    of what is left."""
     if len(name) <= limit:
         return name
     for depth in (3, 2, 1):
         shorter = within_depth(name, depth)
         if len(shorter) <= limit:
             return shorter
-        leading = _leading_args(shorter, limit)
+    for depth in (3, 2, 1):
+        leading = _leading_args(within_depth(name, depth), limit)
         if leading is not None:
             return leading
     return bounded(within_depth(name, 1), limit)
@@ -214,12 +216,26 @@ def _told_apart(group: list[str], short: str) -> dict[str, str]:
     if len({p[0] for p in pieces}) == 1:
         differ = differing_args([p[1] for p in pieces])
         if differ is not None:
-            return {n: within_limit(f"{ident}<{d}>{rest}")
+            told = {n: within_limit(f"{ident}<{d}>{rest}")
                     for n, d in zip(group, differ, strict=True)}
+            return _apart_within(told, short)
     differ = differing_args([p[2] for p in pieces])
     if differ is not None:
         return {n: within_limit(f"{short}({d})") for n, d in zip(group, differ, strict=True)}
     return dict.fromkeys(group, short)
+
+
+def _apart_within(told: dict[str, str], short: str) -> dict[str, str]:
+    """``told``, with the names that still read alike told apart among themselves (kernels
+    whose first difference parts them into families, then differ inside a family)."""
+    alike: dict[str, list[str]] = {}
+    for name, spelled in told.items():
+        alike.setdefault(spelled, []).append(name)
+    out = dict(told)
+    for group in alike.values():
+        if 1 < len(group) < len(told):
+            out.update(_told_apart(group, short))
+    return out
 
 
 def _meaning(demangled: str) -> tuple[str, str, str]:

@@ -122,9 +122,10 @@ def _lambda(arg: str) -> Arg:
     enclosing = after_return_type(function or scope)
     ident, inner = split_template(enclosing)
     owner = drop_suffix(ident, FUNCTION_SUFFIXES) if ident else "lambda"
-    if (inner is not None and _GENERIC.search(ident)
-            and any(a.kind == "functor" for a in parse_args(inner))):
-        # A generic wrapper (gpu_kernel_impl<F>): what it wraps is the meaning.
+    wrapped = [a for a in parse_args(inner) if a.kind == "functor"] if inner is not None else []
+    if inner is not None and wrapped and (_GENERIC.search(ident) or any(a.scope for a in wrapped)):
+        # A generic wrapper (gpu_kernel_impl<F>, a function templated on a lambda): what it
+        # wraps is the meaning.
         return Arg("functor", args_text(inner, "compact"), args_text(inner, "nested"),
                    strip_namespaces(arg))
     tag = f"{owner} λ#{number}" if number else owner

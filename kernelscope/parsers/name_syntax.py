@@ -175,32 +175,48 @@ def within_depth(text: str, depth: int) -> str:
 
 
 
+def _differing_column(column: list[str], alone: bool) -> list[str]:
+    """One argument position's cells, followed down into their template arguments when they
+    share a template (only how they differ is shown when ``alone``)."""
+    heads = {split_template(c)[0] for c in column}
+    inner = [split_template(c)[1] or "" for c in column]
+    deeper = differing_args(inner) if len(heads) == 1 else None
+    if deeper is None:
+        return [strip_namespaces(within_depth(c, 1)) for c in column]
+    if alone:
+        return deeper
+    head = strip_namespaces(split_template(column[0])[0])
+    return [f"{head}<{d}>" for d in deeper]
+
+
 def differing_args(arg_lists: list[str]) -> list[str] | None:
     """Each of several template argument lists cut down to where they differ:
     ``512, 1, ReduceOp<BFloat16, F<…>>`` and ``512, 1, ReduceOp<float, F<…>>`` →
-    ``ReduceOp<BFloat16, …>`` and ``ReduceOp<float, …>`` (an argument that differs only inside
-    its own template arguments is followed down). None when the lists differ in length or not
-    at all."""
+    ``BFloat16, …`` and ``float, …`` (an argument that differs only inside its own template
+    arguments is followed down; the first differing arguments that tell every list apart are
+    shown). None when the lists differ in length or not at all."""
     split = [[a.strip() for a in split_top(text, ",")] for text in arg_lists]
     if len({len(s) for s in split}) != 1 or len(set(arg_lists)) == 1:
         return None
     positions = [i for i in range(len(split[0])) if len({s[i] for s in split}) > 1]
-    spelled: list[list[str]] = [[] for _ in split]
-    for i in positions:
-        column = [s[i] for s in split]
-        heads = {split_template(c)[0] for c in column}
-        inner = [split_template(c)[1] for c in column]
-        deeper = differing_args([t or "" for t in inner]) if len(heads) == 1 else None
-        for k, cell in enumerate(column):
-            if deeper is None:
-                spelled[k].append(strip_namespaces(within_depth(cell, 1)))
-            elif len(positions) == 1:  # only this argument differs: show just how
-                spelled[k].append(deeper[k])
-            else:
-                spelled[k].append(f"{strip_namespaces(split_template(cell)[0])}<{deeper[k]}>")
-    gap = "…, " if positions[0] > 0 else ""
-    more = ", …" if positions[-1] < len(split[0]) - 1 else ""
-    return [gap + ", ".join(parts) + more for parts in spelled]
+    shown: list[int] = []
+    columns: list[list[str]] = []
+    for i in positions:  # the first differing arguments that tell every list apart
+        columns.append(_differing_column([s[i] for s in split], len(positions) == 1))
+        shown.append(i)
+        if len(set(zip(*columns, strict=True))) == len(split):
+            break
+    gap = "…, " if shown[0] > 0 else ""
+    more = ", …" if shown[-1] < len(split[0]) - 1 else ""
+    spelled = [[column[k] for column in columns] for k in range(len(split))]
+    return [_one_gap(gap + ", ".join(parts) + more) for parts in spelled]
+
+
+def _one_gap(text: str) -> str:
+    """``…, …`` (gaps met on the way down) said once."""
+    while "…, …" in text:
+        text = text.replace("…, …", "…")
+    return text
 
 
 __all__ = [
