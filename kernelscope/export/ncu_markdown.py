@@ -153,7 +153,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
             (
                 f.index + 1,
                 *who,
-                analyzed.names[f.demangled],
+                f.label(analyzed.names[f.demangled]),
                 f.count,
                 family_ids(f),
                 fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
@@ -571,5 +571,6 @@ def single_kernel_markdown(
         "",
     ]
     return "\n".join(head) + "\n" + kernel_record(
-        report.device, share, detail, family, names.get(detail.demangled)
+        report.device, share, detail, family,
+        family.label(names.get(detail.demangled)) if family else names.get(detail.demangled),
     )

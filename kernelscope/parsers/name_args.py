@@ -59,6 +59,11 @@ LAUNCHERS = {
 }
 """Kernels that only launch what their template arguments hold, by the library they are of."""
 _KOKKOS_WRAPPERS = ("CombinedFunctorReducer",)
+_PLUMBING = re.compile(
+    r"(?:Metadata|OffsetCalculator|Loader|Storer|WithCast|Policy\d*|Params|Traits|Allocator"
+    r"|Iterator|Tag)$"
+)
+"""Functors that carry data or choose a strategy rather than say what a kernel computes."""
 
 
 @dataclass(frozen=True)
@@ -182,13 +187,16 @@ def parse_args(args: str) -> tuple[Arg, ...]:
 
 
 def _chosen(parsed: tuple[Arg, ...], mode: str) -> list[Arg]:
-    """The arguments a name shows: its functors if it has any, else up to three plain values
-    and types (more is a parameter pack, not a name); ``all``: every one but plumbing."""
+    """The arguments a name shows: its functors if it has any (without those that only carry
+    data or choose a strategy, ``TrivialOffsetCalculator``, when others say more), else up to
+    three plain values and types (more is a parameter pack, not a name); ``all``: every one
+    but plumbing."""
     if mode == "all":
         return [a for a in parsed if a.kind != "noise"]
     functors = [a for a in parsed if a.kind == "functor" and a.compact]
+    meaningful = [a for a in functors if not _PLUMBING.search(a.compact)]
     if functors:
-        return functors
+        return meaningful or functors
     plain = [a for a in parsed if a.kind in ("value", "scalar")]
     return plain if len(plain) <= 3 else []
 
