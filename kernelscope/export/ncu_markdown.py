@@ -44,6 +44,7 @@ from kernelscope.render.families import (
 )
 from kernelscope.render.format import (
     NOT_AVAILABLE,
+    fmt_counted,
     fmt_duration,
     fmt_metric,
     fmt_number,
@@ -57,19 +58,9 @@ TOP_LINES = 5
 PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 
 
-def _m(detail: KernelDetail, name: str) -> str:
-    return fmt_metric(detail.metric(name))
-
-
-def _counted(detail: KernelDetail, name: str, what: str) -> str:
-    """``33,792 threads``: the metric with its unit, or ``what`` where NCU gives none (a
-    missing metric reads ``threads n/a``)."""
-    metric = detail.metric(name)
-    if metric is None or metric.number is None:
-        return f"{what} {fmt_metric(metric)}"
-    if metric.unit:
-        return fmt_metric(metric)
-    return f"{fmt_metric(metric)} {what}"
+def _m(detail: KernelDetail, name: str, what: str = "") -> str:
+    """The metric as people read it; ``what`` counts where NCU gives no unit (``fmt_counted``)."""
+    return fmt_counted(detail.metric(name), what) if what else fmt_metric(detail.metric(name))
 
 
 def _share(share: float | None) -> str:
@@ -215,12 +206,12 @@ def _launch(detail: KernelDetail) -> list[str]:
     tail = derived.tail_wave_fill(detail.number("launch__waves_per_multiprocessor"))
     return [
         f"- grid {code(detail.grid)}, block {code(detail.block)}, "
-        f"{_counted(detail, 'launch__thread_count', 'threads')}",
-        f"- {_counted(detail, 'launch__registers_per_thread', 'registers/thread')}, static "
+        f"{_m(detail, 'launch__thread_count', 'threads')}",
+        f"- {_m(detail, 'launch__registers_per_thread', 'registers/thread')}, static "
         f"shared memory {_m(detail, 'launch__shared_mem_per_block_static')}, dynamic "
         f"{_m(detail, 'launch__shared_mem_per_block_dynamic')}",
-        f"- {_counted(detail, 'launch__sm_count', 'SMs')}, "
-        f"{_counted(detail, 'launch__waves_per_multiprocessor', 'waves/SM')}"
+        f"- {_m(detail, 'launch__sm_count', 'SMs')}, "
+        f"{_m(detail, 'launch__waves_per_multiprocessor', 'waves/SM')}"
         + (f", tail wave fill {fmt_pct(tail)} % (derived)" if tail is not None else ""),
     ]
 
@@ -233,7 +224,7 @@ def _sol(detail: KernelDetail) -> list[str]:
         f"L2 {_m(detail, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')}, "
         f"DRAM {_m(detail, 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed')}",
         f"- duration {_m(detail, 'gpu__time_duration.sum')}, "
-        f"{_counted(detail, 'gpc__cycles_elapsed.max', 'cycles')} elapsed, SM frequency "
+        f"{_m(detail, 'gpc__cycles_elapsed.max', 'cycles')} elapsed, SM frequency "
         f"{_m(detail, 'gpc__cycles_elapsed.avg.per_second')}",
     ]
 
@@ -304,8 +295,8 @@ def _scheduler(detail: KernelDetail) -> list[str]:
     )
     return [
         f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, per scheduler "
-        f"{_counted(detail, 'smsp__warps_eligible.avg.per_cycle_active', 'warps')} eligible, "
-        f"{_counted(detail, 'smsp__warps_active.avg.per_cycle_active', 'warps')} active",
+        f"{_m(detail, 'smsp__warps_eligible.avg.per_cycle_active', 'warps')} eligible, "
+        f"{_m(detail, 'smsp__warps_active.avg.per_cycle_active', 'warps')} active",
         f"- top stalls (cycles per issued instruction): {top or NOT_AVAILABLE}",
     ]
 

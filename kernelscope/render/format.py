@@ -114,6 +114,16 @@ def fmt_metric(metric: Metric | None) -> str:
     return fmt_value(metric.value, metric.unit)
 
 
+def fmt_counted(metric: Metric | None, what: str) -> str:
+    """``33,792 threads``: the metric with its unit, or with ``what`` where NCU gives none
+    (``15.52 waves/SM``); a missing metric reads ``threads n/a``."""
+    if metric is None or metric.number is None:
+        return f"{what} {fmt_metric(metric)}"
+    if metric.unit:
+        return fmt_metric(metric)
+    return f"{fmt_metric(metric)} {what}"
+
+
 def split_metric(metric: Metric | None) -> tuple[str, str]:
     """(value text, unit text) in separate columns, like ncu's details tables, with the unit
     written for people (``1.98``, ``GHz``)."""
