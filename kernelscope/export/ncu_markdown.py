@@ -224,7 +224,7 @@ def _sol(detail: KernelDetail) -> list[str]:
         f"L2 {_m(detail, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')}, "
         f"DRAM {_m(detail, 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed')}",
         f"- duration {_m(detail, 'gpu__time_duration.sum')}, "
-        f"{_m(detail, 'gpc__cycles_elapsed.max', 'cycles')} elapsed, SM frequency "
+        f"elapsed {_m(detail, 'gpc__cycles_elapsed.max', 'cycles')}, SM frequency "
         f"{_m(detail, 'gpc__cycles_elapsed.avg.per_second')}",
     ]
 
