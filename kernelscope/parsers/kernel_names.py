@@ -26,7 +26,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from kernelscope.parsers.name_args import FUNCTION_SUFFIXES, Payload, args_text, payload
+from kernelscope.parsers.name_args import (
+    FUNCTION_SUFFIXES,
+    INTEGER,
+    SCALARS,
+    Payload,
+    args_text,
+    payload,
+)
 from kernelscope.parsers.name_syntax import (
     CAST,
     bare_name,
@@ -54,6 +61,10 @@ SHORT_LEVELS = 3
 """The levels a short name is spelled at (beyond them names only grow: ``_told_apart``)."""
 
 _KERNEL_SUFFIX = "_kernel"
+# The spellings ``fit_name`` and its helpers use for the bracket and argument helpers.
+_split_template = split_template
+_SCALARS = SCALARS
+_INT = INTEGER
 _MODES = ("compact", "nested", "all", "full")
 
 
@@ -298,7 +309,7 @@ def fit_name(name: str, width: int) -> str:
         return name
     if width <= 2:
         return name[:width]
-    ident, args = split_template(name)
+    ident, args = _split_template(name)
     if args is not None:
         tail = f"<{args}>"
         if len(tail) <= width - 5:

@@ -31,7 +31,8 @@ from kernelscope.parsers.name_syntax import (
 )
 from kernelscope.parsers.name_vendors import tile_shape
 
-_INT = re.compile(r"^-?\d+[uUlL]*$")
+INTEGER = re.compile(r"^-?\d+[uUlL]*$")
+"""A template argument that is an integer literal."""
 _LAMBDA = re.compile(r"[\[{]lambda")
 _INSTANCE = re.compile(r"\(instance (\d+)\)")
 _GENERIC = re.compile(r"(?i)kernel|impl|launch|wrap")
@@ -160,7 +161,7 @@ def first_match(args: str, wanted: Callable[[str], bool]) -> str | None:
 def classify(arg: str) -> Arg:
     arg = CAST.sub(r"\1", arg.strip())
     full = strip_namespaces(arg)
-    if _INT.match(arg) or arg in ("true", "false"):
+    if INTEGER.match(arg) or arg in ("true", "false"):
         return Arg("value", arg, arg, arg)
     if is_lambda(arg):
         return _lambda(arg)
