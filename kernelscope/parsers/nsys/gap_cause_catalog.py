@@ -3,8 +3,9 @@ what to do about it.
 
 ``gap_causes.explain_gaps`` names a large gap's cause from the CPU calls around it
 (:data:`EXPLAINED`); the join adds the buckets it sorts the other idle time into
-(``start-up``, ``short-gaps``, ``copies``), and the ranks view the gaps spent in collective
-calls (``communication``) and those it did not explain (``not explained``). The timeline's gap
+(``start-up``, ``short-gaps``, ``copies``), the ranks view the gaps spent in collective calls
+(``communication``) and those it did not explain (``not explained``), and a PyTorch profiler
+trace the gaps spent loading data (``data-loading``). The timeline's gap
 panel, the join's ranking, the ranks view and the exports all read titles, descriptions and
 remedies from :data:`GAP_CAUSES`, so a cause added to the analysis cannot be missing from a
 view (``tests/nsys/test_gap_cause_catalog.py`` checks every id the analysis can produce).
@@ -67,6 +68,14 @@ _CATALOG = (
         "Create streams, events and graphs once before the loop; warm up before measuring.",
     ),
     GapCause(
+        "module-loading", "Module loading (lazy, at first launch): GPU idle",
+        "The feeding thread was loading a module or library (cuLibraryLoadData, "
+        "cuModuleLoadData): with lazy loading a kernel's first launch loads its module, a "
+        "one-time cost, not launch overhead.",
+        "One-time: warm up before the measured region, or load modules eagerly "
+        "(CUDA_MODULE_LOADING=EAGER) to pay it at start-up.",
+    ),
+    GapCause(
         "launch-overhead", "Launch overhead: GPU idle between tiny kernels",
         "The feeding thread was launching (cudaLaunchKernel, module loading on first launch): "
         "launches take longer than the kernels run.",
@@ -94,6 +103,13 @@ _CATALOG = (
         "The feeding thread ran its own code: no traced call covers most of the gap.",
         "Move the CPU work off the critical path (data loading in workers, prefetch) or "
         "overlap it with GPU work.",
+    ),
+    GapCause(
+        "data-loading", "Data loading on the launching thread: GPU idle",
+        "The feeding thread was loading data (a DataLoader's __next__, a dataset's "
+        "__getitem__, collate): the GPU waited for the next batch.",
+        "Load in worker processes (DataLoader num_workers > 0, pin_memory=True) and prefetch "
+        "the next batch while the GPU runs this one.",
     ),
     GapCause(
         "unknown", "GPU idle, cause unknown",
@@ -135,9 +151,10 @@ _CATALOG = (
 GAP_CAUSES: dict[str, GapCause] = {cause.id: cause for cause in _CATALOG}
 """Every gap cause by id."""
 
-EXPLAINED = ("sync", "memcpy", "in-graph", "alloc", "cuda-setup", "launch-overhead",
-             "graph-launch", "cuda-api", "cpu-idle", "cpu-busy", "unknown")
-"""The causes ``explain_gaps`` gives a large gap."""
+EXPLAINED = ("sync", "memcpy", "in-graph", "alloc", "cuda-setup", "module-loading",
+             "launch-overhead", "graph-launch", "cuda-api", "cpu-idle", "cpu-busy", "unknown")
+"""The causes ``explain_gaps`` gives a large gap of a timeline (a PyTorch profiler trace's
+gaps can also be ``data-loading``)."""
 
 
 def gap_cause(cause_id: str) -> GapCause:

@@ -12,7 +12,8 @@ from kernelscope.tui.widgets.bars import bar_cells
 CAUSE_STYLES = {
     "sync": "bold red", "memcpy": "bold magenta", "launch-overhead": "bold yellow",
     "alloc": "bold magenta", "cuda-setup": "bold yellow", "cuda-api": "bold yellow",
-    "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "unknown": "bold",
+    "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "data-loading": "bold cyan",
+    "module-loading": "bold yellow", "unknown": "bold",
 }
 SOURCE_LABELS = {"cuda": "CUDA", "osrt": "OSRT", "nvtx": "NVTX"}
 COVERAGE_BAR = 10
