@@ -86,8 +86,9 @@ def people_unit(value: float, unit: str) -> str:
     return f"{base}{sep}{tail}"
 
 
-def _shown_number(value: float) -> str:
-    """``fmt_number``, but a value that is not zero never reads as zero: ``0.004``."""
+def fmt_nonzero(value: float) -> str:
+    """``fmt_number``, but a value that is not zero never reads as zero: ``0.004``, not
+    ``0.00``."""
     text = fmt_number(value)
     if value and value == value and not any(c in "123456789" for c in text):
         digits = 1 - math.floor(math.log10(abs(value)))  # two significant digits
@@ -102,9 +103,9 @@ def fmt_value(value: float | int | str | None, unit: str = "") -> str:
     if value is None or isinstance(value, str):
         return fmt_number(value)
     if not unit:
-        return _shown_number(float(value)) if isinstance(value, float) else fmt_number(value)
+        return fmt_nonzero(float(value)) if isinstance(value, float) else fmt_number(value)
     scaled, shown = scale_unit(float(value), unit)
-    return f"{_shown_number(scaled)} {people_unit(scaled, shown)}"
+    return f"{fmt_nonzero(scaled)} {people_unit(scaled, shown)}"
 
 
 def fmt_metric(metric: Metric | None) -> str:
@@ -132,7 +133,7 @@ def split_metric(metric: Metric | None) -> tuple[str, str]:
     if metric.number is None:
         return fmt_number(metric.value), metric.unit
     scaled, unit = scale_unit(metric.number, metric.unit)
-    return _shown_number(scaled), people_unit(scaled, unit)
+    return fmt_nonzero(scaled), people_unit(scaled, unit)
 
 
 def fmt_duration(ns: float | None) -> str:
