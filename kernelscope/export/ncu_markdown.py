@@ -45,6 +45,7 @@ from kernelscope.render.families import (
 )
 from kernelscope.render.format import (
     NOT_AVAILABLE,
+    fmt_counted,
     fmt_duration,
     fmt_metric,
     fmt_number,
@@ -60,8 +61,9 @@ TOP_LINES = 5
 PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 
 
-def _m(detail: KernelDetail, name: str) -> str:
-    return fmt_metric(detail.metric(name))
+def _m(detail: KernelDetail, name: str, what: str = "") -> str:
+    """The metric as people read it; ``what`` counts where NCU gives no unit (``fmt_counted``)."""
+    return fmt_counted(detail.metric(name), what) if what else fmt_metric(detail.metric(name))
 
 
 def _share(share: float | None) -> str:
@@ -147,7 +149,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
             (
                 f.index + 1,
                 *who,
-                analyzed.names[f.demangled],
+                f.label(analyzed.names[f.demangled]),
                 f.count,
                 family_ids(f),
                 fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
@@ -209,12 +211,12 @@ def _launch(detail: KernelDetail) -> list[str]:
     tail = derived.tail_wave_fill(detail.number("launch__waves_per_multiprocessor"))
     return [
         f"- grid {code(detail.grid)}, block {code(detail.block)}, "
-        f"threads {_m(detail, 'launch__thread_count')}",
-        f"- registers/thread {_m(detail, 'launch__registers_per_thread')}, shared memory/block "
-        f"static {_m(detail, 'launch__shared_mem_per_block_static')}, dynamic "
+        f"{_m(detail, 'launch__thread_count', 'threads')}",
+        f"- {_m(detail, 'launch__registers_per_thread', 'registers/thread')}, static "
+        f"shared memory {_m(detail, 'launch__shared_mem_per_block_static')}, dynamic "
         f"{_m(detail, 'launch__shared_mem_per_block_dynamic')}",
-        f"- SMs {_m(detail, 'launch__sm_count')}, "
-        f"waves/SM {_m(detail, 'launch__waves_per_multiprocessor')}"
+        f"- {_m(detail, 'launch__sm_count', 'SMs')}, "
+        f"{_m(detail, 'launch__waves_per_multiprocessor', 'waves/SM')}"
         + (f", tail wave fill {fmt_pct(tail)} % (derived)" if tail is not None else ""),
     ]
 
@@ -226,8 +228,8 @@ def _sol(detail: KernelDetail) -> list[str]:
         f"- L1/TEX {_m(detail, 'l1tex__throughput.avg.pct_of_peak_sustained_active')}, "
         f"L2 {_m(detail, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')}, "
         f"DRAM {_m(detail, 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed')}",
-        f"- duration {_m(detail, 'gpu__time_duration.sum')}, elapsed cycles "
-        f"{_m(detail, 'gpc__cycles_elapsed.max')}, SM frequency "
+        f"- duration {_m(detail, 'gpu__time_duration.sum')}, "
+        f"elapsed {_m(detail, 'gpc__cycles_elapsed.max', 'cycles')}, SM frequency "
         f"{_m(detail, 'gpc__cycles_elapsed.avg.per_second')}",
     ]
 
@@ -296,9 +298,9 @@ def _scheduler(detail: KernelDetail) -> list[str]:
         f"{derived.stall_reason(name)} {fmt_number(v)}" for name, v in derived.top_stalls(ranked)
     )
     return [
-        f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, eligible warps/scheduler "
-        f"{_m(detail, 'smsp__warps_eligible.avg.per_cycle_active')}, active warps/scheduler "
-        f"{_m(detail, 'smsp__warps_active.avg.per_cycle_active')}",
+        f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, per scheduler "
+        f"{_m(detail, 'smsp__warps_eligible.avg.per_cycle_active', 'warps')} eligible, "
+        f"{_m(detail, 'smsp__warps_active.avg.per_cycle_active', 'warps')} active",
         f"- top stalls (cycles per issued instruction): {top or NOT_AVAILABLE}",
     ]
 
@@ -546,5 +548,6 @@ def single_kernel_markdown(
         "",
     ]
     return "\n".join(head) + "\n" + kernel_record(
-        report.device, share, detail, family, names.get(detail.demangled)
+        report.device, share, detail, family,
+        family.label(names.get(detail.demangled)) if family else names.get(detail.demangled),
     )

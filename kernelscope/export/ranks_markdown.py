@@ -6,8 +6,9 @@ from typing import Any
 
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
-from kernelscope.render.format import fmt_number, plural, short_name
-from kernelscope.render.ranks import (
+from kernelscope.export.timeline_markdown import cause_legend
+from kernelscope.render.format import fmt_numberfrom kernelscope.render.ranks import (
+    GAP_CAUSES_SHOWN,
     duration,
     gap_summary,
     heatmap_lines,
@@ -142,6 +143,8 @@ def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str
         "Comm: time in communication (NCCL kernels, or the collective's MPI call / NVTX "
         "range); Overlap: the share of it during which compute kernels ran; Wait/step and "
         "Late/step: medians per step.", "",
+        *cause_legend(g["cause"] for r in doc["ranks"] for g in r["gaps"][:GAP_CAUSES_SHOWN]),
+        "",
     ]
     lines += _straggler_lines(doc)
     lines += _steps_lines(doc)

@@ -135,7 +135,7 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         rows.append({
             "ids": family_ids(f),
             "process": f"{row.get('process') or '?'} ({row.get('pid')})",
-            "name": analyzed.names[f.demangled],
+            "name": f.label(analyzed.names[f.demangled]),
             "launches": f"{f.count:,}",
             "total": fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
             "share": fmt_pct(f.time_share * 100 if f.time_share is not None else None),

@@ -4,6 +4,7 @@ findings, a busy strip per device."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
@@ -15,6 +16,7 @@ from kernelscope.export.timeline_metrics_md import (
     metrics_section,
 )
 from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
@@ -79,31 +81,11 @@ def render_timeline_markdown(
     if pattern:
         regex = re.compile(pattern)
         kernels = [k for k in kernels if regex.search(k["name"])]
-    lines += [
-        "## Kernels",
-        "",
-        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
-        "",
-        table(
-            ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"),
-            (
-                (
-                    _pct(k["time_pct"]),
-                    fmt_duration(k["total_ns"]),
-                    fmt_number(k["instances"]),
-                    fmt_duration(k["avg_ns"]),
-                    fmt_duration(k["med_ns"]),
-                    fmt_duration(k["min_ns"]),
-                    fmt_duration(k["max_ns"]),
-                    fmt_duration(k["stddev_ns"]),
-                    k["short_name"],
-                )
-                for k in kernels[:top_n]
-            ),
-            "rrrrrrrrl",
-        ),
-        "",
-    ]
+    lines += ["## Kernels", ""]
+    if not kernels:
+        lines += [_no_kernels(data, pattern), ""]
+    else:
+        lines += _kernel_table(kernels, top_n)
     nvtx = nvtx_rows(data)
     if nvtx:
         lines += [
@@ -147,6 +129,7 @@ def render_timeline_markdown(
                 "lrrll",
             )
         )
+        lines += ["", *cause_legend(g.cause for g in gaps)]
     else:
         lines.append("No idle gap over the threshold.")
     lines += ["", "## Findings", ""]
@@ -228,6 +211,47 @@ def _cause_text(g: GapExplanation) -> str:
     return text
 
 
+def cause_legend(cause_ids: Iterable[str]) -> list[str]:
+    """What each gap cause of ``cause_ids`` means and what to try (``gap_cause_catalog``),
+    one bullet per cause in the order they first appear; nothing for none."""
+    causes = [gap_cause(c) for c in dict.fromkeys(cause_ids)]
+    if not causes:
+        return []
+    return ["The causes:", "", *(
+        f"- {code(c.id)}: {inline(c.description)} Try: {inline(c.remedy)}" for c in causes
+    )]
+
+
 def _cpu_text(c: CpuActivity) -> str:
     extra = f" {fmt_duration(c.overlap_ns)}" if c.overlap_ns else ""
     return f"{c.source} {c.name or '?'}{extra}".strip()
+
+
+def _no_kernels(data: TimelineData, pattern: str | None) -> str:
+    if pattern and data.report.kernels.height:
+        return f"No kernel name matches {code(pattern)}."
+    return "The trace holds no kernel launches."
+
+
+def _kernel_table(kernels: list[dict[str, Any]], top_n: int) -> list[str]:
+    rows = (
+        (
+            _pct(k["time_pct"]),
+            fmt_duration(k["total_ns"]),
+            fmt_number(k["instances"]),
+            fmt_duration(k["avg_ns"]),
+            fmt_duration(k["med_ns"]),
+            fmt_duration(k["min_ns"]),
+            fmt_duration(k["max_ns"]),
+            fmt_duration(k["stddev_ns"]),
+            k["short_name"],
+        )
+        for k in kernels[:top_n]
+    )
+    headers = ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name")
+    return [
+        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
+        "",
+        table(headers, rows, "rrrrrrrrl"),
+        "",
+    ]

@@ -74,7 +74,11 @@ class AnalyzedReport:
         return ShortNames(k.demangled for k in self.kernels)
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
-        return self.names[kernel.demangled]
+        """The kernel's short name, with its launch shape where only that tells its family
+        from the others of the name (``KernelFamily.label``)."""
+        family = self.families.family_of(kernel.id)
+        short = self.names[kernel.demangled]
+        return family.label(short) if family is not None else short
 
     @property
     def unmeasured(self) -> int:

@@ -93,3 +93,15 @@ def test_a_file_of_another_kind(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, _, err = run(capsys, "join", str(TRACE_XZ), str(KERNELS_XZ), "-k", "gemm", "-f", "md")
     assert code == 2 and "a join ranks them all" in err
     assert other.read_text() == "not a report\n"
+
+
+def test_a_trace_with_allocation_and_setup_gaps_joins(capsys: pytest.CaptureFixture[str]) -> None:
+    """timeline_torch has idle gaps spent in cudaMalloc/cudaFree (``alloc``) and in CUDA set-up
+    outside its first step; the join once crashed on them (KeyError: 'alloc')."""
+    code, out, err = run(capsys, "join", str(SAMPLES / "nsys" / "timeline_torch.sqlite.xz"),
+                         str(SAMPLES / "ncu" / "torch_ops.ncu-rep.xz"), "--format", "md")
+    assert (code, err) == (0, "")
+    assert "| Memory allocation or pinning: GPU idle | idle |" in out
+    assert "| CUDA set-up (streams, events, graphs): GPU idle | idle |" in out
+    assert ("- Next: Allocate once up front and reuse buffers (a caching allocator, a memory "
+            "pool, cudaMallocAsync); pin host buffers once, outside the loop.") in out

@@ -153,6 +153,13 @@ async def test_launch_pane(zoo: NcuReport) -> None:
         assert "Tail wave fill" in text and fmt_number(tail_wave_fill(waves)) in text
         assert "derived" in text
         assert "Launch Statistics" in text  # NCU's own header table
+        flat = " ".join(text.split())
+        # Units written for people, and never repeating the label they stand beside.
+        assert ("Threads 4,194,304 Registers per thread 32 Static shared mem / block 0 "
+                "B/block") in flat
+        assert "SMs 132 Waves per SM 15.52" in flat
+        assert "# SMs 132 # TPCs" in flat
+        assert "Kbyte" not in flat and "132 SM " not in flat
 
 
 async def test_sol_pane(zoo: NcuReport) -> None:

@@ -49,13 +49,14 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
-CAUSES = ("sync", "memcpy", "in-graph", "alloc", "cuda-setup", "module-loading",
-          "launch-overhead", "graph-launch", "cuda-api", "cpu-idle", "cpu-busy", "unknown")
+CAUSES = EXPLAINED
+"""The causes a large gap can be given (their titles and remedies: ``gap_cause_catalog``)."""
 DEFAULT_LARGE_GAP_NS = 100_000
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
