@@ -53,6 +53,8 @@ NAMES = {
     "issue": ISSUE,
     "lat": LAT,
     "barrier": BARRIER,
+    "long_sb": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "membar": "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio",
     "grid": "launch__grid_size",
     "waves": "launch__waves_per_multiprocessor",
     "dur": "gpu__time_duration.sum",
@@ -94,9 +96,38 @@ def test_divergence_bound_on_the_compute_side() -> None:
 
 
 def test_occupancy_bound_when_nothing_is_busy() -> None:
-    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20)
+    # no stall reason holds more than half of the cycles between issues (20 of 50)
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20, lat=50, long_sb=20, issue=20)
     assert d.label == "occupancy-bound"
-    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=60).label == "latency-bound"
+    quiet = {"lat": 50, "long_sb": 20, "issue": 20}
+    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=60, **quiet).label == (
+        "latency-bound"
+    )
+
+
+def test_a_stall_reason_over_half_the_cycles_leads_over_low_occupancy() -> None:
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20, lat=50, long_sb=5, membar=26, issue=20)
+    assert d.label == "latency-bound"
+    assert d.bottleneck.decided_by == "membar-stalls"
+    assert "membar stalls" in d.bottleneck.summary
+    at_half = run(
+        "transpose_sm<1>", dram=20, mem=30, sm=20, ach=20, lat=50, long_sb=5, membar=25, issue=20
+    )
+    assert at_half.label == "occupancy-bound"
+
+
+def test_achieved_occupancy_at_its_theoretical_ceiling_is_not_called_low() -> None:
+    # issue 23: 50 % theoretical, 48.35 % achieved is what the resources allow, not "warps
+    # not resident at run time"
+    quiet = {"lat": 50, "long_sb": 20, "issue": 20}
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=48.35, theo=50, **quiet)
+    assert d.flag("low-occupancy") is None
+    assert d.label == "latency-bound"
+    far = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=38, theo=50, **quiet)
+    assert far.flag("low-occupancy") is not None
+    assert far.flag("low-occupancy").detail == (
+        "Theoretical occupancy is fine but warps are not resident at run time."
+    )
 
 
 def test_divergence_bound_when_nothing_is_busy() -> None:

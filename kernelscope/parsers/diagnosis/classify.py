@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import STEPS, Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
-from kernelscope.parsers.diagnosis.flags import duration_evidence, grid_evidence
+from kernelscope.parsers.diagnosis.flags import duration_evidence, grid_evidence, ramp_evidence
 from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
+from kernelscope.parsers.diagnosis.stalls import flag_of, waiting_on
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 Guards = Mapping[str, GuardRail]
@@ -30,13 +32,36 @@ def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ())
     return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
 
 
-def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
-    small_grid = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
+def _ramping(f: Facts, t: Thresholds) -> bool:
+    """A short kernel whose SMs idle a large share of its cycles: ramp-up and drain."""
+    return (
+        f.duration_ns is not None
+        and 0 < f.duration_ns < t.short_kernel_ramp_ns
+        and f.active_share is not None
+        and f.active_share < t.ramp_active
+    )
+
+
+def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool, bool]:
+    """Adds the launch step's evidence; returns (grid cannot fill the GPU, too short)."""
+    few_blocks = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
+    under_wave = not few_blocks and f.waves is not None and f.waves < t.grid_fill_waves
     short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ns
     if f.grid is not None and f.sm_count is not None:
         trail.append(grid_evidence(f))
+    if under_wave:
+        trail.append(ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"))
     if f.duration_ns is not None:
         trail.append(duration_evidence(f, t))
+    if not short and _ramping(f, t):
+        trail.append(ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"))
+        trail.append(ramp_evidence(f, t))
+        short = True
+    return few_blocks or under_wave, short
+
+
+def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    small_grid, short = _launch_checks(f, t, trail)
     if not (small_grid or short) or (f.sm is None and f.mem is None):
         return None  # no launch problem, or no Speed Of Light to tell whether a unit is busy
     busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
@@ -45,11 +70,24 @@ def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None
     trail.extend(_sol_pair(f, t))
     if small_grid:
         why = "has too few blocks to fill the GPU"
-    else:
+    elif f.duration_ns is not None and f.duration_ns < t.short_kernel_ns:
         why = "is too short to amortise its launch"
+    else:
+        why = "is so short that ramp-up and drain leave its SMs idle much of the time"
+    summary = f"The kernel {why}, and no unit is busy."
+    full = f.saturated_unit(t.pipe_busy_pct) if small_grid else None
+    if full is not None and f.active_share is not None and f.active_share < 1:
+        what, metric, pct = full
+        note = f"on the SMs that ran ({f.active_share:.0%} of the SM cycles)"
+        trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=note))
+        summary = (
+            f"The kernel {why}: on the SMs that have work the {what} is {pct:.0f}% busy "
+            "(compute-bound there), but the GPU-wide averages stay low because the other SMs "
+            "get no block. More blocks (or concurrent work) first."
+        )
     return Bottleneck(
         "launch-bound",
-        f"The kernel {why}, and no unit is busy.",
+        summary,
         tuple(trail),
         decided_by="grid-too-small" if small_grid else "short-kernel",
     )
@@ -97,6 +135,15 @@ def _memory_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
         trail.append(ev("memory", n.L1_PCT, f.l1, unit="%"))
     if f.l2 is not None:
         trail.append(ev("memory", n.L2_PCT, f.l2, unit="%"))
+    hottest = max((v for v in (f.l1, f.l2) if v is not None), default=None)
+    if f.dram is not None and f.dram >= t.sol_busy_pct and (hottest is None or f.dram >= hottest):
+        trail.append(ev("sol", n.DRAM_PCT, f.dram, ">=", t.sol_busy_pct, "%", note="busiest level"))
+        return Bottleneck(
+            "dram-bound",
+            "DRAM is the busiest memory level, near its bandwidth limit.",
+            tuple(trail),
+            decided_by="dram-bandwidth-saturated",
+        )
     l1_hotter = f.l1 is not None and (f.l2 is None or f.l1 >= f.l2)
     if l1_hotter and f.conflict_share is not None:
         trail.append(
@@ -154,6 +201,20 @@ def _divergence(
     return None
 
 
+def _compute_summary(f: Facts, label: str) -> str:
+    """``The FMA pipe does the work and is busy.``; for FP64, with the device's FP64 rate."""
+    summary = f"The {label} pipe does the work and is busy."
+    ratio = f.fp64_rate_ratio
+    if label == "FP64" and ratio is not None and ratio >= 2:
+        summary += f" This GPU runs FP64 at 1:{ratio:.0f} of its FP32 rate"
+        summary += (
+            ": where precision allows, FP32 (or mixed precision) is far faster here."
+            if ratio > 4
+            else "."
+        )
+    return summary
+
+
 def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     if not f.pipes_measured:
         return undetermined(
@@ -166,9 +227,7 @@ def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
         label, metric, pct = f.busiest_pipe
         trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))
         if pct >= t.pipe_busy_pct:
-            return Bottleneck(
-                "compute-bound", f"The {label} pipe does the work and is busy.", tuple(trail)
-            )
+            return Bottleneck("compute-bound", _compute_summary(f, label), tuple(trail))
     divergent = _divergence(
         f, t, trail, "The SM is busy issuing instructions that only part of each warp executes."
     )
@@ -198,18 +257,25 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
-    low = [v for v in (f.theoretical, f.achieved) if v is not None and v < t.occupancy_low_pct]
+    led = _stall_led(f, t, trail)
+    if led is not None:
+        return led
+    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+    grid = guards.get(g.GRID_CANNOT_FILL)
+    if low and grid is not None:
+        _add_in_order(trail, grid.evidence[0])
+        return Bottleneck(
+            "launch-bound",
+            "Neither compute nor memory is busy and too few warps are resident, because the "
+            "grid gives the SMs too few blocks: the launch, not a per-SM resource, is the "
+            "limit.",
+            tuple(trail),
+            decided_by="grid-too-small",
+        )
     if low and not f.pipes_busy(t.pipe_busy_pct) and g.OCCUPANCY_BY_DESIGN not in guards:
         summary = (
             "Neither compute nor memory is busy and too few warps are resident to hide latency."
         )
-        grid = guards.get(g.GRID_CANNOT_FILL)
-        if grid is not None:
-            _add_in_order(trail, grid.evidence[0])
-            summary = (
-                "Neither compute nor memory is busy and too few warps are resident to hide "
-                "latency, because the grid gives the SMs too few blocks."
-            )
         return Bottleneck("occupancy-bound", summary, tuple(trail), decided_by="low-occupancy")
     design = guards.get(g.OCCUPANCY_BY_DESIGN)
     if low and design is not None:
@@ -234,6 +300,25 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
             "latency, dependencies, barriers)."
         )
     return Bottleneck("latency-bound", summary, tuple(trail))
+
+
+def _stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    """Latency-bound by one stall reason when it holds more than ``stall_lead_share`` of a
+    warp's cycles between issues while the schedulers are often idle."""
+    lead = f.leading_stall
+    if lead is None or d.issue_slots_busy(f.issue_active, t) is not False:
+        return None
+    metric, share = lead
+    trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"))
+    trail.append(ev("scheduler", f"{metric} / {n.WARP_LATENCY}", share, ">", t.stall_lead_share))
+    reason = d.stall_reason(metric)
+    return Bottleneck(
+        "latency-bound",
+        f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles between "
+        f"issues {waiting_on(metric)} ({reason} stalls), which sets the kernel's time.",
+        tuple(trail),
+        decided_by=flag_of(metric),
+    )
 
 
 def _add_in_order(trail: list[Evidence], e: Evidence) -> None:
@@ -296,6 +381,12 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
             f"Compute and memory are both busy; the {label} pipe carries the work.",
             tuple(trail),
         )
+    lsu = f.busiest_other
+    lsu_pipe = lsu is not None and lsu[1] in (n.PIPE_LSU, n.elapsed_form(n.PIPE_LSU))
+    if lsu is not None and lsu_pipe and lsu[2] >= t.pipe_busy_pct:
+        note = "the SM's throughput is memory instructions"
+        trail.append(ev("compute", lsu[1], lsu[2], ">=", t.pipe_busy_pct, "%", note=note))
+        return _memory_side(f, t, trail)
     if not f.pipes_measured:
         return undetermined(
             "Compute and memory are both busy and the report holds no pipe utilisation to say "

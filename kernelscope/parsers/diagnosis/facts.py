@@ -16,6 +16,21 @@ _ATOMIC_SASS = ("RED", "ATOM")
 
 
 @dataclass(frozen=True)
+class MatrixWork:
+    """FP32 or FP64 math on the FMA/FP64 pipe shaped like a matrix product."""
+
+    precision: str
+    """``FP32`` or ``FP64``."""
+    pct_of_peak: float
+    fma_share: float
+    """Share of the precision's operations done by fused multiply-adds."""
+    intensity: float
+    """FLOP per DRAM byte."""
+    ridge: float
+    """The DRAM ridge of that precision: past it, the work is compute-shaped."""
+
+
+@dataclass(frozen=True)
 class Facts:
     # launch
     duration_ns: float | None
@@ -76,6 +91,43 @@ class Facts:
     """(metric read, % of peak) of the tensor pipe, ``_active`` or else ``_elapsed`` form."""
     nan_metrics: tuple[str, ...] = ()
     """Key metrics the report holds as NaN (NCU stores NaN when profiling a kernel failed)."""
+    active_share: float | None = None
+    """Share of the elapsed cycles the SMs had work (``derived.active_sm_share``)."""
+    compute_capability: tuple[int, int] | None = None
+    matrix_work: MatrixWork | None = None
+    """FP32 or FP64 work shaped like a matrix product (``_matrix_work``), if any."""
+    fp64_rate_ratio: float | None = None
+    """FP32 over FP64 FMA peak per cycle: 2 on a data-centre GPU, 64 on a consumer one."""
+
+    @property
+    def sm_active(self) -> float | None:
+        """SM throughput read against the SMs that had work (``derived.on_active_sms``)."""
+        return d.on_active_sms(self.sm, self.active_share)
+
+    @property
+    def leading_stall(self) -> tuple[str, float] | None:
+        """The stall reason holding most of the cycles between issues, when it holds more
+        than half of them (``derived.leading_stall``)."""
+        return d.leading_stall(self.stall_shares)
+
+    def saturated_unit(self, threshold: float) -> tuple[str, str, float] | None:
+        """(what, metric, %) of the busiest unit or pipe at ``threshold`` % or more, read on
+        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe."""
+        found: list[tuple[str, str, float]] = []
+        for what, metric, value in (
+            ("SM", n.SM_PCT, self.sm_active),
+            ("memory", n.MEM_PCT, self.mem),
+            ("DRAM", n.DRAM_PCT, self.dram),
+            ("L1/TEX", n.L1_PCT, self.l1),
+            ("L2", n.L2_PCT, self.l2),
+        ):
+            if value is not None:
+                found.append((what, metric, value))
+        for pipe in (self.busiest_pipe, self.busiest_other):
+            if pipe is not None:
+                found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
+        busy = [f for f in found if f[2] >= threshold]
+        return max(busy, key=lambda f: f[2]) if busy else None
 
     @property
     def divergence_efficiency(self) -> float | None:
@@ -142,12 +194,10 @@ def _bytes_per_sector(values: Values, ratio: str, sectors: str) -> float | None:
 
 
 def _pipe(values: Values, name: str) -> tuple[str, float] | None:
-    """(metric read, value) of a pipe: the ``_active`` form, else its ``_elapsed`` form."""
-    for metric in (name, n.elapsed_form(name)):
-        v = values.num(metric)
-        if v is not None:
-            return metric, v
-    return None
+    """(metric read, value) of a pipe on the SMs that ran (``derived.active_reading``)."""
+    values.num(name)
+    values.num(n.elapsed_form(name))
+    return d.active_reading(values.metrics, name)
 
 
 def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
@@ -186,7 +236,7 @@ def _ideal_threads(block: float | None) -> float | None:
 
 def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
     out: dict[str, float] = {}
-    for name in (n.STALL_BARRIER, n.STALL_LONG_SCOREBOARD, n.STALL_MIO_THROTTLE):
+    for name in n.STALL_REASONS:
         s = share(values.num(name), latency)
         if s is not None:
             out[name] = s
@@ -205,6 +255,41 @@ def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, floa
     total = sum(weights[k] * v for k, v in ops.items() if v is not None)
     fma = ops["hfma"]
     return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
+
+
+_MATRIX_OPS = {
+    "FP32": ("fp32", n.FFMA_RATE, (n.FADD_RATE, n.FMUL_RATE)),
+    "FP64": ("fp64", n.DFMA_RATE, (n.DADD_RATE, n.DMUL_RATE)),
+}
+
+
+def _matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> MatrixWork | None:
+    """The FP32 or FP64 work that looks like a matrix product: at least ``matrix_fp_pct`` % of
+    that precision's peak, ``matrix_fma_share`` of its operations FMAs, and an intensity past
+    the DRAM ridge (compute-shaped, not a stream). The busier precision when both qualify."""
+    found = []
+    for precision, (key, fma_rate, others) in _MATRIX_OPS.items():
+        point = roofline.point(key) if roofline is not None else None
+        fma = values.num(fma_rate)
+        if point is None or point.pct_of_peak is None or fma is None or point.intensity is None:
+            continue
+        ops = 2.0 * fma + sum(v for o in others if (v := values.num(o)) is not None)
+        ridge = next((c.ridge_intensity for c in point.ceilings if c.level == "dram"), None)
+        if ops <= 0 or ridge is None:
+            continue
+        work = MatrixWork(precision, point.pct_of_peak, 2.0 * fma / ops, point.intensity, ridge)
+        if (
+            work.pct_of_peak >= t.matrix_fp_pct
+            and work.fma_share >= t.matrix_fma_share
+            and work.intensity >= work.ridge
+        ):
+            found.append(work)
+    return max(found, key=lambda w: w.pct_of_peak) if found else None
+
+
+def _compute_capability(values: Values) -> tuple[int, int] | None:
+    major, minor = values.num(n.CC_MAJOR), values.num(n.CC_MINOR)
+    return None if major is None else (int(major), int(minor or 0))
 
 
 def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
@@ -323,4 +408,8 @@ def gather(
         tensor_pipe=tensor_pipe,
         atomic_line=_atomic_line(source),
         nan_metrics=_nan_metrics(values),
+        active_share=d.active_sm_share(values.metrics),
+        compute_capability=_compute_capability(values),
+        matrix_work=_matrix_work(roofline, values, thresholds),
+        fp64_rate_ratio=share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),
     )

@@ -2,43 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
+from kernelscope.parsers.diagnosis.outcome import Check, Finding, Guards, Missing, Outcome, grade
 from kernelscope.parsers.diagnosis.result import GuardRail
+from kernelscope.parsers.diagnosis.stalls import STALL_FLAGS, stall_check
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
-
-@dataclass(frozen=True)
-class Finding:
-    severity: str
-    evidence: tuple[Evidence, ...]
-    detail: str = ""
-    guard: str = ""
-
-
-@dataclass(frozen=True)
-class Missing:
-    """The check could not run: these ncu sections would have provided its metrics."""
-
-    sections: tuple[str, ...]
-
-
-Outcome = Finding | Missing | None
-Guards = dict[str, GuardRail]
-Check = Callable[[Facts, Thresholds, Guards], Outcome]
-
-
-def _grade(value: float, warn: float, critical: float, *, below: bool) -> str | None:
-    """'critical', 'warning' or None for ``value`` against a warn/critical pair."""
-    if below:
-        return "critical" if value < critical else "warning" if value < warn else None
-    return "critical" if value >= critical else "warning" if value >= warn else None
+__all__ = ["CHECKS", "Finding", "Missing"]
 
 
 # -- launch ---------------------------------------------------------------------------------
@@ -64,12 +38,35 @@ def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns is None:
         return Missing((n.SECTION_SOL,))
-    if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ns:
+    if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
         return None
-    return Finding(
-        "warning",
-        (duration_evidence(f, t),),
-        f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
+    if f.duration_ns < t.short_kernel_ns:
+        return Finding(
+            "warning",
+            (duration_evidence(f, t),),
+            f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
+        )
+    evidence = [ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns")]
+    detail = (
+        f"The kernel runs {f.duration_ns / 1000:.1f} µs: its launch, ramp-up and drain are "
+        "still a visible share of that."
+    )
+    if f.active_share is not None:
+        evidence.append(ramp_evidence(f, t))
+        if f.active_share < t.ramp_active:
+            detail += f" The SMs have work on only {f.active_share:.0%} of its cycles."
+    return Finding("info", tuple(evidence), detail)
+
+
+def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
+    """The SMs' active share of the elapsed cycles set against ``ramp_active``."""
+    return ev(
+        "launch",
+        f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+        f.active_share,
+        "<",
+        t.ramp_active,
+        note="share of the kernel's cycles the SMs had work",
     )
 
 
@@ -77,7 +74,7 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.grid is None or f.sm_count is None:
         return Missing((n.SECTION_LAUNCH,))
     if f.grid >= f.sm_count:
-        return None
+        return _under_a_wave(f, t)
     if f.grid <= f.sm_count * t.grid_critical_fraction:
         severity = "critical"
     elif f.grid < f.sm_count * t.grid_warning_fraction:
@@ -91,13 +88,26 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
 
 
+def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
+    """A grid with a block for every SM that still fills less than ``grid_fill_waves`` of one
+    wave: the SMs hold fewer blocks than their resources allow."""
+    if f.waves is None or f.waves >= t.grid_fill_waves:
+        return None
+    return Finding(
+        "info",
+        (ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"),),
+        f"{f.grid:.0f} blocks fill {f.waves:.0%} of one wave: every SM could hold more blocks "
+        "than it gets.",
+    )
+
+
 def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.waves is None:
         return Missing((n.SECTION_LAUNCH,))
     loss = f.tail_loss
-    if loss is None:
+    if loss is None or f.waves >= t.tail_many_waves:
         return None
-    severity = _grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
+    severity = grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
     if severity is None:
         return None
     return Finding(
@@ -118,14 +128,15 @@ def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 
 # -- occupancy ------------------------------------------------------------------------------
+def _stand_down(guards: Guards) -> GuardRail | None:
+    """The first guard rail that lowers the occupancy flags, if any."""
+    return next((guards[g_id] for g_id in g.OCCUPANCY_STAND_DOWNS if g_id in guards), None)
+
+
 def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     if f.achieved is None and f.theoretical is None:
         return Missing((n.SECTION_OCCUPANCY,))
-    low = [
-        (name, v)
-        for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
-        if v is not None and v < t.occupancy_low_pct
-    ]
+    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
     if not low:
         return None
     worst = min(v for _, v in low)
@@ -136,11 +147,10 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
         else "Theoretical occupancy is fine but warps are not resident at run time."
     )
-    grid = guards.get(g.GRID_CANNOT_FILL)
-    if grid is not None:
-        detail = "Achieved occupancy is low because the grid leaves SMs short of blocks."
-        return Finding("info", tuple(grid.evidence), detail, grid.text)
-    guard = guards.get(g.OCCUPANCY_BY_DESIGN)
+    guard = _stand_down(guards)
+    if guard is not None and guard.id == g.GRID_CANNOT_FILL:
+        detail = "Occupancy is low because the grid leaves SMs short of blocks."
+        return Finding("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
         return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
     return Finding(severity, tuple(evidence), detail)
@@ -171,7 +181,7 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     )
     if limiters == ["block slots"] and f.block is not None:
         detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
-    guard = guards.get(g.OCCUPANCY_BY_DESIGN) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
+    guard = _stand_down(guards) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
     if guard is not None:
         return Finding("info", tuple(evidence), detail, guard.text)
     severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"
@@ -182,7 +192,7 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
 def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.local_share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
-    severity = _grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
+    severity = grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
     if severity is None:
         return None
     evidence = [
@@ -216,7 +226,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if worst is not None:
         name, value = worst
         evidence.append(ev("memory", name, value, "<", t.sector_bytes_warn, "byte/sector"))
-        s = _grade(value, t.sector_bytes_warn, t.sector_bytes_critical, below=True)
+        s = grade(value, t.sector_bytes_warn, t.sector_bytes_critical, below=True)
         if s:
             grades.append(s)
     if f.excessive_share is not None:
@@ -229,7 +239,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
                 t.excessive_sectors_warn,
             )
         )
-        s = _grade(
+        s = grade(
             f.excessive_share, t.excessive_sectors_warn, t.excessive_sectors_critical, below=False
         )
         if s:
@@ -244,7 +254,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.conflict_share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
-    severity = _grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
+    severity = grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
     if severity is None:
         return None
     ways = 1.0 / (1.0 - f.conflict_share) if f.conflict_share < 1 else float("inf")
@@ -312,13 +322,13 @@ def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.l1 is None or f.dram is None:
         return Missing((n.SECTION_SOL,))
-    if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_low_pct:
+    if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_bound_pct:
         return None
     return Finding(
         "warning",
         (
             ev("sol", n.L1_PCT, f.l1, ">=", t.l1_pressure_pct, "%"),
-            ev("sol", n.DRAM_PCT, f.dram, "<", t.dram_low_pct, "%"),
+            ev("sol", n.DRAM_PCT, f.dram, "<", t.dram_bound_pct, "%"),
         ),
         f"L1/TEX is {f.l1:.0f}% busy while DRAM is {f.dram:.0f}%.",
     )
@@ -344,7 +354,7 @@ def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     eff = f.divergence_efficiency
     if eff is None:
         return Missing((n.SECTION_INSTRUCTIONS,))
-    severity = _grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
+    severity = grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
     if severity is None:
         return None
     return Finding(
@@ -365,12 +375,61 @@ def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
 
 
+_FP64_TENSOR_CORES = ((8, 0), (9, 0), (10, 0))
+"""Compute capabilities whose tensor cores take FP64 (DMMA): A100, H100/H200, B200."""
+
+
+def has_tensor_cores_for(precision: str, cc: tuple[int, int] | None) -> bool:
+    """Whether a GPU of compute capability ``cc`` has tensor cores for ``precision``'s matrix
+    work: TF32 (for FP32) from Ampere (8.0) on, FP64 only on the data-centre parts."""
+    if cc is None:
+        return False
+    if precision == "FP64":
+        return cc in _FP64_TENSOR_CORES
+    return cc >= (8, 0)
+
+
+def _matrix_off_tensor(f: Facts, t: Thresholds) -> Outcome:
+    """FP32/FP64 matrix-shaped work (``Facts.matrix_work``) on a GPU whose tensor cores take
+    that precision, with the tensor pipe idle."""
+    work = f.matrix_work
+    if work is None or not has_tensor_cores_for(work.precision, f.compute_capability):
+        return None
+    cc = f.compute_capability or (0, 0)
+    fp = work.precision
+    evidence = [
+        ev("compute", f"{fp} FLOP/s / {fp} peak", work.pct_of_peak, ">=", t.matrix_fp_pct, "%"),
+        ev("compute", f"FMA share of {fp} operations", work.fma_share, ">=", t.matrix_fma_share),
+        ev(
+            "compute",
+            "FLOP per DRAM byte",
+            work.intensity,
+            ">=",
+            work.ridge,
+            note="past the DRAM ridge: compute-shaped",
+        ),
+        ev("compute", n.CC_MAJOR, float(cc[0]), note=f"compute capability {cc[0]}.{cc[1]}"),
+    ]
+    if f.tensor_pct is not None:
+        evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
+    path = "TF32 (or BF16)" if work.precision == "FP32" else "FP64 (DMMA)"
+    return Finding(
+        "warning",
+        tuple(evidence),
+        f"{work.precision} matrix work ({work.fma_share:.0%} FMAs, {work.intensity:.0f} FLOP "
+        f"per DRAM byte) runs on the FMA pipes of a GPU whose tensor cores take {path}.",
+    )
+
+
 def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.tensor_pct is not None and f.tensor_pct >= t.tensor_idle_pct:
+        return None
+    matrix = _matrix_off_tensor(f, t)
+    if matrix is not None:
+        return matrix
     if f.fp16_pct is None:
         return Missing((n.SECTION_ROOFLINE,))
     if f.fp16_pct < t.half_pct_of_peak or (f.fp16_fma_share or 0.0) < t.half_fma_share:
-        return None
-    if f.tensor_pct is not None and f.tensor_pct >= t.tensor_idle_pct:
         return None
     evidence = [
         ev(
@@ -394,31 +453,6 @@ def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     return Finding("warning", tuple(evidence), "Half-precision FMAs run on the FMA pipe.")
 
 
-# -- scheduler and stalls -------------------------------------------------------------------
-def _stall(metric: str, what: str) -> Check:
-    def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
-        s = f.stall_shares.get(metric)
-        if s is None or f.issue_active is None:
-            return Missing((n.SECTION_WARP_STATE, n.SECTION_SCHEDULER))
-        severity = _grade(s, t.stall_share_warn, t.stall_share_critical, below=False)
-        if severity is None or g.STALLS_WITH_BUSY_ISSUE in guards:
-            return None
-        evidence = (
-            ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"),
-            ev("scheduler", f"{metric} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn),
-        )
-        detail = f"{s:.0%} of a warp's cycles between issues are spent {what}."
-        if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
-        if g.STALLS_AT_COMPUTE_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.STALLS_AT_COMPUTE_ROOF].text)
-        if g.STALLS_BEHIND_ATOMICS in guards:
-            return Finding("info", evidence, detail, guards[g.STALLS_BEHIND_ATOMICS].text)
-        return Finding(severity, evidence, detail)
-
-    return check
-
-
 CHECKS: dict[str, Check] = {
     "short-kernel": short_kernel,
     "grid-too-small": grid_too_small,
@@ -434,7 +468,5 @@ CHECKS: dict[str, Check] = {
     "shared-bank-conflicts": shared_bank_conflicts,
     "warp-divergence": warp_divergence,
     "no-tensor-core": no_tensor_core,
-    "barrier-stalls": _stall(n.STALL_BARRIER, "waiting at a barrier"),
-    "long-scoreboard-stalls": _stall(n.STALL_LONG_SCOREBOARD, "waiting for L1TEX data"),
-    "mio-throttle": _stall(n.STALL_MIO_THROTTLE, "waiting for the MIO queue"),
+    **{flag_id: stall_check(metric) for flag_id, metric in STALL_FLAGS.items()},
 }

@@ -23,6 +23,15 @@ REGISTER_LIMIT_LARGE_BLOCKS = "register-limit-large-blocks"
 LONG_SCOREBOARD_AT_DRAM_ROOF = "long-scoreboard-at-dram-roof"
 STALLS_AT_COMPUTE_ROOF = "stalls-at-compute-roof"
 STALLS_BEHIND_ATOMICS = "stalls-behind-atomics"
+UNIT_SATURATED = "unit-saturated"
+OCCUPANCY_NOT_JUDGED = "occupancy-not-judged"
+OCCUPANCY_STAND_DOWNS = (
+    GRID_CANNOT_FILL,
+    UNIT_SATURATED,
+    OCCUPANCY_NOT_JUDGED,
+    OCCUPANCY_BY_DESIGN,
+)
+"""The guard rails that lower the occupancy flags to info, in the order they are cited."""
 
 
 def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
@@ -46,11 +55,16 @@ def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
 
 
 def _low_occupancy(f: Facts, t: Thresholds) -> list[tuple[str, float]]:
-    return [
-        (name, v)
-        for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
-        if v is not None and v < t.occupancy_low_pct
-    ]
+    return derived.low_occupancy_readings(f.achieved, f.theoretical, t)
+
+
+def _small_grid(f: Facts, t: Thresholds) -> bool:
+    """Fewer blocks than ``grid_warning_fraction`` of the SMs: most SMs have no warp at all."""
+    return (
+        f.grid is not None
+        and f.sm_count is not None
+        and f.grid < f.sm_count * t.grid_warning_fraction
+    )
 
 
 def design_signals(f: Facts, t: Thresholds) -> list[Evidence]:
@@ -119,10 +133,15 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
 def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
     would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
-    if not derived.grid_limits_occupancy(f.achieved, f.theoretical, f.fills_gpu, t):
+    small = _small_grid(f, t)
+    if not derived.grid_limits_occupancy(
+        f.achieved, f.theoretical, f.fills_gpu, t, small_grid=small
+    ):
         return None  # fine, or a per-SM resource caps the warps whatever the grid
-    evidence = [ev("occupancy", n.ACHIEVED_OCC, f.achieved, "<", t.occupancy_low_pct, "%")]
-    if f.theoretical is not None:
+    evidence = [
+        ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in _low_occupancy(f, t)
+    ]
+    if f.theoretical is not None and f.theoretical >= t.occupancy_low_pct:
         evidence.append(
             ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%")
         )
@@ -139,6 +158,42 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
         f"The grid cannot fill the GPU ({why}): SMs get too few blocks, or none, so occupancy "
         "is low because of the launch. Give the GPU more blocks first; occupancy advice only "
         "applies once the grid fills it.",
+        tuple(evidence),
+    )
+
+
+def unit_saturated(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low occupancy next to a unit or pipe that is already full (on the SMs that ran): more
+    resident warps would only queue at that unit, so the occupancy flags stand down."""
+    low = _low_occupancy(f, t)
+    full = f.saturated_unit(t.unit_saturated_pct)
+    if not low or full is None:
+        return None
+    what, metric, pct = full
+    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    note = "on the SMs that ran" if metric == n.SM_PCT and pct != f.sm else ""
+    evidence.append(ev("sol", metric, pct, ">=", t.unit_saturated_pct, "%", note=note))
+    return GuardRail(
+        UNIT_SATURATED,
+        f"Occupancy is low but the {what} is {pct:.0f}% busy: more resident warps cannot help "
+        "a unit that is already full, so low occupancy is not this kernel's problem.",
+        tuple(evidence),
+    )
+
+
+def occupancy_not_judged(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low occupancy in a report without Speed Of Light: whether any unit waits for more warps
+    cannot be told, so the occupancy flags are not raised above info."""
+    low = _low_occupancy(f, t)
+    if not low or f.sm is not None or f.mem is not None:
+        return None
+    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    return GuardRail(
+        OCCUPANCY_NOT_JUDGED,
+        "Occupancy is low, but the report holds no Speed Of Light to tell whether the kernel "
+        f"waits for more warps or a unit is full: not judged. Collect {n.SECTION_SOL} and "
+        f"{n.SECTION_WARP_STATE} (ncu --section {n.SECTION_SOL} --section "
+        f"{n.SECTION_WARP_STATE}, or --set full).",
         tuple(evidence),
     )
 
@@ -288,6 +343,8 @@ def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
 CHECKS = (
     memory_not_dram,
     grid_cannot_fill,
+    unit_saturated,
+    occupancy_not_judged,
     occupancy_by_design,
     register_limit_large_blocks,
     stalls_with_busy_issue,
