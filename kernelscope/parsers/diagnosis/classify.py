@@ -60,22 +60,33 @@ def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool
     return few_blocks or under_wave, short
 
 
+def _busy_on_active_sms(f: Facts, t: Thresholds) -> tuple[str, str, float] | None:
+    """The math pipe busy on the SMs that ran, else the busiest unit there (``pipe_busy_pct``)."""
+    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+        label, metric, pct = f.busiest_pipe
+        return f"{label} pipe", metric, pct
+    return f.saturated_unit(t.pipe_busy_pct)
+
+
 def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
     small_grid, short = _launch_checks(f, t, trail)
     if not (small_grid or short) or (f.sm is None and f.mem is None):
         return None  # no launch problem, or no Speed Of Light to tell whether a unit is busy
+    launch_short = f.duration_ns is not None and f.duration_ns < t.short_kernel_ns
+    if not small_grid and not launch_short and f.leading_stall is not None:
+        return None  # a ramping kernel whose warps mostly wait on one thing: that leads
     busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
     if busy:
         return None
     trail.extend(_sol_pair(f, t))
     if small_grid:
         why = "has too few blocks to fill the GPU"
-    elif f.duration_ns is not None and f.duration_ns < t.short_kernel_ns:
+    elif launch_short:
         why = "is too short to amortise its launch"
     else:
         why = "is so short that ramp-up and drain leave its SMs idle much of the time"
     summary = f"The kernel {why}, and no unit is busy."
-    full = f.saturated_unit(t.pipe_busy_pct) if small_grid else None
+    full = _busy_on_active_sms(f, t) if small_grid else None
     if full is not None and f.active_share is not None and f.active_share < 1:
         what, metric, pct = full
         note = f"on the SMs that ran ({f.active_share:.0%} of the SM cycles)"

@@ -265,9 +265,14 @@ _MATRIX_OPS = {
 
 def _matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> MatrixWork | None:
     """The FP32 or FP64 work that looks like a matrix product: at least ``matrix_fp_pct`` % of
-    that precision's peak, ``matrix_fma_share`` of its operations FMAs, and an intensity past
-    the DRAM ridge (compute-shaped, not a stream). The busier precision when both qualify."""
+    that precision's peak, ``matrix_fma_share`` of its operations FMAs, an intensity past the
+    DRAM ridge (compute-shaped, not a stream), and tiles in shared memory. The busier
+    precision when both qualify."""
     found = []
+    # a matrix product stages its tiles in shared memory; FMA chains, RNG and elementwise
+    # math (also FMA-heavy and past the ridge) do not
+    smem = [values.num(n.SHARED_STATIC), values.num(n.SHARED_DYNAMIC)]
+    tiles = sum(v for v in smem if v is not None) > 0
     for precision, (key, fma_rate, others) in _MATRIX_OPS.items():
         point = roofline.point(key) if roofline is not None else None
         fma = values.num(fma_rate)
@@ -275,7 +280,7 @@ def _matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> Ma
             continue
         ops = 2.0 * fma + sum(v for o in others if (v := values.num(o)) is not None)
         ridge = next((c.ridge_intensity for c in point.ceilings if c.level == "dram"), None)
-        if ops <= 0 or ridge is None:
+        if ops <= 0 or ridge is None or not tiles:
             continue
         work = MatrixWork(precision, point.pct_of_peak, 2.0 * fma / ops, point.intensity, ridge)
         if (

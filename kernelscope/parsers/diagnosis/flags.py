@@ -51,11 +51,13 @@ def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         f"The kernel runs {f.duration_ns / 1000:.1f} µs: its launch, ramp-up and drain are "
         "still a visible share of that."
     )
+    severity = "info"
     if f.active_share is not None:
         evidence.append(ramp_evidence(f, t))
         if f.active_share < t.ramp_active:
             detail += f" The SMs have work on only {f.active_share:.0%} of its cycles."
-    return Finding("info", tuple(evidence), detail)
+            severity = "warning"
+    return Finding(severity, tuple(evidence), detail)
 
 
 def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:

@@ -25,8 +25,10 @@ STALLS_AT_COMPUTE_ROOF = "stalls-at-compute-roof"
 STALLS_BEHIND_ATOMICS = "stalls-behind-atomics"
 UNIT_SATURATED = "unit-saturated"
 OCCUPANCY_NOT_JUDGED = "occupancy-not-judged"
+RAMP_DOMINATES = "ramp-dominates"
 OCCUPANCY_STAND_DOWNS = (
     GRID_CANNOT_FILL,
+    RAMP_DOMINATES,
     UNIT_SATURATED,
     OCCUPANCY_NOT_JUDGED,
     OCCUPANCY_BY_DESIGN,
@@ -107,9 +109,29 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
             "fine.",
             tuple(evidence),
         )
+    signals = design_signals(f, t)
+    if f.matrix_work is not None and signals:
+        work = f.matrix_work
+        evidence.append(
+            ev(
+                "compute",
+                f"FMA share of {work.precision} operations",
+                work.fma_share,
+                ">=",
+                t.matrix_fma_share,
+                note=f"{work.precision} matrix work at {work.pct_of_peak:.0f}% of its peak",
+            )
+        )
+        evidence.extend(signals)
+        return GuardRail(
+            OCCUPANCY_BY_DESIGN,
+            f"Occupancy is low by design: this {work.precision} matrix product keeps its tiles "
+            "in registers and shared memory, which fill the SM; raising its occupancy would "
+            "shrink its tiles and its reuse.",
+            tuple(evidence),
+        )
     if f.tensor_pipe is None:
         return None
-    signals = design_signals(f, t)
     bar = tensor_design_bar(len(signals), t)
     metric, pct = f.tensor_pipe
     if pct < bar or not signals:
@@ -177,6 +199,34 @@ def unit_saturated(f: Facts, t: Thresholds) -> GuardRail | None:
         UNIT_SATURATED,
         f"Occupancy is low but the {what} is {pct:.0f}% busy: more resident warps cannot help "
         "a unit that is already full, so low occupancy is not this kernel's problem.",
+        tuple(evidence),
+    )
+
+
+def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
+    """Low occupancy in a short kernel whose SMs idle much of its time: ramp-up, block
+    turnover and drain set its time and thin out the warps measured, not a per-SM resource."""
+    low = _low_occupancy(f, t)
+    short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ramp_ns
+    if not low or not short or f.active_share is None or f.active_share >= t.ramp_active:
+        return None
+    evidence = [
+        ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"),
+        ev(
+            "launch",
+            f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+            f.active_share,
+            "<",
+            t.ramp_active,
+        ),
+        *(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low),
+    ]
+    return GuardRail(
+        RAMP_DOMINATES,
+        f"The kernel runs {(f.duration_ns or 0) / 1000:.1f} µs and its SMs have work on only "
+        f"{f.active_share:.0%} of its cycles: ramp-up, block turnover and drain set its time and "
+        "thin out the warps measured. Fusing it with its neighbours (or a CUDA Graph) helps "
+        "more than more warps.",
         tuple(evidence),
     )
 
@@ -343,6 +393,7 @@ def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
 CHECKS = (
     memory_not_dram,
     grid_cannot_fill,
+    ramp_dominates,
     unit_saturated,
     occupancy_not_judged,
     occupancy_by_design,
