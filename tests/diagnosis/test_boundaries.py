@@ -54,6 +54,9 @@ NAMES = {
     "lat": LAT,
     "barrier": BARRIER,
     "long_sb": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "lsu": "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+    "sm_active": "sm__cycles_active.avg",
+    "sm_elapsed": "sm__cycles_elapsed.avg",
     "membar": "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio",
     "grid": "launch__grid_size",
     "waves": "launch__waves_per_multiprocessor",
@@ -131,12 +134,21 @@ def test_achieved_occupancy_at_its_theoretical_ceiling_is_not_called_low() -> No
 
 
 def test_divergence_bound_when_nothing_is_busy() -> None:
-    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, tpi=10).label == "divergence-bound"
+    quiet = {"lat": 50, "long_sb": 20, "issue": 20}
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, l2=30, tpi=10, **quiet)
+    assert d.label == "divergence-bound"
 
 
 def test_balanced_when_both_sides_busy_without_a_math_pipe() -> None:
-    assert run("mm_tiled", sm=85, mem=88, fma=30).label == "balanced"
+    assert run("mm_tiled", sm=85, mem=88, fma=30, lsu=30).label == "balanced"
     assert run("mm_tiled", sm=85, mem=88, fma=70).label == "compute-bound"
+
+
+def test_sm_throughput_carried_by_the_lsu_pipe_is_the_memory_side() -> None:
+    # labels_notes 9: SM throughput equal to the LSU pipe is memory instructions, not math
+    d = run("mm_tiled", sm=97.7, mem=97.7, fma=10, lsu=97.7, l1=98.3, l2=19.7, dram=50.8)
+    assert d.label == "l1-bound"
+    assert d.flag("l1tex-pressure") is not None
 
 
 # -- flags ----------------------------------------------------------------------------------
@@ -157,12 +169,16 @@ def test_tail_effect(waves: float, severity: str | None) -> None:
 
 def test_short_kernel() -> None:
     assert run("saxpy", dur=2000).flag("short-kernel").severity == "warning"
-    assert run("saxpy", dur=6000).flag("short-kernel") is None
+    assert run("saxpy", dur=6000).flag("short-kernel").severity == "info"
+    assert run("saxpy", dur=16000).flag("short-kernel") is None
+    ramping = run("saxpy", dur=9000, sm_active=6000, sm_elapsed=9000)
+    assert ramping.flag("short-kernel").severity == "warning"
 
 
 def test_low_occupancy_and_the_by_design_guard() -> None:
-    assert run("transpose_sm<1>", ach=40).flag("low-occupancy").severity == "warning"
-    assert run("transpose_sm<1>", ach=20).flag("low-occupancy").severity == "critical"
+    quiet = {"dram": 20, "mem": 30, "sm": 20, "l2": 30}
+    assert run("transpose_sm<1>", ach=40, **quiet).flag("low-occupancy").severity == "warning"
+    assert run("transpose_sm<1>", ach=20, **quiet).flag("low-occupancy").severity == "critical"
     busy = run("mm_tiled", ach=30, theo=30, tensor=80)
     flag = busy.flag("low-occupancy")
     assert flag is not None and flag.severity == "info" and flag.guard
@@ -171,7 +187,7 @@ def test_low_occupancy_and_the_by_design_guard() -> None:
 
 
 def test_occupancy_limiter_names_the_resource() -> None:
-    d = run("transpose_sm<1>", theo=25, limit_regs=1)
+    d = run("transpose_sm<1>", theo=25, limit_regs=1, dram=20, mem=30, sm=20, l2=30)
     flag = d.flag("occupancy-limiter")
     assert flag is not None and flag.severity == "warning"
     assert flag.detail.startswith("Registers limit the SM to 1 block")
@@ -208,8 +224,9 @@ def test_stalls_ignored_when_issue_slots_are_busy() -> None:
     assert any(g.id == "stalls-with-busy-issue" for g in d.guard_rails)
 
 
-def test_l1tex_pressure_needs_quiet_dram() -> None:
-    assert run("mm_naive", dram=60).flag("l1tex-pressure") is None
+def test_l1tex_pressure_needs_dram_below_its_bound() -> None:
+    assert run("mm_naive", dram=75).flag("l1tex-pressure") is None
+    assert run("mm_naive", dram=60).flag("l1tex-pressure") is not None
 
 
 def test_bank_conflict_severity_steps() -> None:

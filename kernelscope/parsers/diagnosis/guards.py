@@ -210,6 +210,8 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
     short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ramp_ns
     if not low or not short or f.active_share is None or f.active_share >= t.ramp_active:
         return None
+    if f.theoretical is not None and f.theoretical < t.occupancy_low_pct:
+        return None  # a per-SM resource caps the warps: the ramp does not explain that
     evidence = [
         ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"),
         ev(
