@@ -109,13 +109,12 @@ def test_occupancy_bound_when_nothing_is_busy() -> None:
 
 
 def test_a_stall_reason_over_half_the_cycles_leads_over_low_occupancy() -> None:
-    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20, lat=50, long_sb=5, membar=26, issue=20)
+    quiet = {"dram": 20, "mem": 30, "sm": 20, "ach": 20, "lat": 50, "long_sb": 5, "issue": 20}
+    d = run("transpose_sm<1>", membar=26, **quiet)
     assert d.label == "latency-bound"
     assert d.bottleneck.decided_by == "membar-stalls"
     assert "membar stalls" in d.bottleneck.summary
-    at_half = run(
-        "transpose_sm<1>", dram=20, mem=30, sm=20, ach=20, lat=50, long_sb=5, membar=25, issue=20
-    )
+    at_half = run("transpose_sm<1>", membar=25, **quiet)
     assert at_half.label == "occupancy-bound"
 
 

@@ -69,7 +69,8 @@ CASES = [
     ("zoo", "dram_stream_saxpy_f4", "dram-bandwidth-saturated", "warning"),
     ("zoo", "fp64_dfma_compute_bound", "dram-bandwidth-saturated", None),
     ("zoo", "small_grid_8_blocks", "long-scoreboard-stalls", "critical"),
-    ("zoo", "atomic_contention_8_addresses", "long-scoreboard-stalls", "critical"),
+    # issue 23: the warps queue behind the atomics, so the stall is their symptom (info)
+    ("zoo", "atomic_contention_8_addresses", "long-scoreboard-stalls", "info"),
     ("zoo", "register_spill_local_array", "long-scoreboard-stalls", "warning"),
     ("zoo", "smem_transpose_bank_conflicts", "mio-throttle", "warning"),
     ("zoo", "reduce_syncthreads_per_step", "barrier-stalls", None),

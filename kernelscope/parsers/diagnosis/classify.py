@@ -323,6 +323,19 @@ def _stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | N
     trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"))
     trail.append(ev("scheduler", f"{metric} / {n.WARP_LATENCY}", share, ">", t.stall_lead_share))
     reason = d.stall_reason(metric)
+    atomics = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
+    if atomics is not None:
+        for e in atomics:
+            _add_in_order(trail, e)
+        return Bottleneck(
+            "latency-bound",
+            f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles "
+            f"between issues {waiting_on(metric)}, queued behind atomics to a few addresses "
+            f"(the busiest L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy, the "
+            "Speed Of Light averages hide it). The atomics are the cause.",
+            tuple(trail),
+            decided_by="atomic-contention",
+        )
     return Bottleneck(
         "latency-bound",
         f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles between "

@@ -376,18 +376,20 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
 
 
 def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Warps that wait on memory while one L2 slice's atomic unit is saturated wait for the
-    atomics queued there: more loads in flight will not shorten that queue."""
-    atomics = atomic_evidence(f, t, t.atomic_busy_pct)
+    """Warps that wait while one L2 slice's atomic unit is busy with concentrated atomics (the
+    ``atomic-contention`` condition) wait for the atomics queued there: more loads in flight
+    will not shorten that queue."""
+    atomics = atomic_evidence(f, t, t.atomic_slice_warn_pct)
     stalls = _high_stalls(f, t)
     if atomics is None or not stalls:
         return None
     evidence = [*atomics, *stalls]
     return GuardRail(
         STALLS_BEHIND_ATOMICS,
-        f"One L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy: the warps wait for "
-        "their atomics to be served there, so the stall reasons are its queue, not a latency "
-        "to hide with more loads in flight. Fix the atomics first.",
+        f"One L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy with atomics to a "
+        "few addresses: the warps wait for their atomics to be served there, so the stall "
+        "reasons are its queue, not a latency to hide with more loads in flight. Fix the "
+        "atomics first.",
         tuple(evidence),
     )
 
