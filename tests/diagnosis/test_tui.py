@@ -134,3 +134,22 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
         flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
         named = [s.id for s in app.session.summaries if "bank-conflicts" in str(s.row["demangled"])]
         assert shown == sorted(set(flagged) | set(named)) and flagged
+
+
+async def test_diagnosis_pane_puts_checks_that_did_not_hold_apart() -> None:
+    # issue 23: "launch__grid_size = 65,536 block (< 132)" was printed as evidence of a
+    # DRAM-bound kernel; it is a check that did not hold, and now says so, below the facts
+    app = create_app(ZOO_A)
+    async with app.run_test(size=(150, 60)) as pilot:
+        await settle(pilot)
+        app.session.open_kernel(0)
+        await settle(pilot)
+        await pilot.press("0")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        held = "✓ [sol] gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed = 89.1 % (>= 70)"
+        apart = "Checked, did not hold:"
+        grid = "· [launch] launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132"
+        assert held in lines and apart in lines and grid in lines
+        assert lines.index(held) < lines.index(apart) < lines.index(grid)

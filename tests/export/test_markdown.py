@@ -189,3 +189,19 @@ def test_summary_plain_and_colour(path, monkeypatch):
         assert "dram-bound" in plain.getvalue()
     else:
         assert "Top kernels by time" in plain.getvalue() and "Findings" in plain.getvalue()
+
+
+def test_checks_that_did_not_hold_are_apart_from_the_evidence() -> None:
+    # issue 23: a grid that is not small is a check the method made, not a fact to print as
+    # evidence of the label
+    text = render(ZOO, ExportOptions(fmt="md"))
+    record = text[text.index("## Kernel Profiling Case: saxpy\\_f4 (ID 0)") :]
+    lines = record[record.index("### Diagnosis") :].split("### Change")[0].splitlines()
+    assert lines[1:5] == [
+        "- **dram-bound**: DRAM bandwidth is the limit.",
+        "  - sol: `gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed = 89.1 % (>= 70)` "
+        "— holds",
+        "  - checked, did not hold:",
+        "    - launch: `launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132`",
+    ]
+    assert "launch__sm_count = 132` — does not hold" not in text
