@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.evidence import STEPS, Evidence, ev
+from kernelscope.parsers.diagnosis.evidence import Evidence, add_in_order, ev
 from kernelscope.parsers.diagnosis.facts import Facts
-from kernelscope.parsers.diagnosis.flags import duration_evidence, grid_evidence, ramp_evidence
+from kernelscope.parsers.diagnosis.launch import launch_step, sol_pair
 from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
-from kernelscope.parsers.diagnosis.stalls import flag_of, waiting_on
+from kernelscope.parsers.diagnosis.stalls import stall_led
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 Guards = Mapping[str, GuardRail]
@@ -30,87 +30,6 @@ def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ())
         options = " ".join(f"--section {s}" for s in collect)
         summary += f" Collect {', '.join(collect)} (ncu {options}, or --set full)."
     return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
-
-
-def _ramping(f: Facts, t: Thresholds) -> bool:
-    """A short kernel whose SMs idle a large share of its cycles: ramp-up and drain."""
-    return (
-        f.duration_ns is not None
-        and 0 < f.duration_ns < t.short_kernel_ramp_ns
-        and f.active_share is not None
-        and f.active_share < t.ramp_active
-    )
-
-
-def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool, bool]:
-    """Adds the launch step's evidence; returns (grid cannot fill the GPU, too short)."""
-    few_blocks = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
-    under_wave = not few_blocks and f.waves is not None and f.waves < t.grid_fill_waves
-    short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ns
-    if f.grid is not None and f.sm_count is not None:
-        trail.append(grid_evidence(f))
-    if under_wave:
-        trail.append(ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"))
-    if f.duration_ns is not None:
-        trail.append(duration_evidence(f, t))
-    if not short and _ramping(f, t):
-        trail.append(ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"))
-        trail.append(ramp_evidence(f, t))
-        short = True
-    return few_blocks or under_wave, short
-
-
-def _busy_on_active_sms(f: Facts, t: Thresholds) -> tuple[str, str, float] | None:
-    """The math pipe busy on the SMs that ran, else the busiest unit there (``pipe_busy_pct``)."""
-    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
-        label, metric, pct = f.busiest_pipe
-        return f"{label} pipe", metric, pct
-    return f.saturated_unit(t.pipe_busy_pct)
-
-
-def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
-    small_grid, short = _launch_checks(f, t, trail)
-    if not (small_grid or short) or (f.sm is None and f.mem is None):
-        return None  # no launch problem, or no Speed Of Light to tell whether a unit is busy
-    launch_short = f.duration_ns is not None and f.duration_ns < t.short_kernel_ns
-    if not small_grid and not launch_short and f.leading_stall is not None:
-        return None  # a ramping kernel whose warps mostly wait on one thing: that leads
-    busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
-    if busy:
-        return None
-    trail.extend(_sol_pair(f, t))
-    if small_grid:
-        why = "has too few blocks to fill the GPU"
-    elif launch_short:
-        why = "is too short to amortise its launch"
-    else:
-        why = "is so short that ramp-up and drain leave its SMs idle much of the time"
-    summary = f"The kernel {why}, and no unit is busy."
-    full = _busy_on_active_sms(f, t) if small_grid else None
-    if full is not None and f.active_share is not None and f.active_share < 1:
-        what, metric, pct = full
-        note = f"on the SMs that ran ({f.active_share:.0%} of the SM cycles)"
-        trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=note))
-        summary = (
-            f"The kernel {why}: on the SMs that have work the {what} is {pct:.0f}% busy "
-            "(compute-bound there), but the GPU-wide averages stay low because the other SMs "
-            "get no block. More blocks (or concurrent work) first."
-        )
-    return Bottleneck(
-        "launch-bound",
-        summary,
-        tuple(trail),
-        decided_by="grid-too-small" if small_grid else "short-kernel",
-    )
-
-
-def _sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
-    out = []
-    if f.sm is not None:
-        out.append(ev("sol", n.SM_PCT, f.sm, ">=", t.sol_busy_pct, "%"))
-    if f.mem is not None:
-        out.append(ev("sol", n.MEM_PCT, f.mem, ">=", t.sol_busy_pct, "%"))
-    return out
 
 
 def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
@@ -268,13 +187,13 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
-    led = _stall_led(f, t, trail)
+    led = stall_led(f, t, trail)
     if led is not None:
         return led
     low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
     grid = guards.get(g.GRID_CANNOT_FILL)
     if low and grid is not None:
-        _add_in_order(trail, grid.evidence[0])
+        add_in_order(trail, grid.evidence[0])
         return Bottleneck(
             "launch-bound",
             "Neither compute nor memory is busy and too few warps are resident, because the "
@@ -292,7 +211,7 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     if low and design is not None:
         for e in design.evidence:
             if e.op == ">=":  # the pipe and resource evidence (the low occupancy is there)
-                _add_in_order(trail, e)
+                add_in_order(trail, e)
     divergent = _divergence(
         f, t, trail, "Neither compute nor memory is busy, and warps run with many lanes masked off."
     )
@@ -313,45 +232,6 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     return Bottleneck("latency-bound", summary, tuple(trail))
 
 
-def _stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
-    """Latency-bound by one stall reason when it holds more than ``stall_lead_share`` of a
-    warp's cycles between issues while the schedulers are often idle."""
-    lead = f.leading_stall
-    if lead is None or d.issue_slots_busy(f.issue_active, t) is not False:
-        return None
-    metric, share = lead
-    trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"))
-    trail.append(ev("scheduler", f"{metric} / {n.WARP_LATENCY}", share, ">", t.stall_lead_share))
-    reason = d.stall_reason(metric)
-    atomics = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
-    if atomics is not None:
-        for e in atomics:
-            _add_in_order(trail, e)
-        return Bottleneck(
-            "latency-bound",
-            f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles "
-            f"between issues {waiting_on(metric)}, queued behind atomics to a few addresses "
-            f"(the busiest L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy, the "
-            "Speed Of Light averages hide it). The atomics are the cause.",
-            tuple(trail),
-            decided_by="atomic-contention",
-        )
-    return Bottleneck(
-        "latency-bound",
-        f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles between "
-        f"issues {waiting_on(metric)} ({reason} stalls), which sets the kernel's time.",
-        tuple(trail),
-        decided_by=flag_of(metric),
-    )
-
-
-def _add_in_order(trail: list[Evidence], e: Evidence) -> None:
-    """Insert ``e`` after the last evidence of its step or an earlier one (method order)."""
-    rank = STEPS.index(e.step)
-    at = max((i + 1 for i, x in enumerate(trail) if STEPS.index(x.step) <= rank), default=0)
-    trail.insert(at, e)
-
-
 def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottleneck:
     """Exactly one label from ``LABELS`` for the kernel, with the evidence that decided it."""
     guards = guards or {}
@@ -366,7 +246,7 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
     if f.duration_ns is not None and f.duration_ns <= 0:
         trail.append(ev("launch", n.DURATION, f.duration_ns, ">", 0.0, "ns"))
         return undetermined("The kernel has no duration: nothing to classify.", trail)
-    found = _launch(f, t, trail)
+    found = launch_step(f, t, trail)
     if found is not None:
         return found
     if f.sm is None and f.mem is None and f.dram is None:
@@ -384,7 +264,7 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
             decided_by="dram-bandwidth-saturated",
         )
     sm, mem = f.sm, f.mem
-    trail.extend(_sol_pair(f, t))
+    trail.extend(sol_pair(f, t))
     found = _atomics(f, t, trail)
     if found is not None:
         return found
@@ -397,6 +277,13 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
         return _memory_side(f, t, trail)
     if sm_busy and (not mem_busy or gap >= t.sol_side_margin_pct):
         return _compute_side(f, t, trail)
+    return _both_busy(f, t, trail)
+
+
+def _both_busy(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
+    """SM and memory within ``sol_side_margin_pct`` of each other, both busy: the math pipe
+    that carries the work, or the LSU pipe (memory instructions: the memory side), else
+    balanced."""
     if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))

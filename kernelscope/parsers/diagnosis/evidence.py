@@ -90,3 +90,10 @@ def ev(
 ) -> Evidence:
     """Shorthand constructor used by the checks."""
     return Evidence(step, metric, value, op, threshold, unit, note)
+
+
+def add_in_order(trail: list[Evidence], e: Evidence) -> None:
+    """Insert ``e`` after the last evidence of its step or an earlier one (method order)."""
+    rank = STEPS.index(e.step)
+    at = max((i + 1 for i, x in enumerate(trail) if STEPS.index(x.step) <= rank), default=0)
+    trail.insert(at, e)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.diagnosis.compute_flags import no_tensor_core, warp_divergence
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
+from kernelscope.parsers.diagnosis.launch import grid_too_small, short_kernel, tail_effect
 from kernelscope.parsers.diagnosis.outcome import Check, Finding, Guards, Missing, Outcome, grade
 from kernelscope.parsers.diagnosis.result import GuardRail
 from kernelscope.parsers.diagnosis.stalls import STALL_FLAGS, stall_check
@@ -16,117 +18,6 @@ __all__ = ["CHECKS", "Finding", "Missing"]
 
 
 # -- launch ---------------------------------------------------------------------------------
-def grid_evidence(f: Facts) -> Evidence:
-    """The grid set against the SM count (both known): the launch step's first check, in the
-    bottleneck's trail and in the small-grid flag."""
-    return ev(
-        "launch",
-        n.GRID_SIZE,
-        f.grid,
-        "<",
-        f.sm_count,
-        "block",
-        note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
-    )
-
-
-def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
-    """The kernel's duration set against the short-kernel threshold."""
-    return ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns")
-
-
-def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.duration_ns is None:
-        return Missing((n.SECTION_SOL,))
-    if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
-        return None
-    if f.duration_ns < t.short_kernel_ns:
-        return Finding(
-            "warning",
-            (duration_evidence(f, t),),
-            f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
-        )
-    evidence = [ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns")]
-    detail = (
-        f"The kernel runs {f.duration_ns / 1000:.1f} µs: its launch, ramp-up and drain are "
-        "still a visible share of that."
-    )
-    severity = "info"
-    if f.active_share is not None:
-        evidence.append(ramp_evidence(f, t))
-        if f.active_share < t.ramp_active:
-            detail += f" The SMs have work on only {f.active_share:.0%} of its cycles."
-            severity = "warning"
-    return Finding(severity, tuple(evidence), detail)
-
-
-def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
-    """The SMs' active share of the elapsed cycles set against ``ramp_active``."""
-    return ev(
-        "launch",
-        f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
-        f.active_share,
-        "<",
-        t.ramp_active,
-        note="share of the kernel's cycles the SMs had work",
-    )
-
-
-def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.grid is None or f.sm_count is None:
-        return Missing((n.SECTION_LAUNCH,))
-    if f.grid >= f.sm_count:
-        return _under_a_wave(f, t)
-    if f.grid <= f.sm_count * t.grid_critical_fraction:
-        severity = "critical"
-    elif f.grid < f.sm_count * t.grid_warning_fraction:
-        severity = "warning"
-    else:
-        severity = "info"
-    return Finding(
-        severity,
-        (grid_evidence(f),),
-        f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
-    )
-
-
-def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
-    """A grid with a block for every SM that still fills less than ``grid_fill_waves`` of one
-    wave: the SMs hold fewer blocks than their resources allow."""
-    if f.waves is None or f.waves >= t.grid_fill_waves:
-        return None
-    return Finding(
-        "info",
-        (ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"),),
-        f"{f.grid:.0f} blocks fill {f.waves:.0%} of one wave: every SM could hold more blocks "
-        "than it gets.",
-    )
-
-
-def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.waves is None:
-        return Missing((n.SECTION_LAUNCH,))
-    loss = f.tail_loss
-    if loss is None or f.waves >= t.tail_many_waves:
-        return None
-    severity = grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
-    if severity is None:
-        return None
-    return Finding(
-        severity,
-        (
-            ev("launch", n.WAVES, f.waves, unit="wave"),
-            ev(
-                "launch",
-                f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
-                loss,
-                ">=",
-                t.tail_min_loss,
-                note="idle share of the SM time, equal-length blocks assumed",
-            ),
-        ),
-        f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",
-    )
 
 
 # -- occupancy ------------------------------------------------------------------------------
@@ -352,107 +243,6 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 
 # -- compute --------------------------------------------------------------------------------
-def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    eff = f.divergence_efficiency
-    if eff is None:
-        return Missing((n.SECTION_INSTRUCTIONS,))
-    severity = grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
-    if severity is None:
-        return None
-    return Finding(
-        severity,
-        (
-            ev("compute", n.THREADS_PER_INST, f.threads_per_inst, unit="thread"),
-            ev(
-                "compute",
-                f"{n.THREADS_PER_INST} / ideal threads per warp",
-                eff,
-                "<",
-                t.divergence_efficiency,
-                note=f"ideal = {f.ideal_threads:.0f} for this block size",
-            ),
-        ),
-        f"On average {f.threads_per_inst:.1f} of {f.ideal_threads:.0f} lanes execute each "
-        "instruction.",
-    )
-
-
-_FP64_TENSOR_CORES = ((8, 0), (9, 0), (10, 0))
-"""Compute capabilities whose tensor cores take FP64 (DMMA): A100, H100/H200, B200."""
-
-
-def has_tensor_cores_for(precision: str, cc: tuple[int, int] | None) -> bool:
-    """Whether a GPU of compute capability ``cc`` has tensor cores for ``precision``'s matrix
-    work: TF32 (for FP32) from Ampere (8.0) on, FP64 only on the data-centre parts."""
-    if cc is None:
-        return False
-    if precision == "FP64":
-        return cc in _FP64_TENSOR_CORES
-    return cc >= (8, 0)
-
-
-def _matrix_off_tensor(f: Facts, t: Thresholds) -> Outcome:
-    """FP32/FP64 matrix-shaped work (``Facts.matrix_work``) on a GPU whose tensor cores take
-    that precision, with the tensor pipe idle."""
-    work = f.matrix_work
-    if work is None or not has_tensor_cores_for(work.precision, f.compute_capability):
-        return None
-    cc = f.compute_capability or (0, 0)
-    fp = work.precision
-    evidence = [
-        ev("compute", f"{fp} FLOP/s / {fp} peak", work.pct_of_peak, ">=", t.matrix_fp_pct, "%"),
-        ev("compute", f"FMA share of {fp} operations", work.fma_share, ">=", t.matrix_fma_share),
-        ev(
-            "compute",
-            "FLOP per DRAM byte",
-            work.intensity,
-            ">=",
-            work.ridge,
-            note="past the DRAM ridge: compute-shaped",
-        ),
-        ev("compute", n.CC_MAJOR, float(cc[0]), note=f"compute capability {cc[0]}.{cc[1]}"),
-    ]
-    if f.tensor_pct is not None:
-        evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
-    path = "TF32 (or BF16)" if work.precision == "FP32" else "FP64 (DMMA)"
-    return Finding(
-        "warning",
-        tuple(evidence),
-        f"{work.precision} matrix work ({work.fma_share:.0%} FMAs, {work.intensity:.0f} FLOP "
-        f"per DRAM byte) runs on the FMA pipes of a GPU whose tensor cores take {path}.",
-    )
-
-
-def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.tensor_pct is not None and f.tensor_pct >= t.tensor_idle_pct:
-        return None
-    matrix = _matrix_off_tensor(f, t)
-    if matrix is not None:
-        return matrix
-    if f.fp16_pct is None:
-        return Missing((n.SECTION_ROOFLINE,))
-    if f.fp16_pct < t.half_pct_of_peak or (f.fp16_fma_share or 0.0) < t.half_fma_share:
-        return None
-    evidence = [
-        ev(
-            "compute",
-            "FP16 FLOP/s / FP16 non-tensor peak",
-            f.fp16_pct,
-            ">=",
-            t.half_pct_of_peak,
-            "%",
-        ),
-        ev(
-            "compute",
-            "HFMA share of half-precision operations",
-            f.fp16_fma_share,
-            ">=",
-            t.half_fma_share,
-        ),
-    ]
-    if f.tensor_pct is not None:
-        evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
-    return Finding("warning", tuple(evidence), "Half-precision FMAs run on the FMA pipe.")
 
 
 CHECKS: dict[str, Check] = {

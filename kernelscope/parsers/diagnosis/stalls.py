@@ -8,11 +8,13 @@ the kernel's latency problem (``classify``: latency-bound by that reason, its fl
 
 from __future__ import annotations
 
+from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.evidence import ev
+from kernelscope.parsers.diagnosis.evidence import Evidence, add_in_order, ev
 from kernelscope.parsers.diagnosis.facts import Facts
 from kernelscope.parsers.diagnosis.outcome import Check, Finding, Guards, Missing, Outcome, grade
+from kernelscope.parsers.diagnosis.result import Bottleneck
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 STALL_FLAGS: dict[str, str] = {
@@ -81,3 +83,49 @@ def stall_check(metric: str) -> Check:
         return Finding(severity, evidence, detail)
 
     return check
+
+
+# -- the stall-led verdict --------------------------------------------------------------------
+_MEMORY_QUEUE_STALLS = (n.STALL_LONG_SCOREBOARD, n.STALL_LG_THROTTLE)
+"""Stalls on the local/global memory path: local-memory traffic, when it dominates the
+requests, is what the warps wait for."""
+
+def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    """Latency-bound by one stall reason when it holds more than ``stall_lead_share`` of a
+    warp's cycles between issues while the schedulers are often idle."""
+    lead = f.leading_stall
+    if lead is None or d.issue_slots_busy(f.issue_active, t) is not False:
+        return None
+    metric, share = lead
+    trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"))
+    trail.append(ev("scheduler", f"{metric} / {n.WARP_LATENCY}", share, ">", t.stall_lead_share))
+    reason = d.stall_reason(metric)
+    atomics = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
+    if atomics is not None:
+        for e in atomics:
+            add_in_order(trail, e)
+        return Bottleneck(
+            "latency-bound",
+            f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles "
+            f"between issues {waiting_on(metric)}, queued behind atomics to a few addresses "
+            f"(the busiest L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy, the "
+            "Speed Of Light averages hide it). The atomics are the cause.",
+            tuple(trail),
+            decided_by="atomic-contention",
+        )
+    summary = (
+        f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles between "
+        f"issues {waiting_on(metric)} ({reason} stalls), which sets the kernel's time."
+    )
+    local = f.local_share
+    if metric in _MEMORY_QUEUE_STALLS and local is not None and local >= t.local_traffic_critical:
+        what = "local requests / all global and local requests"
+        add_in_order(trail, ev("memory", what, local, ">=", t.local_traffic_critical))
+        return Bottleneck(
+            "latency-bound",
+            summary + f" {local:.0%} of the L1 requests are local memory (spills or per-thread "
+            "arrays): that traffic is the cause.",
+            tuple(trail),
+            decided_by="register-spill",
+        )
+    return Bottleneck("latency-bound", summary, tuple(trail), decided_by=flag_of(metric))
