@@ -153,3 +153,25 @@ async def test_diagnosis_pane_puts_checks_that_did_not_hold_apart() -> None:
         grid = "· [launch] launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132"
         assert held in lines and apart in lines and grid in lines
         assert lines.index(held) < lines.index(apart) < lines.index(grid)
+
+
+async def test_diagnosis_pane_states_the_occupancy_stand_downs() -> None:
+    # issue 24: 66 blocks on 132 SMs with the FMA pipe 91 % busy where it runs: the occupancy
+    # flags stand down, and the pane says why, as for every guard rail
+    pipe = ZOO_A.parent / "diag_pipe.ncu-rep.xz"
+    app = create_app(pipe)
+    async with app.run_test(size=(200, 70)) as pilot:
+        await settle(pilot)
+        app.session.open_kernel(0)
+        await settle(pilot)
+        await pilot.press("0")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        text = " ".join(screen_text(app).split())
+        assert "Bottleneck: launch-bound" in text
+        assert (
+            "• unit-saturated: Occupancy is low but the SM is 100% busy: more resident warps "
+            "cannot help a unit that is already full, so low occupancy is not this kernel's "
+            "problem."
+        ) in text
+        assert "Not a problem here: The grid cannot fill the GPU (66 blocks for 132 SMs)" in text

@@ -205,3 +205,18 @@ def test_checks_that_did_not_hold_are_apart_from_the_evidence() -> None:
         "    - launch: `launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132`",
     ]
     assert "launch__sm_count = 132` — does not hold" not in text
+
+
+def test_occupancy_stand_downs_are_stated_as_guard_rails() -> None:
+    text = render(NCU_SAMPLES / "diag_pipe.ncu-rep.xz", ExportOptions(fmt="md"))
+    lines = text.splitlines()
+    assert (
+        "- guard rail `unit-saturated`: Occupancy is low but the SM is 100% busy: more resident "
+        "warps cannot help a unit that is already full, so low occupancy is not this kernel's "
+        "problem."
+    ) in lines
+    assert (
+        "- **launch-bound**: The kernel has too few blocks to fill the GPU: on the SMs that "
+        "have work the FMA pipe is 91% busy (compute-bound there), but the GPU-wide averages "
+        "stay low because the other SMs get no block. More blocks (or concurrent work) first."
+    ) in lines
