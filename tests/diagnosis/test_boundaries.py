@@ -240,3 +240,56 @@ def test_bank_conflict_severity_steps() -> None:
         run("transpose_sm<1>", **{name: 0.6 * wavefronts}).flag("shared-bank-conflicts").severity
         == "critical"
     )
+
+
+# -- issue 24: FP64 rate, matrix work off the tensor cores, many waves ----------------------
+def _with(stem: str, name: str, **changes: float) -> Diagnosis:
+    """Diagnose a sample kernel with metrics replaced by their full ncu names."""
+    k = find(stem, name)
+    metrics = dict(k.summary.metrics)
+    for metric, value in changes.items():
+        metrics[metric] = Metric(name=metric, value=value, unit="")
+    return diagnose(metrics, k.summary.rules, k.summary.sections)
+
+
+FFMA_PEAK = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"
+DFMA_PEAK = "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"
+CC_MAJOR = "device__attribute_compute_capability_major"
+CC_MINOR = "device__attribute_compute_capability_minor"
+
+
+def test_fp64_compute_bound_names_the_devices_fp64_rate() -> None:
+    h200 = _with("zoo", "fp64_dfma_compute_bound")
+    assert h200.bottleneck.summary == (
+        "The FP64 pipe does the work and is busy. This GPU runs FP64 at 1:2 of its FP32 rate."
+    )
+    consumer = _with("zoo", "fp64_dfma_compute_bound", **{FFMA_PEAK: 8704.0, DFMA_PEAK: 136.0})
+    assert consumer.bottleneck.summary == (
+        "The FP64 pipe does the work and is busy. This GPU runs FP64 at 1:64 of its FP32 rate: "
+        "where precision allows, FP32 (or mixed precision) is far faster here."
+    )
+
+
+def test_fp32_matrix_work_wants_tensor_cores_from_ampere_on() -> None:
+    sgemm = "sgemm_fp32_regtile"
+    assert _with("diag_sgemm", sgemm).flag("no-tensor-core") is not None
+    ampere_consumer = _with("diag_sgemm", sgemm, **{CC_MAJOR: 8.0, CC_MINOR: 6.0})
+    assert ampere_consumer.flag("no-tensor-core") is not None
+    volta = _with("diag_sgemm", sgemm, **{CC_MAJOR: 7.0, CC_MINOR: 0.0})
+    assert volta.flag("no-tensor-core") is None
+    busy_tensor = _with("diag_sgemm", sgemm, **{TENSOR: 30.0})
+    assert busy_tensor.flag("no-tensor-core") is None
+
+
+def test_tensor_cores_for_fp64_only_on_data_centre_parts() -> None:
+    from kernelscope.parsers.diagnosis.compute_flags import has_tensor_cores_for
+
+    assert has_tensor_cores_for("FP64", (9, 0)) and has_tensor_cores_for("FP64", (8, 0))
+    assert not has_tensor_cores_for("FP64", (7, 0))  # V100
+    assert not has_tensor_cores_for("FP64", (8, 6)) and not has_tensor_cores_for("FP64", (12, 0))
+    assert has_tensor_cores_for("FP32", (8, 6)) and not has_tensor_cores_for("FP32", (7, 5))
+
+
+def test_no_tail_effect_from_eight_waves_on() -> None:
+    assert run("saxpy", waves=7.05).flag("tail-effect") is not None
+    assert run("saxpy", waves=8.05).flag("tail-effect") is None
