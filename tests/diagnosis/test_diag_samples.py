@@ -89,7 +89,8 @@ def test_no_tensor_core_stays_off_elementwise_and_fma_chains() -> None:
 def test_thrust_lambda_kernels() -> None:
     kernels = kernels_of("thrust_lambdas")
     assert len(kernels) == 13
-    # thrust::sequence fills (for_each, ~7 µs, SMs active on 67-68 % of the cycles): ramp-up
+    # the fills (for_each: device_vector initialisation, thrust::sequence; ~7 µs, SMs active
+    # on 67-68 % of the cycles): ramp-up
     for k in kernels[:4]:
         assert k.diagnosis.label == "launch-bound", k.diagnosis.bottleneck.summary
         assert top_flag_text(k.diagnosis) == "short-kernel (warning)"
