@@ -35,8 +35,10 @@ def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         "instruction.",
     )
 
+
 _FP64_TENSOR_CORES = ((8, 0), (9, 0), (10, 0))
 """Compute capabilities whose tensor cores take FP64 (DMMA): A100, H100/H200, B200."""
+
 
 def has_tensor_cores_for(precision: str, cc: tuple[int, int] | None) -> bool:
     """Whether a GPU of compute capability ``cc`` has tensor cores for ``precision``'s matrix
@@ -46,6 +48,7 @@ def has_tensor_cores_for(precision: str, cc: tuple[int, int] | None) -> bool:
     if precision == "FP64":
         return cc in _FP64_TENSOR_CORES
     return cc >= (8, 0)
+
 
 def _matrix_off_tensor(f: Facts, t: Thresholds) -> Outcome:
     """FP32/FP64 matrix-shaped work (``Facts.matrix_work``) on a GPU whose tensor cores take
@@ -77,6 +80,7 @@ def _matrix_off_tensor(f: Facts, t: Thresholds) -> Outcome:
         f"{work.precision} matrix work ({work.fma_share:.0%} FMAs, {work.intensity:.0f} FLOP "
         f"per DRAM byte) runs on the FMA pipes of a GPU whose tensor cores take {path}.",
     )
+
 
 def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.tensor_pct is not None and f.tensor_pct >= t.tensor_idle_pct:

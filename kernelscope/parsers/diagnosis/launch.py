@@ -25,9 +25,11 @@ def grid_evidence(f: Facts) -> Evidence:
         note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
     )
 
+
 def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
     """The kernel's duration set against the short-kernel threshold."""
     return ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns")
+
 
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns is None:
@@ -53,6 +55,7 @@ def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
             severity = "warning"
     return Finding(severity, tuple(evidence), detail)
 
+
 def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
     """The SMs' active share of the elapsed cycles set against ``ramp_active``."""
     return ev(
@@ -63,6 +66,7 @@ def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
         t.ramp_active,
         note="share of the kernel's cycles the SMs had work",
     )
+
 
 def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.grid is None or f.sm_count is None:
@@ -81,6 +85,7 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
     )
 
+
 def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
     """A grid with a block for every SM that still fills less than ``grid_fill_waves`` of one
     wave: the SMs hold fewer blocks than their resources allow."""
@@ -92,6 +97,7 @@ def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
         f"{f.grid:.0f} blocks fill {f.waves:.0%} of one wave: every SM could hold more blocks "
         "than it gets.",
     )
+
 
 def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.waves is None:
@@ -129,6 +135,7 @@ def _ramping(f: Facts, t: Thresholds) -> bool:
         and f.active_share < t.ramp_active
     )
 
+
 def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool, bool]:
     """Adds the launch step's evidence; returns (grid cannot fill the GPU, too short)."""
     few_blocks = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
@@ -146,12 +153,14 @@ def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool
         short = True
     return few_blocks or under_wave, short
 
+
 def _busy_on_active_sms(f: Facts, t: Thresholds) -> tuple[str, str, float] | None:
     """The math pipe busy on the SMs that ran, else the busiest unit there (``pipe_busy_pct``)."""
     if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         return f"{label} pipe", metric, pct
     return f.saturated_unit(t.pipe_busy_pct)
+
 
 def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
     small_grid, short = _launch_checks(f, t, trail)
@@ -187,6 +196,7 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
         tuple(trail),
         decided_by="grid-too-small" if small_grid else "short-kernel",
     )
+
 
 def sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
     out = []

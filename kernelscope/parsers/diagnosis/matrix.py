@@ -31,6 +31,7 @@ _MATRIX_OPS = {
     "FP64": ("fp64", n.DFMA_RATE, (n.DADD_RATE, n.DMUL_RATE)),
 }
 
+
 def matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> MatrixWork | None:
     """The FP32 or FP64 work that looks like a matrix product: at least ``matrix_fp_pct`` % of
     that precision's peak, ``matrix_fma_share`` of its operations FMAs, an intensity past the

@@ -49,6 +49,7 @@ WAITING_ON: dict[str, str] = {
 }
 """What a warp does in each stall reason, as the end of "spent …"."""
 
+
 def waiting_on(metric: str) -> str:
     """What a warp stalled on ``metric`` is doing (the reason itself when unknown)."""
     reason = metric.removeprefix(n.STALL_PREFIX).removesuffix(n.STALL_SUFFIX)
@@ -63,6 +64,7 @@ def flag_of(metric: str) -> str:
 def stall_check(metric: str) -> Check:
     """The check of one stall reason: a finding graded by its share of the cycles between
     issues, lowered to info by the guard rails that explain the waiting."""
+
     def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         s = f.stall_shares.get(metric)
         if s is None or f.issue_active is None:
@@ -89,6 +91,7 @@ def stall_check(metric: str) -> Check:
 _MEMORY_QUEUE_STALLS = (n.STALL_LONG_SCOREBOARD, n.STALL_LG_THROTTLE)
 """Stalls on the local/global memory path: local-memory traffic, when it dominates the
 requests, is what the warps wait for."""
+
 
 def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
     """Latency-bound by one stall reason when it holds more than ``stall_lead_share`` of a
