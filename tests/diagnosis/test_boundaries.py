@@ -293,3 +293,36 @@ def test_tensor_cores_for_fp64_only_on_data_centre_parts() -> None:
 def test_no_tail_effect_from_eight_waves_on() -> None:
     assert run("saxpy", waves=7.05).flag("tail-effect") is not None
     assert run("saxpy", waves=8.05).flag("tail-effect") is None
+
+
+def test_a_small_grid_busy_on_the_fp64_pipe_names_the_fp64_rate() -> None:
+    # issue 24: a 40-block kernel on a 56-SM consumer GPU, FP64 pipe ~86 % on its SMs
+    d = _with(
+        "zoo",
+        "fp64_dfma_compute_bound",
+        **{
+            "launch__grid_size": 40.0,
+            "launch__sm_count": 56.0,
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed": 49.0,
+            "sm__cycles_active.avg": 57.0,
+            "sm__cycles_elapsed.avg": 100.0,
+            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active": 86.0,
+            FFMA_PEAK: 8704.0,
+            DFMA_PEAK: 136.0,
+            ACH: 30.0,
+            THEO: 37.5,
+        },
+    )
+    assert d.label == "launch-bound"
+    assert d.bottleneck.summary == (
+        "The kernel has too few blocks to fill the GPU: on the SMs that have work the FP64 pipe "
+        "is 86% busy (compute-bound there), but the GPU-wide averages stay low because the "
+        "other SMs get no block. More blocks (or concurrent work) first. This GPU runs FP64 at "
+        "1:64 of its FP32 rate: where precision allows, FP32 (or mixed precision) is far "
+        "faster here."
+    )
+    # it read low-occupancy (critical) and occupancy-limiter before: the pipe is full
+    for flag_id in ("low-occupancy", "occupancy-limiter"):
+        flag = d.flag(flag_id)
+        assert flag is not None and flag.severity == "info"
+        assert flag.guard.startswith("Occupancy is low but the FP64 pipe is 86% busy")

@@ -15,7 +15,7 @@ from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, add_in_order, ev
 from kernelscope.parsers.diagnosis.facts import Facts
-from kernelscope.parsers.diagnosis.launch import launch_step, sol_pair
+from kernelscope.parsers.diagnosis.launch import fp64_rate_note, launch_step, sol_pair
 from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
 from kernelscope.parsers.diagnosis.stalls import stall_led
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
@@ -134,15 +134,7 @@ def _divergence(
 def _compute_summary(f: Facts, label: str) -> str:
     """``The FMA pipe does the work and is busy.``; for FP64, with the device's FP64 rate."""
     summary = f"The {label} pipe does the work and is busy."
-    ratio = f.fp64_rate_ratio
-    if label == "FP64" and ratio is not None and ratio >= 2:
-        summary += f" This GPU runs FP64 at 1:{ratio:.0f} of its FP32 rate"
-        summary += (
-            ": where precision allows, FP32 (or mixed precision) is far faster here."
-            if ratio > 4
-            else "."
-        )
-    return summary
+    return summary + (fp64_rate_note(f) if label == "FP64" else "")
 
 
 def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:

@@ -190,6 +190,8 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
             "(compute-bound there), but the GPU-wide averages stay low because the other SMs "
             "get no block. More blocks (or concurrent work) first."
         )
+        if what == "FP64 pipe":
+            summary += fp64_rate_note(f)
     return Bottleneck(
         "launch-bound",
         summary,
@@ -205,3 +207,15 @@ def sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
     if f.mem is not None:
         out.append(ev("sol", n.MEM_PCT, f.mem, ">=", t.sol_busy_pct, "%"))
     return out
+
+
+def fp64_rate_note(f: Facts) -> str:
+    """`` This GPU runs FP64 at 1:64 of its FP32 rate: …`` from the FMA peaks per cycle, for a
+    summary that names the FP64 pipe; "" when the peaks are unknown."""
+    ratio = f.fp64_rate_ratio
+    if ratio is None or ratio < 2:
+        return ""
+    note = f" This GPU runs FP64 at 1:{ratio:.0f} of its FP32 rate"
+    if ratio > 4:
+        return note + ": where precision allows, FP32 (or mixed precision) is far faster here."
+    return note + "."
