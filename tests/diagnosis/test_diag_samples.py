@@ -98,3 +98,16 @@ def test_thrust_lambda_kernels() -> None:
     for k in kernels[4:7]:
         assert k.diagnosis.label == "latency-bound", k.diagnosis.bottleneck.summary
         assert top_flag_text(k.diagnosis) == "long-scoreboard-stalls (critical)"
+
+
+def test_one_partial_store_per_block_is_not_uncoalesced_access() -> None:
+    # cub's DeviceReduceKernel: 524,288 coalesced load sectors (32 bytes used of 32) and 1,024
+    # store sectors of one float each: 0.2 % of the sectors, not an access pattern to fix
+    k = kernels_of("thrust_lambdas")[7]
+    assert raw("thrust_lambdas", k.id, n.GLOBAL_ST_SECTORS) == 1024
+    assert raw("thrust_lambdas", k.id, n.GLOBAL_LD_SECTORS) == 524288
+    assert raw("thrust_lambdas", k.id, n.GLOBAL_ST_BYTES_PER_SECTOR) == 4
+    assert k.diagnosis.flag("uncoalesced-global-access") is None
+    # the SGEMM's C stores are 20 % of its sectors, 4 bytes used of 32: still critical
+    sgemm = find("diag_sgemm", "sgemm_fp32_regtile").diagnosis.flag("uncoalesced-global-access")
+    assert sgemm is not None and sgemm.severity == "critical"

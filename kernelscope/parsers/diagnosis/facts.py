@@ -172,10 +172,16 @@ def _positive(values: Values, name: str) -> float | None:
     return v if v is not None and v > 0 else None
 
 
-def _bytes_per_sector(values: Values, ratio: str, sectors: str) -> float | None:
-    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)."""
+def _bytes_per_sector(
+    values: Values, ratio: str, sectors: str, total: float | None, min_share: float
+) -> float | None:
+    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)
+    and they are at least ``min_share`` of the ``total`` global sectors: one partial store per
+    block beside a coalesced stream of loads is not an access pattern to fix."""
     count = values.num(sectors)
     if count is not None and count <= 0:
+        return None
+    if count is not None and total and count < min_share * total:
         return None
     return _positive(values, ratio)
 
@@ -300,19 +306,12 @@ def gather(
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
     values.num(n.SM_COUNT)
-    sm_count = d.sm_count(values.metrics)
-    conflicts, wavefronts = values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)
-    local = d.local_memory(values.metrics)
     limits = d.block_limits(values.metrics)
     for _, name in n.OCCUPANCY_LIMITS:
         values.num(name)
     register_share, shared_share = d.resource_shares(values.metrics, limits)
     atomic_requests, atomic_request_share = _atomic_requests(values)
     atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
-    sectors = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
-    sector_total = (
-        sum(v for v in sectors if v is not None) if any(v is not None for v in sectors) else None
-    )
     latency = _positive(values, n.WARP_LATENCY)
     fp16_pct, fp16_fma = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
@@ -324,7 +323,7 @@ def gather(
         duration_ns=values.num(n.DURATION),
         grid=values.num(n.GRID_SIZE),
         block=values.num(n.BLOCK_SIZE),
-        sm_count=sm_count,
+        sm_count=d.sm_count(values.metrics),
         waves=values.num(n.WAVES),
         sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
         mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
@@ -334,17 +333,6 @@ def gather(
         theoretical=values.num(n.THEORETICAL_OCC),
         achieved=values.num(n.ACHIEVED_OCC),
         limits=limits,
-        l2_hit=values.num(n.L2_HIT),
-        ld_bytes_per_sector=_bytes_per_sector(
-            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS
-        ),
-        st_bytes_per_sector=_bytes_per_sector(
-            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS
-        ),
-        excessive_share=share(values.num(n.EXCESSIVE_SECTORS), sector_total),
-        conflict_share=share(conflicts, wavefronts),
-        local_share=local.share if local is not None else None,
-        spill_instructions=values.num(n.SPILL_INSTRUCTIONS),
         busiest_pipe=_busiest(values, n.BUSY_PIPES),
         busiest_other=_busiest(values, n.OTHER_PIPES),
         threads_per_inst=_positive(values, n.THREADS_PER_INST),
@@ -365,8 +353,30 @@ def gather(
         tensor_pipe=tensor_pipe,
         atomic_line=_atomic_line(source),
         nan_metrics=_nan_metrics(values),
+        **_memory_path_facts(values, thresholds),
         **_device_facts(values, roofline, thresholds),
     )
+
+
+def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
+    """How well the memory path is used: L2 hits, coalescing, bank conflicts, local memory."""
+    counts = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
+    known = [v for v in counts if v is not None]
+    total = sum(known) if known else None
+    local = d.local_memory(values.metrics)
+    return {
+        "l2_hit": values.num(n.L2_HIT),
+        "ld_bytes_per_sector": _bytes_per_sector(
+            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS, total, t.sector_share_min
+        ),
+        "st_bytes_per_sector": _bytes_per_sector(
+            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS, total, t.sector_share_min
+        ),
+        "excessive_share": share(values.num(n.EXCESSIVE_SECTORS), total),
+        "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
+        "local_share": local.share if local is not None else None,
+        "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
+    }
 
 
 def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> dict[str, Any]:

@@ -78,6 +78,9 @@ class Thresholds:
     sector_bytes_warn: float = 16.0
     """Bytes used of each 32-byte sector below which global accesses are uncoalesced."""
     sector_bytes_critical: float = 8.0
+    sector_share_min: float = 0.05
+    """Loads or stores with fewer than this share of the global sectors are not graded for
+    coalescing (a reduction's one partial store per block)."""
     excessive_sectors_warn: float = 0.25
     """Share of global sectors NCU marks as excessive (uncoalesced) that raises the flag."""
     excessive_sectors_critical: float = 0.50
