@@ -19,6 +19,8 @@
 #                 many_launches (default set) + --page details/raw CSV oracles -> raw/ncu/
 #   ncu_new       the diff, diagnosis, multi-process, range-replay and join kernel reports
 #                 (see samples/README.md) + their oracles -> raw/ncu/
+#   ncu_diag      the diagnosis cases diag_pipe, diag_membar, diag_sgemm and the thrust
+#                 program thrust_lambdas (--set full) + their oracles -> raw/ncu/
 #   ncu_big       the benchmark reports: many_launches_huge (5,000-10,000 launches,
 #                 LaunchStats only) and many_launches_full_264 (264 launches, --set full)
 #                 -> raw/ncu/big/
@@ -53,7 +55,7 @@ shift
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-STAGES=${*:-versions build nsys_profile nsys_new nsys_big nsys_post ncu ncu_new ncu_big pack}
+STAGES=${*:-versions build nsys_profile nsys_new nsys_big nsys_post ncu ncu_new ncu_diag ncu_big pack}
 
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
@@ -114,14 +116,20 @@ stage_versions() {
 
 stage_build() {
   local p pids=()
+  local flags
   for p in "$SRC"/cuda/*.cu; do
     p=$(basename "$p" .cu)
-    run 300 "$NVCC" -lineinfo -O3 -arch="$ARCH" -Xptxas -v -o "$B/$p" "$SRC/cuda/$p.cu" \
+    # BUILD_ONLY="a b": build just those programs
+    if [[ -n ${BUILD_ONLY:-} && " $BUILD_ONLY " != *" $p "* ]]; then continue; fi
+    # a program's extra nvcc options, from its "// nvcc-flags:" line
+    flags=$(sed -n 's,^// nvcc-flags: ,,p' "$SRC/cuda/$p.cu")
+    # shellcheck disable=SC2086
+    run 300 "$NVCC" -lineinfo -O3 -arch="$ARCH" -Xptxas -v $flags -o "$B/$p" "$SRC/cuda/$p.cu" \
       >"$B/$p.ptxas.txt" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
-  grep -A2 register_spill "$B/kernels_zoo.ptxas.txt" >&2 || true
+  grep -A2 register_spill "$B/kernels_zoo.ptxas.txt" >&2 2>/dev/null || true
 }
 
 # nsys_one NAME TRACE CMD...   ($NSYS_EXTRA: more nsys profile options)
@@ -285,6 +293,20 @@ stage_ncu_new() {
     "$PYTHON" "$SRC/torch/gemm_sets.py"
   ncu_one gemm_torch_full 200 --set full --profile-from-start off -f -o gemm_torch_full \
     "$PYTHON" "$SRC/torch/gemm_sets.py"
+  local p
+  for p in "${ORACLE_PIDS[@]}"; do wait "$p"; done
+}
+
+# The diagnosis cases of issue 24 (samples/README.md): a pipe saturated by a grid of half the
+# SMs, memory-fence stalls, an FP32 SGEMM without tensor cores, and a thrust program whose
+# kernels are templated on device lambdas. Build them with BUILD_ONLY="diagnosis_cases
+# thrust_lambdas" to skip the other programs.
+stage_ncu_diag() {
+  local full=(--set full --import-source yes) v
+  for v in pipe membar sgemm; do
+    ncu_one "diag_$v" 120 "${full[@]}" -f -o "diag_$v" "$B/diagnosis_cases" "$v"
+  done
+  ncu_one thrust_lambdas 240 "${full[@]}" -f -o thrust_lambdas "$B/thrust_lambdas"
   local p
   for p in "${ORACLE_PIDS[@]}"; do wait "$p"; done
 }

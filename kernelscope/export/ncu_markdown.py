@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.parsers.bundled import is_bundled_sample, shown_path
-from kernelscope.parsers.diagnosis import Diagnosis, derived
+from kernelscope.parsers.diagnosis import Diagnosis, Flag, derived
 from kernelscope.parsers.diagnosis.verdict import top_flag_text
 from kernelscope.parsers.errors import safe_text
 from kernelscope.parsers.families import KernelFamily, ids_text, kernel_families
@@ -326,7 +326,10 @@ def _source(hot: SourceHotspots | None) -> list[str]:
 def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
     b = diagnosis.bottleneck
     out = [f"- **{b.label}**: {inline(b.summary)}"]
-    out.extend(f"  - {e.step}: {code(e.text())}{_holds(e.holds)}" for e in b.evidence)
+    out.extend(f"  - {e.step}: {code(e.text())}{_holds(e.holds)}" for e in b.held)
+    if b.not_held:
+        out.append("  - checked, did not hold:")
+        out.extend(f"    - {e.step}: {code(e.text())}" for e in b.not_held)
     if diagnosis.flags:
         out.append("")
         out.append(
@@ -337,7 +340,7 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
                         f.id,
                         f.severity,
                         f.level,
-                        "; ".join(e.text() for e in f.evidence),
+                        _flag_evidence(f),
                         f.remedy,
                         NOT_AVAILABLE if f.ncu_speedup is None else f"{f.ncu_speedup:.1f} %",
                     )
@@ -364,6 +367,14 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
                 f"{inline(plain_ncu_markup(r.message, panes=False))}"
             )
     return out
+
+
+def _flag_evidence(flag: Flag) -> str:
+    """A flag's evidence for its table cell: what held, then what was checked and did not."""
+    text = "; ".join(e.text() for e in flag.held)
+    if flag.not_held:
+        text += " (checked, did not hold: " + "; ".join(e.text() for e in flag.not_held) + ")"
+    return text
 
 
 def _holds(holds: bool | None) -> str:

@@ -7,7 +7,8 @@ from typing import Any
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_markdown import cause_legend
-from kernelscope.render.format import fmt_numberfrom kernelscope.render.ranks import (
+from kernelscope.render.format import fmt_number, plural, short_name
+from kernelscope.render.ranks import (
     GAP_CAUSES_SHOWN,
     duration,
     gap_summary,

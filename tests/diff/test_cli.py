@@ -34,8 +34,8 @@ def test_json_contract(capsys, tmp_path: Path) -> None:
                               "duration_ns": 3177344.0, "bottleneck": "l1-bound"}
     assert pair["after"]["name"] == "gemm_wmma" and pair["after"]["duration_ns"] == 356768.0
     assert pair["speedup"] == pytest.approx(3177344 / 356768)
-    assert pair["label_change"] == "l1-bound → occupancy-bound"
-    assert "l1tex-pressure" in pair["flags_resolved"] and "low-occupancy" in pair["flags_new"]
+    assert pair["label_change"] == "l1-bound → latency-bound"
+    assert "l1tex-pressure" in pair["flags_resolved"] and "occupancy-limiter" in pair["flags_new"]
     assert pair["metrics"]["launch__registers_per_thread"] == {
         "before": 32.0, "after": 63.0, "unit": "register/thread"}
     assert doc["unmatched_before"] == doc["unmatched_after"] == []

@@ -33,7 +33,7 @@ async def test_matched_kernels_and_a_pair(tmp_path: Path, monkeypatch) -> None:
         assert isinstance(app.screen, KernelDiffScreen)
         text = screen_text(app)
         assert "summed kernel time 3.18 ms → 356.77 us (−88.8 %, 8.91×)" in text
-        assert "8.91×" in text and "l1-bound → occupancy-bound" in text
+        assert "8.91×" in text and "l1-bound → latency-bound" in text
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, PairScreen)
@@ -45,7 +45,7 @@ async def test_matched_kernels_and_a_pair(tmp_path: Path, monkeypatch) -> None:
         await pilot.press("y")
         await settle(pilot)
         assert app.clipboard.startswith("# Kernel report: gemm\\_wmma.ncu-rep.xz, kernel 0 (after")
-        assert "### Conclusion\n- Bottleneck: `l1-bound → occupancy-bound`" in app.clipboard
+        assert "### Conclusion\n- Bottleneck: `l1-bound → latency-bound`" in app.clipboard
         await pilot.press("e")
         await settle(pilot)
         written = (tmp_path / "gemm_naive-vs-gemm_wmma.diff.md").read_text(encoding="utf-8")

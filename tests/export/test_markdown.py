@@ -218,3 +218,32 @@ def test_a_roofline_with_nothing_to_show_names_the_section(monkeypatch) -> None:
     full = json.loads(render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="json")))
     assert full["report"]["roofline_collect"] is None
     assert "to plot them" not in render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+def test_checks_that_did_not_hold_are_apart_from_the_evidence() -> None:
+    # issue 23: a grid that is not small is a check the method made, not a fact to print as
+    # evidence of the label
+    text = render(ZOO, ExportOptions(fmt="md"))
+    record = text[text.index("## Kernel Profiling Case: saxpy\\_f4 (ID 0)") :]
+    lines = record[record.index("### Diagnosis") :].split("### Change")[0].splitlines()
+    assert lines[1:5] == [
+        "- **dram-bound**: DRAM bandwidth is the limit.",
+        "  - sol: `gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed = 89.1 % (>= 70)` "
+        "— holds",
+        "  - checked, did not hold:",
+        "    - launch: `launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132`",
+    ]
+    assert "launch__sm_count = 132` — does not hold" not in text
+
+
+def test_occupancy_stand_downs_are_stated_as_guard_rails() -> None:
+    text = render(NCU_SAMPLES / "diag_pipe.ncu-rep.xz", ExportOptions(fmt="md"))
+    lines = text.splitlines()
+    assert (
+        "- guard rail `unit-saturated`: Occupancy is low but the SM is 100% busy: more resident "
+        "warps cannot help a unit that is already full, so low occupancy is not this kernel's "
+        "problem."
+    ) in lines
+    assert (
+        "- **launch-bound**: The kernel has too few blocks to fill the GPU: on the SMs that "
+        "have work the FMA pipe is 91% busy (compute-bound there), but the GPU-wide averages "
+        "stay low because the other SMs get no block. More blocks (or concurrent work) first."
+    ) in lines

@@ -14,7 +14,7 @@ CAUSE_STYLES = {
     "module-loading": "bold green",
     "alloc": "bold magenta", "cuda-setup": "bold yellow", "cuda-api": "bold yellow",
     "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "data-loading": "bold cyan",
-    "module-loading": "bold yellow", "unknown": "bold",
+    "unknown": "bold",
 }
 SOURCE_LABELS = {"cuda": "CUDA", "osrt": "OSRT", "nvtx": "NVTX"}
 COVERAGE_BAR = 10
