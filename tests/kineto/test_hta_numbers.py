@@ -1,0 +1,85 @@
+"""HTA's numbers equal HTA 0.5.0's (samples/kineto/oracle/*.csv, written by
+samples/kineto/oracle/hta_oracle.py; ../shared/wild/oracle/kineto/*.hta.json)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelscope.parsers.kineto.hta import hta_numbers, step_names
+from kernelscope.parsers.kineto.model import read_trace
+from tests.conftest import SAMPLES
+from tests.wild.conftest import require_wild
+
+KINETO = SAMPLES / "kineto"
+ORACLE = KINETO / "oracle"
+TOLERANCE_PP = 0.5
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with open(ORACLE / name, encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _by_rank(paths: list[Path]) -> dict[int, object]:
+    traces = [read_trace(p) for p in paths]
+    steps = step_names(traces)
+    return {t.rank if t.rank is not None else 0: hta_numbers(t, steps) for t in traces}
+
+
+@pytest.mark.parametrize("prefix, paths", [
+    ("kineto_step", [KINETO / "kineto_step.pt.trace.json.xz"]),
+    ("ranks", sorted((KINETO / "ranks").glob("*.xz"))),
+])
+def test_equal_to_hta(prefix: str, paths: list[Path]) -> None:
+    ours = _by_rank(paths)
+    temporal = _rows(f"{prefix}.temporal_breakdown.csv")
+    assert len(temporal) == len(ours)
+    for row in temporal:
+        numbers = ours[int(row["rank"])]
+        t = numbers.temporal  # type: ignore[attr-defined]
+        assert t.kernel_us == float(row["kernel_time(us)"])
+        assert abs(t.idle_pct - float(row["idle_time_pctg"])) <= TOLERANCE_PP
+        assert abs(t.compute_pct - float(row["compute_time_pctg"])) <= TOLERANCE_PP
+        assert abs(t.non_compute_pct - float(row["non_compute_time_pctg"])) <= TOLERANCE_PP
+        expected_overlap = row["comp_comm_overlap_pctg"]
+        assert numbers.overlap_pct is None if expected_overlap == "" else (  # type: ignore[attr-defined]
+            abs(numbers.overlap_pct - float(expected_overlap)) <= TOLERANCE_PP)  # type: ignore[attr-defined]
+    for row in _rows(f"{prefix}.idle_time_breakdown.csv"):
+        idle = ours[int(row["rank"])].idle_by_stream  # type: ignore[attr-defined]
+        mine = {(s, c): t for s, c, t, _ in idle.rows()}
+        assert mine[(int(row["stream"]), row["idle_category"])] == float(row["idle_time"])
+
+
+def test_kernel_types_equal_to_hta_on_the_single_gpu_step() -> None:
+    ours = hta_numbers(read_trace(KINETO / "kineto_step.pt.trace.json.xz")).kernel_types
+    expected = {r["kernel_type"]: (int(r["sum"]), float(r["percentage"]))
+                for r in _rows("kineto_step.kernel_type_breakdown.csv")}
+    assert {k: (s, p) for k, s, p in ours.rows()} == expected
+
+
+def test_literal_breakdown_of_the_single_gpu_step() -> None:
+    t = hta_numbers(read_trace(KINETO / "kineto_step.pt.trace.json.xz")).temporal
+    assert t is not None
+    assert (t.idle_us, t.compute_us, t.non_compute_us, t.kernel_us) == (38448, 1033, 65, 39546)
+
+
+@pytest.mark.parametrize("oracle", ["flashinfer.hta.json", "lightllm.hta.json"])
+def test_wild_traces_equal_to_hta(oracle: str) -> None:
+    wild = require_wild()
+    expected = json.loads((wild / "oracle" / "kineto" / oracle).read_text())["traces"]
+    paths = [wild / "kineto" / f"{name}.xz" for name in expected]
+    traces = [read_trace(p) for p in paths]
+    steps = step_names(traces)
+    for name, trace in zip(expected, traces):
+        numbers = hta_numbers(trace, steps)
+        want = expected[name]
+        assert numbers.temporal is not None
+        assert numbers.temporal.kernel_us == want["kernel_us"]
+        assert abs(numbers.temporal.idle_pct - want["idle_pct"]) <= TOLERANCE_PP
+        assert abs(numbers.temporal.compute_pct - want["compute_pct"]) <= TOLERANCE_PP
+        assert abs(numbers.temporal.non_compute_pct - want["non_compute_pct"]) <= TOLERANCE_PP
+        assert numbers.overlap_pct == want["overlap_pct"]
