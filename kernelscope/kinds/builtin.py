@@ -96,6 +96,31 @@ KINETO = KindSpec(
 )
 
 
+def _is_kineto_run(probe: Probe) -> bool:
+    from kernelscope.parsers.kineto import is_kineto_run
+
+    return is_kineto_run(probe.paths)
+
+
+def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.kineto.ranks import open_kineto_run
+
+    return open_kineto_run(paths)
+
+
+KINETO_RANKS = KindSpec(
+    name="kineto-ranks",
+    title="run of per-rank PyTorch profiler (Kineto) traces",
+    detect=_is_kineto_run,
+    open=_open_kineto_run,
+    analyse=lambda run, options: run,
+    summary="kernelscope.export.kineto_ranks:print_kineto_run_summary",
+    export="kernelscope.export.kineto_ranks:render_kineto_run",
+    session="kernelscope.screens.kineto_session:KinetoRunSession",
+    inputs=(1, None),
+)
+
+
 def _is_join(probe: Any) -> bool:
     from kernelscope.parsers.join import is_join
 
@@ -191,6 +216,6 @@ DIFF = KindSpec(
 )
 
 BUILTIN: tuple[KindSpec, ...] = (
-    NCU, NSYS, KINETO, JOIN, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND, DIFF,
+    NCU, NSYS, KINETO, JOIN, KINETO_RANKS, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND, DIFF,
 )
 """In the order they are tried: a trace with kernel reports is a join before it is a run."""

@@ -3,12 +3,18 @@ Nsight Systems report; ``e`` exports its Markdown (with HTA's numbers)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
 from textual import work
+from textual.app import App, ComposeResult
 from textual.screen import Screen
+from textual.widgets import Footer, Markdown
 from textual.worker import get_current_worker
 
 from kernelscope.parsers.nsys import OpenCancelled
-from kernelscope.screens.session import ExportJob
+from kernelscope.screens.session import ExportJob, SessionOptions
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.screens.timeline_session import TimelineSession
 
@@ -49,3 +55,50 @@ class KinetoSession(TimelineSession):
         if not isinstance(data, KinetoTimelineData):
             raise RuntimeError("the trace is still opening")
         return render_kineto(data, ExportOptions(fmt="md"))
+
+
+class KinetoRunScreen(Screen):  # type: ignore[type-arg]
+    """The run's ranks, straggler and collectives (the Markdown export), read in a worker."""
+
+    BINDINGS = [("q", "app.quit", "Quit")]
+
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self.paths = paths
+        self.text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Markdown("Opening the run…", id="kineto-run")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._open()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _open(self) -> None:
+        from kernelscope.export.kineto_ranks import run_markdown
+        from kernelscope.parsers.errors import ReportError
+        from kernelscope.parsers.kineto.ranks import open_kineto_run
+
+        try:
+            self.text = run_markdown(open_kineto_run(self.paths))
+        except ReportError as exc:
+            self.text = str(exc)
+        self.app.call_from_thread(self.query_one(Markdown).update, self.text)
+
+
+class KinetoRunSession(TimelineSession):
+    """A run of per-rank PyTorch profiler traces in the TUI."""
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        super().__init__(app, paths, options)
+        self.paths = [Path(p) for p in paths]
+
+    def start(self) -> None:
+        self.host.show_main_screen(KinetoRunScreen(self.paths))
+
+    def can_export(self, screen: Screen) -> bool:  # type: ignore[type-arg]
+        return isinstance(screen, KinetoRunScreen) and bool(screen.text)
+
+    def render_export(self, job: ExportJob, screen: Screen) -> str:  # type: ignore[type-arg]
+        return screen.text if isinstance(screen, KinetoRunScreen) else ""

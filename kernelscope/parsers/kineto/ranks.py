@@ -1,0 +1,155 @@
+"""Per-rank Kineto traces read as the ranks of one run: who each rank is, the clocks
+aligned, per rank its step time, communication and overlap, and at every collective the
+straggler and every other rank's wait.
+
+- Ranks come from each trace's ``distributedInfo`` (file order when a trace has none).
+- Traces of different runs are refused: a world size that differs, a rank seen twice, or
+  time spans that do not overlap on the shared clock.
+- Collectives, in order on each rank: NCCL kernels (``^nccl.*Kernel``) when the ranks ran
+  any, else the backend's ``record_function`` ranges (``gloo:all_reduce``,
+  ``nccl:all_reduce``, …). The n-th collective of every rank is the same collective.
+- Clocks: a collective completes on every rank at about the same moment (it cannot end
+  before its last rank arrives, and then ends everywhere), so each rank's clock is shifted
+  by the median, over the collectives, of its end minus rank 0's end. Ranks on one host
+  share a clock and get shifts near zero; the shift is reported per rank.
+- At each collective the straggler is the rank arriving last (the latest aligned start); it
+  is late by its arrival minus the median arrival of the others, and every other rank waits
+  inside the collective from its own arrival to the straggler's.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.kineto import trace_files
+from kernelscope.parsers.kineto.hta import HtaNumbers, hta_numbers, step_names
+from kernelscope.parsers.kineto.model import KinetoTrace, read_trace
+
+BACKEND_RANGE = r"^(gloo|nccl|mpi|ucc|xccl):"
+NCCL_KERNEL = r"^nccl.*Kernel"
+
+
+@dataclass(frozen=True)
+class RankNumbers:
+    rank: int
+    path: Path
+    shift_ns: int
+    step_ns: int | None
+    steps: int
+    comm_ns: int
+    hta: HtaNumbers
+
+
+@dataclass(frozen=True)
+class Collective:
+    index: int
+    name: str
+    straggler: int
+    late_by_ns: int
+    waits_ns: dict[int, int]
+    """Per rank, the time from its arrival to the straggler's."""
+
+
+@dataclass
+class KinetoRun:
+    ranks: list[RankNumbers]
+    collectives: list[Collective]
+    source: str
+    """``nccl-kernels`` or ``backend-ranges``: what the collectives were read from."""
+    world_size: int | None
+    clock: str = field(default="aligned on the collectives' ends (median shift per rank)")
+
+    @property
+    def straggler(self) -> tuple[int, int, int] | None:
+        """(rank, collectives it was last at, its median lateness there), the most often last."""
+        if not self.collectives:
+            return None
+        counts: dict[int, list[int]] = {}
+        for c in self.collectives:
+            counts.setdefault(c.straggler, []).append(c.late_by_ns)
+        rank = max(counts, key=lambda r: len(counts[r]))
+        return rank, len(counts[rank]), int(statistics.median(counts[rank]))
+
+
+def _collectives(trace: KinetoTrace, nccl: bool) -> pl.DataFrame:
+    if nccl:
+        frame = trace.gpu.filter((pl.col("kind") == "kernel")
+                                 & pl.col("name").str.contains(NCCL_KERNEL))
+    else:
+        frame = trace.cpu.filter((pl.col("cat") == "user_annotation")
+                                 & pl.col("name").str.contains(BACKEND_RANGE))
+    return frame.sort("start").select("name", "start", "end")
+
+
+def _numbered(traces: list[KinetoTrace]) -> list[tuple[int, KinetoTrace]]:
+    ranks = [t.rank for t in traces]
+    if any(r is None for r in ranks):
+        return list(enumerate(traces))
+    worlds = {t.distributed.world_size for t in traces if t.distributed is not None}
+    if len(worlds) > 1:
+        raise ReportError(f"The traces are ranks of different runs: world sizes "
+                          f"{sorted(worlds)} differ.")
+    seen: dict[int, Path] = {}
+    for trace in traces:
+        rank = trace.rank
+        assert rank is not None
+        if rank in seen:
+            raise ReportError(f"{safe_text(seen[rank])} and {safe_text(trace.path)} are both "
+                              f"rank {rank}: they are ranks of different runs.")
+        seen[rank] = trace.path
+    return sorted(((t.rank or 0, t) for t in traces), key=lambda rt: rt[0])
+
+
+def _check_overlap(numbered: list[tuple[int, KinetoTrace]]) -> None:
+    first = numbered[0][1]
+    for _, trace in numbered[1:]:
+        if trace.start_ns > first.end_ns or trace.end_ns < first.start_ns:
+            raise ReportError(f"{safe_text(first.path)} and {safe_text(trace.path)} do not "
+                              "overlap in time: they are ranks of different runs.")
+
+
+def open_kineto_run(paths: Sequence[Path]) -> KinetoRun:
+    files = trace_files([Path(p) for p in paths])
+    if len(files) < 2:
+        raise ReportError("A run needs at least two per-rank traces.")
+    traces = [read_trace(f) for f in files]
+    numbered = _numbered(traces)
+    _check_overlap(numbered)
+    steps = step_names(traces)
+    nccl = any(_collectives(t, True).height for _, t in numbered)
+    per_rank = {r: _collectives(t, nccl) for r, t in numbered}
+    count = min(f.height for f in per_rank.values())
+    base = numbered[0][0]
+    shifts = {r: (int(statistics.median((f["end"].head(count) - per_rank[base]["end"].head(count))
+                                        .to_list())) if count else 0) for r, f in per_rank.items()}
+    ranks = [_rank_numbers(r, t, shifts[r], per_rank[r], steps) for r, t in numbered]
+    collectives = [_collective(i, per_rank, shifts) for i in range(count)]
+    world = numbered[0][1].distributed.world_size if numbered[0][1].distributed else None
+    return KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges", world)
+
+
+def _rank_numbers(rank: int, trace: KinetoTrace, shift: int, comm: pl.DataFrame,
+                  steps: set[str]) -> RankNumbers:
+    durations = (trace.steps["end"] - trace.steps["start"]).to_list()
+    return RankNumbers(
+        rank, trace.path, shift, int(statistics.median(durations)) if durations else None,
+        len(durations), int((comm["end"] - comm["start"]).sum()) if comm.height else 0,
+        hta_numbers(trace, steps),
+    )
+
+
+def _collective(index: int, per_rank: dict[int, pl.DataFrame], shifts: dict[int, int]
+                ) -> Collective:
+    arrivals = {r: int(f["start"][index]) - shifts[r] for r, f in per_rank.items()}
+    straggler = max(arrivals, key=lambda r: arrivals[r])
+    others = [a for r, a in arrivals.items() if r != straggler]
+    late = arrivals[straggler] - int(statistics.median(others)) if others else 0
+    name = str(next(iter(per_rank.values()))["name"][index])
+    return Collective(index, name, straggler, late,
+                      {r: arrivals[straggler] - a for r, a in arrivals.items()})

@@ -1,0 +1,33 @@
+"""The Kineto trace's exports: the timeline's tables plus HTA's numbers and the gap causes
+the host events name."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import SAMPLES
+from tests.kineto.test_kineto_inputs import run_cli
+
+STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
+
+
+def test_json_has_the_breakdown_and_the_data_loading_gaps() -> None:
+    out = run_cli("export", str(STEP), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["schema"] == "kernelscope/kineto/1"
+    assert doc["temporal_breakdown"] == {
+        "idle_ns": 38448000, "compute_ns": 1033000, "non_compute_ns": 65000,
+        "kernel_ns": 39546000, "idle_pct": 97.22, "compute_pct": 2.61, "non_compute_pct": 0.16,
+    }
+    assert doc["comm_comp_overlap_pct"] is None
+    longest = sorted(doc["gaps"], key=lambda g: -g["duration_ns"])[:2]
+    assert [g["cause"] for g in longest] == ["data-loading", "data-loading"]
+    assert [s["step"] for s in doc["kineto"]["steps"]] == [2, 3, 4]
+
+
+def test_markdown_ends_with_htas_numbers() -> None:
+    out = run_cli("export", str(STEP), "--format", "md")
+    assert out.returncode == 0, out.stderr
+    assert "| 97.22 % | 2.61 % | 0.16 % | 39.55 ms |" in out.stdout
+    assert "Communication overlapped by computation: no communication kernels" in out.stdout
