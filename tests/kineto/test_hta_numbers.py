@@ -74,7 +74,7 @@ def test_wild_traces_equal_to_hta(oracle: str) -> None:
     paths = [wild / "kineto" / f"{name}.xz" for name in expected]
     traces = [read_trace(p) for p in paths]
     steps = step_names(traces)
-    for name, trace in zip(expected, traces):
+    for name, trace in zip(expected, traces, strict=True):
         numbers = hta_numbers(trace, steps)
         want = expected[name]
         assert numbers.temporal is not None

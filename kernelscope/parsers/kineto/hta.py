@@ -148,7 +148,9 @@ def merged(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _busy(frame: pl.DataFrame) -> int:
-    return int(frame["hend"].sum() - frame["hts"].sum()) if frame.height else 0
+    if not frame.height:
+        return 0
+    return int(frame.select((pl.col("hend") - pl.col("hts")).sum()).item())
 
 
 def temporal_breakdown(gpu: pl.DataFrame) -> TemporalBreakdown | None:
@@ -212,7 +214,7 @@ def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
     edges.sort(key=lambda e: e[0])
     sums: dict[str, int] = {}
     running = 0
-    for (time, delta), nxt in zip(edges, edges[1:] + [(None, 0)]):
+    for (time, delta), nxt in zip(edges, [*edges[1:], (None, 0)], strict=True):
         running += delta
         if running > 0 and nxt[0] is not None:
             label = " overlapping ".join(k for bit, k in enumerate(kinds) if running & (1 << bit))

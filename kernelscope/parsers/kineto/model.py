@@ -134,7 +134,8 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
     return KinetoTrace(
         path=path, gpu=gpu, runtime=runtime, cpu=cpu,
         devices=_devices(members, gpu), processes=_processes(frames["names"], cpu, runtime),
-        threads=_threads(frames["names"]), base_time_ns=_opt_int(members.get("baseTimeNanoseconds")),
+        threads=_threads(frames["names"]),
+        base_time_ns=_opt_int(members.get("baseTimeNanoseconds")),
         distributed=_distributed(members.get("distributedInfo")), events=collector.events,
         members={k: v for k, v in members.items() if k != "deviceProperties"},
     )

@@ -57,7 +57,7 @@ def read_head(path: Path, size: int = 1 << 16) -> bytes:
 
 class _Opened:
     def __init__(self, path: Path) -> None:
-        self.raw = open(path, "rb")
+        self.raw = open(path, "rb")  # noqa: SIM115 (closed by __exit__)
         kind = compression_of(self.raw.read(6))
         self.raw.seek(0)
         self.stream: IO[bytes] = self.raw if kind is None else open_stream(self.raw, kind)
