@@ -10,6 +10,11 @@ a device-to-host copy of the gradient) and "allreduce" (dist.all_reduce of the g
 gloo, copied back to the GPU). Rank SLOW_RANK sleeps SLOW_MS in "data" every step, so it
 arrives last at every all-reduce, SLOW_MS after the others, and they wait for it. The
 profiler records the last ACTIVE steps (schedule wait=1, warmup=1).
+
+Each rank uses one CPU thread (torch.set_num_threads(1)) and prepares a small batch: the
+committed traces were made with the default threads and a 2048 x 2048 batch, and the four
+ranks' multi-threaded randn contended for the CPU, so rank 2 arrived 7-28 ms late instead
+of 30 ms (its sleep freed cores for the others). The next regeneration uses this version.
 """
 
 import os
@@ -29,10 +34,10 @@ SLOW_MS = 30
 
 def one_step(rank, dev, w):
     with record_function("data"):
-        batch = torch.randn(2048, 2048).to(torch.bfloat16)
+        batch = torch.randn(512, 2048).to(torch.bfloat16)
         if rank == SLOW_RANK:
             time.sleep(SLOW_MS / 1000)
-        x = batch.to(dev)
+        x = batch.to(dev).repeat(4, 1)
     with record_function("compute"):
         h = x
         for _ in range(4):
@@ -51,6 +56,7 @@ def main():
     dist.init_process_group(
         "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world
     )
+    torch.set_num_threads(1)
     dev = torch.device("cuda:0")
     torch.manual_seed(rank)
     w = torch.randn(2048, 2048, device=dev, dtype=torch.bfloat16)

@@ -45,6 +45,12 @@ CAUSE_TEXT: dict[str, tuple[str, str]] = {
         "The feeding thread ran its own code: no traced call covers most of the gap.",
         "Overlap that CPU work with GPU work (another thread, prefetching) or move it to the GPU.",
     ),
+    "data-loading": (
+        "The feeding thread was loading data (a DataLoader's __next__, a dataset's "
+        "__getitem__, collate): the GPU waited for the next batch.",
+        "Load in worker processes (DataLoader num_workers > 0, pin_memory=True) and prefetch "
+        "the next batch while the GPU runs this one.",
+    ),
     "cpu-idle": (
         "The feeding thread was blocked in the OS (sleep, poll, a lock, I/O, another thread).",
         "Find what it waits for (data loading, a lock) and prefetch or overlap it.",
@@ -58,7 +64,8 @@ CAUSE_TEXT: dict[str, tuple[str, str]] = {
 CAUSE_STYLES = {
     "sync": "bold red", "memcpy": "bold magenta", "launch-overhead": "bold yellow",
     "alloc": "bold magenta", "cuda-setup": "bold yellow", "cuda-api": "bold yellow",
-    "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "unknown": "bold",
+    "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "data-loading": "bold cyan",
+    "unknown": "bold",
 }
 SOURCE_LABELS = {"cuda": "CUDA", "osrt": "OSRT", "nvtx": "NVTX"}
 COVERAGE_BAR = 10
