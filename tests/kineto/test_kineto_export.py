@@ -31,3 +31,13 @@ def test_markdown_ends_with_htas_numbers() -> None:
     assert out.returncode == 0, out.stderr
     assert "| 97.22 % | 2.61 % | 0.16 % | 39.55 ms |" in out.stdout
     assert "Communication overlapped by computation: no communication kernels" in out.stdout
+
+
+def test_diff_of_two_kineto_traces() -> None:
+    ranks = SAMPLES / "kineto" / "ranks"
+    out = run_cli("diff", str(ranks / "rank0.pt.trace.json.xz"),
+                  str(ranks / "rank2.pt.trace.json.xz"), "--format", "md")
+    assert out.returncode == 0, out.stderr
+    assert "- Summed kernel time: 720.57 us → 721.40 us (+0.1 %, 1.00×)" in out.stdout
+    assert ("| vectorized_elementwise<tanh> | 16 | 73.15 us | 73.44 us | +0.4 % | 4.57 us | "
+            "4.59 us |") in out.stdout
