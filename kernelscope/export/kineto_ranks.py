@@ -27,6 +27,9 @@ def run_doc(run: KinetoRun) -> dict[str, Any]:
         "straggler": None if straggler is None else {
             "rank": straggler[0], "collectives_last": straggler[1],
             "median_late_ns": straggler[2]},
+        "heatmap": {"t0_ns": run.t0_ns, "t1_ns": run.t1_ns,
+                    "busy_pct": {str(r): [round(100 * v, 1) for v in row]
+                                 for r, row in run.heatmap.items()}},
         "collectives": [{"index": c.index, "name": c.name, "straggler": c.straggler,
                          "late_by_ns": c.late_by_ns,
                          "waits_ns": {str(k): v for k, v in c.waits_ns.items()}}
@@ -51,6 +54,7 @@ def run_markdown(run: KinetoRun) -> str:
         lines += ["", f"Straggler: rank {straggler[0]}, last at {straggler[1]} of "
                   f"{len(run.collectives)} collectives, late by {fmt_duration(straggler[2])} "
                   "(median)."]
+    lines += heatmap_lines(run)
     ranks = [r.rank for r in run.ranks]
     lines += ["", "| # | collective | straggler | late by | " + " | ".join(
         f"rank {r} waits" for r in ranks) + " |", "| ---: | --- | ---: | ---: |"
@@ -60,6 +64,22 @@ def run_markdown(run: KinetoRun) -> str:
         lines.append(f"| {c.index} | {c.name} | {c.straggler} | {fmt_duration(c.late_by_ns)} | "
                      f"{waits} |")
     return "\n".join(lines) + "\n"
+
+
+SHADES = " ░▒▓█"
+
+
+def heatmap_lines(run: KinetoRun) -> list[str]:
+    """Rank × time: each rank's GPU busy share per column (blank idle, █ busy)."""
+    if not run.heatmap:
+        return []
+    lines = ["", f"GPU busy per rank over {fmt_duration(run.t1_ns - run.t0_ns)} "
+             "(aligned clock; blank idle, █ busy):", "", "```text"]
+    for rank, row in run.heatmap.items():
+        cells = "".join(SHADES[min(int(v * (len(SHADES) - 1) + 0.5), len(SHADES) - 1)]
+                        for v in row)
+        lines.append(f"rank {rank:>3} |{cells}|")
+    return [*lines, "```"]
 
 
 def render_kineto_run(run: KinetoRun, options: ExportOptions) -> str:

@@ -48,3 +48,10 @@ def test_run_json_has_each_ranks_breakdown() -> None:
     assert doc["ranks"][2]["temporal_breakdown"]["kernel_ns"] == 173499000
     assert doc["ranks"][2]["comm_comp_overlap_pct"] is None
     assert doc["straggler"] == {"rank": 2, "collectives_last": 3, "median_late_ns": 8417281}
+
+
+def test_heatmap_rows_per_rank() -> None:
+    out = run_cli("export", str(RANKS), "--format", "md")
+    assert out.returncode == 0, out.stderr
+    assert "GPU busy per rank over 313.31 ms (aligned clock; blank idle, █ busy):" in out.stdout
+    assert "rank   2 |            ░              ░                ░             ░ |" in out.stdout

@@ -12,6 +12,7 @@ straggler and every other rank's wait.
   before its last rank arrives, and then ends everywhere), so each rank's clock is shifted
   by the median, over the collectives, of its end minus rank 0's end. Ranks on one host
   share a clock and get shifts near zero; the shift is reported per rank.
+- The heatmap: each rank's GPU busy share in equal columns of the run on the aligned clock.
 - At each collective the straggler is the rank arriving last (the latest aligned start); it
   is late by its arrival minus the median arrival of the others, and every other rank waits
   inside the collective from its own arrival to the straggler's.
@@ -30,8 +31,10 @@ from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kineto import trace_files
 from kernelscope.parsers.kineto.hta import HtaNumbers, hta_numbers, step_names
 from kernelscope.parsers.kineto.model import KinetoTrace, read_trace
+from kernelscope.parsers.nsys.intervals import Coverage
 
 BACKEND_RANGE = r"^(gloo|nccl|mpi|ucc|xccl):"
+HEATMAP_COLUMNS = 60
 NCCL_KERNEL = r"^nccl.*Kernel"
 
 
@@ -63,6 +66,11 @@ class KinetoRun:
     source: str
     """``nccl-kernels`` or ``backend-ranges``: what the collectives were read from."""
     world_size: int | None
+    heatmap: dict[int, list[float]] = field(default_factory=dict)
+    """Per rank, its GPU's busy share (0-1) in each of ``HEATMAP_COLUMNS`` equal columns of
+    [t0_ns, t1_ns) on the aligned clock."""
+    t0_ns: int = 0
+    t1_ns: int = 0
     clock: str = field(default="aligned on the collectives' ends (median shift per rank)")
 
     @property
@@ -131,7 +139,23 @@ def open_kineto_run(paths: Sequence[Path]) -> KinetoRun:
     ranks = [_rank_numbers(r, t, shifts[r], per_rank[r], steps) for r, t in numbered]
     collectives = [_collective(i, per_rank, shifts) for i in range(count)]
     world = numbered[0][1].distributed.world_size if numbered[0][1].distributed else None
-    return KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges", world)
+    t0 = min(t.start_ns - shifts[r] for r, t in numbered)
+    t1 = max(t.end_ns - shifts[r] for r, t in numbered)
+    heat = {r: busy_columns(t, shifts[r], t0, t1, HEATMAP_COLUMNS) for r, t in numbered}
+    return KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges", world,
+                     heat, t0, t1)
+
+
+def busy_columns(trace: KinetoTrace, shift: int, t0: int, t1: int, width: int) -> list[float]:
+    """The busy share (0-1) of the trace's GPU work in ``width`` equal columns of [t0, t1)
+    on the aligned clock (the trace's clock minus ``shift``)."""
+    ops = trace.gpu.filter(pl.col("kind") != "sync").select(
+        (pl.col("start") - shift).alias("start"), (pl.col("end") - shift).alias("end"))
+    coverage = Coverage.from_intervals(ops)
+    edges = pl.Series([t0 + (t1 - t0) * i // width for i in range(width + 1)], dtype=pl.Int64)
+    covered = coverage.covered_until(edges).to_list()
+    return [min(max((covered[i + 1] - covered[i]) / max(int(edges[i + 1] - edges[i]), 1), 0.0),
+                1.0) for i in range(width)]
 
 
 def _rank_numbers(rank: int, trace: KinetoTrace, shift: int, comm: pl.DataFrame,
