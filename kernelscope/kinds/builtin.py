@@ -105,7 +105,7 @@ def _is_kineto_run(probe: Probe) -> bool:
 def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
     from kernelscope.parsers.kineto.ranks import open_kineto_run
 
-    return open_kineto_run(paths)
+    return open_kineto_run(paths, workers=options.workers, scheduler=options.scheduler)
 
 
 KINETO_RANKS = KindSpec(

@@ -83,3 +83,18 @@ def test_wild_traces_equal_to_hta(oracle: str) -> None:
         assert abs(numbers.temporal.compute_pct - want["compute_pct"]) <= TOLERANCE_PP
         assert abs(numbers.temporal.non_compute_pct - want["non_compute_pct"]) <= TOLERANCE_PP
         assert numbers.overlap_pct == want["overlap_pct"]
+
+
+def test_wild_pair_as_a_run_equal_to_hta() -> None:
+    from kernelscope.parsers.kineto.ranks import open_kineto_run
+
+    wild = require_wild()
+    expected = json.loads((wild / "oracle" / "kineto" / "lightllm.hta.json").read_text())
+    names = list(expected["traces"])
+    run = open_kineto_run([wild / "kineto" / f"{name}.xz" for name in names])
+    for rank, name in zip([r.rank for r in run.ranks], names, strict=True):
+        t = run.ranks[rank].hta.temporal
+        assert t is not None
+        assert (t.idle_pct, t.compute_pct, t.non_compute_pct, t.kernel_us) == (
+            expected["traces"][name]["idle_pct"], expected["traces"][name]["compute_pct"],
+            expected["traces"][name]["non_compute_pct"], expected["traces"][name]["kernel_us"])

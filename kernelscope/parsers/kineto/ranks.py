@@ -31,7 +31,8 @@ from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kineto import trace_files
 from kernelscope.parsers.kineto.hta import HtaNumbers, hta_numbers, step_names
 from kernelscope.parsers.kineto.model import KinetoTrace, read_trace
-from kernelscope.parsers.nsys.intervals import Coverage
+from kernelscope.parsers.nsys.intervals import Coverage, merge_intervals
+from kernelscope.parsers.ranks.executor import make_executor
 
 BACKEND_RANGE = r"^(gloo|nccl|mpi|ucc|xccl):"
 HEATMAP_COLUMNS = 60
@@ -85,6 +86,47 @@ class KinetoRun:
         return rank, len(counts[rank]), int(statistics.median(counts[rank]))
 
 
+@dataclass(frozen=True)
+class RankReduction:
+    """What the run needs of one trace, reduced where the trace is read (a worker)."""
+
+    path: Path
+    rank: int | None
+    world_size: int | None
+    start_ns: int
+    end_ns: int
+    step_ns: list[int]
+    nccl: pl.DataFrame
+    """NCCL kernels: name, start, end."""
+    ranges: pl.DataFrame
+    """The backend's collective ranges: name, start, end."""
+    busy: pl.DataFrame
+    """The GPU's busy intervals (merged): start, end."""
+    hta: HtaNumbers
+    """With the trace's own ProfilerStep names."""
+    hta_filtered: HtaNumbers
+    """With the last step dropped (for a run holding two step names or more)."""
+    step_names: frozenset[str]
+
+
+def reduce_trace(path: Path) -> RankReduction:
+    """Read the trace at ``path`` and keep what the run compares."""
+    trace = read_trace(path)
+    own = step_names([trace])
+    hta = hta_numbers(trace, own)
+    # HTA drops the last step when the whole run holds two step names: force that here too
+    # (names no event carries do not move the last step's start).
+    filtered = hta if len(own) >= 2 else hta_numbers(trace, own | {"\0a", "\0b"})
+    ops = trace.gpu.filter(pl.col("kind") != "sync").select("start", "end")
+    return RankReduction(
+        path, trace.rank,
+        trace.distributed.world_size if trace.distributed is not None else None,
+        trace.start_ns, trace.end_ns, (trace.steps["end"] - trace.steps["start"]).to_list(),
+        _collectives(trace, True), _collectives(trace, False), merge_intervals(ops), hta,
+        filtered, frozenset(own),
+    )
+
+
 def _collectives(trace: KinetoTrace, nccl: bool) -> pl.DataFrame:
     if nccl:
         frame = trace.gpu.filter((pl.col("kind") == "kernel")
@@ -95,26 +137,24 @@ def _collectives(trace: KinetoTrace, nccl: bool) -> pl.DataFrame:
     return frame.sort("start").select("name", "start", "end")
 
 
-def _numbered(traces: list[KinetoTrace]) -> list[tuple[int, KinetoTrace]]:
-    ranks = [t.rank for t in traces]
-    if any(r is None for r in ranks):
+def _numbered(traces: list[RankReduction]) -> list[tuple[int, RankReduction]]:
+    if any(t.rank is None for t in traces):
         return list(enumerate(traces))
-    worlds = {t.distributed.world_size for t in traces if t.distributed is not None}
+    worlds = {t.world_size for t in traces}
     if len(worlds) > 1:
         raise ReportError(f"The traces are ranks of different runs: world sizes "
-                          f"{sorted(worlds)} differ.")
+                          f"{sorted(w or 0 for w in worlds)} differ.")
     seen: dict[int, Path] = {}
     for trace in traces:
-        rank = trace.rank
-        assert rank is not None
+        rank = int(trace.rank or 0)
         if rank in seen:
             raise ReportError(f"{safe_text(seen[rank])} and {safe_text(trace.path)} are both "
                               f"rank {rank}: they are ranks of different runs.")
         seen[rank] = trace.path
-    return sorted(((t.rank or 0, t) for t in traces), key=lambda rt: rt[0])
+    return sorted(((int(t.rank or 0), t) for t in traces), key=lambda rt: rt[0])
 
 
-def _check_overlap(numbered: list[tuple[int, KinetoTrace]]) -> None:
+def _check_overlap(numbered: list[tuple[int, RankReduction]]) -> None:
     first = numbered[0][1]
     for _, trace in numbered[1:]:
         if trace.start_ns > first.end_ns or trace.end_ns < first.start_ns:
@@ -122,49 +162,58 @@ def _check_overlap(numbered: list[tuple[int, KinetoTrace]]) -> None:
                               "overlap in time: they are ranks of different runs.")
 
 
-def open_kineto_run(paths: Sequence[Path]) -> KinetoRun:
+def open_kineto_run(paths: Sequence[Path], *, workers: int | None = None,
+                    scheduler: str | None = None) -> KinetoRun:
+    """The run of the per-rank traces ``paths`` (files, or a directory of them); each trace
+    is reduced in this process, worker processes or on Dask (``parsers/ranks/executor.py``
+    chooses, as for nsys runs)."""
     files = trace_files([Path(p) for p in paths])
     if len(files) < 2:
         raise ReportError("A run needs at least two per-rank traces.")
-    traces = [read_trace(f) for f in files]
-    numbered = _numbered(traces)
+    executor = make_executor(files, workers=workers, scheduler=scheduler)
+    try:
+        found = dict(executor.run([(reduce_trace, (f,)) for f in files]))
+    finally:
+        executor.close()
+    numbered = _numbered([found[i] for i in range(len(files))])
     _check_overlap(numbered)
-    steps = step_names(traces)
-    nccl = any(_collectives(t, True).height for _, t in numbered)
-    per_rank = {r: _collectives(t, nccl) for r, t in numbered}
+    return _compare(numbered)
+
+
+def _compare(numbered: list[tuple[int, RankReduction]]) -> KinetoRun:
+    nccl = any(t.nccl.height for _, t in numbered)
+    per_rank = {r: (t.nccl if nccl else t.ranges) for r, t in numbered}
     count = min(f.height for f in per_rank.values())
     base = numbered[0][0]
     shifts = {r: (int(statistics.median((f["end"].head(count) - per_rank[base]["end"].head(count))
                                         .to_list())) if count else 0) for r, f in per_rank.items()}
-    ranks = [_rank_numbers(r, t, shifts[r], per_rank[r], steps) for r, t in numbered]
+    filtered = len(frozenset().union(*(t.step_names for _, t in numbered))) >= 2
+    ranks = [_rank_numbers(r, t, shifts[r], per_rank[r], filtered) for r, t in numbered]
     collectives = [_collective(i, per_rank, shifts) for i in range(count)]
-    world = numbered[0][1].distributed.world_size if numbered[0][1].distributed else None
     t0 = min(t.start_ns - shifts[r] for r, t in numbered)
     t1 = max(t.end_ns - shifts[r] for r, t in numbered)
-    heat = {r: busy_columns(t, shifts[r], t0, t1, HEATMAP_COLUMNS) for r, t in numbered}
-    return KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges", world,
-                     heat, t0, t1)
+    heat = {r: busy_columns(t.busy, shifts[r], t0, t1, HEATMAP_COLUMNS) for r, t in numbered}
+    return KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges",
+                     numbered[0][1].world_size, heat, t0, t1)
 
 
-def busy_columns(trace: KinetoTrace, shift: int, t0: int, t1: int, width: int) -> list[float]:
-    """The busy share (0-1) of the trace's GPU work in ``width`` equal columns of [t0, t1)
-    on the aligned clock (the trace's clock minus ``shift``)."""
-    ops = trace.gpu.filter(pl.col("kind") != "sync").select(
-        (pl.col("start") - shift).alias("start"), (pl.col("end") - shift).alias("end"))
-    coverage = Coverage.from_intervals(ops)
+def busy_columns(busy: pl.DataFrame, shift: int, t0: int, t1: int, width: int) -> list[float]:
+    """The busy share (0-1) of ``busy`` in ``width`` equal columns of [t0, t1) on the
+    aligned clock (the trace's clock minus ``shift``)."""
+    coverage = Coverage.from_intervals(busy.select(pl.col("start") - shift, pl.col("end") - shift))
     edges = pl.Series([t0 + (t1 - t0) * i // width for i in range(width + 1)], dtype=pl.Int64)
     covered = coverage.covered_until(edges).to_list()
     return [min(max((covered[i + 1] - covered[i]) / max(int(edges[i + 1] - edges[i]), 1), 0.0),
                 1.0) for i in range(width)]
 
 
-def _rank_numbers(rank: int, trace: KinetoTrace, shift: int, comm: pl.DataFrame,
-                  steps: set[str]) -> RankNumbers:
-    durations = (trace.steps["end"] - trace.steps["start"]).to_list()
+def _rank_numbers(rank: int, trace: RankReduction, shift: int, comm: pl.DataFrame,
+                  filtered: bool) -> RankNumbers:
+    durations = trace.step_ns
     return RankNumbers(
         rank, trace.path, shift, int(statistics.median(durations)) if durations else None,
         len(durations), int((comm["end"] - comm["start"]).sum()) if comm.height else 0,
-        hta_numbers(trace, steps),
+        trace.hta_filtered if filtered else trace.hta,
     )
 
 
