@@ -128,7 +128,9 @@ def hta_gpu_events(trace: KinetoTrace, steps: set[str]) -> pl.DataFrame:
         cpu = _rounded(trace.cpu)
         in_steps = pl.concat([cpu.select("name", "hts"), runtime.select("name", "hts")])
         last_start = in_steps.filter(pl.col("name").is_in(list(steps)))["hts"].max()
-        kept = launch.filter(pl.col("hts") < last_start)["correlation"]
+        # A rank without any step keeps nothing (HTA compares with NaN).
+        kept = (launch.filter(pl.col("hts") < last_start)["correlation"]
+                if last_start is not None else launch.clear()["correlation"])
         gpu = gpu.filter(is_gpu & pl.col("correlation").is_in(kept.implode()))
     gpu = gpu.filter(pl.col("stream") != -1)
     types = {n: kernel_type(n) for n in gpu["name"].unique().to_list()}
@@ -214,11 +216,11 @@ def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
     edges.sort(key=lambda e: e[0])
     sums: dict[str, int] = {}
     running = 0
-    for (time, delta), nxt in zip(edges, [*edges[1:], (None, 0)], strict=True):
+    for (time, delta), (after, _) in zip(edges, edges[1:], strict=False):
         running += delta
-        if running > 0 and nxt[0] is not None:
+        if running > 0:
             label = " overlapping ".join(k for bit, k in enumerate(kinds) if running & (1 << bit))
-            sums[label] = sums.get(label, 0) + nxt[0] - time
+            sums[label] = sums.get(label, 0) + after - time
     total = sum(sums.values())
     rows = [(k, v, round(100 * v / total, 1) if total else 0.0)
             for k, v in sorted(sums.items(), key=lambda kv: -kv[1])]
