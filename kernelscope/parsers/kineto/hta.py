@@ -27,6 +27,7 @@ each. In short:
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -216,7 +217,7 @@ def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
     edges.sort(key=lambda e: e[0])
     sums: dict[str, int] = {}
     running = 0
-    for (time, delta), (after, _) in zip(edges, edges[1:], strict=False):
+    for (time, delta), (after, _) in pairwise(edges):
         running += delta
         if running > 0:
             label = " overlapping ".join(k for bit, k in enumerate(kinds) if running & (1 << bit))
