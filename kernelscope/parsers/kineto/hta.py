@@ -27,9 +27,9 @@ each. In short:
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import polars as pl
 
