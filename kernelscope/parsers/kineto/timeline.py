@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 
 from kernelscope.parsers.kineto.as_timeline import as_nsys_report
-from kernelscope.parsers.kineto.gaps import refine
+from kernelscope.parsers.kineto.gaps import refine_all
 from kernelscope.parsers.kineto.hta import HtaNumbers, hta_numbers
 from kernelscope.parsers.kineto.model import KinetoTrace, read_trace
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation
@@ -25,12 +25,12 @@ class KinetoTimelineData(TimelineData):
 
     @cached_property
     def explained(self) -> list[GapExplanation]:
-        return [refine(self.trace, e) for e in super().explained]
+        return refine_all(self.trace, super().explained)
 
     def longest_gaps(
         self, limit: int = EXPORT_GAPS, min_gap_ns: int = DEFAULT_LARGE_GAP_NS
     ) -> list[GapExplanation]:
-        return [refine(self.trace, e) for e in super().longest_gaps(limit, min_gap_ns)]
+        return refine_all(self.trace, super().longest_gaps(limit, min_gap_ns))
 
     @cached_property
     def hta(self) -> HtaNumbers:
