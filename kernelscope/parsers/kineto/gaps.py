@@ -60,7 +60,8 @@ class HostIndex:
             ops = host.filter(pl.col("cat") == "cpu_op").sort("start")
             work = host.filter(pl.col("cat") != "user_annotation").select("start", "end")
             self._threads[tid] = _Thread(
-                Coverage.from_intervals(work), Coverage.from_intervals(loaders.select("start", "end")),
+                Coverage.from_intervals(work),
+                Coverage.from_intervals(loaders.select("start", "end")),
                 ops, loaders, _longest_duration(ops), _longest_duration(loaders))
         return self._threads[tid]
 
