@@ -16,7 +16,9 @@ trace's clock):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -110,12 +112,13 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
     that is not a whole trace or holds no GPU activity."""
     header = TraceHeader()
     collector = Collector()
-    for events in iter_event_pieces(
-        path, header,
-        on_piece=None if progress is None
-        else lambda read: progress("Reading the trace's events", None),
-    ):
-        collector.add(events)
+    with _collection_paused():
+        for events in iter_event_pieces(
+            path, header,
+            on_piece=None if progress is None
+            else lambda read: progress("Reading the trace's events", None),
+        ):
+            collector.add(events)
     frames = collector.frames()
     gpu = _with_correlation(frames["gpu"], frames["flows"])
     if not gpu.filter(pl.col("kind") != "sync").height:
@@ -139,6 +142,20 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
         distributed=_distributed(members.get("distributedInfo")), events=collector.events,
         members={k: v for k, v in members.items() if k != "deviceProperties"},
     )
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the pieces are parsed: their millions of dicts
+    and lists hold no cycles and die with their piece, but each allocation batch would
+    start a collection over them (three times slower parsing, measured)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _with_correlation(gpu: pl.DataFrame, flows: pl.DataFrame) -> pl.DataFrame:
