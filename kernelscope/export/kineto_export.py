@@ -68,7 +68,7 @@ def hta_markdown(data: KinetoTimelineData) -> str:
     if temporal is not None:
         lines += ["| idle | compute | non-compute | kernel time |", "| ---: | ---: | ---: | ---: |",
                   f"| {temporal.idle_pct:.2f} % | {temporal.compute_pct:.2f} % | "
-                  f"{temporal.non_compute_pct:.2f} % | {fmt_duration(temporal.kernel_us * 1000)} |",
+                  f"{temporal.non_compute_pct:.2f} % | {fmt_duration(temporal.kernel_ns)} |",
                   ""]
     overlap = hta.overlap_pct
     lines.append("Communication overlapped by computation: "
@@ -110,4 +110,4 @@ def print_kineto_summary(data: KinetoTimelineData, console: Console) -> None:
         overlap = "none" if hta.overlap_pct is None else f"{hta.overlap_pct:.2f} %"
         console.print(f"HTA: idle {t.idle_pct:.2f} %, compute {t.compute_pct:.2f} %, "
                       f"non-compute {t.non_compute_pct:.2f} % of "
-                      f"{fmt_duration(t.kernel_us * 1000)}; comm/comp overlap {overlap}")
+                      f"{fmt_duration(t.kernel_ns)}; comm/comp overlap {overlap}")

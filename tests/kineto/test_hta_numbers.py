@@ -41,7 +41,7 @@ def test_equal_to_hta(prefix: str, paths: list[Path]) -> None:
     for row in temporal:
         numbers = ours[int(row["rank"])]
         t = numbers.temporal  # type: ignore[attr-defined]
-        assert t.kernel_us == float(row["kernel_time(us)"])
+        assert t.kernel == float(row["kernel_time(us)"])
         assert abs(t.idle_pct - float(row["idle_time_pctg"])) <= TOLERANCE_PP
         assert abs(t.compute_pct - float(row["compute_time_pctg"])) <= TOLERANCE_PP
         assert abs(t.non_compute_pct - float(row["non_compute_time_pctg"])) <= TOLERANCE_PP
@@ -64,7 +64,7 @@ def test_kernel_types_equal_to_hta_on_the_single_gpu_step() -> None:
 def test_literal_breakdown_of_the_single_gpu_step() -> None:
     t = hta_numbers(read_trace(KINETO / "kineto_step.pt.trace.json.xz")).temporal
     assert t is not None
-    assert (t.idle_us, t.compute_us, t.non_compute_us, t.kernel_us) == (38448, 1033, 65, 39546)
+    assert (t.idle, t.compute, t.non_compute, t.kernel) == (38448, 1033, 65, 39546)
 
 
 @pytest.mark.parametrize("oracle", ["flashinfer.hta.json", "lightllm.hta.json"])
@@ -78,7 +78,7 @@ def test_wild_traces_equal_to_hta(oracle: str) -> None:
         numbers = hta_numbers(trace, steps)
         want = expected[name]
         assert numbers.temporal is not None
-        assert numbers.temporal.kernel_us == want["kernel_us"]
+        assert numbers.temporal.kernel == want["kernel_us"]
         assert abs(numbers.temporal.idle_pct - want["idle_pct"]) <= TOLERANCE_PP
         assert abs(numbers.temporal.compute_pct - want["compute_pct"]) <= TOLERANCE_PP
         assert abs(numbers.temporal.non_compute_pct - want["non_compute_pct"]) <= TOLERANCE_PP
@@ -95,6 +95,20 @@ def test_wild_pair_as_a_run_equal_to_hta() -> None:
     for rank, name in zip([r.rank for r in run.ranks], names, strict=True):
         t = run.ranks[rank].hta.temporal
         assert t is not None
-        assert (t.idle_pct, t.compute_pct, t.non_compute_pct, t.kernel_us) == (
+        assert (t.idle_pct, t.compute_pct, t.non_compute_pct, t.kernel) == (
             expected["traces"][name]["idle_pct"], expected["traces"][name]["compute_pct"],
             expected["traces"][name]["non_compute_pct"], expected["traces"][name]["kernel_us"])
+
+
+def test_nsys_timeline_gets_the_breakdown_too() -> None:
+    from kernelscope.parsers.nsys import open_report
+    from kernelscope.parsers.nsys.timeline_data import TimelineData
+
+    data = TimelineData(open_report(SAMPLES / "nsys" / "zoo.sqlite.xz"))
+    temporal, overlap = data.breakdown
+    assert temporal is not None and overlap is None  # no NCCL kernels
+    assert temporal.as_ns() == {"idle_ns": 1476149, "compute_ns": 23058685,
+                                "non_compute_ns": 97826442, "kernel_ns": 122361276}
+    # busy (compute + non-compute) is the union of the device's work, as nsys's busy time
+    span, busy = data.utilization.select("span_ns", "busy_ns").row(0)
+    assert (temporal.kernel_ns, temporal.compute + temporal.non_compute) == (span, busy)

@@ -26,62 +26,23 @@ each. In short:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import polars as pl
 
+from kernelscope.parsers.gpu_breakdown import (
+    TemporalBreakdown,
+    comm_comp_overlap_pct,
+    kernel_type,
+    kernel_type_breakdown,
+    temporal_breakdown,
+)
 from kernelscope.parsers.kineto.model import KinetoTrace
 
-COMM = re.compile(r"^nccl.*Kernel")
-MEMORY = re.compile(r"^(Memcpy|Memset|dma)")
-NOT_COMPUTE = re.compile(r"^nccl.*Kernel|.*Memcpy|Memset|.*Sync")
 CONSECUTIVE_KERNEL_DELAY_US = 30
 SYNC_NAMES = ("Event Sync", "Context Sync")
 KERNEL_KINDS = ("kernel", "memcpy", "memset")
-
-
-def kernel_type(name: str) -> str:
-    """HTA's ``get_kernel_type``."""
-    if COMM.match(name):
-        return "COMMUNICATION"
-    if MEMORY.match(name):
-        return "MEMORY"
-    if not NOT_COMPUTE.match(name):
-        return "COMPUTATION"
-    return "OTHER"
-
-
-@dataclass(frozen=True)
-class TemporalBreakdown:
-    """In microseconds, as HTA gives them."""
-
-    idle_us: int
-    compute_us: int
-    non_compute_us: int
-    kernel_us: int
-
-    def pct(self, part: int) -> float:
-        return round(100 * part / self.kernel_us, 2) if self.kernel_us else 0.0
-
-    @property
-    def idle_pct(self) -> float:
-        return self.pct(self.idle_us)
-
-    @property
-    def compute_pct(self) -> float:
-        return self.pct(self.compute_us)
-
-    @property
-    def non_compute_pct(self) -> float:
-        return self.pct(self.non_compute_us)
-
-    def as_ns(self) -> dict[str, int]:
-        return {"idle_ns": self.idle_us * 1000, "compute_ns": self.compute_us * 1000,
-                "non_compute_ns": self.non_compute_us * 1000,
-                "kernel_ns": self.kernel_us * 1000}
 
 
 @dataclass(frozen=True)
@@ -140,56 +101,6 @@ def hta_gpu_events(trace: KinetoTrace, steps: set[str]) -> pl.DataFrame:
         pl.col("name").replace_strict(types, return_dtype=pl.String).alias("kernel_type"))
 
 
-def merged(frame: pl.DataFrame) -> pl.DataFrame:
-    """HTA's ``merge_kernel_intervals`` (touching intervals merge): columns hts, hend."""
-    if not frame.height:
-        return pl.DataFrame(schema={"hts": pl.Int64, "hend": pl.Int64})
-    ordered = frame.select("hts", "hend").sort("hts")
-    group = (pl.col("hts") > pl.col("hend").shift().cum_max()).cum_sum().fill_null(0)
-    return ordered.with_columns(group.alias("_g")).group_by("_g").agg(
-        pl.col("hts").min(), pl.col("hend").max()).sort("hts").select("hts", "hend")
-
-
-def _busy(frame: pl.DataFrame) -> int:
-    if not frame.height:
-        return 0
-    return int(frame.select((pl.col("hend") - pl.col("hts")).sum()).item())
-
-
-def temporal_breakdown(gpu: pl.DataFrame) -> TemporalBreakdown | None:
-    if not gpu.height:
-        return None
-    runs = merged(gpu)
-    kernel = int(runs["hend"][-1] - runs["hts"][0])
-    idle = kernel - _busy(runs)
-    compute = _busy(merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION")))
-    return TemporalBreakdown(idle, compute, kernel - compute - idle, kernel)
-
-
-def _intersection(a: pl.DataFrame, b: pl.DataFrame) -> int:
-    """Total time two sets of disjoint sorted intervals overlap."""
-    total, i, j = 0, 0, 0
-    a_rows, b_rows = a.rows(), b.rows()
-    while i < len(a_rows) and j < len(b_rows):
-        lo = max(a_rows[i][0], b_rows[j][0])
-        hi = min(a_rows[i][1], b_rows[j][1])
-        total += max(0, hi - lo)
-        if a_rows[i][1] < b_rows[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
-def comm_comp_overlap_pct(gpu: pl.DataFrame) -> float | None:
-    comm = merged(gpu.filter(pl.col("kernel_type") == "COMMUNICATION"))
-    total = _busy(comm)
-    if not total:
-        return None
-    comp = merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION"))
-    return round(100 * _intersection(comm, comp) / total, 2)
-
-
 def idle_by_stream(gpu: pl.DataFrame) -> pl.DataFrame:
     """HTA's ``get_idle_time_breakdown`` for every stream."""
     ops = gpu.filter(pl.col("kind").is_in(KERNEL_KINDS)).sort("stream", "hts")
@@ -204,29 +115,6 @@ def idle_by_stream(gpu: pl.DataFrame) -> pl.DataFrame:
     return out.with_columns(
         (pl.col("idle_time") / pl.col("idle_time").sum().over("stream")).alias("idle_time_ratio")
     ).sort("stream", "idle_category")
-
-
-def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
-    """Time under each combination of computation, communication and memory kernels (HTA's
-    default, ``include_memory_kernels=True``)."""
-    kinds = ("COMPUTATION", "COMMUNICATION", "MEMORY")
-    edges: list[tuple[int, int]] = []
-    for bit, kind in enumerate(kinds):
-        for start, end in merged(gpu.filter(pl.col("kernel_type") == kind)).rows():
-            edges += [(start, 1 << bit), (end, -(1 << bit))]
-    edges.sort(key=lambda e: e[0])
-    sums: dict[str, int] = {}
-    running = 0
-    for (time, delta), (after, _) in pairwise(edges):
-        running += delta
-        if running > 0:
-            label = " overlapping ".join(k for bit, k in enumerate(kinds) if running & (1 << bit))
-            sums[label] = sums.get(label, 0) + after - time
-    total = sum(sums.values())
-    rows = [(k, v, round(100 * v / total, 1) if total else 0.0)
-            for k, v in sorted(sums.items(), key=lambda kv: -kv[1])]
-    return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
-                                      "percentage": pl.Float64}, orient="row")
 
 
 def hta_numbers(trace: KinetoTrace, steps: set[str] | None = None) -> HtaNumbers:
