@@ -41,3 +41,15 @@ def test_diff_of_two_kineto_traces() -> None:
     assert "- Summed kernel time: 720.57 us → 721.40 us (+0.1 %, 1.00×)" in out.stdout
     assert ("| vectorized_elementwise<tanh> | 16 | 73.15 us | 73.44 us | +0.4 % | 4.57 us | "
             "4.59 us |") in out.stdout
+
+
+def test_kineto_trace_joins_with_kernel_reports() -> None:
+    # torch_ops.ncu-rep profiles another program: nothing matches, but the Kineto trace is
+    # the join's timeline (its families, its idle time by cause, including allocation).
+    out = run_cli("join", str(STEP), str(SAMPLES / "ncu" / "torch_ops.ncu-rep.xz"),
+                  "--format", "md")
+    assert out.returncode == 0, out.stderr
+    assert ("Timeline: 171 kernels in 47 families, 1.202 ms of kernel time; GPU busy 1.275 ms "
+            "of a 39.55 ms span. torch\\_ops.ncu-rep.xz: 7 kernels, 0 matched.") in out.stdout
+    assert ("| 6 | Allocation or pinning (cudaMalloc, cudaFree, …): GPU idle | idle | n/a | "
+            "1.8 % | 3 | 721.6 us | all | ≤ 721.6 us | alloc |") in out.stdout

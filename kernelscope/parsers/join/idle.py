@@ -52,6 +52,12 @@ TITLES = {
     "unknown": "GPU idle, cause unknown",
     "short-gaps": "Short gaps between other launches",
     "copies": "Copies and memsets on the GPU",
+    "alloc": "Allocation or pinning (cudaMalloc, cudaFree, …): GPU idle",
+    "cuda-setup": "CUDA setup (streams, events, graphs, attributes): GPU idle",
+    "cuda-api": "Other blocking CUDA calls: GPU idle",
+    "graph-launch": "CUDA graph launch (upload on first launch): GPU idle",
+    "in-graph": "Gaps inside CUDA graph replays",
+    "data-loading": "Data loading on the launching thread: GPU idle",
 }
 REMEDIES = {
     "start-up": "One-time: warm up outside the measured region, cache autotuning "
@@ -67,6 +73,14 @@ REMEDIES = {
     "unknown": "Trace more of the CPU (--trace=cuda,nvtx,osrt) to see what it did.",
     "short-gaps": "Launch from fewer, larger operations, or capture them in a CUDA Graph.",
     "copies": "Avoid the copies (keep data on the GPU) or overlap them with kernels.",
+    "alloc": "Allocate once and reuse (a caching allocator, a memory pool, cudaMallocAsync); "
+             "pin host buffers once, outside the loop.",
+    "cuda-setup": "Create streams, events and graphs once before the loop.",
+    "cuda-api": "Read the calls in the gap and move them out of the hot loop.",
+    "graph-launch": "Upload the graph once before the loop (cudaGraphUpload) and replay it.",
+    "in-graph": "Look at the graph's dependencies, event waits and host nodes.",
+    "data-loading": "Load in worker processes (DataLoader num_workers > 0, pin_memory=True) "
+                    "and prefetch the next batch while the GPU runs this one.",
 }
 
 
