@@ -55,3 +55,12 @@ def test_heatmap_rows_per_rank() -> None:
     assert out.returncode == 0, out.stderr
     assert "GPU busy per rank over 313.31 ms (aligned clock; blank idle, █ busy):" in out.stdout
     assert "rank   2 |            ░              ░                ░             ░ |" in out.stdout
+
+
+def test_a_folder_with_logs_beside_the_traces_is_still_a_run(tmp_path: Path) -> None:
+    for rank in range(4):
+        name = f"rank{rank}.pt.trace.json.xz"
+        shutil.copy(RANKS / name, tmp_path / name)
+        (tmp_path / f"rank{rank}.log").write_text("step 0 loss 2.3\n")
+    assert kind_for([tmp_path]).name == "kineto-ranks"
+    assert open_kineto_run([tmp_path]).straggler == (2, 3, 8417281)

@@ -20,12 +20,13 @@ def is_kineto_file(path: Path) -> bool:
 
 
 def trace_files(paths: Sequence[Path]) -> list[Path]:
-    """The files of ``paths`` (a directory's files, sorted), or [] when any is not a file or
-    directory."""
+    """The traces ``paths`` name: each file named, and a directory's Kineto traces (sorted;
+    its other files, logs say, are left out). [] when a path is neither."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            files += sorted(p for p in path.iterdir()
+                            if p.is_file() and not p.name.startswith(".") and is_kineto_file(p))
         elif path.is_file():
             files.append(path)
         else:
@@ -34,12 +35,12 @@ def trace_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def is_kineto_run(paths: Sequence[Path]) -> bool:
-    """Several Kineto traces (a directory of them, or a list): the ranks of one run."""
-    files = trace_files(paths)
+    """Several Kineto traces (a directory holding some, or a list of them): the ranks of one
+    run."""
     if len(paths) == 1 and not paths[0].is_dir():
         return False
-    traces = [f for f in files if is_kineto_file(f)]
-    return bool(traces) and len(traces) == len(files)
+    files = trace_files(paths)
+    return len(files) >= 2 and all(is_kineto_file(f) for f in files)
 
 
 __all__ = ["is_kineto_file", "is_kineto_run", "trace_files"]
