@@ -193,8 +193,11 @@ def _compare(numbered: list[tuple[int, RankReduction]]) -> KinetoRun:
     t0 = min(t.start_ns - shifts[r] for r, t in numbered)
     t1 = max(t.end_ns - shifts[r] for r, t in numbered)
     heat = {r: busy_columns(t.busy, shifts[r], t0, t1, HEATMAP_COLUMNS) for r, t in numbered}
-    return KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges",
-                     numbered[0][1].world_size, heat, t0, t1)
+    run = KinetoRun(ranks, collectives, "nccl-kernels" if nccl else "backend-ranges",
+                    numbered[0][1].world_size, heat, t0, t1)
+    if not count:
+        run.clock = "not shifted: no collective to align on, so the traces' clocks are taken as one"
+    return run
 
 
 def busy_columns(busy: pl.DataFrame, shift: int, t0: int, t1: int, width: int) -> list[float]:
