@@ -85,3 +85,17 @@ def test_json_object_that_is_no_trace_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.json"
     path.write_bytes(b'{"schemaVersion": 1, "something": [1, 2, 3]}')
     assert "without a traceEvents array" in _refused(path)
+
+
+def test_compact_json_with_boundaries_inside_strings_and_objects(tmp_path: Path) -> None:
+    # One line, no spaces; names and nested args that look like event boundaries.
+    events = [{"ph": "X", "cat": "cpu_op", "name": f'op}},{{"{i}', "pid": 1, "tid": 1,
+               "ts": float(i), "dur": 0.5, "args": {"nested": [{"a": 1}, {"b": [2]}]}}
+              for i in range(3000)]
+    doc = {"traceEvents": events, "displayTimeUnit": "ms", "baseTimeNanoseconds": 7}
+    path = tmp_path / "compact.json"
+    path.write_bytes(orjson.dumps(doc))
+    header = TraceHeader()
+    got = [e for piece in iter_event_pieces(path, header, piece_bytes=4096) for e in piece]
+    assert got == events
+    assert header.members == {"displayTimeUnit": "ms", "baseTimeNanoseconds": 7}

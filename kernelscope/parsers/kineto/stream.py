@@ -30,6 +30,11 @@ HEADER_LIMIT = 64 << 20
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _RETRIES = 8
+TRAILER_LIMIT = 1 << 20
+"""The most bytes the members after the event array may take (Kineto writes a few)."""
+TRAILER_TRIES = 256
+"""The most ``]`` tried as the array's end (the members after it hold few lists)."""
+_AFTER_ARRAY = re.compile(rb"\s*[,}]")
 
 
 @dataclass
@@ -165,22 +170,37 @@ def _last_boundary(buffer: bytes, end: int) -> int | None:
 
 
 def _last_piece(buffer: bytes, name: str) -> tuple[list[dict[str, Any]], bytes]:
-    """The events left in ``buffer`` and the bytes after the array's closing ``]``."""
+    """The events left in ``buffer`` and the bytes after the array's closing ``]``: the
+    last ``]`` after which the rest closes the object (checked on the small rest first)."""
     end = len(buffer)
-    for _ in range(64):
-        close = buffer.rfind(b"]", 0, end)
-        if close < 0:
-            break
+    floor = max(0, len(buffer) - TRAILER_LIMIT)
+    tries = 0 if not buffer.rstrip().endswith(b"}") else TRAILER_TRIES  # else cut short
+    while tries > 0 and (close := buffer.rfind(b"]", floor, end)) >= 0:
+        end = close
+        tries -= 1
+        if not _AFTER_ARRAY.match(buffer, close + 1) or not _closes_object(buffer[close + 1:]):
+            continue
         try:
             events = orjson.loads(b"[" + buffer[:close] + b"]")
         except orjson.JSONDecodeError:
-            end = close
             continue
         if isinstance(events, list) and all(isinstance(e, dict) for e in events):
             return events, buffer[close + 1:]
-        end = close
     raise ReportError(f"{name} is truncated or not valid JSON (its traceEvents array does "
                       "not end).")
+
+
+def _closes_object(rest: bytes) -> bool:
+    """Whether ``rest`` (what follows the array) is more members and the object's ``}``."""
+    tail = rest.strip()
+    if tail == b"}":
+        return True
+    if not tail.startswith(b","):
+        return False
+    try:
+        return isinstance(orjson.loads(b"{" + tail[1:]), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _members(before: bytes, after: bytes, name: str) -> dict[str, Any]:
