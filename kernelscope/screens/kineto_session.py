@@ -19,6 +19,14 @@ from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.screens.timeline_session import TimelineSession
 
 
+def trace_stem(path: Path) -> str:
+    """``step.pt.trace.json.gz`` → ``step``: the stem an export's file name starts with."""
+    name = path.name
+    for suffix in (".xz", ".gz", ".zst", ".json", ".trace", ".pt"):
+        name = name.removesuffix(suffix)
+    return name or "trace"
+
+
 class KinetoTimelineScreen(TimelineScreen):
     """The timeline screen of a Kineto trace."""
 
@@ -45,6 +53,9 @@ class KinetoSession(TimelineSession):
 
     def start(self) -> None:
         self.host.show_main_screen(KinetoTimelineScreen(self.path, cache_dir=self.cache_dir))
+
+    def export_job(self, screen: Screen, directory: Path) -> ExportJob:  # type: ignore[type-arg]
+        return ExportJob("timeline", directory / f"{trace_stem(self.path)}.timeline.md")
 
     def render_export(self, job: ExportJob, screen: Screen) -> str:  # type: ignore[type-arg]
         from kernelscope.export.kineto_export import render_kineto

@@ -36,3 +36,18 @@ async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
                        and bool(app.screen.text), timeout_s=60)
         await pilot.pause()
         assert "Straggler: rank 2, last at 3 of 4 collectives" in screen_text(app)
+
+
+async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    app = create_app(STEP, cache_dir=tmp_path / "cache")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until_open(pilot, timeout_s=60)
+        await pilot.press("e")
+        target = tmp_path / "kineto_step.timeline.md"
+        await wait_for(pilot, lambda: target.exists() and target.stat().st_size > 0,
+                       timeout_s=30)
+        await app.workers.wait_for_complete()
+    text = target.read_text()
+    assert "## HTA's numbers (Holistic Trace Analysis 0.5.0 definitions)" in text
+    assert "| 97.22 % | 2.61 % | 0.16 % | 39.55 ms |" in text
