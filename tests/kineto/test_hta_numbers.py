@@ -114,3 +114,14 @@ def test_nsys_timeline_gets_the_breakdown_too() -> None:
     # busy (compute + non-compute) is the union of the device's work, as nsys's busy time
     span, busy = data.utilization.select("span_ns", "busy_ns").row(0)
     assert (temporal.kernel_ns, temporal.compute + temporal.non_compute) == (span, busy)
+
+
+def test_kernel_types_of_the_run_equal_to_hta() -> None:
+    # HTA sums each rank's kernel-type times over the run
+    ours = _by_rank(sorted((KINETO / "ranks").glob("*.xz")))
+    summed: dict[str, int] = {}
+    for numbers in ours.values():
+        for kind, total, _ in numbers.kernel_types.rows():  # type: ignore[attr-defined]
+            summed[kind] = summed.get(kind, 0) + total
+    expected = {r["kernel_type"]: int(r["sum"]) for r in _rows("ranks.kernel_type_breakdown.csv")}
+    assert summed == expected
