@@ -24,6 +24,10 @@
 #   ncu_big       the benchmark reports: many_launches_huge (5,000-10,000 launches,
 #                 LaunchStats only) and many_launches_full_264 (264 launches, --set full)
 #                 -> raw/ncu/big/
+#   kineto        torch.profiler (Kineto) traces: kineto_step (one GPU, record_function
+#                 ranges, with_stack) and two runs of kineto_ranks (4 gloo ranks on one GPU,
+#                 rank 2 slowed by 30 ms a step; run "other" only to test mixed runs)
+#                 -> raw/kineto/ (packed to samples/kineto/)
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
 # After `pack`, copy OUTDIR/samples/* over the repository's samples/ folder.
 #
@@ -181,6 +185,26 @@ stage_nsys_new() {
 # same binary and arguments): the pair times `kernelscope join` at 1,000 launches (issue 18).
 stage_nsys_big() {
   nsys_one many_launches cuda "$B/many_launches"
+}
+
+kineto_ranks_run() {  # kineto_ranks_run DIR PORT
+  local r pids=()
+  mkdir -p "$1"
+  for r in 0 1 2 3; do
+    (RANK=$r WORLD_SIZE=4 MASTER_PORT=$2 run 150 "$PYTHON" "$SRC/torch/kineto_ranks.py" "$1") \
+      >"$1/rank$r.log" 2>&1 &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r"; done
+}
+
+stage_kineto() {
+  local K=$OUTDIR/raw/kineto
+  mkdir -p "$K"
+  run 150 "$PYTHON" "$SRC/torch/kineto_step.py" "$K" >"$K/kineto_step.log" 2>&1
+  kineto_ranks_run "$K/ranks" 29555
+  kineto_ranks_run "$K/other_run" 29556
+  ls -la "$K" "$K/ranks" "$K/other_run" >&2
 }
 
 stage_nsys_nccl() {
@@ -387,6 +411,12 @@ stage_pack() {
     done
     for f in "$RS"/nccl/*.csv "$RS"/nccl/*.stats.txt "$RS"/nccl/*.analyze.txt; do
       [[ -e $f ]] && echo "$f $S/nsys/nccl/oracle/$(basename "$f").xz"
+    done
+    for f in "$OUTDIR"/raw/kineto/*.json "$OUTDIR"/raw/kineto/ranks/*.json; do
+      [[ -e $f ]] && echo "$f $S/kineto/${f#"$OUTDIR"/raw/kineto/}.xz"
+    done
+    for f in "$OUTDIR"/raw/kineto/other_run/rank0.pt.trace.json; do
+      [[ -e $f ]] && echo "$f $S/kineto/other_run/$(basename "$f").xz"
     done
     for f in "$RN"/big/*.ncu-rep "$RN"/big/*.csv "$RN"/big/probe.txt; do
       [[ -e $f ]] && echo "$f $S/big/$(basename "$f").xz"
