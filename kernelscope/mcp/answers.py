@@ -147,11 +147,8 @@ def ncu_command(trace: Path, family: str, progress: Progress) -> dict[str, Any]:
                           "ncu_command reads the launches from one.")
     regex = None if family.isdigit() else kernel_filter(family)
     progress(0, None, f"reading {safe_text(trace.name)}")
-    report = open_report(trace)
-    try:
-        items = [i for i in build_join(TimelineData(report), []).ranking if i.kind == "kernel"]
-    finally:
-        report.close()
+    join = build_join(TimelineData(open_report(trace)), [])  # (the worker exits after)
+    items = [i for i in join.ranking if i.kind == "kernel"]
     chosen = [i for i in items if (i.timeline_family == int(family) if regex is None
                                    else regex.search(i.name or "") or regex.search(i.title))]
     if not chosen:

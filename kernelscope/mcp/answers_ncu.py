@@ -42,8 +42,12 @@ def opened_report(path: Path, progress: Progress) -> Iterator[NcuReport]:
 
 def analysed(report: NcuReport, progress: Progress) -> AnalyzedReport:
     """Every kernel of ``report`` diagnosed from the list pass, with families and shares."""
-    def step(done: int, total: int) -> None:
-        progress(done, total, f"reading kernel {done:,} of {total:,}")
+    reported = [-1]
+
+    def step(done: int, total: int) -> None:  # every twentieth of the way, and at its end
+        if done == total or done - reported[0] >= total / 20:
+            reported[0] = done
+            progress(done, total, f"reading kernel {done:,} of {total:,}")
 
     return analyze(report, step)
 
@@ -130,9 +134,10 @@ def kernel_answer(path: Path, kernel_id: int, panes: list[str], source: bool,
             if detail.source is None and detail.has_section("SourceCounters"):
                 detail.source = report.source_hotspots(kernel_id)
             entry["source"] = hot_lines(detail)
+        shown = report_dict(analyzed_report)["path"]
     entry["metrics"] = {name: m for name, m in entry["metrics"].items()
                         if wanted is None or name in wanted}
-    return {"schema": SCHEMA, "path": report_dict(analyzed_report)["path"], "kernel": entry}
+    return {"schema": SCHEMA, "path": shown, "kernel": entry}
 
 
 def metrics_answer(path: Path, kernel_id: int, pattern: str, start: int, question: str,

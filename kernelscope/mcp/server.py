@@ -8,10 +8,12 @@ Markdown case records; the prompts walk the seeds' method (``prompts.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, TextContent
 
 from kernelscope import __version__
 from kernelscope.mcp import prompts
@@ -28,6 +30,11 @@ INSTRUCTIONS = (
     "the answer's page.next_cursor back as cursor. Paths are relative to the first root."
 )
 
+Answer = dict[str, Any]
+"""A tool's structured answer (its output schema: an object). A tool error is returned as
+a ``CallToolResult`` instead, which the SDK passes on as it is (it refuses the union in a
+tool's signature), so that its text is the sentence alone."""
+
 
 class Tools:
     """The tools, each a method registered by name (the SDK reads their signatures)."""
@@ -36,92 +43,95 @@ class Tools:
         self.roots = roots
 
     def _path(self, text: str) -> str:
-        try:
-            return str(self.roots.resolve(text))
-        except ReportError as exc:
-            raise ToolError(str(exc)) from None
+        return str(self.roots.resolve(text))
 
-    async def _ask(self, tool: str, args: dict[str, Any], cursor: str | None,
-                   ctx: Context | None) -> dict[str, Any]:
-        question = digest(tool, args)
+    async def _ask(self, tool: str, arguments: Callable[[], dict[str, Any]],
+                   cursor: str | None, ctx: Context | None) -> Answer:
+        """The worker's answer to ``tool`` with the ``arguments`` (made here, so that a path
+        outside the roots is refused as any bad input is): a tool error holding the very
+        sentence the CLI prints for bad input."""
         try:
+            args = arguments()
+            question = digest(tool, args)
             start = decode_cursor(cursor, question)
             request = {"tool": tool, "args": args, "start": start, "question": question}
             answer: dict[str, Any] = await run_in_worker(request, _progress_to(ctx))
         except ReportError as exc:
-            raise ToolError(str(exc)) from None
+            failed = CallToolResult(content=[TextContent(type="text", text=str(exc))],
+                                    is_error=True)
+            return failed  # type: ignore[return-value]
         return answer
 
     async def summary(self, path: str, cursor: str | None = None,
-                      ctx: Context | None = None) -> dict[str, Any]:
+                      ctx: Context | None = None) -> Answer:
         """A report's essentials, as `kernelscope summary` shows them: a kernel report's
         families ranked by time (shares, median launch's bottleneck and top flag), a
         timeline's overview (GPU busy, gaps and their causes, findings, top kernels, NVTX
         ranges), or a folder of per-rank traces' straggler and ranks."""
-        return await self._ask("summary", {"path": self._path(path)}, cursor, ctx)
+        return await self._ask("summary", lambda: {"path": self._path(path)}, cursor, ctx)
 
     async def kernel(self, path: str, kernel_id: int, panes: list[str] | None = None,
-                     source: bool = False, ctx: Context | None = None) -> dict[str, Any]:
+                     source: bool = False, ctx: Context | None = None) -> Answer:
         """One kernel of a kernel report: its diagnosis with the evidence chain, flags and
         remedies, NCU's rules, and the metrics of the requested panes (launch, sol,
         occupancy, memory, stalls, source, or all); source=true adds the hottest lines."""
-        args = {"path": self._path(path), "kernel_id": kernel_id, "panes": panes or [],
-                "source": source}
-        return await self._ask("kernel", args, None, ctx)
+        return await self._ask("kernel", lambda: {
+            "path": self._path(path), "kernel_id": kernel_id, "panes": panes or [],
+            "source": source}, None, ctx)
 
     async def timeline(self, path: str, section: str = "overview",
                        window_start_ns: int | None = None, window_end_ns: int | None = None,
                        cursor: str | None = None, ctx: Context | None = None
-                       ) -> dict[str, Any]:
+                       ) -> Answer:
         """A timeline: section overview (busy %, the longest idle gaps with their causes,
         findings, NVTX ranges, top kernels, CUDA graphs) or one list a page at a time (gaps,
         kernels, nvtx, findings, gpu_metrics). The window (ns, the report's clock, as the
         gaps' start_ns) keeps only the gaps inside it."""
-        args = {"path": self._path(path), "section": section,
-                "window_start_ns": window_start_ns, "window_end_ns": window_end_ns}
-        return await self._ask("timeline", args, cursor, ctx)
+        return await self._ask("timeline", lambda: {
+            "path": self._path(path), "section": section,
+            "window_start_ns": window_start_ns, "window_end_ns": window_end_ns}, cursor, ctx)
 
     async def diff(self, before: str, after: str, filter: str | None = None,
                    fail_if_slower_pct: float | None = None, cursor: str | None = None,
-                   ctx: Context | None = None) -> dict[str, Any]:
+                   ctx: Context | None = None) -> Answer:
         """Before and after (two kernel reports or two timelines): matched kernel pairs
         with speedups, label transitions, flags resolved and new; families; and with
         fail_if_slower_pct the CI gate's verdict. filter is a regex on kernel names."""
-        args = {"before": self._path(before), "after": self._path(after),
-                "filter": filter or None, "fail_if_slower_pct": fail_if_slower_pct}
-        return await self._ask("diff", args, cursor, ctx)
+        return await self._ask("diff", lambda: {
+            "before": self._path(before), "after": self._path(after),
+            "filter": filter or None, "fail_if_slower_pct": fail_if_slower_pct}, cursor, ctx)
 
     async def join(self, trace: str, kernel_reports: list[str], cursor: str | None = None,
-                   ctx: Context | None = None) -> dict[str, Any]:
+                   ctx: Context | None = None) -> Answer:
         """A timeline joined with kernel reports of the same program: what to fix first,
         ranked by the time fixing it could save, with the ncu command for every kernel
         family nobody profiled."""
-        args = {"trace": self._path(trace),
-                "kernel_reports": [self._path(p) for p in kernel_reports]}
-        return await self._ask("join", args, cursor, ctx)
+        return await self._ask("join", lambda: {
+            "trace": self._path(trace),
+            "kernel_reports": [self._path(p) for p in kernel_reports]}, cursor, ctx)
 
     async def ranks(self, paths: list[str], cursor: str | None = None,
-                    ctx: Context | None = None) -> dict[str, Any]:
+                    ctx: Context | None = None) -> Answer:
         """The ranks of one run (a folder of per-rank traces, several traces, or one trace
         of several rank processes): the straggler, what the others waited, slower
         families."""
-        args = {"paths": [self._path(p) for p in paths]}
-        return await self._ask("ranks", args, cursor, ctx)
+        return await self._ask("ranks", lambda: {"paths": [self._path(p) for p in paths]},
+                               cursor, ctx)
 
     async def metrics(self, path: str, kernel_id: int, pattern: str = "",
                       cursor: str | None = None, ctx: Context | None = None
-                      ) -> dict[str, Any]:
+                      ) -> Answer:
         """A kernel's raw metrics whose names match the regex pattern, with the units
         `ncu --page raw` prints."""
-        args = {"path": self._path(path), "kernel_id": kernel_id, "pattern": pattern}
-        return await self._ask("metrics", args, cursor, ctx)
+        return await self._ask("metrics", lambda: {
+            "path": self._path(path), "kernel_id": kernel_id, "pattern": pattern}, cursor, ctx)
 
     async def ncu_command(self, trace: str, family: str, ctx: Context | None = None
-                          ) -> dict[str, Any]:
+                          ) -> Answer:
         """The exact ncu command that profiles a representative launch of a timeline's
         kernel family (family: its index on the timeline, or a regex on its name)."""
-        args = {"trace": self._path(trace), "family": family}
-        return await self._ask("ncu_command", args, None, ctx)
+        return await self._ask("ncu_command", lambda: {
+            "trace": self._path(trace), "family": family}, None, ctx)
 
 
 def _progress_to(ctx: Context | None) -> Any:
@@ -139,7 +149,7 @@ TOOL_NAMES = ("summary", "kernel", "timeline", "diff", "join", "ranks", "metrics
 def build_server(roots: Roots) -> MCPServer:
     """The server: the tools, the case records as resources, the method's prompts."""
     server: MCPServer = MCPServer("kernelscope", version=__version__,
-                                  instructions=INSTRUCTIONS)
+                                  instructions=INSTRUCTIONS, log_level="WARNING")
     tools = Tools(roots)
     for name in TOOL_NAMES:
         server.add_tool(getattr(tools, name), name=name)
