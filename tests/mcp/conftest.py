@@ -18,8 +18,8 @@ from tests.conftest import ROOT, SAMPLES
 
 pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'kernelscope[mcp]')")
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 ANSWER_BYTES = 20_000
 """What an answer about the bundled 1,000-launch sample may take (issue 28)."""
