@@ -18,11 +18,13 @@ from kernelscope.export.writer import ExportOptions, render_checked
 from kernelscope.kinds import kind_for
 from kernelscope.mcp import answers_ncu
 from kernelscope.mcp.answers_ncu import Progress
-from kernelscope.mcp.paging import page
+from kernelscope.mcp.paging import PAGE_BYTES, page
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 
 SHORT_LIST = 10
 """Entries kept of a list that is not the one being paged (``truncated`` gives its length)."""
+ANSWER_BYTES = 19_000
+"""What the shortened lists of an answer may take in all (a page comes on top of them)."""
 TIMELINE_SECTIONS = ("overview", "gaps", "kernels", "nvtx", "findings", "gpu_metrics")
 
 
@@ -36,10 +38,19 @@ def export_document(paths: Sequence[Path], progress: Progress, *, subcommand: st
     return json.loads(rendered.full_text()), rendered.failure
 
 
-def shortened(doc: dict[str, Any], keep: int = SHORT_LIST, *, skip: Sequence[str] = ()
+def shortened(doc: dict[str, Any], *, skip: Sequence[str] = (), budget: int = ANSWER_BYTES
               ) -> dict[str, Any]:
-    """``doc`` with each top-level list (but ``skip``'s) cut to ``keep`` entries; the
-    lengths of those cut are under ``truncated``."""
+    """``doc`` with each top-level list (but ``skip``'s) cut to its first ``SHORT_LIST``
+    entries, or fewer where that is still over ``budget`` bytes of JSON; the lengths of the
+    lists cut are under ``truncated``."""
+    for keep in (SHORT_LIST, 5, 3, 1):
+        out = _cut(doc, keep, skip)
+        if len(json.dumps(out, default=str)) <= budget:
+            break
+    return out
+
+
+def _cut(doc: dict[str, Any], keep: int, skip: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     cut: dict[str, int] = {}
     for key, value in doc.items():
@@ -55,7 +66,7 @@ def shortened(doc: dict[str, Any], keep: int = SHORT_LIST, *, skip: Sequence[str
 
 def paged(doc: dict[str, Any], key: str, start: int, question: str) -> dict[str, Any]:
     """``doc`` shortened, with ``key``'s list a page at a time (``page`` describes it)."""
-    out = shortened(doc, skip=(key,))
+    out = shortened(doc, skip=(key,), budget=ANSWER_BYTES - PAGE_BYTES)
     out[key], out["page"] = page(doc[key], start, question)
     return out
 

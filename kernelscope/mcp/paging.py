@@ -16,7 +16,7 @@ from typing import Any
 
 from kernelscope.parsers.errors import ReportError
 
-PAGE_BYTES = 16_000
+PAGE_BYTES = 12_000
 """What the items of one page may take as JSON (the answer's other members come on top)."""
 MOST_ITEMS = 100
 """A page never holds more items than this, however small they are."""

@@ -133,5 +133,5 @@ async def test_ranks_are_the_exports() -> None:
     doc = exported("ranks", NSYS / "ranks")
     assert answer["straggler"] == doc["straggler"]
     assert answer["ranks"] == doc["ranks"][: answer["page"]["count"]]
-    assert answer["families"] == doc["families"][:10]
+    assert answer["families"] == doc["families"][: len(answer["families"])]
     assert summary.structured_content["straggler"] == doc["straggler"]
