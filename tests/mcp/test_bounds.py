@@ -154,3 +154,24 @@ async def test_case_records_and_prompts() -> None:
              "7. Stalls", "8. Source"]
     assert [asked.index(step) for step in order] == sorted(asked.index(s) for s in order)
     assert "diff(before, after)" in compare.messages[0].content.text
+
+
+async def test_every_answer_on_the_thousand_launches_stays_under_20_kB() -> None:
+    many, trace = "ncu/many_launches.ncu-rep.xz", "nsys/many_launches.sqlite.xz"
+    asked = [
+        ("summary", {"path": many}),
+        ("kernel", {"path": many, "kernel_id": 999, "panes": ["all"], "source": True}),
+        ("metrics", {"path": many, "kernel_id": 0}),
+        ("diff", {"before": many, "after": many}),
+        ("timeline", {"path": trace}),
+        ("timeline", {"path": trace, "section": "kernels"}),
+        ("ncu_command", {"trace": trace, "family": "ml_"}),
+    ]
+    async with served() as client:
+        answers = [await client.call_tool(tool, args) for tool, args in asked]
+    for (tool, _), got in zip(asked, answers, strict=True):
+        assert not got.is_error, (tool, got.content)
+        assert size(got.structured_content) < ANSWER_BYTES, tool
+    pairs = answers[3].structured_content["page"]
+    assert pairs["total"] == 1000 and pairs["count"] < 1000 and pairs["next_cursor"]
+    assert len(answers[6].structured_content["families"]) == 4
