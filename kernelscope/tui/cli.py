@@ -28,7 +28,7 @@ def _tui_parser() -> argparse.ArgumentParser:
             "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
             "what to fix first. "
             "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'."
+            "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
         ),
     )
     p.add_argument(
