@@ -25,7 +25,7 @@ SHORT_LIST = 10
 """Entries kept of a list that is not the one being paged (``truncated`` gives its length)."""
 ANSWER_BYTES = 19_000
 """What the shortened lists of an answer may take in all (a page comes on top of them)."""
-TIMELINE_SECTIONS = ("overview", "gaps", "kernels", "nvtx", "findings", "gpu_metrics")
+TIMELINE_SECTIONS = ("overview", "gaps", "kernels", "nvtx", "findings", "gpu_metrics", "steps")
 
 
 def export_document(paths: Sequence[Path], progress: Progress, *, subcommand: str | None = None,
@@ -98,6 +98,8 @@ def timeline(path: Path, section: str, begin: int | None, end: int | None, start
                           f"{', '.join(TIMELINE_SECTIONS)}.")
     if kind_for([path]).name != "nsys":
         raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep or .sqlite).")
+    if section == "steps":
+        return steps(path, progress)
     doc, _ = export_document([path], progress)
     doc["gaps"] = [g for g in doc["gaps"] if _in_window(g, begin, end)]
     for gap in doc["gaps"]:
@@ -109,6 +111,14 @@ def timeline(path: Path, section: str, begin: int | None, end: int | None, start
         overview["cuda_graphs"] = {"graphs": doc["cuda_graphs"]["graphs"][:SHORT_LIST]}
         return shortened(overview)
     return paged({k: doc[k] for k in ("schema", "report", section)}, section, start, question)
+
+
+def steps(path: Path, progress: Progress) -> dict[str, Any]:
+    """Each process's steps (NVTX step ranges, else the repeating kernel pattern): how many,
+    found how, the median step time, with its GPU busy and communication, as the run's JSON
+    export (``kernelscope ranks TRACE``) lists its ranks."""
+    doc, _ = export_document([path], progress, subcommand="ranks")
+    return shortened({"schema": doc["schema"], "processes": doc["ranks"]})
 
 
 def diff(before: Path, after: Path, pattern: str | None, gate_pct: float | None, start: int,

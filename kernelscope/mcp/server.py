@@ -84,8 +84,9 @@ class Tools:
                        cursor: str | None = None, ctx: Context | None = None
                        ) -> Answer:
         """A timeline: section overview (busy %, the longest idle gaps with their causes,
-        findings, NVTX ranges, top kernels, CUDA graphs) or one list a page at a time (gaps,
-        kernels, nvtx, findings, gpu_metrics). The window (ns, the report's clock, as the
+        findings, NVTX ranges, top kernels, CUDA graphs), one list a page at a time (gaps,
+        kernels, nvtx, findings, gpu_metrics), or steps (each process's step count, how they
+        were found and the median step time). The window (ns, the report's clock, as the
         gaps' start_ns) keeps only the gaps inside it."""
         return await self._ask("timeline", lambda: {
             "path": self._path(path), "section": section,

@@ -135,3 +135,14 @@ async def test_ranks_are_the_exports() -> None:
     assert answer["ranks"] == doc["ranks"][: answer["page"]["count"]]
     assert answer["families"] == doc["families"][: len(answer["families"])]
     assert summary.structured_content["straggler"] == doc["straggler"]
+
+
+async def test_timeline_steps_are_the_runs_export() -> None:
+    async with served() as client:
+        got = await client.call_tool("timeline", {"path": "nsys/timeline_torch.sqlite.xz",
+                                                  "section": "steps"})
+    process = got.structured_content["processes"][0]
+    doc = exported("ranks", NSYS / "timeline_torch.sqlite.xz")
+    assert got.structured_content["processes"] == doc["ranks"]
+    assert (process["steps"], process["step_source"], process["step_time_ns"]) == (
+        5, "nvtx", 1977752.0)
