@@ -19,3 +19,14 @@ def test_help_names_the_roots() -> None:
     done = cli("mcp", "--help")
     assert done.returncode == 0
     assert "--root DIR" in done.stdout and "reading only files under the roots" in done.stdout
+
+
+def test_an_unforeseen_error_is_the_clis_one_sentence() -> None:
+    from kernelscope.parsers.errors import unexpected_sentence
+
+    assert unexpected_sentence(ValueError("bad value\nsecond line")) == (
+        "Unexpected error (ValueError: bad value); set KERNELSCOPE_DEBUG=1 for the traceback "
+        "and please report it.")
+    assert unexpected_sentence(KeyError()) == (
+        "Unexpected error (KeyError); set KERNELSCOPE_DEBUG=1 for the traceback and please "
+        "report it.")
