@@ -130,13 +130,21 @@ def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
     return diagnose_detail(detail, None), kernel_members(detail)
 
 
-def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
-    rest = {
+def entry_rest(
+    analyzed: AnalyzedReport, kernel: AnalyzedKernel, diagnosis: Diagnosis | None = None
+) -> dict[str, Any]:
+    """The members of a kernel's entry that depend on the whole report: short name, time
+    share, family and the diagnosis (``kernel.diagnosis`` unless another is given)."""
+    return {
         "short_name": analyzed.short_name(kernel),
         "time_share": kernel.time_share,
         "family": analyzed.families.index_of.get(kernel.id),
-        **kernel.diagnosis.to_dict(),
+        **(diagnosis or kernel.diagnosis).to_dict(),
     }
+
+
+def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
+    rest = entry_rest(analyzed, kernel)
     return json_text.wrap((own, json_text.items(rest, ENTRY_LEVEL)), ENTRY_LEVEL)
 
 

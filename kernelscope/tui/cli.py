@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 from kernelscope import __version__
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.errors import DEBUG_ENV, ReportError, safe_text, unexpected_sentence
 
 SUBCOMMANDS = ("export", "summary")
-DEBUG_ENV = "KERNELSCOPE_DEBUG"
 UNEXPECTED = "Unexpected error ("
 """How the sentence of an error kernelscope did not foresee begins (a bug to report)."""
 
@@ -29,7 +28,7 @@ def _tui_parser() -> argparse.ArgumentParser:
             "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
             "what to fix first. "
             "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'."
+            "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
         ),
     )
     p.add_argument(
@@ -307,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
             return run_export(_export_parser(kind).parse_args(rest), kind)
+        if argv and argv[0] == "mcp":
+            from kernelscope.mcp.command import main as serve_mcp
+
+            return serve_mcp(argv[1:])
         if argv and argv[0] == "summary":
             kind, rest = _kind_word(argv[1:])
             return run_summary(_summary_parser(kind).parse_args(rest), kind)
@@ -323,8 +326,4 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one sentence, never a traceback
         if os.environ.get(DEBUG_ENV):
             raise
-        first = (str(exc).strip().splitlines() or [""])[0][:200]
-        return _fail(
-            f"Unexpected error ({type(exc).__name__}{': ' + first if first else ''}); "
-            f"set {DEBUG_ENV}=1 for the traceback and please report it."
-        )
+        return _fail(unexpected_sentence(exc))
