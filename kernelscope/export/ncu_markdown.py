@@ -90,7 +90,7 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
         + (f", {', '.join(clocks)}" if clocks else ""),
         f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
         + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
-        f"- Read with: ncu_report {inline(report.version or 'unknown')}",
+        f"- Read with: {inline(report.version or 'unknown')}",
         f"- Kernels: {report.kernel_count} launches of {len(analyzed.families)} kernel "
         "families, summed duration "
         + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),

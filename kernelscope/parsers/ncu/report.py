@@ -98,7 +98,7 @@ class NcuReport:
         self.origins: list[Origin] = self._origins(self.layout)
         self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
-        self.version = f"kernelscope's reader (file format {self.layout.format_version})"
+        self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
         learn_units(self.plain_path)
 
     @property
