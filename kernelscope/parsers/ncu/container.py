@@ -98,6 +98,18 @@ class Layout:
         return text.split()[0] if text.strip() else None
 
     @property
+    def ncu_version_numbers(self) -> tuple[int, ...] | None:
+        """The version as numbers (``(2025, 1, 0, 0)``); None when the report does not say
+        (pre-2020 reports and some later ones)."""
+        text = self.ncu_version
+        if text is None:
+            return None
+        try:
+            return tuple(int(part) for part in text.split("."))
+        except ValueError:
+            return None
+
+    @property
     def processes(self) -> tuple[ProcessInfo, ...]:
         """The distinct processes of the results, in order of appearance."""
         seen: dict[int | None, ProcessInfo] = {}

@@ -59,8 +59,8 @@ def _rule_messages(result: Any) -> Iterator[RuleResult]:
         kind = RULE_MESSAGE_TYPES.get(int(message.type))
         if kind is None:
             continue
-        speed = item.speedup if item.HasField("speedup") else None
-        has_speed = speed is not None and speed.HasField("value")
+        has_speed = item.HasField("speedup") and item.speedup.HasField("value")
+        speed = item.speedup
         yield RuleResult(
             rule=result.identifier,
             name=result.display_name,
@@ -68,8 +68,8 @@ def _rule_messages(result: Any) -> Iterator[RuleResult]:
             type=kind,
             title=message.name,
             message=message.message,
-            speedup_type=SPEEDUP_TYPES.get(int(speed.speedup_type)) if speed and has_speed else None,
-            speedup_pct=float(speed.value) if speed and has_speed else None,
+            speedup_type=SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
+            speedup_pct=float(speed.value) if has_speed else None,
             focus_metrics=tuple(
                 (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
                 for f in item.focus_metrics

@@ -9,7 +9,7 @@ from typing import Any
 
 from kernelscope.parsers.ncu.file_format.result import Result, instances_of, value_of
 from kernelscope.parsers.ncu.legacy import old_names
-from kernelscope.parsers.ncu.metric_units import unit_for
+from kernelscope.parsers.ncu.units import unit_for
 
 MetricValue = float | int | str | None
 
@@ -108,7 +108,7 @@ def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
     if value is None:
         return None
     # A string value (a breakdown's sub-metric name, a device name) has no unit.
-    unit = "" if isinstance(value, str) else unit_for(name, value)
+    unit = unit_of(result, name, value)
     return Metric(name=name, value=value, unit=unit, label=label)
 
 
@@ -123,4 +123,12 @@ def read_series(result: Result, name: str) -> Series | None:
             points.append((float(key), float(_unwrapped(value) or 0)))
     if not points:
         return None
-    return Series(name=name, unit=unit_for(name, points[0][1]), points=tuple(points))
+    return Series(name=name, unit=unit_of(result, name, points[0][1]), points=tuple(points))
+
+
+def unit_of(result: Result, name: str, value: MetricValue) -> str:
+    """The unit NCU's raw page prints for ``name`` holding ``value`` in ``result`` (a string
+    has none): NCU's naming conventions (``units``), for the version that took the report."""
+    return unit_for(
+        name, value, ncu_version=result.ncu_version, names_in_result=result.name_index()
+    )

@@ -15,8 +15,7 @@ from kernelscope.parsers.ncu.detail import build_detail, read_all_metrics
 from kernelscope.parsers.ncu.file_format.result import Result, decode_result
 from kernelscope.parsers.ncu.file_format.schema import SourceData
 from kernelscope.parsers.ncu.hotspots import read_source_hotspots
-from kernelscope.parsers.ncu.legacy import legacy_note
-from kernelscope.parsers.ncu.metric_units import learn_units
+from kernelscope.parsers.ncu.legacy import is_legacy, legacy_note
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
 from kernelscope.parsers.ncu.opener import open_report_file, remove_temp
@@ -98,13 +97,22 @@ class NcuReport:
         self.origins: list[Origin] = self._origins(self.layout)
         self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
+        self._version_numbers: tuple[tuple[int, ...] | None] | None = None
         self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
-        learn_units(self.plain_path)
 
     @property
     def plain_path(self) -> str:
         """The report as a plain file (its decompressed copy when it is compressed)."""
         return str(self._temp or self.path)
+
+    def _ncu_numbers(self, first: Result) -> tuple[int, ...] | None:
+        """The version of the ncu that took the report, for units: the recorded one, else
+        ``(2019,)`` when the first result holds pre-2020 metric names, else None (newest)."""
+        if self._version_numbers is None:
+            recorded = self.layout.ncu_version_numbers
+            legacy = recorded is None and is_legacy(first.name_index())
+            self._version_numbers = (recorded or ((2019,) if legacy else None),)
+        return self._version_numbers[0]
 
     def _origins(self, layout: Layout) -> list[Origin]:
         """Each kernel's (process id, process name), from the block it is stored in."""
@@ -170,6 +178,7 @@ class NcuReport:
             data = self._file.read(info.size)
             message = decode_result(info.kind, data, f"Kernel {kernel_id} of {self.path}")
             found = Result(info.kind, message, self.layout.strings, info.process)
+            found.ncu_version = self._ncu_numbers(found)
             self._results[kernel_id] = found
             while len(self._results) > RESULT_CACHE:
                 self._results.popitem(last=False)

@@ -11,7 +11,7 @@ instruction mix).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -51,15 +51,22 @@ def decode_result(kind: str, data: bytes, where: str) -> Any:
 class Result:
     """A decoded result with its report's string table, read by metric name."""
 
-    __slots__ = ("_by_name", "kind", "message", "process", "strings")
+    __slots__ = ("_by_name", "kind", "message", "ncu_version", "process", "strings")
 
     def __init__(
-        self, kind: str, message: Any, strings: Sequence[str], process: ProcessInfo
+        self,
+        kind: str,
+        message: Any,
+        strings: Sequence[str],
+        process: ProcessInfo,
+        ncu_version: tuple[int, ...] | None = None,
     ) -> None:
         self.kind = kind
         self.message = message
         self.strings = strings
         self.process = process
+        self.ncu_version = ncu_version
+        """The Nsight Compute that wrote the report, ``(2019,)`` for the pre-2020 format."""
         self._by_name: dict[str, Any] | None = None
 
     # -- names and launch -----------------------------------------------------------------
@@ -105,6 +112,10 @@ class Result:
                 strings[r.name_id]: r for r in self.message.metric_results if r.name_id < count
             }
         return self._by_name
+
+    def name_index(self) -> Mapping[str, Any]:
+        """The result's metrics by name (for ``name in ...`` tests)."""
+        return self._index()
 
     def metric_names(self) -> list[str]:
         return list(self._index())
