@@ -42,8 +42,10 @@ def test_every_metric_of_our_samples(path: Path) -> None:
 def _wild_reports() -> list[str]:
     if WILD is None:
         return ["<no ../shared/wild>"]
-    pages = {p.name.removesuffix(WILD_PAGE) for p in (WILD / "oracle" / "ncu").glob(f"*{WILD_PAGE}")}
-    return sorted(p.name for p in (WILD / "ncu").glob("*.xz") if p.name.removesuffix(".xz") in pages)
+    folder = WILD / "oracle" / "ncu"
+    pages = {p.name.removesuffix(WILD_PAGE) for p in folder.glob(f"*{WILD_PAGE}")}
+    reports = (WILD / "ncu").glob("*.xz")
+    return sorted(p.name for p in reports if p.name.removesuffix(".xz") in pages)
 
 
 @pytest.mark.parametrize("name", _wild_reports())

@@ -341,20 +341,29 @@ class NcuReport:
         return texts
 
     def _read_texts(self, key: tuple[int | None, int]) -> dict[str, list[str]]:
-        where = self.layout.sources.get(key)
-        if where is None:
-            return {}
-        with self._lock:
-            self._file.seek(where.offset)
-            data = self._file.read(where.size)
-        files = SourceData.FromString(data).source_files.files
+        files = self._source_data(key).source_files.files
         return {f.file_name: f.content.splitlines() for f in files}
 
     def _disassembler(self, kernel_id: int) -> Callable[[list[int]], dict[int, Instruction]]:
         def run(pcs: list[int]) -> dict[int, Instruction]:
-            return disassemble(self.plain_path, kernel_id, pcs)
+            result = self._result(kernel_id)
+            cubin = b""
+            refs = result.source_references()
+            if result.is_kernel and refs:
+                cubin = self._source_data((self.layout.results[kernel_id].pid, refs[0])).binary
+            return disassemble(self.plain_path, kernel_id, pcs, cubin, result.names()[2])
 
         return run
+
+    def _source_data(self, key: tuple[int | None, int]) -> Any:
+        """The SourceData message (a module's cubin and source files) of ``key``."""
+        where = self.layout.sources.get(key)
+        if where is None:
+            return SourceData()
+        with self._lock:
+            self._file.seek(where.offset)
+            data = self._file.read(where.size)
+        return SourceData.FromString(data)
 
     def source_hotspots(
         self, kernel_id: int, top: int = 20, *, detail: KernelDetail | None = None

@@ -188,7 +188,7 @@ def read_kernel_source(
     return KernelSource(
         columns=tuple(columns), sass=tuple(sass), files=files, totals=totals,
         has_line_info=has_line_info, stall_reasons=tuple(top), truncated=truncated,
-        disassembled=bool(found), _sass_of_line=of_line,
+        disassembled=any(i.text for i in found.values()), _sass_of_line=of_line,
     )
 
 
