@@ -49,6 +49,26 @@ def body_metric_names(section: Any) -> list[str]:
             for m in _section_metrics(item)]
 
 
+def metric_labels(action: Result) -> dict[str, str]:
+    """NCU's display label of each metric: the label of the first place NCU's details page
+    shows it (sections in their display order, each header before its body), else the label
+    a section's metric list gives it."""
+    labels: dict[str, str] = {}
+    sections = sorted(action.sections(), key=lambda s: s.order)
+    for section in sections:
+        named = [*section.header.metrics]
+        named += [m for body in section.body for item in body.items
+                  for m in _section_metrics(item)]
+        for m in named:
+            if m.label:
+                labels.setdefault(m.name, m.label)
+    for section in sections:
+        for m in section.metrics.metrics:
+            if m.label:
+                labels.setdefault(m.name, m.label)
+    return labels
+
+
 def _rule_messages(result: Any) -> Iterator[RuleResult]:
     """One RuleResult per message of a rule, as the CLI's details page prints them: each
     body item holds a message with its own estimated speedup and focus metrics."""
@@ -105,15 +125,14 @@ def build_detail(
     wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
     for name in extra_metrics:
         wanted.setdefault(name, None)
-    labels: dict[str, str] = {}
+    labels = metric_labels(action) if tables else {}
     for section in action.sections():
         ident = section.identifier
         sections[ident] = section.display_name
         if ident in _SECTION_PANES:
             if tables:
-                header = [m.name for m in section.header.metrics]
-                for m in section.header.metrics:
-                    labels.setdefault(m.name, m.label)
+                present = action.name_index()
+                header = [m.name for m in section.header.metrics if m.name in present]
                 section_metrics[ident] = tuple(header)
                 for name in header:
                     wanted.setdefault(name, None)

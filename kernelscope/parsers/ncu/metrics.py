@@ -10,6 +10,7 @@ from typing import Any
 from kernelscope.parsers.ncu.file_format.result import Result, instances_of, value_of
 from kernelscope.parsers.ncu.legacy import old_names
 from kernelscope.parsers.ncu.units import unit_for
+from kernelscope.parsers.ncu.units_table import THREAD_UNIT_WITNESS
 
 MetricValue = float | int | str | None
 
@@ -22,11 +23,6 @@ class Metric:
     value: MetricValue
     unit: str
     label: str = ""
-
-    def __reduce__(self) -> tuple[type[Metric], tuple[str, MetricValue, str, str]]:
-        # Plain constructor arguments: unpickling frozen slotted dataclasses field by field
-        # is ~10x slower, and worker processes send ~100k metrics for a 1,000-kernel report.
-        return (Metric, (self.name, self.value, self.unit, self.label))
 
     @property
     def number(self) -> float | None:
@@ -126,9 +122,19 @@ def read_series(result: Result, name: str) -> Series | None:
     return Series(name=name, unit=unit_of(result, name, points[0][1]), points=tuple(points))
 
 
+_UNITS: dict[tuple[str, tuple[int, ...] | None, bool], str] = {}
+
+
 def unit_of(result: Result, name: str, value: MetricValue) -> str:
     """The unit NCU's raw page prints for ``name`` holding ``value`` in ``result`` (a string
-    has none): NCU's naming conventions (``units``), for the version that took the report."""
-    return unit_for(
-        name, value, ncu_version=result.ncu_version, names_in_result=result.name_index()
-    )
+    has none): NCU's naming conventions (``units``), for the version that took the report.
+    Remembered per name, version and the one fact of the result a unit depends on."""
+    if isinstance(value, str):
+        return ""
+    key = (name, result.ncu_version, THREAD_UNIT_WITNESS in result.name_index())
+    unit = _UNITS.get(key)
+    if unit is None:
+        unit = _UNITS[key] = unit_for(
+            name, value, ncu_version=result.ncu_version, names_in_result=result.name_index()
+        )
+    return unit

@@ -33,7 +33,7 @@ from kernelscope.parsers.ncu.summary_reader import (
 
 def key_schema() -> dict[str, Any]:
     """The kernel-list frame's columns and polars types. (polars is imported here, not at
-    module level: the list-pass worker processes import this package and need no polars.)"""
+    module level: the headless exports of a kernel report need no polars.)"""
     import polars as pl
 
     return {

@@ -125,6 +125,7 @@ MESSAGES: dict[str, tuple[tuple[str, int, str, bool], ...]] = {
     "Section": (
         ("identifier", 1, "string", False),
         ("display_name", 2, "string", False),
+        ("order", 3, "uint32", False),
         ("header", 4, "SectionHeader", False),
         ("body", 5, "SectionBody", True),
         ("metrics", 6, "SectionMetrics", False),
