@@ -29,7 +29,7 @@ def test_a_later_string_table_extends_the_first() -> None:
         assert len(strings) == 534
         assert strings[529] == "derived__pct_occupancy_per_register_count"
         assert strings[530] == "derived_tempMetric0"
-        named = report._result(0).name_index()
+        named = report._result(0).present()
         assert "derived__pct_occupancy_per_register_count" in named
         assert "derived__pct_occupancy_per_barrier_count" in named
 

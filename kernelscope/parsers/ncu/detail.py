@@ -131,7 +131,7 @@ def build_detail(
         sections[ident] = section.display_name
         if ident in _SECTION_PANES:
             if tables:
-                present = action.name_index()
+                present = action.present()
                 header = [m.name for m in section.header.metrics if m.name in present]
                 section_metrics[ident] = tuple(header)
                 for name in header:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kernelscope.parsers.ncu.file_format.result import Result, instances_of, value_of
+from kernelscope.parsers.ncu.file_format.result import ABSENT, Result, instances_of
 from kernelscope.parsers.ncu.legacy import old_names
 from kernelscope.parsers.ncu.units import unit_for
 from kernelscope.parsers.ncu.units_table import THREAD_UNIT_WITNESS
@@ -82,30 +82,20 @@ def _unwrapped(value: MetricValue) -> MetricValue:
     return value
 
 
-def metric_value(raw: Any) -> MetricValue:
-    """The value NCU's raw page prints for a MetricResult message (None: "no data" or an
-    instanced-only metric)."""
-    return _unwrapped(_clean(value_of(raw)))
-
-
 def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
     """Read ``name`` from ``result``; None when the report lacks it or it holds no value.
     ``label`` is NCU's display label where a section table names one. A pre-2020 report's
     metric is found under its old name (see ``legacy``)."""
-    raw = result.metric(name)
-    if raw is None:
-        for old in old_names(name):
-            raw = result.metric(old)
-            if raw is not None:
-                break
-        else:
-            return None
-    value = metric_value(raw)
+    found = result.value_if_present(name)
+    if found is ABSENT:
+        found = next(
+            (v for v in map(result.value_if_present, old_names(name)) if v is not ABSENT), None
+        )
+    value = _unwrapped(_clean(found))
     if value is None:
         return None
     # A string value (a breakdown's sub-metric name, a device name) has no unit.
-    unit = unit_of(result, name, value)
-    return Metric(name=name, value=value, unit=unit, label=label)
+    return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
 
 
 def read_series(result: Result, name: str) -> Series | None:
@@ -131,10 +121,10 @@ def unit_of(result: Result, name: str, value: MetricValue) -> str:
     Remembered per name, version and the one fact of the result a unit depends on."""
     if isinstance(value, str):
         return ""
-    key = (name, result.ncu_version, THREAD_UNIT_WITNESS in result.name_index())
+    key = (name, result.ncu_version, result.has(THREAD_UNIT_WITNESS))
     unit = _UNITS.get(key)
     if unit is None:
         unit = _UNITS[key] = unit_for(
-            name, value, ncu_version=result.ncu_version, names_in_result=result.name_index()
+            name, value, ncu_version=result.ncu_version, names_in_result=result.present()
         )
     return unit

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernelscope.parsers.ncu.container import Layout, ProcessInfo
 from kernelscope.parsers.ncu.detail import build_detail, read_all_metrics
-from kernelscope.parsers.ncu.file_format.result import Result, decode_result
+from kernelscope.parsers.ncu.file_format.result import Names, Result
 from kernelscope.parsers.ncu.file_format.schema import SourceData
 from kernelscope.parsers.ncu.hotspots import read_source_hotspots
 from kernelscope.parsers.ncu.legacy import is_legacy, legacy_note
@@ -98,6 +98,7 @@ class NcuReport:
         self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
         self._version_numbers: tuple[tuple[int, ...] | None] | None = None
+        self._names = Names(self.layout.strings)
         self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
 
     @property
@@ -110,7 +111,7 @@ class NcuReport:
         ``(2019,)`` when the first result holds pre-2020 metric names, else None (newest)."""
         if self._version_numbers is None:
             recorded = self.layout.ncu_version_numbers
-            legacy = recorded is None and is_legacy(first.name_index())
+            legacy = recorded is None and is_legacy(first.present())
             self._version_numbers = (recorded or ((2019,) if legacy else None),)
         return self._version_numbers[0]
 
@@ -176,8 +177,8 @@ class NcuReport:
             info = self.layout.results[kernel_id]
             self._file.seek(info.offset)
             data = self._file.read(info.size)
-            message = decode_result(info.kind, data, f"Kernel {kernel_id} of {self.path}")
-            found = Result(info.kind, message, self.layout.strings, info.process)
+            where = f"Kernel {kernel_id} of {self.path}"
+            found = Result(info.kind, data, self._names, info.process, where)
             found.ncu_version = self._ncu_numbers(found)
             self._results[kernel_id] = found
             while len(self._results) > RESULT_CACHE:

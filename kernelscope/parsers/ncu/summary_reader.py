@@ -50,7 +50,7 @@ def nvtx_ranges(result: Result) -> list[tuple[str, list[str]]]:
     if state is None:
         return []
     names = _domain_names(state)
-    tid = int(getattr(result.message, "thread_id", 0))
+    tid = int(getattr(result.lean, "thread_id", 0))
     threads = [t for t in state.threads if int(t.tid) == tid] or list(state.threads)[:1]
     ranges: dict[int, list[str]] = {}
     for thread in threads:
@@ -156,7 +156,7 @@ def read_summary(
         m = read_metric(action, name)
         if m is not None:
             metrics[name] = m
-    sections = frozenset(s.identifier for s in action.sections())
+    sections = action.section_ids()
     rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
     return KernelSummary(
         row=make_row(kernel_id, handle, names, metrics, origin),

@@ -222,6 +222,21 @@ MESSAGES: dict[str, tuple[tuple[str, int, str, bool], ...]] = {
 }
 
 
+MESSAGES["SectionId"] = (("identifier", 1, "string", False),)
+LEAN = {"ProfileResult": "LeanProfileResult", "RangeResult": "LeanRangeResult",
+        "CmdlistResult": "LeanCmdlistResult", "GraphResult": "LeanGraphResult"}
+"""The list pass decodes lean results: each metric kept as its encoded bytes (a MetricResult
+starts with its string-table id, ``NameId = 1``), read on demand, and sections by
+identifier only; so a result of 2,000 metrics costs no Python object per metric."""
+for _full, _lean in LEAN.items():
+    MESSAGES[_lean] = tuple(
+        ("metric_bytes", number, "bytes", True) if name == "metric_results"
+        else ("sections", number, "SectionId", True) if name == "sections"
+        else (name, number, kind, repeated)
+        for name, number, kind, repeated in MESSAGES[_full]
+    )
+
+
 def _file() -> descriptor_pb2.FileDescriptorProto:
     proto = descriptor_pb2.FileDescriptorProto(
         name="kernelscope_ncu_report.proto", package=PACKAGE, syntax="proto2"
@@ -257,3 +272,8 @@ ProfileResult = CLASSES["ProfileResult"]
 RangeResult = CLASSES["RangeResult"]
 CmdlistResult = CLASSES["CmdlistResult"]
 GraphResult = CLASSES["GraphResult"]
+MetricResult = CLASSES["MetricResult"]
+LeanProfileResult = CLASSES["LeanProfileResult"]
+LeanRangeResult = CLASSES["LeanRangeResult"]
+LeanCmdlistResult = CLASSES["LeanCmdlistResult"]
+LeanGraphResult = CLASSES["LeanGraphResult"]
