@@ -34,9 +34,19 @@ def _assert_equal(found: dict[str, object]) -> None:
     assert found["wrong_count"] == 0, "\n".join(map(str, found["wrong"]))  # type: ignore[call-overload]
 
 
+BIG = ROOT / "samples" / "big"
+
+
 @pytest.mark.parametrize("path", ncu_sample_paths(), ids=stem_of)
 def test_every_metric_of_our_samples(path: Path) -> None:
     _assert_equal(_check(path, NCU_ORACLE / f"{stem_of(path)}.raw.csv.xz"))
+
+
+@pytest.mark.parametrize("path", sorted(BIG.glob("*.ncu-rep.xz")), ids=stem_of)
+def test_every_metric_of_the_benchmark_reports(path: Path) -> None:
+    """The large reports: 264 --set full launches, 828 and 8,676 many-launch ones, 1,300
+    launches of a PyTorch training loop."""
+    _assert_equal(_check(path, BIG / f"{stem_of(path)}.raw.csv.xz"))
 
 
 def _wild_reports() -> list[str]:
