@@ -70,7 +70,10 @@ json.dump(out, sys.stdout)
 
 def binding_available() -> bool:
     """Whether the ncu_report binding is installed (looked up, not imported)."""
-    return importlib.util.find_spec("ncu_report") is not None
+    try:
+        return importlib.util.find_spec("ncu_report") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def disassemble(
