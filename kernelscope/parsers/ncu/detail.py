@@ -102,6 +102,31 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
     return tuple(r for result in action.rule_results() for r in _rule_messages(result))
 
 
+def _section_contents(
+    action: Result, tables: bool, wanted: dict[str, None]
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]], list[str]]:
+    """(section titles by identifier, the metrics of the panes' sections' header tables when
+    ``tables``, the stall reasons their bodies list); adds what the panes read to ``wanted``."""
+    sections: dict[str, str] = {}
+    section_metrics: dict[str, tuple[str, ...]] = {}
+    stall_reasons: list[str] = []
+    present = action.present()
+    for section in action.sections():
+        ident = section.identifier
+        sections[ident] = section.display_name
+        if ident not in _SECTION_PANES:
+            continue
+        if tables:
+            header = [m.name for m in section.header.metrics if m.name in present]
+            section_metrics[ident] = tuple(header)
+            wanted.update(dict.fromkeys(n for n in header if n not in wanted))
+        for name in body_metric_names(section):
+            if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
+                stall_reasons.append(name)
+                wanted.setdefault(name, None)
+    return sections, section_metrics, stall_reasons
+
+
 def build_detail(
     action: Result,
     kernel_id: int,
@@ -119,27 +144,11 @@ def build_detail(
     also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
     ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
     their labels (Markdown records skip all three)."""
-    sections: dict[str, str] = {}
-    section_metrics: dict[str, tuple[str, ...]] = {}
-    stall_reasons: list[str] = []
     wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
     for name in extra_metrics:
         wanted.setdefault(name, None)
     labels = metric_labels(action) if tables else {}
-    for section in action.sections():
-        ident = section.identifier
-        sections[ident] = section.display_name
-        if ident in _SECTION_PANES:
-            if tables:
-                present = action.present()
-                header = [m.name for m in section.header.metrics if m.name in present]
-                section_metrics[ident] = tuple(header)
-                for name in header:
-                    wanted.setdefault(name, None)
-            for name in body_metric_names(section):
-                if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
-                    stall_reasons.append(name)
-                    wanted.setdefault(name, None)
+    sections, section_metrics, stall_reasons = _section_contents(action, tables, wanted)
     breakdown_parts: dict[str, tuple[str, ...]] = {}
     for bd in SOL_BREAKDOWNS if breakdowns else ():
         m = read_metric(action, bd)

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from kernelscope.parsers.ncu.container import Layout, ProcessInfo
 from kernelscope.parsers.ncu.detail import build_detail, read_all_metrics
 from kernelscope.parsers.ncu.file_format.result import Names, Result
-from kernelscope.parsers.ncu.file_format.schema import SourceData
 from kernelscope.parsers.ncu.hotspots import read_source_hotspots
 from kernelscope.parsers.ncu.legacy import is_legacy, legacy_note
 from kernelscope.parsers.ncu.metrics import Metric, read_metric
 from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummary, SourceHotspots
+from kernelscope.parsers.ncu.modules import Modules
 from kernelscope.parsers.ncu.opener import open_report_file, remove_temp
 from kernelscope.parsers.ncu.panes import KEY_METRICS
 from kernelscope.parsers.ncu.sass import Instruction, disassemble
@@ -92,7 +92,7 @@ class NcuReport:
         self._summary_metrics = tuple(wanted)
         self._details: OrderedDict[int, KernelDetail] = OrderedDict()
         self._results: OrderedDict[int, Result] = OrderedDict()
-        self._texts: dict[tuple[int | None, int], dict[str, list[str]]] = {}
+        self._modules = Modules(self._file, self._lock, self.layout.sources)
         self.handles: list[tuple[int, int]] = [(0, i) for i in range(len(self.layout.results))]
         self.origins: list[Origin] = self._origins(self.layout)
         self._notes: list[str] | None = None
@@ -332,39 +332,18 @@ class NcuReport:
 
     def source_texts(self, kernel_id: int) -> dict[str, list[str]]:
         """The source files the report embeds for the kernel's module(s), lines by path."""
-        info = self.layout.results[kernel_id]
-        texts: dict[str, list[str]] = {}
-        for ref in self._result(kernel_id).source_references():
-            key = (info.pid, ref)
-            if key not in self._texts:
-                self._texts[key] = self._read_texts(key)
-            texts.update(self._texts[key])
-        return texts
-
-    def _read_texts(self, key: tuple[int | None, int]) -> dict[str, list[str]]:
-        files = self._source_data(key).source_files.files
-        return {f.file_name: f.content.splitlines() for f in files}
+        result = self._result(kernel_id)
+        return self._modules.texts(result.process.pid, result.source_references())
 
     def _disassembler(self, kernel_id: int) -> Callable[[list[int]], dict[int, Instruction]]:
         def run(pcs: list[int]) -> dict[int, Instruction]:
             result = self._result(kernel_id)
-            cubin = b""
             refs = result.source_references()
-            if result.is_kernel and refs:
-                cubin = self._source_data((self.layout.results[kernel_id].pid, refs[0])).binary
-            return disassemble(self.plain_path, kernel_id, pcs, cubin, result.names()[2])
+            cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
+            function = result.names()[2] if result.is_kernel else ""
+            return disassemble(self.plain_path, kernel_id, pcs, cubin, function)
 
         return run
-
-    def _source_data(self, key: tuple[int | None, int]) -> Any:
-        """The SourceData message (a module's cubin and source files) of ``key``."""
-        where = self.layout.sources.get(key)
-        if where is None:
-            return SourceData()
-        with self._lock:
-            self._file.seek(where.offset)
-            data = self._file.read(where.size)
-        return SourceData.FromString(data)
 
     def source_hotspots(
         self, kernel_id: int, top: int = 20, *, detail: KernelDetail | None = None
