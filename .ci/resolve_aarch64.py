@@ -11,8 +11,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 FROM_SOURCE = {"plotext": "plotext 6.x ships an x86-64 wheel and an sdist (a C++ kernel)"}
 PLATFORM = ("--platform", "manylinux_2_28_aarch64", "--python-version", "3.12")

@@ -313,7 +313,8 @@ def _source(hot: SourceHotspots | None) -> list[str]:
         )
     for s in hot.sass[:TOP_LINES]:
         pct = 100.0 * s.samples / hot.total_samples if hot.total_samples else 0.0
-        lines.append(f"- SASS {code(s.sass)} {pct:.1f} % of samples")
+        what = code(s.sass) if s.sass else f"at offset {code(f'{s.offset:#x}')} (no disassembler)"
+        lines.append(f"- SASS {what} {pct:.1f} % of samples")
     return lines
 
 

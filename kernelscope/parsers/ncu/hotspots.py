@@ -33,7 +33,9 @@ def read_source_hotspots(
     for pc in hottest:
         ins = found.get(pc)
         text, path, line = (ins.text, ins.file, ins.line) if ins else ("", "", 0)
-        sass_top.append(SassLine(pc, text, path, line, samples.get(pc, 0), executed.get(pc, 0)))
+        sass_top.append(SassLine(
+            pc, text, path, line, samples.get(pc, 0), executed.get(pc, 0), pc - pcs[0]
+        ))
 
     def text_of(path: str, line: int) -> str:
         lines = texts.get(path)
