@@ -192,7 +192,7 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         f"- After: {code(after.report.path)} ({plural(after.report.kernel_count, 'kernel')} on "
         f"{inline(after.report.device.name)})",
         _summed(diff),
-        f"- Matched: {len(diff.pairs):,} pair(s); unmatched: {len(diff.unmatched_before):,} "
+        f"- Matched: {plural(len(diff.pairs), 'pair')}; unmatched: {len(diff.unmatched_before):,} "
         f"before, {len(diff.unmatched_after):,} after",
         "",
         "## Matched kernels",
@@ -217,8 +217,9 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
     shown = _sections(diff)
     records = _records(diff, shown)
     if len(diff.pairs) > len(shown):
-        parts += [f"The {len(shown)} pairs whose time changed the most follow; the JSON and "
-                  "CSV exports hold every pair's metrics.", ""]
+        follow = "follows" if len(shown) == 1 else "follow"
+        parts += [f"The {plural(len(shown), 'pair')} whose time changed the most {follow}; the "
+                  "JSON and CSV exports hold every pair's metrics.", ""]
     for pair in shown:
         parts += _pair_section(diff, pair, records.get(pair.after.id, ""))
     return "\n".join(parts).rstrip() + "\n"

@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.join import JoinInputs, JoinReport, analyse_join
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.render.format import fmt_ns
+from kernelscope.render.format import fmt_ns, plural
 from kernelscope.render.join_text import (
     headroom_text,
     item_name,
@@ -56,20 +55,18 @@ def render_join(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
 
 
 def join_csv(join: JoinReport, top: int | None = None) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
     ranking = join.ranking if top is None else join.ranking[: max(0, top)]
+    rows = []
     for rank, item in enumerate(ranking, start=1):
         d = item.to_dict()
-        writer.writerow([
+        rows.append([
             rank, d["kind"], d["family"], d["title"], d["time_share"], d["wall_share"],
             d["instances"], d["total_ns"], d["profiled"],
             " ".join(f"{r}:{i}" for r, i in d["ncu_ids"]), d["bottleneck"],
             "; ".join(d["top_flags"]), d["headroom"], round(d["potential_saving_ns"]),
             d["weak_estimate"], d["one_time"], d["nvtx_range"], d.get("ncu_command"),
         ])
-    return out.getvalue()
+    return csv_text(CSV_COLUMNS, rows)
 
 
 def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
@@ -92,10 +89,12 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
     lines = [f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined with "
              + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports), ""]
     lines.append(
-        f"Timeline: {sum(f.instances for f in join.kernels.families):,} kernels in "
-        f"{len(join.kernels.families)} families, {fmt_ns(join.kernels.total_ns)} of kernel time; "
+        f"Timeline: {plural(sum(f.instances for f in join.kernels.families), 'kernel')} in "
+        f"{plural(len(join.kernels.families), 'family', 'families')}, "
+        f"{fmt_ns(join.kernels.total_ns)} of kernel time; "
         f"GPU busy {fmt_ns(join.busy_ns)} of a {fmt_ns(join.span_ns)} span. "
-        + " ".join(f"{inline(safe_text(r.path.name))}: {r.kernels} kernels, {r.matched} matched."
+        + " ".join(f"{inline(safe_text(r.path.name))}: {plural(r.kernels, 'kernel')}, "
+                   f"{r.matched} matched."
                    for r in join.kernel_reports))
     lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
               "stats` prints it); saving = total × headroom (≤: a bound). Ranked by what fixing "

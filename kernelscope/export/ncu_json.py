@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kernelscope.export import json_text
+from kernelscope.parsers.bundled import shown_path
 from kernelscope.parsers.diagnosis import Diagnosis
 from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
@@ -69,7 +70,7 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     report = analyzed.report
     dev = report.device
     return {
-        "path": str(report.path),
+        "path": shown_path(report.path),
         "kernel_count": report.kernel_count,
         "total_kernel_time_ns": analyzed.total_text_ns,
         "unmeasured_kernels": analyzed.unmeasured,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
+from kernelscope.parsers.bundled import is_bundled_sample, shown_path
 from kernelscope.parsers.diagnosis import Diagnosis, derived
 from kernelscope.parsers.diagnosis.verdict import top_flag_text
 from kernelscope.parsers.errors import safe_text
@@ -48,6 +49,7 @@ from kernelscope.render.format import (
     fmt_metric,
     fmt_number,
     fmt_pct,
+    plural,
     short_name,
 )
 from kernelscope.render.ncu_markup import plain_ncu_markup
@@ -84,21 +86,23 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
     lines = [
         f"# Kernel report: {inline(safe_text(report.path.name))}",
         "",
-        f"- Report file: {code(safe_text(report.path))}",
+        f"- Report file: {code(shown_path(report.path))}"
+        + (" (the sample bundled with kernelscope)" if is_bundled_sample(report.path) else ""),
         f"- Device: {inline(dev.name)}, compute capability {dev.compute_capability}, "
         f"{dev.sm_count if dev.sm_count is not None else '?'} SMs"
         + (f", {', '.join(clocks)}" if clocks else ""),
         f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
         + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
         f"- Read with: {inline(report.version or 'unknown')}",
-        f"- Kernels: {report.kernel_count} launches of {len(analyzed.families)} kernel "
-        "families, summed duration "
+        f"- Kernels: {plural(report.kernel_count, 'launch', 'launches')} of "
+        f"{plural(len(analyzed.families), 'kernel family', 'kernel families')}, summed duration "
         + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),
         f"- Sections collected: {', '.join(sorted(analyzed.sections)) or 'none'}",
     ]
     if analyzed.unmeasured:
         lines.append(
-            f"- Not measured (left out of the summed duration): {analyzed.unmeasured} kernels"
+            f"- Not measured (left out of the summed duration): "
+            f"{plural(analyzed.unmeasured, 'kernel')}"
         )
     if len(report.processes) > 1:
         listed = ", ".join(f"{inline(p.short_name or '?')} ({p.pid})" for p in report.processes)
@@ -356,7 +360,7 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
             title = f" {inline(r.title)}" if r.title else ""
             out.append(
                 f"- {r.type} {code(r.rule)}{title}{speed}: "
-                f"{inline(plain_ncu_markup(r.message))}"
+                f"{inline(plain_ncu_markup(r.message, panes=False))}"
             )
     return out
 
@@ -454,41 +458,23 @@ def record_body(
     the time share, which the head states. ``outcome`` fills Change, Re-measure and
     Conclusion (from a diff against the kernel before the change); blanks without it."""
     change, remeasure, conclusion = outcome or ((BLANK,), (BLANK,), (BLANK,))
-    parts: list[str] = [
-        "### Launch",
-        *_launch(detail),
-        "",
-        "### SOL",
-        *_sol(detail),
-        "",
-        "### Occupancy",
-        *_occupancy(detail),
-        "",
-        "### Memory",
-        *_memory(detail),
-        "",
-        "### Compute",
-        *_compute(detail, diagnosis),
-        "",
-        "### Scheduler",
-        *_scheduler(detail),
-        "",
-        "### Source/SASS",
-        *_source(detail.source),
-        "",
-        "### Diagnosis",
-        *_diagnosis(diagnosis, detail),
-        "",
-        "### Change",
-        *change,
-        "",
-        "### Re-measure",
-        *remeasure,
-        "",
-        "### Conclusion",
-        *conclusion,
-        "",
+    sections: list[tuple[str, Sequence[str]]] = [
+        ("Launch", _launch(detail)),
+        ("SOL", _sol(detail)),
+        ("Occupancy", _occupancy(detail)),
+        ("Memory", _memory(detail)),
+        ("Compute", _compute(detail, diagnosis)),
+        ("Scheduler", _scheduler(detail)),
+        ("Source/SASS", _source(detail.source)),
+        ("Diagnosis", _diagnosis(diagnosis, detail)),
+        ("Change", change),
+        ("Re-measure", remeasure),
+        ("Conclusion", conclusion),
     ]
+    parts: list[str] = []
+    for title, lines in sections:
+        if any(line.strip() for line in lines):  # a document never keeps an empty heading
+            parts += [f"### {title}", *lines, ""]
     return "\n".join(parts)
 
 

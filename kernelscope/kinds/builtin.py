@@ -96,7 +96,8 @@ JOIN = KindSpec(
 )
 """A timeline and kernel reports of one program, found by content (``kernelscope T K...``)."""
 
-JOIN_COMMAND = replace(JOIN, name="join-command", subcommand="join")
+JOIN_COMMAND = replace(JOIN, name="join-command", subcommand="join",
+                       arguments="TRACE KERNELS...")
 """``kernelscope join TRACE KERNELS...`` (headless with ``--format``)."""
 
 def _detect_ranks(probe: Probe) -> bool:
@@ -133,7 +134,7 @@ RANKS = KindSpec(
 
 RANKS_OF_ONE_TRACE = replace(
     RANKS, name="ranks-command", title="ranks of one run (kernelscope ranks TRACE...)",
-    detect=lambda probe: True, subcommand="ranks",
+    detect=lambda probe: True, subcommand="ranks", arguments="TRACE...",
 )
 """``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
 
@@ -157,6 +158,7 @@ DIFF = KindSpec(
     export="kernelscope.export.diff_export:render_diff",
     session="kernelscope.screens.diff_session:DiffSession",
     subcommand="diff",
+    arguments="BEFORE AFTER",
     inputs=(2, 2),
     reads=frozenset({"pairs", "fail_if_slower"}),
 )

@@ -28,8 +28,9 @@ def fmt_change(pct: float | None) -> str:
     """``+5.3 %``, ``−42.1 %``, ``0.0 %``; ``n/a`` when it cannot be said."""
     if pct is None:
         return NOT_AVAILABLE
-    sign = "+" if pct > 0 else (MINUS if pct < 0 else "")
-    return f"{sign}{abs(pct):,.1f} %"
+    shown = round(pct, 1)  # a change too small to show has no sign: never "−0.0 %"
+    sign = "+" if shown > 0 else (MINUS if shown < 0 else "")
+    return f"{sign}{abs(shown):,.1f} %"
 
 
 def fmt_speedup(value: float | None) -> str:
