@@ -212,9 +212,16 @@ def test_parsers_never_import_textual_or_rich() -> None:
     assert "kernelscope" in loaded
 
 
-def test_list_workers_import_neither_polars_nor_textual() -> None:
-    loaded = _imported_after("import kernelscope.parsers.ncu.list_worker")
-    assert not {"polars", "textual", "rich"} & set(loaded)
+@pytest.mark.skipif(not ZOO.exists(), reason=f"no sample {ZOO}")
+def test_the_kernel_list_pass_imports_neither_polars_textual_nor_the_binding() -> None:
+    code = (
+        "from kernelscope.parsers.ncu.report import NcuReport\n"
+        f"report = NcuReport({str(ZOO)!r})\n"
+        "assert sum(len(b) for b in report.iter_summaries()) == report.kernel_count\n"
+    )
+    loaded = _imported_after(code)
+    assert "kernelscope" in loaded
+    assert not {"polars", "textual", "rich", "ncu_report"} & set(loaded)
 
 
 @pytest.mark.skipif(not ZOO.exists(), reason=f"no sample {ZOO}")

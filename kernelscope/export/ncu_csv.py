@@ -20,8 +20,8 @@ def _flag(k: AnalyzedKernel) -> str:
 
 
 def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:
-    """Every metric's value of a kernel read with ``all_metrics`` (runs in worker processes,
-    so the parent never opens the kernels itself)."""
+    """Every metric's value of a kernel read with ``all_metrics`` (computed as each kernel
+    is read, so the details need not be kept)."""
     return {name: m.value for name, m in (detail.all_metrics or {}).items()}
 
 

@@ -89,7 +89,7 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
             for p in report.processes
         ],
         "notes": report.notes,
-        "ncu_report_version": report.version,
+        "reader": report.version,
         "ncu_version": report.ncu_version,
         "cuda_version": report.cuda_version,
         "sections": sorted(analyzed.sections),

@@ -96,7 +96,7 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
         + (f", {', '.join(clocks)}" if clocks else ""),
         f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
         + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
-        f"- Read with: ncu_report {inline(report.version or 'unknown')}",
+        f"- Read with: {inline(report.version or 'unknown')}",
         f"- Kernels: {plural(report.kernel_count, 'launch', 'launches')} of "
         f"{plural(len(analyzed.families), 'kernel family', 'kernel families')}, summed duration "
         + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),
@@ -319,7 +319,8 @@ def _source(hot: SourceHotspots | None) -> list[str]:
         )
     for s in hot.sass[:TOP_LINES]:
         pct = 100.0 * s.samples / hot.total_samples if hot.total_samples else 0.0
-        lines.append(f"- SASS {code(s.sass)} {pct:.1f} % of samples")
+        what = code(s.sass) if s.sass else f"at offset {code(f'{s.offset:#x}')} (no disassembler)"
+        lines.append(f"- SASS {what} {pct:.1f} % of samples")
     return lines
 
 

@@ -160,14 +160,6 @@ def _wants_help(argv: list[str]) -> bool:
     return any(a in ("-h", "--help") for a in argv)
 
 
-def _headless(argv: list[str]) -> bool:
-    """Whether ``argv`` asks for a command that prints or writes instead of the TUI."""
-    if argv and argv[0] in ("export", "summary"):
-        return True
-    kind, rest = _kind_word(argv)
-    return kind is not None and _wants_export(rest)
-
-
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
     if not texts:
         return ()
@@ -247,7 +239,6 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
             "essentials with 'kernelscope summary REPORT' or write a report with 'kernelscope "
             "export REPORT -f md -o FILE'."
         )
-    _prestart_list_pools(args.report)
     from kernelscope.tui.app import create_app
 
     app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
@@ -267,31 +258,9 @@ def _on_a_terminal() -> bool:
         return False
 
 
-def _prestart_list_pools(paths: list[Path]) -> None:
-    """Start the pool processes that will read the kernel lists of large kernel reports,
-    so that they import what they need while the app starts (the TUI's threads cannot fork
-    the list's readers themselves)."""
-    from kernelscope.parsers.ncu.huge_pages import is_large_kernel_report
-
-    large = sum(is_large_kernel_report(str(path)) for path in paths)
-    if large:
-        from kernelscope.parsers.ncu.list_pool import prestart
-
-        prestart(min(large, 2))
-
-
 def entry() -> int:
-    """The ``kernelscope`` program (the console script, ``python -m kernelscope``): a headless
-    command over a large kernel report first starts itself again with huge pages for the
-    processes that read its kernels (``parsers/ncu/huge_pages.py``: glibc takes the setting
-    only at a program's start), then :func:`main`."""
-    argv = sys.argv[1:]
-    with contextlib.suppress(Exception):  # (without it the command is slower, not wrong)
-        if _headless(argv):
-            from kernelscope.parsers.ncu.huge_pages import reexec_for
-
-            reexec_for(argv)
-    return main(argv)
+    """The ``kernelscope`` program (the console script, ``python -m kernelscope``)."""
+    return main(sys.argv[1:])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,8 @@ values back from the oracle so a changed sample cannot pass silently.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
@@ -15,6 +17,7 @@ from kernelscope.parsers.diagnosis import diagnose
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.verdict import top_flag, top_flag_text
 from kernelscope.parsers.families import kernel_families
+from kernelscope.parsers.ncu import sass
 from tests.diagnosis.conftest import find, kernels_of, opened
 from tests.ncu.oracle import load_raw, parse_number
 
@@ -143,6 +146,10 @@ def test_atomic_bound_evidence_is_the_oracles_atomic_unit() -> None:
     assert "cp.async" not in flag.remedy and "shared memory" in flag.remedy
 
 
+@pytest.mark.skipif(
+    not (sass.binding_available() or shutil.which("nvdisasm")),
+    reason="naming the hot line and its SASS needs a disassembler (ncu-report or nvdisasm)",
+)
 def test_atomic_flag_names_the_hot_source_line() -> None:
     report = opened("histogram")
     k = find("histogram", "histogram_global_atomics_4bins")

@@ -69,6 +69,8 @@ class SassLine:
     line: int
     samples: int
     inst_executed: int
+    offset: int = 0
+    """The instruction's offset from the kernel's first one (how it is named without text)."""
 
 
 @dataclass(frozen=True)
