@@ -1,6 +1,6 @@
 """CI: the dependency set resolves for Linux aarch64 (GH200, GB200, GB300 servers).
 
-``pip install --dry-run --only-binary=:all: --platform manylinux_2_28_aarch64`` of every
+``pip install --dry-run --only-binary=:all:`` for the manylinux aarch64 platforms of every
 runtime dependency in pyproject.toml: each must have an aarch64 wheel, except those listed in
 FROM_SOURCE, which ship an sdist that pip builds there (checked to exist). ncu-report is an
 extra and is not part of the set.
@@ -16,7 +16,14 @@ from pathlib import Path
 import tomllib
 
 FROM_SOURCE = {"plotext": "plotext 6.x ships an x86-64 wheel and an sdist (a C++ kernel)"}
-PLATFORM = ("--platform", "manylinux_2_28_aarch64", "--python-version", "3.12")
+GLIBC_MINORS = range(17, 35)
+"""Wheels tagged for any glibc from 2.17 to 2.34 (Grace servers run 2.34 or newer): pip matches
+``--platform`` tags exactly, and most projects tag their aarch64 wheels manylinux2014/2_17."""
+PLATFORM = (
+    "--platform", "manylinux2014_aarch64",
+    *(arg for minor in GLIBC_MINORS for arg in ("--platform", f"manylinux_2_{minor}_aarch64")),
+    "--python-version", "3.12",
+)
 
 
 def main() -> int:
