@@ -38,8 +38,8 @@ def test_diff_of_two_kineto_traces() -> None:
     out = run_cli("diff", str(ranks / "rank0.pt.trace.json.xz"),
                   str(ranks / "rank2.pt.trace.json.xz"), "--format", "md")
     assert out.returncode == 0, out.stderr
-    assert "- Summed kernel time: 720.57 us → 721.40 us (+0.1 %, 1.00×)" in out.stdout
-    assert ("| vectorized_elementwise<tanh> | 16 | 73.15 us | 73.44 us | +0.4 % | 4.57 us | "
+    assert "- Summed kernel time: 759.68 us → 761.18 us (+0.2 %, 1.00×)" in out.stdout
+    assert ("| vectorized_elementwise<tanh> | 16 | 73.66 us | 73.38 us | −0.4 % | 4.60 us | "
             "4.59 us |") in out.stdout
 
 

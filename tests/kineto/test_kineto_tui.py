@@ -35,7 +35,7 @@ async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, KinetoRunScreen)
                        and bool(app.screen.text), timeout_s=60)
         await pilot.pause()
-        assert "Straggler: rank 2, last at 3 of 4 collectives" in screen_text(app)
+        assert "Straggler: rank 2, last at 4 of 4 collectives" in screen_text(app)
 
 
 async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
