@@ -51,5 +51,5 @@ def test_kineto_trace_joins_with_kernel_reports() -> None:
     assert out.returncode == 0, out.stderr
     assert ("Timeline: 171 kernels in 47 families, 1.202 ms of kernel time; GPU busy 1.275 ms "
             "of a 39.55 ms span. torch\\_ops.ncu-rep.xz: 7 kernels, 0 matched.") in out.stdout
-    assert ("| 6 | Allocation or pinning (cudaMalloc, cudaFree, …): GPU idle | idle | n/a | "
+    assert ("| 6 | Memory allocation or pinning: GPU idle | idle | n/a | "
             "1.8 % | 3 | 721.6 us | all | ≤ 721.6 us | alloc |") in out.stdout
