@@ -19,9 +19,9 @@ from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.render.format import fmt_ns
 from kernelscope.render.join_text import (
     headroom_text,
-    item_name,
     kind_text,
     launches_text,
+    ranking_labels,
     saving_text,
     share_text,
     what_text,
@@ -76,8 +76,9 @@ def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
     """The ranking table's rows (rank, what, kind, share, instances, total, headroom, saving,
     bottleneck), as the Markdown and the summary print them."""
     ranking = join.ranking if top is None else join.ranking[: max(0, top)]
+    labels = ranking_labels(join.ranking)
     return [
-        [str(rank), item_name(item), kind_text(item), share_text(item.time_share),
+        [str(rank), labels[rank - 1].fit(), kind_text(item), share_text(item.time_share),
          share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
          headroom_text(item), saving_text(item), what_text(item)]
         for rank, item in enumerate(ranking, start=1)
@@ -103,8 +104,9 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
     lines.append(table(RANKING_HEADERS, ranking_rows(join, top), "rlllrrrrrl"))
     lines += ["", "## Details", ""]
     ranking = join.ranking if top is None else join.ranking[: max(0, top)]
+    labels = ranking_labels(join.ranking)
     for rank, item in enumerate(ranking, start=1):
-        lines.append(f"### {rank}. {inline(item_name(item, 80))}")
+        lines.append(f"### {rank}. {inline(labels[rank - 1].fit())}")
         lines.append("")
         if item.kind == "kernel":
             lines.append(f"- Kernel: {code(item.family)}, grid {item.grid}, block {item.block}"

@@ -3,10 +3,11 @@ label transitions, the rows of each table, and both roofline points on one chart
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from kernelscope.parsers.diff.kernels import KernelPair
 from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
 from kernelscope.parsers.roofline.spec import PRECISIONS
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_value, short_name
@@ -85,11 +86,23 @@ def count_text(before: int, after: int) -> str:
     return f"{before:,} → {after:,}" if before != after else f"{before:,}"
 
 
-def time_row(row: TimeChange, width: int = 48) -> list[str]:
-    """Name, count(s), before, after, change (``new``/``gone`` where one side lacks it)."""
+def kernel_names(rows: Iterable[TimeChange]) -> ShortNames:
+    """Short names of the kernels among ``rows`` (names with a parameter list), unique within
+    them: a table of them tells every kernel apart."""
+    return ShortNames(row.name for row in rows if "(" in row.name)
+
+
+def time_row(row: TimeChange, width: int = 48, names: ShortNames | None = None) -> list[str]:
+    """Name, count(s), before, after, change (``new``/``gone`` where one side lacks it).
+    ``names``: the short names of the table's kernels (else each kernel's compact name)."""
     change = row.status or fmt_change(row.change_pct)
+    if "(" in row.name:
+        name = (short_name(row.name, width) if names is None
+                else fit_name(names[row.name], width))
+    else:
+        name = row.name[:width]
     return [
-        short_name(row.name, width) if "(" in row.name else row.name[:width],
+        name,
         count_text(row.before_count, row.after_count),
         fmt_duration(row.before_ns),
         fmt_duration(row.after_ns),
@@ -100,10 +113,11 @@ def time_row(row: TimeChange, width: int = 48) -> list[str]:
 TIME_HEADERS = ("Name", "Count", "Before", "After", "Change")
 
 
-def family_row(row: TimeChange, width: int = 48) -> list[str]:
+def family_row(row: TimeChange, width: int = 48, names: ShortNames | None = None
+               ) -> list[str]:
     """A kernel family: name, instances, total before/after, change, average before/after."""
     return [
-        *time_row(row, width),
+        *time_row(row, width, names),
         fmt_duration(row.before_avg_ns),
         fmt_duration(row.after_avg_ns),
     ]

@@ -24,6 +24,7 @@ from kernelscope.render.diff import (
     family_row,
     fmt_change,
     fmt_speedup,
+    kernel_names,
     label_text,
     metric_row,
     moved_text,
@@ -124,7 +125,9 @@ class KernelDiffScreen(Screen[None]):
                                   fmt_duration(k.duration_ns), k.diagnosis.label)
                 self.unmatched.append((side, k.id))
         unmatched.display = bool(self.unmatched)
-        families = grid_table(FAMILY_HEADERS, (family_row(f, 40) for f in diff.families),
+        names = kernel_names(diff.families)
+        families = grid_table(FAMILY_HEADERS,
+                              (family_row(f, 40, names) for f in diff.families),
                               title="Kernel families")
         self.query_one("#diff-families", Static).update(families)
         self.query_one("#diff-info", Static).update(
@@ -276,7 +279,8 @@ def timeline_renderables(diff: TimelineDiff) -> list[RenderableType]:
     )
     return [
         head, Text(""),
-        grid_table(FAMILY_HEADERS, (family_row(f, 48) for f in diff.families),
+        grid_table(FAMILY_HEADERS,
+                   (family_row(f, 48, kernel_names(diff.families)) for f in diff.families),
                    title="Kernel families"),
         Text(""),
         _table("Launches", ("API call", "Calls", "Before", "After", "Change"),

@@ -555,7 +555,8 @@ class KernelListScreen(Screen[None]):
         parts = [f"{len(self.listed):,} of {total:,} kernels"]
         if not self.done:
             parts.append("loading…")
-        parts.append(f"sorted by {column.title} {'▼' if self.sort_reverse else '▲'}")
+        hidden = "" if column.key in self.widths else " (a column too wide to show here)"
+        parts.append(f"sorted by {column.title} {'▼' if self.sort_reverse else '▲'}{hidden}")
         if self.pattern is not None:
             parts.append(f"filter /{self.filter_text}/")
         self.query_one("#list-info", Static).update(" · ".join(parts))
@@ -598,7 +599,8 @@ class KernelListScreen(Screen[None]):
         self.sort_reverse = reverse
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in self.columns]
+        """Sort by the next column on screen (one the width left out is skipped)."""
+        keys = [c.key for c in self.shown_columns]
         position = keys.index(self.sort_key) if self.sort_key in keys else -1
         self.set_sort(keys[(position + 1) % len(keys)])
         self.resort()
