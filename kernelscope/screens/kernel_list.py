@@ -39,8 +39,12 @@ from kernelscope.screens.family_table import (
     FamilyTable,
     Row,
     family_rows,
-    fit_name_width,
+    fitted_cells,
+    plan_family_columns,
 )
+from kernelscope.screens.family_table import MARKER as NAME_MARKER
+from kernelscope.screens.family_table import WHOLE as WHOLE_NAMES
+from kernelscope.screens.family_table import Row as FamilyRow
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
 from kernelscope.screens.roofline import RooflineScreen
@@ -396,15 +400,19 @@ class KernelListScreen(Screen[None]):
             current = self.highlighted_family_row()
             keep = current.key if current is not None else None
         by_id = {s.id: s for s in self.state.summaries}
-        width = fit_name_width(self.app.size.width)
-        self.family_rows = family_rows(
-            self.families, by_id, self.expanded, self._matches, width, short=self.state.names.get
-        )
+
+        def rows(name_width: int) -> list[FamilyRow]:
+            return family_rows(self.families, by_id, self.expanded, self._matches, name_width,
+                               short=self.state.names.get)
+
+        widths = plan_family_columns(rows(WHOLE_NAMES), self.app.size.width)
+        self.family_rows = rows(widths["family"] - NAME_MARKER)
         table.clear(columns=True)
         for key, title, numeric in FAMILY_COLUMNS:
-            table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
+            if key in widths:
+                table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
         for row in self.family_rows:
-            table.add_row(*row.cells, key=row.key)
+            table.add_row(*fitted_cells(row, widths), key=row.key)
         keys = [row.key for row in self.family_rows]
         if keep in keys:
             table.move_cursor(row=keys.index(keep), animate=False)
