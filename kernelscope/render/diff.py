@@ -87,22 +87,29 @@ def count_text(before: int, after: int) -> str:
 
 
 def kernel_names(rows: Iterable[TimeChange]) -> ShortNames:
-    """Short names of the kernels among ``rows`` (names with a parameter list), unique within
-    them: a table of them tells every kernel apart."""
-    return ShortNames(row.name for row in rows if "(" in row.name)
+    """Short names of the kernels of ``rows`` (a family's demangled names, or a name with a
+    parameter list), unique within them: a table of them tells every kernel apart."""
+    names = ShortNames()
+    for row in rows:
+        names.add(row.kernels or ([row.name] if "(" in row.name else []))
+    return names
+
+
+def _row_name(row: TimeChange, width: int, names: ShortNames | None) -> str:
+    if names is not None and row.kernels:
+        each = width if len(row.kernels) == 1 else max(8, (width - 3) // 2)
+        return " → ".join(fit_name(names[k], each) for k in row.kernels)
+    if "(" in row.name:
+        return short_name(row.name, width) if names is None else fit_name(names[row.name], width)
+    return row.name[:width]
 
 
 def time_row(row: TimeChange, width: int = 48, names: ShortNames | None = None) -> list[str]:
     """Name, count(s), before, after, change (``new``/``gone`` where one side lacks it).
     ``names``: the short names of the table's kernels (else each kernel's compact name)."""
     change = row.status or fmt_change(row.change_pct)
-    if "(" in row.name:
-        name = (short_name(row.name, width) if names is None
-                else fit_name(names[row.name], width))
-    else:
-        name = row.name[:width]
     return [
-        name,
+        _row_name(row, width, names),
         count_text(row.before_count, row.after_count),
         fmt_duration(row.before_ns),
         fmt_duration(row.after_ns),

@@ -33,7 +33,7 @@ from kernelscope.render.diff import (
     pct_pair,
     time_row,
 )
-from kernelscope.render.format import fmt_duration, short_name
+from kernelscope.render.format import fmt_duration, plural, short_name
 from kernelscope.tui.widgets.metric_table import grid_table
 
 SORTS = ("order", "change", "speedup")
@@ -78,7 +78,8 @@ class KernelDiffScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="diff-title")
-        yield Static(Text("Matched kernels", style="bold"), classes="diff-heading")
+        yield Static(Text("Matched kernels", style="bold"), classes="diff-heading",
+                     id="diff-pairs-heading")
         yield DataTable(id="diff-pairs", cursor_type="row", zebra_stripes=True)
         yield Static(Text("Unmatched kernels (m: pair by hand)", style="bold"),
                      classes="diff-heading")
@@ -89,7 +90,13 @@ class KernelDiffScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.refresh_tables()
-        self.query_one("#diff-pairs", DataTable).focus()
+        self.focus_what_can_act()
+
+    def focus_what_can_act(self) -> None:
+        """Focus the matched pairs, or where there are none the unmatched kernels (the only
+        rows ``↓`` and ``m`` can act on)."""
+        table = "#diff-pairs" if self.diff.pairs or not self.unmatched else "#diff-unmatched"
+        self.query_one(table, DataTable).focus()
 
     def set_diff(self, diff: KernelDiff) -> None:
         self.diff = diff
@@ -107,13 +114,19 @@ class KernelDiffScreen(Screen[None]):
         diff = self.diff
         self.query_one("#diff-title", Static).update(summed_line(diff))
         table = self.query_one("#diff-pairs", DataTable)
+        keep_pair = table.cursor_row
         table.clear(columns=True)
         for header in (*PAIR_HEADERS, "Matched by"):
             table.add_column(header, key=header)
+        self.query_one("#diff-pairs-heading", Static).update(Text(
+            "Matched kernels" if diff.pairs else "Matched kernels: none — m on a before "
+            "kernel, then on an after one, pairs them",
+            style="bold"))
         self.shown = self.sorted_pairs()
         for i, pair in enumerate(self.shown):
             table.add_row(*pair_row(pair, 28), pair.matched_by, key=str(i))
         unmatched = self.query_one("#diff-unmatched", DataTable)
+        keep_unmatched = unmatched.cursor_row
         unmatched.clear(columns=True)
         unmatched.add_columns("Side", "ID", "Kernel", "Duration", "Bottleneck")
         self.unmatched = []
@@ -125,15 +138,19 @@ class KernelDiffScreen(Screen[None]):
                                   fmt_duration(k.duration_ns), k.diagnosis.label)
                 self.unmatched.append((side, k.id))
         unmatched.display = bool(self.unmatched)
+        table.move_cursor(row=min(keep_pair, max(0, len(self.shown) - 1)), animate=False)
+        unmatched.move_cursor(row=min(keep_unmatched, max(0, len(self.unmatched) - 1)),
+                              animate=False)
         names = kernel_names(diff.families)
         families = grid_table(FAMILY_HEADERS,
                               (family_row(f, 40, names) for f in diff.families),
                               title="Kernel families")
         self.query_one("#diff-families", Static).update(families)
+        tables = " · tab: the other table" if diff.pairs and self.unmatched else ""
         self.query_one("#diff-info", Static).update(
-            f"{len(diff.pairs):,} pairs · {len(diff.unmatched_before):,} only before · "
+            f"{plural(len(diff.pairs), 'pair')} · {len(diff.unmatched_before):,} only before · "
             f"{len(diff.unmatched_after):,} only after · sorted by {self.sort} · enter opens a "
-            "pair · e exports"
+            f"pair · m pairs by hand{tables} · e exports"
         )
 
     def highlighted_pair(self) -> KernelPair | None:
