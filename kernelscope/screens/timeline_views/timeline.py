@@ -107,7 +107,7 @@ class TimelinePane(Horizontal, can_focus=True):
                 tooltip="Scroll the lanes up a page (when there are more than fit)."),
         Binding("pagedown", "scroll_lanes(1)", "Page down", show=False,
                 id="timeline.page-down", tooltip="Scroll the lanes down a page."),
-        Binding("m", "metric_lanes", "Metric lanes", id="timeline.metric-lanes",
+        Binding("m", "metric_lanes", "Metric lanes", show=False, id="timeline.metric-lanes",
                 tooltip="GPU metric lanes: the default four (SMs active, SM issue, tensor "
                 "active, DRAM read), every metric read, or none."),
     ]
@@ -436,14 +436,14 @@ class TimelinePane(Horizontal, can_focus=True):
             return self.selected.start_ns, "the selected gap"
         return (self.t0 + self.t1) // 2, "the middle of the window"
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``m`` is offered only when the report has GPU metrics."""
-        if action == "metric_lanes":
-            return self.data is not None and self.data.report.gpu_metrics.present
-        return True
-
     def action_metric_lanes(self) -> None:
-        """Cycle the GPU metric lanes: default four, every metric read, none."""
+        """Cycle the GPU metric lanes: default four, every metric read, none (a report
+        without GPU metrics says so, and how to collect them)."""
+        if self.data is None:
+            return
+        if not self.data.report.gpu_metrics.present:
+            self.notify(self.data.metrics_verdicts[0].sentence, timeout=6)
+            return
         i = METRIC_SETS.index(self.metric_choice)
         self.metric_choice = METRIC_SETS[(i + 1) % len(METRIC_SETS)]
         self.redraw()
