@@ -29,7 +29,7 @@ from kernelscope.render.ranks import duration, gap_summary, pct
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
-from kernelscope.screens.session import worker_failed
+from kernelscope.screens.session import HelpSections, worker_failed
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
@@ -419,10 +419,16 @@ class RanksScreen(Screen[None]):
         self.open_rank(int(event.row["rank"]))
 
     # -- help ----------------------------------------------------------------------------
+    @classmethod
+    def help_sections(cls) -> HelpSections:
+        """The ranks screen's key tables (``?`` and the README's are made from these)."""
+        return (("Ranks screen", (cls,)), ("Heatmap (4)", (Heatmap,)), ("Tables", (FrameTable,)))
+
     def action_help(self) -> None:
         if isinstance(self.app.screen, HelpScreen):
             return
-        sections = [("Ranks screen", self.BINDINGS), ("Heatmap (4)", Heatmap.BINDINGS),
-                    ("Tables", FrameTable.BINDINGS), ("Everywhere", self.app.BINDINGS)]
+        sections = [*((title, [b for cls in classes for b in cls.BINDINGS])
+                      for title, classes in self.help_sections()),
+                    ("Everywhere", self.app.BINDINGS)]
         keys = keys_markdown(self.app, sections)  # type: ignore[arg-type]
         self.app.push_screen(HelpScreen(RANKS_HELP.replace("<!-- keys -->", keys)))
