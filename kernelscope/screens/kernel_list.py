@@ -410,7 +410,8 @@ class KernelListScreen(Screen[None]):
         table.clear(columns=True)
         for key, title, numeric in FAMILY_COLUMNS:
             if key in widths:
-                table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
+                table.add_column(Text(title, justify="right" if numeric else "left"), key=key,
+                                 width=widths[key])
         for row in self.family_rows:
             table.add_row(*fitted_cells(row, widths), key=row.key)
         keys = [row.key for row in self.family_rows]

@@ -104,3 +104,27 @@ async def test_sort_steps_through_shown_columns_only() -> None:
         await pilot.pause()
         assert table.sort_title == "Name"
         assert "sorted by Name ▲" in str(app.query_one("#view .frame-status").render())
+
+
+class LateFill(App[None]):
+    def compose(self) -> ComposeResult:
+        yield FrameView("", [Column("total", "T", lambda v: f"{v:,}"),
+                             Column("name", "Name", str, numeric=False, flex=True)],
+                        sort="total", id="view", table_id="table")
+
+
+async def test_cells_painted_before_the_table_measured_them_stay_whole() -> None:
+    """DataTable measures new cells only when idle, and keeps the cells it painted before at
+    their header's width: a paint between the fill and that moment cut ``3,000,000`` to
+    ``3,0`` (the flaky ranks snapshot's ``309.``). FrameTable gives every column its width."""
+    app = LateFill()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        table = app.query_one("#table", FrameTable)
+        app.query_one("#view", FrameView).set_frame(frame())
+        for y in range(table.size.height):
+            table.render_line(y)  # a paint before the table's idle handler ran
+        await pilot.pause()
+        await pilot.pause()
+        first = [str(seg.text) for seg in table.render_line(1)]
+        assert "3,000,000" in "".join(first)

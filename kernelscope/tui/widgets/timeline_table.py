@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -166,13 +167,15 @@ class FrameTable(DataTable[Text]):
         labels = self._labels()
         texts = self._texts()
         self._layout = self._plan(labels, texts)
-        shown = [i for i, spec in enumerate(self.specs)
-                 if self._layout is None or spec.key in self._layout]
+        widths = self._layout or self._naturals(labels, texts)
+        shown = [i for i, spec in enumerate(self.specs) if spec.key in widths]
         fitted = self._fitted_flex(texts)
         for i in shown:
             spec = self.specs[i]
+            # A width given, never measured: DataTable measures new cells only when idle and
+            # keeps cells it painted before at the header's width ("309." for "309.52 ms").
             self.add_column(Text(labels[i], justify="right" if spec.numeric else "left"),
-                            key=spec.key)
+                            key=spec.key, width=widths[spec.key])
         for n, row_texts in enumerate(texts):
             self.add_row(
                 *(self.specs[i].cell(fitted.get(row_texts[i], row_texts[i]) if self.specs[i].flex
@@ -206,12 +209,16 @@ class FrameTable(DataTable[Text]):
         width = self.size.width
         if width <= 0:
             return None
-        fits = []
-        for i, (spec, label) in enumerate(zip(self.specs, labels, strict=True)):
-            natural = max([len(label), *(len(row[i]) for row in texts)])
-            fits.append(ColumnFit(spec.key, natural, FLEX_MIN if spec.flex else None,
-                                  spec.priority, grows=spec.flex))
+        fits = [ColumnFit(spec.key, natural, FLEX_MIN if spec.flex else None, spec.priority,
+                          grows=spec.flex)
+                for spec, natural in zip(self.specs, self._naturals(labels, texts).values(),
+                                         strict=True)]
         return fit_columns(fits, width - SCROLLBAR, gap=2 * self.cell_padding)
+
+    def _naturals(self, labels: list[str], texts: list[list[str]]) -> dict[str, int]:
+        """Each column's natural width: its widest cell or its title."""
+        return {spec.key: max([cell_len(label), *(cell_len(row[i]) for row in texts)])
+                for i, (spec, label) in enumerate(zip(self.specs, labels, strict=True))}
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._refit)
