@@ -43,8 +43,9 @@ def label_text(pair: KernelPair) -> str:
     return pair.label_change or f"{pair.after.diagnosis.label} (unchanged)"
 
 
-def kernel_text(pair: KernelPair, side: str, width: int = 32) -> str:
-    """``0 gemm_naive``: the kernel's ID and short name on one side of a pair."""
+def kernel_text(pair: KernelPair, side: str, width: int | None = 32) -> str:
+    """``0 gemm_naive``: the kernel's ID and short name (in ``width``; whole when None) on one
+    side of a pair."""
     kernel = pair.before if side == "before" else pair.after
     return f"{kernel.id} {short_name(str(kernel.summary.row.get('demangled', '')), width)}"
 
@@ -65,7 +66,7 @@ def metric_row(change: MetricChange) -> list[str]:
     ]
 
 
-def pair_row(pair: KernelPair, width: int = 32) -> list[str]:
+def pair_row(pair: KernelPair, width: int | None = 32) -> list[str]:
     """Before, after, matched by, durations, speedup, change, bottleneck."""
     return [
         kernel_text(pair, "before", width),

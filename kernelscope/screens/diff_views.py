@@ -5,6 +5,7 @@ model's ``KernelDiff``/``TimelineDiff``, the same the exports write."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -50,6 +51,36 @@ def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
         f"{fmt_duration(diff.after_total_ns)} ({fmt_change(diff.total_change_pct)})"
     )
     return line
+
+
+NAME_COLUMNS = (0, 1)
+TIME_COLUMNS = (2, 3)
+MATCHED_BY = 7
+NAME_MINIMUM = 12
+
+
+def pair_widths(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int
+                ) -> dict[int, int]:
+    """Column index → width for the pairs table ``width`` columns wide: every column whole
+    but the two kernel names, which share what is left (at least 12 each); "Matched by"
+    only where the names can stay whole beside it, the two times only where the names get
+    their least (the speedup and the change say it too)."""
+    natural = [max([len(h), *(len(r[n]) for r in rows)]) for n, h in enumerate(headers)]
+    dropped = {MATCHED_BY}
+    room = width - 2 - 2 * (len(headers) - len(dropped))
+    fixed = sum(w for n, w in enumerate(natural) if n not in (*NAME_COLUMNS, *dropped))
+    if fixed + natural[0] + natural[1] + natural[MATCHED_BY] + 2 <= room:
+        dropped = set()
+        room -= 2
+        fixed += natural[MATCHED_BY]
+    elif fixed + 2 * NAME_MINIMUM > room:
+        dropped |= set(TIME_COLUMNS)
+        room += 2 * len(TIME_COLUMNS)
+        fixed -= sum(natural[n] for n in TIME_COLUMNS)
+    share = max(NAME_MINIMUM, min(max(natural[0], natural[1]), (room - fixed) // 2))
+    widths = {n: w for n, w in enumerate(natural) if n not in dropped}
+    widths[0] = widths[1] = share
+    return widths
 
 
 class KernelDiffScreen(Screen[None]):
@@ -115,16 +146,12 @@ class KernelDiffScreen(Screen[None]):
         self.query_one("#diff-title", Static).update(summed_line(diff))
         table = self.query_one("#diff-pairs", DataTable)
         keep_pair = table.cursor_row
-        table.clear(columns=True)
-        for header in (*PAIR_HEADERS, "Matched by"):
-            table.add_column(header, key=header)
         self.query_one("#diff-pairs-heading", Static).update(Text(
             "Matched kernels" if diff.pairs else "Matched kernels: none — m on a before "
             "kernel, then on an after one, pairs them",
             style="bold"))
         self.shown = self.sorted_pairs()
-        for i, pair in enumerate(self.shown):
-            table.add_row(*pair_row(pair, 28), pair.matched_by, key=str(i))
+        self._fill_pairs(table)
         unmatched = self.query_one("#diff-unmatched", DataTable)
         keep_unmatched = unmatched.cursor_row
         unmatched.clear(columns=True)
@@ -152,6 +179,24 @@ class KernelDiffScreen(Screen[None]):
             f"{len(diff.unmatched_after):,} only after · sorted by {self.sort} · enter opens a "
             f"pair · m pairs by hand{tables} · e exports"
         )
+
+    def _fill_pairs(self, table: DataTable[Any]) -> None:
+        """The pairs in columns that fit the screen: the bottleneck change whole, the names
+        sharing what the other columns leave, "Matched by" where there is room."""
+        headers = (*PAIR_HEADERS, "Matched by")
+        whole = [[*pair_row(pair, None), pair.matched_by] for pair in self.shown]
+        widths = pair_widths(headers, whole, self.app.size.width)
+        table.clear(columns=True)
+        for n, header in enumerate(headers):
+            if n in widths:
+                table.add_column(header, key=header, width=widths[n])
+        ids = max((len(f"{k.id} ") for p in self.shown for k in (p.before, p.after)), default=0)
+        for i, pair in enumerate(self.shown):
+            cells = [*pair_row(pair, max(4, widths[0] - ids)), pair.matched_by]
+            table.add_row(*(cells[n] for n in widths), key=str(i))
+
+    def on_resize(self) -> None:
+        self.refresh_tables()
 
     def highlighted_pair(self) -> KernelPair | None:
         row = self.query_one("#diff-pairs", DataTable).cursor_row

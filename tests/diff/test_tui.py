@@ -99,6 +99,8 @@ async def test_no_matches_start_on_what_can_act_and_m_keeps_the_cursor() -> None
         assert table.cursor_row == 5
         text = screen_text(app)
         assert "1 pair · 6 only before · 0 only after" in text
+        # the pairs table fits 120 columns with the bottleneck change whole
+        assert ("  0.75×    +33.6 %  instruction-bound → dram-bound  ") in text
         assert "  cunn_SoftMa…logue> → transpose_smem<1>  " in text
         assert "  vectorized_layer_norm<float, float, 0>  " in text
 
