@@ -19,9 +19,15 @@
 #                 many_launches (default set) + --page details/raw CSV oracles -> raw/ncu/
 #   ncu_new       the diff, diagnosis, multi-process, range-replay and join kernel reports
 #                 (see samples/README.md) + their oracles -> raw/ncu/
+#   ncu_diag      the diagnosis cases diag_pipe, diag_membar, diag_sgemm and the thrust
+#                 program thrust_lambdas (--set full) + their oracles -> raw/ncu/
 #   ncu_big       the benchmark reports: many_launches_huge (5,000-10,000 launches,
 #                 LaunchStats only) and many_launches_full_264 (264 launches, --set full)
 #                 -> raw/ncu/big/
+#   kineto        torch.profiler (Kineto) traces: kineto_step (one GPU, record_function
+#                 ranges, with_stack) and two runs of kineto_ranks (4 gloo ranks on one GPU,
+#                 rank 2 slowed by 30 ms a step; run "other" only to test mixed runs)
+#                 -> raw/kineto/ (packed to samples/kineto/)
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
 # After `pack`, copy OUTDIR/samples/* over the repository's samples/ folder.
 #
@@ -53,7 +59,7 @@ shift
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-STAGES=${*:-versions build nsys_profile nsys_new nsys_big nsys_post ncu ncu_new ncu_big pack}
+STAGES=${*:-versions build nsys_profile nsys_new nsys_big nsys_post ncu ncu_new ncu_diag ncu_big pack}
 
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
@@ -114,14 +120,20 @@ stage_versions() {
 
 stage_build() {
   local p pids=()
+  local flags
   for p in "$SRC"/cuda/*.cu; do
     p=$(basename "$p" .cu)
-    run 300 "$NVCC" -lineinfo -O3 -arch="$ARCH" -Xptxas -v -o "$B/$p" "$SRC/cuda/$p.cu" \
+    # BUILD_ONLY="a b": build just those programs
+    if [[ -n ${BUILD_ONLY:-} && " $BUILD_ONLY " != *" $p "* ]]; then continue; fi
+    # a program's extra nvcc options, from its "// nvcc-flags:" line
+    flags=$(sed -n 's,^// nvcc-flags: ,,p' "$SRC/cuda/$p.cu")
+    # shellcheck disable=SC2086
+    run 300 "$NVCC" -lineinfo -O3 -arch="$ARCH" -Xptxas -v $flags -o "$B/$p" "$SRC/cuda/$p.cu" \
       >"$B/$p.ptxas.txt" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
-  grep -A2 register_spill "$B/kernels_zoo.ptxas.txt" >&2 || true
+  grep -A2 register_spill "$B/kernels_zoo.ptxas.txt" >&2 2>/dev/null || true
 }
 
 # nsys_one NAME TRACE CMD...   ($NSYS_EXTRA: more nsys profile options)
@@ -173,6 +185,26 @@ stage_nsys_new() {
 # same binary and arguments): the pair times `kernelscope join` at 1,000 launches (issue 18).
 stage_nsys_big() {
   nsys_one many_launches cuda "$B/many_launches"
+}
+
+kineto_ranks_run() {  # kineto_ranks_run DIR PORT
+  local r pids=()
+  mkdir -p "$1"
+  for r in 0 1 2 3; do
+    (RANK=$r WORLD_SIZE=4 MASTER_PORT=$2 run 150 "$PYTHON" "$SRC/torch/kineto_ranks.py" "$1") \
+      >"$1/rank$r.log" 2>&1 &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r"; done
+}
+
+stage_kineto() {
+  local K=$OUTDIR/raw/kineto
+  mkdir -p "$K"
+  run 150 "$PYTHON" "$SRC/torch/kineto_step.py" "$K" >"$K/kineto_step.log" 2>&1
+  kineto_ranks_run "$K/ranks" 29555
+  kineto_ranks_run "$K/other_run" 29556
+  ls -la "$K" "$K/ranks" "$K/other_run" >&2
 }
 
 stage_nsys_nccl() {
@@ -289,6 +321,20 @@ stage_ncu_new() {
   for p in "${ORACLE_PIDS[@]}"; do wait "$p"; done
 }
 
+# The diagnosis cases of issue 24 (samples/README.md): a pipe saturated by a grid of half the
+# SMs, memory-fence stalls, an FP32 SGEMM without tensor cores, and a thrust program whose
+# kernels are templated on device lambdas. Build them with BUILD_ONLY="diagnosis_cases
+# thrust_lambdas" to skip the other programs.
+stage_ncu_diag() {
+  local full=(--set full --import-source yes) v
+  for v in pipe membar sgemm; do
+    ncu_one "diag_$v" 120 "${full[@]}" -f -o "diag_$v" "$B/diagnosis_cases" "$v"
+  done
+  ncu_one thrust_lambdas 240 "${full[@]}" -f -o thrust_lambdas "$B/thrust_lambdas"
+  local p
+  for p in "${ORACLE_PIDS[@]}"; do wait "$p"; done
+}
+
 # The benchmark reports: many_launches_huge (LaunchStats only, 5,000-10,000 launches) and
 # many_launches_full_264 (--set full, 264 launches). ncu's cost is per profiled launch and
 # per pass: on the H200 VM ~0.35 s a launch for the three list sections (LaunchStats,
@@ -365,6 +411,12 @@ stage_pack() {
     done
     for f in "$RS"/nccl/*.csv "$RS"/nccl/*.stats.txt "$RS"/nccl/*.analyze.txt; do
       [[ -e $f ]] && echo "$f $S/nsys/nccl/oracle/$(basename "$f").xz"
+    done
+    for f in "$OUTDIR"/raw/kineto/*.json "$OUTDIR"/raw/kineto/ranks/*.json; do
+      [[ -e $f ]] && echo "$f $S/kineto/${f#"$OUTDIR"/raw/kineto/}.xz"
+    done
+    for f in "$OUTDIR"/raw/kineto/other_run/rank0.pt.trace.json; do
+      [[ -e $f ]] && echo "$f $S/kineto/other_run/$(basename "$f").xz"
     done
     for f in "$RN"/big/*.ncu-rep "$RN"/big/*.csv "$RN"/big/probe.txt; do
       [[ -e $f ]] && echo "$f $S/big/$(basename "$f").xz"

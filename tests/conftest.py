@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 NCU_SAMPLES = SAMPLES / "ncu"
 NCU_ORACLE = NCU_SAMPLES / "oracle"
-BUNDLED = ROOT / "kernelscope" / "data" / "default.ncu-rep.xz"
+BUNDLED = ROOT / "kernelscope" / "data" / "sample_zoo_h200.ncu-rep.xz"
 
 
 def ncu_sample_paths() -> list[Path]:

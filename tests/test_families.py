@@ -155,3 +155,34 @@ def test_summary_ranks_families(tmp_path) -> None:
 def test_ids_text_of_interleaved_launches_and_long_lists() -> None:
     assert ids_text(range(3, 1000, 4)) == "3–999 step 4"
     assert ids_text([*range(0, 40, 3), 41]) == "0, 3, 6, 9, 12, 15, 18, 21, … (15 in all)"
+
+
+def test_families_of_one_name_are_told_apart_by_their_launch_shape() -> None:
+    four = [launch(i, "k", "64", block, 10.0 + i)
+            for i, block in enumerate(("32", "64", "128", "256"))]
+    labels = [f.label("k") for f in kernel_families(four)]
+    assert labels == ["k [256×1×1]", "k [128×1×1]", "k [64×1×1]", "k [32×1×1]"]
+    by_grid = [launch(0, "k", "64", "256", 1.0), launch(1, "k", "128×2", "256", 2.0)]
+    assert [f.label("k") for f in kernel_families(by_grid)] == ["k [grid 128×2×1]",
+                                                                 "k [grid 64×1×1]"]
+    mixed = [launch(0, "k", "64", "256", 1.0), launch(1, "k", "64", "128", 2.0),
+             launch(2, "k", "32", "128", 3.0)]
+    assert [f.label("k") for f in kernel_families(mixed)] == [
+        "k [grid 32×1×1, block 128×1×1]", "k [grid 64×1×1, block 128×1×1]",
+        "k [grid 64×1×1, block 256×1×1]",
+    ]
+    assert [f.label("k") for f in kernel_families([launch(0, "k", "1", "1", 1.0)])] == ["k"]
+
+
+def test_summary_json_and_csv_name_families_with_their_launch_shape() -> None:
+    path = NCU_SAMPLES / "multi_process.ncu-rep.xz"
+    out = io.StringIO()
+    print_summary(path, file=out)
+    text = out.getvalue()
+    assert "mp_scale [grid 8192×1×1]" in text and "mp_saxpy [grid 4096×1×1]" in text
+    doc = json.loads(render(path, ExportOptions(fmt="json")))
+    assert sorted(f["shape"] for f in doc["families"]) == [
+        "grid 4096×1×1", "grid 4096×1×1", "grid 8192×1×1", "grid 8192×1×1"]
+    assert {k["short_name"] for k in doc["kernels"]} == {
+        "mp_scale [grid 4096×1×1]", "mp_scale [grid 8192×1×1]",
+        "mp_saxpy [grid 4096×1×1]", "mp_saxpy [grid 8192×1×1]"}

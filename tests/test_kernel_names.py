@@ -3,11 +3,8 @@ kernels of any sample (or of the third-party reports) share a displayed short na
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import lzma
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from kernelscope.parsers.kernel_names import (
+    MAX_SHORT,
     ShortNames,
     compact_name,
     fit_name,
     fit_names,
-    name_at,
     short_names,
 )
 from kernelscope.parsers.nsys import open_report
+from tests.wild.conftest import require_wild
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -81,9 +79,93 @@ def test_names_that_read_alike_are_spelled_out_until_they_differ() -> None:
     assert both[ADD_BF16] == "vectorized_elementwise<CUDAFunctor_add<BFloat16>>"
     assert both[GELU] == "vectorized_elementwise<Gelu(float)>"
     assert both[GELU_BF16] == "vectorized_elementwise<Gelu(BFloat16)>"
-    # Overloads differ only by their parameters: the whole name tells them apart.
+    # Overloads differ only by their parameters: those tell them apart.
     a, b = "void f<1>(int)", "void f<1>(float)"
-    assert short_names([a, b]) == {a: name_at(a, 5), b: name_at(b, 5)}
+    assert short_names([a, b]) == {a: "f<1>(int)", b: "f<1>(float)"}
+
+
+_VEC = "std::vector<double, std::allocator<double>>&"
+_GRAUPEL = f"graupel(unsigned long &, double &, {_VEC}, {_VEC})"
+_ITER = "__gnu_cxx::__normal_iterator<unsigned long *, std::vector<unsigned long>>"
+
+
+def _thrust_for_each(instance: int) -> str:
+    body = (f"thrust::THRUST_200300_89_NS::cuda_cub::for_each_f<{_ITER}, thrust::THRUST_200300_"
+            f"89_NS::detail::wrapped_function<{_GRAUPEL}::[lambda(unsigned long) (instance "
+            f"{instance})], void>>")
+    return ("void thrust::THRUST_200300_89_NS::cuda_cub::core::_kernel_agent<thrust::THRUST_2003"
+            f"00_89_NS::cuda_cub::__parallel_for::ParallelForAgent<{body}, long>, {body}, long>"
+            "(T2, T3)")
+
+
+CUB_REDUCE = (
+    "void cub::CUB_200300_89_NS::DeviceReduceKernel<cub::CUB_200300_89_NS::DeviceReducePolicy<"
+    "unsigned long, unsigned int, std::plus<unsigned long>>::Policy600, thrust::THRUST_200300_89"
+    f"_NS::cuda_cub::transform_input_iterator_t<unsigned long, {_ITER}, {_GRAUPEL}::[lambda("
+    "unsigned long) (instance 1)]>, unsigned int, std::plus<unsigned long>, unsigned long>(T2, "
+    "T5 *, T3, cub::CUB_200300_89_NS::GridEvenShare<T3>, T4)"
+)
+KOKKOS_LAMBDA = (
+    "void Kokkos::Impl::cuda_parallel_launch_local_memory<Kokkos::Impl::ParallelFor<Nukexc::"
+    "compute_half_inverse(const Kokkos::View<double **, Kokkos::LayoutLeft, Kokkos::Cuda> &, "
+    "double)::[lambda(int) (instance {n})], Kokkos::RangePolicy<Kokkos::Cuda>, Kokkos::Cuda>>(T1)"
+)
+KOKKOS_FILL = (
+    "void Kokkos::Impl::cuda_parallel_launch_local_memory<Kokkos::Impl::ParallelFor<Kokkos::Impl"
+    "::ViewFill<Kokkos::View<int *, Kokkos::LayoutRight, Kokkos::Device<Kokkos::Cuda, Kokkos::"
+    "AnonymousSpace>, Kokkos::MemoryTraits<(unsigned int)0>>, Kokkos::LayoutRight, Kokkos::Cuda, "
+    "(int)1, int>, Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<int>>, Kokkos::Cuda>>(T1)"
+)
+CUTLASS = (
+    "void cutlass::Kernel<cutlass::gemm::kernel::Gemm<cutlass::gemm::threadblock::MmaPipelined<"
+    "cutlass::gemm::GemmShape<(int)128, (int)128, (int)32>, cutlass::transform::threadblock::"
+    "PredicatedTileIterator<cutlass::MatrixShape<(int)128, (int)32>, float>>, (bool)0>>(T1::Params)"
+)
+CUTE = (
+    "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, "
+    "int>, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::"
+    "MainloopSm90TmaGmmaWarpSpecialized<(int)4, cute::tuple<cute::C<(int)2>, cute::C<(int)1>, "
+    "cute::C<(int)1>>>, cute::tuple<cute::C<(int)128>, cute::C<(int)256>, cute::C<(int)64>>, "
+    "cutlass::bfloat16_t>>>(T1::Params)"
+)
+REDUCE = ("void at::native::reduce_kernel<(int)512, (int)1, at::native::ReduceOp<{t}, at::native::"
+          "func_wrapper_t<{t}, at::native::sum_functor<{t}, float, {t}>::operator ()(at::Tensor"
+          "Iterator &)::[lambda(float, float) (instance 1)]>, unsigned int, {t}, (int)4, "
+          "(int)4>>(T3)")
+TRITON = "triton_per_fused__to_copy_add_embedding_mean_mul_pow_rsqrt_transpose_view_where_12"
+CONV = ("sm80_xmma_fprop_implicit_gemm_indexed_wo_smem_f16f16_f16f16_f16_nhwckrsc_nhwc_tilesize128"
+        "x32x64_stage1_warpsize4x1x1_g1_tensor16x8x16_aligna8_alignc8_execute_kernel_trt")
+
+
+def test_launchers_are_named_by_what_they_launch() -> None:
+    names = [_thrust_for_each(n) for n in (2, 3, 4)] + [CUB_REDUCE]
+    assert short_names(names) == {
+        names[0]: "graupel λ#2", names[1]: "graupel λ#3", names[2]: "graupel λ#4",
+        CUB_REDUCE: "DeviceReduceKernel<graupel>",
+    }
+    assert compact_name(_thrust_for_each(4)) == "graupel"
+    kokkos = [KOKKOS_LAMBDA.format(n=1), KOKKOS_LAMBDA.format(n=2), KOKKOS_FILL]
+    assert short_names(kokkos) == {
+        kokkos[0]: "compute_half_inverse λ#1", kokkos[1]: "compute_half_inverse λ#2",
+        KOKKOS_FILL: "ViewFill<1, int>",
+    }
+    assert compact_name(CUTLASS) == "Gemm 128x128x32"
+    assert compact_name(CUTE) == "GemmUniversal 128x256x64"
+    assert compact_name(CONV) == "sm80_xmma_fprop_gemm_indexed_wo_smem_f16_128x32x64_tensor"
+
+
+def test_long_names_are_cut_keeping_what_differs() -> None:
+    bf16, fp32 = REDUCE.format(t="c10::BFloat16"), REDUCE.format(t="float")
+    assert short_names([bf16, fp32]) == {bf16: "reduce<…, BFloat16, …>",
+                                         fp32: "reduce<…, float, …>"}
+    assert compact_name(TRITON) == "triton_per_fused__to_copy_add_embedding_mean…e_view_where_12"
+    assert len(compact_name(TRITON)) == 60
+    # A difference deep inside the template arguments is followed down to where it lies.
+    deep = [f"void k<{'A<' * 30}{t}{'>' * 30}>()" for t in ("x", "y")]
+    assert short_names(deep) == {deep[0]: "k<x>", deep[1]: "k<y>"}
+    # Names that differ only where a short name never looks (namespaces) are numbered.
+    spaces = ["void a::k<int>(float *)", "void b::k<int>(float *)"]
+    assert short_names(spaces) == {spaces[0]: "k<int> #1", spaces[1]: "k<int> #2"}
 
 
 def test_names_added_later_rename_the_earlier_ones() -> None:
@@ -132,54 +214,47 @@ def _ncu_names(paths: list[Path]) -> dict[str, list[str]]:
     return json.loads(done.stdout)
 
 
-def _assert_unique(names: list[str], where: str) -> None:
+def _assert_short_and_unique(names: list[str], where: str) -> None:
     shorts = short_names(names)
     by_short: dict[str, list[str]] = {}
     for name, short in shorts.items():
         by_short.setdefault(short, []).append(name)
+        assert len(short) <= MAX_SHORT, f"{where}: {short!r} is {len(short)} characters"
     clashes = {s: n for s, n in by_short.items() if len(n) > 1}
     assert not clashes, f"{where}: kernels share a short name: {clashes}"
 
 
-def test_no_two_kernels_of_a_sample_share_a_short_name() -> None:
+def _nsys_names(path: Path) -> list[str]:
+    return open_report(path).kernels["name"].cast(str).drop_nulls().unique().to_list()
+
+
+def test_every_sample_kernel_has_a_short_unique_name() -> None:
     reports = sorted((SAMPLES / "ncu").glob("*.ncu-rep.xz"))
     assert reports
     for path, names in _ncu_names(reports).items():
         assert names, f"{path} has no kernels"
-        _assert_unique(names, Path(path).name)
+        _assert_short_and_unique(names, Path(path).name)
     traces = sorted((SAMPLES / "nsys").glob("*.sqlite.xz"))
     traces += sorted((SAMPLES / "nsys" / "ranks").glob("*.sqlite.xz"))
     for trace in traces:
-        names = open_report(trace).kernels["name"].cast(str).drop_nulls().unique().to_list()
-        _assert_unique(names, trace.name)
+        _assert_short_and_unique(_nsys_names(trace), trace.name)
 
 
-def _wild() -> Path:
-    return Path(os.environ.get("KERNELSCOPE_WILD", ROOT.parent / "shared" / "wild"))
-
-
-def test_no_two_kernels_of_a_wild_report_share_a_short_name() -> None:
-    """The third-party reports, through the kernel names NVIDIA's CLIs printed for them."""
-    oracle = _wild() / "oracle"
-    if not oracle.is_dir():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"no third-party reports at {_wild()}")
-        pytest.skip(f"no third-party reports at {_wild()}")
+def test_every_wild_kernel_has_a_short_unique_name(tmp_path: Path) -> None:
+    """Every kernel of the third-party kernel reports and Nsight Systems exports, as
+    kernelscope reads them."""
+    wild = require_wild()
+    reports = []
+    for packed in sorted((wild / "ncu").glob("*.xz")):
+        target = tmp_path / packed.name.removesuffix(".xz")
+        target.write_bytes(lzma.decompress(packed.read_bytes()))
+        reports.append(target)
     checked = 0
-    for path in sorted(oracle.glob("ncu/*.raw_base.csv.xz")) + sorted(
-        oracle.glob("nsys/*_cuda_gpu_kern_sum.csv.xz")
-    ):
-        text = lzma.decompress(path.read_bytes()).decode("utf-8", "replace")
-        rows = list(csv.reader(io.StringIO(text[text.find('"'):] if path.parent.name == "ncu"
-                                           else text)))
-        if not rows:
-            continue
-        column = "Kernel Name" if "Kernel Name" in rows[0] else "Name"
-        if column not in rows[0]:
-            continue
-        i = rows[0].index(column)
-        names = sorted({r[i] for r in rows[1:] if len(r) > i and r[i]})
-        if names:
-            _assert_unique(names, path.name)
-            checked += 1
-    assert checked
+    for path, names in _ncu_names(reports).items():
+        _assert_short_and_unique(names, Path(path).name)
+        checked += bool(names)
+    for trace in sorted((wild / "nsys").glob("*.sqlite.xz")):
+        names = _nsys_names(trace)
+        _assert_short_and_unique(names, trace.name)
+        checked += bool(names)
+    assert checked >= 40

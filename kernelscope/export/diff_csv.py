@@ -4,11 +4,10 @@ which (family, api, gap, nvtx, copy, finding)."""
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from kernelscope.export.csv_text import csv_text
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.metrics import DIFF_METRIC_NAMES, TimeChange
 
@@ -17,14 +16,6 @@ if TYPE_CHECKING:
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, measured_duration
 
 KERNEL_COLUMNS = ("id", "name", "duration_ns", "bottleneck", "flags")
-
-
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(["" if v is None else v for v in row] for row in rows)
-    return out.getvalue()
 
 
 def _side(kernel: AnalyzedKernel | None) -> list[object]:
@@ -53,7 +44,7 @@ def kernel_diff_csv(diff: KernelDiff) -> str:
         rows.append([*_side(k), *_side(None), "unmatched", *blank])
     for k in diff.unmatched_after:
         rows.append([*_side(None), *_side(k), "unmatched", *blank])
-    return _csv(header, rows)
+    return csv_text(header, rows)
 
 
 TIMELINE_HEADER = ("table", "name", "before_count", "after_count", "before_ns", "after_ns",
@@ -79,7 +70,7 @@ def timeline_diff_csv(diff: TimelineDiff) -> str:
         *([["finding", f.id, f.before_items, f.after_items, None, None, None, f.status]
            for f in diff.findings]),
     ]
-    return _csv(TIMELINE_HEADER, rows)
+    return csv_text(TIMELINE_HEADER, rows)
 
 
 def render_diff_csv(diff: KernelDiff | TimelineDiff) -> str:

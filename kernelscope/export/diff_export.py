@@ -14,6 +14,7 @@ from kernelscope.export.summary import table_box
 from kernelscope.export.writer import ExportOptions, Rendered
 from kernelscope.parsers.diff.gate import GateResult, check_slower
 from kernelscope.parsers.diff.kernels import KernelDiff
+from kernelscope.parsers.diff.summed import TOTAL
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
@@ -22,6 +23,7 @@ from kernelscope.render.diff import (
     fmt_change,
     pair_row,
     pct_pair,
+    summed_text,
 )
 from kernelscope.render.format import fmt_duration
 
@@ -52,11 +54,22 @@ def gate_sentence(gate: GateResult) -> str:
         for r in gate.regressed[:10]
     )
     more = f" and {len(gate.regressed) - 10} more" if len(gate.regressed) > 10 else ""
+    summed = gate.summed
+    what = ("The summed kernel time" if summed.basis == TOTAL else
+            f"The kernel time per instance ({summed.before_count:,} → {summed.after_count:,} "
+            "instances)")
     return (
-        f"The summed kernel time regressed by {fmt_change(gate.change_pct)} "
-        f"({fmt_duration(gate.before_ns)} → {fmt_duration(gate.after_ns)}), more than the "
-        f"{gate.limit_pct:g} % allowed; slower: {worst or 'no single kernel'}{more}."
+        f"{what} regressed by {fmt_change(gate.change_pct)} "
+        f"({fmt_duration(summed.before_value)} → {fmt_duration(summed.after_value)}), more "
+        f"than the {gate.limit_pct:g} % allowed; slower: {worst or 'no single kernel'}{more}."
     )
+
+
+UNPAIRED_GATE = ("--fail-if-slower gives no verdict: nothing of the two inputs could be paired "
+                 "(no kernel of one matches one of the other), so their times are not "
+                 "compared; check that both are of the same program, or pair kernels with "
+                 "--pair BEFORE=AFTER.")
+"""What the gate says (exit 2, as for bad input) when nothing could be paired."""
 
 
 def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
@@ -64,26 +77,28 @@ def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
     selects, ``pairs`` paired by hand), failed when ``fail_if_slower`` is exceeded. JSON
     comes in pieces, encoded a kernel pair at a time."""
     diff = inputs.diff(options.pairs, options.pattern)
-    failure = None
+    failure, code = None, 1
     if options.fail_if_slower is not None:
         gate = check_slower(diff, options.fail_if_slower)
-        if gate.failed:
+        if gate.unpaired:
+            failure, code = UNPAIRED_GATE, 2
+        elif gate.failed:
             failure = gate_sentence(gate)
     if options.fmt == "json":
         from kernelscope.export.diff_json import diff_json_pieces
 
         # Encoded now, while the reports are open (a pair's entry may read its kernels), a
         # pair at a time: the text (21 MB for 8,676 pairs) is held, never every pair's dict.
-        return Rendered("", failure, pieces=iter(list(diff_json_pieces(diff))))
-    return Rendered(render_diff_text(diff, options.fmt), failure)
+        return Rendered("", failure, pieces=iter(list(diff_json_pieces(diff))),
+                        failure_code=code)
+    return Rendered(render_diff_text(diff, options.fmt), failure, failure_code=code)
 
 
 def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:
     """The diff's essentials as tables."""
     console.print(
         f"[bold]{escape(diff.before_path.name)} → {escape(diff.after_path.name)}[/]: summed "
-        f"kernel time {fmt_duration(diff.before_total_ns)} → {fmt_duration(diff.after_total_ns)}"
-        f" ({fmt_change(diff.total_change_pct)})"
+        f"kernel time {escape(summed_text(diff.summed))}"
     )
     if isinstance(diff, KernelDiff):
         t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,

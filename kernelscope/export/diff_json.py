@@ -85,12 +85,7 @@ def diff_json_pieces(diff: KernelDiff | TimelineDiff) -> Iterator[str]:
 def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) -> dict[str, Any]:
     """The whole diff as one JSON-serialisable dict (``pairs=False``: the kernel pairs left
     out, an empty list in their place)."""
-    summed = {
-        "before_ns": diff.before_total_ns,
-        "after_ns": diff.after_total_ns,
-        "change_pct": diff.total_change_pct,
-        "filter": diff.pattern,
-    }
+    summed = {**diff.summed.to_dict(), "filter": diff.pattern}
     if isinstance(diff, KernelDiff):
         return {
             "schema": SCHEMA,

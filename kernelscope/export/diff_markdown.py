@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.export.ncu_markdown import Outcome, record_body, record_head
-from kernelscope.parsers.diagnosis.verdict import top_flag
+from kernelscope.parsers.diagnosis.verdict import flag_to_act_on, next_step
 from kernelscope.parsers.diff.kernels import HAND, KernelDiff, KernelPair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, diagnose_detail
@@ -23,12 +23,14 @@ from kernelscope.render.diff import (
     fmt_change,
     fmt_speedup,
     label_text,
+    metric_change_text,
     metric_row,
     metric_value,
     moved_text,
     pair_roofline,
     pair_row,
     pct_pair,
+    summed_text,
     time_row,
     top_moves,
 )
@@ -54,12 +56,7 @@ def _title(diff: KernelDiff | TimelineDiff) -> list[str]:
 
 def _summed(diff: KernelDiff | TimelineDiff) -> str:
     scope = f" of the kernels matching {code(diff.pattern)}" if diff.pattern else ""
-    speed = (diff.before_total_ns / diff.after_total_ns) if diff.after_total_ns else None
-    return (
-        f"- Summed kernel time{scope}: {fmt_duration(diff.before_total_ns)} → "
-        f"{fmt_duration(diff.after_total_ns)} ({fmt_change(diff.total_change_pct)}, "
-        f"{fmt_speedup(speed)})"
-    )
+    return f"- Summed kernel time{scope}: {summed_text(diff.summed)}"
 
 
 def _kernel_line(kernel: AnalyzedKernel) -> str:
@@ -100,7 +97,7 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     for c in top_moves(pair.metrics):
         remeasure.append(
             f"- {inline(c.label)}: {metric_value(c.before, c.unit)} → "
-            f"{metric_value(c.after, c.unit)} ({fmt_change(c.change_pct)})"
+            f"{metric_value(c.after, c.unit)} ({metric_change_text(c)})"
         )
     after = new.diagnosis
     conclusion = [
@@ -110,9 +107,11 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
         f"new: {', '.join(code(f) for f in pair.flags_new) or 'none'}",
         f"- Now {code(after.label)}: {inline(after.bottleneck.summary)}",
     ]
-    lead = top_flag(after)
+    lead, step = flag_to_act_on(after), next_step(after)
     if lead is not None:
         conclusion.append(f"- Next: {code(lead.id)} ({lead.severity}): {inline(lead.remedy)}")
+    elif step is not None:
+        conclusion.append(f"- Next: {inline(step)}")
     if speed is not None and speed < 1:
         conclusion.append("- The change made the kernel slower: revert it or find out why.")
     return change, remeasure, conclusion
@@ -192,7 +191,7 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         f"- After: {code(after.report.path)} ({plural(after.report.kernel_count, 'kernel')} on "
         f"{inline(after.report.device.name)})",
         _summed(diff),
-        f"- Matched: {len(diff.pairs):,} pair(s); unmatched: {len(diff.unmatched_before):,} "
+        f"- Matched: {plural(len(diff.pairs), 'pair')}; unmatched: {len(diff.unmatched_before):,} "
         f"before, {len(diff.unmatched_after):,} after",
         "",
         "## Matched kernels",
@@ -217,8 +216,9 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
     shown = _sections(diff)
     records = _records(diff, shown)
     if len(diff.pairs) > len(shown):
-        parts += [f"The {len(shown)} pairs whose time changed the most follow; the JSON and "
-                  "CSV exports hold every pair's metrics.", ""]
+        follow = "follows" if len(shown) == 1 else "follow"
+        parts += [f"The {plural(len(shown), 'pair')} whose time changed the most {follow}; the "
+                  "JSON and CSV exports hold every pair's metrics.", ""]
     for pair in shown:
         parts += _pair_section(diff, pair, records.get(pair.after.id, ""))
     return "\n".join(parts).rstrip() + "\n"

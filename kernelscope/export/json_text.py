@@ -2,8 +2,8 @@
 faster: the standard library encodes indented JSON in pure Python, one generator step per
 token, which made the JSON export of a 1,000-kernel report spend seconds in ``json.dumps``.
 
-Pieces can be encoded apart (a kernel's entry in a worker process, at the depth it will
-have in the document) and joined: :func:`dumps` of a value at a ``level``, :func:`items` of a
+Pieces can be encoded apart (a kernel's entry as it is read, at the depth it will have in
+the document) and joined: :func:`dumps` of a value at a ``level``, :func:`items` of a
 dict's members without its braces, and :func:`wrap` to put members back between braces.
 """
 

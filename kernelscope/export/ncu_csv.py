@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.export.csv_text import LARGEST_EXACT
 from kernelscope.export.ncu_markdown import top_flag
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, analysed_in_workers
 from kernelscope.parsers.ncu import KernelDetail, rows_to_frame
@@ -19,8 +20,8 @@ def _flag(k: AnalyzedKernel) -> str:
 
 
 def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:
-    """Every metric's value of a kernel read with ``all_metrics`` (runs in worker processes,
-    so the parent never opens the kernels itself)."""
+    """Every metric's value of a kernel read with ``all_metrics`` (computed as each kernel
+    is read, so the details need not be kept)."""
     return {name: m.value for name, m in (detail.all_metrics or {}).items()}
 
 
@@ -94,4 +95,18 @@ def render_ncu_csv(
     all_metrics: bool = False,
 ) -> str:
     frame = kernel_list_frame(analyzed, pattern=pattern, top=top, all_metrics=all_metrics)
-    return frame.write_csv()
+    return integers_as_integers(frame).write_csv()
+
+
+def integers_as_integers(frame: pl.DataFrame) -> pl.DataFrame:
+    """Float columns as text in which a whole number reads ``16384``, not ``16384.0``
+    (a column may hold both: a metric whole in one kernel and not in another)."""
+    floats = [name for name, dtype in frame.schema.items() if dtype.is_float()]
+    return frame.with_columns(
+        pl.when(pl.col(name).is_finite() & (pl.col(name) == pl.col(name).floor())
+                & (pl.col(name).abs() < LARGEST_EXACT))
+        .then(pl.col(name).cast(pl.Int64).cast(pl.String))
+        .otherwise(pl.col(name).cast(pl.String))
+        .alias(name)
+        for name in floats
+    )

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kernelscope.export import json_text
+from kernelscope.parsers.bundled import shown_path
 from kernelscope.parsers.diagnosis import Diagnosis
 from kernelscope.parsers.kernel_analysis import (
     AnalyzedKernel,
@@ -21,6 +22,7 @@ from kernelscope.parsers.kernel_analysis import (
     diagnose_detail,
 )
 from kernelscope.parsers.ncu import KernelDetail, Metric
+from kernelscope.parsers.roofline.collect import collect_command, lacks_roofline
 
 SCHEMA = "kernelscope/ncu/1"
 ENTRY_LEVEL = 2
@@ -65,11 +67,20 @@ def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str,
     }
 
 
+def roofline_collect(analyzed: AnalyzedReport) -> dict[str, Any] | None:
+    """Once for the report: how many kernels have no roofline for lack of its metrics and
+    the ncu command that collects it; None when every kernel has its metrics."""
+    lacking = sum(1 for k in analyzed.kernels if lacks_roofline(k.diagnosis.roofline))
+    if not lacking:
+        return None
+    return {"kernels": lacking, "command": collect_command(), "or": "--set full"}
+
+
 def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     report = analyzed.report
     dev = report.device
     return {
-        "path": str(report.path),
+        "path": shown_path(report.path),
         "kernel_count": report.kernel_count,
         "total_kernel_time_ns": analyzed.total_text_ns,
         "unmeasured_kernels": analyzed.unmeasured,
@@ -78,10 +89,11 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
             for p in report.processes
         ],
         "notes": report.notes,
-        "ncu_report_version": report.version,
+        "reader": report.version,
         "ncu_version": report.ncu_version,
         "cuda_version": report.cuda_version,
         "sections": sorted(analyzed.sections),
+        "roofline_collect": roofline_collect(analyzed),
         "device": {
             "name": dev.name,
             "compute_capability": dev.compute_capability,
@@ -118,13 +130,21 @@ def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
     return diagnose_detail(detail, None), kernel_members(detail)
 
 
-def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
-    rest = {
+def entry_rest(
+    analyzed: AnalyzedReport, kernel: AnalyzedKernel, diagnosis: Diagnosis | None = None
+) -> dict[str, Any]:
+    """The members of a kernel's entry that depend on the whole report: short name, time
+    share, family and the diagnosis (``kernel.diagnosis`` unless another is given)."""
+    return {
         "short_name": analyzed.short_name(kernel),
         "time_share": kernel.time_share,
         "family": analyzed.families.index_of.get(kernel.id),
-        **kernel.diagnosis.to_dict(),
+        **(diagnosis or kernel.diagnosis).to_dict(),
     }
+
+
+def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
+    rest = entry_rest(analyzed, kernel)
     return json_text.wrap((own, json_text.items(rest, ENTRY_LEVEL)), ENTRY_LEVEL)
 
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
-from kernelscope.parsers.diagnosis import Diagnosis, derived
+from kernelscope.parsers.bundled import is_bundled_sample, shown_path
+from kernelscope.parsers.diagnosis import Diagnosis, Flag, derived
 from kernelscope.parsers.diagnosis.verdict import top_flag_text
 from kernelscope.parsers.errors import safe_text
 from kernelscope.parsers.families import KernelFamily, ids_text, kernel_families
@@ -26,7 +27,6 @@ from kernelscope.parsers.ncu import (
 )
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.ncu.panes import (
-    MEMORY_TABLE_ROWS,
     OCCUPANCY_LIMITS,
     SCHEDULER_METRICS,
     SHARED_TABLE_ROWS,
@@ -34,6 +34,7 @@ from kernelscope.parsers.ncu.panes import (
 from kernelscope.parsers.ncu.rules import rules_by_speedup
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.parsers.roofline import PRECISIONS, time_weighted_precision
+from kernelscope.parsers.roofline.collect import collect_command, lacks_roofline
 from kernelscope.render.families import (
     family_ids,
     family_label,
@@ -44,12 +45,15 @@ from kernelscope.render.families import (
 )
 from kernelscope.render.format import (
     NOT_AVAILABLE,
+    fmt_counted,
     fmt_duration,
     fmt_metric,
     fmt_number,
     fmt_pct,
+    plural,
     short_name,
 )
+from kernelscope.render.memory_text import access_note, access_rows, ratio_cell
 from kernelscope.render.ncu_markup import plain_ncu_markup
 from kernelscope.render.roofline import ChartKernel, render_roofline
 
@@ -57,8 +61,9 @@ TOP_LINES = 5
 PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 
 
-def _m(detail: KernelDetail, name: str) -> str:
-    return fmt_metric(detail.metric(name))
+def _m(detail: KernelDetail, name: str, what: str = "") -> str:
+    """The metric as people read it; ``what`` counts where NCU gives no unit (``fmt_counted``)."""
+    return fmt_counted(detail.metric(name), what) if what else fmt_metric(detail.metric(name))
 
 
 def _share(share: float | None) -> str:
@@ -84,21 +89,23 @@ def _header(analyzed: AnalyzedReport) -> list[str]:
     lines = [
         f"# Kernel report: {inline(safe_text(report.path.name))}",
         "",
-        f"- Report file: {code(safe_text(report.path))}",
+        f"- Report file: {code(shown_path(report.path))}"
+        + (" (the sample bundled with kernelscope)" if is_bundled_sample(report.path) else ""),
         f"- Device: {inline(dev.name)}, compute capability {dev.compute_capability}, "
         f"{dev.sm_count if dev.sm_count is not None else '?'} SMs"
         + (f", {', '.join(clocks)}" if clocks else ""),
         f"- Taken with: Nsight Compute {inline(report.ncu_version or 'unknown')}"
         + (f", CUDA {inline(report.cuda_version)}" if report.cuda_version else ""),
-        f"- Read with: ncu_report {inline(report.version or 'unknown')}",
-        f"- Kernels: {report.kernel_count} launches of {len(analyzed.families)} kernel "
-        "families, summed duration "
+        f"- Read with: {inline(report.version or 'unknown')}",
+        f"- Kernels: {plural(report.kernel_count, 'launch', 'launches')} of "
+        f"{plural(len(analyzed.families), 'kernel family', 'kernel families')}, summed duration "
         + (fmt_duration(analyzed.total_ns) if analyzed.total_text_ns is not None else NOT_MEASURED),
         f"- Sections collected: {', '.join(sorted(analyzed.sections)) or 'none'}",
     ]
     if analyzed.unmeasured:
         lines.append(
-            f"- Not measured (left out of the summed duration): {analyzed.unmeasured} kernels"
+            f"- Not measured (left out of the summed duration): "
+            f"{plural(analyzed.unmeasured, 'kernel')}"
         )
     if len(report.processes) > 1:
         listed = ", ".join(f"{inline(p.short_name or '?')} ({p.pid})" for p in report.processes)
@@ -142,7 +149,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
             (
                 f.index + 1,
                 *who,
-                analyzed.names[f.demangled],
+                f.label(analyzed.names[f.demangled]),
                 f.count,
                 family_ids(f),
                 fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
@@ -177,8 +184,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
         f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
         "time (each kernel counted at the precision it does most of its work in)."
         if share is not None
-        else f"{title}: no kernel recorded floating-point work (or the roofline sections were "
-        "not collected)."
+        else f"{title}: no kernel has a point (the list below says why of each)."
     )
     out = [f"## Roofline ({title}, DRAM)", "", why, "", fenced(chart.text), ""]
     if chart.not_plotted:
@@ -197,6 +203,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
                 what += f" ({len(ids):,} launches)"
             out.append(f"- {what}: {inline(reason)}")
         out.append("")
+
     return out
 
 
@@ -204,12 +211,12 @@ def _launch(detail: KernelDetail) -> list[str]:
     tail = derived.tail_wave_fill(detail.number("launch__waves_per_multiprocessor"))
     return [
         f"- grid {code(detail.grid)}, block {code(detail.block)}, "
-        f"threads {_m(detail, 'launch__thread_count')}",
-        f"- registers/thread {_m(detail, 'launch__registers_per_thread')}, shared memory/block "
-        f"static {_m(detail, 'launch__shared_mem_per_block_static')}, dynamic "
+        f"{_m(detail, 'launch__thread_count', 'threads')}",
+        f"- {_m(detail, 'launch__registers_per_thread', 'registers/thread')}, static "
+        f"shared memory {_m(detail, 'launch__shared_mem_per_block_static')}, dynamic "
         f"{_m(detail, 'launch__shared_mem_per_block_dynamic')}",
-        f"- SMs {_m(detail, 'launch__sm_count')}, "
-        f"waves/SM {_m(detail, 'launch__waves_per_multiprocessor')}"
+        f"- {_m(detail, 'launch__sm_count', 'SMs')}, "
+        f"{_m(detail, 'launch__waves_per_multiprocessor', 'waves/SM')}"
         + (f", tail wave fill {fmt_pct(tail)} % (derived)" if tail is not None else ""),
     ]
 
@@ -221,8 +228,8 @@ def _sol(detail: KernelDetail) -> list[str]:
         f"- L1/TEX {_m(detail, 'l1tex__throughput.avg.pct_of_peak_sustained_active')}, "
         f"L2 {_m(detail, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')}, "
         f"DRAM {_m(detail, 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed')}",
-        f"- duration {_m(detail, 'gpu__time_duration.sum')}, elapsed cycles "
-        f"{_m(detail, 'gpc__cycles_elapsed.max')}, SM frequency "
+        f"- duration {_m(detail, 'gpu__time_duration.sum')}, "
+        f"elapsed {_m(detail, 'gpc__cycles_elapsed.max', 'cycles')}, SM frequency "
         f"{_m(detail, 'gpc__cycles_elapsed.avg.per_second')}",
     ]
 
@@ -241,20 +248,11 @@ def _occupancy(detail: KernelDetail) -> list[str]:
     ]
 
 
-def _ratio(detail: KernelDetail, num: str, den: str) -> str:
-    ratio = derived.sectors_per_request(detail.number(num), detail.number(den))
-    return NOT_AVAILABLE if ratio is None else fmt_number(ratio)
-
-
 def _memory(detail: KernelDetail) -> list[str]:
+    access = access_rows(detail.number)
     rows = [
-        (
-            label,
-            fmt_number(detail.number(req)),
-            fmt_number(detail.number(sec)),
-            _ratio(detail, sec, req),
-        )
-        for label, _inst, req, sec, _hit in MEMORY_TABLE_ROWS
+        (r.label, fmt_number(r.requests), fmt_number(r.sectors), ratio_cell(r), r.ideal_text)
+        for r in access
     ]
     shared = [
         (label, fmt_number(detail.number(wav)), fmt_number(detail.number(conf)))
@@ -267,7 +265,10 @@ def _memory(detail: KernelDetail) -> list[str]:
         f"- L1/TEX hit {_m(detail, 'l1tex__t_sector_hit_rate.pct')}, L2 hit "
         f"{_m(detail, 'lts__t_sector_hit_rate.pct')}",
         "",
-        table(("Access", "Requests", "Sectors", "Sectors/request (derived)"), rows, "lrrr"),
+        table(("Access", "Requests", "Sectors", "Sectors/request (derived)", "Ideal"), rows,
+              "lrrrr"),
+        "",
+        access_note(access),
         "",
         table(("Shared", "Wavefronts", "Bank conflicts"), shared, "lrr"),
     ]
@@ -283,7 +284,12 @@ def _compute(detail: KernelDetail, diagnosis: Diagnosis) -> list[str]:
                     f"{fmt_pct(p.pct_of_peak)} % of peak, intensity "
                     f"{NOT_AVAILABLE if p.intensity is None else fmt_number(p.intensity)} FLOP/byte"
                 )
-    return lines or ["- no floating-point work recorded (or roofline sections not collected)"]
+    if lines:
+        return lines
+    if lacks_roofline(diagnosis.roofline):
+        return [f"- roofline metrics not collected: {code(collect_command())} (or "
+                f"{code('--set full')})"]
+    return ["- no floating-point work recorded"]
 
 
 def _scheduler(detail: KernelDetail) -> list[str]:
@@ -292,9 +298,9 @@ def _scheduler(detail: KernelDetail) -> list[str]:
         f"{derived.stall_reason(name)} {fmt_number(v)}" for name, v in derived.top_stalls(ranked)
     )
     return [
-        f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, eligible warps/scheduler "
-        f"{_m(detail, 'smsp__warps_eligible.avg.per_cycle_active')}, active warps/scheduler "
-        f"{_m(detail, 'smsp__warps_active.avg.per_cycle_active')}",
+        f"- issue active {_m(detail, SCHEDULER_METRICS[0])}, per scheduler "
+        f"{_m(detail, 'smsp__warps_eligible.avg.per_cycle_active', 'warps')} eligible, "
+        f"{_m(detail, 'smsp__warps_active.avg.per_cycle_active', 'warps')} active",
         f"- top stalls (cycles per issued instruction): {top or NOT_AVAILABLE}",
     ]
 
@@ -313,14 +319,18 @@ def _source(hot: SourceHotspots | None) -> list[str]:
         )
     for s in hot.sass[:TOP_LINES]:
         pct = 100.0 * s.samples / hot.total_samples if hot.total_samples else 0.0
-        lines.append(f"- SASS {code(s.sass)} {pct:.1f} % of samples")
+        what = code(s.sass) if s.sass else f"at offset {code(f'{s.offset:#x}')} (no disassembler)"
+        lines.append(f"- SASS {what} {pct:.1f} % of samples")
     return lines
 
 
 def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
     b = diagnosis.bottleneck
     out = [f"- **{b.label}**: {inline(b.summary)}"]
-    out.extend(f"  - {e.step}: {code(e.text())}{_holds(e.holds)}" for e in b.evidence)
+    out.extend(f"  - {e.step}: {code(e.text())}{_holds(e.holds)}" for e in b.held)
+    if b.not_held:
+        out.append("  - checked, did not hold:")
+        out.extend(f"    - {e.step}: {code(e.text())}" for e in b.not_held)
     if diagnosis.flags:
         out.append("")
         out.append(
@@ -331,7 +341,7 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
                         f.id,
                         f.severity,
                         f.level,
-                        "; ".join(e.text() for e in f.evidence),
+                        _flag_evidence(f),
                         f.remedy,
                         NOT_AVAILABLE if f.ncu_speedup is None else f"{f.ncu_speedup:.1f} %",
                     )
@@ -355,9 +365,17 @@ def _diagnosis(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
             title = f" {inline(r.title)}" if r.title else ""
             out.append(
                 f"- {r.type} {code(r.rule)}{title}{speed}: "
-                f"{inline(plain_ncu_markup(r.message))}"
+                f"{inline(plain_ncu_markup(r.message, panes=False))}"
             )
     return out
+
+
+def _flag_evidence(flag: Flag) -> str:
+    """A flag's evidence for its table cell: what held, then what was checked and did not."""
+    text = "; ".join(e.text() for e in flag.held)
+    if flag.not_held:
+        text += " (checked, did not hold: " + "; ".join(e.text() for e in flag.not_held) + ")"
+    return text
 
 
 def _holds(holds: bool | None) -> str:
@@ -453,41 +471,23 @@ def record_body(
     the time share, which the head states. ``outcome`` fills Change, Re-measure and
     Conclusion (from a diff against the kernel before the change); blanks without it."""
     change, remeasure, conclusion = outcome or ((BLANK,), (BLANK,), (BLANK,))
-    parts: list[str] = [
-        "### Launch",
-        *_launch(detail),
-        "",
-        "### SOL",
-        *_sol(detail),
-        "",
-        "### Occupancy",
-        *_occupancy(detail),
-        "",
-        "### Memory",
-        *_memory(detail),
-        "",
-        "### Compute",
-        *_compute(detail, diagnosis),
-        "",
-        "### Scheduler",
-        *_scheduler(detail),
-        "",
-        "### Source/SASS",
-        *_source(detail.source),
-        "",
-        "### Diagnosis",
-        *_diagnosis(diagnosis, detail),
-        "",
-        "### Change",
-        *change,
-        "",
-        "### Re-measure",
-        *remeasure,
-        "",
-        "### Conclusion",
-        *conclusion,
-        "",
+    sections: list[tuple[str, Sequence[str]]] = [
+        ("Launch", _launch(detail)),
+        ("SOL", _sol(detail)),
+        ("Occupancy", _occupancy(detail)),
+        ("Memory", _memory(detail)),
+        ("Compute", _compute(detail, diagnosis)),
+        ("Scheduler", _scheduler(detail)),
+        ("Source/SASS", _source(detail.source)),
+        ("Diagnosis", _diagnosis(diagnosis, detail)),
+        ("Change", change),
+        ("Re-measure", remeasure),
+        ("Conclusion", conclusion),
     ]
+    parts: list[str] = []
+    for title, lines in sections:
+        if any(line.strip() for line in lines):  # a document never keeps an empty heading
+            parts += [f"### {title}", *lines, ""]
     return "\n".join(parts)
 
 
@@ -560,5 +560,6 @@ def single_kernel_markdown(
         "",
     ]
     return "\n".join(head) + "\n" + kernel_record(
-        report.device, share, detail, family, names.get(detail.demangled)
+        report.device, share, detail, family,
+        family.label(names.get(detail.demangled)) if family else names.get(detail.demangled),
     )

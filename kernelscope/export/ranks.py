@@ -12,7 +12,7 @@ from kernelscope.export.ranks_json import to_export_dict
 from kernelscope.export.summary import table_box
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.format import short_name
+from kernelscope.render.format import plural, short_name
 from kernelscope.render.ranks import duration, gap_summary, pct
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def print_run_summary(run: RunAnalysis, console: Console) -> None:
     """The kind's ``summary`` part: ranks side by side, the straggler, slower kernels."""
     doc = to_export_dict(run)
     info = doc["run"]
-    console.print(f"[bold]{len(doc['ranks'])} ranks[/] from {len(info['traces'])} trace(s); "
+    console.print(f"[bold]{plural(len(doc['ranks']), 'rank')}[/] from "
+                  f"{plural(len(info['traces']), 'trace')}; "
                   f"ranks numbered from {info['rank_source']}; communication from "
                   f"{info['comm_source'] or 'none found'}")
     console.print(f"Clock: {info['clock']['note']}", markup=False, highlight=False)

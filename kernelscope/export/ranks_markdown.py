@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
+from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
-from kernelscope.render.format import fmt_number, short_name
+from kernelscope.export.timeline_markdown import cause_legend
+from kernelscope.render.format import fmt_number, plural, short_name
 from kernelscope.render.ranks import (
+    GAP_CAUSES_SHOWN,
     duration,
     gap_summary,
     heatmap_lines,
@@ -126,7 +127,7 @@ def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str
     clock = run["clock"]
     traces = run["traces"]
     top_n = top if top is not None else 20
-    lines = [f"# Ranks report: {len(doc['ranks'])} ranks", ""]
+    lines = [f"# Ranks report: {plural(len(doc['ranks']), 'rank')}", ""]
     if len(traces) <= 8:
         lines += [f"- Traces: {', '.join(code(t) for t in traces)}"]
     else:
@@ -143,6 +144,8 @@ def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str
         "Comm: time in communication (NCCL kernels, or the collective's MPI call / NVTX "
         "range); Overlap: the share of it during which compute kernels ran; Wait/step and "
         "Late/step: medians per step.", "",
+        *cause_legend(g["cause"] for r in doc["ranks"] for g in r["gaps"][:GAP_CAUSES_SHOWN]),
+        "",
     ]
     lines += _straggler_lines(doc)
     lines += _steps_lines(doc)
@@ -165,10 +168,8 @@ CSV_COLUMNS = ("rank", "file", "pid", "host", "kernels", "steps", "step_source",
 
 def render_ranks_csv(doc: dict[str, Any]) -> str:
     """One row per rank: the overview's numbers (gaps as ``cause=ns`` pairs)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for r in doc["ranks"]:
-        gaps = ";".join(f"{g['cause']}={g['ns']}" for g in r["gaps"])
-        writer.writerow(["" if r.get(c) is None else r[c] for c in CSV_COLUMNS[:-1]] + [gaps])
-    return out.getvalue()
+    return csv_text(CSV_COLUMNS, (
+        [r.get(c) for c in CSV_COLUMNS[:-1]]
+        + [";".join(f"{g['cause']}={g['ns']}" for g in r["gaps"])]
+        for r in doc["ranks"]
+    ))

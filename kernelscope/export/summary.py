@@ -21,7 +21,7 @@ from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.families import family_ids, family_label
-from kernelscope.render.format import fmt_duration, fmt_pct
+from kernelscope.render.format import fmt_duration, fmt_pct, plural
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:
@@ -114,8 +114,8 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
     skipped = f" ({analyzed.unmeasured} not measured)" if analyzed.unmeasured else ""
     total = analyzed.total_text_ns
     console.print(
-        f"[bold]{_name(path)}[/]: {report.kernel_count} kernels "
-        f"({len(analyzed.families)} families) on {escape(dev.name)} "
+        f"[bold]{_name(path)}[/]: {plural(report.kernel_count, 'kernel')} "
+        f"({plural(len(analyzed.families), 'family', 'families')}) on {escape(dev.name)} "
         f"({dev.sm_count} SMs, CC {dev.compute_capability}), summed kernel time "
         f"{fmt_duration(total) if total is not None else NOT_MEASURED}{skipped}"
         + (f", ncu {escape(report.ncu_version)}" if report.ncu_version else "")
@@ -135,7 +135,7 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         rows.append({
             "ids": family_ids(f),
             "process": f"{row.get('process') or '?'} ({row.get('pid')})",
-            "name": analyzed.names[f.demangled],
+            "name": f.label(analyzed.names[f.demangled]),
             "launches": f"{f.count:,}",
             "total": fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
             "share": fmt_pct(f.time_share * 100 if f.time_share is not None else None),
@@ -204,7 +204,8 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     version = f", nsys {escape(str(info['nsys_version']))}" if info.get("nsys_version") else ""
     console.print(
         f"[bold]{_name(path)}[/]: span {fmt_duration(info['span_ns'])}, "
-        f"{info['counts']['kernels']} kernels{cuda}, {len(info['devices'])} device(s){version}"
+        f"{plural(info['counts']['kernels'], 'kernel')}{cuda}, "
+        f"{plural(len(info['devices']), 'device')}{version}"
     )
     busy = {g["device"]: g for g in gpu_rows(data)}
     for dev in info["devices"]:

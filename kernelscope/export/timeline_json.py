@@ -147,4 +147,18 @@ def to_export_dict(
         "gpu_metrics_by_nvtx": nvtx_metric_rows(data),
         "gpu_metrics_verdicts": [v.as_dict() for v in data.metrics_verdicts],
         "cuda_graphs": graph_doc(data),
+        **breakdown_members(data),
     })
+
+
+def breakdown_members(data: TimelineData) -> dict[str, Any]:
+    """HTA's temporal breakdown and communication/computation overlap of the timeline
+    (``parsers/gpu_breakdown.py``; docs/kineto.md)."""
+    temporal, overlap = data.breakdown
+    return {
+        "temporal_breakdown": None if temporal is None else {
+            **temporal.as_ns(), "idle_pct": temporal.idle_pct,
+            "compute_pct": temporal.compute_pct, "non_compute_pct": temporal.non_compute_pct,
+        },
+        "comm_comp_overlap_pct": overlap,
+    }

@@ -4,24 +4,37 @@ findings, a busy strip per device."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
-from kernelscope.export.timeline_metrics_md import graphs_section, metrics_section
+from kernelscope.export.timeline_metrics_md import (
+    STRIP_LEVELS,
+    graphs_section,
+    metric_strip,
+    metrics_section,
+)
 from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
 
-STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
 STRIP_WINDOWS = 72
 
 
-def utilization_strip(percentages: list[float]) -> str:
-    """One character per window, from blank (idle) to a full block (100 % busy)."""
-    top = len(STRIP_LEVELS) - 1
-    return "".join(STRIP_LEVELS[min(top, max(0, round(p / 100 * top)))] for p in percentages)
+def _strip_lines(device: int, pcts: list[float]) -> list[str]:
+    """A device's busy strip, with what its lowest block means and its busiest window."""
+    busiest = max(pcts, default=0.0)
+    return [
+        f"Device {device}, busy over time ({len(pcts)} windows, left to right; "
+        f"{STRIP_LEVELS[1]} = any work, full block = 100 %; busiest window "
+        f"{fmt_pct(busiest, 1, sign=True)}):",
+        "",
+        fenced("|" + metric_strip(list(pcts), show_any=True) + "|"),
+        "",
+    ]
 
 
 def _pct(value: Any) -> str:
@@ -63,39 +76,16 @@ def render_timeline_markdown(
         "",
     ]
     for device, pcts in sorted(data.utilization_strips(STRIP_WINDOWS).items()):
-        lines.append(f"Device {device}, busy over time ({len(pcts)} windows, left to right):")
-        lines.append("")
-        lines.append(fenced("|" + utilization_strip(pcts) + "|"))
-        lines.append("")
+        lines += _strip_lines(device, pcts)
     kernels = kernel_rows(data)
     if pattern:
         regex = re.compile(pattern)
         kernels = [k for k in kernels if regex.search(k["name"])]
-    lines += [
-        "## Kernels",
-        "",
-        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
-        "",
-        table(
-            ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"),
-            (
-                (
-                    _pct(k["time_pct"]),
-                    fmt_duration(k["total_ns"]),
-                    fmt_number(k["instances"]),
-                    fmt_duration(k["avg_ns"]),
-                    fmt_duration(k["med_ns"]),
-                    fmt_duration(k["min_ns"]),
-                    fmt_duration(k["max_ns"]),
-                    fmt_duration(k["stddev_ns"]),
-                    k["short_name"],
-                )
-                for k in kernels[:top_n]
-            ),
-            "rrrrrrrrl",
-        ),
-        "",
-    ]
+    lines += ["## Kernels", ""]
+    if not kernels:
+        lines += [_no_kernels(data, pattern), ""]
+    else:
+        lines += _kernel_table(kernels, top_n)
     nvtx = nvtx_rows(data)
     if nvtx:
         lines += [
@@ -139,6 +129,7 @@ def render_timeline_markdown(
                 "lrrll",
             )
         )
+        lines += ["", *cause_legend(g.cause for g in gaps)]
     else:
         lines.append("No idle gap over the threshold.")
     lines += ["", "## Findings", ""]
@@ -178,7 +169,11 @@ def fmt_seconds(t_rel_ns: float) -> str:
 
 
 def _finding_header(header: str, key: str) -> str:
-    """``Start (ns)`` → ``Start (s)`` (from the start); ``Duration (ns)`` → ``Duration``."""
+    """``Start (ns)`` → ``Start (s)`` (from the start); ``Duration (ns)`` → ``Duration``; a
+    field nsys has no header for (``end_ns``) → ``End (s)``."""
+    if header == key:
+        header = key.removesuffix("_ns").replace("_", " ").capitalize()
+        header += " (ns)" if key.endswith("_ns") else ""
     if key in TIME_KEYS:
         return header.replace("(ns)", "(s)") if "(ns)" in header else f"{header} (s)"
     return header.replace(" (ns)", "")
@@ -195,6 +190,8 @@ def _finding_cell(key: str, value: Any, origin_ns: int, data: TimelineData) -> s
         return fmt_duration(value)
     if key.endswith("_pct") and isinstance(value, (int, float)):
         return fmt_pct(float(value), 1)
+    if key == "bytes" and isinstance(value, (int, float)):
+        return f"{value / 1e6:.3f}"  # Bytes (MB), as nsys prints it: 67.109
     if key == "top_kernel":
         return data.short_name(str(value))
     if key == "api_name":
@@ -214,6 +211,47 @@ def _cause_text(g: GapExplanation) -> str:
     return text
 
 
+def cause_legend(cause_ids: Iterable[str]) -> list[str]:
+    """What each gap cause of ``cause_ids`` means and what to try (``gap_cause_catalog``),
+    one bullet per cause in the order they first appear; nothing for none."""
+    causes = [gap_cause(c) for c in dict.fromkeys(cause_ids)]
+    if not causes:
+        return []
+    return ["The causes:", "", *(
+        f"- {code(c.id)}: {inline(c.description)} Try: {inline(c.remedy)}" for c in causes
+    )]
+
+
 def _cpu_text(c: CpuActivity) -> str:
     extra = f" {fmt_duration(c.overlap_ns)}" if c.overlap_ns else ""
     return f"{c.source} {c.name or '?'}{extra}".strip()
+
+
+def _no_kernels(data: TimelineData, pattern: str | None) -> str:
+    if pattern and data.report.kernels.height:
+        return f"No kernel name matches {code(pattern)}."
+    return "The trace holds no kernel launches."
+
+
+def _kernel_table(kernels: list[dict[str, Any]], top_n: int) -> list[str]:
+    rows = (
+        (
+            _pct(k["time_pct"]),
+            fmt_duration(k["total_ns"]),
+            fmt_number(k["instances"]),
+            fmt_duration(k["avg_ns"]),
+            fmt_duration(k["med_ns"]),
+            fmt_duration(k["min_ns"]),
+            fmt_duration(k["max_ns"]),
+            fmt_duration(k["stddev_ns"]),
+            k["short_name"],
+        )
+        for k in kernels[:top_n]
+    )
+    headers = ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name")
+    return [
+        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
+        "",
+        table(headers, rows, "rrrrrrrrl"),
+        "",
+    ]

@@ -18,12 +18,15 @@ NO_SAMPLE = "·"
 NAME_WIDTH = 48
 
 
-def metric_strip(values: list[float | None], top: float = 100.0) -> str:
+def metric_strip(values: list[float | None], top: float = 100.0, *,
+                 show_any: bool = False) -> str:
     """One character per window, blank at 0 to a full block at ``top``; ``·`` where no
-    sample covers the window."""
+    sample covers the window. With ``show_any`` a window above 0 gets at least the lowest
+    block (a nearly idle GPU's busy strip shows when it worked instead of an empty box)."""
     last = len(STRIP_LEVELS) - 1
     return "".join(
-        NO_SAMPLE if v is None else STRIP_LEVELS[min(last, max(0, round(v / top * last)))]
+        NO_SAMPLE if v is None
+        else STRIP_LEVELS[min(last, max(int(show_any and v > 0), round(v / top * last)))]
         for v in values
     )
 

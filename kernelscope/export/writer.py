@@ -6,13 +6,20 @@ Which kind of report it is, and so how it is read and rendered, is the registry'
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
+import stat
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
+from kernelscope.kinds.registry import is_directory
+from kernelscope.parsers.detect import detect_kind
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 
 FORMATS = ("json", "md", "csv")
@@ -43,6 +50,9 @@ class Rendered:
     text: str
     failure: str | None = None
     pieces: Iterator[str] | None = None
+    failure_code: int = 1
+    """The exit status with ``failure``: 1 (the gate failed), 2 (it could not judge: the
+    inputs had nothing to compare)."""
 
     def full_text(self) -> str:
         """The whole text (joining the pieces: use once)."""
@@ -113,20 +123,120 @@ def render_checked(
     return result if isinstance(result, Rendered) else Rendered(str(result))
 
 
-def write_text(
-    text: str | Rendered, out: str | os.PathLike[str], *, overwrite: bool = True
-) -> Path:
-    """Write ``text`` (or a rendered export, piece by piece) to ``out``; refuses to
-    overwrite when ``overwrite`` is False."""
-    target = Path(out)
-    if target.exists() and not overwrite:
-        raise ReportError(f"{target} already exists; choose another name.")
+InputPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def _same_file(a: Path, b: Path) -> bool:
     try:
-        with open(target, "w", encoding="utf-8") as f:
-            if isinstance(text, Rendered):
-                text.write_to(f)
-            else:
-                f.write(text)
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (or cannot be looked up)
+        return False
+
+
+def _is_report(path: Path) -> bool:
+    try:
+        detect_kind(path)
+    except (ReportError, OSError):
+        return False
+    return True
+
+
+def _holds(directory: Path, path: Path) -> bool:
+    """Whether ``path`` is a report file directly in the input ``directory`` (what a kind that
+    takes a directory, a run's traces, reads from it)."""
+    return (
+        is_directory(directory)
+        and _same_file(path.absolute().parent, directory)
+        and _is_report(path)
+    )
+
+
+def check_not_an_input(out: str | os.PathLike[str], inputs: InputPaths) -> None:
+    """Raise ReportError when writing ``out`` would replace one of ``inputs``: the same path,
+    the same file through a link or another hard link (the same device and inode), or a report
+    in an input directory. Every command that writes an output file checks this (through
+    ``write_text``), so a report that took hours to collect is never lost to ``-o``."""
+    target = Path(out)
+    if not os.path.lexists(target):
+        return
+    for given in as_paths(inputs):
+        if _same_file(target, given) or _holds(given, target):
+            raise ReportError(
+                f"{safe_text(target)} is an input of this command, so it is not written over; "
+                "choose another output file."
+            )
+
+
+def check_stdout_not_an_input(inputs: InputPaths) -> None:
+    """Raise ReportError when standard output is one of ``inputs`` (``>> report.ncu-rep``)."""
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real file behind stdout (a test's)
+        return
+    for given in as_paths(inputs):
+        with contextlib.suppress(OSError):
+            st = os.stat(given)
+            if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino) and stat.S_ISREG(st.st_mode):
+                raise ReportError(
+                    f"Standard output is the input {safe_text(given)}, so nothing is written "
+                    "to it; write to another file."
+                )
+
+
+def write_text(
+    text: str | Rendered, out: str | os.PathLike[str], *, inputs: InputPaths,
+    overwrite: bool = True,
+) -> Path:
+    """Write ``text`` (or a rendered export, piece by piece) to ``out``, never over one of
+    ``inputs`` (``check_not_an_input``); refuses to overwrite when ``overwrite`` is False.
+
+    A regular file is written into a temporary file beside it that is renamed into place,
+    so a failed export leaves no half-written file and an existing one as it was."""
+    target = Path(out)
+    check_not_an_input(target, inputs)
+    if os.path.lexists(target) and not overwrite:
+        raise ReportError(f"{safe_text(target)} already exists; choose another name.")
+    try:
+        if _is_special(target):  # a device or a pipe (-o /dev/null): written into directly
+            with open(target, "w", encoding="utf-8") as f:
+                _write(text, f)
+        else:
+            _replace_atomically(text, Path(os.path.realpath(target)))
     except OSError as exc:
-        raise ReportError(f"{target} could not be written ({exc.strerror or exc}).") from exc
+        raise ReportError(
+            f"{safe_text(target)} could not be written ({exc.strerror or exc})."
+        ) from exc
     return target
+
+
+def _is_special(path: Path) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _write(text: str | Rendered, out: TextIO) -> None:
+    if isinstance(text, Rendered):
+        text.write_to(out)
+    else:
+        out.write(text)
+
+
+def _replace_atomically(text: str | Rendered, target: Path) -> None:
+    """Write into a new file in ``target``'s folder, then rename it onto ``target``."""
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "it is a directory")
+    temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(fd, "w", encoding="utf-8") as f:
+            _write(text, f)
+        with contextlib.suppress(OSError):  # an existing file keeps its permissions
+            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

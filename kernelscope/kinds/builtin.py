@@ -67,6 +67,60 @@ NSYS = KindSpec(
     session="kernelscope.screens.timeline_session:TimelineSession",
 )
 
+def _is_kineto(probe: Probe) -> bool:
+    from kernelscope.parsers.kineto import is_kineto_file
+
+    return len(probe.paths) == 1 and not probe.paths[0].is_dir() and (
+        probe.head.lstrip().startswith(b"{") and is_kineto_file(probe.paths[0]))
+
+
+def _open_kineto(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.kineto.timeline import open_kineto
+
+    if options.process:
+        from kernelscope.parsers.errors import ReportError
+
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    return open_kineto(paths[0])
+
+
+KINETO = KindSpec(
+    name="kineto",
+    title="PyTorch profiler (Kineto) trace",
+    detect=_is_kineto,
+    open=_open_kineto,
+    analyse=lambda data, options: data,
+    summary="kernelscope.export.kineto_export:print_kineto_summary",
+    export="kernelscope.export.kineto_export:render_kineto",
+    session="kernelscope.screens.kineto_session:KinetoSession",
+)
+
+
+def _is_kineto_run(probe: Probe) -> bool:
+    from kernelscope.parsers.kineto import is_kineto_run
+
+    return is_kineto_run(probe.paths)
+
+
+def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.parsers.kineto.ranks import open_kineto_run
+
+    return open_kineto_run(paths, workers=options.workers, scheduler=options.scheduler)
+
+
+KINETO_RANKS = KindSpec(
+    name="kineto-ranks",
+    title="run of per-rank PyTorch profiler (Kineto) traces",
+    detect=_is_kineto_run,
+    open=_open_kineto_run,
+    analyse=lambda run, options: run,
+    summary="kernelscope.export.kineto_ranks:print_kineto_run_summary",
+    export="kernelscope.export.kineto_ranks:render_kineto_run",
+    session="kernelscope.screens.kineto_session:KinetoRunSession",
+    inputs=(1, None),
+)
+
+
 def _is_join(probe: Any) -> bool:
     from kernelscope.parsers.join import is_join
 
@@ -96,7 +150,8 @@ JOIN = KindSpec(
 )
 """A timeline and kernel reports of one program, found by content (``kernelscope T K...``)."""
 
-JOIN_COMMAND = replace(JOIN, name="join-command", subcommand="join")
+JOIN_COMMAND = replace(JOIN, name="join-command", subcommand="join",
+                       arguments="TRACE KERNELS...")
 """``kernelscope join TRACE KERNELS...`` (headless with ``--format``)."""
 
 def _detect_ranks(probe: Probe) -> bool:
@@ -133,7 +188,7 @@ RANKS = KindSpec(
 
 RANKS_OF_ONE_TRACE = replace(
     RANKS, name="ranks-command", title="ranks of one run (kernelscope ranks TRACE...)",
-    detect=lambda probe: True, subcommand="ranks",
+    detect=lambda probe: True, subcommand="ranks", arguments="TRACE...",
 )
 """``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
 
@@ -157,11 +212,12 @@ DIFF = KindSpec(
     export="kernelscope.export.diff_export:render_diff",
     session="kernelscope.screens.diff_session:DiffSession",
     subcommand="diff",
+    arguments="BEFORE AFTER",
     inputs=(2, 2),
     reads=frozenset({"pairs", "fail_if_slower"}),
 )
 
 BUILTIN: tuple[KindSpec, ...] = (
-    NCU, NSYS, JOIN, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND, DIFF,
+    NCU, NSYS, KINETO, JOIN, KINETO_RANKS, RANKS, RANKS_OF_ONE_TRACE, JOIN_COMMAND, DIFF,
 )
 """In the order they are tried: a trace with kernel reports is a join before it is a run."""

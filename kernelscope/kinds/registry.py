@@ -102,6 +102,8 @@ class KindSpec:
     """The word that picks this kind on the command line (``diff``), if any."""
     inputs: tuple[int, int | None] = (1, 1)
     """How many input paths it takes: (fewest, most; None for any number)."""
+    arguments: str = "INPUT..."
+    """How a subcommand's help names its inputs (``BEFORE AFTER``)."""
     reads: frozenset[str] = frozenset()
     """The export options beyond the common ones it reads (``pairs``, ``fail_if_slower``);
     the others are refused with a sentence."""
@@ -190,7 +192,32 @@ def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
         raise ReportError(
             f"{safe_text(paths[0])} is not a kind of report this kernelscope can open."
         )
-    raise ReportError(f"No kind of report takes {len(paths)} inputs without a subcommand.")
+    raise _not_together(paths)
+
+
+def _not_together(paths: Sequence[Path]) -> ReportError:
+    """The sentence for several inputs that no kind reads together: what they are, and the
+    words that read several reports together."""
+    found: dict[str, int] = {}
+    for path in paths:
+        what = "directory" if is_directory(path) else _WHAT[detect_kind(path)]
+        found[what] = found.get(what, 0) + 1
+    these = " and ".join(_counted(count, what) for what, count in found.items())
+    words = ", ".join(f"'{kind.subcommand} {kind.arguments}'"
+                      for kind in _KINDS.values() if kind.subcommand is not None)
+    return ReportError(
+        f"{these} are not one report: say how to read them together ({words}), or give one."
+    )
+
+
+def _counted(count: int, noun: str) -> str:
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {'directories' if noun == 'directory' else noun + 's'}"
+
+
+_WHAT = {ReportKind.NCU: "kernel report", ReportKind.NSYS: "timeline",
+         ReportKind.SQLITE: "timeline"}
 
 
 def _count(inputs: tuple[int, int | None]) -> str:

@@ -51,3 +51,16 @@ def kernel_filter(pattern: str | None) -> re.Pattern[str] | None:
         raise ReportError(
             f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
         ) from exc
+
+
+DEBUG_ENV = "KERNELSCOPE_DEBUG"
+"""Set, an error kernelscope did not foresee shows its traceback instead of one sentence."""
+
+
+def unexpected_sentence(exc: BaseException) -> str:
+    """The one sentence for an error kernelscope did not foresee (a bug to report)."""
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    return safe_text(
+        f"Unexpected error ({type(exc).__name__}{': ' + first if first else ''}); "
+        f"set {DEBUG_ENV}=1 for the traceback and please report it."
+    )

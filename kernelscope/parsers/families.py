@@ -66,6 +66,9 @@ class KernelFamily:
     total_duration_ns: float
     time_share: float | None
     """The family's share (0-1) of the summed duration of every kernel in the report."""
+    shape: str = ""
+    """What tells this family from the others of its name (``256×1×1``, ``grid 64``,
+    ``grid 64, block 256×1×1``: ``shape_tag``); empty when the name is not ``split``."""
 
     @property
     def key(self) -> tuple[str, str | None, str | None]:
@@ -77,6 +80,11 @@ class KernelFamily:
     @property
     def count(self) -> int:
         return len(self.ids)
+
+    def label(self, short: str) -> str:
+        """The family's name: its kernel's ``short`` name, with its launch shape where the
+        name alone is shared by several families (``reduce [256×1×1]``)."""
+        return with_shape(short, self.shape)
 
     @property
     def measured(self) -> tuple[float, ...]:
@@ -116,6 +124,7 @@ class KernelFamily:
             "grid": self.grid,
             "block": self.block,
             "split_by_launch_config": self.split,
+            "shape": self.shape,
             "count": self.count,
             "ids": list(self.ids),
             "representative": self.representative,
@@ -161,6 +170,32 @@ def _config(row: Mapping[str, object]) -> tuple[str, str]:
     return str(row.get("grid", "")), str(row.get("block", ""))
 
 
+def _three(dims: str) -> str:
+    """``256`` → ``256×1×1`` (the list drops trailing ones; a name tag spells all three)."""
+    parts = [p for p in dims.split("×") if p] or ["?"]
+    return "×".join(parts + ["1"] * (3 - len(parts)))
+
+
+def shape_tag(config: tuple[str, str], configs: Iterable[tuple[str, str]]) -> str:
+    """What tells launch configuration ``config`` (grid, block) apart from the other
+    ``configs`` of one kernel name: its block (``256×1×1``) when the blocks differ, its grid
+    (``grid 64×1×1``) when only grids do, else both; empty when the name has one shape."""
+    shapes = set(configs) | {config}
+    if len(shapes) < 2:
+        return ""
+    grid, block = config
+    if len({b for _, b in shapes}) == len(shapes):
+        return _three(block)
+    if len({g for g, _ in shapes}) == len(shapes):
+        return f"grid {_three(grid)}"
+    return f"grid {_three(grid)}, block {_three(block)}"
+
+
+def with_shape(short: str, shape: str) -> str:
+    """``short [shape]``, or ``short`` alone without a shape."""
+    return f"{short} [{shape}]" if shape else short
+
+
 def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
     """Group ``launches`` into families (see the module docstring), largest total first
     (ties: earliest first launch)."""
@@ -168,17 +203,16 @@ def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
     for launch in sorted(launches, key=lambda x: x.id):
         row = launch.row
         by_name.setdefault(str(row.get("demangled") or row.get("name", "")), []).append(launch)
-    groups: list[tuple[bool, list[Launch]]] = []
+    groups: list[tuple[str, list[Launch]]] = []
     for members in by_name.values():
         configs: dict[tuple[str, str], list[Launch]] = {}
         for launch in members:
             configs.setdefault(_config(launch.row), []).append(launch)
-        split = len(configs) > 1
-        groups.extend((split, group) for group in configs.values())
+        groups.extend((shape_tag(key, configs), group) for key, group in configs.items())
     durations = {m.id: launch_duration(m) for _, members in groups for m in members}
     total = float(sum(d for d in durations.values() if d is not None))
     built = []
-    for split, members in groups:
+    for shape, members in groups:
         timed = tuple(durations[m.id] for m in members)
         family_total = float(sum(d for d in timed if d is not None))
         first = members[0].row
@@ -190,7 +224,8 @@ def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
                 demangled=str(first.get("demangled") or first.get("name", "")),
                 grid=grid,
                 block=block,
-                split=split,
+                split=bool(shape),
+                shape=shape,
                 ids=tuple(m.id for m in members),
                 durations_ns=timed,
                 total_duration_ns=family_total,

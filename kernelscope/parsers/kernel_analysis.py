@@ -74,7 +74,11 @@ class AnalyzedReport:
         return ShortNames(k.demangled for k in self.kernels)
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
-        return self.names[kernel.demangled]
+        """The kernel's short name, with its launch shape where only that tells its family
+        from the others of the name (``KernelFamily.label``)."""
+        family = self.families.family_of(kernel.id)
+        short = self.names[kernel.demangled]
+        return family.label(short) if family is not None else short
 
     @property
     def unmeasured(self) -> int:
@@ -125,8 +129,7 @@ class AnalyzedReport:
     def iter_detail_diagnoses(
         self, kernel_ids: list[int]
     ) -> Iterator[tuple[KernelDetail, Diagnosis]]:
-        """Details (with source hot spots) and diagnoses of ``kernel_ids``, in that order;
-        many kernels are read in worker processes."""
+        """Details (with source hot spots) and diagnoses of ``kernel_ids``, in that order."""
         if all(k in self.details for k in kernel_ids):
             # The summaries were made from these details, so their diagnoses are the same.
             for k in kernel_ids:
@@ -218,9 +221,8 @@ def analysed_in_workers(
     report: NcuReport, kernel_ids: list[int], analyse: Callable[[KernelDetail], Any],
     **options: Any,
 ) -> dict[int, Any]:
-    """``analyse(detail)`` of each kernel, by id, computed where the details are read (the
-    worker processes of a large report): only the results and the list's view come back.
-    ``options`` go to ``NcuReport.iter_details``."""
+    """``analyse(detail)`` of each kernel, by id, computed as each detail is read (the
+    details are not kept). ``options`` go to ``NcuReport.iter_details``."""
     found: dict[int, Any] = {}
     for batch in report.iter_details(kernel_ids, analyse=analyse, slim=True, **options):
         for summary, result in batch:
@@ -259,8 +261,6 @@ def analyze(
             slim=slim,
             tables=tables,
             all_metrics=all_metrics,
-            # The device (what an export's header needs) costs the first kernel's opening,
-            # ~60 ms: read it while the worker processes start rather than after the pass.
             meanwhile=(lambda: report.device) if ids else None,
         )
         for batch in details_iter:
@@ -276,7 +276,7 @@ def analyze(
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     else:
-        # Diagnosed where they are read (the worker processes of a large report).
+        # Diagnosed as they are read.
         for batch in report.iter_summaries(analyse=diagnose_summary):
             for summary, diagnosis in batch:
                 summaries.append(summary)

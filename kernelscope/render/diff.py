@@ -4,9 +4,11 @@ label transitions, the rows of each table, and both roofline points on one chart
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import zip_longest
 
 from kernelscope.parsers.diff.kernels import KernelPair
 from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
+from kernelscope.parsers.diff.summed import TOTAL, UNPAIRED, Summed
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
 from kernelscope.parsers.roofline.spec import PRECISIONS
@@ -29,13 +31,46 @@ def fmt_change(pct: float | None) -> str:
     """``+5.3 %``, ``−42.1 %``, ``0.0 %``; ``n/a`` when it cannot be said."""
     if pct is None:
         return NOT_AVAILABLE
-    sign = "+" if pct > 0 else (MINUS if pct < 0 else "")
-    return f"{sign}{abs(pct):,.1f} %"
+    shown = round(pct, 1)  # a change too small to show has no sign: never "−0.0 %"
+    sign = "+" if shown > 0 else (MINUS if shown < 0 else "")
+    return f"{sign}{abs(shown):,.1f} %"
 
 
 def fmt_speedup(value: float | None) -> str:
     """``1.73×`` (before / after duration)."""
     return NOT_AVAILABLE if value is None else f"{value:,.2f}×"
+
+
+def fmt_points(points: float | None) -> str:
+    """A change of a percentage in percentage points: ``−87.44 pp``, ``+3.10 pp``, ``0.00 pp``."""
+    if points is None:
+        return NOT_AVAILABLE
+    sign = "+" if points > 0 else (MINUS if points < 0 else "")
+    return f"{sign}{abs(points):,.2f} pp"
+
+
+def metric_change_text(change: MetricChange) -> str:
+    """A metric's change: in percentage points for a percentage (``87.45 % → 0.01 %`` is
+    ``−87.44 pp``, never ``−100.0 %``), else relative."""
+    if change.is_percentage:
+        return fmt_points(change.change_points)
+    return fmt_change(change.change_pct)
+
+
+def summed_text(summed: Summed) -> str:
+    """The headline: ``9.57 ms → 8.10 ms (−15.4 %, 1.18×)``; per instance where the counts
+    differ (and saying so); no verdict where nothing could be paired."""
+    times = f"{fmt_duration(summed.before_ns)} → {fmt_duration(summed.after_ns)}"
+    if summed.basis == UNPAIRED:
+        return (f"{times}; nothing could be paired between the two inputs, so they are not "
+                "compared (no verdict)")
+    verdict = f"({fmt_change(summed.change_pct)}, {fmt_speedup(summed.speedup)})"
+    if summed.basis == TOTAL:
+        return f"{times} {verdict}"
+    return (f"{fmt_duration(summed.before_ns)} in {summed.before_count:,} kernel instances → "
+            f"{fmt_duration(summed.after_ns)} in {summed.after_count:,}; the counts differ, so "
+            f"per instance: {fmt_duration(summed.before_value)} → "
+            f"{fmt_duration(summed.after_value)} {verdict}")
 
 
 def label_text(pair: KernelPair) -> str:
@@ -62,7 +97,7 @@ def metric_row(change: MetricChange) -> list[str]:
         change.label,
         metric_value(change.before, change.unit),
         metric_value(change.after, change.unit),
-        fmt_change(change.change_pct) + verdict,
+        metric_change_text(change) + verdict,
     ]
 
 
@@ -123,12 +158,12 @@ TIME_HEADERS = ("Name", "Count", "Before", "After", "Change")
 
 def family_row(row: TimeChange, width: int = 48, names: ShortNames | None = None
                ) -> list[str]:
-    """A kernel family: name, instances, total before/after, change, average before/after."""
-    return [
-        *time_row(row, width, names),
-        fmt_duration(row.before_avg_ns),
-        fmt_duration(row.after_avg_ns),
-    ]
+    """A kernel family: name, instances, total before/after, change, average before/after.
+    Where its instance counts differ the change is that of the average, and says so."""
+    cells = time_row(row, width, names)
+    if row.counts_differ:
+        cells[-1] = f"{fmt_change(row.per_instance_change_pct)} per instance"
+    return [*cells, fmt_duration(row.before_avg_ns), fmt_duration(row.after_avg_ns)]
 
 
 FAMILY_HEADERS = ("Kernel", "Instances", "Total before", "Total after", "Change",
@@ -192,8 +227,13 @@ def moved_text(pair: KernelPair) -> str:
 
 
 def top_moves(changes: Sequence[MetricChange], count: int = 5) -> list[MetricChange]:
-    """The metrics (beyond the launch's shape and the duration) that moved the most."""
+    """The metrics (beyond the launch's shape and the duration) that moved the most: the
+    percentages that moved most in points and the others that moved most relatively, taken in
+    turn (points and relative % are not one scale), each by 1 or more."""
     moved = [c for c in changes if c.pane != "launch" and c.name != "gpu__time_duration.sum"
-             and c.change_pct is not None and abs(c.change_pct) >= 1.0]
-    moved.sort(key=lambda c: -abs(c.change_pct or 0.0))
-    return moved[:count]
+             and c.moved is not None and c.moved >= 1.0]
+    moved.sort(key=lambda c: -(c.moved or 0.0))
+    points = [c for c in moved if c.is_percentage]
+    relative = [c for c in moved if not c.is_percentage]
+    turns = [c for pair in zip_longest(points, relative) for c in pair if c is not None]
+    return turns[:count]

@@ -1,9 +1,12 @@
 """Numbers as the ncu CLI prints them: thousands separators, two decimals, scaled units.
 
 ``ncu --page details`` prints an integral value without decimals (``65,536``, ``0``) and any
-other value with two (``88.07``), and scales bytes, hertz and nanoseconds to a readable unit
-(``1.58 Tbyte/s``, ``1.98 Ghz``, ``327.71 us``). The panes format every value through here so
-the screen reads like ncu; tests compare against the model's values formatted the same way.
+other value with two (``88.07``), and scales bytes, hertz and nanoseconds (``1.58 Tbyte/s``,
+``1.98 Ghz``, ``327.71 us``). The panes, the Markdown and ``summary`` print those numbers with
+the units written for people (``1.58 TB/s``, ``1.98 GHz``, ``33,792 threads``,
+``40 registers/thread``: ``people_unit``), and a small value with the digits that show it is
+not zero (``0.004``, not ``0.00``). The Raw page, JSON and CSV keep NCU's values and unit
+strings as they are.
 
 Timelines follow ``nsys`` instead (``fmt_ns`` and below): durations with about four significant
 digits (``122.4 ms``, ``800 ns``), table cells as ``nsys stats`` prints them (``13,733,535`` ns,
@@ -63,12 +66,46 @@ def scale_unit(value: float, unit: str) -> tuple[float, str]:
     return value, unit
 
 
+# NCU's unit words (after scaling) as people write them; counted nouns get their plural.
+_PEOPLE_PREFIXED = {"byte": "B", "Kbyte": "kB", "Mbyte": "MB", "Gbyte": "GB", "Tbyte": "TB",
+                    "Pbyte": "PB", "hz": "Hz", "Khz": "kHz", "Mhz": "MHz", "Ghz": "GHz",
+                    "Thz": "THz"}
+_COUNTED = frozenset({"thread", "register", "block", "warp", "SM", "cycle", "sector", "request",
+                      "wavefront", "instruction", "transaction", "wave", "launch", "CTA"})
+
+
+def people_unit(value: float, unit: str) -> str:
+    """NCU's (scaled) unit ``unit`` as people write it beside ``value``: ``Ghz`` → ``GHz``,
+    ``Kbyte/block`` → ``kB/block``, ``thread`` → ``threads`` (``1 thread``), ``register/thread``
+    → ``registers/thread``, ``SM`` → ``SMs``. Other units are returned unchanged."""
+    base, sep, tail = unit.partition("/")
+    if base in _PEOPLE_PREFIXED:
+        base = _PEOPLE_PREFIXED[base]
+    elif base in _COUNTED and value != 1:
+        base += "s"
+    return f"{base}{sep}{tail}"
+
+
+def fmt_nonzero(value: float) -> str:
+    """``fmt_number``, but a value that is not zero never reads as zero: ``0.004``, not
+    ``0.00``."""
+    text = fmt_number(value)
+    if value and value == value and not any(c in "123456789" for c in text):
+        digits = 1 - math.floor(math.log10(abs(value)))  # two significant digits
+        text = f"{value:.{digits}f}".rstrip("0")
+    return text
+
+
 def fmt_value(value: float | int | str | None, unit: str = "") -> str:
-    """A value with its (scaled) unit, e.g. ``327.71 us``, ``88.07 %``, ``65,536``."""
-    if value is None or isinstance(value, str) or not unit:
+    """A value with its (scaled) unit written for people, e.g. ``327.71 us``, ``1.98 GHz``,
+    ``33,792 threads``, ``88.07 %``, ``65,536``; a small value keeps the digits that show it
+    is not zero (``0.004``)."""
+    if value is None or isinstance(value, str):
         return fmt_number(value)
+    if not unit:
+        return fmt_nonzero(float(value)) if isinstance(value, float) else fmt_number(value)
     scaled, shown = scale_unit(float(value), unit)
-    return f"{fmt_number(scaled)} {shown}"
+    return f"{fmt_nonzero(scaled)} {people_unit(scaled, shown)}"
 
 
 def fmt_metric(metric: Metric | None) -> str:
@@ -78,14 +115,25 @@ def fmt_metric(metric: Metric | None) -> str:
     return fmt_value(metric.value, metric.unit)
 
 
+def fmt_counted(metric: Metric | None, what: str) -> str:
+    """``33,792 threads``: the metric with its unit, or with ``what`` where NCU gives none
+    (``15.52 waves/SM``); a missing metric reads ``threads n/a``."""
+    if metric is None or metric.number is None:
+        return f"{what} {fmt_metric(metric)}"
+    if metric.unit:
+        return fmt_metric(metric)
+    return f"{fmt_metric(metric)} {what}"
+
+
 def split_metric(metric: Metric | None) -> tuple[str, str]:
-    """(value text, unit text) as ncu's details tables print them in separate columns."""
+    """(value text, unit text) in separate columns, like ncu's details tables, with the unit
+    written for people (``1.98``, ``GHz``)."""
     if metric is None:
         return NOT_AVAILABLE, ""
-    if metric.number is None or not metric.unit:
+    if metric.number is None:
         return fmt_number(metric.value), metric.unit
     scaled, unit = scale_unit(metric.number, metric.unit)
-    return fmt_number(scaled), unit
+    return fmt_nonzero(scaled), people_unit(scaled, unit)
 
 
 def fmt_duration(ns: float | None) -> str:

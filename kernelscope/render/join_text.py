@@ -12,6 +12,12 @@ from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.render.format import NOT_AVAILABLE, ellipsis, fmt_ns, short_name
 
 
+def unprofiled_rank(position: int) -> str:
+    """``?1``, ``?2``…: a family nobody profiled, numbered apart from the ranking (its gain
+    is unknown), by its time."""
+    return f"?{position}"
+
+
 def item_name(item: RankedItem, width: int | None = 48) -> str:
     """The kernel's compact name (whole when ``width`` is None), or what the non-kernel time
     is. A ranking names its kernels through ``ranking_labels`` instead."""
@@ -62,14 +68,23 @@ def share_text(share: float | None) -> str:
     return NOT_AVAILABLE if share is None else f"{100 * share:.1f} %"
 
 
+UNKNOWN = "unknown"
+"""What a family nobody profiled could save, and its headroom."""
+
+
 def headroom_text(item: RankedItem) -> str:
     if item.kind != "kernel":
         return "all" if item.headroom else NOT_AVAILABLE
+    if not item.profiled:
+        return UNKNOWN
     return NOT_AVAILABLE if item.headroom is None else f"{100 * item.headroom:.1f} %"
 
 
 def saving_text(item: RankedItem) -> str:
-    """``1.466 ms``, ``≤ 396.4 us`` for a bound."""
+    """``1.466 ms`` (measured headroom), ``≤ 44.14 ms`` (idle time: a bound), ``unknown``
+    (a family nobody profiled)."""
+    if item.potential_saving_ns is None:
+        return UNKNOWN
     text = fmt_ns(item.potential_saving_ns)
     return text if item.profiled else f"≤ {text}"
 
@@ -79,27 +94,28 @@ def what_text(item: RankedItem) -> str:
     if item.kind != "kernel":
         return item.family
     if not item.profiled:
-        return "not profiled"
-    flag = item.top_flags[0] if item.top_flags else ""
+        return "gain unknown · profile it"
+    flag = item.lead_flag
     return f"{item.bottleneck} · {flag}" if flag else str(item.bottleneck)
 
 
 def bottleneck_text(item: RankedItem) -> str:
-    """Its bottleneck label alone, or for non-kernel time its cause."""
+    """Its bottleneck label alone, for non-kernel time its cause, for a family nobody
+    profiled what to do (its gain is unknown: the saving column says so)."""
     if item.kind != "kernel":
         return item.family
-    return str(item.bottleneck) if item.profiled else "not profiled"
+    return str(item.bottleneck) if item.profiled else "profile it"
 
 
 def flag_text(item: RankedItem) -> str:
-    """Its top flag ("" where there is none)."""
-    return item.top_flags[0] if item.kind == "kernel" and item.top_flags else ""
+    """Its top flag, the one whose remedy the details give ("" where there is none)."""
+    return (item.lead_flag or "") if item.kind == "kernel" else ""
 
 
 def kind_text(item: RankedItem) -> str:
     if item.kind != "kernel":
         return "one-time" if item.one_time else "idle" if item.family != "copies" else "copies"
-    return "kernel" if item.profiled else "kernel ?"
+    return "kernel" if item.profiled else "not profiled"
 
 
 def launches_text(ncu_ids: Sequence[tuple[int, int]]) -> str:

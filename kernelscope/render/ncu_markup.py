@@ -32,9 +32,10 @@ def pane_number_of_section(section: str) -> int | None:
     return None
 
 
-def ncu_markup_segments(message: str) -> Iterator[tuple[str, str]]:
+def ncu_markup_segments(message: str, *, panes: bool = True) -> Iterator[tuple[str, str]]:
     """``message`` as (text, style) pieces with NCU's ``@section:…@`` and ``@url:…@`` tags
-    made readable."""
+    made readable; ``panes`` adds the number of the pane that shows a section (``[5]``: a
+    key on screen, nothing in a document)."""
     pos = 0
     for match in _TAG.finditer(message):
         yield message[pos : match.start()], ""
@@ -42,7 +43,7 @@ def ncu_markup_segments(message: str) -> Iterator[tuple[str, str]]:
         if kind == "section":
             section, _, label = body.partition(":")
             yield label or section, "bold"
-            number = pane_number_of_section(section)
+            number = pane_number_of_section(section) if panes else None
             if number is not None:
                 yield f" [{number}]", "cyan"
         elif kind == "url":
@@ -71,6 +72,7 @@ def render_ncu_markup(message: str, *, base_style: str = "") -> Text:
     return text
 
 
-def plain_ncu_markup(message: str) -> str:
-    """The readable text of ``message`` without styles."""
-    return "".join(piece for piece, _ in ncu_markup_segments(message))
+def plain_ncu_markup(message: str, *, panes: bool = True) -> str:
+    """The readable text of ``message`` without styles (``panes``: with the pane numbers of
+    the sections it names, for the screen; a document leaves them out)."""
+    return "".join(piece for piece, _ in ncu_markup_segments(message, panes=panes))

@@ -39,7 +39,11 @@ def heatmap_lines(cells: Mapping[int, Sequence[float]], *, mark: int | None = No
     return lines
 
 
-def gap_summary(gaps: Sequence[Mapping[str, Any]], limit: int = 3) -> str:
+GAP_CAUSES_SHOWN = 3
+"""The largest gap causes a rank's row names."""
+
+
+def gap_summary(gaps: Sequence[Mapping[str, Any]], limit: int = GAP_CAUSES_SHOWN) -> str:
     """``cpu-busy 640.5 ms (23), communication 314.3 ms (11)`` from gap-cause rows."""
     parts = [f"{g['cause']} {fmt_duration(g['ns'])} ({g['gaps']})" for g in gaps[:limit]]
     return ", ".join(parts) or "none"

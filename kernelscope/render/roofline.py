@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kernelscope.parsers.roofline.collect import NOT_COLLECTED, collect_hint
 from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
 from kernelscope.parsers.roofline.spec import PRECISIONS
 from kernelscope.render.plotext_figure import plotext_figure
@@ -72,11 +73,11 @@ def _collect(
     missing: list[tuple[int, str, str]] = []
     for k in kernels:
         if k.roofline is None:
-            missing.append((k.id, k.name, "roofline metrics not collected"))
+            missing.append((k.id, k.name, NOT_COLLECTED))
             continue
         point = k.roofline.point(precision)
         if point is None:
-            reason = k.roofline.missing.get(precision, "roofline metrics not collected")
+            reason = k.roofline.missing.get(precision, NOT_COLLECTED)
             missing.append((k.id, k.name, reason))
             continue
         found = _point_xy(point, level)
@@ -154,6 +155,9 @@ def render_roofline(
     legend = _legend(ref, level, precision, max(20, width), marks)
     if missing:
         legend.append(f"not plotted: {len(missing)} kernel(s), see the list")
+        command = collect_hint((reason for _, _, reason in missing), precision)
+        if command is not None:
+            legend.append(f"to plot them: {command} (or --set full)")
     chart_h = max(8, height - len(legend))
     with plotext_figure(max(20, width), chart_h) as plt:
         text = _draw(plt, xy, ref, names, selected, precision, width, chart_h, color)

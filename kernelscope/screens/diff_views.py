@@ -32,6 +32,7 @@ from kernelscope.render.diff import (
     pair_roofline,
     pair_row,
     pct_pair,
+    summed_text,
     time_row,
 )
 from kernelscope.render.format import fmt_duration, plural, short_name
@@ -46,10 +47,7 @@ def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
     line = Text()
     line.append(f"{diff.before_path.name} → {diff.after_path.name}", style="bold")
     scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
-    line.append(
-        f" · summed kernel time{scope} {fmt_duration(diff.before_total_ns)} → "
-        f"{fmt_duration(diff.after_total_ns)} ({fmt_change(diff.total_change_pct)})"
-    )
+    line.append(f" · summed kernel time{scope} {summed_text(diff.summed)}")
     return line
 
 

@@ -132,7 +132,7 @@ def family_cells(
     if family.count == 1:
         marker = "  "
     return (
-        Text(marker + fit_name(short(family.demangled), name_width), no_wrap=True),
+        Text(marker + fit_name(family.label(short(family.demangled)), name_width), no_wrap=True),
         _num(f"{family.count:,}"),
         _num(fmt_duration(family.total_duration_ns)),
         _num(_share(family.time_share)),

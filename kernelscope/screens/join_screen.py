@@ -1,6 +1,7 @@
 """The join of a timeline with kernel reports: the ranking of what to fix first.
 
-A table ranks kernel families and non-kernel time by what fixing them could save; the panel
+A table ranks kernel families and non-kernel time by what fixing them could save, then lists
+the families nobody profiled (gain unknown, by time, numbered apart: ``?1``, ``?2``…); the panel
 below shows the highlighted row's evidence, its weak-estimate note and, for a family nobody
 profiled, the ``ncu`` command to profile it. ``enter`` opens a profiled kernel's panes, or the
 family (or the gap) on the timeline.
@@ -29,6 +30,7 @@ from kernelscope.render.join_text import (
     ranking_labels,
     saving_text,
     share_text,
+    unprofiled_rank,
 )
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
@@ -49,14 +51,18 @@ SCROLLBAR = 2
 
 
 def ranking_cells(join: JoinReport) -> list[dict[str, str]]:
-    """Each ranked item's cells, whole, by column key."""
-    labels = ranking_labels(join.ranking)
+    """Each row's cells, whole, by column key: the ranked items (``1``, ``2``…), then the
+    families nobody profiled (``?1``, ``?2``…)."""
+    rows = join.ranking + join.unprofiled
+    ranks = [str(n) for n in range(1, len(join.ranking) + 1)]
+    ranks += [unprofiled_rank(n) for n in range(1, len(join.unprofiled) + 1)]
+    labels = ranking_labels(rows)
     return [
-        {"rank": str(rank), "what": labels[rank - 1].fit(), "kind": kind_text(item),
+        {"rank": rank, "what": label.fit(), "kind": kind_text(item),
          "share": share_text(item.time_share), "total": fmt_ns(item.total_ns),
          "headroom": headroom_text(item), "saving": saving_text(item),
          "bottleneck": bottleneck_text(item), "flag": flag_text(item)}
-        for rank, item in enumerate(join.ranking, start=1)
+        for rank, label, item in zip(ranks, labels, rows, strict=True)
     ]
 
 
@@ -81,7 +87,8 @@ def detail_text(item: RankedItem) -> str:
                          + (", ".join(item.top_flags) or "none"))
     lines.extend(f"· {e}" for e in item.evidence)
     if item.weak:
-        lines.append(f"weak estimate: {item.weak}")
+        lines.append(f"{'weak estimate' if item.profiled or item.kind != 'kernel' else 'gain'}: "
+                     f"{item.weak}")
     if item.remedy:
         lines.append(f"next: {item.remedy}")
     if item.ncu_command:
@@ -115,6 +122,8 @@ class JoinScreen(Screen[None]):
     def __init__(self, join: JoinReport) -> None:
         super().__init__(id="join-screen")
         self.join = join
+        self.rows: tuple[RankedItem, ...] = join.ranking + join.unprofiled
+        """The table's rows: the ranking, then the families nobody profiled."""
         self.cells: list[dict[str, str]] = []
         self.labels: list[Label] = []
         self.widths: dict[str, int] = {}
@@ -124,8 +133,10 @@ class JoinScreen(Screen[None]):
         reports = ", ".join(r.path.name for r in join.kernel_reports)
         matched = sum(r.matched for r in join.kernel_reports)
         total = sum(r.kernels for r in join.kernel_reports)
+        unprofiled = (f" · {len(join.unprofiled)} families not profiled (gain unknown), "
+                      "listed last by time" if join.unprofiled else "")
         return (f"kernelscope · what to fix first · {join.timeline_path.name} + {reports} · "
-                f"{matched}/{total} profiled kernels matched")
+                f"{matched}/{total} profiled kernels matched{unprofiled}")
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_line(), id="join-title", classes="screen-title", markup=False)
@@ -135,7 +146,7 @@ class JoinScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.cells = ranking_cells(self.join)
-        self.labels = ranking_labels(self.join.ranking)
+        self.labels = ranking_labels(self.rows)
         self._fill(self.app.size.width)
         self.query_one("#join-ranking", DataTable).focus()
         self._show_detail(0)
@@ -170,11 +181,11 @@ class JoinScreen(Screen[None]):
     def selected(self) -> RankedItem | None:
         table = self.query_one("#join-ranking", DataTable)
         row = table.cursor_row
-        return self.join.ranking[row] if 0 <= row < len(self.join.ranking) else None
+        return self.rows[row] if 0 <= row < len(self.rows) else None
 
     def _show_detail(self, row: int) -> None:
-        if 0 <= row < len(self.join.ranking):
-            self.query_one("#join-detail", Static).update(detail_text(self.join.ranking[row]))
+        if 0 <= row < len(self.rows):
+            self.query_one("#join-detail", Static).update(detail_text(self.rows[row]))
 
     @on(DataTable.RowHighlighted, "#join-ranking")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

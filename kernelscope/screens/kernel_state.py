@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernelscope.parsers.families import shape_tag, with_shape
 from kernelscope.parsers.kernel_analysis import time_shares
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
@@ -35,6 +36,8 @@ class KernelState:
         """The kernel marked with ``b``: every pane shows the deltas against it."""
         self.names = ShortNames()
         """The report's short kernel names (unique among the kernels loaded so far)."""
+        self._shapes: dict[str, set[tuple[str, str]]] = {}
+        """Per demangled name, the launch configurations (grid, block) loaded so far."""
         self._shares: tuple[int, dict[int, float | None]] | None = None
 
     def add_summaries(self, batch: list[KernelSummary]) -> set[str]:
@@ -45,13 +48,23 @@ class KernelState:
         self.summaries.extend(batch)
         if not in_order:
             self.summaries.sort(key=lambda s: s.id)
+        reshaped: set[str] = set()
         for summary in batch:
             self._by_id[summary.id] = summary
-        return self.names.add(demangled_of(s) for s in batch)
+            shapes = self._shapes.setdefault(demangled_of(summary), set())
+            if _config(summary) not in shapes:
+                shapes.add(_config(summary))
+                if len(shapes) > 1:
+                    reshaped.add(demangled_of(summary))
+        return self.names.add(demangled_of(s) for s in batch) | reshaped
 
     def short_name(self, summary: KernelSummary) -> str:
-        """The kernel's short name, unique among the report's kernels loaded so far."""
-        return self.names[demangled_of(summary)]
+        """The kernel's short name, unique among the report's kernels loaded so far, with its
+        launch shape where only that tells it from launches of the same name
+        (``parsers.families.shape_tag``)."""
+        name = demangled_of(summary)
+        shape = shape_tag(_config(summary), self._shapes.get(name, ()))
+        return with_shape(self.names[name], shape)
 
     def time_share(self, summary: KernelSummary) -> float | None:
         """The kernel's share of the summed kernel time (0–1); None until every kernel is
@@ -93,6 +106,10 @@ class KernelState:
         """Make kernel ``kernel_id`` the baseline (again on the baseline: clear it); the
         session does."""
         raise NotImplementedError
+
+
+def _config(summary: KernelSummary) -> tuple[str, str]:
+    return str(summary.row.get("grid", "")), str(summary.row.get("block", ""))
 
 
 def demangled_of(summary: KernelSummary) -> str:

@@ -10,6 +10,8 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from kernelscope.parsers.bundled import is_bundled_sample
+
 
 class LoadingScreen(Screen[None]):
     HELP_TITLE = "Opening"
@@ -22,5 +24,7 @@ class LoadingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Center(), Vertical(id="loading-box"):
             yield Static(f"Opening {self.path.name}…", id="loading-message", markup=False)
-            yield Static(str(self.path.parent), id="loading-path", markup=False)
+            where = ("the sample bundled with kernelscope" if is_bundled_sample(self.path)
+                     else str(self.path.parent))
+            yield Static(where, id="loading-path", markup=False)
         yield Footer()

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Static
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.roofline import PRECISION_KEYS, PRECISIONS
+from kernelscope.parsers.roofline.collect import NOT_COLLECTED
 from kernelscope.render.roofline import ChartKernel
 from kernelscope.screens.kernel_state import KernelState, kernel_state
 from kernelscope.tui.widgets.diagnosis_pane import best_precision, chart_kernels
@@ -222,7 +223,7 @@ class RooflineScreen(Screen[int | None]):
         for k in self.kernels:
             if k.id in plotted:
                 continue
-            reason = "roofline metrics not collected"
+            reason = NOT_COLLECTED
             if k.roofline is not None:
                 point = k.roofline.point(self.precision or "fp32")
                 if point is None:
@@ -239,6 +240,7 @@ class RooflineScreen(Screen[int | None]):
             text.append("; ".join(shown))
             if len(missing) > len(shown):
                 text.append(f"; … and {len(missing) - len(shown)} more")
+
         self.query_one("#roofline-missing", Static).update(text)
 
     # -- actions ---------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from kernelscope.kinds import KindSpec, as_paths, kind_for
+from kernelscope.parsers.bundled import bundled_sample_path
 from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, bindings_of, everywhere, help_markdown
@@ -30,12 +30,10 @@ from kernelscope.screens.loading import LoadingScreen
 from kernelscope.screens.session import ExportJob, ReportSession, SessionOptions
 from kernelscope.tui.commands import AppCommands
 
-DEFAULT_REPORT = "data/default.ncu-rep.xz"
-
 
 def default_report_path() -> Path:
     """The sample report bundled with kernelscope (opened when no report is given)."""
-    return Path(str(resources.files("kernelscope").joinpath(DEFAULT_REPORT)))
+    return bundled_sample_path()
 
 
 class KindFound(Message):
@@ -182,12 +180,19 @@ class KernelscopeApp(App[None]):
 
     def action_export(self) -> None:
         """Export the current scope to a file in the working directory (asks before replacing)."""
+        from kernelscope.export.writer import check_not_an_input
+        from kernelscope.parsers.errors import ReportError
         from kernelscope.screens.confirm import ConfirmScreen
         from kernelscope.tui.exporting import export_job
 
         screen = self.screen
         job = export_job(self.session, screen, Path.cwd())
         if job is None:
+            return
+        try:
+            check_not_an_input(job.target, self.inputs)
+        except ReportError as exc:
+            self.notify(f"Export failed: {exc}", severity="error")
             return
         if not job.target.exists():
             self._export(job, screen)
@@ -206,7 +211,7 @@ class KernelscopeApp(App[None]):
 
         self.call_from_thread(self.notify, f"Exporting to {job.target.name}…", timeout=2)
         try:
-            write_text(render_job(self.session, job, screen), job.target)
+            write_text(render_job(self.session, job, screen), job.target, inputs=self.inputs)
         except Exception as exc:  # one sentence, never a traceback
             self.call_from_thread(
                 self.notify, f"Export failed: {error_sentence(exc)}", severity="error"

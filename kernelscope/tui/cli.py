@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 from kernelscope import __version__
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.errors import DEBUG_ENV, ReportError, safe_text, unexpected_sentence
 
 SUBCOMMANDS = ("export", "summary")
-DEBUG_ENV = "KERNELSCOPE_DEBUG"
 UNEXPECTED = "Unexpected error ("
 """How the sentence of an error kernelscope did not foresee begins (a bug to report)."""
 
@@ -29,7 +28,7 @@ def _tui_parser() -> argparse.ArgumentParser:
             "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
             "what to fix first. "
             "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'."
+            "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
         ),
     )
     p.add_argument(
@@ -72,9 +71,13 @@ def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     )
 
 
-def _export_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kernelscope export", description="Export a report headless.")
-    p.add_argument("report", nargs="+", type=Path, help="the report (or a KIND's inputs)")
+def _export_parser(kind: str | None = None, *, prog: str | None = None,
+                   description: str = "Export a report headless.") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog or " ".join(["kernelscope export", *([kind] if kind else [])]),
+        description=description,
+    )
+    p.add_argument("report", nargs="+", type=Path, help=_inputs_help(kind))
     p.add_argument("--format", "-f", choices=("json", "md", "csv"), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
@@ -94,17 +97,39 @@ def _export_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _summary_parser() -> argparse.ArgumentParser:
+def _summary_parser(kind: str | None = None) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="kernelscope summary", description="Print a report's essentials."
+        prog=" ".join(["kernelscope summary", *([kind] if kind else [])]),
+        description="Print a report's essentials.",
     )
-    p.add_argument("report", nargs="+", type=Path, help="the report (or a KIND's inputs)")
+    p.add_argument("report", nargs="+", type=Path, help=_inputs_help(kind))
     p.add_argument(
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
     _reduction_arguments(p)
     return p
+
+
+def _inputs_help(kind: str | None) -> str:
+    if kind is None:
+        return "the report (or, after a KIND's word, its inputs)"
+    from kernelscope.kinds import by_subcommand
+
+    spec = by_subcommand(kind)
+    return f"{spec.arguments}: the {spec.title}" if spec is not None else "the inputs"
+
+
+def _kind_parser(kind: str) -> argparse.ArgumentParser:
+    """``kernelscope diff|join|ranks ...``: its own help, and its headless options."""
+    return _export_parser(
+        kind, prog=f"kernelscope {kind}",
+        description=(
+            f"Open the inputs in the terminal; with --format or -o, write them headless instead "
+            f"(as 'kernelscope export {kind}' does; 'kernelscope summary {kind}' prints the "
+            "essentials)."
+        ),
+    )
 
 
 def _fail(message: str) -> int:
@@ -131,12 +156,8 @@ def _wants_export(argv: list[str]) -> bool:
                for a in argv)
 
 
-def _headless(argv: list[str]) -> bool:
-    """Whether ``argv`` asks for a command that prints or writes instead of the TUI."""
-    if argv and argv[0] in ("export", "summary"):
-        return True
-    kind, rest = _kind_word(argv)
-    return kind is not None and _wants_export(rest)
+def _wants_help(argv: list[str]) -> bool:
+    return any(a in ("-h", "--help") for a in argv)
 
 
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
@@ -148,7 +169,13 @@ def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
 
 
 def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
-    from kernelscope.export.writer import ExportOptions, render_checked, write_text
+    from kernelscope.export.writer import (
+        ExportOptions,
+        check_not_an_input,
+        check_stdout_not_an_input,
+        render_checked,
+        write_text,
+    )
 
     if args.fail_if_slower is not None and not args.fail_if_slower >= 0:
         raise ReportError("--fail-if-slower takes a percentage of 0 or more.")
@@ -164,21 +191,27 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         pairs=_pairs(args.pair),
         fail_if_slower=args.fail_if_slower,
     )
+    if args.output is None:  # refused before the work, not after it
+        check_stdout_not_an_input(args.report)
+    else:
+        check_not_an_input(args.output, args.report)
     result = render_checked(args.report, options, subcommand=subcommand)
     if args.output is None:
         result.write_to(sys.stdout)
         sys.stdout.flush()
     else:
-        write_text(result, args.output)
+        write_text(result, args.output, inputs=args.report)
     if result.failure is not None:
         print(f"kernelscope: {safe_text(result.failure)}", file=sys.stderr)
-        return 1
+        return result.failure_code
     return 0
 
 
 def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.export.summary import print_summary
+    from kernelscope.export.writer import check_stdout_not_an_input
 
+    check_stdout_not_an_input(args.report)
     print_summary(
         args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process,
         workers=args.workers, scheduler=args.scheduler,
@@ -200,7 +233,12 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     else:
         for path in args.report:
             check_readable(path)
-    _prestart_list_pools(args.report)
+    if not _on_a_terminal():
+        raise ReportError(
+            "Standard output is not a terminal, so the TUI does not start; print the "
+            "essentials with 'kernelscope summary REPORT' or write a report with 'kernelscope "
+            "export REPORT -f md -o FILE'."
+        )
     from kernelscope.tui.app import create_app
 
     app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
@@ -213,31 +251,16 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
     return app.return_code or 0
 
 
-def _prestart_list_pools(paths: list[Path]) -> None:
-    """Start the pool processes that will read the kernel lists of large kernel reports,
-    so that they import what they need while the app starts (the TUI's threads cannot fork
-    the list's readers themselves)."""
-    from kernelscope.parsers.ncu.huge_pages import is_large_kernel_report
-
-    large = sum(is_large_kernel_report(str(path)) for path in paths)
-    if large:
-        from kernelscope.parsers.ncu.list_pool import prestart
-
-        prestart(min(large, 2))
+def _on_a_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # no stream, or a closed one
+        return False
 
 
 def entry() -> int:
-    """The ``kernelscope`` program (the console script, ``python -m kernelscope``): a headless
-    command over a large kernel report first starts itself again with huge pages for the
-    processes that read its kernels (``parsers/ncu/huge_pages.py``: glibc takes the setting
-    only at a program's start), then :func:`main`."""
-    argv = sys.argv[1:]
-    with contextlib.suppress(Exception):  # (without it the command is slower, not wrong)
-        if _headless(argv):
-            from kernelscope.parsers.ncu.huge_pages import reexec_for
-
-            reexec_for(argv)
-    return main(argv)
+    """The ``kernelscope`` program (the console script, ``python -m kernelscope``)."""
+    return main(sys.argv[1:])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -251,13 +274,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
-            return run_export(_export_parser().parse_args(rest), kind)
+            return run_export(_export_parser(kind).parse_args(rest), kind)
+        if argv and argv[0] == "mcp":
+            from kernelscope.mcp.command import main as serve_mcp
+
+            return serve_mcp(argv[1:])
         if argv and argv[0] == "summary":
             kind, rest = _kind_word(argv[1:])
-            return run_summary(_summary_parser().parse_args(rest), kind)
+            return run_summary(_summary_parser(kind).parse_args(rest), kind)
         kind, rest = _kind_word(argv)
-        if kind is not None and _wants_export(rest):  # kernelscope join T K --format json
-            return run_export(_export_parser().parse_args(rest), kind)
+        if kind is not None and (_wants_export(rest) or _wants_help(rest)):
+            return run_export(_kind_parser(kind).parse_args(rest), kind)  # join T K -f json
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))
@@ -268,8 +295,4 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one sentence, never a traceback
         if os.environ.get(DEBUG_ENV):
             raise
-        first = (str(exc).strip().splitlines() or [""])[0][:200]
-        return _fail(
-            f"Unexpected error ({type(exc).__name__}{': ' + first if first else ''}); "
-            f"set {DEBUG_ENV}=1 for the traceback and please report it."
-        )
+        return _fail(unexpected_sentence(exc))

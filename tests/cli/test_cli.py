@@ -143,11 +143,13 @@ def test_bundled_default_report_opens_and_is_a_committed_sample():
 
 def test_tui_exits_2_with_the_sentence_after_an_error_screen(tmp_path, monkeypatch, capsys):
     from kernelscope.tui import app as app_module
+    from kernelscope.tui import cli
 
     def run(self):  # what a user sees: the error screen, then q
         self.fatal_error = "x.ncu-rep is damaged: a block header of impossible length at byte 10."
 
     monkeypatch.setattr(app_module.KernelscopeApp, "run", run)
+    monkeypatch.setattr(cli, "_on_a_terminal", lambda: True)  # pytest captures stdout
     report = tmp_path / "x.ncu-rep"
     report.write_bytes(b"NVR\x00")
     assert main([str(report)]) == 2

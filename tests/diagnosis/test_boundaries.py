@@ -53,6 +53,11 @@ NAMES = {
     "issue": ISSUE,
     "lat": LAT,
     "barrier": BARRIER,
+    "long_sb": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "lsu": "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+    "sm_active": "sm__cycles_active.avg",
+    "sm_elapsed": "sm__cycles_elapsed.avg",
+    "membar": "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio",
     "grid": "launch__grid_size",
     "waves": "launch__waves_per_multiprocessor",
     "dur": "gpu__time_duration.sum",
@@ -94,18 +99,55 @@ def test_divergence_bound_on_the_compute_side() -> None:
 
 
 def test_occupancy_bound_when_nothing_is_busy() -> None:
-    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20)
+    # no stall reason holds more than half of the cycles between issues (20 of 50)
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=20, lat=50, long_sb=20, issue=20)
     assert d.label == "occupancy-bound"
-    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=60).label == "latency-bound"
+    quiet = {"lat": 50, "long_sb": 20, "issue": 20}
+    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=60, **quiet).label == (
+        "latency-bound"
+    )
+
+
+def test_a_stall_reason_over_half_the_cycles_leads_over_low_occupancy() -> None:
+    quiet = {"dram": 20, "mem": 30, "sm": 20, "ach": 20, "lat": 50, "long_sb": 5, "issue": 20}
+    d = run("transpose_sm<1>", membar=26, **quiet)
+    assert d.label == "latency-bound"
+    assert d.bottleneck.decided_by == "membar-stalls"
+    assert "membar stalls" in d.bottleneck.summary
+    at_half = run("transpose_sm<1>", membar=25, **quiet)
+    assert at_half.label == "occupancy-bound"
+
+
+def test_achieved_occupancy_at_its_theoretical_ceiling_is_not_called_low() -> None:
+    # issue 23: 50 % theoretical, 48.35 % achieved is what the resources allow, not "warps
+    # not resident at run time"
+    quiet = {"lat": 50, "long_sb": 20, "issue": 20}
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=48.35, theo=50, **quiet)
+    assert d.flag("low-occupancy") is None
+    assert d.label == "latency-bound"
+    far = run("transpose_sm<1>", dram=20, mem=30, sm=20, ach=38, theo=50, **quiet)
+    assert far.flag("low-occupancy") is not None
+    assert far.flag("low-occupancy").detail == (
+        "Theoretical occupancy is fine but warps are not resident at run time."
+    )
 
 
 def test_divergence_bound_when_nothing_is_busy() -> None:
-    assert run("transpose_sm<1>", dram=20, mem=30, sm=20, tpi=10).label == "divergence-bound"
+    quiet = {"lat": 50, "long_sb": 20, "issue": 20}
+    d = run("transpose_sm<1>", dram=20, mem=30, sm=20, l2=30, tpi=10, **quiet)
+    assert d.label == "divergence-bound"
 
 
 def test_balanced_when_both_sides_busy_without_a_math_pipe() -> None:
-    assert run("mm_tiled", sm=85, mem=88, fma=30).label == "balanced"
+    assert run("mm_tiled", sm=85, mem=88, fma=30, lsu=30).label == "balanced"
     assert run("mm_tiled", sm=85, mem=88, fma=70).label == "compute-bound"
+
+
+def test_sm_throughput_carried_by_the_lsu_pipe_is_the_memory_side() -> None:
+    # labels_notes 9: SM throughput equal to the LSU pipe is memory instructions, not math
+    d = run("mm_tiled", sm=97.7, mem=97.7, fma=10, lsu=97.7, l1=98.3, l2=19.7, dram=50.8)
+    assert d.label == "l1-bound"
+    assert d.flag("l1tex-pressure") is not None
 
 
 # -- flags ----------------------------------------------------------------------------------
@@ -126,12 +168,16 @@ def test_tail_effect(waves: float, severity: str | None) -> None:
 
 def test_short_kernel() -> None:
     assert run("saxpy", dur=2000).flag("short-kernel").severity == "warning"
-    assert run("saxpy", dur=6000).flag("short-kernel") is None
+    assert run("saxpy", dur=6000).flag("short-kernel").severity == "info"
+    assert run("saxpy", dur=16000).flag("short-kernel") is None
+    ramping = run("saxpy", dur=9000, sm_active=6000, sm_elapsed=9000)
+    assert ramping.flag("short-kernel").severity == "warning"
 
 
 def test_low_occupancy_and_the_by_design_guard() -> None:
-    assert run("transpose_sm<1>", ach=40).flag("low-occupancy").severity == "warning"
-    assert run("transpose_sm<1>", ach=20).flag("low-occupancy").severity == "critical"
+    quiet = {"dram": 20, "mem": 30, "sm": 20, "l2": 30}
+    assert run("transpose_sm<1>", ach=40, **quiet).flag("low-occupancy").severity == "warning"
+    assert run("transpose_sm<1>", ach=20, **quiet).flag("low-occupancy").severity == "critical"
     busy = run("mm_tiled", ach=30, theo=30, tensor=80)
     flag = busy.flag("low-occupancy")
     assert flag is not None and flag.severity == "info" and flag.guard
@@ -140,7 +186,7 @@ def test_low_occupancy_and_the_by_design_guard() -> None:
 
 
 def test_occupancy_limiter_names_the_resource() -> None:
-    d = run("transpose_sm<1>", theo=25, limit_regs=1)
+    d = run("transpose_sm<1>", theo=25, limit_regs=1, dram=20, mem=30, sm=20, l2=30)
     flag = d.flag("occupancy-limiter")
     assert flag is not None and flag.severity == "warning"
     assert flag.detail.startswith("Registers limit the SM to 1 block")
@@ -177,8 +223,9 @@ def test_stalls_ignored_when_issue_slots_are_busy() -> None:
     assert any(g.id == "stalls-with-busy-issue" for g in d.guard_rails)
 
 
-def test_l1tex_pressure_needs_quiet_dram() -> None:
-    assert run("mm_naive", dram=60).flag("l1tex-pressure") is None
+def test_l1tex_pressure_needs_dram_below_its_bound() -> None:
+    assert run("mm_naive", dram=75).flag("l1tex-pressure") is None
+    assert run("mm_naive", dram=60).flag("l1tex-pressure") is not None
 
 
 def test_bank_conflict_severity_steps() -> None:
@@ -193,3 +240,89 @@ def test_bank_conflict_severity_steps() -> None:
         run("transpose_sm<1>", **{name: 0.6 * wavefronts}).flag("shared-bank-conflicts").severity
         == "critical"
     )
+
+
+# -- issue 24: FP64 rate, matrix work off the tensor cores, many waves ----------------------
+def _with(stem: str, name: str, **changes: float) -> Diagnosis:
+    """Diagnose a sample kernel with metrics replaced by their full ncu names."""
+    k = find(stem, name)
+    metrics = dict(k.summary.metrics)
+    for metric, value in changes.items():
+        metrics[metric] = Metric(name=metric, value=value, unit="")
+    return diagnose(metrics, k.summary.rules, k.summary.sections)
+
+
+FFMA_PEAK = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"
+DFMA_PEAK = "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"
+CC_MAJOR = "device__attribute_compute_capability_major"
+CC_MINOR = "device__attribute_compute_capability_minor"
+
+
+def test_fp64_compute_bound_names_the_devices_fp64_rate() -> None:
+    h200 = _with("zoo", "fp64_dfma_compute_bound")
+    assert h200.bottleneck.summary == (
+        "The FP64 pipe does the work and is busy. This GPU runs FP64 at 1:2 of its FP32 rate."
+    )
+    consumer = _with("zoo", "fp64_dfma_compute_bound", **{FFMA_PEAK: 8704.0, DFMA_PEAK: 136.0})
+    assert consumer.bottleneck.summary == (
+        "The FP64 pipe does the work and is busy. This GPU runs FP64 at 1:64 of its FP32 rate: "
+        "where precision allows, FP32 (or mixed precision) is far faster here."
+    )
+
+
+def test_fp32_matrix_work_wants_tensor_cores_from_ampere_on() -> None:
+    sgemm = "sgemm_fp32_regtile"
+    assert _with("diag_sgemm", sgemm).flag("no-tensor-core") is not None
+    ampere_consumer = _with("diag_sgemm", sgemm, **{CC_MAJOR: 8.0, CC_MINOR: 6.0})
+    assert ampere_consumer.flag("no-tensor-core") is not None
+    volta = _with("diag_sgemm", sgemm, **{CC_MAJOR: 7.0, CC_MINOR: 0.0})
+    assert volta.flag("no-tensor-core") is None
+    busy_tensor = _with("diag_sgemm", sgemm, **{TENSOR: 30.0})
+    assert busy_tensor.flag("no-tensor-core") is None
+
+
+def test_tensor_cores_for_fp64_only_on_data_centre_parts() -> None:
+    from kernelscope.parsers.diagnosis.compute_flags import has_tensor_cores_for
+
+    assert has_tensor_cores_for("FP64", (9, 0)) and has_tensor_cores_for("FP64", (8, 0))
+    assert not has_tensor_cores_for("FP64", (7, 0))  # V100
+    assert not has_tensor_cores_for("FP64", (8, 6)) and not has_tensor_cores_for("FP64", (12, 0))
+    assert has_tensor_cores_for("FP32", (8, 6)) and not has_tensor_cores_for("FP32", (7, 5))
+
+
+def test_no_tail_effect_from_eight_waves_on() -> None:
+    assert run("saxpy", waves=7.05).flag("tail-effect") is not None
+    assert run("saxpy", waves=8.05).flag("tail-effect") is None
+
+
+def test_a_small_grid_busy_on_the_fp64_pipe_names_the_fp64_rate() -> None:
+    # issue 24: a 40-block kernel on a 56-SM consumer GPU, FP64 pipe ~86 % on its SMs
+    d = _with(
+        "zoo",
+        "fp64_dfma_compute_bound",
+        **{
+            "launch__grid_size": 40.0,
+            "launch__sm_count": 56.0,
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed": 49.0,
+            "sm__cycles_active.avg": 57.0,
+            "sm__cycles_elapsed.avg": 100.0,
+            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active": 86.0,
+            FFMA_PEAK: 8704.0,
+            DFMA_PEAK: 136.0,
+            ACH: 30.0,
+            THEO: 37.5,
+        },
+    )
+    assert d.label == "launch-bound"
+    assert d.bottleneck.summary == (
+        "The kernel has too few blocks to fill the GPU: on the SMs that have work the FP64 pipe "
+        "is 86% busy (compute-bound there), but the GPU-wide averages stay low because the "
+        "other SMs get no block. More blocks (or concurrent work) first. This GPU runs FP64 at "
+        "1:64 of its FP32 rate: where precision allows, FP32 (or mixed precision) is far "
+        "faster here."
+    )
+    # it read low-occupancy (critical) and occupancy-limiter before: the pipe is full
+    for flag_id in ("low-occupancy", "occupancy-limiter"):
+        flag = d.flag(flag_id)
+        assert flag is not None and flag.severity == "info"
+        assert flag.guard.startswith("Occupancy is low but the FP64 pipe is 86% busy")

@@ -69,7 +69,8 @@ CASES = [
     ("zoo", "dram_stream_saxpy_f4", "dram-bandwidth-saturated", "warning"),
     ("zoo", "fp64_dfma_compute_bound", "dram-bandwidth-saturated", None),
     ("zoo", "small_grid_8_blocks", "long-scoreboard-stalls", "critical"),
-    ("zoo", "atomic_contention_8_addresses", "long-scoreboard-stalls", "critical"),
+    # issue 23: the warps queue behind the atomics, so the stall is their symptom (info)
+    ("zoo", "atomic_contention_8_addresses", "long-scoreboard-stalls", "info"),
     ("zoo", "register_spill_local_array", "long-scoreboard-stalls", "warning"),
     ("zoo", "smem_transpose_bank_conflicts", "mio-throttle", "warning"),
     ("zoo", "reduce_syncthreads_per_step", "barrier-stalls", None),
@@ -94,7 +95,8 @@ CASES = [
     ("many_launches", "ml_scale_4k", "grid-too-small", "critical"),
     ("many_launches", "ml_add_256k", "short-kernel", "warning"),
     ("many_launches", "ml_copy_2m_f4", "low-occupancy", "info"),  # 0.48 waves, theoretical 100 %
-    ("many_launches", "ml_copy_2m_f4", "short-kernel", None),
+    # 6.0 µs, SMs active on 70 % of its cycles: ramp-up and drain (issue 24)
+    ("many_launches", "ml_copy_2m_f4", "short-kernel", "warning"),
 ]
 
 
@@ -190,10 +192,8 @@ def test_occupancy_limiter_names_block_slots_for_one_warp_blocks() -> None:
 def test_every_flag_is_raised_on_some_real_kernel() -> None:
     from kernelscope.parsers.diagnosis import FLAG_IDS
 
-    raised = {
-        f.id
-        for s in ("zoo_a", "zoo", "torch_ops", "many_launches")
-        for k in kernels_of(s)
-        for f in k.diagnosis.flags
-    }
-    assert set(FLAG_IDS) - raised == {"no-tensor-core"}
+    samples = ("zoo_a", "zoo", "torch_ops", "many_launches", "diag_membar", "diag_sgemm")
+    raised = {f.id for s in samples for k in kernels_of(s) for f in k.diagnosis.flags}
+    # wait stalls (curand's dependency chains) are raised on the third-party reports
+    # (tests/wild/test_labelled_corpus.py); short-scoreboard stalls on none yet.
+    assert set(FLAG_IDS) - raised == {"wait-stalls", "short-scoreboard-stalls"}

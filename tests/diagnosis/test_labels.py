@@ -36,7 +36,9 @@ EXPECTED = [
     ("many_launches", "ml_scale_4k", "launch-bound"),
     ("many_launches", "ml_add_256k", "launch-bound"),
     ("many_launches", "ml_fma_loop_64blocks", "launch-bound"),
-    ("many_launches", "ml_copy_2m_f4", "occupancy-bound"),
+    # 512 blocks are 0.48 waves: the grid cannot fill the GPU (issue 24: launch-bound, not
+    # occupancy-bound)
+    ("many_launches", "ml_copy_2m_f4", "launch-bound"),
 ]
 
 
@@ -99,5 +101,6 @@ def test_all_labels_but_balanced_and_undetermined_appear_on_real_kernels() -> No
         for k in kernels_of(s)
     }
     # Our samples measured every kernel; undetermined ones are in the third-party reports
-    # (tests/wild).
-    assert set(LABELS) - seen == {"balanced", "undetermined"}
+    # (tests/wild). No sample kernel is occupancy-bound since issue 24: the small grids are
+    # launch-bound and the others' dominant stall leads (test_boundaries has the label).
+    assert set(LABELS) - seen == {"balanced", "undetermined", "occupancy-bound"}

@@ -8,6 +8,8 @@ values back from the oracle so a changed sample cannot pass silently.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
@@ -15,6 +17,7 @@ from kernelscope.parsers.diagnosis import diagnose
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.verdict import top_flag, top_flag_text
 from kernelscope.parsers.families import kernel_families
+from kernelscope.parsers.ncu import sass
 from tests.diagnosis.conftest import find, kernels_of, opened
 from tests.ncu.oracle import load_raw, parse_number
 
@@ -43,23 +46,26 @@ VERDICTS = [
     # Achieved 12 % at 100 % theoretical is the grid's doing: low-occupancy stands down to info.
     ("small_family", "vec_mul_64blocks", "launch-bound", "grid-too-small (warning)"),
     # Default set: SM 69.03 %; no _active pipes, the _elapsed ones: ALU 69.03 %, FMA 20.15 %.
-    ("small_family", "rng_uniform_fill", "instruction-bound", "low-occupancy (info)"),
+    # 13.3 µs: short-kernel (info, launch step) comes before the low occupancy it stands down.
+    ("small_family", "rng_uniform_fill", "instruction-bound", "short-kernel (info)"),
     # Memory 82.65 % vs SM 61.09 % (21 points): memory side; L1 85.63 % > L2 13.62 %, DRAM 1.32 %;
     # L1 ≥ 80 % with DRAM < 50 % is l1tex-pressure, which decided the label (low-occupancy at
     # 46 % is a warning too).
     ("gemm_sets_default", "gemm_regtile", "l1-bound", "l1tex-pressure (warning)"),
     ("gemm_sets_full", "gemm_regtile", "l1-bound", "l1tex-pressure (warning)"),
-    # SM 42.33 %, memory 37.78 %: neither busy; achieved 47.79 % < 50. Tensor pipe 7.65 %, far
-    # under the 40 % a tensor kernel needs for its registers (63 × 256 × 4 blocks = 98 % of the
-    # register file) to count as low occupancy by design.
-    ("gemm_sets_default", "gemm_wmma", "occupancy-bound", "low-occupancy (warning)"),
-    # The full set adds the stalls: long scoreboard ≥ 50 % of the cycles between issues.
-    ("gemm_sets_full", "gemm_wmma", "occupancy-bound", "long-scoreboard-stalls (critical)"),
+    # SM 42.33 %, memory 37.78 %: neither busy; achieved 47.79 % of a 50 % theoretical ceiling
+    # is what the registers allow (issue 23: not "warps not resident"), so occupancy is not
+    # low: latency-bound, the register limit as info.
+    ("gemm_sets_default", "gemm_wmma", "latency-bound", "occupancy-limiter (info)"),
+    # The full set adds the stalls: long scoreboard holds 62 % of the cycles between issues,
+    # more than half: latency-bound by it, and it leads.
+    ("gemm_sets_full", "gemm_wmma", "latency-bound", "long-scoreboard-stalls (critical)"),
     ("gemm_sets_default", "dgemm_tiled", "l1-bound", "l1tex-pressure (warning)"),
     ("gemm_sets_full", "dgemm_tiled", "l1-bound", "mio-throttle (critical)"),
     # FP64 pipe 86.51 % (elapsed, default set) / 87.44 % (active, full set), SM 89.22 %.
     ("gemm_sets_default", "fp64_dfma_chain", "compute-bound", "—"),
-    ("gemm_sets_full", "fp64_dfma_chain", "compute-bound", "—"),
+    # The full set's math-pipe-throttle stalls (40 %) are the compute roof's waiting: info.
+    ("gemm_sets_full", "fp64_dfma_chain", "compute-bound", "math-pipe-throttle (info)"),
     # Tensor pipe 90.16 % (elapsed; the default set has no _active form): compute-bound, and the
     # 14.6 % occupancy is by design (info) — before, the default set made this instruction-bound.
     ("gemm_torch_default", "nvjet_sm90_tst_256x128", "compute-bound", "low-occupancy (info)"),
@@ -100,8 +106,12 @@ VERDICTS = [
     ("torch_ops", "splitKreduce_kernel", "launch-bound", "short-kernel (warning)"),
     # Existing labels with the verdict order: the small grid before its low occupancy.
     ("zoo", "small_grid_8_blocks", "launch-bound", "grid-too-small (critical)"),
-    ("zoo", "atomic_contention_8_addresses", "latency-bound", "long-scoreboard-stalls (critical)"),
-    ("many_launches", "ml_copy_2m_f4", "occupancy-bound", "low-occupancy (info)"),
+    # issue 23: 8 addresses, the busiest slice's atomic unit 33 % (94× the average): the cause,
+    # atomic-contention, leads; the long-scoreboard stalls are its queue (info, no cp.async).
+    ("zoo", "atomic_contention_8_addresses", "latency-bound", "atomic-contention (warning)"),
+    # 512 blocks are 0.48 waves: the grid cannot fill the GPU, so launch-bound (issue 24).
+    # 6.0 µs with the SMs active on 70 % of its cycles: short-kernel is a warning and leads.
+    ("many_launches", "ml_copy_2m_f4", "launch-bound", "short-kernel (warning)"),
 ]
 
 
@@ -136,6 +146,10 @@ def test_atomic_bound_evidence_is_the_oracles_atomic_unit() -> None:
     assert "cp.async" not in flag.remedy and "shared memory" in flag.remedy
 
 
+@pytest.mark.skipif(
+    not (sass.binding_available() or shutil.which("nvdisasm")),
+    reason="naming the hot line and its SASS needs a disassembler (ncu-report or nvdisasm)",
+)
 def test_atomic_flag_names_the_hot_source_line() -> None:
     report = opened("histogram")
     k = find("histogram", "histogram_global_atomics_4bins")
@@ -225,7 +239,11 @@ def test_default_set_reads_the_elapsed_pipes() -> None:
     elapsed = n.elapsed_form(n.PIPE_FP64)
     pipe = next(e for e in k.diagnosis.bottleneck.evidence if e.step == "compute")
     assert pipe.metric == elapsed
-    assert pipe.value == pytest.approx(raw("gemm_sets_default", k.id, elapsed), abs=0.005)
+    # read against the SMs that ran: the elapsed form over the SMs' active share
+    active = raw("gemm_sets_default", k.id, n.SM_ACTIVE_CYCLES)
+    cycles = raw("gemm_sets_default", k.id, n.SM_ELAPSED_CYCLES)
+    expected = raw("gemm_sets_default", k.id, elapsed) * cycles / active
+    assert pipe.value == pytest.approx(expected, abs=0.005)
 
 
 def test_attention_occupancy_is_by_design_from_its_resources() -> None:
@@ -258,7 +276,10 @@ def test_stalls_behind_saturated_atomics_get_no_latency_advice() -> None:
     stall = d.flag("long-scoreboard-stalls")
     assert stall is not None and stall.severity == "info"
     assert any(g.id == "stalls-behind-atomics" for g in d.guard_rails)
-    # The 8 counters of the zoo keep the unit at 33 %: their wait stays a warning-level stall.
+    # issue 23: the 8 counters of the zoo keep the unit at 33 % (94× the average slice): their
+    # wait is the atomics' queue too, and the atomics, not cp.async, lead.
     zoo = find("zoo", "atomic_contention_8_addresses").diagnosis
-    assert zoo.flag("long-scoreboard-stalls").severity == "critical"
-    assert not any(g.id == "stalls-behind-atomics" for g in zoo.guard_rails)
+    assert zoo.flag("long-scoreboard-stalls").severity == "info"
+    assert any(g.id == "stalls-behind-atomics" for g in zoo.guard_rails)
+    assert zoo.bottleneck.decided_by == "atomic-contention"
+    assert "queued behind atomics to a few addresses" in zoo.bottleneck.summary

@@ -134,3 +134,59 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
         flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
         named = [s.id for s in app.session.summaries if "bank-conflicts" in str(s.row["demangled"])]
         assert shown == sorted(set(flagged) | set(named)) and flagged
+
+
+async def test_a_roofline_with_nothing_to_show_names_the_section_once() -> None:
+    """gemm_sets_default has ncu's default sections: no kernel has a roofline point, and the
+    chart says once which section would give them one."""
+    app = create_app(Path(__file__).resolve().parents[2] / "samples" / "ncu"
+                     / "gemm_sets_default.ncu-rep.xz")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, RooflineScreen)
+        text = screen_text(app)
+        assert "Not plotted (4)" in text and "instruction-rate metrics not collected" in text
+        assert text.count("to plot them: ncu --section SpeedOfLight_RooflineChart (or --set "
+                          "full)") == 1
+async def test_diagnosis_pane_puts_checks_that_did_not_hold_apart() -> None:
+    # issue 23: "launch__grid_size = 65,536 block (< 132)" was printed as evidence of a
+    # DRAM-bound kernel; it is a check that did not hold, and now says so, below the facts
+    app = create_app(ZOO_A)
+    async with app.run_test(size=(150, 60)) as pilot:
+        await settle(pilot)
+        app.session.open_kernel(0)
+        await settle(pilot)
+        await pilot.press("0")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        held = "✓ [sol] gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed = 89.1 % (>= 70)"
+        apart = "Checked, did not hold:"
+        grid = "· [launch] launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132"
+        assert held in lines and apart in lines and grid in lines
+        assert lines.index(held) < lines.index(apart) < lines.index(grid)
+
+
+async def test_diagnosis_pane_states_the_occupancy_stand_downs() -> None:
+    # issue 24: 66 blocks on 132 SMs with the FMA pipe 91 % busy where it runs: the occupancy
+    # flags stand down, and the pane says why, as for every guard rail
+    pipe = ZOO_A.parent / "diag_pipe.ncu-rep.xz"
+    app = create_app(pipe)
+    async with app.run_test(size=(200, 70)) as pilot:
+        await settle(pilot)
+        app.session.open_kernel(0)
+        await settle(pilot)
+        await pilot.press("0")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        text = " ".join(screen_text(app).split())
+        assert "Bottleneck: launch-bound" in text
+        assert (
+            "• unit-saturated: Occupancy is low but the SM is 100% busy: more resident warps "
+            "cannot help a unit that is already full, so low occupancy is not this kernel's "
+            "problem."
+        ) in text
+        assert "Not a problem here: The grid cannot fill the GPU (66 blocks for 132 SMs)" in text

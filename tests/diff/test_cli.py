@@ -34,8 +34,8 @@ def test_json_contract(capsys, tmp_path: Path) -> None:
                               "duration_ns": 3177344.0, "bottleneck": "l1-bound"}
     assert pair["after"]["name"] == "gemm_wmma" and pair["after"]["duration_ns"] == 356768.0
     assert pair["speedup"] == pytest.approx(3177344 / 356768)
-    assert pair["label_change"] == "l1-bound → occupancy-bound"
-    assert "l1tex-pressure" in pair["flags_resolved"] and "low-occupancy" in pair["flags_new"]
+    assert pair["label_change"] == "l1-bound → latency-bound"
+    assert "l1tex-pressure" in pair["flags_resolved"] and "occupancy-limiter" in pair["flags_new"]
     assert pair["metrics"]["launch__registers_per_thread"] == {
         "before": 32.0, "after": 63.0, "unit": "register/thread"}
     assert doc["unmatched_before"] == doc["unmatched_after"] == []
@@ -72,7 +72,7 @@ def test_csv_and_timelines(capsys) -> None:
     assert {r["table"] for r in rows} >= {"gpu", "family", "gap", "nvtx", "copy", "finding"}
     code, out, _ = run(capsys, "diff", NAIVE, WMMA, "-f", "csv")
     (row,) = list(csv.DictReader(io.StringIO(out)))
-    assert row["after_name"] == "gemm_wmma" and row["gpu__time_duration.sum:after"] == "356768.0"
+    assert row["after_name"] == "gemm_wmma" and row["gpu__time_duration.sum:after"] == "356768"
 
 
 def test_fail_if_slower_exits_1_naming_the_kernels(capsys) -> None:
@@ -109,3 +109,36 @@ def test_pair_and_gate_belong_to_diff(capsys) -> None:
     assert code == 2 and "use it with 'kernelscope diff BEFORE AFTER'" in err
     code, _, err = run(capsys, "diff", NAIVE, WMMA, "--pair", "gemm_naive", "-f", "md")
     assert code == 2 and "--pair takes BEFORE=AFTER" in err
+
+
+def test_percentages_change_in_percentage_points(capsys) -> None:
+    """A hit rate of 87.45 % → 7.55 % fell by 79.90 points, not by 91.4 %; counts keep their
+    relative change."""
+    out = run(capsys, "diff", NAIVE, WMMA, "-f", "md")[1]
+    assert "| Memory | L1/TEX hit rate | 87.45 % | 7.55 % | −79.90 pp (worse) |" in out
+    assert "| Occupancy | Theoretical occupancy | 100 % | 50 % | −50.00 pp (worse) |" in out
+    assert "| Memory | Shared wavefronts | 262,144 | 21,893,137 | +8,251.6 % (worse) |" in out
+    assert "- L1/TEX hit rate: 87.45 % → 7.55 % (−79.90 pp)" in out
+    assert "−91.4 %" not in out
+
+
+def test_unrelated_reports_get_no_verdict(capsys) -> None:
+    """Nothing of gemm_naive pairs with the histogram kernels: no summed-time verdict, and
+    --fail-if-slower neither passes nor fails them: it says so and exits 2."""
+    histogram = ncu("histogram")
+    code, out, err = run(capsys, "diff", NAIVE, histogram, "-f", "md")
+    assert code == 0 and err == ""
+    assert ("- Summed kernel time: 3.18 ms → 3.50 ms; nothing could be paired between the two "
+            "inputs, so they are not compared (no verdict)") in out
+    code, out, err = run(capsys, "diff", NAIVE, histogram, "-f", "json", "--fail-if-slower", "5")
+    assert code == 2
+    assert err == ("kernelscope: --fail-if-slower gives no verdict: nothing of the two inputs "
+                   "could be paired (no kernel of one matches one of the other), so their times "
+                   "are not compared; check that both are of the same program, or pair kernels "
+                   "with --pair BEFORE=AFTER.\n")
+    summed = json.loads(out)["summed"]
+    assert (summed["basis"], summed["change_pct"]) == ("unpaired", None)
+    # paired by hand, the same two reports are compared again
+    code, _, err = run(capsys, "diff", NAIVE, histogram, "-f", "md", "--pair", "0=0",
+                       "--fail-if-slower", "900")
+    assert (code, err) == (0, "")

@@ -15,8 +15,8 @@ from tests.ncu.oracle import load_raw, parse_number
 LADDER = [
     ("gemm_naive", "gemm_tiled", ONLY, None, ()),
     ("gemm_tiled", "gemm_regtile", ONLY, None, ("mio-throttle",)),
-    ("gemm_regtile", "gemm_wmma", ONLY, "l1-bound → occupancy-bound", ("l1tex-pressure",)),
-    ("gemm_naive", "gemm_wmma", ONLY, "l1-bound → occupancy-bound", ("l1tex-pressure",)),
+    ("gemm_regtile", "gemm_wmma", ONLY, "l1-bound → latency-bound", ("l1tex-pressure",)),
+    ("gemm_naive", "gemm_wmma", ONLY, "l1-bound → latency-bound", ("l1tex-pressure",)),
     ("transpose_conflicts", "transpose_padded", NAME, "shared-bank-conflict → dram-bound",
      ("shared-bank-conflicts",)),
 ]

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from kernelscope.export.diff_export import gate_sentence
 from kernelscope.parsers.diff.gate import check_slower
 from kernelscope.parsers.diff.timelines import SHORT_GAPS
+from kernelscope.render.diff import family_row, summed_text
 from tests.nsys.oracle import oracle_csv, read_csv
 
 
@@ -51,8 +53,11 @@ def test_busy_gaps_nvtx_copies_findings(graph_diff) -> None:
     assert busy.after_pct > busy.before_pct
     gaps = {g.name: g for g in graph_diff.gaps}
     assert sum(g.before_count for g in gaps.values()) == graph_diff.before.gaps.height
-    assert gaps["launch-overhead"].after_ns < gaps["launch-overhead"].before_ns
-    assert SHORT_GAPS in gaps
+    # the graph removes the launch spacing (the short gaps between eager launches); the large
+    # gaps at first launches are module loading, one-time on both sides, not launch overhead
+    assert gaps[SHORT_GAPS].after_ns < gaps[SHORT_GAPS].before_ns / 5
+    assert "launch-overhead" not in gaps
+    assert (gaps["module-loading"].before_count, gaps["module-loading"].after_count) == (7, 8)
     nvtx = {r.name: r for r in graph_diff.nvtx}
     assert nvtx[":eager"].status == "gone" and nvtx[":graph"].status == "new"
     step = nvtx[":step 5"]
@@ -66,8 +71,35 @@ def test_busy_gaps_nvtx_copies_findings(graph_diff) -> None:
 
 
 def test_fail_if_slower_on_timelines(graph_diff) -> None:
+    """The replay ran 1,292 kernel instances, the eager run 1,206 (the capture's warm-up adds
+    launches): the summed times (+7.5 %) compare runs of different lengths, so the headline
+    and the gate compare the time per instance (+0.37 %), and say so."""
+    summed = graph_diff.summed
+    assert (summed.before_count, summed.after_count, summed.basis) == (1206, 1292,
+                                                                      "per instance")
+    assert summed_text(summed) == (
+        "9.57 ms in 1,206 kernel instances → 10.29 ms in 1,292; the counts differ, so per "
+        "instance: 7.93 us → 7.96 us (+0.4 %, 1.00×)")
     gate = check_slower(graph_diff, 5)
-    assert gate.failed  # the graph adds the capture's launches: +7.5 % of kernel time
+    assert not gate.failed and gate.change_pct == pytest.approx(
+        100 * ((10_286_044 / 1292) / (9_566_172 / 1206) - 1))
+    assert check_slower(graph_diff, 0.3).failed
+    # a family whose instance count differs is judged per instance too, and named so
     assert gate.regressed and all(r.change_pct is None or r.change_pct > 5
                                   for r in gate.regressed)
-    assert not check_slower(graph_diff, 10).failed
+    assert any(r.name.endswith(" (per instance)") for r in gate.regressed)
+    assert gate_sentence(check_slower(graph_diff, 0.3)).startswith(
+        "The kernel time per instance (1,206 → 1,292 instances) regressed by +0.4 % "
+        "(7.93 us → 7.96 us), more than the 0.3 % allowed; slower: ")
+
+
+def test_a_family_whose_counts_differ_changes_per_instance(graph_diff) -> None:
+    """sgemm_largek_lds64 ran 172 times eager, 184 with the graph: its total grew 5.3 % but
+    each instance got 1.5 % faster; the table says the latter, and that it is per instance."""
+    sgemm = next(f for f in graph_diff.families if f.name.startswith("void sgemm_largek_lds64"))
+    assert (sgemm.before_count, sgemm.after_count) == (172, 184) and sgemm.counts_differ
+    assert family_row(sgemm)[1:] == ["172 → 184", "4.12 ms", "4.34 ms", "−1.5 % per instance",
+                                     "23.95 us", "23.58 us"]
+    reduce = next(f for f in graph_diff.families
+                  if f.name.startswith("void at::native::reduce_kernel"))
+    assert family_row(reduce)[4] == "+6.7 %"

@@ -33,18 +33,20 @@ async def test_matched_kernels_and_a_pair(tmp_path: Path, monkeypatch) -> None:
         await settle(pilot)
         assert isinstance(app.screen, KernelDiffScreen)
         text = screen_text(app)
-        assert "summed kernel time 3.18 ms → 356.77 us (−88.8 %)" in text
-        assert "8.91×" in text and "l1-bound → occupancy-bound" in text
+        assert "summed kernel time 3.18 ms → 356.77 us (−88.8 %, 8.91×)" in text
+        assert "8.91×" in text and "l1-bound → latency-bound" in text
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, PairScreen)
         text = screen_text(app)
         assert "Flags resolved: l1tex-pressure" in text
         assert "Registers per thread" in text and "+96.9 %" in text
+        # a percentage changes in points: SM throughput 64.73 % → 42.86 %
+        assert "−21.87 pp" in text and "−33.8 %" not in text
         await pilot.press("y")
         await settle(pilot)
         assert app.clipboard.startswith("# Kernel report: gemm\\_wmma.ncu-rep.xz, kernel 0 (after")
-        assert "### Conclusion\n- Bottleneck: `l1-bound → occupancy-bound`" in app.clipboard
+        assert "### Conclusion\n- Bottleneck: `l1-bound → latency-bound`" in app.clipboard
         await pilot.press("e")
         await settle(pilot)
         written = (tmp_path / "gemm_naive-vs-gemm_wmma.diff.md").read_text(encoding="utf-8")
@@ -113,7 +115,7 @@ async def test_two_timelines() -> None:
         text = screen_text(app)
         assert "GPU busy 18.89 ms of 337.20 ms → 19.70 ms of 246.04 ms (5.6 % → 8.0 %)" in text
         assert "cudaLaunchKernel            1,034 → 172" in text
-        assert "cudaGraphLaunch_v10000" in text and "launch-overhead" in text
+        assert "cudaGraphLaunch_v10000" in text and "module-loading" in text
 
 
 async def test_mixed_inputs_are_one_sentence() -> None:
@@ -153,3 +155,13 @@ async def test_baseline_in_the_kernel_session() -> None:
         await pilot.press("escape", "up", "b")  # b on the baseline clears it
         await settle(pilot)
         assert "Δ base" not in screen_text(app)
+
+
+async def test_unrelated_reports_headline_no_verdict() -> None:
+    app = diff_app(ncu("gemm_naive"), ncu("histogram"))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, KernelDiffScreen)
+        text = " ".join(screen_text(app).split())
+        assert ("summed kernel time 3.18 ms → 3.50 ms; nothing could be paired between the two "
+                "inputs, so they are not compared (no verdict)") in text, text[:400]

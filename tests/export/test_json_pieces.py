@@ -29,7 +29,7 @@ def test_the_export_is_written_piece_by_piece_to_the_same_text(tmp_path, capsys)
     text = render(SMALL_FAMILY, ExportOptions(fmt="json"))
     rendered = render_checked(SMALL_FAMILY, ExportOptions(fmt="json"))
     assert rendered.pieces is not None and rendered.text == ""
-    out = write_text(rendered, tmp_path / "a.json")
+    out = write_text(rendered, tmp_path / "a.json", inputs=SMALL_FAMILY)
     assert out.read_text(encoding="utf-8") == text
     assert main(["export", str(SMALL_FAMILY), "-f", "json", "-o", str(tmp_path / "b.json")]) == 0
     assert (tmp_path / "b.json").read_text(encoding="utf-8") == text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import polars as pl
@@ -189,3 +190,60 @@ def test_summary_plain_and_colour(path, monkeypatch):
         assert "dram-bound" in plain.getvalue()
     else:
         assert "Top kernels by time" in plain.getvalue() and "Findings" in plain.getvalue()
+
+
+def test_sectors_per_request_ideal_follows_the_access_width(monkeypatch) -> None:
+    """saxpy_f4's float4 loads: 16 sectors per request is ideal; the 4-byte gather touches 32
+    where 4 would do (8× the ideal)."""
+    monkeypatch.chdir(SAMPLES.parent)
+    text = render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+    assert "| Global load | 1,048,576 | 16,777,216 | 16.00 | 16.00 |" in text
+    assert "| Global load | 2,097,152 | 67,108,864 | 32.00 (8× ideal) | 4.00 |" in text
+    assert "16 for 16-byte (float4)" in text and "4 is ideal" not in text
+
+
+def test_a_roofline_with_nothing_to_show_names_the_section(monkeypatch) -> None:
+    """Default sections only: the chart, each record and the JSON say which section to
+    collect, once each, beside the per-kernel reasons."""
+    monkeypatch.chdir(SAMPLES.parent)
+    path = (NCU_SAMPLES / "gemm_sets_default.ncu-rep.xz").relative_to(SAMPLES.parent)
+    text = render(path, ExportOptions(fmt="md"))
+    assert text.count("to plot them: ncu --section SpeedOfLight_RooflineChart (or --set "
+                      "full)") == 1
+    assert ("- roofline metrics not collected: `ncu --section SpeedOfLight_RooflineChart` "
+            "(or `--set full`)") in text
+    doc = json.loads(render(path, ExportOptions(fmt="json")))
+    assert doc["report"]["roofline_collect"] == {
+        "kernels": 4, "command": "ncu --section SpeedOfLight_RooflineChart", "or": "--set full"}
+    full = json.loads(render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="json")))
+    assert full["report"]["roofline_collect"] is None
+    assert "to plot them" not in render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+def test_checks_that_did_not_hold_are_apart_from_the_evidence() -> None:
+    # issue 23: a grid that is not small is a check the method made, not a fact to print as
+    # evidence of the label
+    text = render(ZOO, ExportOptions(fmt="md"))
+    record = text[text.index("## Kernel Profiling Case: saxpy\\_f4 (ID 0)") :]
+    lines = record[record.index("### Diagnosis") :].split("### Change")[0].splitlines()
+    assert lines[1:5] == [
+        "- **dram-bound**: DRAM bandwidth is the limit.",
+        "  - sol: `gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed = 89.1 % (>= 70)` "
+        "— holds",
+        "  - checked, did not hold:",
+        "    - launch: `launch__grid_size = 65,536 block (< 132) — launch__sm_count = 132`",
+    ]
+    assert "launch__sm_count = 132` — does not hold" not in text
+
+
+def test_occupancy_stand_downs_are_stated_as_guard_rails() -> None:
+    text = render(NCU_SAMPLES / "diag_pipe.ncu-rep.xz", ExportOptions(fmt="md"))
+    lines = text.splitlines()
+    assert (
+        "- guard rail `unit-saturated`: Occupancy is low but the SM is 100% busy: more resident "
+        "warps cannot help a unit that is already full, so low occupancy is not this kernel's "
+        "problem."
+    ) in lines
+    assert (
+        "- **launch-bound**: The kernel has too few blocks to fill the GPU: on the SMs that "
+        "have work the FMA pipe is 91% busy (compute-bound there), but the GPU-wide averages "
+        "stay low because the other SMs get no block. More blocks (or concurrent work) first."
+    ) in lines

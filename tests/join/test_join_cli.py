@@ -28,7 +28,7 @@ def test_join_json_to_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
                          "-o", str(target))
     assert (code, out, err) == (0, "", "")
     doc = json.loads(target.read_text())
-    assert doc["schema"] == "kernelscope/join/1"
+    assert doc["schema"] == "kernelscope/join/2"
     assert doc["ranking"][0]["family"] == "launch-overhead"
     assert [r["report"] for r in doc["unmatched_kernels"]] == []
 
@@ -39,16 +39,24 @@ def test_join_markdown_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("# What to fix first: join\\_trace.sqlite.xz joined with")
     assert "| 1 | Launch overhead: GPU idle between tiny kernels | idle |" in out
     assert "```bash\nncu --set full --import-source yes" in out
+    assert "## Not profiled: gain unknown, by time" in out
+    assert ("| ?1 | vectorized_elementwise<launch_clamp_scalar> | 6.2 % | 0.1 % | 1,000 | "
+            "1.068 ms | 1.068 us |") in out
+    assert "≤ 396.4 us" not in out  # no bound guessed for a family nobody profiled
     code, out, _ = run(capsys, "export", "join", str(TRACE_XZ), str(KERNELS_XZ), "-f", "csv",
                        "--top", "4")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert code == 0 and [r["rank"] for r in rows] == ["1", "2", "3", "4"]
+    assert code == 0 and [(r["group"], r["rank"]) for r in rows] == [
+        ("ranked", "1"), ("ranked", "2"), ("ranked", "3"), ("ranked", "4"),
+        ("unprofiled", "1"), ("unprofiled", "2"), ("unprofiled", "3"), ("unprofiled", "4")]
+    assert rows[4]["potential_saving_ns"] == "" and rows[4]["headroom"] == ""
     assert rows[3]["title"].startswith("nvjet") and rows[3]["time_share"].startswith("0.611")
 
 
 def test_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "summary", "join", str(TRACE_XZ), str(KERNELS_XZ))
     assert code == 0 and "What to fix first" in out and "launch-overhead" in out
+    assert "Not profiled: gain unknown, by time" in out
 
 
 def test_kernels_of_another_program_are_unmatched(capsys: pytest.CaptureFixture[str]) -> None:
@@ -56,7 +64,8 @@ def test_kernels_of_another_program_are_unmatched(capsys: pytest.CaptureFixture[
     doc = json.loads(out)
     assert code == 0
     assert len(doc["unmatched_kernels"]) == 6
-    assert all(not r["profiled"] for r in doc["ranking"] if r["kind"] == "kernel")
+    assert not [r for r in doc["ranking"] if r["kind"] == "kernel"]
+    assert doc["unprofiled"] and all(not r["profiled"] for r in doc["unprofiled"])
     assert doc["notes"] and "same program" in doc["notes"][0]
 
 
@@ -84,3 +93,15 @@ def test_a_file_of_another_kind(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, _, err = run(capsys, "join", str(TRACE_XZ), str(KERNELS_XZ), "-k", "gemm", "-f", "md")
     assert code == 2 and "a join ranks them all" in err
     assert other.read_text() == "not a report\n"
+
+
+def test_a_trace_with_allocation_and_setup_gaps_joins(capsys: pytest.CaptureFixture[str]) -> None:
+    """timeline_torch has idle gaps spent in cudaMalloc/cudaFree (``alloc``) and in CUDA set-up
+    outside its first step; the join once crashed on them (KeyError: 'alloc')."""
+    code, out, err = run(capsys, "join", str(SAMPLES / "nsys" / "timeline_torch.sqlite.xz"),
+                         str(SAMPLES / "ncu" / "torch_ops.ncu-rep.xz"), "--format", "md")
+    assert (code, err) == (0, "")
+    assert "| Memory allocation or pinning: GPU idle | idle |" in out
+    assert "| CUDA set-up (streams, events, graphs): GPU idle | idle |" in out
+    assert ("- Next: Allocate once up front and reuse buffers (a caching allocator, a memory "
+            "pool, cudaMallocAsync); pin host buffers once, outside the loop.") in out

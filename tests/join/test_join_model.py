@@ -25,6 +25,7 @@ import pytest
 from kernelscope.parsers.join import JoinInputs, JoinReport
 from kernelscope.parsers.join.names import match_name
 from kernelscope.parsers.join.ncu_command import representative
+from kernelscope.render.join_text import headroom_text, what_text
 from tests.conftest import read_csv_xz
 from tests.join.conftest import NCU_ORACLE, ORACLE
 
@@ -56,7 +57,7 @@ def test_shares_equal_nsys_stats(join: JoinReport) -> None:
         assert sum(f.instances for f in families) == int(row["Instances"])
         share = sum(f.time_share for f in families)
         assert f"{100 * share:.1f}" == row["Time (%)"], row["Name"]
-    ranked = {i.name: i for i in join.ranking if i.kind == "kernel"}
+    ranked = {i.name: i for i in join.ranking + join.unprofiled if i.kind == "kernel"}
     gemm = ranked["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"]
     assert f"{100 * gemm.time_share:.1f}" == "61.1"
 
@@ -109,7 +110,8 @@ def test_every_profiled_kernel_is_matched_to_its_family(join: JoinReport) -> Non
 
 def test_unprofiled_families_get_an_ncu_command(join: JoinReport,
                                                 join_inputs: JoinInputs) -> None:
-    unprofiled = [i for i in join.ranking if i.kind == "kernel" and not i.profiled]
+    assert not [i for i in join.ranking if i.kind == "kernel" and not i.profiled]
+    unprofiled = list(join.unprofiled)
     assert len(unprofiled) == 11  # 16 families, 5 profiled
     kernels = join_inputs.timeline.report.kernels
     mangled = dict(zip(kernels["name"].cast(pl.String).to_list(),
@@ -129,8 +131,23 @@ def test_unprofiled_families_get_an_ncu_command(join: JoinReport,
         assert skip == chosen
         assert family.durations[chosen] == sorted(family.durations[1:])[(999 - 1) // 2]
         assert item.weak and "not profiled" in item.weak
-        assert item.potential_saving_ns == family.total_ns - 1000 * join.kernels.shortest_ns
     assert join.kernels.shortest_ns == 672  # FillFunctor<BFloat16>, Min (ns) in kern_sum
+
+
+def test_unprofiled_gain_is_unknown_and_listed_apart_by_time(join: JoinReport) -> None:
+    """A family nobody profiled has no measured headroom: no saving is guessed for it (the old
+    bound, every launch as short as the shortest kernel, put a 20 µs copy above profiled
+    kernels), and it is listed apart from the ranking, by its time."""
+    assert all(i.potential_saving_ns is None and i.headroom is None for i in join.unprofiled)
+    totals = [i.total_ns for i in join.unprofiled]
+    assert totals == sorted(totals, reverse=True)
+    assert "launch_clamp_scalar" in join.unprofiled[0].family
+    assert [(i.instances, i.total_ns) for i in join.unprofiled[:2]] == [(1000, 1_068_447),
+                                                                        (1000, 993_408)]
+    doc = join.to_dict()
+    assert [r["profiled"] for r in doc["ranking"] if r["kind"] == "kernel"] == [True] * 5
+    assert len(doc["unprofiled"]) == 11
+    assert {r["potential_saving_ns"] for r in doc["unprofiled"]} == {None}
 
 
 def test_gemm_headroom_from_the_raw_oracle(join: JoinReport) -> None:
@@ -153,6 +170,7 @@ def test_ranking_order(join: JoinReport) -> None:
     order = [i.family if i.kind == "idle" else i.title for i in join.ranking]
     assert order[:4] == ["launch-overhead", "short-gaps", "sync",
                          "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"]
+    assert order[4].startswith("cudnn_generated_fort_native_sdpa")  # no guessed bound above it
     assert order[-1] == "start-up" and join.ranking[-1].one_time
     first, gemm = join.ranking[0], join.ranking[3]
     assert first.nvtx == "tiny_ops"
@@ -178,14 +196,51 @@ def test_idle_time_is_counted_once(join: JoinReport, join_inputs: JoinInputs) ->
 
 def test_json_contract(join: JoinReport) -> None:
     doc = join.to_dict()
-    assert doc["schema"] == "kernelscope/join/1"
+    assert doc["schema"] == "kernelscope/join/2"
     assert doc["timeline"]["path"].endswith("join_trace.sqlite")
     assert doc["kernel_reports"][0]["path"].endswith("join_kernels.ncu-rep")
     assert doc["unmatched_kernels"] == []
-    for entry in doc["ranking"]:
+    for entry in doc["ranking"] + doc["unprofiled"]:
         for key in ("family", "time_share", "instances", "total_ns", "profiled", "ncu_ids",
                     "bottleneck", "headroom", "potential_saving_ns"):
             assert key in entry
         if entry["kind"] == "kernel":
             assert ("ncu_command" in entry) is (not entry["profiled"])
             assert bool(entry["ncu_ids"]) is entry["profiled"]
+
+
+def test_next_never_repeats_a_remedy_the_diagnosis_calls_not_a_problem(
+        join: JoinReport, join_inputs: JoinInputs) -> None:
+    """The GEMM's Diagnosis pane says its low occupancy is "not a problem here" (the Tensor
+    pipe is 92 % busy): its Next must not tell the user to raise occupancy."""
+    gemm = next(i for i in join.ranking if i.title.startswith("nvjet"))
+    assert gemm.top_flags == ("low-occupancy (info, not a problem here)",
+                              "occupancy-limiter (info, not a problem here)")
+    assert gemm.lead_flag is None and what_text(gemm) == "compute-bound"
+    assert gemm.remedy == (
+        "No flag to act on: low-occupancy is not a problem here. Occupancy is low but the "
+        "Tensor pipe is 92% busy: the kernel keeps its pipes fed with few warps (registers and "
+        "shared memory spent on reuse), which is fine. The kernel is compute-bound: The Tensor "
+        "pipe does the work and is busy.")
+    for item in (i for i in join.ranking if i.kind == "kernel"):
+        report, kernel_id = max(item.ncu_ids, key=lambda rk: join_inputs.kernel_reports[rk[0]]
+                                .kernel(rk[1]).duration_ns or 0)
+        flags = join_inputs.kernel_reports[report].kernel(kernel_id).diagnosis.flags
+        guarded = {f.remedy for f in flags if f.guard}
+        assert item.remedy not in guarded, item.title
+    sdpa = next(i for i in join.ranking if i.title.startswith("cudnn"))
+    assert what_text(sdpa) == "latency-bound · barrier-stalls (warning)"
+
+
+def test_family_headroom_and_the_longest_launch_are_told_apart(join: JoinReport) -> None:
+    """13.9 % is the family's headroom (its 12 launches' headroom weighted by duration); 12.6 %
+    is the longest launch's own distance to its ceiling: the evidence says which is which."""
+    gemm = next(i for i in join.ranking if i.title.startswith("nvjet"))
+    assert headroom_text(gemm) == "13.9 %"
+    assert gemm.evidence[1:4] == (
+        "headroom 13.9 %: the mean of 12 launches' headroom (8.6 %–20.1 %) weighted by their "
+        "durations",
+        "longest launch (kernel 7): tensor roofline 87.4 % of peak, 12.6 % from the ceiling",
+        "longest launch: NCU SharedMemoryConflicts est. speedup 19.3 % (capped at the ceiling "
+        "distance)",
+    )

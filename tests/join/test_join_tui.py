@@ -48,10 +48,18 @@ async def test_ranking_and_enter(tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JoinScreen))
-        # row 5: an unprofiled tiny family: its ncu command, and enter shows it on the timeline
-        await pilot.press("down")
+        # after the 11 ranked rows, the families nobody profiled, numbered apart, by time: the
+        # first is an unprofiled tiny family: gain unknown, its ncu command; enter shows it on
+        # the timeline
+        assert [str(c) for c in table.get_row_at(11)] == [
+            "?1", "vectorized_elementwise<launch_clamp_scalar>", "not profiled", "6.2 %",
+            "1.068 ms", "unknown", "unknown", "profile it"]
+        assert "11 families not profiled (gain unknown), listed last by time" in str(
+            screen.query_one("#join-title", Static).render())
+        await pilot.press(*["down"] * 8)
         text = str(screen.query_one("#join-detail", Static).render())
         assert "$ ncu --set full --import-source yes" in text and "tiny_ops/" in text
+        assert "gain: not profiled: what fixing it could save is unknown" in text
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TimelineScreen)
                     and app.screen.data is not None)

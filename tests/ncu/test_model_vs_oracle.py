@@ -24,8 +24,8 @@ def opened(path_str: str) -> NcuReport:
 
 @cache
 def detail_of(path_str: str, kernel_id: int) -> KernelDetail:
-    """Each kernel read once for every test of this module: ncu_report never frees a kernel it
-    opened (~1 MB each), so reading the 1,000-launch sample once per test added gigabytes."""
+    """Each kernel read once for every test of this module (a detail reads every pane
+    metric, and the 1,000-launch sample is read by several tests)."""
     return opened(path_str).detail(kernel_id)
 
 

@@ -76,3 +76,20 @@ def test_without_osrt_a_quiet_thread_is_not_called_busy(sample_report) -> None: 
         assert gap.cause != "cpu-busy"
         if gap.cause == "unknown":
             assert gap.hint == "--trace=osrt" and "OS runtime" in gap.reason
+
+
+def test_module_loading_is_not_launch_overhead() -> None:
+    """Lazy loading makes a kernel's first launch load its module (cuLibraryLoadData,
+    cuModuleLoadData): a one-time cost, named module-loading, never launch overhead."""
+    torch = explain_gaps(open_report(NSYS_SAMPLES / "timeline_torch.sqlite.xz"), limit=None)
+    loading = [g for g in torch if g.cause == "module-loading"]
+    assert len(loading) == 13
+    assert all(g.coverage["module-load"] == max(g.coverage.values()) for g in loading)
+    assert all(g.detail.startswith("cuLibraryLoadData ") for g in loading)
+    longest = max(loading, key=lambda g: g.duration_ns)
+    assert longest.detail == "cuLibraryLoadData 53.6 ms, cudaLaunchKernel 19.6 ms"
+    assert not [g for g in torch if g.cause == "launch-overhead"
+                and g.coverage.get("module-load", 0) >= g.coverage.get("launch", 0)]
+    join = explain_gaps(open_report(NSYS_SAMPLES / "join_trace.sqlite.xz"), limit=None)
+    module = [g for g in join if g.detail == "cuModuleLoadData 88.6 ms"]
+    assert [g.cause for g in module] == ["module-loading"]

@@ -64,7 +64,9 @@ def test_large_gap_causes(zoo) -> None:
     first_launch = gaps[-1]
     names = [c.name for c in first_launch.cpu]
     assert names[:2] == ["cudaLaunchKernel", "cuLibraryLoadData"]  # lazy module loading
-    assert first_launch.coverage["launch"] > 0.9
+    # the first launch (479 us) outlasts the module it loads (297 us): launch overhead, with
+    # the loading counted apart
+    assert first_launch.coverage["launch"] > 0.6 and first_launch.coverage["module-load"] > 0.35
     assert gaps[0].cpu[0].name == "cudaMemcpy"
 
 
@@ -82,7 +84,8 @@ def test_export_dict(zoo) -> None:
     doc = to_export_dict(zoo)
     assert list(doc) == ["schema", "report", "kernels", "gpu", "gaps", "nvtx", "findings",
                          "gpu_metrics", "gpu_metrics_by_kernel", "gpu_metrics_by_nvtx",
-                         "gpu_metrics_verdicts", "cuda_graphs"]
+                         "gpu_metrics_verdicts", "cuda_graphs", "temporal_breakdown",
+                         "comm_comp_overlap_pct"]
     assert doc["schema"] == SCHEMA
     json.dumps(doc, allow_nan=False)
     assert set(doc["kernels"][0]) == {"name", "instances", "total_ns", "avg_ns", "med_ns",

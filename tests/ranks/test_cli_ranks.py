@@ -79,7 +79,7 @@ def test_summary(rank_dir: Path, cache_dir: Path, capsys):
     assert main(["summary", str(rank_dir), "--workers", "0", "--cache-dir",
                  str(cache_dir)]) == 0
     out = capsys.readouterr().out
-    assert "4 ranks from 4 trace(s)" in out
+    assert "4 ranks from 4 traces" in out
     assert "Straggler: rank 2 arrives last at 7 of 8 collectives" in out
     assert "clock_nanosleep" in out
 

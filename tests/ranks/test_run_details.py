@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from kernelscope.parsers.nsys.gap_cause_catalog import GAP_CAUSES
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
 from kernelscope.parsers.ranks.heatmap import heatmap, rank_utilization
 from kernelscope.parsers.ranks.model import RunAnalysis
@@ -168,3 +169,10 @@ def test_traces_from_another_host_make_the_alignment_unsafe(rank_dir: Path, cach
                  str(cache_dir)]) == 0
     out = capsys.readouterr().out
     assert "ranks ran on 2 hosts" in out and "clock difference" in out
+
+
+def test_every_gap_cause_of_a_rank_is_catalogued(run: RunAnalysis) -> None:
+    """The ranks view names gap causes from the one catalogue, with its own two
+    (``communication``, ``not explained``)."""
+    causes = {c for rank in run.ranks.values() for c in rank.gaps["cause"].to_list()}
+    assert causes and causes <= set(GAP_CAUSES)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import fmt_ns, fmt_window
 from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.tui.widgets.timeline_gap import CAUSE_TEXT
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, screen_text, static_text, wait_until_open
@@ -84,7 +84,7 @@ async def test_g_steps_through_gaps_and_explains_them(
             assert f"Gap {i + 1} of {len(gaps)}" in panel
             assert f"idle for {fmt_ns(gaps[i].duration_ns)}" in panel
             assert f"Cause {explanation.cause}" in panel
-            assert flat(CAUSE_TEXT[explanation.cause][0]) in panel
+            assert flat(gap_cause(explanation.cause).description) in panel
             for activity in explanation.cpu[:3]:
                 assert activity.name in panel
         await pilot.press("G")

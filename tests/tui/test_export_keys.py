@@ -15,6 +15,7 @@ from .helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOO = ROOT / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
+SMALL = ROOT / "samples" / "ncu" / "small_family.ncu-rep.xz"
 TIMELINE = ROOT / "samples" / "nsys" / "zoo.sqlite.xz"
 
 
@@ -102,3 +103,23 @@ async def test_e_in_the_timeline_writes_the_timeline(tmp_path, monkeypatch) -> N
         await wait_for(lambda: target.exists() and target.stat().st_size > 0)
         await app.workers.wait_for_complete()
     assert target.read_text() == render(TIMELINE, ExportOptions(fmt="md"))
+
+
+async def test_e_never_writes_over_an_input_through_a_link(tmp_path, monkeypatch) -> None:
+    report = tmp_path / "small.ncu-rep.xz"
+    report.write_bytes(SMALL.read_bytes())
+    (tmp_path / "small.kernelscope.md").symlink_to(report)
+    monkeypatch.chdir(tmp_path)
+    app = create_app(report)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(lambda: app.session is not None and app.session.loaded_all)
+        await pilot.press("e")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        notes = [n.message for n in app._notifications]
+        assert not isinstance(app.screen, ConfirmScreen)
+    assert notes == [
+        f"Export failed: {tmp_path / 'small.kernelscope.md'} is an input of this command, so "
+        "it is not written over; choose another output file."
+    ]
+    assert report.read_bytes() == SMALL.read_bytes()

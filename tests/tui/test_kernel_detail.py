@@ -153,6 +153,13 @@ async def test_launch_pane(zoo: NcuReport) -> None:
         assert "Tail wave fill" in text and fmt_number(tail_wave_fill(waves)) in text
         assert "derived" in text
         assert "Launch Statistics" in text  # NCU's own header table
+        flat = " ".join(text.split())
+        # Units written for people, and never repeating the label they stand beside.
+        assert ("Threads 4,194,304 Registers per thread 32 Static shared mem / block 0 "
+                "B/block") in flat
+        assert "SMs 132 Waves per SM 15.52" in flat
+        assert "# SMs 132 # TPCs" in flat
+        assert "Kbyte" not in flat and "132 SM " not in flat
 
 
 async def test_sol_pane(zoo: NcuReport) -> None:
@@ -212,6 +219,22 @@ async def test_memory_pane(zoo: NcuReport) -> None:
         assert "Bank conflicts" in text
         assert "No local-memory (register spill) traffic." in text
         assert "Memory Workload Analysis" in text
+
+
+async def test_memory_ideal_follows_the_access_width() -> None:
+    """saxpy_f4 reads float4: 16 sectors per request is its ideal, not 4 (and it is not
+    highlighted); strided_gather's 4-byte loads touch 32 sectors where 4 would do."""
+    app = create_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_detail(pilot, 0, "4")
+        text = " ".join(pane_text(screen).split())
+        assert "Sect/Req Ideal Hit %" in text
+        assert "Global load 1,048,576 1,048,576 16,777,216 16.00 16.00" in text
+        assert "16 for 16-byte (float4)" in text and "4 is ideal" not in text
+        await pilot.press("escape")
+        screen = await open_detail(pilot, 1, "4")
+        text = " ".join(pane_text(screen).split())
+        assert "Global load 2,097,152 2,097,152 67,108,864 32.00 4.00" in text
 
 
 async def test_stalls_pane(zoo: NcuReport) -> None:

@@ -42,10 +42,7 @@ async def test_raw_page_lists_every_metric_like_ncu() -> None:
             value = metrics[name].value
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 assert matches_print(float(value), text), (name, value, text)
-            # (ncu_report gives a derived metric the unit of the first kernel it opened for
-            # it, so only the measured metrics' units are compared.)
-            if units[name] and not name.startswith("derived__"):
-                assert metrics[name].unit == units[name], name
+            assert metrics[name].unit == units[name], name
         table = pane.query_one(DataTable)
         assert table.row_count == len(metrics)
         assert f"{len(metrics):,} of {len(metrics):,} metrics" in pane_text(screen)

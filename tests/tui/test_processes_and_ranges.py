@@ -43,3 +43,14 @@ async def test_ranges_are_listed_by_name() -> None:
         await settle(pilot)
         text = screen_text(app)
         assert "range<phase_a>" in text and "range<phase_b>" in text
+
+
+async def test_launches_of_one_name_show_their_launch_shape_in_the_list() -> None:
+    app = create_app(NCU_SAMPLES / "multi_process.ncu-rep.xz")
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "mp_scale [grid 4096×1×1]" in text and "mp_saxpy [grid 8192×1×1]" in text
+        await pilot.press("f")  # the families view names them alike
+        await settle(pilot)
+        assert "mp_scale [grid 8192×1×1]" in screen_text(app)

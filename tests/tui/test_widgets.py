@@ -54,22 +54,32 @@ def test_fmt_number_like_ncu(value: float | str | None, text: str) -> None:
         (327712.0, "ns", "327.71 us"),
         (3174816.0, "ns", "3.17 ms"),
         (900.0, "ns", "900 ns"),
-        (1578044331608.24, "byte/s", "1.58 Tbyte/s"),
-        (1024, "byte/block", "1.02 Kbyte/block"),
-        (0, "byte/block", "0 byte/block"),
-        (1977439794.69, "hz", "1.98 Ghz"),
+        (1578044331608.24, "byte/s", "1.58 TB/s"),
+        (1024, "byte/block", "1.02 kB/block"),
+        (0, "byte/block", "0 B/block"),
+        (1977439794.69, "hz", "1.98 GHz"),
+        (1590000000.0, "hz", "1.59 GHz"),
         (88.07, "%", "88.07 %"),
-        (648706.0, "cycle", "648,706 cycle"),
+        (648706.0, "cycle", "648,706 cycles"),
+        (33792.0, "thread", "33,792 threads"),
+        (1.0, "thread", "1 thread"),
+        (40.0, "register/thread", "40 registers/thread"),
+        (132.0, "SM", "132 SMs"),
+        (0.004, "", "0.004"),
+        (0.00412, "", "0.0041"),
+        (0.0, "", "0"),
+        (2.5, "inst/cycle", "2.50 inst/cycle"),
     ],
 )
-def test_units_scale_like_ncu(value: float, unit: str, text: str) -> None:
+def test_units_scale_like_ncu_and_read_like_people(value: float, unit: str, text: str) -> None:
     assert fmt_value(value, unit) == text
 
 
 def test_metric_helpers() -> None:
     metric = Metric("dram__bytes_read.sum", 268474368.0, "byte", "")
-    assert fmt_metric(metric) == "268.47 Mbyte"
-    assert split_metric(metric) == ("268.47", "Mbyte")
+    assert fmt_metric(metric) == "268.47 MB"
+    assert split_metric(metric) == ("268.47", "MB")
+    assert split_metric(Metric("launch__waves_per_multiprocessor", 0.004, "")) == ("0.004", "")
     assert split_metric(None) == ("n/a", "")
     assert fmt_metric(Metric("launch__func_cache_config", "CachePreferNone", "")) == (
         "CachePreferNone"

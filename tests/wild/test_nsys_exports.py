@@ -5,6 +5,7 @@ found empty, the capture span, and the devices and version the file names."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import sqlite3
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.summary import print_summary
+from kernelscope.export.writer import ExportOptions, render
 from kernelscope.parsers.nsys import NsysReport, open_report
 from kernelscope.parsers.nsys import nsys_rules as rules
 from tests.nsys.oracle import STATS_REPORTS, assert_rule_matches, assert_summary_matches
@@ -136,3 +138,20 @@ def test_summary_prints_without_nan(name, wild_plain) -> None:
     assert "nan" not in text.lower().replace("nanosleep", "")
     if "no CUDA trace" in text:
         assert " 0 kernels" in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_format_exports(name, wild_plain) -> None:
+    """Markdown, JSON and CSV of every third-party trace render; a trace without kernels says
+    so in one sentence instead of an empty kernel table."""
+    path = wild_plain("nsys", name)
+    texts = {fmt: render(path, ExportOptions(fmt=fmt)) for fmt in ("md", "json", "csv")}
+    assert json.loads(texts["json"])
+    assert texts["csv"].startswith("Time (%),Total Time (ns)")
+    markdown = texts["md"]
+    assert "## Kernels" in markdown
+    if _opened(str(path)).kernels.height == 0:
+        assert "The trace holds no kernel launches.\n" in markdown
+        assert "Top 0 of 0" not in markdown
+    else:
+        assert "kernel names by total time." in markdown

@@ -25,8 +25,8 @@ def summary_diagnosis(summary: KernelSummary) -> Diagnosis:
 
 
 def list_diagnosis(summary: KernelSummary) -> Diagnosis:
-    """What :func:`summary_diagnosis` computes for a summary (module-level, so a pass can
-    run it in the processes that read the summaries: ``iter_summaries(analyse=...)``)."""
+    """What :func:`summary_diagnosis` computes for a summary (a pass runs it as it reads
+    the summaries: ``iter_summaries(analyse=...)``)."""
     return diagnose(summary.metrics, summary.rules, summary.sections)
 
 

@@ -169,11 +169,13 @@ _SPECS = (
     ),
     FlagSpec(
         "no-tensor-core",
-        "Half-precision math off the tensor cores",
+        "Matrix math off the tensor cores",
         6,
         "compute",
-        "FP16/BF16 fused multiply-adds run on the FMA pipe. Matrix-shaped work belongs on the "
-        "tensor cores: call cuBLAS/cuDNN/CUTLASS, or use WMMA/MMA with aligned, "
+        "Matrix-shaped fused multiply-adds run on the FMA (or FP64) pipe of a GPU whose "
+        "tensor cores take that work. Put them on the tensor cores: call cuBLAS/cuDNN/CUTLASS "
+        "(for FP32, allow TF32 with cublasSetMathMode or torch's allow_tf32 where its 10-bit "
+        "mantissa is accurate enough, or convert to BF16/FP16), or use WMMA/MMA with aligned, "
         "correctly laid-out tiles.",
     ),
     FlagSpec(
@@ -195,6 +197,60 @@ _SPECS = (
         "keep more of them in flight (several elements per thread, vector loads, cp.async "
         "pipelines), raise occupancy, and remove spills.",
         (RuleMatch("CPIStall", "Long Scoreboard"),),
+    ),
+    FlagSpec(
+        "membar-stalls",
+        "Warps wait at memory fences",
+        5,
+        "scheduler",
+        "Each __threadfence() (MEMBAR) holds the warp until its earlier writes are visible to "
+        "the whole GPU. Fence once per batch of writes rather than after each one, use the "
+        "narrowest scope that is correct (__threadfence_block() when only the block reads the "
+        "data), or publish with one release store / acquire load on a flag "
+        "(cuda::atomic_ref) instead of fencing every store.",
+        (RuleMatch("CPIStall", "Membar"),),
+    ),
+    FlagSpec(
+        "wait-stalls",
+        "Warps wait out fixed-latency dependencies",
+        5,
+        "scheduler",
+        "Each instruction waits a fixed number of cycles for the one before it: the code is "
+        "one long dependency chain. Interleave independent work (unroll with several "
+        "accumulators, several elements per thread, reorder the computation) so the scheduler "
+        "always has an instruction ready, and keep enough warps resident to cover the latency.",
+        (RuleMatch("CPIStall", "Wait"),),
+    ),
+    FlagSpec(
+        "short-scoreboard-stalls",
+        "Warps wait for shared-memory or special-function results",
+        5,
+        "scheduler",
+        "Warps wait on MIO results: shared-memory loads, special functions (sin, exp, rsqrt), "
+        "shuffles. Keep reused values in registers instead of re-reading shared memory, remove "
+        "bank conflicts, and use fewer or cheaper special-function instructions (fast "
+        "intrinsics, precomputed tables).",
+        (RuleMatch("CPIStall", "Short Scoreboard"),),
+    ),
+    FlagSpec(
+        "lg-throttle",
+        "Local/global memory queue full",
+        4,
+        "scheduler",
+        "Too many separate load/store instructions queue for the LSU. Issue fewer, wider "
+        "accesses (vector loads and stores), reuse loaded values from registers, and remove "
+        "local-memory traffic (spills, dynamically indexed arrays).",
+        (RuleMatch("CPIStall", "LG Throttle"),),
+    ),
+    FlagSpec(
+        "math-pipe-throttle",
+        "A math pipe is oversubscribed",
+        6,
+        "scheduler",
+        "Warps wait for a busy math pipe to accept their next instruction. Move work to a "
+        "less busy pipe (packed FP16x2, tensor cores), use fewer special-function or FP64 "
+        "instructions, or mix in independent work of another kind.",
+        (RuleMatch("CPIStall", "Math Pipe Throttle"),),
     ),
     FlagSpec(
         "mio-throttle",

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.evidence import STEPS, Evidence, ev
+from kernelscope.parsers.diagnosis.evidence import Evidence, add_in_order, ev
 from kernelscope.parsers.diagnosis.facts import Facts
-from kernelscope.parsers.diagnosis.flags import duration_evidence, grid_evidence
+from kernelscope.parsers.diagnosis.launch import fp64_rate_note, launch_step, sol_pair
 from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
+from kernelscope.parsers.diagnosis.stalls import stall_led
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 Guards = Mapping[str, GuardRail]
@@ -28,40 +30,6 @@ def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ())
         options = " ".join(f"--section {s}" for s in collect)
         summary += f" Collect {', '.join(collect)} (ncu {options}, or --set full)."
     return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
-
-
-def _launch(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
-    small_grid = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
-    short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ns
-    if f.grid is not None and f.sm_count is not None:
-        trail.append(grid_evidence(f))
-    if f.duration_ns is not None:
-        trail.append(duration_evidence(f, t))
-    if not (small_grid or short) or (f.sm is None and f.mem is None):
-        return None  # no launch problem, or no Speed Of Light to tell whether a unit is busy
-    busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
-    if busy:
-        return None
-    trail.extend(_sol_pair(f, t))
-    if small_grid:
-        why = "has too few blocks to fill the GPU"
-    else:
-        why = "is too short to amortise its launch"
-    return Bottleneck(
-        "launch-bound",
-        f"The kernel {why}, and no unit is busy.",
-        tuple(trail),
-        decided_by="grid-too-small" if small_grid else "short-kernel",
-    )
-
-
-def _sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
-    out = []
-    if f.sm is not None:
-        out.append(ev("sol", n.SM_PCT, f.sm, ">=", t.sol_busy_pct, "%"))
-    if f.mem is not None:
-        out.append(ev("sol", n.MEM_PCT, f.mem, ">=", t.sol_busy_pct, "%"))
-    return out
 
 
 def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
@@ -97,6 +65,15 @@ def _memory_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
         trail.append(ev("memory", n.L1_PCT, f.l1, unit="%"))
     if f.l2 is not None:
         trail.append(ev("memory", n.L2_PCT, f.l2, unit="%"))
+    hottest = max((v for v in (f.l1, f.l2) if v is not None), default=None)
+    if f.dram is not None and f.dram >= t.sol_busy_pct and (hottest is None or f.dram >= hottest):
+        trail.append(ev("sol", n.DRAM_PCT, f.dram, ">=", t.sol_busy_pct, "%", note="busiest level"))
+        return Bottleneck(
+            "dram-bound",
+            "DRAM is the busiest memory level, near its bandwidth limit.",
+            tuple(trail),
+            decided_by="dram-bandwidth-saturated",
+        )
     l1_hotter = f.l1 is not None and (f.l2 is None or f.l1 >= f.l2)
     if l1_hotter and f.conflict_share is not None:
         trail.append(
@@ -154,6 +131,12 @@ def _divergence(
     return None
 
 
+def _compute_summary(f: Facts, label: str) -> str:
+    """``The FMA pipe does the work and is busy.``; for FP64, with the device's FP64 rate."""
+    summary = f"The {label} pipe does the work and is busy."
+    return summary + (fp64_rate_note(f) if label == "FP64" else "")
+
+
 def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     if not f.pipes_measured:
         return undetermined(
@@ -166,9 +149,7 @@ def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
         label, metric, pct = f.busiest_pipe
         trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))
         if pct >= t.pipe_busy_pct:
-            return Bottleneck(
-                "compute-bound", f"The {label} pipe does the work and is busy.", tuple(trail)
-            )
+            return Bottleneck("compute-bound", _compute_summary(f, label), tuple(trail))
     divergent = _divergence(
         f, t, trail, "The SM is busy issuing instructions that only part of each warp executes."
     )
@@ -198,24 +179,31 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
-    low = [v for v in (f.theoretical, f.achieved) if v is not None and v < t.occupancy_low_pct]
+    led = stall_led(f, t, trail)
+    if led is not None:
+        return led
+    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+    grid = guards.get(g.GRID_CANNOT_FILL)
+    if low and grid is not None:
+        add_in_order(trail, grid.evidence[0])
+        return Bottleneck(
+            "launch-bound",
+            "Neither compute nor memory is busy and too few warps are resident, because the "
+            "grid gives the SMs too few blocks: the launch, not a per-SM resource, is the "
+            "limit.",
+            tuple(trail),
+            decided_by="grid-too-small",
+        )
     if low and not f.pipes_busy(t.pipe_busy_pct) and g.OCCUPANCY_BY_DESIGN not in guards:
         summary = (
             "Neither compute nor memory is busy and too few warps are resident to hide latency."
         )
-        grid = guards.get(g.GRID_CANNOT_FILL)
-        if grid is not None:
-            _add_in_order(trail, grid.evidence[0])
-            summary = (
-                "Neither compute nor memory is busy and too few warps are resident to hide "
-                "latency, because the grid gives the SMs too few blocks."
-            )
         return Bottleneck("occupancy-bound", summary, tuple(trail), decided_by="low-occupancy")
     design = guards.get(g.OCCUPANCY_BY_DESIGN)
     if low and design is not None:
         for e in design.evidence:
             if e.op == ">=":  # the pipe and resource evidence (the low occupancy is there)
-                _add_in_order(trail, e)
+                add_in_order(trail, e)
     divergent = _divergence(
         f, t, trail, "Neither compute nor memory is busy, and warps run with many lanes masked off."
     )
@@ -236,13 +224,6 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     return Bottleneck("latency-bound", summary, tuple(trail))
 
 
-def _add_in_order(trail: list[Evidence], e: Evidence) -> None:
-    """Insert ``e`` after the last evidence of its step or an earlier one (method order)."""
-    rank = STEPS.index(e.step)
-    at = max((i + 1 for i, x in enumerate(trail) if STEPS.index(x.step) <= rank), default=0)
-    trail.insert(at, e)
-
-
 def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottleneck:
     """Exactly one label from ``LABELS`` for the kernel, with the evidence that decided it."""
     guards = guards or {}
@@ -257,7 +238,7 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
     if f.duration_ns is not None and f.duration_ns <= 0:
         trail.append(ev("launch", n.DURATION, f.duration_ns, ">", 0.0, "ns"))
         return undetermined("The kernel has no duration: nothing to classify.", trail)
-    found = _launch(f, t, trail)
+    found = launch_step(f, t, trail)
     if found is not None:
         return found
     if f.sm is None and f.mem is None and f.dram is None:
@@ -275,7 +256,7 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
             decided_by="dram-bandwidth-saturated",
         )
     sm, mem = f.sm, f.mem
-    trail.extend(_sol_pair(f, t))
+    trail.extend(sol_pair(f, t))
     found = _atomics(f, t, trail)
     if found is not None:
         return found
@@ -288,6 +269,13 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
         return _memory_side(f, t, trail)
     if sm_busy and (not mem_busy or gap >= t.sol_side_margin_pct):
         return _compute_side(f, t, trail)
+    return _both_busy(f, t, trail)
+
+
+def _both_busy(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
+    """SM and memory within ``sol_side_margin_pct`` of each other, both busy: the math pipe
+    that carries the work, or the LSU pipe (memory instructions: the memory side), else
+    balanced."""
     if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))
@@ -296,6 +284,12 @@ def classify(f: Facts, t: Thresholds, guards: Guards | None = None) -> Bottlenec
             f"Compute and memory are both busy; the {label} pipe carries the work.",
             tuple(trail),
         )
+    lsu = f.busiest_other
+    lsu_pipe = lsu is not None and lsu[1] in (n.PIPE_LSU, n.elapsed_form(n.PIPE_LSU))
+    if lsu is not None and lsu_pipe and lsu[2] >= t.pipe_busy_pct:
+        note = "the SM's throughput is memory instructions"
+        trail.append(ev("compute", lsu[1], lsu[2], ">=", t.pipe_busy_pct, "%", note=note))
+        return _memory_side(f, t, trail)
     if not f.pipes_measured:
         return undetermined(
             "Compute and memory are both busy and the report holds no pipe utilisation to say "

@@ -83,16 +83,84 @@ def grid_limits_occupancy(
     theoretical: float | None,
     fills: bool | None,
     t: Thresholds = DEFAULT_THRESHOLDS,
+    *,
+    small_grid: bool = False,
 ) -> bool:
-    """True when achieved occupancy is low because of the launch: under
-    ``occupancy_low_pct`` on a grid that cannot fill the GPU (``fills_gpu`` False) while the
-    per-SM resources would allow enough warps (theoretical not low)."""
-    if achieved is None or achieved >= t.occupancy_low_pct or fills is not False:
+    """True when occupancy reads low but the launch comes first: a grid that cannot fill the
+    GPU (``fills_gpu`` False) with low achieved occupancy while the per-SM resources would
+    allow enough warps, or a grid that leaves most SMs without a block (``small_grid``:
+    under ``grid_warning_fraction`` of them) whatever the resources allow: more blocks
+    first."""
+    if fills is not False:
+        return False
+    if small_grid and (achieved is not None or theoretical is not None):
+        return bool(low_occupancy_readings(achieved, theoretical, t))
+    if achieved is None or achieved >= t.occupancy_low_pct:
         return False
     return theoretical is None or theoretical >= t.occupancy_low_pct
 
 
+# -- the SMs that ran -----------------------------------------------------------------------
+def active_sm_share(metrics: Mapping[str, Metric]) -> float | None:
+    """Share (0-1) of the kernel's elapsed cycles an average SM had work
+    (``sm__cycles_active.avg`` over ``sm__cycles_elapsed.avg``, or over
+    ``gpc__cycles_elapsed.max`` in reports without it): below 1 when the grid leaves
+    SMs without blocks, or SMs wait for their first block or finish early."""
+    active = number(metrics, n.SM_ACTIVE_CYCLES)
+    elapsed = number(metrics, n.SM_ELAPSED_CYCLES)
+    if elapsed is None:
+        elapsed = number(metrics, n.GPC_ELAPSED_CYCLES)
+    if active is None or not elapsed or elapsed <= 0:
+        return None
+    return min(1.0, max(0.0, active / elapsed))
+
+
+def on_active_sms(pct_elapsed: float | None, active_share: float | None) -> float | None:
+    """A GPU-wide ``…pct_of_peak_sustained_elapsed`` percentage read against the SMs that had
+    work: over the active share, at most 100. Unchanged when the share is unknown."""
+    if pct_elapsed is None or active_share is None or active_share <= 0:
+        return pct_elapsed
+    return min(100.0, pct_elapsed / active_share)
+
+
+def active_reading(metrics: Mapping[str, Metric], name: str) -> tuple[str, float] | None:
+    """(metric read, % of peak) of a per-SM throughput or pipe metric on the SMs that ran: its
+    ``…pct_of_peak_sustained_active`` form (NCU divides by the SMs' active cycles) when the
+    report holds it, else its ``…_elapsed`` form read against ``active_sm_share``. None when
+    neither form was collected. The one reading of pipes the diagnosis uses."""
+    active = number(metrics, name)
+    if active is not None:
+        return name, active
+    elapsed_name = n.elapsed_form(name)
+    elapsed = number(metrics, elapsed_name)
+    if elapsed is None:
+        return None
+    value = on_active_sms(elapsed, active_sm_share(metrics))
+    return elapsed_name, elapsed if value is None else value
+
+
 # -- occupancy ------------------------------------------------------------------------------
+def low_occupancy_readings(
+    achieved: float | None,
+    theoretical: float | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[tuple[str, float]]:
+    """(metric, %) of each occupancy reading that counts as low. Theoretical occupancy is low
+    under ``occupancy_low_pct``. Achieved occupancy is low under that bar only where it is not
+    just the theoretical ceiling read at run time: theoretical is itself low, unknown, or at
+    least ``occupancy_gap_pts`` above it. So 48 % achieved of 50 % theoretical is neither (the
+    warps the resources allow are resident), while 16 % achieved of 100 % is."""
+    low: list[tuple[str, float]] = []
+    theoretical_low = theoretical is not None and theoretical < t.occupancy_low_pct
+    if achieved is not None and achieved < t.occupancy_low_pct:
+        gap = None if theoretical is None else theoretical - achieved
+        if theoretical_low or gap is None or gap >= t.occupancy_gap_pts:
+            low.append((n.ACHIEVED_OCC, achieved))
+    if theoretical is not None and theoretical_low:
+        low.append((n.THEORETICAL_OCC, theoretical))
+    return low
+
+
 def block_limits(
     metrics: Mapping[str, Metric],
     table: Iterable[tuple[str, str]] = n.OCCUPANCY_LIMITS,
@@ -148,6 +216,24 @@ def sectors_per_request(sectors: float | None, requests: float | None) -> float 
     if sectors is None or not requests:
         return None
     return sectors / requests
+
+
+SECTOR_BYTES = 32
+"""An L1/L2 sector."""
+
+
+def ideal_sectors_per_request(
+    sectors: float | None, requests: float | None, bytes_per_sector: float | None
+) -> float | None:
+    """The sectors per request the accessed bytes would need, every sector fully used: the
+    bytes a request's threads used (sectors per request × the bytes used per sector, NCU's
+    ``smsp__sass_average_data_bytes_per_sector_mem_*``) ÷ 32. The ideal follows the access
+    width: a full warp's 4-byte accesses need 4 sectors, 8-byte ones 8, 16-byte (``float4``)
+    ones 16. None without the bytes used per sector (or without requests)."""
+    ratio = sectors_per_request(sectors, requests)
+    if ratio is None or bytes_per_sector is None or not bytes_per_sector > 0:
+        return None
+    return ratio * min(bytes_per_sector, SECTOR_BYTES) / SECTOR_BYTES
 
 
 @dataclass(frozen=True)
@@ -207,6 +293,17 @@ def ranked_stalls(metrics: Mapping[str, Metric], names: Iterable[str]) -> list[t
 def top_stalls(ranked: list[tuple[str, float]], count: int = 3) -> list[tuple[str, float]]:
     """The leading real stall reasons of a ranking: "selected" (issuing) and zeros left out."""
     return [(name, v) for name, v in ranked if name != STALL_SELECTED and v > 0][:count]
+
+
+def leading_stall(
+    shares: Mapping[str, float], t: Thresholds = DEFAULT_THRESHOLDS
+) -> tuple[str, float] | None:
+    """(stall metric, share) of the reason holding more than ``stall_lead_share`` of a warp's
+    cycles between issues, if one does: it names the kernel's latency problem."""
+    if not shares:
+        return None
+    name, value = max(shares.items(), key=lambda item: (item[1], item[0]))
+    return (name, value) if value > t.stall_lead_share else None
 
 
 def issue_slots_busy(issue_active: float | None, t: Thresholds = DEFAULT_THRESHOLDS) -> bool | None:

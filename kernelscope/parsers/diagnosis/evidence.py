@@ -59,6 +59,16 @@ class Evidence:
         return f"{self.metric} = {value}{unit}{cmp}{note}"
 
 
+def split_evidence(
+    evidence: tuple[Evidence, ...],
+) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:
+    """(what held or is a plain reading, what was checked and did not hold), each in order:
+    a check that failed is part of the reasoning but never a fact about the kernel."""
+    held = tuple(e for e in evidence if e.holds is not False)
+    not_held = tuple(e for e in evidence if e.holds is False)
+    return held, not_held
+
+
 def _fmt(x: float | None) -> str:
     if x is None:
         return "n/a"
@@ -80,3 +90,10 @@ def ev(
 ) -> Evidence:
     """Shorthand constructor used by the checks."""
     return Evidence(step, metric, value, op, threshold, unit, note)
+
+
+def add_in_order(trail: list[Evidence], e: Evidence) -> None:
+    """Insert ``e`` after the last evidence of its step or an earlier one (method order)."""
+    rank = STEPS.index(e.step)
+    at = max((i + 1 for i, x in enumerate(trail) if STEPS.index(x.step) <= rank), default=0)
+    trail.insert(at, e)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.diagnosis.values import Values, share
 from kernelscope.parsers.ncu.model import SourceHotspots
@@ -76,6 +78,43 @@ class Facts:
     """(metric read, % of peak) of the tensor pipe, ``_active`` or else ``_elapsed`` form."""
     nan_metrics: tuple[str, ...] = ()
     """Key metrics the report holds as NaN (NCU stores NaN when profiling a kernel failed)."""
+    active_share: float | None = None
+    """Share of the elapsed cycles the SMs had work (``derived.active_sm_share``)."""
+    compute_capability: tuple[int, int] | None = None
+    matrix_work: MatrixWork | None = None
+    """FP32 or FP64 work shaped like a matrix product (``_matrix_work``), if any."""
+    fp64_rate_ratio: float | None = None
+    """FP32 over FP64 FMA peak per cycle: 2 on a data-centre GPU, 64 on a consumer one."""
+
+    @property
+    def sm_active(self) -> float | None:
+        """SM throughput read against the SMs that had work (``derived.on_active_sms``)."""
+        return d.on_active_sms(self.sm, self.active_share)
+
+    @property
+    def leading_stall(self) -> tuple[str, float] | None:
+        """The stall reason holding most of the cycles between issues, when it holds more
+        than half of them (``derived.leading_stall``)."""
+        return d.leading_stall(self.stall_shares)
+
+    def saturated_unit(self, threshold: float) -> tuple[str, str, float] | None:
+        """(what, metric, %) of the busiest unit or pipe at ``threshold`` % or more, read on
+        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe."""
+        found: list[tuple[str, str, float]] = []
+        for what, metric, value in (
+            ("SM", n.SM_PCT, self.sm_active),
+            ("memory", n.MEM_PCT, self.mem),
+            ("DRAM", n.DRAM_PCT, self.dram),
+            ("L1/TEX", n.L1_PCT, self.l1),
+            ("L2", n.L2_PCT, self.l2),
+        ):
+            if value is not None:
+                found.append((what, metric, value))
+        for pipe in (self.busiest_pipe, self.busiest_other):
+            if pipe is not None:
+                found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
+        busy = [f for f in found if f[2] >= threshold]
+        return max(busy, key=lambda f: f[2]) if busy else None
 
     @property
     def divergence_efficiency(self) -> float | None:
@@ -133,21 +172,25 @@ def _positive(values: Values, name: str) -> float | None:
     return v if v is not None and v > 0 else None
 
 
-def _bytes_per_sector(values: Values, ratio: str, sectors: str) -> float | None:
-    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)."""
+def _bytes_per_sector(
+    values: Values, ratio: str, sectors: str, total: float | None, min_share: float
+) -> float | None:
+    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)
+    and they are at least ``min_share`` of the ``total`` global sectors: one partial store per
+    block beside a coalesced stream of loads is not an access pattern to fix."""
     count = values.num(sectors)
     if count is not None and count <= 0:
+        return None
+    if count is not None and total and count < min_share * total:
         return None
     return _positive(values, ratio)
 
 
 def _pipe(values: Values, name: str) -> tuple[str, float] | None:
-    """(metric read, value) of a pipe: the ``_active`` form, else its ``_elapsed`` form."""
-    for metric in (name, n.elapsed_form(name)):
-        v = values.num(metric)
-        if v is not None:
-            return metric, v
-    return None
+    """(metric read, value) of a pipe on the SMs that ran (``derived.active_reading``)."""
+    values.num(name)
+    values.num(n.elapsed_form(name))
+    return d.active_reading(values.metrics, name)
 
 
 def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
@@ -186,7 +229,7 @@ def _ideal_threads(block: float | None) -> float | None:
 
 def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
     out: dict[str, float] = {}
-    for name in (n.STALL_BARRIER, n.STALL_LONG_SCOREBOARD, n.STALL_MIO_THROTTLE):
+    for name in n.STALL_REASONS:
         s = share(values.num(name), latency)
         if s is not None:
             out[name] = s
@@ -205,6 +248,11 @@ def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, floa
     total = sum(weights[k] * v for k, v in ops.items() if v is not None)
     fma = ops["hfma"]
     return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
+
+
+def _compute_capability(values: Values) -> tuple[int, int] | None:
+    major, minor = values.num(n.CC_MAJOR), values.num(n.CC_MINOR)
+    return None if major is None else (int(major), int(minor or 0))
 
 
 def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
@@ -258,19 +306,12 @@ def gather(
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
     values.num(n.SM_COUNT)
-    sm_count = d.sm_count(values.metrics)
-    conflicts, wavefronts = values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)
-    local = d.local_memory(values.metrics)
     limits = d.block_limits(values.metrics)
     for _, name in n.OCCUPANCY_LIMITS:
         values.num(name)
     register_share, shared_share = d.resource_shares(values.metrics, limits)
     atomic_requests, atomic_request_share = _atomic_requests(values)
     atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
-    sectors = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
-    sector_total = (
-        sum(v for v in sectors if v is not None) if any(v is not None for v in sectors) else None
-    )
     latency = _positive(values, n.WARP_LATENCY)
     fp16_pct, fp16_fma = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
@@ -282,7 +323,7 @@ def gather(
         duration_ns=values.num(n.DURATION),
         grid=values.num(n.GRID_SIZE),
         block=values.num(n.BLOCK_SIZE),
-        sm_count=sm_count,
+        sm_count=d.sm_count(values.metrics),
         waves=values.num(n.WAVES),
         sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
         mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
@@ -292,17 +333,6 @@ def gather(
         theoretical=values.num(n.THEORETICAL_OCC),
         achieved=values.num(n.ACHIEVED_OCC),
         limits=limits,
-        l2_hit=values.num(n.L2_HIT),
-        ld_bytes_per_sector=_bytes_per_sector(
-            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS
-        ),
-        st_bytes_per_sector=_bytes_per_sector(
-            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS
-        ),
-        excessive_share=share(values.num(n.EXCESSIVE_SECTORS), sector_total),
-        conflict_share=share(conflicts, wavefronts),
-        local_share=local.share if local is not None else None,
-        spill_instructions=values.num(n.SPILL_INSTRUCTIONS),
         busiest_pipe=_busiest(values, n.BUSY_PIPES),
         busiest_other=_busiest(values, n.OTHER_PIPES),
         threads_per_inst=_positive(values, n.THREADS_PER_INST),
@@ -323,4 +353,38 @@ def gather(
         tensor_pipe=tensor_pipe,
         atomic_line=_atomic_line(source),
         nan_metrics=_nan_metrics(values),
+        **_memory_path_facts(values, thresholds),
+        **_device_facts(values, roofline, thresholds),
     )
+
+
+def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
+    """How well the memory path is used: L2 hits, coalescing, bank conflicts, local memory."""
+    counts = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
+    known = [v for v in counts if v is not None]
+    total = sum(known) if known else None
+    local = d.local_memory(values.metrics)
+    return {
+        "l2_hit": values.num(n.L2_HIT),
+        "ld_bytes_per_sector": _bytes_per_sector(
+            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS, total, t.sector_share_min
+        ),
+        "st_bytes_per_sector": _bytes_per_sector(
+            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS, total, t.sector_share_min
+        ),
+        "excessive_share": share(values.num(n.EXCESSIVE_SECTORS), total),
+        "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
+        "local_share": local.share if local is not None else None,
+        "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
+    }
+
+
+def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> dict[str, Any]:
+    """The facts about the SMs that ran and the device's math paths (issue 24's readings)."""
+    values.num(n.SM_ACTIVE_CYCLES)
+    return {
+        "active_share": d.active_sm_share(values.metrics),
+        "compute_capability": _compute_capability(values),
+        "matrix_work": matrix_work(roofline, values, t),
+        "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),
+    }

@@ -2,130 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from kernelscope.parsers.diagnosis import derived as d
 from kernelscope.parsers.diagnosis import guards as g
 from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.diagnosis.compute_flags import no_tensor_core, warp_divergence
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
+from kernelscope.parsers.diagnosis.launch import grid_too_small, short_kernel, tail_effect
+from kernelscope.parsers.diagnosis.outcome import Check, Finding, Guards, Missing, Outcome, grade
 from kernelscope.parsers.diagnosis.result import GuardRail
+from kernelscope.parsers.diagnosis.stalls import STALL_FLAGS, stall_check
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
-
-@dataclass(frozen=True)
-class Finding:
-    severity: str
-    evidence: tuple[Evidence, ...]
-    detail: str = ""
-    guard: str = ""
-
-
-@dataclass(frozen=True)
-class Missing:
-    """The check could not run: these ncu sections would have provided its metrics."""
-
-    sections: tuple[str, ...]
-
-
-Outcome = Finding | Missing | None
-Guards = dict[str, GuardRail]
-Check = Callable[[Facts, Thresholds, Guards], Outcome]
-
-
-def _grade(value: float, warn: float, critical: float, *, below: bool) -> str | None:
-    """'critical', 'warning' or None for ``value`` against a warn/critical pair."""
-    if below:
-        return "critical" if value < critical else "warning" if value < warn else None
-    return "critical" if value >= critical else "warning" if value >= warn else None
+__all__ = ["CHECKS", "Finding", "Missing"]
 
 
 # -- launch ---------------------------------------------------------------------------------
-def grid_evidence(f: Facts) -> Evidence:
-    """The grid set against the SM count (both known): the launch step's first check, in the
-    bottleneck's trail and in the small-grid flag."""
-    return ev(
-        "launch",
-        n.GRID_SIZE,
-        f.grid,
-        "<",
-        f.sm_count,
-        "block",
-        note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
-    )
-
-
-def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
-    """The kernel's duration set against the short-kernel threshold."""
-    return ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns")
-
-
-def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.duration_ns is None:
-        return Missing((n.SECTION_SOL,))
-    if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ns:
-        return None
-    return Finding(
-        "warning",
-        (duration_evidence(f, t),),
-        f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
-    )
-
-
-def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.grid is None or f.sm_count is None:
-        return Missing((n.SECTION_LAUNCH,))
-    if f.grid >= f.sm_count:
-        return None
-    if f.grid <= f.sm_count * t.grid_critical_fraction:
-        severity = "critical"
-    elif f.grid < f.sm_count * t.grid_warning_fraction:
-        severity = "warning"
-    else:
-        severity = "info"
-    return Finding(
-        severity,
-        (grid_evidence(f),),
-        f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
-    )
-
-
-def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.waves is None:
-        return Missing((n.SECTION_LAUNCH,))
-    loss = f.tail_loss
-    if loss is None:
-        return None
-    severity = _grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
-    if severity is None:
-        return None
-    return Finding(
-        severity,
-        (
-            ev("launch", n.WAVES, f.waves, unit="wave"),
-            ev(
-                "launch",
-                f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
-                loss,
-                ">=",
-                t.tail_min_loss,
-                note="idle share of the SM time, equal-length blocks assumed",
-            ),
-        ),
-        f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",
-    )
 
 
 # -- occupancy ------------------------------------------------------------------------------
+def _stand_down(guards: Guards) -> GuardRail | None:
+    """The first guard rail that lowers the occupancy flags, if any."""
+    return next((guards[g_id] for g_id in g.OCCUPANCY_STAND_DOWNS if g_id in guards), None)
+
+
 def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     if f.achieved is None and f.theoretical is None:
         return Missing((n.SECTION_OCCUPANCY,))
-    low = [
-        (name, v)
-        for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
-        if v is not None and v < t.occupancy_low_pct
-    ]
+    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
     if not low:
         return None
     worst = min(v for _, v in low)
@@ -136,11 +40,10 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
         else "Theoretical occupancy is fine but warps are not resident at run time."
     )
-    grid = guards.get(g.GRID_CANNOT_FILL)
-    if grid is not None:
-        detail = "Achieved occupancy is low because the grid leaves SMs short of blocks."
-        return Finding("info", tuple(grid.evidence), detail, grid.text)
-    guard = guards.get(g.OCCUPANCY_BY_DESIGN)
+    guard = _stand_down(guards)
+    if guard is not None and guard.id == g.GRID_CANNOT_FILL:
+        detail = "Occupancy is low because the grid leaves SMs short of blocks."
+        return Finding("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
         return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
     return Finding(severity, tuple(evidence), detail)
@@ -171,7 +74,7 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     )
     if limiters == ["block slots"] and f.block is not None:
         detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
-    guard = guards.get(g.OCCUPANCY_BY_DESIGN) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
+    guard = _stand_down(guards) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
     if guard is not None:
         return Finding("info", tuple(evidence), detail, guard.text)
     severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"
@@ -182,7 +85,7 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
 def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.local_share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
-    severity = _grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
+    severity = grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
     if severity is None:
         return None
     evidence = [
@@ -216,7 +119,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if worst is not None:
         name, value = worst
         evidence.append(ev("memory", name, value, "<", t.sector_bytes_warn, "byte/sector"))
-        s = _grade(value, t.sector_bytes_warn, t.sector_bytes_critical, below=True)
+        s = grade(value, t.sector_bytes_warn, t.sector_bytes_critical, below=True)
         if s:
             grades.append(s)
     if f.excessive_share is not None:
@@ -229,7 +132,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
                 t.excessive_sectors_warn,
             )
         )
-        s = _grade(
+        s = grade(
             f.excessive_share, t.excessive_sectors_warn, t.excessive_sectors_critical, below=False
         )
         if s:
@@ -244,7 +147,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.conflict_share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
-    severity = _grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
+    severity = grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
     if severity is None:
         return None
     ways = 1.0 / (1.0 - f.conflict_share) if f.conflict_share < 1 else float("inf")
@@ -312,13 +215,13 @@ def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.l1 is None or f.dram is None:
         return Missing((n.SECTION_SOL,))
-    if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_low_pct:
+    if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_bound_pct:
         return None
     return Finding(
         "warning",
         (
             ev("sol", n.L1_PCT, f.l1, ">=", t.l1_pressure_pct, "%"),
-            ev("sol", n.DRAM_PCT, f.dram, "<", t.dram_low_pct, "%"),
+            ev("sol", n.DRAM_PCT, f.dram, "<", t.dram_bound_pct, "%"),
         ),
         f"L1/TEX is {f.l1:.0f}% busy while DRAM is {f.dram:.0f}%.",
     )
@@ -340,83 +243,6 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 
 # -- compute --------------------------------------------------------------------------------
-def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    eff = f.divergence_efficiency
-    if eff is None:
-        return Missing((n.SECTION_INSTRUCTIONS,))
-    severity = _grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
-    if severity is None:
-        return None
-    return Finding(
-        severity,
-        (
-            ev("compute", n.THREADS_PER_INST, f.threads_per_inst, unit="thread"),
-            ev(
-                "compute",
-                f"{n.THREADS_PER_INST} / ideal threads per warp",
-                eff,
-                "<",
-                t.divergence_efficiency,
-                note=f"ideal = {f.ideal_threads:.0f} for this block size",
-            ),
-        ),
-        f"On average {f.threads_per_inst:.1f} of {f.ideal_threads:.0f} lanes execute each "
-        "instruction.",
-    )
-
-
-def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.fp16_pct is None:
-        return Missing((n.SECTION_ROOFLINE,))
-    if f.fp16_pct < t.half_pct_of_peak or (f.fp16_fma_share or 0.0) < t.half_fma_share:
-        return None
-    if f.tensor_pct is not None and f.tensor_pct >= t.tensor_idle_pct:
-        return None
-    evidence = [
-        ev(
-            "compute",
-            "FP16 FLOP/s / FP16 non-tensor peak",
-            f.fp16_pct,
-            ">=",
-            t.half_pct_of_peak,
-            "%",
-        ),
-        ev(
-            "compute",
-            "HFMA share of half-precision operations",
-            f.fp16_fma_share,
-            ">=",
-            t.half_fma_share,
-        ),
-    ]
-    if f.tensor_pct is not None:
-        evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
-    return Finding("warning", tuple(evidence), "Half-precision FMAs run on the FMA pipe.")
-
-
-# -- scheduler and stalls -------------------------------------------------------------------
-def _stall(metric: str, what: str) -> Check:
-    def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
-        s = f.stall_shares.get(metric)
-        if s is None or f.issue_active is None:
-            return Missing((n.SECTION_WARP_STATE, n.SECTION_SCHEDULER))
-        severity = _grade(s, t.stall_share_warn, t.stall_share_critical, below=False)
-        if severity is None or g.STALLS_WITH_BUSY_ISSUE in guards:
-            return None
-        evidence = (
-            ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"),
-            ev("scheduler", f"{metric} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn),
-        )
-        detail = f"{s:.0%} of a warp's cycles between issues are spent {what}."
-        if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
-        if g.STALLS_AT_COMPUTE_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.STALLS_AT_COMPUTE_ROOF].text)
-        if g.STALLS_BEHIND_ATOMICS in guards:
-            return Finding("info", evidence, detail, guards[g.STALLS_BEHIND_ATOMICS].text)
-        return Finding(severity, evidence, detail)
-
-    return check
 
 
 CHECKS: dict[str, Check] = {
@@ -434,7 +260,5 @@ CHECKS: dict[str, Check] = {
     "shared-bank-conflicts": shared_bank_conflicts,
     "warp-divergence": warp_divergence,
     "no-tensor-core": no_tensor_core,
-    "barrier-stalls": _stall(n.STALL_BARRIER, "waiting at a barrier"),
-    "long-scoreboard-stalls": _stall(n.STALL_LONG_SCOREBOARD, "waiting for L1TEX data"),
-    "mio-throttle": _stall(n.STALL_MIO_THROTTLE, "waiting for the MIO queue"),
+    **{flag_id: stall_check(metric) for flag_id, metric in STALL_FLAGS.items()},
 }

@@ -6,20 +6,30 @@ is lowered to ``info`` (or not raised) with the reason attached.
 
 from __future__ import annotations
 
-import math
-
 from kernelscope.parsers.diagnosis import derived
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
+from kernelscope.parsers.diagnosis.occupancy_guards import (
+    GRID_CANNOT_FILL,
+    OCCUPANCY_BY_DESIGN,
+    OCCUPANCY_NOT_JUDGED,
+    OCCUPANCY_STAND_DOWNS,
+    RAMP_DOMINATES,
+    REGISTER_LIMIT_LARGE_BLOCKS,
+    UNIT_SATURATED,
+    grid_cannot_fill,
+    occupancy_by_design,
+    occupancy_not_judged,
+    ramp_dominates,
+    register_limit_large_blocks,
+    unit_saturated,
+)
 from kernelscope.parsers.diagnosis.result import GuardRail
 from kernelscope.parsers.diagnosis.thresholds import Thresholds
 
 MEMORY_NOT_DRAM = "memory-not-dram"
-OCCUPANCY_BY_DESIGN = "occupancy-by-design"
-GRID_CANNOT_FILL = "grid-cannot-fill"
 STALLS_WITH_BUSY_ISSUE = "stalls-with-busy-issue"
-REGISTER_LIMIT_LARGE_BLOCKS = "register-limit-large-blocks"
 LONG_SCOREBOARD_AT_DRAM_ROOF = "long-scoreboard-at-dram-roof"
 STALLS_AT_COMPUTE_ROOF = "stalls-at-compute-roof"
 STALLS_BEHIND_ATOMICS = "stalls-behind-atomics"
@@ -41,104 +51,6 @@ def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
         MEMORY_NOT_DRAM,
         f"Memory throughput is {f.mem:.0f}% but DRAM only {f.dram:.0f}%: the busiest memory unit "
         "is on chip (L1/shared or L2), so this is not an HBM bandwidth problem.",
-        tuple(evidence),
-    )
-
-
-def _low_occupancy(f: Facts, t: Thresholds) -> list[tuple[str, float]]:
-    return [
-        (name, v)
-        for name, v in ((n.ACHIEVED_OCC, f.achieved), (n.THEORETICAL_OCC, f.theoretical))
-        if v is not None and v < t.occupancy_low_pct
-    ]
-
-
-def design_signals(f: Facts, t: Thresholds) -> list[Evidence]:
-    """Evidence that the kernel spends the SM's registers and shared memory on purpose: the
-    resident blocks hold at least ``design_resource_share`` of the register file or of the
-    shared memory."""
-    out = []
-    for what, value in (
-        ("registers × threads × resident blocks / register file", f.register_share),
-        ("shared memory × resident blocks / SM shared memory", f.shared_share),
-    ):
-        if value is not None and value >= t.design_resource_share:
-            out.append(ev("occupancy", what, value, ">=", t.design_resource_share))
-    return out
-
-
-def tensor_design_bar(signals: int, t: Thresholds) -> float:
-    """The tensor-pipe use that makes low occupancy a design choice, given how many of the
-    two resources (registers, shared memory) are near the SM's capacity: ``pipe_busy_pct``
-    with neither, ``design_tensor_pct`` with both, midway with one."""
-    signals = max(0, min(2, signals))
-    return t.pipe_busy_pct - (t.pipe_busy_pct - t.design_tensor_pct) * signals / 2
-
-
-def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Low occupancy that the kernel chose: a math pipe at the compute roof, or a tensor-core
-    kernel whose registers and shared memory fill the SM, graded by that evidence (the more
-    of the SM the blocks hold, the less tensor-pipe use it takes to call it deliberate)."""
-    low = _low_occupancy(f, t)
-    if not low:
-        return None
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
-    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
-        label, metric, pct = f.busiest_pipe
-        evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
-        return GuardRail(
-            OCCUPANCY_BY_DESIGN,
-            f"Occupancy is low but the {label} pipe is {pct:.0f}% busy: the kernel keeps its "
-            "pipes fed with few warps (registers and shared memory spent on reuse), which is "
-            "fine.",
-            tuple(evidence),
-        )
-    if f.tensor_pipe is None:
-        return None
-    signals = design_signals(f, t)
-    bar = tensor_design_bar(len(signals), t)
-    metric, pct = f.tensor_pipe
-    if pct < bar or not signals:
-        return None
-    evidence.append(ev("compute", metric, pct, ">=", bar, "%", note="Tensor pipe"))
-    evidence.extend(signals)
-    held = " and ".join(
-        f"{e.value or 0:.0%} of the "
-        + ("register file" if e.metric.startswith("registers") else "shared memory")
-        for e in signals
-    )
-    return GuardRail(
-        OCCUPANCY_BY_DESIGN,
-        f"Occupancy is low by design: the tensor pipe is {pct:.0f}% busy and the resident "
-        f"blocks hold {held}. A tensor-core kernel trades warps for data reuse; raising its "
-        "occupancy would shrink its tiles.",
-        tuple(evidence),
-    )
-
-
-def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
-    would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
-    if not derived.grid_limits_occupancy(f.achieved, f.theoretical, f.fills_gpu, t):
-        return None  # fine, or a per-SM resource caps the warps whatever the grid
-    evidence = [ev("occupancy", n.ACHIEVED_OCC, f.achieved, "<", t.occupancy_low_pct, "%")]
-    if f.theoretical is not None:
-        evidence.append(
-            ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%")
-        )
-    if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
-        note = f"{n.SM_COUNT} = {f.sm_count:.0f}"
-        evidence.insert(0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note=note))
-        blocks = "1 block" if f.grid == 1 else f"{f.grid:.0f} blocks"
-        why = f"{blocks} for {f.sm_count:.0f} SMs"
-    else:
-        evidence.insert(0, ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave"))
-        why = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
-    return GuardRail(
-        GRID_CANNOT_FILL,
-        f"The grid cannot fill the GPU ({why}): SMs get too few blocks, or none, so occupancy "
-        "is low because of the launch. Give the GPU more blocks first; occupancy advice only "
-        "applies once the grid fills it.",
         tuple(evidence),
     )
 
@@ -199,34 +111,6 @@ def stalls_with_busy_issue(f: Facts, t: Thresholds) -> GuardRail | None:
     )
 
 
-def register_limit_large_blocks(f: Facts, t: Thresholds) -> GuardRail | None:
-    """A register block limit of 1-2 with large blocks can still mean full occupancy."""
-    limit = f.limits.get("registers")
-    if limit is None or limit > t.register_limit_small or f.block is None:
-        return None
-    if f.theoretical is None or f.theoretical < t.occupancy_low_pct:
-        return None
-    warps = limit * math.ceil(f.block / 32)
-    return GuardRail(
-        REGISTER_LIMIT_LARGE_BLOCKS,
-        f"Registers allow only {limit:.0f} block(s) per SM, but each block has "
-        f"{math.ceil(f.block / 32)} warps: {warps:.0f} resident warps give "
-        f"{f.theoretical:.0f}% theoretical occupancy, so the register limit is not a problem.",
-        (
-            ev(
-                "occupancy",
-                "launch__occupancy_limit_registers",
-                limit,
-                "<=",
-                t.register_limit_small,
-                "block",
-            ),
-            ev("launch", n.BLOCK_SIZE, f.block, unit="thread"),
-            ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%"),
-        ),
-    )
-
-
 def long_scoreboard_at_dram_roof(f: Facts, t: Thresholds) -> GuardRail | None:
     """Waiting on memory is the expected state of a kernel that already saturates DRAM."""
     s = f.stall_shares.get(n.STALL_LONG_SCOREBOARD)
@@ -269,25 +153,41 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
 
 
 def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:
-    """Warps that wait on memory while one L2 slice's atomic unit is saturated wait for the
-    atomics queued there: more loads in flight will not shorten that queue."""
-    atomics = atomic_evidence(f, t, t.atomic_busy_pct)
+    """Warps that wait while one L2 slice's atomic unit is busy with concentrated atomics (the
+    ``atomic-contention`` condition) wait for the atomics queued there: more loads in flight
+    will not shorten that queue."""
+    atomics = atomic_evidence(f, t, t.atomic_slice_warn_pct)
     stalls = _high_stalls(f, t)
     if atomics is None or not stalls:
         return None
     evidence = [*atomics, *stalls]
     return GuardRail(
         STALLS_BEHIND_ATOMICS,
-        f"One L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy: the warps wait for "
-        "their atomics to be served there, so the stall reasons are its queue, not a latency "
-        "to hide with more loads in flight. Fix the atomics first.",
+        f"One L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy with atomics to a "
+        "few addresses: the warps wait for their atomics to be served there, so the stall "
+        "reasons are its queue, not a latency to hide with more loads in flight. Fix the "
+        "atomics first.",
         tuple(evidence),
     )
 
 
+__all__ = [
+    "GRID_CANNOT_FILL",
+    "OCCUPANCY_BY_DESIGN",
+    "OCCUPANCY_NOT_JUDGED",
+    "OCCUPANCY_STAND_DOWNS",
+    "RAMP_DOMINATES",
+    "REGISTER_LIMIT_LARGE_BLOCKS",
+    "UNIT_SATURATED",
+    "guard_rails",
+]
+
 CHECKS = (
     memory_not_dram,
     grid_cannot_fill,
+    ramp_dominates,
+    unit_saturated,
+    occupancy_not_judged,
     occupancy_by_design,
     register_limit_large_blocks,
     stalls_with_busy_issue,

@@ -16,6 +16,8 @@ SHARED_STATIC = "launch__shared_mem_per_block_static"
 SHARED_DYNAMIC = "launch__shared_mem_per_block_dynamic"
 SHARED_DRIVER = "launch__shared_mem_per_block_driver"
 SM_REGISTERS = "device__attribute_max_registers_per_multiprocessor"
+CC_MAJOR = "device__attribute_compute_capability_major"
+CC_MINOR = "device__attribute_compute_capability_minor"
 SM_SHARED = "device__attribute_max_shared_memory_per_multiprocessor"
 
 # -- Speed Of Light -------------------------------------------------------------------------
@@ -24,6 +26,12 @@ MEM_PCT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 L1_PCT = "l1tex__throughput.avg.pct_of_peak_sustained_active"
 L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+SM_ACTIVE_CYCLES = "sm__cycles_active.avg"
+"""Cycles an average SM had at least one warp resident: against ``SM_ELAPSED_CYCLES``, the
+share of the kernel's time the SMs had work (``derived.active_sm_share``)."""
+SM_ELAPSED_CYCLES = "sm__cycles_elapsed.avg"
+GPC_ELAPSED_CYCLES = "gpc__cycles_elapsed.max"
+"""The kernel's elapsed cycles as older reports hold them (no ``sm__cycles_elapsed.avg``)."""
 
 # -- occupancy ------------------------------------------------------------------------------
 THEORETICAL_OCC = "sm__maximum_warps_per_active_cycle_pct"
@@ -110,6 +118,45 @@ def stall(reason: str) -> str:
 STALL_BARRIER = stall("barrier")
 STALL_LONG_SCOREBOARD = stall("long_scoreboard")
 STALL_MIO_THROTTLE = stall("mio_throttle")
+STALL_MEMBAR = stall("membar")
+STALL_WAIT = stall("wait")
+STALL_SHORT_SCOREBOARD = stall("short_scoreboard")
+STALL_LG_THROTTLE = stall("lg_throttle")
+STALL_MATH_THROTTLE = stall("math_pipe_throttle")
+STALL_REASONS: tuple[str, ...] = tuple(
+    stall(reason)
+    for reason in (
+        "barrier",
+        "branch_resolving",
+        "dispatch_stall",
+        "drain",
+        "imc_miss",
+        "lg_throttle",
+        "long_scoreboard",
+        "math_pipe_throttle",
+        "membar",
+        "mio_throttle",
+        "misc",
+        "no_instruction",
+        "short_scoreboard",
+        "sleeping",
+        "tex_throttle",
+        "wait",
+    )
+)
+"""Every reason NCU's WarpStateStats splits a warp's cycles between issues into, except
+``selected`` (issuing) and ``not_selected`` (ready, another warp issued): the ones that can
+explain why a warp does not issue."""
+
+# -- instruction mix (no-tensor-core for FP32/FP64 matrix work) ------------------------------
+FFMA_RATE = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+FADD_RATE = "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed"
+FMUL_RATE = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed"
+DFMA_RATE = "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed"
+DADD_RATE = "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed"
+DMUL_RATE = "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed"
+FFMA_PEAK = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"
+DFMA_PEAK = "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"
 
 DIAGNOSIS_METRICS: tuple[str, ...] = (
     DURATION,
@@ -160,9 +207,20 @@ DIAGNOSIS_METRICS: tuple[str, ...] = (
     ISSUE_ACTIVE,
     ELIGIBLE_WARPS,
     WARP_LATENCY,
-    STALL_BARRIER,
-    STALL_LONG_SCOREBOARD,
-    STALL_MIO_THROTTLE,
+    *STALL_REASONS,
+    SM_ACTIVE_CYCLES,
+    SM_ELAPSED_CYCLES,
+    GPC_ELAPSED_CYCLES,
+    CC_MAJOR,
+    CC_MINOR,
+    FFMA_RATE,
+    FADD_RATE,
+    FMUL_RATE,
+    DFMA_RATE,
+    DADD_RATE,
+    DMUL_RATE,
+    FFMA_PEAK,
+    DFMA_PEAK,
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernelscope.parsers.diagnosis.evidence import Evidence
+from kernelscope.parsers.diagnosis.evidence import Evidence, split_evidence
 from kernelscope.parsers.roofline.model import Roofline
 from kernelscope.parsers.severity import severity_rank
 
@@ -42,6 +42,16 @@ class Bottleneck:
     collect: tuple[str, ...] = ()
     """For ``undetermined``: the ncu sections that would let the report decide."""
 
+    @property
+    def held(self) -> tuple[Evidence, ...]:
+        """The evidence that held (and plain readings): what the label rests on."""
+        return split_evidence(self.evidence)[0]
+
+    @property
+    def not_held(self) -> tuple[Evidence, ...]:
+        """The checks made on the way that did not hold (e.g. a grid that is not small)."""
+        return split_evidence(self.evidence)[1]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
@@ -69,6 +79,14 @@ class Flag:
     """One sentence with the specifics (e.g. which resource limits occupancy)."""
     guard: str = ""
     """Set when a guard rail lowered the severity: why this is not a real problem here."""
+
+    @property
+    def held(self) -> tuple[Evidence, ...]:
+        return split_evidence(self.evidence)[0]
+
+    @property
+    def not_held(self) -> tuple[Evidence, ...]:
+        return split_evidence(self.evidence)[1]
 
     def to_dict(self) -> dict[str, Any]:
         return {

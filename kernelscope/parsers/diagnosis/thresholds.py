@@ -23,6 +23,17 @@ class Thresholds:
     """A grid of at most this fraction of the SMs is critical; below ``grid_warning_fraction``
     a warning; any smaller grid than the SM count is still worth an info."""
     grid_warning_fraction: float = 0.5
+    short_kernel_ramp_ns: float = 15_000.0
+    """Below this duration launch, ramp-up and drain are still a visible share: the
+    short-kernel flag is raised as info, and as the label when the SMs idle (``ramp_active``)."""
+    ramp_active: float = 0.8
+    """SMs active on less than this share of a short kernel's elapsed cycles: ramp-up and
+    drain, not the work, set its time."""
+    tail_many_waves: float = 8.0
+    """From this many waves the partial last wave costs little: no tail-effect flag."""
+    grid_fill_waves: float = 0.75
+    """A grid with a block for every SM but under this share of one wave leaves a quarter of
+    the SMs' block slots empty: grid-too-small as info."""
     waves_fill: float = 1.0
     """Below this many waves the grid cannot give every SM its full complement of blocks, so
     low achieved occupancy is the launch's doing (occupancy flags stand down to info)."""
@@ -40,6 +51,9 @@ class Thresholds:
     """DRAM throughput that counts as saturated (the notes' decision tree)."""
     dram_low_pct: float = 50.0
     """DRAM below this while memory throughput is high: the pressure is on chip, not HBM."""
+    unit_saturated_pct: float = 80.0
+    """A unit or pipe this busy (on the SMs that ran) is full: more resident warps cannot
+    help it, so the occupancy flags stand down."""
     l1_pressure_pct: float = 80.0
     l2_busy_pct: float = 60.0
 
@@ -64,6 +78,9 @@ class Thresholds:
     sector_bytes_warn: float = 16.0
     """Bytes used of each 32-byte sector below which global accesses are uncoalesced."""
     sector_bytes_critical: float = 8.0
+    sector_share_min: float = 0.05
+    """Loads or stores with fewer than this share of the global sectors are not graded for
+    coalescing (a reduction's one partial store per block)."""
     excessive_sectors_warn: float = 0.25
     """Share of global sectors NCU marks as excessive (uncoalesced) that raises the flag."""
     excessive_sectors_critical: float = 0.50
@@ -104,6 +121,12 @@ class Thresholds:
     half_fma_share: float = 0.5
     """Share of half-precision operations done by HFMA that makes the work matrix-like."""
     tensor_idle_pct: float = 5.0
+    matrix_fp_pct: float = 20.0
+    """FP32/FP64 FLOP/s as % of that precision's peak that counts as real matrix work (with
+    ``matrix_fma_share`` and an intensity past the DRAM ridge) for no-tensor-core."""
+    matrix_fma_share: float = 0.8
+    """Share of a precision's operations done by fused multiply-adds that makes it
+    matrix-shaped (a GEMM's inner loop is FMAs; elementwise math mixes adds and multiplies)."""
 
     # -- scheduler and stalls --------------------------------------------------------------
     issue_underused_pct: float = 60.0
@@ -111,6 +134,9 @@ class Thresholds:
     stall_share_warn: float = 0.30
     """A stall reason's share of all cycles between two issues of a warp."""
     stall_share_critical: float = 0.50
+    stall_lead_share: float = 0.50
+    """A stall reason holding more than this share of the cycles between issues names the
+    latency problem: the label is latency-bound by it and its flag leads."""
 
 
 DEFAULT_THRESHOLDS = Thresholds()

@@ -41,3 +41,32 @@ def top_flag_text(diagnosis: Diagnosis) -> str:
     """``grid-too-small (warning)``, or an em dash when no flag was raised."""
     flag = top_flag(diagnosis)
     return "—" if flag is None else f"{flag.id} ({flag.severity})"
+
+
+def verdict_order(diagnosis: Diagnosis) -> list[Flag]:
+    """The raised flags as the verdict names them: the top flag, then the rest by severity
+    (most severe first) and checklist level."""
+    first = top_flag(diagnosis)
+    rest = sorted((f for f in diagnosis.flags if f is not first),
+                  key=lambda f: (-severity_rank(f.severity), f.level))
+    return ([first] if first else []) + rest
+
+
+def flag_to_act_on(diagnosis: Diagnosis) -> Flag | None:
+    """The first flag in :func:`verdict_order` that no guard rail called "not a problem
+    here"; None when every raised flag was (or none was raised)."""
+    return next((f for f in verdict_order(diagnosis) if not f.guard), None)
+
+
+def next_step(diagnosis: Diagnosis) -> str | None:
+    """What to do first, as the diagnosis shows it (so a "next" line cannot contradict the
+    Diagnosis pane): the remedy of :func:`flag_to_act_on`; when every raised flag is not a
+    problem here, the top one's guard and the label instead; None when no flag was raised."""
+    flag = flag_to_act_on(diagnosis)
+    if flag is not None:
+        return flag.remedy
+    guarded = top_flag(diagnosis)
+    if guarded is None:
+        return None
+    return (f"No flag to act on: {guarded.id} is not a problem here. {guarded.guard} "
+            f"The kernel is {diagnosis.label}: {diagnosis.bottleneck.summary}")

@@ -1,9 +1,12 @@
-"""``diff --fail-if-slower PCT``: did the summed kernel time regress by more than PCT, and
-which kernels did?
+"""``diff --fail-if-slower PCT``: did the compared kernels' time regress by more than PCT,
+and which kernels did?
 
-The summed time is that of the kernels the diff compares (``-k`` chooses a family, or any
-set of kernels by name). A kernel regressed when its time grew by more than PCT, or when it
-is new (only in the after report).
+The time is the diff's headline (``summed.Summed``): the summed time of the kernels the diff
+compares (``-k`` chooses a family, or any set of kernels by name), or their time per instance
+where the two sides ran a different number of instances. A kernel regressed when its time grew
+by more than PCT (a timeline's family: per instance where its counts differ), or when it is
+new (only in the after report). Two inputs with nothing paired get no verdict: the gate
+neither passes nor fails them (``GateResult.unpaired``; the CLI exits 2, as for bad input).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.metrics import change_pct
+from kernelscope.parsers.diff.summed import UNPAIRED, Summed
 
 if TYPE_CHECKING:
     from kernelscope.parsers.diff.timelines import TimelineDiff
@@ -34,18 +38,33 @@ class Regressed:
 @dataclass(frozen=True)
 class GateResult:
     limit_pct: float
-    before_ns: float
-    after_ns: float
+    summed: Summed
     regressed: tuple[Regressed, ...]
 
     @property
+    def before_ns(self) -> float:
+        return self.summed.before_ns
+
+    @property
+    def after_ns(self) -> float:
+        return self.summed.after_ns
+
+    @property
     def change_pct(self) -> float | None:
-        return change_pct(self.before_ns, self.after_ns)
+        """The change on the headline's basis (total, or per instance)."""
+        return self.summed.change_pct
+
+    @property
+    def unpaired(self) -> bool:
+        """Nothing could be paired: no verdict (neither passed nor failed)."""
+        return self.summed.basis == UNPAIRED
 
     @property
     def failed(self) -> bool:
-        """True when the summed time grew by more than the limit."""
-        if self.before_ns <= 0:
+        """True when the compared time grew by more than the limit."""
+        if self.unpaired:
+            return False
+        if self.summed.before_ns <= 0:
             return self.after_ns > 0 and self.limit_pct >= 0 and bool(self.regressed)
         change = self.change_pct
         return change is not None and change > self.limit_pct
@@ -76,7 +95,11 @@ def check_slower(diff: KernelDiff | TimelineDiff, limit_pct: float) -> GateResul
                                        kernel.duration_ns))
     else:
         for family in diff.families:
-            if _slower(family.before_ns, family.after_ns, limit_pct):
-                found.append(Regressed(family.name, family.before_ns, family.after_ns))
+            same_count = family.before_count == family.after_count
+            before, after = ((family.before_ns, family.after_ns) if same_count
+                             else (family.before_avg_ns, family.after_avg_ns))
+            if _slower(before, after, limit_pct):
+                found.append(Regressed(family.name + ("" if same_count else " (per instance)"),
+                                       before, after))
     found.sort(key=lambda r: -((r.after_ns or 0.0) - (r.before_ns or 0.0)))
-    return GateResult(limit_pct, diff.before_total_ns, diff.after_total_ns, tuple(found))
+    return GateResult(limit_pct, diff.summed, tuple(found))

@@ -36,7 +36,12 @@ Progress = Callable[[str], None]
 
 
 def input_kind(path: Path, side: str) -> str:
-    """``ncu`` or ``nsys`` for the input on ``side``; raises ReportError naming the side."""
+    """``ncu`` or ``nsys`` (a timeline: Nsight Systems or a PyTorch profiler trace) for the
+    input on ``side``; raises ReportError naming the side."""
+    from kernelscope.parsers.kineto import is_kineto_file
+
+    if Path(path).is_file() and is_kineto_file(Path(path)):
+        return "nsys"
     try:
         kind = detect_kind(path)
     except ReportError as exc:
@@ -137,6 +142,12 @@ def _open_one(kind: str, path: Path, side: str, cache_dir: Path | None) -> Any:
             from kernelscope.parsers.ncu import open_ncu_report
 
             return open_ncu_report(path, extra_metrics=DIFF_METRICS_TO_READ)
+        from kernelscope.parsers.kineto import is_kineto_file
+
+        if is_kineto_file(path):
+            from kernelscope.parsers.kineto.timeline import open_kineto
+
+            return open_kineto(path)
         from kernelscope.parsers.nsys import open_report
         from kernelscope.parsers.nsys.timeline_data import TimelineData
 

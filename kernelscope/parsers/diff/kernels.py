@@ -29,6 +29,7 @@ from kernelscope.parsers.diff.metrics import (
     metric_changes,
     speedup,
 )
+from kernelscope.parsers.diff.summed import Summed
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport, measured_duration
 from kernelscope.parsers.roofline.model import PrecisionPoint
@@ -158,7 +159,15 @@ class KernelDiff:
 
     @property
     def total_change_pct(self) -> float | None:
-        return change_pct(self.before_total_ns, self.after_total_ns)
+        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
+        return self.summed.change_pct
+
+    @property
+    def summed(self) -> Summed:
+        """The headline: the compared kernels' time, per instance where the counts differ."""
+        return Summed(self.before_total_ns, self.after_total_ns,
+                      _count(self.before, self.pattern), _count(self.after, self.pattern),
+                      len(self.pairs))
 
     def pair_of(self, side: str, kernel_id: int) -> KernelPair | None:
         for pair in self.pairs:
@@ -169,6 +178,10 @@ class KernelDiff:
 
 def _total(report: AnalyzedReport, pattern: str | None) -> float:
     return float(sum(measured_duration(k.summary) or 0.0 for k in report.select(pattern)))
+
+
+def _count(report: AnalyzedReport, pattern: str | None) -> int:
+    return sum(1 for k in report.select(pattern) if measured_duration(k.summary) is not None)
 
 
 def _config(kernel: AnalyzedKernel) -> tuple[str, str]:

@@ -104,6 +104,26 @@ class MetricChange:
         return change_pct(self.before, self.after)
 
     @property
+    def is_percentage(self) -> bool:
+        """A percentage (``%``: a throughput, a hit rate, an occupancy): it changes in
+        percentage points."""
+        return self.unit == "%"
+
+    @property
+    def change_points(self) -> float | None:
+        """after − before, in percentage points (percentages); None without both values."""
+        if not self.is_percentage or self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+    @property
+    def moved(self) -> float | None:
+        """How far it moved: percentage points for a percentage, else the relative change in
+        % (both in magnitude); what ranks the metrics that moved the most."""
+        value = self.change_points if self.is_percentage else self.change_pct
+        return None if value is None else abs(value)
+
+    @property
     def verdict(self) -> str:
         """``better``, ``worse``, ``same`` or ``""`` (no direction, or a value missing)."""
         if self.before is None or self.after is None or self.higher_is_better is None:
@@ -144,6 +164,18 @@ class TimeChange:
         return ""
 
     @property
+    def per_instance_change_pct(self) -> float | None:
+        """The change of the average time per instance, in %."""
+        return change_pct(self.before_avg_ns, self.after_avg_ns)
+
+    @property
+    def counts_differ(self) -> bool:
+        """Both sides have it, a different number of times: totals compare runs of different
+        lengths, so its time compares per instance."""
+        return bool(self.before_count and self.after_count
+                    and self.before_count != self.after_count)
+
+    @property
     def before_avg_ns(self) -> float | None:
         return _average(self.before_ns, self.before_count)
 
@@ -161,6 +193,7 @@ class TimeChange:
             "after_count": self.after_count,
             "before_avg_ns": self.before_avg_ns,
             "after_avg_ns": self.after_avg_ns,
+            "per_instance_change_pct": self.per_instance_change_pct,
             "status": self.status or None,
         }
 

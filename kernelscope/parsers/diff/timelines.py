@@ -19,7 +19,8 @@ from typing import Any
 
 import polars as pl
 
-from kernelscope.parsers.diff.metrics import TimeChange, change_pct
+from kernelscope.parsers.diff.metrics import TimeChange
+from kernelscope.parsers.diff.summed import Summed
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 from kernelscope.parsers.nsys.findings import Finding
 from kernelscope.parsers.nsys.timeline_data import TimelineData
@@ -148,7 +149,17 @@ class TimelineDiff:
 
     @property
     def total_change_pct(self) -> float | None:
-        return change_pct(self.before_total_ns, self.after_total_ns)
+        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
+        return self.summed.change_pct
+
+    @property
+    def summed(self) -> Summed:
+        """The headline: the kernel time, per instance where the instance counts differ;
+        paired: the kernel names on both timelines."""
+        return Summed(self.before_total_ns, self.after_total_ns,
+                      sum(f.before_count for f in self.families),
+                      sum(f.after_count for f in self.families),
+                      sum(1 for f in self.families if f.before_count and f.after_count))
 
     @property
     def kernels_appeared(self) -> tuple[TimeChange, ...]:

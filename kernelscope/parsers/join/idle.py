@@ -14,12 +14,13 @@ order:
 3. ``sync``: the host returned from a synchronisation call (``cudaStreamSynchronize``,
    ``cudaDeviceSynchronize``, …) during the gap: the GPU drained and waits for the CPU to
    launch again;
-4. the cause ``gap_causes`` gives a large gap (``memcpy``, ``launch-overhead``, ``cpu-busy``,
-   ``cpu-idle``, ``unknown``);
+4. the cause ``gap_causes`` gives a large gap (``memcpy``, ``alloc``, ``cpu-busy``, …: any
+   of ``gap_cause_catalog.EXPLAINED``);
 5. ``short-gaps``: the other gaps between launches (each shorter than a large gap).
 
 Copies and memsets are GPU time too (``copies``). Each item's saving is its whole time: an
-upper bound (the GPU never waiting, no copy left).
+upper bound (the GPU never waiting, no copy left). Titles and remedies come from
+``nsys.gap_cause_catalog``, the one home of every gap cause.
 """
 
 from __future__ import annotations
@@ -33,42 +34,17 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from kernelscope.parsers.nsys.findings import TINY_KERNEL_NS, tiny_kernel_stretches
+from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import SYNC_API
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 
+ONE_TIME = ("start-up", "module-loading")
+"""Causes a longer run amortises: ranked after the per-step items."""
 STEP_MIN_INSTANCES = 3
 WARMUP_FACTOR = 2.0
 _DIGITS = re.compile(r"\d+")
-
-TITLES = {
-    "start-up": "Start-up: GPU idle until the first step ends",
-    "launch-overhead": "Launch overhead: GPU idle between tiny kernels",
-    "sync": "Synchronisation: GPU idle after the host synchronised",
-    "memcpy": "Synchronous or pageable copies: GPU idle",
-    "cpu-busy": "CPU busy in its own code: GPU idle",
-    "cpu-idle": "CPU blocked (sleep, wait, poll): GPU idle",
-    "unknown": "GPU idle, cause unknown",
-    "short-gaps": "Short gaps between other launches",
-    "copies": "Copies and memsets on the GPU",
-}
-REMEDIES = {
-    "start-up": "One-time: warm up outside the measured region, cache autotuning "
-                "(cudnn.benchmark plans, torch.compile caches), load modules eagerly.",
-    "launch-overhead": "Capture the launches in a CUDA Graph or fuse the kernels "
-                       "(torch.compile, a custom fused kernel) so launches stop dominating.",
-    "sync": "Remove the synchronisation from the loop (no .item()/.cpu() per step; keep "
-            "values on the GPU, read them every N steps, or wait on events).",
-    "memcpy": "Use pinned memory and cudaMemcpyAsync on a side stream, overlapped with work.",
-    "cpu-busy": "Move the CPU work off the critical path (data loading in workers, "
-                "prefetch) or overlap it with GPU work.",
-    "cpu-idle": "Find what the CPU waits for (I/O, a lock, another process) and overlap it.",
-    "unknown": "Trace more of the CPU (--trace=cuda,nvtx,osrt) to see what it did.",
-    "short-gaps": "Launch from fewer, larger operations, or capture them in a CUDA Graph.",
-    "copies": "Avoid the copies (keep data on the GPU) or overlap them with kernels.",
-}
-
 
 @dataclass(frozen=True)
 class IdleItem:
@@ -87,11 +63,11 @@ class IdleItem:
 
     @property
     def title(self) -> str:
-        return TITLES[self.cause]
+        return gap_cause(self.cause).title
 
     @property
     def remedy(self) -> str:
-        return REMEDIES[self.cause]
+        return gap_cause(self.cause).remedy
 
 
 def warmup_window(report: NsysReport) -> tuple[int, int, str] | None:
@@ -186,7 +162,7 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
             evidence.append(_stretch_evidence(stretches))
         if cause == "start-up" and warmup is not None:
             evidence.append(f"the first '{warmup[2]}' lasts {warmup[1] - warmup[0]:,} ns")
-        items.append(IdleItem(cause, total, count, (dev, start, end), cause == "start-up",
+        items.append(IdleItem(cause, total, count, (dev, start, end), cause in ONE_TIME,
                               main, tuple(evidence)))
     copies = _copies(report)
     if copies is not None:

@@ -43,7 +43,7 @@ def split_inputs(paths: Sequence[Path]) -> tuple[Path, tuple[Path, ...]]:
     kernels: list[Path] = []
     for path in paths:
         kind = kind_of(path)
-        if kind in TIMELINE_KINDS:
+        if kind in TIMELINE_KINDS or (kind is None and _is_kineto(path)):
             timelines.append(path)
         elif kind is ReportKind.NCU:
             kernels.append(path)
@@ -67,8 +67,17 @@ def is_join(paths: Sequence[Path]) -> bool:
     if len(paths) < 2 or any(_is_dir(p) for p in paths):
         return False
     kinds = [kind_of(p) for p in paths]
-    return (sum(k in TIMELINE_KINDS for k in kinds) == 1
-            and all(k in (*TIMELINE_KINDS, ReportKind.NCU) for k in kinds))
+    timelines = [k in TIMELINE_KINDS or (k is None and _is_kineto(p))
+                 for k, p in zip(kinds, paths, strict=True)]
+    return (sum(timelines) == 1
+            and all(t or k is ReportKind.NCU for k, t in zip(kinds, timelines, strict=True)))
+
+
+def _is_kineto(path: Path) -> bool:
+    """A PyTorch profiler (Kineto) trace: a timeline too."""
+    from kernelscope.parsers.kineto import is_kineto_file
+
+    return is_kineto_file(path)
 
 
 def _is_dir(path: Path) -> bool:
@@ -103,7 +112,12 @@ def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
     trace, kernel_paths = split_inputs(paths)
     if step is not None:
         step(f"Opening the timeline {trace.name}")
-    data = TimelineData(open_report(trace, cache_dir=cache_dir), trace)
+    if _is_kineto(trace):
+        from kernelscope.parsers.kineto.timeline import open_kineto
+
+        data: TimelineData = open_kineto(trace)
+    else:
+        data = TimelineData(open_report(trace, cache_dir=cache_dir), trace)
     inputs = JoinInputs(data, kernel_paths)
     try:
         for path in kernel_paths:

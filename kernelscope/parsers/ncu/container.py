@@ -1,37 +1,37 @@
-"""Check the block structure of an Nsight Compute report before ncu_report sees it.
+"""The block walk of an Nsight Compute report: the index the reader works from.
 
-An ``.ncu-rep`` (and the pre-2020 ``.nsight-cuprof-report``) is ``NVR\\0``, a length-prefixed
-file header, then blocks: a length-prefixed block header (protobuf: number of sources, number
-of results, payload size, the process the block belongs to) followed by its payload, which is
-that many length-prefixed source and result messages. ncu_report never reports a damaged
-structure (a truncated file silently yields fewer kernels, and a report followed by zeros makes
-it slow and huge), so the walk here checks every length against the file, and reads from each
-result the process id and mangled kernel name that ncu_report does not expose.
+An ``.ncu-rep`` (and the pre-2020 ``.nsight-cuprof-report``) is ``NVR\\0``, a size-prefixed
+FileHeader, then blocks: a size-prefixed BlockHeader (the counts of SourceData messages and of
+kernel, range, cmdlist and graph results, the string table, the session details, the payload
+size, the process) followed by its payload, that many size-prefixed messages in that order.
+The walk reads every header and records where each message lies (offset and size), so a
+result is decoded only when it is needed and memory stays bounded by one message. It checks
+every length against the file: a truncated report, one followed by other data, or a
+decompression bomb gets one sentence naming the user's file.
 
-The walk reads headers and the first bytes of each result only; it works on any binary
-stream (a plain file is skipped through with ``seek``, a decompression stream by reading).
+Facts found on real reports (2019 to 2026): a block's string table is appended to the ones
+before it (a range report stores five derived metric names in a later block, and the result
+before that block already uses their ids past the first table's end), so names resolve only
+once every header is read; a SourceData's reference repeats in each process and in blocks
+that hold it without its cubin, so the one with a cubin is kept.
 """
 
 from __future__ import annotations
 
-import functools
 import struct
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
+
+from google.protobuf.message import DecodeError
 
 from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.parsers.ncu.file_format.schema import BlockHeader, FileHeader
 
 NCU_MAGIC = b"NVR\x00"
 MAX_HEADER = 64 << 20  # no real header comes near this; more means the length is damaged
-RESULT_HEAD = 4096  # bytes of each result message parsed for its process id and name
 _SKIP_CHUNK = 1 << 20
-
-# Field numbers in the messages (read from real reports, 2019 to 2026).
-_BLOCK_SOURCES, _BLOCK_INFO, _BLOCK_PAYLOAD, _BLOCK_PROCESS = 1, 3, 5, 6
-_INFO_VERSION = 8  # in a block's info: {1: component, 2: its version}
-_PROCESS_PID, _PROCESS_HOST, _PROCESS_NAME = 1, 2, 3
-_RESULT_MANGLED = 5
+KERNEL, RANGE, CMDLIST, GRAPH = "kernel", "range", "cmdlist", "graph"
+"""The kinds of result, in the order a block stores them after its sources."""
 
 
 @dataclass(frozen=True)
@@ -49,31 +49,65 @@ class ProcessInfo:
         return name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-@dataclass(frozen=True)
-class ResultInfo:
-    """One profiled result (kernel, range, graph) in file order, with the process of the
-    block it is stored in."""
+NO_PROCESS = ProcessInfo(None, "", "")
 
-    pid: int | None
-    mangled: str | None
+
+@dataclass(frozen=True, slots=True)
+class ResultInfo:
+    """Where one profiled result (kernel, range, cmdlist, graph) lies in the file, and the
+    process of the block it is stored in."""
+
+    kind: str
+    offset: int
+    size: int
     process: ProcessInfo
 
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """Where one SourceData message (a module's cubin and source files) lies."""
+
+    offset: int
+    size: int
+
+
+@dataclass
 class Layout:
-    """What the walk found: every result in file order, and the report's size in bytes."""
+    """What the walk found: every result in file order, the string table, the sources by
+    (process id, reference), the session details of the report and its size in bytes."""
 
     results: tuple[ResultInfo, ...]
     size: int
     versions: dict[str, str] = field(default_factory=dict)
     """The versions the report records, by component ("Nsight Compute Target" is the ncu
     that took it, "CUDA Version" the driver's CUDA); empty in pre-2020 reports."""
+    strings: list[str] = field(default_factory=list)
+    sources: dict[tuple[int | None, int], SourceInfo] = field(default_factory=dict)
+    session: Any = None
+    """The first block's session details (the schema's SessionDetails), or None."""
+    format_version: int = 0
 
     @property
     def ncu_version(self) -> str | None:
         """The Nsight Compute version that took the report, e.g. ``2025.1.0.0``."""
         text = self.versions.get("Nsight Compute Target", "")
         return text.split()[0] if text.strip() else None
+
+    @property
+    def ncu_version_numbers(self) -> tuple[int, ...] | None:
+        """The version as numbers (``(2025, 1, 0, 0)``); None when the report does not say
+        (pre-2020 reports and some later ones)."""
+        text = self.ncu_version
+        if text is None:
+            return None
+        try:
+            return tuple(int(part) for part in text.split("."))
+        except ValueError:
+            return None
 
     @property
     def processes(self) -> tuple[ProcessInfo, ...]:
@@ -89,93 +123,6 @@ class _Damaged(Exception):
         super().__init__(what)
         self.what = what
         self.offset = offset
-
-
-def _varint(buf: bytes, i: int) -> tuple[int, int]:
-    shift = 0
-    value = 0
-    while True:
-        if i >= len(buf) or shift > 63:
-            raise ValueError("varint")
-        byte = buf[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, i
-
-
-def _scan(buf: bytes) -> Iterator[tuple[int, int | bytes]]:
-    """The top-level (field number, value) pairs of a protobuf message, in order; raises
-    ValueError at the first damaged field."""
-    i = 0
-    end = len(buf)
-    while i < end:
-        key, i = _varint(buf, i)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError("field 0")
-        if wire == 0:
-            value, i = _varint(buf, i)
-            yield number, value
-        elif wire == 2:
-            size, i = _varint(buf, i)
-            if i + size > end:
-                raise ValueError("length")
-            yield number, buf[i : i + size]
-            i += size
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        else:
-            raise ValueError("wire type")
-        if i > end:
-            raise ValueError("fixed")
-
-
-def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
-    """The top-level (field number, value) pairs of a protobuf message; ValueError when it
-    is damaged."""
-    return list(_scan(buf))
-
-
-def first_field(buf: bytes, number: int) -> int | bytes | None:
-    """The value of the first field ``number`` of a message read only in part (None when
-    it is not among the complete fields of ``buf``): the scan stops there (a result's mangled
-    name comes early in a message of kilobytes)."""
-    try:
-        for found, value in _scan(buf):
-            if found == number:
-                return value
-    except ValueError:
-        return None
-    return None
-
-
-def _text(value: int | bytes | None) -> str:
-    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else ""
-
-
-def _process(value: int | bytes | None) -> ProcessInfo:
-    if not isinstance(value, bytes):
-        return ProcessInfo(None, "", "")
-    return _process_of(value)
-
-
-@functools.lru_cache(maxsize=64)
-def _process_of(value: bytes) -> ProcessInfo:
-    """The process of a block header (every block of a process repeats the same bytes)."""
-    try:
-        items = dict(fields(value))
-    except ValueError:
-        return ProcessInfo(None, "", "")
-    pid = items.get(_PROCESS_PID)
-    return ProcessInfo(
-        pid if isinstance(pid, int) else None,
-        _text(items.get(_PROCESS_NAME)),
-        _text(items.get(_PROCESS_HOST)),
-    )
 
 
 class _Reader:
@@ -271,71 +218,103 @@ def _u32(reader: _Reader, what: str) -> int:
     return int(struct.unpack("<I", reader.exact(4, what))[0])
 
 
-def _version(value: int | bytes | None, versions: dict[str, str]) -> None:
-    if isinstance(value, bytes):
-        for key, text in _version_pairs(value):
-            versions.setdefault(key, text)
+def _process(header: Any, cache: dict[bytes, ProcessInfo]) -> ProcessInfo:
+    if not header.HasField("process"):
+        return NO_PROCESS
+    raw = header.process.SerializeToString()
+    found = cache.get(raw)
+    if found is None:
+        p = header.process
+        pid = p.process_id if p.HasField("process_id") else None
+        found = cache[raw] = ProcessInfo(pid, p.process_name, p.hostname)
+    return found
 
 
-@functools.lru_cache(maxsize=64)
-def _version_pairs(value: bytes) -> tuple[tuple[str, str], ...]:
-    """The (component, version) pairs of a block's info (the same bytes in every block)."""
-    pairs: list[tuple[str, str]] = []
-    try:
-        for number, item in fields(value):
-            if number == _INFO_VERSION and isinstance(item, bytes):
-                pair = dict(fields(item))
-                key, text = pair.get(1), pair.get(2)
-                if isinstance(key, bytes) and isinstance(text, bytes):
-                    pairs.append((_text(key), _text(text)))
-    except ValueError:
-        pass
-    return tuple(pairs)
+class _Walk:
+    """The state of one walk: what it has found so far."""
+
+    def __init__(self) -> None:
+        self.results: list[ResultInfo] = []
+        self.strings: list[str] = []
+        self.sources: dict[tuple[int | None, int], SourceInfo] = {}
+        self.versions: dict[str, str] = {}
+        self.session: Any = None
+        self.processes: dict[bytes, ProcessInfo] = {}
+
+    def header(self, reader: _Reader, start: int) -> Any:
+        size = _u32(reader, "a block header")
+        if size == 0 or size > MAX_HEADER:
+            raise _Damaged("a block header of impossible length", start)
+        raw = reader.exact(size, "a block header")
+        try:
+            header = BlockHeader.FromString(raw)
+        except DecodeError:
+            raise _Damaged("an unreadable block header", start) from None
+        self.strings.extend(header.string_table.strings)
+        if header.HasField("session_details"):
+            details = header.session_details
+            if self.session is None:
+                self.session = details
+            for info in details.version_info:
+                self.versions.setdefault(info.provider, info.version)
+        return header
+
+    def block(self, reader: _Reader) -> None:
+        start = reader.offset
+        header = self.header(reader, start)
+        process = _process(header, self.processes)
+        kinds = (
+            [None] * header.num_sources
+            + [KERNEL] * header.num_results
+            + [RANGE] * header.num_range_results
+            + [CMDLIST] * header.num_cmdlist_results
+            + [GRAPH] * header.num_graph_results
+        )
+        end = reader.offset + header.payload_size
+        index = 0
+        while reader.offset < end:
+            msg_start = reader.offset
+            if end - msg_start < 4:
+                raise _Damaged("a block whose messages do not fill its payload", start)
+            msg_size = _u32(reader, "a message length")
+            if reader.offset + msg_size > end:
+                raise _Damaged("a message longer than its block", msg_start)
+            if index >= len(kinds):
+                raise _Damaged("a block with more messages than its header counts", start)
+            kind = kinds[index]
+            if kind is None:
+                self._source(reader, msg_size, process)
+            else:
+                self.results.append(ResultInfo(kind, reader.offset, msg_size, process))
+                reader.skip(msg_size, "a result message")
+            index += 1
+        if index < len(kinds):
+            raise _Damaged("a block with fewer messages than its header counts", start)
+
+    def _source(self, reader: _Reader, size: int, process: ProcessInfo) -> None:
+        """Record a SourceData message by its reference (field 1, read from its first
+        bytes), keeping the largest of those that share one (the one with the cubin)."""
+        offset = reader.offset
+        head = reader.exact(min(size, 16), "a source message")
+        reader.skip(size - len(head), "a source message")
+        reference = _reference(head)
+        key = (process.pid, reference)
+        known = self.sources.get(key)
+        if known is None or known.size < size:
+            self.sources[key] = SourceInfo(offset, size)
 
 
-def _block(reader: _Reader, results: list[ResultInfo], versions: dict[str, str]) -> None:
-    start = reader.offset
-    size = _u32(reader, "a block header")
-    if size == 0 or size > MAX_HEADER:
-        raise _Damaged("a block header of impossible length", start)
-    raw = reader.exact(size, "a block header")
-    try:
-        header = dict(fields(raw))
-    except ValueError:
-        raise _Damaged("an unreadable block header", start) from None
-    n_sources = header.get(_BLOCK_SOURCES, 0)
-    payload = header.get(_BLOCK_PAYLOAD, 0)
-    if not isinstance(n_sources, int) or not isinstance(payload, int):
-        raise _Damaged("an unreadable block header", start)
-    process = _process(header.get(_BLOCK_PROCESS))
-    _version(header.get(_BLOCK_INFO), versions)
-    end = reader.offset + payload
-    # The payload is a run of length-prefixed messages: the block's sources, then its results
-    # (kernel results are counted in one header field, range results in another, so the
-    # messages are read until the payload ends rather than counted).
-    index = 0
-    while reader.offset < end:
-        msg_start = reader.offset
-        if end - msg_start < 4:
-            raise _Damaged("a block whose messages do not fill its payload", start)
-        msg_size = _u32(reader, "a message length")
-        if reader.offset + msg_size > end:
-            raise _Damaged("a message longer than its block", msg_start)
-        if index < n_sources:
-            reader.skip(msg_size, "a source message")
-        else:
-            head_len = min(msg_size, RESULT_HEAD)
-            head = reader.exact(head_len, "a result message")
-            reader.skip(msg_size - head_len, "a result message")
-            mangled = first_field(head, _RESULT_MANGLED)
-            results.append(
-                ResultInfo(
-                    process.pid, _text(mangled) if isinstance(mangled, bytes) else None, process
-                )
-            )
-        index += 1
-    if index < n_sources:
-        raise _Damaged("a block with fewer messages than its header counts", start)
+def _reference(head: bytes) -> int:
+    """The varint field 1 a SourceData message starts with (0 when it does not)."""
+    if not head or head[0] != 0x08:
+        return 0
+    value, shift = 0, 0
+    for byte in head[1:]:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value
+    return 0
 
 
 def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) -> Layout:
@@ -343,22 +322,25 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
     sentence naming ``display`` when the structure is damaged, truncated, followed by other
     data, or (for a decompression stream) larger than ``limit`` bytes."""
     reader = _Reader(stream, limit)
-    results: list[ResultInfo] = []
-    versions: dict[str, str] = {}
+    walk = _Walk()
     name = safe_text(display)
+    version = 0
     try:
         if reader.read(4) != NCU_MAGIC:
             raise ReportError(f"{name} is not an Nsight Compute report (.ncu-rep).")
         head = _u32(reader, "the file header")
         if head > MAX_HEADER:
             raise _Damaged("a file header of impossible length", 4)
-        reader.exact(head, "the file header")
+        try:
+            version = FileHeader.FromString(reader.exact(head, "the file header")).version
+        except DecodeError:
+            raise _Damaged("an unreadable file header", 8) from None
         while not reader.at_end():
             block_start = reader.offset
             try:
-                _block(reader, results, versions)
+                walk.block(reader)
             except _Damaged as exc:
-                if exc.offset == block_start and results:
+                if exc.offset == block_start and walk.results:
                     tail = reader.offset - block_start + reader.rest()
                     raise ReportError(
                         f"{name} is damaged: its last {tail:,} bytes, from byte "
@@ -377,4 +359,12 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
             f"{name} decompresses to more than {exc.limit:,} bytes, more than a report of its "
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
-    return Layout(results=tuple(results), size=reader.offset, versions=versions)
+    return Layout(
+        results=tuple(walk.results),
+        size=reader.offset,
+        versions=walk.versions,
+        strings=walk.strings,
+        sources=walk.sources,
+        session=walk.session,
+        format_version=version,
+    )

@@ -1,23 +1,15 @@
-"""Read one kernel's pane data out of an ncu_report action into plain objects."""
+"""Read one kernel's pane data out of a decoded result into plain objects."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
+from kernelscope.parsers.ncu.file_format.result import Result
 from kernelscope.parsers.ncu.measured import unmeasured_reason
-from kernelscope.parsers.ncu.metrics import Metric, dims_of, read_metric, read_series
-from kernelscope.parsers.ncu.model import (
-    RULE_TYPES,
-    SPEEDUP_TYPES,
-    KernelDetail,
-    RuleResult,
-    SassLine,
-    SourceHotspots,
-    SourceLine,
-)
+from kernelscope.parsers.ncu.metrics import Metric, read_metric, read_series
+from kernelscope.parsers.ncu.model import SPEEDUP_TYPES, KernelDetail, RuleResult, launch_dims
 from kernelscope.parsers.ncu.panes import (
-    DIM_METRICS,
     OCCUPANCY_CURVES,
     PANES,
     SOL_BREAKDOWNS,
@@ -30,53 +22,112 @@ _PANE_METRICS = pane_metric_names()
 _SECTION_PANES = {s for pane in PANES for s in pane.section_metrics}
 
 
-def _flatten(items: Any) -> list[Any]:
-    out: list[Any] = []
-    for item in items or ():
-        if isinstance(item, (tuple, list)):
-            out.extend(_flatten(item))
-        else:
-            out.append(item)
-    return out
+RULE_MESSAGE_TYPES = {1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
+"""The format's RuleResultMessageType (Ok, Warning, Error, Optimization) as the CLI's
+details page names it; 0 (None) is a message the CLI does not print."""
 
 
-def _metric_names(items: Any) -> list[str]:
-    return [m.name() for m in _flatten(items) if hasattr(m, "name")]
+def _section_metrics(item: Any) -> Iterator[Any]:
+    """The metrics of one section body item (tables, charts, nested containers)."""
+    if item.HasField("table"):
+        yield from item.table.metrics
+    if item.HasField("bar_chart"):
+        yield from item.bar_chart.metrics
+    if item.HasField("histogram"):
+        yield item.histogram.metric
+    if item.HasField("line_chart"):
+        yield from item.line_chart.metrics
+    if item.HasField("container"):
+        for inner in item.container.items:
+            yield from _section_metrics(inner)
 
 
-def read_rules(action: Any) -> tuple[RuleResult, ...]:
-    """NCU's rule results of the action, skipping messages the CLI does not print. (Read
-    rule by rule rather than through ``rule_results_as_dicts``, which also builds every
-    rule's result tables, a third of its cost, and the parts of the skipped ones.)"""
-    out = []
-    for result in action.rule_results() or ():
-        msg = result.rule_message() or {}
-        kind = RULE_TYPES.get(int(msg.get("type", 0) or 0))
+def body_metric_names(section: Any) -> list[str]:
+    """The names of the metrics a section's body shows, in order."""
+    return [m.name for body in section.body for item in body.items
+            for m in _section_metrics(item)]
+
+
+def metric_labels(action: Result) -> dict[str, str]:
+    """NCU's display label of each metric: the label of the first place NCU's details page
+    shows it (sections in their display order, each header before its body), else the label
+    a section's metric list gives it."""
+    labels: dict[str, str] = {}
+    sections = sorted(action.sections(), key=lambda s: s.order)
+    for section in sections:
+        named = [*section.header.metrics]
+        named += [m for body in section.body for item in body.items
+                  for m in _section_metrics(item)]
+        for m in named:
+            if m.label:
+                labels.setdefault(m.name, m.label)
+    for section in sections:
+        for m in section.metrics.metrics:
+            if m.label:
+                labels.setdefault(m.name, m.label)
+    return labels
+
+
+def _rule_messages(result: Any) -> Iterator[RuleResult]:
+    """One RuleResult per message of a rule, as the CLI's details page prints them: each
+    body item holds a message with its own estimated speedup and focus metrics."""
+    for item in result.body.items:
+        if not item.HasField("message"):
+            continue
+        message = item.message
+        kind = RULE_MESSAGE_TYPES.get(int(message.type))
         if kind is None:
             continue
-        speed = (result.speedup_estimation() or {}) if result.has_speedup_estimation() else {}
-        focus = tuple(
-            (str(f.get("name", "")), f.get("value"), str(f.get("info", "")))
-            for f in result.focus_metrics() or ()
+        has_speed = item.HasField("speedup") and item.speedup.HasField("value")
+        speed = item.speedup
+        yield RuleResult(
+            rule=result.identifier,
+            name=result.display_name,
+            section=result.section_identifier,
+            type=kind,
+            title=message.name,
+            message=message.message,
+            speedup_type=SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
+            speedup_pct=float(speed.value) if has_speed else None,
+            focus_metrics=tuple(
+                (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
+                for f in item.focus_metrics
+            ),
         )
-        out.append(
-            RuleResult(
-                rule=str(result.rule_identifier() or ""),
-                name=str(result.name() or ""),
-                section=str(result.section_identifier() or ""),
-                type=kind,
-                title=str(msg.get("title", "")),
-                message=str(msg.get("message", "")),
-                speedup_type=SPEEDUP_TYPES.get(int(speed.get("type", 0) or 0)) if speed else None,
-                speedup_pct=float(speed["speedup"]) if speed.get("speedup") is not None else None,
-                focus_metrics=focus,
-            )
-        )
-    return tuple(out)
+
+
+def read_rules(action: Result) -> tuple[RuleResult, ...]:
+    """NCU's rule results of the result, one per message the CLI prints."""
+    return tuple(r for result in action.rule_results() for r in _rule_messages(result))
+
+
+def _section_contents(
+    action: Result, tables: bool, wanted: dict[str, None]
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]], list[str]]:
+    """(section titles by identifier, the metrics of the panes' sections' header tables when
+    ``tables``, the stall reasons their bodies list); adds what the panes read to ``wanted``."""
+    sections: dict[str, str] = {}
+    section_metrics: dict[str, tuple[str, ...]] = {}
+    stall_reasons: list[str] = []
+    present = action.present()
+    for section in action.sections():
+        ident = section.identifier
+        sections[ident] = section.display_name
+        if ident not in _SECTION_PANES:
+            continue
+        if tables:
+            header = [m.name for m in section.header.metrics if m.name in present]
+            section_metrics[ident] = tuple(header)
+            wanted.update(dict.fromkeys(n for n in header if n not in wanted))
+        for name in body_metric_names(section):
+            if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
+                stall_reasons.append(name)
+                wanted.setdefault(name, None)
+    return sections, section_metrics, stall_reasons
 
 
 def build_detail(
-    action: Any,
+    action: Result,
     kernel_id: int,
     range_idx: int,
     action_idx: int,
@@ -92,25 +143,11 @@ def build_detail(
     also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
     ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
     their labels (Markdown records skip all three)."""
-    sections: dict[str, str] = {}
-    section_metrics: dict[str, tuple[str, ...]] = {}
-    stall_reasons: list[str] = []
     wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
     for name in extra_metrics:
         wanted.setdefault(name, None)
-    for section in action.sections() or ():
-        ident = section.identifier()
-        sections[ident] = section.name()
-        if ident in _SECTION_PANES:
-            if tables:
-                header = _metric_names(section.header_metrics())
-                section_metrics[ident] = tuple(header)
-                for name in header:
-                    wanted.setdefault(name, None)
-            for name in _metric_names(section.body_metrics()):
-                if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
-                    stall_reasons.append(name)
-                    wanted.setdefault(name, None)
+    labels = metric_labels(action) if tables else {}
+    sections, section_metrics, stall_reasons = _section_contents(action, tables, wanted)
     breakdown_parts: dict[str, tuple[str, ...]] = {}
     for bd in SOL_BREAKDOWNS if breakdowns else ():
         m = read_metric(action, bd)
@@ -121,7 +158,7 @@ def build_detail(
                 wanted.setdefault(name, None)
     metrics: dict[str, Metric] = {}
     for name in wanted:
-        m = read_metric(action, name, label=tables)
+        m = read_metric(action, name, label=labels.get(name, ""))
         if m is not None:
             metrics[name] = m
     series_by_name = {}
@@ -129,8 +166,7 @@ def build_detail(
         series = read_series(action, name)
         if series is not None and series.points:
             series_by_name[name] = series
-    grid = dims_of(metrics, DIM_METRICS[:3])
-    block = dims_of(metrics, DIM_METRICS[3:])
+    grid, block = launch_dims(metrics)
     name, demangled, mangled = names
     return KernelDetail(
         id=kernel_id,
@@ -154,75 +190,11 @@ def build_detail(
     )
 
 
-def read_all_metrics(action: Any) -> dict[str, Metric]:
-    """Every metric of the action that holds a value."""
+def read_all_metrics(action: Result) -> dict[str, Metric]:
+    """Every metric of the result that holds a value."""
     out: dict[str, Metric] = {}
     for name in action.metric_names():
         m = read_metric(action, name)
         if m is not None:
             out[name] = m
     return out
-
-
-def _per_pc(action: Any, name: str) -> dict[int, int]:
-    raw = action.metric_by_name(name)
-    if raw is None or raw.num_instances() == 0 or not raw.has_correlation_ids():
-        return {}
-    ids = raw.correlation_ids()
-    return {int(ids.as_uint64(i)): int(raw.as_uint64(i)) for i in range(raw.num_instances())}
-
-
-def read_source_hotspots(action: Any, top: int = 20) -> SourceHotspots | None:
-    """Aggregate per-PC stall samples and executed instructions by source line and by SASS."""
-    samples = _per_pc(action, "smsp__pcsamp_sample_count")
-    executed = _per_pc(action, "inst_executed")
-    pcs = set(samples) | set(executed)
-    if not pcs:
-        return None
-    files: dict[str, list[str]] = {}
-    try:
-        for fname, text in dict(action.source_files() or {}).items():
-            files[fname] = text.splitlines()
-    except (TypeError, RuntimeError):
-        files = {}
-    by_line: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
-    where: dict[int, tuple[str, int]] = {}
-    has_line_info = False
-    for pc in pcs:
-        info = action.source_info(pc)
-        fname, line = ("", 0)
-        if info is not None:
-            fname, line = info.file_name() or "", int(info.line() or 0)
-        where[pc] = (fname, line)
-        if fname:
-            has_line_info = True
-            acc = by_line[(fname, line)]
-            acc[0] += samples.get(pc, 0)
-            acc[1] += executed.get(pc, 0)
-    # The SASS text of the hottest instructions only (~0.2 ms an instruction).
-    hottest = sorted(pcs, key=lambda pc: (-samples.get(pc, 0), -executed.get(pc, 0), pc))[:top]
-    sass_top = [
-        SassLine(
-            pc, (action.sass_by_pc(pc) or "").strip(), *where[pc],
-            samples.get(pc, 0), executed.get(pc, 0),
-        )
-        for pc in hottest
-    ]
-
-    def text_of(fname: str, line: int) -> str:
-        lines = files.get(fname)
-        if lines and 0 < line <= len(lines):
-            return lines[line - 1].strip()
-        return ""
-
-    lines = sorted(
-        (SourceLine(f, ln, text_of(f, ln), s, e) for (f, ln), (s, e) in by_line.items()),
-        key=lambda x: (-x.samples, -x.inst_executed, x.file, x.line),
-    )[:top]
-    return SourceHotspots(
-        total_samples=sum(samples.values()),
-        total_inst_executed=sum(executed.values()),
-        lines=tuple(lines),
-        sass=tuple(sass_top),
-        has_line_info=has_line_info,
-    )

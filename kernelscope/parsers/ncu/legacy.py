@@ -11,7 +11,7 @@ metrics) stay missing and show as n/a.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "gpu__time_duration.sum": ("gpu__time_duration",),
@@ -66,10 +66,15 @@ def old_names(name: str) -> tuple[str, ...]:
     return ALIASES.get(name, ())
 
 
+def is_legacy(metric_names: Container[str]) -> bool:
+    """Whether a result's metric names are those of a pre-2020 report."""
+    return any(m in metric_names for m in MARKERS)
+
+
 def legacy_note(metric_names: Iterable[str]) -> str | None:
     """A sentence for a report whose kernels hold pre-2020 metric names, else None."""
     present = set(metric_names)
-    if not any(m in present for m in MARKERS):
+    if not is_legacy(present):
         return None
     mapped = sorted(new for new, olds in ALIASES.items() if new not in present
                     and any(o in present for o in olds))

@@ -1,14 +1,16 @@
-"""Plain metric values read out of an ``ncu_report`` action."""
+"""Plain metric values read out of a decoded result (``file_format.result.Result``)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
+from kernelscope.parsers.ncu.file_format.result import ABSENT, Result, instances_of
 from kernelscope.parsers.ncu.legacy import old_names
+from kernelscope.parsers.ncu.units import unit_for
+from kernelscope.parsers.ncu.units_table import THREAD_UNIT_WITNESS
 
 MetricValue = float | int | str | None
 
@@ -21,11 +23,6 @@ class Metric:
     value: MetricValue
     unit: str
     label: str = ""
-
-    def __reduce__(self) -> tuple[type[Metric], tuple[str, MetricValue, str, str]]:
-        # Plain constructor arguments: unpickling frozen slotted dataclasses field by field
-        # is ~10x slower, and worker processes send ~100k metrics for a 1,000-kernel report.
-        return (Metric, (self.name, self.value, self.unit, self.label))
 
     @property
     def number(self) -> float | None:
@@ -70,71 +67,64 @@ def dims_of(metrics: Mapping[str, Metric], names: Sequence[str]) -> tuple[int, i
     return out[0], out[1], out[2]
 
 
-@cache
-def _getters() -> dict[int, Any]:
-    """ncu_report's value accessor for each value kind (``IMetric.value`` rebuilds this map
-    on every call, a third of the cost of reading a metric)."""
-    import ncu_report
-
-    m = ncu_report.IMetric
-    return {
-        m.ValueKind_DOUBLE: m.as_double,
-        m.ValueKind_FLOAT: m.as_double,
-        m.ValueKind_STRING: m.as_string,
-        m.ValueKind_UINT32: m.as_uint64,
-        m.ValueKind_UINT64: m.as_uint64,
-    }
+WRAPPED = 2.0**63
+"""No counter, byte count or rate of one launch comes near 2**63. Pre-2020 reports hold
+values at or beyond it where an unsigned 64-bit counter went below zero (the Pascal report of
+../shared/wild stores 2**64 per unit for ``tex__m_rd_sectors_global_atom``, and 32 times
+that in bytes); Nsight Compute prints such a value as 0, and so does kernelscope."""
 
 
-def _raw_value(raw: Any) -> Any:
-    getter = _getters().get(raw.kind())
-    return None if getter is None else getter(raw)
+def _unwrapped(value: MetricValue) -> MetricValue:
+    if isinstance(value, float) and value >= WRAPPED and math.isfinite(value):
+        return 0.0
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
+        return 0
+    return value
 
 
-def read_metric(action: Any, name: str, *, label: bool = True) -> Metric | None:
-    """Read ``name`` from ``action``; None when the report lacks it or it holds no value.
-    ``label`` also reads NCU's display label (only section tables show it). A pre-2020
-    report's metric is found under its old name (see ``legacy``)."""
-    raw = action.metric_by_name(name)
-    if raw is None:
-        for old in old_names(name):
-            raw = action.metric_by_name(old)
-            if raw is not None:
-                break
-        else:
-            return None
-    try:
-        # (has_value first: most metrics have one, and then their instances do not matter)
-        if not raw.has_value() and raw.num_instances() > 0:
-            return None
-        value = _clean(_raw_value(raw))
-    except (TypeError, ValueError, RuntimeError):
-        return None
+def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
+    """Read ``name`` from ``result``; None when the report lacks it or it holds no value.
+    ``label`` is NCU's display label where a section table names one. A pre-2020 report's
+    metric is found under its old name (see ``legacy``)."""
+    found = result.value_if_present(name)
+    if found is ABSENT:
+        found = next(
+            (v for v in map(result.value_if_present, old_names(name)) if v is not ABSENT), None
+        )
+    value = _unwrapped(_clean(found))
     if value is None:
         return None
-    text = ""
-    if label:
-        try:
-            text = raw.label() or ""
-        except (AttributeError, RuntimeError):
-            text = ""
-    # A string value (a breakdown's sub-metric name, a device name) has no unit; ncu_report
-    # still answers one for breakdowns, and which one depends on what the process opened
-    # before ('%' in a fresh process, 'byte' after other reports).
-    unit = "" if isinstance(value, str) else raw.unit() or ""
-    return Metric(name=name, value=value, unit=unit, label=text)
+    # A string value (a breakdown's sub-metric name, a device name) has no unit.
+    return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
 
 
-def read_series(action: Any, name: str) -> Series | None:
+def read_series(result: Result, name: str) -> Series | None:
     """Read an instanced metric whose correlation ids are the keys (curves, per-PC counters)."""
-    raw = action.metric_by_name(name)
-    if raw is None or raw.num_instances() == 0 or not raw.has_correlation_ids():
+    raw = result.metric(name)
+    if raw is None:
         return None
-    keys = raw.correlation_ids()
     points = []
-    for i in range(raw.num_instances()):
-        try:
-            points.append((float(keys.as_double(i)), float(raw.as_double(i))))
-        except (TypeError, ValueError, RuntimeError):
-            continue
-    return Series(name=name, unit=raw.unit() or "", points=tuple(points))
+    for key, value in instances_of(raw):
+        if isinstance(key, (int, float)) and isinstance(value, (int, float)):
+            points.append((float(key), float(_unwrapped(value) or 0)))
+    if not points:
+        return None
+    return Series(name=name, unit=unit_of(result, name, points[0][1]), points=tuple(points))
+
+
+_UNITS: dict[tuple[str, tuple[int, ...] | None, bool], str] = {}
+
+
+def unit_of(result: Result, name: str, value: MetricValue) -> str:
+    """The unit NCU's raw page prints for ``name`` holding ``value`` in ``result`` (a string
+    has none): NCU's naming conventions (``units``), for the version that took the report.
+    Remembered per name, version and the one fact of the result a unit depends on."""
+    if isinstance(value, str):
+        return ""
+    key = (name, result.ncu_version, result.has(THREAD_UNIT_WITNESS))
+    unit = _UNITS.get(key)
+    if unit is None:
+        unit = _UNITS[key] = unit_for(
+            name, value, ncu_version=result.ncu_version, names_in_result=result.present()
+        )
+    return unit

@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
-from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series
-from kernelscope.parsers.ncu.panes import PaneSpec
+from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series, dims_of, finite
+from kernelscope.parsers.ncu.panes import DIM_METRICS, PANES, PaneSpec
 from kernelscope.parsers.ncu.source import KernelSource
 
 RULE_TYPES = {1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
+SIZE_METRICS = ("launch__grid_size", "launch__block_size")
+"""A launch's blocks and threads per block: its shape where the report has no dimensions."""
+KNOWN_SECTIONS = frozenset(s for pane in PANES for s in pane.sections)
+"""The section identifiers the panes read (a pre-2020 report numbers its own: ``section0``)."""
+
+
+def launch_dims(
+    metrics: Mapping[str, Metric],
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """The launch's grid and block (x, y, z), from its dimension metrics; a report without
+    them (pre-2020 ones hold only ``launch__grid_size`` and ``launch__block_size``) gets
+    (size, 1, 1) from the sizes, so a grid of 200 blocks never reads as 1. Every reader of
+    a kernel (the list pass, the detail) takes its shape from here."""
+    shapes = []
+    for names, size in ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_METRICS[1])):
+        has_dims = any(finite(metrics[n].value) is not None for n in names if n in metrics)
+        total = finite(metrics[size].value) if size in metrics else None
+        if not has_dims and total is not None and total >= 1:
+            shapes.append((int(total), 1, 1))
+        else:
+            shapes.append(dims_of(metrics, names))
+    return shapes[0], shapes[1]
+
 SPEEDUP_TYPES = {1: "local", 2: "global"}
 
 
@@ -45,6 +69,8 @@ class SassLine:
     line: int
     samples: int
     inst_executed: int
+    offset: int = 0
+    """The instruction's offset from the kernel's first one (how it is named without text)."""
 
 
 @dataclass(frozen=True)
@@ -139,8 +165,14 @@ class KernelDetail:
         return identifier in self.sections
 
     def missing_sections(self, pane: PaneSpec) -> tuple[str, ...]:
-        """The ncu sections ``pane`` needs that the report did not collect."""
-        return tuple(s for s in pane.sections if s not in self.sections)
+        """The ncu sections ``pane`` needs that the report did not collect. A report whose
+        sections have none of the known identifiers (pre-2020: ``section0``, or none) lacks
+        nothing a pane shows when it holds that pane's own metrics."""
+        missing = tuple(s for s in pane.sections if s not in self.sections)
+        if (missing and not KNOWN_SECTIONS & self.sections.keys()
+                and any(name in self.metrics for name in pane.metrics)):
+            return ()
+        return missing
 
     @property
     def duration_ns(self) -> float | None:

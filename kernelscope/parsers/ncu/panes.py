@@ -155,6 +155,15 @@ MEMORY_TABLE_HIT_RATES = {
     "Local store": "l1tex__t_sector_pipe_lsu_mem_local_op_st_hit_rate.pct",
 }
 
+# The bytes each sector of a global row's accesses carried that the threads used (out of 32):
+# what tells the ideal sectors per request for the access width (4-byte, 8-byte, float4). The
+# local rows' counterparts do not agree with their sector counts (1.5 bytes of 32 for a
+# spilling kernel's 4-byte accesses), so they are not used.
+MEMORY_TABLE_BYTES_PER_SECTOR = {
+    "Global load": "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+    "Global store": "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
+}
+
 # (row label, instructions, wavefronts, bank conflicts) for the shared-memory table.
 SHARED_TABLE_ROWS = (
     (
@@ -190,6 +199,7 @@ MEMORY = PaneSpec(
         "derived__local_spilling_requests",
         *(name for row in MEMORY_TABLE_ROWS for name in row[1:]),
         *MEMORY_TABLE_HIT_RATES.values(),
+        *MEMORY_TABLE_BYTES_PER_SECTOR.values(),
         *(name for row in SHARED_TABLE_ROWS for name in row[1:]),
     ),
 )

@@ -14,9 +14,11 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+
+from kernelscope.parsers.ncu.file_format.result import Result, instances_of
+from kernelscope.parsers.ncu.sass import Instruction
 
 SAMPLES = "smsp__pcsamp_sample_count"
 EXECUTED = "inst_executed"
@@ -91,6 +93,9 @@ class KernelSource:
     has_line_info: bool
     stall_reasons: tuple[str, ...] = ()
     truncated: bool = False
+    disassembled: bool = True
+    """False when no disassembler was available: instructions are listed by address only
+    (``sass.NO_DISASSEMBLER`` says how to get their text)."""
     _sass_of_line: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
 
     def sass_rows_of(self, path: str, line: int) -> tuple[int, ...]:
@@ -101,19 +106,19 @@ class KernelSource:
         return next((i for i, f in enumerate(self.files) if f.path == path), None)
 
 
-def _per_pc(action: Any, name: str) -> dict[int, float]:
-    raw = action.metric_by_name(name)
-    if raw is None or raw.num_instances() == 0 or not raw.has_correlation_ids():
+Disassembler = Callable[[list[int]], dict[int, Instruction]]
+"""Given PCs, their SASS text and source lines (``sass.disassemble`` for one kernel)."""
+
+
+def per_pc(result: Result, name: str) -> dict[int, float]:
+    """An instanced metric keyed by PC (its correlation ids), NaN values left out."""
+    raw = result.metric(name)
+    if raw is None:
         return {}
-    ids = raw.correlation_ids()
     out: dict[int, float] = {}
-    for i in range(raw.num_instances()):
-        try:
-            value = float(raw.as_double(i))
-        except (TypeError, ValueError, RuntimeError):
-            continue
-        if not math.isnan(value):
-            out[int(ids.as_uint64(i))] = value
+    for key, value in instances_of(raw):
+        if isinstance(key, int) and isinstance(value, (int, float)) and not math.isnan(value):
+            out[key] = float(value)
     return out
 
 
@@ -138,21 +143,17 @@ def _mark_hot(rows: list[ListingRow], key: str) -> list[ListingRow]:
     return out
 
 
-def _source_lines(action: Any) -> dict[str, list[str]]:
-    try:
-        return {name: text.splitlines() for name, text in dict(action.source_files() or {}).items()}
-    except (TypeError, RuntimeError):
-        return {}
-
-
-def read_kernel_source(action: Any) -> KernelSource | None:
-    """The whole SASS (and source, with line info) of the action with its per-instruction
-    metrics; None when the report holds no per-instruction counters for it."""
-    names = [str(n) for n in action.metric_names()]
+def read_kernel_source(
+    result: Result, texts: dict[str, list[str]], disassemble: Disassembler
+) -> KernelSource | None:
+    """The whole SASS (and source, with line info) of the result with its per-instruction
+    metrics; None when the report holds no per-instruction counters for it. ``texts`` are
+    the source files the report embeds (lines by path)."""
+    names = result.metric_names()
     stall_names = [n for n in names if n.startswith(STALL_PREFIX)
                    and not n.endswith("_not_issued")]
-    per_metric = {c.metric: _per_pc(action, c.metric) for c in FIXED_COLUMNS}
-    per_stall = {n: _per_pc(action, n) for n in stall_names}
+    per_metric = {c.metric: per_pc(result, c.metric) for c in FIXED_COLUMNS}
+    per_stall = {n: per_pc(result, n) for n in stall_names}
     known = set().union(*(set(v) for v in per_metric.values()))
     if not known:
         return None
@@ -170,27 +171,24 @@ def read_kernel_source(action: Any) -> KernelSource | None:
     span = range(pcs[0], pcs[-1] + step, step)
     truncated = len(span) > MAX_INSTRUCTIONS
     listed = sorted(set(pcs) | set(span[:MAX_INSTRUCTIONS]))
+    found = disassemble(listed)
     sass: list[ListingRow] = []
-    has_line_info = False
     for pc in listed:
-        text = (action.sass_by_pc(pc) or "").strip()
-        if not text and pc not in known:
+        ins = found.get(pc)
+        if (ins is None or not ins.text) and pc not in known:
             continue
-        info = action.source_info(pc)
-        path, line = ("", 0)
-        if info is not None:
-            path, line = info.file_name() or "", int(info.line() or 0)
-            has_line_info = has_line_info or bool(path)
         values = {c.key: values_of[c.metric][pc] for c in columns if pc in values_of[c.metric]}
-        sass.append(ListingRow(text, values, path, line, pc))
+        where = ("", 0) if ins is None else (ins.file, ins.line)
+        sass.append(ListingRow(ins.text if ins else "", values, *where, pc))
+    has_line_info = any(r.file for r in sass)
     hot_key = "samples" if any(c.key == "samples" for c in columns) else "executed"
     sass = _mark_hot(sass, hot_key)
-    files, of_line = _files(_source_lines(action), sass, columns, hot_key)
+    files, of_line = _files(texts, sass, columns, hot_key)
     totals = {c.key: sum(r.values.get(c.key, 0.0) for r in sass) for c in columns}
     return KernelSource(
         columns=tuple(columns), sass=tuple(sass), files=files, totals=totals,
         has_line_info=has_line_info, stall_reasons=tuple(top), truncated=truncated,
-        _sass_of_line=of_line,
+        disassembled=any(i.text for i in found.values()), _sass_of_line=of_line,
     )
 
 
@@ -236,4 +234,4 @@ def _files(
 
 
 __all__ = ["FIXED_COLUMNS", "KernelSource", "ListingRow", "SourceColumn", "SourceFile",
-           "read_kernel_source"]
+           "per_pc", "read_kernel_source"]

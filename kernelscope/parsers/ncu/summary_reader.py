@@ -1,5 +1,4 @@
-"""Read one kernel's list-pass summary from an ncu_report action (no polars, so the list
-worker process starts fast)."""
+"""Read one kernel's list-pass summary from a decoded result (no polars)."""
 
 from __future__ import annotations
 
@@ -8,10 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.ncu.container import GRAPH, RANGE
 from kernelscope.parsers.ncu.detail import read_rules
+from kernelscope.parsers.ncu.file_format.result import Result
 from kernelscope.parsers.ncu.measured import unmeasured_reason
-from kernelscope.parsers.ncu.metrics import Metric, dims_of, finite, read_metric
-from kernelscope.parsers.ncu.model import KernelDetail, KernelSummary, RuleResult
+from kernelscope.parsers.ncu.metrics import Metric, finite, read_metric
+from kernelscope.parsers.ncu.model import (
+    SIZE_METRICS,
+    KernelDetail,
+    KernelSummary,
+    RuleResult,
+    launch_dims,
+)
 from kernelscope.parsers.ncu.panes import DIM_METRICS, KEY_METRICS
 
 Origin = tuple[int | None, str]
@@ -22,6 +29,7 @@ RANGE_PREFIX = "range"
 ROW_METRICS: tuple[str, ...] = (
     *(m for _, m in KEY_METRICS),
     *DIM_METRICS,
+    *SIZE_METRICS,
     "launch__context_id",
     "launch__stream_id",
 )
@@ -36,50 +44,63 @@ def cli_demangled(name: str) -> str:
     return _LITERAL_CAST.sub(r"\1", name)
 
 
-def _innermost_nvtx(action: Any) -> str | None:
-    """The innermost NVTX range open around ``action`` (push/pop first, then start/end),
-    as ``domain@range`` outside the default domain; None without NVTX."""
-    state = action.nvtx_state()
+def _domain_names(state: Any) -> dict[int, str]:
+    names = {int(d.id): d.name for d in state.domains}
+    names.setdefault(int(state.default_domain), "")
+    return names
+
+
+def nvtx_ranges(result: Result) -> list[tuple[str, list[str]]]:
+    """The NVTX ranges open around a result, per domain in the report's order: the
+    launching thread's push/pop stack (outermost first), then the start/end ranges."""
+    state = result.nvtx()
     if state is None:
-        return None
+        return []
+    names = _domain_names(state)
+    tid = int(getattr(result.lean, "thread_id", 0))
+    threads = [t for t in state.threads if int(t.tid) == tid] or list(state.threads)[:1]
+    ranges: dict[int, list[str]] = {}
+    for thread in threads:
+        for domain in thread.push_pop_domains:
+            ranges.setdefault(int(domain.id), []).extend(r.name for r in domain.stack)
+    for domain in state.start_end_domains:
+        ranges.setdefault(int(domain.id), []).extend(r.name for r in domain.ranges)
+    return [(names.get(i, ""), found) for i, found in ranges.items() if found]
+
+
+def _innermost_nvtx(result: Result) -> str | None:
+    """The innermost NVTX range open around ``result`` (push/pop first, then start/end),
+    as ``domain@range`` outside the default domain; None without NVTX."""
     found = None
-    for domain_id in state.domains() or ():
-        domain = state.domain_by_id(domain_id)
-        if domain is None:
-            continue
-        names = [*(domain.push_pop_ranges() or ()), *(domain.start_end_ranges() or ())]
-        if not names:
-            continue
-        dom = domain.name() or ""
+    for dom, names in nvtx_ranges(result):
         found = names[-1] if dom in ("", "<default domain>") else f"{dom}@{names[-1]}"
     return found
 
 
-def range_name(action: Any, ordinal: int) -> str:
+def range_name(result: Result, ordinal: int) -> str:
     """The name a range-replay result is listed under, ``range<NAME>``: NAME is its NVTX
     range (``--replay-mode app-range --nvtx``), else the cudaProfilerStart/Stop range it is
     (``ordinal`` counts ranges from 1). The brackets keep a name with spaces whole where
     lists shorten names."""
-    nvtx = _innermost_nvtx(action)
+    nvtx = _innermost_nvtx(result)
     if nvtx:
         return f"{RANGE_PREFIX}<{nvtx}>"
     return f"{RANGE_PREFIX}<cudaProfilerStart/Stop {ordinal}>"
 
 
-def action_names(action: Any, kernel_id: int = 0) -> tuple[str, str, str]:
+def action_names(result: Result, kernel_id: int = 0) -> tuple[str, str, str]:
     """(function name, demangled name as the CLI prints it, mangled name). A range-replay
-    result is named after its range (see :func:`range_name`)."""
-    import ncu_report
-
-    if action.workload_type() == ncu_report.IAction.WorkloadType_RANGE:
-        name = range_name(action, kernel_id + 1)
+    result is named after its range (see :func:`range_name`), a graph ``graph<N>``."""
+    if result.kind == RANGE:
+        name = range_name(result, kernel_id + 1)
         return name, name, name
-    name = action.name()
-    if name is None:
+    if result.kind == GRAPH:
+        name = f"graph<{kernel_id}>"
+        return name, name, name
+    name, demangled, mangled = result.names()
+    if not name:
         raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
-    demangled = cli_demangled(action.name(ncu_report.IAction.NameBase_DEMANGLED) or name)
-    mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or name
-    return name, demangled, mangled
+    return name, cli_demangled(demangled), mangled
 
 
 def format_dims(d: tuple[int, int, int]) -> str:
@@ -104,8 +125,7 @@ def make_row(
 ) -> dict[str, Any]:
     """The kernel list's row: names, launch shape, key metrics (None where NCU stored NaN)
     and the process the kernel came from (``pid``, ``process``)."""
-    grid = dims_of(metrics, DIM_METRICS[:3])
-    block = dims_of(metrics, DIM_METRICS[3:])
+    grid, block = launch_dims(metrics)
     row: dict[str, Any] = {
         "id": kernel_id,
         "name": names[0],
@@ -126,7 +146,7 @@ def make_row(
 
 
 def read_summary(
-    action: Any,
+    action: Result,
     kernel_id: int,
     handle: tuple[int, int],
     metric_names: Sequence[str],
@@ -139,10 +159,10 @@ def read_summary(
     names = action_names(action, kernel_id)
     metrics: dict[str, Metric] = {}
     for name in metric_names:
-        m = read_metric(action, name, label=False)
+        m = read_metric(action, name)
         if m is not None:
             metrics[name] = m
-    sections = frozenset(s.identifier() for s in action.sections() or ())
+    sections = action.section_ids()
     rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
     return KernelSummary(
         row=make_row(kernel_id, handle, names, metrics, origin),

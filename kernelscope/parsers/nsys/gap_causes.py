@@ -19,8 +19,11 @@ share of the gap each category of call covers decides the cause:
 - ``cuda-setup``: creating streams, events and graphs, setting kernel attributes, looking up
   functions (``cudaStreamCreate``, ``cudaEventCreate``, ``cudaGraphInstantiate``,
   ``cuKernelSetAttribute``, ``cuKernelGetFunction``, ``cudaFuncSetAttribute``, ...);
-- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cuLaunchKernel``, kernel/module
-  loading done on first launch);
+- ``module-loading``: loading a module or library (``cuLibraryLoadData``,
+  ``cuModuleLoadData``, ``cuLibraryLoad*``, ``cuModuleLoad*``): with lazy loading, a kernel's
+  first launch loads its module, a one-time cost that is not launch overhead;
+- ``launch-overhead``: launch APIs (``cudaLaunchKernel``, ``cuLaunchKernel``, the kernel
+  lookups done on first launch: ``cuLibraryGetKernel``, ``cuModuleGetFunction``);
 - ``graph-launch``: ``cudaGraphLaunch``/``cuGraphLaunch`` calls (a graph's first launch
   uploads it; a large graph takes long to submit);
 - ``cuda-api``: other CUDA API calls;
@@ -46,13 +49,14 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
-CAUSES = ("sync", "memcpy", "in-graph", "alloc", "cuda-setup", "launch-overhead",
-          "graph-launch", "cuda-api", "cpu-idle", "cpu-busy", "unknown")
+CAUSES = EXPLAINED
+"""The causes a large gap can be given (their titles and remedies: ``gap_cause_catalog``)."""
 DEFAULT_LARGE_GAP_NS = 100_000
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
@@ -60,9 +64,11 @@ MEMCPY_API = r"^(cuda|cu)Mem(cpy|set)"
 GRAPH_LAUNCH_API = r"^(cuda|cu)GraphLaunch"
 LAUNCH_API = (
     r"^(cuda|cu)(Launch|GraphLaunch|ConfigureCall|PushCallConfiguration|PopCallConfiguration"
-    r"|SetupArgument|LibraryLoad|LibraryGetKernel|KernelGetName|ModuleLoad|ModuleGetFunction"
+    r"|SetupArgument|LibraryGetKernel|KernelGetName|ModuleGetFunction"
     r"|GetFuncBySymbol|FuncGetAttribute)"
 )
+MODULE_LOAD_API = r"^(cuda|cu)(LibraryLoad|LibraryUnload|ModuleLoad|ModuleUnload)"
+"""Module and library loading: one-time (lazy loading does it at a kernel's first launch)."""
 ALLOC_API = (
     r"^(cuda|cu)(Malloc|Free|HostAlloc|HostRegister|HostUnregister|MallocHost|FreeHost"
     r"|MallocManaged|MallocPitch|Malloc3D|MallocArray|FreeArray|MemAlloc|MemFree|MemHostAlloc"
@@ -161,6 +167,7 @@ def _cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.
         .when(pl.col("name").str.contains(MEMCPY_API)).then(pl.lit("memcpy"))
         .when(pl.col("name").str.contains(GRAPH_LAUNCH_API)).then(pl.lit("graph-launch"))
         .when(pl.col("name").str.contains(ALLOC_API)).then(pl.lit("alloc"))
+        .when(pl.col("name").str.contains(MODULE_LOAD_API)).then(pl.lit("module-load"))
         .when(pl.col("name").str.contains(SETUP_API)).then(pl.lit("setup"))
         .when(pl.col("name").str.contains(LAUNCH_API)).then(pl.lit("launch"))
         .otherwise(pl.lit("api")),
@@ -367,11 +374,13 @@ def _explain(
 
 CATEGORY_CAUSES = {
     "sync": "sync", "memcpy": "memcpy", "alloc": "alloc", "setup": "cuda-setup",
-    "launch": "launch-overhead", "graph-launch": "graph-launch", "api": "cuda-api",
+    "module-load": "module-loading", "launch": "launch-overhead",
+    "graph-launch": "graph-launch", "api": "cuda-api",
     "idle": "cpu-idle",
 }
 """Call category → the cause it names."""
-CUDA_CATEGORIES = ("sync", "memcpy", "alloc", "setup", "launch", "graph-launch", "api")
+CUDA_CATEGORIES = ("sync", "memcpy", "alloc", "setup", "module-load", "launch", "graph-launch",
+                   "api")
 OS_BUSY = "os"
 
 

@@ -173,6 +173,13 @@ def cuda_api_sync(report: NsysReport) -> pl.DataFrame:
     )
 
 
+RANGE_CONTEXT = pl.col("context_id").get(pl.col("end").arg_max()).alias("context_id")
+"""The context nsys's rules give a process's range on a device: their ``range`` query selects
+``contextId`` as a bare column beside ``min(start)`` and ``max(end)``, and SQLite fills a bare
+column from the row that set the last min/max aggregate of the query, ``max(end)``: the
+context of the operation that ends last (a memcpy's context can differ from a kernel's)."""
+
+
 def gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
     """GPU operations per process and device, plus the CUDA profiler overhead of the process
     that falls strictly inside the device's active range (as nsys's rules count it).
@@ -194,7 +201,7 @@ def _gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
     ranges = ops.group_by("pid", "device_id").agg(
         pl.col("start").min().alias("r_start"),
         pl.col("end").max().alias("r_end"),
-        pl.col("context_id").first(),
+        RANGE_CONTEXT,
     )
     inside = over.join(ranges, on="pid").filter(
         (pl.col("start") > pl.col("r_start")) & (pl.col("end") < pl.col("r_end"))
@@ -267,7 +274,7 @@ def gpu_time_util(
         bounds = [(s, min(s + size, hi)) for s in starts if s < min(s + size, hi)]
         edges = pl.Series([b[0] for b in bounds] + [bounds[-1][1]], dtype=I64)
         cum = overlap_sum_until(part, edges, origin=lo).to_list()
-        ctx = part["context_id"][0]
+        ctx = part.select(RANGE_CONTEXT).item()
         group: list[tuple[int, int, float]] = []
         for i, (s, e) in enumerate(bounds):
             used = cum[i + 1] - cum[i] if i + 1 < len(cum) else 0

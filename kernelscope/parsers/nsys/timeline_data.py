@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.parsers.gpu_breakdown import TemporalBreakdown, timeline_breakdown
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.nsys.findings import Finding, findings
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation, explain_gaps
@@ -168,6 +169,11 @@ class TimelineData:
         edges = pl.Series([t0 + (t1 - t0) * i // width for i in range(width + 1)],
                           dtype=pl.Int64)
         return series.window_means(edges)
+
+    @cached_property
+    def breakdown(self) -> tuple[TemporalBreakdown | None, float | None]:
+        """HTA's temporal breakdown (ns) and communication/computation overlap (%)."""
+        return timeline_breakdown(self.report)
 
     @cached_property
     def findings(self) -> list[Finding]:

@@ -7,7 +7,7 @@ from rich.console import RenderableType
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail, format_dims
 from kernelscope.parsers.ncu.panes import LAUNCH
-from kernelscope.render.format import NOT_AVAILABLE, fmt_number
+from kernelscope.render.format import NOT_AVAILABLE, fmt_nonzero, fmt_number
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.metric_table import (
     Row,
@@ -28,7 +28,7 @@ def launch_reading(detail: KernelDetail) -> str | None:
     if fill is None or waves is None:
         return None
     if waves < DEFAULT_THRESHOLDS.waves_fill:
-        return f"[yellow]Less than one wave: only {fill:.0f}% of the SMs' slots are used."
+        return f"[yellow]Less than one wave: only {fmt_nonzero(fill)}% of the SMs' slots are used."
     loss = derived.tail_loss(waves)
     if loss is not None and loss >= DEFAULT_THRESHOLDS.tail_min_loss:
         return (

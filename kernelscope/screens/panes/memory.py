@@ -7,39 +7,31 @@ from rich.text import Text
 
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail
-from kernelscope.parsers.ncu.panes import (
-    MEMORY,
-    MEMORY_TABLE_HIT_RATES,
-    MEMORY_TABLE_ROWS,
-    SHARED_TABLE_ROWS,
-)
+from kernelscope.parsers.ncu.panes import MEMORY, SHARED_TABLE_ROWS
 from kernelscope.render.format import NOT_AVAILABLE, fmt_number
+from kernelscope.render.memory_text import access_note, access_rows
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.metric_table import SectionTable, grid_table, metric_row, rows_table
 
 T = DEFAULT_THRESHOLDS
-IDEAL_SECTORS_PER_REQUEST = int(T.sectors_per_request_ideal)
-"""A warp's 32 × 4-byte accesses, fully coalesced, touch 4 sectors of 32 bytes."""
 sectors_per_request = derived.sectors_per_request
 
 
 def global_local_rows(detail: KernelDetail) -> list[list[str | Text]]:
     rows: list[list[str | Text]] = []
-    for label, inst, requests, sectors, _hits in MEMORY_TABLE_ROWS:
-        n_req, n_sec = detail.number(requests), detail.number(sectors)
-        ratio = sectors_per_request(n_sec, n_req)
-        hit = detail.number(MEMORY_TABLE_HIT_RATES.get(label, ""))
-        ratio_text = Text(NOT_AVAILABLE if ratio is None else f"{ratio:,.2f}")
-        if ratio is not None and ratio > T.sectors_per_request_high:
+    for row in access_rows(detail.number):
+        ratio_text = Text(row.ratio_text)
+        if row.wasteful:
             ratio_text.stylize("bold yellow")
         rows.append(
             [
-                label,
-                fmt_number(detail.number(inst)),
-                fmt_number(n_req),
-                fmt_number(n_sec),
+                row.label,
+                fmt_number(row.instructions),
+                fmt_number(row.requests),
+                fmt_number(row.sectors),
                 ratio_text,
-                NOT_AVAILABLE if hit is None else f"{hit:,.2f}",
+                row.ideal_text,
+                NOT_AVAILABLE if row.hit_pct is None else f"{row.hit_pct:,.2f}",
             ]
         )
     return rows
@@ -114,13 +106,10 @@ class MemoryPane(Pane):
             title="Memory traffic",
         )
         global_table = grid_table(
-            ["Access", "Inst.", "Requests", "Sectors", "Sect/Req", "Hit %"],
+            ["Access", "Inst.", "Requests", "Sectors", "Sect/Req", "Ideal", "Hit %"],
             global_local_rows(detail),
             title="L1/TEX global and local accesses",
-            notes=[
-                "Sect/Req is derived: sectors ÷ requests "
-                f"({IDEAL_SECTORS_PER_REQUEST} is ideal for a warp's 4-byte accesses)."
-            ],
+            notes=[access_note(access_rows(detail.number))],
         )
         shared_table = grid_table(
             ["Access", "Inst.", "Wavefronts", "Bank conflicts"],

@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import SOURCE
+from kernelscope.parsers.ncu.sass import NO_DISASSEMBLER
 from kernelscope.parsers.ncu.source import KernelSource, ListingRow
 from kernelscope.render.format import fmt_number
 from kernelscope.screens.panes.base import Pane
@@ -176,7 +177,9 @@ class SourcePane(Pane):
             text.append(f"Source: {current.name}", style="bold")
             if len(source.files) > 1:
                 text.append(f" ({self.file_index + 1} of {len(source.files)} files)")
-        if not source.has_line_info:
+        if not source.disassembled:
+            text.append("\n" + NO_DISASSEMBLER, style="yellow")
+        elif not source.has_line_info:
             text.append("\n" + NO_LINE_INFO, style="yellow")
         text.append(f"\n{KEYS}", style="dim")
         return text

@@ -1,5 +1,7 @@
 """The timeline screen's help, before the key tables the help modal generates."""
 
+from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED
+
 TIMELINE_HELP = """\
 # kernelscope — timeline (Nsight Systems)
 
@@ -14,7 +16,7 @@ copies, synchronisation or the CPU, and no kernel tuning will help.
    NVTX ranges and CUDA API calls. A cell shows how much of its time slice was busy (`█` full,
    `▓▒░` partly, `·` idle); the yellow sparkline is the GPU utilisation. `▾` marks idle gaps of
    100 µs or more: `g` / `G` jump to the next / previous one and the side panel says its cause —
-   `sync`, `memcpy`, `launch-overhead`, `cpu-busy`, `cpu-idle` or `unknown` — with the CUDA API,
+   {causes} — with the CUDA API,
    OS runtime and NVTX activity of the feeding CPU thread during the gap.
 3. **Kernels** — `nsys stats -r cuda_gpu_kern_sum`; `enter` shows a kernel's instances on the
    timeline.
@@ -37,4 +39,6 @@ keys in the footer (zoom, pan, gaps); scroll with the wheel.
 ## Keys
 
 <!-- keys -->
-"""
+""".replace(
+    "{causes}", ", ".join(f"`{cause}`" for cause in EXPLAINED[:-1]) + f" or `{EXPLAINED[-1]}`"
+)

@@ -47,6 +47,15 @@ def evidence_line(e: Evidence) -> Text:
     return line
 
 
+def evidence_lines(held: Sequence[Evidence], not_held: Sequence[Evidence]) -> list[Text]:
+    """What held, then, apart and labelled so, the checks that did not hold."""
+    lines = [evidence_line(e) for e in held]
+    if not_held:
+        lines.append(Text("Checked, did not hold:", style="dim italic"))
+        lines.extend(evidence_line(e) for e in not_held)
+    return lines
+
+
 def flag_block(flag: Flag) -> list[RenderableType]:
     head = Table.grid(expand=True, padding=(0, 1))
     head.add_column(no_wrap=True)
@@ -69,7 +78,7 @@ def flag_block(flag: Flag) -> list[RenderableType]:
         body.append(Text(flag.detail))
     if flag.guard:
         body.append(Text(f"Not a problem here: {flag.guard}", style="italic cyan"))
-    body.extend(evidence_line(e) for e in flag.evidence)
+    body.extend(evidence_lines(flag.held, flag.not_held))
     body.append(Text("→ " + flag.remedy, style="green"))
     if flag.ncu_rule:
         body.append(Text(f"NCU rule: {flag.ncu_rule}", style="dim"))
@@ -82,7 +91,8 @@ def render_diagnosis(d: Diagnosis) -> list[RenderableType]:
     head = Text("Bottleneck: ", style="bold")
     head.append(d.label, style=LABEL_STYLE)
     out: list[RenderableType] = [head, Text(d.bottleneck.summary)]
-    out.extend(Padding(evidence_line(e), (0, 0, 0, 2)) for e in d.bottleneck.evidence)
+    b = d.bottleneck
+    out.extend(Padding(line, (0, 0, 0, 2)) for line in evidence_lines(b.held, b.not_held))
     out.append(blank())
     if d.flags:
         out.append(Text(f"Flags ({len(d.flags)}), by checklist level", style="bold"))

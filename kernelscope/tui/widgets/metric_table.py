@@ -36,7 +36,15 @@ def metric_row(detail: KernelDetail, name: str, label: str | None = None) -> Row
     """A row holding NCU's value of ``name`` (``n/a`` when the report lacks it)."""
     metric = detail.metric(name)
     value, unit = split_metric(metric)
-    return Row(label or metric_label(metric, name), value, unit)
+    label = label or metric_label(metric, name)
+    return Row(label, value, "" if _says_again(label, unit) else unit)
+
+
+def _says_again(label: str, unit: str) -> bool:
+    """Whether ``unit`` only repeats the label (``SMs`` beside ``SMs``, ``registers/thread``
+    beside ``Registers per thread``): the value reads better alone."""
+    said = label.removeprefix("# ").lower()
+    return bool(unit) and unit.replace("/", " per ").lower() == said
 
 
 def derived_row(label: str, value: str, unit: str = "", how: str = "") -> Row:

@@ -5,64 +5,21 @@ from __future__ import annotations
 from rich.text import Text
 
 from kernelscope.parsers.nsys import Gap, GapExplanation
+from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.render.format import ellipsis, fmt_ns
 from kernelscope.tui.widgets.bars import bar_cells
 
-CAUSE_TEXT: dict[str, tuple[str, str]] = {
-    "sync": (
-        "The CPU thread that feeds the GPU waited in a synchronisation call "
-        "(cudaDeviceSynchronize, cudaStreamSynchronize, an implicit sync such as .item()).",
-        "Drop needless syncs; wait on events; queue the next work before syncing.",
-    ),
-    "memcpy": (
-        "The feeding thread was stuck in a synchronous copy or memset (cudaMemcpy, or "
-        "cudaMemcpyAsync from pageable memory).",
-        "Use pinned host memory and cudaMemcpyAsync on a stream so copies overlap compute.",
-    ),
-    "alloc": (
-        "The feeding thread was allocating or pinning memory (cudaMalloc, cudaFree, "
-        "cudaHostAlloc, cudaHostRegister): these calls block the host, and freeing waits for "
-        "the device.",
-        "Allocate once up front and reuse buffers (a caching allocator, a memory pool, "
-        "cudaMallocAsync); pin host buffers once, outside the loop.",
-    ),
-    "cuda-setup": (
-        "The feeding thread was setting CUDA up: creating streams, events or graphs, setting "
-        "kernel attributes or looking functions up (cudaStreamCreate, cudaGraphInstantiate, "
-        "cuKernelSetAttribute, …).",
-        "Create streams, events and graphs once before the loop; warm up before measuring.",
-    ),
-    "cuda-api": (
-        "The feeding thread was inside other CUDA API calls that block the host.",
-        "Read the calls below; move them out of the hot loop.",
-    ),
-    "launch-overhead": (
-        "The feeding thread was launching (cudaLaunchKernel, module loading on first launch): "
-        "launches take longer than the kernels run.",
-        "Capture the launches in a CUDA Graph, fuse small kernels, warm up before measuring.",
-    ),
-    "cpu-busy": (
-        "The feeding thread ran its own code: no traced call covers most of the gap.",
-        "Overlap that CPU work with GPU work (another thread, prefetching) or move it to the GPU.",
-    ),
-    "cpu-idle": (
-        "The feeding thread was blocked in the OS (sleep, poll, a lock, I/O, another thread).",
-        "Find what it waits for (data loading, a lock) and prefetch or overlap it.",
-    ),
-    "unknown": (
-        "No cause can be named from this trace.",
-        "Read the CPU activity below and the CUDA API lane during the gap.",
-    ),
-}
-
 CAUSE_STYLES = {
     "sync": "bold red", "memcpy": "bold magenta", "launch-overhead": "bold yellow",
+    "module-loading": "bold green",
     "alloc": "bold magenta", "cuda-setup": "bold yellow", "cuda-api": "bold yellow",
-    "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "unknown": "bold",
+    "cpu-busy": "bold cyan", "cpu-idle": "bold blue", "data-loading": "bold cyan",
+    "unknown": "bold",
 }
 SOURCE_LABELS = {"cuda": "CUDA", "osrt": "OSRT", "nvtx": "NVTX"}
 COVERAGE_BAR = 10
 CATEGORY_LABELS = {"sync": "syncs", "memcpy": "copies", "launch": "launches",
+                   "module-load": "module loading",
                    "alloc": "allocation", "setup": "CUDA setup",
                    "idle": "OS waits", "os": "OS calls", "api": "other CUDA"}
 
@@ -92,16 +49,16 @@ def gap_text(
         text.append(f"\n\nNot explained: only the {explained:,} longest gaps are, to keep "
                     "opening fast.", style="dim")
         return text
-    what, fix = CAUSE_TEXT.get(explanation.cause, CAUSE_TEXT["unknown"])
+    cause = gap_cause(explanation.cause)
     text.append("\n\nCause ")
     text.append(explanation.cause, style=CAUSE_STYLES.get(explanation.cause, "bold"))
     if explanation.detail:
         text.append(f": {explanation.detail}", style="bold")
-    text.append(f"\n{what}\n")
+    text.append(f"\n{cause.description}\n")
     if explanation.reason:
         text.append(f"{explanation.reason}\n", style="yellow")
     text.append("Fix: ", style="bold")
-    text.append(fix, style="italic cyan")
+    text.append(cause.remedy, style="italic cyan")
     if explanation.hint:
         text.append("\nTo see more, profile with ", style="dim")
         text.append(explanation.hint, style="cyan")

@@ -1,0 +1,162 @@
+"""HTA's (Holistic Trace Analysis 0.5.0) definitions on any timeline's GPU events: kernel
+types by name, the temporal breakdown, the communication/computation overlap and the
+kernel-type breakdown (docs/kineto.md cites each definition's source).
+
+The functions take a frame of GPU events with ``hts``/``hend`` (start and end, in any one
+unit: HTA's microseconds for a Kineto trace, nanoseconds for an nsys one) and
+``kernel_type``. :func:`timeline_breakdown` gives an nsys timeline the same numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from kernelscope.parsers.nsys.model import NsysReport
+
+COMM = re.compile(r"^nccl.*Kernel")
+MEMORY = re.compile(r"^(Memcpy|Memset|dma)")
+NOT_COMPUTE = re.compile(r"^nccl.*Kernel|.*Memcpy|Memset|.*Sync")
+
+
+def kernel_type(name: str) -> str:
+    """HTA's ``get_kernel_type``."""
+    if COMM.match(name):
+        return "COMMUNICATION"
+    if MEMORY.match(name):
+        return "MEMORY"
+    if not NOT_COMPUTE.match(name):
+        return "COMPUTATION"
+    return "OTHER"
+
+
+@dataclass(frozen=True)
+class TemporalBreakdown:
+    """HTA's temporal breakdown, in the unit of the events it was computed from
+    (``ns_per_unit`` ns each: 1000 for HTA's microseconds, 1 for an nsys timeline)."""
+
+    idle: int
+    compute: int
+    non_compute: int
+    kernel: int
+    """The GPU span: last end minus first start."""
+    ns_per_unit: int = 1000
+
+    def pct(self, part: int) -> float:
+        return round(100 * part / self.kernel, 2) if self.kernel else 0.0
+
+    @property
+    def idle_pct(self) -> float:
+        return self.pct(self.idle)
+
+    @property
+    def compute_pct(self) -> float:
+        return self.pct(self.compute)
+
+    @property
+    def non_compute_pct(self) -> float:
+        return self.pct(self.non_compute)
+
+    @property
+    def kernel_ns(self) -> int:
+        return self.kernel * self.ns_per_unit
+
+    def as_ns(self) -> dict[str, int]:
+        unit = self.ns_per_unit
+        return {"idle_ns": self.idle * unit, "compute_ns": self.compute * unit,
+                "non_compute_ns": self.non_compute * unit, "kernel_ns": self.kernel * unit}
+
+
+def merged(frame: pl.DataFrame) -> pl.DataFrame:
+    """HTA's ``merge_kernel_intervals`` (touching intervals merge): columns hts, hend."""
+    if not frame.height:
+        return pl.DataFrame(schema={"hts": pl.Int64, "hend": pl.Int64})
+    ordered = frame.select("hts", "hend").sort("hts")
+    group = (pl.col("hts") > pl.col("hend").shift().cum_max()).cum_sum().fill_null(0)
+    return ordered.with_columns(group.alias("_g")).group_by("_g").agg(
+        pl.col("hts").min(), pl.col("hend").max()).sort("hts").select("hts", "hend")
+
+
+def _busy(frame: pl.DataFrame) -> int:
+    if not frame.height:
+        return 0
+    return int(frame.select((pl.col("hend") - pl.col("hts")).sum()).item())
+
+
+def temporal_breakdown(gpu: pl.DataFrame, ns_per_unit: int = 1000
+                       ) -> TemporalBreakdown | None:
+    if not gpu.height:
+        return None
+    runs = merged(gpu)
+    kernel = int(runs["hend"][-1] - runs["hts"][0])
+    idle = kernel - _busy(runs)
+    compute = _busy(merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION")))
+    return TemporalBreakdown(idle, compute, kernel - compute - idle, kernel, ns_per_unit)
+
+
+def _intersection(a: pl.DataFrame, b: pl.DataFrame) -> int:
+    """Total time two sets of disjoint sorted intervals overlap."""
+    total, i, j = 0, 0, 0
+    a_rows, b_rows = a.rows(), b.rows()
+    while i < len(a_rows) and j < len(b_rows):
+        lo = max(a_rows[i][0], b_rows[j][0])
+        hi = min(a_rows[i][1], b_rows[j][1])
+        total += max(0, hi - lo)
+        if a_rows[i][1] < b_rows[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def comm_comp_overlap_pct(gpu: pl.DataFrame) -> float | None:
+    comm = merged(gpu.filter(pl.col("kernel_type") == "COMMUNICATION"))
+    total = _busy(comm)
+    if not total:
+        return None
+    comp = merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION"))
+    return round(100 * _intersection(comm, comp) / total, 2)
+
+
+def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
+    """Time under each combination of computation, communication and memory kernels (HTA's
+    default, ``include_memory_kernels=True``)."""
+    kinds = ("COMPUTATION", "COMMUNICATION", "MEMORY")
+    edges: list[tuple[int, int]] = []
+    for bit, kind in enumerate(kinds):
+        for start, end in merged(gpu.filter(pl.col("kernel_type") == kind)).rows():
+            edges += [(start, 1 << bit), (end, -(1 << bit))]
+    edges.sort(key=lambda e: e[0])
+    sums: dict[str, int] = {}
+    running = 0
+    for (time, delta), (after, _) in pairwise(edges):
+        running += delta
+        if running > 0:
+            label = " overlapping ".join(k for bit, k in enumerate(kinds) if running & (1 << bit))
+            sums[label] = sums.get(label, 0) + after - time
+    total = sum(sums.values())
+    rows = [(k, v, round(100 * v / total, 1) if total else 0.0)
+            for k, v in sorted(sums.items(), key=lambda kv: -kv[1])]
+    return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
+                                      "percentage": pl.Float64}, orient="row")
+
+
+def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
+    """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
+    every device together, as HTA takes a rank's) and its communication/computation overlap.
+    Copies and memsets count as HTA's memory kernels (``Memcpy …``/``Memset …``)."""
+    kernels = report.kernels.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                                    pl.col("name").cast(pl.String))
+    memops = [frame.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                           pl.lit(label).alias("name"))
+              for frame, label in ((report.memcpy, "Memcpy"), (report.memset, "Memset"))]
+    ops = pl.concat([kernels, *memops], how="vertical_relaxed").drop_nulls("name")
+    types = {n: kernel_type(n) for n in ops["name"].unique().to_list()}
+    ops = ops.with_columns(pl.col("name").replace_strict(types, return_dtype=pl.String)
+                           .alias("kernel_type"))
+    return temporal_breakdown(ops, ns_per_unit=1), comm_comp_overlap_pct(ops)

@@ -1,0 +1,115 @@
+"""The Kineto kind's session: the timeline screen, opening a Kineto trace instead of an
+Nsight Systems report; ``e`` exports its Markdown (with HTA's numbers)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown
+from textual.worker import get_current_worker
+
+from kernelscope.parsers.nsys import OpenCancelled
+from kernelscope.screens.session import ExportJob, SessionOptions
+from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
+from kernelscope.screens.timeline_session import TimelineSession
+
+
+def trace_stem(path: Path) -> str:
+    """``step.pt.trace.json.gz`` → ``step``: the stem an export's file name starts with."""
+    name = path.name
+    for suffix in (".xz", ".gz", ".zst", ".json", ".trace", ".pt"):
+        name = name.removesuffix(suffix)
+    return name or "trace"
+
+
+class KinetoTimelineScreen(TimelineScreen):
+    """The timeline screen of a Kineto trace."""
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
+    def _open(self) -> None:
+        from kernelscope.parsers.kineto.timeline import build_kineto
+
+        worker = get_current_worker()
+
+        def cancelled() -> bool:
+            return self._cancel.is_set() or worker.is_cancelled
+
+        def step(text: str) -> None:
+            self._progress(text, None)
+
+        data = build_kineto(self.path, step=step, cancelled=cancelled)
+        if cancelled():
+            raise OpenCancelled(f"Opening {self.path.name} was cancelled.")
+        self.post_message(TimelineLoaded(data))
+
+
+class KinetoSession(TimelineSession):
+    """A PyTorch profiler trace in the TUI."""
+
+    def start(self) -> None:
+        self.host.show_main_screen(KinetoTimelineScreen(self.path, cache_dir=self.cache_dir))
+
+    def export_job(self, screen: Screen, directory: Path) -> ExportJob:  # type: ignore[type-arg]
+        return ExportJob("timeline", directory / f"{trace_stem(self.path)}.timeline.md")
+
+    def render_export(self, job: ExportJob, screen: Screen) -> str:  # type: ignore[type-arg]
+        from kernelscope.export.kineto_export import render_kineto
+        from kernelscope.export.writer import ExportOptions
+        from kernelscope.parsers.kineto.timeline import KinetoTimelineData
+
+        data = screen.data if isinstance(screen, TimelineScreen) else None
+        if not isinstance(data, KinetoTimelineData):
+            raise RuntimeError("the trace is still opening")
+        return render_kineto(data, ExportOptions(fmt="md"))
+
+
+class KinetoRunScreen(Screen):  # type: ignore[type-arg]
+    """The run's ranks, straggler and collectives (the Markdown export), read in a worker."""
+
+    BINDINGS = [("q", "app.quit", "Quit")]
+
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self.paths = paths
+        self.text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Markdown("Opening the run…", id="kineto-run")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._open()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _open(self) -> None:
+        from kernelscope.export.kineto_ranks import run_markdown
+        from kernelscope.parsers.errors import ReportError
+        from kernelscope.parsers.kineto.ranks import open_kineto_run
+
+        try:
+            self.text = run_markdown(open_kineto_run(self.paths))
+        except ReportError as exc:
+            self.text = str(exc)
+        self.app.call_from_thread(self.query_one(Markdown).update, self.text)
+
+
+class KinetoRunSession(TimelineSession):
+    """A run of per-rank PyTorch profiler traces in the TUI."""
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        super().__init__(app, paths, options)
+        self.paths = [Path(p) for p in paths]
+
+    def start(self) -> None:
+        self.host.show_main_screen(KinetoRunScreen(self.paths))
+
+    def can_export(self, screen: Screen) -> bool:  # type: ignore[type-arg]
+        return isinstance(screen, KinetoRunScreen) and bool(screen.text)
+
+    def render_export(self, job: ExportJob, screen: Screen) -> str:  # type: ignore[type-arg]
+        return screen.text if isinstance(screen, KinetoRunScreen) else ""

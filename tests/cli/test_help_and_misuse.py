@@ -1,0 +1,69 @@
+"""Every subcommand prints its own help; a command used the wrong way says what is wrong in
+one sentence (exit 2), and the TUI never starts on an output that is not a terminal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import NCU_SAMPLES
+
+ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
+SMALL = NCU_SAMPLES / "small_family.ncu-rep.xz"
+
+
+def kernelscope(*args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    return subprocess.run([sys.executable, "-m", "kernelscope", *args], stdout=stdout,
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize(("argv", "usage", "inputs"), [
+    (["diff", "--help"], "usage: kernelscope diff [-h]",
+     "BEFORE AFTER: the before/after diff of two kernel"),
+    (["join", "--help"], "usage: kernelscope join [-h]",
+     "TRACE KERNELS...: the timeline joined with kernel"),
+    (["ranks", "-h"], "usage: kernelscope ranks [-h]", "TRACE...: the ranks of one run"),
+    (["export", "diff", "--help"], "usage: kernelscope export diff [-h]",
+     "BEFORE AFTER: the before/after diff"),
+    (["summary", "join", "--help"], "usage: kernelscope summary join [-h]",
+     "TRACE KERNELS...: the timeline joined"),
+])
+def test_each_subcommand_prints_its_own_help(argv, usage, inputs):
+    done = kernelscope(*argv)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(usage)
+    assert inputs in done.stdout
+    assert "Open an Nsight Compute" not in done.stdout  # the top-level help's first words
+
+
+def test_a_subcommand_help_names_its_headless_options():
+    done = kernelscope("diff", "--help")
+    for option in ("--format", "-o OUTPUT", "--pair BEFORE=AFTER", "--fail-if-slower PCT"):
+        assert option in done.stdout
+
+
+def test_summary_of_two_reports_says_what_is_wrong():
+    done = kernelscope("summary", str(ZOO), str(SMALL))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "kernelscope: 2 kernel reports are not one report: say how to read them together "
+        "('ranks TRACE...', 'join TRACE KERNELS...', 'diff BEFORE AFTER'), or give one.\n"
+    )
+
+
+@pytest.mark.parametrize("argv", [[str(ZOO)], []], ids=["a report", "the bundled sample"])
+def test_the_tui_refuses_an_output_that_is_not_a_terminal(tmp_path, argv):
+    out = tmp_path / "out.txt"
+    with open(out, "w") as fh:
+        done = kernelscope(*argv, stdout=fh)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "kernelscope: Standard output is not a terminal, so the TUI does not start; print the "
+        "essentials with 'kernelscope summary REPORT' or write a report with 'kernelscope "
+        "export REPORT -f md -o FILE'.\n"
+    )
+    assert out.read_bytes() == b""
