@@ -147,7 +147,7 @@ async def test_baseline_in_the_kernel_session() -> None:
         text = screen_text(app)
         assert "baseline: kernel 0" in text
         assert "vs baseline kernel 0 (gemm_regtile): 0.22× the baseline's speed" in text
-        assert "Duration                       803.23 us          3.60 ms  +347.9 % (worse)" \
+        assert "Duration                        803.23 us           3.60 ms  +347.9 % (worse)" \
             in text
         await pilot.press("0")
         await settle(pilot)
