@@ -189,16 +189,14 @@ def test_fitting_keeps_what_tells_names_apart() -> None:
 
 READ_NAMES = """
 import json, sys
-from kernelscope.parsers.ncu.opener import load_ncu_context
-from kernelscope.parsers.ncu.summary_reader import action_names
+from kernelscope.parsers.ncu.report import NcuReport
 out = {}
 for path in sys.argv[1:]:
-    ctx, _, _ = load_ncu_context(path)
-    names = set()
-    for r in range(ctx.num_ranges()):
-        rng = ctx.range_by_idx(r)
-        for a in range(rng.num_actions()):
-            names.add(action_names(rng.action_by_idx(a))[1])
+    report = NcuReport(path)
+    try:
+        names = {str(report.summary(k).row["demangled"]) for k in range(report.kernel_count)}
+    finally:
+        report.close()
     out[path] = sorted(names)
 print(json.dumps(out))
 """
@@ -206,7 +204,7 @@ print(json.dumps(out))
 
 def _ncu_names(paths: list[Path]) -> dict[str, list[str]]:
     """The demangled names of every kernel of each report, as kernelscope reads them (in a
-    child process: ncu_report keeps every kernel it opens in memory)."""
+    child process, as when ncu_report kept every kernel it opened in memory)."""
     done = subprocess.run(
         [sys.executable, "-c", READ_NAMES, *map(str, paths)],
         capture_output=True, text=True, check=True, cwd=ROOT,

@@ -17,10 +17,11 @@ from kernelscope.parsers.join import JoinInputs, JoinReport, RankedItem, analyse
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.render.format import fmt_ns, plural
 from kernelscope.render.join_text import (
+    Label,
     headroom_text,
-    item_name,
     kind_text,
     launches_text,
+    ranking_labels,
     saving_text,
     share_text,
     unprofiled_rank,
@@ -82,8 +83,9 @@ def join_csv(join: JoinReport, top: int | None = None) -> str:
 def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
     """The ranking table's rows (rank, what, kind, share, instances, total, headroom, saving,
     bottleneck), as the Markdown and the summary print them."""
+    labels = ranking_labels(join.ranking + join.unprofiled)
     return [
-        [str(rank), item_name(item), kind_text(item), share_text(item.time_share),
+        [str(rank), labels[rank - 1].fit(), kind_text(item), share_text(item.time_share),
          share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
          headroom_text(item), saving_text(item), what_text(item)]
         for rank, item in enumerate(_first(join.ranking, top), start=1)
@@ -93,8 +95,9 @@ def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
 def unprofiled_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
     """The unprofiled families' rows (by time: rank, what, share, wall, count, total,
     median)."""
+    labels = ranking_labels(join.ranking + join.unprofiled)[len(join.ranking):]
     return [
-        [unprofiled_rank(rank), item_name(item), share_text(item.time_share),
+        [unprofiled_rank(rank), labels[rank - 1].fit(), share_text(item.time_share),
          share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
          fmt_ns(item.total_ns / item.instances)]
         for rank, item in enumerate(_first(join.unprofiled, top), start=1)
@@ -110,8 +113,8 @@ UNPROFILED_NOTE = ("No kernel report holds a launch of these families, so what f
                    "with the command in its details.")
 
 
-def _item_details(rank: str, item: RankedItem) -> list[str]:
-    lines = [f"### {rank}. {inline(item_name(item, 80))}", ""]
+def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
+    lines = [f"### {rank}. {inline(label.fit())}", ""]
     if item.kind == "kernel":
         lines.append(f"- Kernel: {code(item.family)}, grid {item.grid}, block {item.block}"
                      + (f", mostly in NVTX range {code(item.nvtx)}" if item.nvtx else ""))
@@ -156,12 +159,14 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
         lines += ["", "## Not profiled: gain unknown, by time", "", UNPROFILED_NOTE, ""]
         lines.append(table(UNPROFILED_HEADERS, unprofiled_rows(join, top), "rlrrrrr"))
     lines += ["", "## Details", ""]
+    labels = ranking_labels(join.ranking + join.unprofiled)
     for rank, item in enumerate(_first(join.ranking, top), start=1):
-        lines += _item_details(str(rank), item)
+        lines += _item_details(str(rank), item, labels[rank - 1])
     if join.unprofiled:
         lines += ["## Details: not profiled", ""]
+        ranked = len(join.ranking)
         for rank, item in enumerate(_first(join.unprofiled, top), start=1):
-            lines += _item_details(unprofiled_rank(rank), item)
+            lines += _item_details(unprofiled_rank(rank), item, labels[ranked + rank - 1])
     if join.unmatched:
         lines += ["## Profiled kernels not on the timeline", ""]
         lines.append(table(("Report", "ID", "Kernel", "Grid", "Block"), [

@@ -304,12 +304,17 @@ def short_names(names: Iterable[str]) -> dict[str, str]:
 def fit_name(name: str, width: int) -> str:
     """``name`` in at most ``width`` characters, for a screen column. A templated name keeps
     its template arguments (what tells it apart) and cuts the identifier:
-    ``vectori…<CUDAFunctor_add>``; others keep their head and tail around a ``…``."""
+    ``vectori…<CUDAFunctor_add>``, unless they are only scalar types and numbers:
+    ``vectorized_layer_norm<float…>``; others keep their head and tail around a ``…``."""
     if width <= 0 or len(name) <= width:
         return name
     if width <= 2:
         return name[:width]
     ident, args = _split_template(name)
+    if args is not None and _only_scalars(args):
+        if len(ident) <= width - 3:
+            return ident + "<" + args[: width - len(ident) - 3] + "…>"
+        return name[: width - 1] + "…"
     if args is not None:
         tail = f"<{args}>"
         if len(tail) <= width - 5:
@@ -317,6 +322,13 @@ def fit_name(name: str, width: int) -> str:
     head = (width - 1) * 2 // 3
     tail_len = width - 1 - head
     return name[:head] + "…" + (name[-tail_len:] if tail_len else "")
+
+
+def _only_scalars(args: str) -> bool:
+    """Whether template arguments hold only scalar types and numbers (``float, float, 0``):
+    then the identifier, not the arguments, tells the kernel apart."""
+    return all(part in _SCALARS or _INT.match(part) for part in
+               (a.strip() for a in split_top(args, ",")))
 
 
 def fit_names(shorts: Iterable[str], width: int) -> dict[str, str]:

@@ -3,12 +3,13 @@ label transitions, the rows of each table, and both roofline points on one chart
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 
 from kernelscope.parsers.diff.kernels import KernelPair
 from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
 from kernelscope.parsers.diff.summed import TOTAL, UNPAIRED, Summed
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
 from kernelscope.parsers.roofline.spec import PRECISIONS
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_value, short_name
@@ -77,8 +78,9 @@ def label_text(pair: KernelPair) -> str:
     return pair.label_change or f"{pair.after.diagnosis.label} (unchanged)"
 
 
-def kernel_text(pair: KernelPair, side: str, width: int = 32) -> str:
-    """``0 gemm_naive``: the kernel's ID and short name on one side of a pair."""
+def kernel_text(pair: KernelPair, side: str, width: int | None = 32) -> str:
+    """``0 gemm_naive``: the kernel's ID and short name (in ``width``; whole when None) on one
+    side of a pair."""
     kernel = pair.before if side == "before" else pair.after
     return f"{kernel.id} {short_name(str(kernel.summary.row.get('demangled', '')), width)}"
 
@@ -99,7 +101,7 @@ def metric_row(change: MetricChange) -> list[str]:
     ]
 
 
-def pair_row(pair: KernelPair, width: int = 32) -> list[str]:
+def pair_row(pair: KernelPair, width: int | None = 32) -> list[str]:
     """Before, after, matched by, durations, speedup, change, bottleneck."""
     return [
         kernel_text(pair, "before", width),
@@ -120,11 +122,30 @@ def count_text(before: int, after: int) -> str:
     return f"{before:,} → {after:,}" if before != after else f"{before:,}"
 
 
-def time_row(row: TimeChange, width: int = 48) -> list[str]:
-    """Name, count(s), before, after, change (``new``/``gone`` where one side lacks it)."""
+def kernel_names(rows: Iterable[TimeChange]) -> ShortNames:
+    """Short names of the kernels of ``rows`` (a family's demangled names, or a name with a
+    parameter list), unique within them: a table of them tells every kernel apart."""
+    names = ShortNames()
+    for row in rows:
+        names.add(row.kernels or ([row.name] if "(" in row.name else []))
+    return names
+
+
+def _row_name(row: TimeChange, width: int, names: ShortNames | None) -> str:
+    if names is not None and row.kernels:
+        each = width if len(row.kernels) == 1 else max(8, (width - 3) // 2)
+        return " → ".join(fit_name(names[k], each) for k in row.kernels)
+    if "(" in row.name:
+        return short_name(row.name, width) if names is None else fit_name(names[row.name], width)
+    return row.name[:width]
+
+
+def time_row(row: TimeChange, width: int = 48, names: ShortNames | None = None) -> list[str]:
+    """Name, count(s), before, after, change (``new``/``gone`` where one side lacks it).
+    ``names``: the short names of the table's kernels (else each kernel's compact name)."""
     change = row.status or fmt_change(row.change_pct)
     return [
-        short_name(row.name, width) if "(" in row.name else row.name[:width],
+        _row_name(row, width, names),
         count_text(row.before_count, row.after_count),
         fmt_duration(row.before_ns),
         fmt_duration(row.after_ns),
@@ -135,10 +156,11 @@ def time_row(row: TimeChange, width: int = 48) -> list[str]:
 TIME_HEADERS = ("Name", "Count", "Before", "After", "Change")
 
 
-def family_row(row: TimeChange, width: int = 48) -> list[str]:
+def family_row(row: TimeChange, width: int = 48, names: ShortNames | None = None
+               ) -> list[str]:
     """A kernel family: name, instances, total before/after, change, average before/after.
     Where its instance counts differ the change is that of the average, and says so."""
-    cells = time_row(row, width)
+    cells = time_row(row, width, names)
     if row.counts_differ:
         cells[-1] = f"{fmt_change(row.per_instance_change_pct)} per instance"
     return [*cells, fmt_duration(row.before_avg_ns), fmt_duration(row.after_avg_ns)]

@@ -241,10 +241,11 @@ def fmt_at(t_ns: float, scale: int, unit: str, decimals: int) -> str:
 
 def fmt_window(t0_rel: int, t1_rel: int) -> tuple[str, str]:
     """The two ends of a window [t0, t1) (from the report start) in one unit fitting their
-    size, precise to about a thousandth of the window: ``687.3850 ms``, ``0.000 s``."""
+    size, precise to about a hundredth of the window (what a column of the lanes shows):
+    ``687.39 ms`` for a 87 ms window, ``0.00 s``."""
     span = max(t1_rel - t0_rel, 1)
     scale, unit = unit_for(max(abs(t0_rel), abs(t1_rel)))
-    decimals = precision_for(span / 1000, scale)
+    decimals = precision_for(span / 100, scale)
     return fmt_at(t0_rel, scale, unit, decimals), fmt_at(t1_rel, scale, unit, decimals)
 
 

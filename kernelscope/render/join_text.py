@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kernelscope.parsers.families import ids_text
 from kernelscope.parsers.join.model import RankedItem
-from kernelscope.render.format import NOT_AVAILABLE, fmt_ns, short_name
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
+from kernelscope.render.format import NOT_AVAILABLE, ellipsis, fmt_ns, short_name
 
 
 def unprofiled_rank(position: int) -> str:
@@ -15,11 +18,49 @@ def unprofiled_rank(position: int) -> str:
     return f"?{position}"
 
 
-def item_name(item: RankedItem, width: int = 48) -> str:
-    """The kernel's short name, or what the non-kernel time is."""
+def item_name(item: RankedItem, width: int | None = 48) -> str:
+    """The kernel's compact name (whole when ``width`` is None), or what the non-kernel time
+    is. A ranking names its kernels through ``ranking_labels`` instead."""
     if item.kind == "kernel":
         return short_name(item.name or item.family, width)
     return item.title
+
+
+@dataclass(frozen=True)
+class Label:
+    """An item's name in a ranking and what is added to tell it apart (``shape``)."""
+
+    name: str
+    shape: str = ""
+    kernel: bool = False
+
+    def fit(self, width: int | None = None) -> str:
+        """The label in ``width`` columns (whole when None): the shape stays; a kernel name
+        is cut keeping what tells it apart, other text keeps its head."""
+        whole = self.name + self.shape
+        if width is None or len(whole) <= width:
+            return whole
+        if not self.kernel:
+            return ellipsis(whole, width)
+        return fit_name(self.name, max(width - len(self.shape), 8)) + self.shape
+
+
+def ranking_labels(ranking: Sequence[RankedItem]) -> list[Label]:
+    """Each item's label: kernels by their short names among the ranking's kernels (spelled
+    out until they differ), and where one kernel name has families of several launch shapes,
+    the shape too (`` [16384 × 128]``); non-kernel time by what it is."""
+    demangled = [item.name or item.family for item in ranking if item.kind == "kernel"]
+    names = ShortNames(demangled)
+    shared = Counter(demangled)
+    labels = []
+    for item in ranking:
+        if item.kind != "kernel":
+            labels.append(Label(item.title))
+            continue
+        name = item.name or item.family
+        shape = f" [{item.grid} × {item.block}]" if shared[name] > 1 else ""
+        labels.append(Label(names[name], shape, kernel=True))
+    return labels
 
 
 def share_text(share: float | None) -> str:
@@ -56,6 +97,19 @@ def what_text(item: RankedItem) -> str:
         return "gain unknown · profile it"
     flag = item.lead_flag
     return f"{item.bottleneck} · {flag}" if flag else str(item.bottleneck)
+
+
+def bottleneck_text(item: RankedItem) -> str:
+    """Its bottleneck label alone, for non-kernel time its cause, for a family nobody
+    profiled what to do (its gain is unknown: the saving column says so)."""
+    if item.kind != "kernel":
+        return item.family
+    return str(item.bottleneck) if item.profiled else "profile it"
+
+
+def flag_text(item: RankedItem) -> str:
+    """Its top flag, the one whose remedy the details give ("" where there is none)."""
+    return (item.lead_flag or "") if item.kind == "kernel" else ""
 
 
 def kind_text(item: RankedItem) -> str:

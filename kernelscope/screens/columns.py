@@ -191,7 +191,6 @@ EXTRA_COLUMNS: list[ColumnProvider] = [
         "Bottleneck", lambda s: summary_diagnosis(s).label, key="bottleneck",
         metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
         search=lambda s: summary_diagnosis(s).label, priority=ALWAYS,
-        compact=lambda text: text.removesuffix("-bound"),
     ),
     ColumnProvider(
         "Top flag", lambda s: top_flag_text(summary_diagnosis(s)), key=TOP_FLAG_KEY,

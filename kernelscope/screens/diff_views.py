@@ -5,6 +5,7 @@ model's ``KernelDiff``/``TimelineDiff``, the same the exports write."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -24,6 +25,7 @@ from kernelscope.render.diff import (
     family_row,
     fmt_change,
     fmt_speedup,
+    kernel_names,
     label_text,
     metric_row,
     moved_text,
@@ -33,7 +35,7 @@ from kernelscope.render.diff import (
     summed_text,
     time_row,
 )
-from kernelscope.render.format import fmt_duration, short_name
+from kernelscope.render.format import fmt_duration, plural, short_name
 from kernelscope.tui.widgets.metric_table import grid_table
 
 SORTS = ("order", "change", "speedup")
@@ -47,6 +49,36 @@ def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
     scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
     line.append(f" · summed kernel time{scope} {summed_text(diff.summed)}")
     return line
+
+
+NAME_COLUMNS = (0, 1)
+TIME_COLUMNS = (2, 3)
+MATCHED_BY = 7
+NAME_MINIMUM = 12
+
+
+def pair_widths(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int
+                ) -> dict[int, int]:
+    """Column index → width for the pairs table ``width`` columns wide: every column whole
+    but the two kernel names, which share what is left (at least 12 each); "Matched by"
+    only where the names can stay whole beside it, the two times only where the names get
+    their least (the speedup and the change say it too)."""
+    natural = [max([len(h), *(len(r[n]) for r in rows)]) for n, h in enumerate(headers)]
+    dropped = {MATCHED_BY}
+    room = width - 2 - 2 * (len(headers) - len(dropped))
+    fixed = sum(w for n, w in enumerate(natural) if n not in (*NAME_COLUMNS, *dropped))
+    if fixed + natural[0] + natural[1] + natural[MATCHED_BY] + 2 <= room:
+        dropped = set()
+        room -= 2
+        fixed += natural[MATCHED_BY]
+    elif fixed + 2 * NAME_MINIMUM > room:
+        dropped |= set(TIME_COLUMNS)
+        room += 2 * len(TIME_COLUMNS)
+        fixed -= sum(natural[n] for n in TIME_COLUMNS)
+    share = max(NAME_MINIMUM, min(max(natural[0], natural[1]), (room - fixed) // 2))
+    widths = {n: w for n, w in enumerate(natural) if n not in dropped}
+    widths[0] = widths[1] = share
+    return widths
 
 
 class KernelDiffScreen(Screen[None]):
@@ -75,7 +107,8 @@ class KernelDiffScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="diff-title")
-        yield Static(Text("Matched kernels", style="bold"), classes="diff-heading")
+        yield Static(Text("Matched kernels", style="bold"), classes="diff-heading",
+                     id="diff-pairs-heading")
         yield DataTable(id="diff-pairs", cursor_type="row", zebra_stripes=True)
         yield Static(Text("Unmatched kernels (m: pair by hand)", style="bold"),
                      classes="diff-heading")
@@ -86,7 +119,13 @@ class KernelDiffScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.refresh_tables()
-        self.query_one("#diff-pairs", DataTable).focus()
+        self.focus_what_can_act()
+
+    def focus_what_can_act(self) -> None:
+        """Focus the matched pairs, or where there are none the unmatched kernels (the only
+        rows ``↓`` and ``m`` can act on)."""
+        table = "#diff-pairs" if self.diff.pairs or not self.unmatched else "#diff-unmatched"
+        self.query_one(table, DataTable).focus()
 
     def set_diff(self, diff: KernelDiff) -> None:
         self.diff = diff
@@ -104,13 +143,15 @@ class KernelDiffScreen(Screen[None]):
         diff = self.diff
         self.query_one("#diff-title", Static).update(summed_line(diff))
         table = self.query_one("#diff-pairs", DataTable)
-        table.clear(columns=True)
-        for header in (*PAIR_HEADERS, "Matched by"):
-            table.add_column(header, key=header)
+        keep_pair = table.cursor_row
+        self.query_one("#diff-pairs-heading", Static).update(Text(
+            "Matched kernels" if diff.pairs else "Matched kernels: none — m on a before "
+            "kernel, then on an after one, pairs them",
+            style="bold"))
         self.shown = self.sorted_pairs()
-        for i, pair in enumerate(self.shown):
-            table.add_row(*pair_row(pair, 28), pair.matched_by, key=str(i))
+        self._fill_pairs(table)
         unmatched = self.query_one("#diff-unmatched", DataTable)
+        keep_unmatched = unmatched.cursor_row
         unmatched.clear(columns=True)
         unmatched.add_columns("Side", "ID", "Kernel", "Duration", "Bottleneck")
         self.unmatched = []
@@ -122,14 +163,38 @@ class KernelDiffScreen(Screen[None]):
                                   fmt_duration(k.duration_ns), k.diagnosis.label)
                 self.unmatched.append((side, k.id))
         unmatched.display = bool(self.unmatched)
-        families = grid_table(FAMILY_HEADERS, (family_row(f, 40) for f in diff.families),
+        table.move_cursor(row=min(keep_pair, max(0, len(self.shown) - 1)), animate=False)
+        unmatched.move_cursor(row=min(keep_unmatched, max(0, len(self.unmatched) - 1)),
+                              animate=False)
+        names = kernel_names(diff.families)
+        families = grid_table(FAMILY_HEADERS,
+                              (family_row(f, 40, names) for f in diff.families),
                               title="Kernel families")
         self.query_one("#diff-families", Static).update(families)
+        tables = " · tab: the other table" if diff.pairs and self.unmatched else ""
         self.query_one("#diff-info", Static).update(
-            f"{len(diff.pairs):,} pairs · {len(diff.unmatched_before):,} only before · "
+            f"{plural(len(diff.pairs), 'pair')} · {len(diff.unmatched_before):,} only before · "
             f"{len(diff.unmatched_after):,} only after · sorted by {self.sort} · enter opens a "
-            "pair · e exports"
+            f"pair · m pairs by hand{tables} · e exports"
         )
+
+    def _fill_pairs(self, table: DataTable[Any]) -> None:
+        """The pairs in columns that fit the screen: the bottleneck change whole, the names
+        sharing what the other columns leave, "Matched by" where there is room."""
+        headers = (*PAIR_HEADERS, "Matched by")
+        whole = [[*pair_row(pair, None), pair.matched_by] for pair in self.shown]
+        widths = pair_widths(headers, whole, self.app.size.width)
+        table.clear(columns=True)
+        for n, header in enumerate(headers):
+            if n in widths:
+                table.add_column(header, key=header, width=widths[n])
+        ids = max((len(f"{k.id} ") for p in self.shown for k in (p.before, p.after)), default=0)
+        for i, pair in enumerate(self.shown):
+            cells = [*pair_row(pair, max(4, widths[0] - ids)), pair.matched_by]
+            table.add_row(*(cells[n] for n in widths), key=str(i))
+
+    def on_resize(self) -> None:
+        self.refresh_tables()
 
     def highlighted_pair(self) -> KernelPair | None:
         row = self.query_one("#diff-pairs", DataTable).cursor_row
@@ -274,7 +339,8 @@ def timeline_renderables(diff: TimelineDiff) -> list[RenderableType]:
     )
     return [
         head, Text(""),
-        grid_table(FAMILY_HEADERS, (family_row(f, 48) for f in diff.families),
+        grid_table(FAMILY_HEADERS,
+                   (family_row(f, 48, kernel_names(diff.families)) for f in diff.families),
                    title="Kernel families"),
         Text(""),
         _table("Launches", ("API call", "Calls", "Before", "After", "Change"),

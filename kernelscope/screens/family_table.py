@@ -18,6 +18,7 @@ from kernelscope.parsers.kernel_names import compact_name, fit_name
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.families import family_label
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_pct
+from kernelscope.render.table_fit import ColumnFit, fit_columns
 
 FAMILY_PREFIX = "f:"
 LAUNCH_PREFIX = "k:"
@@ -35,13 +36,49 @@ COLUMNS: tuple[tuple[str, str, bool], ...] = (
 """(key, title, numeric) of each column."""
 
 FamilyKey = tuple[str, str | None, str | None]
-OTHER_COLUMNS_WIDTH = 100
-"""Roughly what the columns other than the family's name take."""
+WHOLE = 10_000
+"""A name width that cuts no name (the first pass, which measures the columns)."""
+MARKER = 2
+"""The fold marker before a family's name (``▸ ``)."""
+PRIORITY = {"share": 1, "launch": 2, "median": 3}
+"""Optional columns, left out when the screen is narrow (the highest first)."""
+TOP_FLAG_MINIMUM = 12
+NAME_MINIMUM = 16 + MARKER
+SCROLLBAR = 2
 
 
-def fit_name_width(width: int) -> int:
-    """The family names' width for a terminal ``width`` (16–72)."""
-    return max(16, min(72, width - OTHER_COLUMNS_WIDTH))
+def plan_family_columns(rows: Sequence[Row], width: int) -> dict[str, int]:
+    """The columns that fit ``width`` and their widths, from ``rows`` built with whole names
+    (``render.table_fit``): names whole where the top flag can give way, else the name
+    takes what the others leave."""
+    def fits(name_cut: bool) -> list[ColumnFit]:
+        out = []
+        for i, (key, title, _) in enumerate(COLUMNS):
+            natural = max([len(title), *(row.cells[i].cell_len for row in rows)])
+            minimum = (NAME_MINIMUM if key == "family" and name_cut
+                       else TOP_FLAG_MINIMUM if key == "top_flag" else None)
+            out.append(ColumnFit(key, natural, minimum=minimum,
+                                 priority=PRIORITY.get(key, 0), grows=name_cut and key == "family"))
+        return out
+
+    room = width - SCROLLBAR
+    whole = fit_columns(fits(name_cut=False), room, gap=2)
+    if sum(whole.values()) + 2 * len(whole) <= room:
+        return whole
+    return fit_columns(fits(name_cut=True), room, gap=2)
+
+
+def fitted_cells(row: Row, widths: Mapping[str, int]) -> list[Text]:
+    """``row``'s cells in the planned columns, each cut to its width."""
+    cells = []
+    for (key, _, _), cell in zip(COLUMNS, row.cells, strict=True):
+        if key not in widths:
+            continue
+        if cell.cell_len > widths[key]:
+            cell = cell.copy()
+            cell.truncate(widths[key], overflow="ellipsis")
+        cells.append(cell)
+    return cells
 
 
 class FamilyTable(DataTable[Text]):

@@ -8,6 +8,7 @@ from importlib import resources
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Markdown, Static
 
@@ -41,14 +42,33 @@ def bindings_table(app: App[object], bindings: Iterable[BindingType]) -> str:
     return "\n".join(rows)
 
 
-def keys_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> str:
-    """One ``###`` heading and key table per (title, bindings) section."""
+def keys_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]],
+                  level: int = 3) -> str:
+    """One heading (of ``level``) and key table per (title, bindings) section."""
     parts = []
     for title, bindings in sections:
         table = bindings_table(app, bindings)
         if table.count("\n") > 1:
-            parts.append(f"### {title}\n\n{table}")
+            parts.append(f"{'#' * level} {title}\n\n{table}")
     return "\n\n".join(parts)
+
+
+Sections = list[tuple[str, list[BindingType]]]
+
+
+def palette_binding(app: App[object]) -> Binding:
+    return Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "Commands",
+                   tooltip="Jump to a kernel by ID or name, switch panes or views, sort…")
+
+
+def everywhere(app: App[object]) -> Sections:
+    """The app's own keys and the command palette, shown on every screen."""
+    return [("Everywhere", [*app.BINDINGS, palette_binding(app)])]
+
+
+def bindings_of(sections: Iterable[tuple[str, Iterable[type[DOMNode]]]]) -> Sections:
+    """Each (title, classes) section with the bindings of its classes."""
+    return [(title, [b for cls in classes for b in cls.BINDINGS]) for title, classes in sections]
 
 
 def help_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> str:

@@ -9,26 +9,68 @@ family (or the gap) on the timeline.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.parsers.join import JoinReport, RankedItem
 from kernelscope.render.format import fmt_ns
 from kernelscope.render.join_text import (
+    Label,
+    bottleneck_text,
+    flag_text,
     headroom_text,
-    item_name,
     kind_text,
+    ranking_labels,
     saving_text,
     share_text,
     unprofiled_rank,
-    what_text,
 )
+from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
-COLUMNS = ("#", "What", "Kind", "Kernel time", "Total", "Headroom", "Could save",
-           "Bottleneck · top flag / cause")
+COLUMNS = (
+    ColumnFit("rank", len("#")), ColumnFit("what", 0, minimum=16, grows=True),
+    ColumnFit("kind", 0, priority=3), ColumnFit("share", 0, priority=2),
+    ColumnFit("total", 0), ColumnFit("headroom", 0), ColumnFit("saving", 0),
+    ColumnFit("bottleneck", 0), ColumnFit("flag", 0, minimum=8, priority=1),
+)
+"""The ranking's columns: what, total, headroom, could save and the bottleneck always show
+(the bottleneck whole); the top flag, the kernel-time share and the kind go first when the
+screen is narrow, in that order."""
+TITLES = {"rank": "#", "what": "What", "kind": "Kind", "share": "Kernel time",
+          "total": "Total", "headroom": "Headroom", "saving": "Could save",
+          "bottleneck": "Bottleneck / cause", "flag": "Top flag"}
+NUMERIC = {"rank", "share", "total", "headroom", "saving"}
+SCROLLBAR = 2
+
+
+def ranking_cells(join: JoinReport) -> list[dict[str, str]]:
+    """Each row's cells, whole, by column key: the ranked items (``1``, ``2``…), then the
+    families nobody profiled (``?1``, ``?2``…)."""
+    rows = join.ranking + join.unprofiled
+    ranks = [str(n) for n in range(1, len(join.ranking) + 1)]
+    ranks += [unprofiled_rank(n) for n in range(1, len(join.unprofiled) + 1)]
+    labels = ranking_labels(rows)
+    return [
+        {"rank": rank, "what": label.fit(), "kind": kind_text(item),
+         "share": share_text(item.time_share), "total": fmt_ns(item.total_ns),
+         "headroom": headroom_text(item), "saving": saving_text(item),
+         "bottleneck": bottleneck_text(item), "flag": flag_text(item)}
+        for rank, label, item in zip(ranks, labels, rows, strict=True)
+    ]
+
+
+def plan_columns(cells: list[dict[str, str]], width: int) -> dict[str, int]:
+    """The columns that fit ``width`` and their widths (``render.table_fit``)."""
+    fits = [replace(c, natural=max([len(TITLES[c.key]), *(len(row[c.key]) for row in cells)]))
+            for c in COLUMNS]
+    return fit_columns(fits, width - SCROLLBAR, gap=2)
 
 
 def detail_text(item: RankedItem) -> str:
@@ -82,6 +124,9 @@ class JoinScreen(Screen[None]):
         self.join = join
         self.rows: tuple[RankedItem, ...] = join.ranking + join.unprofiled
         """The table's rows: the ranking, then the families nobody profiled."""
+        self.cells: list[dict[str, str]] = []
+        self.labels: list[Label] = []
+        self.widths: dict[str, int] = {}
 
     def title_line(self) -> str:
         join = self.join
@@ -100,17 +145,37 @@ class JoinScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        table = self.query_one("#join-ranking", DataTable)
-        table.add_columns(*COLUMNS)
-        ranked = len(self.join.ranking)
-        for row, item in enumerate(self.rows):
-            rank = str(row + 1) if row < ranked else unprofiled_rank(row - ranked + 1)
-            table.add_row(rank, item_name(item, 44), kind_text(item),
-                          share_text(item.time_share), fmt_ns(item.total_ns),
-                          headroom_text(item), saving_text(item), what_text(item),
-                          key=str(row))
-        table.focus()
+        self.cells = ranking_cells(self.join)
+        self.labels = ranking_labels(self.rows)
+        self._fill(self.app.size.width)
+        self.query_one("#join-ranking", DataTable).focus()
         self._show_detail(0)
+
+    def on_resize(self, event: Resize) -> None:
+        if plan_columns(self.cells, event.size.width) != self.widths:
+            self._fill(event.size.width)
+
+    def _fill(self, width: int) -> None:
+        """The ranking's rows in the columns that fit ``width``, cut only where they must."""
+        self.widths = widths = plan_columns(self.cells, width)
+        table = self.query_one("#join-ranking", DataTable)
+        keep = table.cursor_row
+        table.clear(columns=True)
+        for key, size in widths.items():
+            table.add_column(Text(TITLES[key], justify="right" if key in NUMERIC else "left"),
+                             key=key, width=size)
+        for n, row in enumerate(self.cells):
+            table.add_row(*(self._cell(n, key, row[key], size) for key, size in widths.items()),
+                          key=str(n))
+        if 0 < keep < len(self.cells):
+            table.move_cursor(row=keep, animate=False)
+
+    def _cell(self, n: int, key: str, text: str, width: int) -> Text:
+        if key == "what":
+            text = self.labels[n].fit(width)
+        elif len(text) > width:
+            text = fit_words(text, width)
+        return Text(text, justify="right" if key in NUMERIC else "left", no_wrap=True)
 
     @property
     def selected(self) -> RankedItem | None:

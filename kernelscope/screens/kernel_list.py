@@ -39,8 +39,12 @@ from kernelscope.screens.family_table import (
     FamilyTable,
     Row,
     family_rows,
-    fit_name_width,
+    fitted_cells,
+    plan_family_columns,
 )
+from kernelscope.screens.family_table import MARKER as NAME_MARKER
+from kernelscope.screens.family_table import WHOLE as WHOLE_NAMES
+from kernelscope.screens.family_table import Row as FamilyRow
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
 from kernelscope.screens.roofline import RooflineScreen
@@ -396,15 +400,20 @@ class KernelListScreen(Screen[None]):
             current = self.highlighted_family_row()
             keep = current.key if current is not None else None
         by_id = {s.id: s for s in self.state.summaries}
-        width = fit_name_width(self.app.size.width)
-        self.family_rows = family_rows(
-            self.families, by_id, self.expanded, self._matches, width, short=self.state.names.get
-        )
+
+        def rows(name_width: int) -> list[FamilyRow]:
+            return family_rows(self.families, by_id, self.expanded, self._matches, name_width,
+                               short=self.state.names.get)
+
+        widths = plan_family_columns(rows(WHOLE_NAMES), self.app.size.width)
+        self.family_rows = rows(widths["family"] - NAME_MARKER)
         table.clear(columns=True)
         for key, title, numeric in FAMILY_COLUMNS:
-            table.add_column(Text(title, justify="right" if numeric else "left"), key=key)
+            if key in widths:
+                table.add_column(Text(title, justify="right" if numeric else "left"), key=key,
+                                 width=widths[key])
         for row in self.family_rows:
-            table.add_row(*row.cells, key=row.key)
+            table.add_row(*fitted_cells(row, widths), key=row.key)
         keys = [row.key for row in self.family_rows]
         if keep in keys:
             table.move_cursor(row=keys.index(keep), animate=False)
@@ -555,7 +564,8 @@ class KernelListScreen(Screen[None]):
         parts = [f"{len(self.listed):,} of {total:,} kernels"]
         if not self.done:
             parts.append("loading…")
-        parts.append(f"sorted by {column.title} {'▼' if self.sort_reverse else '▲'}")
+        hidden = "" if column.key in self.widths else " (a column too wide to show here)"
+        parts.append(f"sorted by {column.title} {'▼' if self.sort_reverse else '▲'}{hidden}")
         if self.pattern is not None:
             parts.append(f"filter /{self.filter_text}/")
         self.query_one("#list-info", Static).update(" · ".join(parts))
@@ -598,7 +608,8 @@ class KernelListScreen(Screen[None]):
         self.sort_reverse = reverse
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in self.columns]
+        """Sort by the next column on screen (one the width left out is skipped)."""
+        keys = [c.key for c in self.shown_columns]
         position = keys.index(self.sort_key) if self.sort_key in keys else -1
         self.set_sort(keys[(position + 1) % len(keys)])
         self.resort()

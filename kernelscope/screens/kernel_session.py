@@ -26,6 +26,9 @@ from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
 from kernelscope.screens.kernel_state import KernelState
+from kernelscope.screens.panes.raw import FilterInput, RawPane
+from kernelscope.screens.panes.source import SourcePane
+from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.screens.session import (
     ExportJob,
     HelpSections,
@@ -33,6 +36,7 @@ from kernelscope.screens.session import (
     SessionOptions,
     report_stem,
 )
+from kernelscope.tui.widgets.source_listing import SourceListing
 
 UI_BATCH_SECONDS = 0.4
 """While the report loads, the kernel list takes the summaries read meanwhile this often (the
@@ -45,7 +49,10 @@ class KernelSession(KernelState):
 
     help_sections: HelpSections = (
         ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
+        ("Roofline (r)", (RooflineScreen,)),
         ("Kernel detail", (KernelDetailScreen,)),
+        ("Source page (6)", (SourcePane, SourceListing)),
+        ("Raw page (8)", (RawPane, FilterInput)),
     )
     commands: frozenset[type[Provider]] = frozenset({KernelscopeCommands})
 

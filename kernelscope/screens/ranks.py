@@ -24,12 +24,12 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.format import fmt_duration, short_name
+from kernelscope.render.format import fmt_duration
 from kernelscope.render.ranks import duration, gap_summary, pct
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
-from kernelscope.screens.session import worker_failed
+from kernelscope.screens.session import HelpSections, worker_failed
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
@@ -100,11 +100,13 @@ def rank_frame(doc: dict[str, Any]) -> pl.DataFrame:
 
 
 RANK_COLUMNS = (
-    Column("rank", "Rank", str), Column("steps", "Steps", str),
+    Column("rank", "Rank", str), Column("steps", "Steps", str, priority=4),
     Column("step_time_ns", "Step time", _ns),
     Column("gpu_busy_pct", "GPU busy", pct), Column("comm_ns", "Comm", _ns),
-    Column("overlap_pct", "Overlap", pct), Column("wait_ns_per_step", "Wait/step", _ns),
-    Column("late_ns_per_step", "Late/step", _ns), Column("last", "Last at", str),
+    Column("overlap_pct", "Overlap", pct, priority=3),
+    Column("wait_ns_per_step", "Wait/step", _ns),
+    Column("late_ns_per_step", "Late/step", _ns, priority=1),
+    Column("last", "Last at", str, priority=2),
     Column("gaps", "Idle gaps by cause", str, numeric=False, flex=True),
 )
 
@@ -148,9 +150,12 @@ CPU_COLUMNS = (Column("source", "Source", str, numeric=False),
                Column("calls", "Calls", str), Column("ns", "Time", _ns),
                Column("others_ns", "Compared rank", _ns))
 FAMILY_COLUMNS = (
-    Column("name", "Kernel", lambda v: short_name(str(v), 80), numeric=False, flex=True),
-    Column("ranks", "Ranks", str), Column("instances", "Instances", lambda v: f"{v:,}"),
-    Column("min_ns", "Min", _ns), Column("med_ns", "Median", _ns), Column("max_ns", "Max", _ns),
+    Column("name", "Kernel", str, numeric=False, flex=True, kernel_names=True),
+    Column("ranks", "Ranks", str, priority=4),
+    Column("instances", "Instances", lambda v: f"{v:,}", priority=3),
+    Column("total_ns", "Total", _ns),
+    Column("min_ns", "Min", _ns, priority=2), Column("med_ns", "Median", _ns),
+    Column("max_ns", "Max", _ns, priority=1),
     Column("slowest_rank", "Slowest", str),
     Column("ratio", "Ratio", lambda v: f"{v:.2f}x"),
     Column("flag", "Flag", str, numeric=False),
@@ -296,7 +301,8 @@ class RanksScreen(Screen[None]):
                                id="rk-ranks-view", table_id="rk-ranks-table")
         steps, step_columns = steps_frame(doc)
         families = FrameView("Kernel families across ranks", FAMILY_COLUMNS, sort="total_ns",
-                             noun="kernel names", id="rk-families-view",
+                             noun="kernel names", describe=lambda row: str(row["name"]),
+                             id="rk-families-view",
                              table_id="rk-families-table")
         tabs = TabbedContent(id="rk-views", initial="ranks")
         ranks_pane = TabPane("1 Ranks", Static(verdict, classes="rk-verdict", markup=False),
@@ -413,10 +419,16 @@ class RanksScreen(Screen[None]):
         self.open_rank(int(event.row["rank"]))
 
     # -- help ----------------------------------------------------------------------------
+    @classmethod
+    def help_sections(cls) -> HelpSections:
+        """The ranks screen's key tables (``?`` and the README's are made from these)."""
+        return (("Ranks screen", (cls,)), ("Heatmap (4)", (Heatmap,)), ("Tables", (FrameTable,)))
+
     def action_help(self) -> None:
         if isinstance(self.app.screen, HelpScreen):
             return
-        sections = [("Ranks screen", self.BINDINGS), ("Heatmap (4)", Heatmap.BINDINGS),
-                    ("Tables", FrameTable.BINDINGS), ("Everywhere", self.app.BINDINGS)]
+        sections = [*((title, [b for cls in classes for b in cls.BINDINGS])
+                      for title, classes in self.help_sections()),
+                    ("Everywhere", self.app.BINDINGS)]
         keys = keys_markdown(self.app, sections)  # type: ignore[arg-type]
         self.app.push_screen(HelpScreen(RANKS_HELP.replace("<!-- keys -->", keys)))

@@ -28,6 +28,7 @@ from kernelscope.parsers.nsys.timeline_data import TimelineData, build
 from kernelscope.render.format import fmt_ns, plural
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
+from kernelscope.screens.session import HelpSections
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.screens.timeline_views.commands import TimelineCommands
 from kernelscope.screens.timeline_views.gaps import gap_of
@@ -404,6 +405,12 @@ class TimelineScreen(Screen[None]):
             return self.data is not None
         return True
 
+    @classmethod
+    def help_sections(cls) -> HelpSections:
+        """The timeline's key tables (``?`` and the README's are made from these)."""
+        return (("Timeline screen", (cls,)), ("Timeline view (2)", (TimelinePane,)),
+                ("Tables (3–7)", (FrameTable,)))
+
     def action_help(self) -> None:
         if isinstance(self.app.screen, HelpScreen):
             return
@@ -411,9 +418,8 @@ class TimelineScreen(Screen[None]):
         palette = [Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "Commands",
                            tooltip="Switch views, jump to a gap or a kernel on the timeline.")]
         sections = [
-            ("Timeline screen", self.BINDINGS),
-            ("Timeline view (2)", TimelinePane.BINDINGS),
-            ("Tables (3–7)", FrameTable.BINDINGS),
+            *((title, [b for cls in classes for b in cls.BINDINGS])
+              for title, classes in self.help_sections()),
             ("Everywhere", app.BINDINGS),
             ("Command palette", palette),
         ]

@@ -16,7 +16,7 @@ from typing import Any
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -25,7 +25,7 @@ from kernelscope.kinds import KindSpec, as_paths, kind_for
 from kernelscope.parsers.bundled import bundled_sample_path
 from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.error import ErrorScreen, error_sentence
-from kernelscope.screens.help import HelpScreen, help_markdown
+from kernelscope.screens.help import HelpScreen, bindings_of, everywhere, help_markdown
 from kernelscope.screens.loading import LoadingScreen
 from kernelscope.screens.session import ExportJob, ReportSession, SessionOptions
 from kernelscope.tui.commands import AppCommands
@@ -156,20 +156,13 @@ class KernelscopeApp(App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        palette = Binding(
-            self.COMMAND_PALETTE_BINDING, "command_palette", "Commands",
-            tooltip="Jump to a kernel by ID or name, switch panes, sort…",
-        )
-        sections: list[tuple[str, list[BindingType]]] = [
-            ("Everywhere", [*self.BINDINGS, palette])
-        ]
+        sections = everywhere(self)
         listed = self.session.help_sections if self.session is not None else ()
         known = {cls for _, classes in listed for cls in classes}
         current = type(self.screen)
         if current not in known:
             sections.append((getattr(current, "HELP_TITLE", current.__name__), current.BINDINGS))
-        for title, classes in listed:
-            sections.append((title, [b for cls in classes for b in cls.BINDINGS]))
+        sections += bindings_of(listed)
         self.push_screen(HelpScreen(help_markdown(self, sections)))
 
     def _busy_screen(self) -> bool:

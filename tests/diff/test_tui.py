@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import textual.constants
+from textual.widgets import DataTable
 
 from kernelscope.screens.diff_views import KernelDiffScreen, PairScreen, TimelineDiffScreen
 from kernelscope.screens.error import ErrorScreen
@@ -59,8 +60,8 @@ async def test_pairing_by_hand_and_sorting_by_change() -> None:
         screen = app.screen
         assert isinstance(screen, KernelDiffScreen)
         assert not screen.diff.pairs and len(screen.unmatched) == 3
-        await pilot.press("tab")  # to the unmatched kernels
-        await settle(pilot)
+        # nothing matched: the focus starts on the unmatched kernels, where m acts
+        assert app.focused is not None and app.focused.id == "diff-unmatched"
         await pilot.press("m")
         await settle(pilot)
         assert screen.marked == 0
@@ -76,6 +77,34 @@ async def test_pairing_by_hand_and_sorting_by_change() -> None:
         await pilot.press("shift+tab", "s")
         await settle(pilot)
         assert screen.sort == "change" and "sorted by change" in screen_text(app)
+
+
+async def test_no_matches_start_on_what_can_act_and_m_keeps_the_cursor() -> None:
+    app = diff_app(ncu("torch_ops"), ncu("transpose_padded"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, KernelDiffScreen)
+        text = screen_text(app)
+        assert (" Matched kernels: none — m on a before kernel, then on an after one, pairs "
+                "them") in [line.rstrip() for line in text.splitlines()]
+        assert "0 pairs · 7 only before · 1 only after" in text
+        await pilot.press("down", "down", "down", "m")
+        await settle(pilot)
+        table = screen.query_one("#diff-unmatched", DataTable)
+        assert screen.marked == 3 and table.cursor_row == 3
+        assert str(table.get_row_at(3)[0]) == "before ◀ marked"
+        await pilot.press("down", "down", "down", "down", "m")
+        await settle(pilot)
+        (pair,) = screen.diff.pairs
+        assert pair.after.summary.row["name"] == "transpose_smem"
+        assert table.cursor_row == 5
+        text = screen_text(app)
+        assert "1 pair · 6 only before · 0 only after" in text
+        # the pairs table fits 120 columns with the bottleneck change whole
+        assert ("  0.75×    +33.6 %  instruction-bound → dram-bound  ") in text
+        assert "  cunn_SoftMa…logue> → transpose_smem<1>  " in text
+        assert "  vectorized_layer_norm<float, float, 0>  " in text
 
 
 async def test_two_timelines() -> None:
@@ -118,7 +147,7 @@ async def test_baseline_in_the_kernel_session() -> None:
         text = screen_text(app)
         assert "baseline: kernel 0" in text
         assert "vs baseline kernel 0 (gemm_regtile): 0.22× the baseline's speed" in text
-        assert "Duration                       803.23 us          3.60 ms  +347.9 % (worse)" \
+        assert "Duration                        803.23 us           3.60 ms  +347.9 % (worse)" \
             in text
         await pilot.press("0")
         await settle(pilot)

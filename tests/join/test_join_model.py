@@ -219,8 +219,8 @@ def test_next_never_repeats_a_remedy_the_diagnosis_calls_not_a_problem(
     assert gemm.lead_flag is None and what_text(gemm) == "compute-bound"
     assert gemm.remedy == (
         "No flag to act on: low-occupancy is not a problem here. Occupancy is low but the "
-        "Tensor pipe is 92% busy: the kernel keeps its pipes fed with few warps (registers and "
-        "shared memory spent on reuse), which is fine. The kernel is compute-bound: The Tensor "
+        "Tensor pipe is 92% busy: more resident warps cannot help a unit that is already full, "
+        "so low occupancy is not this kernel's problem. The kernel is compute-bound: The Tensor "
         "pipe does the work and is busy.")
     for item in (i for i in join.ranking if i.kind == "kernel"):
         report, kernel_id = max(item.ncu_ids, key=lambda rk: join_inputs.kernel_reports[rk[0]]

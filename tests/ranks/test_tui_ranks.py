@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.ranks import RanksScreen, RankTimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
+from kernelscope.tui.widgets.timeline_table import FrameTable
 from tests.timeline_tui.helpers import screen_text, settle, wait_for
 from tests.tui.helpers import until_still
 
@@ -142,3 +143,27 @@ def test_view_snapshot(name: str, keys: list[str], snap_compare, rank_dir: Path,
                        cache_dir: Path) -> None:
     app = make_app(rank_dir, cache_dir)
     assert snap_compare(app, terminal_size=(120, 36), run_before=opened_then(keys))
+
+
+async def test_80_columns_keep_rank_first_and_cells_whole(rank_dir: Path, cache_dir: Path):
+    """At 80×24 the ranks table leaves out its optional columns instead of moving "Idle gaps
+    by cause" before Rank and cutting Comm to ``309.``; the Families tab names every kernel
+    apart and sorts by a column it shows."""
+    app = make_app(rank_dir, cache_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened_then([])(pilot)
+        lines = screen_text(app).splitlines()
+        header = next(line for line in lines if "Step time" in line)
+        assert header.split()[:6] == ["Rank", "▲", "Step", "time", "GPU", "busy"]
+        assert "Idle gaps by cause" in header
+        row = next(line for line in lines if line.startswith("      0 "))
+        assert "309.52 ms" in row and "30.49 ms" in row
+        await pilot.press("3")
+        await until_still(pilot)
+        text = screen_text(app)
+        assert "sorted by Total ▼" in text
+        table = app.screen.query_one("#rk-families-table", FrameTable)
+        names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert len(names) == 10 and len(set(names)) == 10
+        assert names[0] == "nvjet_sm90_tst_256x12…z_coopA_NNT"
+        assert "splitKreduce" in names

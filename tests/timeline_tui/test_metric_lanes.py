@@ -9,7 +9,7 @@ from kernelscope.parsers.nsys import open_report
 from kernelscope.screens.timeline_views import TimelinePane
 
 from .conftest import NSYS_SAMPLES
-from .helpers import make_app, static_text, wait_until_open
+from .helpers import make_app, screen_text, static_text, wait_until_open
 
 GPU_METRICS_XZ = NSYS_SAMPLES / "gpu_metrics.sqlite.xz"
 
@@ -71,6 +71,24 @@ async def test_no_metric_lanes_without_metrics(cache_dir: Path) -> None:
         await pilot.press("2")
         assert len(_head_lines(app)) == 4
         assert not app.screen.query_one("#tl-values").display
+        # m says in one line why there is nothing to draw, and how to collect it
+        await pilot.press("m")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [
+            "This report has no GPU metrics: collect them with `nsys profile "
+            "--gpu-metrics-devices=all` (`--gpu-metrics-frequency` in Hz, 10000 by default)."]
+        assert len(_head_lines(app)) == 4
+
+
+async def test_overview_shows_the_metrics_verdict(cache_dir: Path) -> None:
+    app = make_app(GPU_METRICS_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        text = " ".join(screen_text(app).split())
+        assert ("GPU metrics device 0: GPU 13 % busy: most of the time is lost between the "
+                "kernels (gaps, launches, sync), not inside them; fix the gaps first (while busy "
+                "SMs active 29 %, SM issue 6 %, DRAM 3 %). (m on the timeline (2) draws them as "
+                "lanes.)") in text
 
 
 def test_lane_cells_are_the_model_strip(tmp_path: Path) -> None:

@@ -81,3 +81,24 @@ async def test_the_filter_keeps_families_with_a_matching_launch() -> None:
         table = app.screen.query_one(FamilyTable)
         assert table.row_count == 1
         assert "rng_uniform_fill" in family_cells(app, 0)[0]
+
+
+async def test_families_show_names_whole_where_the_list_does() -> None:
+    """At 120 columns the family view spells names out as the list does (it cut them at 20
+    characters); at 80 the top flag gives way and the bottleneck stays whole."""
+    app = create_app(SAMPLES / "ncu" / "torch_ops.ncu-rep.xz")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "   nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT  " in text
+        assert "   cunn_SoftMaxForwardReg<SoftMaxForwardEpilogue>  " in text
+        assert "   vectorized_layer_norm<float, float, 0>  " in text
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert lines[1].split() == ["Family", "Launches", "Total", "Bottleneck", "Top", "flag"]
+        assert lines[3] == ("   cunn_SoftMax…ilogue>         1  107.39 us  instruction-bound  "
+                            "—              ")

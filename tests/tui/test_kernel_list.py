@@ -15,7 +15,7 @@ from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import screen_text, settle
+from .helpers import SAMPLES, screen_text, settle
 
 
 def shown_ids(app) -> list[int]:
@@ -216,3 +216,22 @@ async def test_extra_column_providers(zoo_rows) -> None:
         app.screen.resort()
         by_blocks = sorted(zoo_rows, key=lambda r: (-int(r["grid_size"]), r["id"]))
         assert shown_ids(app) == [r["id"] for r in by_blocks]
+
+
+async def test_80_columns_keep_the_distinguishing_word_and_whole_bottlenecks() -> None:
+    """At 80 columns a name whose template arguments are only types keeps its identifier
+    (it read ``vectoriz…<float, float, 0>``), bottleneck labels are whole, and ``s`` steps
+    only through the columns on screen (it reached a hidden "DRAM %")."""
+    app = create_app(SAMPLES / "ncu" / "torch_ops.ncu-rep.xz")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "    4 vectorized_layer_nor…   91.52 us     16.75 l2-bound" in text
+        assert " instruction-bound " in text and " compute-bound " in text
+        assert "vectoriz…<float, float, 0>" not in text
+        titles = []
+        for _ in range(6):
+            await pilot.press("s")
+            line = next(x for x in screen_text(app).splitlines() if "sorted by" in x)
+            titles.append(line.split("sorted by ")[1].split(" ▼")[0].split(" ▲")[0])
+        assert titles == ["Kernel", "Duration", "Share %", "Bottleneck", "Top flag", "ID"]

@@ -319,8 +319,11 @@ def _family_changes(
         new_name = after.families.families[a].name if a is not None else ""
         name = old_name if not new_name or new_name == old_name else (
             new_name if not old_name else f"{old_name} → {new_name}")
+        demangled = (before.families.families[b].demangled if b is not None else "",
+                     after.families.families[a].demangled if a is not None else "")
         out.append(TimeChange(
             name=name,
+            kernels=tuple(dict.fromkeys(d for d in demangled if d)),
             before_ns=_sum(olds),
             after_ns=_sum(news),
             before_count=len(olds),

@@ -146,6 +146,9 @@ class TimeChange:
     after_ns: float | None
     before_count: int
     after_count: int
+    kernels: tuple[str, ...] = ()
+    """A kernel family's demangled name on each side that has it (one when they agree): what
+    a screen names it by, through the short names of the table's kernels."""
 
     @property
     def change_pct(self) -> float | None:

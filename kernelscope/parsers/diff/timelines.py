@@ -241,7 +241,8 @@ def _nvtx(before: TimelineData, after: TimelineData) -> tuple[RangeChange, ...]:
     )
     return tuple(
         RangeChange(r.name, r.before_ns, r.after_ns, r.before_count, r.after_count,
-                    *busy.get(r.name, [None, None]))
+                    before_busy_pct=busy.get(r.name, [None, None])[0],
+                    after_busy_pct=busy.get(r.name, [None, None])[1])
         for r in joined
     )
 

@@ -8,9 +8,10 @@ from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hits, Provider
 
+from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.nsys import Gap
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, short_name
+from kernelscope.render.format import fmt_ns
 from kernelscope.screens.palette import Command, matching_hits
 from kernelscope.screens.timeline_views import VIEWS
 
@@ -77,7 +78,7 @@ class TimelineCommands(Provider):
                 partial(screen.show_gap, gap), "Open this gap on the timeline.",
             )
         for name in data.kernels["Name"].head(MAX_HITS).to_list():
-            yield Command(f"Kernel on the timeline: {short_name(str(name), 60)}",
+            yield Command(f"Kernel on the timeline: {fit_name(data.short_name(str(name)), 60)}",
                           partial(screen.show_kernel, str(name)),
                           "Show every instance of this kernel on the timeline.")
 

@@ -23,7 +23,7 @@ class KernelsView(TableView):
     def compose(self) -> ComposeResult:
         yield FrameView(
             "GPU kernels (nsys stats cuda_gpu_kern_sum) — enter: show on the timeline",
-            [*duration_columns("Instances"), name_column()],
+            [*duration_columns("Instances"), name_column(kernel_names=True)],
             sort="Total Time (ns)", noun="kernel names", describe=describe, choosable=True,
             table_id="kernels-table",
         )

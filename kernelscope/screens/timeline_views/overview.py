@@ -15,8 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, fmt_pct, plural, short_name
+from kernelscope.render.format import fmt_ns, fmt_pct, plural
 from kernelscope.tui.widgets.bars import BarRow, bar_table, level_style
 from kernelscope.tui.widgets.timeline_findings import findings_text, severity_counts
 
@@ -101,7 +102,7 @@ def verdict(data: TimelineData) -> Text:
         return text
     top = data.kernels.row(0, named=True) if data.kernels.height else None
     top_part = (
-        f"the top kernel, {short_name(str(top['Name']), 40)}, takes "
+        f"the top kernel, {fit_name(data.short_name(str(top['Name'])), 40)}, takes "
         f"{top['Time (%)']:.1f} % of the kernel time"
         if top else "no kernel ran"
     )
@@ -118,12 +119,28 @@ def verdict(data: TimelineData) -> Text:
     return text
 
 
+def metrics_line(data: TimelineData) -> Text:
+    """What the GPU metrics say, per sampled device (or that there are none and how to
+    collect them): the same verdicts as the exports' ``## GPU metrics``."""
+    text = Text()
+    text.append("GPU metrics ", style="bold")
+    verdicts = data.metrics_verdicts
+    for n, v in enumerate(verdicts):
+        if n:
+            text.append("\n")
+        text.append(("" if v.device is None else f"device {v.device}: ") + v.sentence)
+    if data.report.gpu_metrics.present:
+        text.append(" (m on the timeline (2) draws them as lanes.)", style="dim")
+    return text
+
+
 def top_kernel_rows(data: TimelineData, count: int = TOP_KERNELS) -> list[BarRow]:
     rows = []
     for row in data.kernels.head(count).iter_rows(named=True):
         pct = float(row["Time (%)"])
         rows.append(BarRow(
-            short_name(str(row["Name"]), 48), pct / 100, fmt_pct(pct, 1, sign=True), "green",
+            fit_name(data.short_name(str(row["Name"])), 48), pct / 100,
+            fmt_pct(pct, 1, sign=True), "green",
             f"{fmt_ns(row['Total Time (ns)'])} · {row['Instances']:,}× · "
             f"avg {fmt_ns(row['Avg (ns)'])}",
         ))
@@ -135,7 +152,7 @@ def overview_renderables(data: TimelineData) -> list[RenderableType]:
     busy = busy_rows(data)
     if busy:
         parts.append(bar_table(busy, title="GPU busy (of each GPU's active span)", label_max=30))
-    parts += [Text(), verdict(data), gap_line(data), Text()]
+    parts += [Text(), verdict(data), gap_line(data), metrics_line(data), Text()]
     kernels = top_kernel_rows(data)
     if kernels:
         title = f"Top kernels by GPU time ({min(TOP_KERNELS, data.kernels.height)} of " \

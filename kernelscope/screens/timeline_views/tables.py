@@ -21,10 +21,10 @@ def duration_columns(count: str) -> list[Column]:
         Column("Total Time (ns)", "Total Time (ns)", fmt_int),
         Column(count, count, fmt_int),
         Column("Avg (ns)", "Avg (ns)", fmt_float),
-        Column("Med (ns)", "Med (ns)", fmt_float),
-        Column("Min (ns)", "Min (ns)", fmt_int),
-        Column("Max (ns)", "Max (ns)", fmt_int),
-        Column("StdDev (ns)", "StdDev (ns)", fmt_float),
+        Column("Med (ns)", "Med (ns)", fmt_float, priority=3),
+        Column("Min (ns)", "Min (ns)", fmt_int, priority=2),
+        Column("Max (ns)", "Max (ns)", fmt_int, priority=1),
+        Column("StdDev (ns)", "StdDev (ns)", fmt_float, priority=4),
     ]
 
 
@@ -33,13 +33,16 @@ def size_columns() -> list[Column]:
     return [
         Column("Total (MB)", "Total (MB)", fmt_mb),
         Column("Count", "Count", fmt_int),
-        *(Column(k, k, fmt_mb) for k in ("Avg (MB)", "Med (MB)", "Min (MB)", "Max (MB)",
-                                          "StdDev (MB)")),
+        Column("Avg (MB)", "Avg (MB)", fmt_mb),
+        *(Column(k, k, fmt_mb, priority=p) for k, p in (("Med (MB)", 3), ("Min (MB)", 2),
+                                                        ("Max (MB)", 1), ("StdDev (MB)", 4))),
     ]
 
 
-def name_column(key: str = "Name") -> Column:
-    return Column(key, key, str, numeric=False, flex=True)
+def name_column(key: str = "Name", *, kernel_names: bool = False) -> Column:
+    """The name column: it takes the width the others leave; kernel names are shown by
+    their short names (the whole name is on the status line)."""
+    return Column(key, key, str, numeric=False, flex=True, kernel_names=kernel_names)
 
 
 class TableView(Vertical):

@@ -59,6 +59,17 @@ EVENT_CONTEXT = 8
 """``enter`` zooms so the cursor's event takes an eighth of the window."""
 
 
+class LanesColumn(Vertical):
+    """The left part of the timeline view (lanes, axis, details); it says when its width
+    changes, which the pane's own size does not tell when the gap panel opens or closes."""
+
+    class Resized(Message):
+        """The column's size changed."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+
 class TimelinePane(Horizontal, can_focus=True):
     """The interactive timeline. The keys work while it has focus (it takes it when shown)."""
 
@@ -67,21 +78,26 @@ class TimelinePane(Horizontal, can_focus=True):
                 tooltip="Zoom in ×2 around the cursor's event (the middle without a cursor)."),
         Binding("minus,o", "zoom_out", "Zoom out", id="timeline.zoom-out",
                 tooltip="Zoom out ×2 around the cursor's event."),
-        Binding("left", "cursor(-1)", "Prev event", id="timeline.cursor-left",
+        Binding("left", "cursor(-1)", "Prev event", show=False,
+                id="timeline.cursor-left",
                 tooltip="Move the cursor to the previous event of its lane."),
-        Binding("right", "cursor(1)", "Next event", id="timeline.cursor-right",
+        Binding("right", "cursor(1)", "Next event", show=False,
+                id="timeline.cursor-right",
                 tooltip="Move the cursor to the next event of its lane."),
         Binding("enter", "zoom_event", "Zoom to event", show=False, id="timeline.zoom-event",
                 tooltip="Zoom so that the cursor's event fills an eighth of the window."),
-        Binding("h,shift+left", "pan(-1)", "Earlier", id="timeline.pan-left",
+        Binding("h,shift+left", "pan(-1)", "Earlier", show=False,
+                id="timeline.pan-left",
                 tooltip="Move the window a quarter of its width to the left (earlier)."),
-        Binding("l,shift+right", "pan(1)", "Later", id="timeline.pan-right",
+        Binding("l,shift+right", "pan(1)", "Later", show=False,
+                id="timeline.pan-right",
                 tooltip="Move the window a quarter of its width to the right (later)."),
-        Binding("0", "reset", "All", id="timeline.reset",
+        Binding("0", "reset", "All", show=False, id="timeline.reset",
                 tooltip="Show the whole report again."),
         Binding("g", "gap(1)", "Next gap", id="timeline.next-gap",
                 tooltip="Jump to the next large GPU idle gap and explain it in the side panel."),
-        Binding("G", "gap(-1)", "Prev gap", id="timeline.prev-gap",
+        Binding("G", "gap(-1)", "Prev gap", show=False,
+                id="timeline.prev-gap",
                 tooltip="Jump to the previous large GPU idle gap and explain it."),
         Binding("up,k", "lane(-1)", "Lane up", show=False, id="timeline.lane-up",
                 tooltip="Move the cursor to the nearest event of the lane above."),
@@ -91,7 +107,7 @@ class TimelinePane(Horizontal, can_focus=True):
                 tooltip="Scroll the lanes up a page (when there are more than fit)."),
         Binding("pagedown", "scroll_lanes(1)", "Page down", show=False,
                 id="timeline.page-down", tooltip="Scroll the lanes down a page."),
-        Binding("m", "metric_lanes", "Metric lanes", id="timeline.metric-lanes",
+        Binding("m", "metric_lanes", "Metric lanes", show=False, id="timeline.metric-lanes",
                 tooltip="GPU metric lanes: the default four (SMs active, SM issue, tensor "
                 "active, DRAM read), every metric read, or none."),
     ]
@@ -179,7 +195,7 @@ class TimelinePane(Horizontal, can_focus=True):
         """The kernel (demangled) whose every instance is highlighted."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="tl-left"):
+        with LanesColumn(id="tl-left"):
             yield Static("", id="tl-range", markup=False)
             yield Static("", id="tl-head")
             yield Static("", id="tl-values")
@@ -420,14 +436,14 @@ class TimelinePane(Horizontal, can_focus=True):
             return self.selected.start_ns, "the selected gap"
         return (self.t0 + self.t1) // 2, "the middle of the window"
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``m`` is offered only when the report has GPU metrics."""
-        if action == "metric_lanes":
-            return self.data is not None and self.data.report.gpu_metrics.present
-        return True
-
     def action_metric_lanes(self) -> None:
-        """Cycle the GPU metric lanes: default four, every metric read, none."""
+        """Cycle the GPU metric lanes: default four, every metric read, none (a report
+        without GPU metrics says so, and how to collect them)."""
+        if self.data is None:
+            return
+        if not self.data.report.gpu_metrics.present:
+            self.notify(self.data.metrics_verdicts[0].sentence, timeout=6)
+            return
         i = METRIC_SETS.index(self.metric_choice)
         self.metric_choice = METRIC_SETS[(i + 1) % len(METRIC_SETS)]
         self.redraw()
@@ -517,11 +533,24 @@ class TimelinePane(Horizontal, can_focus=True):
         body = gap_text(
             gap, data.explanation(gap), position=data.gap_position(gap),
             total=len(data.large_gaps), origin_ns=data.start_ns,
-            explained=len(data.explanations), width=max(PANEL_WIDTH, panel.size.width) - 3,
+            explained=len(data.explanations), width=self._panel_text_width(),
         )
         self.query_one("#tl-gap-body", Static).update(body)
 
+    def _panel_text_width(self) -> int:
+        """The columns a line of the gap panel has: inside its border and padding, less one
+        for its scrollbar (before its first layout: the width its style gives it)."""
+        panel = self.query_one("#tl-gap-panel", VerticalScroll)
+        inner = panel.size.width - panel.styles.scrollbar_size_vertical
+        return inner if inner > 0 else PANEL_WIDTH - 4
+
     def on_resize(self) -> None:
+        self.call_after_refresh(self.redraw)
+
+    def on_lanes_column_resized(self, event: LanesColumn.Resized) -> None:
+        """The lanes' column changed width without the pane changing (the gap panel opened
+        or closed, maybe while another view was shown): draw for the width it has now."""
+        event.stop()
         self.call_after_refresh(self.redraw)
 
     # -- actions ---------------------------------------------------------------------------

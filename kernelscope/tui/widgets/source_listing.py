@@ -64,12 +64,14 @@ class SourceListing(ScrollView, can_focus=True):
     """Rows of a source file or of the SASS, with a cursor."""
 
     BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="Move the cursor up a line."),
+        Binding("down,j", "cursor(1)", "Down", show=False,
+                tooltip="Move the cursor down a line."),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="Move the cursor a page up."),
+        Binding("pagedown", "page(1)", "Page down", show=False,
+                tooltip="Move the cursor a page down."),
+        Binding("home", "first", "First", show=False, tooltip="Go to the first line."),
+        Binding("end", "last", "Last", show=False, tooltip="Go to the last line."),
         Binding("right_square_bracket", "hot(1)", "Next hot", id="source.next-hot",
                 tooltip="Go to the next hot line (marked ●)."),
         Binding("left_square_bracket", "hot(-1)", "Prev hot", id="source.prev-hot",

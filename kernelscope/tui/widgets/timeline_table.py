@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -20,11 +21,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from kernelscope.parsers.kernel_names import ShortNames, fit_names
 from kernelscope.render.format import NOT_AVAILABLE, ellipsis
+from kernelscope.render.table_fit import ColumnFit, fit_columns
 
 DEFAULT_CAP = 1000
 FLEX_MIN = 16
-FLEX_DEFAULT = 60
+SCROLLBAR = 2
 
 Row = dict[str, Any]
 
@@ -39,14 +42,18 @@ class Column:
     numeric: bool = True
     max_width: int | None = None  # ellipsise longer text
     flex: bool = False  # takes the width the other columns leave (names)
+    priority: int = 0
+    """0: always shown; others are left out when the table is narrow, highest first."""
+    kernel_names: bool = False
+    """The cells are demangled kernel names, shown by their short names (``ShortNames`` over
+    the names of this table: spelled out until they differ)."""
 
     def text(self, value: Any) -> str:
         return NOT_AVAILABLE if value is None else self.fmt(value)
 
-    def cell(self, text: str, width: int | None = None) -> Text:
-        limit = width if width is not None else self.max_width
-        if limit is not None:
-            text = ellipsis(text, limit)
+    def cell(self, text: str) -> Text:
+        if self.max_width is not None:
+            text = ellipsis(text, self.max_width)
         return Text(text, justify="right" if self.numeric else "left", no_wrap=True)
 
 
@@ -103,7 +110,7 @@ class FrameTable(DataTable[Text]):
         self.choosable = choosable
         self.frame: pl.DataFrame | None = None
         self.shown: pl.DataFrame | None = None
-        self._layout: tuple[int | None, bool] = (None, False)
+        self._layout: dict[str, int] | None = None
 
     # -- contents --------------------------------------------------------------------------
     @property
@@ -121,10 +128,22 @@ class FrameTable(DataTable[Text]):
     def _texts(self) -> list[list[str]]:
         keys = [s.key for s in self.specs]
         assert self.shown is not None
+        names = self._short_names()
         return [
-            [spec.text(v) for spec, v in zip(self.specs, row, strict=True)]
+            [names[v] if spec.kernel_names and v is not None else spec.text(v)
+             for spec, v in zip(self.specs, row, strict=True)]
             for row in self.shown.select(keys).iter_rows()
         ]
+
+    def _short_names(self) -> ShortNames:
+        """Short names of the kernels named in this table, unique among them."""
+        assert self.frame is not None
+        names = ShortNames()
+        for spec in self.specs:
+            if spec.kernel_names:
+                names.add(str(v) for v in self.frame[spec.key].unique(maintain_order=True)
+                          if v is not None)
+        return names
 
     def _labels(self) -> list[str]:
         labels = []
@@ -147,54 +166,73 @@ class FrameTable(DataTable[Text]):
         self.clear(columns=True)
         labels = self._labels()
         texts = self._texts()
-        self._layout = self._fit(labels, texts)
-        flex_width, flex_first = self._layout
-        order = list(range(len(self.specs)))
-        if flex_first:
-            order.sort(key=lambda i: not self.specs[i].flex)
-        for i in order:
+        self._layout = self._plan(labels, texts)
+        widths = self._layout or self._naturals(labels, texts)
+        shown = [i for i, spec in enumerate(self.specs) if spec.key in widths]
+        fitted = self._fitted_flex(texts)
+        for i in shown:
             spec = self.specs[i]
+            # A width given, never measured: DataTable measures new cells only when idle and
+            # keeps cells it painted before at the header's width ("309." for "309.52 ms").
             self.add_column(Text(labels[i], justify="right" if spec.numeric else "left"),
-                            key=spec.key)
+                            key=spec.key, width=widths[spec.key])
         for n, row_texts in enumerate(texts):
             self.add_row(
-                *(self.specs[i].cell(row_texts[i], flex_width if self.specs[i].flex else None)
-                  for i in order),
+                *(self.specs[i].cell(fitted.get(row_texts[i], row_texts[i]) if self.specs[i].flex
+                                     else row_texts[i]) for i in shown),
                 key=str(n),
             )
         if 0 < keep < len(texts):
             self.move_cursor(row=keep, animate=False)
         self.post_message(self.Changed(self))
 
-    def _fit(self, labels: list[str], texts: list[list[str]]) -> tuple[int | None, bool]:
-        """The width left for the flexible column (names) once the others have theirs, and
-        whether it goes first (when the terminal is too narrow to show it last, as nsys
-        does)."""
-        if not any(spec.flex for spec in self.specs):
-            return None, False
+    def _fitted_flex(self, texts: list[list[str]]) -> dict[str, str]:
+        """The flexible column's texts fitted to its width, kept apart from each other:
+        kernel names keep what tells them apart (``fit_names``), other texts their head
+        unless two would then read alike."""
+        flex = next((i for i, spec in enumerate(self.specs) if spec.flex), None)
+        if flex is None or self._layout is None or self.specs[flex].key not in self._layout:
+            return {}
+        width = self._layout[self.specs[flex].key]
+        distinct = list(dict.fromkeys(row[flex] for row in texts))
+        if not self.specs[flex].kernel_names:
+            heads = {text: ellipsis(text, width) for text in distinct}
+            if len(set(heads.values())) == len(heads):
+                return heads
+        return fit_names(distinct, width)
+
+    def _plan(self, labels: list[str], texts: list[list[str]]) -> dict[str, int] | None:
+        """The columns shown and their widths for the table's width (None while it has no
+        width yet: every column whole). The flexible column (names) keeps its place and
+        takes what the others leave; optional columns (priority > 0) go first when the
+        width is short, the least useful (highest priority) first."""
         width = self.size.width
         if width <= 0:
-            return FLEX_DEFAULT, False
-        used = 2  # the vertical scrollbar
-        longest = 0
-        for i, (spec, label) in enumerate(zip(self.specs, labels, strict=True)):
-            used += 2 * self.cell_padding
-            widest = max([len(label), *(len(row[i]) for row in texts)])
-            if spec.flex:
-                longest = max(longest, widest)
-            else:
-                used += widest
-        left = width - used
-        if left >= min(longest, FLEX_MIN):
-            return left, False
-        return max(FLEX_MIN + 8, min(FLEX_DEFAULT, width // 3)), True
+            return None
+        fits = [ColumnFit(spec.key, natural, FLEX_MIN if spec.flex else None, spec.priority,
+                          grows=spec.flex)
+                for spec, natural in zip(self.specs, self._naturals(labels, texts).values(),
+                                         strict=True)]
+        return fit_columns(fits, width - SCROLLBAR, gap=2 * self.cell_padding)
+
+    def _naturals(self, labels: list[str], texts: list[list[str]]) -> dict[str, int]:
+        """Each column's natural width: its widest cell or its title."""
+        return {spec.key: max([cell_len(label), *(cell_len(row[i]) for row in texts)])
+                for i, (spec, label) in enumerate(zip(self.specs, labels, strict=True))}
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._refit)
+
+    def on_show(self) -> None:
+        self.call_after_refresh(self._refit)
 
     def on_resize(self) -> None:
-        if self.shown is not None:
-            self.call_after_refresh(self._refit)
+        self.call_after_refresh(self._refit)
 
     def _refit(self) -> None:
-        if self.shown is not None and self._fit(self._labels(), self._texts()) != self._layout:
+        """Rebuild when the width the table has now asks for other columns or widths than
+        the ones it was filled for (it may have been filled before its layout was final)."""
+        if self.shown is not None and self._plan(self._labels(), self._texts()) != self._layout:
             self.rebuild()
 
     def row_at(self, index: int) -> Row | None:
@@ -219,7 +257,8 @@ class FrameTable(DataTable[Text]):
         self.rebuild()
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in self.specs]
+        """Sort by the next column on screen (a column the width left out is skipped)."""
+        keys = [c.key for c in self.specs if self._layout is None or c.key in self._layout]
         position = keys.index(self.sort_key) if self.sort_key in keys else -1
         self.set_sort(keys[(position + 1) % len(keys)])
 

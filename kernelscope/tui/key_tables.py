@@ -1,0 +1,64 @@
+"""The key tables, from one source: the bindings of the screens and widgets each session
+lists (``help_sections``). ``?`` shows the tables of the session in use; the README's
+"Keys" section holds every session's, written by ``python -m kernelscope.tui.key_tables``
+(``tests/test_readme_keys.py`` checks that the README holds what this module writes)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from textual.app import App
+
+from kernelscope.screens.diff_session import DiffSession
+from kernelscope.screens.help import bindings_of, bindings_table, everywhere, keys_markdown
+from kernelscope.screens.join_session import JoinSession
+from kernelscope.screens.kernel_session import KernelSession
+from kernelscope.screens.ranks import RanksScreen
+from kernelscope.screens.session import HelpSections
+from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.tui.app import create_app
+
+BEGIN = "<!-- keys: written by python -m kernelscope.tui.key_tables -->"
+END = "<!-- keys: end -->"
+
+AREAS: tuple[tuple[str, HelpSections], ...] = (
+    ("Kernel reports: the list, the roofline and the detail", KernelSession.help_sections),
+    ("Diff (`kernelscope diff BEFORE AFTER`)", DiffSession.help_sections),
+    ("Join: what to fix first (`kernelscope TRACE KERNELS…`)", JoinSession.help_sections),
+    ("Timeline (`kernelscope TRACE`)", TimelineScreen.help_sections()),
+    ("Ranks of one run (`kernelscope ranks DIR`)", RanksScreen.help_sections()),
+)
+"""Every session's key tables, in the README's order."""
+
+
+def readme_keys(app: App[object]) -> str:
+    """The README's key tables: one ``###`` heading per session, ``####`` per table."""
+    parts = [f"### {title}\n\n{keys_markdown(app, bindings_of(sections), level=4)}"
+             for title, sections in AREAS]
+    (_, bindings), = everywhere(app)
+    parts.append(f"### Everywhere\n\n{bindings_table(app, bindings)}")
+    return "\n\n".join(parts)
+
+
+def with_keys(readme: str, keys: str) -> str:
+    """``readme`` with ``keys`` between its two markers (it must have both, in order)."""
+    start, end = readme.find(BEGIN), readme.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"the README has no {BEGIN!r} … {END!r} block")
+    return f"{readme[: start + len(BEGIN)]}\n\n{keys}\n\n{readme[end:]}"
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Rewrite the key tables of the README named (``README.md`` by default)."""
+    path = Path(argv[0] if argv else "README.md")
+    text = path.read_text(encoding="utf-8")
+    updated = with_keys(text, readme_keys(create_app()))
+    if updated != text:
+        path.write_text(updated, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

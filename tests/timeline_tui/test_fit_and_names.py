@@ -1,0 +1,91 @@
+"""What the timeline shows fits the terminal and tells rows apart (issue 23 §3, §4), on the
+bundled timeline_torch trace: short kernel names in the Kernels view, copies apart, the lanes
+redrawn for their width after the gap panel closed in another view, a footer that fits 80
+columns, gap-panel rows that keep their units, window ends at a sensible precision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from kernelscope.tui.app import KernelscopeApp
+from tests.tui.helpers import settle, until_still
+
+from .conftest import NSYS_SAMPLES
+from .helpers import make_app, screen_text, wait_until_open
+
+TORCH = NSYS_SAMPLES / "timeline_torch.sqlite.xz"
+
+
+async def shown(app: KernelscopeApp, pilot: Pilot[object], *presses: str) -> list[str]:
+    await wait_until_open(pilot)
+    for key in presses:
+        await pilot.press(key)
+        await settle(pilot)
+    await until_still(pilot)
+    return screen_text(app).splitlines()
+
+
+async def test_kernels_view_names_every_kernel_apart_at_120(cache_dir: Path) -> None:
+    app = make_app(TORCH, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lines = await shown(app, pilot, "3")
+        header = next(line for line in lines if "Total Time (ns)" in line)
+        assert header.split()[-1] == "Name"
+        text = "\n".join(lines)
+        for name in ("vectorized_elementwise<AUnaryFunctor>",
+                     "vectorized_elementwise<CUDAFunctorOnSelf_add>",
+                     "vectorized_elementwise<launch_clamp_scalar>",
+                     "vectorized_elementwise<FillFunctor<float>>",
+                     "vectorized_elementwise<FillFunctor<long>>",
+                     "reduce<ReduceOp<MeanOps>>",
+                     "sm80_xmma_gemm_f32_tn_n_32x32x8_ffma"):
+            assert f"  {name}  " in text, name
+        assert "void at::native::vec…" not in text
+
+
+async def test_copies_read_apart_at_80(cache_dir: Path) -> None:
+    app = make_app(TORCH, cache_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        text = "\n".join(await shown(app, pilot, "7"))
+        assert "[CUDA memcpy Device-to-Hos…" in text
+        assert "[CUDA memcpy Device-to-Dev…" in text
+        assert "[CUDA memcpy Device-to-Device]" in text  # the sizes table has room
+
+
+async def test_lanes_fill_the_width_after_the_gap_panel_closed_elsewhere(
+        cache_dir: Path) -> None:
+    app = make_app(TORCH, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lines = await shown(app, pilot, "2", "g", "6", "3", "down", "down", "enter")
+        lane = next(line for line in lines if line.startswith(" NVIDIA H200 (0)"))
+        assert len(lane.rstrip()) >= 116
+        assert "10.5 s" in next(line for line in lines if "10.2 s" in line)
+
+
+async def test_footer_fits_80_columns(cache_dir: Path) -> None:
+    app = make_app(TORCH, cache_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        footer = (await shown(app, pilot, "2"))[-1]
+        assert footer.startswith("+ Zoom in - Zoom out g Next gap esc Back e Export ? Help "
+                                 "q Quit ")
+        assert footer.endswith("▏^p palette ")
+
+
+async def test_gap_panel_rows_keep_their_units(cache_dir: Path) -> None:
+    app = make_app(TORCH, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lines = await shown(app, pilot, "2", "g")
+        text = "\n".join(lines)
+        assert "▏   NVTX setup                4.205 ms" in text
+        assert "▏   CUDA cudaMalloc           136.0 us" in text
+        assert not any(line.rstrip().endswith("▏ ms") or line.rstrip().endswith("▏ us")
+                       for line in lines)
+
+
+async def test_window_ends_at_a_sensible_precision(cache_dir: Path) -> None:
+    app = make_app(TORCH, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lines = await shown(app, pilot, "2", "g")
+        assert lines[3].startswith(" 4.2147 s → 4.2274 s · 12.62 ms of 11.54 s")
