@@ -266,5 +266,8 @@ def print_summary(
     console = make_console(file)
     options = OpenOptions(cache_dir=cache_dir, process=process, workers=workers,
                           scheduler=scheduler)
-    with opened(kind, paths, options) as model:
+    with opened(kind, paths, options) as model, console.capture() as captured:
+        # held back until it is whole: a report found damaged halfway prints nothing on stdout
         kind.part("summary")(kind.part("analyse")(model, options), console)
+    console.file.write(captured.get())
+    console.file.flush()

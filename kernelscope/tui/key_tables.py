@@ -11,6 +11,7 @@ from pathlib import Path
 
 from textual.app import App
 
+from kernelscope.export.writer import write_text
 from kernelscope.screens.diff_session import DiffSession
 from kernelscope.screens.help import bindings_of, bindings_table, everywhere, keys_markdown
 from kernelscope.screens.join_session import JoinSession
@@ -56,7 +57,7 @@ def main(argv: Sequence[str] = ()) -> int:
     text = path.read_text(encoding="utf-8")
     updated = with_keys(text, readme_keys(create_app()))
     if updated != text:
-        path.write_text(updated, encoding="utf-8")
+        write_text(updated, path, inputs=())
     return 0
 
 
