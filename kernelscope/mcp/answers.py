@@ -141,8 +141,12 @@ def diff(before: Path, after: Path, pattern: str | None, gate_pct: float | None,
 
 def join(trace: Path, reports: Sequence[Path], start: int, question: str,
          progress: Progress) -> dict[str, Any]:
-    """The join's JSON export: what to fix first, a page of the ranking at a time."""
+    """The join's JSON export: what to fix first, a page of the ranking at a time, and the
+    largest families nobody profiled (gain unknown, by time) with their ncu commands."""
     doc, _ = export_document([trace, *reports], progress, subcommand="join")
+    unprofiled = doc.get("unprofiled", [])
+    doc["unprofiled"] = unprofiled[:SHORT_LIST]
+    doc["unprofiled_count"] = len(unprofiled)
     return paged(doc, "ranking", start, question)
 
 
@@ -169,7 +173,7 @@ def ncu_command(trace: Path, family: str, progress: Progress) -> dict[str, Any]:
     regex = None if family.isdigit() else kernel_filter(family)
     progress(0, None, f"reading {safe_text(trace.name)}")
     join = build_join(TimelineData(open_report(trace)), [])  # (the worker exits after)
-    items = [i for i in join.ranking if i.kind == "kernel"]
+    items = [i for i in (*join.ranking, *join.unprofiled) if i.kind == "kernel"]
     chosen = [i for i in items if (i.timeline_family == int(family) if regex is None
                                    else regex.search(i.name or "") or regex.search(i.title))]
     if not chosen:

@@ -9,6 +9,7 @@ process (``worker.py``), which exits after one answer.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -137,7 +138,37 @@ def kernel_answer(path: Path, kernel_id: int, panes: list[str], source: bool,
         shown = report_dict(analyzed_report)["path"]
     entry["metrics"] = {name: m for name, m in entry["metrics"].items()
                         if wanted is None or name in wanted}
-    return {"schema": SCHEMA, "path": shown, "kernel": entry}
+    return within_budget({"schema": SCHEMA, "path": shown, "kernel": entry})
+
+
+KERNEL_BYTES = 19_000
+"""What a kernel answer may take as JSON; past it, its metrics are cut (the ``metrics`` tool
+pages them all)."""
+
+
+def _json_bytes(value: object) -> int:
+    return len(json.dumps(value, default=str).encode())
+
+
+def within_budget(answer: dict[str, Any], budget: int = KERNEL_BYTES) -> dict[str, Any]:
+    """``answer`` with as many of its kernel's metrics, in order, as keep it within
+    ``budget`` bytes of JSON, and a note of how many were left out where any were."""
+    if _json_bytes(answer) <= budget:
+        return answer
+    entry = answer["kernel"]
+    metrics: dict[str, Any] = entry["metrics"]
+    entry["metrics"] = {}
+    entry["metrics_cut"] = {"shown": 0, "total": len(metrics),
+                            "rest": "call the metrics tool with a pattern: it pages them all"}
+    used = _json_bytes(answer)
+    for name, value in metrics.items():
+        cost = _json_bytes({name: value})
+        if used + cost > budget:
+            break
+        entry["metrics"][name] = value
+        used += cost
+    entry["metrics_cut"]["shown"] = len(entry["metrics"])
+    return answer
 
 
 def metrics_answer(path: Path, kernel_id: int, pattern: str, start: int, question: str,

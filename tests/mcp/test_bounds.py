@@ -46,7 +46,7 @@ async def test_a_damaged_report_is_the_clis_sentence(tmp_path: Path) -> None:
         gone = await client.call_tool("kernel", {"path": "gone.ncu-rep", "kernel_id": 0})
     assert cut.is_error and gone.is_error
     expected = (f"{tmp_path.resolve()}/cut.ncu-rep is truncated: it ends inside a source "
-                "message that starts at byte 210, so part of the report is missing.")
+                "message that starts at byte 226, so part of the report is missing.")
     assert text_of(cut) == expected
     assert cli("summary", tmp_path.resolve() / "cut.ncu-rep").stderr == (
         f"kernelscope: {expected}\n")

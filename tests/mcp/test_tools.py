@@ -39,7 +39,7 @@ async def test_summary_of_the_thousand_launches_is_the_exports_families() -> Non
         {k: f[k] for k in keys} for f in doc["families"]]
     first = answer["families"][0]
     assert (first["short_name"], first["bottleneck"], first["top_flag"]) == (
-        "ml_copy_2m_f4", "occupancy-bound", "low-occupancy (info)")
+        "ml_copy_2m_f4", "launch-bound", "short-kernel (warning)")
     assert first["ids"] == doc["families"][0]["ids"][:64] and first["ids_total"] == 250
     assert answer["page"] == {"total": 4, "start": 0, "count": 4, "next_cursor": None}
 
@@ -61,6 +61,8 @@ async def test_kernel_is_its_entry_in_the_export() -> None:
     assert "dram__bytes_read.sum" not in entry["metrics"]  # the memory pane's, not asked
     assert entry["bottleneck"]["label"] == "l1-bound"
     assert not many.is_error and size(many.structured_content) < 20_000
+    cut = many.structured_content["kernel"]["metrics_cut"]  # all panes: the rest is paged
+    assert 0 < cut["shown"] < cut["total"] and cut["rest"].startswith("call the metrics tool")
     assert many.structured_content["kernel"]["short_name"] == "ml_copy_2m_f4"
 
 
@@ -113,7 +115,7 @@ async def test_join_ranking_and_ncu_command_are_the_exports() -> None:
         got = await client.call_tool("join", {"trace": "nsys/join_trace.sqlite.xz",
                                               "kernel_reports": ["ncu/join_kernels.ncu-rep.xz"]})
         doc = exported("join", trace, kernels)
-        unprofiled = next(i for i in doc["ranking"] if i.get("ncu_command"))
+        unprofiled = next(i for i in doc["unprofiled"] if i.get("ncu_command"))
         command = await client.call_tool("ncu_command", {
             "trace": "nsys/join_trace.sqlite.xz",
             "family": f"^{re.escape(unprofiled['family'])}$"})
@@ -121,6 +123,8 @@ async def test_join_ranking_and_ncu_command_are_the_exports() -> None:
     shown = answer["page"]["count"]
     assert shown >= 5 and answer["ranking"] == doc["ranking"][:shown]
     assert answer["timeline"] == doc["timeline"]
+    assert answer["unprofiled"][0] == doc["unprofiled"][0]
+    assert answer["unprofiled_count"] == len(doc["unprofiled"])
     assert [f["ncu_command"] for f in command.structured_content["families"]] == [
         unprofiled["ncu_command"]]
 
