@@ -15,6 +15,7 @@ from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.tui.app import create_app
 from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot
+from tests.tui.helpers import until_still
 
 ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 
@@ -145,7 +146,7 @@ async def test_a_roofline_with_nothing_to_show_names_the_section_once() -> None:
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)
-        await pilot.pause(0.2)
+        await until_still(pilot)
         assert isinstance(app.screen, RooflineScreen)
         text = screen_text(app)
         assert "Not plotted (4)" in text and "instruction-rate metrics not collected" in text
@@ -161,7 +162,7 @@ async def test_diagnosis_pane_puts_checks_that_did_not_hold_apart() -> None:
         await settle(pilot)
         await pilot.press("0")
         await settle(pilot)
-        await pilot.pause(0.2)
+        await until_still(pilot)
         lines = [line.strip() for line in screen_text(app).splitlines()]
         held = "✓ [sol] gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed = 89.1 % (>= 70)"
         apart = "Checked, did not hold:"
@@ -181,7 +182,7 @@ async def test_diagnosis_pane_states_the_occupancy_stand_downs() -> None:
         await settle(pilot)
         await pilot.press("0")
         await settle(pilot)
-        await pilot.pause(0.2)
+        await until_still(pilot)
         text = " ".join(screen_text(app).split())
         assert "Bottleneck: launch-bound" in text
         assert (

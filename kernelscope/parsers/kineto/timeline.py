@@ -12,8 +12,12 @@ from kernelscope.parsers.kineto.gaps import refine_all
 from kernelscope.parsers.kineto.hta import HtaNumbers, hta_numbers
 from kernelscope.parsers.kineto.model import KinetoTrace, read_trace
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation
-from kernelscope.parsers.nsys.hooks import OpenCancelled
-from kernelscope.parsers.nsys.timeline_data import EXPORT_GAPS, STAGES, TimelineData
+from kernelscope.parsers.nsys.timeline_data import (
+    EXPORT_GAPS,
+    STAGES,
+    TimelineData,
+    compute_stages,
+)
 
 
 class KinetoTimelineData(TimelineData):
@@ -49,11 +53,6 @@ def build_kineto(path: Path, *, step: Callable[[str], None] | None = None,
     if step is not None:
         step(f"Reading {path.name}")
     data = open_kineto(path)
-    for message, names in (*STAGES, ("Computing HTA's numbers", ("hta",))):
-        if cancelled is not None and cancelled():
-            raise OpenCancelled(f"Opening {path.name} was cancelled.")
-        if step is not None:
-            step(message)
-        for name in names:
-            getattr(data, name)
+    compute_stages(data, path, (*STAGES, ("Computing HTA's numbers", ("hta",))), step=step,
+                   cancelled=cancelled)
     return data

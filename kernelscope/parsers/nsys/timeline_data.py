@@ -10,7 +10,7 @@ what it writes.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -310,11 +310,24 @@ def build(
     """Compute every view's data; ``step(message)`` announces each stage, ``cancelled()``
     is checked between them (raising OpenCancelled)."""
     data = TimelineData(report, path)
-    for message, names in STAGES:
+    compute_stages(data, path, STAGES, step=step, cancelled=cancelled)
+    return data
+
+
+def compute_stages(
+    data: object,
+    path: Path,
+    stages: Sequence[tuple[str, Sequence[str]]],
+    *,
+    step: Step | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> None:
+    """Compute ``data``'s cached views stage by stage: ``step(message)`` announces each,
+    ``cancelled()`` is checked between them (raising OpenCancelled)."""
+    for message, names in stages:
         if cancelled is not None and cancelled():
             raise OpenCancelled(f"Opening {path.name} was cancelled.")
         if step is not None:
             step(message)
         for name in names:
             getattr(data, name)
-    return data
