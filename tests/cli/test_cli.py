@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -66,7 +66,7 @@ def _bad_inputs(tmp_path: Path) -> dict[str, Path]:
     empty = tmp_path / "empty.ncu-rep"
     empty.write_bytes(b"")
     rand = tmp_path / "random.ncu-rep"
-    rand.write_bytes(os.urandom(4096))
+    rand.write_bytes(random.Random(4096).randbytes(4096))
     trunc = tmp_path / "truncated.ncu-rep"
     import lzma
 

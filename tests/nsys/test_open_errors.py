@@ -4,6 +4,7 @@ gives one-sentence ReportError and writes nothing next to the report."""
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import sys
 import threading
@@ -205,7 +206,7 @@ def test_cancel_callable_during_decompression(report_dir: Path, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("name", "content", "phrase"),
     [
-        ("random.sqlite", os.urandom(4096), "is not an"),
+        ("random.sqlite", random.Random(4096).randbytes(4096), "is not an"),
         ("notes.sqlite", b"just some text\n" * 10, "is not an"),
         ("empty.sqlite", b"", "is empty"),
         ("broken.sqlite.xz", b"\xfd7zXZ\x00" + b"garbage" * 20, "could not be decompressed"),

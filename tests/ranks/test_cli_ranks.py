@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
+import random
 from pathlib import Path
 
 import pytest
@@ -122,7 +122,7 @@ def test_bad_input_gets_one_sentence_and_exit_2(tmp_path: Path, rank_dir: Path, 
     assert "holds no Nsight Systems traces" in _fails(capsys, "export", str(empty))
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "rank0.sqlite").write_bytes(os.urandom(4096))
+    (bad / "rank0.sqlite").write_bytes(random.Random(4096).randbytes(4096))
     (bad / "rank1.sqlite").write_bytes((rank_dir / "rank1.sqlite").read_bytes())
     before = sorted(p.name for p in bad.iterdir())
     assert "rank0.sqlite" in _fails(capsys, "export", str(bad), "--workers", "0",

@@ -4,6 +4,7 @@ bad input ending on the app's error screen with the model's one sentence."""
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import time
 from pathlib import Path
@@ -140,7 +141,7 @@ async def test_sqlite_that_is_not_an_nsys_export(tmp_path: Path, cache_dir: Path
 
 async def test_random_bytes(tmp_path: Path, cache_dir: Path) -> None:
     path = tmp_path / "trace.sqlite"
-    path.write_bytes(os.urandom(4096))
+    path.write_bytes(random.Random(4096).randbytes(4096))
     app = make_app(path, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import random
 import threading
 from pathlib import Path
 
@@ -58,13 +58,13 @@ async def test_empty_file(tmp_path: Path) -> None:
 
 async def test_random_bytes(tmp_path: Path) -> None:
     path = tmp_path / "noise.ncu-rep"
-    path.write_bytes(os.urandom(4096))
+    path.write_bytes(random.Random(4096).randbytes(4096))
     assert "is not an Nsight Compute (.ncu-rep)" in await error_shown(path)
 
 
 async def test_damaged_kernel_report(tmp_path: Path) -> None:
     path = tmp_path / "damaged.ncu-rep"
-    path.write_bytes(b"NVR\x00" + os.urandom(4096))
+    path.write_bytes(b"NVR\x00" + random.Random(4096).randbytes(4096))
     assert "damaged" in await error_shown(path)
 
 
