@@ -90,6 +90,10 @@ class AnalyzedReport:
         """``total_ns``, or None when no kernel was measured (so no total is known)."""
         return self.total_ns if self.unmeasured < len(self.kernels) else None
 
+    def family_labels(self, family: KernelFamily) -> list[str]:
+        """The bottleneck label of each launch of ``family``."""
+        return [self.kernels[i].diagnosis.label for i in family.ids]
+
     def family(self, kernel_id: int) -> KernelFamily | None:
         """The family of kernel ``kernel_id``."""
         return self.families.family_of(kernel_id)
@@ -154,11 +158,15 @@ class AnalyzedReport:
 
 def in_process(summary: KernelSummary, process: str) -> bool:
     """True when the kernel ran in ``process``: a process id, or the executable's name."""
+    return origin_in_process(summary.row.get("pid"), summary.row.get("process"), process)
+
+
+def origin_in_process(pid: object, name: object, process: str) -> bool:
+    """True when a launch of process ``pid`` named ``name`` ran in ``process``."""
     wanted = process.strip()
-    pid = summary.row.get("pid")
     if wanted.isdigit():
         return pid is not None and int(wanted) == pid
-    return wanted == summary.row.get("process")
+    return wanted == name
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:

@@ -50,6 +50,8 @@ class Names:
         for i, name in enumerate(strings):
             ids[name] = (*ids.get(name, ()), i)
         self.ids = ids
+        self.plans: dict[tuple[str, ...], Any] = {}
+        """What readers work out once per report for a set of metric names (their ids)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -153,6 +155,14 @@ class Result:
             if data is not None:
                 return data
         return None
+
+    def encoded(self) -> dict[int, bytes]:
+        """Each metric's encoded MetricResult by string-table id (see :func:`encoded_by_id`)."""
+        return self._encoded()
+
+    def value_from(self, data: bytes) -> RawValue:
+        """The single value of one of the result's encoded MetricResults."""
+        return value_of(decode(MetricResult, data, self._where))
 
     def has(self, name: str) -> bool:
         """Whether the result holds the metric ``name`` (with or without a value)."""
