@@ -99,6 +99,7 @@ def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
 
 
 MetricPlan = tuple[tuple[str, tuple[int, ...]], ...]
+MAX_PLANS = 64
 
 
 def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
@@ -108,6 +109,8 @@ def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
     table = result.names_table
     plan = table.plans.get(names)
     if plan is None:
+        if len(table.plans) >= MAX_PLANS:  # kernels that each want other names
+            table.plans.clear()
         ids = table.ids
         plan = table.plans[names] = tuple(
             (name, found)
@@ -117,10 +120,12 @@ def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
     return plan  # type: ignore[no-any-return]
 
 
-def read_metrics(result: Result, names: tuple[str, ...]) -> dict[str, Metric]:
+def read_metrics(
+    result: Result, names: tuple[str, ...], labels: Mapping[str, str] | None = None
+) -> dict[str, Metric]:
     """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
-    (in the order of ``names``): the same answers, with the names' ids looked up once per
-    report and the unit's one fact about the result read once."""
+    (in the order of ``names``), with its label from ``labels``: the same answers, with
+    the names' ids looked up once per report and the unit's one fact read once."""
     encoded = result.encoded()
     witness = result.has(THREAD_UNIT_WITNESS)
     found: dict[str, Metric] = {}
@@ -132,7 +137,8 @@ def read_metrics(result: Result, names: tuple[str, ...]) -> dict[str, Metric]:
             value = _unwrapped(_clean(result.value_from(data)))
             if value is not None:
                 unit = unit_of(result, name, value, witness)
-                found[name] = Metric(name, value, unit)
+                label = labels.get(name, "") if labels is not None else ""
+                found[name] = Metric(name, value, unit, label)
             break
     return found
 
