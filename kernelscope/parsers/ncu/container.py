@@ -27,6 +27,7 @@ from google.protobuf.message import DecodeError
 
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.ncu.file_format.schema import BlockHeader, FileHeader
+from kernelscope.parsers.ncu.result_index import ResultIndex
 
 NCU_MAGIC = b"NVR\x00"
 MAX_HEADER = 64 << 20  # no real header comes near this; more means the length is damaged
@@ -235,9 +236,7 @@ class _Walk:
     """The state of one walk: what it has found so far."""
 
     def __init__(self) -> None:
-        from kernelscope.parsers.ncu.result_index import ResultIndex  # it builds ResultInfo
-
-        self.results = ResultIndex()
+        self.results: ResultIndex[ResultInfo] = ResultIndex(ResultInfo)
         self.strings: list[str] = []
         self.sources: dict[tuple[int | None, int], SourceInfo] = {}
         self.versions: dict[str, str] = {}

@@ -2,57 +2,63 @@
 100,000 launches, and the reader's memory must not grow with them more than it must.
 
 ``ResultIndex`` is the sequence of ``container.ResultInfo`` the block walk finds, stored as
-columns (offset, size, kind, process) and handed out one ``ResultInfo`` at a time.
+columns (offset, size, kind, process) and handed out one ``ResultInfo`` at a time (it is
+given the class, so this module needs nothing of ``container``).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Generic, TypeVar, overload
 
-from kernelscope.parsers.ncu.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo, ResultInfo
-
-KINDS = (KERNEL, RANGE, CMDLIST, GRAPH)
-_CODE = {kind: code for code, kind in enumerate(KINDS)}
+_Info = TypeVar("_Info")
 
 
-class ResultIndex(Sequence[ResultInfo]):
-    """Every result of a report in file order: ~15 bytes each instead of a ~150-byte
-    object."""
+class ResultIndex(Sequence[_Info], Generic[_Info]):
+    """Every result of a report in file order: ~20 bytes each instead of a ~150-byte
+    object. ``make(kind, offset, size, process)`` builds the item handed out."""
 
-    def __init__(self) -> None:
+    def __init__(self, make: Callable[[str, int, int, Any], _Info]) -> None:
+        self._make = make
         self._offsets = array("Q")
         self._sizes = array("Q")
-        self._kinds = bytearray()
+        self._kind_of = bytearray()
         self._process_of = array("I")
-        self._processes: list[ProcessInfo] = []
-        self._process_ids: dict[int, int] = {}  # id(ProcessInfo) -> its index
+        self._kinds: list[str] = []
+        self._processes: list[Any] = []
+        self._numbers: dict[tuple[int, int], int] = {}  # (0|1, id(object)) -> its index
 
-    def append(self, kind: str, offset: int, size: int, process: ProcessInfo) -> None:
-        number = self._process_ids.get(id(process))
+    def _number(self, table: list[Any], which: int, value: Any) -> int:
+        """``value``'s index in ``table``, added on first sight (each is one object, shared
+        by the results of a block)."""
+        key = (which, id(value))
+        number = self._numbers.get(key)
         if number is None:
-            number = self._process_ids[id(process)] = len(self._processes)
-            self._processes.append(process)
+            number = self._numbers[key] = len(table)
+            table.append(value)
+        return number
+
+    def append(self, kind: str, offset: int, size: int, process: Any) -> None:
         self._offsets.append(offset)
         self._sizes.append(size)
-        self._kinds.append(_CODE[kind])
-        self._process_of.append(number)
+        self._kind_of.append(self._number(self._kinds, 0, kind))
+        self._process_of.append(self._number(self._processes, 1, process))
 
     def __len__(self) -> int:
         return len(self._offsets)
 
-    def _info(self, i: int) -> ResultInfo:
-        return ResultInfo(KINDS[self._kinds[i]], self._offsets[i], self._sizes[i],
+    def _info(self, i: int) -> _Info:
+        return self._make(self._kinds[self._kind_of[i]], self._offsets[i], self._sizes[i],
                           self._processes[self._process_of[i]])
 
     @overload
-    def __getitem__(self, index: int) -> ResultInfo: ...
+    def __getitem__(self, index: int) -> _Info: ...
 
     @overload
-    def __getitem__(self, index: slice) -> list[ResultInfo]: ...
+    def __getitem__(self, index: slice) -> list[_Info]: ...
 
-    def __getitem__(self, index: int | slice) -> ResultInfo | list[ResultInfo]:
+    def __getitem__(self, index: int | slice) -> _Info | list[_Info]:
         if isinstance(index, slice):
             return [self._info(i) for i in range(*index.indices(len(self)))]
         if index < 0:
@@ -61,5 +67,5 @@ class ResultIndex(Sequence[ResultInfo]):
             raise IndexError("result index out of range")
         return self._info(index)
 
-    def __iter__(self) -> Iterator[ResultInfo]:
+    def __iter__(self) -> Iterator[_Info]:
         return map(self._info, range(len(self)))
