@@ -230,7 +230,9 @@ class Result:
 def encoded_by_id(entries: Sequence[bytes]) -> dict[int, bytes]:
     """Encoded MetricResults by string-table id. Every writer puts ``NameId`` (field 1, tag
     0x08) first, as protobuf writes fields in order, and a report's string table stays well
-    below 16,384 names (a one- or two-byte varint); other entries are parsed whole."""
+    below 16,384 names (a one- or two-byte varint); other entries are parsed whole. The
+    entries are taken out of the message once (each is a new bytes object)."""
+    entries = list(entries)
     if bytes(map(_FIRST, entries)).strip(b"\x08"):
         return {int(MetricResult.FromString(b).name_id): b for b in entries}
     return {b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7): b for b in entries}
