@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -18,6 +18,7 @@ from kernelscope.parsers.families import KernelFamily, ReportFamilies, kernel_fa
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
+from kernelscope.parsers.text_spool import TextSpool
 
 ProgressFn = Callable[[int, int], None]
 
@@ -58,8 +59,9 @@ class AnalyzedReport:
     """Every section identifier collected for at least one kernel."""
     details: dict[int, KernelDetail] = field(default_factory=dict)
     """Details read in the same pass as the summaries (exports of every kernel)."""
-    extras: dict[int, Any] = field(default_factory=dict)
-    """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
+    extras: MutableMapping[int, Any] = field(default_factory=dict)
+    """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records,
+    kept in a ``TextSpool`` file when every kernel's detail is read)."""
     process: str | None = None
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
@@ -258,7 +260,7 @@ def analyze(
     summaries: list[KernelSummary] = []
     kept: dict[int, KernelDetail] = {}
     early: dict[int, Diagnosis] = {}
-    extras: dict[int, Any] = {}
+    extras: MutableMapping[int, Any] = TextSpool() if details else {}
     if details:
         ids = list(range(report.kernel_count))
         details_iter = report.iter_details(

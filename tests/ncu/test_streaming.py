@@ -103,3 +103,21 @@ def test_result_index_hands_out_every_result_the_walk_found(tmp_path: Path) -> N
             assert MESSAGE_OF[info.kind].FromString(fh.read(info.size)).ListFields()
         with pytest.raises(IndexError):
             layout.results[len(results)]
+
+
+def test_records_made_in_the_reading_pass_wait_in_a_spool_file_and_read_back_whole() -> None:
+    from kernelscope.export.ncu_json import json_analysis, ncu_json_pieces
+    from kernelscope.parsers.text_spool import TextSpool
+
+    report = open_for_analysis(NCU_SAMPLES / "zoo.ncu-rep.xz")
+    analysed = analyze(report, details=True, analyse=json_analysis, slim=True, tables=True)
+    spool = analysed.extras
+    assert isinstance(spool, TextSpool) and len(spool) == report.kernel_count
+    assert all(spool.is_text(i) and '"metrics"' in spool[i] for i in range(report.kernel_count))
+    first = "".join(ncu_json_pieces(analysed))
+    assert "".join(ncu_json_pieces(analysed)) == first  # writing one leaves the spool whole
+    spool[0] = ("not text", 1)
+    spool[1] = "é ünïcode ✓"
+    assert spool[0] == ("not text", 1) and not spool.is_text(0) and spool[1] == "é ünïcode ✓"
+    del spool[1]
+    assert 1 not in spool and len(spool) == report.kernel_count - 1
