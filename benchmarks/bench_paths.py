@@ -1,9 +1,10 @@
 """Every headless path over a kernel report against its two floors, end to end (issue 25).
 
-Usage: python benchmarks/bench_paths.py [REPORT ...]
-(default: samples/ncu/many_launches, samples/big/many_launches_full_264 (--set full),
-samples/big/many_launches_huge (8,676 launches), and each sample of samples/ncu holding
-1,000 or more launches)
+Usage: python benchmarks/bench_paths.py [--repeat N] [REPORT ...]
+(default: samples/ncu/many_launches (1,000 launches), samples/big/torch_many (a PyTorch
+training loop, 1,300 launches), samples/big/many_launches_full_264 (--set full) and
+samples/big/many_launches_huge (8,676 launches), then ``join``; ``--repeat`` times each case
+N times instead of three, for a loaded machine)
 
 Each case is one fresh process timed from outside, interpreter start included, median of
 three; its peak RSS is that of the largest process it ran (``RUSAGE_CHILDREN`` of a fresh
@@ -34,6 +35,7 @@ from bytecode import compile_package
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = (
     ROOT / "samples" / "ncu" / "many_launches.ncu-rep.xz",
+    ROOT / "samples" / "big" / "torch_many.ncu-rep.xz",
     ROOT / "samples" / "big" / "many_launches_full_264.ncu-rep.xz",
     ROOT / "samples" / "big" / "many_launches_huge.ncu-rep.xz",
 )
@@ -70,9 +72,12 @@ WRAPPER = (
 )
 
 
-def measure(cmd: list[str], repeat: int = 3) -> dict[str, float | str]:
+REPEAT = [3]
+
+
+def measure(cmd: list[str]) -> dict[str, float | str]:
     runs = []
-    for _ in range(repeat):
+    for _ in range(REPEAT[0]):
         done = subprocess.run(
             [sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=False
         )
@@ -170,14 +175,18 @@ def report_rows(report: Path) -> None:
 
 
 def main() -> None:
-    reports = [Path(a) for a in sys.argv[1:]] or list(DEFAULTS)
+    args = sys.argv[1:]
+    if args[:1] == ["--repeat"]:
+        REPEAT[0], args = int(args[1]), args[2:]
+    reports = [Path(a) for a in args] or list(DEFAULTS)
     compile_package()  # as an installed package has it
-    print(f"({os.cpu_count()} CPUs; each case a fresh process, median of 3, end to end)")
+    print(f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; each case a fresh "
+          f"process, median of {REPEAT[0]}, end to end)")
     print("| report | launches | path | time | ratios | target | peak RSS |")
     print("| --- | ---: | --- | ---: | --- | --- | ---: |")
     for report in reports:
         report_rows(report)
-    if not sys.argv[1:]:
+    if not args:
         join_row()
 
 

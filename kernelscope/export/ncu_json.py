@@ -9,7 +9,7 @@ family, the diagnosis weighed by them) and joins the text (``json_text``), which
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from kernelscope.export import json_text
@@ -23,6 +23,7 @@ from kernelscope.parsers.kernel_analysis import (
 )
 from kernelscope.parsers.ncu import KernelDetail, Metric
 from kernelscope.parsers.roofline.collect import collect_command, lacks_roofline
+from kernelscope.parsers.text_spool import TextSpool
 
 SCHEMA = "kernelscope/ncu/1"
 ENTRY_LEVEL = 2
@@ -150,10 +151,12 @@ def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
 
 def kernel_texts(
     analyzed: AnalyzedReport, chosen: list[AnalyzedKernel], *, all_metrics: bool = False
-) -> dict[int, str]:
+) -> MutableMapping[int, str]:
     """The own JSON members of each chosen kernel: from the pass that read the report when
     it made them (every kernel exported), else read now in the worker processes."""
     have = analyzed.extras
+    if isinstance(have, TextSpool) and all(have.is_text(k.id) for k in chosen):
+        return have  # read back one at a time as the document is written
     if all(isinstance(have.get(k.id), str) for k in chosen):
         return {k.id: have[k.id] for k in chosen}
     found = analysed_in_workers(
@@ -198,10 +201,19 @@ def ncu_json_pieces(
     return _pieces(start + '"kernels": ', analyzed, chosen, texts)
 
 
+def _take(texts: MutableMapping[int, str], kernel_id: int) -> str:
+    """A kernel's text: read back from the analysis's spool (which stays whole for a later
+    export), or taken out of a copy made for this document (so it is not held twice)."""
+    return texts[kernel_id] if isinstance(texts, TextSpool) else texts.pop(kernel_id)
+
+
 def _pieces(
-    start: str, analyzed: AnalyzedReport, chosen: list[AnalyzedKernel], texts: dict[int, str]
+    start: str,
+    analyzed: AnalyzedReport,
+    chosen: list[AnalyzedKernel],
+    texts: MutableMapping[int, str],
 ) -> Iterator[str]:
     yield start
-    entries = (_entry(analyzed, k, texts.pop(k.id)) for k in chosen)
+    entries = (_entry(analyzed, k, _take(texts, k.id)) for k in chosen)
     yield from json_text.array_pieces(entries, 1)
     yield "\n}\n"

@@ -130,7 +130,7 @@ FAMILY_COLUMNS = (
 
 def family_labels(analyzed: AnalyzedReport, family: KernelFamily) -> list[str]:
     """The bottleneck label of each launch of ``family``."""
-    return [analyzed.kernel(i).diagnosis.label for i in family.ids]
+    return analyzed.family_labels(family)
 
 
 def _flag_cell(k: AnalyzedKernel) -> str:

@@ -27,6 +27,7 @@ from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 if TYPE_CHECKING:
     from kernelscope.parsers.kernel_analysis import AnalyzedReport
     from kernelscope.parsers.nsys.timeline_data import TimelineData
+    from kernelscope.parsers.summary_stream import StreamedSummary
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 PLAIN_WIDTH = 100_000
@@ -95,17 +96,19 @@ COLUMN_GAP = 3
 """What the table puts between two columns (a space, a rule, a space)."""
 
 
-def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
+def print_kernels_summary(
+    analyzed: AnalyzedReport | StreamedSummary, console: Console
+) -> None:
     """A kernel report's kernel families ranked by total time, with their shares, the key
     metrics and the diagnosis of their median launch (only the families with a launch in
     ``analyzed.process`` when it is set). On a terminal the columns that matter most always
     show and the others fill what is left of its width; piped or written to a file, every
     column and every whole short name is printed."""
-    from kernelscope.export.ncu_markdown import family_labels, top_flag
+    from kernelscope.export.ncu_markdown import top_flag
 
     report = analyzed.report
     path = report.path
-    chosen = analyzed.select()
+    chosen = analyzed.select_families()
     if not chosen and analyzed.process:
         raise ReportError(
             f"No kernel of {safe_text(path.name)} ran in process {analyzed.process!r}."
@@ -128,7 +131,7 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
         console.print(f"{len(report.processes)} processes: {listed}")
     rows: list[dict[str, str]] = []
     styles: list[str] = []
-    for f in analyzed.select_families():
+    for f in chosen:
         k = analyzed.kernel(f.representative)
         row = k.summary.row
         measured = k.summary.measured
@@ -143,7 +146,7 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
             "mem": fmt_pct(row["mem_pct"]),
             "dram": fmt_pct(row["dram_pct"]),
             "occ": fmt_pct(row["occupancy_pct"]),
-            "bottleneck": family_label(family_labels(analyzed, f), k.diagnosis.label),
+            "bottleneck": family_label(analyzed.family_labels(f), k.diagnosis.label),
             "flag": top_flag(k.diagnosis) if measured else short_reason(k.summary.unmeasured),
         })
         styles.append(SEVERITY_STYLE.get(k.diagnosis.worst_severity or "", ""))

@@ -24,9 +24,9 @@ def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
 def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
     from dataclasses import replace
 
-    from kernelscope.parsers.kernel_analysis import analyze
+    from kernelscope.parsers.summary_stream import stream_summary
 
-    return replace(analyze(report), process=options.process)
+    return replace(stream_summary(report), process=options.process)
 
 
 def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:

@@ -196,47 +196,64 @@ def with_shape(short: str, shape: str) -> str:
     return f"{short} [{shape}]" if shape else short
 
 
+LaunchKey = tuple[int, str, str, str, str, float | None]
+"""What grouping reads of a launch: (id, name, demangled name or else name, grid, block,
+measured duration or None): a launch kept in ~100 bytes (``launch_key``)."""
+
+
+def launch_key(launch: Launch) -> LaunchKey:
+    """The launch as grouping reads it."""
+    row = launch.row
+    name = str(row.get("name", ""))
+    grid, block = _config(row)
+    demangled = str(row.get("demangled") or name)
+    return launch.id, name, demangled, grid, block, launch_duration(launch)
+
+
 def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
     """Group ``launches`` into families (see the module docstring), largest total first
     (ties: earliest first launch)."""
-    by_name: dict[str, list[Launch]] = {}
-    for launch in sorted(launches, key=lambda x: x.id):
-        row = launch.row
-        by_name.setdefault(str(row.get("demangled") or row.get("name", "")), []).append(launch)
-    groups: list[tuple[str, list[Launch]]] = []
+    return families_of(launch_key(launch) for launch in launches)
+
+
+def families_of(keys: Iterable[LaunchKey]) -> ReportFamilies:
+    """:func:`kernel_families` of launches given by their keys (``launch_key``)."""
+    by_name: dict[str, list[LaunchKey]] = {}
+    for key in sorted(keys, key=lambda k: k[0]):
+        by_name.setdefault(key[2], []).append(key)
+    groups: list[tuple[str, list[LaunchKey]]] = []
     for members in by_name.values():
-        configs: dict[tuple[str, str], list[Launch]] = {}
-        for launch in members:
-            configs.setdefault(_config(launch.row), []).append(launch)
-        groups.extend((shape_tag(key, configs), group) for key, group in configs.items())
-    durations = {m.id: launch_duration(m) for _, members in groups for m in members}
+        configs: dict[tuple[str, str], list[LaunchKey]] = {}
+        for key in members:
+            configs.setdefault((key[3], key[4]), []).append(key)
+        groups.extend((shape_tag(config, configs), group) for config, group in configs.items())
+    durations = {m[0]: m[5] for _, members in groups for m in members}
     total = float(sum(d for d in durations.values() if d is not None))
-    built = []
-    for shape, members in groups:
-        timed = tuple(durations[m.id] for m in members)
-        family_total = float(sum(d for d in timed if d is not None))
-        first = members[0].row
-        grid, block = _config(first)
-        built.append(
-            KernelFamily(
-                index=0,
-                name=str(first.get("name", "")),
-                demangled=str(first.get("demangled") or first.get("name", "")),
-                grid=grid,
-                block=block,
-                split=bool(shape),
-                shape=shape,
-                ids=tuple(m.id for m in members),
-                durations_ns=timed,
-                total_duration_ns=family_total,
-                time_share=family_total / total if total > 0 else None,
-            )
-        )
+    built = [_family(shape, members, total) for shape, members in groups]
     built.sort(key=lambda f: (-f.total_duration_ns, f.ids[0]))
     ranked = tuple(replace(f, index=i) for i, f in enumerate(built))
     index_of = {kernel_id: f.index for f in ranked for kernel_id in f.ids}
     return ReportFamilies(
         families=ranked, total_ns=total, index_of=index_of, durations=durations
+    )
+
+
+def _family(shape: str, members: list[LaunchKey], total: float) -> KernelFamily:
+    timed = tuple(m[5] for m in members)
+    family_total = float(sum(d for d in timed if d is not None))
+    _, name, demangled, grid, block, _ = members[0]
+    return KernelFamily(
+        index=0,
+        name=name,
+        demangled=demangled,
+        grid=grid,
+        block=block,
+        split=bool(shape),
+        shape=shape,
+        ids=tuple(m[0] for m in members),
+        durations_ns=timed,
+        total_duration_ns=family_total,
+        time_share=family_total / total if total > 0 else None,
     )
 
 

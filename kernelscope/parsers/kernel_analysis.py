@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -18,6 +18,7 @@ from kernelscope.parsers.families import KernelFamily, ReportFamilies, kernel_fa
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
+from kernelscope.parsers.text_spool import TextSpool
 
 ProgressFn = Callable[[int, int], None]
 
@@ -58,8 +59,9 @@ class AnalyzedReport:
     """Every section identifier collected for at least one kernel."""
     details: dict[int, KernelDetail] = field(default_factory=dict)
     """Details read in the same pass as the summaries (exports of every kernel)."""
-    extras: dict[int, Any] = field(default_factory=dict)
-    """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records)."""
+    extras: MutableMapping[int, Any] = field(default_factory=dict)
+    """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records,
+    kept in a ``TextSpool`` file when every kernel's detail is read)."""
     process: str | None = None
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
@@ -89,6 +91,10 @@ class AnalyzedReport:
     def total_text_ns(self) -> float | None:
         """``total_ns``, or None when no kernel was measured (so no total is known)."""
         return self.total_ns if self.unmeasured < len(self.kernels) else None
+
+    def family_labels(self, family: KernelFamily) -> list[str]:
+        """The bottleneck label of each launch of ``family``."""
+        return [self.kernels[i].diagnosis.label for i in family.ids]
 
     def family(self, kernel_id: int) -> KernelFamily | None:
         """The family of kernel ``kernel_id``."""
@@ -154,11 +160,15 @@ class AnalyzedReport:
 
 def in_process(summary: KernelSummary, process: str) -> bool:
     """True when the kernel ran in ``process``: a process id, or the executable's name."""
+    return origin_in_process(summary.row.get("pid"), summary.row.get("process"), process)
+
+
+def origin_in_process(pid: object, name: object, process: str) -> bool:
+    """True when a launch of process ``pid`` named ``name`` ran in ``process``."""
     wanted = process.strip()
-    pid = summary.row.get("pid")
     if wanted.isdigit():
         return pid is not None and int(wanted) == pid
-    return wanted == summary.row.get("process")
+    return wanted == name
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
@@ -250,7 +260,7 @@ def analyze(
     summaries: list[KernelSummary] = []
     kept: dict[int, KernelDetail] = {}
     early: dict[int, Diagnosis] = {}
-    extras: dict[int, Any] = {}
+    extras: MutableMapping[int, Any] = TextSpool() if details else {}
     if details:
         ids = list(range(report.kernel_count))
         details_iter = report.iter_details(

@@ -19,6 +19,7 @@ that hold it without its cubin, so the one with a cubin is kept.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -26,6 +27,7 @@ from google.protobuf.message import DecodeError
 
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.ncu.file_format.schema import BlockHeader, FileHeader
+from kernelscope.parsers.ncu.result_index import ResultIndex
 
 NCU_MAGIC = b"NVR\x00"
 MAX_HEADER = 64 << 20  # no real header comes near this; more means the length is damaged
@@ -80,7 +82,7 @@ class Layout:
     """What the walk found: every result in file order, the string table, the sources by
     (process id, reference), the session details of the report and its size in bytes."""
 
-    results: tuple[ResultInfo, ...]
+    results: Sequence[ResultInfo]
     size: int
     versions: dict[str, str] = field(default_factory=dict)
     """The versions the report records, by component ("Nsight Compute Target" is the ncu
@@ -234,7 +236,7 @@ class _Walk:
     """The state of one walk: what it has found so far."""
 
     def __init__(self) -> None:
-        self.results: list[ResultInfo] = []
+        self.results: ResultIndex[ResultInfo] = ResultIndex(ResultInfo)
         self.strings: list[str] = []
         self.sources: dict[tuple[int | None, int], SourceInfo] = {}
         self.versions: dict[str, str] = {}
@@ -285,7 +287,7 @@ class _Walk:
             if kind is None:
                 self._source(reader, msg_size, process)
             else:
-                self.results.append(ResultInfo(kind, reader.offset, msg_size, process))
+                self.results.append(kind, reader.offset, msg_size, process)
                 reader.skip(msg_size, "a result message")
             index += 1
         if index < len(kinds):
@@ -360,7 +362,7 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
     return Layout(
-        results=tuple(walk.results),
+        results=walk.results,
         size=reader.offset,
         versions=walk.versions,
         strings=walk.strings,

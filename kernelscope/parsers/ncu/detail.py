@@ -7,7 +7,7 @@ from typing import Any
 
 from kernelscope.parsers.ncu.file_format.result import Result
 from kernelscope.parsers.ncu.measured import unmeasured_reason
-from kernelscope.parsers.ncu.metrics import Metric, read_metric, read_series
+from kernelscope.parsers.ncu.metrics import Metric, read_metric, read_metrics, read_series
 from kernelscope.parsers.ncu.model import SPEEDUP_TYPES, KernelDetail, RuleResult, launch_dims
 from kernelscope.parsers.ncu.panes import (
     OCCUPANCY_CURVES,
@@ -156,11 +156,7 @@ def build_detail(
             breakdown_parts[bd.removeprefix("breakdown:")] = parts
             for name in parts:
                 wanted.setdefault(name, None)
-    metrics: dict[str, Metric] = {}
-    for name in wanted:
-        m = read_metric(action, name, label=labels.get(name, ""))
-        if m is not None:
-            metrics[name] = m
+    metrics = read_metrics(action, tuple(wanted), labels)
     series_by_name = {}
     for _, name in OCCUPANCY_CURVES if curves else ():
         series = read_series(action, name)
@@ -192,9 +188,4 @@ def build_detail(
 
 def read_all_metrics(action: Result) -> dict[str, Metric]:
     """Every metric of the result that holds a value."""
-    out: dict[str, Metric] = {}
-    for name in action.metric_names():
-        m = read_metric(action, name)
-        if m is not None:
-            out[name] = m
-    return out
+    return read_metrics(action, tuple(action.metric_names()))

@@ -98,6 +98,51 @@ def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
     return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
 
 
+MetricPlan = tuple[tuple[str, tuple[int, ...]], ...]
+MAX_PLANS = 64
+
+
+def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
+    """Each of ``names`` present in the report's string table with the ids to look it up
+    by, in the order :func:`read_metric` tries them (its own, then its pre-2020 names'),
+    worked out once per report and set of names."""
+    table = result.names_table
+    plan = table.plans.get(names)
+    if plan is None:
+        if len(table.plans) >= MAX_PLANS:  # kernels that each want other names
+            table.plans.clear()
+        ids = table.ids
+        plan = table.plans[names] = tuple(
+            (name, found)
+            for name in dict.fromkeys(names)
+            if (found := tuple(i for n in (name, *old_names(name)) for i in ids.get(n, ())))
+        )
+    return plan  # type: ignore[no-any-return]
+
+
+def read_metrics(
+    result: Result, names: tuple[str, ...], labels: Mapping[str, str] | None = None
+) -> dict[str, Metric]:
+    """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
+    (in the order of ``names``), with its label from ``labels``: the same answers, with
+    the names' ids looked up once per report and the unit's one fact read once."""
+    encoded = result.encoded()
+    witness = result.has(THREAD_UNIT_WITNESS)
+    found: dict[str, Metric] = {}
+    for name, ids in _plan(result, names):
+        for i in ids:
+            data = encoded.get(i)
+            if data is None:
+                continue
+            value = _unwrapped(_clean(result.value_from(data)))
+            if value is not None:
+                unit = unit_of(result, name, value, witness)
+                label = labels.get(name, "") if labels is not None else ""
+                found[name] = Metric(name, value, unit, label)
+            break
+    return found
+
+
 def read_series(result: Result, name: str) -> Series | None:
     """Read an instanced metric whose correlation ids are the keys (curves, per-PC counters)."""
     raw = result.metric(name)
@@ -115,13 +160,18 @@ def read_series(result: Result, name: str) -> Series | None:
 _UNITS: dict[tuple[str, tuple[int, ...] | None, bool], str] = {}
 
 
-def unit_of(result: Result, name: str, value: MetricValue) -> str:
+def unit_of(
+    result: Result, name: str, value: MetricValue, witness: bool | None = None
+) -> str:
     """The unit NCU's raw page prints for ``name`` holding ``value`` in ``result`` (a string
     has none): NCU's naming conventions (``units``), for the version that took the report.
-    Remembered per name, version and the one fact of the result a unit depends on."""
+    Remembered per name, version and the one fact of the result a unit depends on
+    (``witness``: whether it holds THREAD_UNIT_WITNESS, looked up when not given)."""
     if isinstance(value, str):
         return ""
-    key = (name, result.ncu_version, result.has(THREAD_UNIT_WITNESS))
+    if witness is None:
+        witness = result.has(THREAD_UNIT_WITNESS)
+    key = (name, result.ncu_version, witness)
     unit = _UNITS.get(key)
     if unit is None:
         unit = _UNITS[key] = unit_for(

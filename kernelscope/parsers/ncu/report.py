@@ -93,7 +93,6 @@ class NcuReport:
         self._details: OrderedDict[int, KernelDetail] = OrderedDict()
         self._results: OrderedDict[int, Result] = OrderedDict()
         self._modules = Modules(self._file, self._lock, self.layout.sources)
-        self.handles: list[tuple[int, int]] = [(0, i) for i in range(len(self.layout.results))]
         self.origins: list[Origin] = self._origins(self.layout)
         self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
@@ -116,8 +115,22 @@ class NcuReport:
         return self._version_numbers[0]
 
     def _origins(self, layout: Layout) -> list[Origin]:
-        """Each kernel's (process id, process name), from the block it is stored in."""
-        return [(r.pid, r.process.short_name) for r in layout.results]
+        """Each kernel's (process id, process name), from the block it is stored in: one
+        tuple per process, shared by its kernels (a report may hold 100,000 launches)."""
+        by_process: dict[ProcessInfo, Origin] = {}
+        found = []
+        for r in layout.results:
+            origin = by_process.get(r.process)
+            if origin is None:
+                origin = by_process[r.process] = (r.pid, r.process.short_name)
+            found.append(origin)
+        return found
+
+    @staticmethod
+    def handle(kernel_id: int) -> tuple[int, int]:
+        """The (range, action) ncu_report addressed a kernel by: every result is action
+        ``kernel_id`` of one range in file order."""
+        return 0, kernel_id
 
     @property
     def processes(self) -> list[ProcessInfo]:
@@ -165,7 +178,7 @@ class NcuReport:
     # -- kernels --------------------------------------------------------------------------
     @property
     def kernel_count(self) -> int:
-        return len(self.handles)
+        return len(self.layout.results)
 
     def _result(self, kernel_id: int) -> Result:
         """Decode one result (the most recent RESULT_CACHE kept)."""
@@ -191,7 +204,7 @@ class NcuReport:
         return read_summary(
             self._result(kernel_id),
             kernel_id,
-            self.handles[kernel_id],
+            self.handle(kernel_id),
             self._summary_metrics,
             bool(self._extra),
             self.origins[kernel_id],
@@ -313,7 +326,7 @@ class NcuReport:
         if cached is not None:
             return cached
         result = self._result(kernel_id)
-        r, a = self.handles[kernel_id]
+        r, a = self.handle(kernel_id)
         return build_detail(
             result, kernel_id, r, a, action_names(result, kernel_id), self._extra,
             curves=curves, breakdowns=breakdowns, tables=tables,

@@ -11,7 +11,7 @@ from kernelscope.parsers.ncu.container import GRAPH, RANGE
 from kernelscope.parsers.ncu.detail import read_rules
 from kernelscope.parsers.ncu.file_format.result import Result
 from kernelscope.parsers.ncu.measured import unmeasured_reason
-from kernelscope.parsers.ncu.metrics import Metric, finite, read_metric
+from kernelscope.parsers.ncu.metrics import Metric, finite, read_metrics
 from kernelscope.parsers.ncu.model import (
     SIZE_METRICS,
     KernelDetail,
@@ -157,11 +157,7 @@ def read_summary(
     if action is None:
         raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
     names = action_names(action, kernel_id)
-    metrics: dict[str, Metric] = {}
-    for name in metric_names:
-        m = read_metric(action, name)
-        if m is not None:
-            metrics[name] = m
+    metrics = read_metrics(action, tuple(metric_names))
     sections = action.section_ids()
     rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
     return KernelSummary(

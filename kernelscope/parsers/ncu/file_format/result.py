@@ -50,6 +50,8 @@ class Names:
         for i, name in enumerate(strings):
             ids[name] = (*ids.get(name, ()), i)
         self.ids = ids
+        self.plans: dict[tuple[str, ...], Any] = {}
+        """What readers work out once per report for a set of metric names (their ids)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -154,6 +156,14 @@ class Result:
                 return data
         return None
 
+    def encoded(self) -> dict[int, bytes]:
+        """Each metric's encoded MetricResult by string-table id (see :func:`encoded_by_id`)."""
+        return self._encoded()
+
+    def value_from(self, data: bytes) -> RawValue:
+        """The single value of one of the result's encoded MetricResults."""
+        return value_of(decode(MetricResult, data, self._where))
+
     def has(self, name: str) -> bool:
         """Whether the result holds the metric ``name`` (with or without a value)."""
         return self._lookup(name) is not None
@@ -220,7 +230,9 @@ class Result:
 def encoded_by_id(entries: Sequence[bytes]) -> dict[int, bytes]:
     """Encoded MetricResults by string-table id. Every writer puts ``NameId`` (field 1, tag
     0x08) first, as protobuf writes fields in order, and a report's string table stays well
-    below 16,384 names (a one- or two-byte varint); other entries are parsed whole."""
+    below 16,384 names (a one- or two-byte varint); other entries are parsed whole. The
+    entries are taken out of the message once (each is a new bytes object)."""
+    entries = list(entries)
     if bytes(map(_FIRST, entries)).strip(b"\x08"):
         return {int(MetricResult.FromString(b).name_id): b for b in entries}
     return {b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7): b for b in entries}
