@@ -108,7 +108,7 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
         console.print(t)
         for side, kernels in (("before", diff.unmatched_before), ("after", diff.unmatched_after)):
             if kernels:
-                names = ", ".join(f"{k.id} {k.summary.row.get('name')}" for k in kernels)
+                names = ", ".join(f"{k.id} {k.summary.identity.function}" for k in kernels)
                 console.print(f"Only {side}: {escape(names)}")
         return
     console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")

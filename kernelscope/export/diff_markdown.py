@@ -60,10 +60,10 @@ def _summed(diff: KernelDiff | TimelineDiff) -> str:
 
 
 def _kernel_line(kernel: AnalyzedKernel) -> str:
-    row = kernel.summary.row
+    identity = kernel.summary.identity
     return (
-        f"- ID {kernel.id} {code(short_name(str(row.get('demangled', '')), 60))}, "
-        f"grid {row.get('grid')} × block {row.get('block')}, "
+        f"- ID {kernel.id} {code(short_name(identity.name, 60))}, "
+        f"grid {identity.grid_text} × block {identity.block_text}, "
         f"{fmt_duration(kernel.duration_ns)}, {kernel.diagnosis.label}"
     )
 
@@ -82,8 +82,8 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     old, new = pair.before, pair.after
     how = "paired by hand" if pair.matched_by == HAND else f"matched by {pair.matched_by}"
     change = [
-        f"- Before: {code(old.summary.row.get('name'))} (ID {old.id} of "
-        f"{inline(diff.before_path.name)}); after: {code(new.summary.row.get('name'))} "
+        f"- Before: {code(old.summary.identity.function)} (ID {old.id} of "
+        f"{inline(diff.before_path.name)}); after: {code(new.summary.identity.function)} "
         f"(ID {new.id} of {inline(diff.after_path.name)}), {how}",
         _launch_changes(pair),
         f"- What was changed: {BLANK}",
@@ -136,8 +136,8 @@ def _sections(diff: KernelDiff) -> list[KernelPair]:
 def _pair_section(diff: KernelDiff, pair: KernelPair, record: str) -> list[str]:
     old, new = pair.before, pair.after
     out = [
-        f"## {inline(short_name(str(old.summary.row.get('demangled')), 40))} (ID {old.id}) → "
-        f"{inline(short_name(str(new.summary.row.get('demangled')), 40))} (ID {new.id})",
+        f"## {inline(short_name(old.summary.name, 40))} (ID {old.id}) → "
+        f"{inline(short_name(new.summary.name, 40))} (ID {new.id})",
         "",
         f"- {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: "
         f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})",

@@ -5,7 +5,6 @@ The TUI builds the same objects progressively in its worker; exports build them 
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -40,13 +39,12 @@ class AnalyzedKernel:
 
     @property
     def demangled(self) -> str:
-        row = self.summary.row
-        return str(row.get("demangled") or row.get("name") or "")
+        """The kernel's name by the one rule (demangled, else the function name)."""
+        return self.summary.name
 
     @property
     def duration_ns(self) -> float | None:
-        value = self.summary.row.get("duration_ns")
-        return float(value) if isinstance(value, (int, float)) else None
+        return self.summary.duration_ns
 
 
 @dataclass(frozen=True)
@@ -116,8 +114,8 @@ class AnalyzedReport:
             if (process is None or in_process(k.summary, process))
             and (
                 regex is None
-                or regex.search(str(k.summary.row["name"]))
-                or regex.search(str(k.summary.row["demangled"]))
+                or regex.search(k.summary.identity.function)
+                or regex.search(k.summary.identity.demangled)
             )
         ]
         if top is not None:  # the launches of the N families with the most time
@@ -155,10 +153,10 @@ class AnalyzedReport:
 def in_process(summary: KernelSummary, process: str) -> bool:
     """True when the kernel ran in ``process``: a process id, or the executable's name."""
     wanted = process.strip()
-    pid = summary.row.get("pid")
+    pid = summary.identity.pid
     if wanted.isdigit():
         return pid is not None and int(wanted) == pid
-    return wanted == summary.row.get("process")
+    return wanted == summary.identity.process
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
@@ -184,12 +182,7 @@ def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Di
 
 def measured_duration(summary: KernelSummary) -> float | None:
     """The kernel's duration (ns) when it was measured, else None."""
-    if not summary.measured:
-        return None
-    value = summary.row.get("duration_ns")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
+    return summary.duration_ns
 
 
 def with_family_share(

@@ -82,7 +82,7 @@ def kernel_text(pair: KernelPair, side: str, width: int | None = 32) -> str:
     """``0 gemm_naive``: the kernel's ID and short name (in ``width``; whole when None) on one
     side of a pair."""
     kernel = pair.before if side == "before" else pair.after
-    return f"{kernel.id} {short_name(str(kernel.summary.row.get('demangled', '')), width)}"
+    return f"{kernel.id} {short_name(kernel.summary.name, width)}"
 
 
 def metric_value(value: float | None, unit: str) -> str:
@@ -196,7 +196,7 @@ def pair_roofline(
     def chart_kernel(kernel_id: int, point: PrecisionPoint | None) -> ChartKernel:
         side = pair.before if kernel_id == 0 else pair.after
         label = ("before", "after")[kernel_id]
-        name = f"{label}: {short_name(str(side.summary.row.get('name', '')), 20)}"
+        name = f"{label}: {short_name(side.summary.identity.function, 20)}"
         if point is None:
             return ChartKernel(kernel_id, name, None)
         return ChartKernel(kernel_id, name, Roofline(points={precision: point}))

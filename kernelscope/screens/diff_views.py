@@ -159,7 +159,7 @@ class KernelDiffScreen(Screen[None]):
             for k in kernels:
                 mark = " ◀ marked" if side == "before" and k.id == self.marked else ""
                 unmatched.add_row(side + mark, str(k.id),
-                                  short_name(str(k.summary.row.get("demangled", "")), 40),
+                                  short_name(k.summary.name, 40),
                                   fmt_duration(k.duration_ns), k.diagnosis.label)
                 self.unmatched.append((side, k.id))
         unmatched.display = bool(self.unmatched)
@@ -244,9 +244,9 @@ def pair_renderables(diff: KernelDiff, pair: KernelPair, width: int = 100) -> li
     old, new = pair.before, pair.after
     head = Text()
     head.append(f"before {old.id} ", style="bold")
-    head.append(str(old.summary.row.get("demangled", "")), style="cyan")
+    head.append(old.summary.name, style="cyan")
     head.append(f"\nafter  {new.id} ", style="bold")
-    head.append(str(new.summary.row.get("demangled", "")), style="cyan")
+    head.append(new.summary.name, style="cyan")
     lines = Text()
     lines.append(f"{fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: ")
     lines.append(f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})", style="bold")

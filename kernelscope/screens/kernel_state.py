@@ -109,13 +109,12 @@ class KernelState:
 
 
 def _config(summary: KernelSummary) -> tuple[str, str]:
-    return str(summary.row.get("grid", "")), str(summary.row.get("block", ""))
+    return summary.identity.shape
 
 
 def demangled_of(summary: KernelSummary) -> str:
     """The kernel's demangled name (its function name when the report has none)."""
-    row = summary.row
-    return str(row.get("demangled") or row.get("name") or "")
+    return summary.name
 
 
 def kernel_state(node: DOMNode) -> KernelState:

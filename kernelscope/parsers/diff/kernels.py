@@ -185,19 +185,17 @@ def _count(report: AnalyzedReport, pattern: str | None) -> int:
 
 
 def _config(kernel: AnalyzedKernel) -> tuple[str, str]:
-    row = kernel.summary.row
-    return str(row.get("grid", "")), str(row.get("block", ""))
+    return kernel.summary.identity.shape
 
 
 def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Demangled name and launch configuration: a family and its launch shape."""
-    row = kernel.summary.row
-    return (str(row.get("demangled") or row.get("name", "")), *_config(kernel))
+    return (kernel.summary.name, *_config(kernel))
 
 
 def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Function name (without template arguments or parameters) and launch configuration."""
-    return (str(kernel.summary.row.get("name", "")), *_config(kernel))
+    return (kernel.summary.identity.function, *_config(kernel))
 
 
 def _group(
@@ -230,7 +228,7 @@ def _chosen(report: AnalyzedReport, what: str, side: str) -> list[AnalyzedKernel
             )
         return [report.kernel(kernel_id)]
     found = [k for k in report.kernels
-             if what in (k.summary.row.get("name"), k.summary.row.get("demangled"))]
+             if what in (k.summary.identity.function, k.summary.identity.demangled)]
     if not found:
         raise ReportError(
             f"No kernel of the {side} report {safe_text(report.report.path.name)} is named "
