@@ -79,3 +79,11 @@ def process_text(identity: KernelIdentity) -> str:
     """The process a launch ran in, as lists print it: ``python (4242)``, ``? (None)`` for a
     report that does not say."""
     return f"{identity.process or '?'} ({identity.pid})"
+
+
+def dims_text(x: int | None, y: int | None, z: int | None) -> str:
+    """Dims read one by one (a timeline's columns) as ``format_dims`` writes them; ``?`` when
+    the report does not say."""
+    if x is None:
+        return "?"
+    return format_dims((x, y or 1, z or 1))

@@ -6,9 +6,9 @@ per-kernel`` does. A **family** is every launch with the same demangled name and
 launches of that name differ in launch configuration, the same grid × block: the name is the
 key when all its launches are shaped alike, (name, grid, block) when they are not.
 
-``kernel_families(summaries)`` builds the families of a report (any objects with ``id`` and a
-``row`` holding ``name``, ``demangled``, ``grid``, ``block`` and ``duration_ns``, such as
-``KernelSummary``) ranked by total duration; ``ReportFamilies.family_of(kernel_id)`` finds a
+``kernel_families(summaries)`` builds the families of a report (any objects with ``id``,
+an ``identity`` and a ``duration_ns``, such as ``KernelSummary``) by the one family rule
+(``core.families``), ranked by total duration; ``ReportFamilies.family_of(kernel_id)`` finds a
 launch's family. Plain objects and the standard library only: no polars, no UI, so worker
 processes, the exports, the TUI and the cross-report joins (diff, timeline join) share it.
 """
@@ -16,11 +16,13 @@ processes, the exports, the TUI and the cross-report joins (diff, timeline join)
 from __future__ import annotations
 
 import itertools
-import math
 import statistics
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
+
+from kernelscope.core.families import family_groups, with_shape
+from kernelscope.core.kernel_identity import KernelIdentity
 
 
 class Launch(Protocol):
@@ -30,19 +32,11 @@ class Launch(Protocol):
     def id(self) -> int: ...
 
     @property
-    def row(self) -> Mapping[str, object]: ...
+    def identity(self) -> KernelIdentity: ...
 
-
-def launch_duration(launch: Launch) -> float | None:
-    """The launch's measured duration in ns: None when absent, not finite, or the launch
-    carries no measurement (``measured`` False, for kernels whose profiling failed)."""
-    if not getattr(launch, "measured", True):
-        return None
-    value = launch.row.get("duration_ns")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) and value >= 0 else None
+    @property
+    def duration_ns(self) -> float | None:
+        """The measured duration in ns; None when absent or the launch was not measured."""
 
 
 @dataclass(frozen=True)
@@ -166,66 +160,30 @@ class ReportFamilies:
         return len(self.families)
 
 
-def _config(row: Mapping[str, object]) -> tuple[str, str]:
-    return str(row.get("grid", "")), str(row.get("block", ""))
-
-
-def _three(dims: str) -> str:
-    """``256`` → ``256×1×1`` (the list drops trailing ones; a name tag spells all three)."""
-    parts = [p for p in dims.split("×") if p] or ["?"]
-    return "×".join(parts + ["1"] * (3 - len(parts)))
-
-
-def shape_tag(config: tuple[str, str], configs: Iterable[tuple[str, str]]) -> str:
-    """What tells launch configuration ``config`` (grid, block) apart from the other
-    ``configs`` of one kernel name: its block (``256×1×1``) when the blocks differ, its grid
-    (``grid 64×1×1``) when only grids do, else both; empty when the name has one shape."""
-    shapes = set(configs) | {config}
-    if len(shapes) < 2:
-        return ""
-    grid, block = config
-    if len({b for _, b in shapes}) == len(shapes):
-        return _three(block)
-    if len({g for g, _ in shapes}) == len(shapes):
-        return f"grid {_three(grid)}"
-    return f"grid {_three(grid)}, block {_three(block)}"
-
-
-def with_shape(short: str, shape: str) -> str:
-    """``short [shape]``, or ``short`` alone without a shape."""
-    return f"{short} [{shape}]" if shape else short
-
-
 def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
     """Group ``launches`` into families (see the module docstring), largest total first
     (ties: earliest first launch)."""
-    by_name: dict[str, list[Launch]] = {}
-    for launch in sorted(launches, key=lambda x: x.id):
-        row = launch.row
-        by_name.setdefault(str(row.get("demangled") or row.get("name", "")), []).append(launch)
-    groups: list[tuple[str, list[Launch]]] = []
-    for members in by_name.values():
-        configs: dict[tuple[str, str], list[Launch]] = {}
-        for launch in members:
-            configs.setdefault(_config(launch.row), []).append(launch)
-        groups.extend((shape_tag(key, configs), group) for key, group in configs.items())
-    durations = {m.id: launch_duration(m) for _, members in groups for m in members}
+    groups = family_groups(
+        sorted(launches, key=lambda x: x.id),
+        name=lambda launch: launch.identity.name,
+        shape=lambda launch: launch.identity.shape,
+    )
+    durations = {m.id: m.duration_ns for group in groups for m in group.members}
     total = float(sum(d for d in durations.values() if d is not None))
     built = []
-    for shape, members in groups:
+    for group in groups:
+        members = group.members
         timed = tuple(durations[m.id] for m in members)
         family_total = float(sum(d for d in timed if d is not None))
-        first = members[0].row
-        grid, block = _config(first)
         built.append(
             KernelFamily(
                 index=0,
-                name=str(first.get("name", "")),
-                demangled=str(first.get("demangled") or first.get("name", "")),
-                grid=grid,
-                block=block,
-                split=bool(shape),
-                shape=shape,
+                name=members[0].identity.function,
+                demangled=group.name,
+                grid=group.shape[0],
+                block=group.shape[1],
+                split=group.split,
+                shape=group.tag,
                 ids=tuple(m.id for m in members),
                 durations_ns=timed,
                 total_duration_ns=family_total,

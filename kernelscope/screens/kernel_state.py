@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelscope.parsers.families import shape_tag, with_shape
+from kernelscope.core.families import shape_tag, with_shape
 from kernelscope.parsers.kernel_analysis import time_shares
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport

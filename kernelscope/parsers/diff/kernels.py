@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernelscope.core.families import family_key
 from kernelscope.parsers.diff.metrics import (
     MetricChange,
     TimeChange,
@@ -190,7 +191,7 @@ def _config(kernel: AnalyzedKernel) -> tuple[str, str]:
 
 def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Demangled name and launch configuration: a family and its launch shape."""
-    return (kernel.summary.name, *_config(kernel))
+    return family_key(kernel.summary.name, kernel.summary.identity.shape)
 
 
 def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
