@@ -14,6 +14,7 @@ from kernelscope.parsers.diagnosis.verdict import flag_to_act_on, next_step
 from kernelscope.parsers.diff.kernels import HAND, KernelDiff, KernelPair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, diagnose_detail
+from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
@@ -59,10 +60,10 @@ def _summed(diff: KernelDiff | TimelineDiff) -> str:
     return f"- Summed kernel time{scope}: {summed_text(diff.summed)}"
 
 
-def _kernel_line(kernel: AnalyzedKernel) -> str:
+def _kernel_line(diff: KernelDiff, kernel: AnalyzedKernel) -> str:
     identity = kernel.summary.identity
     return (
-        f"- ID {kernel.id} {code(short_name(identity.name, 60))}, "
+        f"- ID {kernel.id} {code(fit_name(diff.short_name(kernel), 60))}, "
         f"grid {identity.grid_text} × block {identity.block_text}, "
         f"{fmt_duration(kernel.duration_ns)}, {kernel.diagnosis.label}"
     )
@@ -117,9 +118,9 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     return change, remeasure, conclusion
 
 
-def _pairs_table(pairs: Sequence[KernelPair]) -> str:
+def _pairs_table(diff: KernelDiff, pairs: Sequence[KernelPair]) -> str:
     rows = [
-        [*pair_row(p, 40), p.matched_by, ", ".join(p.flags_resolved) or "—",
+        [*pair_row(diff, p, 40), p.matched_by, ", ".join(p.flags_resolved) or "—",
          ", ".join(p.flags_new) or "—"]
         for p in pairs
     ]
@@ -136,8 +137,8 @@ def _sections(diff: KernelDiff) -> list[KernelPair]:
 def _pair_section(diff: KernelDiff, pair: KernelPair, record: str) -> list[str]:
     old, new = pair.before, pair.after
     out = [
-        f"## {inline(short_name(old.summary.name, 40))} (ID {old.id}) → "
-        f"{inline(short_name(new.summary.name, 40))} (ID {new.id})",
+        f"## {inline(fit_name(diff.short_name(old), 40))} (ID {old.id}) → "
+        f"{inline(fit_name(diff.short_name(new), 40))} (ID {new.id})",
         "",
         f"- {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: "
         f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})",
@@ -196,7 +197,7 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         "",
         "## Matched kernels",
         "",
-        _pairs_table(diff.pairs) if diff.pairs else "No kernel of one report matches one of "
+        _pairs_table(diff, diff.pairs) if diff.pairs else "No kernel of one report matches one of "
         "the other: pair them by hand with `--pair BEFORE=AFTER` (an ID or a name each).",
         "",
         "## Kernel families",
@@ -206,10 +207,10 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         "## Unmatched kernels",
         "",
         "Before only:" if diff.unmatched_before else "Before only: none",
-        *([""] + [_kernel_line(k) for k in diff.unmatched_before] + [""]
+        *([""] + [_kernel_line(diff, k) for k in diff.unmatched_before] + [""]
           if diff.unmatched_before else [""]),
         "After only:" if diff.unmatched_after else "After only: none",
-        *([""] + [_kernel_line(k) for k in diff.unmatched_after] if diff.unmatched_after
+        *([""] + [_kernel_line(diff, k) for k in diff.unmatched_after] if diff.unmatched_after
           else []),
         "",
     ]

@@ -31,7 +31,16 @@ def test_a_kernel_without_demangled_name_is_named_alike_in_list_and_diff(opened)
     diff = diff_kernels(before, after)
     pair = diff.pairs[0]
     assert before.short_name(pair.before) == "gemm_naive"
-    assert kernel_text(pair, "before", None) == "0 gemm_naive"
-    assert kernel_text(pair, "after", None) == "0 gemm_tiled"
+    assert kernel_text(diff, pair, "before", None) == "0 gemm_naive"
+    assert kernel_text(diff, pair, "after", None) == "0 gemm_tiled"
     assert kernel_entry(pair.after)["demangled"] == "gemm_tiled"
     assert [f.demangled for f in before.families] == ["gemm_naive"]
+
+
+def test_the_diff_names_kernels_as_their_report_lists_them(kernel_diff) -> None:
+    """A name with launches of two shapes is two families; the diff names each as the
+    kernel list does, shape included (it used to print the bare compact name)."""
+    diff = kernel_diff("multi_process", "multi_process")
+    texts = {kernel_text(diff, pair, "after", None).split(" ", 1)[1] for pair in diff.pairs}
+    assert texts == {"mp_scale [grid 4096×1×1]", "mp_scale [grid 8192×1×1]",
+                     "mp_saxpy [grid 4096×1×1]", "mp_saxpy [grid 8192×1×1]"}

@@ -170,6 +170,13 @@ class KernelDiff:
                       _count(self.before, self.pattern), _count(self.after, self.pattern),
                       len(self.pairs))
 
+    def short_name(self, kernel: AnalyzedKernel) -> str:
+        """``kernel``'s short name in its own report: what that report's kernel list shows
+        (``AnalyzedReport.short_name``: its ``ShortNames`` and launch shape)."""
+        before = self.before.kernels
+        own = kernel.id < len(before) and before[kernel.id] is kernel
+        return (self.before if own else self.after).short_name(kernel)
+
     def pair_of(self, side: str, kernel_id: int) -> KernelPair | None:
         for pair in self.pairs:
             if (pair.before if side == "before" else pair.after).id == kernel_id:
