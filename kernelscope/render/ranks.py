@@ -6,10 +6,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
 
 # Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
 RAMP = " .:-=+*#%@"
+
+
+def kernel_names(doc: Mapping[str, Any]) -> ShortNames:
+    """The run's short kernel names (unique among its families), from its export document."""
+    return ShortNames(str(f["name"]) for f in doc["families"])
+
+
+def kernel_text(names: ShortNames, name: str, width: int) -> str:
+    """Kernel ``name`` by the run's short ``names``, fitted to ``width``."""
+    return fit_name(names[name], width)
 
 
 def shade(fraction: float) -> str:
