@@ -561,5 +561,6 @@ def single_kernel_markdown(
     ]
     return "\n".join(head) + "\n" + kernel_record(
         report.device, share, detail, family,
-        family.label(names.get(detail.demangled)) if family else names.get(detail.demangled),
+        family.label(names.get(detail.identity.name)) if family
+        else names.get(detail.identity.name),
     )

@@ -171,6 +171,15 @@ class KernelDetail:
     (exports with ``--all-metrics``); None otherwise."""
 
     @property
+    def identity(self) -> KernelIdentity:
+        """The kernel's typed identity, as its list summary has it."""
+        return KernelIdentity(
+            id=self.id, function=self.name, demangled=self.demangled, mangled=self.mangled,
+            grid=self.grid, block=self.block, range_idx=self.range_idx,
+            action_idx=self.action_idx, pid=self.pid, process=self.process,
+        )
+
+    @property
     def measured(self) -> bool:
         return self.unmeasured is None
 

@@ -189,9 +189,7 @@ def summary_from_detail(detail: KernelDetail, *, metrics: bool = True) -> Kernel
     """The list's summary of a kernel whose detail was read (the detail holds every metric
     the row needs). ``metrics=False`` leaves out the metrics and rules, for passes that only
     send the row back (Markdown records rendered in the workers)."""
-    names = (detail.name, detail.demangled, detail.mangled)
-    handle = (detail.range_idx, detail.action_idx)
-    identity = identity_of(detail.id, handle, names, detail.metrics, (detail.pid, detail.process))
+    identity = detail.identity
     return KernelSummary(
         identity=identity,
         row=make_row(identity, detail.metrics),
