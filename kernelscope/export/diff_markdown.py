@@ -35,7 +35,7 @@ from kernelscope.render.diff import (
     time_row,
     top_moves,
 )
-from kernelscope.render.format import fmt_duration, plural, short_name
+from kernelscope.render.format import fmt_duration, plural
 
 if TYPE_CHECKING:
     from kernelscope.parsers.diff.timelines import TimelineDiff
@@ -255,9 +255,9 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
         "Appeared: " + (", ".join(code(a.name) for a in diff.api_appeared) or "no API call")
         + "; vanished: " + (", ".join(code(a.name) for a in diff.api_vanished) or "none") + ".",
         "",
-        "Kernels appeared: " + (", ".join(code(short_name(f.name, 60))
+        "Kernels appeared: " + (", ".join(code(fit_name(diff.after.short_name(f.name), 60))
                                           for f in diff.kernels_appeared) or "none")
-        + "; vanished: " + (", ".join(code(short_name(f.name, 60))
+        + "; vanished: " + (", ".join(code(fit_name(diff.before.short_name(f.name), 60))
                                       for f in diff.kernels_vanished) or "none") + ".",
         "",
         "## GPU idle gaps by cause",

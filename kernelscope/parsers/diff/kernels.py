@@ -173,8 +173,7 @@ class KernelDiff:
     def short_name(self, kernel: AnalyzedKernel) -> str:
         """``kernel``'s short name in its own report: what that report's kernel list shows
         (``AnalyzedReport.short_name``: its ``ShortNames`` and launch shape)."""
-        before = self.before.kernels
-        own = kernel.id < len(before) and before[kernel.id] is kernel
+        own = kernel.id < len(self.before.kernels) and self.before.kernel(kernel.id) is kernel
         return (self.before if own else self.after).short_name(kernel)
 
     def pair_of(self, side: str, kernel_id: int) -> KernelPair | None:
@@ -192,10 +191,6 @@ def _count(report: AnalyzedReport, pattern: str | None) -> int:
     return sum(1 for k in report.select(pattern) if measured_duration(k.summary) is not None)
 
 
-def _config(kernel: AnalyzedKernel) -> tuple[str, str]:
-    return kernel.summary.identity.shape
-
-
 def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Demangled name and launch configuration: a family and its launch shape."""
     return family_key(kernel.summary.name, kernel.summary.identity.shape)
@@ -203,7 +198,7 @@ def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
 
 def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Function name (without template arguments or parameters) and launch configuration."""
-    return (kernel.summary.identity.function, *_config(kernel))
+    return (kernel.summary.identity.function, *kernel.summary.identity.shape)
 
 
 def _group(
