@@ -5,15 +5,15 @@ from __future__ import annotations
 import io
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
 
 import polars as pl
 import pytest
 
+from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.export.summary import make_console, print_summary
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.parsers.families import ids_text, kernel_families
+from kernelscope.parsers.ncu.model import KernelSummary
 from tests.conftest import NCU_SAMPLES
 from tests.ncu.oracle import load_raw, parse_number
 
@@ -21,23 +21,18 @@ SMALL = NCU_SAMPLES / "small_family.ncu-rep.xz"
 JOIN = NCU_SAMPLES / "join_kernels.ncu-rep.xz"
 
 
-@dataclass
-class Launch:
-    id: int
-    row: dict[str, Any] = field(default_factory=dict)
+def dims(text: str) -> tuple[int, int, int]:
+    """``128×2`` → (128, 2, 1)."""
+    x, y, z = [*map(int, text.split("×")), 1, 1][:3]
+    return x, y, z
 
 
-def launch(i: int, name: str, grid: str, block: str, duration: float | None) -> Launch:
-    return Launch(
-        i,
-        {
-            "name": name,
-            "demangled": f"{name}(int)",
-            "grid": grid,
-            "block": block,
-            "duration_ns": duration,
-        },
+def launch(i: int, name: str, grid: str, block: str, duration: float | None) -> KernelSummary:
+    identity = KernelIdentity(
+        id=i, function=name, demangled=f"{name}(int)", grid=dims(grid), block=dims(block)
     )
+    return KernelSummary(identity=identity, row={"duration_ns": duration}, metrics={},
+                         rules=(), sections=frozenset())
 
 
 def test_same_name_different_shapes_split_into_families() -> None:

@@ -21,7 +21,7 @@ KERNEL_COLUMNS = ("id", "name", "duration_ns", "bottleneck", "flags")
 def _side(kernel: AnalyzedKernel | None) -> list[object]:
     if kernel is None:
         return [None] * len(KERNEL_COLUMNS)
-    return [kernel.id, kernel.summary.row.get("name"), measured_duration(kernel.summary),
+    return [kernel.id, kernel.summary.identity.function, measured_duration(kernel.summary),
             kernel.diagnosis.label, " ".join(f.id for f in kernel.diagnosis.flags)]
 
 

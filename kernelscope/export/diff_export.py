@@ -104,11 +104,11 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
         t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,
                   pad_edge=False)
         for pair in diff.pairs:
-            t.add_row(*(escape(c) for c in pair_row(pair, 28)))
+            t.add_row(*(escape(c) for c in pair_row(diff, pair, 28)))
         console.print(t)
         for side, kernels in (("before", diff.unmatched_before), ("after", diff.unmatched_after)):
             if kernels:
-                names = ", ".join(f"{k.id} {k.summary.row.get('name')}" for k in kernels)
+                names = ", ".join(f"{k.id} {k.summary.identity.function}" for k in kernels)
                 console.print(f"Only {side}: {escape(names)}")
         return
     console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")

@@ -19,13 +19,13 @@ SCHEMA = "kernelscope/diff/1"
 
 
 def kernel_entry(kernel: AnalyzedKernel) -> dict[str, Any]:
-    row = kernel.summary.row
+    identity = kernel.summary.identity
     return {
         "id": kernel.id,
-        "name": row.get("name"),
-        "demangled": row.get("demangled"),
-        "grid": row.get("grid"),
-        "block": row.get("block"),
+        "name": identity.function,
+        "demangled": identity.name,
+        "grid": identity.grid_text,
+        "block": identity.block_text,
         "duration_ns": measured_duration(kernel.summary),
         "bottleneck": kernel.diagnosis.label,
         "flags": [f.id for f in kernel.diagnosis.flags],

@@ -14,6 +14,7 @@ from kernelscope.parsers.diagnosis.verdict import flag_to_act_on, next_step
 from kernelscope.parsers.diff.kernels import HAND, KernelDiff, KernelPair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, diagnose_detail
+from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
@@ -34,7 +35,7 @@ from kernelscope.render.diff import (
     time_row,
     top_moves,
 )
-from kernelscope.render.format import fmt_duration, plural, short_name
+from kernelscope.render.format import fmt_duration, plural
 
 if TYPE_CHECKING:
     from kernelscope.parsers.diff.timelines import TimelineDiff
@@ -59,11 +60,11 @@ def _summed(diff: KernelDiff | TimelineDiff) -> str:
     return f"- Summed kernel time{scope}: {summed_text(diff.summed)}"
 
 
-def _kernel_line(kernel: AnalyzedKernel) -> str:
-    row = kernel.summary.row
+def _kernel_line(diff: KernelDiff, kernel: AnalyzedKernel) -> str:
+    identity = kernel.summary.identity
     return (
-        f"- ID {kernel.id} {code(short_name(str(row.get('demangled', '')), 60))}, "
-        f"grid {row.get('grid')} × block {row.get('block')}, "
+        f"- ID {kernel.id} {code(fit_name(diff.short_name(kernel), 60))}, "
+        f"grid {identity.grid_text} × block {identity.block_text}, "
         f"{fmt_duration(kernel.duration_ns)}, {kernel.diagnosis.label}"
     )
 
@@ -82,8 +83,8 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     old, new = pair.before, pair.after
     how = "paired by hand" if pair.matched_by == HAND else f"matched by {pair.matched_by}"
     change = [
-        f"- Before: {code(old.summary.row.get('name'))} (ID {old.id} of "
-        f"{inline(diff.before_path.name)}); after: {code(new.summary.row.get('name'))} "
+        f"- Before: {code(old.summary.identity.function)} (ID {old.id} of "
+        f"{inline(diff.before_path.name)}); after: {code(new.summary.identity.function)} "
         f"(ID {new.id} of {inline(diff.after_path.name)}), {how}",
         _launch_changes(pair),
         f"- What was changed: {BLANK}",
@@ -117,9 +118,9 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     return change, remeasure, conclusion
 
 
-def _pairs_table(pairs: Sequence[KernelPair]) -> str:
+def _pairs_table(diff: KernelDiff, pairs: Sequence[KernelPair]) -> str:
     rows = [
-        [*pair_row(p, 40), p.matched_by, ", ".join(p.flags_resolved) or "—",
+        [*pair_row(diff, p, 40), p.matched_by, ", ".join(p.flags_resolved) or "—",
          ", ".join(p.flags_new) or "—"]
         for p in pairs
     ]
@@ -136,8 +137,8 @@ def _sections(diff: KernelDiff) -> list[KernelPair]:
 def _pair_section(diff: KernelDiff, pair: KernelPair, record: str) -> list[str]:
     old, new = pair.before, pair.after
     out = [
-        f"## {inline(short_name(str(old.summary.row.get('demangled')), 40))} (ID {old.id}) → "
-        f"{inline(short_name(str(new.summary.row.get('demangled')), 40))} (ID {new.id})",
+        f"## {inline(fit_name(diff.short_name(old), 40))} (ID {old.id}) → "
+        f"{inline(fit_name(diff.short_name(new), 40))} (ID {new.id})",
         "",
         f"- {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: "
         f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})",
@@ -196,7 +197,7 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         "",
         "## Matched kernels",
         "",
-        _pairs_table(diff.pairs) if diff.pairs else "No kernel of one report matches one of "
+        _pairs_table(diff, diff.pairs) if diff.pairs else "No kernel of one report matches one of "
         "the other: pair them by hand with `--pair BEFORE=AFTER` (an ID or a name each).",
         "",
         "## Kernel families",
@@ -206,10 +207,10 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         "## Unmatched kernels",
         "",
         "Before only:" if diff.unmatched_before else "Before only: none",
-        *([""] + [_kernel_line(k) for k in diff.unmatched_before] + [""]
+        *([""] + [_kernel_line(diff, k) for k in diff.unmatched_before] + [""]
           if diff.unmatched_before else [""]),
         "After only:" if diff.unmatched_after else "After only: none",
-        *([""] + [_kernel_line(k) for k in diff.unmatched_after] if diff.unmatched_after
+        *([""] + [_kernel_line(diff, k) for k in diff.unmatched_after] if diff.unmatched_after
           else []),
         "",
     ]
@@ -254,9 +255,9 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
         "Appeared: " + (", ".join(code(a.name) for a in diff.api_appeared) or "no API call")
         + "; vanished: " + (", ".join(code(a.name) for a in diff.api_vanished) or "none") + ".",
         "",
-        "Kernels appeared: " + (", ".join(code(short_name(f.name, 60))
+        "Kernels appeared: " + (", ".join(code(fit_name(diff.after.short_name(f.name), 60))
                                           for f in diff.kernels_appeared) or "none")
-        + "; vanished: " + (", ".join(code(short_name(f.name, 60))
+        + "; vanished: " + (", ".join(code(fit_name(diff.before.short_name(f.name), 60))
                                       for f in diff.kernels_vanished) or "none") + ".",
         "",
         "## GPU idle gaps by cause",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from kernelscope.core.kernel_identity import process_text
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.parsers.bundled import is_bundled_sample, shown_path
 from kernelscope.parsers.diagnosis import Diagnosis, Flag, derived
@@ -143,8 +144,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
     rows = []
     for f in analyzed.select_families():
         k = analyzed.kernel(f.representative)
-        row = k.summary.row
-        who = (f"{row.get('process') or '?'} ({row.get('pid')})",) if processes else ()
+        who = (process_text(k.summary.identity),) if processes else ()
         rows.append(
             (
                 f.index + 1,
@@ -401,13 +401,13 @@ def record_head(
     ``whole`` False it is the record of this launch alone, weighed by its family's share.
     The sections collected are listed once in the document's header (``report_sections``);
     a record names them only when its kernel's differ."""
-    demangled = str(summary.row["demangled"])
-    duration = summary.row.get("duration_ns")
+    demangled = summary.name
+    duration = summary.duration_ns
     sections = ""
     if report_sections is not None and summary.sections != report_sections:
         missing = ", ".join(sorted(report_sections - summary.sections)) or "none"
         sections = f" (this kernel lacks sections: {missing})"
-    baseline = fmt_duration(duration if isinstance(duration, float) else None)
+    baseline = fmt_duration(duration)
     name = inline(name or short_name(demangled))
     about: list[str] = []
     if family is None or family.count == 1:
@@ -552,7 +552,7 @@ def single_kernel_markdown(
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
         detail.source = report.source_hotspots(kernel_id)
-    names = ShortNames(str(s.row.get("demangled") or s.row.get("name") or "") for s in summaries)
+    names = ShortNames(s.name for s in summaries)
     head = [
         f"# Kernel report: {inline(safe_text(report.path.name))}, kernel {kernel_id}",
         "",
@@ -561,5 +561,6 @@ def single_kernel_markdown(
     ]
     return "\n".join(head) + "\n" + kernel_record(
         report.device, share, detail, family,
-        family.label(names.get(detail.demangled)) if family else names.get(detail.demangled),
+        family.label(names.get(detail.identity.name)) if family
+        else names.get(detail.identity.name),
     )

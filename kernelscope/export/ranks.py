@@ -12,8 +12,8 @@ from kernelscope.export.ranks_json import to_export_dict
 from kernelscope.export.summary import table_box
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.format import plural, short_name
-from kernelscope.render.ranks import duration, gap_summary, pct
+from kernelscope.render.format import plural
+from kernelscope.render.ranks import duration, gap_summary, kernel_names, kernel_text, pct
 
 if TYPE_CHECKING:
     from kernelscope.export.writer import ExportOptions
@@ -72,10 +72,12 @@ def print_run_summary(run: RunAnalysis, console: Console) -> None:
             console.print(f"Slower GPU: rank {r['rank']}'s kernels run {r['ratio']:.2f}x the "
                           f"other ranks' median over {r['families']} common kernels",
                           markup=False, highlight=False)
+    names = kernel_names(doc)
     for f in doc["families"]:
         if f["flagged"]:
+            name = kernel_text(names, f["name"], 60)
             console.print(f"Slower kernel on rank {f['slowest_rank']}: "
-                          f"{short_name(f['name'], 60)} {f['ratio']:.2f}x the others' median",
+                          f"{name} {f['ratio']:.2f}x the others' median",
                           markup=False, highlight=False)
     for n in info["notes"]:
         console.print(f"Note: {n}", markup=False, highlight=False)

@@ -29,6 +29,7 @@ import polars as pl
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.ranks.heatmap import heatmap
 from kernelscope.parsers.ranks.model import RunAnalysis
+from kernelscope.render.ranks import straggler_verdict
 
 SCHEMA = "kernelscope/ranks/1"
 HEATMAP_COLUMNS = 100
@@ -98,7 +99,7 @@ def _straggler(run: RunAnalysis) -> dict[str, Any] | None:
     return {
         "file": s.file, "rank": s.rank, "late_ns_per_step": s.late_ns_per_step,
         "delay_ns_per_step": s.delay_ns_per_step, "last_count": s.last_count,
-        "collectives": s.collectives, "verdict": s.verdict,
+        "collectives": s.collectives, "verdict": straggler_verdict(s),
         "steps": _rows(s.steps), "instead": _rows(s.instead), "cpu_calls": _rows(s.cpu_calls),
         "compared_with": run.extra.get("compared_with"),
     }

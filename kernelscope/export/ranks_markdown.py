@@ -7,12 +7,14 @@ from typing import Any
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_markdown import cause_legend
-from kernelscope.render.format import fmt_number, plural, short_name
+from kernelscope.render.format import fmt_number, plural
 from kernelscope.render.ranks import (
     GAP_CAUSES_SHOWN,
     duration,
     gap_summary,
     heatmap_lines,
+    kernel_names,
+    kernel_text,
     pct,
     ramp_legend,
 )
@@ -98,16 +100,18 @@ def _families_lines(doc: dict[str, Any], top: int) -> list[str]:
              "medians); the slowest rank's median against the others'.", ""]
     if not fams:
         return [*lines, "No kernels.", ""]
+    names = kernel_names(doc)
     lines += [table(("Kernel", "Ranks", "Instances", "Min", "Median", "Max", "Slowest",
                      "Ratio", "Flag"),
-                    ((short_name(f["name"], NAME_WIDTH), f["ranks"], fmt_number(f["instances"]),
+                    ((kernel_text(names, f["name"], NAME_WIDTH), f["ranks"],
+                      fmt_number(f["instances"]),
                       duration(f["min_ns"]), duration(f["med_ns"]), duration(f["max_ns"]),
                       f["slowest_rank"], f"{f['ratio']:.2f}x" if f["ratio"] else "n/a",
                       "communication" if f["comm"] else ("SLOWER" if f["flagged"] else ""))
                      for f in fams[:top]), "lrrrrrrrl"), ""]
     for f in fams:
         if f["flagged"]:
-            lines += [f"Per rank, {code(short_name(f['name'], NAME_WIDTH))}:", "",
+            lines += [f"Per rank, {code(kernel_text(names, f['name'], NAME_WIDTH))}:", "",
                       table(("Rank", "Instances", "Min", "Median", "Max"),
                             ((p["rank"], p["instances"], duration(p["min_ns"]),
                               duration(p["med_ns"]), duration(p["max_ns"]))

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from kernelscope.core.kernel_identity import process_text
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kernel_names import fit_names
@@ -137,7 +138,7 @@ def print_kernels_summary(
         measured = k.summary.measured
         rows.append({
             "ids": family_ids(f),
-            "process": f"{row.get('process') or '?'} ({row.get('pid')})",
+            "process": process_text(k.summary.identity),
             "name": f.label(analyzed.names[f.demangled]),
             "launches": f"{f.count:,}",
             "total": fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,

@@ -6,9 +6,9 @@ per-kernel`` does. A **family** is every launch with the same demangled name and
 launches of that name differ in launch configuration, the same grid × block: the name is the
 key when all its launches are shaped alike, (name, grid, block) when they are not.
 
-``kernel_families(summaries)`` builds the families of a report (any objects with ``id`` and a
-``row`` holding ``name``, ``demangled``, ``grid``, ``block`` and ``duration_ns``, such as
-``KernelSummary``) ranked by total duration; ``ReportFamilies.family_of(kernel_id)`` finds a
+``kernel_families(summaries)`` builds the families of a report (any objects with ``id``,
+an ``identity`` and a ``duration_ns``, such as ``KernelSummary``) by the one family rule
+(``core.families``), ranked by total duration; ``ReportFamilies.family_of(kernel_id)`` finds a
 launch's family. Plain objects and the standard library only: no polars, no UI, so worker
 processes, the exports, the TUI and the cross-report joins (diff, timeline join) share it.
 """
@@ -16,11 +16,13 @@ processes, the exports, the TUI and the cross-report joins (diff, timeline join)
 from __future__ import annotations
 
 import itertools
-import math
 import statistics
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
+
+from kernelscope.core.families import family_groups, with_shape
+from kernelscope.core.kernel_identity import KernelIdentity
 
 
 class Launch(Protocol):
@@ -30,19 +32,11 @@ class Launch(Protocol):
     def id(self) -> int: ...
 
     @property
-    def row(self) -> Mapping[str, object]: ...
+    def identity(self) -> KernelIdentity: ...
 
-
-def launch_duration(launch: Launch) -> float | None:
-    """The launch's measured duration in ns: None when absent, not finite, or the launch
-    carries no measurement (``measured`` False, for kernels whose profiling failed)."""
-    if not getattr(launch, "measured", True):
-        return None
-    value = launch.row.get("duration_ns")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) and value >= 0 else None
+    @property
+    def duration_ns(self) -> float | None:
+        """The measured duration in ns; None when absent or the launch was not measured."""
 
 
 @dataclass(frozen=True)
@@ -166,48 +160,16 @@ class ReportFamilies:
         return len(self.families)
 
 
-def _config(row: Mapping[str, object]) -> tuple[str, str]:
-    return str(row.get("grid", "")), str(row.get("block", ""))
-
-
-def _three(dims: str) -> str:
-    """``256`` → ``256×1×1`` (the list drops trailing ones; a name tag spells all three)."""
-    parts = [p for p in dims.split("×") if p] or ["?"]
-    return "×".join(parts + ["1"] * (3 - len(parts)))
-
-
-def shape_tag(config: tuple[str, str], configs: Iterable[tuple[str, str]]) -> str:
-    """What tells launch configuration ``config`` (grid, block) apart from the other
-    ``configs`` of one kernel name: its block (``256×1×1``) when the blocks differ, its grid
-    (``grid 64×1×1``) when only grids do, else both; empty when the name has one shape."""
-    shapes = set(configs) | {config}
-    if len(shapes) < 2:
-        return ""
-    grid, block = config
-    if len({b for _, b in shapes}) == len(shapes):
-        return _three(block)
-    if len({g for g, _ in shapes}) == len(shapes):
-        return f"grid {_three(grid)}"
-    return f"grid {_three(grid)}, block {_three(block)}"
-
-
-def with_shape(short: str, shape: str) -> str:
-    """``short [shape]``, or ``short`` alone without a shape."""
-    return f"{short} [{shape}]" if shape else short
-
-
 LaunchKey = tuple[int, str, str, str, str, float | None]
-"""What grouping reads of a launch: (id, name, demangled name or else name, grid, block,
-measured duration or None): a launch kept in ~100 bytes (``launch_key``)."""
+"""What grouping reads of a launch: (id, function name, name by the one name rule, grid,
+block as printed, measured duration or None): a launch kept in ~100 bytes (``launch_key``)."""
 
 
 def launch_key(launch: Launch) -> LaunchKey:
     """The launch as grouping reads it."""
-    row = launch.row
-    name = str(row.get("name", ""))
-    grid, block = _config(row)
-    demangled = str(row.get("demangled") or name)
-    return launch.id, name, demangled, grid, block, launch_duration(launch)
+    identity = launch.identity
+    grid, block = identity.shape
+    return launch.id, identity.function, identity.name, grid, block, launch.duration_ns
 
 
 def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
@@ -217,19 +179,14 @@ def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:
 
 
 def families_of(keys: Iterable[LaunchKey]) -> ReportFamilies:
-    """:func:`kernel_families` of launches given by their keys (``launch_key``)."""
-    by_name: dict[str, list[LaunchKey]] = {}
-    for key in sorted(keys, key=lambda k: k[0]):
-        by_name.setdefault(key[2], []).append(key)
-    groups: list[tuple[str, list[LaunchKey]]] = []
-    for members in by_name.values():
-        configs: dict[tuple[str, str], list[LaunchKey]] = {}
-        for key in members:
-            configs.setdefault((key[3], key[4]), []).append(key)
-        groups.extend((shape_tag(config, configs), group) for config, group in configs.items())
-    durations = {m[0]: m[5] for _, members in groups for m in members}
+    """:func:`kernel_families` of launches given by their keys (``launch_key``), grouped by
+    the one family rule (``core.families``)."""
+    groups = family_groups(
+        sorted(keys, key=lambda k: k[0]), name=lambda k: k[2], shape=lambda k: (k[3], k[4])
+    )
+    durations = {m[0]: m[5] for group in groups for m in group.members}
     total = float(sum(d for d in durations.values() if d is not None))
-    built = [_family(shape, members, total) for shape, members in groups]
+    built = [_family(group.tag, list(group.members), total) for group in groups]
     built.sort(key=lambda f: (-f.total_duration_ns, f.ids[0]))
     ranked = tuple(replace(f, index=i) for i, f in enumerate(built))
     index_of = {kernel_id: f.index for f in ranked for kernel_id in f.ids}

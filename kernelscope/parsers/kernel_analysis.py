@@ -5,7 +5,6 @@ The TUI builds the same objects progressively in its worker; exports build them 
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Callable, Iterator, MutableMapping
@@ -41,13 +40,12 @@ class AnalyzedKernel:
 
     @property
     def demangled(self) -> str:
-        row = self.summary.row
-        return str(row.get("demangled") or row.get("name") or "")
+        """The kernel's name by the one rule (demangled, else the function name)."""
+        return self.summary.name
 
     @property
     def duration_ns(self) -> float | None:
-        value = self.summary.row.get("duration_ns")
-        return float(value) if isinstance(value, (int, float)) else None
+        return self.summary.duration_ns
 
 
 @dataclass(frozen=True)
@@ -122,8 +120,8 @@ class AnalyzedReport:
             if (process is None or in_process(k.summary, process))
             and (
                 regex is None
-                or regex.search(str(k.summary.row["name"]))
-                or regex.search(str(k.summary.row["demangled"]))
+                or regex.search(k.summary.identity.function)
+                or regex.search(k.summary.identity.demangled)
             )
         ]
         if top is not None:  # the launches of the N families with the most time
@@ -160,7 +158,7 @@ class AnalyzedReport:
 
 def in_process(summary: KernelSummary, process: str) -> bool:
     """True when the kernel ran in ``process``: a process id, or the executable's name."""
-    return origin_in_process(summary.row.get("pid"), summary.row.get("process"), process)
+    return origin_in_process(summary.identity.pid, summary.identity.process, process)
 
 
 def origin_in_process(pid: object, name: object, process: str) -> bool:
@@ -194,12 +192,7 @@ def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Di
 
 def measured_duration(summary: KernelSummary) -> float | None:
     """The kernel's duration (ns) when it was measured, else None."""
-    if not summary.measured:
-        return None
-    value = summary.row.get("duration_ns")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
+    return summary.duration_ns
 
 
 def with_family_share(

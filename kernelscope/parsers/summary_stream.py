@@ -34,7 +34,7 @@ from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import NcuReport
 
 Origin = tuple[object, object]
-"""A launch's (process id, process name) as its row holds them."""
+"""A launch's (process id, process name) as its identity holds them."""
 _T = TypeVar("_T")
 
 
@@ -109,9 +109,9 @@ def stream_summary(report: NcuReport) -> StreamedSummary:
             keys.append((kernel_id, _interned(seen, name), _interned(seen, family_name),
                          _interned(seen, grid), _interned(seen, block), duration))
             labels.append(_interned(seen, diagnosis.label))
-            row = summary.row
-            origins.append(_interned(seen_origins, (row.get("pid"), row.get("process"))))
-            demangled.setdefault(str(row.get("demangled") or row.get("name") or ""))
+            identity = summary.identity
+            origins.append(_interned(seen_origins, (identity.pid, identity.process)))
+            demangled.setdefault(identity.name)
             measured = measured_duration(summary)
             total += measured if measured is not None else 0.0
             unmeasured += not summary.measured

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 
-from kernelscope.parsers.diff.kernels import KernelPair
+from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair
 from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
 from kernelscope.parsers.diff.summed import TOTAL, UNPAIRED, Summed
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
@@ -78,11 +78,12 @@ def label_text(pair: KernelPair) -> str:
     return pair.label_change or f"{pair.after.diagnosis.label} (unchanged)"
 
 
-def kernel_text(pair: KernelPair, side: str, width: int | None = 32) -> str:
-    """``0 gemm_naive``: the kernel's ID and short name (in ``width``; whole when None) on one
-    side of a pair."""
+def kernel_text(diff: KernelDiff, pair: KernelPair, side: str, width: int | None = 32) -> str:
+    """``0 gemm_naive``: the kernel's ID and short name in its report (in ``width``; whole
+    when None) on one side of a pair."""
     kernel = pair.before if side == "before" else pair.after
-    return f"{kernel.id} {short_name(str(kernel.summary.row.get('demangled', '')), width)}"
+    name = diff.short_name(kernel)
+    return f"{kernel.id} {name if width is None else fit_name(name, width)}"
 
 
 def metric_value(value: float | None, unit: str) -> str:
@@ -101,11 +102,11 @@ def metric_row(change: MetricChange) -> list[str]:
     ]
 
 
-def pair_row(pair: KernelPair, width: int | None = 32) -> list[str]:
+def pair_row(diff: KernelDiff, pair: KernelPair, width: int | None = 32) -> list[str]:
     """Before, after, matched by, durations, speedup, change, bottleneck."""
     return [
-        kernel_text(pair, "before", width),
-        kernel_text(pair, "after", width),
+        kernel_text(diff, pair, "before", width),
+        kernel_text(diff, pair, "after", width),
         fmt_duration(pair.before_ns),
         fmt_duration(pair.after_ns),
         fmt_speedup(pair.speedup),
@@ -196,7 +197,7 @@ def pair_roofline(
     def chart_kernel(kernel_id: int, point: PrecisionPoint | None) -> ChartKernel:
         side = pair.before if kernel_id == 0 else pair.after
         label = ("before", "after")[kernel_id]
-        name = f"{label}: {short_name(str(side.summary.row.get('name', '')), 20)}"
+        name = f"{label}: {short_name(side.summary.identity.function, 20)}"
         if point is None:
             return ChartKernel(kernel_id, name, None)
         return ChartKernel(kernel_id, name, Roofline(points={precision: point}))

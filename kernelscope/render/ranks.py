@@ -6,10 +6,35 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kernelscope.parsers.kernel_names import ShortNames, fit_name
+from kernelscope.parsers.ranks.model import Straggler
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
 
 # Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
 RAMP = " .:-=+*#%@"
+
+
+def kernel_names(doc: Mapping[str, Any]) -> ShortNames:
+    """The run's short kernel names (unique among its families), from its export document."""
+    return ShortNames(str(f["name"]) for f in doc["families"])
+
+
+def kernel_text(names: ShortNames, name: str, width: int) -> str:
+    """Kernel ``name`` by the run's short ``names``, fitted to ``width``."""
+    return fit_name(names[name], width)
+
+
+def straggler_verdict(straggler: Straggler) -> str:
+    """The straggler in one sentence: ``rank 2 arrives last at 7 of 8 collectives, …``."""
+    s = straggler
+    text = (f"rank {s.rank} arrives last at {s.last_count} of {s.collectives} collectives, a "
+            f"median {s.late_ns_per_step / 1e6:.2f} ms per step after the other ranks")
+    longer = s.longer_range
+    if longer is not None:
+        name, ns, others, extra = longer
+        text += (f"; before arriving it spends {ns / 1e6:.2f} ms in NVTX range '{name}' "
+                 f"(others {others / 1e6:.2f} ms, +{extra / 1e6:.2f} ms)")
+    return text + "."
 
 
 def shade(fraction: float) -> str:

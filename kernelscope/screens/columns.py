@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from kernelscope.core.kernel_identity import process_text
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS
 from kernelscope.parsers.diagnosis.cache import (
     flag_score,
@@ -169,9 +170,7 @@ BASE_COLUMNS: tuple[ColumnProvider, ...] = (
 )
 
 def _process(summary: KernelSummary) -> CellValue:
-    pid = summary.row.get("pid")
-    name = summary.row.get("process") or "?"
-    return f"{name} ({pid})" if pid is not None else None
+    return process_text(summary.identity) if summary.identity.pid is not None else None
 
 
 PROCESS_COLUMN = ColumnProvider(
@@ -216,10 +215,8 @@ def baseline_column(baseline_id: int, baseline_ns: float | None) -> ColumnProvid
     """The duration's change against the baseline kernel, in % (negative: faster); sorting
     on it puts the biggest gains first."""
     def value(summary: KernelSummary) -> CellValue:
-        duration = summary.row.get("duration_ns")
-        if not isinstance(duration, (int, float)) or not summary.measured:
-            return None
-        return change_pct(baseline_ns, float(duration))
+        duration = summary.duration_ns
+        return change_pct(baseline_ns, duration) if duration is not None else None
 
     return ColumnProvider(
         "Δ base", value, key=BASELINE_KEY, text=lambda v: fmt_change(float(v)),  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Footer, Static
 from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair, with_pair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.diff.timelines import TimelineDiff
+from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
@@ -35,7 +36,7 @@ from kernelscope.render.diff import (
     summed_text,
     time_row,
 )
-from kernelscope.render.format import fmt_duration, plural, short_name
+from kernelscope.render.format import fmt_duration, plural
 from kernelscope.tui.widgets.metric_table import grid_table
 
 SORTS = ("order", "change", "speedup")
@@ -159,7 +160,7 @@ class KernelDiffScreen(Screen[None]):
             for k in kernels:
                 mark = " ◀ marked" if side == "before" and k.id == self.marked else ""
                 unmatched.add_row(side + mark, str(k.id),
-                                  short_name(str(k.summary.row.get("demangled", "")), 40),
+                                  fit_name(diff.short_name(k), 40),
                                   fmt_duration(k.duration_ns), k.diagnosis.label)
                 self.unmatched.append((side, k.id))
         unmatched.display = bool(self.unmatched)
@@ -182,7 +183,7 @@ class KernelDiffScreen(Screen[None]):
         """The pairs in columns that fit the screen: the bottleneck change whole, the names
         sharing what the other columns leave, "Matched by" where there is room."""
         headers = (*PAIR_HEADERS, "Matched by")
-        whole = [[*pair_row(pair, None), pair.matched_by] for pair in self.shown]
+        whole = [[*pair_row(self.diff, pair, None), pair.matched_by] for pair in self.shown]
         widths = pair_widths(headers, whole, self.app.size.width)
         table.clear(columns=True)
         for n, header in enumerate(headers):
@@ -190,7 +191,7 @@ class KernelDiffScreen(Screen[None]):
                 table.add_column(header, key=header, width=widths[n])
         ids = max((len(f"{k.id} ") for p in self.shown for k in (p.before, p.after)), default=0)
         for i, pair in enumerate(self.shown):
-            cells = [*pair_row(pair, max(4, widths[0] - ids)), pair.matched_by]
+            cells = [*pair_row(self.diff, pair, max(4, widths[0] - ids)), pair.matched_by]
             table.add_row(*(cells[n] for n in widths), key=str(i))
 
     def on_resize(self) -> None:
@@ -244,9 +245,9 @@ def pair_renderables(diff: KernelDiff, pair: KernelPair, width: int = 100) -> li
     old, new = pair.before, pair.after
     head = Text()
     head.append(f"before {old.id} ", style="bold")
-    head.append(str(old.summary.row.get("demangled", "")), style="cyan")
+    head.append(old.summary.name, style="cyan")
     head.append(f"\nafter  {new.id} ", style="bold")
-    head.append(str(new.summary.row.get("demangled", "")), style="cyan")
+    head.append(new.summary.name, style="cyan")
     lines = Text()
     lines.append(f"{fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: ")
     lines.append(f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})", style="bold")

@@ -147,14 +147,13 @@ def launch_cells(
     summary: KernelSummary, share: float | None, diagnosis: Diagnosis
 ) -> tuple[Text, ...]:
     """A launch's cells under its family: its ID, duration, share and verdict."""
-    duration = summary.row.get("duration_ns")
     return (
         Text(f"    ID {summary.id}", style="dim", no_wrap=True),
         Text(""),
-        _num(fmt_duration(duration if isinstance(duration, (int, float)) else None)),
+        _num(fmt_duration(summary.duration_ns)),
         _num(_share(share)),
         Text(""),
-        Text(f"{summary.row.get('grid', '')} × {summary.row.get('block', '')}"),
+        Text(" × ".join(summary.identity.shape)),
         Text(diagnosis.label),
         Text(top_flag_text(diagnosis)),
     )

@@ -172,17 +172,17 @@ class KernelDetailScreen(Screen[int]):
 
     def _update_header(self) -> None:
         summary = self.state.summary(self.kernel_id)
-        row = summary.row if summary is not None else {}
         first = Text(no_wrap=True, overflow="ellipsis")
         first.append(f"Kernel {self.kernel_id} ", style="bold")
         if summary is not None:
             first.append(self.state.short_name(summary), style="bold cyan")
         second = Text(no_wrap=True, overflow="ellipsis")
-        second.append(f"grid {row.get('grid', '?')} × block {row.get('block', '?')}")
-        duration = row.get("duration_ns")
+        grid, block = summary.identity.shape if summary is not None else ("?", "?")
+        second.append(f"grid {grid} × block {block}")
+        duration = summary.duration_ns if summary is not None else None
         second.append(" · ")
         second.append(
-            fmt_duration(duration) if isinstance(duration, (int, float)) else NOT_AVAILABLE,
+            fmt_duration(duration) if duration is not None else NOT_AVAILABLE,
             style="bold",
         )
         second.append(f" · {self.state.device_line()}")

@@ -314,10 +314,9 @@ class KernelListScreen(Screen[None]):
     def _matches(self, summary: KernelSummary) -> bool:
         if self.pattern is None:
             return True
-        row = summary.row
+        identity = summary.identity
         names = any(
-            isinstance(row.get(k), str) and self.pattern.search(str(row[k]))
-            for k in ("demangled", "name")
+            self.pattern.search(text) for text in (identity.demangled, identity.function)
         ) or bool(self.pattern.search(self.state.short_name(summary)))
         return names or any(
             self.pattern.search(text)

@@ -119,7 +119,7 @@ class KernelSession(KernelState):
         renamed = self.add_summaries(batch)
         if self.kernel_list is not None:
             # Only kernels shown before matter (the new ones are drawn with their names).
-            earlier = bool(renamed - {s.row.get("demangled") for s in batch})
+            earlier = bool(renamed - {s.name for s in batch})
             self.kernel_list.add_summaries(batch, loaded, total, renamed=earlier)
 
     def _loaded(self, total: int) -> None:

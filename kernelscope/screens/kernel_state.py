@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernelscope.parsers.families import shape_tag, with_shape
+from kernelscope.core.families import shape_tag, with_shape
 from kernelscope.parsers.kernel_analysis import time_shares
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
@@ -109,13 +109,12 @@ class KernelState:
 
 
 def _config(summary: KernelSummary) -> tuple[str, str]:
-    return str(summary.row.get("grid", "")), str(summary.row.get("block", ""))
+    return summary.identity.shape
 
 
 def demangled_of(summary: KernelSummary) -> str:
     """The kernel's demangled name (its function name when the report has none)."""
-    row = summary.row
-    return str(row.get("demangled") or row.get("name") or "")
+    return summary.name
 
 
 def kernel_state(node: DOMNode) -> KernelState:

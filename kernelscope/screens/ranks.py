@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.parsers.ranks.model import RunAnalysis
 from kernelscope.render.format import fmt_duration
-from kernelscope.render.ranks import duration, gap_summary, pct
+from kernelscope.render.ranks import duration, gap_summary, pct, straggler_verdict
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
@@ -293,7 +293,7 @@ class RanksScreen(Screen[None]):
         self.refresh_bindings()
 
     def _views(self, run: RunAnalysis, doc: dict[str, Any]) -> TabbedContent:
-        verdict = run.straggler.verdict if run.straggler else run.straggler_note
+        verdict = straggler_verdict(run.straggler) if run.straggler else run.straggler_note
         clock = ("Clock: " + run.clock.note + ("" if run.clock.safe else " (unsafe)"))
         ranks_view = FrameView("Ranks side by side", RANK_COLUMNS, sort="rank",
                                descending=False, noun="ranks", choosable=True,

@@ -51,6 +51,9 @@ def test_markdown_and_csv(rank_dir: Path, cache_dir: Path, capsys):
     assert "## Straggler: rank 2" in md
     assert "| osrt | clock_nanosleep | 7 |" in md
     assert "rank 2 *|" in md
+    # Two reduce families read alike by their compact names; the run's ShortNames tells them
+    # apart, as the ranks screen does.
+    assert "| reduce<…, BFloat16, …> | 4 | 4 |" in md and "| reduce<…, float, …> | 4 | 4 |" in md
     table = list(csv.DictReader(io.StringIO(export(
         capsys, str(rank_dir), "-f", "csv", "--workers", "0", "--cache-dir", str(cache_dir)))))
     assert [row["rank"] for row in table] == ["0", "1", "2", "3"]

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from kernelscope.parsers.ranks.model import RunAnalysis
+from kernelscope.render.ranks import straggler_verdict
 from tests.ranks.conftest import oracle_rows, session_start
 
 RANKS = range(4)
@@ -48,7 +49,7 @@ def test_rank_2_is_the_straggler(run: RunAnalysis, oracle):
     last = [max(RANKS, key=lambda r: oracle["arrival"][r][k]) for k in range(8)]
     assert s.last_count == last.count(2) == 7
     assert s.collectives == 8
-    assert "rank 2 arrives last at 7 of 8" in s.verdict
+    assert "rank 2 arrives last at 7 of 8" in straggler_verdict(s)
 
 
 def test_lateness_per_step_equals_the_nvtx_ranges(run: RunAnalysis, oracle):

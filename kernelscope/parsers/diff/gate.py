@@ -85,12 +85,12 @@ def check_slower(diff: KernelDiff | TimelineDiff, limit_pct: float) -> GateResul
     if isinstance(diff, KernelDiff):
         for pair in diff.pairs:
             if _slower(pair.before_ns, pair.after_ns, limit_pct):
-                name = str(pair.after.summary.row.get("name", ""))
+                name = pair.after.summary.identity.function
                 found.append(Regressed(f"{name} (ID {pair.before.id} → {pair.after.id})",
                                        pair.before_ns, pair.after_ns))
         for kernel in diff.unmatched_after:
             if kernel.duration_ns:
-                name = str(kernel.summary.row.get("name", ""))
+                name = kernel.summary.identity.function
                 found.append(Regressed(f"{name} (ID {kernel.id}, new)", None,
                                        kernel.duration_ns))
     else:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernelscope.core.families import family_key
 from kernelscope.parsers.diff.metrics import (
     MetricChange,
     TimeChange,
@@ -169,6 +170,12 @@ class KernelDiff:
                       _count(self.before, self.pattern), _count(self.after, self.pattern),
                       len(self.pairs))
 
+    def short_name(self, kernel: AnalyzedKernel) -> str:
+        """``kernel``'s short name in its own report: what that report's kernel list shows
+        (``AnalyzedReport.short_name``: its ``ShortNames`` and launch shape)."""
+        own = kernel.id < len(self.before.kernels) and self.before.kernel(kernel.id) is kernel
+        return (self.before if own else self.after).short_name(kernel)
+
     def pair_of(self, side: str, kernel_id: int) -> KernelPair | None:
         for pair in self.pairs:
             if (pair.before if side == "before" else pair.after).id == kernel_id:
@@ -184,20 +191,14 @@ def _count(report: AnalyzedReport, pattern: str | None) -> int:
     return sum(1 for k in report.select(pattern) if measured_duration(k.summary) is not None)
 
 
-def _config(kernel: AnalyzedKernel) -> tuple[str, str]:
-    row = kernel.summary.row
-    return str(row.get("grid", "")), str(row.get("block", ""))
-
-
 def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Demangled name and launch configuration: a family and its launch shape."""
-    row = kernel.summary.row
-    return (str(row.get("demangled") or row.get("name", "")), *_config(kernel))
+    return family_key(kernel.summary.name, kernel.summary.identity.shape)
 
 
 def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Function name (without template arguments or parameters) and launch configuration."""
-    return (str(kernel.summary.row.get("name", "")), *_config(kernel))
+    return (kernel.summary.identity.function, *kernel.summary.identity.shape)
 
 
 def _group(
@@ -230,7 +231,7 @@ def _chosen(report: AnalyzedReport, what: str, side: str) -> list[AnalyzedKernel
             )
         return [report.kernel(kernel_id)]
     found = [k for k in report.kernels
-             if what in (k.summary.row.get("name"), k.summary.row.get("demangled"))]
+             if what in (k.summary.identity.function, k.summary.identity.demangled)]
     if not found:
         raise ReportError(
             f"No kernel of the {side} report {safe_text(report.report.path.name)} is named "

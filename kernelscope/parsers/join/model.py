@@ -87,15 +87,15 @@ class JoinReport:
 def profiled_launches(index: int, analyzed: AnalyzedReport) -> list[ProfiledLaunch]:
     out = []
     for k in analyzed.kernels:
-        row = k.summary.row
+        identity = k.summary.identity
         if not k.summary.measured:
             continue
         nvtx = k.summary.nvtx
         out.append(ProfiledLaunch(
-            report=index, kernel_id=k.id, name=str(row.get("name", "")),
-            demangled=str(row.get("demangled") or row.get("name", "")),
-            mangled=k.summary.mangled,
-            grid=str(row.get("grid", "")), block=str(row.get("block", "")),
+            report=index, kernel_id=k.id, name=identity.function,
+            demangled=identity.name,
+            mangled=identity.mangled,
+            grid=identity.grid_text, block=identity.block_text,
             duration_ns=k.duration_ns, nvtx=nvtx if isinstance(nvtx, str) else None,
         ))
     return out

@@ -1,9 +1,9 @@
 """Kernel families of a timeline: every launch of one kernel (and launch shape).
 
-As in ``parsers/families.py`` for kernel reports, a family is every kernel with the same
-demangled name and, where the kernels of that name differ in grid × block, the same launch
-shape. A family's ``time_share`` is its share of the timeline's summed kernel time, which for a
-family of one shape is ``nsys stats`` ``cuda_gpu_kern_sum``'s Time (%) / 100.
+By the one family rule (``core.families``, as for kernel reports), a family is every kernel
+with the same demangled name and, where the kernels of that name differ in grid × block, the
+same launch shape. A family's ``time_share`` is its share of the timeline's summed kernel
+time, which for a family of one shape is ``nsys stats`` ``cuda_gpu_kern_sum``'s Time (%) / 100.
 """
 
 from __future__ import annotations
@@ -14,19 +14,11 @@ from functools import cached_property
 
 import polars as pl
 
+from kernelscope.core.families import Shape, family_groups
+from kernelscope.core.kernel_identity import dims_text
 from kernelscope.parsers.join.names import is_mangled, match_name
 from kernelscope.parsers.join.nvtx_of import kernel_ranges
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
-
-
-def dims_text(x: int | None, y: int | None, z: int | None) -> str:
-    """``2×66`` like the kernel list (trailing 1s dropped); ``?`` when unknown."""
-    if x is None:
-        return "?"
-    parts = [x, y or 1, z or 1]
-    while len(parts) > 1 and parts[-1] == 1:
-        parts.pop()
-    return "×".join(str(p) for p in parts)
 
 
 @dataclass(frozen=True)
@@ -140,33 +132,43 @@ def timeline_families(report: NsysReport) -> TimelineKernels:
     ).filter(pl.col("name").is_not_null() & pl.col("dur").is_not_null())
     total = int(frame["dur"].sum() or 0)
     shortest = int(frame["dur"].min() or 0)  # type: ignore[arg-type]
-    frame = frame.with_columns(
-        pl.struct(dims).n_unique().over("name").alias("_shapes")
-    ).sort("start")
-    built: list[TimelineFamily] = []
-    for (name, *shape), part in frame.group_by(["name", *dims], maintain_order=True):
-        gx, gy, gz, bx, by, bz = shape
-        mangled = part["mangled_name"][0]
-        durations = tuple(int(d) for d in part["dur"].to_list())
-        family_total = sum(durations)
-        built.append(TimelineFamily(
-            index=0,
-            name=str(name),
-            short_name=str(part["short_name"][0] or name),
-            mangled=mangled if isinstance(mangled, str) and is_mangled(mangled) else None,
-            grid=dims_text(gx, gy, gz),
-            block=dims_text(bx, by, bz),
-            split=int(part["_shapes"][0]) > 1,
-            starts=tuple(int(s) for s in part["start"].to_list()),
-            durations=durations,
-            nvtx=tuple(part["nvtx"].to_list()),
-            nvtx_paths=tuple(part["nvtx_path"].to_list()),
-            pids=tuple(int(p) for p in part["pid"].to_list()),
-            total_ns=family_total,
-            time_share=family_total / total if total else 0.0,
-        ))
+    parts = [
+        (str(name), (dims_text(gx, gy, gz), dims_text(bx, by, bz)), part)
+        for (name, gx, gy, gz, bx, by, bz), part
+        in frame.sort("start").group_by(["name", *dims], maintain_order=True)
+    ]
+    groups = family_groups(parts, name=lambda p: p[0], shape=lambda p: p[1])
+    built = [
+        _family(group.name, group.shape, group.split,
+                pl.concat([part for _, _, part in group.members]).sort("start"), total)
+        for group in groups
+    ]
     built.sort(key=lambda f: (-f.total_ns, f.instances, f.name, f.starts[0]))
     ranked = tuple(
         TimelineFamily(**{**f.__dict__, "index": i}) for i, f in enumerate(built)
     )
     return TimelineKernels(ranked, total, shortest)
+
+
+def _family(name: str, shape: Shape, split: bool, part: pl.DataFrame, total: int
+            ) -> TimelineFamily:
+    """The family of the kernels ``part`` (one name and shape), its share of ``total``."""
+    mangled = part["mangled_name"][0]
+    durations = tuple(int(d) for d in part["dur"].to_list())
+    family_total = sum(durations)
+    return TimelineFamily(
+        index=0,
+        name=name,
+        short_name=str(part["short_name"][0] or name),
+        mangled=mangled if isinstance(mangled, str) and is_mangled(mangled) else None,
+        grid=shape[0],
+        block=shape[1],
+        split=split,
+        starts=tuple(int(s) for s in part["start"].to_list()),
+        durations=durations,
+        nvtx=tuple(part["nvtx"].to_list()),
+        nvtx_paths=tuple(part["nvtx_path"].to_list()),
+        pids=tuple(int(p) for p in part["pid"].to_list()),
+        total_ns=family_total,
+        time_share=family_total / total if total else 0.0,
+    )

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         SourceHotspots,
     )
     from kernelscope.parsers.ncu.report import NcuReport, open_ncu_report, rows_to_frame
-    from kernelscope.parsers.ncu.summary_reader import format_dims
 
 __getattr__ = lazy_exports(__name__, {
     "Metric": ".metrics",
@@ -33,7 +32,6 @@ __getattr__ = lazy_exports(__name__, {
     "NcuReport": ".report",
     "open_ncu_report": ".report",
     "rows_to_frame": ".report",
-    "format_dims": ".summary_reader",
 })
 
 __all__ = [
@@ -45,7 +43,6 @@ __all__ = [
     "RuleResult",
     "Series",
     "SourceHotspots",
-    "format_dims",
     "open_ncu_report",
     "rows_to_frame",
 ]

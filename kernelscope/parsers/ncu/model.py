@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import cast
 
+from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.parsers.ncu.metrics import Metric, MetricValue, Series, dims_of, finite
 from kernelscope.parsers.ncu.panes import DIM_METRICS, PANES, PaneSpec
 from kernelscope.parsers.ncu.source import KernelSource
@@ -94,8 +95,10 @@ class DeviceInfo:
 
 @dataclass
 class KernelSummary:
-    """What the kernel list knows of a kernel: its row, plus the metrics diagnosis needs."""
+    """What the kernel list knows of a kernel: its identity, its row (the key frame's line:
+    the identity's columns and the key metrics), plus the metrics diagnosis needs."""
 
+    identity: KernelIdentity
     row: dict[str, object]
     metrics: dict[str, Metric]
     rules: tuple[RuleResult, ...]
@@ -103,14 +106,32 @@ class KernelSummary:
     unmeasured: str | None = None
     """Why the kernel has no measurement at all (profiling failed, nothing collected), as one
     sentence; None for a measured kernel. Such a kernel is left out of totals and shares."""
-    mangled: str = ""
-    """The mangled name (the function name where the report has none)."""
     nvtx: str | None = None
     """The innermost NVTX range open around the launch (``ncu --nvtx``), else None."""
 
     @property
     def id(self) -> int:
-        return int(cast("int", self.row["id"]))
+        return self.identity.id
+
+    @property
+    def name(self) -> str:
+        """The kernel's name by the one rule (``KernelIdentity.name``)."""
+        return self.identity.name
+
+    @property
+    def mangled(self) -> str:
+        """The mangled name (the function name where the report has none)."""
+        return self.identity.mangled
+
+    @property
+    def duration_ns(self) -> float | None:
+        """The launch's duration in ns: None when not measured or not a finite number."""
+        if not self.measured:
+            return None
+        value = self.row.get("duration_ns")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return float(value) if math.isfinite(value) and value >= 0 else None
 
     @property
     def measured(self) -> bool:
@@ -148,6 +169,15 @@ class KernelDetail:
     all_metrics: dict[str, Metric] | None = None
     """Every metric stored for the kernel, when the pass that read it was asked for them
     (exports with ``--all-metrics``); None otherwise."""
+
+    @property
+    def identity(self) -> KernelIdentity:
+        """The kernel's typed identity, as its list summary has it."""
+        return KernelIdentity(
+            id=self.id, function=self.name, demangled=self.demangled, mangled=self.mangled,
+            grid=self.grid, block=self.block, range_idx=self.range_idx,
+            action_idx=self.action_idx, pid=self.pid, process=self.process,
+        )
 
     @property
     def measured(self) -> bool:

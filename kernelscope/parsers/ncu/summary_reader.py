@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ncu.container import GRAPH, RANGE
 from kernelscope.parsers.ncu.detail import read_rules
@@ -103,45 +104,53 @@ def action_names(result: Result, kernel_id: int = 0) -> tuple[str, str, str]:
     return name, cli_demangled(demangled), mangled
 
 
-def format_dims(d: tuple[int, int, int]) -> str:
-    """Grid/block dims as ``x×y×z``, dropping trailing 1s (``256`` or ``64×64``)."""
-    parts = list(d)
-    while len(parts) > 1 and parts[-1] == 1:
-        parts.pop()
-    return "×".join(str(p) for p in parts)
-
-
 def _int_or_none(m: Metric | None) -> int | None:
     number = finite(m.value) if m is not None else None
     return int(number) if number is not None else None
 
 
-def make_row(
+def identity_of(
     kernel_id: int,
     handle: tuple[int, int],
     names: tuple[str, str, str],
-    metrics: dict[str, Metric],
+    metrics: Mapping[str, Metric],
     origin: Origin = NO_ORIGIN,
-) -> dict[str, Any]:
-    """The kernel list's row: names, launch shape, key metrics (None where NCU stored NaN)
-    and the process the kernel came from (``pid``, ``process``)."""
+) -> KernelIdentity:
+    """The kernel's typed identity: names, launch shape, report handle and process."""
     grid, block = launch_dims(metrics)
+    return KernelIdentity(
+        id=kernel_id,
+        function=names[0],
+        demangled=names[1],
+        mangled=names[2],
+        grid=grid,
+        block=block,
+        range_idx=handle[0],
+        action_idx=handle[1],
+        pid=origin[0],
+        process=origin[1],
+    )
+
+
+def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[str, Any]:
+    """The kernel list's row (one line of the key frame and the CSV export): names, launch
+    shape, key metrics (None where NCU stored NaN) and the process the kernel came from."""
     row: dict[str, Any] = {
-        "id": kernel_id,
-        "name": names[0],
-        "demangled": names[1],
-        "grid": format_dims(grid),
-        "block": format_dims(block),
-        "grid_size": grid[0] * grid[1] * grid[2],
-        "block_size": block[0] * block[1] * block[2],
+        "id": identity.id,
+        "name": identity.function,
+        "demangled": identity.demangled,
+        "grid": identity.grid_text,
+        "block": identity.block_text,
+        "grid_size": identity.grid_size,
+        "block_size": identity.block_size,
     }
     for col, metric in KEY_METRICS:
         m = metrics.get(metric)
         row[col] = finite(m.value) if m is not None else None
     row["context"] = _int_or_none(metrics.get("launch__context_id"))
     row["stream"] = _int_or_none(metrics.get("launch__stream_id"))
-    row["range_idx"], row["action_idx"] = handle
-    row["pid"], row["process"] = origin
+    row["range_idx"], row["action_idx"] = identity.range_idx, identity.action_idx
+    row["pid"], row["process"] = identity.pid, identity.process
     return row
 
 
@@ -160,13 +169,14 @@ def read_summary(
     metrics = read_metrics(action, tuple(metric_names))
     sections = action.section_ids()
     rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
+    identity = identity_of(kernel_id, handle, names, metrics, origin)
     return KernelSummary(
-        row=make_row(kernel_id, handle, names, metrics, origin),
+        identity=identity,
+        row=make_row(identity, metrics),
         metrics=metrics,
         rules=rules,
         sections=sections,
         unmeasured=unmeasured_reason(metrics),
-        mangled=names[2],
         nvtx=None if names[0].startswith(RANGE_PREFIX + "<") else _innermost_nvtx(action),
     )
 
@@ -175,13 +185,12 @@ def summary_from_detail(detail: KernelDetail, *, metrics: bool = True) -> Kernel
     """The list's summary of a kernel whose detail was read (the detail holds every metric
     the row needs). ``metrics=False`` leaves out the metrics and rules, for passes that only
     send the row back (Markdown records rendered in the workers)."""
-    names = (detail.name, detail.demangled, detail.mangled)
-    handle = (detail.range_idx, detail.action_idx)
+    identity = detail.identity
     return KernelSummary(
-        row=make_row(detail.id, handle, names, detail.metrics, (detail.pid, detail.process)),
+        identity=identity,
+        row=make_row(identity, detail.metrics),
         metrics=detail.metrics if metrics else {},
         rules=detail.rules if metrics else (),
         sections=frozenset(detail.sections),
         unmeasured=detail.unmeasured,
-        mangled=detail.mangled,
     )

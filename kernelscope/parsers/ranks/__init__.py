@@ -4,7 +4,7 @@ heatmap (docs/ranks.md). The ``kernelscope/ranks/1`` JSON document is in
 ``kernelscope.export.ranks_json``.
 
     run = analyse_run(["traces/"])          # a directory of per-rank traces, or the files
-    run.straggler.verdict
+    run.straggler.rank                      # render.ranks.straggler_verdict says it
     heatmap(run, width=100)                 # {rank: [GPU busy fraction per column]}
 
 This package's ``__init__`` imports nothing heavy: worker processes import only

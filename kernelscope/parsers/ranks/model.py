@@ -96,7 +96,18 @@ class Straggler:
     steps: pl.DataFrame  # step, late_ns, delay_ns, last, collectives
     instead: pl.DataFrame  # what, name, ns, others_ns, extra_ns (median per collective)
     cpu_calls: pl.DataFrame  # source, name, ns, calls (in its lead-ins to its latest arrivals)
-    verdict: str
+
+    @property
+    def longer_range(self) -> tuple[str, float, float, float] | None:
+        """The NVTX range the straggler spends the most extra time in before arriving: (name,
+        its median ns, the others' ns, the extra ns); None when no range takes longer."""
+        nvtx = self.instead.filter(
+            (pl.col("what") == "nvtx") & (pl.col("extra_ns") > 0)
+        ).sort("extra_ns", descending=True)
+        if not nvtx.height:
+            return None
+        name, ns, others, extra = nvtx.select("name", "ns", "others_ns", "extra_ns").row(0)
+        return str(name), float(ns), float(others), float(extra)
 
 
 @dataclass

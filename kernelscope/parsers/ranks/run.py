@@ -1,7 +1,7 @@
 """Analyse a run: reduce every trace (in workers), number and align the ranks, compare them.
 
     run = analyse_run(["traces/"], progress=print_progress, cancel=event)
-    run.straggler.verdict     # "rank 2 arrives last at 7 of 8 collectives, …"
+    run.straggler.rank        # render.ranks.straggler_verdict: "rank 2 arrives last at …"
 
 Two passes over the traces, both through the same executor: every trace is reduced to
 :class:`RankSummary` objects; then, once the straggler is known, the CPU calls (OS runtime

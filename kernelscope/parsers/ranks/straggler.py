@@ -162,20 +162,6 @@ def find_straggler(ranks: dict[int, RankSummary], calls: pl.DataFrame, per_step:
     steps = mine.select("step", "late_ns", "delay_ns", (pl.col("last") > 0).alias("last"),
                         "collectives")
     instead = _instead(ranks, calls, who)
-    verdict = (f"rank {who} arrives last at {last_count} of {total} collectives, a median "
-               f"{late / 1e6:.2f} ms per step after the other ranks"
-               + _instead_phrase(instead) + ".")
     return Straggler(rank=who, file=summary.file, late_ns_per_step=late,
                      delay_ns_per_step=delay, last_count=last_count, collectives=total,
-                     steps=steps, instead=instead, cpu_calls=pl.DataFrame(),
-                     verdict=verdict), ""
-
-
-def _instead_phrase(instead: pl.DataFrame) -> str:
-    nvtx = instead.filter((pl.col("what") == "nvtx") & (pl.col("extra_ns") > 0)).sort(
-        "extra_ns", descending=True)
-    if not nvtx.height:
-        return ""
-    name, ns, others, extra = nvtx.select("name", "ns", "others_ns", "extra_ns").row(0)
-    return (f"; before arriving it spends {ns / 1e6:.2f} ms in NVTX range '{name}' "
-            f"(others {others / 1e6:.2f} ms, +{extra / 1e6:.2f} ms)")
+                     steps=steps, instead=instead, cpu_calls=pl.DataFrame()), ""

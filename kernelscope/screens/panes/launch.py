@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 
+from kernelscope.core.kernel_identity import format_dims
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
-from kernelscope.parsers.ncu import KernelDetail, format_dims
+from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import LAUNCH
 from kernelscope.render.format import NOT_AVAILABLE, fmt_nonzero, fmt_number
 from kernelscope.screens.panes.base import Pane, blank

@@ -162,7 +162,7 @@ def overview_renderables(data: TimelineData) -> list[RenderableType]:
     heading = Text()
     heading.append("Findings ", style="bold")
     heading.append(severity_counts(data.findings))
-    parts += [heading, findings_text(data.findings, data.report.start_ns)]
+    parts += [heading, findings_text(data.findings, data.report.start_ns, short=data.short_name)]
     return parts
 
 

@@ -124,7 +124,7 @@ def chart_name(demangled: str, width: int = 28) -> str:
 
 def chart_kernels(summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
     """Every listed kernel as a roofline point, named by the report's short names."""
-    demangled = [str(s.row.get("demangled") or s.row.get("name", "")) for s in summaries]
+    demangled = [s.name for s in summaries]
     names = ShortNames(demangled)
     return tuple(
         ChartKernel(s.id, fit_name(names[d], 28), summary_diagnosis(s).roofline)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.text import Text
 
+from kernelscope.parsers.kernel_names import compact_name, fit_name
 from kernelscope.parsers.nsys import Finding
 from kernelscope.parsers.severity import MOST_SEVERE_FIRST, most_severe_first
-from kernelscope.render.format import api_name, fmt_bytes, fmt_ns, plural, short_name
+from kernelscope.render.format import api_name, fmt_bytes, fmt_ns, plural
+
+ShortName = Callable[[str], str]
+"""A kernel's short name from its demangled one (a report's ``ShortNames``)."""
 
 SEVERITY_STYLES = {"critical": "bold white on red", "warning": "bold black on yellow",
                    "info": "bold white on blue"}
@@ -28,8 +32,9 @@ def severity_counts(found: Iterable[Finding]) -> str:
     return " · ".join(f"{counts[s]} {s}" for s in MOST_SEVERE_FIRST if counts[s]) or "none"
 
 
-def item_text(item: dict[str, object], origin_ns: int) -> str:
-    """One offending row in a line: ``at 725.3 ms · 32.27 ms · Pageable → Device · …``."""
+def item_text(item: dict[str, object], origin_ns: int, short: ShortName = compact_name) -> str:
+    """One offending row in a line: ``at 725.3 ms · 32.27 ms · Pageable → Device · …``;
+    kernels named by ``short`` (the trace's ``TimelineData.short_name``)."""
     parts: list[str] = []
     start = item.get("start_ns")
     if isinstance(start, int):
@@ -64,13 +69,15 @@ def item_text(item: dict[str, object], origin_ns: int) -> str:
         elif key.endswith("_ns") and isinstance(value, (int, float)):
             parts.append(f"{key.removesuffix('_ns').replace('_', ' ')} {fmt_ns(value)}")
         elif key == "top_kernel":
-            parts.append(short_name(str(value), 40))
+            parts.append(fit_name(short(str(value)), 40))
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
     return " · ".join(parts)
 
 
-def finding_block(finding: Finding, origin_ns: int, items: int = 2) -> Text:
+def finding_block(
+    finding: Finding, origin_ns: int, items: int = 2, short: ShortName = compact_name
+) -> Text:
     """The badge and title, the first ``items`` offending rows, then the advice."""
     text = Text(no_wrap=False)
     text.append_text(severity_badge(finding.severity))
@@ -78,7 +85,7 @@ def finding_block(finding: Finding, origin_ns: int, items: int = 2) -> Text:
     text.append(finding.title, style="bold")
     for item in finding.items[:items]:
         text.append("\n  • ")
-        text.append(item_text(item, origin_ns))
+        text.append(item_text(item, origin_ns, short))
     more = len(finding.items) - items
     if more > 0:
         text.append(f"\n  … and {more:,} more", style="dim")
@@ -87,10 +94,13 @@ def finding_block(finding: Finding, origin_ns: int, items: int = 2) -> Text:
     return text
 
 
-def findings_text(found: Sequence[Finding], origin_ns: int, items: int = 2) -> Text:
-    """Every finding, most severe first, separated by blank lines."""
+def findings_text(
+    found: Sequence[Finding], origin_ns: int, items: int = 2, short: ShortName = compact_name
+) -> Text:
+    """Every finding, most severe first, separated by blank lines; kernels named by
+    ``short``."""
     if not found:
         return Text("No problems found by the nsys analyze rules or kernelscope's checks.",
                     style="green")
     ordered = most_severe_first(found, lambda f: f.severity)
-    return Text("\n\n").join(finding_block(f, origin_ns, items) for f in ordered)
+    return Text("\n\n").join(finding_block(f, origin_ns, items, short) for f in ordered)
