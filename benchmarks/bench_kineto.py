@@ -27,6 +27,7 @@ and 1.5 GB.
 from __future__ import annotations
 
 import argparse
+import json
 import lzma
 import os
 import subprocess
@@ -74,7 +75,10 @@ def write_replicated(path: Path, doc: dict, copies: int) -> None:
     """``doc`` with its events repeated ``copies`` times, written a copy at a time."""
     members = {k: v for k, v in doc.items() if k != "traceEvents"}
     with open(path, "wb") as fh:
-        fh.write(orjson.dumps(members)[:-1] + b', "traceEvents": [')
+        # The members as Kineto writes them (``"rank": 0``, with a space): HTA finds each
+        # file's rank with the regex ``"rank":\s+(\d+)`` and takes every file without a
+        # match as rank 0 (orjson's ``"rank":0`` left it one rank of the eight).
+        fh.write(json.dumps(members).encode()[:-1] + b', "traceEvents": [')
         first = True
         for events in _copies(doc, copies):
             if events:

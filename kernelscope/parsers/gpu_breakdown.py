@@ -146,17 +146,31 @@ def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
                                       "percentage": pl.Float64}, orient="row")
 
 
-def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
-    """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
-    every device together, as HTA takes a rank's) and its communication/computation overlap.
-    Copies and memsets count as HTA's memory kernels (``Memcpy …``/``Memset …``)."""
-    kernels = report.kernels.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
-                                    pl.col("name").cast(pl.String))
-    memops = [frame.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
-                           pl.lit(label).alias("name"))
-              for frame, label in ((report.memcpy, "Memcpy"), (report.memset, "Memset"))]
-    ops = pl.concat([kernels, *memops], how="vertical_relaxed").drop_nulls("name")
+def ops_breakdown(ops: pl.DataFrame) -> tuple[TemporalBreakdown | None, float | None]:
+    """The temporal breakdown (in ns) and the communication/computation overlap of GPU
+    operations ``ops`` (columns hts, hend in ns, and name; rows without a name are left out)."""
+    ops = ops.drop_nulls("name")
     types = {n: kernel_type(n) for n in ops["name"].unique().to_list()}
     ops = ops.with_columns(pl.col("name").replace_strict(types, return_dtype=pl.String)
                            .alias("kernel_type"))
     return temporal_breakdown(ops, ns_per_unit=1), comm_comp_overlap_pct(ops)
+
+
+def gpu_ops(kernels: pl.DataFrame, memcpy: pl.DataFrame, memset: pl.DataFrame,
+            names: pl.Expr) -> pl.DataFrame:
+    """Kernels (named by ``names``), copies and memsets (each frame with start and end) as
+    :func:`ops_breakdown` takes them. Copies and memsets count as HTA's memory kernels
+    (``Memcpy …``/``Memset …``)."""
+    frames = [kernels.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                             names.cast(pl.String).alias("name"))]
+    frames += [frame.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                            pl.lit(label).alias("name"))
+               for frame, label in ((memcpy, "Memcpy"), (memset, "Memset"))]
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
+    """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
+    every device together, as HTA takes a rank's) and its communication/computation overlap."""
+    return ops_breakdown(gpu_ops(report.kernels, report.memcpy, report.memset,
+                                 pl.col("name")))
