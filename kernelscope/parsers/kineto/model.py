@@ -150,12 +150,13 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
 
 
 def parse_workers() -> int:
-    """Threads parsing a trace's pieces: one per core this process may use, at most four."""
+    """Threads parsing a trace's pieces: one per core this process may use, no more than
+    polars' own threads (a run's worker process gets its share of the cores) nor four."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_PARSE_WORKERS))
+    return max(1, min(cores, pl.thread_pool_size(), MAX_PARSE_WORKERS))
 
 
 class _MovedCut(Exception):
