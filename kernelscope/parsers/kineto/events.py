@@ -40,9 +40,9 @@ CPU_SCHEMA = {
 FLOW_SCHEMA = {"phase": pl.String, "id": pl.Int64, "ts": pl.Float64, "pid": pl.Int64,
                "tid": pl.Int64}
 NAME_SCHEMA = {"what": pl.String, "pid": pl.Int64, "tid": pl.Int64, "name": pl.String}
-SCHEMAS: dict[str, dict[str, Any]] = {"gpu": GPU_SCHEMA, "runtime": RUNTIME_SCHEMA,
-                                      "cpu": CPU_SCHEMA, "flows": FLOW_SCHEMA,
-                                      "names": NAME_SCHEMA}
+SCHEMAS = {key: pl.Schema(schema) for key, schema in (
+    ("gpu", GPU_SCHEMA), ("runtime", RUNTIME_SCHEMA), ("cpu", CPU_SCHEMA),
+    ("flows", FLOW_SCHEMA), ("names", NAME_SCHEMA))}
 
 
 def _int(value: Any, default: int | None = None) -> int | None:
@@ -66,13 +66,14 @@ def _xyz(value: Any) -> tuple[int | None, int | None, int | None]:
     return None, None, None
 
 
-RAW_SCHEMA = {
-    "ph": pl.String, "cat": pl.String, "name": pl.String, "ts": pl.Float64, "dur": pl.Float64,
-    "pid": pl.String, "tid": pl.String, "id": pl.String,
-    "args": pl.Struct({"device": pl.Int64, "stream": pl.Int64, "correlation": pl.Int64,
-                       "External id": pl.Int64, "grid": pl.List(pl.Int64),
-                       "block": pl.List(pl.Int64), "bytes": pl.Int64, "name": pl.String}),
-}
+_TEXT, _NUMBER, _INT = pl.String(), pl.Float64(), pl.Int64()
+RAW_SCHEMA = pl.Schema({
+    "ph": _TEXT, "cat": _TEXT, "name": _TEXT, "ts": _NUMBER, "dur": _NUMBER, "pid": _TEXT,
+    "tid": _TEXT, "id": _TEXT,
+    "args": pl.Struct({"device": _INT, "stream": _INT, "correlation": _INT,
+                       "External id": _INT, "grid": pl.List(_INT), "block": pl.List(_INT),
+                       "bytes": _INT, "name": _TEXT}),
+})
 """The members of an event read by polars (the rest is skipped). ``pid``, ``tid`` and
 ``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
 
