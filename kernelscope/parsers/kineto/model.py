@@ -249,7 +249,8 @@ def _devices(members: dict[str, Any], gpu: pl.DataFrame) -> list[DeviceInfo]:
 def _processes(names: pl.DataFrame, cpu: pl.DataFrame, runtime: pl.DataFrame
                ) -> list[ProcessInfo]:
     host = cpu.filter(pl.col("cat") != "gpu_user_annotation")
-    pids = set(host["pid"].drop_nulls().to_list()) | set(runtime["pid"].drop_nulls().to_list())
+    pids = (set(host["pid"].drop_nulls().unique().to_list())
+            | set(runtime["pid"].drop_nulls().unique().to_list()))
     labels = {int(r["pid"]): r["name"] for r in names.filter(
         (pl.col("what") == "process_name") & pl.col("pid").is_not_null()).iter_rows(named=True)}
     return [ProcessInfo(int(pid), labels.get(int(pid), "python")) for pid in sorted(pids)]
