@@ -1,4 +1,6 @@
-"""Kineto events into columns: one pass over each parsed piece, one frame per category.
+"""Kineto events into columns, one frame per category: each piece of the event array read
+by polars straight into columns (:func:`read_piece`), or, for a piece polars cannot type,
+parsed by orjson and picked over in one Python pass (:meth:`Collector.rows`).
 
 Times stay as Kineto writes them (``ts``/``dur``: float microseconds) beside integer
 nanoseconds (``start``/``end``): HTA's numbers are defined on the former (it rounds each
