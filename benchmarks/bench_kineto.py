@@ -27,6 +27,7 @@ and 1.5 GB.
 from __future__ import annotations
 
 import argparse
+import json
 import lzma
 import os
 import subprocess
@@ -74,7 +75,10 @@ def write_replicated(path: Path, doc: dict, copies: int) -> None:
     """``doc`` with its events repeated ``copies`` times, written a copy at a time."""
     members = {k: v for k, v in doc.items() if k != "traceEvents"}
     with open(path, "wb") as fh:
-        fh.write(orjson.dumps(members)[:-1] + b', "traceEvents": [')
+        # The members as Kineto writes them (``"rank": 0``, with a space): HTA finds each
+        # file's rank with the regex ``"rank":\s+(\d+)`` and takes every file without a
+        # match as rank 0 (orjson's ``"rank":0`` left it one rank of the eight).
+        fh.write(json.dumps(members).encode()[:-1] + b', "traceEvents": [')
         first = True
         for events in _copies(doc, copies):
             if events:
@@ -97,8 +101,10 @@ def build_big(path: Path, megabytes: int) -> None:
     write_replicated(path, doc, max(1, megabytes * 1_000_000 // one))
 
 
-def measure(argv: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of ``argv`` run to completion."""
+def measure(argv: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds (user + system, its threads and children included), peak
+    RSS MB) of ``argv`` run to completion. On a shared machine the CPU time says what the
+    wall time would be alone on one core."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -106,7 +112,7 @@ def measure(argv: list[str]) -> tuple[float, float]:
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"{argv} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -132,10 +138,12 @@ def main() -> None:
         build_big(big, args.big_mb)
         rows.append((f"one trace ({big.stat().st_size / 1e6:.0f} MB)", "kernelscope",
                      *measure([sys.executable, "-m", "kernelscope", "summary", str(big)])))
-    print("| input | tool | wall (s) | peak RSS (MB) |")
-    print("| --- | --- | ---: | ---: |")
-    for name, tool, wall, rss in rows:
-        print(f"| {name} | {tool} | {wall:.2f} | {rss:.0f} |")
+    print(f"load average over the last minute at the end: {os.getloadavg()[0]:.1f} "
+          f"({os.cpu_count()} cores)")
+    print("| input | tool | wall (s) | CPU (s) | peak RSS (MB) |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for name, tool, wall, cpu, rss in rows:
+        print(f"| {name} | {tool} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
 
 
 if __name__ == "__main__":

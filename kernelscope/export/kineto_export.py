@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from kernelscope.export.summary import print_timeline_summary
 from kernelscope.export.timeline_export import render_timeline_report
-from kernelscope.export.timeline_json import to_export_dict
+from kernelscope.export.timeline_json import breakdown_doc, to_export_dict
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.kineto.hta import HtaNumbers
@@ -24,13 +24,8 @@ SCHEMA = "kernelscope/kineto/1"
 def hta_doc(hta: HtaNumbers) -> dict[str, Any]:
     """HTA's numbers as the JSON members ``temporal_breakdown``, ``comm_comp_overlap_pct``,
     ``idle_time_by_stream`` and ``kernel_types``."""
-    temporal = hta.temporal
     return {
-        "temporal_breakdown": None if temporal is None else {
-            **temporal.as_ns(), "idle_pct": temporal.idle_pct,
-            "compute_pct": temporal.compute_pct, "non_compute_pct": temporal.non_compute_pct,
-        },
-        "comm_comp_overlap_pct": hta.overlap_pct,
+        **breakdown_doc(hta.temporal, hta.overlap_pct),
         "idle_time_by_stream": [
             {"stream": s, "category": c, "idle_ns": int(t) * 1000, "ratio": r}
             for s, c, t, r in hta.idle_by_stream.rows()

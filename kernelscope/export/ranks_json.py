@@ -4,7 +4,9 @@
      "run": {traces, rank_source, comm_source, executor, t0_ns, t1_ns, clock{…}, notes},
      "ranks": [{"file", "rank", "steps", "step_time_ns" (median), "gpu_busy_pct", "comm_ns",
                 "compute_ns", "overlap_ns", "overlap_pct", "wait_ns", "wait_ns_per_step",
-                "late_ns_per_step", "last_count", "gaps": [{cause, gaps, ns}], …}],
+                "late_ns_per_step", "last_count", "gaps": [{cause, gaps, ns}],
+                "temporal_breakdown": {idle_ns, compute_ns, non_compute_ns, kernel_ns,
+                idle_pct, compute_pct, non_compute_pct} or null, "comm_comp_overlap_pct", …}],
      "straggler": {"file", "rank", "late_ns_per_step" (median lateness at the collectives),
                    "delay_ns_per_step", "last_count", "collectives", "verdict",
                    "steps": [{step, late_ns, delay_ns, last}], "instead": […],
@@ -26,6 +28,7 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.export.timeline_json import breakdown_doc
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.ranks.heatmap import heatmap
 from kernelscope.parsers.ranks.model import RunAnalysis
@@ -66,6 +69,7 @@ def rank_rows(run: RunAnalysis) -> list[dict[str, Any]]:
             "late_ns_per_step": _median(per_step["late_ns"]),
             "last_count": int(mine["last"].sum()) if mine.height else 0,
             "gaps": _rows(s.gaps),
+            **breakdown_doc(s.temporal, s.comm_comp_overlap_pct),
             "clock_offset_ns": run.clock.offsets_ns.get(rank, 0),
             "session_start_utc_ns": s.session_start_utc_ns,
             "nsys_version": s.nsys_version,

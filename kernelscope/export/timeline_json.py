@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.parsers.gpu_breakdown import TemporalBreakdown
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
 from kernelscope.parsers.nsys.model import NsysReport
@@ -151,10 +152,11 @@ def to_export_dict(
     })
 
 
-def breakdown_members(data: TimelineData) -> dict[str, Any]:
-    """HTA's temporal breakdown and communication/computation overlap of the timeline
-    (``parsers/gpu_breakdown.py``; docs/kineto.md)."""
-    temporal, overlap = data.breakdown
+def breakdown_doc(temporal: TemporalBreakdown | None, overlap: float | None
+                  ) -> dict[str, Any]:
+    """HTA's temporal breakdown and communication/computation overlap as the JSON members
+    ``temporal_breakdown`` and ``comm_comp_overlap_pct`` (``parsers/gpu_breakdown.py``;
+    docs/kineto.md): the same members for a timeline, a Kineto trace and a rank."""
     return {
         "temporal_breakdown": None if temporal is None else {
             **temporal.as_ns(), "idle_pct": temporal.idle_pct,
@@ -162,3 +164,8 @@ def breakdown_members(data: TimelineData) -> dict[str, Any]:
         },
         "comm_comp_overlap_pct": overlap,
     }
+
+
+def breakdown_members(data: TimelineData) -> dict[str, Any]:
+    """HTA's temporal breakdown and communication/computation overlap of the timeline."""
+    return breakdown_doc(*data.breakdown)

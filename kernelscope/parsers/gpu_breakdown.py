@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -123,40 +122,57 @@ def comm_comp_overlap_pct(gpu: pl.DataFrame) -> float | None:
     return round(100 * _intersection(comm, comp) / total, 2)
 
 
+KINDS = ("COMPUTATION", "COMMUNICATION", "MEMORY")
+
+
 def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
     """Time under each combination of computation, communication and memory kernels (HTA's
-    default, ``include_memory_kernels=True``)."""
-    kinds = ("COMPUTATION", "COMMUNICATION", "MEMORY")
-    edges: list[tuple[int, int]] = []
-    for bit, kind in enumerate(kinds):
-        for start, end in merged(gpu.filter(pl.col("kernel_type") == kind)).rows():
-            edges += [(start, 1 << bit), (end, -(1 << bit))]
-    edges.sort(key=lambda e: e[0])
-    sums: dict[str, int] = {}
-    running = 0
-    for (time, delta), (after, _) in pairwise(edges):
-        running += delta
-        if running > 0:
-            label = " overlapping ".join(k for bit, k in enumerate(kinds) if running & (1 << bit))
-            sums[label] = sums.get(label, 0) + after - time
-    total = sum(sums.values())
-    rows = [(k, v, round(100 * v / total, 1) if total else 0.0)
-            for k, v in sorted(sums.items(), key=lambda kv: -kv[1])]
+    default, ``include_memory_kernels=True``): every merged interval's start adds its kind's
+    bit and its end removes it; the time to the next edge goes to the kinds then running."""
+    edges = pl.concat([
+        merged(gpu.filter(pl.col("kernel_type") == kind)).select(
+            pl.concat_list("hts", "hend").alias("time"),
+            pl.lit([1 << bit, -(1 << bit)], dtype=pl.List(pl.Int64)).alias("delta"))
+        .explode("time", "delta")
+        for bit, kind in enumerate(KINDS)
+    ]).sort("time", maintain_order=True)  # stable: equal times keep the edges' order
+    spans = edges.select(pl.col("delta").cum_sum().alias("running"),
+                         (pl.col("time").shift(-1) - pl.col("time")).alias("ns")
+                         ).filter(pl.col("ns").is_not_null() & (pl.col("running") > 0))
+    sums = spans.group_by("running", maintain_order=True).agg(pl.col("ns").sum())
+    total = int(sums["ns"].sum()) if sums.height else 0
+    rows = [(" overlapping ".join(k for bit, k in enumerate(KINDS) if running & (1 << bit)),
+             ns, round(100 * ns / total, 1) if total else 0.0)
+            for running, ns in sums.sort("ns", descending=True, maintain_order=True).rows()]
     return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
                                       "percentage": pl.Float64}, orient="row")
 
 
-def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
-    """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
-    every device together, as HTA takes a rank's) and its communication/computation overlap.
-    Copies and memsets count as HTA's memory kernels (``Memcpy …``/``Memset …``)."""
-    kernels = report.kernels.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
-                                    pl.col("name").cast(pl.String))
-    memops = [frame.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
-                           pl.lit(label).alias("name"))
-              for frame, label in ((report.memcpy, "Memcpy"), (report.memset, "Memset"))]
-    ops = pl.concat([kernels, *memops], how="vertical_relaxed").drop_nulls("name")
+def ops_breakdown(ops: pl.DataFrame) -> tuple[TemporalBreakdown | None, float | None]:
+    """The temporal breakdown (in ns) and the communication/computation overlap of GPU
+    operations ``ops`` (columns hts, hend in ns, and name; rows without a name are left out)."""
+    ops = ops.drop_nulls("name")
     types = {n: kernel_type(n) for n in ops["name"].unique().to_list()}
     ops = ops.with_columns(pl.col("name").replace_strict(types, return_dtype=pl.String)
                            .alias("kernel_type"))
     return temporal_breakdown(ops, ns_per_unit=1), comm_comp_overlap_pct(ops)
+
+
+def gpu_ops(kernels: pl.DataFrame, memcpy: pl.DataFrame, memset: pl.DataFrame,
+            names: pl.Expr) -> pl.DataFrame:
+    """Kernels (named by ``names``), copies and memsets (each frame with start and end) as
+    :func:`ops_breakdown` takes them. Copies and memsets count as HTA's memory kernels
+    (``Memcpy …``/``Memset …``)."""
+    frames = [kernels.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                             names.cast(pl.String).alias("name"))]
+    frames += [frame.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                            pl.lit(label).alias("name"))
+               for frame, label in ((memcpy, "Memcpy"), (memset, "Memset"))]
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
+    """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
+    every device together, as HTA takes a rank's) and its communication/computation overlap."""
+    return ops_breakdown(gpu_ops(report.kernels, report.memcpy, report.memset,
+                                 pl.col("name")))

@@ -4,6 +4,7 @@ pieces, and bad input refused with one sentence and exit 2."""
 from __future__ import annotations
 
 import gzip
+import io
 import lzma
 import os
 import subprocess
@@ -11,14 +12,20 @@ import sys
 from pathlib import Path
 
 import orjson
+import polars as pl
 import pytest
 import zstandard
+from polars.testing import assert_frame_equal
 
 from kernelscope.kinds import kind_for
+from kernelscope.parsers.kineto import model
+from kernelscope.parsers.kineto.events import RAW_SCHEMA, Collector, columns_of, read_piece
 from kernelscope.parsers.kineto.stream import TraceHeader, iter_event_pieces
 from tests.conftest import ROOT, SAMPLES
+from tests.wild.conftest import require_wild
 
 STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
+N_PAIRS = 8000
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -99,3 +106,56 @@ def test_compact_json_with_boundaries_inside_strings_and_objects(tmp_path: Path)
     got = [e for piece in iter_event_pieces(path, header, piece_bytes=4096) for e in piece]
     assert got == events
     assert header.members == {"displayTimeUnit": "ms", "baseTimeNanoseconds": 7}
+
+
+def _kernel(i: int) -> dict[str, object]:
+    return {"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": i + 0.25,
+            "dur": 0.5, "args": {"device": 0, "stream": 7, "correlation": i,
+                                 "grid": [i, 1, 1], "block": [128, 1, 1]}}
+
+
+def test_cuts_inside_strings_are_read_again_with_checked_cuts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pieces parsed by a thread pool are cut without a check; a cut inside a name makes that
+    # piece fail, and the trace is read again with every cut checked. (The first megabyte is
+    # read whole, so the trace holds several.)
+    events: list[dict[str, object]] = []
+    for i in range(N_PAIRS):
+        events += [{"ph": "X", "cat": "python_function", "name": f'f}}, {{"{i}', "pid": 1,
+                    "tid": 1, "ts": float(i), "dur": 0.5, "args": {"n": [{"a": 1}, {"b": 2}]}},
+                   _kernel(i)]
+    path = tmp_path / "names.json"
+    path.write_bytes(orjson.dumps({"traceEvents": events, "baseTimeNanoseconds": 7}))
+    monkeypatch.setattr(model, "PIECE_BYTES", 8192)
+    for workers in (1, 2, 3):
+        trace = model.read_trace(path, workers=workers)
+        assert trace.cpu["name"].to_list() == [f'f}}, {{"{i}' for i in range(N_PAIRS)]
+        assert trace.gpu["correlation"].to_list() == list(range(N_PAIRS))
+        assert trace.gpu["grid_x"].to_list() == list(range(N_PAIRS))
+        assert trace.events == 2 * N_PAIRS and trace.base_time_ns == 7
+
+
+@pytest.mark.parametrize("name", ["kineto_step", "ModelTC__lightllm__forward_decode_0",
+                                  "flashinfer-ai__flashinfer__rope_profile"])
+def test_columns_read_by_polars_equal_the_python_pass(name: str) -> None:
+    # Two ways to the same frames: polars reading the events' text into columns (the fast
+    # path) and orjson plus one Python pass (for pieces polars cannot type).
+    path = STEP if name == "kineto_step" else require_wild() / "kineto" / f"{name}.pt.trace.json.xz"
+    text = orjson.dumps(orjson.loads(lzma.decompress(path.read_bytes()))["traceEvents"])
+    fast = columns_of(pl.read_json(io.BytesIO(text), schema=RAW_SCHEMA))
+    slow = Collector.rows(orjson.loads(text))
+    assert fast.keys() == slow.keys()
+    for key in fast:
+        assert_frame_equal(fast[key], slow[key])
+    assert fast["gpu"].height and fast["cpu"].height and fast["runtime"].height
+
+
+def test_events_of_other_types_take_the_python_pass() -> None:
+    # A pid that is a number in one event and a string in another, a string where polars
+    # expects a number: read_piece falls back to orjson and gives the Python pass's frames.
+    events = [_kernel(1), {**_kernel(2), "pid": "Spans"},
+              {**_kernel(3), "args": {"device": 0, "stream": "7", "correlation": 3}}]
+    count, frames = read_piece(orjson.dumps(events))
+    assert count == 3
+    assert frames["gpu"]["pid"].to_list() == [0, None, 0]
+    assert frames["gpu"]["stream"].to_list() == [7, 7, 7]

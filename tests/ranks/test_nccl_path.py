@@ -107,3 +107,30 @@ def test_the_slow_rank_is_named_and_the_others_wait_inside_the_kernels(nccl_run:
 def test_families_leave_the_nccl_kernel_out_of_the_slowness_verdict(nccl_run: RunAnalysis):
     row = nccl_run.families.filter(pl.col("name") == NCCL).row(0, named=True)
     assert row["comm"] and not row["flagged"]
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def test_htas_overlap_per_rank_from_the_kernels_in_the_export(nccl_dir: Path,
+                                                              nccl_run: RunAnalysis):
+    # HTA's comm_comp_overlap: the time computation kernels run during the merged NCCL
+    # kernels, as a share of those; read here straight from each rank's kernel table.
+    for r in RANKS:
+        with sqlite3.connect(nccl_dir / f"rank{r}.sqlite") as conn:
+            rows = conn.execute(
+                "SELECT k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                "JOIN StringIds s ON s.id = k.demangledName").fetchall()
+        comm = _merged([(s, e) for s, e, name in rows if name == NCCL])
+        comp = _merged([(s, e) for s, e, name in rows if name != NCCL])
+        inside = sum(max(0, min(e, ce) - max(s, cs)) for s, e in comm for cs, ce in comp)
+        expected = round(100 * inside / sum(e - s for s, e in comm), 2)
+        assert nccl_run.ranks[r].comm_comp_overlap_pct == expected, r
+        assert 0 < expected < 100

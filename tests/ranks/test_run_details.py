@@ -6,6 +6,7 @@ made 30 % slower (a slower GPU) and one trace said to come from another host (cl
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -176,3 +177,38 @@ def test_every_gap_cause_of_a_rank_is_catalogued(run: RunAnalysis) -> None:
     (``communication``, ``not explained``)."""
     causes = {c for rank in run.ranks.values() for c in rank.gaps["cause"].to_list()}
     assert causes and causes <= set(GAP_CAUSES)
+
+
+def _expected_breakdown(rank: int) -> dict[str, int]:
+    """HTA's temporal breakdown from the GPU operations ``nsys stats`` printed: the span from
+    the first start to the last end, the idle time in it, and the computation kernels'
+    merged time (the gloo sample has no NCCL kernel: every kernel computes)."""
+    ops = _gpu_ops(rank)
+    span = max(e for _, e in ops) - min(s for s, _ in ops)
+    idle = span - sum(e - s for s, e in _merged(ops))
+    compute = sum(e - s for s, e in _merged(_gpu_ops(rank, kernels_only=True)))
+    return {"idle_ns": idle, "compute_ns": compute, "non_compute_ns": span - idle - compute,
+            "kernel_ns": span}
+
+
+def test_every_rank_has_htas_temporal_breakdown(run: RunAnalysis, rank_dir: Path,
+                                                 cache_dir: Path, capsys):
+    main(["export", str(rank_dir), "--format", "json", "--workers", "0",
+          "--cache-dir", str(cache_dir)])
+    doc = json.loads(capsys.readouterr().out)
+    for r in RANKS:
+        expected = _expected_breakdown(r)
+        assert run.ranks[r].temporal is not None and run.ranks[r].temporal.as_ns() == expected
+        row = doc["ranks"][r]
+        assert {k: row["temporal_breakdown"][k] for k in expected} == expected, r
+        span, idle = expected["kernel_ns"], expected["idle_ns"]
+        assert row["temporal_breakdown"]["idle_pct"] == round(100 * idle / span, 2)
+        assert row["comm_comp_overlap_pct"] is None  # no communication kernel
+
+
+def test_one_rank_as_a_timeline_has_the_same_breakdown(rank_dir: Path, capsys):
+    assert main(["export", str(rank_dir / "rank2.sqlite"), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    expected = _expected_breakdown(2)
+    assert {k: doc["temporal_breakdown"][k] for k in expected} == expected
+    assert doc["comm_comp_overlap_pct"] is None

@@ -1,4 +1,6 @@
-"""Kineto events into columns: one pass over each parsed piece, one frame per category.
+"""Kineto events into columns, one frame per category: each piece of the event array read
+by polars straight into columns (:func:`read_piece`), or, for a piece polars cannot type,
+parsed by orjson and picked over in one Python pass (:meth:`Collector.rows`).
 
 Times stay as Kineto writes them (``ts``/``dur``: float microseconds) beside integer
 nanoseconds (``start``/``end``): HTA's numbers are defined on the former (it rounds each
@@ -7,10 +9,13 @@ event inward to whole microseconds), the timeline's on the latter.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
+
+from kernelscope.parsers.kineto.stream import parse_events
 
 GPU_CATS = {"kernel": "kernel", "Kernel": "kernel", "gpu_memcpy": "memcpy", "Memcpy": "memcpy",
             "gpu_memset": "memset", "Memset": "memset", "cuda_sync": "sync"}
@@ -37,6 +42,9 @@ CPU_SCHEMA = {
 FLOW_SCHEMA = {"phase": pl.String, "id": pl.Int64, "ts": pl.Float64, "pid": pl.Int64,
                "tid": pl.Int64}
 NAME_SCHEMA = {"what": pl.String, "pid": pl.Int64, "tid": pl.Int64, "name": pl.String}
+SCHEMAS = {key: pl.Schema(schema) for key, schema in (
+    ("gpu", GPU_SCHEMA), ("runtime", RUNTIME_SCHEMA), ("cpu", CPU_SCHEMA),
+    ("flows", FLOW_SCHEMA), ("names", NAME_SCHEMA))}
 
 
 def _int(value: Any, default: int | None = None) -> int | None:
@@ -60,28 +68,106 @@ def _xyz(value: Any) -> tuple[int | None, int | None, int | None]:
     return None, None, None
 
 
+_TEXT, _NUMBER, _INT = pl.String(), pl.Float64(), pl.Int64()
+RAW_SCHEMA = pl.Schema({
+    "ph": _TEXT, "cat": _TEXT, "name": _TEXT, "ts": _NUMBER, "dur": _NUMBER, "pid": _TEXT,
+    "tid": _TEXT, "id": _TEXT,
+    "args": pl.Struct({"device": _INT, "stream": _INT, "correlation": _INT,
+                       "External id": _INT, "grid": pl.List(_INT), "block": pl.List(_INT),
+                       "bytes": _INT, "name": _TEXT}),
+})
+"""The members of an event read by polars (the rest is skipped). ``pid``, ``tid`` and
+``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
+
+Frames = dict[str, pl.DataFrame]
+
+
+def read_piece(text: bytes) -> tuple[int, Frames]:
+    """(how many events, their frames) of ``text``, a JSON array of events: read by polars
+    into columns (no Python object per event), or, where an event holds a member of another
+    type than :data:`RAW_SCHEMA`'s, by orjson and one pass in Python. ValueError when
+    ``text`` is not a JSON array of objects."""
+    try:
+        raw = pl.read_json(io.BytesIO(text), schema=RAW_SCHEMA)
+    except (pl.exceptions.PolarsError, OverflowError):
+        events = parse_events(text)
+        return len(events), Collector.rows(events)
+    return raw.height, columns_of(raw)
+
+
+def _as_int(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.Int64, strict=False)
+
+
+def _xyz_cols(arg: str, prefix: str) -> list[pl.Expr]:
+    values = pl.col("args").struct.field(arg)
+    three = values.list.len() == 3
+    return [pl.when(three).then(values.list.get(i, null_on_oob=True)).cast(pl.Int32)
+            .alias(f"{prefix}_{axis}") for i, axis in enumerate("xyz")]
+
+
+def columns_of(raw: pl.DataFrame) -> Frames:
+    """The category frames (the schemas above) of events read with :data:`RAW_SCHEMA`."""
+    arg = pl.col("args").struct.field
+    timed = (pl.col("ph") == "X") & pl.col("ts").is_not_null() & pl.col("dur").is_not_null()
+    name = pl.col("name").fill_null("")
+    events = raw.lazy()
+    plans = {
+        "gpu": events.filter(timed & pl.col("cat").is_in(list(GPU_CATS))).select(
+            pl.col("cat").replace_strict(GPU_CATS, default=None, return_dtype=pl.String)
+            .alias("kind"), name, "ts", "dur",
+            pl.coalesce(arg("device"), _as_int("pid")).alias("device"),
+            arg("stream").fill_null(-1).alias("stream"),
+            arg("correlation").fill_null(-1).alias("correlation"),
+            arg("External id").alias("external_id"), *_xyz_cols("grid", "grid"),
+            *_xyz_cols("block", "block"), arg("bytes").alias("bytes"), _as_int("pid"),
+            _as_int("tid")),
+        "runtime": events.filter(timed & pl.col("cat").is_in(list(RUNTIME_CATS))).select(
+            name, "ts", "dur", _as_int("pid"), _as_int("tid"),
+            arg("correlation").fill_null(-1).alias("correlation"),
+            arg("External id").alias("external_id"),
+            pl.col("cat").is_in(["cuda_driver", "Driver"]).alias("driver")),
+        "cpu": events.filter(timed & pl.col("cat").is_in(list(CPU_CATS))).select(
+            "cat", name, "ts", "dur", _as_int("pid"), _as_int("tid"),
+            arg("External id").alias("external_id")),
+        "flows": events.filter(pl.col("ph").is_in(["s", "f"]) & (pl.col("cat") == "ac2g"))
+        .select(pl.col("ph").alias("phase"), _as_int("id"), "ts", _as_int("pid"),
+                _as_int("tid")),
+        "names": events.filter((pl.col("ph") == "M")
+                               & pl.col("name").is_in(["process_name", "thread_name"]))
+        .select(pl.col("name").alias("what"), _as_int("pid"), _as_int("tid"),
+                arg("name").fill_null("").alias("name")),
+    }
+    frames = pl.collect_all([plan.cast(SCHEMAS[key]) for key, plan in plans.items()])
+    return dict(zip(plans, frames, strict=True))
+
+
 class Collector:
-    """Columns of every category, filled piece by piece and turned into frames once."""
+    """The frames of every category, piece by piece, joined once."""
 
     def __init__(self) -> None:
-        self.gpu: list[pl.DataFrame] = []
-        self.runtime: list[pl.DataFrame] = []
-        self.cpu: list[pl.DataFrame] = []
-        self.flows: list[pl.DataFrame] = []
-        self.names: list[pl.DataFrame] = []
+        self.parts: dict[str, list[pl.DataFrame]] = {k: [] for k in SCHEMAS}
         self.events = 0
 
-    def add(self, events: Iterable[dict[str, Any]]) -> None:
+    def add(self, piece: tuple[int, Frames]) -> None:
+        count, frames = piece
+        self.events += count
+        for key, frame in frames.items():
+            if frame.height:
+                self.parts[key].append(frame)
+
+    @classmethod
+    def rows(cls, events: Iterable[dict[str, Any]]) -> Frames:
+        """The category frames of parsed events, in one pass in Python."""
         gpu: list[tuple[Any, ...]] = []
         runtime: list[tuple[Any, ...]] = []
         cpu: list[tuple[Any, ...]] = []
         flows: list[tuple[Any, ...]] = []
         names: list[tuple[Any, ...]] = []
         for event in events:
-            self.events += 1
             phase = event.get("ph")
             if phase == "X":
-                self._complete(event, gpu, runtime, cpu)
+                cls._complete(event, gpu, runtime, cpu)
             elif phase in ("s", "f") and event.get("cat") == "ac2g":
                 flows.append((phase, _int(event.get("id")), event.get("ts"),
                               _int(event.get("pid")), _int(event.get("tid"))))
@@ -89,11 +175,8 @@ class Collector:
                 args = event.get("args") or {}
                 names.append((event["name"], _int(event.get("pid")), _int(event.get("tid")),
                               str(args.get("name", ""))))
-        self.gpu.append(pl.DataFrame(gpu, schema=GPU_SCHEMA, orient="row"))
-        self.runtime.append(pl.DataFrame(runtime, schema=RUNTIME_SCHEMA, orient="row"))
-        self.cpu.append(pl.DataFrame(cpu, schema=CPU_SCHEMA, orient="row"))
-        self.flows.append(pl.DataFrame(flows, schema=FLOW_SCHEMA, orient="row"))
-        self.names.append(pl.DataFrame(names, schema=NAME_SCHEMA, orient="row"))
+        rows = {"gpu": gpu, "runtime": runtime, "cpu": cpu, "flows": flows, "names": names}
+        return {k: pl.DataFrame(rows[k], schema=SCHEMAS[k], orient="row") for k in SCHEMAS}
 
     @staticmethod
     def _complete(event: dict[str, Any], gpu: list[tuple[Any, ...]],
@@ -121,12 +204,6 @@ class Collector:
             cpu.append((cat, name, float(ts), float(dur), _int(event.get("pid")),
                         _int(event.get("tid")), _int(args.get("External id"))))
 
-    def frames(self) -> dict[str, pl.DataFrame]:
-        def join(parts: list[pl.DataFrame], schema: dict[str, Any]) -> pl.DataFrame:
-            return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
-
-        return {
-            "gpu": join(self.gpu, GPU_SCHEMA), "runtime": join(self.runtime, RUNTIME_SCHEMA),
-            "cpu": join(self.cpu, CPU_SCHEMA), "flows": join(self.flows, FLOW_SCHEMA),
-            "names": join(self.names, NAME_SCHEMA),
-        }
+    def frames(self) -> Frames:
+        return {key: pl.concat(parts) if parts
+                else pl.DataFrame(schema=SCHEMAS[key]) for key, parts in self.parts.items()}

@@ -17,7 +17,10 @@ trace's clock):
 from __future__ import annotations
 
 import gc
+import os
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,10 +30,12 @@ from typing import Any
 import polars as pl
 
 from kernelscope.parsers.errors import ReportError, safe_text
-from kernelscope.parsers.kineto.events import Collector
-from kernelscope.parsers.kineto.stream import TraceHeader, iter_event_pieces
+from kernelscope.parsers.kineto.events import Collector, Frames, read_piece
+from kernelscope.parsers.kineto.stream import PIECE_BYTES, TraceHeader, iter_event_pieces
 from kernelscope.parsers.nsys.model import DeviceInfo, ProcessInfo
 
+MAX_PARSE_WORKERS = 4
+"""The most threads parsing one trace's pieces."""
 PID_SHIFT = 1 << 24
 """A pid and a tid packed as nsys packs them (``pid_of``/``tid_of`` read them back)."""
 
@@ -106,19 +111,19 @@ def _ns(frame: pl.DataFrame) -> pl.DataFrame:
                               .alias("end"))
 
 
-def read_trace(path: Path, progress: Callable[[str, float | None], None] | None = None
-               ) -> KinetoTrace:
-    """Read the Kineto trace at ``path``. Raises ReportError (one sentence) for a file
-    that is not a whole trace or holds no GPU activity."""
+def read_trace(path: Path, progress: Callable[[str, float | None], None] | None = None,
+               workers: int | None = None) -> KinetoTrace:
+    """Read the Kineto trace at ``path`` (its pieces parsed by ``workers`` threads, one per
+    core by default). Raises ReportError (one sentence) for a file that is not a whole trace
+    or holds no GPU activity."""
     header = TraceHeader()
-    collector = Collector()
+    on_piece = (None if progress is None
+                else lambda read: progress("Reading the trace's events", None))
     with _collection_paused():
-        for events in iter_event_pieces(
-            path, header,
-            on_piece=None if progress is None
-            else lambda read: progress("Reading the trace's events", None),
-        ):
-            collector.add(events)
+        try:
+            collector = _collect(path, header, on_piece, workers or parse_workers())
+        except _MovedCut:
+            collector = _collect(path, header, on_piece, 1)
     frames = collector.frames()
     gpu = _with_correlation(frames["gpu"], frames["flows"])
     if not gpu.filter(pl.col("kind") != "sync").height:
@@ -142,6 +147,59 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
         distributed=_distributed(members.get("distributedInfo")), events=collector.events,
         members={k: v for k, v in members.items() if k != "deviceProperties"},
     )
+
+
+def parse_workers() -> int:
+    """Threads parsing a trace's pieces: one per core this process may use, no more than
+    polars' own threads (a run's worker process gets its share of the cores) nor four."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, pl.thread_pool_size(), MAX_PARSE_WORKERS))
+
+
+class _MovedCut(Exception):
+    """A piece cut without a check did not parse (its cut fell inside an event)."""
+
+
+def _collect(path: Path, header: TraceHeader, on_piece: Callable[[int], None] | None,
+             workers: int) -> Collector:
+    """Every piece of ``path`` read into a :class:`Collector`. With one worker each cut is
+    checked by parsing the piece before the next is cut (``stream.py``); with more, pieces
+    are cut at the last event boundary without that check and parsed by a thread pool
+    (polars parses without the GIL), at most one per thread ahead of the reading; a piece
+    that fails to parse raises :class:`_MovedCut`, and the caller reads again with one."""
+    collector = Collector()
+    if workers <= 1:
+        for piece in iter_event_pieces(path, header, PIECE_BYTES, on_piece, parse=read_piece):
+            collector.add(piece)
+        return collector
+    with ThreadPoolExecutor(workers) as pool:
+        pending: deque[Future[tuple[int, Frames]]] = deque()
+
+        def submit(text: bytes) -> Future[tuple[int, Frames]]:
+            return pool.submit(read_piece, text)
+
+        try:
+            for future in iter_event_pieces(path, header, PIECE_BYTES, on_piece,
+                                            parse=submit):
+                pending.append(future)
+                while len(pending) > workers:
+                    collector.add(_result(pending.popleft()))
+            while pending:
+                collector.add(_result(pending.popleft()))
+        finally:
+            for future in pending:
+                future.cancel()
+    return collector
+
+
+def _result(future: Future[tuple[int, Frames]]) -> tuple[int, Frames]:
+    try:
+        return future.result()
+    except ValueError as exc:
+        raise _MovedCut from exc
 
 
 @contextmanager
@@ -191,7 +249,8 @@ def _devices(members: dict[str, Any], gpu: pl.DataFrame) -> list[DeviceInfo]:
 def _processes(names: pl.DataFrame, cpu: pl.DataFrame, runtime: pl.DataFrame
                ) -> list[ProcessInfo]:
     host = cpu.filter(pl.col("cat") != "gpu_user_annotation")
-    pids = set(host["pid"].drop_nulls().to_list()) | set(runtime["pid"].drop_nulls().to_list())
+    pids = (set(host["pid"].drop_nulls().unique().to_list())
+            | set(runtime["pid"].drop_nulls().unique().to_list()))
     labels = {int(r["pid"]): r["name"] for r in names.filter(
         (pl.col("what") == "process_name") & pl.col("pid").is_not_null()).iter_rows(named=True)}
     return [ProcessInfo(int(pid), labels.get(int(pid), "python")) for pid in sorted(pids)]

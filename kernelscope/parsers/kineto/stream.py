@@ -4,9 +4,11 @@ A trace is one JSON object: a few small members (``deviceProperties``, ``distrib
 ``baseTimeNanoseconds``, …) and ``traceEvents``, an array holding nearly all of its bytes.
 The members around the array are parsed whole; the array is cut into pieces of about
 ``PIECE_BYTES`` at an event boundary (a ``}`` then ``,`` then ``{``) and each piece is parsed
-by orjson as an array of its own. A cut inside a string or a nested object makes that
-piece's parse fail; the reader then cuts at an earlier boundary (or reads on), so a piece is
-only ever accepted as whole events. Plain, gzip, xz and zstd files are read as streams.
+as an array of its own (by the ``parse`` the caller gives: orjson by default). A cut inside
+a string or a nested object makes that piece's parse fail; the reader then cuts at an earlier
+boundary (or reads on), so a piece is only ever accepted as whole events (``model.py`` also
+cuts without that check, to parse pieces in parallel, and reads again with it when a piece
+fails). Plain, gzip, xz and zstd files are read as streams.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import orjson
 
 from kernelscope.parsers.compressed import compression_of, decompress_errors, open_stream
 from kernelscope.parsers.errors import ReportError, safe_text
 
-PIECE_BYTES = 8 << 20
-"""About how many bytes of events are parsed at once (the transient memory is a few times
-this)."""
+PIECE_BYTES = 512 << 10
+"""About how many bytes of events are parsed at once. Parsing holds several times a piece's
+size for a while (polars' parse tree, or orjson's objects); pieces of half a megabyte kept
+the peak lowest and took the least time, measured on 128 MB (docs/kineto.md)."""
 HEADER_LIMIT = 64 << 20
 """The most bytes read while looking for ``traceEvents`` (the members before it are small)."""
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
@@ -35,6 +38,18 @@ TRAILER_LIMIT = 1 << 20
 TRAILER_TRIES = 256
 """The most ``]`` tried as the array's end (the members after it hold few lists)."""
 _AFTER_ARRAY = re.compile(rb"\s*[,}]")
+
+
+T = TypeVar("T")
+
+
+def parse_events(text: bytes) -> list[dict[str, Any]]:
+    """The events of ``text`` (a JSON array of objects) as Python dicts; ValueError when it
+    is not one."""
+    events = orjson.loads(text)
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise ValueError("not an array of objects")
+    return events
 
 
 @dataclass
@@ -86,10 +101,13 @@ def _open(path: Path) -> _Opened:
 def iter_event_pieces(
     path: Path, header: TraceHeader, piece_bytes: int = PIECE_BYTES,
     on_piece: Callable[[int], None] | None = None,
-) -> Iterator[list[dict[str, Any]]]:
-    """The events of ``path`` in lists of whole events; ``header.members`` is filled with the
-    other members once the array has been read. Raises ReportError (one sentence) for a file
-    that is not a complete JSON trace. ``on_piece(bytes_read)`` runs after every piece."""
+    parse: Callable[[bytes], T] = parse_events,  # type: ignore[assignment]
+) -> Iterator[T]:
+    """The events of ``path``, whole events at a time, each piece (the text of a JSON array)
+    as ``parse`` reads it (ValueError when the text is not an array of events: the cut is then
+    moved); ``header.members`` is filled with the other members once the array has been read.
+    Raises ReportError (one sentence) for a file that is not a complete JSON trace.
+    ``on_piece(bytes_read)`` runs after every piece."""
     name = safe_text(path)
     try:
         with _open(path) as fh:
@@ -106,14 +124,14 @@ def iter_event_pieces(
                     break
                 if len(buffer) < piece_bytes:
                     continue
-                events, buffer = _split_piece(buffer)
-                if events:
+                events, buffer = _split_piece(buffer, parse)
+                if events is not None:
                     yield events
                     if on_piece is not None:
                         on_piece(read)
-            events, after = _last_piece(buffer, name)
-            if events:
-                yield events
+            last, after = _last_piece(buffer, name, parse)
+            if last is not None:
+                yield last
             header.members = _members(before, after, name)
     except decompress_errors() as exc:
         if isinstance(exc, ReportError):
@@ -139,21 +157,21 @@ def _find_events(fh: IO[bytes], name: str) -> tuple[bytes, bytes]:
                       "traceEvents).")
 
 
-def _split_piece(buffer: bytes) -> tuple[list[dict[str, Any]], bytes]:
+def _split_piece(buffer: bytes, parse: Callable[[bytes], T]) -> tuple[T | None, bytes]:
     """Parse the longest prefix of ``buffer`` ending at an event boundary that parses."""
     end = len(buffer)
     for _ in range(_RETRIES):
         cut = _last_boundary(buffer, end)
         if cut is None:
-            return [], buffer
+            return None, buffer
         try:
-            events = orjson.loads(b"[" + buffer[: cut + 1] + b"]")
-        except orjson.JSONDecodeError:
+            events = parse(b"".join((b"[", memoryview(buffer)[: cut + 1], b"]")))
+        except ValueError:
             end = cut
             continue
         rest = buffer[cut + 1:]
         return events, rest[rest.index(b"{"):]
-    return [], buffer
+    return None, buffer
 
 
 def _last_boundary(buffer: bytes, end: int) -> int | None:
@@ -169,7 +187,8 @@ def _last_boundary(buffer: bytes, end: int) -> int | None:
     return None
 
 
-def _last_piece(buffer: bytes, name: str) -> tuple[list[dict[str, Any]], bytes]:
+def _last_piece(buffer: bytes, name: str, parse: Callable[[bytes], T]
+                ) -> tuple[T | None, bytes]:
     """The events left in ``buffer`` and the bytes after the array's closing ``]``: the
     last ``]`` after which the rest closes the object (checked on the small rest first)."""
     end = len(buffer)
@@ -180,12 +199,13 @@ def _last_piece(buffer: bytes, name: str) -> tuple[list[dict[str, Any]], bytes]:
         tries -= 1
         if not _AFTER_ARRAY.match(buffer, close + 1) or not _closes_object(buffer[close + 1:]):
             continue
+        if not buffer[:close].strip():
+            return None, buffer[close + 1:]
         try:
-            events = orjson.loads(b"[" + buffer[:close] + b"]")
-        except orjson.JSONDecodeError:
+            return (parse(b"".join((b"[", memoryview(buffer)[:close], b"]"))),
+                    buffer[close + 1:])
+        except ValueError:
             continue
-        if isinstance(events, list) and all(isinstance(e, dict) for e in events):
-            return events, buffer[close + 1:]
     raise ReportError(f"{name} is truncated or not valid JSON (its traceEvents array does "
                       "not end).")
 

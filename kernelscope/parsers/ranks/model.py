@@ -13,6 +13,8 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.parsers.gpu_breakdown import TemporalBreakdown
+
 DEFAULT_BUSY_POINTS = 4096
 
 
@@ -52,6 +54,8 @@ class RankSummary:
     busy_cum: list[int]  # GPU busy time before each edge
     main_tids: list[int] = field(default_factory=list)  # threads with NVTX / collective calls
     notes: list[str] = field(default_factory=list)
+    temporal: TemporalBreakdown | None = None  # HTA's temporal breakdown of its GPU operations
+    comm_comp_overlap_pct: float | None = None  # and HTA's communication/computation overlap
 
     @property
     def gpu_busy_pct(self) -> float | None:

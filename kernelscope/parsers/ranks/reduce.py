@@ -20,6 +20,7 @@ import polars as pl
 
 from kernelscope.parsers.detect import ReportKind, check_readable, detect_kind, is_compressed
 from kernelscope.parsers.errors import ReportError
+from kernelscope.parsers.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.parsers.nsys.cache import default_cache_dir, ensure_cache_dir
 from kernelscope.parsers.nsys.db import ExportDb
 from kernelscope.parsers.nsys.decompress import decompress_to, scratch_name
@@ -366,6 +367,9 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
         process_pid = int(kernels.select(pid_of(pl.col("global_pid")))["global_pid"]
                           .drop_nulls().mode().sort()[0])
     label = Path(path).name + (f" [pid {pid}]" if several else "")
+    temporal, comm_comp = ops_breakdown(gpu_ops(
+        kernels, report.memcpy, report.memset,
+        pl.col("name_id").replace_strict(names, default=None, return_dtype=pl.String)))
     return RankSummary(
         file=path, label=label, pid=process_pid,
         process=tables.process_names.get(process_pid or -1, ""),
@@ -383,6 +387,7 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
         gaps=_gap_causes(db, report, busy, cpu_comm, options, pid),
         families=_families(kernels, names),
         busy_edges=edges, busy_cum=cum, main_tids=[int(t) for t in tids],
+        temporal=temporal, comm_comp_overlap_pct=comm_comp,
     )
 
 
