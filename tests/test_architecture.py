@@ -27,6 +27,7 @@ ZOO = REPO / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # lowest first: a module may import its own layer and the ones before it
     ("base", ("kernelscope",)),
+    ("core", ("kernelscope.core",)),
     ("parsers", ("kernelscope.parsers",)),
     ("render", ("kernelscope.render",)),
     ("kinds", ("kernelscope.kinds",)),
@@ -37,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 NO_UI = ("textual", "rich")
 """Third-party UI packages each layer may not import."""
-FORBIDDEN = {"parsers": NO_UI, "render": ("textual",), "kinds": NO_UI, "export": ("textual",)}
+FORBIDDEN = {"core": NO_UI, "parsers": NO_UI, "render": ("textual",), "kinds": NO_UI, "export": ("textual",)}
 KIND_PARTS = {  # the layers each part of a kind may come from
     "open": ("parsers", "kinds"),
     "analyse": ("parsers", "kinds"),

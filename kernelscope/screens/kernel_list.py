@@ -17,10 +17,11 @@ from textual.worker import Worker
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
 from kernelscope.parsers.ncu import KernelSummary
-from kernelscope.screens.columns import ColumnProvider
+from kernelscope.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.screens.family_table import FamilyKey, FamilyTable, Row
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list_families import FamilyListing
+from kernelscope.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.screens.kernel_list_prompts import ListPrompts
 from kernelscope.screens.kernel_list_view import CELL_GAP, FLAG_STYLES, ID_KEY, KernelListView
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
@@ -49,41 +50,7 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
     """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
 
     HELP_TITLE = "Kernel list"
-    BINDINGS = [
-        Binding(
-            "slash", "filter", "Filter", id="list.filter",
-            tooltip="Filter kernels by a regular expression on their name "
-            "(case-insensitive unless it has a capital); escape clears it.",
-        ),
-        Binding(
-            "colon,g", "jump", "Go to ID", id="list.jump",
-            tooltip="Type a kernel ID and press enter to jump to it.",
-        ),
-        Binding("s", "sort_next", "Sort", id="list.sort", tooltip="Sort by the next column."),
-        Binding(
-            "S", "sort_reverse", "Reverse", id="list.reverse",
-            tooltip="Reverse the sort order (clicking a column header sorts by it).",
-        ),
-        Binding(
-            "escape", "clear_filter", "Clear filter", id="list.clear-filter",
-            tooltip="Clear the filter (or close the filter/ID prompt).",
-        ),
-        Binding(
-            "r", "roofline", "Roofline", id="list.roofline",
-            tooltip="Every kernel on a roofline, the highlighted one selected.",
-        ),
-        Binding(
-            "b", "baseline", "Baseline", id="list.baseline",
-            tooltip="Mark the highlighted kernel as the baseline: every pane then shows the "
-            "changes against it, and the list a Δ base column sorted by change (b on the "
-            "baseline clears it).",
-        ),
-        Binding(
-            "f", "toggle_families", "Families", id="list.families",
-            tooltip="Switch between launches and kernel families (launches grouped by name and "
-            "launch shape, ranked by total time); enter expands a family into its launches.",
-        ),
-    ]
+    BINDINGS = LIST_BINDINGS
 
     def __init__(self, columns: Sequence[ColumnProvider]) -> None:
         super().__init__(id="kernel-list")
@@ -92,6 +59,7 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
         self.loaded = 0
         self.total = 0
         self.done = False
+        self._shown_lines: dict[str, str] = {}
         self.view = "launches"
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
@@ -111,10 +79,6 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
     @property
     def pattern(self) -> re.Pattern[str] | None:
         return self.rows.pattern
-
-    @property
-    def listed(self) -> list[KernelSummary]:
-        return self.rows.listed
 
     def set_sort(self, key: str, reverse: bool | None = None) -> None:
         """Sort by column ``key`` (``resort`` shows it); numbers default to largest first."""
@@ -188,17 +152,31 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
         self.loaded = self.total = total
         if self.is_mounted:
             self._show_progress()
-            # The time shares are known now that every kernel is.
-            self.rows.forget_texts()
-            self.rebuild()
+            # The time shares are known now that every kernel is: when the columns keep
+            # their widths, only the share cells are written again (not a thousand rows).
+            rows = self.rows
+            rows.forget_texts()
+            rows.note_widths()
+            if rows.plan(self.app.size.width) != rows.widths or not self._update_shares():
+                self.rebuild()
+
+    def _update_shares(self) -> bool:
+        """Write each listed kernel's share cell again; False when there is none shown."""
+        keys = [c.key for c in self.rows.shown_columns]
+        if SHARE_KEY not in keys:
+            return False
+        position, update = keys.index(SHARE_KEY), self.table.update_cell
+        for summary in self.rows.listed:
+            cell = self.rows.cells(summary)[position]
+            update(str(summary.id), SHARE_KEY, Text(cell.text, no_wrap=True, style=cell.style))
+        if self.rows.sort.key == SHARE_KEY:
+            self.resort()
+        return True
 
     def _show_progress(self) -> None:
         self.query_one("#list-progress").display = not self.done
-        bar = self.query_one("#load-progress", ProgressBar)
-        bar.update(total=max(1, self.total), progress=self.loaded)
-        self.query_one("#progress-text", Static).update(
-            f"loaded {self.loaded:,} of {self.total:,} kernels"
-        )
+        self.query_one(ProgressBar).update(total=max(1, self.total), progress=self.loaded)
+        self._put("#progress-text", f"loaded {self.loaded:,} of {self.total:,} kernels")
         self._update_info()
 
     # -- table contents --------------------------------------------------------------------
@@ -280,10 +258,25 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
         return Text(label.text, no_wrap=True)
 
     def _update_labels(self) -> None:
+        """Write the headers again where one changed (the sort, or a column found numeric)."""
         table = self.table
+        changed = False
         for key, table_column in table.columns.items():
-            table_column.label = self._label(self.rows.column(str(key.value)))
-        table.refresh()
+            label = self._label(self.rows.column(str(key.value)))
+            if label.plain != table_column.label.plain:
+                table_column.label = label
+                changed = True
+        if changed:
+            table.refresh()
+
+    def _put(self, selector: str, content: Text | str, layout: bool = False) -> None:
+        """Show ``content`` in a line below the table when it changed (while the list loads,
+        each batch would otherwise redraw them; ``layout``: the line's height follows its
+        text, so a change re-arranges the screen)."""
+        plain = content.plain if isinstance(content, Text) else content
+        if self._shown_lines.get(selector) != plain:
+            self._shown_lines[selector] = plain
+            self.query_one(selector, Static).update(content, layout=layout)
 
     def on_resize(self, event: Resize) -> None:
         if self.rows.plan(event.size.width) != self.rows.widths:
@@ -304,26 +297,17 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
             if flag is not None and self.rows.top_flag_cut(summary):
                 text.append(" · top flag ", style="dim")
                 text.append(f"{flag.id} ({flag.severity})", style=FLAG_STYLES[flag.severity])
-        self.query_one("#list-status", Static).update(text)
+        self._put("#list-status", text, layout=True)
         self._update_info()
 
     def _update_info(self) -> None:
-        rows = self.rows
         total = len(self.state.summaries)
-        if self.view == "families":
-            shown = sum(1 for r in self.family_rows if r.kernel_id is None)
-            parts = [f"{shown:,} of {len(self.families):,} families ({total:,} kernels)"]
-            if not self.done:
-                parts.append("loading…")
-            parts.append("ranked by total time · enter expands · f shows launches")
-        else:
-            parts = [f"{len(rows.listed):,} of {total:,} kernels"]
-            if not self.done:
-                parts.append("loading…")
-            parts.append(rows.sort_line())
-        if rows.pattern is not None:
-            parts.append(f"filter /{rows.filter_text}/")
-        self.query_one("#list-info", Static).update(" · ".join(parts))
+        parts = self.family_info(total) if self.view == "families" else self.rows.info(total)
+        if not self.done:
+            parts.insert(1, "loading…")
+        if self.rows.pattern is not None:
+            parts.append(f"filter /{self.rows.filter_text}/")
+        self._put("#list-info", " · ".join(parts))
 
     def _message(self, text: str = "", style: str = "") -> None:
         message = self.query_one("#list-message", Static)

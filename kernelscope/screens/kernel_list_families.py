@@ -4,8 +4,6 @@ each module stays readable)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 
 from kernelscope.parsers.families import ReportFamilies, kernel_families
@@ -24,12 +22,10 @@ from kernelscope.screens.family_table import (
 from kernelscope.screens.family_table import MARKER as NAME_MARKER
 from kernelscope.screens.family_table import WHOLE as WHOLE_NAMES
 
-if TYPE_CHECKING:
-    from kernelscope.screens.kernel_list import KernelListScreen
-
 
 class FamilyListing:
-    """The family view of the kernel list (mixed into ``KernelListScreen``)."""
+    """The family view of the kernel list (mixed into ``KernelListScreen``, which gives it
+    ``state``, ``rows``, ``table``, ``family_table``, ``open_kernel`` and ``_update_status``)."""
 
     view = "launches"
     """What the list shows: ``launches`` (one row per kernel) or ``families``."""
@@ -38,18 +34,18 @@ class FamilyListing:
     _families: tuple[int, ReportFamilies] | None = None
 
     @property
-    def families(self: KernelListScreen) -> ReportFamilies:
+    def families(self) -> ReportFamilies:
         """The families of the kernels loaded so far (grouped again when more arrive)."""
         count = len(self.state.summaries)
         if self._families is None or self._families[0] != count:
             self._families = (count, kernel_families(self.state.summaries))
         return self._families[1]
 
-    def highlighted_family_row(self: KernelListScreen) -> Row | None:
+    def highlighted_family_row(self) -> Row | None:
         row = self.family_table.cursor_row
         return self.family_rows[row] if 0 <= row < len(self.family_rows) else None
 
-    def rebuild_families(self: KernelListScreen, keep: str | None = None) -> None:
+    def rebuild_families(self, keep: str | None = None) -> None:
         """Re-fill the family table (families of the kernels the filter keeps), keeping the
         highlighted row (or the row ``keep``)."""
         table = self.family_table
@@ -76,7 +72,7 @@ class FamilyListing:
             table.move_cursor(row=keys.index(keep), animate=False)
         self._update_status()
 
-    def action_toggle_families(self: KernelListScreen) -> None:
+    def action_toggle_families(self) -> None:
         """Show the families instead of the launches, or back."""
         families = self.view == "launches"
         self.view = "families" if families else "launches"
@@ -90,7 +86,7 @@ class FamilyListing:
         self.refresh_bindings()
         self._update_status()
 
-    def toggle_family(self: KernelListScreen, row: Row) -> None:
+    def toggle_family(self, row: Row) -> None:
         """Expand a folded family into its launches, or fold it."""
         key = row.family.key
         if key in self.expanded:
@@ -99,7 +95,13 @@ class FamilyListing:
             self.expanded.add(key)
         self.rebuild_families(keep=f"{FAMILY_PREFIX}{row.family.index}")
 
-    def family_chosen(self: KernelListScreen, key: str) -> None:
+    def family_info(self, total: int) -> list[str]:
+        """The info line's parts in the family view."""
+        shown = sum(1 for r in self.family_rows if r.kernel_id is None)
+        return [f"{shown:,} of {len(self.families):,} families ({total:,} kernels)",
+                "ranked by total time · enter expands · f shows launches"]
+
+    def family_chosen(self, key: str) -> None:
         """Enter on a family row: open its launch (or its only one), else expand or fold."""
         row = next((r for r in self.family_rows if r.key == key), None)
         if row is None:
@@ -111,7 +113,7 @@ class FamilyListing:
         else:
             self.toggle_family(row)
 
-    def select_launch(self: KernelListScreen, kernel_id: int) -> None:
+    def select_launch(self, kernel_id: int) -> None:
         """Highlight kernel ``kernel_id``'s launch row in the family table, if shown."""
         keys = [row.key for row in self.family_rows]
         key = f"{LAUNCH_PREFIX}{kernel_id}"

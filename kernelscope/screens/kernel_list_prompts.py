@@ -4,13 +4,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 from textual.widgets import Input
-
-if TYPE_CHECKING:
-    from kernelscope.screens.kernel_list import KernelListScreen
 
 INSTANT_FILTER_ROWS = 500
 """Up to this many kernels the filter follows every keystroke; beyond, it waits for a pause."""
@@ -18,12 +14,14 @@ FILTER_DELAY = 0.25
 
 
 class ListPrompts:
-    """The filter and jump prompts of the kernel list (mixed into ``KernelListScreen``)."""
+    """The filter and jump prompts of the kernel list (mixed into ``KernelListScreen``, which
+    gives it ``state``, ``rows``, ``table``, ``view``, ``rebuild``, ``rebuild_families``,
+    ``action_toggle_families`` and ``_message``)."""
 
     input_mode: str | None = None
     _filter_timer: Timer | None = None
 
-    def _open_input(self: KernelListScreen, mode: str, value: str, placeholder: str) -> None:
+    def _open_input(self, mode: str, value: str, placeholder: str) -> None:
         self.input_mode = mode
         field = self.query_one("#list-input", Input)
         field.restrict = r"[0-9]*" if mode == "jump" else None
@@ -34,20 +32,20 @@ class ListPrompts:
         field.focus()
         self.refresh_bindings()
 
-    def _close_input(self: KernelListScreen) -> None:
+    def _close_input(self) -> None:
         self.input_mode = None
         self.query_one("#list-input", Input).display = False
         self.table.focus()
         self.refresh_bindings()
 
-    def action_filter(self: KernelListScreen) -> None:
+    def action_filter(self) -> None:
         self._open_input("filter", self.rows.filter_text,
                          "regex on the name, bottleneck or flag ids, e.g. gemm|dram")
 
-    def action_jump(self: KernelListScreen) -> None:
+    def action_jump(self) -> None:
         self._open_input("jump", "", "kernel ID, then enter")
 
-    def action_clear_filter(self: KernelListScreen) -> None:
+    def action_clear_filter(self) -> None:
         self._cancel_filter_timer()
         mode = self.input_mode
         if mode is not None:
@@ -56,7 +54,7 @@ class ListPrompts:
             self.set_filter("")
         self._message()
 
-    def set_filter(self: KernelListScreen, text: str) -> bool:
+    def set_filter(self, text: str) -> bool:
         """Filter by the regex ``text``; False (and a message) when it does not compile."""
         try:
             self.rows.set_filter(text)
@@ -70,7 +68,7 @@ class ListPrompts:
         self.refresh_bindings()
         return True
 
-    def filter_typed(self: KernelListScreen, value: str) -> None:
+    def filter_typed(self, value: str) -> None:
         """The filter prompt changed: filter now (a short list) or once typing pauses."""
         if self.input_mode != "filter":
             return
@@ -82,7 +80,7 @@ class ListPrompts:
                 FILTER_DELAY, lambda: self.set_filter(value)
             )
 
-    def prompt_submitted(self: KernelListScreen, value: str) -> None:
+    def prompt_submitted(self, value: str) -> None:
         """Enter in the prompt: jump to the ID typed, or filter at once."""
         mode = self.input_mode
         self._close_input()
@@ -91,14 +89,14 @@ class ListPrompts:
         elif mode == "filter" and self._cancel_filter_timer():
             self.set_filter(value)
 
-    def _cancel_filter_timer(self: KernelListScreen) -> bool:
+    def _cancel_filter_timer(self) -> bool:
         """Stop a pending delayed filter; True if there was one."""
         timer, self._filter_timer = self._filter_timer, None
         if timer is not None:
             timer.stop()
         return timer is not None
 
-    def jump_to(self: KernelListScreen, kernel_id: int) -> bool:
+    def jump_to(self, kernel_id: int) -> bool:
         """Highlight kernel ``kernel_id`` (clearing a filter that hides it; from the family
         view, in the launch list)."""
         if self.view == "families" and self.state.summary(kernel_id) is not None:

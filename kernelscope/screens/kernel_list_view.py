@@ -211,10 +211,10 @@ class KernelListView:
         column = self.column(self.sort.key)
         if column.key == ID_KEY:
             return sorted(rows, key=lambda s: s.id, reverse=self.sort.reverse)
-        value = column.sort_value
-        if column.key == NAME_KEY:
-            def value(s: KernelSummary) -> SortValue:
-                return None if column.sort_value(s) is None else self.state.short_name(s)
+        def by_short_name(s: KernelSummary) -> SortValue:
+            return None if column.sort_value(s) is None else self.state.short_name(s)
+
+        value = by_short_name if column.key == NAME_KEY else column.sort_value
         return sort_rows(rows, value, lambda s: s.id, reverse=self.sort.reverse)
 
     def neighbor(self, kernel_id: int, step: int) -> int | None:
@@ -298,6 +298,10 @@ class KernelListView:
     def sort_next(self) -> None:
         """Sort by the next column on screen (one the width left out is skipped)."""
         self.set_sort(next_sort_key([c.key for c in self.shown_columns], self.sort.key))
+
+    def info(self, total: int) -> list[str]:
+        """The info line's parts: how many kernels are listed, and the sort."""
+        return [f"{len(self.listed):,} of {total:,} kernels", self.sort_line()]
 
     def sort_line(self) -> str:
         """What the list is sorted by, for the info line."""
