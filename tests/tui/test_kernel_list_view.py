@@ -49,7 +49,7 @@ def test_the_list_starts_in_report_order() -> None:
     view = view_of()
     assert ids(view) == list(range(12))
     assert view.sort.key == "id" and not view.sort.reverse
-    assert view.sort_line() == "sorted by ID ▲"
+    assert view.info(12) == ["12 of 12 kernels", "sorted by ID ▲"]
 
 
 def test_numbers_sort_largest_first_and_text_a_to_z() -> None:
