@@ -36,7 +36,7 @@ async def test_metric_lanes(cache_dir: Path, tmp_path: Path) -> None:
             # label width and none runs past the last column.
             raw = static_text(app, "#tl-head").splitlines()
             assert pane.view is not None
-            label = pane._label_width()
+            label = pane.label_width()
             assert all(len(line) <= 1 + label + 1 + pane.view.width for line in raw[:5])
             assert all(line[1 + label] == " " for line in raw[:5] if len(line) > 1 + label)
             probe, when = pane.probe_time()

@@ -175,7 +175,8 @@ class TimelinePane(Horizontal, can_focus=True):
             self.redraw()
 
     # -- drawing ---------------------------------------------------------------------------
-    def _label_width(self) -> int:
+    def label_width(self) -> int:
+        """The columns the lane names take (the lanes are drawn right of them)."""
         if self.data is None:
             return LABEL_MIN
         longest = max((len(lane.label) for lane in self.data.index.lanes), default=LABEL_MIN)
@@ -185,7 +186,7 @@ class TimelinePane(Horizontal, can_focus=True):
     def _columns(self) -> int:
         width = self.query_one("#tl-left").size.width
         # padding (1) + label + space + columns + scrollbar gutter (1)
-        return max(MIN_COLUMNS, width - self._label_width() - 3)
+        return max(MIN_COLUMNS, width - self.label_width() - 3)
 
     def redraw(self) -> None:
         """Re-render the window (cheap: no per-event work)."""
@@ -195,7 +196,7 @@ class TimelinePane(Horizontal, can_focus=True):
         data, port = self.data, self.viewport
         index = data.index
         width = port.columns = self._columns()
-        label_width = self._label_width()
+        label_width = self.label_width()
         view = index.render(port.t0, port.t1, width)
         self.view = view
         cursor = self.cursor_span()
