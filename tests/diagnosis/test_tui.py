@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-
-from rich.console import Console
-from textual.pilot import Pilot
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.screens.kernel_detail import KernelDetailScreen
@@ -15,30 +11,9 @@ from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.tui.app import create_app
 from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot
-from tests.tui.helpers import until_still
+from tests.tui.helpers import screen_text, settle, until_still
 
 ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
-
-
-async def settle(pilot: Pilot[object]) -> None:
-    for _ in range(8):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-def screen_text(app: object) -> str:
-    width, height = app.size  # type: ignore[attr-defined]
-    console = Console(
-        width=width, height=height, file=io.StringIO(), record=True, color_system=None
-    )
-    screen = app.screen  # type: ignore[attr-defined]
-    console.print(
-        screen._compositor.render_update(
-            full=True,
-            screen_stack=app._background_screens,  # type: ignore[attr-defined]
-        )
-    )
-    return console.export_text()
 
 
 async def test_list_shows_bottleneck_and_flags_columns() -> None:

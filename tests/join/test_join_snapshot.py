@@ -8,7 +8,7 @@ from textual.pilot import Pilot
 from kernelscope.screens.join_screen import JoinScreen
 from kernelscope.tui.app import create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, until_still
 
 
 async def _ranking(pilot: Pilot[object]) -> None:
@@ -20,6 +20,7 @@ async def _ranking(pilot: Pilot[object]) -> None:
     await settle(pilot)
     await pilot.press("down", "down", "down")
     await settle(pilot)
+    await until_still(pilot)
 
 
 def test_join_screen(snap_compare) -> None:

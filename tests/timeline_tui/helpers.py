@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from rich.console import Console
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.geometry import Region
@@ -16,7 +14,9 @@ from textual.widgets import Static
 from kernelscope.screens.error import ErrorScreen
 from kernelscope.screens.timeline import TimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
-from tests.tui.helpers import settle
+from tests.tui.helpers import screen_text, settle
+
+__all__ = ["screen_text", "settle"]
 
 
 def make_app(path: Path, cache_dir: Path) -> KernelscopeApp:
@@ -42,17 +42,6 @@ async def wait_for(pilot: Pilot[object], check, timeout_s: float = 10.0) -> None
             return
         await pilot.pause(0.02)
     raise AssertionError("condition not met in time")
-
-
-def screen_text(app: App[object]) -> str:
-    """The text on the terminal right now (what a user would read)."""
-    width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), record=True,
-                      legacy_windows=False, color_system=None)
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text()
 
 
 def widget_text(widget: Widget) -> str:

@@ -67,9 +67,9 @@ async def test_million_kernels_zoom_pan_and_caps(
         ranges = []
         for key in ("plus", "plus", "right", "right", "minus", "left", "g", "G", "0"):
             await pilot.press(key)
-            ranges.append((pane.t0, pane.t1))
+            ranges.append((pane.viewport.t0, pane.viewport.t1))
         assert len(set(ranges)) >= 5, ranges
-        full = pane.full_span
+        full = pane.viewport.full_span
         assert ranges[0][1] - ranges[0][0] < full  # zoomed in
         assert ranges[-1] == (pane.data.start_ns, pane.data.start_ns + full)  # "0" resets
         await pilot.press("6")

@@ -15,6 +15,7 @@ from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.render.format import fmt_ns
 from kernelscope.screens.timeline_views import TimelinePane
+from kernelscope.screens.timeline_views.timeline_lines import lane_marks
 from kernelscope.tui.widgets.timeline_event import event_name
 
 from .conftest import NSYS_SAMPLES, ZOO_SQLITE_XZ
@@ -24,9 +25,9 @@ JOIN = NSYS_SAMPLES / "join_trace.sqlite.xz"
 
 
 def cursor_event(pane: TimelinePane) -> dict[str, object]:
-    assert pane.data is not None and pane.cursor_lane is not None
-    assert pane.cursor_index is not None
-    return pane.data.index.lane_events(pane.cursor_lane).event(pane.cursor_index)
+    assert pane.data is not None and pane.viewport.cursor_lane is not None
+    assert pane.viewport.cursor_index is not None
+    return pane.data.index.lane_events(pane.viewport.cursor_lane).event(pane.viewport.cursor_index)
 
 
 async def test_cursor_steps_over_events_and_describes_them(
@@ -38,7 +39,7 @@ async def test_cursor_steps_over_events_and_describes_them(
         await pilot.press("2")
         pane = app.screen.query_one(TimelinePane)
         # The cursor starts on the first GPU work of the first stream.
-        assert pane.cursor_lane == "gpu0/s7" and pane.cursor_index == 0
+        assert pane.viewport.cursor_lane == "gpu0/s7" and pane.viewport.cursor_index == 0
         first = cursor_event(pane)
         assert first["start"] == zoo_data.report.gpu_ops["start"].min()
         line = flat(static_text(app, "#tl-event"))
@@ -68,7 +69,8 @@ async def test_cursor_steps_over_events_and_describes_them(
         assert "launched by cudaLaunchKernel" in line
         # ↓ goes to the nearest event of the CUDA API lane; its line names what it launched.
         await pilot.press("down", "down")
-        assert pane.cursor_lane is not None and pane.cursor_lane.startswith("cuda/")
+        lane = pane.viewport.cursor_lane
+        assert lane is not None and lane.startswith("cuda/")
         assert "CUDA API" in flat(static_text(app, "#tl-event"))
 
 
@@ -82,15 +84,16 @@ async def test_zoom_centres_on_the_cursor(zoo_data: TimelineData, cache_dir: Pat
         target = len(events) - 3  # late in the trace, far from the middle of the window
         pane.set_cursor("gpu0/s7", target)
         start, end = events.span(target)
+        port = pane.viewport
         for _ in range(6):
             await pilot.press("plus")
-            middle = (pane.t0 + pane.t1) // 2
+            middle = (port.t0 + port.t1) // 2
             # The event stays in the window, at its middle unless the window hit the end.
-            assert pane.t0 <= (start + end) // 2 < pane.t1
-            assert abs(middle - (start + end) // 2) <= (pane.t1 - pane.t0) // 2
-        span = pane.t1 - pane.t0
-        clamped = pane.t1 >= zoo_data.start_ns + pane.full_span
-        assert clamped or abs((pane.t0 + pane.t1) // 2 - (start + end) // 2) <= span // 100
+            assert port.t0 <= (start + end) // 2 < port.t1
+            assert abs(middle - (start + end) // 2) <= (port.t1 - port.t0) // 2
+        span = port.t1 - port.t0
+        clamped = port.t1 >= zoo_data.start_ns + port.full_span
+        assert clamped or abs((port.t0 + port.t1) // 2 - (start + end) // 2) <= span // 100
 
 
 async def test_names_are_drawn_where_they_fit(zoo_data: TimelineData, cache_dir: Path) -> None:
@@ -111,7 +114,7 @@ async def test_names_are_drawn_where_they_fit(zoo_data: TimelineData, cache_dir:
         await pilot.press("0")
         columns = pane.view.width if pane.view is not None else 0
         events = zoo_data.index.lane_events("gpu0/s7")
-        labels = events.labels(pane.t0, pane.t1, columns)
+        labels = events.labels(pane.viewport.t0, pane.viewport.t1, columns)
         drawn = static_text(app, "#tl-lanes")
         for label in labels:  # kernels and the copies on the same stream
             kind = str(events.frame["kind"][label.index])
@@ -133,7 +136,8 @@ async def test_a_kernel_chosen_in_the_table_is_highlighted(
         count = zoo_data.report.kernels.filter(pl.col("name").cast(pl.String) == top).height
         assert f"{count} instance" in static_text(app, "#tl-legend")
         assert pane.view is not None
-        marks = pane._marks(pane.view, range(0))
+        assert pane.data is not None
+        marks = lane_marks(pane.data, pane.view, pane.viewport, pane.chosen_kernel, range(0))
         assert any(m.instances and max(m.instances) > 0 for m in marks.values())
         await pilot.press("escape")  # clears the highlight, stays on the timeline
         assert pane.chosen_kernel is None
@@ -184,7 +188,7 @@ async def test_join_trace_lanes_show_nested_names(cache_dir: Path) -> None:
         await pilot.press("2")
         pane = app.screen.query_one(TimelinePane)
         # Put the cursor on the first `step` range and zoom onto it: its children are named.
-        pane.set_cursor(next(k for k in pane._event_lanes() if k.startswith("nvtx/")), 0)
+        pane.set_cursor(next(k for k in pane.viewport.event_lanes() if k.startswith("nvtx/")), 0)
         await pilot.press("enter", "plus", "plus")
         lanes = static_text(app, "#tl-lanes")
         assert "└ level 2" in lanes

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kernelscope.parsers.nsys import open_report
 from kernelscope.screens.timeline_views import TimelinePane
+from tests.tui.helpers import notifications
 
 from .conftest import NSYS_SAMPLES
 from .helpers import make_app, screen_text, static_text, wait_until_open
@@ -35,7 +36,7 @@ async def test_metric_lanes(cache_dir: Path, tmp_path: Path) -> None:
             # label width and none runs past the last column.
             raw = static_text(app, "#tl-head").splitlines()
             assert pane.view is not None
-            label = pane._label_width()
+            label = pane.label_width()
             assert all(len(line) <= 1 + label + 1 + pane.view.width for line in raw[:5])
             assert all(line[1 + label] == " " for line in raw[:5] if len(line) > 1 + label)
             probe, when = pane.probe_time()
@@ -72,9 +73,10 @@ async def test_no_metric_lanes_without_metrics(cache_dir: Path) -> None:
         assert len(_head_lines(app)) == 4
         assert not app.screen.query_one("#tl-values").display
         # m says in one line why there is nothing to draw, and how to collect it
+        notes = notifications(app)
         await pilot.press("m")
         await pilot.pause()
-        assert [n.message for n in app._notifications] == [
+        assert notes == [
             "This report has no GPU metrics: collect them with `nsys profile "
             "--gpu-metrics-devices=all` (`--gpu-metrics-frequency` in Hz, 10000 by default)."]
         assert len(_head_lines(app)) == 4

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from tests.tui.helpers import settle, until_still
+
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import make_app, wait_until_open
 
@@ -23,7 +25,8 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         await wait_until_open(pilot)
         for key in keys:
             await pilot.press(key)
-        await pilot.pause()
+        await settle(pilot)
+        await until_still(pilot)
 
     return run_before
 

@@ -145,7 +145,8 @@ async def test_enter_on_a_kernel_shows_its_instances(
         await pilot.press("enter")
         await pilot.pause()
         pane = app.screen.query_one(TimelinePane)
-        assert pane.t0 <= int(small["start"].min()) and int(small["end"].max()) <= pane.t1
+        port = pane.viewport
+        assert port.t0 <= int(small["start"].min()) and int(small["end"].max()) <= port.t1
         assert f"{small.height} instances" in screen_text(app)
 
 

@@ -40,26 +40,26 @@ async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir:
         await wait_until_open(pilot)
         await pilot.press("2")
         pane = app.screen.query_one(TimelinePane)
-        full = (pane.t0, pane.t1)
+        full = (pane.viewport.t0, pane.viewport.t1)
         whole = window_shown(app)
         await pilot.press("plus")
-        assert pane.t1 - pane.t0 == (full[1] - full[0]) // 2
+        assert pane.viewport.t1 - pane.viewport.t0 == (full[1] - full[0]) // 2
         zoomed = window_shown(app)
         assert zoomed != whole
-        assert fmt_ns(pane.t1 - pane.t0) in static_text(app, "#tl-range")
+        assert fmt_ns(pane.viewport.t1 - pane.viewport.t0) in static_text(app, "#tl-range")
         await pilot.press("i")
-        assert pane.t1 - pane.t0 == (full[1] - full[0]) // 4
-        before = pane.t0
+        assert pane.viewport.t1 - pane.viewport.t0 == (full[1] - full[0]) // 4
+        before = pane.viewport.t0
         await pilot.press("l")  # ←/→ move the cursor; h/l (and shift+←/→) pan
-        assert pane.t0 > before
+        assert pane.viewport.t0 > before
         panned = window_shown(app)
         assert panned != zoomed
         await pilot.press("h")
-        assert pane.t0 == before
+        assert pane.viewport.t0 == before
         await pilot.press("minus", "o")
-        assert (pane.t0, pane.t1) == full
+        assert (pane.viewport.t0, pane.viewport.t1) == full
         await pilot.press("plus", "l", "0")
-        assert (pane.t0, pane.t1) == full
+        assert (pane.viewport.t0, pane.viewport.t1) == full
         assert window_shown(app) == whole
 
 
@@ -77,7 +77,7 @@ async def test_g_steps_through_gaps_and_explains_them(
         for i in (0, 1):
             await pilot.press("g")
             assert pane.selected == gaps[i]
-            assert pane.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.t1
+            assert pane.viewport.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.viewport.t1
             panel = flat(static_text(app, "#tl-gap-body"))
             explanation = zoo_data.explanation(gaps[i])
             assert explanation is not None

@@ -14,6 +14,7 @@ from kernelscope.parsers.nsys import nvtx_gpu_busy, open_report
 from kernelscope.screens.timeline_views import TimelinePane
 from kernelscope.tui.widgets.timeline_table import FrameTable
 from tests.nsys import variants as V
+from tests.tui.helpers import notifications
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, screen_text, static_text, wait_until_open
@@ -69,10 +70,10 @@ async def test_no_gpu_work(variant, cache_dir: Path) -> None:  # type: ignore[no
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
         assert "no GPU work was traced" in flat(static_text(app, "#overview-body"))
+        notes = notifications(app)
         await pilot.press("2", "g")
         await pilot.pause()
         assert app.screen.query_one(TimelinePane).selected is None
-        notes = [n.message for n in app._notifications]
         assert "No GPU idle gap of 100 us or more." in notes
         await pilot.press("3")
         assert app.screen.query_one("#kernels-table", FrameTable).row_count == 0

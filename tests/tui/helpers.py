@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import io
+import html
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
-from rich.console import Console
+from rich.cells import cell_len
 from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -55,41 +57,75 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
             return
 
 
+def _table_sized(table: DataTable[object]) -> bool:
+    """Whether a DataTable has measured its rows: its scrollable size is the one its rows
+    and header make (it measures new rows only when its message queue runs empty, so a
+    loaded machine can show a table rebuilt but not yet sized)."""
+    if not table.columns:
+        return True
+    header = table.header_height if table.show_header else 0
+    rows = sum(row.height for row in table.rows.values())
+    width = sum(column.get_render_width(table) for column in table.columns.values())
+    size = table.virtual_size
+    return size.height == rows + header and size.width >= width
+
+
 def _tables_sized(app: App[object]) -> bool:
-    """Whether every DataTable of the screen has measured its new rows and cells (it does so
-    only when its message queue runs empty, so a loaded machine can show one between)."""
-    return not any(
-        getattr(table, "_require_update_dimensions", False)
-        or getattr(table, "_updated_cells", None)
-        for table in app.screen.query(DataTable)
-    )
+    return all(_table_sized(table) for table in app.screen.query(DataTable))
 
 
 async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
-    """Wait until every table of the screen has sized its columns and the screen reads the
-    same on three pauses in a row, at most ``tries`` pauses (a snapshot on a loaded machine
-    caught a table rebuilt but not yet sized)."""
+    """Wait until every table of the screen has sized its rows and the screen looks the same
+    (text and style, as the app's own screenshot has it) on three pauses in a row, at most
+    ``tries`` pauses. The one way the TUI tests wait for a screen to settle before they read
+    it or take its snapshot."""
     last, same = None, 0
     for _ in range(tries):
         await pilot.pause(0.05)
-        text = screen_text(pilot.app)
-        same = same + 1 if text == last and _tables_sized(pilot.app) else 0
+        shot = pilot.app.export_screenshot()
+        same = same + 1 if shot == last and _tables_sized(pilot.app) else 0
         if same >= 2:
             return
-        last = text
+        last = shot
+
+
+SVG_CELL = 20 * 0.61
+"""The width of a cell in rich's SVG export (20 px high characters, aspect ratio 0.61)."""
+SVG_TEXT = re.compile(
+    r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" '
+    r'clip-path="url\(#[^)]*-line-([0-9]+)\)">(.*?)</text>'
+)
 
 
 def screen_text(app: App[object]) -> str:
-    """The text on the terminal right now (what a user would read)."""
+    """The text on the terminal right now (what a user would read), from the app's own
+    screenshot (``App.export_screenshot``): each run of text at its line and column."""
     width, height = app.size
-    console = Console(
-        width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False,
-        color_system=None,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text()
+    runs: list[list[tuple[int, str]]] = [[] for _ in range(height)]
+    for x, line, text in SVG_TEXT.findall(app.export_screenshot()):
+        if int(line) < height:
+            runs[int(line)].append((round(float(x) / SVG_CELL), html.unescape(text)))
+    lines = []
+    for row in runs:
+        out, used = [], 0
+        for column, text in sorted(row):
+            out.append(" " * max(column - used, 0) + text.replace("\xa0", " "))
+            used = max(used, column) + cell_len(text)
+        lines.append("".join(out) + " " * max(width - used, 0))
+    return "\n".join(lines)
+
+
+def notifications(app: App[object]) -> list[str]:
+    """A list that gets the message of every notification the app shows from now on."""
+    seen: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        seen.append(message)
+        notify(message, *args, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return seen
 
 
 def widget_text(widget: Widget) -> str:

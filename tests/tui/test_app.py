@@ -201,7 +201,7 @@ async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> N
     real_open = kernel_session.open_ncu_report
 
     def slow_open(path: Path, **kwargs: object) -> object:
-        gate.wait(10)
+        gate.wait(120)  # the test opens it; the timeout only frees a failed test
         return real_open(path, **kwargs)
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)

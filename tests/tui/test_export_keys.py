@@ -11,7 +11,7 @@ from kernelscope.screens.confirm import ConfirmScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import settle
+from .helpers import notifications, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOO = ROOT / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
@@ -113,10 +113,10 @@ async def test_e_never_writes_over_an_input_through_a_link(tmp_path, monkeypatch
     app = create_app(report)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_for(lambda: app.session is not None and app.session.loaded_all)
+        notes = notifications(app)
         await pilot.press("e")
         await settle(pilot)
         await app.workers.wait_for_complete()
-        notes = [n.message for n in app._notifications]
         assert not isinstance(app.screen, ConfirmScreen)
     assert notes == [
         f"Export failed: {tmp_path / 'small.kernelscope.md'} is an input of this command, so "

@@ -44,7 +44,7 @@ async def test_columns_and_names_that_show(path, size) -> None:
         state = screen.state
         names = []
         for row in range(table.row_count):
-            summary = screen.listed[row]
+            summary = screen.rows.listed[row]
             cells = dict(zip([str(c.value) for c in table.columns], table.get_row_at(row),
                              strict=True))
             name = str(cells[NAME_KEY]).strip()

@@ -7,6 +7,7 @@ import re
 import pytest
 from rich.console import Console
 
+from kernelscope.core.table import compile_filter
 from kernelscope.parsers.ncu import Metric
 from kernelscope.render.format import (
     ellipsis,
@@ -24,7 +25,6 @@ from kernelscope.render.ncu_markup import (
     render_ncu_markup,
 )
 from kernelscope.screens.columns import BASE_COLUMNS, ColumnProvider, list_columns, required_metrics
-from kernelscope.screens.kernel_list import compile_filter
 from kernelscope.screens.panes.launch import tail_wave_fill
 from kernelscope.screens.panes.memory import sectors_per_request
 from kernelscope.tui.widgets.bars import Bar, bar_cells, level_style

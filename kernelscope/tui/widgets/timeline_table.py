@@ -21,6 +21,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from kernelscope.core.table import next_sort_key
 from kernelscope.parsers.kernel_names import ShortNames, fit_names
 from kernelscope.render.format import NOT_AVAILABLE, ellipsis
 from kernelscope.render.table_fit import ColumnFit, fit_columns
@@ -158,7 +159,7 @@ class FrameTable(DataTable[Text]):
         if self.frame is None:
             return
         frame = self.frame
-        if self.sort_key in frame.columns:
+        if self.sort_key in frame.columns:  # the rules of ``core.table.sort_rows``, in polars
             frame = frame.sort(self.sort_key, descending=self.descending, nulls_last=True,
                                maintain_order=True)
         self.shown = frame.head(self.cap)
@@ -259,8 +260,7 @@ class FrameTable(DataTable[Text]):
     def action_sort_next(self) -> None:
         """Sort by the next column on screen (a column the width left out is skipped)."""
         keys = [c.key for c in self.specs if self._layout is None or c.key in self._layout]
-        position = keys.index(self.sort_key) if self.sort_key in keys else -1
-        self.set_sort(keys[(position + 1) % len(keys)])
+        self.set_sort(next_sort_key(keys, self.sort_key))
 
     def action_sort_reverse(self) -> None:
         self.set_sort(self.sort_key, not self.descending)
