@@ -5,8 +5,6 @@ importing the registry imports no kind); a kind of another package is added with
 ``register(KindSpec(...))``.
 """
 
-from typing import TYPE_CHECKING
-
 from kernelscope.kinds.registry import (
     KindSpec,
     OpenOptions,
@@ -21,9 +19,6 @@ from kernelscope.kinds.registry import (
     unregister,
 )
 from kernelscope.parsers.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from kernelscope.kinds.builtin import BUILTIN
 
 __getattr__ = lazy_exports(__name__, {"BUILTIN": ".builtin"})
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.nsys import gpu_metrics
+from kernelscope.parsers.nsys import gpu_metrics, gpu_metrics_read
+from kernelscope.parsers.nsys.api_names import strip_api_version
 from kernelscope.parsers.nsys.db import ExportDb, ReadStopped, ReadTask, Schema
 from kernelscope.parsers.nsys.hooks import (
     CancelHook,
@@ -74,7 +75,7 @@ def _empty(schema: Schema) -> pl.DataFrame:
 def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry]) -> list[ReadTask]:
     """The queries to run, skipping tables this export does not have."""
     tasks = []
-    metrics_task = gpu_metrics.read_task(db, metrics)
+    metrics_task = gpu_metrics_read.read_task(db, metrics)
     if metrics_task is not None:
         tasks.append(metrics_task)
     if db.has(KERNEL_TABLE):
@@ -154,13 +155,6 @@ def _memcpy(db: ExportDb, df: pl.DataFrame | None) -> pl.DataFrame:
 def _memset(df: pl.DataFrame | None) -> pl.DataFrame:
     df = _empty(MEMSET_SCHEMA) if df is None else df
     return df.with_columns(pl.lit("[CUDA memset]").alias("operation"))
-
-
-def strip_api_version(name: pl.Expr) -> pl.Expr:
-    """``cudaMemcpy_v3020`` -> ``cudaMemcpy``, as ``nsys stats`` does it: a name whose last six
-    characters start with ``_v`` loses them (``cuMemcpyHtoD_v2`` is kept)."""
-    return pl.when(name.str.slice(-6, 2) == "_v").then(name.str.slice(0, name.str.len_chars() - 6)
-                                                       ).otherwise(name)
 
 
 def _calls(df: pl.DataFrame | None, schema: Schema,
@@ -434,7 +428,7 @@ def _load(
 ) -> NsysReport:
     with ExportDb(sqlite_path, display_name=display) as db:
         report_progress(progress, f"Reading {display}", 0.0)
-        metrics = gpu_metrics.catalog(db)
+        metrics = gpu_metrics_read.catalog(db)
         try:
             raw = db.read_many(
                 _plan(db, metrics),
