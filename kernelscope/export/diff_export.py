@@ -16,11 +16,11 @@ from kernelscope.parsers.diff.gate import GateResult, check_slower
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.summed import TOTAL
 from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.render.changes import fmt_change
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     family_row,
-    fmt_change,
     pair_row,
     pct_pair,
     summed_text,

@@ -16,17 +16,19 @@ from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, diagnose_detail
 from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.ncu.summary_reader import summary_from_detail
+from kernelscope.render.changes import (
+    fmt_change,
+    fmt_speedup,
+    metric_change_text,
+    metric_row,
+    metric_value,
+)
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     TIME_HEADERS,
     family_row,
-    fmt_change,
-    fmt_speedup,
     label_text,
-    metric_change_text,
-    metric_row,
-    metric_value,
     moved_text,
     pair_roofline,
     pair_row,

@@ -1,10 +1,10 @@
 """Report kinds: the registry (``registry``) and the kinds kernelscope ships (``builtin``).
 
-Importing this package registers the built-in kinds; a kind of another package is added with
+The registry loads the built-in kinds on first use (it names ``builtin`` only as a string, so
+importing the registry imports no kind); a kind of another package is added with
 ``register(KindSpec(...))``.
 """
 
-from kernelscope.kinds.builtin import BUILTIN
 from kernelscope.kinds.registry import (
     KindSpec,
     OpenOptions,
@@ -18,9 +18,9 @@ from kernelscope.kinds.registry import (
     resolve,
     unregister,
 )
+from kernelscope.parsers.lazy_exports import lazy_exports
 
-for _kind in BUILTIN:
-    register(_kind)
+__getattr__ = lazy_exports(__name__, {"BUILTIN": ".builtin"})
 
 __all__ = [
     "BUILTIN",

@@ -129,30 +129,44 @@ def resolve(ref: Ref) -> Any:
 
 
 _KINDS: dict[str, KindSpec] = {}
+_BUILTIN_LOADED: list[bool] = []
+BUILTIN_MODULE = "kernelscope.kinds.builtin"
+"""The built-in registrations, imported by name on first use: the registry imports no kind,
+so a kind that imports the registry does not import every other kind through it."""
+
+
+def _registered() -> dict[str, KindSpec]:
+    """The registered kinds, the built-in ones first (registered on the first call)."""
+    if not _BUILTIN_LOADED:
+        _BUILTIN_LOADED.append(True)
+        builtin = {kind.name: kind for kind in importlib.import_module(BUILTIN_MODULE).BUILTIN}
+        _KINDS.update({**builtin, **_KINDS})
+    return _KINDS
 
 
 def register(kind: KindSpec) -> KindSpec:
     """Add ``kind`` (replacing a kind of the same name); later kinds are tried after."""
+    registered = _registered()
     if kind.subcommand is not None:
-        other = next((k for k in _KINDS.values() if k.subcommand == kind.subcommand
+        other = next((k for k in registered.values() if k.subcommand == kind.subcommand
                       and k.name != kind.name), None)
         if other is not None:
             raise ValueError(f"{other.name} already claims the subcommand {kind.subcommand!r}")
-    _KINDS[kind.name] = kind
+    registered[kind.name] = kind
     return kind
 
 
 def unregister(name: str) -> None:
-    _KINDS.pop(name, None)
+    _registered().pop(name, None)
 
 
 def kinds() -> tuple[KindSpec, ...]:
     """Every registered kind, in the order they are tried."""
-    return tuple(_KINDS.values())
+    return tuple(_registered().values())
 
 
 def by_subcommand(word: str) -> KindSpec | None:
-    return next((k for k in _KINDS.values() if k.subcommand == word), None)
+    return next((k for k in _registered().values() if k.subcommand == word), None)
 
 
 def as_paths(inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> tuple[Path, ...]:
@@ -184,7 +198,7 @@ def kind_for(paths: Sequence[Path], subcommand: str | None = None) -> KindSpec:
     if len(paths) == 1 and not is_directory(paths[0]):
         check_readable(paths[0])
     probe = Probe(paths)
-    for kind in _KINDS.values():
+    for kind in _registered().values():
         if kind.subcommand is None and kind.accepts(len(paths)) and kind.detect(probe):
             return kind
     if len(paths) == 1:
@@ -204,7 +218,7 @@ def _not_together(paths: Sequence[Path]) -> ReportError:
         found[what] = found.get(what, 0) + 1
     these = " and ".join(_counted(count, what) for what, count in found.items())
     words = ", ".join(f"'{kind.subcommand} {kind.arguments}'"
-                      for kind in _KINDS.values() if kind.subcommand is not None)
+                      for kind in _registered().values() if kind.subcommand is not None)
     return ReportError(
         f"{these} are not one report: say how to read them together ({words}), or give one."
     )

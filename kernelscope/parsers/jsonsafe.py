@@ -1,4 +1,5 @@
-"""Make values JSON-safe: NaN and infinities become null."""
+"""Make values JSON-safe: NaN and infinities become null; an object's attributes as a
+document's members."""
 
 from __future__ import annotations
 
@@ -15,3 +16,9 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
     return value
+
+
+def attributes(obj: object, *names: str) -> dict[str, Any]:
+    """``{name: obj.name}`` for each of ``names``, in their order: the members of a JSON
+    document that are an object's attributes under their own names."""
+    return {name: getattr(obj, name) for name in names}

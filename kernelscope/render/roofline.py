@@ -171,19 +171,11 @@ def render_roofline(
     )
 
 
-def _draw(
-    plt: Any,
-    xy: dict[int, tuple[float, float]],
-    ref: PrecisionPoint | None,
-    names: dict[int, str],
-    selected: int | None,
-    precision: str,
-    width: int,
+def _axes(
+    fig: Any, xy: dict[int, tuple[float, float]], ref: PrecisionPoint | None, width: int,
     chart_h: int,
-    color: bool,
-) -> str:
-    fig = plt.figure
-    fig.theme("simple" if color else "colorless")
+) -> tuple[int, int]:
+    """Set both rulers (log10 units, ticks thinned to fit) and return the x limits."""
     lg = math.log10
     xs = [x for x, _ in xy.values()]
     ys = [y for _, y in xy.values()]
@@ -200,23 +192,50 @@ def _draw(
     yt = _thin(list(range(y_lo, y_hi + 1)), max(2, (chart_h - 5) // 2))
     fig.ruler("x").ticks(xt, [si_text(10.0**t) for t in xt])
     fig.ruler("y").ticks(yt, [si_text(10.0**t) for t in yt])
-    if ref is not None and peak:
-        for c in ref.ceilings:
-            if not c.ridge_intensity:
-                continue
-            roof = fig.signal(
-                [x_lo, lg(c.ridge_intensity), x_hi],
-                [lg(c.bytes_per_s) + x_lo, lg(peak), lg(peak)],
-                marker=plt.marker("braille", pixel=_LEVEL_COLORS.get(c.level)),
-            )
-            fig.draw(roof.lines())
-        fig.draw(
-            fig.signal(
-                [lg(r) for r in ridges],
-                [lg(peak)] * len(ridges),
-                marker=plt.marker(RIDGE_MARK, pixel="red"),
-            )
+    return x_lo, x_hi
+
+
+def _draw_roofs(plt: Any, fig: Any, ref: PrecisionPoint | None, x_lo: int, x_hi: int) -> None:
+    """Each memory level's roof up to its ridge, then the compute peak, and the ridges."""
+    lg = math.log10
+    peak = ref.peak_flops_per_s if ref is not None else None
+    if ref is None or not peak:
+        return
+    ridges = [c.ridge_intensity for c in ref.ceilings if c.ridge_intensity]
+    for c in ref.ceilings:
+        if not c.ridge_intensity:
+            continue
+        roof = fig.signal(
+            [x_lo, lg(c.ridge_intensity), x_hi],
+            [lg(c.bytes_per_s) + x_lo, lg(peak), lg(peak)],
+            marker=plt.marker("braille", pixel=_LEVEL_COLORS.get(c.level)),
         )
+        fig.draw(roof.lines())
+    fig.draw(
+        fig.signal(
+            [lg(r) for r in ridges],
+            [lg(peak)] * len(ridges),
+            marker=plt.marker(RIDGE_MARK, pixel="red"),
+        )
+    )
+
+
+def _draw(
+    plt: Any,
+    xy: dict[int, tuple[float, float]],
+    ref: PrecisionPoint | None,
+    names: dict[int, str],
+    selected: int | None,
+    precision: str,
+    width: int,
+    chart_h: int,
+    color: bool,
+) -> str:
+    fig = plt.figure
+    fig.theme("simple" if color else "colorless")
+    lg = math.log10
+    x_lo, x_hi = _axes(fig, xy, ref, width, chart_h)
+    _draw_roofs(plt, fig, ref, x_lo, x_hi)
     others = [k for k in xy if k != selected]
     if others:
         fig.draw(

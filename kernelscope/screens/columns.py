@@ -36,7 +36,7 @@ from kernelscope.parsers.diagnosis.cache import (
 )
 from kernelscope.parsers.diff.metrics import change_pct
 from kernelscope.parsers.ncu import KernelSummary
-from kernelscope.render.diff import fmt_change
+from kernelscope.render.changes import fmt_change
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
 
 CellValue = str | int | float | None

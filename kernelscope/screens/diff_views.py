@@ -20,15 +20,13 @@ from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair, with_pair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.parsers.kernel_names import fit_name
+from kernelscope.render.changes import fmt_change, fmt_speedup, metric_row
 from kernelscope.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     family_row,
-    fmt_change,
-    fmt_speedup,
     kernel_names,
     label_text,
-    metric_row,
     moved_text,
     pair_roofline,
     pair_row,

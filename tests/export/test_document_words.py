@@ -11,7 +11,7 @@ import sys
 from kernelscope.export.ncu_markdown import record_body
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.parsers.kernel_analysis import diagnose_detail, open_for_analysis
-from kernelscope.render.diff import fmt_change
+from kernelscope.render.changes import fmt_change
 from tests.conftest import BUNDLED, NCU_SAMPLES, SAMPLES
 
 NAIVE = NCU_SAMPLES / "gemm_naive.ncu-rep.xz"

@@ -9,10 +9,16 @@ from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.parsers.diagnosis.classify import classify
 from kernelscope.parsers.diagnosis.evidence import ev
-from kernelscope.parsers.diagnosis.facts import gather
+from kernelscope.parsers.diagnosis.facts import Facts, gather
 from kernelscope.parsers.diagnosis.flags import CHECKS, Finding, Missing
 from kernelscope.parsers.diagnosis.guards import guard_rails
-from kernelscope.parsers.diagnosis.result import UNDETERMINED, Bottleneck, Diagnosis, Flag
+from kernelscope.parsers.diagnosis.result import (
+    UNDETERMINED,
+    Bottleneck,
+    Diagnosis,
+    Flag,
+    GuardRail,
+)
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.diagnosis.values import Values
 from kernelscope.parsers.ncu.measured import unmeasured_reason
@@ -96,33 +102,10 @@ def diagnose(
     facts = gather(values, roofline, thresholds, source)
     guards = guard_rails(facts, thresholds)
     bottleneck = classify(facts, thresholds, guards)
-    flags: list[Flag] = []
-    skipped: dict[str, tuple[str, ...]] = {}
     zero = facts.duration_ns is not None and facts.duration_ns <= 0
     failed = facts.profiling_failed
-    for flag_id, check in CHECKS.items():
-        if zero or failed:
-            break
-        outcome = check(facts, thresholds, guards)
-        if isinstance(outcome, Missing):
-            skipped[flag_id] = outcome.sections
-        elif isinstance(outcome, Finding):
-            spec = CATALOG[flag_id]
-            speedup, rule = ncu_speedup(spec, rules)
-            flags.append(
-                Flag(
-                    id=flag_id,
-                    severity=outcome.severity,
-                    level=spec.level,
-                    title=spec.title,
-                    evidence=outcome.evidence,
-                    remedy=spec.remedy,
-                    ncu_speedup=speedup,
-                    ncu_rule=rule,
-                    detail=outcome.detail,
-                    guard=outcome.guard,
-                )
-            )
+    flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
+                                                                     rules)
     notes = _notes(sections, skipped)
     if facts.unreliable:
         notes.insert(
@@ -145,6 +128,38 @@ def diagnose(
         skipped=tuple(skipped),
     )
     return with_time_share(diagnosis, time_share, family_share, family_launches)
+
+
+def _checked_flags(
+    facts: Facts, thresholds: Thresholds, guards: dict[str, GuardRail],
+    rules: Sequence[RuleResult],
+) -> tuple[list[Flag], dict[str, tuple[str, ...]]]:
+    """Every check's flag (with NCU's own estimated speedup where a rule mirrors it), and the
+    checks skipped for lack of sections (by flag id: the missing sections)."""
+    flags: list[Flag] = []
+    skipped: dict[str, tuple[str, ...]] = {}
+    for flag_id, check in CHECKS.items():
+        outcome = check(facts, thresholds, guards)
+        if isinstance(outcome, Missing):
+            skipped[flag_id] = outcome.sections
+        elif isinstance(outcome, Finding):
+            spec = CATALOG[flag_id]
+            speedup, rule = ncu_speedup(spec, rules)
+            flags.append(
+                Flag(
+                    id=flag_id,
+                    severity=outcome.severity,
+                    level=spec.level,
+                    title=spec.title,
+                    evidence=outcome.evidence,
+                    remedy=spec.remedy,
+                    ncu_speedup=speedup,
+                    ncu_rule=rule,
+                    detail=outcome.detail,
+                    guard=outcome.guard,
+                )
+            )
+    return flags, skipped
 
 
 def undetermined(reason: str) -> Diagnosis:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.parsers.diagnosis.evidence import Evidence, split_evidence
+from kernelscope.parsers.jsonsafe import attributes
 from kernelscope.parsers.roofline.model import Roofline
 from kernelscope.parsers.severity import severity_rank
 
@@ -29,8 +30,24 @@ UNDETERMINED = "undetermined"
 summary says why."""
 
 
+class _Evidenced:
+    """What holds ``evidence``: the evidence split into what held and what did not."""
+
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def held(self) -> tuple[Evidence, ...]:
+        """The evidence that held (and plain readings): what the finding rests on."""
+        return split_evidence(self.evidence)[0]
+
+    @property
+    def not_held(self) -> tuple[Evidence, ...]:
+        """The checks made on the way that did not hold (e.g. a grid that is not small)."""
+        return split_evidence(self.evidence)[1]
+
+
 @dataclass(frozen=True)
-class Bottleneck:
+class Bottleneck(_Evidenced):
     """The one label that explains where the kernel's time goes, and what decided it."""
 
     label: str
@@ -41,16 +58,6 @@ class Bottleneck:
     ``launch-bound``), when there is one."""
     collect: tuple[str, ...] = ()
     """For ``undetermined``: the ncu sections that would let the report decide."""
-
-    @property
-    def held(self) -> tuple[Evidence, ...]:
-        """The evidence that held (and plain readings): what the label rests on."""
-        return split_evidence(self.evidence)[0]
-
-    @property
-    def not_held(self) -> tuple[Evidence, ...]:
-        """The checks made on the way that did not hold (e.g. a grid that is not small)."""
-        return split_evidence(self.evidence)[1]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,7 +70,7 @@ class Bottleneck:
 
 
 @dataclass(frozen=True)
-class Flag:
+class Flag(_Evidenced):
     """A specific problem found in the kernel."""
 
     id: str
@@ -80,25 +87,11 @@ class Flag:
     guard: str = ""
     """Set when a guard rail lowered the severity: why this is not a real problem here."""
 
-    @property
-    def held(self) -> tuple[Evidence, ...]:
-        return split_evidence(self.evidence)[0]
-
-    @property
-    def not_held(self) -> tuple[Evidence, ...]:
-        return split_evidence(self.evidence)[1]
-
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "severity": self.severity,
-            "level": self.level,
-            "title": self.title,
-            "detail": self.detail,
+            **attributes(self, "id", "severity", "level", "title", "detail"),
             "evidence": [e.to_dict() for e in self.evidence],
-            "remedy": self.remedy,
-            "ncu_speedup": self.ncu_speedup,
-            "ncu_rule": self.ncu_rule,
+            **attributes(self, "remedy", "ncu_speedup", "ncu_rule"),
             "guard": self.guard or None,
         }
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kernelscope.parsers.diagnosis import names as n
+from kernelscope.parsers.jsonsafe import attributes
 
 
 class _Metric(Protocol):
@@ -185,15 +186,9 @@ class TimeChange:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "before_ns": self.before_ns,
-            "after_ns": self.after_ns,
-            "change_pct": self.change_pct,
-            "before_count": self.before_count,
-            "after_count": self.after_count,
-            "before_avg_ns": self.before_avg_ns,
-            "after_avg_ns": self.after_avg_ns,
-            "per_instance_change_pct": self.per_instance_change_pct,
+            **attributes(self, "name", "before_ns", "after_ns", "change_pct", "before_count",
+                         "after_count", "before_avg_ns", "after_avg_ns",
+                         "per_instance_change_pct"),
             "status": self.status or None,
         }
 

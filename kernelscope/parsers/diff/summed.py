@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope.parsers.diff.metrics import change_pct, speedup
+from kernelscope.parsers.jsonsafe import attributes
 
 TOTAL = "total"
 PER_INSTANCE = "per instance"
@@ -63,11 +64,7 @@ class Summed:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "before_ns": self.before_ns,
-            "after_ns": self.after_ns,
-            "before_count": self.before_count,
-            "after_count": self.after_count,
-            "basis": self.basis,
+            **attributes(self, "before_ns", "after_ns", "before_count", "after_count", "basis"),
             "before_per_instance_ns": (self.before_ns / self.before_count
                                        if self.before_count else None),
             "after_per_instance_ns": (self.after_ns / self.after_count

@@ -22,6 +22,7 @@ import polars as pl
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.diff.summed import Summed
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
+from kernelscope.parsers.jsonsafe import attributes
 from kernelscope.parsers.nsys.findings import Finding
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 from kernelscope.parsers.severity import severity_rank
@@ -52,14 +53,8 @@ class BusyChange:
         return self._pct(self.after_busy_ns, self.after_span_ns)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "before_busy_ns": self.before_busy_ns,
-            "after_busy_ns": self.after_busy_ns,
-            "before_span_ns": self.before_span_ns,
-            "after_span_ns": self.after_span_ns,
-            "before_pct": self.before_pct,
-            "after_pct": self.after_pct,
-        }
+        return attributes(self, "before_busy_ns", "after_busy_ns", "before_span_ns",
+                          "after_span_ns", "before_pct", "after_pct")
 
 
 @dataclass(frozen=True)

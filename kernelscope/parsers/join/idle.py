@@ -35,7 +35,7 @@ import polars as pl
 
 from kernelscope.parsers.nsys.findings import TINY_KERNEL_NS, tiny_kernel_stretches
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
-from kernelscope.parsers.nsys.gap_causes import SYNC_API
+from kernelscope.parsers.nsys.gap_cause_events import SYNC_API
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.timeline_data import TimelineData

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kernelscope.parsers.jsonsafe import attributes
+
 
 @dataclass(frozen=True)
 class RankedItem:
@@ -52,27 +54,16 @@ class RankedItem:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
-            "family": self.family,
-            "title": self.title,
-            "time_share": self.time_share,
-            "wall_share": self.wall_share,
-            "instances": self.instances,
-            "total_ns": self.total_ns,
-            "profiled": self.profiled,
+            **attributes(self, "kind", "family", "title", "time_share", "wall_share",
+                         "instances", "total_ns", "profiled"),
             "ncu_ids": [list(i) for i in self.ncu_ids],
             "bottleneck": self.bottleneck,
             "top_flags": list(self.top_flags),
             "next_flag": self.lead_flag,
-            "headroom": self.headroom,
-            "headroom_source": self.headroom_source,
-            "potential_saving_ns": self.potential_saving_ns,
+            **attributes(self, "headroom", "headroom_source", "potential_saving_ns"),
             "weak_estimate": self.weak,
             "evidence": list(self.evidence),
-            "remedy": self.remedy,
-            "one_time": self.one_time,
-            "grid": self.grid,
-            "block": self.block,
+            **attributes(self, "remedy", "one_time", "grid", "block"),
             "nvtx_range": self.nvtx,
             "matched_by": self.matched_by,
             **({"ncu_command": self.ncu_command} if not self.profiled and self.kind == "kernel"

@@ -20,7 +20,7 @@ import re
 import polars as pl
 
 from kernelscope.parsers.kineto.model import PID_SHIFT, KinetoTrace
-from kernelscope.parsers.nsys.load import strip_api_version
+from kernelscope.parsers.nsys.api_names import strip_api_version
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.nsys.schema import (
     KERNEL_TABLE,

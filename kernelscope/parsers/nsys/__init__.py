@@ -31,7 +31,8 @@ from kernelscope.parsers.nsys.summaries import (
     memop_time_summary,
     osrt_summary,
 )
-from kernelscope.parsers.nsys.timeline import EventInfo, Gap, Lane, TimelineIndex, TimelineView
+from kernelscope.parsers.nsys.timeline import TimelineIndex
+from kernelscope.parsers.nsys.timeline_view import EventInfo, Gap, Lane, TimelineView
 from kernelscope.parsers.nsys.utilization import (
     gap_histogram,
     gpu_utilization,

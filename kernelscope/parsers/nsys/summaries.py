@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from kernelscope.parsers.nsys.load import strip_api_version
+from kernelscope.parsers.nsys.api_names import strip_api_version
 from kernelscope.parsers.nsys.model import NsysReport
 
 OSRT_CALL_CLASS = 27  # ENUM_NSYS_EVENT_CLASS: OS runtime call (31/32 mark trace start/finish)

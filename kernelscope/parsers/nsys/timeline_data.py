@@ -38,7 +38,8 @@ from kernelscope.parsers.nsys.summaries import (
     memop_time_summary,
     osrt_summary,
 )
-from kernelscope.parsers.nsys.timeline import Gap, TimelineIndex
+from kernelscope.parsers.nsys.timeline import TimelineIndex
+from kernelscope.parsers.nsys.timeline_view import Gap
 from kernelscope.parsers.nsys.utilization import (
     gap_histogram,
     gpu_utilization,

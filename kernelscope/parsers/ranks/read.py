@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.parsers.nsys.api_names import strip_api_version
 from kernelscope.parsers.nsys.db import ExportDb, ReadTask
-from kernelscope.parsers.nsys.load import strip_api_version
 from kernelscope.parsers.nsys.schema import (
     KERNEL_TABLE,
     MEM_KIND_LABELS,

@@ -312,6 +312,31 @@ def _gap_causes(db: ExportDb, report: NsysReport, busy: Coverage, comm: Coverage
             .sort("ns", descending=True).select(list(schema)))
 
 
+def _steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str]
+           ) -> tuple[pl.DataFrame, str | None, str | None]:
+    """The rank's steps (from NVTX ranges, else from a repeating kernel pattern), where they
+    came from, and the pattern's anchor kernel."""
+    steps = nvtx_steps(ranges)
+    if steps.height:
+        return steps, "nvtx", None
+    steps, anchor_id = kernel_pattern_steps(kernels)
+    if not steps.height:
+        return steps, None, None
+    return steps, "kernel pattern", names.get(int(anchor_id)) if anchor_id is not None else None
+
+
+def _busy_curve(busy: Coverage, points: int
+                ) -> tuple[int | None, int | None, list[int], list[int]]:
+    """The GPU's first and last busy instant, and its cumulative busy time at ``points`` + 1
+    evenly spaced edges between them (empty without GPU work)."""
+    if not busy.count:
+        return None, None, [], []
+    gpu_start, gpu_end = int(busy.starts[0]), int(busy.ends[-1])
+    n = max(points, 1)
+    edges = [gpu_start + (gpu_end - gpu_start) * i // n for i in range(n + 1)]
+    return gpu_start, gpu_end, edges, busy.covered_until(pl.Series(edges, dtype=I64)).to_list()
+
+
 def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
                  several: bool, options: ReduceOptions) -> RankSummary:
     report = _partial_report(path, tables, pid)
@@ -324,14 +349,7 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
     ranges = nvtx_ranges(report)
     mpi = _only(tables.mpi, "global_tid", pid)
     source, calls = communication(nccl, mpi, ranges)
-    steps = nvtx_steps(ranges)
-    step_source: str | None = "nvtx" if steps.height else None
-    anchor: str | None = None
-    if not steps.height:
-        steps, anchor_id = kernel_pattern_steps(kernels)
-        if steps.height:
-            step_source = "kernel pattern"
-            anchor = names.get(int(anchor_id)) if anchor_id is not None else None
+    steps, step_source, anchor = _steps(ranges, kernels, names)
     calls = calls.with_columns(pl.col("start").alias("cpu_start"), pl.col("end").alias("cpu_end"))
     if source == "nccl":
         calls = _nccl_launches(db, calls, kernels, nccl)
@@ -348,14 +366,7 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
     compute = Coverage.from_intervals(kernels.filter(~pl.col("name_id").is_in(nccl_ids)))
     comm = Coverage.from_intervals(calls)
     cpu_comm = comm if source != "nccl" else Coverage.from_intervals(calls.clear())
-    gpu_start = int(busy.starts[0]) if busy.count else None
-    gpu_end = int(busy.ends[-1]) if busy.count else None
-    if gpu_start is not None and gpu_end is not None:
-        n = max(options.busy_points, 1)
-        edges = [gpu_start + (gpu_end - gpu_start) * i // n for i in range(n + 1)]
-        cum = busy.covered_until(pl.Series(edges, dtype=I64)).to_list()
-    else:
-        edges, cum = [], []
+    gpu_start, gpu_end, edges, cum = _busy_curve(busy, options.busy_points)
     env_rank, env_var = _env_rank(tables.environment) if not several else (None, None)
     used = sorted(set(report.gpu_ops["device_id"].drop_nulls().to_list()))
     tids = calls["global_tid"].drop_nulls().unique().to_list()

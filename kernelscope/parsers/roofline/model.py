@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope.parsers.jsonsafe import attributes
+
 
 @dataclass(frozen=True)
 class Ceiling:
@@ -34,10 +36,7 @@ class PrecisionPoint:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "flops_per_s": self.flops_per_s,
-            "intensity": self.intensity,
-            "peak_flops_per_s": self.peak_flops_per_s,
-            "pct_of_peak": self.pct_of_peak,
+            **attributes(self, "flops_per_s", "intensity", "peak_flops_per_s", "pct_of_peak"),
             "intensity_l2": self.intensity_by_level.get("l2"),
             "intensity_l1": self.intensity_by_level.get("l1"),
             "ceilings_bytes_per_s": {c.level: c.bytes_per_s for c in self.ceilings},

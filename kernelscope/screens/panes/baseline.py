@@ -8,7 +8,7 @@ from rich.text import Text
 
 from kernelscope.parsers.diff.baseline import compare_to_baseline
 from kernelscope.parsers.ncu import KernelDetail
-from kernelscope.render.diff import fmt_speedup, metric_row
+from kernelscope.render.changes import fmt_speedup, metric_row
 from kernelscope.render.format import short_name
 from kernelscope.tui.widgets.metric_table import grid_table
 

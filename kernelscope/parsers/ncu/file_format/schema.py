@@ -31,193 +31,119 @@ _SCALAR = {
     "bool": _T.TYPE_BOOL,
 }
 
-# message -> ((field, number, type, repeated), ...). A type that is not a scalar names a
-# message of this schema (enums are read as plain int32: the numbers are what matter).
-_METRIC_LIST = (("metrics", 1, "SectionMetric", True),)
+# message -> its fields, "name=number:type" each, "*" after the type for a repeated field. A
+# type that is not a scalar names a message of this schema (enums are read as plain int32:
+# the numbers are what matter).
+
+
+def _fields(spec: str) -> tuple[tuple[str, int, str, bool], ...]:
+    """``"version=1:uint32 strings=2:string*"`` -> ((name, number, type, repeated), ...)."""
+    out = []
+    for field in spec.split():
+        name, _, rest = field.partition("=")
+        number, _, kind = rest.partition(":")
+        out.append((name, int(number), kind.rstrip("*"), kind.endswith("*")))
+    return tuple(out)
+
+
 MESSAGES: dict[str, tuple[tuple[str, int, str, bool], ...]] = {
-    "FileHeader": (("version", 1, "uint32", False),),
-    "StringTable": (("strings", 1, "string", True),),
-    "ProcessInfo": (
-        ("process_id", 1, "uint32", False),
-        ("hostname", 2, "string", False),
-        ("process_name", 3, "string", False),
+    "FileHeader": _fields("version=1:uint32"),
+    "StringTable": _fields("strings=1:string*"),
+    "ProcessInfo": _fields("process_id=1:uint32 hostname=2:string process_name=3:string"),
+    "MetricValue": _fields(
+        "string_value=1:string float_value=2:float double_value=3:double uint32_value=4:uint32 "
+        "uint64_value=5:uint64"
     ),
-    "MetricValue": (
-        ("string_value", 1, "string", False),
-        ("float_value", 2, "float", False),
-        ("double_value", 3, "double", False),
-        ("uint32_value", 4, "uint32", False),
-        ("uint64_value", 5, "uint64", False),
+    "MetricListElement": _fields("correlation_id=1:MetricValue element_value=2:MetricValue"),
+    "MetricResult": _fields(
+        "name_id=1:uint32 metric_value=2:MetricValue metric_value_list=3:MetricListElement*"
     ),
-    "MetricListElement": (
-        ("correlation_id", 1, "MetricValue", False),
-        ("element_value", 2, "MetricValue", False),
+    "DeviceAttribute": _fields("name=1:string value=2:MetricValue"),
+    "DeviceAttributes": _fields("id=1:uint32 name=2:string attributes=3:DeviceAttribute*"),
+    "DeviceProperty": _fields("key=1:string value=2:string"),
+    "DeviceProperties": _fields("properties=1:DeviceProperty*"),
+    "SystemInfo": _fields(
+        "os_name=1:string build=2:string processor=3:string architecture=4:string "
+        "computer_name=5:string"
     ),
-    "MetricResult": (
-        ("name_id", 1, "uint32", False),
-        ("metric_value", 2, "MetricValue", False),
-        ("metric_value_list", 3, "MetricListElement", True),
+    "VersionInfo": _fields("provider=1:string version=2:string"),
+    "SessionDetails": _fields(
+        "process_id=1:uint32 creation_time=2:uint64 host_system=3:SystemInfo "
+        "target_system=4:SystemInfo device_properties=5:DeviceProperties "
+        "device_attributes=6:DeviceAttributes* comments=7:string version_info=8:VersionInfo* "
+        "profiler_cmdline=11:string"
     ),
-    "DeviceAttribute": (("name", 1, "string", False), ("value", 2, "MetricValue", False)),
-    "DeviceAttributes": (
-        ("id", 1, "uint32", False),
-        ("name", 2, "string", False),
-        ("attributes", 3, "DeviceAttribute", True),
+    "BlockHeader": _fields(
+        "num_sources=1:uint32 num_results=2:uint32 session_details=3:SessionDetails "
+        "string_table=4:StringTable payload_size=5:uint32 process=6:ProcessInfo "
+        "num_range_results=7:uint32 num_cmdlist_results=8:uint32 num_graph_results=9:uint32"
     ),
-    "DeviceProperty": (("key", 1, "string", False), ("value", 2, "string", False)),
-    "DeviceProperties": (("properties", 1, "DeviceProperty", True),),
-    "SystemInfo": (
-        ("os_name", 1, "string", False),
-        ("build", 2, "string", False),
-        ("processor", 3, "string", False),
-        ("architecture", 4, "string", False),
-        ("computer_name", 5, "string", False),
+    "SourceFile": _fields("file_name=1:string content=2:string"),
+    "SourceFiles": _fields("files=1:SourceFile*"),
+    "SourceData": _fields(
+        "reference=1:uint64 binary=4:bytes cuda_sm_version=6:uint32 source_files=8:SourceFiles"
     ),
-    "VersionInfo": (("provider", 1, "string", False), ("version", 2, "string", False)),
-    "SessionDetails": (
-        ("process_id", 1, "uint32", False),
-        ("creation_time", 2, "uint64", False),
-        ("host_system", 3, "SystemInfo", False),
-        ("target_system", 4, "SystemInfo", False),
-        ("device_properties", 5, "DeviceProperties", False),
-        ("device_attributes", 6, "DeviceAttributes", True),
-        ("comments", 7, "string", False),
-        ("version_info", 8, "VersionInfo", True),
-        ("profiler_cmdline", 11, "string", False),
+    "Uint64x3": _fields("x=1:uint64 y=2:uint64 z=3:uint64"),
+    "SectionMetric": _fields("name=1:string label=2:string"),
+    "SectionHeader": _fields("metrics=2:SectionMetric*"),
+    "SectionTable": _fields("metrics=5:SectionMetric*"),
+    "SectionBarChart": _fields("metrics=5:SectionMetric*"),
+    "SectionHistogram": _fields("metric=4:SectionMetric"),
+    "SectionLineChart": _fields("metrics=4:SectionMetric*"),
+    "SectionContainer": _fields("items=1:SectionBodyItem*"),
+    "SectionBodyItem": _fields(
+        "table=1:SectionTable bar_chart=2:SectionBarChart histogram=3:SectionHistogram "
+        "line_chart=4:SectionLineChart container=5:SectionContainer"
     ),
-    "BlockHeader": (
-        ("num_sources", 1, "uint32", False),
-        ("num_results", 2, "uint32", False),
-        ("session_details", 3, "SessionDetails", False),
-        ("string_table", 4, "StringTable", False),
-        ("payload_size", 5, "uint32", False),
-        ("process", 6, "ProcessInfo", False),
-        ("num_range_results", 7, "uint32", False),
-        ("num_cmdlist_results", 8, "uint32", False),
-        ("num_graph_results", 9, "uint32", False),
+    "SectionBody": _fields("items=1:SectionBodyItem*"),
+    "SectionMetrics": _fields("metrics=1:SectionMetric*"),
+    "Section": _fields(
+        "identifier=1:string display_name=2:string order=3:uint32 header=4:SectionHeader "
+        "body=5:SectionBody* metrics=6:SectionMetrics"
     ),
-    "SourceFile": (("file_name", 1, "string", False), ("content", 2, "string", False)),
-    "SourceFiles": (("files", 1, "SourceFile", True),),
-    "SourceData": (
-        ("reference", 1, "uint64", False),
-        ("binary", 4, "bytes", False),
-        ("cuda_sm_version", 6, "uint32", False),
-        ("source_files", 8, "SourceFiles", False),
+    "RuleMessage": _fields("message=1:string type=2:int32 id=3:int32 name=4:string"),
+    "RuleSpeedup": _fields("speedup_type=1:int32 value=2:double"),
+    "RuleFocusMetric": _fields(
+        "message_id=1:int32 metric_name=2:string metric_value=3:double info=5:string"
     ),
-    "Uint64x3": (("x", 1, "uint64", False), ("y", 2, "uint64", False), ("z", 3, "uint64", False)),
-    # Sections: their identifiers and the metrics of their header and body tables.
-    "SectionMetric": (("name", 1, "string", False), ("label", 2, "string", False)),
-    "SectionHeader": (("metrics", 2, "SectionMetric", True),),
-    "SectionTable": (("metrics", 5, "SectionMetric", True),),
-    "SectionBarChart": (("metrics", 5, "SectionMetric", True),),
-    "SectionHistogram": (("metric", 4, "SectionMetric", False),),
-    "SectionLineChart": (("metrics", 4, "SectionMetric", True),),
-    "SectionContainer": (("items", 1, "SectionBodyItem", True),),
-    "SectionBodyItem": (
-        ("table", 1, "SectionTable", False),
-        ("bar_chart", 2, "SectionBarChart", False),
-        ("histogram", 3, "SectionHistogram", False),
-        ("line_chart", 4, "SectionLineChart", False),
-        ("container", 5, "SectionContainer", False),
+    "RuleBodyItem": _fields(
+        "message=1:RuleMessage focus_metrics=8:RuleFocusMetric* speedup=10:RuleSpeedup"
     ),
-    "SectionBody": (("items", 1, "SectionBodyItem", True),),
-    "SectionMetrics": _METRIC_LIST,
-    "Section": (
-        ("identifier", 1, "string", False),
-        ("display_name", 2, "string", False),
-        ("order", 3, "uint32", False),
-        ("header", 4, "SectionHeader", False),
-        ("body", 5, "SectionBody", True),
-        ("metrics", 6, "SectionMetrics", False),
+    "RuleBody": _fields("items=1:RuleBodyItem*"),
+    "RuleResult": _fields(
+        "identifier=1:string display_name=2:string body=3:RuleBody section_identifier=4:string"
     ),
-    # Rule results: messages, estimated speedups, focus metrics.
-    "RuleMessage": (
-        ("message", 1, "string", False),
-        ("type", 2, "int32", False),
-        ("id", 3, "int32", False),
-        ("name", 4, "string", False),
+    "NvtxDomainInfo": _fields("id=1:uint64 name=2:string"),
+    "NvtxPushPopRange": _fields("name=1:string"),
+    "NvtxPushPopDomain": _fields("id=1:uint64 stack=3:NvtxPushPopRange*"),
+    "NvtxThread": _fields("tid=1:uint32 push_pop_domains=2:NvtxPushPopDomain*"),
+    "NvtxStartEndRange": _fields("id=1:uint64 name=2:string"),
+    "NvtxStartEndDomain": _fields("id=1:uint64 ranges=3:NvtxStartEndRange*"),
+    "NvtxState": _fields(
+        "domains=1:NvtxDomainInfo* threads=2:NvtxThread* "
+        "start_end_domains=3:NvtxStartEndDomain* default_domain=4:uint64"
     ),
-    "RuleSpeedup": (("speedup_type", 1, "int32", False), ("value", 2, "double", False)),
-    "RuleFocusMetric": (
-        ("message_id", 1, "int32", False),
-        ("metric_name", 2, "string", False),
-        ("metric_value", 3, "double", False),
-        ("info", 5, "string", False),
+    "ProfileResult": _fields(
+        "thread_id=1:uint32 api_call_id=2:uint64 kernel_id=4:uint64 mangled_name=5:string "
+        "function_name=6:string demangled_name=7:string grid_size=10:Uint64x3 "
+        "block_size=11:Uint64x3 metric_results=13:MetricResult* source=15:SourceData "
+        "sections=17:Section* rule_results=19:RuleResult* nvtx=21:NvtxState "
+        "context_id=22:uint32 stream_id=23:uint32"
     ),
-    "RuleBodyItem": (
-        ("message", 1, "RuleMessage", False),
-        ("focus_metrics", 8, "RuleFocusMetric", True),
-        ("speedup", 10, "RuleSpeedup", False),
+    "RangeResult": _fields(
+        "thread_id=1:uint32 api_call_id=2:uint64 metric_results=4:MetricResult* "
+        "sections=7:Section* nvtx=10:NvtxState context_id=11:uint32 references=15:uint64* "
+        "rule_results=20:RuleResult*"
     ),
-    "RuleBody": (("items", 1, "RuleBodyItem", True),),
-    "RuleResult": (
-        ("identifier", 1, "string", False),
-        ("display_name", 2, "string", False),
-        ("body", 3, "RuleBody", False),
-        ("section_identifier", 4, "string", False),
+    "CmdlistResult": _fields(
+        "thread_id=1:uint32 api_call_id=2:uint64 metric_results=4:MetricResult* "
+        "sections=7:Section* nvtx=10:NvtxState context_id=11:uint32 stream_id=12:uint32 "
+        "references=17:uint64* display_name=18:string rule_results=21:RuleResult*"
     ),
-    # NVTX state at the launch: domains, each thread's push/pop stacks, start/end ranges.
-    "NvtxDomainInfo": (("id", 1, "uint64", False), ("name", 2, "string", False)),
-    "NvtxPushPopRange": (("name", 1, "string", False),),
-    "NvtxPushPopDomain": (("id", 1, "uint64", False), ("stack", 3, "NvtxPushPopRange", True)),
-    "NvtxThread": (("tid", 1, "uint32", False), ("push_pop_domains", 2, "NvtxPushPopDomain", True)),
-    "NvtxStartEndRange": (("id", 1, "uint64", False), ("name", 2, "string", False)),
-    "NvtxStartEndDomain": (("id", 1, "uint64", False), ("ranges", 3, "NvtxStartEndRange", True)),
-    "NvtxState": (
-        ("domains", 1, "NvtxDomainInfo", True),
-        ("threads", 2, "NvtxThread", True),
-        ("start_end_domains", 3, "NvtxStartEndDomain", True),
-        ("default_domain", 4, "uint64", False),
-    ),
-    "ProfileResult": (
-        ("thread_id", 1, "uint32", False),
-        ("api_call_id", 2, "uint64", False),
-        ("kernel_id", 4, "uint64", False),
-        ("mangled_name", 5, "string", False),
-        ("function_name", 6, "string", False),
-        ("demangled_name", 7, "string", False),
-        ("grid_size", 10, "Uint64x3", False),
-        ("block_size", 11, "Uint64x3", False),
-        ("metric_results", 13, "MetricResult", True),
-        ("source", 15, "SourceData", False),
-        ("sections", 17, "Section", True),
-        ("rule_results", 19, "RuleResult", True),
-        ("nvtx", 21, "NvtxState", False),
-        ("context_id", 22, "uint32", False),
-        ("stream_id", 23, "uint32", False),
-    ),
-    "RangeResult": (
-        ("thread_id", 1, "uint32", False),
-        ("api_call_id", 2, "uint64", False),
-        ("metric_results", 4, "MetricResult", True),
-        ("sections", 7, "Section", True),
-        ("nvtx", 10, "NvtxState", False),
-        ("context_id", 11, "uint32", False),
-        ("references", 15, "uint64", True),
-        ("rule_results", 20, "RuleResult", True),
-    ),
-    "CmdlistResult": (
-        ("thread_id", 1, "uint32", False),
-        ("api_call_id", 2, "uint64", False),
-        ("metric_results", 4, "MetricResult", True),
-        ("sections", 7, "Section", True),
-        ("nvtx", 10, "NvtxState", False),
-        ("context_id", 11, "uint32", False),
-        ("stream_id", 12, "uint32", False),
-        ("references", 17, "uint64", True),
-        ("display_name", 18, "string", False),
-        ("rule_results", 21, "RuleResult", True),
-    ),
-    "GraphResult": (
-        ("thread_id", 1, "uint32", False),
-        ("api_call_id", 2, "uint64", False),
-        ("metric_results", 4, "MetricResult", True),
-        ("sections", 7, "Section", True),
-        ("nvtx", 10, "NvtxState", False),
-        ("context_id", 11, "uint32", False),
-        ("stream_id", 12, "uint32", False),
-        ("references", 17, "uint64", True),
-        ("rule_results", 22, "RuleResult", True),
+    "GraphResult": _fields(
+        "thread_id=1:uint32 api_call_id=2:uint64 metric_results=4:MetricResult* "
+        "sections=7:Section* nvtx=10:NvtxState context_id=11:uint32 stream_id=12:uint32 "
+        "references=17:uint64* rule_results=22:RuleResult*"
     ),
 }
 
