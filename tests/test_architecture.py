@@ -1,7 +1,8 @@
 """The layers import one way, with no cycle, deferred imports included.
 
-``parsers`` (model and analysis) ← ``render`` (text and charts) ← ``kinds`` (the registry) ←
-``export`` ← ``tui.widgets`` ← ``screens`` ← the app shell (the rest of ``tui``). Every module's
+``core`` (the shared vocabulary) ← ``parsers`` (model and analysis) ← ``render`` (text and
+charts) ← ``kinds`` (the registry) ← ``export`` ← ``tui.widgets`` ← ``screens`` ← the app shell
+(the rest of ``tui``). Every module's
 source is parsed, so imports inside functions and under ``TYPE_CHECKING`` count as much as the
 ones at the top; import-linter checks the same arrows in CI (pyproject.toml).
 """
@@ -27,6 +28,7 @@ ZOO = REPO / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # lowest first: a module may import its own layer and the ones before it
     ("base", ("kernelscope",)),
+    ("core", ("kernelscope.core",)),
     ("parsers", ("kernelscope.parsers",)),
     ("render", ("kernelscope.render",)),
     ("kinds", ("kernelscope.kinds",)),
@@ -37,7 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 NO_UI = ("textual", "rich")
 """Third-party UI packages each layer may not import."""
-FORBIDDEN = {"parsers": NO_UI, "render": ("textual",), "kinds": NO_UI, "export": ("textual",)}
+FORBIDDEN = {"core": NO_UI, "parsers": NO_UI, "render": ("textual",), "kinds": NO_UI, "export": ("textual",)}
 KIND_PARTS = {  # the layers each part of a kind may come from
     "open": ("parsers", "kinds"),
     "analyse": ("parsers", "kinds"),

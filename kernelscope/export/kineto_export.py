@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.export.summary import print_timeline_summary
 from kernelscope.export.timeline_export import render_timeline_report
 from kernelscope.export.timeline_json import to_export_dict
@@ -16,7 +17,6 @@ from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.kineto.hta import HtaNumbers
 from kernelscope.parsers.kineto.timeline import KinetoTimelineData
-from kernelscope.render.format import fmt_duration
 
 SCHEMA = "kernelscope/kineto/1"
 

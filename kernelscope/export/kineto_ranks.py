@@ -7,11 +7,11 @@ from typing import Any
 
 from rich.console import Console
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.export.kineto_export import hta_doc
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.kineto.ranks import KinetoRun
-from kernelscope.render.format import fmt_duration
 
 SCHEMA = "kernelscope/kineto-run/1"
 

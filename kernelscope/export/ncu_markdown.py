@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
+from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.parsers.bundled import is_bundled_sample, shown_path
 from kernelscope.parsers.diagnosis import Diagnosis, Flag, derived
@@ -43,16 +47,7 @@ from kernelscope.render.families import (
     spread_note,
     tally,
 )
-from kernelscope.render.format import (
-    NOT_AVAILABLE,
-    fmt_counted,
-    fmt_duration,
-    fmt_metric,
-    fmt_number,
-    fmt_pct,
-    plural,
-    short_name,
-)
+from kernelscope.render.format import fmt_counted, fmt_metric, short_name
 from kernelscope.render.memory_text import access_note, access_rows, ratio_cell
 from kernelscope.render.ncu_markup import plain_ncu_markup
 from kernelscope.render.roofline import ChartKernel, render_roofline

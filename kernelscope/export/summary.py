@@ -15,13 +15,15 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.words import plural
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
 from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.families import family_ids, family_label
-from kernelscope.render.format import fmt_duration, fmt_pct, plural
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:

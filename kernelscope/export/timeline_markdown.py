@@ -7,6 +7,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import fmt_number
+from kernelscope.core.words import api_name
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
 from kernelscope.export.timeline_metrics_md import (
@@ -19,7 +23,6 @@ from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
 
 STRIP_WINDOWS = 72
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import fmt_number
 from kernelscope.export.markdown import fenced, table
 from kernelscope.export.timeline_json import family_metric_rows, metric_rows, nvtx_metric_rows
 from kernelscope.parsers.nsys.gpu_metrics import DEFAULT_LANES, SPECS
 from kernelscope.parsers.nsys.graphs import GRAPH_HINT
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, short_name
+from kernelscope.render.format import short_name
 
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
 NO_SAMPLE = "·"

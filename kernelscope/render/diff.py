@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number, fmt_value
 from kernelscope.parsers.diff.kernels import KernelPair
 from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
 from kernelscope.parsers.diff.summed import TOTAL, UNPAIRED, Summed
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.roofline.model import PrecisionPoint, Roofline
 from kernelscope.parsers.roofline.spec import PRECISIONS
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_value, short_name
+from kernelscope.render.format import short_name
 from kernelscope.render.roofline import ChartKernel, RooflineChart, render_roofline, si_text
 
 MINUS = "−"

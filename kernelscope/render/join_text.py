@@ -6,10 +6,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.units import NOT_AVAILABLE
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.families import ids_text
 from kernelscope.parsers.join.model import RankedItem
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
-from kernelscope.render.format import NOT_AVAILABLE, ellipsis, fmt_ns, short_name
+from kernelscope.render.format import short_name
 
 
 def unprofiled_rank(position: int) -> str:

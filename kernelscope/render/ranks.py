@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.units import NOT_AVAILABLE
 
 # Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
 RAMP = " .:-=+*#%@"

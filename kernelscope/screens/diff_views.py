@@ -16,6 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.words import plural
 from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair, with_pair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.diff.timelines import TimelineDiff
@@ -35,7 +37,7 @@ from kernelscope.render.diff import (
     summed_text,
     time_row,
 )
-from kernelscope.render.format import fmt_duration, plural, short_name
+from kernelscope.render.format import short_name
 from kernelscope.tui.widgets.metric_table import grid_table
 
 SORTS = ("order", "change", "speedup")

@@ -9,11 +9,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.nsys import open_report
 from kernelscope.parsers.nsys.lane_events import LaneEvents, nvtx_depths
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns
 from kernelscope.screens.timeline_views import TimelinePane
 from kernelscope.tui.widgets.timeline_event import event_name
 

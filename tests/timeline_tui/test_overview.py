@@ -7,8 +7,10 @@ from pathlib import Path
 
 from textual.widgets import TabbedContent
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.shares import fmt_pct
 from kernelscope.parsers.nsys import NsysReport, findings, gpu_utilization, kernel_summary
-from kernelscope.render.format import fmt_ns, fmt_pct, short_name
+from kernelscope.render.format import short_name
 from kernelscope.screens.timeline import VIEW_IDS, TimelineScreen
 
 from .conftest import ZOO_SQLITE_XZ

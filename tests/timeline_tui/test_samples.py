@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.core.shares import fmt_pct
 from kernelscope.parsers.nsys import open_report
 from kernelscope.parsers.nsys.timeline_data import build
-from kernelscope.render.format import fmt_pct
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 from .conftest import NSYS_SAMPLES, ORACLE

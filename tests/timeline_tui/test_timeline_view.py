@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelscope.core.durations import fmt_ns, fmt_window
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, fmt_window
 from kernelscope.screens.timeline_views import TimelinePane
 
 from .conftest import ZOO_SQLITE_XZ

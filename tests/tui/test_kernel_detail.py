@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import TabbedContent
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import fmt_number
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
-from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, split_metric
+from kernelscope.render.format import split_metric
 from kernelscope.screens import kernel_session
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.panes.launch import tail_wave_fill

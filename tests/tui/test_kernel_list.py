@@ -7,8 +7,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
 from kernelscope.parsers.ncu import NcuReport
-from kernelscope.render.format import fmt_duration, fmt_pct, short_name
+from kernelscope.render.format import short_name
 from kernelscope.screens import kernel_session
 from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.kernel_detail import KernelDetailScreen

@@ -8,8 +8,8 @@ import math
 
 from textual.widgets import DataTable, Input
 
+from kernelscope.core.units import fmt_number
 from kernelscope.parsers.ncu import NcuReport
-from kernelscope.render.format import fmt_number
 from kernelscope.screens.panes.raw import RawPane, metric_filter
 from kernelscope.screens.panes.source import SourcePane
 from kernelscope.tui.app import create_app

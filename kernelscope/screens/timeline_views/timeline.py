@@ -24,9 +24,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from kernelscope.core.durations import fmt_ns, fmt_window
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.words import plural
 from kernelscope.parsers.nsys import Gap, TimelineView
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, fmt_pct, fmt_window, plural
 from kernelscope.tui.widgets.timeline_draw import (
     GAP_MARK,
     Highlight,

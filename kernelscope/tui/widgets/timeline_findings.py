@@ -7,9 +7,12 @@ from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.units import fmt_bytes
+from kernelscope.core.words import api_name, plural
 from kernelscope.parsers.nsys import Finding
 from kernelscope.parsers.severity import MOST_SEVERE_FIRST, most_severe_first
-from kernelscope.render.format import api_name, fmt_bytes, fmt_ns, plural, short_name
+from kernelscope.render.format import short_name
 
 SEVERITY_STYLES = {"critical": "bold white on red", "warning": "bold black on yellow",
                    "info": "bold white on blue"}
