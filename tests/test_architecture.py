@@ -39,7 +39,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 NO_UI = ("textual", "rich")
 """Third-party UI packages each layer may not import."""
-FORBIDDEN = {"core": NO_UI, "parsers": NO_UI, "render": ("textual",), "kinds": NO_UI, "export": ("textual",)}
+FORBIDDEN = {"core": NO_UI, "parsers": NO_UI, "render": ("textual",), "kinds": NO_UI,
+             "export": ("textual",)}
 KIND_PARTS = {  # the layers each part of a kind may come from
     "open": ("parsers", "kinds"),
     "analyse": ("parsers", "kinds"),
