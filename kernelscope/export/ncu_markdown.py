@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.core.shares import fmt_pct
+from kernelscope.core.shares import fmt_pct, fmt_share
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
@@ -59,10 +59,6 @@ PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 def _m(detail: KernelDetail, name: str, what: str = "") -> str:
     """The metric as people read it; ``what`` counts where NCU gives no unit (``fmt_counted``)."""
     return fmt_counted(detail.metric(name), what) if what else fmt_metric(detail.metric(name))
-
-
-def _share(share: float | None) -> str:
-    return NOT_AVAILABLE if share is None else f"{share * 100:.1f} %"
 
 
 def top_flag(diagnosis: Diagnosis) -> str:
@@ -148,7 +144,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
                 f.count,
                 family_ids(f),
                 fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
-                _share(f.time_share),
+                fmt_share(f.time_share),
                 spread(f),
                 family_label(family_labels(analyzed, f), k.diagnosis.label),
                 _flag_cell(k),
@@ -176,7 +172,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
     title = PRECISION_TITLES.get(precision, precision)
     chart = render_roofline(chart_kernels, precision=precision, selected=selected, color=False)
     why = (
-        f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
+        f"{title} is the precision of the kernels that hold {fmt_share(share)} of the kernel "
         "time (each kernel counted at the precision it does most of its work in)."
         if share is not None
         else f"{title}: no kernel has a point (the list below says why of each)."
@@ -407,13 +403,13 @@ def record_head(
     about: list[str] = []
     if family is None or family.count == 1:
         title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
-        goal = f"this kernel is {_share(time_share)} of the report's kernel time"
+        goal = f"this kernel is {fmt_share(time_share)} of the report's kernel time"
     elif not whole:
         title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
         goal = (
-            f"this launch is {_share(time_share)} of the report's kernel time; its family of "
+            f"this launch is {fmt_share(time_share)} of the report's kernel time; its family of "
             f"{family.count:,} launches (IDs {family_ids(family)}) is "
-            f"{_share(family.time_share)}"
+            f"{fmt_share(family.time_share)}"
         )
     else:
         title = (
@@ -421,8 +417,8 @@ def record_head(
             f"{family.count:,} launches)"
         )
         goal = (
-            f"its {family.count:,} launches are {_share(family.time_share)} of the report's "
-            f"kernel time, this one {_share(time_share)}"
+            f"its {family.count:,} launches are {fmt_share(family.time_share)} of the report's "
+            f"kernel time, this one {fmt_share(time_share)}"
         )
         about = [
             f"- Family: {family.count:,} launches (IDs {family_ids(family)}), "

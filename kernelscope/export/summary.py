@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from kernelscope.core.durations import fmt_duration
+from kernelscope.core.durations import fmt_duration, fmt_ns
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
@@ -205,7 +205,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     cuda = "" if info.get("cuda_trace", True) else " (no CUDA trace: a CPU-only capture)"
     version = f", nsys {escape(str(info['nsys_version']))}" if info.get("nsys_version") else ""
     console.print(
-        f"[bold]{_name(path)}[/]: span {fmt_duration(info['span_ns'])}, "
+        f"[bold]{_name(path)}[/]: span {fmt_ns(info['span_ns'])}, "
         f"{plural(info['counts']['kernels'], 'kernel')}{cuda}, "
         f"{plural(len(info['devices']), 'device')}{version}"
     )
@@ -214,14 +214,14 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
         sms = f", {dev['sm_count']} SMs" if dev.get("sm_count") else ""
         g = busy.pop(dev["id"], None)
         what = (
-            f"busy {fmt_duration(g['busy_ns'])} of {fmt_duration(g['span_ns'])} "
+            f"busy {fmt_ns(g['busy_ns'])} of {fmt_ns(g['span_ns'])} "
             f"({fmt_pct(g['utilization_pct'])} %)" if g is not None else "no GPU work"
         )
         console.print(f"GPU {dev['id']} ({escape(str(dev['name']))}{sms}): {what}")
     for g in busy.values():
         console.print(
-            f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
-            f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
+            f"GPU {g['device']}: busy {fmt_ns(g['busy_ns'])} of "
+            f"{fmt_ns(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
         )
     t = Table(title="Top kernels by time", box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
@@ -231,9 +231,9 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     for k in kernel_rows(data)[:10]:
         t.add_row(
             fmt_pct(k["time_pct"]),
-            fmt_duration(k["total_ns"]),
+            fmt_ns(k["total_ns"]),
             f"{k['instances']:,}",
-            fmt_duration(k["avg_ns"]),
+            fmt_ns(k["avg_ns"]),
             Text(data.short_name(k["name"])),
         )
     console.print(t)

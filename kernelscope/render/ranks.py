@@ -1,5 +1,6 @@
 """Text shared by the ranks screen, the Markdown export and the summary: the ASCII heatmap,
-gap causes in one line, and the per-rank numbers as short strings."""
+gap causes in one line, and the per-rank numbers as short strings (``pct``, ``duration``:
+the shared formatters, by the names the ranks views call them)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.core.units import NOT_AVAILABLE
+from kernelscope.core.durations import fmt_duration as duration
+from kernelscope.core.shares import fmt_percent as pct
 
 # Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
 RAMP = " .:-=+*#%@"
@@ -49,10 +51,4 @@ def gap_summary(gaps: Sequence[Mapping[str, Any]], limit: int = GAP_CAUSES_SHOWN
     parts = [f"{g['cause']} {fmt_duration(g['ns'])} ({g['gaps']})" for g in gaps[:limit]]
     return ", ".join(parts) or "none"
 
-
-def pct(value: float | None, decimals: int = 1) -> str:
-    return NOT_AVAILABLE if value is None else f"{value:.{decimals}f} %"
-
-
-def duration(value: float | None) -> str:
-    return fmt_duration(value) if value is not None else NOT_AVAILABLE
+__all__ = ["duration", "gap_summary", "heatmap_lines", "pct", "ramp_legend", "shade"]

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.kineto.model import KinetoTrace
 from kernelscope.parsers.nsys.gap_causes import GapExplanation
 from kernelscope.parsers.nsys.intervals import Coverage
@@ -115,5 +116,4 @@ def _longest(frame: pl.DataFrame, t0: int, t1: int) -> str:
     overlap = (pl.min_horizontal(pl.col("end"), pl.lit(t1))
                - pl.max_horizontal(pl.col("start"), pl.lit(t0)))
     top = frame.with_columns(overlap.alias("_o")).sort("_o", descending=True).head(2)
-    return ", ".join(f"{name} {ns / 1e6:.1f} ms" if ns >= 1_000_000 else f"{name} {ns / 1e3:.1f} us"
-                     for name, ns in top.select("name", "_o").rows())
+    return ", ".join(f"{name} {fmt_ns(ns)}" for name, ns in top.select("name", "_o").rows())

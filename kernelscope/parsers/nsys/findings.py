@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.nsys import nsys_rules
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.severity import most_severe_first
@@ -221,7 +222,7 @@ def many_tiny_kernels(report: NsysReport) -> Finding | None:
     return Finding(
         "many-tiny-kernels",
         "critical" if covered / _span_ns(report) >= 0.25 else "warning",
-        f"{n} short kernels (< {TINY_KERNEL_NS // 1000} us) in {df.height} launch-bound "
+        f"{n} short kernels (< {fmt_ns(TINY_KERNEL_NS, compact=True)}) in {df.height} launch-bound "
         f"stretch(es): the GPU is busy only {busy:.0f}% of that time",
         "Capture these launches in a CUDA Graph or fuse the kernels (torch.compile, custom "
         "fused kernels) so launch overhead stops dominating.",

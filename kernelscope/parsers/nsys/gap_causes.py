@@ -44,11 +44,12 @@ calls. Each explanation names the calls (``detail``: ``cudaMalloc 176 us, cudaLa
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.words import api_name
 from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
@@ -472,19 +473,7 @@ def _detail(
         key=lambda item: -item[1],
     )
     picked = chosen + [item for item in others if item[1] >= dur / 10][:2]
-    return ", ".join(f"{_api_name(n)} {_ns(ns)}" for n, ns in picked)
-
-
-def _api_name(name: str) -> str:
-    return re.sub(r"_v\d+$", "", name)
-
-
-def _ns(ns: int) -> str:
-    """``176.0 us``, ``4.2 ms`` (one decimal; the render layer is above this one)."""
-    for scale, unit in ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")):
-        if ns >= scale:
-            return f"{ns / scale:.1f} {unit}"
-    return f"{ns} ns"
+    return ", ".join(f"{api_name(n)} {fmt_ns(ns)}" for n, ns in picked)
 
 
 __all__ = ["CAUSES", "CpuActivity", "GapExplanation", "Traced", "explain_gaps"]

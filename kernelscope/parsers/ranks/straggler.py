@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.ranks.model import ClockAlignment, RankSummary, Straggler
 
 I64 = pl.Int64
@@ -155,15 +156,15 @@ def find_straggler(ranks: dict[int, RankSummary], calls: pl.DataFrame, per_step:
     summary = ranks[who]
     if late <= floor:
         return None, (f"no straggler: the latest rank ({who}) arrives a median "
-                      f"{late / 1e6:.3f} ms after the others' median per step, within "
-                      f"{floor / 1e6:.3f} ms (alignment uncertainty or 1 % of a step).")
+                      f"{fmt_duration(late)} after the others' median per step, within "
+                      f"{fmt_duration(floor)} (alignment uncertainty or 1 % of a step).")
     last_count = int(calls.filter((pl.col("rank") == who) & pl.col("last")).height)
     total = int(calls.filter(pl.col("rank") == who).height)
     steps = mine.select("step", "late_ns", "delay_ns", (pl.col("last") > 0).alias("last"),
                         "collectives")
     instead = _instead(ranks, calls, who)
     verdict = (f"rank {who} arrives last at {last_count} of {total} collectives, a median "
-               f"{late / 1e6:.2f} ms per step after the other ranks"
+               f"{fmt_duration(late)} per step after the other ranks"
                + _instead_phrase(instead) + ".")
     return Straggler(rank=who, file=summary.file, late_ns_per_step=late,
                      delay_ns_per_step=delay, last_count=last_count, collectives=total,
@@ -177,5 +178,5 @@ def _instead_phrase(instead: pl.DataFrame) -> str:
     if not nvtx.height:
         return ""
     name, ns, others, extra = nvtx.select("name", "ns", "others_ns", "extra_ns").row(0)
-    return (f"; before arriving it spends {ns / 1e6:.2f} ms in NVTX range '{name}' "
-            f"(others {others / 1e6:.2f} ms, +{extra / 1e6:.2f} ms)")
+    return (f"; before arriving it spends {fmt_duration(ns)} in NVTX range '{name}' "
+            f"(others {fmt_duration(others)}, +{fmt_duration(extra)})")
