@@ -16,21 +16,21 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope.core.durations import fmt_duration, fmt_ns
+from kernelscope.core.severity import most_severe_first
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
-from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.families import family_ids, family_label
+from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:
     from kernelscope.parsers.kernel_analysis import AnalyzedReport
     from kernelscope.parsers.nsys.timeline_data import TimelineData
 
-SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 PLAIN_WIDTH = 100_000
 """Plain output (pipes, files, NO_COLOR) is never cut: tables take the width they need."""
 
@@ -148,7 +148,7 @@ def print_kernels_summary(analyzed: AnalyzedReport, console: Console) -> None:
             "bottleneck": family_label(family_labels(analyzed, f), k.diagnosis.label),
             "flag": top_flag(k.diagnosis) if measured else short_reason(k.summary.unmeasured),
         })
-        styles.append(SEVERITY_STYLE.get(k.diagnosis.worst_severity or "", ""))
+        styles.append(text_style(k.diagnosis.worst_severity))
     columns = [c for c in KERNEL_COLUMNS if several or c.key != "process"]
     widths = _fit(columns, rows, console)
     t = Table(
@@ -241,7 +241,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")
     for item in most_severe_first(data.findings, lambda x: x.severity):
-        style = SEVERITY_STYLE.get(item.severity, "")
+        style = text_style(item.severity)
         f.add_row(
             f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), escape(item.title)
         )

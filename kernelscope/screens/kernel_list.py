@@ -20,6 +20,7 @@ from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
 from kernelscope.parsers.families import ReportFamilies, kernel_families
 from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 from kernelscope.screens.columns import (
     BASELINE_KEY,
@@ -75,9 +76,6 @@ class KernelTable(DataTable[Text]):
             tooltip="Open the highlighted kernel (clicking a highlighted row does too).",
         ),
     ]
-
-
-FLAG_STYLES = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def _sort_token(value: CellValue) -> tuple[int, float | str]:
@@ -357,7 +355,7 @@ class KernelListScreen(Screen[None]):
         if column.key != TOP_FLAG_KEY:
             return ""
         flag = top_flag_of(summary_diagnosis(summary))
-        return FLAG_STYLES.get(flag.severity, "") if flag is not None else "dim"
+        return text_style(flag.severity) if flag is not None else "dim"
 
     def _column(self, key: str) -> ColumnProvider:
         return next((c for c in self.columns if c.key == key), self.columns[0])
@@ -541,7 +539,7 @@ class KernelListScreen(Screen[None]):
             shown = self._full_texts(summary)[position] if position is not None else ""
             if flag is not None and len(shown) > self.widths.get(TOP_FLAG_KEY, 0):
                 text.append(" · top flag ", style="dim")
-                text.append(f"{flag.id} ({flag.severity})", style=FLAG_STYLES[flag.severity])
+                text.append(f"{flag.id} ({flag.severity})", style=text_style(flag.severity))
         self.query_one("#list-status", Static).update(text)
         self._update_info()
 

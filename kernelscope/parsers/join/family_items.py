@@ -23,13 +23,10 @@ from kernelscope.parsers.join.headroom import Headroom, launch_headroom, weighte
 from kernelscope.parsers.join.item import RankedItem
 from kernelscope.parsers.join.matching import LaunchMatch
 from kernelscope.parsers.join.ncu_command import ncu_command
+from kernelscope.parsers.join.thresholds import JOIN_THRESHOLDS
 from kernelscope.parsers.join.timeline_families import TimelineFamily, TimelineKernels
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
 
-MANY_PER_LAUNCH = 10
-"""Instances per profiled launch from which a family's varying durations weaken the estimate."""
-VARYING_CV = 0.25
-"""Coefficient of variation of instance durations above which they count as varying."""
 TOP_FLAGS = 3
 UNPROFILED_GAIN = ("not profiled: what fixing it could save is unknown until a launch is "
                    "profiled (the ncu command below); listed by its time, apart from the "
@@ -79,7 +76,7 @@ def _weak(family: TimelineFamily, matches: Sequence[LaunchMatch]) -> str | None:
     per_launch = family.instances / max(1, len(matches))
     cv = max(_cv([d for d, r in zip(family.durations, family.nvtx, strict=True) if r == name])
              for name in ranges)
-    if per_launch >= MANY_PER_LAUNCH and cv > VARYING_CV:
+    if per_launch >= JOIN_THRESHOLDS.many_per_launch and cv > JOIN_THRESHOLDS.varying_cv:
         weak.append(f"{len(matches)} profiled launch(es) for {family.instances:,} instances "
                     f"whose durations vary ({fmt_ns(family.min_ns)}–{fmt_ns(family.max_ns)})")
     uncovered = [name for name in ranges if covered.get(name, 0) == 0]

@@ -34,17 +34,17 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from kernelscope.core.durations import fmt_ns
-from kernelscope.parsers.nsys.findings import TINY_KERNEL_NS, tiny_kernel_stretches
+from kernelscope.parsers.join.thresholds import JOIN_THRESHOLDS
+from kernelscope.parsers.nsys.findings import tiny_kernel_stretches
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import SYNC_API
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 ONE_TIME = ("start-up", "module-loading")
 """Causes a longer run amortises: ranked after the per-step items."""
-STEP_MIN_INSTANCES = 3
-WARMUP_FACTOR = 2.0
 _DIGITS = re.compile(r"\d+")
 
 @dataclass(frozen=True)
@@ -81,11 +81,11 @@ def warmup_window(report: NsysReport) -> tuple[int, int, str] | None:
     ).sort("start")
     best: tuple[int, int, str] | None = None
     for (_, kind), part in ranges.group_by(["global_tid", "kind"], maintain_order=True):
-        if part.height < STEP_MIN_INSTANCES or "#" not in str(kind):
+        if part.height < JOIN_THRESHOLDS.step_min_instances or "#" not in str(kind):
             continue
         durations = (part["end"] - part["start"]).to_list()
         first, rest = durations[0], durations[1:]
-        if first > WARMUP_FACTOR * statistics.median(rest):
+        if first > JOIN_THRESHOLDS.warmup_factor * statistics.median(rest):
             start, end = int(part["start"][0]), int(part["end"][0])
             if best is None or end - start > best[1] - best[0]:
                 best = (start, end, str(part["range"][0]).lstrip(":"))
@@ -175,7 +175,7 @@ def _stretch_evidence(stretches: pl.DataFrame) -> str:
     kernels = int(stretches["kernels"].sum() or 0)
     gap = float(stretches["median_gap_ns"].median() or 0.0)  # type: ignore[arg-type]
     dur = float(stretches["median_kernel_ns"].median() or 0.0)  # type: ignore[arg-type]
-    tiny = fmt_ns(TINY_KERNEL_NS, compact=True)
+    tiny = fmt_ns(TIMELINE_THRESHOLDS.tiny_kernel_ns, compact=True)
     return (f"{kernels:,} kernels shorter than {tiny} in {stretches.height:,} "
             f"launch-bound stretch(es): median kernel {fmt_ns(dur)}, median gap {fmt_ns(gap)}")
 

@@ -27,10 +27,10 @@ from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.kineto.model import KinetoTrace
 from kernelscope.parsers.nsys.gap_causes import GapExplanation
 from kernelscope.parsers.nsys.intervals import Coverage
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 DATA_LOADING = r"(?i)dataloader|_next_data|__getitem__|collate|fetch\b|enumerate\(DataLoader"
 HOST_CATS = ("cpu_op", "python_function", "user_annotation")
-_HALF = 0.5
 NO_HOST_WORK = (
     "The launching thread ran no recorded operator or Python frame for most of the gap: it "
     "waited (a lock, I/O, another thread) or ran code the profiler does not record.")
@@ -99,7 +99,7 @@ def refine(index: HostIndex, explanation: GapExplanation) -> GapExplanation:
         return explanation
     thread = index.thread(explanation.thread)
     t0, t1 = explanation.start_ns, explanation.end_ns
-    half = _HALF * max(t1 - t0, 1)
+    half = TIMELINE_THRESHOLDS.cause_majority * max(t1 - t0, 1)
     if _covered(thread.loading, t0, t1) >= half:
         loading = _overlapping(thread.loaders, thread.longest_loader, t0, t1)
         return replace(explanation, cause="data-loading", reason="",

@@ -54,11 +54,11 @@ from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
 CAUSES = EXPLAINED
 """The causes a large gap can be given (their titles and remedies: ``gap_cause_catalog``)."""
-DEFAULT_LARGE_GAP_NS = 100_000
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
 MEMCPY_API = r"^(cuda|cu)Mem(cpy|set)"
@@ -91,7 +91,6 @@ IDLE_OSRT = (
     r"|pthread_join|pthread_mutex_(timed)?lock|pthread_rwlock_\w*lock|sched_yield|wait|waitpid"
     r"|waitid|accept4?|recv|recvfrom|recvmsg|msgrcv|sigwait\w*|pause)$"
 )
-_HALF = 0.5
 
 
 @dataclass(frozen=True)
@@ -245,7 +244,7 @@ def _feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
 def explain_gaps(
     report: NsysReport,
     *,
-    min_gap_ns: int = DEFAULT_LARGE_GAP_NS,
+    min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns,
     limit: int | None = 50,
     max_cpu: int = 10,
 ) -> list[GapExplanation]:
@@ -428,17 +427,18 @@ def _cause(
     else ``cpu-busy`` when the thread is known and the OS runtime was traced; else why not."""
     named = {c: v for c, v in shares.items() if c in CATEGORY_CAUSES}
     best = max(named, key=lambda c: named[c], default=None)
-    if best is not None and named[best] >= _HALF:
+    majority = TIMELINE_THRESHOLDS.cause_majority
+    if best is not None and named[best] >= majority:
         return _Verdict(CATEGORY_CAUSES[best], best)
     cuda = {c: v for c, v in named.items() if c in CUDA_CATEGORIES}
-    if cuda and cuda_share >= _HALF:
+    if cuda and cuda_share >= majority:
         top = max(cuda, key=lambda c: cuda[c])
         return _Verdict(CATEGORY_CAUSES[top], top)
-    if best is not None and any_share >= _HALF and shares.get(OS_BUSY, 0.0) < named[best] * 2:
+    if best is not None and any_share >= majority and shares.get(OS_BUSY, 0.0) < named[best] * 2:
         return _Verdict(CATEGORY_CAUSES[best], best)
     sample = "" if traced.sampling else "--sample=process-tree (CPU sampling shows which code ran)"
     if feeder_known and traced.osrt:
-        return _Verdict("cpu-busy", OS_BUSY if any_share >= _HALF else None, hint=sample)
+        return _Verdict("cpu-busy", OS_BUSY if any_share >= majority else None, hint=sample)
     if not traced.cuda:
         return _Verdict("unknown", reason="The report has no CUDA API trace, so the thread "
                         "that fed the GPU and its calls are unknown.",

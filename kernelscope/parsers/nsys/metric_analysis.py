@@ -21,13 +21,12 @@ from kernelscope.parsers.nsys.gpu_metrics import COLLECT_HINT, SPECS, GpuMetrics
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 RANGE_KEYS: tuple[str, ...] = ("sm_active", "sm_issue", "tensor_active", "dram_read",
                                "dram_write")
 """The metrics the per-family and per-range tables show (DRAM bandwidth is read + write)."""
 
-MIN_SAMPLES = 10
-"""Fewer samples while the GPU was busy than this and a verdict is not drawn from them."""
 
 
 def metric_summary(gm: GpuMetrics) -> pl.DataFrame:
@@ -208,7 +207,7 @@ def _decide(ev: dict[str, float | int | None], sms: int | None,
             t: Thresholds) -> tuple[str, str]:
     pct, n = ev["gpu_busy_pct"], int(ev["samples"] or 0)
     active, issue, dram = ev["sm_active"], ev["sm_issue"], ev["dram"]
-    if pct is None or n < MIN_SAMPLES or issue is None:
+    if pct is None or n < TIMELINE_THRESHOLDS.min_metric_samples or issue is None:
         return ("few-samples",
                 f"Only {n} GPU metric samples fall while the GPU was busy: too few to judge "
                 "the kernels; raise `--gpu-metrics-frequency` (Hz) or profile a longer run.")

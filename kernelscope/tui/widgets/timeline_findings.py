@@ -8,21 +8,19 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.severity import MOST_SEVERE_FIRST, most_severe_first
 from kernelscope.core.units import fmt_bytes
 from kernelscope.core.words import api_name, plural
 from kernelscope.parsers.nsys import Finding
-from kernelscope.parsers.severity import MOST_SEVERE_FIRST, most_severe_first
 from kernelscope.render.format import short_name
-
-SEVERITY_STYLES = {"critical": "bold white on red", "warning": "bold black on yellow",
-                   "info": "bold white on blue"}
+from kernelscope.render.severity import badge_style
 
 # Item fields that say nothing a user needs in a one-line summary.
 _SKIPPED = {"row", "pid", "tid", "context_id", "green_context_id", "end_ns"}
 
 
 def severity_badge(severity: str) -> Text:
-    return Text(f" {severity.upper()} ", style=SEVERITY_STYLES.get(severity, "bold"))
+    return Text(f" {severity.upper()} ", style=badge_style(severity, "bold"))
 
 
 def severity_counts(found: Iterable[Finding]) -> str:
