@@ -9,6 +9,7 @@ from rich.text import Text
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.severity import MOST_SEVERE_FIRST, most_severe_first
+from kernelscope.core.shares import fmt_percent
 from kernelscope.core.units import fmt_bytes
 from kernelscope.core.words import api_name, plural
 from kernelscope.parsers.nsys import Finding
@@ -61,7 +62,7 @@ def item_text(item: dict[str, object], origin_ns: int) -> str:
             parts.append(plural(int(value), "kernel"))  # type: ignore[call-overload]
         elif key.endswith("_pct") and isinstance(value, (int, float)):
             label = "GPU busy" if key == "busy_pct" else "in use"
-            parts.append(f"{label} {value:.1f} %")
+            parts.append(f"{label} {fmt_percent(value)}")
         elif key.endswith("_ns") and isinstance(value, (int, float)):
             parts.append(f"{key.removesuffix('_ns').replace('_', ' ')} {fmt_ns(value)}")
         elif key == "top_kernel":
