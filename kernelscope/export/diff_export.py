@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.export.summary import table_box
 from kernelscope.export.writer import ExportOptions, Rendered
 from kernelscope.parsers.diff.gate import GateResult, check_slower
@@ -25,7 +26,6 @@ from kernelscope.render.diff import (
     pct_pair,
     summed_text,
 )
-from kernelscope.render.format import fmt_duration
 
 if TYPE_CHECKING:
     from kernelscope.parsers.diff.inputs import DiffInputs

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.export.ncu_markdown import Outcome, record_body, record_head
 from kernelscope.parsers.diagnosis.verdict import flag_to_act_on, next_step
@@ -37,7 +39,6 @@ from kernelscope.render.diff import (
     time_row,
     top_moves,
 )
-from kernelscope.render.format import fmt_duration, plural
 
 if TYPE_CHECKING:
     from kernelscope.parsers.diff.timelines import TimelineDiff

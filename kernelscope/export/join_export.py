@@ -9,13 +9,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.words import plural
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.join import JoinInputs, JoinReport, RankedItem, analyse_join
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.render.format import fmt_ns, plural
 from kernelscope.render.join_text import (
     Label,
     headroom_text,

@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_percent, fmt_share
 from kernelscope.export.summary import print_timeline_summary
 from kernelscope.export.timeline_export import render_timeline_report
 from kernelscope.export.timeline_json import breakdown_doc, to_export_dict
@@ -16,7 +18,6 @@ from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.kineto.hta import HtaNumbers
 from kernelscope.parsers.kineto.timeline import KinetoTimelineData
-from kernelscope.render.format import fmt_duration
 
 SCHEMA = "kernelscope/kineto/1"
 
@@ -61,15 +62,15 @@ def hta_markdown(data: KinetoTimelineData) -> str:
     lines = ["", "## HTA's numbers (Holistic Trace Analysis 0.5.0 definitions)", ""]
     temporal = hta.temporal
     if temporal is not None:
+        shares = (fmt_percent(pct, 2) for pct in
+                  (temporal.idle_pct, temporal.compute_pct, temporal.non_compute_pct))
         lines += ["| idle | compute | non-compute | kernel time |", "| ---: | ---: | ---: | ---: |",
-                  f"| {temporal.idle_pct:.2f} % | {temporal.compute_pct:.2f} % | "
-                  f"{temporal.non_compute_pct:.2f} % | {fmt_duration(temporal.kernel_ns)} |",
-                  ""]
+                  f"| {' | '.join(shares)} | {fmt_duration(temporal.kernel_ns)} |", ""]
     overlap = hta.overlap_pct
     lines.append("Communication overlapped by computation: "
-                 + ("no communication kernels" if overlap is None else f"{overlap:.2f} %"))
+                 + ("no communication kernels" if overlap is None else fmt_percent(overlap, 2)))
     lines += ["", "| stream | idle category | idle time | share |", "| ---: | --- | ---: | ---: |"]
-    lines += [f"| {s} | {c} | {fmt_duration(int(t) * 1000)} | {100 * (r or 0):.1f} % |"
+    lines += [f"| {s} | {c} | {fmt_duration(int(t) * 1000)} | {fmt_share(r or 0)} |"
               for s, c, t, r in hta.idle_by_stream.rows()]
     return "\n".join(lines) + "\n"
 
@@ -102,7 +103,8 @@ def print_kineto_summary(data: KinetoTimelineData, console: Console) -> None:
     hta = data.hta
     if hta.temporal is not None:
         t = hta.temporal
-        overlap = "none" if hta.overlap_pct is None else f"{hta.overlap_pct:.2f} %"
-        console.print(f"HTA: idle {t.idle_pct:.2f} %, compute {t.compute_pct:.2f} %, "
-                      f"non-compute {t.non_compute_pct:.2f} % of "
+        overlap = "none" if hta.overlap_pct is None else fmt_percent(hta.overlap_pct, 2)
+        console.print(f"HTA: idle {fmt_percent(t.idle_pct, 2)}, "
+                      f"compute {fmt_percent(t.compute_pct, 2)}, "
+                      f"non-compute {fmt_percent(t.non_compute_pct, 2)} of "
                       f"{fmt_duration(t.kernel_ns)}; comm/comp overlap {overlap}")

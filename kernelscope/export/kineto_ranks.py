@@ -7,11 +7,12 @@ from typing import Any
 
 from rich.console import Console
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_percent
 from kernelscope.export.kineto_export import hta_doc
 from kernelscope.export.writer import ExportOptions
 from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.kineto.ranks import KinetoRun
-from kernelscope.render.format import fmt_duration
 
 SCHEMA = "kernelscope/kineto-run/1"
 
@@ -44,11 +45,12 @@ def run_markdown(run: KinetoRun) -> str:
              "clock shift |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in run.ranks:
         t = r.hta.temporal
-        overlap = "–" if r.hta.overlap_pct is None else f"{r.hta.overlap_pct:.2f} %"
+        overlap = "–" if r.hta.overlap_pct is None else fmt_percent(r.hta.overlap_pct, 2)
         lines.append(
             f"| {r.rank} | {fmt_duration(r.step_ns) if r.step_ns else '–'} | "
-            f"{fmt_duration(r.comm_ns)} | {f'{t.idle_pct:.2f} %' if t else '–'} | "
-            f"{f'{t.compute_pct:.2f} %' if t else '–'} | {overlap} | {fmt_duration(r.shift_ns)} |")
+            f"{fmt_duration(r.comm_ns)} | {fmt_percent(t.idle_pct, 2) if t else '–'} | "
+            f"{fmt_percent(t.compute_pct, 2) if t else '–'} | {overlap} | "
+            f"{fmt_duration(r.shift_ns)} |")
     straggler = run.straggler
     if straggler is not None:
         lines += ["", f"Straggler: rank {straggler[0]}, last at {straggler[1]} of "

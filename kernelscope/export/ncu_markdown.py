@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_identity import process_text
+from kernelscope.core.shares import fmt_share
+from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.export.ncu_record_sections import (
     compute_section,
@@ -45,19 +48,12 @@ from kernelscope.render.families import (
     spread_note,
     tally,
 )
-from kernelscope.render.format import (
-    NOT_AVAILABLE,
-    fmt_duration,
-    plural,
-    short_name,
-)
+from kernelscope.render.format import short_name
 from kernelscope.render.roofline import ChartKernel, render_roofline
 
 PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 
 
-def _share(share: float | None) -> str:
-    return NOT_AVAILABLE if share is None else f"{share * 100:.1f} %"
 
 
 def top_flag(diagnosis: Diagnosis) -> str:
@@ -142,7 +138,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
                 f.count,
                 family_ids(f),
                 fmt_duration(f.total_duration_ns) if f.measured else NOT_MEASURED,
-                _share(f.time_share),
+                fmt_share(f.time_share),
                 spread(f),
                 family_label(family_labels(analyzed, f), k.diagnosis.label),
                 _flag_cell(k),
@@ -170,7 +166,7 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
     title = PRECISION_TITLES.get(precision, precision)
     chart = render_roofline(chart_kernels, precision=precision, selected=selected, color=False)
     why = (
-        f"{title} is the precision of the kernels that hold {_share(share)} of the kernel "
+        f"{title} is the precision of the kernels that hold {fmt_share(share)} of the kernel "
         "time (each kernel counted at the precision it does most of its work in)."
         if share is not None
         else f"{title}: no kernel has a point (the list below says why of each)."
@@ -226,13 +222,13 @@ def record_head(
     about: list[str] = []
     if family is None or family.count == 1:
         title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
-        goal = f"this kernel is {_share(time_share)} of the report's kernel time"
+        goal = f"this kernel is {fmt_share(time_share)} of the report's kernel time"
     elif not whole:
         title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
         goal = (
-            f"this launch is {_share(time_share)} of the report's kernel time; its family of "
+            f"this launch is {fmt_share(time_share)} of the report's kernel time; its family of "
             f"{family.count:,} launches (IDs {family_ids(family)}) is "
-            f"{_share(family.time_share)}"
+            f"{fmt_share(family.time_share)}"
         )
     else:
         title = (
@@ -240,8 +236,8 @@ def record_head(
             f"{family.count:,} launches)"
         )
         goal = (
-            f"its {family.count:,} launches are {_share(family.time_share)} of the report's "
-            f"kernel time, this one {_share(time_share)}"
+            f"its {family.count:,} launches are {fmt_share(family.time_share)} of the report's "
+            f"kernel time, this one {fmt_share(time_share)}"
         )
         about = [
             f"- Family: {family.count:,} launches (IDs {family_ids(family)}), "

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from kernelscope.core.words import plural
 from kernelscope.export.ranks_json import to_export_dict
 from kernelscope.export.summary import table_box
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.format import plural
 from kernelscope.render.ranks import duration, gap_summary, kernel_names, kernel_text, pct
 
 if TYPE_CHECKING:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernelscope.core.units import fmt_number
+from kernelscope.core.words import plural
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_markdown import cause_legend
-from kernelscope.render.format import fmt_number, plural
 from kernelscope.render.ranks import (
     GAP_CAUSES_SHOWN,
     duration,

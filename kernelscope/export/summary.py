@@ -15,14 +15,17 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_duration, fmt_ns
 from kernelscope.core.kernel_identity import process_text
+from kernelscope.core.severity import most_severe_first
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.words import plural
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.parsers.errors import ReportError, safe_text
 from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
-from kernelscope.parsers.severity import most_severe_first
 from kernelscope.render.families import family_ids, family_label
-from kernelscope.render.format import fmt_duration, fmt_pct, plural
+from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:
@@ -30,7 +33,6 @@ if TYPE_CHECKING:
     from kernelscope.parsers.nsys.timeline_data import TimelineData
     from kernelscope.parsers.summary_stream import StreamedSummary
 
-SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 PLAIN_WIDTH = 100_000
 """Plain output (pipes, files, NO_COLOR) is never cut: tables take the width they need."""
 
@@ -150,7 +152,7 @@ def print_kernels_summary(
             "bottleneck": family_label(analyzed.family_labels(f), k.diagnosis.label),
             "flag": top_flag(k.diagnosis) if measured else short_reason(k.summary.unmeasured),
         })
-        styles.append(SEVERITY_STYLE.get(k.diagnosis.worst_severity or "", ""))
+        styles.append(text_style(k.diagnosis.worst_severity))
     columns = [c for c in KERNEL_COLUMNS if several or c.key != "process"]
     widths = _fit(columns, rows, console)
     t = Table(
@@ -207,7 +209,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     cuda = "" if info.get("cuda_trace", True) else " (no CUDA trace: a CPU-only capture)"
     version = f", nsys {escape(str(info['nsys_version']))}" if info.get("nsys_version") else ""
     console.print(
-        f"[bold]{_name(path)}[/]: span {fmt_duration(info['span_ns'])}, "
+        f"[bold]{_name(path)}[/]: span {fmt_ns(info['span_ns'])}, "
         f"{plural(info['counts']['kernels'], 'kernel')}{cuda}, "
         f"{plural(len(info['devices']), 'device')}{version}"
     )
@@ -216,14 +218,14 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
         sms = f", {dev['sm_count']} SMs" if dev.get("sm_count") else ""
         g = busy.pop(dev["id"], None)
         what = (
-            f"busy {fmt_duration(g['busy_ns'])} of {fmt_duration(g['span_ns'])} "
+            f"busy {fmt_ns(g['busy_ns'])} of {fmt_ns(g['span_ns'])} "
             f"({fmt_pct(g['utilization_pct'])} %)" if g is not None else "no GPU work"
         )
         console.print(f"GPU {dev['id']} ({escape(str(dev['name']))}{sms}): {what}")
     for g in busy.values():
         console.print(
-            f"GPU {g['device']}: busy {fmt_duration(g['busy_ns'])} of "
-            f"{fmt_duration(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
+            f"GPU {g['device']}: busy {fmt_ns(g['busy_ns'])} of "
+            f"{fmt_ns(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
         )
     t = Table(title="Top kernels by time", box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Time %", "Total", "Instances", "Avg", "Name"):
@@ -233,9 +235,9 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     for k in kernel_rows(data)[:10]:
         t.add_row(
             fmt_pct(k["time_pct"]),
-            fmt_duration(k["total_ns"]),
+            fmt_ns(k["total_ns"]),
             f"{k['instances']:,}",
-            fmt_duration(k["avg_ns"]),
+            fmt_ns(k["avg_ns"]),
             Text(data.short_name(k["name"])),
         )
     console.print(t)
@@ -243,7 +245,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")
     for item in most_severe_first(data.findings, lambda x: x.severity):
-        style = SEVERITY_STYLE.get(item.severity, "")
+        style = text_style(item.severity)
         f.add_row(
             f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), escape(item.title)
         )

@@ -13,8 +13,8 @@ import polars as pl
 
 from kernelscope.parsers.gpu_breakdown import TemporalBreakdown
 from kernelscope.parsers.jsonsafe import json_safe
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
 from kernelscope.parsers.nsys.model import NsysReport
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.timeline_data import EXPORT_GAPS, TimelineData
 
 SCHEMA = "kernelscope/nsys/1"
@@ -117,7 +117,7 @@ def graph_doc(data: TimelineData) -> dict[str, Any]:
 def to_export_dict(
     source: NsysReport | TimelineData,
     *,
-    large_gap_ns: int = DEFAULT_LARGE_GAP_NS,
+    large_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns,
     max_gaps: int = EXPORT_GAPS,
 ) -> dict[str, Any]:
     """The whole analysis as one JSON-serialisable dict (schema ``kernelscope/nsys/1``).

@@ -7,6 +7,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.shares import fmt_pct, fmt_percent
+from kernelscope.core.units import fmt_number
+from kernelscope.core.words import api_name
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
 from kernelscope.export.timeline_metrics_md import (
@@ -19,7 +23,6 @@ from kernelscope.parsers.jsonsafe import json_safe
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_causes import CpuActivity, GapExplanation
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import api_name, fmt_duration, fmt_number, fmt_pct
 
 STRIP_WINDOWS = 72
 
@@ -37,10 +40,6 @@ def _strip_lines(device: int, pcts: list[float]) -> list[str]:
     ]
 
 
-def _pct(value: Any) -> str:
-    return fmt_pct(None if value is None else float(value), 1, sign=True)
-
-
 def render_timeline_markdown(
     data: TimelineData, *, pattern: str | None = None, top: int | None = None
 ) -> str:
@@ -53,7 +52,7 @@ def render_timeline_markdown(
         f"# Timeline report: {inline(report.path.name)}",
         "",
         f"- Report file: {code(report.path)}",
-        f"- Span: {fmt_duration(report.duration_ns)}; nsys {inline(report.nsys_version or '?')}",
+        f"- Span: {fmt_ns(report.duration_ns)}; nsys {inline(report.nsys_version or '?')}",
         "- Devices: " + (", ".join(f"{d.id}: {inline(d.name)}" for d in report.devices) or "none"),
         "- Processes: "
         + (", ".join(f"{p.pid} {inline(p.name)}" for p in report.processes) or "none"),
@@ -65,9 +64,9 @@ def render_timeline_markdown(
             (
                 (
                     g["device"],
-                    fmt_duration(g["span_ns"]),
-                    fmt_duration(g["busy_ns"]),
-                    _pct(g["utilization_pct"]),
+                    fmt_ns(g["span_ns"]),
+                    fmt_ns(g["busy_ns"]),
+                    fmt_percent(g["utilization_pct"]),
                 )
                 for g in gpu_rows(data)
             ),
@@ -97,8 +96,8 @@ def render_timeline_markdown(
                     (
                         n["name"],
                         fmt_number(n["instances"]),
-                        fmt_duration(n["total_ns"]),
-                        _pct(n["gpu_busy_pct"]),
+                        fmt_ns(n["total_ns"]),
+                        fmt_percent(n["gpu_busy_pct"]),
                     )
                     for n in nvtx
                 ),
@@ -120,7 +119,7 @@ def render_timeline_markdown(
                     (
                         g.device,
                         fmt_seconds(g.start_ns - report.start_ns),
-                        fmt_duration(g.duration_ns),
+                        fmt_ns(g.duration_ns),
                         _cause_text(g),
                         "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—",
                     )
@@ -187,7 +186,7 @@ def _finding_cell(key: str, value: Any, origin_ns: int, data: TimelineData) -> s
     if key in TIME_KEYS and isinstance(value, (int, float)):
         return fmt_seconds(value - origin_ns)
     if key.endswith("_ns") and isinstance(value, (int, float)):
-        return fmt_duration(value)
+        return fmt_ns(value)
     if key.endswith("_pct") and isinstance(value, (int, float)):
         return fmt_pct(float(value), 1)
     if key == "bytes" and isinstance(value, (int, float)):
@@ -223,7 +222,7 @@ def cause_legend(cause_ids: Iterable[str]) -> list[str]:
 
 
 def _cpu_text(c: CpuActivity) -> str:
-    extra = f" {fmt_duration(c.overlap_ns)}" if c.overlap_ns else ""
+    extra = f" {fmt_ns(c.overlap_ns)}" if c.overlap_ns else ""
     return f"{c.source} {c.name or '?'}{extra}".strip()
 
 
@@ -236,14 +235,14 @@ def _no_kernels(data: TimelineData, pattern: str | None) -> str:
 def _kernel_table(kernels: list[dict[str, Any]], top_n: int) -> list[str]:
     rows = (
         (
-            _pct(k["time_pct"]),
-            fmt_duration(k["total_ns"]),
+            fmt_percent(k["time_pct"]),
+            fmt_ns(k["total_ns"]),
             fmt_number(k["instances"]),
-            fmt_duration(k["avg_ns"]),
-            fmt_duration(k["med_ns"]),
-            fmt_duration(k["min_ns"]),
-            fmt_duration(k["max_ns"]),
-            fmt_duration(k["stddev_ns"]),
+            fmt_ns(k["avg_ns"]),
+            fmt_ns(k["med_ns"]),
+            fmt_ns(k["min_ns"]),
+            fmt_ns(k["max_ns"]),
+            fmt_ns(k["stddev_ns"]),
             k["short_name"],
         )
         for k in kernels[:top_n]

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import fmt_number
 from kernelscope.export.markdown import fenced, table
 from kernelscope.export.timeline_json import family_metric_rows, metric_rows, nvtx_metric_rows
 from kernelscope.parsers.nsys.gpu_metrics import DEFAULT_LANES, SPECS
 from kernelscope.parsers.nsys.graphs import GRAPH_HINT
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_duration, fmt_number, fmt_pct, short_name
+from kernelscope.render.format import short_name
 
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
 NO_SAMPLE = "·"
@@ -76,7 +79,7 @@ def metrics_section(data: TimelineData, top: int, windows: int) -> list[str]:
         strips = [f"{SPECS[k].label:<{width}} |"
                   + metric_strip(data.metric_strip(device, k, t0, t1, windows)) + "|"
                   for k in keys]
-        lines += [f"Device {device} from its first to its last operation ({fmt_duration(t1 - t0)}"
+        lines += [f"Device {device} from its first to its last operation ({fmt_ns(t1 - t0)}"
                   f", {windows} windows; full block = 100 %, {NO_SAMPLE} = no sample):", "",
                   fenced("\n".join(strips)), ""]
     families = family_metric_rows(data)
@@ -89,7 +92,7 @@ def metrics_section(data: TimelineData, top: int, windows: int) -> list[str]:
             "",
             table(("Kernel", "Device", "Instances", "Total", *MEAN_HEADERS),
                   ((short_name(r["name"], NAME_WIDTH), r["device"], fmt_number(r["instances"]),
-                    fmt_duration(r["total_ns"]), *_mean_cells(r)) for r in families[:top]),
+                    fmt_ns(r["total_ns"]), *_mean_cells(r)) for r in families[:top]),
                   "lrrrrrrrr"),
             "",
         ]
@@ -100,7 +103,7 @@ def metrics_section(data: TimelineData, top: int, windows: int) -> list[str]:
             "",
             table(("Range", "Device", "Instances", "Total", *MEAN_HEADERS),
                   ((r["name"], r["device"], fmt_number(r["instances"]),
-                    fmt_duration(r["total_ns"]), *_mean_cells(r)) for r in ranges[:top]),
+                    fmt_ns(r["total_ns"]), *_mean_cells(r)) for r in ranges[:top]),
                   "lrrrrrrrr"),
             "",
         ]
@@ -126,15 +129,15 @@ def graphs_section(data: TimelineData) -> list[str]:
                 ("", "Graph replays", "Launched one by one"),
                 (
                     ("Kernels", fmt_number(g.graph_kernels), fmt_number(g.eager_kernels)),
-                    ("Mean kernel", fmt_duration(g.graph_kernel_ns),
-                     fmt_duration(g.eager_kernel_ns)),
-                    ("Median gap between kernels", fmt_duration(g.inner_gap_ns),
-                     fmt_duration(g.eager_gap_ns)),
-                    ("Median gap between replays", fmt_duration(g.between_gap_ns), "—"),
-                    (f"Time for {g.kernels_per_replay} kernels", fmt_duration(g.replay_span_ns),
-                     fmt_duration(g.eager_equivalent_ns)),
-                    ("CPU launch call", f"{fmt_duration(g.launch_call_ns)} a replay",
-                     f"{fmt_duration(g.eager_launch_call_ns)} a kernel"),
+                    ("Mean kernel", fmt_ns(g.graph_kernel_ns),
+                     fmt_ns(g.eager_kernel_ns)),
+                    ("Median gap between kernels", fmt_ns(g.inner_gap_ns),
+                     fmt_ns(g.eager_gap_ns)),
+                    ("Median gap between replays", fmt_ns(g.between_gap_ns), "—"),
+                    (f"Time for {g.kernels_per_replay} kernels", fmt_ns(g.replay_span_ns),
+                     fmt_ns(g.eager_equivalent_ns)),
+                    ("CPU launch call", f"{fmt_ns(g.launch_call_ns)} a replay",
+                     f"{fmt_ns(g.eager_launch_call_ns)} a kernel"),
                     ("GPU busy while running", fmt_pct(g.graph_busy_pct, 1, sign=True),
                      fmt_pct(g.eager_busy_pct, 1, sign=True)),
                 ),

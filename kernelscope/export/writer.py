@@ -26,17 +26,13 @@ FORMATS = ("json", "md", "csv")
 
 
 @dataclass(frozen=True)
-class ExportOptions:
+class ExportOptions(OpenOptions):
+    """The one options object (``core.options.OpenOptions``: cache, workers, process,
+    pattern, pairs) and what an export adds to it."""
+
     fmt: str = "json"
-    pattern: str | None = None
     top: int | None = None
     all_metrics: bool = False
-    cache_dir: Path | None = None
-    workers: int | None = None
-    scheduler: str | None = None
-    process: str | None = None
-    pairs: tuple[tuple[str, str], ...] = ()
-    """Kernels paired by hand (BEFORE, AFTER: an ID or a name each), for a diff."""
     fail_if_slower: float | None = None
     """A diff fails (exit 1) when the summed kernel time grew by more than this, in %."""
 

@@ -36,6 +36,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kernelscope.core.options import OpenOptions
 from kernelscope.parsers.compressed import head_of
 from kernelscope.parsers.detect import (
     ReportKind,
@@ -47,19 +48,6 @@ from kernelscope.parsers.errors import ReportError, safe_text
 
 Ref = str | Callable[..., Any]
 """A callable, or ``"package.module:attribute"`` naming one (imported when first used)."""
-
-
-@dataclass(frozen=True)
-class OpenOptions:
-    """How to open inputs (every kind gets the same; each reads what it needs)."""
-
-    cache_dir: Path | None = None
-    workers: int | None = None
-    """Worker processes for a kind that reduces many inputs (0: in this process)."""
-    scheduler: str | None = None
-    """A Dask scheduler address to run those reductions on instead."""
-    process: str | None = None
-    """Of a kernel report, only the kernels of this process (an id or a name)."""
 
 
 class Probe:

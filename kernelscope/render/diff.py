@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair
 from kernelscope.parsers.diff.metrics import MetricChange, TimeChange
 from kernelscope.parsers.diff.summed import TOTAL, UNPAIRED, Summed
@@ -16,7 +18,7 @@ from kernelscope.render.changes import (
     fmt_change,
     fmt_speedup,
 )
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, short_name
+from kernelscope.render.format import short_name
 from kernelscope.render.roofline import ChartKernel, RooflineChart, render_roofline, si_text
 
 PRECISION_TITLES = {p.key: p.title for p in PRECISIONS}

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.parsers.families import KernelFamily, ids_text
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
 
 SPREAD_NOTE_RATIO = 1.5
 """A family whose longest launch is this many times its shortest gets a note: same kernel and

@@ -6,10 +6,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.shares import fmt_share
+from kernelscope.core.units import NOT_AVAILABLE
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.families import ids_text
 from kernelscope.parsers.join.model import RankedItem
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
-from kernelscope.render.format import NOT_AVAILABLE, ellipsis, fmt_ns, short_name
+from kernelscope.render.format import short_name
 
 
 def unprofiled_rank(position: int) -> str:
@@ -65,7 +69,7 @@ def ranking_labels(ranking: Sequence[RankedItem]) -> list[Label]:
 
 def share_text(share: float | None) -> str:
     """A share (0-1) as ``61.1 %`` (one decimal, as ``nsys stats`` prints Time (%))."""
-    return NOT_AVAILABLE if share is None else f"{100 * share:.1f} %"
+    return fmt_share(share)
 
 
 UNKNOWN = "unknown"

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu.panes import (
     MEMORY_TABLE_BYTES_PER_SECTOR,
     MEMORY_TABLE_HIT_RATES,
     MEMORY_TABLE_ROWS,
 )
-from kernelscope.render.format import NOT_AVAILABLE, fmt_number
 
 T = DEFAULT_THRESHOLDS
 WASTE_FACTOR = T.sectors_per_request_high / T.sectors_per_request_ideal

@@ -1,14 +1,17 @@
 """Text shared by the ranks screen, the Markdown export and the summary: the ASCII heatmap,
-gap causes in one line, and the per-rank numbers as short strings."""
+gap causes in one line, and the per-rank numbers as short strings (``pct``, ``duration``:
+the shared formatters, by the names the ranks views call them)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.durations import fmt_duration as duration
+from kernelscope.core.shares import fmt_percent as pct
 from kernelscope.parsers.kernel_names import ShortNames, fit_name
 from kernelscope.parsers.ranks.model import Straggler
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
 
 # Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
 RAMP = " .:-=+*#%@"
@@ -28,12 +31,12 @@ def straggler_verdict(straggler: Straggler) -> str:
     """The straggler in one sentence: ``rank 2 arrives last at 7 of 8 collectives, …``."""
     s = straggler
     text = (f"rank {s.rank} arrives last at {s.last_count} of {s.collectives} collectives, a "
-            f"median {s.late_ns_per_step / 1e6:.2f} ms per step after the other ranks")
+            f"median {fmt_duration(s.late_ns_per_step)} per step after the other ranks")
     longer = s.longer_range
     if longer is not None:
         name, ns, others, extra = longer
-        text += (f"; before arriving it spends {ns / 1e6:.2f} ms in NVTX range '{name}' "
-                 f"(others {others / 1e6:.2f} ms, +{extra / 1e6:.2f} ms)")
+        text += (f"; before arriving it spends {fmt_duration(ns)} in NVTX range '{name}' "
+                 f"(others {fmt_duration(others)}, +{fmt_duration(extra)})")
     return text + "."
 
 
@@ -73,10 +76,4 @@ def gap_summary(gaps: Sequence[Mapping[str, Any]], limit: int = GAP_CAUSES_SHOWN
     parts = [f"{g['cause']} {fmt_duration(g['ns'])} ({g['gaps']})" for g in gaps[:limit]]
     return ", ".join(parts) or "none"
 
-
-def pct(value: float | None, decimals: int = 1) -> str:
-    return NOT_AVAILABLE if value is None else f"{value:.{decimals}f} %"
-
-
-def duration(value: float | None) -> str:
-    return fmt_duration(value) if value is not None else NOT_AVAILABLE
+__all__ = ["duration", "gap_summary", "heatmap_lines", "pct", "ramp_legend", "shade"]

@@ -25,7 +25,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_identity import process_text
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.parsers.diagnosis import REQUIRED_METRICS
 from kernelscope.parsers.diagnosis.cache import (
     flag_score,
@@ -37,7 +40,6 @@ from kernelscope.parsers.diagnosis.cache import (
 from kernelscope.parsers.diff.metrics import change_pct
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.changes import fmt_change
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_number, fmt_pct
 
 CellValue = str | int | float | None
 ALWAYS = 0

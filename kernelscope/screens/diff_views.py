@@ -16,6 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.words import plural
 from kernelscope.parsers.diff.kernels import KernelDiff, KernelPair, with_pair
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.diff.timelines import TimelineDiff
@@ -34,7 +36,6 @@ from kernelscope.render.diff import (
     summed_text,
     time_row,
 )
-from kernelscope.render.format import fmt_duration, plural
 from kernelscope.tui.widgets.metric_table import grid_table
 
 SORTS = ("order", "change", "speedup")

@@ -10,6 +10,9 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.parsers.diagnosis import Diagnosis
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.diagnosis.verdict import top_flag_text
@@ -17,7 +20,6 @@ from kernelscope.parsers.families import KernelFamily, ReportFamilies
 from kernelscope.parsers.kernel_names import compact_name, fit_name
 from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.families import family_label
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration, fmt_pct
 from kernelscope.render.table_fit import ColumnFit, fit_columns
 
 FAMILY_PREFIX = "f:"

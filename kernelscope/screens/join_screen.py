@@ -19,8 +19,8 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.join import JoinReport, RankedItem
-from kernelscope.render.format import fmt_ns
 from kernelscope.render.join_text import (
     Label,
     bottleneck_text,

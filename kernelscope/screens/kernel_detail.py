@@ -12,9 +12,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
-from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
 from kernelscope.screens.messages import DetailLoaded, MetricsLoaded, SourceLoaded
 from kernelscope.screens.panes import (

@@ -17,13 +17,14 @@ from textual.worker import Worker
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
 from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.render.severity import text_style
 from kernelscope.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.screens.family_table import FamilyKey, FamilyTable, Row
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list_families import FamilyListing
 from kernelscope.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.screens.kernel_list_prompts import ListPrompts
-from kernelscope.screens.kernel_list_view import CELL_GAP, FLAG_STYLES, ID_KEY, KernelListView
+from kernelscope.screens.kernel_list_view import CELL_GAP, ID_KEY, KernelListView
 from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
 from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.screens.session import worker_failed
@@ -296,7 +297,7 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
             flag = top_flag_of(summary_diagnosis(summary))
             if flag is not None and self.rows.top_flag_cut(summary):
                 text.append(" · top flag ", style="dim")
-                text.append(f"{flag.id} ({flag.severity})", style=FLAG_STYLES[flag.severity])
+                text.append(f"{flag.id} ({flag.severity})", style=text_style(flag.severity))
         self._put("#list-status", text, layout=True)
         self._update_info()
 

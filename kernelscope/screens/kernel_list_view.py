@@ -21,6 +21,7 @@ from kernelscope.core.table import (
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
 from kernelscope.parsers.kernel_names import fit_names
 from kernelscope.parsers.ncu import KernelSummary
+from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 from kernelscope.screens.columns import (
     BASELINE_KEY,
@@ -35,7 +36,6 @@ ID_KEY = "id"
 CELL_GAP = 1
 """The space before each cell (the table itself pads none)."""
 SCROLLBAR = 1
-FLAG_STYLES = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 """The top flag's style by severity (a kernel without a flag shows its cell dim)."""
 
 
@@ -313,4 +313,4 @@ def _style(column: ColumnProvider, summary: KernelSummary) -> str:
     if column.key != TOP_FLAG_KEY:
         return ""
     flag = top_flag_of(summary_diagnosis(summary))
-    return FLAG_STYLES.get(flag.severity, "") if flag is not None else "dim"
+    return text_style(flag.severity) if flag is not None else "dim"

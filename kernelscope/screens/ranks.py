@@ -23,8 +23,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.format import fmt_duration
 from kernelscope.render.ranks import duration, gap_summary, pct, straggler_verdict
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown

@@ -8,9 +8,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.ranks.heatmap import rank_utilization
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.format import fmt_duration
 from kernelscope.render.ranks import ramp_legend, shade
 
 ZOOM = 2.0

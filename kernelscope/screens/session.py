@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from kernelscope.core.options import OpenOptions
+
 if TYPE_CHECKING:
     from textual.command import Provider
     from textual.dom import DOMNode
@@ -24,21 +26,12 @@ HelpSections = tuple[tuple[str, tuple["type[DOMNode]", ...]], ...]
 
 
 @dataclass(frozen=True)
-class SessionOptions:
-    """How the app was asked to open its inputs (each kind reads what it needs)."""
+class SessionOptions(OpenOptions):
+    """How the app was asked to open its inputs (the one options object,
+    ``core.options.OpenOptions``), and the kernel list's columns."""
 
-    cache_dir: Path | None = None
-    """Where converted Nsight Systems exports are cached."""
     extra_columns: Sequence[Any] | None = None
     """Kernel-list columns to show instead of the registered extra ones (kernel reports)."""
-    workers: int | None = None
-    """Worker processes for a kind that reduces many inputs (0: in this process)."""
-    scheduler: str | None = None
-    """A Dask scheduler address to run those reductions on instead."""
-    pattern: str | None = None
-    """Only the kernels whose name this regex matches (a diff's ``-k``)."""
-    pairs: tuple[tuple[str, str], ...] = ()
-    """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.words import plural
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
 from kernelscope.parsers.nsys.timeline_data import TimelineData, build
-from kernelscope.render.format import fmt_ns, plural
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.session import HelpSections

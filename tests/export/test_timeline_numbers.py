@@ -33,8 +33,8 @@ def test_the_kernel_csv_is_what_nsys_prints(path):
 
 
 def test_bytes_are_in_mb_as_nsys_prints_them(torch_md):
-    assert "| 9.34 ms | 9.6991 | Pageable | Device | 67.109 | 751 | 0 | 1 |  | 7 |" in torch_md
-    assert "| 1.31 us | 4.2232 | Pageable | Device | 0.008 | 751 |" in torch_md
+    assert "| 9.341 ms | 9.6991 | Pageable | Device | 67.109 | 751 | 0 | 1 |  | 7 |" in torch_md
+    assert "| 1.312 us | 4.2232 | Pageable | Device | 0.008 | 751 |" in torch_md
     assert "67108864" not in torch_md
 
 

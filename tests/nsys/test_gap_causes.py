@@ -87,9 +87,9 @@ def test_module_loading_is_not_launch_overhead() -> None:
     assert all(g.coverage["module-load"] == max(g.coverage.values()) for g in loading)
     assert all(g.detail.startswith("cuLibraryLoadData ") for g in loading)
     longest = max(loading, key=lambda g: g.duration_ns)
-    assert longest.detail == "cuLibraryLoadData 53.6 ms, cudaLaunchKernel 19.6 ms"
+    assert longest.detail == "cuLibraryLoadData 53.62 ms, cudaLaunchKernel 19.58 ms"
     assert not [g for g in torch if g.cause == "launch-overhead"
                 and g.coverage.get("module-load", 0) >= g.coverage.get("launch", 0)]
     join = explain_gaps(open_report(NSYS_SAMPLES / "join_trace.sqlite.xz"), limit=None)
-    module = [g for g in join if g.detail == "cuModuleLoadData 88.6 ms"]
+    module = [g for g in join if g.detail == "cuModuleLoadData 88.62 ms"]
     assert [g.cause for g in module] == ["module-loading"]

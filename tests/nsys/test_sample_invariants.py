@@ -6,6 +6,7 @@ import json
 
 import polars as pl
 
+from kernelscope.core.severity import SEVERITIES
 from kernelscope.export.timeline_json import SCHEMA, to_export_dict
 from kernelscope.parsers.nsys import (
     CAUSES,
@@ -20,7 +21,6 @@ from kernelscope.parsers.nsys import (
     nvtx_summary,
     utilization_windows,
 )
-from kernelscope.parsers.severity import SEVERITIES
 
 
 def test_utilisation_and_gaps_add_up(sample_name: str, sample_report) -> None:

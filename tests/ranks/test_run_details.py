@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from kernelscope.parsers.nsys.gap_cause_catalog import GAP_CAUSES
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.ranks.heatmap import heatmap, rank_utilization
 from kernelscope.parsers.ranks.model import RunAnalysis
 from kernelscope.parsers.ranks.reduce import ReduceOptions
@@ -57,7 +57,7 @@ def test_idle_gaps_are_the_gaps_between_the_gpu_operations_nsys_printed(run: Run
     for r in RANKS:
         busy = _merged(_gpu_ops(r))
         gaps = [(a[1], b[0]) for a, b in itertools.pairwise(busy) if b[0] - a[1]
-                >= DEFAULT_LARGE_GAP_NS]
+                >= TIMELINE_THRESHOLDS.large_gap_ns]
         got = run.ranks[r].gaps
         assert int(got["gaps"].sum()) == len(gaps), r
         assert int(got["ns"].sum()) == sum(e - s for s, e in gaps), r

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, fmt_window
 from kernelscope.screens.timeline_views import TimelinePane
 
 from .conftest import ZOO_SQLITE_XZ
@@ -30,8 +29,7 @@ async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
         head = static_text(app, "#tl-head")
         assert "GPU utilisation" in head
         assert "0.00 s" in head and "1.00 s" in head  # the 1.02 s capture
-        first, last = fmt_window(0, zoo_data.end_ns - zoo_data.start_ns)
-        assert window_shown(app) == f"{first} → {last}"
+        assert window_shown(app) == "0.00 s → 1.02 s"
 
 
 async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir: Path) -> None:
@@ -46,7 +44,7 @@ async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir:
         assert pane.viewport.t1 - pane.viewport.t0 == (full[1] - full[0]) // 2
         zoomed = window_shown(app)
         assert zoomed != whole
-        assert fmt_ns(pane.viewport.t1 - pane.viewport.t0) in static_text(app, "#tl-range")
+        assert "509.9 ms" in static_text(app, "#tl-range")  # half of 1,019.8 ms
         await pilot.press("i")
         assert pane.viewport.t1 - pane.viewport.t0 == (full[1] - full[0]) // 4
         before = pane.viewport.t0
@@ -67,7 +65,7 @@ async def test_g_steps_through_gaps_and_explains_them(
     zoo_data: TimelineData, cache_dir: Path
 ) -> None:
     gaps = zoo_data.large_gaps
-    assert len(gaps) >= 2
+    assert len(gaps) == 5
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
@@ -82,7 +80,7 @@ async def test_g_steps_through_gaps_and_explains_them(
             explanation = zoo_data.explanation(gaps[i])
             assert explanation is not None
             assert f"Gap {i + 1} of {len(gaps)}" in panel
-            assert f"idle for {fmt_ns(gaps[i].duration_ns)}" in panel
+            assert f"idle for {('143.2 us', '162.2 us')[i]}" in panel
             assert f"Cause {explanation.cause}" in panel
             assert flat(gap_cause(explanation.cause).description) in panel
             for activity in explanation.cpu[:3]:

@@ -7,18 +7,12 @@ import re
 import pytest
 from rich.console import Console
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.core.table import compile_filter
+from kernelscope.core.units import fmt_number, fmt_value, scale_unit
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.ncu import Metric
-from kernelscope.render.format import (
-    ellipsis,
-    fmt_duration,
-    fmt_metric,
-    fmt_number,
-    fmt_value,
-    scale_unit,
-    short_name,
-    split_metric,
-)
+from kernelscope.render.format import fmt_metric, short_name, split_metric
 from kernelscope.render.ncu_markup import (
     pane_number_of_section,
     plain_ncu_markup,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from kernelscope.parsers.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from kernelscope.core.severity import SEVERITIES
     from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS, FlagSpec
     from kernelscope.parsers.diagnosis.engine import diagnose, with_time_share
     from kernelscope.parsers.diagnosis.evidence import Evidence
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
         GuardRail,
     )
     from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-    from kernelscope.parsers.severity import SEVERITIES
 
 __getattr__ = lazy_exports(__name__, {
     "CATALOG": ".catalog",
@@ -44,7 +44,7 @@ __getattr__ = lazy_exports(__name__, {
     "GuardRail": ".result",
     "DEFAULT_THRESHOLDS": ".thresholds",
     "Thresholds": ".thresholds",
-    "SEVERITIES": "kernelscope.parsers.severity",
+    "SEVERITIES": "kernelscope.core.severity",
 })
 
 __all__ = [

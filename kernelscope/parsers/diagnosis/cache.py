@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import weakref
 
+from kernelscope.core.severity import severity_icon, severity_rank
 from kernelscope.parsers.diagnosis.engine import diagnose
 from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
 from kernelscope.parsers.diagnosis.verdict import chain_position, top_flag
 from kernelscope.parsers.ncu.model import KernelSummary
-from kernelscope.parsers.severity import severity_rank
 
 _CACHE: dict[int, tuple[weakref.ref[KernelSummary], Diagnosis]] = {}
 _LIMIT = 50_000
@@ -61,9 +61,6 @@ def flag_score_text(score: object) -> str:
     return " ".join(p for p in parts if p) or "–"
 
 
-SEVERITY_ICONS = {"critical": "✖", "warning": "⚠", "info": "ℹ"}
-
-
 def top_flag_of(d: Diagnosis) -> Flag | None:
     """The flag the verdict leads with (``verdict.top_flag``: the most severe, then the one
     that decided the label or is nearest the start of the method's chain), if any."""
@@ -82,4 +79,4 @@ def top_flag_rank(d: Diagnosis) -> int:
 def top_flag_text(d: Diagnosis) -> str:
     """``✖ low-occupancy`` (the top flag with its severity's icon); ``–`` when none."""
     flag = top_flag_of(d)
-    return "–" if flag is None else f"{SEVERITY_ICONS.get(flag.severity, '·')} {flag.id}"
+    return "–" if flag is None else f"{severity_icon(flag.severity)} {flag.id}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
+from kernelscope.core.severity import severity_rank
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.parsers.diagnosis.classify import classify
@@ -25,7 +26,6 @@ from kernelscope.parsers.ncu.measured import unmeasured_reason
 from kernelscope.parsers.ncu.metrics import Metric
 from kernelscope.parsers.ncu.model import RuleResult, SourceHotspots
 from kernelscope.parsers.roofline.compute import compute_roofline
-from kernelscope.parsers.severity import severity_rank
 
 # The sections whose absence the notes mention, with what is lost without them.
 _SECTION_EFFECTS = (

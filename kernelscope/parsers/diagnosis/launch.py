@@ -4,6 +4,7 @@ than its launch (or so short that ramp-up and drain idle its SMs)? Its flags, an
 
 from __future__ import annotations
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
 from kernelscope.parsers.diagnosis.facts import Facts
@@ -40,11 +41,11 @@ def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Finding(
             "warning",
             (duration_evidence(f, t),),
-            f"The kernel runs {f.duration_ns / 1000:.1f} µs, about what a launch costs.",
+            f"The kernel runs {fmt_duration(f.duration_ns)}, about what a launch costs.",
         )
     evidence = [ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns")]
     detail = (
-        f"The kernel runs {f.duration_ns / 1000:.1f} µs: its launch, ramp-up and drain are "
+        f"The kernel runs {fmt_duration(f.duration_ns)}: its launch, ramp-up and drain are "
         "still a visible share of that."
     )
     severity = "info"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.diagnosis import derived
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.diagnosis.evidence import Evidence, ev
@@ -199,7 +200,7 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
     ]
     return GuardRail(
         RAMP_DOMINATES,
-        f"The kernel runs {(f.duration_ns or 0) / 1000:.1f} µs and its SMs have work on only "
+        f"The kernel runs {fmt_duration(f.duration_ns or 0)} and its SMs have work on only "
         f"{f.active_share:.0%} of its cycles: ramp-up, block turnover and drain set its time and "
         "thin out the warps measured. Fusing it with its neighbours (or a CUDA Graph) helps "
         "more than more warps.",

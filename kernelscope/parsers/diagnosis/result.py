@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope.core.severity import severity_rank
 from kernelscope.parsers.diagnosis.evidence import Evidence, split_evidence
 from kernelscope.parsers.jsonsafe import attributes
 from kernelscope.parsers.roofline.model import Roofline
-from kernelscope.parsers.severity import severity_rank
 
 LABELS: tuple[str, ...] = (
     "launch-bound",

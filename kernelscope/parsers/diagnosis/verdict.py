@@ -10,10 +10,10 @@ the one to fix first.
 
 from __future__ import annotations
 
+from kernelscope.core.severity import severity_rank
 from kernelscope.parsers.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.parsers.diagnosis.evidence import STEPS
 from kernelscope.parsers.diagnosis.result import Diagnosis, Flag
-from kernelscope.parsers.severity import severity_rank
 
 
 def chain_position(flag: Flag) -> tuple[int, int, int]:

@@ -19,13 +19,13 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.core.severity import severity_rank
 from kernelscope.parsers.diff.metrics import TimeChange
 from kernelscope.parsers.diff.summed import Summed
 from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 from kernelscope.parsers.jsonsafe import attributes
 from kernelscope.parsers.nsys.findings import Finding
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.parsers.severity import severity_rank
 
 SHORT_GAPS = "short (not explained)"
 """The cause column of the gaps too short (or too many) to be explained."""

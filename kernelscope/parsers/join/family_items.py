@@ -15,19 +15,18 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.shares import fmt_share
 from kernelscope.parsers.diagnosis.result import Flag
 from kernelscope.parsers.diagnosis.verdict import flag_to_act_on, next_step, verdict_order
 from kernelscope.parsers.join.headroom import Headroom, launch_headroom, weighted
 from kernelscope.parsers.join.item import RankedItem
 from kernelscope.parsers.join.matching import LaunchMatch
 from kernelscope.parsers.join.ncu_command import ncu_command
+from kernelscope.parsers.join.thresholds import JOIN_THRESHOLDS
 from kernelscope.parsers.join.timeline_families import TimelineFamily, TimelineKernels
 from kernelscope.parsers.kernel_analysis import AnalyzedKernel, AnalyzedReport
 
-MANY_PER_LAUNCH = 10
-"""Instances per profiled launch from which a family's varying durations weaken the estimate."""
-VARYING_CV = 0.25
-"""Coefficient of variation of instance durations above which they count as varying."""
 TOP_FLAGS = 3
 UNPROFILED_GAIN = ("not profiled: what fixing it could save is unknown until a launch is "
                    "profiled (the ncu command below); listed by its time, apart from the "
@@ -39,10 +38,6 @@ def _cv(values: Sequence[int]) -> float:
         return 0.0
     mean = statistics.fmean(values)
     return statistics.stdev(values) / mean if mean else 0.0
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
 
 
 def flag_text(flag: Flag) -> str:
@@ -57,18 +52,19 @@ def _headroom_evidence(analysed: Sequence[tuple[AnalyzedKernel, Headroom]],
     out = []
     known = [h.value for _, h in analysed if h.value is not None]
     if family_headroom is not None and len(known) > 1:
-        spread = (f"{_pct(min(known))}–{_pct(max(known))}" if max(known) != min(known)
-                  else _pct(known[0]))
-        out.append(f"headroom {_pct(family_headroom)}: the mean of {len(known)} launches' "
+        spread = (f"{fmt_share(min(known))}–{fmt_share(max(known))}" if max(known) != min(known)
+                  else fmt_share(known[0]))
+        out.append(f"headroom {fmt_share(family_headroom)}: the mean of {len(known)} launches' "
                    f"headroom ({spread}) weighted by their durations")
     if lead.ceiling is not None:
         out.append(f"longest launch (kernel {lead_kernel.id}): {lead.ceiling_by} "
-                   f"{_pct(1 - lead.ceiling)} of peak, {_pct(lead.ceiling)} from the ceiling")
+                   f"{fmt_share(1 - lead.ceiling)} of peak, "
+                   f"{fmt_share(lead.ceiling)} from the ceiling")
     if lead.ncu_speedup is not None:
         capped = (" (capped at the ceiling distance)"
                   if lead.ceiling is not None and lead.ncu_speedup > lead.ceiling else "")
         out.append(f"longest launch: NCU {lead.ncu_rule} est. speedup "
-                   f"{_pct(lead.ncu_speedup)}{capped}")
+                   f"{fmt_share(lead.ncu_speedup)}{capped}")
     return out
 
 
@@ -80,14 +76,14 @@ def _weak(family: TimelineFamily, matches: Sequence[LaunchMatch]) -> str | None:
     per_launch = family.instances / max(1, len(matches))
     cv = max(_cv([d for d, r in zip(family.durations, family.nvtx, strict=True) if r == name])
              for name in ranges)
-    if per_launch >= MANY_PER_LAUNCH and cv > VARYING_CV:
+    if per_launch >= JOIN_THRESHOLDS.many_per_launch and cv > JOIN_THRESHOLDS.varying_cv:
         weak.append(f"{len(matches)} profiled launch(es) for {family.instances:,} instances "
-                    f"whose durations vary ({family.min_ns:,}–{family.max_ns:,} ns)")
+                    f"whose durations vary ({fmt_ns(family.min_ns)}–{fmt_ns(family.max_ns)})")
     uncovered = [name for name in ranges if covered.get(name, 0) == 0]
     if uncovered and any(m.instance is not None for m in matches):
         lost = sum(ranges[n][1] for n in uncovered) / max(1, family.total_ns)
         weak.append(f"no profiled launch of the instances in {', '.join(str(u) for u in uncovered)}"
-                    f" ({_pct(lost)} of the family's time)")
+                    f" ({fmt_share(lost)} of the family's time)")
     if any(m.shape_differs for m in matches):
         weak.append("matched by name only: the profiled grid × block differs from the timeline's")
     return "; ".join(weak) or None
@@ -140,10 +136,10 @@ def unprofiled_item(family: TimelineFamily, kernels: TimelineKernels, span: int,
     """The row of a family nobody profiled: its time, and the command to profile it."""
     command = ncu_command(family, kernels.families, program, f"{stem}_family{family.index}")
     evidence = (
-        f"{family.instances:,} instances, median {family.median_ns:,.0f} ns "
-        f"({family.min_ns:,}–{family.max_ns:,} ns)",
+        f"{family.instances:,} instances, median {fmt_ns(family.median_ns)} "
+        f"({fmt_ns(family.min_ns)}–{fmt_ns(family.max_ns)})",
         f"representative: instance {command.instance + 1:,} "
-        f"({family.durations[command.instance]:,} ns"
+        f"({fmt_ns(family.durations[command.instance])}"
         + (f", in {command.nvtx}" if command.nvtx else "") + ")",
     )
     return RankedItem(

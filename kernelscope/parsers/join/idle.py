@@ -33,17 +33,18 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from kernelscope.parsers.nsys.findings import TINY_KERNEL_NS, tiny_kernel_stretches
+from kernelscope.core.durations import fmt_ns
+from kernelscope.parsers.join.thresholds import JOIN_THRESHOLDS
+from kernelscope.parsers.nsys.findings import tiny_kernel_stretches
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
 from kernelscope.parsers.nsys.gap_cause_events import SYNC_API
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.timeline_data import TimelineData
 
 ONE_TIME = ("start-up", "module-loading")
 """Causes a longer run amortises: ranked after the per-step items."""
-STEP_MIN_INSTANCES = 3
-WARMUP_FACTOR = 2.0
 _DIGITS = re.compile(r"\d+")
 
 @dataclass(frozen=True)
@@ -80,11 +81,11 @@ def warmup_window(report: NsysReport) -> tuple[int, int, str] | None:
     ).sort("start")
     best: tuple[int, int, str] | None = None
     for (_, kind), part in ranges.group_by(["global_tid", "kind"], maintain_order=True):
-        if part.height < STEP_MIN_INSTANCES or "#" not in str(kind):
+        if part.height < JOIN_THRESHOLDS.step_min_instances or "#" not in str(kind):
             continue
         durations = (part["end"] - part["start"]).to_list()
         first, rest = durations[0], durations[1:]
-        if first > WARMUP_FACTOR * statistics.median(rest):
+        if first > JOIN_THRESHOLDS.warmup_factor * statistics.median(rest):
             start, end = int(part["start"][0]), int(part["end"][0])
             if best is None or end - start > best[1] - best[0]:
                 best = (start, end, str(part["range"][0]).lstrip(":"))
@@ -157,11 +158,11 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
     for cause, (total, count) in sums.items():
         dev, start, end, _ = longest[cause]
         main = max(in_range[cause].items(), key=lambda kv: kv[1])[0]
-        evidence = [f"{count:,} gap(s), {total:,} ns idle in all"]
+        evidence = [f"{count:,} gap(s), {fmt_ns(total)} idle in all"]
         if cause == "launch-overhead":
             evidence.append(_stretch_evidence(stretches))
         if cause == "start-up" and warmup is not None:
-            evidence.append(f"the first '{warmup[2]}' lasts {warmup[1] - warmup[0]:,} ns")
+            evidence.append(f"the first '{warmup[2]}' lasts {fmt_ns(warmup[1] - warmup[0])}")
         items.append(IdleItem(cause, total, count, (dev, start, end), cause in ONE_TIME,
                               main, tuple(evidence)))
     copies = _copies(report)
@@ -174,9 +175,9 @@ def _stretch_evidence(stretches: pl.DataFrame) -> str:
     kernels = int(stretches["kernels"].sum() or 0)
     gap = float(stretches["median_gap_ns"].median() or 0.0)  # type: ignore[arg-type]
     dur = float(stretches["median_kernel_ns"].median() or 0.0)  # type: ignore[arg-type]
-    tiny = TINY_KERNEL_NS // 1000
-    return (f"{kernels:,} kernels shorter than {tiny} µs in {stretches.height:,} "
-            f"launch-bound stretch(es): median kernel {dur:,.0f} ns, median gap {gap:,.0f} ns")
+    tiny = fmt_ns(TIMELINE_THRESHOLDS.tiny_kernel_ns, compact=True)
+    return (f"{kernels:,} kernels shorter than {tiny} in {stretches.height:,} "
+            f"launch-bound stretch(es): median kernel {fmt_ns(dur)}, median gap {fmt_ns(gap)}")
 
 
 def _copies(report: NsysReport) -> IdleItem | None:
@@ -190,7 +191,7 @@ def _copies(report: NsysReport) -> IdleItem | None:
     return IdleItem("copies", total, ops.height,
                     (int(top["device_id"]), int(top["start"]), int(top["end"])),
                     evidence=(f"{report.memcpy.height:,} copies and {report.memset.height:,} "
-                              f"memsets, {total:,} ns of GPU time",))
+                              f"memsets, {fmt_ns(total)} of GPU time",))
 
 
 def _inside(spans: Sequence[tuple[int, int]], start: int, end: int) -> bool:

@@ -23,13 +23,14 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.kineto.model import KinetoTrace
 from kernelscope.parsers.nsys.gap_causes import GapExplanation
 from kernelscope.parsers.nsys.intervals import Coverage
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 DATA_LOADING = r"(?i)dataloader|_next_data|__getitem__|collate|fetch\b|enumerate\(DataLoader"
 HOST_CATS = ("cpu_op", "python_function", "user_annotation")
-_HALF = 0.5
 NO_HOST_WORK = (
     "The launching thread ran no recorded operator or Python frame for most of the gap: it "
     "waited (a lock, I/O, another thread) or ran code the profiler does not record.")
@@ -98,7 +99,7 @@ def refine(index: HostIndex, explanation: GapExplanation) -> GapExplanation:
         return explanation
     thread = index.thread(explanation.thread)
     t0, t1 = explanation.start_ns, explanation.end_ns
-    half = _HALF * max(t1 - t0, 1)
+    half = TIMELINE_THRESHOLDS.cause_majority * max(t1 - t0, 1)
     if _covered(thread.loading, t0, t1) >= half:
         loading = _overlapping(thread.loaders, thread.longest_loader, t0, t1)
         return replace(explanation, cause="data-loading", reason="",
@@ -115,5 +116,4 @@ def _longest(frame: pl.DataFrame, t0: int, t1: int) -> str:
     overlap = (pl.min_horizontal(pl.col("end"), pl.lit(t1))
                - pl.max_horizontal(pl.col("start"), pl.lit(t0)))
     top = frame.with_columns(overlap.alias("_o")).sort("_o", descending=True).head(2)
-    return ", ".join(f"{name} {ns / 1e6:.1f} ms" if ns >= 1_000_000 else f"{name} {ns / 1e3:.1f} us"
-                     for name, ns in top.select("name", "_o").rows())
+    return ", ".join(f"{name} {fmt_ns(ns)}" for name, ns in top.select("name", "_o").rows())

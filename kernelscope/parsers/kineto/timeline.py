@@ -11,7 +11,8 @@ from kernelscope.parsers.kineto.as_timeline import as_nsys_report
 from kernelscope.parsers.kineto.gaps import refine_all
 from kernelscope.parsers.kineto.hta import HtaNumbers, hta_numbers
 from kernelscope.parsers.kineto.model import KinetoTrace, read_trace
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation
+from kernelscope.parsers.nsys.gap_causes import GapExplanation
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.timeline_data import (
     EXPORT_GAPS,
     STAGES,
@@ -32,7 +33,7 @@ class KinetoTimelineData(TimelineData):
         return refine_all(self.trace, super().explained)
 
     def longest_gaps(
-        self, limit: int = EXPORT_GAPS, min_gap_ns: int = DEFAULT_LARGE_GAP_NS
+        self, limit: int = EXPORT_GAPS, min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
     ) -> list[GapExplanation]:
         return refine_all(self.trace, super().longest_gaps(limit, min_gap_ns))
 

@@ -13,7 +13,6 @@ Everything here is plain dataclasses and polars frames (no Textual, no rich)::
 from kernelscope.parsers.nsys.findings import Finding, findings, tiny_kernel_stretches
 from kernelscope.parsers.nsys.gap_causes import (
     CAUSES,
-    DEFAULT_LARGE_GAP_NS,
     CpuActivity,
     GapExplanation,
     explain_gaps,
@@ -45,7 +44,6 @@ open_nsys_report = open_report
 
 __all__ = [
     "CAUSES",
-    "DEFAULT_LARGE_GAP_NS",
     "CancelHook",
     "Coverage",
     "CpuActivity",

@@ -21,14 +21,11 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.severity import most_severe_first
 from kernelscope.parsers.nsys import nsys_rules
 from kernelscope.parsers.nsys.model import NsysReport
-from kernelscope.parsers.severity import most_severe_first
-
-TINY_KERNEL_NS = 20_000
-TINY_MAX_GAP_NS = 100_000
-TINY_MIN_KERNELS = 20
-TINY_MAX_BUSY = 0.6
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 
 @dataclass(frozen=True)
@@ -106,7 +103,7 @@ def sync_api(report: NsysReport) -> Finding | None:
     )
 
 
-def gpu_gap(report: NsysReport, gap_ms: int = nsys_rules.GPU_GAP_DEFAULT_MS) -> Finding | None:
+def gpu_gap(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -> Finding | None:
     df = nsys_rules.gpu_gaps(report, gap_ms)
     if not df.height:
         return None
@@ -121,8 +118,8 @@ def gpu_gap(report: NsysReport, gap_ms: int = nsys_rules.GPU_GAP_DEFAULT_MS) -> 
 
 def low_gpu_utilization(
     report: NsysReport,
-    threshold: int = nsys_rules.TIME_UTIL_DEFAULT_THRESHOLD,
-    chunks: int = nsys_rules.TIME_UTIL_DEFAULT_CHUNKS,
+    threshold: int = TIMELINE_THRESHOLDS.time_util_pct,
+    chunks: int = TIMELINE_THRESHOLDS.time_util_chunks,
 ) -> Finding | None:
     df = nsys_rules.gpu_time_util(report, threshold, chunks)
     if not df.height:
@@ -138,10 +135,10 @@ def low_gpu_utilization(
 def tiny_kernel_stretches(
     report: NsysReport,
     *,
-    tiny_ns: int = TINY_KERNEL_NS,
-    max_gap_ns: int = TINY_MAX_GAP_NS,
-    min_kernels: int = TINY_MIN_KERNELS,
-    max_busy: float = TINY_MAX_BUSY,
+    tiny_ns: int = TIMELINE_THRESHOLDS.tiny_kernel_ns,
+    max_gap_ns: int = TIMELINE_THRESHOLDS.tiny_max_gap_ns,
+    min_kernels: int = TIMELINE_THRESHOLDS.tiny_min_kernels,
+    max_busy: float = TIMELINE_THRESHOLDS.tiny_max_busy,
 ) -> pl.DataFrame:
     """Launch-bound stretches: runs of at least ``min_kernels`` consecutive kernels on one
     stream, each shorter than ``tiny_ns`` and at most ``max_gap_ns`` apart, during which the
@@ -221,7 +218,8 @@ def many_tiny_kernels(report: NsysReport) -> Finding | None:
     return Finding(
         "many-tiny-kernels",
         "critical" if covered / _span_ns(report) >= 0.25 else "warning",
-        f"{n} short kernels (< {TINY_KERNEL_NS // 1000} us) in {df.height} launch-bound "
+        f"{n} short kernels (< {fmt_ns(TIMELINE_THRESHOLDS.tiny_kernel_ns, compact=True)}) in "
+        f"{df.height} launch-bound "
         f"stretch(es): the GPU is busy only {busy:.0f}% of that time",
         "Capture these launches in a CUDA Graph or fuse the kernels (torch.compile, custom "
         "fused kernels) so launch overhead stops dominating.",

@@ -44,11 +44,12 @@ calls. Each explanation names the calls (``detail``: ``cudaMalloc 176 us, cudaLa
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.words import api_name
 from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED
 from kernelscope.parsers.nsys.gap_cause_events import (
     covered_ns,
@@ -59,13 +60,12 @@ from kernelscope.parsers.nsys.gap_cause_events import (
     watched_threads,
 )
 from kernelscope.parsers.nsys.model import NsysReport
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
 CAUSES = EXPLAINED
 """The causes a large gap can be given (their titles and remedies: ``gap_cause_catalog``)."""
-DEFAULT_LARGE_GAP_NS = 100_000
 
-_HALF = 0.5
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class GapExplanation:
 def explain_gaps(
     report: NsysReport,
     *,
-    min_gap_ns: int = DEFAULT_LARGE_GAP_NS,
+    min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns,
     limit: int | None = 50,
     max_cpu: int = 10,
 ) -> list[GapExplanation]:
@@ -243,17 +243,18 @@ def _cause(
     else ``cpu-busy`` when the thread is known and the OS runtime was traced; else why not."""
     named = {c: v for c, v in shares.items() if c in CATEGORY_CAUSES}
     best = max(named, key=lambda c: named[c], default=None)
-    if best is not None and named[best] >= _HALF:
+    majority = TIMELINE_THRESHOLDS.cause_majority
+    if best is not None and named[best] >= majority:
         return _Verdict(CATEGORY_CAUSES[best], best)
     cuda = {c: v for c, v in named.items() if c in CUDA_CATEGORIES}
-    if cuda and cuda_share >= _HALF:
+    if cuda and cuda_share >= majority:
         top = max(cuda, key=lambda c: cuda[c])
         return _Verdict(CATEGORY_CAUSES[top], top)
-    if best is not None and any_share >= _HALF and shares.get(OS_BUSY, 0.0) < named[best] * 2:
+    if best is not None and any_share >= majority and shares.get(OS_BUSY, 0.0) < named[best] * 2:
         return _Verdict(CATEGORY_CAUSES[best], best)
     sample = "" if traced.sampling else "--sample=process-tree (CPU sampling shows which code ran)"
     if feeder_known and traced.osrt:
-        return _Verdict("cpu-busy", OS_BUSY if any_share >= _HALF else None, hint=sample)
+        return _Verdict("cpu-busy", OS_BUSY if any_share >= majority else None, hint=sample)
     if not traced.cuda:
         return _Verdict("unknown", reason="The report has no CUDA API trace, so the thread "
                         "that fed the GPU and its calls are unknown.",
@@ -288,19 +289,7 @@ def _detail(
         key=lambda item: -item[1],
     )
     picked = chosen + [item for item in others if item[1] >= dur / 10][:2]
-    return ", ".join(f"{_api_name(n)} {_ns(ns)}" for n, ns in picked)
-
-
-def _api_name(name: str) -> str:
-    return re.sub(r"_v\d+$", "", name)
-
-
-def _ns(ns: int) -> str:
-    """``176.0 us``, ``4.2 ms`` (one decimal; the render layer is above this one)."""
-    for scale, unit in ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")):
-        if ns >= scale:
-            return f"{ns / scale:.1f} {unit}"
-    return f"{ns} ns"
+    return ", ".join(f"{api_name(n)} {fmt_ns(ns)}" for n, ns in picked)
 
 
 __all__ = ["CAUSES", "CpuActivity", "GapExplanation", "Traced", "explain_gaps"]

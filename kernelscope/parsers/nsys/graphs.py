@@ -18,13 +18,11 @@ import polars as pl
 
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import OP_KIND, NsysReport, pid_of
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 GRAPH_LAUNCH_API = r"^(cuda|cu)GraphLaunch"
 GRAPH_HINT = "profile with `nsys profile --cuda-graph-trace=node` to see each graph's kernels"
 
-PAUSE_NS = 100_000
-"""An idle gap at least this long between two launches is a pause of the program (another
-phase), not launch overhead: the busy shares leave it out (the large-gap threshold)."""
 
 LAUNCH_SCHEMA = {
     "launch": pl.Int64, "pid": pl.Int64, "tid": pl.Int64, "correlation_id": pl.Int64,
@@ -188,7 +186,9 @@ def _busy_pct(frame: pl.DataFrame, pause_ns: int) -> float | None:
     return 100.0 * busy / (busy + idle) if busy + idle > 0 else None
 
 
-def compare_graphs(report: NsysReport, pause_ns: int = PAUSE_NS) -> list[GraphComparison]:
+def compare_graphs(
+    report: NsysReport, pause_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
+) -> list[GraphComparison]:
     """Per executable graph and device: its replays against the eager launches of the same
     kernel names (kernels without a graph node id) on that device. The busy shares count
     idle gaps shorter than ``pause_ns`` only."""

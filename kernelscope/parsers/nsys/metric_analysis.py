@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from kernelscope.core.shares import fmt_percent
 from kernelscope.parsers.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.parsers.nsys.gpu_metrics import COLLECT_HINT, SPECS, GpuMetrics, MetricSeries
 from kernelscope.parsers.nsys.intervals import merge_intervals
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 RANGE_KEYS: tuple[str, ...] = ("sm_active", "sm_issue", "tensor_active", "dram_read",
                                "dram_write")
 """The metrics the per-family and per-range tables show (DRAM bandwidth is read + write)."""
 
-MIN_SAMPLES = 10
-"""Fewer samples while the GPU was busy than this and a verdict is not drawn from them."""
 
 
 def metric_summary(gm: GpuMetrics) -> pl.DataFrame:
@@ -173,10 +173,6 @@ class MetricsVerdict:
                 "evidence": dict(self.evidence)}
 
 
-def _pct(value: float | None) -> str:
-    return "?" if value is None else f"{value:.0f} %"
-
-
 def metrics_verdicts(
     report: NsysReport,
     utilization: pl.DataFrame,
@@ -211,13 +207,13 @@ def _decide(ev: dict[str, float | int | None], sms: int | None,
             t: Thresholds) -> tuple[str, str]:
     pct, n = ev["gpu_busy_pct"], int(ev["samples"] or 0)
     active, issue, dram = ev["sm_active"], ev["sm_issue"], ev["dram"]
-    if pct is None or n < MIN_SAMPLES or issue is None:
+    if pct is None or n < TIMELINE_THRESHOLDS.min_metric_samples or issue is None:
         return ("few-samples",
                 f"Only {n} GPU metric samples fall while the GPU was busy: too few to judge "
                 "the kernels; raise `--gpu-metrics-frequency` (Hz) or profile a longer run.")
-    head = f"GPU {_pct(float(pct))} busy"
-    inside = (f"while busy SMs active {_pct(active)}, SM issue {_pct(issue)}, "
-              f"DRAM {_pct(dram)}")
+    sm_active, sm_issue, dram_pct = (fmt_percent(v, 0) for v in (active, issue, dram))
+    head = f"GPU {fmt_percent(float(pct), 0)} busy"
+    inside = f"while busy SMs active {sm_active}, SM issue {sm_issue}, DRAM {dram_pct}"
     if float(pct) < t.sol_busy_pct:
         return ("gpu-idle",
                 f"{head}: most of the time is lost between the kernels (gaps, launches, "
@@ -225,18 +221,18 @@ def _decide(ev: dict[str, float | int | None], sms: int | None,
     if active is not None and float(active) < 100 * t.grid_warning_fraction:
         sm_text = f"{sms} SMs" if sms else "the SMs"
         return ("sm-underfilled",
-                f"{head} but SMs active {_pct(active)}: the grids are too small to fill "
+                f"{head} but SMs active {sm_active}: the grids are too small to fill "
                 f"{sm_text}; launch more blocks or batch the work ({inside}).")
     if dram is not None and float(dram) >= t.dram_bound_pct:
         return ("dram-bound",
-                f"{head}, DRAM bandwidth {_pct(dram)}: the kernels are HBM-bound; cut the "
+                f"{head}, DRAM bandwidth {dram_pct}: the kernels are HBM-bound; cut the "
                 f"bytes moved (fusion, reuse, lower precision) ({inside}).")
     if float(issue) < t.sol_busy_pct:
         return ("kernels-slow",
-                f"{head} but SM issue {_pct(issue)}: the kernels themselves are slow, take "
+                f"{head} but SM issue {sm_issue}: the kernels themselves are slow, take "
                 f"them to Nsight Compute ({inside}).")
     return ("compute-busy",
-            f"{head} and SM issue {_pct(issue)}: the SMs are busy issuing; the kernels' own "
+            f"{head} and SM issue {sm_issue}: the SMs are busy issuing; the kernels' own "
             f"instruction mix decides the rest, take the longest to Nsight Compute ({inside}).")
 
 

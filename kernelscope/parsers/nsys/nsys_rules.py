@@ -14,12 +14,9 @@ import polars as pl
 
 from kernelscope.parsers.nsys.intervals import merge_intervals, overlap_sum_until
 from kernelscope.parsers.nsys.model import NsysReport, pid_of, tid_of
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 
 I64 = pl.Int64
-GPU_GAP_DEFAULT_MS = 500
-TIME_UTIL_DEFAULT_THRESHOLD = 50
-TIME_UTIL_DEFAULT_CHUNKS = 30
-SYNC_MEMCPY_SMALL_HTOD_BYTES = 64_000  # HtoD copies up to "64 KB" return early (nsys: 64000)
 MEMCPY_KIND_HTOD = 1
 MEM_KIND_PAGEABLE = 0
 MEM_KIND_PINNED = 1
@@ -131,7 +128,7 @@ def cuda_memcpy_sync(report: NsysReport) -> pl.DataFrame:
         & ~pl.col("api_name").str.contains(_like("%async%"))
         & ~(
             (pl.col("copy_kind") == MEMCPY_KIND_HTOD)
-            & (pl.col("bytes") <= SYNC_MEMCPY_SMALL_HTOD_BYTES)
+            & (pl.col("bytes") <= TIMELINE_THRESHOLDS.sync_memcpy_small_htod_bytes)
         )
     )
     return _memcpy_rows(joined)
@@ -212,7 +209,7 @@ def _gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def gpu_gaps(report: NsysReport, gap_ms: int = GPU_GAP_DEFAULT_MS) -> pl.DataFrame:
+def gpu_gaps(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -> pl.DataFrame:
     """Idle stretches longer than ``gap_ms`` between GPU operations of one process on one
     device (profiler overhead counts as busy). Columns: row, duration_ns, start_ns, end_ns,
     pid, device_id, context_id; longest first."""
@@ -248,8 +245,8 @@ def gpu_gaps(report: NsysReport, gap_ms: int = GPU_GAP_DEFAULT_MS) -> pl.DataFra
 
 def gpu_time_util(
     report: NsysReport,
-    threshold: int = TIME_UTIL_DEFAULT_THRESHOLD,
-    chunks: int = TIME_UTIL_DEFAULT_CHUNKS,
+    threshold: int = TIMELINE_THRESHOLDS.time_util_pct,
+    chunks: int = TIMELINE_THRESHOLDS.time_util_chunks,
 ) -> pl.DataFrame:
     """Regions whose GPU time utilisation is below ``threshold`` percent.
 

@@ -23,11 +23,11 @@ from typing import Any
 
 import polars as pl
 
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS
 from kernelscope.parsers.nsys.intervals import Coverage, merge_intervals
 from kernelscope.parsers.nsys.lane_events import EVENT_SCHEMA, LaneEvents, nvtx_depths
 from kernelscope.parsers.nsys.model import NsysReport
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.timeline_view import EventInfo, Gap, Lane, TimelineView
 from kernelscope.parsers.nsys.utilization import idle_gaps
 
@@ -73,7 +73,9 @@ def _coverages(df: pl.DataFrame, by: list[str]) -> dict[tuple[int, ...], tuple[C
 class TimelineIndex:
     """Everything a timeline screen needs, precomputed from a report."""
 
-    def __init__(self, report: NsysReport, *, large_gap_ns: int = DEFAULT_LARGE_GAP_NS) -> None:
+    def __init__(
+        self, report: NsysReport, *, large_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
+    ) -> None:
         self.report = report
         self.start_ns = report.start_ns
         self.end_ns = report.end_ns

@@ -19,7 +19,7 @@ import polars as pl
 from kernelscope.parsers.gpu_breakdown import TemporalBreakdown, timeline_breakdown
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.nsys.findings import Finding, findings
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, GapExplanation, explain_gaps
+from kernelscope.parsers.nsys.gap_causes import GapExplanation, explain_gaps
 from kernelscope.parsers.nsys.graphs import GraphComparison, compare_graphs, graph_launches
 from kernelscope.parsers.nsys.hooks import OpenCancelled
 from kernelscope.parsers.nsys.metric_analysis import (
@@ -38,6 +38,7 @@ from kernelscope.parsers.nsys.summaries import (
     memop_time_summary,
     osrt_summary,
 )
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.nsys.timeline import TimelineIndex
 from kernelscope.parsers.nsys.timeline_view import Gap
 from kernelscope.parsers.nsys.utilization import (
@@ -186,7 +187,7 @@ class TimelineData:
         return explain_gaps(self.report, limit=EXPLAIN_LIMIT)
 
     def longest_gaps(
-        self, limit: int = EXPORT_GAPS, min_gap_ns: int = DEFAULT_LARGE_GAP_NS
+        self, limit: int = EXPORT_GAPS, min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
     ) -> list[GapExplanation]:
         """The ``limit`` longest idle gaps of at least ``min_gap_ns``, explained, in time order."""
         return explain_gaps(self.report, min_gap_ns=min_gap_ns, limit=limit)

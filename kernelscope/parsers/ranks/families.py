@@ -19,11 +19,9 @@ from __future__ import annotations
 import polars as pl
 
 from kernelscope.parsers.ranks.model import RankSummary
+from kernelscope.parsers.ranks.thresholds import RANKS_THRESHOLDS
 
 I64 = pl.Int64
-SLOW_RATIO = 1.10
-MIN_SHARE = 0.01
-MIN_INSTANCES = 3
 
 
 def per_rank_families(ranks: dict[int, RankSummary]) -> pl.DataFrame:
@@ -67,9 +65,10 @@ def family_table(per: pl.DataFrame) -> pl.DataFrame:
         pl.col("instances").sum(), pl.col("total_ns").sum(), pl.col("min_ns").min(),
         pl.col("med_ns").median(), pl.col("max_ns").max(),
     ).join(slowest, on="name", how="left")
-    flagged = (~pl.col("comm") & (pl.col("ratio") >= SLOW_RATIO)
-               & (pl.col("slowest_instances") >= MIN_INSTANCES) & (pl.col("ranks") >= 2)
-               & (pl.col("total_ns") >= MIN_SHARE * grand))
+    t = RANKS_THRESHOLDS
+    flagged = (~pl.col("comm") & (pl.col("ratio") >= t.slow_ratio)
+               & (pl.col("slowest_instances") >= t.min_instances) & (pl.col("ranks") >= 2)
+               & (pl.col("total_ns") >= t.min_share * grand))
     return (table.with_columns(flagged.fill_null(False).alias("flagged"))
             .drop("slowest_instances").sort(["total_ns", "name"], descending=[True, False]))
 
@@ -89,5 +88,5 @@ def slow_ranks(per: pl.DataFrame) -> pl.DataFrame:
     return (rated.group_by("rank").agg(
         ((pl.col("med_ns") / pl.col("others_med") * pl.col("w")).sum() / pl.col("w").sum())
         .alias("ratio"), pl.len().cast(I64).alias("families"))
-        .with_columns((pl.col("ratio") >= SLOW_RATIO).alias("slow")).sort("rank")
+        .with_columns((pl.col("ratio") >= RANKS_THRESHOLDS.slow_ratio).alias("slow")).sort("rank")
         .cast(schema))  # type: ignore[arg-type]

@@ -24,11 +24,12 @@ from kernelscope.parsers.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.parsers.nsys.cache import default_cache_dir, ensure_cache_dir
 from kernelscope.parsers.nsys.db import ExportDb
 from kernelscope.parsers.nsys.decompress import decompress_to, scratch_name
-from kernelscope.parsers.nsys.gap_causes import DEFAULT_LARGE_GAP_NS, explain_gaps
+from kernelscope.parsers.nsys.gap_causes import explain_gaps
 from kernelscope.parsers.nsys.intervals import Coverage
 from kernelscope.parsers.nsys.model import NsysReport, pid_of
 from kernelscope.parsers.nsys.nvtx import nvtx_ranges
 from kernelscope.parsers.nsys.opener import exported_sqlite_path
+from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.parsers.ranks.collectives import communication, nccl_op
 from kernelscope.parsers.ranks.model import DEFAULT_BUSY_POINTS, RankSummary
 from kernelscope.parsers.ranks.read import (
@@ -50,7 +51,7 @@ class ReduceOptions:
 
     cache_dir: str | None = None
     nsys: str | None = None
-    min_gap_ns: int = DEFAULT_LARGE_GAP_NS
+    min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
     max_gaps: int = 50
     busy_points: int = DEFAULT_BUSY_POINTS
 

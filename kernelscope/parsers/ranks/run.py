@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.errors import ReportError
 from kernelscope.parsers.nsys.db import ExportDb
 from kernelscope.parsers.nsys.hooks import CancelHook, ProgressHook, report_progress
@@ -67,7 +68,7 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     straggler, straggler_note = find_straggler(ranks, calls, per_step, clock)
     if straggler is not None and spread is not None and spread > straggler.late_ns_per_step / 2:
         clock = replace(clock, safe=False, note=clock.note + (
-            f" The ranks leave the collectives a median {spread / 1e6:.3f} ms apart, as much "
+            f" The ranks leave the collectives a median {fmt_duration(spread)} apart, as much "
             "as half the lateness: treat the lateness as uncertain."))
     per = per_rank_families(ranks)
     return RunAnalysis(

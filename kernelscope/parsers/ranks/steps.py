@@ -18,12 +18,12 @@ import re
 
 import polars as pl
 
+from kernelscope.parsers.ranks.thresholds import RANKS_THRESHOLDS
+
 STEP_NAME = re.compile(r"(?i)^(?:.*[^a-z])?(step|iter|iteration|train_step|batch|microbatch)"
                        r"(?:[^a-z].*)?$")
 NUMBER = re.compile(r"\d+")
 STEP_SCHEMA = {"step": pl.Int64, "name": pl.String, "start": pl.Int64, "end": pl.Int64}
-MIN_REPEATS = 3
-MATCH_SHARE = 0.8
 MAX_ANCHORS = 6
 
 
@@ -68,10 +68,10 @@ def kernel_pattern_steps(kernels: pl.DataFrame) -> tuple[pl.DataFrame, str | Non
     """Steps from the repeating kernel sequence (``kernels``: start, end, name_id, sorted by
     start), and the anchor kernel's name id; an empty frame when nothing repeats."""
     n = kernels.height
-    if n < 2 * MIN_REPEATS:
+    if n < 2 * RANKS_THRESHOLDS.min_repeats:
         return _empty(), None
     ids = kernels["name_id"]
-    counts = (ids.value_counts().filter(pl.col("count") >= MIN_REPEATS)
+    counts = (ids.value_counts().filter(pl.col("count") >= RANKS_THRESHOLDS.min_repeats)
               .sort(["count", "name_id"]).head(MAX_ANCHORS))
     for anchor, count in counts.iter_rows():
         where = (ids == anchor).arg_true()
@@ -83,7 +83,7 @@ def kernel_pattern_steps(kernels: pl.DataFrame) -> tuple[pl.DataFrame, str | Non
         if span.len() <= period:
             continue
         same = (span.slice(0, span.len() - period) == span.slice(period)).mean()
-        if same is None or float(same) < MATCH_SHARE:  # type: ignore[arg-type]
+        if same is None or float(same) < RANKS_THRESHOLDS.match_share:  # type: ignore[arg-type]
             continue
         starts = kernels["start"].gather(where)
         last_end = int(kernels["end"].slice(hi, min(period, n - hi)).max())  # type: ignore[arg-type]

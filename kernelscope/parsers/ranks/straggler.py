@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.ranks.model import ClockAlignment, RankSummary, Straggler
+from kernelscope.parsers.ranks.thresholds import RANKS_THRESHOLDS
 
 I64 = pl.Int64
-MIN_LATE_SHARE = 0.01
-MIN_LATE_NS = 1_000
 TOP_INSTEAD = 8
 
 
@@ -151,12 +151,14 @@ def find_straggler(ranks: dict[int, RankSummary], calls: pl.DataFrame, per_step:
     step_times = [t for s in ranks.values() if (t := s.step_time_ns) is not None]
     step_ns = sorted(step_times)[len(step_times) // 2] if step_times else None
     spread = clock.exit_spread_ns or 0.0
-    floor = max(MIN_LATE_NS, spread, MIN_LATE_SHARE * step_ns if step_ns else 0.0)
+    limits = RANKS_THRESHOLDS
+    floor = max(limits.min_late_ns, spread,
+                limits.min_late_share * step_ns if step_ns else 0.0)
     summary = ranks[who]
     if late <= floor:
         return None, (f"no straggler: the latest rank ({who}) arrives a median "
-                      f"{late / 1e6:.3f} ms after the others' median per step, within "
-                      f"{floor / 1e6:.3f} ms (alignment uncertainty or 1 % of a step).")
+                      f"{fmt_duration(late)} after the others' median per step, within "
+                      f"{fmt_duration(floor)} (alignment uncertainty or 1 % of a step).")
     last_count = int(calls.filter((pl.col("rank") == who) & pl.col("last")).height)
     total = int(calls.filter(pl.col("rank") == who).height)
     steps = mine.select("step", "late_ns", "delay_ns", (pl.col("last") > 0).alias("last"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.console import RenderableType
 
 from kernelscope.core.kernel_identity import format_dims
+from kernelscope.core.units import NOT_AVAILABLE, fmt_nonzero, fmt_number
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import LAUNCH
-from kernelscope.render.format import NOT_AVAILABLE, fmt_nonzero, fmt_number
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.metric_table import (
     Row,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.text import Text
 
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import MEMORY, SHARED_TABLE_ROWS
-from kernelscope.render.format import NOT_AVAILABLE, fmt_number
 from kernelscope.render.memory_text import access_note, access_rows
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.metric_table import SectionTable, grid_table, metric_row, rows_table

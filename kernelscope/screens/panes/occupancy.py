@@ -7,10 +7,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import fmt_number
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import OCCUPANCY, OCCUPANCY_LIMITS
-from kernelscope.render.format import fmt_number, fmt_pct
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.bars import bar_table, pct_row
 from kernelscope.tui.widgets.chart import ChartData, PlotextChart

@@ -17,9 +17,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
+from kernelscope.core.units import fmt_number
 from kernelscope.parsers.ncu import KernelDetail, Metric
 from kernelscope.parsers.ncu.panes import RAW
-from kernelscope.render.format import fmt_number
 from kernelscope.screens.panes.base import Pane
 
 KEPT = 4

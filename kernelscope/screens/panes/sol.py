@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 
+from kernelscope.core.shares import fmt_pct
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import SOL
-from kernelscope.render.format import fmt_pct
 from kernelscope.screens.panes.base import Pane, blank
 from kernelscope.tui.widgets.bars import BarRow, bar_table, pct_row
 from kernelscope.tui.widgets.metric_table import SectionTable

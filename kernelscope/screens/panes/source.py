@@ -19,11 +19,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
+from kernelscope.core.units import fmt_number
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import SOURCE
 from kernelscope.parsers.ncu.sass import NO_DISASSEMBLER
 from kernelscope.parsers.ncu.source import KernelSource, ListingRow
-from kernelscope.render.format import fmt_number
 from kernelscope.screens.panes.base import Pane
 from kernelscope.tui.widgets.source_listing import SourceListing
 

@@ -8,11 +8,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from kernelscope.core.shares import fmt_pct
 from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS, derived
 from kernelscope.parsers.diagnosis import names as n
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import STALL_PREFIX, STALL_SUFFIX, STALLS
-from kernelscope.render.format import fmt_pct
 from kernelscope.screens.panes.base import Pane
 from kernelscope.tui.widgets.bars import BarRow, bar_table, pct_row
 from kernelscope.tui.widgets.metric_table import metric_row, rows_table

@@ -8,10 +8,10 @@ from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hits, Provider
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.nsys import Gap
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns
 from kernelscope.screens.palette import Command, matching_hits
 from kernelscope.screens.timeline_views import VIEWS
 

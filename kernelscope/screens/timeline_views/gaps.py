@@ -10,9 +10,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.units import fmt_int
 from kernelscope.parsers.nsys import Gap
 from kernelscope.parsers.nsys.timeline_data import EXPLAIN_LIMIT, TimelineData
-from kernelscope.render.format import fmt_int, fmt_ns
 from kernelscope.screens.timeline_views.tables import TableView
 from kernelscope.tui.widgets.timeline_table import Column, FrameView, Row
 

@@ -15,7 +15,7 @@ copies, synchronisation or the CPU, and no kernel tuning will help.
 2. **Timeline** — one lane per GPU (all streams merged) and per stream, then per CPU thread its
    NVTX ranges and CUDA API calls. A cell shows how much of its time slice was busy (`█` full,
    `▓▒░` partly, `·` idle); the yellow sparkline is the GPU utilisation. `▾` marks idle gaps of
-   100 µs or more: `g` / `G` jump to the next / previous one and the side panel says its cause —
+   100 us or more: `g` / `G` jump to the next / previous one and the side panel says its cause —
    {causes} — with the CUDA API,
    OS runtime and NVTX activity of the feeding CPU thread during the gap.
 3. **Kernels** — `nsys stats -r cuda_gpu_kern_sum`; `enter` shows a kernel's instances on the

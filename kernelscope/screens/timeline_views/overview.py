@@ -15,9 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.words import plural
 from kernelscope.parsers.kernel_names import fit_name
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns, fmt_pct, plural
 from kernelscope.tui.widgets.bars import BarRow, bar_table, level_style
 from kernelscope.tui.widgets.timeline_findings import findings_text, severity_counts
 

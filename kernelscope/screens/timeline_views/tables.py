@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.containers import Vertical
 
+from kernelscope.core.units import fmt_float, fmt_int, fmt_mb
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_float, fmt_int, fmt_mb
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
 
 

@@ -24,9 +24,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from kernelscope.core.durations import fmt_ns
 from kernelscope.parsers.nsys import Gap, TimelineView
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import fmt_ns
 from kernelscope.screens.timeline_views.timeline_keys import TIMELINE_BINDINGS, TIMELINE_CSS
 from kernelscope.screens.timeline_views.timeline_lines import (
     event_text,

@@ -25,13 +25,9 @@ from kernelscope.parsers.ncu import KernelDetail, KernelSummary
 from kernelscope.parsers.roofline import Roofline, main_precision
 from kernelscope.render.format import short_name
 from kernelscope.render.roofline import ChartKernel
+from kernelscope.render.severity import badge_style
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
 
-SEVERITY_STYLES = {
-    "critical": "bold white on red",
-    "warning": "bold black on yellow",
-    "info": "bold white on blue",
-}
 LABEL_STYLE = "bold magenta"
 
 
@@ -68,7 +64,7 @@ def flag_block(flag: Flag) -> list[RenderableType]:
     if flag.ncu_speedup is not None:
         speed = f"NCU est. speedup {flag.ncu_speedup:,.1f}%"
     head.add_row(
-        Text(f" {flag.severity.upper()} ", style=SEVERITY_STYLES.get(flag.severity, "")),
+        Text(f" {flag.severity.upper()} ", style=badge_style(flag.severity)),
         title,
         Text(speed, style="bold green"),
     )

@@ -9,8 +9,9 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.parsers.ncu import KernelDetail
-from kernelscope.render.format import NOT_AVAILABLE, metric_label, split_metric
+from kernelscope.render.format import metric_label, split_metric
 
 DERIVED = "derived"
 """The note on a value kernelscope computed from NCU's metrics because NCU does not report it."""

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from kernelscope.core.durations import decimals_for, fmt_at, unit_for
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.nsys import Gap, Lane, TimelineView
-from kernelscope.render.format import decimals_for, ellipsis, fmt_at, unit_for
 from kernelscope.tui.widgets.chart import nice_ticks
 
 SHADES = "░▒▓█"

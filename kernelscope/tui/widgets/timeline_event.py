@@ -6,8 +6,10 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.units import fmt_bytes
+from kernelscope.core.words import api_name
 from kernelscope.parsers.nsys import EventInfo
-from kernelscope.render.format import api_name, fmt_bytes, fmt_ns
 
 KIND_LABELS = {"kernel": "kernel", "memcpy": "copy", "memset": "memset", "nvtx": "NVTX",
                "cuda-api": "CUDA API"}

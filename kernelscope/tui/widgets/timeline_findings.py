@@ -7,23 +7,24 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.severity import MOST_SEVERE_FIRST, most_severe_first
+from kernelscope.core.shares import fmt_percent
+from kernelscope.core.units import fmt_bytes
+from kernelscope.core.words import api_name, plural
 from kernelscope.parsers.kernel_names import compact_name, fit_name
 from kernelscope.parsers.nsys import Finding
-from kernelscope.parsers.severity import MOST_SEVERE_FIRST, most_severe_first
-from kernelscope.render.format import api_name, fmt_bytes, fmt_ns, plural
+from kernelscope.render.severity import badge_style
 
 ShortName = Callable[[str], str]
 """A kernel's short name from its demangled one (a report's ``ShortNames``)."""
-
-SEVERITY_STYLES = {"critical": "bold white on red", "warning": "bold black on yellow",
-                   "info": "bold white on blue"}
 
 # Item fields that say nothing a user needs in a one-line summary.
 _SKIPPED = {"row", "pid", "tid", "context_id", "green_context_id", "end_ns"}
 
 
 def severity_badge(severity: str) -> Text:
-    return Text(f" {severity.upper()} ", style=SEVERITY_STYLES.get(severity, "bold"))
+    return Text(f" {severity.upper()} ", style=badge_style(severity, "bold"))
 
 
 def severity_counts(found: Iterable[Finding]) -> str:
@@ -65,7 +66,7 @@ def item_text(item: dict[str, object], origin_ns: int, short: ShortName = compac
             parts.append(plural(int(value), "kernel"))  # type: ignore[call-overload]
         elif key.endswith("_pct") and isinstance(value, (int, float)):
             label = "GPU busy" if key == "busy_pct" else "in use"
-            parts.append(f"{label} {value:.1f} %")
+            parts.append(f"{label} {fmt_percent(value)}")
         elif key.endswith("_ns") and isinstance(value, (int, float)):
             parts.append(f"{key.removesuffix('_ns').replace('_', ' ')} {fmt_ns(value)}")
         elif key == "top_kernel":

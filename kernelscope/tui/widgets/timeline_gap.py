@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.nsys import Gap, GapExplanation
 from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
-from kernelscope.render.format import ellipsis, fmt_ns
 from kernelscope.tui.widgets.bars import bar_cells
 
 CAUSE_STYLES = {

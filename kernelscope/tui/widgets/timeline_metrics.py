@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.nsys.gpu_metrics import DEFAULT_LANES, SPECS, MetricSeries
 from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.render.format import ellipsis, fmt_ns
 from kernelscope.tui.widgets.timeline_draw import IDLE, SPARK, Highlight
 
 LANE_STYLE = "yellow"

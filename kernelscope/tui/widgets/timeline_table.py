@@ -22,8 +22,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from kernelscope.core.table import next_sort_key
+from kernelscope.core.units import NOT_AVAILABLE
+from kernelscope.core.words import ellipsis
 from kernelscope.parsers.kernel_names import ShortNames, fit_names
-from kernelscope.render.format import NOT_AVAILABLE, ellipsis
 from kernelscope.render.table_fit import ColumnFit, fit_columns
 
 DEFAULT_CAP = 1000

@@ -1,0 +1,30 @@
+"""The one options object: how the inputs are opened and which of their items are chosen.
+
+Every entry point (the CLI, ``export``, ``summary``, the app, the MCP server) passes the same
+``OpenOptions`` down to the kind, which reads what it needs. An entry point with options of its
+own extends it (``export.writer.ExportOptions``: format, top, gate; the app's
+``SessionOptions``: the kernel list's columns) rather than repeating its fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class OpenOptions:
+    """How to open inputs (every kind gets the same; each reads what it needs)."""
+
+    cache_dir: Path | None = None
+    """Where converted Nsight Systems exports are cached."""
+    workers: int | None = None
+    """Worker processes for a kind that reduces many inputs (0: in this process)."""
+    scheduler: str | None = None
+    """A Dask scheduler address to run those reductions on instead."""
+    process: str | None = None
+    """Of a kernel report, only the kernels of this process (an id or a name)."""
+    pattern: str | None = None
+    """Only the kernels whose name this regex matches."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
