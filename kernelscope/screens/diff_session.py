@@ -1,7 +1,7 @@
 """The diff kind's session: opens both inputs and compares them in a worker (the loading
-screen says which step it is on), then shows the matched kernels or the two timelines; ``e``
-exports the diff as Markdown, ``y`` on a pair copies the after kernel's case record with its
-Change / Re-measure / Conclusion filled in."""
+screen says which step it is on), then shows the matched kernels or the two timelines. Its
+screens say what ``e`` and ``y`` do: ``e`` exports the diff as Markdown, ``y`` on a pair copies
+the after kernel's case record with its Change / Re-measure / Conclusion filled in."""
 
 from __future__ import annotations
 
@@ -13,20 +13,13 @@ from typing import Any, cast
 from textual.app import App
 from textual.command import Provider
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import Static
 
 from kernelscope.parsers.diff.inputs import DiffInputs, open_pair
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.screens.diff_views import KernelDiffScreen, PairScreen, TimelineDiffScreen
-from kernelscope.screens.session import (
-    ExportJob,
-    HelpSections,
-    SessionHost,
-    SessionOptions,
-    report_stem,
-)
+from kernelscope.screens.session import HelpSections, SessionHost, SessionOptions, report_stem
 
 
 class DiffSession:
@@ -44,7 +37,6 @@ class DiffSession:
         self.paths = tuple(Path(p) for p in paths)
         self.options = options
         self.inputs: DiffInputs | None = None
-        self.diff: KernelDiff | TimelineDiff | None = None
 
     def start(self) -> None:
         self.app.run_worker(self._open, thread=True, exclusive=True, exit_on_error=False,
@@ -64,35 +56,12 @@ class DiffSession:
         self.app.call_from_thread(self._compared, diff)
 
     def _compared(self, diff: KernelDiff | TimelineDiff) -> None:
-        self.diff = diff
-        screen = KernelDiffScreen(diff) if isinstance(diff, KernelDiff) else \
-            TimelineDiffScreen(diff)
+        stems = [report_stem(p) for p in self.paths]
+        name = f"{stems[0]}-vs-{stems[1]}.diff.md"
+        screen = KernelDiffScreen(diff, name) if isinstance(diff, KernelDiff) else \
+            TimelineDiffScreen(diff, name)
         self.host.show_main_screen(screen)
         self.app.refresh_bindings()
-
-    def can_export(self, screen: Screen[Any]) -> bool:
-        return self.diff is not None
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
-        stems = [report_stem(p) for p in self.paths]
-        return ExportJob("diff", directory / f"{stems[0]}-vs-{stems[1]}.diff.md")
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        from kernelscope.export.diff_export import render_diff_text
-
-        assert self.diff is not None, "the diff is still being made"
-        return render_diff_text(self.diff, "md")
-
-    def can_copy(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, PairScreen)
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """The after kernel's case record, its outcome filled in from the pair."""
-        from kernelscope.export.diff_markdown import pair_record
-
-        pair_screen = cast(PairScreen, screen)
-        text = pair_record(pair_screen.diff, pair_screen.pair)
-        return text, f"Copied the record of after kernel {pair_screen.pair.after.id}."
 
     def close(self) -> None:
         if self.inputs is not None:

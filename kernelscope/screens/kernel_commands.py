@@ -15,7 +15,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.screens.kernel_state import KernelState, kernel_state
+from kernelscope.screens.kernel_state import KernelReportScreen, KernelState
 from kernelscope.screens.palette import Command, matching_hits
 
 MAX_KERNEL_HITS = 200
@@ -26,8 +26,11 @@ class KernelscopeCommands(Provider):
     """Kernel jumps, pane switches, sorting, filtering and help."""
 
     @property
-    def state(self) -> KernelState:
-        return kernel_state(self.screen)
+    def state(self) -> KernelState | None:
+        """The kernel report of the screen the palette was opened on (None: another screen,
+        such as the help)."""
+        screen = self.screen
+        return screen.state if isinstance(screen, KernelReportScreen) else None
 
     def _commands(self) -> Iterator[Command]:
         screen = self.screen
@@ -59,11 +62,12 @@ class KernelscopeCommands(Provider):
         screen.resort()
 
     def _kernel_commands(self) -> Iterator[Command]:
-        for summary in self.state.summaries:
-            name = self.state.short_name(summary)
+        state = self.state
+        for summary in state.summaries if state is not None else ():
+            name = state.short_name(summary)
             yield Command(
                 f"Kernel {summary.id}: {name}",
-                partial(self.state.open_kernel, summary.id),
+                partial(state.open_kernel, summary.id),
                 "Open this kernel's detail.",
             )
 
@@ -71,9 +75,9 @@ class KernelscopeCommands(Provider):
         for command in self._commands():
             yield DiscoveryHit(command.text, command.run, help=command.help)
 
-    def _kernel_text(self, kernel_id: int) -> str:
-        summary = self.state.summary(kernel_id)
-        name = self.state.short_name(summary) if summary else ""
+    def _kernel_text(self, state: KernelState, kernel_id: int) -> str:
+        summary = state.summary(kernel_id)
+        name = state.short_name(summary) if summary else ""
         return f"Kernel {kernel_id}: {name}"
 
     async def search(self, query: str) -> Hits:
@@ -81,16 +85,17 @@ class KernelscopeCommands(Provider):
         for hit in matching_hits(matcher, self._commands()):
             yield hit
         digits = query.strip().removeprefix("#")
-        if digits.isdigit():
+        state = self.state
+        if digits.isdigit() and state is not None:
             # An ID: the kernel with it first, then IDs that start with the digits.
             wanted = int(digits)
-            ids = [wanted] if self.state.summary(wanted) is not None else []
-            ids += [s.id for s in self.state.summaries
+            ids = [wanted] if state.summary(wanted) is not None else []
+            ids += [s.id for s in state.summaries
                     if s.id != wanted and str(s.id).startswith(digits)][:MAX_ID_HITS]
             for rank, kernel_id in enumerate(ids):
-                text = self._kernel_text(kernel_id)
+                text = self._kernel_text(state, kernel_id)
                 yield Hit(1.0 if rank == 0 and kernel_id == wanted else 0.8 - rank / 1000,
-                          text, partial(self.state.open_kernel, kernel_id), text=text,
+                          text, partial(state.open_kernel, kernel_id), text=text,
                           help="Open this kernel's detail.")
             return
         for hit in matching_hits(

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
-from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
+from kernelscope.screens.kernel_state import KernelReportScreen, KernelState, demangled_of
 from kernelscope.screens.messages import DetailLoaded, MetricsLoaded, SourceLoaded
 from kernelscope.screens.panes import (
     PANE_TYPES,
@@ -25,7 +25,7 @@ from kernelscope.screens.panes import (
     SourceNeeded,
     SourcePane,
 )
-from kernelscope.screens.session import worker_failed
+from kernelscope.screens.session import ExportJob, worker_failed
 
 PANE_IDS = tuple(spec.id for spec in PANES)
 
@@ -48,8 +48,9 @@ def _pane_bindings() -> list[Binding]:
     ]
 
 
-class KernelDetailScreen(Screen[int]):
-    """Kernel ``kernel_id``'s panes; dismissed with the kernel shown last."""
+class KernelDetailScreen(KernelReportScreen[int]):
+    """Kernel ``kernel_id``'s panes; dismissed with the kernel shown last. ``e`` exports the
+    kernel's record, ``y`` copies it."""
 
     HELP_TITLE = "Kernel detail"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -71,20 +72,16 @@ class KernelDetailScreen(Screen[int]):
     ]
 
     def __init__(
-        self, kernel_id: int, *, order: KernelOrder | None = None, pane: str | None = None
+        self, state: KernelState, kernel_id: int, *, order: KernelOrder | None = None,
+        pane: str | None = None,
     ) -> None:
-        super().__init__(id="kernel-detail")
+        super().__init__(state, id="kernel-detail")
         self.kernel_id = kernel_id
         self.order = order
         self.initial_pane = pane if pane in PANE_IDS else PANE_IDS[0]
         self.detail: KernelDetail | None = None
         self.fetching = False
         self._shown: dict[str, int] = {}
-
-    @property
-    def state(self) -> KernelState:
-        """The open kernel report (its summaries so far)."""
-        return kernel_state(self)
 
     @property
     def report(self) -> NcuReport:
@@ -101,8 +98,12 @@ class KernelDetailScreen(Screen[int]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.state.baseline_listeners.append(self._baseline_changed)
         self.show_kernel(self.kernel_id)
         self.active_pane().focus()
+
+    def on_unmount(self) -> None:
+        self.state.baseline_listeners.remove(self._baseline_changed)
 
     # -- which kernel ----------------------------------------------------------------------
     def show_kernel(self, kernel_id: int) -> None:
@@ -215,7 +216,7 @@ class KernelDetailScreen(Screen[int]):
         pane_id = self.active_pane_id
         if self._shown.get(pane_id) != self.detail.id:
             pane = self.active_pane()
-            pane.show(self.detail)
+            pane.show(self.detail, self.state)
             # Each kernel starts at the top of the pane, where its verdict is.
             pane.scroll_home(animate=False, immediate=True)
             self._shown[pane_id] = self.detail.id
@@ -255,13 +256,26 @@ class KernelDetailScreen(Screen[int]):
         self._step_kernel(-1)
 
     def action_baseline(self) -> None:
-        self.state.mark_baseline(self.kernel_id, self.detail)
+        if not self.state.mark_baseline(self.kernel_id, self.detail):
+            self.app.bell()
+            self.notify("This kernel is still being read.", timeout=2)
 
-    def refresh_panes(self) -> None:
-        """Show the panes again (the baseline changed)."""
+    def _baseline_changed(self, baseline: KernelDetail | None) -> None:
+        """Show the panes again against the new baseline."""
         self._shown.clear()
         self._update_header()
         self._render_active()
+
+    # -- export (e) and copy (y) -----------------------------------------------------------
+    def export_job(self, directory: Path) -> ExportJob:
+        return self.state.kernel_job(self.kernel_id, directory)
+
+    def can_copy(self) -> bool:
+        return self.state.report is not None
+
+    def copy_text(self) -> tuple[str, str]:
+        text = self.state.record(self.kernel_id)
+        return text, f"kernel {self.kernel_id}'s record ({len(text):,} characters)"
 
     def action_back(self) -> None:
         self.dismiss(self.kernel_id)

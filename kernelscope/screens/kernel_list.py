@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 from textual.worker import Worker
@@ -46,7 +45,7 @@ from kernelscope.screens.family_table import MARKER as NAME_MARKER
 from kernelscope.screens.family_table import WHOLE as WHOLE_NAMES
 from kernelscope.screens.family_table import Row as FamilyRow
 from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
+from kernelscope.screens.kernel_state import KernelReportScreen, KernelState, demangled_of
 from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.screens.session import worker_failed
 
@@ -97,7 +96,7 @@ def compile_filter(text: str) -> re.Pattern[str] | None:
     return re.compile(text, flags)
 
 
-class KernelListScreen(Screen[None]):
+class KernelListScreen(KernelReportScreen[None]):
     """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
 
     HELP_TITLE = "Kernel list"
@@ -137,8 +136,8 @@ class KernelListScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, columns: Sequence[ColumnProvider]) -> None:
-        super().__init__(id="kernel-list")
+    def __init__(self, state: KernelState, columns: Sequence[ColumnProvider]) -> None:
+        super().__init__(state, id="kernel-list")
         self.columns = tuple(columns)
         self.sort_key = "id"
         self.sort_reverse = False
@@ -164,11 +163,6 @@ class KernelListScreen(Screen[None]):
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
         self._families: tuple[int, ReportFamilies] | None = None
-
-    @property
-    def state(self) -> KernelState:
-        """The open kernel report (its summaries so far)."""
-        return kernel_state(self)
 
     @property
     def table(self) -> KernelTable:
@@ -745,11 +739,13 @@ class KernelListScreen(Screen[None]):
         if kernel_id in self._index:
             self.table.move_cursor(row=self._index[kernel_id], animate=False)
         self.app.push_screen(
-            KernelDetailScreen(kernel_id, order=self, pane=pane), callback=self._detail_closed
+            KernelDetailScreen(self.state, kernel_id, order=self, pane=pane),
+            callback=self._detail_closed,
         )
 
     def action_roofline(self) -> None:
-        self.app.push_screen(RooflineScreen(self.highlighted_id()), callback=self._detail_closed)
+        self.app.push_screen(RooflineScreen(self.state, self.highlighted_id()),
+                             callback=self._detail_closed)
 
     def _detail_closed(self, kernel_id: int | None) -> None:
         if kernel_id is not None and kernel_id in self._index:

@@ -1,5 +1,5 @@
-"""The kernel report kind's session: opens an Nsight Compute report in a worker, feeds the
-kernel list batch by batch, and says what ``e`` exports and ``y`` copies."""
+"""The kernel report kind's session: opens an Nsight Compute report in a worker and feeds the
+kernel list batch by batch; it is the state its screens are made with (``KernelState``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any, cast
 
 from textual.app import App
 from textual.command import Provider
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
@@ -29,13 +28,7 @@ from kernelscope.screens.kernel_state import KernelState
 from kernelscope.screens.panes.raw import FilterInput, RawPane
 from kernelscope.screens.panes.source import SourcePane
 from kernelscope.screens.roofline import RooflineScreen
-from kernelscope.screens.session import (
-    ExportJob,
-    HelpSections,
-    SessionHost,
-    SessionOptions,
-    report_stem,
-)
+from kernelscope.screens.session import HelpSections, SessionHost, SessionOptions
 from kernelscope.tui.widgets.source_listing import SourceListing
 
 UI_BATCH_SECONDS = 0.4
@@ -66,6 +59,7 @@ class KernelSession(KernelState):
         self._arrived_lock = threading.Lock()
         self._arrival_timer: Timer | None = None
         self._shown = 0
+        self.baseline_listeners.append(self._baseline_shown)
 
     # -- opening ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -100,7 +94,7 @@ class KernelSession(KernelState):
         self.report = report
         if len(report.processes) > 1:
             self.columns = with_process_column(self.columns)
-        self.kernel_list = KernelListScreen(self.columns)
+        self.kernel_list = KernelListScreen(self, self.columns)
         self.kernel_list.total = report.kernel_count
         self.host.show_main_screen(self.kernel_list)
         for note in report.notes:
@@ -154,72 +148,29 @@ class KernelSession(KernelState):
             self.kernel_list.open_kernel(kernel_id, pane)
 
     # -- baseline (b) ----------------------------------------------------------------------
-    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> None:
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> bool:
         """Make ``kernel_id`` the baseline (``b`` on the baseline clears it); its detail is
         read in a worker when it is not at hand."""
-        if self.baseline is not None and self.baseline.id == kernel_id:
-            self._baseline_set(None)
-            return
-        if detail is None and self.report is not None:
-            detail = self.report.cached_detail(kernel_id)
-        if detail is not None and detail.id == kernel_id:
-            self._baseline_set(detail)
-            return
+        if super().mark_baseline(kernel_id, detail):
+            return True
         report = self.report
         if report is None:
-            return
+            return False
 
         def read() -> None:
             detail = report.detail(kernel_id)
-            self.app.call_from_thread(self._baseline_set, detail)
+            self.app.call_from_thread(self.set_baseline, detail)
 
         self.app.run_worker(read, thread=True, exclusive=True, exit_on_error=False,
                             group="baseline")
+        return True
 
-    def _baseline_set(self, detail: KernelDetail | None) -> None:
-        self.baseline = detail
+    def _baseline_shown(self, detail: KernelDetail | None) -> None:
         if self.kernel_list is not None:
             column = None if detail is None else baseline_column(detail.id, detail.duration_ns)
             self.kernel_list.show_baseline(column)
-        screen = self.app.screen
-        if isinstance(screen, KernelDetailScreen):
-            screen.refresh_panes()
         if detail is None:
             self.app.notify("Baseline cleared.", timeout=3)
         else:
             self.app.notify(f"Kernel {detail.id} is the baseline: the panes show the changes "
                             "against it, the list its Δ base column.", timeout=4)
-
-    # -- export (e) and copy (y) -----------------------------------------------------------
-    def can_export(self, screen: Screen[Any]) -> bool:
-        return self.loaded_all
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
-        """The kernel shown in the detail, else the whole report."""
-        stem = report_stem(self.report_path)
-        if isinstance(screen, KernelDetailScreen):
-            kernel_id = screen.kernel_id
-            return ExportJob("kernel", directory / f"{stem}.kernel-{kernel_id}.md", kernel_id)
-        return ExportJob("report", directory / f"{stem}.kernelscope.md")
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        from kernelscope.export.writer import ExportOptions, render
-
-        if job.scope == "kernel" and job.item is not None:
-            return self._record(job.item)
-        return render(self.report_path, ExportOptions(fmt="md"))
-
-    def can_copy(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, KernelDetailScreen) and self.report is not None
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """The shown kernel's case record."""
-        kernel_id = cast(KernelDetailScreen, screen).kernel_id
-        text = self._record(kernel_id)
-        return text, f"kernel {kernel_id}'s record ({len(text):,} characters)"
-
-    def _record(self, kernel_id: int) -> str:
-        from kernelscope.export.ncu_markdown import single_kernel_markdown
-
-        assert self.report is not None, "records need the opened report"
-        return single_kernel_markdown(self.report, list(self.summaries), kernel_id)

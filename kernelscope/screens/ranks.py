@@ -19,7 +19,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -29,7 +28,7 @@ from kernelscope.render.ranks import duration, gap_summary, pct
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
 from kernelscope.screens.ranks_heatmap import Heatmap
-from kernelscope.screens.session import HelpSections, worker_failed
+from kernelscope.screens.session import ExportJob, HelpSections, ReportScreen, worker_failed
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
@@ -193,8 +192,8 @@ class RankTimelineScreen(TimelineScreen):
         self.dismiss()
 
 
-class RanksScreen(Screen[None]):
-    """The ranks of one run, compared."""
+class RanksScreen(ReportScreen[None]):
+    """The ranks of one run, compared; ``e`` writes the run to ``export_name``."""
 
     HELP_TITLE = "Ranks screen"
     BINDINGS = [
@@ -222,8 +221,10 @@ class RanksScreen(Screen[None]):
     """
 
     def __init__(self, paths: Sequence[Path], *, cache_dir: Path | None = None,
-                 workers: int | None = None, scheduler: str | None = None) -> None:
+                 workers: int | None = None, scheduler: str | None = None,
+                 export_name: str = "run.ranks.md") -> None:
         super().__init__(id="ranks-screen")
+        self.export_name = export_name
         self.paths = [Path(p) for p in paths]
         self.cache_dir = cache_dir
         self.processes = workers  # ("workers" is Textual's own attribute)
@@ -417,6 +418,20 @@ class RanksScreen(Screen[None]):
     @on(FrameTable.Chosen, "#rk-ranks-table")
     def _rank_chosen(self, event: FrameTable.Chosen) -> None:
         self.open_rank(int(event.row["rank"]))
+
+    # -- export (e) ------------------------------------------------------------------------
+    def can_export(self) -> bool:
+        return self.doc is not None
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("ranks", directory / self.export_name)
+
+    def render_export(self, job: ExportJob) -> str:
+        from kernelscope.export.ranks import render_document
+
+        if self.doc is None:
+            raise RuntimeError("the ranks are still being read")
+        return render_document(self.doc, "md")
 
     # -- help ----------------------------------------------------------------------------
     @classmethod

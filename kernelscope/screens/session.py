@@ -1,10 +1,15 @@
-"""What the app shell holds for the open report: a session of the report's kind.
+"""What the app shell holds for the open report: a session of the report's kind, and the
+screens it shows.
 
 The app (``kernelscope.tui.app``) knows no kind of report. Once it knows the kind of its
 inputs, it makes the kind's session (``KindSpec.session``) with itself as the host, calls
-``start()`` and, from then on, asks the session what the help lists, which palette commands
-there are, what ``e`` exports and what ``y`` copies. A session keeps the state its screens share
-(the open report, what has loaded) and shows its first screen with ``host.show_main_screen``.
+``start()`` and asks the session what the help lists and which palette commands there are. A
+session keeps the state its screens share (the open report, what has loaded) and hands it to
+each screen when it makes it; it shows its first screen with ``host.show_main_screen``.
+
+What ``e`` exports and ``y`` copies is the business of the screen shown: a
+:class:`ReportScreen` says it itself, from the state it was made with, so a screen reused
+inside another kind (a kernel or a timeline inside a join) exports what it exports alone.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
+from textual.screen import Screen
 
 if TYPE_CHECKING:
     from textual.command import Provider
     from textual.dom import DOMNode
-    from textual.screen import Screen
     from textual.worker import Worker
 
 HelpSections = tuple[tuple[str, tuple["type[DOMNode]", ...]], ...]
@@ -80,25 +86,36 @@ class ReportSession(Protocol):
     def start(self) -> None:
         """Begin opening (in workers) and show the first screen; called on the UI thread."""
 
-    def can_export(self, screen: Screen[Any]) -> bool: ...
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob: ...
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        """The Markdown of ``job`` (called in a thread worker)."""
-
-    def can_copy(self, screen: Screen[Any]) -> bool: ...
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """(text for the clipboard, what it is: ``kernel 4's record (12,345 characters)``);
-        called in a thread worker."""
-
     def close(self) -> None: ...
 
 
-def session_of(node: DOMNode) -> Any:
-    """The session of the app ``node`` belongs to (the app holds it as ``session``)."""
-    return getattr(node.app, "session", None)
+ResultT = TypeVar("ResultT")
+
+
+class ReportScreen(Screen[ResultT]):
+    """A screen of an open report that says what ``e`` exports and ``y`` copies while it is
+    shown (by default: nothing). It gets what it shows when it is made."""
+
+    def can_export(self) -> bool:
+        """Whether ``e`` has something to write now (cheap: asked to draw the footer)."""
+        return False
+
+    def export_job(self, directory: Path) -> ExportJob:
+        """The scope shown and the file in ``directory`` it goes to."""
+        raise RuntimeError("this screen has nothing to export")
+
+    def render_export(self, job: ExportJob) -> str:
+        """The Markdown of ``job`` (called in a thread worker)."""
+        raise RuntimeError("this screen has nothing to export")
+
+    def can_copy(self) -> bool:
+        """Whether ``y`` has something to copy now (cheap: asked to draw the footer)."""
+        return False
+
+    def copy_text(self) -> tuple[str, str]:
+        """(text for the clipboard, what it is: ``kernel 4's record (12,345 characters)``);
+        called in a thread worker."""
+        raise RuntimeError("this screen has nothing to copy")
 
 
 def worker_failed(node: DOMNode, event: Worker.StateChanged) -> None:

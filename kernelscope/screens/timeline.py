@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -28,7 +27,7 @@ from kernelscope.parsers.nsys.timeline_data import TimelineData, build
 from kernelscope.render.format import fmt_ns, plural
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, keys_markdown
-from kernelscope.screens.session import HelpSections
+from kernelscope.screens.session import ExportJob, HelpSections, ReportScreen, report_stem
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.screens.timeline_views.commands import TimelineCommands
 from kernelscope.screens.timeline_views.gaps import gap_of
@@ -79,8 +78,9 @@ def _view_bindings() -> list[Binding]:
     ]
 
 
-class TimelineScreen(Screen[None]):
-    """An Nsight Systems report: progress while it opens, then its views."""
+class TimelineScreen(ReportScreen[None]):
+    """An Nsight Systems report: progress while it opens, then its views; ``e`` exports its
+    analysis, wherever the screen is shown (alone, over a join, over the ranks)."""
 
     HELP_TITLE = "Timeline screen"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -387,12 +387,22 @@ class TimelineScreen(Screen[None]):
 
     # -- export and help -------------------------------------------------------------------
     def can_export(self) -> bool:
-        return callable(getattr(self.app, "action_export", None))
+        return self.data is not None
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("timeline", directory / f"{report_stem(self.path)}.timeline.md")
+
+    def render_export(self, job: ExportJob) -> str:
+        from kernelscope.export.timeline_export import render_timeline_report
+        from kernelscope.export.writer import ExportOptions
+
+        if self.data is None:
+            raise RuntimeError("the timeline is still opening")
+        return render_timeline_report(self.data, ExportOptions(fmt="md"))
 
     def action_export(self) -> None:
-        export = getattr(self.app, "action_export", None)
-        if callable(export):
-            export()
+        """``e`` (bound here too, for the timeline's own key table): the app's export."""
+        self.app.call_later(self.app.run_action, "export")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
@@ -400,7 +410,7 @@ class TimelineScreen(Screen[None]):
         if action == "back":
             return self.opening or self._can_go_back() or self.closable
         if action == "export":
-            return self.data is not None and self.can_export()
+            return self.can_export()
         if action in ("show_view", "step_view"):
             return self.data is not None
         return True
