@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App
-from textual.command import Provider
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
@@ -29,7 +28,6 @@ class DiffSession:
         ("Diff of two kernel reports", (KernelDiffScreen,)),
         ("Diff: one pair", (PairScreen,)),
     )
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.app = app

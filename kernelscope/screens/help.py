@@ -71,6 +71,18 @@ def bindings_of(sections: Iterable[tuple[str, Iterable[type[DOMNode]]]]) -> Sect
     return [(title, [b for cls in classes for b in cls.BINDINGS]) for title, classes in sections]
 
 
+def screen_help(app: App[object], text: str,
+                sections: Iterable[tuple[str, Iterable[type[DOMNode]]]],
+                palette_tooltip: str | None = None) -> str:
+    """A screen's own help: ``text`` with, where it says ``<!-- keys -->``, the key tables of
+    ``sections``, the app's own keys and (given ``palette_tooltip``) the command palette's."""
+    listed = [*bindings_of(sections), ("Everywhere", list(app.BINDINGS))]
+    if palette_tooltip is not None:
+        listed.append(("Command palette", [Binding(
+            app.COMMAND_PALETTE_BINDING, "command_palette", "Commands", tooltip=palette_tooltip)]))
+    return text.replace(KEYS_MARKER, keys_markdown(app, listed))
+
+
 def help_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> str:
     """``help.md`` with the key tables put where it says ``<!-- keys -->`` (or at its end)."""
     text = help_text()

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App
-from textual.command import Provider
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -58,7 +57,6 @@ class JoinSession:
         ("What to fix first (join)", (JoinScreen,)),
         ("Kernel detail", (KernelDetailScreen,)),
     )
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.app = app

@@ -26,6 +26,7 @@ from kernelscope.screens.panes import (
     SourcePane,
 )
 from kernelscope.screens.session import ExportJob, worker_failed
+from kernelscope.screens.tabbed import TabbedScreen
 
 PANE_IDS = tuple(spec.id for spec in PANES)
 
@@ -48,11 +49,13 @@ def _pane_bindings() -> list[Binding]:
     ]
 
 
-class KernelDetailScreen(KernelReportScreen[int]):
+class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
     """Kernel ``kernel_id``'s panes; dismissed with the kernel shown last. ``e`` exports the
     kernel's record, ``y`` copies it."""
 
     HELP_TITLE = "Kernel detail"
+    TABS = "panes"
+    TAB_IDS = PANE_IDS
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         *_pane_bindings(),
@@ -205,7 +208,7 @@ class KernelDetailScreen(KernelReportScreen[int]):
     # -- which pane ------------------------------------------------------------------------
     @property
     def active_pane_id(self) -> str:
-        return self.query_one(TabbedContent).active or PANE_IDS[0]
+        return self.active_tab
 
     def active_pane(self) -> Pane:
         return self.query_one(f"#{self.active_pane_id}-pane", Pane)
@@ -227,17 +230,13 @@ class KernelDetailScreen(KernelReportScreen[int]):
         self.active_pane().focus()
 
     def action_show_pane(self, pane_id: str) -> None:
-        self.query_one(TabbedContent).active = pane_id
-
-    def _step_pane(self, step: int) -> None:
-        position = PANE_IDS.index(self.active_pane_id)
-        self.action_show_pane(PANE_IDS[(position + step) % len(PANE_IDS)])
+        self.show_tab(pane_id)
 
     def action_next_pane(self) -> None:
-        self._step_pane(1)
+        self.show_tab(self.neighbour_tab(1))
 
     def action_prev_pane(self) -> None:
-        self._step_pane(-1)
+        self.show_tab(self.neighbour_tab(-1))
 
     # -- kernel navigation -----------------------------------------------------------------
     def _step_kernel(self, step: int) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App
-from textual.command import Provider
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
@@ -21,7 +20,6 @@ from kernelscope.screens.columns import (
     with_process_column,
 )
 from kernelscope.screens.family_table import FamilyTable
-from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
 from kernelscope.screens.kernel_state import KernelState
@@ -47,7 +45,6 @@ class KernelSession(KernelState):
         ("Source page (6)", (SourcePane, SourceListing)),
         ("Raw page (8)", (RawPane, FilterInput)),
     )
-    commands: frozenset[type[Provider]] = frozenset({KernelscopeCommands})
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         super().__init__(paths[0], options.extra_columns)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernelscope.parsers.families import shape_tag, with_shape
 from kernelscope.parsers.kernel_analysis import time_shares
@@ -19,7 +20,18 @@ from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
 from kernelscope.screens.columns import ColumnProvider, list_columns
 from kernelscope.screens.session import ExportJob, ReportScreen, ResultT, report_stem
 
+if TYPE_CHECKING:
+    from textual.command import Provider
+
 BaselineListener = Callable[[KernelDetail | None], None]
+
+
+def kernel_commands() -> type[Provider]:
+    """The kernel screens' palette commands (imported when the palette opens: they know the
+    screens)."""
+    from kernelscope.screens.kernel_commands import KernelscopeCommands
+
+    return KernelscopeCommands
 
 
 class KernelState(ABC):
@@ -150,7 +162,9 @@ class KernelState(ABC):
 
 class KernelReportScreen(ReportScreen[ResultT]):
     """A screen of a kernel report, made with its state; ``e`` exports the whole report once
-    every kernel is loaded."""
+    every kernel is loaded; the palette jumps to kernels (``kernel_commands``)."""
+
+    COMMANDS = {kernel_commands}
 
     def __init__(self, state: KernelState, *, id: str) -> None:
         super().__init__(id=id)

@@ -10,7 +10,6 @@ from typing import Any
 from textual import work
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Markdown
-from textual.worker import get_current_worker
 
 from kernelscope.parsers.nsys import OpenCancelled
 from kernelscope.screens.session import ExportJob, ReportScreen, SessionOptions, report_stem
@@ -46,15 +45,8 @@ class KinetoTimelineScreen(TimelineScreen):
     def _open(self) -> None:
         from kernelscope.parsers.kineto.timeline import build_kineto
 
-        worker = get_current_worker()
-
-        def cancelled() -> bool:
-            return self._cancel.is_set() or worker.is_cancelled
-
-        def step(text: str) -> None:
-            self._progress(text, None)
-
-        data = build_kineto(self.path, step=step, cancelled=cancelled)
+        cancelled = self.cancel_check()
+        data = build_kineto(self.path, step=self.step, cancelled=cancelled)
         if cancelled():
             raise OpenCancelled(f"Opening {self.path.name} was cancelled.")
         self.post_message(TimelineLoaded(data))

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App
-from textual.command import Provider
 
 from kernelscope.screens.ranks import RanksScreen
 from kernelscope.screens.session import HelpSections, SessionHost, SessionOptions, report_stem
@@ -18,7 +17,6 @@ class RanksSession:
     """Per-rank traces of one run in the TUI."""
 
     help_sections: HelpSections = ()
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.host = cast(SessionHost, app)

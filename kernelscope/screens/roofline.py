@@ -75,7 +75,7 @@ class RooflineScreen(KernelReportScreen[int | None]):
     """All kernels on a roofline; dismissed with the kernel selected last."""
 
     HELP_TITLE = "Roofline"
-    COMMANDS = {RooflineCommands}
+    COMMANDS = {RooflineCommands, *KernelReportScreen.COMMANDS}
     BINDINGS = [
         Binding(
             "f",

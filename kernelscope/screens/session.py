@@ -3,8 +3,8 @@ screens it shows.
 
 The app (``kernelscope.tui.app``) knows no kind of report. Once it knows the kind of its
 inputs, it makes the kind's session (``KindSpec.session``) with itself as the host, calls
-``start()`` and asks the session what the help lists and which palette commands there are. A
-session keeps the state its screens share (the open report, what has loaded) and hands it to
+``start()`` and asks the session what the help lists (the key tables of the kind). A session
+keeps the state its screens share (the open report, what has loaded) and hands it to
 each screen when it makes it; it shows its first screen with ``host.show_main_screen``.
 
 What ``e`` exports and ``y`` copies is the business of the screen shown: a
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from textual.command import Provider
     from textual.dom import DOMNode
     from textual.worker import Worker
 
@@ -80,8 +79,6 @@ class ReportSession(Protocol):
 
     help_sections: HelpSections
     """Whose keys the help lists after the app's (title, classes)."""
-    commands: frozenset[type[Provider]]
-    """Command-palette providers offered while the report is open (besides the screens')."""
 
     def start(self) -> None:
         """Begin opening (in workers) and show the first screen; called on the UI thread."""
@@ -93,8 +90,9 @@ ResultT = TypeVar("ResultT")
 
 
 class ReportScreen(Screen[ResultT]):
-    """A screen of an open report that says what ``e`` exports and ``y`` copies while it is
-    shown (by default: nothing). It gets what it shows when it is made."""
+    """A screen of an open report that says what ``e`` exports, ``y`` copies and ``?`` shows
+    while it is shown (by default: nothing, nothing, the app's help). It gets what it shows when
+    it is made; its palette commands are its ``COMMANDS``."""
 
     def can_export(self) -> bool:
         """Whether ``e`` has something to write now (cheap: asked to draw the footer)."""
@@ -111,6 +109,11 @@ class ReportScreen(Screen[ResultT]):
     def can_copy(self) -> bool:
         """Whether ``y`` has something to copy now (cheap: asked to draw the footer)."""
         return False
+
+    def help_page(self) -> str | None:
+        """What ``?`` shows over this screen (Markdown); None: the app's help, with the keys
+        of the open report's kind."""
+        return None
 
     def copy_text(self) -> tuple[str, str]:
         """(text for the clipboard, what it is: ``kernel 4's record (12,345 characters)``);

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App
-from textual.command import Provider
 
 from kernelscope.screens.session import HelpSections, SessionHost, SessionOptions
 from kernelscope.screens.timeline import TimelineScreen
@@ -18,7 +17,6 @@ class TimelineSession:
     """An Nsight Systems report (or its SQLite export) in the TUI."""
 
     help_sections: HelpSections = ()
-    commands: frozenset[type[Provider]] = frozenset()  # the screen has its own
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.host = cast(SessionHost, app)

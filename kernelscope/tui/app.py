@@ -113,7 +113,6 @@ class KernelscopeApp(App[None]):
         """Hand the inputs to ``kind``'s session, which opens them and shows its screens."""
         session: ReportSession = kind.part("session")(self, self.inputs, self.options)
         self.session = session
-        self.COMMANDS = type(self).COMMANDS | session.commands
         session.start()
 
     # -- screens and errors ----------------------------------------------------------------
@@ -155,8 +154,14 @@ class KernelscopeApp(App[None]):
 
     # -- actions ---------------------------------------------------------------------------
     def action_help(self) -> None:
-        if isinstance(self.screen, HelpScreen):
+        """The help the current screen declares, else the app's with the kind's keys."""
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
             return
+        page = screen.help_page() if isinstance(screen, ReportScreen) else None
+        self.push_screen(HelpScreen(page if page is not None else self._app_help()))
+
+    def _app_help(self) -> str:
         sections = everywhere(self)
         listed = self.session.help_sections if self.session is not None else ()
         known = {cls for _, classes in listed for cls in classes}
@@ -164,7 +169,7 @@ class KernelscopeApp(App[None]):
         if current not in known:
             sections.append((getattr(current, "HELP_TITLE", current.__name__), current.BINDINGS))
         sections += bindings_of(listed)
-        self.push_screen(HelpScreen(help_markdown(self, sections)))
+        return help_markdown(self, sections)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from kernelscope.tui.exporting import copying_screen, exporting_screen

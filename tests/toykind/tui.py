@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App, ComposeResult
-from textual.command import Provider
 from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.kinds import OpenOptions
@@ -61,7 +60,6 @@ class ToyScreen(ReportScreen[None]):
 
 class ToySession:
     help_sections: HelpSections = (("Toy report", (ToyScreen,)),)
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.host = cast(SessionHost, app)
