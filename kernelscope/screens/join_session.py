@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from textual.app import App
-from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from kernelscope.parsers.join import JoinInputs, JoinReport, RankedItem, build_join, open_join
 from kernelscope.parsers.ncu import KernelDetail
@@ -19,8 +17,12 @@ from kernelscope.parsers.nsys import Gap
 from kernelscope.screens.join_screen import JoinScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_state import KernelState
-from kernelscope.screens.loading import LoadingScreen
-from kernelscope.screens.session import HelpSections, SessionHost, SessionOptions, report_stem
+from kernelscope.screens.session import (
+    HelpSections,
+    OpeningSession,
+    SessionOptions,
+    report_stem,
+)
 from kernelscope.screens.timeline import TimelineScreen
 
 
@@ -50,7 +52,7 @@ class JoinKernelState(KernelState):
                             "against it.", timeout=4)
 
 
-class JoinSession:
+class JoinSession(OpeningSession[JoinReport]):
     """A timeline and its kernel reports in the TUI."""
 
     help_sections: HelpSections = (
@@ -59,43 +61,23 @@ class JoinSession:
     )
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
-        self.app = app
-        self.host = cast(SessionHost, app)
-        self.paths = tuple(paths)
-        self.cache_dir = options.cache_dir
+        super().__init__(app, paths, options)
         self.inputs: JoinInputs | None = None
+        """The timeline and kernel reports (kept from the worker on: ``close`` closes them)."""
         self.join: JoinReport | None = None
         self._states: dict[int, KernelState] = {}
 
     # -- opening ---------------------------------------------------------------------------
-    def start(self) -> None:
-        self.app.run_worker(self._open, thread=True, exclusive=True, exit_on_error=False,
-                            group="open")
+    def open(self) -> JoinReport:
+        self.inputs = inputs = open_join(self.paths, cache_dir=self.options.cache_dir,
+                                         step=self.step)
+        self.step("Matching the kernels and ranking")
+        return build_join(inputs.timeline, inputs.reports)
 
-    def _open(self) -> None:
-        worker = get_current_worker()
-
-        def step(text: str) -> None:
-            self.app.call_from_thread(self._progress, text)
-
-        inputs = open_join(self.paths, cache_dir=self.cache_dir, step=step)
-        if worker.is_cancelled:
-            inputs.close()
-            return
-        step("Matching the kernels and ranking")
-        join = build_join(inputs.timeline, inputs.reports)
-        self.app.call_from_thread(self._opened, inputs, join)
-
-    def _progress(self, text: str) -> None:
-        screen = self.app.screen
-        if isinstance(screen, LoadingScreen):
-            screen.query_one("#loading-path", Static).update(f"{text}…")
-
-    def _opened(self, inputs: JoinInputs, join: JoinReport) -> None:
-        self.inputs = inputs
-        self.join = join
+    def opened(self, opened: JoinReport) -> None:
+        self.join = opened
         name = f"{report_stem(self.paths[0])}.join.md"
-        self.host.show_main_screen(JoinScreen(join, self, name))
+        self.host.show_main_screen(JoinScreen(opened, self, name))
 
     def kernels_of(self, report: int) -> KernelState:
         """The kernel screens' state of kernel report ``report`` (made on first use)."""

@@ -63,7 +63,9 @@ class KernelscopeCommands(Provider):
 
     def _kernel_commands(self) -> Iterator[Command]:
         state = self.state
-        for summary in state.summaries if state is not None else ():
+        if state is None:
+            return
+        for summary in state.summaries:
             name = state.short_name(summary)
             yield Command(
                 f"Kernel {summary.id}: {name}",

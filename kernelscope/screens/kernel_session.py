@@ -6,11 +6,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from textual.app import App
 from textual.timer import Timer
-from textual.worker import get_current_worker
 
 from kernelscope.parsers.diagnosis.cache import list_diagnosis, remember_diagnosis
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
@@ -26,7 +25,7 @@ from kernelscope.screens.kernel_state import KernelState
 from kernelscope.screens.panes.raw import FilterInput, RawPane
 from kernelscope.screens.panes.source import SourcePane
 from kernelscope.screens.roofline import RooflineScreen
-from kernelscope.screens.session import HelpSections, SessionHost, SessionOptions
+from kernelscope.screens.session import HelpSections, OpeningSession, SessionOptions
 from kernelscope.tui.widgets.source_listing import SourceListing
 
 UI_BATCH_SECONDS = 0.4
@@ -35,7 +34,7 @@ first at once): each update redraws the table, and the UI's work takes the cores
 processes that read the kernels."""
 
 
-class KernelSession(KernelState):
+class KernelSession(KernelState, OpeningSession[int]):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
     help_sections: HelpSections = (
@@ -47,9 +46,8 @@ class KernelSession(KernelState):
     )
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
-        super().__init__(paths[0], options.extra_columns)
-        self.app = app
-        self.host = cast(SessionHost, app)
+        KernelState.__init__(self, paths[0], options.extra_columns)
+        OpeningSession.__init__(self, app, paths, options)
         self.kernel_list: KernelListScreen | None = None
         self._arrived: list[KernelSummary] = []
         """Summaries read and not yet shown (the loading worker adds, the UI thread takes)."""
@@ -59,35 +57,32 @@ class KernelSession(KernelState):
         self.baseline_listeners.append(self._baseline_shown)
 
     # -- opening ---------------------------------------------------------------------------
-    def start(self) -> None:
-        self.app.run_worker(
-            self._open, thread=True, exclusive=True, exit_on_error=False, group="open"
-        )
-
-    def _open(self) -> None:
-        """Open the report and hand its summaries to the UI thread batch by batch."""
-        worker = get_current_worker()
+    def open(self) -> int:
+        """Open the report and hand its summaries to the UI thread batch by batch; returns
+        how many were read."""
         report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
         _ = report.device, report.notes  # read in this thread, not on the UI's
-        self.app.call_later(self._opened, report)
+        self.app.call_from_thread(self._show_list, report)
         loaded = 0
         # Each summary comes diagnosed from where it was read (the list's children), so the
         # UI thread does not diagnose a thousand kernels while it draws their rows.
         for pairs in report.iter_summaries(
-            batch_seconds=0.1, cancelled=lambda: worker.is_cancelled, analyse=list_diagnosis
+            batch_seconds=0.1, cancelled=self.cancelled, analyse=list_diagnosis
         ):
             for summary, diagnosis in pairs:
                 remember_diagnosis(summary, diagnosis)
             with self._arrived_lock:
                 self._arrived.extend(summary for summary, _ in pairs)
             if loaded == 0:
-                self.app.call_later(self._take_arrived)  # the first rows at once
+                self.app.call_from_thread(self._take_arrived)  # the first rows at once
             loaded += len(pairs)
-        self.app.call_later(self._take_arrived)
-        if not worker.is_cancelled:
-            self.app.call_later(self._loaded, loaded)
+        return loaded
 
-    def _opened(self, report: NcuReport) -> None:
+    def opened(self, opened: int) -> None:
+        self._take_arrived()
+        self._loaded(opened)
+
+    def _show_list(self, report: NcuReport) -> None:
         self.report = report
         if len(report.processes) > 1:
             self.columns = with_process_column(self.columns)

@@ -14,14 +14,17 @@ inside another kind (a kernel or a timeline inside a join) exports what it expor
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.dom import DOMNode
     from textual.worker import Worker
 
@@ -73,6 +76,9 @@ class SessionHost(Protocol):
 
     def worker_failed(self, event: Worker.StateChanged) -> None: ...
 
+    def show_step(self, text: str) -> None:
+        """Say which step opening is on (while the loading screen shows)."""
+
 
 class ReportSession(Protocol):
     """A kind's session of an open report, as the app uses it."""
@@ -84,6 +90,49 @@ class ReportSession(Protocol):
         """Begin opening (in workers) and show the first screen; called on the UI thread."""
 
     def close(self) -> None: ...
+
+
+OpenedT = TypeVar("OpenedT")
+
+
+class OpeningSession(ABC, Generic[OpenedT]):
+    """A session that opens its inputs in one thread worker of the app while the loading
+    screen shows: the steps it reports show there (:meth:`step`), closing the app cancels it
+    (:meth:`cancelled`), a failure goes to the host like any worker's (fatal while nothing is
+    shown), and what it opened reaches the UI thread once, in :meth:`opened`."""
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        self.app = app
+        self.host = cast(SessionHost, app)
+        self.paths = tuple(Path(p) for p in paths)
+        self.options = options
+        self._worker: Worker[None] | None = None
+
+    def start(self) -> None:
+        self._worker = self.app.run_worker(
+            self._open, thread=True, exclusive=True, exit_on_error=False, group="open")
+
+    def _open(self) -> None:
+        self._worker = get_current_worker()
+        opened = self.open()
+        if not self.cancelled():
+            self.app.call_from_thread(self.opened, opened)
+
+    def cancelled(self) -> bool:
+        """Whether the opening worker was cancelled (the app is closing)."""
+        return self._worker is not None and self._worker.is_cancelled
+
+    def step(self, text: str) -> None:
+        """Show ``text`` as the step opening is on (called in the worker)."""
+        self.app.call_from_thread(self.host.show_step, text)
+
+    @abstractmethod
+    def open(self) -> OpenedT:
+        """Open the inputs (in the worker)."""
+
+    @abstractmethod
+    def opened(self, opened: OpenedT) -> None:
+        """Show what :meth:`open` returned (on the UI thread)."""
 
 
 ResultT = TypeVar("ResultT")

@@ -124,6 +124,11 @@ class KernelscopeApp(App[None]):
         else:
             self.push_screen(screen)
 
+    def show_step(self, text: str) -> None:
+        """Say which step opening is on (while the loading screen shows)."""
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.show_step(text)
+
     def show_main_screen(self, screen: Screen[Any]) -> None:
         """Make ``screen`` the one screen above the app's base (closing help or the palette
         opened meanwhile), replacing the loading screen."""
