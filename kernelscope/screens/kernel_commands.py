@@ -1,22 +1,22 @@
-"""Command-palette commands (ctrl+p) whose offer depends on what is on screen.
+"""The kernel-report screens' base, and their command-palette commands (ctrl+p).
 
-Kernels are offered by ID and name once they are loaded; panes only on a kernel's detail;
-"clear filter" only when the list is filtered. A screen of another engineer (timeline,
-roofline) adds its own commands with its own ``Provider`` in its ``COMMANDS``.
+A :class:`KernelReportScreen` (the kernel list, the detail, the roofline) is made with the
+report's state; ``e`` on it exports the whole report once every kernel is loaded. Its palette
+offers the report's kernels by ID and name once they are loaded, and what the screen itself
+offers (``palette_commands``: the detail's panes, the list's sorts and filter).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from kernelscope.parsers.ncu.panes import PANES
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.screens.kernel_state import KernelReportScreen, KernelState
+from kernelscope.screens.kernel_state import KernelState
 from kernelscope.screens.palette import Command, matching_hits
+from kernelscope.screens.session import ExportJob, ReportScreen, ResultT
 
 MAX_KERNEL_HITS = 200
 MAX_ID_HITS = 20
@@ -34,32 +34,8 @@ class KernelscopeCommands(Provider):
 
     def _commands(self) -> Iterator[Command]:
         screen = self.screen
-        if isinstance(screen, KernelDetailScreen):
-            for spec in PANES:
-                yield Command(
-                    f"Pane {spec.key}: {spec.title}", partial(screen.action_show_pane, spec.id),
-                    f"Show the {spec.title} pane of this kernel.",
-                )
-            yield Command("Next kernel (n)", screen.action_next_kernel,
-                          "The next kernel in the list's order, same pane.")
-            yield Command("Previous kernel (p)", screen.action_prev_kernel,
-                          "The previous kernel in the list's order, same pane.")
-            yield Command("Back to the kernel list", screen.action_back)
-        if isinstance(screen, KernelListScreen):
-            for column in screen.columns:
-                yield Command(
-                    f"Sort kernels by {column.title}",
-                    partial(self._sort, screen, column.key),
-                    column.tooltip,
-                )
-            if screen.pattern is not None:
-                yield Command("Clear the kernel filter", screen.action_clear_filter)
-            yield Command("Filter kernels by name (regex)", screen.action_filter)
-
-    @staticmethod
-    def _sort(screen: KernelListScreen, key: str) -> None:
-        screen.set_sort(key)
-        screen.resort()
+        if isinstance(screen, ReportScreen):
+            yield from screen.palette_commands()
 
     def _kernel_commands(self) -> Iterator[Command]:
         state = self.state
@@ -104,3 +80,23 @@ class KernelscopeCommands(Provider):
             matcher, self._kernel_commands(), weight=0.9, limit=MAX_KERNEL_HITS
         ):
             yield hit
+
+
+class KernelReportScreen(ReportScreen[ResultT]):
+    """A screen of a kernel report, made with its state; ``e`` exports the whole report once
+    every kernel is loaded; the palette jumps to its kernels."""
+
+    COMMANDS = {KernelscopeCommands}
+
+    def __init__(self, state: KernelState, *, id: str) -> None:
+        super().__init__(id=id)
+        self.state = state
+
+    def can_export(self) -> bool:
+        return self.state.loaded_all
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return self.state.report_job(directory)
+
+    def render_export(self, job: ExportJob) -> str:
+        return self.state.render_job(job)

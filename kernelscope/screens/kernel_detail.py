@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -15,8 +17,10 @@ from textual.worker import Worker
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
 from kernelscope.render.format import NOT_AVAILABLE, fmt_duration
-from kernelscope.screens.kernel_state import KernelReportScreen, KernelState, demangled_of
+from kernelscope.screens.kernel_commands import KernelReportScreen
+from kernelscope.screens.kernel_state import KernelState, demangled_of
 from kernelscope.screens.messages import DetailLoaded, MetricsLoaded, SourceLoaded
+from kernelscope.screens.palette import Command
 from kernelscope.screens.panes import (
     PANE_TYPES,
     MetricsNeeded,
@@ -264,6 +268,16 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
         self._shown.clear()
         self._update_header()
         self._render_active()
+
+    def palette_commands(self) -> Iterator[Command]:
+        for spec in PANES:
+            yield Command(f"Pane {spec.key}: {spec.title}", partial(self.action_show_pane, spec.id),
+                          f"Show the {spec.title} pane of this kernel.")
+        yield Command("Next kernel (n)", self.action_next_kernel,
+                      "The next kernel in the list's order, same pane.")
+        yield Command("Previous kernel (p)", self.action_prev_kernel,
+                      "The previous kernel in the list's order, same pane.")
+        yield Command("Back to the kernel list", self.action_back)
 
     # -- export (e) and copy (y) -----------------------------------------------------------
     def export_job(self, directory: Path) -> ExportJob:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 
 from rich.text import Text
 from textual import on
@@ -44,8 +45,10 @@ from kernelscope.screens.family_table import (
 from kernelscope.screens.family_table import MARKER as NAME_MARKER
 from kernelscope.screens.family_table import WHOLE as WHOLE_NAMES
 from kernelscope.screens.family_table import Row as FamilyRow
+from kernelscope.screens.kernel_commands import KernelReportScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_state import KernelReportScreen, KernelState, demangled_of
+from kernelscope.screens.kernel_state import KernelState, demangled_of
+from kernelscope.screens.palette import Command
 from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.screens.session import worker_failed
 
@@ -769,6 +772,18 @@ class KernelListScreen(KernelReportScreen[None]):
         """(1-based row, rows) of the kernel in the list, None when it is filtered out."""
         position = self._index.get(kernel_id)
         return None if position is None else (position + 1, len(self.listed))
+
+    def palette_commands(self) -> Iterator[Command]:
+        for column in self.columns:
+            yield Command(f"Sort kernels by {column.title}",
+                          partial(self._sort_and_show, column.key), column.tooltip)
+        if self.pattern is not None:
+            yield Command("Clear the kernel filter", self.action_clear_filter)
+        yield Command("Filter kernels by name (regex)", self.action_filter)
+
+    def _sort_and_show(self, key: str) -> None:
+        self.set_sort(key)
+        self.resort()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker_failed(self, event)

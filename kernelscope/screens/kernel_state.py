@@ -1,9 +1,10 @@
 """What the kernel-report screens share: the open report and the kernels' summaries so far.
 
-The kernel list, the detail and the roofline are :class:`KernelReportScreen` s, made with the
-state they show; :class:`~kernelscope.screens.kernel_session.KernelSession` (the kernel report
-kind's session) is one and fills it from its opening worker, and a join makes one per kernel
-report it opens a kernel of. ``e`` on these screens exports the report (the detail: its kernel).
+The kernel list, the detail and the roofline are made with the state they show
+(``kernel_commands.KernelReportScreen``). The kernel report kind's session
+(``kernel_session.KernelSession``) is one and fills it from its opening worker; a join makes
+one per kernel report it opens a kernel of. Each says how a kernel of it is opened; both mark
+a baseline (``b``) the same way, and ``e`` exports the report (on the detail: its kernel).
 """
 
 from __future__ import annotations
@@ -11,27 +12,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from kernelscope.parsers.families import shape_tag, with_shape
 from kernelscope.parsers.kernel_analysis import time_shares
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
 from kernelscope.screens.columns import ColumnProvider, list_columns
-from kernelscope.screens.session import ExportJob, ReportScreen, ResultT, report_stem
-
-if TYPE_CHECKING:
-    from textual.command import Provider
+from kernelscope.screens.session import ExportJob, report_stem
 
 BaselineListener = Callable[[KernelDetail | None], None]
-
-
-def kernel_commands() -> type[Provider]:
-    """The kernel screens' palette commands (imported when the palette opens: they know the
-    screens)."""
-    from kernelscope.screens.kernel_commands import KernelscopeCommands
-
-    return KernelscopeCommands
 
 
 class KernelState(ABC):
@@ -158,26 +147,6 @@ class KernelState(ABC):
 
         assert self.report is not None, "records need the opened report"
         return single_kernel_markdown(self.report, list(self.summaries), kernel_id)
-
-
-class KernelReportScreen(ReportScreen[ResultT]):
-    """A screen of a kernel report, made with its state; ``e`` exports the whole report once
-    every kernel is loaded; the palette jumps to kernels (``kernel_commands``)."""
-
-    COMMANDS = {kernel_commands}
-
-    def __init__(self, state: KernelState, *, id: str) -> None:
-        super().__init__(id=id)
-        self.state = state
-
-    def can_export(self) -> bool:
-        return self.state.loaded_all
-
-    def export_job(self, directory: Path) -> ExportJob:
-        return self.state.report_job(directory)
-
-    def render_export(self, job: ExportJob) -> str:
-        return self.state.render_job(job)
 
 
 def _config(summary: KernelSummary) -> tuple[str, str]:

@@ -19,7 +19,8 @@ from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.roofline import PRECISION_KEYS, PRECISIONS
 from kernelscope.parsers.roofline.collect import NOT_COLLECTED
 from kernelscope.render.roofline import ChartKernel
-from kernelscope.screens.kernel_state import KernelReportScreen, KernelState
+from kernelscope.screens.kernel_commands import KernelReportScreen
+from kernelscope.screens.kernel_state import KernelState
 from kernelscope.tui.widgets.diagnosis_pane import best_precision, chart_kernels
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
 

@@ -15,13 +15,15 @@ inside another kind (a kernel or a timeline inside a join) exports what it expor
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from textual.screen import Screen
 from textual.worker import get_current_worker
+
+from kernelscope.screens.palette import Command
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -158,6 +160,11 @@ class ReportScreen(Screen[ResultT]):
     def can_copy(self) -> bool:
         """Whether ``y`` has something to copy now (cheap: asked to draw the footer)."""
         return False
+
+    def palette_commands(self) -> Iterable[Command]:
+        """What the command palette offers on this screen besides its providers' own (the
+        providers of its ``COMMANDS`` that ask, such as the kernel screens')."""
+        return ()
 
     def help_page(self) -> str | None:
         """What ``?`` shows over this screen (Markdown); None: the app's help, with the keys
