@@ -62,7 +62,7 @@ class KernelSession(KernelState, OpeningSession[int]):
         how many were read."""
         report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
         _ = report.device, report.notes  # read in this thread, not on the UI's
-        self.app.call_from_thread(self._show_list, report)
+        self.show_soon(self._show_list, report)
         loaded = 0
         # Each summary comes diagnosed from where it was read (the list's children), so the
         # UI thread does not diagnose a thousand kernels while it draws their rows.
@@ -74,7 +74,7 @@ class KernelSession(KernelState, OpeningSession[int]):
             with self._arrived_lock:
                 self._arrived.extend(summary for summary, _ in pairs)
             if loaded == 0:
-                self.app.call_from_thread(self._take_arrived)  # the first rows at once
+                self.show_soon(self._take_arrived)  # the first rows at once
             loaded += len(pairs)
         return loaded
 

@@ -15,7 +15,7 @@ inside another kind (a kernel or a timeline inside a join) exports what it expor
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
@@ -101,7 +101,8 @@ class OpeningSession(ABC, Generic[OpenedT]):
     """A session that opens its inputs in one thread worker of the app while the loading
     screen shows: the steps it reports show there (:meth:`step`), closing the app cancels it
     (:meth:`cancelled`), a failure goes to the host like any worker's (fatal while nothing is
-    shown), and what it opened reaches the UI thread once, in :meth:`opened`."""
+    shown), and what it opened reaches the UI thread once, in :meth:`opened` (after anything
+    handed on with :meth:`show_soon`, in order)."""
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.app = app
@@ -118,7 +119,7 @@ class OpeningSession(ABC, Generic[OpenedT]):
         self._worker = get_current_worker()
         opened = self.open()
         if not self.cancelled():
-            self.app.call_from_thread(self.opened, opened)
+            self.show_soon(self.opened, opened)  # after what the worker handed on before
 
     def cancelled(self) -> bool:
         """Whether the opening worker was cancelled (the app is closing)."""
@@ -127,6 +128,11 @@ class OpeningSession(ABC, Generic[OpenedT]):
     def step(self, text: str) -> None:
         """Show ``text`` as the step opening is on (called in the worker)."""
         self.app.call_from_thread(self.host.show_step, text)
+
+    def show_soon(self, callback: Callable[..., object], *args: object) -> None:
+        """Have the UI thread call ``callback(*args)`` without waiting for it (from the
+        worker: a first part of what it opens, while it goes on reading)."""
+        self.app.call_later(callback, *args)
 
     @abstractmethod
     def open(self) -> OpenedT:
@@ -161,6 +167,11 @@ class ReportScreen(Screen[ResultT]):
         """Whether ``y`` has something to copy now (cheap: asked to draw the footer)."""
         return False
 
+    def copy_text(self) -> tuple[str, str]:
+        """(text for the clipboard, what it is: ``kernel 4's record (12,345 characters)``);
+        called in a thread worker."""
+        raise RuntimeError("this screen has nothing to copy")
+
     def palette_commands(self) -> Iterable[Command]:
         """What the command palette offers on this screen besides its providers' own (the
         providers of its ``COMMANDS`` that ask, such as the kernel screens')."""
@@ -170,11 +181,6 @@ class ReportScreen(Screen[ResultT]):
         """What ``?`` shows over this screen (Markdown); None: the app's help, with the keys
         of the open report's kind."""
         return None
-
-    def copy_text(self) -> tuple[str, str]:
-        """(text for the clipboard, what it is: ``kernel 4's record (12,345 characters)``);
-        called in a thread worker."""
-        raise RuntimeError("this screen has nothing to copy")
 
 
 def worker_failed(node: DOMNode, event: Worker.StateChanged) -> None:

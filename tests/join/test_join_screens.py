@@ -1,6 +1,7 @@
 """Screens the join reuses behave as they do on their own: the kernel detail of a ranked
-kernel marks a baseline with ``b`` and diagnoses it against its whole report; ``e`` on the
-timeline opened from a row exports the timeline, not the join's ranking."""
+kernel marks a baseline with ``b``, diagnoses it against its whole report and exports its
+record with ``e``; ``e`` on the timeline opened from a row exports the timeline, not the
+join's ranking."""
 
 from __future__ import annotations
 
@@ -52,7 +53,10 @@ async def kernel_from_join(pilot: Pilot[None], app: KernelscopeApp) -> KernelDet
 
 
 @pytest.mark.asyncio
-async def test_b_marks_the_baseline_on_a_kernel_opened_from_the_join() -> None:
+async def test_b_and_e_on_a_kernel_opened_from_the_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     app = create_app([TRACE_XZ, KERNELS_XZ])
     async with app.run_test(size=SIZE) as pilot:
         screen = await kernel_from_join(pilot, app)
@@ -64,6 +68,12 @@ async def test_b_marks_the_baseline_on_a_kernel_opened_from_the_join() -> None:
         await pilot.press("b")
         await settle(pilot)
         assert "baseline" not in widget_text(screen.query_one("#detail-header"))
+        await pilot.press("e")
+        await until(pilot, lambda: any(tmp_path.iterdir()))
+        await settle(pilot)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["join_kernels.kernel-7.md"]
+    record = (tmp_path / "join_kernels.kernel-7.md").read_text()
+    assert record.splitlines()[0] == "# Kernel report: join\\_kernels.ncu-rep.xz, kernel 7"
 
 
 @pytest.mark.asyncio
