@@ -1,98 +1,53 @@
 """The diff kind's session: opens both inputs and compares them in a worker (the loading
-screen says which step it is on), then shows the matched kernels or the two timelines; ``e``
-exports the diff as Markdown, ``y`` on a pair copies the after kernel's case record with its
-Change / Re-measure / Conclusion filled in."""
+screen says which step it is on), then shows the matched kernels or the two timelines. Its
+screens say what ``e`` and ``y`` do: ``e`` exports the diff as Markdown, ``y`` on a pair copies
+the after kernel's case record with its Change / Re-measure / Conclusion filled in."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from textual.app import App
-from textual.command import Provider
-from textual.css.query import NoMatches
-from textual.screen import Screen
-from textual.widgets import Static
 
 from kernelscope.parsers.diff.inputs import DiffInputs, open_pair
 from kernelscope.parsers.diff.kernels import KernelDiff
 from kernelscope.parsers.diff.timelines import TimelineDiff
 from kernelscope.screens.diff_views import KernelDiffScreen, PairScreen, TimelineDiffScreen
 from kernelscope.screens.session import (
-    ExportJob,
     HelpSections,
-    SessionHost,
+    OpeningSession,
     SessionOptions,
     report_stem,
 )
 
 
-class DiffSession:
+class DiffSession(OpeningSession[KernelDiff | TimelineDiff]):
     """Two kernel reports or two timelines, before and after."""
 
     help_sections: HelpSections = (
         ("Diff of two kernel reports", (KernelDiffScreen,)),
         ("Diff: one pair", (PairScreen,)),
     )
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
-        self.app = app
-        self.host = cast(SessionHost, app)
-        self.paths = tuple(Path(p) for p in paths)
-        self.options = options
+        super().__init__(app, paths, options)
         self.inputs: DiffInputs | None = None
-        self.diff: KernelDiff | TimelineDiff | None = None
+        """Both inputs (kept from the worker on: ``close`` closes them)."""
 
-    def start(self) -> None:
-        self.app.run_worker(self._open, thread=True, exclusive=True, exit_on_error=False,
-                            group="open")
-
-    def _progress(self, message: str) -> None:
-        self.app.call_from_thread(self._show_step, message)
-
-    def _show_step(self, message: str) -> None:
-        with contextlib.suppress(NoMatches):
-            self.app.screen.query_one("#loading-message", Static).update(f"{message}…")
-
-    def _open(self) -> None:
+    def open(self) -> KernelDiff | TimelineDiff:
         self.inputs = open_pair(self.paths, cache_dir=self.options.cache_dir,
-                                progress=self._progress)
-        diff = self.inputs.diff(self.options.pairs, self.options.pattern, self._progress)
-        self.app.call_from_thread(self._compared, diff)
+                                progress=self.step)
+        return self.inputs.diff(self.options.pairs, self.options.pattern, self.step)
 
-    def _compared(self, diff: KernelDiff | TimelineDiff) -> None:
-        self.diff = diff
-        screen = KernelDiffScreen(diff) if isinstance(diff, KernelDiff) else \
-            TimelineDiffScreen(diff)
+    def opened(self, opened: KernelDiff | TimelineDiff) -> None:
+        stems = [report_stem(p) for p in self.paths]
+        name = f"{stems[0]}-vs-{stems[1]}.diff.md"
+        screen = KernelDiffScreen(opened, name) if isinstance(opened, KernelDiff) else \
+            TimelineDiffScreen(opened, name)
         self.host.show_main_screen(screen)
         self.app.refresh_bindings()
-
-    def can_export(self, screen: Screen[Any]) -> bool:
-        return self.diff is not None
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
-        stems = [report_stem(p) for p in self.paths]
-        return ExportJob("diff", directory / f"{stems[0]}-vs-{stems[1]}.diff.md")
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        from kernelscope.export.diff_export import render_diff_text
-
-        assert self.diff is not None, "the diff is still being made"
-        return render_diff_text(self.diff, "md")
-
-    def can_copy(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, PairScreen)
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """The after kernel's case record, its outcome filled in from the pair."""
-        from kernelscope.export.diff_markdown import pair_record
-
-        pair_screen = cast(PairScreen, screen)
-        text = pair_record(pair_screen.diff, pair_screen.pair)
-        return text, f"Copied the record of after kernel {pair_screen.pair.after.id}."
 
     def close(self) -> None:
         if self.inputs is not None:

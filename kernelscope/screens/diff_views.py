@@ -13,7 +13,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.core.durations import fmt_duration
@@ -36,6 +35,7 @@ from kernelscope.render.diff import (
     summed_text,
     time_row,
 )
+from kernelscope.screens.diff_screen import DiffScreen
 from kernelscope.tui.widgets.metric_table import grid_table
 
 SORTS = ("order", "change", "speedup")
@@ -81,7 +81,7 @@ def pair_widths(headers: Sequence[str], rows: Sequence[Sequence[str]], width: in
     return widths
 
 
-class KernelDiffScreen(Screen[None]):
+class KernelDiffScreen(DiffScreen):
     """Two kernel reports: the matched pairs, the unmatched kernels and the families."""
 
     HELP_TITLE = "Diff of two kernel reports"
@@ -96,8 +96,8 @@ class KernelDiffScreen(Screen[None]):
                 "after kernel to pair the two."),
     ]
 
-    def __init__(self, diff: KernelDiff) -> None:
-        super().__init__(id="kernel-diff")
+    def __init__(self, diff: KernelDiff, export_name: str) -> None:
+        super().__init__(diff, export_name, id="kernel-diff")
         self.diff = diff
         self.sort = SORTS[0]
         self.marked: int | None = None
@@ -128,7 +128,7 @@ class KernelDiffScreen(Screen[None]):
         self.query_one(table, DataTable).focus()
 
     def set_diff(self, diff: KernelDiff) -> None:
-        self.diff = diff
+        self.diff = self.shown_diff = diff
         self.refresh_tables()
 
     def sorted_pairs(self) -> list[KernelPair]:
@@ -203,7 +203,7 @@ class KernelDiffScreen(Screen[None]):
     def action_open_pair(self) -> None:
         pair = self.highlighted_pair()
         if pair is not None:
-            self.app.push_screen(PairScreen(self.diff, pair))
+            self.app.push_screen(PairScreen(self.diff, pair, self.export_name))
 
     @on(DataTable.RowSelected, "#diff-pairs")
     def _pair_selected(self, event: DataTable.RowSelected) -> None:
@@ -232,9 +232,6 @@ class KernelDiffScreen(Screen[None]):
             return
         before_id, self.marked = self.marked, None
         self.set_diff(with_pair(self.diff, before_id, kernel_id))
-        session = getattr(self.app, "session", None)
-        if session is not None:
-            session.diff = self.diff
         self.notify(f"Paired before kernel {before_id} with after kernel {kernel_id}.",
                     timeout=3)
 
@@ -270,7 +267,7 @@ def pair_renderables(diff: KernelDiff, pair: KernelPair, width: int = 100) -> li
     return out
 
 
-class PairScreen(Screen[None]):
+class PairScreen(DiffScreen):
     """One pair side by side: times, label, flags, every pane's key metrics, the roofline."""
 
     HELP_TITLE = "Diff: one pair"
@@ -281,10 +278,20 @@ class PairScreen(Screen[None]):
         Binding("p", "step(-1)", "Prev pair", id="pair.prev", tooltip="Show the previous pair."),
     ]
 
-    def __init__(self, diff: KernelDiff, pair: KernelPair) -> None:
-        super().__init__(id="diff-pair")
+    def __init__(self, diff: KernelDiff, pair: KernelPair, export_name: str) -> None:
+        super().__init__(diff, export_name, id="diff-pair")
         self.diff = diff
         self.pair = pair
+
+    def can_copy(self) -> bool:
+        return True
+
+    def copy_text(self) -> tuple[str, str]:
+        """The after kernel's case record, its outcome filled in from the pair."""
+        from kernelscope.export.diff_markdown import pair_record
+
+        text = pair_record(self.diff, self.pair)
+        return text, f"Copied the record of after kernel {self.pair.after.id}."
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="pair-scroll"):
@@ -359,13 +366,13 @@ def timeline_renderables(diff: TimelineDiff) -> list[RenderableType]:
     ]
 
 
-class TimelineDiffScreen(Screen[None]):
+class TimelineDiffScreen(DiffScreen):
     """Two timelines compared, one scrolling page of tables."""
 
     HELP_TITLE = "Diff of two timelines"
 
-    def __init__(self, diff: TimelineDiff) -> None:
-        super().__init__(id="timeline-diff")
+    def __init__(self, diff: TimelineDiff, export_name: str) -> None:
+        super().__init__(diff, export_name, id="timeline-diff")
         self.diff = diff
 
     def compose(self) -> ComposeResult:

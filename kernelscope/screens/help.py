@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from importlib import resources
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,7 +25,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def bindings_table(app: App[object], bindings: Iterable[BindingType]) -> str:
+def bindings_table(app: App[Any], bindings: Iterable[BindingType]) -> str:
     """A Markdown table of ``bindings``: keys sharing an action are listed together."""
     grouped: dict[tuple[str, str], tuple[list[str], str]] = {}
     for binding in Binding.make_bindings(bindings):
@@ -42,7 +43,7 @@ def bindings_table(app: App[object], bindings: Iterable[BindingType]) -> str:
     return "\n".join(rows)
 
 
-def keys_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]],
+def keys_markdown(app: App[Any], sections: Sequence[tuple[str, Iterable[BindingType]]],
                   level: int = 3) -> str:
     """One heading (of ``level``) and key table per (title, bindings) section."""
     parts = []
@@ -56,12 +57,12 @@ def keys_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[Bindi
 Sections = list[tuple[str, list[BindingType]]]
 
 
-def palette_binding(app: App[object]) -> Binding:
+def palette_binding(app: App[Any]) -> Binding:
     return Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "Commands",
                    tooltip="Jump to a kernel by ID or name, switch panes or views, sort…")
 
 
-def everywhere(app: App[object]) -> Sections:
+def everywhere(app: App[Any]) -> Sections:
     """The app's own keys and the command palette, shown on every screen."""
     return [("Everywhere", [*app.BINDINGS, palette_binding(app)])]
 
@@ -71,7 +72,19 @@ def bindings_of(sections: Iterable[tuple[str, Iterable[type[DOMNode]]]]) -> Sect
     return [(title, [b for cls in classes for b in cls.BINDINGS]) for title, classes in sections]
 
 
-def help_markdown(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> str:
+def screen_help(app: App[Any], text: str,
+                sections: Iterable[tuple[str, Iterable[type[DOMNode]]]],
+                palette_tooltip: str | None = None) -> str:
+    """A screen's own help: ``text`` with, where it says ``<!-- keys -->``, the key tables of
+    ``sections``, the app's own keys and (given ``palette_tooltip``) the command palette's."""
+    listed = [*bindings_of(sections), ("Everywhere", list(app.BINDINGS))]
+    if palette_tooltip is not None:
+        listed.append(("Command palette", [Binding(
+            app.COMMAND_PALETTE_BINDING, "command_palette", "Commands", tooltip=palette_tooltip)]))
+    return text.replace(KEYS_MARKER, keys_markdown(app, listed))
+
+
+def help_markdown(app: App[Any], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> str:
     """``help.md`` with the key tables put where it says ``<!-- keys -->`` (or at its end)."""
     text = help_text()
     keys = keys_markdown(app, sections)

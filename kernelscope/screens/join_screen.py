@@ -10,13 +10,14 @@ family (or the gap) on the timeline.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.core.durations import fmt_ns
@@ -33,6 +34,7 @@ from kernelscope.render.join_text import (
     unprofiled_rank,
 )
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
+from kernelscope.screens.session import ExportJob, ReportScreen
 
 COLUMNS = (
     ColumnFit("rank", len("#")), ColumnFit("what", 0, minimum=16, grows=True),
@@ -96,8 +98,17 @@ def detail_text(item: RankedItem) -> str:
     return "\n".join(lines)
 
 
-class JoinScreen(Screen[None]):
-    """The ranking of a join; the session opens the kernel detail or the timeline."""
+class RowOpener(Protocol):
+    """What opens a row (the join's session): a kernel's panes, or the row on the timeline."""
+
+    def open_item(self, item: RankedItem) -> None: ...
+
+    def show_on_timeline(self, item: RankedItem) -> None: ...
+
+
+class JoinScreen(ReportScreen[None]):
+    """The ranking of a join; ``opener`` opens the kernel detail or the timeline. ``e`` writes
+    the ranking to ``export_name``; ``y`` copies the row's ncu command (else its details)."""
 
     HELP_TITLE = "What to fix first (join)"
     BINDINGS = [
@@ -119,9 +130,11 @@ class JoinScreen(Screen[None]):
     }
     """
 
-    def __init__(self, join: JoinReport) -> None:
+    def __init__(self, join: JoinReport, opener: RowOpener, export_name: str) -> None:
         super().__init__(id="join-screen")
         self.join = join
+        self.opener = opener
+        self.export_name = export_name
         self.rows: tuple[RankedItem, ...] = join.ranking + join.unprofiled
         """The table's rows: the ranking, then the families nobody profiled."""
         self.cells: list[dict[str, str]] = []
@@ -197,12 +210,34 @@ class JoinScreen(Screen[None]):
 
     def action_open_item(self) -> None:
         item = self.selected
-        opener = getattr(self.app, "session", None)
-        if item is not None and opener is not None:
-            opener.open_item(item)
+        if item is not None:
+            self.opener.open_item(item)
 
     def action_timeline(self) -> None:
         item = self.selected
-        opener = getattr(self.app, "session", None)
-        if item is not None and opener is not None:
-            opener.show_on_timeline(item)
+        if item is not None:
+            self.opener.show_on_timeline(item)
+
+    # -- export (e) and copy (y) -----------------------------------------------------------
+    def can_export(self) -> bool:
+        return True
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("join", directory / self.export_name)
+
+    def render_export(self, job: ExportJob) -> str:
+        from kernelscope.export.join_export import join_markdown
+
+        return join_markdown(self.join)
+
+    def can_copy(self) -> bool:
+        return self.is_mounted and self.selected is not None
+
+    def copy_text(self) -> tuple[str, str]:
+        """The highlighted row's ncu command when it has one, else its details."""
+        item = self.selected
+        if item is None:
+            raise RuntimeError("no row is highlighted")
+        if item.ncu_command:
+            return item.ncu_command, "Copied the ncu command."
+        return detail_text(item), "Copied the row's details."

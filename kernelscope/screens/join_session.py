@@ -1,90 +1,90 @@
 """The join kind's session: opens the timeline and the kernel reports in a worker, shows the
-ranking, and opens a ranked kernel's panes (the kernel detail screen of its report) or its
-family on the timeline."""
+ranking, and opens a ranked kernel's panes (the kernel detail screen, made with its report's
+state, as when the report is opened alone) or its family on the timeline (the timeline
+screen, given the data the join read)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from textual.app import App
-from textual.command import Provider
-from textual.screen import Screen
-from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from kernelscope.parsers.join import JoinInputs, JoinReport, RankedItem, build_join, open_join
+from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.nsys import Gap
 from kernelscope.screens.join_screen import JoinScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_state import KernelState
-from kernelscope.screens.loading import LoadingScreen
 from kernelscope.screens.session import (
-    ExportJob,
     HelpSections,
-    SessionHost,
+    OpeningSession,
     SessionOptions,
     report_stem,
 )
 from kernelscope.screens.timeline import TimelineScreen
 
 
-class JoinSession:
+class JoinKernelState(KernelState):
+    """One kernel report of a join, whole: its kernels open in the detail screen, one over
+    the ranking."""
+
+    def __init__(self, app: App[Any], path: Path) -> None:
+        super().__init__(path)
+        self.app = app
+        self.baseline_listeners.append(self._baseline_shown)
+
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        screen = self.app.screen
+        if isinstance(screen, KernelDetailScreen) and screen.state is self:
+            screen.show_kernel(kernel_id)
+            if pane is not None:
+                screen.action_show_pane(pane)
+            return
+        self.app.push_screen(KernelDetailScreen(self, kernel_id, pane=pane))
+
+    def _baseline_shown(self, detail: KernelDetail | None) -> None:
+        if detail is None:
+            self.app.notify("Baseline cleared.", timeout=3)
+        else:
+            self.app.notify(f"Kernel {detail.id} is the baseline: the panes show the changes "
+                            "against it.", timeout=4)
+
+
+class JoinSession(OpeningSession[JoinReport]):
     """A timeline and its kernel reports in the TUI."""
 
     help_sections: HelpSections = (
         ("What to fix first (join)", (JoinScreen,)),
         ("Kernel detail", (KernelDetailScreen,)),
     )
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
-        self.app = app
-        self.host = cast(SessionHost, app)
-        self.paths = tuple(paths)
-        self.cache_dir = options.cache_dir
+        super().__init__(app, paths, options)
         self.inputs: JoinInputs | None = None
+        """The timeline and kernel reports (kept from the worker on: ``close`` closes them)."""
         self.join: JoinReport | None = None
         self._states: dict[int, KernelState] = {}
-        self.active_kernel_state: KernelState | None = None
-        """The kernel report whose kernel the detail screen shows (``kernel_state``)."""
 
     # -- opening ---------------------------------------------------------------------------
-    def start(self) -> None:
-        self.app.run_worker(self._open, thread=True, exclusive=True, exit_on_error=False,
-                            group="open")
+    def open(self) -> JoinReport:
+        self.inputs = inputs = open_join(self.paths, cache_dir=self.options.cache_dir,
+                                         step=self.step)
+        self.step("Matching the kernels and ranking")
+        return build_join(inputs.timeline, inputs.reports)
 
-    def _open(self) -> None:
-        worker = get_current_worker()
-
-        def step(text: str) -> None:
-            self.app.call_from_thread(self._progress, text)
-
-        inputs = open_join(self.paths, cache_dir=self.cache_dir, step=step)
-        if worker.is_cancelled:
-            inputs.close()
-            return
-        step("Matching the kernels and ranking")
-        join = build_join(inputs.timeline, inputs.reports)
-        self.app.call_from_thread(self._opened, inputs, join)
-
-    def _progress(self, text: str) -> None:
-        screen = self.app.screen
-        if isinstance(screen, LoadingScreen):
-            screen.query_one("#loading-path", Static).update(f"{text}…")
-
-    def _opened(self, inputs: JoinInputs, join: JoinReport) -> None:
-        self.inputs = inputs
-        self.join = join
-        self.host.show_main_screen(JoinScreen(join))
+    def opened(self, opened: JoinReport) -> None:
+        self.join = opened
+        name = f"{report_stem(self.paths[0])}.join.md"
+        self.host.show_main_screen(JoinScreen(opened, self, name))
 
     def kernels_of(self, report: int) -> KernelState:
         """The kernel screens' state of kernel report ``report`` (made on first use)."""
         if report not in self._states:
             assert self.inputs is not None
             analyzed = self.inputs.kernel_reports[report]
-            state = KernelState(self.inputs.kernel_paths[report])
+            state = JoinKernelState(self.app, self.inputs.kernel_paths[report])
             state.report = analyzed.report
             state.add_summaries([k.summary for k in analyzed.kernels])
             state.loaded_all = True
@@ -100,8 +100,7 @@ class JoinSession:
                 item.ncu_ids,
                 key=lambda rk: inputs.kernel_reports[rk[0]].kernel(rk[1]).duration_ns or 0,
             )
-            self.active_kernel_state = self.kernels_of(report)
-            self.app.push_screen(KernelDetailScreen(kernel_id))
+            self.kernels_of(report).open_kernel(kernel_id)
             return
         self.show_on_timeline(item)
 
@@ -118,32 +117,6 @@ class JoinSession:
                 screen.show_gap(Gap(device, start, end))
 
         self.app.push_screen(TimelineScreen(data.path, data=data, then=focus))
-
-    # -- export (e) and copy (y) -----------------------------------------------------------
-    def can_export(self, screen: Screen[Any]) -> bool:
-        return self.join is not None and isinstance(screen, JoinScreen)
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
-        return ExportJob("join", directory / f"{report_stem(self.paths[0])}.join.md")
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        from kernelscope.export.join_export import join_markdown
-
-        assert self.join is not None
-        return join_markdown(self.join)
-
-    def can_copy(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, JoinScreen) and screen.selected is not None
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """The highlighted row's ncu command when it has one, else its details."""
-        from kernelscope.screens.join_screen import detail_text
-
-        item = cast(JoinScreen, screen).selected
-        assert item is not None
-        if item.ncu_command:
-            return item.ncu_command, "Copied the ncu command."
-        return detail_text(item), "Copied the row's details."
 
     def close(self) -> None:
         if self.inputs is not None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
 from typing import Protocol
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
@@ -16,8 +18,10 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.parsers.ncu import KernelDetail, NcuReport
 from kernelscope.parsers.ncu.panes import PANES
-from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
+from kernelscope.screens.kernel_commands import KernelReportScreen
+from kernelscope.screens.kernel_state import KernelState, demangled_of
 from kernelscope.screens.messages import DetailLoaded, MetricsLoaded, SourceLoaded
+from kernelscope.screens.palette import Command
 from kernelscope.screens.panes import (
     PANE_TYPES,
     MetricsNeeded,
@@ -26,7 +30,8 @@ from kernelscope.screens.panes import (
     SourceNeeded,
     SourcePane,
 )
-from kernelscope.screens.session import worker_failed
+from kernelscope.screens.session import ExportJob, worker_failed
+from kernelscope.screens.tabbed import TabbedScreen
 
 PANE_IDS = tuple(spec.id for spec in PANES)
 
@@ -49,10 +54,13 @@ def _pane_bindings() -> list[Binding]:
     ]
 
 
-class KernelDetailScreen(Screen[int]):
-    """Kernel ``kernel_id``'s panes; dismissed with the kernel shown last."""
+class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
+    """Kernel ``kernel_id``'s panes; dismissed with the kernel shown last. ``e`` exports the
+    kernel's record, ``y`` copies it."""
 
     HELP_TITLE = "Kernel detail"
+    TABS = "panes"
+    TAB_IDS = PANE_IDS
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         *_pane_bindings(),
@@ -72,20 +80,16 @@ class KernelDetailScreen(Screen[int]):
     ]
 
     def __init__(
-        self, kernel_id: int, *, order: KernelOrder | None = None, pane: str | None = None
+        self, state: KernelState, kernel_id: int, *, order: KernelOrder | None = None,
+        pane: str | None = None,
     ) -> None:
-        super().__init__(id="kernel-detail")
+        super().__init__(state, id="kernel-detail")
         self.kernel_id = kernel_id
         self.order = order
         self.initial_pane = pane if pane in PANE_IDS else PANE_IDS[0]
         self.detail: KernelDetail | None = None
         self.fetching = False
         self._shown: dict[str, int] = {}
-
-    @property
-    def state(self) -> KernelState:
-        """The open kernel report (its summaries so far)."""
-        return kernel_state(self)
 
     @property
     def report(self) -> NcuReport:
@@ -102,8 +106,12 @@ class KernelDetailScreen(Screen[int]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.state.baseline_listeners.append(self._baseline_changed)
         self.show_kernel(self.kernel_id)
         self.active_pane().focus()
+
+    def on_unmount(self) -> None:
+        self.state.baseline_listeners.remove(self._baseline_changed)
 
     # -- which kernel ----------------------------------------------------------------------
     def show_kernel(self, kernel_id: int) -> None:
@@ -205,7 +213,7 @@ class KernelDetailScreen(Screen[int]):
     # -- which pane ------------------------------------------------------------------------
     @property
     def active_pane_id(self) -> str:
-        return self.query_one(TabbedContent).active or PANE_IDS[0]
+        return self.active_tab
 
     def active_pane(self) -> Pane:
         return self.query_one(f"#{self.active_pane_id}-pane", Pane)
@@ -216,7 +224,7 @@ class KernelDetailScreen(Screen[int]):
         pane_id = self.active_pane_id
         if self._shown.get(pane_id) != self.detail.id:
             pane = self.active_pane()
-            pane.show(self.detail)
+            pane.show(self.detail, self.state)
             # Each kernel starts at the top of the pane, where its verdict is.
             pane.scroll_home(animate=False, immediate=True)
             self._shown[pane_id] = self.detail.id
@@ -227,17 +235,13 @@ class KernelDetailScreen(Screen[int]):
         self.active_pane().focus()
 
     def action_show_pane(self, pane_id: str) -> None:
-        self.query_one(TabbedContent).active = pane_id
-
-    def _step_pane(self, step: int) -> None:
-        position = PANE_IDS.index(self.active_pane_id)
-        self.action_show_pane(PANE_IDS[(position + step) % len(PANE_IDS)])
+        self.show_tab(pane_id)
 
     def action_next_pane(self) -> None:
-        self._step_pane(1)
+        self.show_tab(self.neighbour_tab(1))
 
     def action_prev_pane(self) -> None:
-        self._step_pane(-1)
+        self.show_tab(self.neighbour_tab(-1))
 
     # -- kernel navigation -----------------------------------------------------------------
     def _step_kernel(self, step: int) -> None:
@@ -256,13 +260,36 @@ class KernelDetailScreen(Screen[int]):
         self._step_kernel(-1)
 
     def action_baseline(self) -> None:
-        self.state.mark_baseline(self.kernel_id, self.detail)
+        if not self.state.mark_baseline(self.kernel_id, self.detail):
+            self.app.bell()
+            self.notify("This kernel is still being read.", timeout=2)
 
-    def refresh_panes(self) -> None:
-        """Show the panes again (the baseline changed)."""
+    def _baseline_changed(self, baseline: KernelDetail | None) -> None:
+        """Show the panes again against the new baseline."""
         self._shown.clear()
         self._update_header()
         self._render_active()
+
+    def palette_commands(self) -> Iterator[Command]:
+        for spec in PANES:
+            yield Command(f"Pane {spec.key}: {spec.title}", partial(self.action_show_pane, spec.id),
+                          f"Show the {spec.title} pane of this kernel.")
+        yield Command("Next kernel (n)", self.action_next_kernel,
+                      "The next kernel in the list's order, same pane.")
+        yield Command("Previous kernel (p)", self.action_prev_kernel,
+                      "The previous kernel in the list's order, same pane.")
+        yield Command("Back to the kernel list", self.action_back)
+
+    # -- export (e) and copy (y) -----------------------------------------------------------
+    def export_job(self, directory: Path) -> ExportJob:
+        return self.state.kernel_job(self.kernel_id, directory)
+
+    def can_copy(self) -> bool:
+        return self.state.report is not None
+
+    def copy_text(self) -> tuple[str, str]:
+        text = self.state.record(self.kernel_id)
+        return text, f"kernel {self.kernel_id}'s record ({len(text):,} characters)"
 
     def action_back(self) -> None:
         self.dismiss(self.kernel_id)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 
 from rich.text import Text
 from textual import on
@@ -11,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
@@ -20,12 +20,14 @@ from kernelscope.parsers.ncu import KernelSummary
 from kernelscope.render.severity import text_style
 from kernelscope.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.screens.family_table import FamilyKey, FamilyTable, Row
+from kernelscope.screens.kernel_commands import KernelReportScreen
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list_families import FamilyListing
 from kernelscope.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.screens.kernel_list_prompts import ListPrompts
 from kernelscope.screens.kernel_list_view import CELL_GAP, ID_KEY, KernelListView
-from kernelscope.screens.kernel_state import KernelState, demangled_of, kernel_state
+from kernelscope.screens.kernel_state import KernelState, demangled_of
+from kernelscope.screens.palette import Command
 from kernelscope.screens.roofline import RooflineScreen
 from kernelscope.screens.session import worker_failed
 
@@ -47,14 +49,14 @@ class KernelTable(DataTable[Text]):
     ]
 
 
-class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
+class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
 
     HELP_TITLE = "Kernel list"
     BINDINGS = LIST_BINDINGS
 
-    def __init__(self, columns: Sequence[ColumnProvider]) -> None:
-        super().__init__(id="kernel-list")
+    def __init__(self, state: KernelState, columns: Sequence[ColumnProvider]) -> None:
+        super().__init__(state, id="kernel-list")
         self.initial_columns = tuple(columns)
         self._view: KernelListView | None = None
         self.loaded = 0
@@ -84,11 +86,6 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
     def set_sort(self, key: str, reverse: bool | None = None) -> None:
         """Sort by column ``key`` (``resort`` shows it); numbers default to largest first."""
         self.rows.set_sort(key, reverse)
-
-    @property
-    def state(self) -> KernelState:
-        """The open kernel report (its summaries so far)."""
-        return kernel_state(self)
 
     @property
     def table(self) -> KernelTable:
@@ -360,11 +357,13 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
         if kernel_id in self.rows.index:
             self.table.move_cursor(row=self.rows.index[kernel_id], animate=False)
         self.app.push_screen(
-            KernelDetailScreen(kernel_id, order=self, pane=pane), callback=self._detail_closed
+            KernelDetailScreen(self.state, kernel_id, order=self, pane=pane),
+            callback=self._detail_closed,
         )
 
     def action_roofline(self) -> None:
-        self.app.push_screen(RooflineScreen(self.highlighted_id()), callback=self._detail_closed)
+        self.app.push_screen(RooflineScreen(self.state, self.highlighted_id()),
+                             callback=self._detail_closed)
 
     def _detail_closed(self, kernel_id: int | None) -> None:
         if kernel_id is not None and kernel_id in self.rows.index:
@@ -379,6 +378,18 @@ class KernelListScreen(FamilyListing, ListPrompts, Screen[None]):
     def position(self, kernel_id: int) -> tuple[int, int] | None:
         """(1-based row, rows) of the kernel in the list, None when it is filtered out."""
         return self.rows.position(kernel_id)
+
+    def palette_commands(self) -> Iterator[Command]:
+        for column in self.columns:
+            yield Command(f"Sort kernels by {column.title}",
+                          partial(self._sort_and_show, column.key), column.tooltip)
+        if self.pattern is not None:
+            yield Command("Clear the kernel filter", self.action_clear_filter)
+        yield Command("Filter kernels by name (regex)", self.action_filter)
+
+    def _sort_and_show(self, key: str) -> None:
+        self.set_sort(key)
+        self.resort()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker_failed(self, event)

@@ -1,18 +1,15 @@
-"""The kernel report kind's session: opens an Nsight Compute report in a worker, feeds the
-kernel list batch by batch, and says what ``e`` exports and ``y`` copies."""
+"""The kernel report kind's session: opens an Nsight Compute report in a worker and feeds the
+kernel list batch by batch; it is the state its screens are made with (``KernelState``)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from textual.app import App
-from textual.command import Provider
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.worker import get_current_worker
 
 from kernelscope.parsers.diagnosis.cache import list_diagnosis, remember_diagnosis
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport, open_ncu_report
@@ -22,20 +19,13 @@ from kernelscope.screens.columns import (
     with_process_column,
 )
 from kernelscope.screens.family_table import FamilyTable
-from kernelscope.screens.kernel_commands import KernelscopeCommands
 from kernelscope.screens.kernel_detail import KernelDetailScreen
 from kernelscope.screens.kernel_list import KernelListScreen, KernelTable
 from kernelscope.screens.kernel_state import KernelState
 from kernelscope.screens.panes.raw import FilterInput, RawPane
 from kernelscope.screens.panes.source import SourcePane
 from kernelscope.screens.roofline import RooflineScreen
-from kernelscope.screens.session import (
-    ExportJob,
-    HelpSections,
-    SessionHost,
-    SessionOptions,
-    report_stem,
-)
+from kernelscope.screens.session import HelpSections, OpeningSession, SessionOptions
 from kernelscope.tui.widgets.source_listing import SourceListing
 
 UI_BATCH_SECONDS = 0.4
@@ -44,7 +34,7 @@ first at once): each update redraws the table, and the UI's work takes the cores
 processes that read the kernels."""
 
 
-class KernelSession(KernelState):
+class KernelSession(KernelState, OpeningSession[int]):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
     help_sections: HelpSections = (
@@ -54,53 +44,49 @@ class KernelSession(KernelState):
         ("Source page (6)", (SourcePane, SourceListing)),
         ("Raw page (8)", (RawPane, FilterInput)),
     )
-    commands: frozenset[type[Provider]] = frozenset({KernelscopeCommands})
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
-        super().__init__(paths[0], options.extra_columns)
-        self.app = app
-        self.host = cast(SessionHost, app)
+        KernelState.__init__(self, paths[0], options.extra_columns)
+        OpeningSession.__init__(self, app, paths, options)
         self.kernel_list: KernelListScreen | None = None
         self._arrived: list[KernelSummary] = []
         """Summaries read and not yet shown (the loading worker adds, the UI thread takes)."""
         self._arrived_lock = threading.Lock()
         self._arrival_timer: Timer | None = None
         self._shown = 0
+        self.baseline_listeners.append(self._baseline_shown)
 
     # -- opening ---------------------------------------------------------------------------
-    def start(self) -> None:
-        self.app.run_worker(
-            self._open, thread=True, exclusive=True, exit_on_error=False, group="open"
-        )
-
-    def _open(self) -> None:
-        """Open the report and hand its summaries to the UI thread batch by batch."""
-        worker = get_current_worker()
+    def open(self) -> int:
+        """Open the report and hand its summaries to the UI thread batch by batch; returns
+        how many were read."""
         report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
         _ = report.device, report.notes  # read in this thread, not on the UI's
-        self.app.call_later(self._opened, report)
+        self.show_soon(self._show_list, report)
         loaded = 0
         # Each summary comes diagnosed from where it was read (the list's children), so the
         # UI thread does not diagnose a thousand kernels while it draws their rows.
         for pairs in report.iter_summaries(
-            batch_seconds=0.1, cancelled=lambda: worker.is_cancelled, analyse=list_diagnosis
+            batch_seconds=0.1, cancelled=self.cancelled, analyse=list_diagnosis
         ):
             for summary, diagnosis in pairs:
                 remember_diagnosis(summary, diagnosis)
             with self._arrived_lock:
                 self._arrived.extend(summary for summary, _ in pairs)
             if loaded == 0:
-                self.app.call_later(self._take_arrived)  # the first rows at once
+                self.show_soon(self._take_arrived)  # the first rows at once
             loaded += len(pairs)
-        self.app.call_later(self._take_arrived)
-        if not worker.is_cancelled:
-            self.app.call_later(self._loaded, loaded)
+        return loaded
 
-    def _opened(self, report: NcuReport) -> None:
+    def opened(self, opened: int) -> None:
+        self._take_arrived()
+        self._loaded(opened)
+
+    def _show_list(self, report: NcuReport) -> None:
         self.report = report
         if len(report.processes) > 1:
             self.columns = with_process_column(self.columns)
-        self.kernel_list = KernelListScreen(self.columns)
+        self.kernel_list = KernelListScreen(self, self.columns)
         self.kernel_list.total = report.kernel_count
         self.host.show_main_screen(self.kernel_list)
         for note in report.notes:
@@ -154,72 +140,29 @@ class KernelSession(KernelState):
             self.kernel_list.open_kernel(kernel_id, pane)
 
     # -- baseline (b) ----------------------------------------------------------------------
-    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> None:
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> bool:
         """Make ``kernel_id`` the baseline (``b`` on the baseline clears it); its detail is
         read in a worker when it is not at hand."""
-        if self.baseline is not None and self.baseline.id == kernel_id:
-            self._baseline_set(None)
-            return
-        if detail is None and self.report is not None:
-            detail = self.report.cached_detail(kernel_id)
-        if detail is not None and detail.id == kernel_id:
-            self._baseline_set(detail)
-            return
+        if super().mark_baseline(kernel_id, detail):
+            return True
         report = self.report
         if report is None:
-            return
+            return False
 
         def read() -> None:
             detail = report.detail(kernel_id)
-            self.app.call_from_thread(self._baseline_set, detail)
+            self.app.call_from_thread(self.set_baseline, detail)
 
         self.app.run_worker(read, thread=True, exclusive=True, exit_on_error=False,
                             group="baseline")
+        return True
 
-    def _baseline_set(self, detail: KernelDetail | None) -> None:
-        self.baseline = detail
+    def _baseline_shown(self, detail: KernelDetail | None) -> None:
         if self.kernel_list is not None:
             column = None if detail is None else baseline_column(detail.id, detail.duration_ns)
             self.kernel_list.show_baseline(column)
-        screen = self.app.screen
-        if isinstance(screen, KernelDetailScreen):
-            screen.refresh_panes()
         if detail is None:
             self.app.notify("Baseline cleared.", timeout=3)
         else:
             self.app.notify(f"Kernel {detail.id} is the baseline: the panes show the changes "
                             "against it, the list its Δ base column.", timeout=4)
-
-    # -- export (e) and copy (y) -----------------------------------------------------------
-    def can_export(self, screen: Screen[Any]) -> bool:
-        return self.loaded_all
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
-        """The kernel shown in the detail, else the whole report."""
-        stem = report_stem(self.report_path)
-        if isinstance(screen, KernelDetailScreen):
-            kernel_id = screen.kernel_id
-            return ExportJob("kernel", directory / f"{stem}.kernel-{kernel_id}.md", kernel_id)
-        return ExportJob("report", directory / f"{stem}.kernelscope.md")
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        from kernelscope.export.writer import ExportOptions, render
-
-        if job.scope == "kernel" and job.item is not None:
-            return self._record(job.item)
-        return render(self.report_path, ExportOptions(fmt="md"))
-
-    def can_copy(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, KernelDetailScreen) and self.report is not None
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        """The shown kernel's case record."""
-        kernel_id = cast(KernelDetailScreen, screen).kernel_id
-        text = self._record(kernel_id)
-        return text, f"kernel {kernel_id}'s record ({len(text):,} characters)"
-
-    def _record(self, kernel_id: int) -> str:
-        from kernelscope.export.ncu_markdown import single_kernel_markdown
-
-        assert self.report is not None, "records need the opened report"
-        return single_kernel_markdown(self.report, list(self.summaries), kernel_id)

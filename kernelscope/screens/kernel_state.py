@@ -1,29 +1,31 @@
 """What the kernel-report screens share: the open report and the kernels' summaries so far.
 
-The kernel list, the detail, the roofline and their palette commands read it through
-:func:`kernel_state`; :class:`~kernelscope.screens.kernel_session.KernelSession` (the kernel
-report kind's session) fills it from its opening worker.
+The kernel list, the detail and the roofline are made with the state they show
+(``kernel_commands.KernelReportScreen``). The kernel report kind's session
+(``kernel_session.KernelSession``) is one and fills it from its opening worker; a join makes
+one per kernel report it opens a kernel of. Each says how a kernel of it is opened; both mark
+a baseline (``b``) the same way, and ``e`` exports the report (on the detail: its kernel).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from kernelscope.core.families import shape_tag, with_shape
 from kernelscope.parsers.kernel_analysis import time_shares
 from kernelscope.parsers.kernel_names import ShortNames
 from kernelscope.parsers.ncu import KernelDetail, KernelSummary, NcuReport
 from kernelscope.screens.columns import ColumnProvider, list_columns
-from kernelscope.screens.session import session_of
+from kernelscope.screens.session import ExportJob, report_stem
 
-if TYPE_CHECKING:
-    from textual.dom import DOMNode
+BaselineListener = Callable[[KernelDetail | None], None]
 
 
-class KernelState:
-    """An Nsight Compute report being read: its summaries in ID order as batches arrive."""
+class KernelState(ABC):
+    """An Nsight Compute report being read: its summaries in ID order as batches arrive. Each
+    kind that shows one says how a kernel of it is opened (:meth:`open_kernel`)."""
 
     def __init__(self, path: Path, extra_columns: Sequence[ColumnProvider] | None = None) -> None:
         self.report_path = Path(path)
@@ -39,6 +41,8 @@ class KernelState:
         self._shapes: dict[str, set[tuple[str, str]]] = {}
         """Per demangled name, the launch configurations (grid, block) loaded so far."""
         self._shares: tuple[int, dict[int, float | None]] | None = None
+        self.baseline_listeners: list[BaselineListener] = []
+        """Called with the new baseline (None: cleared) each time it changes."""
 
     def add_summaries(self, batch: list[KernelSummary]) -> set[str]:
         """Keep ``batch``; batches may arrive roughly, not strictly, in ID order (read by child
@@ -98,14 +102,51 @@ class KernelState:
         parts = ["kernelscope", self.report_path.name, self.device_line(), f"{count:,} kernels"]
         return " · ".join(p for p in parts if p)
 
+    @abstractmethod
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
-        """Show kernel ``kernel_id`` (in the open detail, or from the list); the session does."""
-        raise NotImplementedError
+        """Show kernel ``kernel_id`` (in the detail screen shown, else a new one)."""
 
-    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> None:
-        """Make kernel ``kernel_id`` the baseline (again on the baseline: clear it); the
-        session does."""
-        raise NotImplementedError
+    # -- baseline (b) ----------------------------------------------------------------------
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> bool:
+        """Make kernel ``kernel_id`` the baseline (again on the baseline: clear it). False when
+        its detail is neither given nor read yet: nothing changed."""
+        if self.baseline is not None and self.baseline.id == kernel_id:
+            self.set_baseline(None)
+            return True
+        if detail is None and self.report is not None:
+            detail = self.report.cached_detail(kernel_id)
+        if detail is None or detail.id != kernel_id:
+            return False
+        self.set_baseline(detail)
+        return True
+
+    def set_baseline(self, detail: KernelDetail | None) -> None:
+        self.baseline = detail
+        for listener in list(self.baseline_listeners):
+            listener(detail)
+
+    # -- export (e) and copy (y) -----------------------------------------------------------
+    def report_job(self, directory: Path) -> ExportJob:
+        return ExportJob("report", directory / f"{report_stem(self.report_path)}.kernelscope.md")
+
+    def kernel_job(self, kernel_id: int, directory: Path) -> ExportJob:
+        target = directory / f"{report_stem(self.report_path)}.kernel-{kernel_id}.md"
+        return ExportJob("kernel", target, kernel_id)
+
+    def render_job(self, job: ExportJob) -> str:
+        """The Markdown of ``job``: a kernel's record, or the whole report (a thread's work)."""
+        from kernelscope.export.writer import ExportOptions, render
+
+        if job.scope == "kernel" and job.item is not None:
+            return self.record(job.item)
+        return render(self.report_path, ExportOptions(fmt="md"))
+
+    def record(self, kernel_id: int) -> str:
+        """Kernel ``kernel_id``'s case record (Markdown)."""
+        from kernelscope.export.ncu_markdown import single_kernel_markdown
+
+        assert self.report is not None, "records need the opened report"
+        return single_kernel_markdown(self.report, list(self.summaries), kernel_id)
 
 
 def _config(summary: KernelSummary) -> tuple[str, str]:
@@ -115,13 +156,3 @@ def _config(summary: KernelSummary) -> tuple[str, str]:
 def demangled_of(summary: KernelSummary) -> str:
     """The kernel's demangled name (its function name when the report has none)."""
     return summary.name
-
-
-def kernel_state(node: DOMNode) -> KernelState:
-    """The kernel report shown by the app ``node`` belongs to (for a session of several
-    reports, such as a join, the one it shows now: its ``active_kernel_state``)."""
-    state = session_of(node)
-    state = getattr(state, "active_kernel_state", state)
-    if not isinstance(state, KernelState):
-        raise RuntimeError("no kernel report is open")
-    return state

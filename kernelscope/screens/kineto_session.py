@@ -9,12 +9,10 @@ from typing import Any
 
 from textual import work
 from textual.app import App, ComposeResult
-from textual.screen import Screen
 from textual.widgets import Footer, Markdown
-from textual.worker import get_current_worker
 
 from kernelscope.parsers.nsys import OpenCancelled
-from kernelscope.screens.session import ExportJob, SessionOptions
+from kernelscope.screens.session import ExportJob, ReportScreen, SessionOptions, report_stem
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.screens.timeline_session import TimelineSession
 
@@ -28,21 +26,27 @@ def trace_stem(path: Path) -> str:
 
 
 class KinetoTimelineScreen(TimelineScreen):
-    """The timeline screen of a Kineto trace."""
+    """The timeline screen of a Kineto trace; ``e`` exports its Markdown (with HTA's
+    numbers)."""
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("timeline", directory / f"{trace_stem(self.path)}.timeline.md")
+
+    def render_export(self, job: ExportJob) -> str:
+        from kernelscope.export.kineto_export import render_kineto
+        from kernelscope.export.writer import ExportOptions
+        from kernelscope.parsers.kineto.timeline import KinetoTimelineData
+
+        if not isinstance(self.data, KinetoTimelineData):
+            raise RuntimeError("the trace is still opening")
+        return render_kineto(self.data, ExportOptions(fmt="md"))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
         from kernelscope.parsers.kineto.timeline import build_kineto
 
-        worker = get_current_worker()
-
-        def cancelled() -> bool:
-            return self._cancel.is_set() or worker.is_cancelled
-
-        def step(text: str) -> None:
-            self._progress(text, None)
-
-        data = build_kineto(self.path, step=step, cancelled=cancelled)
+        cancelled = self.cancel_check()
+        data = build_kineto(self.path, step=self.step, cancelled=cancelled)
         if cancelled():
             raise OpenCancelled(f"Opening {self.path.name} was cancelled.")
         self.post_message(TimelineLoaded(data))
@@ -54,22 +58,10 @@ class KinetoSession(TimelineSession):
     def start(self) -> None:
         self.host.show_main_screen(KinetoTimelineScreen(self.path, cache_dir=self.cache_dir))
 
-    def export_job(self, screen: Screen, directory: Path) -> ExportJob:  # type: ignore[type-arg]
-        return ExportJob("timeline", directory / f"{trace_stem(self.path)}.timeline.md")
 
-    def render_export(self, job: ExportJob, screen: Screen) -> str:  # type: ignore[type-arg]
-        from kernelscope.export.kineto_export import render_kineto
-        from kernelscope.export.writer import ExportOptions
-        from kernelscope.parsers.kineto.timeline import KinetoTimelineData
-
-        data = screen.data if isinstance(screen, TimelineScreen) else None
-        if not isinstance(data, KinetoTimelineData):
-            raise RuntimeError("the trace is still opening")
-        return render_kineto(data, ExportOptions(fmt="md"))
-
-
-class KinetoRunScreen(Screen):  # type: ignore[type-arg]
-    """The run's ranks, straggler and collectives (the Markdown export), read in a worker."""
+class KinetoRunScreen(ReportScreen[None]):
+    """The run's ranks, straggler and collectives (the Markdown export), read in a worker;
+    ``e`` writes that Markdown."""
 
     BINDINGS = [("q", "app.quit", "Quit")]
 
@@ -77,6 +69,15 @@ class KinetoRunScreen(Screen):  # type: ignore[type-arg]
         super().__init__()
         self.paths = paths
         self.text = ""
+
+    def can_export(self) -> bool:
+        return bool(self.text)
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("timeline", directory / f"{report_stem(self.paths[0])}.timeline.md")
+
+    def render_export(self, job: ExportJob) -> str:
+        return self.text
 
     def compose(self) -> ComposeResult:
         yield Markdown("Opening the run…", id="kineto-run")
@@ -107,9 +108,3 @@ class KinetoRunSession(TimelineSession):
 
     def start(self) -> None:
         self.host.show_main_screen(KinetoRunScreen(self.paths))
-
-    def can_export(self, screen: Screen) -> bool:  # type: ignore[type-arg]
-        return isinstance(screen, KinetoRunScreen) and bool(screen.text)
-
-    def render_export(self, job: ExportJob, screen: Screen) -> str:  # type: ignore[type-arg]
-        return screen.text if isinstance(screen, KinetoRunScreen) else ""

@@ -28,3 +28,7 @@ class LoadingScreen(Screen[None]):
                      else str(self.path.parent))
             yield Static(where, id="loading-path", markup=False)
         yield Footer()
+
+    def show_step(self, text: str) -> None:
+        """Say which step opening is on, instead of ``Opening REPORT…``."""
+        self.query_one("#loading-message", Static).update(f"{text}…")

@@ -9,7 +9,6 @@ timeline (``escape`` comes back).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,24 +18,32 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.ranks import duration, gap_summary, pct, straggler_verdict
-from kernelscope.screens.error import ErrorScreen, error_sentence
-from kernelscope.screens.help import HelpScreen, keys_markdown
+from kernelscope.render.ranks import straggler_verdict
+from kernelscope.screens.help import screen_help
 from kernelscope.screens.ranks_heatmap import Heatmap
-from kernelscope.screens.session import HelpSections, worker_failed
+from kernelscope.screens.ranks_tables import (
+    CPU_COLUMNS,
+    FAMILY_COLUMNS,
+    INSTEAD_COLUMNS,
+    RANK_COLUMNS,
+    cpu_frame,
+    describe_rank,
+    families_frame,
+    instead_frame,
+    rank_frame,
+    steps_frame,
+)
+from kernelscope.screens.session import ExportJob, HelpSections
+from kernelscope.screens.tabbed import OpeningScreen
 from kernelscope.screens.timeline import TimelineLoaded, TimelineScreen
-from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
-from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
+from kernelscope.tui.widgets.timeline_table import FrameTable, FrameView
 
 VIEWS = (("ranks", "Ranks"), ("straggler", "Straggler"), ("families", "Families"),
          ("heatmap", "Heatmap"))
-MAX_WAIT_COLUMNS = 16
 
 RANKS_HELP = """\
 # kernelscope — ranks of one run
@@ -66,100 +73,11 @@ session start time (the title says when that is unsafe, e.g. ranks on different 
 """
 
 
-class RunProgress(Message):
-    def __init__(self, text: str, fraction: float | None) -> None:
-        super().__init__()
-        self.text = text
-        self.fraction = fraction
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, RunProgress)
-
-
 class RunLoaded(Message):
     def __init__(self, run: RunAnalysis, doc: dict[str, Any]) -> None:
         super().__init__()
         self.run = run
         self.doc = doc
-
-
-def _ns(value: Any) -> str:
-    return duration(value)
-
-
-def rank_frame(doc: dict[str, Any]) -> pl.DataFrame:
-    rows = [{
-        "rank": r["rank"], "file": r["file"], "pid": r["pid"], "host": r["host"],
-        "devices": ", ".join(r["devices"]), "steps": r["steps"],
-        "step_time_ns": r["step_time_ns"], "gpu_busy_pct": r["gpu_busy_pct"],
-        "comm_ns": r["comm_ns"], "overlap_pct": r["overlap_pct"],
-        "wait_ns_per_step": r["wait_ns_per_step"], "late_ns_per_step": r["late_ns_per_step"],
-        "last": f"{r['last_count']}/{r['collectives']}", "gaps": gap_summary(r["gaps"], 2),
-    } for r in doc["ranks"]]
-    return pl.DataFrame(rows, infer_schema_length=None)
-
-
-RANK_COLUMNS = (
-    Column("rank", "Rank", str), Column("steps", "Steps", str, priority=4),
-    Column("step_time_ns", "Step time", _ns),
-    Column("gpu_busy_pct", "GPU busy", pct), Column("comm_ns", "Comm", _ns),
-    Column("overlap_pct", "Overlap", pct, priority=3),
-    Column("wait_ns_per_step", "Wait/step", _ns),
-    Column("late_ns_per_step", "Late/step", _ns, priority=1),
-    Column("last", "Last at", str, priority=2),
-    Column("gaps", "Idle gaps by cause", str, numeric=False, flex=True),
-)
-
-
-def describe_rank(row: dict[str, Any]) -> str:
-    """The status line under the ranks table: where the highlighted rank came from."""
-    parts = [f"rank {row['rank']}: {Path(row['file']).name}"]
-    if row.get("pid"):
-        parts.append(f"pid {row['pid']}")
-    if row.get("host"):
-        parts.append(f"host {row['host']}")
-    if row.get("devices"):
-        parts.append(str(row["devices"]))
-    return " · ".join(parts)
-
-
-def steps_frame(doc: dict[str, Any]) -> tuple[pl.DataFrame, list[Column]]:
-    ranks = [r["rank"] for r in doc["ranks"]][:MAX_WAIT_COLUMNS]
-    rows = []
-    for s in doc["steps"]:
-        row = {"step": s["step"], "last_rank": s["last_rank"], "late_ns": s["late_ns"]}
-        row.update({f"w{r}": s["wait_ns"].get(str(r)) for r in ranks})
-        rows.append(row)
-    columns = [Column("step", "Step", str), Column("last_rank", "Last", str),
-               Column("late_ns", "Late by", _ns),
-               *(Column(f"w{r}", f"Wait r{r}", _ns) for r in ranks)]
-    schema = {"step": pl.Int64, "last_rank": pl.Int64, "late_ns": pl.Float64,
-              **{f"w{r}": pl.Int64 for r in ranks}}
-    return pl.DataFrame(rows, schema=schema), columns
-
-
-def _what(row: dict[str, Any]) -> str:
-    return {"window": "lead-in", "gpu": "GPU busy"}.get(row["what"], f"NVTX {row['name']}")
-
-
-INSTEAD_COLUMNS = (Column("item", "Before arriving", str, numeric=False, flex=True),
-                   Column("ns", "Straggler", _ns), Column("others_ns", "Others", _ns),
-                   Column("extra_ns", "Extra", _ns))
-CPU_COLUMNS = (Column("source", "Source", str, numeric=False),
-               Column("name", "Call", str, numeric=False, flex=True),
-               Column("calls", "Calls", str), Column("ns", "Time", _ns),
-               Column("others_ns", "Compared rank", _ns))
-FAMILY_COLUMNS = (
-    Column("name", "Kernel", str, numeric=False, flex=True, kernel_names=True),
-    Column("ranks", "Ranks", str, priority=4),
-    Column("instances", "Instances", lambda v: f"{v:,}", priority=3),
-    Column("total_ns", "Total", _ns),
-    Column("min_ns", "Min", _ns, priority=2), Column("med_ns", "Median", _ns),
-    Column("max_ns", "Max", _ns, priority=1),
-    Column("slowest_rank", "Slowest", str),
-    Column("ratio", "Ratio", lambda v: f"{v:.2f}x"),
-    Column("flag", "Flag", str, numeric=False),
-)
 
 
 class RankTimelineScreen(TimelineScreen):
@@ -193,10 +111,13 @@ class RankTimelineScreen(TimelineScreen):
         self.dismiss()
 
 
-class RanksScreen(Screen[None]):
-    """The ranks of one run, compared."""
+class RanksScreen(OpeningScreen[None]):
+    """The ranks of one run, compared; ``e`` writes the run to ``export_name``."""
 
     HELP_TITLE = "Ranks screen"
+    TABS = "rk-views"
+    TAB_IDS = tuple(view_id for view_id, _ in VIEWS)
+    PREFIX = "rk"
     BINDINGS = [
         *(Binding(str(i), f"show_view('{vid}')", title, show=False, id=f"ranks.view-{vid}",
                   tooltip=f"Show view {i}: {title}.")
@@ -207,7 +128,7 @@ class RanksScreen(Screen[None]):
                 id="ranks.prev-view", tooltip="Show the previous view."),
         Binding("c,escape", "cancel", "Cancel", id="ranks.cancel",
                 tooltip="Stop reading the traces (kills the worker processes)."),
-        Binding("question_mark,f1", "help", "Help", id="ranks.help",
+        Binding("question_mark,f1", "app.help", "Help", id="ranks.help",
                 tooltip="Show the help: what each view shows and every key."),
     ]
     DEFAULT_CSS = """
@@ -222,72 +143,45 @@ class RanksScreen(Screen[None]):
     """
 
     def __init__(self, paths: Sequence[Path], *, cache_dir: Path | None = None,
-                 workers: int | None = None, scheduler: str | None = None) -> None:
+                 workers: int | None = None, scheduler: str | None = None,
+                 export_name: str = "run.ranks.md") -> None:
         super().__init__(id="ranks-screen")
+        self.export_name = export_name
         self.paths = [Path(p) for p in paths]
         self.cache_dir = cache_dir
         self.processes = workers  # ("workers" is Textual's own attribute)
         self.scheduler = scheduler
         self.run: RunAnalysis | None = None
         self.doc: dict[str, Any] | None = None
-        self.opening = True
-        self._cancel = threading.Event()
-        self._throttle = ProgressThrottle()
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(f"kernelscope · {len(self.paths)} traces", id="rk-title",
                      classes="screen-title", markup=False)
-        yield from opening_panel("rk", f"Reading {len(self.paths)} traces…")
+        yield from self.compose_opening(f"Reading {len(self.paths)} traces…")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._analyse()
 
-    def on_unmount(self) -> None:
-        self._cancel.set()
-
     # -- reading ---------------------------------------------------------------------------
-    def _progress(self, text: str, fraction: float | None) -> None:
-        if self._throttle.due(fraction):
-            self.post_message(RunProgress(text, fraction))
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="ranks-open")
     def _analyse(self) -> None:
         from kernelscope.export.ranks_json import to_export_dict
         from kernelscope.parsers.ranks.reduce import ReduceOptions
         from kernelscope.parsers.ranks.run import analyse_run
 
-        worker = get_current_worker()
         cache = self.cache_dir
         run = analyse_run(
             self.paths, options=ReduceOptions(cache_dir=str(cache) if cache else None),
             workers=self.processes, scheduler=self.scheduler,
-            progress=self._progress,
-            cancel=lambda: self._cancel.is_set() or worker.is_cancelled)
+            progress=self.progress, cancel=self.cancel_check())
         self.post_message(RunLoaded(run, to_export_dict(run)))
-
-    @on(RunProgress)
-    def _show_progress(self, event: RunProgress) -> None:
-        if not self.opening:
-            return
-        show_progress(self, "rk", event.text, event.fraction)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.opening = False
-            if self.run is None:  # nothing of the run is shown: the command line exits 2
-                self.log.error(event.worker.error)
-                self.app.switch_screen(ErrorScreen(error_sentence(event.worker.error)))
-            else:
-                worker_failed(self, event)
 
     @on(RunLoaded)
     async def _loaded(self, event: RunLoaded) -> None:
         self.run, self.doc = event.run, event.doc
-        self.opening = False
-        await self.query_one("#rk-loading-center").remove()
-        await self.mount(self._views(event.run, event.doc), before=self.query_one(Footer))
+        await self.show_views(self._views(event.run, event.doc))
         self.query_one("#rk-title", Static).update(self.title_line())
         self.query_one("#rk-ranks-view", FrameView).table.focus()
         self.refresh_bindings()
@@ -331,24 +225,11 @@ class RanksScreen(Screen[None]):
     def _fill(self, doc: dict[str, Any], steps: pl.DataFrame) -> None:
         self.query_one("#rk-ranks-view", FrameView).table.set_frame(rank_frame(doc))
         self.query_one("#rk-steps-view", FrameView).table.set_frame(steps)
-        s = doc["straggler"]
-        instead = pl.DataFrame(
-            [{"item": _what(i), "ns": i["ns"], "others_ns": i["others_ns"],
-              "extra_ns": i["extra_ns"]} for i in (s["instead"] if s else [])],
-            schema={"item": pl.String, "ns": pl.Float64, "others_ns": pl.Float64,
-                    "extra_ns": pl.Float64})
-        self.query_one("#rk-instead-view", FrameView).table.set_frame(instead)
-        cpu = pl.DataFrame(s["cpu_calls"] if s and s["cpu_calls"] else [],
-                           schema={"source": pl.String, "name": pl.String, "calls": pl.Int64,
-                                   "ns": pl.Int64, "others_ns": pl.Int64})
-        self.query_one("#rk-cpu-view", FrameView).table.set_frame(cpu)
-        fams = pl.DataFrame([{
-            **{k: f[k] for k in ("name", "ranks", "instances", "total_ns", "min_ns", "med_ns",
-                                 "max_ns", "slowest_rank", "ratio")},
-            "flag": "communication" if f["comm"] else ("SLOWER" if f["flagged"] else ""),
-        } for f in doc["families"]], infer_schema_length=None)
-        if fams.height:
-            self.query_one("#rk-families-view", FrameView).table.set_frame(fams)
+        self.query_one("#rk-instead-view", FrameView).table.set_frame(instead_frame(doc))
+        self.query_one("#rk-cpu-view", FrameView).table.set_frame(cpu_frame(doc))
+        families = families_frame(doc)
+        if families.height:
+            self.query_one("#rk-families-view", FrameView).table.set_frame(families)
 
     def title_line(self) -> str:
         run = self.run
@@ -369,7 +250,7 @@ class RanksScreen(Screen[None]):
     def action_show_view(self, view_id: str) -> None:
         if self.opening:
             return
-        self.query_one("#rk-views", TabbedContent).active = view_id
+        self.show_tab(view_id)
         self._focus(view_id)
 
     def _focus(self, view_id: str) -> None:
@@ -378,18 +259,11 @@ class RanksScreen(Screen[None]):
         self.query_one(target).focus()
 
     def action_step_view(self, step: int) -> None:
-        ids = [v for v, _ in VIEWS]
-        current = self.query_one("#rk-views", TabbedContent).active or ids[0]
-        self.action_show_view(ids[(ids.index(current) + step) % len(ids)])
+        self.action_show_view(self.neighbour_tab(step))
 
     @on(TabbedContent.TabActivated, "#rk-views")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._focus(event.pane.id or "ranks")
-
-    def action_cancel(self) -> None:
-        if self.opening:
-            self._cancel.set()
-            self.query_one("#rk-progress-text", Static).update("Cancelling…")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
@@ -418,17 +292,25 @@ class RanksScreen(Screen[None]):
     def _rank_chosen(self, event: FrameTable.Chosen) -> None:
         self.open_rank(int(event.row["rank"]))
 
+    # -- export (e) ------------------------------------------------------------------------
+    def can_export(self) -> bool:
+        return self.doc is not None
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("ranks", directory / self.export_name)
+
+    def render_export(self, job: ExportJob) -> str:
+        from kernelscope.export.ranks import render_document
+
+        if self.doc is None:
+            raise RuntimeError("the ranks are still being read")
+        return render_document(self.doc, "md")
+
     # -- help ----------------------------------------------------------------------------
     @classmethod
     def help_sections(cls) -> HelpSections:
         """The ranks screen's key tables (``?`` and the README's are made from these)."""
         return (("Ranks screen", (cls,)), ("Heatmap (4)", (Heatmap,)), ("Tables", (FrameTable,)))
 
-    def action_help(self) -> None:
-        if isinstance(self.app.screen, HelpScreen):
-            return
-        sections = [*((title, [b for cls in classes for b in cls.BINDINGS])
-                      for title, classes in self.help_sections()),
-                    ("Everywhere", self.app.BINDINGS)]
-        keys = keys_markdown(self.app, sections)  # type: ignore[arg-type]
-        self.app.push_screen(HelpScreen(RANKS_HELP.replace("<!-- keys -->", keys)))
+    def help_page(self) -> str:
+        return screen_help(self.app, RANKS_HELP, self.help_sections())

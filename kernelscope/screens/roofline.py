@@ -13,14 +13,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from kernelscope.parsers.diagnosis.cache import summary_diagnosis
 from kernelscope.parsers.roofline import PRECISION_KEYS, PRECISIONS
 from kernelscope.parsers.roofline.collect import NOT_COLLECTED
 from kernelscope.render.roofline import ChartKernel
-from kernelscope.screens.kernel_state import KernelState, kernel_state
+from kernelscope.screens.kernel_commands import KernelReportScreen
+from kernelscope.screens.kernel_state import KernelState
 from kernelscope.tui.widgets.diagnosis_pane import best_precision, chart_kernels
 from kernelscope.tui.widgets.roofline_plot import RooflinePlot, RooflineView
 
@@ -72,11 +72,11 @@ class RooflineCommands(Provider):
                 yield Hit(score, matcher.highlight(text), run, text=text, help=help_text)  # type: ignore[arg-type]
 
 
-class RooflineScreen(Screen[int | None]):
+class RooflineScreen(KernelReportScreen[int | None]):
     """All kernels on a roofline; dismissed with the kernel selected last."""
 
     HELP_TITLE = "Roofline"
-    COMMANDS = {RooflineCommands}
+    COMMANDS = {RooflineCommands, *KernelReportScreen.COMMANDS}
     BINDINGS = [
         Binding(
             "f",
@@ -139,17 +139,14 @@ class RooflineScreen(Screen[int | None]):
     }
     """
 
-    def __init__(self, selected: int | None = None, precision: str | None = None) -> None:
-        super().__init__(id="roofline")
+    def __init__(
+        self, state: KernelState, selected: int | None = None, precision: str | None = None
+    ) -> None:
+        super().__init__(state, id="roofline")
         self.selected = selected
         self.precision = precision
         self.level = "dram"
         self.kernels: tuple[ChartKernel, ...] = ()
-
-    @property
-    def state(self) -> KernelState:
-        """The open kernel report (its summaries so far)."""
-        return kernel_state(self)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="roofline-header")

@@ -8,7 +8,6 @@ Any failure ends on the app's error screen with one sentence.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,40 +17,24 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.words import plural
 from kernelscope.parsers.nsys import Gap, OpenCancelled, nvtx_ranges, open_report
 from kernelscope.parsers.nsys.timeline_data import TimelineData, build
-from kernelscope.screens.error import ErrorScreen, error_sentence
-from kernelscope.screens.help import HelpScreen, keys_markdown
-from kernelscope.screens.session import HelpSections
+from kernelscope.screens.help import screen_help
+from kernelscope.screens.session import ExportJob, HelpSections, report_stem
+from kernelscope.screens.tabbed import OpeningScreen
 from kernelscope.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.screens.timeline_views.commands import TimelineCommands
 from kernelscope.screens.timeline_views.gaps import gap_of
 from kernelscope.screens.timeline_views.help_text import TIMELINE_HELP
 from kernelscope.screens.timeline_views.tables import TableView
-from kernelscope.tui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 from kernelscope.tui.widgets.timeline_table import FrameTable
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)
-KEYS_MARKER = "<!-- keys -->"
-
-
-class OpenProgress(Message):
-    """How far opening got; only the latest one waiting in the queue is kept."""
-
-    def __init__(self, text: str, fraction: float | None) -> None:
-        super().__init__()
-        self.text = text
-        self.fraction = fraction
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, OpenProgress)
 
 
 class TimelineLoaded(Message):
@@ -80,10 +63,14 @@ def _view_bindings() -> list[Binding]:
     ]
 
 
-class TimelineScreen(Screen[None]):
-    """An Nsight Systems report: progress while it opens, then its views."""
+class TimelineScreen(OpeningScreen[None]):
+    """An Nsight Systems report: progress while it opens, then its views; ``e`` exports its
+    analysis, wherever the screen is shown (alone, over a join, over the ranks)."""
 
     HELP_TITLE = "Timeline screen"
+    TABS = "tl-views"
+    TAB_IDS = VIEW_IDS
+    PREFIX = "tl"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     COMMANDS = {TimelineCommands}
     BINDINGS = [
@@ -97,9 +84,9 @@ class TimelineScreen(Screen[None]):
         Binding("escape", "back", "Back", id="timeline.back",
                 tooltip="Cancel opening; or close the gap panel; or go back to the previous "
                 "view."),
-        Binding("e", "export", "Export", id="timeline.export",
+        Binding("e", "app.export", "Export", id="timeline.export",
                 tooltip="Export this report's analysis (when this build of kernelscope can)."),
-        Binding("question_mark,f1", "help", "Help", id="timeline.help",
+        Binding("question_mark,f1", "app.help", "Help", id="timeline.help",
                 tooltip="Show the help: what each view shows and every key."),
     ]
 
@@ -155,17 +142,14 @@ class TimelineScreen(Screen[None]):
         self._then = then
         self.closable = data is not None
         self.data: TimelineData | None = None
-        self.opening = True
-        self._cancel = threading.Event()
         self._filled: set[str] = set()
         self._history: list[str] = []
-        self._throttle = ProgressThrottle()
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(f"kernelscope · {self.path.name}", id="tl-title",
                      classes="screen-title", markup=False)
-        yield from opening_panel("tl", f"Opening {self.path.name}…")
+        yield from self.compose_opening(f"Opening {self.path.name}…")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -174,65 +158,27 @@ class TimelineScreen(Screen[None]):
         else:
             self._open()
 
-    def on_unmount(self) -> None:
-        self._cancel.set()
-
     # -- opening ---------------------------------------------------------------------------
-    def _progress(self, text: str, fraction: float | None) -> None:
-        """Called from the worker thread: post (not too often) for the UI thread to show."""
-        if self._throttle.due(fraction):
-            self.post_message(OpenProgress(text, fraction))
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
-        worker = get_current_worker()
-
-        def cancelled() -> bool:
-            return self._cancel.is_set() or worker.is_cancelled
-
-        report = open_report(self.path, cache_dir=self.cache_dir, progress=self._progress,
+        cancelled = self.cancel_check()
+        report = open_report(self.path, cache_dir=self.cache_dir, progress=self.progress,
                              cancel=cancelled)
-
-        def step(text: str) -> None:
-            self.post_message(OpenProgress(text, None))
-
-        data = build(self.path, report, step=step, cancelled=cancelled)
+        data = build(self.path, report, step=self.step, cancelled=cancelled)
         if cancelled():
             raise OpenCancelled(f"Opening {self.path.name} was cancelled.")
         self.post_message(TimelineLoaded(data))
 
-    @on(OpenProgress)
-    def _show_progress(self, event: OpenProgress) -> None:
-        if not self.opening:
-            return
-        show_progress(self, "tl", event.text, event.fraction)
-
     @on(TimelineLoaded)
     async def _loaded(self, event: TimelineLoaded) -> None:
         self.data = event.data
-        self.opening = False
-        await self.query_one("#tl-loading-center").remove()
-        await self.mount(ViewTabs(id="tl-views-box"), before=self.query_one(Footer))
+        await self.show_views(ViewTabs(id="tl-views-box"))
         self.query_one("#tl-title", Static).update(self.title_line())
         self._fill(self.active_view)
         self._focus_view(self.active_view)
         self.refresh_bindings()
         if self._then is not None:
             self.call_after_refresh(self._then, self)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.log.error(event.worker.error)
-            self.fail(error_sentence(event.worker.error))
-
-    def fail(self, message: str) -> None:
-        """End on the app's error screen with ``message`` (one sentence)."""
-        self.opening = False
-        show_error = getattr(self.app, "show_error", None)
-        if callable(show_error):
-            show_error(message, fatal=True)
-        else:
-            self.app.switch_screen(ErrorScreen(message, fatal=True))
 
     def title_line(self) -> str:
         data = self.data
@@ -247,7 +193,7 @@ class TimelineScreen(Screen[None]):
     # -- views -----------------------------------------------------------------------------
     @property
     def active_view(self) -> str:
-        return self.query_one("#tl-views", TabbedContent).active or VIEW_IDS[0]
+        return self.active_tab
 
     def view_widget(self, view_id: str) -> Widget:
         return self.query_one(f"#{view_id}", TabPane).children[0]
@@ -288,13 +234,12 @@ class TimelineScreen(Screen[None]):
         current = self.active_view
         if view_id != current and remember:
             self._history.append(current)
-        self.query_one("#tl-views", TabbedContent).active = view_id
+        self.show_tab(view_id)
         self._fill(view_id)
         self._focus_view(view_id)
 
     def action_step_view(self, step: int) -> None:
-        position = VIEW_IDS.index(self.active_view)
-        self.action_show_view(VIEW_IDS[(position + step) % len(VIEW_IDS)])
+        self.action_show_view(self.neighbour_tab(step))
 
     def action_back(self) -> None:
         if self.opening:
@@ -322,12 +267,6 @@ class TimelineScreen(Screen[None]):
     @on(TimelinePane.GapSelected)
     def _gap_selected(self, event: TimelinePane.GapSelected) -> None:
         self.refresh_bindings()
-
-    def action_cancel(self) -> None:
-        if not self.opening:
-            return
-        self._cancel.set()
-        self.query_one("#tl-progress-text", Static).update("Cancelling…")
 
     # -- jumping to the timeline -----------------------------------------------------------
     def show_gap(self, gap: Gap) -> None:
@@ -388,20 +327,24 @@ class TimelineScreen(Screen[None]):
 
     # -- export and help -------------------------------------------------------------------
     def can_export(self) -> bool:
-        return callable(getattr(self.app, "action_export", None))
+        return self.data is not None
 
-    def action_export(self) -> None:
-        export = getattr(self.app, "action_export", None)
-        if callable(export):
-            export()
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("timeline", directory / f"{report_stem(self.path)}.timeline.md")
+
+    def render_export(self, job: ExportJob) -> str:
+        from kernelscope.export.timeline_export import render_timeline_report
+        from kernelscope.export.writer import ExportOptions
+
+        if self.data is None:
+            raise RuntimeError("the timeline is still opening")
+        return render_timeline_report(self.data, ExportOptions(fmt="md"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.opening
         if action == "back":
             return self.opening or self._can_go_back() or self.closable
-        if action == "export":
-            return self.data is not None and self.can_export()
         if action in ("show_view", "step_view"):
             return self.data is not None
         return True
@@ -412,17 +355,6 @@ class TimelineScreen(Screen[None]):
         return (("Timeline screen", (cls,)), ("Timeline view (2)", (TimelinePane,)),
                 ("Tables (3–7)", (FrameTable,)))
 
-    def action_help(self) -> None:
-        if isinstance(self.app.screen, HelpScreen):
-            return
-        app = self.app
-        palette = [Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "Commands",
-                           tooltip="Switch views, jump to a gap or a kernel on the timeline.")]
-        sections = [
-            *((title, [b for cls in classes for b in cls.BINDINGS])
-              for title, classes in self.help_sections()),
-            ("Everywhere", app.BINDINGS),
-            ("Command palette", palette),
-        ]
-        keys = keys_markdown(app, sections)  # type: ignore[arg-type]
-        self.app.push_screen(HelpScreen(TIMELINE_HELP.replace(KEYS_MARKER, keys)))
+    def help_page(self) -> str:
+        return screen_help(self.app, TIMELINE_HELP, self.help_sections(), palette_tooltip=(
+            "Switch views, jump to a gap or a kernel on the timeline."))

@@ -2,8 +2,9 @@
 kind's session, which shows its screens.
 
 The app knows no kind of report: the registry (``kernelscope.kinds``) says which kind the
-inputs are and which session shows it; the session says what the help lists, what ``e``
-exports and what ``y`` copies. ``create_app`` builds the app for the CLI and the tests alike.
+inputs are and which session shows it; the session says what the help lists, and the screen
+shown says what ``e`` exports and what ``y`` copies (``screens.session.ReportScreen``).
+``create_app`` builds the app for the CLI and the tests alike.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from kernelscope.screens.columns import ColumnProvider
 from kernelscope.screens.error import ErrorScreen, error_sentence
 from kernelscope.screens.help import HelpScreen, bindings_of, everywhere, help_markdown
 from kernelscope.screens.loading import LoadingScreen
-from kernelscope.screens.session import ExportJob, ReportSession, SessionOptions
+from kernelscope.screens.session import ExportJob, ReportScreen, ReportSession, SessionOptions
 from kernelscope.tui.commands import AppCommands
 
 
@@ -112,7 +113,6 @@ class KernelscopeApp(App[None]):
         """Hand the inputs to ``kind``'s session, which opens them and shows its screens."""
         session: ReportSession = kind.part("session")(self, self.inputs, self.options)
         self.session = session
-        self.COMMANDS = type(self).COMMANDS | session.commands
         session.start()
 
     # -- screens and errors ----------------------------------------------------------------
@@ -123,6 +123,11 @@ class KernelscopeApp(App[None]):
             self.show_main_screen(screen)
         else:
             self.push_screen(screen)
+
+    def show_step(self, text: str) -> None:
+        """Say which step opening is on (while the loading screen shows)."""
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.show_step(text)
 
     def show_main_screen(self, screen: Screen[Any]) -> None:
         """Make ``screen`` the one screen above the app's base (closing help or the palette
@@ -154,8 +159,14 @@ class KernelscopeApp(App[None]):
 
     # -- actions ---------------------------------------------------------------------------
     def action_help(self) -> None:
-        if isinstance(self.screen, HelpScreen):
+        """The help the current screen declares, else the app's with the kind's keys."""
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
             return
+        page = screen.help_page() if isinstance(screen, ReportScreen) else None
+        self.push_screen(HelpScreen(page if page is not None else self._app_help()))
+
+    def _app_help(self) -> str:
         sections = everywhere(self)
         listed = self.session.help_sections if self.session is not None else ()
         known = {cls for _, classes in listed for cls in classes}
@@ -163,19 +174,15 @@ class KernelscopeApp(App[None]):
         if current not in known:
             sections.append((getattr(current, "HELP_TITLE", current.__name__), current.BINDINGS))
         sections += bindings_of(listed)
-        self.push_screen(HelpScreen(help_markdown(self, sections)))
-
-    def _busy_screen(self) -> bool:
-        return isinstance(self.screen, (LoadingScreen, ErrorScreen, HelpScreen))
+        return help_markdown(self, sections)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        session = self.session
+        from kernelscope.tui.exporting import copying_screen, exporting_screen
+
         if action == "copy_record":
-            return session is not None and session.can_copy(self.screen)
+            return copying_screen(self.screen) is not None
         if action == "export":
-            return session is not None and not self._busy_screen() and session.can_export(
-                self.screen
-            )
+            return exporting_screen(self.screen) is not None
         return True
 
     def action_export(self) -> None:
@@ -183,12 +190,12 @@ class KernelscopeApp(App[None]):
         from kernelscope.export.writer import check_not_an_input
         from kernelscope.parsers.errors import ReportError
         from kernelscope.screens.confirm import ConfirmScreen
-        from kernelscope.tui.exporting import export_job
+        from kernelscope.tui.exporting import exporting_screen
 
-        screen = self.screen
-        job = export_job(self.session, screen, Path.cwd())
-        if job is None:
+        screen = exporting_screen(self.screen)
+        if screen is None:
             return
+        job = screen.export_job(Path.cwd())
         try:
             check_not_an_input(job.target, self.inputs)
         except ReportError as exc:
@@ -205,13 +212,12 @@ class KernelscopeApp(App[None]):
         self.push_screen(ConfirmScreen(f"{job.target.name} exists. Replace it?"), answered)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
-    def _export(self, job: ExportJob, screen: Screen[Any]) -> None:
+    def _export(self, job: ExportJob, screen: ReportScreen[Any]) -> None:
         from kernelscope.export.writer import write_text
-        from kernelscope.tui.exporting import render_job
 
         self.call_from_thread(self.notify, f"Exporting to {job.target.name}…", timeout=2)
         try:
-            write_text(render_job(self.session, job, screen), job.target, inputs=self.inputs)
+            write_text(screen.render_export(job), job.target, inputs=self.inputs)
         except Exception as exc:  # one sentence, never a traceback
             self.call_from_thread(
                 self.notify, f"Export failed: {error_sentence(exc)}", severity="error"
@@ -220,17 +226,20 @@ class KernelscopeApp(App[None]):
         self.call_from_thread(self.notify, f"Wrote {job.target}", title="Exported")
 
     def action_copy_record(self) -> None:
-        """Copy what the session offers for the current screen to the clipboard."""
-        if self.session is not None and self.session.can_copy(self.screen):
-            self._copy(self.session, self.screen)
+        """Copy what the current screen offers to the clipboard."""
+        from kernelscope.tui.exporting import copying_screen
+
+        screen = copying_screen(self.screen)
+        if screen is not None:
+            self._copy(screen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
-    def _copy(self, session: ReportSession, screen: Screen[Any]) -> None:
+    def _copy(self, screen: ReportScreen[Any]) -> None:
         from kernelscope.tui.exporting import export_job
 
-        text, what = session.copy_text(screen)
+        text, what = screen.copy_text()
         self.call_from_thread(self.copy_to_clipboard, text)
-        job = export_job(session, screen, Path.cwd()) if session.can_export(screen) else None
+        job = export_job(screen, Path.cwd())
         note = clipboard_note(what, os.environ, job.target.name if job is not None else None)
         self.call_from_thread(self.notify, note, title="Sent with OSC 52", timeout=12)
 

@@ -1,4 +1,4 @@
-"""The app's own command-palette commands (the open report's session adds its own)."""
+"""The app's own command-palette commands (each screen adds its own in its ``COMMANDS``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The TUI's export (``e``): the same Markdown as ``kernelscope export``.
 
-``e`` writes the current scope to a file in the working directory: the open report's session
-says which scope the screen shows (a kernel in the detail, the whole kernel report, the
-timeline) and renders it. An existing file is only replaced after a yes.
+``e`` writes the current scope to a file in the working directory: the screen shown says which
+scope it shows (a kernel in the detail, the whole kernel report, the timeline) and renders it
+(``screens.session.ReportScreen``). An existing file is only replaced after a yes.
 """
 
 from __future__ import annotations
@@ -12,20 +12,24 @@ from typing import Any
 
 from textual.screen import Screen
 
-from kernelscope.screens.session import ExportJob, ReportSession
+from kernelscope.screens.session import ExportJob, ReportScreen
 
 
-def export_job(
-    session: ReportSession | None, screen: Screen[Any], directory: Path
-) -> ExportJob | None:
-    """The scope the user is looking at, and the file it goes to (None: nothing is open)."""
-    if session is None:
-        return None
-    return session.export_job(screen, directory)
+def exporting_screen(screen: Screen[Any]) -> ReportScreen[Any] | None:
+    """``screen`` when it has something to export now, else None."""
+    if isinstance(screen, ReportScreen) and screen.can_export():
+        return screen
+    return None
 
 
-def render_job(session: ReportSession | None, job: ExportJob, screen: Screen[Any]) -> str:
-    """The Markdown of ``job`` (call from a thread worker: a report export reads every kernel)."""
-    if session is None:
-        raise RuntimeError("no report is open")
-    return session.render_export(job, screen)
+def copying_screen(screen: Screen[Any]) -> ReportScreen[Any] | None:
+    """``screen`` when it has something to copy now, else None."""
+    if isinstance(screen, ReportScreen) and screen.can_copy():
+        return screen
+    return None
+
+
+def export_job(screen: Screen[Any], directory: Path) -> ExportJob | None:
+    """The scope the user is looking at, and the file it goes to (None: nothing to export)."""
+    shown = exporting_screen(screen)
+    return shown.export_job(directory) if shown is not None else None

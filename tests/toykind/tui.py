@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from textual.app import App, ComposeResult
-from textual.command import Provider
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.kinds import OpenOptions
 from kernelscope.screens.session import (
     ExportJob,
     HelpSections,
+    ReportScreen,
     SessionHost,
     SessionOptions,
 )
@@ -22,12 +21,30 @@ from tests.toykind.model import ToyReport, open_toy_pair, read_toy
 from tests.toykind.render import toy_markdown
 
 
-class ToyScreen(Screen[None]):
+class ToyScreen(ReportScreen[None]):
+    """The toy report's rows; ``e`` writes them to ``export_name``, ``y`` copies them."""
+
     HELP_TITLE = "Toy report"
 
-    def __init__(self, report: ToyReport) -> None:
+    def __init__(self, report: ToyReport, export_name: str) -> None:
         super().__init__(id="toy")
         self.report = report
+        self.export_name = export_name
+
+    def can_export(self) -> bool:
+        return True
+
+    def export_job(self, directory: Path) -> ExportJob:
+        return ExportJob("toy", directory / self.export_name)
+
+    def render_export(self, job: ExportJob) -> str:
+        return toy_markdown(self.report)
+
+    def can_copy(self) -> bool:
+        return True
+
+    def copy_text(self) -> tuple[str, str]:
+        return toy_markdown(self.report), "the toy report"
 
     def compose(self) -> ComposeResult:
         yield Static(f"toy · {self.report.path.name} · total {self.report.total:g}", id="toy-title")
@@ -43,7 +60,6 @@ class ToyScreen(Screen[None]):
 
 class ToySession:
     help_sections: HelpSections = (("Toy report", (ToyScreen,)),)
-    commands: frozenset[type[Provider]] = frozenset()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         self.host = cast(SessionHost, app)
@@ -54,23 +70,7 @@ class ToySession:
         paths = self.paths
         self.report = (open_toy_pair(paths, OpenOptions()) if len(paths) == 2
                        else read_toy(paths[0]))
-        self.host.show_main_screen(ToyScreen(self.report))
-
-    def can_export(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, ToyScreen)
-
-    def export_job(self, screen: Screen[Any], directory: Path) -> ExportJob:
-        return ExportJob("toy", directory / f"{self.paths[-1].stem}.toy.md")
-
-    def render_export(self, job: ExportJob, screen: Screen[Any]) -> str:
-        return toy_markdown(cast(ToyScreen, screen).report)
-
-    def can_copy(self, screen: Screen[Any]) -> bool:
-        return isinstance(screen, ToyScreen)
-
-    def copy_text(self, screen: Screen[Any]) -> tuple[str, str]:
-        text = toy_markdown(cast(ToyScreen, screen).report)
-        return text, "the toy report"
+        self.host.show_main_screen(ToyScreen(self.report, f"{paths[-1].stem}.toy.md"))
 
     def close(self) -> None:
         """Nothing to release."""

@@ -8,7 +8,7 @@ content and fill it in ``update_content``; the base handles the missing-section 
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -19,7 +19,9 @@ from textual.widgets import Static
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import PaneSpec
 from kernelscope.screens.panes.baseline import baseline_view
-from kernelscope.screens.session import session_of
+
+if TYPE_CHECKING:
+    from kernelscope.screens.kernel_state import KernelState
 
 
 def collect_hint(spec: PaneSpec, missing: tuple[str, ...], extra: str = "") -> Text:
@@ -47,6 +49,8 @@ class Pane(VerticalScroll):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(id=f"{self.spec.id}-pane", classes="pane", **kwargs)  # type: ignore[arg-type]
         self.detail: KernelDetail | None = None
+        self.report_state: KernelState | None = None
+        """The report of the kernel shown (its summaries, its baseline)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="pane-baseline", id=f"{self.spec.id}-baseline")
@@ -62,13 +66,13 @@ class Pane(VerticalScroll):
     def body(self) -> Static:
         return self.query_one(f"#{self.spec.id}-body", Static)
 
-    def show(self, detail: KernelDetail) -> None:
-        """Show ``detail``: its values, or the ncu options that collect the missing sections."""
+    def show(self, detail: KernelDetail, state: KernelState) -> None:
+        """Show ``detail`` of the report ``state``: its values (against the report's baseline,
+        if one is marked), or the ncu options that collect the missing sections."""
         self.detail = detail
+        self.report_state = state
         strip = self.query_one(".pane-baseline", Static)
-        state = session_of(self)
-        state = getattr(state, "active_kernel_state", state)  # a join shows one of several
-        against = baseline_view(getattr(state, "baseline", None), detail, self.spec.id)
+        against = baseline_view(state.baseline, detail, self.spec.id)
         strip.display = against is not None
         strip.update(against if against is not None else "")
         missing = detail.missing_sections(self.spec)

@@ -7,9 +7,7 @@ from textual.app import ComposeResult
 
 from kernelscope.parsers.ncu import KernelDetail
 from kernelscope.parsers.ncu.panes import DIAGNOSIS
-from kernelscope.screens.kernel_state import KernelState
 from kernelscope.screens.panes.base import Pane
-from kernelscope.screens.session import session_of
 from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
 
 
@@ -21,6 +19,5 @@ class DiagnosisPane(Pane):
         yield DiagnosisView(id="diagnosis-view")
 
     def update_content(self, detail: KernelDetail) -> None:
-        state = session_of(self)
-        summaries = state.summaries if isinstance(state, KernelState) else ()
+        summaries = self.report_state.summaries if self.report_state is not None else ()
         self.query_one(DiagnosisView).show(detail, summaries)

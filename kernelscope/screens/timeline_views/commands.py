@@ -31,8 +31,6 @@ class TimelineActions(Protocol):
 
     def can_export(self) -> bool: ...
 
-    def action_export(self) -> None: ...
-
     def show_gap(self, gap: Gap) -> None: ...
 
     def show_kernel(self, name: str) -> None: ...
@@ -60,7 +58,7 @@ class TimelineCommands(Provider):
         yield Command("Timeline: previous large gap", partial(screen.timeline_gap, -1),
                       "Jump to the previous large GPU idle gap and explain it.")
         if screen.can_export():
-            yield Command("Export the report", screen.action_export,
+            yield Command("Export the report", partial(self.app.run_action, "app.export"),
                           "Write the analysis to a file.")
 
     def _item_commands(self) -> Iterator[Command]:

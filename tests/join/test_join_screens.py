@@ -1,0 +1,116 @@
+"""Screens the join reuses behave as they do on their own: the kernel detail of a ranked
+kernel marks a baseline with ``b``, diagnoses it against its whole report and exports its
+record with ``e``; ``e`` on the timeline opened from a row exports the timeline, not the
+join's ranking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from kernelscope.screens.join_screen import JoinScreen
+from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.tui.app import KernelscopeApp, create_app
+from tests.join.conftest import KERNELS_XZ, TRACE_XZ
+from tests.tui.helpers import settle, widget_text
+
+SIZE = (140, 40)
+GEMM_ROW = 3
+"""The ranking's 4th row: the GEMM family, profiled; its longest launch is kernel 7."""
+UNPROFILED_ROW = 11
+"""The first family nobody profiled (``?1``): enter shows it on the timeline."""
+
+
+async def until(pilot: Pilot[None], check, tries: int = 400) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(tries):
+        await pilot.pause(0.05)
+        if check():
+            return
+    raise AssertionError("the screen did not show")
+
+
+async def open_row(pilot: Pilot[None], app: KernelscopeApp, row: int) -> None:
+    await until(pilot, lambda: isinstance(app.screen, JoinScreen)
+                and bool(app.screen.query("#join-ranking")))
+    await settle(pilot)
+    await pilot.press(*["down"] * row, "enter")
+
+
+def diagnosis_text(screen: KernelDetailScreen) -> str:
+    return widget_text(screen.query_one("#diagnosis-pane"))
+
+
+async def kernel_from_join(pilot: Pilot[None], app: KernelscopeApp) -> KernelDetailScreen:
+    await open_row(pilot, app, GEMM_ROW)
+    await until(pilot, lambda: isinstance(app.screen, KernelDetailScreen))
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, KernelDetailScreen) and screen.kernel_id == 7
+    return screen
+
+
+@pytest.mark.asyncio
+async def test_b_and_e_on_a_kernel_opened_from_the_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = create_app([TRACE_XZ, KERNELS_XZ])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await kernel_from_join(pilot, app)
+        await pilot.press("b")
+        await settle(pilot)
+        assert "this is the baseline" in widget_text(screen.query_one("#detail-header"))
+        assert "Baseline: this kernel (nvjet_sm90_tst_256x128_64x…_bz_coopA_NNT); b on it " \
+            "clears the baseline." in diagnosis_text(screen)
+        await pilot.press("b")
+        await settle(pilot)
+        assert "baseline" not in widget_text(screen.query_one("#detail-header"))
+        await pilot.press("e")
+        await until(pilot, lambda: any(tmp_path.iterdir()))
+        await settle(pilot)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["join_kernels.kernel-7.md"]
+    record = (tmp_path / "join_kernels.kernel-7.md").read_text()
+    assert record.splitlines()[0] == "# Kernel report: join\\_kernels.ncu-rep.xz, kernel 7"
+
+
+@pytest.mark.asyncio
+async def test_the_diagnosis_inside_the_join_agrees_with_the_kernel_opened_alone() -> None:
+    alone = create_app(KERNELS_XZ)
+    async with alone.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: alone.screen.id == "kernel-list"
+                    and getattr(alone.session, "loaded_all", False))
+        await settle(pilot)
+        await pilot.press("g", "7", "enter", "enter")
+        await until(pilot, lambda: isinstance(alone.screen, KernelDetailScreen))
+        await settle(pilot)
+        assert isinstance(alone.screen, KernelDetailScreen)
+        expected = diagnosis_text(alone.screen)
+    assert "share of profiled GPU time of its family of 12 launches = 0.789 — this launch " \
+        "13.23%" in expected
+    joined = create_app([TRACE_XZ, KERNELS_XZ])
+    async with joined.run_test(size=SIZE) as pilot:
+        screen = await kernel_from_join(pilot, joined)
+        assert diagnosis_text(screen) == expected
+
+
+@pytest.mark.asyncio
+async def test_e_on_a_timeline_opened_from_the_join_exports_the_timeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = create_app([TRACE_XZ, KERNELS_XZ])
+    async with app.run_test(size=SIZE) as pilot:
+        await open_row(pilot, app, UNPROFILED_ROW)
+        await until(pilot, lambda: isinstance(app.screen, TimelineScreen)
+                    and app.screen.data is not None)
+        await settle(pilot)
+        await pilot.press("e")
+        await until(pilot, lambda: any(tmp_path.iterdir()))
+        await settle(pilot)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["join_trace.timeline.md"]
+    text = (tmp_path / "join_trace.timeline.md").read_text()
+    assert text.startswith("# Timeline report: join\\_trace.sqlite.xz\n")
