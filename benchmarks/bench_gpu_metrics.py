@@ -40,7 +40,7 @@ def case_floor(path: Path) -> dict[str, object]:
     import adbc_driver_sqlite.dbapi as adbc
     import polars as pl
 
-    from kernelscope.parsers.nsys.db import read_only_uri
+    from kernelscope.kinds.nsys.model.db import read_only_uri
 
     t = time.perf_counter()
     with adbc.connect(read_only_uri(path)) as conn, conn.cursor() as cur:
@@ -50,7 +50,7 @@ def case_floor(path: Path) -> dict[str, object]:
 
 
 def case_open(path: Path) -> dict[str, object]:
-    from kernelscope.parsers import nsys
+    from kernelscope.kinds import nsys
 
     t = time.perf_counter()
     report = nsys.open_report(path)
@@ -58,9 +58,9 @@ def case_open(path: Path) -> dict[str, object]:
 
 
 def case_full(path: Path) -> dict[str, object]:
-    from kernelscope.export.timeline_json import to_export_dict
-    from kernelscope.parsers import nsys
-    from kernelscope.parsers.nsys.timeline_data import build
+    from kernelscope.kinds import nsys
+    from kernelscope.timeline.analysis.timeline_data import build
+    from kernelscope.timeline.export.timeline_json import to_export_dict
 
     t = time.perf_counter()
     report = nsys.open_report(path)
@@ -70,9 +70,9 @@ def case_full(path: Path) -> dict[str, object]:
 
 
 def case_lanes(path: Path) -> dict[str, object]:
-    from kernelscope.parsers import nsys
-    from kernelscope.parsers.nsys.gpu_metrics import DEFAULT_LANES
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
+    from kernelscope.kinds import nsys
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
+    from kernelscope.timeline.model.gpu_metrics import DEFAULT_LANES
 
     data = TimelineData(nsys.open_report(path))
     t0, t1 = data.start_ns, data.end_ns

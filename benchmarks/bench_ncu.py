@@ -44,7 +44,7 @@ PRELUDE = textwrap.dedent(
     def plain(path):
         if not path.endswith((".xz", ".gz")):
             return path
-        from kernelscope.parsers.ncu.opener import decompress_to_temp
+        from kernelscope.kinds.ncu.model.opener import decompress_to_temp
         from pathlib import Path
         return str(decompress_to_temp(Path(path), ".ncu-rep"))
     """
@@ -66,8 +66,8 @@ print(json.dumps({"floor_s": time.perf_counter() - t0, "kernels": n, "rss_mb": r
 
 KEYS = """
 p = plain(path)
-from kernelscope.parsers.diagnosis import REQUIRED_METRICS
-from kernelscope.parsers.ncu import open_ncu_report
+from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS
+from kernelscope.kinds.ncu.model import open_ncu_report
 t0 = time.perf_counter()
 report = open_ncu_report(p, extra_metrics=REQUIRED_METRICS)
 n = 0
@@ -80,7 +80,9 @@ print(json.dumps({"keys_s": time.perf_counter() - t0, "kernels": n, "rss_mb": rs
 EXPORT = """
 p = plain(path)
 from kernelscope.export.writer import ExportOptions, render
-import kernelscope.export.ncu_markdown, kernelscope.parsers.kernel_analysis, plotext  # noqa
+import kernelscope.kinds.ncu.export.ncu_markdown  # noqa
+import kernelscope.kinds.ncu.analysis.kernel_analysis  # noqa
+import plotext  # noqa
 t0 = time.perf_counter()  # like the key-metric pass: modules loaded, report not yet opened
 text = render(p, ExportOptions(fmt="md"))
 print(json.dumps({"md_s": time.perf_counter() - t0, "md_kb": len(text) / 1024, "rss_mb": rss_mb(),
@@ -93,7 +95,7 @@ from pathlib import Path
 from rich.console import Console
 from textual import events
 from kernelscope.tui.app import create_app
-from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from textual.widgets import DataTable
 
 async def wait(pilot, check, limit=120.0):

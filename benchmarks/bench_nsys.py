@@ -46,7 +46,7 @@ def case_floor(path: Path) -> dict[str, object]:
     import adbc_driver_sqlite.dbapi as adbc
     import polars as pl
 
-    from kernelscope.parsers.nsys.db import read_only_uri
+    from kernelscope.kinds.nsys.model.db import read_only_uri
 
     t = time.perf_counter()
     with adbc.connect(read_only_uri(path)) as conn, conn.cursor() as cur:
@@ -58,7 +58,7 @@ def case_floor(path: Path) -> dict[str, object]:
 def case_read_sqlite3(path: Path) -> dict[str, object]:
     import polars as pl
 
-    from kernelscope.parsers.nsys.db import read_only_uri
+    from kernelscope.kinds.nsys.model.db import read_only_uri
 
     t = time.perf_counter()
     conn = sqlite3.connect(read_only_uri(path), uri=True)
@@ -68,9 +68,9 @@ def case_read_sqlite3(path: Path) -> dict[str, object]:
 
 
 def case_full(path: Path) -> dict[str, object]:
-    from kernelscope.export.timeline_json import to_export_dict
-    from kernelscope.parsers import nsys
-    from kernelscope.parsers.nsys.timeline_data import build
+    from kernelscope.kinds import nsys
+    from kernelscope.timeline.analysis.timeline_data import build
+    from kernelscope.timeline.export.timeline_json import to_export_dict
 
     t = time.perf_counter()
     report = nsys.open_report(path)
@@ -83,7 +83,7 @@ def case_full(path: Path) -> dict[str, object]:
 
 
 def case_redraw(path: Path, width: int) -> dict[str, object]:
-    from kernelscope.parsers import nsys
+    from kernelscope.kinds import nsys
 
     report = nsys.open_report(path)
     t = time.perf_counter()

@@ -41,8 +41,8 @@ DEFAULTS = (
 )
 DECODE_FLOOR = (
     "import sys\n"
-    "from kernelscope.parsers.ncu.container import read_layout\n"
-    "from kernelscope.parsers.ncu.file_format.result import MESSAGE_OF\n"
+    "from kernelscope.kinds.ncu.model.container import read_layout\n"
+    "from kernelscope.kinds.ncu.model.file_format.result import MESSAGE_OF\n"
     "with open(sys.argv[1], 'rb') as fh:\n"
     "    layout = read_layout(fh, sys.argv[1])\n"
     "    for info in layout.results:\n"

@@ -150,7 +150,7 @@ def _read_kernels(args: tuple[str, str]) -> int:
     import adbc_driver_sqlite.dbapi as adbc
     import polars as pl
 
-    from kernelscope.parsers.nsys.db import read_only_uri
+    from kernelscope.kinds.nsys.model.db import read_only_uri
 
     path, columns = args
     with adbc.connect(read_only_uri(Path(path))) as conn, conn.cursor() as cur:
@@ -171,8 +171,8 @@ def case_floor(directory: Path, columns: str) -> dict[str, object]:
 
 
 def case_analysis(directory: Path, dask: bool) -> dict[str, object]:
-    from kernelscope.export.ranks_json import to_export_dict
-    from kernelscope.parsers.ranks.run import analyse_run
+    from kernelscope.kinds.ranks.analysis.run import analyse_run
+    from kernelscope.kinds.ranks.export.ranks_json import to_export_dict
 
     cluster = None
     scheduler = None

@@ -40,7 +40,7 @@ WRAPPER = (
 def blocks(data: bytes) -> tuple[bytes, list[tuple[bytes, int]]]:
     """(magic and file header, [(block bytes, results in it)])."""
     sys.path.insert(0, str(ROOT))
-    from kernelscope.parsers.ncu.file_format.schema import BlockHeader
+    from kernelscope.kinds.ncu.model.file_format.schema import BlockHeader
 
     size = struct.unpack_from("<I", data, 4)[0]
     head, at, out = data[: 8 + size], 8 + size, []
@@ -76,8 +76,8 @@ def repeated(source: Path, launches: int, target: Path) -> int:
 
 READER_PASS = (
     "import sys\n"
-    "from kernelscope.parsers.kernel_analysis import REQUIRED_METRICS\n"
-    "from kernelscope.parsers.ncu.report import NcuReport\n"
+    "from kernelscope.kinds.ncu.analysis.kernel_analysis import REQUIRED_METRICS\n"
+    "from kernelscope.kinds.ncu.model.report import NcuReport\n"
     "with NcuReport(sys.argv[1], extra_metrics=REQUIRED_METRICS) as report:\n"
     "    print(sum(len(batch) for batch in report.iter_summaries()))\n"
 )

@@ -37,8 +37,8 @@ async def drive(path: Path, cache: Path, width: int) -> dict[str, list[float]]:
     from rich.console import Console
     from textual import events
 
-    from kernelscope.screens.timeline import TimelineScreen
-    from kernelscope.screens.timeline_views import TimelinePane
+    from kernelscope.timeline.screens.timeline import TimelineScreen
+    from kernelscope.timeline.screens.timeline_views import TimelinePane
     from kernelscope.tui.app import create_app
 
     app = create_app(path, cache_dir=cache)

@@ -1,15 +1,19 @@
 """The layers import one way, with no cycle, deferred imports included.
 
-``core`` (the shared vocabulary) ← ``parsers`` (model and analysis) ← ``render`` (text and
-charts) ← ``kinds`` (the registry) ← ``export`` ← ``tui.widgets`` ← ``screens`` ← the app shell
-(the rest of ``tui``). Every module's
-source is parsed, so imports inside functions and under ``TYPE_CHECKING`` count as much as the
-ones at the top; import-linter checks the same arrows in CI (pyproject.toml).
+The tree is shaped by kind (docs/architecture.md): the shared ``core`` at the bottom, each
+kind's package (``kinds/<kind>/``, and the ``timeline`` both timeline kinds share) with its
+layer subpackages ``model`` < ``analysis`` < ``render`` < ``export`` < ``screens``, the
+registry (``kinds/registry.py``, ``kinds/builtin.py``), the shared ``render``, ``export`` and
+``ui``, and the app shell (``tui``, ``mcp``). A module may import its own tier and the tiers
+below it. Every module's source is parsed, so imports inside functions and under
+``TYPE_CHECKING`` count as much as the ones at the top; import-linter checks the same arrows in
+CI, and that the kinds stay independent of each other (pyproject.toml).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import pkgutil
 import subprocess
 import sys
@@ -18,32 +22,26 @@ from pathlib import Path
 import pytest
 
 import kernelscope
-import kernelscope.parsers
 from kernelscope.kinds import BUILTIN, KindSpec
 
 ROOT = Path(kernelscope.__file__).resolve().parent
 REPO = ROOT.parent
 ZOO = REPO / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 
-LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # lowest first: a module may import its own layer and the ones before it
-    ("base", ("kernelscope",)),
-    ("core", ("kernelscope.core",)),
-    ("parsers", ("kernelscope.parsers",)),
-    ("render", ("kernelscope.render",)),
-    ("kinds", ("kernelscope.kinds",)),
-    ("export", ("kernelscope.export",)),
-    ("widgets", ("kernelscope.tui.widgets",)),
-    ("screens", ("kernelscope.screens",)),
-    ("shell", ("kernelscope.tui", "kernelscope.__main__", "kernelscope.mcp")),
+TIERS = (  # lowest first: a module may import its own tier and the ones before it
+    "base", "core", "model", "analysis", "render", "registry", "export", "ui", "screens", "shell",
 )
+KIND_LAYERS = ("model", "analysis", "render", "export", "screens")
+"""The layer subpackages of a kind's package (and of the shared timeline)."""
+SHARED = {"core": "core", "render": "render", "export": "export", "ui": "ui", "tui": "shell",
+          "mcp": "shell", "__main__": "shell"}
 NO_UI = ("textual", "rich")
-"""Third-party UI packages each layer may not import."""
-FORBIDDEN = {"core": NO_UI, "parsers": NO_UI, "render": ("textual",), "kinds": NO_UI,
-             "export": ("textual",)}
-KIND_PARTS = {  # the layers each part of a kind may come from
-    "open": ("parsers", "kinds"),
-    "analyse": ("parsers", "kinds"),
+"""Third-party UI packages each tier may not import."""
+FORBIDDEN = {"core": NO_UI, "model": NO_UI, "analysis": NO_UI, "registry": NO_UI,
+             "render": ("textual",), "export": ("textual",)}
+KIND_PARTS = {  # the tiers each part of a kind may come from
+    "open": ("model", "analysis", "registry"),
+    "analyse": ("model", "analysis", "registry"),
     "summary": ("export",),
     "export": ("export",),
     "session": ("screens",),
@@ -64,17 +62,26 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
+def tier(module: str) -> str:
+    """The tier of ``module``: a kind's layer subpackage, else its shared package's."""
+    parts = module.split(".")
+    if module == "kernelscope":
+        return "base"
+    top = parts[1]
+    if top in SHARED:
+        return SHARED[top]
+    inner = {"kinds": 3, "timeline": 2}.get(top)
+    if inner is None:
+        raise AssertionError(f"{module} is in no layer: add its package to SHARED")
+    if len(parts) > inner and parts[inner] in KIND_LAYERS:
+        return parts[inner]
+    if top == "kinds":
+        return "registry"  # the registry, builtin, and a kind package's own __init__
+    return "core"  # the timeline package's own __init__
+
+
 def layer(module: str) -> int:
-    """The index in LAYERS of the deepest prefix that names ``module``'s layer."""
-    best, best_len = -1, -1
-    for i, (_, prefixes) in enumerate(LAYERS):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
-                best, best_len = i, len(prefix)
-    assert best >= 0, f"{module} is in no layer"
-    if best == 0 and module != "kernelscope":
-        raise AssertionError(f"{module} is in no layer: add its package to LAYERS")
-    return best
+    return TIERS.index(tier(module))
 
 
 def _target(name: str) -> str:
@@ -114,7 +121,9 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_every_module_is_in_a_layer() -> None:
-    assert "kernelscope.tui.app" in MODULES and "kernelscope.parsers.ncu.report" in MODULES
+    assert "kernelscope.tui.app" in MODULES and "kernelscope.kinds.ncu.model.report" in MODULES
+    assert tier("kernelscope.kinds.ncu.model.report") == "model"
+    assert tier("kernelscope.timeline.screens.timeline") == "screens"
     for module in MODULES:
         layer(module)
 
@@ -125,9 +134,9 @@ def test_no_import_goes_up_a_layer() -> None:
         own = layer(module)
         for name, line in sorted(imports(module)):
             if name in MODULES and layer(name) > own:
-                bad.append(f"{module}:{line} imports {name} ({LAYERS[layer(name)][0]})")
+                bad.append(f"{module}:{line} imports {name} ({tier(name)})")
             top = name.split(".")[0]
-            if top in FORBIDDEN.get(LAYERS[own][0], ()):
+            if top in FORBIDDEN.get(TIERS[own], ()):
                 bad.append(f"{module}:{line} imports {name}")
     assert not bad, "imports against the layers:\n" + "\n".join(bad)
 
@@ -190,7 +199,7 @@ def test_kinds_parts_come_from_their_layers() -> None:
         for part, allowed in KIND_PARTS.items():
             ref = getattr(kind, part)
             module = ref.partition(":")[0] if isinstance(ref, str) else ref.__module__
-            assert LAYERS[layer(module)][0] in allowed, (kind.name, part, module)
+            assert tier(module) in allowed, (kind.name, part, module)
             assert callable(KindSpec.part(kind, part)), (kind.name, part)
 
 
@@ -205,11 +214,20 @@ def _imported_after(code: str) -> list[str]:
     return out.split(",")
 
 
-def test_parsers_never_import_textual_or_rich() -> None:
-    names = [
-        m.name for m in pkgutil.walk_packages(kernelscope.parsers.__path__, "kernelscope.parsers.")
-    ]
-    assert "kernelscope.parsers.ncu.report" in names
+def _model_modules() -> list[str]:
+    """Every module of core and of each model and analysis subpackage."""
+    names = []
+    for package in [name for name in MODULES if MODULES[name].name == "__init__.py" and (
+            name == "kernelscope.core" or name.rpartition(".")[2] in ("model", "analysis"))]:
+        module = importlib.import_module(package)
+        names.append(package)
+        names += [m.name for m in pkgutil.walk_packages(module.__path__, package + ".")]
+    return sorted(set(names))
+
+
+def test_the_model_never_imports_textual_or_rich() -> None:
+    names = _model_modules()
+    assert "kernelscope.kinds.ncu.model.report" in names
     loaded = _imported_after(f"import importlib\nfor m in {names!r}: importlib.import_module(m)")
     assert not {"textual", "rich"} & set(loaded)
     assert "kernelscope" in loaded
@@ -218,7 +236,7 @@ def test_parsers_never_import_textual_or_rich() -> None:
 @pytest.mark.skipif(not ZOO.exists(), reason=f"no sample {ZOO}")
 def test_the_kernel_list_pass_imports_neither_polars_textual_nor_the_binding() -> None:
     code = (
-        "from kernelscope.parsers.ncu.report import NcuReport\n"
+        "from kernelscope.kinds.ncu.model.report import NcuReport\n"
         f"report = NcuReport({str(ZOO)!r})\n"
         "assert sum(len(b) for b in report.iter_summaries()) == report.kernel_count\n"
     )
@@ -241,20 +259,23 @@ def test_markdown_and_json_exports_import_neither_polars_nor_textual(fmt: str) -
     assert not {"polars", "textual"} & set(loaded)
 
 
-def test_import_linter_layers_name_every_shell_module() -> None:
-    """import-linter's layers cannot nest ``tui.widgets`` inside ``tui``, so its top layer
-    names the shell's modules one by one: a new one must be added there too."""
+def test_import_linter_holds_the_contracts_of_the_tree() -> None:
+    """At least five contracts: the shared layers, the layers inside every kind, the base
+    kinds independent of each other, and each package named in them exists."""
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    layers = next(c["layers"] for c in contracts if c["type"] == "layers")
-    shell = {name.strip() for name in layers[0].split(":")}
-    expected = {  # the MCP server's package is named whole: it has no layer inside it
-        m.partition(".mcp.")[0] + ".mcp" if ".mcp." in m else m
-        for m in MODULES if LAYERS[layer(m)][0] == "shell" and m != "kernelscope.tui"
-    }
-    assert shell == expected
-    below = [name for name, _ in reversed(LAYERS[1:-1])]
-    assert [name.removeprefix("kernelscope.").removeprefix("tui.") for name in layers[1:]] == (
-        below
+    assert len(contracts) >= 5
+    kinds = {p.name for p in (ROOT / "kinds").iterdir() if (p / "__init__.py").exists()}
+    inside = next(c for c in contracts if "containers" in c)
+    assert set(inside["containers"]) == {"kernelscope.timeline", *(f"kernelscope.kinds.{k}"
+                                                                 for k in kinds)}
+    assert [layer.strip("()") for layer in inside["layers"]] == list(reversed(KIND_LAYERS))
+    independent = [set(c["modules"]) for c in contracts if c["type"] == "independence"]
+    assert {"kernelscope.kinds.ncu", "kernelscope.kinds.nsys", "kernelscope.kinds.kineto"} in (
+        independent
     )
+    for contract in contracts:
+        for key in ("containers", "modules", "source_modules"):
+            for name in contract.get(key, ()):
+                assert name in MODULES, (contract["name"], name)

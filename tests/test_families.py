@@ -12,8 +12,8 @@ import pytest
 from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.export.summary import make_console, print_summary
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.families import ids_text, kernel_families
-from kernelscope.parsers.ncu.model import KernelSummary
+from kernelscope.kinds.ncu.analysis.families import ids_text, kernel_families
+from kernelscope.kinds.ncu.model.model import KernelSummary
 from tests.conftest import NCU_SAMPLES
 from tests.ncu.oracle import load_raw, parse_number
 

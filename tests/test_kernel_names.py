@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.kernel_names import (
+from kernelscope.core.kernel_names import (
     MAX_SHORT,
     ShortNames,
     compact_name,
@@ -19,7 +19,7 @@ from kernelscope.parsers.kernel_names import (
     fit_names,
     short_names,
 )
-from kernelscope.parsers.nsys import open_report
+from kernelscope.kinds.nsys.model.opener import open_report
 from tests.wild.conftest import require_wild
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,7 +189,7 @@ def test_fitting_keeps_what_tells_names_apart() -> None:
 
 READ_NAMES = """
 import json, sys
-from kernelscope.parsers.ncu.report import NcuReport
+from kernelscope.kinds.ncu.model.report import NcuReport
 out = {}
 for path in sys.argv[1:]:
     report = NcuReport(path)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import textual.constants
 
+from kernelscope.core.errors import ReportError
 from kernelscope.kinds import by_subcommand, kind_for, kinds, register, unregister
-from kernelscope.parsers.errors import ReportError
-from kernelscope.screens.help import HelpScreen
 from kernelscope.tui.app import create_app
 from kernelscope.tui.cli import main
+from kernelscope.ui.help import HelpScreen
 from tests.toykind import TOY, TOY_DIFF
 from tests.toykind.tui import ToyScreen
 from tests.tui.helpers import screen_text, settle

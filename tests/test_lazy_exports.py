@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-import kernelscope.parsers.diagnosis as diagnosis
-import kernelscope.parsers.ncu as ncu
-from kernelscope.parsers.diagnosis.result import Diagnosis
-from kernelscope.parsers.ncu.metrics import Metric
-from kernelscope.parsers.ncu.report import NcuReport
+import kernelscope.kinds.ncu.analysis.diagnosis as diagnosis
+import kernelscope.kinds.ncu.model as ncu
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis
+from kernelscope.kinds.ncu.model.metrics import Metric
+from kernelscope.kinds.ncu.model.report import NcuReport
 
 
 def test_the_names_are_the_modules_own():
@@ -30,9 +30,9 @@ def test_an_unknown_name_is_an_attribute_error():
 def test_a_timeline_module_does_not_import_the_kernel_report_reader():
     code = (
         "import sys\n"
-        "import kernelscope.parsers.nsys.metric_analysis, kernelscope.render.format\n"
-        "print(sorted(m for m in ('kernelscope.parsers.ncu.report',"
-        " 'kernelscope.parsers.diagnosis.engine') if m in sys.modules))\n"
+        "import kernelscope.timeline.analysis.metric_analysis, kernelscope.render.format\n"
+        "print(sorted(m for m in ('kernelscope.kinds.ncu.model.report',"
+        " 'kernelscope.kinds.ncu.analysis.diagnosis.engine') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

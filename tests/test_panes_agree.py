@@ -1,7 +1,8 @@
 """What the panes say about a kernel agrees with its diagnosis, on every committed sample.
 
 The Launch, Occupancy, Memory and Warp stalls panes and the Markdown record read the same derived
-values and thresholds as the diagnosis (``parsers/diagnosis/derived.py``); this test compares,
+values and thresholds as the diagnosis (``kinds/ncu/analysis/diagnosis/derived.py``); this test
+compares,
 kernel by kernel, each pane's reading with the flag, guard rail or skipped check of the diagnosis
 that speaks about the same thing.
 """
@@ -14,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.export.ncu_markdown import record_body
-from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
-from kernelscope.parsers.diagnosis import Diagnosis, derived
-from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.families import kernel_families
-from kernelscope.parsers.kernel_analysis import diagnose_detail, open_for_analysis
-from kernelscope.parsers.ncu import KernelDetail
-from kernelscope.parsers.ncu.panes import OCCUPANCY_LIMITS
-from kernelscope.screens.panes.launch import launch_reading
-from kernelscope.screens.panes.memory import spill_note
-from kernelscope.screens.panes.occupancy import binding_limits, occupancy_reading
-from kernelscope.screens.panes.stalls import reading, stall_label
+from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, derived
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.families import kernel_families
+from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_detail, open_for_analysis
+from kernelscope.kinds.ncu.export.ncu_markdown import record_body
+from kernelscope.kinds.ncu.model import KernelDetail
+from kernelscope.kinds.ncu.model.panes import OCCUPANCY_LIMITS
+from kernelscope.kinds.ncu.screens.panes.launch import launch_reading
+from kernelscope.kinds.ncu.screens.panes.memory import spill_note
+from kernelscope.kinds.ncu.screens.panes.occupancy import binding_limits, occupancy_reading
+from kernelscope.kinds.ncu.screens.panes.stalls import reading, stall_label
 from tests.conftest import ncu_sample_paths
 
 STALL_FLAGS = ("barrier-stalls", "long-scoreboard-stalls", "mio-throttle")

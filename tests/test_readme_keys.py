@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.screens.help import HelpScreen
 from kernelscope.tui.app import create_app
 from kernelscope.tui.key_tables import BEGIN, END, readme_keys
+from kernelscope.ui.help import HelpScreen
 from tests.conftest import ROOT
 from tests.tui.helpers import settle
 

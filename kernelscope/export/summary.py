@@ -16,22 +16,22 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope.core.durations import fmt_duration, fmt_ns
+from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.core.kernel_identity import process_text
+from kernelscope.core.kernel_names import fit_names
 from kernelscope.core.severity import most_severe_first
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
-from kernelscope.parsers.errors import ReportError, safe_text
-from kernelscope.parsers.kernel_names import fit_names
-from kernelscope.parsers.ncu.measured import NOT_MEASURED, short_reason
-from kernelscope.render.families import family_ids, family_label
+from kernelscope.kinds.ncu.model.measured import NOT_MEASURED, short_reason
+from kernelscope.kinds.ncu.render.families import family_ids, family_label
 from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
 if TYPE_CHECKING:
-    from kernelscope.parsers.kernel_analysis import AnalyzedReport
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
-    from kernelscope.parsers.summary_stream import StreamedSummary
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
+    from kernelscope.kinds.ncu.analysis.summary_stream import StreamedSummary
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
 
 PLAIN_WIDTH = 100_000
 """Plain output (pipes, files, NO_COLOR) is never cut: tables take the width they need."""
@@ -107,7 +107,7 @@ def print_kernels_summary(
     ``analyzed.process`` when it is set). On a terminal the columns that matter most always
     show and the others fill what is left of its width; piped or written to a file, every
     column and every whole short name is printed."""
-    from kernelscope.export.ncu_markdown import top_flag
+    from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
 
     report = analyzed.report
     path = report.path
@@ -201,7 +201,7 @@ def _fit(
 
 def print_timeline_summary(data: TimelineData, console: Console) -> None:
     """A timeline's span, GPU busy, top kernels and findings."""
-    from kernelscope.export.timeline_json import gpu_rows, kernel_rows, report_info
+    from kernelscope.timeline.export.timeline_json import gpu_rows, kernel_rows, report_info
 
     report = data.report
     path = data.path

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from kernelscope.core.detect import detect_kind
+from kernelscope.core.errors import ReportError, kernel_filter, safe_text
 from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
 from kernelscope.kinds.registry import is_directory
-from kernelscope.parsers.detect import detect_kind
-from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 
 FORMATS = ("json", "md", "csv")
 

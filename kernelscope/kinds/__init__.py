@@ -5,6 +5,7 @@ importing the registry imports no kind); a kind of another package is added with
 ``register(KindSpec(...))``.
 """
 
+from kernelscope.core.lazy_exports import lazy_exports
 from kernelscope.kinds.registry import (
     KindSpec,
     OpenOptions,
@@ -18,7 +19,6 @@ from kernelscope.kinds.registry import (
     resolve,
     unregister,
 )
-from kernelscope.parsers.lazy_exports import lazy_exports
 
 __getattr__ = lazy_exports(__name__, {"BUILTIN": ".builtin"})
 

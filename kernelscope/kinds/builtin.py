@@ -11,12 +11,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kernelscope.core.detect import ReportKind
 from kernelscope.kinds.registry import KindSpec, OpenOptions, Probe
-from kernelscope.parsers.detect import ReportKind
 
 
 def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.kernel_analysis import open_for_analysis
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
 
     return open_for_analysis(paths[0])
 
@@ -24,20 +24,20 @@ def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
 def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
     from dataclasses import replace
 
-    from kernelscope.parsers.summary_stream import stream_summary
+    from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
 
     return replace(stream_summary(report), process=options.process)
 
 
 def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.nsys import open_report
+    from kernelscope.kinds.nsys.model.opener import open_report
 
     return open_report(paths[0], cache_dir=options.cache_dir)
 
 
 def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
-    from kernelscope.parsers.errors import ReportError
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
+    from kernelscope.core.errors import ReportError
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
 
     if options.process:
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
@@ -52,8 +52,8 @@ NCU = KindSpec(
     open=_open_kernels,
     analyse=_analyse_kernels,
     summary="kernelscope.export.summary:print_kernels_summary",
-    export="kernelscope.export.ncu_export:render_ncu_report",
-    session="kernelscope.screens.kernel_session:KernelSession",
+    export="kernelscope.kinds.ncu.export.ncu_export:render_ncu_report",
+    session="kernelscope.kinds.ncu.screens.kernel_session:KernelSession",
 )
 
 NSYS = KindSpec(
@@ -63,22 +63,22 @@ NSYS = KindSpec(
     open=_open_timeline,
     analyse=_analyse_timeline,
     summary="kernelscope.export.summary:print_timeline_summary",
-    export="kernelscope.export.timeline_export:render_timeline_report",
-    session="kernelscope.screens.timeline_session:TimelineSession",
+    export="kernelscope.timeline.export.timeline_export:render_timeline_report",
+    session="kernelscope.timeline.screens.timeline_session:TimelineSession",
 )
 
 def _is_kineto(probe: Probe) -> bool:
-    from kernelscope.parsers.kineto import is_kineto_file
+    from kernelscope.kinds.kineto.model import is_kineto_file
 
     return len(probe.paths) == 1 and not probe.paths[0].is_dir() and (
         probe.head.lstrip().startswith(b"{") and is_kineto_file(probe.paths[0]))
 
 
 def _open_kineto(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.kineto.timeline import open_kineto
+    from kernelscope.kinds.kineto.analysis.timeline import open_kineto
 
     if options.process:
-        from kernelscope.parsers.errors import ReportError
+        from kernelscope.core.errors import ReportError
 
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
     return open_kineto(paths[0])
@@ -90,20 +90,20 @@ KINETO = KindSpec(
     detect=_is_kineto,
     open=_open_kineto,
     analyse=lambda data, options: data,
-    summary="kernelscope.export.kineto_export:print_kineto_summary",
-    export="kernelscope.export.kineto_export:render_kineto",
-    session="kernelscope.screens.kineto_session:KinetoSession",
+    summary="kernelscope.kinds.kineto.export.kineto_export:print_kineto_summary",
+    export="kernelscope.kinds.kineto.export.kineto_export:render_kineto",
+    session="kernelscope.kinds.kineto.screens.kineto_session:KinetoSession",
 )
 
 
 def _is_kineto_run(probe: Probe) -> bool:
-    from kernelscope.parsers.kineto import is_kineto_run
+    from kernelscope.kinds.kineto.model import is_kineto_run
 
     return is_kineto_run(probe.paths)
 
 
 def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.kineto.ranks import open_kineto_run
+    from kernelscope.kinds.kineto.analysis.ranks import open_kineto_run
 
     return open_kineto_run(paths, workers=options.workers, scheduler=options.scheduler)
 
@@ -114,24 +114,24 @@ KINETO_RANKS = KindSpec(
     detect=_is_kineto_run,
     open=_open_kineto_run,
     analyse=lambda run, options: run,
-    summary="kernelscope.export.kineto_ranks:print_kineto_run_summary",
-    export="kernelscope.export.kineto_ranks:render_kineto_run",
-    session="kernelscope.screens.kineto_session:KinetoRunSession",
+    summary="kernelscope.kinds.kineto.export.kineto_ranks:print_kineto_run_summary",
+    export="kernelscope.kinds.kineto.export.kineto_ranks:render_kineto_run",
+    session="kernelscope.kinds.kineto.screens.kineto_session:KinetoRunSession",
     inputs=(1, None),
 )
 
 
 def _is_join(probe: Any) -> bool:
-    from kernelscope.parsers.join import is_join
+    from kernelscope.kinds.join.analysis import is_join
 
     return is_join(probe.paths)
 
 
 def _open_join(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.join import open_join
+    from kernelscope.kinds.join.analysis import open_join
 
     if options.process:
-        from kernelscope.parsers.errors import ReportError
+        from kernelscope.core.errors import ReportError
 
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
     return open_join(paths, cache_dir=options.cache_dir)
@@ -142,10 +142,10 @@ JOIN = KindSpec(
     title="timeline joined with kernel reports",
     detect=_is_join,
     open=_open_join,
-    analyse="kernelscope.parsers.join:analyse_join",
-    summary="kernelscope.export.join_export:print_join_summary",
-    export="kernelscope.export.join_export:render_join",
-    session="kernelscope.screens.join_session:JoinSession",
+    analyse="kernelscope.kinds.join.analysis:analyse_join",
+    summary="kernelscope.kinds.join.export.join_export:print_join_summary",
+    export="kernelscope.kinds.join.export.join_export:render_join",
+    session="kernelscope.kinds.join.screens.join_session:JoinSession",
     inputs=(2, None),
 )
 """A timeline and kernel reports of one program, found by content (``kernelscope T K...``)."""
@@ -155,14 +155,14 @@ JOIN_COMMAND = replace(JOIN, name="join-command", subcommand="join",
 """``kernelscope join TRACE KERNELS...`` (headless with ``--format``)."""
 
 def _detect_ranks(probe: Probe) -> bool:
-    from kernelscope.parsers.ranks.discover import looks_like_run
+    from kernelscope.kinds.ranks.analysis.discover import looks_like_run
 
     return looks_like_run(probe.paths)
 
 
 def _open_ranks(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.ranks.reduce import ReduceOptions
-    from kernelscope.parsers.ranks.run import analyse_run
+    from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions
+    from kernelscope.kinds.ranks.analysis.run import analyse_run
 
     cache = str(options.cache_dir) if options.cache_dir is not None else None
     return analyse_run(paths, options=ReduceOptions(cache_dir=cache), workers=options.workers,
@@ -179,9 +179,9 @@ RANKS = KindSpec(
     detect=_detect_ranks,
     open=_open_ranks,
     analyse=_analyse_ranks,
-    summary="kernelscope.export.ranks:print_run_summary",
-    export="kernelscope.export.ranks:render_run",
-    session="kernelscope.screens.ranks_session:RanksSession",
+    summary="kernelscope.kinds.ranks.export.ranks:print_run_summary",
+    export="kernelscope.kinds.ranks.export.ranks:render_run",
+    session="kernelscope.kinds.ranks.screens.ranks_session:RanksSession",
     inputs=(1, None),
 )
 """A directory of per-rank traces, or several traces: the ranks of one run."""
@@ -193,7 +193,7 @@ RANKS_OF_ONE_TRACE = replace(
 """``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
 
 def _open_diff(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.parsers.diff.inputs import open_pair
+    from kernelscope.kinds.diff.analysis.inputs import open_pair
 
     return open_pair(paths, cache_dir=options.cache_dir)
 
@@ -208,9 +208,9 @@ DIFF = KindSpec(
     detect=lambda probe: False,
     open=_open_diff,
     analyse=_analyse_diff,
-    summary="kernelscope.export.diff_export:print_diff_summary",
-    export="kernelscope.export.diff_export:render_diff",
-    session="kernelscope.screens.diff_session:DiffSession",
+    summary="kernelscope.kinds.diff.export.diff_export:print_diff_summary",
+    export="kernelscope.kinds.diff.export.diff_export:render_diff",
+    session="kernelscope.kinds.diff.screens.diff_session:DiffSession",
     subcommand="diff",
     arguments="BEFORE AFTER",
     inputs=(2, 2),

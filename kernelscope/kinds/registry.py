@@ -36,15 +36,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from kernelscope.core.options import OpenOptions
-from kernelscope.parsers.compressed import head_of
-from kernelscope.parsers.detect import (
+from kernelscope.core.compressed import head_of
+from kernelscope.core.detect import (
     ReportKind,
     _kind_of_head,
     check_readable,
     detect_kind,
 )
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.core.options import OpenOptions
 
 Ref = str | Callable[..., Any]
 """A callable, or ``"package.module:attribute"`` naming one (imported when first used)."""

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kernelscope.core.errors import ReportError, kernel_filter, safe_text
 from kernelscope.export.writer import ExportOptions, render_checked
 from kernelscope.kinds import kind_for
 from kernelscope.mcp import answers_ncu
 from kernelscope.mcp.answers_ncu import Progress
 from kernelscope.mcp.paging import PAGE_BYTES, page
-from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
 
 SHORT_LIST = 10
 """Entries kept of a list that is not the one being paged (``truncated`` gives its length)."""
@@ -163,9 +163,9 @@ def ranks(paths: Sequence[Path], start: int, question: str, progress: Progress
 def ncu_command(trace: Path, family: str, progress: Progress) -> dict[str, Any]:
     """The ncu command for each timeline family that ``family`` names (its index on the
     timeline, or a regex on its name), as the join writes it for an unprofiled family."""
-    from kernelscope.parsers.join import build_join
-    from kernelscope.parsers.nsys import open_report
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
+    from kernelscope.kinds.join.analysis import build_join
+    from kernelscope.kinds.nsys.model.opener import open_report
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
 
     if kind_for([trace]).name != "nsys":
         raise ReportError(f"{safe_text(trace.name)} is not a timeline (.nsys-rep or .sqlite); "

@@ -1,8 +1,8 @@
 """The answers about one kernel report: its families (``summary``), one kernel's diagnosis
 (``kernel``), its raw metrics (``metrics``) and the Markdown case records (resources).
 
-Each answer is built by the JSON and Markdown exports' own functions (``export/ncu_json.py``,
-``export/ncu_markdown.py``), trimmed to what the question needs. These run in the worker
+Each answer is built by the JSON and Markdown exports' own functions
+(``kinds/ncu/export/ncu_json.py``, ``kinds/ncu/export/ncu_markdown.py``), trimmed to what the question needs. These run in the worker
 process (``worker.py``), which exits after one answer.
 """
 
@@ -16,11 +16,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kernelscope.export.ncu_json import SCHEMA, entry_rest, kernel_dict, metrics_dict, report_dict
+from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    AnalyzedReport,
+    analyze,
+    open_for_analysis,
+)
+from kernelscope.kinds.ncu.export.ncu_json import (
+    SCHEMA,
+    entry_rest,
+    kernel_dict,
+    metrics_dict,
+    report_dict,
+)
+from kernelscope.kinds.ncu.model import NcuReport
 from kernelscope.mcp.paging import page
-from kernelscope.parsers.errors import ReportError, kernel_filter, safe_text
-from kernelscope.parsers.kernel_analysis import AnalyzedReport, analyze, open_for_analysis
-from kernelscope.parsers.ncu import NcuReport
 
 Progress = Callable[[float, float | None, str], None]
 """(done, total or None, what is being done): reported to the agent as MCP progress."""
@@ -66,7 +76,7 @@ def check_kernel(analyzed_report: AnalyzedReport, kernel_id: int) -> None:
 def family_entry(analyzed_report: AnalyzedReport, index: int) -> dict[str, Any]:
     """A family as the JSON export lists it, with its median launch's verdict and top flag
     (what ``kernelscope summary`` shows) and at most ``FAMILY_IDS`` launch IDs."""
-    from kernelscope.export.ncu_markdown import top_flag
+    from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
 
     family = analyzed_report.families.families[index]
     entry = family.to_dict()
@@ -94,7 +104,7 @@ def ncu_summary(path: Path, start: int, question: str, progress: Progress) -> di
 
 def pane_metrics(panes: list[str]) -> set[str] | None:
     """The metric names the ``panes`` show (None: every pane is asked for by ``all``)."""
-    from kernelscope.parsers.ncu.panes import PANES
+    from kernelscope.kinds.ncu.model.panes import PANES
 
     known = {p.id: p for p in PANES}
     unknown = [p for p in panes if p not in known and p != "all"]
@@ -195,7 +205,7 @@ RECORD_FAMILIES = 10
 
 def kernel_record(path: Path, kernel_id: int, progress: Progress) -> str:
     """The Markdown case record of one kernel, as the TUI's export of it writes it."""
-    from kernelscope.export.ncu_markdown import single_kernel_markdown
+    from kernelscope.kinds.ncu.export.ncu_markdown import single_kernel_markdown
 
     with opened_report(path, progress) as report:
         analyzed_report = analysed(report, progress)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from kernelscope.parsers.errors import ReportError
+from kernelscope.core.errors import ReportError
 
 
 def main(argv: list[str]) -> int:

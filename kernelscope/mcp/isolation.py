@@ -21,7 +21,7 @@ import anyio
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from kernelscope.parsers.errors import ReportError
+from kernelscope.core.errors import ReportError
 
 OnProgress = Callable[[float, float | None, str], Awaitable[None]]
 LONGEST_LINE = 64 * 1024 * 1024

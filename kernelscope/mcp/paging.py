@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kernelscope.parsers.errors import ReportError
+from kernelscope.core.errors import ReportError
 
 PAGE_BYTES = 12_000
 """What the items of one page may take as JSON (the answer's other members come on top)."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernelscope.parsers.errors import ReportError, safe_text
+from kernelscope.core.errors import ReportError, safe_text
 
 
 @dataclass(frozen=True)

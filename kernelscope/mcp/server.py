@@ -16,11 +16,11 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, TextContent
 
 from kernelscope import __version__
+from kernelscope.core.errors import ReportError
 from kernelscope.mcp import prompts
 from kernelscope.mcp.isolation import run_in_worker
 from kernelscope.mcp.paging import decode_cursor, digest
 from kernelscope.mcp.roots import Roots
-from kernelscope.parsers.errors import ReportError
 
 INSTRUCTIONS = (
     "kernelscope reads Nsight Compute kernel reports (.ncu-rep), Nsight Systems timelines "

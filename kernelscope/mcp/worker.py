@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from kernelscope.parsers.errors import DEBUG_ENV, ReportError, unexpected_sentence
+from kernelscope.core.errors import DEBUG_ENV, ReportError, unexpected_sentence
 
 Answer = Callable[[dict[str, Any], int, str, Any], Any]
 
@@ -58,7 +58,7 @@ def answer(request: dict[str, Any], out: TextIO) -> None:
     def progress(done: float, total: float | None, message: str) -> None:
         _send(out, {"progress": [done, total, message]})
 
-    from kernelscope.parsers.jsonsafe import json_safe
+    from kernelscope.core.jsonsafe import json_safe
 
     try:
         work = _answers()[request["tool"]]

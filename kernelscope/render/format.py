@@ -19,6 +19,7 @@ from kernelscope.core.durations import (
     precision_for,
     unit_for,
 )
+from kernelscope.core.kernel_names import compact_name, fit_name
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import (
     NOT_AVAILABLE,
@@ -33,8 +34,7 @@ from kernelscope.core.units import (
     scale_unit,
 )
 from kernelscope.core.words import api_name, ellipsis, plural
-from kernelscope.parsers.kernel_names import compact_name, fit_name
-from kernelscope.parsers.ncu import Metric
+from kernelscope.kinds.ncu.model import Metric
 
 __all__ = [
     "NOT_AVAILABLE", "TIME_UNITS", "api_name", "decimals_for", "ellipsis",

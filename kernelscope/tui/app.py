@@ -22,14 +22,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from kernelscope.core.bundled import bundled_sample_path
 from kernelscope.kinds import KindSpec, as_paths, kind_for
-from kernelscope.parsers.bundled import bundled_sample_path
-from kernelscope.screens.columns import ColumnProvider
-from kernelscope.screens.error import ErrorScreen, error_sentence
-from kernelscope.screens.help import HelpScreen, bindings_of, everywhere, help_markdown
-from kernelscope.screens.loading import LoadingScreen
-from kernelscope.screens.session import ExportJob, ReportScreen, ReportSession, SessionOptions
+from kernelscope.kinds.ncu.screens.columns import ColumnProvider
 from kernelscope.tui.commands import AppCommands
+from kernelscope.ui.error import ErrorScreen, error_sentence
+from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
+from kernelscope.ui.loading import LoadingScreen
+from kernelscope.ui.session import ExportJob, ReportScreen, ReportSession, SessionOptions
 
 
 def default_report_path() -> Path:
@@ -187,10 +187,10 @@ class KernelscopeApp(App[None]):
 
     def action_export(self) -> None:
         """Export the current scope to a file in the working directory (asks before replacing)."""
+        from kernelscope.core.errors import ReportError
         from kernelscope.export.writer import check_not_an_input
-        from kernelscope.parsers.errors import ReportError
-        from kernelscope.screens.confirm import ConfirmScreen
         from kernelscope.tui.exporting import exporting_screen
+        from kernelscope.ui.confirm import ConfirmScreen
 
         screen = exporting_screen(self.screen)
         if screen is None:
@@ -277,7 +277,7 @@ def create_app(
     claims ``subcommand``), used by the CLI and the tests.
 
     ``cache_dir`` is handed to the session (converted Nsight Systems exports);
-    ``extra_columns`` replaces ``kernelscope.screens.columns.EXTRA_COLUMNS`` for this app;
+    ``extra_columns`` replaces ``kernelscope.kinds.ncu.screens.columns.EXTRA_COLUMNS`` for this app;
     ``workers``/``scheduler`` say where a kind of many inputs (per-rank traces) reduces them.
     ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from kernelscope import __version__
-from kernelscope.parsers.errors import DEBUG_ENV, ReportError, safe_text, unexpected_sentence
+from kernelscope.core.errors import DEBUG_ENV, ReportError, safe_text, unexpected_sentence
 
 SUBCOMMANDS = ("export", "summary")
 UNEXPECTED = "Unexpected error ("
@@ -163,7 +163,7 @@ def _wants_help(argv: list[str]) -> bool:
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
     if not texts:
         return ()
-    from kernelscope.parsers.diff.kernels import parse_pair
+    from kernelscope.kinds.diff.analysis.kernels import parse_pair
 
     return tuple(parse_pair(text) for text in texts)
 
@@ -220,8 +220,8 @@ def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
 
 
 def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
+    from kernelscope.core.detect import check_readable
     from kernelscope.kinds import kind_for
-    from kernelscope.parsers.detect import check_readable
 
     pairs = _pairs(args.pair)
     if (pairs or args.pattern) and subcommand is None:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from textual.command import DiscoveryHit, Hits, Provider
 
-from kernelscope.screens.palette import Command, matching_hits
+from kernelscope.ui.palette import Command, matching_hits
 
 
 class AppCommands(Provider):

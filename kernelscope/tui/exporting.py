@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.screen import Screen
 
-from kernelscope.screens.session import ExportJob, ReportScreen
+from kernelscope.ui.session import ExportJob, ReportScreen
 
 
 def exporting_screen(screen: Screen[Any]) -> ReportScreen[Any] | None:

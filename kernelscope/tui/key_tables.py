@@ -12,14 +12,14 @@ from pathlib import Path
 from textual.app import App
 
 from kernelscope.export.writer import write_text
-from kernelscope.screens.diff_session import DiffSession
-from kernelscope.screens.help import bindings_of, bindings_table, everywhere, keys_markdown
-from kernelscope.screens.join_session import JoinSession
-from kernelscope.screens.kernel_session import KernelSession
-from kernelscope.screens.ranks import RanksScreen
-from kernelscope.screens.session import HelpSections
-from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.kinds.diff.screens.diff_session import DiffSession
+from kernelscope.kinds.join.screens.join_session import JoinSession
+from kernelscope.kinds.ncu.screens.kernel_session import KernelSession
+from kernelscope.kinds.ranks.screens.ranks import RanksScreen
+from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import create_app
+from kernelscope.ui.help import bindings_of, bindings_table, everywhere, keys_markdown
+from kernelscope.ui.session import HelpSections
 
 BEGIN = "<!-- keys: written by python -m kernelscope.tui.key_tables -->"
 END = "<!-- keys: end -->"

@@ -102,7 +102,7 @@ def test_bad_input_is_one_sentence_and_exit_2(tmp_path, case):
 
 def test_unreadable_file_is_one_sentence(tmp_path, monkeypatch, capsys):
     # Root reads any file, so make the permission check fail the way it does for a user.
-    import kernelscope.parsers.detect as detect
+    import kernelscope.core.detect as detect
 
     path = _bad_inputs(tmp_path)["unreadable"]
     monkeypatch.setattr(detect.os, "access", lambda *_: False)
@@ -131,7 +131,7 @@ def test_samples_folder_is_there():
 
 
 def test_bundled_default_report_opens_and_is_a_committed_sample():
-    from kernelscope.parsers.ncu import open_ncu_report
+    from kernelscope.kinds.ncu.model import open_ncu_report
     from kernelscope.tui.app import default_report_path
 
     bundled = default_report_path()

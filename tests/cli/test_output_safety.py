@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.core.errors import ReportError
 from kernelscope.export.writer import Rendered, write_text
-from kernelscope.parsers.errors import ReportError
 from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES, SAMPLES
 

@@ -18,10 +18,10 @@ from kernelscope.core.severity import (
 )
 from kernelscope.core.shares import fmt_pct, fmt_percent, fmt_share
 from kernelscope.core.units import NOT_AVAILABLE, fmt_bytes, fmt_int
-from kernelscope.parsers.join.thresholds import JoinThresholds
-from kernelscope.parsers.nsys.thresholds import TimelineThresholds
-from kernelscope.parsers.ranks.thresholds import RanksThresholds
+from kernelscope.kinds.join.analysis.thresholds import JoinThresholds
+from kernelscope.kinds.ranks.analysis.thresholds import RanksThresholds
 from kernelscope.render.severity import badge_style, text_style
+from kernelscope.timeline.analysis.thresholds import TimelineThresholds
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose
-from kernelscope.parsers.ncu import KernelSummary, NcuReport, open_ncu_report
+from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis, diagnose
+from kernelscope.kinds.ncu.model import KernelSummary, NcuReport, open_ncu_report
 from tests.conftest import NCU_SAMPLES
 
 

@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from kernelscope.parsers.diagnosis import diagnose
-from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.ncu import Metric
+from kernelscope.kinds.ncu.analysis.diagnosis import diagnose
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.model import Metric
 from tests.diagnosis.conftest import Kernel, find, kernels_of
 
 PIPES = [name for _, name in (*n.BUSY_PIPES, *n.OTHER_PIPES)]

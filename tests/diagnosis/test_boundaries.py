@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
-from kernelscope.parsers.diagnosis import Diagnosis, diagnose
-from kernelscope.parsers.ncu import Metric
+from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, diagnose
+from kernelscope.kinds.ncu.model import Metric
 from tests.diagnosis.conftest import find
 
 SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
@@ -282,7 +282,7 @@ def test_fp32_matrix_work_wants_tensor_cores_from_ampere_on() -> None:
 
 
 def test_tensor_cores_for_fp64_only_on_data_centre_parts() -> None:
-    from kernelscope.parsers.diagnosis.compute_flags import has_tensor_cores_for
+    from kernelscope.kinds.ncu.analysis.diagnosis.compute_flags import has_tensor_cores_for
 
     assert has_tensor_cores_for("FP64", (9, 0)) and has_tensor_cores_for("FP64", (8, 0))
     assert not has_tensor_cores_for("FP64", (7, 0))  # V100

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.verdict import top_flag_text
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from tests.diagnosis.conftest import find, kernels_of
 from tests.diagnosis.test_real_workloads import raw
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from kernelscope.parsers.diagnosis import CATALOG, DEFAULT_THRESHOLDS, FLAG_IDS, LABELS, guards
-from kernelscope.parsers.diagnosis.evidence import STEPS
+from kernelscope.kinds.ncu.analysis.diagnosis import (
+    CATALOG,
+    DEFAULT_THRESHOLDS,
+    FLAG_IDS,
+    LABELS,
+    guards,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS
 from tests.conftest import ROOT
 
 DOC = (ROOT / "docs" / "diagnosis.md").read_text(encoding="utf-8")
@@ -96,7 +102,7 @@ def test_the_deciding_flags_are_documented() -> None:
 
 
 def test_derived_values_named_in_the_doc_exist() -> None:
-    from kernelscope.parsers.diagnosis import derived
+    from kernelscope.kinds.ncu.analysis.diagnosis import derived
 
     part = DOC[DOC.index("## One home for derived values") :].split("\n## ")[0]
     named = re.findall(r"`([a-z_]+)`", part)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.diagnosis import CATALOG
+from kernelscope.kinds.ncu.analysis.diagnosis import CATALOG
 from tests.diagnosis.conftest import find, kernels_of
 
 # (sample, kernel, flag, expected severity or None for "must not be raised")
@@ -190,7 +190,7 @@ def test_occupancy_limiter_names_block_slots_for_one_warp_blocks() -> None:
 
 
 def test_every_flag_is_raised_on_some_real_kernel() -> None:
-    from kernelscope.parsers.diagnosis import FLAG_IDS
+    from kernelscope.kinds.ncu.analysis.diagnosis import FLAG_IDS
 
     samples = ("zoo_a", "zoo", "torch_ops", "many_launches", "diag_membar", "diag_sgemm")
     raised = {f.id for s in samples for k in kernels_of(s) for f in k.diagnosis.flags}

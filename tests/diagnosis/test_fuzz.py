@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelscope.parsers.diagnosis import LABELS, REQUIRED_METRICS, diagnose
-from kernelscope.parsers.ncu import Metric, RuleResult
+from kernelscope.kinds.ncu.analysis.diagnosis import LABELS, REQUIRED_METRICS, diagnose
+from kernelscope.kinds.ncu.model import Metric, RuleResult
 
 values = st.one_of(
     st.none(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.diagnosis import LABELS
+from kernelscope.kinds.ncu.analysis.diagnosis import LABELS
 from tests.diagnosis.conftest import find, kernels_of
 
 # (sample, piece of the demangled name, expected label) — what the kernel was written to show.

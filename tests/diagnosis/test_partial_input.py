@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from kernelscope.parsers.diagnosis import LABELS, diagnose
-from kernelscope.parsers.ncu import Metric
+from kernelscope.kinds.ncu.analysis.diagnosis import LABELS, diagnose
+from kernelscope.kinds.ncu.model import Metric
 from tests.diagnosis.conftest import find, kernels_of
 
 

@@ -12,12 +12,12 @@ import shutil
 
 import pytest
 
-from kernelscope.parsers.diagnosis import DEFAULT_THRESHOLDS as T
-from kernelscope.parsers.diagnosis import diagnose
-from kernelscope.parsers.diagnosis import names as n
-from kernelscope.parsers.diagnosis.verdict import top_flag, top_flag_text
-from kernelscope.parsers.families import kernel_families
-from kernelscope.parsers.ncu import sass
+from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
+from kernelscope.kinds.ncu.analysis.diagnosis import diagnose
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag, top_flag_text
+from kernelscope.kinds.ncu.analysis.families import kernel_families
+from kernelscope.kinds.ncu.model import sass
 from tests.diagnosis.conftest import find, kernels_of, opened
 from tests.ncu.oracle import load_raw, parse_number
 
@@ -211,7 +211,7 @@ def test_small_family_is_ranked_by_its_summed_launches() -> None:
 
 
 def test_step_zero_weighs_a_launch_by_its_family() -> None:
-    from kernelscope.parsers.kernel_analysis import analyze
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze
 
     analyzed = analyze(opened("small_family"))
     k = next(k for k in analyzed.kernels if k.summary.row["name"] == "vec_mul_64blocks")

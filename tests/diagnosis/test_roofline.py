@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kernelscope.parsers.roofline import PRECISION_KEYS, compute_roofline
+from kernelscope.kinds.ncu.analysis.roofline import PRECISION_KEYS, compute_roofline
 from tests.conftest import ncu_sample_paths
 from tests.diagnosis.conftest import kernels_of, opened
 from tests.ncu.oracle import load_details, stem_of

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from kernelscope.parsers.roofline import compute_roofline
-from kernelscope.render.roofline import (
+from kernelscope.kinds.ncu.analysis.roofline import compute_roofline
+from kernelscope.kinds.ncu.render.roofline import (
     RIDGE_MARK,
     SELECTED_MARK,
     ChartKernel,
@@ -87,7 +87,7 @@ def test_drawing_from_many_threads_at_once_matches_drawing_alone() -> None:
     the same time, and neither chart may take anything from the other."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from kernelscope.tui.widgets.chart import ChartData, render_chart
+    from kernelscope.ui.widgets.chart import ChartData, render_chart
 
     kernels = chart_kernels()
     jobs = [("fp32", 2, 100, 30), ("fp64", 0, 72, 22), ("fp16", None, 90, 26)] * 6

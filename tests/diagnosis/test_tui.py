@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.parsers.diagnosis.cache import summary_diagnosis
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.screens.roofline import RooflineScreen
+from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
+from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
+from kernelscope.kinds.ncu.screens.widgets.diagnosis_pane import DiagnosisView
+from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot
 from kernelscope.tui.app import create_app
-from kernelscope.tui.widgets.diagnosis_pane import DiagnosisView
-from kernelscope.tui.widgets.roofline_plot import RooflinePlot
 from tests.tui.helpers import screen_text, settle, until_still
 
 ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from kernelscope.parsers.diff.inputs import DiffInputs, open_pair
-from kernelscope.parsers.diff.kernels import KernelDiff
+from kernelscope.kinds.diff.analysis.inputs import DiffInputs, open_pair
+from kernelscope.kinds.diff.analysis.kernels import KernelDiff
 from tests.conftest import NCU_SAMPLES, SAMPLES
 
 NSYS = SAMPLES / "nsys"

@@ -8,9 +8,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export import json_text
-from kernelscope.export.diff_json import build_diff_document, diff_json_pieces
-from kernelscope.parsers.jsonsafe import json_safe
+from kernelscope.kinds.diff.export.diff_json import build_diff_document, diff_json_pieces
 
 
 def _whole(diff) -> str:  # type: ignore[no-untyped-def]

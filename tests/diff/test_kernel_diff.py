@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.diff.gate import check_slower
-from kernelscope.parsers.diff.kernels import FAMILY, HAND, NAME, ONLY, with_pair
-from kernelscope.parsers.errors import ReportError
+from kernelscope.core.errors import ReportError
+from kernelscope.kinds.diff.analysis.gate import check_slower
+from kernelscope.kinds.diff.analysis.kernels import FAMILY, HAND, NAME, ONLY, with_pair
 from tests.ncu.oracle import load_raw, parse_number
 
 # (before, after, how they are matched, label transition, flags that must be resolved)

@@ -8,11 +8,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from kernelscope.export.diff_json import kernel_entry
-from kernelscope.parsers.diff.kernels import diff_kernels
-from kernelscope.parsers.families import kernel_families
-from kernelscope.parsers.kernel_analysis import AnalyzedReport
-from kernelscope.render.diff import kernel_text
+from kernelscope.kinds.diff.analysis.kernels import diff_kernels
+from kernelscope.kinds.diff.export.diff_json import kernel_entry
+from kernelscope.kinds.diff.render.diff import kernel_text
+from kernelscope.kinds.ncu.analysis.families import kernel_families
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 
 
 def without_demangled(report: AnalyzedReport) -> AnalyzedReport:

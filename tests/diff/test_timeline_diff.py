@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.export.diff_export import gate_sentence
-from kernelscope.parsers.diff.gate import check_slower
-from kernelscope.parsers.diff.timelines import SHORT_GAPS
-from kernelscope.render.diff import family_row, summed_text
+from kernelscope.kinds.diff.analysis.gate import check_slower
+from kernelscope.kinds.diff.analysis.timelines import SHORT_GAPS
+from kernelscope.kinds.diff.export.diff_export import gate_sentence
+from kernelscope.kinds.diff.render.diff import family_row, summed_text
 from tests.nsys.oracle import oracle_csv, read_csv
 
 

@@ -9,10 +9,14 @@ import pytest
 import textual.constants
 from textual.widgets import DataTable
 
-from kernelscope.screens.diff_views import KernelDiffScreen, PairScreen, TimelineDiffScreen
-from kernelscope.screens.error import ErrorScreen
-from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.diff.screens.diff_views import (
+    KernelDiffScreen,
+    PairScreen,
+    TimelineDiffScreen,
+)
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.tui.app import create_app
+from kernelscope.ui.error import ErrorScreen
 from tests.diff.conftest import NSYS, ncu
 from tests.tui.helpers import screen_text, settle
 

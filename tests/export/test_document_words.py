@@ -8,10 +8,10 @@ import re
 import subprocess
 import sys
 
-from kernelscope.export.ncu_markdown import record_body
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.kernel_analysis import diagnose_detail, open_for_analysis
-from kernelscope.render.changes import fmt_change
+from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_detail, open_for_analysis
+from kernelscope.kinds.ncu.export.ncu_markdown import record_body
+from kernelscope.kinds.ncu.render.changes import fmt_change
 from tests.conftest import BUNDLED, NCU_SAMPLES, SAMPLES
 
 NAIVE = NCU_SAMPLES / "gemm_naive.ncu-rep.xz"

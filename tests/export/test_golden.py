@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.ncu import sass
+from kernelscope.kinds.ncu.model import sass
 from tests.conftest import ROOT, SAMPLES, ncu_sample_paths
 
 GOLDEN = Path(__file__).parent / "golden"

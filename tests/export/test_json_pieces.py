@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from kernelscope.export.ncu_json import ncu_json_pieces, render_ncu_json
 from kernelscope.export.writer import ExportOptions, render, render_checked, write_text
-from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
+from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
+from kernelscope.kinds.ncu.export.ncu_json import ncu_json_pieces, render_ncu_json
 from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES
 

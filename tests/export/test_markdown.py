@@ -11,10 +11,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 from kernelscope.export.markdown import cell, code, fenced, table
-from kernelscope.export.ncu_markdown import FAMILY_COLUMNS
 from kernelscope.export.summary import print_summary
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.ncu import open_ncu_report
+from kernelscope.kinds.ncu.export.ncu_markdown import FAMILY_COLUMNS
+from kernelscope.kinds.ncu.model import open_ncu_report
 from tests.conftest import NCU_SAMPLES, SAMPLES, ncu_sample_paths
 
 ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"

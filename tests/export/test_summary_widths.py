@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.summary import print_summary
-from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
+from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "ncu"
 TORCH = SAMPLES / "torch_ops.ncu-rep.xz"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.join import JoinInputs, JoinReport, build_join, open_join
+from kernelscope.kinds.join.analysis import JoinInputs, JoinReport, build_join, open_join
 from tests.conftest import SAMPLES
 
 TRACE_XZ = SAMPLES / "nsys" / "join_trace.sqlite.xz"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from kernelscope.export.join_export import join_markdown
-from kernelscope.parsers.join import JoinReport
-from kernelscope.screens.join_screen import JoinScreen
+from kernelscope.kinds.join.analysis import JoinReport
+from kernelscope.kinds.join.export.join_export import join_markdown
+from kernelscope.kinds.join.screens.join_screen import JoinScreen
 from kernelscope.tui.app import create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
 from tests.join.test_join_tui import until

@@ -22,10 +22,10 @@ from collections import Counter, defaultdict
 import polars as pl
 import pytest
 
-from kernelscope.parsers.join import JoinInputs, JoinReport
-from kernelscope.parsers.join.names import match_name
-from kernelscope.parsers.join.ncu_command import representative
-from kernelscope.render.join_text import headroom_text, what_text
+from kernelscope.kinds.join.analysis import JoinInputs, JoinReport
+from kernelscope.kinds.join.analysis.names import match_name
+from kernelscope.kinds.join.analysis.ncu_command import representative
+from kernelscope.kinds.join.render.join_text import headroom_text, what_text
 from tests.conftest import read_csv_xz
 from tests.join.conftest import NCU_ORACLE, ORACLE
 

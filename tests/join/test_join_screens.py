@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from kernelscope.screens.join_screen import JoinScreen
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.kinds.join.screens.join_screen import JoinScreen
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
 from tests.tui.helpers import settle, widget_text

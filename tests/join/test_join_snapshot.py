@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from kernelscope.screens.join_screen import JoinScreen
+from kernelscope.kinds.join.screens.join_screen import JoinScreen
 from kernelscope.tui.app import create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
 from tests.tui.helpers import settle, until_still

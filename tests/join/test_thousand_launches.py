@@ -10,9 +10,9 @@ import lzma
 
 import pytest
 
-from kernelscope.export.join_export import join_markdown
-from kernelscope.parsers.join import JoinReport, build_join, open_join
-from kernelscope.render.join_text import launches_text
+from kernelscope.kinds.join.analysis import JoinReport, build_join, open_join
+from kernelscope.kinds.join.export.join_export import join_markdown
+from kernelscope.kinds.join.render.join_text import launches_text
 from tests.conftest import SAMPLES
 from tests.join.conftest import unpack
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.kineto.hta import hta_numbers, step_names
-from kernelscope.parsers.kineto.model import read_trace
+from kernelscope.kinds.kineto.analysis.hta import hta_numbers, step_names
+from kernelscope.kinds.kineto.model.model import read_trace
 from tests.conftest import SAMPLES
 from tests.wild.conftest import require_wild
 
@@ -86,7 +86,7 @@ def test_wild_traces_equal_to_hta(oracle: str) -> None:
 
 
 def test_wild_pair_as_a_run_equal_to_hta() -> None:
-    from kernelscope.parsers.kineto.ranks import open_kineto_run
+    from kernelscope.kinds.kineto.analysis.ranks import open_kineto_run
 
     wild = require_wild()
     expected = json.loads((wild / "oracle" / "kineto" / "lightllm.hta.json").read_text())
@@ -103,8 +103,8 @@ def test_wild_pair_as_a_run_equal_to_hta() -> None:
 
 
 def test_nsys_timeline_gets_the_breakdown_too() -> None:
-    from kernelscope.parsers.nsys import open_report
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
+    from kernelscope.kinds.nsys.model.opener import open_report
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
 
     data = TimelineData(open_report(SAMPLES / "nsys" / "zoo.sqlite.xz"))
     temporal, overlap = data.breakdown

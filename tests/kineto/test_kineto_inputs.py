@@ -18,9 +18,9 @@ import zstandard
 from polars.testing import assert_frame_equal
 
 from kernelscope.kinds import kind_for
-from kernelscope.parsers.kineto import model
-from kernelscope.parsers.kineto.events import RAW_SCHEMA, Collector, columns_of, read_piece
-from kernelscope.parsers.kineto.stream import TraceHeader, iter_event_pieces
+from kernelscope.kinds.kineto.model import model
+from kernelscope.kinds.kineto.model.events import RAW_SCHEMA, Collector, columns_of, read_piece
+from kernelscope.kinds.kineto.model.stream import TraceHeader, iter_event_pieces
 from tests.conftest import ROOT, SAMPLES
 from tests.wild.conftest import require_wild
 

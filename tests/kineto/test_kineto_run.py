@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from kernelscope.kinds import kind_for
-from kernelscope.parsers.kineto.ranks import open_kineto_run
+from kernelscope.kinds.kineto.analysis.ranks import open_kineto_run
 from tests.conftest import SAMPLES
 from tests.kineto.test_kineto_inputs import run_cli
 

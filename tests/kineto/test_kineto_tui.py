@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.screens.kineto_session import KinetoRunScreen, KinetoTimelineScreen
+from kernelscope.kinds.kineto.screens.kineto_session import KinetoRunScreen, KinetoTimelineScreen
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
 from tests.timeline_tui.helpers import screen_text, wait_for, wait_until_open

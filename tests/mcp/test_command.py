@@ -22,7 +22,7 @@ def test_help_names_the_roots() -> None:
 
 
 def test_an_unforeseen_error_is_the_clis_one_sentence() -> None:
-    from kernelscope.parsers.errors import unexpected_sentence
+    from kernelscope.core.errors import unexpected_sentence
 
     assert unexpected_sentence(ValueError("bad value\nsecond line")) == (
         "Unexpected error (ValueError: bad value); set KERNELSCOPE_DEBUG=1 for the traceback "

@@ -21,7 +21,7 @@ def is_metric(column: str) -> bool:
 
 
 def differences(report_path: Path, page: Path) -> tuple[int, list[str]]:
-    from kernelscope.parsers.ncu.report import NcuReport
+    from kernelscope.kinds.ncu.model.report import NcuReport
 
     header, units, *rows = read_csv_xz(page)
     by_id = {int(r[0]): r for r in rows if r and r[0].isdigit()}

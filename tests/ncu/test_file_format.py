@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.ncu.report import NcuReport
+from kernelscope.core.errors import ReportError
+from kernelscope.kinds.ncu.model.report import NcuReport
 from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES
 from tests.wild.conftest import require_wild

@@ -7,8 +7,8 @@ from functools import cache
 
 import pytest
 
-from kernelscope.parsers.ncu import NcuReport, open_ncu_report
-from kernelscope.parsers.ncu.model import KernelDetail
+from kernelscope.kinds.ncu.model import NcuReport, open_ncu_report
+from kernelscope.kinds.ncu.model.model import KernelDetail
 from tests.conftest import ncu_sample_paths
 from tests.ncu.oracle import load_details, load_raw, matches_print, parse_number, stem_of
 
@@ -84,7 +84,7 @@ def test_key_frame_equals_raw_page(path):
     raw = load_raw(stem_of(path))
     report = opened(str(path))
     frame = report.key_frame()
-    from kernelscope.parsers.ncu.panes import KEY_METRICS
+    from kernelscope.kinds.ncu.model.panes import KEY_METRICS
 
     for rec in frame.iter_rows(named=True):
         row = raw.rows[rec["id"]]

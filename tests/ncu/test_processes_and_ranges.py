@@ -8,8 +8,8 @@ from functools import cache
 
 import pytest
 
-from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
-from kernelscope.parsers.ncu import NcuReport, open_ncu_report
+from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
+from kernelscope.kinds.ncu.model import NcuReport, open_ncu_report
 from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES
 from tests.ncu.oracle import load_raw, matches_print

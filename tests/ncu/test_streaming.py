@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.summary import make_console, print_kernels_summary
-from kernelscope.parsers.kernel_analysis import analyze, open_for_analysis
-from kernelscope.parsers.ncu.container import read_layout
-from kernelscope.parsers.ncu.file_format.result import MESSAGE_OF
-from kernelscope.parsers.ncu.legacy import ALIASES
-from kernelscope.parsers.ncu.metrics import read_metric, read_metrics
-from kernelscope.parsers.summary_stream import stream_summary
+from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
+from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
+from kernelscope.kinds.ncu.model.container import read_layout
+from kernelscope.kinds.ncu.model.file_format.result import MESSAGE_OF
+from kernelscope.kinds.ncu.model.legacy import ALIASES
+from kernelscope.kinds.ncu.model.metrics import read_metric, read_metrics
 from tests.conftest import NCU_SAMPLES
 from tests.wild.conftest import WILD
 
@@ -106,8 +106,8 @@ def test_result_index_hands_out_every_result_the_walk_found(tmp_path: Path) -> N
 
 
 def test_records_made_in_the_reading_pass_wait_in_a_spool_file_and_read_back_whole() -> None:
-    from kernelscope.export.ncu_json import json_analysis, ncu_json_pieces
-    from kernelscope.parsers.text_spool import TextSpool
+    from kernelscope.core.text_spool import TextSpool
+    from kernelscope.kinds.ncu.export.ncu_json import json_analysis, ncu_json_pieces
 
     report = open_for_analysis(NCU_SAMPLES / "zoo.ncu-rep.xz")
     analysed = analyze(report, details=True, analyse=json_analysis, slim=True, tables=True)

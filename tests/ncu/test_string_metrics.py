@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.ncu import open_ncu_report
+from kernelscope.kinds.ncu.model import open_ncu_report
 from tests.conftest import NCU_SAMPLES
 
 ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.ncu.units import unit_for
+from kernelscope.kinds.ncu.model.units import unit_for
 from tests.conftest import NCU_ORACLE, SAMPLES
 from tests.ncu.units_oracle import unit_mismatches
 

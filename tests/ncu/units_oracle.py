@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.parsers.ncu.units import unit_for
+from kernelscope.kinds.ncu.model.units import unit_for
 from tests.conftest import read_csv_xz
 from tests.ncu.oracle import parse_number
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.nsys import NsysReport, open_report
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.model.model import NsysReport
 from tests.nsys.oracle import NSYS_SAMPLES, sample_names
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.export.timeline_json import to_export_dict
-from kernelscope.export.timeline_markdown import render_timeline_markdown
-from kernelscope.parsers.nsys import NsysReport, explain_gaps
-from kernelscope.parsers.nsys.graphs import compare_graphs, graph_launches
-from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.timeline.analysis.gap_causes import explain_gaps
+from kernelscope.timeline.analysis.graphs import compare_graphs, graph_launches
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.timeline_json import to_export_dict
+from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
+from kernelscope.timeline.model.model import NsysReport
 
 LAUNCH_SQL = """
 SELECT r.correlationId, r.start, r.end,

@@ -7,8 +7,9 @@ from collections.abc import Callable
 import polars as pl
 import pytest
 
-from kernelscope.parsers.nsys import NsysReport, findings
-from kernelscope.parsers.nsys import nsys_rules as rules
+from kernelscope.timeline.analysis import nsys_rules as rules
+from kernelscope.timeline.analysis.findings import findings
+from kernelscope.timeline.model.model import NsysReport
 from tests.nsys.oracle import (
     ANALYZE_RULES,
     assert_rule_matches,

@@ -1,4 +1,4 @@
-"""Gap causes have one home (``parsers/nsys/gap_cause_catalog.py``): every cause any analysis
+"""Gap causes have one home (``timeline/analysis/gap_cause_catalog.py``): every cause any analysis
 gives a real trace has a title, a description and a remedy there, and the views print them."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.join.idle import IdleItem
-from kernelscope.parsers.nsys import CAUSES, open_report
-from kernelscope.parsers.nsys.gap_cause_catalog import EXPLAINED, GAP_CAUSES
-from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.kinds.join.analysis.idle import IdleItem
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.gap_cause_catalog import EXPLAINED, GAP_CAUSES
+from kernelscope.timeline.analysis.gap_causes import CAUSES
+from kernelscope.timeline.analysis.timeline_data import TimelineData
 from tests.conftest import SAMPLES
 
 TRACES = sorted((SAMPLES / "nsys").glob("*.sqlite.xz"))

@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.parsers.nsys import CAUSES, open_report
-from kernelscope.parsers.nsys.gap_causes import explain_gaps
-from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.screens.timeline_views.gaps import gaps_frame
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.gap_causes import CAUSES, explain_gaps
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views.gaps import gaps_frame
 from tests.nsys.oracle import NSYS_SAMPLES
 
 TRACES = sorted(NSYS_SAMPLES.glob("*.sqlite.xz")) + sorted(NSYS_SAMPLES.glob("ranks/*.sqlite.xz"))

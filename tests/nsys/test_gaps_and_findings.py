@@ -6,18 +6,16 @@ import json
 
 import polars as pl
 
-from kernelscope.export.timeline_json import SCHEMA, to_export_dict
-from kernelscope.parsers.nsys import (
-    CAUSES,
-    explain_gaps,
-    findings,
+from kernelscope.timeline.analysis.findings import findings, tiny_kernel_stretches
+from kernelscope.timeline.analysis.gap_causes import CAUSES, explain_gaps
+from kernelscope.timeline.analysis.utilization import (
     gap_histogram,
     gpu_utilization,
     idle_gaps,
     launch_gaps,
-    tiny_kernel_stretches,
     utilization_windows,
 )
+from kernelscope.timeline.export.timeline_json import SCHEMA, to_export_dict
 from tests.nsys.test_schema_variants import union_busy
 
 

@@ -12,17 +12,18 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.export.timeline_json import to_export_dict
-from kernelscope.export.timeline_markdown import render_timeline_markdown
-from kernelscope.parsers.nsys import NsysReport, gpu_utilization
-from kernelscope.parsers.nsys.gpu_metrics import MetricSeries, spec_for, split_name
-from kernelscope.parsers.nsys.metric_analysis import (
+from kernelscope.timeline.analysis.metric_analysis import (
     family_metrics,
     metric_summary,
     metrics_verdicts,
     nvtx_metrics,
 )
-from kernelscope.parsers.nsys.timeline_data import TimelineData
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.analysis.utilization import gpu_utilization
+from kernelscope.timeline.export.timeline_json import to_export_dict
+from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
+from kernelscope.timeline.model.gpu_metrics import MetricSeries, spec_for, split_name
+from kernelscope.timeline.model.model import NsysReport
 
 SAMPLE = "gpu_metrics"
 

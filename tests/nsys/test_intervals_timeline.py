@@ -8,8 +8,9 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelscope.parsers.nsys import Coverage, TimelineIndex, idle_gaps, merge_intervals
-from kernelscope.parsers.nsys.intervals import overlap_sum_until
+from kernelscope.timeline.analysis.timeline import TimelineIndex
+from kernelscope.timeline.analysis.utilization import idle_gaps
+from kernelscope.timeline.model.intervals import Coverage, merge_intervals, overlap_sum_until
 from tests.nsys.test_schema_variants import union_busy
 
 intervals = st.lists(

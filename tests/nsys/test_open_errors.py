@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.nsys import OpenCancelled, find_nsys, locate, open_report
+from kernelscope.core.errors import ReportError
+from kernelscope.core.hooks import OpenCancelled
+from kernelscope.kinds.nsys.model import locate
+from kernelscope.kinds.nsys.model.locate import find_nsys
+from kernelscope.kinds.nsys.model.opener import open_report
 from tests.nsys import variants as V
 from tests.nsys.oracle import NSYS_SAMPLES
 

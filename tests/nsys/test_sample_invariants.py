@@ -7,20 +7,18 @@ import json
 import polars as pl
 
 from kernelscope.core.severity import SEVERITIES
-from kernelscope.export.timeline_json import SCHEMA, to_export_dict
-from kernelscope.parsers.nsys import (
-    CAUSES,
-    TimelineIndex,
-    explain_gaps,
-    findings,
+from kernelscope.timeline.analysis.findings import findings
+from kernelscope.timeline.analysis.gap_causes import CAUSES, explain_gaps
+from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy, nvtx_summary
+from kernelscope.timeline.analysis.summaries import kernel_summary
+from kernelscope.timeline.analysis.timeline import TimelineIndex
+from kernelscope.timeline.analysis.utilization import (
     gap_histogram,
     gpu_utilization,
     idle_gaps,
-    kernel_summary,
-    nvtx_gpu_busy,
-    nvtx_summary,
     utilization_windows,
 )
+from kernelscope.timeline.export.timeline_json import SCHEMA, to_export_dict
 
 
 def test_utilisation_and_gaps_add_up(sample_name: str, sample_report) -> None:

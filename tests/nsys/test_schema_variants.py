@@ -7,22 +7,21 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.export.timeline_json import to_export_dict
-from kernelscope.parsers.nsys import (
-    TimelineIndex,
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis import nsys_rules as rules
+from kernelscope.timeline.analysis.findings import findings
+from kernelscope.timeline.analysis.gap_causes import explain_gaps
+from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy, nvtx_summary
+from kernelscope.timeline.analysis.summaries import (
     cuda_api_summary,
-    explain_gaps,
-    findings,
-    gpu_utilization,
     kernel_summary,
     memop_size_summary,
     memop_time_summary,
-    nvtx_gpu_busy,
-    nvtx_summary,
-    open_report,
     osrt_summary,
 )
-from kernelscope.parsers.nsys import nsys_rules as rules
+from kernelscope.timeline.analysis.timeline import TimelineIndex
+from kernelscope.timeline.analysis.utilization import gpu_utilization
+from kernelscope.timeline.export.timeline_json import to_export_dict
 from tests.nsys import variants as V
 
 

@@ -7,15 +7,15 @@ from collections.abc import Callable
 import polars as pl
 import pytest
 
-from kernelscope.parsers.nsys import (
-    NsysReport,
+from kernelscope.timeline.analysis.nvtx import nvtx_summary
+from kernelscope.timeline.analysis.summaries import (
     cuda_api_summary,
     kernel_summary,
     memop_size_summary,
     memop_time_summary,
-    nvtx_summary,
     osrt_summary,
 )
+from kernelscope.timeline.model.model import NsysReport
 from tests.nsys.oracle import (
     STATS_REPORTS,
     assert_summary_matches,

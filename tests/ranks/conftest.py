@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.parsers.ranks.reduce import ReduceOptions
-from kernelscope.parsers.ranks.run import analyse_run
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions
+from kernelscope.kinds.ranks.analysis.run import analyse_run
 
 ROOT = Path(__file__).resolve().parents[2]
 RANKS = ROOT / "samples" / "nsys" / "ranks"

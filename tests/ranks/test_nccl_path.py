@@ -18,9 +18,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.parsers.ranks.reduce import ReduceOptions
-from kernelscope.parsers.ranks.run import analyse_run
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions
+from kernelscope.kinds.ranks.analysis.run import analyse_run
 from tests.ranks.conftest import oracle_rows, session_start
 
 CUBLAS = "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(T1::Params)"

@@ -14,12 +14,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.parsers.nsys.gap_cause_catalog import GAP_CAUSES
-from kernelscope.parsers.nsys.thresholds import TIMELINE_THRESHOLDS
-from kernelscope.parsers.ranks.heatmap import heatmap, rank_utilization
-from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.parsers.ranks.reduce import ReduceOptions
-from kernelscope.parsers.ranks.run import analyse_run
+from kernelscope.kinds.ranks.analysis.heatmap import heatmap, rank_utilization
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions
+from kernelscope.kinds.ranks.analysis.run import analyse_run
+from kernelscope.timeline.analysis.gap_cause_catalog import GAP_CAUSES
+from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.tui.cli import main
 from tests.ranks.conftest import oracle_rows
 
@@ -139,9 +139,9 @@ def test_a_rank_with_slower_kernels_is_flagged(slow_run: RunAnalysis, run: RunAn
 
 
 def test_the_slower_gpu_is_said_headless(slow_run: RunAnalysis, capsys):
-    from kernelscope.export.ranks import print_run_summary, render_document
-    from kernelscope.export.ranks_json import to_export_dict
     from kernelscope.export.summary import make_console
+    from kernelscope.kinds.ranks.export.ranks import print_run_summary, render_document
+    from kernelscope.kinds.ranks.export.ranks_json import to_export_dict
 
     print_run_summary(slow_run, make_console(None))
     out = capsys.readouterr().out

@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.render.ranks import straggler_verdict
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.render.ranks import straggler_verdict
 from tests.ranks.conftest import oracle_rows, session_start
 
 RANKS = range(4)

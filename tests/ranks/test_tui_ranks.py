@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from kernelscope.screens.error import ErrorScreen
-from kernelscope.screens.ranks import RanksScreen, RankTimelineScreen
+from kernelscope.kinds.ranks.screens.ranks import RanksScreen, RankTimelineScreen
+from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from kernelscope.tui.app import KernelscopeApp, create_app
-from kernelscope.tui.widgets.timeline_table import FrameTable
+from kernelscope.ui.error import ErrorScreen
 from tests.timeline_tui.helpers import screen_text, settle, wait_for
 from tests.tui.helpers import until_still
 

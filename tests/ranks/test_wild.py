@@ -11,9 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.parsers.ranks.model import RunAnalysis
-from kernelscope.parsers.ranks.reduce import ReduceOptions
-from kernelscope.parsers.ranks.run import analyse_run
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions
+from kernelscope.kinds.ranks.analysis.run import analyse_run
 from kernelscope.tui.cli import main
 from tests.nsys.oracle import read_csv
 from tests.ranks.conftest import WILD_MPI, decompress, need_wild

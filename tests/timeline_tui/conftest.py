@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import textual.constants
 
-from kernelscope.parsers.nsys import NsysReport, open_report
-from kernelscope.parsers.nsys.timeline_data import TimelineData, build
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.timeline_data import TimelineData, build
+from kernelscope.timeline.model.model import NsysReport
 
 # No animations (tab underline, progress bar): faster tests and stable snapshots.
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
@@ -66,7 +67,7 @@ def cache_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def no_nsys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No nsys anywhere: not in $NSYS, not on PATH, not in the install directories."""
-    from kernelscope.parsers.nsys import locate
+    from kernelscope.kinds.nsys.model import locate
 
     empty = tmp_path / "empty-bin"
     empty.mkdir()

@@ -11,9 +11,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kernelscope.screens.error import ErrorScreen
-from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
+from kernelscope.ui.error import ErrorScreen
 from tests.tui.helpers import screen_text, settle
 
 __all__ = ["screen_text", "settle"]

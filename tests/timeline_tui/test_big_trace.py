@@ -10,10 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-import kernelscope.screens.timeline as timeline_module
-from kernelscope.parsers.nsys import NsysReport
-from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.tui.widgets.timeline_table import DEFAULT_CAP
+import kernelscope.timeline.screens.timeline as timeline_module
+from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.widgets.timeline_table import DEFAULT_CAP
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import make_app, screen_text, wait_until_open

@@ -9,13 +9,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kernelscope.parsers.nsys import open_report
-from kernelscope.parsers.nsys.lane_events import LaneEvents, nvtx_depths
-from kernelscope.parsers.nsys.nvtx import nvtx_ranges
-from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.screens.timeline_views.timeline_lines import lane_marks
-from kernelscope.tui.widgets.timeline_event import event_name
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.lane_events import LaneEvents, nvtx_depths
+from kernelscope.timeline.analysis.nvtx import nvtx_ranges
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.timeline_views.timeline_lines import lane_marks
+from kernelscope.timeline.screens.widgets.timeline_event import event_name
 
 from .conftest import NSYS_SAMPLES, ZOO_SQLITE_XZ
 from .helpers import flat, make_app, static_text, wait_until_open

@@ -9,11 +9,11 @@ import pytest
 from textual.binding import Binding
 from textual.widgets import Input, Markdown, TabbedContent
 
-from kernelscope.screens.help import HelpScreen
-from kernelscope.screens.timeline import TimelineScreen
-from kernelscope.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.timeline import TimelineScreen
+from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from kernelscope.tui.app import KernelscopeApp
-from kernelscope.tui.widgets.timeline_table import FrameTable
+from kernelscope.ui.help import HelpScreen
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import make_app, wait_for, wait_until_open

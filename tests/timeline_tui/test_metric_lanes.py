@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.parsers.nsys import open_report
-from kernelscope.screens.timeline_views import TimelinePane
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.screens.timeline_views import TimelinePane
 from tests.tui.helpers import notifications
 
 from .conftest import NSYS_SAMPLES
@@ -97,8 +97,11 @@ def test_lane_cells_are_the_model_strip(tmp_path: Path) -> None:
     import lzma
     import shutil
 
-    from kernelscope.parsers.nsys.timeline_data import TimelineData
-    from kernelscope.tui.widgets.timeline_metrics import metric_lanes, render_metric_lanes
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
+    from kernelscope.timeline.screens.widgets.timeline_metrics import (
+        metric_lanes,
+        render_metric_lanes,
+    )
 
     target = tmp_path / "gpu_metrics.sqlite"
     with lzma.open(GPU_METRICS_XZ) as src, open(target, "wb") as dst:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.errors import ReportError
-from kernelscope.parsers.nsys import open_report
-from kernelscope.screens.timeline import TimelineScreen
+from kernelscope.core.errors import ReportError
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.screens.timeline import TimelineScreen
 
 from .conftest import ZOO_REP_XZ, ZOO_SQLITE_XZ
 from .helpers import (

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from textual.widgets import TabbedContent
 
-from kernelscope.parsers.nsys import NsysReport, findings
-from kernelscope.screens.timeline import VIEW_IDS, TimelineScreen
+from kernelscope.timeline.analysis.findings import findings
+from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.screens.timeline import VIEW_IDS, TimelineScreen
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, screen_text, static_text, wait_until_open

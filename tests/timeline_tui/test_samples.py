@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.nsys import open_report
-from kernelscope.parsers.nsys.timeline_data import build
-from kernelscope.tui.widgets.timeline_table import FrameTable
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.timeline_data import build
+from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 
 from .conftest import NSYS_SAMPLES, ORACLE
 from .helpers import flat, make_app, static_text, wait_until_open

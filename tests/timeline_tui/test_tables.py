@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import TabbedContent
 
-from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.tui.widgets.timeline_table import FrameTable
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 
 from .conftest import ORACLE, ZOO_SQLITE_XZ
 from .helpers import make_app, screen_text, wait_until_open

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.parsers.nsys.gap_cause_catalog import gap_cause
-from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.screens.timeline_views import TimelinePane
+from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views import TimelinePane
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, screen_text, static_text, wait_until_open

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.nsys import nvtx_gpu_busy, open_report
-from kernelscope.screens.timeline_views import TimelinePane
-from kernelscope.tui.widgets.timeline_table import FrameTable
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy
+from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from tests.nsys import variants as V
 from tests.tui.helpers import notifications
 

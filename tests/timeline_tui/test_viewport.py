@@ -4,8 +4,8 @@ cuda/13006 with 159 CUDA API calls; the first kernel runs from 694,534,343 to 72
 
 from __future__ import annotations
 
-from kernelscope.parsers.nsys.timeline_data import TimelineData
-from kernelscope.screens.timeline_views.viewport import Viewport
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views.viewport import Viewport
 
 END = 1_019_825_472
 FIRST_KERNEL = (694_534_343, 725_137_870)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernelscope.core.errors import ReportError
 from kernelscope.kinds import OpenOptions
-from kernelscope.parsers.errors import ReportError
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.kinds import OpenOptions
-from kernelscope.screens.session import (
+from kernelscope.ui.session import (
     ExportJob,
     HelpSections,
     ReportScreen,

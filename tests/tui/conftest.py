@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import textual.constants
 
-from kernelscope.parsers.ncu import NcuReport, open_ncu_report
+from kernelscope.kinds.ncu.model import NcuReport, open_ncu_report
 from kernelscope.tui import app as app_module
 
 

@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
-from kernelscope.screens.panes import RawPane, SourcePane
+from kernelscope.kinds.ncu.screens.panes import RawPane, SourcePane
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"

@@ -10,14 +10,14 @@ import pytest
 from textual.widgets import Input, TabbedContent
 
 from kernelscope.kinds import KindSpec
-from kernelscope.screens import kernel_session
-from kernelscope.screens.error import ErrorScreen
-from kernelscope.screens.help import HelpScreen
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_list import KernelListScreen
-from kernelscope.screens.loading import LoadingScreen
+from kernelscope.kinds.ncu.screens import kernel_session
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui import app as app_module
 from kernelscope.tui.app import KernelscopeApp, create_app, default_report_path
+from kernelscope.ui.error import ErrorScreen
+from kernelscope.ui.help import HelpScreen
+from kernelscope.ui.loading import LoadingScreen
 
 from .helpers import SAMPLES, screen_text, settle, widget_text
 
@@ -82,7 +82,7 @@ async def test_timeline_reports_go_to_the_timeline(name: str, monkeypatch) -> No
     path = SAMPLES / "nsys" / name
     if not path.exists():
         pytest.skip(f"no sample {path}")
-    from kernelscope.screens.timeline import TimelineScreen
+    from kernelscope.timeline.screens.timeline import TimelineScreen
 
     calls: list[str] = []
     real = KernelscopeApp.start_session

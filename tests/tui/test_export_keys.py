@@ -7,9 +7,9 @@ import asyncio
 from pathlib import Path
 
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.screens.confirm import ConfirmScreen
-from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.tui.app import create_app
+from kernelscope.ui.confirm import ConfirmScreen
 
 from .helpers import notifications, settle
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from kernelscope.screens.family_table import FamilyTable
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.kinds.ncu.screens.family_table import FamilyTable
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
 from .helpers import SAMPLES, screen_text, settle, widget_text

@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 from textual.app import App, ComposeResult
 
-from kernelscope.tui.widgets.timeline_table import Column, FrameTable, FrameView
+from kernelscope.timeline.screens.widgets.timeline_table import Column, FrameTable, FrameView
 
 NAMES = [
     "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, "

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import TabbedContent
 
-from kernelscope.parsers.ncu import KernelDetail, NcuReport
-from kernelscope.parsers.ncu.panes import PANES
-from kernelscope.screens import kernel_session
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.panes.stalls import ranked_stalls
+from kernelscope.kinds.ncu.model import KernelDetail, NcuReport
+from kernelscope.kinds.ncu.model.panes import PANES
+from kernelscope.kinds.ncu.screens import kernel_session
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.panes.stalls import ranked_stalls
 from kernelscope.tui.app import create_app
 
 from .helpers import sample, screen_text, settle, widget_text

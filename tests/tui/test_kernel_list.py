@@ -7,11 +7,11 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input
 
-from kernelscope.parsers.ncu import NcuReport
-from kernelscope.screens import kernel_session
-from kernelscope.screens.columns import ColumnProvider
-from kernelscope.screens.kernel_detail import KernelDetailScreen
-from kernelscope.screens.kernel_list import KernelListScreen
+from kernelscope.kinds.ncu.model import NcuReport
+from kernelscope.kinds.ncu.screens import kernel_session
+from kernelscope.kinds.ncu.screens.columns import ColumnProvider
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
 from .helpers import SAMPLES, screen_text, settle

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.parsers.ncu import KernelSummary, open_ncu_report
-from kernelscope.screens.columns import ColumnProvider, required_metrics
-from kernelscope.screens.kernel_list_view import KernelListView
-from kernelscope.screens.kernel_state import KernelState
+from kernelscope.kinds.ncu.model import KernelSummary, open_ncu_report
+from kernelscope.kinds.ncu.screens.columns import ColumnProvider, required_metrics
+from kernelscope.kinds.ncu.screens.kernel_list_view import KernelListView
+from kernelscope.kinds.ncu.screens.kernel_state import KernelState
 
 ZOO = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo.ncu-rep.xz"
 
@@ -186,7 +186,7 @@ def test_neighbours_follow_the_list_order() -> None:
 
 
 def test_a_baseline_column_sorts_first_and_goes_away() -> None:
-    from kernelscope.screens.columns import baseline_column
+    from kernelscope.kinds.ncu.screens.columns import baseline_column
 
     view = view_of()
     view.set_baseline_column(baseline_column(5, 3_010_000.0))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from kernelscope.parsers.diagnosis.cache import summary_diagnosis, top_flag_of
-from kernelscope.screens.columns import NAME_KEY
+from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.kinds.ncu.screens.columns import NAME_KEY
 from kernelscope.tui.app import create_app
 
 from .helpers import SAMPLES, screen_text, settle

@@ -8,9 +8,9 @@ import math
 
 from textual.widgets import DataTable, Input
 
-from kernelscope.parsers.ncu import NcuReport
-from kernelscope.screens.panes.raw import RawPane, metric_filter
-from kernelscope.screens.panes.source import SourcePane
+from kernelscope.kinds.ncu.model import NcuReport
+from kernelscope.kinds.ncu.screens.panes.raw import RawPane, metric_filter
+from kernelscope.kinds.ncu.screens.panes.source import SourcePane
 from kernelscope.tui.app import create_app
 from tests.ncu.oracle import load_raw, matches_print
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.parsers.ncu import NcuReport, sass
+from kernelscope.kinds.ncu.model import NcuReport, sass
 from kernelscope.tui.app import create_app
 from tests.wild.conftest import require_wild
 

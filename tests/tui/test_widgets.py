@@ -11,18 +11,23 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.table import compile_filter
 from kernelscope.core.units import fmt_number, fmt_value, scale_unit
 from kernelscope.core.words import ellipsis
-from kernelscope.parsers.ncu import Metric
-from kernelscope.render.format import fmt_metric, short_name, split_metric
-from kernelscope.render.ncu_markup import (
+from kernelscope.kinds.ncu.model import Metric
+from kernelscope.kinds.ncu.render.ncu_markup import (
     pane_number_of_section,
     plain_ncu_markup,
     render_ncu_markup,
 )
-from kernelscope.screens.columns import BASE_COLUMNS, ColumnProvider, list_columns, required_metrics
-from kernelscope.screens.panes.launch import tail_wave_fill
-from kernelscope.screens.panes.memory import sectors_per_request
-from kernelscope.tui.widgets.bars import Bar, bar_cells, level_style
-from kernelscope.tui.widgets.chart import ChartData, nice_ticks, render_chart
+from kernelscope.kinds.ncu.screens.columns import (
+    BASE_COLUMNS,
+    ColumnProvider,
+    list_columns,
+    required_metrics,
+)
+from kernelscope.kinds.ncu.screens.panes.launch import tail_wave_fill
+from kernelscope.kinds.ncu.screens.panes.memory import sectors_per_request
+from kernelscope.render.format import fmt_metric, short_name, split_metric
+from kernelscope.ui.widgets.bars import Bar, bar_cells, level_style
+from kernelscope.ui.widgets.chart import ChartData, nice_ticks, render_chart
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,13 @@ from typing import Any
 
 import pytest
 
-from kernelscope.parsers.diagnosis import Diagnosis
-from kernelscope.parsers.diagnosis.verdict import top_flag_text
-from kernelscope.parsers.kernel_analysis import AnalyzedReport, analyze, open_for_analysis
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    AnalyzedReport,
+    analyze,
+    open_for_analysis,
+)
 from tests.wild.conftest import WILD, require_wild
 
 ARGUED: dict[tuple[str, int], str] = {}

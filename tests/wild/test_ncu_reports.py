@@ -18,9 +18,13 @@ import pytest
 from kernelscope.core.words import ellipsis
 from kernelscope.export.summary import print_summary
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.kernel_analysis import AnalyzedReport, analyze, open_for_analysis
-from kernelscope.parsers.ncu.legacy import old_names
-from kernelscope.render.families import family_ids
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    AnalyzedReport,
+    analyze,
+    open_for_analysis,
+)
+from kernelscope.kinds.ncu.model.legacy import old_names
+from kernelscope.kinds.ncu.render.families import family_ids
 from tests.ncu.oracle import matches_print
 from tests.wild.conftest import provenance, wild_files
 from tests.wild.oracles import ncu_raw

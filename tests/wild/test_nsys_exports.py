@@ -16,8 +16,9 @@ import pytest
 
 from kernelscope.export.summary import print_summary
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.nsys import NsysReport, open_report
-from kernelscope.parsers.nsys import nsys_rules as rules
+from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis import nsys_rules as rules
+from kernelscope.timeline.model.model import NsysReport
 from tests.nsys.oracle import STATS_REPORTS, assert_rule_matches, assert_summary_matches
 from tests.nsys.test_findings_vs_oracle import OURS as RULES
 from tests.nsys.test_summaries_vs_oracle import OURS as SUMMARIES

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.parsers.ncu.report import open_ncu_report
-from kernelscope.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.model.report import open_ncu_report
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.tui.app import create_app
 from tests.tui.helpers import settle, widget_text
 from tests.wild.conftest import wild_files

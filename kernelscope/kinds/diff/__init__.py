@@ -1,0 +1,1 @@
+"""Before and after: two kernel reports or two timelines compared."""

@@ -1,0 +1,403 @@
+"""Two kernel reports compared: kernels matched across them, and what changed for each pair.
+
+Matching, in this order (each kernel is paired at most once):
+
+1. the pairs asked for by hand (``--pair A=B``, or the TUI): a kernel ID or a name (the
+   function name ncu prints, or the demangled name) on each side, their launches in order;
+2. the same kernel family (``parsers.families``: demangled name and launch configuration),
+   launches in launch order;
+3. the same function name and launch configuration (a template argument changed:
+   ``transpose_smem<0>`` → ``transpose_smem<1>``), in launch order;
+4. when one family is left on each side with as many launches (a single-kernel report before
+   and after, or one kernel replaced by another), those, in launch order.
+
+Everything else is unmatched: listed on its side. A pair carries both kernels' durations, the
+speedup (before / after), the bottleneck label's transition, the flags resolved and new, each
+pane's key metrics (``parsers.diff.metrics``) and both roofline points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.core.families import family_key
+from kernelscope.kinds.diff.analysis.summed import Summed
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    AnalyzedKernel,
+    AnalyzedReport,
+    measured_duration,
+)
+from kernelscope.kinds.ncu.analysis.metric_changes import (
+    MetricChange,
+    TimeChange,
+    change_pct,
+    metric_changes,
+    speedup,
+)
+from kernelscope.kinds.ncu.analysis.roofline.model import PrecisionPoint
+
+HAND = "by hand"
+FAMILY = "same family"
+NAME = "same name and launch configuration"
+ONLY = "the only kernels left"
+
+
+@dataclass(frozen=True)
+class KernelPair:
+    """One kernel before and its counterpart after."""
+
+    before: AnalyzedKernel
+    after: AnalyzedKernel
+    matched_by: str
+    metrics: tuple[MetricChange, ...]
+
+    @property
+    def before_ns(self) -> float | None:
+        return measured_duration(self.before.summary)
+
+    @property
+    def after_ns(self) -> float | None:
+        return measured_duration(self.after.summary)
+
+    @property
+    def speedup(self) -> float | None:
+        """before / after duration (above 1: faster after)."""
+        return speedup(self.before_ns, self.after_ns)
+
+    @property
+    def change_pct(self) -> float | None:
+        """The duration's change in % (negative: faster)."""
+        return change_pct(self.before_ns, self.after_ns)
+
+    @property
+    def label_change(self) -> str | None:
+        """``l1-bound → compute-bound``, or None when the label stayed."""
+        old, new = self.before.diagnosis.label, self.after.diagnosis.label
+        return None if old == new else f"{old} → {new}"
+
+    @property
+    def flags_resolved(self) -> tuple[str, ...]:
+        """The flags of the before kernel the after kernel no longer has."""
+        now = {f.id for f in self.after.diagnosis.flags}
+        return tuple(f.id for f in self.before.diagnosis.flags if f.id not in now)
+
+    @property
+    def flags_new(self) -> tuple[str, ...]:
+        """The flags of the after kernel the before kernel did not have."""
+        was = {f.id for f in self.before.diagnosis.flags}
+        return tuple(f.id for f in self.after.diagnosis.flags if f.id not in was)
+
+    @property
+    def flags_kept(self) -> tuple[tuple[str, str, str], ...]:
+        """(flag, severity before, severity after) of the flags both kernels have."""
+        now = {f.id: f.severity for f in self.after.diagnosis.flags}
+        return tuple((f.id, f.severity, now[f.id]) for f in self.before.diagnosis.flags
+                     if f.id in now)
+
+    def roofline_points(self) -> dict[str, tuple[PrecisionPoint | None, PrecisionPoint | None]]:
+        """Per precision either kernel did work in: (before point, after point)."""
+        old = self.before.diagnosis.roofline
+        new = self.after.diagnosis.roofline
+        keys = dict.fromkeys([*(old.points if old else {}), *(new.points if new else {})])
+        return {
+            key: (old.point(key) if old else None, new.point(key) if new else None)
+            for key in keys
+        }
+
+    @staticmethod
+    def _main_point(kernel: AnalyzedKernel) -> PrecisionPoint | None:
+        """The kernel's point at the precision it did the most FLOP/s in."""
+        roof = kernel.diagnosis.roofline
+        points = [p for p in (roof.points.values() if roof else ()) if p.flops_per_s > 0]
+        return max(points, key=lambda p: p.flops_per_s) if points else None
+
+    def chart_points(self) -> tuple[str, PrecisionPoint | None, PrecisionPoint | None] | None:
+        """Both kernels on one roofline: (precision, before point, after point). The chart is
+        the after kernel's main precision (the before kernel's when the after one did no
+        floating-point work); a kernel that did no work at that precision is shown at its
+        own main precision (FP32 before, tensor after: where the work moved). None when
+        neither kernel has a point."""
+        old, new = self._main_point(self.before), self._main_point(self.after)
+        main = new or old
+        if main is None:
+            return None
+        precision = main.precision
+        points = self.roofline_points().get(precision, (None, None))
+        before = points[0] if points[0] is not None and points[0].flops_per_s > 0 else old
+        after = points[1] if points[1] is not None and points[1].flops_per_s > 0 else new
+        return precision, before, after
+
+
+@dataclass(frozen=True)
+class KernelDiff:
+    """Two kernel reports compared (``diff_kernels``)."""
+
+    before: AnalyzedReport
+    after: AnalyzedReport
+    pairs: tuple[KernelPair, ...]
+    unmatched_before: tuple[AnalyzedKernel, ...]
+    unmatched_after: tuple[AnalyzedKernel, ...]
+    families: tuple[TimeChange, ...]
+    pattern: str | None = None
+
+    kind = "ncu"
+
+    @property
+    def before_path(self) -> Path:
+        return self.before.report.path
+
+    @property
+    def after_path(self) -> Path:
+        return self.after.report.path
+
+    @property
+    def before_total_ns(self) -> float:
+        """The summed duration of the compared kernels before (those ``pattern`` selects)."""
+        return _total(self.before, self.pattern)
+
+    @property
+    def after_total_ns(self) -> float:
+        return _total(self.after, self.pattern)
+
+    @property
+    def total_change_pct(self) -> float | None:
+        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
+        return self.summed.change_pct
+
+    @property
+    def summed(self) -> Summed:
+        """The headline: the compared kernels' time, per instance where the counts differ."""
+        return Summed(self.before_total_ns, self.after_total_ns,
+                      _count(self.before, self.pattern), _count(self.after, self.pattern),
+                      len(self.pairs))
+
+    def short_name(self, kernel: AnalyzedKernel) -> str:
+        """``kernel``'s short name in its own report: what that report's kernel list shows
+        (``AnalyzedReport.short_name``: its ``ShortNames`` and launch shape)."""
+        own = kernel.id < len(self.before.kernels) and self.before.kernel(kernel.id) is kernel
+        return (self.before if own else self.after).short_name(kernel)
+
+    def pair_of(self, side: str, kernel_id: int) -> KernelPair | None:
+        for pair in self.pairs:
+            if (pair.before if side == "before" else pair.after).id == kernel_id:
+                return pair
+        return None
+
+
+def _total(report: AnalyzedReport, pattern: str | None) -> float:
+    return float(sum(measured_duration(k.summary) or 0.0 for k in report.select(pattern)))
+
+
+def _count(report: AnalyzedReport, pattern: str | None) -> int:
+    return sum(1 for k in report.select(pattern) if measured_duration(k.summary) is not None)
+
+
+def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
+    """Demangled name and launch configuration: a family and its launch shape."""
+    return family_key(kernel.summary.name, kernel.summary.identity.shape)
+
+
+def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
+    """Function name (without template arguments or parameters) and launch configuration."""
+    return (kernel.summary.identity.function, *kernel.summary.identity.shape)
+
+
+def _group(
+    kernels: Iterable[AnalyzedKernel], key: Callable[[AnalyzedKernel], Hashable]
+) -> dict[Hashable, list[AnalyzedKernel]]:
+    out: dict[Hashable, list[AnalyzedKernel]] = {}
+    for k in kernels:
+        out.setdefault(key(k), []).append(k)
+    return out
+
+
+def parse_pair(text: str) -> tuple[str, str]:
+    """``A=B`` → (A, B); raises ReportError for anything else."""
+    before, sep, after = text.partition("=")
+    if not sep or not before.strip() or not after.strip():
+        raise ReportError(
+            f"--pair takes BEFORE=AFTER (a kernel ID or name on each side), not {text!r}."
+        )
+    return before.strip(), after.strip()
+
+
+def _chosen(report: AnalyzedReport, what: str, side: str) -> list[AnalyzedKernel]:
+    """The kernels of ``report`` that ``what`` names: an ID, or a function or demangled name."""
+    if what.isdigit():
+        kernel_id = int(what)
+        if kernel_id >= len(report.kernels):
+            raise ReportError(
+                f"The {side} report {safe_text(report.report.path.name)} has no kernel with "
+                f"ID {kernel_id}."
+            )
+        return [report.kernel(kernel_id)]
+    found = [k for k in report.kernels
+             if what in (k.summary.identity.function, k.summary.identity.demangled)]
+    if not found:
+        raise ReportError(
+            f"No kernel of the {side} report {safe_text(report.report.path.name)} is named "
+            f"{what!r}."
+        )
+    return found
+
+
+def _selected(report: AnalyzedReport, pattern: str | None) -> list[AnalyzedKernel]:
+    return report.select(pattern) if pattern else list(report.kernels)
+
+
+def match_kernels(
+    before: AnalyzedReport,
+    after: AnalyzedReport,
+    by_hand: Sequence[tuple[str, str]] = (),
+    pattern: str | None = None,
+) -> tuple[list[tuple[AnalyzedKernel, AnalyzedKernel, str]], list[AnalyzedKernel],
+           list[AnalyzedKernel]]:
+    """(matched (before, after, how), unmatched before, unmatched after), see the docstring."""
+    left = {k.id: k for k in _selected(before, pattern)}
+    right = {k.id: k for k in _selected(after, pattern)}
+    matched: list[tuple[AnalyzedKernel, AnalyzedKernel, str]] = []
+
+    def take(olds: Sequence[AnalyzedKernel], news: Sequence[AnalyzedKernel], how: str) -> None:
+        free_old = [k for k in olds if k.id in left]
+        free_new = [k for k in news if k.id in right]
+        for old, new in zip(free_old, free_new, strict=False):
+            matched.append((old, new, how))
+            del left[old.id], right[new.id]
+
+    for a, b in by_hand:
+        take(_chosen(before, a, "before"), _chosen(after, b, "after"), HAND)
+    for key, how in ((_family_key, FAMILY), (_name_key, NAME)):
+        new_groups = _group(right.values(), key)
+        for group, olds in _group(left.values(), key).items():
+            if group in new_groups:
+                take(olds, new_groups[group], how)
+    olds_left = _group(left.values(), lambda k: before.families.index_of.get(k.id))
+    news_left = _group(right.values(), lambda k: after.families.index_of.get(k.id))
+    if len(olds_left) == 1 and len(news_left) == 1:
+        (olds,), (news,) = olds_left.values(), news_left.values()
+        if len(olds) == len(news):
+            take(olds, news, ONLY)
+    matched.sort(key=lambda m: (m[0].id, m[1].id))
+    return matched, sorted(left.values(), key=lambda k: k.id), sorted(
+        right.values(), key=lambda k: k.id)
+
+
+def _family_changes(
+    before: AnalyzedReport,
+    after: AnalyzedReport,
+    pairs: Sequence[KernelPair],
+    unmatched_before: Sequence[AnalyzedKernel],
+    unmatched_after: Sequence[AnalyzedKernel],
+) -> tuple[TimeChange, ...]:
+    """One row per before family and the after family its launches were paired with; a
+    family of one side alone gets a row with the other side absent."""
+    rows: dict[tuple[int | None, int | None], list[list[AnalyzedKernel]]] = {}
+
+    def fam(report: AnalyzedReport, kernel: AnalyzedKernel) -> int | None:
+        family = report.family(kernel.id)
+        return None if family is None else family.index
+
+    link: dict[int, int] = {}
+    for p in pairs:
+        b, a = fam(before, p.before), fam(after, p.after)
+        if b is not None and a is not None:
+            link.setdefault(b, a)
+    reverse = {a: b for b, a in link.items()}
+    for p in pairs:
+        b = fam(before, p.before)
+        key = (b, link.get(b)) if b is not None else (None, fam(after, p.after))
+        sides = rows.setdefault(key, [[], []])
+        sides[0].append(p.before)
+        sides[1].append(p.after)
+    for k in unmatched_before:
+        b = fam(before, k)
+        rows.setdefault((b, link.get(b) if b is not None else None), [[], []])[0].append(k)
+    for k in unmatched_after:
+        a = fam(after, k)
+        rows.setdefault((reverse.get(a) if a is not None else None, a), [[], []])[1].append(k)
+    out = []
+    for (b, a), (olds, news) in rows.items():
+        old_name = before.families.families[b].name if b is not None else ""
+        new_name = after.families.families[a].name if a is not None else ""
+        name = old_name if not new_name or new_name == old_name else (
+            new_name if not old_name else f"{old_name} → {new_name}")
+        demangled = (before.families.families[b].demangled if b is not None else "",
+                     after.families.families[a].demangled if a is not None else "")
+        out.append(TimeChange(
+            name=name,
+            kernels=tuple(dict.fromkeys(d for d in demangled if d)),
+            before_ns=_sum(olds),
+            after_ns=_sum(news),
+            before_count=len(olds),
+            after_count=len(news),
+        ))
+    out.sort(key=lambda f: -max(f.before_ns or 0.0, f.after_ns or 0.0))
+    return tuple(out)
+
+
+def _sum(kernels: Sequence[AnalyzedKernel]) -> float | None:
+    if not kernels:
+        return None
+    return float(sum(measured_duration(k.summary) or 0.0 for k in kernels))
+
+
+def make_pair(before: AnalyzedKernel, after: AnalyzedKernel, how: str) -> KernelPair:
+    return KernelPair(before, after, how,
+                      metric_changes(before.summary.metrics, after.summary.metrics))
+
+
+def diff_kernels(
+    before: AnalyzedReport,
+    after: AnalyzedReport,
+    by_hand: Sequence[tuple[str, str]] = (),
+    pattern: str | None = None,
+) -> KernelDiff:
+    """Compare two analysed kernel reports (only the kernels ``pattern`` selects, if given)."""
+    kernel_filter(pattern)
+    matched, olds, news = match_kernels(before, after, by_hand, pattern)
+    if pattern and not (matched or olds or news):
+        raise ReportError(
+            f"No kernel of {safe_text(before.report.path.name)} or "
+            f"{safe_text(after.report.path.name)} matches {pattern!r}, so there is nothing "
+            "to compare."
+        )
+    pairs = tuple(make_pair(old, new, how) for old, new, how in matched)
+    return KernelDiff(
+        before=before,
+        after=after,
+        pairs=pairs,
+        unmatched_before=tuple(olds),
+        unmatched_after=tuple(news),
+        families=_family_changes(before, after, pairs, olds, news),
+        pattern=pattern,
+    )
+
+
+def with_pair(diff: KernelDiff, before_id: int, after_id: int) -> KernelDiff:
+    """``diff`` with kernel ``before_id`` paired by hand with ``after_id`` (both taken out of
+    any pair or unmatched list they were in)."""
+    old = diff.before.kernel(before_id)
+    new = diff.after.kernel(after_id)
+    pairs = [p for p in diff.pairs if p.before.id != before_id and p.after.id != after_id]
+    freed_old = [p.before for p in diff.pairs
+                 if p.after.id == after_id and p.before.id != before_id]
+    freed_new = [p.after for p in diff.pairs
+                 if p.before.id == before_id and p.after.id != after_id]
+    pairs.append(make_pair(old, new, HAND))
+    pairs.sort(key=lambda p: (p.before.id, p.after.id))
+    olds = sorted([k for k in diff.unmatched_before if k.id != before_id] + freed_old,
+                  key=lambda k: k.id)
+    news = sorted([k for k in diff.unmatched_after if k.id != after_id] + freed_new,
+                  key=lambda k: k.id)
+    return KernelDiff(
+        before=diff.before,
+        after=diff.after,
+        pairs=tuple(pairs),
+        unmatched_before=tuple(olds),
+        unmatched_after=tuple(news),
+        families=_family_changes(diff.before, diff.after, pairs, olds, news),
+        pattern=diff.pattern,
+    )

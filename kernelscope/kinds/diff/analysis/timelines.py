@@ -1,0 +1,299 @@
+"""Two timelines compared: where the GPU time went before and after, and what appeared.
+
+Built from the two reports' :class:`TimelineData` (the tables the timeline screen and its
+exports show), so a diff shows the same numbers as each report on its own: per kernel name
+(the families ``nsys stats`` groups kernels into) the total time, instances and average; GPU
+busy %; idle gaps by the cause kernelscope found for them; NVTX ranges by name; copies by
+operation; the findings; and which kernels and CUDA API calls appeared or vanished (capturing
+a step in a CUDA graph replaces thousands of ``cudaLaunchKernel`` calls with a few
+``cudaGraphLaunch``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.core.jsonsafe import attributes
+from kernelscope.core.severity import severity_rank
+from kernelscope.kinds.diff.analysis.summed import Summed
+from kernelscope.kinds.ncu.analysis.metric_changes import TimeChange
+from kernelscope.timeline.analysis.findings import Finding
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+
+SHORT_GAPS = "short (not explained)"
+"""The cause column of the gaps too short (or too many) to be explained."""
+
+
+@dataclass(frozen=True)
+class BusyChange:
+    """GPU busy time over the GPU's active span, summed over devices."""
+
+    before_busy_ns: int
+    after_busy_ns: int
+    before_span_ns: int
+    after_span_ns: int
+
+    @staticmethod
+    def _pct(busy: int, span: int) -> float | None:
+        return 100.0 * busy / span if span else None
+
+    @property
+    def before_pct(self) -> float | None:
+        return self._pct(self.before_busy_ns, self.before_span_ns)
+
+    @property
+    def after_pct(self) -> float | None:
+        return self._pct(self.after_busy_ns, self.after_span_ns)
+
+    def to_dict(self) -> dict[str, Any]:
+        return attributes(self, "before_busy_ns", "after_busy_ns", "before_span_ns",
+                          "after_span_ns", "before_pct", "after_pct")
+
+
+@dataclass(frozen=True)
+class RangeChange(TimeChange):
+    """An NVTX range's instances, total time and GPU busy % before and after."""
+
+    before_busy_pct: float | None = None
+    after_busy_pct: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "before_gpu_busy_pct": self.before_busy_pct,
+                "after_gpu_busy_pct": self.after_busy_pct}
+
+
+@dataclass(frozen=True)
+class FindingChange:
+    """A finding (``nsys analyze`` rule or kernelscope's own) before and after."""
+
+    id: str
+    title: str
+    before_severity: str | None
+    after_severity: str | None
+    before_items: int
+    after_items: int
+
+    @property
+    def status(self) -> str:
+        """``resolved``, ``new``, ``better``, ``worse`` or ``same`` (severity, then items)."""
+        if self.after_severity is None:
+            return "resolved"
+        if self.before_severity is None:
+            return "new"
+        old, new = severity_rank(self.before_severity), severity_rank(self.after_severity)
+        if new != old:
+            return "better" if new < old else "worse"
+        if self.after_items != self.before_items:
+            return "better" if self.after_items < self.before_items else "worse"
+        return "same"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "before_severity": self.before_severity,
+            "after_severity": self.after_severity,
+            "before_items": self.before_items,
+            "after_items": self.after_items,
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True)
+class TimelineDiff:
+    """Two timelines compared (``diff_timelines``)."""
+
+    before: TimelineData
+    after: TimelineData
+    families: tuple[TimeChange, ...]
+    """Per kernel name, largest time (either side) first."""
+    busy: BusyChange
+    gaps: tuple[TimeChange, ...]
+    nvtx: tuple[RangeChange, ...]
+    copies: tuple[TimeChange, ...]
+    findings: tuple[FindingChange, ...]
+    api: tuple[TimeChange, ...]
+    """Per CUDA API call name (calls and time)."""
+    pattern: str | None = None
+
+    kind = "nsys"
+
+    @property
+    def before_path(self) -> Path:
+        return self.before.path
+
+    @property
+    def after_path(self) -> Path:
+        return self.after.path
+
+    @property
+    def before_total_ns(self) -> float:
+        """The summed kernel time before (of the kernels ``pattern`` selects)."""
+        return float(sum(f.before_ns or 0 for f in self.families))
+
+    @property
+    def after_total_ns(self) -> float:
+        return float(sum(f.after_ns or 0 for f in self.families))
+
+    @property
+    def total_change_pct(self) -> float | None:
+        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
+        return self.summed.change_pct
+
+    @property
+    def summed(self) -> Summed:
+        """The headline: the kernel time, per instance where the instance counts differ;
+        paired: the kernel names on both timelines."""
+        return Summed(self.before_total_ns, self.after_total_ns,
+                      sum(f.before_count for f in self.families),
+                      sum(f.after_count for f in self.families),
+                      sum(1 for f in self.families if f.before_count and f.after_count))
+
+    @property
+    def kernels_appeared(self) -> tuple[TimeChange, ...]:
+        return tuple(f for f in self.families if f.status == "new")
+
+    @property
+    def kernels_vanished(self) -> tuple[TimeChange, ...]:
+        return tuple(f for f in self.families if f.status == "gone")
+
+    @property
+    def api_appeared(self) -> tuple[TimeChange, ...]:
+        return tuple(a for a in self.api if a.status == "new")
+
+    @property
+    def api_vanished(self) -> tuple[TimeChange, ...]:
+        return tuple(a for a in self.api if a.status == "gone")
+
+    @property
+    def launch_calls(self) -> tuple[TimeChange, ...]:
+        """The API calls that launch work (kernels, graphs), before and after."""
+        return tuple(a for a in self.api if _LAUNCH.search(a.name))
+
+
+_LAUNCH = re.compile(r"Launch|GraphLaunch", re.IGNORECASE)
+
+
+def _joined(
+    before: Iterable[tuple[str, float, int]], after: Iterable[tuple[str, float, int]]
+) -> tuple[TimeChange, ...]:
+    """(name, total ns, count) rows of both sides, joined by name, largest time first."""
+    rows: dict[str, list[Any]] = {}
+    for side, items in ((0, before), (1, after)):
+        for name, total, count in items:
+            row = rows.setdefault(name, [None, None, 0, 0])
+            row[side] = (row[side] or 0.0) + float(total)
+            row[2 + side] += int(count)
+    out = [TimeChange(name, b, a, bc, ac) for name, (b, a, bc, ac) in rows.items()]
+    out.sort(key=lambda r: (-max(r.before_ns or 0.0, r.after_ns or 0.0), r.name))
+    return tuple(out)
+
+
+def _rows(frame: pl.DataFrame, name: str, total: str, count: str) -> list[tuple[str, float, int]]:
+    if not frame.height:
+        return []
+    return [(str(r[0]), float(r[1] or 0), int(r[2] or 0))
+            for r in frame.select(name, total, count).iter_rows()]
+
+
+def _kernels(data: TimelineData, regex: re.Pattern[str] | None) -> list[tuple[str, float, int]]:
+    rows = _rows(data.kernels, "Name", "Total Time (ns)", "Instances")
+    return [r for r in rows if regex is None or regex.search(r[0])]
+
+
+def _gaps(data: TimelineData) -> list[tuple[str, float, int]]:
+    gaps = data.gaps
+    if not gaps.height:
+        return []
+    by = gaps.group_by(pl.col("cause").fill_null(SHORT_GAPS)).agg(
+        pl.col("duration_ns").sum().alias("total"), pl.len().alias("count")
+    )
+    return _rows(by, "cause", "total", "count")
+
+
+def _nvtx(before: TimelineData, after: TimelineData) -> tuple[RangeChange, ...]:
+    busy: dict[str, list[float | None]] = {}
+    for side, data in ((0, before), (1, after)):
+        frame = data.nvtx_busy
+        if not frame.height:
+            continue
+        by = frame.group_by("range").agg(
+            pl.col("total_ns").sum(), pl.col("gpu_busy_ns").sum()
+        )
+        for name, total, gpu in by.iter_rows():
+            busy.setdefault(str(name), [None, None])[side] = (
+                100.0 * float(gpu) / float(total) if total else None)
+    joined = _joined(
+        _rows(before.nvtx_busy, "range", "total_ns", "instances"),
+        _rows(after.nvtx_busy, "range", "total_ns", "instances"),
+    )
+    return tuple(
+        RangeChange(r.name, r.before_ns, r.after_ns, r.before_count, r.after_count,
+                    before_busy_pct=busy.get(r.name, [None, None])[0],
+                    after_busy_pct=busy.get(r.name, [None, None])[1])
+        for r in joined
+    )
+
+
+def _findings(before: list[Finding], after: list[Finding]) -> tuple[FindingChange, ...]:
+    old = {f.id: f for f in before}
+    new = {f.id: f for f in after}
+    out = []
+    for fid in dict.fromkeys([*old, *new]):
+        b, a = old.get(fid), new.get(fid)
+        title = (a or b).title  # type: ignore[union-attr]
+        out.append(FindingChange(
+            fid, title,
+            b.severity if b else None, a.severity if a else None,
+            len(b.items) if b else 0, len(a.items) if a else 0,
+        ))
+    return tuple(out)
+
+
+def _busy(before: TimelineData, after: TimelineData) -> BusyChange:
+    def sums(data: TimelineData) -> tuple[int, int]:
+        util = data.utilization
+        if not util.height:
+            return 0, 0
+        return int(util["busy_ns"].sum()), int(util["span_ns"].sum())
+
+    (bb, bs), (ab, as_) = sums(before), sums(after)
+    return BusyChange(bb, ab, bs, as_)
+
+
+def diff_timelines(
+    before: TimelineData, after: TimelineData, pattern: str | None = None
+) -> TimelineDiff:
+    """Compare two timelines (the kernel rows only of the names ``pattern`` matches)."""
+    regex = kernel_filter(pattern)
+    families = _joined(_kernels(before, regex), _kernels(after, regex))
+    if pattern and not families:
+        raise ReportError(
+            f"No kernel of {safe_text(before.path.name)} or {safe_text(after.path.name)} "
+            f"matches {pattern!r}, so there is nothing to compare."
+        )
+    return TimelineDiff(
+        before=before,
+        after=after,
+        families=families,
+        busy=_busy(before, after),
+        gaps=_joined(_gaps(before), _gaps(after)),
+        nvtx=_nvtx(before, after),
+        copies=_joined(
+            _rows(before.mem_time, "Operation", "Total Time (ns)", "Count"),
+            _rows(after.mem_time, "Operation", "Total Time (ns)", "Count"),
+        ),
+        findings=_findings(before.findings, after.findings),
+        api=_joined(
+            _rows(before.api, "Name", "Total Time (ns)", "Num Calls"),
+            _rows(after.api, "Name", "Total Time (ns)", "Num Calls"),
+        ),
+        pattern=pattern,
+    )

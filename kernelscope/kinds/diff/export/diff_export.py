@@ -1,0 +1,119 @@
+"""The diff kind's exports and summary: the diff built from both inputs, in each format, and
+``--fail-if-slower``'s verdict beside the text."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kernelscope.core.durations import fmt_duration
+from kernelscope.core.jsonsafe import json_safe
+from kernelscope.export.summary import table_box
+from kernelscope.export.writer import ExportOptions, Rendered
+from kernelscope.kinds.diff.analysis.gate import GateResult, check_slower
+from kernelscope.kinds.diff.analysis.kernels import KernelDiff
+from kernelscope.kinds.diff.analysis.summed import TOTAL
+from kernelscope.kinds.diff.render.diff import (
+    FAMILY_HEADERS,
+    PAIR_HEADERS,
+    family_row,
+    pair_row,
+    pct_pair,
+    summed_text,
+)
+from kernelscope.kinds.ncu.render.changes import fmt_change
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.diff.analysis.inputs import DiffInputs
+    from kernelscope.kinds.diff.analysis.timelines import TimelineDiff
+
+
+def render_diff_text(diff: KernelDiff | TimelineDiff, fmt: str) -> str:
+    if fmt == "json":
+        from kernelscope.kinds.diff.export.diff_json import build_diff_document
+
+        return json.dumps(json_safe(build_diff_document(diff)), indent=2) + "\n"
+    if fmt == "csv":
+        from kernelscope.kinds.diff.export.diff_csv import render_diff_csv
+
+        return render_diff_csv(diff)
+    from kernelscope.kinds.diff.export.diff_markdown import render_diff_markdown
+
+    return render_diff_markdown(diff)
+
+
+def gate_sentence(gate: GateResult) -> str:
+    """One sentence: by how much the summed time grew, and which kernels did."""
+    worst = "; ".join(
+        f"{r.name} {fmt_duration(r.before_ns)} → {fmt_duration(r.after_ns)}"
+        + (f" ({fmt_change(r.change_pct)})" if r.change_pct is not None else "")
+        for r in gate.regressed[:10]
+    )
+    more = f" and {len(gate.regressed) - 10} more" if len(gate.regressed) > 10 else ""
+    summed = gate.summed
+    what = ("The summed kernel time" if summed.basis == TOTAL else
+            f"The kernel time per instance ({summed.before_count:,} → {summed.after_count:,} "
+            "instances)")
+    return (
+        f"{what} regressed by {fmt_change(gate.change_pct)} "
+        f"({fmt_duration(summed.before_value)} → {fmt_duration(summed.after_value)}), more "
+        f"than the {gate.limit_pct:g} % allowed; slower: {worst or 'no single kernel'}{more}."
+    )
+
+
+UNPAIRED_GATE = ("--fail-if-slower gives no verdict: nothing of the two inputs could be paired "
+                 "(no kernel of one matches one of the other), so their times are not "
+                 "compared; check that both are of the same program, or pair kernels with "
+                 "--pair BEFORE=AFTER.")
+"""What the gate says (exit 2, as for bad input) when nothing could be paired."""
+
+
+def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
+    """The diff of the two opened inputs in ``options.fmt`` (only the kernels ``pattern``
+    selects, ``pairs`` paired by hand), failed when ``fail_if_slower`` is exceeded. JSON
+    comes in pieces, encoded a kernel pair at a time."""
+    diff = inputs.diff(options.pairs, options.pattern)
+    failure, code = None, 1
+    if options.fail_if_slower is not None:
+        gate = check_slower(diff, options.fail_if_slower)
+        if gate.unpaired:
+            failure, code = UNPAIRED_GATE, 2
+        elif gate.failed:
+            failure = gate_sentence(gate)
+    if options.fmt == "json":
+        from kernelscope.kinds.diff.export.diff_json import diff_json_pieces
+
+        # Encoded now, while the reports are open (a pair's entry may read its kernels), a
+        # pair at a time: the text (21 MB for 8,676 pairs) is held, never every pair's dict.
+        return Rendered("", failure, pieces=iter(list(diff_json_pieces(diff))),
+                        failure_code=code)
+    return Rendered(render_diff_text(diff, options.fmt), failure, failure_code=code)
+
+
+def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:
+    """The diff's essentials as tables."""
+    console.print(
+        f"[bold]{escape(diff.before_path.name)} → {escape(diff.after_path.name)}[/]: summed "
+        f"kernel time {escape(summed_text(diff.summed))}"
+    )
+    if isinstance(diff, KernelDiff):
+        t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,
+                  pad_edge=False)
+        for pair in diff.pairs:
+            t.add_row(*(escape(c) for c in pair_row(diff, pair, 28)))
+        console.print(t)
+        for side, kernels in (("before", diff.unmatched_before), ("after", diff.unmatched_after)):
+            if kernels:
+                names = ", ".join(f"{k.id} {k.summary.identity.function}" for k in kernels)
+                console.print(f"Only {side}: {escape(names)}")
+        return
+    console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")
+    t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
+              pad_edge=False)
+    for family in diff.families[:15]:
+        t.add_row(*(escape(c) for c in family_row(family, 40)))
+    console.print(t)

@@ -1,0 +1,1 @@
+"""A timeline joined with kernel reports: what to fix first."""

@@ -1,0 +1,73 @@
+"""One row of a join: a kernel family of the timeline, or time the GPU spent not running
+kernels (``RankedItem``, whose ``to_dict`` is a member of ``kernelscope/join/2``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kernelscope.core.jsonsafe import attributes
+
+
+@dataclass(frozen=True)
+class RankedItem:
+    """One row of the ranking: a kernel family of the timeline, or non-kernel time."""
+
+    kind: str
+    """``kernel`` or ``idle``."""
+    family: str
+    """The kernel's demangled name; for non-kernel time, its cause (``launch-overhead``)."""
+    title: str
+    """A short label: the kernel's function name, or what the time is."""
+    total_ns: int
+    instances: int
+    time_share: float | None
+    """Share of the timeline's summed kernel time (kernels only)."""
+    wall_share: float | None
+    """Share of the timeline's GPU span (first to last operation)."""
+    potential_saving_ns: float | None
+    """None for a family nobody profiled: unknown."""
+    headroom: float | None
+    headroom_source: str
+    profiled: bool
+    ncu_ids: tuple[tuple[int, int], ...] = ()
+    bottleneck: str | None = None
+    top_flags: tuple[str, ...] = ()
+    """``id (severity)``; ``id (severity, not a problem here)`` where a guard rail said so."""
+    lead_flag: str | None = None
+    """``id (severity)`` of the flag whose remedy is ``remedy`` (the first not guarded)."""
+    evidence: tuple[str, ...] = ()
+    weak: str | None = None
+    """Why the estimate is weak, when it is."""
+    ncu_command: str | None = None
+    remedy: str | None = None
+    one_time: bool = False
+    grid: str | None = None
+    block: str | None = None
+    nvtx: str | None = None
+    matched_by: str | None = None
+    timeline_family: int | None = None
+    gap: tuple[int, int, int] | None = None
+    """(device, start, end) of the longest gap, for non-kernel time."""
+    name: str | None = None
+    """The demangled name as ``nsys stats`` prints it (kernels)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **attributes(self, "kind", "family", "title", "time_share", "wall_share",
+                         "instances", "total_ns", "profiled"),
+            "ncu_ids": [list(i) for i in self.ncu_ids],
+            "bottleneck": self.bottleneck,
+            "top_flags": list(self.top_flags),
+            "next_flag": self.lead_flag,
+            **attributes(self, "headroom", "headroom_source", "potential_saving_ns"),
+            "weak_estimate": self.weak,
+            "evidence": list(self.evidence),
+            **attributes(self, "remedy", "one_time", "grid", "block"),
+            "nvtx_range": self.nvtx,
+            "matched_by": self.matched_by,
+            **({"ncu_command": self.ncu_command} if not self.profiled and self.kind == "kernel"
+               else {}),
+        }
+
+

@@ -1,0 +1,200 @@
+"""A timeline joined with kernel reports in each export format (the ``export`` and
+``summary`` parts of the join kind)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.core.jsonsafe import json_safe
+from kernelscope.core.words import plural
+from kernelscope.export.csv_text import csv_text
+from kernelscope.export.markdown import cell, code, inline, table
+from kernelscope.export.writer import ExportOptions
+from kernelscope.kinds.join.analysis import JoinInputs, JoinReport, RankedItem, analyse_join
+from kernelscope.kinds.join.render.join_text import (
+    Label,
+    headroom_text,
+    kind_text,
+    launches_text,
+    ranking_labels,
+    saving_text,
+    share_text,
+    unprofiled_rank,
+    what_text,
+)
+
+CSV_COLUMNS = (
+    "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
+    "profiled", "ncu_ids", "bottleneck", "top_flags", "headroom", "potential_saving_ns",
+    "weak_estimate", "one_time", "nvtx_range", "ncu_command",
+)
+
+
+def _check(options: ExportOptions) -> None:
+    if options.process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    if options.pattern:
+        raise ReportError("-k filters the kernels of one report; a join ranks them all.")
+
+
+def render_join(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
+    """The join in ``options.fmt`` (``--top N``: the first N rows of the ranking)."""
+    _check(options)
+    join = inputs if isinstance(inputs, JoinReport) else analyse_join(inputs)
+    if options.fmt == "json":
+        doc = join.to_dict()
+        if options.top is not None:
+            doc["ranking"] = doc["ranking"][: max(0, options.top)]
+            doc["unprofiled"] = doc["unprofiled"][: max(0, options.top)]
+        return json.dumps(json_safe(doc), indent=2) + "\n"
+    if options.fmt == "csv":
+        return join_csv(join, options.top)
+    return join_markdown(join, options.top)
+
+
+def _first(items: tuple[RankedItem, ...], top: int | None) -> tuple[RankedItem, ...]:
+    return items if top is None else items[: max(0, top)]
+
+
+def join_csv(join: JoinReport, top: int | None = None) -> str:
+    """One row per item: ``group`` ``ranked`` (by what fixing it could save) or
+    ``unprofiled`` (gain unknown, by time), each group numbered from 1."""
+    rows = []
+    groups = (("ranked", _first(join.ranking, top)), ("unprofiled", _first(join.unprofiled, top)))
+    for group, rank, item in ((g, r, i) for g, items in groups
+                              for r, i in enumerate(items, start=1)):
+        d = item.to_dict()
+        saving = d["potential_saving_ns"]
+        rows.append([
+            group, rank, d["kind"], d["family"], d["title"], d["time_share"], d["wall_share"],
+            d["instances"], d["total_ns"], d["profiled"],
+            " ".join(f"{r}:{i}" for r, i in d["ncu_ids"]), d["bottleneck"],
+            "; ".join(d["top_flags"]), d["headroom"], None if saving is None else round(saving),
+            d["weak_estimate"], d["one_time"], d["nvtx_range"], d.get("ncu_command"),
+        ])
+    return csv_text(CSV_COLUMNS, rows)
+
+
+def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
+    """The ranking table's rows (rank, what, kind, share, instances, total, headroom, saving,
+    bottleneck), as the Markdown and the summary print them."""
+    labels = ranking_labels(join.ranking + join.unprofiled)
+    return [
+        [str(rank), labels[rank - 1].fit(), kind_text(item), share_text(item.time_share),
+         share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
+         headroom_text(item), saving_text(item), what_text(item)]
+        for rank, item in enumerate(_first(join.ranking, top), start=1)
+    ]
+
+
+def unprofiled_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
+    """The unprofiled families' rows (by time: rank, what, share, wall, count, total,
+    median)."""
+    labels = ranking_labels(join.ranking + join.unprofiled)[len(join.ranking):]
+    return [
+        [unprofiled_rank(rank), labels[rank - 1].fit(), share_text(item.time_share),
+         share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
+         fmt_ns(item.total_ns / item.instances)]
+        for rank, item in enumerate(_first(join.unprofiled, top), start=1)
+    ]
+
+
+RANKING_HEADERS = ("#", "What", "Kind", "Kernel time", "Wall", "Count", "Total", "Headroom",
+                   "Could save", "Bottleneck · top flag / cause")
+UNPROFILED_HEADERS = ("#", "What", "Kernel time", "Wall", "Count", "Total", "Average")
+UNPROFILED_NOTE = ("No kernel report holds a launch of these families, so what fixing them could "
+                   "save is unknown: they are listed by their time, apart from the ranking of "
+                   "measured headroom, numbered `?1`, `?2`, …; profile a representative launch "
+                   "with the command in its details.")
+
+
+def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
+    lines = [f"### {rank}. {inline(label.fit())}", ""]
+    if item.kind == "kernel":
+        lines.append(f"- Kernel: {code(item.family)}, grid {item.grid}, block {item.block}"
+                     + (f", mostly in NVTX range {code(item.nvtx)}" if item.nvtx else ""))
+        if item.profiled:
+            lines.append(f"- Profiled launches: {launches_text(item.ncu_ids)} "
+                         f"(matched by {item.matched_by})")
+            lines.append(f"- Bottleneck: {item.bottleneck}; flags: "
+                         + (", ".join(item.top_flags) or "none"))
+            lines.append(f"- Headroom: {headroom_text(item)} ({item.headroom_source})")
+    else:
+        lines.append(f"- Cause: {item.family}" + (
+            f", mostly before kernels of NVTX range {code(item.nvtx)}" if item.nvtx else ""))
+    lines.append(f"- Could save: {saving_text(item)} of {fmt_ns(item.total_ns)}")
+    lines.extend(f"- {cell(e)}" for e in item.evidence)
+    if item.weak:
+        lines.append(f"- {'Weak estimate' if item.profiled or item.kind != 'kernel' else 'Gain'}"
+                     f": {cell(item.weak)}")
+    if item.remedy:
+        lines.append(f"- Next: {cell(item.remedy)}")
+    if item.ncu_command:
+        lines += ["", "```bash", item.ncu_command, "```"]
+    return [*lines, ""]
+
+
+def join_markdown(join: JoinReport, top: int | None = None) -> str:
+    lines = [f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined with "
+             + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports), ""]
+    lines.append(
+        f"Timeline: {plural(sum(f.instances for f in join.kernels.families), 'kernel')} in "
+        f"{plural(len(join.kernels.families), 'family', 'families')}, "
+        f"{fmt_ns(join.kernels.total_ns)} of kernel time; "
+        f"GPU busy {fmt_ns(join.busy_ns)} of a {fmt_ns(join.span_ns)} span. "
+        + " ".join(f"{inline(safe_text(r.path.name))}: {plural(r.kernels, 'kernel')}, "
+                   f"{r.matched} matched."
+                   for r in join.kernel_reports))
+    lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
+              "stats` prints it); saving = total × headroom, the headroom measured by the "
+              "kernel reports (≤: idle or copy time, a bound). Ranked by what fixing it could "
+              "save; one-time costs last.", ""]
+    lines.append(table(RANKING_HEADERS, ranking_rows(join, top), "rlllrrrrrl"))
+    if join.unprofiled:
+        lines += ["", "## Not profiled: gain unknown, by time", "", UNPROFILED_NOTE, ""]
+        lines.append(table(UNPROFILED_HEADERS, unprofiled_rows(join, top), "rlrrrrr"))
+    lines += ["", "## Details", ""]
+    labels = ranking_labels(join.ranking + join.unprofiled)
+    for rank, item in enumerate(_first(join.ranking, top), start=1):
+        lines += _item_details(str(rank), item, labels[rank - 1])
+    if join.unprofiled:
+        lines += ["## Details: not profiled", ""]
+        ranked = len(join.ranking)
+        for rank, item in enumerate(_first(join.unprofiled, top), start=1):
+            lines += _item_details(unprofiled_rank(rank), item, labels[ranked + rank - 1])
+    if join.unmatched:
+        lines += ["## Profiled kernels not on the timeline", ""]
+        lines.append(table(("Report", "ID", "Kernel", "Grid", "Block"), [
+            (str(u.report + 1), str(u.kernel_id), u.name, u.grid, u.block)
+            for u in join.unmatched], "rrlll"))
+        lines.append("")
+    for note in join.notes:
+        lines += [f"> {inline(note)}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def print_join_summary(join: JoinReport, console: Console) -> None:
+    """``kernelscope summary join …``: the ranking as a table, then the families nobody
+    profiled (gain unknown) by time."""
+    console.print(f"[bold]What to fix first[/]: {escape(safe_text(join.timeline_path.name))} + "
+                  + ", ".join(escape(safe_text(r.path.name)) for r in join.kernel_reports))
+    t = Table(*RANKING_HEADERS)
+    for row in ranking_rows(join):
+        t.add_row(*(escape(c) for c in row))
+    console.print(t)
+    if join.unprofiled:
+        console.print("[bold]Not profiled: gain unknown, by time[/] (profile them: "
+                      "`kernelscope export join … -f md` has each one's ncu command)")
+        u = Table(*UNPROFILED_HEADERS)
+        for row in unprofiled_rows(join):
+            u.add_row(*(escape(c) for c in row))
+        console.print(u)
+    for um in join.unmatched:
+        console.print(f"not on the timeline: report {um.report + 1} kernel {um.kernel_id} "
+                      f"{escape(um.name)}")

@@ -1,0 +1,59 @@
+"""A Kineto trace's timeline analyses: the nsys timeline's (:class:`TimelineData` on the
+trace as an :class:`NsysReport`), the gap causes its host events name, and HTA's numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+
+from kernelscope.kinds.kineto.analysis.gaps import refine_all
+from kernelscope.kinds.kineto.analysis.hta import HtaNumbers, hta_numbers
+from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report
+from kernelscope.kinds.kineto.model.model import KinetoTrace, read_trace
+from kernelscope.timeline.analysis.gap_causes import GapExplanation
+from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
+from kernelscope.timeline.analysis.timeline_data import (
+    EXPORT_GAPS,
+    STAGES,
+    TimelineData,
+    compute_stages,
+)
+
+
+class KinetoTimelineData(TimelineData):
+    """Everything the timeline views and exports show of one Kineto trace."""
+
+    def __init__(self, trace: KinetoTrace, path: Path | None = None) -> None:
+        super().__init__(as_nsys_report(trace), path or trace.path)
+        self.trace = trace
+
+    @cached_property
+    def explained(self) -> list[GapExplanation]:
+        return refine_all(self.trace, super().explained)
+
+    def longest_gaps(
+        self, limit: int = EXPORT_GAPS, min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
+    ) -> list[GapExplanation]:
+        return refine_all(self.trace, super().longest_gaps(limit, min_gap_ns))
+
+    @cached_property
+    def hta(self) -> HtaNumbers:
+        return hta_numbers(self.trace)
+
+
+def open_kineto(path: Path, progress: Callable[[str, float | None], None] | None = None
+                ) -> KinetoTimelineData:
+    """Read the trace at ``path`` (ReportError with one sentence when it cannot be)."""
+    return KinetoTimelineData(read_trace(Path(path), progress), Path(path))
+
+
+def build_kineto(path: Path, *, step: Callable[[str], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> KinetoTimelineData:
+    """Read the trace and compute every view's data, stage by stage (as ``build`` does)."""
+    if step is not None:
+        step(f"Reading {path.name}")
+    data = open_kineto(path)
+    compute_stages(data, path, (*STAGES, ("Computing HTA's numbers", ("hta",))), step=step,
+                   cancelled=cancelled)
+    return data

@@ -1,0 +1,209 @@
+"""Kineto events into columns, one frame per category: each piece of the event array read
+by polars straight into columns (:func:`read_piece`), or, for a piece polars cannot type,
+parsed by orjson and picked over in one Python pass (:meth:`Collector.rows`).
+
+Times stay as Kineto writes them (``ts``/``dur``: float microseconds) beside integer
+nanoseconds (``start``/``end``): HTA's numbers are defined on the former (it rounds each
+event inward to whole microseconds), the timeline's on the latter.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from kernelscope.kinds.kineto.model.stream import parse_events
+
+GPU_CATS = {"kernel": "kernel", "Kernel": "kernel", "gpu_memcpy": "memcpy", "Memcpy": "memcpy",
+            "gpu_memset": "memset", "Memset": "memset", "cuda_sync": "sync"}
+"""GPU activity categories (the capitalised ones are older PyTorch's) and what each is."""
+RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "Runtime", "Driver"})
+CPU_CATS = frozenset({"cpu_op", "user_annotation", "python_function", "Operator",
+                      "gpu_user_annotation"})
+
+GPU_SCHEMA = {
+    "kind": pl.String, "name": pl.String, "ts": pl.Float64, "dur": pl.Float64,
+    "device": pl.Int64, "stream": pl.Int64, "correlation": pl.Int64, "external_id": pl.Int64,
+    "grid_x": pl.Int32, "grid_y": pl.Int32, "grid_z": pl.Int32, "block_x": pl.Int32,
+    "block_y": pl.Int32, "block_z": pl.Int32, "bytes": pl.Int64, "pid": pl.Int64,
+    "tid": pl.Int64,
+}
+RUNTIME_SCHEMA = {
+    "name": pl.String, "ts": pl.Float64, "dur": pl.Float64, "pid": pl.Int64, "tid": pl.Int64,
+    "correlation": pl.Int64, "external_id": pl.Int64, "driver": pl.Boolean,
+}
+CPU_SCHEMA = {
+    "cat": pl.String, "name": pl.String, "ts": pl.Float64, "dur": pl.Float64, "pid": pl.Int64,
+    "tid": pl.Int64, "external_id": pl.Int64,
+}
+FLOW_SCHEMA = {"phase": pl.String, "id": pl.Int64, "ts": pl.Float64, "pid": pl.Int64,
+               "tid": pl.Int64}
+NAME_SCHEMA = {"what": pl.String, "pid": pl.Int64, "tid": pl.Int64, "name": pl.String}
+SCHEMAS = {key: pl.Schema(schema) for key, schema in (
+    ("gpu", GPU_SCHEMA), ("runtime", RUNTIME_SCHEMA), ("cpu", CPU_SCHEMA),
+    ("flows", FLOW_SCHEMA), ("names", NAME_SCHEMA))}
+
+
+def _int(value: Any, default: int | None = None) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value == value:
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return default
+    return default
+
+
+def _xyz(value: Any) -> tuple[int | None, int | None, int | None]:
+    if isinstance(value, list) and len(value) == 3:
+        return _int(value[0]), _int(value[1]), _int(value[2])
+    return None, None, None
+
+
+_TEXT, _NUMBER, _INT = pl.String(), pl.Float64(), pl.Int64()
+RAW_SCHEMA = pl.Schema({
+    "ph": _TEXT, "cat": _TEXT, "name": _TEXT, "ts": _NUMBER, "dur": _NUMBER, "pid": _TEXT,
+    "tid": _TEXT, "id": _TEXT,
+    "args": pl.Struct({"device": _INT, "stream": _INT, "correlation": _INT,
+                       "External id": _INT, "grid": pl.List(_INT), "block": pl.List(_INT),
+                       "bytes": _INT, "name": _TEXT}),
+})
+"""The members of an event read by polars (the rest is skipped). ``pid``, ``tid`` and
+``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
+
+Frames = dict[str, pl.DataFrame]
+
+
+def read_piece(text: bytes) -> tuple[int, Frames]:
+    """(how many events, their frames) of ``text``, a JSON array of events: read by polars
+    into columns (no Python object per event), or, where an event holds a member of another
+    type than :data:`RAW_SCHEMA`'s, by orjson and one pass in Python. ValueError when
+    ``text`` is not a JSON array of objects."""
+    try:
+        raw = pl.read_json(io.BytesIO(text), schema=RAW_SCHEMA)
+    except (pl.exceptions.PolarsError, OverflowError):
+        events = parse_events(text)
+        return len(events), Collector.rows(events)
+    return raw.height, columns_of(raw)
+
+
+def _as_int(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.Int64, strict=False)
+
+
+def _xyz_cols(arg: str, prefix: str) -> list[pl.Expr]:
+    values = pl.col("args").struct.field(arg)
+    three = values.list.len() == 3
+    return [pl.when(three).then(values.list.get(i, null_on_oob=True)).cast(pl.Int32)
+            .alias(f"{prefix}_{axis}") for i, axis in enumerate("xyz")]
+
+
+def columns_of(raw: pl.DataFrame) -> Frames:
+    """The category frames (the schemas above) of events read with :data:`RAW_SCHEMA`."""
+    arg = pl.col("args").struct.field
+    timed = (pl.col("ph") == "X") & pl.col("ts").is_not_null() & pl.col("dur").is_not_null()
+    name = pl.col("name").fill_null("")
+    events = raw.lazy()
+    plans = {
+        "gpu": events.filter(timed & pl.col("cat").is_in(list(GPU_CATS))).select(
+            pl.col("cat").replace_strict(GPU_CATS, default=None, return_dtype=pl.String)
+            .alias("kind"), name, "ts", "dur",
+            pl.coalesce(arg("device"), _as_int("pid")).alias("device"),
+            arg("stream").fill_null(-1).alias("stream"),
+            arg("correlation").fill_null(-1).alias("correlation"),
+            arg("External id").alias("external_id"), *_xyz_cols("grid", "grid"),
+            *_xyz_cols("block", "block"), arg("bytes").alias("bytes"), _as_int("pid"),
+            _as_int("tid")),
+        "runtime": events.filter(timed & pl.col("cat").is_in(list(RUNTIME_CATS))).select(
+            name, "ts", "dur", _as_int("pid"), _as_int("tid"),
+            arg("correlation").fill_null(-1).alias("correlation"),
+            arg("External id").alias("external_id"),
+            pl.col("cat").is_in(["cuda_driver", "Driver"]).alias("driver")),
+        "cpu": events.filter(timed & pl.col("cat").is_in(list(CPU_CATS))).select(
+            "cat", name, "ts", "dur", _as_int("pid"), _as_int("tid"),
+            arg("External id").alias("external_id")),
+        "flows": events.filter(pl.col("ph").is_in(["s", "f"]) & (pl.col("cat") == "ac2g"))
+        .select(pl.col("ph").alias("phase"), _as_int("id"), "ts", _as_int("pid"),
+                _as_int("tid")),
+        "names": events.filter((pl.col("ph") == "M")
+                               & pl.col("name").is_in(["process_name", "thread_name"]))
+        .select(pl.col("name").alias("what"), _as_int("pid"), _as_int("tid"),
+                arg("name").fill_null("").alias("name")),
+    }
+    frames = pl.collect_all([plan.cast(SCHEMAS[key]) for key, plan in plans.items()])
+    return dict(zip(plans, frames, strict=True))
+
+
+class Collector:
+    """The frames of every category, piece by piece, joined once."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[pl.DataFrame]] = {k: [] for k in SCHEMAS}
+        self.events = 0
+
+    def add(self, piece: tuple[int, Frames]) -> None:
+        count, frames = piece
+        self.events += count
+        for key, frame in frames.items():
+            if frame.height:
+                self.parts[key].append(frame)
+
+    @classmethod
+    def rows(cls, events: Iterable[dict[str, Any]]) -> Frames:
+        """The category frames of parsed events, in one pass in Python."""
+        gpu: list[tuple[Any, ...]] = []
+        runtime: list[tuple[Any, ...]] = []
+        cpu: list[tuple[Any, ...]] = []
+        flows: list[tuple[Any, ...]] = []
+        names: list[tuple[Any, ...]] = []
+        for event in events:
+            phase = event.get("ph")
+            if phase == "X":
+                cls._complete(event, gpu, runtime, cpu)
+            elif phase in ("s", "f") and event.get("cat") == "ac2g":
+                flows.append((phase, _int(event.get("id")), event.get("ts"),
+                              _int(event.get("pid")), _int(event.get("tid"))))
+            elif phase == "M" and event.get("name") in ("process_name", "thread_name"):
+                args = event.get("args") or {}
+                names.append((event["name"], _int(event.get("pid")), _int(event.get("tid")),
+                              str(args.get("name", ""))))
+        rows = {"gpu": gpu, "runtime": runtime, "cpu": cpu, "flows": flows, "names": names}
+        return {k: pl.DataFrame(rows[k], schema=SCHEMAS[k], orient="row") for k in SCHEMAS}
+
+    @staticmethod
+    def _complete(event: dict[str, Any], gpu: list[tuple[Any, ...]],
+                  runtime: list[tuple[Any, ...]], cpu: list[tuple[Any, ...]]) -> None:
+        cat = event.get("cat")
+        ts, dur = event.get("ts"), event.get("dur")
+        if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)):
+            return
+        args = event.get("args") or {}
+        name = str(event.get("name", ""))
+        if cat in GPU_CATS:
+            stream = _int(args.get("stream"), -1)
+            gpu.append((
+                GPU_CATS[cat], name, float(ts), float(dur),
+                _int(args.get("device"), _int(event.get("pid"))), stream,
+                _int(args.get("correlation"), -1), _int(args.get("External id")),
+                *_xyz(args.get("grid")), *_xyz(args.get("block")), _int(args.get("bytes")),
+                _int(event.get("pid")), _int(event.get("tid")),
+            ))
+        elif cat in RUNTIME_CATS:
+            runtime.append((name, float(ts), float(dur), _int(event.get("pid")),
+                            _int(event.get("tid")), _int(args.get("correlation"), -1),
+                            _int(args.get("External id")), cat in ("cuda_driver", "Driver")))
+        elif cat in CPU_CATS:
+            cpu.append((cat, name, float(ts), float(dur), _int(event.get("pid")),
+                        _int(event.get("tid")), _int(args.get("External id"))))
+
+    def frames(self) -> Frames:
+        return {key: pl.concat(parts) if parts
+                else pl.DataFrame(schema=SCHEMAS[key]) for key, parts in self.parts.items()}

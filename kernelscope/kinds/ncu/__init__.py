@@ -1,0 +1,1 @@
+"""Nsight Compute kernel reports (.ncu-rep)."""

@@ -1,0 +1,318 @@
+"""One home for the values kernelscope derives from a kernel's metrics.
+
+The panes, the diagnosis and the exports all read these functions (and the thresholds in
+``thresholds.py``), so what the Warp stalls, Memory, Occupancy or Launch pane says about a
+kernel is what its diagnosis decided from: the tail of the last wave, the resource that limits
+occupancy, sectors per request, local-memory (spill) traffic, the stall ranking, the share of
+the registers and shared memory a kernel holds, its share of the profiled time.
+
+Every function takes plain numbers or a ``Mapping[str, Metric]`` (a summary's or a detail's
+metrics) and returns None for what the report does not say: a value that was not collected is
+never shown as zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from kernelscope.kinds.ncu.analysis.diagnosis.values import finite, share
+from kernelscope.kinds.ncu.model.metrics import Metric
+
+STALL_SELECTED = n.stall("selected")
+"""Not a stall: the cycle on which the warp issues. Left out of the "top stall" readings."""
+
+
+def number(metrics: Mapping[str, Metric], name: str) -> float | None:
+    """The metric's finite numeric value, None when absent, textual, NaN or infinite."""
+    m = metrics.get(name)
+    return None if m is None else finite(m.value)
+
+
+# -- launch ---------------------------------------------------------------------------------
+def tail_wave_fill(waves: float | None) -> float | None:
+    """How full the last wave is, in %: the fractional part of the waves, 100 when whole."""
+    if waves is None or waves <= 0:
+        return None
+    frac = waves - math.floor(waves)
+    return 100.0 if frac == 0 else frac * 100
+
+
+def tail_loss(waves: float | None) -> float | None:
+    """Share of the SM time the partial last wave leaves idle, assuming equal-length blocks;
+    None below one wave (then the grid itself is too small, not its tail)."""
+    if waves is None or waves < 1:
+        return None
+    whole = math.ceil(waves - 1e-9)
+    return (whole - waves) / whole
+
+
+def fills_gpu(
+    grid: float | None,
+    sm_count: float | None,
+    waves: float | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+) -> bool | None:
+    """False when the grid cannot give every SM its full complement of resident blocks
+    (fewer blocks than SMs, or less than ``waves_fill`` waves); None when unknown."""
+    if grid is not None and sm_count is not None and grid < sm_count:
+        return False
+    if waves is not None:
+        return waves >= t.waves_fill
+    return None if grid is None or sm_count is None else True
+
+
+def sm_count(metrics: Mapping[str, Metric]) -> float | None:
+    """The SMs the launch could use (``launch__sm_count``, else the device's count)."""
+    count = number(metrics, n.SM_COUNT)
+    return count if count is not None else number(metrics, n.DEVICE_SM_COUNT)
+
+
+def launch_fills_gpu(
+    metrics: Mapping[str, Metric], t: Thresholds = DEFAULT_THRESHOLDS
+) -> bool | None:
+    """``fills_gpu`` of a kernel's own grid, SM count and waves."""
+    return fills_gpu(number(metrics, n.GRID_SIZE), sm_count(metrics), number(metrics, n.WAVES), t)
+
+
+def grid_limits_occupancy(
+    achieved: float | None,
+    theoretical: float | None,
+    fills: bool | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+    *,
+    small_grid: bool = False,
+) -> bool:
+    """True when occupancy reads low but the launch comes first: a grid that cannot fill the
+    GPU (``fills_gpu`` False) with low achieved occupancy while the per-SM resources would
+    allow enough warps, or a grid that leaves most SMs without a block (``small_grid``:
+    under ``grid_warning_fraction`` of them) whatever the resources allow: more blocks
+    first."""
+    if fills is not False:
+        return False
+    if small_grid and (achieved is not None or theoretical is not None):
+        return bool(low_occupancy_readings(achieved, theoretical, t))
+    if achieved is None or achieved >= t.occupancy_low_pct:
+        return False
+    return theoretical is None or theoretical >= t.occupancy_low_pct
+
+
+# -- the SMs that ran -----------------------------------------------------------------------
+def active_sm_share(metrics: Mapping[str, Metric]) -> float | None:
+    """Share (0-1) of the kernel's elapsed cycles an average SM had work
+    (``sm__cycles_active.avg`` over ``sm__cycles_elapsed.avg``, or over
+    ``gpc__cycles_elapsed.max`` in reports without it): below 1 when the grid leaves
+    SMs without blocks, or SMs wait for their first block or finish early."""
+    active = number(metrics, n.SM_ACTIVE_CYCLES)
+    elapsed = number(metrics, n.SM_ELAPSED_CYCLES)
+    if elapsed is None:
+        elapsed = number(metrics, n.GPC_ELAPSED_CYCLES)
+    if active is None or not elapsed or elapsed <= 0:
+        return None
+    return min(1.0, max(0.0, active / elapsed))
+
+
+def on_active_sms(pct_elapsed: float | None, active_share: float | None) -> float | None:
+    """A GPU-wide ``…pct_of_peak_sustained_elapsed`` percentage read against the SMs that had
+    work: over the active share, at most 100. Unchanged when the share is unknown."""
+    if pct_elapsed is None or active_share is None or active_share <= 0:
+        return pct_elapsed
+    return min(100.0, pct_elapsed / active_share)
+
+
+def active_reading(metrics: Mapping[str, Metric], name: str) -> tuple[str, float] | None:
+    """(metric read, % of peak) of a per-SM throughput or pipe metric on the SMs that ran: its
+    ``…pct_of_peak_sustained_active`` form (NCU divides by the SMs' active cycles) when the
+    report holds it, else its ``…_elapsed`` form read against ``active_sm_share``. None when
+    neither form was collected. The one reading of pipes the diagnosis uses."""
+    active = number(metrics, name)
+    if active is not None:
+        return name, active
+    elapsed_name = n.elapsed_form(name)
+    elapsed = number(metrics, elapsed_name)
+    if elapsed is None:
+        return None
+    value = on_active_sms(elapsed, active_sm_share(metrics))
+    return elapsed_name, elapsed if value is None else value
+
+
+# -- occupancy ------------------------------------------------------------------------------
+def low_occupancy_readings(
+    achieved: float | None,
+    theoretical: float | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[tuple[str, float]]:
+    """(metric, %) of each occupancy reading that counts as low. Theoretical occupancy is low
+    under ``occupancy_low_pct``. Achieved occupancy is low under that bar only where it is not
+    just the theoretical ceiling read at run time: theoretical is itself low, unknown, or at
+    least ``occupancy_gap_pts`` above it. So 48 % achieved of 50 % theoretical is neither (the
+    warps the resources allow are resident), while 16 % achieved of 100 % is."""
+    low: list[tuple[str, float]] = []
+    theoretical_low = theoretical is not None and theoretical < t.occupancy_low_pct
+    if achieved is not None and achieved < t.occupancy_low_pct:
+        gap = None if theoretical is None else theoretical - achieved
+        if theoretical_low or gap is None or gap >= t.occupancy_gap_pts:
+            low.append((n.ACHIEVED_OCC, achieved))
+    if theoretical is not None and theoretical_low:
+        low.append((n.THEORETICAL_OCC, theoretical))
+    return low
+
+
+def block_limits(
+    metrics: Mapping[str, Metric],
+    table: Iterable[tuple[str, str]] = n.OCCUPANCY_LIMITS,
+) -> dict[str, float]:
+    """Each known per-SM block limit by its label (registers, shared memory, …)."""
+    return {label: v for label, name in table if (v := number(metrics, name)) is not None}
+
+
+def limiting_resources(limits: Mapping[str, float]) -> tuple[str, ...]:
+    """The labels of the resources with the smallest block limit. When the hardware's block
+    slots are among them, the other equal limits are that same cap (a kernel without shared
+    memory reports the cap as its shared-memory limit), so only "block slots" is named."""
+    if not limits:
+        return ()
+    lowest = min(limits.values())
+    found = tuple(label for label, v in limits.items() if v == lowest)
+    return ("block slots",) if "block slots" in found else found
+
+
+def resident_blocks(limits: Mapping[str, float]) -> float | None:
+    """Blocks per SM the smallest limit allows (theoretical residency)."""
+    return min(limits.values()) if limits else None
+
+
+def resource_shares(
+    metrics: Mapping[str, Metric], limits: Mapping[str, float] | None = None
+) -> tuple[float | None, float | None]:
+    """(registers, shared memory) the resident blocks hold, as shares of the SM's register
+    file and shared memory: registers per thread × threads per block × resident blocks over
+    ``device__attribute_max_registers_per_multiprocessor``; static + dynamic + driver shared
+    memory per block × resident blocks over ``…max_shared_memory_per_multiprocessor``."""
+    limits = block_limits(metrics) if limits is None else limits
+    blocks = resident_blocks(limits)
+    if blocks is None or blocks <= 0:
+        return None, None
+    regs = number(metrics, n.REGISTERS)
+    threads = number(metrics, n.BLOCK_SIZE)
+    register_file = number(metrics, n.SM_REGISTERS)
+    reg_share = None
+    if regs is not None and threads is not None:
+        reg_share = share(regs * threads * blocks, register_file)
+    parts = [number(metrics, name) for name in (n.SHARED_STATIC, n.SHARED_DYNAMIC)]
+    smem_share = None
+    if any(p is not None for p in parts):
+        used = sum(p for p in parts if p is not None) + (number(metrics, n.SHARED_DRIVER) or 0)
+        smem_share = share(used * blocks, number(metrics, n.SM_SHARED)) if used > 0 else None
+    return reg_share, smem_share
+
+
+# -- memory ---------------------------------------------------------------------------------
+def sectors_per_request(sectors: float | None, requests: float | None) -> float | None:
+    """Sectors ÷ requests (NCU's tables show it; it is not a stored metric)."""
+    if sectors is None or not requests:
+        return None
+    return sectors / requests
+
+
+SECTOR_BYTES = 32
+"""An L1/L2 sector."""
+
+
+def ideal_sectors_per_request(
+    sectors: float | None, requests: float | None, bytes_per_sector: float | None
+) -> float | None:
+    """The sectors per request the accessed bytes would need, every sector fully used: the
+    bytes a request's threads used (sectors per request × the bytes used per sector, NCU's
+    ``smsp__sass_average_data_bytes_per_sector_mem_*``) ÷ 32. The ideal follows the access
+    width: a full warp's 4-byte accesses need 4 sectors, 8-byte ones 8, 16-byte (``float4``)
+    ones 16. None without the bytes used per sector (or without requests)."""
+    ratio = sectors_per_request(sectors, requests)
+    if ratio is None or bytes_per_sector is None or not bytes_per_sector > 0:
+        return None
+    return ratio * min(bytes_per_sector, SECTOR_BYTES) / SECTOR_BYTES
+
+
+@dataclass(frozen=True)
+class LocalMemory:
+    """Local-memory (register spill or per-thread array) traffic through L1."""
+
+    requests: float
+    """Local load + store requests."""
+    share: float | None
+    """``requests`` over all global and local L1 requests (what ``register-spill`` grades)."""
+    sectors: float | None
+    spill_instructions: float | None
+    """``sass__inst_executed_register_spilling`` (SourceCounters): spills, not local arrays."""
+    spilling_requests: float | None
+
+    @property
+    def any(self) -> bool:
+        return bool(self.requests or self.sectors or self.spill_instructions)
+
+
+def local_memory(metrics: Mapping[str, Metric]) -> LocalMemory | None:
+    """The kernel's local-memory traffic, or None when the report did not collect the
+    local-memory requests (MemoryWorkloadAnalysis_Tables): then nothing can be said."""
+    local = [number(metrics, n.LOCAL_LD_REQUESTS), number(metrics, n.LOCAL_ST_REQUESTS)]
+    if all(v is None for v in local):
+        return None
+    requests = sum(v for v in local if v is not None)
+    glob = [number(metrics, n.GLOBAL_LD_REQUESTS), number(metrics, n.GLOBAL_ST_REQUESTS)]
+    total = requests + sum(v for v in glob if v is not None)
+    sectors = [number(metrics, n.LOCAL_LD_SECTORS), number(metrics, n.LOCAL_ST_SECTORS)]
+    return LocalMemory(
+        requests=requests,
+        # No request at all (a TMA-only GEMM issues no LDG/STG): no local traffic either.
+        share=share(requests, total) if total > 0 else 0.0,
+        sectors=sum(v for v in sectors if v is not None)
+        if any(v is not None for v in sectors)
+        else None,
+        spill_instructions=number(metrics, n.SPILL_INSTRUCTIONS),
+        spilling_requests=number(metrics, n.SPILLING_REQUESTS),
+    )
+
+
+# -- scheduler ------------------------------------------------------------------------------
+def stall_reason(name: str) -> str:
+    """``long_scoreboard`` for the long-scoreboard stall metric."""
+    return name.removeprefix(n.STALL_PREFIX).removesuffix(n.STALL_SUFFIX)
+
+
+def ranked_stalls(metrics: Mapping[str, Metric], names: Iterable[str]) -> list[tuple[str, float]]:
+    """(stall metric, cycles per issued instruction) for each known reason, largest first
+    (ties by name)."""
+    found = [(name, v) for name in names if (v := number(metrics, name)) is not None]
+    found.sort(key=lambda item: (-item[1], item[0]))
+    return found
+
+
+def top_stalls(ranked: list[tuple[str, float]], count: int = 3) -> list[tuple[str, float]]:
+    """The leading real stall reasons of a ranking: "selected" (issuing) and zeros left out."""
+    return [(name, v) for name, v in ranked if name != STALL_SELECTED and v > 0][:count]
+
+
+def leading_stall(
+    shares: Mapping[str, float], t: Thresholds = DEFAULT_THRESHOLDS
+) -> tuple[str, float] | None:
+    """(stall metric, share) of the reason holding more than ``stall_lead_share`` of a warp's
+    cycles between issues, if one does: it names the kernel's latency problem."""
+    if not shares:
+        return None
+    name, value = max(shares.items(), key=lambda item: (item[1], item[0]))
+    return (name, value) if value > t.stall_lead_share else None
+
+
+def issue_slots_busy(issue_active: float | None, t: Thresholds = DEFAULT_THRESHOLDS) -> bool | None:
+    """True when the schedulers issue on at least ``issue_underused_pct`` % of cycles: stall
+    reasons then describe normal waiting, and no stall flag is raised."""
+    return None if issue_active is None else issue_active >= t.issue_underused_pct
+
+
+# -- time -----------------------------------------------------------------------------------
+def time_share(duration: float | None, total: float | None) -> float | None:
+    """``duration`` as a share (0-1) of ``total`` when both are known and total is positive."""
+    return share(duration, total)

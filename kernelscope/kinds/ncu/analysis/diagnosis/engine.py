@@ -1,0 +1,204 @@
+"""``diagnose``: the whole method applied to one kernel's metrics, rules and sections."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+
+from kernelscope.core.severity import severity_rank
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
+from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
+from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
+from kernelscope.kinds.ncu.analysis.diagnosis.flags import CHECKS, Finding, Missing
+from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
+from kernelscope.kinds.ncu.analysis.diagnosis.result import (
+    UNDETERMINED,
+    Bottleneck,
+    Diagnosis,
+    Flag,
+    GuardRail,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
+from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
+from kernelscope.kinds.ncu.model.measured import unmeasured_reason
+from kernelscope.kinds.ncu.model.metrics import Metric
+from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
+
+# The sections whose absence the notes mention, with what is lost without them.
+_SECTION_EFFECTS = (
+    (n.SECTION_SOL, "no bottleneck label beyond the launch shape"),
+    (n.SECTION_LAUNCH, "no grid, wave or tail checks"),
+    (n.SECTION_OCCUPANCY, "no occupancy checks"),
+    (n.SECTION_MEMORY_TABLES, "no coalescing, bank-conflict or spill checks"),
+    (n.SECTION_MEMORY, "no L2 hit-rate check"),
+    (n.SECTION_COMPUTE, "no pipe utilisation, so compute-bound cannot be confirmed"),
+    (n.SECTION_WARP_STATE, "no stall-reason checks"),
+    (n.SECTION_SOURCE, "no per-line hot spots and no excessive-sector counts"),
+    (n.SECTION_ROOFLINE, "no roofline point"),
+)
+
+
+def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
+    """The largest estimated speedup among NCU rule messages matching the flag."""
+    best: tuple[float | None, str | None] = (None, None)
+    for rule in rules:
+        for match in spec.rules:
+            if rule.rule != match.rule:
+                continue
+            title = f"{rule.title} {rule.name}".lower()
+            if match.title_contains and match.title_contains.lower() not in title:
+                continue
+            pct = rule.speedup_pct
+            name = f"{rule.rule}: {rule.title}" if rule.title else rule.rule
+            if pct is not None and (best[0] is None or pct > best[0]):
+                best = (pct, name)
+            elif best[1] is None:
+                best = (None, name)
+    return best
+
+
+def _notes(sections: Collection[str], skipped: dict[str, tuple[str, ...]]) -> list[str]:
+    notes = []
+    if sections:
+        for section, effect in _SECTION_EFFECTS:
+            if section not in sections:
+                notes.append(f"Section {section} not collected: {effect}.")
+    by_section: dict[str, list[str]] = {}
+    for flag_id, secs in skipped.items():
+        by_section.setdefault(", ".join(secs), []).append(flag_id)
+    for where, ids in by_section.items():
+        notes.append(f"Not checked for lack of metrics (from {where}): {', '.join(ids)}.")
+    return notes
+
+
+def diagnose(
+    metrics: Mapping[str, Metric],
+    rules: Sequence[RuleResult] = (),
+    sections: Collection[str] = (),
+    *,
+    time_share: float | None = None,
+    family_share: float | None = None,
+    family_launches: int = 1,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    unmeasured: str | None = None,
+    source: SourceHotspots | None = None,
+) -> Diagnosis:
+    """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
+    the identifiers of the sections the report collected. ``time_share`` is the kernel's share
+    of the profiled GPU time (0-1) when the caller knows it, ``family_share`` that of its
+    family of ``family_launches`` launches (``parsers.families``); ``source`` its hot lines
+    (when source counters were collected). ``unmeasured`` is the model's sentence for a kernel
+    without any measurement (see ``parsers.ncu.measured``; found from the metrics when not
+    given): such a kernel is ``undetermined``, never classified. Never raises on partial
+    input."""
+    reason = unmeasured or unmeasured_reason(metrics)
+    if reason is not None:
+        return undetermined(reason)
+    values = Values(metrics, sections)
+    roofline = compute_roofline(metrics)
+    facts = gather(values, roofline, thresholds, source)
+    guards = guard_rails(facts, thresholds)
+    bottleneck = classify(facts, thresholds, guards)
+    zero = facts.duration_ns is not None and facts.duration_ns <= 0
+    failed = facts.profiling_failed
+    flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
+                                                                     rules)
+    notes = _notes(sections, skipped)
+    if facts.unreliable:
+        notes.insert(
+            0,
+            "Ignored as measurement noise (above 100% of peak): "
+            + ", ".join(facts.unreliable)
+            + ".",
+        )
+    if zero:
+        notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
+    if failed:
+        notes = [bottleneck.summary]
+    flags.sort(key=lambda f: (f.level, -severity_rank(f.severity)))
+    diagnosis = Diagnosis(
+        bottleneck=bottleneck,
+        flags=tuple(flags),
+        guard_rails=tuple(guards.values()),
+        notes=tuple(notes),
+        roofline=roofline,
+        skipped=tuple(skipped),
+    )
+    return with_time_share(diagnosis, time_share, family_share, family_launches)
+
+
+def _checked_flags(
+    facts: Facts, thresholds: Thresholds, guards: dict[str, GuardRail],
+    rules: Sequence[RuleResult],
+) -> tuple[list[Flag], dict[str, tuple[str, ...]]]:
+    """Every check's flag (with NCU's own estimated speedup where a rule mirrors it), and the
+    checks skipped for lack of sections (by flag id: the missing sections)."""
+    flags: list[Flag] = []
+    skipped: dict[str, tuple[str, ...]] = {}
+    for flag_id, check in CHECKS.items():
+        outcome = check(facts, thresholds, guards)
+        if isinstance(outcome, Missing):
+            skipped[flag_id] = outcome.sections
+        elif isinstance(outcome, Finding):
+            spec = CATALOG[flag_id]
+            speedup, rule = ncu_speedup(spec, rules)
+            flags.append(
+                Flag(
+                    id=flag_id,
+                    severity=outcome.severity,
+                    level=spec.level,
+                    title=spec.title,
+                    evidence=outcome.evidence,
+                    remedy=spec.remedy,
+                    ncu_speedup=speedup,
+                    ncu_rule=rule,
+                    detail=outcome.detail,
+                    guard=outcome.guard,
+                )
+            )
+    return flags, skipped
+
+
+def undetermined(reason: str) -> Diagnosis:
+    """The diagnosis of a kernel that has no measurement: label ``undetermined``, ``reason``
+    as its one-sentence summary and note, no flags."""
+    return Diagnosis(bottleneck=Bottleneck(UNDETERMINED, reason), notes=(reason,))
+
+
+def with_time_share(
+    diagnosis: Diagnosis,
+    time_share: float | None,
+    family_share: float | None = None,
+    family_launches: int = 1,
+) -> Diagnosis:
+    """``diagnosis`` with the kernel's share of the profiled GPU time (0-1) added as the
+    first evidence (step 0 of the method) and, when it is under 1 %, as the first note. A
+    launch of a family of ``family_launches`` identical launches is weighed by the family's
+    share, ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker
+    processes diagnose kernels before the report's total time is known."""
+    family = family_share is not None and family_launches > 1
+    if time_share is None and not family:
+        return diagnosis
+    b = diagnosis.bottleneck
+    if family:
+        own = f"this launch {time_share:.2%}; " if time_share is not None else ""
+        share = ev(
+            "time",
+            f"share of profiled GPU time of its family of {family_launches:,} launches",
+            family_share,
+            note=f"{own}weigh the effort",
+        )
+        weight = family_share
+        what = f"This kernel's family of {family_launches:,} launches is"
+    else:
+        share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
+        weight = time_share
+        what = "This kernel is"
+    notes = diagnosis.notes
+    if weight is not None and weight < 0.01:
+        notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
+    return replace(diagnosis, bottleneck=replace(b, evidence=(share, *b.evidence)), notes=notes)
+

@@ -1,0 +1,390 @@
+"""The derived quantities every check needs, computed once per kernel from its metrics."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
+from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+from kernelscope.kinds.ncu.model.model import SourceHotspots
+
+_ATOMIC_SASS = ("RED", "ATOM")
+
+
+@dataclass(frozen=True)
+class Facts:
+    # launch
+    duration_ns: float | None
+    grid: float | None
+    block: float | None
+    sm_count: float | None
+    waves: float | None
+    # Speed Of Light
+    sm: float | None
+    mem: float | None
+    dram: float | None
+    l1: float | None
+    l2: float | None
+    # occupancy
+    theoretical: float | None
+    achieved: float | None
+    limits: dict[str, float]
+    # memory path
+    l2_hit: float | None
+    ld_bytes_per_sector: float | None
+    st_bytes_per_sector: float | None
+    excessive_share: float | None
+    conflict_share: float | None
+    local_share: float | None
+    spill_instructions: float | None
+    # compute
+    busiest_pipe: tuple[str, str, float] | None
+    """(label, ncu metric, % of peak) of the busiest FMA/FP64/tensor pipe."""
+    busiest_other: tuple[str, str, float] | None
+    threads_per_inst: float | None
+    ideal_threads: float | None
+    fp16_pct: float | None
+    fp16_fma_share: float | None
+    tensor_pct: float | None
+    # scheduler
+    issue_active: float | None
+    latency: float | None
+    stall_shares: dict[str, float]
+    unreliable: tuple[str, ...] = ()
+    """Percent-of-peak metrics above ``Thresholds.pct_ceiling``: set aside as noise."""
+    # atomics
+    atomic_slice_max: float | None = None
+    """The busiest L2 slice's atomic unit, % of its cycles."""
+    atomic_slice_avg: float | None = None
+    atomic_requests: float | None = None
+    """Global atomic + reduction L1 requests (MemoryWorkloadAnalysis_Tables)."""
+    atomic_request_share: float | None = None
+    """Those requests over all global L1 requests (loads, stores, atomics, reductions)."""
+    # occupancy by design
+    register_share: float | None = None
+    """Registers the resident blocks hold, share of the SM's register file."""
+    shared_share: float | None = None
+    """Shared memory the resident blocks hold, share of the SM's shared memory."""
+    atomic_line: tuple[str, float, str] | None = None
+    """(``file:line``, % of samples, what it is) of the hottest source line doing atomics,
+    when source counters were collected."""
+    tensor_pipe: tuple[str, float] | None = None
+    """(metric read, % of peak) of the tensor pipe, ``_active`` or else ``_elapsed`` form."""
+    nan_metrics: tuple[str, ...] = ()
+    """Key metrics the report holds as NaN (NCU stores NaN when profiling a kernel failed)."""
+    active_share: float | None = None
+    """Share of the elapsed cycles the SMs had work (``derived.active_sm_share``)."""
+    compute_capability: tuple[int, int] | None = None
+    matrix_work: MatrixWork | None = None
+    """FP32 or FP64 work shaped like a matrix product (``_matrix_work``), if any."""
+    fp64_rate_ratio: float | None = None
+    """FP32 over FP64 FMA peak per cycle: 2 on a data-centre GPU, 64 on a consumer one."""
+
+    @property
+    def sm_active(self) -> float | None:
+        """SM throughput read against the SMs that had work (``derived.on_active_sms``)."""
+        return d.on_active_sms(self.sm, self.active_share)
+
+    @property
+    def leading_stall(self) -> tuple[str, float] | None:
+        """The stall reason holding most of the cycles between issues, when it holds more
+        than half of them (``derived.leading_stall``)."""
+        return d.leading_stall(self.stall_shares)
+
+    def saturated_unit(self, threshold: float) -> tuple[str, str, float] | None:
+        """(what, metric, %) of the busiest unit or pipe at ``threshold`` % or more, read on
+        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe."""
+        found: list[tuple[str, str, float]] = []
+        for what, metric, value in (
+            ("SM", n.SM_PCT, self.sm_active),
+            ("memory", n.MEM_PCT, self.mem),
+            ("DRAM", n.DRAM_PCT, self.dram),
+            ("L1/TEX", n.L1_PCT, self.l1),
+            ("L2", n.L2_PCT, self.l2),
+        ):
+            if value is not None:
+                found.append((what, metric, value))
+        for pipe in (self.busiest_pipe, self.busiest_other):
+            if pipe is not None:
+                found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
+        busy = [f for f in found if f[2] >= threshold]
+        return max(busy, key=lambda f: f[2]) if busy else None
+
+    @property
+    def divergence_efficiency(self) -> float | None:
+        return share(self.threads_per_inst, self.ideal_threads)
+
+    @property
+    def tail_loss(self) -> float | None:
+        """Share of the last wave's SM time left idle, assuming equal-length blocks."""
+        return d.tail_loss(self.waves)
+
+    @property
+    def sector_bytes(self) -> tuple[str, float] | None:
+        """The worse of the load/store bytes-used-per-sector ratios, with its metric."""
+        found = [
+            (name, v)
+            for name, v in (
+                (n.GLOBAL_LD_BYTES_PER_SECTOR, self.ld_bytes_per_sector),
+                (n.GLOBAL_ST_BYTES_PER_SECTOR, self.st_bytes_per_sector),
+            )
+            if v is not None
+        ]
+        return min(found, key=lambda x: x[1]) if found else None
+
+    def pipes_busy(self, threshold: float) -> bool:
+        return self.busiest_pipe is not None and self.busiest_pipe[2] >= threshold
+
+    @property
+    def profiling_failed(self) -> bool:
+        """NCU stored NaN where the duration and Speed Of Light should be, and nothing else
+        stands in for them: the kernel has no measurement to judge."""
+        return bool(self.nan_metrics) and self.duration_ns is None and self.sm is None and (
+            self.mem is None
+        )
+
+    @property
+    def fills_gpu(self) -> bool | None:
+        """False when the grid cannot fill the GPU (fewer blocks than SMs, under a wave)."""
+        return d.fills_gpu(self.grid, self.sm_count, self.waves)
+
+    @property
+    def atomic_concentration(self) -> float | None:
+        """The busiest slice's atomic activity over the average slice's."""
+        if self.atomic_slice_max is None or not self.atomic_slice_avg:
+            return None
+        return self.atomic_slice_max / self.atomic_slice_avg
+
+    @property
+    def pipes_measured(self) -> bool:
+        """Whether any pipe utilisation (math or other) was collected."""
+        return self.busiest_pipe is not None or self.busiest_other is not None
+
+
+def _positive(values: Values, name: str) -> float | None:
+    v = values.num(name)
+    return v if v is not None and v > 0 else None
+
+
+def _bytes_per_sector(
+    values: Values, ratio: str, sectors: str, total: float | None, min_share: float
+) -> float | None:
+    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)
+    and they are at least ``min_share`` of the ``total`` global sectors: one partial store per
+    block beside a coalesced stream of loads is not an access pattern to fix."""
+    count = values.num(sectors)
+    if count is not None and count <= 0:
+        return None
+    if count is not None and total and count < min_share * total:
+        return None
+    return _positive(values, ratio)
+
+
+def _pipe(values: Values, name: str) -> tuple[str, float] | None:
+    """(metric read, value) of a pipe on the SMs that ran (``derived.active_reading``)."""
+    values.num(name)
+    values.num(n.elapsed_form(name))
+    return d.active_reading(values.metrics, name)
+
+
+def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
+    found = [(label, *p) for label, name in pipes if (p := _pipe(values, name)) is not None]
+    return max(found, key=lambda x: x[2]) if found else None
+
+
+_NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
+
+
+def _nan_metrics(values: Values) -> tuple[str, ...]:
+    out = []
+    for name in _NAN_CHECKED:
+        m = values.metrics.get(name)
+        value = getattr(m, "value", None)
+        if isinstance(value, float) and math.isnan(value):
+            out.append(name)
+    return tuple(out)
+
+
+def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
+    parts = [values.num(n.GLOBAL_ATOM_REQUESTS), values.num(n.GLOBAL_RED_REQUESTS)]
+    if all(v is None for v in parts):
+        return None, None
+    atomic = sum(v for v in parts if v is not None)
+    other = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
+    return atomic, share(atomic, atomic + sum(v for v in other if v is not None))
+
+
+def _ideal_threads(block: float | None) -> float | None:
+    if block is None or block < 1:  # no thread at all (or a corrupt value): nothing to compare
+        return None
+    warps = math.ceil(block / 32)
+    return min(32.0, block / warps)
+
+
+def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name in n.STALL_REASONS:
+        s = share(values.num(name), latency)
+        if s is not None:
+            out[name] = s
+    return out
+
+
+def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, float | None]:
+    point = roofline.point("fp16") if roofline is not None else None
+    if point is None:
+        return None, None
+    ops = {
+        op: values.num(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed")
+        for op in ("hadd", "hmul", "hfma")
+    }
+    weights = {"hadd": 2.0, "hmul": 2.0, "hfma": 4.0}
+    total = sum(weights[k] * v for k, v in ops.items() if v is not None)
+    fma = ops["hfma"]
+    return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
+
+
+def _compute_capability(values: Values) -> tuple[int, int] | None:
+    major, minor = values.num(n.CC_MAJOR), values.num(n.CC_MINOR)
+    return None if major is None else (int(major), int(minor or 0))
+
+
+def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
+    v = values.num(name)
+    if v is not None and v > ceiling:
+        unreliable.append(name)
+        return None
+    return v
+
+
+def _atomic_line(source: SourceHotspots | None) -> tuple[str, float, str] | None:
+    """The hottest source line that does atomics (its text names one), with the hottest
+    RED/ATOM instruction, by share of the kernel's samples."""
+    if source is None or not source.total_samples:
+        return None
+    lines = [s for s in source.lines if "atomic" in s.text.lower() and s.samples > 0]
+    sass = [
+        s for s in source.sass if _is_atomic(s.sass) and s.samples > 0
+    ]
+    if not lines and not sass:
+        return None
+    total = source.total_samples
+    op = _opcode(max(sass, key=lambda s: s.samples).sass) if sass else ""
+    if lines:
+        top = max(lines, key=lambda s: s.samples)
+        where = f"{top.file.rsplit('/', 1)[-1]}:{top.line}"
+        note = top.text.strip() + (f" — SASS {op}" if op else "")
+        return where, 100.0 * top.samples / total, note
+    hot = max(sass, key=lambda s: s.samples)
+    return f"{hot.file.rsplit('/', 1)[-1]}:{hot.line}", 100.0 * hot.samples / total, f"SASS {op}"
+
+
+def _opcode(sass: str) -> str:
+    """A SASS instruction's opcode, without its ``@P0`` predicate."""
+    words = [w for w in sass.split() if not w.startswith("@")]
+    return words[0] if words else ""
+
+
+def _is_atomic(sass: str) -> bool:
+    """Whether a SASS instruction is a RED or ATOM (global, shared or surface)."""
+    return _opcode(sass).startswith(_ATOMIC_SASS)
+
+
+def gather(
+    values: Values,
+    roofline: Roofline | None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    source: SourceHotspots | None = None,
+) -> Facts:
+    """Read and derive everything once; missing metrics become None. ``source`` (the hot
+    lines, when source counters were collected) names the line doing atomics."""
+    unreliable: list[str] = []
+    values.num(n.SM_COUNT)
+    limits = d.block_limits(values.metrics)
+    for _, name in n.OCCUPANCY_LIMITS:
+        values.num(name)
+    register_share, shared_share = d.resource_shares(values.metrics, limits)
+    atomic_requests, atomic_request_share = _atomic_requests(values)
+    atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
+    latency = _positive(values, n.WARP_LATENCY)
+    fp16_pct, fp16_fma = _fp16(roofline, values)
+    tensor = roofline.point("tensor") if roofline is not None else None
+    tensor_pipe = _pipe(values, n.PIPE_TENSOR)
+    tensor_pct = tensor.pct_of_peak if tensor is not None else None
+    if tensor_pipe is not None:
+        tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
+    return Facts(
+        duration_ns=values.num(n.DURATION),
+        grid=values.num(n.GRID_SIZE),
+        block=values.num(n.BLOCK_SIZE),
+        sm_count=d.sm_count(values.metrics),
+        waves=values.num(n.WAVES),
+        sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
+        mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
+        dram=_pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
+        l1=_pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
+        l2=_pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
+        theoretical=values.num(n.THEORETICAL_OCC),
+        achieved=values.num(n.ACHIEVED_OCC),
+        limits=limits,
+        busiest_pipe=_busiest(values, n.BUSY_PIPES),
+        busiest_other=_busiest(values, n.OTHER_PIPES),
+        threads_per_inst=_positive(values, n.THREADS_PER_INST),
+        ideal_threads=_ideal_threads(values.num(n.BLOCK_SIZE)),
+        fp16_pct=fp16_pct,
+        fp16_fma_share=fp16_fma,
+        tensor_pct=tensor_pct,
+        issue_active=values.num(n.ISSUE_ACTIVE),
+        latency=latency,
+        stall_shares=_stall_shares(values, latency),
+        unreliable=tuple(unreliable),
+        atomic_slice_max=atomic_max,
+        atomic_slice_avg=values.num(n.ATOMIC_SLICE_AVG),
+        atomic_requests=atomic_requests,
+        atomic_request_share=atomic_request_share,
+        register_share=register_share,
+        shared_share=shared_share,
+        tensor_pipe=tensor_pipe,
+        atomic_line=_atomic_line(source),
+        nan_metrics=_nan_metrics(values),
+        **_memory_path_facts(values, thresholds),
+        **_device_facts(values, roofline, thresholds),
+    )
+
+
+def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
+    """How well the memory path is used: L2 hits, coalescing, bank conflicts, local memory."""
+    counts = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
+    known = [v for v in counts if v is not None]
+    total = sum(known) if known else None
+    local = d.local_memory(values.metrics)
+    return {
+        "l2_hit": values.num(n.L2_HIT),
+        "ld_bytes_per_sector": _bytes_per_sector(
+            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS, total, t.sector_share_min
+        ),
+        "st_bytes_per_sector": _bytes_per_sector(
+            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS, total, t.sector_share_min
+        ),
+        "excessive_share": share(values.num(n.EXCESSIVE_SECTORS), total),
+        "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
+        "local_share": local.share if local is not None else None,
+        "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
+    }
+
+
+def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> dict[str, Any]:
+    """The facts about the SMs that ran and the device's math paths (issue 24's readings)."""
+    values.num(n.SM_ACTIVE_CYCLES)
+    return {
+        "active_share": d.active_sm_share(values.metrics),
+        "compute_capability": _compute_capability(values),
+        "matrix_work": matrix_work(roofline, values, t),
+        "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),
+    }

@@ -1,0 +1,275 @@
+"""The flag checks: each turns the kernel's facts into a finding, no finding, or "can't tell"."""
+
+from __future__ import annotations
+
+from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
+from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.compute_flags import no_tensor_core, warp_divergence
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
+from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
+from kernelscope.kinds.ncu.analysis.diagnosis.launch import (
+    grid_too_small,
+    short_kernel,
+    tail_effect,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
+    Check,
+    Finding,
+    Guards,
+    Missing,
+    Outcome,
+    grade,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
+from kernelscope.kinds.ncu.analysis.diagnosis.stalls import STALL_FLAGS, stall_check
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+
+__all__ = ["CHECKS", "Finding", "Missing"]
+
+
+# -- launch ---------------------------------------------------------------------------------
+
+
+# -- occupancy ------------------------------------------------------------------------------
+def _stand_down(guards: Guards) -> GuardRail | None:
+    """The first guard rail that lowers the occupancy flags, if any."""
+    return next((guards[g_id] for g_id in g.OCCUPANCY_STAND_DOWNS if g_id in guards), None)
+
+
+def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
+    if f.achieved is None and f.theoretical is None:
+        return Missing((n.SECTION_OCCUPANCY,))
+    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+    if not low:
+        return None
+    worst = min(v for _, v in low)
+    severity = "critical" if worst < t.occupancy_critical_pct else "warning"
+    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    detail = (
+        "Theoretical occupancy is low: a per-SM resource limits the resident blocks."
+        if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
+        else "Theoretical occupancy is fine but warps are not resident at run time."
+    )
+    guard = _stand_down(guards)
+    if guard is not None and guard.id == g.GRID_CANNOT_FILL:
+        detail = "Occupancy is low because the grid leaves SMs short of blocks."
+        return Finding("info", tuple(guard.evidence), detail, guard.text)
+    if guard is not None:
+        return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
+    return Finding(severity, tuple(evidence), detail)
+
+
+def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
+    if f.theoretical is None or not f.limits:
+        return Missing((n.SECTION_OCCUPANCY,))
+    if f.theoretical >= 100.0 - 1e-6:
+        return None
+    lowest = min(f.limits.values())
+    limiters = list(d.limiting_resources(f.limits))
+    evidence = [
+        ev(
+            "occupancy",
+            name,
+            f.limits[label],
+            unit="block",
+            note="limiting" if label in limiters else "",
+        )
+        for label, name in n.OCCUPANCY_LIMITS
+        if label in f.limits
+    ]
+    evidence.insert(0, ev("occupancy", n.THEORETICAL_OCC, f.theoretical, "<", 100.0, "%"))
+    detail = (
+        f"{' and '.join(limiters).capitalize()} limit the SM to {lowest:.0f} block(s), "
+        f"for {f.theoretical:.0f}% theoretical occupancy."
+    )
+    if limiters == ["block slots"] and f.block is not None:
+        detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
+    guard = _stand_down(guards) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
+    if guard is not None:
+        return Finding("info", tuple(evidence), detail, guard.text)
+    severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"
+    return Finding(severity, tuple(evidence), detail)
+
+
+# -- memory path ----------------------------------------------------------------------------
+def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.local_share is None:
+        return Missing((n.SECTION_MEMORY_TABLES,))
+    severity = grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
+    if severity is None:
+        return None
+    evidence = [
+        ev(
+            "memory",
+            f"({n.LOCAL_LD_REQUESTS} + {n.LOCAL_ST_REQUESTS}) / all global and local requests",
+            f.local_share,
+            ">=",
+            t.local_traffic_warn,
+        )
+    ]
+    detail = f"{f.local_share:.0%} of the L1 requests go to local memory"
+    if f.spill_instructions is not None:
+        evidence.append(ev("source", n.SPILL_INSTRUCTIONS, f.spill_instructions, unit="inst"))
+        detail += (
+            ", including register spills."
+            if f.spill_instructions > 0
+            else " (local arrays, no register spills)."
+        )
+    else:
+        detail += "."
+    return Finding(severity, tuple(evidence), detail)
+
+
+def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    worst = f.sector_bytes
+    if worst is None and f.excessive_share is None:
+        return Missing((n.SECTION_MEMORY_TABLES, n.SECTION_SOURCE))
+    grades: list[str] = []
+    evidence: list[Evidence] = []
+    if worst is not None:
+        name, value = worst
+        evidence.append(ev("memory", name, value, "<", t.sector_bytes_warn, "byte/sector"))
+        s = grade(value, t.sector_bytes_warn, t.sector_bytes_critical, below=True)
+        if s:
+            grades.append(s)
+    if f.excessive_share is not None:
+        evidence.append(
+            ev(
+                "source",
+                f"{n.EXCESSIVE_SECTORS} / global sectors",
+                f.excessive_share,
+                ">=",
+                t.excessive_sectors_warn,
+            )
+        )
+        s = grade(
+            f.excessive_share, t.excessive_sectors_warn, t.excessive_sectors_critical, below=False
+        )
+        if s:
+            grades.append(s)
+    if not grades:
+        return None
+    severity = "critical" if "critical" in grades else "warning"
+    detail = f"Only {worst[1]:.0f} of every 32 bytes fetched are used." if worst is not None else ""
+    return Finding(severity, tuple(evidence), detail)
+
+
+def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.conflict_share is None:
+        return Missing((n.SECTION_MEMORY_TABLES,))
+    severity = grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
+    if severity is None:
+        return None
+    ways = 1.0 / (1.0 - f.conflict_share) if f.conflict_share < 1 else float("inf")
+    return Finding(
+        severity,
+        (
+            ev(
+                "memory",
+                f"{n.SHARED_CONFLICTS} / {n.SHARED_WAVEFRONTS}",
+                f.conflict_share,
+                ">=",
+                t.bank_conflict_warn,
+            ),
+        ),
+        f"{f.conflict_share:.0%} of shared-memory wavefronts are conflicts "
+        f"(about {ways:.1f}-way on average).",
+    )
+
+
+def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.atomic_slice_max is None:
+        return Missing((n.SECTION_SOL,))
+    found = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
+    if found is None:
+        return None
+    evidence = list(found)
+    if f.atomic_request_share is not None:
+        evidence.append(
+            ev(
+                "memory",
+                f"({n.GLOBAL_ATOM_REQUESTS} + {n.GLOBAL_RED_REQUESTS}) / global requests",
+                f.atomic_request_share,
+                ">=",
+                t.atomic_request_share,
+                note=f"{f.atomic_requests:,.0f} atomic requests",
+            )
+        )
+    if f.atomic_line is not None:
+        where, pct, note = f.atomic_line
+        evidence.append(ev("source", where, pct, unit="% of samples", note=note))
+    severity = "critical" if f.atomic_slice_max >= t.atomic_busy_pct else "warning"
+    concentration = f.atomic_concentration
+    detail = (
+        f"The busiest L2 slice's atomic unit is {f.atomic_slice_max:.0f}% busy"
+        + (f", {concentration:.0f}× the average slice" if concentration is not None else "")
+        + ": the atomics target a few addresses and wait their turn."
+    )
+    if f.atomic_line is not None:
+        detail += f" Hot line: {f.atomic_line[0]}."
+    return Finding(severity, tuple(evidence), detail)
+
+
+def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.dram is None:
+        return Missing((n.SECTION_SOL,))
+    if f.dram < t.dram_saturated_pct:
+        return None
+    return Finding(
+        "warning",
+        (ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_saturated_pct, "%"),),
+        f"DRAM runs at {f.dram:.0f}% of its peak bandwidth.",
+    )
+
+
+def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.l1 is None or f.dram is None:
+        return Missing((n.SECTION_SOL,))
+    if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_bound_pct:
+        return None
+    return Finding(
+        "warning",
+        (
+            ev("sol", n.L1_PCT, f.l1, ">=", t.l1_pressure_pct, "%"),
+            ev("sol", n.DRAM_PCT, f.dram, "<", t.dram_bound_pct, "%"),
+        ),
+        f"L1/TEX is {f.l1:.0f}% busy while DRAM is {f.dram:.0f}%.",
+    )
+
+
+def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.l2_hit is None or f.l2 is None:
+        return Missing((n.SECTION_MEMORY,))
+    if f.l2_hit >= t.l2_hit_low_pct or f.l2 < t.l2_busy_pct:
+        return None
+    return Finding(
+        "warning",
+        (
+            ev("memory", n.L2_HIT, f.l2_hit, "<", t.l2_hit_low_pct, "%"),
+            ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
+        ),
+        f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput.",
+    )
+
+
+# -- compute --------------------------------------------------------------------------------
+
+
+CHECKS: dict[str, Check] = {
+    "short-kernel": short_kernel,
+    "grid-too-small": grid_too_small,
+    "tail-effect": tail_effect,
+    "low-occupancy": low_occupancy,
+    "occupancy-limiter": occupancy_limiter,
+    "register-spill": register_spill,
+    "uncoalesced-global-access": uncoalesced_global_access,
+    "l1tex-pressure": l1tex_pressure,
+    "l2-low-hit-rate": l2_low_hit_rate,
+    "atomic-contention": atomic_contention,
+    "dram-bandwidth-saturated": dram_bandwidth_saturated,
+    "shared-bank-conflicts": shared_bank_conflicts,
+    "warp-divergence": warp_divergence,
+    "no-tensor-core": no_tensor_core,
+    **{flag_id: stall_check(metric) for flag_id, metric in STALL_FLAGS.items()},
+}

@@ -1,0 +1,228 @@
+"""The launch step: does the grid fill the GPU, is the last wave thin, is the kernel shorter
+than its launch (or so short that ramp-up and drain idle its SMs)? Its flags, and the
+``launch-bound`` label the classifier tries first."""
+
+from __future__ import annotations
+
+from kernelscope.core.durations import fmt_duration
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
+from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
+from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
+    Finding,
+    Guards,
+    Missing,
+    Outcome,
+    grade,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+
+
+def grid_evidence(f: Facts) -> Evidence:
+    """The grid set against the SM count (both known): the launch step's first check, in the
+    bottleneck's trail and in the small-grid flag."""
+    return ev(
+        "launch",
+        n.GRID_SIZE,
+        f.grid,
+        "<",
+        f.sm_count,
+        "block",
+        note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
+    )
+
+
+def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
+    """The kernel's duration set against the short-kernel threshold."""
+    return ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns")
+
+
+def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.duration_ns is None:
+        return Missing((n.SECTION_SOL,))
+    if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
+        return None
+    if f.duration_ns < t.short_kernel_ns:
+        return Finding(
+            "warning",
+            (duration_evidence(f, t),),
+            f"The kernel runs {fmt_duration(f.duration_ns)}, about what a launch costs.",
+        )
+    evidence = [ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns")]
+    detail = (
+        f"The kernel runs {fmt_duration(f.duration_ns)}: its launch, ramp-up and drain are "
+        "still a visible share of that."
+    )
+    severity = "info"
+    if f.active_share is not None:
+        evidence.append(ramp_evidence(f, t))
+        if f.active_share < t.ramp_active:
+            detail += f" The SMs have work on only {f.active_share:.0%} of its cycles."
+            severity = "warning"
+    return Finding(severity, tuple(evidence), detail)
+
+
+def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
+    """The SMs' active share of the elapsed cycles set against ``ramp_active``."""
+    return ev(
+        "launch",
+        f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+        f.active_share,
+        "<",
+        t.ramp_active,
+        note="share of the kernel's cycles the SMs had work",
+    )
+
+
+def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.grid is None or f.sm_count is None:
+        return Missing((n.SECTION_LAUNCH,))
+    if f.grid >= f.sm_count:
+        return _under_a_wave(f, t)
+    if f.grid <= f.sm_count * t.grid_critical_fraction:
+        severity = "critical"
+    elif f.grid < f.sm_count * t.grid_warning_fraction:
+        severity = "warning"
+    else:
+        severity = "info"
+    return Finding(
+        severity,
+        (grid_evidence(f),),
+        f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
+    )
+
+
+def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
+    """A grid with a block for every SM that still fills less than ``grid_fill_waves`` of one
+    wave: the SMs hold fewer blocks than their resources allow."""
+    if f.waves is None or f.waves >= t.grid_fill_waves:
+        return None
+    return Finding(
+        "info",
+        (ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"),),
+        f"{f.grid:.0f} blocks fill {f.waves:.0%} of one wave: every SM could hold more blocks "
+        "than it gets.",
+    )
+
+
+def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    if f.waves is None:
+        return Missing((n.SECTION_LAUNCH,))
+    loss = f.tail_loss
+    if loss is None or f.waves >= t.tail_many_waves:
+        return None
+    severity = grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
+    if severity is None:
+        return None
+    return Finding(
+        severity,
+        (
+            ev("launch", n.WAVES, f.waves, unit="wave"),
+            ev(
+                "launch",
+                f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
+                loss,
+                ">=",
+                t.tail_min_loss,
+                note="idle share of the SM time, equal-length blocks assumed",
+            ),
+        ),
+        f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",
+    )
+
+
+# -- the launch-bound label -------------------------------------------------------------------
+def _ramping(f: Facts, t: Thresholds) -> bool:
+    """A short kernel whose SMs idle a large share of its cycles: ramp-up and drain."""
+    return (
+        f.duration_ns is not None
+        and 0 < f.duration_ns < t.short_kernel_ramp_ns
+        and f.active_share is not None
+        and f.active_share < t.ramp_active
+    )
+
+
+def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool, bool]:
+    """Adds the launch step's evidence; returns (grid cannot fill the GPU, too short)."""
+    few_blocks = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
+    under_wave = not few_blocks and f.waves is not None and f.waves < t.grid_fill_waves
+    short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ns
+    if f.grid is not None and f.sm_count is not None:
+        trail.append(grid_evidence(f))
+    if under_wave:
+        trail.append(ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"))
+    if f.duration_ns is not None:
+        trail.append(duration_evidence(f, t))
+    if not short and _ramping(f, t):
+        trail.append(ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"))
+        trail.append(ramp_evidence(f, t))
+        short = True
+    return few_blocks or under_wave, short
+
+
+def _busy_on_active_sms(f: Facts, t: Thresholds) -> tuple[str, str, float] | None:
+    """The math pipe busy on the SMs that ran, else the busiest unit there (``pipe_busy_pct``)."""
+    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+        label, metric, pct = f.busiest_pipe
+        return f"{label} pipe", metric, pct
+    return f.saturated_unit(t.pipe_busy_pct)
+
+
+def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    small_grid, short = _launch_checks(f, t, trail)
+    if not (small_grid or short) or (f.sm is None and f.mem is None):
+        return None  # no launch problem, or no Speed Of Light to tell whether a unit is busy
+    launch_short = f.duration_ns is not None and f.duration_ns < t.short_kernel_ns
+    if not small_grid and not launch_short and f.leading_stall is not None:
+        return None  # a ramping kernel whose warps mostly wait on one thing: that leads
+    busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
+    if busy:
+        return None
+    trail.extend(sol_pair(f, t))
+    if small_grid:
+        why = "has too few blocks to fill the GPU"
+    elif launch_short:
+        why = "is too short to amortise its launch"
+    else:
+        why = "is so short that ramp-up and drain leave its SMs idle much of the time"
+    summary = f"The kernel {why}, and no unit is busy."
+    full = _busy_on_active_sms(f, t) if small_grid else None
+    if full is not None and f.active_share is not None and f.active_share < 1:
+        what, metric, pct = full
+        note = f"on the SMs that ran ({f.active_share:.0%} of the SM cycles)"
+        trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=note))
+        summary = (
+            f"The kernel {why}: on the SMs that have work the {what} is {pct:.0f}% busy "
+            "(compute-bound there), but the GPU-wide averages stay low because the other SMs "
+            "get no block. More blocks (or concurrent work) first."
+        )
+        if what == "FP64 pipe":
+            summary += fp64_rate_note(f)
+    return Bottleneck(
+        "launch-bound",
+        summary,
+        tuple(trail),
+        decided_by="grid-too-small" if small_grid else "short-kernel",
+    )
+
+
+def sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
+    out = []
+    if f.sm is not None:
+        out.append(ev("sol", n.SM_PCT, f.sm, ">=", t.sol_busy_pct, "%"))
+    if f.mem is not None:
+        out.append(ev("sol", n.MEM_PCT, f.mem, ">=", t.sol_busy_pct, "%"))
+    return out
+
+
+def fp64_rate_note(f: Facts) -> str:
+    """`` This GPU runs FP64 at 1:64 of its FP32 rate: …`` from the FMA peaks per cycle, for a
+    summary that names the FP64 pipe; "" when the peaks are unknown."""
+    ratio = f.fp64_rate_ratio
+    if ratio is None or ratio < 2:
+        return ""
+    note = f" This GPU runs FP64 at 1:{ratio:.0f} of its FP32 rate"
+    if ratio > 4:
+        return note + ": where precision allows, FP32 (or mixed precision) is far faster here."
+    return note + "."

@@ -1,0 +1,38 @@
+"""What a flag check returns: a finding, "can't tell" (the sections that would tell), or None."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence
+from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
+from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str
+    evidence: tuple[Evidence, ...]
+    detail: str = ""
+    guard: str = ""
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The check could not run: these ncu sections would have provided its metrics."""
+
+    sections: tuple[str, ...]
+
+
+Outcome = Finding | Missing | None
+Guards = dict[str, GuardRail]
+Check = Callable[[Facts, Thresholds, Guards], Outcome]
+
+
+def grade(value: float, warn: float, critical: float, *, below: bool) -> str | None:
+    """'critical', 'warning' or None for ``value`` against a warn/critical pair."""
+    if below:
+        return "critical" if value < critical else "warning" if value < warn else None
+    return "critical" if value >= critical else "warning" if value >= warn else None

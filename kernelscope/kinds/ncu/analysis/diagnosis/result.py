@@ -1,0 +1,151 @@
+"""The diagnosis result: one bottleneck label, flags, the guard rails applied, and notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernelscope.core.jsonsafe import attributes
+from kernelscope.core.severity import severity_rank
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, split_evidence
+from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+
+LABELS: tuple[str, ...] = (
+    "launch-bound",
+    "dram-bound",
+    "l2-bound",
+    "l1-bound",
+    "shared-bank-conflict",
+    "atomic-bound",
+    "occupancy-bound",
+    "latency-bound",
+    "compute-bound",
+    "instruction-bound",
+    "divergence-bound",
+    "balanced",
+    "undetermined",
+)
+UNDETERMINED = "undetermined"
+"""The label of a kernel the report cannot decide (no measurement at all): the bottleneck's
+summary says why."""
+
+
+class _Evidenced:
+    """What holds ``evidence``: the evidence split into what held and what did not."""
+
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def held(self) -> tuple[Evidence, ...]:
+        """The evidence that held (and plain readings): what the finding rests on."""
+        return split_evidence(self.evidence)[0]
+
+    @property
+    def not_held(self) -> tuple[Evidence, ...]:
+        """The checks made on the way that did not hold (e.g. a grid that is not small)."""
+        return split_evidence(self.evidence)[1]
+
+
+@dataclass(frozen=True)
+class Bottleneck(_Evidenced):
+    """The one label that explains where the kernel's time goes, and what decided it."""
+
+    label: str
+    summary: str
+    evidence: tuple[Evidence, ...] = ()
+    decided_by: str = ""
+    """The id of the flag whose finding is this label's reason (e.g. ``grid-too-small`` for
+    ``launch-bound``), when there is one."""
+    collect: tuple[str, ...] = ()
+    """For ``undetermined``: the ncu sections that would let the report decide."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "summary": self.summary,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "decided_by": self.decided_by or None,
+            "collect": list(self.collect),
+        }
+
+
+@dataclass(frozen=True)
+class Flag(_Evidenced):
+    """A specific problem found in the kernel."""
+
+    id: str
+    severity: str
+    level: int
+    title: str
+    evidence: tuple[Evidence, ...]
+    remedy: str
+    ncu_speedup: float | None = None
+    """NCU's estimated speedup (%) from the best matching rule message, if any."""
+    ncu_rule: str | None = None
+    detail: str = ""
+    """One sentence with the specifics (e.g. which resource limits occupancy)."""
+    guard: str = ""
+    """Set when a guard rail lowered the severity: why this is not a real problem here."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **attributes(self, "id", "severity", "level", "title", "detail"),
+            "evidence": [e.to_dict() for e in self.evidence],
+            **attributes(self, "remedy", "ncu_speedup", "ncu_rule"),
+            "guard": self.guard or None,
+        }
+
+
+@dataclass(frozen=True)
+class GuardRail:
+    """A common misjudgment the diagnosis avoided, with the numbers that show why."""
+
+    id: str
+    text: str
+    evidence: tuple[Evidence, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "evidence": [e.to_dict() for e in self.evidence]}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Everything the diagnosis says about one kernel."""
+
+    bottleneck: Bottleneck
+    flags: tuple[Flag, ...] = ()
+    guard_rails: tuple[GuardRail, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What could not be checked and why (sections not collected, zero duration, ...)."""
+    roofline: Roofline | None = None
+    skipped: tuple[str, ...] = field(default=())
+    """Flag ids that could not be evaluated for lack of metrics."""
+
+    @property
+    def label(self) -> str:
+        return self.bottleneck.label
+
+    def flag(self, flag_id: str) -> Flag | None:
+        return next((f for f in self.flags if f.id == flag_id), None)
+
+    def has_flag(self, flag_id: str, *, min_severity: str = "info") -> bool:
+        f = self.flag(flag_id)
+        return f is not None and severity_rank(f.severity) >= severity_rank(min_severity)
+
+    @property
+    def worst_severity(self) -> str | None:
+        if not self.flags:
+            return None
+        return max((f.severity for f in self.flags), key=severity_rank)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The export contract: ``bottleneck``, ``flags``, plus guard rails, notes, roofline."""
+        return {
+            "bottleneck": self.bottleneck.to_dict(),
+            "flags": [f.to_dict() for f in self.flags],
+            "guard_rails": [g.to_dict() for g in self.guard_rails],
+            "notes": list(self.notes),
+            "skipped_flags": list(self.skipped),
+            "roofline": self.roofline.to_dict() if self.roofline is not None else {},
+        }
+

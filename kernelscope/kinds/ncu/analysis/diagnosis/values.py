@@ -1,0 +1,54 @@
+"""Read numbers out of a metrics mapping, treating absent, text and non-finite values alike."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernelscope.kinds.ncu.model.metrics import Metric
+
+
+def finite(value: Any) -> float | None:
+    """``value`` as a finite float, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+@dataclass
+class Values:
+    """The metrics of one kernel, as the checks see them."""
+
+    metrics: Mapping[str, Metric]
+    sections: Collection[str] = ()
+    used: dict[str, float | None] = field(default_factory=dict)
+
+    def num(self, name: str) -> float | None:
+        """The metric's finite numeric value, or None when absent, textual or not finite."""
+        m = self.metrics.get(name)
+        value = None
+        if m is not None:
+            try:
+                value = finite(m.number)
+            except (AttributeError, TypeError, ValueError):
+                value = None
+        self.used[name] = value
+        return value
+
+    def unit(self, name: str) -> str:
+        m = self.metrics.get(name)
+        unit = getattr(m, "unit", "") if m is not None else ""
+        return unit if isinstance(unit, str) else ""
+
+    def has(self, *names: str) -> bool:
+        return all(self.num(n) is not None for n in names)
+
+
+def share(part: float | None, whole: float | None) -> float | None:
+    """``part / whole`` when both are known and ``whole`` is positive."""
+    if part is None or whole is None or whole <= 0:
+        return None
+    return finite(part / whole)

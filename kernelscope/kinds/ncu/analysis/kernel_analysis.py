@@ -1,0 +1,316 @@
+"""A kernel report with every kernel diagnosed: what the exports and summaries render.
+
+The TUI builds the same objects progressively in its worker; exports build them in one go.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, MutableMapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from kernelscope.core.kernel_names import ShortNames
+from kernelscope.core.text_spool import TextSpool
+from kernelscope.kinds.ncu.analysis.diagnosis import (
+    REQUIRED_METRICS,
+    Diagnosis,
+    diagnose,
+    with_time_share,
+)
+from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies, kernel_families
+from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport, open_ncu_report
+from kernelscope.kinds.ncu.model.summary_reader import summary_from_detail
+
+ProgressFn = Callable[[int, int], None]
+
+
+def open_for_analysis(path: str | os.PathLike[str]) -> NcuReport:
+    """Open a kernel report reading the metrics the diagnosis needs in the list pass too."""
+    return open_ncu_report(path, extra_metrics=REQUIRED_METRICS)
+
+
+@dataclass(frozen=True)
+class AnalyzedKernel:
+    summary: KernelSummary
+    diagnosis: Diagnosis
+    time_share: float | None
+    """The kernel's share of the summed duration of all kernels in the report (0-1)."""
+
+    @property
+    def id(self) -> int:
+        return self.summary.id
+
+    @property
+    def demangled(self) -> str:
+        """The kernel's name by the one rule (demangled, else the function name)."""
+        return self.summary.name
+
+    @property
+    def duration_ns(self) -> float | None:
+        return self.summary.duration_ns
+
+
+@dataclass(frozen=True)
+class AnalyzedReport:
+    report: NcuReport
+    kernels: tuple[AnalyzedKernel, ...]
+    total_ns: float
+    sections: frozenset[str]
+    """Every section identifier collected for at least one kernel."""
+    details: dict[int, KernelDetail] = field(default_factory=dict)
+    """Details read in the same pass as the summaries (exports of every kernel)."""
+    extras: MutableMapping[int, Any] = field(default_factory=dict)
+    """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records,
+    kept in a ``TextSpool`` file when every kernel's detail is read)."""
+    process: str | None = None
+    """Only kernels of this process (its id, or its name) are selected, when set."""
+    families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
+    """The kernels grouped into families, ranked by total time (``parsers.families``)."""
+
+    def kernel(self, kernel_id: int) -> AnalyzedKernel:
+        return self.kernels[kernel_id]
+
+    @cached_property
+    def names(self) -> ShortNames:
+        """The report's short kernel names (unique within it)."""
+        return ShortNames(k.demangled for k in self.kernels)
+
+    def short_name(self, kernel: AnalyzedKernel) -> str:
+        """The kernel's short name, with its launch shape where only that tells its family
+        from the others of the name (``KernelFamily.label``)."""
+        family = self.families.family_of(kernel.id)
+        short = self.names[kernel.demangled]
+        return family.label(short) if family is not None else short
+
+    @property
+    def unmeasured(self) -> int:
+        """How many kernels have no measurement (left out of ``total_ns`` and the shares)."""
+        return sum(1 for k in self.kernels if not k.summary.measured)
+
+    @property
+    def total_text_ns(self) -> float | None:
+        """``total_ns``, or None when no kernel was measured (so no total is known)."""
+        return self.total_ns if self.unmeasured < len(self.kernels) else None
+
+    def family_labels(self, family: KernelFamily) -> list[str]:
+        """The bottleneck label of each launch of ``family``."""
+        return [self.kernels[i].diagnosis.label for i in family.ids]
+
+    def family(self, kernel_id: int) -> KernelFamily | None:
+        """The family of kernel ``kernel_id``."""
+        return self.families.family_of(kernel_id)
+
+    def select_families(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[KernelFamily]:
+        """The families with a launch ``select(pattern)`` keeps, largest total first; with
+        ``top``, the N largest."""
+        wanted = {self.families.index_of[k.id] for k in self.select(pattern, process=process)}
+        chosen = [f for f in self.families if f.index in wanted]
+        return chosen if top is None else chosen[: max(0, top)]
+
+    def select(
+        self, pattern: str | None = None, top: int | None = None, process: str | None = None
+    ) -> list[AnalyzedKernel]:
+        """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
+        report's ``process``); with ``top``, the launches of the N families with the most time."""
+        regex = re.compile(pattern) if pattern else None
+        process = process if process is not None else self.process
+        chosen = [
+            k
+            for k in self.kernels
+            if (process is None or in_process(k.summary, process))
+            and (
+                regex is None
+                or regex.search(k.summary.identity.function)
+                or regex.search(k.summary.identity.demangled)
+            )
+        ]
+        if top is not None:  # the launches of the N families with the most time
+            ranked = sorted({self.families.index_of[k.id] for k in chosen})[: max(0, top)]
+            keep = set(ranked)
+            chosen = [k for k in chosen if self.families.index_of[k.id] in keep]
+        return chosen
+
+    def iter_detail_diagnoses(
+        self, kernel_ids: list[int]
+    ) -> Iterator[tuple[KernelDetail, Diagnosis]]:
+        """Details (with source hot spots) and diagnoses of ``kernel_ids``, in that order."""
+        if all(k in self.details for k in kernel_ids):
+            # The summaries were made from these details, so their diagnoses are the same.
+            for k in kernel_ids:
+                yield self.details[k], self.kernels[k].diagnosis
+            return
+        pending: dict[int, KernelDetail] = {}
+        order = iter(kernel_ids)
+        want = next(order, None)
+        for batch in self.report.iter_details(list(kernel_ids), curves=False):
+            for detail in batch:
+                pending[detail.id] = detail
+            while want is not None and want in pending:
+                detail = pending.pop(want)
+                yield detail, self.diagnose_detail(detail)
+                want = next(order, None)
+
+    def diagnose_detail(self, detail: KernelDetail) -> Diagnosis:
+        """``detail``'s diagnosis weighed by its own and its family's share of the time."""
+        share = self.kernels[detail.id].time_share
+        return with_family_share(diagnose_detail(detail, None), share, self.families, detail.id)
+
+
+def in_process(summary: KernelSummary, process: str) -> bool:
+    """True when the kernel ran in ``process``: a process id, or the executable's name."""
+    return origin_in_process(summary.identity.pid, summary.identity.process, process)
+
+
+def origin_in_process(pid: object, name: object, process: str) -> bool:
+    """True when a launch of process ``pid`` named ``name`` ran in ``process``."""
+    wanted = process.strip()
+    if wanted.isdigit():
+        return pid is not None and int(wanted) == pid
+    return wanted == name
+
+
+def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
+    return diagnose(
+        summary.metrics,
+        summary.rules,
+        summary.sections,
+        time_share=time_share,
+        unmeasured=summary.unmeasured,
+    )
+
+
+def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
+    return diagnose(
+        detail.metrics,
+        detail.rules,
+        set(detail.sections),
+        time_share=time_share,
+        unmeasured=detail.unmeasured,
+        source=detail.source,
+    )
+
+
+def measured_duration(summary: KernelSummary) -> float | None:
+    """The kernel's duration (ns) when it was measured, else None."""
+    return summary.duration_ns
+
+
+def with_family_share(
+    diagnosis: Diagnosis, time_share: float | None, families: ReportFamilies, kernel_id: int
+) -> Diagnosis:
+    """Step 0's evidence: the kernel's share of the time and its family's (when it has more
+    than one launch)."""
+    family = families.family_of(kernel_id)
+    if family is None:
+        return with_time_share(diagnosis, time_share)
+    return with_time_share(diagnosis, time_share, family.time_share, family.count)
+
+
+def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
+    """Each kernel's share of the summed duration of the measured kernels, and that sum (ns).
+    A kernel without measurement has no share and adds nothing to the sum."""
+    durations = [measured_duration(s) for s in summaries]
+    total = float(sum(d for d in durations if d is not None))
+    shares = [(d / total if total > 0 else None) if d is not None else None for d in durations]
+    return shares, total
+
+
+def diagnose_only(detail: KernelDetail) -> tuple[Diagnosis, None]:
+    """The default per-detail analysis of ``analyze(details=True)``: the diagnosis alone."""
+    return diagnose_detail(detail, None), None
+
+
+def analysed_in_workers(
+    report: NcuReport, kernel_ids: list[int], analyse: Callable[[KernelDetail], Any],
+    **options: Any,
+) -> dict[int, Any]:
+    """``analyse(detail)`` of each kernel, by id, computed as each detail is read (the
+    details are not kept). ``options`` go to ``NcuReport.iter_details``."""
+    found: dict[int, Any] = {}
+    for batch in report.iter_details(kernel_ids, analyse=analyse, slim=True, **options):
+        for summary, result in batch:
+            found[summary.id] = result
+    return found
+
+
+def analyze(
+    report: NcuReport,
+    progress: ProgressFn | None = None,
+    *,
+    details: bool = False,
+    analyse: Callable[[KernelDetail], tuple[Diagnosis, Any]] = diagnose_only,
+    breakdowns: bool = True,
+    slim: bool = False,
+    tables: bool | None = None,
+    all_metrics: bool = False,
+) -> AnalyzedReport:
+    """Summarise and diagnose every kernel of an opened report. With ``details``, read every
+    kernel's full detail (with source hot spots) in the same single pass, for exports that
+    write a record per kernel; ``analyse`` (a module-level function, run in the worker
+    processes) returns each detail's diagnosis without time share and an extra result. With
+    ``slim``, the details themselves are not kept (nor sent back by the workers); ``tables``
+    and ``all_metrics`` are passed to ``NcuReport.iter_details``."""
+    summaries: list[KernelSummary] = []
+    kept: dict[int, KernelDetail] = {}
+    early: dict[int, Diagnosis] = {}
+    extras: MutableMapping[int, Any] = TextSpool() if details else {}
+    if details:
+        ids = list(range(report.kernel_count))
+        details_iter = report.iter_details(
+            ids,
+            curves=False,
+            breakdowns=breakdowns,
+            analyse=analyse,
+            slim=slim,
+            tables=tables,
+            all_metrics=all_metrics,
+            meanwhile=(lambda: report.device) if ids else None,
+        )
+        for batch in details_iter:
+            for item, (diagnosis, extra) in batch:
+                if isinstance(item, KernelSummary):  # slim: only the list's view came back
+                    summary = item
+                else:
+                    kept[item.id] = item
+                    summary = summary_from_detail(item)
+                early[summary.id] = diagnosis
+                extras[summary.id] = extra
+                summaries.append(summary)
+            if progress is not None:
+                progress(len(summaries), report.kernel_count)
+    else:
+        # Diagnosed as they are read.
+        for batch in report.iter_summaries(analyse=diagnose_summary):
+            for summary, diagnosis in batch:
+                summaries.append(summary)
+                early[summary.id] = diagnosis
+            if progress is not None:
+                progress(len(summaries), report.kernel_count)
+    summaries.sort(key=lambda s: s.id)
+    shares, total = time_shares(summaries)
+    families = kernel_families(summaries)
+    kernels = tuple(
+        AnalyzedKernel(
+            s,
+            with_family_share(
+                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
+            ),
+            share,
+        )
+        for s, share in zip(summaries, shares, strict=True)
+    )
+    sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
+    return AnalyzedReport(
+        report=report,
+        kernels=kernels,
+        total_ns=total,
+        sections=sections,
+        details=kept,
+        extras=extras,
+        families=families,
+    )

@@ -1,0 +1,219 @@
+"""The kernel report as the ``kernelscope/ncu/1`` JSON document.
+
+Each kernel's entry is mostly its own (identity, metrics, NCU rules): the worker processes
+that read the kernels encode that part as text (:func:`json_analysis`), so the details never
+travel back, and this process adds the parts that depend on the whole report (time share,
+family, the diagnosis weighed by them) and joins the text (``json_text``), which is what
+``json.dumps(..., indent=2)`` would write for the whole document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, MutableMapping
+from typing import Any
+
+from kernelscope.core.bundled import shown_path
+from kernelscope.core.text_spool import TextSpool
+from kernelscope.export import json_text
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    AnalyzedKernel,
+    AnalyzedReport,
+    analysed_in_workers,
+    diagnose_detail,
+)
+from kernelscope.kinds.ncu.analysis.roofline.collect import collect_command, lacks_roofline
+from kernelscope.kinds.ncu.model import KernelDetail, Metric
+
+SCHEMA = "kernelscope/ncu/1"
+ENTRY_LEVEL = 2
+"""The depth of a kernel's entry in the document (document › "kernels" › entry)."""
+
+
+def metrics_dict(metrics: dict[str, Metric]) -> dict[str, dict[str, Any]]:
+    return {name: {"value": m.value, "unit": m.unit} for name, m in sorted(metrics.items())}
+
+
+def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str, Any]:
+    """One kernel's own part of its entry: identity, launch shape, duration and the panes'
+    metrics (every metric when the detail was read with them: ``detail.all_metrics``);
+    ``with_metrics`` False leaves them out (None) for a caller that encodes them itself."""
+    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+    return {
+        "id": detail.id,
+        "name": detail.name,
+        "demangled": detail.demangled,
+        "mangled": detail.mangled,
+        "grid": list(detail.grid),
+        "block": list(detail.block),
+        "duration_ns": detail.duration_ns if detail.measured else None,
+        "measured": detail.measured,
+        "unmeasured_reason": detail.unmeasured,
+        "pid": detail.pid,
+        "process": detail.process or None,
+        "sections": sorted(detail.sections),
+        "metrics": metrics_dict(metrics) if with_metrics else None,
+        "ncu_rules": [
+            {
+                "rule": r.rule,
+                "section": r.section,
+                "type": r.type,
+                "title": r.title,
+                "message": r.message,
+                "speedup_type": r.speedup_type,
+                "speedup_pct": r.speedup_pct,
+            }
+            for r in detail.rules
+        ],
+    }
+
+
+def roofline_collect(analyzed: AnalyzedReport) -> dict[str, Any] | None:
+    """Once for the report: how many kernels have no roofline for lack of its metrics and
+    the ncu command that collects it; None when every kernel has its metrics."""
+    lacking = sum(1 for k in analyzed.kernels if lacks_roofline(k.diagnosis.roofline))
+    if not lacking:
+        return None
+    return {"kernels": lacking, "command": collect_command(), "or": "--set full"}
+
+
+def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
+    report = analyzed.report
+    dev = report.device
+    return {
+        "path": shown_path(report.path),
+        "kernel_count": report.kernel_count,
+        "total_kernel_time_ns": analyzed.total_text_ns,
+        "unmeasured_kernels": analyzed.unmeasured,
+        "processes": [
+            {"pid": p.pid, "name": p.short_name, "command": p.name, "host": p.host}
+            for p in report.processes
+        ],
+        "notes": report.notes,
+        "reader": report.version,
+        "ncu_version": report.ncu_version,
+        "cuda_version": report.cuda_version,
+        "sections": sorted(analyzed.sections),
+        "roofline_collect": roofline_collect(analyzed),
+        "device": {
+            "name": dev.name,
+            "compute_capability": dev.compute_capability,
+            "sm_count": dev.sm_count,
+            "attributes": dict(dev.attributes),
+        },
+    }
+
+
+def kernel_members(detail: KernelDetail) -> str:
+    """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics, the
+    bulk of the document, through ``json_text.value_unit_items``."""
+    level = ENTRY_LEVEL + 1
+    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+    ordered = sorted(metrics.items())
+    members = []
+    for key, value in kernel_dict(detail, with_metrics=False).items():
+        if key == "metrics":
+            text = json_text.value_unit_items(
+                [name for name, _ in ordered],
+                [m.value for _, m in ordered],
+                [m.unit for _, m in ordered],
+                level,
+            )
+            members.append(f'"metrics": {json_text.wrap((text,), level)}')
+        else:
+            members.append(json_text.items({key: value}, ENTRY_LEVEL))
+    return (",\n" + json_text.INDENT * level).join(members)
+
+
+def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
+    """Diagnosis (without time share) and the kernel's own JSON members; runs in the worker
+    processes, so only text and the list's view of the kernel travel back."""
+    return diagnose_detail(detail, None), kernel_members(detail)
+
+
+def entry_rest(
+    analyzed: AnalyzedReport, kernel: AnalyzedKernel, diagnosis: Diagnosis | None = None
+) -> dict[str, Any]:
+    """The members of a kernel's entry that depend on the whole report: short name, time
+    share, family and the diagnosis (``kernel.diagnosis`` unless another is given)."""
+    return {
+        "short_name": analyzed.short_name(kernel),
+        "time_share": kernel.time_share,
+        "family": analyzed.families.index_of.get(kernel.id),
+        **(diagnosis or kernel.diagnosis).to_dict(),
+    }
+
+
+def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
+    rest = entry_rest(analyzed, kernel)
+    return json_text.wrap((own, json_text.items(rest, ENTRY_LEVEL)), ENTRY_LEVEL)
+
+
+def kernel_texts(
+    analyzed: AnalyzedReport, chosen: list[AnalyzedKernel], *, all_metrics: bool = False
+) -> MutableMapping[int, str]:
+    """The own JSON members of each chosen kernel: from the pass that read the report when
+    it made them (every kernel exported), else read now in the worker processes."""
+    have = analyzed.extras
+    if isinstance(have, TextSpool) and all(have.is_text(k.id) for k in chosen):
+        return have  # read back one at a time as the document is written
+    if all(isinstance(have.get(k.id), str) for k in chosen):
+        return {k.id: have[k.id] for k in chosen}
+    found = analysed_in_workers(
+        analyzed.report, [k.id for k in chosen], json_analysis,
+        curves=False, tables=True, all_metrics=all_metrics,
+    )
+    return {kernel_id: text for kernel_id, (_, text) in found.items()}
+
+
+def render_ncu_json(
+    analyzed: AnalyzedReport,
+    *,
+    pattern: str | None = None,
+    top: int | None = None,
+    all_metrics: bool = False,
+) -> str:
+    """The whole JSON document: every family of the report ranked by total time, and every
+    selected kernel with its metrics, diagnosis and ``family`` (an index into ``families``);
+    ``top`` selects the launches of the N largest families."""
+    return "".join(ncu_json_pieces(analyzed, pattern=pattern, top=top, all_metrics=all_metrics))
+
+
+def ncu_json_pieces(
+    analyzed: AnalyzedReport,
+    *,
+    pattern: str | None = None,
+    top: int | None = None,
+    all_metrics: bool = False,
+) -> Iterator[str]:
+    """:func:`render_ncu_json`'s document in pieces, a kernel at a time, for writing it
+    without holding it whole (a 100 MB document for 8,676 kernels). What the pieces need
+    (kernels read now for a ``top`` selection) is read before this returns, while the
+    report is open."""
+    chosen = analyzed.select(pattern, top)
+    texts = kernel_texts(analyzed, chosen, all_metrics=all_metrics)
+    head = {
+        "schema": SCHEMA,
+        "report": report_dict(analyzed),
+        "families": [f.to_dict() for f in analyzed.families],
+    }
+    start = "{\n" + json_text.INDENT + json_text.items(head, 0) + ",\n" + json_text.INDENT
+    return _pieces(start + '"kernels": ', analyzed, chosen, texts)
+
+
+def _take(texts: MutableMapping[int, str], kernel_id: int) -> str:
+    """A kernel's text: read back from the analysis's spool (which stays whole for a later
+    export), or taken out of a copy made for this document (so it is not held twice)."""
+    return texts[kernel_id] if isinstance(texts, TextSpool) else texts.pop(kernel_id)
+
+
+def _pieces(
+    start: str,
+    analyzed: AnalyzedReport,
+    chosen: list[AnalyzedKernel],
+    texts: MutableMapping[int, str],
+) -> Iterator[str]:
+    yield start
+    entries = (_entry(analyzed, k, _take(texts, k.id)) for k in chosen)
+    yield from json_text.array_pieces(entries, 1)
+    yield "\n}\n"

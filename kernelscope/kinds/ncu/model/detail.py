@@ -1,0 +1,191 @@
+"""Read one kernel's pane data out of a decoded result into plain objects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kernelscope.kinds.ncu.model.file_format.result import Result
+from kernelscope.kinds.ncu.model.measured import unmeasured_reason
+from kernelscope.kinds.ncu.model.metrics import Metric, read_metric, read_metrics, read_series
+from kernelscope.kinds.ncu.model.model import SPEEDUP_TYPES, KernelDetail, RuleResult, launch_dims
+from kernelscope.kinds.ncu.model.panes import (
+    OCCUPANCY_CURVES,
+    PANES,
+    SOL_BREAKDOWNS,
+    STALL_PREFIX,
+    STALL_SUFFIX,
+    pane_metric_names,
+)
+
+_PANE_METRICS = pane_metric_names()
+_SECTION_PANES = {s for pane in PANES for s in pane.section_metrics}
+
+
+RULE_MESSAGE_TYPES = {1: "INF", 2: "WRN", 3: "ERR", 4: "OPT"}
+"""The format's RuleResultMessageType (Ok, Warning, Error, Optimization) as the CLI's
+details page names it; 0 (None) is a message the CLI does not print."""
+
+
+def _section_metrics(item: Any) -> Iterator[Any]:
+    """The metrics of one section body item (tables, charts, nested containers)."""
+    if item.HasField("table"):
+        yield from item.table.metrics
+    if item.HasField("bar_chart"):
+        yield from item.bar_chart.metrics
+    if item.HasField("histogram"):
+        yield item.histogram.metric
+    if item.HasField("line_chart"):
+        yield from item.line_chart.metrics
+    if item.HasField("container"):
+        for inner in item.container.items:
+            yield from _section_metrics(inner)
+
+
+def body_metric_names(section: Any) -> list[str]:
+    """The names of the metrics a section's body shows, in order."""
+    return [m.name for body in section.body for item in body.items
+            for m in _section_metrics(item)]
+
+
+def metric_labels(action: Result) -> dict[str, str]:
+    """NCU's display label of each metric: the label of the first place NCU's details page
+    shows it (sections in their display order, each header before its body), else the label
+    a section's metric list gives it."""
+    labels: dict[str, str] = {}
+    sections = sorted(action.sections(), key=lambda s: s.order)
+    for section in sections:
+        named = [*section.header.metrics]
+        named += [m for body in section.body for item in body.items
+                  for m in _section_metrics(item)]
+        for m in named:
+            if m.label:
+                labels.setdefault(m.name, m.label)
+    for section in sections:
+        for m in section.metrics.metrics:
+            if m.label:
+                labels.setdefault(m.name, m.label)
+    return labels
+
+
+def _rule_messages(result: Any) -> Iterator[RuleResult]:
+    """One RuleResult per message of a rule, as the CLI's details page prints them: each
+    body item holds a message with its own estimated speedup and focus metrics."""
+    for item in result.body.items:
+        if not item.HasField("message"):
+            continue
+        message = item.message
+        kind = RULE_MESSAGE_TYPES.get(int(message.type))
+        if kind is None:
+            continue
+        has_speed = item.HasField("speedup") and item.speedup.HasField("value")
+        speed = item.speedup
+        yield RuleResult(
+            rule=result.identifier,
+            name=result.display_name,
+            section=result.section_identifier,
+            type=kind,
+            title=message.name,
+            message=message.message,
+            speedup_type=SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
+            speedup_pct=float(speed.value) if has_speed else None,
+            focus_metrics=tuple(
+                (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
+                for f in item.focus_metrics
+            ),
+        )
+
+
+def read_rules(action: Result) -> tuple[RuleResult, ...]:
+    """NCU's rule results of the result, one per message the CLI prints."""
+    return tuple(r for result in action.rule_results() for r in _rule_messages(result))
+
+
+def _section_contents(
+    action: Result, tables: bool, wanted: dict[str, None]
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]], list[str]]:
+    """(section titles by identifier, the metrics of the panes' sections' header tables when
+    ``tables``, the stall reasons their bodies list); adds what the panes read to ``wanted``."""
+    sections: dict[str, str] = {}
+    section_metrics: dict[str, tuple[str, ...]] = {}
+    stall_reasons: list[str] = []
+    present = action.present()
+    for section in action.sections():
+        ident = section.identifier
+        sections[ident] = section.display_name
+        if ident not in _SECTION_PANES:
+            continue
+        if tables:
+            header = [m.name for m in section.header.metrics if m.name in present]
+            section_metrics[ident] = tuple(header)
+            wanted.update(dict.fromkeys(n for n in header if n not in wanted))
+        for name in body_metric_names(section):
+            if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
+                stall_reasons.append(name)
+                wanted.setdefault(name, None)
+    return sections, section_metrics, stall_reasons
+
+
+def build_detail(
+    action: Result,
+    kernel_id: int,
+    range_idx: int,
+    action_idx: int,
+    names: tuple[str, str, str],
+    extra_metrics: tuple[str, ...] = (),
+    *,
+    curves: bool = True,
+    breakdowns: bool = True,
+    tables: bool = True,
+    origin: tuple[int | None, str] = (None, ""),
+) -> KernelDetail:
+    """Read every metric the panes (and ``extra_metrics``) need for one kernel; ``curves``
+    also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
+    ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
+    their labels (Markdown records skip all three)."""
+    wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
+    for name in extra_metrics:
+        wanted.setdefault(name, None)
+    labels = metric_labels(action) if tables else {}
+    sections, section_metrics, stall_reasons = _section_contents(action, tables, wanted)
+    breakdown_parts: dict[str, tuple[str, ...]] = {}
+    for bd in SOL_BREAKDOWNS if breakdowns else ():
+        m = read_metric(action, bd)
+        if m is not None and isinstance(m.value, str) and m.value:
+            parts = tuple(p for p in m.value.split(",") if p)
+            breakdown_parts[bd.removeprefix("breakdown:")] = parts
+            for name in parts:
+                wanted.setdefault(name, None)
+    metrics = read_metrics(action, tuple(wanted), labels)
+    series_by_name = {}
+    for _, name in OCCUPANCY_CURVES if curves else ():
+        series = read_series(action, name)
+        if series is not None and series.points:
+            series_by_name[name] = series
+    grid, block = launch_dims(metrics)
+    name, demangled, mangled = names
+    return KernelDetail(
+        id=kernel_id,
+        range_idx=range_idx,
+        action_idx=action_idx,
+        name=name,
+        demangled=demangled,
+        mangled=mangled,
+        grid=grid,
+        block=block,
+        metrics=metrics,
+        sections=sections,
+        section_metrics=section_metrics,
+        breakdowns=breakdown_parts,
+        stall_reasons=tuple(stall_reasons),
+        curves=series_by_name,
+        rules=read_rules(action),
+        unmeasured=unmeasured_reason(metrics),
+        pid=origin[0],
+        process=origin[1],
+    )
+
+
+def read_all_metrics(action: Result) -> dict[str, Metric]:
+    """Every metric of the result that holds a value."""
+    return read_metrics(action, tuple(action.metric_names()))

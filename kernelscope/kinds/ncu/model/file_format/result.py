@@ -1,0 +1,267 @@
+"""One profiled result of a report, decoded from its message: names, launch, metrics,
+sections, rule results and NVTX state, read through kernelscope's own schema.
+
+A kernel launch is a ProfileResult; a replayed range, a command list and a CUDA graph have
+their own messages with the same metrics, sections, rules and NVTX state under other field
+numbers (the schema names them alike). Metric names are ids into the report's string table.
+A metric holds one value (string, float, double, uint32 or uint64) or a list of values keyed
+by a correlation id (a PC for source counters, a timestamp for PM sampling, an opcode for
+instruction mix).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Container, Iterator, Sequence
+from typing import Any
+
+from google.protobuf.message import DecodeError
+
+from kernelscope.core.errors import ReportError
+from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
+from kernelscope.kinds.ncu.model.file_format.schema import (
+    CmdlistResult,
+    GraphResult,
+    LeanCmdlistResult,
+    LeanGraphResult,
+    LeanProfileResult,
+    LeanRangeResult,
+    MetricResult,
+    ProfileResult,
+    RangeResult,
+)
+
+MESSAGE_OF = {KERNEL: ProfileResult, RANGE: RangeResult, CMDLIST: CmdlistResult, GRAPH: GraphResult}
+LEAN_OF = {
+    KERNEL: LeanProfileResult, RANGE: LeanRangeResult, CMDLIST: LeanCmdlistResult,
+    GRAPH: LeanGraphResult,
+}
+RawValue = float | int | str | None
+ABSENT = object()
+"""What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
+
+
+class Names:
+    """A report's string table with each name's ids (a name may repeat in a later table)."""
+
+    def __init__(self, strings: Sequence[str]) -> None:
+        self.strings = strings
+        ids: dict[str, tuple[int, ...]] = {}
+        for i, name in enumerate(strings):
+            ids[name] = (*ids.get(name, ()), i)
+        self.ids = ids
+        self.plans: dict[tuple[str, ...], Any] = {}
+        """What readers work out once per report for a set of metric names (their ids)."""
+
+
+def plain_value(value: Any) -> RawValue:
+    """The Python value of a MetricValue message: the one field that is set (a float field is
+    widened to a double, as NCU prints it); None when none is."""
+    fields = value.ListFields()
+    if not fields:
+        return None
+    found = fields[0][1]
+    return found if isinstance(found, (int, float, str)) else None
+
+
+def decode(cls: Any, data: bytes, where: str) -> Any:
+    """``data`` decoded as ``cls``; ReportError naming ``where`` when it is not one."""
+    try:
+        return cls.FromString(data)
+    except DecodeError:
+        raise ReportError(f"{where} cannot be read: the report is damaged there.") from None
+
+
+class Result:
+    """A result of a report, read by metric name. The list's fields come from a lean
+    decoding (metrics as a map from string-table id to value, sections by identifier); the
+    whole message (instances, section tables, ...) is decoded only when asked for."""
+
+    __slots__ = ("_by_id", "_by_name", "_full", "_where", "data", "kind", "lean",
+                 "names_table", "ncu_version", "process")
+
+    def __init__(
+        self,
+        kind: str,
+        data: bytes,
+        names: Names,
+        process: ProcessInfo,
+        where: str = "A result of the report",
+    ) -> None:
+        self.kind = kind
+        self.data = data
+        self.names_table = names
+        self.process = process
+        self._where = where
+        self.lean = decode(LEAN_OF[kind], data, where)
+        self.ncu_version: tuple[int, ...] | None = None
+        """The Nsight Compute that wrote the report, ``(2019,)`` for the pre-2020 format."""
+        self._full: Any = None
+        self._by_name: dict[str, Any] | None = None
+        self._by_id: dict[int, bytes] | None = None
+
+    @property
+    def message(self) -> Any:
+        """The whole decoded message (kernelscope's full schema of this kind of result)."""
+        if self._full is None:
+            self._full = decode(MESSAGE_OF[self.kind], self.data, self._where)
+        return self._full
+
+    # -- names and launch -----------------------------------------------------------------
+    @property
+    def is_kernel(self) -> bool:
+        return self.kind == KERNEL
+
+    def names(self) -> tuple[str, str, str]:
+        """(function name, demangled name, mangled name) of a kernel; a command list's
+        display name for all three; empty for ranges and graphs."""
+        m = self.lean
+        if self.kind == KERNEL:
+            function = m.function_name or m.mangled_name
+            return function, m.demangled_name or function, m.mangled_name or function
+        if self.kind == CMDLIST and m.display_name:
+            return m.display_name, m.display_name, m.display_name
+        return "", "", ""
+
+    def dims(self, field: str) -> tuple[int, int, int] | None:
+        """A kernel's ``grid_size`` or ``block_size`` (None for other results)."""
+        if self.kind != KERNEL or not self.lean.HasField(field):
+            return None
+        d = getattr(self.lean, field)
+        return int(d.x), int(d.y), int(d.z)
+
+    @property
+    def context_id(self) -> int | None:
+        m = self.lean
+        return int(m.context_id) if m.HasField("context_id") else None
+
+    @property
+    def stream_id(self) -> int | None:
+        m = self.lean
+        has = self.kind != RANGE and m.HasField("stream_id")
+        return int(m.stream_id) if has else None
+
+    # -- metrics ----------------------------------------------------------------------------
+    def _encoded(self) -> dict[int, bytes]:
+        """Each metric's encoded MetricResult by string-table id."""
+        if self._by_id is None:
+            self._by_id = encoded_by_id(self.lean.metric_bytes)
+        return self._by_id
+
+    def _lookup(self, name: str) -> bytes | None:
+        encoded = self._encoded()
+        for i in self.names_table.ids.get(name, ()):
+            data = encoded.get(i)
+            if data is not None:
+                return data
+        return None
+
+    def encoded(self) -> dict[int, bytes]:
+        """Each metric's encoded MetricResult by string-table id (see :func:`encoded_by_id`)."""
+        return self._encoded()
+
+    def value_from(self, data: bytes) -> RawValue:
+        """The single value of one of the result's encoded MetricResults."""
+        return value_of(decode(MetricResult, data, self._where))
+
+    def has(self, name: str) -> bool:
+        """Whether the result holds the metric ``name`` (with or without a value)."""
+        return self._lookup(name) is not None
+
+    def value_if_present(self, name: str) -> RawValue | object:
+        """As :meth:`value`, but :data:`ABSENT` when the result lacks the metric."""
+        data = self._lookup(name)
+        return ABSENT if data is None else value_of(decode(MetricResult, data, self._where))
+
+    def value(self, name: str) -> RawValue:
+        """The single value of metric ``name``; None when the result lacks it or it has no
+        single value ("no data", an instanced-only metric)."""
+        data = self._lookup(name)
+        return None if data is None else value_of(decode(MetricResult, data, self._where))
+
+    def present(self) -> Container[str]:
+        """The result's metric names, for ``name in ...`` tests."""
+        return _Present(self)
+
+    def _index(self) -> dict[str, Any]:
+        if self._by_name is None:
+            strings = self.names_table.strings
+            count = len(strings)
+            self._by_name = {
+                strings[r.name_id]: r for r in self.message.metric_results if r.name_id < count
+            }
+        return self._by_name
+
+    def metric_names(self) -> list[str]:
+        """Every metric name of the result, in the order the report stores them."""
+        return list(self._index())
+
+    def metric(self, name: str) -> Any:
+        """The whole MetricResult message of ``name`` (with its instances), None when the
+        result lacks it."""
+        return self._index().get(name)
+
+    def metrics(self) -> Iterator[tuple[str, Any]]:
+        return iter(self._index().items())
+
+    # -- sections, rules, NVTX, sources -----------------------------------------------------
+    def section_ids(self) -> frozenset[str]:
+        return frozenset(s.identifier for s in self.lean.sections)
+
+    def sections(self) -> Sequence[Any]:
+        """The sections with their tables (whole messages)."""
+        return self.message.sections  # type: ignore[no-any-return]
+
+    def rule_results(self) -> Sequence[Any]:
+        return self.lean.rule_results  # type: ignore[no-any-return]
+
+    def nvtx(self) -> Any:
+        m = self.lean
+        return m.nvtx if m.HasField("nvtx") else None
+
+    def source_references(self) -> tuple[int, ...]:
+        """The references of the SourceData (modules) the result ran code from."""
+        m = self.lean
+        if self.kind == KERNEL:
+            return (int(m.source.reference),) if m.HasField("source") else ()
+        return tuple(int(r) for r in m.references)
+
+
+def encoded_by_id(entries: Sequence[bytes]) -> dict[int, bytes]:
+    """Encoded MetricResults by string-table id. Every writer puts ``NameId`` (field 1, tag
+    0x08) first, as protobuf writes fields in order, and a report's string table stays well
+    below 16,384 names (a one- or two-byte varint); other entries are parsed whole. The
+    entries are taken out of the message once (each is a new bytes object)."""
+    entries = list(entries)
+    if bytes(map(_FIRST, entries)).strip(b"\x08"):
+        return {int(MetricResult.FromString(b).name_id): b for b in entries}
+    return {b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7): b for b in entries}
+
+
+_FIRST = operator.itemgetter(0)
+
+
+class _Present:
+    __slots__ = ("_result",)
+
+    def __init__(self, result: Result) -> None:
+        self._result = result
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._result.has(name)
+
+
+def value_of(raw: Any) -> RawValue:
+    """A MetricResult's single value, None when it has none (an instanced-only metric)."""
+    if not raw.HasField("metric_value"):
+        return None
+    return plain_value(raw.metric_value)
+
+
+def instances_of(raw: Any) -> list[tuple[RawValue, RawValue]]:
+    """A MetricResult's (correlation id, value) list, empty when it has no instances."""
+    return [
+        (plain_value(e.correlation_id) if e.HasField("correlation_id") else None,
+         plain_value(e.element_value))
+        for e in raw.metric_value_list
+    ]

@@ -1,0 +1,180 @@
+"""Plain metric values read out of a decoded result (``file_format.result.Result``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
+from kernelscope.kinds.ncu.model.legacy import old_names
+from kernelscope.kinds.ncu.model.units import unit_for
+from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
+
+MetricValue = float | int | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One ncu metric: its ncu name, the value NCU stored and NCU's unit (base units)."""
+
+    name: str
+    value: MetricValue
+    unit: str
+    label: str = ""
+
+    @property
+    def number(self) -> float | None:
+        """The value as a float, or None when it is a string or missing."""
+        if isinstance(self.value, bool) or self.value is None or isinstance(self.value, str):
+            return None
+        return float(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """An instanced metric: (key, value) pairs, e.g. an occupancy curve keyed by block size."""
+
+    name: str
+    unit: str
+    points: tuple[tuple[float, float], ...]
+
+
+def _clean(value: Any) -> MetricValue:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float, str)):
+        return value
+    return None
+
+
+def finite(value: object) -> float | None:
+    """``value`` as a float when it is a finite number (not NaN, not infinite), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def dims_of(metrics: Mapping[str, Metric], names: Sequence[str]) -> tuple[int, int, int]:
+    """A launch's (x, y, z) from three dimension metrics; a missing (or NaN) one counts as 1."""
+    out = []
+    for name in names:
+        m = metrics.get(name)
+        number = finite(m.value) if m is not None else None
+        out.append(int(number) if number is not None and number >= 1 else 1)
+    return out[0], out[1], out[2]
+
+
+WRAPPED = 2.0**63
+"""No counter, byte count or rate of one launch comes near 2**63. Pre-2020 reports hold
+values at or beyond it where an unsigned 64-bit counter went below zero (the Pascal report of
+../shared/wild stores 2**64 per unit for ``tex__m_rd_sectors_global_atom``, and 32 times
+that in bytes); Nsight Compute prints such a value as 0, and so does kernelscope."""
+
+
+def _unwrapped(value: MetricValue) -> MetricValue:
+    if isinstance(value, float) and value >= WRAPPED and math.isfinite(value):
+        return 0.0
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
+        return 0
+    return value
+
+
+def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
+    """Read ``name`` from ``result``; None when the report lacks it or it holds no value.
+    ``label`` is NCU's display label where a section table names one. A pre-2020 report's
+    metric is found under its old name (see ``legacy``)."""
+    found = result.value_if_present(name)
+    if found is ABSENT:
+        found = next(
+            (v for v in map(result.value_if_present, old_names(name)) if v is not ABSENT), None
+        )
+    value = _unwrapped(_clean(found))
+    if value is None:
+        return None
+    # A string value (a breakdown's sub-metric name, a device name) has no unit.
+    return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
+
+
+MetricPlan = tuple[tuple[str, tuple[int, ...]], ...]
+MAX_PLANS = 64
+
+
+def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
+    """Each of ``names`` present in the report's string table with the ids to look it up
+    by, in the order :func:`read_metric` tries them (its own, then its pre-2020 names'),
+    worked out once per report and set of names."""
+    table = result.names_table
+    plan = table.plans.get(names)
+    if plan is None:
+        if len(table.plans) >= MAX_PLANS:  # kernels that each want other names
+            table.plans.clear()
+        ids = table.ids
+        plan = table.plans[names] = tuple(
+            (name, found)
+            for name in dict.fromkeys(names)
+            if (found := tuple(i for n in (name, *old_names(name)) for i in ids.get(n, ())))
+        )
+    return plan  # type: ignore[no-any-return]
+
+
+def read_metrics(
+    result: Result, names: tuple[str, ...], labels: Mapping[str, str] | None = None
+) -> dict[str, Metric]:
+    """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
+    (in the order of ``names``), with its label from ``labels``: the same answers, with
+    the names' ids looked up once per report and the unit's one fact read once."""
+    encoded = result.encoded()
+    witness = result.has(THREAD_UNIT_WITNESS)
+    found: dict[str, Metric] = {}
+    for name, ids in _plan(result, names):
+        for i in ids:
+            data = encoded.get(i)
+            if data is None:
+                continue
+            value = _unwrapped(_clean(result.value_from(data)))
+            if value is not None:
+                unit = unit_of(result, name, value, witness)
+                label = labels.get(name, "") if labels is not None else ""
+                found[name] = Metric(name, value, unit, label)
+            break
+    return found
+
+
+def read_series(result: Result, name: str) -> Series | None:
+    """Read an instanced metric whose correlation ids are the keys (curves, per-PC counters)."""
+    raw = result.metric(name)
+    if raw is None:
+        return None
+    points = []
+    for key, value in instances_of(raw):
+        if isinstance(key, (int, float)) and isinstance(value, (int, float)):
+            points.append((float(key), float(_unwrapped(value) or 0)))
+    if not points:
+        return None
+    return Series(name=name, unit=unit_of(result, name, points[0][1]), points=tuple(points))
+
+
+_UNITS: dict[tuple[str, tuple[int, ...] | None, bool], str] = {}
+
+
+def unit_of(
+    result: Result, name: str, value: MetricValue, witness: bool | None = None
+) -> str:
+    """The unit NCU's raw page prints for ``name`` holding ``value`` in ``result`` (a string
+    has none): NCU's naming conventions (``units``), for the version that took the report.
+    Remembered per name, version and the one fact of the result a unit depends on
+    (``witness``: whether it holds THREAD_UNIT_WITNESS, looked up when not given)."""
+    if isinstance(value, str):
+        return ""
+    if witness is None:
+        witness = result.has(THREAD_UNIT_WITNESS)
+    key = (name, result.ncu_version, witness)
+    unit = _UNITS.get(key)
+    if unit is None:
+        unit = _UNITS[key] = unit_for(
+            name, value, ncu_version=result.ncu_version, names_in_result=result.present()
+        )
+    return unit

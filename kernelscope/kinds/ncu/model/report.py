@@ -1,0 +1,404 @@
+"""The kernel report: a cheap list of every kernel's key metrics, and full detail on demand."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
+from kernelscope.kinds.ncu.model.detail import build_detail, read_all_metrics
+from kernelscope.kinds.ncu.model.file_format.result import Names, Result
+from kernelscope.kinds.ncu.model.hotspots import read_source_hotspots
+from kernelscope.kinds.ncu.model.legacy import is_legacy, legacy_note
+from kernelscope.kinds.ncu.model.metrics import Metric, read_metric
+from kernelscope.kinds.ncu.model.model import (
+    DeviceInfo,
+    KernelDetail,
+    KernelSummary,
+    SourceHotspots,
+)
+from kernelscope.kinds.ncu.model.modules import Modules
+from kernelscope.kinds.ncu.model.opener import open_report_file, remove_temp
+from kernelscope.kinds.ncu.model.panes import KEY_METRICS
+from kernelscope.kinds.ncu.model.sass import Instruction, disassemble
+from kernelscope.kinds.ncu.model.source import KernelSource, read_kernel_source
+from kernelscope.kinds.ncu.model.summary_reader import (
+    ROW_METRICS,
+    Origin,
+    action_names,
+    read_summary,
+    summary_from_detail,
+)
+
+
+def key_schema() -> dict[str, Any]:
+    """The kernel-list frame's columns and polars types. (polars is imported here, not at
+    module level: the headless exports of a kernel report need no polars.)"""
+    import polars as pl
+
+    return {
+        "id": pl.Int64,
+        "name": pl.Utf8,
+        "demangled": pl.Utf8,
+        "grid": pl.Utf8,
+        "block": pl.Utf8,
+        "grid_size": pl.Int64,
+        "block_size": pl.Int64,
+        **{col: pl.Float64 for col, _ in KEY_METRICS},
+        "context": pl.Int64,
+        "stream": pl.Int64,
+        "range_idx": pl.Int64,
+        "action_idx": pl.Int64,
+        "pid": pl.Int64,
+        "process": pl.Utf8,
+    }
+
+
+if TYPE_CHECKING:
+    import polars as pl
+
+DEVICE_ATTRIBUTES = (
+    "device__attribute_display_name",
+    "device__attribute_multiprocessor_count",
+    "device__attribute_compute_capability_major",
+    "device__attribute_compute_capability_minor",
+    "device__attribute_clock_rate",
+    "device__attribute_memory_clock_rate",
+    "device__attribute_global_memory_bus_width",
+    "device__attribute_l2_cache_size",
+    "device__attribute_max_shared_memory_per_multiprocessor",
+    "device__attribute_max_registers_per_multiprocessor",
+    "device__attribute_max_warps_per_multiprocessor",
+    "device__attribute_display_name",
+)
+
+ProgressFn = Callable[[int, int], None]
+RESULT_CACHE = 4
+DETAIL_CACHE = 64
+
+
+class NcuReport:
+    """An opened kernel report, read with kernelscope's own reader (``file_format``): the
+    block walk indexes every result, and a result is decoded when it is needed. Thread-safe:
+    reads of the file happen under one lock."""
+
+    def __init__(self, path: str | os.PathLike[str], *, extra_metrics: Iterable[str] = ()):
+        self.path = Path(path)
+        self._file, self._temp, self.layout = open_report_file(self.path)
+        self._lock = threading.RLock()
+        self._extra = tuple(extra_metrics)
+        wanted = dict.fromkeys(ROW_METRICS)
+        wanted.update(dict.fromkeys(self._extra))
+        self._summary_metrics = tuple(wanted)
+        self._details: OrderedDict[int, KernelDetail] = OrderedDict()
+        self._results: OrderedDict[int, Result] = OrderedDict()
+        self._modules = Modules(self._file, self._lock, self.layout.sources)
+        self.origins: list[Origin] = self._origins(self.layout)
+        self._notes: list[str] | None = None
+        self._device: DeviceInfo | None = None
+        self._version_numbers: tuple[tuple[int, ...] | None] | None = None
+        self._names = Names(self.layout.strings)
+        self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
+
+    @property
+    def plain_path(self) -> str:
+        """The report as a plain file (its decompressed copy when it is compressed)."""
+        return str(self._temp or self.path)
+
+    def _ncu_numbers(self, first: Result) -> tuple[int, ...] | None:
+        """The version of the ncu that took the report, for units: the recorded one, else
+        ``(2019,)`` when the first result holds pre-2020 metric names, else None (newest)."""
+        if self._version_numbers is None:
+            recorded = self.layout.ncu_version_numbers
+            legacy = recorded is None and is_legacy(first.present())
+            self._version_numbers = (recorded or ((2019,) if legacy else None),)
+        return self._version_numbers[0]
+
+    def _origins(self, layout: Layout) -> list[Origin]:
+        """Each kernel's (process id, process name), from the block it is stored in: one
+        tuple per process, shared by its kernels (a report may hold 100,000 launches)."""
+        by_process: dict[ProcessInfo, Origin] = {}
+        found = []
+        for r in layout.results:
+            origin = by_process.get(r.process)
+            if origin is None:
+                origin = by_process[r.process] = (r.pid, r.process.short_name)
+            found.append(origin)
+        return found
+
+    @staticmethod
+    def handle(kernel_id: int) -> tuple[int, int]:
+        """The (range, action) ncu_report addressed a kernel by: every result is action
+        ``kernel_id`` of one range in file order."""
+        return 0, kernel_id
+
+    @property
+    def processes(self) -> list[ProcessInfo]:
+        """The processes whose kernels the report holds (several with
+        ``--target-processes all``), in order of their first kernel."""
+        return list(self.layout.processes)
+
+    @property
+    def ncu_version(self) -> str | None:
+        """The Nsight Compute version that took the report (None in pre-2020 reports)."""
+        return self.layout.ncu_version
+
+    @property
+    def cuda_version(self) -> str | None:
+        """The CUDA version of the driver the report was taken with, if recorded."""
+        return self.layout.versions.get("CUDA Version")
+
+    @property
+    def notes(self) -> list[str]:
+        """Sentences about the report as a whole (a pre-2020 report's renamed metrics)."""
+        if self._notes is None:
+            note = legacy_note(self._result(0).metric_names())
+            self._notes = [note] if note else []
+        return list(self._notes)
+
+    # -- lifetime -------------------------------------------------------------------------
+    def close(self) -> None:
+        """Release the report and remove a temporary decompressed copy."""
+        with self._lock:
+            self._details.clear()
+            self._results.clear()
+            self._file.close()
+            remove_temp(self._temp)
+            self._temp = None
+
+    def __enter__(self) -> NcuReport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        remove_temp(getattr(self, "_temp", None))
+
+    # -- kernels --------------------------------------------------------------------------
+    @property
+    def kernel_count(self) -> int:
+        return len(self.layout.results)
+
+    def _result(self, kernel_id: int) -> Result:
+        """Decode one result (the most recent RESULT_CACHE kept)."""
+        with self._lock:
+            found = self._results.get(kernel_id)
+            if found is not None:
+                self._results.move_to_end(kernel_id)
+                return found
+            info = self.layout.results[kernel_id]
+            self._file.seek(info.offset)
+            data = self._file.read(info.size)
+            where = f"Kernel {kernel_id} of {self.path}"
+            found = Result(info.kind, data, self._names, info.process, where)
+            found.ncu_version = self._ncu_numbers(found)
+            self._results[kernel_id] = found
+            while len(self._results) > RESULT_CACHE:
+                self._results.popitem(last=False)
+            return found
+
+    def summary(self, kernel_id: int) -> KernelSummary:
+        """The kernel list's view of one kernel: its row (names, launch shape, key metrics)
+        and the key and ``extra_metrics`` metrics, rules and collected sections."""
+        return read_summary(
+            self._result(kernel_id),
+            kernel_id,
+            self.handle(kernel_id),
+            self._summary_metrics,
+            bool(self._extra),
+            self.origins[kernel_id],
+        )
+
+    def key_row(self, kernel_id: int) -> dict[str, Any]:
+        """The kernel list's row for one kernel."""
+        return self.summary(kernel_id).row
+
+    def iter_summaries(
+        self,
+        *,
+        batch_seconds: float = 0.1,
+        cancelled: Callable[[], bool] | None = None,
+        analyse: Callable[[KernelSummary], Any] | None = None,
+    ) -> Iterator[list[Any]]:
+        """Yield every kernel's summary in ID order, in time-based batches (for progressive
+        loading); with ``analyse``, each item is ``(summary, analyse(summary))``."""
+        batch: list[Any] = []
+        started = time.perf_counter()
+        for kernel_id in range(self.kernel_count):
+            if cancelled is not None and cancelled():
+                return
+            summary = self.summary(kernel_id)
+            batch.append(summary if analyse is None else (summary, analyse(summary)))
+            now = time.perf_counter()
+            if now - started >= batch_seconds:
+                yield batch
+                batch, started = [], now
+        if batch:
+            yield batch
+
+    def iter_details(
+        self,
+        kernel_ids: list[int],
+        *,
+        source: bool = True,
+        curves: bool = True,
+        breakdowns: bool = True,
+        analyse: Callable[[KernelDetail], Any] | None = None,
+        slim: bool = False,
+        tables: bool | None = None,
+        all_metrics: bool = False,
+        cancelled: Callable[[], bool] | None = None,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Iterator[list[Any]]:
+        """Yield the details of ``kernel_ids`` one batch each (with source hot spots when
+        ``source``). With ``analyse``, each item is ``(detail, analyse(detail))``; with
+        ``slim`` as well, the detail is replaced by its metric-free list summary. ``tables``
+        (default: not ``slim``) reads NCU's section header tables; ``all_metrics`` every
+        metric the kernel holds into ``detail.all_metrics``; ``curves`` and ``breakdowns``
+        the occupancy curves and Speed Of Light breakdowns. ``meanwhile`` runs first."""
+        tables = not slim if tables is None else tables
+        if meanwhile is not None:
+            meanwhile()
+        for kernel_id in kernel_ids:
+            if cancelled is not None and cancelled():
+                return
+            detail = self._read_detail(kernel_id, curves, breakdowns, tables)
+            if source:
+                self.source_hotspots(kernel_id, detail=detail)
+            if all_metrics and detail.all_metrics is None:
+                detail.all_metrics = self.all_metrics(kernel_id)
+            if analyse is None:
+                yield [detail]
+            else:
+                head = summary_from_detail(detail, metrics=False) if slim else detail
+                yield [(head, analyse(detail))]
+
+    def key_frame(self, progress: ProgressFn | None = None) -> pl.DataFrame:
+        """Every kernel's key metrics as one polars frame."""
+        rows: list[dict[str, Any]] = []
+        for batch in self.iter_summaries():
+            rows.extend(s.row for s in batch)
+            if progress is not None:
+                progress(len(rows), self.kernel_count)
+        return rows_to_frame(rows)
+
+    # -- detail ---------------------------------------------------------------------------
+    @property
+    def device(self) -> DeviceInfo:
+        """The GPU the report was taken on, read from the first kernel's device attributes."""
+        if self._device is None:
+            result = self._result(0)
+            attrs: dict[str, Any] = {}
+            for name in DEVICE_ATTRIBUTES:
+                m = read_metric(result, name)
+                if m is not None:
+                    attrs[name] = m.value
+            major = attrs.get("device__attribute_compute_capability_major")
+            minor = attrs.get("device__attribute_compute_capability_minor")
+            cc = f"{major}.{minor}" if major is not None else ""
+            sms = attrs.get("device__attribute_multiprocessor_count")
+            self._device = DeviceInfo(
+                name=str(attrs.get("device__attribute_display_name", "unknown GPU")),
+                compute_capability=cc,
+                sm_count=int(sms) if isinstance(sms, (int, float)) else None,
+                attributes=attrs,
+            )
+        return self._device
+
+    def detail(self, kernel_id: int) -> KernelDetail:
+        """The full detail of one kernel (cached, the most recent DETAIL_CACHE kept)."""
+        with self._lock:
+            cached = self._details.get(kernel_id)
+            if cached is not None:
+                self._details.move_to_end(kernel_id)
+                return cached
+            detail = self._read_detail(kernel_id, True, True, True)
+            self._details[kernel_id] = detail
+            while len(self._details) > DETAIL_CACHE:
+                self._details.popitem(last=False)
+            return detail
+
+    def _read_detail(
+        self, kernel_id: int, curves: bool, breakdowns: bool, tables: bool
+    ) -> KernelDetail:
+        cached = self._details.get(kernel_id)
+        if cached is not None:
+            return cached
+        result = self._result(kernel_id)
+        r, a = self.handle(kernel_id)
+        return build_detail(
+            result, kernel_id, r, a, action_names(result, kernel_id), self._extra,
+            curves=curves, breakdowns=breakdowns, tables=tables,
+            origin=self.origins[kernel_id],
+        )
+
+    def prefetch(self, kernel_ids: Iterable[int]) -> None:
+        """Build the details of ``kernel_ids`` ahead of time (call from a worker thread)."""
+        for kernel_id in kernel_ids:
+            if 0 <= kernel_id < self.kernel_count and kernel_id not in self._details:
+                self.detail(kernel_id)
+
+    def cached_detail(self, kernel_id: int) -> KernelDetail | None:
+        """The detail if it is already built, without touching the report."""
+        return self._details.get(kernel_id)
+
+    def source_texts(self, kernel_id: int) -> dict[str, list[str]]:
+        """The source files the report embeds for the kernel's module(s), lines by path."""
+        result = self._result(kernel_id)
+        return self._modules.texts(result.process.pid, result.source_references())
+
+    def _disassembler(self, kernel_id: int) -> Callable[[list[int]], dict[int, Instruction]]:
+        def run(pcs: list[int]) -> dict[int, Instruction]:
+            result = self._result(kernel_id)
+            refs = result.source_references()
+            cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
+            function = result.names()[2] if result.is_kernel else ""
+            return disassemble(self.plain_path, kernel_id, pcs, cubin, function)
+
+        return run
+
+    def source_hotspots(
+        self, kernel_id: int, top: int = 20, *, detail: KernelDetail | None = None
+    ) -> SourceHotspots | None:
+        """The kernel's hottest source lines and SASS, or None when source counters are absent."""
+        detail = detail or self.detail(kernel_id)
+        if detail.source is None and detail.has_section("SourceCounters"):
+            detail.source = read_source_hotspots(
+                self._result(kernel_id), self.source_texts(kernel_id),
+                self._disassembler(kernel_id), top,
+            )
+        return detail.source
+
+    def kernel_source(self, kernel_id: int) -> KernelSource | None:
+        """The kernel's whole source and SASS with per-instruction metrics (cached with its
+        detail), or None when the report has no source counters for it. The SASS text comes
+        from a child process (``sass.disassemble``): call from a worker."""
+        detail = self.detail(kernel_id)
+        if detail.listing is None and detail.has_section("SourceCounters"):
+            detail.listing = read_kernel_source(
+                self._result(kernel_id), self.source_texts(kernel_id),
+                self._disassembler(kernel_id),
+            )
+        return detail.listing
+
+    def all_metrics(self, kernel_id: int) -> dict[str, Metric]:
+        """Every metric stored for the kernel."""
+        return read_all_metrics(self._result(kernel_id))
+
+
+def rows_to_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Build the kernel-list frame from key rows with a fixed schema."""
+    import polars as pl
+
+    return pl.DataFrame(rows, schema=key_schema())
+
+
+def open_ncu_report(path: str | os.PathLike[str], **kwargs: Any) -> NcuReport:
+    """Open a kernel report; raises ReportError with one sentence when it cannot."""
+    return NcuReport(path, **kwargs)

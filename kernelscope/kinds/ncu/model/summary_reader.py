@@ -1,0 +1,196 @@
+"""Read one kernel's list-pass summary from a decoded result (no polars)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kernelscope.core.errors import ReportError
+from kernelscope.core.kernel_identity import KernelIdentity
+from kernelscope.kinds.ncu.model.container import GRAPH, RANGE
+from kernelscope.kinds.ncu.model.detail import read_rules
+from kernelscope.kinds.ncu.model.file_format.result import Result
+from kernelscope.kinds.ncu.model.measured import unmeasured_reason
+from kernelscope.kinds.ncu.model.metrics import Metric, finite, read_metrics
+from kernelscope.kinds.ncu.model.model import (
+    SIZE_METRICS,
+    KernelDetail,
+    KernelSummary,
+    RuleResult,
+    launch_dims,
+)
+from kernelscope.kinds.ncu.model.panes import DIM_METRICS, KEY_METRICS
+
+Origin = tuple[int | None, str]
+"""The (process id, process name) a kernel came from; (None, "") when the report says not."""
+NO_ORIGIN: Origin = (None, "")
+RANGE_PREFIX = "range"
+
+ROW_METRICS: tuple[str, ...] = (
+    *(m for _, m in KEY_METRICS),
+    *DIM_METRICS,
+    *SIZE_METRICS,
+    "launch__context_id",
+    "launch__stream_id",
+)
+
+_LITERAL_CAST = re.compile(
+    r"\((?:bool|(?:(?:un)?signed )?(?:char|short|int|long|long long)|unsigned)\)(-?\d+)"
+)
+
+
+def cli_demangled(name: str) -> str:
+    """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``."""
+    return _LITERAL_CAST.sub(r"\1", name)
+
+
+def _domain_names(state: Any) -> dict[int, str]:
+    names = {int(d.id): d.name for d in state.domains}
+    names.setdefault(int(state.default_domain), "")
+    return names
+
+
+def nvtx_ranges(result: Result) -> list[tuple[str, list[str]]]:
+    """The NVTX ranges open around a result, per domain in the report's order: the
+    launching thread's push/pop stack (outermost first), then the start/end ranges."""
+    state = result.nvtx()
+    if state is None:
+        return []
+    names = _domain_names(state)
+    tid = int(getattr(result.lean, "thread_id", 0))
+    threads = [t for t in state.threads if int(t.tid) == tid] or list(state.threads)[:1]
+    ranges: dict[int, list[str]] = {}
+    for thread in threads:
+        for domain in thread.push_pop_domains:
+            ranges.setdefault(int(domain.id), []).extend(r.name for r in domain.stack)
+    for domain in state.start_end_domains:
+        ranges.setdefault(int(domain.id), []).extend(r.name for r in domain.ranges)
+    return [(names.get(i, ""), found) for i, found in ranges.items() if found]
+
+
+def _innermost_nvtx(result: Result) -> str | None:
+    """The innermost NVTX range open around ``result`` (push/pop first, then start/end),
+    as ``domain@range`` outside the default domain; None without NVTX."""
+    found = None
+    for dom, names in nvtx_ranges(result):
+        found = names[-1] if dom in ("", "<default domain>") else f"{dom}@{names[-1]}"
+    return found
+
+
+def range_name(result: Result, ordinal: int) -> str:
+    """The name a range-replay result is listed under, ``range<NAME>``: NAME is its NVTX
+    range (``--replay-mode app-range --nvtx``), else the cudaProfilerStart/Stop range it is
+    (``ordinal`` counts ranges from 1). The brackets keep a name with spaces whole where
+    lists shorten names."""
+    nvtx = _innermost_nvtx(result)
+    if nvtx:
+        return f"{RANGE_PREFIX}<{nvtx}>"
+    return f"{RANGE_PREFIX}<cudaProfilerStart/Stop {ordinal}>"
+
+
+def action_names(result: Result, kernel_id: int = 0) -> tuple[str, str, str]:
+    """(function name, demangled name as the CLI prints it, mangled name). A range-replay
+    result is named after its range (see :func:`range_name`), a graph ``graph<N>``."""
+    if result.kind == RANGE:
+        name = range_name(result, kernel_id + 1)
+        return name, name, name
+    if result.kind == GRAPH:
+        name = f"graph<{kernel_id}>"
+        return name, name, name
+    name, demangled, mangled = result.names()
+    if not name:
+        raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
+    return name, cli_demangled(demangled), mangled
+
+
+def _int_or_none(m: Metric | None) -> int | None:
+    number = finite(m.value) if m is not None else None
+    return int(number) if number is not None else None
+
+
+def identity_of(
+    kernel_id: int,
+    handle: tuple[int, int],
+    names: tuple[str, str, str],
+    metrics: Mapping[str, Metric],
+    origin: Origin = NO_ORIGIN,
+) -> KernelIdentity:
+    """The kernel's typed identity: names, launch shape, report handle and process."""
+    grid, block = launch_dims(metrics)
+    return KernelIdentity(
+        id=kernel_id,
+        function=names[0],
+        demangled=names[1],
+        mangled=names[2],
+        grid=grid,
+        block=block,
+        range_idx=handle[0],
+        action_idx=handle[1],
+        pid=origin[0],
+        process=origin[1],
+    )
+
+
+def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[str, Any]:
+    """The kernel list's row (one line of the key frame and the CSV export): names, launch
+    shape, key metrics (None where NCU stored NaN) and the process the kernel came from."""
+    row: dict[str, Any] = {
+        "id": identity.id,
+        "name": identity.function,
+        "demangled": identity.demangled,
+        "grid": identity.grid_text,
+        "block": identity.block_text,
+        "grid_size": identity.grid_size,
+        "block_size": identity.block_size,
+    }
+    for col, metric in KEY_METRICS:
+        m = metrics.get(metric)
+        row[col] = finite(m.value) if m is not None else None
+    row["context"] = _int_or_none(metrics.get("launch__context_id"))
+    row["stream"] = _int_or_none(metrics.get("launch__stream_id"))
+    row["range_idx"], row["action_idx"] = identity.range_idx, identity.action_idx
+    row["pid"], row["process"] = identity.pid, identity.process
+    return row
+
+
+def read_summary(
+    action: Result,
+    kernel_id: int,
+    handle: tuple[int, int],
+    metric_names: Sequence[str],
+    with_rules: bool,
+    origin: Origin = NO_ORIGIN,
+) -> KernelSummary:
+    """One kernel's summary: its row, the named metrics, NCU's rules and collected sections."""
+    if action is None:
+        raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
+    names = action_names(action, kernel_id)
+    metrics = read_metrics(action, tuple(metric_names))
+    sections = action.section_ids()
+    rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
+    identity = identity_of(kernel_id, handle, names, metrics, origin)
+    return KernelSummary(
+        identity=identity,
+        row=make_row(identity, metrics),
+        metrics=metrics,
+        rules=rules,
+        sections=sections,
+        unmeasured=unmeasured_reason(metrics),
+        nvtx=None if names[0].startswith(RANGE_PREFIX + "<") else _innermost_nvtx(action),
+    )
+
+
+def summary_from_detail(detail: KernelDetail, *, metrics: bool = True) -> KernelSummary:
+    """The list's summary of a kernel whose detail was read (the detail holds every metric
+    the row needs). ``metrics=False`` leaves out the metrics and rules, for passes that only
+    send the row back (Markdown records rendered in the workers)."""
+    identity = detail.identity
+    return KernelSummary(
+        identity=identity,
+        row=make_row(identity, detail.metrics),
+        metrics=detail.metrics if metrics else {},
+        rules=detail.rules if metrics else (),
+        sections=frozenset(detail.sections),
+        unmeasured=detail.unmeasured,
+    )

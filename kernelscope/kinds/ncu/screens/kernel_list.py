@@ -1,0 +1,395 @@
+"""The kernel list: every profiled kernel with its key metrics, sortable and filterable."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import partial
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
+from textual.worker import Worker
+
+from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.kinds.ncu.model import KernelSummary
+from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
+from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
+from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
+from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
+from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
+from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, KernelListView
+from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
+from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
+from kernelscope.render.severity import text_style
+from kernelscope.ui.palette import Command
+from kernelscope.ui.session import worker_failed
+
+LIVE_REBUILD_ROWS = 200
+"""While the list loads, wider columns (or an earlier kernel's short name changed by a new
+one) re-fill the table only while it holds at most this many rows; past that the change waits
+for the end of loading, which re-fills the table anyway (re-filling a thousand rows at each
+wider name took a second of the two cores the list's readers need)."""
+
+
+class KernelTable(DataTable[Text]):
+    """The kernel list's table; enter (or a click on the highlighted row) opens a kernel."""
+
+    BINDINGS = [
+        Binding(
+            "enter", "select_cursor", "Open", id="list.open",
+            tooltip="Open the highlighted kernel (clicking a highlighted row does too).",
+        ),
+    ]
+
+
+class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
+    """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
+
+    HELP_TITLE = "Kernel list"
+    BINDINGS = LIST_BINDINGS
+
+    def __init__(self, state: KernelState, columns: Sequence[ColumnProvider]) -> None:
+        super().__init__(state, id="kernel-list")
+        self.initial_columns = tuple(columns)
+        self._view: KernelListView | None = None
+        self.loaded = 0
+        self.total = 0
+        self.done = False
+        self._shown_lines: dict[str, str] = {}
+        self.view = "launches"
+        self.expanded: set[FamilyKey] = set()
+        self.family_rows: list[Row] = []
+
+    @property
+    def rows(self) -> KernelListView:
+        """The list's filter, sort, columns and cells (made on first use: it needs the
+        report's state, which the screen finds once it belongs to the app)."""
+        if self._view is None:
+            self._view = KernelListView(self.state, self.initial_columns)
+        return self._view
+
+    @property
+    def columns(self) -> tuple[ColumnProvider, ...]:
+        return self.rows.columns
+
+    @property
+    def pattern(self) -> re.Pattern[str] | None:
+        return self.rows.pattern
+
+    def set_sort(self, key: str, reverse: bool | None = None) -> None:
+        """Sort by column ``key`` (``resort`` shows it); numbers default to largest first."""
+        self.rows.set_sort(key, reverse)
+
+    @property
+    def table(self) -> KernelTable:
+        return self.query_one(KernelTable)
+
+    @property
+    def family_table(self) -> FamilyTable:
+        return self.query_one(FamilyTable)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.state.title_line(), id="list-title", markup=False)
+        yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="list-progress"):
+            yield ProgressBar(id="load-progress", show_eta=False)
+            yield Static("", id="progress-text")
+        yield Input(id="list-input", select_on_focus=False)
+        yield Static("", id="list-message")
+        yield Static("", id="list-status", markup=False)
+        yield Static("", id="list-info", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#list-input").display = False
+        self.query_one("#list-message").display = False
+        self.family_table.display = False
+        self.rebuild()
+        self.table.focus()
+
+    # -- loading ---------------------------------------------------------------------------
+    def add_summaries(
+        self, batch: list[KernelSummary], loaded: int, total: int, renamed: bool = False
+    ) -> None:
+        """Show a newly loaded batch (the session has already kept it with its summaries;
+        ``renamed``: it changed the short name of kernels shown before)."""
+        self.loaded, self.total = loaded, total
+        if not self.is_mounted:
+            return
+        self._show_progress()
+        rows = self.rows
+        if renamed:
+            rows.forget_texts()
+        rows.note_widths(batch)
+        wider = rows.plan(self.app.size.width) != rows.widths
+        if (renamed or wider) and len(rows.listed) <= LIVE_REBUILD_ROWS:
+            self.rebuild()
+            return
+        added, in_order = rows.append(batch)
+        add_row = self.table.add_row
+        for summary in added:
+            add_row(*self._cells(summary), key=str(summary.id))
+        if in_order:
+            self._update_labels()
+            self._update_status()
+        else:  # batches from several reader processes interleave; or another sort
+            self.resort()
+        if self.view == "families":
+            self.rebuild_families()
+
+    def finish_loading(self, total: int) -> None:
+        self.done = True
+        self.loaded = self.total = total
+        if self.is_mounted:
+            self._show_progress()
+            # The time shares are known now that every kernel is: when the columns keep
+            # their widths, only the share cells are written again (not a thousand rows).
+            rows = self.rows
+            rows.forget_texts()
+            rows.note_widths()
+            if rows.plan(self.app.size.width) != rows.widths or not self._update_shares():
+                self.rebuild()
+
+    def _update_shares(self) -> bool:
+        """Write each listed kernel's share cell again; False when there is none shown."""
+        keys = [c.key for c in self.rows.shown_columns]
+        if SHARE_KEY not in keys:
+            return False
+        position, update = keys.index(SHARE_KEY), self.table.update_cell
+        for summary in self.rows.listed:
+            cell = self.rows.cells(summary)[position]
+            update(str(summary.id), SHARE_KEY, Text(cell.text, no_wrap=True, style=cell.style))
+        if self.rows.sort.key == SHARE_KEY:
+            self.resort()
+        return True
+
+    def _show_progress(self) -> None:
+        self.query_one("#list-progress").display = not self.done
+        self.query_one(ProgressBar).update(total=max(1, self.total), progress=self.loaded)
+        self._put("#progress-text", f"loaded {self.loaded:,} of {self.total:,} kernels")
+        self._update_info()
+
+    # -- table contents --------------------------------------------------------------------
+    def _cells(self, summary: KernelSummary) -> list[Text]:
+        return [Text(cell.text, no_wrap=True, style=cell.style)
+                for cell in self.rows.cells(summary)]
+
+    def highlighted_id(self) -> int | None:
+        """The highlighted kernel: in the family view, the highlighted launch or the median
+        launch of the highlighted family."""
+        if self.view == "families":
+            row = self.highlighted_family_row()
+            if row is None:
+                return None
+            return row.kernel_id if row.kernel_id is not None else row.family.representative
+        row = self.table.cursor_row
+        listed = self.rows.listed
+        return listed[row].id if 0 <= row < len(listed) else None
+
+    @on(DataTable.RowSelected, "#families")
+    def _family_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.family_chosen(str(event.row_key.value))
+
+    @on(DataTable.RowHighlighted, "#families")
+    def _family_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._update_status()
+
+    @on(Input.Changed, "#list-input")
+    def _input_changed(self, event: Input.Changed) -> None:
+        self.filter_typed(event.value)
+
+    @on(Input.Submitted, "#list-input")
+    def _input_submitted(self, event: Input.Submitted) -> None:
+        self.prompt_submitted(event.value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return self.rows.pattern is not None or self.input_mode is not None
+        if action in ("sort_next", "sort_reverse"):
+            return self.view == "launches"  # families are ranked by their total time
+        return True
+
+    def rebuild(self, keep: int | None = None) -> None:
+        """Re-fill the table from the session's summaries with the current filter and sort."""
+        keep = self.highlighted_id() if keep is None else keep
+        rows = self.rows
+        rows.refill()
+        rows.lay_out(self.app.size.width)
+        table = self.table
+        table.clear(columns=True)
+        for column in rows.shown_columns:
+            table.add_column(
+                self._label(column), key=column.key, width=rows.widths[column.key] + CELL_GAP
+            )
+        add_row = table.add_row
+        for summary in rows.listed:
+            add_row(*self._cells(summary), key=str(summary.id))
+        if keep is not None and keep in rows.index:
+            table.move_cursor(row=rows.index[keep], animate=False)
+        self._update_status()
+
+    def resort(self) -> None:
+        """Re-order the rows shown for the current sort (cheaper than ``rebuild``: the
+        table re-orders its rows without measuring them again)."""
+        keep = self.highlighted_id()
+        self.rows.reorder()
+        index = self.rows.index
+        table = self.table
+        table.sort(ID_KEY, key=lambda cell: index[int(cell.plain)])
+        self._update_labels()
+        if keep is not None and keep in index:
+            table.move_cursor(row=index[keep], animate=False)
+        self._update_status()
+
+    def _label(self, column: ColumnProvider) -> Text:
+        label = self.rows.label(column)
+        return Text(label.text, no_wrap=True)
+
+    def _update_labels(self) -> None:
+        """Write the headers again where one changed (the sort, or a column found numeric)."""
+        table = self.table
+        changed = False
+        for key, table_column in table.columns.items():
+            label = self._label(self.rows.column(str(key.value)))
+            if label.plain != table_column.label.plain:
+                table_column.label = label
+                changed = True
+        if changed:
+            table.refresh()
+
+    def _put(self, selector: str, content: Text | str, layout: bool = False) -> None:
+        """Show ``content`` in a line below the table when it changed (while the list loads,
+        each batch would otherwise redraw them; ``layout``: the line's height follows its
+        text, so a change re-arranges the screen)."""
+        plain = content.plain if isinstance(content, Text) else content
+        if self._shown_lines.get(selector) != plain:
+            self._shown_lines[selector] = plain
+            self.query_one(selector, Static).update(content, layout=layout)
+
+    def on_resize(self, event: Resize) -> None:
+        if self.rows.plan(event.size.width) != self.rows.widths:
+            self.rebuild()
+            if self.view == "families":
+                self.rebuild_families()
+
+    # -- status lines ----------------------------------------------------------------------
+    def _update_status(self) -> None:
+        """Below the table, the highlighted kernel's whole demangled name (and its top flag
+        when the column is cut or hidden)."""
+        kernel_id = self.highlighted_id()
+        summary = self.state.summary(kernel_id) if kernel_id is not None else None
+        text = Text()
+        if summary is not None:
+            text.append(demangled_of(summary))
+            flag = top_flag_of(summary_diagnosis(summary))
+            if flag is not None and self.rows.top_flag_cut(summary):
+                text.append(" · top flag ", style="dim")
+                text.append(f"{flag.id} ({flag.severity})", style=text_style(flag.severity))
+        self._put("#list-status", text, layout=True)
+        self._update_info()
+
+    def _update_info(self) -> None:
+        total = len(self.state.summaries)
+        parts = self.family_info(total) if self.view == "families" else self.rows.info(total)
+        if not self.done:
+            parts.insert(1, "loading…")
+        if self.rows.pattern is not None:
+            parts.append(f"filter /{self.rows.filter_text}/")
+        self._put("#list-info", " · ".join(parts))
+
+    def _message(self, text: str = "", style: str = "") -> None:
+        message = self.query_one("#list-message", Static)
+        message.display = bool(text)
+        message.update(Text(text, style=style))
+
+    @on(DataTable.RowHighlighted, "#kernels")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._update_status()
+
+    @on(DataTable.RowSelected, "#kernels")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.open_kernel(int(event.row_key.value))
+
+    @on(DataTable.HeaderSelected, "#kernels")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        key = str(event.column_key.value)
+        if key == self.rows.sort.key:
+            self.rows.sort.flip()
+        else:
+            self.set_sort(key)
+        self.resort()
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_sort_next(self) -> None:
+        """Sort by the next column on screen (one the width left out is skipped)."""
+        self.rows.sort_next()
+        self.resort()
+
+    def action_sort_reverse(self) -> None:
+        self.rows.sort.flip()
+        self.resort()
+
+    # -- detail navigation -----------------------------------------------------------------
+    def action_baseline(self) -> None:
+        kernel_id = self.highlighted_id()
+        if kernel_id is not None:
+            self.state.mark_baseline(kernel_id)
+
+    def show_baseline(self, column: ColumnProvider | None) -> None:
+        """Show ``column`` (the change against the baseline) and sort by it, or drop it."""
+        self.rows.set_baseline_column(column)
+        if self.is_mounted:
+            self.rebuild()
+
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        """Open kernel ``kernel_id``'s detail; n/p there follow this list's order."""
+        if kernel_id in self.rows.index:
+            self.table.move_cursor(row=self.rows.index[kernel_id], animate=False)
+        self.app.push_screen(
+            KernelDetailScreen(self.state, kernel_id, order=self, pane=pane),
+            callback=self._detail_closed,
+        )
+
+    def action_roofline(self) -> None:
+        self.app.push_screen(RooflineScreen(self.state, self.highlighted_id()),
+                             callback=self._detail_closed)
+
+    def _detail_closed(self, kernel_id: int | None) -> None:
+        if kernel_id is not None and kernel_id in self.rows.index:
+            self.table.move_cursor(row=self.rows.index[kernel_id], animate=False)
+        if kernel_id is not None and self.view == "families":
+            self.select_launch(kernel_id)
+
+    def neighbor(self, kernel_id: int, step: int) -> int | None:
+        """The kernel ``step`` rows away in the list's order (report order if it is hidden)."""
+        return self.rows.neighbor(kernel_id, step)
+
+    def position(self, kernel_id: int) -> tuple[int, int] | None:
+        """(1-based row, rows) of the kernel in the list, None when it is filtered out."""
+        return self.rows.position(kernel_id)
+
+    def palette_commands(self) -> Iterator[Command]:
+        for column in self.columns:
+            yield Command(f"Sort kernels by {column.title}",
+                          partial(self._sort_and_show, column.key), column.tooltip)
+        if self.pattern is not None:
+            yield Command("Clear the kernel filter", self.action_clear_filter)
+        yield Command("Filter kernels by name (regex)", self.action_filter)
+
+    def _sort_and_show(self, key: str) -> None:
+        self.set_sort(key)
+        self.resort()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker_failed(self, event)

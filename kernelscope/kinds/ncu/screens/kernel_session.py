@@ -1,0 +1,168 @@
+"""The kernel report kind's session: opens an Nsight Compute report in a worker and feeds the
+kernel list batch by batch; it is the state its screens are made with (``KernelState``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.timer import Timer
+
+from kernelscope.kinds.ncu.analysis.diagnosis.cache import list_diagnosis, remember_diagnosis
+from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport, open_ncu_report
+from kernelscope.kinds.ncu.screens.columns import (
+    baseline_column,
+    required_metrics,
+    with_process_column,
+)
+from kernelscope.kinds.ncu.screens.family_table import FamilyTable
+from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen, KernelTable
+from kernelscope.kinds.ncu.screens.kernel_state import KernelState
+from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
+from kernelscope.kinds.ncu.screens.panes.source import SourcePane
+from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
+from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
+from kernelscope.ui.session import HelpSections, OpeningSession, SessionOptions
+
+UI_BATCH_SECONDS = 0.4
+"""While the report loads, the kernel list takes the summaries read meanwhile this often (the
+first at once): each update redraws the table, and the UI's work takes the cores from the
+processes that read the kernels."""
+
+
+class KernelSession(KernelState, OpeningSession[int]):
+    """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
+
+    help_sections: HelpSections = (
+        ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
+        ("Roofline (r)", (RooflineScreen,)),
+        ("Kernel detail", (KernelDetailScreen,)),
+        ("Source page (6)", (SourcePane, SourceListing)),
+        ("Raw page (8)", (RawPane, FilterInput)),
+    )
+
+    def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
+        KernelState.__init__(self, paths[0], options.extra_columns)
+        OpeningSession.__init__(self, app, paths, options)
+        self.kernel_list: KernelListScreen | None = None
+        self._arrived: list[KernelSummary] = []
+        """Summaries read and not yet shown (the loading worker adds, the UI thread takes)."""
+        self._arrived_lock = threading.Lock()
+        self._arrival_timer: Timer | None = None
+        self._shown = 0
+        self.baseline_listeners.append(self._baseline_shown)
+
+    # -- opening ---------------------------------------------------------------------------
+    def open(self) -> int:
+        """Open the report and hand its summaries to the UI thread batch by batch; returns
+        how many were read."""
+        report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
+        _ = report.device, report.notes  # read in this thread, not on the UI's
+        self.show_soon(self._show_list, report)
+        loaded = 0
+        # Each summary comes diagnosed from where it was read (the list's children), so the
+        # UI thread does not diagnose a thousand kernels while it draws their rows.
+        for pairs in report.iter_summaries(
+            batch_seconds=0.1, cancelled=self.cancelled, analyse=list_diagnosis
+        ):
+            for summary, diagnosis in pairs:
+                remember_diagnosis(summary, diagnosis)
+            with self._arrived_lock:
+                self._arrived.extend(summary for summary, _ in pairs)
+            if loaded == 0:
+                self.show_soon(self._take_arrived)  # the first rows at once
+            loaded += len(pairs)
+        return loaded
+
+    def opened(self, opened: int) -> None:
+        self._take_arrived()
+        self._loaded(opened)
+
+    def _show_list(self, report: NcuReport) -> None:
+        self.report = report
+        if len(report.processes) > 1:
+            self.columns = with_process_column(self.columns)
+        self.kernel_list = KernelListScreen(self, self.columns)
+        self.kernel_list.total = report.kernel_count
+        self.host.show_main_screen(self.kernel_list)
+        for note in report.notes:
+            self.app.notify(note, title="Old report", timeout=15)
+        self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
+
+    def _take_arrived(self) -> None:
+        """Show the summaries that arrived since the last call (on the UI thread)."""
+        with self._arrived_lock:
+            batch, self._arrived = self._arrived, []
+        if batch and self.report is not None:
+            self._shown += len(batch)
+            self._loaded_batch(batch, self._shown, self.report.kernel_count)
+
+    def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
+        renamed = self.add_summaries(batch)
+        if self.kernel_list is not None:
+            # Only kernels shown before matter (the new ones are drawn with their names).
+            earlier = bool(renamed - {s.name for s in batch})
+            self.kernel_list.add_summaries(batch, loaded, total, renamed=earlier)
+
+    def _loaded(self, total: int) -> None:
+        if self._arrival_timer is not None:
+            self._arrival_timer.stop()
+        self.loaded_all = True
+        self.app.refresh_bindings()  # export is offered once every kernel is loaded
+        if self.kernel_list is not None:
+            self.kernel_list.finish_loading(total)
+
+    def close(self) -> None:
+        if self._arrival_timer is not None:  # (a cancelled load never reaches _loaded)
+            self._arrival_timer.stop()
+        if self.report is not None:
+            self.report.close()
+
+    # -- navigation ------------------------------------------------------------------------
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        """Show kernel ``kernel_id``: in the open detail screen, or from the kernel list."""
+        app = self.app
+        if self.summary(kernel_id) is None:
+            app.notify(f"No kernel with ID {kernel_id}.", severity="error")
+            return
+        if isinstance(app.screen, KernelDetailScreen):
+            app.screen.show_kernel(kernel_id)
+            if pane is not None:
+                app.screen.action_show_pane(pane)
+            return
+        if self.kernel_list is not None and self.kernel_list.is_attached:
+            while app.screen is not self.kernel_list and len(app.screen_stack) > 1:
+                app.pop_screen()
+            self.kernel_list.open_kernel(kernel_id, pane)
+
+    # -- baseline (b) ----------------------------------------------------------------------
+    def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> bool:
+        """Make ``kernel_id`` the baseline (``b`` on the baseline clears it); its detail is
+        read in a worker when it is not at hand."""
+        if super().mark_baseline(kernel_id, detail):
+            return True
+        report = self.report
+        if report is None:
+            return False
+
+        def read() -> None:
+            detail = report.detail(kernel_id)
+            self.app.call_from_thread(self.set_baseline, detail)
+
+        self.app.run_worker(read, thread=True, exclusive=True, exit_on_error=False,
+                            group="baseline")
+        return True
+
+    def _baseline_shown(self, detail: KernelDetail | None) -> None:
+        if self.kernel_list is not None:
+            column = None if detail is None else baseline_column(detail.id, detail.duration_ns)
+            self.kernel_list.show_baseline(column)
+        if detail is None:
+            self.app.notify("Baseline cleared.", timeout=3)
+        else:
+            self.app.notify(f"Kernel {detail.id} is the baseline: the panes show the changes "
+                            "against it, the list its Δ base column.", timeout=4)

@@ -1,0 +1,169 @@
+"""Pane 8 — Raw: every metric the report holds for the kernel with its unit, as NCU's Raw
+page lists them, filtered by a substring or a regular expression on the name.
+
+The metrics are read in the detail screen's worker (``NcuReport.all_metrics``, ~0.1 s a
+kernel); the table holds the rows that match (a report has a few thousand metrics a kernel).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+
+from kernelscope.core.units import fmt_number
+from kernelscope.kinds.ncu.model import KernelDetail, Metric
+from kernelscope.kinds.ncu.model.panes import RAW
+from kernelscope.kinds.ncu.screens.panes.base import Pane
+
+KEPT = 4
+VALUE_WIDTH = 22
+UNIT_WIDTH = 12
+"""How many kernels' metrics the pane keeps (stepping back with p is instant)."""
+
+
+def metric_filter(text: str) -> re.Pattern[str] | None:
+    """The filter for ``text``: a case-insensitive regular expression when it is one, else
+    the text as a plain substring (``l1tex__t_sectors(`` is not a valid expression); None
+    for no filter."""
+    if not text:
+        return None
+    try:
+        return re.compile(text, re.IGNORECASE)
+    except re.error:
+        return re.compile(re.escape(text), re.IGNORECASE)
+
+
+def matching(metrics: dict[str, Metric], pattern: re.Pattern[str] | None) -> list[Metric]:
+    """The metrics whose name matches, by name."""
+    return [m for name, m in sorted(metrics.items())
+            if pattern is None or pattern.search(name)]
+
+
+class MetricsNeeded(Message):
+    """The Raw pane needs every metric of ``kernel_id`` (read them in a worker)."""
+
+    def __init__(self, kernel_id: int) -> None:
+        super().__init__()
+        self.kernel_id = kernel_id
+
+
+class FilterInput(Input):
+    """The filter field: escape clears it and goes back to the table."""
+
+    BINDINGS = [
+        Binding("escape", "leave", "Clear filter", id="raw.clear",
+                tooltip="Clear the filter and go back to the metrics."),
+    ]
+
+    def action_leave(self) -> None:
+        self.value = ""
+        pane = next((a for a in self.ancestors if isinstance(a, RawPane)), None)
+        if pane is not None:
+            pane.query_one(DataTable).focus()
+
+
+class RawPane(Pane):
+    spec = RAW
+    tab_label = "Raw"
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="raw.filter",
+                tooltip="Filter the metrics by a substring or a regular expression on the name."),
+    ]
+
+    DEFAULT_CSS = """
+    RawPane {
+        overflow-y: hidden;
+    }
+    RawPane > .pane-content {
+        height: 1fr;
+    }
+    RawPane #raw-table {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    RawPane #raw-filter {
+        margin: 0;
+        background: $boost;
+    }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._metrics: OrderedDict[int, dict[str, Metric]] = OrderedDict()
+        self.pattern: re.Pattern[str] | None = None
+
+    def compose_content(self) -> ComposeResult:
+        yield FilterInput(placeholder="/ filter: substring or regex on the metric name "
+                          "(escape clears)", id="raw-filter", compact=True)
+        yield Static("", id="raw-count")
+        yield DataTable(id="raw-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        # Values first: whatever the width, the numbers show; long names are cut on the right.
+        table = self.query_one(DataTable)
+        table.add_column(Text("Value", justify="right"), key="value", width=VALUE_WIDTH)
+        table.add_column("Unit", key="unit", width=UNIT_WIDTH)
+        table.add_column("Metric", key="name")
+
+    def on_focus(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @property
+    def metrics(self) -> dict[str, Metric] | None:
+        return self._metrics.get(self.detail.id) if self.detail is not None else None
+
+    def update_content(self, detail: KernelDetail) -> None:
+        if detail.id in self._metrics:
+            self._fill()
+            return
+        self.query_one("#raw-count", Static).update(
+            Text("Reading every metric of this kernel…", style="dim italic"))
+        self.query_one(DataTable).clear()
+        self.post_message(MetricsNeeded(detail.id))
+
+    def show_metrics(self, kernel_id: int, metrics: dict[str, Metric]) -> None:
+        """Keep the metrics a worker read; show them if they are the current kernel's."""
+        self._metrics[kernel_id] = metrics
+        while len(self._metrics) > KEPT:
+            self._metrics.popitem(last=False)
+        if self.detail is not None and self.detail.id == kernel_id:
+            self._fill()
+
+    def _fill(self) -> None:
+        metrics = self.metrics
+        if metrics is None:
+            return
+        shown = matching(metrics, self.pattern)
+        table = self.query_one(DataTable)
+        table.clear()
+        table.add_rows(
+            (Text(fmt_number(m.value), justify="right", overflow="ellipsis"),
+             Text(m.unit, overflow="ellipsis"), Text(m.name))
+            for m in shown
+        )
+        count = Text(f"{len(shown):,} of {len(metrics):,} metrics", style="bold")
+        if self.pattern is not None:
+            count.append(f" matching /{self.pattern.pattern}/", style="")
+        count.append(" · base units, as ncu --page raw --print-units base", style="dim")
+        self.query_one("#raw-count", Static).update(count)
+
+    @on(Input.Changed, "#raw-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.pattern = metric_filter(event.value)
+        self._fill()
+
+    @on(Input.Submitted, "#raw-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#raw-filter", Input).focus()
+

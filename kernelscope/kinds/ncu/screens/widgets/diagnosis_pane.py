@@ -1,0 +1,208 @@
+"""The diagnosis of one kernel as a widget (the kernel detail's Diagnosis pane shows it).
+
+The pane shows the bottleneck label with its evidence, the flags (severity, checklist level,
+evidence, remedy, NCU's estimated speedup), the guard rails applied, what could not be checked,
+and a small roofline with every kernel of the report and this one highlighted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from kernelscope.core.kernel_names import ShortNames, fit_name
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag, derived, diagnose
+from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
+from kernelscope.kinds.ncu.analysis.families import ReportFamilies, kernel_families
+from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
+from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
+from kernelscope.kinds.ncu.render.roofline import ChartKernel
+from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
+from kernelscope.render.format import short_name
+from kernelscope.render.severity import badge_style
+
+LABEL_STYLE = "bold magenta"
+
+
+def blank() -> Text:
+    return Text("")
+
+
+def evidence_line(e: Evidence) -> Text:
+    mark = {True: ("✓ ", "green"), False: ("· ", "dim"), None: ("  ", "")}[e.holds]
+    line = Text(mark[0], style=mark[1])
+    line.append(f"[{e.step}] ", style="dim")
+    line.append(e.text())
+    return line
+
+
+def evidence_lines(held: Sequence[Evidence], not_held: Sequence[Evidence]) -> list[Text]:
+    """What held, then, apart and labelled so, the checks that did not hold."""
+    lines = [evidence_line(e) for e in held]
+    if not_held:
+        lines.append(Text("Checked, did not hold:", style="dim italic"))
+        lines.extend(evidence_line(e) for e in not_held)
+    return lines
+
+
+def flag_block(flag: Flag) -> list[RenderableType]:
+    head = Table.grid(expand=True, padding=(0, 1))
+    head.add_column(no_wrap=True)
+    head.add_column(ratio=1)
+    head.add_column(justify="right", no_wrap=True)
+    title = Text(f"L{flag.level} ", style="dim")
+    title.append(flag.title, style="bold")
+    title.append(f"  ({flag.id})", style="dim")
+    speed = ""
+    if flag.ncu_speedup is not None:
+        speed = f"NCU est. speedup {flag.ncu_speedup:,.1f}%"
+    head.add_row(
+        Text(f" {flag.severity.upper()} ", style=badge_style(flag.severity)),
+        title,
+        Text(speed, style="bold green"),
+    )
+    out: list[RenderableType] = [head]
+    body: list[RenderableType] = []
+    if flag.detail:
+        body.append(Text(flag.detail))
+    if flag.guard:
+        body.append(Text(f"Not a problem here: {flag.guard}", style="italic cyan"))
+    body.extend(evidence_lines(flag.held, flag.not_held))
+    body.append(Text("→ " + flag.remedy, style="green"))
+    if flag.ncu_rule:
+        body.append(Text(f"NCU rule: {flag.ncu_rule}", style="dim"))
+    out.extend(Padding(item, (0, 0, 0, 4)) for item in body)
+    return out
+
+
+def render_diagnosis(d: Diagnosis) -> list[RenderableType]:
+    """The pane's text: label and evidence, flags, guard rails, notes."""
+    head = Text("Bottleneck: ", style="bold")
+    head.append(d.label, style=LABEL_STYLE)
+    out: list[RenderableType] = [head, Text(d.bottleneck.summary)]
+    b = d.bottleneck
+    out.extend(Padding(line, (0, 0, 0, 2)) for line in evidence_lines(b.held, b.not_held))
+    out.append(blank())
+    if d.flags:
+        out.append(Text(f"Flags ({len(d.flags)}), by checklist level", style="bold"))
+        for flag in d.flags:
+            out.extend(flag_block(flag))
+    else:
+        out.append(Text("No flags raised.", style="bold green"))
+    if d.guard_rails:
+        out.extend([blank(), Text("Guard rails (misreadings avoided)", style="bold")])
+        for g in d.guard_rails:
+            line = Text(f"• {g.id}: ", style="cyan")
+            line.append(g.text)
+            out.append(Padding(line, (0, 0, 0, 2)))
+    if d.notes:
+        out.extend([blank(), Text("Not checked", style="bold")])
+        out.extend(Padding(Text(f"• {n}", style="dim"), (0, 0, 0, 2)) for n in d.notes)
+    return out
+
+
+def best_precision(roofline: Roofline | None) -> str:
+    """The precision this kernel does most of its work in (FP32 when it does none)."""
+    return main_precision(roofline)
+
+
+def chart_name(demangled: str, width: int = 28) -> str:
+    """A kernel's name for a chart label: its compact name, fitted to ``width``."""
+    return short_name(demangled, width)
+
+
+def chart_kernels(summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
+    """Every listed kernel as a roofline point, named by the report's short names."""
+    demangled = [s.name for s in summaries]
+    names = ShortNames(demangled)
+    return tuple(
+        ChartKernel(s.id, fit_name(names[d], 28), summary_diagnosis(s).roofline)
+        for s, d in zip(summaries, demangled, strict=True)
+    )
+
+
+class DiagnosisView(Vertical):
+    """The diagnosis of one kernel, above a small roofline of the whole report."""
+
+    DEFAULT_CSS = """
+    DiagnosisView {
+        height: auto;
+    }
+    DiagnosisView > .diagnosis-body {
+        height: auto;
+    }
+    DiagnosisView > RooflinePlot {
+        height: 22;
+        margin-top: 1;
+    }
+    """
+
+    diagnosis: Diagnosis | None = None
+    _points: tuple[int, int, tuple[ChartKernel, ...]] | None = None
+    _families: tuple[int, int, ReportFamilies] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="diagnosis-body", id="diagnosis-body")
+        yield RooflinePlot(id="diagnosis-roofline")
+
+    def _chart_kernels(self, summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
+        """Every kernel's roofline point, built once per list of summaries (not per keystroke:
+        a 1,000-kernel report would spend milliseconds on it each time ``n`` is pressed)."""
+        key = (id(summaries), len(summaries))
+        if self._points is None or self._points[:2] != key:
+            self._points = (*key, chart_kernels(list(summaries)))
+        return self._points[2]
+
+    def _report_families(self, summaries: Sequence[KernelSummary]) -> ReportFamilies:
+        """The report's families, grouped once per list of summaries."""
+        key = (id(summaries), len(summaries))
+        if self._families is None or self._families[:2] != key:
+            self._families = (*key, kernel_families(list(summaries)))
+        return self._families[2]
+
+    def show(self, detail: KernelDetail, summaries: Sequence[KernelSummary] = ()) -> Diagnosis:
+        """Diagnose ``detail`` (its and its family's share of the time taken from
+        ``summaries``) and show it."""
+        families = self._report_families(summaries)
+        family = families.family_of(detail.id)
+        d = diagnose(
+            detail.metrics,
+            detail.rules,
+            detail.sections,
+            time_share=time_share(detail, summaries, families),
+            family_share=family.time_share if family is not None else None,
+            family_launches=family.count if family is not None else 1,
+            source=detail.source,
+        )
+        self.diagnosis = d
+        self.query_one("#diagnosis-body", Static).update(Group(*render_diagnosis(d)))
+        kernels = self._chart_kernels(summaries)
+        if not any(k.id == detail.id for k in kernels):
+            kernels = (
+                *kernels,
+                ChartKernel(detail.id, chart_name(detail.demangled), d.roofline),
+            )
+        self.query_one(RooflinePlot).show(
+            RooflineView(kernels, selected=detail.id, precision=best_precision(d.roofline))
+        )
+        return d
+
+
+def time_share(
+    detail: KernelDetail,
+    summaries: Sequence[KernelSummary],
+    families: ReportFamilies | None = None,
+) -> float | None:
+    """The kernel's share of the summed duration of ``summaries`` (None when unknown or when
+    the report holds this one kernel)."""
+    if len(summaries) <= 1:
+        return None
+    families = kernel_families(list(summaries)) if families is None else families
+    return derived.time_share(detail.duration_ns, families.total_ns)

@@ -1,0 +1,83 @@
+"""The Nsight Systems model: open a report, summarise it like ``nsys stats``, find gaps and
+problems like ``nsys analyze``, and precompute a zoomable timeline.
+
+Everything here is plain dataclasses and polars frames (no Textual, no rich)::
+
+    report = open_nsys_report("run.nsys-rep", progress=..., cancel=event)
+    kernel_summary(report)          # == nsys stats -r cuda_gpu_kern_sum
+    findings(report)                # nsys analyze rules + many-tiny-kernels
+    explain_gaps(report)            # what the CPU did during large GPU gaps
+    TimelineIndex(report).render(t0, t1, width)
+"""
+
+from kernelscope.core.hooks import CancelHook, OpenCancelled, ProgressHook
+from kernelscope.kinds.nsys.model.locate import find_nsys
+from kernelscope.kinds.nsys.model.opener import exported_sqlite_path, open_report
+from kernelscope.timeline.analysis.findings import Finding, findings, tiny_kernel_stretches
+from kernelscope.timeline.analysis.gap_causes import (
+    CAUSES,
+    CpuActivity,
+    GapExplanation,
+    explain_gaps,
+)
+from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy, nvtx_ranges, nvtx_summary
+from kernelscope.timeline.analysis.summaries import (
+    cuda_api_summary,
+    kernel_summary,
+    memop_size_summary,
+    memop_time_summary,
+    osrt_summary,
+)
+from kernelscope.timeline.analysis.timeline import TimelineIndex
+from kernelscope.timeline.analysis.timeline_view import EventInfo, Gap, Lane, TimelineView
+from kernelscope.timeline.analysis.utilization import (
+    gap_histogram,
+    gpu_utilization,
+    idle_gaps,
+    launch_gaps,
+    utilization_windows,
+)
+from kernelscope.timeline.model.intervals import Coverage, merge_intervals
+from kernelscope.timeline.model.model import DeviceInfo, NsysReport, ProcessInfo
+
+open_nsys_report = open_report
+
+__all__ = [
+    "CAUSES",
+    "CancelHook",
+    "Coverage",
+    "CpuActivity",
+    "DeviceInfo",
+    "EventInfo",
+    "Finding",
+    "Gap",
+    "GapExplanation",
+    "Lane",
+    "NsysReport",
+    "OpenCancelled",
+    "ProcessInfo",
+    "ProgressHook",
+    "TimelineIndex",
+    "TimelineView",
+    "cuda_api_summary",
+    "explain_gaps",
+    "exported_sqlite_path",
+    "find_nsys",
+    "findings",
+    "gap_histogram",
+    "gpu_utilization",
+    "idle_gaps",
+    "kernel_summary",
+    "launch_gaps",
+    "memop_size_summary",
+    "memop_time_summary",
+    "merge_intervals",
+    "nvtx_gpu_busy",
+    "nvtx_ranges",
+    "nvtx_summary",
+    "open_nsys_report",
+    "open_report",
+    "osrt_summary",
+    "tiny_kernel_stretches",
+    "utilization_windows",
+]

@@ -1,0 +1,1 @@
+"""This kind's readers and model: plain objects and polars frames."""

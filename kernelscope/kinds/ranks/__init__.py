@@ -1,0 +1,1 @@
+"""Runs of many Nsight Systems ranks: reduce, align, compare."""

@@ -1,0 +1,406 @@
+"""Reduce one trace file to :class:`RankSummary` objects (one per rank process in it).
+
+This is the function the worker processes (or Dask workers) run; it takes a path and plain
+options and returns small objects, so only summaries cross process boundaries. A file with
+one process using the GPU is one rank; a file holding several (``nsys profile mpirun …``)
+gives one rank per process that ran GPU work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import polars as pl
+
+from kernelscope.core.detect import ReportKind, check_readable, detect_kind, is_compressed
+from kernelscope.core.errors import ReportError
+from kernelscope.kinds.nsys.model.cache import default_cache_dir, ensure_cache_dir
+from kernelscope.kinds.nsys.model.db import ExportDb
+from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name
+from kernelscope.kinds.nsys.model.opener import exported_sqlite_path
+from kernelscope.kinds.ranks.analysis.collectives import communication, nccl_op
+from kernelscope.kinds.ranks.analysis.model import DEFAULT_BUSY_POINTS, RankSummary
+from kernelscope.kinds.ranks.analysis.read import (
+    RANK_VARIABLES,
+    TraceTables,
+    read_cpu_calls,
+    read_tables,
+)
+from kernelscope.kinds.ranks.analysis.steps import kernel_pattern_steps, nvtx_steps
+from kernelscope.timeline.analysis.gap_causes import explain_gaps
+from kernelscope.timeline.analysis.gpu_breakdown import gpu_ops, ops_breakdown
+from kernelscope.timeline.analysis.nvtx import nvtx_ranges
+from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
+from kernelscope.timeline.model.intervals import Coverage
+from kernelscope.timeline.model.model import NsysReport, pid_of
+
+I64 = pl.Int64
+NVTX_RANK = re.compile(r"(?i)\brank\s*[#:=]?\s*(\d+)\b")
+HALF = 0.5
+
+
+@dataclass(frozen=True)
+class ReduceOptions:
+    """What the reduction needs besides the path (plain values: they travel to workers)."""
+
+    cache_dir: str | None = None
+    nsys: str | None = None
+    min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
+    max_gaps: int = 50
+    busy_points: int = DEFAULT_BUSY_POINTS
+
+
+@contextlib.contextmanager
+def sqlite_of(path: Path, options: ReduceOptions) -> Iterator[Path]:
+    """The SQLite export to read for ``path``: itself, its decompressed copy in a scratch
+    directory (removed afterwards) or the cached ``nsys export`` of an ``.nsys-rep``."""
+    report = check_readable(path)
+    kind = detect_kind(report)
+    if kind is ReportKind.NCU:
+        raise ReportError(f"{report.name} is an Nsight Compute report, not an Nsight Systems "
+                          "trace of a rank.")
+    if kind is ReportKind.NSYS:
+        yield exported_sqlite_path(report, cache_dir=options.cache_dir, nsys=options.nsys)
+        return
+    if not is_compressed(report):
+        yield report
+        return
+    base = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+    try:
+        ensure_cache_dir(base)
+        scratch = tempfile.TemporaryDirectory(prefix=".scratch-", dir=base)
+    except (ReportError, OSError):
+        if options.cache_dir:
+            raise
+        scratch = tempfile.TemporaryDirectory(prefix="kernelscope-")
+    with scratch as tmp:
+        yield decompress_to(report, Path(tmp) / scratch_name(report))
+
+
+def reduce_trace(path: str, options: ReduceOptions | None = None) -> list[RankSummary]:
+    """Read ``path`` (``.sqlite``, ``.nsys-rep``, either compressed) and reduce each rank
+    process in it. Raises ReportError with one sentence on bad input."""
+    options = options or ReduceOptions()
+    source = Path(path)
+    try:
+        with sqlite_of(source, options) as sqlite, \
+                ExportDb(sqlite, display_name=source.name) as db:
+            tables = read_tables(db)
+            units = _rank_processes(tables)
+            return [_reduce_unit(db, tables, str(path), pid, len(units) > 1, options)
+                    for pid in units]
+    except (sqlite3.Error, pl.exceptions.PolarsError) as exc:
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ReportError(f"{source.name} could not be read ({detail.rstrip('.')}).") from exc
+
+
+def _rank_processes(tables: TraceTables) -> list[int | None]:
+    """The pids that are ranks: those with GPU work; [None] (the whole file) when one or none
+    has GPU work."""
+    pids: set[int] = set()
+    for frame in (tables.kernels, tables.memcpy, tables.memset):
+        pids.update(int(p) for p in frame.select(pid_of(pl.col("global_pid")).unique())
+                    ["global_pid"].drop_nulls())
+    return sorted(pids) if len(pids) > 1 else [None]  # type: ignore[return-value]
+
+
+def _only(df: pl.DataFrame, column: str, pid: int | None) -> pl.DataFrame:
+    return df if pid is None else df.filter(pid_of(pl.col(column)) == pid)
+
+
+def _partial_report(path: str, tables: TraceTables, pid: int | None) -> NsysReport:
+    """An :class:`NsysReport` over the rows read so far (no CPU calls yet), for the timeline
+    functions that take one (NVTX ranges, gap explanations)."""
+    nulls = [pl.lit(None, I64).alias(c) for c in ("context_id", "green_context_id")]
+    kernels = _only(tables.kernels, "global_pid", pid).with_columns(
+        nulls[0], pl.lit(None, pl.Categorical).alias("name"),
+        pl.lit(None, pl.Categorical).alias("short_name"))
+    memcpy = _only(tables.memcpy, "global_pid", pid).with_columns(*nulls)
+    memset = _only(tables.memset, "global_pid", pid).with_columns(*nulls)
+    nvtx = _only(tables.nvtx, "global_tid", pid)
+    last = nvtx.select(pl.max_horizontal(pl.col("start").max(), pl.col("end").max())).item()
+    empty_calls = pl.DataFrame(schema={"start": I64, "end": I64, "global_tid": I64,
+                                       "correlation_id": I64, "name": pl.String,
+                                       "api": pl.String})
+    return NsysReport(
+        path=Path(path), sqlite_path=None, start_ns=0, end_ns=0, devices=[], processes=[],
+        kernels=kernels, memcpy=memcpy, memset=memset, cuda_api=empty_calls,
+        osrt=pl.DataFrame(schema={"start": I64, "end": I64, "global_tid": I64,
+                                  "event_class": I64, "name": pl.String}),
+        nvtx=nvtx, overhead=pl.DataFrame(schema={"start": I64, "end": I64, "global_tid": I64,
+                                                 "name": pl.String}),
+        nvtx_last_ns=None if last is None else int(last), tables=tables.tables,
+    )
+
+
+def _env_rank(env: dict[str, str]) -> tuple[int | None, str | None]:
+    for var in RANK_VARIABLES:
+        value = env.get(var, "").strip()
+        if value.isdigit():
+            return int(value), var
+    return None, None
+
+
+def _nvtx_rank(nvtx: pl.DataFrame) -> int | None:
+    found = {int(m) for name in nvtx["name"].drop_nulls().unique().to_list()
+             for m in NVTX_RANK.findall(name)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _extent(frames: list[pl.DataFrame]) -> tuple[int, int]:
+    lo: list[int] = []
+    hi: list[int] = []
+    for f in frames:
+        if f.height:
+            lo.append(int(f["start"].min()))  # type: ignore[arg-type]
+            hi.append(int(f.select(pl.max_horizontal("start", "end").max()).item()))
+    return (min(lo), max(hi)) if lo else (0, 0)
+
+
+def _overlap(outer: Coverage, intervals: Coverage) -> int:
+    """Time covered by both (``intervals`` merged, so nothing counts twice)."""
+    if not intervals.count:
+        return 0
+    inside = outer.covered_until(intervals.ends) - outer.covered_until(intervals.starts)
+    return int(inside.sum())
+
+
+def _families(kernels: pl.DataFrame, names: dict[int, str]) -> pl.DataFrame:
+    """Per kernel name (demangled, as ``nsys stats`` groups): instances and durations."""
+    stats = (kernels.group_by("name_id").agg(
+        pl.len().cast(I64).alias("instances"),
+        (pl.col("end") - pl.col("start")).sum().alias("total_ns"),
+        (pl.col("end") - pl.col("start")).min().alias("min_ns"),
+        (pl.col("end") - pl.col("start")).median().alias("med_ns"),
+        (pl.col("end") - pl.col("start")).max().alias("max_ns"),
+    ).with_columns(pl.col("name_id").replace_strict(names, default="(unnamed)",
+                                                    return_dtype=pl.String).alias("name")))
+    return stats.select(
+        "name", nccl_op(pl.col("name")).is_not_null().alias("comm"), "instances", "total_ns",
+        "min_ns", pl.col("med_ns").cast(pl.Float64), "max_ns",
+    ).sort(["total_ns", "name"], descending=[True, False])
+
+
+def _nccl_launches(db: ExportDb, calls: pl.DataFrame, kernels: pl.DataFrame,
+                   nccl: pl.DataFrame) -> pl.DataFrame:
+    """NCCL collectives with the CPU side of each: the launch call's start/end and thread."""
+    corr = kernels.join(nccl.select("start", "end"), on=["start", "end"], how="semi")
+    api, _ = read_cpu_calls(db, [], correlation_ids=corr["correlation_id"].drop_nulls()
+                            .to_list())
+    launches = corr.select("start", "correlation_id").join(
+        api.select("correlation_id", pl.col("start").alias("cpu_start"),
+                   pl.col("end").alias("cpu_end"), pl.col("global_tid").alias("tid")),
+        on="correlation_id", how="left").unique("start", keep="first")
+    return calls.drop("cpu_start", "cpu_end").join(
+        launches.drop("correlation_id"), on="start", how="left").with_columns(
+        pl.coalesce("tid", "global_tid").alias("global_tid")).drop("tid")
+
+
+def _lead_windows(calls: pl.DataFrame, steps: pl.DataFrame, first_ns: int) -> pl.DataFrame:
+    """Each collective with the start of its lead-in on the GPU/call timeline (``lead_from``)
+    and on the CPU (``cpu_lead_from``).
+
+    The lead-in to a collective runs from the end of the rank's previous communication call
+    (or, for its first one, the start of its step or of its trace) to its arrival. For NCCL
+    kernels the CPU side is the launch calls: from the previous NCCL launch to this one.
+    """
+    calls = calls.sort("start").with_columns(
+        pl.col("end").shift(1).alias("prev_end"), pl.col("cpu_end").shift(1).alias("prev_cpu"))
+    calls = calls.join_asof(steps.select(pl.col("start").alias("s0"),
+                                         pl.col("start").alias("step_start")).sort("s0"),
+                            left_on="start", right_on="s0", strategy="backward")
+    step_start = pl.col("step_start").fill_null(first_ns)
+    return calls.with_columns(
+        pl.min_horizontal(pl.max_horizontal(pl.col("prev_end").fill_null(step_start),
+                                            pl.lit(first_ns)), "start").alias("lead_from"),
+        pl.min_horizontal(pl.max_horizontal(pl.col("prev_cpu").fill_null(step_start),
+                                            pl.lit(first_ns)), "cpu_start")
+        .alias("cpu_lead_from"),
+    ).drop("prev_end", "prev_cpu", "s0", "step_start")
+
+
+def _lead_in(calls: pl.DataFrame, ranges: pl.DataFrame, busy: Coverage,
+             steps: pl.DataFrame) -> pl.DataFrame:
+    """What the rank did before arriving at each collective (``calls`` from
+    :func:`_lead_windows`).
+
+    Rows: the lead-in's length (``window``), the GPU busy time in it (``gpu``), and the time
+    inside each NVTX range of the calling thread during its CPU lead-in (``nvtx``; the step
+    ranges and the ranges that enclose the whole lead-in are left out).
+    """
+    schema = {"op": pl.String, "seq": I64, "what": pl.String, "name": pl.String, "ns": I64}
+    lead = calls.filter(pl.col("collective"))
+    if not lead.height:
+        return pl.DataFrame(schema=schema)
+    window = lead.select("op", "seq", pl.lit("window").alias("what"), pl.lit("").alias("name"),
+                         (pl.col("start") - pl.col("lead_from")).alias("ns"))
+    gpu_busy = busy.covered_until(lead["start"]) - busy.covered_until(lead["lead_from"])
+    gpu = lead.select("op", "seq", pl.lit("gpu").alias("what"), pl.lit("busy").alias("name"),
+                      gpu_busy.alias("ns"))
+    parts = [window, gpu]
+    step_names = steps["name"].drop_nulls().unique().implode()
+    ranges = ranges.filter(~pl.col("range").str.strip_prefix(":").is_in(step_names))
+    cpu = lead.select("op", "seq", "global_tid", pl.col("cpu_lead_from").alias("w0"),
+                      pl.col("cpu_start").alias("w1")).filter(pl.col("w1") > pl.col("w0"))
+    for (tid,), windows in cpu.group_by(["global_tid"]):
+        mine = ranges.filter(pl.col("global_tid") == tid) if tid is not None else ranges
+        parts.append(_time_in_ranges(windows.sort("w0"), mine))
+    return pl.concat(parts, how="vertical_relaxed").cast(schema)  # type: ignore[arg-type]
+
+
+def _time_in_ranges(windows: pl.DataFrame, ranges: pl.DataFrame) -> pl.DataFrame:
+    """Per window (op, seq, w0, w1; disjoint, sorted) the time inside each NVTX range name,
+    for ranges that lie in one window without enclosing it."""
+    if not ranges.height or not windows.height:
+        return pl.DataFrame(schema={"op": pl.String, "seq": I64, "what": pl.String,
+                                    "name": pl.String, "ns": I64})
+    w0, w1 = windows["w0"], windows["w1"]
+    last = w0.search_sorted(ranges["end"], side="left").cast(I64) - 1
+    first = w1.search_sorted(ranges["start"], side="right").cast(I64)
+    hit = ranges.with_columns(last.alias("i"), first.alias("j")).filter(
+        (pl.col("i") >= 0) & (pl.col("i") == pl.col("j")))
+    if not hit.height:
+        return _time_in_ranges(windows.clear(), ranges)
+    idx = hit["i"]
+    hit = hit.with_columns(w0.gather(idx).alias("w0"), w1.gather(idx).alias("w1"),
+                           windows["op"].gather(idx).alias("op"),
+                           windows["seq"].gather(idx).alias("seq"))
+    hit = hit.filter(~((pl.col("start") <= pl.col("w0")) & (pl.col("end") >= pl.col("w1"))))
+    return hit.group_by("op", "seq", "range", maintain_order=True).agg(
+        (pl.min_horizontal("end", "w1") - pl.max_horizontal("start", "w0")).sum().alias("ns")
+    ).select("op", "seq", pl.lit("nvtx").alias("what"),
+             pl.col("range").str.strip_prefix(":").alias("name"), "ns")
+
+
+def _gap_causes(db: ExportDb, report: NsysReport, busy: Coverage, comm: Coverage,
+                options: ReduceOptions, pid: int | None) -> pl.DataFrame:
+    """Idle gaps of at least ``min_gap_ns`` by cause: the ``max_gaps`` longest explained from
+    the CPU calls around them (docs/timeline.md), ``communication`` when the rank's CPU-side
+    collective calls cover at least half of the gap; the others counted as ``not explained``."""
+    schema = {"cause": pl.String, "gaps": I64, "ns": I64}
+    gaps = busy.gaps().filter(pl.col("duration") >= options.min_gap_ns)
+    if not gaps.height:
+        return pl.DataFrame(schema=schema)
+    top = gaps.sort("duration", descending=True).head(options.max_gaps)
+    windows = list(top.select("start", "end").iter_rows())
+    ends = report.gpu_ops.join(top.select(pl.col("end").alias("start")), on="start", how="semi")
+    api, osrt = read_cpu_calls(db, windows, correlation_ids=ends["correlation_id"]
+                               .drop_nulls().to_list())
+    windowed = replace(report, cuda_api=_only(api, "global_tid", pid),
+                       osrt=_only(osrt, "global_tid", pid), _memo={})
+    # Same GPU rows: hand over the merged busy intervals instead of building them again.
+    windowed.__dict__.update({k: report.__dict__[k] for k in ("gpu_ops", "device_busy")
+                              if k in report.__dict__})
+    explained = explain_gaps(windowed, min_gap_ns=options.min_gap_ns, limit=options.max_gaps)
+    starts = pl.Series([g.start_ns for g in explained], dtype=I64)
+    ends_ns = pl.Series([g.end_ns for g in explained], dtype=I64)
+    in_comm = (comm.covered_until(ends_ns) - comm.covered_until(starts)).to_list()
+    rows = [("communication" if c >= HALF * max(g.duration_ns, 1) else g.cause, g.duration_ns)
+            for g, c in zip(explained, in_comm, strict=True)]
+    rest = gaps.height - len(rows)
+    if rest > 0:
+        rows.append(("not explained", int(gaps["duration"].sum()) - sum(r[1] for r in rows)))
+    frame = pl.DataFrame(rows, schema={"cause": pl.String, "ns": I64}, orient="row")
+    counts = [1] * len(explained) + ([rest] if rest > 0 else [])
+    return (frame.with_columns(pl.Series("gaps", counts, dtype=I64))
+            .group_by("cause").agg(pl.col("gaps").sum(), pl.col("ns").sum())
+            .sort("ns", descending=True).select(list(schema)))
+
+
+def _steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str]
+           ) -> tuple[pl.DataFrame, str | None, str | None]:
+    """The rank's steps (from NVTX ranges, else from a repeating kernel pattern), where they
+    came from, and the pattern's anchor kernel."""
+    steps = nvtx_steps(ranges)
+    if steps.height:
+        return steps, "nvtx", None
+    steps, anchor_id = kernel_pattern_steps(kernels)
+    if not steps.height:
+        return steps, None, None
+    return steps, "kernel pattern", names.get(int(anchor_id)) if anchor_id is not None else None
+
+
+def _busy_curve(busy: Coverage, points: int
+                ) -> tuple[int | None, int | None, list[int], list[int]]:
+    """The GPU's first and last busy instant, and its cumulative busy time at ``points`` + 1
+    evenly spaced edges between them (empty without GPU work)."""
+    if not busy.count:
+        return None, None, [], []
+    gpu_start, gpu_end = int(busy.starts[0]), int(busy.ends[-1])
+    n = max(points, 1)
+    edges = [gpu_start + (gpu_end - gpu_start) * i // n for i in range(n + 1)]
+    return gpu_start, gpu_end, edges, busy.covered_until(pl.Series(edges, dtype=I64)).to_list()
+
+
+def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
+                 several: bool, options: ReduceOptions) -> RankSummary:
+    report = _partial_report(path, tables, pid)
+    kernels = report.kernels.select("start", "end", "device_id", "stream_id", "correlation_id",
+                                    "global_pid", "name_id").sort("start")
+    names = tables.names
+    nccl_ids = [i for i, n in names.items() if re.search(r"(?:^|\s)nccl(?:Dev)?Kernel_", n)]
+    nccl = kernels.filter(pl.col("name_id").is_in(nccl_ids)).with_columns(
+        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name"))
+    ranges = nvtx_ranges(report)
+    mpi = _only(tables.mpi, "global_tid", pid)
+    source, calls = communication(nccl, mpi, ranges)
+    steps, step_source, anchor = _steps(ranges, kernels, names)
+    calls = calls.with_columns(pl.col("start").alias("cpu_start"), pl.col("end").alias("cpu_end"))
+    if source == "nccl":
+        calls = _nccl_launches(db, calls, kernels, nccl)
+    calls = calls.sort("start").join_asof(
+        steps.select(pl.col("start").alias("s0"), pl.col("end").alias("s1"), "step").sort("s0"),
+        left_on="start", right_on="s0", strategy="backward",
+    ).with_columns(pl.when(pl.col("start") < pl.col("s1")).then(pl.col("step")).alias("step")
+                   ).drop("s0", "s1")
+    first, last = _extent([report.gpu_ops, ranges, mpi])
+    calls = _lead_windows(calls, steps, first)
+    per_device = report.device_busy
+    busy = (next(iter(per_device.values())) if len(per_device) == 1
+            else Coverage.from_intervals(report.gpu_ops))
+    compute = Coverage.from_intervals(kernels.filter(~pl.col("name_id").is_in(nccl_ids)))
+    comm = Coverage.from_intervals(calls)
+    cpu_comm = comm if source != "nccl" else Coverage.from_intervals(calls.clear())
+    gpu_start, gpu_end, edges, cum = _busy_curve(busy, options.busy_points)
+    env_rank, env_var = _env_rank(tables.environment) if not several else (None, None)
+    used = sorted(set(report.gpu_ops["device_id"].drop_nulls().to_list()))
+    tids = calls["global_tid"].drop_nulls().unique().to_list()
+    if not tids and ranges.height:
+        tids = [ranges.group_by("global_tid").len().sort("len", descending=True)
+                ["global_tid"][0]]
+    process_pid = pid
+    if process_pid is None and kernels.height:
+        process_pid = int(kernels.select(pid_of(pl.col("global_pid")))["global_pid"]
+                          .drop_nulls().mode().sort()[0])
+    label = Path(path).name + (f" [pid {pid}]" if several else "")
+    temporal, comm_comp = ops_breakdown(gpu_ops(
+        kernels, report.memcpy, report.memset,
+        pl.col("name_id").replace_strict(names, default=None, return_dtype=pl.String)))
+    return RankSummary(
+        file=path, label=label, pid=process_pid,
+        process=tables.process_names.get(process_pid or -1, ""),
+        host=tables.host, session_start_utc_ns=tables.session_start_utc_ns,
+        env_rank=env_rank, env_rank_variable=env_var,
+        nvtx_rank=_nvtx_rank(report.nvtx), nsys_version=tables.nsys_version,
+        devices=[f"{tables.devices.get(d, f'GPU {d}')} ({d})" for d in used],
+        kernels=kernels.height, first_ns=first, last_ns=last,
+        gpu_start_ns=gpu_start, gpu_end_ns=gpu_end, gpu_busy_ns=busy.total,
+        compute_ns=compute.total, comm_ns=comm.total, overlap_ns=_overlap(compute, comm),
+        comm_source=source, steps=steps, step_source=step_source, step_anchor=anchor,
+        collectives=calls.select("op", "seq", "start", "end", "global_tid", "collective",
+                                 "step", "lead_from", "cpu_start", "cpu_lead_from"),
+        lead_in=_lead_in(calls, ranges, busy, steps),
+        gaps=_gap_causes(db, report, busy, cpu_comm, options, pid),
+        families=_families(kernels, names),
+        busy_edges=edges, busy_cum=cum, main_tids=[int(t) for t in tids],
+        temporal=temporal, comm_comp_overlap_pct=comm_comp,
+    )
+
+
+__all__ = ["ReduceOptions", "reduce_trace", "sqlite_of"]

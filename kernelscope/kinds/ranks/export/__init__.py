@@ -1,0 +1,1 @@
+"""This kind's exports: Markdown, JSON, CSV, summary (never Textual)."""

@@ -1,0 +1,1 @@
+"""This kind's text and charts (rich, never Textual)."""

@@ -1,0 +1,1 @@
+"""The timeline that Nsight Systems and Kineto traces share: model to screens."""

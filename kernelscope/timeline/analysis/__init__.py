@@ -1,0 +1,1 @@
+"""This kind's analyses over its model (no Textual, no rich)."""

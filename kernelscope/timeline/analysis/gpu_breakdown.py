@@ -1,0 +1,178 @@
+"""HTA's (Holistic Trace Analysis 0.5.0) definitions on any timeline's GPU events: kernel
+types by name, the temporal breakdown, the communication/computation overlap and the
+kernel-type breakdown (docs/kineto.md cites each definition's source).
+
+The functions take a frame of GPU events with ``hts``/``hend`` (start and end, in any one
+unit: HTA's microseconds for a Kineto trace, nanoseconds for an nsys one) and
+``kernel_type``. :func:`timeline_breakdown` gives an nsys timeline the same numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from kernelscope.timeline.model.model import NsysReport
+
+COMM = re.compile(r"^nccl.*Kernel")
+MEMORY = re.compile(r"^(Memcpy|Memset|dma)")
+NOT_COMPUTE = re.compile(r"^nccl.*Kernel|.*Memcpy|Memset|.*Sync")
+
+
+def kernel_type(name: str) -> str:
+    """HTA's ``get_kernel_type``."""
+    if COMM.match(name):
+        return "COMMUNICATION"
+    if MEMORY.match(name):
+        return "MEMORY"
+    if not NOT_COMPUTE.match(name):
+        return "COMPUTATION"
+    return "OTHER"
+
+
+@dataclass(frozen=True)
+class TemporalBreakdown:
+    """HTA's temporal breakdown, in the unit of the events it was computed from
+    (``ns_per_unit`` ns each: 1000 for HTA's microseconds, 1 for an nsys timeline)."""
+
+    idle: int
+    compute: int
+    non_compute: int
+    kernel: int
+    """The GPU span: last end minus first start."""
+    ns_per_unit: int = 1000
+
+    def pct(self, part: int) -> float:
+        return round(100 * part / self.kernel, 2) if self.kernel else 0.0
+
+    @property
+    def idle_pct(self) -> float:
+        return self.pct(self.idle)
+
+    @property
+    def compute_pct(self) -> float:
+        return self.pct(self.compute)
+
+    @property
+    def non_compute_pct(self) -> float:
+        return self.pct(self.non_compute)
+
+    @property
+    def kernel_ns(self) -> int:
+        return self.kernel * self.ns_per_unit
+
+    def as_ns(self) -> dict[str, int]:
+        unit = self.ns_per_unit
+        return {"idle_ns": self.idle * unit, "compute_ns": self.compute * unit,
+                "non_compute_ns": self.non_compute * unit, "kernel_ns": self.kernel * unit}
+
+
+def merged(frame: pl.DataFrame) -> pl.DataFrame:
+    """HTA's ``merge_kernel_intervals`` (touching intervals merge): columns hts, hend."""
+    if not frame.height:
+        return pl.DataFrame(schema={"hts": pl.Int64, "hend": pl.Int64})
+    ordered = frame.select("hts", "hend").sort("hts")
+    group = (pl.col("hts") > pl.col("hend").shift().cum_max()).cum_sum().fill_null(0)
+    return ordered.with_columns(group.alias("_g")).group_by("_g").agg(
+        pl.col("hts").min(), pl.col("hend").max()).sort("hts").select("hts", "hend")
+
+
+def _busy(frame: pl.DataFrame) -> int:
+    if not frame.height:
+        return 0
+    return int(frame.select((pl.col("hend") - pl.col("hts")).sum()).item())
+
+
+def temporal_breakdown(gpu: pl.DataFrame, ns_per_unit: int = 1000
+                       ) -> TemporalBreakdown | None:
+    if not gpu.height:
+        return None
+    runs = merged(gpu)
+    kernel = int(runs["hend"][-1] - runs["hts"][0])
+    idle = kernel - _busy(runs)
+    compute = _busy(merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION")))
+    return TemporalBreakdown(idle, compute, kernel - compute - idle, kernel, ns_per_unit)
+
+
+def _intersection(a: pl.DataFrame, b: pl.DataFrame) -> int:
+    """Total time two sets of disjoint sorted intervals overlap."""
+    total, i, j = 0, 0, 0
+    a_rows, b_rows = a.rows(), b.rows()
+    while i < len(a_rows) and j < len(b_rows):
+        lo = max(a_rows[i][0], b_rows[j][0])
+        hi = min(a_rows[i][1], b_rows[j][1])
+        total += max(0, hi - lo)
+        if a_rows[i][1] < b_rows[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def comm_comp_overlap_pct(gpu: pl.DataFrame) -> float | None:
+    comm = merged(gpu.filter(pl.col("kernel_type") == "COMMUNICATION"))
+    total = _busy(comm)
+    if not total:
+        return None
+    comp = merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION"))
+    return round(100 * _intersection(comm, comp) / total, 2)
+
+
+KINDS = ("COMPUTATION", "COMMUNICATION", "MEMORY")
+
+
+def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
+    """Time under each combination of computation, communication and memory kernels (HTA's
+    default, ``include_memory_kernels=True``): every merged interval's start adds its kind's
+    bit and its end removes it; the time to the next edge goes to the kinds then running."""
+    edges = pl.concat([
+        merged(gpu.filter(pl.col("kernel_type") == kind)).select(
+            pl.concat_list("hts", "hend").alias("time"),
+            pl.lit([1 << bit, -(1 << bit)], dtype=pl.List(pl.Int64)).alias("delta"))
+        .explode("time", "delta")
+        for bit, kind in enumerate(KINDS)
+    ]).sort("time", maintain_order=True)  # stable: equal times keep the edges' order
+    spans = edges.select(pl.col("delta").cum_sum().alias("running"),
+                         (pl.col("time").shift(-1) - pl.col("time")).alias("ns")
+                         ).filter(pl.col("ns").is_not_null() & (pl.col("running") > 0))
+    sums = spans.group_by("running", maintain_order=True).agg(pl.col("ns").sum())
+    total = int(sums["ns"].sum()) if sums.height else 0
+    rows = [(" overlapping ".join(k for bit, k in enumerate(KINDS) if running & (1 << bit)),
+             ns, round(100 * ns / total, 1) if total else 0.0)
+            for running, ns in sums.sort("ns", descending=True, maintain_order=True).rows()]
+    return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
+                                      "percentage": pl.Float64}, orient="row")
+
+
+def ops_breakdown(ops: pl.DataFrame) -> tuple[TemporalBreakdown | None, float | None]:
+    """The temporal breakdown (in ns) and the communication/computation overlap of GPU
+    operations ``ops`` (columns hts, hend in ns, and name; rows without a name are left out)."""
+    ops = ops.drop_nulls("name")
+    types = {n: kernel_type(n) for n in ops["name"].unique().to_list()}
+    ops = ops.with_columns(pl.col("name").replace_strict(types, return_dtype=pl.String)
+                           .alias("kernel_type"))
+    return temporal_breakdown(ops, ns_per_unit=1), comm_comp_overlap_pct(ops)
+
+
+def gpu_ops(kernels: pl.DataFrame, memcpy: pl.DataFrame, memset: pl.DataFrame,
+            names: pl.Expr) -> pl.DataFrame:
+    """Kernels (named by ``names``), copies and memsets (each frame with start and end) as
+    :func:`ops_breakdown` takes them. Copies and memsets count as HTA's memory kernels
+    (``Memcpy …``/``Memset …``)."""
+    frames = [kernels.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                             names.cast(pl.String).alias("name"))]
+    frames += [frame.select(pl.col("start").alias("hts"), pl.col("end").alias("hend"),
+                            pl.lit(label).alias("name"))
+               for frame, label in ((memcpy, "Memcpy"), (memset, "Memset"))]
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
+    """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
+    every device together, as HTA takes a rank's) and its communication/computation overlap."""
+    return ops_breakdown(gpu_ops(report.kernels, report.memcpy, report.memset,
+                                 pl.col("name")))

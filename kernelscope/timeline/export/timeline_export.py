@@ -1,0 +1,79 @@
+"""The timeline report in each export format (the ``export`` part of its kind)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import polars as pl
+
+from kernelscope.core.errors import ReportError
+from kernelscope.core.jsonsafe import json_safe
+from kernelscope.export.writer import ExportOptions, nothing_matched
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.timeline_json import timeline_data, to_export_dict
+from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
+from kernelscope.timeline.model.model import NsysReport, pid_of
+
+
+def nsys_csv(frame: pl.DataFrame) -> str:
+    """``frame`` as CSV the way ``nsys stats --format csv`` prints it: fractions to one
+    decimal (``383080.7``), integers as integers."""
+    floats = [name for name, dtype in frame.schema.items() if dtype.is_float()]
+    return frame.with_columns(_one_decimal(pl.col(name)) for name in floats).write_csv()
+
+
+def _one_decimal(value: pl.Expr) -> pl.Expr:
+    """Rounded to one decimal as SQLite's ``ROUND(x, 1)`` (which nsys's reports use) does:
+    half away from zero, adding 0.05 before cutting (2281.25 → 2281.3, 1.15 → 1.2)."""
+    cut = (((value.abs() + 0.05) * 10).floor() / 10).round(1)  # (no tie left to round)
+    return pl.when(value < 0).then(-cut).otherwise(cut).alias(value.meta.output_name())
+
+
+def with_processes(kernels: pl.DataFrame, report: NsysReport) -> pl.DataFrame:
+    """``cuda_gpu_kern_sum`` of a trace whose kernels ran in several processes, with a last
+    column ``PIDs``: the processes each kernel ran in (nsys sums them together); unchanged
+    when one process ran them all."""
+    if len(report.processes) <= 1:
+        return kernels
+    ran_in = (
+        report.kernels.lazy()
+        .select(pid_of(pl.col("global_pid")).alias("pid"))
+        .drop_nulls()
+        .unique()
+        .collect()
+    )
+    if ran_in.height <= 1:  # the other processes launched no kernel
+        return kernels
+    pids = (
+        report.kernels.lazy()
+        .select(pl.col("name").cast(pl.String).alias("Name"), pid_of(pl.col("global_pid")))
+        .drop_nulls()
+        .unique()
+        .sort("global_pid")
+        .group_by("Name", maintain_order=True)
+        .agg(pl.col("global_pid").cast(pl.String).str.join(" ").alias("PIDs"))
+        .collect()
+    )
+    return kernels.join(pids, on="Name", how="left", maintain_order="left")
+
+
+def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+    """An opened timeline report in ``options.fmt`` (the TUI exports the view data it holds)."""
+    data = timeline_data(source)
+    if options.process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    if options.pattern:
+        regex = re.compile(options.pattern)
+        names = data.report.kernels["name"].cast(str).drop_nulls().unique().to_list()
+        if not any(regex.search(n) for n in names):
+            raise nothing_matched(data.path, options)
+    if options.fmt == "csv":
+        return nsys_csv(with_processes(data.kernels, data.report))
+    if options.fmt == "md":
+        return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+    doc = to_export_dict(data)
+    if options.pattern:
+        regex = re.compile(options.pattern)
+        doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
+    return json.dumps(json_safe(doc), indent=2) + "\n"

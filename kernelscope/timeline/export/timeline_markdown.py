@@ -1,0 +1,256 @@
+"""The timeline report as Markdown, from its view data: span, GPU busy, kernels, NVTX, gaps,
+findings, a busy strip per device."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from kernelscope.core.durations import fmt_ns
+from kernelscope.core.jsonsafe import json_safe
+from kernelscope.core.shares import fmt_pct, fmt_percent
+from kernelscope.core.units import fmt_number
+from kernelscope.core.words import api_name
+from kernelscope.export.markdown import code, fenced, inline, table
+from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
+from kernelscope.timeline.analysis.gap_causes import CpuActivity, GapExplanation
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
+from kernelscope.timeline.export.timeline_metrics_md import (
+    STRIP_LEVELS,
+    graphs_section,
+    metric_strip,
+    metrics_section,
+)
+
+STRIP_WINDOWS = 72
+
+
+def _strip_lines(device: int, pcts: list[float]) -> list[str]:
+    """A device's busy strip, with what its lowest block means and its busiest window."""
+    busiest = max(pcts, default=0.0)
+    return [
+        f"Device {device}, busy over time ({len(pcts)} windows, left to right; "
+        f"{STRIP_LEVELS[1]} = any work, full block = 100 %; busiest window "
+        f"{fmt_pct(busiest, 1, sign=True)}):",
+        "",
+        fenced("|" + metric_strip(list(pcts), show_any=True) + "|"),
+        "",
+    ]
+
+
+def render_timeline_markdown(
+    data: TimelineData, *, pattern: str | None = None, top: int | None = None
+) -> str:
+    """Markdown of a timeline report: its span, GPU busy (with a strip per device), kernels
+    (those whose name matches ``pattern``), NVTX ranges, the GPU metrics, the CUDA graphs,
+    the largest gaps and the findings."""
+    report = data.report
+    top_n = top if top is not None else 20
+    lines = [
+        f"# Timeline report: {inline(report.path.name)}",
+        "",
+        f"- Report file: {code(report.path)}",
+        f"- Span: {fmt_ns(report.duration_ns)}; nsys {inline(report.nsys_version or '?')}",
+        "- Devices: " + (", ".join(f"{d.id}: {inline(d.name)}" for d in report.devices) or "none"),
+        "- Processes: "
+        + (", ".join(f"{p.pid} {inline(p.name)}" for p in report.processes) or "none"),
+        "",
+        "## GPU utilisation",
+        "",
+        table(
+            ("Device", "Span", "Busy", "Utilisation"),
+            (
+                (
+                    g["device"],
+                    fmt_ns(g["span_ns"]),
+                    fmt_ns(g["busy_ns"]),
+                    fmt_percent(g["utilization_pct"]),
+                )
+                for g in gpu_rows(data)
+            ),
+            "lrrr",
+        ),
+        "",
+    ]
+    for device, pcts in sorted(data.utilization_strips(STRIP_WINDOWS).items()):
+        lines += _strip_lines(device, pcts)
+    kernels = kernel_rows(data)
+    if pattern:
+        regex = re.compile(pattern)
+        kernels = [k for k in kernels if regex.search(k["name"])]
+    lines += ["## Kernels", ""]
+    if not kernels:
+        lines += [_no_kernels(data, pattern), ""]
+    else:
+        lines += _kernel_table(kernels, top_n)
+    nvtx = nvtx_rows(data)
+    if nvtx:
+        lines += [
+            "## NVTX ranges",
+            "",
+            table(
+                ("Range", "Instances", "Total", "GPU busy"),
+                (
+                    (
+                        n["name"],
+                        fmt_number(n["instances"]),
+                        fmt_ns(n["total_ns"]),
+                        fmt_percent(n["gpu_busy_pct"]),
+                    )
+                    for n in nvtx
+                ),
+                "lrrr",
+            ),
+            "",
+        ]
+    else:
+        lines += ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
+    lines += metrics_section(data, top_n, STRIP_WINDOWS)
+    lines += graphs_section(data)
+    gaps = sorted(data.longest_gaps(), key=lambda g: -g.duration_ns)[:top_n]
+    lines += ["## Largest GPU idle gaps", ""]
+    if gaps:
+        lines.append(
+            table(
+                ("Device", "Start (s)", "Duration", "Cause", "CPU activity"),
+                (
+                    (
+                        g.device,
+                        fmt_seconds(g.start_ns - report.start_ns),
+                        fmt_ns(g.duration_ns),
+                        _cause_text(g),
+                        "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—",
+                    )
+                    for g in gaps
+                ),
+                "lrrll",
+            )
+        )
+        lines += ["", *cause_legend(g.cause for g in gaps)]
+    else:
+        lines.append("No idle gap over the threshold.")
+    lines += ["", "## Findings", ""]
+    if not data.findings:
+        lines.append("No findings.")
+    for f in data.findings:
+        lines.append(f"### {inline(f.title)} ({f.id}, {f.severity})")
+        lines.append("")
+        items = json_safe(f.items)
+        if items:
+            keys = list(items[0].keys())
+            lines.append(
+                table(
+                    [_finding_header(f.columns.get(k, k), k) for k in keys],
+                    (
+                        [_finding_cell(k, item.get(k), report.start_ns, data) for k in keys]
+                        for item in items[:top_n]
+                    ),
+                    "".join("l" if k in TEXT_KEYS else "r" for k in keys),
+                )
+            )
+            if len(items) > top_n:
+                lines.append("")
+                lines.append(f"Showing {top_n} of {len(items)} items.")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+TIME_KEYS = frozenset({"start_ns", "end_ns"})
+"""Finding fields that are instants: shown in seconds from the start of the report."""
+TEXT_KEYS = frozenset({"top_kernel", "api_name", "src_kind", "dst_kind", "memory_kind", "name"})
+
+
+def fmt_seconds(t_rel_ns: float) -> str:
+    """An instant in seconds from the start of the report, to 0.1 ms: ``10.0116``."""
+    return f"{t_rel_ns / 1e9:,.4f}"
+
+
+def _finding_header(header: str, key: str) -> str:
+    """``Start (ns)`` → ``Start (s)`` (from the start); ``Duration (ns)`` → ``Duration``; a
+    field nsys has no header for (``end_ns``) → ``End (s)``."""
+    if header == key:
+        header = key.removesuffix("_ns").replace("_", " ").capitalize()
+        header += " (ns)" if key.endswith("_ns") else ""
+    if key in TIME_KEYS:
+        return header.replace("(ns)", "(s)") if "(ns)" in header else f"{header} (s)"
+    return header.replace(" (ns)", "")
+
+
+def _finding_cell(key: str, value: Any, origin_ns: int, data: TimelineData) -> str:
+    """One cell of a findings table: instants in seconds from the start, durations as
+    ``1.01 ms``, percentages with one decimal, kernels by their short names."""
+    if value is None:
+        return ""
+    if key in TIME_KEYS and isinstance(value, (int, float)):
+        return fmt_seconds(value - origin_ns)
+    if key.endswith("_ns") and isinstance(value, (int, float)):
+        return fmt_ns(value)
+    if key.endswith("_pct") and isinstance(value, (int, float)):
+        return fmt_pct(float(value), 1)
+    if key == "bytes" and isinstance(value, (int, float)):
+        return f"{value / 1e6:.3f}"  # Bytes (MB), as nsys prints it: 67.109
+    if key == "top_kernel":
+        return data.short_name(str(value))
+    if key == "api_name":
+        return api_name(str(value))
+    if isinstance(value, float):
+        return fmt_number(value)
+    return str(value)
+
+
+def _cause_text(g: GapExplanation) -> str:
+    """``alloc: cudaMalloc 176.0 us``, ``unknown: <why>``, with the trace option to add."""
+    text = g.cause
+    if g.detail or g.reason:
+        text += f": {g.detail or g.reason}"
+    if g.hint:
+        text += f" (profile with {g.hint})"
+    return text
+
+
+def cause_legend(cause_ids: Iterable[str]) -> list[str]:
+    """What each gap cause of ``cause_ids`` means and what to try (``gap_cause_catalog``),
+    one bullet per cause in the order they first appear; nothing for none."""
+    causes = [gap_cause(c) for c in dict.fromkeys(cause_ids)]
+    if not causes:
+        return []
+    return ["The causes:", "", *(
+        f"- {code(c.id)}: {inline(c.description)} Try: {inline(c.remedy)}" for c in causes
+    )]
+
+
+def _cpu_text(c: CpuActivity) -> str:
+    extra = f" {fmt_ns(c.overlap_ns)}" if c.overlap_ns else ""
+    return f"{c.source} {c.name or '?'}{extra}".strip()
+
+
+def _no_kernels(data: TimelineData, pattern: str | None) -> str:
+    if pattern and data.report.kernels.height:
+        return f"No kernel name matches {code(pattern)}."
+    return "The trace holds no kernel launches."
+
+
+def _kernel_table(kernels: list[dict[str, Any]], top_n: int) -> list[str]:
+    rows = (
+        (
+            fmt_percent(k["time_pct"]),
+            fmt_ns(k["total_ns"]),
+            fmt_number(k["instances"]),
+            fmt_ns(k["avg_ns"]),
+            fmt_ns(k["med_ns"]),
+            fmt_ns(k["min_ns"]),
+            fmt_ns(k["max_ns"]),
+            fmt_ns(k["stddev_ns"]),
+            k["short_name"],
+        )
+        for k in kernels[:top_n]
+    )
+    headers = ("Time %", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name")
+    return [
+        f"Top {min(top_n, len(kernels))} of {len(kernels)} kernel names by total time.",
+        "",
+        table(headers, rows, "rrrrrrrrl"),
+        "",
+    ]

@@ -1,0 +1,161 @@
+"""The in-memory model of an Nsight Systems report: plain dataclasses and polars frames.
+
+All times are integer nanoseconds on the report's own clock (the clock of the SQLite export;
+not shifted to zero). Frames hold one row per event; their columns are listed on
+:class:`NsysReport`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TypeVar
+
+import polars as pl
+
+from kernelscope.timeline.model.gpu_metrics import GpuMetrics
+from kernelscope.timeline.model.intervals import Coverage
+
+T = TypeVar("T")
+OP_KIND = pl.Enum(["kernel", "memcpy", "memset"])
+CUDA_TABLES = frozenset(
+    {
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_RUNTIME",
+    }
+)
+
+
+def pid_of(global_id: pl.Expr) -> pl.Expr:
+    """The OS process id inside an nsys serialized ``globalPid``/``globalTid``."""
+    return (global_id // (1 << 24)) % (1 << 24)
+
+
+def tid_of(global_tid: pl.Expr) -> pl.Expr:
+    """The OS thread id inside an nsys serialized ``globalTid``."""
+    return global_tid % (1 << 24)
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """A GPU seen in the report."""
+
+    id: int
+    name: str
+    sm_count: int | None = None
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    """A traced process (one that has CUDA, NVTX or OS runtime events)."""
+
+    pid: int
+    name: str
+
+
+@dataclass(eq=False)
+class NsysReport:
+    """One opened Nsight Systems report.
+
+    Frames (all times ``Int64`` ns):
+
+    - ``kernels``: start, end, device_id, context_id, stream_id, correlation_id, global_pid,
+      name (demangled, as ``nsys stats`` prints), short_name, mangled_name (the demangled name
+      where the export has no mangled one), grid_x/y/z and block_x/y/z (Int32; null where the
+      export lacks them), graph_node_id (null unless a CUDA graph launched it,
+      ``--cuda-graph-trace=node``).
+    - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
+      correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
+      dst_device_id, graph_node_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,
+      dst_kind_name.
+    - ``memset``: start, end, device_id, context_id, green_context_id, stream_id,
+      correlation_id, global_pid, bytes, mem_kind, graph_node_id, operation (``[CUDA memset]``).
+    - ``cuda_api``: start, end, global_tid, correlation_id, name (as recorded, e.g.
+      ``cudaMemcpy_v3020``), api (as ``nsys stats`` prints it: ``cudaMemcpy``).
+    - ``osrt``: start, end, global_tid, event_class (27 for calls), name.
+    - ``nvtx``: start, end (null for unclosed ranges and for marks), event_type (59/70
+      push-pop, 60/71 start-end, 34 mark), global_tid, domain_id, name (the message, through
+      ``textId`` or inline), domain (null for the default domain).
+    - ``overhead``: start, end, global_tid, name (``PROFILER_OVERHEAD``: time nsys itself
+      spent, e.g. ``CUDA profiling data flush on process exit``).
+
+    ``gpu_metrics`` holds the sampled GPU metrics (``--gpu-metrics-devices``), if any.
+    """
+
+    path: Path
+    sqlite_path: Path | None  # the export read, when it outlives the call (None for scratch)
+    start_ns: int
+    end_ns: int
+    devices: list[DeviceInfo]
+    processes: list[ProcessInfo]
+    kernels: pl.DataFrame
+    memcpy: pl.DataFrame
+    memset: pl.DataFrame
+    cuda_api: pl.DataFrame
+    osrt: pl.DataFrame
+    nvtx: pl.DataFrame
+    overhead: pl.DataFrame
+    nvtx_last_ns: int | None = None  # latest timestamp in NVTX_EVENTS (ends unclosed ranges)
+    threads: dict[int, str] = field(default_factory=dict)
+    tables: frozenset[str] = frozenset()
+    nsys_version: str | None = None
+    gpu_metrics: GpuMetrics = field(default_factory=GpuMetrics)
+    _memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()`` once per key for this report (analyses share costly intermediates)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
+
+    @property
+    def duration_ns(self) -> int:
+        return self.end_ns - self.start_ns
+
+    @property
+    def has_cuda_trace(self) -> bool:
+        """False for a capture without CUDA tracing (CPU only, OpenMP on the host): the
+        export then has none of the CUDA activity tables."""
+        return bool(self.tables & CUDA_TABLES)
+
+    @property
+    def has_osrt(self) -> bool:
+        return "OSRT_API" in self.tables
+
+    def device_name(self, device_id: int) -> str:
+        for dev in self.devices:
+            if dev.id == device_id:
+                return dev.name
+        return f"GPU {device_id}"
+
+    @cached_property
+    def gpu_ops(self) -> pl.DataFrame:
+        """Kernels, memcpys and memsets in one frame sorted by start.
+
+        Columns: kind (Enum ``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
+        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs).
+        """
+        cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid",
+                "correlation_id", "graph_node_id"]
+        parts = [
+            frame.with_columns(
+                pl.col("graph_node_id") if "graph_node_id" in frame.columns
+                else pl.lit(None, pl.Int64).alias("graph_node_id")
+            ).select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
+            for kind, frame in (("kernel", self.kernels), ("memcpy", self.memcpy),
+                                ("memset", self.memset))
+        ]
+        return pl.concat(parts, how="vertical_relaxed").sort("start", "end")
+
+    @cached_property
+    def device_busy(self) -> dict[int, Coverage]:
+        """Per device, the union of its kernels, memcpys and memsets across all streams."""
+        ops = self.gpu_ops
+        out: dict[int, Coverage] = {}
+        for (dev,), part in ops.group_by(["device_id"], maintain_order=True):
+            out[int(dev)] = Coverage.from_intervals(part)  # type: ignore[arg-type]
+        return dict(sorted(out.items()))

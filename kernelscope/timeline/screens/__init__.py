@@ -1,0 +1,1 @@
+"""This kind's session and Textual screens."""

@@ -1,0 +1,36 @@
+"""View 3 — Kernels: ``nsys stats -r cuda_gpu_kern_sum``, one row per kernel name.
+
+``enter`` shows every instance of the highlighted kernel on the timeline.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views.tables import (
+    TableView,
+    duration_columns,
+    name_column,
+)
+from kernelscope.timeline.screens.widgets.timeline_table import FrameView, Row
+
+
+def describe(row: Row) -> str:
+    return str(row.get("Name", ""))
+
+
+class KernelsView(TableView):
+    def __init__(self) -> None:
+        super().__init__(id="kernels-view")
+
+    def compose(self) -> ComposeResult:
+        yield FrameView(
+            "GPU kernels (nsys stats cuda_gpu_kern_sum) — enter: show on the timeline",
+            [*duration_columns("Instances"), name_column(kernel_names=True)],
+            sort="Total Time (ns)", noun="kernel names", describe=describe, choosable=True,
+            table_id="kernels-table",
+        )
+
+    def show(self, data: TimelineData) -> None:
+        self.query_one(FrameView).set_frame(data.kernels)

@@ -1,0 +1,41 @@
+"""View 7 — copies and memsets: ``cuda_gpu_mem_time_sum`` and ``cuda_gpu_mem_size_sum``."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.screens.timeline_views.tables import (
+    TableView,
+    duration_columns,
+    name_column,
+    size_columns,
+)
+from kernelscope.timeline.screens.widgets.timeline_table import FrameView, Row
+
+
+def describe(row: Row) -> str:
+    return str(row.get("Operation", ""))
+
+
+class MemoryView(TableView):
+    def __init__(self) -> None:
+        super().__init__(id="memory-view")
+
+    def compose(self) -> ComposeResult:
+        yield FrameView(
+            "GPU time of copies and memsets (nsys stats cuda_gpu_mem_time_sum)",
+            [*duration_columns("Count"), name_column("Operation")],
+            sort="Total Time (ns)", noun="operations", describe=describe,
+            table_id="mem-time-table",
+        )
+        yield FrameView(
+            "Bytes moved (nsys stats cuda_gpu_mem_size_sum, MB = 10^6 B)",
+            [*size_columns(), name_column("Operation")],
+            sort="Total (MB)", noun="operations", describe=describe, table_id="mem-size-table",
+        )
+
+    def show(self, data: TimelineData) -> None:
+        frames = list(self.query(FrameView))
+        frames[0].set_frame(data.mem_time)
+        frames[1].set_frame(data.mem_size)

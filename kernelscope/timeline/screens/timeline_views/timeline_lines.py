@@ -1,0 +1,107 @@
+"""The lines the timeline pane draws around its lanes: the names and marks inside the lanes,
+the window line above them, the cursor's event and the legend below (functions of the data
+and the ``Viewport``; the pane puts them on screen)."""
+
+from __future__ import annotations
+
+import polars as pl
+from rich.text import Text
+
+from kernelscope.render.format import fmt_ns, fmt_pct, fmt_window, plural
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.analysis.timeline_view import TimelineView
+from kernelscope.timeline.screens.timeline_views.viewport import Viewport
+from kernelscope.timeline.screens.widgets.timeline_draw import GAP_MARK, LaneMarks
+from kernelscope.timeline.screens.widgets.timeline_event import event_line, event_name
+
+LABEL_COLUMNS = 3
+"""An event gets its name drawn when it spans at least this many columns."""
+
+
+def lane_marks(
+    data: TimelineData, view: TimelineView, port: Viewport, chosen_kernel: str | None,
+    cursor_cols: range,
+) -> dict[str, LaneMarks]:
+    """Per lane: the names that fit, the cursor, the chosen kernel's columns."""
+    index = data.index
+    chosen = index.instance_coverage(chosen_kernel) if chosen_kernel else {}
+    edges = None
+    out: dict[str, LaneMarks] = {}
+    for lane in index.lanes:
+        labels: tuple[tuple[int, int, str], ...] = ()
+        if lane.kind != "gpu":
+            events = index.lane_events(lane.key)
+            labels = tuple(
+                (label.first, label.last,
+                 event_name(str(events.frame["kind"][label.index]), label.text,
+                            data.short_name))
+                for label in events.labels(port.t0, port.t1, view.width, LABEL_COLUMNS)
+            )
+        instances: list[float] = []
+        coverage = chosen.get(lane.key)
+        if coverage is not None:
+            if edges is None:
+                edges = pl.Series(view.edges, dtype=pl.Int64)
+            instances = coverage.busy_per_bin(edges).to_list()
+        cursor = cursor_cols if lane.key == port.cursor_lane else range(0)
+        if labels or instances or cursor:
+            out[lane.key] = LaneMarks(labels, cursor, instances)
+    return out
+
+
+def event_text(data: TimelineData, port: Viewport) -> Text:
+    """The line under the lanes: what the cursor's event is."""
+    if port.cursor_lane is None or port.cursor_index is None:
+        return Text("No events to put the cursor on.", style="dim")
+    info = data.index.describe(port.cursor_lane, port.cursor_index)
+    if info is None:
+        return Text("")
+    return event_line(info, data.start_ns, data.short_name)
+
+
+def window_text(port: Viewport) -> str:
+    """``694.5 ms → 816.9 ms`` from the start of the report."""
+    first, last = fmt_window(port.t0 - port.start_ns, port.t1 - port.start_ns)
+    return f"{first} → {last}"
+
+
+def busy_pct(view: TimelineView, keys: list[str]) -> float | None:
+    """The share of the window the lanes ``keys`` are busy, in % (None without lanes)."""
+    if not keys:
+        return None
+    widths = [b - a for a, b in zip(view.edges, view.edges[1:], strict=False)]
+    total = sum(widths) * len(keys)
+    busy = sum(view.busy[k][c] * w for k in keys for c, w in enumerate(widths))
+    return 100.0 * busy / total if total else 0.0
+
+
+def range_text(
+    data: TimelineData, view: TimelineView, port: Viewport, gpu_keys: list[str], note: str
+) -> str:
+    """The line above the lanes: the window, its width and zoom, the GPUs' busy share."""
+    span = port.t1 - port.t0
+    zoom = port.full_span / max(span, 1)
+    parts = [
+        window_text(port),
+        f"{fmt_ns(span)} of {fmt_ns(port.full_span)}" + (f" ×{zoom:,.0f}"
+                                                         if zoom >= 1.5 else ""),
+    ]
+    busy = busy_pct(view, gpu_keys)
+    if busy is not None:
+        parts.append(f"GPU busy {fmt_pct(busy, 1, sign=True)} of it")
+    if note:
+        parts.append(note)
+    return " · ".join(parts)
+
+
+def legend(data: TimelineData, chosen_kernel: str | None) -> str:
+    """The last line: what the marks mean and the keys (and the kernel highlighted)."""
+    count = len(data.large_gaps)
+    text = (f"█▓▒░ busy  · idle  {GAP_MARK} large gap ({count:,}: g / G)  "
+            "←/→ event  ↑/↓ lane  enter zoom to it")
+    if chosen_kernel is not None:
+        instances = data.report.kernels.filter(
+            pl.col("name").cast(pl.String) == chosen_kernel).height
+        text = (f"magenta: {data.short_name(chosen_kernel)} "
+                f"({plural(instances, 'instance')}; escape clears)  · {text}")
+    return text

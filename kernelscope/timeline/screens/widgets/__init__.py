@@ -1,0 +1,1 @@
+"""Widgets only this kind's screens use."""

@@ -1,0 +1,1 @@
+"""The shared UI: the session framework, generic screens and widgets."""

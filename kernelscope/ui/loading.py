@@ -1,0 +1,34 @@
+"""Shown while a report is detected and opened (decompressing a large one takes a moment)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from kernelscope.core.bundled import is_bundled_sample
+
+
+class LoadingScreen(Screen[None]):
+    HELP_TITLE = "Opening"
+    BINDINGS = [Binding("q", "app.quit", "Quit", id="loading.quit", tooltip="Quit kernelscope.")]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(id="loading-screen")
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        with Center(), Vertical(id="loading-box"):
+            yield Static(f"Opening {self.path.name}…", id="loading-message", markup=False)
+            where = ("the sample bundled with kernelscope" if is_bundled_sample(self.path)
+                     else str(self.path.parent))
+            yield Static(where, id="loading-path", markup=False)
+        yield Footer()
+
+    def show_step(self, text: str) -> None:
+        """Say which step opening is on, instead of ``Opening REPORT…``."""
+        self.query_one("#loading-message", Static).update(f"{text}…")

@@ -1,0 +1,135 @@
+"""The base of the screens that show a report in tabs: the kernel detail (its panes), the
+timeline (its views) and the ranks (their views).
+
+:class:`TabbedScreen` knows its ``TabbedContent`` and the order of its tabs: number keys show
+one, ``tab``/``shift+tab`` step through them (wrapping around). :class:`OpeningScreen` is a
+tabbed screen that reads its report itself, in one thread worker, with one progress panel, one
+cancel (``c``/``escape``) and one error path: a failure while it opens ends on the error screen
+(fatal when it is the app's main screen; over another screen it closes and says why), a later
+failure goes to the app like any worker's. The views are mounted once the report is read.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import ClassVar, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Footer, Static, TabbedContent
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from kernelscope.ui.error import error_sentence
+from kernelscope.ui.session import ReportScreen, ResultT, SessionHost, worker_failed
+from kernelscope.ui.widgets.opening import ProgressThrottle, opening_panel, show_progress
+
+
+class TabbedScreen(ReportScreen[ResultT]):
+    """A screen whose content is one ``TabbedContent`` (``#TABS``) of tabs ``TAB_IDS``."""
+
+    TABS: ClassVar[str] = ""
+    TAB_IDS: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def tab_box(self) -> TabbedContent:
+        return self.query_one(f"#{self.TABS}", TabbedContent)
+
+    @property
+    def active_tab(self) -> str:
+        return self.tab_box.active or self.TAB_IDS[0]
+
+    def show_tab(self, tab_id: str) -> None:
+        """Make ``tab_id`` the active tab."""
+        self.tab_box.active = tab_id
+
+    def neighbour_tab(self, step: int) -> str:
+        """The tab ``step`` tabs away from the active one (wrapping around)."""
+        position = self.TAB_IDS.index(self.active_tab)
+        return self.TAB_IDS[(position + step) % len(self.TAB_IDS)]
+
+
+class OpenProgress(Message):
+    """How far opening got; only the latest one waiting in the queue is kept."""
+
+    def __init__(self, text: str, fraction: float | None) -> None:
+        super().__init__()
+        self.text = text
+        self.fraction = fraction
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, OpenProgress)
+
+
+class OpeningScreen(TabbedScreen[ResultT]):
+    """A tabbed screen that reads its report in a worker (``#PREFIX-…`` panel meanwhile)."""
+
+    PREFIX: ClassVar[str] = ""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id)
+        self.opening = True
+        self._cancel = threading.Event()
+        self._throttle = ProgressThrottle()
+
+    def compose_opening(self, text: str) -> ComposeResult:
+        """The panel shown while the report is read (``text``: what is read)."""
+        yield from opening_panel(self.PREFIX, text)
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # -- in the worker ---------------------------------------------------------------------
+    def cancel_check(self) -> Callable[[], bool]:
+        """Whether the user cancelled (``c``) or the screen or the app closed; make it in
+        the worker (any thread may call it then)."""
+        worker = get_current_worker()
+        return lambda: self._cancel.is_set() or worker.is_cancelled
+
+    def progress(self, text: str, fraction: float | None) -> None:
+        """Post (not too often) how far opening got, for the UI thread to show."""
+        if self._throttle.due(fraction):
+            self.post_message(OpenProgress(text, fraction))
+
+    def step(self, text: str) -> None:
+        """Post a step of unknown length, always."""
+        self.post_message(OpenProgress(text, None))
+
+    # -- on the UI thread ------------------------------------------------------------------
+    @on(OpenProgress)
+    def _show_progress(self, event: OpenProgress) -> None:
+        if self.opening:
+            show_progress(self, self.PREFIX, event.text, event.fraction)
+
+    async def show_views(self, views: Widget) -> None:
+        """Replace the opening panel with ``views``."""
+        self.opening = False
+        await self.query_one(f"#{self.PREFIX}-loading-center").remove()
+        await self.mount(views, before=self.query_one(Footer))
+
+    def action_cancel(self) -> None:
+        if self.opening:
+            self._cancel.set()
+            self.query_one(f"#{self.PREFIX}-progress-text", Static).update("Cancelling…")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is not WorkerState.ERROR or event.worker.error is None:
+            return
+        if not self.opening:
+            worker_failed(self, event)
+            return
+        self.log.error(event.worker.error)
+        self.fail(error_sentence(event.worker.error))
+
+    def fail(self, message: str) -> None:
+        """Opening failed: say ``message`` (one sentence) instead of this screen."""
+        self.opening = False
+        host = cast(SessionHost, self.app)
+        stack = self.app.screen_stack
+        if self.is_current and stack.index(self) > 1:
+            self.dismiss()  # shown over another screen: back to it, with the message
+            host.show_error(message, fatal=False)
+        else:
+            host.show_error(message, fatal=True)
