@@ -2,9 +2,8 @@
 (``kernel``), its raw metrics (``metrics``) and the Markdown case records (resources).
 
 Each answer is built by the JSON and Markdown exports' own functions
-(``kinds/ncu/export/ncu_json.py``, ``kinds/ncu/export/ncu_markdown.py``), trimmed to what the question
-needs. These run in the worker
-process (``worker.py``), which exits after one answer.
+(``kinds/ncu/export/ncu_json.py``, ``kinds/ncu/export/ncu_markdown.py``), trimmed to what the
+question needs. These run in the worker process (``worker.py``), which exits after one answer.
 """
 
 from __future__ import annotations
