@@ -358,6 +358,19 @@ def _keep_head(name: str, width: int) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
+def short_name(demangled: str, width: int | None = None) -> str:
+    """One kernel's compact name by meaning (``compact_name``: no return type, parameters,
+    namespaces or template plumbing), fitted to ``width`` columns when given.
+
+    ``void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>,
+    std::array<char *, 3>>(int, T2, T3)`` → ``vectorized_elementwise<CUDAFunctor_add>``.
+    Where the other kernels of the report are known, name kernels through ``ShortNames``
+    instead: its names are unique within the report.
+    """
+    name = compact_name(demangled)
+    return name if width is None else fit_name(name, width)
+
+
 __all__ = [
     "LEVELS",
     "MAX_SHORT",
@@ -366,6 +379,7 @@ __all__ = [
     "fit_name",
     "fit_names",
     "name_at",
+    "short_name",
     "short_names",
     "split_top",
     "within_limit",

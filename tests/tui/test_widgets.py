@@ -8,10 +8,12 @@ import pytest
 from rich.console import Console
 
 from kernelscope.core.durations import fmt_duration
+from kernelscope.core.kernel_names import short_name
 from kernelscope.core.table import compile_filter
 from kernelscope.core.units import fmt_number, fmt_value, scale_unit
 from kernelscope.core.words import ellipsis
 from kernelscope.kinds.ncu.model import Metric
+from kernelscope.kinds.ncu.render.metric_text import fmt_metric, split_metric
 from kernelscope.kinds.ncu.render.ncu_markup import (
     pane_number_of_section,
     plain_ncu_markup,
@@ -25,7 +27,6 @@ from kernelscope.kinds.ncu.screens.columns import (
 )
 from kernelscope.kinds.ncu.screens.panes.launch import tail_wave_fill
 from kernelscope.kinds.ncu.screens.panes.memory import sectors_per_request
-from kernelscope.render.format import fmt_metric, short_name, split_metric
 from kernelscope.ui.widgets.bars import Bar, bar_cells, level_style
 from kernelscope.ui.widgets.chart import ChartData, nice_ticks, render_chart
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.kernel_names import short_name
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import fmt_number
 from kernelscope.export.markdown import fenced, table
-from kernelscope.render.format import short_name
 from kernelscope.timeline.analysis.graphs import GRAPH_HINT
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.timeline_json import (

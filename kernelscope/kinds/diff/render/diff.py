@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.core.kernel_names import ShortNames, fit_name
+from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.kinds.diff.analysis.kernels import KernelDiff, KernelPair
 from kernelscope.kinds.diff.analysis.summed import TOTAL, UNPAIRED, Summed
@@ -24,7 +24,6 @@ from kernelscope.kinds.ncu.render.roofline import (
     render_roofline,
     si_text,
 )
-from kernelscope.render.format import short_name
 
 PRECISION_TITLES = {p.key: p.title for p in PRECISIONS}
 

@@ -7,13 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kernelscope.core.durations import fmt_ns
-from kernelscope.core.kernel_names import ShortNames, fit_name
+from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.core.shares import fmt_share
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.core.words import ellipsis
 from kernelscope.kinds.join.analysis.model import RankedItem
 from kernelscope.kinds.ncu.analysis.families import ids_text
-from kernelscope.render.format import short_name
 
 
 def unprofiled_rank(position: int) -> str:

@@ -9,7 +9,7 @@ from kernelscope.core.bundled import is_bundled_sample, shown_path
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.errors import safe_text
 from kernelscope.core.kernel_identity import process_text
-from kernelscope.core.kernel_names import ShortNames, fit_name
+from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.core.shares import fmt_share
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
@@ -49,7 +49,6 @@ from kernelscope.kinds.ncu.render.families import (
     tally,
 )
 from kernelscope.kinds.ncu.render.roofline import ChartKernel, render_roofline
-from kernelscope.render.format import short_name
 
 PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.export.markdown import code, inline, table
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Flag, derived
 from kernelscope.kinds.ncu.analysis.roofline.collect import collect_command, lacks_roofline
@@ -19,14 +21,8 @@ from kernelscope.kinds.ncu.model.panes import (
 )
 from kernelscope.kinds.ncu.model.rules import rules_by_speedup
 from kernelscope.kinds.ncu.render.memory_text import access_note, access_rows, ratio_cell
+from kernelscope.kinds.ncu.render.metric_text import fmt_counted, fmt_metric
 from kernelscope.kinds.ncu.render.ncu_markup import plain_ncu_markup
-from kernelscope.render.format import (
-    NOT_AVAILABLE,
-    fmt_counted,
-    fmt_metric,
-    fmt_number,
-    fmt_pct,
-)
 
 TOP_LINES = 5
 

@@ -3,8 +3,8 @@ row (the diff and the kernel list's baseline show them alike)."""
 
 from __future__ import annotations
 
+from kernelscope.core.units import NOT_AVAILABLE, fmt_value
 from kernelscope.kinds.ncu.analysis.metric_changes import MetricChange
-from kernelscope.render.format import NOT_AVAILABLE, fmt_value
 
 MINUS = "−"
 PANE_TITLES = {

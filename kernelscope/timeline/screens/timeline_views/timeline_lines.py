@@ -7,7 +7,9 @@ from __future__ import annotations
 import polars as pl
 from rich.text import Text
 
-from kernelscope.render.format import fmt_ns, fmt_pct, fmt_window, plural
+from kernelscope.core.durations import fmt_ns, fmt_window
+from kernelscope.core.shares import fmt_pct
+from kernelscope.core.words import plural
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.analysis.timeline_view import TimelineView
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport

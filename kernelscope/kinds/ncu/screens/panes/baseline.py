@@ -6,11 +6,11 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from kernelscope.core.kernel_names import short_name
 from kernelscope.kinds.ncu.analysis.baseline import compare_to_baseline
 from kernelscope.kinds.ncu.model import KernelDetail
 from kernelscope.kinds.ncu.render.changes import fmt_speedup, metric_row
 from kernelscope.kinds.ncu.screens.widgets.metric_table import grid_table
-from kernelscope.render.format import short_name
 
 NO_METRICS = ("rules", "raw")
 """Panes with no key metrics of their own: the strip gives the duration alone."""

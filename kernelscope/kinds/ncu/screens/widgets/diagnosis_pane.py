@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kernelscope.core.kernel_names import ShortNames, fit_name
+from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag, derived, diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
 from kernelscope.kinds.ncu.analysis.families import ReportFamilies, kernel_families
@@ -25,7 +25,6 @@ from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
-from kernelscope.render.format import short_name
 from kernelscope.render.severity import badge_style
 
 LABEL_STYLE = "bold magenta"

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.kinds.ncu.model import KernelDetail
-from kernelscope.render.format import metric_label, split_metric
+from kernelscope.kinds.ncu.render.metric_text import metric_label, split_metric
 
 DERIVED = "derived"
 """The note on a value kernelscope computed from NCU's metrics because NCU does not report it."""
