@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from kernelscope.core.shares import fmt_percent
-from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
-from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
+from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS, TimelineThresholds
 from kernelscope.timeline.model.gpu_metrics import COLLECT_HINT, SPECS, GpuMetrics, MetricSeries
 from kernelscope.timeline.model.intervals import merge_intervals
 from kernelscope.timeline.model.model import NsysReport
@@ -176,11 +175,11 @@ class MetricsVerdict:
 def metrics_verdicts(
     report: NsysReport,
     utilization: pl.DataFrame,
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    thresholds: TimelineThresholds = TIMELINE_THRESHOLDS,
 ) -> list[MetricsVerdict]:
     """One verdict per sampled device, in the method's order: is the GPU busy at all (time
     share), then do the kernels fill the SMs (launch), then DRAM, then the SMs' issue rate
-    (SOL: both SM issue and DRAM below ``sol_busy_pct`` -> the kernels themselves are slow).
+    (SM issue below ``metrics_busy_pct`` -> the kernels themselves are slow).
     ``utilization`` is :func:`gpu_utilization`'s frame (busy share of each device's span)."""
     gm = report.gpu_metrics
     if not gm.present:
@@ -204,30 +203,30 @@ def metrics_verdicts(
 
 
 def _decide(ev: dict[str, float | int | None], sms: int | None,
-            t: Thresholds) -> tuple[str, str]:
+            t: TimelineThresholds) -> tuple[str, str]:
     pct, n = ev["gpu_busy_pct"], int(ev["samples"] or 0)
     active, issue, dram = ev["sm_active"], ev["sm_issue"], ev["dram"]
-    if pct is None or n < TIMELINE_THRESHOLDS.min_metric_samples or issue is None:
+    if pct is None or n < t.min_metric_samples or issue is None:
         return ("few-samples",
                 f"Only {n} GPU metric samples fall while the GPU was busy: too few to judge "
                 "the kernels; raise `--gpu-metrics-frequency` (Hz) or profile a longer run.")
     sm_active, sm_issue, dram_pct = (fmt_percent(v, 0) for v in (active, issue, dram))
     head = f"GPU {fmt_percent(float(pct), 0)} busy"
     inside = f"while busy SMs active {sm_active}, SM issue {sm_issue}, DRAM {dram_pct}"
-    if float(pct) < t.sol_busy_pct:
+    if float(pct) < t.metrics_busy_pct:
         return ("gpu-idle",
                 f"{head}: most of the time is lost between the kernels (gaps, launches, "
                 f"sync), not inside them; fix the gaps first ({inside}).")
-    if active is not None and float(active) < 100 * t.grid_warning_fraction:
+    if active is not None and float(active) < t.metrics_sm_active_pct:
         sm_text = f"{sms} SMs" if sms else "the SMs"
         return ("sm-underfilled",
                 f"{head} but SMs active {sm_active}: the grids are too small to fill "
                 f"{sm_text}; launch more blocks or batch the work ({inside}).")
-    if dram is not None and float(dram) >= t.dram_bound_pct:
+    if dram is not None and float(dram) >= t.metrics_dram_bound_pct:
         return ("dram-bound",
                 f"{head}, DRAM bandwidth {dram_pct}: the kernels are HBM-bound; cut the "
                 f"bytes moved (fusion, reuse, lower precision) ({inside}).")
-    if float(issue) < t.sol_busy_pct:
+    if float(issue) < t.metrics_busy_pct:
         return ("kernels-slow",
                 f"{head} but SM issue {sm_issue}: the kernels themselves are slow, take "
                 f"them to Nsight Compute ({inside}).")

@@ -1,6 +1,6 @@
 """Every number the timeline analysis compares against, in one place, each with its reason.
 
-The model is ncu's ``parsers.diagnosis.thresholds.Thresholds``: a frozen dataclass, one field a
+The model is ncu's the kernel report's ``Thresholds``: a frozen dataclass, one field a
 number, its docstring the reason. ``TIMELINE_THRESHOLDS`` holds the values the analysis uses.
 The nsys expert-system rules (``nsys_rules``) keep nsys's own defaults, so their findings match
 ``nsys analyze``.
@@ -40,6 +40,16 @@ class TimelineThresholds:
     min_metric_samples: int = 10
     """Fewer GPU metric samples while the GPU was busy than this and no verdict is drawn from
     them (a handful of samples says more about when they fell than about the kernels)."""
+    metrics_busy_pct: float = 60.0
+    """A GPU busy less than this share of its span loses most of its time between the kernels;
+    an SM issue rate below it while busy means the kernels themselves are slow (the "busy" of
+    a unit in the kernel report's speed-of-light reading)."""
+    metrics_sm_active_pct: float = 50.0
+    """SMs active less than this share while the GPU is busy: the grids are too small to fill
+    the SMs (a grid of half the SMs is where the kernel report warns)."""
+    metrics_dram_bound_pct: float = 70.0
+    """DRAM bandwidth at least this share of peak while busy: the kernels are HBM-bound (the
+    notes' SOP step 2, as for one kernel)."""
 
     # -- nsys's expert-system rules (their defaults, as ``nsys analyze`` has them) ---------
     gpu_gap_ms: int = 500
