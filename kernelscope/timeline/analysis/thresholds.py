@@ -1,6 +1,6 @@
 """Every number the timeline analysis compares against, in one place, each with its reason.
 
-The model is ncu's the kernel report's ``Thresholds``: a frozen dataclass, one field a
+The model is the kernel report's ``Thresholds``: a frozen dataclass, one field a
 number, its docstring the reason. ``TIMELINE_THRESHOLDS`` holds the values the analysis uses.
 The nsys expert-system rules (``nsys_rules``) keep nsys's own defaults, so their findings match
 ``nsys analyze``.
