@@ -64,7 +64,7 @@ NSYS = KindSpec(
     analyse=_analyse_timeline,
     summary="kernelscope.export.summary:print_timeline_summary",
     export="kernelscope.timeline.export.timeline_export:render_timeline_report",
-    session="kernelscope.timeline.screens.timeline_session:TimelineSession",
+    session="kernelscope.kinds.nsys.screens.nsys_session:NsysSession",
 )
 
 def _is_kineto(probe: Probe) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import polars as pl
 from textual import on, work
@@ -21,12 +22,12 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_ns
-from kernelscope.core.hooks import OpenCancelled
+from kernelscope.core.hooks import CancelHook, OpenCancelled, ProgressHook
 from kernelscope.core.words import plural
-from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
 from kernelscope.timeline.analysis.timeline_view import Gap
+from kernelscope.timeline.model.model import NsysReport
 from kernelscope.timeline.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.timeline.screens.timeline_views.commands import TimelineCommands
 from kernelscope.timeline.screens.timeline_views.gaps import gap_of
@@ -38,6 +39,15 @@ from kernelscope.ui.session import ExportJob, HelpSections, report_stem
 from kernelscope.ui.tabbed import OpeningScreen
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)
+
+
+class ReportOpener(Protocol):
+    """Reads a report into the timeline's model, reporting progress and honouring cancel
+    (the kind's opener: Nsight Systems' ``open_report``)."""
+
+    def __call__(self, path: Path, *, cache_dir: Path | None = None,
+                 progress: ProgressHook | None = None,
+                 cancel: CancelHook | None = None) -> NsysReport: ...
 
 
 class TimelineLoaded(Message):
@@ -131,15 +141,18 @@ class TimelineScreen(OpeningScreen[None]):
         self,
         path: Path,
         *,
+        opener: ReportOpener | None = None,
         cache_dir: Path | None = None,
         data: TimelineData | None = None,
         then: Callable[[TimelineScreen], None] | None = None,
     ) -> None:
-        """``data``: the report already analysed (another view, e.g. a join, opened it);
+        """``opener``: how the kind reads ``path`` (the session hands it over);
+        ``data``: the report already analysed (another view, e.g. a join, opened it);
         ``then(screen)`` runs once the views show. A screen given ``data`` is pushed over
         that view: ``escape`` with nowhere left to go back to closes it."""
         super().__init__(id="timeline-screen")
         self.path = Path(path)
+        self.opener = opener
         self.cache_dir = cache_dir
         self._given = data
         self._then = then
@@ -164,8 +177,10 @@ class TimelineScreen(OpeningScreen[None]):
     # -- opening ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
+        if self.opener is None:
+            raise RuntimeError("a timeline screen needs an opener or the analysed data")
         cancelled = self.cancel_check()
-        report = open_report(self.path, cache_dir=self.cache_dir, progress=self.progress,
+        report = self.opener(self.path, cache_dir=self.cache_dir, progress=self.progress,
                              cancel=cancelled)
         data = build(self.path, report, step=self.step, cancelled=cancelled)
         if cancelled():

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_duration
+from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.render.ranks import straggler_verdict
 from kernelscope.kinds.ranks.screens.ranks_heatmap import Heatmap
@@ -87,7 +88,7 @@ class RankTimelineScreen(TimelineScreen):
 
     def __init__(self, path: Path, *, window: tuple[int, int] | None, note: str,
                  cache_dir: Path | None = None) -> None:
-        super().__init__(path, cache_dir=cache_dir)
+        super().__init__(path, opener=open_report, cache_dir=cache_dir)
         self.window = window
         self.note = note
 
