@@ -51,7 +51,7 @@ NCU = KindSpec(
     detect=lambda probe: probe.content is ReportKind.NCU,
     open=_open_kernels,
     analyse=_analyse_kernels,
-    summary="kernelscope.export.summary:print_kernels_summary",
+    summary="kernelscope.kinds.ncu.export.ncu_summary:print_kernels_summary",
     export="kernelscope.kinds.ncu.export.ncu_export:render_ncu_report",
     session="kernelscope.kinds.ncu.screens.kernel_session:KernelSession",
 )
@@ -62,7 +62,7 @@ NSYS = KindSpec(
     detect=lambda probe: probe.content in (ReportKind.NSYS, ReportKind.SQLITE),
     open=_open_timeline,
     analyse=_analyse_timeline,
-    summary="kernelscope.export.summary:print_timeline_summary",
+    summary="kernelscope.timeline.export.timeline_summary:print_timeline_summary",
     export="kernelscope.timeline.export.timeline_export:render_timeline_report",
     session="kernelscope.kinds.nsys.screens.nsys_session:NsysSession",
 )

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.export.summary import make_console, print_kernels_summary
+from kernelscope.export.summary import make_console
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
 from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
+from kernelscope.kinds.ncu.export.ncu_summary import print_kernels_summary
 from kernelscope.kinds.ncu.model.container import read_layout
 from kernelscope.kinds.ncu.model.file_format.result import MESSAGE_OF
 from kernelscope.kinds.ncu.model.legacy import ALIASES

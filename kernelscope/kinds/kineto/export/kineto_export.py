@@ -12,12 +12,12 @@ from rich.markup import escape
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_percent, fmt_share
-from kernelscope.export.summary import print_timeline_summary
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers
 from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData
 from kernelscope.timeline.export.timeline_export import render_timeline_report
 from kernelscope.timeline.export.timeline_json import breakdown_doc, to_export_dict
+from kernelscope.timeline.export.timeline_summary import print_timeline_summary
 
 SCHEMA = "kernelscope/kineto/1"
 
