@@ -1,0 +1,64 @@
+"""PyTorch profiler (Kineto) registrations: one trace (``KIND``), and a run of per-rank
+traces (``RUN``). Every part is imported on first use."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kernelscope.kinds.registry import KindSpec, OpenOptions, Probe
+
+
+def _is_kineto(probe: Probe) -> bool:
+    from kernelscope.kinds.kineto.model import is_kineto_file
+
+    return len(probe.paths) == 1 and not probe.paths[0].is_dir() and (
+        probe.head.lstrip().startswith(b"{") and is_kineto_file(probe.paths[0]))
+
+
+def _open_kineto(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.kinds.kineto.analysis.timeline import open_kineto
+
+    if options.process:
+        from kernelscope.core.errors import ReportError
+
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    return open_kineto(paths[0])
+
+
+KIND = KindSpec(
+    name="kineto",
+    title="PyTorch profiler (Kineto) trace",
+    detect=_is_kineto,
+    open=_open_kineto,
+    analyse=lambda data, options: data,
+    summary="kernelscope.kinds.kineto.export.kineto_export:print_kineto_summary",
+    export="kernelscope.kinds.kineto.export.kineto_export:render_kineto",
+    session="kernelscope.kinds.kineto.screens.kineto_session:KinetoSession",
+)
+
+
+def _is_kineto_run(probe: Probe) -> bool:
+    from kernelscope.kinds.kineto.model import is_kineto_run
+
+    return is_kineto_run(probe.paths)
+
+
+def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.kinds.kineto.analysis.ranks import open_kineto_run
+
+    return open_kineto_run(paths, workers=options.workers, scheduler=options.scheduler)
+
+
+RUN = KindSpec(
+    name="kineto-ranks",
+    title="run of per-rank PyTorch profiler (Kineto) traces",
+    detect=_is_kineto_run,
+    open=_open_kineto_run,
+    analyse=lambda run, options: run,
+    summary="kernelscope.kinds.kineto.export.kineto_ranks:print_kineto_run_summary",
+    export="kernelscope.kinds.kineto.export.kineto_ranks:render_kineto_run",
+    session="kernelscope.kinds.kineto.screens.kineto_session:KinetoRunSession",
+    inputs=(1, None),
+)

@@ -1,0 +1,36 @@
+"""Nsight Compute's registration: how a kernel report (``.ncu-rep``) is found, opened,
+analysed, summarised, exported and shown. Every part is imported on first use."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kernelscope.core.detect import ReportKind
+from kernelscope.kinds.registry import KindSpec, OpenOptions
+
+
+def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
+
+    return open_for_analysis(paths[0])
+
+
+def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
+
+    return replace(stream_summary(report), process=options.process)
+
+
+KIND = KindSpec(
+    name="ncu",
+    title="Nsight Compute kernel report",
+    detect=lambda probe: probe.content is ReportKind.NCU,
+    open=_open_kernels,
+    analyse=_analyse_kernels,
+    summary="kernelscope.kinds.ncu.export.ncu_summary:print_kernels_summary",
+    export="kernelscope.kinds.ncu.export.ncu_export:render_ncu_report",
+    session="kernelscope.kinds.ncu.screens.kernel_session:KernelSession",
+)

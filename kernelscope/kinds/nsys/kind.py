@@ -1,0 +1,40 @@
+"""Nsight Systems' registration: how a timeline (``.nsys-rep``, its SQLite export, either
+compressed) is found, opened, analysed, summarised, exported and shown. Every part is
+imported on first use."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kernelscope.core.detect import ReportKind
+from kernelscope.kinds.registry import KindSpec, OpenOptions
+
+
+def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
+    from kernelscope.kinds.nsys.model.opener import open_report
+
+    return open_report(paths[0], cache_dir=options.cache_dir)
+
+
+def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
+    from kernelscope.core.errors import ReportError
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
+
+    if options.process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+
+    return TimelineData(report)
+
+
+KIND = KindSpec(
+    name="nsys",
+    title="Nsight Systems timeline (.nsys-rep or its SQLite export)",
+    detect=lambda probe: probe.content in (ReportKind.NSYS, ReportKind.SQLITE),
+    open=_open_timeline,
+    analyse=_analyse_timeline,
+    summary="kernelscope.timeline.export.timeline_summary:print_timeline_summary",
+    export="kernelscope.timeline.export.timeline_export:render_timeline_report",
+    session="kernelscope.kinds.nsys.screens.nsys_session:NsysSession",
+)
