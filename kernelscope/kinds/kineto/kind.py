@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kernelscope.kinds.registry import KindSpec, OpenOptions, Probe
+from kernelscope.core.options import OpenOptions
+from kernelscope.kinds.registry import KindSpec, Probe
 
 
 def _is_kineto(probe: Probe) -> bool:

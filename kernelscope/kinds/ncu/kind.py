@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.core.detect import ReportKind
-from kernelscope.kinds.registry import KindSpec, OpenOptions
+from kernelscope.core.options import OpenOptions
+from kernelscope.kinds.registry import KindSpec
 
 
 def _open_kernels(paths: Sequence[Path], options: OpenOptions) -> Any:

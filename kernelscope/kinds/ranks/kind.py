@@ -9,7 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kernelscope.kinds.registry import KindSpec, OpenOptions, Probe
+from kernelscope.core.options import OpenOptions
+from kernelscope.kinds.registry import KindSpec, Probe
 
 
 def _detect_ranks(probe: Probe) -> bool:
