@@ -20,7 +20,7 @@ from kernelscope.parsers.ncu.model import DeviceInfo, KernelDetail, KernelSummar
 from kernelscope.parsers.ncu.modules import Modules
 from kernelscope.parsers.ncu.opener import open_report_file, remove_temp
 from kernelscope.parsers.ncu.panes import KEY_METRICS
-from kernelscope.parsers.ncu.sass import Instruction, disassemble
+from kernelscope.parsers.ncu.sass import Disassembly, Instruction
 from kernelscope.parsers.ncu.source import KernelSource, read_kernel_source
 from kernelscope.parsers.ncu.summary_reader import (
     ROW_METRICS,
@@ -98,6 +98,7 @@ class NcuReport:
         self._device: DeviceInfo | None = None
         self._version_numbers: tuple[tuple[int, ...] | None] | None = None
         self._names = Names(self.layout.strings)
+        self._sass = Disassembly(self.plain_path)
         self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
 
     @property
@@ -354,7 +355,7 @@ class NcuReport:
             refs = result.source_references()
             cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
             function = result.names()[2] if result.is_kernel else ""
-            return disassemble(self.plain_path, kernel_id, pcs, cubin, function)
+            return self._sass(kernel_id, pcs, cubin, function, (result.process.pid, refs))
 
         return run
 
