@@ -48,7 +48,7 @@ def every_tail() -> set[tuple[str, ...]]:
 
 def candidates(path: str) -> list[Path]:
     """Where the path may live, in the order it is read."""
-    if (path + "/").startswith(FROM_ROOT) or "/" not in path and path.endswith(".toml"):
+    if (path + "/").startswith(FROM_ROOT) or ("/" not in path and path.endswith(".toml")):
         return [ROOT / path]
     if path.split("/")[0] in top_level_packages():
         return [PACKAGE / path]
