@@ -20,16 +20,24 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "kernelscope"
 DOC = ROOT / "docs" / "architecture.md"
 FILE_ENDINGS = (".py", ".tcss", ".md", ".toml")
-FROM_ROOT = ("kernelscope/", "tests/", "docs/", "benchmarks/")
+FROM_ROOT = ("kernelscope/", "tests/", "docs/", "benchmarks/", "samples/")
 
 
 def top_level_packages() -> set[str]:
     return {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
 
 
+NOT_OURS = re.compile(
+    r"://"  # a resource URI
+    r"|^[/.]"  # a unit (`/s`), a device, a path outside the project (`../shared/wild`)
+    r"|^kernelscope/\w[\w-]*/\d+$"  # a JSON schema id (`kernelscope/join/2`)
+    r"|^extras/"  # a folder of Nsight Compute's install
+)
+
+
 def doc_paths() -> list[str]:
     tokens = re.findall(r"`([^`\n]+)`", DOC.read_text(encoding="utf-8"))
-    paths = [t for t in tokens if " " not in t and '"' not in t
+    paths = [t for t in tokens if " " not in t and '"' not in t and not NOT_OURS.search(t)
              and ("/" in t or t.split(":")[0].endswith(FILE_ENDINGS))]
     return sorted(set(paths))
 
@@ -62,12 +70,34 @@ def exists(path: str, tails: set[tuple[str, ...]]) -> bool:
         return any(any(p.parent.glob(p.name)) for p in places) if places else any(
             PACKAGE.rglob(path))
     if places:
-        return any(p.exists() for p in places)
+        # a sample is named by its stem (`samples/nsys/join_trace`: its .nsys-rep, .sqlite...)
+        return any(p.exists() or any(p.parent.glob(p.name + ".*")) for p in places)
     return tuple(path.split("/")) in tails
 
 
+def files_named(path: str) -> list[Path]:
+    """The files ``path`` names: read from its place, or (a bare or layer-relative name) every
+    file under kernelscope/ that it ends."""
+    places = candidates(path)
+    if places:
+        return [p for p in places if p.is_file()]
+    parts = tuple(path.split("/"))
+    return [p for p in PACKAGE.rglob(parts[-1]) if p.parts[-len(parts):] == parts]
+
+
+def split_attribute(token: str) -> tuple[str, str]:
+    """``kinds/diff/render/diff.kernel_names`` -> (``kinds/diff/render/diff.py``, ``kernel_names``);
+    ``a/b.py:name`` -> (``a/b.py``, ``name``)."""
+    path, _, name = token.partition(":")
+    last = path.rsplit("/", 1)[-1]
+    if not name and re.fullmatch(r"\w+\.\w+", last) and not last.endswith(FILE_ENDINGS):
+        stem, _, name = path.rpartition(".")
+        path = stem + ".py"
+    return path, name
+
+
 def defines(path: str, name: str) -> bool:
-    text = "\n".join(p.read_text(encoding="utf-8") for p in candidates(path) if p.is_file())
+    text = "\n".join(p.read_text(encoding="utf-8") for p in files_named(path))
     return re.search(rf"^(?:def|class|async def) {name}\b|^{name}\s*[:=]", text, re.M) is not None
 
 
@@ -88,7 +118,7 @@ def test_a_stale_path_is_caught() -> None:
 
 @pytest.mark.parametrize("token", doc_paths())
 def test_every_path_in_the_architecture_doc_exists(token: str) -> None:
-    path, _, name = token.partition(":")
+    path, name = split_attribute(token)
     assert exists(path, every_tail()), f"docs/architecture.md names `{token}`: no such path"
     if name:
         assert defines(path, name), f"docs/architecture.md names `{token}`: {path} has no {name}"
