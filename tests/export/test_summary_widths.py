@@ -8,10 +8,7 @@ import io
 import re
 from pathlib import Path
 
-import pytest
-
 from kernelscope.export.summary import print_summary
-from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "ncu"
 TORCH = SAMPLES / "torch_ops.ncu-rep.xz"
@@ -23,10 +20,16 @@ class _Terminal(io.StringIO):
         return True
 
 
-@pytest.fixture(scope="module")
-def torch_names() -> dict[int, str]:
-    analyzed = analyze(open_for_analysis(TORCH))
-    return {k.id: analyzed.short_name(k) for k in analyzed.kernels}
+# Each kernel's short name by ID, as the piped summary prints it whole.
+TORCH_NAMES = {
+    0: "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
+    1: "nvjet_sm90_tst_64x16_64x16_2x1_v_bz_splitK_NNT",
+    2: "splitKreduce",
+    3: "cunn_SoftMaxForwardReg<SoftMaxForwardEpilogue>",
+    4: "vectorized_layer_norm<float, float, 0>",
+    5: "vectorized_elementwise<CUDAFunctor_add>",
+    6: "vectorized_elementwise<Gelu>",
+}
 
 
 def _table(text: str) -> tuple[str, list[str]]:
@@ -36,7 +39,7 @@ def _table(text: str) -> tuple[str, list[str]]:
     return lines[head], rows
 
 
-def test_an_80_column_terminal(monkeypatch, torch_names) -> None:
+def test_an_80_column_terminal(monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.delenv("NO_COLOR", raising=False)
     out = _Terminal()
@@ -45,13 +48,13 @@ def test_an_80_column_terminal(monkeypatch, torch_names) -> None:
     assert max(len(ANSI.sub("", line)) for line in out.getvalue().splitlines()) <= 80
     for title in ("IDs", "Kernel", "Total", "Share %", "Bottleneck", "Top flag"):
         assert title in head
-    assert len(rows) == len(torch_names)
+    assert len(rows) == len(TORCH_NAMES)
     shown = []
     for row in rows:
         match = re.match(r"\s*(\d+)\s+(.*?)\s{2,}\d", row)  # ID, name, then the total
         assert match, row
         kernel_id, name = int(match[1]), match[2]
-        whole = torch_names[kernel_id]
+        whole = TORCH_NAMES[kernel_id]
         head_part, _, tail = name.partition("…")
         assert whole.startswith(head_part) and whole.endswith(tail)
         assert len(head_part) >= 5, name  # not "nvjet…" or "compu…"
@@ -61,15 +64,15 @@ def test_an_80_column_terminal(monkeypatch, torch_names) -> None:
     assert "compute " in rows[0] and "low-occupan" in rows[0]
 
 
-def test_piped_prints_every_column_and_whole_names(torch_names) -> None:
+def test_piped_prints_every_column_and_whole_names() -> None:
     out = io.StringIO()
     print_summary(TORCH, file=out)
     text = out.getvalue()
     assert "\x1b[" not in text and "…" not in text
     head, rows = _table(text)
-    assert len(rows) == len(torch_names)
+    assert len(rows) == len(TORCH_NAMES)
     for title in ("Launches", "SM %", "Mem %", "DRAM %", "Occ %"):
         assert title in head
-    for name in torch_names.values():
+    for name in TORCH_NAMES.values():
         assert f" {name} " in text
     assert "uncoalesced-global-access (critical)" in text

@@ -25,7 +25,7 @@ from kernelscope.kinds.ncu.model.model import (
 from kernelscope.kinds.ncu.model.modules import Modules
 from kernelscope.kinds.ncu.model.opener import open_report_file, remove_temp
 from kernelscope.kinds.ncu.model.panes import KEY_METRICS
-from kernelscope.kinds.ncu.model.sass import Instruction, disassemble
+from kernelscope.kinds.ncu.model.sass import Disassembly, Instruction
 from kernelscope.kinds.ncu.model.source import KernelSource, read_kernel_source
 from kernelscope.kinds.ncu.model.summary_reader import (
     ROW_METRICS,
@@ -103,6 +103,7 @@ class NcuReport:
         self._device: DeviceInfo | None = None
         self._version_numbers: tuple[tuple[int, ...] | None] | None = None
         self._names = Names(self.layout.strings)
+        self._sass = Disassembly(self.plain_path)
         self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
 
     @property
@@ -359,7 +360,7 @@ class NcuReport:
             refs = result.source_references()
             cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
             function = result.names()[2] if result.is_kernel else ""
-            return disassemble(self.plain_path, kernel_id, pcs, cubin, function)
+            return self._sass(kernel_id, pcs, cubin, function, (result.process.pid, refs))
 
         return run
 

@@ -93,6 +93,27 @@ def disassemble(
     return {pc: Instruction("", i.file, i.line) for pc, i in found.items()}
 
 
+class Disassembly:
+    """:func:`disassemble` for one report, each answer remembered by (module, function,
+    PCs): the launches of one kernel ask for the same hot PCs, and each question starts a
+    child process that loads the whole report (seconds and a gigabyte for a large one)."""
+
+    def __init__(self, report_path: str) -> None:
+        self._path = report_path
+        self._known: dict[tuple[object, str, tuple[int, ...]], dict[int, Instruction]] = {}
+
+    def __call__(
+        self, kernel_index: int, pcs: Sequence[int], cubin: bytes, function: str, module: object
+    ) -> dict[int, Instruction]:
+        """The answer for kernel ``kernel_index``, a launch of ``function`` in ``module`` (its
+        process and module references: the same code at the same PCs)."""
+        key = (module, function, tuple(pcs))
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = disassemble(self._path, kernel_index, pcs, cubin, function)
+        return dict(found)
+
+
 def _with_binding(
     report_path: str, kernel_index: int, pcs: Sequence[int]
 ) -> dict[int, Instruction]:
