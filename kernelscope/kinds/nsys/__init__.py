@@ -10,10 +10,11 @@ Everything here is plain dataclasses and polars frames (no Textual, no rich)::
     TimelineIndex(report).render(t0, t1, width)
 """
 
+from kernelscope.core.findings import Finding
 from kernelscope.core.hooks import CancelHook, OpenCancelled, ProgressHook
 from kernelscope.kinds.nsys.model.locate import find_nsys
 from kernelscope.kinds.nsys.model.opener import exported_sqlite_path, open_report
-from kernelscope.timeline.analysis.findings import Finding, findings, tiny_kernel_stretches
+from kernelscope.timeline.analysis.findings import findings, tiny_kernel_stretches
 from kernelscope.timeline.analysis.gap_causes import (
     CAUSES,
     CpuActivity,
