@@ -22,7 +22,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
-from kernelscope.kinds.ranks.render.ranks import straggler_verdict
+from kernelscope.kinds.ranks.render.ranks import straggler_note, straggler_verdict
 from kernelscope.kinds.ranks.screens.ranks_heatmap import Heatmap
 from kernelscope.kinds.ranks.screens.ranks_tables import (
     CPU_COLUMNS,
@@ -187,7 +187,8 @@ class RanksScreen(OpeningScreen[None]):
         self.refresh_bindings()
 
     def _views(self, run: RunAnalysis, doc: dict[str, Any]) -> TabbedContent:
-        verdict = straggler_verdict(run.straggler) if run.straggler else run.straggler_note
+        verdict = (straggler_verdict(run.straggler) if run.straggler
+                   else straggler_note(run.verdict))
         clock = ("Clock: " + run.clock.note + ("" if run.clock.safe else " (unsafe)"))
         ranks_view = FrameView("Ranks side by side", RANK_COLUMNS, sort="rank",
                                descending=False, noun="ranks", choosable=True,
