@@ -150,17 +150,17 @@ def test_join_evidence_is_numbers_worded_in_render(join: JoinReport) -> None:
         "representative: instance 750 (1.056 us, in tiny_ops)",
     ]
     kernel = next(i for i in join.ranking if i.kind == "kernel")
-    assert kernel.evidence[0] == ProfiledLaunches(4, 40)
+    assert kernel.evidence[0] == ProfiledLaunches(12, 120)
     assert evidence_dict(kernel.evidence[0]) == {
-        "kind": "ProfiledLaunches", "profiled": 4, "instances": 40}
+        "kind": "ProfiledLaunches", "profiled": 12, "instances": 120}
 
 
 def test_the_join_export_words_the_evidence(join: JoinReport) -> None:
     at = next(n for n, i in enumerate(join.ranking) if i.kind == "kernel")
     assert worded(join)["ranking"][at]["evidence"][0] == (
-        "4 profiled launch(es) of 40 on the timeline")
+        "12 profiled launch(es) of 120 on the timeline")
     assert join.to_dict()["ranking"][at]["evidence"][0] == {
-        "kind": "ProfiledLaunches", "profiled": 4, "instances": 40}
+        "kind": "ProfiledLaunches", "profiled": 12, "instances": 120}
 
 
 def test_the_straggler_verdict_is_a_finding(four_ranks: RunAnalysis) -> None:
