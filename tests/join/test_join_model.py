@@ -25,6 +25,7 @@ import pytest
 from kernelscope.kinds.join.analysis import JoinInputs, JoinReport
 from kernelscope.kinds.join.analysis.names import match_name
 from kernelscope.kinds.join.analysis.ncu_command import representative
+from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import headroom_text, what_text
 from tests.conftest import read_csv_xz
 from tests.join.conftest import NCU_ORACLE, ORACLE
@@ -237,10 +238,10 @@ def test_family_headroom_and_the_longest_launch_are_told_apart(join: JoinReport)
     is the longest launch's own distance to its ceiling: the evidence says which is which."""
     gemm = next(i for i in join.ranking if i.title.startswith("nvjet"))
     assert headroom_text(gemm) == "13.9 %"
-    assert gemm.evidence[1:4] == (
+    assert evidence_lines(gemm.evidence[1:4]) == [
         "headroom 13.9 %: the mean of 12 launches' headroom (8.6 %–20.1 %) weighted by their "
         "durations",
         "longest launch (kernel 7): tensor roofline 87.4 % of peak, 12.6 % from the ceiling",
         "longest launch: NCU SharedMemoryConflicts est. speedup 19.3 % (capped at the ceiling "
         "distance)",
-    )
+    ]

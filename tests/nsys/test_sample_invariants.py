@@ -67,7 +67,7 @@ def test_gaps_findings_and_export(sample_name: str, sample_report) -> None:
         assert gap.cause in CAUSES
         assert all(c.overlap_ns > 0 for c in gap.cpu)
     for finding in findings(report):
-        assert finding.severity in SEVERITIES and finding.items and finding.title
+        assert finding.severity in SEVERITIES and finding.rows and finding.title
     doc = to_export_dict(report)
     assert doc["schema"] == SCHEMA
     text = json.dumps(doc, allow_nan=False)

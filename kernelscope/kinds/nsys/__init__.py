@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 from kernelscope.core.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from kernelscope.core.findings import Finding
     from kernelscope.core.hooks import CancelHook, OpenCancelled, ProgressHook
     from kernelscope.kinds.nsys.model.locate import find_nsys
     from kernelscope.kinds.nsys.model.opener import exported_sqlite_path, open_report
-    from kernelscope.timeline.analysis.findings import Finding, findings, tiny_kernel_stretches
+    from kernelscope.timeline.analysis.findings import findings, tiny_kernel_stretches
     from kernelscope.timeline.analysis.gap_causes import (
         CAUSES,
         CpuActivity,
@@ -53,7 +54,7 @@ __getattr__ = lazy_exports(__name__, {
     "CpuActivity": "kernelscope.timeline.analysis.gap_causes",
     "DeviceInfo": "kernelscope.timeline.model.model",
     "EventInfo": "kernelscope.timeline.analysis.timeline_view",
-    "Finding": "kernelscope.timeline.analysis.findings",
+    "Finding": "kernelscope.core.findings",
     "Gap": "kernelscope.timeline.analysis.timeline_view",
     "GapExplanation": "kernelscope.timeline.analysis.gap_causes",
     "Lane": "kernelscope.timeline.analysis.timeline_view",

@@ -1,8 +1,8 @@
-"""Findings: the ``nsys analyze`` rules plus kernelscope's own, as uniform records.
+"""Findings: the ``nsys analyze`` rules plus kernelscope's own, in the findings model.
 
-Every finding has an ``id``, a ``severity`` (``info``, ``warning`` or ``critical``), a
-one-line ``title``, ``advice`` and ``items`` (one dict per offending row). Rules that find
-nothing are not returned.
+Every finding (``kernelscope.core.findings.Finding``) has an ``id``, a ``Severity``, a one-line
+``title``, ``advice``, the ``evidence`` that decided its severity, and ``rows`` (one mapping per
+offending row) headed by ``columns``. Rules that find nothing are not returned.
 
 | id | source | what |
 |----|--------|------|
@@ -17,36 +17,35 @@ nothing are not returned.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import polars as pl
 
 from kernelscope.core.durations import fmt_ns
-from kernelscope.core.severity import most_severe_first
+from kernelscope.core.findings import Evidence, Finding
+from kernelscope.core.severity import Severity, most_severe_first
 from kernelscope.timeline.analysis import nsys_rules
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.model.model import NsysReport
 
+STEP = "timeline"
+"""The ``step`` of the evidence a timeline finding rests on."""
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem found in the report."""
-
-    id: str
-    severity: str
-    title: str
-    advice: str
-    items: list[dict[str, object]] = field(default_factory=list)
-    rule: str | None = None  # the nsys analyze rule it mirrors, if any
-    columns: dict[str, str] = field(default_factory=dict)  # item key -> display header
-
-    def as_dict(self) -> dict[str, object]:
-        return {"id": self.id, "severity": self.severity, "title": self.title,
-                "items": [dict(i) for i in self.items]}
+SYNC_SHARE_WARNING = 0.1
+"""Synchronisation calls blocking this share of the GPU span make ``sync-api`` a warning."""
+CRITICAL_SHARE = 0.25
+"""Idle gaps or launch-bound stretches covering this share of the GPU span are critical."""
+CRITICAL_UTIL_PCT = 10
+"""A region whose GPU time utilisation is under this (%) makes ``low-gpu-utilization``
+critical."""
 
 
-def _items(df: pl.DataFrame) -> list[dict[str, object]]:
-    return df.to_dicts()
+def _rows(df: pl.DataFrame) -> tuple[dict[str, object], ...]:
+    return tuple(df.to_dicts())
+
+
+def _share(name: str, share: float, threshold: float) -> Evidence:
+    """A share of the GPU span (in %) against the threshold that raises the severity."""
+    return Evidence(STEP, name, 100.0 * share, ">=", 100.0 * threshold, "%",
+                    "share of the GPU span")
 
 
 def _span_ns(report: NsysReport) -> int:
@@ -57,17 +56,19 @@ def _span_ns(report: NsysReport) -> int:
 
 
 def _rule_finding(
-    fid: str, rule: str, df: pl.DataFrame, severity: str, title: str, advice: str
+    fid: str, rule: str, df: pl.DataFrame, severity: Severity, title: str, advice: str,
+    *evidence: Evidence,
 ) -> Finding | None:
     if not df.height:
         return None
-    return Finding(fid, severity, title, advice, _items(df), rule, nsys_rules.RULE_COLUMNS[rule])
+    return Finding(fid, severity, title, evidence, advice, rule=rule, rows=_rows(df),
+                   columns=nsys_rules.RULE_COLUMNS[rule])
 
 
 def pageable_memcpy(report: NsysReport) -> Finding | None:
     df = nsys_rules.cuda_memcpy_async(report)
     return _rule_finding(
-        "pageable-memcpy", "cuda_memcpy_async", df, "warning",
+        "pageable-memcpy", "cuda_memcpy_async", df, Severity.WARNING,
         f"{df.height} asynchronous memcpy call(s) use pageable memory and run synchronously",
         "Use pinned host memory (cudaMallocHost / tensor.pin_memory()) for async copies.",
     )
@@ -76,7 +77,7 @@ def pageable_memcpy(report: NsysReport) -> Finding | None:
 def sync_memcpy(report: NsysReport) -> Finding | None:
     df = nsys_rules.cuda_memcpy_sync(report)
     return _rule_finding(
-        "sync-memcpy", "cuda_memcpy_sync", df, "warning",
+        "sync-memcpy", "cuda_memcpy_sync", df, Severity.WARNING,
         f"{df.height} synchronous memcpy call(s) block the host",
         "Use cudaMemcpy*Async() on a stream with pinned memory so copies overlap compute.",
     )
@@ -85,7 +86,7 @@ def sync_memcpy(report: NsysReport) -> Finding | None:
 def sync_memset(report: NsysReport) -> Finding | None:
     df = nsys_rules.cuda_memset_sync(report)
     return _rule_finding(
-        "sync-memset", "cuda_memset_sync", df, "warning",
+        "sync-memset", "cuda_memset_sync", df, Severity.WARNING,
         f"{df.height} synchronous memset call(s) on pinned or managed memory block the host",
         "Use cudaMemsetAsync() on a stream.",
     )
@@ -96,10 +97,12 @@ def sync_api(report: NsysReport) -> Finding | None:
     if not df.height:
         return None
     share = int(df["duration_ns"].sum()) / _span_ns(report)
+    severity = Severity.WARNING if share >= SYNC_SHARE_WARNING else Severity.INFO
     return _rule_finding(
-        "sync-api", "cuda_api_sync", df, "warning" if share >= 0.1 else "info",
+        "sync-api", "cuda_api_sync", df, severity,
         f"{df.height} device/stream synchronisation call(s) block the host",
         "Avoid needless synchronisation; wait on events (cudaStreamWaitEvent) instead.",
+        _share("time in synchronisation calls", share, SYNC_SHARE_WARNING),
     )
 
 
@@ -109,10 +112,13 @@ def gpu_gap(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) ->
         return None
     share = int(df["duration_ns"].sum()) / _span_ns(report)
     return _rule_finding(
-        "gpu-gap", "gpu_gaps", df, "critical" if share >= 0.25 else "warning",
+        "gpu-gap", "gpu_gaps", df,
+        Severity.CRITICAL if share >= CRITICAL_SHARE else Severity.WARNING,
         f"{df.height} GPU idle gap(s) longer than {gap_ms} ms",
         "Find what the CPU does in these gaps (timeline, OS runtime, NVTX) and overlap it "
         "with GPU work.",
+        Evidence(STEP, "idle gaps", df.height, note=f"longer than {gap_ms} ms"),
+        _share("time in these gaps", share, CRITICAL_SHARE),
     )
 
 
@@ -126,10 +132,18 @@ def low_gpu_utilization(
         return None
     worst = float(df["in_use_pct"].min())  # type: ignore[arg-type]
     return _rule_finding(
-        "low-gpu-utilization", "gpu_time_util", df, "critical" if worst < 10 else "warning",
+        "low-gpu-utilization", "gpu_time_util", df,
+        Severity.CRITICAL if worst < CRITICAL_UTIL_PCT else Severity.WARNING,
         f"{df.height} region(s) with GPU time utilisation under {threshold}%",
         "Keep the GPU fed: overlap CPU work with GPU work, remove syncs, batch launches.",
+        Evidence(STEP, "lowest GPU time utilisation", worst, "<", CRITICAL_UTIL_PCT, "%",
+                 f"of {df.height} region(s) under {threshold} %"),
     )
+
+
+STRETCH_COLUMNS = ("device_id", "stream_id", "start_ns", "end_ns", "kernels", "busy_pct",
+                   "median_kernel_ns", "median_gap_ns", "top_kernel")
+"""The columns of ``tiny_kernel_stretches``, in order."""
 
 
 def tiny_kernel_stretches(
@@ -144,9 +158,30 @@ def tiny_kernel_stretches(
     stream, each shorter than ``tiny_ns`` and at most ``max_gap_ns`` apart, during which the
     device is busy less than ``max_busy`` of the time (gaps as long as the kernels).
 
-    Columns: device_id, stream_id, start_ns, end_ns, kernels, busy_pct, median_kernel_ns,
-    median_gap_ns, top_kernel.
+    Columns: ``STRETCH_COLUMNS``.
     """
+    runs = _tiny_runs(report, tiny_ns, max_gap_ns, min_kernels)
+    parts = [_with_busy(report, int(dev), part)  # type: ignore[arg-type]
+             for (dev,), part in runs.group_by(["device_id"], maintain_order=True)]
+    if not parts:
+        return runs.with_columns(pl.lit(0.0).alias("busy_pct")).select(*_stretch_columns())
+    return (
+        pl.concat(parts)
+        .sort("start_ns")
+        .filter(pl.col("busy_pct") < 100.0 * max_busy)
+        .select(*_stretch_columns())
+    )
+
+
+def _stretch_columns() -> list[pl.Expr]:
+    return [pl.col("kernels").cast(pl.Int64) if c == "kernels" else pl.col(c)
+            for c in STRETCH_COLUMNS]
+
+
+def _tiny_runs(report: NsysReport, tiny_ns: int, max_gap_ns: int, min_kernels: int
+               ) -> pl.DataFrame:
+    """Runs of at least ``min_kernels`` tiny kernels on one stream, each at most
+    ``max_gap_ns`` after the last, by start (every stretch column but ``busy_pct``)."""
     by = ["device_id", "stream_id"]
     # Names as strings: a categorical's physical codes are not stable across read chunks.
     k = report.kernels.select(*by, "start", "end", pl.col("name").cast(pl.String))
@@ -159,7 +194,7 @@ def tiny_kernel_stretches(
     # A run breaks at a stream change, a long gap, or a kernel that is not tiny (which
     # starts a run of its own and is dropped below).
     breaks = ~same_stream | ~tiny | ~tiny.shift(1).fill_null(False) | (gap > max_gap_ns)
-    runs = (
+    return (
         k.lazy()
         .with_columns(
             pl.when(same_stream).then(gap).alias("gap"),
@@ -182,29 +217,28 @@ def tiny_kernel_stretches(
         .filter(pl.col("kernels") >= min_kernels)
         .sort("start_ns")
         .collect()
-    )
-    runs = runs.drop("_run").sort("start_ns")
-    parts = []
-    for (dev,), part in runs.group_by(["device_id"], maintain_order=True):
-        cov = report.device_busy.get(int(dev))  # type: ignore[arg-type]
-        if cov is None:
-            busy = pl.zeros(part.height, pl.Int64, eager=True)
-        else:
-            busy = cov.covered_until(part["end_ns"]) - cov.covered_until(part["start_ns"])
-        span = (part["end_ns"] - part["start_ns"]).clip(lower_bound=1)
-        parts.append(part.with_columns((100.0 * busy / span).alias("busy_pct")))
-    if not parts:
-        return runs.with_columns(pl.lit(0.0).alias("busy_pct")).select(
-            *by, "start_ns", "end_ns", pl.col("kernels").cast(pl.Int64), "busy_pct",
-            "median_kernel_ns", "median_gap_ns", "top_kernel",
-        )
-    return (
-        pl.concat(parts)
+        .drop("_run")
         .sort("start_ns")
-        .filter(pl.col("busy_pct") < 100.0 * max_busy)
-        .select(*by, "start_ns", "end_ns", pl.col("kernels").cast(pl.Int64), "busy_pct",
-                "median_kernel_ns", "median_gap_ns", "top_kernel")
     )
+
+
+def _with_busy(report: NsysReport, device: int, runs: pl.DataFrame) -> pl.DataFrame:
+    """``runs`` of one device with ``busy_pct``: how much of each the device was busy."""
+    cov = report.device_busy.get(device)
+    if cov is None:
+        busy = pl.zeros(runs.height, pl.Int64, eager=True)
+    else:
+        busy = cov.covered_until(runs["end_ns"]) - cov.covered_until(runs["start_ns"])
+    span = (runs["end_ns"] - runs["start_ns"]).clip(lower_bound=1)
+    return runs.with_columns((100.0 * busy / span).alias("busy_pct"))
+
+
+STRETCH_HEADERS = {
+    "device_id": "Device ID", "stream_id": "Stream ID", "start_ns": "Start (ns)",
+    "end_ns": "End (ns)", "kernels": "Kernels", "busy_pct": "GPU busy (%)",
+    "median_kernel_ns": "Med kernel (ns)", "median_gap_ns": "Med gap (ns)",
+    "top_kernel": "Most frequent kernel",
+}
 
 
 def many_tiny_kernels(report: NsysReport) -> Finding | None:
@@ -215,22 +249,24 @@ def many_tiny_kernels(report: NsysReport) -> Finding | None:
     spans = df["end_ns"] - df["start_ns"]
     covered = int(spans.sum())
     busy = float((df["busy_pct"] * spans).sum()) / max(covered, 1)
+    share = covered / _span_ns(report)
+    tiny_ns = TIMELINE_THRESHOLDS.tiny_kernel_ns
     return Finding(
         "many-tiny-kernels",
-        "critical" if covered / _span_ns(report) >= 0.25 else "warning",
-        f"{n} short kernels (< {fmt_ns(TIMELINE_THRESHOLDS.tiny_kernel_ns, compact=True)}) in "
+        Severity.CRITICAL if share >= CRITICAL_SHARE else Severity.WARNING,
+        f"{n} short kernels (< {fmt_ns(tiny_ns, compact=True)}) in "
         f"{df.height} launch-bound "
         f"stretch(es): the GPU is busy only {busy:.0f}% of that time",
+        (
+            Evidence(STEP, "short kernels", n, note=f"in {df.height} launch-bound stretch(es)"),
+            Evidence(STEP, "GPU busy in these stretches", busy, "<",
+                     100.0 * TIMELINE_THRESHOLDS.tiny_max_busy, "%"),
+            _share("time in these stretches", share, CRITICAL_SHARE),
+        ),
         "Capture these launches in a CUDA Graph or fuse the kernels (torch.compile, custom "
         "fused kernels) so launch overhead stops dominating.",
-        _items(df),
-        None,
-        {
-            "device_id": "Device ID", "stream_id": "Stream ID", "start_ns": "Start (ns)",
-            "end_ns": "End (ns)", "kernels": "Kernels", "busy_pct": "GPU busy (%)",
-            "median_kernel_ns": "Med kernel (ns)", "median_gap_ns": "Med gap (ns)",
-            "top_kernel": "Most frequent kernel",
-        },
+        rows=_rows(df),
+        columns=STRETCH_HEADERS,
     )
 
 

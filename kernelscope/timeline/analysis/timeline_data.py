@@ -16,9 +16,10 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.core.findings import Finding
 from kernelscope.core.hooks import OpenCancelled
 from kernelscope.core.kernel_names import ShortNames
-from kernelscope.timeline.analysis.findings import Finding, findings
+from kernelscope.timeline.analysis.findings import findings
 from kernelscope.timeline.analysis.gap_causes import GapExplanation, explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown, timeline_breakdown
 from kernelscope.timeline.analysis.graphs import GraphComparison, compare_graphs, graph_launches

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.core.findings import Finding
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
@@ -114,6 +115,13 @@ def graph_doc(data: TimelineData) -> dict[str, Any]:
     })
 
 
+def finding_dict(finding: Finding) -> dict[str, object]:
+    """A finding as the export lists it: ``id``, ``severity``, ``title`` and its ``items``
+    (the offending rows)."""
+    return {"id": finding.id, "severity": finding.severity.value, "title": finding.title,
+            "items": [dict(row) for row in finding.rows]}
+
+
 def to_export_dict(
     source: NsysReport | TimelineData,
     *,
@@ -142,7 +150,7 @@ def to_export_dict(
         "gpu": gpu_rows(data),
         "gaps": gaps,
         "nvtx": nvtx_rows(data),
-        "findings": [f.as_dict() for f in data.findings],
+        "findings": [finding_dict(f) for f in data.findings],
         "gpu_metrics": metric_rows(data),
         "gpu_metrics_by_kernel": family_metric_rows(data),
         "gpu_metrics_by_nvtx": nvtx_metric_rows(data),

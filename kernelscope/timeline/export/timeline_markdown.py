@@ -137,7 +137,7 @@ def render_timeline_markdown(
     for f in data.findings:
         lines.append(f"### {inline(f.title)} ({f.id}, {f.severity})")
         lines.append("")
-        items = json_safe(f.items)
+        items = json_safe([dict(row) for row in f.rows])
         if items:
             keys = list(items[0].keys())
             lines.append(

@@ -64,7 +64,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     for item in most_severe_first(data.findings, lambda x: x.severity):
         style = text_style(item.severity)
         f.add_row(
-            f"[{style}]{item.severity}[/]", item.id, str(len(item.items)), escape(item.title)
+            f"[{style}]{item.severity}[/]", item.id, str(len(item.rows)), escape(item.title)
         )
     if not data.findings:
         f.add_row("", "none", "0", "no problems found")

@@ -20,11 +20,11 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.core.findings import Finding
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.severity import severity_rank
 from kernelscope.kinds.diff.analysis.summed import Summed
 from kernelscope.kinds.ncu.analysis.metric_changes import TimeChange
-from kernelscope.timeline.analysis.findings import Finding
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 
 SHORT_GAPS = "short (not explained)"
@@ -251,8 +251,8 @@ def _findings(before: list[Finding], after: list[Finding]) -> tuple[FindingChang
         title = (a or b).title  # type: ignore[union-attr]
         out.append(FindingChange(
             fid, title,
-            b.severity if b else None, a.severity if a else None,
-            len(b.items) if b else 0, len(a.items) if a else 0,
+            b.severity.value if b else None, a.severity.value if a else None,
+            len(b.rows) if b else 0, len(a.rows) if a else 0,
         ))
     return tuple(out)
 

@@ -17,6 +17,16 @@ from collections.abc import Sequence
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.shares import fmt_share
+from kernelscope.kinds.join.analysis.evidence import (
+    FamilyHeadroom,
+    InstanceSpread,
+    JoinEvidence,
+    LaunchCeiling,
+    LaunchSpeedup,
+    ProfiledLaunches,
+    RangeCoverage,
+    Representative,
+)
 from kernelscope.kinds.join.analysis.headroom import Headroom, launch_headroom, weighted
 from kernelscope.kinds.join.analysis.item import RankedItem
 from kernelscope.kinds.join.analysis.matching import LaunchMatch
@@ -50,25 +60,18 @@ def flag_text(flag: Flag) -> str:
 
 
 def _headroom_evidence(analysed: Sequence[tuple[AnalyzedKernel, Headroom]],
-                       family_headroom: float | None) -> list[str]:
+                       family_headroom: float | None) -> list[JoinEvidence]:
     """The family's headroom (a duration-weighted mean) and the longest launch's readings."""
     lead_kernel, lead = max(analysed, key=lambda kh: kh[0].duration_ns or 0.0)
-    out = []
+    out: list[JoinEvidence] = []
     known = [h.value for _, h in analysed if h.value is not None]
     if family_headroom is not None and len(known) > 1:
-        spread = (f"{fmt_share(min(known))}–{fmt_share(max(known))}" if max(known) != min(known)
-                  else fmt_share(known[0]))
-        out.append(f"headroom {fmt_share(family_headroom)}: the mean of {len(known)} launches' "
-                   f"headroom ({spread}) weighted by their durations")
+        out.append(FamilyHeadroom(family_headroom, len(known), min(known), max(known)))
     if lead.ceiling is not None:
-        out.append(f"longest launch (kernel {lead_kernel.id}): {lead.ceiling_by} "
-                   f"{fmt_share(1 - lead.ceiling)} of peak, "
-                   f"{fmt_share(lead.ceiling)} from the ceiling")
+        out.append(LaunchCeiling(lead_kernel.id, lead.ceiling_by, lead.ceiling))
     if lead.ncu_speedup is not None:
-        capped = (" (capped at the ceiling distance)"
-                  if lead.ceiling is not None and lead.ncu_speedup > lead.ceiling else "")
-        out.append(f"longest launch: NCU {lead.ncu_rule} est. speedup "
-                   f"{fmt_share(lead.ncu_speedup)}{capped}")
+        capped = lead.ceiling is not None and lead.ncu_speedup > lead.ceiling
+        out.append(LaunchSpeedup(lead.ncu_rule, lead.ncu_speedup, capped))
     return out
 
 
@@ -93,13 +96,13 @@ def _weak(family: TimelineFamily, matches: Sequence[LaunchMatch]) -> str | None:
     return "; ".join(weak) or None
 
 
-def _ranges_evidence(family: TimelineFamily, matches: Sequence[LaunchMatch]) -> list[str]:
+def _ranges_evidence(family: TimelineFamily, matches: Sequence[LaunchMatch]
+                     ) -> list[JoinEvidence]:
     ranges = family.ranges()
     covered = Counter(family.nvtx[m.instance] for m in matches if m.instance is not None)
     if len(ranges) > 1 or (len(ranges) == 1 and None not in ranges):
-        return ["on the timeline: " + ", ".join(
-            f"{name or 'no range'} {n:,}× ({covered.get(name, 0)} profiled)"
-            for name, (n, _) in ranges.items())]
+        return [RangeCoverage(tuple((name, n, covered.get(name, 0))
+                                    for name, (n, _) in ranges.items()))]
     return []
 
 
@@ -116,7 +119,7 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
     headroom = weighted([(h, k.duration_ns) for k, h in analysed])
     lead_kernel, lead = max(analysed, key=lambda kh: kh[0].duration_ns or 0.0)
     acted = flag_to_act_on(lead_kernel.diagnosis)
-    evidence = [f"{len(matches)} profiled launch(es) of {family.instances:,} on the timeline",
+    evidence = [ProfiledLaunches(len(matches), family.instances),
                 *_headroom_evidence(analysed, headroom), *_ranges_evidence(family, matches)]
     return RankedItem(
         kind="kernel", family=family.name, title=family.short_name, total_ns=family.total_ns,
@@ -140,11 +143,8 @@ def unprofiled_item(family: TimelineFamily, kernels: TimelineKernels, span: int,
     """The row of a family nobody profiled: its time, and the command to profile it."""
     command = ncu_command(family, kernels.families, program, f"{stem}_family{family.index}")
     evidence = (
-        f"{family.instances:,} instances, median {fmt_ns(family.median_ns)} "
-        f"({fmt_ns(family.min_ns)}–{fmt_ns(family.max_ns)})",
-        f"representative: instance {command.instance + 1:,} "
-        f"({fmt_ns(family.durations[command.instance])}"
-        + (f", in {command.nvtx}" if command.nvtx else "") + ")",
+        InstanceSpread(family.instances, family.median_ns, family.min_ns, family.max_ns),
+        Representative(command.instance + 1, family.durations[command.instance], command.nvtx),
     )
     return RankedItem(
         kind="kernel", family=family.name, title=family.short_name, total_ns=family.total_ns,

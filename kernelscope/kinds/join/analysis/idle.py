@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from kernelscope.core.durations import fmt_ns
+from kernelscope.kinds.join.analysis.evidence import (
+    CopyTime,
+    IdleGaps,
+    JoinEvidence,
+    SlowFirstStep,
+    TinyStretches,
+)
 from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.timeline.analysis.findings import tiny_kernel_stretches
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
@@ -60,7 +66,7 @@ class IdleItem:
     one_time: bool = False
     range: str | None = None
     """The NVTX range most of its time lies in (of the kernel that ends each gap)."""
-    evidence: tuple[str, ...] = field(default=())
+    evidence: tuple[JoinEvidence, ...] = field(default=())
 
     @property
     def title(self) -> str:
@@ -158,11 +164,11 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
     for cause, (total, count) in sums.items():
         dev, start, end, _ = longest[cause]
         main = max(in_range[cause].items(), key=lambda kv: kv[1])[0]
-        evidence = [f"{count:,} gap(s), {fmt_ns(total)} idle in all"]
+        evidence: list[JoinEvidence] = [IdleGaps(count, total)]
         if cause == "launch-overhead":
             evidence.append(_stretch_evidence(stretches))
         if cause == "start-up" and warmup is not None:
-            evidence.append(f"the first '{warmup[2]}' lasts {fmt_ns(warmup[1] - warmup[0])}")
+            evidence.append(SlowFirstStep(warmup[2], warmup[1] - warmup[0]))
         items.append(IdleItem(cause, total, count, (dev, start, end), cause in ONE_TIME,
                               main, tuple(evidence)))
     copies = _copies(report)
@@ -171,13 +177,11 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
     return items
 
 
-def _stretch_evidence(stretches: pl.DataFrame) -> str:
+def _stretch_evidence(stretches: pl.DataFrame) -> TinyStretches:
     kernels = int(stretches["kernels"].sum() or 0)
     gap = float(stretches["median_gap_ns"].median() or 0.0)  # type: ignore[arg-type]
     dur = float(stretches["median_kernel_ns"].median() or 0.0)  # type: ignore[arg-type]
-    tiny = fmt_ns(TIMELINE_THRESHOLDS.tiny_kernel_ns, compact=True)
-    return (f"{kernels:,} kernels shorter than {tiny} in {stretches.height:,} "
-            f"launch-bound stretch(es): median kernel {fmt_ns(dur)}, median gap {fmt_ns(gap)}")
+    return TinyStretches(kernels, stretches.height, TIMELINE_THRESHOLDS.tiny_kernel_ns, dur, gap)
 
 
 def _copies(report: NsysReport) -> IdleItem | None:
@@ -190,8 +194,7 @@ def _copies(report: NsysReport) -> IdleItem | None:
     top = ops.sort("dur", descending=True).row(0, named=True)
     return IdleItem("copies", total, ops.height,
                     (int(top["device_id"]), int(top["start"]), int(top["end"])),
-                    evidence=(f"{report.memcpy.height:,} copies and {report.memset.height:,} "
-                              f"memsets, {fmt_ns(total)} of GPU time",))
+                    evidence=(CopyTime(report.memcpy.height, report.memset.height, total),))
 
 
 def _inside(spans: Sequence[tuple[int, int]], start: int, end: int) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope.core.jsonsafe import attributes
+from kernelscope.kinds.join.analysis.evidence import JoinEvidence, evidence_dict
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,8 @@ class RankedItem:
     """``id (severity)``; ``id (severity, not a problem here)`` where a guard rail said so."""
     lead_flag: str | None = None
     """``id (severity)`` of the flag whose remedy is ``remedy`` (the first not guarded)."""
-    evidence: tuple[str, ...] = ()
+    evidence: tuple[JoinEvidence, ...] = ()
+    """The readings the row rests on (``join.render.join_evidence`` words them)."""
     weak: str | None = None
     """Why the estimate is weak, when it is."""
     ncu_command: str | None = None
@@ -62,7 +64,7 @@ class RankedItem:
             "next_flag": self.lead_flag,
             **attributes(self, "headroom", "headroom_source", "potential_saving_ns"),
             "weak_estimate": self.weak,
-            "evidence": list(self.evidence),
+            "evidence": [evidence_dict(e) for e in self.evidence],
             **attributes(self, "remedy", "one_time", "grid", "block"),
             "nvtx_range": self.nvtx,
             "matched_by": self.matched_by,

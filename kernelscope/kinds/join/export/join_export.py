@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,6 +18,7 @@ from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.join.analysis import JoinInputs, JoinReport, RankedItem, analyse_join
+from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import (
     Label,
     headroom_text,
@@ -48,7 +50,7 @@ def render_join(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
     _check(options)
     join = inputs if isinstance(inputs, JoinReport) else analyse_join(inputs)
     if options.fmt == "json":
-        doc = join.to_dict()
+        doc = worded(join)
         if options.top is not None:
             doc["ranking"] = doc["ranking"][: max(0, options.top)]
             doc["unprofiled"] = doc["unprofiled"][: max(0, options.top)]
@@ -56,6 +58,15 @@ def render_join(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
     if options.fmt == "csv":
         return join_csv(join, options.top)
     return join_markdown(join, options.top)
+
+
+def worded(join: JoinReport) -> dict[str, Any]:
+    """The join's document with each row's evidence in words, as the export writes it."""
+    doc = join.to_dict()
+    for group in ("ranking", "unprofiled"):
+        for entry, item in zip(doc[group], getattr(join, group), strict=True):
+            entry["evidence"] = evidence_lines(item.evidence)
+    return doc
 
 
 def _first(items: tuple[RankedItem, ...], top: int | None) -> tuple[RankedItem, ...]:
@@ -129,7 +140,7 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
         lines.append(f"- Cause: {item.family}" + (
             f", mostly before kernels of NVTX range {code(item.nvtx)}" if item.nvtx else ""))
     lines.append(f"- Could save: {saving_text(item)} of {fmt_ns(item.total_ns)}")
-    lines.extend(f"- {cell(e)}" for e in item.evidence)
+    lines.extend(f"- {cell(e)}" for e in evidence_lines(item.evidence))
     if item.weak:
         lines.append(f"- {'Weak estimate' if item.profiled or item.kind != 'kernel' else 'Gain'}"
                      f": {cell(item.weak)}")

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.kinds.join.analysis import JoinReport, RankedItem
+from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import (
     Label,
     bottleneck_text,
@@ -87,7 +88,7 @@ def detail_text(item: RankedItem) -> str:
                          f"{item.matched_by}; headroom {headroom_text(item)} "
                          f"({item.headroom_source}); flags: "
                          + (", ".join(item.top_flags) or "none"))
-    lines.extend(f"· {e}" for e in item.evidence)
+    lines.extend(f"· {e}" for e in evidence_lines(item.evidence))
     if item.weak:
         lines.append(f"{'weak estimate' if item.profiled or item.kind != 'kernel' else 'gain'}: "
                      f"{item.weak}")

@@ -23,6 +23,7 @@ from kernelscope.kinds.ncu.model.rules import rules_by_speedup
 from kernelscope.kinds.ncu.render.memory_text import access_note, access_rows, ratio_cell
 from kernelscope.kinds.ncu.render.metric_text import fmt_counted, fmt_metric
 from kernelscope.kinds.ncu.render.ncu_markup import plain_ncu_markup
+from kernelscope.render.findings import evidence_text
 
 TOP_LINES = 5
 
@@ -152,10 +153,10 @@ def source_section(hot: SourceHotspots | None) -> list[str]:
 def diagnosis_section(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
     b = diagnosis.bottleneck
     out = [f"- **{b.label}**: {inline(b.summary)}"]
-    out.extend(f"  - {e.step}: {code(e.text())}{_holds(e.holds)}" for e in b.held)
+    out.extend(f"  - {e.step}: {code(evidence_text(e))}{_holds(e.holds)}" for e in b.held)
     if b.not_held:
         out.append("  - checked, did not hold:")
-        out.extend(f"    - {e.step}: {code(e.text())}" for e in b.not_held)
+        out.extend(f"    - {e.step}: {code(evidence_text(e))}" for e in b.not_held)
     if diagnosis.flags:
         out.append("")
         out.append(
@@ -197,9 +198,10 @@ def diagnosis_section(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
 
 def _flag_evidence(flag: Flag) -> str:
     """A flag's evidence for its table cell: what held, then what was checked and did not."""
-    text = "; ".join(e.text() for e in flag.held)
+    text = "; ".join(evidence_text(e) for e in flag.held)
     if flag.not_held:
-        text += " (checked, did not hold: " + "; ".join(e.text() for e in flag.not_held) + ")"
+        checked = "; ".join(evidence_text(e) for e in flag.not_held)
+        text += f" (checked, did not hold: {checked})"
     return text
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from kernelscope.core.findings import Finding
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown
 
 DEFAULT_BUSY_POINTS = 4096
@@ -125,10 +126,13 @@ class RunAnalysis:
     collectives: pl.DataFrame  # rank, op, seq, step, arrival, exit, wait_ns, late_ns, last
     step_waits: pl.DataFrame  # rank, step, wait_ns, late_ns
     straggler: Straggler | None
-    straggler_note: str
+    verdict: Finding
+    """``straggler``, ``no-straggler`` or ``no-collective``, with its readings."""
     families: pl.DataFrame  # the cross-rank family table
     slow_ranks: pl.DataFrame  # rank, ratio, families: kernels slower than the others'
-    notes: list[str] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
+    """What limits the comparison (ranks without communication, collectives some ranks
+    missed), worded by ``ranks.render``."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

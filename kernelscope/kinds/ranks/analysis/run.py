@@ -22,7 +22,9 @@ import polars as pl
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.errors import ReportError
 from kernelscope.core.executor import Executor, make_executor
+from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.hooks import CancelHook, ProgressHook, report_progress
+from kernelscope.core.severity import Severity
 from kernelscope.kinds.nsys.model.db import ExportDb
 from kernelscope.kinds.ranks.analysis.collectives import SOURCES
 from kernelscope.kinds.ranks.analysis.discover import trace_files
@@ -32,6 +34,7 @@ from kernelscope.kinds.ranks.analysis.numbering import align_clocks, number_rank
 from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions, reduce_trace, sqlite_of
 from kernelscope.kinds.ranks.analysis.straggler import (
+    STEP,
     exit_spread,
     find_straggler,
     match_collectives,
@@ -49,23 +52,25 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
         raise ReportError("The traces hold no process to analyse.")
     ranks, rank_source = number_ranks(summaries)
     clock = align_clocks(ranks)
-    notes: list[str] = []
+    notes: list[Finding] = []
     counts = Counter(s.comm_source for s in ranks.values() if s.comm_source)
     source = (max(counts, key=lambda k: (counts[k], -SOURCES.index(k))) if counts else None)
     odd = [r for r, s in ranks.items() if s.comm_source != source]
     if source and odd:
-        notes.append(f"rank(s) {', '.join(map(str, odd))} show no {source} communication; "
-                     "they are left out of the collective comparison.")
+        notes.append(Finding(
+            "missing-communication", Severity.INFO, "Ranks left out of the collective comparison",
+            (Evidence(STEP, "ranks without communication", len(odd), note=source),),
+            subject=", ".join(map(str, odd))))
     calls = match_collectives(ranks, clock, source)
     partial = calls.filter(pl.col("ranks") < len(ranks) - len(odd))
     if partial.height:
-        notes.append(f"{partial.select('op', 'seq').unique().height} collective call(s) were "
-                     "not seen on every rank (different call counts); they are matched among "
-                     "the ranks that made them.")
+        notes.append(Finding(
+            "partial-collectives", Severity.INFO, "Collectives not seen on every rank",
+            (Evidence(STEP, "collective calls", partial.select("op", "seq").unique().height),)))
     spread = exit_spread(calls)
     clock = replace(clock, exit_spread_ns=spread)
     per_step = step_waits(calls)
-    straggler, straggler_note = find_straggler(ranks, calls, per_step, clock)
+    straggler, verdict = find_straggler(ranks, calls, per_step, clock)
     if straggler is not None and spread is not None and spread > straggler.late_ns_per_step / 2:
         clock = replace(clock, safe=False, note=clock.note + (
             f" The ranks leave the collectives a median {fmt_duration(spread)} apart, as much "
@@ -74,7 +79,7 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     return RunAnalysis(
         ranks=ranks, rank_source=rank_source, clock=clock, comm_source=source,
         collectives=calls, step_waits=per_step, straggler=straggler,
-        straggler_note=straggler_note, families=family_table(per), slow_ranks=slow_ranks(per),
+        verdict=verdict, families=family_table(per), slow_ranks=slow_ranks(per),
         notes=notes, extra={"per_rank_families": per},
     )
 

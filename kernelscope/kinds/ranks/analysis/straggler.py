@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from kernelscope.core.durations import fmt_duration
+from kernelscope.core.findings import Evidence, Finding
+from kernelscope.core.severity import Severity
 from kernelscope.kinds.ranks.analysis.model import ClockAlignment, RankSummary, Straggler
 from kernelscope.kinds.ranks.analysis.thresholds import RANKS_THRESHOLDS
 
@@ -138,11 +139,33 @@ def _instead(ranks: dict[int, RankSummary], calls: pl.DataFrame, who: int) -> pl
             .head(TOP_INSTEAD + 2).cast(schema))  # type: ignore[arg-type]
 
 
+STEP = "collectives"
+"""The ``step`` of the evidence a straggler verdict rests on."""
+LATEST_RANK = "latest rank"
+LATENESS = "median lateness per step"
+LAST_ARRIVALS = "collectives arrived at last"
+
+
+def _verdict(fid: str, title: str, who: int, late: float, floor: float,
+             *more: Evidence) -> Finding:
+    """The straggler verdict: ``who`` is late by ``late`` against the ``floor`` that names a
+    straggler."""
+    return Finding(fid, Severity.WARNING if fid == "straggler" else Severity.INFO, title, (
+        Evidence(STEP, LATEST_RANK, who),
+        Evidence(STEP, LATENESS, late, ">", floor, "ns",
+                 "after the others' median; the threshold is the alignment uncertainty or "
+                 "1 % of a step"),
+        *more,
+    ), subject=f"rank {who}")
+
+
 def find_straggler(ranks: dict[int, RankSummary], calls: pl.DataFrame, per_step: pl.DataFrame,
-                   clock: ClockAlignment) -> tuple[Straggler | None, str]:
-    """The straggler, or None and a sentence saying why none is named."""
+                   clock: ClockAlignment) -> tuple[Straggler | None, Finding]:
+    """The straggler (or None) and the verdict: ``straggler``, ``no-straggler`` or
+    ``no-collective``, with the readings it rests on."""
     if not calls.height:
-        return None, "no collective was matched across the ranks, so nobody can be late."
+        return None, Finding("no-collective", Severity.INFO,
+                             "No collective matched across the ranks")
     held = calls.group_by("rank").agg(pl.col("delay_ns").sum(), pl.col("last").sum())
     who = int(held.sort(["delay_ns", "last", "rank"], descending=[True, True, False])["rank"][0])
     mine = per_step.filter(pl.col("rank") == who).sort("step")
@@ -156,14 +179,14 @@ def find_straggler(ranks: dict[int, RankSummary], calls: pl.DataFrame, per_step:
                 limits.min_late_share * step_ns if step_ns else 0.0)
     summary = ranks[who]
     if late <= floor:
-        return None, (f"no straggler: the latest rank ({who}) arrives a median "
-                      f"{fmt_duration(late)} after the others' median per step, within "
-                      f"{fmt_duration(floor)} (alignment uncertainty or 1 % of a step).")
+        return None, _verdict("no-straggler", "No straggler", who, late, floor)
     last_count = int(calls.filter((pl.col("rank") == who) & pl.col("last")).height)
     total = int(calls.filter(pl.col("rank") == who).height)
+    verdict = _verdict("straggler", "Straggler", who, late, floor,
+                       Evidence(STEP, LAST_ARRIVALS, last_count, note=f"of {total}"))
     steps = mine.select("step", "late_ns", "delay_ns", (pl.col("last") > 0).alias("last"),
                         "collectives")
     instead = _instead(ranks, calls, who)
     return Straggler(rank=who, file=summary.file, late_ns_per_step=late,
                      delay_ns_per_step=delay, last_count=last_count, collectives=total,
-                     steps=steps, instead=instead, cpu_calls=pl.DataFrame()), ""
+                     steps=steps, instead=instead, cpu_calls=pl.DataFrame()), verdict

@@ -31,7 +31,7 @@ import polars as pl
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.kinds.ranks.analysis.heatmap import heatmap
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
-from kernelscope.kinds.ranks.render.ranks import straggler_verdict
+from kernelscope.kinds.ranks.render.ranks import note_text, straggler_note, straggler_verdict
 from kernelscope.timeline.export.timeline_json import breakdown_doc
 
 SCHEMA = "kernelscope/ranks/1"
@@ -135,11 +135,11 @@ def to_export_dict(run: RunAnalysis, *, columns: int = HEATMAP_COLUMNS) -> dict[
             "clock": {"method": clock.method, "safe": clock.safe, "note": clock.note,
                       "hosts": clock.hosts, "exit_spread_ns": clock.exit_spread_ns,
                       "offsets_ns": {str(k): v for k, v in clock.offsets_ns.items()}},
-            "notes": run.notes,
+            "notes": [note_text(n) for n in run.notes],
         },
         "ranks": rank_rows(run),
         "straggler": _straggler(run),
-        "straggler_note": run.straggler_note,
+        "straggler_note": straggler_note(run.verdict),
         "steps": [],
         "families": _families(run),
         "slow_ranks": _rows(run.slow_ranks),

@@ -9,9 +9,11 @@ from typing import Any
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.durations import fmt_duration as duration
+from kernelscope.core.findings import Finding
 from kernelscope.core.kernel_names import ShortNames, fit_name
 from kernelscope.core.shares import fmt_percent as pct
 from kernelscope.kinds.ranks.analysis.model import Straggler
+from kernelscope.kinds.ranks.analysis.straggler import LATENESS, LATEST_RANK
 
 # Blank for an idle column, then nine levels of GPU utilisation (ASCII: any terminal, any font).
 RAMP = " .:-=+*#%@"
@@ -38,6 +40,32 @@ def straggler_verdict(straggler: Straggler) -> str:
         text += (f"; before arriving it spends {fmt_duration(ns)} in NVTX range '{name}' "
                  f"(others {fmt_duration(others)}, +{fmt_duration(extra)})")
     return text + "."
+
+
+def straggler_note(verdict: Finding) -> str:
+    """Why no straggler is named, in one sentence; empty when one is (``straggler_verdict``
+    words it)."""
+    if verdict.id == "straggler":
+        return ""
+    if verdict.id == "no-collective":
+        return "no collective was matched across the ranks, so nobody can be late."
+    reading = {e.metric: e for e in verdict.evidence}
+    late = reading[LATENESS]
+    return (f"no straggler: the latest rank ({reading[LATEST_RANK].value:.0f}) arrives a median "
+            f"{fmt_duration(late.value)} after the others' median per step, within "
+            f"{fmt_duration(late.threshold)} (alignment uncertainty or 1 % of a step).")
+
+
+def note_text(note: Finding) -> str:
+    """A note on what limits the comparison of the ranks, in one sentence."""
+    count = note.evidence[0]
+    if note.id == "missing-communication":
+        return (f"rank(s) {note.subject} show no {count.note} communication; they are left out "
+                "of the collective comparison.")
+    if note.id == "partial-collectives":
+        return (f"{count.value:.0f} collective call(s) were not seen on every rank (different "
+                "call counts); they are matched among the ranks that made them.")
+    return note.title
 
 
 def shade(fraction: float) -> str:

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
-from kernelscope.kinds.ranks.render.ranks import straggler_verdict
+from kernelscope.kinds.ranks.render.ranks import straggler_note, straggler_verdict
 from kernelscope.kinds.ranks.screens.ranks_heatmap import Heatmap
 from kernelscope.kinds.ranks.screens.ranks_tables import (
     CPU_COLUMNS,
@@ -188,7 +188,8 @@ class RanksScreen(OpeningScreen[None]):
         self.refresh_bindings()
 
     def _views(self, run: RunAnalysis, doc: dict[str, Any]) -> TabbedContent:
-        verdict = straggler_verdict(run.straggler) if run.straggler else run.straggler_note
+        verdict = (straggler_verdict(run.straggler) if run.straggler
+                   else straggler_note(run.verdict))
         clock = ("Clock: " + run.clock.note + ("" if run.clock.safe else " (unsafe)"))
         ranks_view = FrameView("Ranks side by side", RANK_COLUMNS, sort="rank",
                                descending=False, noun="ranks", choosable=True,

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterable, Sequence
 from rich.text import Text
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.findings import Finding
 from kernelscope.core.kernel_names import compact_name, fit_name
 from kernelscope.core.severity import MOST_SEVERE_FIRST, most_severe_first
 from kernelscope.core.shares import fmt_percent
 from kernelscope.core.units import fmt_bytes
 from kernelscope.core.words import api_name, plural
 from kernelscope.render.severity import badge_style
-from kernelscope.timeline.analysis.findings import Finding
 
 ShortName = Callable[[str], str]
 """A kernel's short name from its demangled one (a report's ``ShortNames``)."""
@@ -84,10 +84,10 @@ def finding_block(
     text.append_text(severity_badge(finding.severity))
     text.append(" ")
     text.append(finding.title, style="bold")
-    for item in finding.items[:items]:
+    for item in finding.rows[:items]:
         text.append("\n  • ")
         text.append(item_text(item, origin_ns, short))
-    more = len(finding.items) - items
+    more = len(finding.rows) - items
     if more > 0:
         text.append(f"\n  … and {more:,} more", style="dim")
     text.append("\n  ")

@@ -1,83 +1,14 @@
-"""Evidence: a metric's value set against the threshold that decided something."""
+"""Evidence in the diagnosis: the findings model's evidence item (``kernelscope.core.findings``),
+read in the steps of the method."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from kernelscope.core.findings import Evidence as Evidence
+from kernelscope.core.findings import split_evidence as split_evidence
 
 STEPS = ("time", "launch", "sol", "occupancy", "memory", "compute", "scheduler", "source")
 """The steps of the method, in the order the notes prescribe: evidence is listed, and the top
 flag chosen (``verdict.py``), in this order."""
-
-_OPS = {
-    ">=": lambda a, b: a >= b,
-    ">": lambda a, b: a > b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-}
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """``metric`` (an ncu name, or an expression of ncu names) compared with ``threshold``."""
-
-    step: str
-    metric: str
-    value: float | None
-    op: str = ""
-    threshold: float | None = None
-    unit: str = ""
-    note: str = ""
-
-    @property
-    def holds(self) -> bool | None:
-        """Whether ``value op threshold`` is true; None when there is nothing to compare."""
-        if self.value is None or self.threshold is None or self.op not in _OPS:
-            return None
-        return bool(_OPS[self.op](self.value, self.threshold))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "metric": self.metric,
-            "value": self.value,
-            "op": self.op or None,
-            "threshold": self.threshold,
-            "unit": self.unit,
-            "holds": self.holds,
-            "note": self.note,
-        }
-
-    def text(self) -> str:
-        """One line for a terminal: ``metric = value (op threshold)``."""
-        value = "n/a" if self.value is None else _fmt(self.value)
-        unit = f" {self.unit}" if self.unit and self.value is not None else ""
-        cmp = (
-            f" ({self.op} {_fmt(self.threshold)})" if self.op and self.threshold is not None else ""
-        )
-        note = f" — {self.note}" if self.note else ""
-        return f"{self.metric} = {value}{unit}{cmp}{note}"
-
-
-def split_evidence(
-    evidence: tuple[Evidence, ...],
-) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:
-    """(what held or is a plain reading, what was checked and did not hold), each in order:
-    a check that failed is part of the reasoning but never a fact about the kernel."""
-    held = tuple(e for e in evidence if e.holds is not False)
-    not_held = tuple(e for e in evidence if e.holds is False)
-    return held, not_held
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    if x == int(x) and abs(x) < 1e15:
-        return f"{int(x):,}"
-    if abs(x) >= 100:
-        return f"{x:,.1f}"
-    return f"{x:.3g}"
-
 
 def ev(
     step: str,

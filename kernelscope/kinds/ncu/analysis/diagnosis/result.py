@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope.core.findings import Finding
 from kernelscope.core.jsonsafe import attributes
-from kernelscope.core.severity import severity_rank
+from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, split_evidence
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 
@@ -95,6 +96,21 @@ class Flag(_Evidenced):
             "guard": self.guard or None,
         }
 
+    def finding(self, subject: str = "") -> Finding:
+        """This flag in the findings model every kind shares (``from_finding`` undoes it)."""
+        return Finding(
+            self.id, Severity(self.severity), self.title, self.evidence, advice=self.remedy,
+            subject=subject, detail=self.detail, rule=self.ncu_rule, level=self.level,
+            speedup=self.ncu_speedup, guard=self.guard,
+        )
+
+    @classmethod
+    def from_finding(cls, finding: Finding) -> Flag:
+        """The flag a finding of the diagnosis was made from."""
+        f = finding
+        return cls(f.id, f.severity.value, f.level, f.title, f.evidence, f.advice, f.speedup,
+                   f.rule, f.detail, f.guard)
+
 
 @dataclass(frozen=True)
 class GuardRail:
@@ -131,6 +147,10 @@ class Diagnosis:
     def has_flag(self, flag_id: str, *, min_severity: str = "info") -> bool:
         f = self.flag(flag_id)
         return f is not None and severity_rank(f.severity) >= severity_rank(min_severity)
+
+    def findings(self, subject: str = "") -> tuple[Finding, ...]:
+        """The flags as findings about ``subject`` (the kernel), in the diagnosis' order."""
+        return tuple(f.finding(subject) for f in self.flags)
 
     @property
     def worst_severity(self) -> str | None:

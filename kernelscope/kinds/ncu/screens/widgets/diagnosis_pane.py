@@ -25,6 +25,7 @@ from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
+from kernelscope.render.findings import evidence_text
 from kernelscope.render.severity import badge_style
 
 LABEL_STYLE = "bold magenta"
@@ -38,7 +39,7 @@ def evidence_line(e: Evidence) -> Text:
     mark = {True: ("✓ ", "green"), False: ("· ", "dim"), None: ("  ", "")}[e.holds]
     line = Text(mark[0], style=mark[1])
     line.append(f"[{e.step}] ", style="dim")
-    line.append(e.text())
+    line.append(evidence_text(e))
     return line
 
 

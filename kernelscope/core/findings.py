@@ -1,0 +1,109 @@
+"""The one findings model: a problem found in a report, with the readings it rests on.
+
+Every kind says what it found the same way: a ``Finding`` has an ``id``, a ``Severity``, a
+one-line ``title``, its ``evidence`` (structured readings: a name, a value, its unit and the
+threshold it was compared with, never a sentence), the ``advice`` (the next step) and the
+``subject`` it is about (a kernel, a gap cause, a rank). Findings over many rows of a report (the
+timeline's rules) carry those ``rows`` and the ``columns`` that head them.
+
+Nothing here makes text: each kind's render layer turns a finding and its evidence into lines
+(``kernelscope.render.findings`` for one evidence item).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernelscope.core.severity import Severity
+
+_OPS = {
+    ">=": lambda a, b: a >= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """``metric`` (a name, e.g. an ncu metric or an expression of them) read as ``value``
+    and compared with ``threshold`` by ``op``; ``step`` is the part of the method that read
+    it (ncu's method steps, ``gaps`` for a timeline's), ``note`` what the number means."""
+
+    step: str
+    metric: str
+    value: float | None
+    op: str = ""
+    threshold: float | None = None
+    unit: str = ""
+    note: str = ""
+
+    @property
+    def holds(self) -> bool | None:
+        """Whether ``value op threshold`` is true; None when there is nothing to compare."""
+        if self.value is None or self.threshold is None or self.op not in _OPS:
+            return None
+        return bool(_OPS[self.op](self.value, self.threshold))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "metric": self.metric,
+            "value": self.value,
+            "op": self.op or None,
+            "threshold": self.threshold,
+            "unit": self.unit,
+            "holds": self.holds,
+            "note": self.note,
+        }
+
+
+def split_evidence(
+    evidence: tuple[Evidence, ...],
+) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:
+    """(what held or is a plain reading, what was checked and did not hold), each in order:
+    a check that failed is part of the reasoning but never a fact about the subject."""
+    held = tuple(e for e in evidence if e.holds is not False)
+    not_held = tuple(e for e in evidence if e.holds is False)
+    return held, not_held
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in a report (see the module docstring)."""
+
+    id: str
+    severity: Severity
+    title: str
+    evidence: tuple[Evidence, ...] = ()
+    advice: str = ""
+    """The next step: what to change, or what to measure next."""
+    subject: str = ""
+    """What it is about: a kernel's name, a gap cause, ``rank 2``; empty for the whole report."""
+    detail: str = ""
+    """The specifics in one sentence (e.g. which resource limits occupancy)."""
+    rule: str | None = None
+    """The tool's own rule it mirrors (an ncu rule, an ``nsys analyze`` rule), if any."""
+    level: int = 0
+    """How deep in its kind's method it was found (ncu's flag levels; 0 elsewhere)."""
+    speedup: float | None = None
+    """The profiler's own estimate of the gain (%), when it gives one."""
+    guard: str = ""
+    """Set when a guard rail lowered the severity: why this is not a real problem here."""
+    rows: tuple[Mapping[str, object], ...] = ()
+    """The offending rows of the report (one mapping per row), for findings over many rows."""
+    columns: Mapping[str, str] = field(default_factory=dict)
+    """Row key -> the header a table of ``rows`` shows."""
+
+    @property
+    def held(self) -> tuple[Evidence, ...]:
+        """The evidence that held (and plain readings): what the finding rests on."""
+        return split_evidence(self.evidence)[0]
+
+    @property
+    def not_held(self) -> tuple[Evidence, ...]:
+        """The checks made on the way that did not hold."""
+        return split_evidence(self.evidence)[1]
+
