@@ -16,6 +16,8 @@ NVTX_RANK = re.compile(r"(?i)\brank\s*[#:=]?\s*(\d+)\b")
 
 
 def env_rank_of(env: dict[str, str]) -> tuple[int | None, str | None]:
+    """The rank a launcher's variable gives the process (``RANK``, ``OMPI_COMM_WORLD_RANK``…),
+    and that variable's name."""
     for var in RANK_VARIABLES:
         value = env.get(var, "").strip()
         if value.isdigit():
@@ -24,12 +26,14 @@ def env_rank_of(env: dict[str, str]) -> tuple[int | None, str | None]:
 
 
 def nvtx_rank_of(nvtx: pl.DataFrame) -> int | None:
+    """The one rank number NVTX range names give (``rank 3``), else None."""
     found = {int(m) for name in nvtx["name"].drop_nulls().unique().to_list()
              for m in NVTX_RANK.findall(name)}
     return found.pop() if len(found) == 1 else None
 
 
 def extent(frames: list[pl.DataFrame]) -> tuple[int, int]:
+    """The first start and the last end over ``frames`` ((0, 0) when all are empty)."""
     lo: list[int] = []
     hi: list[int] = []
     for f in frames:
