@@ -11,6 +11,7 @@ them (``fmt_int``, ``fmt_float``, ``fmt_mb``, ``fmt_bytes``) sit beside them.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 NOT_AVAILABLE = "n/a"
 """The one spelling of a value that is unknown."""
@@ -45,18 +46,21 @@ def scale_unit(value: float, unit: str) -> tuple[float, str]:
     """
     base, sep, tail = unit.partition("/")
     if base in ("byte", "hz"):
-        step = 0
-        while abs(value) >= 1000 and step < len(_DECIMAL_PREFIXES) - 1:
-            value /= 1000
-            step += 1
-        return value, f"{_DECIMAL_PREFIXES[step]}{base}{sep}{tail}"
+        value, prefix = _scaled(value, _DECIMAL_PREFIXES)
+        return value, f"{prefix}{base}{sep}{tail}"
     if base in ("ns", "nsecond"):
-        step = 0
-        while abs(value) >= 1000 and step < len(NCU_TIME_UNITS) - 1:
-            value /= 1000
-            step += 1
-        return value, f"{NCU_TIME_UNITS[step]}{sep}{tail}"
+        value, scaled_unit = _scaled(value, NCU_TIME_UNITS)
+        return value, f"{scaled_unit}{sep}{tail}"
     return value, unit
+
+
+def _scaled(value: float, steps: Sequence[str]) -> tuple[float, str]:
+    """``value`` divided by 1000 until it is under 1000 or ``steps`` run out, and its step."""
+    step = 0
+    while abs(value) >= 1000 and step < len(steps) - 1:
+        value /= 1000
+        step += 1
+    return value, steps[step]
 
 
 # NCU's unit words (after scaling) as people write them; counted nouns get their plural.

@@ -75,21 +75,14 @@ class KernelscopeApp(App[None]):
         self,
         report_path: Path | Sequence[Path],
         *,
-        cache_dir: Path | None = None,
-        extra_columns: Sequence[ColumnProvider] | None = None,
         subcommand: str | None = None,
-        workers: int | None = None,
-        scheduler: str | None = None,
-        pattern: str | None = None,
-        pairs: Sequence[tuple[str, str]] = (),
+        options: SessionOptions | None = None,
     ) -> None:
         super().__init__()
         self.inputs = as_paths(report_path)
         self.report_path = self.inputs[0]
         self.subcommand = subcommand
-        self.options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns,
-                                      workers=workers, scheduler=scheduler,
-                                      pattern=pattern, pairs=tuple(pairs))
+        self.options = options if options is not None else SessionOptions()
         self.session: ReportSession | None = None
         self._main_shown = False
         self.fatal_error: str | None = None
@@ -282,7 +275,6 @@ def create_app(
     ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """
     inputs = report if report is not None else default_report_path()
-    return KernelscopeApp(
-        inputs, cache_dir=cache_dir, extra_columns=extra_columns, subcommand=subcommand,
-        workers=workers, scheduler=scheduler, pattern=pattern, pairs=pairs,
-    )
+    options = SessionOptions(cache_dir=cache_dir, extra_columns=extra_columns, workers=workers,
+                             scheduler=scheduler, pattern=pattern, pairs=tuple(pairs))
+    return KernelscopeApp(inputs, subcommand=subcommand, options=options)

@@ -13,16 +13,17 @@ import bisect
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 
-from kernelscope.core.findings import Finding
 from kernelscope.core.hooks import OpenCancelled
 from kernelscope.core.kernel_names import ShortNames
+from kernelscope.timeline.analysis import summaries
 from kernelscope.timeline.analysis.findings import findings
 from kernelscope.timeline.analysis.gap_causes import GapExplanation, explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown, timeline_breakdown
-from kernelscope.timeline.analysis.graphs import GraphComparison, compare_graphs, graph_launches
+from kernelscope.timeline.analysis.graphs import compare_graphs, graph_launches
 from kernelscope.timeline.analysis.metric_analysis import (
     MetricsVerdict,
     family_metrics,
@@ -31,13 +32,6 @@ from kernelscope.timeline.analysis.metric_analysis import (
     nvtx_metrics,
 )
 from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy, nvtx_summary
-from kernelscope.timeline.analysis.summaries import (
-    cuda_api_summary,
-    kernel_summary,
-    memop_size_summary,
-    memop_time_summary,
-    osrt_summary,
-)
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline import TimelineIndex
 from kernelscope.timeline.analysis.timeline_view import Gap
@@ -64,6 +58,19 @@ EXPORT_GAPS = 50
 """How many of the longest large gaps the exports list."""
 
 
+T = TypeVar("T")
+
+
+def _of_report(make: Callable[[NsysReport], T]) -> cached_property[T]:
+    """A :class:`TimelineData` attribute that is ``make`` of the report, computed on first use."""
+
+    def of_report(data: TimelineData) -> T:
+        return make(data.report)
+
+    of_report.__doc__ = make.__doc__
+    return cached_property(of_report)
+
+
 class TimelineData:
     """One report's analyses, each computed on first use and kept.
 
@@ -78,9 +85,7 @@ class TimelineData:
         self.report = report
         self.path = Path(path) if path is not None else report.path
 
-    @cached_property
-    def index(self) -> TimelineIndex:
-        return TimelineIndex(self.report)
+    index = _of_report(TimelineIndex)
 
     @cached_property
     def lane_events(self) -> bool:
@@ -100,33 +105,13 @@ class TimelineData:
         """Kernel ``name`` (demangled, as nsys stores it) as the trace's short name."""
         return self.names[name]
 
-    @cached_property
-    def utilization(self) -> pl.DataFrame:
-        return gpu_utilization(self.report)
-
-    @cached_property
-    def kernels(self) -> pl.DataFrame:
-        return kernel_summary(self.report)
-
-    @cached_property
-    def api(self) -> pl.DataFrame:
-        return cuda_api_summary(self.report)
-
-    @cached_property
-    def osrt(self) -> pl.DataFrame:
-        return osrt_summary(self.report)
-
-    @cached_property
-    def mem_time(self) -> pl.DataFrame:
-        return memop_time_summary(self.report)
-
-    @cached_property
-    def mem_size(self) -> pl.DataFrame:
-        return memop_size_summary(self.report)
-
-    @cached_property
-    def nvtx_busy(self) -> pl.DataFrame:
-        return nvtx_gpu_busy(self.report)
+    utilization = _of_report(gpu_utilization)
+    kernels = _of_report(summaries.kernel_summary)
+    api = _of_report(summaries.cuda_api_summary)
+    osrt = _of_report(summaries.osrt_summary)
+    mem_time = _of_report(summaries.memop_time_summary)
+    mem_size = _of_report(summaries.memop_size_summary)
+    nvtx_busy = _of_report(nvtx_gpu_busy)
 
     @cached_property
     def nvtx(self) -> pl.DataFrame:
@@ -143,25 +128,15 @@ class TimelineData:
         """Each sampled GPU metric over the capture (metric_summary; empty without any)."""
         return metric_summary(self.report.gpu_metrics)
 
-    @cached_property
-    def family_metrics(self) -> pl.DataFrame:
-        return family_metrics(self.report)
-
-    @cached_property
-    def nvtx_metrics(self) -> pl.DataFrame:
-        return nvtx_metrics(self.report)
+    family_metrics = _of_report(family_metrics)
+    nvtx_metrics = _of_report(nvtx_metrics)
 
     @cached_property
     def metrics_verdicts(self) -> list[MetricsVerdict]:
         return metrics_verdicts(self.report, self.utilization)
 
-    @cached_property
-    def graph_launches(self) -> pl.DataFrame:
-        return graph_launches(self.report)
-
-    @cached_property
-    def graphs(self) -> list[GraphComparison]:
-        return compare_graphs(self.report)
+    graph_launches = _of_report(graph_launches)
+    graphs = _of_report(compare_graphs)
 
     def metric_strip(self, device: int, key: str, t0: int, t1: int,
                      width: int) -> list[float | None]:
@@ -178,9 +153,7 @@ class TimelineData:
         """HTA's temporal breakdown (ns) and communication/computation overlap (%)."""
         return timeline_breakdown(self.report)
 
-    @cached_property
-    def findings(self) -> list[Finding]:
-        return findings(self.report)
+    findings = _of_report(findings)
 
     @cached_property
     def explained(self) -> list[GapExplanation]:
@@ -216,9 +189,7 @@ class TimelineData:
     def histogram(self) -> pl.DataFrame:
         return gap_histogram(self.gaps)
 
-    @cached_property
-    def launches(self) -> pl.DataFrame:
-        return launch_gaps(self.report)
+    launches = _of_report(launch_gaps)
 
     @cached_property
     def large_gaps(self) -> list[Gap]:

@@ -46,9 +46,23 @@ def render_timeline_markdown(
     """Markdown of a timeline report: its span, GPU busy (with a strip per device), kernels
     (those whose name matches ``pattern``), NVTX ranges, the GPU metrics, the CUDA graphs,
     the largest gaps and the findings."""
-    report = data.report
     top_n = top if top is not None else 20
     lines = [
+        *_head_section(data),
+        *_gpu_section(data),
+        *_kernels_section(data, pattern, top_n),
+        *_nvtx_section(data),
+        *metrics_section(data, top_n, STRIP_WINDOWS),
+        *graphs_section(data),
+        *_gaps_section(data, top_n),
+        *_findings_section(data, top_n),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _head_section(data: TimelineData) -> list[str]:
+    report = data.report
+    return [
         f"# Timeline report: {inline(report.path.name)}",
         "",
         f"- Report file: {code(report.path)}",
@@ -57,104 +71,81 @@ def render_timeline_markdown(
         "- Processes: "
         + (", ".join(f"{p.pid} {inline(p.name)}" for p in report.processes) or "none"),
         "",
-        "## GPU utilisation",
-        "",
-        table(
-            ("Device", "Span", "Busy", "Utilisation"),
-            (
-                (
-                    g["device"],
-                    fmt_ns(g["span_ns"]),
-                    fmt_ns(g["busy_ns"]),
-                    fmt_percent(g["utilization_pct"]),
-                )
-                for g in gpu_rows(data)
-            ),
-            "lrrr",
-        ),
-        "",
     ]
+
+
+def _gpu_section(data: TimelineData) -> list[str]:
+    """GPU utilisation per device, then each device's busy strip."""
+    rows = (
+        (g["device"], fmt_ns(g["span_ns"]), fmt_ns(g["busy_ns"]), fmt_percent(g["utilization_pct"]))
+        for g in gpu_rows(data)
+    )
+    headers = ("Device", "Span", "Busy", "Utilisation")
+    lines = ["## GPU utilisation", "", table(headers, rows, "lrrr"), ""]
     for device, pcts in sorted(data.utilization_strips(STRIP_WINDOWS).items()):
         lines += _strip_lines(device, pcts)
+    return lines
+
+
+def _kernels_section(data: TimelineData, pattern: str | None, top_n: int) -> list[str]:
     kernels = kernel_rows(data)
     if pattern:
         regex = re.compile(pattern)
         kernels = [k for k in kernels if regex.search(k["name"])]
-    lines += ["## Kernels", ""]
     if not kernels:
-        lines += [_no_kernels(data, pattern), ""]
-    else:
-        lines += _kernel_table(kernels, top_n)
+        return ["## Kernels", "", _no_kernels(data, pattern), ""]
+    return ["## Kernels", "", *_kernel_table(kernels, top_n)]
+
+
+def _nvtx_section(data: TimelineData) -> list[str]:
     nvtx = nvtx_rows(data)
-    if nvtx:
-        lines += [
-            "## NVTX ranges",
-            "",
-            table(
-                ("Range", "Instances", "Total", "GPU busy"),
-                (
-                    (
-                        n["name"],
-                        fmt_number(n["instances"]),
-                        fmt_ns(n["total_ns"]),
-                        fmt_percent(n["gpu_busy_pct"]),
-                    )
-                    for n in nvtx
-                ),
-                "lrrr",
-            ),
-            "",
-        ]
-    else:
-        lines += ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
-    lines += metrics_section(data, top_n, STRIP_WINDOWS)
-    lines += graphs_section(data)
+    if not nvtx:
+        return ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
+    rows = (
+        (n["name"], fmt_number(n["instances"]), fmt_ns(n["total_ns"]),
+         fmt_percent(n["gpu_busy_pct"]))
+        for n in nvtx
+    )
+    headers = ("Range", "Instances", "Total", "GPU busy")
+    return ["## NVTX ranges", "", table(headers, rows, "lrrr"), ""]
+
+
+def _gaps_section(data: TimelineData, top_n: int) -> list[str]:
+    """The longest idle gaps with their causes, then what each cause means."""
     gaps = sorted(data.longest_gaps(), key=lambda g: -g.duration_ns)[:top_n]
-    lines += ["## Largest GPU idle gaps", ""]
-    if gaps:
-        lines.append(
-            table(
-                ("Device", "Start (s)", "Duration", "Cause", "CPU activity"),
-                (
-                    (
-                        g.device,
-                        fmt_seconds(g.start_ns - report.start_ns),
-                        fmt_ns(g.duration_ns),
-                        _cause_text(g),
-                        "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—",
-                    )
-                    for g in gaps
-                ),
-                "lrrll",
-            )
-        )
-        lines += ["", *cause_legend(g.cause for g in gaps)]
-    else:
-        lines.append("No idle gap over the threshold.")
-    lines += ["", "## Findings", ""]
+    if not gaps:
+        return ["## Largest GPU idle gaps", "", "No idle gap over the threshold."]
+    start_ns = data.report.start_ns
+    rows = (
+        (g.device, fmt_seconds(g.start_ns - start_ns), fmt_ns(g.duration_ns), _cause_text(g),
+         "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—")
+        for g in gaps
+    )
+    headers = ("Device", "Start (s)", "Duration", "Cause", "CPU activity")
+    return ["## Largest GPU idle gaps", "", table(headers, rows, "lrrll"), "",
+            *cause_legend(g.cause for g in gaps)]
+
+
+def _findings_section(data: TimelineData, top_n: int) -> list[str]:
+    """Each finding's title, severity and its first ``top_n`` items as a table."""
+    lines = ["", "## Findings", ""]
     if not data.findings:
         lines.append("No findings.")
     for f in data.findings:
-        lines.append(f"### {inline(f.title)} ({f.id}, {f.severity})")
-        lines.append("")
+        lines += [f"### {inline(f.title)} ({f.id}, {f.severity})", ""]
         items = json_safe([dict(row) for row in f.rows])
         if items:
             keys = list(items[0].keys())
-            lines.append(
-                table(
-                    [_finding_header(f.columns.get(k, k), k) for k in keys],
-                    (
-                        [_finding_cell(k, item.get(k), report.start_ns, data) for k in keys]
-                        for item in items[:top_n]
-                    ),
-                    "".join("l" if k in TEXT_KEYS else "r" for k in keys),
-                )
-            )
+            lines.append(table(
+                [_finding_header(f.columns.get(k, k), k) for k in keys],
+                ([_finding_cell(k, item.get(k), data.report.start_ns, data) for k in keys]
+                 for item in items[:top_n]),
+                "".join("l" if k in TEXT_KEYS else "r" for k in keys),
+            ))
             if len(items) > top_n:
-                lines.append("")
-                lines.append(f"Showing {top_n} of {len(items)} items.")
+                lines += ["", f"Showing {top_n} of {len(items)} items."]
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 TIME_KEYS = frozenset({"start_ns", "end_ns"})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -238,6 +238,46 @@ def analysed_in_workers(
     return found
 
 
+def _take_details(
+    batch: Sequence[tuple[KernelDetail | KernelSummary, tuple[Diagnosis, Any]]],
+    summaries: list[KernelSummary],
+    kept: dict[int, KernelDetail],
+    early: dict[int, Diagnosis],
+    extras: MutableMapping[int, Any],
+) -> None:
+    """File one batch of read details: its summaries, the details (unless slim), and each
+    kernel's early diagnosis and extra result."""
+    for item, (diagnosis, extra) in batch:
+        if isinstance(item, KernelSummary):  # slim: only the list's view came back
+            summary = item
+        else:
+            kept[item.id] = item
+            summary = summary_from_detail(item)
+        early[summary.id] = diagnosis
+        extras[summary.id] = extra
+        summaries.append(summary)
+
+
+def _analyzed_kernels(
+    summaries: list[KernelSummary],
+    shares: Sequence[float | None],
+    early: dict[int, Diagnosis],
+    families: ReportFamilies,
+) -> tuple[AnalyzedKernel, ...]:
+    """Each kernel with its diagnosis (the early one where the read made it), weighed by its
+    share and its family's."""
+    return tuple(
+        AnalyzedKernel(
+            s,
+            with_family_share(
+                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
+            ),
+            share,
+        )
+        for s, share in zip(summaries, shares, strict=True)
+    )
+
+
 def analyze(
     report: NcuReport,
     progress: ProgressFn | None = None,
@@ -260,33 +300,24 @@ def analyze(
     early: dict[int, Diagnosis] = {}
     extras: MutableMapping[int, Any] = TextSpool() if details else {}
     if details:
-        ids = list(range(report.kernel_count))
-        details_iter = report.iter_details(
-            ids,
+        batches = report.iter_details(
+            list(range(report.kernel_count)),
             curves=False,
             breakdowns=breakdowns,
             analyse=analyse,
             slim=slim,
             tables=tables,
             all_metrics=all_metrics,
-            meanwhile=(lambda: report.device) if ids else None,
+            meanwhile=(lambda: report.device) if report.kernel_count else None,
         )
-        for batch in details_iter:
-            for item, (diagnosis, extra) in batch:
-                if isinstance(item, KernelSummary):  # slim: only the list's view came back
-                    summary = item
-                else:
-                    kept[item.id] = item
-                    summary = summary_from_detail(item)
-                early[summary.id] = diagnosis
-                extras[summary.id] = extra
-                summaries.append(summary)
+        for batch in batches:
+            _take_details(batch, summaries, kept, early, extras)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     else:
         # Diagnosed as they are read.
-        for batch in report.iter_summaries(analyse=diagnose_summary):
-            for summary, diagnosis in batch:
+        for summary_batch in report.iter_summaries(analyse=diagnose_summary):
+            for summary, diagnosis in summary_batch:
                 summaries.append(summary)
                 early[summary.id] = diagnosis
             if progress is not None:
@@ -294,16 +325,7 @@ def analyze(
     summaries.sort(key=lambda s: s.id)
     shares, total = time_shares(summaries)
     families = kernel_families(summaries)
-    kernels = tuple(
-        AnalyzedKernel(
-            s,
-            with_family_share(
-                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
-            ),
-            share,
-        )
-        for s, share in zip(summaries, shares, strict=True)
-    )
+    kernels = _analyzed_kernels(summaries, shares, early, families)
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
         report=report,

@@ -27,24 +27,13 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Render
     if options.fmt == "md":
         from kernelscope.kinds.ncu.export.ncu_markdown import record_analysis
 
-        analyzed = analyze(
-            report,
-            details=every_record,
-            analyse=record_analysis,
-            breakdowns=False,
-            slim=True,
-        )
+        analyzed = analyze(report, details=every_record, analyse=record_analysis,
+                           breakdowns=False, slim=True)
     elif options.fmt == "json":
         from kernelscope.kinds.ncu.export.ncu_json import json_analysis
 
-        analyzed = analyze(
-            report,
-            details=every_record,
-            analyse=json_analysis,
-            slim=True,
-            tables=True,
-            all_metrics=options.all_metrics,
-        )
+        analyzed = analyze(report, details=every_record, analyse=json_analysis, slim=True,
+                           tables=True, all_metrics=options.all_metrics)
     else:
         analyzed = analyze(report)
     analyzed = replace(analyzed, process=options.process)

@@ -191,33 +191,18 @@ def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[s
     return out
 
 
-def record_head(
-    device: DeviceInfo,
-    time_share: float | None,
+def _case_framing(
+    name: str,
     summary: KernelSummary,
-    family: KernelFamily | None = None,
-    labels: Sequence[str] = (),
+    family: KernelFamily | None,
+    labels: Sequence[str],
     *,
-    whole: bool = True,
-    name: str | None = None,
-    report_sections: frozenset[str] | None = None,
-) -> str:
-    """The record's title and the facts around the kernel (its share of the time: step 0).
-    ``name`` is the kernel's short name in its report (its compact name when not given).
-    For a family of several launches, the record stands for all of them: the head gives the
-    family's share, its launches and the spread of their durations (``labels``: the label of
-    each launch), and the record below is that of ``summary``, the median launch. With
-    ``whole`` False it is the record of this launch alone, weighed by its family's share.
-    The sections collected are listed once in the document's header (``report_sections``);
-    a record names them only when its kernel's differ."""
-    demangled = summary.name
-    duration = summary.duration_ns
-    sections = ""
-    if report_sections is not None and summary.sections != report_sections:
-        missing = ", ".join(sorted(report_sections - summary.sections)) or "none"
-        sections = f" (this kernel lacks sections: {missing})"
-    baseline = fmt_duration(duration)
-    name = inline(name or short_name(demangled))
+    whole: bool,
+    time_share: float | None,
+) -> tuple[str, str, list[str], str]:
+    """The record's title, goal, family lines and baseline: for a lone kernel, for one launch
+    of a family, or for the whole family (``whole``)."""
+    baseline = fmt_duration(summary.duration_ns)
     about: list[str] = []
     if family is None or family.count == 1:
         title = f"## Kernel Profiling Case: {name} (ID {summary.id})"
@@ -249,13 +234,43 @@ def record_head(
         if note:
             about.append(f"- {inline(note)}")
         baseline = f"{baseline} (median launch), {fmt_duration(family.total_duration_ns)} in all"
+    return title, goal, [line for line in about if line], baseline
+
+
+def record_head(
+    device: DeviceInfo,
+    time_share: float | None,
+    summary: KernelSummary,
+    family: KernelFamily | None = None,
+    labels: Sequence[str] = (),
+    *,
+    whole: bool = True,
+    name: str | None = None,
+    report_sections: frozenset[str] | None = None,
+) -> str:
+    """The record's title and the facts around the kernel (its share of the time: step 0).
+    ``name`` is the kernel's short name in its report (its compact name when not given).
+    For a family of several launches, the record stands for all of them: the head gives the
+    family's share, its launches and the spread of their durations (``labels``: the label of
+    each launch), and the record below is that of ``summary``, the median launch. With
+    ``whole`` False it is the record of this launch alone, weighed by its family's share.
+    The sections collected are listed once in the document's header (``report_sections``);
+    a record names them only when its kernel's differ."""
+    demangled = summary.name
+    sections = ""
+    if report_sections is not None and summary.sections != report_sections:
+        missing = ", ".join(sorted(report_sections - summary.sections)) or "none"
+        sections = f" (this kernel lacks sections: {missing})"
+    name = inline(name or short_name(demangled))
+    title, goal, about, baseline = _case_framing(
+        name, summary, family, labels, whole=whole, time_share=time_share)
     parts = [
         title,
         "",
         f"Full name: {code(demangled)}",
         "",
         f"- Goal: {BLANK} ({goal}: weigh the effort against it)",
-        *(line for line in about if line),
+        *about,
         f"- Environment: {inline(device.name)} (CC {device.compute_capability}); CUDA, driver, "
         f"clock control: {BLANK}",
         f"- Input: {BLANK}",

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernelscope.core.recent import RecentCache
 from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
 from kernelscope.kinds.ncu.model.detail import build_detail, read_all_metrics
 from kernelscope.kinds.ncu.model.file_format.result import Names, Result
@@ -95,8 +95,8 @@ class NcuReport:
         wanted = dict.fromkeys(ROW_METRICS)
         wanted.update(dict.fromkeys(self._extra))
         self._summary_metrics = tuple(wanted)
-        self._details: OrderedDict[int, KernelDetail] = OrderedDict()
-        self._results: OrderedDict[int, Result] = OrderedDict()
+        self._details: RecentCache[int, KernelDetail] = RecentCache(DETAIL_CACHE)
+        self._results: RecentCache[int, Result] = RecentCache(RESULT_CACHE)
         self._modules = Modules(self._file, self._lock, self.layout.sources)
         self.origins: list[Origin] = self._origins(self.layout)
         self._notes: list[str] | None = None
@@ -190,18 +190,14 @@ class NcuReport:
         """Decode one result (the most recent RESULT_CACHE kept)."""
         with self._lock:
             found = self._results.get(kernel_id)
-            if found is not None:
-                self._results.move_to_end(kernel_id)
-                return found
-            info = self.layout.results[kernel_id]
-            self._file.seek(info.offset)
-            data = self._file.read(info.size)
-            where = f"Kernel {kernel_id} of {self.path}"
-            found = Result(info.kind, data, self._names, info.process, where)
-            found.ncu_version = self._ncu_numbers(found)
-            self._results[kernel_id] = found
-            while len(self._results) > RESULT_CACHE:
-                self._results.popitem(last=False)
+            if found is None:
+                info = self.layout.results[kernel_id]
+                self._file.seek(info.offset)
+                data = self._file.read(info.size)
+                where = f"Kernel {kernel_id} of {self.path}"
+                found = Result(info.kind, data, self._names, info.process, where)
+                found.ncu_version = self._ncu_numbers(found)
+                self._results.put(kernel_id, found)
             return found
 
     def summary(self, kernel_id: int) -> KernelSummary:
@@ -315,20 +311,16 @@ class NcuReport:
     def detail(self, kernel_id: int) -> KernelDetail:
         """The full detail of one kernel (cached, the most recent DETAIL_CACHE kept)."""
         with self._lock:
-            cached = self._details.get(kernel_id)
-            if cached is not None:
-                self._details.move_to_end(kernel_id)
-                return cached
-            detail = self._read_detail(kernel_id, True, True, True)
-            self._details[kernel_id] = detail
-            while len(self._details) > DETAIL_CACHE:
-                self._details.popitem(last=False)
-            return detail
+            found = self._details.get(kernel_id)
+            if found is None:
+                found = self._read_detail(kernel_id, True, True, True)
+                self._details.put(kernel_id, found)
+            return found
 
     def _read_detail(
         self, kernel_id: int, curves: bool, breakdowns: bool, tables: bool
     ) -> KernelDetail:
-        cached = self._details.get(kernel_id)
+        cached = self._details.peek(kernel_id)
         if cached is not None:
             return cached
         result = self._result(kernel_id)
@@ -347,7 +339,7 @@ class NcuReport:
 
     def cached_detail(self, kernel_id: int) -> KernelDetail | None:
         """The detail if it is already built, without touching the report."""
-        return self._details.get(kernel_id)
+        return self._details.peek(kernel_id)
 
     def source_texts(self, kernel_id: int) -> dict[str, list[str]]:
         """The source files the report embeds for the kernel's module(s), lines by path."""

@@ -12,7 +12,7 @@ and source-level metrics), `units_table` holds the facts.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Iterable, Mapping
 
 from kernelscope.kinds.ncu.model import units_table as table
 
@@ -53,13 +53,19 @@ def unit_for(
     return _unit_by_name(name)
 
 
+def _listed_unit(
+    name: str, exact: Mapping[str, str], prefixes: Iterable[tuple[str, str]]
+) -> str | None:
+    """The unit a table gives ``name``: by its exact name, else by its first matching prefix."""
+    if name in exact:
+        return exact[name]
+    return next((unit for prefix, unit in prefixes if name.startswith(prefix)), None)
+
+
 def _unit_by_name(name: str) -> str:
-    exact = table.METRIC_UNITS.get(name)
-    if exact is not None:
-        return exact
-    for prefix, unit in table.METRIC_PREFIX_UNITS:
-        if name.startswith(prefix):
-            return unit
+    listed = _listed_unit(name, table.METRIC_UNITS, table.METRIC_PREFIX_UNITS)
+    if listed is not None:
+        return listed
     if name.startswith(table.FAMILIES_WITHOUT_UNIT):
         return ""
     counter, _, submetric = name.partition(".")
@@ -80,12 +86,9 @@ def metric_name_in_report(metric_name: str) -> str:
 
 def counter_unit(counter: str) -> str:
     """The unit of a counter's plain value (its `.sum`, `.avg`, `.max`, `.min`)."""
-    exact = table.COUNTER_UNITS.get(counter)
-    if exact is not None:
-        return exact
-    for prefix, unit in table.COUNTER_PREFIX_UNITS:
-        if counter.startswith(prefix):
-            return unit
+    listed = _listed_unit(counter, table.COUNTER_UNITS, table.COUNTER_PREFIX_UNITS)
+    if listed is not None:
+        return listed
     if counter.endswith("_pct"):
         return "%"
     words = counter.partition("__")[2].split("_")

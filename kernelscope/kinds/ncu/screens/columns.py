@@ -119,6 +119,12 @@ def _pct(value: CellValue) -> str:
     return fmt_pct(value) if isinstance(value, (int, float)) else NOT_AVAILABLE
 
 
+def _pct_column(title: str, key: str, priority: int, tooltip: str) -> ColumnProvider:
+    """A column of a percentage of the row, shown as ``61.1 %``."""
+    return ColumnProvider(title, _row(key), key=key, text=_pct, priority=priority,
+                          tooltip=tooltip)
+
+
 def _duration(value: CellValue) -> str:
     return fmt_duration(value) if isinstance(value, (int, float)) else NOT_AVAILABLE
 
@@ -153,22 +159,10 @@ BASE_COLUMNS: tuple[ColumnProvider, ...] = (
         "Regs", _row("registers"), key="registers", tooltip="launch__registers_per_thread",
         priority=6,
     ),
-    ColumnProvider(
-        "SM %", _row("sm_pct"), key="sm_pct", text=_pct, priority=3,
-        tooltip="Compute (SM) throughput, % of peak",
-    ),
-    ColumnProvider(
-        "Mem %", _row("mem_pct"), key="mem_pct", text=_pct, priority=4,
-        tooltip="Memory throughput, % of peak",
-    ),
-    ColumnProvider(
-        "DRAM %", _row("dram_pct"), key="dram_pct", text=_pct, priority=2,
-        tooltip="DRAM throughput, % of peak",
-    ),
-    ColumnProvider(
-        "Occ %", _row("occupancy_pct"), key="occupancy_pct", text=_pct, priority=1,
-        tooltip="Achieved occupancy, % of the SM's warp slots",
-    ),
+    _pct_column("SM %", "sm_pct", 3, "Compute (SM) throughput, % of peak"),
+    _pct_column("Mem %", "mem_pct", 4, "Memory throughput, % of peak"),
+    _pct_column("DRAM %", "dram_pct", 2, "DRAM throughput, % of peak"),
+    _pct_column("Occ %", "occupancy_pct", 1, "Achieved occupancy, % of the SM's warp slots"),
 )
 
 def _process(summary: KernelSummary) -> CellValue:

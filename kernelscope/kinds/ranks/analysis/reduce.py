@@ -25,9 +25,17 @@ from kernelscope.kinds.nsys.model.db import ExportDb
 from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name
 from kernelscope.kinds.nsys.model.opener import exported_sqlite_path
 from kernelscope.kinds.ranks.analysis.collectives import communication, nccl_op
+from kernelscope.kinds.ranks.analysis.measures import (
+    busy_curve,
+    env_rank_of,
+    extent,
+    main_tids,
+    nvtx_rank_of,
+    overlap,
+    process_of,
+)
 from kernelscope.kinds.ranks.analysis.model import DEFAULT_BUSY_POINTS, RankSummary
 from kernelscope.kinds.ranks.analysis.read import (
-    RANK_VARIABLES,
     TraceTables,
     read_cpu_calls,
     read_tables,
@@ -41,7 +49,6 @@ from kernelscope.timeline.model.intervals import Coverage
 from kernelscope.timeline.model.model import NsysReport, pid_of
 
 I64 = pl.Int64
-NVTX_RANK = re.compile(r"(?i)\brank\s*[#:=]?\s*(\d+)\b")
 HALF = 0.5
 
 
@@ -137,38 +144,6 @@ def _partial_report(path: str, tables: TraceTables, pid: int | None) -> NsysRepo
                                                  "name": pl.String}),
         nvtx_last_ns=None if last is None else int(last), tables=tables.tables,
     )
-
-
-def _env_rank(env: dict[str, str]) -> tuple[int | None, str | None]:
-    for var in RANK_VARIABLES:
-        value = env.get(var, "").strip()
-        if value.isdigit():
-            return int(value), var
-    return None, None
-
-
-def _nvtx_rank(nvtx: pl.DataFrame) -> int | None:
-    found = {int(m) for name in nvtx["name"].drop_nulls().unique().to_list()
-             for m in NVTX_RANK.findall(name)}
-    return found.pop() if len(found) == 1 else None
-
-
-def _extent(frames: list[pl.DataFrame]) -> tuple[int, int]:
-    lo: list[int] = []
-    hi: list[int] = []
-    for f in frames:
-        if f.height:
-            lo.append(int(f["start"].min()))  # type: ignore[arg-type]
-            hi.append(int(f.select(pl.max_horizontal("start", "end").max()).item()))
-    return (min(lo), max(hi)) if lo else (0, 0)
-
-
-def _overlap(outer: Coverage, intervals: Coverage) -> int:
-    """Time covered by both (``intervals`` merged, so nothing counts twice)."""
-    if not intervals.count:
-        return 0
-    inside = outer.covered_until(intervals.ends) - outer.covered_until(intervals.starts)
-    return int(inside.sum())
 
 
 def _families(kernels: pl.DataFrame, names: dict[int, str]) -> pl.DataFrame:
@@ -326,18 +301,6 @@ def _steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str]
     return steps, "kernel pattern", names.get(int(anchor_id)) if anchor_id is not None else None
 
 
-def _busy_curve(busy: Coverage, points: int
-                ) -> tuple[int | None, int | None, list[int], list[int]]:
-    """The GPU's first and last busy instant, and its cumulative busy time at ``points`` + 1
-    evenly spaced edges between them (empty without GPU work)."""
-    if not busy.count:
-        return None, None, [], []
-    gpu_start, gpu_end = int(busy.starts[0]), int(busy.ends[-1])
-    n = max(points, 1)
-    edges = [gpu_start + (gpu_end - gpu_start) * i // n for i in range(n + 1)]
-    return gpu_start, gpu_end, edges, busy.covered_until(pl.Series(edges, dtype=I64)).to_list()
-
-
 def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
                  several: bool, options: ReduceOptions) -> RankSummary:
     report = _partial_report(path, tables, pid)
@@ -359,7 +322,7 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
         left_on="start", right_on="s0", strategy="backward",
     ).with_columns(pl.when(pl.col("start") < pl.col("s1")).then(pl.col("step")).alias("step")
                    ).drop("s0", "s1")
-    first, last = _extent([report.gpu_ops, ranges, mpi])
+    first, last = extent([report.gpu_ops, ranges, mpi])
     calls = _lead_windows(calls, steps, first)
     per_device = report.device_busy
     busy = (next(iter(per_device.values())) if len(per_device) == 1
@@ -367,17 +330,11 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
     compute = Coverage.from_intervals(kernels.filter(~pl.col("name_id").is_in(nccl_ids)))
     comm = Coverage.from_intervals(calls)
     cpu_comm = comm if source != "nccl" else Coverage.from_intervals(calls.clear())
-    gpu_start, gpu_end, edges, cum = _busy_curve(busy, options.busy_points)
-    env_rank, env_var = _env_rank(tables.environment) if not several else (None, None)
+    gpu_start, gpu_end, edges, cum = busy_curve(busy, options.busy_points)
+    env_rank, env_var = env_rank_of(tables.environment) if not several else (None, None)
     used = sorted(set(report.gpu_ops["device_id"].drop_nulls().to_list()))
-    tids = calls["global_tid"].drop_nulls().unique().to_list()
-    if not tids and ranges.height:
-        tids = [ranges.group_by("global_tid").len().sort("len", descending=True)
-                ["global_tid"][0]]
-    process_pid = pid
-    if process_pid is None and kernels.height:
-        process_pid = int(kernels.select(pid_of(pl.col("global_pid")))["global_pid"]
-                          .drop_nulls().mode().sort()[0])
+    tids = main_tids(calls, ranges)
+    process_pid = pid if pid is not None else process_of(kernels)
     label = Path(path).name + (f" [pid {pid}]" if several else "")
     temporal, comm_comp = ops_breakdown(gpu_ops(
         kernels, report.memcpy, report.memset,
@@ -387,18 +344,18 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
         process=tables.process_names.get(process_pid or -1, ""),
         host=tables.host, session_start_utc_ns=tables.session_start_utc_ns,
         env_rank=env_rank, env_rank_variable=env_var,
-        nvtx_rank=_nvtx_rank(report.nvtx), nsys_version=tables.nsys_version,
+        nvtx_rank=nvtx_rank_of(report.nvtx), nsys_version=tables.nsys_version,
         devices=[f"{tables.devices.get(d, f'GPU {d}')} ({d})" for d in used],
         kernels=kernels.height, first_ns=first, last_ns=last,
         gpu_start_ns=gpu_start, gpu_end_ns=gpu_end, gpu_busy_ns=busy.total,
-        compute_ns=compute.total, comm_ns=comm.total, overlap_ns=_overlap(compute, comm),
+        compute_ns=compute.total, comm_ns=comm.total, overlap_ns=overlap(compute, comm),
         comm_source=source, steps=steps, step_source=step_source, step_anchor=anchor,
         collectives=calls.select("op", "seq", "start", "end", "global_tid", "collective",
                                  "step", "lead_from", "cpu_start", "cpu_lead_from"),
         lead_in=_lead_in(calls, ranges, busy, steps),
         gaps=_gap_causes(db, report, busy, cpu_comm, options, pid),
         families=_families(kernels, names),
-        busy_edges=edges, busy_cum=cum, main_tids=[int(t) for t in tids],
+        busy_edges=edges, busy_cum=cum, main_tids=tids,
         temporal=temporal, comm_comp_overlap_pct=comm_comp,
     )
 

@@ -7,14 +7,11 @@ from textual.app import ComposeResult
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views.tables import (
     TableView,
+    describe_by,
     duration_columns,
     name_column,
 )
-from kernelscope.timeline.screens.widgets.timeline_table import FrameView, Row
-
-
-def describe(row: Row) -> str:
-    return str(row.get("Name", ""))
+from kernelscope.timeline.screens.widgets.timeline_table import FrameView
 
 
 class ApiView(TableView):
@@ -24,19 +21,18 @@ class ApiView(TableView):
     }
     """
 
-    def __init__(self) -> None:
-        super().__init__(id="api-view")
+    VIEW_ID = "api-view"
 
     def compose(self) -> ComposeResult:
         yield FrameView(
             "CUDA API calls (nsys stats cuda_api_sum)",
             [*duration_columns("Num Calls"), name_column()],
-            sort="Total Time (ns)", noun="APIs", describe=describe, table_id="api-table",
+            sort="Total Time (ns)", noun="APIs", describe=describe_by("Name"), table_id="api-table",
         )
         yield FrameView(
             "OS runtime calls (nsys stats osrt_sum)",
             [*duration_columns("Num Calls"), name_column()],
-            sort="Total Time (ns)", noun="functions", describe=describe, id="osrt-frame",
+            sort="Total Time (ns)", noun="functions", describe=describe_by("Name"), id="osrt-frame",
             table_id="osrt-table",
         )
 

@@ -85,8 +85,7 @@ def gaps_frame(data: TimelineData) -> pl.DataFrame:
 
 
 class GapsView(TableView):
-    def __init__(self) -> None:
-        super().__init__(id="gaps-view")
+    VIEW_ID = "gaps-view"
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="table-note", id="gaps-note")

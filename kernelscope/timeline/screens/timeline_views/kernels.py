@@ -10,26 +10,22 @@ from textual.app import ComposeResult
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views.tables import (
     TableView,
+    describe_by,
     duration_columns,
     name_column,
 )
-from kernelscope.timeline.screens.widgets.timeline_table import FrameView, Row
-
-
-def describe(row: Row) -> str:
-    return str(row.get("Name", ""))
+from kernelscope.timeline.screens.widgets.timeline_table import FrameView
 
 
 class KernelsView(TableView):
-    def __init__(self) -> None:
-        super().__init__(id="kernels-view")
+    VIEW_ID = "kernels-view"
 
     def compose(self) -> ComposeResult:
         yield FrameView(
             "GPU kernels (nsys stats cuda_gpu_kern_sum) — enter: show on the timeline",
             [*duration_columns("Instances"), name_column(kernel_names=True)],
-            sort="Total Time (ns)", noun="kernel names", describe=describe, choosable=True,
-            table_id="kernels-table",
+            sort="Total Time (ns)", noun="kernel names", describe=describe_by("Name"),
+            choosable=True, table_id="kernels-table",
         )
 
     def show(self, data: TimelineData) -> None:

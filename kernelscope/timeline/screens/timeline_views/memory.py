@@ -7,32 +7,29 @@ from textual.app import ComposeResult
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views.tables import (
     TableView,
+    describe_by,
     duration_columns,
     name_column,
     size_columns,
 )
-from kernelscope.timeline.screens.widgets.timeline_table import FrameView, Row
-
-
-def describe(row: Row) -> str:
-    return str(row.get("Operation", ""))
+from kernelscope.timeline.screens.widgets.timeline_table import FrameView
 
 
 class MemoryView(TableView):
-    def __init__(self) -> None:
-        super().__init__(id="memory-view")
+    VIEW_ID = "memory-view"
 
     def compose(self) -> ComposeResult:
         yield FrameView(
             "GPU time of copies and memsets (nsys stats cuda_gpu_mem_time_sum)",
             [*duration_columns("Count"), name_column("Operation")],
-            sort="Total Time (ns)", noun="operations", describe=describe,
+            sort="Total Time (ns)", noun="operations", describe=describe_by("Operation"),
             table_id="mem-time-table",
         )
         yield FrameView(
             "Bytes moved (nsys stats cuda_gpu_mem_size_sum, MB = 10^6 B)",
             [*size_columns(), name_column("Operation")],
-            sort="Total (MB)", noun="operations", describe=describe, table_id="mem-size-table",
+            sort="Total (MB)", noun="operations", describe=describe_by("Operation"),
+            table_id="mem-size-table",
         )
 
     def show(self, data: TimelineData) -> None:

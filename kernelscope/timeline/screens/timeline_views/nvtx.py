@@ -31,8 +31,7 @@ def describe(row: Row) -> str:
 
 
 class NvtxView(TableView):
-    def __init__(self) -> None:
-        super().__init__(id="nvtx-view")
+    VIEW_ID = "nvtx-view"
 
     def compose(self) -> ComposeResult:
         columns = duration_columns("Instances")

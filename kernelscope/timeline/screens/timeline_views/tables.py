@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 from textual.containers import Vertical
 
 from kernelscope.core.units import fmt_float, fmt_int, fmt_mb
 from kernelscope.timeline.analysis.timeline_data import TimelineData
-from kernelscope.timeline.screens.widgets.timeline_table import Column, FrameTable, FrameView
+from kernelscope.timeline.screens.widgets.timeline_table import Column, FrameTable, FrameView, Row
 
 
 def pct_column(key: str = "Time (%)") -> Column:
@@ -45,8 +48,20 @@ def name_column(key: str = "Name", *, kernel_names: bool = False) -> Column:
     return Column(key, key, str, numeric=False, flex=True, kernel_names=kernel_names)
 
 
+def describe_by(column: str) -> Callable[[Row], str]:
+    """How the status line names a row of a table: by its ``column``."""
+
+    def describe(row: Row) -> str:
+        return str(row.get(column, ""))
+
+    return describe
+
+
 class TableView(Vertical):
     """A view made of one or more FrameViews; ``show`` fills them from the data."""
+
+    VIEW_ID: ClassVar[str]
+    """The widget id of the view."""
 
     DEFAULT_CSS = """
     TableView {
@@ -58,6 +73,9 @@ class TableView(Vertical):
         padding: 0 1;
     }
     """
+
+    def __init__(self) -> None:
+        super().__init__(id=self.VIEW_ID)
 
     def show(self, data: TimelineData) -> None:
         raise NotImplementedError

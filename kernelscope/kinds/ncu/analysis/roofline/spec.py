@@ -75,37 +75,25 @@ def _tensor_op(op: str, kind: str) -> str:
     return f"sm__ops_path_tensor_op_{op}_src_{kind}_sparsity_off.sum.peak_sustained"
 
 
-FP64 = PrecisionSpec(
-    "fp64",
-    "FP64",
-    achieved=(
-        Term(_thread_rate("dadd")),
-        Term(_thread_rate("dmul")),
-        Term(_thread_rate("dfma"), 2),
-    ),
-    peak=Term(_thread_peak("dfma"), 2),
-)
-FP32 = PrecisionSpec(
-    "fp32",
-    "FP32",
-    achieved=(
-        Term(_thread_rate("fadd")),
-        Term(_thread_rate("fmul")),
-        Term(_thread_rate("ffma"), 2),
-    ),
-    peak=Term(_thread_peak("ffma"), 2),
-)
+def _cuda_core_spec(key: str, title: str, op_prefix: str, ops: float = 1.0) -> PrecisionSpec:
+    """A CUDA-core precision: its add, mul and fma instructions (``op_prefix`` ``d``, ``f``,
+    ``h``), each counting ``ops`` operations and an fma twice that."""
+    return PrecisionSpec(
+        key,
+        title,
+        achieved=(
+            Term(_thread_rate(f"{op_prefix}add"), ops),
+            Term(_thread_rate(f"{op_prefix}mul"), ops),
+            Term(_thread_rate(f"{op_prefix}fma"), 2 * ops),
+        ),
+        peak=Term(_thread_peak(f"{op_prefix}fma"), 2 * ops),
+    )
+
+
+FP64 = _cuda_core_spec("fp64", "FP64", "d")
+FP32 = _cuda_core_spec("fp32", "FP32", "f")
 # Half instructions are packed pairs: NCU counts HADD2/HMUL2 as 2 operations, HFMA2 as 4.
-FP16 = PrecisionSpec(
-    "fp16",
-    "FP16/BF16",
-    achieved=(
-        Term(_thread_rate("hadd"), 2),
-        Term(_thread_rate("hmul"), 2),
-        Term(_thread_rate("hfma"), 4),
-    ),
-    peak=Term(_thread_peak("hfma"), 4),
-)
+FP16 = _cuda_core_spec("fp16", "FP16/BF16", "h", ops=2)
 # Dense peaks: Hopper's warpgroup MMA first, then the warp-level MMA. The source-type peaks of
 # fp16/bf16/tf32 include structured sparsity (twice the dense rate), so they are not used.
 TENSOR = PrecisionSpec(

@@ -57,26 +57,20 @@ def curve_charts(detail: KernelDetail) -> list[ChartData]:
     """The occupancy curves, each marked at the kernel's own value."""
     y_max = detail.number("device__attribute_max_warps_per_multiprocessor")
     charts = []
-    block = detail.curves.get(CURVE_BLOCK)
-    if block is not None:
-        size = detail.number("launch__block_size")
-        charts.append(
-            ChartData(
-                f"Warps per SM vs threads per block (│ this kernel: {fmt_number(size)})",
-                tuple(x for x, _ in block.points), tuple(y for _, y in block.points),
-                "threads per block", size, y_max,
+    for curve, metric, axis in (
+        (CURVE_BLOCK, "launch__block_size", "threads per block"),
+        (CURVE_REGISTERS, "launch__registers_per_thread", "registers per thread"),
+    ):
+        points = detail.curves.get(curve)
+        if points is not None:
+            value = detail.number(metric)
+            charts.append(
+                ChartData(
+                    f"Warps per SM vs {axis} (│ this kernel: {fmt_number(value)})",
+                    tuple(x for x, _ in points.points), tuple(y for _, y in points.points),
+                    axis, value, y_max,
+                )
             )
-        )
-    regs = detail.curves.get(CURVE_REGISTERS)
-    if regs is not None:
-        count = detail.number("launch__registers_per_thread")
-        charts.append(
-            ChartData(
-                f"Warps per SM vs registers per thread (│ this kernel: {fmt_number(count)})",
-                tuple(x for x, _ in regs.points), tuple(y for _, y in regs.points),
-                "registers per thread", count, y_max,
-            )
-        )
     shared = detail.curves.get(CURVE_SHARED)
     if shared is not None:
         static = detail.number("launch__shared_mem_per_block_static") or 0.0
