@@ -12,21 +12,21 @@ import pytest
 from kernelscope.kinds.ncu.model import KernelSummary, open_ncu_report
 from kernelscope.kinds.ncu.screens.columns import ColumnProvider, required_metrics
 from kernelscope.kinds.ncu.screens.kernel_list_view import KernelListView
-from kernelscope.kinds.ncu.screens.kernel_state import KernelState
+from kernelscope.kinds.ncu.screens.kernel_state import KernelReportData
 
 ZOO = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo.ncu-rep.xz"
 
 
 @cache
 def _summaries() -> tuple[KernelSummary, ...]:
-    columns = KernelState(ZOO).columns
+    columns = KernelReportData(ZOO).columns
     with open_ncu_report(ZOO, extra_metrics=required_metrics(columns)) as report:
         return tuple(s for batch in report.iter_summaries() for s in batch)
 
 
 def view_of(extra: tuple[ColumnProvider, ...] = (), loaded: bool = True) -> KernelListView:
     """A list of the zoo's kernels, every one loaded (``loaded``: the time shares known)."""
-    state = KernelState(ZOO)
+    state = KernelReportData(ZOO)
     state.add_summaries(list(_summaries()))
     state.loaded_all = loaded
     view = KernelListView(state, (*state.columns, *extra))

@@ -28,7 +28,7 @@ from kernelscope.kinds.ncu.screens.columns import (
     TOP_FLAG_KEY,
     ColumnProvider,
 )
-from kernelscope.kinds.ncu.screens.kernel_state import KernelState
+from kernelscope.kinds.ncu.screens.kernel_state import KernelReportData
 from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 
@@ -50,7 +50,7 @@ class Cell:
 class KernelListView:
     """The list of one kernel report: filter, sort, columns and cells, for a given width."""
 
-    def __init__(self, state: KernelState, columns: Sequence[ColumnProvider]) -> None:
+    def __init__(self, state: KernelReportData, columns: Sequence[ColumnProvider]) -> None:
         self.state = state
         self.columns = tuple(columns)
         self.sort = SortState(ID_KEY)

@@ -23,9 +23,10 @@ from kernelscope.ui.session import ExportJob, report_stem
 BaselineListener = Callable[[KernelDetail | None], None]
 
 
-class KernelState(ABC):
-    """An Nsight Compute report being read: its summaries in ID order as batches arrive. Each
-    kind that shows one says how a kernel of it is opened (:meth:`open_kernel`)."""
+class KernelReportData:
+    """An Nsight Compute report being read: its summaries in ID order as batches arrive, their
+    columns, shares, short names and the baseline. What the kernel list's view logic
+    (``KernelListView``) reads; no screen is opened from here."""
 
     def __init__(self, path: Path, extra_columns: Sequence[ColumnProvider] | None = None) -> None:
         self.report_path = Path(path)
@@ -102,10 +103,6 @@ class KernelState(ABC):
         parts = ["kernelscope", self.report_path.name, self.device_line(), f"{count:,} kernels"]
         return " · ".join(p for p in parts if p)
 
-    @abstractmethod
-    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
-        """Show kernel ``kernel_id`` (in the detail screen shown, else a new one)."""
-
     # -- baseline (b) ----------------------------------------------------------------------
     def mark_baseline(self, kernel_id: int, detail: KernelDetail | None = None) -> bool:
         """Make kernel ``kernel_id`` the baseline (again on the baseline: clear it). False when
@@ -147,6 +144,15 @@ class KernelState(ABC):
 
         assert self.report is not None, "records need the opened report"
         return single_kernel_markdown(self.report, list(self.summaries), kernel_id)
+
+
+class KernelState(KernelReportData, ABC):
+    """A kernel report shown by a kind: the report's data, and how a kernel of it is opened
+    (:meth:`open_kernel`), which each kind that shows one says."""
+
+    @abstractmethod
+    def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
+        """Show kernel ``kernel_id`` (in the detail screen shown, else a new one)."""
 
 
 def _config(summary: KernelSummary) -> tuple[str, str]:
