@@ -68,8 +68,12 @@ class OpeningScreen(TabbedScreen[ResultT]):
 
     PREFIX: ClassVar[str] = ""
 
-    def __init__(self, *, id: str) -> None:
+    def __init__(self, *, id: str, over_another: bool = False) -> None:
+        """``over_another``: pushed over another screen (a rank's timeline over the run, a
+        join's timeline over the ranking), so a failure to open goes back there instead of
+        ending the app."""
         super().__init__(id=id)
+        self.over_another = over_another
         self.opening = True
         self._cancel = threading.Event()
         self._throttle = ProgressThrottle()
@@ -127,9 +131,9 @@ class OpeningScreen(TabbedScreen[ResultT]):
         """Opening failed: say ``message`` (one sentence) instead of this screen."""
         self.opening = False
         host = cast(SessionHost, self.app)
-        stack = self.app.screen_stack
-        if self.is_current and stack.index(self) > 1:
-            self.dismiss()  # shown over another screen: back to it, with the message
+        if self.over_another:
+            if self.is_current:
+                self.dismiss()  # back to the screen it was pushed over, with the message
             host.show_error(message, fatal=False)
         else:
             host.show_error(message, fatal=True)

@@ -145,12 +145,14 @@ class TimelineScreen(OpeningScreen[None]):
         cache_dir: Path | None = None,
         data: TimelineData | None = None,
         then: Callable[[TimelineScreen], None] | None = None,
+        over_another: bool = False,
     ) -> None:
         """``opener``: how the kind reads ``path`` (the session hands it over);
         ``data``: the report already analysed (another view, e.g. a join, opened it);
         ``then(screen)`` runs once the views show. A screen given ``data`` is pushed over
-        that view: ``escape`` with nowhere left to go back to closes it."""
-        super().__init__(id="timeline-screen")
+        that view: ``escape`` with nowhere left to go back to closes it. ``over_another``: pushed
+        over another screen (see ``OpeningScreen``)."""
+        super().__init__(id="timeline-screen", over_another=over_another or data is not None)
         self.path = Path(path)
         self.opener = opener
         self.cache_dir = cache_dir

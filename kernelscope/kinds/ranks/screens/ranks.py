@@ -88,7 +88,7 @@ class RankTimelineScreen(TimelineScreen):
 
     def __init__(self, path: Path, *, window: tuple[int, int] | None, note: str,
                  cache_dir: Path | None = None) -> None:
-        super().__init__(path, opener=open_report, cache_dir=cache_dir)
+        super().__init__(path, opener=open_report, cache_dir=cache_dir, over_another=True)
         self.window = window
         self.note = note
 
