@@ -6,9 +6,9 @@ importing the registry imports no kind); a kind of another package is added with
 """
 
 from kernelscope.core.lazy_exports import lazy_exports
+from kernelscope.core.options import OpenOptions
 from kernelscope.kinds.registry import (
     KindSpec,
-    OpenOptions,
     Probe,
     as_paths,
     by_subcommand,
