@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-import kernelscope.timeline.screens.timeline as timeline_module
+from kernelscope.kinds.nsys.screens.nsys_session import NsysSession
 from kernelscope.timeline.model.model import NsysReport
 from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.widgets.timeline_table import DEFAULT_CAP
@@ -57,7 +57,8 @@ def big_report(zoo_report: NsysReport) -> NsysReport:
 async def test_million_kernels_zoom_pan_and_caps(
     big_report: NsysReport, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(timeline_module, "open_report", lambda *a, **k: big_report)
+    # the nsys kind's session hands the timeline screen its opener: this one gives the big report
+    monkeypatch.setattr(NsysSession, "opener", staticmethod(lambda *a, **k: big_report))
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_until_open(pilot, timeout_s=120)
