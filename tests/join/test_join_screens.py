@@ -15,6 +15,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
+from tests.timeline_tui.helpers import wait_for
 from tests.tui.helpers import settle, widget_text
 
 SIZE = (140, 40)
@@ -24,16 +25,8 @@ UNPROFILED_ROW = 11
 """The first family nobody profiled (``?1``): enter shows it on the timeline."""
 
 
-async def until(pilot: Pilot[None], check, tries: int = 400) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(tries):
-        await pilot.pause(0.05)
-        if check():
-            return
-    raise AssertionError("the screen did not show")
-
-
 async def open_row(pilot: Pilot[None], app: KernelscopeApp, row: int) -> None:
-    await until(pilot, lambda: isinstance(app.screen, JoinScreen)
+    await wait_for(pilot, timeout_s=20, check=lambda: isinstance(app.screen, JoinScreen)
                 and bool(app.screen.query("#join-ranking")))
     await settle(pilot)
     await pilot.press(*["down"] * row, "enter")
@@ -45,7 +38,7 @@ def diagnosis_text(screen: KernelDetailScreen) -> str:
 
 async def kernel_from_join(pilot: Pilot[None], app: KernelscopeApp) -> KernelDetailScreen:
     await open_row(pilot, app, GEMM_ROW)
-    await until(pilot, lambda: isinstance(app.screen, KernelDetailScreen))
+    await wait_for(pilot, timeout_s=20, check=lambda: isinstance(app.screen, KernelDetailScreen))
     await settle(pilot)
     screen = app.screen
     assert isinstance(screen, KernelDetailScreen) and screen.kernel_id == 7
@@ -69,7 +62,7 @@ async def test_b_and_e_on_a_kernel_opened_from_the_join(
         await settle(pilot)
         assert "baseline" not in widget_text(screen.query_one("#detail-header"))
         await pilot.press("e")
-        await until(pilot, lambda: any(tmp_path.iterdir()))
+        await wait_for(pilot, timeout_s=20, check=lambda: any(tmp_path.iterdir()))
         await settle(pilot)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["join_kernels.kernel-7.md"]
     record = (tmp_path / "join_kernels.kernel-7.md").read_text()
@@ -80,11 +73,12 @@ async def test_b_and_e_on_a_kernel_opened_from_the_join(
 async def test_the_diagnosis_inside_the_join_agrees_with_the_kernel_opened_alone() -> None:
     alone = create_app(KERNELS_XZ)
     async with alone.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: alone.screen.id == "kernel-list"
+        await wait_for(pilot, timeout_s=20, check=lambda: alone.screen.id == "kernel-list"
                     and getattr(alone.session, "loaded_all", False))
         await settle(pilot)
         await pilot.press("g", "7", "enter", "enter")
-        await until(pilot, lambda: isinstance(alone.screen, KernelDetailScreen))
+        await wait_for(pilot, timeout_s=20,
+                       check=lambda: isinstance(alone.screen, KernelDetailScreen))
         await settle(pilot)
         assert isinstance(alone.screen, KernelDetailScreen)
         expected = diagnosis_text(alone.screen)
@@ -104,11 +98,11 @@ async def test_e_on_a_timeline_opened_from_the_join_exports_the_timeline(
     app = create_app([TRACE_XZ, KERNELS_XZ])
     async with app.run_test(size=SIZE) as pilot:
         await open_row(pilot, app, UNPROFILED_ROW)
-        await until(pilot, lambda: isinstance(app.screen, TimelineScreen)
+        await wait_for(pilot, timeout_s=20, check=lambda: isinstance(app.screen, TimelineScreen)
                     and app.screen.data is not None)
         await settle(pilot)
         await pilot.press("e")
-        await until(pilot, lambda: any(tmp_path.iterdir()))
+        await wait_for(pilot, timeout_s=20, check=lambda: any(tmp_path.iterdir()))
         await settle(pilot)
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["join_trace.timeline.md"]
