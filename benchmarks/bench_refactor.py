@@ -155,8 +155,8 @@ def main() -> None:
                         base_rev], check=True, capture_output=True)
         try:
             for tree in (base, ROOT):
-                subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "kernelscope")],
-                               check=True)
+                subprocess.run([sys.executable, "-m", "compileall", "-q",
+                                str(tree / "kernelscope")], check=True)
             print(f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; base {base_rev};"
                   f" each case a fresh process, median of {repeat}, the trees alternating)")
             print("| path | CPU, base (floor) | CPU, this tree | ratio | wall base / this | "
