@@ -18,7 +18,7 @@ pane's key metrics (``parsers.diff.metrics``) and both roofline points.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from kernelscope.kinds.diff.analysis.matching import (
     match_kernels,
     parse_pair,
 )
-from kernelscope.kinds.diff.analysis.summed import Summed
+from kernelscope.kinds.diff.analysis.summed import Summed, Timed
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
@@ -40,16 +40,15 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
 from kernelscope.kinds.ncu.analysis.metric_changes import (
     MetricChange,
     TimeChange,
-    change_pct,
     metric_changes,
-    speedup,
 )
 from kernelscope.kinds.ncu.analysis.roofline.model import PrecisionPoint
 
 
 @dataclass(frozen=True)
-class KernelPair:
-    """One kernel before and its counterpart after."""
+class KernelPair(Timed):
+    """One kernel before and its counterpart after: their durations' change and speedup
+    (``Timed``), labels, flags, metrics and roofline points."""
 
     before: AnalyzedKernel
     after: AnalyzedKernel
@@ -64,15 +63,8 @@ class KernelPair:
     def after_ns(self) -> float | None:
         return measured_duration(self.after.summary)
 
-    @property
-    def speedup(self) -> float | None:
-        """before / after duration (above 1: faster after)."""
-        return speedup(self.before_ns, self.after_ns)
-
-    @property
-    def change_pct(self) -> float | None:
-        """The duration's change in % (negative: faster)."""
-        return change_pct(self.before_ns, self.after_ns)
+    def compared_ns(self) -> tuple[float | None, float | None]:
+        return self.before_ns, self.after_ns
 
     @property
     def label_change(self) -> str | None:
@@ -156,25 +148,11 @@ class KernelDiff:
         return self.after.report.path
 
     @property
-    def before_total_ns(self) -> float:
-        """The summed duration of the compared kernels before (those ``pattern`` selects)."""
-        return _total(self.before, self.pattern)
-
-    @property
-    def after_total_ns(self) -> float:
-        return _total(self.after, self.pattern)
-
-    @property
-    def total_change_pct(self) -> float | None:
-        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
-        return self.summed.change_pct
-
-    @property
     def summed(self) -> Summed:
-        """The headline: the compared kernels' time, per instance where the counts differ."""
-        return Summed(self.before_total_ns, self.after_total_ns,
-                      _count(self.before, self.pattern), _count(self.after, self.pattern),
-                      len(self.pairs))
+        """The headline: the compared kernels' time (those ``pattern`` selects), per instance
+        where the counts differ."""
+        olds, news = self.before.select(self.pattern), self.after.select(self.pattern)
+        return Summed(_total(olds), _total(news), _count(olds), _count(news), len(self.pairs))
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
         """``kernel``'s short name in its own report: what that report's kernel list shows
@@ -189,12 +167,12 @@ class KernelDiff:
         return None
 
 
-def _total(report: AnalyzedReport, pattern: str | None) -> float:
-    return float(sum(measured_duration(k.summary) or 0.0 for k in report.select(pattern)))
+def _total(kernels: Iterable[AnalyzedKernel]) -> float:
+    return float(sum(measured_duration(k.summary) or 0.0 for k in kernels))
 
 
-def _count(report: AnalyzedReport, pattern: str | None) -> int:
-    return sum(1 for k in report.select(pattern) if measured_duration(k.summary) is not None)
+def _count(kernels: Iterable[AnalyzedKernel]) -> int:
+    return sum(1 for k in kernels if measured_duration(k.summary) is not None)
 
 
 def _family_changes(

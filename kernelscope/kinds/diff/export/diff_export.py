@@ -58,9 +58,10 @@ def gate_sentence(gate: GateResult) -> str:
     what = ("The summed kernel time" if summed.basis == TOTAL else
             f"The kernel time per instance ({summed.before_count:,} → {summed.after_count:,} "
             "instances)")
+    before, after = summed.compared_ns()
     return (
-        f"{what} regressed by {fmt_change(gate.change_pct)} "
-        f"({fmt_duration(summed.before_value)} → {fmt_duration(summed.after_value)}), more "
+        f"{what} regressed by {fmt_change(summed.change_pct)} "
+        f"({fmt_duration(before)} → {fmt_duration(after)}), more "
         f"than the {gate.limit_pct:g} % allowed; slower: {worst or 'no single kernel'}{more}."
     )
 
@@ -111,7 +112,7 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
                 names = ", ".join(f"{k.id} {k.summary.identity.function}" for k in kernels)
                 console.print(f"Only {side}: {escape(names)}")
         return
-    console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")
+    console.print(f"GPU busy {pct_pair(diff.busy.before.pct, diff.busy.after.pct)}")
     t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
               pad_edge=False)
     for family in diff.families[:15]:

@@ -17,6 +17,7 @@ from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     TIME_HEADERS,
+    busy_text,
     family_row,
     label_text,
     moved_text,
@@ -235,16 +236,15 @@ def _time_table(rows: Sequence[TimeChange], headers: Sequence[str] = TIME_HEADER
 
 
 def timeline_diff_markdown(diff: TimelineDiff) -> str:
-    busy = diff.busy
+    from kernelscope.kinds.diff.analysis.timelines import appeared, vanished
+
     nvtx = sorted(diff.nvtx, key=lambda r: -abs((r.after_ns or 0.0) - (r.before_ns or 0.0)))
     parts = [
         *_title(diff),
         f"- Before: {code(diff.before_path)} (span {fmt_duration(diff.before.report.duration_ns)})",
         f"- After: {code(diff.after_path)} (span {fmt_duration(diff.after.report.duration_ns)})",
         _summed(diff),
-        f"- GPU busy: {fmt_duration(busy.before_busy_ns)} of {fmt_duration(busy.before_span_ns)}"
-        f" → {fmt_duration(busy.after_busy_ns)} of {fmt_duration(busy.after_span_ns)} "
-        f"({pct_pair(busy.before_pct, busy.after_pct)})",
+        f"- GPU busy: {busy_text(diff.busy)}",
         "",
         "## Kernel families",
         "",
@@ -255,13 +255,13 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
         "",
         _time_table(diff.launch_calls, ("API call", "Calls", "Before", "After", "Change")),
         "",
-        "Appeared: " + (", ".join(code(a.name) for a in diff.api_appeared) or "no API call")
-        + "; vanished: " + (", ".join(code(a.name) for a in diff.api_vanished) or "none") + ".",
+        "Appeared: " + (", ".join(code(a.name) for a in appeared(diff.api)) or "no API call")
+        + "; vanished: " + (", ".join(code(a.name) for a in vanished(diff.api)) or "none") + ".",
         "",
         "Kernels appeared: " + (", ".join(code(fit_name(diff.after.short_name(f.name), 60))
-                                          for f in diff.kernels_appeared) or "none")
+                                          for f in appeared(diff.families)) or "none")
         + "; vanished: " + (", ".join(code(fit_name(diff.before.short_name(f.name), 60))
-                                      for f in diff.kernels_vanished) or "none") + ".",
+                                      for f in vanished(diff.families)) or "none") + ".",
         "",
         "## GPU idle gaps by cause",
         "",
