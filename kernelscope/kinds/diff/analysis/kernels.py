@@ -19,7 +19,8 @@ pane's key metrics (``parsers.diff.metrics``) and both roofline points.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
@@ -127,25 +128,31 @@ class KernelPair(Timed):
 
 @dataclass(frozen=True)
 class KernelDiff:
-    """Two kernel reports compared (``diff_kernels``)."""
+    """Two kernel reports compared (``diff_kernels``): each kernel ``pattern`` selects is in
+    one pair or unmatched on its side."""
 
     before: AnalyzedReport
     after: AnalyzedReport
     pairs: tuple[KernelPair, ...]
+    """The matched kernels, by before kernel ID (then after kernel ID)."""
     unmatched_before: tuple[AnalyzedKernel, ...]
     unmatched_after: tuple[AnalyzedKernel, ...]
-    families: tuple[TimeChange, ...]
     pattern: str | None = None
+    """The kernel filter (``-k``, a regular expression on names); None: every kernel."""
 
     kind = "ncu"
 
     @property
-    def before_path(self) -> Path:
-        return self.before.report.path
+    def paths(self) -> tuple[Path, Path]:
+        """The two inputs (before, after)."""
+        return self.before.report.path, self.after.report.path
 
-    @property
-    def after_path(self) -> Path:
-        return self.after.report.path
+    @cached_property
+    def families(self) -> tuple[TimeChange, ...]:
+        """One row per before family and the after family its launches were paired with
+        (``_family_changes``), largest time first."""
+        return _family_changes(self.before, self.after, self.pairs, self.unmatched_before,
+                               self.unmatched_after)
 
     @property
     def summed(self) -> Summed:
@@ -255,15 +262,7 @@ def diff_kernels(
             "to compare."
         )
     pairs = tuple(make_pair(old, new, how) for old, new, how in matched)
-    return KernelDiff(
-        before=before,
-        after=after,
-        pairs=pairs,
-        unmatched_before=tuple(olds),
-        unmatched_after=tuple(news),
-        families=_family_changes(before, after, pairs, olds, news),
-        pattern=pattern,
-    )
+    return KernelDiff(before, after, pairs, tuple(olds), tuple(news), pattern)
 
 
 def with_pair(diff: KernelDiff, before_id: int, after_id: int) -> KernelDiff:
@@ -282,15 +281,8 @@ def with_pair(diff: KernelDiff, before_id: int, after_id: int) -> KernelDiff:
                   key=lambda k: k.id)
     news = sorted([k for k in diff.unmatched_after if k.id != after_id] + freed_new,
                   key=lambda k: k.id)
-    return KernelDiff(
-        before=diff.before,
-        after=diff.after,
-        pairs=tuple(pairs),
-        unmatched_before=tuple(olds),
-        unmatched_after=tuple(news),
-        families=_family_changes(diff.before, diff.after, pairs, olds, news),
-        pattern=diff.pattern,
-    )
+    return replace(diff, pairs=tuple(pairs), unmatched_before=tuple(olds),
+                   unmatched_after=tuple(news))
 
 
 __all__ = [

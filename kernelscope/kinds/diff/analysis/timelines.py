@@ -119,12 +119,9 @@ class TimelineDiff:
     kind = "nsys"
 
     @property
-    def before_path(self) -> Path:
-        return self.before.path
-
-    @property
-    def after_path(self) -> Path:
-        return self.after.path
+    def paths(self) -> tuple[Path, Path]:
+        """The two inputs (before, after)."""
+        return self.before.path, self.after.path
 
     @property
     def summed(self) -> Summed:

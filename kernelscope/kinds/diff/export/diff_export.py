@@ -97,8 +97,9 @@ def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
 
 def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:
     """The diff's essentials as tables."""
+    before, after = diff.paths
     console.print(
-        f"[bold]{escape(diff.before_path.name)} → {escape(diff.after_path.name)}[/]: summed "
+        f"[bold]{escape(before.name)} → {escape(after.name)}[/]: summed "
         f"kernel time {escape(summed_text(diff.summed))}"
     )
     if isinstance(diff, KernelDiff):

@@ -51,8 +51,9 @@ NVTX_ROWS = 30
 
 def _title(diff: KernelDiff | TimelineDiff) -> list[str]:
     what = "kernel reports" if diff.kind == "ncu" else "timelines"
+    before, after = diff.paths
     return [
-        f"# Before and after: {inline(diff.before_path.name)} → {inline(diff.after_path.name)}",
+        f"# Before and after: {inline(before.name)} → {inline(after.name)}",
         "",
         f"Two {what} compared by kernelscope.",
         "",
@@ -86,10 +87,11 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     """The case record's Change, Re-measure and Conclusion, from the pair's diff."""
     old, new = pair.before, pair.after
     how = "paired by hand" if pair.matched_by == HAND else f"matched by {pair.matched_by}"
+    before_path, after_path = diff.paths
     change = [
         f"- Before: {code(old.summary.identity.function)} (ID {old.id} of "
-        f"{inline(diff.before_path.name)}); after: {code(new.summary.identity.function)} "
-        f"(ID {new.id} of {inline(diff.after_path.name)}), {how}",
+        f"{inline(before_path.name)}); after: {code(new.summary.identity.function)} "
+        f"(ID {new.id} of {inline(after_path.name)}), {how}",
         _launch_changes(pair),
         f"- What was changed: {BLANK}",
     ]
@@ -182,8 +184,9 @@ def _records(diff: KernelDiff, pairs: Sequence[KernelPair]) -> dict[int, str]:
 
 def pair_record(diff: KernelDiff, pair: KernelPair) -> str:
     """The after kernel's case record with its Change / Re-measure / Conclusion filled in."""
-    title = (f"# Kernel report: {inline(diff.after_path.name)}, kernel {pair.after.id} "
-             f"(after {inline(diff.before_path.name)} kernel {pair.before.id})")
+    before, after = diff.paths
+    title = (f"# Kernel report: {inline(after.name)}, kernel {pair.after.id} "
+             f"(after {inline(before.name)} kernel {pair.before.id})")
     return title + "\n\n" + _records(diff, [pair])[pair.after.id]
 
 
@@ -241,8 +244,8 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
     nvtx = sorted(diff.nvtx, key=lambda r: -abs((r.after_ns or 0.0) - (r.before_ns or 0.0)))
     parts = [
         *_title(diff),
-        f"- Before: {code(diff.before_path)} (span {fmt_duration(diff.before.report.duration_ns)})",
-        f"- After: {code(diff.after_path)} (span {fmt_duration(diff.after.report.duration_ns)})",
+        f"- Before: {code(diff.before.path)} (span {fmt_duration(diff.before.report.duration_ns)})",
+        f"- After: {code(diff.after.path)} (span {fmt_duration(diff.after.report.duration_ns)})",
         _summed(diff),
         f"- GPU busy: {busy_text(diff.busy)}",
         "",

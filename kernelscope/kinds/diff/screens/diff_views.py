@@ -44,8 +44,9 @@ biggest gain first), the speedup."""
 
 
 def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
+    before, after = diff.paths
     line = Text()
-    line.append(f"{diff.before_path.name} → {diff.after_path.name}", style="bold")
+    line.append(f"{before.name} → {after.name}", style="bold")
     scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
     line.append(f" · summed kernel time{scope} {summed_text(diff.summed)}")
     return line
