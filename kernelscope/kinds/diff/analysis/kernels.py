@@ -140,13 +140,6 @@ class KernelDiff:
     pattern: str | None = None
     """The kernel filter (``-k``, a regular expression on names); None: every kernel."""
 
-    kind = "ncu"
-
-    @property
-    def paths(self) -> tuple[Path, Path]:
-        """The two inputs (before, after)."""
-        return self.before.report.path, self.after.report.path
-
     @cached_property
     def families(self) -> tuple[TimeChange, ...]:
         """One row per before family and the after family its launches were paired with
@@ -160,6 +153,11 @@ class KernelDiff:
         where the counts differ."""
         olds, news = self.before.select(self.pattern), self.after.select(self.pattern)
         return Summed(_total(olds), _total(news), _count(olds), _count(news), len(self.pairs))
+
+    @property
+    def paths(self) -> tuple[Path, Path]:
+        """The two inputs (before, after)."""
+        return self.before.report.path, self.after.report.path
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
         """``kernel``'s short name in its own report: what that report's kernel list shows

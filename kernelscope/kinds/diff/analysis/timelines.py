@@ -116,13 +116,6 @@ class TimelineDiff:
     """Per CUDA API call name (calls and time)."""
     pattern: str | None = None
 
-    kind = "nsys"
-
-    @property
-    def paths(self) -> tuple[Path, Path]:
-        """The two inputs (before, after)."""
-        return self.before.path, self.after.path
-
     @property
     def summed(self) -> Summed:
         """The headline: the kernel time (of the kernels ``pattern`` selects), per instance
@@ -133,6 +126,11 @@ class TimelineDiff:
                       sum(f.before_count for f in families),
                       sum(f.after_count for f in families),
                       sum(1 for f in families if f.before_count and f.after_count))
+
+    @property
+    def paths(self) -> tuple[Path, Path]:
+        """The two inputs (before, after)."""
+        return self.before.path, self.after.path
 
     @property
     def launch_calls(self) -> tuple[TimeChange, ...]:

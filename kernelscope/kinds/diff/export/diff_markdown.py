@@ -50,7 +50,7 @@ NVTX_ROWS = 30
 
 
 def _title(diff: KernelDiff | TimelineDiff) -> list[str]:
-    what = "kernel reports" if diff.kind == "ncu" else "timelines"
+    what = "kernel reports" if isinstance(diff, KernelDiff) else "timelines"
     before, after = diff.paths
     return [
         f"# Before and after: {inline(before.name)} → {inline(after.name)}",
