@@ -47,10 +47,6 @@ class TimelineFamily:
     """Share (0-1) of the timeline's summed kernel time."""
 
     @property
-    def key(self) -> str:
-        return match_name(self.name)
-
-    @property
     def instances(self) -> int:
         return len(self.durations)
 
@@ -88,9 +84,10 @@ class TimelineKernels:
     """The shortest kernel on the timeline (what a launch costs the GPU at least)."""
 
     def by_key(self) -> dict[str, list[TimelineFamily]]:
+        """The families by their name as both reports spell it (``match_name``)."""
         out: dict[str, list[TimelineFamily]] = {}
         for f in self.families:
-            out.setdefault(f.key, []).append(f)
+            out.setdefault(match_name(f.name), []).append(f)
         return out
 
     def by_mangled(self) -> dict[str, list[TimelineFamily]]:
