@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,13 +23,13 @@ PER_INSTANCE = "per instance"
 UNPAIRED = "unpaired"
 
 
-class Timed:
+class Timed(ABC):
     """Something timed before and after (a kernel pair, a regression, the headline): its change
     and speedup, both read from the two times ``compared_ns`` gives."""
 
+    @abstractmethod
     def compared_ns(self) -> tuple[float | None, float | None]:
         """(before, after) in ns, the times compared; None for a side that has none."""
-        raise NotImplementedError
 
     @property
     def change_pct(self) -> float | None:

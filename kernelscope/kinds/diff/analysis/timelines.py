@@ -40,6 +40,7 @@ class GpuBusy:
 
     @property
     def pct(self) -> float | None:
+        """Busy over span, in % (None for a timeline without GPU work)."""
         return 100.0 * self.busy_ns / self.span_ns if self.span_ns else None
 
 
