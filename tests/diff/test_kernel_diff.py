@@ -109,7 +109,7 @@ def test_pairs_by_hand_that_name_nothing_are_refused(kernel_diff) -> None:
 def test_filter_chooses_a_family(kernel_diff) -> None:
     diff = kernel_diff("gemm_sets_default", "gemm_sets_full", pattern="wmma")
     assert [p.before.summary.row["name"] for p in diff.pairs] == ["gemm_wmma"]
-    assert diff.before_total_ns == oracle_duration("gemm_sets_default", 1)
+    assert diff.summed.before_ns == oracle_duration("gemm_sets_default", 1)
     with pytest.raises(ReportError, match="nothing to compare"):
         kernel_diff("gemm_naive", "gemm_tiled", pattern="nothing-like-this")
 
@@ -120,5 +120,5 @@ def test_fail_if_slower(kernel_diff) -> None:
     slower = check_slower(kernel_diff("gemm_tiled", "gemm_naive"), 5)
     assert slower.failed
     assert [r.name for r in slower.regressed] == ["gemm_naive (ID 0 → 0)"]
-    assert slower.change_pct == pytest.approx(100 * (3177344 / 1840224 - 1))
+    assert slower.summed.change_pct == pytest.approx(100 * (3177344 / 1840224 - 1))
     assert not check_slower(kernel_diff("gemm_tiled", "gemm_naive"), 80).failed

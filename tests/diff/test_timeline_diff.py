@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kernelscope.kinds.diff.analysis.gate import check_slower
-from kernelscope.kinds.diff.analysis.timelines import SHORT_GAPS
+from kernelscope.kinds.diff.analysis.timelines import SHORT_GAPS, appeared
 from kernelscope.kinds.diff.export.diff_export import gate_sentence
 from kernelscope.kinds.diff.render.diff import family_row, summed_text
 from tests.nsys.oracle import oracle_csv, read_csv
@@ -29,9 +29,9 @@ def test_families_are_nsys_stats_kernel_rows(graph_diff) -> None:
             else:
                 assert total == float(row["Total Time (ns)"])
                 assert count == int(row["Instances"])
-    appeared = [f.name for f in graph_diff.kernels_appeared]
-    assert appeared == sorted(set(after) - set(before))
-    assert graph_diff.before_total_ns == sum(float(r["Total Time (ns)"]) for r in before.values())
+    new_names = [f.name for f in appeared(graph_diff.families)]
+    assert new_names == sorted(set(after) - set(before))
+    assert graph_diff.summed.before_ns == sum(float(r["Total Time (ns)"]) for r in before.values())
 
 
 def test_the_graph_replaces_launches(graph_diff) -> None:
@@ -41,16 +41,16 @@ def test_the_graph_replaces_launches(graph_diff) -> None:
     launch = calls["cudaLaunchKernel"]
     assert launch.before_count == int(before["cudaLaunchKernel"]["Num Calls"]) == 1034
     assert launch.after_count == int(after["cudaLaunchKernel"]["Num Calls"]) == 172
-    graph = next(a for a in graph_diff.api_appeared if a.name.startswith("cudaGraphLaunch"))
+    graph = next(a for a in appeared(graph_diff.api) if a.name.startswith("cudaGraphLaunch"))
     assert graph.after_count == 40  # one replay a step
-    assert "cudaStreamBeginCapture_v10000" in {a.name for a in graph_diff.api_appeared}
+    assert "cudaStreamBeginCapture_v10000" in {a.name for a in appeared(graph_diff.api)}
 
 
 def test_busy_gaps_nvtx_copies_findings(graph_diff) -> None:
     busy = graph_diff.busy
-    for data, pct in ((graph_diff.before, busy.before_pct), (graph_diff.after, busy.after_pct)):
+    for data, pct in ((graph_diff.before, busy.before.pct), (graph_diff.after, busy.after.pct)):
         assert pct == pytest.approx(data.gpu_busy_pct)
-    assert busy.after_pct > busy.before_pct
+    assert busy.after.pct > busy.before.pct
     gaps = {g.name: g for g in graph_diff.gaps}
     assert sum(g.before_count for g in gaps.values()) == graph_diff.before.gaps.height
     # the graph removes the launch spacing (the short gaps between eager launches); the large
@@ -81,7 +81,7 @@ def test_fail_if_slower_on_timelines(graph_diff) -> None:
         "9.57 ms in 1,206 kernel instances → 10.29 ms in 1,292; the counts differ, so per "
         "instance: 7.93 us → 7.96 us (+0.4 %, 1.00×)")
     gate = check_slower(graph_diff, 5)
-    assert not gate.failed and gate.change_pct == pytest.approx(
+    assert not gate.failed and gate.summed.change_pct == pytest.approx(
         100 * ((10_286_044 / 1292) / (9_566_172 / 1206) - 1))
     assert check_slower(graph_diff, 0.3).failed
     # a family whose instance count differs is judged per instance too, and named so

@@ -96,7 +96,7 @@ def test_every_profiled_kernel_is_matched_to_its_family(join: JoinReport) -> Non
         assert family.grid == "×".join(str(g) for g in grid).removesuffix("×1").removesuffix("×1")
         assert family.block == "×".join(str(b) for b in block).removesuffix("×1").removesuffix("×1")
         assert not m.shape_differs
-        assert match_name(m.launch.demangled) == family.key
+        assert match_name(m.launch.demangled) == match_name(family.name)
     by_id = {m.launch.kernel_id: m for m in join.matches.matched}
     assert {k for k, m in by_id.items()
             if families[m.family].short_name.startswith("nvjet")} == GEMM

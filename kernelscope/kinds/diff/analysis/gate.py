@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernelscope.kinds.diff.analysis.kernels import KernelDiff
-from kernelscope.kinds.diff.analysis.summed import UNPAIRED, Summed
+from kernelscope.kinds.diff.analysis.summed import UNPAIRED, Summed, Timed
 from kernelscope.kinds.ncu.analysis.metric_changes import change_pct
 
 if TYPE_CHECKING:
@@ -23,36 +23,23 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Regressed:
+class Regressed(Timed):
     """What got slower: one entry per kernel (or family), with its times and change."""
 
     name: str
     before_ns: float | None
     after_ns: float | None
 
-    @property
-    def change_pct(self) -> float | None:
-        return change_pct(self.before_ns, self.after_ns)
+    def compared_ns(self) -> tuple[float | None, float | None]:
+        return self.before_ns, self.after_ns
 
 
 @dataclass(frozen=True)
 class GateResult:
     limit_pct: float
     summed: Summed
+    """The headline the verdict is on (its basis: total, or per instance)."""
     regressed: tuple[Regressed, ...]
-
-    @property
-    def before_ns(self) -> float:
-        return self.summed.before_ns
-
-    @property
-    def after_ns(self) -> float:
-        return self.summed.after_ns
-
-    @property
-    def change_pct(self) -> float | None:
-        """The change on the headline's basis (total, or per instance)."""
-        return self.summed.change_pct
 
     @property
     def unpaired(self) -> bool:
@@ -65,8 +52,8 @@ class GateResult:
         if self.unpaired:
             return False
         if self.summed.before_ns <= 0:
-            return self.after_ns > 0 and self.limit_pct >= 0 and bool(self.regressed)
-        change = self.change_pct
+            return self.summed.after_ns > 0 and self.limit_pct >= 0 and bool(self.regressed)
+        change = self.summed.change_pct
         return change is not None and change > self.limit_pct
 
 

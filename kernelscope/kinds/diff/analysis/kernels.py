@@ -18,8 +18,9 @@ pane's key metrics (``parsers.diff.metrics``) and both roofline points.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
@@ -31,7 +32,7 @@ from kernelscope.kinds.diff.analysis.matching import (
     match_kernels,
     parse_pair,
 )
-from kernelscope.kinds.diff.analysis.summed import Summed
+from kernelscope.kinds.diff.analysis.summed import Summed, Timed
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
@@ -40,16 +41,15 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
 from kernelscope.kinds.ncu.analysis.metric_changes import (
     MetricChange,
     TimeChange,
-    change_pct,
     metric_changes,
-    speedup,
 )
 from kernelscope.kinds.ncu.analysis.roofline.model import PrecisionPoint
 
 
 @dataclass(frozen=True)
-class KernelPair:
-    """One kernel before and its counterpart after."""
+class KernelPair(Timed):
+    """One kernel before and its counterpart after: their durations' change and speedup
+    (``Timed``), labels, flags, metrics and roofline points."""
 
     before: AnalyzedKernel
     after: AnalyzedKernel
@@ -64,15 +64,8 @@ class KernelPair:
     def after_ns(self) -> float | None:
         return measured_duration(self.after.summary)
 
-    @property
-    def speedup(self) -> float | None:
-        """before / after duration (above 1: faster after)."""
-        return speedup(self.before_ns, self.after_ns)
-
-    @property
-    def change_pct(self) -> float | None:
-        """The duration's change in % (negative: faster)."""
-        return change_pct(self.before_ns, self.after_ns)
+    def compared_ns(self) -> tuple[float | None, float | None]:
+        return self.before_ns, self.after_ns
 
     @property
     def label_change(self) -> str | None:
@@ -135,46 +128,36 @@ class KernelPair:
 
 @dataclass(frozen=True)
 class KernelDiff:
-    """Two kernel reports compared (``diff_kernels``)."""
+    """Two kernel reports compared (``diff_kernels``): each kernel ``pattern`` selects is in
+    one pair or unmatched on its side."""
 
     before: AnalyzedReport
     after: AnalyzedReport
     pairs: tuple[KernelPair, ...]
+    """The matched kernels, by before kernel ID (then after kernel ID)."""
     unmatched_before: tuple[AnalyzedKernel, ...]
     unmatched_after: tuple[AnalyzedKernel, ...]
-    families: tuple[TimeChange, ...]
     pattern: str | None = None
+    """The kernel filter (``-k``, a regular expression on names); None: every kernel."""
 
-    kind = "ncu"
-
-    @property
-    def before_path(self) -> Path:
-        return self.before.report.path
-
-    @property
-    def after_path(self) -> Path:
-        return self.after.report.path
-
-    @property
-    def before_total_ns(self) -> float:
-        """The summed duration of the compared kernels before (those ``pattern`` selects)."""
-        return _total(self.before, self.pattern)
-
-    @property
-    def after_total_ns(self) -> float:
-        return _total(self.after, self.pattern)
-
-    @property
-    def total_change_pct(self) -> float | None:
-        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
-        return self.summed.change_pct
+    @cached_property
+    def families(self) -> tuple[TimeChange, ...]:
+        """One row per before family and the after family its launches were paired with
+        (``_family_changes``), largest time first."""
+        return _family_changes(self.before, self.after, self.pairs, self.unmatched_before,
+                               self.unmatched_after)
 
     @property
     def summed(self) -> Summed:
-        """The headline: the compared kernels' time, per instance where the counts differ."""
-        return Summed(self.before_total_ns, self.after_total_ns,
-                      _count(self.before, self.pattern), _count(self.after, self.pattern),
-                      len(self.pairs))
+        """The headline: the compared kernels' time (those ``pattern`` selects), per instance
+        where the counts differ."""
+        olds, news = self.before.select(self.pattern), self.after.select(self.pattern)
+        return Summed(_total(olds), _total(news), _count(olds), _count(news), len(self.pairs))
+
+    @property
+    def paths(self) -> tuple[Path, Path]:
+        """The two inputs (before, after)."""
+        return self.before.report.path, self.after.report.path
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
         """``kernel``'s short name in its own report: what that report's kernel list shows
@@ -189,12 +172,12 @@ class KernelDiff:
         return None
 
 
-def _total(report: AnalyzedReport, pattern: str | None) -> float:
-    return float(sum(measured_duration(k.summary) or 0.0 for k in report.select(pattern)))
+def _total(kernels: Iterable[AnalyzedKernel]) -> float:
+    return float(sum(measured_duration(k.summary) or 0.0 for k in kernels))
 
 
-def _count(report: AnalyzedReport, pattern: str | None) -> int:
-    return sum(1 for k in report.select(pattern) if measured_duration(k.summary) is not None)
+def _count(kernels: Iterable[AnalyzedKernel]) -> int:
+    return sum(1 for k in kernels if measured_duration(k.summary) is not None)
 
 
 def _family_changes(
@@ -277,15 +260,7 @@ def diff_kernels(
             "to compare."
         )
     pairs = tuple(make_pair(old, new, how) for old, new, how in matched)
-    return KernelDiff(
-        before=before,
-        after=after,
-        pairs=pairs,
-        unmatched_before=tuple(olds),
-        unmatched_after=tuple(news),
-        families=_family_changes(before, after, pairs, olds, news),
-        pattern=pattern,
-    )
+    return KernelDiff(before, after, pairs, tuple(olds), tuple(news), pattern)
 
 
 def with_pair(diff: KernelDiff, before_id: int, after_id: int) -> KernelDiff:
@@ -304,15 +279,8 @@ def with_pair(diff: KernelDiff, before_id: int, after_id: int) -> KernelDiff:
                   key=lambda k: k.id)
     news = sorted([k for k in diff.unmatched_after if k.id != after_id] + freed_new,
                   key=lambda k: k.id)
-    return KernelDiff(
-        before=diff.before,
-        after=diff.after,
-        pairs=tuple(pairs),
-        unmatched_before=tuple(olds),
-        unmatched_after=tuple(news),
-        families=_family_changes(diff.before, diff.after, pairs, olds, news),
-        pattern=diff.pattern,
-    )
+    return replace(diff, pairs=tuple(pairs), unmatched_before=tuple(olds),
+                   unmatched_after=tuple(news))
 
 
 __all__ = [

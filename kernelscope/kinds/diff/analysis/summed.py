@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +23,27 @@ PER_INSTANCE = "per instance"
 UNPAIRED = "unpaired"
 
 
+class Timed(ABC):
+    """Something timed before and after (a kernel pair, a regression, the headline): its change
+    and speedup, both read from the two times ``compared_ns`` gives."""
+
+    @abstractmethod
+    def compared_ns(self) -> tuple[float | None, float | None]:
+        """(before, after) in ns, the times compared; None for a side that has none."""
+
+    @property
+    def change_pct(self) -> float | None:
+        """The time's change in % (negative: faster); None when it cannot be said."""
+        return change_pct(*self.compared_ns())
+
+    @property
+    def speedup(self) -> float | None:
+        """before / after (above 1: faster after)."""
+        return speedup(*self.compared_ns())
+
+
 @dataclass(frozen=True)
-class Summed:
+class Summed(Timed):
     before_ns: float
     after_ns: float
     before_count: int
@@ -37,37 +57,24 @@ class Summed:
             return UNPAIRED
         return TOTAL if self.before_count == self.after_count else PER_INSTANCE
 
-    def _value(self, total: float, count: int) -> float | None:
+    def compared_ns(self) -> tuple[float | None, float | None]:
+        """Both sides on the basis (ns): the totals, or the times per instance; (None, None)
+        when unpaired."""
         if self.basis == UNPAIRED:
-            return None
+            return None, None
         if self.basis == PER_INSTANCE:
-            return total / count if count else None
-        return total
-
-    @property
-    def before_value(self) -> float | None:
-        """The before side on the basis (ns): the total, or the time per instance."""
-        return self._value(self.before_ns, self.before_count)
-
-    @property
-    def after_value(self) -> float | None:
-        return self._value(self.after_ns, self.after_count)
-
-    @property
-    def change_pct(self) -> float | None:
-        """The change on the basis, in %; None when unpaired."""
-        return change_pct(self.before_value, self.after_value)
-
-    @property
-    def speedup(self) -> float | None:
-        return speedup(self.before_value, self.after_value)
+            return (_per_instance(self.before_ns, self.before_count),
+                    _per_instance(self.after_ns, self.after_count))
+        return self.before_ns, self.after_ns
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **attributes(self, "before_ns", "after_ns", "before_count", "after_count", "basis"),
-            "before_per_instance_ns": (self.before_ns / self.before_count
-                                       if self.before_count else None),
-            "after_per_instance_ns": (self.after_ns / self.after_count
-                                      if self.after_count else None),
+            "before_per_instance_ns": _per_instance(self.before_ns, self.before_count),
+            "after_per_instance_ns": _per_instance(self.after_ns, self.after_count),
             "change_pct": self.change_pct,
         }
+
+
+def _per_instance(total: float, count: int) -> float | None:
+    return total / count if count else None

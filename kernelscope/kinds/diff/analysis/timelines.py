@@ -32,29 +32,30 @@ SHORT_GAPS = "short (not explained)"
 
 
 @dataclass(frozen=True)
+class GpuBusy:
+    """One timeline's GPU busy time over the GPU's active span, summed over devices."""
+
+    busy_ns: int
+    span_ns: int
+
+    @property
+    def pct(self) -> float | None:
+        """Busy over span, in % (None for a timeline without GPU work)."""
+        return 100.0 * self.busy_ns / self.span_ns if self.span_ns else None
+
+
+@dataclass(frozen=True)
 class BusyChange:
-    """GPU busy time over the GPU's active span, summed over devices."""
+    """GPU busy time before and after."""
 
-    before_busy_ns: int
-    after_busy_ns: int
-    before_span_ns: int
-    after_span_ns: int
-
-    @staticmethod
-    def _pct(busy: int, span: int) -> float | None:
-        return 100.0 * busy / span if span else None
-
-    @property
-    def before_pct(self) -> float | None:
-        return self._pct(self.before_busy_ns, self.before_span_ns)
-
-    @property
-    def after_pct(self) -> float | None:
-        return self._pct(self.after_busy_ns, self.after_span_ns)
+    before: GpuBusy
+    after: GpuBusy
 
     def to_dict(self) -> dict[str, Any]:
-        return attributes(self, "before_busy_ns", "after_busy_ns", "before_span_ns",
-                          "after_span_ns", "before_pct", "after_pct")
+        before, after = self.before, self.after
+        return {"before_busy_ns": before.busy_ns, "after_busy_ns": after.busy_ns,
+                "before_span_ns": before.span_ns, "after_span_ns": after.span_ns,
+                "before_pct": before.pct, "after_pct": after.pct}
 
 
 @dataclass(frozen=True)
@@ -95,15 +96,8 @@ class FindingChange:
         return "same"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "before_severity": self.before_severity,
-            "after_severity": self.after_severity,
-            "before_items": self.before_items,
-            "after_items": self.after_items,
-            "status": self.status,
-        }
+        return attributes(self, "id", "title", "before_severity", "after_severity",
+                          "before_items", "after_items", "status")
 
 
 @dataclass(frozen=True)
@@ -123,59 +117,36 @@ class TimelineDiff:
     """Per CUDA API call name (calls and time)."""
     pattern: str | None = None
 
-    kind = "nsys"
-
-    @property
-    def before_path(self) -> Path:
-        return self.before.path
-
-    @property
-    def after_path(self) -> Path:
-        return self.after.path
-
-    @property
-    def before_total_ns(self) -> float:
-        """The summed kernel time before (of the kernels ``pattern`` selects)."""
-        return float(sum(f.before_ns or 0 for f in self.families))
-
-    @property
-    def after_total_ns(self) -> float:
-        return float(sum(f.after_ns or 0 for f in self.families))
-
-    @property
-    def total_change_pct(self) -> float | None:
-        """The headline's change (on ``summed``'s basis; None when nothing was paired)."""
-        return self.summed.change_pct
-
     @property
     def summed(self) -> Summed:
-        """The headline: the kernel time, per instance where the instance counts differ;
-        paired: the kernel names on both timelines."""
-        return Summed(self.before_total_ns, self.after_total_ns,
-                      sum(f.before_count for f in self.families),
-                      sum(f.after_count for f in self.families),
-                      sum(1 for f in self.families if f.before_count and f.after_count))
+        """The headline: the kernel time (of the kernels ``pattern`` selects), per instance
+        where the instance counts differ; paired: the kernel names on both timelines."""
+        families = self.families
+        return Summed(float(sum(f.before_ns or 0 for f in families)),
+                      float(sum(f.after_ns or 0 for f in families)),
+                      sum(f.before_count for f in families),
+                      sum(f.after_count for f in families),
+                      sum(1 for f in families if f.before_count and f.after_count))
 
     @property
-    def kernels_appeared(self) -> tuple[TimeChange, ...]:
-        return tuple(f for f in self.families if f.status == "new")
-
-    @property
-    def kernels_vanished(self) -> tuple[TimeChange, ...]:
-        return tuple(f for f in self.families if f.status == "gone")
-
-    @property
-    def api_appeared(self) -> tuple[TimeChange, ...]:
-        return tuple(a for a in self.api if a.status == "new")
-
-    @property
-    def api_vanished(self) -> tuple[TimeChange, ...]:
-        return tuple(a for a in self.api if a.status == "gone")
+    def paths(self) -> tuple[Path, Path]:
+        """The two inputs (before, after)."""
+        return self.before.path, self.after.path
 
     @property
     def launch_calls(self) -> tuple[TimeChange, ...]:
         """The API calls that launch work (kernels, graphs), before and after."""
         return tuple(a for a in self.api if _LAUNCH.search(a.name))
+
+
+def appeared(rows: Iterable[TimeChange]) -> tuple[TimeChange, ...]:
+    """The rows only the after side has (kernels, API calls that appeared)."""
+    return tuple(r for r in rows if r.status == "new")
+
+
+def vanished(rows: Iterable[TimeChange]) -> tuple[TimeChange, ...]:
+    """The rows only the before side has."""
+    return tuple(r for r in rows if r.status == "gone")
 
 
 _LAUNCH = re.compile(r"Launch|GraphLaunch", re.IGNORECASE)
@@ -257,15 +228,11 @@ def _findings(before: list[Finding], after: list[Finding]) -> tuple[FindingChang
     return tuple(out)
 
 
-def _busy(before: TimelineData, after: TimelineData) -> BusyChange:
-    def sums(data: TimelineData) -> tuple[int, int]:
-        util = data.utilization
-        if not util.height:
-            return 0, 0
-        return int(util["busy_ns"].sum()), int(util["span_ns"].sum())
-
-    (bb, bs), (ab, as_) = sums(before), sums(after)
-    return BusyChange(bb, ab, bs, as_)
+def _busy(data: TimelineData) -> GpuBusy:
+    util = data.utilization
+    if not util.height:
+        return GpuBusy(0, 0)
+    return GpuBusy(int(util["busy_ns"].sum()), int(util["span_ns"].sum()))
 
 
 def diff_timelines(
@@ -283,7 +250,7 @@ def diff_timelines(
         before=before,
         after=after,
         families=families,
-        busy=_busy(before, after),
+        busy=BusyChange(_busy(before), _busy(after)),
         gaps=_joined(_gaps(before), _gaps(after)),
         nvtx=_nvtx(before, after),
         copies=_joined(

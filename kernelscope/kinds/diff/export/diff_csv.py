@@ -57,11 +57,10 @@ def _time_rows(table: str, rows: Iterable[TimeChange]) -> list[list[object]]:
 
 
 def timeline_diff_csv(diff: TimelineDiff) -> str:
-    busy = diff.busy
+    old, new = diff.busy.before, diff.busy.after
     rows: list[list[object]] = [
-        ["gpu", "busy", None, None, busy.before_busy_ns, busy.after_busy_ns,
-         None, ""],
-        ["gpu", "span", None, None, busy.before_span_ns, busy.after_span_ns, None, ""],
+        ["gpu", "busy", None, None, old.busy_ns, new.busy_ns, None, ""],
+        ["gpu", "span", None, None, old.span_ns, new.span_ns, None, ""],
         *_time_rows("family", diff.families),
         *_time_rows("api", diff.api),
         *_time_rows("gap", diff.gaps),

@@ -58,9 +58,10 @@ def gate_sentence(gate: GateResult) -> str:
     what = ("The summed kernel time" if summed.basis == TOTAL else
             f"The kernel time per instance ({summed.before_count:,} → {summed.after_count:,} "
             "instances)")
+    before, after = summed.compared_ns()
     return (
-        f"{what} regressed by {fmt_change(gate.change_pct)} "
-        f"({fmt_duration(summed.before_value)} → {fmt_duration(summed.after_value)}), more "
+        f"{what} regressed by {fmt_change(summed.change_pct)} "
+        f"({fmt_duration(before)} → {fmt_duration(after)}), more "
         f"than the {gate.limit_pct:g} % allowed; slower: {worst or 'no single kernel'}{more}."
     )
 
@@ -96,8 +97,9 @@ def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
 
 def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:
     """The diff's essentials as tables."""
+    before, after = diff.paths
     console.print(
-        f"[bold]{escape(diff.before_path.name)} → {escape(diff.after_path.name)}[/]: summed "
+        f"[bold]{escape(before.name)} → {escape(after.name)}[/]: summed "
         f"kernel time {escape(summed_text(diff.summed))}"
     )
     if isinstance(diff, KernelDiff):
@@ -111,7 +113,7 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
                 names = ", ".join(f"{k.id} {k.summary.identity.function}" for k in kernels)
                 console.print(f"Only {side}: {escape(names)}")
         return
-    console.print(f"GPU busy {pct_pair(diff.busy.before_pct, diff.busy.after_pct)}")
+    console.print(f"GPU busy {pct_pair(diff.busy.before.pct, diff.busy.after.pct)}")
     t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
               pad_edge=False)
     for family in diff.families[:15]:

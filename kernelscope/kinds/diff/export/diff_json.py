@@ -89,28 +89,31 @@ def diff_json_pieces(diff: KernelDiff | TimelineDiff) -> Iterator[str]:
 def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) -> dict[str, Any]:
     """The whole diff as one JSON-serialisable dict (``pairs=False``: the kernel pairs left
     out, an empty list in their place)."""
-    summed = {**diff.summed.to_dict(), "filter": diff.pattern}
+    headline = diff.summed
+    summed = {**headline.to_dict(), "filter": diff.pattern}
     if isinstance(diff, KernelDiff):
         return {
             "schema": SCHEMA,
             "kind": "ncu",
-            "before": _ncu_side(diff.before, diff.before_total_ns),
-            "after": _ncu_side(diff.after, diff.after_total_ns),
+            "before": _ncu_side(diff.before, headline.before_ns),
+            "after": _ncu_side(diff.after, headline.after_ns),
             "summed": summed,
             "pairs": [pair_entry(p) for p in diff.pairs] if pairs else [],
             "unmatched_before": [kernel_entry(k) for k in diff.unmatched_before],
             "unmatched_after": [kernel_entry(k) for k in diff.unmatched_after],
             "families": [f.to_dict() for f in diff.families],
         }
+    from kernelscope.kinds.diff.analysis.timelines import appeared, vanished
+
     return {
         "schema": SCHEMA,
         "kind": "nsys",
-        "before": _nsys_side(diff.before, diff.before_total_ns),
-        "after": _nsys_side(diff.after, diff.after_total_ns),
+        "before": _nsys_side(diff.before, headline.before_ns),
+        "after": _nsys_side(diff.after, headline.after_ns),
         "summed": summed,
         "pairs": [],
-        "unmatched_before": [f.name for f in diff.kernels_vanished],
-        "unmatched_after": [f.name for f in diff.kernels_appeared],
+        "unmatched_before": [f.name for f in vanished(diff.families)],
+        "unmatched_after": [f.name for f in appeared(diff.families)],
         "families": [f.to_dict() for f in diff.families],
         "gpu": diff.busy.to_dict(),
         "gaps": [g.to_dict() for g in diff.gaps],
@@ -120,9 +123,9 @@ def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) 
         "api": [a.to_dict() for a in diff.api],
         "launches": {
             "calls": [a.to_dict() for a in diff.launch_calls],
-            "api_appeared": [a.name for a in diff.api_appeared],
-            "api_vanished": [a.name for a in diff.api_vanished],
-            "kernels_appeared": [f.name for f in diff.kernels_appeared],
-            "kernels_vanished": [f.name for f in diff.kernels_vanished],
+            "api_appeared": [a.name for a in appeared(diff.api)],
+            "api_vanished": [a.name for a in vanished(diff.api)],
+            "kernels_appeared": [f.name for f in appeared(diff.families)],
+            "kernels_vanished": [f.name for f in vanished(diff.families)],
         },
     }

@@ -17,6 +17,7 @@ from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     TIME_HEADERS,
+    busy_text,
     family_row,
     label_text,
     moved_text,
@@ -49,9 +50,10 @@ NVTX_ROWS = 30
 
 
 def _title(diff: KernelDiff | TimelineDiff) -> list[str]:
-    what = "kernel reports" if diff.kind == "ncu" else "timelines"
+    what = "kernel reports" if isinstance(diff, KernelDiff) else "timelines"
+    before, after = diff.paths
     return [
-        f"# Before and after: {inline(diff.before_path.name)} → {inline(diff.after_path.name)}",
+        f"# Before and after: {inline(before.name)} → {inline(after.name)}",
         "",
         f"Two {what} compared by kernelscope.",
         "",
@@ -85,10 +87,11 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     """The case record's Change, Re-measure and Conclusion, from the pair's diff."""
     old, new = pair.before, pair.after
     how = "paired by hand" if pair.matched_by == HAND else f"matched by {pair.matched_by}"
+    before_path, after_path = diff.paths
     change = [
         f"- Before: {code(old.summary.identity.function)} (ID {old.id} of "
-        f"{inline(diff.before_path.name)}); after: {code(new.summary.identity.function)} "
-        f"(ID {new.id} of {inline(diff.after_path.name)}), {how}",
+        f"{inline(before_path.name)}); after: {code(new.summary.identity.function)} "
+        f"(ID {new.id} of {inline(after_path.name)}), {how}",
         _launch_changes(pair),
         f"- What was changed: {BLANK}",
     ]
@@ -181,8 +184,9 @@ def _records(diff: KernelDiff, pairs: Sequence[KernelPair]) -> dict[int, str]:
 
 def pair_record(diff: KernelDiff, pair: KernelPair) -> str:
     """The after kernel's case record with its Change / Re-measure / Conclusion filled in."""
-    title = (f"# Kernel report: {inline(diff.after_path.name)}, kernel {pair.after.id} "
-             f"(after {inline(diff.before_path.name)} kernel {pair.before.id})")
+    before, after = diff.paths
+    title = (f"# Kernel report: {inline(after.name)}, kernel {pair.after.id} "
+             f"(after {inline(before.name)} kernel {pair.before.id})")
     return title + "\n\n" + _records(diff, [pair])[pair.after.id]
 
 
@@ -235,16 +239,15 @@ def _time_table(rows: Sequence[TimeChange], headers: Sequence[str] = TIME_HEADER
 
 
 def timeline_diff_markdown(diff: TimelineDiff) -> str:
-    busy = diff.busy
+    from kernelscope.kinds.diff.analysis.timelines import appeared, vanished
+
     nvtx = sorted(diff.nvtx, key=lambda r: -abs((r.after_ns or 0.0) - (r.before_ns or 0.0)))
     parts = [
         *_title(diff),
-        f"- Before: {code(diff.before_path)} (span {fmt_duration(diff.before.report.duration_ns)})",
-        f"- After: {code(diff.after_path)} (span {fmt_duration(diff.after.report.duration_ns)})",
+        f"- Before: {code(diff.before.path)} (span {fmt_duration(diff.before.report.duration_ns)})",
+        f"- After: {code(diff.after.path)} (span {fmt_duration(diff.after.report.duration_ns)})",
         _summed(diff),
-        f"- GPU busy: {fmt_duration(busy.before_busy_ns)} of {fmt_duration(busy.before_span_ns)}"
-        f" → {fmt_duration(busy.after_busy_ns)} of {fmt_duration(busy.after_span_ns)} "
-        f"({pct_pair(busy.before_pct, busy.after_pct)})",
+        f"- GPU busy: {busy_text(diff.busy)}",
         "",
         "## Kernel families",
         "",
@@ -255,13 +258,13 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
         "",
         _time_table(diff.launch_calls, ("API call", "Calls", "Before", "After", "Change")),
         "",
-        "Appeared: " + (", ".join(code(a.name) for a in diff.api_appeared) or "no API call")
-        + "; vanished: " + (", ".join(code(a.name) for a in diff.api_vanished) or "none") + ".",
+        "Appeared: " + (", ".join(code(a.name) for a in appeared(diff.api)) or "no API call")
+        + "; vanished: " + (", ".join(code(a.name) for a in vanished(diff.api)) or "none") + ".",
         "",
         "Kernels appeared: " + (", ".join(code(fit_name(diff.after.short_name(f.name), 60))
-                                          for f in diff.kernels_appeared) or "none")
+                                          for f in appeared(diff.families)) or "none")
         + "; vanished: " + (", ".join(code(fit_name(diff.before.short_name(f.name), 60))
-                                      for f in diff.kernels_vanished) or "none") + ".",
+                                      for f in vanished(diff.families)) or "none") + ".",
         "",
         "## GPU idle gaps by cause",
         "",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
@@ -25,6 +26,9 @@ from kernelscope.kinds.ncu.render.roofline import (
     si_text,
 )
 
+if TYPE_CHECKING:
+    from kernelscope.kinds.diff.analysis.timelines import BusyChange
+
 PRECISION_TITLES = {p.key: p.title for p in PRECISIONS}
 
 
@@ -38,10 +42,10 @@ def summed_text(summed: Summed) -> str:
     verdict = f"({fmt_change(summed.change_pct)}, {fmt_speedup(summed.speedup)})"
     if summed.basis == TOTAL:
         return f"{times} {verdict}"
+    before, after = summed.compared_ns()
     return (f"{fmt_duration(summed.before_ns)} in {summed.before_count:,} kernel instances → "
             f"{fmt_duration(summed.after_ns)} in {summed.after_count:,}; the counts differ, so "
-            f"per instance: {fmt_duration(summed.before_value)} → "
-            f"{fmt_duration(summed.after_value)} {verdict}")
+            f"per instance: {fmt_duration(before)} → {fmt_duration(after)} {verdict}")
 
 
 def label_text(pair: KernelPair) -> str:
@@ -132,6 +136,14 @@ def pct_pair(before: float | None, after: float | None) -> str:
         return NOT_AVAILABLE if value is None else f"{value:.1f} %"
 
     return f"{one(before)} → {one(after)}"
+
+
+def busy_text(busy: BusyChange) -> str:
+    """``1.20 ms of 2.00 ms → 1.50 ms of 2.10 ms (60.0 % → 71.4 %)``."""
+    old, new = busy.before, busy.after
+    return (f"{fmt_duration(old.busy_ns)} of {fmt_duration(old.span_ns)} → "
+            f"{fmt_duration(new.busy_ns)} of {fmt_duration(new.span_ns)} "
+            f"({pct_pair(old.pct, new.pct)})")
 
 
 def pair_roofline(

@@ -19,17 +19,17 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import fit_name
 from kernelscope.core.words import plural
 from kernelscope.kinds.diff.analysis.kernels import KernelDiff, KernelPair, with_pair
-from kernelscope.kinds.diff.analysis.timelines import TimelineDiff
+from kernelscope.kinds.diff.analysis.timelines import TimelineDiff, appeared, vanished
 from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
+    busy_text,
     family_row,
     kernel_names,
     label_text,
     moved_text,
     pair_roofline,
     pair_row,
-    pct_pair,
     summed_text,
     time_row,
 )
@@ -44,8 +44,9 @@ biggest gain first), the speedup."""
 
 
 def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
+    before, after = diff.paths
     line = Text()
-    line.append(f"{diff.before_path.name} → {diff.after_path.name}", style="bold")
+    line.append(f"{before.name} → {after.name}", style="bold")
     scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
     line.append(f" · summed kernel time{scope} {summed_text(diff.summed)}")
     return line
@@ -328,14 +329,11 @@ def _table(title: str, headers: Sequence[str], rows: Sequence[TimeChange], limit
 
 def timeline_renderables(diff: TimelineDiff) -> list[RenderableType]:
     """What the timeline diff screen shows, top to bottom."""
-    busy = diff.busy
     head = Text()
     head.append("GPU busy ", style="bold")
-    head.append(f"{fmt_duration(busy.before_busy_ns)} of {fmt_duration(busy.before_span_ns)} → "
-                f"{fmt_duration(busy.after_busy_ns)} of {fmt_duration(busy.after_span_ns)} "
-                f"({pct_pair(busy.before_pct, busy.after_pct)})")
-    appeared = ", ".join(a.name for a in diff.api_appeared) or "none"
-    vanished = ", ".join(a.name for a in diff.api_vanished) or "none"
+    head.append(busy_text(diff.busy))
+    api_appeared = ", ".join(a.name for a in appeared(diff.api)) or "none"
+    api_vanished = ", ".join(a.name for a in vanished(diff.api)) or "none"
     nvtx = sorted(diff.nvtx, key=lambda r: -abs((r.after_ns or 0.0) - (r.before_ns or 0.0)))
     findings = grid_table(
         ("Finding", "Before", "After", "Change", "Title"),
@@ -352,7 +350,8 @@ def timeline_renderables(diff: TimelineDiff) -> list[RenderableType]:
         Text(""),
         _table("Launches", ("API call", "Calls", "Before", "After", "Change"),
                diff.launch_calls),
-        Text(f"API calls appeared: {appeared}\nAPI calls vanished: {vanished}", style="dim"),
+        Text(f"API calls appeared: {api_appeared}\nAPI calls vanished: {api_vanished}",
+             style="dim"),
         Text(""),
         _table("GPU idle gaps by cause", ("Cause", "Gaps", "Before", "After", "Change"),
                diff.gaps),

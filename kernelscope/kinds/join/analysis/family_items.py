@@ -19,7 +19,6 @@ from kernelscope.core.durations import fmt_ns
 from kernelscope.core.shares import fmt_share
 from kernelscope.kinds.join.analysis.evidence import (
     FamilyHeadroom,
-    InstanceSpread,
     JoinEvidence,
     LaunchCeiling,
     LaunchSpeedup,
@@ -85,7 +84,8 @@ def _weak(family: TimelineFamily, matches: Sequence[LaunchMatch]) -> str | None:
              for name in ranges)
     if per_launch >= JOIN_THRESHOLDS.many_per_launch and cv > JOIN_THRESHOLDS.varying_cv:
         weak.append(f"{len(matches)} profiled launch(es) for {family.instances:,} instances "
-                    f"whose durations vary ({fmt_ns(family.min_ns)}–{fmt_ns(family.max_ns)})")
+                    f"whose durations vary ({fmt_ns(family.spread.min_ns)}–"
+                    f"{fmt_ns(family.spread.max_ns)})")
     uncovered = [name for name in ranges if covered.get(name, 0) == 0]
     if uncovered and any(m.instance is not None for m in matches):
         lost = sum(ranges[n][1] for n in uncovered) / max(1, family.total_ns)
@@ -143,7 +143,7 @@ def unprofiled_item(family: TimelineFamily, kernels: TimelineKernels, span: int,
     """The row of a family nobody profiled: its time, and the command to profile it."""
     command = ncu_command(family, kernels.families, program, f"{stem}_family{family.index}")
     evidence = (
-        InstanceSpread(family.instances, family.median_ns, family.min_ns, family.max_ns),
+        family.spread,
         Representative(command.instance + 1, family.durations[command.instance], command.nvtx),
     )
     return RankedItem(

@@ -85,7 +85,7 @@ def match_launches(launches: Sequence[ProfiledLaunch], kernels: TimelineKernels)
         if not candidates:
             unmatched.append(launch)
             continue
-        same_shape = [f for f in candidates if f.shape == (launch.grid, launch.block)]
+        same_shape = [f for f in candidates if (f.grid, f.block) == (launch.grid, launch.block)]
         shape_differs = not same_shape
         pool = same_shape or candidates
         if len(pool) > 1 and launch.nvtx is not None:

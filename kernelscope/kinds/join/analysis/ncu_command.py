@@ -53,11 +53,12 @@ def _filter(family: TimelineFamily, families: Sequence[TimelineFamily]
         same = [f for f in families if f.mangled == family.mangled]
         return ["--kernel-name-base", "mangled",
                 "-k", f"regex:^{re.escape(family.mangled)}$"], same
+    key = match_name(family.name)
     short = [f for f in families if f.short_name == family.short_name]
-    if all(match_name(f.name) == family.key for f in short):
+    if all(match_name(f.name) == key for f in short):
         return ["-k", f"regex:^{re.escape(family.short_name)}$"], short
-    same = [f for f in families if f.key == family.key]
-    return ["--kernel-name-base", "demangled", "-k", f"regex:^{re.escape(family.key)}$"], same
+    same = [f for f in families if match_name(f.name) == key]
+    return ["--kernel-name-base", "demangled", "-k", f"regex:^{re.escape(key)}$"], same
 
 
 def ncu_command(family: TimelineFamily, families: Sequence[TimelineFamily], program: str,

@@ -9,13 +9,14 @@ time, which for a family of one shape is ``nsys stats`` ``cuda_gpu_kern_sum``'s 
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import polars as pl
 
 from kernelscope.core.families import Shape, family_groups
 from kernelscope.core.kernel_identity import dims_text
+from kernelscope.kinds.join.analysis.evidence import InstanceSpread
 from kernelscope.kinds.join.analysis.names import is_mangled, match_name
 from kernelscope.kinds.join.analysis.nvtx_of import kernel_ranges
 from kernelscope.timeline.model.model import NsysReport, pid_of
@@ -46,28 +47,16 @@ class TimelineFamily:
     """Share (0-1) of the timeline's summed kernel time."""
 
     @property
-    def key(self) -> str:
-        return match_name(self.name)
-
-    @property
     def instances(self) -> int:
         return len(self.durations)
 
-    @property
-    def shape(self) -> tuple[str, str]:
-        return (self.grid, self.block)
-
     @cached_property
-    def median_ns(self) -> float:
-        return float(statistics.median(self.durations)) if self.durations else 0.0
-
-    @property
-    def min_ns(self) -> int:
-        return min(self.durations, default=0)
-
-    @property
-    def max_ns(self) -> int:
-        return max(self.durations, default=0)
+    def spread(self) -> InstanceSpread:
+        """The instances and the median, shortest and longest of their durations."""
+        durations = self.durations
+        median = float(statistics.median(durations)) if durations else 0.0
+        return InstanceSpread(len(durations), median, min(durations, default=0),
+                              max(durations, default=0))
 
     @cached_property
     def main_range(self) -> str | None:
@@ -95,9 +84,10 @@ class TimelineKernels:
     """The shortest kernel on the timeline (what a launch costs the GPU at least)."""
 
     def by_key(self) -> dict[str, list[TimelineFamily]]:
+        """The families by their name as both reports spell it (``match_name``)."""
         out: dict[str, list[TimelineFamily]] = {}
         for f in self.families:
-            out.setdefault(f.key, []).append(f)
+            out.setdefault(match_name(f.name), []).append(f)
         return out
 
     def by_mangled(self) -> dict[str, list[TimelineFamily]]:
@@ -144,9 +134,7 @@ def timeline_families(report: NsysReport) -> TimelineKernels:
         for group in groups
     ]
     built.sort(key=lambda f: (-f.total_ns, f.instances, f.name, f.starts[0]))
-    ranked = tuple(
-        TimelineFamily(**{**f.__dict__, "index": i}) for i, f in enumerate(built)
-    )
+    ranked = tuple(replace(f, index=i) for i, f in enumerate(built))
     return TimelineKernels(ranked, total, shortest)
 
 

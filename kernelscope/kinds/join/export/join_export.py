@@ -22,6 +22,7 @@ from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import (
     Label,
     headroom_text,
+    item_notes,
     kind_text,
     launches_text,
     ranking_labels,
@@ -141,11 +142,7 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
             f", mostly before kernels of NVTX range {code(item.nvtx)}" if item.nvtx else ""))
     lines.append(f"- Could save: {saving_text(item)} of {fmt_ns(item.total_ns)}")
     lines.extend(f"- {cell(e)}" for e in evidence_lines(item.evidence))
-    if item.weak:
-        lines.append(f"- {'Weak estimate' if item.profiled or item.kind != 'kernel' else 'Gain'}"
-                     f": {cell(item.weak)}")
-    if item.remedy:
-        lines.append(f"- Next: {cell(item.remedy)}")
+    lines.extend(f"- {label.capitalize()}: {cell(text)}" for label, text in item_notes(item))
     if item.ncu_command:
         lines += ["", "```bash", item.ncu_command, "```"]
     return [*lines, ""]

@@ -92,6 +92,18 @@ def saving_text(item: RankedItem) -> str:
     return text if item.profiled else f"≤ {text}"
 
 
+def item_notes(item: RankedItem) -> list[tuple[str, str]]:
+    """(label, text) of the notes under a row's readings: why its estimate is weak (for a
+    family nobody profiled: why its gain is unknown), and what to do next."""
+    notes = []
+    if item.weak:
+        weak = "weak estimate" if item.profiled or item.kind != "kernel" else "gain"
+        notes.append((weak, item.weak))
+    if item.remedy:
+        notes.append(("next", item.remedy))
+    return notes
+
+
 def what_text(item: RankedItem) -> str:
     """Its bottleneck label and top flag, or for non-kernel time its cause."""
     if item.kind != "kernel":

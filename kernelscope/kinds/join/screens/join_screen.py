@@ -28,6 +28,7 @@ from kernelscope.kinds.join.render.join_text import (
     bottleneck_text,
     flag_text,
     headroom_text,
+    item_notes,
     kind_text,
     ranking_labels,
     saving_text,
@@ -89,11 +90,7 @@ def detail_text(item: RankedItem) -> str:
                          f"({item.headroom_source}); flags: "
                          + (", ".join(item.top_flags) or "none"))
     lines.extend(f"· {e}" for e in evidence_lines(item.evidence))
-    if item.weak:
-        lines.append(f"{'weak estimate' if item.profiled or item.kind != 'kernel' else 'gain'}: "
-                     f"{item.weak}")
-    if item.remedy:
-        lines.append(f"next: {item.remedy}")
+    lines.extend(f"{label}: {text}" for label, text in item_notes(item))
     if item.ncu_command:
         lines.append(f"$ {item.ncu_command}")
     return "\n".join(lines)
