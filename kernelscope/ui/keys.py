@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 KeyRow = tuple[str, str, str, str, bool, str]
 """keys, action, title (footer and help), id (after ``SCOPE.``), whether the footer shows it,
 tooltip (help and the command palette show it)."""
 
 
-def key_table(scope: str, rows: Iterable[KeyRow]) -> list[Binding]:
+def key_table(scope: str, rows: Iterable[KeyRow]) -> list[BindingType]:
     """The bindings of ``rows``, in order, each with the id ``SCOPE.ID`` and its tooltip."""
     return [
         Binding(keys, action, title, show=shown, id=f"{scope}.{key_id}", tooltip=tooltip)
