@@ -11,22 +11,7 @@ from __future__ import annotations
 
 import re
 
-_XMMA = re.compile(r"^(sm\d+)_xmma_")
-_XMMA_KNOBS = re.compile(r"^(?:stage\d+|warpsize\d+x\d+x\d+|align[a-z]\d+|g\d+|implicit)$")
-_XMMA_DETAIL = re.compile(r"^warpsize\d+x\d+x\d+$")
-_LAYOUT = re.compile(r"^[nhwckrsdt]{3,}$")
-_ALIGN = re.compile(r"^align[a-z]\d+$")
-_MATH_SHAPE = re.compile(r"^(tensor)\d+x\d+x\d+$")
 _TYPE_TOKEN = re.compile(r"[a-z]+\d+")
-_TYPE_RUN = re.compile(r"(?:[a-z]+\d+)+")
-_TYPE_START = re.compile(r"^(?:f|bf|i|u|s|e\dm\d)")
-_CUDNN_DROP = re.compile(r"^cga\d+x\d+x\d+$")
-_DIMS = re.compile(r"\d+x\d+x\d+")
-_GEMM_SHAPE = re.compile(r"GemmShape<(\d+), (\d+), (\d+)>")
-_CUTE_SHAPE = re.compile(
-    r"(?:tuple|Shape)<(?:cute::)?(?:C<|_)(\d+)>?, (?:cute::)?(?:C<|_)(\d+)>?, "
-    r"(?:cute::)?(?:C<|_)(\d+)>?>"
-)
 
 
 def _types(token: str) -> str:
@@ -36,6 +21,15 @@ def _types(token: str) -> str:
     if pieces and "".join(pieces) == joined and len(set(pieces)) == 1:
         return str(pieces[0])
     return token
+
+
+_XMMA_KNOBS = re.compile(r"^(?:stage\d+|warpsize\d+x\d+x\d+|align[a-z]\d+|g\d+|implicit)$")
+_XMMA_DETAIL = re.compile(r"^warpsize\d+x\d+x\d+$")
+_LAYOUT = re.compile(r"^[nhwckrsdt]{3,}$")
+_ALIGN = re.compile(r"^align[a-z]\d+$")
+_MATH_SHAPE = re.compile(r"^(tensor)\d+x\d+x\d+$")
+_TYPE_RUN = re.compile(r"(?:[a-z]+\d+)+")
+_TYPE_START = re.compile(r"^(?:f|bf|i|u|s|e\dm\d)")
 
 
 def _xmma(ident: str, detail: bool) -> str:
@@ -68,6 +62,10 @@ def _xmma(ident: str, detail: bool) -> str:
     return "_".join(out)
 
 
+_CUDNN_DROP = re.compile(r"^cga\d+x\d+x\d+$")
+_DIMS = re.compile(r"\d+x\d+x\d+")
+
+
 def _cudnn(ident: str) -> str:
     out: list[str] = []
     previous = ""
@@ -85,6 +83,9 @@ def _cudnn(ident: str) -> str:
     return "cudnn_" + "_".join(out)
 
 
+_XMMA = re.compile(r"^(sm\d+)_xmma_")
+
+
 def compact_identifier(ident: str, detail: bool = False) -> str:
     """A vendor library's generated kernel identifier without its tuning knobs: cuBLAS /
     TensorRT ``xmma`` names keep the architecture, operation, precision, layout, tile and
@@ -95,6 +96,13 @@ def compact_identifier(ident: str, detail: bool = False) -> str:
     if ident.startswith("cudnn_generated_fort_native_"):
         return _cudnn(ident)
     return ident
+
+
+_GEMM_SHAPE = re.compile(r"GemmShape<(\d+), (\d+), (\d+)>")
+_CUTE_SHAPE = re.compile(
+    r"(?:tuple|Shape)<(?:cute::)?(?:C<|_)(\d+)>?, (?:cute::)?(?:C<|_)(\d+)>?, "
+    r"(?:cute::)?(?:C<|_)(\d+)>?>"
+)
 
 
 def tile_shape(text: str) -> str | None:

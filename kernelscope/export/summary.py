@@ -56,21 +56,17 @@ def file_name(path: Path) -> str:
 def print_summary(
     inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
-    cache_dir: Path | None = None,
     file: IO[str] | None = None,
     subcommand: str | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    process: str | None = None,
+    options: OpenOptions | None = None,
 ) -> None:
     """Print the essentials of the report at ``inputs`` (its kind's ``summary`` part; of a
-    kernel report, only the kernels of ``process``, an id or a name, when given); raises
-    ReportError on bad input."""
+    kernel report, only the kernels of ``options.process``, an id or a name, when given);
+    raises ReportError on bad input."""
     paths = as_paths(inputs)
     kind = kind_for(paths, subcommand)
     console = make_console(file)
-    options = OpenOptions(cache_dir=cache_dir, process=process, workers=workers,
-                          scheduler=scheduler)
+    options = options if options is not None else OpenOptions()
     with opened(kind, paths, options) as model, console.capture() as captured:
         # held back until it is whole: a report found damaged halfway prints nothing on stdout
         kind.part("summary")(kind.part("analyse")(model, options), console)

@@ -17,7 +17,6 @@ from typing import Any
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -28,6 +27,7 @@ from kernelscope.kinds.ncu.screens.columns import ColumnProvider
 from kernelscope.tui.commands import AppCommands
 from kernelscope.ui.error import ErrorScreen, error_sentence
 from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
+from kernelscope.ui.keys import key_table
 from kernelscope.ui.loading import LoadingScreen
 from kernelscope.ui.session import ExportJob, ReportScreen, ReportSession, SessionOptions
 
@@ -52,24 +52,18 @@ class KernelscopeApp(App[None]):
     TITLE = "kernelscope"
     CSS_PATH = "styles.tcss"
     COMMANDS = App.COMMANDS | {AppCommands}
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit kernelscope."),
-        Binding(
-            "question_mark,f1", "help", "Help", id="app.help",
-            tooltip="Show this help: every key, and what each pane shows.",
-        ),
-        Binding(
-            "e", "export", "Export", id="app.export",
-            tooltip="Write what is shown (this kernel, the report or the timeline) as Markdown "
-            "into the working directory.",
-        ),
-        Binding(
-            "y", "copy_record", "Copy record", id="app.copy",
-            tooltip="Send this kernel's case record (Markdown) to the terminal's clipboard "
-            "(OSC 52: works over SSH where the terminal allows it; in tmux set -g "
-            "set-clipboard on); e writes it to a file.",
-        ),
-    ]
+    BINDINGS = key_table("app", (
+        ("q", "quit", "Quit", "quit", True, "Quit kernelscope."),
+        ("question_mark,f1", "help", "Help", "help", True,
+         "Show this help: every key, and what each pane shows."),
+        ("e", "export", "Export", "export", True,
+         "Write what is shown (this kernel, the report or the timeline) as Markdown into the "
+         "working directory."),
+        ("y", "copy_record", "Copy record", "copy", True,
+         "Send this kernel's case record (Markdown) to the terminal's clipboard (OSC 52: works "
+         "over SSH where the terminal allows it; in tmux set -g set-clipboard on); e writes it "
+         "to a file."),
+    ))
 
     def __init__(
         self,

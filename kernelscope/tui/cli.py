@@ -208,14 +208,14 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
 
 
 def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
+    from kernelscope.core.options import OpenOptions
     from kernelscope.export.summary import print_summary
     from kernelscope.export.writer import check_stdout_not_an_input
 
     check_stdout_not_an_input(args.report)
-    print_summary(
-        args.report, cache_dir=args.cache_dir, subcommand=subcommand, process=args.process,
-        workers=args.workers, scheduler=args.scheduler,
-    )
+    options = OpenOptions(cache_dir=args.cache_dir, process=args.process, workers=args.workers,
+                          scheduler=args.scheduler)
+    print_summary(args.report, subcommand=subcommand, options=options)
     return 0
 
 

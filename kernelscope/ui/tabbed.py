@@ -12,11 +12,12 @@ failure goes to the app like any worker's. The views are mounted once the report
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent
@@ -51,6 +52,27 @@ class TabbedScreen(ReportScreen[ResultT]):
         return self.TAB_IDS[(position + step) % len(self.TAB_IDS)]
 
 
+def view_bindings(scope: str, views: Iterable[tuple[str, str, str]]) -> list[Binding]:
+    """The keys of an opening screen's views (``views``: id, title, what the view shows):
+    ``1``, ``2``, … show one (``show_view``), ``tab``/``shift+tab`` step through them
+    (``step_view``); ids ``SCOPE.view-ID``, ``SCOPE.next-view`` and ``SCOPE.prev-view``."""
+    return [
+        *(Binding(str(number), f"show_view('{view_id}')", title, show=False,
+                  id=f"{scope}.view-{view_id}", tooltip=f"Show view {number}: {shows}")
+          for number, (view_id, title, shows) in enumerate(views, start=1)),
+        Binding("tab", "step_view(1)", "Next view", show=False, id=f"{scope}.next-view",
+                tooltip="Show the next view."),
+        Binding("shift+tab", "step_view(-1)", "Previous view", show=False,
+                id=f"{scope}.prev-view", tooltip="Show the previous view."),
+    ]
+
+
+def views_help_binding(scope: str) -> Binding:
+    """``?``/``f1`` on a screen of views: the app's help (id ``SCOPE.help``)."""
+    return Binding("question_mark,f1", "app.help", "Help", id=f"{scope}.help",
+                   tooltip="Show the help: what each view shows and every key.")
+
+
 class OpenProgress(Message):
     """How far opening got; only the latest one waiting in the queue is kept."""
 
@@ -78,9 +100,12 @@ class OpeningScreen(TabbedScreen[ResultT]):
         self._cancel = threading.Event()
         self._throttle = ProgressThrottle()
 
-    def compose_opening(self, text: str) -> ComposeResult:
-        """The panel shown while the report is read (``text``: what is read)."""
+    def compose_opening(self, title: str, text: str) -> ComposeResult:
+        """The screen while the report is read: ``title`` (``#PREFIX-title``), the opening
+        panel (``text``: what is read) and the footer."""
+        yield Static(title, id=f"{self.PREFIX}-title", classes="screen-title", markup=False)
         yield from opening_panel(self.PREFIX, text)
+        yield Footer(compact=True)
 
     def on_unmount(self) -> None:
         self._cancel.set()

@@ -28,15 +28,22 @@ def _open_kineto(paths: Sequence[Path], options: OpenOptions) -> Any:
     return open_kineto(paths[0])
 
 
-KIND = KindSpec(
-    name="kineto",
-    title="PyTorch profiler (Kineto) trace",
-    detect=_is_kineto,
-    open=_open_kineto,
-    analyse=lambda data, options: data,
-    summary="kernelscope.kinds.kineto.export.kineto_export:print_kineto_summary",
-    export="kernelscope.kinds.kineto.export.kineto_export:render_kineto",
-    session="kernelscope.kinds.kineto.screens.kineto_session:KinetoSession",
+PACKAGE = "kernelscope.kinds.kineto"
+
+
+def _kineto_spec(name: str, title: str, parts: tuple[str, str, str], **more: Any) -> KindSpec:
+    """A Kineto kind, whose data needs no analysis step; ``parts`` are its ``summary``,
+    ``export`` and ``session``, each ``MODULE:NAME`` below this package."""
+    summary, export, session = (f"{PACKAGE}.{part}" for part in parts)
+    return KindSpec(name=name, title=title, analyse=lambda data, options: data,
+                    summary=summary, export=export, session=session, **more)
+
+
+KIND = _kineto_spec(
+    "kineto", "PyTorch profiler (Kineto) trace",
+    ("export.kineto_export:print_kineto_summary", "export.kineto_export:render_kineto",
+     "screens.kineto_session:KinetoSession"),
+    detect=_is_kineto, open=_open_kineto,
 )
 
 
@@ -52,14 +59,9 @@ def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
     return open_kineto_run(paths, workers=options.workers, scheduler=options.scheduler)
 
 
-RUN = KindSpec(
-    name="kineto-ranks",
-    title="run of per-rank PyTorch profiler (Kineto) traces",
-    detect=_is_kineto_run,
-    open=_open_kineto_run,
-    analyse=lambda run, options: run,
-    summary="kernelscope.kinds.kineto.export.kineto_ranks:print_kineto_run_summary",
-    export="kernelscope.kinds.kineto.export.kineto_ranks:render_kineto_run",
-    session="kernelscope.kinds.kineto.screens.kineto_session:KinetoRunSession",
-    inputs=(1, None),
+RUN = _kineto_spec(
+    "kineto-ranks", "run of per-rank PyTorch profiler (Kineto) traces",
+    ("export.kineto_ranks:print_kineto_run_summary", "export.kineto_ranks:render_kineto_run",
+     "screens.kineto_session:KinetoRunSession"),
+    detect=_is_kineto_run, open=_open_kineto_run, inputs=(1, None),
 )

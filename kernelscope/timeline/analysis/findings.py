@@ -65,31 +65,28 @@ def _rule_finding(
                    columns=nsys_rules.RULE_COLUMNS[rule])
 
 
-def pageable_memcpy(report: NsysReport) -> Finding | None:
-    df = nsys_rules.cuda_memcpy_async(report)
-    return _rule_finding(
-        "pageable-memcpy", "cuda_memcpy_async", df, Severity.WARNING,
-        f"{df.height} asynchronous memcpy call(s) use pageable memory and run synchronously",
-        "Use pinned host memory (cudaMallocHost / tensor.pin_memory()) for async copies.",
-    )
+HOST_BLOCKING_RULES = (
+    ("pageable-memcpy", nsys_rules.cuda_memcpy_async,
+     "asynchronous memcpy call(s) use pageable memory and run synchronously",
+     "Use pinned host memory (cudaMallocHost / tensor.pin_memory()) for async copies."),
+    ("sync-memcpy", nsys_rules.cuda_memcpy_sync, "synchronous memcpy call(s) block the host",
+     "Use cudaMemcpy*Async() on a stream with pinned memory so copies overlap compute."),
+    ("sync-memset", nsys_rules.cuda_memset_sync,
+     "synchronous memset call(s) on pinned or managed memory block the host",
+     "Use cudaMemsetAsync() on a stream."),
+)
+"""Rules that are a warning whenever they find a row: the finding's id, the nsys rule (its
+function's name is the rule's), what each row is, and the advice."""
 
 
-def sync_memcpy(report: NsysReport) -> Finding | None:
-    df = nsys_rules.cuda_memcpy_sync(report)
-    return _rule_finding(
-        "sync-memcpy", "cuda_memcpy_sync", df, Severity.WARNING,
-        f"{df.height} synchronous memcpy call(s) block the host",
-        "Use cudaMemcpy*Async() on a stream with pinned memory so copies overlap compute.",
-    )
-
-
-def sync_memset(report: NsysReport) -> Finding | None:
-    df = nsys_rules.cuda_memset_sync(report)
-    return _rule_finding(
-        "sync-memset", "cuda_memset_sync", df, Severity.WARNING,
-        f"{df.height} synchronous memset call(s) on pinned or managed memory block the host",
-        "Use cudaMemsetAsync() on a stream.",
-    )
+def host_blocking(report: NsysReport) -> list[Finding | None]:
+    """The findings of ``HOST_BLOCKING_RULES``, in order (``None`` where a rule found nothing)."""
+    found = []
+    for fid, rule, what, advice in HOST_BLOCKING_RULES:
+        df = rule(report)
+        found.append(_rule_finding(fid, rule.__name__, df, Severity.WARNING,
+                                   f"{df.height} {what}", advice))
+    return found
 
 
 def sync_api(report: NsysReport) -> Finding | None:
@@ -276,10 +273,9 @@ def findings(report: NsysReport) -> list[Finding]:
 
 
 def _findings(report: NsysReport) -> list[Finding]:
-    found = [
+    found = host_blocking(report) + [
         rule(report)
-        for rule in (pageable_memcpy, sync_memcpy, sync_memset, sync_api, gpu_gap,
-                     low_gpu_utilization, many_tiny_kernels)
+        for rule in (sync_api, gpu_gap, low_gpu_utilization, many_tiny_kernels)
     ]
     out = [f for f in found if f is not None]
     return most_severe_first(out, lambda f: f.severity)

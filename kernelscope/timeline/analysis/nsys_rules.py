@@ -92,11 +92,17 @@ def _with_api(report: NsysReport, ops: pl.DataFrame) -> pl.DataFrame:
 
 
 def _memcpy_rows(df: pl.DataFrame) -> pl.DataFrame:
+    return _copy_rows(
+        df, pl.col("src_kind_name").alias("src_kind"), pl.col("dst_kind_name").alias("dst_kind")
+    )
+
+
+def _copy_rows(df: pl.DataFrame, *memory_kinds: pl.Expr) -> pl.DataFrame:
+    """The rows of a memcpy or memset rule: ``memory_kinds`` stand after the start."""
     return df.select(
         (pl.col("end") - pl.col("start")).alias("duration_ns"),
         pl.col("start").alias("start_ns"),
-        pl.col("src_kind_name").alias("src_kind"),
-        pl.col("dst_kind_name").alias("dst_kind"),
+        *memory_kinds,
         "bytes", "pid", "device_id", "context_id",
         pl.when(pl.col("green_context_id") != 0).then(pl.col("green_context_id"))
         .alias("green_context_id"),
@@ -142,16 +148,11 @@ def cuda_memset_sync(report: NsysReport) -> pl.DataFrame:
         & ~pl.col("api_name").str.contains(_like("%async%"))
     )
     labels = {MEM_KIND_PINNED: "Pinned", MEM_KIND_MANAGED: "Managed"}
-    return joined.select(
-        (pl.col("end") - pl.col("start")).alias("duration_ns"),
-        pl.col("start").alias("start_ns"),
+    return _copy_rows(
+        joined,
         pl.col("mem_kind").replace_strict(labels, default=None, return_dtype=pl.String)
         .alias("memory_kind"),
-        "bytes", "pid", "device_id", "context_id",
-        pl.when(pl.col("green_context_id") != 0).then(pl.col("green_context_id"))
-        .alias("green_context_id"),
-        "stream_id", "api_name",
-    ).sort(["duration_ns", "start_ns"], descending=[True, False])
+    )
 
 
 def cuda_api_sync(report: NsysReport) -> pl.DataFrame:

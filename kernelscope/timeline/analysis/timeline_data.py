@@ -84,6 +84,8 @@ class TimelineData:
     def __init__(self, report: NsysReport, path: Path | None = None) -> None:
         self.report = report
         self.path = Path(path) if path is not None else report.path
+        # The report's time range (ns): the timeline's axis, the exports' origin.
+        self.start_ns, self.end_ns = report.start_ns, report.end_ns
 
     index = _of_report(TimelineIndex)
 
@@ -206,14 +208,6 @@ class TimelineData:
             int(dev): sub["utilization_pct"].to_list()
             for (dev,), sub in frame.group_by(["device"], maintain_order=True)
         }
-
-    @property
-    def start_ns(self) -> int:
-        return self.report.start_ns
-
-    @property
-    def end_ns(self) -> int:
-        return self.report.end_ns
 
     def explanation(self, gap: Gap) -> GapExplanation | None:
         return self.explanations.get(gap_key(gap.device, gap.start_ns, gap.end_ns))

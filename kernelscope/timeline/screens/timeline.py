@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.hooks import CancelHook, OpenCancelled, ProgressHook
@@ -36,7 +36,7 @@ from kernelscope.timeline.screens.timeline_views.tables import TableView
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from kernelscope.ui.help import screen_help
 from kernelscope.ui.session import ExportJob, HelpSections, report_stem
-from kernelscope.ui.tabbed import OpeningScreen
+from kernelscope.ui.tabbed import OpeningScreen, view_bindings, views_help_binding
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)
 
@@ -68,14 +68,6 @@ class ViewTabs(Vertical):
                     yield spec.widget()
 
 
-def _view_bindings() -> list[Binding]:
-    return [
-        Binding(str(number), f"show_view('{spec.id}')", spec.title, show=False,
-                id=f"timeline.view-{spec.id}", tooltip=f"Show view {number}: {spec.tooltip}")
-        for number, spec in enumerate(VIEWS, start=1)
-    ]
-
-
 class TimelineScreen(OpeningScreen[None]):
     """An Nsight Systems report: progress while it opens, then its views; ``e`` exports its
     analysis, wherever the screen is shown (alone, over a join, over the ranks)."""
@@ -87,11 +79,7 @@ class TimelineScreen(OpeningScreen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     COMMANDS = {TimelineCommands}
     BINDINGS = [
-        *_view_bindings(),
-        Binding("tab", "step_view(1)", "Next view", show=False, id="timeline.next-view",
-                tooltip="Show the next view."),
-        Binding("shift+tab", "step_view(-1)", "Previous view", show=False,
-                id="timeline.prev-view", tooltip="Show the previous view."),
+        *view_bindings("timeline", ((spec.id, spec.title, spec.tooltip) for spec in VIEWS)),
         Binding("c", "cancel", "Cancel", id="timeline.cancel",
                 tooltip="Stop opening the report (kills a running nsys export)."),
         Binding("escape", "back", "Back", id="timeline.back",
@@ -99,8 +87,7 @@ class TimelineScreen(OpeningScreen[None]):
                 "view."),
         Binding("e", "app.export", "Export", id="timeline.export",
                 tooltip="Export this report's analysis (when this build of kernelscope can)."),
-        Binding("question_mark,f1", "app.help", "Help", id="timeline.help",
-                tooltip="Show the help: what each view shows and every key."),
+        views_help_binding("timeline"),
     ]
 
     DEFAULT_CSS = """
@@ -165,10 +152,8 @@ class TimelineScreen(OpeningScreen[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(f"kernelscope · {self.path.name}", id="tl-title",
-                     classes="screen-title", markup=False)
-        yield from self.compose_opening(f"Opening {self.path.name}…")
-        yield Footer(compact=True)
+        yield from self.compose_opening(f"kernelscope · {self.path.name}",
+                                        f"Opening {self.path.name}…")
 
     def on_mount(self) -> None:
         if self._given is not None:

@@ -18,7 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.nsys.model.opener import open_report
@@ -41,7 +41,7 @@ from kernelscope.timeline.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable, FrameView
 from kernelscope.ui.help import screen_help
 from kernelscope.ui.session import ExportJob, HelpSections
-from kernelscope.ui.tabbed import OpeningScreen
+from kernelscope.ui.tabbed import OpeningScreen, view_bindings, views_help_binding
 
 VIEWS = (("ranks", "Ranks"), ("straggler", "Straggler"), ("families", "Families"),
          ("heatmap", "Heatmap"))
@@ -120,17 +120,10 @@ class RanksScreen(OpeningScreen[None]):
     TAB_IDS = tuple(view_id for view_id, _ in VIEWS)
     PREFIX = "rk"
     BINDINGS = [
-        *(Binding(str(i), f"show_view('{vid}')", title, show=False, id=f"ranks.view-{vid}",
-                  tooltip=f"Show view {i}: {title}.")
-          for i, (vid, title) in enumerate(VIEWS, start=1)),
-        Binding("tab", "step_view(1)", "Next view", show=False, id="ranks.next-view",
-                tooltip="Show the next view."),
-        Binding("shift+tab", "step_view(-1)", "Previous view", show=False,
-                id="ranks.prev-view", tooltip="Show the previous view."),
+        *view_bindings("ranks", ((view_id, title, f"{title}.") for view_id, title in VIEWS)),
         Binding("c,escape", "cancel", "Cancel", id="ranks.cancel",
                 tooltip="Stop reading the traces (kills the worker processes)."),
-        Binding("question_mark,f1", "app.help", "Help", id="ranks.help",
-                tooltip="Show the help: what each view shows and every key."),
+        views_help_binding("ranks"),
     ]
     DEFAULT_CSS = """
     RanksScreen #rk-loading {
@@ -157,10 +150,8 @@ class RanksScreen(OpeningScreen[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(f"kernelscope · {len(self.paths)} traces", id="rk-title",
-                     classes="screen-title", markup=False)
-        yield from self.compose_opening(f"Reading {len(self.paths)} traces…")
-        yield Footer(compact=True)
+        yield from self.compose_opening(f"kernelscope · {len(self.paths)} traces",
+                                        f"Reading {len(self.paths)} traces…")
 
     def on_mount(self) -> None:
         self._analyse()

@@ -4,7 +4,6 @@ rank's own timeline there (``enter``)."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
@@ -12,6 +11,7 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ranks.analysis.heatmap import rank_utilization
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.render.ranks import ramp_legend, shade
+from kernelscope.ui.keys import key_table
 
 ZOOM = 2.0
 MIN_SPAN_NS = 1_000
@@ -26,23 +26,19 @@ class Heatmap(Widget, can_focus=True):
         padding: 0 1;
     }
     """
-    BINDINGS = [
-        Binding("up,k", "rank(-1)", "Rank up", show=False, id="heatmap.up",
-                tooltip="Select the rank above."),
-        Binding("down,j", "rank(1)", "Rank down", show=False, id="heatmap.down",
-                tooltip="Select the rank below."),
-        Binding("left,h", "column(-1)", "Earlier", show=False, id="heatmap.left",
-                tooltip="Move the time cursor one column earlier."),
-        Binding("right,l", "column(1)", "Later", show=False, id="heatmap.right",
-                tooltip="Move the time cursor one column later."),
-        Binding("plus,i", "zoom(1)", "Zoom in", id="heatmap.zoom-in",
-                tooltip="Zoom in 2x around the time cursor."),
-        Binding("minus,o", "zoom(-1)", "Zoom out", id="heatmap.zoom-out",
-                tooltip="Zoom out 2x around the time cursor."),
-        Binding("0", "reset", "Whole run", id="heatmap.reset", tooltip="Show the whole run."),
-        Binding("enter", "open", "Open timeline", id="heatmap.open",
-                tooltip="Open the selected rank's own timeline on the window shown."),
-    ]
+    BINDINGS = key_table("heatmap", (
+        ("up,k", "rank(-1)", "Rank up", "up", False, "Select the rank above."),
+        ("down,j", "rank(1)", "Rank down", "down", False, "Select the rank below."),
+        ("left,h", "column(-1)", "Earlier", "left", False,
+         "Move the time cursor one column earlier."),
+        ("right,l", "column(1)", "Later", "right", False, "Move the time cursor one column later."),
+        ("plus,i", "zoom(1)", "Zoom in", "zoom-in", True, "Zoom in 2x around the time cursor."),
+        ("minus,o", "zoom(-1)", "Zoom out", "zoom-out", True,
+         "Zoom out 2x around the time cursor."),
+        ("0", "reset", "Whole run", "reset", True, "Show the whole run."),
+        ("enter", "open", "Open timeline", "open", True,
+         "Open the selected rank's own timeline on the window shown."),
+    ))
 
     class RankChosen(Message):
         """``enter``: open ``rank``'s timeline on [t0, t1) of the common clock."""

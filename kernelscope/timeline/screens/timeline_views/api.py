@@ -5,12 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData
-from kernelscope.timeline.screens.timeline_views.tables import (
-    TableView,
-    describe_by,
-    duration_columns,
-    name_column,
-)
+from kernelscope.timeline.screens.timeline_views.tables import TableView, time_summary
 from kernelscope.timeline.screens.widgets.timeline_table import FrameView
 
 
@@ -24,17 +19,10 @@ class ApiView(TableView):
     VIEW_ID = "api-view"
 
     def compose(self) -> ComposeResult:
-        yield FrameView(
-            "CUDA API calls (nsys stats cuda_api_sum)",
-            [*duration_columns("Num Calls"), name_column()],
-            sort="Total Time (ns)", noun="APIs", describe=describe_by("Name"), table_id="api-table",
-        )
-        yield FrameView(
-            "OS runtime calls (nsys stats osrt_sum)",
-            [*duration_columns("Num Calls"), name_column()],
-            sort="Total Time (ns)", noun="functions", describe=describe_by("Name"), id="osrt-frame",
-            table_id="osrt-table",
-        )
+        yield time_summary("CUDA API calls (nsys stats cuda_api_sum)", "Num Calls",
+                           noun="APIs", table_id="api-table")
+        yield time_summary("OS runtime calls (nsys stats osrt_sum)", "Num Calls",
+                           noun="functions", table_id="osrt-table", id="osrt-frame")
 
     def show(self, data: TimelineData) -> None:
         frames = list(self.query(FrameView))

@@ -8,12 +8,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData
-from kernelscope.timeline.screens.timeline_views.tables import (
-    TableView,
-    describe_by,
-    duration_columns,
-    name_column,
-)
+from kernelscope.timeline.screens.timeline_views.tables import TableView, time_summary
 from kernelscope.timeline.screens.widgets.timeline_table import FrameView
 
 
@@ -21,11 +16,10 @@ class KernelsView(TableView):
     VIEW_ID = "kernels-view"
 
     def compose(self) -> ComposeResult:
-        yield FrameView(
+        yield time_summary(
             "GPU kernels (nsys stats cuda_gpu_kern_sum) — enter: show on the timeline",
-            [*duration_columns("Instances"), name_column(kernel_names=True)],
-            sort="Total Time (ns)", noun="kernel names", describe=describe_by("Name"),
-            choosable=True, table_id="kernels-table",
+            "Instances", noun="kernel names", table_id="kernels-table", kernel_names=True,
+            choosable=True,
         )
 
     def show(self, data: TimelineData) -> None:

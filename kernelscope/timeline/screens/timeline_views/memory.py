@@ -8,9 +8,9 @@ from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views.tables import (
     TableView,
     describe_by,
-    duration_columns,
     name_column,
     size_columns,
+    time_summary,
 )
 from kernelscope.timeline.screens.widgets.timeline_table import FrameView
 
@@ -19,11 +19,9 @@ class MemoryView(TableView):
     VIEW_ID = "memory-view"
 
     def compose(self) -> ComposeResult:
-        yield FrameView(
-            "GPU time of copies and memsets (nsys stats cuda_gpu_mem_time_sum)",
-            [*duration_columns("Count"), name_column("Operation")],
-            sort="Total Time (ns)", noun="operations", describe=describe_by("Operation"),
-            table_id="mem-time-table",
+        yield time_summary(
+            "GPU time of copies and memsets (nsys stats cuda_gpu_mem_time_sum)", "Count",
+            "Operation", noun="operations", table_id="mem-time-table",
         )
         yield FrameView(
             "Bytes moved (nsys stats cuda_gpu_mem_size_sum, MB = 10^6 B)",

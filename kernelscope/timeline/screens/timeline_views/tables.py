@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.containers import Vertical
 
@@ -55,6 +55,18 @@ def describe_by(column: str) -> Callable[[Row], str]:
         return str(row.get(column, ""))
 
     return describe
+
+
+def time_summary(title: str, count: str, name: str = "Name", *, noun: str, table_id: str,
+                 kernel_names: bool = False, **options: Any) -> FrameView:
+    """A table of an ``nsys stats`` time summary: the duration columns (``count``: the name
+    of its count column) and the name column ``name``, by total time, rows described by
+    their name; ``options``: the other ``FrameView`` options."""
+    return FrameView(
+        title, [*duration_columns(count), name_column(name, kernel_names=kernel_names)],
+        sort="Total Time (ns)", noun=noun, describe=describe_by(name), table_id=table_id,
+        **options,
+    )
 
 
 class TableView(Vertical):

@@ -16,7 +16,6 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
@@ -26,6 +25,7 @@ from kernelscope.core.table import next_sort_key
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.core.words import ellipsis
 from kernelscope.render.table_fit import ColumnFit, fit_columns
+from kernelscope.ui.keys import key_table
 
 DEFAULT_CAP = 1000
 FLEX_MIN = 16
@@ -62,14 +62,13 @@ class Column:
 class FrameTable(DataTable[Text]):
     """The rows of a frame; ``s``/``S`` or a header click sort, ``enter`` chooses a row."""
 
-    BINDINGS = [
-        Binding("enter", "select_cursor", "Open", id="table.open",
-                tooltip="Open the highlighted row (a gap or a kernel) on the timeline."),
-        Binding("s", "sort_next", "Sort", id="table.sort",
-                tooltip="Sort by the next column (clicking a column header sorts by it)."),
-        Binding("S", "sort_reverse", "Reverse", id="table.reverse",
-                tooltip="Reverse the sort order."),
-    ]
+    BINDINGS = key_table("table", (
+        ("enter", "select_cursor", "Open", "open", True,
+         "Open the highlighted row (a gap or a kernel) on the timeline."),
+        ("s", "sort_next", "Sort", "sort", True,
+         "Sort by the next column (clicking a column header sorts by it)."),
+        ("S", "sort_reverse", "Reverse", "reverse", True, "Reverse the sort order."),
+    ))
 
     class Chosen(Message):
         """``enter`` (or a click on the highlighted row) chose ``row``."""
