@@ -156,26 +156,20 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.conflict_share is None:
+    share = f.conflict_share
+    if share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
-    severity = grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
+    ways = 1.0 / (1.0 - share) if share < 1 else float("inf")
+    severity = grade(share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
     if severity is None:
         return None
-    ways = 1.0 / (1.0 - f.conflict_share) if f.conflict_share < 1 else float("inf")
-    return Finding(
-        severity,
-        (
-            ev(
-                "memory",
-                f"{n.SHARED_CONFLICTS} / {n.SHARED_WAVEFRONTS}",
-                f.conflict_share,
-                ">=",
-                t.bank_conflict_warn,
-            ),
-        ),
-        f"{f.conflict_share:.0%} of shared-memory wavefronts are conflicts "
-        f"(about {ways:.1f}-way on average).",
+    evidence = (
+        ev("memory", f"{n.SHARED_CONFLICTS} / {n.SHARED_WAVEFRONTS}", share, ">=",
+           t.bank_conflict_warn),
     )
+    detail = (f"{share:.0%} of shared-memory wavefronts are conflicts "
+              f"(about {ways:.1f}-way on average).")
+    return Finding(severity, evidence, detail)
 
 
 def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -243,14 +237,12 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Missing((n.SECTION_MEMORY,))
     if f.l2_hit >= t.l2_hit_low_pct or f.l2 < t.l2_busy_pct:
         return None
-    return Finding(
-        "warning",
-        (
-            ev("memory", n.L2_HIT, f.l2_hit, "<", t.l2_hit_low_pct, "%"),
-            ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
-        ),
-        f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput.",
+    evidence = (
+        ev("memory", n.L2_HIT, f.l2_hit, "<", t.l2_hit_low_pct, "%"),
+        ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
     )
+    detail = f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput."
+    return Finding("warning", evidence, detail)
 
 
 # -- scheduler ------------------------------------------------------------------------------
