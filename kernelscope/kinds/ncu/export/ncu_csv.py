@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.export.csv_text import LARGEST_EXACT
+from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
@@ -91,14 +92,12 @@ def _family_share(analyzed: AnalyzedReport, kernel_id: int) -> float | None:
     return family.time_share if family is not None else None
 
 
-def render_ncu_csv(
-    analyzed: AnalyzedReport,
-    *,
-    pattern: str | None = None,
-    top: int | None = None,
-    all_metrics: bool = False,
-) -> str:
-    frame = kernel_list_frame(analyzed, pattern=pattern, top=top, all_metrics=all_metrics)
+def render_ncu_csv(analyzed: AnalyzedReport, options: ExportOptions) -> str:
+    """The kernels ``options`` selects (``pattern``, ``top``) as CSV, with a column per metric
+    when it asks for ``all_metrics``."""
+    frame = kernel_list_frame(
+        analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
+    )
     return integers_as_integers(frame).write_csv()
 
 

@@ -24,7 +24,7 @@ from kernelscope.kinds.ncu.model import KernelDetail
 from kernelscope.kinds.ncu.model.panes import SOURCE
 from kernelscope.kinds.ncu.model.sass import NO_DISASSEMBLER
 from kernelscope.kinds.ncu.model.source import KernelSource, ListingRow
-from kernelscope.kinds.ncu.screens.panes.base import Pane
+from kernelscope.kinds.ncu.screens.panes.base import FullHeightPane
 from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
 
 LINEINFO_HINT = (
@@ -51,7 +51,7 @@ class SourceNeeded(Message):
         self.kernel_id = kernel_id
 
 
-class SourcePane(Pane):
+class SourcePane(FullHeightPane):
     spec = SOURCE
     tab_label = "Source"
     hint_extra = LINEINFO_HINT
@@ -64,12 +64,6 @@ class SourcePane(Pane):
     ]
 
     DEFAULT_CSS = """
-    SourcePane {
-        overflow-y: hidden;
-    }
-    SourcePane > .pane-content {
-        height: 1fr;
-    }
     SourcePane #source-listing {
         height: 1fr;
         scrollbar-size-vertical: 1;
