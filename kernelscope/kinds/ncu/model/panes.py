@@ -13,21 +13,21 @@ from dataclasses import dataclass
 class PaneSpec:
     """A pane of the kernel detail view."""
 
+    key: str
+    """The number key that shows the pane (0 for the diagnosis, 1-8 in the method's order)."""
     id: str
     title: str
-    sections: tuple[str, ...]
-    metrics: tuple[str, ...]
+    sections: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
     section_metrics: tuple[str, ...] = ()
     """Sections whose header and body metrics the pane shows as NCU lays them out."""
-    key: str = ""
-    """The number key that shows the pane (0 for the diagnosis, 1-7 in the method's order)."""
 
     @classmethod
     def laid_out(
         cls, key: str, id: str, title: str, sections: tuple[str, ...], metrics: tuple[str, ...]
     ) -> PaneSpec:
         """A pane that shows all its sections' header and body metrics as NCU lays them out."""
-        return cls(id, title, sections, metrics, section_metrics=sections, key=key)
+        return cls(key, id, title, sections, metrics, section_metrics=sections)
 
     @property
     def collect_hint(self) -> str:
@@ -206,23 +206,16 @@ STALLS = PaneSpec.laid_out(
     "5", "stalls", "Warp stalls", ("WarpStateStats", "SchedulerStats"), SCHEDULER_METRICS
 )
 
-SOURCE = PaneSpec(
-    key="6",
-    id="source",
-    title="Source",
-    sections=("SourceCounters",),
-    section_metrics=(),
-    metrics=(),
-)
+SOURCE = PaneSpec("6", "source", "Source", sections=("SourceCounters",))
 
-RULES = PaneSpec(id="rules", title="NCU rules", sections=(), metrics=(), key="7")
+RULES = PaneSpec("7", "rules", "NCU rules")
 
 # NCU's Raw page: every metric the report holds for the kernel, with its unit.
-RAW = PaneSpec(id="raw", title="Raw", sections=(), metrics=(), key="8")
+RAW = PaneSpec("8", "raw", "Raw")
 
 # kernelscope's own diagnosis (kernelscope.kinds.ncu.analysis.diagnosis); its metrics come as
 # extra_metrics.
-DIAGNOSIS = PaneSpec(id="diagnosis", title="Diagnosis", sections=(), metrics=(), key="0")
+DIAGNOSIS = PaneSpec("0", "diagnosis", "Diagnosis")
 
 # The diagnosis comes first (what limits the kernel and the evidence), then one pane per step.
 PANES: tuple[PaneSpec, ...] = (

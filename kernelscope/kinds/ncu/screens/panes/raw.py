@@ -73,21 +73,21 @@ class RawPane(FullHeightPane):
     spec = RAW
     tab_label = "Raw"
 
-    BINDINGS = [
-        Binding("slash", "filter", "Filter", id="raw.filter",
-                tooltip="Filter the metrics by a substring or a regular expression on the name."),
-    ]
-
     DEFAULT_CSS = """
     RawPane #raw-table {
         height: 1fr;
         scrollbar-size-vertical: 1;
     }
     RawPane #raw-filter {
-        margin: 0;
         background: $boost;
+        margin: 0;
     }
     """
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="raw.filter",
+                tooltip="Filter the metrics by a substring or a regular expression on the name."),
+    ]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)

@@ -56,13 +56,6 @@ class SourcePane(FullHeightPane):
     tab_label = "Source"
     hint_extra = LINEINFO_HINT
 
-    BINDINGS = [
-        Binding("s", "toggle_view", "Source/SASS", id="source.toggle",
-                tooltip="Switch between the source lines and the SASS instructions."),
-        Binding("f", "next_file", "Next file", id="source.next-file",
-                tooltip="Show the next source file of the kernel (headers it inlines)."),
-    ]
-
     DEFAULT_CSS = """
     SourcePane #source-listing {
         height: 1fr;
@@ -77,6 +70,13 @@ class SourcePane(FullHeightPane):
         background: $boost;
     }
     """
+
+    BINDINGS = [
+        Binding("s", "toggle_view", "Source/SASS", id="source.toggle",
+                tooltip="Switch between the source lines and the SASS instructions."),
+        Binding("f", "next_file", "Next file", id="source.next-file",
+                tooltip="Show the next source file of the kernel (headers it inlines)."),
+    ]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
