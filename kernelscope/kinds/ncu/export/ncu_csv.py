@@ -14,14 +14,9 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     analysed_in_workers,
 )
-from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
+from kernelscope.kinds.ncu.export.ncu_markdown import flag_cell
 from kernelscope.kinds.ncu.model import KernelDetail, rows_to_frame
-from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.metrics import MetricValue
-
-
-def _flag(k: AnalyzedKernel) -> str:
-    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
 def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:
@@ -80,7 +75,7 @@ def kernel_list_frame(
         ),
         pl.Series("bottleneck", [k.diagnosis.label for k in chosen], dtype=pl.Utf8),
         pl.Series("flags", [len(k.diagnosis.flags) for k in chosen], dtype=pl.Int64),
-        pl.Series("top_flag", [_flag(k) for k in chosen], dtype=pl.Utf8),
+        pl.Series("top_flag", [flag_cell(k) for k in chosen], dtype=pl.Utf8),
     )
     if all_metrics:
         frame = frame.with_columns(_metric_columns(analyzed, chosen))
