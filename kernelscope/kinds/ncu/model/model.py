@@ -39,6 +39,14 @@ SPEEDUP_TYPES = {1: "local", 2: "global"}
 
 
 @dataclass(frozen=True)
+class DeviceInfo:
+    name: str
+    compute_capability: str
+    sm_count: int | None
+    attributes: dict[str, MetricValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RuleResult:
     """One message of an NCU rule, as the ncu CLI's details page prints it."""
 
@@ -51,6 +59,17 @@ class RuleResult:
     speedup_type: str | None = None
     speedup_pct: float | None = None
     focus_metrics: tuple[tuple[str, float | None, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceHotspots:
+    """The hottest source lines and SASS instructions of a kernel."""
+
+    total_samples: int
+    total_inst_executed: int
+    lines: tuple[SourceLine, ...]
+    sass: tuple[SassLine, ...]
+    has_line_info: bool
 
 
 @dataclass(frozen=True)
@@ -72,25 +91,6 @@ class SassLine:
     inst_executed: int
     offset: int = 0
     """The instruction's offset from the kernel's first one (how it is named without text)."""
-
-
-@dataclass(frozen=True)
-class SourceHotspots:
-    """The hottest source lines and SASS instructions of a kernel."""
-
-    total_samples: int
-    total_inst_executed: int
-    lines: tuple[SourceLine, ...]
-    sass: tuple[SassLine, ...]
-    has_line_info: bool
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    name: str
-    compute_capability: str
-    sm_count: int | None
-    attributes: dict[str, MetricValue] = field(default_factory=dict)
 
 
 @dataclass
