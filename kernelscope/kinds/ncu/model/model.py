@@ -114,14 +114,8 @@ class KernelSummary:
         return self.identity.id
 
     @property
-    def name(self) -> str:
-        """The kernel's name by the one rule (``KernelIdentity.name``)."""
-        return self.identity.name
-
-    @property
-    def mangled(self) -> str:
-        """The mangled name (the function name where the report has none)."""
-        return self.identity.mangled
+    def measured(self) -> bool:
+        return self.unmeasured is None
 
     @property
     def duration_ns(self) -> float | None:
@@ -134,8 +128,10 @@ class KernelSummary:
         return float(value) if math.isfinite(value) and value >= 0 else None
 
     @property
-    def measured(self) -> bool:
-        return self.unmeasured is None
+    def name(self) -> str:
+        """The kernel's name by the one rule (``KernelIdentity.name``); ``identity.mangled``
+        is the mangled one."""
+        return self.identity.name
 
 
 @dataclass
