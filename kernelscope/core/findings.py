@@ -70,8 +70,25 @@ def split_evidence(
     return held, not_held
 
 
+class Evidenced:
+    """What holds ``evidence`` (a finding, a diagnosis' flag or bottleneck): the evidence split
+    into what held and what did not."""
+
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def held(self) -> tuple[Evidence, ...]:
+        """The evidence that held (and plain readings): what the finding rests on."""
+        return split_evidence(self.evidence)[0]
+
+    @property
+    def not_held(self) -> tuple[Evidence, ...]:
+        """The checks made on the way that did not hold."""
+        return split_evidence(self.evidence)[1]
+
+
 @dataclass(frozen=True)
-class Finding:
+class Finding(Evidenced):
     """One problem found in a report (see the module docstring)."""
 
     id: str
@@ -96,14 +113,3 @@ class Finding:
     """The offending rows of the report (one mapping per row), for findings over many rows."""
     columns: Mapping[str, str] = field(default_factory=dict)
     """Row key -> the header a table of ``rows`` shows."""
-
-    @property
-    def held(self) -> tuple[Evidence, ...]:
-        """The evidence that held (and plain readings): what the finding rests on."""
-        return split_evidence(self.evidence)[0]
-
-    @property
-    def not_held(self) -> tuple[Evidence, ...]:
-        """The checks made on the way that did not hold."""
-        return split_evidence(self.evidence)[1]
-

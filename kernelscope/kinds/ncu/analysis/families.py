@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from kernelscope.core.families import family_groups, with_shape
+from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.kernel_identity import KernelIdentity
 
 
@@ -112,21 +113,12 @@ class KernelFamily:
     def to_dict(self) -> dict[str, Any]:
         """The JSON export's entry (``families`` in ``kernelscope/ncu/1``)."""
         return {
-            "index": self.index,
-            "name": self.name,
-            "demangled": self.demangled,
-            "grid": self.grid,
-            "block": self.block,
+            **attributes(self, "index", "name", "demangled", "grid", "block"),
             "split_by_launch_config": self.split,
-            "shape": self.shape,
-            "count": self.count,
+            **attributes(self, "shape", "count"),
             "ids": list(self.ids),
-            "representative": self.representative,
-            "total_duration_ns": self.total_duration_ns,
-            "min_duration_ns": self.min_duration_ns,
-            "median_duration_ns": self.median_duration_ns,
-            "max_duration_ns": self.max_duration_ns,
-            "time_share": self.time_share,
+            **attributes(self, "representative", "total_duration_ns", "min_duration_ns",
+                         "median_duration_ns", "max_duration_ns", "time_share"),
         }
 
 

@@ -301,13 +301,8 @@ def analyze(
     extras: MutableMapping[int, Any] = TextSpool() if details else {}
     if details:
         batches = report.iter_details(
-            list(range(report.kernel_count)),
-            curves=False,
-            breakdowns=breakdowns,
-            analyse=analyse,
-            slim=slim,
-            tables=tables,
-            all_metrics=all_metrics,
+            list(range(report.kernel_count)), curves=False, breakdowns=breakdowns,
+            analyse=analyse, slim=slim, tables=tables, all_metrics=all_metrics,
             meanwhile=(lambda: report.device) if report.kernel_count else None,
         )
         for batch in batches:
@@ -328,11 +323,5 @@ def analyze(
     kernels = _analyzed_kernels(summaries, shares, early, families)
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
-        report=report,
-        kernels=kernels,
-        total_ns=total,
-        sections=sections,
-        details=kept,
-        extras=extras,
-        families=families,
+        report, kernels, total, sections, details=kept, extras=extras, families=families
     )

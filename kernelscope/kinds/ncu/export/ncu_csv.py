@@ -8,19 +8,15 @@ from typing import Any
 import polars as pl
 
 from kernelscope.export.csv_text import LARGEST_EXACT
+from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     analysed_in_workers,
 )
-from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
+from kernelscope.kinds.ncu.export.ncu_markdown import flag_cell
 from kernelscope.kinds.ncu.model import KernelDetail, rows_to_frame
-from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.metrics import MetricValue
-
-
-def _flag(k: AnalyzedKernel) -> str:
-    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
 def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:
@@ -79,7 +75,7 @@ def kernel_list_frame(
         ),
         pl.Series("bottleneck", [k.diagnosis.label for k in chosen], dtype=pl.Utf8),
         pl.Series("flags", [len(k.diagnosis.flags) for k in chosen], dtype=pl.Int64),
-        pl.Series("top_flag", [_flag(k) for k in chosen], dtype=pl.Utf8),
+        pl.Series("top_flag", [flag_cell(k) for k in chosen], dtype=pl.Utf8),
     )
     if all_metrics:
         frame = frame.with_columns(_metric_columns(analyzed, chosen))
@@ -91,14 +87,12 @@ def _family_share(analyzed: AnalyzedReport, kernel_id: int) -> float | None:
     return family.time_share if family is not None else None
 
 
-def render_ncu_csv(
-    analyzed: AnalyzedReport,
-    *,
-    pattern: str | None = None,
-    top: int | None = None,
-    all_metrics: bool = False,
-) -> str:
-    frame = kernel_list_frame(analyzed, pattern=pattern, top=top, all_metrics=all_metrics)
+def render_ncu_csv(analyzed: AnalyzedReport, options: ExportOptions) -> str:
+    """The kernels ``options`` selects (``pattern``, ``top``) as CSV, with a column per metric
+    when it asks for ``all_metrics``."""
+    frame = kernel_list_frame(
+        analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
+    )
     return integers_as_integers(frame).write_csv()
 
 

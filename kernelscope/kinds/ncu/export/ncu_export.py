@@ -51,6 +51,4 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Render
         return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
     from kernelscope.kinds.ncu.export.ncu_csv import render_ncu_csv
 
-    return render_ncu_csv(
-        analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
-    )
+    return render_ncu_csv(analyzed, options)

@@ -21,7 +21,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     diagnose_detail,
 )
-from kernelscope.kinds.ncu.analysis.roofline import PRECISIONS, time_weighted_precision
+from kernelscope.kinds.ncu.analysis.roofline import PRECISION_TITLES, time_weighted_precision
 from kernelscope.kinds.ncu.export.ncu_record_sections import (
     compute_section,
     diagnosis_section,
@@ -50,14 +50,8 @@ from kernelscope.kinds.ncu.render.families import (
 )
 from kernelscope.kinds.ncu.render.roofline import ChartKernel, render_roofline
 
-PRECISION_TITLES = {spec.key: spec.title for spec in PRECISIONS}
-
-
-
-
-def top_flag(diagnosis: Diagnosis) -> str:
-    """The flag the verdict leads with (``parsers.diagnosis.verdict``), or an em dash."""
-    return top_flag_text(diagnosis)
+top_flag = top_flag_text
+"""The flag the verdict leads with (``verdict.top_flag_text``), or an em dash."""
 
 
 def _header(analyzed: AnalyzedReport) -> list[str]:
@@ -118,7 +112,8 @@ def family_labels(analyzed: AnalyzedReport, family: KernelFamily) -> list[str]:
     return analyzed.family_labels(family)
 
 
-def _flag_cell(k: AnalyzedKernel) -> str:
+def flag_cell(k: AnalyzedKernel) -> str:
+    """A kernel's top flag, or in short why it has no measurement (a table's flag cell)."""
     return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
@@ -140,7 +135,7 @@ def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:
                 fmt_share(f.time_share),
                 spread(f),
                 family_label(family_labels(analyzed, f), k.diagnosis.label),
-                _flag_cell(k),
+                flag_cell(k),
             )
         )
     head = (FAMILY_COLUMNS[0], *(("Process",) if processes else ()), *FAMILY_COLUMNS[1:])

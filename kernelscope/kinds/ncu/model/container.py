@@ -243,6 +243,11 @@ class _Walk:
         self.session: Any = None
         self.processes: dict[bytes, ProcessInfo] = {}
 
+    def layout(self, size: int, format_version: int) -> Layout:
+        """What the walk found in a report of ``size`` bytes (format ``format_version``)."""
+        return Layout(self.results, size, self.versions, self.strings, self.sources,
+                      self.session, format_version)
+
     def header(self, reader: _Reader, start: int) -> Any:
         size = _u32(reader, "a block header")
         if size == 0 or size > MAX_HEADER:
@@ -361,12 +366,4 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
             f"{name} decompresses to more than {exc.limit:,} bytes, more than a report of its "
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
-    return Layout(
-        results=walk.results,
-        size=reader.offset,
-        versions=walk.versions,
-        strings=walk.strings,
-        sources=walk.sources,
-        session=walk.session,
-        format_version=version,
-    )
+    return walk.layout(reader.offset, version)

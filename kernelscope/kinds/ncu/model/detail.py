@@ -165,24 +165,12 @@ def build_detail(
     grid, block = launch_dims(metrics)
     name, demangled, mangled = names
     return KernelDetail(
-        id=kernel_id,
-        range_idx=range_idx,
-        action_idx=action_idx,
-        name=name,
-        demangled=demangled,
-        mangled=mangled,
-        grid=grid,
-        block=block,
-        metrics=metrics,
-        sections=sections,
-        section_metrics=section_metrics,
-        breakdowns=breakdown_parts,
-        stall_reasons=tuple(stall_reasons),
-        curves=series_by_name,
-        rules=read_rules(action),
-        unmeasured=unmeasured_reason(metrics),
-        pid=origin[0],
-        process=origin[1],
+        id=kernel_id, range_idx=range_idx, action_idx=action_idx,
+        name=name, demangled=demangled, mangled=mangled, grid=grid, block=block,
+        metrics=metrics, sections=sections, section_metrics=section_metrics,
+        breakdowns=breakdown_parts, stall_reasons=tuple(stall_reasons), curves=series_by_name,
+        rules=read_rules(action), unmeasured=unmeasured_reason(metrics),
+        pid=origin[0], process=origin[1],
     )
 
 

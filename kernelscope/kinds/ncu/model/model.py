@@ -39,6 +39,14 @@ SPEEDUP_TYPES = {1: "local", 2: "global"}
 
 
 @dataclass(frozen=True)
+class DeviceInfo:
+    name: str
+    compute_capability: str
+    sm_count: int | None
+    attributes: dict[str, MetricValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RuleResult:
     """One message of an NCU rule, as the ncu CLI's details page prints it."""
 
@@ -51,6 +59,17 @@ class RuleResult:
     speedup_type: str | None = None
     speedup_pct: float | None = None
     focus_metrics: tuple[tuple[str, float | None, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceHotspots:
+    """The hottest source lines and SASS instructions of a kernel."""
+
+    total_samples: int
+    total_inst_executed: int
+    lines: tuple[SourceLine, ...]
+    sass: tuple[SassLine, ...]
+    has_line_info: bool
 
 
 @dataclass(frozen=True)
@@ -74,25 +93,6 @@ class SassLine:
     """The instruction's offset from the kernel's first one (how it is named without text)."""
 
 
-@dataclass(frozen=True)
-class SourceHotspots:
-    """The hottest source lines and SASS instructions of a kernel."""
-
-    total_samples: int
-    total_inst_executed: int
-    lines: tuple[SourceLine, ...]
-    sass: tuple[SassLine, ...]
-    has_line_info: bool
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    name: str
-    compute_capability: str
-    sm_count: int | None
-    attributes: dict[str, MetricValue] = field(default_factory=dict)
-
-
 @dataclass
 class KernelSummary:
     """What the kernel list knows of a kernel: its identity, its row (the key frame's line:
@@ -114,14 +114,8 @@ class KernelSummary:
         return self.identity.id
 
     @property
-    def name(self) -> str:
-        """The kernel's name by the one rule (``KernelIdentity.name``)."""
-        return self.identity.name
-
-    @property
-    def mangled(self) -> str:
-        """The mangled name (the function name where the report has none)."""
-        return self.identity.mangled
+    def measured(self) -> bool:
+        return self.unmeasured is None
 
     @property
     def duration_ns(self) -> float | None:
@@ -134,8 +128,10 @@ class KernelSummary:
         return float(value) if math.isfinite(value) and value >= 0 else None
 
     @property
-    def measured(self) -> bool:
-        return self.unmeasured is None
+    def name(self) -> str:
+        """The kernel's name by the one rule (``KernelIdentity.name``); ``identity.mangled``
+        is the mangled one."""
+        return self.identity.name
 
 
 @dataclass

@@ -13,14 +13,21 @@ from dataclasses import dataclass
 class PaneSpec:
     """A pane of the kernel detail view."""
 
+    key: str
+    """The number key that shows the pane (0 for the diagnosis, 1-8 in the method's order)."""
     id: str
     title: str
-    sections: tuple[str, ...]
-    metrics: tuple[str, ...]
+    sections: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
     section_metrics: tuple[str, ...] = ()
     """Sections whose header and body metrics the pane shows as NCU lays them out."""
-    key: str = ""
-    """The number key that shows the pane (0 for the diagnosis, 1-7 in the method's order)."""
+
+    @classmethod
+    def laid_out(
+        cls, key: str, id: str, title: str, sections: tuple[str, ...], metrics: tuple[str, ...]
+    ) -> PaneSpec:
+        """A pane that shows all its sections' header and body metrics as NCU lays them out."""
+        return cls(key, id, title, sections, metrics, section_metrics=sections)
 
     @property
     def collect_hint(self) -> str:
@@ -28,58 +35,48 @@ class PaneSpec:
         return f"ncu {flags} (or --set full)"
 
 
-LAUNCH = PaneSpec(
-    key="1",
-    id="launch",
-    title="Launch",
-    sections=("LaunchStats",),
-    section_metrics=("LaunchStats",),
-    metrics=(
-        "launch__grid_size",
-        "launch__block_size",
-        "launch__thread_count",
-        "launch__grid_dim_x",
-        "launch__grid_dim_y",
-        "launch__grid_dim_z",
-        "launch__block_dim_x",
-        "launch__block_dim_y",
-        "launch__block_dim_z",
-        "launch__registers_per_thread",
-        "launch__shared_mem_per_block_static",
-        "launch__shared_mem_per_block_dynamic",
-        "launch__shared_mem_per_block_driver",
-        "launch__shared_mem_config_size",
-        "launch__sm_count",
-        "launch__waves_per_multiprocessor",
-        "launch__cluster_size",
-        "device__attribute_multiprocessor_count",
-    ),
+DIM_METRICS = (
+    "launch__grid_dim_x",
+    "launch__grid_dim_y",
+    "launch__grid_dim_z",
+    "launch__block_dim_x",
+    "launch__block_dim_y",
+    "launch__block_dim_z",
 )
+
+LAUNCH = PaneSpec.laid_out("1", "launch", "Launch", ("LaunchStats",), (
+    "launch__grid_size",
+    "launch__block_size",
+    "launch__thread_count",
+    *DIM_METRICS,
+    "launch__registers_per_thread",
+    "launch__shared_mem_per_block_static",
+    "launch__shared_mem_per_block_dynamic",
+    "launch__shared_mem_per_block_driver",
+    "launch__shared_mem_config_size",
+    "launch__sm_count",
+    "launch__waves_per_multiprocessor",
+    "launch__cluster_size",
+    "device__attribute_multiprocessor_count",
+))
 
 SOL_BREAKDOWNS = (
     "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "breakdown:gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
 )
 
-SOL = PaneSpec(
-    key="2",
-    id="sol",
-    title="Speed Of Light",
-    sections=("SpeedOfLight",),
-    section_metrics=("SpeedOfLight",),
-    metrics=(
-        "gpu__time_duration.sum",
-        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-        "l1tex__throughput.avg.pct_of_peak_sustained_active",
-        "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-        "gpc__cycles_elapsed.max",
-        "sm__cycles_active.avg",
-        "gpc__cycles_elapsed.avg.per_second",
-        "dram__cycles_elapsed.avg.per_second",
-    ),
-)
+SOL = PaneSpec.laid_out("2", "sol", "Speed Of Light", ("SpeedOfLight",), (
+    "gpu__time_duration.sum",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpc__cycles_elapsed.max",
+    "sm__cycles_active.avg",
+    "gpc__cycles_elapsed.avg.per_second",
+    "dram__cycles_elapsed.avg.per_second",
+))
 
 OCCUPANCY_LIMITS = (
     ("registers", "launch__occupancy_limit_registers"),
@@ -95,25 +92,14 @@ OCCUPANCY_CURVES = (
     ("shared memory per block", "launch__occupancy_per_shared_mem_size"),
 )
 
-OCCUPANCY = PaneSpec(
-    key="3",
-    id="occupancy",
-    title="Occupancy",
-    sections=("Occupancy",),
-    section_metrics=("Occupancy",),
-    metrics=(
-        "sm__maximum_warps_per_active_cycle_pct",
-        "sm__warps_active.avg.pct_of_peak_sustained_active",
-        "sm__maximum_warps_avg_per_active_cycle",
-        "sm__warps_active.avg.per_cycle_active",
-        "launch__occupancy_limit_registers",
-        "launch__occupancy_limit_shared_mem",
-        "launch__occupancy_limit_warps",
-        "launch__occupancy_limit_blocks",
-        "launch__occupancy_limit_barriers",
-        "device__attribute_max_warps_per_multiprocessor",
-    ),
-)
+OCCUPANCY = PaneSpec.laid_out("3", "occupancy", "Occupancy", ("Occupancy",), (
+    "sm__maximum_warps_per_active_cycle_pct",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__maximum_warps_avg_per_active_cycle",
+    "sm__warps_active.avg.per_cycle_active",
+    *(name for _, name in OCCUPANCY_LIMITS),
+    "device__attribute_max_warps_per_multiprocessor",
+))
 
 # (row label, instructions, requests, sectors, sector hits) for the global/local memory table.
 MEMORY_TABLE_ROWS = (
@@ -216,32 +202,20 @@ SCHEDULER_METRICS = (
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active.ratio"
 
-STALLS = PaneSpec(
-    key="5",
-    id="stalls",
-    title="Warp stalls",
-    sections=("WarpStateStats", "SchedulerStats"),
-    section_metrics=("WarpStateStats", "SchedulerStats"),
-    metrics=SCHEDULER_METRICS,
+STALLS = PaneSpec.laid_out(
+    "5", "stalls", "Warp stalls", ("WarpStateStats", "SchedulerStats"), SCHEDULER_METRICS
 )
 
-SOURCE = PaneSpec(
-    key="6",
-    id="source",
-    title="Source",
-    sections=("SourceCounters",),
-    section_metrics=(),
-    metrics=(),
-)
+SOURCE = PaneSpec("6", "source", "Source", sections=("SourceCounters",))
 
-RULES = PaneSpec(id="rules", title="NCU rules", sections=(), metrics=(), key="7")
+RULES = PaneSpec("7", "rules", "NCU rules")
 
 # NCU's Raw page: every metric the report holds for the kernel, with its unit.
-RAW = PaneSpec(id="raw", title="Raw", sections=(), metrics=(), key="8")
+RAW = PaneSpec("8", "raw", "Raw")
 
 # kernelscope's own diagnosis (kernelscope.kinds.ncu.analysis.diagnosis); its metrics come as
 # extra_metrics.
-DIAGNOSIS = PaneSpec(id="diagnosis", title="Diagnosis", sections=(), metrics=(), key="0")
+DIAGNOSIS = PaneSpec("0", "diagnosis", "Diagnosis")
 
 # The diagnosis comes first (what limits the kernel and the evidence), then one pane per step.
 PANES: tuple[PaneSpec, ...] = (
@@ -256,15 +230,6 @@ KEY_METRICS: tuple[tuple[str, str], ...] = (
     ("mem_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
     ("dram_pct", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"),
     ("occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active"),
-)
-
-DIM_METRICS = (
-    "launch__grid_dim_x",
-    "launch__grid_dim_y",
-    "launch__grid_dim_z",
-    "launch__block_dim_x",
-    "launch__block_dim_y",
-    "launch__block_dim_z",
 )
 
 

@@ -14,15 +14,23 @@ from typing import Any
 
 from kernelscope.kinds.ncu.analysis.roofline.collect import NOT_COLLECTED, collect_hint
 from kernelscope.kinds.ncu.analysis.roofline.model import PrecisionPoint, Roofline
-from kernelscope.kinds.ncu.analysis.roofline.spec import PRECISIONS
+from kernelscope.kinds.ncu.analysis.roofline.spec import PRECISION_TITLES
 from kernelscope.render.plotext_figure import plotext_figure
 
-_TITLES = {p.key: p.title for p in PRECISIONS}
 _LEVEL_TITLES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 _LEVEL_COLORS = {"dram": "orange", "l2": "cyan", "l1": "green"}
 SELECTED_MARK = "◆"
 KERNEL_MARK = "•"
 RIDGE_MARK = "▲"
+
+
+@dataclass(frozen=True)
+class RooflineChart:
+    text: str
+    plotted: tuple[int, ...]
+    """The ids of the kernels drawn as points."""
+    not_plotted: tuple[tuple[int, str, str], ...]
+    """(kernel id, name, reason) of every kernel that has no point on this chart."""
 
 
 @dataclass(frozen=True)
@@ -32,16 +40,6 @@ class ChartKernel:
     id: int
     name: str
     roofline: Roofline | None
-
-
-@dataclass(frozen=True)
-class RooflineChart:
-    text: str
-    precision: str
-    level: str
-    plotted: tuple[int, ...]
-    not_plotted: tuple[tuple[int, str, str], ...]
-    """(kernel id, name, reason) of every kernel that has no point on this chart."""
 
 
 def si_text(value: float) -> str:
@@ -59,7 +57,7 @@ def _thin(ticks: list[int], most: int) -> list[int]:
 
 def _point_xy(point: PrecisionPoint, level: str) -> tuple[float, float] | str:
     if point.flops_per_s <= 0:
-        return f"no {_TITLES.get(point.precision, point.precision)} work"
+        return f"no {PRECISION_TITLES.get(point.precision, point.precision)} work"
     intensity = point.intensity_by_level.get(level)
     if intensity is None or intensity <= 0:
         return f"no {_LEVEL_TITLES.get(level, level)} traffic measured"
@@ -119,7 +117,7 @@ def _legend(
 ) -> list[str]:
     parts = []
     if ref is not None and ref.peak_flops_per_s:
-        title = _TITLES.get(precision, precision)
+        title = PRECISION_TITLES.get(precision, precision)
         parts.append(f"peak {title} {si_text(ref.peak_flops_per_s)}FLOP/s")
         for c in ref.ceilings:
             ridge = f" (ridge {c.ridge_intensity:.3g})" if c.ridge_intensity else ""
@@ -162,13 +160,7 @@ def render_roofline(
     with plotext_figure(max(20, width), chart_h) as plt:
         text = _draw(plt, xy, ref, names, selected, precision, width, chart_h, color)
     text = text.rstrip("\n") + "\n" + "\n".join(legend)
-    return RooflineChart(
-        text=text,
-        precision=precision,
-        level=level,
-        plotted=tuple(xy),
-        not_plotted=tuple(missing),
-    )
+    return RooflineChart(text, plotted=tuple(xy), not_plotted=tuple(missing))
 
 
 def _axes(
@@ -253,7 +245,7 @@ def _draw(
         mark = plt.colorize(label, "red") if color else label
         text = fig.text(sx, sy, mark, alignment="right" if right_half else "left")
         fig.draw(text)
-    fig.title(f"{_TITLES.get(precision, precision)} roofline")
+    fig.title(f"{PRECISION_TITLES.get(precision, precision)} roofline")
     fig.label("FLOP/byte", axis="x")
     fig.label("FLOP/s", axis="y")
     return str(fig.build().string(colorless=not color))

@@ -117,15 +117,7 @@ def _divergence(
     eff = f.divergence_efficiency
     if eff is None:
         return None
-    trail.append(
-        ev(
-            "compute",
-            f"{n.THREADS_PER_INST} / ideal threads per warp",
-            eff,
-            "<",
-            t.divergence_efficiency,
-        )
-    )
+    trail.append(ev("compute", n.LANE_EFFICIENCY, eff, "<", t.divergence_efficiency))
     if eff < t.divergence_efficiency:
         return Bottleneck("divergence-bound", summary, tuple(trail), decided_by="warp-divergence")
     return None

@@ -24,22 +24,14 @@ def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     severity = grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
     if severity is None:
         return None
-    return Finding(
-        severity,
-        (
-            ev("compute", n.THREADS_PER_INST, f.threads_per_inst, unit="thread"),
-            ev(
-                "compute",
-                f"{n.THREADS_PER_INST} / ideal threads per warp",
-                eff,
-                "<",
-                t.divergence_efficiency,
-                note=f"ideal = {f.ideal_threads:.0f} for this block size",
-            ),
-        ),
-        f"On average {f.threads_per_inst:.1f} of {f.ideal_threads:.0f} lanes execute each "
-        "instruction.",
+    evidence = (
+        ev("compute", n.THREADS_PER_INST, f.threads_per_inst, unit="thread"),
+        ev("compute", n.LANE_EFFICIENCY, eff, "<", t.divergence_efficiency,
+           note=f"ideal = {f.ideal_threads:.0f} for this block size"),
     )
+    detail = (f"On average {f.threads_per_inst:.1f} of {f.ideal_threads:.0f} lanes execute each "
+              "instruction.")
+    return Finding(severity, evidence, detail)
 
 
 _FP64_TENSOR_CORES = ((8, 0), (9, 0), (10, 0))

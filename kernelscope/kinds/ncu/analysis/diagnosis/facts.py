@@ -66,14 +66,14 @@ class Facts:
     """Global atomic + reduction L1 requests (MemoryWorkloadAnalysis_Tables)."""
     atomic_request_share: float | None = None
     """Those requests over all global L1 requests (loads, stores, atomics, reductions)."""
+    atomic_line: tuple[str, float, str] | None = None
+    """(``file:line``, % of samples, what it is) of the hottest source line doing atomics,
+    when source counters were collected."""
     # occupancy by design
     register_share: float | None = None
     """Registers the resident blocks hold, share of the SM's register file."""
     shared_share: float | None = None
     """Shared memory the resident blocks hold, share of the SM's shared memory."""
-    atomic_line: tuple[str, float, str] | None = None
-    """(``file:line``, % of samples, what it is) of the hottest source line doing atomics,
-    when source counters were collected."""
     tensor_pipe: tuple[str, float] | None = None
     """(metric read, % of peak) of the tensor pipe, ``_active`` or else ``_elapsed`` form."""
     nan_metrics: tuple[str, ...] = ()

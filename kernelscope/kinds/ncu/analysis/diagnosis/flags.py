@@ -22,7 +22,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     grade,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
-from kernelscope.kinds.ncu.analysis.diagnosis.stalls import STALL_FLAGS, stall_check
+from kernelscope.kinds.ncu.analysis.diagnosis.stalls import STALL_FLAGS, waiting_on
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
 __all__ = ["CHECKS", "Finding", "Missing"]
@@ -156,26 +156,20 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
-    if f.conflict_share is None:
+    share = f.conflict_share
+    if share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
-    severity = grade(f.conflict_share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
+    ways = 1.0 / (1.0 - share) if share < 1 else float("inf")
+    severity = grade(share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
     if severity is None:
         return None
-    ways = 1.0 / (1.0 - f.conflict_share) if f.conflict_share < 1 else float("inf")
-    return Finding(
-        severity,
-        (
-            ev(
-                "memory",
-                f"{n.SHARED_CONFLICTS} / {n.SHARED_WAVEFRONTS}",
-                f.conflict_share,
-                ">=",
-                t.bank_conflict_warn,
-            ),
-        ),
-        f"{f.conflict_share:.0%} of shared-memory wavefronts are conflicts "
-        f"(about {ways:.1f}-way on average).",
+    evidence = (
+        ev("memory", f"{n.SHARED_CONFLICTS} / {n.SHARED_WAVEFRONTS}", share, ">=",
+           t.bank_conflict_warn),
     )
+    detail = (f"{share:.0%} of shared-memory wavefronts are conflicts "
+              f"(about {ways:.1f}-way on average).")
+    return Finding(severity, evidence, detail)
 
 
 def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -243,17 +237,39 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Missing((n.SECTION_MEMORY,))
     if f.l2_hit >= t.l2_hit_low_pct or f.l2 < t.l2_busy_pct:
         return None
-    return Finding(
-        "warning",
-        (
-            ev("memory", n.L2_HIT, f.l2_hit, "<", t.l2_hit_low_pct, "%"),
-            ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
-        ),
-        f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput.",
+    evidence = (
+        ev("memory", n.L2_HIT, f.l2_hit, "<", t.l2_hit_low_pct, "%"),
+        ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
     )
+    detail = f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput."
+    return Finding("warning", evidence, detail)
 
 
-# -- compute --------------------------------------------------------------------------------
+# -- scheduler ------------------------------------------------------------------------------
+def stall_check(metric: str) -> Check:
+    """The check of one stall reason: a finding graded by its share of the cycles between
+    issues, lowered to info by the guard rails that explain the waiting."""
+
+    def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
+        s = f.stall_shares.get(metric)
+        if s is None or f.issue_active is None:
+            return Missing((n.SECTION_WARP_STATE, n.SECTION_SCHEDULER))
+        severity = grade(s, t.stall_share_warn, t.stall_share_critical, below=False)
+        if severity is None or g.STALLS_WITH_BUSY_ISSUE in guards:
+            return None
+        evidence = (
+            ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"),
+            ev("scheduler", f"{metric} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn),
+        )
+        detail = f"{s:.0%} of a warp's cycles between issues are spent {waiting_on(metric)}."
+        if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
+            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
+        for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS):
+            if guard_id in guards:
+                return Finding("info", evidence, detail, guards[guard_id].text)
+        return Finding(severity, evidence, detail)
+
+    return check
 
 
 CHECKS: dict[str, Check] = {

@@ -101,14 +101,10 @@ def stalls_with_busy_issue(f: Facts, t: Thresholds) -> GuardRail | None:
     stalls = _high_stalls(f, t)
     if not stalls:
         return None
-    evidence = [ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, ">=", t.issue_underused_pct, "%")]
-    evidence += stalls
-    return GuardRail(
-        STALLS_WITH_BUSY_ISSUE,
-        f"The schedulers issue on {f.issue_active:.0f}% of cycles, so the stall reasons only "
-        "describe normal waiting between issues; no stall flag is raised.",
-        tuple(evidence),
-    )
+    busy = ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, ">=", t.issue_underused_pct, "%")
+    text = (f"The schedulers issue on {f.issue_active:.0f}% of cycles, so the stall reasons only "
+            "describe normal waiting between issues; no stall flag is raised.")
+    return GuardRail(STALLS_WITH_BUSY_ISSUE, text, (busy, *stalls))
 
 
 def long_scoreboard_at_dram_roof(f: Facts, t: Thresholds) -> GuardRail | None:
@@ -142,14 +138,10 @@ def stalls_at_compute_roof(f: Facts, t: Thresholds) -> GuardRail | None:
     if not stalls:
         return None
     label, metric, pct = f.busiest_pipe
-    evidence = [ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe")]
-    evidence += stalls
-    return GuardRail(
-        STALLS_AT_COMPUTE_ROOF,
-        f"The {label} pipe is {pct:.0f}% busy, so the kernel is at its compute roof: its stall "
-        "reasons describe normal waiting between math instructions, not a bottleneck.",
-        tuple(evidence),
-    )
+    busy = ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe")
+    text = (f"The {label} pipe is {pct:.0f}% busy, so the kernel is at its compute roof: its "
+            "stall reasons describe normal waiting between math instructions, not a bottleneck.")
+    return GuardRail(STALLS_AT_COMPUTE_ROOF, text, (busy, *stalls))
 
 
 def stalls_behind_atomics(f: Facts, t: Thresholds) -> GuardRail | None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from kernelscope.kinds.ncu.analysis.roofline.spec import ROOFLINE_METRICS
+from kernelscope.kinds.ncu.model.panes import STALL_PREFIX as STALL_PREFIX
+from kernelscope.kinds.ncu.model.panes import STALL_SUFFIX as STALL_SUFFIX
 
 # -- launch ---------------------------------------------------------------------------------
 DURATION = "gpu__time_duration.sum"
@@ -100,15 +102,13 @@ OTHER_PIPES: tuple[tuple[str, str], ...] = (
     ("LSU", PIPE_LSU),
 )
 THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
+LANE_EFFICIENCY = f"{THREADS_PER_INST} / ideal threads per warp"
+"""Lanes that execute each instruction over the lanes the block size allows (divergence)."""
 
 # -- scheduler and stalls -------------------------------------------------------------------
 ISSUE_ACTIVE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
 ELIGIBLE_WARPS = "smsp__warps_eligible.avg.per_cycle_active"
 WARP_LATENCY = "smsp__average_warp_latency_per_inst_issued.ratio"
-
-
-STALL_PREFIX = "smsp__average_warps_issue_stalled_"
-STALL_SUFFIX = "_per_issue_active.ratio"
 
 
 def stall(reason: str) -> str:

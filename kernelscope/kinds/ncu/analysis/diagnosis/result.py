@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernelscope.core.findings import Finding
+from kernelscope.core.findings import Evidenced, Finding
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.severity import Severity, severity_rank
-from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, split_evidence
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 
 LABELS: tuple[str, ...] = (
@@ -31,24 +31,8 @@ UNDETERMINED = "undetermined"
 summary says why."""
 
 
-class _Evidenced:
-    """What holds ``evidence``: the evidence split into what held and what did not."""
-
-    evidence: tuple[Evidence, ...]
-
-    @property
-    def held(self) -> tuple[Evidence, ...]:
-        """The evidence that held (and plain readings): what the finding rests on."""
-        return split_evidence(self.evidence)[0]
-
-    @property
-    def not_held(self) -> tuple[Evidence, ...]:
-        """The checks made on the way that did not hold (e.g. a grid that is not small)."""
-        return split_evidence(self.evidence)[1]
-
-
 @dataclass(frozen=True)
-class Bottleneck(_Evidenced):
+class Bottleneck(Evidenced):
     """The one label that explains where the kernel's time goes, and what decided it."""
 
     label: str
@@ -71,7 +55,7 @@ class Bottleneck(_Evidenced):
 
 
 @dataclass(frozen=True)
-class Flag(_Evidenced):
+class Flag(Evidenced):
     """A specific problem found in the kernel."""
 
     id: str

@@ -13,14 +13,6 @@ from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, add_in_order, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
-from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
-    Check,
-    Finding,
-    Guards,
-    Missing,
-    Outcome,
-    grade,
-)
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
@@ -66,32 +58,6 @@ def waiting_on(metric: str) -> str:
 def flag_of(metric: str) -> str:
     """The flag id that grades a stall metric, or "" when no flag does."""
     return next((flag_id for flag_id, m in STALL_FLAGS.items() if m == metric), "")
-
-
-def stall_check(metric: str) -> Check:
-    """The check of one stall reason: a finding graded by its share of the cycles between
-    issues, lowered to info by the guard rails that explain the waiting."""
-
-    def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
-        s = f.stall_shares.get(metric)
-        if s is None or f.issue_active is None:
-            return Missing((n.SECTION_WARP_STATE, n.SECTION_SCHEDULER))
-        severity = grade(s, t.stall_share_warn, t.stall_share_critical, below=False)
-        if severity is None or g.STALLS_WITH_BUSY_ISSUE in guards:
-            return None
-        evidence = (
-            ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, "<", t.issue_underused_pct, "%"),
-            ev("scheduler", f"{metric} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn),
-        )
-        detail = f"{s:.0%} of a warp's cycles between issues are spent {waiting_on(metric)}."
-        if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
-        for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS):
-            if guard_id in guards:
-                return Finding("info", evidence, detail, guards[guard_id].text)
-        return Finding(severity, evidence, detail)
-
-    return check
 
 
 # -- the stall-led verdict --------------------------------------------------------------------

@@ -10,6 +10,7 @@ from kernelscope.kinds.ncu.analysis.roofline.model import (
 )
 from kernelscope.kinds.ncu.analysis.roofline.spec import (
     PRECISION_KEYS,
+    PRECISION_TITLES,
     PRECISIONS,
     ROOFLINE_METRICS,
     ROOFLINE_SECTIONS,
@@ -18,6 +19,7 @@ from kernelscope.kinds.ncu.analysis.roofline.spec import (
 __all__ = [
     "PRECISIONS",
     "PRECISION_KEYS",
+    "PRECISION_TITLES",
     "ROOFLINE_METRICS",
     "ROOFLINE_SECTIONS",
     "Ceiling",

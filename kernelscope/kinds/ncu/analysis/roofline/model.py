@@ -9,13 +9,19 @@ from kernelscope.core.jsonsafe import attributes
 
 
 @dataclass(frozen=True)
-class Ceiling:
-    """A memory level's bandwidth roof and where it meets the compute roof."""
+class Roofline:
+    """A kernel's roofline points by precision, plus what kept any precision out."""
 
-    level: str
-    bytes_per_s: float
-    ridge_intensity: float | None
-    """FLOP per byte at which this level's slope reaches the precision's peak."""
+    points: dict[str, PrecisionPoint]
+    missing: dict[str, str] = field(default_factory=dict)
+    """precision -> why it has no point (metrics not collected, no clock, ...)."""
+
+    def point(self, precision: str) -> PrecisionPoint | None:
+        return self.points.get(precision)
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """``{precision: {"flops_per_s", "intensity", "peak_flops_per_s", "pct_of_peak", ...}}``."""
+        return {key: p.to_dict() for key, p in self.points.items()}
 
 
 @dataclass(frozen=True)
@@ -46,19 +52,13 @@ class PrecisionPoint:
 
 
 @dataclass(frozen=True)
-class Roofline:
-    """A kernel's roofline points by precision, plus what kept any precision out."""
+class Ceiling:
+    """A memory level's bandwidth roof and where it meets the compute roof."""
 
-    points: dict[str, PrecisionPoint]
-    missing: dict[str, str] = field(default_factory=dict)
-    """precision -> why it has no point (metrics not collected, no clock, ...)."""
-
-    def point(self, precision: str) -> PrecisionPoint | None:
-        return self.points.get(precision)
-
-    def to_dict(self) -> dict[str, dict[str, Any]]:
-        """``{precision: {"flops_per_s", "intensity", "peak_flops_per_s", "pct_of_peak", ...}}``."""
-        return {key: p.to_dict() for key, p in self.points.items()}
+    level: str
+    bytes_per_s: float
+    ridge_intensity: float | None
+    """FLOP per byte at which this level's slope reaches the precision's peak."""
 
 
 DEFAULT_PRECISION = "fp32"

@@ -140,6 +140,7 @@ TENSOR = PrecisionSpec(
 
 PRECISIONS: tuple[PrecisionSpec, ...] = (FP64, FP32, FP16, TENSOR)
 PRECISION_KEYS: tuple[str, ...] = tuple(p.key for p in PRECISIONS)
+PRECISION_TITLES: dict[str, str] = {p.key: p.title for p in PRECISIONS}
 
 DRAM = LevelSpec(
     "dram",

@@ -191,15 +191,13 @@ def _classes() -> dict[str, Any]:
 
 
 CLASSES = _classes()
-FileHeader = CLASSES["FileHeader"]
-BlockHeader = CLASSES["BlockHeader"]
-SourceData = CLASSES["SourceData"]
-ProfileResult = CLASSES["ProfileResult"]
-RangeResult = CLASSES["RangeResult"]
-CmdlistResult = CLASSES["CmdlistResult"]
-GraphResult = CLASSES["GraphResult"]
-MetricResult = CLASSES["MetricResult"]
-LeanProfileResult = CLASSES["LeanProfileResult"]
-LeanRangeResult = CLASSES["LeanRangeResult"]
-LeanCmdlistResult = CLASSES["LeanCmdlistResult"]
-LeanGraphResult = CLASSES["LeanGraphResult"]
+"""Every message class by its name."""
+
+
+def __getattr__(name: str) -> Any:
+    """``from ...schema import ProfileResult`` (any message: ``FileHeader``, ``BlockHeader``,
+    ``SourceData``, ``LeanProfileResult``, ...) reads the class from ``CLASSES``."""
+    try:
+        return CLASSES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -94,6 +94,20 @@ class Pane(VerticalScroll):
         return []
 
 
+class FullHeightPane(Pane):
+    """A pane whose content (a table, a listing) takes its whole height and scrolls by itself,
+    while the pane does not scroll."""
+
+    DEFAULT_CSS = """
+    FullHeightPane {
+        overflow-y: hidden;
+    }
+    FullHeightPane > .pane-content {
+        height: 1fr;
+    }
+    """
+
+
 def blank() -> Text:
     """An empty line between blocks of a pane."""
     return Text("")

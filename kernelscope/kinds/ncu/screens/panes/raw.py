@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Input, Static
 from kernelscope.core.units import fmt_number
 from kernelscope.kinds.ncu.model import KernelDetail, Metric
 from kernelscope.kinds.ncu.model.panes import RAW
-from kernelscope.kinds.ncu.screens.panes.base import Pane
+from kernelscope.kinds.ncu.screens.panes.base import FullHeightPane
 
 KEPT = 4
 VALUE_WIDTH = 22
@@ -69,31 +69,25 @@ class FilterInput(Input):
             pane.query_one(DataTable).focus()
 
 
-class RawPane(Pane):
+class RawPane(FullHeightPane):
     spec = RAW
     tab_label = "Raw"
 
-    BINDINGS = [
-        Binding("slash", "filter", "Filter", id="raw.filter",
-                tooltip="Filter the metrics by a substring or a regular expression on the name."),
-    ]
-
     DEFAULT_CSS = """
-    RawPane {
-        overflow-y: hidden;
-    }
-    RawPane > .pane-content {
-        height: 1fr;
-    }
     RawPane #raw-table {
         height: 1fr;
         scrollbar-size-vertical: 1;
     }
     RawPane #raw-filter {
-        margin: 0;
         background: $boost;
+        margin: 0;
     }
     """
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="raw.filter",
+                tooltip="Filter the metrics by a substring or a regular expression on the name."),
+    ]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)

@@ -24,7 +24,7 @@ from kernelscope.kinds.ncu.model import KernelDetail
 from kernelscope.kinds.ncu.model.panes import SOURCE
 from kernelscope.kinds.ncu.model.sass import NO_DISASSEMBLER
 from kernelscope.kinds.ncu.model.source import KernelSource, ListingRow
-from kernelscope.kinds.ncu.screens.panes.base import Pane
+from kernelscope.kinds.ncu.screens.panes.base import FullHeightPane
 from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
 
 LINEINFO_HINT = (
@@ -51,25 +51,12 @@ class SourceNeeded(Message):
         self.kernel_id = kernel_id
 
 
-class SourcePane(Pane):
+class SourcePane(FullHeightPane):
     spec = SOURCE
     tab_label = "Source"
     hint_extra = LINEINFO_HINT
 
-    BINDINGS = [
-        Binding("s", "toggle_view", "Source/SASS", id="source.toggle",
-                tooltip="Switch between the source lines and the SASS instructions."),
-        Binding("f", "next_file", "Next file", id="source.next-file",
-                tooltip="Show the next source file of the kernel (headers it inlines)."),
-    ]
-
     DEFAULT_CSS = """
-    SourcePane {
-        overflow-y: hidden;
-    }
-    SourcePane > .pane-content {
-        height: 1fr;
-    }
     SourcePane #source-listing {
         height: 1fr;
         scrollbar-size-vertical: 1;
@@ -83,6 +70,13 @@ class SourcePane(Pane):
         background: $boost;
     }
     """
+
+    BINDINGS = [
+        Binding("s", "toggle_view", "Source/SASS", id="source.toggle",
+                tooltip="Switch between the source lines and the SASS instructions."),
+        Binding("f", "next_file", "Next file", id="source.next-file",
+                tooltip="Show the next source file of the kernel (headers it inlines)."),
+    ]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
