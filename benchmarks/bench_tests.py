@@ -79,7 +79,9 @@ def main() -> None:
     wall = time.perf_counter() - started
     watcher.join()
     largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    closing = output.decode(errors="replace").strip().splitlines()[-1:]
+    text = output.decode(errors="replace")
+    sys.stdout.write(text)  # pytest's own report first (failures, skips), then the table
+    closing = text.strip().splitlines()[-1:]
     print(f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end; "
           f"pytest {' '.join(args)}: {closing[0] if closing else 'no output'})")
     print("| measure | value | target |")
