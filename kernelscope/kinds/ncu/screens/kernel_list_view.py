@@ -239,24 +239,48 @@ class KernelListView:
         return cells
 
     def _make_cells(self, summary: KernelSummary) -> list[Cell]:
-        cells = []
         texts = dict(zip((c.key for c in self.columns), self.full_texts(summary), strict=True))
-        for column in self.shown_columns:
-            text = texts[column.key]
-            width = self.widths[column.key]
-            if column.key == NAME_KEY:
-                cells.append(Cell(" " + self._fitted_names.get(text, text)))
-                continue
-            if len(text) > width and column.compact is not None:
-                text = column.compact(text)
-            if len(text) > width:
-                text = fit_words(text, width)
-            value = column.cell_value(summary) if column.key != TOP_FLAG_KEY else None
-            if isinstance(value, (int, float)) or column.key == SHARE_KEY:
-                cells.append(Cell(" " + text.rjust(width)))
+        return [self._make_cell(column, texts[column.key], summary)
+                for column in self.shown_columns]
+
+    def _make_cell(self, column: ColumnProvider, text: str, summary: KernelSummary) -> Cell:
+        width = self.widths[column.key]
+        if column.key == NAME_KEY:
+            return Cell(" " + self._fitted_names.get(text, text))
+        if len(text) > width and column.compact is not None:
+            text = column.compact(text)
+        if len(text) > width:
+            text = fit_words(text, width)
+        value = column.cell_value(summary) if column.key != TOP_FLAG_KEY else None
+        if isinstance(value, (int, float)) or column.key == SHARE_KEY:
+            return Cell(" " + text.rjust(width))
+        return Cell(" " + text, _style(column, summary))
+
+    def renew_column(self, key: str) -> None:
+        """Compute column ``key``'s texts, natural width and cells again (the time shares,
+        once every kernel is loaded); the other columns keep theirs."""
+        position = next((i for i, c in enumerate(self.columns) if c.key == key), None)
+        if position is None:
+            return
+        column = self.columns[position]
+        shown = next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
+        natural = least = len(column.title) + 2
+        for summary in self.state.summaries:
+            texts = self._texts.get(summary.id)
+            if texts is None:
+                text = self.full_texts(summary)[position]
             else:
-                cells.append(Cell(" " + text, _style(column, summary)))
-        return cells
+                text = texts[position] = column.cell_text(column.cell_value(summary))
+            natural = max(natural, len(text))
+            if column.compact is not None:
+                least = max(least, len(column.compact(text)))
+            cells = self._cells.get(summary.id)
+            if cells is not None and shown is not None:
+                cells[shown] = self._make_cell(column, text, summary)
+        if self._natural:  # (else the first plan measures every column)
+            self._natural[key] = natural
+            if column.compact is not None:
+                self._least[key] = least
 
     def label(self, column: ColumnProvider) -> Cell:
         """A header: the title and the sort arrow (space for it is always kept, so a header's
