@@ -131,6 +131,33 @@ async def test_sort_keys_and_header_click(zoo_rows) -> None:
         assert shown_ids(app) == [r["id"] for r in reversed(by_sm)]
 
 
+def drawn_rows(app) -> list[str]:
+    """The table's rows as drawn on the terminal (below the title and the header)."""
+    table = app.screen.query_one(DataTable)
+    return [line.strip() for line in screen_text(app).splitlines()[2:2 + table.row_count]]
+
+
+async def test_drawn_rows_follow_the_sort_and_the_shares_written_at_the_end() -> None:
+    """What is drawn, not only the table's data: the table keeps a drawn cell only while the
+    same cell is at the same place, so moved rows and the shares written in place once every
+    kernel is loaded are drawn again."""
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert drawn_rows(app)[2] == (
+            "2 mm_naive           3.17 ms     46.33  64.73     0.30   97.87 l1-bound"
+            "             ⚠ l1tex-pressure"
+        )
+        await pilot.press("s", "s")  # Duration, longest first
+        await pilot.pause()
+        rows = drawn_rows(app)
+        assert [row.split()[0] for row in rows] == ["2", "3", "1", "4", "0", "5"]
+        assert rows[4] == (
+            "0 saxpy_f4         182.59 us      2.66  11.23    89.13   80.64 dram-bound"
+            "           ⚠ dram-bandwidth-saturated"
+        )
+
+
 async def test_filter_by_regex(zoo_rows) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:

@@ -195,3 +195,18 @@ def test_a_baseline_column_sorts_first_and_goes_away() -> None:
     assert ids(view)[0] == 11  # the shortest kernel changes most against the longest
     view.set_baseline_column(None)
     assert view.sort.key == "id" and "baseline_change" not in [c.key for c in view.columns]
+
+
+def test_the_shares_computed_at_the_end_equal_a_list_laid_out_afresh() -> None:
+    """At the end of loading only the share column is computed again (``renew_column``):
+    every cell then reads as in a list made once every kernel was loaded."""
+    view = view_of(loaded=False)
+    share = [c.key for c in view.shown_columns].index("share")
+    assert [view.cells(s)[share].text.strip() for s in view.listed][:2] == ["n/a", "n/a"]
+    view.state.loaded_all = True
+    view.renew_column("share")
+    if view.plan(120) != view.widths:  # (as the list does: a wider column lays it out again)
+        view.lay_out(120)
+    fresh = view_of(loaded=True)
+    assert [view.cells(s) for s in view.listed] == [fresh.cells(s) for s in fresh.listed]
+    assert view.cells(view.listed[0])[share].text.strip() != "n/a"

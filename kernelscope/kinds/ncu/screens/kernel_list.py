@@ -9,7 +9,6 @@ from functools import partial
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
@@ -24,6 +23,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
+from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
@@ -36,17 +36,6 @@ LIVE_REBUILD_ROWS = 200
 one) re-fill the table only while it holds at most this many rows; past that the change waits
 for the end of loading, which re-fills the table anyway (re-filling a thousand rows at each
 wider name took a second of the two cores the list's readers need)."""
-
-
-class KernelTable(DataTable[Text]):
-    """The kernel list's table; enter (or a click on the highlighted row) opens a kernel."""
-
-    BINDINGS = [
-        Binding(
-            "enter", "select_cursor", "Open", id="list.open",
-            tooltip="Open the highlighted kernel (clicking a highlighted row does too).",
-        ),
-    ]
 
 
 class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
@@ -63,6 +52,9 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.total = 0
         self.done = False
         self._shown_lines: dict[str, str] = {}
+        self._names_stale = False
+        """Whether rows shown before show a short name that changed since (re-filled at the
+        end of loading)."""
         self.view = "launches"
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
@@ -133,6 +125,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         if (renamed or wider) and len(rows.listed) <= LIVE_REBUILD_ROWS:
             self.rebuild()
             return
+        self._names_stale = self._names_stale or renamed
         added, in_order = rows.append(batch)
         add_row = self.table.add_row
         for summary in added:
@@ -153,9 +146,9 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             # The time shares are known now that every kernel is: when the columns keep
             # their widths, only the share cells are written again (not a thousand rows).
             rows = self.rows
-            rows.forget_texts()
-            rows.note_widths()
-            if rows.plan(self.app.size.width) != rows.widths or not self._update_shares():
+            rows.renew_column(SHARE_KEY)
+            if (self._names_stale or rows.plan(self.app.size.width) != rows.widths
+                    or not self._update_shares()):
                 self.rebuild()
 
     def _update_shares(self) -> bool:
@@ -222,6 +215,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     def rebuild(self, keep: int | None = None) -> None:
         """Re-fill the table from the session's summaries with the current filter and sort."""
         keep = self.highlighted_id() if keep is None else keep
+        self._names_stale = False
         rows = self.rows
         rows.refill()
         rows.lay_out(self.app.size.width)

@@ -63,6 +63,8 @@ class KernelListView:
         self.widths: dict[str, int] = {}
         """The columns shown (by key) and their widths, for the current terminal width."""
         self._texts: dict[int, list[str]] = {}
+        self._numbers: dict[int, list[bool]] = {}
+        """Per kernel, whether each column's value is a number (its cell is right-aligned)."""
         self._natural: dict[str, int] = {}
         self._least: dict[str, int] = {}
         self._fitted_names: dict[str, str] = {}
@@ -97,6 +99,7 @@ class KernelListView:
         """Drop every cell's text and the widths measured on them (short names or time
         shares changed)."""
         self._texts.clear()
+        self._numbers.clear()
         self._natural.clear()
         self._cells.clear()
 
@@ -104,13 +107,16 @@ class KernelListView:
         """The row's texts before fitting (the short name, the whole top flag)."""
         texts = self._texts.get(summary.id)
         if texts is None:
-            texts = []
+            texts, numbers = [], []
             for column in self.columns:
                 if column.key == NAME_KEY:
                     texts.append(self.state.short_name(summary))
+                    numbers.append(False)
                 else:
-                    texts.append(column.cell_text(column.cell_value(summary)))
-            self._texts[summary.id] = texts
+                    value = column.cell_value(summary)
+                    texts.append(column.cell_text(value))
+                    numbers.append(_is_number(column, value))
+            self._texts[summary.id], self._numbers[summary.id] = texts, numbers
         return texts
 
     def note_widths(self, summaries: Sequence[KernelSummary] | None = None) -> None:
@@ -239,24 +245,55 @@ class KernelListView:
         return cells
 
     def _make_cells(self, summary: KernelSummary) -> list[Cell]:
-        cells = []
-        texts = dict(zip((c.key for c in self.columns), self.full_texts(summary), strict=True))
-        for column in self.shown_columns:
-            text = texts[column.key]
-            width = self.widths[column.key]
-            if column.key == NAME_KEY:
-                cells.append(Cell(" " + self._fitted_names.get(text, text)))
-                continue
-            if len(text) > width and column.compact is not None:
-                text = column.compact(text)
-            if len(text) > width:
-                text = fit_words(text, width)
-            value = column.cell_value(summary) if column.key != TOP_FLAG_KEY else None
-            if isinstance(value, (int, float)) or column.key == SHARE_KEY:
-                cells.append(Cell(" " + text.rjust(width)))
+        texts = self.full_texts(summary)
+        numbers = self._numbers[summary.id]
+        position = {c.key: i for i, c in enumerate(self.columns)}
+        return [self._make_cell(column, texts[position[column.key]],
+                                numbers[position[column.key]], summary)
+                for column in self.shown_columns]
+
+    def _make_cell(
+        self, column: ColumnProvider, text: str, number: bool, summary: KernelSummary
+    ) -> Cell:
+        width = self.widths[column.key]
+        if column.key == NAME_KEY:
+            return Cell(" " + self._fitted_names.get(text, text))
+        if len(text) > width and column.compact is not None:
+            text = column.compact(text)
+        if len(text) > width:
+            text = fit_words(text, width)
+        if number or column.key == SHARE_KEY:
+            return Cell(" " + text.rjust(width))
+        return Cell(" " + text, _style(column, summary))
+
+    def renew_column(self, key: str) -> None:
+        """Compute column ``key``'s texts, natural width and cells again (the time shares,
+        once every kernel is loaded); the other columns keep theirs."""
+        position = next((i for i, c in enumerate(self.columns) if c.key == key), None)
+        if position is None:
+            return
+        column = self.columns[position]
+        shown = next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
+        natural = least = len(column.title) + 2
+        for summary in self.state.summaries:
+            texts = self._texts.get(summary.id)
+            if texts is None:
+                text = self.full_texts(summary)[position]
             else:
-                cells.append(Cell(" " + text, _style(column, summary)))
-        return cells
+                value = column.cell_value(summary)
+                text = texts[position] = column.cell_text(value)
+                self._numbers[summary.id][position] = _is_number(column, value)
+            natural = max(natural, len(text))
+            if column.compact is not None:
+                least = max(least, len(column.compact(text)))
+            cells = self._cells.get(summary.id)
+            if cells is not None and shown is not None:
+                number = self._numbers[summary.id][position]
+                cells[shown] = self._make_cell(column, text, number, summary)
+        if self._natural:  # (else the first plan measures every column)
+            self._natural[key] = natural
+            if column.compact is not None:
+                self._least[key] = least
 
     def label(self, column: ColumnProvider) -> Cell:
         """A header: the title and the sort arrow (space for it is always kept, so a header's
@@ -307,6 +344,11 @@ class KernelListView:
         column = self.column(self.sort.key)
         hidden = "" if column.key in self.widths else " (a column too wide to show here)"
         return f"sorted by {column.title} {self.sort.arrow}{hidden}"
+
+
+def _is_number(column: ColumnProvider, value: object) -> bool:
+    """Whether a cell of ``value`` is right-aligned as a number (a top flag never is)."""
+    return isinstance(value, (int, float)) and column.key != TOP_FLAG_KEY
 
 
 def _style(column: ColumnProvider, summary: KernelSummary) -> str:

@@ -20,7 +20,8 @@ from kernelscope.kinds.ncu.screens.columns import (
 )
 from kernelscope.kinds.ncu.screens.family_table import FamilyTable
 from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
-from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen, KernelTable
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
+from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState
 from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
 from kernelscope.kinds.ncu.screens.panes.source import SourcePane
