@@ -44,13 +44,16 @@ def doc_paths() -> list[str]:
 
 @cache
 def every_tail() -> set[tuple[str, ...]]:
-    """Each path under kernelscope/, as all its trailing runs of parts."""
+    """Each file under kernelscope/ and each folder that holds one, as all its trailing runs
+    of parts. Bytecode and tools' hidden caches are not paths, and neither is a folder that
+    holds nothing else (as a move leaves one in a working tree)."""
     tails: set[tuple[str, ...]] = set()
     for path in PACKAGE.rglob("*"):
-        if "__pycache__" in path.parts:
-            continue
         parts = path.relative_to(PACKAGE).parts
-        tails.update(parts[i:] for i in range(len(parts)))
+        if any(p == "__pycache__" or p.startswith(".") for p in parts) or not path.is_file():
+            continue
+        for end in range(1, len(parts) + 1):
+            tails.update(parts[i:end] for i in range(end))
     return tails
 
 
