@@ -126,21 +126,32 @@ def read_metrics(
     """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
     (in the order of ``names``), with its label from ``labels``: the same answers, with
     the names' ids looked up once per report and the unit's one fact read once."""
-    encoded = result.encoded()
     witness = result.has(THREAD_UNIT_WITNESS)
+    units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
     found: dict[str, Metric] = {}
+    entry, value_from = result.entry, result.value_from
     for name, ids in _plan(result, names):
         for i in ids:
-            data = encoded.get(i)
+            data = entry(i)
             if data is None:
                 continue
-            value = _unwrapped(_clean(result.value_from(data)))
+            value = value_from(data)
             if value is not None:
-                unit = unit_of(result, name, value, witness)
+                if type(value) is str:
+                    unit = ""
+                else:
+                    value = _unwrapped(value)
+                    unit = units.get(name)  # type: ignore[assignment]
+                    if unit is None:
+                        unit = units[name] = unit_of(result, name, value, witness)
                 label = labels.get(name, "") if labels is not None else ""
                 found[name] = Metric(name, value, unit, label)
             break
     return found
+
+
+_UNITS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[str, str]] = {}
+""":func:`unit_of`'s answers by the facts it depends on, then by name."""
 
 
 def read_series(result: Result, name: str) -> Series | None:

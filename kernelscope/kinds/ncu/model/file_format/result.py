@@ -52,6 +52,8 @@ class Names:
         self.ids = ids
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
+        self.positions: dict[int, int] = {}
+        """Where the last result indexed whole held each metric id (see Result.entry)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -142,27 +144,55 @@ class Result:
         return int(m.stream_id) if has else None
 
     # -- metrics ----------------------------------------------------------------------------
+    def entry(self, i: int) -> bytes | None:
+        """The encoded MetricResult of string-table id ``i``, None when the result lacks it.
+        ncu stores a report's metrics in the same order for the same sections, so the
+        position where the report's last indexed result held ``i`` is tried first (its
+        ``NameId`` checked); a result lacks ``i`` for sure when its bytes do not hold
+        ``NameId = i`` anywhere. Only otherwise is every metric indexed by id."""
+        by_id = self._by_id
+        if by_id is None:
+            entries = self.lean.metric_bytes
+            pos = self.names_table.positions.get(i)
+            if pos is not None and pos < len(entries):
+                data: bytes = entries[pos]
+                if name_id_of(data) == i:
+                    return data
+            if name_tag(i) not in self.data:
+                return None
+            by_id = self._encoded()
+        return by_id.get(i)
+
     def _encoded(self) -> dict[int, bytes]:
-        """Each metric's encoded MetricResult by string-table id."""
+        """Each metric's encoded MetricResult by string-table id (remembering each id's
+        position for :meth:`entry`)."""
         if self._by_id is None:
-            self._by_id = encoded_by_id(self.lean.metric_bytes)
+            entries = list(self.lean.metric_bytes)
+            ids = ids_of(entries)
+            self.names_table.positions = dict(zip(ids, range(len(ids)), strict=True))
+            self._by_id = dict(zip(ids, entries, strict=True))
         return self._by_id
 
     def _lookup(self, name: str) -> bytes | None:
-        encoded = self._encoded()
         for i in self.names_table.ids.get(name, ()):
-            data = encoded.get(i)
+            data = self.entry(i)
             if data is not None:
                 return data
         return None
 
     def encoded(self) -> dict[int, bytes]:
-        """Each metric's encoded MetricResult by string-table id (see :func:`encoded_by_id`)."""
+        """Each metric's encoded MetricResult by string-table id (see :func:`ids_of`)."""
         return self._encoded()
 
     def value_from(self, data: bytes) -> RawValue:
-        """The single value of one of the result's encoded MetricResults."""
-        return value_of(decode(MetricResult, data, self._where))
+        """The single value of one of the result's encoded MetricResults (as
+        :func:`value_of` reads it: the MetricValue's one field that is set, else None)."""
+        try:
+            fields = _METRIC_RESULT(data).metric_value.ListFields()
+        except DecodeError:
+            raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
+                from None
+        return fields[0][1] if fields else None
 
     def has(self, name: str) -> bool:
         """Whether the result holds the metric ``name`` (with or without a value)."""
@@ -171,13 +201,13 @@ class Result:
     def value_if_present(self, name: str) -> RawValue | object:
         """As :meth:`value`, but :data:`ABSENT` when the result lacks the metric."""
         data = self._lookup(name)
-        return ABSENT if data is None else value_of(decode(MetricResult, data, self._where))
+        return ABSENT if data is None else self.value_from(data)
 
     def value(self, name: str) -> RawValue:
         """The single value of metric ``name``; None when the result lacks it or it has no
         single value ("no data", an instanced-only metric)."""
         data = self._lookup(name)
-        return None if data is None else value_of(decode(MetricResult, data, self._where))
+        return None if data is None else self.value_from(data)
 
     def present(self) -> Container[str]:
         """The result's metric names, for ``name in ...`` tests."""
@@ -227,18 +257,36 @@ class Result:
         return tuple(int(r) for r in m.references)
 
 
-def encoded_by_id(entries: Sequence[bytes]) -> dict[int, bytes]:
-    """Encoded MetricResults by string-table id. Every writer puts ``NameId`` (field 1, tag
-    0x08) first, as protobuf writes fields in order, and a report's string table stays well
-    below 16,384 names (a one- or two-byte varint); other entries are parsed whole. The
-    entries are taken out of the message once (each is a new bytes object)."""
-    entries = list(entries)
+def ids_of(entries: Sequence[bytes]) -> list[int]:
+    """The string-table id of each encoded MetricResult. Every writer puts ``NameId``
+    (field 1, tag 0x08) first, as protobuf writes fields in order, and a report's string
+    table stays well below 16,384 names (a one- or two-byte varint); other entries are
+    parsed whole."""
     if bytes(map(_FIRST, entries)).strip(b"\x08"):
-        return {int(MetricResult.FromString(b).name_id): b for b in entries}
-    return {b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7): b for b in entries}
+        return [int(MetricResult.FromString(b).name_id) for b in entries]
+    return [b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7) for b in entries]
+
+
+def name_id_of(data: bytes) -> int | None:
+    """The ``NameId`` an encoded MetricResult starts with (None when it starts otherwise)."""
+    if data[:1] != b"\x08" or len(data) < 3:
+        return None
+    low = data[1]
+    return low if low < 0x80 else (low & 0x7F) | (data[2] << 7) if data[2] < 0x80 else None
+
+
+def name_tag(i: int) -> bytes:
+    """``NameId = i`` as protobuf encodes it (the tag, then ``i`` as a varint)."""
+    out = [0x08]
+    while i >= 0x80:
+        out.append(i & 0x7F | 0x80)
+        i >>= 7
+    out.append(i)
+    return bytes(out)
 
 
 _FIRST = operator.itemgetter(0)
+_METRIC_RESULT = MetricResult.FromString
 
 
 class _Present:
@@ -252,9 +300,8 @@ class _Present:
 
 
 def value_of(raw: Any) -> RawValue:
-    """A MetricResult's single value, None when it has none (an instanced-only metric)."""
-    if not raw.HasField("metric_value"):
-        return None
+    """A MetricResult's single value, None when it has none (an instanced-only metric;
+    an unset MetricValue reads as an empty one)."""
     return plain_value(raw.metric_value)
 
 
