@@ -37,6 +37,9 @@ LEAN_OF = {
     GRAPH: LeanGraphResult,
 }
 RawValue = float | int | str | None
+MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
+"""Metric names, each with the string-table ids to look it up by, in order, and their
+``NameId`` tags (see :meth:`Result.first_values`)."""
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
 
@@ -149,19 +152,51 @@ class Result:
         ncu stores a report's metrics in the same order for the same sections, so the
         position where the report's last indexed result held ``i`` is tried first (its
         ``NameId`` checked); a result lacks ``i`` for sure when its bytes do not hold
-        ``NameId = i`` anywhere. Only otherwise is every metric indexed by id."""
+        ``NameId = i`` anywhere. Only otherwise is every metric indexed by id (the one
+        answer that differs: a result holding ``i`` twice, which no writer does)."""
+        return self._entry(i, name_tag(i))
+
+    def _entry(self, i: int, tag: bytes) -> bytes | None:
+        """:meth:`entry` of ``i`` whose ``NameId`` encodes as ``tag`` (:func:`name_tag`)."""
         by_id = self._by_id
         if by_id is None:
             entries = self.lean.metric_bytes
             pos = self.names_table.positions.get(i)
             if pos is not None and pos < len(entries):
                 data: bytes = entries[pos]
-                if name_id_of(data) == i:
+                if data.startswith(tag):
                     return data
-            if name_tag(i) not in self.data:
+            if tag not in self.data:
                 return None
             by_id = self._encoded()
         return by_id.get(i)
+
+    def first_values(self, plan: MetricPlan) -> list[tuple[str, RawValue]]:
+        """For each (name, its ids with their tags) of ``plan``, the value of the first id
+        the result holds (:meth:`entry`, :meth:`value_from`), by name; a name the result
+        lacks, or holds without a single value, is left out. The loop of :meth:`entry`
+        inlined: it runs for every metric the list pass reads."""
+        found: list[tuple[str, RawValue]] = []
+        entries = self.lean.metric_bytes
+        count = len(entries)
+        positions = self.names_table.positions
+        try:
+            for name, ids in plan:
+                for i, tag in ids:
+                    pos = positions.get(i)
+                    data = entries[pos] if pos is not None and pos < count else None
+                    if data is None or self._by_id is not None or not data.startswith(tag):
+                        data = self._entry(i, tag)
+                        if data is None:
+                            continue
+                    fields = _METRIC_RESULT(data).metric_value.ListFields()
+                    if fields:
+                        found.append((name, fields[0][1]))
+                    break
+        except DecodeError:
+            raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
+                from None
+        return found
 
     def _encoded(self) -> dict[int, bytes]:
         """Each metric's encoded MetricResult by string-table id (remembering each id's
