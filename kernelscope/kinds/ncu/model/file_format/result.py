@@ -29,12 +29,20 @@ from kernelscope.kinds.ncu.model.file_format.schema import (
     MetricResult,
     ProfileResult,
     RangeResult,
+    SectionsCmdlistResult,
+    SectionsGraphResult,
+    SectionsProfileResult,
+    SectionsRangeResult,
 )
 
 MESSAGE_OF = {KERNEL: ProfileResult, RANGE: RangeResult, CMDLIST: CmdlistResult, GRAPH: GraphResult}
 LEAN_OF = {
     KERNEL: LeanProfileResult, RANGE: LeanRangeResult, CMDLIST: LeanCmdlistResult,
     GRAPH: LeanGraphResult,
+}
+SECTIONS_OF = {
+    KERNEL: SectionsProfileResult, RANGE: SectionsRangeResult, CMDLIST: SectionsCmdlistResult,
+    GRAPH: SectionsGraphResult,
 }
 RawValue = float | int | str | None
 MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
@@ -82,7 +90,7 @@ class Result:
     decoding (metrics as a map from string-table id to value, sections by identifier); the
     whole message (instances, section tables, ...) is decoded only when asked for."""
 
-    __slots__ = ("_by_id", "_by_name", "_full", "_where", "data", "kind", "lean",
+    __slots__ = ("_by_id", "_by_name", "_full", "_sections", "_where", "data", "kind", "lean",
                  "names_table", "ncu_version", "process")
 
     def __init__(
@@ -102,6 +110,7 @@ class Result:
         self.ncu_version: tuple[int, ...] | None = None
         """The Nsight Compute that wrote the report, ``(2019,)`` for the pre-2020 format."""
         self._full: Any = None
+        self._sections: Sequence[Any] | None = None
         self._by_name: dict[str, Any] | None = None
         self._by_id: dict[int, bytes] | None = None
 
@@ -274,8 +283,13 @@ class Result:
         return frozenset(s.identifier for s in self.lean.sections)
 
     def sections(self) -> Sequence[Any]:
-        """The sections with their tables (whole messages)."""
-        return self.message.sections  # type: ignore[no-any-return]
+        """The sections with their tables (whole messages; the rest of the result is not
+        decoded for them unless it was already)."""
+        if self._full is not None:
+            return self._full.sections  # type: ignore[no-any-return]
+        if self._sections is None:
+            self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
+        return self._sections
 
     def rule_results(self) -> Sequence[Any]:
         return self.lean.rule_results  # type: ignore[no-any-return]
@@ -312,12 +326,18 @@ def name_id_of(data: bytes) -> int | None:
 
 def name_tag(i: int) -> bytes:
     """``NameId = i`` as protobuf encodes it (the tag, then ``i`` as a varint)."""
-    out = [0x08]
-    while i >= 0x80:
-        out.append(i & 0x7F | 0x80)
-        i >>= 7
-    out.append(i)
-    return bytes(out)
+    tag = _TAGS.get(i)
+    if tag is None:
+        out, rest = [0x08], i
+        while rest >= 0x80:
+            out.append(rest & 0x7F | 0x80)
+            rest >>= 7
+        out.append(rest)
+        tag = _TAGS[i] = bytes(out)
+    return tag
+
+
+_TAGS: dict[int, bytes] = {}
 
 
 _FIRST = operator.itemgetter(0)

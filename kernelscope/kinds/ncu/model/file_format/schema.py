@@ -161,6 +161,11 @@ for _full, _lean in LEAN.items():
         else (name, number, kind, repeated)
         for name, number, kind, repeated in MESSAGES[_full]
     )
+SECTIONS_ONLY = {full: f"Sections{full}" for full in LEAN}
+"""Each result's sections alone, whole (the Markdown and JSON exports read their tables of
+every kernel): the metrics stay unknown bytes, which the protobuf runtime skips."""
+for _full, _only in SECTIONS_ONLY.items():
+    MESSAGES[_only] = tuple(f for f in MESSAGES[_full] if f[0] == "sections")
 
 
 def _file() -> descriptor_pb2.FileDescriptorProto:
@@ -203,3 +208,7 @@ LeanProfileResult = CLASSES["LeanProfileResult"]
 LeanRangeResult = CLASSES["LeanRangeResult"]
 LeanCmdlistResult = CLASSES["LeanCmdlistResult"]
 LeanGraphResult = CLASSES["LeanGraphResult"]
+SectionsProfileResult = CLASSES["SectionsProfileResult"]
+SectionsRangeResult = CLASSES["SectionsRangeResult"]
+SectionsCmdlistResult = CLASSES["SectionsCmdlistResult"]
+SectionsGraphResult = CLASSES["SectionsGraphResult"]
