@@ -29,6 +29,7 @@ from kernelscope.kinds.ncu.model.file_format.schema import (
     MetricResult,
     ProfileResult,
     RangeResult,
+    RuleResult,
     SectionsCmdlistResult,
     SectionsGraphResult,
     SectionsProfileResult,
@@ -65,6 +66,8 @@ class Names:
         """What readers work out once per report for a set of metric names (their ids)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
+        self.rules: dict[bytes, Any] = {}
+        """What readers made of each encoded rule result (see ``detail.read_rules``)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -291,8 +294,17 @@ class Result:
             self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
         return self._sections
 
-    def rule_results(self) -> Sequence[Any]:
-        return self.lean.rule_results  # type: ignore[no-any-return]
+    def rule_results(self) -> list[Any]:
+        """The RuleResult messages, decoded."""
+        return [decode(RuleResult, data, self._where) for data in self.lean.rule_bytes]
+
+    def encoded_rule_results(self) -> Sequence[bytes]:
+        """Each RuleResult message as the report encodes it."""
+        return self.lean.rule_bytes  # type: ignore[no-any-return]
+
+    def decoded_rule_result(self, data: bytes) -> Any:
+        """One of :meth:`encoded_rule_results` decoded."""
+        return decode(RuleResult, data, self._where)
 
     def nvtx(self) -> Any:
         m = self.lean
