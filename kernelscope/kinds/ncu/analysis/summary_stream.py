@@ -107,7 +107,7 @@ def stream_summary(report: NcuReport) -> StreamedSummary:
     seen: dict[str, str] = {}
     seen_origins: dict[Origin, Origin] = {}
     total, unmeasured = 0.0, 0
-    for batch in report.iter_summaries(analyse=_label):
+    for batch in report.iter_summaries(analyse=_label, rules=False):  # the label needs none
         for summary, label in batch:
             if summary.id != len(keys):
                 raise ValueError("iter_summaries yields kernels in ID order")
