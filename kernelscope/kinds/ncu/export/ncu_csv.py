@@ -8,19 +8,19 @@ from typing import Any
 import polars as pl
 
 from kernelscope.export.csv_text import LARGEST_EXACT
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     analysed_in_workers,
 )
+from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
 from kernelscope.kinds.ncu.model import KernelDetail, rows_to_frame
 from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.metrics import MetricValue
 
 
 def _flag(k: AnalyzedKernel) -> str:
-    return top_flag_text(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
+    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
 def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:

@@ -20,7 +20,7 @@ from kernelscope.core.kernel_names import fit_names
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
 from kernelscope.export.summary import file_name, table_box
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
+from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
 from kernelscope.kinds.ncu.model.measured import NOT_MEASURED, short_reason
 from kernelscope.kinds.ncu.render.families import family_ids, family_label
 from kernelscope.render.severity import text_style
@@ -127,7 +127,7 @@ def _family_rows(
             "dram": fmt_pct(row["dram_pct"]),
             "occ": fmt_pct(row["occupancy_pct"]),
             "bottleneck": family_label(analyzed.family_labels(f), k.diagnosis.label),
-            "flag": (top_flag_text(k.diagnosis) if k.summary.measured
+            "flag": (top_flag(k.diagnosis) if k.summary.measured
                      else short_reason(k.summary.unmeasured)),
         })
         styles.append(text_style(k.diagnosis.worst_severity))

@@ -20,6 +20,8 @@ from google.protobuf.message import DecodeError
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
 from kernelscope.kinds.ncu.model.file_format.schema import (
+    CLASSES,
+    SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
     LeanCmdlistResult,
@@ -29,11 +31,6 @@ from kernelscope.kinds.ncu.model.file_format.schema import (
     MetricResult,
     ProfileResult,
     RangeResult,
-    RuleResult,
-    SectionsCmdlistResult,
-    SectionsGraphResult,
-    SectionsProfileResult,
-    SectionsRangeResult,
 )
 
 MESSAGE_OF = {KERNEL: ProfileResult, RANGE: RangeResult, CMDLIST: CmdlistResult, GRAPH: GraphResult}
@@ -42,9 +39,9 @@ LEAN_OF = {
     GRAPH: LeanGraphResult,
 }
 SECTIONS_OF = {
-    KERNEL: SectionsProfileResult, RANGE: SectionsRangeResult, CMDLIST: SectionsCmdlistResult,
-    GRAPH: SectionsGraphResult,
+    kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
+RULE_RESULT = CLASSES["RuleResult"]
 RawValue = float | int | str | None
 MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
 """Metric names, each with the string-table ids to look it up by, in order, and their
@@ -296,7 +293,7 @@ class Result:
 
     def rule_results(self) -> list[Any]:
         """The RuleResult messages, decoded."""
-        return [decode(RuleResult, data, self._where) for data in self.lean.rule_bytes]
+        return [decode(RULE_RESULT, data, self._where) for data in self.lean.rule_bytes]
 
     def encoded_rule_results(self) -> Sequence[bytes]:
         """Each RuleResult message as the report encodes it."""
@@ -304,7 +301,7 @@ class Result:
 
     def decoded_rule_result(self, data: bytes) -> Any:
         """One of :meth:`encoded_rule_results` decoded."""
-        return decode(RuleResult, data, self._where)
+        return decode(RULE_RESULT, data, self._where)
 
     def nvtx(self) -> Any:
         m = self.lean
