@@ -112,7 +112,7 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
     return tuple(found)
 
 
-MAX_KNOWN_RULES = 4096
+MAX_KNOWN_RULES = 1024
 
 
 def _section_contents(
