@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -224,6 +223,8 @@ def _replace_atomically(text: str | Rendered, target: Path) -> None:
     """Write into a new file in ``target``'s folder, then rename it onto ``target``."""
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory")
+    import secrets  # here: it brings hashlib and hmac, which only writing a file needs
+
     temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:

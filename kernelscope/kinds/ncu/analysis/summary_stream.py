@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from kernelscope.core.kernel_names import ShortNames
+from kernelscope.kinds.ncu.analysis.diagnosis.engine import diagnosed_label
 from kernelscope.kinds.ncu.analysis.families import (
     KernelFamily,
     LaunchKey,
@@ -31,7 +32,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     origin_in_process,
     with_family_share,
 )
-from kernelscope.kinds.ncu.model import NcuReport
+from kernelscope.kinds.ncu.model import KernelSummary, NcuReport
 
 Origin = tuple[object, object]
 """A launch's (process id, process name) as its identity holds them."""
@@ -92,6 +93,11 @@ def _interned(seen: dict[_T, _T], value: _T) -> _T:
     return seen.setdefault(value, value)
 
 
+def _label(summary: KernelSummary) -> str:
+    """The bottleneck label ``diagnose_summary`` gives the kernel (nothing else is kept)."""
+    return diagnosed_label(summary.metrics, summary.sections, unmeasured=summary.unmeasured)
+
+
 def stream_summary(report: NcuReport) -> StreamedSummary:
     """Read, diagnose and rank every kernel of ``report`` keeping ~200 bytes a launch."""
     keys: list[LaunchKey] = []
@@ -101,14 +107,14 @@ def stream_summary(report: NcuReport) -> StreamedSummary:
     seen: dict[str, str] = {}
     seen_origins: dict[Origin, Origin] = {}
     total, unmeasured = 0.0, 0
-    for batch in report.iter_summaries(analyse=diagnose_summary):
-        for summary, diagnosis in batch:
+    for batch in report.iter_summaries(analyse=_label, rules=False):  # the label needs none
+        for summary, label in batch:
             if summary.id != len(keys):
                 raise ValueError("iter_summaries yields kernels in ID order")
             kernel_id, name, family_name, grid, block, duration = launch_key(summary)
             keys.append((kernel_id, _interned(seen, name), _interned(seen, family_name),
                          _interned(seen, grid), _interned(seen, block), duration))
-            labels.append(_interned(seen, diagnosis.label))
+            labels.append(_interned(seen, label))
             identity = summary.identity
             origins.append(_interned(seen_origins, (identity.pid, identity.process)))
             demangled.setdefault(identity.name)

@@ -25,10 +25,9 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Render
         and options.top is None
     )
     if options.fmt == "md":
-        from kernelscope.kinds.ncu.export.ncu_markdown import record_analysis
-
-        analyzed = analyze(report, details=every_record, analyse=record_analysis,
-                           breakdowns=False, slim=True)
+        # Each kernel's diagnosis from its detail; the records are written for the families'
+        # representatives alone, once they are known (read again, as this pass reads them).
+        analyzed = analyze(report, details=every_record, breakdowns=False, slim=True)
     elif options.fmt == "json":
         from kernelscope.kinds.ncu.export.ncu_json import json_analysis
 
@@ -48,7 +47,8 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Render
     if options.fmt == "md":
         from kernelscope.kinds.ncu.export.ncu_markdown import render_ncu_markdown
 
-        return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top)
+        return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top,
+                                   records_as_read=every_record)
     from kernelscope.kinds.ncu.export.ncu_csv import render_ncu_csv
 
     return render_ncu_csv(analyzed, options)

@@ -332,11 +332,14 @@ def kernel_record(
 
 
 def render_ncu_markdown(
-    analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None
+    analyzed: AnalyzedReport, *, pattern: str | None = None, top: int | None = None,
+    records_as_read: bool = False,
 ) -> str:
     """The whole Markdown document for a kernel report: the families ranked by time, and one
     record per selected family (its median launch's, with the family's spread), ``top`` the
-    N largest; only the families with a launch in ``analyzed.process`` when it is set."""
+    N largest; only the families with a launch in ``analyzed.process`` when it is set.
+    ``records_as_read``: the records are written from details read as ``analyze(details=True,
+    breakdowns=False, slim=True)`` read every kernel's (without curves, breakdowns, tables)."""
     families = analyzed.select_families(pattern, top)
     chosen = [analyzed.kernel(f.representative) for f in families]
     several = len(analyzed.report.processes) > 1
@@ -344,12 +347,11 @@ def render_ncu_markdown(
     parts.extend(_roofline(analyzed, chosen))
     device = analyzed.report.device
     bodies = analyzed.extras
-    if not all(isinstance(bodies.get(k.id), str) for k in chosen):
+    if records_as_read:
+        bodies = _records_as_read(analyzed, [k.id for k in chosen])
+    elif not all(isinstance(bodies.get(k.id), str) for k in chosen):
         pairs = analyzed.iter_detail_diagnoses([k.id for k in chosen])
-        bodies = {
-            k.id: record_analysis(detail)[1]
-            for k, (detail, _) in zip(chosen, pairs, strict=True)
-        }
+        bodies = {k.id: record_analysis(d)[1] for k, (d, _) in zip(chosen, pairs, strict=True)}
     for family, kernel in zip(families, chosen, strict=True):
         labels = family_labels(analyzed, family)
         head = record_head(
@@ -358,6 +360,12 @@ def render_ncu_markdown(
         )
         parts.append(head + "\n" + bodies[kernel.id])
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _records_as_read(analyzed: AnalyzedReport, kernel_ids: list[int]) -> dict[int, str]:
+    """The record bodies of ``kernel_ids`` (see ``render_ncu_markdown``)."""
+    read = analyzed.report.iter_details(kernel_ids, curves=False, breakdowns=False, tables=False)
+    return {detail.id: record_analysis(detail)[1] for batch in read for detail in batch}
 
 
 def single_kernel_markdown(

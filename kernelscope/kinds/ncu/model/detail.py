@@ -97,8 +97,22 @@ def _rule_messages(result: Any) -> Iterator[RuleResult]:
 
 
 def read_rules(action: Result) -> tuple[RuleResult, ...]:
-    """NCU's rule results of the result, one per message the CLI prints."""
-    return tuple(r for result in action.rule_results() for r in _rule_messages(result))
+    """NCU's rule results of the result, one per message the CLI prints; the messages of
+    an encoded rule result are read once per report (launches repeat them)."""
+    known: dict[bytes, tuple[RuleResult, ...]] = action.names_table.rules
+    found: list[RuleResult] = []
+    for data in action.encoded_rule_results():
+        messages = known.get(data)
+        if messages is None:
+            if len(known) >= MAX_KNOWN_RULES:
+                known.clear()
+            messages = tuple(_rule_messages(action.decoded_rule_result(data)))
+            known[data] = messages
+        found += messages
+    return tuple(found)
+
+
+MAX_KNOWN_RULES = 1024
 
 
 def _section_contents(

@@ -7,7 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
+from kernelscope.kinds.ncu.model.file_format.result import (
+    ABSENT,
+    MetricPlan,
+    Result,
+    instances_of,
+    name_tag,
+)
 from kernelscope.kinds.ncu.model.legacy import old_names
 from kernelscope.kinds.ncu.model.units import unit_for
 from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
@@ -27,9 +33,12 @@ class Metric:
     @property
     def number(self) -> float | None:
         """The value as a float, or None when it is a string or missing."""
-        if isinstance(self.value, bool) or self.value is None or isinstance(self.value, str):
+        value = self.value
+        if type(value) is float:
+            return value
+        if isinstance(value, bool) or value is None or isinstance(value, str):
             return None
-        return float(self.value)
+        return float(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +60,8 @@ def _clean(value: Any) -> MetricValue:
 
 def finite(value: object) -> float | None:
     """``value`` as a float when it is a finite number (not NaN, not infinite), else None."""
+    if type(value) is float:
+        return value if math.isfinite(value) else None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     number = float(value)
@@ -98,14 +109,13 @@ def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
     return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
 
 
-MetricPlan = tuple[tuple[str, tuple[int, ...]], ...]
 MAX_PLANS = 64
 
 
 def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
-    """Each of ``names`` present in the report's string table with the ids to look it up
-    by, in the order :func:`read_metric` tries them (its own, then its pre-2020 names'),
-    worked out once per report and set of names."""
+    """Each of ``names`` present in the report's string table with the ids (and their
+    ``NameId`` tags) to look it up by, in the order :func:`read_metric` tries them (its
+    own, then its pre-2020 names'), worked out once per report and set of names."""
     table = result.names_table
     plan = table.plans.get(names)
     if plan is None:
@@ -113,7 +123,7 @@ def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
             table.plans.clear()
         ids = table.ids
         plan = table.plans[names] = tuple(
-            (name, found)
+            (name, tuple((i, name_tag(i)) for i in found))
             for name in dict.fromkeys(names)
             if (found := tuple(i for n in (name, *old_names(name)) for i in ids.get(n, ())))
         )
@@ -126,21 +136,25 @@ def read_metrics(
     """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
     (in the order of ``names``), with its label from ``labels``: the same answers, with
     the names' ids looked up once per report and the unit's one fact read once."""
-    encoded = result.encoded()
     witness = result.has(THREAD_UNIT_WITNESS)
+    units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
     found: dict[str, Metric] = {}
-    for name, ids in _plan(result, names):
-        for i in ids:
-            data = encoded.get(i)
-            if data is None:
-                continue
-            value = _unwrapped(_clean(result.value_from(data)))
-            if value is not None:
-                unit = unit_of(result, name, value, witness)
-                label = labels.get(name, "") if labels is not None else ""
-                found[name] = Metric(name, value, unit, label)
-            break
+    for name, value in result.first_values(_plan(result, names)):
+        if type(value) is str:  # a breakdown's sub-metric name, a device name: no unit
+            unit = ""
+        else:
+            if value >= WRAPPED:  # type: ignore[operator]
+                value = _unwrapped(value)
+            unit = units.get(name)  # type: ignore[assignment]
+            if unit is None:
+                unit = units[name] = unit_of(result, name, value, witness)
+        label = labels.get(name, "") if labels is not None else ""
+        found[name] = Metric(name, value, unit, label)
     return found
+
+
+_UNITS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[str, str]] = {}
+""":func:`unit_of`'s answers by the facts it depends on, then by name."""
 
 
 def read_series(result: Result, name: str) -> Series | None:

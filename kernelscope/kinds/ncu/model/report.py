@@ -200,15 +200,16 @@ class NcuReport:
                 self._results.put(kernel_id, found)
             return found
 
-    def summary(self, kernel_id: int) -> KernelSummary:
+    def summary(self, kernel_id: int, *, rules: bool = True) -> KernelSummary:
         """The kernel list's view of one kernel: its row (names, launch shape, key metrics)
-        and the key and ``extra_metrics`` metrics, rules and collected sections."""
+        and the key and ``extra_metrics`` metrics, rules (unless ``rules`` is False) and
+        collected sections."""
         return read_summary(
             self._result(kernel_id),
             kernel_id,
             self.handle(kernel_id),
             self._summary_metrics,
-            bool(self._extra),
+            rules and bool(self._extra),
             self.origins[kernel_id],
         )
 
@@ -222,15 +223,17 @@ class NcuReport:
         batch_seconds: float = 0.1,
         cancelled: Callable[[], bool] | None = None,
         analyse: Callable[[KernelSummary], Any] | None = None,
+        rules: bool = True,
     ) -> Iterator[list[Any]]:
         """Yield every kernel's summary in ID order, in time-based batches (for progressive
-        loading); with ``analyse``, each item is ``(summary, analyse(summary))``."""
+        loading); with ``analyse``, each item is ``(summary, analyse(summary))``; without
+        ``rules``, the summaries leave out NCU's rule results."""
         batch: list[Any] = []
         started = time.perf_counter()
         for kernel_id in range(self.kernel_count):
             if cancelled is not None and cancelled():
                 return
-            summary = self.summary(kernel_id)
+            summary = self.summary(kernel_id, rules=rules)
             batch.append(summary if analyse is None else (summary, analyse(summary)))
             now = time.perf_counter()
             if now - started >= batch_seconds:

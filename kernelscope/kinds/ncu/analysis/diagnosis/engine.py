@@ -23,6 +23,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
+from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
@@ -97,11 +98,7 @@ def diagnose(
     reason = unmeasured or unmeasured_reason(metrics)
     if reason is not None:
         return undetermined(reason)
-    values = Values(metrics, sections)
-    roofline = compute_roofline(metrics)
-    facts = gather(values, roofline, thresholds, source)
-    guards = guard_rails(facts, thresholds)
-    bottleneck = classify(facts, thresholds, guards)
+    roofline, facts, guards, bottleneck = _classified(metrics, sections, thresholds, source)
     zero = facts.duration_ns is not None and facts.duration_ns <= 0
     failed = facts.profiling_failed
     flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
@@ -128,6 +125,33 @@ def diagnose(
         skipped=tuple(skipped),
     )
     return with_time_share(diagnosis, time_share, family_share, family_launches)
+
+
+def _classified(
+    metrics: Mapping[str, Metric],
+    sections: Collection[str],
+    thresholds: Thresholds,
+    source: SourceHotspots | None = None,
+) -> tuple[Roofline | None, Facts, dict[str, GuardRail], Bottleneck]:
+    """The roofline, facts and guard rails of a measured kernel, and its bottleneck."""
+    roofline = compute_roofline(metrics)
+    facts = gather(Values(metrics, sections), roofline, thresholds, source)
+    guards = guard_rails(facts, thresholds)
+    return roofline, facts, guards, classify(facts, thresholds, guards)
+
+
+def diagnosed_label(
+    metrics: Mapping[str, Metric],
+    sections: Collection[str] = (),
+    *,
+    unmeasured: str | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> str:
+    """The bottleneck label :func:`diagnose` gives the kernel, without the flags, notes and
+    time shares the label does not depend on (for passes that keep only the label)."""
+    if (unmeasured or unmeasured_reason(metrics)) is not None:
+        return UNDETERMINED
+    return _classified(metrics, sections, thresholds)[3].label
 
 
 def _checked_flags(

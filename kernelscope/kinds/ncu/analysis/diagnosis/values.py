@@ -9,13 +9,17 @@ from typing import Any
 
 from kernelscope.kinds.ncu.model.metrics import Metric
 
+_isfinite = math.isfinite
+
 
 def finite(value: Any) -> float | None:
     """``value`` as a finite float, or None."""
+    if type(value) is float:  # the common case first: the checks read ~70 values a kernel
+        return value if _isfinite(value) else None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     number = float(value)
-    return number if math.isfinite(number) else None
+    return number if _isfinite(number) else None
 
 
 @dataclass
@@ -31,10 +35,14 @@ class Values:
         m = self.metrics.get(name)
         value = None
         if m is not None:
-            try:
-                value = finite(m.number)
-            except (AttributeError, TypeError, ValueError):
-                value = None
+            plain = m.value if type(m) is Metric else None
+            if type(plain) is float:  # what Metric.number and finite answer, read directly
+                value = plain if _isfinite(plain) else None
+            else:
+                try:
+                    value = finite(m.number)
+                except (AttributeError, TypeError, ValueError):
+                    value = None
         self.used[name] = value
         return value
 

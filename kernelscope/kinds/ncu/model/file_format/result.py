@@ -20,6 +20,8 @@ from google.protobuf.message import DecodeError
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
 from kernelscope.kinds.ncu.model.file_format.schema import (
+    CLASSES,
+    SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
     LeanCmdlistResult,
@@ -36,7 +38,14 @@ LEAN_OF = {
     KERNEL: LeanProfileResult, RANGE: LeanRangeResult, CMDLIST: LeanCmdlistResult,
     GRAPH: LeanGraphResult,
 }
+SECTIONS_OF = {
+    kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
+}
+RULE_RESULT = CLASSES["RuleResult"]
 RawValue = float | int | str | None
+MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
+"""Metric names, each with the string-table ids to look it up by, in order, and their
+``NameId`` tags (see :meth:`Result.first_values`)."""
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
 
@@ -52,6 +61,10 @@ class Names:
         self.ids = ids
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
+        self.positions: dict[int, int] = {}
+        """Where the last result indexed whole held each metric id (see Result.entry)."""
+        self.rules: dict[bytes, Any] = {}
+        """What readers made of each encoded rule result (see ``detail.read_rules``)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -77,7 +90,7 @@ class Result:
     decoding (metrics as a map from string-table id to value, sections by identifier); the
     whole message (instances, section tables, ...) is decoded only when asked for."""
 
-    __slots__ = ("_by_id", "_by_name", "_full", "_where", "data", "kind", "lean",
+    __slots__ = ("_by_id", "_by_name", "_full", "_sections", "_where", "data", "kind", "lean",
                  "names_table", "ncu_version", "process")
 
     def __init__(
@@ -97,6 +110,7 @@ class Result:
         self.ncu_version: tuple[int, ...] | None = None
         """The Nsight Compute that wrote the report, ``(2019,)`` for the pre-2020 format."""
         self._full: Any = None
+        self._sections: Sequence[Any] | None = None
         self._by_name: dict[str, Any] | None = None
         self._by_id: dict[int, bytes] | None = None
 
@@ -142,27 +156,87 @@ class Result:
         return int(m.stream_id) if has else None
 
     # -- metrics ----------------------------------------------------------------------------
+    def entry(self, i: int) -> bytes | None:
+        """The encoded MetricResult of string-table id ``i``, None when the result lacks it.
+        ncu stores a report's metrics in the same order for the same sections, so the
+        position where the report's last indexed result held ``i`` is tried first (its
+        ``NameId`` checked); a result lacks ``i`` for sure when its bytes do not hold
+        ``NameId = i`` anywhere. Only otherwise is every metric indexed by id (the one
+        answer that differs: a result holding ``i`` twice, which no writer does)."""
+        return self._entry(i, name_tag(i))
+
+    def _entry(self, i: int, tag: bytes) -> bytes | None:
+        """:meth:`entry` of ``i`` whose ``NameId`` encodes as ``tag`` (:func:`name_tag`)."""
+        by_id = self._by_id
+        if by_id is None:
+            entries = self.lean.metric_bytes
+            pos = self.names_table.positions.get(i)
+            if pos is not None and pos < len(entries):
+                data: bytes = entries[pos]
+                if data.startswith(tag):
+                    return data
+            if tag not in self.data:
+                return None
+            by_id = self._encoded()
+        return by_id.get(i)
+
+    def first_values(self, plan: MetricPlan) -> list[tuple[str, RawValue]]:
+        """For each (name, its ids with their tags) of ``plan``, the value of the first id
+        the result holds (:meth:`entry`, :meth:`value_from`), by name; a name the result
+        lacks, or holds without a single value, is left out. The loop of :meth:`entry`
+        inlined: it runs for every metric the list pass reads."""
+        found: list[tuple[str, RawValue]] = []
+        entries = self.lean.metric_bytes
+        count = len(entries)
+        positions = self.names_table.positions
+        try:
+            for name, ids in plan:
+                for i, tag in ids:
+                    pos = positions.get(i)
+                    data = entries[pos] if pos is not None and pos < count else None
+                    if data is None or self._by_id is not None or not data.startswith(tag):
+                        data = self._entry(i, tag)
+                        if data is None:
+                            continue
+                    fields = _METRIC_RESULT(data).metric_value.ListFields()
+                    if fields:
+                        found.append((name, fields[0][1]))
+                    break
+        except DecodeError:
+            raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
+                from None
+        return found
+
     def _encoded(self) -> dict[int, bytes]:
-        """Each metric's encoded MetricResult by string-table id."""
+        """Each metric's encoded MetricResult by string-table id (remembering each id's
+        position for :meth:`entry`)."""
         if self._by_id is None:
-            self._by_id = encoded_by_id(self.lean.metric_bytes)
+            entries = list(self.lean.metric_bytes)
+            ids = ids_of(entries)
+            self.names_table.positions = dict(zip(ids, range(len(ids)), strict=True))
+            self._by_id = dict(zip(ids, entries, strict=True))
         return self._by_id
 
     def _lookup(self, name: str) -> bytes | None:
-        encoded = self._encoded()
         for i in self.names_table.ids.get(name, ()):
-            data = encoded.get(i)
+            data = self.entry(i)
             if data is not None:
                 return data
         return None
 
     def encoded(self) -> dict[int, bytes]:
-        """Each metric's encoded MetricResult by string-table id (see :func:`encoded_by_id`)."""
+        """Each metric's encoded MetricResult by string-table id (see :func:`ids_of`)."""
         return self._encoded()
 
     def value_from(self, data: bytes) -> RawValue:
-        """The single value of one of the result's encoded MetricResults."""
-        return value_of(decode(MetricResult, data, self._where))
+        """The single value of one of the result's encoded MetricResults (as
+        :func:`value_of` reads it: the MetricValue's one field that is set, else None)."""
+        try:
+            fields = _METRIC_RESULT(data).metric_value.ListFields()
+        except DecodeError:
+            raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
+                from None
+        return fields[0][1] if fields else None
 
     def has(self, name: str) -> bool:
         """Whether the result holds the metric ``name`` (with or without a value)."""
@@ -171,13 +245,13 @@ class Result:
     def value_if_present(self, name: str) -> RawValue | object:
         """As :meth:`value`, but :data:`ABSENT` when the result lacks the metric."""
         data = self._lookup(name)
-        return ABSENT if data is None else value_of(decode(MetricResult, data, self._where))
+        return ABSENT if data is None else self.value_from(data)
 
     def value(self, name: str) -> RawValue:
         """The single value of metric ``name``; None when the result lacks it or it has no
         single value ("no data", an instanced-only metric)."""
         data = self._lookup(name)
-        return None if data is None else value_of(decode(MetricResult, data, self._where))
+        return None if data is None else self.value_from(data)
 
     def present(self) -> Container[str]:
         """The result's metric names, for ``name in ...`` tests."""
@@ -209,11 +283,25 @@ class Result:
         return frozenset(s.identifier for s in self.lean.sections)
 
     def sections(self) -> Sequence[Any]:
-        """The sections with their tables (whole messages)."""
-        return self.message.sections  # type: ignore[no-any-return]
+        """The sections with their tables (whole messages; the rest of the result is not
+        decoded for them unless it was already)."""
+        if self._full is not None:
+            return self._full.sections  # type: ignore[no-any-return]
+        if self._sections is None:
+            self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
+        return self._sections
 
-    def rule_results(self) -> Sequence[Any]:
-        return self.lean.rule_results  # type: ignore[no-any-return]
+    def rule_results(self) -> list[Any]:
+        """The RuleResult messages, decoded."""
+        return [decode(RULE_RESULT, data, self._where) for data in self.lean.rule_bytes]
+
+    def encoded_rule_results(self) -> Sequence[bytes]:
+        """Each RuleResult message as the report encodes it."""
+        return self.lean.rule_bytes  # type: ignore[no-any-return]
+
+    def decoded_rule_result(self, data: bytes) -> Any:
+        """One of :meth:`encoded_rule_results` decoded."""
+        return decode(RULE_RESULT, data, self._where)
 
     def nvtx(self) -> Any:
         m = self.lean
@@ -227,18 +315,42 @@ class Result:
         return tuple(int(r) for r in m.references)
 
 
-def encoded_by_id(entries: Sequence[bytes]) -> dict[int, bytes]:
-    """Encoded MetricResults by string-table id. Every writer puts ``NameId`` (field 1, tag
-    0x08) first, as protobuf writes fields in order, and a report's string table stays well
-    below 16,384 names (a one- or two-byte varint); other entries are parsed whole. The
-    entries are taken out of the message once (each is a new bytes object)."""
-    entries = list(entries)
+def ids_of(entries: Sequence[bytes]) -> list[int]:
+    """The string-table id of each encoded MetricResult. Every writer puts ``NameId``
+    (field 1, tag 0x08) first, as protobuf writes fields in order, and a report's string
+    table stays well below 16,384 names (a one- or two-byte varint); other entries are
+    parsed whole."""
     if bytes(map(_FIRST, entries)).strip(b"\x08"):
-        return {int(MetricResult.FromString(b).name_id): b for b in entries}
-    return {b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7): b for b in entries}
+        return [int(MetricResult.FromString(b).name_id) for b in entries]
+    return [b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7) for b in entries]
+
+
+def name_id_of(data: bytes) -> int | None:
+    """The ``NameId`` an encoded MetricResult starts with (None when it starts otherwise)."""
+    if data[:1] != b"\x08" or len(data) < 3:
+        return None
+    low = data[1]
+    return low if low < 0x80 else (low & 0x7F) | (data[2] << 7) if data[2] < 0x80 else None
+
+
+def name_tag(i: int) -> bytes:
+    """``NameId = i`` as protobuf encodes it (the tag, then ``i`` as a varint)."""
+    tag = _TAGS.get(i)
+    if tag is None:
+        out, rest = [0x08], i
+        while rest >= 0x80:
+            out.append(rest & 0x7F | 0x80)
+            rest >>= 7
+        out.append(rest)
+        tag = _TAGS[i] = bytes(out)
+    return tag
+
+
+_TAGS: dict[int, bytes] = {}
 
 
 _FIRST = operator.itemgetter(0)
+_METRIC_RESULT = MetricResult.FromString
 
 
 class _Present:
@@ -252,9 +364,8 @@ class _Present:
 
 
 def value_of(raw: Any) -> RawValue:
-    """A MetricResult's single value, None when it has none (an instanced-only metric)."""
-    if not raw.HasField("metric_value"):
-        return None
+    """A MetricResult's single value, None when it has none (an instanced-only metric;
+    an unset MetricValue reads as an empty one)."""
     return plain_value(raw.metric_value)
 
 

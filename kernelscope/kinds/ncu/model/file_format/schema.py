@@ -152,15 +152,23 @@ MESSAGES["SectionId"] = (("identifier", 1, "string", False),)
 LEAN = {"ProfileResult": "LeanProfileResult", "RangeResult": "LeanRangeResult",
         "CmdlistResult": "LeanCmdlistResult", "GraphResult": "LeanGraphResult"}
 """The list pass decodes lean results: each metric kept as its encoded bytes (a MetricResult
-starts with its string-table id, ``NameId = 1``), read on demand, and sections by
-identifier only; so a result of 2,000 metrics costs no Python object per metric."""
+starts with its string-table id, ``NameId = 1``), read on demand, sections by
+identifier only, and rule results encoded (launches of one kernel often repeat them, so
+their reading is remembered by their bytes); so a result of 2,000 metrics costs no Python
+object per metric."""
 for _full, _lean in LEAN.items():
     MESSAGES[_lean] = tuple(
         ("metric_bytes", number, "bytes", True) if name == "metric_results"
         else ("sections", number, "SectionId", True) if name == "sections"
+        else ("rule_bytes", number, "bytes", True) if name == "rule_results"
         else (name, number, kind, repeated)
         for name, number, kind, repeated in MESSAGES[_full]
     )
+SECTIONS_ONLY = {full: f"Sections{full}" for full in LEAN}
+"""Each result's sections alone, whole (the Markdown and JSON exports read their tables of
+every kernel): the metrics stay unknown bytes, which the protobuf runtime skips."""
+for _full, _only in SECTIONS_ONLY.items():
+    MESSAGES[_only] = tuple(f for f in MESSAGES[_full] if f[0] == "sections")
 
 
 def _file() -> descriptor_pb2.FileDescriptorProto:
