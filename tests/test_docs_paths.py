@@ -66,6 +66,13 @@ def candidates(path: str) -> list[Path]:
     return []
 
 
+def present(place: Path) -> bool:
+    """A file, or a folder holding a file that is not bytecode."""
+    if place.is_dir():
+        return any(f.is_file() and "__pycache__" not in f.parts for f in place.rglob("*"))
+    return place.exists()
+
+
 def exists(path: str, tails: set[tuple[str, ...]]) -> bool:
     path = path.split("<")[0].rstrip("/") or "."
     places = candidates(path)
@@ -74,7 +81,7 @@ def exists(path: str, tails: set[tuple[str, ...]]) -> bool:
             PACKAGE.rglob(path))
     if places:
         # a sample is named by its stem (`samples/nsys/join_trace`: its .nsys-rep, .sqlite...)
-        return any(p.exists() or any(p.parent.glob(p.name + ".*")) for p in places)
+        return any(present(p) or any(p.parent.glob(p.name + ".*")) for p in places)
     return tuple(path.split("/")) in tails
 
 
