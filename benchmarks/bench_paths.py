@@ -4,7 +4,7 @@ Usage: python benchmarks/bench_paths.py [--repeat N] [REPORT ...]
 (default: samples/ncu/many_launches (1,000 launches), samples/big/torch_many (a PyTorch
 training loop, 1,300 launches), samples/big/many_launches_full_264 (--set full) and
 samples/big/many_launches_huge (8,676 launches), then ``join``; ``--repeat`` times each case
-N times instead of three, for a loaded machine)
+N times instead of three, for a loaded machine; ``--join`` only the ``join`` row)
 
 Each case is one fresh process timed from outside, interpreter start included, median of
 three; its peak RSS is that of the largest process it ran (``RUSAGE_CHILDREN`` of a fresh
@@ -178,7 +178,8 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["--repeat"]:
         REPEAT[0], args = int(args[1]), args[2:]
-    reports = [Path(a) for a in args] or list(DEFAULTS)
+    join_only = args == ["--join"]
+    reports = [] if join_only else [Path(a) for a in args] or list(DEFAULTS)
     compile_package()  # as an installed package has it
     print(f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; each case a fresh "
           f"process, median of {REPEAT[0]}, end to end)")
@@ -186,7 +187,7 @@ def main() -> None:
     print("| --- | ---: | --- | ---: | --- | --- | ---: |")
     for report in reports:
         report_rows(report)
-    if not args:
+    if not args or join_only:
         join_row()
 
 
