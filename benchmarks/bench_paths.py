@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from bytecode import compile_package
+from fresh_process import WRAPPER
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = (
@@ -59,16 +60,6 @@ FLOOR = (
     "    for a in range(rng.num_actions()):\n"
     "        rng.action_by_idx(a); n += 1\n"
     "print(n)\n"
-)
-WRAPPER = (
-    "import json, resource, subprocess, sys, time\n"
-    "t = time.perf_counter()\n"
-    "out = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
-    "wall = time.perf_counter() - t\n"
-    "if out.returncode:\n"
-    "    sys.exit(out.stderr.decode()[-2000:])\n"
-    "print(json.dumps({'s': wall, 'mb': resource.getrusage(resource.RUSAGE_CHILDREN)"
-    ".ru_maxrss / 1024, 'out': out.stdout.decode()[-200:]}))\n"
 )
 
 

@@ -27,21 +27,12 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from fresh_process import WRAPPER
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 BASE = "a870872"
 SLOWER_ALLOWED = 1.10
-WRAPPER = (
-    "import json, resource, subprocess, sys, time\n"
-    "t = time.perf_counter()\n"
-    "out = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
-    "wall = time.perf_counter() - t\n"
-    "if out.returncode:\n"
-    "    sys.exit(out.stderr.decode()[-2000:])\n"
-    "use = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(json.dumps({'wall': wall, 'cpu': use.ru_utime + use.ru_stime,"
-    " 'mb': use.ru_maxrss / 1024}))\n"
-)
 
 
 def plain(source: Path, folder: Path) -> Path:
@@ -107,8 +98,8 @@ def run_once(tree: Path, args: list[str]) -> dict[str, float]:
     )
     if done.returncode:
         raise SystemExit(f"{tree}: kernelscope {' '.join(args)} failed:\n{done.stderr}")
-    result: dict[str, float] = json.loads(done.stdout)
-    return result
+    result = json.loads(done.stdout)
+    return {key: float(value) for key, value in result.items() if key != "out"}
 
 
 def median_of(runs: list[dict[str, float]], key: str) -> float:
@@ -130,7 +121,7 @@ def row(label: str, before: list[dict[str, float]], after: list[dict[str, float]
     ratio = value / floor
     verdict = "not slower" if ratio <= SLOWER_ALLOWED else "**slower**"
     return (f"| {label} | {floor:.2f} s | {value:.2f} s | {ratio:.2f} | "
-            f"{median_of(before, 'wall'):.2f} / {median_of(after, 'wall'):.2f} s | "
+            f"{median_of(before, 's'):.2f} / {median_of(after, 's'):.2f} s | "
             f"{max(r['mb'] for r in before):.0f} / {max(r['mb'] for r in after):.0f} MB | "
             f"{verdict} |")
 

@@ -22,19 +22,10 @@ import tempfile
 from pathlib import Path
 
 from bytecode import compile_package
+from fresh_process import WRAPPER
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "samples" / "ncu" / "many_launches.ncu-rep.xz"
-WRAPPER = (
-    "import json, resource, subprocess, sys, time\n"
-    "t = time.perf_counter()\n"
-    "out = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
-    "wall = time.perf_counter() - t\n"
-    "if out.returncode:\n"
-    "    sys.exit(out.stderr.decode()[-2000:])\n"
-    "print(json.dumps({'s': wall, 'mb': resource.getrusage(resource.RUSAGE_CHILDREN)"
-    ".ru_maxrss / 1024}))\n"
-)
 
 
 def blocks(data: bytes) -> tuple[bytes, list[tuple[bytes, int]]]:
