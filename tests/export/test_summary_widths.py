@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 
 from kernelscope.export.summary import print_summary
+from tests.sample_names import TORCH_OPS
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "ncu"
 TORCH = SAMPLES / "torch_ops.ncu-rep.xz"
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -21,15 +23,7 @@ class _Terminal(io.StringIO):
 
 
 # Each kernel's short name by ID, as the piped summary prints it whole.
-TORCH_NAMES = {
-    0: "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
-    1: "nvjet_sm90_tst_64x16_64x16_2x1_v_bz_splitK_NNT",
-    2: "splitKreduce",
-    3: "cunn_SoftMaxForwardReg<SoftMaxForwardEpilogue>",
-    4: "vectorized_layer_norm<float, float, 0>",
-    5: "vectorized_elementwise<CUDAFunctor_add>",
-    6: "vectorized_elementwise<Gelu>",
-}
+TORCH_NAMES = TORCH_OPS
 
 
 def _table(text: str) -> tuple[str, list[str]]:

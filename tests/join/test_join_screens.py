@@ -5,6 +5,7 @@ join's ranking."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,15 @@ UNPROFILED_ROW = 11
 """The first family nobody profiled (``?1``): enter shows it on the timeline."""
 
 
-async def open_row(pilot: Pilot[None], app: KernelscopeApp, row: int) -> None:
-    await wait_for(pilot, timeout_s=20, check=lambda: isinstance(app.screen, JoinScreen)
-                and bool(app.screen.query("#join-ranking")))
+async def reach(pilot: Pilot[None], check: Callable[[], object]) -> None:
+    """Wait (at most 20 s) until ``check`` holds, then until the workers it started are done."""
+    await wait_for(pilot, timeout_s=20, check=check)
     await settle(pilot)
+
+
+async def open_row(pilot: Pilot[None], app: KernelscopeApp, row: int) -> None:
+    await reach(pilot, lambda: isinstance(app.screen, JoinScreen)
+                and bool(app.screen.query("#join-ranking")))
     await pilot.press(*["down"] * row, "enter")
 
 
@@ -38,8 +44,7 @@ def diagnosis_text(screen: KernelDetailScreen) -> str:
 
 async def kernel_from_join(pilot: Pilot[None], app: KernelscopeApp) -> KernelDetailScreen:
     await open_row(pilot, app, GEMM_ROW)
-    await wait_for(pilot, timeout_s=20, check=lambda: isinstance(app.screen, KernelDetailScreen))
-    await settle(pilot)
+    await reach(pilot, lambda: isinstance(app.screen, KernelDetailScreen))
     screen = app.screen
     assert isinstance(screen, KernelDetailScreen) and screen.kernel_id == 7
     return screen
@@ -62,8 +67,7 @@ async def test_b_and_e_on_a_kernel_opened_from_the_join(
         await settle(pilot)
         assert "baseline" not in widget_text(screen.query_one("#detail-header"))
         await pilot.press("e")
-        await wait_for(pilot, timeout_s=20, check=lambda: any(tmp_path.iterdir()))
-        await settle(pilot)
+        await reach(pilot, lambda: any(tmp_path.iterdir()))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["join_kernels.kernel-7.md"]
     record = (tmp_path / "join_kernels.kernel-7.md").read_text()
     assert record.splitlines()[0] == "# Kernel report: join\\_kernels.ncu-rep.xz, kernel 7"
@@ -73,13 +77,10 @@ async def test_b_and_e_on_a_kernel_opened_from_the_join(
 async def test_the_diagnosis_inside_the_join_agrees_with_the_kernel_opened_alone() -> None:
     alone = create_app(KERNELS_XZ)
     async with alone.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, timeout_s=20, check=lambda: alone.screen.id == "kernel-list"
+        await reach(pilot, lambda: alone.screen.id == "kernel-list"
                     and getattr(alone.session, "loaded_all", False))
-        await settle(pilot)
         await pilot.press("g", "7", "enter", "enter")
-        await wait_for(pilot, timeout_s=20,
-                       check=lambda: isinstance(alone.screen, KernelDetailScreen))
-        await settle(pilot)
+        await reach(pilot, lambda: isinstance(alone.screen, KernelDetailScreen))
         assert isinstance(alone.screen, KernelDetailScreen)
         expected = diagnosis_text(alone.screen)
     assert "share of profiled GPU time of its family of 12 launches = 0.789 — this launch " \
@@ -98,12 +99,10 @@ async def test_e_on_a_timeline_opened_from_the_join_exports_the_timeline(
     app = create_app([TRACE_XZ, KERNELS_XZ])
     async with app.run_test(size=SIZE) as pilot:
         await open_row(pilot, app, UNPROFILED_ROW)
-        await wait_for(pilot, timeout_s=20, check=lambda: isinstance(app.screen, TimelineScreen)
+        await reach(pilot, lambda: isinstance(app.screen, TimelineScreen)
                     and app.screen.data is not None)
-        await settle(pilot)
         await pilot.press("e")
-        await wait_for(pilot, timeout_s=20, check=lambda: any(tmp_path.iterdir()))
-        await settle(pilot)
+        await reach(pilot, lambda: any(tmp_path.iterdir()))
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["join_trace.timeline.md"]
     text = (tmp_path / "join_trace.timeline.md").read_text()

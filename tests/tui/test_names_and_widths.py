@@ -10,6 +10,7 @@ from textual.widgets import DataTable
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
 from kernelscope.kinds.ncu.screens.columns import NAME_KEY
 from kernelscope.tui.app import create_app
+from tests.sample_names import GEMM_TORCH_FULL, TORCH_OPS
 
 from .helpers import SAMPLES, screen_text, settle
 
@@ -18,23 +19,7 @@ OPTIONAL = ("SM %", "Mem %", "DRAM %", "Occ %")
 TORCH = SAMPLES / "ncu" / "torch_ops.ncu-rep.xz"
 GEMMS = SAMPLES / "ncu" / "gemm_torch_full.ncu-rep.xz"
 # Each kernel's short name by ID, read off the list in a wide terminal.
-SHORT_NAMES = {
-    TORCH: {
-        0: "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
-        1: "nvjet_sm90_tst_64x16_64x16_2x1_v_bz_splitK_NNT",
-        2: "splitKreduce",
-        3: "cunn_SoftMaxForwardReg<SoftMaxForwardEpilogue>",
-        4: "vectorized_layer_norm<float, float, 0>",
-        5: "vectorized_elementwise<CUDAFunctor_add>",
-        6: "vectorized_elementwise<Gelu>",
-    },
-    GEMMS: {
-        0: "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
-        1: "sm80_xmma_gemm_f32_nn_n_256x128x8_ffma",
-        2: "sm90_xmma_gemm_f64_nn_n_128x64x16_tensor",
-        3: "vectorized_elementwise<exp>",
-    },
-}
+SHORT_NAMES = {TORCH: TORCH_OPS, GEMMS: GEMM_TORCH_FULL}
 
 
 def _fits(shown: str, whole: str) -> bool:

@@ -177,7 +177,7 @@ class Result:
                     return data
             if tag not in self.data:
                 return None
-            by_id = self._encoded()
+            by_id = self.encoded()
         return by_id.get(i)
 
     def first_values(self, plan: MetricPlan) -> list[tuple[str, RawValue]]:
@@ -207,9 +207,9 @@ class Result:
                 from None
         return found
 
-    def _encoded(self) -> dict[int, bytes]:
-        """Each metric's encoded MetricResult by string-table id (remembering each id's
-        position for :meth:`entry`)."""
+    def encoded(self) -> dict[int, bytes]:
+        """Each metric's encoded MetricResult by string-table id (see :func:`ids_of`),
+        remembering each id's position for :meth:`entry`."""
         if self._by_id is None:
             entries = list(self.lean.metric_bytes)
             ids = ids_of(entries)
@@ -223,10 +223,6 @@ class Result:
             if data is not None:
                 return data
         return None
-
-    def encoded(self) -> dict[int, bytes]:
-        """Each metric's encoded MetricResult by string-table id (see :func:`ids_of`)."""
-        return self._encoded()
 
     def value_from(self, data: bytes) -> RawValue:
         """The single value of one of the result's encoded MetricResults (as
