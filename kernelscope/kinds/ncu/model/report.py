@@ -74,7 +74,6 @@ DEVICE_ATTRIBUTES = (
     "device__attribute_max_shared_memory_per_multiprocessor",
     "device__attribute_max_registers_per_multiprocessor",
     "device__attribute_max_warps_per_multiprocessor",
-    "device__attribute_display_name",
 )
 
 ProgressFn = Callable[[int, int], None]
@@ -168,6 +167,7 @@ class NcuReport:
         with self._lock:
             self._details.clear()
             self._results.clear()
+            self._sass.close()
             self._file.close()
             remove_temp(self._temp)
             self._temp = None

@@ -1,15 +1,17 @@
 """SASS text and source lines of a kernel's instructions, which a report does not store as
 text: the report holds the module's cubin (SourceData) and per-PC metrics only.
 
-For one kernel, lazily, in a child process that exits (so this process never loads the
-binding nor keeps its memory): ncu_report where it is installed (the ``ncu`` extra; wheels
-for Linux x86-64, Windows x64 and macOS arm64) disassembles it and maps each PC to its
-source line. Where it is missing or cannot disassemble the cubin (it prints ``???``),
-``nvdisasm`` on PATH disassembles the embedded cubin with line information (``-g -c``); its
-offsets are laid on the kernel's PCs from the first one (a kernel's entry instruction always
-runs, so the lowest PC with counters is its start). Without either the Source page still
-shows the source files with their metrics and the per-PC metrics, and
-:data:`NO_DISASSEMBLER` says how to get SASS.
+Lazily, in a child process (so this process never loads the binding nor keeps its memory):
+ncu_report where it is installed (the ``ncu`` extra; wheels for Linux x86-64, Windows x64 and
+macOS arm64) disassembles it and maps each PC to its source line. The child starts at the
+report's first question, loads the report once and answers every later question of that
+report (an export asks one per kernel with source counters; loading is most of a question's
+cost), and exits when the report is closed or this process ends. Where the binding is missing
+or cannot disassemble the cubin (it prints ``???``), ``nvdisasm`` on PATH disassembles the
+embedded cubin with line information (``-g -c``); its offsets are laid on the kernel's PCs from
+the first one (a kernel's entry instruction always runs, so the lowest PC with counters is its
+start). Without either the Source page still shows the source files with their metrics and the
+per-PC metrics, and :data:`NO_DISASSEMBLER` says how to get SASS.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,25 +50,26 @@ class Instruction:
 _CHILD = r"""
 import json, sys
 import ncu_report
-path, wanted = sys.argv[1], int(sys.argv[2])
-job = json.load(sys.stdin)
-ctx = ncu_report.load_report(path)
-index, action = 0, None
-for r in range(ctx.num_ranges()):
-    rng = ctx.range_by_idx(r)
-    for a in range(rng.num_actions()):
-        if index == wanted:
-            action = rng.action_by_idx(a)
-        index += 1
-out = {}
-if action is not None:
-    for pc in job["pcs"]:
-        text = (action.sass_by_pc(pc) or "").strip()
-        info = action.source_info(pc)
-        where = ("", 0) if info is None else (info.file_name() or "", int(info.line() or 0))
-        out[str(pc)] = [text, where[0], where[1]]
-json.dump(out, sys.stdout)
+ctx = ncu_report.load_report(sys.argv[1])
+places = [(r, a) for r in range(ctx.num_ranges())
+          for a in range(ctx.range_by_idx(r).num_actions())]
+for line in sys.stdin:
+    job = json.loads(line)
+    out = {}
+    if 0 <= job["kernel"] < len(places):
+        r, a = places[job["kernel"]]
+        action = ctx.range_by_idx(r).action_by_idx(a)
+        for pc in job["pcs"]:
+            text = (action.sass_by_pc(pc) or "").strip()
+            info = action.source_info(pc)
+            where = ("", 0) if info is None else (info.file_name() or "", int(info.line() or 0))
+            out[str(pc)] = [text, where[0], where[1]]
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
 """
+"""The binding's child: loads the report named by its argument, then answers one JSON line
+``{"kernel": index in file order, "pcs": [...]}`` per question with one JSON line, PC -> [text,
+file, line], until its input ends."""
 
 
 def binding_available() -> bool:
@@ -76,14 +80,94 @@ def binding_available() -> bool:
         return False
 
 
+class BindingChild:
+    """ncu_report's answers for one report, from one child process (:data:`_CHILD`) started
+    at the first question and kept until :meth:`close`. A child that fails (the binding
+    missing or crashing on a damaged report, no answer within TIMEOUT_S) answers nothing
+    from then on, and is not started again."""
+
+    def __init__(self, report_path: str) -> None:
+        self._path = report_path
+        self._lock = threading.Lock()
+        self._child: subprocess.Popen[bytes] | None = None
+        self._failed = False
+
+    def ask(self, kernel_index: int, pcs: Sequence[int]) -> dict[int, Instruction]:
+        """The text and source line of each of ``pcs`` of kernel ``kernel_index`` (its place
+        in the report's file order); empty when the binding cannot answer."""
+        if not pcs:
+            return {}
+        with self._lock:
+            if self._failed or (self._child is None and not binding_available()):
+                return {}
+            answer = self._exchange(json.dumps({"kernel": kernel_index, "pcs": list(pcs)}))
+        try:
+            found = json.loads(answer)
+            return {int(pc): Instruction(str(t), str(f), int(n)) for pc, (t, f, n) in
+                    found.items()}
+        except (ValueError, TypeError, AttributeError):
+            return {}
+
+    def _exchange(self, question: str) -> bytes:
+        """One answer line of the child (started when needed); b"" once it has failed."""
+        try:
+            if self._child is None:
+                self._child = subprocess.Popen(
+                    [sys.executable, "-c", _CHILD, self._path],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                )
+            child = self._child
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(question.encode() + b"\n")
+            child.stdin.flush()
+            watchdog = threading.Timer(TIMEOUT_S, child.kill)
+            watchdog.start()
+            try:
+                answer = child.stdout.readline()
+            finally:
+                watchdog.cancel()
+        except OSError:
+            answer = b""
+        if not answer:
+            self._failed = True
+            self._stop()
+        return answer
+
+    def close(self) -> None:
+        """End the child (it exits when its input ends)."""
+        with self._lock:
+            self._stop()
+
+    def __del__(self) -> None:
+        # A report dropped without close(): end the child's input, so it exits.
+        child = getattr(self, "_child", None)
+        if child is not None and child.stdin is not None:
+            child.stdin.close()
+
+    def _stop(self) -> None:
+        child, self._child = self._child, None
+        if child is None:
+            return
+        try:
+            if child.stdin is not None:
+                child.stdin.close()
+            child.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            child.kill()
+            child.wait()
+        finally:
+            if child.stdout is not None:
+                child.stdout.close()
+
+
 def disassemble(
-    report_path: str, kernel_index: int, pcs: Sequence[int], cubin: bytes = b"", function: str = ""
+    binding: BindingChild, kernel_index: int, pcs: Sequence[int], cubin: bytes = b"",
+    function: str = "",
 ) -> dict[int, Instruction]:
     """The text and source line of each PC of kernel ``kernel_index`` (its place in the
-    report's file order) of the plain report at ``report_path``: from ncu_report, else from
-    nvdisasm on the kernel's ``cubin`` (its mangled name ``function``); empty when neither
-    can."""
-    found = _with_binding(report_path, kernel_index, pcs)
+    report's file order): from ncu_report (``binding``), else from nvdisasm on the kernel's
+    ``cubin`` (its mangled name ``function``); empty when neither can."""
+    found = binding.ask(kernel_index, pcs)
     if any(i.text and i.text != UNKNOWN_TEXT for i in found.values()):
         return found
     listed = _with_nvdisasm(cubin, function, pcs) if cubin and function else {}
@@ -95,11 +179,10 @@ def disassemble(
 
 class Disassembly:
     """:func:`disassemble` for one report, each answer remembered by (module, function,
-    PCs): the launches of one kernel ask for the same hot PCs, and each question starts a
-    child process that loads the whole report (seconds and a gigabyte for a large one)."""
+    PCs): the launches of one kernel ask for the same hot PCs."""
 
     def __init__(self, report_path: str) -> None:
-        self._path = report_path
+        self._binding = BindingChild(report_path)
         self._known: dict[tuple[object, str, tuple[int, ...]], dict[int, Instruction]] = {}
 
     def __call__(
@@ -110,25 +193,14 @@ class Disassembly:
         key = (module, function, tuple(pcs))
         found = self._known.get(key)
         if found is None:
-            found = self._known[key] = disassemble(self._path, kernel_index, pcs, cubin, function)
+            found = self._known[key] = disassemble(
+                self._binding, kernel_index, pcs, cubin, function
+            )
         return dict(found)
 
-
-def _with_binding(
-    report_path: str, kernel_index: int, pcs: Sequence[int]
-) -> dict[int, Instruction]:
-    if not pcs or not binding_available():
-        return {}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _CHILD, report_path, str(kernel_index)],
-            input=json.dumps({"pcs": list(pcs)}).encode(),
-            capture_output=True, timeout=TIMEOUT_S, check=False,
-        )
-        found = json.loads(done.stdout or b"{}") if done.returncode == 0 else {}
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return {}
-    return {int(pc): Instruction(str(t), str(f), int(ln)) for pc, (t, f, ln) in found.items()}
+    def close(self) -> None:
+        """End the binding's child, if one was started."""
+        self._binding.close()
 
 
 _LINE_INFO = re.compile(r'//## File "(?P<file>[^"]*)", line (?P<line>\d+)')
