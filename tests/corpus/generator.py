@@ -190,19 +190,23 @@ class _Builder:
     def bombs(self) -> None:
         import zstandard
 
-        zeros = 300 << 20  # decompresses to 300 MiB: over the 256 MiB floor of the cap
+        # Each bomb decompresses to 300 MiB (over the 256 MiB floor of the cap): one compressed
+        # MiB of zeros repeated (gzip members, xz streams and zstd frames concatenated are one
+        # stream to a reader; compressing the 300 MiB whole took seconds a bomb).
+        repeat = 300
         chunk = bytes(1 << 20)
-        gz = gzip.compress(chunk * (zeros >> 20), compresslevel=9, mtime=0)
-        self.add("bomb", "gzip of 300 MiB of zeros", "bomb.ncu-rep.gz", gz)
+        gz_zeros = gzip.compress(chunk, compresslevel=9, mtime=0) * repeat
+        self.add("bomb", "gzip of 300 MiB of zeros", "bomb.ncu-rep.gz", gz_zeros)
+        xz_zeros = lzma.compress(chunk, preset=0) * repeat
         self.add("bomb", "xz of a report and 300 MiB of zeros", "tail.ncu-rep.xz",
-                 lzma.compress(self.ncu[:200_000] + chunk * (zeros >> 20), preset=0))
+                 lzma.compress(self.ncu[:200_000], preset=0) + xz_zeros)
+        zstd = zstandard.ZstdCompressor(level=1)
         self.add("bomb", "zstd of NVR and 300 MiB of zeros", "bomb.ncu-repz",
-                 zstandard.ZstdCompressor(level=1).compress(b"NVR\x00" + chunk * (zeros >> 20)))
+                 zstd.compress(b"NVR\x00") + zstd.compress(chunk) * repeat)
         self.add("bomb", "xz of an SQLite export and 300 MiB of zeros", "tail.sqlite.xz",
-                 lzma.compress(self.sqlite + chunk * (zeros >> 20), preset=0))
+                 lzma.compress(self.sqlite, preset=0) + xz_zeros)
         self.add("bomb", "gzip of SQLite magic and 300 MiB of zeros", "bomb.sqlite.gz",
-                 gzip.compress(b"SQLite format 3\x00" + chunk * (zeros >> 20), compresslevel=9,
-                               mtime=0))
+                 gzip.compress(b"SQLite format 3\x00", mtime=0) + gz_zeros)
 
     def schema(self) -> None:
         def loose(table: str, change: str) -> Callable[[sqlite3.Connection], None]:

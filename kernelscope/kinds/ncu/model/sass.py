@@ -16,6 +16,7 @@ per-PC metrics, and :data:`NO_DISASSEMBLER` says how to get SASS.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
@@ -112,6 +113,8 @@ class BindingChild:
         """One answer line of the child (started when needed); b"" once it has failed."""
         try:
             if self._child is None:
+                if self._failed:  # closed meanwhile
+                    return b""
                 self._child = subprocess.Popen(
                     [sys.executable, "-c", _CHILD, self._path],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -126,7 +129,7 @@ class BindingChild:
                 answer = child.stdout.readline()
             finally:
                 watchdog.cancel()
-        except OSError:
+        except (OSError, ValueError):  # a broken pipe; a pipe closed by close() meanwhile
             answer = b""
         if not answer:
             self._failed = True
@@ -134,30 +137,29 @@ class BindingChild:
         return answer
 
     def close(self) -> None:
-        """End the child (it exits when its input ends)."""
-        with self._lock:
-            self._stop()
-
-    def __del__(self) -> None:
-        # A report dropped without close(): end the child's input, so it exits.
-        child = getattr(self, "_child", None)
-        if child is not None and child.stdin is not None:
-            child.stdin.close()
+        """End the child and start no other (without waiting for a question in flight:
+        its reader gets no answer)."""
+        self._failed = True
+        self._stop()
 
     def _stop(self) -> None:
         child, self._child = self._child, None
         if child is None:
             return
-        try:
-            if child.stdin is not None:
+        if child.poll() is None:
+            child.kill()  # it holds nothing to save
+        child.wait()
+        for stream in (child.stdin, child.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+
+    def __del__(self) -> None:
+        # A report dropped without close(): end the child's input, so it exits.
+        child = getattr(self, "_child", None)
+        if child is not None and child.stdin is not None:
+            with contextlib.suppress(OSError):
                 child.stdin.close()
-            child.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            child.kill()
-            child.wait()
-        finally:
-            if child.stdout is not None:
-                child.stdout.close()
 
 
 def disassemble(
