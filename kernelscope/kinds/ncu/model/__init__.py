@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from kernelscope.core.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.model.key_frame import rows_to_frame
     from kernelscope.kinds.ncu.model.metrics import Metric, Series
     from kernelscope.kinds.ncu.model.model import (
         DeviceInfo,
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
         RuleResult,
         SourceHotspots,
     )
-    from kernelscope.kinds.ncu.model.report import NcuReport, open_ncu_report, rows_to_frame
+    from kernelscope.kinds.ncu.model.report import NcuReport, open_ncu_report
 
 __getattr__ = lazy_exports(__name__, {
     "Metric": ".metrics",
@@ -31,7 +32,7 @@ __getattr__ = lazy_exports(__name__, {
     "SourceHotspots": ".model",
     "NcuReport": ".report",
     "open_ncu_report": ".report",
-    "rows_to_frame": ".report",
+    "rows_to_frame": ".key_frame",
 })
 
 __all__ = [

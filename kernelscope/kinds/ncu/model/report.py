@@ -14,6 +14,7 @@ from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
 from kernelscope.kinds.ncu.model.detail import build_detail, read_all_metrics
 from kernelscope.kinds.ncu.model.file_format.result import Names, Result
 from kernelscope.kinds.ncu.model.hotspots import read_source_hotspots
+from kernelscope.kinds.ncu.model.key_frame import rows_to_frame
 from kernelscope.kinds.ncu.model.legacy import is_legacy, legacy_note
 from kernelscope.kinds.ncu.model.metrics import Metric, read_metric
 from kernelscope.kinds.ncu.model.model import (
@@ -24,7 +25,6 @@ from kernelscope.kinds.ncu.model.model import (
 )
 from kernelscope.kinds.ncu.model.modules import Modules
 from kernelscope.kinds.ncu.model.opener import open_report_file, remove_temp
-from kernelscope.kinds.ncu.model.panes import KEY_METRICS
 from kernelscope.kinds.ncu.model.sass import Disassembly, Instruction
 from kernelscope.kinds.ncu.model.source import KernelSource, read_kernel_source
 from kernelscope.kinds.ncu.model.summary_reader import (
@@ -34,30 +34,6 @@ from kernelscope.kinds.ncu.model.summary_reader import (
     read_summary,
     summary_from_detail,
 )
-
-
-def key_schema() -> dict[str, Any]:
-    """The kernel-list frame's columns and polars types. (polars is imported here, not at
-    module level: the headless exports of a kernel report need no polars.)"""
-    import polars as pl
-
-    return {
-        "id": pl.Int64,
-        "name": pl.Utf8,
-        "demangled": pl.Utf8,
-        "grid": pl.Utf8,
-        "block": pl.Utf8,
-        "grid_size": pl.Int64,
-        "block_size": pl.Int64,
-        **{col: pl.Float64 for col, _ in KEY_METRICS},
-        "context": pl.Int64,
-        "stream": pl.Int64,
-        "range_idx": pl.Int64,
-        "action_idx": pl.Int64,
-        "pid": pl.Int64,
-        "process": pl.Utf8,
-    }
-
 
 if TYPE_CHECKING:
     import polars as pl
@@ -303,12 +279,9 @@ class NcuReport:
             minor = attrs.get("device__attribute_compute_capability_minor")
             cc = f"{major}.{minor}" if major is not None else ""
             sms = attrs.get("device__attribute_multiprocessor_count")
-            self._device = DeviceInfo(
-                name=str(attrs.get("device__attribute_display_name", "unknown GPU")),
-                compute_capability=cc,
-                sm_count=int(sms) if isinstance(sms, (int, float)) else None,
-                attributes=attrs,
-            )
+            name = str(attrs.get("device__attribute_display_name", "unknown GPU"))
+            count = int(sms) if isinstance(sms, (int, float)) else None
+            self._device = DeviceInfo(name, cc, count, attrs)
         return self._device
 
     def detail(self, kernel_id: int) -> KernelDetail:
@@ -327,9 +300,9 @@ class NcuReport:
         if cached is not None:
             return cached
         result = self._result(kernel_id)
-        r, a = self.handle(kernel_id)
         return build_detail(
-            result, kernel_id, r, a, action_names(result, kernel_id), self._extra,
+            result, kernel_id, *self.handle(kernel_id), action_names(result, kernel_id),
+            self._extra,
             curves=curves, breakdowns=breakdowns, tables=tables,
             origin=self.origins[kernel_id],
         )
@@ -359,6 +332,11 @@ class NcuReport:
 
         return run
 
+    def prepare_disassembly(self) -> None:
+        """Start the SASS child ahead, to load the report meanwhile (if SASS will be asked)."""
+        if self.kernel_count and "SourceCounters" in self._result(0).section_ids():
+            self._sass.prepare()
+
     def source_hotspots(
         self, kernel_id: int, top: int = 20, *, detail: KernelDetail | None = None
     ) -> SourceHotspots | None:
@@ -386,13 +364,6 @@ class NcuReport:
     def all_metrics(self, kernel_id: int) -> dict[str, Metric]:
         """Every metric stored for the kernel."""
         return read_all_metrics(self._result(kernel_id))
-
-
-def rows_to_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
-    """Build the kernel-list frame from key rows with a fixed schema."""
-    import polars as pl
-
-    return pl.DataFrame(rows, schema=key_schema())
 
 
 def open_ncu_report(path: str | os.PathLike[str], **kwargs: Any) -> NcuReport:

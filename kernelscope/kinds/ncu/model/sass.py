@@ -109,17 +109,30 @@ class BindingChild:
         except (ValueError, TypeError, AttributeError):
             return {}
 
+    def prepare(self) -> None:
+        """Start the child now (it loads the report while this process goes on), where the
+        binding is installed."""
+        with self._lock:
+            if not self._failed and self._child is None and binding_available():
+                try:
+                    self._spawn()
+                except OSError:
+                    self._failed = True
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        if self._child is None:
+            self._child = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, self._path],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        return self._child
+
     def _exchange(self, question: str) -> bytes:
         """One answer line of the child (started when needed); b"" once it has failed."""
+        if self._failed:  # closed meanwhile
+            return b""
         try:
-            if self._child is None:
-                if self._failed:  # closed meanwhile
-                    return b""
-                self._child = subprocess.Popen(
-                    [sys.executable, "-c", _CHILD, self._path],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                )
-            child = self._child
+            child = self._spawn()
             assert child.stdin is not None and child.stdout is not None
             child.stdin.write(question.encode() + b"\n")
             child.stdin.flush()
@@ -199,6 +212,10 @@ class Disassembly:
                 self._binding, kernel_index, pcs, cubin, function
             )
         return dict(found)
+
+    def prepare(self) -> None:
+        """Start the binding's child ahead of the first question (:meth:`BindingChild.prepare`)."""
+        self._binding.prepare()
 
     def close(self) -> None:
         """End the binding's child, if one was started."""
