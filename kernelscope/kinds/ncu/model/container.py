@@ -77,6 +77,17 @@ class SourceInfo:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class BlockInfo:
+    """Where one block lies: its header (after the length), the end of its payload, and
+    its SourceData messages as (offset, size, reference)."""
+
+    header_offset: int
+    header_size: int
+    end: int
+    sources: tuple[tuple[int, int, int], ...]
+
+
 @dataclass
 class Layout:
     """What the walk found: every result in file order, the string table, the sources by
@@ -92,6 +103,9 @@ class Layout:
     session: Any = None
     """The first block's session details (the schema's SessionDetails), or None."""
     format_version: int = 0
+    blocks: Sequence[BlockInfo] = ()
+    file_header: tuple[int, int] = (0, 0)
+    """Where the FileHeader lies (offset and size)."""
 
     @property
     def ncu_version(self) -> str | None:
@@ -242,11 +256,13 @@ class _Walk:
         self.versions: dict[str, str] = {}
         self.session: Any = None
         self.processes: dict[bytes, ProcessInfo] = {}
+        self.blocks: list[BlockInfo] = []
+        self.block_sources: list[tuple[int, int, int]] = []
 
-    def layout(self, size: int, format_version: int) -> Layout:
+    def layout(self, size: int, format_version: int, file_header: tuple[int, int]) -> Layout:
         """What the walk found in a report of ``size`` bytes (format ``format_version``)."""
         return Layout(self.results, size, self.versions, self.strings, self.sources,
-                      self.session, format_version)
+                      self.session, format_version, self.blocks, file_header)
 
     def header(self, reader: _Reader, start: int) -> Any:
         size = _u32(reader, "a block header")
@@ -277,8 +293,10 @@ class _Walk:
             + [CMDLIST] * header.num_cmdlist_results
             + [GRAPH] * header.num_graph_results
         )
+        header_end = reader.offset
         end = reader.offset + header.payload_size
         index = 0
+        self.block_sources = []
         while reader.offset < end:
             msg_start = reader.offset
             if end - msg_start < 4:
@@ -297,6 +315,8 @@ class _Walk:
             index += 1
         if index < len(kinds):
             raise _Damaged("a block with fewer messages than its header counts", start)
+        self.blocks.append(BlockInfo(start + 4, header_end - start - 4, end,
+                                     tuple(self.block_sources)))
 
     def _source(self, reader: _Reader, size: int, process: ProcessInfo) -> None:
         """Record a SourceData message by its reference (field 1, read from its first
@@ -305,6 +325,7 @@ class _Walk:
         head = reader.exact(min(size, 16), "a source message")
         reader.skip(size - len(head), "a source message")
         reference = _reference(head)
+        self.block_sources.append((offset, size, reference))
         key = (process.pid, reference)
         known = self.sources.get(key)
         if known is None or known.size < size:
@@ -331,13 +352,14 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
     reader = _Reader(stream, limit)
     walk = _Walk()
     name = safe_text(display)
-    version = 0
+    version, file_header = 0, (0, 0)
     try:
         if reader.read(4) != NCU_MAGIC:
             raise ReportError(f"{name} is not an Nsight Compute report (.ncu-rep).")
         head = _u32(reader, "the file header")
         if head > MAX_HEADER:
             raise _Damaged("a file header of impossible length", 4)
+        file_header = (reader.offset, head)
         try:
             version = FileHeader.FromString(reader.exact(head, "the file header")).version
         except DecodeError:
@@ -366,4 +388,4 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
             f"{name} decompresses to more than {exc.limit:,} bytes, more than a report of its "
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
-    return walk.layout(reader.offset, version)
+    return walk.layout(reader.offset, version, file_header)

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from kernelscope.core.recent import RecentCache
 from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
@@ -24,6 +24,7 @@ from kernelscope.kinds.ncu.model.model import (
     SourceHotspots,
 )
 from kernelscope.kinds.ncu.model.modules import Modules
+from kernelscope.kinds.ncu.model.one_kernel import write_one_result
 from kernelscope.kinds.ncu.model.opener import open_report_file, remove_temp
 from kernelscope.kinds.ncu.model.sass import Disassembly, Instruction
 from kernelscope.kinds.ncu.model.source import KernelSource, read_kernel_source
@@ -78,7 +79,7 @@ class NcuReport:
         self._device: DeviceInfo | None = None
         self._version_numbers: tuple[tuple[int, ...] | None] | None = None
         self._names = Names(self.layout.strings)
-        self._sass = Disassembly(self.plain_path)
+        self._sass = Disassembly(self._write_one)
         self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
 
     @property
@@ -331,6 +332,12 @@ class NcuReport:
             return self._sass(kernel_id, pcs, cubin, function, (result.process.pid, refs))
 
         return run
+
+    def _write_one(self, kernel_id: int, out: IO[bytes]) -> None:
+        """Write a report holding only kernel ``kernel_id`` (for the SASS child)."""
+        with self._lock:
+            references = self._result(kernel_id).source_references()
+            write_one_result(self._file, self.layout, kernel_id, references, out)
 
     def prepare_disassembly(self) -> None:
         """Start the SASS child ahead, to load the report meanwhile (if SASS will be asked)."""

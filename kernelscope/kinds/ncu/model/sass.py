@@ -3,10 +3,12 @@ text: the report holds the module's cubin (SourceData) and per-PC metrics only.
 
 Lazily, in a child process (so this process never loads the binding nor keeps its memory):
 ncu_report where it is installed (the ``ncu`` extra; wheels for Linux x86-64, Windows x64 and
-macOS arm64) disassembles it and maps each PC to its source line. The child starts at the
-report's first question, loads the report once and answers every later question of that
-report (an export asks one per kernel with source counters; loading is most of a question's
-cost), and exits when the report is closed or this process ends. Where the binding is missing
+macOS arm64) disassembles it and maps each PC to its source line. ncu_report loads a whole
+report to answer for one kernel, so each question gives it a temporary report holding only
+that kernel and its modules (``one_kernel.py``: megabytes, whatever the report's size). One
+child per report starts at its first question (importing the binding is most of a question's
+cost), answers every later one, and is ended when the report is closed or this process
+ends. Where the binding is missing
 or cannot disassemble the cubin (it prints ``???``), ``nvdisasm`` on PATH disassembles the
 embedded cubin with line information (``-g -c``); its offsets are laid on the kernel's PCs from
 the first one (a kernel's entry instruction always runs, so the lowest PC with counters is its
@@ -19,15 +21,17 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 NO_DISASSEMBLER = (
     "SASS text needs NVIDIA's ncu-report package (pip install 'kernelscope[ncu]' on Linux "
@@ -51,26 +55,25 @@ class Instruction:
 _CHILD = r"""
 import json, sys
 import ncu_report
-ctx = ncu_report.load_report(sys.argv[1])
-places = [(r, a) for r in range(ctx.num_ranges())
-          for a in range(ctx.range_by_idx(r).num_actions())]
 for line in sys.stdin:
     job = json.loads(line)
     out = {}
-    if 0 <= job["kernel"] < len(places):
-        r, a = places[job["kernel"]]
-        action = ctx.range_by_idx(r).action_by_idx(a)
+    ctx = ncu_report.load_report(job["path"])
+    if ctx.num_ranges() and ctx.range_by_idx(0).num_actions():
+        action = ctx.range_by_idx(0).action_by_idx(0)
         for pc in job["pcs"]:
             text = (action.sass_by_pc(pc) or "").strip()
             info = action.source_info(pc)
             where = ("", 0) if info is None else (info.file_name() or "", int(info.line() or 0))
             out[str(pc)] = [text, where[0], where[1]]
+    del ctx
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
 """
-"""The binding's child: loads the report named by its argument, then answers one JSON line
-``{"kernel": index in file order, "pcs": [...]}`` per question with one JSON line, PC -> [text,
-file, line], until its input ends."""
+"""The binding's child: answers one JSON line ``{"path": a one-result report, "pcs": [...]}``
+per question with one JSON line, PC -> [text, file, line], until its input ends."""
+WriteCopy = Callable[[int, IO[bytes]], None]
+"""Writes a report holding only the given result of the report (``one_kernel.py``)."""
 
 
 def binding_available() -> bool:
@@ -87,8 +90,8 @@ class BindingChild:
     missing or crashing on a damaged report, no answer within TIMEOUT_S) answers nothing
     from then on, and is not started again."""
 
-    def __init__(self, report_path: str) -> None:
-        self._path = report_path
+    def __init__(self, write_copy: WriteCopy) -> None:
+        self._write_copy = write_copy
         self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
         self._failed = False
@@ -101,7 +104,15 @@ class BindingChild:
         with self._lock:
             if self._failed or (self._child is None and not binding_available()):
                 return {}
-            answer = self._exchange(json.dumps({"kernel": kernel_index, "pcs": list(pcs)}))
+            fd, path = tempfile.mkstemp(prefix="kernelscope-", suffix=".ncu-rep")
+            try:
+                with os.fdopen(fd, "wb") as copy:
+                    self._write_copy(kernel_index, copy)
+                answer = self._exchange(json.dumps({"path": path, "pcs": list(pcs)}))
+            except OSError:  # no room for the copy
+                answer = b""
+            finally:
+                os.unlink(path)
         try:
             found = json.loads(answer)
             return {int(pc): Instruction(str(t), str(f), int(n)) for pc, (t, f, n) in
@@ -122,7 +133,7 @@ class BindingChild:
     def _spawn(self) -> subprocess.Popen[bytes]:
         if self._child is None:
             self._child = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, self._path],
+                [sys.executable, "-c", _CHILD],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
         return self._child
@@ -196,8 +207,8 @@ class Disassembly:
     """:func:`disassemble` for one report, each answer remembered by (module, function,
     PCs): the launches of one kernel ask for the same hot PCs."""
 
-    def __init__(self, report_path: str) -> None:
-        self._binding = BindingChild(report_path)
+    def __init__(self, write_copy: WriteCopy) -> None:
+        self._binding = BindingChild(write_copy)
         self._known: dict[tuple[object, str, tuple[int, ...]], dict[int, Instruction]] = {}
 
     def __call__(
