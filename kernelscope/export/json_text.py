@@ -88,19 +88,48 @@ def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> It
     yield "{}" if first else "\n}"
 
 
+_FLAT = frozenset(_SCALARS)
+_FLAT_ENCODERS: dict[int, json.JSONEncoder] = {}
+
+
+def _flat_body(value: dict[Any, Any] | list[Any] | tuple[Any, ...], level: int) -> str | None:
+    """A container of scalars only (at depth ``level``) without its brackets, in one call of
+    the C encoder, whose item separator carries the newline and indent of that depth; None
+    when the container holds another one or a non-finite float (the general path's)."""
+    encoder = _FLAT_ENCODERS.get(level)
+    if encoder is None:
+        separator = ",\n" + INDENT * (level + 1)
+        encoder = json.JSONEncoder(separators=(separator, ": "), allow_nan=False,
+                                   check_circular=False)
+        _FLAT_ENCODERS[level] = encoder
+    try:
+        return encoder.encode(value)[1:-1]
+    except ValueError:  # NaN or an infinity: written null here
+        return None
+
+
 def _dict(value: dict[Any, Any], level: int) -> str:
     if not value:
         return "{}"
     inner = "\n" + INDENT * (level + 1)
-    return "{" + inner + items(value, level) + "\n" + INDENT * level + "}"
+    body = None
+    if all(type(v) in _FLAT for v in value.values()):
+        body = _flat_body(value, level)
+    if body is None:
+        body = items(value, level)
+    return "{" + inner + body + "\n" + INDENT * level + "}"
 
 
 def _list(value: list[Any] | tuple[Any, ...], level: int) -> str:
     if not value:
         return "[]"
     inner = "\n" + INDENT * (level + 1)
-    sep = "," + inner
-    return "[" + inner + sep.join(dumps(v, level + 1) for v in value) + "\n" + INDENT * level + "]"
+    body = None
+    if all(type(v) in _FLAT for v in value):
+        body = _flat_body(value, level)
+    if body is None:
+        body = ("," + inner).join(dumps(v, level + 1) for v in value)
+    return "[" + inner + body + "\n" + INDENT * level + "]"
 
 
 _EXACT: dict[type, Callable[[Any, int], str]] = {
