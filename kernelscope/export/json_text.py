@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _text
 from typing import Any
 
@@ -89,21 +89,36 @@ def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> It
 
 
 _FLAT = frozenset(_SCALARS)
-_FLAT_ENCODERS: dict[int, json.JSONEncoder] = {}
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+"""The standard library's C encoder factory (typeshed does not declare it)."""
+_FLAT_ENCODERS: dict[int, Callable[[Any, int], Sequence[str]]] = {}
+
+
+def _not_serializable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _flat_encoder(level: int) -> Callable[[Any, int], Sequence[str]]:
+    """The C encoder (compact, NaN refused) whose item separator carries the newline and
+    indent of depth ``level``, made once per depth."""
+    separator = ",\n" + INDENT * (level + 1)
+    if _C_ENCODER is None:  # an interpreter without the C accelerator
+        slow = json.JSONEncoder(separators=(separator, ": "), allow_nan=False,
+                                check_circular=False)
+        return lambda value, _: (slow.encode(value),)
+    return _C_ENCODER(  # type: ignore[no-any-return]
+        None, _not_serializable, _text, None, ": ", separator, False, False, False
+    )
 
 
 def _flat_body(value: dict[Any, Any] | list[Any] | tuple[Any, ...], level: int) -> str | None:
     """A container of scalars only (at depth ``level``) without its brackets, in one call of
-    the C encoder, whose item separator carries the newline and indent of that depth; None
-    when the container holds another one or a non-finite float (the general path's)."""
+    the C encoder; None when it holds a non-finite float (the general path's)."""
     encoder = _FLAT_ENCODERS.get(level)
     if encoder is None:
-        separator = ",\n" + INDENT * (level + 1)
-        encoder = json.JSONEncoder(separators=(separator, ": "), allow_nan=False,
-                                   check_circular=False)
-        _FLAT_ENCODERS[level] = encoder
+        encoder = _FLAT_ENCODERS[level] = _flat_encoder(level)
     try:
-        return encoder.encode(value)[1:-1]
+        return "".join(encoder(value, 0))[1:-1]
     except ValueError:  # NaN or an infinity: written null here
         return None
 

@@ -21,6 +21,7 @@ from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
+    SECTION_BYTES,
     SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
@@ -40,6 +41,9 @@ LEAN_OF = {
 }
 SECTIONS_OF = {
     kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
+}
+ENCODED_SECTIONS_OF = {
+    kind: CLASSES[SECTION_BYTES[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
 RULE_RESULT = CLASSES["RuleResult"]
 RawValue = float | int | str | None
@@ -65,6 +69,8 @@ class Names:
         """Where the last result indexed whole held each metric id (see Result.entry)."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.sections: dict[tuple[bytes, ...], Any] = {}
+        """What readers made of each encoded list of sections (see ``detail``)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -286,6 +292,11 @@ class Result:
         if self._sections is None:
             self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
         return self._sections
+
+    def encoded_sections(self) -> tuple[bytes, ...]:
+        """Each Section message as the report encodes it, in order."""
+        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
+        return tuple(found.section_bytes)
 
     def rule_results(self) -> list[Any]:
         """The RuleResult messages, decoded."""
