@@ -52,6 +52,12 @@ MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
 ``NameId`` tags (see :meth:`Result.first_values`)."""
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
+_UNREAD = object()
+_NO_VALUE = object()
+MAX_KNOWN_VALUES = 65_536
+"""Encoded metrics whose value :meth:`Result.first_values` remembers, per report: launches
+repeat many of them byte for byte (launch configuration, device attributes), and a dict
+look-up costs far less than decoding."""
 
 
 class Names:
@@ -67,6 +73,8 @@ class Names:
         """What readers work out once per report for a set of metric names (their ids)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
+        self.values: dict[bytes, Any] = {}
+        """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
@@ -195,6 +203,9 @@ class Result:
         entries = self.lean.metric_bytes
         count = len(entries)
         positions = self.names_table.positions
+        known = self.names_table.values
+        if len(known) >= MAX_KNOWN_VALUES:
+            known.clear()
         try:
             for name, ids in plan:
                 for i, tag in ids:
@@ -204,9 +215,12 @@ class Result:
                         data = self._entry(i, tag)
                         if data is None:
                             continue
-                    fields = _METRIC_RESULT(data).metric_value.ListFields()
-                    if fields:
-                        found.append((name, fields[0][1]))
+                    value = known.get(data, _UNREAD)
+                    if value is _UNREAD:
+                        fields = _METRIC_RESULT(data).metric_value.ListFields()
+                        value = known[data] = fields[0][1] if fields else _NO_VALUE
+                    if value is not _NO_VALUE:
+                        found.append((name, value))
                     break
         except DecodeError:
             raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
