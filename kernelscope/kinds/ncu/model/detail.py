@@ -168,10 +168,9 @@ def _section_contents(
     reading = section_reading(action)
     section_metrics: dict[str, tuple[str, ...]] = {}
     stall_reasons: list[str] = []
-    present = action.present()
     for ident, header, stalls in reading.panes:
         if tables:
-            shown = tuple(n for n in header if n in present)
+            shown = tuple(action.holding(header))
             section_metrics[ident] = shown
             wanted.update(dict.fromkeys(n for n in shown if n not in wanted))
         stall_reasons += stalls

@@ -11,14 +11,14 @@ instruction mix).
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
+from kernelscope.kinds.ncu.model.file_format.metric_ids import ids_of, name_tag
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
     SECTION_BYTES,
@@ -237,6 +237,27 @@ class Result:
             self._by_id = dict(zip(ids, entries, strict=True))
         return self._by_id
 
+    def holding(self, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` the result holds (with or without a value), in order: :meth:`has`
+        of each, with :meth:`entry`'s first try inlined."""
+        ids = self.names_table.ids
+        positions = self.names_table.positions
+        entries = self.lean.metric_bytes
+        count = len(entries)
+        held = []
+        for name in names:
+            for i in ids.get(name, ()):
+                tag = name_tag(i)
+                pos = positions.get(i)
+                if self._by_id is None and pos is not None and pos < count \
+                        and entries[pos].startswith(tag):
+                    held.append(name)
+                    break
+                if self._entry(i, tag) is not None:
+                    held.append(name)
+                    break
+        return held
+
     def _lookup(self, name: str) -> bytes | None:
         for i in self.names_table.ids.get(name, ()):
             data = self.entry(i)
@@ -336,41 +357,6 @@ class Result:
         return tuple(int(r) for r in m.references)
 
 
-def ids_of(entries: Sequence[bytes]) -> list[int]:
-    """The string-table id of each encoded MetricResult. Every writer puts ``NameId``
-    (field 1, tag 0x08) first, as protobuf writes fields in order, and a report's string
-    table stays well below 16,384 names (a one- or two-byte varint); other entries are
-    parsed whole."""
-    if bytes(map(_FIRST, entries)).strip(b"\x08"):
-        return [int(MetricResult.FromString(b).name_id) for b in entries]
-    return [b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7) for b in entries]
-
-
-def name_id_of(data: bytes) -> int | None:
-    """The ``NameId`` an encoded MetricResult starts with (None when it starts otherwise)."""
-    if data[:1] != b"\x08" or len(data) < 3:
-        return None
-    low = data[1]
-    return low if low < 0x80 else (low & 0x7F) | (data[2] << 7) if data[2] < 0x80 else None
-
-
-def name_tag(i: int) -> bytes:
-    """``NameId = i`` as protobuf encodes it (the tag, then ``i`` as a varint)."""
-    tag = _TAGS.get(i)
-    if tag is None:
-        out, rest = [0x08], i
-        while rest >= 0x80:
-            out.append(rest & 0x7F | 0x80)
-            rest >>= 7
-        out.append(rest)
-        tag = _TAGS[i] = bytes(out)
-    return tag
-
-
-_TAGS: dict[int, bytes] = {}
-
-
-_FIRST = operator.itemgetter(0)
 _METRIC_RESULT = MetricResult.FromString
 
 
