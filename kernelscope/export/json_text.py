@@ -46,7 +46,10 @@ def items(value: dict[Any, Any], level: int) -> str:
     """The members of ``value`` as they stand inside its braces at depth ``level`` (the
     depth of the dict itself), joined, without the braces and the first indent."""
     sep = ",\n" + INDENT * (level + 1)
-    return sep.join(f"{_key(k)}: {dumps(v, level + 1)}" for k, v in value.items())
+    inner = level + 1
+    return sep.join(
+        f"{_text(k) if type(k) is str else _key(k)}: {dumps(v, inner)}" for k, v in value.items()
+    )
 
 
 def wrap(members: Iterable[str], level: int) -> str:
@@ -128,7 +131,7 @@ def _dict(value: dict[Any, Any], level: int) -> str:
         return "{}"
     inner = "\n" + INDENT * (level + 1)
     body = None
-    if all(type(v) in _FLAT for v in value.values()):
+    if _FLAT.issuperset(map(type, value.values())):
         body = _flat_body(value, level)
     if body is None:
         body = items(value, level)
@@ -140,7 +143,7 @@ def _list(value: list[Any] | tuple[Any, ...], level: int) -> str:
         return "[]"
     inner = "\n" + INDENT * (level + 1)
     body = None
-    if all(type(v) in _FLAT for v in value):
+    if _FLAT.issuperset(map(type, value)):
         body = _flat_body(value, level)
     if body is None:
         body = ("," + inner).join(dumps(v, level + 1) for v in value)
