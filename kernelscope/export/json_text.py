@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from json.encoder import encode_basestring_ascii as _text
 from typing import Any
 
@@ -46,7 +46,10 @@ def items(value: dict[Any, Any], level: int) -> str:
     """The members of ``value`` as they stand inside its braces at depth ``level`` (the
     depth of the dict itself), joined, without the braces and the first indent."""
     sep = ",\n" + INDENT * (level + 1)
-    return sep.join(f"{_key(k)}: {dumps(v, level + 1)}" for k, v in value.items())
+    inner = level + 1
+    return sep.join(
+        f"{_text(k) if type(k) is str else _key(k)}: {dumps(v, inner)}" for k, v in value.items()
+    )
 
 
 def wrap(members: Iterable[str], level: int) -> str:
@@ -88,19 +91,63 @@ def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> It
     yield "{}" if first else "\n}"
 
 
+_FLAT = frozenset(_SCALARS)
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+"""The standard library's C encoder factory (typeshed does not declare it)."""
+_FLAT_ENCODERS: dict[int, Callable[[Any, int], Sequence[str]]] = {}
+
+
+def _not_serializable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _flat_encoder(level: int) -> Callable[[Any, int], Sequence[str]]:
+    """The C encoder (compact, NaN refused) whose item separator carries the newline and
+    indent of depth ``level``, made once per depth."""
+    separator = ",\n" + INDENT * (level + 1)
+    if _C_ENCODER is None:  # an interpreter without the C accelerator
+        slow = json.JSONEncoder(separators=(separator, ": "), allow_nan=False,
+                                check_circular=False)
+        return lambda value, _: (slow.encode(value),)
+    return _C_ENCODER(  # type: ignore[no-any-return]
+        None, _not_serializable, _text, None, ": ", separator, False, False, False
+    )
+
+
+def _flat_body(value: dict[Any, Any] | list[Any] | tuple[Any, ...], level: int) -> str | None:
+    """A container of scalars only (at depth ``level``) without its brackets, in one call of
+    the C encoder; None when it holds a non-finite float (the general path's)."""
+    encoder = _FLAT_ENCODERS.get(level)
+    if encoder is None:
+        encoder = _FLAT_ENCODERS[level] = _flat_encoder(level)
+    try:
+        return "".join(encoder(value, 0))[1:-1]
+    except ValueError:  # NaN or an infinity: written null here
+        return None
+
+
 def _dict(value: dict[Any, Any], level: int) -> str:
     if not value:
         return "{}"
     inner = "\n" + INDENT * (level + 1)
-    return "{" + inner + items(value, level) + "\n" + INDENT * level + "}"
+    body = None
+    if _FLAT.issuperset(map(type, value.values())):
+        body = _flat_body(value, level)
+    if body is None:
+        body = items(value, level)
+    return "{" + inner + body + "\n" + INDENT * level + "}"
 
 
 def _list(value: list[Any] | tuple[Any, ...], level: int) -> str:
     if not value:
         return "[]"
     inner = "\n" + INDENT * (level + 1)
-    sep = "," + inner
-    return "[" + inner + sep.join(dumps(v, level + 1) for v in value) + "\n" + INDENT * level + "]"
+    body = None
+    if _FLAT.issuperset(map(type, value)):
+        body = _flat_body(value, level)
+    if body is None:
+        body = ("," + inner).join(dumps(v, level + 1) for v in value)
+    return "[" + inner + body + "\n" + INDENT * level + "]"
 
 
 _EXACT: dict[type, Callable[[Any, int], str]] = {

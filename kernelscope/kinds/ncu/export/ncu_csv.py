@@ -13,8 +13,8 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     analysed_in_workers,
+    flag_cell,
 )
-from kernelscope.kinds.ncu.export.ncu_markdown import flag_cell
 from kernelscope.kinds.ncu.model import KernelDetail, rows_to_frame
 from kernelscope.kinds.ncu.model.metrics import MetricValue
 

@@ -20,6 +20,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     diagnose_detail,
+    flag_cell,
 )
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_TITLES, time_weighted_precision
 from kernelscope.kinds.ncu.export.ncu_record_sections import (
@@ -38,7 +39,7 @@ from kernelscope.kinds.ncu.model import (
     KernelSummary,
     NcuReport,
 )
-from kernelscope.kinds.ncu.model.measured import NOT_MEASURED, short_reason
+from kernelscope.kinds.ncu.model.measured import NOT_MEASURED
 from kernelscope.kinds.ncu.model.summary_reader import summary_from_detail
 from kernelscope.kinds.ncu.render.families import (
     family_ids,
@@ -110,11 +111,6 @@ FAMILY_COLUMNS = (
 def family_labels(analyzed: AnalyzedReport, family: KernelFamily) -> list[str]:
     """The bottleneck label of each launch of ``family``."""
     return analyzed.family_labels(family)
-
-
-def flag_cell(k: AnalyzedKernel) -> str:
-    """A kernel's top flag, or in short why it has no measurement (a table's flag cell)."""
-    return top_flag(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
 def _families_table(analyzed: AnalyzedReport, processes: bool = False) -> str:

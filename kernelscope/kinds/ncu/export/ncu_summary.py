@@ -20,7 +20,7 @@ from kernelscope.core.kernel_names import fit_names
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
 from kernelscope.export.summary import file_name, table_box
-from kernelscope.kinds.ncu.export.ncu_markdown import flag_cell
+from kernelscope.kinds.ncu.analysis.kernel_analysis import flag_cell
 from kernelscope.kinds.ncu.model.measured import NOT_MEASURED
 from kernelscope.kinds.ncu.render.families import family_ids, family_label
 from kernelscope.render.severity import text_style

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
@@ -48,24 +48,68 @@ def body_metric_names(section: Any) -> list[str]:
             for m in _section_metrics(item)]
 
 
-def metric_labels(action: Result) -> dict[str, str]:
+def metric_labels(sections: Sequence[Any]) -> dict[str, str]:
     """NCU's display label of each metric: the label of the first place NCU's details page
     shows it (sections in their display order, each header before its body), else the label
     a section's metric list gives it."""
     labels: dict[str, str] = {}
-    sections = sorted(action.sections(), key=lambda s: s.order)
-    for section in sections:
+    ordered = sorted(sections, key=lambda s: s.order)
+    for section in ordered:
         named = [*section.header.metrics]
         named += [m for body in section.body for item in body.items
                   for m in _section_metrics(item)]
         for m in named:
             if m.label:
                 labels.setdefault(m.name, m.label)
-    for section in sections:
+    for section in ordered:
         for m in section.metrics.metrics:
             if m.label:
                 labels.setdefault(m.name, m.label)
     return labels
+
+
+class SectionReading(NamedTuple):
+    """What the exports read of a result's sections: the same for every launch that encodes
+    them alike, so read once per report for each encoding."""
+
+    titles: dict[str, str]
+    """Each section's title by identifier."""
+    labels: dict[str, str]
+    """:func:`metric_labels`."""
+    panes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
+    """Each section a pane shows, in order: (identifier, the metrics of its header table,
+    the stall reasons its body lists)."""
+
+
+MAX_KNOWN_SECTIONS = 256
+
+
+def section_reading(action: Result) -> SectionReading:
+    """:class:`SectionReading` of the result, read once per report for each encoding."""
+    known: dict[tuple[bytes, ...], SectionReading] = action.names_table.sections
+    key = action.encoded_sections()
+    reading = known.get(key)
+    if reading is None:
+        if len(known) >= MAX_KNOWN_SECTIONS:
+            known.clear()
+        reading = known[key] = _read_sections(action.sections())
+    return reading
+
+
+def _read_sections(sections: Sequence[Any]) -> SectionReading:
+    titles: dict[str, str] = {}
+    panes = []
+    for section in sections:
+        ident = section.identifier
+        titles[ident] = section.display_name
+        if ident in _SECTION_PANES:
+            header = tuple(m.name for m in section.header.metrics)
+            stalls = tuple(
+                name for name in body_metric_names(section)
+                if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX)
+            )
+            panes.append((ident, header, stalls))
+    return SectionReading(titles, metric_labels(sections), tuple(panes))
 
 
 def _rule_messages(result: Any) -> Iterator[RuleResult]:
@@ -117,27 +161,22 @@ MAX_KNOWN_RULES = 1024
 
 def _section_contents(
     action: Result, tables: bool, wanted: dict[str, None]
-) -> tuple[dict[str, str], dict[str, tuple[str, ...]], list[str]]:
-    """(section titles by identifier, the metrics of the panes' sections' header tables when
-    ``tables``, the stall reasons their bodies list); adds what the panes read to ``wanted``."""
-    sections: dict[str, str] = {}
+) -> tuple[SectionReading, dict[str, tuple[str, ...]], list[str]]:
+    """(the result's :class:`SectionReading`, the metrics it holds of the panes' sections'
+    header tables when ``tables``, the stall reasons their bodies list); adds what the panes
+    read to ``wanted``."""
+    reading = section_reading(action)
     section_metrics: dict[str, tuple[str, ...]] = {}
     stall_reasons: list[str] = []
-    present = action.present()
-    for section in action.sections():
-        ident = section.identifier
-        sections[ident] = section.display_name
-        if ident not in _SECTION_PANES:
-            continue
+    for ident, header, stalls in reading.panes:
         if tables:
-            header = [m.name for m in section.header.metrics if m.name in present]
-            section_metrics[ident] = tuple(header)
-            wanted.update(dict.fromkeys(n for n in header if n not in wanted))
-        for name in body_metric_names(section):
-            if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
-                stall_reasons.append(name)
-                wanted.setdefault(name, None)
-    return sections, section_metrics, stall_reasons
+            shown = tuple(action.holding(header))
+            section_metrics[ident] = shown
+            wanted.update(dict.fromkeys(n for n in shown if n not in wanted))
+        stall_reasons += stalls
+        for name in stalls:
+            wanted.setdefault(name, None)
+    return reading, section_metrics, stall_reasons
 
 
 def build_detail(
@@ -160,8 +199,7 @@ def build_detail(
     wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
     for name in extra_metrics:
         wanted.setdefault(name, None)
-    labels = metric_labels(action) if tables else {}
-    sections, section_metrics, stall_reasons = _section_contents(action, tables, wanted)
+    reading, section_metrics, stall_reasons = _section_contents(action, tables, wanted)
     breakdown_parts: dict[str, tuple[str, ...]] = {}
     for bd in SOL_BREAKDOWNS if breakdowns else ():
         m = read_metric(action, bd)
@@ -170,7 +208,7 @@ def build_detail(
             breakdown_parts[bd.removeprefix("breakdown:")] = parts
             for name in parts:
                 wanted.setdefault(name, None)
-    metrics = read_metrics(action, tuple(wanted), labels)
+    metrics = read_metrics(action, tuple(wanted), reading.labels if tables else {})
     series_by_name = {}
     for _, name in OCCUPANCY_CURVES if curves else ():
         series = read_series(action, name)
@@ -181,7 +219,7 @@ def build_detail(
     return KernelDetail(
         id=kernel_id, range_idx=range_idx, action_idx=action_idx,
         name=name, demangled=demangled, mangled=mangled, grid=grid, block=block,
-        metrics=metrics, sections=sections, section_metrics=section_metrics,
+        metrics=metrics, sections=dict(reading.titles), section_metrics=section_metrics,
         breakdowns=breakdown_parts, stall_reasons=tuple(stall_reasons), curves=series_by_name,
         rules=read_rules(action), unmeasured=unmeasured_reason(metrics),
         pid=origin[0], process=origin[1],

@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.result import (
     ABSENT,
     MetricPlan,
     Result,
     instances_of,
-    name_tag,
 )
 from kernelscope.kinds.ncu.model.legacy import old_names
 from kernelscope.kinds.ncu.model.units import unit_for
@@ -137,24 +137,43 @@ def read_metrics(
     (in the order of ``names``), with its label from ``labels``: the same answers, with
     the names' ids looked up once per report and the unit's one fact read once."""
     witness = result.has(THREAD_UNIT_WITNESS)
-    units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
+    facts = (result.ncu_version, witness)
+    units = _UNITS_BY_FACTS.setdefault(facts, {})
+    made = _METRICS_BY_FACTS.setdefault(facts, {})
+    if len(made) >= MAX_MADE:
+        made.clear()
     found: dict[str, Metric] = {}
     for name, value in result.first_values(_plan(result, names)):
-        if type(value) is str:  # a breakdown's sub-metric name, a device name: no unit
-            unit = ""
-        else:
-            if value >= WRAPPED:  # type: ignore[operator]
-                value = _unwrapped(value)
-            unit = units.get(name)  # type: ignore[assignment]
-            if unit is None:
-                unit = units[name] = unit_of(result, name, value, witness)
         label = labels.get(name, "") if labels is not None else ""
-        found[name] = Metric(name, value, unit, label)
+        key = (name, value, type(value), label)  # the type: 1 == 1.0 == True as keys
+        metric = made.get(key)
+        if metric is None:
+            metric = made[key] = _made(result, name, value, label, units, witness)
+        found[name] = metric
     return found
+
+
+def _made(
+    result: Result, name: str, value: Any, label: str, units: dict[str, str], witness: bool
+) -> Metric:
+    """:func:`read_metrics`'s Metric of ``name`` holding ``value`` (as the result stores it),
+    its unit read once per name for the facts it depends on."""
+    if type(value) is str:  # a breakdown's sub-metric name, a device name: no unit
+        return Metric(name, value, "", label)
+    if value >= WRAPPED:
+        value = _unwrapped(value)
+    unit = units.get(name)
+    if unit is None:
+        unit = units[name] = unit_of(result, name, value, witness)
+    return Metric(name, value, unit, label)
 
 
 _UNITS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[str, str]] = {}
 """:func:`unit_of`'s answers by the facts it depends on, then by name."""
+_METRICS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[tuple[Any, ...], Metric]] = {}
+""":func:`read_metrics`'s Metrics (immutable) by the facts their units depend on, then by
+(name, value, its type, label): launches repeat most of their values."""
+MAX_MADE = 65_536
 
 
 def read_series(result: Result, name: str) -> Series | None:

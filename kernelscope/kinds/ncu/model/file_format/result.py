@@ -11,16 +11,17 @@ instruction mix).
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
+from kernelscope.kinds.ncu.model.file_format.metric_ids import ids_of, name_tag
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
+    SECTION_BYTES,
     SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
@@ -41,6 +42,9 @@ LEAN_OF = {
 SECTIONS_OF = {
     kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
+ENCODED_SECTIONS_OF = {
+    kind: CLASSES[SECTION_BYTES[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
+}
 RULE_RESULT = CLASSES["RuleResult"]
 RawValue = float | int | str | None
 MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
@@ -48,6 +52,12 @@ MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
 ``NameId`` tags (see :meth:`Result.first_values`)."""
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
+_UNREAD = object()
+_NO_VALUE = object()
+MAX_KNOWN_VALUES = 65_536
+"""Encoded metrics whose value :meth:`Result.first_values` remembers, per report: launches
+repeat many of them byte for byte (launch configuration, device attributes), and a dict
+look-up costs far less than decoding."""
 
 
 class Names:
@@ -63,8 +73,12 @@ class Names:
         """What readers work out once per report for a set of metric names (their ids)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
+        self.values: dict[bytes, Any] = {}
+        """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.sections: dict[tuple[bytes, ...], Any] = {}
+        """What readers made of each encoded list of sections (see ``detail``)."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -189,6 +203,9 @@ class Result:
         entries = self.lean.metric_bytes
         count = len(entries)
         positions = self.names_table.positions
+        known = self.names_table.values
+        if len(known) >= MAX_KNOWN_VALUES:
+            known.clear()
         try:
             for name, ids in plan:
                 for i, tag in ids:
@@ -198,9 +215,12 @@ class Result:
                         data = self._entry(i, tag)
                         if data is None:
                             continue
-                    fields = _METRIC_RESULT(data).metric_value.ListFields()
-                    if fields:
-                        found.append((name, fields[0][1]))
+                    value = known.get(data, _UNREAD)
+                    if value is _UNREAD:
+                        fields = _METRIC_RESULT(data).metric_value.ListFields()
+                        value = known[data] = fields[0][1] if fields else _NO_VALUE
+                    if value is not _NO_VALUE:
+                        found.append((name, value))
                     break
         except DecodeError:
             raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
@@ -216,6 +236,27 @@ class Result:
             self.names_table.positions = dict(zip(ids, range(len(ids)), strict=True))
             self._by_id = dict(zip(ids, entries, strict=True))
         return self._by_id
+
+    def holding(self, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` the result holds (with or without a value), in order: :meth:`has`
+        of each, with :meth:`entry`'s first try inlined."""
+        ids = self.names_table.ids
+        positions = self.names_table.positions
+        entries = self.lean.metric_bytes
+        count = len(entries)
+        held = []
+        for name in names:
+            for i in ids.get(name, ()):
+                tag = name_tag(i)
+                pos = positions.get(i)
+                if self._by_id is None and pos is not None and pos < count \
+                        and entries[pos].startswith(tag):
+                    held.append(name)
+                    break
+                if self._entry(i, tag) is not None:
+                    held.append(name)
+                    break
+        return held
 
     def _lookup(self, name: str) -> bytes | None:
         for i in self.names_table.ids.get(name, ()):
@@ -287,6 +328,11 @@ class Result:
             self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
         return self._sections
 
+    def encoded_sections(self) -> tuple[bytes, ...]:
+        """Each Section message as the report encodes it, in order."""
+        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
+        return tuple(found.section_bytes)
+
     def rule_results(self) -> list[Any]:
         """The RuleResult messages, decoded."""
         return [decode(RULE_RESULT, data, self._where) for data in self.lean.rule_bytes]
@@ -311,41 +357,6 @@ class Result:
         return tuple(int(r) for r in m.references)
 
 
-def ids_of(entries: Sequence[bytes]) -> list[int]:
-    """The string-table id of each encoded MetricResult. Every writer puts ``NameId``
-    (field 1, tag 0x08) first, as protobuf writes fields in order, and a report's string
-    table stays well below 16,384 names (a one- or two-byte varint); other entries are
-    parsed whole."""
-    if bytes(map(_FIRST, entries)).strip(b"\x08"):
-        return [int(MetricResult.FromString(b).name_id) for b in entries]
-    return [b[1] if b[1] < 0x80 else (b[1] & 0x7F) | (b[2] << 7) for b in entries]
-
-
-def name_id_of(data: bytes) -> int | None:
-    """The ``NameId`` an encoded MetricResult starts with (None when it starts otherwise)."""
-    if data[:1] != b"\x08" or len(data) < 3:
-        return None
-    low = data[1]
-    return low if low < 0x80 else (low & 0x7F) | (data[2] << 7) if data[2] < 0x80 else None
-
-
-def name_tag(i: int) -> bytes:
-    """``NameId = i`` as protobuf encodes it (the tag, then ``i`` as a varint)."""
-    tag = _TAGS.get(i)
-    if tag is None:
-        out, rest = [0x08], i
-        while rest >= 0x80:
-            out.append(rest & 0x7F | 0x80)
-            rest >>= 7
-        out.append(rest)
-        tag = _TAGS[i] = bytes(out)
-    return tag
-
-
-_TAGS: dict[int, bytes] = {}
-
-
-_FIRST = operator.itemgetter(0)
 _METRIC_RESULT = MetricResult.FromString
 
 

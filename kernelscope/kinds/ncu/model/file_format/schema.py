@@ -169,6 +169,14 @@ SECTIONS_ONLY = {full: f"Sections{full}" for full in LEAN}
 every kernel): the metrics stay unknown bytes, which the protobuf runtime skips."""
 for _full, _only in SECTIONS_ONLY.items():
     MESSAGES[_only] = tuple(f for f in MESSAGES[_full] if f[0] == "sections")
+SECTION_BYTES = {full: f"SectionBytes{full}" for full in LEAN}
+"""Each result's sections alone, each kept encoded (launches of one kernel repeat them, so
+what the exports make of them is remembered by their bytes)."""
+for _full, _encoded in SECTION_BYTES.items():
+    MESSAGES[_encoded] = tuple(
+        ("section_bytes", number, "bytes", True)
+        for name, number, _, _ in MESSAGES[_full] if name == "sections"
+    )
 
 
 def _file() -> descriptor_pb2.FileDescriptorProto:
