@@ -3,7 +3,8 @@ planned (``KernelListView.lay_out``), so nothing in it is measured."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import zip_longest
 from typing import Any
 
 from rich.style import Style
@@ -13,7 +14,7 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import RowKey
+from textual.widgets._data_table import DuplicateKey, Row, RowKey
 
 KEPT_CELLS = 4096
 """Drawn cells kept across changes of the table (a few screens' worth)."""
@@ -44,6 +45,35 @@ class KernelTable(DataTable[Text]):
             LRUCache(KEPT_CELLS)
         )  # (before DataTable's own set-up, which clears the caches)
         super().__init__(*args, **kwargs)
+
+    def add_row_batch(self, rows: Iterable[tuple[str, Sequence[Text]]]) -> None:
+        """Add ``(key, cells)`` rows at the bottom, each one line high, as ``add_row`` does
+        one by one, but with the cursor and the table's bookkeeping settled once for the
+        batch (``add_row`` assigns the cursor, a reactive with its watchers, for each row)."""
+        columns = self.ordered_columns
+        had_rows = self.row_count > 0
+        added = False
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            if len(cells) > len(columns):
+                raise ValueError("More values provided than there are columns.")
+            self._row_locations[row_key] = self.row_count
+            self._data[row_key] = {
+                column.key: cell for column, cell in zip_longest(columns, cells)
+            }
+            self.rows[row_key] = Row(row_key, 1)
+            self._new_rows.add(row_key)
+            added = True
+        if not added:
+            return
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if not had_rows and self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()  # a cell is under the cursor now
+        self._update_count += 1
+        self.check_idle()
 
     def _render_cell(
         self,
