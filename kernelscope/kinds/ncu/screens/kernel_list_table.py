@@ -44,6 +44,7 @@ class KernelTable(DataTable[Text]):
         self._kept_cells: LRUCache[tuple[object, ...], tuple[object, SegmentLines]] = (
             LRUCache(KEPT_CELLS)
         )  # (before DataTable's own set-up, which clears the caches)
+        self._row_styles: dict[tuple[str, object], Style] = {}
         super().__init__(*args, **kwargs)
 
     def add_row_batch(self, rows: Iterable[tuple[str, Sequence[Text]]]) -> None:
@@ -103,12 +104,32 @@ class KernelTable(DataTable[Text]):
         self._kept_cells[place] = (value, lines)
         return lines
 
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        """The row's style (the header's, a fixed row's, or a zebra stripe's), kept until the
+        styles change: DataTable computes it from the CSS for every line it draws, and each
+        batch of rows added while the list loads draws every line on screen again."""
+        if row_index == -1:
+            kind = "header"
+        elif row_index < self.fixed_rows:
+            kind = "fixed"
+        elif self.zebra_stripes:
+            kind = "odd" if row_index % 2 else "even"
+        else:
+            return base_style
+        key = (kind, self._pseudo_class_state)
+        style = self._row_styles.get(key)
+        if style is None:
+            style = self._row_styles[key] = super()._get_row_style(row_index, base_style)
+        return style
+
     def _clear_caches(self) -> None:
         super()._clear_caches()
         self._kept_cells.clear()
+        self._row_styles.clear()
 
     def notify_style_update(self) -> None:
         self._kept_cells.clear()
+        self._row_styles.clear()
         super().notify_style_update()
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
