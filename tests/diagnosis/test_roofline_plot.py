@@ -106,3 +106,14 @@ def test_drawing_from_many_threads_at_once_matches_drawing_alone() -> None:
         drawn = list(pool.map(draw, jobs))
     assert drawn == [alone[job] for job in jobs]
     assert all(c.result() == curve_alone for c in curves)
+
+
+def test_a_tuple_drawn_again_draws_as_a_fresh_list() -> None:
+    """The points of a tuple of kernels are kept between draws (the TUI's next-kernel key):
+    each selection still draws what a fresh list of the same kernels draws."""
+    kernels = (*chart_kernels(), ChartKernel(99, "no_metrics", None))
+    for selected in (2, 3, 1, 99, None, 0, 2):
+        kept = render_roofline(kernels, selected=selected, width=90, height=28, color=False)
+        fresh = render_roofline(list(kernels), selected=selected, width=90, height=28,
+                                color=False)
+        assert kept == fresh

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kernelscope.kinds.ncu.analysis.roofline.collect import NOT_COLLECTED, collect_hint
@@ -86,16 +86,64 @@ def _collect(
     return xy, missing
 
 
+def _ceilings_point(kernel: ChartKernel, precision: str) -> PrecisionPoint | None:
+    """The kernel's point when it has the peak and ceilings a chart draws, else None."""
+    point = kernel.roofline.point(precision) if kernel.roofline is not None else None
+    return point if point is not None and point.peak_flops_per_s and point.ceilings else None
+
+
 def _reference(
     kernels: Sequence[ChartKernel], precision: str, selected: int | None
 ) -> PrecisionPoint | None:
     """The point whose ceilings are drawn: the selected kernel's, else the first available."""
-    ordered = sorted(kernels, key=lambda k: k.id != selected)
-    for k in ordered:
-        point = k.roofline.point(precision) if k.roofline is not None else None
-        if point is not None and point.peak_flops_per_s and point.ceilings:
+    for k in kernels:
+        if k.id == selected and (point := _ceilings_point(k, precision)) is not None:
             return point
-    return None
+    return next((p for k in kernels if (p := _ceilings_point(k, precision)) is not None), None)
+
+
+@dataclass(frozen=True)
+class _Points:
+    """What a chart of ``kernels`` draws whichever kernel is selected."""
+
+    kernels: tuple[ChartKernel, ...]
+    xy: dict[int, tuple[float, float]]
+    missing: list[tuple[int, str, str]]
+    names: dict[int, str]
+    first_reference: PrecisionPoint | None
+
+
+_KEPT_POINTS: dict[tuple[int, str, str], _Points] = {}
+KEPT_CHARTS = 8
+"""Charts whose points are kept (the TUI steps through one report's kernels: each key draws
+the same points with another selected, ~1,000 points looked up for nothing otherwise)."""
+
+
+def _points(kernels: Sequence[ChartKernel], precision: str, level: str) -> _Points:
+    """The points of ``kernels``, kept while the same tuple of kernels is drawn again."""
+    key = (id(kernels), precision, level)
+    kept = _KEPT_POINTS.get(key)
+    if kept is not None and kept.kernels is kernels:
+        return kept
+    xy, missing = _collect(kernels, precision, level)
+    points = _Points(tuple(kernels), xy, missing, {k.id: k.name for k in kernels},
+                     _reference(kernels, precision, None))
+    if isinstance(kernels, tuple):  # (a list may change under the same id)
+        if len(_KEPT_POINTS) >= KEPT_CHARTS:
+            _KEPT_POINTS.pop(next(iter(_KEPT_POINTS)), None)
+        _KEPT_POINTS[key] = replace(points, kernels=kernels)
+    return points
+
+
+def _selected_reference(
+    points: _Points, kernels: Sequence[ChartKernel], precision: str, selected: int | None
+) -> PrecisionPoint | None:
+    """``_reference`` from the kept points: the selected kernel's point, else the first."""
+    if selected is not None and selected in points.names:
+        for k in kernels:
+            if k.id == selected and (point := _ceilings_point(k, precision)) is not None:
+                return point
+    return points.first_reference
 
 
 def _wrap(parts: list[str], width: int) -> list[str]:
@@ -147,9 +195,9 @@ def render_roofline(
     ceilings of the selected (or first) kernel and their ridge points. Kernels without a point
     are returned in ``not_plotted`` with the reason, and counted under the chart. ``marks``
     names the selected and the other points in the legend (a diff: ``after``, ``before``)."""
-    xy, missing = _collect(kernels, precision, level)
-    ref = _reference(kernels, precision, selected)
-    names = {k.id: k.name for k in kernels}
+    points = _points(kernels, precision, level)
+    xy, missing, names = points.xy, points.missing, points.names
+    ref = _selected_reference(points, kernels, precision, selected)
     legend = _legend(ref, level, precision, max(20, width), marks)
     if missing:
         legend.append(f"not plotted: {len(missing)} kernel(s), see the list")

@@ -127,9 +127,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             return
         self._names_stale = self._names_stale or renamed
         added, in_order = rows.append(batch)
-        add_row = self.table.add_row
-        for summary in added:
-            add_row(*self._cells(summary), key=str(summary.id))
+        self.table.add_row_batch((str(s.id), self._cells(s)) for s in added)
         if in_order:
             self._update_labels()
             self._update_status()
@@ -225,9 +223,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             table.add_column(
                 self._label(column), key=column.key, width=rows.widths[column.key] + CELL_GAP
             )
-        add_row = table.add_row
-        for summary in rows.listed:
-            add_row(*self._cells(summary), key=str(summary.id))
+        table.add_row_batch((str(s.id), self._cells(s)) for s in rows.listed)
         if keep is not None and keep in rows.index:
             table.move_cursor(row=rows.index[keep], animate=False)
         self._update_status()

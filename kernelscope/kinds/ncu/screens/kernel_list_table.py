@@ -3,7 +3,8 @@ planned (``KernelListView.lay_out``), so nothing in it is measured."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import zip_longest
 from typing import Any
 
 from rich.style import Style
@@ -13,7 +14,7 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import RowKey
+from textual.widgets._data_table import DuplicateKey, Row, RowKey
 
 KEPT_CELLS = 4096
 """Drawn cells kept across changes of the table (a few screens' worth)."""
@@ -43,7 +44,37 @@ class KernelTable(DataTable[Text]):
         self._kept_cells: LRUCache[tuple[object, ...], tuple[object, SegmentLines]] = (
             LRUCache(KEPT_CELLS)
         )  # (before DataTable's own set-up, which clears the caches)
+        self._row_styles: dict[tuple[str, object], Style] = {}
         super().__init__(*args, **kwargs)
+
+    def add_row_batch(self, rows: Iterable[tuple[str, Sequence[Text]]]) -> None:
+        """Add ``(key, cells)`` rows at the bottom, each one line high, as ``add_row`` does
+        one by one, but with the cursor and the table's bookkeeping settled once for the
+        batch (``add_row`` assigns the cursor, a reactive with its watchers, for each row)."""
+        columns = self.ordered_columns
+        had_rows = self.row_count > 0
+        added = False
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            if len(cells) > len(columns):
+                raise ValueError("More values provided than there are columns.")
+            self._row_locations[row_key] = self.row_count
+            self._data[row_key] = {
+                column.key: cell for column, cell in zip_longest(columns, cells)
+            }
+            self.rows[row_key] = Row(row_key, 1)
+            self._new_rows.add(row_key)
+            added = True
+        if not added:
+            return
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if not had_rows and self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()  # a cell is under the cursor now
+        self._update_count += 1
+        self.check_idle()
 
     def _render_cell(
         self,
@@ -73,12 +104,32 @@ class KernelTable(DataTable[Text]):
         self._kept_cells[place] = (value, lines)
         return lines
 
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        """The row's style (the header's, a fixed row's, or a zebra stripe's), kept until the
+        styles change: DataTable computes it from the CSS for every line it draws, and each
+        batch of rows added while the list loads draws every line on screen again."""
+        if row_index == -1:
+            kind = "header"
+        elif row_index < self.fixed_rows:
+            kind = "fixed"
+        elif self.zebra_stripes:
+            kind = "odd" if row_index % 2 else "even"
+        else:
+            return base_style
+        key = (kind, self._pseudo_class_state)
+        style = self._row_styles.get(key)
+        if style is None:
+            style = self._row_styles[key] = super()._get_row_style(row_index, base_style)
+        return style
+
     def _clear_caches(self) -> None:
         super()._clear_caches()
         self._kept_cells.clear()
+        self._row_styles.clear()
 
     def notify_style_update(self) -> None:
         self._kept_cells.clear()
+        self._row_styles.clear()
         super().notify_style_update()
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:

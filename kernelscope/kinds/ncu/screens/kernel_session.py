@@ -27,6 +27,7 @@ from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
 from kernelscope.kinds.ncu.screens.panes.source import SourcePane
 from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
 from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
+from kernelscope.ui.collection import fewer_collections
 from kernelscope.ui.session import HelpSections, OpeningSession, SessionOptions
 
 UI_BATCH_SECONDS = 0.4
@@ -64,9 +65,13 @@ class KernelSession(KernelState, OpeningSession[int]):
         report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
         _ = report.device, report.notes  # read in this thread, not on the UI's
         self.show_soon(self._show_list, report)
+        with fewer_collections():
+            return self._read_summaries(report)
+
+    def _read_summaries(self, report: NcuReport) -> int:
         loaded = 0
-        # Each summary comes diagnosed from where it was read (the list's children), so the
-        # UI thread does not diagnose a thousand kernels while it draws their rows.
+        # Each summary comes diagnosed from this thread, so the UI thread does not diagnose
+        # a thousand kernels while it draws their rows.
         for pairs in report.iter_summaries(
             batch_seconds=0.1, cancelled=self.cancelled, analyse=list_diagnosis
         ):

@@ -27,6 +27,7 @@ from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
 from kernelscope.render.findings import evidence_text
 from kernelscope.render.severity import badge_style
+from kernelscope.ui.widgets.kept_visual import KeptRichVisual
 
 LABEL_STYLE = "bold magenta"
 
@@ -182,7 +183,8 @@ class DiagnosisView(Vertical):
             source=detail.source,
         )
         self.diagnosis = d
-        self.query_one("#diagnosis-body", Static).update(Group(*render_diagnosis(d)))
+        body = self.query_one("#diagnosis-body", Static)
+        body.update(KeptRichVisual(body, Group(*render_diagnosis(d))))
         kernels = self._chart_kernels(summaries)
         if not any(k.id == detail.id for k in kernels):
             kernels = (
