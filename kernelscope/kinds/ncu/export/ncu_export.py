@@ -24,8 +24,6 @@ def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Render
         and not options.process
         and options.top is None
     )
-    if options.fmt in ("md", "json"):
-        report.prepare_disassembly()  # their records show SASS: the child loads meanwhile
     if options.fmt == "md":
         # Each kernel's diagnosis from its detail; the records are written for the families'
         # representatives alone, once they are known (read again, as this pass reads them).

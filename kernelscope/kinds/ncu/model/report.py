@@ -339,11 +339,6 @@ class NcuReport:
             references = self._result(kernel_id).source_references()
             write_one_result(self._file, self.layout, kernel_id, references, out)
 
-    def prepare_disassembly(self) -> None:
-        """Start the SASS child ahead, to load the report meanwhile (if SASS will be asked)."""
-        if self.kernel_count and "SourceCounters" in self._result(0).section_ids():
-            self._sass.prepare()
-
     def source_hotspots(
         self, kernel_id: int, top: int = 20, *, detail: KernelDetail | None = None
     ) -> SourceHotspots | None:

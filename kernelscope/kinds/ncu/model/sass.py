@@ -5,10 +5,11 @@ Lazily, in a child process (so this process never loads the binding nor keeps it
 ncu_report where it is installed (the ``ncu`` extra; wheels for Linux x86-64, Windows x64 and
 macOS arm64) disassembles it and maps each PC to its source line. ncu_report loads a whole
 report to answer for one kernel, so each question gives it a temporary report holding only
-that kernel and its modules (``one_kernel.py``: megabytes, whatever the report's size). One
-child per report starts at its first question (importing the binding is most of a question's
-cost), answers every later one, and is ended when the report is closed or this process
-ends. Where the binding is missing
+that kernel and its modules (``one_kernel.py``: megabytes, whatever the report's size). The
+child starts at a report's first question (starting the binding is most of a question's
+cost), answers its later ones, and is ended when the report is closed, when another report
+of the process asks (one child per process), or when this process ends. Where the binding
+is missing
 or cannot disassemble the cubin (it prints ``???``), ``nvdisasm`` on PATH disassembles the
 embedded cubin with line information (``-g -c``); its offsets are laid on the kernel's PCs from
 the first one (a kernel's entry instruction always runs, so the lowest PC with counters is its
@@ -84,15 +85,21 @@ def binding_available() -> bool:
         return False
 
 
+_ONE_AT_A_TIME = threading.Lock()
+"""Questions to the binding, whichever report asks, go one at a time."""
+_LIVE: list[BindingChild] = []
+"""The one BindingChild whose child runs (a child holds ~150-400 MB: one per process)."""
+
+
 class BindingChild:
-    """ncu_report's answers for one report, from one child process (:data:`_CHILD`) started
-    at the first question and kept until :meth:`close`. A child that fails (the binding
-    missing or crashing on a damaged report, no answer within TIMEOUT_S) answers nothing
-    from then on, and is not started again."""
+    """ncu_report's answers for one report, from a child process (:data:`_CHILD`) started
+    at the first question and kept for the next ones until :meth:`close`, or until another
+    report's questions need the process's one child (it starts again when asked again).
+    A child that fails (crashing on a damaged report, no answer within TIMEOUT_S) answers
+    nothing from then on, and is not started again."""
 
     def __init__(self, write_copy: WriteCopy) -> None:
         self._write_copy = write_copy
-        self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
         self._failed = False
 
@@ -101,9 +108,12 @@ class BindingChild:
         in the report's file order); empty when the binding cannot answer."""
         if not pcs:
             return {}
-        with self._lock:
+        with _ONE_AT_A_TIME:
             if self._failed or (self._child is None and not binding_available()):
                 return {}
+            if _LIVE and _LIVE[0] is not self:
+                _LIVE[0]._stop()
+            _LIVE[:] = [self]
             fd, path = tempfile.mkstemp(prefix="kernelscope-", suffix=".ncu-rep")
             try:
                 with os.fdopen(fd, "wb") as copy:
@@ -119,16 +129,6 @@ class BindingChild:
                     found.items()}
         except (ValueError, TypeError, AttributeError):
             return {}
-
-    def prepare(self) -> None:
-        """Start the child now (it loads the report while this process goes on), where the
-        binding is installed."""
-        with self._lock:
-            if not self._failed and self._child is None and binding_available():
-                try:
-                    self._spawn()
-                except OSError:
-                    self._failed = True
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         if self._child is None:
@@ -165,6 +165,8 @@ class BindingChild:
         its reader gets no answer)."""
         self._failed = True
         self._stop()
+        if _LIVE and _LIVE[0] is self:
+            _LIVE.clear()
 
     def _stop(self) -> None:
         child, self._child = self._child, None
@@ -223,10 +225,6 @@ class Disassembly:
                 self._binding, kernel_index, pcs, cubin, function
             )
         return dict(found)
-
-    def prepare(self) -> None:
-        """Start the binding's child ahead of the first question (:meth:`BindingChild.prepare`)."""
-        self._binding.prepare()
 
     def close(self) -> None:
         """End the binding's child, if one was started."""
