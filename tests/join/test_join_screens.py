@@ -16,7 +16,6 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import KernelscopeApp, create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
-from tests.timeline_tui.helpers import wait_for
 from tests.tui.helpers import settle, widget_text
 
 SIZE = (140, 40)
@@ -27,9 +26,10 @@ UNPROFILED_ROW = 11
 
 
 async def reach(pilot: Pilot[None], check: Callable[[], object]) -> None:
-    """Wait (at most 20 s) until ``check`` holds, then until the workers it started are done."""
-    await wait_for(pilot, timeout_s=20, check=check)
+    """Let every worker finish and its messages be handled, then ``check`` must hold (what
+    the workers bring: a screen shown, a file written)."""
     await settle(pilot)
+    assert check()
 
 
 async def open_row(pilot: Pilot[None], app: KernelscopeApp, row: int) -> None:

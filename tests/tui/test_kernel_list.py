@@ -149,7 +149,6 @@ async def test_drawn_rows_follow_the_sort_and_the_shares_written_at_the_end() ->
             "             ⚠ l1tex-pressure"
         )
         await pilot.press("s", "s")  # Duration, longest first
-        await pilot.pause()
         rows = drawn_rows(app)
         assert [row.split()[0] for row in rows] == ["2", "3", "1", "4", "0", "5"]
         assert rows[4] == (
