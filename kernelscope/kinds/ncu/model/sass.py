@@ -5,16 +5,15 @@ Lazily, in a child process (so this process never loads the binding nor keeps it
 ncu_report where it is installed (the ``ncu`` extra; wheels for Linux x86-64, Windows x64 and
 macOS arm64) disassembles it and maps each PC to its source line. ncu_report loads a whole
 report to answer for one kernel, so each question gives it a temporary report holding only
-that kernel and its modules (``one_kernel.py``: megabytes, whatever the report's size). The
-child starts at a report's first question (starting the binding is most of a question's
-cost), answers its later ones, and is ended when the report is closed, when another report
-of the process asks (one child per process), or when this process ends. Where the binding
-is missing
-or cannot disassemble the cubin (it prints ``???``), ``nvdisasm`` on PATH disassembles the
-embedded cubin with line information (``-g -c``); its offsets are laid on the kernel's PCs from
-the first one (a kernel's entry instruction always runs, so the lowest PC with counters is its
-start). Without either the Source page still shows the source files with their metrics and the
-per-PC metrics, and :data:`NO_DISASSEMBLER` says how to get SASS.
+that kernel and its modules (``one_kernel.py``: megabytes, whatever the report's size). One
+child per process starts at the first question (starting the binding is most of a
+question's cost), answers the later ones, and is ended when a report is closed or this
+process ends. Where the binding is missing or cannot disassemble the cubin (it prints
+``???``), ``nvdisasm`` on PATH disassembles the embedded cubin with line information
+(``-g -c``); its offsets are laid on the kernel's PCs from the first one (a kernel's entry
+instruction always runs, so the lowest PC with counters is its start). Without either the
+Source page still shows the source files with their metrics and the per-PC metrics, and
+:data:`NO_DISASSEMBLER` says how to get SASS.
 """
 
 from __future__ import annotations
@@ -85,117 +84,95 @@ def binding_available() -> bool:
         return False
 
 
-_ONE_AT_A_TIME = threading.Lock()
-"""Questions to the binding, whichever report asks, go one at a time."""
-_LIVE: list[BindingChild] = []
-"""The one BindingChild whose child runs (a child holds ~150-400 MB: one per process)."""
+class _BindingChild:
+    """The process's one ncu_report child (:data:`_CHILD`): started at the first question,
+    whichever report asks (each question names its own one-kernel copy), and kept for the
+    next ones until :func:`stop_binding`. Questions go one at a time."""
 
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.child: subprocess.Popen[bytes] | None = None
 
-class BindingChild:
-    """ncu_report's answers for one report, from a child process (:data:`_CHILD`) started
-    at the first question and kept for the next ones until :meth:`close`, or until another
-    report's questions need the process's one child (it starts again when asked again).
-    A child that fails (crashing on a damaged report, no answer within TIMEOUT_S) answers
-    nothing from then on, and is not started again."""
-
-    def __init__(self, write_copy: WriteCopy) -> None:
-        self._write_copy = write_copy
-        self._child: subprocess.Popen[bytes] | None = None
-        self._failed = False
-
-    def ask(self, kernel_index: int, pcs: Sequence[int]) -> dict[int, Instruction]:
-        """The text and source line of each of ``pcs`` of kernel ``kernel_index`` (its place
-        in the report's file order); empty when the binding cannot answer."""
-        if not pcs:
-            return {}
-        with _ONE_AT_A_TIME:
-            if self._failed or (self._child is None and not binding_available()):
-                return {}
-            if _LIVE and _LIVE[0] is not self:
-                _LIVE[0]._stop()
-            _LIVE[:] = [self]
-            fd, path = tempfile.mkstemp(prefix="kernelscope-", suffix=".ncu-rep")
+    def exchange(self, question: str) -> bytes:
+        """The child's answer line to ``question`` (b"" when it failed; the next question
+        starts another)."""
+        with self.lock:
             try:
-                with os.fdopen(fd, "wb") as copy:
-                    self._write_copy(kernel_index, copy)
-                answer = self._exchange(json.dumps({"path": path, "pcs": list(pcs)}))
-            except OSError:  # no room for the copy
+                if self.child is None:
+                    self.child = subprocess.Popen(
+                        [sys.executable, "-c", _CHILD],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    )
+                child = self.child
+                assert child.stdin is not None and child.stdout is not None
+                child.stdin.write(question.encode() + b"\n")
+                child.stdin.flush()
+                watchdog = threading.Timer(TIMEOUT_S, child.kill)
+                watchdog.start()
+                try:
+                    answer = child.stdout.readline()
+                finally:
+                    watchdog.cancel()
+            except (OSError, ValueError):  # a broken pipe; a pipe closed by stop() meanwhile
                 answer = b""
-            finally:
-                os.unlink(path)
-        try:
-            found = json.loads(answer)
-            return {int(pc): Instruction(str(t), str(f), int(n)) for pc, (t, f, n) in
-                    found.items()}
-        except (ValueError, TypeError, AttributeError):
-            return {}
+            if not answer:
+                self.stop()
+            return answer
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        if self._child is None:
-            self._child = subprocess.Popen(
-                [sys.executable, "-c", _CHILD],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            )
-        return self._child
-
-    def _exchange(self, question: str) -> bytes:
-        """One answer line of the child (started when needed); b"" once it has failed."""
-        if self._failed:  # closed meanwhile
-            return b""
-        try:
-            child = self._spawn()
-            assert child.stdin is not None and child.stdout is not None
-            child.stdin.write(question.encode() + b"\n")
-            child.stdin.flush()
-            watchdog = threading.Timer(TIMEOUT_S, child.kill)
-            watchdog.start()
-            try:
-                answer = child.stdout.readline()
-            finally:
-                watchdog.cancel()
-        except (OSError, ValueError):  # a broken pipe; a pipe closed by close() meanwhile
-            answer = b""
-        if not answer:
-            self._failed = True
-            self._stop()
-        return answer
-
-    def close(self) -> None:
-        """End the child and start no other (without waiting for a question in flight:
-        its reader gets no answer)."""
-        self._failed = True
-        self._stop()
-        if _LIVE and _LIVE[0] is self:
-            _LIVE.clear()
-
-    def _stop(self) -> None:
-        child, self._child = self._child, None
+    def stop(self) -> None:
+        """Kill the child (it holds nothing to save), without waiting for a question in
+        flight: its reader gets no answer."""
+        child, self.child = self.child, None
         if child is None:
             return
         if child.poll() is None:
-            child.kill()  # it holds nothing to save
+            child.kill()
         child.wait()
         for stream in (child.stdin, child.stdout):
             with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
 
-    def __del__(self) -> None:
-        # A report dropped without close(): end the child's input, so it exits.
-        child = getattr(self, "_child", None)
-        if child is not None and child.stdin is not None:
-            with contextlib.suppress(OSError):
-                child.stdin.close()
+
+_BINDING = _BindingChild()
+
+
+def stop_binding() -> None:
+    """End the ncu_report child, if one runs (a report closed: it holds ~150-400 MB)."""
+    _BINDING.stop()
+
+
+def with_binding(
+    write_copy: WriteCopy, kernel_index: int, pcs: Sequence[int]
+) -> dict[int, Instruction] | None:
+    """ncu_report's text and source line of each of ``pcs`` of kernel ``kernel_index``, asked
+    of the child with a temporary copy of the report holding only that kernel (written by
+    ``write_copy``); empty when the binding is missing, None when the child failed."""
+    if not pcs or not binding_available():
+        return {}
+    fd, path = tempfile.mkstemp(prefix="kernelscope-", suffix=".ncu-rep")
+    try:
+        with os.fdopen(fd, "wb") as copy:
+            write_copy(kernel_index, copy)
+        answer = _BINDING.exchange(json.dumps({"path": path, "pcs": list(pcs)}))
+    except OSError:  # no room for the copy
+        return {}
+    finally:
+        os.unlink(path)
+    try:
+        found = json.loads(answer)
+        return {int(pc): Instruction(str(t), str(f), int(n)) for pc, (t, f, n) in
+                found.items()}
+    except (ValueError, TypeError, AttributeError):
+        return None
 
 
 def disassemble(
-    binding: BindingChild, kernel_index: int, pcs: Sequence[int], cubin: bytes = b"",
-    function: str = "",
+    found: dict[int, Instruction], pcs: Sequence[int], cubin: bytes = b"", function: str = ""
 ) -> dict[int, Instruction]:
-    """The text and source line of each PC of kernel ``kernel_index`` (its place in the
-    report's file order): from ncu_report (``binding``), else from nvdisasm on the kernel's
-    ``cubin`` (its mangled name ``function``); empty when neither can."""
-    found = binding.ask(kernel_index, pcs)
+    """The binding's answer ``found`` for ``pcs`` when it has SASS text, else nvdisasm's on
+    the kernel's ``cubin`` (its mangled name ``function``), else the binding's source lines
+    alone; empty when neither can."""
     if any(i.text and i.text != UNKNOWN_TEXT for i in found.values()):
         return found
     listed = _with_nvdisasm(cubin, function, pcs) if cubin and function else {}
@@ -207,10 +184,12 @@ def disassemble(
 
 class Disassembly:
     """:func:`disassemble` for one report, each answer remembered by (module, function,
-    PCs): the launches of one kernel ask for the same hot PCs."""
+    PCs): the launches of one kernel ask for the same hot PCs. Once the binding's child
+    fails on the report (a damaged one), its later kernels are not asked of it again."""
 
     def __init__(self, write_copy: WriteCopy) -> None:
-        self._binding = BindingChild(write_copy)
+        self._write_copy = write_copy
+        self._binding_failed = False
         self._known: dict[tuple[object, str, tuple[int, ...]], dict[int, Instruction]] = {}
 
     def __call__(
@@ -221,14 +200,16 @@ class Disassembly:
         key = (module, function, tuple(pcs))
         found = self._known.get(key)
         if found is None:
-            found = self._known[key] = disassemble(
-                self._binding, kernel_index, pcs, cubin, function
-            )
+            answer = None if self._binding_failed else with_binding(
+                self._write_copy, kernel_index, pcs)
+            self._binding_failed = answer is None
+            found = self._known[key] = disassemble(answer or {}, pcs, cubin, function)
         return dict(found)
 
     def close(self) -> None:
-        """End the binding's child, if one was started."""
-        self._binding.close()
+        """No more questions from this report; the binding's child ends."""
+        self._binding_failed = True
+        stop_binding()
 
 
 _LINE_INFO = re.compile(r'//## File "(?P<file>[^"]*)", line (?P<line>\d+)')
