@@ -225,6 +225,21 @@ def _model_modules() -> list[str]:
     return sorted(set(names))
 
 
+TABLE_MODULE = "kernelscope.ui.widgets.sized_table"
+
+
+def test_every_table_is_a_sized_table() -> None:
+    """Textual's DataTable is used only through ``ui/widgets/sized_table.py``, so every table
+    of every screen has its column widths before it first paints (issue 39)."""
+    users = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("textual")
+                    and any(alias.name == "DataTable" for alias in node.names)):
+                users.append(module)
+    assert users == [TABLE_MODULE]
+
+
 def test_the_model_never_imports_textual_or_rich() -> None:
     names = _model_modules()
     assert "kernelscope.kinds.ncu.model.report" in names

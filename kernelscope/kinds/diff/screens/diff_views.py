@@ -5,7 +5,6 @@ model's ``KernelDiff``/``TimelineDiff``, the same the exports write."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -13,7 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import fit_name
@@ -37,6 +36,7 @@ from kernelscope.kinds.diff.screens.diff_screen import DiffScreen
 from kernelscope.kinds.ncu.analysis.metric_changes import TimeChange
 from kernelscope.kinds.ncu.render.changes import fmt_change, fmt_speedup, metric_row
 from kernelscope.kinds.ncu.screens.widgets.metric_table import grid_table
+from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn, TableRow
 
 SORTS = ("order", "change", "speedup")
 """What the pairs table sorts by, in turn (``s``): report order, the duration's change (the
@@ -55,6 +55,7 @@ def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
 NAME_COLUMNS = (0, 1)
 TIME_COLUMNS = (2, 3)
 MATCHED_BY = 7
+UNMATCHED_HEADERS = ("Side", "ID", "Kernel", "Duration", "Bottleneck")
 NAME_MINIMUM = 12
 
 
@@ -110,10 +111,10 @@ class KernelDiffScreen(DiffScreen):
         yield Static("", id="diff-title")
         yield Static(Text("Matched kernels", style="bold"), classes="diff-heading",
                      id="diff-pairs-heading")
-        yield DataTable(id="diff-pairs", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="diff-pairs", cursor_type="row", zebra_stripes=True)
         yield Static(Text("Unmatched kernels (m: pair by hand)", style="bold"),
                      classes="diff-heading")
-        yield DataTable(id="diff-unmatched", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="diff-unmatched", cursor_type="row", zebra_stripes=True)
         yield Static("", id="diff-families")
         yield Static("", id="diff-info")
         yield Footer()
@@ -126,7 +127,7 @@ class KernelDiffScreen(DiffScreen):
         """Focus the matched pairs, or where there are none the unmatched kernels (the only
         rows ``↓`` and ``m`` can act on)."""
         table = "#diff-pairs" if self.diff.pairs or not self.unmatched else "#diff-unmatched"
-        self.query_one(table, DataTable).focus()
+        self.query_one(table, SizedTable).focus()
 
     def set_diff(self, diff: KernelDiff) -> None:
         self.diff = self.shown_diff = diff
@@ -143,7 +144,7 @@ class KernelDiffScreen(DiffScreen):
     def refresh_tables(self) -> None:
         diff = self.diff
         self.query_one("#diff-title", Static).update(summed_line(diff))
-        table = self.query_one("#diff-pairs", DataTable)
+        table = self.query_one("#diff-pairs", SizedTable)
         keep_pair = table.cursor_row
         self.query_one("#diff-pairs-heading", Static).update(Text(
             "Matched kernels" if diff.pairs else "Matched kernels: none — m on a before "
@@ -151,18 +152,19 @@ class KernelDiffScreen(DiffScreen):
             style="bold"))
         self.shown = self.sorted_pairs()
         self._fill_pairs(table)
-        unmatched = self.query_one("#diff-unmatched", DataTable)
+        unmatched = self.query_one("#diff-unmatched", SizedTable)
         keep_unmatched = unmatched.cursor_row
-        unmatched.clear(columns=True)
-        unmatched.add_columns("Side", "ID", "Kernel", "Duration", "Bottleneck")
         self.unmatched = []
+        rows: list[TableRow] = []
         for side, kernels in (("before", diff.unmatched_before), ("after", diff.unmatched_after)):
             for k in kernels:
                 mark = " ◀ marked" if side == "before" and k.id == self.marked else ""
-                unmatched.add_row(side + mark, str(k.id),
-                                  fit_name(diff.short_name(k), 40),
-                                  fmt_duration(k.duration_ns), k.diagnosis.label)
+                texts = (side + mark, str(k.id), fit_name(diff.short_name(k), 40),
+                         fmt_duration(k.duration_ns), k.diagnosis.label)
+                rows.append((None, [Text(t) for t in texts]))
                 self.unmatched.append((side, k.id))
+        unmatched.fill([TableColumn(title.lower(), Text(title)) for title in UNMATCHED_HEADERS],
+                       rows)
         unmatched.display = bool(self.unmatched)
         table.move_cursor(row=min(keep_pair, max(0, len(self.shown) - 1)), animate=False)
         unmatched.move_cursor(row=min(keep_unmatched, max(0, len(self.unmatched) - 1)),
@@ -179,26 +181,24 @@ class KernelDiffScreen(DiffScreen):
             f"pair · m pairs by hand{tables} · e exports"
         )
 
-    def _fill_pairs(self, table: DataTable[Any]) -> None:
+    def _fill_pairs(self, table: SizedTable) -> None:
         """The pairs in columns that fit the screen: the bottleneck change whole, the names
         sharing what the other columns leave, "Matched by" where there is room."""
         headers = (*PAIR_HEADERS, "Matched by")
         whole = [[*pair_row(self.diff, pair, None), pair.matched_by] for pair in self.shown]
         widths = pair_widths(headers, whole, self.app.size.width)
-        table.clear(columns=True)
-        for n, header in enumerate(headers):
-            if n in widths:
-                table.add_column(header, key=header, width=widths[n])
         ids = max((len(f"{k.id} ") for p in self.shown for k in (p.before, p.after)), default=0)
+        rows: list[TableRow] = []
         for i, pair in enumerate(self.shown):
             cells = [*pair_row(self.diff, pair, max(4, widths[0] - ids)), pair.matched_by]
-            table.add_row(*(cells[n] for n in widths), key=str(i))
+            rows.append((str(i), [Text(cells[n]) for n in widths]))
+        table.fill([TableColumn(headers[n], Text(headers[n]), widths[n]) for n in widths], rows)
 
     def on_resize(self) -> None:
         self.refresh_tables()
 
     def highlighted_pair(self) -> KernelPair | None:
-        row = self.query_one("#diff-pairs", DataTable).cursor_row
+        row = self.query_one("#diff-pairs", SizedTable).cursor_row
         return self.shown[row] if 0 <= row < len(self.shown) else None
 
     def action_open_pair(self) -> None:
@@ -206,8 +206,8 @@ class KernelDiffScreen(DiffScreen):
         if pair is not None:
             self.app.push_screen(PairScreen(self.diff, pair, self.export_name))
 
-    @on(DataTable.RowSelected, "#diff-pairs")
-    def _pair_selected(self, event: DataTable.RowSelected) -> None:
+    @on(SizedTable.RowSelected, "#diff-pairs")
+    def _pair_selected(self, event: SizedTable.RowSelected) -> None:
         self.action_open_pair()
 
     def action_sort_next(self) -> None:
@@ -215,7 +215,7 @@ class KernelDiffScreen(DiffScreen):
         self.refresh_tables()
 
     def action_mark(self) -> None:
-        table = self.query_one("#diff-unmatched", DataTable)
+        table = self.query_one("#diff-unmatched", SizedTable)
         row = table.cursor_row
         if not table.has_focus or not 0 <= row < len(self.unmatched):
             self.notify("Highlight an unmatched kernel (tab to its table), then press m.",

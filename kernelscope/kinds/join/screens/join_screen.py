@@ -18,7 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Resize
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.kinds.join.analysis import JoinReport, RankedItem
@@ -37,6 +37,7 @@ from kernelscope.kinds.join.render.join_text import (
 )
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 from kernelscope.ui.session import ExportJob, ReportScreen
+from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 COLUMNS = (
     ColumnFit("rank", len("#")), ColumnFit("what", 0, minimum=16, grows=True),
@@ -151,7 +152,7 @@ class JoinScreen(ReportScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_line(), id="join-title", classes="screen-title", markup=False)
-        yield DataTable(id="join-ranking", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="join-ranking", cursor_type="row", zebra_stripes=True)
         yield Static("", id="join-detail", markup=False)
         yield Footer(compact=True)
 
@@ -159,7 +160,7 @@ class JoinScreen(ReportScreen[None]):
         self.cells = ranking_cells(self.join)
         self.labels = ranking_labels(self.rows)
         self._fill(self.app.size.width)
-        self.query_one("#join-ranking", DataTable).focus()
+        self.query_one("#join-ranking", SizedTable).focus()
         self._show_detail(0)
 
     def on_resize(self, event: Resize) -> None:
@@ -169,15 +170,14 @@ class JoinScreen(ReportScreen[None]):
     def _fill(self, width: int) -> None:
         """The ranking's rows in the columns that fit ``width``, cut only where they must."""
         self.widths = widths = plan_columns(self.cells, width)
-        table = self.query_one("#join-ranking", DataTable)
+        table = self.query_one("#join-ranking", SizedTable)
         keep = table.cursor_row
-        table.clear(columns=True)
-        for key, size in widths.items():
-            table.add_column(Text(TITLES[key], justify="right" if key in NUMERIC else "left"),
-                             key=key, width=size)
-        for n, row in enumerate(self.cells):
-            table.add_row(*(self._cell(n, key, row[key], size) for key, size in widths.items()),
-                          key=str(n))
+        table.fill(
+            [TableColumn(key, Text(TITLES[key], justify="right" if key in NUMERIC else "left"),
+                         size) for key, size in widths.items()],
+            ((str(n), [self._cell(n, key, row[key], size) for key, size in widths.items()])
+             for n, row in enumerate(self.cells)),
+        )
         if 0 < keep < len(self.cells):
             table.move_cursor(row=keep, animate=False)
 
@@ -190,7 +190,7 @@ class JoinScreen(ReportScreen[None]):
 
     @property
     def selected(self) -> RankedItem | None:
-        table = self.query_one("#join-ranking", DataTable)
+        table = self.query_one("#join-ranking", SizedTable)
         row = table.cursor_row
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
@@ -198,12 +198,12 @@ class JoinScreen(ReportScreen[None]):
         if 0 <= row < len(self.rows):
             self.query_one("#join-detail", Static).update(detail_text(self.rows[row]))
 
-    @on(DataTable.RowHighlighted, "#join-ranking")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(SizedTable.RowHighlighted, "#join-ranking")
+    def _highlighted(self, event: SizedTable.RowHighlighted) -> None:
         self._show_detail(event.cursor_row)
 
-    @on(DataTable.RowSelected, "#join-ranking")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(SizedTable.RowSelected, "#join-ranking")
+    def _selected(self, event: SizedTable.RowSelected) -> None:
         self.action_open_item()
 
     def action_open_item(self) -> None:

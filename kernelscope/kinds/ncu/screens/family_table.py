@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import compact_name, fit_name
@@ -21,6 +20,7 @@ from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.render.families import family_label
 from kernelscope.render.table_fit import ColumnFit, fit_columns
+from kernelscope.ui.widgets.sized_table import SizedTable
 
 FAMILY_PREFIX = "f:"
 LAUNCH_PREFIX = "k:"
@@ -83,7 +83,7 @@ def fitted_cells(row: Row, widths: Mapping[str, int]) -> list[Text]:
     return cells
 
 
-class FamilyTable(DataTable[Text]):
+class FamilyTable(SizedTable):
     """The family view's table: enter on a family expands or folds it, on a launch opens it."""
 
     DEFAULT_CSS = """

@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
+from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
@@ -30,6 +30,7 @@ from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
 from kernelscope.render.severity import text_style
 from kernelscope.ui.palette import Command
 from kernelscope.ui.session import worker_failed
+from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 LIVE_REBUILD_ROWS = 200
 """While the list loads, wider columns (or an earlier kernel's short name changed by a new
@@ -185,13 +186,13 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         listed = self.rows.listed
         return listed[row].id if 0 <= row < len(listed) else None
 
-    @on(DataTable.RowSelected, "#families")
-    def _family_selected(self, event: DataTable.RowSelected) -> None:
+    @on(SizedTable.RowSelected, "#families")
+    def _family_selected(self, event: SizedTable.RowSelected) -> None:
         event.stop()
         self.family_chosen(str(event.row_key.value))
 
-    @on(DataTable.RowHighlighted, "#families")
-    def _family_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(SizedTable.RowHighlighted, "#families")
+    def _family_highlighted(self, event: SizedTable.RowHighlighted) -> None:
         event.stop()
         self._update_status()
 
@@ -218,12 +219,11 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         rows.refill()
         rows.lay_out(self.app.size.width)
         table = self.table
-        table.clear(columns=True)
-        for column in rows.shown_columns:
-            table.add_column(
-                self._label(column), key=column.key, width=rows.widths[column.key] + CELL_GAP
-            )
-        table.add_row_batch((str(s.id), self._cells(s)) for s in rows.listed)
+        table.fill(
+            [TableColumn(column.key, self._label(column), rows.widths[column.key] + CELL_GAP)
+             for column in rows.shown_columns],
+            ((str(s.id), self._cells(s)) for s in rows.listed),
+        )
         if keep is not None and keep in rows.index:
             table.move_cursor(row=rows.index[keep], animate=False)
         self._update_status()
@@ -302,17 +302,17 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         message.display = bool(text)
         message.update(Text(text, style=style))
 
-    @on(DataTable.RowHighlighted, "#kernels")
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(SizedTable.RowHighlighted, "#kernels")
+    def _row_highlighted(self, event: SizedTable.RowHighlighted) -> None:
         self._update_status()
 
-    @on(DataTable.RowSelected, "#kernels")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(SizedTable.RowSelected, "#kernels")
+    def _row_selected(self, event: SizedTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.open_kernel(int(event.row_key.value))
 
-    @on(DataTable.HeaderSelected, "#kernels")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+    @on(SizedTable.HeaderSelected, "#kernels")
+    def _header_selected(self, event: SizedTable.HeaderSelected) -> None:
         key = str(event.column_key.value)
         if key == self.rows.sort.key:
             self.rows.sort.flip()

@@ -21,6 +21,7 @@ from kernelscope.kinds.ncu.screens.family_table import (
 )
 from kernelscope.kinds.ncu.screens.family_table import MARKER as NAME_MARKER
 from kernelscope.kinds.ncu.screens.family_table import WHOLE as WHOLE_NAMES
+from kernelscope.ui.widgets.sized_table import TableColumn
 
 
 class FamilyListing:
@@ -60,13 +61,11 @@ class FamilyListing:
 
         widths = plan_family_columns(rows(WHOLE_NAMES), self.app.size.width)
         self.family_rows = rows(widths["family"] - NAME_MARKER)
-        table.clear(columns=True)
-        for key, title, numeric in FAMILY_COLUMNS:
-            if key in widths:
-                table.add_column(Text(title, justify="right" if numeric else "left"), key=key,
-                                 width=widths[key])
-        for row in self.family_rows:
-            table.add_row(*fitted_cells(row, widths), key=row.key)
+        table.fill(
+            [TableColumn(key, Text(title, justify="right" if numeric else "left"), widths[key])
+             for key, title, numeric in FAMILY_COLUMNS if key in widths],
+            ((row.key, fitted_cells(row, widths)) for row in self.family_rows),
+        )
         keys = [row.key for row in self.family_rows]
         if keep in keys:
             table.move_cursor(row=keys.index(keep), animate=False)

@@ -1,6 +1,6 @@
 """A sortable table of a polars frame, capped so a huge frame never becomes a huge widget.
 
-``FrameView`` = an optional title, a ``FrameTable`` (a DataTable of at most ``cap`` rows of
+``FrameView`` = an optional title, a ``FrameTable`` (a ``SizedTable`` of at most ``cap`` rows of
 the frame, sorted by polars over *all* rows) and a status line: "showing N of M", the sort,
 and a description of the highlighted row (e.g. a kernel's full name).
 """
@@ -18,7 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from kernelscope.core.kernel_names import ShortNames, fit_names
 from kernelscope.core.table import next_sort_key
@@ -26,6 +26,7 @@ from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.core.words import ellipsis
 from kernelscope.render.table_fit import ColumnFit, fit_columns
 from kernelscope.ui.keys import key_table
+from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 DEFAULT_CAP = 1000
 FLEX_MIN = 16
@@ -59,7 +60,7 @@ class Column:
         return Text(text, justify="right" if self.numeric else "left", no_wrap=True)
 
 
-class FrameTable(DataTable[Text]):
+class FrameTable(SizedTable):
     """The rows of a frame; ``s``/``S`` or a header click sort, ``enter`` chooses a row."""
 
     BINDINGS = key_table("table", (
@@ -164,25 +165,21 @@ class FrameTable(DataTable[Text]):
                                maintain_order=True)
         self.shown = frame.head(self.cap)
         keep = self.cursor_row
-        self.clear(columns=True)
         labels = self._labels()
         texts = self._texts()
         self._layout = self._plan(labels, texts)
         widths = self._layout or self._naturals(labels, texts)
         shown = [i for i, spec in enumerate(self.specs) if spec.key in widths]
         fitted = self._fitted_flex(texts)
-        for i in shown:
-            spec = self.specs[i]
-            # A width given, never measured: DataTable measures new cells only when idle and
-            # keeps cells it painted before at the header's width ("309." for "309.52 ms").
-            self.add_column(Text(labels[i], justify="right" if spec.numeric else "left"),
-                            key=spec.key, width=widths[spec.key])
-        for n, row_texts in enumerate(texts):
-            self.add_row(
-                *(self.specs[i].cell(fitted.get(row_texts[i], row_texts[i]) if self.specs[i].flex
-                                     else row_texts[i]) for i in shown),
-                key=str(n),
-            )
+        self.fill(
+            [TableColumn(self.specs[i].key,
+                         Text(labels[i], justify="right" if self.specs[i].numeric else "left"),
+                         widths[self.specs[i].key]) for i in shown],
+            ((str(n), [self.specs[i].cell(fitted.get(row_texts[i], row_texts[i])
+                                          if self.specs[i].flex else row_texts[i])
+                       for i in shown])
+             for n, row_texts in enumerate(texts)),
+        )
         if 0 < keep < len(texts):
             self.move_cursor(row=keep, animate=False)
         self.post_message(self.Changed(self))
@@ -265,8 +262,8 @@ class FrameTable(DataTable[Text]):
     def action_sort_reverse(self) -> None:
         self.set_sort(self.sort_key, not self.descending)
 
-    @on(DataTable.HeaderSelected)
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+    @on(SizedTable.HeaderSelected)
+    def _header_selected(self, event: SizedTable.HeaderSelected) -> None:
         event.stop()
         key = str(event.column_key.value)
         if key == self.sort_key:
@@ -274,12 +271,12 @@ class FrameTable(DataTable[Text]):
         else:
             self.set_sort(key)
 
-    @on(DataTable.RowHighlighted)
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(SizedTable.RowHighlighted)
+    def _row_highlighted(self, event: SizedTable.RowHighlighted) -> None:
         self.post_message(self.Changed(self))
 
-    @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(SizedTable.RowSelected)
+    def _row_selected(self, event: SizedTable.RowSelected) -> None:
         event.stop()
         row = self.row_at(event.cursor_row)
         if row is not None and self.choosable:

@@ -10,22 +10,24 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from kernelscope.core.units import fmt_number
 from kernelscope.kinds.ncu.model import KernelDetail, Metric
 from kernelscope.kinds.ncu.model.panes import RAW
 from kernelscope.kinds.ncu.screens.panes.base import FullHeightPane
+from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 KEPT = 4
+"""How many kernels' metrics the pane keeps (stepping back with p is instant)."""
 VALUE_WIDTH = 22
 UNIT_WIDTH = 12
-"""How many kernels' metrics the pane keeps (stepping back with p is instant)."""
 
 
 def metric_filter(text: str) -> re.Pattern[str] | None:
@@ -38,6 +40,17 @@ def metric_filter(text: str) -> re.Pattern[str] | None:
         return re.compile(text, re.IGNORECASE)
     except re.error:
         return re.compile(re.escape(text), re.IGNORECASE)
+
+
+def raw_columns(metrics: dict[str, Metric]) -> list[TableColumn]:
+    """The table's columns, values first: whatever the width, the numbers show; long names
+    are cut on the right. The names' column is as wide as the kernel's longest name, so it
+    stays put while the filter changes."""
+    return [
+        TableColumn("value", Text("Value", justify="right"), VALUE_WIDTH),
+        TableColumn("unit", Text("Unit"), UNIT_WIDTH),
+        TableColumn("name", Text("Metric"), max([len("Metric"), *map(cell_len, metrics)])),
+    ]
 
 
 def matching(metrics: dict[str, Metric], pattern: re.Pattern[str] | None) -> list[Metric]:
@@ -66,7 +79,7 @@ class FilterInput(Input):
         self.value = ""
         pane = next((a for a in self.ancestors if isinstance(a, RawPane)), None)
         if pane is not None:
-            pane.query_one(DataTable).focus()
+            pane.query_one(SizedTable).focus()
 
 
 class RawPane(FullHeightPane):
@@ -98,17 +111,13 @@ class RawPane(FullHeightPane):
         yield FilterInput(placeholder="/ filter: substring or regex on the metric name "
                           "(escape clears)", id="raw-filter", compact=True)
         yield Static("", id="raw-count")
-        yield DataTable(id="raw-table", cursor_type="row", zebra_stripes=True)
+        yield SizedTable(id="raw-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        # Values first: whatever the width, the numbers show; long names are cut on the right.
-        table = self.query_one(DataTable)
-        table.add_column(Text("Value", justify="right"), key="value", width=VALUE_WIDTH)
-        table.add_column("Unit", key="unit", width=UNIT_WIDTH)
-        table.add_column("Metric", key="name")
+        self.query_one(SizedTable).fill(raw_columns({}), ())
 
     def on_focus(self) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(SizedTable).focus()
 
     @property
     def metrics(self) -> dict[str, Metric] | None:
@@ -120,7 +129,7 @@ class RawPane(FullHeightPane):
             return
         self.query_one("#raw-count", Static).update(
             Text("Reading every metric of this kernel…", style="dim italic"))
-        self.query_one(DataTable).clear()
+        self.query_one(SizedTable).clear()
         self.post_message(MetricsNeeded(detail.id))
 
     def show_metrics(self, kernel_id: int, metrics: dict[str, Metric]) -> None:
@@ -136,13 +145,11 @@ class RawPane(FullHeightPane):
         if metrics is None:
             return
         shown = matching(metrics, self.pattern)
-        table = self.query_one(DataTable)
-        table.clear()
-        table.add_rows(
-            (Text(fmt_number(m.value), justify="right", overflow="ellipsis"),
-             Text(m.unit, overflow="ellipsis"), Text(m.name))
+        self.query_one(SizedTable).fill(raw_columns(metrics), (
+            (None, (Text(fmt_number(m.value), justify="right", overflow="ellipsis"),
+                    Text(m.unit, overflow="ellipsis"), Text(m.name)))
             for m in shown
-        )
+        ))
         count = Text(f"{len(shown):,} of {len(metrics):,} metrics", style="bold")
         if self.pattern is not None:
             count.append(f" matching /{self.pattern.pattern}/", style="")
@@ -156,7 +163,7 @@ class RawPane(FullHeightPane):
 
     @on(Input.Submitted, "#raw-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(SizedTable).focus()
 
     def action_filter(self) -> None:
         self.query_one("#raw-filter", Input).focus()

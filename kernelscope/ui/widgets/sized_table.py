@@ -1,0 +1,203 @@
+"""The one table widget of every screen: a DataTable whose columns all have their widths
+before it first paints, so no cell is ever drawn at its header's width.
+
+Textual's DataTable (8.x) measures an auto-width column's cells only when its message queue
+runs empty, and keeps each cell it drew under a key without the width: a paint between a fill
+and that moment draws the column at its header's width and keeps it so ("breakd" for a
+metric's name on the Raw page, "309." for "309.52 ms" on the ranks screen), as a loaded
+machine shows now and then. So here a column is never added without a width: ``fill`` takes
+each column's width as declared or, where none is, from the cells it is filled with.
+
+Because every width is known, nothing is measured when rows come (``_update_dimensions``),
+however many: the kernel list adds a thousand in batches while it loads. And DataTable draws
+every cell on screen again after any change to the table, such as each batch of rows added
+below the screen; this table keeps each drawn cell while the same cell object stays at the
+same place, width and style, so only the cells that changed are drawn again.
+
+It reaches into DataTable's private state (pinned: ``textual>=8.2.8,<9``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import zip_longest
+from typing import Any
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text, TextType
+from textual._types import SegmentLines
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.widgets import DataTable
+from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
+
+KEPT_CELLS = 4096
+"""Drawn cells kept across changes of the table (a few screens' worth)."""
+
+TableRow = tuple[str | None, Sequence[Text]]
+"""A row to add: its key (None: one made up) and its cells, one line high."""
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """A column to fill a table with: its key, its header and its width in cells (None: the
+    widest of its header and its cells)."""
+
+    key: str
+    label: Text
+    width: int | None = None
+
+
+def text_width(text: Text) -> int:
+    """The cells ``text`` takes on its widest line."""
+    return max(cell_len(line) for line in text.plain.split("\n"))
+
+
+def column_widths(columns: Sequence[TableColumn], rows: Sequence[TableRow]) -> list[int]:
+    """Each column's width: the declared one, else its widest header or cell."""
+    widths = []
+    for n, column in enumerate(columns):
+        if column.width is not None:
+            widths.append(column.width)
+            continue
+        cells = (cells[n] for _, cells in rows if n < len(cells))
+        widths.append(max([text_width(column.label), *(text_width(c) for c in cells)]))
+    return widths
+
+
+class SizedTable(DataTable[Text]):
+    """A DataTable whose every column has a width before anything is drawn."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._kept_cells: LRUCache[tuple[object, ...], tuple[object, SegmentLines]] = (
+            LRUCache(KEPT_CELLS)
+        )  # (before DataTable's own set-up, which clears the caches)
+        self._row_styles: dict[tuple[str, object], Style] = {}
+        super().__init__(*args, **kwargs)
+
+    # -- contents --------------------------------------------------------------------------
+    def fill(self, columns: Sequence[TableColumn], rows: Iterable[TableRow]) -> None:
+        """Show ``rows`` (``(key, cells)``, one line high) in ``columns`` instead of what the
+        table holds, each column at its declared width or at its widest header or cell."""
+        rows = list(rows)
+        self.clear(columns=True)
+        for column, width in zip(columns, column_widths(columns, rows), strict=True):
+            self.add_column(column.label, key=column.key, width=width)
+        self.add_row_batch(rows)
+
+    def add_column(
+        self,
+        label: TextType,
+        *,
+        width: int | None = None,
+        key: str | None = None,
+        default: Text | None = None,
+    ) -> ColumnKey:
+        """DataTable's ``add_column``, refusing a column without a width (which DataTable
+        would draw at its header's width until it is idle)."""
+        if width is None:
+            raise TypeError("a SizedTable column needs its width (fill measures the cells)")
+        return super().add_column(label, width=width, key=key, default=default)
+
+    def add_row_batch(self, rows: Iterable[TableRow]) -> None:
+        """Add ``(key, cells)`` rows at the bottom, each one line high, as ``add_row`` does
+        one by one, but with the cursor and the table's bookkeeping settled once for the
+        batch (``add_row`` assigns the cursor, a reactive with its watchers, for each row)."""
+        columns = self.ordered_columns
+        had_rows = self.row_count > 0
+        added = False
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            if len(cells) > len(columns):
+                raise ValueError("More values provided than there are columns.")
+            self._row_locations[row_key] = self.row_count
+            self._data[row_key] = {
+                column.key: cell for column, cell in zip_longest(columns, cells)
+            }
+            self.rows[row_key] = Row(row_key, 1)
+            self._new_rows.add(row_key)
+            added = True
+        if not added:
+            return
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if not had_rows and self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()  # a cell is under the cursor now
+        self._update_count += 1
+        self.check_idle()
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """The scrollable size, from the columns' widths: nothing to measure (DataTable
+        measures every cell of every new row, the costliest part of a thousand rows)."""
+        rows = self.rows
+        if any(column.auto_width for column in self.columns.values()) or any(
+            row.label is not None or row.auto_height
+            for row in (rows.get(key) for key in new_rows) if row is not None
+        ):
+            super()._update_dimensions(new_rows)
+            return
+        width = sum(column.get_render_width(self) for column in self.columns.values())
+        header = self.header_height if self.show_header else 0
+        self.virtual_size = Size(width + self._row_label_column_width,
+                                 self._total_row_height + header)
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> SegmentLines:
+        if row_index < 0 or column_index < 0:  # the header, the row labels
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        row = self.rows.get(row_key) if row_key is not None else None
+        if row is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        value = self._data[row.key].get(column_key)
+        place = (row_index, column_index, id(value), base_style, width, cursor, hover,
+                 self._show_hover_cursor, self._pseudo_class_state, row.height)
+        kept = self._kept_cells.get(place)
+        if kept is not None and kept[0] is value:
+            return kept[1]
+        lines = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        self._kept_cells[place] = (value, lines)
+        return lines
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        """The row's style (the header's, a fixed row's, or a zebra stripe's), kept until the
+        styles change: DataTable computes it from the CSS for every line it draws, and each
+        batch of rows added while a list loads draws every line on screen again."""
+        if row_index == -1:
+            kind = "header"
+        elif row_index < self.fixed_rows:
+            kind = "fixed"
+        elif self.zebra_stripes:
+            kind = "odd" if row_index % 2 else "even"
+        else:
+            return base_style
+        key = (kind, self._pseudo_class_state)
+        style = self._row_styles.get(key)
+        if style is None:
+            style = self._row_styles[key] = super()._get_row_style(row_index, base_style)
+        return style
+
+    def _clear_caches(self) -> None:
+        super()._clear_caches()
+        self._kept_cells.clear()
+        self._row_styles.clear()
+
+    def notify_style_update(self) -> None:
+        self._kept_cells.clear()
+        self._row_styles.clear()
+        super().notify_style_update()
