@@ -43,9 +43,10 @@ KIND_PARTS = {  # the tiers each part of a kind may come from
     "open": ("model", "analysis", "registry"),
     "analyse": ("model", "analysis", "registry"),
     "summary": ("export",),
-    "export": ("export",),
     "session": ("screens",),
 }
+RENDERERS_FROM = ("export",)
+"""The tier every renderer of a format comes from."""
 
 
 def modules() -> dict[str, Path]:
@@ -201,6 +202,10 @@ def test_kinds_parts_come_from_their_layers() -> None:
             module = ref.partition(":")[0] if isinstance(ref, str) else ref.__module__
             assert tier(module) in allowed, (kind.name, part, module)
             assert callable(KindSpec.part(kind, part)), (kind.name, part)
+        for fmt, ref in kind.renderers.items():
+            module = ref.partition(":")[0] if isinstance(ref, str) else ref.__module__
+            assert tier(module) in RENDERERS_FROM, (kind.name, fmt, module)
+            assert callable(kind.renderer(fmt)), (kind.name, fmt)
 
 
 def _imported_after(code: str) -> list[str]:

@@ -9,14 +9,15 @@ low in the layers, imports none of them.
 
 The parts, with the layer each may live in:
 
-- ``detect(probe) -> bool`` (here or ``parsers``): whether the inputs are this kind, by
+- ``detect(probe) -> bool`` (here or the kind's ``model``): whether the inputs are this kind, by
   content (``probe.head``: the first bytes, decompressed);
-- ``open(paths, options) -> model`` (``parsers``): read the inputs (raises ReportError);
-- ``analyse(model, options) -> analysis`` (``parsers``): what ``summary`` prints;
+- ``open(paths, options) -> model`` (``model``): read the inputs (raises ReportError);
+- ``analyse(model, options) -> analysis`` (``analysis``): what ``summary`` prints;
 - ``summary(analysis, console)`` (``export``): ``kernelscope summary``, a rich Console;
-- ``export(model, options) -> str`` (``export``): ``kernelscope export`` in ``options.fmt``
-  (or an ``export.writer.Rendered``: the text, or the text in pieces for a large document,
-  and why the run fails, for a CI gate);
+- ``renderers``: for each format it exports (``json``, ``md``, ``csv``, …), the renderer
+  ``(model, options) -> str`` of ``kernelscope export --format FORMAT`` (or an
+  ``export.writer.Rendered``: the text, or the text in pieces for a large document, and why
+  the run fails, for a CI gate); no renderer asks which format it is;
 - ``session(app, paths, options)`` (``screens``): the TUI's session of an open report (its
   screens, palette commands, export scopes).
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -83,9 +84,10 @@ class KindSpec:
     open: Ref
     analyse: Ref
     summary: Ref
-    export: Ref
+    renderers: Mapping[str, Ref]
+    """Format name (``json``, ``md``, ``csv``) → its renderer ``(model, options)``, in the
+    order ``--help`` lists them."""
     session: Ref
-    formats: tuple[str, ...] = ("json", "md", "csv")
     subcommand: str | None = None
     """The word that picks this kind on the command line (``diff``), if any."""
     inputs: tuple[int, int | None] = (1, 1)
@@ -98,10 +100,22 @@ class KindSpec:
     _loaded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str) -> Any:
-        """The part ``name`` (``open``, ``export``, ``session``, …), imported if a reference."""
+        """The part ``name`` (``open``, ``summary``, ``session``, …), imported if a reference."""
         if name not in self._loaded:
             self._loaded[name] = resolve(getattr(self, name))
         return self._loaded[name]
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """The formats it exports, in the order registered."""
+        return tuple(self.renderers)
+
+    def renderer(self, fmt: str) -> Any:
+        """The renderer of ``fmt`` (a format it exports), imported if a reference."""
+        key = f"renderers.{fmt}"
+        if key not in self._loaded:
+            self._loaded[key] = resolve(self.renderers[fmt])
+        return self._loaded[key]
 
     def accepts(self, count: int) -> bool:
         low, high = self.inputs
@@ -151,6 +165,11 @@ def unregister(name: str) -> None:
 def kinds() -> tuple[KindSpec, ...]:
     """Every registered kind, in the order they are tried."""
     return tuple(_registered().values())
+
+
+def formats() -> tuple[str, ...]:
+    """Every format some registered kind exports, in the order they are first registered."""
+    return tuple(dict.fromkeys(fmt for kind in _registered().values() for fmt in kind.formats))
 
 
 def by_subcommand(word: str) -> KindSpec | None:

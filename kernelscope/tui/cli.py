@@ -73,12 +73,14 @@ def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
 
 def _export_parser(kind: str | None = None, *, prog: str | None = None,
                    description: str = "Export a report headless.") -> argparse.ArgumentParser:
+    from kernelscope.kinds import formats
+
     p = argparse.ArgumentParser(
         prog=prog or " ".join(["kernelscope export", *([kind] if kind else [])]),
         description=description,
     )
     p.add_argument("report", nargs="+", type=Path, help=_inputs_help(kind))
-    p.add_argument("--format", "-f", choices=("json", "md", "csv"), default="json")
+    p.add_argument("--format", "-f", choices=formats(), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
     p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")

@@ -28,7 +28,8 @@ KIND = KindSpec(
     open=_open_diff,
     analyse=_analyse_diff,
     summary="kernelscope.kinds.diff.export.diff_export:print_diff_summary",
-    export="kernelscope.kinds.diff.export.diff_export:render_diff",
+    renderers={fmt: f"kernelscope.kinds.diff.export.diff_export:render_diff_{fmt}"
+               for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.diff.screens.diff_session:DiffSession",
     subcommand="diff",
     arguments="BEFORE AFTER",

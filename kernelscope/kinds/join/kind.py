@@ -36,7 +36,8 @@ KIND = KindSpec(
     open=_open_join,
     analyse="kernelscope.kinds.join.analysis:analyse_join",
     summary="kernelscope.kinds.join.export.join_export:print_join_summary",
-    export="kernelscope.kinds.join.export.join_export:render_join",
+    renderers={fmt: f"kernelscope.kinds.join.export.join_export:render_join_{fmt}"
+               for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.join.screens.join_session:JoinSession",
     inputs=(2, None),
 )

@@ -39,7 +39,8 @@ KIND = KindSpec(
     open=_open_ranks,
     analyse=_analyse_ranks,
     summary="kernelscope.kinds.ranks.export.ranks:print_run_summary",
-    export="kernelscope.kinds.ranks.export.ranks:render_run",
+    renderers={fmt: f"kernelscope.kinds.ranks.export.ranks:render_run_{fmt}"
+               for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.ranks.screens.ranks_session:RanksSession",
     inputs=(1, None),
 )

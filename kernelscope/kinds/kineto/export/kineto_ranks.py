@@ -84,11 +84,16 @@ def heatmap_lines(run: KinetoRun) -> list[str]:
     return [*lines, "```"]
 
 
-def render_kineto_run(run: KinetoRun, options: ExportOptions) -> str:
-    if options.fmt == "json":
-        return json.dumps(run_doc(run), indent=2) + "\n"
-    if options.fmt == "md":
-        return run_markdown(run)
+def render_kineto_run_json(run: KinetoRun, options: ExportOptions) -> str:
+    return json.dumps(run_doc(run), indent=2) + "\n"
+
+
+def render_kineto_run_md(run: KinetoRun, options: ExportOptions) -> str:
+    return run_markdown(run)
+
+
+def render_kineto_run_csv(run: KinetoRun, options: ExportOptions) -> str:
+    """A row per rank: its step, communication and HTA's temporal breakdown."""
     rows = ["rank,step_ns,comm_ns,idle_ns,compute_ns,non_compute_ns,kernel_ns,"
             "comm_comp_overlap_pct,shift_ns"]
     for r in run.ranks:
