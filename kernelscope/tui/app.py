@@ -25,7 +25,7 @@ from kernelscope.core.bundled import bundled_sample_path
 from kernelscope.kinds import KindSpec, as_paths, kind_for
 from kernelscope.kinds.ncu.screens.columns import ColumnProvider
 from kernelscope.tui.commands import AppCommands
-from kernelscope.ui.error import ErrorScreen, error_sentence
+from kernelscope.ui.error import ErrorScreen, error_text
 from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
 from kernelscope.ui.keys import key_table
 from kernelscope.ui.loading import LoadingScreen
@@ -133,7 +133,7 @@ class KernelscopeApp(App[None]):
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return
         self.log.error(event.worker.error)
-        self.show_error(error_sentence(event.worker.error), fatal=not self._main_shown)
+        self.show_error(error_text(event.worker.error), fatal=not self._main_shown)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.worker_failed(event)
@@ -207,7 +207,7 @@ class KernelscopeApp(App[None]):
             write_text(screen.render_export(job), job.target, inputs=self.inputs)
         except Exception as exc:  # one sentence, never a traceback
             self.call_from_thread(
-                self.notify, f"Export failed: {error_sentence(exc)}", severity="error"
+                self.notify, f"Export failed: {error_text(exc)}", severity="error"
             )
             return
         self.call_from_thread(self.notify, f"Wrote {job.target}", title="Exported")

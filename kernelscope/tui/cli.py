@@ -12,8 +12,8 @@ from kernelscope import __version__
 from kernelscope.core.errors import DEBUG_ENV, ReportError, safe_text, unexpected_sentence
 
 SUBCOMMANDS = ("export", "summary")
-UNEXPECTED = "Unexpected error ("
-"""How the sentence of an error kernelscope did not foresee begins (a bug to report)."""
+SMART_CASE = "case-insensitive unless it has a capital letter, as the TUI's / filter"
+"""The one rule of every kernel-name filter (``core.table.compile_filter``)."""
 
 
 def _tui_parser() -> argparse.ArgumentParser:
@@ -41,7 +41,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     p.add_argument("-k", "--kernel", dest="pattern", default=None,
-                   help="diff: only the kernels whose name this regex matches")
+                   help=f"diff: only the kernels whose name this regex matches ({SMART_CASE})")
     p.add_argument(
         "--pair", action="append", default=[], metavar="BEFORE=AFTER",
         help="diff: pair these kernels (an ID or a name on each side); repeat for more",
@@ -83,7 +83,8 @@ def _export_parser(kind: str | None = None, *, prog: str | None = None,
     p.add_argument("--format", "-f", choices=formats(), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
-    p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
+    p.add_argument("-k", "--kernel", dest="pattern", default=None,
+                   help=f"only the kernels whose name this regex matches ({SMART_CASE})")
     p.add_argument(
         "--top",
         type=int,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 
 import polars as pl
 
-from kernelscope.core.errors import ReportError
+from kernelscope.core.errors import ReportError, kernel_filter
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -64,8 +63,8 @@ def _selected(source: NsysReport | TimelineData, options: ExportOptions) -> Time
     data = timeline_data(source)
     if options.process:
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
-    if options.pattern:
-        regex = re.compile(options.pattern)
+    regex = kernel_filter(options.pattern)
+    if regex is not None:
         names = data.report.kernels["name"].cast(str).drop_nulls().unique().to_list()
         if not any(regex.search(n) for n in names):
             raise nothing_matched(data.path, options)
@@ -88,7 +87,7 @@ def render_timeline_md(source: NsysReport | TimelineData, options: ExportOptions
 def render_timeline_json(source: NsysReport | TimelineData, options: ExportOptions) -> str:
     """``--format json``: ``-k`` keeps the kernels it matches."""
     doc = to_export_dict(_selected(source, options))
-    if options.pattern:
-        regex = re.compile(options.pattern)
+    regex = kernel_filter(options.pattern)
+    if regex is not None:
         doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
     return json.dumps(json_safe(doc), indent=2) + "\n"

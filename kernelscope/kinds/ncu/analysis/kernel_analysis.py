@@ -6,12 +6,12 @@ The TUI builds the same objects progressively in its worker; exports build them 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kernelscope.core.errors import kernel_filter
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.text_spool import TextSpool
 from kernelscope.kinds.ncu.analysis.diagnosis import (
@@ -124,7 +124,7 @@ class AnalyzedReport:
     ) -> list[AnalyzedKernel]:
         """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
         report's ``process``); with ``top``, the launches of the N families with the most time."""
-        regex = re.compile(pattern) if pattern else None
+        regex = kernel_filter(pattern)
         process = process if process is not None else self.process
         chosen = [
             k
