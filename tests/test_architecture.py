@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -182,6 +183,15 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return found
+
+
+def test_an_empty_cell_is_one_mark() -> None:
+    """An empty cell is ``core.units.EMPTY_CELL`` (an em dash); a lone en dash, which only
+    joins a range, never stands for one."""
+    lone_en_dash = re.compile(r"""(["'])\u2013\1""")
+    found = [name for name, path in modules().items()
+             if lone_en_dash.search(path.read_text(encoding="utf-8"))]
+    assert not found
 
 
 def test_no_import_cycle() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 
 from kernelscope.core.severity import severity_icon, severity_rank
+from kernelscope.core.units import EMPTY_CELL
 from kernelscope.kinds.ncu.analysis.diagnosis.engine import diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import chain_position, top_flag
@@ -53,12 +54,12 @@ def flag_score(d: Diagnosis) -> int:
 
 
 def flag_score_text(score: object) -> str:
-    """``2✖ 1⚠`` for a ``flag_score``; ``–`` when there is none."""
+    """``2✖ 1⚠`` for a ``flag_score``; ``EMPTY_CELL`` when there is none."""
     if not isinstance(score, (int, float)):
         return ""
     critical, warning = divmod(int(score), 1000)
     parts = [f"{critical}✖" if critical else "", f"{warning}⚠" if warning else ""]
-    return " ".join(p for p in parts if p) or "–"
+    return " ".join(p for p in parts if p) or EMPTY_CELL
 
 
 def top_flag_of(d: Diagnosis) -> Flag | None:
@@ -77,6 +78,7 @@ def top_flag_rank(d: Diagnosis) -> int:
 
 
 def top_flag_text(d: Diagnosis) -> str:
-    """``✖ low-occupancy`` (the top flag with its severity's icon); ``–`` when none."""
+    """``✖ low-occupancy`` (the top flag with its severity's icon); ``EMPTY_CELL`` when
+    none."""
     flag = top_flag_of(d)
-    return "–" if flag is None else f"{severity_icon(flag.severity)} {flag.id}"
+    return EMPTY_CELL if flag is None else f"{severity_icon(flag.severity)} {flag.id}"
