@@ -75,7 +75,7 @@ class AnalyzedReport:
     process: str | None = None
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
-    """The kernels grouped into families, ranked by total time (``parsers.families``)."""
+    """The kernels grouped into families, ranked by total time (``kinds.ncu.analysis.families``)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
