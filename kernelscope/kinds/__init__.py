@@ -18,6 +18,7 @@ from kernelscope.kinds.registry import (
     opened,
     register,
     resolve,
+    suffixes,
     unregister,
 )
 
@@ -36,5 +37,6 @@ __all__ = [
     "opened",
     "register",
     "resolve",
+    "suffixes",
     "unregister",
 ]

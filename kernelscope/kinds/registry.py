@@ -19,7 +19,13 @@ The parts, with the layer each may live in:
   ``export.writer.Rendered``: the text, or the text in pieces for a large document, and why
   the run fails, for a CI gate); no renderer asks which format it is;
 - ``session(app, paths, options)`` (``screens``): the TUI's session of an open report (its
-  screens, palette commands, export scopes).
+  screens, palette commands, export scopes);
+- ``answers`` (``export``): what it answers the MCP server's kernel-level tools;
+- ``keys`` (``screens``): the README's heading of its key tables and its help sections.
+
+And the words the shell says of it: ``noun`` (one input, in a sentence), ``suffixes`` (its
+files' name endings, which an export's file name drops) and ``usage`` (its line in
+``kernelscope --help``).
 
 A kind that takes several inputs (a diff of two reports, a timeline joined with kernel
 reports, a directory of per-rank traces) claims a ``subcommand`` (``kernelscope diff A B``,
@@ -97,6 +103,20 @@ class KindSpec:
     reads: frozenset[str] = frozenset()
     """The export options beyond the common ones it reads (``pairs``, ``fail_if_slower``);
     the others are refused with a sentence."""
+    noun: str = ""
+    """One input of this kind in a sentence (``kernel report``); the title when empty."""
+    suffixes: tuple[str, ...] = ()
+    """Its files' name endings (``.ncu-rep``), which an export's file name drops."""
+    usage: str = ""
+    """Its line in ``kernelscope --help``: how it is opened and what it shows."""
+    answers: Ref | None = None
+    """What it answers an agent about its kernels (a module with ``summary``, ``kernel``,
+    ``metrics`` and ``record``: ``kinds/ncu/export/ncu_answers.py``), for the MCP server's
+    kernel-level tools; None for a kind without kernel records."""
+    keys: tuple[str, Ref] | None = None
+    """The README's heading of its key tables, and its help sections (a
+    ``ui.session.HelpSections``, or a function returning them); None for a kind whose
+    screens another kind's tables already cover."""
     _loaded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str) -> Any:
@@ -123,11 +143,15 @@ class KindSpec:
 
 
 def resolve(ref: Ref) -> Any:
-    """The object ``ref`` names (a callable is returned as it is)."""
+    """The object ``ref`` names (``module``, ``module:name`` or ``module:Class.attribute``; a
+    callable is returned as it is)."""
     if not isinstance(ref, str):
         return ref
     module, _, attribute = ref.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    found: Any = importlib.import_module(module)
+    for name in attribute.split(".") if attribute else ():
+        found = getattr(found, name)
+    return found
 
 
 _KINDS: dict[str, KindSpec] = {}
@@ -165,6 +189,11 @@ def unregister(name: str) -> None:
 def kinds() -> tuple[KindSpec, ...]:
     """Every registered kind, in the order they are tried."""
     return tuple(_registered().values())
+
+
+def suffixes() -> tuple[str, ...]:
+    """Every registered kind's file name endings, in the order registered."""
+    return tuple(dict.fromkeys(end for kind in _registered().values() for end in kind.suffixes))
 
 
 def formats() -> tuple[str, ...]:
@@ -221,7 +250,7 @@ def _not_together(paths: Sequence[Path]) -> ReportError:
     words that read several reports together."""
     found: dict[str, int] = {}
     for path in paths:
-        what = "directory" if is_directory(path) else _WHAT[detect_kind(path)]
+        what = "directory" if is_directory(path) else _noun(kind_for((path,)))
         found[what] = found.get(what, 0) + 1
     these = " and ".join(_counted(count, what) for what, count in found.items())
     words = ", ".join(f"'{kind.subcommand} {kind.arguments}'"
@@ -237,8 +266,8 @@ def _counted(count: int, noun: str) -> str:
     return f"{count} {'directories' if noun == 'directory' else noun + 's'}"
 
 
-_WHAT = {ReportKind.NCU: "kernel report", ReportKind.NSYS: "timeline",
-         ReportKind.SQLITE: "timeline"}
+def _noun(kind: KindSpec) -> str:
+    return kind.noun or kind.title
 
 
 def _count(inputs: tuple[int, int | None]) -> str:

@@ -23,7 +23,6 @@ from textual.worker import Worker, WorkerState
 
 from kernelscope.core.bundled import bundled_sample_path
 from kernelscope.kinds import KindSpec, as_paths, kind_for
-from kernelscope.kinds.ncu.screens.columns import ColumnProvider
 from kernelscope.tui.commands import AppCommands
 from kernelscope.ui.error import ErrorScreen, error_text
 from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
@@ -253,7 +252,7 @@ def create_app(
     report: Path | Sequence[Path] | None = None,
     *,
     cache_dir: Path | None = None,
-    extra_columns: Sequence[ColumnProvider] | None = None,
+    extra_columns: Sequence[Any] | None = None,
     subcommand: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
@@ -264,7 +263,8 @@ def create_app(
     claims ``subcommand``), used by the CLI and the tests.
 
     ``cache_dir`` is handed to the session (converted Nsight Systems exports);
-    ``extra_columns`` replaces ``kernelscope.kinds.ncu.screens.columns.EXTRA_COLUMNS`` for this app;
+    ``extra_columns`` (a kernel report's list columns) replaces the registered extra ones
+    for this app (the kind reads it from ``SessionOptions``);
     ``workers``/``scheduler`` say where a kind of many inputs (per-rank traces) reduces them.
     ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """

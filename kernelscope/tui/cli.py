@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from kernelscope import __version__
@@ -17,23 +18,24 @@ SMART_CASE = "case-insensitive unless it has a capital letter, as the TUI's / fi
 
 
 def _tui_parser() -> argparse.ArgumentParser:
+    from kernelscope.kinds import kinds, suffixes
+
+    opened = [textwrap.fill(f"kernelscope {kind.usage}", width=78, initial_indent="  ",
+                            subsequent_indent="      ") for kind in kinds() if kind.usage]
     p = argparse.ArgumentParser(
         prog="kernelscope",
-        description=(
-            "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
-            "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
-            "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
-            "several rank processes) opens as the ranks of one run; a timeline with kernel "
-            "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
-            "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
-            "what to fix first. "
-            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
-        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="\n".join([
+            "Open a report in the terminal; its kind is found by its content:", *opened,
+            textwrap.fill(
+                "A kind's word with --format or -o writes it headless instead. Also: "
+                "'kernelscope export INPUT...' and 'kernelscope summary INPUT...'; "
+                "'kernelscope mcp' serves it all to agents.", width=78),
+        ]),
     )
     p.add_argument(
         "report", nargs="*", type=Path,
-        help="report (.ncu-rep, .nsys-rep, .sqlite; .xz/.gz ok), or the inputs of a KIND",
+        help=f"report ({', '.join(suffixes())}; .xz/.gz ok), or the inputs of a KIND",
     )
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
@@ -166,7 +168,7 @@ def _wants_help(argv: list[str]) -> bool:
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
     if not texts:
         return ()
-    from kernelscope.kinds.diff.analysis.kernels import parse_pair
+    from kernelscope.core.options import parse_pair
 
     return tuple(parse_pair(text) for text in texts)
 

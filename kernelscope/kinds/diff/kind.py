@@ -35,4 +35,7 @@ KIND = KindSpec(
     arguments="BEFORE AFTER",
     inputs=(2, 2),
     reads=frozenset({"pairs", "fail_if_slower"}),
+    usage="diff BEFORE AFTER: two kernel reports or two timelines compared",
+    keys=("Diff (`kernelscope diff BEFORE AFTER`)",
+          "kernelscope.kinds.diff.screens.diff_session:DiffSession.help_sections"),
 )

@@ -40,8 +40,13 @@ KIND = KindSpec(
                for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.join.screens.join_session:JoinSession",
     inputs=(2, None),
+    usage=("TRACE KERNELS...: a timeline with kernel reports of the same program, what to fix "
+           "first (also 'join TRACE KERNELS...')"),
+    keys=("Join: what to fix first (`kernelscope TRACE KERNELS…`)",
+          "kernelscope.kinds.join.screens.join_session:JoinSession.help_sections"),
 )
 """A timeline and kernel reports of one program, found by content (``kernelscope T K...``)."""
 
-COMMAND = replace(KIND, name="join-command", subcommand="join", arguments="TRACE KERNELS...")
+COMMAND = replace(KIND, name="join-command", subcommand="join", arguments="TRACE KERNELS...",
+                  usage="")
 """``kernelscope join TRACE KERNELS...`` (headless with ``--format``)."""

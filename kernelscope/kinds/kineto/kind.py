@@ -45,7 +45,8 @@ KIND = _kineto_spec(
     renderers={"json": f"{PACKAGE}.export.kineto_export:render_kineto_json",
                "md": f"{PACKAGE}.export.kineto_export:render_kineto_md",
                "csv": "kernelscope.timeline.export.timeline_export:render_timeline_csv"},
-    detect=_is_kineto, open=_open_kineto,
+    detect=_is_kineto, open=_open_kineto, noun="PyTorch profiler trace",
+    usage="TRACE.pt.trace.json(.gz): a PyTorch profiler (Kineto) trace, as a timeline",
 )
 
 
@@ -67,4 +68,5 @@ RUN = _kineto_spec(
     renderers={fmt: f"{PACKAGE}.export.kineto_ranks:render_kineto_run_{fmt}"
                for fmt in ("json", "md", "csv")},
     detect=_is_kineto_run, open=_open_kineto_run, inputs=(1, None),
+    usage="DIR of per-rank PyTorch profiler traces: the ranks of one run",
 )

@@ -40,4 +40,10 @@ KIND = KindSpec(
         "csv": f"{EXPORT}:render_ncu_csv_report",
     },
     session="kernelscope.kinds.ncu.screens.kernel_session:KernelSession",
+    answers="kernelscope.kinds.ncu.export.ncu_answers",
+    noun="kernel report",
+    suffixes=(".ncu-rep",),
+    usage="REPORT.ncu-rep: a kernel report (without REPORT, the bundled sample report)",
+    keys=("Kernel reports: the list, the roofline and the detail",
+          "kernelscope.kinds.ncu.screens.kernel_session:KernelSession.help_sections"),
 )

@@ -44,4 +44,9 @@ KIND = KindSpec(
         "csv": f"{EXPORT}:render_timeline_csv",
     },
     session="kernelscope.kinds.nsys.screens.nsys_session:NsysSession",
+    noun="timeline",
+    suffixes=(".nsys-rep", ".sqlite"),
+    usage="TRACE.nsys-rep or .sqlite: a timeline (Nsight Systems)",
+    keys=("Timeline (`kernelscope TRACE`)",
+          "kernelscope.timeline.screens.timeline:TimelineScreen.help_sections"),
 )

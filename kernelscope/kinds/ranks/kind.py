@@ -43,11 +43,15 @@ KIND = KindSpec(
                for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.ranks.screens.ranks_session:RanksSession",
     inputs=(1, None),
+    usage=("DIR of per-rank timelines, or several (or 'ranks TRACE' for one trace of several "
+           "rank processes): the ranks of one run"),
+    keys=("Ranks of one run (`kernelscope ranks DIR`)",
+          "kernelscope.kinds.ranks.screens.ranks:RanksScreen.help_sections"),
 )
 """A directory of per-rank traces, or several traces: the ranks of one run."""
 
 COMMAND = replace(
     KIND, name="ranks-command", title="ranks of one run (kernelscope ranks TRACE...)",
-    detect=lambda probe: True, subcommand="ranks", arguments="TRACE...",
+    detect=lambda probe: True, subcommand="ranks", arguments="TRACE...", usage="",
 )
 """``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""
