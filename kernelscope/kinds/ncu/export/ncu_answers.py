@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     analyze,
@@ -126,25 +127,34 @@ def hot_lines(detail: Any) -> dict[str, Any] | None:
 
 def kernel(path: Path, kernel_id: int, panes: list[str], source: bool,
            progress: Progress) -> dict[str, Any]:
-    """One kernel's entry of the JSON export (its diagnosis read from its full detail and
-    weighed by its family's share), with only the ``panes``' metrics; ``source`` adds the
-    hot lines."""
+    """One kernel's entry of the JSON export (``kernel_entry``), with only the ``panes``'
+    metrics; ``source`` adds the hot lines."""
     wanted = pane_metrics(panes)
     with opened_report(path, progress) as report:
         analyzed_report = analysed(report, progress)
         check_kernel(analyzed_report, kernel_id)
         progress(1, 2, f"diagnosing kernel {kernel_id}")
-        detail, diagnosis = next(analyzed_report.iter_detail_diagnoses([kernel_id]))
-        entry = {**kernel_dict(detail),
-                 **entry_rest(analyzed_report, analyzed_report.kernel(kernel_id), diagnosis)}
-        if source:
-            if detail.source is None and detail.has_section("SourceCounters"):
-                detail.source = report.source_hotspots(kernel_id)
-            entry["source"] = hot_lines(detail)
+        entry = kernel_entry(analyzed_report, kernel_id, source=source)
         shown = report_dict(analyzed_report)["path"]
     entry["metrics"] = {name: m for name, m in entry["metrics"].items()
                         if wanted is None or name in wanted}
     return {"schema": SCHEMA, "path": shown, "kernel": entry}
+
+
+def kernel_entry(analyzed_report: AnalyzedReport, kernel_id: int, *,
+                 source: bool = False) -> dict[str, Any]:
+    """The kernel's entry of the JSON export, its diagnosis read from its full detail and
+    weighed by its family's share, with the flag its verdict leads with (``top_flag``, as
+    ``summary`` and the Markdown write it); ``source`` adds the hot lines."""
+    detail, diagnosis = next(analyzed_report.iter_detail_diagnoses([kernel_id]))
+    entry = {**kernel_dict(detail),
+             **entry_rest(analyzed_report, analyzed_report.kernel(kernel_id), diagnosis),
+             "top_flag": top_flag_text(diagnosis)}
+    if source:
+        if detail.source is None and detail.has_section("SourceCounters"):
+            detail.source = analyzed_report.report.source_hotspots(kernel_id)
+        entry["source"] = hot_lines(detail)
+    return entry
 
 
 def metrics(path: Path, kernel_id: int, regex: re.Pattern[str],
