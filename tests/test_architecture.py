@@ -24,6 +24,7 @@ import pytest
 
 import kernelscope
 from kernelscope.kinds import BUILTIN, KindSpec
+from kernelscope.kinds.builtin import DERIVED
 
 ROOT = Path(kernelscope.__file__).resolve().parent
 REPO = ROOT.parent
@@ -216,6 +217,11 @@ def test_kinds_parts_come_from_their_layers() -> None:
             module = ref.partition(":")[0] if isinstance(ref, str) else ref.__module__
             assert tier(module) in RENDERERS_FROM, (kind.name, fmt, module)
             assert callable(kind.renderer(fmt)), (kind.name, fmt)
+        for derived in DERIVED:  # a format made from another one's text, by the shared export
+            assert isinstance(derived.convert, str), derived.name
+            assert tier(derived.convert.partition(":")[0]) in RENDERERS_FROM, derived.name
+            if derived.source in kind.renderers:
+                assert callable(kind.renderer(derived.name)), (kind.name, derived.name)
         if kind.answers is not None:  # what it answers the MCP server, text of the export
             assert isinstance(kind.answers, str) and tier(kind.answers) == "export", kind.name
             assert callable(kind.part("answers").kernel), kind.name

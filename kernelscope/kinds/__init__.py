@@ -8,6 +8,7 @@ importing the registry imports no kind); a kind of another package is added with
 from kernelscope.core.lazy_exports import lazy_exports
 from kernelscope.core.options import OpenOptions
 from kernelscope.kinds.registry import (
+    DerivedFormat,
     KindSpec,
     Probe,
     as_paths,
@@ -17,6 +18,7 @@ from kernelscope.kinds.registry import (
     kinds,
     opened,
     register,
+    register_format,
     resolve,
     suffixes,
     unregister,
@@ -26,6 +28,7 @@ __getattr__ = lazy_exports(__name__, {"BUILTIN": ".builtin"})
 
 __all__ = [
     "BUILTIN",
+    "DerivedFormat",
     "KindSpec",
     "OpenOptions",
     "Probe",
@@ -36,6 +39,7 @@ __all__ = [
     "kinds",
     "opened",
     "register",
+    "register_format",
     "resolve",
     "suffixes",
     "unregister",

@@ -127,19 +127,46 @@ class KindSpec:
 
     @property
     def formats(self) -> tuple[str, ...]:
-        """The formats it exports, in the order registered."""
-        return tuple(self.renderers)
+        """The formats it exports, in the order registered: its renderers', then the derived
+        formats made from one of them (``DerivedFormat``)."""
+        derived = (d.name for d in _derived().values() if d.source in self.renderers)
+        return tuple(dict.fromkeys((*self.renderers, *derived)))
 
     def renderer(self, fmt: str) -> Any:
         """The renderer of ``fmt`` (a format it exports), imported if a reference."""
         key = f"renderers.{fmt}"
         if key not in self._loaded:
-            self._loaded[key] = resolve(self.renderers[fmt])
+            if fmt in self.renderers:
+                self._loaded[key] = resolve(self.renderers[fmt])
+            else:
+                self._loaded[key] = _derived()[fmt].renderer(self.renderer(_derived()[fmt].source))
         return self._loaded[key]
 
     def accepts(self, count: int) -> bool:
         low, high = self.inputs
         return count >= low and (high is None or count <= high)
+
+
+@dataclass(frozen=True)
+class DerivedFormat:
+    """A format made, for every kind, from another format's text (HTML from the Markdown):
+    one registration instead of a renderer in each kind."""
+
+    name: str
+    source: str
+    """The format it is made from (``md``)."""
+    convert: Ref
+    """``(rendered) -> rendered``: the source renderer's result (text, or an
+    ``export.writer.Rendered``) turned into this format's."""
+
+    def renderer(self, source: Callable[..., Any]) -> Callable[..., Any]:
+        """The renderer of this format for a kind whose ``source`` renderer is given."""
+        convert = resolve(self.convert)
+
+        def render(model: Any, options: Any) -> Any:
+            return convert(source(model, options))
+
+        return render
 
 
 def resolve(ref: Ref) -> Any:
@@ -161,13 +188,24 @@ BUILTIN_MODULE = "kernelscope.kinds.builtin"
 so a kind that imports the registry does not import every other kind through it."""
 
 
+_DERIVED: dict[str, DerivedFormat] = {}
+
+
 def _registered() -> dict[str, KindSpec]:
-    """The registered kinds, the built-in ones first (registered on the first call)."""
+    """The registered kinds, the built-in ones first (registered on the first call, with the
+    built-in derived formats)."""
     if not _BUILTIN_LOADED:
         _BUILTIN_LOADED.append(True)
-        builtin = {kind.name: kind for kind in importlib.import_module(BUILTIN_MODULE).BUILTIN}
+        module = importlib.import_module(BUILTIN_MODULE)
+        builtin = {kind.name: kind for kind in module.BUILTIN}
         _KINDS.update({**builtin, **_KINDS})
+        _DERIVED.update({**{d.name: d for d in module.DERIVED}, **_DERIVED})
     return _KINDS
+
+
+def _derived() -> dict[str, DerivedFormat]:
+    _registered()
+    return _DERIVED
 
 
 def register(kind: KindSpec) -> KindSpec:
@@ -189,6 +227,12 @@ def unregister(name: str) -> None:
 def kinds() -> tuple[KindSpec, ...]:
     """Every registered kind, in the order they are tried."""
     return tuple(_registered().values())
+
+
+def register_format(derived: DerivedFormat) -> DerivedFormat:
+    """Add a format every kind that renders ``derived.source`` exports too."""
+    _derived()[derived.name] = derived
+    return derived
 
 
 def suffixes() -> tuple[str, ...]:
