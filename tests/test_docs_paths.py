@@ -132,3 +132,11 @@ def test_every_path_in_the_architecture_doc_exists(token: str) -> None:
     assert exists(path, every_tail()), f"docs/architecture.md names `{token}`: no such path"
     if name:
         assert defines(path, name), f"docs/architecture.md names `{token}`: {path} has no {name}"
+
+
+def test_no_module_names_the_old_parsers_package() -> None:
+    """The move into ``kinds/`` left no docstring or comment naming ``parsers.*``."""
+    stale = re.compile(r"\bparsers[./]\w")
+    found = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+             if stale.search(p.read_text(encoding="utf-8"))]
+    assert not found

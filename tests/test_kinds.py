@@ -87,7 +87,7 @@ def test_a_subcommand_kind_takes_two_inputs(tmp_path: Path, toy_kinds: None, cap
     assert main(["export", "toydiff", str(before), "--format", "json"]) == 2
     assert "'toydiff' takes 2 inputs, not 1." in capsys.readouterr().err
     assert main(["export", "toydiff", str(before), str(after), "--format", "csv"]) == 2
-    assert "exports as md, json, not csv" in capsys.readouterr().err
+    assert "exports as md, json, html, not csv" in capsys.readouterr().err  # html: derived
 
 
 async def test_the_tui_shows_exports_and_copies_it(

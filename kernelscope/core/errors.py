@@ -41,12 +41,13 @@ class ReportError(Exception):
 
 
 def kernel_filter(pattern: str | None) -> re.Pattern[str] | None:
-    """The compiled ``-k`` kernel filter (None when there is none); ReportError, one sentence,
-    when it is not a valid regular expression."""
-    if not pattern:
-        return None
+    """The compiled ``-k`` kernel filter (None when there is none), with the TUI filter's one
+    rule (``core.table.compile_filter``: case-insensitive unless it has a capital letter);
+    ReportError, one sentence, when it is not a valid regular expression."""
+    from kernelscope.core.table import compile_filter
+
     try:
-        return re.compile(pattern)
+        return compile_filter(pattern or "")
     except re.error as exc:
         raise ReportError(
             f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."
@@ -58,9 +59,16 @@ DEBUG_ENV = "KERNELSCOPE_DEBUG"
 
 
 def unexpected_sentence(exc: BaseException) -> str:
-    """The one sentence for an error kernelscope did not foresee (a bug to report)."""
+    """The one sentence for an error kernelscope did not foresee (a bug to report): its type
+    and the first line of its text, cut to 200 characters. The CLI, the TUI and the MCP
+    server all say it."""
     first = (str(exc).strip().splitlines() or [""])[0][:200]
     return safe_text(
         f"Unexpected error ({type(exc).__name__}{': ' + first if first else ''}); "
         f"set {DEBUG_ENV}=1 for the traceback and please report it."
     )
+
+
+def error_sentence(error: BaseException) -> str:
+    """One sentence for the user: a ReportError's own, else ``unexpected_sentence``."""
+    return str(error) if isinstance(error, ReportError) else unexpected_sentence(error)

@@ -6,6 +6,14 @@ grid × block. :func:`family_groups` applies the rule to any launches (a kernel 
 summaries, a timeline's kernels grouped by name and shape); :func:`shape_tag` says what
 tells one shape of a name from the others, and :func:`with_shape` names a family with it
 (``reduce [256×1×1]``). Plain values only: no polars, no Textual, no rich.
+
+Who groups by it: a kernel report's families (the list's family view, ``summary``, the exports,
+the kernel diff) and the join's timeline families (``kinds/join/analysis/timeline_families``),
+which lay a timeline's launches against a kernel report's. Three tables group a timeline's
+kernels by name alone, on purpose: the timeline's kernel table, the ranks' family table and the
+timeline diff are (and compare) ``nsys stats``'s ``cuda_gpu_kern_sum``, which NVIDIA groups by
+demangled name, so their numbers stay equal to NVIDIA's CLI; a name launched with two shapes is
+one row there and two families in a join, which says which shape it means.
 """
 
 from __future__ import annotations

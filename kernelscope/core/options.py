@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernelscope.core.errors import ReportError
+
 
 @dataclass(frozen=True)
 class OpenOptions:
@@ -28,3 +30,13 @@ class OpenOptions:
     """Only the kernels whose name this regex matches."""
     pairs: tuple[tuple[str, str], ...] = ()
     """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
+
+
+def parse_pair(text: str) -> tuple[str, str]:
+    """``A=B`` → (A, B), a ``pairs`` entry; raises ReportError for anything else."""
+    before, sep, after = text.partition("=")
+    if not sep or not before.strip() or not after.strip():
+        raise ReportError(
+            f"--pair takes BEFORE=AFTER (a kernel ID or name on each side), not {text!r}."
+        )
+    return before.strip(), after.strip()

@@ -65,6 +65,7 @@ def next_sort_key(shown: Sequence[str], current: str) -> str:
 
 def compile_filter(text: str) -> re.Pattern[str] | None:
     """The filter's regex (case-insensitive unless it has a capital); None for no filter.
+    The one rule of every kernel-name filter: the TUI's and ``-k`` (``errors.kernel_filter``).
 
     Raises ``re.error`` for an invalid expression.
     """

@@ -14,7 +14,11 @@ import math
 from collections.abc import Sequence
 
 NOT_AVAILABLE = "n/a"
-"""The one spelling of a value that is unknown."""
+"""The one spelling of a value that is unknown (a metric the report does not hold)."""
+EMPTY_CELL = "—"
+"""The one mark of a cell with nothing in it (no flag raised, no value recorded there): an
+em dash, as the exports' tables have always written it; an en dash only joins a range
+(``0–996``)."""
 
 _DECIMAL_PREFIXES = ("", "K", "M", "G", "T", "P")
 NCU_TIME_UNITS = ("ns", "us", "ms", "s")

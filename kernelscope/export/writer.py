@@ -1,7 +1,8 @@
 """One export path for the CLI and the TUI: render a report to text in a format.
 
 Which kind of report it is, and so how it is read and rendered, is the registry's business
-(``kernelscope.kinds``): ``render`` asks it for the kind's ``export`` part.
+(``kernelscope.kinds``): ``render`` asks it for the kind's renderer of the format asked for
+(``KindSpec.renderers``): the formats it knows are those the kinds register.
 """
 
 from __future__ import annotations
@@ -18,10 +19,8 @@ from typing import TextIO
 
 from kernelscope.core.detect import detect_kind
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
-from kernelscope.kinds import OpenOptions, as_paths, kind_for, opened
+from kernelscope.kinds import OpenOptions, as_paths, formats, kind_for, opened
 from kernelscope.kinds.registry import is_directory
-
-FORMATS = ("json", "md", "csv")
 
 
 @dataclass(frozen=True)
@@ -97,8 +96,8 @@ def render_checked(
     subcommand: str | None = None,
 ) -> Rendered:
     """``render``, with the kind's verdict on the run (``Rendered.failure``)."""
-    if options.fmt not in FORMATS:
-        choices = ", ".join(FORMATS)
+    if options.fmt not in formats():
+        choices = ", ".join(formats())
         raise ReportError(f"Unknown export format {options.fmt!r}; choose one of {choices}.")
     kernel_filter(options.pattern)
     paths = as_paths(inputs)
@@ -114,7 +113,7 @@ def render_checked(
     open_options = OpenOptions(cache_dir=options.cache_dir, workers=options.workers,
                                scheduler=options.scheduler)
     with opened(kind, paths, open_options) as model:
-        result = kind.part("export")(model, options)
+        result = kind.renderer(options.fmt)(model, options)
     return result if isinstance(result, Rendered) else Rendered(str(result))
 
 

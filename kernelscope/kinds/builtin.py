@@ -2,7 +2,8 @@
 
 Each kind registers itself in its own package (``kinds/<kind>/kind.py``: ``KIND = KindSpec(
 ...)``); adding a kind is that package plus its line here (docs/architecture.md, "How to add
-a report kind").
+a report kind"). A format made from another for every kind (HTML from the Markdown) is a line
+in ``DERIVED``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from kernelscope.kinds.kineto import kind as kineto
 from kernelscope.kinds.ncu import kind as ncu
 from kernelscope.kinds.nsys import kind as nsys
 from kernelscope.kinds.ranks import kind as ranks
-from kernelscope.kinds.registry import KindSpec
+from kernelscope.kinds.registry import DerivedFormat, KindSpec
 
 BUILTIN: tuple[KindSpec, ...] = (
     ncu.KIND,
@@ -27,3 +28,8 @@ BUILTIN: tuple[KindSpec, ...] = (
     diff.KIND,
 )
 """In the order they are tried: a trace with kernel reports is a join before it is a run."""
+
+DERIVED: tuple[DerivedFormat, ...] = (
+    DerivedFormat("html", "md", "kernelscope.export.html:html_of"),
+)
+"""Formats every kind exports, made from another of its formats."""

@@ -9,16 +9,23 @@ low in the layers, imports none of them.
 
 The parts, with the layer each may live in:
 
-- ``detect(probe) -> bool`` (here or ``parsers``): whether the inputs are this kind, by
+- ``detect(probe) -> bool`` (here or the kind's ``model``): whether the inputs are this kind, by
   content (``probe.head``: the first bytes, decompressed);
-- ``open(paths, options) -> model`` (``parsers``): read the inputs (raises ReportError);
-- ``analyse(model, options) -> analysis`` (``parsers``): what ``summary`` prints;
+- ``open(paths, options) -> model`` (``model``): read the inputs (raises ReportError);
+- ``analyse(model, options) -> analysis`` (``analysis``): what ``summary`` prints;
 - ``summary(analysis, console)`` (``export``): ``kernelscope summary``, a rich Console;
-- ``export(model, options) -> str`` (``export``): ``kernelscope export`` in ``options.fmt``
-  (or an ``export.writer.Rendered``: the text, or the text in pieces for a large document,
-  and why the run fails, for a CI gate);
+- ``renderers``: for each format it exports (``json``, ``md``, ``csv``, …), the renderer
+  ``(model, options) -> str`` of ``kernelscope export --format FORMAT`` (or an
+  ``export.writer.Rendered``: the text, or the text in pieces for a large document, and why
+  the run fails, for a CI gate); no renderer asks which format it is;
 - ``session(app, paths, options)`` (``screens``): the TUI's session of an open report (its
-  screens, palette commands, export scopes).
+  screens, palette commands, export scopes);
+- ``answers`` (``export``): what it answers the MCP server's kernel-level tools;
+- ``keys`` (``screens``): the README's heading of its key tables and its help sections.
+
+And the words the shell says of it: ``noun`` (one input, in a sentence), ``suffixes`` (its
+files' name endings, which an export's file name drops) and ``usage`` (its line in
+``kernelscope --help``).
 
 A kind that takes several inputs (a diff of two reports, a timeline joined with kernel
 reports, a directory of per-rank traces) claims a ``subcommand`` (``kernelscope diff A B``,
@@ -29,7 +36,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -83,9 +90,10 @@ class KindSpec:
     open: Ref
     analyse: Ref
     summary: Ref
-    export: Ref
+    renderers: Mapping[str, Ref]
+    """Format name (``json``, ``md``, ``csv``) → its renderer ``(model, options)``, in the
+    order ``--help`` lists them."""
     session: Ref
-    formats: tuple[str, ...] = ("json", "md", "csv")
     subcommand: str | None = None
     """The word that picks this kind on the command line (``diff``), if any."""
     inputs: tuple[int, int | None] = (1, 1)
@@ -95,25 +103,82 @@ class KindSpec:
     reads: frozenset[str] = frozenset()
     """The export options beyond the common ones it reads (``pairs``, ``fail_if_slower``);
     the others are refused with a sentence."""
+    noun: str = ""
+    """One input of this kind in a sentence (``kernel report``); the title when empty."""
+    suffixes: tuple[str, ...] = ()
+    """Its files' name endings (``.ncu-rep``), which an export's file name drops."""
+    usage: str = ""
+    """Its line in ``kernelscope --help``: how it is opened and what it shows."""
+    answers: Ref | None = None
+    """What it answers an agent about its kernels (a module with ``summary``, ``kernel``,
+    ``metrics`` and ``record``: ``kinds/ncu/export/ncu_answers.py``), for the MCP server's
+    kernel-level tools; None for a kind without kernel records."""
+    keys: tuple[str, Ref] | None = None
+    """The README's heading of its key tables, and its help sections (a
+    ``ui.session.HelpSections``, or a function returning them); None for a kind whose
+    screens another kind's tables already cover."""
     _loaded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str) -> Any:
-        """The part ``name`` (``open``, ``export``, ``session``, …), imported if a reference."""
+        """The part ``name`` (``open``, ``summary``, ``session``, …), imported if a reference."""
         if name not in self._loaded:
             self._loaded[name] = resolve(getattr(self, name))
         return self._loaded[name]
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """The formats it exports, in the order registered: its renderers', then the derived
+        formats made from one of them (``DerivedFormat``)."""
+        derived = (d.name for d in _derived().values() if d.source in self.renderers)
+        return tuple(dict.fromkeys((*self.renderers, *derived)))
+
+    def renderer(self, fmt: str) -> Any:
+        """The renderer of ``fmt`` (a format it exports), imported if a reference."""
+        key = f"renderers.{fmt}"
+        if key not in self._loaded:
+            if fmt in self.renderers:
+                self._loaded[key] = resolve(self.renderers[fmt])
+            else:
+                self._loaded[key] = _derived()[fmt].renderer(self.renderer(_derived()[fmt].source))
+        return self._loaded[key]
 
     def accepts(self, count: int) -> bool:
         low, high = self.inputs
         return count >= low and (high is None or count <= high)
 
 
+@dataclass(frozen=True)
+class DerivedFormat:
+    """A format made, for every kind, from another format's text (HTML from the Markdown):
+    one registration instead of a renderer in each kind."""
+
+    name: str
+    source: str
+    """The format it is made from (``md``)."""
+    convert: Ref
+    """``(rendered) -> rendered``: the source renderer's result (text, or an
+    ``export.writer.Rendered``) turned into this format's."""
+
+    def renderer(self, source: Callable[..., Any]) -> Callable[..., Any]:
+        """The renderer of this format for a kind whose ``source`` renderer is given."""
+        convert = resolve(self.convert)
+
+        def render(model: Any, options: Any) -> Any:
+            return convert(source(model, options))
+
+        return render
+
+
 def resolve(ref: Ref) -> Any:
-    """The object ``ref`` names (a callable is returned as it is)."""
+    """The object ``ref`` names (``module``, ``module:name`` or ``module:Class.attribute``; a
+    callable is returned as it is)."""
     if not isinstance(ref, str):
         return ref
     module, _, attribute = ref.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    found: Any = importlib.import_module(module)
+    for name in attribute.split(".") if attribute else ():
+        found = getattr(found, name)
+    return found
 
 
 _KINDS: dict[str, KindSpec] = {}
@@ -123,13 +188,24 @@ BUILTIN_MODULE = "kernelscope.kinds.builtin"
 so a kind that imports the registry does not import every other kind through it."""
 
 
+_DERIVED: dict[str, DerivedFormat] = {}
+
+
 def _registered() -> dict[str, KindSpec]:
-    """The registered kinds, the built-in ones first (registered on the first call)."""
+    """The registered kinds, the built-in ones first (registered on the first call, with the
+    built-in derived formats)."""
     if not _BUILTIN_LOADED:
         _BUILTIN_LOADED.append(True)
-        builtin = {kind.name: kind for kind in importlib.import_module(BUILTIN_MODULE).BUILTIN}
+        module = importlib.import_module(BUILTIN_MODULE)
+        builtin = {kind.name: kind for kind in module.BUILTIN}
         _KINDS.update({**builtin, **_KINDS})
+        _DERIVED.update({**{d.name: d for d in module.DERIVED}, **_DERIVED})
     return _KINDS
+
+
+def _derived() -> dict[str, DerivedFormat]:
+    _registered()
+    return _DERIVED
 
 
 def register(kind: KindSpec) -> KindSpec:
@@ -151,6 +227,22 @@ def unregister(name: str) -> None:
 def kinds() -> tuple[KindSpec, ...]:
     """Every registered kind, in the order they are tried."""
     return tuple(_registered().values())
+
+
+def register_format(derived: DerivedFormat) -> DerivedFormat:
+    """Add a format every kind that renders ``derived.source`` exports too."""
+    _derived()[derived.name] = derived
+    return derived
+
+
+def suffixes() -> tuple[str, ...]:
+    """Every registered kind's file name endings, in the order registered."""
+    return tuple(dict.fromkeys(end for kind in _registered().values() for end in kind.suffixes))
+
+
+def formats() -> tuple[str, ...]:
+    """Every format some registered kind exports, in the order they are first registered."""
+    return tuple(dict.fromkeys(fmt for kind in _registered().values() for fmt in kind.formats))
 
 
 def by_subcommand(word: str) -> KindSpec | None:
@@ -202,7 +294,7 @@ def _not_together(paths: Sequence[Path]) -> ReportError:
     words that read several reports together."""
     found: dict[str, int] = {}
     for path in paths:
-        what = "directory" if is_directory(path) else _WHAT[detect_kind(path)]
+        what = "directory" if is_directory(path) else _noun(kind_for((path,)))
         found[what] = found.get(what, 0) + 1
     these = " and ".join(_counted(count, what) for what, count in found.items())
     words = ", ".join(f"'{kind.subcommand} {kind.arguments}'"
@@ -218,8 +310,8 @@ def _counted(count: int, noun: str) -> str:
     return f"{count} {'directories' if noun == 'directory' else noun + 's'}"
 
 
-_WHAT = {ReportKind.NCU: "kernel report", ReportKind.NSYS: "timeline",
-         ReportKind.SQLITE: "timeline"}
+def _noun(kind: KindSpec) -> str:
+    return kind.noun or kind.title
 
 
 def _count(inputs: tuple[int, int | None]) -> str:

@@ -23,9 +23,8 @@ from textual.worker import Worker, WorkerState
 
 from kernelscope.core.bundled import bundled_sample_path
 from kernelscope.kinds import KindSpec, as_paths, kind_for
-from kernelscope.kinds.ncu.screens.columns import ColumnProvider
 from kernelscope.tui.commands import AppCommands
-from kernelscope.ui.error import ErrorScreen, error_sentence
+from kernelscope.ui.error import ErrorScreen, error_text
 from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
 from kernelscope.ui.keys import key_table
 from kernelscope.ui.loading import LoadingScreen
@@ -133,7 +132,7 @@ class KernelscopeApp(App[None]):
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return
         self.log.error(event.worker.error)
-        self.show_error(error_sentence(event.worker.error), fatal=not self._main_shown)
+        self.show_error(error_text(event.worker.error), fatal=not self._main_shown)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.worker_failed(event)
@@ -207,7 +206,7 @@ class KernelscopeApp(App[None]):
             write_text(screen.render_export(job), job.target, inputs=self.inputs)
         except Exception as exc:  # one sentence, never a traceback
             self.call_from_thread(
-                self.notify, f"Export failed: {error_sentence(exc)}", severity="error"
+                self.notify, f"Export failed: {error_text(exc)}", severity="error"
             )
             return
         self.call_from_thread(self.notify, f"Wrote {job.target}", title="Exported")
@@ -253,7 +252,7 @@ def create_app(
     report: Path | Sequence[Path] | None = None,
     *,
     cache_dir: Path | None = None,
-    extra_columns: Sequence[ColumnProvider] | None = None,
+    extra_columns: Sequence[Any] | None = None,
     subcommand: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
@@ -264,7 +263,8 @@ def create_app(
     claims ``subcommand``), used by the CLI and the tests.
 
     ``cache_dir`` is handed to the session (converted Nsight Systems exports);
-    ``extra_columns`` replaces ``kernelscope.kinds.ncu.screens.columns.EXTRA_COLUMNS`` for this app;
+    ``extra_columns`` (a kernel report's list columns) replaces the registered extra ones
+    for this app (the kind reads it from ``SessionOptions``);
     ``workers``/``scheduler`` say where a kind of many inputs (per-rank traces) reduces them.
     ``pattern`` and ``pairs`` choose and pair the kernels of a diff.
     """

@@ -6,34 +6,36 @@ import argparse
 import contextlib
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from kernelscope import __version__
 from kernelscope.core.errors import DEBUG_ENV, ReportError, safe_text, unexpected_sentence
 
 SUBCOMMANDS = ("export", "summary")
-UNEXPECTED = "Unexpected error ("
-"""How the sentence of an error kernelscope did not foresee begins (a bug to report)."""
+SMART_CASE = "case-insensitive unless it has a capital letter, as the TUI's / filter"
+"""The one rule of every kernel-name filter (``core.table.compile_filter``)."""
 
 
 def _tui_parser() -> argparse.ArgumentParser:
+    from kernelscope.kinds import kinds, suffixes
+
+    opened = [textwrap.fill(f"kernelscope {kind.usage}", width=78, initial_indent="  ",
+                            subsequent_indent="      ") for kind in kinds() if kind.usage]
     p = argparse.ArgumentParser(
         prog="kernelscope",
-        description=(
-            "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
-            "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
-            "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
-            "several rank processes) opens as the ranks of one run; a timeline with kernel "
-            "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
-            "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
-            "what to fix first. "
-            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
-        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="\n".join([
+            "Open a report in the terminal; its kind is found by its content:", *opened,
+            textwrap.fill(
+                "A kind's word with --format or -o writes it headless instead. Also: "
+                "'kernelscope export INPUT...' and 'kernelscope summary INPUT...'; "
+                "'kernelscope mcp' serves it all to agents.", width=78),
+        ]),
     )
     p.add_argument(
         "report", nargs="*", type=Path,
-        help="report (.ncu-rep, .nsys-rep, .sqlite; .xz/.gz ok), or the inputs of a KIND",
+        help=f"report ({', '.join(suffixes())}; .xz/.gz ok), or the inputs of a KIND",
     )
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
@@ -41,7 +43,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     p.add_argument("-k", "--kernel", dest="pattern", default=None,
-                   help="diff: only the kernels whose name this regex matches")
+                   help=f"diff: only the kernels whose name this regex matches ({SMART_CASE})")
     p.add_argument(
         "--pair", action="append", default=[], metavar="BEFORE=AFTER",
         help="diff: pair these kernels (an ID or a name on each side); repeat for more",
@@ -73,15 +75,18 @@ def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
 
 def _export_parser(kind: str | None = None, *, prog: str | None = None,
                    description: str = "Export a report headless.") -> argparse.ArgumentParser:
+    from kernelscope.kinds import formats
+
     p = argparse.ArgumentParser(
         prog=prog or " ".join(["kernelscope export", *([kind] if kind else [])]),
         description=description,
     )
     p.add_argument("report", nargs="+", type=Path, help=_inputs_help(kind))
-    p.add_argument("--format", "-f", choices=("json", "md", "csv"), default="json")
+    p.add_argument("--format", "-f", choices=formats(), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--all-metrics", action="store_true", help="every metric of each kernel")
-    p.add_argument("-k", "--kernel", dest="pattern", default=None, help="regex on kernel names")
+    p.add_argument("-k", "--kernel", dest="pattern", default=None,
+                   help=f"only the kernels whose name this regex matches ({SMART_CASE})")
     p.add_argument(
         "--top",
         type=int,
@@ -163,7 +168,7 @@ def _wants_help(argv: list[str]) -> bool:
 def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
     if not texts:
         return ()
-    from kernelscope.kinds.diff.analysis.kernels import parse_pair
+    from kernelscope.core.options import parse_pair
 
     return tuple(parse_pair(text) for text in texts)
 

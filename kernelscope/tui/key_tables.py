@@ -12,11 +12,7 @@ from pathlib import Path
 from textual.app import App
 
 from kernelscope.export.writer import write_text
-from kernelscope.kinds.diff.screens.diff_session import DiffSession
-from kernelscope.kinds.join.screens.join_session import JoinSession
-from kernelscope.kinds.ncu.screens.kernel_session import KernelSession
-from kernelscope.kinds.ranks.screens.ranks import RanksScreen
-from kernelscope.timeline.screens.timeline import TimelineScreen
+from kernelscope.kinds import kinds, resolve
 from kernelscope.tui.app import create_app
 from kernelscope.ui.help import bindings_of, bindings_table, everywhere, keys_markdown
 from kernelscope.ui.session import HelpSections
@@ -24,20 +20,23 @@ from kernelscope.ui.session import HelpSections
 BEGIN = "<!-- keys: written by python -m kernelscope.tui.key_tables -->"
 END = "<!-- keys: end -->"
 
-AREAS: tuple[tuple[str, HelpSections], ...] = (
-    ("Kernel reports: the list, the roofline and the detail", KernelSession.help_sections),
-    ("Diff (`kernelscope diff BEFORE AFTER`)", DiffSession.help_sections),
-    ("Join: what to fix first (`kernelscope TRACE KERNELS…`)", JoinSession.help_sections),
-    ("Timeline (`kernelscope TRACE`)", TimelineScreen.help_sections()),
-    ("Ranks of one run (`kernelscope ranks DIR`)", RanksScreen.help_sections()),
-)
-"""Every session's key tables, in the README's order."""
+def areas() -> dict[str, HelpSections]:
+    """Every kind's key tables by their heading, in the order the kinds are registered (a
+    kind registered twice, by content and by its word, once)."""
+    found: dict[str, HelpSections] = {}
+    for kind in kinds():
+        if kind.keys is None or kind.keys[0] in found:
+            continue
+        title, ref = kind.keys
+        sections = resolve(ref)
+        found[title] = sections() if callable(sections) else sections
+    return found
 
 
 def readme_keys(app: App[object]) -> str:
-    """The README's key tables: one ``###`` heading per session, ``####`` per table."""
+    """The README's key tables: one ``###`` heading per kind, ``####`` per table."""
     parts = [f"### {title}\n\n{keys_markdown(app, bindings_of(sections), level=4)}"
-             for title, sections in AREAS]
+             for title, sections in areas().items()]
     (_, bindings), = everywhere(app)
     parts.append(f"### Everywhere\n\n{bindings_table(app, bindings)}")
     return "\n\n".join(parts)

@@ -1,6 +1,10 @@
-"""A screen that says, in one sentence, why kernelscope cannot go on (no traceback)."""
+"""A screen that says, in one sentence, why kernelscope cannot go on (the traceback only when
+KERNELSCOPE_DEBUG asks for it)."""
 
 from __future__ import annotations
+
+import os
+import traceback
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -8,16 +12,17 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from kernelscope.core.errors import ReportError
+from kernelscope.core.errors import DEBUG_ENV, ReportError, error_sentence
 
 
-def error_sentence(error: BaseException) -> str:
-    """One line for the user: a ReportError's own sentence, else the exception's first line."""
-    if isinstance(error, ReportError):
-        return str(error)
-    first = (str(error).strip().splitlines() or [""])[0]
-    detail = f": {first}" if first else ""
-    return f"Unexpected error ({type(error).__name__}{detail})."
+def error_text(error: BaseException) -> str:
+    """What the TUI says of ``error``: its one sentence (``core.errors.error_sentence``), and,
+    for an error kernelscope did not foresee while ``KERNELSCOPE_DEBUG`` is set (as the
+    sentence asks), the traceback below it."""
+    sentence = error_sentence(error)
+    if isinstance(error, ReportError) or not os.environ.get(DEBUG_ENV):
+        return sentence
+    return sentence + "\n\n" + "".join(traceback.format_exception(error))
 
 
 class ErrorScreen(Screen[None]):

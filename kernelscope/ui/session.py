@@ -54,9 +54,12 @@ class ExportJob:
 
 
 def report_stem(path: Path) -> str:
-    """``run.ncu-rep.xz`` → ``run``: the stem an export's file name starts with."""
+    """``run.ncu-rep.xz`` → ``run``: the stem an export's file name starts with (without a
+    compression's ending, then the endings the kinds register, ``KindSpec.suffixes``)."""
+    from kernelscope.kinds import suffixes
+
     name = path.name
-    for suffix in (".xz", ".gz", ".ncu-rep", ".nsys-rep", ".sqlite"):
+    for suffix in (".xz", ".gz", *suffixes()):
         name = name.removesuffix(suffix)
     return name or "report"
 

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from kernelscope.ui.error import error_sentence
+from kernelscope.ui.error import error_text
 from kernelscope.ui.session import ReportScreen, ResultT, SessionHost, worker_failed
 from kernelscope.ui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 
@@ -150,7 +150,7 @@ class OpeningScreen(TabbedScreen[ResultT]):
             worker_failed(self, event)
             return
         self.log.error(event.worker.error)
-        self.fail(error_sentence(event.worker.error))
+        self.fail(error_text(event.worker.error))
 
     def fail(self, message: str) -> None:
         """Opening failed: say ``message`` (one sentence) instead of this screen."""

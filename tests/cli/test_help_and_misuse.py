@@ -36,7 +36,7 @@ def test_each_subcommand_prints_its_own_help(argv, usage, inputs):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(usage)
     assert inputs in done.stdout
-    assert "Open an Nsight Compute" not in done.stdout  # the top-level help's first words
+    assert "Open a report in the terminal" not in done.stdout  # the top-level help's words
 
 
 def test_a_subcommand_help_names_its_headless_options():

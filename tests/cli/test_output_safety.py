@@ -166,11 +166,11 @@ def _writes_a_file(call: ast.Call) -> bool:
 
 def test_only_the_one_export_path_writes_files():
     """A command that writes an output goes through ``export/writer.py:write_text`` (and so
-    through its check against the inputs): nothing else above the parsers opens a file for
+    through its check against the inputs): nothing else above the readers opens a file for
     writing. The readers (the model, its analyses, the shared core) and the MCP server (which
     never writes) are the only other places."""
     package = Path(__file__).resolve().parents[2] / "kernelscope"
-    below = {"parsers", "core", "model", "analysis", "mcp", "data"}
+    below = {"core", "model", "analysis", "mcp", "data"}
     found = []
     for path in sorted(package.rglob("*.py")):
         folders = set(path.relative_to(package).parent.parts)

@@ -140,14 +140,14 @@ def test_a_rank_with_slower_kernels_is_flagged(slow_run: RunAnalysis, run: RunAn
 
 def test_the_slower_gpu_is_said_headless(slow_run: RunAnalysis, capsys):
     from kernelscope.export.summary import make_console
-    from kernelscope.kinds.ranks.export.ranks import print_run_summary, render_document
-    from kernelscope.kinds.ranks.export.ranks_json import to_export_dict
+    from kernelscope.export.writer import ExportOptions
+    from kernelscope.kinds.ranks.export.ranks import print_run_summary, render_run_md
 
     print_run_summary(slow_run, make_console(None))
     out = capsys.readouterr().out
     assert "Slower GPU: rank 1's kernels run 1.28x" in out
     assert "Slower kernel on rank 1: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT 1.30x" in out
-    md = render_document(to_export_dict(slow_run), "md")
+    md = render_run_md(slow_run, ExportOptions(fmt="md"))
     assert "Rank 1's kernels run 1.28x" in md and "a slower GPU" in md
 
 

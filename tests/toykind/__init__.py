@@ -1,8 +1,8 @@
 """A toy kind of report, added the way any kind is: this one package plus one registration.
 
 A toy report is a text file that starts with ``TOYREPORT`` and then holds ``name,value`` lines.
-``model`` reads it (the ``parsers`` part), ``render`` writes its summary and exports (the
-``export`` part) and ``tui`` shows it (the ``screens`` part). ``TOY`` and ``TOY_DIFF`` are the
+``model`` reads it (a kind's ``model``), ``render`` writes its summary and its renderers (a
+kind's ``export``) and ``tui`` shows it (a kind's ``screens``). ``TOY`` and ``TOY_DIFF`` are the
 registrations: the second compares two toy reports (``kernelscope toydiff A B``).
 """
 
@@ -15,7 +15,7 @@ TOY = KindSpec(
     open="tests.toykind.model:open_toy",
     analyse="tests.toykind.model:analyse_toy",
     summary="tests.toykind.render:print_toy_summary",
-    export="tests.toykind.render:render_toy",
+    renderers={fmt: f"tests.toykind.render:render_toy_{fmt}" for fmt in ("json", "md", "csv")},
     session="tests.toykind.tui:ToySession",
 )
 
@@ -26,9 +26,8 @@ TOY_DIFF = KindSpec(
     open="tests.toykind.model:open_toy_pair",
     analyse="tests.toykind.model:analyse_pair",
     summary="tests.toykind.render:print_toy_summary",
-    export="tests.toykind.render:render_toy",
+    renderers={fmt: f"tests.toykind.render:render_toy_{fmt}" for fmt in ("md", "json")},
     session="tests.toykind.tui:ToySession",
-    formats=("md", "json"),
     subcommand="toydiff",
     inputs=(2, 2),
 )

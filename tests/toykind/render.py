@@ -17,11 +17,15 @@ def toy_markdown(report: ToyReport) -> str:
     return f"# Toy report: {report.path.name}\n\n{table(('Name', 'Value'), rows, 'lr')}\n"
 
 
-def render_toy(report: ToyReport, options: ExportOptions) -> str:
-    if options.fmt == "json":
-        return json.dumps({"schema": "toy/1", "rows": [list(r) for r in report.rows]}) + "\n"
-    if options.fmt == "csv":
-        return "name,value\n" + "".join(f"{n},{v:g}\n" for n, v in report.rows)
+def render_toy_json(report: ToyReport, options: ExportOptions) -> str:
+    return json.dumps({"schema": "toy/1", "rows": [list(r) for r in report.rows]}) + "\n"
+
+
+def render_toy_csv(report: ToyReport, options: ExportOptions) -> str:
+    return "name,value\n" + "".join(f"{n},{v:g}\n" for n, v in report.rows)
+
+
+def render_toy_md(report: ToyReport, options: ExportOptions) -> str:
     return toy_markdown(report)
 
 

@@ -110,8 +110,25 @@ async def test_unexpected_worker_error_is_one_line(monkeypatch) -> None:
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", broken)
     text = await error_shown(app_module.default_report_path())
-    assert "Unexpected error (RuntimeError: boom)." in text
+    assert "Unexpected error (RuntimeError: boom); set KERNELSCOPE_DEBUG=1" in text
     assert "second line" not in text
+
+
+def test_the_tui_says_the_one_sentence_and_the_traceback_when_asked(monkeypatch) -> None:
+    from kernelscope.core.errors import DEBUG_ENV, ReportError, unexpected_sentence
+    from kernelscope.ui.error import error_text
+
+    try:
+        raise RuntimeError("boom\nsecond line")
+    except RuntimeError as exc:
+        error = exc
+    monkeypatch.delenv(DEBUG_ENV, raising=False)
+    assert error_text(error) == unexpected_sentence(error)
+    assert error_text(ReportError("Bad input.")) == "Bad input."
+    monkeypatch.setenv(DEBUG_ENV, "1")
+    shown = error_text(error)
+    assert shown.startswith(unexpected_sentence(error) + "\n\nTraceback (most recent call last)")
+    assert error_text(ReportError("Bad input.")) == "Bad input."
 
 
 async def test_error_in_a_detail_worker_can_be_dismissed(monkeypatch) -> None:
@@ -129,7 +146,7 @@ async def test_error_in_a_detail_worker_can_be_dismissed(monkeypatch) -> None:
         await settle(pilot)
         assert isinstance(app.screen, ErrorScreen)
         message = widget_text(app.screen.query_one("#error-message"))
-        assert "Unexpected error (ValueError: cannot read kernel 0)." in message
+        assert "Unexpected error (ValueError: cannot read kernel 0); set KERNELSCOPE" in message
         await pilot.press("escape")
         assert isinstance(app.screen, KernelDetailScreen)
         await pilot.press("escape")

@@ -28,10 +28,14 @@ KIND = KindSpec(
     open=_open_diff,
     analyse=_analyse_diff,
     summary="kernelscope.kinds.diff.export.diff_export:print_diff_summary",
-    export="kernelscope.kinds.diff.export.diff_export:render_diff",
+    renderers={fmt: f"kernelscope.kinds.diff.export.diff_export:render_diff_{fmt}"
+               for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.diff.screens.diff_session:DiffSession",
     subcommand="diff",
     arguments="BEFORE AFTER",
     inputs=(2, 2),
     reads=frozenset({"pairs", "fail_if_slower"}),
+    usage="diff BEFORE AFTER: two kernel reports or two timelines compared",
+    keys=("Diff (`kernelscope diff BEFORE AFTER`)",
+          "kernelscope.kinds.diff.screens.diff_session:DiffSession.help_sections"),
 )

@@ -36,11 +36,17 @@ KIND = KindSpec(
     open=_open_join,
     analyse="kernelscope.kinds.join.analysis:analyse_join",
     summary="kernelscope.kinds.join.export.join_export:print_join_summary",
-    export="kernelscope.kinds.join.export.join_export:render_join",
+    renderers={fmt: f"kernelscope.kinds.join.export.join_export:render_join_{fmt}"
+               for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.join.screens.join_session:JoinSession",
     inputs=(2, None),
+    usage=("TRACE KERNELS...: a timeline with kernel reports of the same program, what to fix "
+           "first (also 'join TRACE KERNELS...')"),
+    keys=("Join: what to fix first (`kernelscope TRACE KERNELS…`)",
+          "kernelscope.kinds.join.screens.join_session:JoinSession.help_sections"),
 )
 """A timeline and kernel reports of one program, found by content (``kernelscope T K...``)."""
 
-COMMAND = replace(KIND, name="join-command", subcommand="join", arguments="TRACE KERNELS...")
+COMMAND = replace(KIND, name="join-command", subcommand="join", arguments="TRACE KERNELS...",
+                  usage="")
 """``kernelscope join TRACE KERNELS...`` (headless with ``--format``)."""

@@ -31,19 +31,22 @@ def _open_kineto(paths: Sequence[Path], options: OpenOptions) -> Any:
 PACKAGE = "kernelscope.kinds.kineto"
 
 
-def _kineto_spec(name: str, title: str, parts: tuple[str, str, str], **more: Any) -> KindSpec:
-    """A Kineto kind, whose data needs no analysis step; ``parts`` are its ``summary``,
-    ``export`` and ``session``, each ``MODULE:NAME`` below this package."""
-    summary, export, session = (f"{PACKAGE}.{part}" for part in parts)
+def _kineto_spec(name: str, title: str, parts: tuple[str, str], **more: Any) -> KindSpec:
+    """A Kineto kind, whose data needs no analysis step; ``parts`` are its ``summary`` and
+    ``session``, each ``MODULE:NAME`` below this package."""
+    summary, session = (f"{PACKAGE}.{part}" for part in parts)
     return KindSpec(name=name, title=title, analyse=lambda data, options: data,
-                    summary=summary, export=export, session=session, **more)
+                    summary=summary, session=session, **more)
 
 
 KIND = _kineto_spec(
     "kineto", "PyTorch profiler (Kineto) trace",
-    ("export.kineto_export:print_kineto_summary", "export.kineto_export:render_kineto",
-     "screens.kineto_session:KinetoSession"),
-    detect=_is_kineto, open=_open_kineto,
+    ("export.kineto_export:print_kineto_summary", "screens.kineto_session:KinetoSession"),
+    renderers={"json": f"{PACKAGE}.export.kineto_export:render_kineto_json",
+               "md": f"{PACKAGE}.export.kineto_export:render_kineto_md",
+               "csv": "kernelscope.timeline.export.timeline_export:render_timeline_csv"},
+    detect=_is_kineto, open=_open_kineto, noun="PyTorch profiler trace",
+    usage="TRACE.pt.trace.json(.gz): a PyTorch profiler (Kineto) trace, as a timeline",
 )
 
 
@@ -61,7 +64,9 @@ def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
 
 RUN = _kineto_spec(
     "kineto-ranks", "run of per-rank PyTorch profiler (Kineto) traces",
-    ("export.kineto_ranks:print_kineto_run_summary", "export.kineto_ranks:render_kineto_run",
-     "screens.kineto_session:KinetoRunSession"),
+    ("export.kineto_ranks:print_kineto_run_summary", "screens.kineto_session:KinetoRunSession"),
+    renderers={fmt: f"{PACKAGE}.export.kineto_ranks:render_kineto_run_{fmt}"
+               for fmt in ("json", "md", "csv")},
     detect=_is_kineto_run, open=_open_kineto_run, inputs=(1, None),
+    usage="DIR of per-rank PyTorch profiler traces: the ranks of one run",
 )

@@ -25,6 +25,8 @@ def _analyse_kernels(report: Any, options: OpenOptions) -> Any:
     return replace(stream_summary(report), process=options.process)
 
 
+EXPORT = "kernelscope.kinds.ncu.export.ncu_export"
+
 KIND = KindSpec(
     name="ncu",
     title="Nsight Compute kernel report",
@@ -32,6 +34,16 @@ KIND = KindSpec(
     open=_open_kernels,
     analyse=_analyse_kernels,
     summary="kernelscope.kinds.ncu.export.ncu_summary:print_kernels_summary",
-    export="kernelscope.kinds.ncu.export.ncu_export:render_ncu_report",
+    renderers={
+        "json": f"{EXPORT}:render_ncu_json_report",
+        "md": f"{EXPORT}:render_ncu_markdown_report",
+        "csv": f"{EXPORT}:render_ncu_csv_report",
+    },
     session="kernelscope.kinds.ncu.screens.kernel_session:KernelSession",
+    answers="kernelscope.kinds.ncu.export.ncu_answers",
+    noun="kernel report",
+    suffixes=(".ncu-rep",),
+    usage="REPORT.ncu-rep: a kernel report (without REPORT, the bundled sample report)",
+    keys=("Kernel reports: the list, the roofline and the detail",
+          "kernelscope.kinds.ncu.screens.kernel_session:KernelSession.help_sections"),
 )

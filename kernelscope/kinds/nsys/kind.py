@@ -29,6 +29,8 @@ def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
     return TimelineData(report)
 
 
+EXPORT = "kernelscope.timeline.export.timeline_export"
+
 KIND = KindSpec(
     name="nsys",
     title="Nsight Systems timeline (.nsys-rep or its SQLite export)",
@@ -36,6 +38,15 @@ KIND = KindSpec(
     open=_open_timeline,
     analyse=_analyse_timeline,
     summary="kernelscope.timeline.export.timeline_summary:print_timeline_summary",
-    export="kernelscope.timeline.export.timeline_export:render_timeline_report",
+    renderers={
+        "json": f"{EXPORT}:render_timeline_json",
+        "md": f"{EXPORT}:render_timeline_md",
+        "csv": f"{EXPORT}:render_timeline_csv",
+    },
     session="kernelscope.kinds.nsys.screens.nsys_session:NsysSession",
+    noun="timeline",
+    suffixes=(".nsys-rep", ".sqlite"),
+    usage="TRACE.nsys-rep or .sqlite: a timeline (Nsight Systems)",
+    keys=("Timeline (`kernelscope TRACE`)",
+          "kernelscope.timeline.screens.timeline:TimelineScreen.help_sections"),
 )

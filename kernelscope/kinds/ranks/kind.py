@@ -39,14 +39,19 @@ KIND = KindSpec(
     open=_open_ranks,
     analyse=_analyse_ranks,
     summary="kernelscope.kinds.ranks.export.ranks:print_run_summary",
-    export="kernelscope.kinds.ranks.export.ranks:render_run",
+    renderers={fmt: f"kernelscope.kinds.ranks.export.ranks:render_run_{fmt}"
+               for fmt in ("json", "md", "csv")},
     session="kernelscope.kinds.ranks.screens.ranks_session:RanksSession",
     inputs=(1, None),
+    usage=("DIR of per-rank timelines, or several (or 'ranks TRACE' for one trace of several "
+           "rank processes): the ranks of one run"),
+    keys=("Ranks of one run (`kernelscope ranks DIR`)",
+          "kernelscope.kinds.ranks.screens.ranks:RanksScreen.help_sections"),
 )
 """A directory of per-rank traces, or several traces: the ranks of one run."""
 
 COMMAND = replace(
     KIND, name="ranks-command", title="ranks of one run (kernelscope ranks TRACE...)",
-    detect=lambda probe: True, subcommand="ranks", arguments="TRACE...",
+    detect=lambda probe: True, subcommand="ranks", arguments="TRACE...", usage="",
 )
 """``kernelscope ranks TRACE``: the same, for one trace holding every rank's process."""

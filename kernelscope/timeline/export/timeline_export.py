@@ -1,13 +1,12 @@
-"""The timeline report in each export format (the ``export`` part of its kind)."""
+"""The timeline report's renderers, one per export format (the ``renderers`` of its kind)."""
 
 from __future__ import annotations
 
 import json
-import re
 
 import polars as pl
 
-from kernelscope.core.errors import ReportError
+from kernelscope.core.errors import ReportError, kernel_filter
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -58,22 +57,37 @@ def with_processes(kernels: pl.DataFrame, report: NsysReport) -> pl.DataFrame:
     return kernels.join(pids, on="Name", how="left", maintain_order="left")
 
 
-def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
-    """An opened timeline report in ``options.fmt`` (the TUI exports the view data it holds)."""
+def _selected(source: NsysReport | TimelineData, options: ExportOptions) -> TimelineData:
+    """The timeline's data, once ``options`` is checked: ``--process`` is refused, and ``-k``
+    must match a kernel."""
     data = timeline_data(source)
     if options.process:
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
-    if options.pattern:
-        regex = re.compile(options.pattern)
+    regex = kernel_filter(options.pattern)
+    if regex is not None:
         names = data.report.kernels["name"].cast(str).drop_nulls().unique().to_list()
         if not any(regex.search(n) for n in names):
             raise nothing_matched(data.path, options)
-    if options.fmt == "csv":
-        return nsys_csv(with_processes(data.kernels, data.report))
-    if options.fmt == "md":
-        return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
-    doc = to_export_dict(data)
-    if options.pattern:
-        regex = re.compile(options.pattern)
+    return data
+
+
+def render_timeline_csv(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+    """``--format csv``: the kernel summary as ``nsys stats`` prints it (the TUI exports the
+    view data it holds, as every renderer here takes it)."""
+    data = _selected(source, options)
+    return nsys_csv(with_processes(data.kernels, data.report))
+
+
+def render_timeline_md(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+    """``--format md``."""
+    data = _selected(source, options)
+    return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+
+
+def render_timeline_json(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+    """``--format json``: ``-k`` keeps the kernels it matches."""
+    doc = to_export_dict(_selected(source, options))
+    regex = kernel_filter(options.pattern)
+    if regex is not None:
         doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
     return json.dumps(json_safe(doc), indent=2) + "\n"

@@ -3,11 +3,11 @@ findings, a busy strip per device."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.errors import kernel_filter
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_pct, fmt_percent
 from kernelscope.core.units import fmt_number
@@ -89,8 +89,8 @@ def _gpu_section(data: TimelineData) -> list[str]:
 
 def _kernels_section(data: TimelineData, pattern: str | None, top_n: int) -> list[str]:
     kernels = kernel_rows(data)
-    if pattern:
-        regex = re.compile(pattern)
+    regex = kernel_filter(pattern)
+    if regex is not None:
         kernels = [k for k in kernels if regex.search(k["name"])]
     if not kernels:
         return ["## Kernels", "", _no_kernels(data, pattern), ""]

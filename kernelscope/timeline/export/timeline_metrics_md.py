@@ -9,7 +9,7 @@ from typing import Any
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.kernel_names import short_name
 from kernelscope.core.shares import fmt_pct
-from kernelscope.core.units import fmt_number
+from kernelscope.core.units import EMPTY_CELL, fmt_number
 from kernelscope.export.markdown import fenced, table
 from kernelscope.timeline.analysis.graphs import GRAPH_HINT
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -40,7 +40,7 @@ def metric_strip(values: list[float | None], top: float = 100.0, *,
 
 def _value(value: Any, unit: str) -> str:
     if value is None:
-        return "—"
+        return EMPTY_CELL
     return fmt_pct(float(value), 1, sign=True) if unit == "%" else f"{float(value):,.0f} {unit}"
 
 

@@ -339,11 +339,11 @@ class TimelineScreen(OpeningScreen[None]):
 
     def render_export(self, job: ExportJob) -> str:
         from kernelscope.export.writer import ExportOptions
-        from kernelscope.timeline.export.timeline_export import render_timeline_report
+        from kernelscope.timeline.export.timeline_export import render_timeline_md
 
         if self.data is None:
             raise RuntimeError("the timeline is still opening")
-        return render_timeline_report(self.data, ExportOptions(fmt="md"))
+        return render_timeline_md(self.data, ExportOptions(fmt="md"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":

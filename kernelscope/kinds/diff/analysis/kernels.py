@@ -4,8 +4,8 @@ Matching, in this order (each kernel is paired at most once):
 
 1. the pairs asked for by hand (``--pair A=B``, or the TUI): a kernel ID or a name (the
    function name ncu prints, or the demangled name) on each side, their launches in order;
-2. the same kernel family (``parsers.families``: demangled name and launch configuration),
-   launches in launch order;
+2. the same kernel family (``kinds.ncu.analysis.families``: demangled name and launch
+   configuration), launches in launch order;
 3. the same function name and launch configuration (a template argument changed:
    ``transpose_smem<0>`` → ``transpose_smem<1>``), in launch order;
 4. when one family is left on each side with as many launches (a single-kernel report before
@@ -13,7 +13,7 @@ Matching, in this order (each kernel is paired at most once):
 
 Everything else is unmatched: listed on its side. A pair carries both kernels' durations, the
 speedup (before / after), the bottleneck label's transition, the flags resolved and new, each
-pane's key metrics (``parsers.diff.metrics``) and both roofline points.
+pane's key metrics (``kinds.ncu.analysis.metric_changes``) and both roofline points.
 """
 
 from __future__ import annotations

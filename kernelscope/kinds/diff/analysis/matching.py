@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.core.families import family_key
+from kernelscope.core.options import parse_pair
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel, AnalyzedReport
 
 HAND = "by hand"
@@ -32,16 +33,6 @@ def _group(
     for k in kernels:
         out.setdefault(key(k), []).append(k)
     return out
-
-
-def parse_pair(text: str) -> tuple[str, str]:
-    """``A=B`` → (A, B); raises ReportError for anything else."""
-    before, sep, after = text.partition("=")
-    if not sep or not before.strip() or not after.strip():
-        raise ReportError(
-            f"--pair takes BEFORE=AFTER (a kernel ID or name on each side), not {text!r}."
-        )
-    return before.strip(), after.strip()
 
 
 def _chosen(report: AnalyzedReport, what: str, side: str) -> list[AnalyzedKernel]:

@@ -1,9 +1,8 @@
-"""The diff kind's exports and summary: the diff built from both inputs, in each format, and
+"""The diff kind's renderers and summary: the diff built from both inputs, in each format, and
 ``--fail-if-slower``'s verdict beside the text."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -11,7 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export.summary import table_box
 from kernelscope.export.writer import ExportOptions, Rendered
 from kernelscope.kinds.diff.analysis.gate import GateResult, check_slower
@@ -30,20 +28,6 @@ from kernelscope.kinds.ncu.render.changes import fmt_change
 if TYPE_CHECKING:
     from kernelscope.kinds.diff.analysis.inputs import DiffInputs
     from kernelscope.kinds.diff.analysis.timelines import TimelineDiff
-
-
-def render_diff_text(diff: KernelDiff | TimelineDiff, fmt: str) -> str:
-    if fmt == "json":
-        from kernelscope.kinds.diff.export.diff_json import build_diff_document
-
-        return json.dumps(json_safe(build_diff_document(diff)), indent=2) + "\n"
-    if fmt == "csv":
-        from kernelscope.kinds.diff.export.diff_csv import render_diff_csv
-
-        return render_diff_csv(diff)
-    from kernelscope.kinds.diff.export.diff_markdown import render_diff_markdown
-
-    return render_diff_markdown(diff)
 
 
 def gate_sentence(gate: GateResult) -> str:
@@ -73,10 +57,11 @@ UNPAIRED_GATE = ("--fail-if-slower gives no verdict: nothing of the two inputs c
 """What the gate says (exit 2, as for bad input) when nothing could be paired."""
 
 
-def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
-    """The diff of the two opened inputs in ``options.fmt`` (only the kernels ``pattern``
-    selects, ``pairs`` paired by hand), failed when ``fail_if_slower`` is exceeded. JSON
-    comes in pieces, encoded a kernel pair at a time."""
+def _gated(inputs: DiffInputs, options: ExportOptions) -> tuple[KernelDiff | TimelineDiff,
+                                                                 str | None, int]:
+    """The diff of the two opened inputs (only the kernels ``pattern`` selects, ``pairs``
+    paired by hand), why the run fails when ``fail_if_slower`` is exceeded, and its exit
+    status."""
     diff = inputs.diff(options.pairs, options.pattern)
     failure, code = None, 1
     if options.fail_if_slower is not None:
@@ -85,14 +70,31 @@ def render_diff(inputs: DiffInputs, options: ExportOptions) -> Rendered:
             failure, code = UNPAIRED_GATE, 2
         elif gate.failed:
             failure = gate_sentence(gate)
-    if options.fmt == "json":
-        from kernelscope.kinds.diff.export.diff_json import diff_json_pieces
+    return diff, failure, code
 
-        # Encoded now, while the reports are open (a pair's entry may read its kernels), a
-        # pair at a time: the text (21 MB for 8,676 pairs) is held, never every pair's dict.
-        return Rendered("", failure, pieces=iter(list(diff_json_pieces(diff))),
-                        failure_code=code)
-    return Rendered(render_diff_text(diff, options.fmt), failure, failure_code=code)
+
+def render_diff_json(inputs: DiffInputs, options: ExportOptions) -> Rendered:
+    """``--format json``, in pieces: encoded now, while the reports are open (a pair's entry
+    may read its kernels), a pair at a time: the text (21 MB for 8,676 pairs) is held, never
+    every pair's dict."""
+    from kernelscope.kinds.diff.export.diff_json import diff_json_pieces
+
+    diff, failure, code = _gated(inputs, options)
+    return Rendered("", failure, pieces=iter(list(diff_json_pieces(diff))), failure_code=code)
+
+
+def render_diff_md(inputs: DiffInputs, options: ExportOptions) -> Rendered:
+    from kernelscope.kinds.diff.export.diff_markdown import render_diff_markdown
+
+    diff, failure, code = _gated(inputs, options)
+    return Rendered(render_diff_markdown(diff), failure, failure_code=code)
+
+
+def render_diff_csv(inputs: DiffInputs, options: ExportOptions) -> Rendered:
+    from kernelscope.kinds.diff.export.diff_csv import render_diff_csv as diff_csv
+
+    diff, failure, code = _gated(inputs, options)
+    return Rendered(diff_csv(diff), failure, failure_code=code)
 
 
 def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:

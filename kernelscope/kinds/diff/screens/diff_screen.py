@@ -27,6 +27,6 @@ class DiffScreen(ReportScreen[None]):
         return ExportJob("diff", directory / self.export_name)
 
     def render_export(self, job: ExportJob) -> str:
-        from kernelscope.kinds.diff.export.diff_export import render_diff_text
+        from kernelscope.kinds.diff.export.diff_markdown import render_diff_markdown
 
-        return render_diff_text(self.shown_diff, "md")
+        return render_diff_markdown(self.shown_diff)

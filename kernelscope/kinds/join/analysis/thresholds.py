@@ -1,5 +1,5 @@
 """The numbers the join of a timeline with a kernel report compares against, each with its
-reason (the model: ncu's ``parsers.diagnosis.thresholds.Thresholds``)."""
+reason (the model: ncu's ``kinds.ncu.analysis.diagnosis.thresholds.Thresholds``)."""
 
 from __future__ import annotations
 

@@ -46,19 +46,27 @@ def _check(options: ExportOptions) -> None:
         raise ReportError("-k filters the kernels of one report; a join ranks them all.")
 
 
-def render_join(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
-    """The join in ``options.fmt`` (``--top N``: the first N rows of the ranking)."""
+def _joined(inputs: JoinInputs | JoinReport, options: ExportOptions) -> JoinReport:
     _check(options)
-    join = inputs if isinstance(inputs, JoinReport) else analyse_join(inputs)
-    if options.fmt == "json":
-        doc = worded(join)
-        if options.top is not None:
-            doc["ranking"] = doc["ranking"][: max(0, options.top)]
-            doc["unprofiled"] = doc["unprofiled"][: max(0, options.top)]
-        return json.dumps(json_safe(doc), indent=2) + "\n"
-    if options.fmt == "csv":
-        return join_csv(join, options.top)
-    return join_markdown(join, options.top)
+    return inputs if isinstance(inputs, JoinReport) else analyse_join(inputs)
+
+
+def render_join_json(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
+    """``--format json`` (``--top N``: the first N rows of the ranking and of the
+    unprofiled)."""
+    doc = worded(_joined(inputs, options))
+    if options.top is not None:
+        doc["ranking"] = doc["ranking"][: max(0, options.top)]
+        doc["unprofiled"] = doc["unprofiled"][: max(0, options.top)]
+    return json.dumps(json_safe(doc), indent=2) + "\n"
+
+
+def render_join_csv(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
+    return join_csv(_joined(inputs, options), options.top)
+
+
+def render_join_md(inputs: JoinInputs | JoinReport, options: ExportOptions) -> str:
+    return join_markdown(_joined(inputs, options), options.top)
 
 
 def worded(join: JoinReport) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""A Kineto trace in each export format, and its ``summary``: the timeline's (the same
-tables the nsys timeline exports) plus HTA's numbers and the trace's run and steps."""
+"""A Kineto trace's renderers (JSON and Markdown; its CSV is the timeline's) and its
+``summary``: the timeline's (the same tables the nsys timeline exports) plus HTA's numbers
+and the trace's run and steps."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from kernelscope.core.shares import fmt_percent, fmt_share
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers
 from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData
-from kernelscope.timeline.export.timeline_export import render_timeline_report
+from kernelscope.timeline.export.timeline_export import render_timeline_json, render_timeline_md
 from kernelscope.timeline.export.timeline_json import breakdown_doc, to_export_dict
 from kernelscope.timeline.export.timeline_summary import print_timeline_summary
 
@@ -75,17 +76,19 @@ def hta_markdown(data: KinetoTimelineData) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_kineto(data: KinetoTimelineData, options: ExportOptions) -> str:
-    """``kernelscope export TRACE --format json|md|csv``."""
-    text = render_timeline_report(data, options)
-    if options.fmt == "json":
-        doc = to_kineto_dict(data)
-        if options.pattern:
-            doc["kernels"] = json.loads(text)["kernels"]
-        return json.dumps(doc, indent=2) + "\n"
-    if options.fmt == "md":
-        return text + hta_markdown(data)
-    return text
+def render_kineto_json(data: KinetoTimelineData, options: ExportOptions) -> str:
+    """``--format json``: the timeline's document with the trace's run, steps and HTA's
+    numbers (its CSV is the timeline's)."""
+    text = render_timeline_json(data, options)
+    doc = to_kineto_dict(data)
+    if options.pattern:
+        doc["kernels"] = json.loads(text)["kernels"]
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def render_kineto_md(data: KinetoTimelineData, options: ExportOptions) -> str:
+    """``--format md``: the timeline's Markdown, then HTA's numbers."""
+    return render_timeline_md(data, options) + hta_markdown(data)
 
 
 def print_kineto_summary(data: KinetoTimelineData, console: Console) -> None:

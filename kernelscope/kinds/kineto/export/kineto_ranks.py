@@ -10,6 +10,7 @@ from rich.console import Console
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_percent
+from kernelscope.core.units import EMPTY_CELL
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.kineto.analysis.ranks import KinetoRun
 from kernelscope.kinds.kineto.export.kineto_export import hta_doc
@@ -45,11 +46,11 @@ def run_markdown(run: KinetoRun) -> str:
              "clock shift |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in run.ranks:
         t = r.hta.temporal
-        overlap = "–" if r.hta.overlap_pct is None else fmt_percent(r.hta.overlap_pct, 2)
+        overlap = EMPTY_CELL if r.hta.overlap_pct is None else fmt_percent(r.hta.overlap_pct, 2)
         lines.append(
-            f"| {r.rank} | {fmt_duration(r.step_ns) if r.step_ns else '–'} | "
-            f"{fmt_duration(r.comm_ns)} | {fmt_percent(t.idle_pct, 2) if t else '–'} | "
-            f"{fmt_percent(t.compute_pct, 2) if t else '–'} | {overlap} | "
+            f"| {r.rank} | {fmt_duration(r.step_ns) if r.step_ns else EMPTY_CELL} | "
+            f"{fmt_duration(r.comm_ns)} | {fmt_percent(t.idle_pct, 2) if t else EMPTY_CELL} | "
+            f"{fmt_percent(t.compute_pct, 2) if t else EMPTY_CELL} | {overlap} | "
             f"{fmt_duration(r.shift_ns)} |")
     straggler = run.straggler
     if straggler is not None:
@@ -84,11 +85,16 @@ def heatmap_lines(run: KinetoRun) -> list[str]:
     return [*lines, "```"]
 
 
-def render_kineto_run(run: KinetoRun, options: ExportOptions) -> str:
-    if options.fmt == "json":
-        return json.dumps(run_doc(run), indent=2) + "\n"
-    if options.fmt == "md":
-        return run_markdown(run)
+def render_kineto_run_json(run: KinetoRun, options: ExportOptions) -> str:
+    return json.dumps(run_doc(run), indent=2) + "\n"
+
+
+def render_kineto_run_md(run: KinetoRun, options: ExportOptions) -> str:
+    return run_markdown(run)
+
+
+def render_kineto_run_csv(run: KinetoRun, options: ExportOptions) -> str:
+    """A row per rank: its step, communication and HTA's temporal breakdown."""
     rows = ["rank,step_ns,comm_ns,idle_ns,compute_ns,non_compute_ns,kernel_ns,"
             "comm_comp_overlap_pct,shift_ns"]
     for r in run.ranks:

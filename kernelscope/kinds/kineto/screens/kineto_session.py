@@ -35,11 +35,11 @@ class KinetoTimelineScreen(TimelineScreen):
     def render_export(self, job: ExportJob) -> str:
         from kernelscope.export.writer import ExportOptions
         from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData
-        from kernelscope.kinds.kineto.export.kineto_export import render_kineto
+        from kernelscope.kinds.kineto.export.kineto_export import render_kineto_md
 
         if not isinstance(self.data, KinetoTimelineData):
             raise RuntimeError("the trace is still opening")
-        return render_kineto(self.data, ExportOptions(fmt="md"))
+        return render_kineto_md(self.data, ExportOptions(fmt="md"))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:

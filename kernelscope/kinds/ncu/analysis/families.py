@@ -202,7 +202,9 @@ def _family(shape: str, members: list[LaunchKey], total: float) -> KernelFamily:
         ids=tuple(m[0] for m in members),
         durations_ns=timed,
         total_duration_ns=family_total,
-        time_share=family_total / total if total > 0 else None,
+        # A family none of whose launches was measured has no share (as they have none).
+        time_share=(family_total / total
+                    if total > 0 and any(d is not None for d in timed) else None),
     )
 
 

@@ -6,12 +6,12 @@ The TUI builds the same objects progressively in its worker; exports build them 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kernelscope.core.errors import kernel_filter
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.text_spool import TextSpool
 from kernelscope.kinds.ncu.analysis.diagnosis import (
@@ -75,7 +75,7 @@ class AnalyzedReport:
     process: str | None = None
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
-    """The kernels grouped into families, ranked by total time (``parsers.families``)."""
+    """The kernels grouped into families, ranked by total time (``kinds.ncu.analysis.families``)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -124,7 +124,7 @@ class AnalyzedReport:
     ) -> list[AnalyzedKernel]:
         """Kernels whose name matches ``pattern`` and that ran in ``process`` (default: the
         report's ``process``); with ``top``, the launches of the N families with the most time."""
-        regex = re.compile(pattern) if pattern else None
+        regex = kernel_filter(pattern)
         process = process if process is not None else self.process
         chosen = [
             k
@@ -164,8 +164,39 @@ class AnalyzedReport:
 
     def diagnose_detail(self, detail: KernelDetail) -> Diagnosis:
         """``detail``'s diagnosis weighed by its own and its family's share of the time."""
-        share = self.kernels[detail.id].time_share
-        return with_family_share(diagnose_detail(detail, None), share, self.families, detail.id)
+        return weighed_diagnosis(detail, self.kernels[detail.id].time_share, self.families)
+
+
+@dataclass(frozen=True)
+class ReportWeights:
+    """What weighs a kernel's diagnosis within its report (step 0 of the method): each
+    kernel's share of the summed time of the measured kernels, and the families with theirs.
+    ``analyze`` weighs the exports', ``summary``'s and the MCP answers' diagnoses so; the
+    TUI's Diagnosis pane makes one of the summaries it holds, so that a kernel weighs the same
+    in every view (1.0 for the one kernel of a report, as everywhere)."""
+
+    shares: Mapping[int, float | None]
+    total_ns: float
+    families: ReportFamilies
+
+    @classmethod
+    def of(cls, summaries: Sequence[KernelSummary]) -> ReportWeights:
+        ordered = sorted(summaries, key=lambda s: s.id)
+        shares, total = time_shares(ordered)
+        by_id = {s.id: share for s, share in zip(ordered, shares, strict=True)}
+        return cls(by_id, total, kernel_families(ordered))
+
+    def diagnose(self, detail: KernelDetail) -> Diagnosis:
+        """``detail``'s diagnosis weighed by its own and its family's share of the time."""
+        return weighed_diagnosis(detail, self.shares.get(detail.id), self.families)
+
+
+def weighed_diagnosis(
+    detail: KernelDetail, time_share: float | None, families: ReportFamilies
+) -> Diagnosis:
+    """The one diagnosis of a kernel's detail: diagnosed alone, then weighed by its share of
+    the time and its family's (``with_family_share``)."""
+    return with_family_share(diagnose_detail(detail, None), time_share, families, detail.id)
 
 
 def in_process(summary: KernelSummary, process: str) -> bool:

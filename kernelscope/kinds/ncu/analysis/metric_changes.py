@@ -81,7 +81,7 @@ DIFF_METRICS: tuple[DiffMetric, ...] = (
     DiffMetric("stalls", "Warp cycles per issued instruction", n.WARP_LATENCY, False),
     DiffMetric("source", "Instructions executed", "smsp__inst_executed.sum", False),
 )
-"""Every metric a diff compares, in pane order (the panes of ``parsers.ncu.panes``)."""
+"""Every metric a diff compares, in pane order (the panes of ``kinds.ncu.model.panes``)."""
 
 DIFF_METRIC_NAMES: tuple[str, ...] = tuple(dict.fromkeys(m.name for m in DIFF_METRICS))
 """Their ncu names: what the list pass reads beside the diagnosis's metrics."""

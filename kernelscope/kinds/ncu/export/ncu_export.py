@@ -1,54 +1,64 @@
-"""The kernel report in each export format (the ``export`` part of its kind)."""
+"""The kernel report's renderers, one per export format (the ``renderers`` of its kind).
+
+Each analyses the report as its format needs (a Markdown or JSON export of every kernel reads
+each kernel's detail in the same pass) and imports only its own renderer: the CSV one brings
+polars (~0.15 s).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.export.writer import ExportOptions, Rendered, nothing_matched
 
 if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
     from kernelscope.kinds.ncu.model import NcuReport
 
 
-def render_ncu_report(report: NcuReport, options: ExportOptions) -> str | Rendered:
-    """An opened kernel report in ``options.fmt``, analysed as that format needs (a Markdown
-    or JSON export of every kernel reads each kernel's detail in the same pass)."""
-    # Each format imports only its own renderer: the CSV one brings polars (~0.15 s).
+def _every_record(options: ExportOptions) -> bool:
+    """Whether the export holds every kernel's record (no filter, no ``--top``)."""
+    return not options.pattern and not options.process and options.top is None
+
+
+def _analysed(report: NcuReport, options: ExportOptions, **how: Any) -> AnalyzedReport:
+    """``report`` analysed ``how`` the format needs, its kernels those ``options`` select."""
     from dataclasses import replace
 
     from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze
 
-    every_record = (
-        options.fmt in ("md", "json")
-        and not options.pattern
-        and not options.process
-        and options.top is None
-    )
-    if options.fmt == "md":
-        # Each kernel's diagnosis from its detail; the records are written for the families'
-        # representatives alone, once they are known (read again, as this pass reads them).
-        analyzed = analyze(report, details=every_record, breakdowns=False, slim=True)
-    elif options.fmt == "json":
-        from kernelscope.kinds.ncu.export.ncu_json import json_analysis
-
-        analyzed = analyze(report, details=every_record, analyse=json_analysis, slim=True,
-                           tables=True, all_metrics=options.all_metrics)
-    else:
-        analyzed = analyze(report)
-    analyzed = replace(analyzed, process=options.process)
+    analyzed = replace(analyze(report, **how), process=options.process)
     if (options.pattern or options.process) and not analyzed.select(options.pattern):
         raise nothing_matched(report.path, options)
-    if options.fmt == "json":
-        from kernelscope.kinds.ncu.export.ncu_json import ncu_json_pieces
+    return analyzed
 
-        return Rendered("", pieces=ncu_json_pieces(
-            analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
-        ))
-    if options.fmt == "md":
-        from kernelscope.kinds.ncu.export.ncu_markdown import render_ncu_markdown
 
-        return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top,
-                                   records_as_read=every_record)
+def render_ncu_json_report(report: NcuReport, options: ExportOptions) -> Rendered:
+    """``--format json``: the document in pieces (``kernelscope/ncu/…``)."""
+    from kernelscope.kinds.ncu.export.ncu_json import json_analysis, ncu_json_pieces
+
+    analyzed = _analysed(report, options, details=_every_record(options),
+                         analyse=json_analysis, slim=True, tables=True,
+                         all_metrics=options.all_metrics)
+    return Rendered("", pieces=ncu_json_pieces(
+        analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics
+    ))
+
+
+def render_ncu_markdown_report(report: NcuReport, options: ExportOptions) -> str:
+    """``--format md``: each kernel's diagnosis from its detail; the records are written for
+    the families' representatives alone, once they are known (read again, as this pass reads
+    them)."""
+    from kernelscope.kinds.ncu.export.ncu_markdown import render_ncu_markdown
+
+    every_record = _every_record(options)
+    analyzed = _analysed(report, options, details=every_record, breakdowns=False, slim=True)
+    return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top,
+                               records_as_read=every_record)
+
+
+def render_ncu_csv_report(report: NcuReport, options: ExportOptions) -> str:
+    """``--format csv``: a row per kernel (a column per metric with ``--all-metrics``)."""
     from kernelscope.kinds.ncu.export.ncu_csv import render_ncu_csv
 
-    return render_ncu_csv(analyzed, options)
+    return render_ncu_csv(_analysed(report, options), options)

@@ -80,7 +80,7 @@ def print_kernels_summary(
         )
     _print_heading(analyzed, console)
     several = len(report.processes) > 1
-    rows, styles = _family_rows(analyzed, chosen)
+    rows, styles = family_rows(analyzed, chosen)
     columns = [c for c in KERNEL_COLUMNS if several or c.key != "process"]
     console.print(_kernel_table(columns, rows, styles, console))
 
@@ -106,7 +106,7 @@ def _print_heading(analyzed: AnalyzedReport | StreamedSummary, console: Console)
         console.print(f"{len(report.processes)} processes: {listed}")
 
 
-def _family_rows(
+def family_rows(
     analyzed: AnalyzedReport | StreamedSummary, chosen: list[KernelFamily]
 ) -> tuple[list[dict[str, str]], list[str]]:
     """Each chosen family's cells (by column key) and the style of its top flag."""

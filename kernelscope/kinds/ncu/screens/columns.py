@@ -32,14 +32,13 @@ from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import (
     flag_score,
-    flag_score_text,
     summary_diagnosis,
     top_flag_rank,
-    top_flag_text,
 )
 from kernelscope.kinds.ncu.analysis.metric_changes import change_pct
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.render.changes import fmt_change
+from kernelscope.kinds.ncu.render.flag_cells import flag_score_text, top_flag_cell
 
 CellValue = str | int | float | None
 ALWAYS = 0
@@ -188,7 +187,7 @@ EXTRA_COLUMNS: list[ColumnProvider] = [
         search=lambda s: summary_diagnosis(s).label, priority=ALWAYS,
     ),
     ColumnProvider(
-        "Top flag", lambda s: top_flag_text(summary_diagnosis(s)), key=TOP_FLAG_KEY,
+        "Top flag", lambda s: top_flag_cell(summary_diagnosis(s)), key=TOP_FLAG_KEY,
         sort=lambda s: top_flag_rank(summary_diagnosis(s)), metrics=REQUIRED_METRICS,
         tooltip="The most severe flag of the diagnosis (✖ critical, ⚠ warning, ℹ info); "
         "sorts most severe first.",

@@ -66,7 +66,7 @@ class KernelReportData:
     def short_name(self, summary: KernelSummary) -> str:
         """The kernel's short name, unique among the report's kernels loaded so far, with its
         launch shape where only that tells it from launches of the same name
-        (``parsers.families.shape_tag``)."""
+        (``core.families.shape_tag``)."""
         name = demangled_of(summary)
         shape = shape_tag(_config(summary), self._shapes.get(name, ()))
         return with_shape(self.names[name], shape)

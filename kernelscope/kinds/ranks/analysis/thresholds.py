@@ -1,5 +1,5 @@
 """The numbers the per-rank analysis compares against, each with its reason (the model:
-ncu's ``parsers.diagnosis.thresholds.Thresholds``)."""
+ncu's ``kinds.ncu.analysis.diagnosis.thresholds.Thresholds``)."""
 
 from __future__ import annotations
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
-from kernelscope.core.errors import ReportError
 from kernelscope.core.words import plural
 from kernelscope.export.summary import table_box
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
@@ -25,24 +24,21 @@ if TYPE_CHECKING:
     from kernelscope.export.writer import ExportOptions
 
 
-def render_document(doc: dict[str, Any], fmt: str, *, top: int | None = None) -> str:
-    """A ``kernelscope/ranks/1`` document as JSON, Markdown or CSV."""
-    if fmt == "json":
-        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
-    if fmt == "md":
-        from kernelscope.kinds.ranks.export.ranks_markdown import render_ranks_markdown
-
-        return render_ranks_markdown(doc, top=top)
-    if fmt == "csv":
-        from kernelscope.kinds.ranks.export.ranks_markdown import render_ranks_csv
-
-        return render_ranks_csv(doc)
-    raise ReportError(f"Unknown export format {fmt!r}; choose one of json, md, csv.")
+def render_run_json(run: RunAnalysis, options: ExportOptions) -> str:
+    """``--format json``: the ``kernelscope/ranks/1`` document."""
+    return json.dumps(to_export_dict(run), indent=2, allow_nan=False) + "\n"
 
 
-def render_run(run: RunAnalysis, options: ExportOptions) -> str:
-    """The kind's ``export`` part: the run in ``options.fmt``."""
-    return render_document(to_export_dict(run), options.fmt, top=options.top)
+def render_run_md(run: RunAnalysis, options: ExportOptions) -> str:
+    from kernelscope.kinds.ranks.export.ranks_markdown import render_ranks_markdown
+
+    return render_ranks_markdown(to_export_dict(run), top=options.top)
+
+
+def render_run_csv(run: RunAnalysis, options: ExportOptions) -> str:
+    from kernelscope.kinds.ranks.export.ranks_markdown import render_ranks_csv
+
+    return render_ranks_csv(to_export_dict(run))
 
 
 def print_run_summary(run: RunAnalysis, console: Console) -> None:

@@ -293,11 +293,11 @@ class RanksScreen(OpeningScreen[None]):
         return ExportJob("ranks", directory / self.export_name)
 
     def render_export(self, job: ExportJob) -> str:
-        from kernelscope.kinds.ranks.export.ranks import render_document
+        from kernelscope.kinds.ranks.export.ranks_markdown import render_ranks_markdown
 
         if self.doc is None:
             raise RuntimeError("the ranks are still being read")
-        return render_document(self.doc, "md")
+        return render_ranks_markdown(self.doc)
 
     # -- help ----------------------------------------------------------------------------
     @classmethod

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.units import EMPTY_CELL
 from kernelscope.core.words import ellipsis
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.model.gpu_metrics import DEFAULT_LANES, SPECS, MetricSeries
@@ -103,7 +104,7 @@ def render_metric_lanes(
 
 def _value_text(value: float | None, unit: str) -> str:
     if value is None:
-        return "—"
+        return EMPTY_CELL
     return f"{value:.0f} %" if unit == "%" else f"{value:,.0f} {unit}"
 
 

@@ -1,10 +1,11 @@
-"""One diagnosis per kernel summary object, shared by every view that needs it."""
+"""One diagnosis per kernel summary object, shared by every view that needs it, and the sort
+keys of its flags (their cells are ``kinds/ncu/render/flag_cells.py``'s)."""
 
 from __future__ import annotations
 
 import weakref
 
-from kernelscope.core.severity import severity_icon, severity_rank
+from kernelscope.core.severity import severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.engine import diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import chain_position, top_flag
@@ -52,15 +53,6 @@ def flag_score(d: Diagnosis) -> int:
     return critical * 1000 + warning
 
 
-def flag_score_text(score: object) -> str:
-    """``2✖ 1⚠`` for a ``flag_score``; ``–`` when there is none."""
-    if not isinstance(score, (int, float)):
-        return ""
-    critical, warning = divmod(int(score), 1000)
-    parts = [f"{critical}✖" if critical else "", f"{warning}⚠" if warning else ""]
-    return " ".join(p for p in parts if p) or "–"
-
-
 def top_flag_of(d: Diagnosis) -> Flag | None:
     """The flag the verdict leads with (``verdict.top_flag``: the most severe, then the one
     that decided the label or is nearest the start of the method's chain), if any."""
@@ -74,9 +66,3 @@ def top_flag_rank(d: Diagnosis) -> int:
         return -1
     step, level, _ = chain_position(flag)
     return severity_rank(flag.severity) * 100_000 - step * 100 - min(level, 99)
-
-
-def top_flag_text(d: Diagnosis) -> str:
-    """``✖ low-occupancy`` (the top flag with its severity's icon); ``–`` when none."""
-    flag = top_flag_of(d)
-    return "–" if flag is None else f"{severity_icon(flag.severity)} {flag.id}"

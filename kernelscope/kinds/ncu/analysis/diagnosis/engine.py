@@ -90,11 +90,11 @@ def diagnose(
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
     of the profiled GPU time (0-1) when the caller knows it, ``family_share`` that of its
-    family of ``family_launches`` launches (``parsers.families``); ``source`` its hot lines
-    (when source counters were collected). ``unmeasured`` is the model's sentence for a kernel
-    without any measurement (see ``parsers.ncu.measured``; found from the metrics when not
-    given): such a kernel is ``undetermined``, never classified. Never raises on partial
-    input."""
+    family of ``family_launches`` launches (``kinds.ncu.analysis.families``); ``source`` its
+    hot lines (when source counters were collected). ``unmeasured`` is the model's sentence for
+    a kernel without any measurement (see ``kinds.ncu.model.measured``; found from the
+    metrics when not given): such a kernel is ``undetermined``, never classified. Never raises
+    on partial input."""
     reason = unmeasured or unmeasured_reason(metrics)
     if reason is not None:
         return undetermined(reason)

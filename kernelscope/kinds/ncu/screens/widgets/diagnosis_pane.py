@@ -18,12 +18,12 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
-from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag, derived, diagnose
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
-from kernelscope.kinds.ncu.analysis.families import ReportFamilies, kernel_families
 from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
+from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
 from kernelscope.render.findings import evidence_text
 from kernelscope.render.severity import badge_style
@@ -147,7 +147,11 @@ class DiagnosisView(Vertical):
 
     diagnosis: Diagnosis | None = None
     _points: tuple[int, int, tuple[ChartKernel, ...]] | None = None
-    _families: tuple[int, int, ReportFamilies] | None = None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view = DiagnosisPaneView()
+        """What it shows, as a plain object (the widget only draws it)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="diagnosis-body", id="diagnosis-body")
@@ -161,27 +165,10 @@ class DiagnosisView(Vertical):
             self._points = (*key, chart_kernels(list(summaries)))
         return self._points[2]
 
-    def _report_families(self, summaries: Sequence[KernelSummary]) -> ReportFamilies:
-        """The report's families, grouped once per list of summaries."""
-        key = (id(summaries), len(summaries))
-        if self._families is None or self._families[:2] != key:
-            self._families = (*key, kernel_families(list(summaries)))
-        return self._families[2]
-
     def show(self, detail: KernelDetail, summaries: Sequence[KernelSummary] = ()) -> Diagnosis:
-        """Diagnose ``detail`` (its and its family's share of the time taken from
-        ``summaries``) and show it."""
-        families = self._report_families(summaries)
-        family = families.family_of(detail.id)
-        d = diagnose(
-            detail.metrics,
-            detail.rules,
-            detail.sections,
-            time_share=time_share(detail, summaries, families),
-            family_share=family.time_share if family is not None else None,
-            family_launches=family.count if family is not None else 1,
-            source=detail.source,
-        )
+        """Show ``detail``'s diagnosis, weighed among ``summaries`` as every view weighs it
+        (``DiagnosisPaneView``)."""
+        d = self.view.read(detail, summaries).diagnosis
         self.diagnosis = d
         body = self.query_one("#diagnosis-body", Static)
         body.update(KeptRichVisual(body, Group(*render_diagnosis(d))))
@@ -196,15 +183,3 @@ class DiagnosisView(Vertical):
         )
         return d
 
-
-def time_share(
-    detail: KernelDetail,
-    summaries: Sequence[KernelSummary],
-    families: ReportFamilies | None = None,
-) -> float | None:
-    """The kernel's share of the summed duration of ``summaries`` (None when unknown or when
-    the report holds this one kernel)."""
-    if len(summaries) <= 1:
-        return None
-    families = kernel_families(list(summaries)) if families is None else families
-    return derived.time_share(detail.duration_ns, families.total_ns)
