@@ -18,9 +18,10 @@ import polars as pl
 from kernelscope.core.shares import fmt_percent
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS, TimelineThresholds
-from kernelscope.timeline.model.gpu_metrics import COLLECT_HINT, SPECS, GpuMetrics, MetricSeries
+from kernelscope.timeline.model.gpu_metrics import SPECS, GpuMetrics, MetricSeries
 from kernelscope.timeline.model.intervals import merge_intervals
 from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.profilers import gpu_metrics_hint
 
 RANGE_KEYS: tuple[str, ...] = ("sm_active", "sm_issue", "tensor_active", "dram_read",
                                "dram_write")
@@ -184,7 +185,8 @@ def metrics_verdicts(
     gm = report.gpu_metrics
     if not gm.present:
         return [MetricsVerdict(None, "no-metrics",
-                               f"This report has no GPU metrics: {COLLECT_HINT}.")]
+                               f"This report has no GPU metrics: "
+                               f"{gpu_metrics_hint(report.profiler)}.")]
     busy_pct = dict(zip(utilization["device"].to_list(),
                         utilization["utilization_pct"].to_list(), strict=True))
     sm_count = {d.id: d.sm_count for d in report.devices}

@@ -23,6 +23,7 @@ from kernelscope.timeline.export.timeline_metrics_md import (
     metric_strip,
     metrics_section,
 )
+from kernelscope.timeline.model.profilers import NSYS, in_own_words, producer_text
 
 STRIP_WINDOWS = 72
 
@@ -66,7 +67,8 @@ def _head_section(data: TimelineData) -> list[str]:
         f"# Timeline report: {inline(report.path.name)}",
         "",
         f"- Report file: {code(report.path)}",
-        f"- Span: {fmt_ns(report.duration_ns)}; nsys {inline(report.nsys_version or '?')}",
+        f"- Span: {fmt_ns(report.duration_ns)}; "
+        f"{inline(producer_text(report.profiler, report.nsys_version))}",
         "- Devices: " + (", ".join(f"{d.id}: {inline(d.name)}" for d in report.devices) or "none"),
         "- Processes: "
         + (", ".join(f"{p.pid} {inline(p.name)}" for p in report.processes) or "none"),
@@ -123,7 +125,7 @@ def _gaps_section(data: TimelineData, top_n: int) -> list[str]:
     )
     headers = ("Device", "Start (s)", "Duration", "Cause", "CPU activity")
     return ["## Largest GPU idle gaps", "", table(headers, rows, "lrrll"), "",
-            *cause_legend(g.cause for g in gaps)]
+            *cause_legend((g.cause for g in gaps), data.report.profiler)]
 
 
 def _findings_section(data: TimelineData, top_n: int) -> list[str]:
@@ -201,14 +203,16 @@ def _cause_text(g: GapExplanation) -> str:
     return text
 
 
-def cause_legend(cause_ids: Iterable[str]) -> list[str]:
+def cause_legend(cause_ids: Iterable[str], profiler: str = NSYS) -> list[str]:
     """What each gap cause of ``cause_ids`` means and what to try (``gap_cause_catalog``),
-    one bullet per cause in the order they first appear; nothing for none."""
+    one bullet per cause in the order they first appear, in ``profiler``'s words; nothing
+    for none."""
     causes = [gap_cause(c) for c in dict.fromkeys(cause_ids)]
     if not causes:
         return []
     return ["The causes:", "", *(
-        f"- {code(c.id)}: {inline(c.description)} Try: {inline(c.remedy)}" for c in causes
+        f"- {code(c.id)}: {inline(c.description)} Try: {inline(in_own_words(profiler, c.remedy))}"
+        for c in causes
     )]
 
 
