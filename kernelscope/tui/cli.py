@@ -20,20 +20,21 @@ def _tui_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kernelscope",
         description=(
-            "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report "
-            "in the terminal. Without REPORT, opens the bundled sample report; a directory of "
-            "per-rank traces (or several traces; 'kernelscope ranks TRACE' for one trace of "
-            "several rank processes) opens as the ranks of one run; a timeline with kernel "
-            "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
-            "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
-            "what to fix first. "
+            "Open an Nsight Compute (.ncu-rep) or Nsight Systems (.nsys-rep, .sqlite) report, "
+            "or a PyTorch profiler trace (.pt.trace.json), in the terminal. Without REPORT, "
+            "opens the bundled sample report; a directory of per-rank traces (or several "
+            "traces; 'kernelscope ranks TRACE' for one trace of several rank processes) opens "
+            "as the ranks of one run; a timeline with kernel reports of the same program "
+            "('kernelscope TRACE KERNELS...', or 'kernelscope join TRACE KERNELS...', headless "
+            "with --format md|json|csv [-o FILE]) as a join: what to fix first. "
             "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
             "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
         ),
     )
     p.add_argument(
         "report", nargs="*", type=Path,
-        help="report (.ncu-rep, .nsys-rep, .sqlite; .xz/.gz ok), or the inputs of a KIND",
+        help="report (.ncu-rep, .nsys-rep, .sqlite, a PyTorch profiler .pt.trace.json; "
+        ".xz/.gz/.zst ok), or the inputs of a KIND",
     )
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
@@ -55,7 +56,8 @@ def _reduction_arguments(p: argparse.ArgumentParser) -> None:
                    help="worker processes reducing many traces (0: in this process; default: "
                    "by size and cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="reduce them on this Dask scheduler instead (needs kernelscope[dask])")
+                   help="reduce them on this Dask scheduler instead (needs dask and distributed: "
+                   "the dask extra)")
 
 
 def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -120,9 +122,23 @@ def _inputs_help(kind: str | None) -> str:
     return f"{spec.arguments}: the {spec.title}" if spec is not None else "the inputs"
 
 
+KIND_OPTIONS = {
+    "diff": {"pattern", "pair", "fail_if_slower"},
+    "join": {"top"},
+    "ranks": {"top", "workers", "scheduler"},
+}
+"""The options beyond the inputs, --format, -o and --cache-dir that each kind's command takes
+(``--help`` lists those only; the others are still read, to be refused with a sentence)."""
+COMMON_OPTIONS = {"help", "report", "format", "output", "cache_dir"}
+TOP_HELP = {
+    "join": "only the first N rows of the ranking and of the kernels not profiled",
+    "ranks": "only the first N rows of each long table",
+}
+
+
 def _kind_parser(kind: str) -> argparse.ArgumentParser:
     """``kernelscope diff|join|ranks ...``: its own help, and its headless options."""
-    return _export_parser(
+    p = _export_parser(
         kind, prog=f"kernelscope {kind}",
         description=(
             f"Open the inputs in the terminal; with --format or -o, write them headless instead "
@@ -130,6 +146,13 @@ def _kind_parser(kind: str) -> argparse.ArgumentParser:
             "essentials)."
         ),
     )
+    shown = COMMON_OPTIONS | KIND_OPTIONS.get(kind, set())
+    for action in p._actions:  # argparse has no public way to hide an option once added
+        if action.dest not in shown:
+            action.help = argparse.SUPPRESS
+        elif action.dest == "top" and kind in TOP_HELP:
+            action.help = TOP_HELP[kind]
+    return p
 
 
 def _fail(message: str) -> int:

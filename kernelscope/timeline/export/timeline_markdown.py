@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.errors import safe_text
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_pct, fmt_percent
 from kernelscope.core.units import fmt_number
@@ -65,9 +66,9 @@ def render_timeline_markdown(
 def _head_section(data: TimelineData) -> list[str]:
     report = data.report
     return [
-        f"# Timeline report: {inline(report.path.name)}",
+        f"# Timeline report: {inline(safe_text(report.path.name))}",
         "",
-        f"- Report file: {code(report.path)}",
+        f"- Report file: {code(safe_text(report.path))}",
         f"- Span: {fmt_ns(report.duration_ns)}; "
         f"{inline(producer_text(report.profiler, report.nsys_version))}",
         "- Devices: " + (", ".join(f"{d.id}: {inline(d.name)}" for d in report.devices) or "none"),

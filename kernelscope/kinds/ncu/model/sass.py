@@ -35,7 +35,7 @@ from typing import IO
 from kernelscope.kinds.ncu.model.line_table import Entries, LineTables, read_line_tables
 
 NO_DISASSEMBLER = (
-    "SASS text needs NVIDIA's ncu-report package (pip install 'kernelscope[ncu]' on Linux "
+    "SASS text needs NVIDIA's ncu-report package (pip install '.[ncu]' in the clone, on Linux "
     "x86-64, Windows x64 or macOS arm64) or an nvdisasm on PATH that supports this GPU "
     "(CUDA 12 for sm_70 and older); the per-instruction metrics are shown by address."
 )
