@@ -62,3 +62,14 @@ async def test_help_on_the_run_screen_is_its_own() -> None:
         text = screen_text(app)
     assert "a run of PyTorch profiler traces" in text
     assert "Straggler" in text
+
+
+async def test_help_on_the_timeline_of_a_trace_is_in_its_words() -> None:
+    app = create_app(STEP)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None,
+                       timeout_s=60)
+        page = app.screen.help_page()  # type: ignore[attr-defined]
+    assert page.startswith("# kernelscope — timeline (a PyTorch profiler trace)")
+    assert "`record_function` ranges" in page
+    assert NSYS_WORDS.findall(page) == []

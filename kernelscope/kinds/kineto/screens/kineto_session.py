@@ -42,6 +42,14 @@ class KinetoTimelineScreen(TimelineScreen):
             raise RuntimeError("the trace is still opening")
         return render_kineto(self.data, ExportOptions(fmt="md"))
 
+    def help_page(self) -> str:
+        """The timeline's help in a PyTorch profiler trace's words."""
+        from kernelscope.timeline.screens.timeline_views.help_text import kineto_help
+
+        page = screen_help(self.app, kineto_help(), self.help_sections(), palette_tooltip=(
+            "Switch views, jump to a gap or a kernel on the timeline."))
+        return page.replace(" (kills a running nsys export)", "")  # a trace needs none
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
         from kernelscope.kinds.kineto.analysis.timeline import build_kineto
