@@ -89,6 +89,6 @@ def detect_kind(path: str | os.PathLike[str]) -> ReportKind:
     if kind is None:
         raise ReportError(
             f"{safe_text(p)} is not an Nsight Compute (.ncu-rep), Nsight Systems (.nsys-rep) "
-            "or SQLite export report."
+            "or SQLite export report, nor a PyTorch profiler (Kineto) trace."
         )
     return kind

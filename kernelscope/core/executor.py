@@ -137,8 +137,8 @@ class DaskExecutor(Executor):
             from distributed import Client
         except ImportError as exc:
             raise ReportError(
-                "--scheduler needs Dask: pip install 'kernelscope[dask]' (dask and "
-                "distributed).") from exc
+                "--scheduler needs Dask: pip install '.[dask]' in kernelscope's clone (or pip "
+                "install dask distributed).") from exc
         try:
             self._client = Client(address, timeout=f"{timeout_s}s")
         except ValueError as exc:

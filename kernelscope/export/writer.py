@@ -185,14 +185,15 @@ def write_text(
     ``inputs`` (``check_not_an_input``); refuses to overwrite when ``overwrite`` is False.
 
     A regular file is written into a temporary file beside it that is renamed into place,
-    so a failed export leaves no half-written file and an existing one as it was."""
+    so a failed export leaves no half-written file and an existing one as it was. Text that
+    UTF-8 cannot hold (a file name's undecodable bytes) is written as backslash escapes."""
     target = Path(out)
     check_not_an_input(target, inputs)
     if os.path.lexists(target) and not overwrite:
         raise ReportError(f"{safe_text(target)} already exists; choose another name.")
     try:
         if _is_special(target):  # a device or a pipe (-o /dev/null): written into directly
-            with open(target, "w", encoding="utf-8") as f:
+            with open(target, "w", encoding="utf-8", errors="backslashreplace") as f:
                 _write(text, f)
         else:
             _replace_atomically(text, Path(os.path.realpath(target)))
@@ -227,7 +228,7 @@ def _replace_atomically(text: str | Rendered, target: Path) -> None:
     temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with open(fd, "w", encoding="utf-8") as f:
+        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
             _write(text, f)
         with contextlib.suppress(OSError):  # an existing file keeps its permissions
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))

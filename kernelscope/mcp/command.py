@@ -1,5 +1,5 @@
 """The ``kernelscope mcp`` command line: the roots, then the server (which needs the SDK:
-``pip install 'kernelscope[mcp]'``)."""
+``pip install '.[mcp]'`` in the clone)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     except ImportError as exc:
         raise ReportError(
             f"kernelscope mcp needs the MCP SDK ({exc.name or 'mcp'} is missing): "
-            "pip install 'kernelscope[mcp]'."
+            "pip install '.[mcp]' in kernelscope's clone (or pip install 'mcp>=2.3,<3')."
         ) from exc
     build_server(roots).run("stdio")
     return 0

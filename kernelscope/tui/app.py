@@ -187,7 +187,13 @@ class KernelscopeApp(App[None]):
         except ReportError as exc:
             self.notify(f"Export failed: {exc}", severity="error")
             return
-        if not job.target.exists():
+        try:
+            exists = job.target.exists()
+        except OSError as exc:  # a folder name too long, a loop of links
+            self.notify(f"Export failed: {job.target.name} cannot be written "
+                        f"({exc.strerror or exc}).", severity="error")
+            return
+        if not exists:
             self._export(job, screen)
             return
 

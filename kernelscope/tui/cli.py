@@ -35,7 +35,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "report", nargs="*", type=Path,
-        help=f"report ({', '.join(suffixes())}; .xz/.gz ok), or the inputs of a KIND",
+        help=f"report ({', '.join(suffixes())}; .xz/.gz/.zst ok), or the inputs of a KIND",
     )
     p.add_argument(
         "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
@@ -57,7 +57,8 @@ def _reduction_arguments(p: argparse.ArgumentParser) -> None:
                    help="worker processes reducing many traces (0: in this process; default: "
                    "by size and cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="reduce them on this Dask scheduler instead (needs kernelscope[dask])")
+                   help="reduce them on this Dask scheduler instead (needs dask and distributed: "
+                   "the dask extra)")
 
 
 def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -125,9 +126,23 @@ def _inputs_help(kind: str | None) -> str:
     return f"{spec.arguments}: the {spec.title}" if spec is not None else "the inputs"
 
 
+KIND_OPTIONS = {
+    "diff": {"pattern", "pair", "fail_if_slower"},
+    "join": {"top"},
+    "ranks": {"top", "workers", "scheduler"},
+}
+"""The options beyond the inputs, --format, -o and --cache-dir that each kind's command takes
+(``--help`` lists those only; the others are still read, to be refused with a sentence)."""
+COMMON_OPTIONS = {"help", "report", "format", "output", "cache_dir"}
+TOP_HELP = {
+    "join": "only the first N rows of the ranking and of the kernels not profiled",
+    "ranks": "only the first N rows of each long table",
+}
+
+
 def _kind_parser(kind: str) -> argparse.ArgumentParser:
     """``kernelscope diff|join|ranks ...``: its own help, and its headless options."""
-    return _export_parser(
+    p = _export_parser(
         kind, prog=f"kernelscope {kind}",
         description=(
             f"Open the inputs in the terminal; with --format or -o, write them headless instead "
@@ -135,6 +150,13 @@ def _kind_parser(kind: str) -> argparse.ArgumentParser:
             "essentials)."
         ),
     )
+    shown = COMMON_OPTIONS | KIND_OPTIONS.get(kind, set())
+    for action in p._actions:  # argparse has no public way to hide an option once added
+        if action.dest not in shown:
+            action.help = argparse.SUPPRESS
+        elif action.dest == "top" and kind in TOP_HELP:
+            action.help = TOP_HELP[kind]
+    return p
 
 
 def _fail(message: str) -> int:

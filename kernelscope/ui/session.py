@@ -14,6 +14,7 @@ inside another kind (a kernel or a timeline inside a join) exports what it expor
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,30 @@ class ExportJob:
     scope: str
     target: Path
     item: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "target", self.target.with_name(fit_name(self.target.name)))
+
+
+NAME_MAX = 255
+"""The most bytes a file name may take (ext4, XFS, APFS, NTFS in UTF-16 units)."""
+KEPT_TAIL = 40
+"""The characters a shortened name keeps from its end (what the export is: ``.kernel12.md``)."""
+
+
+def fit_name(name: str, limit: int = NAME_MAX) -> str:
+    """``name`` if the file system takes it, else its start and end joined by ``…`` within
+    ``limit`` bytes (an export of a report whose own name is already near the limit)."""
+    def size(text: str) -> int:
+        return len(os.fsencode(text))
+
+    if size(name) <= limit:
+        return name
+    tail = name[-KEPT_TAIL:]
+    head = name[:-KEPT_TAIL]
+    while head and size(head) + size("…") + size(tail) > limit:
+        head = head[:-1]
+    return f"{head}…{tail}"
 
 
 def report_stem(path: Path) -> str:

@@ -67,3 +67,35 @@ def test_the_tui_refuses_an_output_that_is_not_a_terminal(tmp_path, argv):
         "export REPORT -f md -o FILE'.\n"
     )
     assert out.read_bytes() == b""
+
+
+@pytest.mark.parametrize(("kind", "listed", "left_out"), [
+    ("join", ["--format", "-o OUTPUT", "--top TOP", "--cache-dir"],
+     ["--all-metrics", "--kernel", "--process", "--pair", "--fail-if-slower", "--workers"]),
+    ("ranks", ["--format", "-o OUTPUT", "--top TOP", "--workers", "--scheduler"],
+     ["--all-metrics", "--kernel", "--process", "--pair", "--fail-if-slower"]),
+])
+def test_join_and_ranks_help_list_only_their_options(kind, listed, left_out):
+    done = kernelscope(kind, "--help")
+    assert done.returncode == 0, done.stderr
+    for option in listed:
+        assert option in done.stdout, option
+    for option in left_out:
+        assert option not in done.stdout, option
+
+
+def test_a_left_out_option_is_still_refused_with_a_sentence():
+    trace = NCU_SAMPLES.parent / "nsys" / "join_trace.sqlite.xz"
+    done = kernelscope("join", str(trace), str(ZOO), "--format", "md", "-k", "gemm")
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("kernelscope: -k filters the kernels of one report; a join "
+                                   "ranks them all.")
+
+
+def test_help_and_the_not_a_report_sentence_name_pytorch_traces(tmp_path):
+    assert "PyTorch profiler trace" in kernelscope("--help").stdout
+    other = tmp_path / "notes.txt"
+    other.write_text("not a report\n")
+    done = kernelscope("summary", str(other))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("nor a PyTorch profiler (Kineto) trace.")

@@ -18,6 +18,9 @@ it. The same seed gives the same bytes. Categories:
   renamed ``_V2``, NULL and text in device, pid and time columns, a kernel at -2^63, columns
   dropped, a ``-wal`` beside the file
 - ``trailing-zeros``: a report followed by 1 GiB of zeros (a sparse file, so it costs no disk)
+- ``kineto-bounds``: PyTorch profiler traces past what one holds: a kernel named by a 64 MiB
+  string, 1 GiB of whitespace between two events (a 1 MiB gzip), 300 MiB of events from a
+  1 MiB gzip
 """
 
 from __future__ import annotations
@@ -208,6 +211,22 @@ class _Builder:
         self.add("bomb", "gzip of SQLite magic and 300 MiB of zeros", "bomb.sqlite.gz",
                  gzip.compress(b"SQLite format 3\x00", mtime=0) + gz_zeros)
 
+    def kineto_bounds(self) -> None:
+        event = (b'{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, '
+                 b'"dur": 2, "args": {"device": 0, "stream": 7}}')
+        head = b'{"schemaVersion": 1, "traceEvents": ['
+        name = b'{"ph": "X", "cat": "kernel", "name": "' + b"a" * (64 << 20) + event[38:]
+        self.add("kineto-bounds", "a kernel named by a 64 MiB string", "name.pt.trace.json.gz",
+                 gzip.compress(head + name + b"]}", compresslevel=1, mtime=0))
+        spaces = gzip.compress(b" " * (1 << 20), compresslevel=9, mtime=0) * 1024
+        self.add("kineto-bounds", "1 GiB of whitespace between two events",
+                 "spaces.pt.trace.json.gz", gzip.compress(head + event + b",", mtime=0)
+                 + spaces + gzip.compress(event + b"]}", mtime=0))
+        events = gzip.compress((event + b",") * ((1 << 20) // (len(event) + 1)), mtime=0)
+        self.add("kineto-bounds", "300 MiB of events from a 1 MiB gzip", "many.pt.trace.json.gz",
+                 gzip.compress(head, mtime=0) + events * 300 + gzip.compress(event + b"]}",
+                                                                            mtime=0))
+
     def schema(self) -> None:
         def loose(table: str, change: str) -> Callable[[sqlite3.Connection], None]:
             return _loose(table, f"UPDATE {table} SET {change}")
@@ -339,4 +358,5 @@ def build(root: Path, seed: int = 16, *, heavy: bool = True) -> list[Case]:
     if heavy:
         builder.bombs()
         builder.trailing_zeros()
+        builder.kineto_bounds()
     return builder.cases

@@ -7,6 +7,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,31 @@ def test_trace_without_gpu_events_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "cpu_only.json"
     path.write_bytes(orjson.dumps(doc))
     assert "holds no GPU activity" in _refused(path)
+
+
+def test_a_kernel_named_by_a_64_mib_string_is_refused(tmp_path: Path, step_bytes: bytes
+                                                      ) -> None:
+    """The sample with its first kernel's name made 64 MiB long (gzip: 300 kB)."""
+    at = step_bytes.index(b'"cat": "kernel"')
+    name = step_bytes.index(b'"name": "', at) + len(b'"name": "')
+    path = tmp_path / "long_name.pt.trace.json.gz"
+    path.write_bytes(gzip.compress(step_bytes[:name] + b"a" * (64 << 20) + step_bytes[name:],
+                                   compresslevel=1, mtime=0))
+    assert "more than 16 MiB of its traceEvents array without a whole event" in _refused(path)
+
+
+def test_a_gibibyte_of_whitespace_between_events_is_refused(tmp_path: Path,
+                                                            step_bytes: bytes) -> None:
+    """The sample with 1 GiB of spaces after its first event, gzipped to 1 MiB."""
+    boundary = re.compile(rb"\}\s*,")
+    found = boundary.search(step_bytes, step_bytes.index(b'"traceEvents"'))
+    assert found is not None
+    cut = found.end()
+    spaces = gzip.compress(b" " * (1 << 20), compresslevel=9, mtime=0)
+    path = tmp_path / "padded.pt.trace.json.gz"
+    path.write_bytes(gzip.compress(step_bytes[:cut], mtime=0) + spaces * 1024
+                     + gzip.compress(step_bytes[cut:], mtime=0))
+    assert "more than 16 MiB of its traceEvents array without a whole event" in _refused(path)
 
 
 def test_json_object_that_is_no_trace_is_refused(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import ROOT, SAMPLES
 
-pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'kernelscope[mcp]')")
+pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install '.[mcp]')")
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters

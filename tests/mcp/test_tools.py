@@ -150,3 +150,16 @@ async def test_timeline_steps_are_the_runs_export() -> None:
     assert got.structured_content["processes"] == doc["ranks"]
     assert (process["steps"], process["step_source"], process["step_time_ns"]) == (
         5, "nvtx", 1977752.0)
+
+
+async def test_kernel_source_lines_come_from_the_line_table() -> None:
+    """The hot lines name file:line whether or not ncu-report is installed (the cubin's line
+    table), and each hot instruction its line."""
+    async with served() as client:
+        got = await client.call_tool("kernel", {"path": "ncu/gemm_naive.ncu-rep.xz",
+                                                "kernel_id": 0, "panes": ["launch"],
+                                                "source": True})
+    source = got.structured_content["kernel"]["source"]
+    assert source["has_line_info"] and source["lines"][0]["file"].endswith(".cu")
+    assert source["lines"][0]["line"] > 0 and source["lines"][0]["text"]
+    assert all(s["file"] and s["line"] > 0 for s in source["sass"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from kernelscope.kinds.ncu.model import sass
 from kernelscope.tui.app import create_app
 
 from .helpers import SAMPLES, keys
@@ -58,6 +59,8 @@ def test_raw_filtered(snap_compare) -> None:
     assert snap_compare(create_app(ZOO), run_before=run, terminal_size=WIDE)
 
 
+@pytest.mark.skipif(not sass.binding_available(),
+                    reason="the SASS text needs ncu-report (the disassembler)")
 def test_source_sass(snap_compare) -> None:
     """The Source page after enter on the hottest line: its SASS, every instruction marked."""
     assert snap_compare(create_app(ZOO), run_before=keys(

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from kernelscope.core.shares import fmt_percent
-from kernelscope.timeline.analysis.nvtx import nvtx_ranges
+from kernelscope.timeline.analysis.nvtx import nvtx_ranges, operation
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS, TimelineThresholds
-from kernelscope.timeline.model.gpu_metrics import COLLECT_HINT, SPECS, GpuMetrics, MetricSeries
+from kernelscope.timeline.model.gpu_metrics import SPECS, GpuMetrics, MetricSeries
 from kernelscope.timeline.model.intervals import merge_intervals
 from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.profilers import gpu_metrics_hint
 
 RANGE_KEYS: tuple[str, ...] = ("sm_active", "sm_issue", "tensor_active", "dram_read",
                                "dram_write")
@@ -120,10 +121,10 @@ def family_metrics(report: NsysReport) -> pl.DataFrame:
 
 
 def nvtx_metrics(report: NsysReport) -> pl.DataFrame:
-    """Per NVTX range name and sampled device: instances, total_ns, samples and the same means
-    while the range was open; by total time, largest first."""
+    """Per NVTX operation (``nvtx.operation``) and sampled device: instances, total_ns,
+    samples and the same means while its ranges were open; by total time, largest first."""
     gm = report.gpu_metrics
-    ranges = nvtx_ranges(report).select("range", "start", "end")
+    ranges = nvtx_ranges(report).select(operation(pl.col("range")), "start", "end")
     if not ranges.height or not gm.devices:
         means = means_by_group(gm, pl.DataFrame(schema={"range": pl.String, "device": pl.Int64,
                                                         "start": pl.Int64, "end": pl.Int64}),
@@ -184,7 +185,8 @@ def metrics_verdicts(
     gm = report.gpu_metrics
     if not gm.present:
         return [MetricsVerdict(None, "no-metrics",
-                               f"This report has no GPU metrics: {COLLECT_HINT}.")]
+                               f"This report has no GPU metrics: "
+                               f"{gpu_metrics_hint(report.profiler)}.")]
     busy_pct = dict(zip(utilization["device"].to_list(),
                         utilization["utilization_pct"].to_list(), strict=True))
     sm_count = {d.id: d.sm_count for d in report.devices}

@@ -2,6 +2,13 @@
 
 A range's name is ``domain:message`` (``:message`` in the default domain, as nsys prints
 it); its style is ``PushPop`` (nvtxRangePush/Pop) or ``StartEnd`` (nvtxRangeStart/End).
+
+The summaries count ranges by operation: the per-call parts of a name (PyTorch's
+``emit_nvtx`` writes ``aten::mm, seq = 12, op_id = 345, sizes = [[8, 64], [64, 64]],
+input_op_ids = [(344, 0)]``; addresses such as ``0x7f3a…``) are folded away
+(:func:`operation`), so each operation is one row with its count, and ``raw_names`` says
+how many distinct names it folds. Names without such parts are left as they are (the
+summary then equals ``nsys stats``'s).
 """
 
 from __future__ import annotations
@@ -20,6 +27,22 @@ from kernelscope.timeline.model.schema import (
 
 _STYLE = {NVTX_PUSHPOP: "PushPop", NVTXT_PUSHPOP: "PushPop", NVTX_STARTEND: "StartEnd",
           NVTXT_STARTEND: "StartEnd"}
+
+
+_PER_CALL = (
+    (r", (?:seq|op_id) = -?\d+", ""),
+    (r", sizes = \[(?:[^\[\]]|\[[^\[\]]*\])*\]", ""),
+    (r", input_op_ids = \[[^\]]*\]", ""),
+    (r"0x[0-9a-fA-F]{4,}", "0x…"),
+)
+"""The per-call parts of an NVTX name and what each becomes."""
+
+
+def operation(name: pl.Expr) -> pl.Expr:
+    """``name`` (an NVTX range name) without its per-call parts: the operation it runs."""
+    for pattern, replacement in _PER_CALL:
+        name = name.str.replace_all(pattern, replacement)
+    return name
 
 
 def nvtx_ranges(report: NsysReport) -> pl.DataFrame:
@@ -45,9 +68,10 @@ def nvtx_ranges(report: NsysReport) -> pl.DataFrame:
 
 
 def nvtx_summary(report: NsysReport) -> pl.DataFrame:
-    """``nvtx_sum``: Time (%), Total Time (ns), Instances, Avg (ns), Med (ns), Min (ns),
-    Max (ns), StdDev (ns), Style, Range."""
-    out = _duration_summary(nvtx_ranges(report), "range", "Instances", extra=["style"])
+    """``nvtx_sum`` by operation (:func:`operation`): Time (%), Total Time (ns), Instances,
+    Avg (ns), Med (ns), Min (ns), Max (ns), StdDev (ns), Style, Range."""
+    ranges = nvtx_ranges(report).with_columns(operation(pl.col("range")))
+    out = _duration_summary(ranges, "range", "Instances", extra=["style"])
     return out.select(
         "Time (%)", "Total Time (ns)", "Instances", *DURATION_STATS,
         pl.col("style").alias("Style"), pl.col("range").alias("Range"),
@@ -55,12 +79,14 @@ def nvtx_summary(report: NsysReport) -> pl.DataFrame:
 
 
 def nvtx_gpu_busy(report: NsysReport) -> pl.DataFrame:
-    """Per NVTX range name: how busy the GPU was while the range was open.
+    """Per NVTX operation (:func:`operation`): how busy the GPU was while its ranges were
+    open.
 
     For each instance, busy time is the time inside [start, end) when any kernel, memcpy or
     memset of the same process ran on any device (merged); gpu_busy_pct is the summed busy
-    time over the summed range durations. Columns: range, style, instances, total_ns,
-    gpu_busy_ns, gpu_busy_pct; by total time, largest first.
+    time over the summed range durations. Columns: range, style, instances, raw_names (the
+    distinct names folded into it), total_ns, gpu_busy_ns, gpu_busy_pct; by total time,
+    largest first.
     """
     ranges = nvtx_ranges(report)
     parts = []
@@ -70,14 +96,17 @@ def nvtx_gpu_busy(report: NsysReport) -> pl.DataFrame:
         busy = cov.covered_until(inst["end"]) - cov.covered_until(inst["start"])
         parts.append(inst.with_columns(busy.alias("busy")))
     schema = {"range": pl.String, "style": pl.String, "instances": pl.Int64,
-              "total_ns": pl.Int64, "gpu_busy_ns": pl.Int64, "gpu_busy_pct": pl.Float64}
+              "raw_names": pl.Int64, "total_ns": pl.Int64, "gpu_busy_ns": pl.Int64,
+              "gpu_busy_pct": pl.Float64}
     if not parts:
         return pl.DataFrame(schema=schema)
     return (
         pl.concat(parts)
+        .with_columns(pl.col("range").alias("raw"), operation(pl.col("range")))
         .group_by("range", "style")
         .agg(
             pl.len().cast(pl.Int64).alias("instances"),
+            pl.col("raw").n_unique().cast(pl.Int64).alias("raw_names"),
             (pl.col("end") - pl.col("start")).sum().alias("total_ns"),
             pl.col("busy").sum().alias("gpu_busy_ns"),
         )

@@ -73,7 +73,7 @@ def gpu_rows(data: TimelineData) -> list[dict[str, Any]]:
 
 def nvtx_rows(data: TimelineData) -> list[dict[str, Any]]:
     frame = data.nvtx_busy.select(
-        pl.col("range").alias("name"), "instances", "total_ns", "gpu_busy_pct"
+        pl.col("range").alias("name"), "instances", "raw_names", "total_ns", "gpu_busy_pct"
     )
     return json_safe(frame.to_dicts())
 

@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from kernelscope.core.durations import fmt_ns
-from kernelscope.core.errors import kernel_filter
+from kernelscope.core.errors import kernel_filter, safe_text
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_pct, fmt_percent
 from kernelscope.core.units import fmt_number
-from kernelscope.core.words import api_name
+from kernelscope.core.words import api_name, plural
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
 from kernelscope.timeline.analysis.gap_causes import CpuActivity, GapExplanation
@@ -23,6 +23,7 @@ from kernelscope.timeline.export.timeline_metrics_md import (
     metric_strip,
     metrics_section,
 )
+from kernelscope.timeline.model.profilers import NSYS, in_own_words, producer_text
 
 STRIP_WINDOWS = 72
 
@@ -49,11 +50,12 @@ def render_timeline_markdown(
     top_n = top if top is not None else 20
     lines = [
         *_head_section(data),
+        *_findings_glance(data),
         *_gpu_section(data),
         *_kernels_section(data, pattern, top_n),
-        *_nvtx_section(data),
+        *_nvtx_section(data, top_n),
         *metrics_section(data, top_n, STRIP_WINDOWS),
-        *graphs_section(data),
+        *graphs_section(data, top_n),
         *_gaps_section(data, top_n),
         *_findings_section(data, top_n),
     ]
@@ -63,10 +65,11 @@ def render_timeline_markdown(
 def _head_section(data: TimelineData) -> list[str]:
     report = data.report
     return [
-        f"# Timeline report: {inline(report.path.name)}",
+        f"# Timeline report: {inline(safe_text(report.path.name))}",
         "",
-        f"- Report file: {code(report.path)}",
-        f"- Span: {fmt_ns(report.duration_ns)}; nsys {inline(report.nsys_version or '?')}",
+        f"- Report file: {code(safe_text(report.path))}",
+        f"- Span: {fmt_ns(report.duration_ns)}; "
+        f"{inline(producer_text(report.profiler, report.nsys_version))}",
         "- Devices: " + (", ".join(f"{d.id}: {inline(d.name)}" for d in report.devices) or "none"),
         "- Processes: "
         + (", ".join(f"{p.pid} {inline(p.name)}" for p in report.processes) or "none"),
@@ -97,17 +100,38 @@ def _kernels_section(data: TimelineData, pattern: str | None, top_n: int) -> lis
     return ["## Kernels", "", *_kernel_table(kernels, top_n)]
 
 
-def _nvtx_section(data: TimelineData) -> list[str]:
+def _nvtx_section(data: TimelineData, top_n: int) -> list[str]:
+    """The NVTX operations by total time, the first ``top_n``; how many ranges and distinct
+    names they fold (per-call ids removed: ``nvtx.operation``)."""
     nvtx = nvtx_rows(data)
     if not nvtx:
         return ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
     rows = (
         (n["name"], fmt_number(n["instances"]), fmt_ns(n["total_ns"]),
          fmt_percent(n["gpu_busy_pct"]))
-        for n in nvtx
+        for n in nvtx[:top_n]
     )
     headers = ("Range", "Instances", "Total", "GPU busy")
-    return ["## NVTX ranges", "", table(headers, rows, "lrrr"), ""]
+    raw = sum(int(n["raw_names"]) for n in nvtx)
+    note = [f"Top {top_n} of {len(nvtx):,} range names by total time."] if len(nvtx) > top_n \
+        else []
+    if raw > len(nvtx):
+        note.append(f"{fmt_number(sum(int(n['instances']) for n in nvtx))} ranges of "
+                    f"{raw:,} distinct names, folded into one row per operation (per-call "
+                    "ids, sizes and addresses removed).")
+    return ["## NVTX ranges", "", *([" ".join(note), ""] if note else []),
+            table(headers, rows, "lrrr"), ""]
+
+
+def _findings_glance(data: TimelineData) -> list[str]:
+    """One line per finding, before the tables (the ``## Findings`` at the end has each one's
+    items)."""
+    if not data.findings:
+        return []
+    return ["## Findings at a glance", "",
+            *(f"- {f.severity}: {inline(f.title)} ({f.id}"
+              + (f", {plural(len(f.rows), 'item')})" if f.rows else ")")
+              for f in data.findings), ""]
 
 
 def _gaps_section(data: TimelineData, top_n: int) -> list[str]:
@@ -123,7 +147,7 @@ def _gaps_section(data: TimelineData, top_n: int) -> list[str]:
     )
     headers = ("Device", "Start (s)", "Duration", "Cause", "CPU activity")
     return ["## Largest GPU idle gaps", "", table(headers, rows, "lrrll"), "",
-            *cause_legend(g.cause for g in gaps)]
+            *cause_legend((g.cause for g in gaps), data.report.profiler)]
 
 
 def _findings_section(data: TimelineData, top_n: int) -> list[str]:
@@ -201,14 +225,16 @@ def _cause_text(g: GapExplanation) -> str:
     return text
 
 
-def cause_legend(cause_ids: Iterable[str]) -> list[str]:
+def cause_legend(cause_ids: Iterable[str], profiler: str = NSYS) -> list[str]:
     """What each gap cause of ``cause_ids`` means and what to try (``gap_cause_catalog``),
-    one bullet per cause in the order they first appear; nothing for none."""
+    one bullet per cause in the order they first appear, in ``profiler``'s words; nothing
+    for none."""
     causes = [gap_cause(c) for c in dict.fromkeys(cause_ids)]
     if not causes:
         return []
     return ["The causes:", "", *(
-        f"- {code(c.id)}: {inline(c.description)} Try: {inline(c.remedy)}" for c in causes
+        f"- {code(c.id)}: {inline(c.description)} Try: {inline(in_own_words(profiler, c.remedy))}"
+        for c in causes
     )]
 
 

@@ -114,8 +114,9 @@ def metrics_section(data: TimelineData, top: int, windows: int) -> list[str]:
     return lines
 
 
-def graphs_section(data: TimelineData) -> list[str]:
-    """``## CUDA graphs``: per graph, its replays against the eager launches."""
+def graphs_section(data: TimelineData, top: int) -> list[str]:
+    """``## CUDA graphs``: per graph (the first ``top``), its replays against the eager
+    launches."""
     lines = ["## CUDA graphs", ""]
     launches = data.graph_launches
     if not launches.height:
@@ -123,7 +124,9 @@ def graphs_section(data: TimelineData) -> list[str]:
     if not data.graphs:
         return [*lines, f"{launches.height} graph launches without their kernels: "
                 f"{GRAPH_HINT}.", ""]
-    for g in data.graphs:
+    if len(data.graphs) > top:
+        lines += [f"The first {top} of {len(data.graphs):,} graphs.", ""]
+    for g in data.graphs[:top]:
         lines += [
             f"Graph {g.graph} on device {g.device}: {g.replays} replays of "
             f"{g.kernels_per_replay} kernels; {fmt_number(g.eager_kernels)} launches of the "

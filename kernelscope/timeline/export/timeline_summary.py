@@ -17,6 +17,27 @@ from kernelscope.render.severity import text_style
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.timeline_json import gpu_rows, kernel_rows, report_info
 
+NUMBER_HEADERS = ("Time %", "Total", "Instances", "Avg")
+
+
+def _kernel_table(data: TimelineData, console: Console) -> Table:
+    """The top kernels: the number columns as wide as their widest cell, the names in the
+    width left (cut with an ellipsis on a terminal; whole when piped)."""
+    rows = [(fmt_pct(k["time_pct"]), fmt_ns(k["total_ns"]), f"{k['instances']:,}",
+             fmt_ns(k["avg_ns"]), data.short_name(k["name"])) for k in kernel_rows(data)[:10]]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(NUMBER_HEADERS)]
+    t = Table(title="Top kernels by time", box=table_box(console), show_edge=False, pad_edge=False)
+    for header, width in zip(NUMBER_HEADERS, widths, strict=True):
+        t.add_column(header, justify="right", no_wrap=True, min_width=width)
+    # Each column but the last is padded by one space each side and followed by a rule.
+    left = console.width - sum(widths) - 3 * len(widths) - 1
+    t.add_column("Name", justify="left", no_wrap=console.is_terminal,
+                 overflow="ellipsis" if console.is_terminal else "fold",
+                 max_width=max(8, left) if console.is_terminal else None)
+    for row in rows:
+        t.add_row(*row[:4], Text(row[4]))
+    return t
+
 
 def print_timeline_summary(data: TimelineData, console: Console) -> None:
     """A timeline's span, GPU busy, top kernels and findings."""
@@ -44,20 +65,7 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
             f"GPU {g['device']}: busy {fmt_ns(g['busy_ns'])} of "
             f"{fmt_ns(g['span_ns'])} ({fmt_pct(g['utilization_pct'])} %)"
         )
-    t = Table(title="Top kernels by time", box=table_box(console), show_edge=False, pad_edge=False)
-    for col in ("Time %", "Total", "Instances", "Avg", "Name"):
-        t.add_column(col, justify="left" if col == "Name" else "right",
-                     no_wrap=col == "Name" and console.is_terminal,
-                     overflow="ellipsis" if console.is_terminal else "fold")
-    for k in kernel_rows(data)[:10]:
-        t.add_row(
-            fmt_pct(k["time_pct"]),
-            fmt_ns(k["total_ns"]),
-            f"{k['instances']:,}",
-            fmt_ns(k["avg_ns"]),
-            Text(data.short_name(k["name"])),
-        )
-    console.print(t)
+    console.print(_kernel_table(data, console))
     f = Table(title="Findings", box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Severity", "Finding", "Items", "Title"):
         f.add_column(col, justify="right" if col == "Items" else "left")

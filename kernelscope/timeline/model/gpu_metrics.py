@@ -25,10 +25,6 @@ import polars as pl
 
 METRICS_TABLE = "GPU_METRICS"
 NAMES_TABLE = "TARGET_INFO_GPU_METRICS"
-COLLECT_HINT = (
-    "collect them with `nsys profile --gpu-metrics-devices=all` "
-    "(`--gpu-metrics-frequency` in Hz, 10000 by default)"
-)
 
 
 @dataclass(frozen=True)
@@ -257,7 +253,6 @@ def build(raw: pl.DataFrame | None, entries: list[CatalogEntry]) -> GpuMetrics:
 
 
 __all__ = [
-    "COLLECT_HINT",
     "DEFAULT_LANES",
     "METRICS",
     "CatalogEntry",

@@ -103,6 +103,8 @@ class NsysReport:
     threads: dict[int, str] = field(default_factory=dict)
     tables: frozenset[str] = frozenset()
     nsys_version: str | None = None
+    profiler: str = "nsys"
+    """What wrote it: ``profilers.NSYS`` or ``profilers.KINETO`` (a PyTorch profiler trace)."""
     gpu_metrics: GpuMetrics = field(default_factory=GpuMetrics)
     _memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 

@@ -8,6 +8,7 @@ Any failure ends on the app's error screen with one sentence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -28,18 +29,22 @@ from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
 from kernelscope.timeline.analysis.timeline_view import Gap
 from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.profilers import KINETO
 from kernelscope.timeline.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.timeline.screens.timeline_views.commands import TimelineCommands
 from kernelscope.timeline.screens.timeline_views.gaps import gap_of
 from kernelscope.timeline.screens.timeline_views.help_text import TIMELINE_HELP
 from kernelscope.timeline.screens.timeline_views.tables import TableView
-from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
+from kernelscope.timeline.screens.widgets.timeline_table import FrameTable, FrameView
 from kernelscope.ui.help import screen_help
 from kernelscope.ui.session import ExportJob, HelpSections, report_stem
 from kernelscope.ui.tabbed import OpeningScreen, view_bindings, views_help_binding
 
 VIEW_IDS = tuple(spec.id for spec in VIEWS)
 
+
+NSYS_SOURCE = re.compile(r" \(nsys stats [^)]*\)")
+"""A table title's note of the nsys report it reproduces."""
 
 class ReportOpener(Protocol):
     """Reads a report into the timeline's model, reporting progress and honouring cancel
@@ -215,6 +220,10 @@ class TimelineScreen(OpeningScreen[None]):
         show = getattr(widget, "show", None)
         if callable(show):
             show(self.data)
+        if self.data.report.profiler == KINETO:  # its tables are not nsys stats reports
+            for view in widget.query(FrameView):
+                for title in view.query(".frame-title").results(Static):
+                    title.update(NSYS_SOURCE.sub("", view.title_text))
 
     def _focus_view(self, view_id: str) -> None:
         widget = self.view_widget(view_id)

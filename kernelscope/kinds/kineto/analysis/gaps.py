@@ -28,6 +28,7 @@ from kernelscope.kinds.kineto.model.model import KinetoTrace
 from kernelscope.timeline.analysis.gap_causes import GapExplanation
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.model.intervals import Coverage
+from kernelscope.timeline.model.profilers import KINETO, hint
 
 DATA_LOADING = r"(?i)dataloader|_next_data|__getitem__|collate|fetch\b|enumerate\(DataLoader"
 HOST_CATS = ("cpu_op", "python_function", "user_annotation")
@@ -88,9 +89,13 @@ def _overlapping(frame: pl.DataFrame, longest: int, t0: int, t1: int) -> pl.Data
 def refine_all(trace: KinetoTrace, explanations: list[GapExplanation]
                ) -> list[GapExplanation]:
     """``explanations`` with the causes the host events name where the CUDA calls named
-    none."""
+    none, and the torch.profiler option that would tell more where nsys's was named."""
     index = HostIndex(trace)
-    return [refine(index, e) for e in explanations]
+    return [_own_hint(refine(index, e)) for e in explanations]
+
+
+def _own_hint(explanation: GapExplanation) -> GapExplanation:
+    return replace(explanation, hint=hint(KINETO, explanation.hint))
 
 
 def refine(index: HostIndex, explanation: GapExplanation) -> GapExplanation:

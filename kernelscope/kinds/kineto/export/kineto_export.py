@@ -47,6 +47,7 @@ def trace_doc(data: KinetoTimelineData) -> dict[str, Any]:
             "groups": list(dist.groups)},
         "steps": [{"step": s, "start_ns": a, "end_ns": b, "duration_ns": b - a}
                   for s, a, b in trace.steps.select("step", "start", "end").rows()],
+        "median_step_ns": trace.median_step_ns,
     }
 
 
@@ -98,11 +99,9 @@ def print_kineto_summary(data: KinetoTimelineData, console: Console) -> None:
     if trace.distributed is not None:
         d = trace.distributed
         console.print(f"Rank {d.rank} of {d.world_size} ({escape(str(d.backend))})")
-    steps = trace.steps
-    if steps.height:
-        durations = (steps["end"] - steps["start"]).to_list()
-        console.print(f"{steps.height} profiler steps, median "
-                      f"{fmt_duration(sorted(durations)[len(durations) // 2])}")
+    median = trace.median_step_ns
+    if median is not None:
+        console.print(f"{trace.steps.height} profiler steps, median {fmt_duration(median)}")
     hta = data.hta
     if hta.temporal is not None:
         t = hta.temporal

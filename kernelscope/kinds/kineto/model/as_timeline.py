@@ -22,6 +22,7 @@ import polars as pl
 from kernelscope.kinds.kineto.model.model import PID_SHIFT, KinetoTrace
 from kernelscope.timeline.model.api_names import strip_api_version
 from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.profilers import KINETO
 from kernelscope.timeline.model.schema import (
     KERNEL_TABLE,
     MEM_KIND_LABELS,
@@ -64,7 +65,7 @@ def as_nsys_report(trace: KinetoTrace) -> NsysReport:
                                       "global_tid": pl.Int64, "name": pl.String}),
         threads=dict(trace.threads),
         tables=frozenset({KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, NVTX_TABLE}),
-        nsys_version=None,
+        nsys_version=None, profiler=KINETO,
     )
 
 

@@ -90,6 +90,14 @@ class KinetoTrace:
         )
 
     @property
+    def median_step_ns(self) -> float | None:
+        """The median of the ``ProfilerStep#N`` durations (the middle two's mean for an even
+        count, as the ranks' tables take it); None without steps."""
+        if not self.steps.height:
+            return None
+        return float((self.steps["end"] - self.steps["start"]).median())  # type: ignore[arg-type]
+
+    @property
     def rank(self) -> int | None:
         return self.distributed.rank if self.distributed is not None else None
 

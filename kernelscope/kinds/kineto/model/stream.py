@@ -8,7 +8,13 @@ as an array of its own (by the ``parse`` the caller gives: orjson by default). A
 a string or a nested object makes that piece's parse fail; the reader then cuts at an earlier
 boundary (or reads on), so a piece is only ever accepted as whole events (``model.py`` also
 cuts without that check, to parse pieces in parallel, and reads again with it when a piece
-fails). Plain, gzip, xz and zstd files are read as streams.
+fails). Plain, gzip, xz and zstd files are read as streams, their decompression capped as
+a kernel report's is (``core/compressed.py``: ``unpack_limit``).
+
+Bounds: the event list is refused (one sentence) when more than ``MAX_EVENT_BYTES`` of it
+hold no event boundary that parses (one event named by a 64 MiB string, or a gigabyte of
+padding between two events): a real event takes a few kilobytes, and without the bound each
+new chunk would rescan and copy the growing buffer (quadratic time).
 """
 
 from __future__ import annotations
@@ -21,7 +27,13 @@ from typing import IO, Any, TypeVar
 
 import orjson
 
-from kernelscope.core.compressed import compression_of, decompress_errors, open_stream
+from kernelscope.core.compressed import (
+    compression_of,
+    decompress_errors,
+    open_stream,
+    too_large,
+    unpack_limit,
+)
 from kernelscope.core.errors import ReportError, safe_text
 
 PIECE_BYTES = 512 << 10
@@ -31,6 +43,9 @@ the peak lowest and took the least time, measured on 128 MB (docs/kineto.md)."""
 HEADER_LIMIT = 64 << 20
 """The most bytes read while looking for ``traceEvents`` (the members before it are small)."""
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+_KEY_SPAN = 4096
+"""How much of the bytes before a chunk its key search looks back at (the key with the
+whitespace a pretty-printer puts around its colon)."""
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _RETRIES = 8
 TRAILER_LIMIT = 1 << 20
@@ -38,6 +53,8 @@ TRAILER_LIMIT = 1 << 20
 TRAILER_TRIES = 256
 """The most ``]`` tried as the array's end (the members after it hold few lists)."""
 _AFTER_ARRAY = re.compile(rb"\s*[,}]")
+MAX_EVENT_BYTES = 16 << 20
+"""The most bytes of the event list read past a piece without a whole event ending."""
 
 
 T = TypeVar("T")
@@ -75,15 +92,31 @@ def read_head(path: Path, size: int = 1 << 16) -> bytes:
         return fh.read(size)
 
 
+class _Capped:
+    """A decompressed stream that refuses to give more than ``limit`` bytes."""
+
+    def __init__(self, stream: IO[bytes], limit: int, path: Path) -> None:
+        self.stream, self.limit, self.path, self.given = stream, limit, path, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.given += len(data)
+        if self.given > self.limit:
+            raise too_large(self.path, self.limit)
+        return data
+
+
 class _Opened:
     def __init__(self, path: Path) -> None:
         self.raw = open(path, "rb")  # noqa: SIM115 (closed by __exit__)
         kind = compression_of(self.raw.read(6))
         self.raw.seek(0)
         self.stream: IO[bytes] = self.raw if kind is None else open_stream(self.raw, kind)
+        self.reader: IO[bytes] | _Capped = self.stream if kind is None else _Capped(
+            self.stream, unpack_limit(path), path)
 
-    def __enter__(self) -> IO[bytes]:
-        return self.stream
+    def __enter__(self) -> IO[bytes] | _Capped:
+        return self.reader
 
     def __exit__(self, *exc: object) -> None:
         if self.stream is not self.raw:
@@ -129,6 +162,11 @@ def iter_event_pieces(
                     yield events
                     if on_piece is not None:
                         on_piece(read)
+                elif len(buffer) > piece_bytes + MAX_EVENT_BYTES:
+                    raise ReportError(
+                        f"{name} holds more than {MAX_EVENT_BYTES >> 20} MiB of its "
+                        "traceEvents array without a whole event (one event that long, or "
+                        "padding), more than a PyTorch profiler trace holds.")
             last, after = _last_piece(buffer, name, parse)
             if last is not None:
                 yield last
@@ -139,17 +177,27 @@ def iter_event_pieces(
         raise ReportError(f"{name} is compressed but could not be decompressed ({exc}).") from exc
 
 
-def _find_events(fh: IO[bytes], name: str) -> tuple[bytes, bytes]:
-    """(the bytes before the ``traceEvents`` array's ``[``, the bytes read after it)."""
-    data = b""
-    while len(data) < HEADER_LIMIT:
+def _find_events(fh: IO[bytes] | _Capped, name: str) -> tuple[bytes, bytes]:
+    """(the bytes before the ``traceEvents`` array's ``[``, the bytes read after it). Each
+    chunk is searched with the end of the one before (where a key may begin): not all the
+    bytes read again."""
+    parts: list[bytes] = []
+    size = 0
+    tail = b""
+    while size < HEADER_LIMIT:
         chunk = fh.read(1 << 20)
-        data += chunk
-        found = _EVENTS_KEY.search(data)
+        window = tail + chunk
+        found = _EVENTS_KEY.search(window)
         if found is not None:
-            return data[: found.start()], data[found.end():]
+            data = b"".join(parts) + chunk
+            start = size - len(tail) + found.start()
+            return data[:start], data[size - len(tail) + found.end():]
+        parts.append(chunk)
+        size += len(chunk)
+        tail = window[-_KEY_SPAN:]
         if not chunk:
             break
+    data = b"".join(parts)
     if data.lstrip().startswith(b"{"):
         raise ReportError(f"{name} is a JSON object without a traceEvents array, not a "
                           "PyTorch profiler trace.")

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Markdown
 from kernelscope.core.hooks import OpenCancelled
 from kernelscope.timeline.screens.timeline import TimelineLoaded, TimelineScreen
 from kernelscope.timeline.screens.timeline_session import TimelineSession
+from kernelscope.ui.help import screen_help
 from kernelscope.ui.session import ExportJob, ReportScreen, SessionOptions, report_stem
 
 
@@ -41,6 +42,14 @@ class KinetoTimelineScreen(TimelineScreen):
             raise RuntimeError("the trace is still opening")
         return render_kineto_md(self.data, ExportOptions(fmt="md"))
 
+    def help_page(self) -> str:
+        """The timeline's help in a PyTorch profiler trace's words."""
+        from kernelscope.timeline.screens.timeline_views.help_text import kineto_help
+
+        page = screen_help(self.app, kineto_help(), self.help_sections(), palette_tooltip=(
+            "Switch views, jump to a gap or a kernel on the timeline."))
+        return page.replace(" (kills a running nsys export)", "")  # a trace needs none
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="timeline-open")
     def _open(self) -> None:
         from kernelscope.kinds.kineto.analysis.timeline import build_kineto
@@ -59,11 +68,35 @@ class KinetoSession(TimelineSession):
         self.host.show_main_screen(KinetoTimelineScreen(self.path, cache_dir=self.cache_dir))
 
 
+RUN_HELP = """\
+# kernelscope — a run of PyTorch profiler traces
+
+One Kineto trace per rank (a directory of `*.pt.trace.json[.gz]` files, or the traces named),
+read side by side. Ranks are numbered from the `distributedInfo` each trace records; clocks
+are aligned on the collectives' ends (each rank's median shift from rank 0).
+
+- **Ranks**: per rank, the median of its `ProfilerStep#N` durations, the time in
+  communication kernels (NCCL), HTA's idle, compute and non-compute shares of the kernel time,
+  how much communication overlapped compute, and the clock shift applied.
+- **Straggler**: the rank most often last at a collective, and by how much (the median).
+- **Collectives**: each collective in order, the rank that arrived last, how late, and how
+  long every other rank waited for it in it.
+
+A rank's own timeline: open its trace alone (`kernelscope rank0.pt.trace.json.gz`).
+
+<!-- keys -->
+"""
+
+
 class KinetoRunScreen(ReportScreen[None]):
     """The run's ranks, straggler and collectives (the Markdown export), read in a worker;
     ``e`` writes that Markdown."""
 
     BINDINGS = [("q", "app.quit", "Quit")]
+
+    def help_page(self) -> str:
+        """This screen's own help (``?``), not the kernel list's."""
+        return screen_help(self.app, RUN_HELP, (("Run screen", (type(self),)),))
 
     def __init__(self, paths: list[Path]) -> None:
         super().__init__()

@@ -145,8 +145,12 @@ def source_section(hot: SourceHotspots | None) -> list[str]:
         )
     for s in hot.sass[:TOP_LINES]:
         pct = 100.0 * s.samples / hot.total_samples if hot.total_samples else 0.0
-        what = code(s.sass) if s.sass else f"at offset {code(f'{s.offset:#x}')} (no disassembler)"
-        lines.append(f"- SASS {what} {pct:.1f} % of samples")
+        what = code(s.sass) if s.sass else f"at offset {code(f'{s.offset:#x}')}"
+        where = f" ({code(f'{Path(s.file).name}:{s.line}')})" if s.file else ""
+        lines.append(f"- SASS {what}{where} {pct:.1f} % of samples")
+    if any(not s.sass for s in hot.sass[:TOP_LINES]):
+        lines.append("- SASS text not shown: it needs NVIDIA's ncu-report package or an "
+                     "nvdisasm on PATH")
     return lines
 
 

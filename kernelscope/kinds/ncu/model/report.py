@@ -27,7 +27,7 @@ from kernelscope.kinds.ncu.model.modules import Modules
 from kernelscope.kinds.ncu.model.one_kernel import write_one_result
 from kernelscope.kinds.ncu.model.opener import open_report_file, remove_temp
 from kernelscope.kinds.ncu.model.sass import Disassembly, Instruction
-from kernelscope.kinds.ncu.model.source import KernelSource, read_kernel_source
+from kernelscope.kinds.ncu.model.source import KernelSource, launch_entries, read_kernel_source
 from kernelscope.kinds.ncu.model.summary_reader import (
     ROW_METRICS,
     Origin,
@@ -329,7 +329,8 @@ class NcuReport:
             refs = result.source_references()
             cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
             function = result.names()[2] if result.is_kernel else ""
-            return self._sass(kernel_id, pcs, cubin, function, (result.process.pid, refs))
+            return self._sass(kernel_id, pcs, cubin, function, (result.process.pid, refs),
+                              launch_entries(result))
 
         return run
 

@@ -1,20 +1,19 @@
-"""SASS text and source lines of a kernel's instructions, which a report does not store as
-text: the report holds the module's cubin (SourceData) and per-PC metrics only.
+"""SASS text of a kernel's instructions, which a report does not store as text: the report
+holds the module's cubin (SourceData) and per-PC metrics only. Each instruction's source line
+comes from the cubin's line table (``line_table.py``), whichever gives the text.
 
 Lazily, in a child process (so this process never loads the binding nor keeps its memory):
 ncu_report where it is installed (the ``ncu`` extra; wheels for Linux x86-64, Windows x64 and
-macOS arm64) disassembles it and maps each PC to its source line. ncu_report loads a whole
-report to answer for one kernel, so each question gives it a temporary report holding only
-that kernel and its modules (``one_kernel.py``: megabytes, whatever the report's size). One
-child per process starts at the first question (starting the binding is most of a
-question's cost), answers the later ones, and is ended when a report is closed or this
-process ends. Where the binding is missing or cannot disassemble the cubin (it prints
-``???``), ``nvdisasm`` on PATH disassembles the embedded cubin with line information
-(``-g -c``); its offsets are laid on the kernel's PCs from the first one (a kernel's entry
-instruction always runs, so the lowest PC with counters is its start). Without either the
-Source page still shows the source files with their metrics and the per-PC metrics, and
-:data:`NO_DISASSEMBLER` says how to get SASS.
-"""
+macOS arm64) disassembles it. ncu_report loads a whole report to answer for one kernel, so
+each question gives it a temporary report holding only that kernel and its modules
+(``one_kernel.py``: megabytes, whatever the report's size). One child per process starts at
+the first question (starting the binding is most of a question's cost), answers the later
+ones, and is ended when a report is closed or this process ends. Where the binding is missing
+or cannot disassemble the cubin (it prints ``???``), ``nvdisasm`` on PATH disassembles the
+embedded cubin (``-g -c``); its offsets are laid on the kernel's PCs from the first one (a
+kernel's entry instruction always runs, so the lowest PC with counters is its start). Without
+either the Source page still shows the source files with their metrics and the per-PC metrics
+with their source lines, and :data:`NO_DISASSEMBLER` says how to get SASS text."""
 
 from __future__ import annotations
 
@@ -33,8 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from kernelscope.kinds.ncu.model.line_table import Entries, LineTables, read_line_tables
+
 NO_DISASSEMBLER = (
-    "SASS text needs NVIDIA's ncu-report package (pip install 'kernelscope[ncu]' on Linux "
+    "SASS text needs NVIDIA's ncu-report package (pip install '.[ncu]' in the clone, on Linux "
     "x86-64, Windows x64 or macOS arm64) or an nvdisasm on PATH that supports this GPU "
     "(CUDA 12 for sm_70 and older); the per-instruction metrics are shown by address."
 )
@@ -62,16 +63,13 @@ for line in sys.stdin:
     if ctx.num_ranges() and ctx.range_by_idx(0).num_actions():
         action = ctx.range_by_idx(0).action_by_idx(0)
         for pc in job["pcs"]:
-            text = (action.sass_by_pc(pc) or "").strip()
-            info = action.source_info(pc)
-            where = ("", 0) if info is None else (info.file_name() or "", int(info.line() or 0))
-            out[str(pc)] = [text, where[0], where[1]]
+            out[str(pc)] = (action.sass_by_pc(pc) or "").strip()
     del ctx
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
 """
 """The binding's child: answers one JSON line ``{"path": a one-result report, "pcs": [...]}``
-per question with one JSON line, PC -> [text, file, line], until its input ends."""
+per question with one JSON line, PC -> SASS text, until its input ends."""
 WriteCopy = Callable[[int, IO[bytes]], None]
 """Writes a report holding only the given result of the report (``one_kernel.py``)."""
 
@@ -144,10 +142,10 @@ def stop_binding() -> None:
 
 def with_binding(
     write_copy: WriteCopy, kernel_index: int, pcs: Sequence[int]
-) -> dict[int, Instruction] | None:
-    """ncu_report's text and source line of each of ``pcs`` of kernel ``kernel_index``, asked
-    of the child with a temporary copy of the report holding only that kernel (written by
-    ``write_copy``); empty when the binding is missing, None when the child failed."""
+) -> dict[int, str] | None:
+    """ncu_report's SASS text of each of ``pcs`` of kernel ``kernel_index``, asked of the child
+    with a temporary copy of the report holding only that kernel (written by ``write_copy``);
+    empty when the binding is missing, None when the child failed."""
     if not pcs or not binding_available():
         return {}
     fd, path = tempfile.mkstemp(prefix="kernelscope-", suffix=".ncu-rep")
@@ -161,25 +159,36 @@ def with_binding(
         os.unlink(path)
     try:
         found = json.loads(answer)
-        return {int(pc): Instruction(str(t), str(f), int(n)) for pc, (t, f, n) in
-                found.items()}
+        return {int(pc): str(text) for pc, text in found.items()}
     except (ValueError, TypeError, AttributeError):
         return None
 
 
 def disassemble(
-    found: dict[int, Instruction], pcs: Sequence[int], cubin: bytes = b"", function: str = ""
+    texts: dict[int, str], pcs: Sequence[int], cubin: bytes = b"", function: str = "",
+    entries: Entries | None = None, tables: LineTables | None = None,
 ) -> dict[int, Instruction]:
-    """The binding's answer ``found`` for ``pcs`` when it has SASS text, else nvdisasm's on
-    the kernel's ``cubin`` (its mangled name ``function``), else the binding's source lines
-    alone; empty when neither can."""
-    if any(i.text and i.text != UNKNOWN_TEXT for i in found.values()):
-        return found
-    listed = _with_nvdisasm(cubin, function, pcs) if cubin and function else {}
-    if listed:
-        return listed
-    # The binding's source lines without its "???" texts.
-    return {pc: Instruction("", i.file, i.line) for pc, i in found.items()}
+    """Each of ``pcs`` with its SASS text (the binding's ``texts`` when it has any, else
+    nvdisasm's on the kernel's ``cubin``, its mangled name ``function``, laid from where the
+    launch begins: ``entries``) and its source line (the cubin's line ``tables``; nvdisasm's
+    where they have none); without an entry when neither text nor line is known."""
+    tables = read_line_tables(cubin) if tables is None else tables
+    start = tables.start(function, pcs, entries or Entries())
+    listed: dict[int, Instruction] = {}
+    if not any(t and t != UNKNOWN_TEXT for t in texts.values()) and cubin and function:
+        listed = _with_nvdisasm(cubin, function, pcs, start)
+    text_of = {pc: i.text for pc, i in listed.items()} if listed else {
+        pc: t for pc, t in texts.items() if t != UNKNOWN_TEXT}
+    places = tables.places(function, pcs, start)
+    mapped = function in tables.functions
+    out = {}
+    for pc in pcs:
+        text = text_of.get(pc, "")
+        where = places.get(pc) or (
+            (listed[pc].file, listed[pc].line) if pc in listed and not mapped else ("", 0))
+        if text or where[0]:
+            out[pc] = Instruction(text, *where)
+    return out
 
 
 class Disassembly:
@@ -190,20 +199,26 @@ class Disassembly:
     def __init__(self, write_copy: WriteCopy) -> None:
         self._write_copy = write_copy
         self._binding_failed = False
-        self._known: dict[tuple[object, str, tuple[int, ...]], dict[int, Instruction]] = {}
+        self._known: dict[tuple[object, ...], dict[int, Instruction]] = {}
+        self._line_tables: dict[object, LineTables] = {}
 
     def __call__(
-        self, kernel_index: int, pcs: Sequence[int], cubin: bytes, function: str, module: object
+        self, kernel_index: int, pcs: Sequence[int], cubin: bytes, function: str,
+        module: object, entries: Entries,
     ) -> dict[int, Instruction]:
         """The answer for kernel ``kernel_index``, a launch of ``function`` in ``module`` (its
-        process and module references: the same code at the same PCs)."""
-        key = (module, function, tuple(pcs))
+        process and module references: the same code at the same PCs); ``entries`` tell where
+        it begins."""
+        key = (module, function, tuple(pcs), entries.function_pcs)
         found = self._known.get(key)
         if found is None:
             answer = None if self._binding_failed else with_binding(
                 self._write_copy, kernel_index, pcs)
             self._binding_failed = answer is None
-            found = self._known[key] = disassemble(answer or {}, pcs, cubin, function)
+            if module not in self._line_tables:
+                self._line_tables[module] = read_line_tables(cubin)
+            found = self._known[key] = disassemble(
+                answer or {}, pcs, cubin, function, entries, self._line_tables[module])
         return dict(found)
 
     def close(self) -> None:
@@ -237,9 +252,11 @@ def parse_nvdisasm(text: str, function: str) -> dict[int, Instruction]:
     return out
 
 
-def _with_nvdisasm(cubin: bytes, function: str, pcs: Sequence[int]) -> dict[int, Instruction]:
+def _with_nvdisasm(
+    cubin: bytes, function: str, pcs: Sequence[int], start: int | None
+) -> dict[int, Instruction]:
     tool = shutil.which("nvdisasm")
-    if tool is None or not pcs:
+    if tool is None or not pcs or start is None:
         return {}
     with tempfile.TemporaryDirectory(prefix="kernelscope-") as folder:
         path = Path(folder) / "module.cubin"
@@ -254,5 +271,4 @@ def _with_nvdisasm(cubin: bytes, function: str, pcs: Sequence[int]) -> dict[int,
     if done.returncode != 0:
         return {}
     by_offset = parse_nvdisasm(done.stdout, function)
-    start = min(pcs)
     return {start + offset: ins for offset, ins in by_offset.items()}

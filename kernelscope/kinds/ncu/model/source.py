@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kernelscope.kinds.ncu.model.file_format.result import Result, instances_of
+from kernelscope.kinds.ncu.model.line_table import Entries
 from kernelscope.kinds.ncu.model.sass import Instruction
 
 SAMPLES = "smsp__pcsamp_sample_count"
@@ -120,6 +121,19 @@ def per_pc(result: Result, name: str) -> dict[int, float]:
         if isinstance(key, int) and isinstance(value, (int, float)) and not math.isnan(value):
             out[key] = float(value)
     return out
+
+
+def launch_entries(result: Result) -> Entries:
+    """What tells where the result's kernel begins (``line_table.Entries``): its function
+    PCs, instructions executed by PC and its warps (grid size × warps per block)."""
+    raw = result.metric("launch__function_pcs")
+    found = instances_of(raw) if raw is not None else []
+    starts = tuple(sorted(int(v) for _, v in found if isinstance(v, (int, float))))
+    grid, block = result.value("launch__grid_size"), result.value("launch__block_size")
+    warps = 0
+    if isinstance(grid, (int, float)) and isinstance(block, (int, float)) and grid == grid:
+        warps = int(grid) * -(-int(block) // 32)
+    return Entries(starts, per_pc(result, EXECUTED), warps)
 
 
 def _step(pcs: list[int]) -> int:
@@ -234,4 +248,4 @@ def _files(
 
 
 __all__ = ["FIXED_COLUMNS", "KernelSource", "ListingRow", "SourceColumn", "SourceFile",
-           "per_pc", "read_kernel_source"]
+           "launch_entries", "per_pc", "read_kernel_source"]

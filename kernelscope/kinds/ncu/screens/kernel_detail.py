@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -183,6 +184,9 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
         summary = self.state.summary(self.kernel_id)
         first = Text(no_wrap=True, overflow="ellipsis")
         first.append(f"Kernel {self.kernel_id} ", style="bold")
+        position = self.order.position(self.kernel_id) if self.order is not None else None
+        if position is not None:  # before the name, which is cut first
+            first.append(f"({position[0]} of {position[1]}) ", style="dim")
         if summary is not None:
             first.append(self.state.short_name(summary), style="bold cyan")
         second = Text(no_wrap=True, overflow="ellipsis")
@@ -195,9 +199,6 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
             style="bold",
         )
         second.append(f" · {self.state.device_line()}")
-        position = self.order.position(self.kernel_id) if self.order is not None else None
-        if position is not None:
-            second.append(f" · {position[0]} of {position[1]}", style="dim")
         baseline = self.state.baseline
         if baseline is not None:
             mark = "this is the baseline" if baseline.id == self.kernel_id else \
@@ -208,7 +209,7 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
         # The whole demangled name, wrapped (long template names take a few lines).
         whole = Text(demangled_of(summary) if summary is not None else "", style="dim")
         header = self.query_one("#detail-header", Static)
-        header.update(Text("\n").join([first, second, whole]))
+        header.update(Group(first, second, whole))  # each line its own: the first two cut
 
     # -- which pane ------------------------------------------------------------------------
     @property

@@ -99,7 +99,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         yield Static("", id="list-message")
         yield Static("", id="list-status", markup=False)
         yield Static("", id="list-info", markup=False)
-        yield Footer()
+        yield Footer(compact=True)  # every key of the list within 120 columns
 
     def on_mount(self) -> None:
         self.query_one("#list-input").display = False

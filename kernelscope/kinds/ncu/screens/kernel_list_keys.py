@@ -15,8 +15,8 @@ LIST_BINDINGS = [
         tooltip="Type a kernel ID and press enter to jump to it.",
     ),
     Binding("s", "sort_next", "Sort", id="list.sort", tooltip="Sort by the next column."),
-    Binding(
-        "S", "sort_reverse", "Reverse", id="list.reverse",
+    Binding(  # in help and the palette, not the footer (120 columns hold the others)
+        "S", "sort_reverse", "Reverse", id="list.reverse", show=False,
         tooltip="Reverse the sort order (clicking a column header sorts by it).",
     ),
     Binding(

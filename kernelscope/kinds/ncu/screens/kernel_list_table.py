@@ -17,4 +17,11 @@ class KernelTable(SizedTable):
             "enter", "select_cursor", "Open", id="list.open",
             tooltip="Open the highlighted kernel (clicking a highlighted row does too).",
         ),
+        # Textual reads every terminal's Home and End (xterm's ESC [H, tmux's and the
+        # console's ESC [1~ and ESC [4~, rxvt's ESC [7~ and ESC [8~) as home and end; a
+        # DataTable binds them to sideways scrolling, which a row list does not need.
+        Binding("home", "scroll_top", "First", show=False, id="list.first",
+                tooltip="Go to the first kernel."),
+        Binding("end", "scroll_bottom", "Last", show=False, id="list.last",
+                tooltip="Go to the last kernel."),
     ]

@@ -42,3 +42,27 @@ keys in the footer (zoom, pan, gaps); scroll with the wheel.
 """.replace(
     "{causes}", ", ".join(f"`{cause}`" for cause in EXPLAINED[:-1]) + f" or `{EXPLAINED[-1]}`"
 )
+
+KINETO_WORDS = (
+    ("timeline (Nsight Systems)", "timeline (a PyTorch profiler trace)"),
+    ("the findings of the `nsys analyze` rules plus\n   kernelscope's own", "the findings of "
+     "the timeline rules plus\n   kernelscope's own"),
+    ("`nsys stats -r cuda_gpu_kern_sum`; ", "every kernel name with its time, instances and "
+     "durations; "),
+    ("`cuda_api_sum` and `osrt_sum`.", "the CUDA runtime calls."),
+    ("`nvtx_sum` with", "the `record_function` ranges (and `ProfilerStep#N`) with"),
+    ("OS runtime and NVTX activity", "operators, Python frames and ranges"),
+    ("as in the\nNsight Systems GUI; the summary tables print nanoseconds as `nsys stats` does.",
+     "as in the\ntrace viewer; the summary tables print nanoseconds."),
+)
+"""What the timeline help says differently of a PyTorch profiler trace."""
+
+
+def kineto_help() -> str:
+    """The timeline help in a PyTorch profiler trace's words."""
+    text = TIMELINE_HELP
+    for nsys_words, own_words in KINETO_WORDS:
+        if nsys_words not in text:
+            raise ValueError(f"the timeline help no longer says {nsys_words!r}")
+        text = text.replace(nsys_words, own_words)
+    return text

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.model.profilers import no_ranges_text
 from kernelscope.timeline.screens.timeline_views.tables import (
     TableView,
     duration_columns,
@@ -18,12 +19,6 @@ from kernelscope.timeline.screens.timeline_views.tables import (
     pct_column,
 )
 from kernelscope.timeline.screens.widgets.timeline_table import Column, FrameView, Row
-
-NO_NVTX = (
-    "This report has no NVTX ranges. Mark your program's phases (nvtxRangePush/Pop, "
-    "torch.cuda.nvtx.range, nvtx.annotate) and profile with --trace=cuda,nvtx to see how "
-    "busy the GPU is in each."
-)
 
 
 def describe(row: Row) -> str:
@@ -47,5 +42,5 @@ class NvtxView(TableView):
     def show(self, data: TimelineData) -> None:
         note = self.query_one("#nvtx-note", Static)
         note.display = data.nvtx.height == 0
-        note.update(Text(NO_NVTX, style="yellow"))
+        note.update(Text(no_ranges_text(data.report.profiler), style="yellow"))
         self.query_one(FrameView).set_frame(data.nvtx)

@@ -19,7 +19,9 @@ from kernelscope.core.durations import fmt_ns
 from kernelscope.core.kernel_names import fit_name
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
+from kernelscope.timeline.analysis.gpu_breakdown import COMMUNICATION
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.model.profilers import hint
 from kernelscope.timeline.screens.widgets.timeline_findings import findings_text, severity_counts
 from kernelscope.ui.widgets.bars import BarRow, bar_table, level_style
 
@@ -100,7 +102,8 @@ def verdict(data: TimelineData) -> Text:
     text = Text()
     text.append("Verdict ", style="bold")
     if busy is None:
-        text.append("no GPU work was traced (profile with --trace=cuda).")
+        how = hint(data.report.profiler, "--trace=cuda")
+        text.append(f"no GPU work was traced (profile with {how}).")
         return text
     top = data.kernels.row(0, named=True) if data.kernels.height else None
     top_part = (
@@ -110,7 +113,7 @@ def verdict(data: TimelineData) -> Text:
     )
     if busy >= BUSY_HIGH:
         text.append(f"the GPU is busy {busy:.1f} % of its active span, so the kernels are the "
-                    f"time: {top_part}; study it in Nsight Compute.", style="green")
+                    f"time: {top_part}; {_next_step(top)}.", style="green")
     elif busy < BUSY_LOW:
         text.append(f"the GPU is idle {100 - busy:.1f} % of its active span: the time goes "
                     "between kernels (launches, copies, syncs, the CPU). Step through the gaps "
@@ -119,6 +122,15 @@ def verdict(data: TimelineData) -> Text:
         text.append(f"the GPU is busy {busy:.1f} % of its active span: both the gaps (6) and "
                     f"the kernels matter; {top_part}.", style="yellow")
     return text
+
+
+def _next_step(top: dict[str, object] | None) -> str:
+    """Where the top kernel's question goes: a communication kernel's is whether it overlaps
+    compute and how long its ranks wait for each other, not its own code."""
+    if top is not None and COMMUNICATION.search(str(top["Name"])):
+        return ("it is communication: check that it overlaps compute and how long ranks wait "
+                "in it (open the ranks' traces together)")
+    return "study it in Nsight Compute"
 
 
 def metrics_line(data: TimelineData) -> Text:

@@ -292,6 +292,7 @@ class TimelinePane(Horizontal, can_focus=True):
             gap, data.explanation(gap), position=data.gap_position(gap),
             total=len(data.large_gaps), origin_ns=data.start_ns,
             explained=len(data.explanations), width=self._panel_text_width(),
+            profiler=data.report.profiler,
         )
         self.query_one("#tl-gap-body", Static).update(body)
 

@@ -9,6 +9,7 @@ from kernelscope.core.words import ellipsis
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
 from kernelscope.timeline.analysis.gap_causes import GapExplanation
 from kernelscope.timeline.analysis.timeline_view import Gap
+from kernelscope.timeline.model.profilers import NSYS, in_own_words
 from kernelscope.ui.widgets.bars import bar_cells
 
 CAUSE_STYLES = {
@@ -44,6 +45,7 @@ def gap_text(
     origin_ns: int,
     explained: int,
     width: int = 40,
+    profiler: str = NSYS,
 ) -> Text:
     """Everything the panel shows for ``gap`` (``explanation`` None: not explained)."""
     text = gap_heading(gap, position, total, origin_ns)
@@ -60,7 +62,7 @@ def gap_text(
     if explanation.reason:
         text.append(f"{explanation.reason}\n", style="yellow")
     text.append("Fix: ", style="bold")
-    text.append(cause.remedy, style="italic cyan")
+    text.append(in_own_words(profiler, cause.remedy), style="italic cyan")
     if explanation.hint:
         text.append("\nTo see more, profile with ", style="dim")
         text.append(explanation.hint, style="cyan")

@@ -100,6 +100,8 @@ class RawPane(FullHeightPane):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="raw.filter",
                 tooltip="Filter the metrics by a substring or a regular expression on the name."),
+        Binding("escape", "clear_filter", "Clear filter", id="raw.clear-filter",
+                tooltip="Clear the filter (without one, escape goes back to the kernels)."),
     ]
 
     def __init__(self, **kwargs: object) -> None:
@@ -156,10 +158,20 @@ class RawPane(FullHeightPane):
         count.append(" · base units, as ncu --page raw --print-units base", style="dim")
         self.query_one("#raw-count", Static).update(count)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape clears a filter first; without one it goes on to the screen (back)."""
+        if action == "clear_filter":
+            return bool(self.query_one("#raw-filter", Input).value)
+        return True
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#raw-filter", Input).value = ""
+
     @on(Input.Changed, "#raw-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.pattern = metric_filter(event.value)
         self._fill()
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#raw-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:

@@ -33,8 +33,13 @@ LINEINFO_HINT = (
     "  ncu --set full --import-source yes -o report ./app"
 )
 NO_LINE_INFO = (
-    "No line information: only the SASS can be shown. Build with -lineinfo (nvcc) and profile "
-    "with --import-source yes to see the source lines."
+    "No line information: the kernel's cubin has no line table, so no instruction maps to a "
+    "source line and the source lines' metric columns are empty. Build with -lineinfo (nvcc) "
+    "and profile with --import-source yes to see the source lines."
+)
+NOT_FROM_FILE = (
+    "No instruction of this kernel comes from this file's lines, so its metric columns are "
+    "empty (f: next file)."
 )
 KEYS = "enter: jump source ↔ SASS · ] [: hot lines · s: source/SASS · f: next file"
 
@@ -119,7 +124,7 @@ class SourcePane(FullHeightPane):
                                style="dim"))
             return
         self.listing_data = source
-        self.view = "source" if source.files else "sass"
+        self.view = "source" if source.files and source.has_line_info else "sass"
         self.file_index = 0
         self.listing.display = True
         self.query_one("#source-row", Static).display = True
@@ -171,12 +176,23 @@ class SourcePane(FullHeightPane):
             text.append(f"Source: {current.name}", style="bold")
             if len(source.files) > 1:
                 text.append(f" ({self.file_index + 1} of {len(source.files)} files)")
-        if not source.disassembled:
-            text.append("\n" + NO_DISASSEMBLER, style="yellow")
-        elif not source.has_line_info:
-            text.append("\n" + NO_LINE_INFO, style="yellow")
+        why = self._why_empty()
+        if why:
+            text.append("\n" + why, style="yellow")
         text.append(f"\n{KEYS}", style="dim")
         return text
+
+    def _why_empty(self) -> str:
+        """Why a column of the current listing is empty, when one is."""
+        source = self.listing_data
+        assert source is not None
+        if self.view == "sass" or not source.files:
+            return "" if source.disassembled else NO_DISASSEMBLER
+        if not source.has_line_info:
+            return NO_LINE_INFO
+        if not any(row.values for row in source.files[self.file_index].rows):
+            return NOT_FROM_FILE
+        return ""
 
     @on(SourceListing.Moved)
     def _moved(self, event: SourceListing.Moved) -> None:

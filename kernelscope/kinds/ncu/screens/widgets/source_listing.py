@@ -255,6 +255,8 @@ class SourceListing(ScrollView, can_focus=True):
         hot = [i for i, r in enumerate(self.rows) if r.hot]
         if not hot:
             self.app.bell()
+            self.notify("No hot line here: no line of this listing holds counted samples or "
+                        "instructions.", timeout=3)
             return
         after = [i for i in hot if (i > self.cursor if step > 0 else i < self.cursor)]
         target = (after[0] if step > 0 else after[-1]) if after else (
