@@ -35,7 +35,7 @@ from kernelscope.kinds.join.render.join_text import (
 CSV_COLUMNS = (
     "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
     "profiled", "ncu_ids", "bottleneck", "top_flags", "headroom", "potential_saving_ns",
-    "weak_estimate", "one_time", "nvtx_range", "ncu_command",
+    "weak_estimate", "one_time", "nvtx_range", "ncu_command", "duration_ratio", "explained",
 )
 
 
@@ -89,6 +89,7 @@ def join_csv(join: JoinReport, top: int | None = None) -> str:
             " ".join(f"{r}:{i}" for r, i in d["ncu_ids"]), d["bottleneck"],
             "; ".join(d["top_flags"]), d["headroom"], None if saving is None else round(saving),
             d["weak_estimate"], d["one_time"], d["nvtx_range"], d.get("ncu_command"),
+            d.get("duration_ratio"), d.get("explained"),
         ])
     return csv_text(CSV_COLUMNS, rows)
 
@@ -148,9 +149,20 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
     return [*lines, ""]
 
 
+def nothing_matched_line(join: JoinReport) -> str:
+    """The first line of a join in which no profiled kernel matches (plain text)."""
+    return ("No kernel matched: no kernel of "
+            + ", ".join(safe_text(r.path.name) for r in join.kernel_reports)
+            + f" runs on {safe_text(join.timeline_path.name)}")
+
+
 def join_markdown(join: JoinReport, top: int | None = None) -> str:
-    lines = [f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined with "
-             + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports), ""]
+    if join.nothing_matched:
+        head = f"# {inline(nothing_matched_line(join))}"
+    else:
+        head = (f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined "
+                "with " + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports))
+    lines = [head, ""]
     lines.append(
         f"Timeline: {plural(sum(f.instances for f in join.kernels.families), 'kernel')} in "
         f"{plural(len(join.kernels.families), 'family', 'families')}, "
@@ -189,7 +201,9 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
 
 def print_join_summary(join: JoinReport, console: Console) -> None:
     """``kernelscope summary join …``: the ranking as a table, then the families nobody
-    profiled (gain unknown) by time."""
+    profiled (gain unknown) by time; first, where no kernel matched, that none did."""
+    if join.nothing_matched:
+        console.print(f"[bold]{escape(nothing_matched_line(join))}[/]")
     console.print(f"[bold]What to fix first[/]: {escape(safe_text(join.timeline_path.name))} + "
                   + ", ".join(escape(safe_text(r.path.name)) for r in join.kernel_reports))
     t = Table(*RANKING_HEADERS)
