@@ -66,8 +66,9 @@ class Tools:
                       ctx: Context | None = None) -> Answer:
         """A report's essentials, as `kernelscope summary` shows them: a kernel report's
         families ranked by time (shares, median launch's bottleneck and top flag), a
-        timeline's overview (GPU busy, gaps and their causes, findings, top kernels, NVTX
-        ranges), or a folder of per-rank traces' straggler and ranks."""
+        timeline's overview (Nsight Systems or PyTorch profiler: GPU busy, gaps and their
+        causes, findings, top kernels, NVTX ranges), or a folder of per-rank traces'
+        straggler and ranks."""
         return await self._ask("summary", lambda: {"path": self._path(path)}, cursor, ctx)
 
     async def kernel(self, path: str, kernel_id: int, panes: list[str] | None = None,
@@ -83,9 +84,10 @@ class Tools:
                        window_start_ns: int | None = None, window_end_ns: int | None = None,
                        cursor: str | None = None, ctx: Context | None = None
                        ) -> Answer:
-        """A timeline: section overview (busy %, the longest idle gaps with their causes,
-        findings, NVTX ranges, top kernels, CUDA graphs), one list a page at a time (gaps,
-        kernels, nvtx, findings, gpu_metrics), or steps (each process's step count, how they
+        """A timeline (Nsight Systems or PyTorch profiler): section overview (busy %, the
+        longest idle gaps with their causes, findings, NVTX ranges, top kernels, CUDA
+        graphs), one list a page at a time (gaps, kernels, nvtx, findings, gpu_metrics), or
+        steps (each process's step count, how they
         were found and the median step time). The window (ns, the report's clock, as the
         gaps' start_ns) keeps only the gaps inside it."""
         return await self._ask("timeline", lambda: {
@@ -127,10 +129,12 @@ class Tools:
         return await self._ask("metrics", lambda: {
             "path": self._path(path), "kernel_id": kernel_id, "pattern": pattern}, cursor, ctx)
 
-    async def ncu_command(self, trace: str, family: str, ctx: Context | None = None
+    async def ncu_command(self, trace: str, family: int | str, ctx: Context | None = None
                           ) -> Answer:
         """The exact ncu command that profiles a representative launch of a timeline's
-        kernel family (family: its index on the timeline, or a regex on its name)."""
+        kernel family (family: its index on the timeline, as a number, or a regex on its
+        name); the trace is any timeline the join reads (Nsight Systems or PyTorch
+        profiler)."""
         return await self._ask("ncu_command", lambda: {
             "trace": self._path(trace), "family": family}, None, ctx)
 
