@@ -129,13 +129,17 @@ def steps(path: Path, progress: Progress) -> dict[str, Any]:
 
 
 def diff(before: Path, after: Path, pattern: str | None, gate_pct: float | None, start: int,
-         question: str, progress: Progress) -> dict[str, Any]:
+         question: str, progress: Progress, *, pairs: Sequence[str] = ()) -> dict[str, Any]:
     """The diff's JSON export: the matched pairs a page at a time (without their metrics
-    and roofline points), the rest shortened, and the gate's verdict for ``gate_pct``."""
+    and roofline points), the rest shortened, and the gate's verdict for ``gate_pct``;
+    ``pairs`` (``BEFORE=AFTER``) pairs kernels by hand, as ``--pair``."""
+    from kernelscope.kinds.diff.analysis.matching import parse_pair
+
     if gate_pct is not None and not gate_pct >= 0:
         raise ReportError("fail_if_slower_pct takes a percentage of 0 or more.")
     doc, failure = export_document([before, after], progress, subcommand="diff",
-                                   pattern=pattern, fail_if_slower=gate_pct)
+                                   pattern=pattern, fail_if_slower=gate_pct,
+                                   pairs=tuple(parse_pair(p) for p in pairs))
     for pair in doc["pairs"]:
         pair.pop("metrics", None)
         pair.pop("roofline", None)

@@ -95,14 +95,17 @@ class Tools:
             "window_start_ns": window_start_ns, "window_end_ns": window_end_ns}, cursor, ctx)
 
     async def diff(self, before: str, after: str, filter: str | None = None,
-                   fail_if_slower_pct: float | None = None, cursor: str | None = None,
-                   ctx: Context | None = None) -> Answer:
+                   fail_if_slower_pct: float | None = None, pairs: list[str] | None = None,
+                   cursor: str | None = None, ctx: Context | None = None) -> Answer:
         """Before and after (two kernel reports or two timelines): matched kernel pairs
-        with speedups, label transitions, flags resolved and new; families; and with
-        fail_if_slower_pct the CI gate's verdict. filter is a regex on kernel names."""
+        with speedups, label transitions, flags resolved and new; families; whether the
+        GPUs differ; and with fail_if_slower_pct the CI gate's verdict. filter is a regex on
+        kernel names; pairs pairs kernels by hand, each "BEFORE=AFTER" (a kernel ID or name
+        on each side), as the CLI's --pair."""
         return await self._ask("diff", lambda: {
             "before": self._path(before), "after": self._path(after),
-            "filter": filter or None, "fail_if_slower_pct": fail_if_slower_pct}, cursor, ctx)
+            "filter": filter or None, "fail_if_slower_pct": fail_if_slower_pct,
+            "pairs": list(pairs or [])}, cursor, ctx)
 
     async def join(self, trace: str, kernel_reports: list[str], cursor: str | None = None,
                    ctx: Context | None = None) -> Answer:

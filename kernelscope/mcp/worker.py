@@ -34,7 +34,8 @@ def _answers() -> dict[str, Answer]:
         "timeline": lambda a, s, q, p: answers.timeline(
             Path(a["path"]), a["section"], a["window_start_ns"], a["window_end_ns"], s, q, p),
         "diff": lambda a, s, q, p: answers.diff(
-            Path(a["before"]), Path(a["after"]), a["filter"], a["fail_if_slower_pct"], s, q, p),
+            Path(a["before"]), Path(a["after"]), a["filter"], a["fail_if_slower_pct"], s, q, p,
+            pairs=a.get("pairs", [])),
         "join": lambda a, s, q, p: answers.join(
             Path(a["trace"]), paths(a, "kernel_reports"), s, q, p),
         "ranks": lambda a, s, q, p: answers.ranks(paths(a, "paths"), s, q, p),

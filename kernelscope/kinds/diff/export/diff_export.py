@@ -100,8 +100,10 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
     before, after = diff.paths
     console.print(
         f"[bold]{escape(before.name)} → {escape(after.name)}[/]: summed "
-        f"kernel time {escape(summed_text(diff.summed))}"
+        f"kernel time {escape(summed_text(diff.summed, diff.devices))}"
     )
+    if diff.devices.sentence:
+        console.print(f"[bold]{escape(diff.devices.sentence)}[/]")
     if isinstance(diff, KernelDiff):
         t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,
                   pad_edge=False)

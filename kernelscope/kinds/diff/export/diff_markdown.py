@@ -52,17 +52,16 @@ NVTX_ROWS = 30
 def _title(diff: KernelDiff | TimelineDiff) -> list[str]:
     what = "kernel reports" if isinstance(diff, KernelDiff) else "timelines"
     before, after = diff.paths
-    return [
-        f"# Before and after: {inline(before.name)} → {inline(after.name)}",
-        "",
-        f"Two {what} compared by kernelscope.",
-        "",
-    ]
+    lines = [f"# Before and after: {inline(before.name)} → {inline(after.name)}", ""]
+    sentence = diff.devices.sentence
+    if sentence:
+        lines += [f"**{inline(sentence)}**", ""]
+    return [*lines, f"Two {what} compared by kernelscope.", ""]
 
 
 def _summed(diff: KernelDiff | TimelineDiff) -> str:
     scope = f" of the kernels matching {code(diff.pattern)}" if diff.pattern else ""
-    return f"- Summed kernel time{scope}: {summed_text(diff.summed)}"
+    return f"- Summed kernel time{scope}: {summed_text(diff.summed, diff.devices)}"
 
 
 def _kernel_line(diff: KernelDiff, kernel: AnalyzedKernel) -> str:

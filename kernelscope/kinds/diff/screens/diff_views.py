@@ -48,7 +48,7 @@ def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
     line = Text()
     line.append(f"{before.name} → {after.name}", style="bold")
     scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
-    line.append(f" · summed kernel time{scope} {summed_text(diff.summed)}")
+    line.append(f" · summed kernel time{scope} {summed_text(diff.summed, diff.devices)}")
     return line
 
 
