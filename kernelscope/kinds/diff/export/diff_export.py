@@ -21,6 +21,7 @@ from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     family_row,
+    kernel_names,
     pair_row,
     pct_pair,
     summed_text,
@@ -118,6 +119,7 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
     console.print(f"GPU busy {pct_pair(diff.busy.before.pct, diff.busy.after.pct)}")
     t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
               pad_edge=False)
+    names = kernel_names(diff.families)
     for family in diff.families[:15]:
-        t.add_row(*(escape(c) for c in family_row(family, 40)))
+        t.add_row(*(escape(c) for c in family_row(family, 40, names)))
     console.print(t)

@@ -19,6 +19,7 @@ from kernelscope.kinds.diff.render.diff import (
     TIME_HEADERS,
     busy_text,
     family_row,
+    kernel_names,
     label_text,
     moved_text,
     pair_roofline,
@@ -208,7 +209,7 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         "",
         "## Kernel families",
         "",
-        table(FAMILY_HEADERS, (family_row(f) for f in diff.families), "lrrrrrr"),
+        table(FAMILY_HEADERS, _family_rows(diff), "lrrrrrr"),
         "",
         "## Unmatched kernels",
         "",
@@ -231,6 +232,13 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+def _family_rows(diff: KernelDiff | TimelineDiff, width: int = 48) -> list[list[str]]:
+    """The families' rows, each kernel named by the short names of every kernel of the table
+    (spelled out until they differ, as a summary names them): no two rows read alike."""
+    names = kernel_names(diff.families)
+    return [family_row(f, width, names) for f in diff.families]
+
+
 def _time_table(rows: Sequence[TimeChange], headers: Sequence[str] = TIME_HEADERS) -> str:
     if not rows:
         return "None in either report."
@@ -250,7 +258,7 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
         "",
         "## Kernel families",
         "",
-        table(FAMILY_HEADERS, (family_row(f, 60) for f in diff.families), "lrrrrrr")
+        table(FAMILY_HEADERS, _family_rows(diff, 60), "lrrrrrr")
         if diff.families else "No kernels in either report.",
         "",
         "## Launches",
