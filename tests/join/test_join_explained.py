@@ -31,6 +31,7 @@ from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.analysis.timeline_families import timeline_families
 from kernelscope.kinds.join.screens.join_screen import JoinScreen
 from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.findings import findings
 from kernelscope.timeline.analysis.unified_memory import overlapping, unified_migrations
 from kernelscope.tui.cli import main
 from tests.conftest import SAMPLES, read_csv_xz
@@ -185,3 +186,21 @@ def test_the_screen_title_says_nothing_matched(tmp_path: Path) -> None:
     title = JoinScreen(join, opener=None, export_name="join.md").title_line()  # type: ignore[arg-type]
     assert title.startswith("kernelscope · no kernel matched: no kernel of zoo_a.ncu-rep runs "
                             "on join_trace.sqlite")
+
+
+def test_the_timeline_names_the_migrations_with_their_remedy(nthu: Path) -> None:
+    """The timeline's own finding: one row per direction, as ``nsys stats``
+    ``cuda_gpu_mem_time_sum`` and ``cuda_gpu_mem_size_sum`` count them (MB = 10^6 bytes)."""
+    found = {f.id: f for f in findings(open_report(nthu))}
+    finding = found["unified-memory-migrations"]
+    times = mem_time_sum()
+    name = NTHU.removesuffix(".sqlite.xz") + "_cuda_gpu_mem_size_sum.csv.xz"
+    text = lzma.decompress((require_wild() / "oracle" / "nsys" / name).read_bytes()).decode()
+    sizes = {r["Operation"]: float(r["Total (MB)"]) for r in csv.DictReader(io.StringIO(text))}
+    rows = {r["operation"]: r for r in finding.rows}
+    assert set(rows) == {op for op in times if "Unified" in op}
+    for operation, row in rows.items():
+        assert (row["count"], row["total_ns"]) == times[operation]
+        assert round(row["bytes"] / 1e6, 3) == sizes[operation]
+    assert finding.title.startswith("5,510 unified-memory migrations (32.53 ms of GPU time)")
+    assert "cudaMemPrefetchAsync" in finding.advice and "cudaMemAdvise" in finding.advice

@@ -40,6 +40,27 @@ def unified_migrations(report: NsysReport) -> pl.DataFrame:
     return copies.filter(is_unified()).select("start", "end", "device_id", "bytes", "copy_kind")
 
 
+MIGRATION_HEADERS = {"operation": "Operation", "count": "Count", "total_ns": "Total Time (ns)",
+                     "bytes": "Total (bytes)"}
+"""The columns of the unified-memory finding's rows (one per direction)."""
+
+
+def migration_rows(migrations: pl.DataFrame) -> pl.DataFrame:
+    """Per direction (nsys's operation name), the migrations, their GPU time and bytes,
+    the most time first."""
+    labels = {11: "Host-to-Device", 12: "Device-to-Host", 13: "Device-to-Device"}
+    return (
+        migrations.group_by("copy_kind")
+        .agg(pl.len().cast(pl.Int64).alias("count"),
+             (pl.col("end") - pl.col("start")).sum().alias("total_ns"),
+             pl.col("bytes").sum().alias("bytes"))
+        .with_columns(("[CUDA memcpy Unified " + pl.col("copy_kind").replace_strict(
+            labels, default="Unknown", return_dtype=pl.String) + "]").alias("operation"))
+        .sort(["total_ns", "copy_kind"], descending=[True, False])
+        .select(*MIGRATION_HEADERS)
+    )
+
+
 def overlapping(migrations: pl.DataFrame, starts: Sequence[int], durations: Sequence[int]
                 ) -> tuple[int, int]:
     """(how many migrations, ns of migration time) that ran while one of the intervals
