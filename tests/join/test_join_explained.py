@@ -32,6 +32,7 @@ from kernelscope.kinds.join.analysis.timeline_families import timeline_families
 from kernelscope.kinds.join.screens.join_screen import JoinScreen
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.findings import findings
+from kernelscope.timeline.analysis.gap_causes import explain_gaps
 from kernelscope.timeline.analysis.unified_memory import overlapping, unified_migrations
 from kernelscope.tui.cli import main
 from tests.conftest import SAMPLES, read_csv_xz
@@ -204,3 +205,17 @@ def test_the_timeline_names_the_migrations_with_their_remedy(nthu: Path) -> None
         assert round(row["bytes"] / 1e6, 3) == sizes[operation]
     assert finding.title.startswith("5,510 unified-memory migrations (32.53 ms of GPU time)")
     assert "cudaMemPrefetchAsync" in finding.advice and "cudaMemAdvise" in finding.advice
+
+
+def test_a_gap_that_ends_at_a_migration_says_so(nthu: Path) -> None:
+    """Gaps ended by a migration have no launching call: the reason names the migration
+    (each such gap's end is a ``[CUDA memcpy Unified …]`` start in the export)."""
+    report = open_report(nthu)
+    starts = {(int(d), int(s)) for d, s in unified_migrations(report).select(
+        "device_id", "start").iter_rows()}
+    gaps = explain_gaps(report)
+    ended = [g for g in gaps if (g.device, g.end_ns) in starts]
+    assert ended and all(g.cause == "unknown" and "unified-memory migration" in g.reason
+                         for g in ended)
+    assert not [g for g in gaps if (g.device, g.end_ns) not in starts
+                and "unified-memory migration" in g.reason]
