@@ -75,13 +75,16 @@ TIMELINE_KINDS = ("nsys", "kineto")
 """The kinds the CLI exports as a timeline (``kernelscope export TRACE``)."""
 
 
-def summary(path: Path, start: int, question: str, progress: Progress) -> dict[str, Any]:
-    """What ``kernelscope summary PATH`` reads: a kernel report's families, a timeline's
-    overview (Nsight Systems or PyTorch profiler), a run's ranks; any other kind the CLI
-    summarises, its JSON export shortened."""
+def summary(path: Path, start: int, question: str, progress: Progress,
+            process: str | None = None) -> dict[str, Any]:
+    """What ``kernelscope summary PATH [--process P]`` reads: a kernel report's families (of
+    ``process`` only, when given), a timeline's overview (Nsight Systems or PyTorch
+    profiler), a run's ranks; any other kind the CLI summarises, its JSON export shortened."""
     kind = kind_for([path])
     if kind.name == "ncu":
-        return answers_ncu.ncu_summary(path, start, question, progress)
+        return answers_ncu.ncu_summary(path, start, question, progress, process)
+    if process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
     if kind.name in TIMELINE_KINDS:
         return timeline(path, "overview", None, None, start, question, progress)
     if kind.name == "ranks":

@@ -90,14 +90,20 @@ def family_entry(analyzed_report: AnalyzedReport, index: int) -> dict[str, Any]:
     return entry
 
 
-def ncu_summary(path: Path, start: int, question: str, progress: Progress) -> dict[str, Any]:
+def ncu_summary(path: Path, start: int, question: str, progress: Progress,
+                process: str | None = None) -> dict[str, Any]:
     """The report (without the device's attribute table) and its families, largest first,
-    a page at a time."""
+    a page at a time; with ``process`` (an id or a name, as ``summary --process``) only the
+    families with a launch in it."""
     with opened_report(path, progress) as report:
         analyzed_report = analysed(report, progress)
+        chosen = analyzed_report.select_families(process=process)
+        if process and not chosen:
+            raise ReportError(f"No kernel of {safe_text(path.name)} ran in process "
+                              f"{process!r}.")
         head = report_dict(analyzed_report)
         head["device"] = {k: v for k, v in head["device"].items() if k != "attributes"}
-        entries = [family_entry(analyzed_report, f.index) for f in analyzed_report.families]
+        entries = [family_entry(analyzed_report, f.index) for f in chosen]
     families, paging = page(entries, start, question)
     return {"schema": SCHEMA, "report": head, "families": families, "page": paging}
 

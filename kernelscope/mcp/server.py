@@ -62,14 +62,16 @@ class Tools:
             return failed  # type: ignore[return-value]
         return answer
 
-    async def summary(self, path: str, cursor: str | None = None,
+    async def summary(self, path: str, process: str | None = None, cursor: str | None = None,
                       ctx: Context | None = None) -> Answer:
         """A report's essentials, as `kernelscope summary` shows them: a kernel report's
         families ranked by time (shares, median launch's bottleneck and top flag), a
         timeline's overview (Nsight Systems or PyTorch profiler: GPU busy, gaps and their
         causes, findings, top kernels, NVTX ranges), or a folder of per-rank traces'
-        straggler and ranks."""
-        return await self._ask("summary", lambda: {"path": self._path(path)}, cursor, ctx)
+        straggler and ranks. process (a kernel report's: a process id or name, as the CLI's
+        --process) keeps the families with a launch in it."""
+        return await self._ask("summary", lambda: {"path": self._path(path),
+                                                   "process": process or None}, cursor, ctx)
 
     async def kernel(self, path: str, kernel_id: int, panes: list[str] | None = None,
                      source: bool = False, ctx: Context | None = None) -> Answer:

@@ -28,7 +28,8 @@ def _answers() -> dict[str, Answer]:
         return [Path(p) for p in args[key]]
 
     return {
-        "summary": lambda a, s, q, p: answers.summary(Path(a["path"]), s, q, p),
+        "summary": lambda a, s, q, p: answers.summary(Path(a["path"]), s, q, p,
+                                                      a.get("process")),
         "kernel": lambda a, s, q, p: answers_ncu.kernel_answer(
             Path(a["path"]), a["kernel_id"], a["panes"], a["source"], p),
         "timeline": lambda a, s, q, p: answers.timeline(

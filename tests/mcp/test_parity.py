@@ -64,6 +64,16 @@ def metric_rows(answer: dict[str, Any], doc: dict[str, Any]) -> tuple[Any, Any]:
     return rows, doc["kernels"][0]["metrics"]
 
 
+def families_of_kernels(answer: dict[str, Any], doc: dict[str, Any]) -> tuple[Any, Any]:
+    """A summary of one process against the export of that process (``--process``): the
+    export's families with a kernel it kept, as ``kernelscope summary --process`` lists
+    them."""
+    kept = {k["id"] for k in doc["kernels"]}
+    families = [f for f in doc["families"] if kept & set(f["ids"])]
+    assert families
+    return answer["families"], families
+
+
 def unprofiled_entry(answer: dict[str, Any], doc: dict[str, Any]) -> tuple[Any, Any]:
     """An ncu_command answer against the join's JSON: the family's ``unprofiled`` entry (the
     command depends on the timeline alone)."""
@@ -91,6 +101,12 @@ class Case:
 
 CASES = (
     Case("summary", {"path": NCU}, ("export", whole(NCU), "-f", "json")),
+    Case("summary", {"path": "ncu/multi_process.ncu-rep.xz", "process": "nope"},
+         ("summary", whole("ncu/multi_process.ncu-rep.xz"), "--process", "nope")),
+    Case("summary", {"path": "ncu/multi_process.ncu-rep.xz", "process": "6163"},
+         ("export", whole("ncu/multi_process.ncu-rep.xz"), "--process", "6163", "-f", "json"),
+         families_of_kernels),
+    Case("summary", {"path": NSYS, "process": "1"}, ("summary", whole(NSYS), "--process", "1")),
     Case("summary", {"path": NSYS}, ("export", whole(NSYS), "-f", "json")),
     Case("summary", {"path": KINETO}, ("export", whole(KINETO), "-f", "json")),
     Case("summary", {"path": NSYS_RANKS}, ("export", whole(NSYS_RANKS), "-f", "json")),
