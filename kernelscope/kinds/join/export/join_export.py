@@ -18,6 +18,7 @@ from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.join.analysis import JoinInputs, JoinReport, RankedItem, analyse_join
+from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import (
     Label,
@@ -149,6 +150,17 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
     return [*lines, ""]
 
 
+def _unexplained_note(join: JoinReport) -> str:
+    """What a row whose kernel report does not explain the timeline means (only where one
+    is)."""
+    if all(item.explained for item in join.ranking):
+        return ""
+    return (" Where a family's time per launch on the timeline and its kernel report's "
+            f"duration are more than {JOIN_THRESHOLDS.duration_apart:g}× apart, the report "
+            "measured something else: its headroom is not applied (\"not applied\"), and the "
+            "row's details say what usually explains it.")
+
+
 def nothing_matched_line(join: JoinReport) -> str:
     """The first line of a join in which no profiled kernel matches (plain text)."""
     return ("No kernel matched: no kernel of "
@@ -174,7 +186,7 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
     lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
               "stats` prints it); saving = total × headroom, the headroom measured by the "
               "kernel reports (≤: idle or copy time, a bound). Ranked by what fixing it could "
-              "save; one-time costs last.", ""]
+              "save; one-time costs last." + _unexplained_note(join), ""]
     lines.append(table(RANKING_HEADERS, ranking_rows(join, top), "rlllrrrrrl"))
     if join.unprofiled:
         lines += ["", "## Not profiled: gain unknown, by time", "", UNPROFILED_NOTE, ""]
