@@ -71,6 +71,7 @@ def test_the_headline_and_a_speedup_say_across_gpus(capsys) -> None:
     assert headline.endswith("× across GPUs)")
     row = next(line for line in out.splitlines() if line.startswith("| 0 distribution"))
     assert "× across GPUs |" in row
+    assert "× faster, across GPUs)" in out  # the case record's Re-measure
     code, out = run(capsys, "summary", "diff", wild(GH200), wild(RTX3070))
     assert out.splitlines()[1].startswith("Different GPUs (name, SM count, clock, memory clock)")
 

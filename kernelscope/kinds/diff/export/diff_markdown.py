@@ -12,6 +12,7 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import fit_name
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
+from kernelscope.kinds.diff.analysis.devices import CROSS_DEVICE
 from kernelscope.kinds.diff.analysis.kernels import HAND, KernelDiff, KernelPair
 from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
@@ -25,6 +26,7 @@ from kernelscope.kinds.diff.render.diff import (
     pair_roofline,
     pair_row,
     pct_pair,
+    speedup_text,
     summed_text,
     time_row,
     top_moves,
@@ -99,7 +101,8 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     verdict = ("faster" if speed > 1 else "slower" if speed < 1 else "as fast") if speed else ""
     remeasure = [
         f"- Duration: {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)} "
-        f"({fmt_change(pair.change_pct)}; {fmt_speedup(speed)} {verdict})".rstrip(),
+        f"({fmt_change(pair.change_pct)}; {fmt_speedup(speed)} {verdict}".rstrip()
+        + (f", {CROSS_DEVICE})" if not diff.devices.same else ")"),
     ]
     for c in top_moves(pair.metrics):
         remeasure.append(
@@ -147,7 +150,7 @@ def _pair_section(diff: KernelDiff, pair: KernelPair, record: str) -> list[str]:
         f"{inline(fit_name(diff.short_name(new), 40))} (ID {new.id})",
         "",
         f"- {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: "
-        f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})",
+        f"{speedup_text(pair.speedup, diff.devices)} ({fmt_change(pair.change_pct)})",
         f"- Bottleneck: {inline(label_text(pair))}",
         f"- Flags resolved: {', '.join(code(f) for f in pair.flags_resolved) or 'none'}",
         f"- Flags new: {', '.join(code(f) for f in pair.flags_new) or 'none'}",
