@@ -32,12 +32,17 @@ def is_unified() -> pl.Expr:
 
 
 def unified_migrations(report: NsysReport) -> pl.DataFrame:
-    """The migrations among ``report.memcpy`` (start, end, device_id, bytes, copy_kind)."""
+    """The migrations among ``report.memcpy`` (start, end, device_id, bytes, copy_kind;
+    bytes null where the reader kept no sizes, as the ranks' reduced reader does)."""
     copies = report.memcpy
     if not copies.height or "copy_kind" not in copies.columns:
-        return pl.DataFrame(schema={"start": pl.Int64, "end": pl.Int64, "device_id": pl.Int64,
-                                    "bytes": pl.Int64, "copy_kind": pl.Int64})
-    return copies.filter(is_unified()).select("start", "end", "device_id", "bytes", "copy_kind")
+        return pl.DataFrame(schema=_MIGRATION_SCHEMA)
+    size = pl.col("bytes") if "bytes" in copies.columns else pl.lit(None, pl.Int64).alias("bytes")
+    return copies.filter(is_unified()).select("start", "end", "device_id", size, "copy_kind")
+
+
+_MIGRATION_SCHEMA = {"start": pl.Int64, "end": pl.Int64, "device_id": pl.Int64,
+                     "bytes": pl.Int64, "copy_kind": pl.Int64}
 
 
 MIGRATION_HEADERS = {"operation": "Operation", "count": "Count", "total_ns": "Total Time (ns)",
