@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.tui.cli import main
+from tests.conftest import SAMPLES
 from tests.ncu.oracle import parse_number
 from tests.wild.conftest import require_wild
 from tests.wild.oracles import ncu_raw
@@ -84,3 +85,20 @@ def test_one_gpu_model_on_both_sides_is_no_difference(capsys) -> None:
     assert doc["pairs"] == []  # VecAdd_kernel and kernel: no name or shape in common
     code, out = run(capsys, "diff", wild(RTX3070), wild(SAME_GPU), "-f", "md")
     assert "Different GPUs" not in out
+
+
+def test_two_timelines_from_different_gpus(capsys, tmp_path: Path) -> None:
+    """A timeline records each GPU's name and SM count (``TARGET_INFO_GPU``), no clocks: the
+    NTHU-SC trace (GeForce RTX 4070 SUPER) against the join sample (H200)."""
+    nthu = require_wild() / "nsys" / "NTHU-SC__ISC25-ICON-C__gpu.sqlite.xz"
+    trace = SAMPLES / "nsys" / "join_trace.sqlite.xz"
+    code, out = run(capsys, "diff", str(nthu), str(trace), "-f", "json")
+    assert code == 0
+    devices = json.loads(out)["devices"]
+    assert devices["before"] == [{"name": "NVIDIA GeForce RTX 4070 SUPER", "sm_count": 56,
+                                  "clock_khz": None, "memory_clock_khz": None}]
+    assert devices["after"][0]["name"] == "NVIDIA H200" and devices["after"][0]["sm_count"] == 132
+    assert devices["differ_in"] == ["name", "SM count"]
+    code, out = run(capsys, "diff", str(nthu), str(trace), "-f", "md")
+    assert ("**Different GPUs (name, SM count): before on NVIDIA GeForce RTX 4070 SUPER (56 "
+            "SMs), after on NVIDIA H200 (132 SMs)") in out
