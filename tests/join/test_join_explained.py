@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.kinds.join.analysis import build_join, open_join
+from kernelscope.kinds.join.analysis.duration_check import duration_check
 from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.analysis.timeline_families import timeline_families
 from kernelscope.kinds.join.screens.join_screen import JoinScreen
@@ -219,3 +220,24 @@ def test_a_gap_that_ends_at_a_migration_says_so(nthu: Path) -> None:
                          for g in ended)
     assert not [g for g in gaps if (g.device, g.end_ns) not in starts
                 and "unified-memory migration" in g.reason]
+
+
+def test_a_family_that_waited_on_migrations_is_blamed_on_them(nthu: Path) -> None:
+    """NTHU-SC's ``DeviceReduceKernel``: 20.84 ms on the timeline, with its launch overlapped
+    by thousands of migrations. Issue 34 quotes its kernel report (not in ../shared/wild):
+    2.04 ms a launch. Checked against that duration, the join blames the migrations and gives
+    the managed-memory remedy; against the timeline's own duration, it finds nothing apart."""
+    report = open_report(nthu)
+    migrations = unified_migrations(report)
+    reduce = next(f for f in timeline_families(report).families
+                  if f.short_name.startswith("DeviceReduceKernel"))
+    check = duration_check(reduce, [2.04e6], migrations)
+    assert check is not None and not check.explained and check.cause == "unified-memory"
+    assert check.ratio == pytest.approx(reduce.total_ns / 2.04e6)
+    assert (check.migrations, check.migration_ns) == overlapping(
+        migrations, reduce.starts, reduce.durations)
+    assert check.reason is not None and check.reason.startswith(
+        "the timeline's 20.84 ms a launch is 10.2× the kernel report's 2.040 ms")
+    assert check.remedy is not None and "cudaMemPrefetchAsync" in check.remedy
+    same = duration_check(reduce, [float(reduce.total_ns)], migrations)
+    assert same is not None and same.explained and same.reason is None
