@@ -71,17 +71,26 @@ def paged(doc: dict[str, Any], key: str, start: int, question: str) -> dict[str,
     return out
 
 
-def summary(path: Path, start: int, question: str, progress: Progress) -> dict[str, Any]:
-    """A kernel report's families, a timeline's overview, or a run's ranks."""
+TIMELINE_KINDS = ("nsys", "kineto")
+"""The kinds the CLI exports as a timeline (``kernelscope export TRACE``)."""
+
+
+def summary(path: Path, start: int, question: str, progress: Progress,
+            process: str | None = None) -> dict[str, Any]:
+    """What ``kernelscope summary PATH [--process P]`` reads: a kernel report's families (of
+    ``process`` only, when given), a timeline's overview (Nsight Systems or PyTorch
+    profiler), a run's ranks; any other kind the CLI summarises, its JSON export shortened."""
     kind = kind_for([path])
     if kind.name == "ncu":
-        return answers_ncu.ncu_summary(path, start, question, progress)
-    if kind.name == "nsys":
+        return answers_ncu.ncu_summary(path, start, question, progress, process)
+    if process:
+        raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
+    if kind.name in TIMELINE_KINDS:
         return timeline(path, "overview", None, None, start, question, progress)
     if kind.name == "ranks":
         return ranks([path], start, question, progress)
-    raise ReportError(f"{safe_text(path.name)} is a {kind.title}; summary reads one report, "
-                      "a trace or a folder of per-rank traces.")
+    doc, _ = export_document([path], progress)
+    return shortened(doc)
 
 
 def _in_window(gap: dict[str, Any], begin: int | None, end: int | None) -> bool:
@@ -96,8 +105,9 @@ def timeline(path: Path, section: str, begin: int | None, end: int | None, start
     if section not in TIMELINE_SECTIONS:
         raise ReportError(f"No timeline section is called {section!r}; choose one of "
                           f"{', '.join(TIMELINE_SECTIONS)}.")
-    if kind_for([path]).name != "nsys":
-        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep or .sqlite).")
+    if kind_for([path]).name not in TIMELINE_KINDS:
+        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
+                          "PyTorch profiler trace).")
     if section == "steps":
         return steps(path, progress)
     doc, _ = export_document([path], progress)
@@ -122,13 +132,17 @@ def steps(path: Path, progress: Progress) -> dict[str, Any]:
 
 
 def diff(before: Path, after: Path, pattern: str | None, gate_pct: float | None, start: int,
-         question: str, progress: Progress) -> dict[str, Any]:
+         question: str, progress: Progress, *, pairs: Sequence[str] = ()) -> dict[str, Any]:
     """The diff's JSON export: the matched pairs a page at a time (without their metrics
-    and roofline points), the rest shortened, and the gate's verdict for ``gate_pct``."""
+    and roofline points), the rest shortened, and the gate's verdict for ``gate_pct``;
+    ``pairs`` (``BEFORE=AFTER``) pairs kernels by hand, as ``--pair``."""
+    from kernelscope.core.options import parse_pair
+
     if gate_pct is not None and not gate_pct >= 0:
         raise ReportError("fail_if_slower_pct takes a percentage of 0 or more.")
     doc, failure = export_document([before, after], progress, subcommand="diff",
-                                   pattern=pattern, fail_if_slower=gate_pct)
+                                   pattern=pattern, fail_if_slower=gate_pct,
+                                   pairs=tuple(parse_pair(p) for p in pairs))
     for pair in doc["pairs"]:
         pair.pop("metrics", None)
         pair.pop("roofline", None)
@@ -160,21 +174,22 @@ def ranks(paths: Sequence[Path], start: int, question: str, progress: Progress
     return paged(doc, "ranks", start, question)
 
 
-def ncu_command(trace: Path, family: str, progress: Progress) -> dict[str, Any]:
+def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str, Any]:
     """The ncu command for each timeline family that ``family`` names (its index on the
-    timeline, or a regex on its name), as the join writes it for an unprofiled family."""
+    timeline, as a number or digits, or a regex on its name), as the join writes it for an
+    unprofiled family; the trace is any timeline the join reads."""
     from kernelscope.kinds.join.analysis import build_join
-    from kernelscope.kinds.nsys.model.opener import open_report
-    from kernelscope.timeline.analysis.timeline_data import TimelineData
 
-    if kind_for([trace]).name != "nsys":
-        raise ReportError(f"{safe_text(trace.name)} is not a timeline (.nsys-rep or .sqlite); "
-                          "ncu_command reads the launches from one.")
-    regex = None if family.isdigit() else kernel_filter(family)
+    if kind_for([trace]).name not in TIMELINE_KINDS:
+        raise ReportError(f"{safe_text(trace.name)} is not a timeline (.nsys-rep, .sqlite or a "
+                          "PyTorch profiler trace); ncu_command reads the launches from one.")
+    text = str(family)
+    index = int(text) if text.isdigit() else None
+    regex = None if index is not None else kernel_filter(text)
     progress(0, None, f"reading {safe_text(trace.name)}")
-    join = build_join(TimelineData(open_report(trace)), [])  # (the worker exits after)
+    join = build_join(_timeline_data(trace), [])  # (the worker exits after)
     items = [i for i in (*join.ranking, *join.unprofiled) if i.kind == "kernel"]
-    chosen = [i for i in items if (i.timeline_family == int(family) if regex is None
+    chosen = [i for i in items if (i.timeline_family == index if regex is None
                                    else regex.search(i.name or "") or regex.search(i.title))]
     if not chosen:
         raise ReportError(f"No kernel family of {safe_text(trace.name)} is {family!r}; give "
@@ -184,6 +199,19 @@ def ncu_command(trace: Path, family: str, progress: Progress) -> dict[str, Any]:
          "instances": i.instances, "total_ns": i.total_ns, "nvtx_range": i.nvtx,
          "ncu_command": i.ncu_command} for i in chosen[:SHORT_LIST]],
         "matched": len(chosen)}
+
+
+def _timeline_data(trace: Path) -> Any:
+    """The timeline's data as the join reads it (a Nsight Systems or PyTorch profiler
+    trace)."""
+    if kind_for([trace]).name == "kineto":
+        from kernelscope.kinds.kineto.analysis.timeline import open_kineto
+
+        return open_kineto(trace)
+    from kernelscope.kinds.nsys.model.opener import open_report
+    from kernelscope.timeline.analysis.timeline_data import TimelineData
+
+    return TimelineData(open_report(trace), trace)
 
 
 def report_record(path: Path, progress: Progress) -> str:

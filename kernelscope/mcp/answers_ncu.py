@@ -36,10 +36,12 @@ def kernel_answers(path: Path) -> Any:
     return kind.part("answers")
 
 
-def ncu_summary(path: Path, start: int, question: str, progress: Progress) -> dict[str, Any]:
+def ncu_summary(path: Path, start: int, question: str, progress: Progress,
+                process: str | None = None) -> dict[str, Any]:
     """The report (without the device's attribute table) and its families, largest first,
-    a page at a time."""
-    head, entries = kernel_answers(path).summary(path, progress)
+    a page at a time; with ``process`` (an id or a name, as ``summary --process``) only the
+    families with a launch in it."""
+    head, entries = kernel_answers(path).summary(path, progress, process)
     families, paging = page(entries, start, question)
     return {**head, "families": families, "page": paging}
 

@@ -62,13 +62,16 @@ class Tools:
             return failed  # type: ignore[return-value]
         return answer
 
-    async def summary(self, path: str, cursor: str | None = None,
+    async def summary(self, path: str, process: str | None = None, cursor: str | None = None,
                       ctx: Context | None = None) -> Answer:
         """A report's essentials, as `kernelscope summary` shows them: a kernel report's
         families ranked by time (shares, median launch's bottleneck and top flag), a
-        timeline's overview (GPU busy, gaps and their causes, findings, top kernels, NVTX
-        ranges), or a folder of per-rank traces' straggler and ranks."""
-        return await self._ask("summary", lambda: {"path": self._path(path)}, cursor, ctx)
+        timeline's overview (Nsight Systems or PyTorch profiler: GPU busy, gaps and their
+        causes, findings, top kernels, NVTX ranges), or a folder of per-rank traces'
+        straggler and ranks. process (a kernel report's: a process id or name, as the CLI's
+        --process) keeps the families with a launch in it."""
+        return await self._ask("summary", lambda: {"path": self._path(path),
+                                                   "process": process or None}, cursor, ctx)
 
     async def kernel(self, path: str, kernel_id: int, panes: list[str] | None = None,
                      source: bool = False, ctx: Context | None = None) -> Answer:
@@ -83,9 +86,10 @@ class Tools:
                        window_start_ns: int | None = None, window_end_ns: int | None = None,
                        cursor: str | None = None, ctx: Context | None = None
                        ) -> Answer:
-        """A timeline: section overview (busy %, the longest idle gaps with their causes,
-        findings, NVTX ranges, top kernels, CUDA graphs), one list a page at a time (gaps,
-        kernels, nvtx, findings, gpu_metrics), or steps (each process's step count, how they
+        """A timeline (Nsight Systems or PyTorch profiler): section overview (busy %, the
+        longest idle gaps with their causes, findings, NVTX ranges, top kernels, CUDA
+        graphs), one list a page at a time (gaps, kernels, nvtx, findings, gpu_metrics), or
+        steps (each process's step count, how they
         were found and the median step time). The window (ns, the report's clock, as the
         gaps' start_ns) keeps only the gaps inside it."""
         return await self._ask("timeline", lambda: {
@@ -93,14 +97,17 @@ class Tools:
             "window_start_ns": window_start_ns, "window_end_ns": window_end_ns}, cursor, ctx)
 
     async def diff(self, before: str, after: str, filter: str | None = None,
-                   fail_if_slower_pct: float | None = None, cursor: str | None = None,
-                   ctx: Context | None = None) -> Answer:
+                   fail_if_slower_pct: float | None = None, pairs: list[str] | None = None,
+                   cursor: str | None = None, ctx: Context | None = None) -> Answer:
         """Before and after (two kernel reports or two timelines): matched kernel pairs
-        with speedups, label transitions, flags resolved and new; families; and with
-        fail_if_slower_pct the CI gate's verdict. filter is a regex on kernel names."""
+        with speedups, label transitions, flags resolved and new; families; whether the
+        GPUs differ; and with fail_if_slower_pct the CI gate's verdict. filter is a regex on
+        kernel names; pairs pairs kernels by hand, each "BEFORE=AFTER" (a kernel ID or name
+        on each side), as the CLI's --pair."""
         return await self._ask("diff", lambda: {
             "before": self._path(before), "after": self._path(after),
-            "filter": filter or None, "fail_if_slower_pct": fail_if_slower_pct}, cursor, ctx)
+            "filter": filter or None, "fail_if_slower_pct": fail_if_slower_pct,
+            "pairs": list(pairs or [])}, cursor, ctx)
 
     async def join(self, trace: str, kernel_reports: list[str], cursor: str | None = None,
                    ctx: Context | None = None) -> Answer:
@@ -127,10 +134,12 @@ class Tools:
         return await self._ask("metrics", lambda: {
             "path": self._path(path), "kernel_id": kernel_id, "pattern": pattern}, cursor, ctx)
 
-    async def ncu_command(self, trace: str, family: str, ctx: Context | None = None
+    async def ncu_command(self, trace: str, family: int | str, ctx: Context | None = None
                           ) -> Answer:
         """The exact ncu command that profiles a representative launch of a timeline's
-        kernel family (family: its index on the timeline, or a regex on its name)."""
+        kernel family (family: its index on the timeline, as a number, or a regex on its
+        name); the trace is any timeline the join reads (Nsight Systems or PyTorch
+        profiler)."""
         return await self._ask("ncu_command", lambda: {
             "trace": self._path(trace), "family": family}, None, ctx)
 

@@ -28,13 +28,15 @@ def _answers() -> dict[str, Answer]:
         return [Path(p) for p in args[key]]
 
     return {
-        "summary": lambda a, s, q, p: answers.summary(Path(a["path"]), s, q, p),
+        "summary": lambda a, s, q, p: answers.summary(Path(a["path"]), s, q, p,
+                                                      a.get("process")),
         "kernel": lambda a, s, q, p: answers_ncu.kernel_answer(
             Path(a["path"]), a["kernel_id"], a["panes"], a["source"], p),
         "timeline": lambda a, s, q, p: answers.timeline(
             Path(a["path"]), a["section"], a["window_start_ns"], a["window_end_ns"], s, q, p),
         "diff": lambda a, s, q, p: answers.diff(
-            Path(a["before"]), Path(a["after"]), a["filter"], a["fail_if_slower_pct"], s, q, p),
+            Path(a["before"]), Path(a["after"]), a["filter"], a["fail_if_slower_pct"], s, q, p,
+            pairs=a.get("pairs", [])),
         "join": lambda a, s, q, p: answers.join(
             Path(a["trace"]), paths(a, "kernel_reports"), s, q, p),
         "ranks": lambda a, s, q, p: answers.ranks(paths(a, "paths"), s, q, p),

@@ -11,12 +11,13 @@ from kernelscope.kinds.diff.analysis.gate import check_slower
 from kernelscope.kinds.diff.analysis.kernels import FAMILY, HAND, NAME, ONLY, with_pair
 from tests.ncu.oracle import load_raw, parse_number
 
-# (before, after, how they are matched, label transition, flags that must be resolved)
+# (before, after, how they are matched, label transition, flags that must be resolved); the
+# rungs that share neither a function name nor a launch shape are paired by hand
 LADDER = [
-    ("gemm_naive", "gemm_tiled", ONLY, None, ()),
-    ("gemm_tiled", "gemm_regtile", ONLY, None, ("mio-throttle",)),
+    ("gemm_naive", "gemm_tiled", HAND, None, ()),
+    ("gemm_tiled", "gemm_regtile", HAND, None, ("mio-throttle",)),
     ("gemm_regtile", "gemm_wmma", ONLY, "l1-bound → latency-bound", ("l1tex-pressure",)),
-    ("gemm_naive", "gemm_wmma", ONLY, "l1-bound → latency-bound", ("l1tex-pressure",)),
+    ("gemm_naive", "gemm_wmma", HAND, "l1-bound → latency-bound", ("l1tex-pressure",)),
     ("transpose_conflicts", "transpose_padded", NAME, "shared-bank-conflict → dram-bound",
      ("shared-bank-conflicts",)),
 ]
@@ -30,7 +31,7 @@ def oracle_duration(stem: str, kernel_id: int = 0) -> float:
 
 @pytest.mark.parametrize(("before", "after", "how", "label", "resolved"), LADDER)
 def test_pairs_speedups_and_labels(kernel_diff, before, after, how, label, resolved) -> None:
-    diff = kernel_diff(before, after)
+    diff = kernel_diff(before, after, pairs=((before, after),) if how == HAND else ())
     assert len(diff.pairs) == 1 and not diff.unmatched_before and not diff.unmatched_after
     pair = diff.pairs[0]
     assert pair.matched_by == how
@@ -47,7 +48,7 @@ def test_pairs_speedups_and_labels(kernel_diff, before, after, how, label, resol
 
 
 def test_the_ladder_ends_on_tensor_cores(kernel_diff) -> None:
-    pair = kernel_diff("gemm_naive", "gemm_wmma").pairs[0]
+    pair = kernel_diff("gemm_naive", "gemm_wmma", pairs=(("gemm_naive", "gemm_wmma"),)).pairs[0]
     precision, before, after = pair.chart_points()
     assert precision == "tensor"  # the after kernel's work
     assert before is not None and before.precision == "fp32"
@@ -92,7 +93,11 @@ def test_pairing_by_hand(kernel_diff) -> None:
     pairs = {p.before.id: (p.after.id, p.matched_by) for p in by_hand.pairs}
     assert pairs[0] == (3, HAND)
     assert pairs[1] == (1, FAMILY) and pairs[2] == (2, FAMILY)
-    assert pairs[3] == (0, ONLY)  # the one family left on each side
+    # the one family left on each side (gemm_wmma, gemm_naive) shares neither a function name
+    # nor a launch shape: unmatched
+    assert 3 not in pairs
+    assert [k.id for k in by_hand.unmatched_before] == [3]
+    assert [k.id for k in by_hand.unmatched_after] == [0]
     again = with_pair(diff, 0, 3)
     assert {(p.before.id, p.after.id) for p in again.pairs} == {(0, 3), (1, 1), (2, 2)}
     assert [k.id for k in again.unmatched_before] == [3]
@@ -115,10 +120,25 @@ def test_filter_chooses_a_family(kernel_diff) -> None:
 
 
 def test_fail_if_slower(kernel_diff) -> None:
-    faster = check_slower(kernel_diff("gemm_naive", "gemm_tiled"), 0)
+    ahead, back = (("gemm_naive", "gemm_tiled"),), (("gemm_tiled", "gemm_naive"),)
+    faster = check_slower(kernel_diff("gemm_naive", "gemm_tiled", pairs=ahead), 0)
     assert not faster.failed and not faster.regressed
-    slower = check_slower(kernel_diff("gemm_tiled", "gemm_naive"), 5)
+    slower = check_slower(kernel_diff("gemm_tiled", "gemm_naive", pairs=back), 5)
     assert slower.failed
     assert [r.name for r in slower.regressed] == ["gemm_naive (ID 0 → 0)"]
     assert slower.summed.change_pct == pytest.approx(100 * (3177344 / 1840224 - 1))
-    assert not check_slower(kernel_diff("gemm_tiled", "gemm_naive"), 80).failed
+    assert not check_slower(kernel_diff("gemm_tiled", "gemm_naive", pairs=back), 80).failed
+
+
+def test_the_only_kernels_left_must_share_a_name_or_a_shape(kernel_diff) -> None:
+    """gemm_naive (grid and block of its own) and gemm_tiled: one family on each side, but
+    nothing in common, so not paired; gemm_regtile and gemm_wmma share their launch shape."""
+    apart = kernel_diff("gemm_naive", "gemm_tiled")
+    assert not apart.pairs and apart.summed.basis == "unpaired"
+    assert [k.id for k in apart.unmatched_before] == [k.id for k in apart.unmatched_after] == [0]
+    old, new = apart.unmatched_before[0].summary.identity, apart.unmatched_after[0].summary.identity
+    assert old.function != new.function and old.shape != new.shape
+    alike = kernel_diff("gemm_regtile", "gemm_wmma")
+    (pair,) = alike.pairs
+    assert pair.matched_by == ONLY
+    assert pair.before.summary.identity.shape == pair.after.summary.identity.shape

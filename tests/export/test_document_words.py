@@ -31,7 +31,8 @@ def test_one_of_a_thing_is_singular():
     assert kernelscope("summary", str(NAIVE)).startswith(
         "gemm_naive.ncu-rep.xz: 1 kernel (1 family) on NVIDIA H200"
     )
-    diff = render((NAIVE, WMMA), ExportOptions(fmt="md"), subcommand="diff")
+    diff = render((NAIVE, WMMA), ExportOptions(fmt="md", pairs=(("0", "0"),)),
+                  subcommand="diff")
     assert "- Matched: 1 pair; unmatched: 0 before, 0 after" in diff
     one_rank = render(SAMPLES / "nsys" / "timeline_plain.sqlite.xz", ExportOptions(fmt="md"),
                       subcommand="ranks")

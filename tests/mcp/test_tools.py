@@ -94,13 +94,14 @@ async def test_timeline_overview_is_the_exports() -> None:
 
 async def test_diff_pairs_and_gate_are_the_exports() -> None:
     before, after = "ncu/gemm_naive.ncu-rep.xz", "ncu/gemm_tiled.ncu-rep.xz"
-    async with served() as client:
+    async with served() as client:  # paired by hand, as --pair: no name or shape in common
         got = await client.call_tool("diff", {"before": before, "after": after,
-                                              "fail_if_slower_pct": 5})
+                                              "fail_if_slower_pct": 5, "pairs": ["0=0"]})
         slower = await client.call_tool("diff", {"before": after, "after": before,
-                                                 "fail_if_slower_pct": 5})
+                                                 "fail_if_slower_pct": 5, "pairs": ["0=0"]})
     answer = got.structured_content
-    doc = exported("diff", NCU / "gemm_naive.ncu-rep.xz", NCU / "gemm_tiled.ncu-rep.xz")
+    doc = exported("diff", NCU / "gemm_naive.ncu-rep.xz", NCU / "gemm_tiled.ncu-rep.xz",
+                   "--pair", "0=0")
     assert answer["summed"] == doc["summed"]
     pair = {k: v for k, v in doc["pairs"][0].items() if k not in ("metrics", "roofline")}
     assert answer["pairs"] == [pair]

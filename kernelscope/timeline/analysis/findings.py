@@ -13,6 +13,7 @@ offending row) headed by ``columns``. Rules that find nothing are not returned.
 | gpu-gap | nsys ``gpu_gaps`` | a GPU idle for longer than 500 ms |
 | low-gpu-utilization | nsys ``gpu_time_util`` | regions with GPU time utilisation under 50 % |
 | many-tiny-kernels | kernelscope | launch-bound stretches of short kernels |
+| unified-memory-migrations | kernelscope | pages of managed memory moved on demand |
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.severity import Severity, most_severe_first
 from kernelscope.timeline.analysis import nsys_rules
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
+from kernelscope.timeline.analysis.unified_memory import (
+    MIGRATION_HEADERS,
+    UNIFIED_REMEDY,
+    migration_rows,
+    unified_migrations,
+)
 from kernelscope.timeline.model.model import NsysReport
 
 STEP = "timeline"
@@ -267,6 +274,29 @@ def many_tiny_kernels(report: NsysReport) -> Finding | None:
     )
 
 
+def unified_memory_migrations(report: NsysReport) -> Finding | None:
+    """The unified-memory migrations (nsys's ``[CUDA memcpy Unified …]``): kernels that wait
+    on page faults, whose remedy is prefetching and advice, not fewer copies."""
+    migrations = unified_migrations(report)
+    if not migrations.height:
+        return None
+    rows = migration_rows(migrations)
+    total = int(rows["total_ns"].sum() or 0)
+    share = total / _span_ns(report)
+    return Finding(
+        "unified-memory-migrations",
+        Severity.CRITICAL if share >= CRITICAL_SHARE else Severity.WARNING,
+        f"{migrations.height:,} unified-memory migrations ({fmt_ns(total)} of GPU time): "
+        "pages of managed memory moved on demand",
+        (Evidence(STEP, "unified-memory migrations", migrations.height,
+                  note="[CUDA memcpy Unified …], started by page faults"),
+         _share("time in migrations", share, CRITICAL_SHARE)),
+        UNIFIED_REMEDY,
+        rows=_rows(rows),
+        columns=MIGRATION_HEADERS,
+    )
+
+
 def findings(report: NsysReport) -> list[Finding]:
     """Every rule that found something, most severe first (stable within a severity)."""
     return list(report.memo("findings", lambda: _findings(report)))
@@ -275,7 +305,8 @@ def findings(report: NsysReport) -> list[Finding]:
 def _findings(report: NsysReport) -> list[Finding]:
     found = host_blocking(report) + [
         rule(report)
-        for rule in (sync_api, gpu_gap, low_gpu_utilization, many_tiny_kernels)
+        for rule in (sync_api, gpu_gap, low_gpu_utilization, many_tiny_kernels,
+                     unified_memory_migrations)
     ]
     out = [f for f in found if f is not None]
     return most_severe_first(out, lambda f: f.severity)

@@ -3,9 +3,9 @@ what to do about it.
 
 ``gap_causes.explain_gaps`` names a large gap's cause from the CPU calls around it
 (:data:`EXPLAINED`); the join adds the buckets it sorts the other idle time into
-(``start-up``, ``short-gaps``, ``copies``), the ranks view the gaps spent in collective calls
-(``communication``) and those it did not explain (``not explained``), and a PyTorch profiler
-trace the gaps spent loading data (``data-loading``). The timeline's gap
+(``start-up``, ``short-gaps``, ``copies``, ``unified-memory``), the ranks view the gaps spent
+in collective calls (``communication``) and those it did not explain (``not explained``), and
+a PyTorch profiler trace the gaps spent loading data (``data-loading``). The timeline's gap
 panel, the join's ranking, the ranks view and the exports all read titles, descriptions and
 remedies from :data:`GAP_CAUSES`, so a cause added to the analysis cannot be missing from a
 view (``tests/nsys/test_gap_cause_catalog.py`` checks every id the analysis can produce).
@@ -14,6 +14,8 @@ view (``tests/nsys/test_gap_cause_catalog.py`` checks every id the analysis can 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from kernelscope.timeline.analysis.unified_memory import UNIFIED_REMEDY
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,13 @@ _CATALOG = (
         "copies", "Copies and memsets on the GPU",
         "Copies and memsets are GPU time that no kernel tuning saves.",
         "Avoid the copies (keep data on the GPU) or overlap them with kernels.",
+    ),
+    GapCause(
+        "unified-memory", "Unified-memory migrations on the GPU",
+        "Pages of managed memory (cudaMallocManaged) moved between host and device on demand, "
+        "on page faults (nsys: [CUDA memcpy Unified Host-to-Device], [CUDA memcpy Unified "
+        "Device-to-Host]); a kernel that touches them waits for the faults.",
+        UNIFIED_REMEDY,
     ),
     GapCause(
         "communication", "Communication: GPU idle during collectives",

@@ -32,7 +32,8 @@ share of the gap each category of call covers decides the cause:
 - ``cpu-busy``: the feeding thread is known, OS runtime calls were traced and all its traced
   calls cover less than half of the gap, so it was running its own code;
 - ``unknown``: no cause can be named, and ``reason`` says why (no CPU trace of the thread, or
-  no OS runtime trace to tell computing from waiting).
+  no OS runtime trace to tell computing from waiting; a gap that ends at a unified-memory
+  migration says so: a page fault, not a call, started that operation).
 
 A category covering at least half of the gap is its cause; otherwise, when CUDA calls
 together cover half, the largest CUDA category is (a gap spent in ``cudaMalloc`` and a
@@ -60,6 +61,7 @@ from kernelscope.timeline.analysis.gap_cause_events import (
     watched_threads,
 )
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
+from kernelscope.timeline.analysis.unified_memory import unified_migrations
 from kernelscope.timeline.analysis.utilization import idle_gaps
 from kernelscope.timeline.model.model import NsysReport
 
@@ -144,6 +146,9 @@ def _explain(
     watched = dict(watch.group_by("gap").len().iter_rows())
     traced = _traced(report)
     listed = _top_calls(hits, max_cpu)
+    migrations = unified_migrations(report)
+    migration_starts = set(zip(migrations["device_id"].to_list(), migrations["start"].to_list(),
+                               strict=True))
     out = []
     for row in fed.iter_rows(named=True):
         g = row["gap"]
@@ -154,6 +159,9 @@ def _explain(
             shares, any_cov.get(g, 0) / dur, cuda_cov.get(g, 0) / dur, feeder is not None,
             watched.get(g, 0), traced,
         )
+        if verdict.reason == NO_LAUNCHING_CALL and (row["device"],
+                                                    row["end_ns"]) in migration_starts:
+            verdict = _Verdict("unknown", reason=ENDS_IN_MIGRATION)
         detail = _detail(g, verdict, named, dur)
         out.append(
             GapExplanation(
@@ -267,9 +275,15 @@ def _cause(
                         "gap, and without OS runtime tracing a thread computing cannot be told "
                         "from one sleeping, reading or waiting for a lock.",
                         hint="--trace=osrt")
-    return _Verdict("unknown", reason="The operation that ends the gap has no launching call "
-                    "in the trace (no correlation), and its process's threads made too few "
-                    "traced calls to name one.")
+    return _Verdict("unknown", reason=NO_LAUNCHING_CALL)
+
+
+NO_LAUNCHING_CALL = ("The operation that ends the gap has no launching call in the trace (no "
+                     "correlation), and its process's threads made too few traced calls to "
+                     "name one.")
+ENDS_IN_MIGRATION = ("The operation that ends the gap is a unified-memory migration ([CUDA "
+                     "memcpy Unified …]), which a page fault starts, not a call, and its "
+                     "process's threads made too few traced calls to name what the CPU did.")
 
 
 def _detail(

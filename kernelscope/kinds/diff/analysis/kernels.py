@@ -9,7 +9,9 @@ Matching, in this order (each kernel is paired at most once):
 3. the same function name and launch configuration (a template argument changed:
    ``transpose_smem<0>`` → ``transpose_smem<1>``), in launch order;
 4. when one family is left on each side with as many launches (a single-kernel report before
-   and after, or one kernel replaced by another), those, in launch order.
+   and after, or one kernel replaced by another) and the two share a function name or a
+   launch shape (grid × block), those, in launch order; two unrelated kernels stay
+   unmatched.
 
 Everything else is unmatched: listed on its side. A pair carries both kernels' durations, the
 speedup (before / after), the bottleneck label's transition, the flags resolved and new, each
@@ -24,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.kinds.diff.analysis.devices import Device, Devices, device_from
 from kernelscope.kinds.diff.analysis.matching import (
     FAMILY,
     HAND,
@@ -158,6 +161,15 @@ class KernelDiff:
     def paths(self) -> tuple[Path, Path]:
         """The two inputs (before, after)."""
         return self.before.report.path, self.after.report.path
+
+    @cached_property
+    def devices(self) -> Devices:
+        """The GPU each report was taken on (``devices``: whether they differ)."""
+        def of(report: AnalyzedReport) -> tuple[Device, ...]:
+            device = report.report.device
+            return (device_from(device.name, device.sm_count, device.attributes),)
+
+        return Devices(of(self.before), of(self.after))
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
         """``kernel``'s short name in its own report: what that report's kernel list shows

@@ -26,6 +26,13 @@ def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     return (kernel.summary.identity.function, *kernel.summary.identity.shape)
 
 
+def _alike(old: AnalyzedKernel, new: AnalyzedKernel) -> bool:
+    """Whether two kernels share a function name or a launch shape: what "the only kernels
+    left" must share to be paired (two unrelated kernels stay unmatched)."""
+    a, b = old.summary.identity, new.summary.identity
+    return a.function == b.function or a.shape == b.shape
+
+
 def _group(
     kernels: Iterable[AnalyzedKernel], key: Callable[[AnalyzedKernel], Hashable]
 ) -> dict[Hashable, list[AnalyzedKernel]]:
@@ -89,7 +96,7 @@ def match_kernels(
     news_left = _group(right.values(), lambda k: after.families.index_of.get(k.id))
     if len(olds_left) == 1 and len(news_left) == 1:
         (olds,), (news,) = olds_left.values(), news_left.values()
-        if len(olds) == len(news):
+        if len(olds) == len(news) and _alike(olds[0], news[0]):
             take(olds, news, ONLY)
     matched.sort(key=lambda m: (m[0].id, m[1].id))
     return matched, sorted(left.values(), key=lambda k: k.id), sorted(

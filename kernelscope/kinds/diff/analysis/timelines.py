@@ -23,6 +23,7 @@ from kernelscope.core.errors import ReportError, kernel_filter, safe_text
 from kernelscope.core.findings import Finding
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.severity import severity_rank
+from kernelscope.kinds.diff.analysis.devices import Device, Devices
 from kernelscope.kinds.diff.analysis.summed import Summed
 from kernelscope.kinds.ncu.analysis.metric_changes import TimeChange
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -132,6 +133,15 @@ class TimelineDiff:
     def paths(self) -> tuple[Path, Path]:
         """The two inputs (before, after)."""
         return self.before.path, self.after.path
+
+    @property
+    def devices(self) -> Devices:
+        """The GPUs each timeline recorded (name and SM count; a timeline records no
+        clocks)."""
+        def of(data: TimelineData) -> tuple[Device, ...]:
+            return tuple(Device(d.name, d.sm_count) for d in data.report.devices)
+
+        return Devices(of(self.before), of(self.after))
 
     @property
     def launch_calls(self) -> tuple[TimeChange, ...]:

@@ -19,6 +19,7 @@ from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
     PAIR_HEADERS,
     family_row,
+    kernel_names,
     pair_row,
     pct_pair,
     summed_text,
@@ -102,8 +103,10 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
     before, after = diff.paths
     console.print(
         f"[bold]{escape(before.name)} → {escape(after.name)}[/]: summed "
-        f"kernel time {escape(summed_text(diff.summed))}"
+        f"kernel time {escape(summed_text(diff.summed, diff.devices))}"
     )
+    if diff.devices.sentence:
+        console.print(f"[bold]{escape(diff.devices.sentence)}[/]")
     if isinstance(diff, KernelDiff):
         t = Table(*PAIR_HEADERS, title="Matched kernels", box=table_box(console), show_edge=False,
                   pad_edge=False)
@@ -118,6 +121,7 @@ def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> Non
     console.print(f"GPU busy {pct_pair(diff.busy.before.pct, diff.busy.after.pct)}")
     t = Table(*FAMILY_HEADERS, title="Kernel families", box=table_box(console), show_edge=False,
               pad_edge=False)
+    names = kernel_names(diff.families)
     for family in diff.families[:15]:
-        t.add_row(*(escape(c) for c in family_row(family, 40)))
+        t.add_row(*(escape(c) for c in family_row(family, 40, names)))
     console.print(t)

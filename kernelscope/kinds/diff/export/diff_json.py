@@ -90,7 +90,8 @@ def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) 
     """The whole diff as one JSON-serialisable dict (``pairs=False``: the kernel pairs left
     out, an empty list in their place)."""
     headline = diff.summed
-    summed = {**headline.to_dict(), "filter": diff.pattern}
+    devices = diff.devices
+    summed = {**headline.to_dict(), "filter": diff.pattern, "across_gpus": not devices.same}
     if isinstance(diff, KernelDiff):
         return {
             "schema": SCHEMA,
@@ -98,6 +99,7 @@ def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) 
             "before": _ncu_side(diff.before, headline.before_ns),
             "after": _ncu_side(diff.after, headline.after_ns),
             "summed": summed,
+            "devices": devices.to_dict(),
             "pairs": [pair_entry(p) for p in diff.pairs] if pairs else [],
             "unmatched_before": [kernel_entry(k) for k in diff.unmatched_before],
             "unmatched_after": [kernel_entry(k) for k in diff.unmatched_after],
@@ -111,6 +113,7 @@ def build_diff_document(diff: KernelDiff | TimelineDiff, *, pairs: bool = True) 
         "before": _nsys_side(diff.before, headline.before_ns),
         "after": _nsys_side(diff.after, headline.after_ns),
         "summed": summed,
+        "devices": devices.to_dict(),
         "pairs": [],
         "unmatched_before": [f.name for f in vanished(diff.families)],
         "unmatched_after": [f.name for f in appeared(diff.families)],

@@ -12,6 +12,7 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import fit_name
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
+from kernelscope.kinds.diff.analysis.devices import CROSS_DEVICE
 from kernelscope.kinds.diff.analysis.kernels import HAND, KernelDiff, KernelPair
 from kernelscope.kinds.diff.render.diff import (
     FAMILY_HEADERS,
@@ -19,11 +20,13 @@ from kernelscope.kinds.diff.render.diff import (
     TIME_HEADERS,
     busy_text,
     family_row,
+    kernel_names,
     label_text,
     moved_text,
     pair_roofline,
     pair_row,
     pct_pair,
+    speedup_text,
     summed_text,
     time_row,
     top_moves,
@@ -52,17 +55,16 @@ NVTX_ROWS = 30
 def _title(diff: KernelDiff | TimelineDiff) -> list[str]:
     what = "kernel reports" if isinstance(diff, KernelDiff) else "timelines"
     before, after = diff.paths
-    return [
-        f"# Before and after: {inline(before.name)} → {inline(after.name)}",
-        "",
-        f"Two {what} compared by kernelscope.",
-        "",
-    ]
+    lines = [f"# Before and after: {inline(before.name)} → {inline(after.name)}", ""]
+    sentence = diff.devices.sentence
+    if sentence:
+        lines += [f"**{inline(sentence)}**", ""]
+    return [*lines, f"Two {what} compared by kernelscope.", ""]
 
 
 def _summed(diff: KernelDiff | TimelineDiff) -> str:
     scope = f" of the kernels matching {code(diff.pattern)}" if diff.pattern else ""
-    return f"- Summed kernel time{scope}: {summed_text(diff.summed)}"
+    return f"- Summed kernel time{scope}: {summed_text(diff.summed, diff.devices)}"
 
 
 def _kernel_line(diff: KernelDiff, kernel: AnalyzedKernel) -> str:
@@ -99,7 +101,8 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     verdict = ("faster" if speed > 1 else "slower" if speed < 1 else "as fast") if speed else ""
     remeasure = [
         f"- Duration: {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)} "
-        f"({fmt_change(pair.change_pct)}; {fmt_speedup(speed)} {verdict})".rstrip(),
+        f"({fmt_change(pair.change_pct)}; {fmt_speedup(speed)} {verdict}".rstrip()
+        + (f", {CROSS_DEVICE})" if not diff.devices.same else ")"),
     ]
     for c in top_moves(pair.metrics):
         remeasure.append(
@@ -147,7 +150,7 @@ def _pair_section(diff: KernelDiff, pair: KernelPair, record: str) -> list[str]:
         f"{inline(fit_name(diff.short_name(new), 40))} (ID {new.id})",
         "",
         f"- {fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: "
-        f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})",
+        f"{speedup_text(pair.speedup, diff.devices)} ({fmt_change(pair.change_pct)})",
         f"- Bottleneck: {inline(label_text(pair))}",
         f"- Flags resolved: {', '.join(code(f) for f in pair.flags_resolved) or 'none'}",
         f"- Flags new: {', '.join(code(f) for f in pair.flags_new) or 'none'}",
@@ -209,7 +212,7 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
         "",
         "## Kernel families",
         "",
-        table(FAMILY_HEADERS, (family_row(f) for f in diff.families), "lrrrrrr"),
+        table(FAMILY_HEADERS, _family_rows(diff), "lrrrrrr"),
         "",
         "## Unmatched kernels",
         "",
@@ -232,6 +235,13 @@ def kernel_diff_markdown(diff: KernelDiff) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+def _family_rows(diff: KernelDiff | TimelineDiff, width: int = 48) -> list[list[str]]:
+    """The families' rows, each kernel named by the short names of every kernel of the table
+    (spelled out until they differ, as a summary names them): no two rows read alike."""
+    names = kernel_names(diff.families)
+    return [family_row(f, width, names) for f in diff.families]
+
+
 def _time_table(rows: Sequence[TimeChange], headers: Sequence[str] = TIME_HEADERS) -> str:
     if not rows:
         return "None in either report."
@@ -251,7 +261,7 @@ def timeline_diff_markdown(diff: TimelineDiff) -> str:
         "",
         "## Kernel families",
         "",
-        table(FAMILY_HEADERS, (family_row(f, 60) for f in diff.families), "lrrrrrr")
+        table(FAMILY_HEADERS, _family_rows(diff, 60), "lrrrrrr")
         if diff.families else "No kernels in either report.",
         "",
         "## Launches",

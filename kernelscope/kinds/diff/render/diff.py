@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
+from kernelscope.kinds.diff.analysis.devices import CROSS_DEVICE, Devices
 from kernelscope.kinds.diff.analysis.kernels import KernelDiff, KernelPair
 from kernelscope.kinds.diff.analysis.summed import TOTAL, UNPAIRED, Summed
 from kernelscope.kinds.ncu.analysis.metric_changes import MetricChange, TimeChange
@@ -32,14 +33,21 @@ if TYPE_CHECKING:
 PRECISION_TITLES = {p.key: p.title for p in PRECISIONS}
 
 
-def summed_text(summed: Summed) -> str:
+def speedup_text(speedup: float | None, devices: Devices | None = None) -> str:
+    """``1.18×``; ``51.91× across GPUs`` where the two sides ran on different GPUs."""
+    text = fmt_speedup(speedup)
+    return f"{text} {CROSS_DEVICE}" if devices is not None and not devices.same else text
+
+
+def summed_text(summed: Summed, devices: Devices | None = None) -> str:
     """The headline: ``9.57 ms → 8.10 ms (−15.4 %, 1.18×)``; per instance where the counts
-    differ (and saying so); no verdict where nothing could be paired."""
+    differ (and saying so); no verdict where nothing could be paired; the speedup labelled
+    ``across GPUs`` where ``devices`` differ."""
     times = f"{fmt_duration(summed.before_ns)} → {fmt_duration(summed.after_ns)}"
     if summed.basis == UNPAIRED:
         return (f"{times}; nothing could be paired between the two inputs, so they are not "
                 "compared (no verdict)")
-    verdict = f"({fmt_change(summed.change_pct)}, {fmt_speedup(summed.speedup)})"
+    verdict = f"({fmt_change(summed.change_pct)}, {speedup_text(summed.speedup, devices)})"
     if summed.basis == TOTAL:
         return f"{times} {verdict}"
     before, after = summed.compared_ns()
@@ -68,7 +76,7 @@ def pair_row(diff: KernelDiff, pair: KernelPair, width: int | None = 32) -> list
         kernel_text(diff, pair, "after", width),
         fmt_duration(pair.before_ns),
         fmt_duration(pair.after_ns),
-        fmt_speedup(pair.speedup),
+        speedup_text(pair.speedup, diff.devices),
         fmt_change(pair.change_pct),
         label_text(pair),
     ]

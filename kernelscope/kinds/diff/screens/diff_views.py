@@ -29,12 +29,13 @@ from kernelscope.kinds.diff.render.diff import (
     moved_text,
     pair_roofline,
     pair_row,
+    speedup_text,
     summed_text,
     time_row,
 )
 from kernelscope.kinds.diff.screens.diff_screen import DiffScreen
 from kernelscope.kinds.ncu.analysis.metric_changes import TimeChange
-from kernelscope.kinds.ncu.render.changes import fmt_change, fmt_speedup, metric_row
+from kernelscope.kinds.ncu.render.changes import fmt_change, metric_row
 from kernelscope.kinds.ncu.screens.widgets.metric_table import grid_table
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn, TableRow
 
@@ -48,7 +49,7 @@ def summed_line(diff: KernelDiff | TimelineDiff) -> Text:
     line = Text()
     line.append(f"{before.name} → {after.name}", style="bold")
     scope = f" (kernels matching /{diff.pattern}/)" if diff.pattern else ""
-    line.append(f" · summed kernel time{scope} {summed_text(diff.summed)}")
+    line.append(f" · summed kernel time{scope} {summed_text(diff.summed, diff.devices)}")
     return line
 
 
@@ -247,7 +248,8 @@ def pair_renderables(diff: KernelDiff, pair: KernelPair, width: int = 100) -> li
     head.append(new.summary.name, style="cyan")
     lines = Text()
     lines.append(f"{fmt_duration(pair.before_ns)} → {fmt_duration(pair.after_ns)}: ")
-    lines.append(f"{fmt_speedup(pair.speedup)} ({fmt_change(pair.change_pct)})", style="bold")
+    lines.append(f"{speedup_text(pair.speedup, diff.devices)} ({fmt_change(pair.change_pct)})",
+                 style="bold")
     lines.append(f" · matched by {pair.matched_by}\n")
     lines.append("Bottleneck: ")
     lines.append(label_text(pair), style="bold")

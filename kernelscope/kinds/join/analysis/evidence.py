@@ -110,9 +110,22 @@ class CopyTime:
     total_ns: int
 
 
+@dataclass(frozen=True)
+class UnifiedMigrations:
+    """The unified-memory migrations on the timeline (``to_device``: Host-to-Device,
+    ``to_host``: Device-to-Host) and the GPU time they take."""
+
+    migrations: int
+    to_device: int
+    to_host: int
+    bytes: int
+    total_ns: int
+
+
 JoinEvidence = (
     ProfiledLaunches | FamilyHeadroom | LaunchCeiling | LaunchSpeedup | RangeCoverage
     | InstanceSpread | Representative | IdleGaps | TinyStretches | SlowFirstStep | CopyTime
+    | UnifiedMigrations
 )
 
 

@@ -15,8 +15,11 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
+import polars as pl
+
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.shares import fmt_share
+from kernelscope.kinds.join.analysis.duration_check import duration_check
 from kernelscope.kinds.join.analysis.evidence import (
     FamilyHeadroom,
     JoinEvidence,
@@ -107,8 +110,10 @@ def _ranges_evidence(family: TimelineFamily, matches: Sequence[LaunchMatch]
 
 
 def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
-                  reports: Sequence[AnalyzedReport], span: int) -> RankedItem:
-    """The row of a family with profiled launches (``matches``)."""
+                  reports: Sequence[AnalyzedReport], span: int,
+                  migrations: pl.DataFrame) -> RankedItem:
+    """The row of a family with profiled launches (``matches``); ``migrations`` are the
+    timeline's unified-memory migrations (``duration_check``)."""
     labels: Counter[str] = Counter()
     analysed: list[tuple[AnalyzedKernel, Headroom]] = []
     for m in matches:
@@ -119,22 +124,26 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
     headroom = weighted([(h, k.duration_ns) for k, h in analysed])
     lead_kernel, lead = max(analysed, key=lambda kh: kh[0].duration_ns or 0.0)
     acted = flag_to_act_on(lead_kernel.diagnosis)
+    check = duration_check(family, [k.duration_ns for k, _ in analysed], migrations)
+    applied = check is None or check.explained
     evidence = [ProfiledLaunches(len(matches), family.instances),
                 *_headroom_evidence(analysed, headroom), *_ranges_evidence(family, matches)]
     return RankedItem(
         kind="kernel", family=family.name, title=family.short_name, total_ns=family.total_ns,
         instances=family.instances, time_share=family.time_share,
         wall_share=family.total_ns / span if span else None,
-        potential_saving_ns=family.total_ns * (headroom or 0.0), headroom=headroom,
+        potential_saving_ns=family.total_ns * (headroom or 0.0) if applied else None,
+        headroom=headroom,
         headroom_source=lead.source, profiled=True,
         ncu_ids=tuple(sorted((m.launch.report, m.launch.kernel_id) for m in matches)),
         bottleneck=labels.most_common(1)[0][0] if labels else None,
         top_flags=tuple(flag_text(f) for f in verdict_order(lead_kernel.diagnosis)[:TOP_FLAGS]),
         lead_flag=f"{acted.id} ({acted.severity})" if acted else None,
         evidence=tuple(evidence), weak=_weak(family, matches),
-        remedy=next_step(lead_kernel.diagnosis),
+        remedy=(check.remedy if check else None) or next_step(lead_kernel.diagnosis),
         grid=family.grid, block=family.block, nvtx=family.main_range,
         matched_by=matches[0].by, timeline_family=family.index, name=family.name,
+        duration=check,
     )
 
 

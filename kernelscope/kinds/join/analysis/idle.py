@@ -18,7 +18,9 @@ order:
    of ``gap_cause_catalog.EXPLAINED``);
 5. ``short-gaps``: the other gaps between launches (each shorter than a large gap).
 
-Copies and memsets are GPU time too (``copies``). Each item's saving is its whole time: an
+Copies and memsets are GPU time too (``copies``); unified-memory migrations, which no call
+launches (a page fault does), are their own item (``unified-memory``) with the managed-memory
+remedy. Each item's saving is its whole time: an
 upper bound (the GPU never waiting, no copy left). Titles and remedies come from
 ``nsys.gap_cause_catalog``, the one home of every gap cause.
 """
@@ -39,6 +41,7 @@ from kernelscope.kinds.join.analysis.evidence import (
     JoinEvidence,
     SlowFirstStep,
     TinyStretches,
+    UnifiedMigrations,
 )
 from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.timeline.analysis.findings import tiny_kernel_stretches
@@ -47,6 +50,11 @@ from kernelscope.timeline.analysis.gap_cause_events import SYNC_API
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.analysis.unified_memory import (
+    UNIFIED_COPY_KINDS,
+    is_unified,
+    unified_migrations,
+)
 from kernelscope.timeline.model.model import NsysReport, pid_of
 
 ONE_TIME = ("start-up", "module-loading")
@@ -171,9 +179,7 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
             evidence.append(SlowFirstStep(warmup[2], warmup[1] - warmup[0]))
         items.append(IdleItem(cause, total, count, (dev, start, end), cause in ONE_TIME,
                               main, tuple(evidence)))
-    copies = _copies(report)
-    if copies is not None:
-        items.append(copies)
+    items.extend(_copies(report))
     return items
 
 
@@ -184,17 +190,39 @@ def _stretch_evidence(stretches: pl.DataFrame) -> TinyStretches:
     return TinyStretches(kernels, stretches.height, TIMELINE_THRESHOLDS.tiny_kernel_ns, dur, gap)
 
 
-def _copies(report: NsysReport) -> IdleItem | None:
-    frames = [f.select("device_id", "start", "end") for f in (report.memcpy, report.memset)
+def _copies(report: NsysReport) -> list[IdleItem]:
+    """The copies and memsets, and apart from them the unified-memory migrations (a cause of
+    their own, with the managed-memory remedy)."""
+    migrations = unified_migrations(report)
+    copies = report.memcpy.filter(~is_unified()) if migrations.height else report.memcpy
+    items = []
+    frames = [f.select("device_id", "start", "end") for f in (copies, report.memset)
               if f.height]
-    if not frames:
-        return None
-    ops = pl.concat(frames).with_columns((pl.col("end") - pl.col("start")).alias("dur"))
-    total = int(ops["dur"].sum() or 0)
+    if frames:
+        ops = _with_durations(pl.concat(frames))
+        total = int(ops["dur"].sum() or 0)
+        items.append(IdleItem("copies", total, ops.height, _longest(ops),
+                              evidence=(CopyTime(copies.height, report.memset.height, total),)))
+    if migrations.height:
+        ops = _with_durations(migrations)
+        total = int(ops["dur"].sum() or 0)
+        kinds = ops["copy_kind"].to_list()
+        evidence = UnifiedMigrations(ops.height, kinds.count(UNIFIED_COPY_KINDS[0]),
+                                     kinds.count(UNIFIED_COPY_KINDS[1]),
+                                     int(ops["bytes"].sum() or 0), total)
+        items.append(IdleItem("unified-memory", total, ops.height, _longest(ops),
+                              evidence=(evidence,)))
+    return items
+
+
+def _with_durations(ops: pl.DataFrame) -> pl.DataFrame:
+    return ops.with_columns((pl.col("end") - pl.col("start")).alias("dur"))
+
+
+def _longest(ops: pl.DataFrame) -> tuple[int, int, int]:
+    """(device, start, end) of the longest operation of ``ops``."""
     top = ops.sort("dur", descending=True).row(0, named=True)
-    return IdleItem("copies", total, ops.height,
-                    (int(top["device_id"]), int(top["start"]), int(top["end"])),
-                    evidence=(CopyTime(report.memcpy.height, report.memset.height, total),))
+    return int(top["device_id"]), int(top["start"]), int(top["end"])
 
 
 def _inside(spans: Sequence[tuple[int, int]], start: int, end: int) -> bool:

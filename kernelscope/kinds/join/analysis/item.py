@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope.core.jsonsafe import attributes
+from kernelscope.kinds.join.analysis.duration_check import DurationCheck
 from kernelscope.kinds.join.analysis.evidence import JoinEvidence, evidence_dict
 
 
@@ -53,6 +54,14 @@ class RankedItem:
     """(device, start, end) of the longest gap, for non-kernel time."""
     name: str | None = None
     """The demangled name as ``nsys stats`` prints it (kernels)."""
+    duration: DurationCheck | None = None
+    """A profiled family's time per launch on the timeline against its kernel report's."""
+
+    @property
+    def explained(self) -> bool:
+        """False where the kernel report's duration is too far from the timeline's for its
+        headroom to say what the family's time is worth (``duration_check``)."""
+        return self.duration is None or self.duration.explained
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +79,18 @@ class RankedItem:
             "matched_by": self.matched_by,
             **({"ncu_command": self.ncu_command} if not self.profiled and self.kind == "kernel"
                else {}),
+            **(self._duration_dict() if self.profiled and self.kind == "kernel" else {}),
+        }
+
+    def _duration_dict(self) -> dict[str, Any]:
+        check = self.duration
+        return {
+            "timeline_ns_per_launch": check.timeline_ns if check else None,
+            "report_ns_per_launch": check.report_ns if check else None,
+            "duration_ratio": check.ratio if check else None,
+            "explained": self.explained,
+            "reason": check.reason if check else None,
+            "cause": check.cause if check else None,
         }
 
 

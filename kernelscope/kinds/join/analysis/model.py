@@ -23,6 +23,7 @@ from kernelscope.kinds.join.analysis.matching import Matches, ProfiledLaunch, ma
 from kernelscope.kinds.join.analysis.timeline_families import TimelineKernels, timeline_families
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.analysis.unified_memory import unified_migrations
 
 __all__ = ["SCHEMA", "JoinReport", "KernelReportInfo", "RankedItem", "build_join"]
 
@@ -53,6 +54,11 @@ class JoinReport:
     program: str
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def nothing_matched(self) -> bool:
+        """True when no profiled kernel matches a kernel of the timeline."""
+        return not self.matches.matched
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON export (``kernelscope/join/2``)."""
         return {
@@ -66,6 +72,8 @@ class JoinReport:
                 "gpu_busy_ns": self.busy_ns,
                 "program": self.program,
             },
+            "kernels_matched": len(self.matches.matched),
+            "no_kernel_matched": self.nothing_matched,
             "kernel_reports": [
                 {"path": str(r.path), "kernels": r.kernels, "matched": r.matched,
                  "device": r.device}
@@ -101,16 +109,21 @@ def profiled_launches(index: int, analyzed: AnalyzedReport) -> list[ProfiledLaun
     return out
 
 
+_SOURCES = {"copies": "copy time", "unified-memory": "migration time"}
+
+
 def _idle_item(item: IdleItem, span: int) -> RankedItem:
     weak = "upper bound: all of this time, as if the GPU never waited"
     if item.cause == "copies":
         weak = "upper bound: as if no copy were needed"
+    if item.cause == "unified-memory":
+        weak = "upper bound: as if every page were on the GPU before its kernel ran"
     return RankedItem(
         kind="idle", family=item.cause, title=item.title, total_ns=item.total_ns,
         instances=item.count, time_share=None,
         wall_share=item.total_ns / span if span else None,
         potential_saving_ns=float(item.total_ns), headroom=1.0,
-        headroom_source="idle time" if item.cause != "copies" else "copy time",
+        headroom_source=_SOURCES.get(item.cause, "idle time"),
         profiled=False, bottleneck=item.cause, evidence=item.evidence,
         weak=weak + ("; one-time: a longer run amortises it, ranked after the per-step items"
                      if item.one_time else ""),
@@ -146,12 +159,13 @@ def build_join(
                    report.processes[0].name if report.processes else "")
     analysed = [a for _, a in reports]
     stem = timeline.path.name.split(".")[0] or "join"
+    migrations = unified_migrations(report)
     items: list[RankedItem] = []
     unprofiled: list[RankedItem] = []
     for family in kernels.families:
         found = matches.of_family(family.index)
         if found:
-            items.append(profiled_item(family, found, analysed, span))
+            items.append(profiled_item(family, found, analysed, span, migrations))
         else:
             unprofiled.append(unprofiled_item(family, kernels, span, program, stem))
     nvtx_at = {

@@ -22,6 +22,10 @@ class JoinThresholds:
     warmup_factor: float = 2.0
     """A first step longer than this many times the median of the others is a warm-up
     (start-up cost a longer run amortises)."""
+    duration_apart: float = 2.0
+    """A family whose time per launch on the timeline and duration in its kernel report are
+    more than this many times apart (either way) is not explained by the report: its headroom
+    is not applied (``duration_check``)."""
 
 
 JOIN_THRESHOLDS = JoinThresholds()

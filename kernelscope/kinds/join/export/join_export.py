@@ -18,6 +18,7 @@ from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import cell, code, inline, table
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.join.analysis import JoinInputs, JoinReport, RankedItem, analyse_join
+from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import (
     Label,
@@ -35,7 +36,7 @@ from kernelscope.kinds.join.render.join_text import (
 CSV_COLUMNS = (
     "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
     "profiled", "ncu_ids", "bottleneck", "top_flags", "headroom", "potential_saving_ns",
-    "weak_estimate", "one_time", "nvtx_range", "ncu_command",
+    "weak_estimate", "one_time", "nvtx_range", "ncu_command", "duration_ratio", "explained",
 )
 
 
@@ -97,6 +98,7 @@ def join_csv(join: JoinReport, top: int | None = None) -> str:
             " ".join(f"{r}:{i}" for r, i in d["ncu_ids"]), d["bottleneck"],
             "; ".join(d["top_flags"]), d["headroom"], None if saving is None else round(saving),
             d["weak_estimate"], d["one_time"], d["nvtx_range"], d.get("ncu_command"),
+            d.get("duration_ratio"), d.get("explained"),
         ])
     return csv_text(CSV_COLUMNS, rows)
 
@@ -156,9 +158,31 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
     return [*lines, ""]
 
 
+def _unexplained_note(join: JoinReport) -> str:
+    """What a row whose kernel report does not explain the timeline means (only where one
+    is)."""
+    if all(item.explained for item in join.ranking):
+        return ""
+    return (" Where a family's time per launch on the timeline and its kernel report's "
+            f"duration are more than {JOIN_THRESHOLDS.duration_apart:g}× apart, the report "
+            "measured something else: its headroom is not applied (\"not applied\"), and the "
+            "row's details say what usually explains it.")
+
+
+def nothing_matched_line(join: JoinReport) -> str:
+    """The first line of a join in which no profiled kernel matches (plain text)."""
+    return ("No kernel matched: no kernel of "
+            + ", ".join(safe_text(r.path.name) for r in join.kernel_reports)
+            + f" runs on {safe_text(join.timeline_path.name)}")
+
+
 def join_markdown(join: JoinReport, top: int | None = None) -> str:
-    lines = [f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined with "
-             + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports), ""]
+    if join.nothing_matched:
+        head = f"# {inline(nothing_matched_line(join))}"
+    else:
+        head = (f"# What to fix first: {inline(safe_text(join.timeline_path.name))} joined "
+                "with " + ", ".join(inline(safe_text(r.path.name)) for r in join.kernel_reports))
+    lines = [head, ""]
     lines.append(
         f"Timeline: {plural(sum(f.instances for f in join.kernels.families), 'kernel')} in "
         f"{plural(len(join.kernels.families), 'family', 'families')}, "
@@ -170,7 +194,7 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
     lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
               "stats` prints it); saving = total × headroom, the headroom measured by the "
               "kernel reports (≤: idle or copy time, a bound). Ranked by what fixing it could "
-              "save; one-time costs last.", ""]
+              "save; one-time costs last." + _unexplained_note(join), ""]
     lines.append(table(RANKING_HEADERS, ranking_rows(join, top), "rlllrrrrrl"))
     if join.unprofiled:
         lines += ["", "## Not profiled: gain unknown, by time", "", UNPROFILED_NOTE, ""]
@@ -197,7 +221,9 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
 
 def print_join_summary(join: JoinReport, console: Console) -> None:
     """``kernelscope summary join …``: the ranking as a table, then the families nobody
-    profiled (gain unknown) by time."""
+    profiled (gain unknown) by time; first, where no kernel matched, that none did."""
+    if join.nothing_matched:
+        console.print(f"[bold]{escape(nothing_matched_line(join))}[/]")
     console.print(f"[bold]What to fix first[/]: {escape(safe_text(join.timeline_path.name))} + "
                   + ", ".join(escape(safe_text(r.path.name)) for r in join.kernel_reports))
     t = Table(*RANKING_HEADERS)

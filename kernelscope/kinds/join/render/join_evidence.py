@@ -6,6 +6,7 @@ from functools import singledispatch
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.shares import fmt_share
+from kernelscope.core.units import fmt_bytes
 from kernelscope.kinds.join.analysis.evidence import (
     CopyTime,
     FamilyHeadroom,
@@ -19,6 +20,7 @@ from kernelscope.kinds.join.analysis.evidence import (
     Representative,
     SlowFirstStep,
     TinyStretches,
+    UnifiedMigrations,
 )
 
 
@@ -99,4 +101,11 @@ def _(e: SlowFirstStep) -> str:
 @_line.register
 def _(e: CopyTime) -> str:
     return (f"{e.copies:,} copies and {e.memsets:,} memsets, {fmt_ns(e.total_ns)} of GPU "
+            "time")
+
+
+@_line.register
+def _(e: UnifiedMigrations) -> str:
+    return (f"{e.migrations:,} unified-memory migrations ({e.to_device:,} to the device, "
+            f"{e.to_host:,} to the host, {fmt_bytes(e.bytes)}), {fmt_ns(e.total_ns)} of GPU "
             "time")

@@ -66,6 +66,11 @@ def ranking_labels(ranking: Sequence[RankedItem]) -> list[Label]:
     return labels
 
 
+def apart_text(ratio: float) -> str:
+    """How far apart two durations are, the larger over the smaller: ``10.2×``."""
+    return f"{max(ratio, 1 / ratio):.1f}×"
+
+
 def share_text(share: float | None) -> str:
     """A share (0-1) as ``61.1 %`` (one decimal, as ``nsys stats`` prints Time (%))."""
     return fmt_share(share)
@@ -85,7 +90,10 @@ def headroom_text(item: RankedItem) -> str:
 
 def saving_text(item: RankedItem) -> str:
     """``1.466 ms`` (measured headroom), ``≤ 44.14 ms`` (idle time: a bound), ``unknown``
-    (a family nobody profiled)."""
+    (a family nobody profiled), ``not applied (10.2× apart)`` (a kernel report whose duration
+    is too far from the timeline's)."""
+    if item.duration is not None and not item.explained:
+        return f"not applied ({apart_text(item.duration.ratio)} apart)"
     if item.potential_saving_ns is None:
         return UNKNOWN
     text = fmt_ns(item.potential_saving_ns)
@@ -96,6 +104,8 @@ def item_notes(item: RankedItem) -> list[tuple[str, str]]:
     """(label, text) of the notes under a row's readings: why its estimate is weak (for a
     family nobody profiled: why its gain is unknown), and what to do next."""
     notes = []
+    if item.duration is not None and item.duration.reason:
+        notes.append(("not explained by the kernel report", item.duration.reason))
     if item.weak:
         weak = "weak estimate" if item.profiled or item.kind != "kernel" else "gain"
         notes.append((weak, item.weak))
@@ -129,7 +139,9 @@ def flag_text(item: RankedItem) -> str:
 
 def kind_text(item: RankedItem) -> str:
     if item.kind != "kernel":
-        return "one-time" if item.one_time else "idle" if item.family != "copies" else "copies"
+        if item.one_time:
+            return "one-time"
+        return {"copies": "copies", "unified-memory": "migrations"}.get(item.family, "idle")
     return "kernel" if item.profiled else "not profiled"
 
 

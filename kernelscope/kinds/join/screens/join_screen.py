@@ -147,6 +147,9 @@ class JoinScreen(ReportScreen[None]):
         total = sum(r.kernels for r in join.kernel_reports)
         unprofiled = (f" · {len(join.unprofiled)} families not profiled (gain unknown), "
                       "listed last by time" if join.unprofiled else "")
+        if join.nothing_matched:
+            return (f"kernelscope · no kernel matched: no kernel of {reports} runs on "
+                    f"{join.timeline_path.name}{unprofiled}")
         return (f"kernelscope · what to fix first · {join.timeline_path.name} + {reports} · "
                 f"{matched}/{total} profiled kernels matched{unprofiled}")
 

@@ -88,14 +88,20 @@ def family_entry(analyzed_report: AnalyzedReport, index: int) -> dict[str, Any]:
     return entry
 
 
-def summary(path: Path, progress: Progress) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def summary(path: Path, progress: Progress, process: str | None = None
+            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The report's document (without the device's attribute table) and its families,
-    largest first."""
+    largest first; with ``process`` (an id or a name, as ``summary --process``) only the
+    families with a launch in it."""
     with opened_report(path, progress) as report:
         analyzed_report = analysed(report, progress)
+        chosen = analyzed_report.select_families(process=process)
+        if process and not chosen:
+            raise ReportError(f"No kernel of {safe_text(path.name)} ran in process "
+                              f"{process!r}.")
         head = report_dict(analyzed_report)
         head["device"] = {k: v for k, v in head["device"].items() if k != "attributes"}
-        entries = [family_entry(analyzed_report, f.index) for f in analyzed_report.families]
+        entries = [family_entry(analyzed_report, f.index) for f in chosen]
     return {"schema": SCHEMA, "report": head}, entries
 
 
