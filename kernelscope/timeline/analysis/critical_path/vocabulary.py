@@ -1,0 +1,15 @@
+"""The graph's words: node classes, edge types and the tolerances of its inferences."""
+
+from __future__ import annotations
+
+import polars as pl
+
+CPU, MARK, GPU = 0, 1, 2
+THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN = range(7)
+EDGE_NAMES = ("thread", "launch", "stream", "event", "cross-stream", "sync", "join")
+CROSS_TOLERANCE_NS = 1_000
+"""An operation starting this much later than its launch and stream allow waited on something."""
+CROSS_WINDOW_NS = 20_000
+"""… on another stream's operation that ended at most this long before it started."""
+WHOLE_TRACE_LANE = -1
+EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
