@@ -27,8 +27,9 @@ def _tui_parser() -> argparse.ArgumentParser:
             "reports of the same program ('kernelscope TRACE KERNELS...', or 'kernelscope "
             "join TRACE KERNELS...', headless with --format md|json|csv [-o FILE]) as a join: "
             "what to fix first. "
-            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...' and "
-            "'kernelscope summary REPORT'; 'kernelscope mcp' serves it all to agents."
+            "Also: 'kernelscope diff BEFORE AFTER', 'kernelscope export REPORT ...', "
+            "'kernelscope summary REPORT' and 'kernelscope whatif TRACE --faster REGEX=FACTOR'; "
+            "'kernelscope mcp' serves it all to agents."
         ),
     )
     p.add_argument(
@@ -275,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
             return run_export(_export_parser(kind).parse_args(rest), kind)
+        if argv and argv[0] == "whatif":
+            from kernelscope.export.whatif import run_whatif
+
+            return run_whatif(argv[1:])
         if argv and argv[0] == "mcp":
             from kernelscope.mcp.command import main as serve_mcp
 

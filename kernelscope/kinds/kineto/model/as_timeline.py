@@ -129,6 +129,12 @@ def _nvtx(trace: KinetoTrace) -> pl.DataFrame:
     ).sort("start")
 
 
+def cpu_op_ranges(trace: KinetoTrace) -> pl.DataFrame:
+    """The ``cpu_op`` ranges (PyTorch operators) as CPU ranges: start, end, global_tid, name."""
+    return trace.cpu.filter(pl.col("cat") == "cpu_op").select(
+        "start", "end", _global(pl.col("pid"), pl.col("tid")).alias("global_tid"), "name")
+
+
 def _empty_osrt() -> pl.DataFrame:
     return pl.DataFrame(schema={"start": pl.Int64, "end": pl.Int64, "global_tid": pl.Int64,
                                 "event_class": pl.Int64, "name": pl.String})

@@ -14,6 +14,8 @@ say "this cannot start (or, for a synchronising call, end) before that":
 - ``sync``: a synchronising call (device, stream or event synchronise, a blocking copy)
   ends after the GPU work it waited for: the operation that ended last before it returned,
   and, for a device synchronise, the last one launched on every stream;
+- ``wake``: a thread idle for long while another thread of its process ran resumes as
+  measured after that thread's last event (PyTorch's autograd thread and the main thread);
 - ``join``: without steps, the end of the trace waits on the last event of every lane.
 
 Every edge has a gap: the edge that decided a start (the latest of its constraints) keeps the
@@ -45,6 +47,8 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     MARK,
     STREAM,
     THREAD,
+    WAKE,
+    WAKE_WINDOW_NS,
     WHOLE_TRACE_LANE,
 )
 from kernelscope.timeline.model.model import NsysReport, pid_of
@@ -91,6 +95,7 @@ def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) ->
     latency = _launch_latency(nodes, launch)
     edges = _with_gaps(nodes, edges, latency)
     edges = pl.concat([edges, _with_gaps(nodes, _cross_edges(nodes, edges), latency)])
+    edges = _with_wakes(nodes, edges, latency)
     edges = _bind(nodes, edges)
     syncs, own = sync_edges(nodes, launch)
     nodes = nodes.with_columns(
@@ -241,7 +246,7 @@ def _with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
                                start.gather(edges["dst"]).alias("dst_start"))
     measured = pl.col("dst_start") - pl.col("value")
     default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
-               .when(pl.col("etype").is_in([CROSS, THREAD])).then(measured)
+               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(measured)
                .otherwise(pl.lit(0, pl.Int64)))
     return edges.with_columns(measured.alias("measured"),
                               pl.min_horizontal(default, measured).alias("least")
@@ -268,6 +273,31 @@ def _cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
         & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
     ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
              pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
+    """A thread idle for long while another thread of its process ran resumes as measured
+    after that thread's last event before it: a ``wake`` edge, and the idle gap no longer
+    binds."""
+    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
+    if not idle.height:
+        return edges
+    begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
+    resumed = idle.select("src", "dst", "measured").join(begins, on="dst").with_columns(
+        (pl.col("start") - pl.col("measured")).alias("idle_from")).sort("start")
+    calls = nodes.filter((pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE)).select(
+        pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
+        pl.col("lane").alias("other_lane")).sort("other_end")
+    found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
+                              strategy="backward", check_sortedness=False).filter(
+        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
+    wakes = found.select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
+                         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+    woken = (pl.col("etype") == THREAD) & pl.col("dst").is_in(wakes["dst"].implode())
+    edges = edges.with_columns(
+        pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),
+        pl.when(woken).then(pl.col("key") - pl.col("least")).otherwise(pl.col("key")).alias("key"))
+    return pl.concat([edges, _with_gaps(nodes, wakes, latency)])
 
 
 def _bind(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:

@@ -7,7 +7,8 @@ communication), ``copy`` (memcpy, memset), ``api`` (a CUDA call's CPU time), ``c
 time between calls, named by the innermost CPU range around it), ``launch`` (from a launch
 call's start to its kernel's start), ``sync`` (a synchronising call returning after the GPU
 work it waited for), ``stream wait`` (an operation held by another stream's), ``gpu gap``
-(a stream idle between operations that follow each other).
+(a stream idle between operations that follow each other), ``thread wait`` (a thread
+resuming after another thread's call).
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     STREAM,
     SYNC,
     THREAD,
+    WAKE,
 )
 
 COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reducescatter")
 EDGE_KIND = {THREAD: "cpu", LAUNCH: "launch", STREAM: "gpu gap", EVENT: "stream wait",
-             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap"}
+             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait"}
 UNTRACED = "(no range)"
 SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
                   "node": pl.Int64, "edge": pl.Int64}

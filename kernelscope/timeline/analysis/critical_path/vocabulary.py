@@ -5,11 +5,14 @@ from __future__ import annotations
 import polars as pl
 
 CPU, MARK, GPU = 0, 1, 2
-THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN = range(7)
-EDGE_NAMES = ("thread", "launch", "stream", "event", "cross-stream", "sync", "join")
+THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN, WAKE = range(8)
+EDGE_NAMES = ("thread", "launch", "stream", "event", "cross-stream", "sync", "join", "wake")
 CROSS_TOLERANCE_NS = 1_000
 """An operation starting this much later than its launch and stream allow waited on something."""
 CROSS_WINDOW_NS = 20_000
 """… on another stream's operation that ended at most this long before it started."""
+WAKE_WINDOW_NS = 50_000
+"""A thread idle longer than this while another thread of its process ran waited on that one
+(PyTorch's autograd thread and the main thread)."""
 WHOLE_TRACE_LANE = -1
 EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}

@@ -88,10 +88,14 @@ class Model:
     def _apply(self, faster: Faster, dur: list[int], gaps: list[int]) -> Change:
         nodes = self.graph.nodes
         hit = pl.col("name").fill_null("").str.contains(faster.pattern)
-        ops = nodes.filter((pl.col("cls") == GPU) & hit)
+        try:
+            ops = nodes.filter((pl.col("cls") == GPU) & hit)
+            ranges = self.graph.ranges.filter(hit)
+        except pl.exceptions.PolarsError:
+            raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
+                              "not supported in the regex.") from None
         for node, ns in ops.select("node", "dur").iter_rows():
             dur[node] = round(ns / faster.factor)
-        ranges = self.graph.ranges.filter(pl.col("name").str.contains(faster.pattern))
         if ranges.height:
             self._scale_cpu(ranges, faster.factor, dur, gaps)
         if not ops.height and not ranges.height:
