@@ -276,18 +276,21 @@ def _cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
 
 
 def _with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
-    """A thread idle for long while another thread of its process ran resumes as measured
-    after that thread's last event before it: a ``wake`` edge, and the idle gap no longer
-    binds."""
+    """A thread idle for long while another thread of its process ran, or a thread's first
+    event, follows as measured that thread's last event before it: a ``wake`` edge (the idle
+    gap no longer binds)."""
+    cpu = nodes.filter((pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
     idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
-    if not idle.height:
-        return edges
+    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst"))
     begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
-    resumed = idle.select("src", "dst", "measured").join(begins, on="dst").with_columns(
-        (pl.col("start") - pl.col("measured")).alias("idle_from")).sort("start")
-    calls = nodes.filter((pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE)).select(
-        pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
-        pl.col("lane").alias("other_lane")).sort("other_end")
+    resumed = pl.concat([
+        idle.select("dst", "measured").join(begins, on="dst").with_columns(
+            (pl.col("start") - pl.col("measured")).alias("idle_from")).drop("measured"),
+        firsts.select("dst").join(begins, on="dst").with_columns(
+            pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
+    ]).sort("start")
+    calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
+                       pl.col("lane").alias("other_lane")).sort("other_end")
     found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
                               strategy="backward", check_sortedness=False).filter(
         (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))

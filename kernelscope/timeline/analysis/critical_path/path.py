@@ -8,7 +8,8 @@ time between calls, named by the innermost CPU range around it), ``launch`` (fro
 call's start to its kernel's start), ``sync`` (a synchronising call returning after the GPU
 work it waited for), ``stream wait`` (an operation held by another stream's), ``gpu gap``
 (a stream idle between operations that follow each other), ``thread wait`` (a thread
-resuming after another thread's call).
+resuming after another thread's call), ``untraced`` (before a lane's first event, which
+waited on nothing the trace holds).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Segment:
     name: str
     ns: int
     node: int
-    edge: int  # -1 for a node's own time
+    edge: int  # -1 for a node's own time, -2 for the time before a lane's first event
 
 
 class PathWalker:
@@ -84,7 +85,10 @@ class PathWalker:
                 now = run.end[node] if at_end else run.start[node]
                 continue
             by = run.start_by[node]
-            if node == begin or by < 0:
+            if node == begin:
+                break
+            if by < 0:  # a lane's first event: what held it is not in the trace
+                out.append(Segment("untraced", self.name[node] or "", now - floor, node, -2))
                 break
             edge = plan.s_edge[by]
             source = self.src[edge]
@@ -179,7 +183,7 @@ def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFr
         windows.sort("start").rename({"start": "w_start", "end": "w_end"}),
         left_on="start", right_on="w_start", strategy="backward", check_sortedness=False,
     ).filter(pl.col("start") < pl.col("w_end"))
-    on_path = segments.filter(pl.col("edge") < 0).group_by("node").agg(
+    on_path = segments.filter(pl.col("edge") == -1).group_by("node").agg(
         pl.col("ns").sum().alias("path_ns"))
     ops = ops.join(on_path, on="node", how="left")
     return ops.group_by("name", "kind").agg(

@@ -17,7 +17,7 @@ from kernelscope.timeline.analysis.critical_path.path import (
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, latest_ends
 
 KIND_ORDER = ("kernel", "communication", "copy", "launch", "api", "sync", "cpu",
-              "stream wait", "thread wait", "gpu gap")
+              "stream wait", "thread wait", "gpu gap", "untraced")
 
 
 @dataclass(eq=False)
