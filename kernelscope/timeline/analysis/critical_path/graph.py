@@ -306,7 +306,8 @@ def _with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Da
 def _bind(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     """The gap of every start edge: measured for the one that decided the start (the
     greatest ``key``), ``least`` for the others."""
-    deciding = pl.col("key").rank("ordinal", descending=True).over("dst") == 1
+    edges = edges.sort("dst", "key", descending=[False, True])
+    deciding = pl.col("dst").is_first_distinct()
     return edges.with_columns(
         pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"),
         pl.lit(False).alias("to_end"),

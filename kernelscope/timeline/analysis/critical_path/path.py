@@ -14,9 +14,7 @@ waited on nothing the trace holds).
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass
 
 import polars as pl
 
@@ -42,124 +40,157 @@ SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": 
                   "node": pl.Int64, "edge": pl.Int64}
 
 
-@dataclass(frozen=True)
-class Segment:
-    kind: str
-    name: str
-    ns: int
-    node: int
-    edge: int  # -1 for a node's own time, -2 for the time before a lane's first event
-
-
 class PathWalker:
-    """Walks one replay's critical paths (``Graph``/``Plan`` shared with the what-if)."""
+    """Walks one replay's critical paths into columns: per segment its step, node, edge
+    (a row of ``Graph.edges``; -1 for the node's own time, -2 for the time before a lane's
+    first event) and ns."""
 
     def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: list[int]) -> None:
         self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
-        nodes = graph.nodes
-        self.kind = nodes["kind"].to_list()
-        self.name = nodes["name"].to_list()
-        self.lane = nodes["lane"].to_list()
-        edges = graph.edges
-        self.etype = edges["etype"].to_list()
-        self.src = edges["src"].to_list()
-        self.from_start = edges["from_start"].to_list()
-        self._ranges: RangeIndex | None = None
+        self.src = graph.edges["src"].to_list()
+        self.from_start = graph.edges["from_start"].to_list()
+        self.steps: list[int] = []
+        self.nodes: list[int] = []
+        self.edges: list[int] = []
+        self.ns: list[int] = []
 
-    def step_path(self, begin: int, finish: int) -> list[Segment]:
-        """The segments of the path from ``finish`` back to ``begin`` (newest first)."""
-        run, plan = self.run, self.plan
+    def walk(self, step: int, begin: int, finish: int) -> None:
+        """Add the segments of the path from ``finish`` back to ``begin`` (newest first)."""
+        run, plan, src, from_start = self.run, self.plan, self.src, self.from_start
+        nodes, edges, ns = self.nodes, self.edges, self.ns
+        first = len(ns)
         floor = run.start[begin]
         node, at_end, now = finish, False, run.start[finish]
-        out: list[Segment] = []
         while now > floor:
             if at_end:
                 by = run.end_by[node]
+                nodes.append(node)
                 if by >= 0:
-                    edge = plan.e_edge[by]
-                    out.append(Segment("sync", self.name[node], plan.e_gap[by], node, edge))
-                    node = self.src[edge]
+                    edges.append(plan.e_edge[by])
+                    ns.append(plan.e_gap[by])
+                    node = src[plan.e_edge[by]]
+                    now = run.end[node]
                 else:
-                    out.append(self._own(node, self.dur[node]))
+                    edges.append(-1)
+                    ns.append(self.dur[node])
                     at_end = False
-                now = run.end[node] if at_end else run.start[node]
+                    now = run.start[node]
                 continue
             by = run.start_by[node]
             if node == begin:
                 break
+            nodes.append(node)
             if by < 0:  # a lane's first event: what held it is not in the trace
-                out.append(Segment("untraced", self.name[node] or "", now - floor, node, -2))
+                edges.append(-2)
+                ns.append(now - floor)
+                now = floor
                 break
             edge = plan.s_edge[by]
-            source = self.src[edge]
-            out.append(self._edge(edge, node, now - (run.start[source] if self.from_start[edge]
-                                                      else run.end[source])))
-            node, at_end = source, not self.from_start[edge]
-            now = run.end[node] if at_end else run.start[node]
-        if now < floor and out:
-            last = out[-1]
-            out[-1] = Segment(last.kind, last.name, last.ns - (floor - now), last.node, last.edge)
-        return out
+            edges.append(edge)
+            node = src[edge]
+            at_end = not from_start[edge]
+            before = run.end[node] if at_end else run.start[node]
+            ns.append(now - before)
+            now = before
+        if now < floor and len(ns) > first:
+            ns[-1] -= floor - now
+        self.steps.extend([step] * (len(ns) - first))
 
-    def _own(self, node: int, ns: int) -> Segment:
-        kind = self.kind[node]
-        if kind == "kernel":
-            kind = "communication" if COMMUNICATION.search(self.name[node] or "") else "kernel"
-        elif kind in ("memcpy", "memset"):
-            kind = "copy"
-        elif kind != "api":
-            kind = "cpu"
-        return Segment(kind, self.name[node] or "", ns, node, -1)
-
-    def _edge(self, edge: int, node: int, ns: int) -> Segment:
-        kind = EDGE_KIND[self.etype[edge]]
-        if kind == "cpu":
-            name = self.ranges.innermost(self.lane[node], self.run.start[node] - ns // 2)
-        elif kind == "launch":
-            name = "launch overhead"
-        else:
-            name = self.name[node] or ""
-        return Segment(kind, name, ns, node, edge)
-
-    @property
-    def ranges(self) -> RangeIndex:
-        if self._ranges is None:
-            self._ranges = RangeIndex(self.graph.ranges)
-        return self._ranges
+    def segments(self) -> pl.DataFrame:
+        """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
+        frame = pl.DataFrame({"step": self.steps, "node": self.nodes, "edge": self.edges,
+                              "ns": self.ns}, schema={"step": pl.Int64, "node": pl.Int64,
+                                                      "edge": pl.Int64, "ns": pl.Int64})
+        nodes = self.graph.nodes.select(
+            "node", "kind", "name", "lane",
+            pl.Series("at", self.run.start, dtype=pl.Int64))
+        edges = self.graph.edges.with_row_index("edge").select(
+            pl.col("edge").cast(pl.Int64), "etype", pl.col("to_end"))
+        frame = frame.join(nodes, on="node", how="left").join(edges, on="edge", how="left")
+        frame = frame.with_columns(_kind().alias("kind")).with_columns(
+            pl.when(pl.col("kind") == "launch").then(pl.lit("launch overhead"))
+            .otherwise(pl.col("name").fill_null("")).alias("name"))
+        cpu = frame.filter(pl.col("kind") == "cpu")
+        if cpu.height:
+            at = cpu.select(pl.col("lane").alias("global_tid"),
+                            (pl.col("at") - pl.col("ns") // 2).alias("at"))
+            named = innermost(self.graph.ranges, at)
+            frame = _put(frame, named)
+        return frame.select(list(SEGMENT_SCHEMA)).cast(SEGMENT_SCHEMA)  # type: ignore[arg-type]
 
 
-class RangeIndex:
-    """The innermost CPU range around a time on a thread (ranges nest on a thread)."""
-
-    def __init__(self, ranges: pl.DataFrame) -> None:
-        self._by_thread: dict[int, tuple[list[int], list[int], list[str], list[int]]] = {}
-        self._frame = ranges
-
-    def _thread(self, tid: int) -> tuple[list[int], list[int], list[str], list[int]]:
-        if tid not in self._by_thread:
-            part = self._frame.filter(pl.col("global_tid") == tid)
-            starts, ends = part["start"].to_list(), part["end"].to_list()
-            parents: list[int] = []
-            stack: list[int] = []
-            for i, (start, _end) in enumerate(zip(starts, ends, strict=True)):
-                while stack and ends[stack[-1]] <= start:
-                    stack.pop()
-                parents.append(stack[-1] if stack else -1)
-                stack.append(i)
-            self._by_thread[tid] = (starts, ends, part["name"].to_list(), parents)
-        return self._by_thread[tid]
-
-    def innermost(self, tid: int, at: int) -> str:
-        starts, ends, names, parents = self._thread(tid)
-        i = bisect.bisect_right(starts, at) - 1
-        while i >= 0 and ends[i] <= at:
-            i = parents[i]
-        return names[i] if i >= 0 else UNTRACED
+def _put(frame: pl.DataFrame, names: pl.Series) -> pl.DataFrame:
+    """``frame`` with its ``cpu`` rows named by ``names`` (in their order)."""
+    index = frame.with_row_index("_i").filter(pl.col("kind") == "cpu")["_i"]
+    named = pl.DataFrame({"_i": index, "_name": names})
+    return frame.with_row_index("_i").join(named, on="_i", how="left").with_columns(
+        pl.coalesce("_name", "name").alias("name")).drop("_i", "_name")
 
 
-def segments_frame(steps: list[tuple[int, list[Segment]]]) -> pl.DataFrame:
-    rows = [(step, s.kind, s.name, s.ns, s.node, s.edge) for step, path in steps for s in path]
-    return pl.DataFrame(rows, schema=SEGMENT_SCHEMA, orient="row")
+def _kind() -> pl.Expr:
+    node_kind = (
+        pl.when(pl.col("kind") == "kernel").then(
+            pl.when(pl.col("name").fill_null("").str.contains(COMMUNICATION.pattern))
+            .then(pl.lit("communication")).otherwise(pl.lit("kernel")))
+        .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))
+        .when(pl.col("kind") == "api").then(pl.lit("api"))
+        .otherwise(pl.lit("cpu")))
+    edge_kind = pl.col("etype").replace_strict(EDGE_KIND, default="gpu gap",
+                                               return_dtype=pl.String)
+    return (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
+            .when(pl.col("edge") == -1).then(node_kind)
+            .when(pl.col("to_end")).then(pl.lit("sync"))
+            .otherwise(edge_kind))
+
+
+def innermost(ranges: pl.DataFrame, at: pl.DataFrame) -> pl.Series:
+    """The name of the innermost range (``ranges``: start, end, global_tid, name; nested on
+    each thread) around each row of ``at`` (global_tid, at), in its order; ``UNTRACED``
+    where none is."""
+    if not ranges.height:
+        return pl.Series("name", [UNTRACED] * at.height, dtype=pl.String)
+    ranked = _with_parents(ranges)
+    points = at.with_row_index("_p").sort("at")
+    found = points.join_asof(
+        ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
+        by="global_tid", strategy="backward", check_sortedness=False).sort("_p")
+    current = found["r"]
+    ends, parents, names = ranked["end"], ranked["parent"], ranked["name"]
+    times = found["at"]
+    for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
+        outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
+        if not outside.any():
+            break
+        current = pl.select(pl.when(outside).then(parents.gather(current.fill_null(0)))
+                            .otherwise(current)).to_series()
+    named = names.gather(current.fill_null(0))
+    return pl.select(pl.when(current.is_null()).then(pl.lit(UNTRACED)).otherwise(named)
+                     ).to_series().alias("name")
+
+
+def _with_parents(ranges: pl.DataFrame) -> pl.DataFrame:
+    """``ranges`` sorted by thread and start, with ``r`` (the row), ``depth`` (how many
+    ranges of the thread are open at its start) and ``parent`` (the range around it)."""
+    ordered = ranges.sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
+    ordered = ordered.with_row_index("r").with_columns(pl.col("r").cast(pl.Int64))
+    opens = ordered.select("global_tid", pl.col("start").alias("t"), pl.lit(1).alias("d"),
+                           pl.lit(1).alias("o"), "r")
+    closes = ordered.select("global_tid", pl.col("end").alias("t"), pl.lit(-1).alias("d"),
+                            pl.lit(0).alias("o"), "r")
+    events = pl.concat([opens, closes]).sort("global_tid", "t", "o", "r").with_columns(
+        pl.col("d").cum_sum().over("global_tid").alias("open"))
+    depth = events.filter(pl.col("o") == 1).select("r", (pl.col("open") - 1).alias("depth"))
+    ordered = ordered.join(depth, on="r").sort("r")
+    parents = ordered.select(pl.col("global_tid"), pl.col("depth"),
+                             pl.col("start").alias("p_start"), pl.col("r").alias("parent"))
+    probe = ordered.with_columns((pl.col("depth") - 1).alias("pd"))
+    return probe.sort("start").join_asof(
+        parents.sort("p_start"), left_on="start", right_on="p_start",
+        by_left=["global_tid", "pd"], by_right=["global_tid", "depth"],
+        strategy="backward", check_sortedness=False, allow_exact_matches=True,
+    ).sort("r").with_columns(
+        pl.when(pl.col("parent") == pl.col("r")).then(None).otherwise(pl.col("parent"))
+        .alias("parent")).select("r", "global_tid", "start", "end", "name", "depth", "parent")
 
 
 def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
@@ -175,9 +206,9 @@ def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFr
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
     null when no step waits on them), over the steps' windows."""
+    latest = pl.Series("latest", late, dtype=pl.Int64)
     nodes = graph.nodes.with_columns(
-        pl.Series("slack", [x - e if x < INF else None for x, e in zip(late, run.end, strict=True)],
-                  dtype=pl.Int64))
+        pl.when(latest < INF).then(latest - pl.Series(run.end, dtype=pl.Int64)).alias("slack"))
     windows = graph.steps.select("start", "end")
     ops = nodes.filter(pl.col("cls") == GPU).sort("start").join_asof(
         windows.sort("start").rename({"start": "w_start", "end": "w_end"}),

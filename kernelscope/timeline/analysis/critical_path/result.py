@@ -12,7 +12,6 @@ from kernelscope.timeline.analysis.critical_path.path import (
     PathWalker,
     breakdown,
     family_slack,
-    segments_frame,
 )
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, latest_ends
 
@@ -48,9 +47,9 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None =
     """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
     dur = plan.dur if dur is None else dur
     walker = PathWalker(graph, plan, run, dur)
-    paths = [(int(step), walker.step_path(begin, finish)) for step, begin, finish in
-             graph.steps.select("step", "begin", "finish").iter_rows()]
-    segments = segments_frame(paths)
+    for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
+        walker.walk(step, begin, finish)
+    segments = walker.segments()
     step_ns = [run.start[finish] - run.start[begin] for begin, finish in
                graph.steps.select("begin", "finish").iter_rows()]
     path_ns = segments.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
