@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_nsys import REPLICATED, SAMPLES, replicate  # noqa: E402
+from bench_nsys import REPLICATED, SAMPLES, replicate
 
 
 def seconds(cmd: list[str]) -> float:

@@ -52,7 +52,7 @@ def test_every_steps_path_adds_up_to_the_step(model: Model) -> None:
 
 def test_no_event_ends_later_than_its_latest_end(model: Model) -> None:
     late = latest_ends(model.plan, model.measured)
-    assert all(x >= e for x, e in zip(late, model.measured.end, strict=True) if x < INF)
+    assert all(x >= e for x, e in zip(late, model.measured.end, strict=True) if x < INF // 2)
     slack = model.critical_path.families["slack_ns"].drop_nulls()
     assert (slack >= 0).all()
 

@@ -114,7 +114,9 @@ class PathWalker:
         if cpu.height:
             at = cpu.select(pl.col("lane").alias("global_tid"),
                             (pl.col("at") - pl.col("ns") // 2).alias("at"))
-            named = innermost(self.graph.ranges, at)
+            steps = self.graph.steps.select("global_tid", "start", "end")
+            ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
+            named = innermost(ranges, at)
             frame = _put(frame, named)
         return frame.select(list(SEGMENT_SCHEMA)).cast(SEGMENT_SCHEMA)  # type: ignore[arg-type]
 
@@ -208,7 +210,8 @@ def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFr
     null when no step waits on them), over the steps' windows."""
     latest = pl.Series("latest", late, dtype=pl.Int64)
     nodes = graph.nodes.with_columns(
-        pl.when(latest < INF).then(latest - pl.Series(run.end, dtype=pl.Int64)).alias("slack"))
+        pl.when(latest < INF // 2).then(latest - pl.Series(run.end, dtype=pl.Int64))
+        .alias("slack"))
     windows = graph.steps.select("start", "end")
     ops = nodes.filter(pl.col("cls") == GPU).sort("start").join_asof(
         windows.sort("start").rename({"start": "w_start", "end": "w_end"}),

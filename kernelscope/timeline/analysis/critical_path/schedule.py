@@ -18,6 +18,7 @@ from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
+"""No bound: a time at or above INF // 2 is unbounded (a bound minus durations stays above)."""
 
 
 @dataclass(eq=False)
@@ -128,8 +129,8 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
 
 def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
                 s_gap: list[int] | None = None) -> list[int]:
-    """Per node, the latest it could end with no step ending later than in ``run`` (INF for
-    what no step's end waits on): the backward pass."""
+    """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
+    or more for what no step's end waits on): the backward pass."""
     dur = plan.dur if dur is None else dur
     s_gap = plan.s_gap if s_gap is None else s_gap
     late = [INF] * (2 * len(dur))
@@ -149,7 +150,7 @@ def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
         if e_ptr[n] == e_ptr[n + 1] and late[event + 1] - dur[n] < late[event]:
             late[event] = late[event + 1] - dur[n]
         bound = late[event]
-        if bound >= INF:
+        if bound >= INF // 2:
             continue
         for k in range(s_ptr[n], s_ptr[n + 1]):
             if bound - s_gap[k] < late[s_src[k]]:
