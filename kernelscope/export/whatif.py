@@ -48,21 +48,47 @@ def timeline_of(path: Path, cache_dir: Path | None, run: Any) -> Any:
         return run(kind.part("analyse")(model, options))
 
 
+def whatif_answer(path: Path, faster: list[str], cache_dir: Path | None = None
+                  ) -> tuple[Any, Any]:
+    """The what-if of the trace at ``path`` (a ``WhatIf``) and the trace's name shortener."""
+    from kernelscope.timeline.analysis.critical_path.whatif import Faster
+
+    changes = [Faster.parse(text) for text in faster]
+    return timeline_of(path, cache_dir, lambda data: (data.critical_model.whatif(changes),
+                                                       data.short_name))
+
+
+def whatif_document(path: Path, faster: list[str], cache_dir: Path | None = None
+                    ) -> dict[str, Any]:
+    """``kernelscope/whatif/1`` of the trace at ``path``."""
+    from kernelscope.timeline.export.critical_text import whatif_doc
+
+    result, shorten = whatif_answer(path, faster, cache_dir)
+    return whatif_doc(result, path.name, shorten)
+
+
+def critical_path_document(path: Path, cache_dir: Path | None = None) -> dict[str, Any]:
+    """The trace's critical path: its steps (step, name, step_ns) and the path's members."""
+    from kernelscope.timeline.export.critical_text import path_doc
+
+    def document(data: Any) -> dict[str, Any]:
+        cp = data.critical_path
+        return {"trace": path.name,
+                "steps": cp.steps.select("step", "name", "step_ns").to_dicts(),
+                **path_doc(cp, data.short_name)}
+
+    return dict(timeline_of(path, cache_dir, document))
+
+
 def render_whatif(path: Path, faster: list[str], fmt: str, cache_dir: Path | None = None
                   ) -> str:
     """The what-if of the trace at ``path`` in ``fmt`` (json or md)."""
-    from kernelscope.timeline.analysis.critical_path.whatif import Faster
     from kernelscope.timeline.export.critical_text import whatif_doc, whatif_markdown
 
-    changes = [Faster.parse(text) for text in faster]
-
-    def answer(data: Any) -> str:
-        result = data.critical_model.whatif(changes)
-        if fmt == "md":
-            return whatif_markdown(result, path.name, data.short_name)
-        return json.dumps(whatif_doc(result, path.name, data.short_name), indent=2) + "\n"
-
-    return str(timeline_of(path, cache_dir, answer))
+    result, shorten = whatif_answer(path, faster, cache_dir)
+    if fmt == "md":
+        return str(whatif_markdown(result, path.name, shorten))
+    return json.dumps(whatif_doc(result, path.name, shorten), indent=2) + "\n"
 
 
 def run_whatif(argv: list[str]) -> int:

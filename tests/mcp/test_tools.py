@@ -3,15 +3,17 @@ JSON export of the same inputs says."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from tests.conftest import SAMPLES
-from tests.mcp.conftest import ANSWER_BYTES, exported, served, size
+from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, size
 
 NCU = SAMPLES / "ncu"
 NSYS = SAMPLES / "nsys"
 MANY = NCU / "many_launches.ncu-rep.xz"
-TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command"}
+TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command",
+         "critical_path", "whatif"}
 
 
 async def test_lists_the_tools_resources_and_prompts() -> None:
@@ -150,3 +152,19 @@ async def test_timeline_steps_are_the_runs_export() -> None:
     assert got.structured_content["processes"] == doc["ranks"]
     assert (process["steps"], process["step_source"], process["step_time_ns"]) == (
         5, "nvtx", 1977752.0)
+
+
+async def test_critical_path_and_whatif_are_the_exports() -> None:
+    async with served() as client:
+        path = await client.call_tool("critical_path", {"path": "nsys/timeline_torch.sqlite.xz"})
+        whatif = await client.call_tool("whatif", {
+            "trace": "kineto/kineto_step.pt.trace.json.xz", "faster": ["aten::randn=4"]})
+        bad = await client.call_tool("whatif", {
+            "trace": "kineto/kineto_step.pt.trace.json.xz", "faster": ["gemm"]})
+    assert not path.is_error and not whatif.is_error
+    assert path.structured_content["kinds"] == exported(
+        NSYS / "timeline_torch.sqlite.xz")["critical_path"]["kinds"]
+    done = cli("whatif", SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz",
+               "--faster", "aten::randn=4")
+    assert whatif.structured_content == json.loads(done.stdout)
+    assert bad.is_error and "REGEX=FACTOR" in bad.content[0].text
