@@ -50,6 +50,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     WAKE,
     WAKE_WINDOW_NS,
     WHOLE_TRACE_LANE,
+    own_kinds,
 )
 from kernelscope.timeline.model.model import NsysReport, pid_of
 
@@ -102,6 +103,7 @@ def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) ->
         pl.coalesce(own, pl.col("end") - pl.col("start")).alias("dur"))
     edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
     steps = step_nodes(nodes, steps)
+    nodes = nodes.with_columns(own_kinds().alias("own_kind"))
     return Graph(nodes.drop("row", "prio"), edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
         steps, ranges, latency)

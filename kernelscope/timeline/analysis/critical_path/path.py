@@ -14,8 +14,6 @@ waited on nothing the trace holds).
 
 from __future__ import annotations
 
-import re
-
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
@@ -32,9 +30,9 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     WAKE,
 )
 
-COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reducescatter")
 EDGE_KIND = {THREAD: "cpu", LAUNCH: "launch", STREAM: "gpu gap", EVENT: "stream wait",
              CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait"}
+EDGE_KINDS = [EDGE_KIND[etype] for etype in range(len(EDGE_KIND))]
 UNTRACED = "(no range)"
 SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
                   "node": pl.Int64, "edge": pl.Int64}
@@ -98,16 +96,25 @@ class PathWalker:
 
     def segments(self) -> pl.DataFrame:
         """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
-        frame = pl.DataFrame({"step": self.steps, "node": self.nodes, "edge": self.edges,
-                              "ns": self.ns}, schema={"step": pl.Int64, "node": pl.Int64,
-                                                      "edge": pl.Int64, "ns": pl.Int64})
-        nodes = self.graph.nodes.select(
-            "node", "kind", "name", "lane",
-            pl.Series("at", self.run.start, dtype=pl.Int64))
-        edges = self.graph.edges.with_row_index("edge").select(
-            pl.col("edge").cast(pl.Int64), "etype", pl.col("to_end"))
-        frame = frame.join(nodes, on="node", how="left").join(edges, on="edge", how="left")
-        frame = frame.with_columns(_kind().alias("kind")).with_columns(
+        node = pl.Series("node", self.nodes, dtype=pl.Int64)
+        edge = pl.Series("edge", self.edges, dtype=pl.Int64)
+        nodes, edges = self.graph.nodes, self.graph.edges
+        some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
+        frame = pl.DataFrame([
+            pl.Series("step", self.steps, dtype=pl.Int64), node, edge,
+            pl.Series("ns", self.ns, dtype=pl.Int64),
+            nodes["own_kind"].gather(node).alias("own_kind"),
+            nodes["name"].gather(node).alias("name"), nodes["lane"].gather(node).alias("lane"),
+            pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at"),
+            pl.Series(EDGE_KINDS, dtype=pl.String).gather(edges["etype"].gather(some_edge))
+            .alias("edge_kind"),
+            edges["to_end"].gather(some_edge).alias("to_end"),
+        ])
+        kind = (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
+                .when(pl.col("edge") == -1).then(pl.col("own_kind"))
+                .when(pl.col("to_end")).then(pl.lit("sync"))
+                .otherwise(pl.col("edge_kind")))
+        frame = frame.with_columns(kind.alias("kind")).with_columns(
             pl.when(pl.col("kind") == "launch").then(pl.lit("launch overhead"))
             .otherwise(pl.col("name").fill_null("")).alias("name"))
         cpu = frame.filter(pl.col("kind") == "cpu")
@@ -116,33 +123,17 @@ class PathWalker:
                             (pl.col("at") - pl.col("ns") // 2).alias("at"))
             steps = self.graph.steps.select("global_tid", "start", "end")
             ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
-            named = innermost(ranges, at)
-            frame = _put(frame, named)
+            frame = _put(frame, innermost(ranges, at))
         return frame.select(list(SEGMENT_SCHEMA)).cast(SEGMENT_SCHEMA)  # type: ignore[arg-type]
 
 
 def _put(frame: pl.DataFrame, names: pl.Series) -> pl.DataFrame:
     """``frame`` with its ``cpu`` rows named by ``names`` (in their order)."""
-    index = frame.with_row_index("_i").filter(pl.col("kind") == "cpu")["_i"]
-    named = pl.DataFrame({"_i": index, "_name": names})
-    return frame.with_row_index("_i").join(named, on="_i", how="left").with_columns(
-        pl.coalesce("_name", "name").alias("name")).drop("_i", "_name")
-
-
-def _kind() -> pl.Expr:
-    node_kind = (
-        pl.when(pl.col("kind") == "kernel").then(
-            pl.when(pl.col("name").fill_null("").str.contains(COMMUNICATION.pattern))
-            .then(pl.lit("communication")).otherwise(pl.lit("kernel")))
-        .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))
-        .when(pl.col("kind") == "api").then(pl.lit("api"))
-        .otherwise(pl.lit("cpu")))
-    edge_kind = pl.col("etype").replace_strict(EDGE_KIND, default="gpu gap",
-                                               return_dtype=pl.String)
-    return (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
-            .when(pl.col("edge") == -1).then(node_kind)
-            .when(pl.col("to_end")).then(pl.lit("sync"))
-            .otherwise(edge_kind))
+    is_cpu = frame["kind"] == "cpu"
+    where = is_cpu.cast(pl.Int64).cum_sum() - 1
+    named = names.gather(where.clip(0)) if names.len() else frame["name"]
+    return frame.with_columns(pl.when(is_cpu).then(named).otherwise(pl.col("name"))
+                              .alias("name"))
 
 
 def innermost(ranges: pl.DataFrame, at: pl.DataFrame) -> pl.Series:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 CPU, MARK, GPU = 0, 1, 2
@@ -16,3 +18,17 @@ WAKE_WINDOW_NS = 50_000
 (PyTorch's autograd thread and the main thread)."""
 WHOLE_TRACE_LANE = -1
 EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
+COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reducescatter")
+"""Kernels whose time on a path is communication."""
+
+
+def own_kinds() -> pl.Expr:
+    """The kind of a node's own time on a path (``kernel``, ``communication``, ``copy``,
+    ``api``, ``cpu`` for a marker)."""
+    kernel = pl.col("kind") == "kernel"
+    talks = pl.col("name").fill_null("").str.contains(COMMUNICATION.pattern)
+    return (pl.when(kernel & talks).then(pl.lit("communication"))
+            .when(kernel).then(pl.lit("kernel"))
+            .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))
+            .when(pl.col("kind") == "api").then(pl.lit("api"))
+            .otherwise(pl.lit("cpu")))
