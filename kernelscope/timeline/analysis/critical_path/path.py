@@ -24,6 +24,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     GPU,
     JOIN,
     LAUNCH,
+    MARK,
     STREAM,
     SYNC,
     THREAD,
@@ -47,10 +48,14 @@ class PathWalker:
         self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
         self.src = graph.edges["src"].to_list()
         self.from_start = graph.edges["from_start"].to_list()
+        self.member = plan.chains.member.to_list()
+        self.head = plan.chains.head.to_list()
         self.steps: list[int] = []
         self.nodes: list[int] = []
         self.edges: list[int] = []
         self.ns: list[int] = []
+        self.runs: list[tuple[int, int, int]] = []
+        """(step, lo, hi): the path runs through the chain's calls lo..hi (``_chain``)."""
 
     def walk(self, step: int, begin: int, finish: int) -> None:
         """Add the segments of the path from ``finish`` back to ``begin`` (newest first)."""
@@ -77,6 +82,11 @@ class PathWalker:
             by = run.start_by[node]
             if node == begin:
                 break
+            if self.member[node]:
+                node, now = self._chain(step, node, begin, floor)
+                if node == begin or now <= floor:
+                    break
+                continue
             nodes.append(node)
             if by < 0:  # a lane's first event: what held it is not in the trace
                 edges.append(-2)
@@ -94,15 +104,70 @@ class PathWalker:
             ns[-1] -= floor - now
         self.steps.extend([step] * (len(ns) - first))
 
+    def _chain(self, step: int, node: int, begin: int, floor: int) -> tuple[int, int]:
+        """Through the chain that ``node`` ends, back to its head, the step's begin, or the
+        call where the step began; the node reached and its time."""
+        run, head = self.run, self.head[node]
+        if self.head[begin] == head and head <= begin <= node:
+            low = begin
+        elif run.start[head] >= floor:
+            low = head
+        else:  # the step began inside the chain: its first call at or after the begin
+            low, high = head + 1, node
+            while low < high:
+                mid = (low + high) // 2
+                low, high = (low, mid) if run.start[mid] >= floor else (mid + 1, high)
+        self.runs.append((step, low, node))
+        if low in (head, begin):
+            return low, run.start[low]
+        first = len(self.ns)
+        before = low - 1
+        gap = self.plan.s_edge[self.plan.chains.member_pos[low]]
+        if run.end[before] <= floor:
+            self.nodes.append(low)
+            self.edges.append(gap)
+            self.ns.append(run.start[low] - floor)
+        else:
+            self.nodes.extend((low, before))
+            self.edges.extend((gap, -1))
+            self.ns.extend((run.start[low] - run.end[before], run.end[before] - floor))
+        self.steps.extend([step] * (len(self.ns) - first))
+        return before, floor
+
+    def _runs(self) -> pl.DataFrame:
+        """The chains' segments: per call after the first of a run, the time from the call
+        before it (its thread edge), and the call before it's own time."""
+        schema = {"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}
+        if not self.runs:
+            return pl.DataFrame(schema=schema)
+        calls = pl.DataFrame(self.runs, schema={"step": pl.Int64, "lo": pl.Int64,
+                                                "hi": pl.Int64}, orient="row").select(
+            "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
+        ).explode("m").drop_nulls("m")
+        m = calls["m"]
+        start = pl.Series(self.run.start, dtype=pl.Int64)
+        end = pl.Series(self.run.end, dtype=pl.Int64)
+        edge = pl.Series(self.plan.s_edge, dtype=pl.Int64).gather(
+            self.plan.chains.member_pos.gather(m))
+        gaps = pl.DataFrame({"step": calls["step"], "node": m, "edge": edge,
+                             "ns": start.gather(m) - end.gather(m - 1)})
+        owns = pl.DataFrame({"step": calls["step"], "node": m - 1,
+                             "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
+                             "ns": pl.Series(self.dur, dtype=pl.Int64).gather(m - 1)})
+        marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
+        return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
+
     def segments(self) -> pl.DataFrame:
         """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
-        node = pl.Series("node", self.nodes, dtype=pl.Int64)
-        edge = pl.Series("edge", self.edges, dtype=pl.Int64)
+        walked = pl.concat([pl.DataFrame(
+            {"step": self.steps, "node": self.nodes, "edge": self.edges, "ns": self.ns},
+            schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}),
+            self._runs()])
+        node, edge = walked["node"], walked["edge"]
         nodes, edges = self.graph.nodes, self.graph.edges
         some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
         frame = pl.DataFrame([
-            pl.Series("step", self.steps, dtype=pl.Int64), node, edge,
-            pl.Series("ns", self.ns, dtype=pl.Int64),
+            walked["step"], node, edge, walked["ns"],
             nodes["own_kind"].gather(node).alias("own_kind"),
             nodes["name"].gather(node).alias("name"), nodes["lane"].gather(node).alias("lane"),
             pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at"),
