@@ -50,6 +50,7 @@ class PathWalker:
         self.from_start = graph.edges["from_start"].to_list()
         self.member = plan.chains.member.to_list()
         self.head = plan.chains.head.to_list()
+        self.member_pos = plan.chains.member_pos.to_list()
         self.steps: list[int] = []
         self.nodes: list[int] = []
         self.edges: list[int] = []
@@ -122,7 +123,7 @@ class PathWalker:
             return low, run.start[low]
         first = len(self.ns)
         before = low - 1
-        gap = self.plan.s_edge[self.plan.chains.member_pos[low]]
+        gap = self.plan.s_edge[self.member_pos[low]]
         if run.end[before] <= floor:
             self.nodes.append(low)
             self.edges.append(gap)

@@ -45,8 +45,7 @@ class CriticalPath:
 def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None = None,
                   s_gap: list[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
     """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
-    dur = plan.dur if dur is None else dur
-    walker = PathWalker(graph, plan, run, dur)
+    walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
         walker.walk(step, begin, finish)
     segments = walker.segments()

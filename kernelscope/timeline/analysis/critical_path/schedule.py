@@ -16,6 +16,7 @@ import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.chains import (
     Chains,
+    Folded,
     chains_of,
     fold,
     latest_of,
@@ -47,6 +48,16 @@ class Plan:
     e_edge: list[int]
     finish: list[int]
     chains: Chains
+    _measured: Folded | None = None
+
+    def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
+        """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
+        if dur is None and s_gap is None:
+            if self._measured is None:
+                self._measured = fold(self.chains, self.dur, self.s_gap, self.e_gap)
+            return self._measured
+        return fold(self.chains, self.dur if dur is None else dur,
+                    self.s_gap if s_gap is None else s_gap, self.e_gap)
 
 
 @dataclass(eq=False)
@@ -102,8 +113,8 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
            ) -> Replay:
     """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
     measured ones where given."""
+    folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    folded = fold(plan.chains, dur, plan.s_gap if s_gap is None else s_gap, plan.e_gap)
     head, off = folded.head, folded.off
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
@@ -140,8 +151,8 @@ def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
     """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
     or more for what no step's end waits on): the backward pass. A node of a chain moves with
     its head, so it has its head's slack."""
+    folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    folded = fold(plan.chains, dur, plan.s_gap if s_gap is None else s_gap, plan.e_gap)
     head, off = folded.head, folded.off
     late = [INF] * (2 * len(dur))
     for f in plan.finish:
