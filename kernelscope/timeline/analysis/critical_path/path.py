@@ -253,9 +253,11 @@ def _with_parents(ranges: pl.DataFrame) -> pl.DataFrame:
 
 
 def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
-    """Per kind and name: ns on the path (summed over the steps), and its share of it."""
+    """Per kind and name: ns on the path (summed over the steps), how many pieces of it
+    took time, and its share of the path."""
     total = max(int(segments["ns"].sum() or 0), 1)
-    return (segments.group_by("kind", "name").agg(pl.col("ns").sum(), pl.len().alias("count"))
+    counted = (pl.col("ns") > 0).sum().cast(pl.UInt32).alias("count")
+    return (segments.group_by("kind", "name").agg(pl.col("ns").sum(), counted)
             .with_columns((100.0 * pl.col("ns") / total).alias("pct"))
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
 

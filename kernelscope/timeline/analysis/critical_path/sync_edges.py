@@ -6,7 +6,8 @@ A call synchronises when its name says so (``cudaDeviceSynchronize``,
 memory without ``Async``. It waited when a GPU operation launched no later than the call
 began ended while it ran: the one that ended last before it returned decided its end, which
 comes ``r`` (the measured return) after that operation's end; the call's own part is ``r``.
-A device synchronise also waits on the last operation launched on every stream before it.
+A device synchronise also waits on the last operation launched on every stream before it; a
+stream or event synchronise that waited, on those of them that ended while it waited.
 """
 
 from __future__ import annotations
@@ -65,9 +66,13 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
 
 
 def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
-    """A device synchronise -> the last operation launched on every stream before it."""
-    device = decided.filter(pl.col("name").str.contains(DEVICE_WAITS)).select(
-        "node", "pid", "start", "end", "r")
+    """A device synchronise -> the last operation launched on every stream before it; a
+    stream or event synchronise that waited -> the same, where that operation ended while
+    the call waited (the trace does not say which stream or event it named: one that
+    another stream waited on through an event is among them)."""
+    device = decided.filter(pl.col("name").str.contains(DEVICE_WAITS) | pl.col("waited")).select(
+        "node", "pid", "start", "end", "r", pl.col("name").str.contains(DEVICE_WAITS)
+        .alias("device"))
     launched = ops.filter(pl.col("at").is_not_null()).select(
         "pid", "lane", pl.col("op").alias("src"), "at", "op_end")
     if not device.height or not launched.height:
@@ -78,6 +83,7 @@ def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
     found = probes.join_asof(launched.sort("at"), left_on="probe", right_on="at",
                              by=["pid", "lane"], strategy="backward",
                              check_sortedness=False).drop_nulls("src")
+    found = found.filter(pl.col("device") | (pl.col("op_end") > pl.col("start")))
     return found.select("src", pl.col("node").alias("dst"),
                         pl.min_horizontal("r", pl.col("end") - pl.col("op_end")).alias("gap"))
 
