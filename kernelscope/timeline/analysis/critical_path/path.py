@@ -258,7 +258,7 @@ def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
     total = max(int(segments["ns"].sum() or 0), 1)
     counted = (pl.col("ns") > 0).sum().cast(pl.UInt32).alias("count")
     return (segments.group_by("kind", "name").agg(pl.col("ns").sum(), counted)
-            .with_columns((100.0 * pl.col("ns") / total).alias("pct"))
+            .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
 
 
