@@ -2,9 +2,10 @@
 (``samples/kineto/oracle/hta_critical_path.py``): both find the steps bound by the host.
 
 HTA's path is shorter (7.5-9.2 ms, the nodes of the instance's operators and kernels, where
-the ProfilerStep ranges span 15.7-19.8 ms), so the shares are compared, not the times: HTA puts 99.7 % of every instance on the CPU and 0.01 % on kernels; kernelscope puts
-no kernel on any step's path and at least 97 % on the host (its own time, CUDA calls, the
-other thread), the rest launch latency, copies and the synchronisation's return.
+the ProfilerStep ranges span 15.7-19.8 ms), so the shares are compared, not the times: HTA
+puts 99.7 % of every instance on the CPU and 0.01 % on kernels; kernelscope puts no kernel on
+any step's path and at least 97 % on the host (its own time, CUDA calls, the other thread),
+the rest launch latency, copies and the synchronisation's return.
 """
 
 from __future__ import annotations

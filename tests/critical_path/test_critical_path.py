@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData, open_kineto
-from kernelscope.timeline.analysis.critical_path.schedule import INF, latest_ends
+from kernelscope.timeline.analysis.critical_path.schedule import INF, latest_ends, replay
 from kernelscope.timeline.analysis.critical_path.whatif import Faster, Model
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.model.model import NsysReport
@@ -38,9 +38,14 @@ def model(request: pytest.FixtureRequest, sample_report: Callable[[str], NsysRep
 
 
 def test_replaying_the_measured_durations_gives_back_every_measured_time(model: Model) -> None:
+    """The forward pass over the measured durations gives back every measured time, and
+    decides each start and end by the same edge as the columns do (``measured_replay``)."""
     nodes = model.graph.nodes
-    assert model.measured.start == nodes["start"].to_list()
-    assert model.measured.end == nodes["end"].to_list()
+    run = replay(model.plan)
+    assert run.start == nodes["start"].to_list()
+    assert run.end == nodes["end"].to_list()
+    assert run.start_by == model.measured.start_by
+    assert run.end_by == model.measured.end_by
 
 
 def test_every_steps_path_adds_up_to_the_step(model: Model) -> None:

@@ -175,3 +175,37 @@ def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
             if bound - eff[k] < late[enc[k]]:
                 late[enc[k]] = bound - eff[k]
     return latest_of(plan.chains, folded, late, dur, INF)
+
+
+def measured_replay(plan: Plan, graph: Graph) -> Replay:
+    """What ``replay(plan)`` gives, in columns: the measured times (which the replay of the
+    measured durations gives back), and the edge that decided each start and end: the first
+    in the plan's order of those allowing the latest time (a waiting call's end: only when
+    later than its own start plus its return)."""
+    start = pl.Series(plan.start, dtype=pl.Int64)
+    end = pl.Series(plan.end, dtype=pl.Int64)
+    edges = graph.edges
+    start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
+    own = start + pl.Series(plan.dur, dtype=pl.Int64)
+    end_by = _deciding(plan.e_edge, plan.e_gap, edges, start, end, own)
+    return Replay(plan.start, plan.end, start_by, end_by)
+
+
+def _deciding(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
+              end: pl.Series, own: pl.Series | None) -> list[int]:
+    """Per node the position (in ``rows``) of the edge allowing the latest time, -1 for
+    none (or for none later than ``own``)."""
+    n = start.len()
+    row = pl.Series(rows, dtype=pl.Int64)
+    src = edges["src"].gather(row)
+    value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
+                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+    best = pl.DataFrame({"dst": edges["dst"].gather(row), "value": value,
+                         "pos": pl.int_range(len(rows), eager=True, dtype=pl.Int64)}).sort(
+        ["dst", "value", "pos"], descending=[False, True, False]).unique(
+        "dst", keep="first", maintain_order=True)
+    if own is not None:
+        best = best.filter(pl.col("value") > own.gather(best["dst"]))
+    nodes = pl.DataFrame({"dst": pl.int_range(n, eager=True, dtype=pl.Int64)})
+    return nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
+        "pos"].fill_null(-1).to_list()

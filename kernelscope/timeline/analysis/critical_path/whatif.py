@@ -18,7 +18,13 @@ import polars as pl
 from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
-from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, plan_of, replay
+from kernelscope.timeline.analysis.critical_path.schedule import (
+    Plan,
+    Replay,
+    measured_replay,
+    plan_of,
+    replay,
+)
 from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, THREAD
 from kernelscope.timeline.model.intervals import merge_intervals
 
@@ -70,7 +76,7 @@ class Model:
 
     def __post_init__(self) -> None:
         self.plan = plan_of(self.graph)
-        self.measured = replay(self.plan)
+        self.measured = measured_replay(self.plan, self.graph)
 
     @cached_property
     def critical_path(self) -> CriticalPath:
