@@ -259,7 +259,8 @@ def _with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
 def _cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     """A GPU operation that started later than its own edges allow, right after another
     stream's operation on the same device ended, waited on that one."""
-    floor = edges.group_by("dst").agg(pl.col("key").max().alias("floor"))
+    into_gpu = edges.filter(pl.col("etype").is_in([LAUNCH, STREAM, EVENT]))
+    floor = into_gpu.group_by("dst").agg(pl.col("key").max().alias("floor"))
     ops = nodes.filter(pl.col("cls") == GPU).select(
         "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane"
     ).join(floor, left_on="node", right_on="dst", how="left").with_columns(
