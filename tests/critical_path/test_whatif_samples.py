@@ -27,7 +27,7 @@ import polars as pl
 import pytest
 
 from kernelscope.export.whatif import timeline_of
-from kernelscope.timeline.analysis.critical_path.vocabulary import GPU
+from kernelscope.timeline.analysis.critical_path.vocabulary import EVENT, GPU
 from kernelscope.timeline.analysis.critical_path.whatif import Faster
 from tests.conftest import SAMPLES
 
@@ -109,3 +109,18 @@ def test_the_samples_are_there() -> None:
                                                               "steps.json.xz"))
 
 
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_wait_edge_ends_on_the_stream_the_sync_record_names(kind: str) -> None:
+    """``shift`` waits across streams both ways (``wait_stream``); nsys's synchronisation
+    table and Kineto's ``cuda_sync`` events name the stream that waits, and every event edge
+    ends on a launch to that stream."""
+    def check(data: Any) -> tuple[set[int], set[int]]:
+        sync = data.report.sync.filter(pl.col("sync_type") == 2)
+        waiting = set((sync["device_id"] * (1 << 32) + sync["stream_id"]).to_list())
+        graph = data.critical_model.graph
+        events = graph.edges.filter(pl.col("etype") == EVENT)
+        return waiting, set(graph.nodes["lane"].gather(events["dst"]).to_list())
+    waiting, ends = timeline_of(WHATIF / f"shift_base.{kind}", None, check)
+    assert len(waiting) == 2 and ends and ends <= waiting

@@ -8,7 +8,8 @@ say "this cannot start (or, for a synchronising call, end) before that":
 - ``launch``: a launching call's start to its operation's start (correlation ids);
 - ``stream``: a stream's operations in order;
 - ``event``: an event recorded after the last launch before ``cudaEventRecord`` and waited
-  on by the first launch after ``cudaStreamWaitEvent`` of the same thread (another stream);
+  on by the first launch after ``cudaStreamWaitEvent`` of the same thread to the stream that
+  waits (named by the trace's synchronisation record; else to another stream);
 - ``cross-stream``: an operation that started later than its launch and its stream allow,
   right after an operation of another stream ended: a wait the trace does not name;
 - ``sync``: a synchronising call (device, stream or event synchronise, a blocking copy)
@@ -56,7 +57,7 @@ from kernelscope.timeline.model.model import NsysReport, pid_of
 
 NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.String, "name": pl.String, "start": pl.Int64,
                "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64, "row": pl.Int64,
-               "prio": pl.Int8}
+               "corr": pl.Int64, "prio": pl.Int8}
 
 
 @dataclass(eq=False)
@@ -92,7 +93,7 @@ def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) ->
     launch = _launch_edges(nodes, outer, n_cpu)
     edges = pl.concat([_chain_edges(nodes.slice(0, n_cpu), THREAD),
                        _chain_edges(nodes.slice(n_cpu), STREAM), launch,
-                       _event_edges(nodes, launch)])
+                       _event_edges(nodes, launch, report.sync)])
     latency = _launch_latency(nodes, launch)
     edges = _with_gaps(nodes, edges, latency)
     edges = pl.concat([edges, _with_gaps(nodes, _cross_edges(nodes, edges), latency)])
@@ -104,7 +105,7 @@ def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) ->
     edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
     steps = step_nodes(nodes, steps)
     nodes = nodes.with_columns(own_kinds().alias("own_kind"))
-    return Graph(nodes.drop("row", "prio"), edges.select(
+    return Graph(nodes.drop("row", "prio", "corr"), edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
         steps, ranges, latency)
 
@@ -127,13 +128,15 @@ def _cpu_nodes(report: NsysReport, steps: pl.DataFrame
     nodes = calls.filter(~pl.col("nested")).select(
         pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
         pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
-        pid_of(pl.col("global_tid")).alias("pid"), "row", pl.lit(2, pl.Int8).alias("prio"))
+        pid_of(pl.col("global_tid")).alias("pid"), "row", pl.col("correlation_id").alias("corr"),
+        pl.lit(2, pl.Int8).alias("prio"))
     if not steps.height:
         steps = _whole_trace(report, nodes)
     marks = [steps.select(
         pl.lit(MARK, pl.Int8).alias("cls"), pl.lit(kind).alias("kind"), "name",
         pl.col(at).alias("start"), pl.col(at).alias("end"), lane,
         pid_of(pl.col("global_tid")).alias("pid"), pl.lit(None, pl.Int64).alias("row"),
+        pl.lit(None, pl.Int64).alias("corr"),
         pl.lit(prio, pl.Int8).alias("prio"))
         for kind, at, prio, lane in (
             ("step begin", "start", 1, pl.col("global_tid").alias("lane")),
@@ -167,7 +170,8 @@ def _gpu_nodes(report: NsysReport) -> pl.DataFrame:
         pl.lit(GPU, pl.Int8).alias("cls"), "kind", "name", "start", "end",
         (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("lane"),
         pid_of(pl.col("global_pid")).alias("pid"),
-        pl.col("correlation_id").alias("row"), pl.lit(3, pl.Int8).alias("prio"),
+        pl.col("correlation_id").alias("row"), pl.col("correlation_id").alias("corr"),
+        pl.lit(3, pl.Int8).alias("prio"),
     ).cast(NODE_SCHEMA)  # type: ignore[arg-type]
 
 
@@ -201,14 +205,18 @@ def _launches(nodes: pl.DataFrame, launch: pl.DataFrame) -> pl.DataFrame:
     return launch.join(calls, on="src").join(ops, on="dst").sort("at")
 
 
-def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> pl.DataFrame:
+def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
+                 ) -> pl.DataFrame:
     """``cudaEventRecord`` … ``cudaStreamWaitEvent`` of one thread: the last operation
-    launched before the record -> the first launched after the wait, on another stream."""
+    launched before the record -> the first launched after the wait on the stream that
+    waits (named by the trace's synchronisation record of the wait), or, where no record
+    names it, the first launched after the wait on another stream."""
     calls = nodes.filter(pl.col("cls") == CPU)
     records = calls.filter(pl.col("name").str.contains("EventRecord")).select(
         pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")).sort("rec_at")
     waits = calls.filter(pl.col("name").str.contains("StreamWaitEvent")).select(
-        pl.col("lane").alias("tid"), "start", "end").sort("start")
+        pl.col("lane").alias("tid"), "start", "end", "pid", "corr").join(
+        _waiting_lanes(sync), on=["pid", "corr"], how="left").sort("start")
     if not records.height or not waits.height:
         return pl.DataFrame(schema=EDGE_SCHEMA)
     launches = _launches(nodes, launch).select("tid", "at", "dst", "op_lane")
@@ -218,12 +226,27 @@ def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> pl.DataFrame:
     paired = paired.with_columns((pl.col("rec_at") - 1).alias("probe")).sort("probe").join_asof(
         before, left_on="probe", right_on="src_at", by="tid", strategy="backward",
         check_sortedness=False)
-    paired = paired.sort("end").join_asof(launches, left_on="end", right_on="at", by="tid",
-                                          strategy="forward", check_sortedness=False)
+    paired = pl.concat([
+        paired.filter(pl.col("wait_lane").is_not_null()).sort("end").join_asof(
+            launches, left_on="end", right_on="at", by_left=["tid", "wait_lane"],
+            by_right=["tid", "op_lane"], strategy="forward", check_sortedness=False
+        ).with_columns(pl.col("wait_lane").alias("op_lane")),
+        paired.filter(pl.col("wait_lane").is_null()).sort("end").join_asof(
+            launches, left_on="end", right_on="at", by="tid", strategy="forward",
+            check_sortedness=False)], how="diagonal_relaxed")
     return paired.filter(pl.col("src").is_not_null() & pl.col("dst").is_not_null()
                          & (pl.col("src_lane") != pl.col("op_lane"))).select(
         "src", "dst", pl.lit(EVENT, pl.Int8).alias("etype"),
         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _waiting_lanes(sync: pl.DataFrame) -> pl.DataFrame:
+    """Per stream-wait record (pid, corr: the wait call's correlation id) the lane of the
+    stream that waits."""
+    return sync.filter((pl.col("sync_type") == 2) & (pl.col("stream_id") >= 0)).select(
+        pid_of(pl.col("global_pid")).alias("pid"), pl.col("correlation_id").alias("corr"),
+        (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("wait_lane"),
+    ).unique(["pid", "corr"])
 
 
 def _launch_latency(nodes: pl.DataFrame, launch: pl.DataFrame) -> int:
