@@ -214,6 +214,22 @@ def _timeline_data(trace: Path) -> Any:
     return TimelineData(open_report(trace), trace)
 
 
+def critical_path(path: Path, progress: Progress) -> dict[str, Any]:
+    """What every step of a timeline waits on (docs/critical_path.md)."""
+    from kernelscope.export.whatif import critical_path_document
+
+    progress(0, None, f"reading {safe_text(path.name)}")
+    return critical_path_document(path)
+
+
+def whatif(path: Path, faster: list[str], progress: Progress) -> dict[str, Any]:
+    """``kernelscope whatif``'s JSON: every step replayed with the named work faster."""
+    from kernelscope.export.whatif import whatif_document
+
+    progress(0, None, f"reading {safe_text(path.name)}")
+    return whatif_document(path, faster)
+
+
 def report_record(path: Path, progress: Progress) -> str:
     """The Markdown export of a report: a kernel report's families and the case records of
     the largest (``answers_ncu.RECORD_FAMILIES``), a timeline's whole record."""

@@ -143,6 +143,21 @@ class Tools:
         return await self._ask("ncu_command", lambda: {
             "trace": self._path(trace), "family": family}, None, ctx)
 
+    async def critical_path(self, path: str, ctx: Context | None = None) -> Answer:
+        """What every step of a timeline waits on: its critical path by kind (kernels,
+        copies, CPU, API calls, launch overhead, synchronisation, waits), the longest parts,
+        and per kernel family its time on the path and its slack (how much later it could
+        end before its step does)."""
+        return await self._ask("critical_path", lambda: {"path": self._path(path)}, None, ctx)
+
+    async def whatif(self, trace: str, faster: list[str], ctx: Context | None = None
+                     ) -> Answer:
+        """Predict the steps if some work were faster: faster is a list of REGEX=FACTOR
+        (kernels, copies, NVTX ranges and CPU operators whose name REGEX finds, their time
+        divided by FACTOR); the measured and predicted median step and both critical paths."""
+        return await self._ask("whatif", lambda: {
+            "trace": self._path(trace), "faster": list(faster)}, None, ctx)
+
 
 def _progress_to(ctx: Context | None) -> Any:
     async def report(done: float, total: float | None, message: str) -> None:
@@ -153,7 +168,7 @@ def _progress_to(ctx: Context | None) -> Any:
 
 
 TOOL_NAMES = ("summary", "kernel", "timeline", "diff", "join", "ranks", "metrics",
-              "ncu_command")
+              "ncu_command", "critical_path", "whatif")
 
 
 def build_server(roots: Roots) -> MCPServer:

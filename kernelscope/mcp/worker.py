@@ -44,6 +44,8 @@ def _answers() -> dict[str, Answer]:
             Path(a["path"]), a["kernel_id"], a["pattern"], s, q, p),
         "ncu_command": lambda a, s, q, p: answers.ncu_command(
             Path(a["trace"]), a["family"], p),
+        "critical_path": lambda a, s, q, p: answers.critical_path(Path(a["path"]), p),
+        "whatif": lambda a, s, q, p: answers.whatif(Path(a["trace"]), a["faster"], p),
         "report_record": lambda a, s, q, p: answers.report_record(Path(a["path"]), p),
         "kernel_record": lambda a, s, q, p: answers_ncu.kernel_record(
             Path(a["path"]), a["kernel_id"], p),

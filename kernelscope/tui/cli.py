@@ -29,7 +29,8 @@ def _tui_parser() -> argparse.ArgumentParser:
             "Open a report in the terminal; its kind is found by its content:", *opened,
             textwrap.fill(
                 "A kind's word with --format or -o writes it headless instead. Also: "
-                "'kernelscope export INPUT...' and 'kernelscope summary INPUT...'; "
+                "'kernelscope export INPUT...', 'kernelscope summary INPUT...' and "
+                "'kernelscope whatif TRACE --faster REGEX=FACTOR'; "
                 "'kernelscope mcp' serves it all to agents.", width=78),
         ]),
     )
@@ -302,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
             return run_export(_export_parser(kind).parse_args(rest), kind)
+        if argv and argv[0] == "whatif":
+            from kernelscope.export.whatif import run_whatif
+
+            return run_whatif(argv[1:])
         if argv and argv[0] == "mcp":
             from kernelscope.mcp.command import main as serve_mcp
 

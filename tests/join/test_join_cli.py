@@ -50,7 +50,8 @@ def test_join_markdown_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
         ("ranked", "1"), ("ranked", "2"), ("ranked", "3"), ("ranked", "4"),
         ("unprofiled", "1"), ("unprofiled", "2"), ("unprofiled", "3"), ("unprofiled", "4")]
     assert rows[4]["potential_saving_ns"] == "" and rows[4]["headroom"] == ""
-    assert rows[3]["title"].startswith("nvjet") and rows[3]["time_share"].startswith("0.611")
+    # the kernels save no step time (the steps wait on the host), so copies come before them
+    assert rows[3]["title"] == "Copies and memsets on the GPU"
 
 
 def test_summary(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,8 +4,10 @@ The ranking, worked out from the oracles (``nsys stats`` of ``join_trace``, ``nc
 of ``join_kernels``): the program spends a steady step of ~3.6 ms of which only ~0.85 ms is
 kernel time; ~2.4 ms of each step is the GPU idling between the 150 ~1 µs launches of
 ``tiny_ops`` (cudaLaunchKernel ~16 µs apart), ~44 ms over steps 1-19. That outranks every
-kernel: the cuBLAS GEMM family is 61.1 % of kernel time (10.55 ms) but already runs at 80-91 %
-of its SM/tensor ceiling, so tuning it could save at most ~14 % of it (~1.47 ms). The per-step
+kernel: the cuBLAS GEMM family is 61.1 % of kernel time (10.55 ms) and already runs at 80-91 %
+of its SM/tensor ceiling (~14 % headroom, ~1.47 ms of kernel time), but the steps wait on the
+host's launches, not on it: its launches have ~2.1 ms of slack in every step, so reaching its
+headroom saves no step time (docs/critical_path.md), and neither does any other kernel. The per-step
 ``.item()`` sync leaves ~2.6 ms of idle after the host returns, and the short gaps between
 the other launches ~5.6 ms. Step 0 (1.76 s: set-up, library loading, autotuning) is one-time
 and is ranked last.
@@ -162,25 +164,26 @@ def test_gemm_headroom_from_the_raw_oracle(join: JoinReport) -> None:
     gemm = next(i for i in join.ranking if i.title.startswith("nvjet"))
     assert gemm.profiled and gemm.bottleneck == "compute-bound"
     assert gemm.headroom == pytest.approx(expected, abs=0.002)
-    assert gemm.potential_saving_ns == pytest.approx(10_553_756 * gemm.headroom)
+    assert 10_553_756 * gemm.headroom == pytest.approx(1_466_037, rel=0.01)  # kernel time
+    assert gemm.potential_saving_ns == 0.0  # … but no step waits on it
     assert gemm.ncu_ids == tuple((0, k) for k in sorted(GEMM))
-    assert gemm.weak is None  # both NVTX ranges profiled, durations steady within each
+    # both NVTX ranges profiled, durations steady within each: only the slack is said
+    assert gemm.weak == "off the critical path: 2.127 ms of slack before a step moves"
 
 
 def test_ranking_order(join: JoinReport) -> None:
     order = [i.family if i.kind == "idle" else i.title for i in join.ranking]
-    assert order[:4] == ["launch-overhead", "short-gaps", "sync",
+    assert order[:6] == ["launch-overhead", "short-gaps", "sync", "copies", "cpu-busy",
                          "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"]
-    assert order[4].startswith("cudnn_generated_fort_native_sdpa")  # no guessed bound above it
     assert order[-1] == "start-up" and join.ranking[-1].one_time
-    first, gemm = join.ranking[0], join.ranking[3]
+    first = join.ranking[0]
     assert first.nvtx == "tiny_ops"
-    assert first.potential_saving_ns > 20 * gemm.potential_saving_ns
     savings = [i.potential_saving_ns for i in join.ranking[:-1]]
     assert savings == sorted(savings, reverse=True)
-    profiled = [i.title for i in join.ranking if i.kind == "kernel" and i.profiled]
-    assert [t[:12] for t in profiled] == ["nvjet_sm90_t", "cudnn_genera", "vectorized_l",
-                                          "vectorized_e", "vectorized_e"]
+    profiled = [i for i in join.ranking if i.kind == "kernel" and i.profiled]
+    assert {i.potential_saving_ns for i in profiled} == {0.0}  # then by their time
+    assert [i.title[:12] for i in profiled] == ["nvjet_sm90_t", "vectorized_e", "cudnn_genera",
+                                                "vectorized_l", "vectorized_e"]
 
 
 def test_idle_time_is_counted_once(join: JoinReport, join_inputs: JoinInputs) -> None:

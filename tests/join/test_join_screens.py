@@ -19,8 +19,8 @@ from tests.join.conftest import KERNELS_XZ, TRACE_XZ
 from tests.tui.helpers import settle, widget_text
 
 SIZE = (140, 40)
-GEMM_ROW = 3
-"""The ranking's 4th row: the GEMM family, profiled; its longest launch is kernel 7."""
+GEMM_ROW = 5
+"""The ranking's 6th row: the GEMM family, profiled; its longest launch is kernel 7."""
 UNPROFILED_ROW = 11
 """The first family nobody profiled (``?1``): enter shows it on the timeline."""
 

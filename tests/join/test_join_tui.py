@@ -39,8 +39,8 @@ async def test_ranking_and_enter(tmp_path: Path) -> None:
         assert str(table.get_row_at(0)[1]) == "Launch overhead: GPU idle between tiny kernels"
         detail = str(screen.query_one("#join-detail", Static).render())
         assert "CUDA Graph" in detail and "3,035 kernels shorter than 20 us" in detail
-        # row 4: the GEMM family, profiled: enter opens the longest profiled launch's panes
-        await pilot.press("down", "down", "down")
+        # row 6: the GEMM family, profiled: enter opens the longest profiled launch's panes
+        await pilot.press(*["down"] * 5)
         assert "nvjet" in str(screen.query_one("#join-detail", Static).render())
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, KernelDetailScreen))

@@ -3,15 +3,17 @@ JSON export of the same inputs says."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from tests.conftest import SAMPLES
-from tests.mcp.conftest import ANSWER_BYTES, exported, served, size
+from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, size
 
 NCU = SAMPLES / "ncu"
 NSYS = SAMPLES / "nsys"
 MANY = NCU / "many_launches.ncu-rep.xz"
-TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command"}
+TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command",
+         "critical_path", "whatif"}
 
 
 async def test_lists_the_tools_resources_and_prompts() -> None:
@@ -164,3 +166,19 @@ async def test_kernel_source_lines_come_from_the_line_table() -> None:
     assert source["has_line_info"] and source["lines"][0]["file"].endswith(".cu")
     assert source["lines"][0]["line"] > 0 and source["lines"][0]["text"]
     assert all(s["file"] and s["line"] > 0 for s in source["sass"])
+
+
+async def test_critical_path_and_whatif_are_the_exports() -> None:
+    async with served() as client:
+        path = await client.call_tool("critical_path", {"path": "nsys/timeline_torch.sqlite.xz"})
+        whatif = await client.call_tool("whatif", {
+            "trace": "kineto/kineto_step.pt.trace.json.xz", "faster": ["aten::randn=4"]})
+        bad = await client.call_tool("whatif", {
+            "trace": "kineto/kineto_step.pt.trace.json.xz", "faster": ["gemm"]})
+    assert not path.is_error and not whatif.is_error
+    assert path.structured_content["kinds"] == exported(
+        NSYS / "timeline_torch.sqlite.xz")["critical_path"]["kinds"]
+    done = cli("whatif", SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz",
+               "--faster", "aten::randn=4")
+    assert whatif.structured_content == json.loads(done.stdout)
+    assert bad.is_error and "REGEX=FACTOR" in bad.content[0].text

@@ -20,6 +20,9 @@ import polars as pl
 from kernelscope.core.hooks import OpenCancelled
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.timeline.analysis import summaries
+from kernelscope.timeline.analysis.critical_path.graph import build_graph
+from kernelscope.timeline.analysis.critical_path.result import CriticalPath
+from kernelscope.timeline.analysis.critical_path.whatif import Model
 from kernelscope.timeline.analysis.findings import findings
 from kernelscope.timeline.analysis.gap_causes import GapExplanation, explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown, timeline_breakdown
@@ -241,6 +244,21 @@ class TimelineData:
     @cached_property
     def _longest_gap(self) -> int:
         return max((g.duration_ns for g in self.large_gaps), default=0)
+
+    @property
+    def extra_cpu_ranges(self) -> pl.DataFrame | None:
+        """CPU ranges beyond NVTX that name CPU work (a Kineto trace's ``cpu_op``s)."""
+        return None
+
+    @cached_property
+    def critical_model(self) -> Model:
+        """The dependency graph of the timeline, replayed (docs/critical_path.md)."""
+        return Model(build_graph(self.report, self.extra_cpu_ranges))
+
+    @cached_property
+    def critical_path(self) -> CriticalPath:
+        """Every step's critical path, its breakdown and the kernel families' slack."""
+        return self.critical_model.critical_path
 
     @property
     def gpu_busy_pct(self) -> float | None:

@@ -16,6 +16,7 @@ from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
 from kernelscope.timeline.analysis.gap_causes import CpuActivity, GapExplanation
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.critical_text import path_markdown
 from kernelscope.timeline.export.timeline_json import gpu_rows, kernel_rows, nvtx_rows
 from kernelscope.timeline.export.timeline_metrics_md import (
     STRIP_LEVELS,
@@ -46,7 +47,7 @@ def render_timeline_markdown(
 ) -> str:
     """Markdown of a timeline report: its span, GPU busy (with a strip per device), kernels
     (those whose name matches ``pattern``), NVTX ranges, the GPU metrics, the CUDA graphs,
-    the largest gaps and the findings."""
+    the largest gaps, the critical path and the findings."""
     top_n = top if top is not None else 20
     lines = [
         *_head_section(data),
@@ -57,9 +58,16 @@ def render_timeline_markdown(
         *metrics_section(data, top_n, STRIP_WINDOWS),
         *graphs_section(data, top_n),
         *_gaps_section(data, top_n),
+        *critical_section(data, top_n),
         *_findings_section(data, top_n),
     ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def critical_section(data: TimelineData, top_n: int) -> list[str]:
+    """What each step waits on: the critical path's breakdown and the families' slack."""
+    return ["", "## Critical path", "", *path_markdown(data.critical_path, data.short_name, top_n),
+            ""]
 
 
 def _head_section(data: TimelineData) -> list[str]:

@@ -17,6 +17,7 @@ import polars as pl
 
 from kernelscope.timeline.model.gpu_metrics import GpuMetrics
 from kernelscope.timeline.model.intervals import Coverage
+from kernelscope.timeline.model.schema import SYNC_SCHEMA
 
 T = TypeVar("T")
 OP_KIND = pl.Enum(["kernel", "memcpy", "memset"])
@@ -83,6 +84,12 @@ class NsysReport:
     - ``overhead``: start, end, global_tid, name (``PROFILER_OVERHEAD``: time nsys itself
       spent, e.g. ``CUDA profiling data flush on process exit``).
 
+    - ``sync``: CUDA synchronisation records (nsys ``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION``,
+      Kineto ``cuda_sync`` events): start, end, device_id, stream_id (the stream that waits or
+      is synchronised), correlation_id (of the API call), global_pid, sync_type (1 event
+      synchronise, 2 stream wait event, 3 stream synchronise, 4 context synchronise); empty
+      where the trace has none.
+
     ``gpu_metrics`` holds the sampled GPU metrics (``--gpu-metrics-devices``), if any.
     """
 
@@ -106,6 +113,7 @@ class NsysReport:
     profiler: str = "nsys"
     """What wrote it: ``profilers.NSYS`` or ``profilers.KINETO`` (a PyTorch profiler trace)."""
     gpu_metrics: GpuMetrics = field(default_factory=GpuMetrics)
+    sync: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SYNC_SCHEMA))
     _memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     def memo(self, key: object, compute: Callable[[], T]) -> T:

@@ -94,3 +94,11 @@ NVTX_MAP = [("start", "start"), ("end", "end"), ("eventType", "event_type"),
             ("globalTid", "global_tid"), ("domainId", "domain_id"), ("text", "text"),
             ("textId", "text_id")]
 STRINGS_SCHEMA = {"id": I64, "value": pl.String}
+SYNC_TABLE = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+SYNC_MAP = [("start", "start"), ("end", "end"), ("deviceId", "device_id"),
+            ("streamId", "stream_id"), ("correlationId", "correlation_id"),
+            ("globalPid", "global_pid"), ("syncType", "sync_type")]
+SYNC_SCHEMA = {"start": I64, "end": I64, "device_id": I64, "stream_id": I64,
+               "correlation_id": I64, "global_pid": I64, "sync_type": I64}
+"""CUDA synchronisation records; ``sync_type`` as ENUM_CUPTI_SYNC_TYPE: 1 event synchronise,
+2 stream wait event, 3 stream synchronise, 4 context synchronise."""

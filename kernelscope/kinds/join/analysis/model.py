@@ -20,6 +20,7 @@ from kernelscope.kinds.join.analysis.family_items import profiled_item, unprofil
 from kernelscope.kinds.join.analysis.idle import IdleItem, idle_items
 from kernelscope.kinds.join.analysis.item import RankedItem
 from kernelscope.kinds.join.analysis.matching import Matches, ProfiledLaunch, match_launches
+from kernelscope.kinds.join.analysis.step_saving import with_step_savings
 from kernelscope.kinds.join.analysis.timeline_families import TimelineKernels, timeline_families
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -174,6 +175,7 @@ def build_join(
             report.kernels["device_id"].to_list(), report.kernels["start"].to_list(),
             _kernel_nvtx(kernels, report), strict=True)
     }
+    items = with_step_savings(timeline, items, kernels)
     items.extend(_idle_item(i, span) for i in idle_items(timeline, nvtx_at))
     infos = tuple(
         KernelReportInfo(path, len(a.kernels),

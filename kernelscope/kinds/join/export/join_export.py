@@ -192,9 +192,10 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
                    f"{r.matched} matched."
                    for r in join.kernel_reports))
     lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
-              "stats` prints it); saving = total × headroom, the headroom measured by the "
-              "kernel reports (≤: idle or copy time, a bound). Ranked by what fixing it could "
-              "save; one-time costs last." + _unexplained_note(join), ""]
+              "stats` prints it); saving = the step time saved were the family to reach the "
+              "headroom the kernel reports measure (a what-if on the critical path; 0 off it), "
+              "≤: idle or copy time, a bound. Ranked by what fixing it could save; one-time "
+              "costs last." + _unexplained_note(join), ""]
     lines.append(table(RANKING_HEADERS, ranking_rows(join, top), "rlllrrrrrl"))
     if join.unprofiled:
         lines += ["", "## Not profiled: gain unknown, by time", "", UNPROFILED_NOTE, ""]

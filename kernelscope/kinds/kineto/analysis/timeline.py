@@ -7,9 +7,11 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
+import polars as pl
+
 from kernelscope.kinds.kineto.analysis.gaps import refine_all
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers, hta_numbers
-from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report
+from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report, cpu_op_ranges
 from kernelscope.kinds.kineto.model.model import KinetoTrace, read_trace
 from kernelscope.timeline.analysis.gap_causes import GapExplanation
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
@@ -36,6 +38,12 @@ class KinetoTimelineData(TimelineData):
         self, limit: int = EXPORT_GAPS, min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
     ) -> list[GapExplanation]:
         return refine_all(self.trace, super().longest_gaps(limit, min_gap_ns))
+
+    @property
+    def extra_cpu_ranges(self) -> pl.DataFrame:
+        """The trace's ``cpu_op`` ranges (start, end, global_tid, name): CPU operators the
+        critical path names and a what-if can make faster."""
+        return cpu_op_ranges(self.trace)
 
     @cached_property
     def hta(self) -> HtaNumbers:

@@ -32,6 +32,7 @@ from kernelscope.timeline.model.schema import (
     NVTX_PUSHPOP,
     NVTX_TABLE,
     RUNTIME_TABLE,
+    SYNC_SCHEMA,
 )
 
 COPY_KINDS = {"HtoD": 1, "DtoH": 2, "DtoD": 8, "HtoH": 9, "PtoP": 10}
@@ -66,6 +67,7 @@ def as_nsys_report(trace: KinetoTrace) -> NsysReport:
         threads=dict(trace.threads),
         tables=frozenset({KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, NVTX_TABLE}),
         nsys_version=None, profiler=KINETO,
+        sync=_sync(gpu),
     )
 
 
@@ -128,6 +130,24 @@ def _nvtx(trace: KinetoTrace) -> pl.DataFrame:
         pl.lit(None, pl.Int64).alias("domain_id"), "name",
         pl.lit(None, pl.String).alias("domain"),
     ).sort("start")
+
+
+SYNC_KINDS = {"Event Sync": 1, "Stream Wait Event": 2, "Stream Sync": 3, "Context Sync": 4}
+"""Kineto's ``cuda_sync`` names as ENUM_CUPTI_SYNC_TYPE."""
+
+
+def _sync(gpu: pl.DataFrame) -> pl.DataFrame:
+    return gpu.filter(pl.col("kind") == "sync").select(
+        "start", "end", "device_id", "stream_id", "correlation_id", "global_pid",
+        pl.col("name").replace_strict(SYNC_KINDS, default=0, return_dtype=pl.Int64)
+        .alias("sync_type"),
+    ).cast(SYNC_SCHEMA).sort("start")  # type: ignore[arg-type]
+
+
+def cpu_op_ranges(trace: KinetoTrace) -> pl.DataFrame:
+    """The ``cpu_op`` ranges (PyTorch operators) as CPU ranges: start, end, global_tid, name."""
+    return trace.cpu.filter(pl.col("cat") == "cpu_op").select(
+        "start", "end", _global(pl.col("pid"), pl.col("tid")).alias("global_tid"), "name")
 
 
 def _empty_osrt() -> pl.DataFrame:

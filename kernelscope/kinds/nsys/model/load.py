@@ -65,6 +65,9 @@ from kernelscope.timeline.model.schema import (
     OVERHEAD_SCHEMA,
     RUNTIME_TABLE,
     STRINGS_SCHEMA,
+    SYNC_MAP,
+    SYNC_SCHEMA,
+    SYNC_TABLE,
 )
 
 if TYPE_CHECKING:
@@ -107,6 +110,7 @@ def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry]) -> list[ReadTas
         ("osrt", OSRT_TABLE, OSRT_MAP, OSRT_SCHEMA),
         ("overhead", "PROFILER_OVERHEAD", OVERHEAD_MAP, OVERHEAD_SCHEMA),
         ("nvtx", NVTX_TABLE, NVTX_MAP, NVTX_SCHEMA),
+        ("sync", SYNC_TABLE, SYNC_MAP, SYNC_SCHEMA),
     ):
         if db.has(table):
             tasks.append(ReadTask(name, db.table_name(table), _select(db, table, mapping), schema))
@@ -294,4 +298,5 @@ def _load(
             tables=db.tables,
             nsys_version=read_nsys_version(db),
             gpu_metrics=gpu_metrics.build(raw.get("gpu_metrics"), metrics),
+            sync=raw.get("sync", _empty(SYNC_SCHEMA)),
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from textual.widget import Widget
 
 from kernelscope.timeline.screens.timeline_views.api import ApiView
+from kernelscope.timeline.screens.timeline_views.critical import CriticalView
 from kernelscope.timeline.screens.timeline_views.gaps import GapsView
 from kernelscope.timeline.screens.timeline_views.kernels import KernelsView
 from kernelscope.timeline.screens.timeline_views.memory import MemoryView
@@ -33,11 +34,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec("nvtx", "NVTX", NvtxView, "NVTX ranges with the GPU busy share inside each."),
     ViewSpec("gaps", "Gaps", GapsView, "GPU idle gaps: sizes, causes, launch spacing."),
     ViewSpec("memory", "Copies", MemoryView, "Memcpy and memset time and size summaries."),
+    ViewSpec("critical", "Critical path", CriticalView,
+             "What the steps wait on: the critical path by part, kernel families' slack."),
 )
 
 __all__ = [
     "VIEWS",
     "ApiView",
+    "CriticalView",
     "GapsView",
     "KernelsView",
     "MemoryView",

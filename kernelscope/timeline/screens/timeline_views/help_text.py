@@ -26,6 +26,10 @@ copies, synchronisation or the CPU, and no kernel tuning will help.
 6. **Gaps** — idle gaps by size, launch spacing per stream, and every gap; `enter` opens it on
    the timeline with its explanation.
 7. **Copies** — memcpy and memset time and size summaries.
+8. **Critical path** — what every step waits on: the critical path summed over the steps, part
+   by part (kernel families, CPU ranges, API calls, launch overhead, synchronisation), and the
+   kernel families with their time on the path and their slack (how much later their most
+   critical launch could end before a step moves); `kernelscope whatif` predicts a change.
 
 Times on the timeline and in the gap list count from the start of the report, as in the
 Nsight Systems GUI; the summary tables print nanoseconds as `nsys stats` does. Tables list at

@@ -1,0 +1,104 @@
+"""``kernelscope whatif TRACE --faster REGEX=FACTOR [...]``: every step of a timeline
+replayed with some durations divided, as JSON (``kernelscope/whatif/1``) or Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.export.writer import check_stdout_not_an_input, write_text
+from kernelscope.kinds import OpenOptions, kind_for, opened
+
+TIMELINE_KINDS = ("nsys", "kineto")
+
+
+def whatif_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kernelscope whatif",
+        description=(
+            "Predict every step's time if some work were faster: the timeline's dependency "
+            "graph replayed with the matched durations divided, everything else as measured "
+            "(docs/critical_path.md)."),
+    )
+    p.add_argument("trace", type=Path,
+                   help="a timeline: .nsys-rep, its .sqlite, or a PyTorch profiler trace")
+    p.add_argument("--faster", action="append", required=True, metavar="REGEX=FACTOR",
+                   help="divide by FACTOR the time of the kernels, copies, NVTX ranges and CPU "
+                   "operators whose name REGEX finds (2 halves them); repeat for more")
+    p.add_argument("--format", "-f", choices=("json", "md"), default="json")
+    p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
+    p.add_argument("--cache-dir", type=Path, default=None,
+                   help="where .nsys-rep SQLite exports are cached")
+    return p
+
+
+def timeline_of(path: Path, cache_dir: Path | None, run: Any) -> Any:
+    """``run(data)`` on the timeline at ``path`` (its ``TimelineData``); ReportError with
+    one sentence for anything but one timeline."""
+    kind = kind_for([path])
+    if kind.name not in TIMELINE_KINDS:
+        raise ReportError(f"{safe_text(path)} is not a timeline (an Nsight Systems report or "
+                          "its SQLite export, or a PyTorch profiler trace).")
+    options = OpenOptions(cache_dir=cache_dir)
+    with opened(kind, [path], options) as model:
+        return run(kind.part("analyse")(model, options))
+
+
+def whatif_answer(path: Path, faster: list[str], cache_dir: Path | None = None
+                  ) -> tuple[Any, Any]:
+    """The what-if of the trace at ``path`` (a ``WhatIf``) and the trace's name shortener."""
+    from kernelscope.timeline.analysis.critical_path.whatif import Faster
+
+    changes = [Faster.parse(text) for text in faster]
+    return timeline_of(path, cache_dir, lambda data: (data.critical_model.whatif(changes),
+                                                       data.short_name))
+
+
+def whatif_document(path: Path, faster: list[str], cache_dir: Path | None = None
+                    ) -> dict[str, Any]:
+    """``kernelscope/whatif/1`` of the trace at ``path``."""
+    from kernelscope.timeline.export.critical_text import whatif_doc
+
+    result, shorten = whatif_answer(path, faster, cache_dir)
+    return whatif_doc(result, path.name, shorten)
+
+
+def critical_path_document(path: Path, cache_dir: Path | None = None) -> dict[str, Any]:
+    """The trace's critical path: its steps (step, name, step_ns) and the path's members."""
+    from kernelscope.timeline.export.critical_text import path_doc
+
+    def document(data: Any) -> dict[str, Any]:
+        cp = data.critical_path
+        return {"trace": path.name,
+                "steps": cp.steps.select("step", "name", "step_ns").to_dicts(),
+                **path_doc(cp, data.short_name)}
+
+    return dict(timeline_of(path, cache_dir, document))
+
+
+def render_whatif(path: Path, faster: list[str], fmt: str, cache_dir: Path | None = None
+                  ) -> str:
+    """The what-if of the trace at ``path`` in ``fmt`` (json or md)."""
+    from kernelscope.timeline.export.critical_text import whatif_doc, whatif_markdown
+
+    result, shorten = whatif_answer(path, faster, cache_dir)
+    if fmt == "md":
+        return str(whatif_markdown(result, path.name, shorten))
+    return json.dumps(whatif_doc(result, path.name, shorten), indent=2) + "\n"
+
+
+def run_whatif(argv: list[str]) -> int:
+    args = whatif_parser().parse_args(argv)
+    if args.output is None:
+        check_stdout_not_an_input([args.trace])
+    text = render_whatif(args.trace, args.faster, args.format, args.cache_dir)
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text(text, args.output, inputs=[args.trace])
+    return 0

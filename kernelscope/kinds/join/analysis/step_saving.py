@@ -1,0 +1,58 @@
+"""What fixing a profiled family saves of the steps: a what-if on the timeline's dependency
+graph (docs/critical_path.md), not its time × headroom.
+
+The family's launches get ``1 - headroom`` of their durations (at most 100 times faster) and
+the graph is replayed; the steps' summed time saved is what fixing it could save. A family
+off every critical path saves nothing, and its row says so, with its slack: how much later
+its most critical launch could end before a step moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import polars as pl
+
+from kernelscope.core.durations import fmt_ns
+from kernelscope.kinds.join.analysis.item import RankedItem
+from kernelscope.kinds.join.analysis.timeline_families import TimelineKernels
+from kernelscope.timeline.analysis.timeline_data import TimelineData
+
+MOST_FASTER = 100.0
+
+
+def with_step_savings(timeline: TimelineData, items: list[RankedItem],
+                      kernels: TimelineKernels) -> list[RankedItem]:
+    """``items`` with every profiled family's saving replaced by the steps' time saved."""
+    families = {f.index: f for f in kernels.families}
+    if not any(_measured(i) for i in items):
+        return items
+    model = timeline.critical_model
+    gpu = model.graph.nodes.filter(pl.col("cls") == 2).select("node", "name", "start")
+    slack = dict(timeline.critical_path.families.select("name", "slack_ns").iter_rows())
+    out = []
+    for item in items:
+        index = item.timeline_family
+        family = families.get(index) if index is not None and _measured(item) else None
+        if family is None or item.headroom is None:
+            out.append(item)
+            continue
+        launches = gpu.filter((pl.col("name") == family.name)
+                              & pl.col("start").is_in(list(family.starts)))["node"].to_list()
+        factor = 1.0 / max(1.0 - item.headroom, 1.0 / MOST_FASTER)
+        saved = max(model.steps_saved_ns(launches, factor), 0)
+        out.append(replace(item, potential_saving_ns=float(saved),
+                           weak=_off_path(item.weak, saved, slack.get(family.name))))
+    return out
+
+
+def _measured(item: RankedItem) -> bool:
+    return item.kind == "kernel" and item.profiled and item.timeline_family is not None
+
+
+def _off_path(weak: str | None, saved: int, slack_ns: int | None) -> str | None:
+    if saved > 0:
+        return weak
+    note = ("off the critical path: no step waits on it" if slack_ns is None else
+            f"off the critical path: {fmt_ns(slack_ns)} of slack before a step moves")
+    return note if not weak else f"{weak}; {note}"

@@ -1,0 +1,118 @@
+"""Chains: the passes step over the calls that only follow the call before them.
+
+A node whose one start edge is its thread's order from a call with no sync edges (most CUDA
+calls, the step markers) starts at a fixed offset from the first node of its run, its
+``head``: the offset is the durations and gaps between them. The passes replay only the heads
+and the synchronising calls' ends, an edge from a node inside a run counts from its head's
+start plus the node's offset, and every start is read back at once (``starts``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
+
+
+@dataclass(eq=False)
+class Chains:
+    """Per node its ``head``, whether it is a ``member`` of its head's run (and its one
+    edge's position in the start lists, ``member_pos``; -1 for a head), whether it has sync
+    edges (``has_end``); per start and end edge its source node and side; ``order``: the
+    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end)."""
+
+    head: pl.Series
+    member: pl.Series
+    member_pos: pl.Series
+    has_end: pl.Series
+    s_src: pl.Series
+    s_from_start: pl.Series
+    e_src: pl.Series
+    order: list[int]
+
+
+@dataclass(eq=False)
+class Folded:
+    """The lists of one pass: per node its offset from its head; per edge its source's
+    slot (``2 * head`` or ``2 * node + 1``) and the gap from that slot's time."""
+
+    head: list[int]
+    off: list[int]
+    s_enc: list[int]
+    s_eff: list[int]
+    e_enc: list[int]
+    e_eff: list[int]
+
+
+def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, order: list[int]) -> Chains:
+    """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
+    from_start); ``order``: every event in replay order."""
+    has_end = pl.Series(range(n), dtype=pl.Int64).is_in(ends["dst"].implode())
+    counts = starts.group_by("dst").agg(pl.len().alias("count"), pl.col("etype").first(),
+                                        pl.col("src").first())
+    per_node = pl.DataFrame({"dst": pl.int_range(n, eager=True).cast(pl.Int64)}).join(
+        counts, on="dst", how="left").sort("dst")
+    member = ((per_node["count"] == 1) & (per_node["etype"] == THREAD)
+              & ~has_end.gather(per_node["src"].fill_null(0))).fill_null(False)
+    head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
+                     .forward_fill()).to_series()
+    position = starts.with_row_index("pos").select(pl.col("dst"), pl.col("pos").cast(pl.Int64))
+    member_pos = per_node.select("dst").join(position.unique("dst", keep="first"), on="dst",
+                                             how="left").sort("dst")["pos"]
+    member_pos = pl.select(pl.when(member).then(member_pos).otherwise(-1)).to_series()
+    heads = set(head.unique().to_list())
+    kept = [e for e in order if (e & 1) or (e >> 1) in heads]
+    return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
+                  ends["src"], kept)
+
+
+def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> Folded:
+    """The lists of a pass with durations ``dur`` and gaps ``s_gap``/``e_gap``."""
+    durs = pl.Series(dur, dtype=pl.Int64)
+    gaps = pl.Series(s_gap, dtype=pl.Int64)
+    step = pl.select(pl.when(chains.member).then(
+        durs.shift(1, fill_value=0) + gaps.gather(chains.member_pos.clip(0)))
+        .otherwise(0)).to_series()
+    total = step.cum_sum()  # a run is contiguous and its head's step is 0
+    off = total - total.gather(chains.head)
+    s_enc, s_eff = _sources(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
+    e_from_start = pl.Series([False] * len(chains.e_src), dtype=pl.Boolean)
+    e_enc, e_eff = _sources(chains, chains.e_src, e_from_start,
+                            pl.Series(e_gap, dtype=pl.Int64), off, durs)
+    return Folded(chains.head.to_list(), off.to_list(), s_enc, s_eff, e_enc, e_eff)
+
+
+def _sources(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
+             off: pl.Series, durs: pl.Series) -> tuple[list[int], list[int]]:
+    """Per edge its source's slot and the gap from that slot's time."""
+    at_end = ~from_start
+    synced = at_end & chains.has_end.gather(src)
+    head = chains.head.gather(src)
+    lag = off.gather(src) + pl.select(pl.when(at_end).then(durs.gather(src)).otherwise(0)
+                                      ).to_series()
+    enc = pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * head)).to_series()
+    eff = pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series()
+    return enc.to_list(), eff.to_list()
+
+
+def read_back(chains: Chains, folded: Folded, times: list[int], dur: list[int]
+              ) -> tuple[list[int], list[int]]:
+    """Every node's start (its head's replayed start plus its offset) and end (a waiting
+    call's replayed end, else its start plus its duration)."""
+    start = (pl.Series(times[0::2], dtype=pl.Int64).gather(chains.head)
+             + pl.Series(folded.off, dtype=pl.Int64))
+    end = pl.select(pl.when(chains.has_end).then(pl.Series(times[1::2], dtype=pl.Int64))
+                    .otherwise(start + pl.Series(dur, dtype=pl.Int64))).to_series()
+    return start.to_list(), end.to_list()
+
+
+def latest_of(chains: Chains, folded: Folded, late: list[int], dur: list[int], inf: int
+              ) -> list[int]:
+    """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
+    head_late = pl.Series(late[0::2], dtype=pl.Int64).gather(chains.head)
+    bounded = head_late < inf // 2
+    own = head_late + pl.Series(folded.off, dtype=pl.Int64) + pl.Series(dur, dtype=pl.Int64)
+    return pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
+                     .when(bounded).then(own).otherwise(inf)).to_series().to_list()

@@ -1,0 +1,342 @@
+"""The dependency graph of a timeline: which event waits on which.
+
+Nodes are the outermost CUDA API calls of every CPU thread, the GPU operations (kernels,
+copies, memsets) and two markers per step (its begin and end on the step's thread). Edges
+say "this cannot start (or, for a synchronising call, end) before that":
+
+- ``thread``: a thread's calls in order, the CPU time between two calls as measured;
+- ``launch``: a launching call's start to its operation's start (correlation ids);
+- ``stream``: a stream's operations in order;
+- ``event``: an event recorded after the last launch before ``cudaEventRecord`` and waited
+  on by the first launch after ``cudaStreamWaitEvent`` of the same thread to the stream that
+  waits (named by the trace's synchronisation record; else to another stream);
+- ``cross-stream``: an operation that started later than its launch and its stream allow,
+  right after an operation of another stream ended: a wait the trace does not name;
+- ``sync``: a synchronising call (device, stream or event synchronise, a blocking copy)
+  ends after the GPU work it waited for: the operation that ended last before it returned,
+  and, for a device synchronise, the last one launched on every stream;
+- ``wake``: a thread idle for long while another thread of its process ran resumes as
+  measured after that thread's last event (PyTorch's autograd thread and the main thread);
+- ``join``: without steps, the end of the trace waits on the last event of every lane.
+
+Every edge has a gap: the edge that decided a start (the latest of its constraints) keeps the
+measured gap, the others their least (0; a launch the trace's typical launch latency).
+Replaying the measured durations therefore gives back every measured time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.steps import STEP_SCHEMA, cpu_ranges, find_steps
+from kernelscope.timeline.analysis.critical_path.sync_edges import (
+    join_edges,
+    step_nodes,
+    sync_edges,
+)
+from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    CPU,
+    CROSS,
+    CROSS_TOLERANCE_NS,
+    CROSS_WINDOW_NS,
+    EDGE_SCHEMA,
+    EVENT,
+    GPU,
+    LAUNCH,
+    MARK,
+    STREAM,
+    THREAD,
+    WAKE,
+    WAKE_WINDOW_NS,
+    WHOLE_TRACE_LANE,
+    own_kinds,
+)
+from kernelscope.timeline.model.model import NsysReport, pid_of
+
+NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.String, "name": pl.String, "start": pl.Int64,
+               "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64, "row": pl.Int64,
+               "corr": pl.Int64, "prio": pl.Int8}
+
+
+@dataclass(eq=False)
+class Graph:
+    """A timeline's dependency graph.
+
+    - ``nodes``: node (its index), cls (CPU, MARK, GPU), kind (``api``, ``kernel``,
+      ``memcpy``, ``memset``, ``step begin``, ``step end``), name, start, end, dur (the
+      duration replayed: a waiting synchronise's own part is its return after the wait),
+      lane (thread id, or ``device << 32 | stream``), pid;
+    - ``edges``: src, dst, etype, from_start (the edge leaves the source's start: a
+      launch), to_end (it bounds the destination's end: a sync), gap (ns);
+    - ``steps``: step, name, global_tid, start, end, begin and finish (their marker nodes).
+    """
+
+    nodes: pl.DataFrame
+    edges: pl.DataFrame
+    steps: pl.DataFrame
+    ranges: pl.DataFrame
+    launch_latency_ns: int
+
+
+def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
+    """The dependency graph of ``report`` (``extra_ranges``: CPU ranges beyond NVTX, e.g.
+    Kineto's ``cpu_op``s: start, end, global_tid, name)."""
+    ranges = cpu_ranges(report, extra_ranges)
+    steps = find_steps(ranges)
+    cpu, outer, steps = _cpu_nodes(report, steps)
+    gpu = _gpu_nodes(report)
+    nodes = pl.concat([cpu, gpu]).with_row_index("node").with_columns(
+        pl.col("node").cast(pl.Int64))
+    n_cpu = cpu.height
+    launch = _launch_edges(nodes, outer, n_cpu)
+    edges = pl.concat([_chain_edges(nodes.slice(0, n_cpu), THREAD),
+                       _chain_edges(nodes.slice(n_cpu), STREAM), launch,
+                       _event_edges(nodes, launch, report.sync)])
+    latency = _launch_latency(nodes, launch)
+    edges = _with_gaps(nodes, edges, latency)
+    edges = pl.concat([edges, _with_gaps(nodes, _cross_edges(nodes, edges), latency)])
+    edges = _with_wakes(nodes, edges, latency)
+    edges = _bind(nodes, edges)
+    syncs, own = sync_edges(nodes, launch)
+    nodes = nodes.with_columns(
+        pl.coalesce(own, pl.col("end") - pl.col("start")).alias("dur"))
+    edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
+    steps = step_nodes(nodes, steps)
+    nodes = nodes.with_columns(own_kinds().alias("own_kind"))
+    return Graph(nodes.drop("row", "prio", "corr"), edges.select(
+        "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
+        steps, ranges, latency)
+
+
+def _cpu_nodes(report: NsysReport, steps: pl.DataFrame
+               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The outermost API calls of every thread and the step markers, in thread order;
+    every call's outermost call (pid, correlation_id, row); the steps (the whole trace as
+    one where ``steps`` is empty)."""
+    calls = report.cuda_api.select(
+        "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.String)
+    ).sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
+    reach = pl.col("end").cum_max().shift(1).over("global_tid")
+    calls = calls.with_row_index("row").with_columns(
+        pl.col("row").cast(pl.Int64), (pl.col("start") < reach).fill_null(False).alias("nested"))
+    calls = calls.with_columns(
+        pl.when(~pl.col("nested")).then(pl.col("row")).forward_fill().alias("outer"))
+    outer = calls.select(pid_of(pl.col("global_tid")).alias("pid"), "correlation_id",
+                         pl.col("outer").alias("row"))
+    nodes = calls.filter(~pl.col("nested")).select(
+        pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
+        pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
+        pid_of(pl.col("global_tid")).alias("pid"), "row", pl.col("correlation_id").alias("corr"),
+        pl.lit(2, pl.Int8).alias("prio"))
+    if not steps.height:
+        steps = _whole_trace(report, nodes)
+    marks = [steps.select(
+        pl.lit(MARK, pl.Int8).alias("cls"), pl.lit(kind).alias("kind"), "name",
+        pl.col(at).alias("start"), pl.col(at).alias("end"), lane,
+        pid_of(pl.col("global_tid")).alias("pid"), pl.lit(None, pl.Int64).alias("row"),
+        pl.lit(None, pl.Int64).alias("corr"),
+        pl.lit(prio, pl.Int8).alias("prio"))
+        for kind, at, prio, lane in (
+            ("step begin", "start", 1, pl.col("global_tid").alias("lane")),
+            ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
+             .otherwise(pl.col("global_tid")).alias("lane")))]
+    cpu = pl.concat([nodes.cast(NODE_SCHEMA), *(m.cast(NODE_SCHEMA) for m in marks)])  # type: ignore[arg-type]
+    return cpu.sort("lane", "start", "prio"), outer, steps
+
+
+def _whole_trace(report: NsysReport, calls: pl.DataFrame) -> pl.DataFrame:
+    """One step over the whole trace, on the thread with the most calls (name null)."""
+    ops = report.gpu_ops
+    starts = [int(x) for x in (calls["start"].min(), ops["start"].min()) if x is not None]  # type: ignore[arg-type]
+    ends = [int(x) for x in (calls["end"].max(), ops["end"].max()) if x is not None]  # type: ignore[arg-type]
+    tid = (calls["lane"].mode().sort().item(0) if calls.height else WHOLE_TRACE_LANE)
+    if not starts:
+        return pl.DataFrame(schema=STEP_SCHEMA)
+    return pl.DataFrame({"step": [0], "name": [None], "global_tid": [tid],
+                         "start": [min(starts)], "end": [max(ends)]}, schema=STEP_SCHEMA)
+
+
+def _gpu_nodes(report: NsysReport) -> pl.DataFrame:
+    cols = ["start", "end", "device_id", "stream_id", "global_pid", "correlation_id"]
+    parts = [frame.select(*cols, pl.col(label).cast(pl.String).alias("name"),
+                          pl.lit(kind).alias("kind"))
+             for kind, frame, label in (("kernel", report.kernels, "name"),
+                                        ("memcpy", report.memcpy, "operation"),
+                                        ("memset", report.memset, "operation"))]
+    ops = pl.concat(parts).sort("device_id", "stream_id", "start")
+    return ops.select(
+        pl.lit(GPU, pl.Int8).alias("cls"), "kind", "name", "start", "end",
+        (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("lane"),
+        pid_of(pl.col("global_pid")).alias("pid"),
+        pl.col("correlation_id").alias("row"), pl.col("correlation_id").alias("corr"),
+        pl.lit(3, pl.Int8).alias("prio"),
+    ).cast(NODE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
+    """Each node after the previous one of its lane (the whole-trace end is in none)."""
+    return part.filter(pl.col("lane") != WHOLE_TRACE_LANE).select(
+        pl.col("node").shift(1).alias("src"), pl.col("node").alias("dst"),
+        (pl.col("lane") == pl.col("lane").shift(1)).alias("same"),
+    ).filter(pl.col("same").fill_null(False)).select(
+        "src", "dst", pl.lit(etype, pl.Int8).alias("etype"),
+        pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
+    """Launching call (start) -> its GPU operation, through correlation ids."""
+    calls = nodes.slice(0, n_cpu).filter(pl.col("row").is_not_null()).select(
+        pl.col("row").alias("call_row"), pl.col("node").alias("src"))
+    ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
+                                    pl.col("node").alias("dst"))
+    linked = ops.join(outer.unique(["pid", "correlation_id"]), on=["pid", "correlation_id"]
+                      ).join(calls, left_on="row", right_on="call_row")
+    return linked.select("src", "dst", pl.lit(LAUNCH, pl.Int8).alias("etype"),
+                         pl.lit(True).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _launches(nodes: pl.DataFrame, launch: pl.DataFrame) -> pl.DataFrame:
+    """Per launched operation: the launching thread, the call's start, the op and its lane."""
+    calls = nodes.select(pl.col("node").alias("src"), pl.col("lane").alias("tid"),
+                         pl.col("start").alias("at"))
+    ops = nodes.select(pl.col("node").alias("dst"), pl.col("lane").alias("op_lane"))
+    return launch.join(calls, on="src").join(ops, on="dst").sort("at")
+
+
+def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
+                 ) -> pl.DataFrame:
+    """``cudaEventRecord`` … ``cudaStreamWaitEvent`` of one thread: the last operation
+    launched before the record -> the first launched after the wait on the stream that
+    waits (named by the trace's synchronisation record of the wait), or, where no record
+    names it, the first launched after the wait on another stream."""
+    calls = nodes.filter(pl.col("cls") == CPU)
+    records = calls.filter(pl.col("name").str.contains("EventRecord")).select(
+        pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")).sort("rec_at")
+    waits = calls.filter(pl.col("name").str.contains("StreamWaitEvent")).select(
+        pl.col("lane").alias("tid"), "start", "end", "pid", "corr").join(
+        _waiting_lanes(sync), on=["pid", "corr"], how="left").sort("start")
+    if not records.height or not waits.height:
+        return pl.DataFrame(schema=EDGE_SCHEMA)
+    launches = _launches(nodes, launch).select("tid", "at", "dst", "op_lane")
+    paired = waits.join_asof(records, left_on="start", right_on="rec_at", by="tid",
+                             strategy="backward", check_sortedness=False).drop_nulls("rec_at")
+    before = launches.rename({"dst": "src", "op_lane": "src_lane", "at": "src_at"})
+    paired = paired.with_columns((pl.col("rec_at") - 1).alias("probe")).sort("probe").join_asof(
+        before, left_on="probe", right_on="src_at", by="tid", strategy="backward",
+        check_sortedness=False)
+    paired = pl.concat([
+        paired.filter(pl.col("wait_lane").is_not_null()).sort("end").join_asof(
+            launches, left_on="end", right_on="at", by_left=["tid", "wait_lane"],
+            by_right=["tid", "op_lane"], strategy="forward", check_sortedness=False
+        ).with_columns(pl.col("wait_lane").alias("op_lane")),
+        paired.filter(pl.col("wait_lane").is_null()).sort("end").join_asof(
+            launches, left_on="end", right_on="at", by="tid", strategy="forward",
+            check_sortedness=False)], how="diagonal_relaxed")
+    return paired.filter(pl.col("src").is_not_null() & pl.col("dst").is_not_null()
+                         & (pl.col("src_lane") != pl.col("op_lane"))).select(
+        "src", "dst", pl.lit(EVENT, pl.Int8).alias("etype"),
+        pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _waiting_lanes(sync: pl.DataFrame) -> pl.DataFrame:
+    """Per stream-wait record (pid, corr: the wait call's correlation id) the lane of the
+    stream that waits."""
+    return sync.filter((pl.col("sync_type") == 2) & (pl.col("stream_id") >= 0)).select(
+        pid_of(pl.col("global_pid")).alias("pid"), pl.col("correlation_id").alias("corr"),
+        (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("wait_lane"),
+    ).unique(["pid", "corr"])
+
+
+def _launch_latency(nodes: pl.DataFrame, launch: pl.DataFrame) -> int:
+    """The median time from a launch call's start to its operation's start, over the
+    operations whose stream was idle when the call began."""
+    start, end, lane = nodes["start"], nodes["end"], nodes["lane"]
+    src, dst = launch["src"], launch["dst"]
+    prev = (dst - 1).clip(0)
+    call_start, op_start = start.gather(src), start.gather(dst)
+    idle = (lane.gather(prev) != lane.gather(dst)) | (end.gather(prev) <= call_start)
+    latency = (op_start - call_start).filter(idle & (op_start >= call_start))
+    return int(latency.median() or 0) if latency.len() else 0  # type: ignore[arg-type]
+
+
+def _with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
+    """``measured`` (the destination's start minus the source's time), ``least`` (the gap
+    a non-deciding edge keeps) and ``key`` (the start the edge alone allows)."""
+    start, end = nodes["start"], nodes["end"]
+    value = pl.when(pl.col("from_start")).then(start.gather(edges["src"])).otherwise(
+        end.gather(edges["src"]))
+    edges = edges.with_columns(value.alias("value"),
+                               start.gather(edges["dst"]).alias("dst_start"))
+    measured = pl.col("dst_start") - pl.col("value")
+    default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
+               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(measured)
+               .otherwise(pl.lit(0, pl.Int64)))
+    return edges.with_columns(measured.alias("measured"),
+                              pl.min_horizontal(default, measured).alias("least")
+                              ).with_columns((pl.col("value") + pl.col("least")).alias("key")
+                                             ).drop("value", "dst_start")
+
+
+def _cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
+    """A GPU operation that started later than its own edges allow, right after another
+    stream's operation on the same device ended, waited on that one."""
+    into_gpu = edges.filter(pl.col("etype").is_in([LAUNCH, STREAM, EVENT]))
+    floor = into_gpu.group_by("dst").agg(pl.col("key").max().alias("floor"))
+    ops = nodes.filter(pl.col("cls") == GPU).select(
+        "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane"
+    ).join(floor, left_on="node", right_on="dst", how="left").with_columns(
+        pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
+    late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")
+    ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
+                      pl.col("lane").alias("src_lane"),
+                      nodes.filter(pl.col("cls") == GPU)["end"].alias("src_end")).sort("src_end")
+    found = late.join_asof(ends, left_on="start", right_on="src_end", by="device",
+                           strategy="backward", check_sortedness=False)
+    return found.filter(
+        (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
+        & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
+    ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
+    """A thread idle for long while another thread of its process ran, or a thread's first
+    event, follows as measured that thread's last event before it: a ``wake`` edge (the idle
+    gap no longer binds)."""
+    cpu = nodes.filter((pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
+    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
+    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst"))
+    begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
+    resumed = pl.concat([
+        idle.select("dst", "measured").join(begins, on="dst").with_columns(
+            (pl.col("start") - pl.col("measured")).alias("idle_from")).drop("measured"),
+        firsts.select("dst").join(begins, on="dst").with_columns(
+            pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
+    ]).sort("start")
+    calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
+                       pl.col("lane").alias("other_lane")).sort("other_end")
+    found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
+                              strategy="backward", check_sortedness=False).filter(
+        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
+    wakes = found.select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
+                         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+    woken = (pl.col("etype") == THREAD) & pl.col("dst").is_in(wakes["dst"].implode())
+    edges = edges.with_columns(
+        pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),
+        pl.when(woken).then(pl.col("key") - pl.col("least")).otherwise(pl.col("key")).alias("key"))
+    return pl.concat([edges, _with_gaps(nodes, wakes, latency)])
+
+
+def _bind(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
+    """The gap of every start edge: measured for the one that decided the start (the
+    greatest ``key``), ``least`` for the others."""
+    edges = edges.sort("dst", "key", descending=[False, True])
+    deciding = pl.col("dst").is_first_distinct()
+    return edges.with_columns(
+        pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"),
+        pl.lit(False).alias("to_end"),
+    ).select("src", "dst", "etype", "from_start", "to_end", "gap")
+
+

@@ -1,0 +1,286 @@
+"""The critical path of every step: from the step's end back to its begin, through what
+decided each start and end, cut into segments that add up to the step's time; its
+breakdown by kind; and per kernel family the time on the path and the slack beside it.
+
+Kinds of segment: ``kernel`` and ``communication`` (a kernel's time; NCCL/gloo kernels are
+communication), ``copy`` (memcpy, memset), ``api`` (a CUDA call's CPU time), ``cpu`` (CPU
+time between calls, named by the innermost CPU range around it), ``launch`` (from a launch
+call's start to its kernel's start), ``sync`` (a synchronising call returning after the GPU
+work it waited for), ``stream wait`` (an operation held by another stream's), ``gpu gap``
+(a stream idle between operations that follow each other), ``thread wait`` (a thread
+resuming after another thread's call), ``untraced`` (before a lane's first event, which
+waited on nothing the trace holds).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
+from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    CROSS,
+    EVENT,
+    GPU,
+    JOIN,
+    LAUNCH,
+    MARK,
+    STREAM,
+    SYNC,
+    THREAD,
+    WAKE,
+)
+
+EDGE_KIND = {THREAD: "cpu", LAUNCH: "launch", STREAM: "gpu gap", EVENT: "stream wait",
+             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait"}
+EDGE_KINDS = [EDGE_KIND[etype] for etype in range(len(EDGE_KIND))]
+UNTRACED = "(no range)"
+SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
+                  "node": pl.Int64, "edge": pl.Int64}
+
+
+class PathWalker:
+    """Walks one replay's critical paths into columns: per segment its step, node, edge
+    (a row of ``Graph.edges``; -1 for the node's own time, -2 for the time before a lane's
+    first event) and ns."""
+
+    def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: list[int]) -> None:
+        self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
+        self.src = graph.edges["src"].to_list()
+        self.from_start = graph.edges["from_start"].to_list()
+        self.member = plan.chains.member.to_list()
+        self.head = plan.chains.head.to_list()
+        self.member_pos = plan.chains.member_pos.to_list()
+        self.steps: list[int] = []
+        self.nodes: list[int] = []
+        self.edges: list[int] = []
+        self.ns: list[int] = []
+        self.runs: list[tuple[int, int, int]] = []
+        """(step, lo, hi): the path runs through the chain's calls lo..hi (``_chain``)."""
+
+    def walk(self, step: int, begin: int, finish: int) -> None:
+        """Add the segments of the path from ``finish`` back to ``begin`` (newest first)."""
+        run, plan, src, from_start = self.run, self.plan, self.src, self.from_start
+        nodes, edges, ns = self.nodes, self.edges, self.ns
+        first = len(ns)
+        floor = run.start[begin]
+        node, at_end, now = finish, False, run.start[finish]
+        while now > floor:
+            if at_end:
+                by = run.end_by[node]
+                nodes.append(node)
+                if by >= 0:
+                    edges.append(plan.e_edge[by])
+                    ns.append(plan.e_gap[by])
+                    node = src[plan.e_edge[by]]
+                    now = run.end[node]
+                else:
+                    edges.append(-1)
+                    ns.append(self.dur[node])
+                    at_end = False
+                    now = run.start[node]
+                continue
+            by = run.start_by[node]
+            if node == begin:
+                break
+            if self.member[node]:
+                node, now = self._chain(step, node, begin, floor)
+                if node == begin or now <= floor:
+                    break
+                continue
+            nodes.append(node)
+            if by < 0:  # a lane's first event: what held it is not in the trace
+                edges.append(-2)
+                ns.append(now - floor)
+                now = floor
+                break
+            edge = plan.s_edge[by]
+            edges.append(edge)
+            node = src[edge]
+            at_end = not from_start[edge]
+            before = run.end[node] if at_end else run.start[node]
+            ns.append(now - before)
+            now = before
+        if now < floor and len(ns) > first:
+            ns[-1] -= floor - now
+        self.steps.extend([step] * (len(ns) - first))
+
+    def _chain(self, step: int, node: int, begin: int, floor: int) -> tuple[int, int]:
+        """Through the chain that ``node`` ends, back to its head, the step's begin, or the
+        call where the step began; the node reached and its time."""
+        run, head = self.run, self.head[node]
+        if self.head[begin] == head and head <= begin <= node:
+            low = begin
+        elif run.start[head] >= floor:
+            low = head
+        else:  # the step began inside the chain: its first call at or after the begin
+            low, high = head + 1, node
+            while low < high:
+                mid = (low + high) // 2
+                low, high = (low, mid) if run.start[mid] >= floor else (mid + 1, high)
+        self.runs.append((step, low, node))
+        if low in (head, begin):
+            return low, run.start[low]
+        first = len(self.ns)
+        before = low - 1
+        gap = self.plan.s_edge[self.member_pos[low]]
+        if run.end[before] <= floor:
+            self.nodes.append(low)
+            self.edges.append(gap)
+            self.ns.append(run.start[low] - floor)
+        else:
+            self.nodes.extend((low, before))
+            self.edges.extend((gap, -1))
+            self.ns.extend((run.start[low] - run.end[before], run.end[before] - floor))
+        self.steps.extend([step] * (len(self.ns) - first))
+        return before, floor
+
+    def _runs(self) -> pl.DataFrame:
+        """The chains' segments: per call after the first of a run, the time from the call
+        before it (its thread edge), and the call before it's own time."""
+        schema = {"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}
+        if not self.runs:
+            return pl.DataFrame(schema=schema)
+        calls = pl.DataFrame(self.runs, schema={"step": pl.Int64, "lo": pl.Int64,
+                                                "hi": pl.Int64}, orient="row").select(
+            "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
+        ).explode("m").drop_nulls("m")
+        m = calls["m"]
+        start = pl.Series(self.run.start, dtype=pl.Int64)
+        end = pl.Series(self.run.end, dtype=pl.Int64)
+        edge = pl.Series(self.plan.s_edge, dtype=pl.Int64).gather(
+            self.plan.chains.member_pos.gather(m))
+        gaps = pl.DataFrame({"step": calls["step"], "node": m, "edge": edge,
+                             "ns": start.gather(m) - end.gather(m - 1)})
+        owns = pl.DataFrame({"step": calls["step"], "node": m - 1,
+                             "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
+                             "ns": pl.Series(self.dur, dtype=pl.Int64).gather(m - 1)})
+        marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
+        return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
+
+    def segments(self) -> pl.DataFrame:
+        """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
+        walked = pl.concat([pl.DataFrame(
+            {"step": self.steps, "node": self.nodes, "edge": self.edges, "ns": self.ns},
+            schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}),
+            self._runs()])
+        node, edge = walked["node"], walked["edge"]
+        nodes, edges = self.graph.nodes, self.graph.edges
+        some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
+        frame = pl.DataFrame([
+            walked["step"], node, edge, walked["ns"],
+            nodes["own_kind"].gather(node).alias("own_kind"),
+            nodes["name"].gather(node).alias("name"), nodes["lane"].gather(node).alias("lane"),
+            pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at"),
+            pl.Series(EDGE_KINDS, dtype=pl.String).gather(edges["etype"].gather(some_edge))
+            .alias("edge_kind"),
+            edges["to_end"].gather(some_edge).alias("to_end"),
+        ])
+        kind = (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
+                .when(pl.col("edge") == -1).then(pl.col("own_kind"))
+                .when(pl.col("to_end")).then(pl.lit("sync"))
+                .otherwise(pl.col("edge_kind")))
+        frame = frame.with_columns(kind.alias("kind")).with_columns(
+            pl.when(pl.col("kind") == "launch").then(pl.lit("launch overhead"))
+            .otherwise(pl.col("name").fill_null("")).alias("name"))
+        cpu = frame.filter(pl.col("kind") == "cpu")
+        if cpu.height:
+            at = cpu.select(pl.col("lane").alias("global_tid"),
+                            (pl.col("at") - pl.col("ns") // 2).alias("at"))
+            steps = self.graph.steps.select("global_tid", "start", "end")
+            ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
+            frame = _put(frame, innermost(ranges, at))
+        return frame.select(list(SEGMENT_SCHEMA)).cast(SEGMENT_SCHEMA)  # type: ignore[arg-type]
+
+
+def _put(frame: pl.DataFrame, names: pl.Series) -> pl.DataFrame:
+    """``frame`` with its ``cpu`` rows named by ``names`` (in their order)."""
+    is_cpu = frame["kind"] == "cpu"
+    where = is_cpu.cast(pl.Int64).cum_sum() - 1
+    named = names.gather(where.clip(0)) if names.len() else frame["name"]
+    return frame.with_columns(pl.when(is_cpu).then(named).otherwise(pl.col("name"))
+                              .alias("name"))
+
+
+def innermost(ranges: pl.DataFrame, at: pl.DataFrame) -> pl.Series:
+    """The name of the innermost range (``ranges``: start, end, global_tid, name; nested on
+    each thread) around each row of ``at`` (global_tid, at), in its order; ``UNTRACED``
+    where none is."""
+    if not ranges.height:
+        return pl.Series("name", [UNTRACED] * at.height, dtype=pl.String)
+    ranked = _with_parents(ranges)
+    points = at.with_row_index("_p").sort("at")
+    found = points.join_asof(
+        ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
+        by="global_tid", strategy="backward", check_sortedness=False).sort("_p")
+    current = found["r"]
+    ends, parents, names = ranked["end"], ranked["parent"], ranked["name"]
+    times = found["at"]
+    for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
+        outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
+        if not outside.any():
+            break
+        current = pl.select(pl.when(outside).then(parents.gather(current.fill_null(0)))
+                            .otherwise(current)).to_series()
+    named = names.gather(current.fill_null(0))
+    return pl.select(pl.when(current.is_null()).then(pl.lit(UNTRACED)).otherwise(named)
+                     ).to_series().alias("name")
+
+
+def _with_parents(ranges: pl.DataFrame) -> pl.DataFrame:
+    """``ranges`` sorted by thread and start, with ``r`` (the row), ``depth`` (how many
+    ranges of the thread are open at its start) and ``parent`` (the range around it)."""
+    ordered = ranges.sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
+    ordered = ordered.with_row_index("r").with_columns(pl.col("r").cast(pl.Int64))
+    opens = ordered.select("global_tid", pl.col("start").alias("t"), pl.lit(1).alias("d"),
+                           pl.lit(1).alias("o"), "r")
+    closes = ordered.select("global_tid", pl.col("end").alias("t"), pl.lit(-1).alias("d"),
+                            pl.lit(0).alias("o"), "r")
+    events = pl.concat([opens, closes]).sort("global_tid", "t", "o", "r").with_columns(
+        pl.col("d").cum_sum().over("global_tid").alias("open"))
+    depth = events.filter(pl.col("o") == 1).select("r", (pl.col("open") - 1).alias("depth"))
+    ordered = ordered.join(depth, on="r").sort("r")
+    parents = ordered.select(pl.col("global_tid"), pl.col("depth"),
+                             pl.col("start").alias("p_start"), pl.col("r").alias("parent"))
+    probe = ordered.with_columns((pl.col("depth") - 1).alias("pd"))
+    return probe.sort("start").join_asof(
+        parents.sort("p_start"), left_on="start", right_on="p_start",
+        by_left=["global_tid", "pd"], by_right=["global_tid", "depth"],
+        strategy="backward", check_sortedness=False, allow_exact_matches=True,
+    ).sort("r").with_columns(
+        pl.when(pl.col("parent") == pl.col("r")).then(None).otherwise(pl.col("parent"))
+        .alias("parent")).select("r", "global_tid", "start", "end", "name", "depth", "parent")
+
+
+def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
+    """Per kind and name: ns on the path (summed over the steps), how many pieces of it
+    took time, and its share of the path."""
+    total = max(int(segments["ns"].sum() or 0), 1)
+    counted = (pl.col("ns") > 0).sum().cast(pl.UInt32).alias("count")
+    return (segments.group_by("kind", "name").agg(pl.col("ns").sum(), counted)
+            .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
+            .sort(["ns", "kind", "name"], descending=[True, False, False]))
+
+
+def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFrame
+                 ) -> pl.DataFrame:
+    """Per kernel family (name): launches, GPU time, time on the critical path and the
+    least slack of its launches (how much later any could end before a step's end moves;
+    null when no step waits on them), over the steps' windows."""
+    latest = pl.Series("latest", late, dtype=pl.Int64)
+    nodes = graph.nodes.with_columns(
+        pl.when(latest < INF // 2).then(latest - pl.Series(run.end, dtype=pl.Int64))
+        .alias("slack"))
+    windows = graph.steps.select("start", "end")
+    ops = nodes.filter(pl.col("cls") == GPU).sort("start").join_asof(
+        windows.sort("start").rename({"start": "w_start", "end": "w_end"}),
+        left_on="start", right_on="w_start", strategy="backward", check_sortedness=False,
+    ).filter(pl.col("start") < pl.col("w_end"))
+    on_path = segments.filter(pl.col("edge") == -1).group_by("node").agg(
+        pl.col("ns").sum().alias("path_ns"))
+    ops = ops.join(on_path, on="node", how="left")
+    return ops.group_by("name", "kind").agg(
+        pl.len().alias("launches"), (pl.col("end") - pl.col("start")).sum().alias("gpu_ns"),
+        pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
+        pl.col("slack").min().alias("slack_ns"),
+    ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

@@ -1,0 +1,67 @@
+"""A replay's critical paths, put together: per step its time and path, the breakdown by
+kind and name, and the kernel families with their time on the path and their slack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.path import (
+    PathWalker,
+    breakdown,
+    family_slack,
+)
+from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, latest_ends
+
+KIND_ORDER = ("kernel", "communication", "copy", "launch", "api", "sync", "cpu",
+              "stream wait", "thread wait", "gpu gap", "untraced")
+
+
+@dataclass(eq=False)
+class CriticalPath:
+    """One replay's critical paths.
+
+    - ``steps``: step, name, start, end (measured), step_ns (this replay's), path_ns;
+    - ``segments``: step, kind, name, ns, node, edge (the path, newest first);
+    - ``breakdown``: kind, name, ns, count, pct (over every step's path);
+    - ``kinds``: kind, ns, pct;
+    - ``families``: name, kind, launches, gpu_ns, path_ns, slack_ns.
+    """
+
+    steps: pl.DataFrame
+    segments: pl.DataFrame
+    breakdown: pl.DataFrame
+    kinds: pl.DataFrame
+    families: pl.DataFrame
+
+    @property
+    def median_step_ns(self) -> int | None:
+        value = self.steps["step_ns"].median() if self.steps.height else None
+        return int(value) if value is not None else None  # type: ignore[arg-type]
+
+
+def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None = None,
+                  s_gap: list[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
+    """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
+    walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
+    for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
+        walker.walk(step, begin, finish)
+    segments = walker.segments()
+    step_ns = [run.start[finish] - run.start[begin] for begin, finish in
+               graph.steps.select("begin", "finish").iter_rows()]
+    path_ns = segments.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
+    steps = graph.steps.select("step", "name", "start", "end").with_columns(
+        pl.Series("step_ns", step_ns, dtype=pl.Int64)
+    ).join(path_ns, on="step", how="left").with_columns(pl.col("path_ns").fill_null(0))
+    table = breakdown(segments)
+    kinds = table.group_by("kind").agg(pl.col("ns").sum(), pl.col("pct").sum()).with_columns(
+        pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
+                                      return_dtype=pl.Int64).alias("_o")
+    ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
+    late = latest_ends(plan, run, dur, s_gap) if with_slack else [0] * len(run.end)
+    families = family_slack(graph, run, late, segments)
+    if not with_slack:
+        families = families.with_columns(pl.lit(None, pl.Int64).alias("slack_ns"))
+    return CriticalPath(steps, segments, table, kinds, families)

@@ -1,0 +1,211 @@
+"""Replaying a graph: every node's start and end from its edges and durations (a forward
+pass in time order), what decided each, and how late each could end before a step's end
+moves (a backward pass). Both passes step over the calls of a chain (``chains.py``).
+
+Events are a node's start (every node) and, for a synchronising call that waited, its end.
+They are replayed in measured time order: every edge points forward in measured time, so
+that order is a topological order of the graph (ties: a waiting call's end, then a CPU
+start, then a GPU start).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.chains import (
+    Chains,
+    Folded,
+    chains_of,
+    fold,
+    latest_of,
+    read_back,
+)
+from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
+
+INF = 1 << 62
+"""No bound: a time at or above INF // 2 is unbounded (a bound minus durations stays above)."""
+
+
+@dataclass(eq=False)
+class Plan:
+    """A graph as Python lists for the passes: per node its start edges (``s_*``, from
+    ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of ``Graph.edges``) and end edges
+    (``e_*``); ``order``: every event in replay order; ``chains``: what the passes step
+    over (``chains.py``)."""
+
+    order: list[int]
+    start: list[int]
+    end: list[int]
+    dur: list[int]
+    s_ptr: list[int]
+    s_gap: list[int]
+    s_edge: list[int]
+    e_ptr: list[int]
+    e_gap: list[int]
+    e_edge: list[int]
+    finish: list[int]
+    chains: Chains
+    _measured: Folded | None = None
+
+    def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
+        """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
+        if dur is None and s_gap is None:
+            if self._measured is None:
+                self._measured = fold(self.chains, self.dur, self.s_gap, self.e_gap)
+            return self._measured
+        return fold(self.chains, self.dur if dur is None else dur,
+                    self.s_gap if s_gap is None else s_gap, self.e_gap)
+
+
+@dataclass(eq=False)
+class Replay:
+    """A forward pass: per node its start and end and the edge (row of ``Graph.edges``)
+    that decided each (-1: its own measured start, or its duration)."""
+
+    start: list[int]
+    end: list[int]
+    start_by: list[int]
+    end_by: list[int]
+
+
+def plan_of(graph: Graph) -> Plan:
+    """The lists the passes read, with the graph's measured durations and gaps."""
+    nodes, edges = graph.nodes, graph.edges.with_row_index("edge")
+    n = nodes.height
+    starts = edges.filter(~pl.col("to_end")).sort("dst")
+    ends = edges.filter(pl.col("to_end")).sort("dst")
+    waits = set(ends["dst"].to_list())
+    events = nodes.select(
+        "node", pl.col("start").alias("at"),
+        pl.when(pl.col("cls") == GPU).then(2).otherwise(1).alias("rank"),
+        pl.lit(0).alias("side"))
+    if waits:
+        events = pl.concat([events, nodes.filter(pl.col("node").is_in(list(waits))).select(
+            "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"),
+            pl.lit(1).alias("side"))], how="vertical_relaxed")
+    events = events.sort("at", "rank", "node")
+    order = (2 * events["node"] + events["side"]).to_list()
+    return Plan(
+        order=order,
+        start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=nodes["dur"].to_list(),
+        s_ptr=_pointers(starts["dst"], n),
+        s_gap=starts["gap"].to_list(), s_edge=starts["edge"].to_list(),
+        e_ptr=_pointers(ends["dst"], n),
+        e_gap=ends["gap"].to_list(), e_edge=ends["edge"].to_list(),
+        finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
+        .to_list(),
+        chains=chains_of(n, starts, ends, order),
+    )
+
+
+def _pointers(dst: pl.Series, n: int) -> list[int]:
+    """CSR offsets of edges sorted by ``dst``: node i's edges are [ptr[i], ptr[i + 1])."""
+    counts = dst.value_counts().rename({dst.name: "node"})
+    per_node = pl.DataFrame({"node": pl.int_range(n, eager=True).cast(dst.dtype)}).join(
+        counts, on="node", how="left").sort("node")["count"].fill_null(0).cast(pl.Int64)
+    return [0, *per_node.cum_sum().to_list()]
+
+
+def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = None
+           ) -> Replay:
+    """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
+    measured ones where given."""
+    folded = plan.folded(dur, s_gap)
+    dur = plan.dur if dur is None else dur
+    head, off = folded.head, folded.off
+    s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
+    e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
+    times = [0] * (2 * len(dur))
+    start_by = plan.chains.member_pos.to_list()
+    end_by = [-1] * len(dur)
+    for event in plan.chains.order:
+        n = event >> 1
+        if event & 1:
+            best, by = times[2 * head[n]] + off[n] + dur[n], -1
+            for k in range(e_ptr[n], e_ptr[n + 1]):
+                value = times[e_enc[k]] + e_eff[k]
+                if value > best:
+                    best, by = value, k
+            times[event] = best
+            end_by[n] = by
+            continue
+        lo, hi = s_ptr[n], s_ptr[n + 1]
+        best, by = plan.start[n], -1
+        if lo < hi:
+            best, by = times[s_enc[lo]] + s_eff[lo], lo
+            for k in range(lo + 1, hi):
+                value = times[s_enc[k]] + s_eff[k]
+                if value > best:
+                    best, by = value, k
+        times[event] = best
+        start_by[n] = by
+    start, end = read_back(plan.chains, folded, times, dur)
+    return Replay(start, end, start_by, end_by)
+
+
+def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
+                s_gap: list[int] | None = None) -> list[int]:
+    """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
+    or more for what no step's end waits on): the backward pass. A node of a chain moves with
+    its head, so it has its head's slack."""
+    folded = plan.folded(dur, s_gap)
+    dur = plan.dur if dur is None else dur
+    head, off = folded.head, folded.off
+    late = [INF] * (2 * len(dur))
+    for f in plan.finish:
+        late[2 * head[f]] = min(late[2 * head[f]], run.start[f] - off[f])
+    s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
+    e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
+    for event in reversed(plan.chains.order):
+        n = event >> 1
+        bound = late[event]
+        if bound >= INF // 2:
+            continue
+        if event & 1:
+            own = 2 * head[n]
+            if bound - dur[n] - off[n] < late[own]:
+                late[own] = bound - dur[n] - off[n]
+            lo, hi, enc, eff = e_ptr[n], e_ptr[n + 1], e_enc, e_eff
+        else:
+            lo, hi, enc, eff = s_ptr[n], s_ptr[n + 1], s_enc, s_eff
+        for k in range(lo, hi):
+            if bound - eff[k] < late[enc[k]]:
+                late[enc[k]] = bound - eff[k]
+    return latest_of(plan.chains, folded, late, dur, INF)
+
+
+def measured_replay(plan: Plan, graph: Graph) -> Replay:
+    """What ``replay(plan)`` gives, in columns: the measured times (which the replay of the
+    measured durations gives back), and the edge that decided each start and end: the first
+    in the plan's order of those allowing the latest time (a waiting call's end: only when
+    later than its own start plus its return)."""
+    start = pl.Series(plan.start, dtype=pl.Int64)
+    end = pl.Series(plan.end, dtype=pl.Int64)
+    edges = graph.edges
+    start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
+    own = start + pl.Series(plan.dur, dtype=pl.Int64)
+    end_by = _deciding(plan.e_edge, plan.e_gap, edges, start, end, own)
+    return Replay(plan.start, plan.end, start_by, end_by)
+
+
+def _deciding(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
+              end: pl.Series, own: pl.Series | None) -> list[int]:
+    """Per node the position (in ``rows``) of the edge allowing the latest time, -1 for
+    none (or for none later than ``own``)."""
+    n = start.len()
+    row = pl.Series(rows, dtype=pl.Int64)
+    src = edges["src"].gather(row)
+    value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
+                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+    best = pl.DataFrame({"dst": edges["dst"].gather(row), "value": value,
+                         "pos": pl.int_range(len(rows), eager=True, dtype=pl.Int64)}).sort(
+        ["dst", "value", "pos"], descending=[False, True, False]).unique(
+        "dst", keep="first", maintain_order=True)
+    if own is not None:
+        best = best.filter(pl.col("value") > own.gather(best["dst"]))
+    nodes = pl.DataFrame({"dst": pl.int_range(n, eager=True, dtype=pl.Int64)})
+    return nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
+        "pos"].fill_null(-1).to_list()

@@ -1,0 +1,109 @@
+"""The edges that bound an end: a synchronising call returns after the GPU work it waited
+for; without steps, the end of the trace waits on every lane's last event.
+
+A call synchronises when its name says so (``cudaDeviceSynchronize``,
+``cudaStreamSynchronize``, ``cudaEventSynchronize``, ``cudaFree``) or it copies or sets
+memory without ``Async``. It waited when a GPU operation launched no later than the call
+began ended while it ran: the one that ended last before it returned decided its end, which
+comes ``r`` (the measured return) after that operation's end; the call's own part is ``r``.
+A device synchronise also waits on the last operation launched on every stream before it; a
+stream or event synchronise that waited, on those of them that ended while it waited.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    CPU,
+    GPU,
+    JOIN,
+    MARK,
+    SYNC,
+    WHOLE_TRACE_LANE,
+)
+
+WAITS = r"Synchronize|^cudaFree$|^cuMemFree"
+DEVICE_WAITS = r"^(cudaDeviceSynchronize|cuCtxSynchronize|cudaFree|cuMemFree)"
+END_EDGE = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean,
+            "to_end": pl.Boolean, "gap": pl.Int64}
+
+
+def _is_wait(name: pl.Expr) -> pl.Expr:
+    blocking = name.str.contains("Memcpy|Memset") & ~name.str.contains("Async")
+    return name.str.contains(WAITS) | blocking
+
+
+def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+    """The sync edges, and per node the duration a waiting call replays (null elsewhere)."""
+    calls = nodes.filter((pl.col("cls") == CPU) & _is_wait(pl.col("name"))).select(
+        "node", "name", "pid", "start", "end")
+    at = launch.join(nodes.select(pl.col("node").alias("src"), pl.col("start").alias("at")),
+                     on="src").select("dst", "at")
+    ops = nodes.filter(pl.col("cls") == GPU).select(
+        pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end")
+    ).join(at, left_on="op", right_on="dst", how="left")
+    decided = calls.sort("end").join_asof(
+        ops.sort("op_end"), left_on="end", right_on="op_end", by="pid", strategy="backward",
+        check_sortedness=False
+    ).with_columns(
+        ((pl.col("op_end") > pl.col("start"))
+         & (pl.col("at").is_null() | (pl.col("at") <= pl.col("start")))).fill_null(False)
+        .alias("waited"))
+    decided = decided.with_columns(
+        pl.when(pl.col("waited")).then(pl.col("end") - pl.col("op_end"))
+        .otherwise(pl.col("end") - pl.col("start")).alias("r"))
+    edges = [decided.filter(pl.col("waited")).select(
+        pl.col("op").alias("src"), pl.col("node").alias("dst"), pl.col("r").alias("gap"))]
+    edges.append(_device_waits(decided, ops))
+    own = nodes.select("node").join(
+        decided.filter(pl.col("waited")).select("node", "r"), on="node", how="left"
+    ).sort("node")["r"].alias("own")
+    out = pl.concat(edges).unique(["src", "dst"], keep="first").select(
+        "src", "dst", pl.lit(SYNC, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
+        pl.lit(True).alias("to_end"), "gap")
+    return out.cast(END_EDGE), own  # type: ignore[arg-type]
+
+
+def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
+    """A device synchronise -> the last operation launched on every stream before it; a
+    stream or event synchronise that waited -> the same, where that operation ended while
+    the call waited (the trace does not say which stream or event it named: one that
+    another stream waited on through an event is among them)."""
+    device = decided.filter(pl.col("name").str.contains(DEVICE_WAITS) | pl.col("waited")).select(
+        "node", "pid", "start", "end", "r", pl.col("name").str.contains(DEVICE_WAITS)
+        .alias("device"))
+    launched = ops.filter(pl.col("at").is_not_null()).select(
+        "pid", "lane", pl.col("op").alias("src"), "at", "op_end")
+    if not device.height or not launched.height:
+        return pl.DataFrame(schema={"src": pl.Int64, "dst": pl.Int64, "gap": pl.Int64})
+    lanes = launched.select("pid", "lane").unique()
+    probes = device.join(lanes, on="pid").with_columns(
+        (pl.col("start") - 1).alias("probe")).sort("probe")
+    found = probes.join_asof(launched.sort("at"), left_on="probe", right_on="at",
+                             by=["pid", "lane"], strategy="backward",
+                             check_sortedness=False).drop_nulls("src")
+    found = found.filter(pl.col("device") | (pl.col("op_end") > pl.col("start")))
+    return found.select("src", pl.col("node").alias("dst"),
+                        pl.min_horizontal("r", pl.col("end") - pl.col("op_end")).alias("gap"))
+
+
+def join_edges(nodes: pl.DataFrame) -> pl.DataFrame:
+    """Without steps: every lane's last event -> the end of the trace."""
+    finish = nodes.filter((pl.col("cls") == MARK) & (pl.col("lane") == WHOLE_TRACE_LANE))
+    if not finish.height:
+        return pl.DataFrame(schema=END_EDGE)
+    last = nodes.filter(pl.col("lane") != WHOLE_TRACE_LANE).group_by("lane").agg(
+        pl.col("node").sort_by("end").last().alias("src"))
+    return last.select("src", pl.lit(int(finish["node"].item(0))).alias("dst"),
+                       pl.lit(JOIN, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
+                       pl.lit(False).alias("to_end"), pl.lit(0).alias("gap")
+                       ).cast(END_EDGE)  # type: ignore[arg-type]
+
+
+def step_nodes(nodes: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
+    """``steps`` with their marker nodes: ``begin`` and ``finish``."""
+    marks = nodes.filter(pl.col("cls") == MARK)
+    begin = marks.filter(pl.col("kind") == "step begin").sort("start")["node"]
+    finish = marks.filter(pl.col("kind") == "step end").sort("start")["node"]
+    return steps.sort("start").with_columns(begin.alias("begin"), finish.alias("finish"))

@@ -1,0 +1,34 @@
+"""The graph's words: node classes, edge types and the tolerances of its inferences."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+CPU, MARK, GPU = 0, 1, 2
+THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN, WAKE = range(8)
+EDGE_NAMES = ("thread", "launch", "stream", "event", "cross-stream", "sync", "join", "wake")
+CROSS_TOLERANCE_NS = 1_000
+"""An operation starting this much later than its launch and stream allow waited on something."""
+CROSS_WINDOW_NS = 20_000
+"""… on another stream's operation that ended at most this long before it started."""
+WAKE_WINDOW_NS = 50_000
+"""A thread idle longer than this while another thread of its process ran waited on that one
+(PyTorch's autograd thread and the main thread)."""
+WHOLE_TRACE_LANE = -1
+EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
+COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reducescatter")
+"""Kernels whose time on a path is communication."""
+
+
+def own_kinds() -> pl.Expr:
+    """The kind of a node's own time on a path (``kernel``, ``communication``, ``copy``,
+    ``api``, ``cpu`` for a marker)."""
+    kernel = pl.col("kind") == "kernel"
+    talks = pl.col("name").fill_null("").str.contains(COMMUNICATION.pattern)
+    return (pl.when(kernel & talks).then(pl.lit("communication"))
+            .when(kernel).then(pl.lit("kernel"))
+            .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))
+            .when(pl.col("kind") == "api").then(pl.lit("api"))
+            .otherwise(pl.lit("cpu")))

@@ -1,0 +1,175 @@
+"""What-if: replay the graph with some durations divided by a factor, everything else as
+measured, and read every step's predicted time and new critical path.
+
+``REGEX=FACTOR`` divides by FACTOR the duration of every GPU operation (kernel, copy) whose
+name the regex finds, and the CPU time inside every CPU range (NVTX, ``record_function``,
+a Kineto ``cpu_op``) whose name it finds: the calls inside the range and the time between
+them. A synchronising call's wait is not its own time: it follows the GPU work.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import polars as pl
+
+from kernelscope.core.errors import ReportError
+from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
+from kernelscope.timeline.analysis.critical_path.schedule import (
+    Plan,
+    Replay,
+    measured_replay,
+    plan_of,
+    replay,
+)
+from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, THREAD
+from kernelscope.timeline.model.intervals import merge_intervals
+
+
+@dataclass(frozen=True)
+class Faster:
+    """One ``--faster REGEX=FACTOR``."""
+
+    pattern: str
+    factor: float
+
+    @classmethod
+    def parse(cls, text: str) -> Faster:
+        """``REGEX=FACTOR`` (ReportError with one sentence when it is not one)."""
+        pattern, sep, factor = text.rpartition("=")
+        if not sep or not pattern:
+            raise ReportError(f"--faster takes REGEX=FACTOR (e.g. 'gemm=2'), not {text!r}.")
+        try:
+            value = float(factor)
+        except ValueError:
+            value = float("nan")
+        if not value > 0 or value == float("inf"):
+            raise ReportError(f"--faster {text!r}: the factor must be a number above 0.")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ReportError(f"--faster {text!r}: {pattern!r} is not a regex ({exc}).") from None
+        return cls(pattern, value)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one ``Faster`` matched: GPU operation names and launches, CPU ranges."""
+
+    faster: Faster
+    operations: tuple[str, ...]
+    launches: int
+    ranges: tuple[str, ...]
+    range_instances: int
+
+
+@dataclass(eq=False)
+class Model:
+    """A graph with its plan and measured replay, reused by every question asked of it."""
+
+    graph: Graph
+    plan: Plan = field(init=False)
+    measured: Replay = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.plan = plan_of(self.graph)
+        self.measured = measured_replay(self.plan, self.graph)
+
+    @cached_property
+    def critical_path(self) -> CriticalPath:
+        return critical_path(self.graph, self.plan, self.measured)
+
+    def whatif(self, changes: list[Faster]) -> WhatIf:
+        """Every step replayed with ``changes``; ReportError when one matches nothing."""
+        dur = list(self.plan.dur)
+        gaps = list(self.plan.s_gap)
+        found = [self._apply(change, dur, gaps) for change in changes]
+        run = replay(self.plan, dur, gaps)
+        after = critical_path(self.graph, self.plan, run, dur, gaps, with_slack=False)
+        return WhatIf(tuple(found), self.critical_path, after)
+
+    def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
+        """The steps' summed time saved with the durations of ``nodes`` divided by
+        ``factor`` (0 when none of them is on a path a step's end depends on)."""
+        dur = list(self.plan.dur)
+        for node in nodes:
+            dur[node] = round(dur[node] / factor)
+        run = replay(self.plan, dur)
+        marks = self.graph.steps.select("begin", "finish").iter_rows()
+        return sum((self.measured.start[f] - self.measured.start[b])
+                   - (run.start[f] - run.start[b]) for b, f in marks)
+
+    def _apply(self, faster: Faster, dur: list[int], gaps: list[int]) -> Change:
+        nodes = self.graph.nodes
+        hit = pl.col("name").fill_null("").str.contains(faster.pattern)
+        try:
+            ops = nodes.filter((pl.col("cls") == GPU) & hit)
+            ranges = self.graph.ranges.filter(hit)
+        except pl.exceptions.PolarsError:
+            raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
+                              "not supported in the regex.") from None
+        for node, ns in ops.select("node", "dur").iter_rows():
+            dur[node] = round(ns / faster.factor)
+        if ranges.height:
+            self._scale_cpu(ranges, faster.factor, dur, gaps)
+        if not ops.height and not ranges.height:
+            raise ReportError(f"--faster {faster.pattern!r} matches no GPU operation and no CPU "
+                              "range of the trace.")
+        return Change(faster, tuple(sorted(set(ops["name"].to_list()))), ops.height,
+                      tuple(sorted(set(ranges["name"].to_list()))), ranges.height)
+
+    def _scale_cpu(self, ranges: pl.DataFrame, factor: float, dur: list[int],
+                   gaps: list[int]) -> None:
+        """Calls inside ``ranges`` and the time between calls inside them, divided."""
+        inside = merge_intervals(ranges, by=["global_tid"]).rename(
+            {"start": "r_start", "end": "r_end"})
+        nodes = self.graph.nodes
+        calls = nodes.filter(pl.col("cls") == CPU).select(
+            "node", pl.col("lane").alias("global_tid"),
+            ((pl.col("start") + pl.col("end")) // 2).alias("mid"))
+        for (node,) in _within(calls, inside).select("node").iter_rows():
+            dur[node] = round(dur[node] / factor)
+        edges = self.graph.edges.with_row_index("edge").filter(pl.col("etype") == THREAD)
+        ends, starts = nodes["end"], nodes["start"]
+        between = edges.select(
+            pl.col("edge").cast(pl.Int64), nodes["lane"].gather(edges["dst"]).alias("global_tid"),
+            ((ends.gather(edges["src"]) + starts.gather(edges["dst"])) // 2).alias("mid"))
+        position = {edge: i for i, edge in enumerate(self.plan.s_edge)}
+        for (edge,) in _within(between, inside).select("edge").iter_rows():
+            at = position[edge]
+            gaps[at] = round(gaps[at] / factor)
+
+
+def _within(points: pl.DataFrame, inside: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``points`` (global_tid, mid) inside one of the merged ``inside`` ranges."""
+    return points.sort("mid").join_asof(
+        inside.sort("r_start"), left_on="mid", right_on="r_start", by="global_tid",
+        strategy="backward", check_sortedness=False,
+    ).filter(pl.col("mid") < pl.col("r_end"))
+
+
+@dataclass(eq=False)
+class WhatIf:
+    """The answer: what matched, the measured and predicted steps, both critical paths."""
+
+    changes: tuple[Change, ...]
+    before: CriticalPath
+    after: CriticalPath
+
+    @cached_property
+    def steps(self) -> pl.DataFrame:
+        """step, name, measured_ns, predicted_ns."""
+        return self.before.steps.select("step", "name", pl.col("step_ns").alias("measured_ns")
+                                        ).with_columns(self.after.steps["step_ns"]
+                                                       .alias("predicted_ns"))
+
+    @property
+    def measured_step_ns(self) -> int | None:
+        return self.before.median_step_ns
+
+    @property
+    def predicted_step_ns(self) -> int | None:
+        return self.after.median_step_ns

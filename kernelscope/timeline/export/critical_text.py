@@ -1,0 +1,126 @@
+"""The critical path and the what-if as JSON members and Markdown (docs/critical_path.md).
+
+JSON ``kernelscope/whatif/1``::
+
+    {"schema", "trace", "steps": [{step, name, measured_ns, predicted_ns}],
+     "measured_step_ns", "predicted_step_ns" (medians over the steps),
+     "changes": [{pattern, factor, operations, launches, ranges, range_instances}],
+     "critical_path": {"before": PATH, "after": PATH}}
+
+PATH: ``median_step_ns``, ``kinds`` ([{kind, ns, pct}]), ``top`` (the longest parts of the
+paths: [{kind, name, ns, count, pct}]), ``families`` ([{name, short_name, kind, launches,
+gpu_ns, path_ns, slack_ns}]; slack null where no step waits on the family, and in ``after``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from kernelscope.core.durations import fmt_ns
+from kernelscope.timeline.analysis.critical_path.result import CriticalPath
+from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
+
+SCHEMA = "kernelscope/whatif/1"
+TOP = 15
+Shorten = Callable[[str], str]
+
+
+def _short(shorten: Shorten | None, kind: str, name: str) -> str:
+    if shorten is None or kind not in ("kernel", "communication"):
+        return name
+    try:
+        return shorten(name)
+    except KeyError:
+        return name
+
+
+def path_doc(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP
+             ) -> dict[str, Any]:
+    """One replay's critical path as JSON members."""
+    rows = cp.breakdown.head(top).to_dicts()
+    for row in rows:
+        row["name"] = _short(shorten, row["kind"], row["name"])
+        row["pct"] = round(row["pct"], 2)
+    families = cp.families.head(top).to_dicts()
+    for row in families:
+        row["short_name"] = _short(shorten, "kernel" if row["kind"] == "kernel" else "",
+                                   row["name"])
+    return {
+        "median_step_ns": cp.median_step_ns,
+        "kinds": [{"kind": k, "ns": ns, "pct": round(pct, 2)}
+                  for k, ns, pct in cp.kinds.iter_rows()],
+        "top": rows,
+        "families": families,
+    }
+
+
+def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "trace": trace,
+        "steps": answer.steps.to_dicts(),
+        "measured_step_ns": answer.measured_step_ns,
+        "predicted_step_ns": answer.predicted_step_ns,
+        "changes": [{"pattern": c.faster.pattern, "factor": c.faster.factor,
+                     "operations": list(c.operations), "launches": c.launches,
+                     "ranges": list(c.ranges), "range_instances": c.range_instances}
+                    for c in answer.changes],
+        "critical_path": {"before": path_doc(answer.before, shorten),
+                          "after": path_doc(answer.after, shorten)},
+    }
+
+
+def _ns(value: int | None) -> str:
+    return "–" if value is None else fmt_ns(value)
+
+
+def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP
+                  ) -> list[str]:
+    """The critical path section: its kinds, its longest parts, the families beside it."""
+    steps = cp.steps.height
+    lines = [f"Median step {_ns(cp.median_step_ns)} over {steps} step{'s' * (steps != 1)}; "
+             "what the step waits on, summed over the steps' critical paths:", "",
+             "| Kind | Time | Share |", "|---|---:|---:|"]
+    lines += [f"| {kind} | {fmt_ns(ns)} | {pct:.1f} % |" for kind, ns, pct in cp.kinds.iter_rows()]
+    lines += ["", "| Kind | On the path | Count | Share |", "|---|---:|---:|---:|"]
+    for kind, name, ns, count, pct in cp.breakdown.head(top).iter_rows():
+        label = _short(shorten, kind, name).replace("|", "\\|")
+        lines.append(f"| {kind}: {label} | {fmt_ns(ns)} | {count} | {pct:.1f} % |")
+    families = cp.families.filter(pl.col("kind") == "kernel").head(top)
+    if families.height:
+        lines += ["", "Kernel families: time on the path, and the slack of their most "
+                  "critical launch (how much later it could end before its step does).", "",
+                  "| Family | Launches | GPU time | On the path | Slack |",
+                  "|---|---:|---:|---:|---:|"]
+        for row in families.iter_rows(named=True):
+            label = _short(shorten, "kernel", row["name"]).replace("|", "\\|")
+            slack = "no step waits on it" if row["slack_ns"] is None else fmt_ns(row["slack_ns"])
+            lines.append(f"| {label} | {row['launches']} | {fmt_ns(row['gpu_ns'])} | "
+                         f"{fmt_ns(row['path_ns'])} | {slack} |")
+    return lines
+
+
+def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> str:
+    lines = [f"# What-if: {trace}", ""]
+    for c in answer.changes:
+        what = []
+        if c.launches:
+            what.append(f"{c.launches} launches of {len(c.operations)} GPU operation name(s)")
+        if c.range_instances:
+            what.append(f"{c.range_instances} CPU range(s) named {', '.join(c.ranges[:3])}")
+        lines.append(f"- `{c.faster.pattern}` × {c.faster.factor:g} faster: {'; '.join(what)}")
+    measured, predicted = answer.measured_step_ns, answer.predicted_step_ns
+    change = ""
+    if measured and predicted is not None:
+        change = f" ({100.0 * (predicted - measured) / measured:+.1f} %)"
+    lines += ["", f"Median step: measured {_ns(measured)}, predicted {_ns(predicted)}{change}.",
+              "", "| Step | Measured | Predicted |", "|---|---:|---:|"]
+    for row in answer.steps.iter_rows(named=True):
+        lines.append(f"| {row['name'] or row['step']} | {fmt_ns(row['measured_ns'])} | "
+                     f"{fmt_ns(row['predicted_ns'])} |")
+    lines += ["", "## Critical path, measured", "", *path_markdown(answer.before, shorten),
+              "", "## Critical path, predicted", "", *path_markdown(answer.after, shorten), ""]
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""The what-if against a re-run (issue 37): ``samples/whatif/`` holds four single-GPU programs
+(``samples/torch/whatif_cases.py``), each traced by torch.profiler and by nsys as a base and as
+a variant in which one part really is faster (samples/README.md, "What-if pairs").
+``whatif BASE --faster NAME=2`` is compared with the variant's own measured median step.
+
+Measured on the committed traces (ms; torch.profiler / nsys):
+
+| case | fast, measured | what-if | naive: base minus the time saved |
+| --- | --- | --- | --- |
+| serial | 6.24 / 6.34 | 6.35 / 6.36 | 6.35 / 6.36 |
+| beside | 9.69 / 8.63 | 10.57 / 9.42 | 7.61 / 6.75 |
+| hidden | 10.15 / 10.04 | 10.17 / 10.04 | 8.14 / 8.04 |
+| shift | 7.16 / 6.87 | 8.34 / 7.43 | 5.16 / 4.52 |
+
+Every what-if lands within 15 % of the re-run but one: in ``shift`` under torch.profiler the
+spin kernel ran 8.16 ms beside six GEMMs and 6.98 ms beside three; the model keeps its
+measured 8.16 ms, and that difference is the what-if's whole error (16.6 %). Whether the SMs
+the GEMMs took or a lower clock under their load slowed it, the traces cannot say (the spin
+counts cycles: the GPU's clock and SM metrics, nsys --gpu-metrics-devices, would tell).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+from kernelscope.export.whatif import timeline_of
+from kernelscope.timeline.analysis.critical_path.vocabulary import EVENT, GPU
+from kernelscope.timeline.analysis.critical_path.whatif import Faster
+from tests.conftest import SAMPLES
+
+WHATIF = SAMPLES / "whatif"
+FASTER = {"serial": "spin_kernel", "beside": "spin_kernel", "hidden": "spin_kernel",
+          "shift": "nvjet"}
+"""The what-if of each case, as samples/README.md names it (``shift``: the GEMM kernel)."""
+KINDS = ("pt.trace.json.xz", "sqlite.xz")
+BESIDE_MORE_WORK = pytest.mark.xfail(
+    strict=True, reason="the spin kernel ran 17 % slower beside six GEMMs than beside three; "
+    "the model keeps a duration as measured")
+
+
+def _base(case: str, kind: str) -> dict[str, Any]:
+    """The base's measured and predicted median step, the naive estimate, the spin's time."""
+    def answer(data: Any) -> dict[str, Any]:
+        result = data.critical_model.whatif([Faster(FASTER[case], 2.0)])
+        graph = data.critical_model.graph
+        matched = graph.nodes.filter((pl.col("cls") == GPU)
+                                     & pl.col("name").str.contains(FASTER[case]))
+        saved = [int((part["end"] - part["start"]).sum()) // 2 for part in (
+            matched.filter((pl.col("start") >= s0) & (pl.col("start") < s1))
+            for s0, s1 in graph.steps.select("start", "end").iter_rows())]
+        naive = pl.Series([m - s for m, s in zip(result.steps["measured_ns"].to_list(), saved,
+                                                 strict=True)]).median()
+        return {"measured": result.measured_step_ns, "predicted": result.predicted_step_ns,
+                "naive": naive, "spin": _spin(data), "after": result.after}
+    return dict(timeline_of(WHATIF / f"{case}_base.{kind}", None, answer))
+
+
+def _fast(case: str, kind: str) -> tuple[int, float]:
+    """The variant's measured median step and its spin kernel's median time."""
+    return tuple(timeline_of(WHATIF / f"{case}_fast.{kind}", None,  # type: ignore[return-value]
+                             lambda data: (data.critical_path.median_step_ns, _spin(data))))
+
+
+def _spin(data: Any) -> float:
+    spins = data.report.kernels.filter(pl.col("name").cast(pl.String).str.contains("spin_kernel"))
+    return float((spins["end"] - spins["start"]).median())
+
+
+CASES = [pytest.param(case, kind, marks=BESIDE_MORE_WORK if (case, kind) == ("shift", KINDS[0])
+                      else ()) for case in FASTER for kind in KINDS]
+
+
+@pytest.mark.parametrize(("case", "kind"), CASES)
+def test_whatif_lands_within_15_percent_of_the_rerun(case: str, kind: str) -> None:
+    base = _base(case, kind)
+    fast, _ = _fast(case, kind)
+    assert abs(base["predicted"] - fast) <= 0.15 * fast, (base["predicted"], fast)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("case", ["beside", "hidden", "shift"])
+def test_off_the_path_the_whatif_beats_the_naive_estimate(case: str, kind: str) -> None:
+    """The naive estimate (the base minus the time the kernel saves) misses by 20-34 %."""
+    base = _base(case, kind)
+    fast, _ = _fast(case, kind)
+    assert abs(base["naive"] - fast) > 0.19 * fast
+    assert abs(base["predicted"] - fast) < abs(base["naive"] - fast)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_halving_the_longer_chain_makes_the_spin_the_path(kind: str) -> None:
+    """``shift``: after the what-if the spin kernel on the side stream is most of every
+    step's path, and the prediction's error is the spin's own change beside fewer GEMMs."""
+    base = _base("shift", kind)
+    fast, fast_spin = _fast("shift", kind)
+    kinds = base["after"].breakdown.filter(pl.col("kind") == "kernel")
+    assert kinds["name"].item(0).endswith("spin_kernel(long)")
+    assert float(kinds["pct"].item(0)) > 75
+    error = base["predicted"] - fast
+    assert abs(error - (base["spin"] - fast_spin)) <= 0.05 * fast
+
+
+def test_the_samples_are_there() -> None:
+    assert sorted(p.name for p in WHATIF.glob("*_base.*")) == sorted(
+        f"{case}_base.{kind}" for case in FASTER for kind in (*KINDS, "nsys.steps.json.xz",
+                                                              "steps.json.xz"))
+
+
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_wait_edge_ends_on_the_stream_the_sync_record_names(kind: str) -> None:
+    """``shift`` waits across streams both ways (``wait_stream``); nsys's synchronisation
+    table and Kineto's ``cuda_sync`` events name the stream that waits, and every event edge
+    ends on a launch to that stream."""
+    def check(data: Any) -> tuple[set[int], set[int]]:
+        sync = data.report.sync.filter(pl.col("sync_type") == 2)
+        waiting = set((sync["device_id"] * (1 << 32) + sync["stream_id"]).to_list())
+        graph = data.critical_model.graph
+        events = graph.edges.filter(pl.col("etype") == EVENT)
+        return waiting, set(graph.nodes["lane"].gather(events["dst"]).to_list())
+    waiting, ends = timeline_of(WHATIF / f"shift_base.{kind}", None, check)
+    assert len(waiting) == 2 and ends and ends <= waiting
