@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.errors import ReportError, safe_text
-from kernelscope.kinds.kineto.model.events import Collector, Frames, read_piece
+from kernelscope.kinds.kineto.model.events import COMMS_SCHEMA, Collector, Frames, read_piece
 from kernelscope.kinds.kineto.model.stream import PIECE_BYTES, TraceHeader, iter_event_pieces
 from kernelscope.timeline.model.model import DeviceInfo, ProcessInfo
 
@@ -65,6 +65,9 @@ class KinetoTrace:
     distributed: DistributedInfo | None
     events: int
     members: dict[str, Any] = field(default_factory=dict, repr=False)
+    comms: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=COMMS_SCHEMA),
+                                repr=False)
+    """The events that carry a collective's metadata (``events.COMMS_SCHEMA``)."""
 
     @cached_property
     def start_ns(self) -> int:
@@ -112,10 +115,10 @@ def _ns(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def read_trace(path: Path, progress: Callable[[str, float | None], None] | None = None,
-               workers: int | None = None) -> KinetoTrace:
+               workers: int | None = None, *, need_gpu: bool = True) -> KinetoTrace:
     """Read the Kineto trace at ``path`` (its pieces parsed by ``workers`` threads, one per
     core by default). Raises ReportError (one sentence) for a file that is not a whole trace
-    or holds no GPU activity."""
+    or (with ``need_gpu``) holds no GPU activity."""
     header = TraceHeader()
     on_piece = (None if progress is None
                 else lambda read: progress("Reading the trace's events", None))
@@ -126,7 +129,7 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
             collector = _collect(path, header, on_piece, 1)
     frames = collector.frames()
     gpu = _with_correlation(frames["gpu"], frames["flows"])
-    if not gpu.filter(pl.col("kind") != "sync").height:
+    if need_gpu and not gpu.filter(pl.col("kind") != "sync").height:
         raise ReportError(
             f"{safe_text(path)} holds no GPU activity (kernels, copies or memsets): profile "
             "with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]."
@@ -146,6 +149,7 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
         base_time_ns=_opt_int(members.get("baseTimeNanoseconds")),
         distributed=_distributed(members.get("distributedInfo")), events=collector.events,
         members={k: v for k, v in members.items() if k != "deviceProperties"},
+        comms=frames["comms"],
     )
 
 

@@ -2,9 +2,10 @@
 
 **Rank numbers**, from the first source that gives every trace a distinct number: the
 launcher's environment recorded in the export (``RANK``, ``OMPI_COMM_WORLD_RANK``,
-``PMI_RANK``, ``PMIX_RANK``, ``MV2_COMM_WORLD_RANK``, ``SLURM_PROCID``), an NVTX event naming
-the rank (``MPI Rank 7``), a number in the file name (``rank3.nsys-rep``, ``report2``), else
-the order of the files (and of the processes inside one file).
+``PMI_RANK``, ``PMIX_RANK``, ``MV2_COMM_WORLD_RANK``, ``SLURM_PROCID``; a PyTorch trace's
+``distributedInfo``), an NVTX event naming the rank (``MPI Rank 7``), a number in the file
+name (``rank3.nsys-rep``, ``report2``: only for several files, each with its own), else the
+order of the files (and of the processes inside one file).
 
 **Clocks**: every export's times count from its own session's start, whose wall-clock time is
 in ``TARGET_INFO_SESSION_START_TIME``; adding each trace's session start (relative to the
@@ -37,10 +38,13 @@ def number_ranks(summaries: list[RankSummary]) -> tuple[dict[int, RankSummary], 
     ordered = sorted(summaries, key=lambda s: (s.file, s.pid or 0))
     variables = sorted({s.env_rank_variable for s in ordered if s.env_rank_variable})
     env_label = (f"{'/'.join(variables)} in each trace's environment" if variables else "")
+    if variables == ["distributedInfo"]:
+        env_label = "each trace's distributedInfo (torch.distributed's rank)"
     for label, values in (
         (env_label, [s.env_rank for s in ordered]),
         ("NVTX events naming the rank", [s.nvtx_rank for s in ordered]),
-        ("numbers in the file names", [_file_number(s) for s in ordered]),
+        ("numbers in the file names", [_file_number(s) for s in ordered]
+         if len({s.file for s in ordered}) > 1 else [None]),
     ):
         if None not in values and len(set(values)) == len(values):
             return dict(sorted(zip(values, ordered, strict=True))), label  # type: ignore[arg-type]

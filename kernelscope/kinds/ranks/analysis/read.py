@@ -274,7 +274,7 @@ def window_condition(windows: Sequence[tuple[int, int]], *, extra: str = "") -> 
     return f"({cond} OR {extra})" if extra else cond
 
 
-def _overlapping(df: pl.DataFrame, windows: Sequence[tuple[int, int]]) -> pl.DataFrame:
+def overlapping(df: pl.DataFrame, windows: Sequence[tuple[int, int]]) -> pl.DataFrame:
     """Rows of ``df`` that overlap at least one window (exact test)."""
     if not df.height or not windows:
         return df.clear()
@@ -318,7 +318,7 @@ def read_cpu_calls(
                                           ("correlationId", "correlation_id"),
                                           ("nameId", "name_id")))
         api = db.frame(f"{sql} WHERE {cond}{by_thread}", api_schema)
-        hits = _overlapping(api, windows)
+        hits = overlapping(api, windows)
         if corr:
             hits = pl.concat([hits, api.filter(pl.col("correlation_id").is_in(
                 [int(c) for c in correlation_ids]))]).unique(maintain_order=True)
@@ -328,7 +328,7 @@ def read_cpu_calls(
         sql = _select(db, OSRT_TABLE, (("start", "start"), ("end", "end"),
                                        ("globalTid", "global_tid"),
                                        ("eventClass", "event_class"), ("nameId", "name_id")))
-        osrt = _overlapping(db.frame(f"{sql} WHERE {cond}{by_thread}", osrt_schema), windows)
+        osrt = overlapping(db.frame(f"{sql} WHERE {cond}{by_thread}", osrt_schema), windows)
     strings = _strings(db, [*api["name_id"].to_list(), *osrt["name_id"].to_list()])
 
     def named(df: pl.DataFrame) -> pl.DataFrame:

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_duration
+from kernelscope.kinds.kineto.screens.kineto_session import KinetoTimelineScreen
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.render.ranks import straggler_note, straggler_verdict
@@ -111,6 +112,12 @@ class RankTimelineScreen(TimelineScreen):
             return
         self.dismiss()
 
+
+
+class KinetoRankTimelineScreen(RankTimelineScreen):
+    """One rank's own timeline when the ranks are PyTorch profiler traces."""
+
+    _open = KinetoTimelineScreen._open
 
 class RanksScreen(OpeningScreen[None]):
     """The ranks of one run, compared; ``e`` writes the run to ``export_name``."""
@@ -274,8 +281,10 @@ class RanksScreen(OpeningScreen[None]):
         offset = self.run.clock.offsets_ns.get(rank, 0)
         window = None if t0 is None or t1 is None else (t0 - offset, t1 - offset)
         note = f"rank {rank}" + (f" (process {summary.pid})" if summary.pid else "")
-        self.app.push_screen(RankTimelineScreen(Path(summary.file), window=window, note=note,
-                                                cache_dir=self.cache_dir))
+        screen = (KinetoRankTimelineScreen if self.run.extra.get("trace_kind") == "kineto"
+                  else RankTimelineScreen)
+        self.app.push_screen(screen(Path(summary.file), window=window, note=note,
+                                    cache_dir=self.cache_dir))
 
     @on(Heatmap.RankChosen)
     def _heatmap_chosen(self, event: Heatmap.RankChosen) -> None:
