@@ -43,6 +43,10 @@ AGREE_SHARE = 0.5
 """A rank's clock agrees with the others when at least this share of its calls pair in time."""
 CONSISTENT_SHARE = 0.25
 """A shift is applied when its residual is at most this share of it."""
+MIN_SHIFT_NS = 100_000
+"""Nor when it is under this (100 us): ranks leave a collective that far apart on one clock
+(gloo's and NCCL's algorithms release them in turn), while hosts' clocks that matter differ
+by more."""
 
 
 @dataclass(frozen=True)
@@ -159,14 +163,19 @@ def _shifted(calls: pl.DataFrame, shifts: dict[int, int]) -> pl.DataFrame:
     return calls.with_columns(pl.col("start") - by, pl.col("end") - by)
 
 
-def _clock(rank: int, estimate: tuple[int, int, int] | None, how: str,
-           apply: bool) -> RankClock:
+def _clock(rank: int, estimate: tuple[int, int, int] | None, shared: bool) -> RankClock:
+    """The rank's clock: left on a shared clock or where the offset is under the residual
+    or :data:`MIN_SHIFT_NS`, shifted where the offset is consistent, else left and said."""
     if estimate is None:
         return RankClock(rank, 0, None, None, 0, "no pairs")
     shift, residual, pairs = estimate
-    if apply and residual <= CONSISTENT_SHARE * abs(shift):
+    if shared:
+        return RankClock(rank, 0, shift, residual, pairs, "shared clock")
+    if abs(shift) <= max(MIN_SHIFT_NS, residual):
+        return RankClock(rank, 0, shift, residual, pairs, "clocks agree")
+    if residual <= CONSISTENT_SHARE * abs(shift):
         return RankClock(rank, shift, shift, residual, pairs, "shifted")
-    return RankClock(rank, 0, shift, residual, pairs, "inconsistent" if apply else how)
+    return RankClock(rank, 0, shift, residual, pairs, "inconsistent")
 
 
 def match_collectives(calls: pl.DataFrame, *, shared_clock: bool | None) -> Matching:
@@ -182,15 +191,12 @@ def match_collectives(calls: pl.DataFrame, *, shared_clock: bool | None) -> Matc
     estimates = _offsets(paired, reference)
     ranks = sorted(int(r) for r in calls["rank"].unique().to_list() if r != reference)
     if shared_clock:
-        clocks |= {r: _clock(r, estimates.get(r), "shared clock", False) for r in ranks}
+        clocks |= {r: _clock(r, estimates.get(r), True) for r in ranks}
     else:
         agree = _agreeing(paired)
         by_order = _offsets(pair_by_order(calls), reference)
         for r in ranks:
-            if agree.get(r, False):
-                clocks[r] = _clock(r, estimates.get(r), "clocks agree", shared_clock is False)
-            else:
-                clocks[r] = _clock(r, by_order.get(r), "no pairs", True)
+            clocks[r] = _clock(r, estimates.get(r) if agree.get(r) else by_order.get(r), False)
         shifts = {r: c.shift_ns for r, c in clocks.items() if c.shift_ns}
         if shifts:
             paired = pair_by_time(_shifted(calls, shifts))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.kinds.ranks.analysis.model import ClockAlignment, RankSummary
 
 _RANK_IN_NAME = re.compile(r"(?i)rank[_\-.]?(\d+)")
@@ -31,6 +32,39 @@ def _file_number(summary: RankSummary) -> int | None:
     stem = Path(summary.file).name.split(".")[0]
     m = _RANK_IN_NAME.search(stem) or _LAST_NUMBER.search(stem)
     return int(m.group(1)) if m else None
+
+
+def _world_size(summary: RankSummary) -> int | None:
+    dist = (summary.extras.get("kineto") or {}).get("distributed")
+    return dist.get("world_size") if isinstance(dist, dict) else None
+
+
+def check_one_run(summaries: list[RankSummary]) -> None:
+    """Refuse traces that are ranks of different runs (one sentence): world sizes that
+    differ, one ``distributedInfo`` rank in two traces, or traces whose time spans on the
+    wall clock do not overlap."""
+    worlds = {w for s in summaries if (w := _world_size(s)) is not None}
+    if len(worlds) > 1:
+        raise ReportError(f"The traces are ranks of different runs: world sizes "
+                          f"{sorted(worlds)} differ.")
+    seen: dict[int, str] = {}
+    for s in summaries:
+        if s.env_rank_variable == "distributedInfo" and s.env_rank is not None:
+            if s.env_rank in seen and seen[s.env_rank] != s.file:
+                raise ReportError(f"{safe_text(Path(seen[s.env_rank]).name)} and "
+                                  f"{safe_text(Path(s.file).name)} are both rank {s.env_rank}: "
+                                  "they are ranks of different runs.")
+            seen[s.env_rank] = s.file
+    if any(s.session_start_utc_ns is None for s in summaries):
+        return
+    spans = sorted((s.first_ns + int(s.session_start_utc_ns or 0),
+                     s.last_ns + int(s.session_start_utc_ns or 0), s.file) for s in summaries)
+    first = spans[0]
+    for span in spans[1:]:
+        if span[0] > first[1] or span[1] < first[0]:
+            raise ReportError(f"{safe_text(Path(first[2]).name)} and "
+                              f"{safe_text(Path(span[2]).name)} do not overlap in time: they "
+                              "are ranks of different runs.")
 
 
 def number_ranks(summaries: list[RankSummary]) -> tuple[dict[int, RankSummary], str]:

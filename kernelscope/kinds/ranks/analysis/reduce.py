@@ -346,8 +346,10 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
                                     "global_pid", "name_id").sort("start")
     names = tables.names
     nccl_ids = [i for i, n in names.items() if re.search(r"(?:^|\s)nccl(?:Dev)?Kernel_", n)]
+    # (a mapping with no entry would leave the ids' type: a trace without kernels has none)
     nccl = kernels.filter(pl.col("name_id").is_in(nccl_ids)).with_columns(
-        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name"))
+        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name")
+        if nccl_ids else pl.lit(None, pl.String).alias("name"))
     ranges = nvtx_ranges(report)
     mpi = _only(tables.mpi, "global_tid", pid)
     source, calls = communication(nccl, mpi, ranges, extras.comm)

@@ -39,7 +39,7 @@ from kernelscope.kinds.ranks.analysis.discover import KINETO, kind_of_file, run_
 from kernelscope.kinds.ranks.analysis.families import family_table, per_rank_families, slow_ranks
 from kernelscope.kinds.ranks.analysis.kineto_reduce import reduce_kineto, runtime_calls, settle_hta
 from kernelscope.kinds.ranks.analysis.model import RankSummary, RunAnalysis
-from kernelscope.kinds.ranks.analysis.numbering import align_clocks, number_ranks
+from kernelscope.kinds.ranks.analysis.numbering import align_clocks, check_one_run, number_ranks
 from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions, reduce_trace, sqlite_of
 from kernelscope.kinds.ranks.analysis.straggler import (
@@ -60,6 +60,7 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     if not summaries:
         raise ReportError("The traces hold no process to analyse.")
     settle_hta(summaries)
+    check_one_run(summaries)
     ranks, rank_source = number_ranks(summaries)
     clock = align_clocks(ranks)
     notes: list[Finding] = []

@@ -1,0 +1,141 @@
+"""Per-rank PyTorch profiler (Kineto) traces go through the ranks analysis as Nsight Systems
+traces do: the four gloo ranks of ``samples/kineto/ranks`` (rank 2 sleeps 30 ms before every
+all-reduce), copies of them whose captures or clocks differ, and runs of other runs refused."""
+
+from __future__ import annotations
+
+import json
+import lzma
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelscope.kinds import kind_for
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.analysis.run import analyse_run
+from tests.conftest import SAMPLES
+from tests.kineto.test_kineto_inputs import run_cli
+
+KINETO_RANKS = SAMPLES / "kineto" / "ranks"
+SLEEP_NS = 30_000_000
+
+
+@pytest.fixture(scope="module")
+def run() -> RunAnalysis:
+    return analyse_run([KINETO_RANKS], workers=0)
+
+
+def _trace(rank: int) -> dict[str, Any]:
+    return json.loads(lzma.decompress((KINETO_RANKS / f"rank{rank}.pt.trace.json.xz")
+                                      .read_bytes()))
+
+
+def _write(folder: Path, rank: int, trace: dict[str, Any]) -> None:
+    (folder / f"rank{rank}.pt.trace.json").write_text(json.dumps(trace))
+
+
+def test_a_folder_of_kineto_traces_is_a_ranks_run() -> None:
+    assert kind_for([KINETO_RANKS]).name == "ranks"
+
+
+def test_the_slowed_rank_is_the_straggler_late_by_the_sleep(run: RunAnalysis) -> None:
+    assert run.extra["trace_kind"] == "kineto" and run.comm_source == "backend"
+    assert "distributedInfo" in run.rank_source and list(run.ranks) == [0, 1, 2, 3]
+    straggler = run.straggler
+    assert straggler is not None and straggler.rank == 2
+    assert (straggler.last_count, straggler.collectives) == (4, 4)
+    assert 0.8 * SLEEP_NS <= straggler.late_ns_per_step <= 1.2 * SLEEP_NS
+    late = run.collectives.filter(run.collectives["rank"] == 2)["late_ns"].to_list()
+    assert all(0.8 * SLEEP_NS <= v <= 1.2 * SLEEP_NS for v in late)
+
+
+def test_steps_and_hta_numbers_come_from_the_trace(run: RunAnalysis) -> None:
+    for summary in run.ranks.values():
+        assert summary.step_source == "profiler steps" and summary.steps.height == 4
+    temporal = run.ranks[2].temporal
+    assert temporal is not None and temporal.as_ns()["kernel_ns"] == 117319000  # HTA's
+
+
+def test_one_host_unnamed_clocks_agree_and_are_left(run: RunAnalysis) -> None:
+    # The traces name no host; the gloo all-reduces end within tens of microseconds on the
+    # raw clocks, so no rank's clock is shifted.
+    clocks = run.clock.ranks
+    assert {c.how for c in clocks.values()} == {"reference", "clocks agree"}
+    assert all(c.shift_ns == 0 and abs(c.estimate_ns or 0) < 100_000 for c in clocks.values())
+    assert set(run.clock.offsets_ns.values()) == {0}
+
+
+def test_json_is_the_ranks_document_with_kinetos_members() -> None:
+    out = run_cli("export", str(KINETO_RANKS), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["schema"] == "kernelscope/ranks/2" and doc["run"]["trace_kind"] == "kineto"
+    rank2 = doc["ranks"][2]
+    assert rank2["temporal_breakdown"]["kernel_ns"] == 117319000
+    assert rank2["comm_comp_overlap_pct"] is None
+    assert rank2["kineto"]["distributed"]["world_size"] == 4 and "kernel_types" in rank2
+    assert doc["straggler"]["rank"] == 2
+    assert [c["last_rank"] for c in doc["collectives"]] == [2, 2, 2, 2]
+
+
+def test_a_rank_missing_a_collective_does_not_shift_the_pairs(tmp_path: Path) -> None:
+    # Rank 3's capture as if it began after the first all-reduce: positional pairing would
+    # pair its first all-reduce with the others' first; by time, each is its own.
+    for rank in range(4):
+        trace = _trace(rank)
+        if rank == 3:
+            first = min(e["ts"] for e in trace["traceEvents"] if e.get("name") ==
+                        "gloo:all_reduce")
+            trace["traceEvents"] = [e for e in trace["traceEvents"] if not (
+                e.get("name") == "gloo:all_reduce" and e["ts"] == first)]
+        _write(tmp_path, rank, trace)
+    found = analyse_run([tmp_path], workers=0)
+    per_match = found.collectives.group_by("match").len().sort("match")["len"].to_list()
+    assert per_match == [3, 4, 4, 4]
+    assert found.straggler is not None and found.straggler.rank == 2
+    assert 0.8 * SLEEP_NS <= found.straggler.late_ns_per_step <= 1.2 * SLEEP_NS
+    assert any(n.id == "partial-collectives" for n in found.notes)
+    assert all(c.shift_ns == 0 for c in found.clock.ranks.values())
+
+
+def test_another_hosts_clock_is_estimated_and_shifted(tmp_path: Path) -> None:
+    # Rank 1's trace as if made on a host whose clock runs 5 ms ahead: its shift is
+    # measured from the all-reduces' ends and taken off; the straggler stays.
+    for rank in range(4):
+        trace = _trace(rank)
+        if rank == 1:
+            for event in trace["traceEvents"]:
+                if isinstance(event.get("ts"), (int, float)):
+                    event["ts"] += 5000.0
+        _write(tmp_path, rank, trace)
+    found = analyse_run([tmp_path], workers=0)
+    clock = found.clock.ranks[1]
+    assert clock.how == "shifted" and abs(clock.shift_ns - 5_000_000) < 100_000
+    assert clock.residual_ns is not None and clock.residual_ns < 100_000
+    assert found.clock.offsets_ns[1] == -clock.shift_ns
+    assert "shifted from the collectives' ends: rank 1 by" in found.clock.note
+    assert found.straggler is not None and found.straggler.rank == 2
+    assert 0.8 * SLEEP_NS <= found.straggler.late_ns_per_step <= 1.2 * SLEEP_NS
+
+
+def test_ranks_of_different_runs_are_refused(tmp_path: Path) -> None:
+    for name in ("rank1.pt.trace.json.xz", "rank2.pt.trace.json.xz"):
+        shutil.copy(KINETO_RANKS / name, tmp_path / name)
+    shutil.copy(SAMPLES / "kineto" / "other_run" / "rank0.pt.trace.json.xz",
+                tmp_path / "rank0.pt.trace.json.xz")
+    out = run_cli("export", str(tmp_path), "--format", "json")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().endswith("they are ranks of different runs.")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_folder_with_logs_beside_the_traces_is_still_a_run(tmp_path: Path) -> None:
+    for rank in range(4):
+        name = f"rank{rank}.pt.trace.json.xz"
+        shutil.copy(KINETO_RANKS / name, tmp_path / name)
+        (tmp_path / f"rank{rank}.log").write_text("step 0 loss 2.3\n")
+    found = analyse_run([tmp_path], workers=0)
+    assert found.straggler is not None and found.straggler.rank == 2
+    assert not found.notes  # logs are not reports: nothing is said to be left out
