@@ -24,9 +24,7 @@ from kernelscope.kinds.kineto.model import is_kineto_file
 TRACE_SUFFIXES = (".sqlite", ".nsys-rep", ".qdrep")
 COMPRESSION_SUFFIXES = ("", ".xz", ".gz")
 NSYS, KINETO = "nsys", "kineto"
-WHAT = {NSYS: ("Nsight Systems trace", "kernelscope ranks FILE... (or kernelscope FILE)"),
-        KINETO: ("PyTorch profiler trace", "kernelscope FILE"),
-        "ncu": ("kernel report", "kernelscope FILE, or kernelscope TRACE FILE to join")}
+WHAT = {NSYS: "Nsight Systems trace", KINETO: "PyTorch profiler trace", "ncu": "kernel report"}
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def _held(found: dict[str, list[Path]]) -> str:
     parts = []
     for kind, paths in found.items():
         names = ", ".join(safe_text(p.name) for p in paths[:3])
-        parts.append(f"{plural(len(paths), WHAT[kind][0])} ({names}"
+        parts.append(f"{plural(len(paths), WHAT[kind])} ({names}"
                      f"{', …' if len(paths) > 3 else ''})")
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
@@ -106,9 +104,9 @@ def _one_kind(where: str, found: dict[str, list[Path]]) -> RunFiles:
         raise ReportError(f"{where} holds no Nsight Systems or PyTorch profiler traces "
                           f"(.nsys-rep, .sqlite, .qdrep or .pt.trace.json).{held}")
     if len(traces) > 1:
-        how = "; ".join(f"{WHAT[k][0]}s with {WHAT[k][1]}" for k in found)
-        raise ReportError(f"{where} holds {_held(found)}: the ranks of a run are traces of one "
-                          f"kind, so open each apart ({how}).")
+        raise ReportError(f"{where} holds {_held(found)}, but the ranks of one run are traces "
+                          "of one kind: open each with kernelscope FILE (a timeline with its "
+                          "kernel reports: kernelscope TRACE REPORT...).")
     kind = traces[0]
     return RunFiles(found[kind], kind, sorted(p for k, ps in found.items() if k != kind
                                               for p in ps))
