@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from kernelscope.kinds import kind_for
@@ -139,3 +140,54 @@ def test_a_folder_with_logs_beside_the_traces_is_still_a_run(tmp_path: Path) -> 
     found = analyse_run([tmp_path], workers=0)
     assert found.straggler is not None and found.straggler.rank == 2
     assert not found.notes  # logs are not reports: nothing is said to be left out
+
+
+ALLREDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+ALLGATHER = "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+AS_NCCL = {  # a kernel that runs once a step -> (NCCL kernel, record_param_comms args)
+    "void cutlass::Kernel2<cutlass_80_simt_sgemm": (ALLREDUCE, {
+        "Collective name": "allreduce", "Process Group Name": "0", "dtype": "Float",
+        "In msg nelems": 1024, "Out msg nelems": 1024}),
+    "void at::native::vectorized_elementwise_kernel<8, at::native::AUnaryFunctor": (ALLGATHER, {
+        "Collective name": "_allgather_base", "Process Group Name": "0", "dtype": "BFloat16",
+        "In msg nelems": 256, "Out msg nelems": 1024}),
+}
+
+
+def _as_nccl(traces: dict[int, dict[str, Any]]) -> None:
+    """Each once-a-step kernel renamed to an NCCL collective carrying the metadata Kineto
+    copies from ``record_param_comms``, ending when the last rank's ends (as a collective
+    does)."""
+    for prefix, (name, args) in AS_NCCL.items():
+        per_rank = {r: [e for e in t["traceEvents"] if e.get("cat") == "kernel"
+                        and e["name"].startswith(prefix)] for r, t in traces.items()}
+        for i in range(4):
+            end = max(k[i]["ts"] + k[i]["dur"] for k in per_rank.values())
+            for kernels in per_rank.values():
+                kernels[i].update(name=name, dur=end - kernels[i]["ts"])
+                kernels[i]["args"].update(args)
+
+
+def test_nccl_collectives_pair_by_their_recorded_identity(tmp_path: Path) -> None:
+    # Rank 3's capture as if it began after step 0's all-reduce: by position its first
+    # all-reduce would pair with the others' first; by identity and time, with its own.
+    traces = {rank: _trace(rank) for rank in range(4)}
+    _as_nccl(traces)
+    first = next(e for e in traces[3]["traceEvents"] if e.get("name") == ALLREDUCE)
+    traces[3]["traceEvents"].remove(first)
+    for rank, trace in traces.items():
+        _write(tmp_path, rank, trace)
+    found = analyse_run([tmp_path], workers=0)
+    assert found.comm_source == "nccl"
+    keys = found.collectives.group_by("key", "match").len().sort("match")
+    assert sorted(set(keys["key"].to_list())) == ["_allgather_base pg 0 256→1024 BFloat16",
+                                                  "allreduce pg 0 1024→1024 Float"]
+    counts = keys.group_by("key").agg(pl.col("len").sort()).sort("key")["len"].to_list()
+    assert counts == [[4, 4, 4, 4], [3, 4, 4, 4]]
+    # the collectives end together on every rank: the clocks agree, nobody is shifted, and
+    # nobody arrives later than the others were inside the collective
+    assert all(c.shift_ns == 0 for c in found.clock.ranks.values())
+    inside = found.collectives.with_columns((pl.col("exit") - pl.col("arrival")).alias("in"))
+    longest = inside.group_by("match").agg(pl.col("in").max())
+    late = inside.join(longest, on="match", suffix="_max")
+    assert (late["late_ns"] <= late["in_max"]).all()
