@@ -8,7 +8,9 @@ reduced by ``reduce.reduce_unit``, with what a Kineto trace knows better:
   named by the ``record_param_comms`` operator that launched it (``Process Group Name``,
   ``Collective name``, ``In msg nelems``, ``Out msg nelems``, ``dtype`` and, in newer
   PyTorch, ``Seq``; Kineto copies them onto the kernel, and the operator is found by the
-  kernel's ``External id`` where it did not), else by the kernel's name; without NCCL
+  kernel's ``External id`` where it did not; sizes are left out of an all-to-all's, a
+  gather's or a scatter's key, whose sizes may differ by rank), else by the kernel's name;
+  without NCCL
   kernels, the backend's ``record_function`` ranges (``gloo:all_reduce``, run on the
   backend's threads), named by their name;
 - **steps**: the ``ProfilerStep#N`` ranges;
@@ -71,12 +73,19 @@ def _identity(kernels: pl.DataFrame, comms: pl.DataFrame) -> pl.DataFrame:
     return out.with_columns(pl.coalesce(m, f"_{m}").alias(m) for m in meta)
 
 
+UNEVEN_SIZES = r"(?i)all_?to_?all|^_?(?:gather|scatter)(?:_|$)"
+"""Collectives whose message sizes may differ between ranks (uneven splits, a root that
+receives or sends more): their key leaves the sizes out."""
+
+
 def _key(frame: pl.DataFrame) -> pl.Expr:
+    """``allreduce pg 0 1024→1024 Float``: collective, process group, sizes, dtype."""
+    sizes = pl.when(pl.col("collective").str.contains(UNEVEN_SIZES)).then(pl.lit("")).otherwise(
+        pl.concat_str([pl.col("in_nelems").cast(pl.String).fill_null("?"), pl.lit("→"),
+                       pl.col("out_nelems").cast(pl.String).fill_null("?"), pl.lit(" ")]))
     named = pl.concat_str([
         pl.col("collective"), pl.lit(" pg "), pl.col("group").fill_null("?"), pl.lit(" "),
-        pl.col("in_nelems").cast(pl.String).fill_null("?"), pl.lit("→"),
-        pl.col("out_nelems").cast(pl.String).fill_null("?"), pl.lit(" "),
-        pl.col("dtype").fill_null("?")])
+        sizes, pl.col("dtype").fill_null("?")])
     return pl.when(pl.col("collective").is_not_null()).then(named).otherwise(
         pl.col("name").str.extract(NCCL_KEY, 1).fill_null(pl.col("name")))
 
