@@ -40,8 +40,7 @@ from kernelscope.kinds.ranks.analysis.read import (
     read_cpu_calls,
     read_tables,
 )
-from kernelscope.kinds.ranks.analysis.steps import kernel_pattern_steps, nvtx_steps
-from kernelscope.kinds.ranks.analysis.thresholds import RANKS_THRESHOLDS
+from kernelscope.kinds.ranks.analysis.steps import active_window, rank_steps
 from kernelscope.timeline.analysis.gap_causes import explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
@@ -298,31 +297,23 @@ def _gap_causes(read: CallReader, report: NsysReport, busy: Coverage, comm: Cove
             .sort("ns", descending=True).select(list(schema)))
 
 
-def _steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str],
-           window: tuple[int, int], given: pl.DataFrame | None = None
-           ) -> tuple[pl.DataFrame, str | None, str | None]:
-    """The rank's steps (the trace's own, ``given``; else NVTX ranges covering most of the
-    active ``window``; else a repeating kernel pattern), where they came from, and the
-    pattern's anchor kernel."""
-    if given is not None and given.height:
-        return given, "profiler steps", None
-    steps = nvtx_steps(ranges)
-    if steps.height and covers_window(steps, window):
-        return steps, "nvtx", None
-    steps, anchor_id = kernel_pattern_steps(kernels)
-    if not steps.height:
-        return steps, None, None
-    return steps, "kernel pattern", names.get(int(anchor_id)) if anchor_id is not None else None
+def _nccl_kernels(kernels: pl.DataFrame, names: dict[int, str]
+                  ) -> tuple[list[int], pl.DataFrame]:
+    """The NCCL kernels' name ids, and the NCCL kernels with their names."""
+    ids = [i for i, n in names.items() if re.search(r"(?:^|\s)nccl(?:Dev)?Kernel_", n)]
+    # (a mapping with no entry would leave the ids' type: a trace without kernels has none)
+    return ids, kernels.filter(pl.col("name_id").is_in(ids)).with_columns(
+        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name")
+        if ids else pl.lit(None, pl.String).alias("name"))
 
 
-def covers_window(steps: pl.DataFrame, window: tuple[int, int]) -> bool:
-    """Whether the steps together last at least ``step_coverage`` of ``window`` (the rank's
-    active time: first to last GPU operation, else its events)."""
-    span = window[1] - window[0]
-    if span <= 0:
-        return True
-    covered = Coverage.from_intervals(steps.select("start", "end")).total
-    return covered >= RANKS_THRESHOLDS.step_coverage * span
+def _in_steps(calls: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
+    """``calls`` with the step each starts in (null outside every step)."""
+    return calls.sort("start").join_asof(
+        steps.select(pl.col("start").alias("s0"), pl.col("end").alias("s1"), "step").sort("s0"),
+        left_on="start", right_on="s0", strategy="backward",
+    ).with_columns(pl.when(pl.col("start") < pl.col("s1")).then(pl.col("step")).alias("step")
+                   ).drop("s0", "s1")
 
 
 @dataclass(frozen=True)
@@ -345,27 +336,17 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
     kernels = report.kernels.select("start", "end", "device_id", "stream_id", "correlation_id",
                                     "global_pid", "name_id").sort("start")
     names = tables.names
-    nccl_ids = [i for i, n in names.items() if re.search(r"(?:^|\s)nccl(?:Dev)?Kernel_", n)]
-    # (a mapping with no entry would leave the ids' type: a trace without kernels has none)
-    nccl = kernels.filter(pl.col("name_id").is_in(nccl_ids)).with_columns(
-        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name")
-        if nccl_ids else pl.lit(None, pl.String).alias("name"))
+    nccl_ids, nccl = _nccl_kernels(kernels, names)
     ranges = nvtx_ranges(report)
     mpi = _only(tables.mpi, "global_tid", pid)
     source, calls = communication(nccl, mpi, ranges, extras.comm)
     first, last = extent([report.gpu_ops, ranges, mpi])
-    active = ((int(report.gpu_ops["start"].min()), int(report.gpu_ops["end"].max()))  # type: ignore[arg-type]
-              if report.gpu_ops.height else (first, last))
-    steps, step_source, anchor = _steps(ranges, kernels, names, active, extras.steps)
+    steps, step_source, anchor = rank_steps(ranges, kernels, names, extras.steps, active_window(
+        report.gpu_ops, (first, last)))
     calls = calls.with_columns(pl.col("start").alias("cpu_start"), pl.col("end").alias("cpu_end"))
     if source == "nccl":
         calls = _nccl_launches(read, calls, kernels, nccl)
-    calls = calls.sort("start").join_asof(
-        steps.select(pl.col("start").alias("s0"), pl.col("end").alias("s1"), "step").sort("s0"),
-        left_on="start", right_on="s0", strategy="backward",
-    ).with_columns(pl.when(pl.col("start") < pl.col("s1")).then(pl.col("step")).alias("step")
-                   ).drop("s0", "s1")
-    calls = _lead_windows(calls, steps, first)
+    calls = _lead_windows(_in_steps(calls, steps), steps, first)
     per_device = report.device_busy
     busy = (next(iter(per_device.values())) if len(per_device) == 1
             else Coverage.from_intervals(report.gpu_ops))

@@ -4,7 +4,10 @@
   ``iteration_12``) or that are named like a step (``step``, ``iter``, ``iteration``,
   ``train_step``, ``batch``), with at least two instances that do not overlap; among several
   candidates the one covering the most time wins. A number in the name is the step's index
-  when every instance has a distinct one; otherwise steps are numbered in time order.
+  when every instance has a distinct one; otherwise steps are numbered in time order. They
+  are the rank's steps only when together they last at least half of its active time (first
+  to last GPU operation): shorter ones are marks inside a step (a TensorRT trace's 16 layer
+  ranges, 0.29 ms of the 6.46 ms its GPU works, are not its steps).
 - **Kernel pattern**: without such ranges, the rarest kernel name that repeats (at least three
   times) is taken as the step's anchor, tried from the rarest up; it is accepted when the
   kernel sequence repeats with the anchor's median spacing ``p`` (the kernel ``p`` launches
@@ -19,6 +22,7 @@ import re
 import polars as pl
 
 from kernelscope.kinds.ranks.analysis.thresholds import RANKS_THRESHOLDS
+from kernelscope.timeline.model.intervals import Coverage
 
 STEP_NAME = re.compile(r"(?i)^(?:.*[^a-z])?(step|iter|iteration|train_step|batch|microbatch)"
                        r"(?:[^a-z].*)?$")
@@ -95,3 +99,36 @@ def kernel_pattern_steps(kernels: pl.DataFrame) -> tuple[pl.DataFrame, str | Non
         })
         return steps.cast(STEP_SCHEMA), str(anchor)  # type: ignore[arg-type]
     return _empty(), None
+
+
+def active_window(gpu_ops: pl.DataFrame, extent: tuple[int, int]) -> tuple[int, int]:
+    """The rank's active time: its first to last GPU operation, else ``extent``."""
+    if not gpu_ops.height:
+        return extent
+    return int(gpu_ops["start"].min()), int(gpu_ops["end"].max())  # type: ignore[arg-type]
+
+
+def covers_window(steps: pl.DataFrame, window: tuple[int, int]) -> bool:
+    """Whether the steps together last at least ``step_coverage`` of ``window``."""
+    span = window[1] - window[0]
+    if span <= 0:
+        return True
+    covered = Coverage.from_intervals(steps.select("start", "end")).total
+    return covered >= RANKS_THRESHOLDS.step_coverage * span
+
+
+def rank_steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str],
+               given: pl.DataFrame | None, window: tuple[int, int]
+               ) -> tuple[pl.DataFrame, str | None, str | None]:
+    """The rank's steps (``given``, the trace's own; else NVTX ranges covering most of the
+    active ``window``; else a repeating kernel pattern), where they came from (``profiler
+    steps``, ``nvtx``, ``kernel pattern`` or None), and the pattern's anchor kernel."""
+    if given is not None and given.height:
+        return given.cast(STEP_SCHEMA), "profiler steps", None  # type: ignore[arg-type]
+    steps = nvtx_steps(ranges)
+    if steps.height and covers_window(steps, window):
+        return steps, "nvtx", None
+    steps, anchor_id = kernel_pattern_steps(kernels)
+    if not steps.height:
+        return steps, None, None
+    return steps, "kernel pattern", names.get(int(anchor_id)) if anchor_id is not None else None
