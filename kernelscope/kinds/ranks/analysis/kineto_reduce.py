@@ -39,6 +39,7 @@ from kernelscope.kinds.ranks.analysis.collectives import NCCL_KEY, NCCL_P2P, ncc
 from kernelscope.kinds.ranks.analysis.model import RankSummary
 from kernelscope.kinds.ranks.analysis.read import OPS_SCHEMA, TraceTables, overlapping
 from kernelscope.kinds.ranks.analysis.reduce import CallReader, Extras, ReduceOptions, reduce_unit
+from kernelscope.timeline.model.model import NsysReport
 
 I64 = pl.Int64
 NCCL_KERNEL = r"^nccl.*Kernel"
@@ -115,8 +116,7 @@ def collective_calls(trace: KinetoTrace) -> tuple[str, pl.DataFrame] | None:
         pl.lit(None, I64).alias("recorded_seq"))
 
 
-def _tables(trace: KinetoTrace) -> TraceTables:
-    report = as_nsys_report(trace)
+def _tables(trace: KinetoTrace, report: NsysReport) -> TraceTables:
     names = sorted(set(report.kernels["name"].cast(pl.String).drop_nulls().to_list()))
     ids = {name: i for i, name in enumerate(names)}
     kernels = report.kernels.select(
@@ -133,10 +133,9 @@ def _tables(trace: KinetoTrace) -> TraceTables:
     )
 
 
-def runtime_calls(trace: KinetoTrace) -> CallReader:
-    """The trace's CUDA runtime and driver calls as ``reduce.CallReader`` reads them (a
-    Kineto trace records no OS runtime calls)."""
-    api = as_nsys_report(trace).cuda_api
+def runtime_calls(api: pl.DataFrame) -> CallReader:
+    """A trace's CUDA runtime and driver calls (``NsysReport.cuda_api``) as
+    ``reduce.CallReader`` reads them (a Kineto trace records no OS runtime calls)."""
 
     def read(windows: Sequence[tuple[int, int]], correlation_ids: Sequence[int]
              ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -170,8 +169,9 @@ def reduce_kineto(path: str, options: ReduceOptions | None = None) -> list[RankS
         "kineto": {"events": trace.events, "base_time_ns": trace.base_time_ns,
                    "distributed": _distributed(trace)},
     })
-    summary = reduce_unit(runtime_calls(trace), _tables(trace), path, None, False,
-                          options or ReduceOptions(), extras)
+    report = as_nsys_report(trace)
+    summary = reduce_unit(runtime_calls(report.cuda_api), _tables(trace, report), path, None,
+                          False, options or ReduceOptions(), extras)
     main = trace.processes[0].pid if trace.processes else None
     summary = replace(summary, pid=main if summary.pid is None else summary.pid,
                       nsys_version=None, main_tids=summary.main_tids or (
