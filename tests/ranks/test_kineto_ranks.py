@@ -82,22 +82,25 @@ def test_json_is_the_ranks_document_with_kinetos_members() -> None:
 
 
 def test_a_rank_missing_a_collective_does_not_shift_the_pairs(tmp_path: Path) -> None:
-    # Rank 3's capture as if it began after the first all-reduce: positional pairing would
-    # pair its first all-reduce with the others' first; by time, each is its own.
+    # Rank 3's capture as if it began after the first step: positional pairing would pair
+    # its first all-reduce with the others' first; by time, each is its own.
     for rank in range(4):
         trace = _trace(rank)
         if rank == 3:
             first = min(e["ts"] for e in trace["traceEvents"] if e.get("name") ==
                         "gloo:all_reduce")
             trace["traceEvents"] = [e for e in trace["traceEvents"] if not (
-                e.get("name") == "gloo:all_reduce" and e["ts"] == first)]
+                (e.get("name") == "gloo:all_reduce" and e["ts"] == first)
+                or e.get("name") == "ProfilerStep#2")]
         _write(tmp_path, rank, trace)
     found = analyse_run([tmp_path], workers=0)
     per_match = found.collectives.group_by("match").len().sort("match")["len"].to_list()
     assert per_match == [3, 4, 4, 4]
     assert found.straggler is not None and found.straggler.rank == 2
     assert 0.8 * SLEEP_NS <= found.straggler.late_ns_per_step <= 1.2 * SLEEP_NS
-    assert any(n.id == "partial-collectives" for n in found.notes)
+    assert {n.id for n in found.notes} == {"partial-collectives", "different-steps"}
+    steps = next(n for n in found.notes if n.id == "different-steps")
+    assert steps.evidence[0].note == "rank 0: 2-5; rank 1: 2-5; rank 2: 2-5; rank 3: 3-5"
     assert all(c.shift_ns == 0 for c in found.clock.ranks.values())
 
 

@@ -93,6 +93,18 @@ def captures_differ(matching: Matching) -> Finding:
         Evidence(STEP, FEWEST, fewest)))
 
 
+def different_steps(ranks: dict[int, RankSummary]) -> Finding | None:
+    """A note when the ranks' profiler captured different ``ProfilerStep`` numbers (their
+    captures start or stop at different steps); None when they agree or are not numbered."""
+    numbered = {r: s.steps["step"].to_list() for r, s in ranks.items()
+                if s.step_source == "profiler steps" and s.steps.height}
+    if len(numbered) < 2 or len({tuple(v) for v in numbered.values()}) == 1:
+        return None
+    spans = "; ".join(f"rank {r}: {min(v)}-{max(v)}" for r, v in numbered.items())
+    return Finding("different-steps", Severity.INFO, "The ranks captured different steps",
+                   (Evidence(STEP, "profiler steps", len(numbered), note=spans),))
+
+
 def left_out(paths: list[Path]) -> Finding:
     """A note naming the reports in the run's folder that are not its traces."""
     names = ", ".join(safe_text(p.name) for p in paths)
@@ -100,5 +112,6 @@ def left_out(paths: list[Path]) -> Finding:
                    (Evidence(STEP, "reports left out", len(paths), note=names),))
 
 
-__all__ = ["captures_differ", "captures_line_up", "left_out", "shared_clock",
+__all__ = ["captures_differ", "captures_line_up", "different_steps", "left_out",
+           "shared_clock",
            "with_matched_clocks"]

@@ -75,6 +75,9 @@ def note_text(note: Finding) -> str:
                 f"{alone:.0f} call(s) were made on one rank only (different captures or call "
                 "counts); each is compared among the ranks that made it, and a call no other "
                 "rank made is left out.")
+    if note.id == "different-steps":
+        return (f"the ranks' profilers captured different steps ({count.note}): only the "
+                "collectives they share are compared.")
     if note.id == "left-out":
         return f"left out of the run, not traces of its kind: {count.note}."
     return note.title
