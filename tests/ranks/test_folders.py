@@ -70,3 +70,12 @@ def test_nvtx_ranges_covering_little_of_the_run_are_not_steps(cache_dir: Path):
     run = analyse_run([trace], options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
     (rank,) = run.ranks.values()
     assert rank.step_source != "nvtx"
+
+
+def test_an_environment_that_is_not_utf8_does_not_fail_the_trace(cache_dir: Path):
+    # the capture's TARGET_INFO_SYSTEM_ENV holds a value sqlite3 cannot return as text; the
+    # timeline of this trace opens, and so does it as a rank (a CPU-only capture)
+    trace = need_wild() / "nsys" / "mabdullahsoyturk__cardiac-simulation__report1.sqlite.xz"
+    run = analyse_run([trace], options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
+    (rank,) = run.ranks.values()
+    assert rank.kernels == 0 and run.verdict.id == "no-collective"

@@ -166,8 +166,15 @@ def _system_env(db: ExportDb) -> dict[str, str]:
     table = "TARGET_INFO_SYSTEM_ENV"
     if not (db.has(table) and {"name", "value"} <= db.columns(table)):
         return {}
-    return {str(n): str(v) for n, v in db.rows(f"SELECT name, value FROM {table}")
-            if n is not None and v is not None}
+    # read as bytes: some captures hold values that are not UTF-8 (which sqlite3 cannot
+    # return as text), and one such value must not fail the whole trace
+    rows = db.rows(f"SELECT CAST(name AS BLOB), CAST(value AS BLOB) FROM {table}")
+    return {_text(n): _text(v) for n, v in rows if n is not None and v is not None}
+
+
+def _text(value: object) -> str:
+    return (value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray)
+            else str(value))
 
 
 def _scalar_int(db: ExportDb, table: str, column: str) -> int | None:
