@@ -83,7 +83,7 @@ class RankSummary:
 class ClockAlignment:
     """How the ranks' clocks were put on one time axis, and how far to trust it."""
 
-    method: str  # "session start", "one session" or "none"
+    method: str  # "session start", "base time" (PyTorch traces), "one session" or "none"
     offsets_ns: dict[int, int]  # rank -> add to its local times
     hosts: list[str]
     safe: bool

@@ -86,7 +86,8 @@ def number_ranks(summaries: list[RankSummary]) -> tuple[dict[int, RankSummary], 
 
 
 def align_clocks(ranks: dict[int, RankSummary]) -> ClockAlignment:
-    """Offsets that put every rank's local times on the earliest session's clock."""
+    """Offsets that put every rank's local times on the earliest session's clock (a PyTorch
+    trace's base time stands for its session start)."""
     files = {s.file for s in ranks.values()}
     hosts = sorted({s.host or "unknown host" for s in ranks.values()})
     zero = dict.fromkeys(ranks, 0)
@@ -94,25 +95,28 @@ def align_clocks(ranks: dict[int, RankSummary]) -> ClockAlignment:
         return ClockAlignment("one session", zero, hosts, True,
                               "all ranks are processes of one trace: one clock, no alignment "
                               "needed.")
+    kineto = all("kineto" in s.extras for s in ranks.values())
+    start = "base time" if kineto else "session start time"
     starts = {k: s.session_start_utc_ns for k, s in ranks.items()}
     if any(v is None for v in starts.values()):
         missing = sorted(k for k, v in starts.items() if v is None)
+        table = "baseTimeNanoseconds" if kineto else "TARGET_INFO_SESSION_START_TIME"
         return ClockAlignment(
             "none", zero, hosts, False,
-            f"rank(s) {', '.join(map(str, missing))} carry no session start time "
-            "(TARGET_INFO_SESSION_START_TIME), so the clocks were not aligned: cross-rank "
-            "times are comparable only if the traces share a clock.")
+            f"rank(s) {', '.join(map(str, missing))} carry no {start} ({table}), so the "
+            "clocks were not aligned: cross-rank times are comparable only if the traces "
+            "share a clock.")
     base = min(v for v in starts.values() if v is not None)
     offsets = {k: int(v) - base for k, v in starts.items() if v is not None}
+    method = "base time" if kineto else "session start"
     if len(hosts) > 1 or hosts == ["unknown host"]:
         where = (f"{len(hosts)} hosts ({', '.join(hosts[:4])}{'…' if len(hosts) > 4 else ''})"
                  if hosts != ["unknown host"] else "hosts the traces do not name")
         return ClockAlignment(
-            "session start", offsets, hosts, False,
-            f"ranks ran on {where}; aligned on each trace's session start time, which comes "
-            "from its own host's clock, so the hosts' clock difference (often 0.1-10 ms "
-            "under NTP) adds to every cross-rank time.")
+            method, offsets, hosts, False,
+            f"ranks ran on {where}; aligned on each trace's {start}, which comes from its "
+            "own host's clock, so the hosts' clock difference (often 0.1-10 ms under NTP) "
+            "would add to every cross-rank time.")
     return ClockAlignment(
-        "session start", offsets, hosts, True,
-        f"all traces were made on {hosts[0]}: aligned on their session start times, one "
-        "host clock.")
+        method, offsets, hosts, True,
+        f"all traces were made on {hosts[0]}: aligned on their {start}s, one host clock.")
