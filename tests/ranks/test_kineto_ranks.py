@@ -194,3 +194,13 @@ def test_nccl_collectives_pair_by_their_recorded_identity(tmp_path: Path) -> Non
     longest = inside.group_by("match").agg(pl.col("in").max())
     late = inside.join(longest, on="match", suffix="_max")
     assert (late["late_ns"] <= late["in_max"]).all()
+
+
+def test_a_truncated_rank_stops_the_run_with_one_sentence(tmp_path: Path) -> None:
+    _write(tmp_path, 0, _trace(0))
+    whole = json.dumps(_trace(1))
+    (tmp_path / "rank1.pt.trace.json").write_text(whole[: len(whole) // 2])
+    out = run_cli("export", str(tmp_path), "--format", "json")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().endswith("rank1.pt.trace.json is truncated or not valid JSON (its "
+                                       "traceEvents array does not end).")

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers, hta_numbers, step_names
 from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report
 from kernelscope.kinds.kineto.model.model import KinetoTrace, global_id, read_trace
@@ -158,7 +159,16 @@ def _steps(trace: KinetoTrace) -> pl.DataFrame:
 def reduce_kineto(path: str, options: ReduceOptions | None = None) -> list[RankSummary]:
     """Read the Kineto trace at ``path`` and reduce it to its one rank. Raises ReportError
     with one sentence on bad input; a trace without GPU work is a rank without GPU work."""
-    trace = read_trace(Path(path), need_gpu=False)
+    try:
+        return [_reduce(read_trace(Path(path), need_gpu=False), path,
+                        options or ReduceOptions())]
+    except pl.exceptions.PolarsError as exc:
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ReportError(f"{safe_text(Path(path).name)} could not be read as a rank "
+                          f"({detail.rstrip('.')}).") from exc
+
+
+def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions) -> RankSummary:
     own = step_names([trace])
     hta = hta_numbers(trace, own)
     # HTA drops the last step when the whole run holds two step names: the run chooses
@@ -171,14 +181,14 @@ def reduce_kineto(path: str, options: ReduceOptions | None = None) -> list[RankS
     })
     report = as_nsys_report(trace)
     summary = reduce_unit(runtime_calls(report.cuda_api), _tables(trace, report), path, None,
-                          False, options or ReduceOptions(), extras)
+                          False, options, extras)
     main = trace.processes[0].pid if trace.processes else None
     summary = replace(summary, pid=main if summary.pid is None else summary.pid,
                       nsys_version=None, main_tids=summary.main_tids or (
                           [global_id(main, main)] if main is not None else []))
     if trace.rank is not None:
         summary = replace(summary, env_rank=trace.rank, env_rank_variable=DISTRIBUTED)
-    return [summary]
+    return summary
 
 
 def _distributed(trace: KinetoTrace) -> dict[str, object] | None:
