@@ -4,7 +4,9 @@ kernels as ranks without GPU work, and steps from NVTX only where they cover the
 
 from __future__ import annotations
 
+import lzma
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -64,8 +66,8 @@ def test_a_trace_without_kernels_is_a_rank_without_gpu_work(cache_dir: Path):
 
 
 def test_nvtx_ranges_covering_little_of_the_run_are_not_steps(cache_dir: Path):
-    # 16 TensorRT layer ranges named like numbered steps last 0.29 ms of the 6.46 ms the GPU
-    # works: they are marks inside the run, not its steps
+    # 16 TensorRT layer ranges named like numbered steps last 0.29 ms in all, while the GPU
+    # is busy for 6.42 ms: they cannot hold its work, so they are not its steps
     trace = need_wild() / "nsys" / "LeiWang1999__memfusion_artifact__report1.sqlite.xz"
     run = analyse_run([trace], options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
     (rank,) = run.ranks.values()
@@ -79,3 +81,20 @@ def test_an_environment_that_is_not_utf8_does_not_fail_the_trace(cache_dir: Path
     run = analyse_run([trace], options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
     (rank,) = run.ranks.values()
     assert rank.kernels == 0 and run.verdict.id == "no-collective"
+
+
+def test_step_ranges_too_short_to_hold_the_work_fall_back_to_the_kernel_pattern(
+        tmp_path: Path, cache_dir: Path):
+    # The sample's rank 0 with each "step N" range cut to its first 10 us (as ranges that
+    # mark only a moment of each iteration): they no longer hold the GPU's work
+    trace = tmp_path / "rank0.sqlite"
+    trace.write_bytes(lzma.decompress((SAMPLES / "nsys" / "ranks" / "rank0.sqlite.xz")
+                                      .read_bytes()))
+    with sqlite3.connect(trace) as conn:
+        conn.execute('UPDATE NVTX_EVENTS SET "end" = start + 10000 WHERE text LIKE \'step %\'')
+    run = analyse_run([trace], options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
+    (rank,) = run.ranks.values()
+    assert rank.step_source == "kernel pattern" and rank.steps.height >= 3
+    whole = analyse_run([SAMPLES / "nsys" / "ranks" / "rank0.sqlite.xz"],
+                        options=ReduceOptions(cache_dir=str(cache_dir)), workers=0)
+    assert next(iter(whole.ranks.values())).step_source == "nvtx"

@@ -40,7 +40,7 @@ from kernelscope.kinds.ranks.analysis.read import (
     read_cpu_calls,
     read_tables,
 )
-from kernelscope.kinds.ranks.analysis.steps import active_window, rank_steps
+from kernelscope.kinds.ranks.analysis.steps import rank_steps
 from kernelscope.timeline.analysis.gap_causes import explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
@@ -341,15 +341,14 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
     mpi = _only(tables.mpi, "global_tid", pid)
     source, calls = communication(nccl, mpi, ranges, extras.comm)
     first, last = extent([report.gpu_ops, ranges, mpi])
-    steps, step_source, anchor = rank_steps(ranges, kernels, names, extras.steps, active_window(
-        report.gpu_ops, (first, last)))
+    per_device = report.device_busy
+    busy = (next(iter(per_device.values())) if len(per_device) == 1
+            else Coverage.from_intervals(report.gpu_ops))
+    steps, step_source, anchor = rank_steps(ranges, kernels, names, extras.steps, busy.total)
     calls = calls.with_columns(pl.col("start").alias("cpu_start"), pl.col("end").alias("cpu_end"))
     if source == "nccl":
         calls = _nccl_launches(read, calls, kernels, nccl)
     calls = _lead_windows(_in_steps(calls, steps), steps, first)
-    per_device = report.device_busy
-    busy = (next(iter(per_device.values())) if len(per_device) == 1
-            else Coverage.from_intervals(report.gpu_ops))
     compute = Coverage.from_intervals(kernels.filter(~pl.col("name_id").is_in(nccl_ids)))
     comm = Coverage.from_intervals(calls)
     cpu_comm = comm if source != "nccl" else Coverage.from_intervals(calls.clear())

@@ -5,9 +5,10 @@
   ``train_step``, ``batch``), with at least two instances that do not overlap; among several
   candidates the one covering the most time wins. A number in the name is the step's index
   when every instance has a distinct one; otherwise steps are numbered in time order. They
-  are the rank's steps only when together they last at least half of its active time (first
-  to last GPU operation): shorter ones are marks inside a step (a TensorRT trace's 16 layer
-  ranges, 0.29 ms of the 6.46 ms its GPU works, are not its steps).
+  are the rank's steps only when together they last at least half of its GPU busy time:
+  shorter ones mark a moment of each iteration (its launches), not the iteration that holds
+  its GPU work (a TensorRT trace's 16 layer ranges last 0.29 ms of the 6.42 ms its GPU
+  works).
 - **Kernel pattern**: without such ranges, the rarest kernel name that repeats (at least three
   times) is taken as the step's anchor, tried from the rarest up; it is accepted when the
   kernel sequence repeats with the anchor's median spacing ``p`` (the kernel ``p`` launches
@@ -101,32 +102,23 @@ def kernel_pattern_steps(kernels: pl.DataFrame) -> tuple[pl.DataFrame, str | Non
     return _empty(), None
 
 
-def active_window(gpu_ops: pl.DataFrame, extent: tuple[int, int]) -> tuple[int, int]:
-    """The rank's active time: its first to last GPU operation, else ``extent``."""
-    if not gpu_ops.height:
-        return extent
-    return int(gpu_ops["start"].min()), int(gpu_ops["end"].max())  # type: ignore[arg-type]
-
-
-def covers_window(steps: pl.DataFrame, window: tuple[int, int]) -> bool:
-    """Whether the steps together last at least ``step_coverage`` of ``window``."""
-    span = window[1] - window[0]
-    if span <= 0:
-        return True
+def hold_the_work(steps: pl.DataFrame, gpu_busy_ns: int) -> bool:
+    """Whether the steps together last at least ``step_coverage`` of the rank's GPU busy
+    time: shorter ones cannot be the iterations that hold its GPU work."""
     covered = Coverage.from_intervals(steps.select("start", "end")).total
-    return covered >= RANKS_THRESHOLDS.step_coverage * span
+    return covered >= RANKS_THRESHOLDS.step_coverage * gpu_busy_ns
 
 
 def rank_steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str],
-               given: pl.DataFrame | None, window: tuple[int, int]
+               given: pl.DataFrame | None, gpu_busy_ns: int
                ) -> tuple[pl.DataFrame, str | None, str | None]:
-    """The rank's steps (``given``, the trace's own; else NVTX ranges covering most of the
-    active ``window``; else a repeating kernel pattern), where they came from (``profiler
+    """The rank's steps (``given``, the trace's own; else NVTX ranges lasting at least half
+    its GPU busy time; else a repeating kernel pattern), where they came from (``profiler
     steps``, ``nvtx``, ``kernel pattern`` or None), and the pattern's anchor kernel."""
     if given is not None and given.height:
         return given.cast(STEP_SCHEMA), "profiler steps", None  # type: ignore[arg-type]
     steps = nvtx_steps(ranges)
-    if steps.height and covers_window(steps, window):
+    if steps.height and hold_the_work(steps, gpu_busy_ns):
         return steps, "nvtx", None
     steps, anchor_id = kernel_pattern_steps(kernels)
     if not steps.height:

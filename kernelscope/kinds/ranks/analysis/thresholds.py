@@ -28,7 +28,7 @@ class RanksThresholds:
 
     step_coverage: float = 0.5
     """NVTX ranges are a rank's steps only when together they last at least this share of
-    its active time (first to last GPU operation); shorter ones are marks inside a step."""
+    its GPU busy time: shorter ones cannot hold the work of the iterations they mark."""
 
     # -- the straggler ---------------------------------------------------------------------
     min_late_share: float = 0.01
