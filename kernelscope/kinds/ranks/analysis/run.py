@@ -46,9 +46,9 @@ from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions, reduce_trace, sqlite_of
 from kernelscope.kinds.ranks.analysis.straggler import (
     STEP,
+    collective_waits,
     exit_spread,
     find_straggler,
-    match_collectives,
     step_waits,
 )
 
@@ -74,7 +74,7 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
             "missing-communication", Severity.INFO, "Ranks left out of the collective comparison",
             (Evidence(STEP, "ranks without communication", len(odd), note=source),),
             subject=", ".join(map(str, odd))))
-    calls, matching = match_collectives(ranks, clock, source, shared_clock(ranks, clock))
+    calls, matching = collective_waits(ranks, clock, source, shared_clock(ranks, clock))
     clock = with_matched_clocks(clock, matching)
     partial = calls.filter(pl.col("ranks") < len(ranks) - len(odd))
     unpaired = matching.calls.filter(pl.col("match").is_null()).height

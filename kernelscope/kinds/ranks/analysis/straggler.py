@@ -22,8 +22,7 @@ import polars as pl
 
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.severity import Severity
-from kernelscope.kinds.ranks.analysis.matching import Matching
-from kernelscope.kinds.ranks.analysis.matching import match_collectives as match_calls
+from kernelscope.kinds.ranks.analysis.matching import Matching, match_collectives
 from kernelscope.kinds.ranks.analysis.model import ClockAlignment, RankSummary, Straggler
 from kernelscope.kinds.ranks.analysis.thresholds import RANKS_THRESHOLDS
 
@@ -64,9 +63,9 @@ def _others_median(frame: pl.DataFrame, value: str, alias: str) -> pl.DataFrame:
         ((nth((m - 1) // 2) + nth(m // 2)) / 2).alias(alias)).drop("_i", "_v")
 
 
-def match_collectives(ranks: dict[int, RankSummary], clock: ClockAlignment,
-                      source: str | None, shared_clock: bool | None = True
-                      ) -> tuple[pl.DataFrame, Matching]:
+def collective_waits(ranks: dict[int, RankSummary], clock: ClockAlignment,
+                     source: str | None, shared_clock: bool | None = True
+                     ) -> tuple[pl.DataFrame, Matching]:
     """Every collective call of every rank that uses ``source``, matched across ranks by
     identity (``matching.py``), and the matching itself (its clocks).
 
@@ -80,7 +79,7 @@ def match_collectives(ranks: dict[int, RankSummary], clock: ClockAlignment,
               "step": I64,
               "arrival": I64, "exit": I64, "wait_ns": I64, "late_ns": pl.Float64,
               "last": pl.Boolean, "delay_ns": I64, "ranks": I64}
-    found = match_calls(_calls_of(ranks, clock, source), shared_clock=shared_clock)
+    found = match_collectives(_calls_of(ranks, clock, source), shared_clock=shared_clock)
     calls = found.calls.filter(pl.col("match").is_not_null()).rename(
         {"start": "arrival", "end": "exit"})
     if calls["rank"].n_unique() < 2:
