@@ -48,7 +48,7 @@ def _sentence(clocks: dict[int, RankClock]) -> str:
     if shifted:
         parts.append("shifted from the collectives' ends: " + ", ".join(
             f"rank {c.rank} by {fmt_duration(-c.shift_ns)} (residual "
-            f"{fmt_duration(c.residual_ns or 0)} over {c.pairs})" for c in shifted))
+            f"{fmt_duration(c.residual_ns or 0)} over {c.pairs} collectives)" for c in shifted))
     if odd:
         parts.append("left as recorded, the collectives giving no consistent offset: " + ", ".join(
             f"rank {c.rank}" + (f" ({fmt_duration(c.estimate_ns)}, residual "
@@ -56,9 +56,10 @@ def _sentence(clocks: dict[int, RankClock]) -> str:
                                 if c.estimate_ns is not None else "") for c in odd))
     if agree:
         worst = max(agree, key=lambda c: abs(c.estimate_ns or 0))
-        parts.append(f"the matched collectives end within a median "
+        whose = "the other ranks'" if shifted or odd else "the"
+        parts.append(f"{whose} matched collectives end within a median "
                      f"{fmt_duration(abs(worst.estimate_ns or 0))} of rank {reference}'s "
-                     f"(farthest: rank {worst.rank}), so the clocks are left as they are")
+                     f"(farthest: rank {worst.rank}), so their clocks are left as they are")
     return ("Clocks: " + "; ".join(parts) + ".") if parts else ""
 
 
