@@ -44,7 +44,8 @@ async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, KinetoRankTimelineScreen)
                        and app.screen.data is not None, timeout_s=60)
         assert app.screen.path.name == "rank2.pt.trace.json.xz"
-        assert "rank 2" in screen_text(app)
+        # the window's note shows once the views are mounted
+        await wait_for(pilot, lambda: "rank 2" in screen_text(app), timeout_s=30)
 
 
 async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
