@@ -11,7 +11,10 @@ trace's clock):
   external_id, driver, start, end;
 - ``cpu``: ``cpu_op``, ``user_annotation`` (``record_function``, ``ProfilerStep#N``),
   ``python_function`` (``with_stack``) and ``gpu_user_annotation`` ranges: cat, name, ts,
-  dur, pid, tid, external_id, start, end.
+  dur, pid, tid, external_id, start, end;
+- ``comms``: the events carrying a collective's metadata (``record_param_comms`` and the
+  NCCL kernels Kineto copies it onto): cat, name, ts, correlation, external_id, collective,
+  group, dtype, in_nelems, out_nelems, seq.
 """
 
 from __future__ import annotations
