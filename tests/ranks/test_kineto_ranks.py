@@ -157,10 +157,10 @@ AS_NCCL = {  # a kernel that runs once a step -> (NCCL kernel, record_param_comm
 }
 
 
-def _as_nccl(traces: dict[int, dict[str, Any]]) -> None:
+def _as_nccl(traces: dict[int, dict[str, Any]], *, seq: bool = False) -> None:
     """Each once-a-step kernel renamed to an NCCL collective carrying the metadata Kineto
-    copies from ``record_param_comms``, ending when the last rank's ends (as a collective
-    does)."""
+    copies from ``record_param_comms`` (with newer PyTorch's ``Seq`` when ``seq``), ending
+    when the last rank's ends (as a collective does)."""
     for prefix, (name, args) in AS_NCCL.items():
         per_rank = {r: [e for e in t["traceEvents"] if e.get("cat") == "kernel"
                         and e["name"].startswith(prefix)] for r, t in traces.items()}
@@ -168,7 +168,7 @@ def _as_nccl(traces: dict[int, dict[str, Any]]) -> None:
             end = max(k[i]["ts"] + k[i]["dur"] for k in per_rank.values())
             for kernels in per_rank.values():
                 kernels[i].update(name=name, dur=end - kernels[i]["ts"])
-                kernels[i]["args"].update(args)
+                kernels[i]["args"].update(args, **({"Seq": i} if seq else {}))
 
 
 def test_nccl_collectives_pair_by_their_recorded_identity(tmp_path: Path) -> None:
@@ -204,3 +204,25 @@ def test_a_truncated_rank_stops_the_run_with_one_sentence(tmp_path: Path) -> Non
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().endswith("rank1.pt.trace.json is truncated or not valid JSON (its "
                                        "traceEvents array does not end).")
+
+
+def test_recorded_sequence_numbers_pair_collectives_whatever_the_clocks(tmp_path: Path) -> None:
+    # With PyTorch's Seq on every collective, rank 1's clock 50 ms ahead (longer than any
+    # collective lasts, so no call overlaps its partner) still pairs every collective, and
+    # the offset is measured on those pairs and taken off.
+    traces = {rank: _trace(rank) for rank in range(4)}
+    _as_nccl(traces, seq=True)
+    for event in traces[1]["traceEvents"]:
+        if isinstance(event.get("ts"), (int, float)):
+            event["ts"] += 50_000.0
+    first = next(e for e in traces[3]["traceEvents"] if e.get("name") == ALLREDUCE)
+    traces[3]["traceEvents"].remove(first)
+    for rank, trace in traces.items():
+        _write(tmp_path, rank, trace)
+    found = analyse_run([tmp_path], workers=0)
+    assert found.extra["paired_by"] == "sequence number"
+    counts = (found.collectives.group_by("key", "match").len().group_by("key")
+              .agg(pl.col("len").sort()).sort("key")["len"].to_list())
+    assert counts == [[4, 4, 4, 4], [3, 4, 4, 4]]
+    clock = found.clock.ranks[1]
+    assert clock.how == "shifted" and abs(clock.shift_ns - 50_000_000) < 100_000
