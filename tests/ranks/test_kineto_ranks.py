@@ -16,6 +16,7 @@ import pytest
 from kernelscope.kinds import kind_for
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.analysis.run import analyse_run
+from kernelscope.kinds.ranks.render.ranks import straggler_note
 from tests.conftest import SAMPLES
 from tests.kineto.test_kineto_inputs import run_cli
 
@@ -81,9 +82,10 @@ def test_json_is_the_ranks_document_with_kinetos_members() -> None:
     assert [c["last_rank"] for c in doc["collectives"]] == [2, 2, 2, 2]
 
 
-def test_a_rank_missing_a_collective_does_not_shift_the_pairs(tmp_path: Path) -> None:
+def test_a_rank_missing_a_step_pairs_by_time_and_names_no_straggler(tmp_path: Path) -> None:
     # Rank 3's capture as if it began after the first step: positional pairing would pair
-    # its first all-reduce with the others' first; by time, each is its own.
+    # its first all-reduce with the others' first; by time, each is its own. Rank 2 is
+    # still late by the sleep at each all-reduce, but the captures differ: no straggler.
     for rank in range(4):
         trace = _trace(rank)
         if rank == 3:
@@ -96,8 +98,9 @@ def test_a_rank_missing_a_collective_does_not_shift_the_pairs(tmp_path: Path) ->
     found = analyse_run([tmp_path], workers=0)
     per_match = found.collectives.group_by("match").len().sort("match")["len"].to_list()
     assert per_match == [3, 4, 4, 4]
-    assert found.straggler is not None and found.straggler.rank == 2
-    assert 0.8 * SLEEP_NS <= found.straggler.late_ns_per_step <= 1.2 * SLEEP_NS
+    late = found.collectives.filter(pl.col("rank") == 2)["late_ns"].to_list()
+    assert all(0.8 * SLEEP_NS <= v <= 1.2 * SLEEP_NS for v in late)
+    assert found.straggler is None and found.verdict.id == "captures-differ"
     assert {n.id for n in found.notes} == {"partial-collectives", "different-steps"}
     steps = next(n for n in found.notes if n.id == "different-steps")
     assert steps.evidence[0].note == "rank 0: 2-5; rank 1: 2-5; rank 2: 2-5; rank 3: 3-5"
@@ -226,3 +229,26 @@ def test_recorded_sequence_numbers_pair_collectives_whatever_the_clocks(tmp_path
     assert counts == [[4, 4, 4, 4], [3, 4, 4, 4]]
     clock = found.clock.ranks[1]
     assert clock.how == "shifted" and abs(clock.shift_ns - 50_000_000) < 100_000
+
+
+UNEVEN = SAMPLES / "kineto" / "uneven"
+
+
+def test_ranks_whose_captures_start_apart_are_paired_by_time_not_position() -> None:
+    # samples/kineto/uneven: rank 1 starts its profiler after step 0's first all-reduce
+    # (float32), so its first recorded collective is the float64 all-reduce, which rank 0
+    # waited 5.89 s in for it. Nobody sleeps; one host, one clock.
+    found = analyse_run([UNEVEN], workers=0)
+    calls = {(r, op, seq): m for r, op, seq, m in found.collectives.select(
+        "rank", "op", "seq", "match").iter_rows()}
+    assert calls[(1, "gloo:all_reduce", 0)] == calls[(0, "gloo:all_reduce", 1)]
+    assert (0, "gloo:all_reduce", 0) not in calls  # rank 1 did not record it
+    assert found.collectives["match"].n_unique() == 11
+    # clocks left as they are, no straggler named, and why
+    assert all(c.shift_ns == 0 for c in found.clock.ranks.values())
+    assert found.clock.ranks[1].how == "clocks agree"
+    assert found.straggler is None and found.verdict.id == "captures-differ"
+    assert {n.id for n in found.notes} == {"partial-collectives", "different-steps"}
+    assert straggler_note(found.verdict).startswith(
+        "no straggler named: the ranks' captures do not line up (11 collective(s) recorded on "
+        "every rank, up to 12 on one; steps rank 0: 0-3; rank 1: 1-3)")

@@ -4,7 +4,8 @@
 ``matching.match_collectives`` then estimates from the collectives each rank's offset and
 applies the consistent ones. This module says which ranks are known to share a clock, folds
 the estimates into the alignment (its offsets and its sentence), and judges whether the
-ranks recorded the same collectives: a straggler is named only when they did.
+ranks' captures line up (every rank recorded the same collectives and, for PyTorch traces,
+the same profiler steps): a straggler is named only when they do.
 """
 
 from __future__ import annotations
@@ -16,15 +17,12 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.errors import safe_text
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.severity import Severity
-from kernelscope.kinds.ranks.analysis.matching import Matching, RankClock, lined_up
+from kernelscope.kinds.ranks.analysis.matching import Matching, RankClock, capture_counts
 from kernelscope.kinds.ranks.analysis.model import ClockAlignment, RankSummary
 
 STEP = "collectives"
 EVERY_RANK = "collectives every rank made"
-FEWEST = "fewest collectives of a rank"
-LINE_UP_SHARE = 0.5
-"""The captures line up when the collectives every rank made are at least this share of the
-collectives of the rank that made the fewest."""
+MOST = "most collectives of a rank"
 
 
 def shared_clock(ranks: dict[int, RankSummary], clock: ClockAlignment) -> bool | None:
@@ -80,30 +78,37 @@ def with_matched_clocks(clock: ClockAlignment, matching: Matching) -> ClockAlign
                    note=f"{clock.note} {sentence}".strip())
 
 
-def captures_line_up(matching: Matching) -> bool:
-    """Whether the ranks recorded the same collectives (see :data:`LINE_UP_SHARE`)."""
-    every, fewest = lined_up(matching)
-    return every > 0 and every >= LINE_UP_SHARE * fewest
+def captures_line_up(matching: Matching, steps: Finding | None) -> bool:
+    """Whether the ranks recorded the same collectives (each rank's every collective call
+    paired on every rank) and no ``different_steps`` note says their steps differ."""
+    every, counts = capture_counts(matching)
+    return steps is None and every > 0 and all(n == every for n in counts.values())
 
 
-def captures_differ(matching: Matching) -> Finding:
+def captures_differ(matching: Matching, steps: Finding | None) -> Finding:
     """The verdict when the captures do not line up: no straggler is named."""
-    every, fewest = lined_up(matching)
+    every, counts = capture_counts(matching)
     return Finding("captures-differ", Severity.INFO, "The ranks' captures do not line up", (
         Evidence(STEP, EVERY_RANK, every),
-        Evidence(STEP, FEWEST, fewest)))
+        Evidence(STEP, MOST, max(counts.values(), default=0)),
+        Evidence(STEP, "steps", 0 if steps is None else 1,
+                 note="" if steps is None else steps.evidence[0].note)))
 
 
 def different_steps(ranks: dict[int, RankSummary]) -> Finding | None:
-    """A note when the ranks' profiler captured different ``ProfilerStep`` numbers (their
-    captures start or stop at different steps); None when they agree or are not numbered."""
-    numbered = {r: s.steps["step"].to_list() for r, s in ranks.items()
-                if s.step_source == "profiler steps" and s.steps.height}
-    if len(numbered) < 2 or len({tuple(v) for v in numbered.values()}) == 1:
+    """A note when the ranks captured different steps (``ProfilerStep#N`` or NVTX step
+    ranges, every rank's from the same source): their captures start or stop at different
+    steps. None when they agree, or when the steps come from the kernel pattern."""
+    sources = {s.step_source for s in ranks.values()}
+    if len(ranks) < 2 or len(sources) != 1 or sources & {None, "kernel pattern"}:
         return None
-    spans = "; ".join(f"rank {r}: {min(v)}-{max(v)}" for r, v in numbered.items())
+    numbered = {r: s.steps["step"].to_list() for r, s in ranks.items()}
+    if len({tuple(v) for v in numbered.values()}) == 1:
+        return None
+    spans = "; ".join(f"rank {r}: {min(v)}-{max(v)}" if v else f"rank {r}: none"
+                      for r, v in numbered.items())
     return Finding("different-steps", Severity.INFO, "The ranks captured different steps",
-                   (Evidence(STEP, "profiler steps", len(numbered), note=spans),))
+                   (Evidence(STEP, "steps", len(numbered), note=spans),))
 
 
 def left_out(paths: list[Path]) -> Finding:

@@ -206,18 +206,18 @@ def match_collectives(calls: pl.DataFrame, *, shared_clock: bool | None) -> Matc
     return Matching(paired, clocks, reference, how)
 
 
-def lined_up(matching: Matching) -> tuple[int, int]:
-    """(collectives every rank made, the fewest collectives a rank made): the captures line
-    up when the first is at least half the second."""
+def capture_counts(matching: Matching) -> tuple[int, dict[int, int]]:
+    """(the collectives every rank made, each rank's number of collective calls): the
+    captures line up when every rank's calls are all among the first."""
     calls = matching.calls
     if not calls.height:
-        return 0, 0
+        return 0, {}
     ranks = calls["rank"].n_unique()
     full = (calls.filter(pl.col("match").is_not_null()).group_by("match")
             .agg(pl.col("rank").n_unique().alias("n")).filter(pl.col("n") == ranks).height)
-    fewest = int(calls.group_by("rank").len()["len"].min())  # type: ignore[arg-type]
-    return full, fewest
+    counts = {int(r): int(n) for r, n in calls.group_by("rank").len().iter_rows()}
+    return full, counts
 
 
-__all__ = ["Matching", "RankClock", "lined_up", "match_collectives", "pair_by_order",
+__all__ = ["Matching", "RankClock", "capture_counts", "match_collectives", "pair_by_order",
            "pair_by_time"]

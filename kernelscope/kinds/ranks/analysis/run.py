@@ -87,11 +87,11 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     clock = replace(clock, exit_spread_ns=spread)
     per_step = step_waits(calls)
     straggler, verdict = find_straggler(ranks, calls, per_step, clock)
-    if straggler is not None and not captures_line_up(matching):
-        straggler, verdict = None, captures_differ(matching)
     steps_note = different_steps(ranks)
     if steps_note is not None:
         notes.append(steps_note)
+    if straggler is not None and not captures_line_up(matching, steps_note):
+        straggler, verdict = None, captures_differ(matching, steps_note)
     if straggler is not None and spread is not None and spread > straggler.late_ns_per_step / 2:
         clock = replace(clock, safe=False, note=clock.note + (
             f" The ranks leave the collectives a median {fmt_duration(spread)} apart, as much "
