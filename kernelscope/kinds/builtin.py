@@ -21,7 +21,6 @@ BUILTIN: tuple[KindSpec, ...] = (
     nsys.KIND,
     kineto.KIND,
     join.KIND,
-    kineto.RUN,
     ranks.KIND,
     ranks.COMMAND,
     join.COMMAND,

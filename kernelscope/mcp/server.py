@@ -120,9 +120,9 @@ class Tools:
 
     async def ranks(self, paths: list[str], cursor: str | None = None,
                     ctx: Context | None = None) -> Answer:
-        """The ranks of one run (a folder of per-rank traces, several traces, or one trace
-        of several rank processes): the straggler, what the others waited, slower
-        families."""
+        """The ranks of one run (a folder of per-rank Nsight Systems or PyTorch profiler
+        traces, several traces, or one Nsight Systems trace of several rank processes): the
+        straggler, what the others waited, how the clocks were aligned, slower families."""
         return await self._ask("ranks", lambda: {"paths": [self._path(p) for p in paths]},
                                cursor, ctx)
 

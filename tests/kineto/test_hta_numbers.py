@@ -86,16 +86,16 @@ def test_wild_traces_equal_to_hta(oracle: str) -> None:
 
 
 def test_wild_pair_as_a_run_equal_to_hta() -> None:
-    from kernelscope.kinds.kineto.analysis.ranks import open_kineto_run
+    from kernelscope.kinds.ranks.analysis.run import analyse_run
 
     wild = require_wild()
     expected = json.loads((wild / "oracle" / "kineto" / "lightllm.hta.json").read_text())
     names = list(expected["traces"])
-    run = open_kineto_run([wild / "kineto" / f"{name}.xz" for name in names])
+    run = analyse_run([wild / "kineto" / f"{name}.xz" for name in names], workers=0)
     # DeepEP's kernels are not NCCL's and the ranges name no backend: nothing to align on
-    assert run.collectives == [] and run.clock.startswith("not shifted: no collective")
-    for rank, name in zip([r.rank for r in run.ranks], names, strict=True):
-        t = run.ranks[rank].hta.temporal
+    assert run.collectives.height == 0 and run.verdict.id == "no-collective"
+    for rank, name in zip(run.ranks, names, strict=True):
+        t = run.ranks[rank].temporal
         assert t is not None
         assert (t.idle_pct, t.compute_pct, t.non_compute_pct, t.kernel) == (
             expected["traces"][name]["idle_pct"], expected["traces"][name]["compute_pct"],

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.kinds.kineto.screens.kineto_session import KinetoRunScreen, KinetoTimelineScreen
+from kernelscope.kinds.kineto.screens.kineto_session import KinetoTimelineScreen
+from kernelscope.kinds.ranks.screens.ranks import KinetoRankTimelineScreen, RanksScreen
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
 from tests.timeline_tui.helpers import screen_text, wait_for, wait_until_open
@@ -32,10 +33,19 @@ async def test_kineto_trace_opens_on_the_timeline(tmp_path: Path) -> None:
 async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
     app = create_app(SAMPLES / "kineto" / "ranks", cache_dir=tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, KinetoRunScreen)
-                       and bool(app.screen.text), timeout_s=60)
+        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
+                       and app.screen.run is not None, timeout_s=60)
         await pilot.pause()
-        assert "Straggler: rank 2, last at 4 of 4 collectives" in screen_text(app)
+        assert "rank 2 arrives last at 4 of 4 collectives" in screen_text(app)
+        # the heatmap opens the straggler's own Kineto timeline
+        await pilot.press("4")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, KinetoRankTimelineScreen)
+                       and app.screen.data is not None, timeout_s=60)
+        assert app.screen.path.name == "rank2.pt.trace.json.xz"
+        # the window's note shows once the views are mounted
+        await wait_for(pilot, lambda: "rank 2" in screen_text(app), timeout_s=30)
 
 
 async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

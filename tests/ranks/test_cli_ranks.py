@@ -28,7 +28,13 @@ def export(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 def test_json_contract(rank_dir: Path, cache_dir: Path, capsys, run):
     doc = json.loads(export(capsys, str(rank_dir), "--format", "json", "--workers", "0",
                             "--cache-dir", str(cache_dir)))
-    assert doc["schema"] == "kernelscope/ranks/1"
+    assert doc["schema"] == "kernelscope/ranks/2"
+    assert doc["run"]["trace_kind"] == "nsys" and doc["run"]["verdict"] == "straggler"
+    # one host: the clocks are left as recorded, and what the collectives say is reported
+    clock = doc["run"]["clock"]
+    assert {c["how"] for c in clock["ranks"].values()} == {"reference", "shared clock"}
+    assert all(c["shift_ns"] == 0 for c in clock["ranks"].values())
+    assert len(doc["collectives"]) == 8 and {c["last_rank"] for c in doc["collectives"]} == {0, 2}
     assert [r["rank"] for r in doc["ranks"]] == [0, 1, 2, 3]
     for r in doc["ranks"]:
         assert r.keys() >= RANK_KEYS
@@ -122,7 +128,8 @@ def test_bad_input_gets_one_sentence_and_exit_2(tmp_path: Path, rank_dir: Path, 
                                                 capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert "holds no Nsight Systems traces" in _fails(capsys, "export", str(empty))
+    assert "holds no Nsight Systems or PyTorch profiler traces" in _fails(
+        capsys, "export", str(empty))
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "rank0.sqlite").write_bytes(random.Random(4096).randbytes(4096))

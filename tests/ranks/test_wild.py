@@ -70,7 +70,7 @@ def test_the_run_exports_headless(wild_traces: list[Path], cache_dir: Path, caps
                  "--cache-dir", str(cache_dir)])
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "kernelscope/ranks/1"
+    assert doc["schema"] == "kernelscope/ranks/2"
     assert [r["rank"] for r in doc["ranks"]] == [3, 7]
     assert all(r["comm_source"] == "mpi" for r in doc["ranks"])
 
@@ -140,4 +140,4 @@ def test_one_trace_with_both_processes_is_two_ranks(merged: Path, wild_run: RunA
     # One file is a report unless "ranks" says it holds a run.
     assert main(["export", "ranks", str(merged), "--workers", "0", "--cache-dir",
                  str(cache_dir)]) == 0
-    assert json.loads(capsys.readouterr().out)["schema"] == "kernelscope/ranks/1"
+    assert json.loads(capsys.readouterr().out)["schema"] == "kernelscope/ranks/2"

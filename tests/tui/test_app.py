@@ -74,7 +74,7 @@ async def test_missing_path(tmp_path: Path) -> None:
 
 async def test_directory(tmp_path: Path) -> None:
     # A directory opens as the ranks of a run (docs/ranks.md); one without traces is refused.
-    assert "holds no Nsight Systems traces" in await error_shown(tmp_path)
+    assert "holds no Nsight Systems or PyTorch profiler traces" in await error_shown(tmp_path)
 
 
 @pytest.mark.parametrize("name", ["zoo.nsys-rep.xz", "zoo.sqlite.xz"])

@@ -1,5 +1,6 @@
-"""PyTorch profiler (Kineto) registrations: one trace (``KIND``), and a run of per-rank
-traces (``RUN``). Every part is imported on first use."""
+"""PyTorch profiler (Kineto) registration: one trace (``KIND``); a run of per-rank traces is
+the ranks kind's (``kinds/ranks/kind.py``), as for Nsight Systems traces. Every part is
+imported on first use."""
 
 from __future__ import annotations
 
@@ -47,26 +48,4 @@ KIND = _kineto_spec(
                "csv": "kernelscope.timeline.export.timeline_export:render_timeline_csv"},
     detect=_is_kineto, open=_open_kineto, noun="PyTorch profiler trace",
     usage="TRACE.pt.trace.json(.gz): a PyTorch profiler (Kineto) trace, as a timeline",
-)
-
-
-def _is_kineto_run(probe: Probe) -> bool:
-    from kernelscope.kinds.kineto.model import is_kineto_run
-
-    return is_kineto_run(probe.paths)
-
-
-def _open_kineto_run(paths: Sequence[Path], options: OpenOptions) -> Any:
-    from kernelscope.kinds.kineto.analysis.ranks import open_kineto_run
-
-    return open_kineto_run(paths, workers=options.workers, scheduler=options.scheduler)
-
-
-RUN = _kineto_spec(
-    "kineto-ranks", "run of per-rank PyTorch profiler (Kineto) traces",
-    ("export.kineto_ranks:print_kineto_run_summary", "screens.kineto_session:KinetoRunSession"),
-    renderers={fmt: f"{PACKAGE}.export.kineto_ranks:render_kineto_run_{fmt}"
-               for fmt in ("json", "md", "csv")},
-    detect=_is_kineto_run, open=_open_kineto_run, inputs=(1, None),
-    usage="DIR of per-rank PyTorch profiler traces: the ranks of one run",
 )

@@ -1,6 +1,6 @@
-"""The ranks' registrations: a run of per-rank Nsight Systems traces, found by content
-(``KIND``), or named (``COMMAND``: ``kernelscope ranks TRACE...``, also one trace holding
-every rank's process). Every part is imported on first use."""
+"""The ranks' registrations: a run of per-rank traces (Nsight Systems or PyTorch profiler),
+found by content (``KIND``), or named (``COMMAND``: ``kernelscope ranks TRACE...``, also one
+Nsight Systems trace holding every rank's process). Every part is imported on first use."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _analyse_ranks(run: Any, options: OpenOptions) -> Any:
 
 KIND = KindSpec(
     name="ranks",
-    title="run of per-rank Nsight Systems traces",
+    title="run of per-rank traces (Nsight Systems or PyTorch profiler)",
     detect=_detect_ranks,
     open=_open_ranks,
     analyse=_analyse_ranks,

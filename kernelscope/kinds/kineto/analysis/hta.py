@@ -57,6 +57,16 @@ class HtaNumbers:
     """kernel_type (``COMPUTATION``, ``COMMUNICATION``, ``COMPUTATION overlapping
     COMMUNICATION``), sum (us), percentage (1 decimal)."""
 
+    def stream_and_type_members(self) -> dict[str, list[dict[str, object]]]:
+        """The JSON members ``idle_time_by_stream`` and ``kernel_types`` (times in ns)."""
+        return {
+            "idle_time_by_stream": [
+                {"stream": s, "category": c, "idle_ns": int(t) * 1000, "ratio": r}
+                for s, c, t, r in self.idle_by_stream.rows()],
+            "kernel_types": [{"kernel_type": k, "time_ns": int(t) * 1000, "pct": p}
+                             for k, t, p in self.kernel_types.rows()],
+        }
+
 
 def _rounded(frame: pl.DataFrame) -> pl.DataFrame:
     """HTA's ``round_down_time_stamps``: ``ts`` up, ``ts + dur`` down, to whole us."""

@@ -26,15 +26,7 @@ SCHEMA = "kernelscope/kineto/1"
 def hta_doc(hta: HtaNumbers) -> dict[str, Any]:
     """HTA's numbers as the JSON members ``temporal_breakdown``, ``comm_comp_overlap_pct``,
     ``idle_time_by_stream`` and ``kernel_types``."""
-    return {
-        **breakdown_doc(hta.temporal, hta.overlap_pct),
-        "idle_time_by_stream": [
-            {"stream": s, "category": c, "idle_ns": int(t) * 1000, "ratio": r}
-            for s, c, t, r in hta.idle_by_stream.rows()
-        ],
-        "kernel_types": [{"kernel_type": k, "time_ns": int(t) * 1000, "pct": p}
-                         for k, t, p in hta.kernel_types.rows()],
-    }
+    return {**breakdown_doc(hta.temporal, hta.overlap_pct), **hta.stream_and_type_members()}
 
 
 def trace_doc(data: KinetoTimelineData) -> dict[str, Any]:

@@ -42,9 +42,20 @@ CPU_SCHEMA = {
 FLOW_SCHEMA = {"phase": pl.String, "id": pl.Int64, "ts": pl.Float64, "pid": pl.Int64,
                "tid": pl.Int64}
 NAME_SCHEMA = {"what": pl.String, "pid": pl.Int64, "tid": pl.Int64, "name": pl.String}
+COMMS_SCHEMA = {
+    "cat": pl.String, "name": pl.String, "ts": pl.Float64, "correlation": pl.Int64,
+    "external_id": pl.Int64, "collective": pl.String, "group": pl.String, "dtype": pl.String,
+    "in_nelems": pl.Int64, "out_nelems": pl.Int64, "seq": pl.Int64,
+}
+"""The events carrying a collective's metadata (``args["Collective name"]``): PyTorch's
+``record_param_comms`` operator and the NCCL kernels Kineto copies it onto."""
+COMMS_ARGS = {"collective": "Collective name", "group": "Process Group Name",
+              "dtype": "dtype", "in_nelems": "In msg nelems", "out_nelems": "Out msg nelems"}
+SEQ_ARGS = ("Seq", "seq")
+"""Newer PyTorch numbers each process group's collectives (``Seq``)."""
 SCHEMAS = {key: pl.Schema(schema) for key, schema in (
     ("gpu", GPU_SCHEMA), ("runtime", RUNTIME_SCHEMA), ("cpu", CPU_SCHEMA),
-    ("flows", FLOW_SCHEMA), ("names", NAME_SCHEMA))}
+    ("flows", FLOW_SCHEMA), ("names", NAME_SCHEMA), ("comms", COMMS_SCHEMA))}
 
 
 def _int(value: Any, default: int | None = None) -> int | None:
@@ -74,7 +85,9 @@ RAW_SCHEMA = pl.Schema({
     "tid": _TEXT, "id": _TEXT,
     "args": pl.Struct({"device": _INT, "stream": _INT, "correlation": _INT,
                        "External id": _INT, "grid": pl.List(_INT), "block": pl.List(_INT),
-                       "bytes": _INT, "name": _TEXT}),
+                       "bytes": _INT, "name": _TEXT, "Collective name": _TEXT,
+                       "Process Group Name": _TEXT, "dtype": _TEXT, "In msg nelems": _INT,
+                       "Out msg nelems": _INT, "Seq": _INT, "seq": _INT}),
 })
 """The members of an event read by polars (the rest is skipped). ``pid``, ``tid`` and
 ``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
@@ -137,6 +150,11 @@ def columns_of(raw: pl.DataFrame) -> Frames:
                                & pl.col("name").is_in(["process_name", "thread_name"]))
         .select(pl.col("name").alias("what"), _as_int("pid"), _as_int("tid"),
                 arg("name").fill_null("").alias("name")),
+        "comms": events.filter(timed & arg("Collective name").is_not_null()).select(
+            "cat", name, "ts", arg("correlation").alias("correlation"),
+            arg("External id").alias("external_id"),
+            *(arg(member).alias(column) for column, member in COMMS_ARGS.items()),
+            pl.coalesce(*(arg(member) for member in SEQ_ARGS)).alias("seq")),
     }
     frames = pl.collect_all([plan.cast(SCHEMAS[key]) for key, plan in plans.items()])
     return dict(zip(plans, frames, strict=True))
@@ -164,10 +182,12 @@ class Collector:
         cpu: list[tuple[Any, ...]] = []
         flows: list[tuple[Any, ...]] = []
         names: list[tuple[Any, ...]] = []
+        comms: list[tuple[Any, ...]] = []
         for event in events:
             phase = event.get("ph")
             if phase == "X":
                 cls._complete(event, gpu, runtime, cpu)
+                cls._comms(event, comms)
             elif phase in ("s", "f") and event.get("cat") == "ac2g":
                 flows.append((phase, _int(event.get("id")), event.get("ts"),
                               _int(event.get("pid")), _int(event.get("tid"))))
@@ -175,7 +195,8 @@ class Collector:
                 args = event.get("args") or {}
                 names.append((event["name"], _int(event.get("pid")), _int(event.get("tid")),
                               str(args.get("name", ""))))
-        rows = {"gpu": gpu, "runtime": runtime, "cpu": cpu, "flows": flows, "names": names}
+        rows = {"gpu": gpu, "runtime": runtime, "cpu": cpu, "flows": flows, "names": names,
+                "comms": comms}
         return {k: pl.DataFrame(rows[k], schema=SCHEMAS[k], orient="row") for k in SCHEMAS}
 
     @staticmethod
@@ -203,6 +224,22 @@ class Collector:
         elif cat in CPU_CATS:
             cpu.append((cat, name, float(ts), float(dur), _int(event.get("pid")),
                         _int(event.get("tid")), _int(args.get("External id"))))
+
+    @staticmethod
+    def _comms(event: dict[str, Any], comms: list[tuple[Any, ...]]) -> None:
+        args = event.get("args") or {}
+        if not isinstance(args, dict) or args.get("Collective name") is None:
+            return
+        ts = event.get("ts")
+        if not isinstance(ts, (int, float)) or not isinstance(event.get("dur"), (int, float)):
+            return
+        text = {c: (None if args.get(m) is None else str(args[m]))
+                for c, m in COMMS_ARGS.items() if c in ("collective", "group", "dtype")}
+        seq = next((_int(args[m]) for m in SEQ_ARGS if args.get(m) is not None), None)
+        comms.append((event.get("cat"), str(event.get("name", "")), float(ts),
+                      _int(args.get("correlation")), _int(args.get("External id")),
+                      text["collective"], text["group"], text["dtype"],
+                      _int(args.get("In msg nelems")), _int(args.get("Out msg nelems")), seq))
 
     def frames(self) -> Frames:
         return {key: pl.concat(parts) if parts

@@ -11,7 +11,10 @@ trace's clock):
   external_id, driver, start, end;
 - ``cpu``: ``cpu_op``, ``user_annotation`` (``record_function``, ``ProfilerStep#N``),
   ``python_function`` (``with_stack``) and ``gpu_user_annotation`` ranges: cat, name, ts,
-  dur, pid, tid, external_id, start, end.
+  dur, pid, tid, external_id, start, end;
+- ``comms``: the events carrying a collective's metadata (``record_param_comms`` and the
+  NCCL kernels Kineto copies it onto): cat, name, ts, correlation, external_id, collective,
+  group, dtype, in_nelems, out_nelems, seq.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.errors import ReportError, safe_text
-from kernelscope.kinds.kineto.model.events import Collector, Frames, read_piece
+from kernelscope.kinds.kineto.model.events import COMMS_SCHEMA, Collector, Frames, read_piece
 from kernelscope.kinds.kineto.model.stream import PIECE_BYTES, TraceHeader, iter_event_pieces
 from kernelscope.timeline.model.model import DeviceInfo, ProcessInfo
 
@@ -65,6 +68,9 @@ class KinetoTrace:
     distributed: DistributedInfo | None
     events: int
     members: dict[str, Any] = field(default_factory=dict, repr=False)
+    comms: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=COMMS_SCHEMA),
+                                repr=False)
+    """The events that carry a collective's metadata (``events.COMMS_SCHEMA``)."""
 
     @cached_property
     def start_ns(self) -> int:
@@ -120,10 +126,10 @@ def _ns(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def read_trace(path: Path, progress: Callable[[str, float | None], None] | None = None,
-               workers: int | None = None) -> KinetoTrace:
+               workers: int | None = None, *, need_gpu: bool = True) -> KinetoTrace:
     """Read the Kineto trace at ``path`` (its pieces parsed by ``workers`` threads, one per
     core by default). Raises ReportError (one sentence) for a file that is not a whole trace
-    or holds no GPU activity."""
+    or (with ``need_gpu``) holds no GPU activity."""
     header = TraceHeader()
     on_piece = (None if progress is None
                 else lambda read: progress("Reading the trace's events", None))
@@ -134,7 +140,7 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
             collector = _collect(path, header, on_piece, 1)
     frames = collector.frames()
     gpu = _with_correlation(frames["gpu"], frames["flows"])
-    if not gpu.filter(pl.col("kind") != "sync").height:
+    if need_gpu and not gpu.filter(pl.col("kind") != "sync").height:
         raise ReportError(
             f"{safe_text(path)} holds no GPU activity (kernels, copies or memsets): profile "
             "with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]."
@@ -154,6 +160,7 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
         base_time_ns=_opt_int(members.get("baseTimeNanoseconds")),
         distributed=_distributed(members.get("distributedInfo")), events=collector.events,
         members={k: v for k, v in members.items() if k != "deviceProperties"},
+        comms=frames["comms"],
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.findings import Finding
+from kernelscope.kinds.ranks.analysis.matching import RankClock
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown
 
 DEFAULT_BUSY_POINTS = 4096
@@ -57,6 +58,8 @@ class RankSummary:
     notes: list[str] = field(default_factory=list)
     temporal: TemporalBreakdown | None = None  # HTA's temporal breakdown of its GPU operations
     comm_comp_overlap_pct: float | None = None  # and HTA's communication/computation overlap
+    extras: dict[str, Any] = field(default_factory=dict)
+    """A trace kind's own members of the rank's JSON (a Kineto trace's HTA numbers)."""
 
     @property
     def gpu_busy_pct(self) -> float | None:
@@ -80,12 +83,14 @@ class RankSummary:
 class ClockAlignment:
     """How the ranks' clocks were put on one time axis, and how far to trust it."""
 
-    method: str  # "session start", "one session" or "none"
+    method: str  # "session start", "base time" (PyTorch traces), "one session" or "none"
     offsets_ns: dict[int, int]  # rank -> add to its local times
     hosts: list[str]
     safe: bool
     note: str
     exit_spread_ns: float | None = None  # median spread of collective exits across ranks
+    ranks: dict[int, RankClock] = field(default_factory=dict)
+    """Per rank, its offset as the matched collectives give it (``matching.py``)."""
 
 
 @dataclass(frozen=True)

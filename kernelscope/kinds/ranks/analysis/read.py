@@ -166,8 +166,15 @@ def _system_env(db: ExportDb) -> dict[str, str]:
     table = "TARGET_INFO_SYSTEM_ENV"
     if not (db.has(table) and {"name", "value"} <= db.columns(table)):
         return {}
-    return {str(n): str(v) for n, v in db.rows(f"SELECT name, value FROM {table}")
-            if n is not None and v is not None}
+    # read as bytes: some captures hold values that are not UTF-8 (which sqlite3 cannot
+    # return as text), and one such value must not fail the whole trace
+    rows = db.rows(f"SELECT CAST(name AS BLOB), CAST(value AS BLOB) FROM {table}")
+    return {_text(n): _text(v) for n, v in rows if n is not None and v is not None}
+
+
+def _text(value: object) -> str:
+    return (value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray)
+            else str(value))
 
 
 def _scalar_int(db: ExportDb, table: str, column: str) -> int | None:
@@ -274,7 +281,7 @@ def window_condition(windows: Sequence[tuple[int, int]], *, extra: str = "") -> 
     return f"({cond} OR {extra})" if extra else cond
 
 
-def _overlapping(df: pl.DataFrame, windows: Sequence[tuple[int, int]]) -> pl.DataFrame:
+def overlapping(df: pl.DataFrame, windows: Sequence[tuple[int, int]]) -> pl.DataFrame:
     """Rows of ``df`` that overlap at least one window (exact test)."""
     if not df.height or not windows:
         return df.clear()
@@ -318,7 +325,7 @@ def read_cpu_calls(
                                           ("correlationId", "correlation_id"),
                                           ("nameId", "name_id")))
         api = db.frame(f"{sql} WHERE {cond}{by_thread}", api_schema)
-        hits = _overlapping(api, windows)
+        hits = overlapping(api, windows)
         if corr:
             hits = pl.concat([hits, api.filter(pl.col("correlation_id").is_in(
                 [int(c) for c in correlation_ids]))]).unique(maintain_order=True)
@@ -328,7 +335,7 @@ def read_cpu_calls(
         sql = _select(db, OSRT_TABLE, (("start", "start"), ("end", "end"),
                                        ("globalTid", "global_tid"),
                                        ("eventClass", "event_class"), ("nameId", "name_id")))
-        osrt = _overlapping(db.frame(f"{sql} WHERE {cond}{by_thread}", osrt_schema), windows)
+        osrt = overlapping(db.frame(f"{sql} WHERE {cond}{by_thread}", osrt_schema), windows)
     strings = _strings(db, [*api["name_id"].to_list(), *osrt["name_id"].to_list()])
 
     def named(df: pl.DataFrame) -> pl.DataFrame:

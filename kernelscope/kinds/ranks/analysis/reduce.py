@@ -12,7 +12,7 @@ import contextlib
 import re
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -40,7 +40,7 @@ from kernelscope.kinds.ranks.analysis.read import (
     read_cpu_calls,
     read_tables,
 )
-from kernelscope.kinds.ranks.analysis.steps import kernel_pattern_steps, nvtx_steps
+from kernelscope.kinds.ranks.analysis.steps import rank_steps
 from kernelscope.timeline.analysis.gap_causes import explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
@@ -50,6 +50,17 @@ from kernelscope.timeline.model.model import NsysReport, pid_of
 
 I64 = pl.Int64
 HALF = 0.5
+CallReader = Callable[[Sequence[tuple[int, int]], Sequence[int]],
+                      tuple[pl.DataFrame, pl.DataFrame]]
+"""``(windows, correlation_ids) -> (cuda_api, osrt)``: a trace's CPU calls overlapping the
+windows, plus the CUDA API calls with those correlation ids (``read.read_cpu_calls``'s
+frames)."""
+
+
+def sqlite_calls(db: ExportDb) -> CallReader:
+    """The CPU calls of an nsys export, read when asked for."""
+    return lambda windows, correlation_ids: read_cpu_calls(
+        db, windows, correlation_ids=correlation_ids)
 
 
 @dataclass(frozen=True)
@@ -100,8 +111,8 @@ def reduce_trace(path: str, options: ReduceOptions | None = None) -> list[RankSu
                 ExportDb(sqlite, display_name=source.name) as db:
             tables = read_tables(db)
             units = _rank_processes(tables)
-            return [_reduce_unit(db, tables, str(path), pid, len(units) > 1, options)
-                    for pid in units]
+            return [reduce_unit(sqlite_calls(db), tables, str(path), pid, len(units) > 1,
+                                options) for pid in units]
     except (sqlite3.Error, pl.exceptions.PolarsError) as exc:
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ReportError(f"{source.name} could not be read ({detail.rstrip('.')}).") from exc
@@ -162,12 +173,11 @@ def _families(kernels: pl.DataFrame, names: dict[int, str]) -> pl.DataFrame:
     ).sort(["total_ns", "name"], descending=[True, False])
 
 
-def _nccl_launches(db: ExportDb, calls: pl.DataFrame, kernels: pl.DataFrame,
+def _nccl_launches(read: CallReader, calls: pl.DataFrame, kernels: pl.DataFrame,
                    nccl: pl.DataFrame) -> pl.DataFrame:
     """NCCL collectives with the CPU side of each: the launch call's start/end and thread."""
     corr = kernels.join(nccl.select("start", "end"), on=["start", "end"], how="semi")
-    api, _ = read_cpu_calls(db, [], correlation_ids=corr["correlation_id"].drop_nulls()
-                            .to_list())
+    api, _ = read([], corr["correlation_id"].drop_nulls().to_list())
     launches = corr.select("start", "correlation_id").join(
         api.select("correlation_id", pl.col("start").alias("cpu_start"),
                    pl.col("end").alias("cpu_end"), pl.col("global_tid").alias("tid")),
@@ -253,7 +263,7 @@ def _time_in_ranges(windows: pl.DataFrame, ranges: pl.DataFrame) -> pl.DataFrame
              pl.col("range").str.strip_prefix(":").alias("name"), "ns")
 
 
-def _gap_causes(db: ExportDb, report: NsysReport, busy: Coverage, comm: Coverage,
+def _gap_causes(read: CallReader, report: NsysReport, busy: Coverage, comm: Coverage,
                 options: ReduceOptions, pid: int | None) -> pl.DataFrame:
     """Idle gaps of at least ``min_gap_ns`` by cause: the ``max_gaps`` longest explained from
     the CPU calls around them (docs/timeline.md), ``communication`` when the rank's CPU-side
@@ -265,8 +275,7 @@ def _gap_causes(db: ExportDb, report: NsysReport, busy: Coverage, comm: Coverage
     top = gaps.sort("duration", descending=True).head(options.max_gaps)
     windows = list(top.select("start", "end").iter_rows())
     ends = report.gpu_ops.join(top.select(pl.col("end").alias("start")), on="start", how="semi")
-    api, osrt = read_cpu_calls(db, windows, correlation_ids=ends["correlation_id"]
-                               .drop_nulls().to_list())
+    api, osrt = read(windows, ends["correlation_id"].drop_nulls().to_list())
     windowed = replace(report, cuda_api=_only(api, "global_tid", pid),
                        osrt=_only(osrt, "global_tid", pid), _memo={})
     # Same GPU rows: hand over the merged busy intervals instead of building them again.
@@ -288,45 +297,58 @@ def _gap_causes(db: ExportDb, report: NsysReport, busy: Coverage, comm: Coverage
             .sort("ns", descending=True).select(list(schema)))
 
 
-def _steps(ranges: pl.DataFrame, kernels: pl.DataFrame, names: dict[int, str]
-           ) -> tuple[pl.DataFrame, str | None, str | None]:
-    """The rank's steps (from NVTX ranges, else from a repeating kernel pattern), where they
-    came from, and the pattern's anchor kernel."""
-    steps = nvtx_steps(ranges)
-    if steps.height:
-        return steps, "nvtx", None
-    steps, anchor_id = kernel_pattern_steps(kernels)
-    if not steps.height:
-        return steps, None, None
-    return steps, "kernel pattern", names.get(int(anchor_id)) if anchor_id is not None else None
+def _nccl_kernels(kernels: pl.DataFrame, names: dict[int, str]
+                  ) -> tuple[list[int], pl.DataFrame]:
+    """The NCCL kernels' name ids, and the NCCL kernels with their names."""
+    ids = [i for i, n in names.items() if re.search(r"(?:^|\s)nccl(?:Dev)?Kernel_", n)]
+    # (a mapping with no entry would leave the ids' type: a trace without kernels has none)
+    return ids, kernels.filter(pl.col("name_id").is_in(ids)).with_columns(
+        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name")
+        if ids else pl.lit(None, pl.String).alias("name"))
 
 
-def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
-                 several: bool, options: ReduceOptions) -> RankSummary:
-    report = _partial_report(path, tables, pid)
-    kernels = report.kernels.select("start", "end", "device_id", "stream_id", "correlation_id",
-                                    "global_pid", "name_id").sort("start")
-    names = tables.names
-    nccl_ids = [i for i, n in names.items() if re.search(r"(?:^|\s)nccl(?:Dev)?Kernel_", n)]
-    nccl = kernels.filter(pl.col("name_id").is_in(nccl_ids)).with_columns(
-        pl.col("name_id").replace_strict(names, return_dtype=pl.String).alias("name"))
-    ranges = nvtx_ranges(report)
-    mpi = _only(tables.mpi, "global_tid", pid)
-    source, calls = communication(nccl, mpi, ranges)
-    steps, step_source, anchor = _steps(ranges, kernels, names)
-    calls = calls.with_columns(pl.col("start").alias("cpu_start"), pl.col("end").alias("cpu_end"))
-    if source == "nccl":
-        calls = _nccl_launches(db, calls, kernels, nccl)
-    calls = calls.sort("start").join_asof(
+def _in_steps(calls: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
+    """``calls`` with the step each starts in (null outside every step)."""
+    return calls.sort("start").join_asof(
         steps.select(pl.col("start").alias("s0"), pl.col("end").alias("s1"), "step").sort("s0"),
         left_on="start", right_on="s0", strategy="backward",
     ).with_columns(pl.when(pl.col("start") < pl.col("s1")).then(pl.col("step")).alias("step")
                    ).drop("s0", "s1")
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What a trace kind adds to the reduction: its own collective calls (with their
+    identity), its own steps, and members for the rank's JSON."""
+
+    comm: tuple[str, pl.DataFrame] | None = None
+    steps: pl.DataFrame | None = None
+    members: dict[str, object] | None = None
+
+
+def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | None,
+                several: bool, options: ReduceOptions, extras: Extras | None = None
+                ) -> RankSummary:
+    """One rank (the process ``pid`` of the trace, or all of it) reduced from its tables;
+    ``read`` reads its CPU calls when the lead-ins and gaps need them."""
+    extras = extras or Extras()
+    report = _partial_report(path, tables, pid)
+    kernels = report.kernels.select("start", "end", "device_id", "stream_id", "correlation_id",
+                                    "global_pid", "name_id").sort("start")
+    names = tables.names
+    nccl_ids, nccl = _nccl_kernels(kernels, names)
+    ranges = nvtx_ranges(report)
+    mpi = _only(tables.mpi, "global_tid", pid)
+    source, calls = communication(nccl, mpi, ranges, extras.comm)
     first, last = extent([report.gpu_ops, ranges, mpi])
-    calls = _lead_windows(calls, steps, first)
     per_device = report.device_busy
     busy = (next(iter(per_device.values())) if len(per_device) == 1
             else Coverage.from_intervals(report.gpu_ops))
+    steps, step_source, anchor = rank_steps(ranges, kernels, names, extras.steps, busy.total)
+    calls = calls.with_columns(pl.col("start").alias("cpu_start"), pl.col("end").alias("cpu_end"))
+    if source == "nccl":
+        calls = _nccl_launches(read, calls, kernels, nccl)
+    calls = _lead_windows(_in_steps(calls, steps), steps, first)
     compute = Coverage.from_intervals(kernels.filter(~pl.col("name_id").is_in(nccl_ids)))
     comm = Coverage.from_intervals(calls)
     cpu_comm = comm if source != "nccl" else Coverage.from_intervals(calls.clear())
@@ -351,13 +373,16 @@ def _reduce_unit(db: ExportDb, tables: TraceTables, path: str, pid: int | None,
         compute_ns=compute.total, comm_ns=comm.total, overlap_ns=overlap(compute, comm),
         comm_source=source, steps=steps, step_source=step_source, step_anchor=anchor,
         collectives=calls.select("op", "seq", "start", "end", "global_tid", "collective",
-                                 "step", "lead_from", "cpu_start", "cpu_lead_from"),
+                                 "key", "recorded_seq", "step", "lead_from", "cpu_start",
+                                 "cpu_lead_from"),
         lead_in=_lead_in(calls, ranges, busy, steps),
-        gaps=_gap_causes(db, report, busy, cpu_comm, options, pid),
+        gaps=_gap_causes(read, report, busy, cpu_comm, options, pid),
         families=_families(kernels, names),
         busy_edges=edges, busy_cum=cum, main_tids=tids,
         temporal=temporal, comm_comp_overlap_pct=comm_comp,
+        extras=dict(extras.members or {}),
     )
 
 
-__all__ = ["ReduceOptions", "reduce_trace", "sqlite_of"]
+__all__ = ["CallReader", "Extras", "ReduceOptions", "reduce_trace", "reduce_unit",
+           "sqlite_of"]

@@ -25,19 +25,30 @@ from kernelscope.core.executor import Executor, make_executor
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.hooks import CancelHook, ProgressHook, report_progress
 from kernelscope.core.severity import Severity
+from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report
+from kernelscope.kinds.kineto.model.model import read_trace
 from kernelscope.kinds.nsys.model.db import ExportDb
+from kernelscope.kinds.ranks.analysis.clocks import (
+    captures_differ,
+    captures_line_up,
+    different_steps,
+    left_out,
+    shared_clock,
+    with_matched_clocks,
+)
 from kernelscope.kinds.ranks.analysis.collectives import SOURCES
-from kernelscope.kinds.ranks.analysis.discover import trace_files
+from kernelscope.kinds.ranks.analysis.discover import KINETO, kind_of_file, run_files
 from kernelscope.kinds.ranks.analysis.families import family_table, per_rank_families, slow_ranks
+from kernelscope.kinds.ranks.analysis.kineto_reduce import reduce_kineto, runtime_calls, settle_hta
 from kernelscope.kinds.ranks.analysis.model import RankSummary, RunAnalysis
-from kernelscope.kinds.ranks.analysis.numbering import align_clocks, number_ranks
+from kernelscope.kinds.ranks.analysis.numbering import align_clocks, check_one_run, number_ranks
 from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions, reduce_trace, sqlite_of
 from kernelscope.kinds.ranks.analysis.straggler import (
     STEP,
+    collective_waits,
     exit_spread,
     find_straggler,
-    match_collectives,
     step_waits,
 )
 
@@ -50,6 +61,8 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     """Compare reduced ranks (no file access: everything comes from the summaries)."""
     if not summaries:
         raise ReportError("The traces hold no process to analyse.")
+    settle_hta(summaries)
+    check_one_run(summaries)
     ranks, rank_source = number_ranks(summaries)
     clock = align_clocks(ranks)
     notes: list[Finding] = []
@@ -61,16 +74,24 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
             "missing-communication", Severity.INFO, "Ranks left out of the collective comparison",
             (Evidence(STEP, "ranks without communication", len(odd), note=source),),
             subject=", ".join(map(str, odd))))
-    calls = match_collectives(ranks, clock, source)
+    calls, matching = collective_waits(ranks, clock, source, shared_clock(ranks, clock))
+    clock = with_matched_clocks(clock, matching)
     partial = calls.filter(pl.col("ranks") < len(ranks) - len(odd))
-    if partial.height:
+    unpaired = matching.calls.filter(pl.col("match").is_null()).height
+    if partial.height or unpaired:
         notes.append(Finding(
             "partial-collectives", Severity.INFO, "Collectives not seen on every rank",
-            (Evidence(STEP, "collective calls", partial.select("op", "seq").unique().height),)))
+            (Evidence(STEP, "collective calls", partial.select("match").unique().height),
+             Evidence(STEP, "calls no other rank made", unpaired))))
     spread = exit_spread(calls)
     clock = replace(clock, exit_spread_ns=spread)
     per_step = step_waits(calls)
     straggler, verdict = find_straggler(ranks, calls, per_step, clock)
+    steps_note = different_steps(ranks)
+    if steps_note is not None:
+        notes.append(steps_note)
+    if straggler is not None and not captures_line_up(matching, steps_note):
+        straggler, verdict = None, captures_differ(matching, steps_note)
     if straggler is not None and spread is not None and spread > straggler.late_ns_per_step / 2:
         clock = replace(clock, safe=False, note=clock.note + (
             f" The ranks leave the collectives a median {fmt_duration(spread)} apart, as much "
@@ -80,15 +101,17 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
         ranks=ranks, rank_source=rank_source, clock=clock, comm_source=source,
         collectives=calls, step_waits=per_step, straggler=straggler,
         verdict=verdict, families=family_table(per), slow_ranks=slow_ranks(per),
-        notes=notes, extra={"per_rank_families": per},
+        notes=notes, extra={"per_rank_families": per, "paired_by": matching.paired_by},
     )
 
 
 def lead_in_windows(summary: RankSummary, calls: pl.DataFrame, rank: int,
                     keys: pl.DataFrame) -> list[tuple[int, int]]:
     """The CPU lead-in windows (local clock) of ``rank`` before the collectives ``keys``
-    (op, seq)."""
-    mine = summary.collectives.join(keys, on=["op", "seq"], how="semi").filter(
+    (``match``)."""
+    own = calls.filter(pl.col("rank") == rank).join(keys, on="match", how="semi")
+    mine = summary.collectives.join(own.select("op", "seq"), on=["op", "seq"],
+                                    how="semi").filter(
         pl.col("cpu_start") > pl.col("cpu_lead_from"))
     return [(int(a), int(b)) for a, b in mine.select("cpu_lead_from", "cpu_start").iter_rows()]
 
@@ -101,8 +124,14 @@ def cpu_calls_in(path: str, windows: list[tuple[int, int]], threads: list[int],
     if not windows:
         return pl.DataFrame(schema=schema)
     windows = sorted(windows)
-    with sqlite_of(Path(path), options) as sqlite, ExportDb(sqlite) as db:
-        api, osrt = read_cpu_calls(db, windows, threads=threads or None)
+    if kind_of_file(Path(path)) == KINETO:
+        report = as_nsys_report(read_trace(Path(path), need_gpu=False))
+        api, osrt = runtime_calls(report.cuda_api)(windows, [])
+        if threads:
+            api = api.filter(pl.col("global_tid").is_in(threads))
+    else:
+        with sqlite_of(Path(path), options) as sqlite, ExportDb(sqlite) as db:
+            api, osrt = read_cpu_calls(db, windows, threads=threads or None)
     frame = pl.concat([
         api.select("start", "end", pl.lit("cuda").alias("source"), pl.col("api").alias("name")),
         osrt.select("start", "end", pl.lit("osrt").alias("source"), "name"),
@@ -125,8 +154,8 @@ def _straggler_detail(run: RunAnalysis, executor: Executor, options: ReduceOptio
         return run
     calls = run.collectives
     latest = (calls.filter((pl.col("rank") == straggler.rank) & pl.col("last"))
-              .sort("late_ns", descending=True).head(DETAIL_WINDOWS).select("op", "seq"))
-    first = (calls.filter(pl.col("rank") != straggler.rank).join(latest, on=["op", "seq"],
+              .sort("late_ns", descending=True).head(DETAIL_WINDOWS).select("match"))
+    first = (calls.filter(pl.col("rank") != straggler.rank).join(latest, on="match",
                                                                   how="semi")
              .group_by("rank").agg(pl.col("wait_ns").sum()).sort(["wait_ns", "rank"],
                                                                   descending=[True, False]))
@@ -166,12 +195,14 @@ def analyse_run(
     ReportError (OpenCancelled when cancelled) with one sentence.
     """
     options = options or ReduceOptions()
-    paths = trace_files(inputs)
+    files = run_files(inputs)
+    paths = files.paths
+    reduce = reduce_kineto if files.kind == KINETO else reduce_trace
     executor = make_executor(paths, workers=workers, scheduler=scheduler)
     try:
         report_progress(progress, f"Reading {len(paths)} traces ({executor.name})", 0.0)
         results: dict[int, list[RankSummary]] = {}
-        tasks = [(reduce_trace, (str(p), options)) for p in paths]
+        tasks = [(reduce, (str(p), options)) for p in paths]
         for done, (index, summaries) in enumerate(executor.run(tasks, cancel), start=1):
             results[index] = summaries
             report_progress(progress, f"Read {done} of {len(paths)} traces "
@@ -180,6 +211,9 @@ def analyse_run(
         report_progress(progress, "Comparing the ranks", None)
         run = analyse(summaries)
         run.extra["executor"] = executor.name
+        run.extra["trace_kind"] = files.kind
+        if files.left_out:
+            run.notes.append(left_out(files.left_out))
         return _straggler_detail(run, executor, options, cancel)
     finally:
         executor.close()

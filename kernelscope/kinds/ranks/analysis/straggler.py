@@ -1,11 +1,12 @@
 """Who arrives last at each collective, by how much, and how long the others wait.
 
-For a collective matched across ranks (the ``seq``-th call of the same operation on every
-rank), with each rank's *arrival* on the common clock (docs/ranks.md):
+For a collective matched across ranks by what identifies it (``matching.py``), with each
+rank's *arrival* on the common clock (docs/ranks.md):
 
 - ``wait_ns`` of a rank = last arrival - its arrival: the time it spent inside the collective
-  waiting for the last rank (0 for the last one);
-- ``late_ns`` of a rank = its arrival - the median arrival of the *other* ranks;
+  waiting for the last rank (0 for the last one), at most its time inside the collective;
+- ``late_ns`` of a rank = its arrival - the median arrival of the *other* ranks, at most the
+  median time the other ranks spent inside the collective (what they can have waited);
 - the last rank's ``delay_ns`` = its arrival - the next latest arrival: how long it alone held
   the collective up.
 
@@ -21,6 +22,7 @@ import polars as pl
 
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.severity import Severity
+from kernelscope.kinds.ranks.analysis.matching import Matching, match_collectives
 from kernelscope.kinds.ranks.analysis.model import ClockAlignment, RankSummary, Straggler
 from kernelscope.kinds.ranks.analysis.thresholds import RANKS_THRESHOLDS
 
@@ -28,65 +30,93 @@ I64 = pl.Int64
 TOP_INSTEAD = 8
 
 
-def match_collectives(ranks: dict[int, RankSummary], clock: ClockAlignment,
-                      source: str | None) -> pl.DataFrame:
-    """Every collective call of every rank that uses ``source``, matched across ranks.
-
-    Columns: rank, op, seq, step, arrival, exit, wait_ns, late_ns, last, delay_ns, ranks.
-    Only collectives seen on at least two ranks are kept.
-    """
+def _calls_of(ranks: dict[int, RankSummary], clock: ClockAlignment,
+              source: str | None) -> pl.DataFrame:
+    """The collective calls of every rank that uses ``source``, on the first common clock."""
     parts = []
     for rank, s in ranks.items():
         if s.comm_source != source or not s.collectives.height:
             continue
         off = clock.offsets_ns.get(rank, 0)
         parts.append(s.collectives.filter(pl.col("collective")).select(
-            pl.lit(rank, I64).alias("rank"), "op", "seq", "step",
-            (pl.col("start") + off).alias("arrival"), (pl.col("end") + off).alias("exit")))
-    schema = {"rank": I64, "op": pl.String, "seq": I64, "step": I64, "arrival": I64,
-              "exit": I64, "wait_ns": I64, "late_ns": pl.Float64, "last": pl.Boolean,
-              "delay_ns": I64, "ranks": I64}
-    if len(parts) < 2:
-        return pl.DataFrame(schema=schema)
-    calls = pl.concat(parts).sort("op", "seq", "arrival", "rank")
-    key = ["op", "seq"]
-    calls = calls.with_columns(pl.len().over(key).cast(I64).alias("ranks"),
-                               pl.int_range(pl.len()).over(key).cast(I64).alias("i")
-                               ).filter(pl.col("ranks") >= 2)
-    # Median of the others: the sorted arrivals without this rank's, from four order
-    # statistics of the group (those around the middle of n - 1 values).
-    k = pl.col("ranks") - 1
-    a, b = (k - 1) // 2, k // 2
-    stats = calls.group_by(key).agg(
+            pl.lit(rank, I64).alias("rank"), "op", "seq", "key", "recorded_seq", "step",
+            (pl.col("start") + off).alias("start"), (pl.col("end") + off).alias("end")))
+    if not parts:
+        return pl.DataFrame(schema={"rank": I64, "op": pl.String, "seq": I64,
+                                    "key": pl.String, "recorded_seq": I64, "step": I64,
+                                    "start": I64, "end": I64})
+    return pl.concat(parts)
+
+
+def _others_median(frame: pl.DataFrame, value: str, alias: str) -> pl.DataFrame:
+    """``frame`` + ``alias``: per row, the median of ``value`` over the *other* rows of its
+    collective (``match``), from the sorted values without the row's own."""
+    ranked = frame.with_columns(
+        (pl.col(value).rank("ordinal").over("match") - 1).cast(I64).alias("_i"))
+    ranked = ranked.join(frame.group_by("match").agg(pl.col(value).sort().alias("_v")),
+                         on="match", how="left")
+    m = pl.col("_v").list.len() - 1
+    def nth(j: pl.Expr) -> pl.Expr:
+        return pl.col("_v").list.get(pl.when(j < pl.col("_i")).then(j).otherwise(j + 1),
+                                     null_on_oob=True)
+    return ranked.with_columns(
+        ((nth((m - 1) // 2) + nth(m // 2)) / 2).alias(alias)).drop("_i", "_v")
+
+
+def collective_waits(ranks: dict[int, RankSummary], clock: ClockAlignment,
+                     source: str | None, shared_clock: bool | None = True
+                     ) -> tuple[pl.DataFrame, Matching]:
+    """Every collective call of every rank that uses ``source``, matched across ranks by
+    identity (``matching.py``), and the matching itself (its clocks).
+
+    Columns: rank, op, key, seq (the rank's own numbering), match (the collective), step, arrival,
+    exit, wait_ns, late_ns, last, delay_ns, ranks. Only collectives seen on at least two ranks
+    are kept. A rank's wait is at most its own time inside the collective, and its lateness
+    at most the median time the other ranks spent inside it: nobody can have waited longer
+    than it was there.
+    """
+    schema = {"rank": I64, "op": pl.String, "key": pl.String, "seq": I64, "match": I64,
+              "step": I64,
+              "arrival": I64, "exit": I64, "wait_ns": I64, "late_ns": pl.Float64,
+              "last": pl.Boolean, "delay_ns": I64, "ranks": I64}
+    found = match_collectives(_calls_of(ranks, clock, source), shared_clock=shared_clock)
+    calls = found.calls.filter(pl.col("match").is_not_null()).rename(
+        {"start": "arrival", "end": "exit"})
+    if calls["rank"].n_unique() < 2:
+        return pl.DataFrame(schema=schema), found
+    calls = calls.with_columns(pl.len().over("match").cast(I64).alias("ranks"),
+                               (pl.col("exit") - pl.col("arrival")).alias("inside"))
+    calls = _others_median(_others_median(calls, "arrival", "others_arrival"),
+                           "inside", "others_inside")
+    stats = calls.group_by("match").agg(
         pl.col("arrival").max().alias("last_arrival"),
-        pl.col("arrival").sort().get((pl.len() - 2) // 2).alias("sa"),
-        pl.col("arrival").sort().get((pl.len() - 2) // 2 + 1).alias("sa1"),
-        pl.col("arrival").sort().get((pl.len() - 1) // 2).alias("sb"),
-        pl.col("arrival").sort().get(pl.min_horizontal((pl.len() - 1) // 2 + 1, pl.len() - 1))
-        .alias("sb1"),
         pl.col("arrival").sort().get(pl.len() - 2).alias("second_last"),
         pl.col("step").drop_nulls().first().alias("group_step"),
     )
-    calls = calls.join(stats, on=key, how="left")
-    ra = pl.when(a < pl.col("i")).then(pl.col("sa")).otherwise(pl.col("sa1"))
-    rb = pl.when(b < pl.col("i")).then(pl.col("sb")).otherwise(pl.col("sb1"))
-    is_last = pl.col("i") == pl.col("ranks") - 1
+    calls = calls.join(stats, on="match", how="left")
+    is_last = (pl.col("arrival") == pl.col("last_arrival")) & (
+        pl.col("rank") == pl.col("rank").filter(pl.col("arrival") == pl.col("last_arrival"))
+        .max().over("match"))
+    late = pl.min_horizontal(pl.col("arrival") - pl.col("others_arrival"),
+                             pl.col("others_inside"))
     return calls.select(
-        "rank", "op", "seq", pl.col("group_step").alias("step"), "arrival", "exit",
-        (pl.col("last_arrival") - pl.col("arrival")).alias("wait_ns"),
-        (pl.col("arrival") - (ra + rb) / 2).alias("late_ns"),
-        is_last.alias("last"),
-        pl.when(is_last).then(pl.col("arrival") - pl.col("second_last")).otherwise(0)
-        .cast(I64).alias("delay_ns"),
+        "rank", "op", "key", "seq", "match", pl.col("group_step").alias("step"), "arrival",
+        "exit",
+        pl.min_horizontal(pl.col("last_arrival") - pl.col("arrival"), "inside")
+        .alias("wait_ns"),
+        late.alias("late_ns"), is_last.alias("last"),
+        pl.when(is_last).then(pl.min_horizontal(pl.col("arrival") - pl.col("second_last"),
+                                                pl.max_horizontal(late, 0)))
+        .otherwise(0).cast(I64).alias("delay_ns"),
         "ranks",
-    ).sort("op", "seq", "rank").cast(schema)  # type: ignore[arg-type]
+    ).sort("match", "rank").cast(schema), found  # type: ignore[arg-type]
 
 
 def step_waits(calls: pl.DataFrame) -> pl.DataFrame:
     """Per rank and step (collectives outside any step are keyed by op and seq): summed wait,
     lateness and delay. Columns: rank, step, collectives, wait_ns, late_ns, delay_ns, last."""
     keyed = calls.with_columns(
-        pl.col("step").fill_null(-1 - pl.col("seq")).alias("step"))
+        pl.col("step").fill_null(-1 - pl.col("match")).alias("step"))
     return keyed.group_by("rank", "step").agg(
         pl.len().cast(I64).alias("collectives"),
         pl.col("wait_ns").sum(), pl.col("late_ns").sum(), pl.col("delay_ns").sum(),
@@ -98,7 +128,7 @@ def exit_spread(calls: pl.DataFrame) -> float | None:
     """Median over collectives of (latest exit - earliest exit) across ranks."""
     if not calls.height:
         return None
-    spread = calls.group_by("op", "seq").agg((pl.col("exit").max() - pl.col("exit").min())
+    spread = calls.group_by("match").agg((pl.col("exit").max() - pl.col("exit").min())
                                              .alias("spread"))["spread"]
     value = spread.median()
     return None if value is None else float(value)  # type: ignore[arg-type]
@@ -108,11 +138,13 @@ def _instead(ranks: dict[int, RankSummary], calls: pl.DataFrame, who: int) -> pl
     """What the straggler did before arriving, against the others: per lead-in item
     (``window``, ``gpu`` busy, time in each NVTX range) the median over the matched
     collectives, its value and the median of the other ranks' values."""
-    matched = calls.filter(pl.col("rank") == who).select("op", "seq")
+    ids = calls.filter(pl.col("rank") == who).select("match")
     medians = []
     for rank, s in ranks.items():
         if not s.lead_in.height:
             continue
+        matched = calls.filter(pl.col("rank") == rank).join(ids, on="match", how="semi"
+                                                            ).select("op", "seq")
         mine = s.lead_in.join(matched, on=["op", "seq"], how="semi")
         full = matched.join(mine.select("what", "name").unique(), how="cross").join(
             mine, on=["op", "seq", "what", "name"], how="left").with_columns(

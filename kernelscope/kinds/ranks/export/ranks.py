@@ -12,6 +12,7 @@ from kernelscope.core.words import plural
 from kernelscope.export.summary import table_box
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.export.ranks_json import to_export_dict
+from kernelscope.kinds.ranks.export.ranks_markdown import step_sources
 from kernelscope.kinds.ranks.render.ranks import (
     duration,
     gap_summary,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def render_run_json(run: RunAnalysis, options: ExportOptions) -> str:
-    """``--format json``: the ``kernelscope/ranks/1`` document."""
+    """``--format json``: the ``kernelscope/ranks/2`` document."""
     return json.dumps(to_export_dict(run), indent=2, allow_nan=False) + "\n"
 
 
@@ -49,6 +50,7 @@ def print_run_summary(run: RunAnalysis, console: Console) -> None:
                   f"{plural(len(info['traces']), 'trace')}; "
                   f"ranks numbered from {info['rank_source']}; communication from "
                   f"{info['comm_source'] or 'none found'}")
+    console.print(f"Steps from: {step_sources(doc)}", markup=False, highlight=False)
     console.print(f"Clock: {info['clock']['note']}", markup=False, highlight=False)
     t = Table(box=table_box(console), show_edge=False, pad_edge=False)
     for col in ("Rank", "Steps", "Step time", "GPU busy", "Comm", "Overlap", "Wait/step",

@@ -1,7 +1,10 @@
-"""The ``kernelscope/ranks/1`` JSON document: a run of many ranks, as kernelscope reads it.
+"""The ``kernelscope/ranks/2`` JSON document: a run of many ranks (Nsight Systems or PyTorch
+profiler traces), as kernelscope reads it.
 
-    {"schema": "kernelscope/ranks/1",
-     "run": {traces, rank_source, comm_source, executor, t0_ns, t1_ns, clock{…}, notes},
+    {"schema": "kernelscope/ranks/2",
+     "run": {traces, trace_kind, rank_source, comm_source, executor, t0_ns, t1_ns,
+             clock{…, "ranks": {rank: {shift_ns, estimate_ns, residual_ns, pairs, how}},
+             "collectives_paired_by"}, verdict, notes},
      "ranks": [{"file", "rank", "steps", "step_time_ns" (median), "gpu_busy_pct", "comm_ns",
                 "compute_ns", "overlap_ns", "overlap_pct", "wait_ns", "wait_ns_per_step",
                 "late_ns_per_step", "last_count", "gaps": [{cause, gaps, ns}],
@@ -16,7 +19,14 @@
                    "ratio", "flagged", "per_rank": [{rank, instances, min_ns, med_ns,
                    max_ns}]}],
      "slow_ranks": [{rank, ratio, families, slow}],
+     "collectives": [{"match", "op", "key", "ranks", "last_rank", "late_ns", "wait_ns"
+                      (the longest), "exit_spread_ns"}],
      "heatmap": {"t0_ns", "t1_ns", "columns", "ranks": {rank: [busy % per column]}}}
+
+A trace kind's own members of a rank follow its common ones (a PyTorch trace's
+``idle_time_by_stream``, ``kernel_types`` and ``kineto``). ``kernelscope/ranks/1`` (before
+PyTorch traces joined) is the same without ``trace_kind``, ``clock.ranks``, ``verdict``,
+``collectives`` and the kind's members; the renderers read both.
 
 Times are integer ns; ``t0_ns``/``t1_ns`` and every arrival are on the common clock (the
 earliest trace's), per-rank lists on each rank's own. Non-finite floats become null.
@@ -34,7 +44,9 @@ from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.render.ranks import note_text, straggler_note, straggler_verdict
 from kernelscope.timeline.export.timeline_json import breakdown_doc
 
-SCHEMA = "kernelscope/ranks/1"
+SCHEMA = "kernelscope/ranks/2"
+SCHEMAS = ("kernelscope/ranks/1", SCHEMA)
+"""The documents the Markdown and CSV renderers read."""
 HEATMAP_COLUMNS = 100
 
 
@@ -71,8 +83,10 @@ def rank_rows(run: RunAnalysis) -> list[dict[str, Any]]:
             "gaps": _rows(s.gaps),
             **breakdown_doc(s.temporal, s.comm_comp_overlap_pct),
             "clock_offset_ns": run.clock.offsets_ns.get(rank, 0),
+            "clock_shift_ns": run.clock.ranks[rank].shift_ns if rank in run.clock.ranks else 0,
             "session_start_utc_ns": s.session_start_utc_ns,
             "nsys_version": s.nsys_version,
+            **s.extras,
         })
     return out
 
@@ -119,8 +133,29 @@ def _families(run: RunAnalysis) -> list[dict[str, Any]]:
     return [{**row, "per_rank": by_name.get(row["name"], [])} for row in _rows(run.families)]
 
 
+def collective_rows(run: RunAnalysis) -> list[dict[str, Any]]:
+    """Per collective matched across ranks: who arrived last, how late, the longest wait and
+    how far apart the ranks left it."""
+    calls = run.collectives
+    if not calls.height:
+        return []
+    rows = (calls.sort(["match", "last", "rank"], descending=[False, True, False])
+            .group_by("match", maintain_order=True).agg(
+                pl.col("op").first(), pl.col("key").first(), pl.col("ranks").first(),
+                pl.col("rank").first().alias("last_rank"), pl.col("late_ns").first(),
+                pl.col("wait_ns").max(),
+                (pl.col("exit").max() - pl.col("exit").min()).alias("exit_spread_ns")))
+    return rows.to_dicts()
+
+
+def _clock_ranks(run: RunAnalysis) -> dict[str, dict[str, Any]]:
+    return {str(r): {"shift_ns": c.shift_ns, "estimate_ns": c.estimate_ns,
+                     "residual_ns": c.residual_ns, "pairs": c.pairs, "how": c.how}
+            for r, c in run.clock.ranks.items()}
+
+
 def to_export_dict(run: RunAnalysis, *, columns: int = HEATMAP_COLUMNS) -> dict[str, Any]:
-    """The whole run as one JSON-serialisable dict (schema ``kernelscope/ranks/1``)."""
+    """The whole run as one JSON-serialisable dict (schema ``kernelscope/ranks/2``)."""
     clock = run.clock
     cells = heatmap(run, width=columns)
     # The per-step rows and the heatmap hold only integers and finite floats (one value per
@@ -130,11 +165,15 @@ def to_export_dict(run: RunAnalysis, *, columns: int = HEATMAP_COLUMNS) -> dict[
         "schema": SCHEMA,
         "run": {
             "traces": sorted({s.file for s in run.ranks.values()}),
+            "trace_kind": run.extra.get("trace_kind"),
             "rank_source": run.rank_source, "comm_source": run.comm_source,
             "executor": run.extra.get("executor"), "t0_ns": run.t0, "t1_ns": run.t1,
             "clock": {"method": clock.method, "safe": clock.safe, "note": clock.note,
                       "hosts": clock.hosts, "exit_spread_ns": clock.exit_spread_ns,
-                      "offsets_ns": {str(k): v for k, v in clock.offsets_ns.items()}},
+                      "offsets_ns": {str(k): v for k, v in clock.offsets_ns.items()},
+                      "ranks": _clock_ranks(run),
+                      "collectives_paired_by": run.extra.get("paired_by")},
+            "verdict": run.verdict.id,
             "notes": [note_text(n) for n in run.notes],
         },
         "ranks": rank_rows(run),
@@ -143,6 +182,7 @@ def to_export_dict(run: RunAnalysis, *, columns: int = HEATMAP_COLUMNS) -> dict[
         "steps": [],
         "families": _families(run),
         "slow_ranks": _rows(run.slow_ranks),
+        "collectives": collective_rows(run),
     })
     doc["steps"] = step_rows(run)
     doc["heatmap"] = {"t0_ns": run.t0, "t1_ns": run.t1, "columns": columns,

@@ -1,4 +1,5 @@
-"""A run of many ranks as Markdown (from the ``kernelscope/ranks/1`` document) and CSV."""
+"""A run of many ranks as Markdown (from the ``kernelscope/ranks/2`` document, or a
+``ranks/1`` one) and CSV."""
 
 from __future__ import annotations
 
@@ -126,8 +127,19 @@ def _families_lines(doc: dict[str, Any], top: int) -> list[str]:
     return lines
 
 
+def step_sources(doc: dict[str, Any]) -> str:
+    """Where each rank's steps came from: ``nvtx (ranks 0, 1)``, ``kernel pattern (rank 2)``."""
+    by: dict[str, list[str]] = {}
+    for r in doc["ranks"]:
+        by.setdefault(r.get("step_source") or "none found", []).append(str(r["rank"]))
+    if len(by) == 1:
+        return next(iter(by))
+    return "; ".join(f"{k} (rank{'s' if len(v) > 1 else ''} {', '.join(v)})"
+                     for k, v in by.items())
+
+
 def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str:
-    """Markdown for a ``kernelscope/ranks/1`` document."""
+    """Markdown for a ``kernelscope/ranks/2`` (or ``/1``) document."""
     run = doc["run"]
     clock = run["clock"]
     traces = run["traces"]
@@ -144,6 +156,7 @@ def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str
            "ranks." if clock["exit_spread_ns"] is not None else "")
         + ("" if clock["safe"] else " **Alignment unsafe.**"),
         f"- Communication from: {inline(run['comm_source'] or 'none found')}",
+        f"- Steps from: {inline(step_sources(doc))}",
         *(f"- Note: {inline(n)}" for n in run["notes"]),
         "", "## Ranks", "", _rank_table(doc), "",
         "Comm: time in communication (NCCL kernels, or the collective's MPI call / NVTX "

@@ -12,6 +12,7 @@ from kernelscope.core.durations import fmt_duration as duration
 from kernelscope.core.findings import Finding
 from kernelscope.core.kernel_names import ShortNames, fit_name
 from kernelscope.core.shares import fmt_percent as pct
+from kernelscope.kinds.ranks.analysis.clocks import EVERY_RANK, MOST
 from kernelscope.kinds.ranks.analysis.model import Straggler
 from kernelscope.kinds.ranks.analysis.straggler import LATENESS, LATEST_RANK
 
@@ -49,6 +50,15 @@ def straggler_note(verdict: Finding) -> str:
         return ""
     if verdict.id == "no-collective":
         return "no collective was matched across the ranks, so nobody can be late."
+    if verdict.id == "captures-differ":
+        reading = {e.metric: e for e in verdict.evidence}
+        steps = reading.get("steps")
+        differ = f"; steps {steps.note}" if steps is not None and steps.note else ""
+        return (f"no straggler named: the ranks' captures do not line up "
+                f"({reading[EVERY_RANK].value:.0f} collective(s) recorded on every rank, up "
+                f"to {reading[MOST].value:.0f} on one{differ}), so a rank's lateness may be "
+                "its capture starting or stopping elsewhere; profile the same steps on every "
+                "rank.")
     reading = {e.metric: e for e in verdict.evidence}
     late = reading[LATENESS]
     return (f"no straggler: the latest rank ({reading[LATEST_RANK].value:.0f}) arrives a median "
@@ -63,8 +73,18 @@ def note_text(note: Finding) -> str:
         return (f"rank(s) {note.subject} show no {count.note} communication; they are left out "
                 "of the collective comparison.")
     if note.id == "partial-collectives":
-        return (f"{count.value:.0f} collective call(s) were not seen on every rank (different "
-                "call counts); they are matched among the ranks that made them.")
+        alone = note.evidence[1].value if len(note.evidence) > 1 else 0
+        parts = ([f"{count.value:.0f} collective(s) were not seen on every rank"]
+                 if count.value else []) + (
+            [f"{alone:.0f} call(s) were made on one rank only"] if alone else [])
+        return (f"{' and '.join(parts)} (different captures or call counts); a collective is "
+                "compared among the ranks that made it, a call no other rank made is left "
+                "out.")
+    if note.id == "different-steps":
+        return (f"the ranks captured different steps ({count.note}): each collective is "
+                "compared among the ranks that recorded it.")
+    if note.id == "left-out":
+        return f"left out of the run, not traces of its kind: {count.note}."
     return note.title
 
 

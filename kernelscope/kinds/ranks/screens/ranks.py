@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
 from kernelscope.core.durations import fmt_duration
+from kernelscope.kinds.kineto.screens.kineto_session import KinetoTimelineScreen
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.render.ranks import straggler_note, straggler_verdict
@@ -49,16 +50,19 @@ VIEWS = (("ranks", "Ranks"), ("straggler", "Straggler"), ("families", "Families"
 RANKS_HELP = """\
 # kernelscope — ranks of one run
 
-One Nsight Systems trace per rank (or one trace holding every rank's process), read side by
-side. Ranks are numbered from the launcher's environment in each trace (`RANK`,
-`OMPI_COMM_WORLD_RANK`, …), NVTX, or the file names; clocks are aligned on each trace's
-session start time (the title says when that is unsafe, e.g. ranks on different hosts).
+One Nsight Systems or PyTorch profiler trace per rank (or one Nsight Systems trace holding
+every rank's process), read side by side. Ranks are numbered from the launcher's environment
+in each trace (`RANK`, `OMPI_COMM_WORLD_RANK`, …, PyTorch's `distributedInfo`), NVTX, or the
+file names; collectives are matched across ranks by what identifies them (group, name, size,
+dtype); clocks are aligned on each trace's session start (or base) time and shifted only where
+the matched collectives show a consistent offset (the clock line says which; the title says
+when the alignment is unsafe).
 
-1. **Ranks** — per rank: steps (NVTX step ranges or the repeating kernel pattern) and the
-   median step time, GPU busy %, time in communication (NCCL kernels, MPI calls or the
-   collective's NVTX range) and how much of it overlapped compute kernels, the median wait and
-   lateness per step at the collectives, and its GPU idle gaps by cause. `enter` opens the
-   rank's own timeline.
+1. **Ranks** — per rank: steps (profiler steps, NVTX step ranges or the repeating kernel
+   pattern) and the median step time, GPU busy %, time in communication (NCCL kernels, MPI
+   calls, the backend's or the collective's NVTX ranges) and how much of it overlapped
+   compute kernels, the median wait and lateness per step at the collectives, and its GPU
+   idle gaps by cause. `enter` opens the rank's own timeline.
 2. **Straggler** — who arrives last at the collectives and by how much per step, every rank's
    wait, what the straggler did before arriving compared with the others (NVTX ranges, GPU
    work), and its thread's CPU calls in those lead-ins.
@@ -111,6 +115,12 @@ class RankTimelineScreen(TimelineScreen):
             return
         self.dismiss()
 
+
+
+class KinetoRankTimelineScreen(RankTimelineScreen):
+    """One rank's own timeline when the ranks are PyTorch profiler traces."""
+
+    _open = KinetoTimelineScreen._open
 
 class RanksScreen(OpeningScreen[None]):
     """The ranks of one run, compared; ``e`` writes the run to ``export_name``."""
@@ -274,8 +284,10 @@ class RanksScreen(OpeningScreen[None]):
         offset = self.run.clock.offsets_ns.get(rank, 0)
         window = None if t0 is None or t1 is None else (t0 - offset, t1 - offset)
         note = f"rank {rank}" + (f" (process {summary.pid})" if summary.pid else "")
-        self.app.push_screen(RankTimelineScreen(Path(summary.file), window=window, note=note,
-                                                cache_dir=self.cache_dir))
+        screen = (KinetoRankTimelineScreen if self.run.extra.get("trace_kind") == "kineto"
+                  else RankTimelineScreen)
+        self.app.push_screen(screen(Path(summary.file), window=window, note=note,
+                                    cache_dir=self.cache_dir))
 
     @on(Heatmap.RankChosen)
     def _heatmap_chosen(self, event: Heatmap.RankChosen) -> None:
