@@ -19,6 +19,10 @@ MODELS: dict[str, Callable[[OpCall], Work | None]] = {
 """Every modelled operator by its name as the profiler records it (``aten::mm``)."""
 
 
+FLOP_MODELS = frozenset({**gemm.MODELS, **attention.MODELS, **conv.MODELS})
+"""The operators whose model counts FLOPs (the others count bytes only)."""
+
+
 def has_model(name: str) -> bool:
     return name in MODELS
 
@@ -29,4 +33,4 @@ def work_of(call: OpCall) -> Work | None:
     return None if model is None else model(call)
 
 
-__all__ = ["MODELS", "OpCall", "Work", "has_model", "work_of"]
+__all__ = ["FLOP_MODELS", "MODELS", "OpCall", "Work", "has_model", "work_of"]

@@ -4,7 +4,8 @@ device's memory bandwidth.
 
 - elementwise (``add``, ``mul``, ``gelu``, ``copy_``, ``_foreach_add_`` …): every tensor input
   read once and an output the size of the largest input written once (an in-place operator
-  writes its first input: the same size);
+  writes its first input: the same size); ``fill_`` and ``zero_`` only write their tensor, and
+  ``copy_`` reads its source and writes its first argument without reading it;
 - reductions (``sum``, ``mean``, ``amax`` …): the input read once (the output is small);
 - normalisations (``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm`` …) and softmax
   forward: the input read once, the output (its size) written once, and the weights; their
@@ -26,6 +27,8 @@ _ELEMENTWISE = (
     "masked_fill", "gelu_backward", "silu_backward", "threshold_backward", "sigmoid_backward",
     "tanh_backward", "mul_scalar", "sign", "floor", "ceil", "round", "erf", "_to_copy",
 )
+_WRITE_ONLY = ("fill", "zero")
+_OVERWRITE = ("copy",)
 _REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod",
                "norm", "linalg_vector_norm", "var", "std", "var_mean", "std_mean", "all", "any")
 _NORMS = ("layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm", "group_norm",
@@ -59,6 +62,12 @@ def elementwise(call: OpCall) -> Work | None:
     tensors = _inputs(call)
     if not tensors:
         return None
+    base = call.name.removeprefix("aten::").rstrip("_")
+    if base in _WRITE_ONLY or base in _OVERWRITE:
+        # fill_/zero_ only write their tensor; copy_ reads its source and writes its first
+        written = tensors[0][0] * tensors[0][1]
+        read = 0 if base in _WRITE_ONLY else sum(c * s for c, s in tensors[1:])
+        return Work(None, read + written, "output" if base in _WRITE_ONLY else "inputs + output")
     lists = [call.tensor_list(i) for i in range(len(call.dims))]
     first_list = next((shapes for shapes in lists if shapes), None)
     if first_list is not None:  # a _foreach_ operator: the first list is written
