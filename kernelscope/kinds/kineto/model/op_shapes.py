@@ -38,15 +38,17 @@ def _ranges_of(text: bytes) -> list[OpRange]:
         args = event.get("args")
         if not isinstance(args, dict) or not isinstance(args.get("Input Dims"), list):
             continue
-        ext, ts, dur = args.get("External id"), event.get("ts"), event.get("dur")
-        pid, tid = event.get("pid"), event.get("tid")
-        if not all(isinstance(v, (int, float)) for v in (ext, ts, dur, pid, tid)):
+        numbers = [v for v in (args.get("External id"), event.get("ts"), event.get("dur"),
+                                event.get("pid"), event.get("tid"))
+                   if isinstance(v, (int, float))]
+        if len(numbers) != 5:
             continue
-        start = round(float(ts) * 1000)
+        ext, ts, dur, pid, tid = (float(v) for v in numbers)
+        start = round(ts * 1000)
         call = OpCall(str(event.get("name", "")), tuple(args["Input Dims"]),
                       _text_tuple(args.get("Input type")),
                       _text_tuple(args.get("Concrete Inputs")))
-        found.append(OpRange(int(ext), start, start + round(float(dur) * 1000),
+        found.append(OpRange(int(ext), start, start + round(dur * 1000),
                              global_id(int(pid), int(tid)), call))
     return found
 
