@@ -11,6 +11,7 @@ from kernelscope.core.errors import ReportError
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.op_efficiency_text import op_efficiency_markdown
 from kernelscope.timeline.export.timeline_json import timeline_data, to_export_dict
 from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
 from kernelscope.timeline.model.model import NsysReport, pid_of
@@ -58,9 +59,17 @@ def with_processes(kernels: pl.DataFrame, report: NsysReport) -> pl.DataFrame:
     return kernels.join(pids, on="Name", how="left", maintain_order="left")
 
 
+def operators_markdown(data: TimelineData) -> str:
+    """The operator efficiency section, where the trace records operators' shapes."""
+    efficiency = data.op_efficiency
+    return op_efficiency_markdown(efficiency) if efficiency.available else ""
+
+
 def render_timeline_report(source: NsysReport | TimelineData, options: ExportOptions) -> str:
     """An opened timeline report in ``options.fmt`` (the TUI exports the view data it holds)."""
     data = timeline_data(source)
+    if options.model_flops is not None:
+        data.model_flops = options.model_flops
     if options.process:
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
     if options.pattern:
@@ -71,7 +80,8 @@ def render_timeline_report(source: NsysReport | TimelineData, options: ExportOpt
     if options.fmt == "csv":
         return nsys_csv(with_processes(data.kernels, data.report))
     if options.fmt == "md":
-        return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+        return (render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+                + operators_markdown(data))
     doc = to_export_dict(data)
     if options.pattern:
         regex = re.compile(options.pattern)

@@ -16,6 +16,7 @@ from kernelscope.core.jsonsafe import json_safe
 from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_data import EXPORT_GAPS, TimelineData
+from kernelscope.timeline.export.op_efficiency_text import op_efficiency_doc
 from kernelscope.timeline.model.model import NsysReport
 
 SCHEMA = "kernelscope/nsys/1"
@@ -157,6 +158,7 @@ def to_export_dict(
         "gpu_metrics_verdicts": [v.as_dict() for v in data.metrics_verdicts],
         "cuda_graphs": graph_doc(data),
         **breakdown_members(data),
+        **op_efficiency_doc(data.op_efficiency),
     })
 
 
