@@ -11,7 +11,8 @@ from tests.mcp.conftest import ANSWER_BYTES, exported, served, size
 NCU = SAMPLES / "ncu"
 NSYS = SAMPLES / "nsys"
 MANY = NCU / "many_launches.ncu-rep.xz"
-TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command"}
+TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command",
+         "operators"}
 
 
 async def test_lists_the_tools_resources_and_prompts() -> None:
@@ -150,3 +151,22 @@ async def test_timeline_steps_are_the_runs_export() -> None:
     assert got.structured_content["processes"] == doc["ranks"]
     assert (process["steps"], process["step_source"], process["step_time_ns"]) == (
         5, "nvtx", 1977752.0)
+
+
+async def test_operators_is_the_exports_operator_efficiency() -> None:
+    trace = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
+    async with served() as client:
+        got = await client.call_tool("operators", {"path": "kineto/kineto_step.pt.trace.json.xz",
+                                                   "model_flops": 1e12})
+    answer = got.structured_content
+    assert not got.is_error and size(answer) < ANSWER_BYTES
+    doc = exported(trace, "--model-flops", "1e12")
+    assert answer["op_efficiency_basis"] == doc["op_efficiency_basis"]
+    mfu = answer["mfu"]  # cut to its first steps where the answer's budget asks
+    assert mfu and mfu == doc["mfu"][:len(mfu)]
+    if len(mfu) < len(doc["mfu"]):
+        assert answer["truncated"]["mfu"] == len(doc["mfu"])
+    assert {m["source"] for m in mfu} == {"--model-flops"}
+    count = answer["page"]["count"]
+    assert answer["op_efficiency"] == doc["op_efficiency"][:count]
+    assert answer["page"]["total"] == len(doc["op_efficiency"])
