@@ -61,6 +61,8 @@ class OpRow:
     model: str
     """The formula, or ``no model``."""
     peaks: DevicePeaks | None = field(default=None, repr=False)
+    kernel_ns: tuple[tuple[str, int], ...] = field(default=(), repr=False)
+    """(kernel name, summed time) of the kernels the row's calls own."""
 
     @property
     def modelled(self) -> bool:

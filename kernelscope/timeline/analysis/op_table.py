@@ -45,6 +45,13 @@ class _Group:
     time_ns: int = 0
     kernels: int = 0
     starts: list[tuple[int, int]] = field(default_factory=list)
+    kernel_ns: dict[str, int] = field(default_factory=dict)
+
+    def add_kernels(self, kernels: Sequence[Launch]) -> None:
+        self.time_ns += sum(k.duration_ns for k in kernels)
+        self.kernels += len(kernels)
+        for kernel in kernels:
+            self.kernel_ns[kernel.name] = self.kernel_ns.get(kernel.name, 0) + kernel.duration_ns
 
 
 def instance_dtype(owner: Owner, kernel_names: Sequence[str],
@@ -104,8 +111,8 @@ def _groups(ranges: Sequence[OpRange], launches: Sequence[Launch]
     by_id = {owner.op.op_id: owner for owner in owned.values()}
     groups: dict[tuple[str, str, str | None, str], _Group] = {}
     if orphans:
-        groups[(NO_OPERATOR, "", None, NO_MODEL)] = _Group(
-            0, None, None, sum(k.duration_ns for k in orphans), len(orphans))
+        groups[(NO_OPERATOR, "", None, NO_MODEL)] = orphan = _Group(0, None, None)
+        orphan.add_kernels(orphans)
     for op_id, kernels in per_owner.items():
         owner = by_id[op_id]
         call = owner.op.call
@@ -114,8 +121,7 @@ def _groups(ranges: Sequence[OpRange], launches: Sequence[Launch]
         key = (call.name, json.dumps(list(call.dims)), dtype, _model_label(owner))
         group = groups.setdefault(key, _Group())
         group.calls += 1
-        group.time_ns += sum(k.duration_ns for k in kernels)
-        group.kernels += len(kernels)
+        group.add_kernels(kernels)
         work = owner.work
         group.flops = None if work is None or work.flops is None or group.flops is None \
             else group.flops + work.flops
@@ -139,7 +145,7 @@ def op_efficiency(ranges: Sequence[OpRange], launches: Sequence[Launch],
     peaks = peaks_for(name)
     groups = _groups(ranges, checked(launches, ranges))
     rows = [OpRow(op, shapes_text, dtype, g.calls, g.flops, g.bytes, g.time_ns, g.kernels,
-                  model, peaks)
+                  model, peaks, tuple(g.kernel_ns.items()))
             for (op, shapes_text, dtype, model), g in groups.items()]
     rows.sort(key=lambda row: (-row.gpu_time_ns, row.op, row.input_shapes))
     starts = [(start, flops, key[2]) for key, g in groups.items() for start, flops in g.starts]
