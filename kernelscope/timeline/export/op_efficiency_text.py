@@ -5,8 +5,10 @@ timeline's Operators view and a small ASCII roofline of the operators (plotext).
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
+import polars as pl
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -87,6 +89,23 @@ def op_efficiency_markdown(eff: OpEfficiency, top: int = MARKDOWN_ROWS) -> str:
     return "\n".join(lines) + "\n"
 
 
+def operators_frame(eff: OpEfficiency) -> pl.DataFrame:
+    """The operators as the Kernels view's second table lists them (numbers, not text: the
+    table sorts them)."""
+    rows = [{
+        "Operator": r.op, "Input shapes": r.input_shapes, "Dtype": r.dtype or NOT_AVAILABLE,
+        "Calls": r.calls, "GPU time (ns)": r.gpu_time_ns, "TFLOP/s": r.achieved_tflops,
+        "GB/s": r.achieved_gbps, "% of peak": r.pct_of_peak, "Bound": r.bound or "",
+        "Model": r.model} for r in eff.rows]
+    return pl.DataFrame(rows, schema=OPERATOR_SCHEMA, orient="row")
+
+
+OPERATOR_SCHEMA = {"Operator": pl.String, "Input shapes": pl.String, "Dtype": pl.String,
+                   "Calls": pl.Int64, "GPU time (ns)": pl.Int64, "TFLOP/s": pl.Float64,
+                   "GB/s": pl.Float64, "% of peak": pl.Float64, "Bound": pl.String,
+                   "Model": pl.String}
+
+
 def print_op_efficiency(eff: OpEfficiency, console: Console) -> None:
     """``summary``'s lines: the operators with the most GPU time and MFU per step."""
     if not eff.available:
@@ -127,9 +146,10 @@ def op_roofline_text(eff: OpEfficiency, width: int = 78, height: int = 18,
               for r in rows if r.dtype == dtype]
     with plotext_figure(max(30, width), max(10, height)) as plt:
         text = _draw(plt, points, peak * 1e12, ridge, eff.peaks.memory_gbps * 1e9, color)
-    legend = (f"• an operator (shapes, dtype {dtype}); roof: {peak:g} TFLOP/s, "
-              f"{eff.peaks.memory_gbps:g} GB/s, ridge {ridge:.0f} FLOP/byte")
-    return text.rstrip("\n") + "\n" + legend
+    legend = textwrap.wrap(f"• an operator (shapes, dtype {dtype}); roof: {peak:g} TFLOP/s, "
+                           f"{eff.peaks.memory_gbps:g} GB/s, ridge {ridge:.0f} FLOP/byte",
+                           max(30, width))
+    return text.rstrip("\n") + "\n" + "\n".join(legend)
 
 
 def _draw(plt: Any, points: list[tuple[float, float]], peak: float, ridge: float,
