@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.kinds.kineto.analysis.op_shapes import read_op_ranges, shapes_recorded
 from kernelscope.kinds.kineto.model.model import KinetoTrace, global_id
-from kernelscope.kinds.kineto.model.op_shapes import read_op_ranges, shapes_recorded
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency, unavailable
 from kernelscope.timeline.analysis.op_table import Launch, op_efficiency
 
