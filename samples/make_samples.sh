@@ -28,7 +28,15 @@
 #                 ranges, with_stack) and two runs of kineto_ranks (4 gloo ranks on one GPU,
 #                 rank 2 slowed by 30 ms a step; run "other" only to test mixed runs)
 #                 -> raw/kineto/ (packed to samples/kineto/)
+#   uneven        two gloo ranks whose profiles record different collectives (uneven_ranks.py)
+#                 -> raw/new/kineto/uneven/
+#   managed       managed_memory.cu: nsys (unified-memory page faults) + its kernel report
+#                 -> raw/new/nsys/managed/, raw/new/ncu/
+#   whatif        whatif_cases.py: base/fast pairs, torch.profiler and nsys -> raw/new/whatif/
+#   opeff         opeff.py: GEMM sweep and SDPA with shapes (torch.profiler, nsys emit_nvtx)
+#                 and their kernel reports with tensor-op counters -> raw/new/opeff/
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
+#   pack_new      xz -9e raw/new/* into OUTDIR/samples/ (the four stages above)
 # After `pack`, copy OUTDIR/samples/* over the repository's samples/ folder.
 #
 # Environment (all optional):
@@ -388,6 +396,94 @@ PY
       >"$RB/$r.raw.csv" 2>"$RB/$r.raw.log" &
   done
   wait
+}
+
+# --- issue 34/37/38 samples: everything goes under raw/new/ in the committed layout ---
+NEW=$OUTDIR/raw/new
+
+stage_uneven() {
+  local d=$NEW/kineto/uneven r pids=()
+  mkdir -p "$d"
+  for r in 0 1; do
+    (RANK=$r WORLD_SIZE=2 MASTER_PORT=29577 run 150 "$PYTHON" "$SRC/torch/uneven_ranks.py" "$d") \
+      >"$d/rank$r.log" 2>&1 &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r"; done
+  ls -la "$d" >&2
+}
+
+# nsys_stats_into DIR NAME: export NAME.nsys-rep to SQLite and write nsys stats oracles
+nsys_stats_into() {
+  local d=$1 n=$2
+  (cd "$d" && run 240 "$NSYS" export --type sqlite --force-overwrite true -o "$n.sqlite" "$n.nsys-rep") \
+    >"$d/$n.export.log" 2>&1
+  mkdir -p "$d/oracle"
+  (cd "$d/oracle" && run 240 "$NSYS" stats --format csv --force-overwrite true \
+    --report "$NSYS_REPORTS" -o "$n" "../$n.sqlite") >"$d/$n.stats.log" 2>&1
+  (cd "$d/oracle" && run 240 "$NSYS" stats --format csv --force-overwrite true \
+    --report um_sum,um_total_sum,um_cpu_page_faults_sum -o "$n" "../$n.sqlite") >"$d/$n.um_stats.log" 2>&1
+}
+
+stage_managed() {
+  local d=$NEW/nsys/managed
+  mkdir -p "$d" "$NEW/ncu/oracle"
+  (cd "$d" && run 150 "$NSYS" profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none \
+    --cuda-um-cpu-page-faults=true --cuda-um-gpu-page-faults=true -o managed -f true \
+    "$B/managed_memory") >"$d/managed.profile.log" 2>&1
+  nsys_stats_into "$d" managed
+  (cd "$NEW/ncu" && run 240 "$NCU" --clock-control none --set full --import-source yes -f \
+    -o managed "$B/managed_memory") 2>&1 | stamp >"$NEW/ncu/managed.profile.log"
+  run 200 "$NCU" --import "$NEW/ncu/managed.ncu-rep" --page details --csv --print-units base \
+    >"$NEW/ncu/oracle/managed.details.csv" 2>/dev/null
+  run 200 "$NCU" --import "$NEW/ncu/managed.ncu-rep" --page raw --csv --print-units base \
+    >"$NEW/ncu/oracle/managed.raw.csv" 2>/dev/null
+}
+
+stage_whatif() {
+  local d=$NEW/whatif c v
+  mkdir -p "$d"
+  run 300 "$PYTHON" "$SRC/torch/whatif_cases.py" kineto "$d" >"$d/kineto.log" 2>&1
+  for c in serial beside hidden shift; do
+    for v in base fast; do
+      (cd "$d" && run 120 "$NSYS" profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none \
+        -o "${c}_$v" -f true "$PYTHON" "$SRC/torch/whatif_cases.py" nvtx "$d" "$c" "$v") \
+        >"$d/${c}_$v.profile.log" 2>&1
+      (cd "$d" && run 120 "$NSYS" export --type sqlite --force-overwrite true -o "${c}_$v.sqlite" \
+        "${c}_$v.nsys-rep") >"$d/${c}_$v.export.log" 2>&1
+    done
+  done
+}
+
+stage_opeff() {
+  local d=$NEW/opeff w
+  mkdir -p "$d/oracle"
+  for w in gemm sdpa; do
+    run 200 "$PYTHON" "$SRC/torch/opeff.py" kineto "$w" "$d" >"$d/kineto_$w.log" 2>&1
+  done
+  (cd "$d" && run 200 "$NSYS" profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none \
+    -o gemm_sweep_nvtx -f true "$PYTHON" "$SRC/torch/opeff.py" nvtx gemm "$d") \
+    >"$d/gemm_sweep_nvtx.profile.log" 2>&1
+  (cd "$d" && run 200 "$NSYS" export --type sqlite --force-overwrite true \
+    -o gemm_sweep_nvtx.sqlite gemm_sweep_nvtx.nsys-rep) >"$d/gemm_sweep_nvtx.export.log" 2>&1
+  local metrics="regex:^sm__ops_path_tensor_,regex:^sm__inst_executed_pipe_tensor,gpu__time_duration.sum"
+  for w in gemm sdpa; do
+    (cd "$d" && OPEFF_REPS=1 run 300 "$NCU" --clock-control none --profile-from-start off \
+      --section SpeedOfLight --metrics "$metrics" -f -o "opeff_$w" \
+      "$PYTHON" "$SRC/torch/opeff.py" ncu "$w" "$d") 2>&1 | stamp >"$d/opeff_$w.profile.log"
+    run 200 "$NCU" --import "$d/opeff_$w.ncu-rep" --page raw --csv --print-units base \
+      >"$d/oracle/opeff_$w.raw.csv" 2>/dev/null
+  done
+}
+
+stage_pack_new() {
+  local S=$OUTDIR/samples
+  (cd "$NEW" && find . -type f \( -name '*.json' -o -name '*.sqlite' -o -name '*.nsys-rep' \
+    -o -name '*.ncu-rep' -o -name '*.csv' \)) | sed 's,^\./,,' |
+    xargs -P "$(nproc)" -I{} sh -c 'mkdir -p "$(dirname "$2/$1")" && xz -T1 -9e -c "$3/$1" >"$2/$1.xz"' \
+      _ {} "$S" "$NEW"
+  (cd "$NEW" && find . -name '*.log' | tar -cJf "$OUTDIR/new_logs.tar.xz" -T -)
+  find "$S" -type f | sort >&2
 }
 
 stage_pack() {
