@@ -26,14 +26,14 @@ from kernelscope.timeline.analysis.op_efficiency import (
     dtype_in_kernel_names,
     unavailable,
 )
-from kernelscope.timeline.analysis.op_models import OpCall
+from kernelscope.timeline.analysis.op_models import FLOP_MODELS, OpCall
 from kernelscope.timeline.analysis.op_table import Launch, op_efficiency
 from kernelscope.timeline.model.model import NsysReport
 
 SHAPES = "NVTX ranges of emit_nvtx(record_shapes=True)"
 _OP = re.compile(r"^(?P<name>[^,\s][^,]*?)(?:, seq = -?\d+)?(?:, op_id = \d+)?"
                  r"(?:, sizes = (?P<sizes>\[.*?\]))?(?:, input_op_ids = .*)?$")
-_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+_STEP = re.compile(r"^(?:ProfilerStep#|[Ss]tep )(\d+)$")
 
 
 def parse_op_range(text: str) -> tuple[str, tuple[object, ...]] | None:
@@ -85,7 +85,9 @@ def _launches(report: NsysReport, ops: Sequence[OpRange]) -> list[Launch]:
 
 
 def _with_dtypes(ops: Sequence[OpRange], launches: Sequence[Launch]) -> list[OpRange]:
-    """Each call with the dtype its own and its nested calls' kernels spell."""
+    """Each call with the dtype its own and its nested calls' kernels spell; a matrix product,
+    attention or convolution whose kernels spell none (cuBLAS's ``nvjet_*``) takes the one
+    dtype the trace's other such operators' kernels spell, when they agree on one."""
     names: dict[int, list[str]] = {}
     for launch in launches:
         if launch.op_id is not None:
@@ -97,8 +99,18 @@ def _with_dtypes(ops: Sequence[OpRange], launches: Sequence[Launch]) -> list[OpR
         while current is not None:
             below.setdefault(current, []).extend(kernel_names)
             current = parent.get(current)
-    return [replace(op, call=replace(op.call, dtype=dtype_in_kernel_names(below[op.op_id])))
-            if op.op_id in below else op for op in ops]
+    spelled = {op.op_id: dtype_in_kernel_names(below[op.op_id]) for op in ops
+               if op.op_id in below}
+    flop_dtypes = {spelled[op.op_id] for op in ops if op.call.name in FLOP_MODELS
+                   and spelled.get(op.op_id) is not None}
+    shared = next(iter(flop_dtypes)) if len(flop_dtypes) == 1 else None
+    found = []
+    for op in ops:
+        dtype = spelled.get(op.op_id)
+        if dtype is None and op.call.name in FLOP_MODELS and op.op_id in below:
+            dtype = shared
+        found.append(replace(op, call=replace(op.call, dtype=dtype)) if dtype else op)
+    return found
 
 
 def nvtx_op_efficiency(report: NsysReport, model_flops: float | None = None) -> OpEfficiency:

@@ -27,18 +27,20 @@ NO_MODEL = "no model"
 
 _KERNEL_DTYPES = (
     ("fp8", re.compile(r"e4m3|e5m2|fp8|f8f8", re.I)),
-    ("bf16", re.compile(r"bf16", re.I)),
+    ("bf16", re.compile(r"bf16|BFloat16|nv_bfloat16", re.I)),
     ("tf32", re.compile(r"tf32", re.I)),
-    ("fp16", re.compile(r"fp16|f16f16|h1688|h16816|s16816gemm_fp16|hgemm", re.I)),
+    ("fp16", re.compile(r"fp16|f16f16|h1688|h16816|s16816gemm_fp16|hgemm|c10::Half|__half\b")),
     ("int8", re.compile(r"i8i8|s8s8|imma|int8", re.I)),
-    ("fp64", re.compile(r"dgemm|f64f64|fp64", re.I)),
-    ("fp32", re.compile(r"sgemm|f32f32_f32f32", re.I)),
+    ("fp64", re.compile(r"dgemm|f64f64|fp64|\bdouble\b", re.I)),
+    ("fp32", re.compile(r"sgemm|f32f32_f32f32|\bfloat\b")),
 )
 
 
 def dtype_in_kernel_names(names: Iterable[str]) -> str | None:
-    """The dtype the kernels' names spell (``sm90_xmma_gemm_bf16bf16_bf16f32…`` is bf16), the
-    first found in the order fp8, bf16, tf32, fp16, int8, fp64, fp32; None when none does."""
+    """The dtype the kernels' names spell (``sm90_xmma_gemm_bf16bf16_bf16f32…`` and
+    ``…<c10::BFloat16>…`` are bf16, ``…<float>…`` fp32), the first found in the order fp8,
+    bf16, tf32, fp16, int8, fp64, fp32 (a bf16 kernel that accumulates in float is bf16); None
+    when none does (cuBLAS's ``nvjet_*`` names spell none)."""
     names = list(names)
     for dtype, pattern in _KERNEL_DTYPES:
         if any(pattern.search(name) for name in names):
