@@ -27,37 +27,62 @@ def _events(path: Path) -> list[dict[str, Any]]:
         return json.load(fh)["traceEvents"]  # type: ignore[no-any-return]
 
 
-def _mm_by_shapes(events: list[dict[str, Any]]) -> dict[str, tuple[int, float]]:
-    """aten::mm calls that launched kernels, by their Input Dims: (calls, kernel µs)."""
+def _flops(name: str, dims: list[list[int]]) -> int:
+    """2·M·N·K × batch of an ``aten::mm`` or ``aten::matmul`` (an N-D first operand times a
+    2-D second, as in these traces)."""
+    a, b = dims[0], dims[1]
+    batch = 1
+    for size in a[:-2]:
+        batch *= size
+    return 2 * batch * a[-2] * b[-1] * a[-1]
+
+
+def _products(events: list[dict[str, Any]]) -> dict[str, tuple[int, int, float]]:
+    """aten::mm and aten::matmul calls that launched kernels (theirs or their nested calls'),
+    not inside another modelled product, by name and Input Dims: (calls, FLOPs, kernel µs)."""
     kernel_us: dict[int, float] = defaultdict(float)
     for event in events:
         if event.get("cat") == "kernel":
             kernel_us[event["args"]["External id"]] += event["dur"]
-    found: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
-    for event in events:
-        if event.get("cat") == "cpu_op" and event["name"] == "aten::mm":
-            ext = event["args"]["External id"]
-            if ext in kernel_us:
-                entry = found[json.dumps(event["args"]["Input Dims"])]
-                entry[0] += 1
-                entry[1] += kernel_us[ext]
-    return {k: (int(v[0]), v[1]) for k, v in found.items()}
+    ops = [e for e in events if e.get("cat") == "cpu_op"]
+    by_thread: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for op in ops:
+        by_thread[op["tid"]].append(op)
+    found: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    outer = {"aten::linear", "aten::matmul"}
+    for op in ops:
+        if op["name"] not in ("aten::mm", "aten::matmul"):
+            continue
+        start, end = op["ts"], op["ts"] + op["dur"]
+        around = [o for o in by_thread[op["tid"]] if o is not op and o["ts"] <= start
+                  and end <= o["ts"] + o["dur"]]
+        if any(o["name"] in outer for o in around):
+            continue  # counted by the product around it
+        inside = [o for o in by_thread[op["tid"]] if start <= o["ts"]
+                  and o["ts"] + o["dur"] <= end]
+        us = sum(kernel_us.get(o["args"]["External id"], 0.0) for o in inside)
+        if us:
+            key = op["name"] + " " + json.dumps(op["args"]["Input Dims"])
+            entry = found[key]
+            entry[0] += 1
+            entry[1] += _flops(op["name"], op["args"]["Input Dims"])
+            entry[2] += us
+    return {k: (int(v[0]), int(v[1]), v[2]) for k, v in found.items()}
 
 
-def test_mm_rows_are_two_mnk_per_call_over_their_kernels_time() -> None:
-    efficiency = kineto_op_efficiency(read_trace(STEP))
+@pytest.mark.parametrize("path", [STEP, SAMPLES / "opeff" / "gemm_sweep.pt.trace.json.xz"])
+def test_mm_and_matmul_rows_are_two_mnk_per_call_over_their_kernels_time(path: Path) -> None:
+    efficiency = kineto_op_efficiency(read_trace(path))
     assert efficiency.available and efficiency.peaks is not None
-    assert efficiency.peaks.product == "H200 SXM"
-    expected = _mm_by_shapes(_events(STEP))
-    rows = [row for row in efficiency.rows if row.op == "aten::mm"]
+    expected = _products(_events(path))
+    rows = [row for row in efficiency.rows if row.op in ("aten::mm", "aten::matmul")]
     assert len(rows) == len(expected) >= 4
     for row in rows:
-        (m, k), (k2, n) = json.loads(row.input_shapes)
-        assert k == k2
-        calls, kernel_us = expected[row.input_shapes]
+        calls, flops, kernel_us = expected[row.op + " " + row.input_shapes]
+        dims = json.loads(row.input_shapes)
         assert row.calls == calls
-        assert row.flops == 2 * m * n * k * calls
-        assert row.gpu_time_ns == pytest.approx(kernel_us * 1000, abs=calls)
+        assert row.flops == flops == _flops(row.op, dims) * calls
+        assert row.gpu_time_ns == pytest.approx(kernel_us * 1000, abs=calls * 2)
         assert row.achieved_tflops == pytest.approx(row.flops / (kernel_us * 1e-6) / 1e12,
                                                      rel=1e-4)
         assert row.dtype == "bf16" and row.peak_tflops == 989.5
