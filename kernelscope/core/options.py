@@ -30,6 +30,8 @@ class OpenOptions:
     """Only the kernels whose name this regex matches."""
     pairs: tuple[tuple[str, str], ...] = ()
     """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
+    model_flops: float | None = None
+    """The model's FLOPs per step for MFU (``--model-flops``), instead of the operators'."""
 
 
 def parse_pair(text: str) -> tuple[str, str]:

@@ -111,7 +111,7 @@ def render_checked(
                 f"{flag} compares two reports: use it with 'kernelscope diff BEFORE AFTER'."
             )
     open_options = OpenOptions(cache_dir=options.cache_dir, workers=options.workers,
-                               scheduler=options.scheduler)
+                               scheduler=options.scheduler, model_flops=options.model_flops)
     with opened(kind, paths, open_options) as model:
         result = kind.renderer(options.fmt)(model, options)
     return result if isinstance(result, Rendered) else Rendered(str(result))

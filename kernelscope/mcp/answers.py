@@ -123,6 +123,20 @@ def timeline(path: Path, section: str, begin: int | None, end: int | None, start
     return paged({k: doc[k] for k in ("schema", "report", section)}, section, start, question)
 
 
+def operators(path: Path, model_flops: float | None, start: int, question: str,
+              progress: Progress) -> dict[str, Any]:
+    """A timeline's operator efficiency (its JSON export's ``op_efficiency``, a page at a
+    time, ``mfu`` and ``op_efficiency_basis``)."""
+    if kind_for([path]).name not in ("nsys", "kineto"):
+        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
+                          "PyTorch profiler trace).")
+    if model_flops is not None and not model_flops > 0:
+        raise ReportError("model_flops is the model's FLOPs per step, a number above 0.")
+    doc, _ = export_document([path], progress, model_flops=model_flops)
+    keys = ("schema", "op_efficiency_basis", "mfu", "op_efficiency")
+    return paged({k: doc[k] for k in keys}, "op_efficiency", start, question)
+
+
 def steps(path: Path, progress: Progress) -> dict[str, Any]:
     """Each process's steps (NVTX step ranges, else the repeating kernel pattern): how many,
     found how, the median step time, with its GPU busy and communication, as the run's JSON

@@ -134,6 +134,16 @@ class Tools:
         return await self._ask("metrics", lambda: {
             "path": self._path(path), "kernel_id": kernel_id, "pattern": pattern}, cursor, ctx)
 
+    async def operators(self, path: str, model_flops: float | None = None,
+                        cursor: str | None = None, ctx: Context | None = None) -> Answer:
+        """How close each PyTorch operator runs to the GPU's peak (a Kineto trace recorded
+        with record_shapes=True, or an nsys trace of emit_nvtx(record_shapes=True)): per
+        operator, shapes and dtype its FLOPs and bytes from the shapes, GPU time, achieved
+        TFLOP/s and GB/s, % of the device's dense peak, bound; MFU per step (model_flops:
+        the model's FLOPs per step instead of the operators')."""
+        return await self._ask("operators", lambda: {
+            "path": self._path(path), "model_flops": model_flops}, cursor, ctx)
+
     async def ncu_command(self, trace: str, family: int | str, ctx: Context | None = None
                           ) -> Answer:
         """The exact ncu command that profiles a representative launch of a timeline's
@@ -168,7 +178,7 @@ def _progress_to(ctx: Context | None) -> Any:
 
 
 TOOL_NAMES = ("summary", "kernel", "timeline", "diff", "join", "ranks", "metrics",
-              "ncu_command", "critical_path", "whatif")
+              "operators", "ncu_command", "critical_path", "whatif")
 
 
 def build_server(roots: Roots) -> MCPServer:

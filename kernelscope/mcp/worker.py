@@ -42,6 +42,8 @@ def _answers() -> dict[str, Answer]:
         "ranks": lambda a, s, q, p: answers.ranks(paths(a, "paths"), s, q, p),
         "metrics": lambda a, s, q, p: answers_ncu.metrics_answer(
             Path(a["path"]), a["kernel_id"], a["pattern"], s, q, p),
+        "operators": lambda a, s, q, p: answers.operators(
+            Path(a["path"]), a["model_flops"], s, q, p),
         "ncu_command": lambda a, s, q, p: answers.ncu_command(
             Path(a["trace"]), a["family"], p),
         "critical_path": lambda a, s, q, p: answers.critical_path(Path(a["path"]), p),

@@ -62,6 +62,18 @@ def _reduction_arguments(p: argparse.ArgumentParser) -> None:
                    "the dask extra)")
 
 
+def _model_flops_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model-flops", type=float, default=None, metavar="FLOPS",
+                   help="the model's FLOPs per step, for MFU (default: the operators' FLOPs "
+                        "from the shapes a timeline records)")
+
+
+def _check_model_flops(value: float | None) -> float | None:
+    if value is not None and not (value > 0 and value != float("inf")):
+        raise ReportError("--model-flops takes the model's FLOPs per step, a number above 0.")
+    return value
+
+
 def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The options of a diff: kernels paired by hand and the CI gate."""
     p.add_argument(
@@ -99,6 +111,7 @@ def _export_parser(kind: str | None = None, *, prog: str | None = None,
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _model_flops_argument(p)
     _reduction_arguments(p)
     _comparing(p)
     return p
@@ -114,6 +127,7 @@ def _summary_parser(kind: str | None = None) -> argparse.ArgumentParser:
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
     p.add_argument("--cache-dir", type=Path, default=None)
+    _model_flops_argument(p)
     _reduction_arguments(p)
     return p
 
@@ -218,6 +232,7 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         process=getattr(args, "process", None),
         pairs=_pairs(args.pair),
         fail_if_slower=args.fail_if_slower,
+        model_flops=_check_model_flops(getattr(args, "model_flops", None)),
     )
     if args.output is None:  # refused before the work, not after it
         check_stdout_not_an_input(args.report)
@@ -242,7 +257,8 @@ def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
 
     check_stdout_not_an_input(args.report)
     options = OpenOptions(cache_dir=args.cache_dir, process=args.process, workers=args.workers,
-                          scheduler=args.scheduler)
+                          scheduler=args.scheduler,
+                          model_flops=_check_model_flops(args.model_flops))
     print_summary(args.report, subcommand=subcommand, options=options)
     return 0
 

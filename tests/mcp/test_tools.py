@@ -13,7 +13,7 @@ NCU = SAMPLES / "ncu"
 NSYS = SAMPLES / "nsys"
 MANY = NCU / "many_launches.ncu-rep.xz"
 TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "ncu_command",
-         "critical_path", "whatif"}
+         "critical_path", "whatif", "operators"}
 
 
 async def test_lists_the_tools_resources_and_prompts() -> None:
@@ -182,3 +182,22 @@ async def test_critical_path_and_whatif_are_the_exports() -> None:
                "--faster", "aten::randn=4")
     assert whatif.structured_content == json.loads(done.stdout)
     assert bad.is_error and "REGEX=FACTOR" in bad.content[0].text
+
+
+async def test_operators_is_the_exports_operator_efficiency() -> None:
+    trace = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
+    async with served() as client:
+        got = await client.call_tool("operators", {"path": "kineto/kineto_step.pt.trace.json.xz",
+                                                   "model_flops": 1e12})
+    answer = got.structured_content
+    assert not got.is_error and size(answer) < ANSWER_BYTES
+    doc = exported(trace, "--model-flops", "1e12")
+    assert answer["op_efficiency_basis"] == doc["op_efficiency_basis"]
+    mfu = answer["mfu"]  # cut to its first steps where the answer's budget asks
+    assert mfu and mfu == doc["mfu"][:len(mfu)]
+    if len(mfu) < len(doc["mfu"]):
+        assert answer["truncated"]["mfu"] == len(doc["mfu"])
+    assert {m["source"] for m in mfu} == {"--model-flops"}
+    count = answer["page"]["count"]
+    assert answer["op_efficiency"] == doc["op_efficiency"][:count]
+    assert answer["page"]["total"] == len(doc["op_efficiency"])

@@ -26,7 +26,9 @@ def _open_kineto(paths: Sequence[Path], options: OpenOptions) -> Any:
         from kernelscope.core.errors import ReportError
 
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
-    return open_kineto(paths[0])
+    data = open_kineto(paths[0])
+    data.model_flops = options.model_flops
+    return data
 
 
 PACKAGE = "kernelscope.kinds.kineto"

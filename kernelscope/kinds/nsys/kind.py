@@ -26,7 +26,9 @@ def _analyse_timeline(report: Any, options: OpenOptions) -> Any:
     if options.process:
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
 
-    return TimelineData(report)
+    data = TimelineData(report)
+    data.model_flops = options.model_flops
+    return data
 
 
 EXPORT = "kernelscope.timeline.export.timeline_export"

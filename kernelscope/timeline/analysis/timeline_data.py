@@ -35,6 +35,8 @@ from kernelscope.timeline.analysis.metric_analysis import (
     nvtx_metrics,
 )
 from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy, nvtx_summary
+from kernelscope.timeline.analysis.nvtx_ops import nvtx_op_efficiency
+from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline import TimelineIndex
 from kernelscope.timeline.analysis.timeline_view import Gap
@@ -244,6 +246,15 @@ class TimelineData:
     @cached_property
     def _longest_gap(self) -> int:
         return max((g.duration_ns for g in self.large_gaps), default=0)
+
+    model_flops: float | None = None
+    """The model's FLOPs per step a user gave (``--model-flops``), for MFU."""
+
+    @cached_property
+    def op_efficiency(self) -> OpEfficiency:
+        """Each operator's FLOPs, bytes and share of the device's peak, from the shapes in
+        its NVTX ranges (``nvtx_ops.py``), and MFU per step."""
+        return nvtx_op_efficiency(self.report, self.model_flops)
 
     @property
     def extra_cpu_ranges(self) -> pl.DataFrame | None:

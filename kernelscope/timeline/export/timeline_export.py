@@ -10,6 +10,7 @@ from kernelscope.core.errors import ReportError, kernel_filter
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.op_efficiency_text import op_efficiency_markdown
 from kernelscope.timeline.export.timeline_json import timeline_data, to_export_dict
 from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
 from kernelscope.timeline.model.model import NsysReport, pid_of
@@ -57,10 +58,18 @@ def with_processes(kernels: pl.DataFrame, report: NsysReport) -> pl.DataFrame:
     return kernels.join(pids, on="Name", how="left", maintain_order="left")
 
 
+def operators_markdown(data: TimelineData) -> str:
+    """The operator efficiency section, where the trace records operators' shapes."""
+    efficiency = data.op_efficiency
+    return op_efficiency_markdown(efficiency) if efficiency.available else ""
+
+
 def _selected(source: NsysReport | TimelineData, options: ExportOptions) -> TimelineData:
     """The timeline's data, once ``options`` is checked: ``--process`` is refused, and ``-k``
     must match a kernel."""
     data = timeline_data(source)
+    if options.model_flops is not None:
+        data.model_flops = options.model_flops
     if options.process:
         raise ReportError("--process selects kernels of a kernel report (.ncu-rep) only.")
     regex = kernel_filter(options.pattern)
@@ -81,7 +90,8 @@ def render_timeline_csv(source: NsysReport | TimelineData, options: ExportOption
 def render_timeline_md(source: NsysReport | TimelineData, options: ExportOptions) -> str:
     """``--format md``."""
     data = _selected(source, options)
-    return render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+    return (render_timeline_markdown(data, pattern=options.pattern, top=options.top)
+            + operators_markdown(data))
 
 
 def render_timeline_json(source: NsysReport | TimelineData, options: ExportOptions) -> str:

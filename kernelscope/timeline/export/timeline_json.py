@@ -17,6 +17,7 @@ from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_data import EXPORT_GAPS, TimelineData
 from kernelscope.timeline.export.critical_text import path_doc
+from kernelscope.timeline.export.op_efficiency_text import op_efficiency_doc
 from kernelscope.timeline.model.model import NsysReport
 
 SCHEMA = "kernelscope/nsys/1"
@@ -159,6 +160,7 @@ def to_export_dict(
         "cuda_graphs": graph_doc(data),
         "critical_path": path_doc(data.critical_path, data.short_name),
         **breakdown_members(data),
+        **op_efficiency_doc(data.op_efficiency),
     })
 
 

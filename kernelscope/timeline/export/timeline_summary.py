@@ -15,6 +15,7 @@ from kernelscope.core.words import plural
 from kernelscope.export.summary import file_name, table_box
 from kernelscope.render.severity import text_style
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.op_efficiency_text import print_op_efficiency
 from kernelscope.timeline.export.timeline_json import gpu_rows, kernel_rows, report_info
 
 NUMBER_HEADERS = ("Time %", "Total", "Instances", "Avg")
@@ -77,3 +78,5 @@ def print_timeline_summary(data: TimelineData, console: Console) -> None:
     if not data.findings:
         f.add_row("", "none", "0", "no problems found")
     console.print(f)
+    if data.op_efficiency.available:
+        print_op_efficiency(data.op_efficiency, console)

@@ -20,6 +20,7 @@ from kernelscope.kinds.join.analysis.family_items import profiled_item, unprofil
 from kernelscope.kinds.join.analysis.idle import IdleItem, idle_items
 from kernelscope.kinds.join.analysis.item import RankedItem
 from kernelscope.kinds.join.analysis.matching import Matches, ProfiledLaunch, match_launches
+from kernelscope.kinds.join.analysis.shape_estimate import with_shape_estimate
 from kernelscope.kinds.join.analysis.step_saving import with_step_savings
 from kernelscope.kinds.join.analysis.timeline_families import TimelineKernels, timeline_families
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
@@ -168,7 +169,8 @@ def build_join(
         if found:
             items.append(profiled_item(family, found, analysed, span, migrations))
         else:
-            unprofiled.append(unprofiled_item(family, kernels, span, program, stem))
+            unprofiled.append(with_shape_estimate(
+                unprofiled_item(family, kernels, span, program, stem), timeline.op_efficiency))
     nvtx_at = {
         (int(dev), int(start)): name
         for dev, start, name in zip(

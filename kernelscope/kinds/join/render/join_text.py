@@ -84,7 +84,8 @@ def headroom_text(item: RankedItem) -> str:
     if item.kind != "kernel":
         return "all" if item.headroom else NOT_AVAILABLE
     if not item.profiled:
-        return UNKNOWN
+        # a family nobody profiled: unknown, or an estimate from the operators' shapes
+        return UNKNOWN if item.headroom is None else f"~{100 * item.headroom:.1f} % (estimate)"
     return NOT_AVAILABLE if item.headroom is None else f"{100 * item.headroom:.1f} %"
 
 

@@ -11,9 +11,11 @@ import polars as pl
 
 from kernelscope.kinds.kineto.analysis.gaps import refine_all
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers, hta_numbers
+from kernelscope.kinds.kineto.analysis.op_efficiency import kineto_op_efficiency
 from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report, cpu_op_ranges
 from kernelscope.kinds.kineto.model.model import KinetoTrace, read_trace
 from kernelscope.timeline.analysis.gap_causes import GapExplanation
+from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_data import (
     EXPORT_GAPS,
@@ -48,6 +50,11 @@ class KinetoTimelineData(TimelineData):
     @cached_property
     def hta(self) -> HtaNumbers:
         return hta_numbers(self.trace)
+
+    @cached_property
+    def op_efficiency(self) -> OpEfficiency:
+        """The operators' efficiency from the trace's ``Input Dims`` (``op_efficiency.py``)."""
+        return kineto_op_efficiency(self.trace, self.model_flops)
 
 
 def open_kineto(path: Path, progress: Callable[[str, float | None], None] | None = None

@@ -1,0 +1,120 @@
+"""Bytes-only models: operators whose time is bound by the bytes they move (elementwise,
+reductions, normalisations, softmax). No FLOPs are counted; their rate is GB/s against the
+device's memory bandwidth.
+
+- elementwise (``add``, ``mul``, ``gelu``, ``copy_``, ``_foreach_add_`` …): every tensor input
+  read once and an output the size of the largest input written once (an in-place operator
+  writes its first input: the same size); ``fill_`` and ``zero_`` only write their tensor, and
+  ``copy_`` reads its source and writes its first argument without reading it;
+- reductions (``sum``, ``mean``, ``amax`` …): the input read once (the output is small);
+- normalisations (``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm`` …) and softmax
+  forward: the input read once, the output (its size) written once, and the weights; their
+  backward: the output's gradient and the input (or output) read, the input's gradient
+  written (three times the input), and the weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kernelscope.timeline.analysis.op_models.shapes import OpCall, Work, numel
+
+_ELEMENTWISE = (
+    "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "pow", "reciprocal",
+    "sigmoid", "tanh", "relu", "gelu", "silu", "mish", "hardswish", "leaky_relu", "elu",
+    "threshold", "clamp", "clamp_min", "clamp_max", "where", "fill", "zero", "copy", "lerp",
+    "addcmul", "addcdiv", "maximum", "minimum", "eq", "ne", "lt", "gt", "le", "ge", "sin", "cos",
+    "masked_fill", "gelu_backward", "silu_backward", "threshold_backward", "sigmoid_backward",
+    "tanh_backward", "mul_scalar", "sign", "floor", "ceil", "round", "erf", "_to_copy",
+)
+_WRITE_ONLY = ("fill", "zero")
+_OVERWRITE = ("copy",)
+_REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod",
+               "norm", "linalg_vector_norm", "var", "std", "var_mean", "std_mean", "all", "any")
+_NORMS = ("layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm", "group_norm",
+          "native_group_norm", "batch_norm", "native_batch_norm", "_batch_norm_impl_index",
+          "cudnn_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
+          "softmax", "_softmax", "log_softmax", "_log_softmax", "_safe_softmax")
+_NORM_BACKWARDS = ("native_layer_norm_backward", "_fused_rms_norm_backward",
+                   "native_group_norm_backward", "native_batch_norm_backward",
+                   "cudnn_batch_norm_backward", "_softmax_backward_data",
+                   "_log_softmax_backward_data")
+
+
+def _inputs(call: OpCall) -> list[tuple[int, int]] | None:
+    """(elements, bytes per element) of every tensor input, tensor lists flattened; None
+    when an element size is unknown."""
+    found: list[tuple[int, int]] = []
+    for index in range(len(call.dims)):
+        shapes = [call.sizes(index)] if call.is_tensor(index) else call.tensor_list(index)
+        if not shapes:
+            continue
+        size = call.element_bytes(index)
+        if size is None:
+            size = call.element_bytes()
+        if size is None:
+            return None
+        found.extend((numel(shape or []), size) for shape in shapes)
+    return found
+
+
+def elementwise(call: OpCall) -> Work | None:
+    tensors = _inputs(call)
+    if not tensors:
+        return None
+    base = call.name.removeprefix("aten::").rstrip("_")
+    if base in _WRITE_ONLY or base in _OVERWRITE:
+        # fill_/zero_ only write their tensor; copy_ reads its source and writes its first
+        written = tensors[0][0] * tensors[0][1]
+        read = 0 if base in _WRITE_ONLY else sum(c * s for c, s in tensors[1:])
+        return Work(None, read + written, "output" if base in _WRITE_ONLY else "inputs + output")
+    lists = [call.tensor_list(i) for i in range(len(call.dims))]
+    first_list = next((shapes for shapes in lists if shapes), None)
+    if first_list is not None:  # a _foreach_ operator: the first list is written
+        size = call.element_bytes() or tensors[0][1]
+        written = sum(numel(shape) for shape in first_list) * size
+    else:
+        written = max(count * size for count, size in tensors)
+    return Work(None, sum(count * size for count, size in tensors) + written,
+                "inputs + output")
+
+
+def reduction(call: OpCall) -> Work | None:
+    tensors = _inputs(call)
+    if not tensors:
+        return None
+    return Work(None, tensors[0][0] * tensors[0][1], "input")
+
+
+def norm(call: OpCall) -> Work | None:
+    tensors = _inputs(call)
+    if not tensors:
+        return None
+    main = tensors[0][0] * tensors[0][1]
+    return Work(None, 2 * main + sum(c * s for c, s in tensors[1:]), "2 × input + weights")
+
+
+def norm_backward(call: OpCall) -> Work | None:
+    tensors = _inputs(call)
+    if not tensors:
+        return None
+    main = tensors[0][0] * tensors[0][1]
+    weights = sum(c * s for c, s in tensors[2:] if c < tensors[0][0])
+    return Work(None, 3 * main + weights, "3 × input + weights")
+
+
+def _names(bases: tuple[str, ...], in_place: bool) -> list[str]:
+    names = [f"aten::{base}" for base in bases]
+    if in_place:
+        names += [f"aten::{base}_" for base in bases]
+        names += [f"aten::_foreach_{base}" for base in bases]
+        names += [f"aten::_foreach_{base}_" for base in bases]
+    return names
+
+
+MODELS: dict[str, Callable[[OpCall], Work | None]] = {
+    **dict.fromkeys(_names(_ELEMENTWISE, True), elementwise),
+    **dict.fromkeys(_names(_REDUCTIONS, False), reduction),
+    **dict.fromkeys(_names(_NORMS, False), norm),
+    **dict.fromkeys(_names(_NORM_BACKWARDS, False), norm_backward),
+}
