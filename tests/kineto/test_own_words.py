@@ -11,7 +11,7 @@ import re
 import polars as pl
 
 from kernelscope.kinds.kineto.analysis.timeline import open_kineto
-from kernelscope.kinds.kineto.screens.kineto_session import KinetoRunScreen
+from kernelscope.kinds.ranks.screens.ranks import RanksScreen
 from kernelscope.timeline.screens.timeline_views.overview import verdict
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
@@ -55,13 +55,13 @@ def test_a_communication_kernel_on_top_is_sent_to_overlap_not_to_nsight_compute(
 async def test_help_on_the_run_screen_is_its_own() -> None:
     app = create_app(SAMPLES / "kineto" / "ranks")
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, KinetoRunScreen)
-                       and bool(app.screen.text), timeout_s=60)
+        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
+                       and app.screen.run is not None, timeout_s=60)
         await pilot.press("question_mark")
         await pilot.pause()
         text = screen_text(app)
-    assert "a run of PyTorch profiler traces" in text
-    assert "Straggler" in text
+    assert "ranks of one run" in text  # the ranks screen's help, not the kernel list's
+    assert "PyTorch's `distributedInfo`" in text and "Straggler" in text
 
 
 async def test_help_on_the_timeline_of_a_trace_is_in_its_words() -> None:
