@@ -14,7 +14,7 @@ from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData, open_
 from kernelscope.timeline.analysis.critical_path.schedule import INF, latest_ends, replay
 from kernelscope.timeline.analysis.critical_path.whatif import Faster, Model
 from kernelscope.timeline.analysis.timeline_data import TimelineData
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from tests.conftest import SAMPLES
 
 NSYS = ["timeline_torch", "graph_eager", "join_trace", "zoo"]
@@ -26,13 +26,13 @@ def kineto() -> KinetoTimelineData:
     return open_kineto(KINETO)
 
 
-def _data(name: str, sample_report: Callable[[str], NsysReport],
+def _data(name: str, sample_report: Callable[[str], TimelineReport],
           kineto: KinetoTimelineData) -> TimelineData:
     return kineto if name == "kineto_step" else TimelineData(sample_report(name))
 
 
 @pytest.fixture(params=[*NSYS, "kineto_step"])
-def model(request: pytest.FixtureRequest, sample_report: Callable[[str], NsysReport],
+def model(request: pytest.FixtureRequest, sample_report: Callable[[str], TimelineReport],
           kineto: KinetoTimelineData) -> Model:
     return _data(request.param, sample_report, kineto).critical_model
 
@@ -105,7 +105,7 @@ def test_a_cpu_operator_made_faster_shortens_its_step(kineto: KinetoTimelineData
     assert answer.changes[0].range_instances > 0 and answer.changes[0].launches == 0
 
 
-def test_whole_trace_is_one_step_without_step_ranges(sample_report: Callable[[str], NsysReport]
+def test_whole_trace_is_one_step_without_step_ranges(sample_report: Callable[[str], TimelineReport]
                                                      ) -> None:
     data = TimelineData(sample_report("zoo"))
     steps = data.critical_path.steps

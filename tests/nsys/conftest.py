@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.kinds.nsys.model.opener import open_report
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from tests.nsys.oracle import NSYS_SAMPLES, sample_names
 
 
@@ -37,11 +37,11 @@ def sample_sqlite(nsys_sample_dir: Path) -> Callable[[str], Path]:
 
 
 @pytest.fixture(scope="session")
-def sample_report(sample_sqlite: Callable[[str], Path]) -> Callable[[str], NsysReport]:
+def sample_report(sample_sqlite: Callable[[str], Path]) -> Callable[[str], TimelineReport]:
     """The opened report of a sample, shared by the whole session."""
-    done: dict[str, NsysReport] = {}
+    done: dict[str, TimelineReport] = {}
 
-    def get(name: str) -> NsysReport:
+    def get(name: str) -> TimelineReport:
         if name not in done:
             done[name] = open_report(sample_sqlite(name))
         return done[name]
@@ -50,7 +50,7 @@ def sample_report(sample_sqlite: Callable[[str], Path]) -> Callable[[str], NsysR
 
 
 @pytest.fixture(scope="session")
-def zoo(sample_report: Callable[[str], NsysReport]) -> NsysReport:
+def zoo(sample_report: Callable[[str], TimelineReport]) -> TimelineReport:
     return sample_report("zoo")
 
 

@@ -15,7 +15,7 @@ from kernelscope.timeline.analysis.graphs import compare_graphs, graph_launches
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.timeline_json import to_export_dict
 from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 LAUNCH_SQL = """
 SELECT r.correlationId, r.start, r.end,
@@ -36,7 +36,7 @@ WHERE s.value LIKE 'cudaGraphLaunch%' ORDER BY r.start
 
 @pytest.mark.parametrize("name", ["graph_replay", "gpu_metrics"])
 def test_launches_match_sql(name: str, sample_sqlite: Callable[[str], Path],
-                            sample_report: Callable[[str], NsysReport]) -> None:
+                            sample_report: Callable[[str], TimelineReport]) -> None:
     report = sample_report(name)
     with sqlite3.connect(f"file:{sample_sqlite(name)}?mode=ro", uri=True) as db:
         expected = db.execute(LAUNCH_SQL).fetchall()
@@ -56,7 +56,7 @@ def test_launches_match_sql(name: str, sample_sqlite: Callable[[str], Path],
     assert launches["gap_before_ns"].null_count() == 1
 
 
-def test_graph_against_eager(sample_report: Callable[[str], NsysReport],
+def test_graph_against_eager(sample_report: Callable[[str], TimelineReport],
                              sample_sqlite: Callable[[str], Path]) -> None:
     report = sample_report("gpu_metrics")
     (g,) = compare_graphs(report)
@@ -80,7 +80,7 @@ def test_graph_against_eager(sample_report: Callable[[str], NsysReport],
     assert g.launch_call_ns < 28 * g.eager_launch_call_ns  # type: ignore[operator]
 
 
-def test_gap_causes_know_graphs(sample_report: Callable[[str], NsysReport]) -> None:
+def test_gap_causes_know_graphs(sample_report: Callable[[str], TimelineReport]) -> None:
     report = sample_report("graph_replay")
     launches = graph_launches(report)
     gaps = explain_gaps(report, min_gap_ns=1_000, limit=None)
@@ -95,7 +95,7 @@ def test_gap_causes_know_graphs(sample_report: Callable[[str], NsysReport]) -> N
     assert not any(g.graph or g.cause in ("in-graph", "graph-launch") for g in eager)
 
 
-def test_graph_exports(sample_report: Callable[[str], NsysReport]) -> None:
+def test_graph_exports(sample_report: Callable[[str], TimelineReport]) -> None:
     data = TimelineData(sample_report("graph_replay"))
     doc = to_export_dict(data)["cuda_graphs"]
     assert len(doc["launches"]) == 40 and doc["launches"][0]["kernels"] == 28

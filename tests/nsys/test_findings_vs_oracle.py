@@ -9,7 +9,7 @@ import pytest
 
 from kernelscope.timeline.analysis import nsys_rules as rules
 from kernelscope.timeline.analysis.findings import findings
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from tests.nsys.oracle import (
     ANALYZE_RULES,
     assert_rule_matches,
@@ -18,7 +18,7 @@ from tests.nsys.oracle import (
     reported_empty,
 )
 
-OURS: dict[str, Callable[[NsysReport], pl.DataFrame]] = {
+OURS: dict[str, Callable[[TimelineReport], pl.DataFrame]] = {
     "cuda_memcpy_async": rules.cuda_memcpy_async,
     "cuda_memcpy_sync": rules.cuda_memcpy_sync,
     "cuda_memset_sync": rules.cuda_memset_sync,

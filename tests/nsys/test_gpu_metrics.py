@@ -23,13 +23,13 @@ from kernelscope.timeline.analysis.utilization import gpu_utilization
 from kernelscope.timeline.export.timeline_json import to_export_dict
 from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
 from kernelscope.timeline.model.gpu_metrics import MetricSeries, spec_for, split_name
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 SAMPLE = "gpu_metrics"
 
 
 @pytest.fixture(scope="module")
-def report(sample_report: Callable[[str], NsysReport]) -> NsysReport:
+def report(sample_report: Callable[[str], TimelineReport]) -> TimelineReport:
     return sample_report(SAMPLE)
 
 
@@ -70,7 +70,7 @@ def test_names_and_specs() -> None:
     assert spec_for("Pixel Warps in Flight [Throughput %]") is None
 
 
-def test_only_chosen_metrics_are_read(report: NsysReport, db: sqlite3.Connection) -> None:
+def test_only_chosen_metrics_are_read(report: TimelineReport, db: sqlite3.Connection) -> None:
     gm = report.gpu_metrics
     names = {r[0] for r in db.execute("SELECT metricName FROM TARGET_INFO_GPU_METRICS")}
     assert len(gm.available) == len(names) == 22
@@ -83,7 +83,7 @@ def test_only_chosen_metrics_are_read(report: NsysReport, db: sqlite3.Connection
     assert gm.sample_count == 54_854 * len(read)
 
 
-def test_capture_means_match_sql(report: NsysReport, db: sqlite3.Connection) -> None:
+def test_capture_means_match_sql(report: TimelineReport, db: sqlite3.Connection) -> None:
     summary = metric_summary(report.gpu_metrics)
     assert summary.height == 12
     for row in summary.iter_rows(named=True):
@@ -108,7 +108,7 @@ SELECT avg(value), count(*) FROM GPU_METRICS WHERE rowid IN (
 """
 
 
-def test_family_means_match_sql(report: NsysReport, db: sqlite3.Connection) -> None:
+def test_family_means_match_sql(report: TimelineReport, db: sqlite3.Connection) -> None:
     fam = family_metrics(report)
     assert fam.height == 10  # kernel names in the trace
     assert int(fam["instances"].sum()) == 2413
@@ -143,7 +143,7 @@ SELECT avg(value), count(*) FROM GPU_METRICS WHERE rowid IN (
 """
 
 
-def test_nvtx_means_match_sql(report: NsysReport, db: sqlite3.Connection) -> None:
+def test_nvtx_means_match_sql(report: TimelineReport, db: sqlite3.Connection) -> None:
     frame = nvtx_metrics(report)
     mid = _metric_id(db, "SM Issue [Throughput %]")
     checked = 0
@@ -159,7 +159,7 @@ def test_nvtx_means_match_sql(report: NsysReport, db: sqlite3.Connection) -> Non
     assert by_name[":graph"]["sm_active"] > by_name[":eager"]["sm_active"]
 
 
-def test_verdicts(report: NsysReport, sample_report: Callable[[str], NsysReport]) -> None:
+def test_verdicts(report: TimelineReport, sample_report: Callable[[str], TimelineReport]) -> None:
     (v,) = metrics_verdicts(report, gpu_utilization(report))
     assert v.device == 0 and v.label == "gpu-idle"
     assert v.sentence.startswith("GPU 13 % busy")
@@ -184,7 +184,7 @@ def test_window_means_and_value_at() -> None:
     assert total.to_list() == [30.0, 70.0] and count.to_list() == [2, 2]
 
 
-def test_exports(report: NsysReport) -> None:
+def test_exports(report: TimelineReport) -> None:
     data = TimelineData(report)
     doc = to_export_dict(data)
     json.dumps(doc, allow_nan=False)
@@ -201,7 +201,7 @@ def test_exports(report: NsysReport) -> None:
     assert "### While each kernel ran" in text and "### While each NVTX range was open" in text
 
 
-def test_strip_matches_series(report: NsysReport) -> None:
+def test_strip_matches_series(report: TimelineReport) -> None:
     data = TimelineData(report)
     util = data.utilization.row(0, named=True)
     t0, t1 = util["start_ns"], util["end_ns"]

@@ -15,7 +15,7 @@ from kernelscope.timeline.analysis.summaries import (
     memop_time_summary,
     osrt_summary,
 )
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from tests.nsys.oracle import (
     STATS_REPORTS,
     assert_summary_matches,
@@ -24,7 +24,7 @@ from tests.nsys.oracle import (
     reported_empty,
 )
 
-OURS: dict[str, Callable[[NsysReport], pl.DataFrame]] = {
+OURS: dict[str, Callable[[TimelineReport], pl.DataFrame]] = {
     "cuda_gpu_kern_sum": kernel_summary,
     "cuda_api_sum": cuda_api_summary,
     "cuda_gpu_mem_time_sum": memop_time_summary,

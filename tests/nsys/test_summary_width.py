@@ -11,10 +11,10 @@ from rich.console import Console
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.timeline_summary import print_timeline_summary
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 
-def _summary(report: NsysReport, width: int) -> list[str]:
+def _summary(report: TimelineReport, width: int) -> list[str]:
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=True, color_system=None)
     print_timeline_summary(TimelineData(report, report.path), console)
@@ -23,7 +23,7 @@ def _summary(report: NsysReport, width: int) -> list[str]:
 
 @pytest.mark.parametrize("width", [80, 100])
 def test_numbers_keep_their_digits_before_names(
-    sample_report: Callable[[str], NsysReport], width: int
+    sample_report: Callable[[str], TimelineReport], width: int
 ) -> None:
     lines = _summary(sample_report("timeline_torch"), width)
     assert all(len(line) <= width for line in lines)

@@ -12,7 +12,7 @@ import textual.constants
 
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 # No animations (tab underline, progress bar): faster tests and stable snapshots.
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
@@ -46,13 +46,13 @@ with lzma.open(source) as fin, open(out, "wb") as fout:
 
 
 @pytest.fixture(scope="session")
-def zoo_report(tmp_path_factory: pytest.TempPathFactory) -> NsysReport:
+def zoo_report(tmp_path_factory: pytest.TempPathFactory) -> TimelineReport:
     """The zoo trace opened by the model: the tests' source of expected values."""
     return open_report(ZOO_SQLITE_XZ, cache_dir=tmp_path_factory.mktemp("model-cache"))
 
 
 @pytest.fixture(scope="session")
-def zoo_data(zoo_report: NsysReport) -> TimelineData:
+def zoo_data(zoo_report: TimelineReport) -> TimelineData:
     return build(ZOO_SQLITE_XZ, zoo_report)
 
 

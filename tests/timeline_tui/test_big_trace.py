@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from kernelscope.kinds.nsys.screens.nsys_session import NsysSession
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.widgets.timeline_table import DEFAULT_CAP
 
@@ -21,7 +21,7 @@ from .helpers import make_app, screen_text, wait_until_open
 KERNELS = 1_000_000
 
 
-def with_tiny_launches(report: NsysReport, n: int) -> NsysReport:
+def with_tiny_launches(report: TimelineReport, n: int) -> TimelineReport:
     """``report`` plus ``n`` ~1 us kernels 1 us apart on its first stream, each launched by a
     cudaLaunchKernel call on its first thread."""
     kernels, api = report.kernels, report.cuda_api
@@ -46,16 +46,16 @@ def with_tiny_launches(report: NsysReport, n: int) -> NsysReport:
     fields["kernels"] = pl.concat([kernels, new_kernels])
     fields["cuda_api"] = pl.concat([api, launches])
     fields["end_ns"] = int(start[-1]) + 100_000
-    return NsysReport(**fields)
+    return TimelineReport(**fields)
 
 
 @pytest.fixture(scope="module")
-def big_report(zoo_report: NsysReport) -> NsysReport:
+def big_report(zoo_report: TimelineReport) -> TimelineReport:
     return with_tiny_launches(zoo_report, KERNELS)
 
 
 async def test_million_kernels_zoom_pan_and_caps(
-    big_report: NsysReport, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+    big_report: TimelineReport, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the nsys kind's session hands the timeline screen its opener: this one gives the big report
     monkeypatch.setattr(NsysSession, "opener", staticmethod(lambda *a, **k: big_report))

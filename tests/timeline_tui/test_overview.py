@@ -8,14 +8,14 @@ from pathlib import Path
 from textual.widgets import TabbedContent
 
 from kernelscope.timeline.analysis.findings import findings
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.screens.timeline import VIEW_IDS, TimelineScreen
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, screen_text, static_text, wait_until_open
 
 
-async def test_overview_numbers_are_the_models(zoo_report: NsysReport, cache_dir: Path) -> None:
+async def test_overview_numbers_are_the_models(zoo_report: TimelineReport, cache_dir: Path) -> None:
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)

@@ -18,7 +18,7 @@ from kernelscope.export.summary import print_summary
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis import nsys_rules as rules
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from tests.nsys.oracle import STATS_REPORTS, assert_rule_matches, assert_summary_matches
 from tests.nsys.test_findings_vs_oracle import OURS as RULES
 from tests.nsys.test_summaries_vs_oracle import OURS as SUMMARIES
@@ -29,12 +29,12 @@ NAMES = wild_files("nsys")
 
 
 @cache
-def _opened(path: str) -> NsysReport:
+def _opened(path: str) -> TimelineReport:
     return open_report(path)
 
 
 @pytest.fixture
-def report(wild_plain: Callable[[str, str], Path], name: str) -> NsysReport:
+def report(wild_plain: Callable[[str, str], Path], name: str) -> TimelineReport:
     return _opened(str(wild_plain("nsys", name)))
 
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         utilization_windows,
     )
     from kernelscope.timeline.model.intervals import Coverage, merge_intervals
-    from kernelscope.timeline.model.model import DeviceInfo, NsysReport, ProcessInfo
+    from kernelscope.timeline.model.model import DeviceInfo, ProcessInfo, TimelineReport
 
 __getattr__ = lazy_exports(__name__, {
     "CAUSES": "kernelscope.timeline.analysis.gap_causes",
@@ -58,7 +58,7 @@ __getattr__ = lazy_exports(__name__, {
     "Gap": "kernelscope.timeline.analysis.timeline_view",
     "GapExplanation": "kernelscope.timeline.analysis.gap_causes",
     "Lane": "kernelscope.timeline.analysis.timeline_view",
-    "NsysReport": "kernelscope.timeline.model.model",
+    "TimelineReport": "kernelscope.timeline.model.model",
     "OpenCancelled": "kernelscope.core.hooks",
     "ProcessInfo": "kernelscope.timeline.model.model",
     "ProgressHook": "kernelscope.core.hooks",
@@ -97,11 +97,11 @@ __all__ = [
     "Gap",
     "GapExplanation",
     "Lane",
-    "NsysReport",
     "OpenCancelled",
     "ProcessInfo",
     "ProgressHook",
     "TimelineIndex",
+    "TimelineReport",
     "TimelineView",
     "cuda_api_summary",
     "explain_gaps",

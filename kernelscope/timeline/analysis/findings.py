@@ -31,7 +31,7 @@ from kernelscope.timeline.analysis.unified_memory import (
     migration_rows,
     unified_migrations,
 )
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 STEP = "timeline"
 """The ``step`` of the evidence a timeline finding rests on."""
@@ -55,7 +55,7 @@ def _share(name: str, share: float, threshold: float) -> Evidence:
                     "share of the GPU span")
 
 
-def _span_ns(report: NsysReport) -> int:
+def _span_ns(report: TimelineReport) -> int:
     ops = report.gpu_ops
     if not ops.height:
         return max(report.duration_ns, 1)
@@ -86,7 +86,7 @@ HOST_BLOCKING_RULES = (
 function's name is the rule's), what each row is, and the advice."""
 
 
-def host_blocking(report: NsysReport) -> list[Finding | None]:
+def host_blocking(report: TimelineReport) -> list[Finding | None]:
     """The findings of ``HOST_BLOCKING_RULES``, in order (``None`` where a rule found nothing)."""
     found = []
     for fid, rule, what, advice in HOST_BLOCKING_RULES:
@@ -96,7 +96,7 @@ def host_blocking(report: NsysReport) -> list[Finding | None]:
     return found
 
 
-def sync_api(report: NsysReport) -> Finding | None:
+def sync_api(report: TimelineReport) -> Finding | None:
     df = nsys_rules.cuda_api_sync(report)
     if not df.height:
         return None
@@ -110,7 +110,7 @@ def sync_api(report: NsysReport) -> Finding | None:
     )
 
 
-def gpu_gap(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -> Finding | None:
+def gpu_gap(report: TimelineReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -> Finding | None:
     df = nsys_rules.gpu_gaps(report, gap_ms)
     if not df.height:
         return None
@@ -127,7 +127,7 @@ def gpu_gap(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) ->
 
 
 def low_gpu_utilization(
-    report: NsysReport,
+    report: TimelineReport,
     threshold: int = TIMELINE_THRESHOLDS.time_util_pct,
     chunks: int = TIMELINE_THRESHOLDS.time_util_chunks,
 ) -> Finding | None:
@@ -151,7 +151,7 @@ STRETCH_COLUMNS = ("device_id", "stream_id", "start_ns", "end_ns", "kernels", "b
 
 
 def tiny_kernel_stretches(
-    report: NsysReport,
+    report: TimelineReport,
     *,
     tiny_ns: int = TIMELINE_THRESHOLDS.tiny_kernel_ns,
     max_gap_ns: int = TIMELINE_THRESHOLDS.tiny_max_gap_ns,
@@ -182,7 +182,7 @@ def _stretch_columns() -> list[pl.Expr]:
             for c in STRETCH_COLUMNS]
 
 
-def _tiny_runs(report: NsysReport, tiny_ns: int, max_gap_ns: int, min_kernels: int
+def _tiny_runs(report: TimelineReport, tiny_ns: int, max_gap_ns: int, min_kernels: int
                ) -> pl.DataFrame:
     """Runs of at least ``min_kernels`` tiny kernels on one stream, each at most
     ``max_gap_ns`` after the last, by start (every stretch column but ``busy_pct``)."""
@@ -226,7 +226,7 @@ def _tiny_runs(report: NsysReport, tiny_ns: int, max_gap_ns: int, min_kernels: i
     )
 
 
-def _with_busy(report: NsysReport, device: int, runs: pl.DataFrame) -> pl.DataFrame:
+def _with_busy(report: TimelineReport, device: int, runs: pl.DataFrame) -> pl.DataFrame:
     """``runs`` of one device with ``busy_pct``: how much of each the device was busy."""
     cov = report.device_busy.get(device)
     if cov is None:
@@ -245,7 +245,7 @@ STRETCH_HEADERS = {
 }
 
 
-def many_tiny_kernels(report: NsysReport) -> Finding | None:
+def many_tiny_kernels(report: TimelineReport) -> Finding | None:
     df = tiny_kernel_stretches(report)
     if not df.height:
         return None
@@ -274,7 +274,7 @@ def many_tiny_kernels(report: NsysReport) -> Finding | None:
     )
 
 
-def unified_memory_migrations(report: NsysReport) -> Finding | None:
+def unified_memory_migrations(report: TimelineReport) -> Finding | None:
     """The unified-memory migrations (nsys's ``[CUDA memcpy Unified …]``): kernels that wait
     on page faults, whose remedy is prefetching and advice, not fewer copies."""
     migrations = unified_migrations(report)
@@ -297,12 +297,12 @@ def unified_memory_migrations(report: NsysReport) -> Finding | None:
     )
 
 
-def findings(report: NsysReport) -> list[Finding]:
+def findings(report: TimelineReport) -> list[Finding]:
     """Every rule that found something, most severe first (stable within a severity)."""
     return list(report.memo("findings", lambda: _findings(report)))
 
 
-def _findings(report: NsysReport) -> list[Finding]:
+def _findings(report: TimelineReport) -> list[Finding]:
     found = host_blocking(report) + [
         rule(report)
         for rule in (sync_api, gpu_gap, low_gpu_utilization, many_tiny_kernels,

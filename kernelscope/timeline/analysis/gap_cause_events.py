@@ -9,7 +9,7 @@ import polars as pl
 from kernelscope.timeline.analysis.graphs import GRAPH_LAUNCH_API
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.model.intervals import merge_intervals
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 SYNC_API = r"^(cuda|cu)(Device|Stream|Event|Ctx|Thread)Synchronize"
 MEMCPY_API = r"^(cuda|cu)Mem(cpy|set)"
@@ -49,7 +49,7 @@ def categorised(frame: pl.DataFrame, category: pl.Expr) -> pl.DataFrame:
     return frame.join(names, on="name", how="left", maintain_order="left")
 
 
-def cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.DataFrame:
+def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int) -> pl.DataFrame:
     """CUDA API calls, OS runtime calls and NVTX ranges of ``threads`` overlapping [t0, t1).
 
     Columns: start, end, global_tid, name, source, category.
@@ -101,7 +101,7 @@ def cpu_events(report: NsysReport, threads: pl.Series, t0: int, t1: int) -> pl.D
                      how="vertical_relaxed")
 
 
-def feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
+def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
     """Per gap: ``feeder``, the global tid whose API call launched the operation that ends
     the gap (null when unknown), ``pid`` of that operation's process, ``kind``, and
     ``graph``: "inside" when that operation and one ending the gap's start came from the same
@@ -146,7 +146,7 @@ def feeding_threads(report: NsysReport, gaps: pl.DataFrame) -> pl.DataFrame:
     ).drop("_same", "_in_graph")
 
 
-def watched_threads(report: NsysReport, fed: pl.DataFrame) -> pl.DataFrame:
+def watched_threads(report: TimelineReport, fed: pl.DataFrame) -> pl.DataFrame:
     """(gap, global_tid) of the threads to look at: the feeders, and for gaps without one
     every CUDA-calling thread of the processes using the device."""
     cuda_threads = report.cuda_api.select(pl.col("global_tid").unique()).with_columns(

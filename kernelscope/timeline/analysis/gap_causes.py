@@ -63,7 +63,7 @@ from kernelscope.timeline.analysis.gap_cause_events import (
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.unified_memory import unified_migrations
 from kernelscope.timeline.analysis.utilization import idle_gaps
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 CAUSES = EXPLAINED
 """The causes a large gap can be given (their titles and remedies: ``gap_cause_catalog``)."""
@@ -116,7 +116,7 @@ class GapExplanation:
 
 
 def explain_gaps(
-    report: NsysReport,
+    report: TimelineReport,
     *,
     min_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns,
     limit: int | None = 50,
@@ -128,7 +128,7 @@ def explain_gaps(
 
 
 def _explain(
-    report: NsysReport, min_gap_ns: int, limit: int | None, max_cpu: int
+    report: TimelineReport, min_gap_ns: int, limit: int | None, max_cpu: int
 ) -> list[GapExplanation]:
     gaps = idle_gaps(report, min_gap_ns)
     if limit is not None:
@@ -228,7 +228,7 @@ class Traced:
     sampling: bool
 
 
-def _traced(report: NsysReport) -> Traced:
+def _traced(report: TimelineReport) -> Traced:
     tables = report.tables
     return Traced(
         cuda="CUPTI_ACTIVITY_KIND_RUNTIME" in tables,

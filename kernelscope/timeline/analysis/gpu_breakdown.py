@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 if TYPE_CHECKING:
-    from kernelscope.timeline.model.model import NsysReport
+    from kernelscope.timeline.model.model import TimelineReport
 
 COMM = re.compile(r"^nccl.*Kernel")
 MEMORY = re.compile(r"^(Memcpy|Memset|dma)")
@@ -177,7 +177,7 @@ def gpu_ops(kernels: pl.DataFrame, memcpy: pl.DataFrame, memset: pl.DataFrame,
     return pl.concat(frames, how="vertical_relaxed")
 
 
-def timeline_breakdown(report: NsysReport) -> tuple[TemporalBreakdown | None, float | None]:
+def timeline_breakdown(report: TimelineReport) -> tuple[TemporalBreakdown | None, float | None]:
     """An nsys timeline's temporal breakdown (in ns, over every kernel, copy and memset of
     every device together, as HTA takes a rank's) and its communication/computation overlap."""
     return ops_breakdown(gpu_ops(report.kernels, report.memcpy, report.memset,

@@ -18,7 +18,7 @@ import polars as pl
 
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.model.intervals import merge_intervals
-from kernelscope.timeline.model.model import OP_KIND, NsysReport, pid_of
+from kernelscope.timeline.model.model import OP_KIND, TimelineReport, pid_of
 
 GRAPH_LAUNCH_API = r"^(cuda|cu)GraphLaunch"
 GRAPH_HINT = "profile with `nsys profile --cuda-graph-trace=node` to see each graph's kernels"
@@ -34,7 +34,7 @@ LAUNCH_SCHEMA = {
 }
 
 
-def graph_ops(report: NsysReport) -> pl.DataFrame:
+def graph_ops(report: TimelineReport) -> pl.DataFrame:
     """Every GPU operation a graph node ran: kind, start, end, device_id, stream_id, pid,
     correlation_id, graph_node_id, name (kernels only), sorted by start."""
     parts = []
@@ -57,7 +57,7 @@ def graph_ops(report: NsysReport) -> pl.DataFrame:
     return pl.concat(parts, how="vertical_relaxed").sort("start", "end")
 
 
-def graph_launches(report: NsysReport) -> pl.DataFrame:
+def graph_launches(report: TimelineReport) -> pl.DataFrame:
     """One row per graph launch call, in time order (columns of ``LAUNCH_SCHEMA``).
 
     ``launch_ns`` is the CPU time of the launch call, ``latency_ns`` from the call's start to
@@ -187,7 +187,7 @@ def _busy_pct(frame: pl.DataFrame, pause_ns: int) -> float | None:
 
 
 def compare_graphs(
-    report: NsysReport, pause_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
+    report: TimelineReport, pause_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
 ) -> list[GraphComparison]:
     """Per executable graph and device: its replays against the eager launches of the same
     kernel names (kernels without a graph node id) on that device. The busy shares count

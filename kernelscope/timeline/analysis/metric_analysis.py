@@ -20,7 +20,7 @@ from kernelscope.timeline.analysis.nvtx import nvtx_ranges, operation
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS, TimelineThresholds
 from kernelscope.timeline.model.gpu_metrics import SPECS, GpuMetrics, MetricSeries
 from kernelscope.timeline.model.intervals import merge_intervals
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.model.profilers import gpu_metrics_hint
 
 RANGE_KEYS: tuple[str, ...] = ("sm_active", "sm_issue", "tensor_active", "dram_read",
@@ -104,7 +104,7 @@ def _with_dram(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns((pl.col("dram_read") + pl.col("dram_write")).alias("dram"))
 
 
-def family_metrics(report: NsysReport) -> pl.DataFrame:
+def family_metrics(report: TimelineReport) -> pl.DataFrame:
     """Per kernel name and device: instances, total_ns, samples and the mean SM active, SM
     issue, tensor active, DRAM read, write and read + write (``dram``) while its launches
     ran; by total time, largest first."""
@@ -120,7 +120,7 @@ def family_metrics(report: NsysReport) -> pl.DataFrame:
     return _with_dram(out).sort(["total_ns", "name"], descending=[True, False])
 
 
-def nvtx_metrics(report: NsysReport) -> pl.DataFrame:
+def nvtx_metrics(report: TimelineReport) -> pl.DataFrame:
     """Per NVTX operation (``nvtx.operation``) and sampled device: instances, total_ns,
     samples and the same means while its ranges were open; by total time, largest first."""
     gm = report.gpu_metrics
@@ -142,7 +142,7 @@ def nvtx_metrics(report: NsysReport) -> pl.DataFrame:
     return _with_dram(out).sort(["total_ns", "range", "device"], descending=[True, False, False])
 
 
-def busy_metrics(report: NsysReport, keys: tuple[str, ...] = RANGE_KEYS) -> pl.DataFrame:
+def busy_metrics(report: TimelineReport, keys: tuple[str, ...] = RANGE_KEYS) -> pl.DataFrame:
     """Per sampled device: samples and the metric means while any GPU operation ran."""
     gm = report.gpu_metrics
     rows = []
@@ -174,7 +174,7 @@ class MetricsVerdict:
 
 
 def metrics_verdicts(
-    report: NsysReport,
+    report: TimelineReport,
     utilization: pl.DataFrame,
     thresholds: TimelineThresholds = TIMELINE_THRESHOLDS,
 ) -> list[MetricsVerdict]:

@@ -14,7 +14,7 @@ import polars as pl
 
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.model.intervals import merge_intervals, overlap_sum_until
-from kernelscope.timeline.model.model import NsysReport, pid_of, tid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of, tid_of
 
 I64 = pl.Int64
 MEMCPY_KIND_HTOD = 1
@@ -77,7 +77,7 @@ def _like(pattern: str) -> str:
     return "(?i)^" + ".*".join(parts) + "$"
 
 
-def _with_api(report: NsysReport, ops: pl.DataFrame) -> pl.DataFrame:
+def _with_api(report: TimelineReport, ops: pl.DataFrame) -> pl.DataFrame:
     """Join GPU operations to the CUDA API call that issued them (same correlation id and
     process), adding ``api_name`` (as recorded, e.g. ``cudaMemcpy_v3020``)."""
     api = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
@@ -110,7 +110,7 @@ def _copy_rows(df: pl.DataFrame, *memory_kinds: pl.Expr) -> pl.DataFrame:
     ).sort(["duration_ns", "start_ns"], descending=[True, False])
 
 
-def cuda_memcpy_async(report: NsysReport) -> pl.DataFrame:
+def cuda_memcpy_async(report: TimelineReport) -> pl.DataFrame:
     """Async memcpys (``cudaMemcpy*Async*``) where either side is pageable memory."""
     copies = report.memcpy.filter(
         (pl.col("src_kind") == MEM_KIND_PAGEABLE) | (pl.col("dst_kind") == MEM_KIND_PAGEABLE)
@@ -121,7 +121,7 @@ def cuda_memcpy_async(report: NsysReport) -> pl.DataFrame:
     return _memcpy_rows(joined)
 
 
-def cuda_memcpy_sync(report: NsysReport) -> pl.DataFrame:
+def cuda_memcpy_sync(report: TimelineReport) -> pl.DataFrame:
     """Synchronous memcpys (``cudaMemcpy*`` without ``Async``), except host-to-device
     copies of 64 KB (64000 bytes) or less, which return before the copy completes, and
     copies within one device."""
@@ -140,7 +140,7 @@ def cuda_memcpy_sync(report: NsysReport) -> pl.DataFrame:
     return _memcpy_rows(joined)
 
 
-def cuda_memset_sync(report: NsysReport) -> pl.DataFrame:
+def cuda_memset_sync(report: TimelineReport) -> pl.DataFrame:
     """Synchronous memsets (``cudaMemset*`` without ``async``) of pinned or managed memory."""
     sets = report.memset.filter(pl.col("mem_kind").is_in([MEM_KIND_PINNED, MEM_KIND_MANAGED]))
     joined = _with_api(report, sets).filter(
@@ -155,7 +155,7 @@ def cuda_memset_sync(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def cuda_api_sync(report: NsysReport) -> pl.DataFrame:
+def cuda_api_sync(report: TimelineReport) -> pl.DataFrame:
     """Calls of ``cudaDeviceSynchronize*`` and ``cudaStreamSynchronize*``."""
     pattern = f"{_like('cudaDeviceSynchronize%')}|{_like('cudaStreamSynchronize%')}"
     return (
@@ -178,7 +178,7 @@ column from the row that set the last min/max aggregate of the query, ``max(end)
 context of the operation that ends last (a memcpy's context can differ from a kernel's)."""
 
 
-def gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
+def gpu_ops_with_overhead(report: TimelineReport) -> pl.DataFrame:
     """GPU operations per process and device, plus the CUDA profiler overhead of the process
     that falls strictly inside the device's active range (as nsys's rules count it).
 
@@ -187,7 +187,7 @@ def gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
     return report.memo("gpu_ops_with_overhead", lambda: _gpu_ops_with_overhead(report))
 
 
-def _gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
+def _gpu_ops_with_overhead(report: TimelineReport) -> pl.DataFrame:
     ops = report.gpu_ops.filter(pl.col("start") > 0).select(
         "start", "end", pid_of(pl.col("global_pid")).alias("pid"), "device_id", "context_id"
     )
@@ -210,7 +210,7 @@ def _gpu_ops_with_overhead(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def gpu_gaps(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -> pl.DataFrame:
+def gpu_gaps(report: TimelineReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -> pl.DataFrame:
     """Idle stretches longer than ``gap_ms`` between GPU operations of one process on one
     device (profiler overhead counts as busy). Columns: row, duration_ns, start_ns, end_ns,
     pid, device_id, context_id; longest first."""
@@ -245,7 +245,7 @@ def gpu_gaps(report: NsysReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_ms) -
 
 
 def gpu_time_util(
-    report: NsysReport,
+    report: TimelineReport,
     threshold: int = TIMELINE_THRESHOLDS.time_util_pct,
     chunks: int = TIMELINE_THRESHOLDS.time_util_chunks,
 ) -> pl.DataFrame:

@@ -17,7 +17,7 @@ import polars as pl
 
 from kernelscope.timeline.analysis.summaries import DURATION_STATS, _duration_summary
 from kernelscope.timeline.model.intervals import Coverage
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 from kernelscope.timeline.model.schema import (
     NVTX_PUSHPOP,
     NVTX_STARTEND,
@@ -45,7 +45,7 @@ def operation(name: pl.Expr) -> pl.Expr:
     return name
 
 
-def nvtx_ranges(report: NsysReport) -> pl.DataFrame:
+def nvtx_ranges(report: TimelineReport) -> pl.DataFrame:
     """Every NVTX range instance: start, end, global_tid, pid, style, range.
 
     ``range`` is named as ``nsys stats`` names it: ``domain:message``, with an empty domain
@@ -67,7 +67,7 @@ def nvtx_ranges(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def nvtx_summary(report: NsysReport) -> pl.DataFrame:
+def nvtx_summary(report: TimelineReport) -> pl.DataFrame:
     """``nvtx_sum`` by operation (:func:`operation`): Time (%), Total Time (ns), Instances,
     Avg (ns), Med (ns), Min (ns), Max (ns), StdDev (ns), Style, Range."""
     ranges = nvtx_ranges(report).with_columns(operation(pl.col("range")))
@@ -78,7 +78,7 @@ def nvtx_summary(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def nvtx_gpu_busy(report: NsysReport) -> pl.DataFrame:
+def nvtx_gpu_busy(report: TimelineReport) -> pl.DataFrame:
     """Per NVTX operation (:func:`operation`): how busy the GPU was while its ranges were
     open.
 

@@ -28,7 +28,7 @@ from kernelscope.timeline.analysis.op_efficiency import (
 )
 from kernelscope.timeline.analysis.op_models import FLOP_MODELS, OpCall
 from kernelscope.timeline.analysis.op_table import Launch, op_efficiency
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 SHAPES = "NVTX ranges of emit_nvtx(record_shapes=True)"
 _OP = re.compile(r"^(?P<name>[^,\s][^,]*?)(?:, seq = -?\d+)?(?:, op_id = \d+)?"
@@ -50,7 +50,7 @@ def parse_op_range(text: str) -> tuple[str, tuple[object, ...]] | None:
     return (found.group("name"), tuple(sizes)) if isinstance(sizes, list) else None
 
 
-def _op_ranges(report: NsysReport) -> tuple[list[OpRange], list[tuple[int, int, int]]]:
+def _op_ranges(report: TimelineReport) -> tuple[list[OpRange], list[tuple[int, int, int]]]:
     """The operator ranges, and the ``ProfilerStep#N`` ranges as (N, start, end)."""
     ops: list[OpRange] = []
     steps: list[tuple[int, int, int]] = []
@@ -69,7 +69,7 @@ def _op_ranges(report: NsysReport) -> tuple[list[OpRange], list[tuple[int, int, 
     return ops, sorted(steps, key=lambda s: s[1])
 
 
-def _launches(report: NsysReport, ops: Sequence[OpRange]) -> list[Launch]:
+def _launches(report: TimelineReport, ops: Sequence[OpRange]) -> list[Launch]:
     kernels = report.kernels.join(
         report.cuda_api.select("correlation_id", pl.col("global_tid").alias("_tid"),
                                pl.col("start").alias("_at")),
@@ -113,7 +113,7 @@ def _with_dtypes(ops: Sequence[OpRange], launches: Sequence[Launch]) -> list[OpR
     return found
 
 
-def nvtx_op_efficiency(report: NsysReport, model_flops: float | None = None) -> OpEfficiency:
+def nvtx_op_efficiency(report: TimelineReport, model_flops: float | None = None) -> OpEfficiency:
     """The operator table of ``report`` (see the module docstring)."""
     device = report.devices[0].name if report.devices else None
     ops, steps = _op_ranges(report)

@@ -1,4 +1,4 @@
-"""The ``nsys stats`` summary reports, computed with polars from an :class:`NsysReport`.
+"""The ``nsys stats`` summary reports, computed with polars from an :class:`TimelineReport`.
 
 Each function returns a frame with exactly the columns (names and order) of the matching
 ``nsys stats --report NAME`` CSV, sorted like it: by total time, largest first (ties by
@@ -17,7 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from kernelscope.timeline.model.api_names import strip_api_version
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 OSRT_CALL_CLASS = 27  # ENUM_NSYS_EVENT_CLASS: OS runtime call (31/32 mark trace start/finish)
 DURATION_STATS = ["Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)"]
@@ -52,7 +52,7 @@ def _duration_summary(
     return grouped.with_columns(pl.Series("Time (%)", share, dtype=pl.Float64))
 
 
-def kernel_summary(report: NsysReport) -> pl.DataFrame:
+def kernel_summary(report: TimelineReport) -> pl.DataFrame:
     """``cuda_gpu_kern_sum``: one row per kernel (demangled) name, by total time (largest
     first), then instances, then name.
 
@@ -67,7 +67,7 @@ def kernel_summary(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def cuda_api_summary(report: NsysReport) -> pl.DataFrame:
+def cuda_api_summary(report: TimelineReport) -> pl.DataFrame:
     """``cuda_api_sum``: one row per CUDA runtime/driver API (version suffix removed).
 
     Columns: Time (%), Total Time (ns), Num Calls, Avg (ns), Med (ns), Min (ns), Max (ns),
@@ -81,7 +81,7 @@ def cuda_api_summary(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def osrt_summary(report: NsysReport) -> pl.DataFrame:
+def osrt_summary(report: TimelineReport) -> pl.DataFrame:
     """``osrt_sum``: one row per OS runtime function (calls of event class 27 only).
 
     Columns: Time (%), Total Time (ns), Num Calls, Avg (ns), Med (ns), Min (ns), Max (ns),
@@ -94,14 +94,14 @@ def osrt_summary(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def _memops(report: NsysReport) -> pl.DataFrame:
+def _memops(report: TimelineReport) -> pl.DataFrame:
     cols = ["start", "end", "bytes", "operation"]
     return pl.concat(
         [report.memcpy.select(cols), report.memset.select(cols)], how="vertical_relaxed"
     )
 
 
-def memop_time_summary(report: NsysReport) -> pl.DataFrame:
+def memop_time_summary(report: TimelineReport) -> pl.DataFrame:
     """``cuda_gpu_mem_time_sum``: memcpy/memset GPU time per operation kind.
 
     Columns: Time (%), Total Time (ns), Count, Avg (ns), Med (ns), Min (ns), Max (ns),
@@ -114,7 +114,7 @@ def memop_time_summary(report: NsysReport) -> pl.DataFrame:
     )
 
 
-def memop_size_summary(report: NsysReport) -> pl.DataFrame:
+def memop_size_summary(report: TimelineReport) -> pl.DataFrame:
     """``cuda_gpu_mem_size_sum``: memcpy/memset bytes per operation kind, in MB (10^6 B).
 
     Columns: Total (MB), Count, Avg (MB), Med (MB), Min (MB), Max (MB), StdDev (MB),

@@ -29,7 +29,7 @@ from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_view import EventInfo, Gap, Lane, TimelineView
 from kernelscope.timeline.analysis.utilization import idle_gaps
 from kernelscope.timeline.model.intervals import Coverage, merge_intervals
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 _NO_EVENTS = LaneEvents.empty()
 
@@ -74,7 +74,7 @@ class TimelineIndex:
     """Everything a timeline screen needs, precomputed from a report."""
 
     def __init__(
-        self, report: NsysReport, *, large_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
+        self, report: TimelineReport, *, large_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns
     ) -> None:
         self.report = report
         self.start_ns = report.start_ns
@@ -131,7 +131,7 @@ class TimelineIndex:
         return int(self._ops.select((pl.col("end") - pl.col("start")).max()).item() or 0)
 
     @staticmethod
-    def _ops_frame(report: NsysReport) -> pl.DataFrame:
+    def _ops_frame(report: TimelineReport) -> pl.DataFrame:
         cols = ["start", "end", "device_id", "stream_id", "correlation_id"]
         parts = [
             report.kernels.select(pl.lit("kernel").alias("kind"), *cols,

@@ -1,7 +1,7 @@
 """Everything kernelscope shows and exports of a timeline report, computed once per report.
 
 One builder for the timeline screen, the exports (JSON, Markdown, CSV, ``summary``) and the
-benchmark: :class:`TimelineData` wraps an opened :class:`NsysReport` and computes each table on
+benchmark: :class:`TimelineData` wraps an opened :class:`TimelineReport` and computes each table on
 first use (plain polars frames and dataclasses, no Textual). The screen's worker calls
 :func:`build`, which computes everything the views show stage by stage; an export only computes
 what it writes.
@@ -47,7 +47,7 @@ from kernelscope.timeline.analysis.utilization import (
     launch_gaps,
     utilization_windows,
 )
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 EXPLAIN_LIMIT = 500
 """How many of the longest large gaps get an explanation (the CPU activity during them)."""
@@ -66,7 +66,7 @@ EXPORT_GAPS = 50
 T = TypeVar("T")
 
 
-def _of_report(make: Callable[[NsysReport], T]) -> cached_property[T]:
+def _of_report(make: Callable[[TimelineReport], T]) -> cached_property[T]:
     """A :class:`TimelineData` attribute that is ``make`` of the report, computed on first use."""
 
     def of_report(data: TimelineData) -> T:
@@ -86,7 +86,7 @@ class TimelineData:
     ``histogram`` (gap_histogram), ``launches`` (launch_gaps).
     """
 
-    def __init__(self, report: NsysReport, path: Path | None = None) -> None:
+    def __init__(self, report: TimelineReport, path: Path | None = None) -> None:
         self.report = report
         self.path = Path(path) if path is not None else report.path
         # The report's time range (ns): the timeline's axis, the exports' origin.
@@ -299,7 +299,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 def build(
     path: Path,
-    report: NsysReport,
+    report: TimelineReport,
     *,
     step: Step | None = None,
     cancelled: Callable[[], bool] | None = None,

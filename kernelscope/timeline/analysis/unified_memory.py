@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 UNIFIED_COPY_KINDS = (11, 12, 13)
 """``ENUM_CUDA_MEMCPY_OPER``: Unified Host-to-Device, Device-to-Host, Device-to-Device."""
@@ -31,7 +31,7 @@ def is_unified() -> pl.Expr:
     return pl.col("copy_kind").is_in(UNIFIED_COPY_KINDS).fill_null(False)
 
 
-def unified_migrations(report: NsysReport) -> pl.DataFrame:
+def unified_migrations(report: TimelineReport) -> pl.DataFrame:
     """The migrations among ``report.memcpy`` (start, end, device_id, bytes, copy_kind;
     bytes null where the reader kept no sizes, as the ranks' reduced reader does)."""
     copies = report.memcpy

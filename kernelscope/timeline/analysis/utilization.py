@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 # Upper bounds (ns) of the gap-size histogram buckets; the last bucket is open-ended.
 GAP_BUCKETS_NS = (1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
@@ -19,7 +19,7 @@ _BUCKET_LABELS = ("<1 us", "1-10 us", "10-100 us", "100 us-1 ms", "1-10 ms", "10
 
 
 def gpu_utilization(
-    report: NsysReport, t0: int | None = None, t1: int | None = None
+    report: TimelineReport, t0: int | None = None, t1: int | None = None
 ) -> pl.DataFrame:
     """Busy time per device.
 
@@ -51,7 +51,7 @@ def gpu_utilization(
 
 
 def utilization_windows(
-    report: NsysReport,
+    report: TimelineReport,
     *,
     windows: int = 100,
     window_ns: int | None = None,
@@ -97,7 +97,7 @@ def utilization_windows(
     )
 
 
-def idle_gaps(report: NsysReport, min_gap_ns: int = 0) -> pl.DataFrame:
+def idle_gaps(report: TimelineReport, min_gap_ns: int = 0) -> pl.DataFrame:
     """Every idle gap of at least ``min_gap_ns`` on every device, in time order.
 
     Columns: device, start_ns, end_ns, duration_ns.
@@ -157,7 +157,7 @@ def gap_histogram(gaps: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def launch_gaps(report: NsysReport) -> pl.DataFrame:
+def launch_gaps(report: TimelineReport) -> pl.DataFrame:
     """Spacing of consecutive kernels on each stream.
 
     Columns: device, stream, kernels, median_gap_ns (next start - previous end, clipped at

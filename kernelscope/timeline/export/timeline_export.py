@@ -13,7 +13,7 @@ from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.op_efficiency_text import op_efficiency_markdown
 from kernelscope.timeline.export.timeline_json import timeline_data, to_export_dict
 from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 
 def nsys_csv(frame: pl.DataFrame) -> str:
@@ -30,7 +30,7 @@ def _one_decimal(value: pl.Expr) -> pl.Expr:
     return pl.when(value < 0).then(-cut).otherwise(cut).alias(value.meta.output_name())
 
 
-def with_processes(kernels: pl.DataFrame, report: NsysReport) -> pl.DataFrame:
+def with_processes(kernels: pl.DataFrame, report: TimelineReport) -> pl.DataFrame:
     """``cuda_gpu_kern_sum`` of a trace whose kernels ran in several processes, with a last
     column ``PIDs``: the processes each kernel ran in (nsys sums them together); unchanged
     when one process ran them all."""
@@ -64,7 +64,7 @@ def operators_markdown(data: TimelineData) -> str:
     return op_efficiency_markdown(efficiency) if efficiency.available else ""
 
 
-def _selected(source: NsysReport | TimelineData, options: ExportOptions) -> TimelineData:
+def _selected(source: TimelineReport | TimelineData, options: ExportOptions) -> TimelineData:
     """The timeline's data, once ``options`` is checked: ``--process`` is refused, and ``-k``
     must match a kernel."""
     data = timeline_data(source)
@@ -80,21 +80,21 @@ def _selected(source: NsysReport | TimelineData, options: ExportOptions) -> Time
     return data
 
 
-def render_timeline_csv(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+def render_timeline_csv(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
     """``--format csv``: the kernel summary as ``nsys stats`` prints it (the TUI exports the
     view data it holds, as every renderer here takes it)."""
     data = _selected(source, options)
     return nsys_csv(with_processes(data.kernels, data.report))
 
 
-def render_timeline_md(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+def render_timeline_md(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
     """``--format md``."""
     data = _selected(source, options)
     return (render_timeline_markdown(data, pattern=options.pattern, top=options.top)
             + operators_markdown(data))
 
 
-def render_timeline_json(source: NsysReport | TimelineData, options: ExportOptions) -> str:
+def render_timeline_json(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
     """``--format json``: ``-k`` keeps the kernels it matches."""
     doc = to_export_dict(_selected(source, options))
     regex = kernel_filter(options.pattern)

@@ -18,7 +18,7 @@ from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_data import EXPORT_GAPS, TimelineData
 from kernelscope.timeline.export.critical_text import path_doc
 from kernelscope.timeline.export.op_efficiency_text import op_efficiency_doc
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 SCHEMA = "kernelscope/nsys/1"
 
@@ -36,11 +36,11 @@ KERNEL_FIELDS = (
 """The kernel summary's columns (as ``nsys stats`` names them) and their keys here."""
 
 
-def timeline_data(source: NsysReport | TimelineData) -> TimelineData:
+def timeline_data(source: TimelineReport | TimelineData) -> TimelineData:
     return source if isinstance(source, TimelineData) else TimelineData(source)
 
 
-def report_info(report: NsysReport) -> dict[str, Any]:
+def report_info(report: TimelineReport) -> dict[str, Any]:
     return {
         "path": str(report.path),
         "start_ns": report.start_ns,
@@ -125,7 +125,7 @@ def finding_dict(finding: Finding) -> dict[str, object]:
 
 
 def to_export_dict(
-    source: NsysReport | TimelineData,
+    source: TimelineReport | TimelineData,
     *,
     large_gap_ns: int = TIMELINE_THRESHOLDS.large_gap_ns,
     max_gaps: int = EXPORT_GAPS,

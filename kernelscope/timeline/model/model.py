@@ -2,7 +2,7 @@
 
 All times are integer nanoseconds on the report's own clock (the clock of the SQLite export;
 not shifted to zero). Frames hold one row per event; their columns are listed on
-:class:`NsysReport`.
+:class:`TimelineReport`.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ class ProcessInfo:
 
 
 @dataclass(eq=False)
-class NsysReport:
-    """One opened Nsight Systems report.
+class TimelineReport:
+    """One opened timeline, whichever profiler wrote it (Nsight Systems, or a PyTorch profiler
+    trace mapped onto it by the Kineto kind; ``profiler`` says which).
 
     Frames (all times ``Int64`` ns):
 

@@ -28,7 +28,7 @@ from kernelscope.core.words import plural
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
 from kernelscope.timeline.analysis.timeline_view import Gap
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.model.profilers import KINETO
 from kernelscope.timeline.screens.timeline_views import VIEWS, TimelinePane
 from kernelscope.timeline.screens.timeline_views.commands import TimelineCommands
@@ -52,7 +52,7 @@ class ReportOpener(Protocol):
 
     def __call__(self, path: Path, *, cache_dir: Path | None = None,
                  progress: ProgressHook | None = None,
-                 cancel: CancelHook | None = None) -> NsysReport: ...
+                 cancel: CancelHook | None = None) -> TimelineReport: ...
 
 
 class TimelineLoaded(Message):

@@ -55,7 +55,7 @@ from kernelscope.timeline.analysis.unified_memory import (
     is_unified,
     unified_migrations,
 )
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 ONE_TIME = ("start-up", "module-loading")
 """Causes a longer run amortises: ranked after the per-step items."""
@@ -85,7 +85,7 @@ class IdleItem:
         return gap_cause(self.cause).remedy
 
 
-def warmup_window(report: NsysReport) -> tuple[int, int, str] | None:
+def warmup_window(report: TimelineReport) -> tuple[int, int, str] | None:
     """(start, end, name) of the first step when the trace has a slow first step."""
     ranges = nvtx_ranges(report).filter(pl.col("style") == "PushPop")
     if not ranges.height:
@@ -106,7 +106,7 @@ def warmup_window(report: NsysReport) -> tuple[int, int, str] | None:
     return best
 
 
-def _sync_ends(report: NsysReport) -> dict[int, list[int]]:
+def _sync_ends(report: TimelineReport) -> dict[int, list[int]]:
     """Per process id, the sorted end times of its synchronisation calls."""
     api = report.cuda_api
     if not api.height:
@@ -120,7 +120,7 @@ def _sync_ends(report: NsysReport) -> dict[int, list[int]]:
     return out
 
 
-def _device_pids(report: NsysReport) -> dict[int, set[int]]:
+def _device_pids(report: TimelineReport) -> dict[int, set[int]]:
     ops = report.gpu_ops.select("device_id", pid_of(pl.col("global_pid")).alias("pid")).unique()
     out: dict[int, set[int]] = {}
     for dev, pid in ops.iter_rows():
@@ -190,7 +190,7 @@ def _stretch_evidence(stretches: pl.DataFrame) -> TinyStretches:
     return TinyStretches(kernels, stretches.height, TIMELINE_THRESHOLDS.tiny_kernel_ns, dur, gap)
 
 
-def _copies(report: NsysReport) -> list[IdleItem]:
+def _copies(report: TimelineReport) -> list[IdleItem]:
     """The copies and memsets, and apart from them the unified-memory migrations (a cause of
     their own, with the managed-memory remedy)."""
     migrations = unified_migrations(report)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 PATH_SEPARATOR = " › "
 
@@ -66,7 +66,7 @@ def _message(range_name: str) -> str:
     return f"{domain}@{message}" if domain else message
 
 
-def kernel_ranges(report: NsysReport) -> pl.DataFrame:
+def kernel_ranges(report: TimelineReport) -> pl.DataFrame:
     """Per kernel row of ``report.kernels`` (same order): ``nvtx`` (innermost push/pop range
     of the launching thread, or null) and ``nvtx_path`` (the stack, outermost first, joined
     by ``›``)."""

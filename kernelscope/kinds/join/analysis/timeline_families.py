@@ -19,7 +19,7 @@ from kernelscope.core.kernel_identity import dims_text
 from kernelscope.kinds.join.analysis.evidence import InstanceSpread
 from kernelscope.kinds.join.analysis.names import is_mangled, match_name
 from kernelscope.kinds.join.analysis.nvtx_of import kernel_ranges
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class TimelineKernels:
         return out
 
 
-def timeline_families(report: NsysReport) -> TimelineKernels:
+def timeline_families(report: TimelineReport) -> TimelineKernels:
     """The families of ``report``'s kernels (see the module docstring)."""
     k = report.kernels
     if not k.height:

@@ -1,5 +1,5 @@
 """A Kineto trace's timeline analyses: the nsys timeline's (:class:`TimelineData` on the
-trace as an :class:`NsysReport`), the gap causes its host events name, and HTA's numbers."""
+trace as an :class:`TimelineReport`), the gap causes its host events name, and HTA's numbers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import polars as pl
 from kernelscope.kinds.kineto.analysis.gaps import refine_all
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers, hta_numbers
 from kernelscope.kinds.kineto.analysis.op_efficiency import kineto_op_efficiency
-from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report, cpu_op_ranges
+from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report, cpu_op_ranges
 from kernelscope.kinds.kineto.model.model import KinetoTrace, read_trace
 from kernelscope.timeline.analysis.gap_causes import GapExplanation
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
@@ -29,7 +29,7 @@ class KinetoTimelineData(TimelineData):
     """Everything the timeline views and exports show of one Kineto trace."""
 
     def __init__(self, trace: KinetoTrace, path: Path | None = None) -> None:
-        super().__init__(as_nsys_report(trace), path or trace.path)
+        super().__init__(as_timeline_report(trace), path or trace.path)
         self.trace = trace
 
     @cached_property

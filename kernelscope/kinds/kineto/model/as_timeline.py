@@ -1,4 +1,4 @@
-"""A Kineto trace as the timeline model (:class:`NsysReport`), so the nsys timeline's
+"""A Kineto trace as the timeline model (:class:`TimelineReport`), so the nsys timeline's
 analyses, views and exports read it unchanged.
 
 - kernels, copies and memsets become the GPU operation tables (a copy's kind and memory
@@ -21,7 +21,7 @@ import polars as pl
 
 from kernelscope.kinds.kineto.model.model import PID_SHIFT, KinetoTrace
 from kernelscope.timeline.model.api_names import strip_api_version
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.model.profilers import KINETO
 from kernelscope.timeline.model.schema import (
     KERNEL_TABLE,
@@ -45,7 +45,7 @@ def _global(pid: pl.Expr, tid: pl.Expr | None = None) -> pl.Expr:
     return packed if tid is None else packed + tid % PID_SHIFT
 
 
-def as_nsys_report(trace: KinetoTrace) -> NsysReport:
+def as_timeline_report(trace: KinetoTrace) -> TimelineReport:
     """The timeline model of ``trace`` (see the module docstring)."""
     main_pid = trace.processes[0].pid if trace.processes else 0
     gpu = trace.gpu.with_columns(
@@ -56,7 +56,7 @@ def as_nsys_report(trace: KinetoTrace) -> NsysReport:
         pl.lit(None, pl.Int64).alias("green_context_id"),
     )
     nvtx = _nvtx(trace)
-    return NsysReport(
+    return TimelineReport(
         path=trace.path, sqlite_path=None, start_ns=trace.start_ns, end_ns=trace.end_ns,
         devices=list(trace.devices), processes=list(trace.processes),
         kernels=_kernels(gpu), memcpy=_memcpy(gpu), memset=_memset(gpu),

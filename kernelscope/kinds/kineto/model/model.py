@@ -1,5 +1,5 @@
 """One Kineto trace read into frames (:class:`KinetoTrace`), and the same trace as the
-timeline model every timeline view reads (:func:`as_nsys_report`).
+timeline model every timeline view reads (:func:`as_timeline_report`).
 
 Frames (``ts``/``dur`` float microseconds as written; ``start``/``end`` Int64 ns on the
 trace's clock):

@@ -1,4 +1,4 @@
-"""Build an :class:`NsysReport` from an nsys SQLite export, whatever its schema variant.
+"""Build an :class:`TimelineReport` from an nsys SQLite export, whatever its schema variant.
 
 Handled variants: no ``NVTX_EVENTS``/``OSRT_API``/memcpy/memset/runtime tables (empty
 frames), NVTX text inline in ``text`` or through ``textId`` -> ``StringIds``, NVTX ranges
@@ -38,7 +38,7 @@ from kernelscope.kinds.nsys.model.capture import (
 from kernelscope.kinds.nsys.model.db import ExportDb, ReadStopped, ReadTask, Schema
 from kernelscope.timeline.model import gpu_metrics
 from kernelscope.timeline.model.api_names import strip_api_version
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 from kernelscope.timeline.model.schema import (
     API_MAP,
     API_SCHEMA,
@@ -226,8 +226,8 @@ def load_report(
     progress: ProgressHook | None = None,
     cancel: CancelHook | None = None,
     keep_sqlite_path: bool = True,
-) -> NsysReport:
-    """Read every table kernelscope uses from ``sqlite_path`` into an NsysReport.
+) -> TimelineReport:
+    """Read every table kernelscope uses from ``sqlite_path`` into an TimelineReport.
 
     ``keep_sqlite_path=False`` records no SQLite path (for a scratch file about to be removed).
     """
@@ -246,7 +246,7 @@ def _load(
     progress: ProgressHook | None,
     cancel: CancelHook | None,
     keep_sqlite_path: bool,
-) -> NsysReport:
+) -> TimelineReport:
     with ExportDb(sqlite_path, display_name=display) as db:
         report_progress(progress, f"Reading {display}", 0.0)
         metrics = gpu_metrics_read.catalog(db)
@@ -275,7 +275,7 @@ def _load(
             session_clock(db),
             event_bounds([kernels, memcpy, memset, cuda_api, osrt, nvtx]),
         )
-        return NsysReport(
+        return TimelineReport(
             path=source or sqlite_path,
             sqlite_path=sqlite_path if keep_sqlite_path else None,
             start_ns=start,

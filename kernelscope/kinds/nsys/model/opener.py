@@ -21,7 +21,7 @@ from kernelscope.kinds.nsys.model.cache import cache_name, default_cache_dir, en
 from kernelscope.kinds.nsys.model.convert import manual_export_hint, run_export
 from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name, sqlite_size
 from kernelscope.kinds.nsys.model.load import load_report
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 
 def _scratch_dir(cache_dir: Path | None) -> tempfile.TemporaryDirectory[str]:
@@ -62,7 +62,7 @@ def _load_with_wal(
     cache_dir: str | os.PathLike[str] | None,
     progress: ProgressHook | None,
     cancel: CancelHook | None,
-) -> NsysReport:
+) -> TimelineReport:
     """Read an export whose writer left a write-ahead log beside it (``X.sqlite-wal``: the
     newest data lives there). The export is opened read-only and never written, so the two
     files are copied into a scratch directory where SQLite folds the log into the copy."""
@@ -128,7 +128,7 @@ def open_report(
     nsys: str | os.PathLike[str] | None = None,
     progress: ProgressHook | None = None,
     cancel: CancelHook | None = None,
-) -> NsysReport:
+) -> TimelineReport:
     """Open an Nsight Systems report and read it into memory.
 
     ``path`` may be an nsys SQLite export or an ``.nsys-rep`` report, either of them xz- or

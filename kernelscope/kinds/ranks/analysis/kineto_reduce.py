@@ -34,13 +34,13 @@ import polars as pl
 
 from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers, hta_numbers, step_names
-from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report
+from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report
 from kernelscope.kinds.kineto.model.model import KinetoTrace, global_id, read_trace
 from kernelscope.kinds.ranks.analysis.collectives import NCCL_KEY, NCCL_P2P, nccl_op
 from kernelscope.kinds.ranks.analysis.model import RankSummary
 from kernelscope.kinds.ranks.analysis.read import OPS_SCHEMA, TraceTables, overlapping
 from kernelscope.kinds.ranks.analysis.reduce import CallReader, Extras, ReduceOptions, reduce_unit
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 I64 = pl.Int64
 NCCL_KERNEL = r"^nccl.*Kernel"
@@ -117,7 +117,7 @@ def collective_calls(trace: KinetoTrace) -> tuple[str, pl.DataFrame] | None:
         pl.lit(None, I64).alias("recorded_seq"))
 
 
-def _tables(trace: KinetoTrace, report: NsysReport) -> TraceTables:
+def _tables(trace: KinetoTrace, report: TimelineReport) -> TraceTables:
     names = sorted(set(report.kernels["name"].cast(pl.String).drop_nulls().to_list()))
     ids = {name: i for i, name in enumerate(names)}
     kernels = report.kernels.select(
@@ -135,7 +135,7 @@ def _tables(trace: KinetoTrace, report: NsysReport) -> TraceTables:
 
 
 def runtime_calls(api: pl.DataFrame) -> CallReader:
-    """A trace's CUDA runtime and driver calls (``NsysReport.cuda_api``) as
+    """A trace's CUDA runtime and driver calls (``TimelineReport.cuda_api``) as
     ``reduce.CallReader`` reads them (a Kineto trace records no OS runtime calls)."""
 
     def read(windows: Sequence[tuple[int, int]], correlation_ids: Sequence[int]
@@ -179,7 +179,7 @@ def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions) -> RankSummar
         "kineto": {"events": trace.events, "base_time_ns": trace.base_time_ns,
                    "distributed": _distributed(trace)},
     })
-    report = as_nsys_report(trace)
+    report = as_timeline_report(trace)
     summary = reduce_unit(runtime_calls(report.cuda_api), _tables(trace, report), path, None,
                           False, options, extras)
     main = trace.processes[0].pid if trace.processes else None

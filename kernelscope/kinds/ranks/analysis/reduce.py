@@ -46,7 +46,7 @@ from kernelscope.timeline.analysis.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.model.intervals import Coverage
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 I64 = pl.Int64
 HALF = 0.5
@@ -132,8 +132,8 @@ def _only(df: pl.DataFrame, column: str, pid: int | None) -> pl.DataFrame:
     return df if pid is None else df.filter(pid_of(pl.col(column)) == pid)
 
 
-def _partial_report(path: str, tables: TraceTables, pid: int | None) -> NsysReport:
-    """An :class:`NsysReport` over the rows read so far (no CPU calls yet), for the timeline
+def _partial_report(path: str, tables: TraceTables, pid: int | None) -> TimelineReport:
+    """An :class:`TimelineReport` over the rows read so far (no CPU calls yet), for the timeline
     functions that take one (NVTX ranges, gap explanations)."""
     nulls = [pl.lit(None, I64).alias(c) for c in ("context_id", "green_context_id")]
     kernels = _only(tables.kernels, "global_pid", pid).with_columns(
@@ -146,7 +146,7 @@ def _partial_report(path: str, tables: TraceTables, pid: int | None) -> NsysRepo
     empty_calls = pl.DataFrame(schema={"start": I64, "end": I64, "global_tid": I64,
                                        "correlation_id": I64, "name": pl.String,
                                        "api": pl.String})
-    return NsysReport(
+    return TimelineReport(
         path=Path(path), sqlite_path=None, start_ns=0, end_ns=0, devices=[], processes=[],
         kernels=kernels, memcpy=memcpy, memset=memset, cuda_api=empty_calls,
         osrt=pl.DataFrame(schema={"start": I64, "end": I64, "global_tid": I64,
@@ -263,7 +263,7 @@ def _time_in_ranges(windows: pl.DataFrame, ranges: pl.DataFrame) -> pl.DataFrame
              pl.col("range").str.strip_prefix(":").alias("name"), "ns")
 
 
-def _gap_causes(read: CallReader, report: NsysReport, busy: Coverage, comm: Coverage,
+def _gap_causes(read: CallReader, report: TimelineReport, busy: Coverage, comm: Coverage,
                 options: ReduceOptions, pid: int | None) -> pl.DataFrame:
     """Idle gaps of at least ``min_gap_ns`` by cause: the ``max_gaps`` longest explained from
     the CPU calls around them (docs/timeline.md), ``communication`` when the rank's CPU-side

@@ -25,7 +25,7 @@ from kernelscope.core.executor import Executor, make_executor
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.hooks import CancelHook, ProgressHook, report_progress
 from kernelscope.core.severity import Severity
-from kernelscope.kinds.kineto.model.as_timeline import as_nsys_report
+from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report
 from kernelscope.kinds.kineto.model.model import read_trace
 from kernelscope.kinds.nsys.model.db import ExportDb
 from kernelscope.kinds.ranks.analysis.clocks import (
@@ -125,7 +125,7 @@ def cpu_calls_in(path: str, windows: list[tuple[int, int]], threads: list[int],
         return pl.DataFrame(schema=schema)
     windows = sorted(windows)
     if kind_of_file(Path(path)) == KINETO:
-        report = as_nsys_report(read_trace(Path(path), need_gpu=False))
+        report = as_timeline_report(read_trace(Path(path), need_gpu=False))
         api, osrt = runtime_calls(report.cuda_api)(windows, [])
         if threads:
             api = api.filter(pl.col("global_tid").is_in(threads))

@@ -53,7 +53,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     WHOLE_TRACE_LANE,
     own_kinds,
 )
-from kernelscope.timeline.model.model import NsysReport, pid_of
+from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.String, "name": pl.String, "start": pl.Int64,
                "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64, "row": pl.Int64,
@@ -80,7 +80,7 @@ class Graph:
     launch_latency_ns: int
 
 
-def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
+def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
     """The dependency graph of ``report`` (``extra_ranges``: CPU ranges beyond NVTX, e.g.
     Kineto's ``cpu_op``s: start, end, global_tid, name)."""
     ranges = cpu_ranges(report, extra_ranges)
@@ -110,7 +110,7 @@ def build_graph(report: NsysReport, extra_ranges: pl.DataFrame | None = None) ->
         steps, ranges, latency)
 
 
-def _cpu_nodes(report: NsysReport, steps: pl.DataFrame
+def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
                ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The outermost API calls of every thread and the step markers, in thread order;
     every call's outermost call (pid, correlation_id, row); the steps (the whole trace as
@@ -146,7 +146,7 @@ def _cpu_nodes(report: NsysReport, steps: pl.DataFrame
     return cpu.sort("lane", "start", "prio"), outer, steps
 
 
-def _whole_trace(report: NsysReport, calls: pl.DataFrame) -> pl.DataFrame:
+def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
     """One step over the whole trace, on the thread with the most calls (name null)."""
     ops = report.gpu_ops
     starts = [int(x) for x in (calls["start"].min(), ops["start"].min()) if x is not None]  # type: ignore[arg-type]
@@ -158,7 +158,7 @@ def _whole_trace(report: NsysReport, calls: pl.DataFrame) -> pl.DataFrame:
                          "start": [min(starts)], "end": [max(ends)]}, schema=STEP_SCHEMA)
 
 
-def _gpu_nodes(report: NsysReport) -> pl.DataFrame:
+def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
     cols = ["start", "end", "device_id", "stream_id", "global_pid", "correlation_id"]
     parts = [frame.select(*cols, pl.col(label).cast(pl.String).alias("name"),
                           pl.lit(kind).alias("kind"))

@@ -14,7 +14,7 @@ import re
 import polars as pl
 
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
-from kernelscope.timeline.model.model import NsysReport
+from kernelscope.timeline.model.model import TimelineReport
 
 STEP_WORD = re.compile(r"(?i)(step|iter|iteration|batch)")
 STEP_SCHEMA = {"step": pl.Int64, "name": pl.String, "global_tid": pl.Int64,
@@ -22,7 +22,7 @@ STEP_SCHEMA = {"step": pl.Int64, "name": pl.String, "global_tid": pl.Int64,
 RANGE_SCHEMA = {"start": pl.Int64, "end": pl.Int64, "global_tid": pl.Int64, "name": pl.String}
 
 
-def cpu_ranges(report: NsysReport, extra: pl.DataFrame | None = None) -> pl.DataFrame:
+def cpu_ranges(report: TimelineReport, extra: pl.DataFrame | None = None) -> pl.DataFrame:
     """The named CPU ranges of every thread: NVTX push/pop ranges (Kineto's
     ``user_annotation``s are those) and ``extra`` (Kineto's ``cpu_op``s): start, end,
     global_tid, name; sorted by thread and start."""
