@@ -111,9 +111,20 @@ class OpRow:
         return "compute" if self.intensity >= ridge else "memory"
 
     @property
+    def bytes_overcounted(self) -> bool:
+        """A bytes-only row whose counted bytes would move faster than the device's memory
+        bandwidth: no kernel can, so some inputs were one tensor given twice (``add(x, x)``;
+        the profiler records shapes, not which tensor) and the bytes are an upper bound."""
+        achieved, peak = self.achieved_gbps, self.peak_gbps
+        return self.flops is None and achieved is not None and bool(peak) and achieved > peak
+
+    @property
     def pct_of_peak(self) -> float | None:
+        """None where the counted bytes are known to be too many (``bytes_overcounted``)."""
         if self.flops is not None:
             achieved, peak = self.achieved_tflops, self.peak_tflops
+        elif self.bytes_overcounted:
+            return None
         else:
             achieved, peak = self.achieved_gbps, self.peak_gbps
         return None if achieved is None or not peak else 100 * achieved / peak
@@ -135,6 +146,7 @@ class OpRow:
             "peak_tflops": self.peak_tflops, "peak_gbps": self.peak_gbps,
             "pct_of_peak": self.pct_of_peak, "pct_of_roofline": self.pct_of_roofline,
             "intensity": self.intensity, "bound": self.bound,
+            "bytes_upper_bound": self.bytes_overcounted,
         }
 
 

@@ -44,7 +44,12 @@ def row_cells(row: OpRow) -> tuple[str, ...]:
     return (row.op, row.input_shapes, row.dtype or NOT_AVAILABLE,
             f"{row.calls:,}" if row.calls else "", fmt_ns(row.gpu_time_ns),
             _number(row.achieved_tflops, 2), _number(row.achieved_gbps),
-            NOT_AVAILABLE if pct is None else f"{pct:.1f} %", row.bound or "", row.model)
+            NOT_AVAILABLE if pct is None else f"{pct:.1f} %", row.bound or "",
+            f"{row.model} ({OVERCOUNTED})" if row.bytes_overcounted else row.model)
+
+
+OVERCOUNTED = ("bytes an upper bound: counted from the shapes they would move faster than the "
+               "device's memory bandwidth, so an input was one tensor given twice")
 
 
 def device_line(eff: OpEfficiency) -> str:
@@ -80,6 +85,10 @@ def op_efficiency_markdown(eff: OpEfficiency, top: int = MARKDOWN_ROWS) -> str:
     if len(eff.rows) > top:
         rest = sum(r.gpu_time_ns for r in eff.rows[top:])
         lines.append(f"\n{len(eff.rows) - top} more operators, {fmt_ns(rest)} of GPU time.")
+    over = sum(r.bytes_overcounted for r in eff.rows)
+    if over:
+        lines.append(f"\n{over} operator row(s) have no % of peak: {OVERCOUNTED} (the "
+                     "profiler records shapes, not which tensor each input is).")
     lines += ["", "| step | time | model FLOPs | dtype | peak TFLOP/s | MFU | FLOPs from |",
               "| --- | ---: | ---: | --- | ---: | ---: | --- |"]
     lines += ["| " + " | ".join(cells) + " |" for cells in mfu_cells(eff)]
@@ -122,6 +131,10 @@ def print_op_efficiency(eff: OpEfficiency, console: Console) -> None:
     for row in eff.rows[:SUMMARY_ROWS]:
         table.add_row(*(Text(cell) for cell in row_cells(row)[:len(shown)]))
     console.print(table)
+    over = [r for r in eff.rows[:SUMMARY_ROWS] if r.bytes_overcounted]
+    if over:
+        console.print(escape(f"No % of peak for {', '.join(sorted({r.op for r in over}))}: "
+                             f"{OVERCOUNTED}."))
     console.print(escape(device_line(eff)))
     for step, time, flops, _, _, mfu, source in mfu_cells(eff):
         console.print(f"MFU step {step}: {mfu} ({flops} FLOPs from {source} in {time})")
