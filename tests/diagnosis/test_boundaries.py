@@ -315,7 +315,8 @@ def test_a_small_grid_busy_on_the_fp64_pipe_names_the_fp64_rate() -> None:
     )
     assert d.label == "launch-bound"
     assert d.bottleneck.summary == (
-        "The kernel has too few blocks to fill the GPU: on the SMs that have work the FP64 pipe "
+        "The kernel leaves 16 of the 56 SMs without a block: on the SMs that have work the FP64 "
+        "pipe "
         "is 86% busy (compute-bound there), but the GPU-wide averages stay low because the "
         "other SMs get no block. More blocks (or concurrent work) first. This GPU runs FP64 at "
         "1:64 of its FP32 rate: where precision allows, FP32 (or mixed precision) is far "

@@ -44,7 +44,7 @@ _SPECS = (
         "Grid smaller than the number of SMs",
         0,
         "launch",
-        "Most SMs get no block at all. Give the grid at least one block per SM (several "
+        "Give the grid at least one block per SM (several "
         "is better): split the work finer, use smaller blocks, or make the kernel persistent "
         "and loop over work items; if it must stay small, run it concurrently with other work "
         "on another stream.",

@@ -160,6 +160,59 @@ def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     )
 
 
+def _unit_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    """Speed Of Light reads low GPU-wide, yet a pipe is ``pipe_busy_pct`` busy on the SMs that
+    ran: that pipe, not latency, sets the time (a math pipe: compute-bound; ALU or XU:
+    instruction-bound; LSU: the memory path)."""
+    note = "on the SMs that ran"
+    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+        label, metric, pct = f.busiest_pipe
+        trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=note))
+        return Bottleneck(
+            "compute-bound",
+            f"The {label} pipe is {pct:.0f}% busy {note}, although the Speed Of Light averages "
+            f"read low: it carries the work.{fp64_rate_note(f) if label == 'FP64' else ''}",
+            tuple(trail),
+        )
+    other = f.busiest_other
+    if other is None or other[2] < t.pipe_busy_pct:
+        return None
+    label, metric, pct = other
+    trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))
+    if label == "LSU":
+        return _memory_side(f, t, trail)
+    return Bottleneck(
+        "instruction-bound",
+        f"The {label} pipe is {pct:.0f}% busy {note}, although the Speed Of Light averages read "
+        "low: instruction overhead (integer/address arithmetic, conversions, special "
+        "functions) sets the time.",
+        tuple(trail),
+    )
+
+
+def _grid_starves_warps(f: Facts, trail: list[Evidence]) -> Bottleneck:
+    """Low occupancy that the grid causes: launch-bound when SMs get no block at all; with a
+    block on every SM, too few warps per SM (occupancy-bound), never launch-bound."""
+    fit = f.grid_fit
+    if fit.every_sm_has_block is False:
+        return Bottleneck(
+            "launch-bound",
+            f"Neither compute nor memory is busy and too few warps are resident: the grid "
+            f"({fit.fill_text()}) is the limit, not a per-SM resource.",
+            tuple(trail),
+            decided_by="grid-too-small",
+        )
+    what = f" ({fit.fill_text()})" if fit.fill_text() else ""
+    return Bottleneck(
+        "occupancy-bound",
+        f"Neither compute nor memory is busy and too few warps are resident: every SM has a "
+        f"block, but the grid{what} leaves warp slots empty. More, smaller blocks (or more "
+        "work per launch) give each SM more warps to hide latency with.",
+        tuple(trail),
+        decided_by="low-occupancy",
+    )
+
+
 def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards) -> Bottleneck:
     if f.theoretical is None and f.achieved is None:
         return undetermined(
@@ -171,6 +224,9 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
+    unit = _unit_led(f, t, trail)
+    if unit is not None:
+        return unit
     led = stall_led(f, t, trail)
     if led is not None:
         return led
@@ -178,14 +234,7 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     grid = guards.get(g.GRID_CANNOT_FILL)
     if low and grid is not None:
         add_in_order(trail, grid.evidence[0])
-        return Bottleneck(
-            "launch-bound",
-            "Neither compute nor memory is busy and too few warps are resident, because the "
-            "grid gives the SMs too few blocks: the launch, not a per-SM resource, is the "
-            "limit.",
-            tuple(trail),
-            decided_by="grid-too-small",
-        )
+        return _grid_starves_warps(f, trail)
     if low and not f.pipes_busy(t.pipe_busy_pct) and g.OCCUPANCY_BY_DESIGN not in guards:
         summary = (
             "Neither compute nor memory is busy and too few warps are resident to hide latency."

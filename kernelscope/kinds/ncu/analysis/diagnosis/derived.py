@@ -50,6 +50,59 @@ def tail_loss(waves: float | None) -> float | None:
     return (whole - waves) / whole
 
 
+@dataclass(frozen=True)
+class GridFit:
+    """The grid set against the SMs, the one reading every launch sentence is built from:
+    blocks per SM, the share of SMs that get a block, waves, and the blocks per SM the
+    resources allow. Each property is None when the report lacks what it needs."""
+
+    blocks: float | None
+    sms: float | None
+    waves: float | None
+    resident_limit: float | None = None
+    """Blocks per SM the smallest occupancy limit allows (theoretical residency)."""
+
+    @property
+    def blocks_per_sm(self) -> float | None:
+        if self.blocks is None or not self.sms or self.sms <= 0:
+            return None
+        return self.blocks / self.sms
+
+    @property
+    def sm_share(self) -> float | None:
+        """Share (0-1) of the SMs that get at least one block."""
+        per_sm = self.blocks_per_sm
+        return None if per_sm is None else min(1.0, per_sm)
+
+    @property
+    def every_sm_has_block(self) -> bool | None:
+        """True when the grid has at least one block per SM: then it is never launch-bound
+        for its size, whatever its waves."""
+        per_sm = self.blocks_per_sm
+        return None if per_sm is None else per_sm >= 1.0
+
+    @property
+    def idle_sms(self) -> float | None:
+        """SMs that get no block at all (0 when every SM has one)."""
+        if self.blocks is None or self.sms is None:
+            return None
+        return max(0.0, self.sms - self.blocks)
+
+    def fill_text(self) -> str:
+        """``132 blocks on 132 SMs: 1 per SM of the 6 its resources allow`` (what the
+        launch sentences say of the grid); "" when the grid or SM count is unknown."""
+        per_sm = self.blocks_per_sm
+        if per_sm is None or self.blocks is None or self.sms is None:
+            return ""
+        text = f"{self.blocks:,.0f} blocks on {self.sms:,.0f} SMs"
+        if per_sm < 1:
+            return text + f": {self.idle_sms:,.0f} SMs get no block"
+        text += f": {per_sm:.3g} per SM"
+        if self.resident_limit is not None and per_sm < self.resident_limit:
+            text += f" of the {self.resident_limit:.0f} its resources allow"
+        return text
+
+
 def fills_gpu(
     grid: float | None,
     sm_count: float | None,

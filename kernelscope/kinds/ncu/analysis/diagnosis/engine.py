@@ -176,7 +176,7 @@ def _checked_flags(
                     level=spec.level,
                     title=spec.title,
                     evidence=outcome.evidence,
-                    remedy=spec.remedy,
+                    remedy=outcome.remedy or spec.remedy,
                     ncu_speedup=speedup,
                     ncu_rule=rule,
                     detail=outcome.detail,

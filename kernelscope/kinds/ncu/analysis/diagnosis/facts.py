@@ -8,13 +8,12 @@ from typing import Any
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.model import SourceHotspots
-
-_ATOMIC_SASS = ("RED", "ATOM")
 
 
 @dataclass(frozen=True)
@@ -150,6 +149,11 @@ class Facts:
         )
 
     @property
+    def grid_fit(self) -> d.GridFit:
+        """The grid against the SMs (``derived.GridFit``): every launch sentence reads it."""
+        return d.GridFit(self.grid, self.sm_count, self.waves, d.resident_blocks(self.limits))
+
+    @property
     def fills_gpu(self) -> bool | None:
         """False when the grid cannot fill the GPU (fewer blocks than SMs, under a wave)."""
         return d.fills_gpu(self.grid, self.sm_count, self.waves)
@@ -263,39 +267,6 @@ def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> fl
     return v
 
 
-def _atomic_line(source: SourceHotspots | None) -> tuple[str, float, str] | None:
-    """The hottest source line that does atomics (its text names one), with the hottest
-    RED/ATOM instruction, by share of the kernel's samples."""
-    if source is None or not source.total_samples:
-        return None
-    lines = [s for s in source.lines if "atomic" in s.text.lower() and s.samples > 0]
-    sass = [
-        s for s in source.sass if _is_atomic(s.sass) and s.samples > 0
-    ]
-    if not lines and not sass:
-        return None
-    total = source.total_samples
-    op = _opcode(max(sass, key=lambda s: s.samples).sass) if sass else ""
-    if lines:
-        top = max(lines, key=lambda s: s.samples)
-        where = f"{top.file.rsplit('/', 1)[-1]}:{top.line}"
-        note = top.text.strip() + (f" — SASS {op}" if op else "")
-        return where, 100.0 * top.samples / total, note
-    hot = max(sass, key=lambda s: s.samples)
-    return f"{hot.file.rsplit('/', 1)[-1]}:{hot.line}", 100.0 * hot.samples / total, f"SASS {op}"
-
-
-def _opcode(sass: str) -> str:
-    """A SASS instruction's opcode, without its ``@P0`` predicate."""
-    words = [w for w in sass.split() if not w.startswith("@")]
-    return words[0] if words else ""
-
-
-def _is_atomic(sass: str) -> bool:
-    """Whether a SASS instruction is a RED or ATOM (global, shared or surface)."""
-    return _opcode(sass).startswith(_ATOMIC_SASS)
-
-
 def gather(
     values: Values,
     roofline: Roofline | None,
@@ -351,7 +322,7 @@ def gather(
         register_share=register_share,
         shared_share=shared_share,
         tensor_pipe=tensor_pipe,
-        atomic_line=_atomic_line(source),
+        atomic_line=atomic_line(source),
         nan_metrics=_nan_metrics(values),
         **_memory_path_facts(values, thresholds),
         **_device_facts(values, roofline, thresholds),
