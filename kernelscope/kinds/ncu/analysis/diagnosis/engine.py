@@ -22,6 +22,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
+from kernelscope.kinds.ncu.analysis.diagnosis.weigh import MINOR_TIME_SHARE, weigh_flags
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
@@ -199,10 +200,12 @@ def with_time_share(
     family_launches: int = 1,
 ) -> Diagnosis:
     """``diagnosis`` with the kernel's share of the profiled GPU time (0-1) added as the
-    first evidence (step 0 of the method) and, when it is under 1 %, as the first note. A
-    launch of a family of ``family_launches`` identical launches is weighed by the family's
-    share, ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker
-    processes diagnose kernels before the report's total time is known."""
+    first evidence (step 0 of the method) and, when it is under 1 %, as the first note; the
+    flags' severities weighed by it (``weigh.py``: nothing above info under 1 %, an info flag
+    whose NCU estimate saves 5 % of the report's time raised to warning). A launch of a
+    family of ``family_launches`` identical launches is weighed by the family's share,
+    ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker processes
+    diagnose kernels before the report's total time is known."""
     family = family_share is not None and family_launches > 1
     if time_share is None and not family:
         return diagnosis
@@ -222,7 +225,19 @@ def with_time_share(
         weight = time_share
         what = "This kernel is"
     notes = diagnosis.notes
-    if weight is not None and weight < 0.01:
-        notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
-    return replace(diagnosis, bottleneck=replace(b, evidence=(share, *b.evidence)), notes=notes)
+    flags, guards = diagnosis.flags, diagnosis.guard_rails
+    if weight is not None:
+        flags, minor = weigh_flags(flags, weight, what)
+        guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
+        if minor is not None:
+            guards = (*guards, minor)
+        if weight < DEFAULT_THRESHOLDS.minor_time_share:
+            notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
+    return replace(
+        diagnosis,
+        bottleneck=replace(b, evidence=(share, *b.evidence)),
+        flags=flags,
+        guard_rails=guards,
+        notes=notes,
+    )
 

@@ -264,7 +264,8 @@ def stall_check(metric: str) -> Check:
         detail = f"{s:.0%} of a warp's cycles between issues are spent {waiting_on(metric)}."
         if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
             return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
-        for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS):
+        for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS,
+                         g.STALLS_IN_SHORT_KERNEL):
             if guard_id in guards:
                 return Finding("info", evidence, detail, guards[guard_id].text)
         return Finding(severity, evidence, detail)

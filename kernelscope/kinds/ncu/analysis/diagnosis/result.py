@@ -71,10 +71,14 @@ class Flag(Evidenced):
     """One sentence with the specifics (e.g. which resource limits occupancy)."""
     guard: str = ""
     """Set when a guard rail lowered the severity: why this is not a real problem here."""
+    found_severity: str = ""
+    """The severity the check found, before the kernel's share of the time weighed it
+    (``weigh.weighed``); "" when it was not weighed."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **attributes(self, "id", "severity", "level", "title", "detail"),
+            "found_severity": self.found_severity or self.severity,
             "evidence": [e.to_dict() for e in self.evidence],
             **attributes(self, "remedy", "ncu_speedup", "ncu_rule"),
             "guard": self.guard or None,
@@ -143,10 +147,15 @@ class Diagnosis:
         return max((f.severity for f in self.flags), key=severity_rank)
 
     def to_dict(self) -> dict[str, Any]:
-        """The export contract: ``bottleneck``, ``flags``, plus guard rails, notes, roofline."""
+        """The export contract: ``bottleneck``, ``flags``, the top flag and the rule that chose
+        it (``verdict.top_choice``), plus guard rails, notes, roofline."""
+        from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice  # a cycle
+
+        choice = top_choice(self)
         return {
             "bottleneck": self.bottleneck.to_dict(),
             "flags": [f.to_dict() for f in self.flags],
+            "top_flag": choice.to_dict() if choice is not None else None,
             "guard_rails": [g.to_dict() for g in self.guard_rails],
             "notes": list(self.notes),
             "skipped_flags": list(self.skipped),

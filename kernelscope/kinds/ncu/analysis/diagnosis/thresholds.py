@@ -38,6 +38,14 @@ class Thresholds:
     """Below this many waves the grid cannot give every SM its full complement of blocks, so
     low achieved occupancy is the launch's doing (occupancy flags stand down to info)."""
 
+    # -- time share (what a fix can save) ------------------------------------------------
+    minor_time_share: float = 0.01
+    """A kernel (or family) holding less of the profiled GPU time than this gets no flag above
+    info: fixing it cannot save more than that share."""
+    gain_warning_share: float = 0.05
+    """NCU's estimated speedup of a flag times the kernel's (or family's) share of the time:
+    at least this share of the report's time saved raises an info flag to warning."""
+
     # -- Speed Of Light --------------------------------------------------------------------
     pct_ceiling: float = 105.0
     """A percent of peak above this is not a measurement (seen on kernels of a few µs)."""

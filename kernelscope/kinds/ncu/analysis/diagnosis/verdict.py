@@ -1,14 +1,19 @@
-"""Which flag leads: the verdict follows the method's chain, not severity alone.
+"""Which flag leads: the one with the largest expected gain.
 
-The top flag is taken among the flags at the highest severity raised: the one whose finding
-decided the label (``Bottleneck.decided_by``, e.g. ``grid-too-small`` for ``launch-bound``)
-if it is among them, else the one nearest the start of the chain — time share → launch →
-Speed Of Light → occupancy → memory → compute → scheduler → source — then by checklist level.
-So a small grid is reported before the low occupancy it causes, and the flag named first is
-the one to fix first.
+The top flag is taken among the flags at the highest severity raised (the severity already
+weighs the kernel's share of the time, ``weigh.py``), those no guard rail called "not a
+problem here" first. Among them the flag with the largest NCU estimated speedup leads, where
+the report carries estimates; without one (or to break a tie) the flag whose finding decided
+the label (``Bottleneck.decided_by``), else the one nearest the start of the method's chain —
+time share → launch → Speed Of Light → occupancy → memory → compute → scheduler → source —
+then by checklist level. ``top_choice`` says which of these rules decided, for the pane, the
+Markdown and the JSON.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from kernelscope.core.severity import severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
@@ -24,17 +29,65 @@ def chain_position(flag: Flag) -> tuple[int, int, int]:
     return step, flag.level, order
 
 
-def top_flag(diagnosis: Diagnosis) -> Flag | None:
-    """The flag the verdict leads with, None when no flag was raised."""
+NCU_ESTIMATE = "ncu-estimate"
+VERDICT = "verdict"
+METHOD_ORDER = "method-order"
+ONLY_FLAG = "only-flag"
+
+
+@dataclass(frozen=True)
+class TopChoice:
+    """The top flag and the rule that chose it (``ncu-estimate``, ``verdict``,
+    ``method-order`` or ``only-flag``), with that rule in one sentence."""
+
+    flag: Flag
+    chosen_by: str
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.flag.id, "severity": self.flag.severity,
+                "chosen_by": self.chosen_by, "why": self.why}
+
+
+def _candidates(diagnosis: Diagnosis) -> list[Flag]:
+    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
+    found = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
+    unguarded = [f for f in found if not f.guard]
+    return unguarded or found
+
+
+def _method_rank(flag: Flag, decided: str) -> tuple[int, tuple[int, int, int]]:
+    return (0 if flag.id == decided else 1), chain_position(flag)
+
+
+def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
+    """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
     if not diagnosis.flags:
         return None
-    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
-    candidates = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
+    candidates = _candidates(diagnosis)
     decided = diagnosis.bottleneck.decided_by
-    for f in candidates:
-        if f.id == decided:
-            return f
-    return min(candidates, key=chain_position)
+    severity = candidates[0].severity
+    estimated = [f for f in candidates if f.ncu_speedup is not None]
+    if estimated:
+        best = max(f.ncu_speedup or 0.0 for f in estimated)
+        tied = [f for f in estimated if f.ncu_speedup == best]
+        flag = min(tied, key=lambda f: _method_rank(f, decided))
+        return TopChoice(flag, NCU_ESTIMATE, f"largest NCU estimated speedup ({best:,.1f}%) "
+                         f"among the {severity} flags")
+    flag = min(candidates, key=lambda f: _method_rank(f, decided))
+    if len(diagnosis.flags) == 1:
+        return TopChoice(flag, ONLY_FLAG, "the only flag raised")
+    if flag.id == decided:
+        return TopChoice(flag, VERDICT, f"its finding decided the label; no NCU estimate "
+                         f"among the {severity} flags")
+    return TopChoice(flag, METHOD_ORDER, f"first in the method's order; no NCU estimate "
+                     f"among the {severity} flags")
+
+
+def top_flag(diagnosis: Diagnosis) -> Flag | None:
+    """The flag the verdict leads with, None when no flag was raised."""
+    choice = top_choice(diagnosis)
+    return None if choice is None else choice.flag
 
 
 def top_flag_text(diagnosis: Diagnosis) -> str:
