@@ -10,6 +10,7 @@ import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, diagnose
+from kernelscope.kinds.ncu.analysis.diagnosis.derived import register_cap
 from kernelscope.kinds.ncu.model import Metric
 from tests.diagnosis.conftest import find
 
@@ -192,10 +193,30 @@ def test_occupancy_limiter_names_the_resource() -> None:
     assert flag.detail.startswith("Registers limit the SM to 1 block")
 
 
-def test_register_spill() -> None:
-    flag = run("transpose_sm<1>", local_ld=2_000_000).flag("register-spill")
-    assert flag is not None and flag.severity == "critical"
+def test_local_memory_is_a_spill_only_with_spill_evidence() -> None:
+    # local traffic without spill counters, registers below the cap: stack arrays
+    d = run("transpose_sm<1>", local_ld=2_000_000)
+    flag = d.flag("local-memory")
+    assert flag is not None and flag.severity == "critical" and d.flag("register-spill") is None
+    assert "stack arrays or dynamically indexed locals" in flag.detail
+    # the report's spill counter, or registers at the cap for the block size: spills
+    spilled = run("transpose_sm<1>", local_ld=2_000_000, sass__inst_executed_register_spilling=8.0)
+    assert spilled.flag("register-spill") is not None and spilled.flag("local-memory") is None
+    block = find("zoo_a", "transpose_sm<1>").summary.metrics["launch__block_size"].value
+    cap = register_cap(block, 65536.0)
+    capped = run("transpose_sm<1>", local_ld=2_000_000, launch__registers_per_thread=cap,
+                 device__attribute_max_registers_per_multiprocessor=65536.0)
+    flag = capped.flag("register-spill")
+    assert flag is not None and f"per-thread cap of {cap:.0f}" in flag.detail
     assert run("transpose_sm<1>", local_ld=0).flag("register-spill") is None
+    assert run("transpose_sm<1>", local_ld=0).flag("local-memory") is None
+
+
+def test_register_cap_follows_the_block_size() -> None:
+    assert register_cap(768, 65536.0) == 80  # 65,536 / 768 = 85.3, down to a multiple of 8
+    assert register_cap(1024, 65536.0) == 64
+    assert register_cap(128, 65536.0) == 255  # the per-thread maximum
+    assert register_cap(None, 65536.0) is None
 
 
 def test_warp_divergence() -> None:

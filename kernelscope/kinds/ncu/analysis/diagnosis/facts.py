@@ -42,6 +42,8 @@ class Facts:
     conflict_share: float | None
     local_share: float | None
     spill_instructions: float | None
+    spill_evidence: tuple[str, float, str] | None
+    """``derived.LocalMemory.spill_evidence``: why the local traffic is register spills."""
     # compute
     busiest_pipe: tuple[str, str, float] | None
     """(label, ncu metric, % of peak) of the busiest FMA/FP64/tensor pipe."""
@@ -121,8 +123,9 @@ class Facts:
 
     @property
     def tail_loss(self) -> float | None:
-        """Share of the last wave's SM time left idle, assuming equal-length blocks."""
-        return d.tail_loss(self.waves)
+        """Share of the SM time the last wave leaves idle, assuming equal-length blocks;
+        None where the SMs' activity shows no tail (``derived.tail_cost``)."""
+        return d.tail_cost(self.waves, self.active_share, self.achieved, self.theoretical)
 
     @property
     def sector_bytes(self) -> tuple[str, float] | None:
@@ -347,6 +350,7 @@ def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
         "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
         "local_share": local.share if local is not None else None,
         "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
+        "spill_evidence": local.spill_evidence if local is not None else None,
     }
 
 

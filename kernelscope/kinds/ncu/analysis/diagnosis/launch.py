@@ -124,19 +124,25 @@ def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     severity = grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
     if severity is None:
         return None
+    evidence = [
+        ev("launch", n.WAVES, f.waves, unit="wave"),
+        ev(
+            "launch",
+            f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
+            loss,
+            ">=",
+            t.tail_min_loss,
+            note="idle share of the SM time, equal-length blocks assumed",
+        ),
+    ]
+    if f.active_share is not None:
+        evidence.append(
+            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+               t.tail_sm_active, note="SMs idle part of the time, or warp slots empty")
+        )
     return Finding(
         severity,
-        (
-            ev("launch", n.WAVES, f.waves, unit="wave"),
-            ev(
-                "launch",
-                f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
-                loss,
-                ">=",
-                t.tail_min_loss,
-                note="idle share of the SM time, equal-length blocks assumed",
-            ),
-        ),
+        tuple(evidence),
         f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",
     )
 

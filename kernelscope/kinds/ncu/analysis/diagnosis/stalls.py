@@ -97,11 +97,13 @@ def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | No
     if metric in _MEMORY_QUEUE_STALLS and local is not None and local >= t.local_traffic_critical:
         what = "local requests / all global and local requests"
         add_in_order(trail, ev("memory", what, local, ">=", t.local_traffic_critical))
+        kind = ("register spills" if f.spill_evidence is not None
+                else "stack arrays or dynamically indexed locals")
         return Bottleneck(
             "latency-bound",
-            summary + f" {local:.0%} of the L1 requests are local memory (spills or per-thread "
-            "arrays): that traffic is the cause.",
+            summary + f" {local:.0%} of the L1 requests are local memory ({kind}): that "
+            "traffic is the cause.",
             tuple(trail),
-            decided_by="register-spill",
+            decided_by="register-spill" if f.spill_evidence is not None else "local-memory",
         )
     return Bottleneck("latency-bound", summary, tuple(trail), decided_by=flag_of(metric))

@@ -29,6 +29,9 @@ class Thresholds:
     ramp_active: float = 0.8
     """SMs active on less than this share of a short kernel's elapsed cycles: ramp-up and
     drain, not the work, set its time."""
+    tail_sm_active: float = 0.95
+    """SMs active on at least this share of the elapsed cycles, with achieved occupancy near
+    theoretical, left no room for a tail: no tail-effect from wave arithmetic alone."""
     tail_many_waves: float = 8.0
     """From this many waves the partial last wave costs little: no tail-effect flag."""
     grid_fill_waves: float = 0.75

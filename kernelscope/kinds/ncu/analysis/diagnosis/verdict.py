@@ -90,6 +90,15 @@ def top_flag(diagnosis: Diagnosis) -> Flag | None:
     return None if choice is None else choice.flag
 
 
+def top_choice_text(diagnosis: Diagnosis) -> str | None:
+    """``shared-bank-conflicts (warning) — largest NCU estimated speedup (66.9%) among the
+    warning flags``: the top flag and the rule that chose it; None when no flag was raised."""
+    choice = top_choice(diagnosis)
+    if choice is None:
+        return None
+    return f"{choice.flag.id} ({choice.flag.severity}) — {choice.why}"
+
+
 def top_flag_text(diagnosis: Diagnosis) -> str:
     """``grid-too-small (warning)``, or an em dash when no flag was raised."""
     flag = top_flag(diagnosis)
