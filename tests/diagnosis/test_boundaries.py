@@ -109,6 +109,29 @@ def test_occupancy_bound_when_nothing_is_busy() -> None:
     )
 
 
+def test_low_occupancy_with_dram_half_busy_is_a_memory_stream() -> None:
+    # issue 35: occupancy-bound at 410 waves with DRAM half busy was a miss; the kernel streams
+    # memory and waits on it with too few bytes in flight
+    quiet = {"mem": 55, "sm": 20, "ach": 20, "lat": 50, "long_sb": 20, "issue": 20}
+    d = run("transpose_sm<1>", dram=55, **quiet)
+    assert d.label == "latency-bound"
+    assert d.bottleneck.summary.startswith("DRAM is 55% busy with too few warps resident")
+    assert run("transpose_sm<1>", dram=45, **quiet).label == "occupancy-bound"
+
+
+def test_a_busy_pipe_decides_before_neither_side_is_busy() -> None:
+    # issue 35: SOL low on both sides, one pipe busy on the SMs that ran: that pipe leads
+    quiet = {"dram": 20, "mem": 30, "sm": 40, "lat": 50, "long_sb": 20, "issue": 40}
+    d = run("transpose_sm<1>", tensor=62.8, **quiet)
+    assert d.label == "compute-bound"
+    assert d.bottleneck.summary.startswith("The Tensor pipe is 63% busy on the SMs that ran")
+    xu_pipe = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
+    assert run("transpose_sm<1>", **{xu_pipe: 40.0}, **quiet).label != "instruction-bound"
+    xu = run("transpose_sm<1>", **{xu_pipe: 61.0}, **quiet)
+    assert xu.label == "instruction-bound"
+    assert "Neither compute nor memory is busy" not in xu.bottleneck.summary
+
+
 def test_a_stall_reason_over_half_the_cycles_leads_over_low_occupancy() -> None:
     quiet = {"dram": 20, "mem": 30, "sm": 20, "ach": 20, "lat": 50, "long_sb": 5, "issue": 20}
     d = run("transpose_sm<1>", membar=26, **quiet)

@@ -117,6 +117,17 @@ class Facts:
         busy = [f for f in found if f[2] >= threshold]
         return max(busy, key=lambda f: f[2]) if busy else None
 
+    def idle_words(self, threshold: float) -> str:
+        """How the latency side opens, built from the same reading as ``saturated_unit``:
+        "Neither compute nor memory is busy" only when no unit or pipe reaches ``threshold``;
+        else Speed Of Light's two sides stay under it while the busiest unit does not."""
+        busy = self.saturated_unit(threshold)
+        if busy is None:
+            return "Neither compute nor memory is busy"
+        what, _, pct = busy
+        return (f"Neither side of Speed Of Light reaches {threshold:.0f}% although the {what} is "
+                f"{pct:.0f}% busy")
+
     @property
     def divergence_efficiency(self) -> float | None:
         return share(self.threads_per_inst, self.ideal_threads)

@@ -216,7 +216,11 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
         why = "is too short to amortise its launch"
     else:
         why = "is so short that ramp-up and drain leave its SMs idle much of the time"
+    busiest = f.saturated_unit(t.sol_busy_pct)
     summary = f"The kernel {why}, and no unit is busy."
+    if busiest is not None:
+        summary = (f"The kernel {why}, and neither side of Speed Of Light reaches "
+                   f"{t.sol_busy_pct:.0f}% (the {busiest[0]} is {busiest[2]:.0f}% busy).")
     full = _busy_on_active_sms(f, t) if small_grid else None
     if full is not None:
         what, metric, pct = full

@@ -82,7 +82,7 @@ def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | No
             add_in_order(trail, e)
         return Bottleneck(
             "latency-bound",
-            f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles "
+            f"{f.idle_words(t.sol_busy_pct)}: warps spend {share:.0%} of their cycles "
             f"between issues {waiting_on(metric)}, queued behind atomics to a few addresses "
             f"(the busiest L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy, the "
             "Speed Of Light averages hide it). The atomics are the cause.",
@@ -90,7 +90,7 @@ def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | No
             decided_by="atomic-contention",
         )
     summary = (
-        f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles between "
+        f"{f.idle_words(t.sol_busy_pct)}: warps spend {share:.0%} of their cycles between "
         f"issues {waiting_on(metric)} ({reason} stalls), which sets the kernel's time."
     )
     local = f.local_share
