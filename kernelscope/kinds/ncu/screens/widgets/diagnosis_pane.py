@@ -208,9 +208,10 @@ def time_share(
     summaries: Sequence[KernelSummary],
     families: ReportFamilies | None = None,
 ) -> float | None:
-    """The kernel's share of the summed duration of ``summaries`` (None when unknown or when
-    the report holds this one kernel)."""
-    if len(summaries) <= 1:
+    """The kernel's share of the summed duration of ``summaries`` (None when unknown): 1 when
+    the report holds this one kernel, as the exports weigh it (``kernel_analysis.time_shares``),
+    so the pane's severities are the exports'."""
+    if not summaries:
         return None
     families = kernel_families(list(summaries)) if families is None else families
     return derived.time_share(detail.duration_ns, families.total_ns)
