@@ -4,14 +4,18 @@ profiled GPU time (its family's, for a family of launches).
 A kernel under ``minor_time_share`` of the time gets no flag above info, whatever its checks
 found, and each flag carries the guard rail ``minor-time-share`` (not worth acting on).
 Elsewhere an info flag whose NCU rule estimates a speedup worth ``gain_warning_share`` of the
-report's time (the estimate times the share) is raised to warning. The severity the check
-found stays on the flag (``Flag.found_severity``), so weighing again starts from it.
+report's time (the estimate times the share) is raised to warning, except the occupancy flags:
+NCU's occupancy estimates assume occupancy is the limit, which the seeds warn against chasing
+(a GEMM whose L1 is 85 % busy at 50 % theoretical occupancy keeps its occupancy-limiter info).
+The severity the check found stays on the flag (``Flag.found_severity``), so weighing again
+starts from it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
@@ -46,7 +50,11 @@ def weighed(
     if guard is not None:
         return replace(base, severity="info", guard=flag.guard or guard.text)
     gain = expected_gain(flag, weight)
-    if found == "info" and not flag.guard and gain is not None and gain >= t.gain_warning_share:
+    spec = CATALOG.get(flag.id)
+    occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
+    if found == "info" and not flag.guard and not occupancy and gain is not None and (
+        gain >= t.gain_warning_share
+    ):
         return replace(base, severity="warning")
     return base
 
