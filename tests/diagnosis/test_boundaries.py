@@ -235,6 +235,27 @@ def test_local_memory_is_a_spill_only_with_spill_evidence() -> None:
     assert run("transpose_sm<1>", local_ld=0).flag("local-memory") is None
 
 
+def test_a_block_on_every_sm_is_never_launch_bound_and_a_fence_stall_leads() -> None:
+    # issue 35's H800 case: 132 blocks on 132 SMs (0.17 of a wave), warps 160 of 184 cycles at
+    # memory fences, local traffic from a 40-register kernel without spill counters
+    d = run(
+        "transpose_sm<1>", grid=132, launch__sm_count=132, waves=0.17, lat=184, membar=160,
+        long_sb=5, issue=20, sm=10, mem=20, dram=10, ach=15, local_ld=2_000_000,
+        launch__registers_per_thread=40, device__attribute_max_registers_per_multiprocessor=65536,
+    )
+    assert d.label == "latency-bound" and d.bottleneck.decided_by == "membar-stalls"
+    grid = d.flag("grid-too-small")
+    assert grid is not None and grid.severity == "info"
+    assert grid.detail == (
+        "132 blocks on 132 SMs: 1 per SM of the 8 its resources allow (0.17 of a wave)."
+    )
+    assert grid.remedy.startswith("Every SM has a block")
+    said = " ".join([d.bottleneck.summary, *(f.remedy + f.detail for f in d.flags),
+                     *(g.text for g in d.guard_rails)])
+    assert "no block" not in said and "Most SMs" not in said
+    assert d.flag("register-spill") is None and d.flag("local-memory") is not None
+
+
 def test_register_cap_follows_the_block_size() -> None:
     assert register_cap(768, 65536.0) == 80  # 65,536 / 768 = 85.3, down to a multiple of 8
     assert register_cap(1024, 65536.0) == 64
