@@ -7,81 +7,40 @@ the report carries estimates; without one (or to break a tie) the flag whose fin
 the label (``Bottleneck.decided_by``), else the one nearest the start of the method's chain —
 time share → launch → Speed Of Light → occupancy → memory → compute → scheduler → source —
 then by checklist level. ``top_choice`` says which of these rules decided, for the pane, the
-Markdown and the JSON.
+Markdown and the JSON (the ranking lives beside ``Diagnosis`` in ``result.py``, whose
+``to_dict`` writes it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from kernelscope.core.severity import severity_rank
-from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
-from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis, Flag
+from kernelscope.kinds.ncu.analysis.diagnosis.result import (
+    METHOD_ORDER,
+    NCU_ESTIMATE,
+    ONLY_FLAG,
+    VERDICT,
+    Diagnosis,
+    Flag,
+    TopChoice,
+    chain_position,
+    top_choice,
+)
 
-
-def chain_position(flag: Flag) -> tuple[int, int, int]:
-    """Where the flag's step sits in the method's chain (then its level, then catalog order)."""
-    spec = CATALOG.get(flag.id)
-    step = STEPS.index(spec.step) if spec is not None and spec.step in STEPS else len(STEPS)
-    order = FLAG_IDS.index(flag.id) if flag.id in FLAG_IDS else len(FLAG_IDS)
-    return step, flag.level, order
-
-
-NCU_ESTIMATE = "ncu-estimate"
-VERDICT = "verdict"
-METHOD_ORDER = "method-order"
-ONLY_FLAG = "only-flag"
-
-
-@dataclass(frozen=True)
-class TopChoice:
-    """The top flag and the rule that chose it (``ncu-estimate``, ``verdict``,
-    ``method-order`` or ``only-flag``), with that rule in one sentence."""
-
-    flag: Flag
-    chosen_by: str
-    why: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.flag.id, "severity": self.flag.severity,
-                "chosen_by": self.chosen_by, "why": self.why}
-
-
-def _candidates(diagnosis: Diagnosis) -> list[Flag]:
-    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
-    found = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
-    unguarded = [f for f in found if not f.guard]
-    return unguarded or found
-
-
-def _method_rank(flag: Flag, decided: str) -> tuple[int, tuple[int, int, int]]:
-    return (0 if flag.id == decided else 1), chain_position(flag)
-
-
-def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
-    """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
-    if not diagnosis.flags:
-        return None
-    candidates = _candidates(diagnosis)
-    decided = diagnosis.bottleneck.decided_by
-    severity = candidates[0].severity
-    estimated = [f for f in candidates if f.ncu_speedup is not None]
-    if estimated:
-        best = max(f.ncu_speedup or 0.0 for f in estimated)
-        tied = [f for f in estimated if f.ncu_speedup == best]
-        flag = min(tied, key=lambda f: _method_rank(f, decided))
-        return TopChoice(flag, NCU_ESTIMATE, f"largest NCU estimated speedup ({best:,.1f}%) "
-                         f"among the {severity} flags")
-    flag = min(candidates, key=lambda f: _method_rank(f, decided))
-    if len(diagnosis.flags) == 1:
-        return TopChoice(flag, ONLY_FLAG, "the only flag raised")
-    if flag.id == decided:
-        return TopChoice(flag, VERDICT, f"its finding decided the label; no NCU estimate "
-                         f"among the {severity} flags")
-    return TopChoice(flag, METHOD_ORDER, f"first in the method's order; no NCU estimate "
-                     f"among the {severity} flags")
+__all__ = [
+    "METHOD_ORDER",
+    "NCU_ESTIMATE",
+    "ONLY_FLAG",
+    "VERDICT",
+    "TopChoice",
+    "chain_position",
+    "flag_to_act_on",
+    "next_step",
+    "top_choice",
+    "top_choice_text",
+    "top_flag",
+    "top_flag_text",
+    "verdict_order",
+]
 
 
 def top_flag(diagnosis: Diagnosis) -> Flag | None:
