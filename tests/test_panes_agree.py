@@ -103,13 +103,18 @@ def _stalls(detail: KernelDetail, d: Diagnosis, where: str) -> None:
 
 def _memory(detail: KernelDetail, d: Diagnosis, where: str) -> None:
     text = spill_note(detail).plain
-    flag = d.flag("register-spill")
+    spill, local = d.flag("register-spill"), d.flag("local-memory")
+    flag = spill or local
     if "register-spill" in d.skipped:
         assert "not collected" in text, (where, text)
         return
     assert "not collected" not in text, (where, text)
+    assert not (spill and local), where
     if flag is not None:
-        assert text.startswith("Local memory traffic") and "local memory" in text, where
+        assert text.startswith("Local memory traffic"), where
+        # the pane and the flag name the same kind of traffic
+        assert ("register spills (" in text) == (spill is not None), (where, text)
+        assert ("stack arrays / dynamically indexed locals" in text) == (local is not None), where
     elif text.startswith("No local-memory"):
         local = derived.local_memory(detail.metrics)
         assert local is not None and not local.any, where

@@ -10,6 +10,7 @@ import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, diagnose
+from kernelscope.kinds.ncu.analysis.diagnosis.derived import register_cap
 from kernelscope.kinds.ncu.model import Metric
 from tests.diagnosis.conftest import find
 
@@ -108,6 +109,29 @@ def test_occupancy_bound_when_nothing_is_busy() -> None:
     )
 
 
+def test_low_occupancy_with_dram_half_busy_is_a_memory_stream() -> None:
+    # issue 35: occupancy-bound at 410 waves with DRAM half busy was a miss; the kernel streams
+    # memory and waits on it with too few bytes in flight
+    quiet = {"mem": 55, "sm": 20, "ach": 20, "lat": 50, "long_sb": 20, "issue": 20}
+    d = run("transpose_sm<1>", dram=55, **quiet)
+    assert d.label == "latency-bound"
+    assert d.bottleneck.summary.startswith("DRAM is 55% busy with too few warps resident")
+    assert run("transpose_sm<1>", dram=45, **quiet).label == "occupancy-bound"
+
+
+def test_a_busy_pipe_decides_before_neither_side_is_busy() -> None:
+    # issue 35: SOL low on both sides, one pipe busy on the SMs that ran: that pipe leads
+    quiet = {"dram": 20, "mem": 30, "sm": 40, "lat": 50, "long_sb": 20, "issue": 40}
+    d = run("transpose_sm<1>", tensor=62.8, **quiet)
+    assert d.label == "compute-bound"
+    assert d.bottleneck.summary.startswith("The Tensor pipe is 63% busy on the SMs that ran")
+    xu_pipe = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
+    assert run("transpose_sm<1>", **{xu_pipe: 40.0}, **quiet).label != "instruction-bound"
+    xu = run("transpose_sm<1>", **{xu_pipe: 61.0}, **quiet)
+    assert xu.label == "instruction-bound"
+    assert "Neither compute nor memory is busy" not in xu.bottleneck.summary
+
+
 def test_a_stall_reason_over_half_the_cycles_leads_over_low_occupancy() -> None:
     quiet = {"dram": 20, "mem": 30, "sm": 20, "ach": 20, "lat": 50, "long_sb": 5, "issue": 20}
     d = run("transpose_sm<1>", membar=26, **quiet)
@@ -192,10 +216,51 @@ def test_occupancy_limiter_names_the_resource() -> None:
     assert flag.detail.startswith("Registers limit the SM to 1 block")
 
 
-def test_register_spill() -> None:
-    flag = run("transpose_sm<1>", local_ld=2_000_000).flag("register-spill")
-    assert flag is not None and flag.severity == "critical"
+def test_local_memory_is_a_spill_only_with_spill_evidence() -> None:
+    # local traffic without spill counters, registers below the cap: stack arrays
+    d = run("transpose_sm<1>", local_ld=2_000_000)
+    flag = d.flag("local-memory")
+    assert flag is not None and flag.severity == "critical" and d.flag("register-spill") is None
+    assert "stack arrays or dynamically indexed locals" in flag.detail
+    # the report's spill counter, or registers at the cap for the block size: spills
+    spilled = run("transpose_sm<1>", local_ld=2_000_000, sass__inst_executed_register_spilling=8.0)
+    assert spilled.flag("register-spill") is not None and spilled.flag("local-memory") is None
+    block = find("zoo_a", "transpose_sm<1>").summary.metrics["launch__block_size"].value
+    cap = register_cap(block, 65536.0)
+    capped = run("transpose_sm<1>", local_ld=2_000_000, launch__registers_per_thread=cap,
+                 device__attribute_max_registers_per_multiprocessor=65536.0)
+    flag = capped.flag("register-spill")
+    assert flag is not None and f"per-thread cap of {cap:.0f}" in flag.detail
     assert run("transpose_sm<1>", local_ld=0).flag("register-spill") is None
+    assert run("transpose_sm<1>", local_ld=0).flag("local-memory") is None
+
+
+def test_a_block_on_every_sm_is_never_launch_bound_and_a_fence_stall_leads() -> None:
+    # issue 35's H800 case: 132 blocks on 132 SMs (0.17 of a wave), warps 160 of 184 cycles at
+    # memory fences, local traffic from a 40-register kernel without spill counters
+    d = run(
+        "transpose_sm<1>", grid=132, launch__sm_count=132, waves=0.17, lat=184, membar=160,
+        long_sb=5, issue=20, sm=10, mem=20, dram=10, ach=15, local_ld=2_000_000,
+        launch__registers_per_thread=40, device__attribute_max_registers_per_multiprocessor=65536,
+    )
+    assert d.label == "latency-bound" and d.bottleneck.decided_by == "membar-stalls"
+    grid = d.flag("grid-too-small")
+    assert grid is not None and grid.severity == "info"
+    assert grid.detail == (
+        "132 blocks on 132 SMs: 1 per SM of the 8 its resources allow (0.17 of a wave)."
+    )
+    assert grid.remedy.startswith("Every SM has a block")
+    said = " ".join([d.bottleneck.summary, *(f.remedy + f.detail for f in d.flags),
+                     *(g.text for g in d.guard_rails)])
+    assert "no block" not in said and "Most SMs" not in said
+    assert d.flag("register-spill") is None and d.flag("local-memory") is not None
+
+
+def test_register_cap_follows_the_block_size() -> None:
+    assert register_cap(768, 65536.0) == 80  # 65,536 / 768 = 85.3, down to a multiple of 8
+    assert register_cap(1024, 65536.0) == 64
+    assert register_cap(128, 65536.0) == 255  # the per-thread maximum
+    assert register_cap(None, 65536.0) is None
 
 
 def test_warp_divergence() -> None:
@@ -315,7 +380,8 @@ def test_a_small_grid_busy_on_the_fp64_pipe_names_the_fp64_rate() -> None:
     )
     assert d.label == "launch-bound"
     assert d.bottleneck.summary == (
-        "The kernel has too few blocks to fill the GPU: on the SMs that have work the FP64 pipe "
+        "The kernel leaves 16 of the 56 SMs without a block: on the SMs that have work the FP64 "
+        "pipe "
         "is 86% busy (compute-bound there), but the GPU-wide averages stay low because the "
         "other SMs get no block. More blocks (or concurrent work) first. This GPU runs FP64 at "
         "1:64 of its FP32 rate: where precision allows, FP32 (or mixed precision) is far "

@@ -38,9 +38,9 @@ def test_a_pipe_saturated_on_half_the_sms_is_read_on_the_sms_that_ran() -> None:
     assert pipe.value == pytest.approx(91.09, abs=0.005)
     assert pipe.note == "on the SMs that ran (50% of the SM cycles)"
     assert b.summary == (
-        "The kernel has too few blocks to fill the GPU: on the SMs that have work the FMA pipe "
-        "is 91% busy (compute-bound there), but the GPU-wide averages stay low because the "
-        "other SMs get no block. More blocks (or concurrent work) first."
+        "The kernel leaves 66 of the 132 SMs without a block: on the SMs that have work the FMA "
+        "pipe is 91% busy (compute-bound there), but the GPU-wide averages stay low because "
+        "the other SMs get no block. More blocks (or concurrent work) first."
     )
     occupancy = k.diagnosis.flag("low-occupancy")
     assert occupancy is not None and occupancy.severity == "info"

@@ -78,7 +78,11 @@ CASES = [
     # PyTorch / cuBLAS
     ("torch_ops", "splitKreduce_kernel", "short-kernel", "warning"),
     ("torch_ops", "splitKreduce_kernel", "grid-too-small", "info"),
-    ("torch_ops", "vectorized_layer_norm_kernel", "tail-effect", "warning"),
+    # 5.17 waves, but the SMs are active 97 % of the time and achieved occupancy (67 %) is
+    # within 10 points of theoretical (75 %): no idle SMs, no empty warp slots, no tail
+    ("torch_ops", "vectorized_layer_norm_kernel", "tail-effect", None),
+    # 5.17 waves with the SMs active 88 % of the time
+    ("thrust_lambdas", "transform_kernel", "tail-effect", "warning"),
     ("torch_ops", "vectorized_elementwise_kernel", "tail-effect", None),
     ("torch_ops", "splitK_NNT", "low-occupancy", "critical"),
     ("torch_ops", "splitK_NNT", "occupancy-limiter", "warning"),
@@ -129,7 +133,11 @@ def test_flags_carry_the_catalog_contract(stem: str) -> None:
             }
             assert flag["severity"] in ("info", "warning", "critical")
             assert flag["level"] == spec.level and 0 <= flag["level"] <= 6
-            assert flag["remedy"] == spec.remedy and flag["title"] == spec.title
+            # a grid's remedy says how many SMs lack a block, or that every SM has one
+            assert flag["title"] == spec.title
+            assert flag["remedy"] == spec.remedy or flag["id"] == "grid-too-small", flag["id"]
+            if flag["id"] == "grid-too-small" and flag["severity"] != "info":
+                assert flag["remedy"].endswith(spec.remedy)
             assert flag["evidence"], flag["id"]
             for ev in flag["evidence"]:
                 assert ev["metric"] and "value" in ev and "threshold" in ev
@@ -192,8 +200,10 @@ def test_occupancy_limiter_names_block_slots_for_one_warp_blocks() -> None:
 def test_every_flag_is_raised_on_some_real_kernel() -> None:
     from kernelscope.kinds.ncu.analysis.diagnosis import FLAG_IDS
 
-    samples = ("zoo_a", "zoo", "torch_ops", "many_launches", "diag_membar", "diag_sgemm")
+    samples = ("zoo_a", "zoo", "torch_ops", "many_launches", "diag_membar", "diag_sgemm",
+               "thrust_lambdas")
     raised = {f.id for s in samples for k in kernels_of(s) for f in k.diagnosis.flags}
-    # wait stalls (curand's dependency chains) are raised on the third-party reports
-    # (tests/wild/test_labelled_corpus.py); short-scoreboard stalls on none yet.
-    assert set(FLAG_IDS) - raised == {"wait-stalls", "short-scoreboard-stalls"}
+    # wait stalls (curand's dependency chains) and local memory without spills (curand's
+    # states) are raised on the third-party reports (tests/wild/test_labelled_corpus.py);
+    # short-scoreboard stalls on none yet.
+    assert set(FLAG_IDS) - raised == {"wait-stalls", "short-scoreboard-stalls", "local-memory"}

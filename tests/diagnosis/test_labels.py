@@ -101,6 +101,6 @@ def test_all_labels_but_balanced_and_undetermined_appear_on_real_kernels() -> No
         for k in kernels_of(s)
     }
     # Our samples measured every kernel; undetermined ones are in the third-party reports
-    # (tests/wild). No sample kernel is occupancy-bound since issue 24: the small grids are
-    # launch-bound and the others' dominant stall leads (test_boundaries has the label).
-    assert set(LABELS) - seen == {"balanced", "undetermined", "occupancy-bound"}
+    # (tests/wild). occupancy-bound: many_launches' 512-block copies give each of the 132 SMs
+    # a block but 3.9 of the 8 its resources allow (issue 35: never launch-bound then).
+    assert set(LABELS) - seen == {"balanced", "undetermined"}

@@ -82,16 +82,32 @@ def test_text_and_non_finite_values_are_ignored() -> None:
 def test_sections_missing_are_named_in_notes() -> None:
     k = find("zoo_a", "strided_gather")
     sections = set(k.summary.sections) - {"SourceCounters"}
-    kept = {
-        name: metric
-        for name, metric in k.summary.metrics.items()
-        if name != "derived__memory_l2_theoretical_sectors_global_excessive"
+    source_only = {
+        "derived__memory_l2_theoretical_sectors_global_excessive",
+        "sass__inst_executed_register_spilling",
     }
+    kept = {name: metric for name, metric in k.summary.metrics.items() if name not in source_only}
     d = diagnose(kept, k.summary.rules, sections)
     assert any("SourceCounters not collected" in note for note in d.notes)
     flag = d.flag("uncoalesced-global-access")
     assert flag is not None  # the memory tables still show the 4-of-32 bytes
     assert all("excessive" not in e.metric for e in flag.evidence)
+
+
+def test_a_metrics_only_report_runs_every_check_its_metrics_allow() -> None:
+    """ncu --metrics: the launch and occupancy metrics without their sections. Every check
+    they allow runs, and "not collected" is said only of what is absent."""
+    k = find("zoo_a", "strided_gather")
+    sections = {"SpeedOfLight"}
+    d = diagnose(k.summary.metrics, k.summary.rules, sections)
+    for section in ("LaunchStats", "Occupancy", "WarpStateStats", "MemoryWorkloadAnalysis_Tables"):
+        assert not any(f"Section {section} not collected" in note for note in d.notes), section
+    for flag_id in ("grid-too-small", "tail-effect", "low-occupancy", "occupancy-limiter"):
+        assert flag_id not in d.skipped, flag_id
+    bare = {name: m for name, m in k.summary.metrics.items() if not name.startswith("sm__warps")
+            and not name.startswith("sm__maximum_warps")}
+    d = diagnose(bare, k.summary.rules, sections)
+    assert any("Section Occupancy not collected" in note for note in d.notes)
 
 
 def test_speed_of_light_only_view_of_a_real_kernel() -> None:

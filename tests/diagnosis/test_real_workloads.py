@@ -50,9 +50,10 @@ VERDICTS = [
     ("small_family", "rng_uniform_fill", "instruction-bound", "short-kernel (info)"),
     # Memory 82.65 % vs SM 61.09 % (21 points): memory side; L1 85.63 % > L2 13.62 %, DRAM 1.32 %;
     # L1 ≥ 80 % with DRAM < 50 % is l1tex-pressure, which decided the label (low-occupancy at
-    # 46 % is a warning too).
+    # 46 % is a warning too). The full set carries NCU's estimates: its bank-conflict rule
+    # estimates 66.9 %, more than the 62.0 % of the L1TEX and coalescing rules, so it leads.
     ("gemm_sets_default", "gemm_regtile", "l1-bound", "l1tex-pressure (warning)"),
-    ("gemm_sets_full", "gemm_regtile", "l1-bound", "l1tex-pressure (warning)"),
+    ("gemm_sets_full", "gemm_regtile", "l1-bound", "shared-bank-conflicts (warning)"),
     # SM 42.33 %, memory 37.78 %: neither busy; achieved 47.79 % of a 50 % theoretical ceiling
     # is what the registers allow (issue 23: not "warps not resident"), so occupancy is not
     # low: latency-bound, the register limit as info.

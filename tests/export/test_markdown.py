@@ -243,7 +243,8 @@ def test_occupancy_stand_downs_are_stated_as_guard_rails() -> None:
         "problem."
     ) in lines
     assert (
-        "- **launch-bound**: The kernel has too few blocks to fill the GPU: on the SMs that "
-        "have work the FMA pipe is 91% busy (compute-bound there), but the GPU-wide averages "
-        "stay low because the other SMs get no block. More blocks (or concurrent work) first."
+        "- **launch-bound**: The kernel leaves 66 of the 132 SMs without a block: on the SMs "
+        "that have work the FMA pipe is 91% busy (compute-bound there), but the GPU-wide "
+        "averages stay low because the other SMs get no block. More blocks (or concurrent "
+        "work) first."
     ) in lines

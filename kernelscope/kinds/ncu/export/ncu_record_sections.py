@@ -9,6 +9,7 @@ from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.export.markdown import code, inline, table
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Flag, derived
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice_text
 from kernelscope.kinds.ncu.analysis.roofline.collect import collect_command, lacks_roofline
 from kernelscope.kinds.ncu.model import (
     KernelDetail,
@@ -180,6 +181,9 @@ def diagnosis_section(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
                 "llrllr",
             )
         )
+    top = top_choice_text(diagnosis)
+    if top is not None:
+        out.append(f"- top flag: {inline(top)}")
     for g in diagnosis.guard_rails:
         out.append(f"- guard rail {code(g.id)}: {inline(g.text)}")
     for note in diagnosis.notes:

@@ -23,7 +23,8 @@ def launch_dims(
 ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """The launch's grid and block (x, y, z), from its dimension metrics; a report without
     them (pre-2020 ones hold only ``launch__grid_size`` and ``launch__block_size``) gets
-    (size, 1, 1) from the sizes, so a grid of 200 blocks never reads as 1. Every reader of
+    (size, 1, 1) from the sizes, so a grid of 200 blocks never reads as 1; one with neither
+    (a kernel whose profiling failed) gets (0, 0, 0), as NCU prints it. Every reader of
     a kernel (the list pass, the detail) takes its shape from here."""
     shapes = []
     for names, size in ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_METRICS[1])):
@@ -31,6 +32,8 @@ def launch_dims(
         total = finite(metrics[size].value) if size in metrics else None
         if not has_dims and total is not None and total >= 1:
             shapes.append((int(total), 1, 1))
+        elif not has_dims and total is None:
+            shapes.append((0, 0, 0))  # no launch data (profiling failed): NCU prints (0, 0, 0)
         else:
             shapes.append(dims_of(metrics, names))
     return shapes[0], shapes[1]
@@ -193,11 +196,14 @@ class KernelDetail:
     def missing_sections(self, pane: PaneSpec) -> tuple[str, ...]:
         """The ncu sections ``pane`` needs that the report did not collect. A report whose
         sections have none of the known identifiers (pre-2020: ``section0``, or none) lacks
-        nothing a pane shows when it holds that pane's own metrics."""
+        nothing a pane shows when it holds that pane's own metrics, and neither does one that
+        holds a metric only the pane's sections bring (``PaneSpec.stand_ins``)."""
         missing = tuple(s for s in pane.sections if s not in self.sections)
         if (missing and not KNOWN_SECTIONS & self.sections.keys()
                 and any(name in self.metrics for name in pane.metrics)):
             return ()
+        if missing and any(self.number(name) is not None for name in pane.stand_ins):
+            return ()  # a metrics-only report (ncu --metrics) holds the section's metrics
         return missing
 
     @property

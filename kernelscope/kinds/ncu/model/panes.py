@@ -21,13 +21,18 @@ class PaneSpec:
     metrics: tuple[str, ...] = ()
     section_metrics: tuple[str, ...] = ()
     """Sections whose header and body metrics the pane shows as NCU lays them out."""
+    stand_ins: tuple[str, ...] = ()
+    """Metrics only the pane's sections bring: a report that holds one of them (collected
+    with ``ncu --metrics``, without the section) has the pane's content, not a hint."""
 
     @classmethod
     def laid_out(
-        cls, key: str, id: str, title: str, sections: tuple[str, ...], metrics: tuple[str, ...]
+        cls, key: str, id: str, title: str, sections: tuple[str, ...], metrics: tuple[str, ...],
+        stand_ins: tuple[str, ...] = (),
     ) -> PaneSpec:
         """A pane that shows all its sections' header and body metrics as NCU lays them out."""
-        return cls(key, id, title, sections, metrics, section_metrics=sections)
+        return cls(key, id, title, sections, metrics, section_metrics=sections,
+                   stand_ins=stand_ins)
 
     @property
     def collect_hint(self) -> str:
@@ -58,7 +63,7 @@ LAUNCH = PaneSpec.laid_out("1", "launch", "Launch", ("LaunchStats",), (
     "launch__waves_per_multiprocessor",
     "launch__cluster_size",
     "device__attribute_multiprocessor_count",
-))
+), stand_ins=("launch__waves_per_multiprocessor",))
 
 SOL_BREAKDOWNS = (
     "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -99,7 +104,8 @@ OCCUPANCY = PaneSpec.laid_out("3", "occupancy", "Occupancy", ("Occupancy",), (
     "sm__warps_active.avg.per_cycle_active",
     *(name for _, name in OCCUPANCY_LIMITS),
     "device__attribute_max_warps_per_multiprocessor",
-))
+), stand_ins=("sm__maximum_warps_per_active_cycle_pct",
+              "sm__warps_active.avg.pct_of_peak_sustained_active"))
 
 # (row label, instructions, requests, sectors, sector hits) for the global/local memory table.
 MEMORY_TABLE_ROWS = (

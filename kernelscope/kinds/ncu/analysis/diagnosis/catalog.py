@@ -44,7 +44,7 @@ _SPECS = (
         "Grid smaller than the number of SMs",
         0,
         "launch",
-        "Most SMs get no block at all. Give the grid at least one block per SM (several "
+        "Give the grid at least one block per SM (several "
         "is better): split the work finer, use smaller blocks, or make the kernel persistent "
         "and loop over work items; if it must stay small, run it concurrently with other work "
         "on another stream.",
@@ -83,12 +83,23 @@ _SPECS = (
     ),
     FlagSpec(
         "register-spill",
-        "Local-memory traffic (register spills or local arrays)",
+        "Register spills to local memory",
         1,
         "memory",
-        "Values live in local memory, which travels through L1/L2 like global memory. Shorten "
-        "live ranges, unroll less, index per-thread arrays only with compile-time constants, "
-        "or allow more registers per thread (a larger __launch_bounds__ budget).",
+        "The compiler spills registers to local memory, which travels through L1/L2 like "
+        "global memory. Shorten live ranges, unroll less, or allow more registers per thread "
+        "(a larger __launch_bounds__ budget, fewer threads per block, -maxrregcount).",
+        (RuleMatch("MemoryCacheAccessPattern", "Local"),),
+    ),
+    FlagSpec(
+        "local-memory",
+        "Local memory (stack arrays / dynamically indexed locals)",
+        2,
+        "memory",
+        "Per-thread arrays indexed at run time, or too large for registers, live in local "
+        "memory, which travels through L1/L2 like global memory. Index them only with "
+        "compile-time constants (fully unrolled loops), keep them small enough for registers, "
+        "or keep data the threads share in shared memory.",
         (RuleMatch("MemoryCacheAccessPattern", "Local"),),
     ),
     FlagSpec(

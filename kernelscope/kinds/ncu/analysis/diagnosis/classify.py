@@ -160,10 +160,78 @@ def _compute_side(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
     )
 
 
+def _unit_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
+    """Speed Of Light reads low GPU-wide, yet a pipe is ``pipe_busy_pct`` busy on the SMs that
+    ran: that pipe, not latency, sets the time (a math pipe: compute-bound; ALU or XU:
+    instruction-bound; LSU: the memory path)."""
+    note = "on the SMs that ran"
+    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+        label, metric, pct = f.busiest_pipe
+        trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=note))
+        return Bottleneck(
+            "compute-bound",
+            f"The {label} pipe is {pct:.0f}% busy {note}, although the Speed Of Light averages "
+            f"read low: it carries the work.{fp64_rate_note(f) if label == 'FP64' else ''}",
+            tuple(trail),
+        )
+    other = f.busiest_other
+    if other is None or other[2] < t.pipe_busy_pct:
+        return None
+    label, metric, pct = other
+    trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=f"{label} pipe"))
+    if label == "LSU":
+        return _memory_side(f, t, trail)
+    return Bottleneck(
+        "instruction-bound",
+        f"The {label} pipe is {pct:.0f}% busy {note}, although the Speed Of Light averages read "
+        "low: instruction overhead (integer/address arithmetic, conversions, special "
+        "functions) sets the time.",
+        tuple(trail),
+    )
+
+
+def _grid_starves_warps(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
+    """Low occupancy that the grid causes: launch-bound when SMs get no block at all; with a
+    block on every SM, too few warps per SM (occupancy-bound), never launch-bound."""
+    fit = f.grid_fit
+    if fit.every_sm_has_block is False:
+        return Bottleneck(
+            "launch-bound",
+            f"{f.idle_words(t.sol_busy_pct)} and too few warps are resident: the grid "
+            f"({fit.fill_text()}) is the limit, not a per-SM resource.",
+            tuple(trail),
+            decided_by="grid-too-small",
+        )
+    what = f" ({fit.fill_text()})" if fit.fill_text() else ""
+    return Bottleneck(
+        "occupancy-bound",
+        f"{f.idle_words(t.sol_busy_pct)} and too few warps are resident: every SM has a "
+        f"block, but the grid{what} leaves warp slots empty. More, smaller blocks (or more "
+        "work per launch) give each SM more warps to hide latency with.",
+        tuple(trail),
+        decided_by="low-occupancy",
+    )
+
+
+def _thin_memory_stream(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
+    """Low occupancy while DRAM is at least ``dram_low_pct`` busy: a memory stream that keeps
+    too few bytes in flight, latency-bound on memory rather than short of warps alone."""
+    trail.append(ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_low_pct, "%"))
+    return Bottleneck(
+        "latency-bound",
+        f"DRAM is {f.dram or 0:.0f}% busy with too few warps resident to keep more bytes in "
+        "flight: the kernel streams memory and waits on its latency. More loads in flight per "
+        "warp (vector loads, several elements per thread) or more resident warps both help.",
+        tuple(trail),
+        decided_by="low-occupancy",
+    )
+
+
 def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards) -> Bottleneck:
+    idle = f.idle_words(t.sol_busy_pct)
     if f.theoretical is None and f.achieved is None:
         return undetermined(
-            "Neither compute nor memory is busy, but without occupancy the report cannot "
+            f"{f.idle_words(t.sol_busy_pct)}, but without occupancy the report cannot "
             "tell too few resident warps from warps that wait.",
             trail,
             (n.SECTION_OCCUPANCY,),
@@ -171,6 +239,9 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
+    unit = _unit_led(f, t, trail)
+    if unit is not None:
+        return unit
     led = stall_led(f, t, trail)
     if led is not None:
         return led
@@ -178,18 +249,11 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     grid = guards.get(g.GRID_CANNOT_FILL)
     if low and grid is not None:
         add_in_order(trail, grid.evidence[0])
-        return Bottleneck(
-            "launch-bound",
-            "Neither compute nor memory is busy and too few warps are resident, because the "
-            "grid gives the SMs too few blocks: the launch, not a per-SM resource, is the "
-            "limit.",
-            tuple(trail),
-            decided_by="grid-too-small",
-        )
+        return _grid_starves_warps(f, t, trail)
     if low and not f.pipes_busy(t.pipe_busy_pct) and g.OCCUPANCY_BY_DESIGN not in guards:
-        summary = (
-            "Neither compute nor memory is busy and too few warps are resident to hide latency."
-        )
+        if f.dram is not None and f.dram >= t.dram_low_pct:
+            return _thin_memory_stream(f, t, trail)
+        summary = f"{idle} and too few warps are resident to hide latency."
         return Bottleneck("occupancy-bound", summary, tuple(trail), decided_by="low-occupancy")
     design = guards.get(g.OCCUPANCY_BY_DESIGN)
     if low and design is not None:
@@ -197,19 +261,19 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
             if e.op == ">=":  # the pipe and resource evidence (the low occupancy is there)
                 add_in_order(trail, e)
     divergent = _divergence(
-        f, t, trail, "Neither compute nor memory is busy, and warps run with many lanes masked off."
+        f, t, trail, f"{idle}, and warps run with many lanes masked off."
     )
     if divergent is not None:
         return divergent
     if f.issue_active is not None:
         trail.append(ev("scheduler", n.ISSUE_ACTIVE, f.issue_active, unit="%"))
     summary = (
-        "Neither compute nor memory is busy although warps are resident: they wait "
+        f"{idle}, and warps are resident: they wait "
         "(memory latency, dependencies, barriers)."
     )
     if low and design is not None:
         summary = (
-            "Neither compute nor memory is busy; occupancy is low by design (registers and "
+            f"{idle}; occupancy is low by design (registers and "
             "shared memory spent on reuse), so the warps that are resident wait (memory "
             "latency, dependencies, barriers)."
         )

@@ -18,18 +18,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.local_memory import (
+    LocalMemory as LocalMemory,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.local_memory import (
+    local_memory as local_memory,
+)
+from kernelscope.kinds.ncu.analysis.diagnosis.local_memory import (
+    register_cap as register_cap,
+)
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import finite, share
+from kernelscope.kinds.ncu.analysis.diagnosis.values import number as number
+from kernelscope.kinds.ncu.analysis.diagnosis.values import share
 from kernelscope.kinds.ncu.model.metrics import Metric
 
 STALL_SELECTED = n.stall("selected")
 """Not a stall: the cycle on which the warp issues. Left out of the "top stall" readings."""
-
-
-def number(metrics: Mapping[str, Metric], name: str) -> float | None:
-    """The metric's finite numeric value, None when absent, textual, NaN or infinite."""
-    m = metrics.get(name)
-    return None if m is None else finite(m.value)
 
 
 # -- launch ---------------------------------------------------------------------------------
@@ -48,6 +52,79 @@ def tail_loss(waves: float | None) -> float | None:
         return None
     whole = math.ceil(waves - 1e-9)
     return (whole - waves) / whole
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """The grid set against the SMs, the one reading every launch sentence is built from:
+    blocks per SM, the share of SMs that get a block, waves, and the blocks per SM the
+    resources allow. Each property is None when the report lacks what it needs."""
+
+    blocks: float | None
+    sms: float | None
+    waves: float | None
+    resident_limit: float | None = None
+    """Blocks per SM the smallest occupancy limit allows (theoretical residency)."""
+
+    @property
+    def blocks_per_sm(self) -> float | None:
+        if self.blocks is None or not self.sms or self.sms <= 0:
+            return None
+        return self.blocks / self.sms
+
+    @property
+    def sm_share(self) -> float | None:
+        """Share (0-1) of the SMs that get at least one block."""
+        per_sm = self.blocks_per_sm
+        return None if per_sm is None else min(1.0, per_sm)
+
+    @property
+    def every_sm_has_block(self) -> bool | None:
+        """True when the grid has at least one block per SM: then it is never launch-bound
+        for its size, whatever its waves."""
+        per_sm = self.blocks_per_sm
+        return None if per_sm is None else per_sm >= 1.0
+
+    @property
+    def idle_sms(self) -> float | None:
+        """SMs that get no block at all (0 when every SM has one)."""
+        if self.blocks is None or self.sms is None:
+            return None
+        return max(0.0, self.sms - self.blocks)
+
+    def fill_text(self) -> str:
+        """``132 blocks on 132 SMs: 1 per SM of the 6 its resources allow`` (what the
+        launch sentences say of the grid); "" when the grid or SM count is unknown."""
+        per_sm = self.blocks_per_sm
+        if per_sm is None or self.blocks is None or self.sms is None:
+            return ""
+        text = f"{self.blocks:,.0f} blocks on {self.sms:,.0f} SMs"
+        if per_sm < 1:
+            return text + f": {self.idle_sms:,.0f} SMs get no block"
+        text += f": {per_sm:.3g} per SM"
+        if self.resident_limit is not None and per_sm < self.resident_limit:
+            text += f" of the {self.resident_limit:.0f} its resources allow"
+        return text
+
+
+def tail_cost(
+    waves: float | None,
+    active_share: float | None,
+    achieved: float | None,
+    theoretical: float | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+) -> float | None:
+    """``tail_loss`` of the waves where the kernel's activity shows a tail, None where it
+    does not: SMs active at least ``tail_sm_active`` of the elapsed cycles with achieved
+    occupancy within ``occupancy_gap_pts`` of theoretical had no idle SMs and no empty warp
+    slots for a partial last wave to leave (5.33 waves, SMs active 98 %: wave arithmetic
+    alone). Either reading unknown: the wave arithmetic stands."""
+    loss = tail_loss(waves)
+    if loss is None or active_share is None or active_share < t.tail_sm_active:
+        return loss
+    if achieved is None or theoretical is None:
+        return None
+    return loss if theoretical - achieved >= t.occupancy_gap_pts else None
 
 
 def fills_gpu(
@@ -234,46 +311,6 @@ def ideal_sectors_per_request(
     if ratio is None or bytes_per_sector is None or not bytes_per_sector > 0:
         return None
     return ratio * min(bytes_per_sector, SECTOR_BYTES) / SECTOR_BYTES
-
-
-@dataclass(frozen=True)
-class LocalMemory:
-    """Local-memory (register spill or per-thread array) traffic through L1."""
-
-    requests: float
-    """Local load + store requests."""
-    share: float | None
-    """``requests`` over all global and local L1 requests (what ``register-spill`` grades)."""
-    sectors: float | None
-    spill_instructions: float | None
-    """``sass__inst_executed_register_spilling`` (SourceCounters): spills, not local arrays."""
-    spilling_requests: float | None
-
-    @property
-    def any(self) -> bool:
-        return bool(self.requests or self.sectors or self.spill_instructions)
-
-
-def local_memory(metrics: Mapping[str, Metric]) -> LocalMemory | None:
-    """The kernel's local-memory traffic, or None when the report did not collect the
-    local-memory requests (MemoryWorkloadAnalysis_Tables): then nothing can be said."""
-    local = [number(metrics, n.LOCAL_LD_REQUESTS), number(metrics, n.LOCAL_ST_REQUESTS)]
-    if all(v is None for v in local):
-        return None
-    requests = sum(v for v in local if v is not None)
-    glob = [number(metrics, n.GLOBAL_LD_REQUESTS), number(metrics, n.GLOBAL_ST_REQUESTS)]
-    total = requests + sum(v for v in glob if v is not None)
-    sectors = [number(metrics, n.LOCAL_LD_SECTORS), number(metrics, n.LOCAL_ST_SECTORS)]
-    return LocalMemory(
-        requests=requests,
-        # No request at all (a TMA-only GEMM issues no LDG/STG): no local traffic either.
-        share=share(requests, total) if total > 0 else 0.0,
-        sectors=sum(v for v in sectors if v is not None)
-        if any(v is not None for v in sectors)
-        else None,
-        spill_instructions=number(metrics, n.SPILL_INSTRUCTIONS),
-        spilling_requests=number(metrics, n.SPILLING_REQUESTS),
-    )
 
 
 # -- scheduler ------------------------------------------------------------------------------

@@ -21,24 +21,32 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     GuardRail,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number
+from kernelscope.kinds.ncu.analysis.diagnosis.weigh import MINOR_TIME_SHARE, weigh_flags
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
 
-# The sections whose absence the notes mention, with what is lost without them.
+# The sections whose absence the notes mention, with what is lost without them and the metrics
+# that stand in for them: a metrics-only report (ncu --metrics) holds some of a section's
+# metrics without the section, and every check those allow runs.
 _SECTION_EFFECTS = (
-    (n.SECTION_SOL, "no bottleneck label beyond the launch shape"),
-    (n.SECTION_LAUNCH, "no grid, wave or tail checks"),
-    (n.SECTION_OCCUPANCY, "no occupancy checks"),
-    (n.SECTION_MEMORY_TABLES, "no coalescing, bank-conflict or spill checks"),
-    (n.SECTION_MEMORY, "no L2 hit-rate check"),
-    (n.SECTION_COMPUTE, "no pipe utilisation, so compute-bound cannot be confirmed"),
-    (n.SECTION_WARP_STATE, "no stall-reason checks"),
-    (n.SECTION_SOURCE, "no per-line hot spots and no excessive-sector counts"),
-    (n.SECTION_ROOFLINE, "no roofline point"),
+    (n.SECTION_SOL, "no bottleneck label beyond the launch shape",
+     (n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)),
+    (n.SECTION_LAUNCH, "no grid, wave or tail checks", (n.GRID_SIZE, n.WAVES)),
+    (n.SECTION_OCCUPANCY, "no occupancy checks", (n.THEORETICAL_OCC, n.ACHIEVED_OCC)),
+    (n.SECTION_MEMORY_TABLES, "no coalescing, bank-conflict or spill checks",
+     (n.LOCAL_LD_REQUESTS, n.GLOBAL_LD_SECTORS, n.SHARED_CONFLICTS)),
+    (n.SECTION_MEMORY, "no L2 hit-rate check", (n.L2_HIT,)),
+    (n.SECTION_COMPUTE, "no pipe utilisation, so compute-bound cannot be confirmed",
+     tuple(name for _, pipe in (*n.BUSY_PIPES, *n.OTHER_PIPES)
+           for name in (pipe, n.elapsed_form(pipe)))),
+    (n.SECTION_WARP_STATE, "no stall-reason checks", (n.WARP_LATENCY,)),
+    (n.SECTION_SOURCE, "no per-line hot spots and no excessive-sector counts",
+     (n.EXCESSIVE_SECTORS, n.SPILL_INSTRUCTIONS)),
+    (n.SECTION_ROOFLINE, "no roofline point", ()),
 )
 
 
@@ -61,11 +69,21 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     return best
 
 
-def _notes(sections: Collection[str], skipped: dict[str, tuple[str, ...]]) -> list[str]:
+def _notes(
+    sections: Collection[str],
+    skipped: dict[str, tuple[str, ...]],
+    metrics: Mapping[str, Metric],
+    roofline: Roofline | None,
+) -> list[str]:
+    """What could not be checked: each section neither collected nor stood in for by its
+    metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
     notes = []
     if sections:
-        for section, effect in _SECTION_EFFECTS:
-            if section not in sections:
+        for section, effect, names in _SECTION_EFFECTS:
+            held = any(number(metrics, name) is not None for name in names)
+            if section == n.SECTION_ROOFLINE:
+                held = roofline is not None and bool(roofline.points)
+            if section not in sections and not held:
                 notes.append(f"Section {section} not collected: {effect}.")
     by_section: dict[str, list[str]] = {}
     for flag_id, secs in skipped.items():
@@ -103,7 +121,7 @@ def diagnose(
     failed = facts.profiling_failed
     flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
                                                                      rules)
-    notes = _notes(sections, skipped)
+    notes = _notes(sections, skipped, metrics, roofline)
     if facts.unreliable:
         notes.insert(
             0,
@@ -176,7 +194,7 @@ def _checked_flags(
                     level=spec.level,
                     title=spec.title,
                     evidence=outcome.evidence,
-                    remedy=spec.remedy,
+                    remedy=outcome.remedy or spec.remedy,
                     ncu_speedup=speedup,
                     ncu_rule=rule,
                     detail=outcome.detail,
@@ -199,10 +217,12 @@ def with_time_share(
     family_launches: int = 1,
 ) -> Diagnosis:
     """``diagnosis`` with the kernel's share of the profiled GPU time (0-1) added as the
-    first evidence (step 0 of the method) and, when it is under 1 %, as the first note. A
-    launch of a family of ``family_launches`` identical launches is weighed by the family's
-    share, ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker
-    processes diagnose kernels before the report's total time is known."""
+    first evidence (step 0 of the method) and, when it is under 1 %, as the first note; the
+    flags' severities weighed by it (``weigh.py``: nothing above info under 1 %, an info flag
+    whose NCU estimate saves 5 % of the report's time raised to warning). A launch of a
+    family of ``family_launches`` identical launches is weighed by the family's share,
+    ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker processes
+    diagnose kernels before the report's total time is known."""
     family = family_share is not None and family_launches > 1
     if time_share is None and not family:
         return diagnosis
@@ -222,7 +242,19 @@ def with_time_share(
         weight = time_share
         what = "This kernel is"
     notes = diagnosis.notes
-    if weight is not None and weight < 0.01:
-        notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
-    return replace(diagnosis, bottleneck=replace(b, evidence=(share, *b.evidence)), notes=notes)
+    flags, guards = diagnosis.flags, diagnosis.guard_rails
+    if weight is not None:
+        flags, minor = weigh_flags(flags, weight, what)
+        guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
+        if minor is not None:
+            guards = (*guards, minor)
+        if weight < DEFAULT_THRESHOLDS.minor_time_share:
+            notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
+    return replace(
+        diagnosis,
+        bottleneck=replace(b, evidence=(share, *b.evidence)),
+        flags=flags,
+        guard_rails=guards,
+        notes=notes,
+    )
 

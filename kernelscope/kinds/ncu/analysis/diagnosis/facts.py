@@ -8,13 +8,12 @@ from typing import Any
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.model import SourceHotspots
-
-_ATOMIC_SASS = ("RED", "ATOM")
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,8 @@ class Facts:
     conflict_share: float | None
     local_share: float | None
     spill_instructions: float | None
+    spill_evidence: tuple[str, float, str] | None
+    """``derived.LocalMemory.spill_evidence``: why the local traffic is register spills."""
     # compute
     busiest_pipe: tuple[str, str, float] | None
     """(label, ncu metric, % of peak) of the busiest FMA/FP64/tensor pipe."""
@@ -116,14 +117,26 @@ class Facts:
         busy = [f for f in found if f[2] >= threshold]
         return max(busy, key=lambda f: f[2]) if busy else None
 
+    def idle_words(self, threshold: float) -> str:
+        """How the latency side opens, built from the same reading as ``saturated_unit``:
+        "Neither compute nor memory is busy" only when no unit or pipe reaches ``threshold``;
+        else Speed Of Light's two sides stay under it while the busiest unit does not."""
+        busy = self.saturated_unit(threshold)
+        if busy is None:
+            return "Neither compute nor memory is busy"
+        what, _, pct = busy
+        return (f"Neither side of Speed Of Light reaches {threshold:.0f}% although the {what} is "
+                f"{pct:.0f}% busy")
+
     @property
     def divergence_efficiency(self) -> float | None:
         return share(self.threads_per_inst, self.ideal_threads)
 
     @property
     def tail_loss(self) -> float | None:
-        """Share of the last wave's SM time left idle, assuming equal-length blocks."""
-        return d.tail_loss(self.waves)
+        """Share of the SM time the last wave leaves idle, assuming equal-length blocks;
+        None where the SMs' activity shows no tail (``derived.tail_cost``)."""
+        return d.tail_cost(self.waves, self.active_share, self.achieved, self.theoretical)
 
     @property
     def sector_bytes(self) -> tuple[str, float] | None:
@@ -148,6 +161,11 @@ class Facts:
         return bool(self.nan_metrics) and self.duration_ns is None and self.sm is None and (
             self.mem is None
         )
+
+    @property
+    def grid_fit(self) -> d.GridFit:
+        """The grid against the SMs (``derived.GridFit``): every launch sentence reads it."""
+        return d.GridFit(self.grid, self.sm_count, self.waves, d.resident_blocks(self.limits))
 
     @property
     def fills_gpu(self) -> bool | None:
@@ -263,39 +281,6 @@ def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> fl
     return v
 
 
-def _atomic_line(source: SourceHotspots | None) -> tuple[str, float, str] | None:
-    """The hottest source line that does atomics (its text names one), with the hottest
-    RED/ATOM instruction, by share of the kernel's samples."""
-    if source is None or not source.total_samples:
-        return None
-    lines = [s for s in source.lines if "atomic" in s.text.lower() and s.samples > 0]
-    sass = [
-        s for s in source.sass if _is_atomic(s.sass) and s.samples > 0
-    ]
-    if not lines and not sass:
-        return None
-    total = source.total_samples
-    op = _opcode(max(sass, key=lambda s: s.samples).sass) if sass else ""
-    if lines:
-        top = max(lines, key=lambda s: s.samples)
-        where = f"{top.file.rsplit('/', 1)[-1]}:{top.line}"
-        note = top.text.strip() + (f" — SASS {op}" if op else "")
-        return where, 100.0 * top.samples / total, note
-    hot = max(sass, key=lambda s: s.samples)
-    return f"{hot.file.rsplit('/', 1)[-1]}:{hot.line}", 100.0 * hot.samples / total, f"SASS {op}"
-
-
-def _opcode(sass: str) -> str:
-    """A SASS instruction's opcode, without its ``@P0`` predicate."""
-    words = [w for w in sass.split() if not w.startswith("@")]
-    return words[0] if words else ""
-
-
-def _is_atomic(sass: str) -> bool:
-    """Whether a SASS instruction is a RED or ATOM (global, shared or surface)."""
-    return _opcode(sass).startswith(_ATOMIC_SASS)
-
-
 def gather(
     values: Values,
     roofline: Roofline | None,
@@ -351,7 +336,7 @@ def gather(
         register_share=register_share,
         shared_share=shared_share,
         tensor_pipe=tensor_pipe,
-        atomic_line=_atomic_line(source),
+        atomic_line=atomic_line(source),
         nan_metrics=_nan_metrics(values),
         **_memory_path_facts(values, thresholds),
         **_device_facts(values, roofline, thresholds),
@@ -376,6 +361,7 @@ def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
         "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
         "local_share": local.share if local is not None else None,
         "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
+        "spill_evidence": local.spill_evidence if local is not None else None,
     }
 
 

@@ -93,9 +93,13 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
 
 
 # -- memory path ----------------------------------------------------------------------------
-def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+def _local_finding(f: Facts, t: Thresholds, spills: bool) -> Outcome:
+    """The local-memory traffic graded by its share of the L1 requests, when it is (or is not,
+    ``spills``) register spills as ``derived.LocalMemory.spill_evidence`` tells."""
     if f.local_share is None:
         return Missing((n.SECTION_MEMORY_TABLES,))
+    if (f.spill_evidence is not None) != spills:
+        return None
     severity = grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
     if severity is None:
         return None
@@ -108,17 +112,28 @@ def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
             t.local_traffic_warn,
         )
     ]
-    detail = f"{f.local_share:.0%} of the L1 requests go to local memory"
-    if f.spill_instructions is not None:
-        evidence.append(ev("source", n.SPILL_INSTRUCTIONS, f.spill_instructions, unit="inst"))
-        detail += (
-            ", including register spills."
-            if f.spill_instructions > 0
-            else " (local arrays, no register spills)."
-        )
+    if f.spill_evidence is not None:
+        metric, value, what = f.spill_evidence
+        step = "launch" if metric == n.REGISTERS else "source"
+        evidence.append(ev(step, metric, value, note=what))
+        detail = (f"{f.local_share:.0%} of the L1 requests go to local memory: register spills "
+                  f"({what}).")
     else:
-        detail += "."
+        if f.spill_instructions is not None:
+            evidence.append(ev("source", n.SPILL_INSTRUCTIONS, f.spill_instructions, unit="inst",
+                               note="no register spill"))
+        detail = (f"{f.local_share:.0%} of the L1 requests go to local memory: stack arrays or "
+                  "dynamically indexed locals (the report shows no register spill, and the "
+                  "registers are below the per-thread cap).")
     return Finding(severity, tuple(evidence), detail)
+
+
+def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    return _local_finding(f, t, spills=True)
+
+
+def local_memory(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    return _local_finding(f, t, spills=False)
 
 
 def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -264,7 +279,8 @@ def stall_check(metric: str) -> Check:
         detail = f"{s:.0%} of a warp's cycles between issues are spent {waiting_on(metric)}."
         if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
             return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
-        for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS):
+        for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS,
+                         g.STALLS_IN_SHORT_KERNEL):
             if guard_id in guards:
                 return Finding("info", evidence, detail, guards[guard_id].text)
         return Finding(severity, evidence, detail)
@@ -279,6 +295,7 @@ CHECKS: dict[str, Check] = {
     "low-occupancy": low_occupancy,
     "occupancy-limiter": occupancy_limiter,
     "register-spill": register_spill,
+    "local-memory": local_memory,
     "uncoalesced-global-access": uncoalesced_global_access,
     "l1tex-pressure": l1tex_pressure,
     "l2-low-hit-rate": l2_low_hit_rate,

@@ -6,6 +6,7 @@ is lowered to ``info`` (or not raised) with the reason attached.
 
 from __future__ import annotations
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -33,6 +34,7 @@ STALLS_WITH_BUSY_ISSUE = "stalls-with-busy-issue"
 LONG_SCOREBOARD_AT_DRAM_ROOF = "long-scoreboard-at-dram-roof"
 STALLS_AT_COMPUTE_ROOF = "stalls-at-compute-roof"
 STALLS_BEHIND_ATOMICS = "stalls-behind-atomics"
+STALLS_IN_SHORT_KERNEL = "stalls-in-short-kernel"
 
 
 def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
@@ -92,6 +94,31 @@ def atomic_evidence(f: Facts, t: Thresholds, threshold: float) -> list[Evidence]
             )
         )
     return out
+
+
+def stalls_in_short_kernel(f: Facts, t: Thresholds) -> GuardRail | None:
+    """A kernel shorter than its launch, or a short one whose SMs idle through ramp-up and
+    drain without one stall reason holding most of the cycles: its stall reasons sample
+    cold caches and warps starting up, not a latency to fix."""
+    d = f.duration_ns
+    if d is None or d <= 0 or d >= t.short_kernel_ramp_ns or not _high_stalls(f, t):
+        return None
+    ramping = f.active_share is not None and f.active_share < t.ramp_active
+    if not (d < t.short_kernel_ns or (ramping and f.leading_stall is None)):
+        return None
+    threshold = t.short_kernel_ns if d < t.short_kernel_ns else t.short_kernel_ramp_ns
+    evidence = [ev("launch", n.DURATION, d, "<", threshold, "ns")]
+    if ramping:
+        evidence.append(
+            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+               t.ramp_active)
+        )
+    return GuardRail(
+        STALLS_IN_SHORT_KERNEL,
+        f"The kernel runs {fmt_duration(d)}: its stall reasons sample warps starting up and "
+        "cold caches, which its launch and ramp-up set, not a latency to fix in its code.",
+        (*evidence, *_high_stalls(f, t)),
+    )
 
 
 def stalls_with_busy_issue(f: Facts, t: Thresholds) -> GuardRail | None:
@@ -186,6 +213,7 @@ CHECKS = (
     long_scoreboard_at_dram_roof,
     stalls_at_compute_roof,
     stalls_behind_atomics,
+    stalls_in_short_kernel,
 )
 
 

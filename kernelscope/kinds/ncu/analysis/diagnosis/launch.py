@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
@@ -17,6 +18,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+
+GRID_REMEDY = CATALOG["grid-too-small"].remedy
+"""What to do about SMs without a block (the finding says how many lack one)."""
 
 
 def grid_evidence(f: Facts) -> Evidence:
@@ -76,9 +80,10 @@ def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
 
 
 def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    fit = f.grid_fit
     if f.grid is None or f.sm_count is None:
         return Missing((n.SECTION_LAUNCH,))
-    if f.grid >= f.sm_count:
+    if fit.every_sm_has_block:
         return _under_a_wave(f, t)
     if f.grid <= f.sm_count * t.grid_critical_fraction:
         severity = "critical"
@@ -86,23 +91,27 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         severity = "warning"
     else:
         severity = "info"
-    return Finding(
-        severity,
-        (grid_evidence(f),),
-        f"{f.grid:.0f} blocks for {f.sm_count:.0f} SMs: {f.sm_count - f.grid:.0f} SMs stay idle.",
-    )
+    idle = fit.idle_sms or 0.0
+    remedy = f"{idle:,.0f} of the {f.sm_count:,.0f} SMs get no block. {GRID_REMEDY}"
+    return Finding(severity, (grid_evidence(f),), f"{fit.fill_text()}.", remedy=remedy)
 
 
 def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
     """A grid with a block for every SM that still fills less than ``grid_fill_waves`` of one
-    wave: the SMs hold fewer blocks than their resources allow."""
+    wave: the SMs hold fewer blocks than their resources allow. Never more than info: every
+    SM has work, so the grid is not too small for the GPU."""
     if f.waves is None or f.waves >= t.grid_fill_waves:
         return None
+    fit = f.grid_fit
     return Finding(
         "info",
         (ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"),),
-        f"{f.grid:.0f} blocks fill {f.waves:.0%} of one wave: every SM could hold more blocks "
-        "than it gets.",
+        f"{fit.fill_text()} ({f.waves:.2f} of a wave).",
+        remedy=(
+            "Every SM has a block, so the grid is not too small for the GPU; each SM could "
+            "hold more. Where its warps mostly wait (see the stall reasons), more and smaller "
+            "blocks, or more work per launch, give each SM more warps to switch between."
+        ),
     )
 
 
@@ -115,19 +124,25 @@ def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     severity = grade(loss, t.tail_min_loss, t.tail_critical_loss, below=False)
     if severity is None:
         return None
+    evidence = [
+        ev("launch", n.WAVES, f.waves, unit="wave"),
+        ev(
+            "launch",
+            f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
+            loss,
+            ">=",
+            t.tail_min_loss,
+            note="idle share of the SM time, equal-length blocks assumed",
+        ),
+    ]
+    if f.active_share is not None:
+        evidence.append(
+            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+               t.tail_sm_active, note="SMs idle part of the time, or warp slots empty")
+        )
     return Finding(
         severity,
-        (
-            ev("launch", n.WAVES, f.waves, unit="wave"),
-            ev(
-                "launch",
-                f"(ceil({n.WAVES}) - {n.WAVES}) / ceil({n.WAVES})",
-                loss,
-                ">=",
-                t.tail_min_loss,
-                note="idle share of the SM time, equal-length blocks assumed",
-            ),
-        ),
+        tuple(evidence),
         f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",
     )
 
@@ -144,21 +159,19 @@ def _ramping(f: Facts, t: Thresholds) -> bool:
 
 
 def _launch_checks(f: Facts, t: Thresholds, trail: list[Evidence]) -> tuple[bool, bool]:
-    """Adds the launch step's evidence; returns (grid cannot fill the GPU, too short)."""
-    few_blocks = f.grid is not None and f.sm_count is not None and f.grid < f.sm_count
-    under_wave = not few_blocks and f.waves is not None and f.waves < t.grid_fill_waves
+    """Adds the launch step's evidence; returns (SMs without a block, too short). A grid
+    with a block on every SM is never launch-bound for its size, whatever its waves."""
+    few_blocks = f.grid_fit.every_sm_has_block is False
     short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ns
     if f.grid is not None and f.sm_count is not None:
         trail.append(grid_evidence(f))
-    if under_wave:
-        trail.append(ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"))
     if f.duration_ns is not None:
         trail.append(duration_evidence(f, t))
     if not short and _ramping(f, t):
         trail.append(ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"))
         trail.append(ramp_evidence(f, t))
         short = True
-    return few_blocks or under_wave, short
+    return few_blocks, short
 
 
 def _busy_on_active_sms(f: Facts, t: Thresholds) -> tuple[str, str, float] | None:
@@ -169,6 +182,20 @@ def _busy_on_active_sms(f: Facts, t: Thresholds) -> tuple[str, str, float] | Non
     return f.saturated_unit(t.pipe_busy_pct)
 
 
+def _stronger_than_grid(f: Facts, t: Thresholds) -> bool:
+    """A grid that leaves some SMs without a block loses the label to stronger evidence when
+    at least ``ramp_active`` of the SMs get a block and (where the report says) have work on
+    that share of the kernel's cycles: one stall reason holding most of the cycles while the
+    schedulers idle, or a pipe busy on the SMs that ran."""
+    known = [v for v in (f.active_share, f.grid_fit.sm_share) if v is not None]
+    if not known or min(known) < t.ramp_active:
+        return False
+    stall_led = f.leading_stall is not None and f.issue_active is not None and (
+        f.issue_active < t.issue_underused_pct
+    )
+    return stall_led or _busy_on_active_sms(f, t) is not None
+
+
 def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
     small_grid, short = _launch_checks(f, t, trail)
     if not (small_grid or short) or (f.sm is None and f.mem is None):
@@ -176,21 +203,29 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
     launch_short = f.duration_ns is not None and f.duration_ns < t.short_kernel_ns
     if not small_grid and not launch_short and f.leading_stall is not None:
         return None  # a ramping kernel whose warps mostly wait on one thing: that leads
+    if small_grid and not launch_short and _stronger_than_grid(f, t):
+        return None  # most SMs have a block and the stalls or a busy pipe say more
     busy = [v for v in (f.sm, f.mem) if v is not None and v >= t.sol_busy_pct]
     if busy:
         return None
     trail.extend(sol_pair(f, t))
+    fit = f.grid_fit
     if small_grid:
-        why = "has too few blocks to fill the GPU"
+        why = f"leaves {fit.idle_sms or 0:,.0f} of the {f.sm_count or 0:,.0f} SMs without a block"
     elif launch_short:
         why = "is too short to amortise its launch"
     else:
         why = "is so short that ramp-up and drain leave its SMs idle much of the time"
+    busiest = f.saturated_unit(t.sol_busy_pct)
     summary = f"The kernel {why}, and no unit is busy."
+    if busiest is not None:
+        summary = (f"The kernel {why}, and neither side of Speed Of Light reaches "
+                   f"{t.sol_busy_pct:.0f}% (the {busiest[0]} is {busiest[2]:.0f}% busy).")
     full = _busy_on_active_sms(f, t) if small_grid else None
-    if full is not None and f.active_share is not None and f.active_share < 1:
+    if full is not None:
         what, metric, pct = full
-        note = f"on the SMs that ran ({f.active_share:.0%} of the SM cycles)"
+        share = f.active_share
+        note = "on the SMs that ran" + (f" ({share:.0%} of the SM cycles)" if share else "")
         trail.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%", note=note))
         summary = (
             f"The kernel {why}: on the SMs that have work the {what} is {pct:.0f}% busy "

@@ -149,12 +149,21 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
         why = f"{blocks} for {f.sm_count:.0f} SMs"
     else:
         evidence.insert(0, ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave"))
-        why = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
+        waves = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
+        fit = f.grid_fit.fill_text()
+        return GuardRail(
+            GRID_CANNOT_FILL,
+            f"The grid cannot fill the SMs' warp slots ({fit + ', ' if fit else ''}{waves}): "
+            "every SM has a block but fewer than its resources allow, so occupancy is low "
+            "because of the launch, not a per-SM resource. More, smaller blocks first; "
+            "occupancy advice only applies once the SMs hold what they can.",
+            tuple(evidence),
+        )
     return GuardRail(
         GRID_CANNOT_FILL,
-        f"The grid cannot fill the GPU ({why}): SMs get too few blocks, or none, so occupancy "
-        "is low because of the launch. Give the GPU more blocks first; occupancy advice only "
-        "applies once the grid fills it.",
+        f"The grid cannot fill the GPU ({why}): SMs get no block, so occupancy is low because "
+        "of the launch. Give the GPU more blocks first; occupancy advice only applies once the "
+        "grid fills it.",
         tuple(evidence),
     )
 

@@ -17,6 +17,9 @@ class Finding:
     evidence: tuple[Evidence, ...]
     detail: str = ""
     guard: str = ""
+    remedy: str = ""
+    """The remedy built from this kernel's facts, when the catalog's general one would not
+    fit it (e.g. a grid with a block on every SM); "" for the catalog's."""
 
 
 @dataclass(frozen=True)

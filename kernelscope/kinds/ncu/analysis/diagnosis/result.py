@@ -8,7 +8,8 @@ from typing import Any
 from kernelscope.core.findings import Evidenced, Finding
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.severity import Severity, severity_rank
-from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 
 LABELS: tuple[str, ...] = (
@@ -71,10 +72,14 @@ class Flag(Evidenced):
     """One sentence with the specifics (e.g. which resource limits occupancy)."""
     guard: str = ""
     """Set when a guard rail lowered the severity: why this is not a real problem here."""
+    found_severity: str = ""
+    """The severity the check found, before the kernel's share of the time weighed it
+    (``weigh.weighed``); "" when it was not weighed."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **attributes(self, "id", "severity", "level", "title", "detail"),
+            "found_severity": self.found_severity or self.severity,
             "evidence": [e.to_dict() for e in self.evidence],
             **attributes(self, "remedy", "ncu_speedup", "ncu_rule"),
             "guard": self.guard or None,
@@ -143,13 +148,78 @@ class Diagnosis:
         return max((f.severity for f in self.flags), key=severity_rank)
 
     def to_dict(self) -> dict[str, Any]:
-        """The export contract: ``bottleneck``, ``flags``, plus guard rails, notes, roofline."""
+        """The export contract: ``bottleneck``, ``flags``, the top flag and the rule that chose
+        it (``top_choice``), plus guard rails, notes, roofline."""
+        choice = top_choice(self)
         return {
             "bottleneck": self.bottleneck.to_dict(),
             "flags": [f.to_dict() for f in self.flags],
+            "top_flag": choice.to_dict() if choice is not None else None,
             "guard_rails": [g.to_dict() for g in self.guard_rails],
             "notes": list(self.notes),
             "skipped_flags": list(self.skipped),
             "roofline": self.roofline.to_dict() if self.roofline is not None else {},
         }
 
+
+def chain_position(flag: Flag) -> tuple[int, int, int]:
+    """Where the flag's step sits in the method's chain (then its level, then catalog order)."""
+    spec = CATALOG.get(flag.id)
+    step = STEPS.index(spec.step) if spec is not None and spec.step in STEPS else len(STEPS)
+    order = FLAG_IDS.index(flag.id) if flag.id in FLAG_IDS else len(FLAG_IDS)
+    return step, flag.level, order
+
+
+NCU_ESTIMATE = "ncu-estimate"
+VERDICT = "verdict"
+METHOD_ORDER = "method-order"
+ONLY_FLAG = "only-flag"
+
+
+@dataclass(frozen=True)
+class TopChoice:
+    """The top flag and the rule that chose it (``ncu-estimate``, ``verdict``,
+    ``method-order`` or ``only-flag``), with that rule in one sentence."""
+
+    flag: Flag
+    chosen_by: str
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.flag.id, "severity": self.flag.severity,
+                "chosen_by": self.chosen_by, "why": self.why}
+
+
+def _candidates(diagnosis: Diagnosis) -> list[Flag]:
+    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
+    found = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
+    unguarded = [f for f in found if not f.guard]
+    return unguarded or found
+
+
+def _method_rank(flag: Flag, decided: str) -> tuple[int, tuple[int, int, int]]:
+    return (0 if flag.id == decided else 1), chain_position(flag)
+
+
+def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
+    """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
+    if not diagnosis.flags:
+        return None
+    candidates = _candidates(diagnosis)
+    decided = diagnosis.bottleneck.decided_by
+    severity = candidates[0].severity
+    estimated = [f for f in candidates if f.ncu_speedup is not None]
+    if estimated:
+        best = max(f.ncu_speedup or 0.0 for f in estimated)
+        tied = [f for f in estimated if f.ncu_speedup == best]
+        flag = min(tied, key=lambda f: _method_rank(f, decided))
+        return TopChoice(flag, NCU_ESTIMATE, f"largest NCU estimated speedup ({best:,.1f}%) "
+                         f"among the {severity} flags")
+    flag = min(candidates, key=lambda f: _method_rank(f, decided))
+    if len(diagnosis.flags) == 1:
+        return TopChoice(flag, ONLY_FLAG, "the only flag raised")
+    if flag.id == decided:
+        return TopChoice(flag, VERDICT, f"its finding decided the label; no NCU estimate "
+                         f"among the {severity} flags")
+    return TopChoice(flag, METHOD_ORDER, f"first in the method's order; no NCU estimate "
+                     f"among the {severity} flags")

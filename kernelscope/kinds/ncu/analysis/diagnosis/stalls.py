@@ -82,7 +82,7 @@ def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | No
             add_in_order(trail, e)
         return Bottleneck(
             "latency-bound",
-            f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles "
+            f"{f.idle_words(t.sol_busy_pct)}: warps spend {share:.0%} of their cycles "
             f"between issues {waiting_on(metric)}, queued behind atomics to a few addresses "
             f"(the busiest L2 slice's atomic unit is {f.atomic_slice_max or 0:.0f}% busy, the "
             "Speed Of Light averages hide it). The atomics are the cause.",
@@ -90,18 +90,20 @@ def stall_led(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | No
             decided_by="atomic-contention",
         )
     summary = (
-        f"Neither compute nor memory is busy: warps spend {share:.0%} of their cycles between "
+        f"{f.idle_words(t.sol_busy_pct)}: warps spend {share:.0%} of their cycles between "
         f"issues {waiting_on(metric)} ({reason} stalls), which sets the kernel's time."
     )
     local = f.local_share
     if metric in _MEMORY_QUEUE_STALLS and local is not None and local >= t.local_traffic_critical:
         what = "local requests / all global and local requests"
         add_in_order(trail, ev("memory", what, local, ">=", t.local_traffic_critical))
+        kind = ("register spills" if f.spill_evidence is not None
+                else "stack arrays or dynamically indexed locals")
         return Bottleneck(
             "latency-bound",
-            summary + f" {local:.0%} of the L1 requests are local memory (spills or per-thread "
-            "arrays): that traffic is the cause.",
+            summary + f" {local:.0%} of the L1 requests are local memory ({kind}): that "
+            "traffic is the cause.",
             tuple(trail),
-            decided_by="register-spill",
+            decided_by="register-spill" if f.spill_evidence is not None else "local-memory",
         )
     return Bottleneck("latency-bound", summary, tuple(trail), decided_by=flag_of(metric))

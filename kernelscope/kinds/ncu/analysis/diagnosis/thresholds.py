@@ -29,6 +29,9 @@ class Thresholds:
     ramp_active: float = 0.8
     """SMs active on less than this share of a short kernel's elapsed cycles: ramp-up and
     drain, not the work, set its time."""
+    tail_sm_active: float = 0.95
+    """SMs active on at least this share of the elapsed cycles, with achieved occupancy near
+    theoretical, left no room for a tail: no tail-effect from wave arithmetic alone."""
     tail_many_waves: float = 8.0
     """From this many waves the partial last wave costs little: no tail-effect flag."""
     grid_fill_waves: float = 0.75
@@ -37,6 +40,14 @@ class Thresholds:
     waves_fill: float = 1.0
     """Below this many waves the grid cannot give every SM its full complement of blocks, so
     low achieved occupancy is the launch's doing (occupancy flags stand down to info)."""
+
+    # -- time share (what a fix can save) ------------------------------------------------
+    minor_time_share: float = 0.01
+    """A kernel (or family) holding less of the profiled GPU time than this gets no flag above
+    info: fixing it cannot save more than that share."""
+    gain_warning_share: float = 0.05
+    """NCU's estimated speedup of a flag times the kernel's (or family's) share of the time:
+    at least this share of the report's time saved raises an info flag to warning."""
 
     # -- Speed Of Light --------------------------------------------------------------------
     pct_ceiling: float = 105.0

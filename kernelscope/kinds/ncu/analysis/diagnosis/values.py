@@ -60,3 +60,9 @@ def share(part: float | None, whole: float | None) -> float | None:
     if part is None or whole is None or whole <= 0:
         return None
     return finite(part / whole)
+
+
+def number(metrics: Mapping[str, Metric], name: str) -> float | None:
+    """The metric's finite numeric value, None when absent, textual, NaN or infinite."""
+    m = metrics.get(name)
+    return None if m is None else finite(m.value)

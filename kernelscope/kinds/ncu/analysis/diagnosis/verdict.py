@@ -1,40 +1,61 @@
-"""Which flag leads: the verdict follows the method's chain, not severity alone.
+"""Which flag leads: the one with the largest expected gain.
 
-The top flag is taken among the flags at the highest severity raised: the one whose finding
-decided the label (``Bottleneck.decided_by``, e.g. ``grid-too-small`` for ``launch-bound``)
-if it is among them, else the one nearest the start of the chain — time share → launch →
-Speed Of Light → occupancy → memory → compute → scheduler → source — then by checklist level.
-So a small grid is reported before the low occupancy it causes, and the flag named first is
-the one to fix first.
+The top flag is taken among the flags at the highest severity raised (the severity already
+weighs the kernel's share of the time, ``weigh.py``), those no guard rail called "not a
+problem here" first. Among them the flag with the largest NCU estimated speedup leads, where
+the report carries estimates; without one (or to break a tie) the flag whose finding decided
+the label (``Bottleneck.decided_by``), else the one nearest the start of the method's chain —
+time share → launch → Speed Of Light → occupancy → memory → compute → scheduler → source —
+then by checklist level. ``top_choice`` says which of these rules decided, for the pane, the
+Markdown and the JSON (the ranking lives beside ``Diagnosis`` in ``result.py``, whose
+``to_dict`` writes it).
 """
 
 from __future__ import annotations
 
 from kernelscope.core.severity import severity_rank
-from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
-from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis, Flag
+from kernelscope.kinds.ncu.analysis.diagnosis.result import (
+    METHOD_ORDER,
+    NCU_ESTIMATE,
+    ONLY_FLAG,
+    VERDICT,
+    Diagnosis,
+    Flag,
+    TopChoice,
+    chain_position,
+    top_choice,
+)
 
-
-def chain_position(flag: Flag) -> tuple[int, int, int]:
-    """Where the flag's step sits in the method's chain (then its level, then catalog order)."""
-    spec = CATALOG.get(flag.id)
-    step = STEPS.index(spec.step) if spec is not None and spec.step in STEPS else len(STEPS)
-    order = FLAG_IDS.index(flag.id) if flag.id in FLAG_IDS else len(FLAG_IDS)
-    return step, flag.level, order
+__all__ = [
+    "METHOD_ORDER",
+    "NCU_ESTIMATE",
+    "ONLY_FLAG",
+    "VERDICT",
+    "TopChoice",
+    "chain_position",
+    "flag_to_act_on",
+    "next_step",
+    "top_choice",
+    "top_choice_text",
+    "top_flag",
+    "top_flag_text",
+    "verdict_order",
+]
 
 
 def top_flag(diagnosis: Diagnosis) -> Flag | None:
     """The flag the verdict leads with, None when no flag was raised."""
-    if not diagnosis.flags:
+    choice = top_choice(diagnosis)
+    return None if choice is None else choice.flag
+
+
+def top_choice_text(diagnosis: Diagnosis) -> str | None:
+    """``shared-bank-conflicts (warning) — largest NCU estimated speedup (66.9%) among the
+    warning flags``: the top flag and the rule that chose it; None when no flag was raised."""
+    choice = top_choice(diagnosis)
+    if choice is None:
         return None
-    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
-    candidates = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
-    decided = diagnosis.bottleneck.decided_by
-    for f in candidates:
-        if f.id == decided:
-            return f
-    return min(candidates, key=chain_position)
+    return f"{choice.flag.id} ({choice.flag.severity}) — {choice.why}"
 
 
 def top_flag_text(diagnosis: Diagnosis) -> str:

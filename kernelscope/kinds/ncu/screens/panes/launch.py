@@ -30,8 +30,14 @@ def launch_reading(detail: KernelDetail) -> str | None:
         return None
     if waves < DEFAULT_THRESHOLDS.waves_fill:
         return f"[yellow]Less than one wave: only {fmt_nonzero(fill)}% of the SMs' slots are used."
-    loss = derived.tail_loss(waves)
-    if loss is not None and loss >= DEFAULT_THRESHOLDS.tail_min_loss:
+    loss = derived.tail_cost(
+        waves,
+        derived.active_sm_share(detail.metrics),
+        detail.number("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        detail.number("sm__maximum_warps_per_active_cycle_pct"),
+    )
+    many = waves >= DEFAULT_THRESHOLDS.tail_many_waves
+    if loss is not None and not many and loss >= DEFAULT_THRESHOLDS.tail_min_loss:
         return (
             f"[yellow]{waves:.2f} waves: the last wave fills only {fill:.0f}% of the GPU, "
             f"leaving {loss:.0%} of the SM time idle (tail effect)."

@@ -57,8 +57,9 @@ def shared_rows(detail: KernelDetail) -> list[list[str | Text]]:
 
 
 def spill_note(detail: KernelDetail) -> Text:
-    """A call-out for local-memory (register spill) traffic, from the same values and
-    thresholds as the diagnosis's ``register-spill`` flag (``derived.local_memory``)."""
+    """A call-out for local-memory traffic, from the same values and thresholds as the
+    diagnosis's ``register-spill`` and ``local-memory`` flags (``derived.local_memory``):
+    spills only with the report's spill counters or registers at the per-thread cap."""
     local = derived.local_memory(detail.metrics)
     if local is None:
         return Text(
@@ -81,10 +82,13 @@ def spill_note(detail: KernelDetail) -> Text:
     if local.spill_instructions:
         parts.append(f"{fmt_number(local.spill_instructions)} spill instructions")
     text.append(", ".join(parts))
-    if flagged:
+    spill = local.spill_evidence
+    if flagged and spill is not None:
+        text.append(f" — register spills ({spill[2]}): see -Xptxas -v, __launch_bounds__.")
+    elif flagged:
         text.append(
-            " — values live in local memory (register spills or local arrays: see -Xptxas -v, "
-            "__launch_bounds__)."
+            " — local memory (stack arrays / dynamically indexed locals): no register spill "
+            "in the report, registers below the per-thread cap."
         )
     else:
         text.append(f" — under the {T.local_traffic_warn:.0%} that makes it worth a flag.")

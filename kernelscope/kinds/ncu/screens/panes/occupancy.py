@@ -38,9 +38,17 @@ def occupancy_reading(detail: KernelDetail) -> Text | None:
     achieved = detail.number("sm__warps_active.avg.pct_of_peak_sustained_active")
     fills = derived.launch_fills_gpu(detail.metrics)
     if derived.grid_limits_occupancy(achieved, theoretical, fills):
+        every_sm = derived.GridFit(
+            detail.number("launch__grid_size"), derived.sm_count(detail.metrics), None
+        ).every_sm_has_block
+        where = (
+            "every SM has a block but fewer than its resources allow"
+            if every_sm
+            else "SMs get no block"
+        )
         return Text(
-            "The grid cannot fill the GPU: SMs get too few blocks, so achieved occupancy is low "
-            "because of the launch, not a per-SM resource (see Launch).",
+            f"The grid cannot fill the GPU: {where}, so achieved occupancy is low because of "
+            "the launch, not a per-SM resource (see Launch).",
             style="yellow",
         )
     gap = T.occupancy_gap_pts

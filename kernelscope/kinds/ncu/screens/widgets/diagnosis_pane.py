@@ -20,6 +20,7 @@ from textual.widgets import Static
 from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice_text
 from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
@@ -92,6 +93,11 @@ def render_diagnosis(d: Diagnosis) -> list[RenderableType]:
     out.extend(Padding(line, (0, 0, 0, 2)) for line in evidence_lines(b.held, b.not_held))
     out.append(blank())
     if d.flags:
+        top = top_choice_text(d)
+        if top is not None:
+            line = Text("Top flag: ", style="bold")
+            line.append(top)
+            out.append(line)
         out.append(Text(f"Flags ({len(d.flags)}), by checklist level", style="bold"))
         for flag in d.flags:
             out.extend(flag_block(flag))

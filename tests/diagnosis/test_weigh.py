@@ -1,0 +1,45 @@
+"""Severity by what a fix can save (issue 35): the flags weighed by the kernel's share of the
+time, on real kernels of the samples."""
+
+from __future__ import annotations
+
+from kernelscope.kinds.ncu.analysis.diagnosis import with_time_share
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice
+from tests.diagnosis.conftest import find
+
+
+def test_nothing_above_info_under_one_percent_of_the_time() -> None:
+    d = find("zoo", "small_grid_8_blocks").diagnosis
+    assert d.has_flag("grid-too-small", min_severity="critical")
+    weighed = with_time_share(d, 0.004)
+    assert {f.severity for f in weighed.flags} == {"info"}
+    assert all(f.guard for f in weighed.flags)
+    assert weighed.flag("grid-too-small").found_severity == "critical"  # type: ignore[union-attr]
+    rail = next(g for g in weighed.guard_rails if g.id == "minor-time-share")
+    assert rail.text.startswith("This kernel is 0.40% of the profiled GPU time")
+    # weighed again with another share: from the severity the check found
+    again = with_time_share(weighed, 0.5)
+    assert again.flag("grid-too-small").severity == "critical"  # type: ignore[union-attr]
+    assert not any(g.id == "minor-time-share" for g in again.guard_rails)
+
+
+def test_an_ncu_estimate_worth_five_percent_of_the_report_raises_an_info_flag() -> None:
+    # 66 blocks on 132 SMs: grid-too-small is info by the grid's count, NCU estimates 50 %
+    d = find("diag_pipe", "fma_pipe_half_grid").diagnosis
+    flag = d.flag("grid-too-small")
+    assert flag is not None and flag.severity == "info" and flag.ncu_speedup == 50.0
+    assert with_time_share(d, 0.5).flag("grid-too-small").severity == "warning"  # type: ignore[union-attr]
+    # 50 % of 8 % of the time is 4 % of the report: stays info
+    assert with_time_share(d, 0.08).flag("grid-too-small").severity == "info"  # type: ignore[union-attr]
+    # occupancy flags are never raised by NCU's occupancy estimates
+    low = with_time_share(d, 1.0).flag("low-occupancy")
+    assert low is not None and low.severity == "info" and (low.ncu_speedup or 0) > 50
+
+
+def test_the_top_flag_is_the_largest_ncu_estimate_among_the_most_severe() -> None:
+    # the SGEMM's uncoalesced C stores (critical, NCU 55.6 %) lead
+    d = find("diag_sgemm", "sgemm_fp32_regtile").diagnosis
+    choice = top_choice(d)
+    assert choice is not None and choice.flag.id == "uncoalesced-global-access"
+    assert choice.chosen_by == NCU_ESTIMATE
+    assert choice.why == "largest NCU estimated speedup (55.6%) among the critical flags"
