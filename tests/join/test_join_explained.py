@@ -86,7 +86,8 @@ def test_headroom_is_not_applied_where_the_durations_are_apart(
             assert "2.6× the timeline's" in row["reason"]
             assert "--cache-control all, --clock-control base" in row["reason"]
         else:
-            assert row["potential_saving_ns"] == pytest.approx(row["total_ns"] * row["headroom"])
+            # the steps' time a what-if saves (docs/critical_path.md): at most time × headroom
+            assert 0 <= row["potential_saving_ns"] <= row["total_ns"] * row["headroom"] + 1
             assert row["reason"] is None and row["cause"] is None
 
 

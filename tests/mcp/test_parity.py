@@ -142,12 +142,8 @@ CASES = (
     Case("ranks", {"paths": ["nsys/ranks/rank0.sqlite.xz", "nsys/ranks/rank1.sqlite.xz"]},
          ("ranks", whole("nsys/ranks/rank0.sqlite.xz"), whole("nsys/ranks/rank1.sqlite.xz"),
           "-f", "json")),
-    # The ranks of a Kineto folder: the CLI opens it as a run (`kernelscope FOLDER`); the
-    # ranks tool refuses it until the `ranks` branch (one ranks analysis for every timeline
-    # kind, issue 34) lands. Not strict, so it passes before and after that merge.
-    Case("ranks", {"paths": [KINETO_RANKS]}, ("export", whole(KINETO_RANKS), "-f", "json"),
-         marks=(pytest.mark.xfail(reason="the ranks tool reads Kineto folders once the ranks "
-                                  "branch lands", strict=False),)),
+    # The ranks of a Kineto folder: the CLI opens it as a run (`kernelscope FOLDER`)
+    Case("ranks", {"paths": [KINETO_RANKS]}, ("export", whole(KINETO_RANKS), "-f", "json")),
     Case("ncu_command", {"trace": NSYS, "family": 8},
          ("join", whole(NSYS), whole("ncu/join_kernels.ncu-rep.xz"), "-f", "json"),
          unprofiled_entry),
@@ -157,6 +153,15 @@ CASES = (
     Case("ncu_command", {"trace": NSYS, "family": "launch_clamp_scalar"},
          ("join", whole(NSYS), whole("ncu/join_kernels.ncu-rep.xz"), "-f", "json"),
          unprofiled_entry),
+    Case("critical_path", {"path": NSYS}, ("export", whole(NSYS), "-f", "json"),
+         lambda answer, doc: (answer, doc["critical_path"])),
+    Case("critical_path", {"path": KINETO}, ("export", whole(KINETO), "-f", "json"),
+         lambda answer, doc: (answer, doc["critical_path"])),
+    Case("whatif", {"trace": KINETO, "faster": ["aten::randn=4"]},
+         ("whatif", whole(KINETO), "--faster", "aten::randn=4")),
+    Case("whatif", {"trace": NSYS, "faster": ["no kernel has this name=2"]},
+         ("whatif", whole(NSYS), "--faster", "no kernel has this name=2"), refused=True),
+    Case("operators", {"path": KINETO}, ("export", whole(KINETO), "-f", "json")),
 )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.units import EMPTY_CELL
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
 
@@ -74,7 +75,7 @@ def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> di
 
 
 def _ns(value: int | None) -> str:
-    return "–" if value is None else fmt_ns(value)
+    return EMPTY_CELL if value is None else fmt_ns(value)
 
 
 def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP

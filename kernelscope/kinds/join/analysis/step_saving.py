@@ -23,7 +23,9 @@ MOST_FASTER = 100.0
 
 def with_step_savings(timeline: TimelineData, items: list[RankedItem],
                       kernels: TimelineKernels) -> list[RankedItem]:
-    """``items`` with every profiled family's saving replaced by the steps' time saved."""
+    """``items`` with every profiled family's saving replaced by the steps' time saved; a
+    family whose kernel report does not explain its timeline time (``duration_check``) keeps
+    no saving."""
     families = {f.index: f for f in kernels.families}
     if not any(_measured(i) for i in items):
         return items
@@ -34,8 +36,8 @@ def with_step_savings(timeline: TimelineData, items: list[RankedItem],
     for item in items:
         index = item.timeline_family
         family = families.get(index) if index is not None and _measured(item) else None
-        if family is None or item.headroom is None:
-            out.append(item)
+        if family is None or item.headroom is None or not item.explained:
+            out.append(item)  # (a report that does not explain the timeline saves nothing)
             continue
         launches = gpu.filter((pl.col("name") == family.name)
                               & pl.col("start").is_in(list(family.starts)))["node"].to_list()
