@@ -34,6 +34,7 @@ STALL_FLAGS = ("barrier-stalls", "long-scoreboard-stalls", "mio-throttle")
 STALL_METRIC = ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio")
 STALL_WORDS = {
     "barrier": "Barrier",
+    "imc_miss": "IMC Miss",
     "lg_throttle": "LG Throttle",
     "long_scoreboard": "Long Scoreboard",
     "membar": "Membar",

@@ -88,7 +88,9 @@ def check_one_answer(path: Path) -> None:
                       "markdown": (md_row["Share"], fmt_share(reading.share))}
             assert all(shown == pane for shown, pane in shares.values()), (where, shares)
             if measured:  # else the cells say why it has no measurement
-                flags = {"pane": top_flag_text(reading.diagnosis), "mcp": answer["top_flag"],
+                top = answer["top_flag"]  # the JSON export's: id, severity, the rule that chose it
+                mcp = "—" if top is None else f"{top['id']} ({top['severity']})"
+                flags = {"pane": top_flag_text(reading.diagnosis), "mcp": mcp,
                          "summary": row["flag"], "markdown": md_row["Top flag"]}
                 assert len(set(flags.values())) == 1, (where, flags)
 

@@ -35,7 +35,8 @@ def test_every_cause_given_to_a_sample_gap_is_catalogued(trace: Path) -> None:
 
 def test_the_timeline_markdown_explains_the_causes_it_lists() -> None:
     text = render(SAMPLES / "nsys" / "zoo.sqlite.xz", ExportOptions(fmt="md"))
-    legend = text[text.index("The causes:"):text.index("## Findings")]
+    causes = text.index("The causes:")
+    legend = text[causes:text.index("## Findings", causes)]
     assert ("- `memcpy`: The feeding thread was stuck in a synchronous copy or memset "
             "(cudaMemcpy, or cudaMemcpyAsync from pageable memory). Try: Use pinned host "
             "memory and cudaMemcpyAsync on a stream so copies overlap compute.") in legend

@@ -82,8 +82,9 @@ def test_export_dict(zoo) -> None:
     doc = to_export_dict(zoo)
     assert list(doc) == ["schema", "report", "kernels", "gpu", "gaps", "nvtx", "findings",
                          "gpu_metrics", "gpu_metrics_by_kernel", "gpu_metrics_by_nvtx",
-                         "gpu_metrics_verdicts", "cuda_graphs", "temporal_breakdown",
-                         "comm_comp_overlap_pct"]
+                         "gpu_metrics_verdicts", "cuda_graphs", "critical_path",
+                         "temporal_breakdown", "comm_comp_overlap_pct", "op_efficiency", "mfu",
+                         "op_efficiency_basis"]
     assert doc["schema"] == SCHEMA
     json.dumps(doc, allow_nan=False)
     assert set(doc["kernels"][0]) == {"name", "instances", "total_ns", "avg_ns", "med_ns",

@@ -116,7 +116,8 @@ class OpRow:
         bandwidth: no kernel can, so some inputs were one tensor given twice (``add(x, x)``;
         the profiler records shapes, not which tensor) and the bytes are an upper bound."""
         achieved, peak = self.achieved_gbps, self.peak_gbps
-        return self.flops is None and achieved is not None and bool(peak) and achieved > peak
+        return (self.flops is None and achieved is not None and peak is not None
+                and peak > 0 and achieved > peak)
 
     @property
     def pct_of_peak(self) -> float | None:

@@ -29,8 +29,10 @@ TOP = 15
 Shorten = Callable[[str], str]
 
 
-def _short(shorten: Shorten | None, kind: str, name: str) -> str:
-    if shorten is None or kind not in ("kernel", "communication"):
+def _short(shorten: Shorten | None, kind: str, name: str | None) -> str | None:
+    """``name`` as the trace's short name (a nameless row, as a damaged string table leaves
+    it, stays nameless)."""
+    if shorten is None or name is None or kind not in ("kernel", "communication"):
         return name
     try:
         return shorten(name)

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.core.errors import ReportError, safe_text
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     analyze,
@@ -150,12 +149,11 @@ def kernel(path: Path, kernel_id: int, panes: list[str], source: bool,
 def kernel_entry(analyzed_report: AnalyzedReport, kernel_id: int, *,
                  source: bool = False) -> dict[str, Any]:
     """The kernel's entry of the JSON export, its diagnosis read from its full detail and
-    weighed by its family's share, with the flag its verdict leads with (``top_flag``, as
-    ``summary`` and the Markdown write it); ``source`` adds the hot lines."""
+    weighed by its family's share, with the flag its verdict leads with and the rule that
+    chose it (``top_flag``, as the JSON export writes it); ``source`` adds the hot lines."""
     detail, diagnosis = next(analyzed_report.iter_detail_diagnoses([kernel_id]))
     entry = {**kernel_dict(detail),
-             **entry_rest(analyzed_report, analyzed_report.kernel(kernel_id), diagnosis),
-             "top_flag": top_flag_text(diagnosis)}
+             **entry_rest(analyzed_report, analyzed_report.kernel(kernel_id), diagnosis)}
     if source:
         if detail.source is None and detail.has_section("SourceCounters"):
             detail.source = analyzed_report.report.source_hotspots(kernel_id)
