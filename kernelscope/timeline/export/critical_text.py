@@ -90,7 +90,7 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
     lines += [f"| {kind} | {fmt_ns(ns)} | {pct:.1f} % |" for kind, ns, pct in cp.kinds.iter_rows()]
     lines += ["", "| Kind | On the path | Count | Share |", "|---|---:|---:|---:|"]
     for kind, name, ns, count, pct in cp.breakdown.head(top).iter_rows():
-        label = _short(shorten, kind, name).replace("|", "\\|")
+        label = (_short(shorten, kind, name) or EMPTY_CELL).replace("|", "\\|")
         lines.append(f"| {kind}: {label} | {fmt_ns(ns)} | {count} | {pct:.1f} % |")
     families = cp.families.filter(pl.col("kind") == "kernel").head(top)
     if families.height:
@@ -99,7 +99,7 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
                   "| Family | Launches | GPU time | On the path | Slack |",
                   "|---|---:|---:|---:|---:|"]
         for row in families.iter_rows(named=True):
-            label = _short(shorten, "kernel", row["name"]).replace("|", "\\|")
+            label = (_short(shorten, "kernel", row["name"]) or EMPTY_CELL).replace("|", "\\|")
             slack = "no step waits on it" if row["slack_ns"] is None else fmt_ns(row["slack_ns"])
             lines.append(f"| {label} | {row['launches']} | {fmt_ns(row['gpu_ns'])} | "
                          f"{fmt_ns(row['path_ns'])} | {slack} |")

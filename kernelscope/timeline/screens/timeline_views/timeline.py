@@ -101,17 +101,17 @@ class TimelinePane(Horizontal, can_focus=True):
         with LanesColumn(id="tl-left"):
             yield Static("", id="tl-range", markup=False)
             yield Static("", id="tl-head")
-            yield Static("", id="tl-values")
+            values = Static("", id="tl-values")
+            values.display = False  # hidden from the start (no query in on_mount that a
+            yield values            # closing app could run after its children are gone)
             with VerticalScroll(id="tl-lanes-scroll", can_focus=False):
                 yield Static("", id="tl-lanes")
             yield Static("", id="tl-event")
             yield Static("", id="tl-legend", markup=False)
-        with VerticalScroll(id="tl-gap-panel", can_focus=False):
+        gap_panel = VerticalScroll(id="tl-gap-panel", can_focus=False)
+        gap_panel.display = False
+        with gap_panel:
             yield Static("", id="tl-gap-body")
-
-    def on_mount(self) -> None:
-        self.query_one("#tl-gap-panel").display = False
-        self.query_one("#tl-values").display = False
 
     # -- data and window -------------------------------------------------------------------
     def show(self, data: TimelineData) -> None:
