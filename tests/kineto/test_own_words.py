@@ -17,6 +17,7 @@ from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
 from tests.kineto.test_kineto_inputs import run_cli
 from tests.timeline_tui.helpers import screen_text, wait_for
+from tests.tui.helpers import settle
 from tests.wild.conftest import require_wild
 
 STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
@@ -57,6 +58,7 @@ async def test_help_on_the_run_screen_is_its_own() -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
                        and app.screen.run is not None, timeout_s=60)
+        await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         text = screen_text(app)
@@ -67,8 +69,8 @@ async def test_help_on_the_run_screen_is_its_own() -> None:
 async def test_help_on_the_timeline_of_a_trace_is_in_its_words() -> None:
     app = create_app(STEP)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: getattr(app.screen, "data", None) is not None,
-                       timeout_s=60)
+        await settle(pilot)  # the trace read and its screen mounted (tabs and all) before exit
+        assert getattr(app.screen, "data", None) is not None
         page = app.screen.help_page()  # type: ignore[attr-defined]
     assert page.startswith("# kernelscope — timeline (a PyTorch profiler trace)")
     assert "`record_function` ranges" in page
