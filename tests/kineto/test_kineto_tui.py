@@ -10,6 +10,7 @@ from kernelscope.kinds.ranks.screens.ranks import KinetoRankTimelineScreen, Rank
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
 from tests.timeline_tui.helpers import screen_text, wait_for, wait_until_open
+from tests.tui.helpers import settle
 
 STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
 
@@ -33,19 +34,17 @@ async def test_kineto_trace_opens_on_the_timeline(tmp_path: Path) -> None:
 async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
     app = create_app(SAMPLES / "kineto" / "ranks", cache_dir=tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
-                       and app.screen.run is not None, timeout_s=60)
-        await pilot.pause()
+        await settle(pilot)  # the run analysed (a worker) and its screen shown
+        assert isinstance(app.screen, RanksScreen) and app.screen.run is not None
         assert "rank 2 arrives last at 4 of 4 collectives" in screen_text(app)
         # the heatmap opens the straggler's own Kineto timeline
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, KinetoRankTimelineScreen)
-                       and app.screen.data is not None, timeout_s=60)
+        await settle(pilot)  # the rank's trace read and its views mounted
+        assert isinstance(app.screen, KinetoRankTimelineScreen) and app.screen.data is not None
         assert app.screen.path.name == "rank2.pt.trace.json.xz"
-        # the window's note shows once the views are mounted
-        await wait_for(pilot, lambda: "rank 2" in screen_text(app), timeout_s=30)
+        assert "rank 2" in screen_text(app)  # the window's note
 
 
 async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from kernelscope.timeline.screens.timeline_views.overview import verdict
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
 from tests.kineto.test_kineto_inputs import run_cli
-from tests.timeline_tui.helpers import screen_text, wait_for
+from tests.timeline_tui.helpers import screen_text
 from tests.tui.helpers import settle
 from tests.wild.conftest import require_wild
 
@@ -56,9 +56,8 @@ def test_a_communication_kernel_on_top_is_sent_to_overlap_not_to_nsight_compute(
 async def test_help_on_the_run_screen_is_its_own() -> None:
     app = create_app(SAMPLES / "kineto" / "ranks")
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
-                       and app.screen.run is not None, timeout_s=60)
-        await settle(pilot)
+        await settle(pilot)  # the run analysed (a worker) and its screen shown
+        assert isinstance(app.screen, RanksScreen) and app.screen.run is not None
         await pilot.press("question_mark")
         await pilot.pause()
         text = screen_text(app)

@@ -28,7 +28,6 @@ from kernelscope.kinds.ncu.screens.panes.raw import RawPane
 from kernelscope.tui.app import create_app
 from tests.diff.conftest import ncu
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
-from tests.join.test_join_tui import until
 
 from .helpers import SAMPLES, screen_text, settle, until_read, until_still
 
@@ -136,7 +135,7 @@ async def test_join_ranking_cells_whole(monkeypatch: pytest.MonkeyPatch) -> None
                      lambda screen: tables_of(screen, "#join-ranking"))
     app = create_app([TRACE_XZ, KERNELS_XZ])
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, JoinScreen)
-                    and bool(app.screen.query("#join-ranking")))
+        await settle(pilot)  # the join built (a worker) and its screen shown
+        assert isinstance(app.screen, JoinScreen) and app.screen.query("#join-ranking")
         text = await shown(app, pilot)
     assert "   6  nvjet_sm90_t…pA_NNT  10.55 ms    13.9 %        0 ns  compute-bound" in text
