@@ -156,3 +156,18 @@ def _top_flag_violations(entry: dict[str, Any]) -> list[str]:
     if top["chosen_by"] == NCU_ESTIMATE and chosen["ncu_speedup"] is None:
         out.append(f"top flag {top['id']} chosen by an NCU estimate it does not have")
     return out
+
+
+def assert_report_agrees(path: Path) -> dict[str, Any]:
+    """Every kernel of ``path``'s JSON export keeps every rule (the first 20 breaches listed
+    when not); the export, for further checks."""
+    doc = exported(path)
+    assert doc["kernels"]
+    found = [
+        f"ID {entry['id']} {entry['short_name']}: {'; '.join(missed)}"
+        for entry in doc["kernels"]
+        if (missed := violations(doc, entry))
+    ]
+    assert not found, "\n".join(found[:20])
+    return doc
+
