@@ -34,6 +34,10 @@ class DevicePeaks:
     tflops: Mapping[str, float]
     memory_gbps: float
     source: str
+    measured: frozenset[str] = frozenset()
+    """The rates a kernel report measured rather than a datasheet gives (dtypes of
+    :data:`DTYPES`, ``memory``); empty for a table entry (``kinds/join/analysis/
+    measured_peaks.py`` builds the measured ones)."""
 
     def peak_tflops(self, dtype: str) -> float | None:
         """The peak of ``dtype`` (a key of :data:`DTYPES`), or None when it has none."""

@@ -57,9 +57,11 @@ def device_line(eff: OpEfficiency) -> str:
     if eff.peaks is None:
         return (f"Device {eff.device or 'unknown'}: not in the peaks table, so no % of peak "
                 "(docs/op_efficiency.md lists the devices).")
-    rates = ", ".join(f"{dtype} {rate:g}" for dtype, rate in eff.peaks.tflops.items())
+    rates = ", ".join(f"{dtype} {rate:.5g}" for dtype, rate in eff.peaks.tflops.items())
+    own = (" An operator whose kernels were profiled takes the ceilings of those launches "
+           "(the JSON's peak_source)." if eff.peaks.measured else "")
     return (f"Device {eff.device} = {eff.peaks.product}: dense peaks (TFLOP/s) {rates}; "
-            f"memory {eff.peaks.memory_gbps:g} GB/s ({eff.peaks.source}).")
+            f"memory {eff.peaks.memory_gbps:g} GB/s ({eff.peaks.source}).{own}")
 
 
 def mfu_cells(eff: OpEfficiency) -> list[tuple[str, ...]]:

@@ -20,10 +20,12 @@ from kernelscope.kinds.join.analysis.family_items import profiled_item, unprofil
 from kernelscope.kinds.join.analysis.idle import IdleItem, idle_items
 from kernelscope.kinds.join.analysis.item import RankedItem
 from kernelscope.kinds.join.analysis.matching import Matches, ProfiledLaunch, match_launches
+from kernelscope.kinds.join.analysis.measured_peaks import joined_efficiency
 from kernelscope.kinds.join.analysis.shape_estimate import with_shape_estimate
 from kernelscope.kinds.join.analysis.step_saving import with_step_savings
 from kernelscope.kinds.join.analysis.timeline_families import TimelineKernels, timeline_families
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
+from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.analysis.unified_memory import unified_migrations
 
@@ -55,6 +57,9 @@ class JoinReport:
     busy_ns: int
     program: str
     notes: tuple[str, ...] = field(default=())
+    op_efficiency: OpEfficiency | None = None
+    """The timeline's operators against the kernel reports' measured ceilings, where the
+    timeline records shapes (``measured_peaks``)."""
 
     @property
     def nothing_matched(self) -> bool:
@@ -91,7 +96,17 @@ class JoinReport:
                 for u in self.unmatched
             ],
             "notes": list(self.notes),
+            **self._op_efficiency_doc(),
         }
+
+    def _op_efficiency_doc(self) -> dict[str, Any]:
+        """The timeline export's members ``op_efficiency``, ``mfu`` and
+        ``op_efficiency_basis``, against the measured ceilings; none without shapes."""
+        if self.op_efficiency is None:
+            return {}
+        doc = self.op_efficiency.to_dict()
+        return {"op_efficiency": doc.pop("op_efficiency"), "mfu": doc.pop("mfu"),
+                "op_efficiency_basis": doc}
 
 
 def profiled_launches(index: int, analyzed: AnalyzedReport) -> list[ProfiledLaunch]:
@@ -162,6 +177,9 @@ def build_join(
     analysed = [a for _, a in reports]
     stem = timeline.path.name.split(".")[0] or "join"
     migrations = unified_migrations(report)
+    names = {f.index: f.name for f in kernels.families}
+    efficiency = joined_efficiency(timeline.op_efficiency, reports, [
+        (m.launch.report, m.launch.kernel_id, names[m.family]) for m in matches.matched])
     items: list[RankedItem] = []
     unprofiled: list[RankedItem] = []
     for family in kernels.families:
@@ -170,7 +188,7 @@ def build_join(
             items.append(profiled_item(family, found, analysed, span, migrations))
         else:
             unprofiled.append(with_shape_estimate(
-                unprofiled_item(family, kernels, span, program, stem), timeline.op_efficiency))
+                unprofiled_item(family, kernels, span, program, stem), efficiency))
     nvtx_at = {
         (int(dev), int(start)): name
         for dev, start, name in zip(
@@ -190,7 +208,8 @@ def build_join(
         notes.append("No profiled kernel matches a kernel of the timeline: are they of the "
                      "same program?")
     return JoinReport(timeline.path, infos, rank(items), by_time(unprofiled), matches.unmatched,
-                      kernels, matches, span, busy, program, tuple(notes))
+                      kernels, matches, span, busy, program, tuple(notes),
+                      efficiency if efficiency.available else None)
 
 
 def _kernel_nvtx(kernels: TimelineKernels, report: Any) -> list[str | None]:

@@ -13,8 +13,10 @@ from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 
 ESTIMATE = "estimate from shapes"
 ESTIMATE_NOTE = ("estimate from shapes, not a measurement: the distance of its operators to "
-                 "the roofline of the device's datasheet peaks (docs/op_efficiency.md); "
+                 "the roofline of the device's {peaks} (docs/op_efficiency.md); "
                  "profile a launch (the ncu command below) to measure it")
+DATASHEET = "datasheet peaks"
+MEASURED = "ceilings Nsight Compute measured on the profiled kernels"
 
 
 @dataclass(frozen=True)
@@ -48,4 +50,6 @@ def with_shape_estimate(item: RankedItem, efficiency: OpEfficiency) -> RankedIte
     if found is None:
         return item
     return replace(item, headroom=found.headroom, headroom_source=found.source,
-                   potential_saving_ns=item.total_ns * found.headroom, weak=ESTIMATE_NOTE)
+                   potential_saving_ns=item.total_ns * found.headroom,
+                   weak=ESTIMATE_NOTE.format(peaks=MEASURED if efficiency.peaks is not None
+                                             and efficiency.peaks.measured else DATASHEET))

@@ -32,6 +32,10 @@ from kernelscope.kinds.join.render.join_text import (
     unprofiled_rank,
     what_text,
 )
+from kernelscope.timeline.export.op_efficiency_text import (
+    op_efficiency_markdown,
+    print_op_efficiency,
+)
 
 CSV_COLUMNS = (
     "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
@@ -217,6 +221,8 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
         lines.append("")
     for note in join.notes:
         lines += [f"> {inline(note)}", ""]
+    if join.op_efficiency is not None:
+        lines.append(op_efficiency_markdown(join.op_efficiency))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -241,3 +247,5 @@ def print_join_summary(join: JoinReport, console: Console) -> None:
     for um in join.unmatched:
         console.print(f"not on the timeline: report {um.report + 1} kernel {um.kernel_id} "
                       f"{escape(um.name)}")
+    if join.op_efficiency is not None:
+        print_op_efficiency(join.op_efficiency, console)
