@@ -4,8 +4,12 @@ operators' schemas)."""
 
 from __future__ import annotations
 
-from kernelscope.timeline.analysis.op_models import OpCall, has_model, work_of
-from kernelscope.timeline.analysis.op_models.attention import causal_pairs
+from kernelscope.timeline.analysis.op_models import OpCall, has_model, no_model_reason, work_of
+from kernelscope.timeline.analysis.op_models.attention import (
+    NO_SEQUENCE_LENGTHS,
+    SLIDING_WINDOW,
+    causal_pairs,
+)
 
 BF16 = "c10::BFloat16"
 
@@ -76,7 +80,60 @@ def test_bytes_only_models() -> None:
     softmax = work_of(OpCall("aten::_log_softmax", ([256, 10], [], []), (BF16, "Scalar",
                                                                          "Scalar")))
     assert softmax is not None and softmax.bytes == 2 * 256 * 10 * 2
-    # a tensor list records no element type: no bytes can be counted
+    # a tensor list records no element type: without one from the kernels' names, no bytes
     assert work_of(OpCall("aten::_foreach_mul_", ([[4096, 1024], [4096]], []),
                           ("TensorList", "Scalar"))) is None
+    mul = work_of(OpCall("aten::_foreach_mul_", ([[4096, 1024], [4096]], []),
+                         ("TensorList", "Scalar"), dtype="fp32"))
+    assert mul is not None and mul.bytes == 2 * (4096 * 1024 + 4096) * 4  # read, written
+    # the optimizer's step counters: a list of 0-d tensors, and a 0-d float tensor
+    steps = work_of(OpCall("aten::_foreach_add_", ([[], [], []], [], []),
+                           ("TensorList", "float", "Scalar"), ("", "", "1."), dtype="fp32"))
+    assert steps is not None and steps.bytes == (3 + 1 + 3) * 4
+    norm = work_of(OpCall("aten::_foreach_norm", ([[4096, 1024], [10]], []),
+                          ("TensorList", "Scalar"), dtype="bf16"))
+    assert norm is not None and norm.bytes == (4096 * 1024 + 10) * 2
+    copy = work_of(OpCall("aten::_foreach_copy_", ([[8, 8], [4]], [[8, 8], [4]], []),
+                          ("TensorList", "TensorList", "Scalar"), dtype="bf16"))
+    assert copy is not None and copy.bytes == 2 * (64 + 4) * 2  # reads the source only
     assert not has_model("aten::embedding_dense_backward")
+
+
+def test_flash_attn_operators_and_no_guess_for_variable_lengths() -> None:
+    """flash-attn's operators (its schemas: q, k, v [B, L, H, D], ..., causal at 5; the
+    backward's q at 1, causal at 11); variable-length attention packs the sequences into one
+    dimension and records the cumulative lengths by size only: no model, and it says why."""
+    q = [2, 1024, 8, 64]
+    forward = OpCall("flash_attn::_flash_attn_forward", (q, q, q, [], [], [], [], [], [], [], []),
+                     (BF16, BF16, BF16, "Scalar", "Scalar", "Scalar", "Scalar", "Scalar",
+                      "Scalar", "", "Scalar"),
+                     ("", "", "", "0.", "0.125", "True", "-1", "-1", "0.", "", "False"))
+    work = work_of(forward)
+    assert work is not None and work.flops == 2 * 2 * 8 * causal_pairs(1024, 1024) * 128
+    assert no_model_reason(forward) is None
+    windowed = OpCall(forward.name, forward.dims, forward.types,
+                      ("", "", "", "0.", "0.125", "True", "256", "0", "0.", "", "False"))
+    assert work_of(windowed) is None and no_model_reason(windowed) == SLIDING_WINDOW
+    packed = [3000, 8, 64]
+    varlen = OpCall("aten::_flash_attention_forward",
+                    (packed, packed, packed, [5], [5], [], [], [], [], [], []),
+                    (BF16, BF16, BF16, "int", "int", "Scalar", "Scalar", "Scalar", "Scalar",
+                     "Scalar", ""),
+                    ("", "", "", "", "", "1024", "1024", "0.", "True", "False", ""))
+    assert work_of(varlen) is None and no_model_reason(varlen) == NO_SEQUENCE_LENGTHS
+    # memory-efficient varlen keeps a batch of one: [1, total, H, D] would read as one
+    # sequence of 3000 (4x the pairs of four sequences of 750), so no model
+    efficient = OpCall("aten::_efficient_attention_forward",
+                       ([1, *packed], [1, *packed], [1, *packed], [], [5], [5], [], [], [], [],
+                        [], [], [], []),
+                       (BF16, BF16, BF16, "", "int", "int", "Scalar", "Scalar", "Scalar",
+                        "Scalar", "Scalar", "Scalar", "", ""),
+                       ("", "", "", "", "", "", "1024", "1024", "0.", "1", "False", "", "", ""))
+    assert work_of(efficient) is None and no_model_reason(efficient) == NO_SEQUENCE_LENGTHS
+    library = OpCall("flash_attn::_flash_attn_varlen_forward", (packed, packed, packed, [5], [5]),
+                     (BF16, BF16, BF16, "int", "int"))
+    assert work_of(library) is None and no_model_reason(library) == NO_SEQUENCE_LENGTHS
+    dense = OpCall("aten::_flash_attention_forward", (q, q, q, [], [], [], [], [], [], [], []),
+                   (BF16, BF16, BF16, "", "", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar",
+                    ""), ("", "", "", "", "", "1024", "1024", "0.", "False", "False", ""))
+    assert work_of(dense) is not None and no_model_reason(dense) is None

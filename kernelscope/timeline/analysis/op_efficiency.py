@@ -114,7 +114,9 @@ class OpRow:
     def bytes_overcounted(self) -> bool:
         """A bytes-only row whose counted bytes would move faster than the device's memory
         bandwidth: no kernel can, so some inputs were one tensor given twice (``add(x, x)``;
-        the profiler records shapes, not which tensor) and the bytes are an upper bound."""
+        the profiler records shapes, not which tensor) or came from the L2 cache (an
+        optimizer's ``_foreach_add_`` of the list the previous ``_foreach_sqrt`` wrote), and
+        the bytes are an upper bound on the DRAM's."""
         achieved, peak = self.achieved_gbps, self.peak_gbps
         return (self.flops is None and achieved is not None and peak is not None
                 and peak > 0 and achieved > peak)

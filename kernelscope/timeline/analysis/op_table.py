@@ -17,7 +17,7 @@ from kernelscope.timeline.analysis.op_efficiency import (
     dtype_in_kernel_names,
     step_mfu,
 )
-from kernelscope.timeline.analysis.op_models import FLOP_MODELS, has_model
+from kernelscope.timeline.analysis.op_models import FLOP_MODELS, has_model, no_model_reason
 
 NO_OPERATOR = "(no operator)"
 """The row of the kernels no recorded operator call launched."""
@@ -87,9 +87,32 @@ def checked(launches: Sequence[Launch], ranges: Sequence[OpRange]) -> list[Launc
     return found
 
 
+def with_list_dtypes(ranges: Sequence[OpRange], launches: Sequence[Launch]) -> list[OpRange]:
+    """``ranges`` with each call that takes a tensor list (``_foreach_*``: the profiler records
+    no element type for a ``TensorList``) given the dtype its own kernels' names spell
+    (``multi_tensor_apply_kernel<…, BinaryOpScalarFunctor<float, …>>``), for its element
+    size; the other calls as they are."""
+    names: dict[int, list[str]] = {}
+    for launch in launches:
+        if launch.op_id is not None:
+            names.setdefault(launch.op_id, []).append(launch.name)
+    found = []
+    for item in ranges:
+        call = item.call
+        if call.dtype is None and "TensorList" in call.types and item.op_id in names:
+            dtype = dtype_in_kernel_names(names[item.op_id])
+            if dtype is not None:
+                item = replace(item, call=replace(call, dtype=dtype))
+        found.append(item)
+    return found
+
+
 def _model_label(owner: Owner) -> str:
     if owner.work is not None:
         return owner.work.model
+    reason = no_model_reason(owner.op.call)
+    if reason is not None:
+        return f"{NO_MODEL}: {reason}"
     if has_model(owner.op.call.name):
         return NO_MODEL + " (shapes not readable)"
     return NO_MODEL
@@ -143,7 +166,9 @@ def op_efficiency(ranges: Sequence[OpRange], launches: Sequence[Launch],
     device = max(time_by_device, key=time_by_device.__getitem__) if time_by_device else None
     name = device_names.get(device) if device is not None else None
     peaks = peaks_for(name)
-    groups = _groups(ranges, checked(launches, ranges))
+    launches = checked(launches, ranges)
+    ranges = with_list_dtypes(ranges, launches)
+    groups = _groups(ranges, launches)
     rows = [OpRow(op, shapes_text, dtype, g.calls, g.flops, g.bytes, g.time_ns, g.kernels,
                   model, peaks, tuple(g.kernel_ns.items()))
             for (op, shapes_text, dtype, model), g in groups.items()]

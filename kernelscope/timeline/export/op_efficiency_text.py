@@ -49,7 +49,8 @@ def row_cells(row: OpRow) -> tuple[str, ...]:
 
 
 OVERCOUNTED = ("bytes an upper bound: counted from the shapes they would move faster than the "
-               "device's memory bandwidth, so an input was one tensor given twice")
+               "device's memory bandwidth, so an input was one tensor given twice or came "
+               "from the L2 cache")
 
 
 def device_line(eff: OpEfficiency) -> str:
@@ -90,7 +91,8 @@ def op_efficiency_markdown(eff: OpEfficiency, top: int = MARKDOWN_ROWS) -> str:
     over = sum(r.bytes_overcounted for r in eff.rows)
     if over:
         lines.append(f"\n{over} operator row(s) have no % of peak: {OVERCOUNTED} (the "
-                     "profiler records shapes, not which tensor each input is).")
+                     "profiler records shapes, not which tensor each input is, nor where "
+                     "it was).")
     lines += ["", "| step | time | model FLOPs | dtype | peak TFLOP/s | MFU | FLOPs from |",
               "| --- | ---: | ---: | --- | ---: | ---: | --- |"]
     lines += ["| " + " | ".join(cells) + " |" for cells in mfu_cells(eff)]

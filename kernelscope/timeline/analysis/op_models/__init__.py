@@ -33,4 +33,16 @@ def work_of(call: OpCall) -> Work | None:
     return None if model is None else model(call)
 
 
-__all__ = ["FLOP_MODELS", "MODELS", "OpCall", "Work", "has_model", "work_of"]
+REASONS: dict[str, Callable[[OpCall], str | None]] = {**attention.REASONS}
+"""Operators whose arguments can say why a call has no model."""
+
+
+def no_model_reason(call: OpCall) -> str | None:
+    """Why ``call`` has no model, where its model can tell (variable-length attention: the
+    sequence lengths are not in the trace); None otherwise."""
+    reason = REASONS.get(call.name)
+    return None if reason is None else reason(call)
+
+
+__all__ = ["FLOP_MODELS", "MODELS", "OpCall", "Work", "has_model", "no_model_reason",
+           "work_of"]

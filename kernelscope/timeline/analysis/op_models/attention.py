@@ -11,6 +11,14 @@ causal mask keeps, of the Lq·Lk pairs, the keys j ≤ i of each query i (PyTorc
 Lq = Lk, L(L + 1)/2 of L² pairs). Bytes: Q, K, V and the
 output once (backward: also the output's gradient, and the three gradients written).
 Grouped-query attention (fewer K/V heads) does H query heads' work.
+
+flash-attn's own operators (``flash_attn::_flash_attn_forward``/``_backward``, registered by
+flash-attn ≥ 2.6 under PyTorch ≥ 2.4) take [B, L, H, D] inputs and a ``causal`` flag; a sliding
+window (``window_size_left``/``right`` other than -1) keeps pairs this model does not count.
+Variable-length attention (flash-attn's ``_flash_attn_varlen_*``; ``_flash_attention_*`` and
+``_efficient_attention_*`` given cumulative sequence lengths) packs the sequences into one
+dimension: the profiler records the tensor of cumulative lengths by its size only, so the
+pairs are not known and there is no model (:func:`no_model_reason` says so).
 """
 
 from __future__ import annotations
@@ -37,7 +45,33 @@ _SPECS: dict[str, tuple[int, str, int, bool, bool]] = {
     "aten::_scaled_dot_product_cudnn_attention_backward": (1, "BHLD", 14, False, True),
     "aten::_flash_attention_backward": (1, "BLHD", 11, False, True),
     "aten::_efficient_attention_backward": (1, "BLHD", 14, True, True),
+    "flash_attn::_flash_attn_forward": (0, "BLHD", 5, False, False),
+    "flash_attn::_flash_attn_backward": (1, "BLHD", 11, False, True),
 }
+_WINDOW = {"flash_attn::_flash_attn_forward": 6, "flash_attn::_flash_attn_backward": 12}
+"""Where flash-attn's operators take ``window_size_left`` (``window_size_right`` next)."""
+_CUMULATIVE_LENGTHS = {
+    "aten::_flash_attention_forward": 3, "aten::_efficient_attention_forward": 4,
+    "aten::_flash_attention_backward": 6, "aten::_efficient_attention_backward": 6,
+}
+"""Where these operators take the cumulative sequence lengths of the queries (varlen when a
+tensor is given)."""
+VARLEN = ("flash_attn::_flash_attn_varlen_forward", "flash_attn::_flash_attn_varlen_backward")
+NO_SEQUENCE_LENGTHS = "sequence lengths are not in the trace"
+SLIDING_WINDOW = "a sliding window (window_size) is not modelled"
+
+
+def no_model_reason(call: OpCall) -> str | None:
+    """Why an attention call has no model, where its arguments say: variable-length (the
+    sequence lengths are not recorded) or a sliding window; None otherwise."""
+    at = _CUMULATIVE_LENGTHS.get(call.name)
+    if call.name in VARLEN or (at is not None and call.sizes(at)):
+        return NO_SEQUENCE_LENGTHS
+    window = _WINDOW.get(call.name)
+    if window is not None and any(int_value(call.arg(window + i)) not in (None, -1)
+                                  for i in range(2)):
+        return SLIDING_WINDOW
+    return None
 
 
 def causal_pairs(lq: int, lk: int) -> int:
@@ -68,6 +102,8 @@ def attention(call: OpCall) -> Work | None:
     spec = _SPECS.get(call.name)
     if spec is None:
         return None
+    if no_model_reason(call) is not None:
+        return None
     first, layout, causal_at, mask_type, backward = spec
     shapes = [call.sizes(first + i) for i in range(3)]
     if any(shape is None for shape in shapes):
@@ -92,4 +128,5 @@ def attention(call: OpCall) -> Work | None:
     return Work(forward, tensor_bytes(call, [first, first + 1, first + 2], out), label)
 
 
-MODELS = dict.fromkeys(_SPECS, attention)
+MODELS = dict.fromkeys((*_SPECS, *VARLEN), attention)
+REASONS = dict.fromkeys((*_SPECS, *VARLEN), no_model_reason)

@@ -41,10 +41,10 @@ _NORM_BACKWARDS = ("native_layer_norm_backward", "_fused_rms_norm_backward",
                    "_log_softmax_backward_data")
 
 
-def _inputs(call: OpCall) -> list[tuple[int, int]] | None:
-    """(elements, bytes per element) of every tensor input, tensor lists flattened; None
-    when an element size is unknown."""
-    found: list[tuple[int, int]] = []
+def _arguments(call: OpCall) -> list[list[tuple[int, int]]] | None:
+    """(elements, bytes per element) of the tensors of every tensor argument, in order: one
+    for a tensor, one per element for a tensor list; None when an element size is unknown."""
+    found: list[list[tuple[int, int]]] = []
     for index in range(len(call.dims)):
         shapes = [call.sizes(index)] if call.is_tensor(index) else call.tensor_list(index)
         if not shapes:
@@ -54,36 +54,50 @@ def _inputs(call: OpCall) -> list[tuple[int, int]] | None:
             size = call.element_bytes()
         if size is None:
             return None
-        found.extend((numel(shape or []), size) for shape in shapes)
+        found.append([(numel(shape or []), size) for shape in shapes])
     return found
 
 
+def _inputs(call: OpCall) -> list[tuple[int, int]] | None:
+    """(elements, bytes per element) of every tensor input, tensor lists flattened."""
+    arguments = _arguments(call)
+    return None if arguments is None else [t for tensors in arguments for t in tensors]
+
+
+def _bytes(tensors: list[tuple[int, int]]) -> int:
+    return sum(count * size for count, size in tensors)
+
+
 def elementwise(call: OpCall) -> Work | None:
-    tensors = _inputs(call)
-    if not tensors:
+    """Every input read once and the output written once: the first argument's size for an
+    in-place operator and a ``_foreach_`` one (its first list, each tensor), the largest
+    input's otherwise; ``fill_``/``zero_`` only write, ``copy_`` does not read what it
+    overwrites."""
+    arguments = _arguments(call)
+    if not arguments:
         return None
-    base = call.name.removeprefix("aten::").rstrip("_")
-    if base in _WRITE_ONLY or base in _OVERWRITE:
-        # fill_/zero_ only write their tensor; copy_ reads its source and writes its first
-        written = tensors[0][0] * tensors[0][1]
-        read = 0 if base in _WRITE_ONLY else sum(c * s for c, s in tensors[1:])
-        return Work(None, read + written, "output" if base in _WRITE_ONLY else "inputs + output")
-    lists = [call.tensor_list(i) for i in range(len(call.dims))]
-    first_list = next((shapes for shapes in lists if shapes), None)
-    if first_list is not None:  # a _foreach_ operator: the first list is written
-        size = call.element_bytes() or tensors[0][1]
-        written = sum(numel(shape) for shape in first_list) * size
-    else:
-        written = max(count * size for count, size in tensors)
-    return Work(None, sum(count * size for count, size in tensors) + written,
-                "inputs + output")
+    base = call.name.removeprefix("aten::").removeprefix("_foreach_").rstrip("_")
+    first, rest = arguments[0], [t for tensors in arguments[1:] for t in tensors]
+    if base in _WRITE_ONLY:
+        return Work(None, _bytes(first), "output")
+    if base in _OVERWRITE:
+        return Work(None, _bytes(rest) + _bytes(first), "inputs + output")
+    if call.name.startswith("aten::_foreach_"):
+        return Work(None, _bytes(first) + _bytes(rest) + _bytes(first),
+                    "inputs + output, each tensor of the lists")
+    written = max(count * size for count, size in first + rest)
+    return Work(None, _bytes(first) + _bytes(rest) + written, "inputs + output")
 
 
 def reduction(call: OpCall) -> Work | None:
-    tensors = _inputs(call)
-    if not tensors:
+    """The input read once (a ``_foreach_`` reduction: every tensor of its list)."""
+    arguments = _arguments(call)
+    if not arguments:
         return None
-    return Work(None, tensors[0][0] * tensors[0][1], "input")
+    if call.name.startswith("aten::_foreach_"):
+        return Work(None, _bytes(arguments[0]), "input, each tensor of the list")
+    count, size = arguments[0][0]
+    return Work(None, count * size, "input")
 
 
 def norm(call: OpCall) -> Work | None:
@@ -112,9 +126,12 @@ def _names(bases: tuple[str, ...], in_place: bool) -> list[str]:
     return names
 
 
+_FOREACH_REDUCTIONS = ("norm", "max")
+
 MODELS: dict[str, Callable[[OpCall], Work | None]] = {
     **dict.fromkeys(_names(_ELEMENTWISE, True), elementwise),
     **dict.fromkeys(_names(_REDUCTIONS, False), reduction),
+    **dict.fromkeys((f"aten::_foreach_{base}" for base in _FOREACH_REDUCTIONS), reduction),
     **dict.fromkeys(_names(_NORMS, False), norm),
     **dict.fromkeys(_names(_NORM_BACKWARDS, False), norm_backward),
 }

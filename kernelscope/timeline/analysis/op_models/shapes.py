@@ -68,27 +68,32 @@ class OpCall:
         return list(self.dims[index]) if self.is_tensor(index) else None
 
     def element_bytes(self, index: int | None = None) -> int | None:
-        """Bytes per element of argument ``index`` (of the first tensor when None)."""
+        """Bytes per element of argument ``index`` (of the first tensor when None); where the
+        type does not tell (a ``TensorList``'s elements), that of ``dtype``."""
         if self.types:
             if index is None:
                 index = next((i for i in range(len(self.dims)) if self.is_tensor(i)), -1)
-            return ELEMENT_BYTES.get(self.type_of(index)) if index >= 0 else None
+            found = ELEMENT_BYTES.get(self.type_of(index)) if index >= 0 else None
+            if found is not None:
+                return found
         return DTYPE_BYTES.get(self.dtype or "")
 
     def peak_dtype(self) -> str | None:
-        """The dtype whose peak rate applies: the first tensor's."""
+        """The dtype whose peak rate applies: the first tensor's (``dtype`` without one)."""
         if not self.types:
             return self.dtype
         first = next((i for i in range(len(self.dims)) if self.is_tensor(i)), None)
-        return None if first is None else PEAK_DTYPE.get(self.type_of(first))
+        return self.dtype if first is None else PEAK_DTYPE.get(self.type_of(first))
 
     def tensor_list(self, index: int) -> list[list[int]] | None:
-        """Argument ``index``'s sizes when it is a list of tensors."""
+        """Argument ``index``'s sizes when it is a list of tensors (a ``TensorList`` of
+        0-d tensors, ``[[], []]``, included)."""
         if index >= len(self.dims) or not isinstance(self.dims[index], list):
             return None
         items = self.dims[index]
-        if items and all(_is_sizes(item) for item in items) and any(
-                isinstance(item, list) and item for item in items):
+        if items and all(_is_sizes(item) for item in items) and (
+                self.type_of(index) == "TensorList"
+                or any(isinstance(item, list) and item for item in items)):
             return [list(item) for item in items]
         return None
 
