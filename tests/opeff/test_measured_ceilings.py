@@ -5,6 +5,7 @@ them; checked against ``ncu --import … --page raw --csv`` (``samples/**/oracle
 from __future__ import annotations
 
 import json
+import lzma
 from pathlib import Path
 
 import pytest
@@ -60,14 +61,14 @@ def test_operators_take_the_ceilings_nsight_compute_measured(trace: str, report:
     memory = 2 * _number(oracle[0]["device__attribute_memory_clock_rate"]) * 1e3 * _number(
         oracle[0]["device__attribute_global_memory_bus_width"]) / 8 / 1e9
     assert basis["memory_gbps"] == pytest.approx(memory, abs=0.05)
-    kernels = {(r.op, r.input_shapes, r.dtype): {name for name, _ in r.kernel_ns}
+    kernels = {(r.op, r.input_shapes, r.dtype, r.model): {name for name, _ in r.kernel_ns}
                for r in kineto_op_efficiency(read_trace(OPEFF / trace)).rows}
     own_rows = 0
     for row in doc["op_efficiency"]:
         if row["dtype"] != "bf16" or row["flops"] is None:
             continue
-        own = [r for r in matched
-               if r["Kernel Name"] in kernels[(row["op"], row["input_shapes"], row["dtype"])]]
+        names = kernels[(row["op"], row["input_shapes"], row["dtype"], row["model"])]
+        own = [r for r in matched if r["Kernel Name"] in names]
         expected = per_cycle * _clock(own) / 1e12 if own else device_peak
         own_rows += bool(own)
         assert row["peak_tflops"] == pytest.approx(expected, rel=1e-6), row["op"]
@@ -77,6 +78,23 @@ def test_operators_take_the_ceilings_nsight_compute_measured(trace: str, report:
     assert own_rows >= 2
     step = doc["mfu"][0]
     assert step["peak_tflops"] == pytest.approx(device_peak, rel=1e-6)
+
+
+def test_the_emit_nvtx_trace_of_the_sweep_takes_every_launch_measured(tmp_path: Path) -> None:
+    """The Nsight Systems trace names the kernels as the kernel report does: every launch
+    matches, and the device's ceiling is the clock of all 44 weighted by their time."""
+    trace = tmp_path / "gemm_sweep_nvtx.sqlite"
+    trace.write_bytes(lzma.decompress((OPEFF / "gemm_sweep_nvtx.sqlite.xz").read_bytes()))
+    doc = json.loads(render([trace, OPEFF / "opeff_gemm.ncu-rep.xz"], ExportOptions(fmt="json"),
+                            subcommand="join"))
+    oracle = _oracle(OPEFF / "oracle" / "opeff_gemm.raw.csv.xz")
+    assert doc["kernels_matched"] == len(oracle) == 44
+    peaks = doc["op_efficiency_basis"]["device_peaks"]
+    device_peak = _number(oracle[0][BF16_HGMMA]) * _clock(oracle) / 1e12
+    assert peaks["tflops"]["bf16"] == pytest.approx(device_peak, rel=1e-6)
+    modelled = [row for row in doc["op_efficiency"] if not row["model"].startswith("no model")]
+    assert modelled and all("measured by Nsight Compute at" in row["peak_source"]
+                            for row in modelled)
 
 
 def test_a_launch_with_the_roofline_section_gives_its_roofline_ceilings() -> None:

@@ -150,7 +150,8 @@ class OpRow:
             "pct_of_peak": self.pct_of_peak, "pct_of_roofline": self.pct_of_roofline,
             "intensity": self.intensity, "bound": self.bound,
             "bytes_upper_bound": self.bytes_overcounted,
-            "peak_source": None if self.peaks is None else self.peaks.product,
+            "peak_source": None if self.peaks is None or not self.modelled
+            else self.peaks.product,
         }
 
 
