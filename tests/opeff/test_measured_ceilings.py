@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.kinds.join.analysis.measured_peaks import launch_ceilings
+from kernelscope.kinds.join.analysis.measured_peaks import CEILING_METRICS, launch_ceilings
 from kernelscope.kinds.kineto.analysis.op_efficiency import kineto_op_efficiency
 from kernelscope.kinds.kineto.model.model import read_trace
 from kernelscope.kinds.ncu.analysis.roofline import compute_roofline
@@ -107,7 +107,9 @@ def test_a_launch_with_the_roofline_section_gives_its_roofline_ceilings() -> Non
     for kernel_id in gemms:
         row = oracle[kernel_id]
         metrics = report.all_metrics(kernel_id)
-        found = launch_ceilings(metrics, row["Kernel Name"], "join_kernels", 1.0)
+        found = launch_ceilings(report.metrics(kernel_id, CEILING_METRICS), row["Kernel Name"],
+                                "join_kernels", 1.0)
+        assert found == launch_ceilings(metrics, row["Kernel Name"], "join_kernels", 1.0)
         clock = _number(row["sm__cycles_elapsed.avg.per_second"])
         assert found.sm_hz == pytest.approx(clock, rel=1e-6)
         assert found.ops_per_cycle["bf16"] == _number(row[BF16_HGMMA])

@@ -49,6 +49,12 @@ present), × operations per unit. ``fp64`` and ``fp32`` are the CUDA cores' FMA,
 datasheet table; the others the tensor cores (Hopper's warpgroup MMA first)."""
 
 
+CEILING_METRICS: tuple[str, ...] = tuple(dict.fromkeys((
+    *SM_CLOCKS, *(name for names in PER_CYCLE.values() for name, _ in names),
+    DRAM.peak_per_cycle, DRAM.clock, MEMORY_CLOCK, BUS_WIDTH)))
+"""Every metric a launch's ceilings are read from."""
+
+
 class _HasNumber(Protocol):
     @property
     def number(self) -> float | None: ...
@@ -161,7 +167,7 @@ def joined_efficiency(eff: OpEfficiency, reports: Sequence[tuple[Path, AnalyzedR
         if normalise(analysed.report.device.name) != normalise(device):
             continue
         duration = analysed.kernel(kernel_id).duration_ns or 0.0
-        metrics = analysed.report.all_metrics(kernel_id)
+        metrics = analysed.report.metrics(kernel_id, CEILING_METRICS)
         launches.append(launch_ceilings(metrics, name, path.name, duration))
     return with_measured_peaks(eff, launches, device)
 

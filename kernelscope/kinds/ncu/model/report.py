@@ -16,7 +16,7 @@ from kernelscope.kinds.ncu.model.file_format.result import Names, Result
 from kernelscope.kinds.ncu.model.hotspots import read_source_hotspots
 from kernelscope.kinds.ncu.model.key_frame import rows_to_frame
 from kernelscope.kinds.ncu.model.legacy import is_legacy, legacy_note
-from kernelscope.kinds.ncu.model.metrics import Metric, read_metric
+from kernelscope.kinds.ncu.model.metrics import Metric, read_metric, read_metrics
 from kernelscope.kinds.ncu.model.model import (
     DeviceInfo,
     KernelDetail,
@@ -367,6 +367,11 @@ class NcuReport:
     def all_metrics(self, kernel_id: int) -> dict[str, Metric]:
         """Every metric stored for the kernel."""
         return read_all_metrics(self._result(kernel_id))
+
+    def metrics(self, kernel_id: int, names: Iterable[str]) -> dict[str, Metric]:
+        """The metrics of ``names`` the kernel holds with a value (a few of a ``--set full``
+        result's thousands, read without the others)."""
+        return read_metrics(self._result(kernel_id), tuple(names))
 
 
 def open_ncu_report(path: str | os.PathLike[str], **kwargs: Any) -> NcuReport:
