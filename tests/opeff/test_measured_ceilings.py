@@ -78,6 +78,12 @@ def test_operators_take_the_ceilings_nsight_compute_measured(trace: str, report:
     assert own_rows >= 2
     step = doc["mfu"][0]
     assert step["peak_tflops"] == pytest.approx(device_peak, rel=1e-6)
+    markdown = render([OPEFF / trace, OPEFF / f"{report}.ncu-rep.xz"], ExportOptions(fmt="md"),
+                      subcommand="join")
+    clock = _clock(matched) / 1e9
+    assert (f"Device NVIDIA H100 80GB HBM3 = NVIDIA H100 80GB HBM3 (measured by Nsight Compute "
+            f"at {clock:.3f} GHz): dense peaks (TFLOP/s)") in markdown
+    assert f"bf16 {device_peak:.5g}" in markdown
 
 
 def test_the_emit_nvtx_trace_of_the_sweep_takes_every_launch_measured(tmp_path: Path) -> None:
