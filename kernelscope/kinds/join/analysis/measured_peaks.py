@@ -154,21 +154,21 @@ def _source(timed: Sequence[LaunchCeilings], clock: float, tflops: Mapping[str, 
 
 
 def joined_efficiency(eff: OpEfficiency, reports: Sequence[tuple[Path, AnalyzedReport]],
-                      matched: Sequence[tuple[int, int, str]]) -> OpEfficiency:
+                      matched: Sequence[tuple[int, int, str, float | None]]) -> OpEfficiency:
     """``eff`` against the ceilings of each matched launch ``(report index, kernel id,
-    timeline kernel name)`` whose report ran on the timeline's device (the first report's
-    device when the timeline names none); unchanged without shapes or such a launch."""
+    timeline kernel name, duration)`` whose report ran on the timeline's device (the first
+    report's device when the timeline names none); unchanged without shapes or such a
+    launch."""
     if not eff.available or not matched:
         return eff
     device = eff.device or reports[matched[0][0]][1].report.device.name
     launches = []
-    for index, kernel_id, name in matched:
+    for index, kernel_id, name, duration in matched:
         path, analysed = reports[index]
         if normalise(analysed.report.device.name) != normalise(device):
             continue
-        duration = analysed.kernel(kernel_id).duration_ns or 0.0
         metrics = analysed.report.metrics(kernel_id, CEILING_METRICS)
-        launches.append(launch_ceilings(metrics, name, path.name, duration))
+        launches.append(launch_ceilings(metrics, name, path.name, duration or 0.0))
     return with_measured_peaks(eff, launches, device)
 
 

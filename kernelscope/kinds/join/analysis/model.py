@@ -179,7 +179,8 @@ def build_join(
     migrations = unified_migrations(report)
     names = {f.index: f.name for f in kernels.families}
     efficiency = joined_efficiency(timeline.op_efficiency, reports, [
-        (m.launch.report, m.launch.kernel_id, names[m.family]) for m in matches.matched])
+        (m.launch.report, m.launch.kernel_id, names[m.family], m.launch.duration_ns)
+        for m in matches.matched])
     items: list[RankedItem] = []
     unprofiled: list[RankedItem] = []
     for family in kernels.families:
