@@ -35,6 +35,8 @@
 #   whatif        whatif_cases.py: base/fast pairs, torch.profiler and nsys -> raw/new/whatif/
 #   opeff         opeff.py: GEMM sweep and SDPA with shapes (torch.profiler, nsys emit_nvtx)
 #                 and their kernel reports with tensor-op counters -> raw/new/opeff/
+#   opeff_optim   opeff_optim.py: AdamW (foreach and fused) and variable-length attention
+#                 with shapes (torch.profiler) -> raw/new/opeff/
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
 #   pack_new      xz -9e raw/new/* into OUTDIR/samples/ (the four stages above)
 # After `pack`, copy OUTDIR/samples/* over the repository's samples/ folder.
@@ -474,6 +476,13 @@ stage_opeff() {
     run 200 "$NCU" --import "$d/opeff_$w.ncu-rep" --page raw --csv --print-units base \
       >"$d/oracle/opeff_$w.raw.csv" 2>/dev/null
   done
+}
+
+stage_opeff_optim() {
+  local d=$NEW/opeff
+  mkdir -p "$d"
+  run 200 "$PYTHON" "$SRC/torch/opeff_optim.py" "$d" >"$d/kineto_optim.log" 2>&1
+  cat "$d/kineto_optim.log" >&2
 }
 
 stage_pack_new() {
