@@ -1,9 +1,10 @@
 """The bottleneck classifier: one label per kernel, decided in the order the notes prescribe.
 
 measured? → launch → DRAM → the busiest L2 slice's atomics → Speed Of Light side (memory or
-compute) → occupancy → divergence → latency. Each step appends the evidence it looked at, so
-the label always comes with its reasons. Where the report lacks what a step needs, the label
-is ``undetermined`` with the sections to collect: a missing metric never decides a label.
+compute) → a busy or throttled pipe → stalls → occupancy → divergence → latency. Each step
+appends the evidence it looked at, so the label always comes with its reasons. Where the
+report lacks what a step needs, the label is ``undetermined`` with the sections to collect: a
+missing metric never decides a label.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.launch import fp64_rate_note, laun
 from kernelscope.kinds.ncu.analysis.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.stalls import stall_led
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+from kernelscope.kinds.ncu.analysis.diagnosis.throttled_pipe import throttled_pipe_led
 
 Guards = Mapping[str, GuardRail]
 
@@ -239,7 +241,7 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
-    unit = _unit_led(f, t, trail)
+    unit = _unit_led(f, t, trail) or throttled_pipe_led(f, t, trail)
     if unit is not None:
         return unit
     led = stall_led(f, t, trail)

@@ -124,6 +124,10 @@ class Thresholds:
     # -- compute ---------------------------------------------------------------------------
     pipe_busy_pct: float = 60.0
     """An FMA/FP64/tensor pipe this busy is doing the kernel's real work."""
+    pipe_throttled_pct: float = 50.0
+    """A pipe this busy on the SMs that ran, while its own queue's stall (MIO or math-pipe
+    throttle) leads the warps' stalls, is the limit as if it were at ``pipe_busy_pct``: the
+    warps wait for the pipe, not for latency (``throttled_pipe``)."""
     divergence_efficiency: float = 0.75
     """Active threads per executed instruction over the block's ideal (32 for full warps)."""
     divergence_critical: float = 0.50
