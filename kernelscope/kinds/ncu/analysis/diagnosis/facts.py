@@ -329,7 +329,6 @@ def gather(
         limits=limits,
         busiest_pipe=_busiest(values, n.BUSY_PIPES),
         busiest_other=_busiest(values, n.OTHER_PIPES),
-        pipes=_pipes(values, (*n.BUSY_PIPES, *n.OTHER_PIPES)),
         threads_per_inst=_positive(values, n.THREADS_PER_INST),
         ideal_threads=_ideal_threads(values.num(n.BLOCK_SIZE)),
         fp16_pct=fp16_pct,
@@ -380,6 +379,7 @@ def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> d
     values.num(n.SM_ACTIVE_CYCLES)
     return {
         "active_share": d.active_sm_share(values.metrics),
+        "pipes": _pipes(values, (*n.BUSY_PIPES, *n.OTHER_PIPES)),
         "compute_capability": _compute_capability(values),
         "matrix_work": matrix_work(roofline, values, t),
         "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),

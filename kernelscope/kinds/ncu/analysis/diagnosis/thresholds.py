@@ -62,6 +62,10 @@ class Thresholds:
     """DRAM throughput that counts as saturated (the notes' decision tree)."""
     dram_low_pct: float = 50.0
     """DRAM below this while memory throughput is high: the pressure is on chip, not HBM."""
+    memory_stream_pct: float = 50.0
+    """A memory unit (DRAM, L2, L1/TEX, or Speed Of Light's memory throughput) at least this
+    busy beside low occupancy: the kernel streams memory with too few requests in flight
+    (latency-bound on memory), not occupancy-bound, however many waves it runs."""
     unit_saturated_pct: float = 80.0
     """A unit or pipe this busy (on the SMs that ran) is full: more resident warps cannot
     help it, so the occupancy flags stand down."""
