@@ -8,6 +8,9 @@ sentence anywhere in the diagnosis is checked without naming it here.
   and such a grid is never launch-bound for its size;
 - no flag above ``info`` on a kernel (or family) under ``minor_time_share`` of the time;
 - the top flag is stated with the rule that chose it;
+- no coalescing flag rests on local (spill) traffic: its evidence reads global counters only
+  (the excessive-sector share recomputed from the global sectors), and the NCU rule it quotes
+  is not one of the local access-pattern rules;
 - a kernel NCU failed to profile shows NCU's launch values (checked against the CLI's raw page
   in ``tests/wild``).
 """
@@ -137,6 +140,38 @@ def violations(doc: dict[str, Any], entry: dict[str, Any]) -> list[str]:
         if loud:
             out.append(f"{share:.2%} of the time, yet {loud} above info")
     out += _top_flag_violations(entry)
+    out += _coalescing_violations(entry)
+    return out
+
+
+GLOBAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                  "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+EXCESSIVE = "derived__memory_l2_theoretical_sectors_global_excessive"
+
+
+def _coalescing_violations(entry: dict[str, Any]) -> list[str]:
+    """A coalescing flag whose evidence or NCU rule is local traffic (see the module)."""
+    flag = next((f for f in entry["flags"] if f["id"] == "uncoalesced-global-access"), None)
+    if flag is None:
+        return []
+    out = []
+    for e in flag["evidence"]:
+        metric = e["metric"].lower()
+        if "local" in metric or "global" not in metric:
+            out.append(f"coalescing flag on {e['metric']}, not a global counter")
+        value = _number(entry, e["metric"])
+        if value is not None and value != e["value"]:
+            out.append(f"coalescing evidence {e['metric']} = {e['value']}, the report {value}")
+        if e["metric"].startswith(EXCESSIVE):
+            sectors = [v for m in GLOBAL_SECTORS if (v := _number(entry, m)) is not None]
+            excessive = _number(entry, EXCESSIVE)
+            if sectors and excessive is not None and sum(sectors) > 0 and (
+                abs(excessive / sum(sectors) - e["value"]) > 1e-9
+            ):
+                out.append(f"excessive-sector share {e['value']} is not over the global "
+                           f"sectors ({excessive / sum(sectors)})")
+    if flag["ncu_rule"] and "local" in flag["ncu_rule"].lower():
+        out.append(f"coalescing flag quotes NCU's {flag['ncu_rule']}")
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import CATALOG
+from tests.conftest import NCU_SAMPLES, read_csv_xz
 from tests.diagnosis.conftest import find, kernels_of
 
 # (sample, kernel, flag, expected severity or None for "must not be raised")
@@ -207,3 +208,26 @@ def test_every_flag_is_raised_on_some_real_kernel() -> None:
     # states) are raised on the third-party reports (tests/wild/test_labelled_corpus.py);
     # short-scoreboard stalls on none yet.
     assert set(FLAG_IDS) - raised == {"wait-stalls", "short-scoreboard-stalls", "local-memory"}
+
+
+def test_local_access_pattern_is_not_read_as_uncoalesced_global() -> None:
+    """NCU words the spill kernel's local traffic as an access-pattern problem ("L2 Local
+    Load/Store Access Pattern": 1.6 and 1.5 of 32 bytes used, "uncoalesced local loads"),
+    while its global loads use all 32 bytes of a sector (``ncu --page raw``): the coalescing
+    flag reads global counters only, and the local rules' estimate goes to register-spill."""
+    k = find("zoo", "register_spill_local_array")
+    rows = read_csv_xz(NCU_SAMPLES / "oracle" / "zoo.raw.csv.xz")
+    header = rows[0]
+    row = next(r for r in rows[2:] if "register_spill_local_array" in r[header.index(
+        "Kernel Name")])
+    raw = dict(zip(header, row, strict=True))
+    assert float(raw["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"]) == 32
+    assert float(raw["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"].replace(",", "")) > 0
+    local_rules = [r for r in k.summary.rules
+                   if r.rule == "MemoryCacheAccessPattern" and "Local" in r.title]
+    assert {r.title for r in local_rules} == {"L2 Local Load Access Pattern",
+                                              "L2 Local Store Access Pattern"}
+    assert k.diagnosis.flag("uncoalesced-global-access") is None
+    spill = k.diagnosis.flag("register-spill")
+    assert spill is not None
+    assert spill.ncu_speedup == pytest.approx(max(r.speedup_pct or 0 for r in local_rules))

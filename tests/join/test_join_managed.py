@@ -120,3 +120,44 @@ def test_the_migrations_are_a_row_of_their_own(doc) -> None:
     assert "cudaMemPrefetchAsync" in um["remedy"]
     assert "copies" not in items  # no other copy on this timeline
     assert doc["no_kernel_matched"] is False and doc["kernels_matched"] == 16
+
+
+def test_severity_weighs_the_family_share_of_the_run(doc) -> None:
+    """In its kernel report DeviceReduceSingleTileKernel's grid-too-small is critical; on the
+    timeline its family holds 0.3 % of the kernel time (``nsys stats``: 387,941 of
+    145.6 M ns), so no flag of it is above info, and its top flag says how it was weighed.
+    DeviceScanKernel (12.2 % of the run) keeps its critical barrier stalls."""
+    kern = oracle("cuda_gpu_kern_sum")
+    total = sum(int(r["Total Time (ns)"]) for r in kern)
+    share = {function(r["Name"]): int(r["Total Time (ns)"]) / total for r in kern}
+    rows = by_function({r["family"]: r for r in doc["ranking"] if r["kind"] == "kernel"})
+    assert set(rows) == set(share)
+    for name, row in rows.items():
+        top = row["top_flag"]
+        assert top["run_share"] == pytest.approx(share[name], rel=1e-12), name
+        assert "of the run's kernel time" in top["weighed_by"]
+        if share[name] < 0.01:
+            assert all("(info" in flag for flag in row["top_flags"]), name
+            assert top["severity"] == "info" and row["next_flag"] is None
+            assert top["weighed_by"].endswith(": under 1 %, no flag above info")
+    tile = rows["DeviceReduceSingleTileKernel"]
+    assert share["DeviceReduceSingleTileKernel"] == pytest.approx(387941 / total)
+    top = tile["top_flag"]
+    assert (top["id"], top["severity"], top["found_severity"]) == (
+        "grid-too-small", "info", "critical")
+    assert top["chosen_by"] == "ncu-estimate"
+    assert 0 < top["expected_gain"] <= share["DeviceReduceSingleTileKernel"]
+    scan = rows["DeviceScanKernel"]["top_flag"]
+    assert (scan["id"], scan["severity"], scan["found_severity"]) == (
+        "barrier-stalls", "critical", "critical")
+
+
+def test_the_markdown_states_the_weighing() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["join", str(TRACE), str(KERNELS), "-f", "md"]) == 0
+    lines = [ln for ln in out.getvalue().splitlines() if ln.startswith("- Top flag: ")]
+    assert len(lines) == 4  # one per profiled family
+    assert ("- Top flag: grid-too-small (info) — largest NCU estimated speedup (99.2%) among "
+            "the info flags; severity weighed by the family's 0.3 % of the run's kernel time: "
+            "under 1 %, no flag above info") in lines

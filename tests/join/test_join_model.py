@@ -248,3 +248,28 @@ def test_family_headroom_and_the_longest_launch_are_told_apart(join: JoinReport)
         "longest launch: NCU SharedMemoryConflicts est. speedup 19.3 % (capped at the ceiling "
         "distance)",
     ]
+
+
+def test_flags_are_weighed_by_the_share_of_the_run(join: JoinReport,
+                                                   join_inputs: JoinInputs) -> None:
+    """Each profiled family's top flag is weighed by its share of the run's kernel time
+    (``nsys stats``'s Time (%)), not by its launches' share of the kernel report: the
+    longest CUDAFunctor_add launch is 0.96 % of join_kernels.ncu-rep (its four launches 3.8 %),
+    its family 2.6 % of the run; the JSON says which share weighed it."""
+    oracle = {r["Name"]: num(r["Time (%)"]) for r in oracle_rows("cuda_gpu_kern_sum")}
+    for item in (i for i in join.ranking if i.kind == "kernel"):
+        top = item.top_flag
+        if top is None:
+            assert not item.top_flags
+            continue
+        assert top.run_share == item.time_share
+        assert round(100 * top.run_share, 1) == pytest.approx(oracle[item.name], abs=0.05)
+        assert item.to_dict()["top_flag"]["weighed_by"] == top.weighed_by
+    add = next(i for i in join.ranking if "CUDAFunctor_add" in i.family)
+    report, kernel_id = max(add.ncu_ids, key=lambda rk: join_inputs.kernel_reports[rk[0]]
+                            .kernel(rk[1]).duration_ns or 0)
+    assert join_inputs.kernel_reports[report].kernel(kernel_id).time_share < 0.01
+    assert add.top_flag is not None and add.top_flag.flag.severity == "critical"
+    assert add.top_flag.weighed_by == (
+        "severity weighed by the family's 2.6 % of the run's kernel time, not its kernel "
+        "report's share (under 1 %, no flag above info)")

@@ -4,9 +4,11 @@ its kernel reports measure, or a family nobody profiled, whose possible gain is 
 A profiled family's headroom is its launches' headroom weighted by their durations
 (``headroom.weighted``); the evidence names the longest launch's own reading (its distance to
 the nearest ceiling, NCU's estimate) and, where the launches differ, their range, so the
-family's number and the launch's are never read as one. Its "next" is what the longest
-launch's diagnosis says to do first (``verdict.next_step``), so it cannot contradict the
-kernel's Diagnosis pane.
+family's number and the launch's are never read as one. Its flags are the longest
+launch's, their severities weighed by the family's share of the run's kernel time
+(``run_weight``: a kernel report's share is not the run's); its "next" is what that
+diagnosis says to do first (``verdict.next_step``), so it cannot contradict the kernel's
+Diagnosis pane beyond that weighing.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from kernelscope.kinds.join.analysis.headroom import Headroom, launch_headroom, 
 from kernelscope.kinds.join.analysis.item import RankedItem
 from kernelscope.kinds.join.analysis.matching import LaunchMatch
 from kernelscope.kinds.join.analysis.ncu_command import ncu_command
+from kernelscope.kinds.join.analysis.run_weight import run_top_flag, run_weighed
 from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.analysis.timeline_families import TimelineFamily, TimelineKernels
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag
@@ -123,7 +126,8 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
         labels[k.diagnosis.label] += int(k.duration_ns or 0) or 1
     headroom = weighted([(h, k.duration_ns) for k, h in analysed])
     lead_kernel, lead = max(analysed, key=lambda kh: kh[0].duration_ns or 0.0)
-    acted = flag_to_act_on(lead_kernel.diagnosis)
+    diagnosis = run_weighed(lead_kernel.diagnosis, family.time_share, family.instances)
+    acted = flag_to_act_on(diagnosis)
     check = duration_check(family, [k.duration_ns for k, _ in analysed], migrations)
     applied = check is None or check.explained
     evidence = [ProfiledLaunches(len(matches), family.instances),
@@ -137,10 +141,11 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
         headroom_source=lead.source, profiled=True,
         ncu_ids=tuple(sorted((m.launch.report, m.launch.kernel_id) for m in matches)),
         bottleneck=labels.most_common(1)[0][0] if labels else None,
-        top_flags=tuple(flag_text(f) for f in verdict_order(lead_kernel.diagnosis)[:TOP_FLAGS]),
+        top_flags=tuple(flag_text(f) for f in verdict_order(diagnosis)[:TOP_FLAGS]),
         lead_flag=f"{acted.id} ({acted.severity})" if acted else None,
+        top_flag=run_top_flag(diagnosis, family.time_share),
         evidence=tuple(evidence), weak=_weak(family, matches),
-        remedy=(check.remedy if check else None) or next_step(lead_kernel.diagnosis),
+        remedy=(check.remedy if check else None) or next_step(diagnosis),
         grid=family.grid, block=family.block, nvtx=family.main_range,
         matched_by=matches[0].by, timeline_family=family.index, name=family.name,
         duration=check,

@@ -9,6 +9,7 @@ from typing import Any
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.kinds.join.analysis.duration_check import DurationCheck
 from kernelscope.kinds.join.analysis.evidence import JoinEvidence, evidence_dict
+from kernelscope.kinds.join.analysis.run_weight import RunTopFlag
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class RankedItem:
     """``id (severity)``; ``id (severity, not a problem here)`` where a guard rail said so."""
     lead_flag: str | None = None
     """``id (severity)`` of the flag whose remedy is ``remedy`` (the first not guarded)."""
+    top_flag: RunTopFlag | None = None
+    """The top flag, the rule that chose it and how the run's share weighed its severity."""
     evidence: tuple[JoinEvidence, ...] = ()
     """The readings the row rests on (``join.render.join_evidence`` words them)."""
     weak: str | None = None
@@ -71,6 +74,7 @@ class RankedItem:
             "bottleneck": self.bottleneck,
             "top_flags": list(self.top_flags),
             "next_flag": self.lead_flag,
+            "top_flag": self.top_flag.to_dict() if self.top_flag is not None else None,
             **attributes(self, "headroom", "headroom_source", "potential_saving_ns"),
             "weak_estimate": self.weak,
             "evidence": [evidence_dict(e) for e in self.evidence],

@@ -150,6 +150,8 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
                          f"(matched by {item.matched_by})")
             lines.append(f"- Bottleneck: {item.bottleneck}; flags: "
                          + (", ".join(item.top_flags) or "none"))
+            if item.top_flag is not None:
+                lines.append(f"- Top flag: {inline(item.top_flag.text())}")
             lines.append(f"- Headroom: {headroom_text(item)} ({item.headroom_source})")
     else:
         lines.append(f"- Cause: {item.family}" + (

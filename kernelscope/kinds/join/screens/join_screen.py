@@ -90,6 +90,8 @@ def detail_text(item: RankedItem) -> str:
                          f"{item.matched_by}; headroom {headroom_text(item)} "
                          f"({item.headroom_source}); flags: "
                          + (", ".join(item.top_flags) or "none"))
+            if item.top_flag is not None:
+                lines.append(f"top flag: {item.top_flag.text()}")
     lines.extend(f"· {e}" for e in evidence_lines(item.evidence))
     lines.extend(f"{label}: {text}" for label, text in item_notes(item))
     if item.ncu_command:

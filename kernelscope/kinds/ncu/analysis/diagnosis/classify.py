@@ -1,9 +1,10 @@
 """The bottleneck classifier: one label per kernel, decided in the order the notes prescribe.
 
 measured? → launch → DRAM → the busiest L2 slice's atomics → Speed Of Light side (memory or
-compute) → occupancy → divergence → latency. Each step appends the evidence it looked at, so
-the label always comes with its reasons. Where the report lacks what a step needs, the label
-is ``undetermined`` with the sections to collect: a missing metric never decides a label.
+compute) → a busy or throttled pipe → stalls → occupancy → divergence → latency. Each step
+appends the evidence it looked at, so the label always comes with its reasons. Where the
+report lacks what a step needs, the label is ``undetermined`` with the sections to collect: a
+missing metric never decides a label.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.launch import fp64_rate_note, laun
 from kernelscope.kinds.ncu.analysis.diagnosis.result import UNDETERMINED, Bottleneck, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.stalls import stall_led
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+from kernelscope.kinds.ncu.analysis.diagnosis.throttled_pipe import throttled_pipe_led
 
 Guards = Mapping[str, GuardRail]
 
@@ -213,13 +215,26 @@ def _grid_starves_warps(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottl
     )
 
 
-def _thin_memory_stream(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck:
-    """Low occupancy while DRAM is at least ``dram_low_pct`` busy: a memory stream that keeps
-    too few bytes in flight, latency-bound on memory rather than short of warps alone."""
-    trail.append(ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_low_pct, "%"))
+def _busiest_memory_unit(f: Facts) -> tuple[str, str, float] | None:
+    """(name, metric, %) of the busiest memory unit Speed Of Light shows: DRAM, L2, L1/TEX or
+    the memory throughput (the busiest of its units, some of them not broken down here)."""
+    units = [(what, metric, v) for what, metric, v in (
+        ("DRAM", n.DRAM_PCT, f.dram), ("L2", n.L2_PCT, f.l2), ("L1/TEX", n.L1_PCT, f.l1),
+        ("The memory path", n.MEM_PCT, f.mem)) if v is not None]
+    return max(units, key=lambda u: u[2]) if units else None
+
+
+def _thin_memory_stream(
+    unit: tuple[str, str, float], t: Thresholds, trail: list[Evidence]
+) -> Bottleneck:
+    """Low occupancy while a memory unit is at least ``memory_stream_pct`` busy: a memory
+    stream that keeps too few requests in flight, latency-bound on memory rather than short of
+    warps alone, however many waves the grid runs."""
+    what, metric, pct = unit
+    trail.append(ev("sol", metric, pct, ">=", t.memory_stream_pct, "%", note=what))
     return Bottleneck(
         "latency-bound",
-        f"DRAM is {f.dram or 0:.0f}% busy with too few warps resident to keep more bytes in "
+        f"{what} is {pct:.0f}% busy with too few warps resident to keep more bytes in "
         "flight: the kernel streams memory and waits on its latency. More loads in flight per "
         "warp (vector loads, several elements per thread) or more resident warps both help.",
         tuple(trail),
@@ -239,7 +254,7 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     for name, v in ((n.THEORETICAL_OCC, f.theoretical), (n.ACHIEVED_OCC, f.achieved)):
         if v is not None:
             trail.append(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%"))
-    unit = _unit_led(f, t, trail)
+    unit = _unit_led(f, t, trail) or throttled_pipe_led(f, t, trail)
     if unit is not None:
         return unit
     led = stall_led(f, t, trail)
@@ -251,8 +266,12 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
         add_in_order(trail, grid.evidence[0])
         return _grid_starves_warps(f, t, trail)
     if low and not f.pipes_busy(t.pipe_busy_pct) and g.OCCUPANCY_BY_DESIGN not in guards:
-        if f.dram is not None and f.dram >= t.dram_low_pct:
-            return _thin_memory_stream(f, t, trail)
+        memory = _busiest_memory_unit(f)
+        if memory is not None and memory[2] >= t.memory_stream_pct:
+            return _thin_memory_stream(memory, t, trail)
+        if memory is not None:
+            trail.append(ev("sol", memory[1], memory[2], "<", t.memory_stream_pct, "%",
+                            note=f"busiest memory unit: {memory[0]}"))
         summary = f"{idle} and too few warps are resident to hide latency."
         return Bottleneck("occupancy-bound", summary, tuple(trail), decided_by="low-occupancy")
     design = guards.get(g.OCCUPANCY_BY_DESIGN)

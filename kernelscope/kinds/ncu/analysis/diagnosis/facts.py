@@ -86,6 +86,8 @@ class Facts:
     """FP32 or FP64 work shaped like a matrix product (``_matrix_work``), if any."""
     fp64_rate_ratio: float | None = None
     """FP32 over FP64 FMA peak per cycle: 2 on a data-centre GPU, 64 on a consumer one."""
+    pipes: tuple[tuple[str, str, float], ...] = ()
+    """(label, metric read, % of peak on the SMs that ran) of every pipe the report holds."""
 
     @property
     def sm_active(self) -> float | None:
@@ -211,8 +213,15 @@ def _pipe(values: Values, name: str) -> tuple[str, float] | None:
     return d.active_reading(values.metrics, name)
 
 
+def _pipes(
+    values: Values, pipes: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str, float], ...]:
+    """(label, metric read, %) of each of ``pipes`` the report holds, read on the SMs that ran."""
+    return tuple((label, *p) for label, name in pipes if (p := _pipe(values, name)) is not None)
+
+
 def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
-    found = [(label, *p) for label, name in pipes if (p := _pipe(values, name)) is not None]
+    found = _pipes(values, pipes)
     return max(found, key=lambda x: x[2]) if found else None
 
 
@@ -370,6 +379,7 @@ def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> d
     values.num(n.SM_ACTIVE_CYCLES)
     return {
         "active_share": d.active_sm_share(values.metrics),
+        "pipes": _pipes(values, (*n.BUSY_PIPES, *n.OTHER_PIPES)),
         "compute_capability": _compute_capability(values),
         "matrix_work": matrix_work(roofline, values, t),
         "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),

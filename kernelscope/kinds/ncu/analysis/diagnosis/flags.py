@@ -24,6 +24,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.stalls import STALL_FLAGS, waiting_on
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
+from kernelscope.kinds.ncu.analysis.diagnosis.throttled_pipe import throttled_pipe
 
 __all__ = ["CHECKS", "Finding", "Missing"]
 
@@ -277,6 +278,10 @@ def stall_check(metric: str) -> Check:
             ev("scheduler", f"{metric} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn),
         )
         detail = f"{s:.0%} of a warp's cycles between issues are spent {waiting_on(metric)}."
+        throttled = throttled_pipe(f, t)
+        if throttled is not None and throttled[3] == metric:
+            detail += (f" The {throttled[0]} pipe it feeds is {throttled[2]:.0f}% busy on the "
+                       "SMs that ran: that pipe's instructions fill the queue.")
         if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
             return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
         for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS,

@@ -62,6 +62,10 @@ class Thresholds:
     """DRAM throughput that counts as saturated (the notes' decision tree)."""
     dram_low_pct: float = 50.0
     """DRAM below this while memory throughput is high: the pressure is on chip, not HBM."""
+    memory_stream_pct: float = 50.0
+    """A memory unit (DRAM, L2, L1/TEX, or Speed Of Light's memory throughput) at least this
+    busy beside low occupancy: the kernel streams memory with too few requests in flight
+    (latency-bound on memory), not occupancy-bound, however many waves it runs."""
     unit_saturated_pct: float = 80.0
     """A unit or pipe this busy (on the SMs that ran) is full: more resident warps cannot
     help it, so the occupancy flags stand down."""
@@ -124,6 +128,10 @@ class Thresholds:
     # -- compute ---------------------------------------------------------------------------
     pipe_busy_pct: float = 60.0
     """An FMA/FP64/tensor pipe this busy is doing the kernel's real work."""
+    pipe_throttled_pct: float = 50.0
+    """A pipe this busy on the SMs that ran, while its own queue's stall (MIO or math-pipe
+    throttle) leads the warps' stalls, is the limit as if it were at ``pipe_busy_pct``: the
+    warps wait for the pipe, not for latency (``throttled_pipe``)."""
     divergence_efficiency: float = 0.75
     """Active threads per executed instruction over the block's ideal (32 for full warps)."""
     divergence_critical: float = 0.50
