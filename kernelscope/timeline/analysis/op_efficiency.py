@@ -34,14 +34,25 @@ _KERNEL_DTYPES = (
     ("fp64", re.compile(r"dgemm|f64f64|fp64|\bdouble\b", re.I)),
     ("fp32", re.compile(r"sgemm|f32f32_f32f32|\bfloat\b")),
 )
+_FUNCTOR_ELEMENT = re.compile(r"Functor<\s*(c10::BFloat16|c10::Half|float|double)\b")
+"""A PyTorch functor's first template argument, its element type (``FusedAdamMathFunctor<float,
+…>``): the kernel's other template arguments (``double`` learning rates) are not its data."""
+_FUNCTOR_DTYPES = {"c10::BFloat16": "bf16", "c10::Half": "fp16", "float": "fp32",
+                   "double": "fp64"}
 
 
 def dtype_in_kernel_names(names: Iterable[str]) -> str | None:
     """The dtype the kernels' names spell (``sm90_xmma_gemm_bf16bf16_bf16f32…`` and
     ``…<c10::BFloat16>…`` are bf16, ``…<float>…`` fp32), the first found in the order fp8,
-    bf16, tf32, fp16, int8, fp64, fp32 (a bf16 kernel that accumulates in float is bf16); None
-    when none does (cuBLAS's ``nvjet_*`` names spell none)."""
+    bf16, tf32, fp16, int8, fp64, fp32 (a bf16 kernel that accumulates in float is bf16);
+    where the names carry PyTorch functors, only the functors' element types count, in the
+    same order; None when none does
+    (cuBLAS's ``nvjet_*`` names spell none)."""
     names = list(names)
+    functors = {_FUNCTOR_DTYPES[found.group(1)] for found in map(_FUNCTOR_ELEMENT.search, names)
+                if found is not None}
+    if functors:
+        return next(dtype for dtype, _ in _KERNEL_DTYPES if dtype in functors)
     for dtype, pattern in _KERNEL_DTYPES:
         if any(pattern.search(name) for name in names):
             return dtype

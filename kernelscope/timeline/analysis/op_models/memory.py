@@ -6,6 +6,8 @@ device's memory bandwidth.
   read once and an output the size of the largest input written once (an in-place operator
   writes its first input: the same size); ``fill_`` and ``zero_`` only write their tensor, and
   ``copy_`` reads its source and writes its first argument without reading it;
+- fused optimizer steps (``_fused_adamw_`` …): every tensor of every list read once, the
+  parameters and the state lists written once;
 - reductions (``sum``, ``mean``, ``amax`` …): the input read once (the output is small);
 - normalisations (``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm`` …) and softmax
   forward: the input read once, the output (its size) written once, and the weights; their
@@ -89,6 +91,33 @@ def elementwise(call: OpCall) -> Work | None:
     return Work(None, _bytes(first) + _bytes(rest) + written, "inputs + output")
 
 
+_GRADIENTS = 1
+"""A fused optimizer's second list: the gradients, read and never written."""
+
+
+def fused_optimizer(call: OpCall) -> Work | None:
+    """A fused optimizer step (``_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs,
+    max_exp_avg_sqs, state_steps, …)``, ``_fused_sgd_``, ``_fused_adagrad_``): every tensor of
+    every list read once, and every list it updates written once: the parameters and each
+    state list, not the gradients and not the 0-d step counters (the optimizer advances
+    those beforehand, with its own ``_foreach_add_``)."""
+    read = written = 0
+    for index in range(len(call.dims)):
+        shapes = call.tensor_list(index)
+        if not shapes:
+            continue
+        size = call.element_bytes(index)
+        if size is None:
+            return None
+        moved = sum(numel(shape) for shape in shapes) * size
+        read += moved
+        if index != _GRADIENTS and any(shapes):
+            written += moved
+    if not read:
+        return None
+    return Work(None, read + written, "lists read, updated lists written, each tensor")
+
+
 def reduction(call: OpCall) -> Work | None:
     """The input read once (a ``_foreach_`` reduction: every tensor of its list)."""
     arguments = _arguments(call)
@@ -127,11 +156,13 @@ def _names(bases: tuple[str, ...], in_place: bool) -> list[str]:
 
 
 _FOREACH_REDUCTIONS = ("norm", "max")
+_FUSED_OPTIMIZERS = ("_fused_adam_", "_fused_adamw_", "_fused_sgd_", "_fused_adagrad_")
 
 MODELS: dict[str, Callable[[OpCall], Work | None]] = {
     **dict.fromkeys(_names(_ELEMENTWISE, True), elementwise),
     **dict.fromkeys(_names(_REDUCTIONS, False), reduction),
     **dict.fromkeys((f"aten::_foreach_{base}" for base in _FOREACH_REDUCTIONS), reduction),
+    **dict.fromkeys((f"aten::{name}" for name in _FUSED_OPTIMIZERS), fused_optimizer),
     **dict.fromkeys(_names(_NORMS, False), norm),
     **dict.fromkeys(_names(_NORM_BACKWARDS, False), norm_backward),
 }
