@@ -11,7 +11,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
-from kernelscope.kinds.ncu.analysis.diagnosis.flags import CHECKS, Finding, Missing
+from kernelscope.kinds.ncu.analysis.diagnosis.flags import Finding, Missing, checks
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
@@ -180,7 +180,7 @@ def _checked_flags(
     checks skipped for lack of sections (by flag id: the missing sections)."""
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
-    for flag_id, check in CHECKS.items():
+    for flag_id, check in checks().items():
         outcome = check(facts, thresholds, guards)
         if isinstance(outcome, Missing):
             skipped[flag_id] = outcome.sections

@@ -1,18 +1,20 @@
-"""The flag checks: each turns the kernel's facts into a finding, no finding, or "can't tell"."""
+"""The flag checks: each turns the kernel's facts into a finding, no finding, or "can't tell".
+
+Each is registered once, in its rule's ``FlagSpec`` (``catalog.py``); ``checks`` reads them
+from there (the launch step's live in ``launch.py``, the compute step's in
+``compute_flags.py``)."""
 
 from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.compute_flags import no_tensor_core, warp_divergence
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
-from kernelscope.kinds.ncu.analysis.diagnosis.launch import (
-    grid_too_small,
-    short_kernel,
-    tail_effect,
-)
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     Check,
     Finding,
@@ -22,10 +24,10 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     grade,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
-from kernelscope.kinds.ncu.analysis.diagnosis.stalls import STALL_FLAGS, waiting_on
+from kernelscope.kinds.ncu.analysis.diagnosis.stalls import waiting_on
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
-__all__ = ["CHECKS", "Finding", "Missing"]
+__all__ = ["Finding", "Missing", "checks"]
 
 
 # -- launch ---------------------------------------------------------------------------------
@@ -288,21 +290,16 @@ def stall_check(metric: str) -> Check:
     return check
 
 
-CHECKS: dict[str, Check] = {
-    "short-kernel": short_kernel,
-    "grid-too-small": grid_too_small,
-    "tail-effect": tail_effect,
-    "low-occupancy": low_occupancy,
-    "occupancy-limiter": occupancy_limiter,
-    "register-spill": register_spill,
-    "local-memory": local_memory,
-    "uncoalesced-global-access": uncoalesced_global_access,
-    "l1tex-pressure": l1tex_pressure,
-    "l2-low-hit-rate": l2_low_hit_rate,
-    "atomic-contention": atomic_contention,
-    "dram-bandwidth-saturated": dram_bandwidth_saturated,
-    "shared-bank-conflicts": shared_bank_conflicts,
-    "warp-divergence": warp_divergence,
-    "no-tensor-core": no_tensor_core,
-    **{flag_id: stall_check(metric) for flag_id, metric in STALL_FLAGS.items()},
-}
+@cache
+def checks() -> dict[str, Check]:
+    """Every rule's check by flag id, in the catalog's order: each registration's ``check``
+    (``"module:function"`` in this package), or a stall reason's ``stall_check``."""
+    return {spec.id: _check_of(spec) for spec in CATALOG.values()}
+
+
+def _check_of(spec: FlagSpec) -> Check:
+    if spec.stall:
+        return stall_check(spec.stall)
+    module, name = spec.check.split(":")
+    check: Check = getattr(import_module(f"{__package__}.{module}"), name)
+    return check
