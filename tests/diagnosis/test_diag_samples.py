@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from tests.diagnosis.conftest import find, kernels_of
 from tests.diagnosis.test_real_workloads import raw
 

@@ -15,9 +15,10 @@ import pytest
 from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
 from kernelscope.kinds.ncu.analysis.diagnosis import diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag, top_flag_text
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.analysis.families import kernel_families
 from kernelscope.kinds.ncu.model import sass
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from tests.diagnosis.conftest import find, kernels_of, opened
 from tests.ncu.oracle import load_raw, parse_number
 

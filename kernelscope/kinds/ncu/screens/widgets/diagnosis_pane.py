@@ -20,9 +20,9 @@ from textual.widgets import Static
 from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice_text
 from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
+from kernelscope.kinds.ncu.render.flag_cells import top_choice_text
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
