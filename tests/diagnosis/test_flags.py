@@ -152,20 +152,20 @@ def test_ncu_speedup_comes_from_the_matching_rule() -> None:
         for r in rules
         if r.rule in ("SharedMemoryConflicts", "UncoalescedSharedAccess") and r.speedup_pct
     )
-    assert flag.ncu_speedup == pytest.approx(expected)
-    assert flag.ncu_rule is not None and flag.ncu_rule.startswith("UncoalescedSharedAccess")
+    assert flag.speedup == pytest.approx(expected)
+    assert flag.rule is not None and flag.rule.startswith("UncoalescedSharedAccess")
 
 
 def test_ncu_speedup_matches_stall_titles() -> None:
     k = find("zoo_a", "mm_tiled")
     flag = k.diagnosis.flag("mio-throttle")
     rule = next(r for r in k.summary.rules if r.title == "Mio Throttle Stalls")
-    assert flag is not None and flag.ncu_speedup == pytest.approx(rule.speedup_pct)
+    assert flag is not None and flag.speedup == pytest.approx(rule.speedup_pct)
 
 
 def test_flag_without_ncu_rule_has_no_speedup() -> None:
     flag = find("zoo_a", "saxpy_f4").diagnosis.flag("dram-bandwidth-saturated")
-    assert flag is not None and flag.ncu_speedup is None
+    assert flag is not None and flag.speedup is None
 
 
 def test_uncoalesced_evidence_reports_bytes_per_sector() -> None:
@@ -187,7 +187,7 @@ def test_spill_evidence_separates_spills_from_local_arrays() -> None:
     assert flag is not None and "register spills" in flag.detail
     spills = {e.metric: e.value for e in flag.evidence}["sass__inst_executed_register_spilling"]
     assert spills and spills > 0
-    assert flag.ncu_rule is not None and "Local" in flag.ncu_rule
+    assert flag.rule is not None and "Local" in flag.rule
 
 
 def test_occupancy_limiter_names_block_slots_for_one_warp_blocks() -> None:

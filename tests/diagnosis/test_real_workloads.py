@@ -145,7 +145,7 @@ def test_atomic_bound_evidence_is_the_oracles_atomic_unit() -> None:
     red = raw("histogram", k.id, n.GLOBAL_RED_REQUESTS)
     loads = raw("histogram", k.id, n.GLOBAL_LD_REQUESTS)
     assert share.value == pytest.approx(red / (red + loads))
-    assert "cp.async" not in flag.remedy and "shared memory" in flag.remedy
+    assert "cp.async" not in flag.advice and "shared memory" in flag.advice
 
 
 @pytest.mark.skipif(

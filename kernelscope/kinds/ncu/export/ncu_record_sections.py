@@ -173,8 +173,8 @@ def diagnosis_section(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
                         f.severity,
                         f.level,
                         _flag_evidence(f),
-                        f.remedy,
-                        NOT_AVAILABLE if f.ncu_speedup is None else f"{f.ncu_speedup:.1f} %",
+                        f.advice,
+                        NOT_AVAILABLE if f.speedup is None else f"{f.speedup:.1f} %",
                     )
                     for f in diagnosis.flags
                 ),

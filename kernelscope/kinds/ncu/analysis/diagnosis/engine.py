@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-from kernelscope.core.severity import severity_rank
+from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
@@ -190,14 +190,14 @@ def _checked_flags(
             flags.append(
                 Flag(
                     id=flag_id,
-                    severity=outcome.severity,
-                    level=spec.level,
+                    severity=Severity(outcome.severity),
                     title=spec.title,
                     evidence=outcome.evidence,
-                    remedy=outcome.remedy or spec.remedy,
-                    ncu_speedup=speedup,
-                    ncu_rule=rule,
+                    advice=outcome.remedy or spec.remedy,
                     detail=outcome.detail,
+                    rule=rule,
+                    level=spec.level,
+                    speedup=speedup,
                     guard=outcome.guard,
                 )
             )

@@ -69,7 +69,7 @@ def next_step(diagnosis: Diagnosis) -> str | None:
     problem here, the top one's guard and the label instead; None when no flag was raised."""
     flag = flag_to_act_on(diagnosis)
     if flag is not None:
-        return flag.remedy
+        return flag.advice
     guarded = top_flag(diagnosis)
     if guarded is None:
         return None
