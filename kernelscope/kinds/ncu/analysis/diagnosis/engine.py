@@ -11,7 +11,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
-from kernelscope.kinds.ncu.analysis.diagnosis.flags import Finding, Missing, checks
+from kernelscope.kinds.ncu.analysis.diagnosis.flags import Found, Missing, checks
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
@@ -184,7 +184,7 @@ def _checked_flags(
         outcome = check(facts, thresholds, guards)
         if isinstance(outcome, Missing):
             skipped[flag_id] = outcome.sections
-        elif isinstance(outcome, Finding):
+        elif isinstance(outcome, Found):
             spec = CATALOG[flag_id]
             speedup, rule = ncu_speedup(spec, rules)
             flags.append(

@@ -17,7 +17,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     Check,
-    Finding,
+    Found,
     Guards,
     Missing,
     Outcome,
@@ -27,7 +27,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.stalls import waiting_on
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
-__all__ = ["Finding", "Missing", "checks"]
+__all__ = ["Found", "Missing", "checks"]
 
 
 # -- launch ---------------------------------------------------------------------------------
@@ -56,10 +56,10 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     guard = _stand_down(guards)
     if guard is not None and guard.id == g.GRID_CANNOT_FILL:
         detail = "Occupancy is low because the grid leaves SMs short of blocks."
-        return Finding("info", tuple(guard.evidence), detail, guard.text)
+        return Found("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
-        return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
-    return Finding(severity, tuple(evidence), detail)
+        return Found("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
+    return Found(severity, tuple(evidence), detail)
 
 
 def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
@@ -89,9 +89,9 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
     guard = _stand_down(guards) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
     if guard is not None:
-        return Finding("info", tuple(evidence), detail, guard.text)
+        return Found("info", tuple(evidence), detail, guard.text)
     severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 # -- memory path ----------------------------------------------------------------------------
@@ -127,7 +127,7 @@ def _local_finding(f: Facts, t: Thresholds, spills: bool) -> Outcome:
         detail = (f"{f.local_share:.0%} of the L1 requests go to local memory: stack arrays or "
                   "dynamically indexed locals (the report shows no register spill, and the "
                   "registers are below the per-thread cap).")
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -169,7 +169,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return None
     severity = "critical" if "critical" in grades else "warning"
     detail = f"Only {worst[1]:.0f} of every 32 bytes fetched are used." if worst is not None else ""
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -186,7 +186,7 @@ def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
     detail = (f"{share:.0%} of shared-memory wavefronts are conflicts "
               f"(about {ways:.1f}-way on average).")
-    return Finding(severity, evidence, detail)
+    return Found(severity, evidence, detail)
 
 
 def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -219,7 +219,7 @@ def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
     if f.atomic_line is not None:
         detail += f" Hot line: {f.atomic_line[0]}."
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -227,7 +227,7 @@ def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Missing((n.SECTION_SOL,))
     if f.dram < t.dram_saturated_pct:
         return None
-    return Finding(
+    return Found(
         "warning",
         (ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_saturated_pct, "%"),),
         f"DRAM runs at {f.dram:.0f}% of its peak bandwidth.",
@@ -239,7 +239,7 @@ def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Missing((n.SECTION_SOL,))
     if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_bound_pct:
         return None
-    return Finding(
+    return Found(
         "warning",
         (
             ev("sol", n.L1_PCT, f.l1, ">=", t.l1_pressure_pct, "%"),
@@ -259,7 +259,7 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
     )
     detail = f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput."
-    return Finding("warning", evidence, detail)
+    return Found("warning", evidence, detail)
 
 
 # -- scheduler ------------------------------------------------------------------------------
@@ -280,12 +280,12 @@ def stall_check(metric: str) -> Check:
         )
         detail = f"{s:.0%} of a warp's cycles between issues are spent {waiting_on(metric)}."
         if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
+            return Found("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
         for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS,
                          g.STALLS_IN_SHORT_KERNEL):
             if guard_id in guards:
-                return Finding("info", evidence, detail, guards[guard_id].text)
-        return Finding(severity, evidence, detail)
+                return Found("info", evidence, detail, guards[guard_id].text)
+        return Found(severity, evidence, detail)
 
     return check
 
