@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import CATALOG
+from kernelscope.kinds.ncu.analysis.diagnosis.result import flag_dict
 from tests.diagnosis.conftest import find, kernels_of
 
 # (sample, kernel, flag, expected severity or None for "must not be raised")
@@ -111,10 +112,10 @@ def test_flag_on_real_kernel(stem: str, name: str, flag_id: str, severity: str |
     d = find(stem, name).diagnosis
     flag = d.flag(flag_id)
     if severity is None:
-        assert flag is None, flag.to_dict() if flag else None
+        assert flag is None, flag_dict(flag) if flag else None
     else:
         assert flag is not None, [f.id for f in d.flags]
-        assert flag.severity == severity, flag.to_dict()
+        assert flag.severity == severity, flag_dict(flag)
 
 
 @pytest.mark.parametrize("stem", ["zoo_a", "zoo", "torch_ops"])
