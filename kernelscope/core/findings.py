@@ -1,6 +1,7 @@
 """The one findings model: a problem found in a report, with the readings it rests on.
 
-Every kind says what it found the same way: a ``Finding`` has an ``id``, a ``Severity``, a
+Every kind says what it found the same way, with this one class: the kernel diagnosis' flags,
+the timeline's findings, the ranks' findings. A ``Finding`` has an ``id``, a ``Severity``, a
 one-line ``title``, its ``evidence`` (structured readings: a name, a value, its unit and the
 threshold it was compared with, never a sentence), the ``advice`` (the next step) and the
 ``subject`` it is about (a kernel, a gap cause, a rank). Findings over many rows of a report (the
@@ -109,6 +110,9 @@ class Finding(Evidenced):
     """The profiler's own estimate of the gain (%), when it gives one."""
     guard: str = ""
     """Set when a guard rail lowered the severity: why this is not a real problem here."""
+    found_severity: Severity | None = None
+    """The severity the check found, before the subject's share of the time weighed it
+    (ncu's ``weigh.py``); None when it was not weighed."""
     rows: tuple[Mapping[str, object], ...] = ()
     """The offending rows of the report (one mapping per row), for findings over many rows."""
     columns: Mapping[str, str] = field(default_factory=dict)

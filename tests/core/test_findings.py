@@ -24,7 +24,7 @@ from kernelscope.kinds.join.analysis.evidence import (
 )
 from kernelscope.kinds.join.export.join_export import worded
 from kernelscope.kinds.join.render.join_evidence import evidence_lines
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag
+from kernelscope.kinds.ncu.analysis.diagnosis.result import flag_dict
 from kernelscope.kinds.nsys import open_report
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions
@@ -82,24 +82,26 @@ def test_evidence_reads_as_one_line() -> None:
         "launch__grid_size = 1,200,000")
 
 
-def test_an_ncu_flag_is_a_finding_and_back() -> None:
+def test_an_ncu_flag_is_a_finding() -> None:
     kernel = kernels_of("transpose_conflicts")[0]
-    found = kernel.diagnosis.findings(kernel.name)
-    assert [(f.id, f.severity, f.level, f.rule) for f in found] == [
+    flags = kernel.diagnosis.flags
+    assert all(type(f) is Finding for f in flags)
+    assert [(f.id, f.severity, f.level, f.rule) for f in flags] == [
         ("l1tex-pressure", Severity.WARNING, 3, None),
         ("shared-bank-conflicts", Severity.CRITICAL, 4, "UncoalescedSharedAccess"),
         ("mio-throttle", Severity.WARNING, 4, "CPIStall: Mio Throttle Stalls"),
     ]
-    conflicts = found[1]
-    assert conflicts.subject == "transpose_smem"
+    conflicts = flags[1]
     assert [evidence_text(e) for e in conflicts.held] == [
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum / "
         "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum = 0.925 (>= 0.1)"
     ]
-    assert tuple(Flag.from_finding(f) for f in found) == kernel.diagnosis.flags
-    assert [Flag.from_finding(f).to_dict() for f in found] == [
-        f.to_dict() for f in kernel.diagnosis.flags
-    ]
+    written = flag_dict(conflicts)
+    assert list(written) == ["id", "severity", "level", "title", "detail", "found_severity",
+                             "evidence", "remedy", "ncu_speedup", "ncu_rule", "guard"]
+    assert (written["severity"], written["remedy"], written["ncu_rule"]) == (
+        "critical", conflicts.advice, conflicts.rule)
+    assert json.loads(json.dumps(written)) == written
 
 
 def test_timeline_findings_carry_the_evidence_of_their_severity(

@@ -244,8 +244,8 @@ def test_a_block_on_every_sm_is_never_launch_bound_and_a_fence_stall_leads() -> 
     assert grid.detail == (
         "132 blocks on 132 SMs: 1 per SM of the 8 its resources allow (0.17 of a wave)."
     )
-    assert grid.remedy.startswith("Every SM has a block")
-    said = " ".join([d.bottleneck.summary, *(f.remedy + f.detail for f in d.flags),
+    assert grid.advice.startswith("Every SM has a block")
+    said = " ".join([d.bottleneck.summary, *(f.advice + f.detail for f in d.flags),
                      *(g.text for g in d.guard_rails)])
     assert "no block" not in said and "Most SMs" not in said
     assert d.flag("register-spill") is None and d.flag("local-memory") is not None

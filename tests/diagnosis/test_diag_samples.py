@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from tests.diagnosis.conftest import find, kernels_of
 from tests.diagnosis.test_real_workloads import raw
 
@@ -60,7 +60,7 @@ def test_memory_fences_lead_with_their_remedy() -> None:
         "waiting at memory barriers (fences) (membar stalls), which sets the kernel's time."
     )
     flag = d.flag("membar-stalls")
-    assert flag is not None and "__threadfence_block()" in flag.remedy
+    assert flag is not None and "__threadfence_block()" in flag.advice
     assert d.flag("barrier-stalls") is None
 
 
@@ -73,7 +73,7 @@ def test_fp32_sgemm_without_tensor_cores_on_an_h200() -> None:
     assert flag.detail.endswith(
         "runs on the FMA pipes of a GPU whose tensor cores take TF32 (or BF16)."
     )
-    assert "TF32" in flag.remedy
+    assert "TF32" in flag.advice
     assert raw("diag_sgemm", k.id, n.CC_MAJOR) == 9
     occupancy = d.flag("low-occupancy")
     assert occupancy is not None and occupancy.severity == "info"

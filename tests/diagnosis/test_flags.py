@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import CATALOG
+from kernelscope.kinds.ncu.analysis.diagnosis.result import flag_dict
 from tests.conftest import NCU_SAMPLES, read_csv_xz
 from tests.diagnosis.conftest import find, kernels_of
 
@@ -112,10 +113,10 @@ def test_flag_on_real_kernel(stem: str, name: str, flag_id: str, severity: str |
     d = find(stem, name).diagnosis
     flag = d.flag(flag_id)
     if severity is None:
-        assert flag is None, flag.to_dict() if flag else None
+        assert flag is None, flag_dict(flag) if flag else None
     else:
         assert flag is not None, [f.id for f in d.flags]
-        assert flag.severity == severity, flag.to_dict()
+        assert flag.severity == severity, flag_dict(flag)
 
 
 @pytest.mark.parametrize("stem", ["zoo_a", "zoo", "torch_ops"])
@@ -153,20 +154,20 @@ def test_ncu_speedup_comes_from_the_matching_rule() -> None:
         for r in rules
         if r.rule in ("SharedMemoryConflicts", "UncoalescedSharedAccess") and r.speedup_pct
     )
-    assert flag.ncu_speedup == pytest.approx(expected)
-    assert flag.ncu_rule is not None and flag.ncu_rule.startswith("UncoalescedSharedAccess")
+    assert flag.speedup == pytest.approx(expected)
+    assert flag.rule is not None and flag.rule.startswith("UncoalescedSharedAccess")
 
 
 def test_ncu_speedup_matches_stall_titles() -> None:
     k = find("zoo_a", "mm_tiled")
     flag = k.diagnosis.flag("mio-throttle")
     rule = next(r for r in k.summary.rules if r.title == "Mio Throttle Stalls")
-    assert flag is not None and flag.ncu_speedup == pytest.approx(rule.speedup_pct)
+    assert flag is not None and flag.speedup == pytest.approx(rule.speedup_pct)
 
 
 def test_flag_without_ncu_rule_has_no_speedup() -> None:
     flag = find("zoo_a", "saxpy_f4").diagnosis.flag("dram-bandwidth-saturated")
-    assert flag is not None and flag.ncu_speedup is None
+    assert flag is not None and flag.speedup is None
 
 
 def test_uncoalesced_evidence_reports_bytes_per_sector() -> None:
@@ -188,7 +189,7 @@ def test_spill_evidence_separates_spills_from_local_arrays() -> None:
     assert flag is not None and "register spills" in flag.detail
     spills = {e.metric: e.value for e in flag.evidence}["sass__inst_executed_register_spilling"]
     assert spills and spills > 0
-    assert flag.ncu_rule is not None and "Local" in flag.ncu_rule
+    assert flag.rule is not None and "Local" in flag.rule
 
 
 def test_occupancy_limiter_names_block_slots_for_one_warp_blocks() -> None:
@@ -230,4 +231,4 @@ def test_local_access_pattern_is_not_read_as_uncoalesced_global() -> None:
     assert k.diagnosis.flag("uncoalesced-global-access") is None
     spill = k.diagnosis.flag("register-spill")
     assert spill is not None
-    assert spill.ncu_speedup == pytest.approx(max(r.speedup_pct or 0 for r in local_rules))
+    assert spill.speedup == pytest.approx(max(r.speedup_pct or 0 for r in local_rules))

@@ -15,9 +15,10 @@ import pytest
 from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
 from kernelscope.kinds.ncu.analysis.diagnosis import diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag, top_flag_text
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.analysis.families import kernel_families
 from kernelscope.kinds.ncu.model import sass
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from tests.diagnosis.conftest import find, kernels_of, opened
 from tests.ncu.oracle import load_raw, parse_number
 
@@ -144,7 +145,7 @@ def test_atomic_bound_evidence_is_the_oracles_atomic_unit() -> None:
     red = raw("histogram", k.id, n.GLOBAL_RED_REQUESTS)
     loads = raw("histogram", k.id, n.GLOBAL_LD_REQUESTS)
     assert share.value == pytest.approx(red / (red + loads))
-    assert "cp.async" not in flag.remedy and "shared memory" in flag.remedy
+    assert "cp.async" not in flag.advice and "shared memory" in flag.advice
 
 
 @pytest.mark.skipif(

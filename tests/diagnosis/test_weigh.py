@@ -27,13 +27,13 @@ def test_an_ncu_estimate_worth_five_percent_of_the_report_raises_an_info_flag() 
     # 66 blocks on 132 SMs: grid-too-small is info by the grid's count, NCU estimates 50 %
     d = find("diag_pipe", "fma_pipe_half_grid").diagnosis
     flag = d.flag("grid-too-small")
-    assert flag is not None and flag.severity == "info" and flag.ncu_speedup == 50.0
+    assert flag is not None and flag.severity == "info" and flag.speedup == 50.0
     assert with_time_share(d, 0.5).flag("grid-too-small").severity == "warning"  # type: ignore[union-attr]
     # 50 % of 8 % of the time is 4 % of the report: stays info
     assert with_time_share(d, 0.08).flag("grid-too-small").severity == "info"  # type: ignore[union-attr]
     # occupancy flags are never raised by NCU's occupancy estimates
     low = with_time_share(d, 1.0).flag("low-occupancy")
-    assert low is not None and low.severity == "info" and (low.ncu_speedup or 0) > 50
+    assert low is not None and low.severity == "info" and (low.speedup or 0) > 50
 
 
 def test_the_top_flag_is_the_largest_ncu_estimate_among_the_most_severe() -> None:

@@ -230,7 +230,7 @@ def test_next_never_repeats_a_remedy_the_diagnosis_calls_not_a_problem(
         report, kernel_id = max(item.ncu_ids, key=lambda rk: join_inputs.kernel_reports[rk[0]]
                                 .kernel(rk[1]).duration_ns or 0)
         flags = join_inputs.kernel_reports[report].kernel(kernel_id).diagnosis.flags
-        guarded = {f.remedy for f in flags if f.guard}
+        guarded = {f.advice for f in flags if f.guard}
         assert item.remedy not in guarded, item.title
     sdpa = next(i for i in join.ranking if i.title.startswith("cudnn"))
     assert what_text(sdpa) == "latency-bound · barrier-stalls (warning)"

@@ -18,11 +18,11 @@ import pytest
 
 from kernelscope.core.shares import fmt_pct, fmt_share
 from kernelscope.export.writer import ExportOptions, render
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
 from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
 from kernelscope.kinds.ncu.export.ncu_answers import kernel_entry
 from kernelscope.kinds.ncu.export.ncu_summary import family_rows
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from tests.conftest import NCU_SAMPLES
 

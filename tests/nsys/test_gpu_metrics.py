@@ -163,7 +163,8 @@ def test_verdicts(report: TimelineReport, sample_report: Callable[[str], Timelin
     (v,) = metrics_verdicts(report, gpu_utilization(report))
     assert v.device == 0 and v.label == "gpu-idle"
     assert v.sentence.startswith("GPU 13 % busy")
-    assert v.evidence["samples"] > 100  # type: ignore[operator]
+    assert (v.reading("samples") or 0) > 100
+    assert v.as_dict()["evidence"] == {e.metric: e.value for e in v.evidence}
     plain = sample_report("timeline_plain")
     (none,) = metrics_verdicts(plain, gpu_utilization(plain))
     assert none.label == "no-metrics" and "--gpu-metrics-devices=all" in none.sentence

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     analyze,
     open_for_analysis,
 )
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from tests.wild.conftest import WILD, require_wild
 
 ARGUED: dict[tuple[str, int], str] = {}

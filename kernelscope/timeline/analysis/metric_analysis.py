@@ -11,10 +11,11 @@ mean.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import polars as pl
 
+from kernelscope.core.findings import Evidence, Evidenced
 from kernelscope.core.shares import fmt_percent
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges, operation
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS, TimelineThresholds
@@ -158,19 +159,34 @@ def busy_metrics(report: TimelineReport, keys: tuple[str, ...] = RANGE_KEYS) -> 
     return _with_dram(means_by_group(gm, frame, ["busy"], keys)).drop("busy")
 
 
+_UNITS = {"gpu_busy_pct": "%", "samples": "sample", "sm_active": "%", "sm_issue": "%",
+          "tensor_active": "%", "dram": "%"}
+"""The unit of each reading a verdict rests on."""
+
+
 @dataclass(frozen=True)
-class MetricsVerdict:
-    """What the GPU metrics say about one device (or that the report has none)."""
+class MetricsVerdict(Evidenced):
+    """What the GPU metrics say about one device (or that the report has none): a label, like
+    a kernel's bottleneck, resting on the readings in the findings model's ``Evidence``."""
 
     device: int | None
     label: str  # no-metrics, few-samples, gpu-idle, sm-underfilled, dram-bound,
     #             kernels-slow, compute-busy
     sentence: str
-    evidence: dict[str, float | int | None] = field(default_factory=dict)
+    evidence: tuple[Evidence, ...] = ()
+
+    def reading(self, name: str) -> float | None:
+        """The value of the reading ``name`` (e.g. ``samples``), None when not read."""
+        return next((e.value for e in self.evidence if e.metric == name), None)
 
     def as_dict(self) -> dict[str, object]:
         return {"device": self.device, "label": self.label, "sentence": self.sentence,
-                "evidence": dict(self.evidence)}
+                "evidence": {e.metric: e.value for e in self.evidence}}
+
+
+def _readings(values: dict[str, float | int | None]) -> tuple[Evidence, ...]:
+    return tuple(Evidence("gpu metrics", name, value, unit=_UNITS.get(name, ""))
+                 for name, value in values.items())
 
 
 def metrics_verdicts(
@@ -200,7 +216,8 @@ def metrics_verdicts(
             "gpu_busy_pct": pct, "samples": row.get("samples", 0),
             **{k: row.get(k) for k in ("sm_active", "sm_issue", "tensor_active", "dram")},
         }
-        out.append(MetricsVerdict(device, *_decide(ev, sm_count.get(device), thresholds), ev))
+        out.append(MetricsVerdict(device, *_decide(ev, sm_count.get(device), thresholds),
+                                  _readings(ev)))
     return out
 
 

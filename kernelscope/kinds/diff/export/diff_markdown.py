@@ -119,7 +119,7 @@ def outcome(diff: KernelDiff, pair: KernelPair) -> Outcome:
     ]
     lead, step = flag_to_act_on(after), next_step(after)
     if lead is not None:
-        conclusion.append(f"- Next: {code(lead.id)} ({lead.severity}): {inline(lead.remedy)}")
+        conclusion.append(f"- Next: {code(lead.id)} ({lead.severity}): {inline(lead.advice)}")
     elif step is not None:
         conclusion.append(f"- Next: {inline(step)}")
     if speed is not None and speed < 1:

@@ -42,9 +42,9 @@ class RunTopFlag:
     @property
     def expected_gain(self) -> float | None:
         """NCU's estimated speedup of the flag as a share of the run's kernel time."""
-        if self.flag.ncu_speedup is None:
+        if self.flag.speedup is None:
             return None
-        return self.flag.ncu_speedup / 100.0 * self.run_share
+        return self.flag.speedup / 100.0 * self.run_share
 
     def text(self) -> str:
         """``barrier-stalls (warning) — largest NCU estimated speedup (…) among the warning
@@ -52,8 +52,8 @@ class RunTopFlag:
         return f"{self.flag.id} ({self.flag.severity}) — {self.why}; {self.weighed_by}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.flag.id, "severity": self.flag.severity,
-                "found_severity": self.flag.found_severity or self.flag.severity,
+        return {"id": self.flag.id, "severity": str(self.flag.severity),
+                "found_severity": str(self.flag.found_severity or self.flag.severity),
                 "chosen_by": self.chosen_by, "why": self.why, "run_share": self.run_share,
                 "expected_gain": self.expected_gain, "weighed_by": self.weighed_by}
 

@@ -20,10 +20,8 @@ from kernelscope.kinds.ncu.analysis.diagnosis import (
     diagnose,
     with_time_share,
 )
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies, kernel_families
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport, open_ncu_report
-from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.summary_reader import summary_from_detail
 
 ProgressFn = Callable[[int, int], None]
@@ -53,11 +51,6 @@ class AnalyzedKernel:
     @property
     def duration_ns(self) -> float | None:
         return self.summary.duration_ns
-
-
-def flag_cell(k: AnalyzedKernel) -> str:
-    """A kernel's top flag, or in short why it has no measurement (a table's flag cell)."""
-    return top_flag_text(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ def check_kernel(analyzed_report: AnalyzedReport, kernel_id: int) -> None:
 def family_entry(analyzed_report: AnalyzedReport, index: int) -> dict[str, Any]:
     """A family as the JSON export lists it, with its median launch's verdict and top flag
     (what ``kernelscope summary`` shows) and at most ``FAMILY_IDS`` launch IDs."""
-    from kernelscope.kinds.ncu.export.ncu_markdown import top_flag
+    from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 
     family = analyzed_report.families.families[index]
     entry = family.to_dict()
@@ -83,7 +83,7 @@ def family_entry(analyzed_report: AnalyzedReport, index: int) -> dict[str, Any]:
     median = analyzed_report.kernel(family.representative)
     entry["short_name"] = analyzed_report.short_name(median)
     entry["bottleneck"] = median.diagnosis.label
-    entry["top_flag"] = top_flag(median.diagnosis)
+    entry["top_flag"] = top_flag_text(median.diagnosis)
     return entry
 
 

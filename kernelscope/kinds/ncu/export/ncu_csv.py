@@ -13,10 +13,10 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     analysed_in_workers,
-    flag_cell,
 )
 from kernelscope.kinds.ncu.model import KernelDetail, rows_to_frame
 from kernelscope.kinds.ncu.model.metrics import MetricValue
+from kernelscope.kinds.ncu.render.flag_cells import flag_cell
 
 
 def metric_values(detail: KernelDetail) -> dict[str, MetricValue]:

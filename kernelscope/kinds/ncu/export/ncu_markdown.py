@@ -14,13 +14,11 @@ from kernelscope.core.shares import fmt_share
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.families import KernelFamily, ids_text, kernel_families
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
     diagnose_detail,
-    flag_cell,
 )
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_TITLES, time_weighted_precision
 from kernelscope.kinds.ncu.export.ncu_record_sections import (
@@ -49,10 +47,8 @@ from kernelscope.kinds.ncu.render.families import (
     spread_note,
     tally,
 )
+from kernelscope.kinds.ncu.render.flag_cells import flag_cell
 from kernelscope.kinds.ncu.render.roofline import ChartKernel, render_roofline
-
-top_flag = top_flag_text
-"""The flag the verdict leads with (``verdict.top_flag_text``), or an em dash."""
 
 
 def _header(analyzed: AnalyzedReport) -> list[str]:

@@ -9,7 +9,6 @@ from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.export.markdown import code, inline, table
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Flag, derived
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice_text
 from kernelscope.kinds.ncu.analysis.roofline.collect import collect_command, lacks_roofline
 from kernelscope.kinds.ncu.model import (
     KernelDetail,
@@ -21,6 +20,7 @@ from kernelscope.kinds.ncu.model.panes import (
     SHARED_TABLE_ROWS,
 )
 from kernelscope.kinds.ncu.model.rules import rules_by_speedup
+from kernelscope.kinds.ncu.render.flag_cells import top_choice_text
 from kernelscope.kinds.ncu.render.memory_text import access_note, access_rows, ratio_cell
 from kernelscope.kinds.ncu.render.metric_text import fmt_counted, fmt_metric
 from kernelscope.kinds.ncu.render.ncu_markup import plain_ncu_markup
@@ -173,8 +173,8 @@ def diagnosis_section(diagnosis: Diagnosis, detail: KernelDetail) -> list[str]:
                         f.severity,
                         f.level,
                         _flag_evidence(f),
-                        f.remedy,
-                        NOT_AVAILABLE if f.ncu_speedup is None else f"{f.ncu_speedup:.1f} %",
+                        f.advice,
+                        NOT_AVAILABLE if f.speedup is None else f"{f.speedup:.1f} %",
                     )
                     for f in diagnosis.flags
                 ),

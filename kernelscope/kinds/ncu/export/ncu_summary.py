@@ -20,9 +20,9 @@ from kernelscope.core.kernel_names import fit_names
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
 from kernelscope.export.summary import file_name, table_box
-from kernelscope.kinds.ncu.analysis.kernel_analysis import flag_cell
 from kernelscope.kinds.ncu.model.measured import NOT_MEASURED
 from kernelscope.kinds.ncu.render.families import family_ids, family_label
+from kernelscope.kinds.ncu.render.flag_cells import flag_cell
 from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
 

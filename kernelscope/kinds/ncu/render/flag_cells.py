@@ -1,13 +1,17 @@
-"""A kernel's flags as the kernel list's cells: ``Flags`` (how many critical and warning
-flags) and ``Top flag`` (the flag the verdict leads with, behind its severity's icon). The
-analysis gives the numbers and the flag (``analysis/diagnosis/cache.py``); the text is here."""
+"""A kernel's flags in words, the one home of that text: the kernel list's cells ``Flags`` (how
+many critical and warning flags) and ``Top flag`` (the flag the verdict leads with, behind its
+severity's icon), and the top flag as the exports, ``summary`` and the MCP answers write it
+(``grid-too-small (warning)``). The analysis gives the numbers and the flag
+(``analysis/diagnosis/verdict.py``: ``top_flag``, ``top_choice``); the text is here."""
 
 from __future__ import annotations
 
 from kernelscope.core.severity import severity_icon
 from kernelscope.core.units import EMPTY_CELL
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import top_flag_of
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice, top_flag
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel
+from kernelscope.kinds.ncu.model.measured import short_reason
 
 
 def flag_score_text(score: object) -> str:
@@ -21,7 +25,28 @@ def flag_score_text(score: object) -> str:
 
 def top_flag_cell(d: Diagnosis) -> str:
     """``✖ low-occupancy`` (the top flag with its severity's icon); ``EMPTY_CELL`` when
-    none. The exports write it as words instead (``verdict.top_flag_text``:
-    ``low-occupancy (critical)``)."""
-    flag = top_flag_of(d)
+    none. The exports write it as words instead (``top_flag_text``)."""
+    flag = top_flag(d)
     return EMPTY_CELL if flag is None else f"{severity_icon(flag.severity)} {flag.id}"
+
+
+def top_flag_text(diagnosis: Diagnosis) -> str:
+    """``grid-too-small (warning)``, or ``EMPTY_CELL`` when no flag was raised: the top flag
+    as the exports, ``summary``, the family table and the MCP answers write it."""
+    flag = top_flag(diagnosis)
+    return EMPTY_CELL if flag is None else f"{flag.id} ({flag.severity})"
+
+
+def top_choice_text(diagnosis: Diagnosis) -> str | None:
+    """``shared-bank-conflicts (warning) — largest NCU estimated speedup (66.9%) among the
+    warning flags``: the top flag and the rule that chose it; None when no flag was raised."""
+    choice = top_choice(diagnosis)
+    if choice is None:
+        return None
+    return f"{choice.flag.id} ({choice.flag.severity}) — {choice.why}"
+
+
+def flag_cell(k: AnalyzedKernel) -> str:
+    """A kernel's top flag (``top_flag_text``), or in short why it has no measurement (a
+    table's flag cell)."""
+    return top_flag_text(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)

@@ -15,10 +15,10 @@ from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag_text
 from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.render.families import family_label
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.render.table_fit import ColumnFit, fit_columns
 from kernelscope.ui.widgets.sized_table import SizedTable
 

@@ -1,14 +1,24 @@
-"""The catalog of flags: stable ids, checklist level, the NCU rules that match, and the remedy.
+"""The rules of the kernel diagnosis: one registration each (a ``FlagSpec``): its stable id,
+title, checklist level, method step, remedy, the NCU rules that speak of the same problem, and
+its check.
 
 Levels follow the optimisation checklist of the methodology notes:
 0 is the GPU doing work at all, 1 occupancy, 2 global-memory coalescing, 3 data reuse through
 shared memory and caches, 4 shared-memory bank conflicts, 5 latency hiding, 6 arithmetic
 intensity (precision, tensor cores, fusion).
+
+A check is named by ``"module:function"`` in this package, resolved on first use
+(``flags.checks``), so the catalog imports no check and every module may read it; a stall
+reason names the stall metric it grades instead (``stall``: its check is ``flags.stall_check``).
+The order here is the order the checks run in and the method's order among flags of one step
+and level (``verdict.chain_position``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 
 
 @dataclass(frozen=True)
@@ -21,12 +31,23 @@ class RuleMatch:
 
 @dataclass(frozen=True)
 class FlagSpec:
+    """One rule: what the flag says (id, title, level, step, remedy), the NCU rules it mirrors,
+    and its check (``check`` or ``stall``, exactly one)."""
+
     id: str
     title: str
     level: int
     step: str
     remedy: str
     rules: tuple[RuleMatch, ...] = ()
+    check: str = ""
+    """The check, ``"module:function"`` in this package (e.g. ``"flags:low_occupancy"``)."""
+    stall: str = ""
+    """For a stall reason: the stall metric it grades (``names.STALL_*``)."""
+
+    def __post_init__(self) -> None:
+        if bool(self.check) == bool(self.stall):
+            raise ValueError(f"rule {self.id}: give its check or its stall metric, not both")
 
 
 _SPECS = (
@@ -38,6 +59,7 @@ _SPECS = (
         "The launch costs about as much as the work. Fuse this kernel with its neighbours, "
         "batch several small launches into one, or capture the sequence in a CUDA Graph so "
         "the CPU stops paying per launch.",
+        check="launch:short_kernel",
     ),
     FlagSpec(
         "grid-too-small",
@@ -49,6 +71,7 @@ _SPECS = (
         "and loop over work items; if it must stay small, run it concurrently with other work "
         "on another stream.",
         (RuleMatch("LaunchConfiguration", "Small Grid"), RuleMatch("LaunchConfiguration", "Grid")),
+        check="launch:grid_too_small",
     ),
     FlagSpec(
         "tail-effect",
@@ -59,6 +82,7 @@ _SPECS = (
         "(SMs × resident blocks per SM), shrink the blocks so the remainder matters less, or "
         "use a persistent kernel that balances the work itself.",
         (RuleMatch("LaunchConfiguration", "Tail"),),
+        check="launch:tail_effect",
     ),
     FlagSpec(
         "low-occupancy",
@@ -70,6 +94,7 @@ _SPECS = (
         "if only achieved occupancy is low, look for tail effects, early-exiting warps and "
         "load imbalance between blocks.",
         (RuleMatch("AchievedOccupancy"), RuleMatch("TheoreticalOccupancy")),
+        check="flags:low_occupancy",
     ),
     FlagSpec(
         "occupancy-limiter",
@@ -80,6 +105,7 @@ _SPECS = (
         "(watch for spills), use smaller shared-memory tiles, or change the block size so "
         "more blocks fit on an SM.",
         (RuleMatch("TheoreticalOccupancy"),),
+        check="flags:occupancy_limiter",
     ),
     FlagSpec(
         "register-spill",
@@ -90,6 +116,7 @@ _SPECS = (
         "global memory. Shorten live ranges, unroll less, or allow more registers per thread "
         "(a larger __launch_bounds__ budget, fewer threads per block, -maxrregcount).",
         (RuleMatch("MemoryCacheAccessPattern", "Local"),),
+        check="flags:register_spill",
     ),
     FlagSpec(
         "local-memory",
@@ -101,6 +128,7 @@ _SPECS = (
         "compile-time constants (fully unrolled loops), keep them small enough for registers, "
         "or keep data the threads share in shared memory.",
         (RuleMatch("MemoryCacheAccessPattern", "Local"),),
+        check="flags:local_memory",
     ),
     FlagSpec(
         "uncoalesced-global-access",
@@ -114,6 +142,7 @@ _SPECS = (
             RuleMatch("UncoalescedGlobalAccess"),
             RuleMatch("MemoryCacheAccessPattern", "Global"),
         ),
+        check="flags:uncoalesced_global_access",
     ),
     FlagSpec(
         "l1tex-pressure",
@@ -124,6 +153,7 @@ _SPECS = (
         "loads (vectorise), keep reused values in registers (register tiling) so each load "
         "feeds more arithmetic, and check shared-memory bank conflicts.",
         (RuleMatch("MemoryCacheAccessPattern", "L1TEX"),),
+        check="flags:l1tex_pressure",
     ),
     FlagSpec(
         "l2-low-hit-rate",
@@ -134,6 +164,7 @@ _SPECS = (
         "is still cached, order blocks so neighbours share data, or keep hot data resident "
         "with an L2 access-policy window. A pure streaming kernel has nothing to reuse: fuse it "
         "with its producer or consumer instead.",
+        check="flags:l2_low_hit_rate",
     ),
     FlagSpec(
         "atomic-contention",
@@ -145,6 +176,7 @@ _SPECS = (
         "memory, merged with one atomic per block at the end), aggregate within a warp first "
         "(__reduce_add_sync or a shuffle reduction, then one atomic per warp), or spread the "
         "targets over more addresses and combine them afterwards.",
+        check="flags:atomic_contention",
     ),
     FlagSpec(
         "dram-bandwidth-saturated",
@@ -154,6 +186,7 @@ _SPECS = (
         "The kernel is at the DRAM roof: only moving fewer bytes helps. Fuse it with the "
         "kernels around it, store data in a narrower type (FP16/BF16/FP8/INT8), avoid "
         "redundant reads and writes, and raise reuse in shared memory or registers.",
+        check="flags:dram_bandwidth_saturated",
     ),
     FlagSpec(
         "shared-bank-conflicts",
@@ -167,6 +200,7 @@ _SPECS = (
             RuleMatch("SharedMemoryConflicts"),
             RuleMatch("UncoalescedSharedAccess"),
         ),
+        check="flags:shared_bank_conflicts",
     ),
     FlagSpec(
         "warp-divergence",
@@ -177,6 +211,7 @@ _SPECS = (
         "Sort or bin the data so a warp handles one case, move the branch to warp granularity, "
         "or split the cases into separate kernels.",
         (RuleMatch("ThreadDivergence"), RuleMatch("BranchDivergence")),
+        check="compute_flags:warp_divergence",
     ),
     FlagSpec(
         "no-tensor-core",
@@ -188,6 +223,7 @@ _SPECS = (
         "(for FP32, allow TF32 with cublasSetMathMode or torch's allow_tf32 where its 10-bit "
         "mantissa is accurate enough, or convert to BF16/FP16), or use WMMA/MMA with aligned, "
         "correctly laid-out tiles.",
+        check="compute_flags:no_tensor_core",
     ),
     FlagSpec(
         "barrier-stalls",
@@ -198,6 +234,7 @@ _SPECS = (
         "within a warp with shuffles first), balance the work of the warps in a block, and "
         "double-buffer tiles so loading the next one does not need a barrier.",
         (RuleMatch("CPIStall", "Barrier"), RuleMatch("CPIStallBarrier")),
+        stall=n.STALL_BARRIER,
     ),
     FlagSpec(
         "long-scoreboard-stalls",
@@ -208,6 +245,18 @@ _SPECS = (
         "keep more of them in flight (several elements per thread, vector loads, cp.async "
         "pipelines), raise occupancy, and remove spills.",
         (RuleMatch("CPIStall", "Long Scoreboard"),),
+        stall=n.STALL_LONG_SCOREBOARD,
+    ),
+    FlagSpec(
+        "mio-throttle",
+        "MIO instruction queue full",
+        4,
+        "scheduler",
+        "The queue feeding shared memory and other MIO instructions is full. Issue fewer "
+        "shared-memory instructions (wider accesses, register tiling), remove bank conflicts, "
+        "and spread special-function work out.",
+        (RuleMatch("CPIStall", "Mio Throttle"),),
+        stall=n.STALL_MIO_THROTTLE,
     ),
     FlagSpec(
         "membar-stalls",
@@ -220,6 +269,7 @@ _SPECS = (
         "data), or publish with one release store / acquire load on a flag "
         "(cuda::atomic_ref) instead of fencing every store.",
         (RuleMatch("CPIStall", "Membar"),),
+        stall=n.STALL_MEMBAR,
     ),
     FlagSpec(
         "wait-stalls",
@@ -231,6 +281,7 @@ _SPECS = (
         "accumulators, several elements per thread, reorder the computation) so the scheduler "
         "always has an instruction ready, and keep enough warps resident to cover the latency.",
         (RuleMatch("CPIStall", "Wait"),),
+        stall=n.STALL_WAIT,
     ),
     FlagSpec(
         "short-scoreboard-stalls",
@@ -242,6 +293,7 @@ _SPECS = (
         "bank conflicts, and use fewer or cheaper special-function instructions (fast "
         "intrinsics, precomputed tables).",
         (RuleMatch("CPIStall", "Short Scoreboard"),),
+        stall=n.STALL_SHORT_SCOREBOARD,
     ),
     FlagSpec(
         "lg-throttle",
@@ -252,6 +304,7 @@ _SPECS = (
         "accesses (vector loads and stores), reuse loaded values from registers, and remove "
         "local-memory traffic (spills, dynamically indexed arrays).",
         (RuleMatch("CPIStall", "LG Throttle"),),
+        stall=n.STALL_LG_THROTTLE,
     ),
     FlagSpec(
         "math-pipe-throttle",
@@ -262,18 +315,11 @@ _SPECS = (
         "less busy pipe (packed FP16x2, tensor cores), use fewer special-function or FP64 "
         "instructions, or mix in independent work of another kind.",
         (RuleMatch("CPIStall", "Math Pipe Throttle"),),
-    ),
-    FlagSpec(
-        "mio-throttle",
-        "MIO instruction queue full",
-        4,
-        "scheduler",
-        "The queue feeding shared memory and other MIO instructions is full. Issue fewer "
-        "shared-memory instructions (wider accesses, register tiling), remove bank conflicts, "
-        "and spread special-function work out.",
-        (RuleMatch("CPIStall", "Mio Throttle"),),
+        stall=n.STALL_MATH_THROTTLE,
     ),
 )
 
 CATALOG: dict[str, FlagSpec] = {spec.id: spec for spec in _SPECS}
 FLAG_IDS: tuple[str, ...] = tuple(CATALOG)
+STALL_FLAGS: dict[str, str] = {spec.id: spec.stall for spec in _SPECS if spec.stall}
+"""Flag id → the stall metric it grades."""

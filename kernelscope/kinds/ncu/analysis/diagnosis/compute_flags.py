@@ -8,7 +8,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
-    Finding,
+    Found,
     Guards,
     Missing,
     Outcome,
@@ -31,7 +31,7 @@ def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
     detail = (f"On average {f.threads_per_inst:.1f} of {f.ideal_threads:.0f} lanes execute each "
               "instruction.")
-    return Finding(severity, evidence, detail)
+    return Found(severity, evidence, detail)
 
 
 _FP64_TENSOR_CORES = ((8, 0), (9, 0), (10, 0))
@@ -72,7 +72,7 @@ def _matrix_off_tensor(f: Facts, t: Thresholds) -> Outcome:
     if f.tensor_pct is not None:
         evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
     path = "TF32 (or BF16)" if work.precision == "FP32" else "FP64 (DMMA)"
-    return Finding(
+    return Found(
         "warning",
         tuple(evidence),
         f"{work.precision} matrix work ({work.fma_share:.0%} FMAs, {work.intensity:.0f} FLOP "
@@ -109,4 +109,4 @@ def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     ]
     if f.tensor_pct is not None:
         evidence.append(ev("compute", n.PIPE_TENSOR, f.tensor_pct, "<", t.tensor_idle_pct, "%"))
-    return Finding("warning", tuple(evidence), "Half-precision FMAs run on the FMA pipe.")
+    return Found("warning", tuple(evidence), "Half-precision FMAs run on the FMA pipe.")

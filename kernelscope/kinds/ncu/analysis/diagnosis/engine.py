@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-from kernelscope.core.severity import severity_rank
+from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
-from kernelscope.kinds.ncu.analysis.diagnosis.flags import CHECKS, Finding, Missing
+from kernelscope.kinds.ncu.analysis.diagnosis.flags import Found, Missing, checks
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
@@ -180,24 +180,24 @@ def _checked_flags(
     checks skipped for lack of sections (by flag id: the missing sections)."""
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
-    for flag_id, check in CHECKS.items():
+    for flag_id, check in checks().items():
         outcome = check(facts, thresholds, guards)
         if isinstance(outcome, Missing):
             skipped[flag_id] = outcome.sections
-        elif isinstance(outcome, Finding):
+        elif isinstance(outcome, Found):
             spec = CATALOG[flag_id]
             speedup, rule = ncu_speedup(spec, rules)
             flags.append(
                 Flag(
                     id=flag_id,
-                    severity=outcome.severity,
-                    level=spec.level,
+                    severity=Severity(outcome.severity),
                     title=spec.title,
                     evidence=outcome.evidence,
-                    remedy=outcome.remedy or spec.remedy,
-                    ncu_speedup=speedup,
-                    ncu_rule=rule,
+                    advice=outcome.remedy or spec.remedy,
                     detail=outcome.detail,
+                    rule=rule,
+                    level=spec.level,
+                    speedup=speedup,
                     guard=outcome.guard,
                 )
             )

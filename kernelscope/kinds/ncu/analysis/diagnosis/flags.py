@@ -1,32 +1,34 @@
-"""The flag checks: each turns the kernel's facts into a finding, no finding, or "can't tell"."""
+"""The flag checks: each turns the kernel's facts into a finding, no finding, or "can't tell".
+
+Each is registered once, in its rule's ``FlagSpec`` (``catalog.py``); ``checks`` reads them
+from there (the launch step's live in ``launch.py``, the compute step's in
+``compute_flags.py``)."""
 
 from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.compute_flags import no_tensor_core, warp_divergence
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
-from kernelscope.kinds.ncu.analysis.diagnosis.launch import (
-    grid_too_small,
-    short_kernel,
-    tail_effect,
-)
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     Check,
-    Finding,
+    Found,
     Guards,
     Missing,
     Outcome,
     grade,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
-from kernelscope.kinds.ncu.analysis.diagnosis.stalls import STALL_FLAGS, waiting_on
+from kernelscope.kinds.ncu.analysis.diagnosis.stalls import waiting_on
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.throttled_pipe import throttled_pipe
 
-__all__ = ["CHECKS", "Finding", "Missing"]
+__all__ = ["Found", "Missing", "checks"]
 
 
 # -- launch ---------------------------------------------------------------------------------
@@ -55,10 +57,10 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     guard = _stand_down(guards)
     if guard is not None and guard.id == g.GRID_CANNOT_FILL:
         detail = "Occupancy is low because the grid leaves SMs short of blocks."
-        return Finding("info", tuple(guard.evidence), detail, guard.text)
+        return Found("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
-        return Finding("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
-    return Finding(severity, tuple(evidence), detail)
+        return Found("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
+    return Found(severity, tuple(evidence), detail)
 
 
 def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
@@ -88,9 +90,9 @@ def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         detail += f" Blocks of {f.block:.0f} threads are too small to fill the SM's warp slots."
     guard = _stand_down(guards) or guards.get(g.REGISTER_LIMIT_LARGE_BLOCKS)
     if guard is not None:
-        return Finding("info", tuple(evidence), detail, guard.text)
+        return Found("info", tuple(evidence), detail, guard.text)
     severity = "warning" if f.theoretical < t.occupancy_low_pct else "info"
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 # -- memory path ----------------------------------------------------------------------------
@@ -126,7 +128,7 @@ def _local_finding(f: Facts, t: Thresholds, spills: bool) -> Outcome:
         detail = (f"{f.local_share:.0%} of the L1 requests go to local memory: stack arrays or "
                   "dynamically indexed locals (the report shows no register spill, and the "
                   "registers are below the per-thread cap).")
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def register_spill(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -168,7 +170,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return None
     severity = "critical" if "critical" in grades else "warning"
     detail = f"Only {worst[1]:.0f} of every 32 bytes fetched are used." if worst is not None else ""
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -185,7 +187,7 @@ def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
     detail = (f"{share:.0%} of shared-memory wavefronts are conflicts "
               f"(about {ways:.1f}-way on average).")
-    return Finding(severity, evidence, detail)
+    return Found(severity, evidence, detail)
 
 
 def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -218,7 +220,7 @@ def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     )
     if f.atomic_line is not None:
         detail += f" Hot line: {f.atomic_line[0]}."
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
@@ -226,7 +228,7 @@ def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Missing((n.SECTION_SOL,))
     if f.dram < t.dram_saturated_pct:
         return None
-    return Finding(
+    return Found(
         "warning",
         (ev("sol", n.DRAM_PCT, f.dram, ">=", t.dram_saturated_pct, "%"),),
         f"DRAM runs at {f.dram:.0f}% of its peak bandwidth.",
@@ -238,7 +240,7 @@ def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         return Missing((n.SECTION_SOL,))
     if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_bound_pct:
         return None
-    return Finding(
+    return Found(
         "warning",
         (
             ev("sol", n.L1_PCT, f.l1, ">=", t.l1_pressure_pct, "%"),
@@ -258,7 +260,7 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         ev("sol", n.L2_PCT, f.l2, ">=", t.l2_busy_pct, "%"),
     )
     detail = f"L2 hits {f.l2_hit:.0f}% of sectors while running at {f.l2:.0f}% of its throughput."
-    return Finding("warning", evidence, detail)
+    return Found("warning", evidence, detail)
 
 
 # -- scheduler ------------------------------------------------------------------------------
@@ -283,31 +285,26 @@ def stall_check(metric: str) -> Check:
             detail += (f" The {throttled[0]} pipe it feeds is {throttled[2]:.0f}% busy on the "
                        "SMs that ran: that pipe's instructions fill the queue.")
         if metric == n.STALL_LONG_SCOREBOARD and g.LONG_SCOREBOARD_AT_DRAM_ROOF in guards:
-            return Finding("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
+            return Found("info", evidence, detail, guards[g.LONG_SCOREBOARD_AT_DRAM_ROOF].text)
         for guard_id in (g.STALLS_AT_COMPUTE_ROOF, g.STALLS_BEHIND_ATOMICS,
                          g.STALLS_IN_SHORT_KERNEL):
             if guard_id in guards:
-                return Finding("info", evidence, detail, guards[guard_id].text)
-        return Finding(severity, evidence, detail)
+                return Found("info", evidence, detail, guards[guard_id].text)
+        return Found(severity, evidence, detail)
 
     return check
 
 
-CHECKS: dict[str, Check] = {
-    "short-kernel": short_kernel,
-    "grid-too-small": grid_too_small,
-    "tail-effect": tail_effect,
-    "low-occupancy": low_occupancy,
-    "occupancy-limiter": occupancy_limiter,
-    "register-spill": register_spill,
-    "local-memory": local_memory,
-    "uncoalesced-global-access": uncoalesced_global_access,
-    "l1tex-pressure": l1tex_pressure,
-    "l2-low-hit-rate": l2_low_hit_rate,
-    "atomic-contention": atomic_contention,
-    "dram-bandwidth-saturated": dram_bandwidth_saturated,
-    "shared-bank-conflicts": shared_bank_conflicts,
-    "warp-divergence": warp_divergence,
-    "no-tensor-core": no_tensor_core,
-    **{flag_id: stall_check(metric) for flag_id, metric in STALL_FLAGS.items()},
-}
+@cache
+def checks() -> dict[str, Check]:
+    """Every rule's check by flag id, in the catalog's order: each registration's ``check``
+    (``"module:function"`` in this package), or a stall reason's ``stall_check``."""
+    return {spec.id: _check_of(spec) for spec in CATALOG.values()}
+
+
+def _check_of(spec: FlagSpec) -> Check:
+    if spec.stall:
+        return stall_check(spec.stall)
+    module, name = spec.check.split(":")
+    check: Check = getattr(import_module(f"{__package__}.{module}"), name)
+    return check

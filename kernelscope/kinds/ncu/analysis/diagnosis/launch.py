@@ -10,7 +10,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
-    Finding,
+    Found,
     Guards,
     Missing,
     Outcome,
@@ -48,7 +48,7 @@ def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
         return None
     if f.duration_ns < t.short_kernel_ns:
-        return Finding(
+        return Found(
             "warning",
             (duration_evidence(f, t),),
             f"The kernel runs {fmt_duration(f.duration_ns)}, about what a launch costs.",
@@ -64,7 +64,7 @@ def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         if f.active_share < t.ramp_active:
             detail += f" The SMs have work on only {f.active_share:.0%} of its cycles."
             severity = "warning"
-    return Finding(severity, tuple(evidence), detail)
+    return Found(severity, tuple(evidence), detail)
 
 
 def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
@@ -93,7 +93,7 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
         severity = "info"
     idle = fit.idle_sms or 0.0
     remedy = f"{idle:,.0f} of the {f.sm_count:,.0f} SMs get no block. {GRID_REMEDY}"
-    return Finding(severity, (grid_evidence(f),), f"{fit.fill_text()}.", remedy=remedy)
+    return Found(severity, (grid_evidence(f),), f"{fit.fill_text()}.", remedy=remedy)
 
 
 def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
@@ -103,7 +103,7 @@ def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
     if f.waves is None or f.waves >= t.grid_fill_waves:
         return None
     fit = f.grid_fit
-    return Finding(
+    return Found(
         "info",
         (ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"),),
         f"{fit.fill_text()} ({f.waves:.2f} of a wave).",
@@ -140,7 +140,7 @@ def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
             ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
                t.tail_sm_active, note="SMs idle part of the time, or warp slots empty")
         )
-    return Finding(
+    return Found(
         severity,
         tuple(evidence),
         f"{f.waves:.2f} waves: the last wave fills only {1 - (-f.waves % 1):.0%} of the GPU.",

@@ -1,4 +1,8 @@
-"""What a flag check returns: a finding, "can't tell" (the sections that would tell), or None."""
+"""What a flag check returns: what it found, "can't tell" (the sections that would tell), or None.
+
+A check knows what it found in this kernel (``Found``: severity, evidence, the specifics); the
+engine adds what its rule's registration says (``catalog.FlagSpec``: id, title, level, remedy,
+the NCU rule that mirrors it) and makes the one findings model's ``Finding`` of them."""
 
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
 
 @dataclass(frozen=True)
-class Finding:
+class Found:
+    """The check's part of a finding (see the module docstring)."""
+
     severity: str
     evidence: tuple[Evidence, ...]
     detail: str = ""
@@ -29,7 +35,7 @@ class Missing:
     sections: tuple[str, ...]
 
 
-Outcome = Finding | Missing | None
+Outcome = Found | Missing | None
 Guards = dict[str, GuardRail]
 Check = Callable[[Facts, Thresholds, Guards], Outcome]
 

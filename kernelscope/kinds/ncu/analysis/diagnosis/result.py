@@ -55,50 +55,27 @@ class Bottleneck(Evidenced):
         }
 
 
-@dataclass(frozen=True)
-class Flag(Evidenced):
-    """A specific problem found in the kernel."""
+Flag = Finding
+"""A specific problem found in the kernel: the diagnosis calls its findings flags. The one
+findings model (``kernelscope.core.findings.Finding``): ``advice`` is the remedy, ``rule`` and
+``speedup`` the matching NCU rule and its estimated speedup (%), ``found_severity`` the
+severity the check found before the kernel's share of the time weighed it."""
 
-    id: str
-    severity: str
-    level: int
-    title: str
-    evidence: tuple[Evidence, ...]
-    remedy: str
-    ncu_speedup: float | None = None
-    """NCU's estimated speedup (%) from the best matching rule message, if any."""
-    ncu_rule: str | None = None
-    detail: str = ""
-    """One sentence with the specifics (e.g. which resource limits occupancy)."""
-    guard: str = ""
-    """Set when a guard rail lowered the severity: why this is not a real problem here."""
-    found_severity: str = ""
-    """The severity the check found, before the kernel's share of the time weighed it
-    (``weigh.weighed``); "" when it was not weighed."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **attributes(self, "id", "severity", "level", "title", "detail"),
-            "found_severity": self.found_severity or self.severity,
-            "evidence": [e.to_dict() for e in self.evidence],
-            **attributes(self, "remedy", "ncu_speedup", "ncu_rule"),
-            "guard": self.guard or None,
-        }
-
-    def finding(self, subject: str = "") -> Finding:
-        """This flag in the findings model every kind shares (``from_finding`` undoes it)."""
-        return Finding(
-            self.id, Severity(self.severity), self.title, self.evidence, advice=self.remedy,
-            subject=subject, detail=self.detail, rule=self.ncu_rule, level=self.level,
-            speedup=self.ncu_speedup, guard=self.guard,
-        )
-
-    @classmethod
-    def from_finding(cls, finding: Finding) -> Flag:
-        """The flag a finding of the diagnosis was made from."""
-        f = finding
-        return cls(f.id, f.severity.value, f.level, f.title, f.evidence, f.advice, f.speedup,
-                   f.rule, f.detail, f.guard)
+def flag_dict(flag: Finding) -> dict[str, Any]:
+    """A flag as the JSON exports write it (``remedy``, ``ncu_speedup``, ``ncu_rule``: the
+    export's names for ``advice``, ``speedup`` and ``rule``)."""
+    return {
+        **attributes(flag, "id"),
+        "severity": str(flag.severity),
+        **attributes(flag, "level", "title", "detail"),
+        "found_severity": str(flag.found_severity or flag.severity),
+        "evidence": [e.to_dict() for e in flag.evidence],
+        "remedy": flag.advice,
+        "ncu_speedup": flag.speedup,
+        "ncu_rule": flag.rule,
+        "guard": flag.guard or None,
+    }
 
 
 @dataclass(frozen=True)
@@ -137,12 +114,8 @@ class Diagnosis:
         f = self.flag(flag_id)
         return f is not None and severity_rank(f.severity) >= severity_rank(min_severity)
 
-    def findings(self, subject: str = "") -> tuple[Finding, ...]:
-        """The flags as findings about ``subject`` (the kernel), in the diagnosis' order."""
-        return tuple(f.finding(subject) for f in self.flags)
-
     @property
-    def worst_severity(self) -> str | None:
+    def worst_severity(self) -> Severity | None:
         if not self.flags:
             return None
         return max((f.severity for f in self.flags), key=severity_rank)
@@ -153,7 +126,7 @@ class Diagnosis:
         choice = top_choice(self)
         return {
             "bottleneck": self.bottleneck.to_dict(),
-            "flags": [f.to_dict() for f in self.flags],
+            "flags": [flag_dict(f) for f in self.flags],
             "top_flag": choice.to_dict() if choice is not None else None,
             "guard_rails": [g.to_dict() for g in self.guard_rails],
             "notes": list(self.notes),
@@ -186,7 +159,7 @@ class TopChoice:
     why: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.flag.id, "severity": self.flag.severity,
+        return {"id": self.flag.id, "severity": str(self.flag.severity),
                 "chosen_by": self.chosen_by, "why": self.why}
 
 
@@ -208,10 +181,10 @@ def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
     candidates = _candidates(diagnosis)
     decided = diagnosis.bottleneck.decided_by
     severity = candidates[0].severity
-    estimated = [f for f in candidates if f.ncu_speedup is not None]
+    estimated = [f for f in candidates if f.speedup is not None]
     if estimated:
-        best = max(f.ncu_speedup or 0.0 for f in estimated)
-        tied = [f for f in estimated if f.ncu_speedup == best]
+        best = max(f.speedup or 0.0 for f in estimated)
+        tied = [f for f in estimated if f.speedup == best]
         flag = min(tied, key=lambda f: _method_rank(f, decided))
         return TopChoice(flag, NCU_ESTIMATE, f"largest NCU estimated speedup ({best:,.1f}%) "
                          f"among the {severity} flags")

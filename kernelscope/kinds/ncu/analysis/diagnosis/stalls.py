@@ -11,22 +11,11 @@ from __future__ import annotations
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import STALL_FLAGS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, add_in_order, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
-
-STALL_FLAGS: dict[str, str] = {
-    "barrier-stalls": n.STALL_BARRIER,
-    "long-scoreboard-stalls": n.STALL_LONG_SCOREBOARD,
-    "mio-throttle": n.STALL_MIO_THROTTLE,
-    "membar-stalls": n.STALL_MEMBAR,
-    "wait-stalls": n.STALL_WAIT,
-    "short-scoreboard-stalls": n.STALL_SHORT_SCOREBOARD,
-    "lg-throttle": n.STALL_LG_THROTTLE,
-    "math-pipe-throttle": n.STALL_MATH_THROTTLE,
-}
-"""Flag id → the stall metric it grades."""
 
 WAITING_ON: dict[str, str] = {
     "barrier": "waiting at a block-wide barrier (__syncthreads)",

@@ -8,7 +8,8 @@ the label (``Bottleneck.decided_by``), else the one nearest the start of the met
 time share → launch → Speed Of Light → occupancy → memory → compute → scheduler → source —
 then by checklist level. ``top_choice`` says which of these rules decided, for the pane, the
 Markdown and the JSON (the ranking lives beside ``Diagnosis`` in ``result.py``, whose
-``to_dict`` writes it).
+``to_dict`` writes it). The words (``top_flag_text``, ``top_choice_text``) are
+``kinds/ncu/render/flag_cells.py``'s.
 """
 
 from __future__ import annotations
@@ -36,9 +37,7 @@ __all__ = [
     "flag_to_act_on",
     "next_step",
     "top_choice",
-    "top_choice_text",
     "top_flag",
-    "top_flag_text",
     "verdict_order",
 ]
 
@@ -47,21 +46,6 @@ def top_flag(diagnosis: Diagnosis) -> Flag | None:
     """The flag the verdict leads with, None when no flag was raised."""
     choice = top_choice(diagnosis)
     return None if choice is None else choice.flag
-
-
-def top_choice_text(diagnosis: Diagnosis) -> str | None:
-    """``shared-bank-conflicts (warning) — largest NCU estimated speedup (66.9%) among the
-    warning flags``: the top flag and the rule that chose it; None when no flag was raised."""
-    choice = top_choice(diagnosis)
-    if choice is None:
-        return None
-    return f"{choice.flag.id} ({choice.flag.severity}) — {choice.why}"
-
-
-def top_flag_text(diagnosis: Diagnosis) -> str:
-    """``grid-too-small (warning)``, or an em dash when no flag was raised."""
-    flag = top_flag(diagnosis)
-    return "—" if flag is None else f"{flag.id} ({flag.severity})"
 
 
 def verdict_order(diagnosis: Diagnosis) -> list[Flag]:
@@ -85,7 +69,7 @@ def next_step(diagnosis: Diagnosis) -> str | None:
     problem here, the top one's guard and the label instead; None when no flag was raised."""
     flag = flag_to_act_on(diagnosis)
     if flag is not None:
-        return flag.remedy
+        return flag.advice
     guarded = top_flag(diagnosis)
     if guarded is None:
         return None

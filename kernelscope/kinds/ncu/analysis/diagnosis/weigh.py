@@ -7,7 +7,7 @@ Elsewhere an info flag whose NCU rule estimates a speedup worth ``gain_warning_s
 report's time (the estimate times the share) is raised to warning, except the occupancy flags:
 NCU's occupancy estimates assume occupancy is the limit, which the seeds warn against chasing
 (a GEMM whose L1 is 85 % busy at 50 % theoretical occupancy keeps its occupancy-limiter info).
-The severity the check found stays on the flag (``Flag.found_severity``), so weighing again
+The severity the check found stays on the flag (``found_severity``), so weighing again
 starts from it.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail
@@ -35,9 +36,9 @@ def minor_share_guard(weight: float, what: str, t: Thresholds = DEFAULT_THRESHOL
 
 def expected_gain(flag: Flag, weight: float) -> float | None:
     """NCU's estimated speedup of ``flag`` as a share of the report's time, None without one."""
-    if flag.ncu_speedup is None:
+    if flag.speedup is None:
         return None
-    return flag.ncu_speedup / 100.0 * weight
+    return flag.speedup / 100.0 * weight
 
 
 def weighed(
@@ -48,14 +49,14 @@ def weighed(
     found = flag.found_severity or flag.severity
     base = replace(flag, severity=found, found_severity=found)
     if guard is not None:
-        return replace(base, severity="info", guard=flag.guard or guard.text)
+        return replace(base, severity=Severity.INFO, guard=flag.guard or guard.text)
     gain = expected_gain(flag, weight)
     spec = CATALOG.get(flag.id)
     occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
     if found == "info" and not flag.guard and not occupancy and gain is not None and (
         gain >= t.gain_warning_share
     ):
-        return replace(base, severity="warning")
+        return replace(base, severity=Severity.WARNING)
     return base
 
 

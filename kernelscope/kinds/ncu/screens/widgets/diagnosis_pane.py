@@ -20,9 +20,9 @@ from textual.widgets import Static
 from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice_text
 from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
+from kernelscope.kinds.ncu.render.flag_cells import top_choice_text
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
@@ -63,8 +63,8 @@ def flag_block(flag: Flag) -> list[RenderableType]:
     title.append(flag.title, style="bold")
     title.append(f"  ({flag.id})", style="dim")
     speed = ""
-    if flag.ncu_speedup is not None:
-        speed = f"NCU est. speedup {flag.ncu_speedup:,.1f}%"
+    if flag.speedup is not None:
+        speed = f"NCU est. speedup {flag.speedup:,.1f}%"
     head.add_row(
         Text(f" {flag.severity.upper()} ", style=badge_style(flag.severity)),
         title,
@@ -77,9 +77,9 @@ def flag_block(flag: Flag) -> list[RenderableType]:
     if flag.guard:
         body.append(Text(f"Not a problem here: {flag.guard}", style="italic cyan"))
     body.extend(evidence_lines(flag.held, flag.not_held))
-    body.append(Text("→ " + flag.remedy, style="green"))
-    if flag.ncu_rule:
-        body.append(Text(f"NCU rule: {flag.ncu_rule}", style="dim"))
+    body.append(Text("→ " + flag.advice, style="green"))
+    if flag.rule:
+        body.append(Text(f"NCU rule: {flag.rule}", style="dim"))
     out.extend(Padding(item, (0, 0, 0, 4)) for item in body)
     return out
 
