@@ -35,6 +35,9 @@
 #   whatif        whatif_cases.py: base/fast pairs, torch.profiler and nsys -> raw/new/whatif/
 #   opeff         opeff.py: GEMM sweep and SDPA with shapes (torch.profiler, nsys emit_nvtx)
 #                 and their kernel reports with tensor-op counters -> raw/new/opeff/
+#   whatif_ranks  whatif_ranks.py: two gloo ranks, base and fast (the straggler's spin
+#                 kernel halved), torch.profiler and nsys
+#                 -> raw/new/whatif/ranks_{base,fast}_{kineto,nsys}/
 #   opeff_optim   opeff_optim.py: AdamW (foreach and fused) and variable-length attention
 #                 with shapes (torch.profiler) -> raw/new/opeff/
 #   pack          xz -9e into the committed layout OUTDIR/samples/{ncu,nsys}/[oracle/]
@@ -475,6 +478,35 @@ stage_opeff() {
       "$PYTHON" "$SRC/torch/opeff.py" ncu "$w" "$d") 2>&1 | stamp >"$d/opeff_$w.profile.log"
     run 200 "$NCU" --import "$d/opeff_$w.ncu-rep" --page raw --csv --print-units base \
       >"$d/oracle/opeff_$w.raw.csv" 2>/dev/null
+  done
+}
+
+stage_whatif_ranks() {
+  local v k n r pids port=29601
+  for v in base fast; do
+    k=$NEW/whatif/ranks_${v}_kineto n=$NEW/whatif/ranks_${v}_nsys
+    mkdir -p "$k" "$n"
+    pids=()
+    for r in 0 1; do
+      (RANK=$r WORLD_SIZE=2 MASTER_PORT=$port run 150 "$PYTHON" "$SRC/torch/whatif_ranks.py" \
+        kineto "$v" "$k") >"$k/rank$r.kineto.log" 2>&1 &
+      pids+=($!)
+    done
+    for r in "${pids[@]}"; do wait "$r"; done
+    port=$((port + 1))
+    pids=()
+    for r in 0 1; do
+      (cd "$n" && RANK=$r WORLD_SIZE=2 MASTER_PORT=$port run 150 "$NSYS" profile \
+        --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none -o "rank$r" -f true \
+        "$PYTHON" "$SRC/torch/whatif_ranks.py" nvtx "$v" "$n") >"$n/rank$r.profile.log" 2>&1 &
+      pids+=($!)
+    done
+    for r in "${pids[@]}"; do wait "$r"; done
+    port=$((port + 1))
+    for r in 0 1; do
+      (cd "$n" && run 120 "$NSYS" export --type sqlite --force-overwrite true -o "rank$r.sqlite" \
+        "rank$r.nsys-rep" && rm -f "rank$r.nsys-rep") >"$n/rank$r.export.log" 2>&1
+    done
   done
 }
 
