@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
 from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
@@ -24,7 +23,7 @@ async def test_list_shows_bottleneck_and_flags_columns() -> None:
         text = screen_text(app)
         assert "Bottleneck" in text and "Flags" in text
         for summary in app.session.summaries:
-            assert summary_diagnosis(summary).label in text
+            assert app.session.diagnosis(summary).label in text
         assert "shared-bank-conflict" in text
 
 
@@ -98,7 +97,7 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
     app = create_app(ZOO_A)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
-        by_label = {s.id: summary_diagnosis(s) for s in app.session.summaries}
+        by_label = {s.id: app.session.diagnosis(s) for s in app.session.summaries}
         await pilot.press("slash", *"^dram-bound$", "enter")
         await settle(pilot)
         table = app.screen.query_one(DataTable)

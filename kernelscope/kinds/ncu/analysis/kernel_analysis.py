@@ -180,11 +180,14 @@ class ReportWeights:
     families: ReportFamilies
 
     @classmethod
-    def of(cls, summaries: Sequence[KernelSummary]) -> ReportWeights:
+    def of(
+        cls, summaries: Sequence[KernelSummary], families: ReportFamilies | None = None
+    ) -> ReportWeights:
+        """The weights of ``summaries`` (``families``: their families, when already made)."""
         ordered = sorted(summaries, key=lambda s: s.id)
         shares, total = time_shares(ordered)
         by_id = {s.id: share for s, share in zip(ordered, shares, strict=True)}
-        return cls(by_id, total, kernel_families(ordered))
+        return cls(by_id, total, families if families is not None else kernel_families(ordered))
 
     def diagnose(self, detail: KernelDetail) -> Diagnosis:
         """``detail``'s diagnosis weighed by its own and its family's share of the time."""
@@ -356,10 +359,25 @@ def analyze(
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)
-    shares, total = time_shares(summaries)
-    families = kernel_families(summaries)
-    kernels = _analyzed_kernels(summaries, shares, early, families)
+    return assemble(report, summaries, early, ReportWeights.of(summaries), kept, extras)
+
+
+def assemble(
+    report: NcuReport,
+    summaries: Sequence[KernelSummary],
+    early: Mapping[int, Diagnosis],
+    weights: ReportWeights,
+    kept: dict[int, KernelDetail] | None = None,
+    extras: MutableMapping[int, Any] | None = None,
+) -> AnalyzedReport:
+    """The analysed report of ``summaries`` (every kernel, in ID order), each with its
+    diagnosis as read (``early``; made where missing) weighed by ``weights``: what ``analyze``
+    returns, and what the TUI's held analysis (``report_analysis.ReportAnalysis``) makes once
+    every kernel is read."""
+    shares = [weights.shares.get(s.id) for s in summaries]
+    kernels = _analyzed_kernels(list(summaries), shares, dict(early), weights.families)
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
-        report, kernels, total, sections, details=kept, extras=extras, families=families
+        report, kernels, weights.total_ns, sections, details=kept if kept is not None else {},
+        extras=extras if extras is not None else {}, families=weights.families,
     )

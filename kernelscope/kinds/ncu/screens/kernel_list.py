@@ -14,7 +14,7 @@ from textual.events import Resize
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
@@ -281,7 +281,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         text = Text()
         if summary is not None:
             text.append(demangled_of(summary))
-            flag = top_flag_of(summary_diagnosis(summary))
+            flag = top_flag(self.state.diagnosis(summary))
             if flag is not None and self.rows.top_flag_cut(summary):
                 text.append(" · top flag ", style="dim")
                 text.append(f"{flag.id} ({flag.severity})", style=text_style(flag.severity))
