@@ -67,6 +67,9 @@ class NcuReport:
         self.path = Path(path)
         self._file, self._temp, self.layout = open_report_file(self.path)
         self._lock = threading.RLock()
+        self.decoded = 0
+        """How many results were decoded from the file so far (each read of a kernel that is
+        not among the few kept): what a pass over the report costs."""
         self._extra = tuple(extra_metrics)
         wanted = dict.fromkeys(ROW_METRICS)
         wanted.update(dict.fromkeys(self._extra))
@@ -175,6 +178,7 @@ class NcuReport:
                 found = Result(info.kind, data, self._names, info.process, where)
                 found.ncu_version = self._ncu_numbers(found)
                 self._results.put(kernel_id, found)
+                self.decoded += 1
             return found
 
     def summary(self, kernel_id: int, *, rules: bool = True) -> KernelSummary:
