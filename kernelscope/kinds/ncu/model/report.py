@@ -205,10 +205,12 @@ class NcuReport:
         cancelled: Callable[[], bool] | None = None,
         analyse: Callable[[KernelSummary], Any] | None = None,
         rules: bool = True,
+        first: int | None = None,
     ) -> Iterator[list[Any]]:
         """Yield every kernel's summary in ID order, in time-based batches (for progressive
         loading); with ``analyse``, each item is ``(summary, analyse(summary))``; without
-        ``rules``, the summaries leave out NCU's rule results."""
+        ``rules``, the summaries leave out NCU's rule results. ``first``: the first batch
+        goes as soon as it holds that many (a screenful of rows), whatever the time."""
         batch: list[Any] = []
         started = time.perf_counter()
         for kernel_id in range(self.kernel_count):
@@ -217,7 +219,8 @@ class NcuReport:
             summary = self.summary(kernel_id, rules=rules)
             batch.append(summary if analyse is None else (summary, analyse(summary)))
             now = time.perf_counter()
-            if now - started >= batch_seconds:
+            if now - started >= batch_seconds or len(batch) == first:
+                first = None
                 yield batch
                 batch, started = [], now
         if batch:
