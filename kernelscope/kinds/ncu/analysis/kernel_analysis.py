@@ -1,6 +1,8 @@
 """A kernel report with every kernel diagnosed: what the exports and summaries render.
 
-The TUI builds the same objects progressively in its worker; exports build them in one go.
+Exports, ``summary`` and the MCP answers build it in one go (``analyze``); the TUI grows the
+same analysis as its worker reads the kernels (``report_analysis.ReportAnalysis``) and makes
+the ``AnalyzedReport`` from it once every kernel is read (``assemble``).
 """
 
 from __future__ import annotations
@@ -172,8 +174,9 @@ class ReportWeights:
     """What weighs a kernel's diagnosis within its report (step 0 of the method): each
     kernel's share of the summed time of the measured kernels, and the families with theirs.
     ``analyze`` weighs the exports', ``summary``'s and the MCP answers' diagnoses so; the
-    TUI's Diagnosis pane makes one of the summaries it holds, so that a kernel weighs the same
-    in every view (1.0 for the one kernel of a report, as everywhere)."""
+    TUI's analysis (``ReportAnalysis.weights``) makes one of the kernels it holds for the
+    Diagnosis pane, so that a kernel weighs the same in every view (1.0 for the one kernel of a
+    report, as everywhere)."""
 
     shares: Mapping[int, float | None]
     total_ns: float

@@ -50,6 +50,8 @@ class ReportAnalysis:
         self._diagnoses: dict[int, Diagnosis] = {}
         self._shapes: dict[str, set[tuple[str, str]]] = {}
         """Per demangled name, the launch configurations (grid, block) read so far."""
+        self._short: dict[int, str] = {}
+        """Each kernel's short name with its shape, made once (again when names change)."""
         self._families: tuple[int, ReportFamilies] | None = None
         self._weights: tuple[int, ReportWeights] | None = None
         self._weighed: dict[int, tuple[int, Diagnosis]] = {}
@@ -95,7 +97,10 @@ class ReportAnalysis:
         in_order = not held or min(s.id for s in summaries) > held[-1].id
         joined = [*held, *summaries]
         self.summaries = joined if in_order else sorted(joined, key=lambda s: s.id)
-        return self.names.add(s.name for s in summaries) | self._new_shapes(summaries)
+        renamed = self.names.add(s.name for s in summaries) | self._new_shapes(summaries)
+        if renamed:
+            self._short.clear()
+        return renamed
 
     def _new_shapes(self, summaries: Sequence[KernelSummary]) -> set[str]:
         reshaped = set()
@@ -126,8 +131,11 @@ class ReportAnalysis:
         """The kernel's short name, unique among the kernels read so far, with its launch
         shape where only that tells it from launches of the same name
         (``core.families.shape_tag``)."""
-        shape = shape_tag(summary.identity.shape, self._shapes.get(summary.name, ()))
-        return with_shape(self.names[summary.name], shape)
+        short = self._short.get(summary.id)
+        if short is None:
+            shape = shape_tag(summary.identity.shape, self._shapes.get(summary.name, ()))
+            short = self._short[summary.id] = with_shape(self.names[summary.name], shape)
+        return short
 
     def time_share(self, kernel_id: int) -> float | None:
         """The kernel's share of the summed kernel time (0–1); None until every kernel is
