@@ -78,6 +78,8 @@ class AnalyzedReport:
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
     """The kernels grouped into families, ranked by total time (``kinds.ncu.analysis.families``)."""
+    held_names: ShortNames | None = None
+    """The report's short names where they are already made (the TUI's held analysis)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -85,6 +87,8 @@ class AnalyzedReport:
     @cached_property
     def names(self) -> ShortNames:
         """The report's short kernel names (unique within it)."""
+        if self.held_names is not None:
+            return self.held_names
         return ShortNames(k.demangled for k in self.kernels)
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
@@ -372,15 +376,17 @@ def assemble(
     weights: ReportWeights,
     kept: dict[int, KernelDetail] | None = None,
     extras: MutableMapping[int, Any] | None = None,
+    names: ShortNames | None = None,
 ) -> AnalyzedReport:
     """The analysed report of ``summaries`` (every kernel, in ID order), each with its
     diagnosis as read (``early``; made where missing) weighed by ``weights``: what ``analyze``
     returns, and what the TUI's held analysis (``report_analysis.ReportAnalysis``) makes once
-    every kernel is read."""
+    every kernel is read (with its short ``names``, already made)."""
     shares = [weights.shares.get(s.id) for s in summaries]
     kernels = _analyzed_kernels(list(summaries), shares, dict(early), weights.families)
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
         report, kernels, weights.total_ns, sections, details=kept if kept is not None else {},
         extras=extras if extras is not None else {}, families=weights.families,
+        held_names=names,
     )

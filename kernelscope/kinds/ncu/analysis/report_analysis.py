@@ -200,5 +200,6 @@ class ReportAnalysis:
                 raise ValueError("the report is analysed whole once every kernel is read")
             summaries = self.summaries
             early = {s.id: self.diagnosis(s) for s in summaries}
-            self._analyzed = assemble(self.report, summaries, early, self.weights())
+            self._analyzed = assemble(self.report, summaries, early, self.weights(),
+                                      names=self.names)
         return self._analyzed

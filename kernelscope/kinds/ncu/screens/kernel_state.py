@@ -36,7 +36,7 @@ class KernelReportData:
         self.analysis = ReportAnalysis()
         """Everything worked out of the report: every view reads it, none makes its own."""
         self.columns = list_columns(extra_columns, share=self.time_share,
-                                    diagnosis=self.analysis.diagnosis)
+                                    diagnosis=self.diagnosis)
         self.pane_view = DiagnosisPaneView(self.analysis)
         """What the Diagnosis pane and the roofline show of the analysis."""
         self.baseline: KernelDetail | None = None
