@@ -174,8 +174,8 @@ class DiagnosisView(Vertical):
         self.app.call_from_thread(self._diagnosed, view, detail, reading.diagnosis)
 
     def _diagnosed(self, view: DiagnosisPaneView, detail: KernelDetail, d: Diagnosis) -> None:
-        wanted = self._wanted
-        if wanted is not None and wanted[0] is view and wanted[1] is detail:
+        wanted = self._wanted  # (still shown: not closed, nor moved on to another kernel)
+        if self.is_mounted and wanted is not None and wanted[0] is view and wanted[1] is detail:
             self._draw(detail, d, view)
 
     def _draw(self, detail: KernelDetail, d: Diagnosis, view: DiagnosisPaneView) -> None:
