@@ -89,7 +89,7 @@ class KernelSession(KernelState, OpeningSession[int]):
             with self._arrived_lock:
                 self._arrived.extend(pairs)
             if loaded == 0:
-                self.show_soon(self._take_arrived)  # the first rows at once
+                self.show_soon(self._take_first)  # the first rows at once
             loaded += len(pairs)
         return loaded
 
@@ -108,10 +108,19 @@ class KernelSession(KernelState, OpeningSession[int]):
             self.app.notify(note, title="Old report", timeout=15)
         self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
 
-    def _take_arrived(self) -> None:
-        """Show the summaries that arrived since the last call (on the UI thread)."""
+    def _take_first(self) -> None:
+        """The first rows: a screenful at once, and what was read meanwhile (a loaded machine
+        reads hundreds before the list is up) once the screen shows them."""
+        self._take_arrived(FIRST_ROWS)
+        self.app.call_after_refresh(self._take_arrived)
+
+    def _take_arrived(self, limit: int | None = None) -> None:
+        """Show the summaries that arrived since the last call, at most ``limit`` of them (on
+        the UI thread)."""
         with self._arrived_lock:
-            batch, self._arrived = self._arrived, []
+            arrived = self._arrived
+            cut = len(arrived) if limit is None else min(limit, len(arrived))
+            batch, self._arrived = arrived[:cut], arrived[cut:]
         if batch and self.report is not None:
             self._shown += len(batch)
             self._loaded_batch(batch, self._shown, self.report.kernel_count)
