@@ -68,8 +68,9 @@ def test_the_pane_shows_what_a_worker_left_and_knows_when_it_is_stale() -> None:
     state.add_summaries(pairs[3:])  # more kernels read: weighed among them again
     state.loaded_all = True
     assert state.pane_view.held(1) is None
-    final = state.pane_view.read(detail)
+    final = state.pane_view.read(detail)  # weighed again, not diagnosed again
     assert state.pane_view.held(1) == final
+    assert final.diagnosis == state.analysis.weights().diagnose(detail)
     assert final.share == state.analysis.analyzed().kernel(1).time_share
     points = state.pane_view.chart_kernels()
     assert [k.id for k in points] == list(range(len(pairs)))

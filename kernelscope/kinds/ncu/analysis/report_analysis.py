@@ -26,7 +26,9 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     ReportWeights,
     assemble,
+    diagnose_detail,
     diagnose_summary,
+    with_family_share,
 )
 from kernelscope.kinds.ncu.analysis.roofline import Roofline
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
@@ -55,6 +57,9 @@ class ReportAnalysis:
         self._families: tuple[int, ReportFamilies] | None = None
         self._weights: tuple[int, ReportWeights] | None = None
         self._weighed: dict[int, tuple[int, Diagnosis]] = {}
+        self._plain: dict[int, Diagnosis] = {}
+        """Each read detail's diagnosis before it is weighed (``weighed`` weighs it again
+        when more kernels are read)."""
         self._points: tuple[int, tuple[RooflinePoint, ...]] | None = None
         self._analyzed: AnalyzedReport | None = None
 
@@ -165,13 +170,18 @@ class ReportAnalysis:
 
     def weighed(self, detail: KernelDetail) -> Diagnosis:
         """The Diagnosis pane's diagnosis of ``detail``: from the detail, weighed within the
-        report as every view weighs it (``ReportWeights``), made once per kernel and weights
-        (a worker's work: a detail's diagnosis takes milliseconds)."""
+        report as every view weighs it (``ReportWeights.diagnose``: the same steps), made once
+        per kernel and weights (a worker's work: a detail's diagnosis takes milliseconds)."""
         count = len(self.summaries)
         held = self._weighed.get(detail.id)
         if held is not None and held[0] == count:
             return held[1]
-        diagnosis = self.weights().diagnose(detail)
+        plain = self._plain.get(detail.id)
+        if plain is None:  # the costly part, once a kernel: weighing again is cheap
+            plain = self._plain[detail.id] = diagnose_detail(detail, None)
+        weights = self.weights()
+        diagnosis = with_family_share(plain, weights.shares.get(detail.id), weights.families,
+                                      detail.id)
         self._weighed[detail.id] = (count, diagnosis)
         return diagnosis
 
