@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
+from textual.widgets import Static
+
+from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis
+from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
@@ -24,7 +27,7 @@ async def test_list_shows_bottleneck_and_flags_columns() -> None:
         text = screen_text(app)
         assert "Bottleneck" in text and "Flags" in text
         for summary in app.session.summaries:
-            assert summary_diagnosis(summary).label in text
+            assert app.session.diagnosis(summary).label in text
         assert "shared-bank-conflict" in text
 
 
@@ -98,7 +101,7 @@ async def test_list_filter_matches_bottleneck_and_flag_ids() -> None:
     app = create_app(ZOO_A)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
-        by_label = {s.id: summary_diagnosis(s) for s in app.session.summaries}
+        by_label = {s.id: app.session.diagnosis(s) for s in app.session.summaries}
         await pilot.press("slash", *"^dram-bound$", "enter")
         await settle(pilot)
         table = app.screen.query_one(DataTable)
@@ -166,3 +169,26 @@ async def test_diagnosis_pane_states_the_occupancy_stand_downs() -> None:
             "problem."
         ) in text
         assert "Not a problem here: The grid cannot fill the GPU (66 blocks for 132 SMs)" in text
+
+
+async def test_diagnosis_pane_says_so_while_a_diagnosis_is_made() -> None:
+    """The pane shows what the report's analysis holds; a kernel whose diagnosis it does not
+    hold yet reads ``Diagnosing kernel N…`` until the pane's worker has made it."""
+    app = create_app(ZOO_A)
+    async with app.run_test(size=(150, 60)) as pilot:
+        await settle(pilot)
+        app.session.open_kernel(4)
+        await settle(pilot)
+        await pilot.press("0")
+        await settle(pilot)
+        view = app.screen.query_one(DiagnosisView)
+        report = app.session.report
+        fresh = DiagnosisPaneView(ReportAnalysis.read(report))  # holds no pane diagnosis
+        assert fresh.held(4) is None
+        view.show(report.detail(4), fresh)
+        body = view.query_one("#diagnosis-body", Static)
+        assert view.diagnosis is None and "Diagnosing kernel 4…" in str(body.render())
+        await settle(pilot)
+        assert view.diagnosis is not None and view.diagnosis.label == "shared-bank-conflict"
+        assert fresh.held(4) is not None
+        assert "Bottleneck: shared-bank-conflict" in screen_text(app)

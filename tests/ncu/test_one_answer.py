@@ -5,8 +5,9 @@ the time and top flag, on every committed sample (here) and every third-party re
 
 Each report's largest families are checked by their median launch (the launch ``summary``
 and the Markdown speak for): the pane reads the detail as the TUI's detail screen does
-(``NcuReport.detail``) among the report's summaries; ``summary`` its family rows; the
-Markdown its family table and each record's Diagnosis; MCP the kernel's entry.
+(``NcuReport.detail``) among the report's kernels as the TUI's analysis holds them;
+``summary`` its family rows; the Markdown its family table and each record's Diagnosis; MCP
+the kernel's entry.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from kernelscope.core.shares import fmt_pct, fmt_share
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
+from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis
 from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
 from kernelscope.kinds.ncu.export.ncu_answers import kernel_entry
 from kernelscope.kinds.ncu.export.ncu_summary import family_rows
@@ -68,12 +70,11 @@ def check_one_answer(path: Path) -> None:
         analyzed = analyze(report)
         chosen = list(analyzed.families)[:FAMILIES]
         summary_rows, _ = family_rows(stream_summary(report), chosen)
-        summaries = [k.summary for k in analyzed.kernels]
-        pane = DiagnosisPaneView()
+        pane = DiagnosisPaneView(ReportAnalysis.read(report))  # the report as the TUI holds it
         for family, row, md_row in zip(chosen, summary_rows, table, strict=False):
             kernel_id = family.representative
             where = f"{path.name} kernel {kernel_id}"
-            reading = pane.read(report.detail(kernel_id), summaries)
+            reading = pane.read(report.detail(kernel_id))
             answer = kernel_entry(analyzed, kernel_id)
             measured = analyzed.kernel(kernel_id).summary.measured
             labels = {"pane": reading.label, "mcp": answer["bottleneck"]["label"],

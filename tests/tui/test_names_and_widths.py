@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.screens.columns import NAME_KEY
 from kernelscope.tui.app import create_app
 from tests.sample_names import GEMM_TORCH_FULL, TORCH_OPS
@@ -53,10 +53,10 @@ async def test_columns_and_names_that_show(path, size) -> None:
             line = next(ln for ln in lines if ln.split()[:1] == [str(summary.id)])
             assert name in line
             assert _fits(name, SHORT_NAMES[path][summary.id]), (name, summary.id)
-            diagnosis = summary_diagnosis(summary)
+            diagnosis = app.session.diagnosis(summary)
             label = diagnosis.label
             assert label in line or label.removesuffix("-bound") in line
-            flag = top_flag_of(diagnosis)
+            flag = top_flag(diagnosis)
             if flag is not None:
                 assert flag.id[:6] in line
             names.append(name)

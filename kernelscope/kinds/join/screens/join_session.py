@@ -91,9 +91,7 @@ class JoinSession(OpeningSession[JoinReport]):
             assert self.inputs is not None
             analyzed = self.inputs.kernel_reports[report]
             state = JoinKernelState(self.app, self.inputs.kernel_paths[report])
-            state.report = analyzed.report
-            state.add_summaries([k.summary for k in analyzed.kernels])
-            state.loaded_all = True
+            state.hold(analyzed)
             self._states[report] = state
         return self._states[report]
 

@@ -1,6 +1,8 @@
 """A kernel report with every kernel diagnosed: what the exports and summaries render.
 
-The TUI builds the same objects progressively in its worker; exports build them in one go.
+Exports, ``summary`` and the MCP answers build it in one go (``analyze``); the TUI grows the
+same analysis as its worker reads the kernels (``report_analysis.ReportAnalysis``) and makes
+the ``AnalyzedReport`` from it once every kernel is read (``assemble``).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class AnalyzedReport:
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
     """The kernels grouped into families, ranked by total time (``kinds.ncu.analysis.families``)."""
+    held_names: ShortNames | None = None
+    """The report's short names where they are already made (the TUI's held analysis)."""
 
     def kernel(self, kernel_id: int) -> AnalyzedKernel:
         return self.kernels[kernel_id]
@@ -76,6 +80,8 @@ class AnalyzedReport:
     @cached_property
     def names(self) -> ShortNames:
         """The report's short kernel names (unique within it)."""
+        if self.held_names is not None:
+            return self.held_names
         return ShortNames(k.demangled for k in self.kernels)
 
     def short_name(self, kernel: AnalyzedKernel) -> str:
@@ -165,19 +171,23 @@ class ReportWeights:
     """What weighs a kernel's diagnosis within its report (step 0 of the method): each
     kernel's share of the summed time of the measured kernels, and the families with theirs.
     ``analyze`` weighs the exports', ``summary``'s and the MCP answers' diagnoses so; the
-    TUI's Diagnosis pane makes one of the summaries it holds, so that a kernel weighs the same
-    in every view (1.0 for the one kernel of a report, as everywhere)."""
+    TUI's analysis (``ReportAnalysis.weights``) makes one of the kernels it holds for the
+    Diagnosis pane, so that a kernel weighs the same in every view (1.0 for the one kernel of a
+    report, as everywhere)."""
 
     shares: Mapping[int, float | None]
     total_ns: float
     families: ReportFamilies
 
     @classmethod
-    def of(cls, summaries: Sequence[KernelSummary]) -> ReportWeights:
+    def of(
+        cls, summaries: Sequence[KernelSummary], families: ReportFamilies | None = None
+    ) -> ReportWeights:
+        """The weights of ``summaries`` (``families``: their families, when already made)."""
         ordered = sorted(summaries, key=lambda s: s.id)
         shares, total = time_shares(ordered)
         by_id = {s.id: share for s, share in zip(ordered, shares, strict=True)}
-        return cls(by_id, total, kernel_families(ordered))
+        return cls(by_id, total, families if families is not None else kernel_families(ordered))
 
     def diagnose(self, detail: KernelDetail) -> Diagnosis:
         """``detail``'s diagnosis weighed by its own and its family's share of the time."""
@@ -349,10 +359,27 @@ def analyze(
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)
-    shares, total = time_shares(summaries)
-    families = kernel_families(summaries)
-    kernels = _analyzed_kernels(summaries, shares, early, families)
+    return assemble(report, summaries, early, ReportWeights.of(summaries), kept, extras)
+
+
+def assemble(
+    report: NcuReport,
+    summaries: Sequence[KernelSummary],
+    early: Mapping[int, Diagnosis],
+    weights: ReportWeights,
+    kept: dict[int, KernelDetail] | None = None,
+    extras: MutableMapping[int, Any] | None = None,
+    names: ShortNames | None = None,
+) -> AnalyzedReport:
+    """The analysed report of ``summaries`` (every kernel, in ID order), each with its
+    diagnosis as read (``early``; made where missing) weighed by ``weights``: what ``analyze``
+    returns, and what the TUI's held analysis (``report_analysis.ReportAnalysis``) makes once
+    every kernel is read (with its short ``names``, already made)."""
+    shares = [weights.shares.get(s.id) for s in summaries]
+    kernels = _analyzed_kernels(list(summaries), shares, dict(early), weights.families)
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
-        report, kernels, total, sections, details=kept, extras=extras, families=families
+        report, kernels, weights.total_ns, sections, details=kept if kept is not None else {},
+        extras=extras if extras is not None else {}, families=weights.families,
+        held_names=names,
     )

@@ -182,5 +182,6 @@ def record(path: Path, kernel_id: int, progress: Progress) -> str:
     with opened_report(path, progress) as report:
         analyzed_report = analysed(report, progress)
         check_kernel(analyzed_report, kernel_id)
-        summaries = [k.summary for k in analyzed_report.kernels]
-        return single_kernel_markdown(report, summaries, kernel_id)
+        return single_kernel_markdown(
+            report, analyzed_report.families, analyzed_report.names, kernel_id
+        )

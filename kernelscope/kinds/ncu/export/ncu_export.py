@@ -46,15 +46,13 @@ def render_ncu_json_report(report: NcuReport, options: ExportOptions) -> Rendere
 
 
 def render_ncu_markdown_report(report: NcuReport, options: ExportOptions) -> str:
-    """``--format md``: each kernel's diagnosis from its detail; the records are written for
-    the families' representatives alone, once they are known (read again, as this pass reads
-    them)."""
+    """``--format md``: the list pass's analysis (each kernel diagnosed from its summary, as
+    the TUI holds it, so its ``e`` writes this text from what it holds); the records are
+    written for the families' representatives alone, read once they are known."""
     from kernelscope.kinds.ncu.export.ncu_markdown import render_ncu_markdown
 
-    every_record = _every_record(options)
-    analyzed = _analysed(report, options, details=every_record, breakdowns=False, slim=True)
-    return render_ncu_markdown(analyzed, pattern=options.pattern, top=options.top,
-                               records_as_read=every_record)
+    return render_ncu_markdown(_analysed(report, options), pattern=options.pattern,
+                               top=options.top, records_as_read=_every_record(options))
 
 
 def render_ncu_csv_report(report: NcuReport, options: ExportOptions) -> str:

@@ -14,7 +14,7 @@ from kernelscope.core.shares import fmt_share
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.families import KernelFamily, ids_text, kernel_families
+from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies, ids_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     AnalyzedReport,
@@ -361,17 +361,16 @@ def _records_as_read(analyzed: AnalyzedReport, kernel_ids: list[int]) -> dict[in
 
 
 def single_kernel_markdown(
-    report: NcuReport, summaries: list[KernelSummary], kernel_id: int
+    report: NcuReport, families: ReportFamilies, names: ShortNames, kernel_id: int
 ) -> str:
-    """The case record of one kernel of an open report (its time share taken from the
-    summaries of all kernels), for the TUI's export and copy of the current kernel."""
-    families = kernel_families(summaries)
+    """The case record of one kernel of an open report, its time share its family's share
+    among ``families`` (every kernel's) and its name one of the report's ``names``, for the
+    TUI's export and copy of the current kernel and the MCP record."""
     share = families.kernel_share(kernel_id)
     family = families.family_of(kernel_id)
     detail = report.detail(kernel_id)
     if detail.has_section("SourceCounters"):
         detail.source = report.source_hotspots(kernel_id)
-    names = ShortNames(s.name for s in summaries)
     head = [
         f"# Kernel report: {inline(safe_text(report.path.name))}, kernel {kernel_id}",
         "",

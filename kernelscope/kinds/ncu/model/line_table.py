@@ -20,23 +20,25 @@ import re
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elftools.common.exceptions import ELFError
-from elftools.common.utils import struct_parse
-from elftools.construct import ConstructError
-from elftools.dwarf.lineprogram import LineProgram
-from elftools.dwarf.structs import DWARFStructs
-from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationSection
-from elftools.elf.sections import SymbolTableSection
+if TYPE_CHECKING:  # pyelftools is imported when a line table is first read (~30 ms of CPU
+    # a start of the TUI would otherwise pay before its first screen)
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
 
 _SECTION_SHIFT = 40
 """Relocated addresses carry the section index above this bit, the offset below it."""
 _OFFSET_MASK = (1 << _SECTION_SHIFT) - 1
-_DAMAGED = (ELFError, ConstructError, ValueError, IndexError, KeyError, TypeError,
+
+
+def _damaged() -> tuple[type[Exception], ...]:
+    """What pyelftools raises on a cubin it cannot read (a damaged or unexpected one)."""
+    from elftools.common.exceptions import ELFError
+    from elftools.construct import ConstructError
+
+    return (ELFError, ConstructError, ValueError, IndexError, KeyError, TypeError,
             AttributeError, UnicodeDecodeError, struct.error)
-"""What pyelftools raises on a cubin it cannot read (a damaged or unexpected one)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,8 @@ def read_line_tables(cubin: bytes) -> LineTables:
     ``-lineinfo``) or one pyelftools cannot read."""
     if not cubin:
         return LineTables({})
+    from elftools.elf.elffile import ELFFile
+
     try:
         elf = ELFFile(io.BytesIO(cubin))
         section = elf.get_section_by_name(".debug_line")
@@ -142,7 +146,7 @@ def read_line_tables(cubin: bytes) -> LineTables:
             return LineTables({})
         data, sections = _relocated(elf, bytearray(section.data()))
         rows = _rows(bytes(data), elf.little_endian)
-    except _DAMAGED:
+    except _damaged():
         return LineTables({})
     out: dict[str, FunctionLines] = {}
     for index, found in rows.items():
@@ -171,6 +175,9 @@ def _relocated(
     """``data`` (the line table) with each relocated address set to its section's index in
     the high bits and the offset in the section below them; the sections' names, sizes and
     load addresses."""
+    from elftools.elf.relocation import RelocationSection
+    from elftools.elf.sections import SymbolTableSection
+
     relocations = elf.get_section_by_name(".rela.debug_line") or elf.get_section_by_name(
         ".rel.debug_line")
     sections: dict[int, tuple[str, int, int]] = {}
@@ -209,6 +216,10 @@ def _rel_addend(stored: int, value: int) -> int:
 def _rows(data: bytes, little_endian: bool) -> dict[int, dict[int, tuple[str, int]]]:
     """Section index → offset → (file, line), from every line program of the table; the
     first row of an address kept."""
+    from elftools.common.utils import struct_parse
+    from elftools.dwarf.lineprogram import LineProgram
+    from elftools.dwarf.structs import DWARFStructs
+
     stream = io.BytesIO(data)
     out: dict[int, dict[int, tuple[str, int]]] = {}
     offset = 0

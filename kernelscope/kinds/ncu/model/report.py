@@ -67,6 +67,9 @@ class NcuReport:
         self.path = Path(path)
         self._file, self._temp, self.layout = open_report_file(self.path)
         self._lock = threading.RLock()
+        self.decoded = 0
+        """How many results were decoded from the file so far (each read of a kernel that is
+        not among the few kept): what a pass over the report costs."""
         self._extra = tuple(extra_metrics)
         wanted = dict.fromkeys(ROW_METRICS)
         wanted.update(dict.fromkeys(self._extra))
@@ -175,6 +178,7 @@ class NcuReport:
                 found = Result(info.kind, data, self._names, info.process, where)
                 found.ncu_version = self._ncu_numbers(found)
                 self._results.put(kernel_id, found)
+                self.decoded += 1
             return found
 
     def summary(self, kernel_id: int, *, rules: bool = True) -> KernelSummary:
@@ -201,10 +205,12 @@ class NcuReport:
         cancelled: Callable[[], bool] | None = None,
         analyse: Callable[[KernelSummary], Any] | None = None,
         rules: bool = True,
+        first: int | None = None,
     ) -> Iterator[list[Any]]:
         """Yield every kernel's summary in ID order, in time-based batches (for progressive
         loading); with ``analyse``, each item is ``(summary, analyse(summary))``; without
-        ``rules``, the summaries leave out NCU's rule results."""
+        ``rules``, the summaries leave out NCU's rule results. ``first``: the first batch
+        goes as soon as it holds that many (a screenful of rows), whatever the time."""
         batch: list[Any] = []
         started = time.perf_counter()
         for kernel_id in range(self.kernel_count):
@@ -213,7 +219,8 @@ class NcuReport:
             summary = self.summary(kernel_id, rules=rules)
             batch.append(summary if analyse is None else (summary, analyse(summary)))
             now = time.perf_counter()
-            if now - started >= batch_seconds:
+            if now - started >= batch_seconds or len(batch) == first:
+                first = None
                 yield batch
                 batch, started = [], now
         if batch:

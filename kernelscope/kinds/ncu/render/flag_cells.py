@@ -2,16 +2,39 @@
 many critical and warning flags) and ``Top flag`` (the flag the verdict leads with, behind its
 severity's icon), and the top flag as the exports, ``summary`` and the MCP answers write it
 (``grid-too-small (warning)``). The analysis gives the numbers and the flag
-(``analysis/diagnosis/verdict.py``: ``top_flag``, ``top_choice``); the text is here."""
+(``analysis/diagnosis/verdict.py``: ``top_flag``, ``top_choice``); the text, and the list's sort
+keys by flags, are here."""
 
 from __future__ import annotations
 
-from kernelscope.core.severity import severity_icon
+from kernelscope.core.severity import severity_icon, severity_rank
 from kernelscope.core.units import EMPTY_CELL
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_choice, top_flag
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import chain_position, top_choice, top_flag
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel
 from kernelscope.kinds.ncu.model.measured import short_reason
+
+
+def flag_counts(d: Diagnosis) -> tuple[int, int]:
+    """(critical, warning) flag counts."""
+    critical = sum(f.severity == "critical" for f in d.flags)
+    warning = sum(f.severity == "warning" for f in d.flags)
+    return critical, warning
+
+
+def flag_score(d: Diagnosis) -> int:
+    """A sort key that puts kernels with more critical flags first, then more warnings."""
+    critical, warning = flag_counts(d)
+    return critical * 1000 + warning
+
+
+def top_flag_rank(d: Diagnosis) -> int:
+    """A sort key for the top flag: most severe first, then the earliest step of the chain."""
+    flag = top_flag(d)
+    if flag is None:
+        return -1
+    step, level, _ = chain_position(flag)
+    return severity_rank(flag.severity) * 100_000 - step * 100 - min(level, 99)
 
 
 def flag_score_text(score: object) -> str:

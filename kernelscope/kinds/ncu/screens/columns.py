@@ -1,12 +1,12 @@
 """The kernel list's columns, and the one place where extra columns are registered.
 
 A column is a ``ColumnProvider``: a title and a function of a ``KernelSummary`` returning a
-string or a number (None when unknown). The list shows ``BASE_COLUMNS`` followed by
-``EXTRA_COLUMNS``; to add one (e.g. the diagnosis's primary bottleneck or flag count), append
-it here::
+string or a number (None when unknown). The list shows ``BASE_COLUMNS``, the diagnosis's
+columns (``diagnosis_columns``: each kernel's diagnosis as the report's analysis holds it),
+then ``EXTRA_COLUMNS``; to add one (e.g. a metric's share of peak), append it here::
 
     EXTRA_COLUMNS.append(
-        ColumnProvider("bottleneck", lambda s: diagnose(s).primary, metrics=DIAGNOSIS_METRICS)
+        ColumnProvider("L2 hit", lambda s: s.metrics[L2_HIT].value, metrics=(L2_HIT,))
     )
 
 ``metrics`` names ncu metrics the function reads from ``KernelSummary.metrics`` beyond the key
@@ -29,16 +29,16 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_identity import process_text
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
-from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import (
-    flag_score,
-    summary_diagnosis,
-    top_flag_rank,
-)
+from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis
 from kernelscope.kinds.ncu.analysis.metric_changes import change_pct
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.render.changes import fmt_change
-from kernelscope.kinds.ncu.render.flag_cells import flag_score_text, top_flag_cell
+from kernelscope.kinds.ncu.render.flag_cells import (
+    flag_score,
+    flag_score_text,
+    top_flag_cell,
+    top_flag_rank,
+)
 
 CellValue = str | int | float | None
 ALWAYS = 0
@@ -180,27 +180,36 @@ def with_process_column(columns: Sequence[ColumnProvider]) -> tuple[ColumnProvid
     return (*columns[:1], PROCESS_COLUMN, *columns[1:])
 
 
-EXTRA_COLUMNS: list[ColumnProvider] = [
-    ColumnProvider(
-        "Bottleneck", lambda s: summary_diagnosis(s).label, key="bottleneck",
-        metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
-        search=lambda s: summary_diagnosis(s).label, priority=ALWAYS,
-    ),
-    ColumnProvider(
-        "Top flag", lambda s: top_flag_cell(summary_diagnosis(s)), key=TOP_FLAG_KEY,
-        sort=lambda s: top_flag_rank(summary_diagnosis(s)), metrics=REQUIRED_METRICS,
-        tooltip="The most severe flag of the diagnosis (✖ critical, ⚠ warning, ℹ info); "
-        "sorts most severe first.",
-        priority=ALWAYS, minimum=12,
-    ),
-    ColumnProvider(
-        "Flags", lambda s: flag_score(summary_diagnosis(s)), key="flags",
-        text=flag_score_text, metrics=REQUIRED_METRICS, priority=5,
-        tooltip="Critical (✖) and warning (⚠) flags of the diagnosis; sorts critical first.",
-        search=lambda s: " ".join(f.id for f in summary_diagnosis(s).flags),
-    ),
-]
-"""Columns shown after the base ones. Register new columns here (see the module docstring)."""
+def diagnosis_columns(
+    diagnosis: Callable[[KernelSummary], Diagnosis],
+) -> tuple[ColumnProvider, ...]:
+    """The diagnosis's columns, each reading a kernel's diagnosis from ``diagnosis`` (the
+    report's analysis holds it: ``ReportAnalysis.diagnosis``)."""
+    return (
+        ColumnProvider(
+            "Bottleneck", lambda s: diagnosis(s).label, key="bottleneck",
+            metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
+            search=lambda s: diagnosis(s).label, priority=ALWAYS,
+        ),
+        ColumnProvider(
+            "Top flag", lambda s: top_flag_cell(diagnosis(s)), key=TOP_FLAG_KEY,
+            sort=lambda s: top_flag_rank(diagnosis(s)), metrics=REQUIRED_METRICS,
+            tooltip="The most severe flag of the diagnosis (✖ critical, ⚠ warning, ℹ info); "
+            "sorts most severe first.",
+            priority=ALWAYS, minimum=12,
+        ),
+        ColumnProvider(
+            "Flags", lambda s: flag_score(diagnosis(s)), key="flags",
+            text=flag_score_text, metrics=REQUIRED_METRICS, priority=5,
+            tooltip="Critical (✖) and warning (⚠) flags of the diagnosis; sorts critical first.",
+            search=lambda s: " ".join(f.id for f in diagnosis(s).flags),
+        ),
+    )
+
+
+EXTRA_COLUMNS: list[ColumnProvider] = []
+"""Columns shown after the diagnosis's. Register new columns here (see the module
+docstring)."""
 
 
 BASELINE_KEY = "baseline_change"
@@ -237,13 +246,18 @@ def _percent(fraction: float | None) -> float | None:
 def list_columns(
     extra: Sequence[ColumnProvider] | None = None,
     share: Callable[[KernelSummary], float | None] | None = None,
+    diagnosis: Callable[[KernelSummary], Diagnosis] | None = None,
 ) -> tuple[ColumnProvider, ...]:
     """The kernel list's columns: the base ones (with the time share after the duration when
-    ``share`` is given), then ``extra`` (default ``EXTRA_COLUMNS``)."""
+    ``share`` is given), then ``extra`` (default: the diagnosis's columns when ``diagnosis``
+    is given, then ``EXTRA_COLUMNS``)."""
     base = list(BASE_COLUMNS)
     if share is not None:
         base.insert(3, share_column(share))
-    return (*base, *(EXTRA_COLUMNS if extra is None else extra))
+    if extra is None:
+        shown = diagnosis_columns(diagnosis) if diagnosis is not None else ()
+        extra = (*shown, *EXTRA_COLUMNS)
+    return (*base, *extra)
 
 
 def required_metrics(columns: Iterable[ColumnProvider]) -> tuple[str, ...]:

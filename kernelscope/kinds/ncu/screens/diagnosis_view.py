@@ -1,17 +1,23 @@
 """What the Diagnosis pane shows of a kernel, as a plain object (no Textual): the kernel's
 diagnosis from its detail, weighed within the report the way the exports, ``summary`` and the
 MCP answers weigh it (``kernel_analysis.ReportWeights``), and the label, share and top flag
-read from it. The widget (``widgets/diagnosis_pane.py``) only draws it."""
+read from it; and the report's kernels on the pane's roofline. Both come from the report's
+one analysis (``report_analysis.ReportAnalysis``), where the worker that read the detail
+left the diagnosis. The widget (``widgets/diagnosis_pane.py``) only draws it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope.core.kernel_names import fit_name
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
-from kernelscope.kinds.ncu.analysis.kernel_analysis import ReportWeights
-from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
+from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis, RooflinePoint
+from kernelscope.kinds.ncu.model import KernelDetail
+from kernelscope.kinds.ncu.render.roofline import ChartKernel
+
+CHART_NAME = 28
+"""The width a kernel's name is fitted to on the pane's and the roofline screen's chart."""
 
 
 @dataclass(frozen=True)
@@ -39,18 +45,29 @@ class PaneReading:
 
 
 class DiagnosisPaneView:
-    """The pane's diagnoses: each kernel's detail weighed within the summaries listed so far
-    (the weights made once per list of summaries, not per keystroke)."""
+    """The pane's diagnoses and roofline points, read from the report's analysis."""
 
-    def __init__(self) -> None:
-        self._weights: tuple[int, int, ReportWeights] | None = None
+    def __init__(self, analysis: ReportAnalysis) -> None:
+        self.analysis = analysis
+        self._chart: tuple[tuple[RooflinePoint, ...], tuple[ChartKernel, ...]] | None = None
 
-    def weights(self, summaries: Sequence[KernelSummary]) -> ReportWeights:
-        key = (id(summaries), len(summaries))
-        if self._weights is None or self._weights[:2] != key:
-            self._weights = (*key, ReportWeights.of(summaries))
-        return self._weights[2]
+    def read(self, detail: KernelDetail) -> PaneReading:
+        """``detail`` diagnosed and weighed among the report's kernels (made once and kept
+        in the analysis: a worker's call)."""
+        return PaneReading(self.analysis.weighed(detail))
 
-    def read(self, detail: KernelDetail, summaries: Sequence[KernelSummary]) -> PaneReading:
-        """``detail`` diagnosed and weighed among ``summaries`` (the report's kernels)."""
-        return PaneReading(self.weights(summaries).diagnose(detail))
+    def held(self, kernel_id: int) -> PaneReading | None:
+        """Kernel ``kernel_id``'s reading when the analysis holds it, else None (not made
+        yet, or made before more kernels were read)."""
+        diagnosis = self.analysis.held_weighed(kernel_id)
+        return None if diagnosis is None else PaneReading(diagnosis)
+
+    def chart_kernels(self) -> tuple[ChartKernel, ...]:
+        """Every kernel read so far as a roofline point, named by the report's short names
+        (fitted once per set of points, not per keystroke)."""
+        points = self.analysis.roofline_points()
+        if self._chart is None or self._chart[0] is not points:
+            kernels = tuple(ChartKernel(i, fit_name(name, CHART_NAME), roofline)
+                            for i, name, roofline in points)
+            self._chart = (points, kernels)
+        return self._chart[1]

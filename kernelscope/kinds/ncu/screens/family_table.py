@@ -14,7 +14,6 @@ from kernelscope.core.kernel_names import compact_name, fit_name
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
 from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.render.families import family_label
@@ -167,7 +166,7 @@ def family_rows(
     expanded: Collection[FamilyKey],
     keep: Callable[[KernelSummary], bool],
     name_width: int,
-    diagnose: Callable[[KernelSummary], Diagnosis] = summary_diagnosis,
+    diagnose: Callable[[KernelSummary], Diagnosis],
     short: Callable[[str], str] = compact_name,
 ) -> list[Row]:
     """The rows of the family view: every family with a launch ``keep`` accepts, ranked by

@@ -128,11 +128,19 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def _load_detail(self, report: NcuReport, kernel_id: int) -> None:
-        self.post_message(DetailLoaded(report.detail(kernel_id)))
+        detail = report.detail(kernel_id)
+        self.state.pane_view.read(detail)  # the Diagnosis pane's, made here: not on the UI
+        self.post_message(DetailLoaded(detail))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="prefetch")
     def _prefetch(self, report: NcuReport, kernel_ids: list[int]) -> None:
+        """Read the neighbours' details and their Diagnosis pane's diagnoses (``n``/``p``
+        then show them at once)."""
         report.prefetch(kernel_ids)
+        for kernel_id in kernel_ids:
+            detail = report.cached_detail(kernel_id)
+            if detail is not None:
+                self.state.pane_view.read(detail)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="source")
     def _load_source(self, report: NcuReport, kernel_id: int) -> None:

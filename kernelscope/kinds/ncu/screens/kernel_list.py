@@ -14,7 +14,7 @@ from textual.events import Resize
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
@@ -24,7 +24,7 @@ from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
 from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
-from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, KernelListView
+from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cell, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
 from kernelscope.render.severity import text_style
@@ -56,6 +56,8 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self._names_stale = False
         """Whether rows shown before show a short name that changed since (re-filled at the
         end of loading)."""
+        self._made: dict[Cell, Text] = {}  # the table's cells, by what they show (_cells)
+        self._made_before: dict[Cell, Text] = {}
         self.view = "launches"
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
@@ -171,8 +173,18 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     # -- table contents --------------------------------------------------------------------
     def _cells(self, summary: KernelSummary) -> list[Text]:
-        return [Text(cell.text, no_wrap=True, style=cell.style)
-                for cell in self.rows.cells(summary)]
+        """The row's cells as the table holds them: one ``Text`` per distinct cell, kept
+        across a rebuild (the table then keeps what it drew of a cell left in place)."""
+        made, before, out = self._made, self._made_before, []
+        for cell in self.rows.cells(summary):
+            text = made.get(cell)
+            if text is None:
+                text = before.get(cell)
+                if text is None:
+                    text = Text(cell.text, no_wrap=True, style=cell.style)
+                made[cell] = text
+            out.append(text)
+        return out
 
     def highlighted_id(self) -> int | None:
         """The highlighted kernel: in the family view, the highlighted launch or the median
@@ -219,11 +231,13 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         rows.refill()
         rows.lay_out(self.app.size.width)
         table = self.table
+        self._made_before, self._made = self._made, {}
         table.fill(
             [TableColumn(column.key, self._label(column), rows.widths[column.key] + CELL_GAP)
              for column in rows.shown_columns],
             ((str(s.id), self._cells(s)) for s in rows.listed),
         )
+        self._made_before = {}
         if keep is not None and keep in rows.index:
             table.move_cursor(row=rows.index[keep], animate=False)
         self._update_status()
@@ -281,7 +295,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         text = Text()
         if summary is not None:
             text.append(demangled_of(summary))
-            flag = top_flag_of(summary_diagnosis(summary))
+            flag = top_flag(self.state.diagnosis(summary))
             if flag is not None and self.rows.top_flag_cut(summary):
                 text.append(" · top flag ", style="dim")
                 text.append(f"{flag.id} ({flag.severity})", style=text_style(flag.severity))

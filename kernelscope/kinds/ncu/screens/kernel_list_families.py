@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from kernelscope.kinds.ncu.analysis.families import ReportFamilies, kernel_families
+from kernelscope.kinds.ncu.analysis.families import ReportFamilies
 from kernelscope.kinds.ncu.screens.family_table import (
     COLUMNS as FAMILY_COLUMNS,
 )
@@ -32,15 +32,11 @@ class FamilyListing:
     """What the list shows: ``launches`` (one row per kernel) or ``families``."""
     expanded: set[FamilyKey]
     family_rows: list[Row]
-    _families: tuple[int, ReportFamilies] | None = None
 
     @property
     def families(self) -> ReportFamilies:
-        """The families of the kernels loaded so far (grouped again when more arrive)."""
-        count = len(self.state.summaries)
-        if self._families is None or self._families[0] != count:
-            self._families = (count, kernel_families(self.state.summaries))
-        return self._families[1]
+        """The families of the kernels loaded so far (the report's analysis groups them)."""
+        return self.state.analysis.families
 
     def highlighted_family_row(self) -> Row | None:
         row = self.family_table.cursor_row
@@ -57,7 +53,7 @@ class FamilyListing:
 
         def rows(name_width: int) -> list[Row]:
             return family_rows(self.families, by_id, self.expanded, self.rows.matches, name_width,
-                               short=self.state.names.get)
+                               self.state.diagnosis, short=self.state.names.get)
 
         widths = plan_family_columns(rows(WHOLE_NAMES), self.app.size.width)
         self.family_rows = rows(widths["family"] - NAME_MARKER)

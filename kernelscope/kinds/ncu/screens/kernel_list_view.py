@@ -19,7 +19,7 @@ from kernelscope.core.table import (
     next_sort_key,
     sort_rows,
 )
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis, top_flag_of
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import (
     BASELINE_KEY,
@@ -263,7 +263,13 @@ class KernelListView:
             text = fit_words(text, width)
         if number or column.key == SHARE_KEY:
             return Cell(" " + text.rjust(width))
-        return Cell(" " + text, _style(column, summary))
+        return Cell(" " + text, self._style(column, summary))
+
+    def _style(self, column: ColumnProvider, summary: KernelSummary) -> str:
+        if column.key != TOP_FLAG_KEY:
+            return ""
+        flag = top_flag(self.state.diagnosis(summary))
+        return text_style(flag.severity) if flag is not None else "dim"
 
     def renew_column(self, key: str) -> None:
         """Compute column ``key``'s texts, natural width and cells again (the time shares,
@@ -348,10 +354,3 @@ class KernelListView:
 def _is_number(column: ColumnProvider, value: object) -> bool:
     """Whether a cell of ``value`` is right-aligned as a number (a top flag never is)."""
     return isinstance(value, (int, float)) and column.key != TOP_FLAG_KEY
-
-
-def _style(column: ColumnProvider, summary: KernelSummary) -> str:
-    if column.key != TOP_FLAG_KEY:
-        return ""
-    flag = top_flag_of(summary_diagnosis(summary))
-    return text_style(flag.severity) if flag is not None else "dim"

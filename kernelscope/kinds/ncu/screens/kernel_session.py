@@ -11,7 +11,8 @@ from typing import Any
 from textual.app import App
 from textual.timer import Timer
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import list_diagnosis, remember_diagnosis
+from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis
+from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.kinds.ncu.screens.columns import (
     baseline_column,
@@ -36,6 +37,11 @@ first at once): each update redraws the table, and the UI's work takes the cores
 processes that read the kernels."""
 
 
+FIRST_ROWS = 48
+"""The first rows go to the list as soon as this many are read (a tall terminal's screenful,
+read in about 20 ms), not after the first batch's 0.1 s."""
+
+
 class KernelSession(KernelState, OpeningSession[int]):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
@@ -51,8 +57,9 @@ class KernelSession(KernelState, OpeningSession[int]):
         KernelState.__init__(self, paths[0], options.extra_columns)
         OpeningSession.__init__(self, app, paths, options)
         self.kernel_list: KernelListScreen | None = None
-        self._arrived: list[KernelSummary] = []
-        """Summaries read and not yet shown (the loading worker adds, the UI thread takes)."""
+        self._arrived: list[tuple[KernelSummary, Diagnosis]] = []
+        """Summaries read and diagnosed, not yet held (the loading worker adds, the UI thread
+        takes)."""
         self._arrived_lock = threading.Lock()
         self._arrival_timer: Timer | None = None
         self._shown = 0
@@ -62,7 +69,10 @@ class KernelSession(KernelState, OpeningSession[int]):
     def open(self) -> int:
         """Open the report and hand its summaries to the UI thread batch by batch; returns
         how many were read."""
-        report = open_ncu_report(self.report_path, extra_metrics=required_metrics(self.columns))
+        # The diagnosis's metrics always: the report's analysis diagnoses every kernel, whatever
+        # the columns show.
+        metrics = tuple(dict.fromkeys((*REQUIRED_METRICS, *required_metrics(self.columns))))
+        report = open_ncu_report(self.report_path, extra_metrics=metrics)
         _ = report.device, report.notes  # read in this thread, not on the UI's
         self.show_soon(self._show_list, report)
         with fewer_collections():
@@ -70,17 +80,16 @@ class KernelSession(KernelState, OpeningSession[int]):
 
     def _read_summaries(self, report: NcuReport) -> int:
         loaded = 0
-        # Each summary comes diagnosed from this thread, so the UI thread does not diagnose
-        # a thousand kernels while it draws their rows.
+        # Each summary comes diagnosed from this thread (as ``analyze`` diagnoses it for the
+        # exports), so the UI thread does not diagnose a thousand kernels while it draws rows.
         for pairs in report.iter_summaries(
-            batch_seconds=0.1, cancelled=self.cancelled, analyse=list_diagnosis
+            batch_seconds=0.1, cancelled=self.cancelled, analyse=diagnose_summary,
+            first=FIRST_ROWS,
         ):
-            for summary, diagnosis in pairs:
-                remember_diagnosis(summary, diagnosis)
             with self._arrived_lock:
-                self._arrived.extend(summary for summary, _ in pairs)
+                self._arrived.extend(pairs)
             if loaded == 0:
-                self.show_soon(self._take_arrived)  # the first rows at once
+                self.show_soon(self._take_first)  # the first rows at once
             loaded += len(pairs)
         return loaded
 
@@ -99,20 +108,32 @@ class KernelSession(KernelState, OpeningSession[int]):
             self.app.notify(note, title="Old report", timeout=15)
         self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
 
-    def _take_arrived(self) -> None:
-        """Show the summaries that arrived since the last call (on the UI thread)."""
+    def _take_first(self) -> None:
+        """The first rows: a screenful at once, and what was read meanwhile (a loaded machine
+        reads hundreds before the list is up) once the screen shows them."""
+        self._take_arrived(FIRST_ROWS)
+        self.app.call_after_refresh(self._take_arrived)
+
+    def _take_arrived(self, limit: int | None = None) -> None:
+        """Show the summaries that arrived since the last call, at most ``limit`` of them (on
+        the UI thread)."""
         with self._arrived_lock:
-            batch, self._arrived = self._arrived, []
+            arrived = self._arrived
+            cut = len(arrived) if limit is None else min(limit, len(arrived))
+            batch, self._arrived = arrived[:cut], arrived[cut:]
         if batch and self.report is not None:
             self._shown += len(batch)
             self._loaded_batch(batch, self._shown, self.report.kernel_count)
 
-    def _loaded_batch(self, batch: list[KernelSummary], loaded: int, total: int) -> None:
+    def _loaded_batch(
+        self, batch: list[tuple[KernelSummary, Diagnosis]], loaded: int, total: int
+    ) -> None:
         renamed = self.add_summaries(batch)
         if self.kernel_list is not None:
+            summaries = [summary for summary, _ in batch]
             # Only kernels shown before matter (the new ones are drawn with their names).
-            earlier = bool(renamed - {s.name for s in batch})
-            self.kernel_list.add_summaries(batch, loaded, total, renamed=earlier)
+            earlier = bool(renamed - {s.name for s in summaries})
+            self.kernel_list.add_summaries(summaries, loaded, total, renamed=earlier)
 
     def _loaded(self, total: int) -> None:
         if self._arrival_timer is not None:

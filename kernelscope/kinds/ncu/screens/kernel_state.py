@@ -13,77 +13,92 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from kernelscope.core.families import shape_tag, with_shape
 from kernelscope.core.kernel_names import ShortNames
-from kernelscope.kinds.ncu.analysis.kernel_analysis import time_shares
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
+from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
 from kernelscope.kinds.ncu.screens.columns import ColumnProvider, list_columns
+from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from kernelscope.ui.session import ExportJob, report_stem
 
 BaselineListener = Callable[[KernelDetail | None], None]
 
 
 class KernelReportData:
-    """An Nsight Compute report being read: its summaries in ID order as batches arrive, their
-    columns, shares, short names and the baseline. What the kernel list's view logic
-    (``KernelListView``) reads; no screen is opened from here."""
+    """An Nsight Compute report being read: its one analysis (``ReportAnalysis``: the
+    summaries in ID order as batches arrive, their diagnoses, shares, short names and
+    families), the list's columns and the baseline. What the kernel list's view logic
+    (``KernelListView``), the panes and the roofline read; no screen is opened from here."""
 
     def __init__(self, path: Path, extra_columns: Sequence[ColumnProvider] | None = None) -> None:
         self.report_path = Path(path)
-        self.columns = list_columns(extra_columns, share=self.time_share)
-        self.report: NcuReport | None = None
-        self.summaries: list[KernelSummary] = []
-        self._by_id: dict[int, KernelSummary] = {}
-        self.loaded_all = False
+        self.analysis = ReportAnalysis()
+        """Everything worked out of the report: every view reads it, none makes its own."""
+        self.columns = list_columns(extra_columns, share=self.time_share,
+                                    diagnosis=self.diagnosis)
+        self.pane_view = DiagnosisPaneView(self.analysis)
+        """What the Diagnosis pane and the roofline show of the analysis."""
         self.baseline: KernelDetail | None = None
         """The kernel marked with ``b``: every pane shows the deltas against it."""
-        self.names = ShortNames()
-        """The report's short kernel names (unique among the kernels loaded so far)."""
-        self._shapes: dict[str, set[tuple[str, str]]] = {}
-        """Per demangled name, the launch configurations (grid, block) loaded so far."""
-        self._shares: tuple[int, dict[int, float | None]] | None = None
         self.baseline_listeners: list[BaselineListener] = []
         """Called with the new baseline (None: cleared) each time it changes."""
 
-    def add_summaries(self, batch: list[KernelSummary]) -> set[str]:
-        """Keep ``batch``; batches may arrive roughly, not strictly, in ID order (read by child
-        processes), and the summaries are kept in ID order. Returns the demangled names whose
-        short name changed (a new kernel can make an earlier name ambiguous)."""
-        in_order = not self.summaries or min(s.id for s in batch) > self.summaries[-1].id
-        self.summaries.extend(batch)
-        if not in_order:
-            self.summaries.sort(key=lambda s: s.id)
-        reshaped: set[str] = set()
-        for summary in batch:
-            self._by_id[summary.id] = summary
-            shapes = self._shapes.setdefault(demangled_of(summary), set())
-            if _config(summary) not in shapes:
-                shapes.add(_config(summary))
-                if len(shapes) > 1:
-                    reshaped.add(demangled_of(summary))
-        return self.names.add(demangled_of(s) for s in batch) | reshaped
+    @property
+    def report(self) -> NcuReport | None:
+        return self.analysis.report
+
+    @report.setter
+    def report(self, report: NcuReport | None) -> None:
+        self.analysis.report = report
+
+    @property
+    def summaries(self) -> list[KernelSummary]:
+        """The kernels read so far, in ID order."""
+        return self.analysis.summaries
+
+    @property
+    def names(self) -> ShortNames:
+        """The report's short kernel names (unique among the kernels loaded so far)."""
+        return self.analysis.names
+
+    @property
+    def loaded_all(self) -> bool:
+        """Whether every kernel is read."""
+        return self.analysis.complete
+
+    @loaded_all.setter
+    def loaded_all(self, loaded: bool) -> None:
+        if loaded:
+            self.analysis.finish()
+
+    def hold(self, analyzed: AnalyzedReport) -> None:
+        """Show a report ``analyze`` read whole (a join's kernel report)."""
+        self.analysis = ReportAnalysis.of(analyzed)
+        self.pane_view = DiagnosisPaneView(self.analysis)
+
+    def add_summaries(
+        self, batch: Sequence[KernelSummary | tuple[KernelSummary, Diagnosis]]
+    ) -> set[str]:
+        """Keep ``batch`` (each summary with its diagnosis as read, where it has one); returns
+        the demangled names whose short name changed (``ReportAnalysis.add``)."""
+        return self.analysis.add(batch)
 
     def short_name(self, summary: KernelSummary) -> str:
-        """The kernel's short name, unique among the report's kernels loaded so far, with its
-        launch shape where only that tells it from launches of the same name
-        (``core.families.shape_tag``)."""
-        name = demangled_of(summary)
-        shape = shape_tag(_config(summary), self._shapes.get(name, ()))
-        return with_shape(self.names[name], shape)
+        """The kernel's short name (``ReportAnalysis.short_name``)."""
+        return self.analysis.short_name(summary)
 
     def time_share(self, summary: KernelSummary) -> float | None:
         """The kernel's share of the summed kernel time (0–1); None until every kernel is
         loaded (the sum is not known before)."""
-        if not self.loaded_all:
-            return None
-        if self._shares is None or self._shares[0] != len(self.summaries):
-            shares, _ = time_shares(self.summaries)
-            by_id = {s.id: share for s, share in zip(self.summaries, shares, strict=True)}
-            self._shares = (len(self.summaries), by_id)
-        return self._shares[1].get(summary.id)
+        return self.analysis.time_share(summary.id)
+
+    def diagnosis(self, summary: KernelSummary) -> Diagnosis:
+        """The kernel's diagnosis as read (the list's bottleneck and flags)."""
+        return self.analysis.diagnosis(summary)
 
     def summary(self, kernel_id: int) -> KernelSummary | None:
-        return self._by_id.get(kernel_id)
+        return self.analysis.summary(kernel_id)
 
     def device_line(self) -> str:
         """``NVIDIA H200 (CC 9.0, 132 SMs)``."""
@@ -132,18 +147,21 @@ class KernelReportData:
 
     def render_job(self, job: ExportJob) -> str:
         """The Markdown of ``job``: a kernel's record, or the whole report (a thread's work)."""
-        from kernelscope.export.writer import ExportOptions, render
+        from kernelscope.kinds.ncu.export.ncu_markdown import render_ncu_markdown
 
         if job.scope == "kernel" and job.item is not None:
             return self.record(job.item)
-        return render(self.report_path, ExportOptions(fmt="md"))
+        # What is held, rendered: the report is neither opened nor analysed again (only the
+        # families' representatives are read for their records, as the CLI's export reads them).
+        return render_ncu_markdown(self.analysis.analyzed(), records_as_read=True)
 
     def record(self, kernel_id: int) -> str:
         """Kernel ``kernel_id``'s case record (Markdown)."""
         from kernelscope.kinds.ncu.export.ncu_markdown import single_kernel_markdown
 
         assert self.report is not None, "records need the opened report"
-        return single_kernel_markdown(self.report, list(self.summaries), kernel_id)
+        analysis = self.analysis
+        return single_kernel_markdown(self.report, analysis.families, analysis.names, kernel_id)
 
 
 class KernelState(KernelReportData, ABC):
@@ -153,10 +171,6 @@ class KernelState(KernelReportData, ABC):
     @abstractmethod
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Show kernel ``kernel_id`` (in the detail screen shown, else a new one)."""
-
-
-def _config(summary: KernelSummary) -> tuple[str, str]:
-    return summary.identity.shape
 
 
 def demangled_of(summary: KernelSummary) -> str:

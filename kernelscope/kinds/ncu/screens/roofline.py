@@ -15,13 +15,12 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widgets import Footer, Static
 
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_KEYS, PRECISIONS
 from kernelscope.kinds.ncu.analysis.roofline.collect import NOT_COLLECTED
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState
-from kernelscope.kinds.ncu.screens.widgets.diagnosis_pane import best_precision, chart_kernels
+from kernelscope.kinds.ncu.screens.widgets.diagnosis_pane import best_precision
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
 
 LEVELS = ("dram", "l2", "l1")
@@ -155,10 +154,10 @@ class RooflineScreen(KernelReportScreen[int | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.kernels = chart_kernels(list(self.state.summaries))
+        self.kernels = self.state.pane_view.chart_kernels()
         if self.precision not in PRECISION_KEYS:
             summary = self.state.summary(self.selected) if self.selected is not None else None
-            roof = summary_diagnosis(summary).roofline if summary is not None else None
+            roof = self.state.diagnosis(summary).roofline if summary is not None else None
             self.precision = best_precision(roof)
         self.redraw()
 
@@ -211,7 +210,7 @@ class RooflineScreen(KernelReportScreen[int | None]):
                 )
             summary = self.state.summary(kernel.id)
             if summary is not None:
-                second.append(f" · {summary_diagnosis(summary).label}", style="magenta")
+                second.append(f" · {self.state.diagnosis(summary).label}", style="magenta")
         self.query_one("#roofline-header", Static).update(Text("\n").join([first, second]))
 
     def _update_missing(self) -> None:

@@ -20,5 +20,5 @@ class DiagnosisPane(Pane):
         yield DiagnosisView(id="diagnosis-view")
 
     def update_content(self, detail: KernelDetail) -> None:
-        summaries = self.report_state.summaries if self.report_state is not None else ()
-        self.query_one(DiagnosisView).show(detail, summaries)
+        assert self.report_state is not None, "a pane shows a kernel of a report"
+        self.query_one(DiagnosisView).show(detail, self.report_state.pane_view)

@@ -13,15 +13,15 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
+from kernelscope.core.kernel_names import short_name
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, Evidence, Flag
-from kernelscope.kinds.ncu.analysis.diagnosis.cache import summary_diagnosis
 from kernelscope.kinds.ncu.analysis.roofline import Roofline, main_precision
-from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
+from kernelscope.kinds.ncu.model import KernelDetail
 from kernelscope.kinds.ncu.render.flag_cells import top_choice_text
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
 from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
@@ -125,18 +125,10 @@ def chart_name(demangled: str, width: int = 28) -> str:
     return short_name(demangled, width)
 
 
-def chart_kernels(summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
-    """Every listed kernel as a roofline point, named by the report's short names."""
-    demangled = [s.name for s in summaries]
-    names = ShortNames(demangled)
-    return tuple(
-        ChartKernel(s.id, fit_name(names[d], 28), summary_diagnosis(s).roofline)
-        for s, d in zip(summaries, demangled, strict=True)
-    )
-
-
 class DiagnosisView(Vertical):
-    """The diagnosis of one kernel, above a small roofline of the whole report."""
+    """The diagnosis of one kernel, above a small roofline of the whole report. It shows
+    what the report's analysis holds (``DiagnosisPaneView``); a kernel whose diagnosis is
+    not made yet says so while a worker makes it."""
 
     DEFAULT_CSS = """
     DiagnosisView {
@@ -152,33 +144,45 @@ class DiagnosisView(Vertical):
     """
 
     diagnosis: Diagnosis | None = None
-    _points: tuple[int, int, tuple[ChartKernel, ...]] | None = None
+    """The diagnosis shown (None while it is being made)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.view = DiagnosisPaneView()
-        """What it shows, as a plain object (the widget only draws it)."""
+        self._wanted: tuple[DiagnosisPaneView, KernelDetail] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="diagnosis-body", id="diagnosis-body")
         yield RooflinePlot(id="diagnosis-roofline")
 
-    def _chart_kernels(self, summaries: Sequence[KernelSummary]) -> tuple[ChartKernel, ...]:
-        """Every kernel's roofline point, built once per list of summaries (not per keystroke:
-        a 1,000-kernel report would spend milliseconds on it each time ``n`` is pressed)."""
-        key = (id(summaries), len(summaries))
-        if self._points is None or self._points[:2] != key:
-            self._points = (*key, chart_kernels(list(summaries)))
-        return self._points[2]
+    def show(self, detail: KernelDetail, view: DiagnosisPaneView) -> None:
+        """Show ``detail``'s diagnosis as the report's analysis holds it (``view``); when it
+        is not made yet (a kernel not read by the detail screen's workers, or read before
+        more kernels arrived), say so and make it in a worker."""
+        self._wanted = (view, detail)
+        reading = view.held(detail.id)
+        if reading is not None:
+            self._draw(detail, reading.diagnosis, view)
+            return
+        self.diagnosis = None
+        body = self.query_one("#diagnosis-body", Static)
+        body.update(Text(f"Diagnosing kernel {detail.id}…", style="yellow"))
+        self._diagnose(view, detail)
 
-    def show(self, detail: KernelDetail, summaries: Sequence[KernelSummary] = ()) -> Diagnosis:
-        """Show ``detail``'s diagnosis, weighed among ``summaries`` as every view weighs it
-        (``DiagnosisPaneView``)."""
-        d = self.view.read(detail, summaries).diagnosis
+    @work(thread=True, exclusive=True, exit_on_error=False, group="diagnosis")
+    def _diagnose(self, view: DiagnosisPaneView, detail: KernelDetail) -> None:
+        reading = view.read(detail)
+        self.app.call_from_thread(self._diagnosed, view, detail, reading.diagnosis)
+
+    def _diagnosed(self, view: DiagnosisPaneView, detail: KernelDetail, d: Diagnosis) -> None:
+        wanted = self._wanted  # (still shown: not closed, nor moved on to another kernel)
+        if self.is_mounted and wanted is not None and wanted[0] is view and wanted[1] is detail:
+            self._draw(detail, d, view)
+
+    def _draw(self, detail: KernelDetail, d: Diagnosis, view: DiagnosisPaneView) -> None:
         self.diagnosis = d
         body = self.query_one("#diagnosis-body", Static)
         body.update(KeptRichVisual(body, Group(*render_diagnosis(d))))
-        kernels = self._chart_kernels(summaries)
+        kernels = view.chart_kernels()
         if not any(k.id == detail.id for k in kernels):
             kernels = (
                 *kernels,
@@ -187,5 +191,3 @@ class DiagnosisView(Vertical):
         self.query_one(RooflinePlot).show(
             RooflineView(kernels, selected=detail.id, precision=best_precision(d.roofline))
         )
-        return d
-

@@ -1,0 +1,215 @@
+"""A kernel report's one analysis, grown as its kernels are read: what every TUI view reads.
+
+The kernel session's reading worker diagnoses each summary as it reads it
+(``diagnose_summary``, the pass ``analyze`` makes for the exports) and the UI thread adds the
+batches here, so the list shows its first rows while the rest is read. Each thing is made once
+and kept: the short names as names arrive, the families and the weights once per number of
+kernels held (for good once every kernel is read), each kernel's roofline point with its
+diagnosis, the Diagnosis pane's weighed diagnosis of a detail (made in the worker that read
+the detail), and, once complete, the ``AnalyzedReport`` the exports render
+(``kernel_analysis.assemble``, as ``analyze`` makes it): the TUI's ``e`` renders that.
+
+Batches are added on one thread; a worker thread may weigh a detail meanwhile: every
+``add`` replaces the list of summaries rather than changing it, so what a worker took stays
+whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from kernelscope.core.families import shape_tag, with_shape
+from kernelscope.core.kernel_names import ShortNames
+from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+from kernelscope.kinds.ncu.analysis.families import ReportFamilies, kernel_families
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    AnalyzedReport,
+    ReportWeights,
+    assemble,
+    diagnose_detail,
+    diagnose_summary,
+    with_family_share,
+)
+from kernelscope.kinds.ncu.analysis.roofline import Roofline
+from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
+
+RooflinePoint = tuple[int, str, Roofline | None]
+"""A kernel's place on the roofline: its ID, its short name and its roofline (None: none)."""
+
+
+class ReportAnalysis:
+    """The analysis of one kernel report, as far as it is read."""
+
+    def __init__(self, report: NcuReport | None = None) -> None:
+        self.report = report
+        self.summaries: list[KernelSummary] = []
+        """The kernels read so far, in ID order (a new list at each ``add``)."""
+        self.complete = False
+        """Whether every kernel is read (the shares are known from then on)."""
+        self.names = ShortNames()
+        """The report's short kernel names (unique among the kernels read so far)."""
+        self._by_id: dict[int, KernelSummary] = {}
+        self._diagnoses: dict[int, Diagnosis] = {}
+        self._shapes: dict[str, set[tuple[str, str]]] = {}
+        """Per demangled name, the launch configurations (grid, block) read so far."""
+        self._short: dict[int, str] = {}
+        """Each kernel's short name with its shape, made once (again when names change)."""
+        self._families: tuple[int, ReportFamilies] | None = None
+        self._weights: tuple[int, ReportWeights] | None = None
+        self._weighed: dict[int, tuple[int, Diagnosis]] = {}
+        self._plain: dict[int, Diagnosis] = {}
+        """Each read detail's diagnosis before it is weighed (``weighed`` weighs it again
+        when more kernels are read)."""
+        self._points: tuple[int, tuple[RooflinePoint, ...]] | None = None
+        self._analyzed: AnalyzedReport | None = None
+
+    @classmethod
+    def read(cls, report: NcuReport, cancelled: Callable[[], bool] | None = None
+             ) -> ReportAnalysis:
+        """Every kernel of ``report`` read and diagnosed, as the kernel session reads them."""
+        analysis = cls(report)
+        for batch in report.iter_summaries(cancelled=cancelled, analyse=diagnose_summary):
+            analysis.add(batch)
+        analysis.finish()
+        return analysis
+
+    @classmethod
+    def of(cls, analyzed: AnalyzedReport) -> ReportAnalysis:
+        """The analysis of a report ``analyze`` read whole (a join's kernel report)."""
+        analysis = cls(analyzed.report)
+        analysis.add([(k.summary, k.diagnosis) for k in analyzed.kernels])
+        analysis._families = (len(analyzed.kernels), analyzed.families)
+        analysis.finish()
+        analysis._analyzed = analyzed
+        return analysis
+
+    # -- growing ---------------------------------------------------------------------------
+    def add(self, batch: Iterable[KernelSummary | tuple[KernelSummary, Diagnosis]]) -> set[str]:
+        """Keep a batch of summaries, each with its diagnosis as read where it comes with one
+        (batches may arrive roughly, not strictly, in ID order). Returns the demangled names
+        whose short name changed (a new kernel can make an earlier name ambiguous, or give
+        its name a second launch shape)."""
+        summaries = []
+        for item in batch:
+            summary, diagnosis = item if isinstance(item, tuple) else (item, None)
+            summaries.append(summary)
+            self._by_id[summary.id] = summary
+            if diagnosis is not None:
+                self._diagnoses[summary.id] = diagnosis
+        if not summaries:
+            return set()
+        held = self.summaries
+        in_order = not held or min(s.id for s in summaries) > held[-1].id
+        joined = [*held, *summaries]
+        self.summaries = joined if in_order else sorted(joined, key=lambda s: s.id)
+        renamed = self.names.add(s.name for s in summaries) | self._new_shapes(summaries)
+        if renamed:
+            self._short.clear()
+        return renamed
+
+    def _new_shapes(self, summaries: Sequence[KernelSummary]) -> set[str]:
+        reshaped = set()
+        for summary in summaries:
+            shapes = self._shapes.setdefault(summary.name, set())
+            if summary.identity.shape not in shapes:
+                shapes.add(summary.identity.shape)
+                if len(shapes) > 1:
+                    reshaped.add(summary.name)
+        return reshaped
+
+    def finish(self) -> None:
+        """Every kernel is read: the shares are known, the families final."""
+        self.complete = True
+
+    # -- per kernel ------------------------------------------------------------------------
+    def summary(self, kernel_id: int) -> KernelSummary | None:
+        return self._by_id.get(kernel_id)
+
+    def diagnosis(self, summary: KernelSummary) -> Diagnosis:
+        """The kernel's diagnosis as read (not weighed): the list's bottleneck and flags."""
+        held = self._diagnoses.get(summary.id)
+        if held is None:  # added without one (a view's test): made once, here
+            held = self._diagnoses[summary.id] = diagnose_summary(summary)
+        return held
+
+    def short_name(self, summary: KernelSummary) -> str:
+        """The kernel's short name, unique among the kernels read so far, with its launch
+        shape where only that tells it from launches of the same name
+        (``core.families.shape_tag``)."""
+        short = self._short.get(summary.id)
+        if short is None:
+            shape = shape_tag(summary.identity.shape, self._shapes.get(summary.name, ()))
+            short = self._short[summary.id] = with_shape(self.names[summary.name], shape)
+        return short
+
+    def time_share(self, kernel_id: int) -> float | None:
+        """The kernel's share of the summed kernel time (0–1); None until every kernel is
+        read (the sum is not known before)."""
+        return self.weights().shares.get(kernel_id) if self.complete else None
+
+    # -- the whole report so far -----------------------------------------------------------
+    @property
+    def families(self) -> ReportFamilies:
+        """The families of the kernels read so far (grouped once per number of kernels)."""
+        return self._families_of(self.summaries)
+
+    def _families_of(self, summaries: list[KernelSummary]) -> ReportFamilies:
+        held = self._families
+        if held is None or held[0] != len(summaries):
+            held = self._families = (len(summaries), kernel_families(summaries))
+        return held[1]
+
+    def weights(self) -> ReportWeights:
+        """Each kernel's share and its family's, among the kernels read so far."""
+        summaries = self.summaries
+        held = self._weights
+        if held is None or held[0] != len(summaries):
+            families = self._families_of(summaries)
+            held = self._weights = (len(summaries), ReportWeights.of(summaries, families))
+        return held[1]
+
+    def weighed(self, detail: KernelDetail) -> Diagnosis:
+        """The Diagnosis pane's diagnosis of ``detail``: from the detail, weighed within the
+        report as every view weighs it (``ReportWeights.diagnose``: the same steps), made once
+        per kernel and weights (a worker's work: a detail's diagnosis takes milliseconds)."""
+        count = len(self.summaries)
+        held = self._weighed.get(detail.id)
+        if held is not None and held[0] == count:
+            return held[1]
+        plain = self._plain.get(detail.id)
+        if plain is None:  # the costly part, once a kernel: weighing again is cheap
+            plain = self._plain[detail.id] = diagnose_detail(detail, None)
+        weights = self.weights()
+        diagnosis = with_family_share(plain, weights.shares.get(detail.id), weights.families,
+                                      detail.id)
+        self._weighed[detail.id] = (count, diagnosis)
+        return diagnosis
+
+    def held_weighed(self, kernel_id: int) -> Diagnosis | None:
+        """The pane's diagnosis of kernel ``kernel_id`` when it is made for the kernels held
+        now, else None (``weighed`` makes it)."""
+        held = self._weighed.get(kernel_id)
+        return held[1] if held is not None and held[0] == len(self.summaries) else None
+
+    def roofline_points(self) -> tuple[RooflinePoint, ...]:
+        """Every kernel read so far on the roofline, by its short name (made once per number
+        of kernels)."""
+        summaries = self.summaries
+        held = self._points
+        if held is None or held[0] != len(summaries):
+            points = tuple((s.id, self.names[s.name], self.diagnosis(s).roofline)
+                           for s in summaries)
+            held = self._points = (len(summaries), points)
+        return held[1]
+
+    def analyzed(self) -> AnalyzedReport:
+        """The whole report analysed as the exports render it, made once when every kernel is
+        read (from what is held: nothing is read or diagnosed again)."""
+        if self._analyzed is None:
+            if not self.complete or self.report is None:
+                raise ValueError("the report is analysed whole once every kernel is read")
+            summaries = self.summaries
+            early = {s.id: self.diagnosis(s) for s in summaries}
+            self._analyzed = assemble(self.report, summaries, early, self.weights(),
+                                      names=self.names)
+        return self._analyzed
