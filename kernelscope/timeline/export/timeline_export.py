@@ -7,7 +7,6 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.errors import ReportError, kernel_filter
-from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export import json_text
 from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -108,5 +107,5 @@ def timeline_doc(source: TimelineReport | TimelineData, options: ExportOptions
 
 def render_timeline_json(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
     """``--format json``: ``-k`` keeps the kernels it matches (the standard library's
-    indented JSON, written by ``export/json_text.py``)."""
-    return json_text.dumps(json_safe(timeline_doc(source, options))) + "\n"
+    indented JSON of ``json_safe``'s values, written by ``export/json_text.py``)."""
+    return json_text.dumps(timeline_doc(source, options)) + "\n"

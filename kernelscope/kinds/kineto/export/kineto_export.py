@@ -10,7 +10,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_percent, fmt_share
 from kernelscope.export import json_text
 from kernelscope.export.writer import ExportOptions
@@ -45,11 +44,11 @@ def trace_doc(data: KinetoTimelineData) -> dict[str, Any]:
 
 def with_trace(doc: dict[str, Any], data: KinetoTimelineData) -> dict[str, Any]:
     """The timeline's document ``doc`` as the Kineto kind's: its schema, the trace's run and
-    steps, and HTA's numbers."""
+    steps, and HTA's numbers (non-finite floats are written null by ``json_text``)."""
     doc["schema"] = SCHEMA
     doc["kineto"] = trace_doc(data)
     doc.update(hta_doc(data.hta))
-    return json_safe(doc)  # type: ignore[no-any-return]
+    return doc
 
 
 def hta_markdown(data: KinetoTimelineData) -> str:
