@@ -69,6 +69,9 @@ def test_the_step_trace_has_shapes_including_lists_of_tensors() -> None:
     nested = [r for r in ranges if any(isinstance(d, list) and d and isinstance(d[0], list)
                                        for d in r.call.dims)]
     assert nested and all("TensorList" in r.call.types for r in nested)
+    # a step repeats its calls' shapes: calls with equal shapes share one record
+    with_dims = [r.call.dims for r in ranges if r.call.dims]
+    assert len({id(dims) for dims in with_dims}) < len(with_dims) // 2
 
 
 def test_read_without_shapes_keeps_none() -> None:

@@ -18,6 +18,7 @@ import io
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+import orjson
 import polars as pl
 
 from kernelscope.kinds.kineto.model.stream import parse_events
@@ -102,6 +103,9 @@ ShapeRecord = tuple[int, tuple[Any, ...], tuple[str, ...], tuple[str, ...]]
 """A ``cpu_op``'s ``External id``, ``Input Dims`` (as written: a list per argument, nested
 for a list of tensors), ``Input type`` and ``Concrete Inputs`` (as text)."""
 SHAPES_KEY = b'"Input Dims"'
+SHAPE_ARGS = ("Input Dims", "Input type", "Concrete Inputs")
+Seen = dict[bytes, tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...]]]
+"""The shapes read so far, by the JSON of their three members."""
 
 
 class Piece(NamedTuple):
@@ -112,29 +116,34 @@ class Piece(NamedTuple):
     shapes: list[ShapeRecord]
 
 
-def read_piece(text: bytes, shapes: bool = True) -> Piece:
+def read_piece(text: bytes, shapes: bool = True, seen: Seen | None = None) -> Piece:
     """The events of ``text``, a JSON array of events: read by polars into columns (no Python
     object per event), or, where an event holds a member of another type than
     :data:`RAW_SCHEMA`'s, by orjson and one pass in Python; with ``shapes``, the operators'
-    shapes too (:func:`shapes_of`, only where the text names ``Input Dims``). ValueError when
-    ``text`` is not a JSON array of objects."""
+    shapes too (:func:`shapes_of`, only where the text names ``Input Dims``; ``seen``: the
+    shapes of the pieces before). ValueError when ``text`` is not a JSON array of objects."""
     wanted = shapes and SHAPES_KEY in text
     try:
         raw = pl.read_json(io.BytesIO(text), schema=RAW_SCHEMA)
     except (pl.exceptions.PolarsError, OverflowError):
         events = parse_events(text)
-        return Piece(len(events), Collector.rows(events), shapes_of(events) if wanted else [])
+        return Piece(len(events), Collector.rows(events),
+                     shapes_of(events, seen) if wanted else [])
     frames = columns_of(raw)
-    return Piece(raw.height, frames, shapes_of(parse_events(text)) if wanted else [])
+    return Piece(raw.height, frames, shapes_of(parse_events(text), seen) if wanted else [])
 
 
 def _text_tuple(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
-def shapes_of(events: Iterable[dict[str, Any]]) -> list[ShapeRecord]:
+def shapes_of(events: Iterable[dict[str, Any]], seen: Seen | None = None
+              ) -> list[ShapeRecord]:
     """The shapes of every ``cpu_op`` event with a numeric ``External id`` that records any,
-    in the events' order (an operator's ``External id`` names its row of the ``cpu`` frame)."""
+    in the events' order (an operator's ``External id`` names its row of the ``cpu`` frame).
+    Calls with the same shapes share one record (``seen``, by their JSON): a training loop
+    repeats its calls' shapes every step."""
+    seen = {} if seen is None else seen
     found: list[ShapeRecord] = []
     for event in events:
         if event.get("cat") != "cpu_op":
@@ -145,9 +154,12 @@ def shapes_of(events: Iterable[dict[str, Any]]) -> list[ShapeRecord]:
         ext = args.get("External id")
         if not isinstance(ext, (int, float)):
             continue
-        dims = args.get("Input Dims")
-        record = (tuple(dims) if isinstance(dims, list) else (),
-                  _text_tuple(args.get("Input type")), _text_tuple(args.get("Concrete Inputs")))
+        dims, types, concrete = (args.get(k) for k in SHAPE_ARGS)
+        key = orjson.dumps((dims, types, concrete))
+        record = seen.get(key)
+        if record is None:
+            record = seen.setdefault(key, (tuple(dims) if isinstance(dims, list) else (),
+                                           _text_tuple(types), _text_tuple(concrete)))
         if any(record):
             found.append((int(ext), *record))
     return found
