@@ -2,7 +2,7 @@
 trace.
 
     python benchmarks/bench_kineto.py [--hta-python /work/htaenv/bin/python]
-        [--ranks 8] [--copies 4] [--big-mb 1024]
+        [--ranks 8] [--copies 4] [--big-mb 1024] [--runs 1]
 
 Inputs are built here, into a temporary directory, from the committed samples:
 
@@ -12,7 +12,9 @@ Inputs are built here, into a temporary directory, from the committed samples:
 - the large trace: ``samples/kineto/kineto_step`` replicated the same way until it holds
   ``--big-mb`` MB.
 
-Cases, each a fresh process (wall time and peak RSS of the process):
+Cases, each a fresh process (wall time, CPU time and peak RSS of the process; with
+``--runs N``, the median of N runs, kernelscope and HTA alternating; ``--big-mb 0`` leaves
+the large trace out):
 
 - kernelscope: ``kernelscope export FOLDER --format json`` (the run: every rank's HTA
   numbers, the straggler) and ``kernelscope summary TRACE`` (every timeline analysis);
@@ -30,6 +32,7 @@ import argparse
 import json
 import lzma
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -115,12 +118,25 @@ def measure(argv: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def median_of(runs: int, argvs: list[list[str]]) -> list[tuple[float, float, float]]:
+    """For each of ``argvs``, the median wall and CPU time and the largest peak RSS of
+    ``runs`` runs, the commands taking turns (so a change in the machine's load falls on
+    each alike)."""
+    got: list[list[tuple[float, float, float]]] = [[] for _ in argvs]
+    for _ in range(runs):
+        for i, argv in enumerate(argvs):
+            got[i].append(measure(argv))
+    return [(statistics.median(w for w, _, _ in g), statistics.median(c for _, c, _ in g),
+             max(r for _, _, r in g)) for g in got]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hta-python", default=None)
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--big-mb", type=int, default=1024)
+    parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,22 +144,30 @@ def main() -> None:
         folder.mkdir()
         build_folder(folder, args.ranks, args.copies)
         size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
-        ks = measure([sys.executable, "-m", "kernelscope", "export", str(folder),
-                      "--format", "json"])
-        rows.append((f"{args.ranks}-rank folder ({size:.0f} MB)", "kernelscope", *ks))
+        argvs = [[sys.executable, "-m", "kernelscope", "export", str(folder), "--format",
+                  "json"]]
         if args.hta_python:
-            hta = measure([args.hta_python, "-c", HTA_SCRIPT, str(folder)])
-            rows.append((f"{args.ranks}-rank folder ({size:.0f} MB)", "HTA 0.5.0", *hta))
-        big = Path(tmp) / "big.pt.trace.json"
-        build_big(big, args.big_mb)
-        rows.append((f"one trace ({big.stat().st_size / 1e6:.0f} MB)", "kernelscope",
-                     *measure([sys.executable, "-m", "kernelscope", "summary", str(big)])))
+            argvs.append([args.hta_python, "-c", HTA_SCRIPT, str(folder)])
+        label = f"{args.ranks}-rank folder ({size:.1f} MB)"
+        for tool, res in zip(("kernelscope", "HTA 0.5.0"), median_of(args.runs, argvs),
+                             strict=False):
+            rows.append((label, tool, *res))
+        if args.big_mb > 0:
+            big = Path(tmp) / "big.pt.trace.json"
+            build_big(big, args.big_mb)
+            rows.append((f"one trace ({big.stat().st_size / 1e6:.0f} MB)", "kernelscope",
+                         *median_of(args.runs, [[sys.executable, "-m", "kernelscope",
+                                                 "summary", str(big)]])[0]))
     print(f"load average over the last minute at the end: {os.getloadavg()[0]:.1f} "
           f"({os.cpu_count()} cores)")
     print("| input | tool | wall (s) | CPU (s) | peak RSS (MB) |")
     print("| --- | --- | ---: | ---: | ---: |")
     for name, tool, wall, cpu, rss in rows:
         print(f"| {name} | {tool} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
+    if len(rows) >= 2 and rows[1][1].startswith("HTA"):
+        ks, hta = rows[0], rows[1]
+        print(f"kernelscope / HTA: wall {ks[2] / hta[2]:.2f}×, CPU {ks[3] / hta[3]:.2f}× "
+              "(target ≤ 0.25×)")
 
 
 if __name__ == "__main__":

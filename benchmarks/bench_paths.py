@@ -1,10 +1,12 @@
 """Every headless path over a kernel report against its two floors, end to end (issue 25).
 
-Usage: python benchmarks/bench_paths.py [--repeat N] [REPORT ...]
+Usage: python benchmarks/bench_paths.py [--repeat N] [--cpu] [REPORT ...]
 (default: samples/ncu/many_launches (1,000 launches), samples/big/torch_many (a PyTorch
 training loop, 1,300 launches), samples/big/many_launches_full_264 (--set full) and
 samples/big/many_launches_huge (8,676 launches), then ``join``; ``--repeat`` times each case
-N times instead of three, for a loaded machine; ``--join`` only the ``join`` row)
+N times instead of three, for a loaded machine; ``--cpu`` takes the ratios of CPU time,
+user + system, children included, instead of wall time: on a loaded machine the wall time
+measures the load; ``--join`` only the ``join`` row)
 
 Each case is one fresh process timed from outside, interpreter start included, median of
 three; its peak RSS is that of the largest process it ran (``RUSAGE_CHILDREN`` of a fresh
@@ -64,6 +66,7 @@ FLOOR = (
 
 
 REPEAT = [3]
+BY_CPU = [False]
 
 
 def measure(cmd: list[str]) -> dict[str, float | str]:
@@ -76,7 +79,7 @@ def measure(cmd: list[str]) -> dict[str, float | str]:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}")
         runs.append(json.loads(done.stdout))
     return {
-        "s": statistics.median(r["s"] for r in runs),
+        "s": statistics.median(r["cpu" if BY_CPU[0] else "s"] for r in runs),
         "mb": max(r["mb"] for r in runs),
         "out": runs[-1]["out"],
     }
@@ -169,11 +172,14 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["--repeat"]:
         REPEAT[0], args = int(args[1]), args[2:]
+    if args[:1] == ["--cpu"]:
+        BY_CPU[0], args = True, args[1:]
     join_only = args == ["--join"]
     reports = [] if join_only else [Path(a) for a in args] or list(DEFAULTS)
     compile_package()  # as an installed package has it
     print(f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; each case a fresh "
-          f"process, median of {REPEAT[0]}, end to end)")
+          f"process, median of {REPEAT[0]}, end to end; times are "
+          f"{'CPU (user + system)' if BY_CPU[0] else 'wall'} seconds)")
     print("| report | launches | path | time | ratios | target | peak RSS |")
     print("| --- | ---: | --- | ---: | --- | --- | ---: |")
     for report in reports:

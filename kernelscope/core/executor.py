@@ -17,7 +17,6 @@ comes back as the error it raised.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -96,7 +95,10 @@ class ProcessExecutor(Executor):
         self.processes = max(1, processes)
         self.name = f"{self.processes} worker process{'es' if self.processes > 1 else ''}"
         threads = max(1, (os.cpu_count() or 1) // self.processes)
+        import multiprocessing  # only where a pool is made: a run read in-process needs none
+
         ctx = multiprocessing.get_context("spawn")
+        self._timeout = multiprocessing.TimeoutError
         saved = os.environ.get("POLARS_MAX_THREADS")
         os.environ["POLARS_MAX_THREADS"] = str(threads)  # inherited by the spawned workers
         try:
@@ -120,7 +122,7 @@ class ProcessExecutor(Executor):
                 try:
                     index, status, value = results.next(timeout=POLL_S)
                     break
-                except multiprocessing.TimeoutError:
+                except self._timeout:
                     continue
             yield index, _unwrap(status, value)
 

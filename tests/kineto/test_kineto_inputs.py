@@ -181,7 +181,7 @@ def test_events_of_other_types_take_the_python_pass() -> None:
     # expects a number: read_piece falls back to orjson and gives the Python pass's frames.
     events = [_kernel(1), {**_kernel(2), "pid": "Spans"},
               {**_kernel(3), "args": {"device": 0, "stream": "7", "correlation": 3}}]
-    count, frames = read_piece(orjson.dumps(events))
+    count, frames, _ = read_piece(orjson.dumps(events))
     assert count == 3
     assert frames["gpu"]["pid"].to_list() == [0, None, 0]
     assert frames["gpu"]["stream"].to_list() == [7, 7, 7]

@@ -36,6 +36,17 @@ def test_coverage_matches_brute_force(ivs: list[tuple[int, int]], points: list[i
 
 
 @settings(max_examples=200, deadline=None)
+@given(intervals, st.integers(-50, 1300), st.integers(-50, 1300))
+def test_one_time_coverage_matches_brute_force(ivs: list[tuple[int, int]], a: int,
+                                               b: int) -> None:
+    cov = Coverage.from_intervals(frame(ivs))
+    t0, t1 = min(a, b), max(a, b)
+    assert cov.covered_at(t1) == union_busy(ivs, -(10**9), t1)
+    assert cov.covered_at(t1) == cov.covered_until(pl.Series([t1], dtype=pl.Int64))[0]
+    assert cov.busy_between(t0, t1) == union_busy(ivs, t0, t1)
+
+
+@settings(max_examples=200, deadline=None)
 @given(intervals, st.lists(st.integers(-50, 1300), min_size=1, max_size=12))
 def test_overlap_sum_counts_concurrent_work_twice(ivs, points) -> None:
     got = overlap_sum_until(frame(ivs), pl.Series(points, dtype=pl.Int64)).to_list()

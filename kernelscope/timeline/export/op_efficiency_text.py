@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.units import NOT_AVAILABLE
-from kernelscope.export.summary import table_box
 from kernelscope.render.plotext_figure import plotext_figure
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency, OpRow
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 MARKDOWN_ROWS = 30
 SUMMARY_ROWS = 10
@@ -121,6 +119,12 @@ OPERATOR_SCHEMA = {"Operator": pl.String, "Input shapes": pl.String, "Dtype": pl
 
 def print_op_efficiency(eff: OpEfficiency, console: Console) -> None:
     """``summary``'s lines: the operators with the most GPU time and MFU per step."""
+    from rich.markup import escape  # rich only where text is printed: not for the exports
+    from rich.table import Table
+    from rich.text import Text
+
+    from kernelscope.export.summary import table_box
+
     if not eff.available:
         console.print(f"Operator efficiency: not available ({escape(eff.shapes)}).")
         return

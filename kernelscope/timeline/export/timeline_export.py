@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
 import polars as pl
 
 from kernelscope.core.errors import ReportError, kernel_filter
-from kernelscope.core.jsonsafe import json_safe
+from kernelscope.export import json_text
 from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.op_efficiency_text import op_efficiency_markdown
@@ -94,10 +94,18 @@ def render_timeline_md(source: TimelineReport | TimelineData, options: ExportOpt
             + operators_markdown(data))
 
 
-def render_timeline_json(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
-    """``--format json``: ``-k`` keeps the kernels it matches."""
+def timeline_doc(source: TimelineReport | TimelineData, options: ExportOptions
+                 ) -> dict[str, Any]:
+    """The ``--format json`` document, before it is text: ``-k`` keeps the kernels it
+    matches."""
     doc = to_export_dict(_selected(source, options))
     regex = kernel_filter(options.pattern)
     if regex is not None:
         doc["kernels"] = [k for k in doc["kernels"] if regex.search(k["name"])]
-    return json.dumps(json_safe(doc), indent=2) + "\n"
+    return doc
+
+
+def render_timeline_json(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
+    """``--format json``: ``-k`` keeps the kernels it matches (the standard library's
+    indented JSON of ``json_safe``'s values, written by ``export/json_text.py``)."""
+    return json_text.dumps(timeline_doc(source, options)) + "\n"

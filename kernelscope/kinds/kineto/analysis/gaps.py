@@ -74,8 +74,7 @@ def _longest_duration(frame: pl.DataFrame) -> int:
 
 
 def _covered(coverage: Coverage, t0: int, t1: int) -> int:
-    until = coverage.covered_until(pl.Series([t0, t1], dtype=pl.Int64)).to_list()
-    return int(until[1] - until[0])
+    return coverage.covered_at(t1) - coverage.covered_at(t0)
 
 
 def _overlapping(frame: pl.DataFrame, longest: int, t0: int, t1: int) -> pl.DataFrame:

@@ -4,20 +4,19 @@ and the trace's run and steps."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_percent, fmt_share
+from kernelscope.export import json_text
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers
 from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData
-from kernelscope.timeline.export.timeline_export import render_timeline_json, render_timeline_md
-from kernelscope.timeline.export.timeline_json import breakdown_doc, to_export_dict
+from kernelscope.timeline.export.timeline_export import render_timeline_md, timeline_doc
+from kernelscope.timeline.export.timeline_json import breakdown_doc
 from kernelscope.timeline.export.timeline_summary import print_timeline_summary
 
 SCHEMA = "kernelscope/kineto/1"
@@ -43,12 +42,13 @@ def trace_doc(data: KinetoTimelineData) -> dict[str, Any]:
     }
 
 
-def to_kineto_dict(data: KinetoTimelineData) -> dict[str, Any]:
-    doc = to_export_dict(data)
+def with_trace(doc: dict[str, Any], data: KinetoTimelineData) -> dict[str, Any]:
+    """The timeline's document ``doc`` as the Kineto kind's: its schema, the trace's run and
+    steps, and HTA's numbers (non-finite floats are written null by ``json_text``)."""
     doc["schema"] = SCHEMA
     doc["kineto"] = trace_doc(data)
     doc.update(hta_doc(data.hta))
-    return json_safe(doc)  # type: ignore[no-any-return]
+    return doc
 
 
 def hta_markdown(data: KinetoTimelineData) -> str:
@@ -72,11 +72,7 @@ def hta_markdown(data: KinetoTimelineData) -> str:
 def render_kineto_json(data: KinetoTimelineData, options: ExportOptions) -> str:
     """``--format json``: the timeline's document with the trace's run, steps and HTA's
     numbers (its CSV is the timeline's)."""
-    text = render_timeline_json(data, options)
-    doc = to_kineto_dict(data)
-    if options.pattern:
-        doc["kernels"] = json.loads(text)["kernels"]
-    return json.dumps(doc, indent=2) + "\n"
+    return json_text.dumps(with_trace(timeline_doc(data, options), data)) + "\n"
 
 
 def render_kineto_md(data: KinetoTimelineData, options: ExportOptions) -> str:

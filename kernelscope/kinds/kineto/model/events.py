@@ -2,6 +2,11 @@
 by polars straight into columns (:func:`read_piece`), or, for a piece polars cannot type,
 parsed by orjson and picked over in one Python pass (:meth:`Collector.rows`).
 
+The operators' shapes (``record_shapes=True``: a ``cpu_op``'s ``Input Dims``, ``Input type``
+and ``Concrete Inputs``) nest lists to any depth, which polars cannot type; a piece whose
+text holds ``"Input Dims"`` is also parsed by orjson in the same pass, and only those members
+are kept (:func:`shapes_of`). A trace without shapes pays one substring search a piece.
+
 Times stay as Kineto writes them (``ts``/``dur``: float microseconds) beside integer
 nanoseconds (``start``/``end``): HTA's numbers are defined on the former (it rounds each
 event inward to whole microseconds), the timeline's on the latter.
@@ -11,8 +16,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
+import orjson
 import polars as pl
 
 from kernelscope.kinds.kineto.model.stream import parse_events
@@ -93,19 +99,70 @@ RAW_SCHEMA = pl.Schema({
 ``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
 
 Frames = dict[str, pl.DataFrame]
+ShapeRecord = tuple[int, tuple[Any, ...], tuple[str, ...], tuple[str, ...]]
+"""A ``cpu_op``'s ``External id``, ``Input Dims`` (as written: a list per argument, nested
+for a list of tensors), ``Input type`` and ``Concrete Inputs`` (as text)."""
+SHAPES_KEY = b'"Input Dims"'
+SHAPE_ARGS = ("Input Dims", "Input type", "Concrete Inputs")
+Seen = dict[bytes, tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...]]]
+"""The shapes read so far, by the JSON of their three members."""
 
 
-def read_piece(text: bytes) -> tuple[int, Frames]:
-    """(how many events, their frames) of ``text``, a JSON array of events: read by polars
-    into columns (no Python object per event), or, where an event holds a member of another
-    type than :data:`RAW_SCHEMA`'s, by orjson and one pass in Python. ValueError when
-    ``text`` is not a JSON array of objects."""
+class Piece(NamedTuple):
+    """One piece of the event array, read."""
+
+    events: int
+    frames: Frames
+    shapes: list[ShapeRecord]
+
+
+def read_piece(text: bytes, shapes: bool = True, seen: Seen | None = None) -> Piece:
+    """The events of ``text``, a JSON array of events: read by polars into columns (no Python
+    object per event), or, where an event holds a member of another type than
+    :data:`RAW_SCHEMA`'s, by orjson and one pass in Python; with ``shapes``, the operators'
+    shapes too (:func:`shapes_of`, only where the text names ``Input Dims``; ``seen``: the
+    shapes of the pieces before). ValueError when ``text`` is not a JSON array of objects."""
+    wanted = shapes and SHAPES_KEY in text
     try:
         raw = pl.read_json(io.BytesIO(text), schema=RAW_SCHEMA)
     except (pl.exceptions.PolarsError, OverflowError):
         events = parse_events(text)
-        return len(events), Collector.rows(events)
-    return raw.height, columns_of(raw)
+        return Piece(len(events), Collector.rows(events),
+                     shapes_of(events, seen) if wanted else [])
+    frames = columns_of(raw)
+    return Piece(raw.height, frames, shapes_of(parse_events(text), seen) if wanted else [])
+
+
+def _text_tuple(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def shapes_of(events: Iterable[dict[str, Any]], seen: Seen | None = None
+              ) -> list[ShapeRecord]:
+    """The shapes of every ``cpu_op`` event with a numeric ``External id`` that records any,
+    in the events' order (an operator's ``External id`` names its row of the ``cpu`` frame).
+    Calls with the same shapes share one record (``seen``, by their JSON): a training loop
+    repeats its calls' shapes every step."""
+    seen = {} if seen is None else seen
+    found: list[ShapeRecord] = []
+    for event in events:
+        if event.get("cat") != "cpu_op":
+            continue
+        args = event.get("args")
+        if not isinstance(args, dict):
+            continue
+        ext = args.get("External id")
+        if not isinstance(ext, (int, float)):
+            continue
+        dims, types, concrete = (args.get(k) for k in SHAPE_ARGS)
+        key = orjson.dumps((dims, types, concrete))
+        record = seen.get(key)
+        if record is None:
+            record = seen.setdefault(key, (tuple(dims) if isinstance(dims, list) else (),
+                                           _text_tuple(types), _text_tuple(concrete)))
+        if any(record):
+            found.append((int(ext), *record))
+    return found
 
 
 def _as_int(name: str) -> pl.Expr:
@@ -166,11 +223,12 @@ class Collector:
     def __init__(self) -> None:
         self.parts: dict[str, list[pl.DataFrame]] = {k: [] for k in SCHEMAS}
         self.events = 0
+        self.shapes: list[ShapeRecord] = []
 
-    def add(self, piece: tuple[int, Frames]) -> None:
-        count, frames = piece
-        self.events += count
-        for key, frame in frames.items():
+    def add(self, piece: Piece) -> None:
+        self.events += piece.events
+        self.shapes += piece.shapes
+        for key, frame in piece.frames.items():
             if frame.height:
                 self.parts[key].append(frame)
 

@@ -15,6 +15,9 @@ trace's clock):
 - ``comms``: the events carrying a collective's metadata (``record_param_comms`` and the
   NCCL kernels Kineto copies it onto): cat, name, ts, correlation, external_id, collective,
   group, dtype, in_nelems, out_nelems, seq.
+
+Beside the frames, ``op_shapes``: the ``cpu_op`` shapes (``record_shapes=True``), read in the
+same pass (``events.shapes_of``).
 """
 
 from __future__ import annotations
@@ -26,14 +29,20 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from kernelscope.core.errors import ReportError, safe_text
-from kernelscope.kinds.kineto.model.events import COMMS_SCHEMA, Collector, Frames, read_piece
+from kernelscope.kinds.kineto.model.events import (
+    COMMS_SCHEMA,
+    Collector,
+    Piece,
+    ShapeRecord,
+    read_piece,
+)
 from kernelscope.kinds.kineto.model.stream import PIECE_BYTES, TraceHeader, iter_event_pieces
 from kernelscope.timeline.model.model import DeviceInfo, ProcessInfo
 
@@ -71,6 +80,9 @@ class KinetoTrace:
     comms: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=COMMS_SCHEMA),
                                 repr=False)
     """The events that carry a collective's metadata (``events.COMMS_SCHEMA``)."""
+    op_shapes: list[ShapeRecord] = field(default_factory=list, repr=False)
+    """Each ``cpu_op``'s recorded shapes, in the events' order (``events.shapes_of``); empty
+    when read without them or when none were recorded."""
 
     @cached_property
     def start_ns(self) -> int:
@@ -126,18 +138,20 @@ def _ns(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def read_trace(path: Path, progress: Callable[[str, float | None], None] | None = None,
-               workers: int | None = None, *, need_gpu: bool = True) -> KinetoTrace:
+               workers: int | None = None, *, need_gpu: bool = True, shapes: bool = True
+               ) -> KinetoTrace:
     """Read the Kineto trace at ``path`` (its pieces parsed by ``workers`` threads, one per
-    core by default). Raises ReportError (one sentence) for a file that is not a whole trace
-    or (with ``need_gpu``) holds no GPU activity."""
+    core by default), with its operators' shapes unless ``shapes`` is false. Raises
+    ReportError (one sentence) for a file that is not a whole trace or (with ``need_gpu``)
+    holds no GPU activity."""
     header = TraceHeader()
     on_piece = (None if progress is None
                 else lambda read: progress("Reading the trace's events", None))
     with _collection_paused():
         try:
-            collector = _collect(path, header, on_piece, workers or parse_workers())
+            collector = _collect(path, header, on_piece, workers or parse_workers(), shapes)
         except _MovedCut:
-            collector = _collect(path, header, on_piece, 1)
+            collector = _collect(path, header, on_piece, 1, shapes)
     frames = collector.frames()
     gpu = _with_correlation(frames["gpu"], frames["flows"])
     if need_gpu and not gpu.filter(pl.col("kind") != "sync").height:
@@ -160,7 +174,7 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
         base_time_ns=_opt_int(members.get("baseTimeNanoseconds")),
         distributed=_distributed(members.get("distributedInfo")), events=collector.events,
         members={k: v for k, v in members.items() if k != "deviceProperties"},
-        comms=frames["comms"],
+        comms=frames["comms"], op_shapes=collector.shapes,
     )
 
 
@@ -179,22 +193,23 @@ class _MovedCut(Exception):
 
 
 def _collect(path: Path, header: TraceHeader, on_piece: Callable[[int], None] | None,
-             workers: int) -> Collector:
+             workers: int, shapes: bool) -> Collector:
     """Every piece of ``path`` read into a :class:`Collector`. With one worker each cut is
     checked by parsing the piece before the next is cut (``stream.py``); with more, pieces
     are cut at the last event boundary without that check and parsed by a thread pool
     (polars parses without the GIL), at most one per thread ahead of the reading; a piece
     that fails to parse raises :class:`_MovedCut`, and the caller reads again with one."""
     collector = Collector()
+    read = partial(read_piece, shapes=shapes, seen={})
     if workers <= 1:
-        for piece in iter_event_pieces(path, header, PIECE_BYTES, on_piece, parse=read_piece):
+        for piece in iter_event_pieces(path, header, PIECE_BYTES, on_piece, parse=read):
             collector.add(piece)
         return collector
     with ThreadPoolExecutor(workers) as pool:
-        pending: deque[Future[tuple[int, Frames]]] = deque()
+        pending: deque[Future[Piece]] = deque()
 
-        def submit(text: bytes) -> Future[tuple[int, Frames]]:
-            return pool.submit(read_piece, text)
+        def submit(text: bytes) -> Future[Piece]:
+            return pool.submit(read, text)
 
         try:
             for future in iter_event_pieces(path, header, PIECE_BYTES, on_piece,
@@ -210,7 +225,7 @@ def _collect(path: Path, header: TraceHeader, on_piece: Callable[[int], None] | 
     return collector
 
 
-def _result(future: Future[tuple[int, Frames]]) -> tuple[int, Frames]:
+def _result(future: Future[Piece]) -> Piece:
     try:
         return future.result()
     except ValueError as exc:

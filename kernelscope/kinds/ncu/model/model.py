@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.kinds.ncu.model.metrics import Metric, MetricValue, Series, dims_of, finite
 from kernelscope.kinds.ncu.model.panes import DIM_METRICS, PANES, PaneSpec
-from kernelscope.kinds.ncu.model.source import KernelSource
+
+if TYPE_CHECKING:  # the listing's reader (and its disassembler) only where one is read
+    from kernelscope.kinds.ncu.model.source import KernelSource
 
 RULE_TYPES = {1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
 SIZE_METRICS = ("launch__grid_size", "launch__block_size")

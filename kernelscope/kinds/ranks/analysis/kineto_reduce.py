@@ -160,7 +160,7 @@ def reduce_kineto(path: str, options: ReduceOptions | None = None) -> list[RankS
     """Read the Kineto trace at ``path`` and reduce it to its one rank. Raises ReportError
     with one sentence on bad input; a trace without GPU work is a rank without GPU work."""
     try:
-        return [_reduce(read_trace(Path(path), need_gpu=False), path,
+        return [_reduce(read_trace(Path(path), need_gpu=False, shapes=False), path,
                         options or ReduceOptions())]
     except pl.exceptions.PolarsError as exc:
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -125,7 +125,7 @@ def cpu_calls_in(path: str, windows: list[tuple[int, int]], threads: list[int],
         return pl.DataFrame(schema=schema)
     windows = sorted(windows)
     if kind_of_file(Path(path)) == KINETO:
-        report = as_timeline_report(read_trace(Path(path), need_gpu=False))
+        report = as_timeline_report(read_trace(Path(path), need_gpu=False, shapes=False))
         api, osrt = runtime_calls(report.cuda_api)(windows, [])
         if threads:
             api = api.filter(pl.col("global_tid").is_in(threads))

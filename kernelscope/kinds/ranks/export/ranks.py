@@ -5,11 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.table import Table
-
 from kernelscope.core.words import plural
-from kernelscope.export.summary import table_box
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.export.ranks_json import to_export_dict
 from kernelscope.kinds.ranks.export.ranks_markdown import step_sources
@@ -22,6 +18,8 @@ from kernelscope.kinds.ranks.render.ranks import (
 )
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from kernelscope.export.writer import ExportOptions
 
 
@@ -44,6 +42,10 @@ def render_run_csv(run: RunAnalysis, options: ExportOptions) -> str:
 
 def print_run_summary(run: RunAnalysis, console: Console) -> None:
     """The kind's ``summary`` part: ranks side by side, the straggler, slower kernels."""
+    from rich.table import Table  # rich only where text is printed: not for the exports
+
+    from kernelscope.export.summary import table_box
+
     doc = to_export_dict(run)
     info = doc["run"]
     console.print(f"[bold]{plural(len(doc['ranks']), 'rank')}[/] from "
