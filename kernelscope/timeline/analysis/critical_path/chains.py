@@ -46,26 +46,27 @@ class Folded:
     e_eff: list[int]
 
 
-def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, order: list[int]) -> Chains:
+def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
+              order: pl.Series) -> Chains:
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
-    from_start); ``order``: every event in replay order."""
-    has_end = pl.Series(range(n), dtype=pl.Int64).is_in(ends["dst"].implode())
-    counts = starts.group_by("dst").agg(pl.len().alias("count"), pl.col("etype").first(),
-                                        pl.col("src").first())
-    per_node = pl.DataFrame({"dst": pl.int_range(n, eager=True).cast(pl.Int64)}).join(
-        counts, on="dst", how="left").sort("dst")
-    member = ((per_node["count"] == 1) & (per_node["etype"] == THREAD)
-              & ~has_end.gather(per_node["src"].fill_null(0))).fill_null(False)
+    from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``order``:
+    every event in replay order."""
+    has_end = pl.int_range(n, eager=True, dtype=pl.Int64).is_in(ends["dst"].implode())
+    first = s_ptr.head(n)
+    count = s_ptr.tail(n) - first
+    some = first.clip(0, max(starts.height - 1, 0))
+    one = count == 1
+    if starts.height:
+        one = (one & (starts["etype"].gather(some) == THREAD)
+               & ~has_end.gather(starts["src"].gather(some)))
+    member = one.alias("member")
     head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
                      .forward_fill()).to_series()
-    position = starts.with_row_index("pos").select(pl.col("dst"), pl.col("pos").cast(pl.Int64))
-    member_pos = per_node.select("dst").join(position.unique("dst", keep="first"), on="dst",
-                                             how="left").sort("dst")["pos"]
-    member_pos = pl.select(pl.when(member).then(member_pos).otherwise(-1)).to_series()
-    heads = set(head.unique().to_list())
-    kept = [e for e in order if (e & 1) or (e >> 1) in heads]
+    member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
+    node = order // 2
+    kept = order.filter((order % 2 == 1) | (head.gather(node) == node))
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], kept)
+                  ends["src"], kept.to_list())
 
 
 def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> Folded:

@@ -46,11 +46,9 @@ class PathWalker:
 
     def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: list[int]) -> None:
         self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
-        self.src = graph.edges["src"].to_list()
-        self.from_start = graph.edges["from_start"].to_list()
-        self.member = plan.chains.member.to_list()
-        self.head = plan.chains.head.to_list()
-        self.member_pos = plan.chains.member_pos.to_list()
+        lists = plan.walk_lists(graph.edges)
+        self.src, self.from_start = lists.src, lists.from_start
+        self.member, self.head, self.member_pos = lists.member, lists.head, lists.member_pos
         self.steps: list[int] = []
         self.nodes: list[int] = []
         self.edges: list[int] = []

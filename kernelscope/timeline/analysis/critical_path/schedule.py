@@ -33,10 +33,8 @@ INF = 1 << 62
 class Plan:
     """A graph as Python lists for the passes: per node its start edges (``s_*``, from
     ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of ``Graph.edges``) and end edges
-    (``e_*``); ``order``: every event in replay order; ``chains``: what the passes step
-    over (``chains.py``)."""
+    (``e_*``); ``chains``: what the passes step over (``chains.py``)."""
 
-    order: list[int]
     start: list[int]
     end: list[int]
     dur: list[int]
@@ -49,6 +47,7 @@ class Plan:
     finish: list[int]
     chains: Chains
     _measured: Folded | None = None
+    _walk: WalkLists | None = None
 
     def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
@@ -58,6 +57,28 @@ class Plan:
             return self._measured
         return fold(self.chains, self.dur if dur is None else dur,
                     self.s_gap if s_gap is None else s_gap, self.e_gap)
+
+    def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
+        """The lists a walk reads (``edges``: the graph's; made once)."""
+        if self._walk is None:
+            chains = self.chains
+            self._walk = WalkLists(edges["src"].to_list(), edges["from_start"].to_list(),
+                                   chains.member.to_list(), chains.head.to_list(),
+                                   chains.member_pos.to_list())
+        return self._walk
+
+
+@dataclass(eq=False)
+class WalkLists:
+    """What a walk along the paths reads, as lists: per edge (row of ``Graph.edges``) its
+    source and whether it leaves the source's start; per node the chain's ``member``,
+    ``head`` and ``member_pos`` (``chains.py``)."""
+
+    src: list[int]
+    from_start: list[bool]
+    member: list[bool]
+    head: list[int]
+    member_pos: list[int]
 
 
 @dataclass(eq=False)
@@ -87,26 +108,24 @@ def plan_of(graph: Graph) -> Plan:
             "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"),
             pl.lit(1).alias("side"))], how="vertical_relaxed")
     events = events.sort("at", "rank", "node")
-    order = (2 * events["node"] + events["side"]).to_list()
+    order = 2 * events["node"] + events["side"]
+    s_ptr = _pointers(starts["dst"], n)
     return Plan(
-        order=order,
         start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=nodes["dur"].to_list(),
-        s_ptr=_pointers(starts["dst"], n),
+        s_ptr=s_ptr.to_list(),
         s_gap=starts["gap"].to_list(), s_edge=starts["edge"].to_list(),
-        e_ptr=_pointers(ends["dst"], n),
+        e_ptr=_pointers(ends["dst"], n).to_list(),
         e_gap=ends["gap"].to_list(), e_edge=ends["edge"].to_list(),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
-        chains=chains_of(n, starts, ends, order),
+        chains=chains_of(n, starts, ends, s_ptr, order),
     )
 
 
-def _pointers(dst: pl.Series, n: int) -> list[int]:
+def _pointers(dst: pl.Series, n: int) -> pl.Series:
     """CSR offsets of edges sorted by ``dst``: node i's edges are [ptr[i], ptr[i + 1])."""
-    counts = dst.value_counts().rename({dst.name: "node"})
-    per_node = pl.DataFrame({"node": pl.int_range(n, eager=True).cast(dst.dtype)}).join(
-        counts, on="node", how="left").sort("node")["count"].fill_null(0).cast(pl.Int64)
-    return [0, *per_node.cum_sum().to_list()]
+    probes = pl.int_range(n + 1, eager=True, dtype=pl.Int64).cast(dst.dtype)
+    return pl.Series(dst.search_sorted(probes, side="left"), dtype=pl.Int64)
 
 
 def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = None
