@@ -1,10 +1,11 @@
 """Chains: the passes step over the calls that only follow the call before them.
 
-A node whose one start edge is its thread's order from a call with no sync edges (most CUDA
-calls, the step markers) starts at a fixed offset from the first node of its run, its
-``head``: the offset is the durations and gaps between them. The passes replay only the heads
-and the synchronising calls' ends, an edge from a node inside a run counts from its head's
-start plus the node's offset, and every start is read back at once (``starts``).
+A node whose one start edge is its thread's order from the node just before it (its number
+minus one) with no sync edges (most CUDA calls, the step markers) starts at a fixed offset
+from the first node of its run, its ``head``: the offset is the durations and gaps between
+them. The passes replay only the heads and the synchronising calls' ends, an edge from a node
+inside a run counts from its head's start plus the node's offset, and every start is read
+back at once (``starts``).
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     some = first.clip(0, max(starts.height - 1, 0))
     one = count == 1
     if starts.height:
-        one = (one & (starts["etype"].gather(some) == THREAD)
-               & ~has_end.gather(starts["src"].gather(some)))
+        src = starts["src"].gather(some)
+        one = (one & (starts["etype"].gather(some) == THREAD) & ~has_end.gather(src)
+               & (src == pl.int_range(n, eager=True, dtype=pl.Int64) - 1))
     member = one.alias("member")
     head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
                      .forward_fill()).to_series()

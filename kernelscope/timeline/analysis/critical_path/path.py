@@ -19,6 +19,7 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    COLLECTIVE,
     CROSS,
     EVENT,
     GPU,
@@ -32,7 +33,8 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
 )
 
 EDGE_KIND = {THREAD: "cpu", LAUNCH: "launch", STREAM: "gpu gap", EVENT: "stream wait",
-             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait"}
+             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait",
+             COLLECTIVE: "communication"}
 EDGE_KINDS = [EDGE_KIND[etype] for etype in range(len(EDGE_KIND))]
 UNTRACED = "(no range)"
 SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
@@ -119,7 +121,6 @@ class PathWalker:
         self.runs.append((step, low, node))
         if low in (head, begin):
             return low, run.start[low]
-        first = len(self.ns)
         before = low - 1
         gap = self.plan.s_edge[self.member_pos[low]]
         if run.end[before] <= floor:
@@ -130,8 +131,7 @@ class PathWalker:
             self.nodes.extend((low, before))
             self.edges.extend((gap, -1))
             self.ns.extend((run.start[low] - run.end[before], run.end[before] - floor))
-        self.steps.extend([step] * (len(self.ns) - first))
-        return before, floor
+        return before, floor  # ``walk`` gives these segments their step
 
     def _runs(self) -> pl.DataFrame:
         """The chains' segments: per call after the first of a run, the time from the call

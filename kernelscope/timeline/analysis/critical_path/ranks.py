@@ -1,0 +1,181 @@
+"""The dependency graph of a run of several ranks: each rank's graph (``graph.py``) on one
+clock, joined at the collectives.
+
+A collective ends when its last rank arrives: every rank leaves it some time after that
+arrival (the transfer, and the release of the ranks in turn), and an earlier rank waits in
+between. Each rank's collective call (a CPU range: gloo's ``gloo:all_reduce``, an NVTX or
+MPI range) gets two markers, ``collective arrive`` at the call's start and ``collective
+leave`` at its end, on the call's thread, or, where the rank's graph holds no event of that
+thread (gloo runs the collective on its own threads), on the thread of the rank's steps,
+which issued it and waits for it. The call's **release** is the first event of that thread
+at or after the last arrival (at the latest its leave): it waits on every rank's arrival
+(``collective`` edges, from each arrive marker) and on the event before it on its thread,
+each edge keeping the time from the last arrival to the release (``after``; the thread edge
+at most its measured gap). So the replay of the measured times gives every event back, and a
+what-if that moves the last arrival moves every rank's release with it: the others' waits
+shrink or grow, and their steps with them.
+
+A rank whose call ended before the last arrival on the run's clock (clocks that disagree by
+more than the transfer) keeps its measured times: its call joins nothing.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    COLLECTIVE,
+    GPU,
+    MARK,
+    RANK_BITS,
+    THREAD,
+    WHOLE_TRACE_LANE,
+)
+
+CALL_SCHEMA = {"rank": pl.Int64, "match": pl.Int64, "op": pl.String, "global_tid": pl.Int64,
+               "start": pl.Int64, "end": pl.Int64}
+
+
+def run_graph(graphs: dict[int, Graph], offsets: dict[int, int], calls: pl.DataFrame
+              ) -> tuple[Graph, pl.DataFrame]:
+    """One graph of ``graphs`` (rank -> its graph, on its own clock) on the run's clock
+    (``offsets``: rank -> ns added to its times), joined at ``calls`` (``CALL_SCHEMA``: one
+    row per rank's call of a matched collective, on the run's clock; global_tid as in the
+    rank's own graph). Also the calls joined: rank, match, op, arrive, leave (marker nodes),
+    start, end, after (ns from the last arrival to the call's end)."""
+    parts = [_moved(graphs[rank], rank, offsets.get(rank, 0)) for rank in sorted(graphs)]
+    bases = [0]
+    for graph in parts[:-1]:
+        bases.append(bases[-1] + graph.nodes.height)
+    nodes = pl.concat([g.nodes.with_columns(pl.col("node") + base)
+                       for g, base in zip(parts, bases, strict=True)])
+    edges = pl.concat([g.edges.with_columns(pl.col("src") + base, pl.col("dst") + base)
+                       for g, base in zip(parts, bases, strict=True)])
+    steps = pl.concat([g.steps.with_columns(pl.col("begin") + base, pl.col("finish") + base)
+                       for g, base in zip(parts, bases, strict=True)])
+    steps = steps.with_columns(pl.col("step").alias("rank_step")).with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("step"))
+    joined = _joined(_on_threads(calls, nodes, steps))
+    nodes, edges, joined = _with_markers(nodes, edges, joined)
+    graph = Graph(nodes, edges, steps, pl.concat([g.ranges for g in parts]),
+                  parts[0].launch_latency_ns if parts else 0)
+    return graph, joined
+
+
+def lane_of(rank: int, lane: pl.Expr) -> pl.Expr:
+    """A rank's lane (thread id, or device and stream) in the run's graph."""
+    return (pl.when(lane == WHOLE_TRACE_LANE).then(lane)
+            .otherwise(lane % (1 << RANK_BITS) + rank * (1 << RANK_BITS)))
+
+
+def _moved(graph: Graph, rank: int, offset: int) -> Graph:
+    """``graph`` on the run's clock, its lanes the rank's, every row tagged with ``rank``."""
+    tag = pl.lit(rank, pl.Int64).alias("rank")
+    nodes = graph.nodes.with_columns(pl.col("start") + offset, pl.col("end") + offset,
+                                     lane_of(rank, pl.col("lane")).alias("lane"), tag)
+    steps = graph.steps.with_columns(pl.col("start") + offset, pl.col("end") + offset,
+                                     lane_of(rank, pl.col("global_tid")).alias("global_tid"), tag)
+    ranges = graph.ranges.with_columns(pl.col("start") + offset, pl.col("end") + offset,
+                                       lane_of(rank, pl.col("global_tid")).alias("global_tid"))
+    return Graph(nodes, graph.edges, steps, ranges, graph.launch_latency_ns)
+
+
+def _on_threads(calls: pl.DataFrame, nodes: pl.DataFrame, steps: pl.DataFrame
+                ) -> pl.DataFrame:
+    """``calls`` + ``lane``: the call's own thread where the rank's graph holds events of it,
+    else the thread of the rank's steps (a backend thread, as gloo's, runs the collective
+    the step's thread issued and waits for)."""
+    lane = calls["global_tid"] % (1 << RANK_BITS) + calls["rank"] * (1 << RANK_BITS)
+    held = lane.is_in(nodes.filter(pl.col("cls") != GPU)["lane"].unique().implode())
+    step_lane = steps.group_by("rank").agg(pl.col("global_tid").first().alias("step_lane"))
+    return calls.with_columns(lane.alias("lane"), held.alias("held")).join(
+        step_lane, on="rank", how="left").with_columns(
+        pl.when(pl.col("held") | pl.col("step_lane").is_null()).then(pl.col("lane"))
+        .otherwise(pl.col("step_lane")).alias("lane")).drop("held", "step_lane")
+
+
+def _joined(calls: pl.DataFrame) -> pl.DataFrame:
+    """The calls that join their collective: those of a collective at least two ranks made,
+    ending no earlier than its last arrival; with ``after``."""
+    calls = calls.with_columns(
+        pl.col("start").max().over("match").alias("last_arrival"),
+        pl.col("rank").n_unique().over("match").alias("ranks"))
+    return calls.filter((pl.col("ranks") >= 2) & (pl.col("end") >= pl.col("last_arrival"))
+                        ).with_columns((pl.col("end") - pl.col("last_arrival")).alias("after")
+                                       ).sort("match", "rank")
+
+
+def _with_markers(nodes: pl.DataFrame, edges: pl.DataFrame, calls: pl.DataFrame
+                  ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The arrive and leave markers put into their threads' order, and the collective
+    edges."""
+    n, k = nodes.height, calls.height
+    calls = calls.with_columns(pl.int_range(n, n + k, dtype=pl.Int64).alias("arrive"),
+                               pl.int_range(n + k, n + 2 * k, dtype=pl.Int64).alias("leave"))
+    marks = pl.concat([calls.select(
+        pl.col(node).alias("node"), pl.lit(MARK, pl.Int8).alias("cls"),
+        pl.lit(f"collective {word}").alias("kind"), pl.col("op").alias("name"),
+        pl.col(at).alias("start"), pl.col(at).alias("end"), "lane", "rank",
+        pl.lit(0, pl.Int64).alias("dur"), pl.lit("communication").alias("own_kind"))
+        for node, word, at in (("arrive", "arrive", "start"), ("leave", "leave", "end"))])
+    pid = nodes.select("lane", "pid").unique("lane")
+    marks = marks.join(pid, on="lane", how="left")
+    nodes = pl.concat([nodes, marks.select(nodes.columns).cast(nodes.schema)])  # type: ignore[arg-type]
+    edges = _threaded(nodes, edges, marks.select("node", "lane", "start", "kind"), calls)
+    return nodes, edges, calls
+
+
+def _threaded(nodes: pl.DataFrame, edges: pl.DataFrame, marks: pl.DataFrame,
+              calls: pl.DataFrame) -> pl.DataFrame:
+    """``edges`` with the thread edges the markers fall between cut at them, and each call's
+    release waiting on every rank's arrival."""
+    lanes = marks["lane"].unique().implode()
+    cpu = nodes.filter(pl.col("lane").is_in(lanes) & (pl.col("cls") != GPU)).select(
+        "node", "lane", "start", "end",
+        pl.when(pl.col("kind") == "collective leave").then(2)
+        .when(pl.col("kind") == "collective arrive").then(1).otherwise(0).alias("order"),
+        (pl.col("kind").str.starts_with("collective")).alias("marker"))
+    chain = cpu.sort("lane", "start", "order", "node").with_columns(
+        pl.col("node").shift(1).over("lane").alias("src"),
+        pl.col("end").shift(1).over("lane").alias("src_end"),
+        pl.col("marker").shift(1).over("lane").alias("src_marker"))
+    cut = chain.filter(pl.col("src").is_not_null() & (pl.col("marker") | pl.col("src_marker")))
+    old = edges.filter(pl.col("etype") == THREAD).join(
+        cut.filter(pl.col("src_marker")).select(pl.col("node").alias("dst")), on="dst",
+        how="semi")
+    new = cut.select(pl.col("src").cast(pl.Int64), pl.col("node").alias("dst"),
+                     pl.lit(THREAD, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
+                     pl.lit(False).alias("to_end"), (pl.col("start") - pl.col("src_end"))
+                     .alias("gap"))
+    edges = pl.concat([edges.join(old.select("src", "dst", "etype"),
+                                  on=["src", "dst", "etype"], how="anti"),
+                       new.cast(edges.schema)])  # type: ignore[arg-type]
+    released = _releases(chain.filter(pl.col("order") != 1), calls)
+    into = pl.col("dst").is_in(released["release"].implode()) & (pl.col("etype") == THREAD)
+    edges = edges.join(released.select(pl.col("release").alias("dst"), "after"), on="dst",
+                       how="left").with_columns(
+        pl.when(into).then(pl.lit(COLLECTIVE, pl.Int8)).otherwise(pl.col("etype"))
+        .alias("etype"),
+        pl.when(into).then(pl.min_horizontal("gap", "after")).otherwise(pl.col("gap"))
+        .alias("gap")).drop("after")
+    waits = released.join(released.select("match", pl.col("arrive").alias("src")),
+                          on="match").select(
+        "src", pl.col("release").alias("dst"), pl.lit(COLLECTIVE, pl.Int8).alias("etype"),
+        pl.lit(False).alias("from_start"), pl.lit(False).alias("to_end"),
+        pl.col("after").alias("gap"))
+    return pl.concat([edges, waits.cast(edges.schema)])  # type: ignore[arg-type]
+
+
+def _releases(candidates: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
+    """Per call the event of its thread that resumed first once the last rank arrived (at
+    the latest the call's leave): ``release``, and ``after`` (ns from the last arrival to
+    it)."""
+    found = calls.sort("last_arrival").join_asof(
+        candidates.select("lane", pl.col("start").alias("at"), pl.col("node").alias("release"))
+        .sort("at"), left_on="last_arrival", right_on="at", by="lane", strategy="forward",
+        check_sortedness=False)
+    return found.with_columns(
+        pl.when(pl.col("at") <= pl.col("end")).then(pl.col("release"))
+        .otherwise(pl.col("leave")).alias("release")).with_columns(
+        (pl.min_horizontal("at", "end") - pl.col("last_arrival")).alias("after"))
