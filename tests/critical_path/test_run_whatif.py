@@ -83,3 +83,20 @@ def test_the_whatif_command_on_a_run_folder_gives_each_rank_its_steps_and_waits(
 def test_a_rank_named_on_one_trace_is_one_sentence() -> None:
     with pytest.raises(ReportError, match="name a rank only in the what-if of a run"):
         render_whatif(SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz", ["aten=2@1"], "json")
+
+
+def test_the_ranks_json_and_markdown_carry_the_run_s_critical_path() -> None:
+    from kernelscope.export.writer import ExportOptions
+    from kernelscope.kinds.ranks.export.ranks import render_run_json, render_run_md
+
+    run = analyse_run([RUNS["nsys_ranks"]], workers=0)
+    doc = json.loads(render_run_json(run, ExportOptions(fmt="json")))["critical_path"]
+    assert doc["available"] is True
+    assert [row["rank"] for row in doc["ranks"]] == [0, 1, 2, 3]
+    straggler = run.straggler.rank if run.straggler is not None else None
+    waits = {row["rank"]: row["collective_wait_ns"] for row in doc["ranks"]}
+    assert min(waits, key=lambda rank: waits[rank]) == straggler  # the last to arrive waits least
+    assert "communication" in {row["kind"] for row in doc["kinds"]}
+    text = render_run_md(run, ExportOptions(fmt="md"))
+    assert "## Critical path of the run" in text
+    assert "| Rank | Steps | Median step | Collectives | Waited at them |" in text
