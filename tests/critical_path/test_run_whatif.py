@@ -12,11 +12,16 @@ import pytest
 
 from kernelscope.core.errors import ReportError
 from kernelscope.export.whatif import render_whatif
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.analysis.run import analyse_run
 from kernelscope.kinds.ranks.analysis.run_whatif import RunModel, run_model
 from kernelscope.timeline.analysis.critical_path.schedule import replay
 from kernelscope.timeline.analysis.critical_path.whatif import Faster
 from tests.conftest import SAMPLES
+from tests.ranks.conftest import cache_dir, rank_dir
+from tests.ranks.test_nccl_path import nccl_dir, nccl_run
+
+__all__ = ["cache_dir", "nccl_dir", "nccl_run", "rank_dir"]  # the NCCL run's fixtures
 
 RUNS = {"kineto_ranks": SAMPLES / "kineto" / "ranks",
         "kineto_uneven": SAMPLES / "kineto" / "uneven", "nsys_ranks": SAMPLES / "nsys" / "ranks"}
@@ -100,3 +105,19 @@ def test_the_ranks_json_and_markdown_carry_the_run_s_critical_path() -> None:
     text = render_run_md(run, ExportOptions(fmt="md"))
     assert "## Critical path of the run" in text
     assert "| Rank | Steps | Median step | Collectives | Waited at them |" in text
+
+
+def test_a_run_joined_at_its_nccl_kernels_replays_and_moves_with_the_straggler(
+        nccl_run: RunAnalysis) -> None:
+    """The NCCL stand-in of ``tests/ranks/test_nccl_path.py`` (the four ranks' one-per-step
+    kernel renamed to an all-reduce that ends once the last rank's has run as long): each
+    kernel's end waits on every rank's kernel's start."""
+    model = run_model(nccl_run)
+    assert nccl_run.comm_source == "nccl" and model.calls.height == 32
+    replayed = replay(model.plan)
+    assert replayed.start == model.plan.start and replayed.end == model.plan.end
+    straggler = nccl_run.straggler.rank if nccl_run.straggler is not None else None
+    assert straggler == 2
+    answer = model.whatif([Faster("data", 2.0, rank=straggler)])
+    waits = model.waits(answer.after_start).filter(pl.col("rank") != straggler)
+    assert (waits["predicted_ns"] < waits["measured_ns"]).all()

@@ -5,8 +5,7 @@ matched (``matching.match_collectives``; ``timeline/analysis/critical_path/ranks
     model = run_model(run)            # a critical_path.whatif.Model over every rank
     model.whatif([Faster("data", 2)]) # every rank's steps, the collectives moved
 
-The collectives joined are CPU calls (gloo's ranges, NVTX or MPI ranges): a run whose
-collectives are NCCL kernels is not joined yet (one sentence says so).
+The collectives joined are NCCL kernels or CPU calls (gloo's ranges, NVTX or MPI ranges).
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from kernelscope.timeline.analysis.critical_path.graph import Graph, build_graph
 from kernelscope.timeline.analysis.critical_path.ranks import CALL_SCHEMA, run_graph
 from kernelscope.timeline.analysis.critical_path.whatif import Model
 
-JOINED_SOURCES = ("backend", "nvtx", "mpi")
-"""Where the collectives are CPU calls of a thread, which the run's graph joins."""
+JOINED_SOURCES = ("nccl", "backend", "nvtx", "mpi")
+"""Where the collectives are read from: NCCL kernels, or CPU calls of a thread."""
 
 
 class RunModel(Model):
@@ -54,9 +53,8 @@ def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
     """The run's graph, replayed (ReportError with one sentence where it cannot be built)."""
     source = run.comm_source
     if source not in JOINED_SOURCES:
-        what = "NCCL kernels" if source == "nccl" else "not found"
-        raise ReportError(f"The run's collectives are {what}; the critical path of a run "
-                          "joins collectives that are CPU calls (gloo, NVTX or MPI ranges).")
+        raise ReportError("The run shows no collectives (NCCL kernels, or gloo, NVTX or MPI "
+                          "ranges) to join its ranks' critical paths at.")
     files = [summary.file for summary in run.ranks.values()]
     if len(set(files)) < len(files):
         raise ReportError("The critical path of a run needs one trace per rank; this run "

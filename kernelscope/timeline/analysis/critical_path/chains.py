@@ -31,6 +31,7 @@ class Chains:
     s_src: pl.Series
     s_from_start: pl.Series
     e_src: pl.Series
+    e_from_start: pl.Series
     order: list[int]
 
 
@@ -68,7 +69,7 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     node = order // 2
     kept = order.filter((order % 2 == 1) | (head.gather(node) == node))
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], kept.to_list())
+                  ends["src"], ends["from_start"], kept.to_list())
 
 
 def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> Folded:
@@ -81,8 +82,7 @@ def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> 
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
     s_enc, s_eff = _sources(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_from_start = pl.Series([False] * len(chains.e_src), dtype=pl.Boolean)
-    e_enc, e_eff = _sources(chains, chains.e_src, e_from_start,
+    e_enc, e_eff = _sources(chains, chains.e_src, chains.e_from_start,
                             pl.Series(e_gap, dtype=pl.Int64), off, durs)
     return Folded(chains.head.to_list(), off.to_list(), s_enc, s_eff, e_enc, e_eff)
 

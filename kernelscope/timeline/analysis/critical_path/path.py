@@ -73,7 +73,8 @@ class PathWalker:
                     edges.append(plan.e_edge[by])
                     ns.append(plan.e_gap[by])
                     node = src[plan.e_edge[by]]
-                    now = run.end[node]
+                    at_end = not from_start[plan.e_edge[by]]  # a collective: another's start
+                    now = run.end[node] if at_end else run.start[node]
                 else:
                     edges.append(-1)
                     ns.append(self.dur[node])
@@ -176,6 +177,7 @@ class PathWalker:
         ])
         kind = (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
                 .when(pl.col("edge") == -1).then(pl.col("own_kind"))
+                .when(pl.col("edge_kind") == "communication").then(pl.col("edge_kind"))
                 .when(pl.col("to_end")).then(pl.lit("sync"))
                 .otherwise(pl.col("edge_kind")))
         frame = frame.with_columns(kind.alias("kind")).with_columns(

@@ -56,8 +56,12 @@ def run_graph(graphs: dict[int, Graph], offsets: dict[int, int], calls: pl.DataF
                        for g, base in zip(parts, bases, strict=True)])
     steps = steps.with_columns(pl.col("step").alias("rank_step")).with_columns(
         pl.int_range(pl.len(), dtype=pl.Int64).alias("step"))
-    joined = _joined(_on_threads(calls, nodes, steps))
+    on_cpu = calls.filter(pl.col("global_tid").is_not_null())
+    joined = _joined(_on_threads(on_cpu, nodes, steps))
     nodes, edges, joined = _with_markers(nodes, edges, joined)
+    nodes, edges, kernels = _kernels_joined(nodes, edges, calls.filter(
+        pl.col("global_tid").is_null()))
+    joined = pl.concat([joined, kernels.select(joined.columns)], how="vertical_relaxed")
     graph = Graph(nodes, edges, steps, pl.concat([g.ranges for g in parts]),
                   parts[0].launch_latency_ns if parts else 0)
     return graph, joined
@@ -179,3 +183,31 @@ def _releases(candidates: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
         pl.when(pl.col("at") <= pl.col("end")).then(pl.col("release"))
         .otherwise(pl.col("leave")).alias("release")).with_columns(
         (pl.min_horizontal("at", "end") - pl.col("last_arrival")).alias("after"))
+
+
+def _kernels_joined(nodes: pl.DataFrame, edges: pl.DataFrame, calls: pl.DataFrame
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Collectives that are GPU kernels (NCCL's: a rank arrives when its kernel starts, and
+    the kernel spins until every rank's has): each kernel's end waits on every rank's
+    kernel's start (``collective`` edges bounding the end, from the start), the kernel's
+    own time the part after the last arrival (``after``; the whole kernel on the last rank).
+    The calls are matched to the kernels by rank, start and end."""
+    if not calls.height:
+        return nodes, edges, calls.with_columns(*(pl.lit(None, pl.Int64).alias(c) for c in (
+            "lane", "last_arrival", "after", "arrive", "leave"))).with_columns(
+            pl.lit(None, pl.UInt32).alias("ranks"))
+    kernels = nodes.filter(pl.col("cls") == GPU).select(
+        "rank", "start", "end", pl.col("node").alias("arrive"), "lane")
+    calls = _joined(calls.join(kernels, on=["rank", "start", "end"]).unique(
+        ["rank", "match"], keep="first")).filter(pl.col("end") > pl.col("last_arrival"))
+    calls = calls.filter(pl.len().over("match") >= 2).with_columns(
+        pl.col("arrive").alias("leave"))
+    own = calls.select(pl.col("arrive").alias("node"),
+                       pl.min_horizontal("after", pl.col("end") - pl.col("start")).alias("own"))
+    nodes = nodes.join(own, on="node", how="left").with_columns(
+        pl.coalesce("own", "dur").alias("dur")).drop("own")
+    waits = calls.join(calls.select("match", pl.col("arrive").alias("src")), on="match").select(
+        "src", pl.col("leave").alias("dst"), pl.lit(COLLECTIVE, pl.Int8).alias("etype"),
+        pl.lit(True).alias("from_start"), pl.lit(True).alias("to_end"),
+        pl.col("after").alias("gap"))
+    return nodes, pl.concat([edges, waits.cast(edges.schema)]), calls  # type: ignore[arg-type]
