@@ -68,14 +68,17 @@ def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
 
 
 def _rank_graph(path: Path, options: OpenOptions | None) -> Graph:
-    """One rank's trace read as a timeline, its dependency graph."""
-    from kernelscope.kinds import kind_for, opened
+    """One rank's trace read whole as a timeline, its dependency graph."""
+    from kernelscope.kinds.kineto.model import is_kineto_file
+    from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report, cpu_op_ranges
+    from kernelscope.kinds.kineto.model.model import read_trace
+    from kernelscope.kinds.nsys.model.opener import open_report
 
-    kind = kind_for([path])
-    options = options or OpenOptions()
-    with opened(kind, [path], options) as model:
-        data = kind.part("analyse")(model, options)
-        return build_graph(data.report, data.extra_cpu_ranges)
+    if is_kineto_file(path):
+        trace = read_trace(path)
+        return build_graph(as_timeline_report(trace), cpu_op_ranges(trace))
+    cache = options.cache_dir if options is not None else None
+    return build_graph(open_report(path, cache_dir=cache))
 
 
 def _matched(run: RunAnalysis, offsets: dict[int, int]) -> pl.DataFrame:
