@@ -27,6 +27,7 @@ Replaying the measured durations therefore gives back every measured time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -78,6 +79,19 @@ class Graph:
     steps: pl.DataFrame
     ranges: pl.DataFrame
     launch_latency_ns: int
+
+    @cached_property
+    def step_ops(self) -> pl.DataFrame:
+        """The GPU operations that start inside a step's window: node, name, kind, gpu_ns
+        (every replay's kernel families count them)."""
+        windows = self.steps.select(pl.col("start").alias("w_start"),
+                                    pl.col("end").alias("w_end")).sort("w_start")
+        ops = self.nodes.filter(pl.col("cls") == GPU).select(
+            "node", "name", "kind", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
+        return ops.sort("start").join_asof(
+            windows, left_on="start", right_on="w_start", strategy="backward",
+            check_sortedness=False).filter(pl.col("start") < pl.col("w_end")).select(
+            "node", "name", "kind", "gpu_ns")
 
 
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:

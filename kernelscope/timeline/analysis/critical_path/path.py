@@ -22,7 +22,6 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     COLLECTIVE,
     CROSS,
     EVENT,
-    GPU,
     JOIN,
     LAUNCH,
     MARK,
@@ -267,20 +266,15 @@ def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFr
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
     null when no step waits on them), over the steps' windows."""
-    latest = pl.Series("latest", late, dtype=pl.Int64)
-    nodes = graph.nodes.with_columns(
-        pl.when(latest < INF // 2).then(latest - pl.Series(run.end, dtype=pl.Int64))
-        .alias("slack"))
-    windows = graph.steps.select("start", "end")
-    ops = nodes.filter(pl.col("cls") == GPU).sort("start").join_asof(
-        windows.sort("start").rename({"start": "w_start", "end": "w_end"}),
-        left_on="start", right_on="w_start", strategy="backward", check_sortedness=False,
-    ).filter(pl.col("start") < pl.col("w_end"))
+    ops = graph.step_ops
+    latest = pl.Series("latest", late, dtype=pl.Int64).gather(ops["node"])
+    end = pl.Series(run.end, dtype=pl.Int64).gather(ops["node"])
+    ops = ops.with_columns(pl.when(latest < INF // 2).then(latest - end).alias("slack"))
     on_path = segments.filter(pl.col("edge") == -1).group_by("node").agg(
         pl.col("ns").sum().alias("path_ns"))
     ops = ops.join(on_path, on="node", how="left")
     return ops.group_by("name", "kind").agg(
-        pl.len().alias("launches"), (pl.col("end") - pl.col("start")).sum().alias("gpu_ns"),
+        pl.len().alias("launches"), pl.col("gpu_ns").sum(),
         pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
         pl.col("slack").min().alias("slack_ns"),
     ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])
