@@ -47,6 +47,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     GPU,
     LAUNCH,
     MARK,
+    OWN_KIND_ORDER,
     STREAM,
     THREAD,
     WAKE,
@@ -79,6 +80,12 @@ class Graph:
     steps: pl.DataFrame
     ranges: pl.DataFrame
     launch_latency_ns: int
+
+    @cached_property
+    def own_kind_codes(self) -> pl.Series:
+        """Per node the code of its own time's kind (its place in ``vocabulary.OWN_KIND_ORDER``)."""
+        codes = {kind: code for code, kind in enumerate(OWN_KIND_ORDER)}
+        return pl.Series("own", self.nodes["own_kind"].replace_strict(codes), dtype=pl.Int64)
 
     @cached_property
     def step_ops(self) -> pl.DataFrame:

@@ -25,6 +25,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     JOIN,
     LAUNCH,
     MARK,
+    OWN_KIND_ORDER,
     STREAM,
     SYNC,
     THREAD,
@@ -35,6 +36,13 @@ EDGE_KIND = {THREAD: "cpu", LAUNCH: "launch", STREAM: "gpu gap", EVENT: "stream 
              CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait",
              COLLECTIVE: "communication"}
 EDGE_KINDS = [EDGE_KIND[etype] for etype in range(len(EDGE_KIND))]
+SEGMENT_KINDS = pl.Series("kind", [*OWN_KIND_ORDER, "untraced", "sync", *EDGE_KINDS],
+                          dtype=pl.String)
+"""Every segment's kind by its code: own kinds, ``untraced``, ``sync``, then per edge type."""
+UNTRACED_CODE, SYNC_CODE = len(OWN_KIND_ORDER), len(OWN_KIND_ORDER) + 1
+EDGE_CODE_BASE = len(OWN_KIND_ORDER) + 2
+COMMUNICATION_CODE = OWN_KIND_ORDER.index("communication")
+LAUNCH_CODE = EDGE_CODE_BASE + LAUNCH
 UNTRACED = "(no range)"
 SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
                   "node": pl.Int64, "edge": pl.Int64}
@@ -165,23 +173,22 @@ class PathWalker:
         node, edge = walked["node"], walked["edge"]
         nodes, edges = self.graph.nodes, self.graph.edges
         some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
+        etype = (edges["etype"].gather(some_edge).cast(pl.Int64) if edges.height
+                 else pl.Series([None] * len(edge), dtype=pl.Int64))
+        to_end = edges["to_end"].gather(some_edge) if edges.height else etype.is_null()
+        own = self.graph.own_kind_codes.gather(node)
+        code = pl.select(
+            pl.when(edge == -2).then(pl.lit(UNTRACED_CODE, pl.Int64)).when(edge == -1).then(own)
+            .when(etype == COLLECTIVE).then(pl.lit(COMMUNICATION_CODE, pl.Int64))
+            .when(to_end).then(pl.lit(SYNC_CODE, pl.Int64)).otherwise(etype + EDGE_CODE_BASE)
+        ).to_series()
+        kind = SEGMENT_KINDS.gather(code)
+        name = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit("launch overhead"))
+                         .otherwise(nodes["name"].gather(node).fill_null(""))).to_series()
         frame = pl.DataFrame([
-            walked["step"], node, edge, walked["ns"],
-            nodes["own_kind"].gather(node).alias("own_kind"),
-            nodes["name"].gather(node).alias("name"), nodes["lane"].gather(node).alias("lane"),
-            pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at"),
-            pl.Series(EDGE_KINDS, dtype=pl.String).gather(edges["etype"].gather(some_edge))
-            .alias("edge_kind"),
-            edges["to_end"].gather(some_edge).alias("to_end"),
-        ])
-        kind = (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
-                .when(pl.col("edge") == -1).then(pl.col("own_kind"))
-                .when(pl.col("edge_kind") == "communication").then(pl.col("edge_kind"))
-                .when(pl.col("to_end")).then(pl.lit("sync"))
-                .otherwise(pl.col("edge_kind")))
-        frame = frame.with_columns(kind.alias("kind")).with_columns(
-            pl.when(pl.col("kind") == "launch").then(pl.lit("launch overhead"))
-            .otherwise(pl.col("name").fill_null("")).alias("name"))
+            walked["step"], kind.alias("kind"), name.alias("name"), walked["ns"], node, edge,
+            nodes["lane"].gather(node).alias("lane"),
+            pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at")])
         cpu = frame.filter(pl.col("kind") == "cpu")
         if cpu.height:
             at = cpu.select(pl.col("lane").alias("global_tid"),
@@ -189,7 +196,7 @@ class PathWalker:
             steps = self.graph.steps.select("global_tid", "start", "end")
             ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
             frame = _put(frame, innermost(ranges, at))
-        return frame.select(list(SEGMENT_SCHEMA)).cast(SEGMENT_SCHEMA)  # type: ignore[arg-type]
+        return frame.select(list(SEGMENT_SCHEMA))
 
 
 def _put(frame: pl.DataFrame, names: pl.Series) -> pl.DataFrame:

@@ -25,6 +25,10 @@ COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reduce
 """Kernels whose time on a path is communication."""
 
 
+OWN_KIND_ORDER = ("kernel", "communication", "copy", "api", "cpu")
+"""The kinds of a node's own time (:func:`own_kinds`), in the order of their codes."""
+
+
 def own_kinds() -> pl.Expr:
     """The kind of a node's own time on a path (``kernel``, ``communication``, ``copy``,
     ``api``, ``cpu`` for a marker)."""
