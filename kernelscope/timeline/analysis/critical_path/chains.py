@@ -11,6 +11,7 @@ back at once (``starts``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -33,6 +34,24 @@ class Chains:
     e_src: pl.Series
     e_from_start: pl.Series
     order: list[int]
+
+    @cached_property
+    def head_list(self) -> list[int]:
+        return self.head.to_list()
+
+    @cached_property
+    def member_pos_list(self) -> list[int]:
+        return self.member_pos.to_list()
+
+    @cached_property
+    def s_enc(self) -> list[int]:
+        """Per start edge its source's slot (the same in every pass)."""
+        return _slots(self, self.s_src, self.s_from_start).to_list()
+
+    @cached_property
+    def e_enc(self) -> list[int]:
+        """Per end edge its source's slot."""
+        return _slots(self, self.e_src, self.e_from_start).to_list()
 
 
 @dataclass(eq=False)
@@ -81,23 +100,29 @@ def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> 
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
-    s_enc, s_eff = _sources(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_enc, e_eff = _sources(chains, chains.e_src, chains.e_from_start,
-                            pl.Series(e_gap, dtype=pl.Int64), off, durs)
-    return Folded(chains.head.to_list(), off.to_list(), s_enc, s_eff, e_enc, e_eff)
+    s_eff = _gaps(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
+    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, pl.Series(e_gap, dtype=pl.Int64),
+                  off, durs)
+    return Folded(chains.head_list, off.to_list(), chains.s_enc, s_eff, chains.e_enc, e_eff)
 
 
-def _sources(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
-             off: pl.Series, durs: pl.Series) -> tuple[list[int], list[int]]:
-    """Per edge its source's slot and the gap from that slot's time."""
+def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
+    """Per edge its source's slot: a waiting call's end (``2 * src + 1``) or its chain's
+    head's start (``2 * head``)."""
+    synced = ~from_start & chains.has_end.gather(src)
+    return pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * chains.head.gather(src))
+                     ).to_series()
+
+
+def _gaps(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
+          off: pl.Series, durs: pl.Series) -> list[int]:
+    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
+    head, the source's offset and (from its end) duration."""
     at_end = ~from_start
     synced = at_end & chains.has_end.gather(src)
-    head = chains.head.gather(src)
     lag = off.gather(src) + pl.select(pl.when(at_end).then(durs.gather(src)).otherwise(0)
                                       ).to_series()
-    enc = pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * head)).to_series()
-    eff = pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series()
-    return enc.to_list(), eff.to_list()
+    return pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series().to_list()
 
 
 def read_back(chains: Chains, folded: Folded, times: list[int], dur: list[int]

@@ -63,8 +63,8 @@ class Plan:
         if self._walk is None:
             chains = self.chains
             self._walk = WalkLists(edges["src"].to_list(), edges["from_start"].to_list(),
-                                   chains.member.to_list(), chains.head.to_list(),
-                                   chains.member_pos.to_list())
+                                   chains.member.to_list(), chains.head_list,
+                                   chains.member_pos_list)
         return self._walk
 
 
@@ -138,7 +138,7 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     times = [0] * (2 * len(dur))
-    start_by = plan.chains.member_pos.to_list()
+    start_by = list(plan.chains.member_pos_list)
     end_by = [-1] * len(dur)
     for event in plan.chains.order:
         n = event >> 1
