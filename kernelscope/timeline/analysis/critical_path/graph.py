@@ -125,7 +125,8 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
         pl.coalesce(own, pl.col("end") - pl.col("start")).alias("dur"))
     edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
     steps = step_nodes(nodes, steps)
-    nodes = nodes.with_columns(own_kinds().alias("own_kind"))
+    kernels = nodes.filter(pl.col("kind") == "kernel")["name"]
+    nodes = nodes.with_columns(own_kinds(kernels).alias("own_kind"))
     return Graph(nodes.drop("row", "prio", "corr"), edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
         steps, ranges, latency)

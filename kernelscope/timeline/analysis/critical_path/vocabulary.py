@@ -29,11 +29,14 @@ OWN_KIND_ORDER = ("kernel", "communication", "copy", "api", "cpu")
 """The kinds of a node's own time (:func:`own_kinds`), in the order of their codes."""
 
 
-def own_kinds() -> pl.Expr:
+def own_kinds(names: pl.Series) -> pl.Expr:
     """The kind of a node's own time on a path (``kernel``, ``communication``, ``copy``,
-    ``api``, ``cpu`` for a marker)."""
+    ``api``, ``cpu`` for a marker); ``names``: the nodes' names (the regex runs once per
+    distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
-    talks = pl.col("name").fill_null("").str.contains(COMMUNICATION.pattern)
+    distinct = names.drop_nulls().unique()
+    talking = distinct.filter(distinct.str.contains(COMMUNICATION.pattern))
+    talks = pl.col("name").is_in(talking.implode())
     return (pl.when(kernel & talks).then(pl.lit("communication"))
             .when(kernel).then(pl.lit("kernel"))
             .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))
