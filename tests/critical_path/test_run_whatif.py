@@ -43,6 +43,8 @@ def test_replaying_a_run_gives_back_every_rank_s_measured_steps(
     replayed = replay(model.plan)
     assert replayed.start == model.plan.start
     assert replayed.end == model.plan.end
+    assert replayed.start_by == model.measured.start_by  # decided by the same edges
+    assert replayed.end_by == model.measured.end_by
     steps = model.critical_path.steps
     assert steps["rank"].n_unique() == model.graph.nodes["rank"].n_unique() >= 2
     assert steps["step_ns"].to_list() == (steps["end"] - steps["start"]).to_list()

@@ -204,10 +204,36 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     start = pl.Series(plan.start, dtype=pl.Int64)
     end = pl.Series(plan.end, dtype=pl.Int64)
     edges = graph.edges
-    start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
+    start_by = _first_reaching(plan.s_edge, plan.s_gap, edges, start, end, None)
+    if start_by is None:  # a start no edge gives back: not a replay of its measured times
+        start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
     own = start + pl.Series(plan.dur, dtype=pl.Int64)
-    end_by = _deciding(plan.e_edge, plan.e_gap, edges, start, end, own)
-    return Replay(plan.start, plan.end, start_by, end_by)
+    end_by = _first_reaching(plan.e_edge, plan.e_gap, edges, start, end, own)
+    return Replay(plan.start, plan.end, start_by, end_by or [])
+
+
+def _first_reaching(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
+                    end: pl.Series, own: pl.Series | None) -> list[int] | None:
+    """Per node the position (in ``rows``, sorted by destination) of the first edge that
+    gives its measured start (``own`` None) or its measured end later than ``own``, -1 for
+    none; None when a node with start edges has none that gives its start back. In a replay
+    of the measured times the latest an edge allows is the measured time: this is
+    ``_deciding`` without its sort."""
+    n = start.len()
+    row = pl.Series(rows, dtype=pl.Int64)
+    src, dst = edges["src"].gather(row), edges["dst"].gather(row)
+    value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
+                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+    hit = value == (start if own is None else end).gather(dst)
+    if own is not None:
+        hit = hit & (value > own.gather(dst))
+    reached = dst.filter(hit)
+    first = reached.is_first_distinct()
+    if own is None and reached.filter(first).len() != dst.n_unique():
+        return None
+    pos = pl.int_range(len(rows), eager=True, dtype=pl.Int64).filter(hit).filter(first)
+    return pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos
+                                                                 ).to_list()
 
 
 def _deciding(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
