@@ -7,11 +7,12 @@ between. Each rank's collective call (a CPU range: gloo's ``gloo:all_reduce``, a
 MPI range) gets two markers, ``collective arrive`` at the call's start and ``collective
 leave`` at its end, on the call's thread, or, where the rank's graph holds no event of that
 thread (gloo runs the collective on its own threads), on the thread of the rank's steps,
-which issued it and waits for it. The call's **release** is the first event of that thread
-at or after the last arrival (at the latest its leave): it waits on every rank's arrival
-(``collective`` edges, from each arrive marker) and on the event before it on its thread,
-each edge keeping the time from the last arrival to the release (``after``; the thread edge
-at most its measured gap). So the replay of the measured times gives every event back, and a
+which issued it and waits for it. A third marker, ``collective release``, goes where that
+thread resumed once the last rank arrived (before its first event at or after the last
+arrival, at the latest at the call's end): it waits on every rank's arrival (``collective``
+edges, from each arrive marker) and on the event before it on its thread, each edge keeping
+the time from the last arrival to the release (``after``; the thread edge at most its
+measured gap). So the replay of the measured times gives every event back, and a
 what-if that moves the last arrival moves every rank's release with it: the others' waits
 shrink or grow, and their steps with them.
 
@@ -112,33 +113,50 @@ def _joined(calls: pl.DataFrame) -> pl.DataFrame:
 
 def _with_markers(nodes: pl.DataFrame, edges: pl.DataFrame, calls: pl.DataFrame
                   ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The arrive and leave markers put into their threads' order, and the collective
-    edges."""
+    """The arrive, release and leave markers put into their threads' order, and the
+    collective edges into every release."""
     n, k = nodes.height, calls.height
-    calls = calls.with_columns(pl.int_range(n, n + k, dtype=pl.Int64).alias("arrive"),
-                               pl.int_range(n + k, n + 2 * k, dtype=pl.Int64).alias("leave"))
+    calls = _release_times(nodes, calls).with_columns(
+        *(pl.int_range(n + i * k, n + (i + 1) * k, dtype=pl.Int64).alias(word)
+          for i, word in enumerate(("arrive", "release", "leave"))))
     marks = pl.concat([calls.select(
-        pl.col(node).alias("node"), pl.lit(MARK, pl.Int8).alias("cls"),
+        pl.col(word).alias("node"), pl.lit(MARK, pl.Int8).alias("cls"),
         pl.lit(f"collective {word}").alias("kind"), pl.col("op").alias("name"),
         pl.col(at).alias("start"), pl.col(at).alias("end"), "lane", "rank",
         pl.lit(0, pl.Int64).alias("dur"), pl.lit("communication").alias("own_kind"))
-        for node, word, at in (("arrive", "arrive", "start"), ("leave", "leave", "end"))])
+        for word, at in (("arrive", "start"), ("release", "released"), ("leave", "end"))])
     pid = nodes.select("lane", "pid").unique("lane")
     marks = marks.join(pid, on="lane", how="left")
     nodes = pl.concat([nodes, marks.select(nodes.columns).cast(nodes.schema)])  # type: ignore[arg-type]
-    edges = _threaded(nodes, edges, marks.select("node", "lane", "start", "kind"), calls)
+    edges = _threaded(nodes, edges, marks["lane"].unique(), calls)
     return nodes, edges, calls
 
 
-def _threaded(nodes: pl.DataFrame, edges: pl.DataFrame, marks: pl.DataFrame,
+ORDER = {"collective arrive": -2, "collective release": -1, "collective leave": 2}
+"""Where a marker goes among the events of its thread that start at the same time."""
+
+
+def _release_times(nodes: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
+    """``calls`` + ``released``: when the call's thread resumed once the last rank arrived
+    (its first event at or after the last arrival, at the latest the call's end), and
+    ``after`` (ns from the last arrival to then)."""
+    events = nodes.filter(pl.col("cls") != GPU).select(
+        "lane", pl.col("start").alias("next")).sort("next")
+    found = calls.sort("last_arrival").join_asof(
+        events, left_on="last_arrival", right_on="next", by="lane", strategy="forward",
+        check_sortedness=False)
+    return found.with_columns(pl.min_horizontal("next", "end").alias("released")).with_columns(
+        (pl.col("released") - pl.col("last_arrival")).alias("after")).drop("next")
+
+
+def _threaded(nodes: pl.DataFrame, edges: pl.DataFrame, lanes: pl.Series,
               calls: pl.DataFrame) -> pl.DataFrame:
-    """``edges`` with the thread edges the markers fall between cut at them, and each call's
-    release waiting on every rank's arrival."""
-    lanes = marks["lane"].unique().implode()
-    cpu = nodes.filter(pl.col("lane").is_in(lanes) & (pl.col("cls") != GPU)).select(
+    """``edges`` with the thread edges the markers fall between cut at them, and each
+    call's release waiting on its thread (at most the measured gap) and on every rank's
+    arrival, by ``after``."""
+    cpu = nodes.filter(pl.col("lane").is_in(lanes.implode()) & (pl.col("cls") != GPU)).select(
         "node", "lane", "start", "end",
-        pl.when(pl.col("kind") == "collective leave").then(2)
-        .when(pl.col("kind") == "collective arrive").then(1).otherwise(0).alias("order"),
+        pl.col("kind").replace_strict(ORDER, default=0, return_dtype=pl.Int64).alias("order"),
         (pl.col("kind").str.starts_with("collective")).alias("marker"))
     chain = cpu.sort("lane", "start", "order", "node").with_columns(
         pl.col("node").shift(1).over("lane").alias("src"),
@@ -148,41 +166,19 @@ def _threaded(nodes: pl.DataFrame, edges: pl.DataFrame, marks: pl.DataFrame,
     old = edges.filter(pl.col("etype") == THREAD).join(
         cut.filter(pl.col("src_marker")).select(pl.col("node").alias("dst")), on="dst",
         how="semi")
-    new = cut.select(pl.col("src").cast(pl.Int64), pl.col("node").alias("dst"),
-                     pl.lit(THREAD, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
-                     pl.lit(False).alias("to_end"), (pl.col("start") - pl.col("src_end"))
-                     .alias("gap"))
-    edges = pl.concat([edges.join(old.select("src", "dst", "etype"),
-                                  on=["src", "dst", "etype"], how="anti"),
-                       new.cast(edges.schema)])  # type: ignore[arg-type]
-    released = _releases(chain.filter(pl.col("order") != 1), calls)
-    into = pl.col("dst").is_in(released["release"].implode()) & (pl.col("etype") == THREAD)
-    edges = edges.join(released.select(pl.col("release").alias("dst"), "after"), on="dst",
-                       how="left").with_columns(
-        pl.when(into).then(pl.lit(COLLECTIVE, pl.Int8)).otherwise(pl.col("etype"))
-        .alias("etype"),
-        pl.when(into).then(pl.min_horizontal("gap", "after")).otherwise(pl.col("gap"))
-        .alias("gap")).drop("after")
-    waits = released.join(released.select("match", pl.col("arrive").alias("src")),
-                          on="match").select(
+    after = calls.select(pl.col("release").alias("node"), "after")
+    new = cut.join(after, on="node", how="left").select(
+        pl.col("src").cast(pl.Int64), pl.col("node").alias("dst"),
+        pl.when(pl.col("after").is_null()).then(pl.lit(THREAD, pl.Int8))
+        .otherwise(pl.lit(COLLECTIVE, pl.Int8)).alias("etype"),
+        pl.lit(False).alias("from_start"), pl.lit(False).alias("to_end"),
+        pl.min_horizontal(pl.col("start") - pl.col("src_end"), "after").alias("gap"))
+    waits = calls.join(calls.select("match", pl.col("arrive").alias("src")), on="match").select(
         "src", pl.col("release").alias("dst"), pl.lit(COLLECTIVE, pl.Int8).alias("etype"),
         pl.lit(False).alias("from_start"), pl.lit(False).alias("to_end"),
         pl.col("after").alias("gap"))
-    return pl.concat([edges, waits.cast(edges.schema)])  # type: ignore[arg-type]
-
-
-def _releases(candidates: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
-    """Per call the event of its thread that resumed first once the last rank arrived (at
-    the latest the call's leave): ``release``, and ``after`` (ns from the last arrival to
-    it)."""
-    found = calls.sort("last_arrival").join_asof(
-        candidates.select("lane", pl.col("start").alias("at"), pl.col("node").alias("release"))
-        .sort("at"), left_on="last_arrival", right_on="at", by="lane", strategy="forward",
-        check_sortedness=False)
-    return found.with_columns(
-        pl.when(pl.col("at") <= pl.col("end")).then(pl.col("release"))
-        .otherwise(pl.col("leave")).alias("release")).with_columns(
-        (pl.min_horizontal("at", "end") - pl.col("last_arrival")).alias("after"))
+    kept = edges.join(old.select("src", "dst", "etype"), on=["src", "dst", "etype"], how="anti")
+    return pl.concat([kept, new.cast(kept.schema), waits.cast(kept.schema)])  # type: ignore[arg-type]
 
 
 def _kernels_joined(nodes: pl.DataFrame, edges: pl.DataFrame, calls: pl.DataFrame
@@ -194,14 +190,15 @@ def _kernels_joined(nodes: pl.DataFrame, edges: pl.DataFrame, calls: pl.DataFram
     The calls are matched to the kernels by rank, start and end."""
     if not calls.height:
         return nodes, edges, calls.with_columns(*(pl.lit(None, pl.Int64).alias(c) for c in (
-            "lane", "last_arrival", "after", "arrive", "leave"))).with_columns(
-            pl.lit(None, pl.UInt32).alias("ranks"))
+            "lane", "last_arrival", "after", "released", "arrive", "release", "leave"))
+        ).with_columns(pl.lit(None, pl.UInt32).alias("ranks"))
     kernels = nodes.filter(pl.col("cls") == GPU).select(
         "rank", "start", "end", pl.col("node").alias("arrive"), "lane")
     calls = _joined(calls.join(kernels, on=["rank", "start", "end"]).unique(
         ["rank", "match"], keep="first")).filter(pl.col("end") > pl.col("last_arrival"))
     calls = calls.filter(pl.len().over("match") >= 2).with_columns(
-        pl.col("arrive").alias("leave"))
+        pl.col("arrive").alias("release"), pl.col("arrive").alias("leave"),
+        pl.col("end").alias("released"))
     own = calls.select(pl.col("arrive").alias("node"),
                        pl.min_horizontal("after", pl.col("end") - pl.col("start")).alias("own"))
     nodes = nodes.join(own, on="node", how="left").with_columns(

@@ -4,8 +4,8 @@ moves (a backward pass). Both passes step over the calls of a chain (``chains.py
 
 Events are a node's start (every node) and, for a synchronising call that waited, its end.
 They are replayed in measured time order: every edge points forward in measured time, so
-that order is a topological order of the graph (ties: a waiting call's end, then a CPU
-start, then a GPU start).
+that order is a topological order of the graph (ties: a waiting call's end, then a run's
+collective markers, then a CPU start, then a GPU start; then the node's number).
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ def plan_of(graph: Graph) -> Plan:
     waits = set(ends["dst"].to_list())
     events = nodes.select(
         "node", pl.col("start").alias("at"),
-        pl.when(pl.col("cls") == GPU).then(2).otherwise(1).alias("rank"),
+        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").str.starts_with("collective"))
+        .then(1).otherwise(2).alias("rank"),
         pl.lit(0).alias("side"))
     if waits:
         events = pl.concat([events, nodes.filter(pl.col("node").is_in(list(waits))).select(
