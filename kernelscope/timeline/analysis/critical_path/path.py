@@ -164,6 +164,17 @@ class PathWalker:
         marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
         return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
 
+    def _measured_middle(self, node: pl.Series, edge: pl.Series, ns: pl.Series) -> pl.Series:
+        """Where a CPU segment (the time before ``node`` on its thread edge ``edge``) lies in
+        the trace: the middle of the last ``ns`` of the gap as measured (at most the whole
+        gap). A predicted path is named by the ranges of the trace, not by where the replay
+        moved the gap."""
+        start = pl.Series(self.plan.start, dtype=pl.Int64).gather(node)
+        before = pl.Series(self.plan.end, dtype=pl.Int64).gather(
+            self.graph.edges["src"].gather(edge))
+        part = pl.min_horizontal(ns, start - before)
+        return pl.select(start - part // 2).to_series().alias("at")
+
     def segments(self) -> pl.DataFrame:
         """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
         walked = pl.concat([pl.DataFrame(
@@ -187,12 +198,11 @@ class PathWalker:
                          .otherwise(nodes["name"].gather(node).fill_null(""))).to_series()
         frame = pl.DataFrame([
             walked["step"], kind.alias("kind"), name.alias("name"), walked["ns"], node, edge,
-            nodes["lane"].gather(node).alias("lane"),
-            pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at")])
+            nodes["lane"].gather(node).alias("lane")])
         cpu = frame.filter(pl.col("kind") == "cpu")
         if cpu.height:
             at = cpu.select(pl.col("lane").alias("global_tid"),
-                            (pl.col("at") - pl.col("ns") // 2).alias("at"))
+                            self._measured_middle(cpu["node"], cpu["edge"], cpu["ns"]))
             steps = self.graph.steps.select("global_tid", "start", "end")
             ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
             frame = _put(frame, innermost(ranges, at))
