@@ -123,3 +123,17 @@ def test_a_run_joined_at_its_nccl_kernels_replays_and_moves_with_the_straggler(
     answer = model.whatif([Faster("data", 2.0, rank=straggler)])
     waits = model.waits(answer.after_start).filter(pl.col("rank") != straggler)
     assert (waits["predicted_ns"] < waits["measured_ns"]).all()
+
+
+def test_a_run_too_large_for_the_ranks_export_says_where_its_path_is(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelscope.kinds.ranks.export import ranks_critical
+
+    run = analyse_run([RUNS["kineto_uneven"]], workers=0)
+    kernels = sum(summary.kernels for summary in run.ranks.values())
+    monkeypatch.setattr(ranks_critical, "EXPORT_KERNELS", kernels - 1)
+    member = ranks_critical.critical_path_member(run)
+    assert member == {"available": False, "reason": (
+        f"The run's {kernels:,} kernels are more than the ranks export reads whole for the "
+        f"critical path ({kernels - 1:,}); 'kernelscope whatif RUN_DIR --faster ...' computes "
+        "it.")}

@@ -20,9 +20,21 @@ from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.analysis.run_whatif import run_model
 from kernelscope.timeline.export.critical_text import path_doc, path_markdown
 
+EXPORT_KERNELS = 500_000
+"""The ranks export reads a run whole for its critical path up to this many kernels over all
+its ranks (the run's graph holds every rank's events at once: a what-if of one trace peaks at
+about 6 kB per kernel);
+``kernelscope whatif RUN_DIR`` has no such bound."""
+
 
 def critical_path_member(run: RunAnalysis) -> dict[str, Any]:
     """The ``critical_path`` member of the run's JSON."""
+    kernels = sum(summary.kernels for summary in run.ranks.values())
+    if kernels > EXPORT_KERNELS:
+        return {"available": False, "reason": (
+            f"The run's {kernels:,} kernels are more than the ranks export reads whole for the "
+            f"critical path ({EXPORT_KERNELS:,}); 'kernelscope whatif RUN_DIR --faster ...' "
+            "computes it.")}
     try:
         model = run_model(run)
     except ReportError as exc:
