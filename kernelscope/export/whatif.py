@@ -22,13 +22,16 @@ def whatif_parser() -> argparse.ArgumentParser:
         description=(
             "Predict every step's time if some work were faster: the timeline's dependency "
             "graph replayed with the matched durations divided, everything else as measured "
-            "(docs/critical_path.md)."),
+            "(docs/critical_path.md). A folder of per-rank traces is one run: its ranks are "
+            "joined at their collectives."),
     )
     p.add_argument("trace", type=Path,
-                   help="a timeline: .nsys-rep, its .sqlite, or a PyTorch profiler trace")
+                   help="a timeline (.nsys-rep, its .sqlite, or a PyTorch profiler trace), or "
+                   "a folder of per-rank traces of one run")
     p.add_argument("--faster", action="append", required=True, metavar="REGEX=FACTOR",
                    help="divide by FACTOR the time of the kernels, copies, NVTX ranges and CPU "
-                   "operators whose name REGEX finds (2 halves them); repeat for more")
+                   "operators whose name REGEX finds (2 halves them); REGEX=FACTOR@RANK: only "
+                   "that rank's, in a run; repeat for more")
     p.add_argument("--format", "-f", choices=("json", "md"), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--cache-dir", type=Path, default=None,
@@ -50,12 +53,29 @@ def timeline_of(path: Path, cache_dir: Path | None, run: Any) -> Any:
 
 def whatif_answer(path: Path, faster: list[str], cache_dir: Path | None = None
                   ) -> tuple[Any, Any]:
-    """The what-if of the trace at ``path`` (a ``WhatIf``) and the trace's name shortener."""
+    """The what-if of the trace or run at ``path`` (a ``WhatIf``; a run's carries its
+    ranks' ``waits``) and the trace's name shortener (None for a run)."""
     from kernelscope.timeline.analysis.critical_path.whatif import Faster
 
     changes = [Faster.parse(text) for text in faster]
+    if kind_for([path]).name == "ranks":
+        return run_whatif_answer(path, changes, cache_dir), None
     return timeline_of(path, cache_dir, lambda data: (data.critical_model.whatif(changes),
                                                        data.short_name))
+
+
+def run_whatif_answer(path: Path, changes: list[Any], cache_dir: Path | None = None) -> Any:
+    """The what-if of the run of per-rank traces at ``path``, with its ranks' waits at the
+    collectives (``waits``: rank, calls, measured_ns, predicted_ns)."""
+    from kernelscope.kinds.ranks.analysis.run_whatif import run_model
+
+    kind = kind_for([path])
+    options = OpenOptions(cache_dir=cache_dir)
+    with opened(kind, [path], options) as run:
+        model = run_model(run, options)
+    answer = model.whatif(changes)
+    answer.waits = model.waits(answer.after_start)
+    return answer
 
 
 def whatif_document(path: Path, faster: list[str], cache_dir: Path | None = None

@@ -164,7 +164,9 @@ class Tools:
                      ) -> Answer:
         """Predict the steps if some work were faster: faster is a list of REGEX=FACTOR
         (kernels, copies, NVTX ranges and CPU operators whose name REGEX finds, their time
-        divided by FACTOR); the measured and predicted median step and both critical paths."""
+        divided by FACTOR; REGEX=FACTOR@RANK: only that rank's); the measured and predicted
+        median step and both critical paths. trace may be a folder of per-rank traces of one
+        run: its ranks are joined at their collectives, and each rank's wait is given."""
         return await self._ask("whatif", lambda: {
             "trace": self._path(trace), "faster": list(faster)}, None, ctx)
 

@@ -124,3 +124,20 @@ def test_a_wait_edge_ends_on_the_stream_the_sync_record_names(kind: str) -> None
         return waiting, set(graph.nodes["lane"].gather(events["dst"]).to_list())
     waiting, ends = timeline_of(WHATIF / f"shift_base.{kind}", None, check)
     assert len(waiting) == 2 and ends and ends <= waiting
+
+
+def test_the_predicted_path_names_cpu_time_by_the_ranges_of_the_trace() -> None:
+    """A CPU gap on the predicted path is named where the trace has it, not where the replay
+    moved it: a gap on both paths whole gets the same name on both."""
+    def paths(data: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+        answer = data.critical_model.whatif([Faster(FASTER["serial"], 2.0)])
+        return answer.before.segments, answer.after.segments
+
+    before, after = timeline_of(WHATIF / "serial_base.pt.trace.json.xz", None, paths)
+    keys = ["step", "node", "edge", "ns"]
+    both = before.filter(pl.col("kind") == "cpu").join(
+        after.filter(pl.col("kind") == "cpu"), on=keys, suffix="_after")
+    assert both.height >= 10
+    assert both["name"].to_list() == both["name_after"].to_list()
+    named = after.filter(pl.col("kind") == "cpu").group_by("name").agg(pl.col("ns").sum())
+    assert dict(named.iter_rows())["aten::mm"] > 100_000  # the matmuls' host time stays theirs

@@ -5,7 +5,10 @@ JSON ``kernelscope/whatif/1``::
     {"schema", "trace", "steps": [{step, name, measured_ns, predicted_ns}],
      "measured_step_ns", "predicted_step_ns" (medians over the steps),
      "changes": [{pattern, factor, operations, launches, ranges, range_instances}],
-     "critical_path": {"before": PATH, "after": PATH}}
+     "critical_path": {"before": PATH, "after": PATH},
+     "waits": [{rank, calls, measured_ns, predicted_ns}] (a run only)}
+
+A run's steps carry their ``rank``.
 
 PATH: ``median_step_ns``, ``kinds`` ([{kind, ns, pct}]), ``top`` (the longest parts of the
 paths: [{kind, name, ns, count, pct}]), ``families`` ([{name, short_name, kind, launches,
@@ -61,6 +64,7 @@ def path_doc(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP
 
 
 def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> dict[str, Any]:
+    waits = {} if answer.waits is None else {"waits": answer.waits.to_dicts()}
     return {
         "schema": SCHEMA,
         "trace": trace,
@@ -73,6 +77,7 @@ def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> di
                     for c in answer.changes],
         "critical_path": {"before": path_doc(answer.before, shorten),
                           "after": path_doc(answer.after, shorten)},
+        **waits,
     }
 
 
@@ -122,8 +127,15 @@ def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) 
     lines += ["", f"Median step: measured {_ns(measured)}, predicted {_ns(predicted)}{change}.",
               "", "| Step | Measured | Predicted |", "|---|---:|---:|"]
     for row in answer.steps.iter_rows(named=True):
-        lines.append(f"| {row['name'] or row['step']} | {fmt_ns(row['measured_ns'])} | "
+        rank = f"rank {row['rank']}: " if "rank" in row else ""
+        lines.append(f"| {rank}{row['name'] or row['step']} | {fmt_ns(row['measured_ns'])} | "
                      f"{fmt_ns(row['predicted_ns'])} |")
+    if answer.waits is not None:
+        lines += ["", "Each rank's wait at the collectives (from its arrival to the last "
+                  "rank's), summed:", "", "| Rank | Collectives | Measured | Predicted |",
+                  "|---:|---:|---:|---:|"]
+        lines += [f"| {rank} | {calls} | {fmt_ns(m)} | {fmt_ns(p)} |"
+                  for rank, calls, m, p in answer.waits.iter_rows()]
     lines += ["", "## Critical path, measured", "", *path_markdown(answer.before, shorten),
               "", "## Critical path, predicted", "", *path_markdown(answer.after, shorten), ""]
     return "\n".join(lines)

@@ -24,14 +24,24 @@ if TYPE_CHECKING:
 
 
 def render_run_json(run: RunAnalysis, options: ExportOptions) -> str:
-    """``--format json``: the ``kernelscope/ranks/2`` document."""
-    return json.dumps(to_export_dict(run), indent=2, allow_nan=False) + "\n"
+    """``--format json``: the ``kernelscope/ranks/2`` document, with the run's critical
+    path (``ranks_critical.py``)."""
+    from kernelscope.kinds.ranks.export.ranks_critical import critical_path_member, without_path
+
+    doc = to_export_dict(run)
+    doc["critical_path"] = without_path(critical_path_member(run))
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
 def render_run_md(run: RunAnalysis, options: ExportOptions) -> str:
+    from kernelscope.kinds.ranks.export.ranks_critical import (
+        critical_path_lines,
+        critical_path_member,
+    )
     from kernelscope.kinds.ranks.export.ranks_markdown import render_ranks_markdown
 
-    return render_ranks_markdown(to_export_dict(run), top=options.top)
+    text = render_ranks_markdown(to_export_dict(run), top=options.top)
+    return text + "\n" + "\n".join(critical_path_lines(critical_path_member(run)))
 
 
 def render_run_csv(run: RunAnalysis, options: ExportOptions) -> str:

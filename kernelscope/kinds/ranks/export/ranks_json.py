@@ -21,7 +21,8 @@ profiler traces), as kernelscope reads it.
      "slow_ranks": [{rank, ratio, families, slow}],
      "collectives": [{"match", "op", "key", "ranks", "last_rank", "late_ns", "wait_ns"
                       (the longest), "exit_spread_ns"}],
-     "heatmap": {"t0_ns", "t1_ns", "columns", "ranks": {rank: [busy % per column]}}}
+     "heatmap": {"t0_ns", "t1_ns", "columns", "ranks": {rank: [busy % per column]}},
+     "critical_path": {…} (the JSON export only: ``ranks_critical.py``)}
 
 A trace kind's own members of a rank follow its common ones (a PyTorch trace's
 ``idle_time_by_stream``, ``kernel_types`` and ``kineto``). ``kernelscope/ranks/1`` (before

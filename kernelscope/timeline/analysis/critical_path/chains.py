@@ -1,15 +1,17 @@
 """Chains: the passes step over the calls that only follow the call before them.
 
-A node whose one start edge is its thread's order from a call with no sync edges (most CUDA
-calls, the step markers) starts at a fixed offset from the first node of its run, its
-``head``: the offset is the durations and gaps between them. The passes replay only the heads
-and the synchronising calls' ends, an edge from a node inside a run counts from its head's
-start plus the node's offset, and every start is read back at once (``starts``).
+A node whose one start edge is its thread's order from the node just before it (its number
+minus one) with no sync edges (most CUDA calls, the step markers) starts at a fixed offset
+from the first node of its run, its ``head``: the offset is the durations and gaps between
+them. The passes replay only the heads and the synchronising calls' ends, an edge from a node
+inside a run counts from its head's start plus the node's offset, and every start is read
+back at once (``starts``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -30,7 +32,26 @@ class Chains:
     s_src: pl.Series
     s_from_start: pl.Series
     e_src: pl.Series
+    e_from_start: pl.Series
     order: list[int]
+
+    @cached_property
+    def head_list(self) -> list[int]:
+        return self.head.to_list()
+
+    @cached_property
+    def member_pos_list(self) -> list[int]:
+        return self.member_pos.to_list()
+
+    @cached_property
+    def s_enc(self) -> list[int]:
+        """Per start edge its source's slot (the same in every pass)."""
+        return _slots(self, self.s_src, self.s_from_start).to_list()
+
+    @cached_property
+    def e_enc(self) -> list[int]:
+        """Per end edge its source's slot."""
+        return _slots(self, self.e_src, self.e_from_start).to_list()
 
 
 @dataclass(eq=False)
@@ -46,26 +67,28 @@ class Folded:
     e_eff: list[int]
 
 
-def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, order: list[int]) -> Chains:
+def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
+              order: pl.Series) -> Chains:
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
-    from_start); ``order``: every event in replay order."""
-    has_end = pl.Series(range(n), dtype=pl.Int64).is_in(ends["dst"].implode())
-    counts = starts.group_by("dst").agg(pl.len().alias("count"), pl.col("etype").first(),
-                                        pl.col("src").first())
-    per_node = pl.DataFrame({"dst": pl.int_range(n, eager=True).cast(pl.Int64)}).join(
-        counts, on="dst", how="left").sort("dst")
-    member = ((per_node["count"] == 1) & (per_node["etype"] == THREAD)
-              & ~has_end.gather(per_node["src"].fill_null(0))).fill_null(False)
+    from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``order``:
+    every event in replay order."""
+    has_end = pl.int_range(n, eager=True, dtype=pl.Int64).is_in(ends["dst"].implode())
+    first = s_ptr.head(n)
+    count = s_ptr.tail(n) - first
+    some = first.clip(0, max(starts.height - 1, 0))
+    one = count == 1
+    if starts.height:
+        src = starts["src"].gather(some)
+        one = (one & (starts["etype"].gather(some) == THREAD) & ~has_end.gather(src)
+               & (src == pl.int_range(n, eager=True, dtype=pl.Int64) - 1))
+    member = one.alias("member")
     head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
                      .forward_fill()).to_series()
-    position = starts.with_row_index("pos").select(pl.col("dst"), pl.col("pos").cast(pl.Int64))
-    member_pos = per_node.select("dst").join(position.unique("dst", keep="first"), on="dst",
-                                             how="left").sort("dst")["pos"]
-    member_pos = pl.select(pl.when(member).then(member_pos).otherwise(-1)).to_series()
-    heads = set(head.unique().to_list())
-    kept = [e for e in order if (e & 1) or (e >> 1) in heads]
+    member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
+    node = order // 2
+    kept = order.filter((order % 2 == 1) | (head.gather(node) == node))
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], kept)
+                  ends["src"], ends["from_start"], kept.to_list())
 
 
 def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> Folded:
@@ -77,24 +100,29 @@ def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> 
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
-    s_enc, s_eff = _sources(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_from_start = pl.Series([False] * len(chains.e_src), dtype=pl.Boolean)
-    e_enc, e_eff = _sources(chains, chains.e_src, e_from_start,
-                            pl.Series(e_gap, dtype=pl.Int64), off, durs)
-    return Folded(chains.head.to_list(), off.to_list(), s_enc, s_eff, e_enc, e_eff)
+    s_eff = _gaps(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
+    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, pl.Series(e_gap, dtype=pl.Int64),
+                  off, durs)
+    return Folded(chains.head_list, off.to_list(), chains.s_enc, s_eff, chains.e_enc, e_eff)
 
 
-def _sources(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
-             off: pl.Series, durs: pl.Series) -> tuple[list[int], list[int]]:
-    """Per edge its source's slot and the gap from that slot's time."""
+def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
+    """Per edge its source's slot: a waiting call's end (``2 * src + 1``) or its chain's
+    head's start (``2 * head``)."""
+    synced = ~from_start & chains.has_end.gather(src)
+    return pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * chains.head.gather(src))
+                     ).to_series()
+
+
+def _gaps(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
+          off: pl.Series, durs: pl.Series) -> list[int]:
+    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
+    head, the source's offset and (from its end) duration."""
     at_end = ~from_start
     synced = at_end & chains.has_end.gather(src)
-    head = chains.head.gather(src)
     lag = off.gather(src) + pl.select(pl.when(at_end).then(durs.gather(src)).otherwise(0)
                                       ).to_series()
-    enc = pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * head)).to_series()
-    eff = pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series()
-    return enc.to_list(), eff.to_list()
+    return pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series().to_list()
 
 
 def read_back(chains: Chains, folded: Folded, times: list[int], dur: list[int]

@@ -27,6 +27,7 @@ Replaying the measured durations therefore gives back every measured time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -46,6 +47,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     GPU,
     LAUNCH,
     MARK,
+    OWN_KIND_ORDER,
     STREAM,
     THREAD,
     WAKE,
@@ -79,6 +81,25 @@ class Graph:
     ranges: pl.DataFrame
     launch_latency_ns: int
 
+    @cached_property
+    def own_kind_codes(self) -> pl.Series:
+        """Per node the code of its own time's kind (its place in ``vocabulary.OWN_KIND_ORDER``)."""
+        codes = {kind: code for code, kind in enumerate(OWN_KIND_ORDER)}
+        return pl.Series("own", self.nodes["own_kind"].replace_strict(codes), dtype=pl.Int64)
+
+    @cached_property
+    def step_ops(self) -> pl.DataFrame:
+        """The GPU operations that start inside a step's window: node, name, kind, gpu_ns
+        (every replay's kernel families count them)."""
+        windows = self.steps.select(pl.col("start").alias("w_start"),
+                                    pl.col("end").alias("w_end")).sort("w_start")
+        ops = self.nodes.filter(pl.col("cls") == GPU).select(
+            "node", "name", "kind", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
+        return ops.sort("start").join_asof(
+            windows, left_on="start", right_on="w_start", strategy="backward",
+            check_sortedness=False).filter(pl.col("start") < pl.col("w_end")).select(
+            "node", "name", "kind", "gpu_ns")
+
 
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
     """The dependency graph of ``report`` (``extra_ranges``: CPU ranges beyond NVTX, e.g.
@@ -104,7 +125,8 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
         pl.coalesce(own, pl.col("end") - pl.col("start")).alias("dur"))
     edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
     steps = step_nodes(nodes, steps)
-    nodes = nodes.with_columns(own_kinds().alias("own_kind"))
+    kernels = nodes.filter(pl.col("kind") == "kernel")["name"]
+    nodes = nodes.with_columns(own_kinds(kernels).alias("own_kind"))
     return Graph(nodes.drop("row", "prio", "corr"), edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
         steps, ranges, latency)

@@ -19,12 +19,13 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    COLLECTIVE,
     CROSS,
     EVENT,
-    GPU,
     JOIN,
     LAUNCH,
     MARK,
+    OWN_KIND_ORDER,
     STREAM,
     SYNC,
     THREAD,
@@ -32,8 +33,16 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
 )
 
 EDGE_KIND = {THREAD: "cpu", LAUNCH: "launch", STREAM: "gpu gap", EVENT: "stream wait",
-             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait"}
+             CROSS: "stream wait", SYNC: "sync", JOIN: "gpu gap", WAKE: "thread wait",
+             COLLECTIVE: "communication"}
 EDGE_KINDS = [EDGE_KIND[etype] for etype in range(len(EDGE_KIND))]
+SEGMENT_KINDS = pl.Series("kind", [*OWN_KIND_ORDER, "untraced", "sync", *EDGE_KINDS],
+                          dtype=pl.String)
+"""Every segment's kind by its code: own kinds, ``untraced``, ``sync``, then per edge type."""
+UNTRACED_CODE, SYNC_CODE = len(OWN_KIND_ORDER), len(OWN_KIND_ORDER) + 1
+EDGE_CODE_BASE = len(OWN_KIND_ORDER) + 2
+COMMUNICATION_CODE = OWN_KIND_ORDER.index("communication")
+LAUNCH_CODE = EDGE_CODE_BASE + LAUNCH
 UNTRACED = "(no range)"
 SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
                   "node": pl.Int64, "edge": pl.Int64}
@@ -46,11 +55,9 @@ class PathWalker:
 
     def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: list[int]) -> None:
         self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
-        self.src = graph.edges["src"].to_list()
-        self.from_start = graph.edges["from_start"].to_list()
-        self.member = plan.chains.member.to_list()
-        self.head = plan.chains.head.to_list()
-        self.member_pos = plan.chains.member_pos.to_list()
+        lists = plan.walk_lists(graph.edges)
+        self.src, self.from_start = lists.src, lists.from_start
+        self.member, self.head, self.member_pos = lists.member, lists.head, lists.member_pos
         self.steps: list[int] = []
         self.nodes: list[int] = []
         self.edges: list[int] = []
@@ -73,7 +80,8 @@ class PathWalker:
                     edges.append(plan.e_edge[by])
                     ns.append(plan.e_gap[by])
                     node = src[plan.e_edge[by]]
-                    now = run.end[node]
+                    at_end = not from_start[plan.e_edge[by]]  # a collective: another's start
+                    now = run.end[node] if at_end else run.start[node]
                 else:
                     edges.append(-1)
                     ns.append(self.dur[node])
@@ -121,7 +129,6 @@ class PathWalker:
         self.runs.append((step, low, node))
         if low in (head, begin):
             return low, run.start[low]
-        first = len(self.ns)
         before = low - 1
         gap = self.plan.s_edge[self.member_pos[low]]
         if run.end[before] <= floor:
@@ -132,8 +139,7 @@ class PathWalker:
             self.nodes.extend((low, before))
             self.edges.extend((gap, -1))
             self.ns.extend((run.start[low] - run.end[before], run.end[before] - floor))
-        self.steps.extend([step] * (len(self.ns) - first))
-        return before, floor
+        return before, floor  # ``walk`` gives these segments their step
 
     def _runs(self) -> pl.DataFrame:
         """The chains' segments: per call after the first of a run, the time from the call
@@ -158,6 +164,17 @@ class PathWalker:
         marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
         return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
 
+    def _measured_middle(self, node: pl.Series, edge: pl.Series, ns: pl.Series) -> pl.Series:
+        """Where a CPU segment (the time before ``node`` on its thread edge ``edge``) lies in
+        the trace: the middle of the last ``ns`` of the gap as measured (at most the whole
+        gap). A predicted path is named by the ranges of the trace, not by where the replay
+        moved the gap."""
+        start = pl.Series(self.plan.start, dtype=pl.Int64).gather(node)
+        before = pl.Series(self.plan.end, dtype=pl.Int64).gather(
+            self.graph.edges["src"].gather(edge))
+        part = pl.min_horizontal(ns, start - before)
+        return pl.select(start - part // 2).to_series().alias("at")
+
     def segments(self) -> pl.DataFrame:
         """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
         walked = pl.concat([pl.DataFrame(
@@ -167,30 +184,29 @@ class PathWalker:
         node, edge = walked["node"], walked["edge"]
         nodes, edges = self.graph.nodes, self.graph.edges
         some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
+        etype = (edges["etype"].gather(some_edge).cast(pl.Int64) if edges.height
+                 else pl.Series([None] * len(edge), dtype=pl.Int64))
+        to_end = edges["to_end"].gather(some_edge) if edges.height else etype.is_null()
+        own = self.graph.own_kind_codes.gather(node)
+        code = pl.select(
+            pl.when(edge == -2).then(pl.lit(UNTRACED_CODE, pl.Int64)).when(edge == -1).then(own)
+            .when(etype == COLLECTIVE).then(pl.lit(COMMUNICATION_CODE, pl.Int64))
+            .when(to_end).then(pl.lit(SYNC_CODE, pl.Int64)).otherwise(etype + EDGE_CODE_BASE)
+        ).to_series()
+        kind = SEGMENT_KINDS.gather(code)
+        name = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit("launch overhead"))
+                         .otherwise(nodes["name"].gather(node).fill_null(""))).to_series()
         frame = pl.DataFrame([
-            walked["step"], node, edge, walked["ns"],
-            nodes["own_kind"].gather(node).alias("own_kind"),
-            nodes["name"].gather(node).alias("name"), nodes["lane"].gather(node).alias("lane"),
-            pl.Series(self.run.start, dtype=pl.Int64).gather(node).alias("at"),
-            pl.Series(EDGE_KINDS, dtype=pl.String).gather(edges["etype"].gather(some_edge))
-            .alias("edge_kind"),
-            edges["to_end"].gather(some_edge).alias("to_end"),
-        ])
-        kind = (pl.when(pl.col("edge") == -2).then(pl.lit("untraced"))
-                .when(pl.col("edge") == -1).then(pl.col("own_kind"))
-                .when(pl.col("to_end")).then(pl.lit("sync"))
-                .otherwise(pl.col("edge_kind")))
-        frame = frame.with_columns(kind.alias("kind")).with_columns(
-            pl.when(pl.col("kind") == "launch").then(pl.lit("launch overhead"))
-            .otherwise(pl.col("name").fill_null("")).alias("name"))
+            walked["step"], kind.alias("kind"), name.alias("name"), walked["ns"], node, edge,
+            nodes["lane"].gather(node).alias("lane")])
         cpu = frame.filter(pl.col("kind") == "cpu")
         if cpu.height:
             at = cpu.select(pl.col("lane").alias("global_tid"),
-                            (pl.col("at") - pl.col("ns") // 2).alias("at"))
+                            self._measured_middle(cpu["node"], cpu["edge"], cpu["ns"]))
             steps = self.graph.steps.select("global_tid", "start", "end")
             ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
             frame = _put(frame, innermost(ranges, at))
-        return frame.select(list(SEGMENT_SCHEMA)).cast(SEGMENT_SCHEMA)  # type: ignore[arg-type]
+        return frame.select(list(SEGMENT_SCHEMA))
 
 
 def _put(frame: pl.DataFrame, names: pl.Series) -> pl.DataFrame:
@@ -267,20 +283,15 @@ def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFr
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
     null when no step waits on them), over the steps' windows."""
-    latest = pl.Series("latest", late, dtype=pl.Int64)
-    nodes = graph.nodes.with_columns(
-        pl.when(latest < INF // 2).then(latest - pl.Series(run.end, dtype=pl.Int64))
-        .alias("slack"))
-    windows = graph.steps.select("start", "end")
-    ops = nodes.filter(pl.col("cls") == GPU).sort("start").join_asof(
-        windows.sort("start").rename({"start": "w_start", "end": "w_end"}),
-        left_on="start", right_on="w_start", strategy="backward", check_sortedness=False,
-    ).filter(pl.col("start") < pl.col("w_end"))
+    ops = graph.step_ops
+    latest = pl.Series("latest", late, dtype=pl.Int64).gather(ops["node"])
+    end = pl.Series(run.end, dtype=pl.Int64).gather(ops["node"])
+    ops = ops.with_columns(pl.when(latest < INF // 2).then(latest - end).alias("slack"))
     on_path = segments.filter(pl.col("edge") == -1).group_by("node").agg(
         pl.col("ns").sum().alias("path_ns"))
     ops = ops.join(on_path, on="node", how="left")
     return ops.group_by("name", "kind").agg(
-        pl.len().alias("launches"), (pl.col("end") - pl.col("start")).sum().alias("gpu_ns"),
+        pl.len().alias("launches"), pl.col("gpu_ns").sum(),
         pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
         pl.col("slack").min().alias("slack_ns"),
     ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

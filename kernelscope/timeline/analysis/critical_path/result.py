@@ -52,7 +52,8 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None =
     step_ns = [run.start[finish] - run.start[begin] for begin, finish in
                graph.steps.select("begin", "finish").iter_rows()]
     path_ns = segments.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
-    steps = graph.steps.select("step", "name", "start", "end").with_columns(
+    ranked = ["rank"] if "rank" in graph.steps.columns else []
+    steps = graph.steps.select(*ranked, "step", "name", "start", "end").with_columns(
         pl.Series("step_ns", step_ns, dtype=pl.Int64)
     ).join(path_ns, on="step", how="left").with_columns(pl.col("path_ns").fill_null(0))
     table = breakdown(segments)

@@ -4,8 +4,8 @@ moves (a backward pass). Both passes step over the calls of a chain (``chains.py
 
 Events are a node's start (every node) and, for a synchronising call that waited, its end.
 They are replayed in measured time order: every edge points forward in measured time, so
-that order is a topological order of the graph (ties: a waiting call's end, then a CPU
-start, then a GPU start).
+that order is a topological order of the graph (ties: a waiting call's end, then a run's
+collective markers, then a CPU start, then a GPU start; then the node's number).
 """
 
 from __future__ import annotations
@@ -33,10 +33,8 @@ INF = 1 << 62
 class Plan:
     """A graph as Python lists for the passes: per node its start edges (``s_*``, from
     ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of ``Graph.edges``) and end edges
-    (``e_*``); ``order``: every event in replay order; ``chains``: what the passes step
-    over (``chains.py``)."""
+    (``e_*``); ``chains``: what the passes step over (``chains.py``)."""
 
-    order: list[int]
     start: list[int]
     end: list[int]
     dur: list[int]
@@ -49,6 +47,7 @@ class Plan:
     finish: list[int]
     chains: Chains
     _measured: Folded | None = None
+    _walk: WalkLists | None = None
 
     def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
@@ -58,6 +57,28 @@ class Plan:
             return self._measured
         return fold(self.chains, self.dur if dur is None else dur,
                     self.s_gap if s_gap is None else s_gap, self.e_gap)
+
+    def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
+        """The lists a walk reads (``edges``: the graph's; made once)."""
+        if self._walk is None:
+            chains = self.chains
+            self._walk = WalkLists(edges["src"].to_list(), edges["from_start"].to_list(),
+                                   chains.member.to_list(), chains.head_list,
+                                   chains.member_pos_list)
+        return self._walk
+
+
+@dataclass(eq=False)
+class WalkLists:
+    """What a walk along the paths reads, as lists: per edge (row of ``Graph.edges``) its
+    source and whether it leaves the source's start; per node the chain's ``member``,
+    ``head`` and ``member_pos`` (``chains.py``)."""
+
+    src: list[int]
+    from_start: list[bool]
+    member: list[bool]
+    head: list[int]
+    member_pos: list[int]
 
 
 @dataclass(eq=False)
@@ -80,33 +101,32 @@ def plan_of(graph: Graph) -> Plan:
     waits = set(ends["dst"].to_list())
     events = nodes.select(
         "node", pl.col("start").alias("at"),
-        pl.when(pl.col("cls") == GPU).then(2).otherwise(1).alias("rank"),
+        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").str.starts_with("collective"))
+        .then(1).otherwise(2).alias("rank"),
         pl.lit(0).alias("side"))
     if waits:
         events = pl.concat([events, nodes.filter(pl.col("node").is_in(list(waits))).select(
             "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"),
             pl.lit(1).alias("side"))], how="vertical_relaxed")
     events = events.sort("at", "rank", "node")
-    order = (2 * events["node"] + events["side"]).to_list()
+    order = 2 * events["node"] + events["side"]
+    s_ptr = _pointers(starts["dst"], n)
     return Plan(
-        order=order,
         start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=nodes["dur"].to_list(),
-        s_ptr=_pointers(starts["dst"], n),
+        s_ptr=s_ptr.to_list(),
         s_gap=starts["gap"].to_list(), s_edge=starts["edge"].to_list(),
-        e_ptr=_pointers(ends["dst"], n),
+        e_ptr=_pointers(ends["dst"], n).to_list(),
         e_gap=ends["gap"].to_list(), e_edge=ends["edge"].to_list(),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
-        chains=chains_of(n, starts, ends, order),
+        chains=chains_of(n, starts, ends, s_ptr, order),
     )
 
 
-def _pointers(dst: pl.Series, n: int) -> list[int]:
+def _pointers(dst: pl.Series, n: int) -> pl.Series:
     """CSR offsets of edges sorted by ``dst``: node i's edges are [ptr[i], ptr[i + 1])."""
-    counts = dst.value_counts().rename({dst.name: "node"})
-    per_node = pl.DataFrame({"node": pl.int_range(n, eager=True).cast(dst.dtype)}).join(
-        counts, on="node", how="left").sort("node")["count"].fill_null(0).cast(pl.Int64)
-    return [0, *per_node.cum_sum().to_list()]
+    probes = pl.int_range(n + 1, eager=True, dtype=pl.Int64).cast(dst.dtype)
+    return pl.Series(dst.search_sorted(probes, side="left"), dtype=pl.Int64)
 
 
 def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = None
@@ -119,7 +139,7 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     times = [0] * (2 * len(dur))
-    start_by = plan.chains.member_pos.to_list()
+    start_by = list(plan.chains.member_pos_list)
     end_by = [-1] * len(dur)
     for event in plan.chains.order:
         n = event >> 1
@@ -185,10 +205,36 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     start = pl.Series(plan.start, dtype=pl.Int64)
     end = pl.Series(plan.end, dtype=pl.Int64)
     edges = graph.edges
-    start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
+    start_by = _first_reaching(plan.s_edge, plan.s_gap, edges, start, end, None)
+    if start_by is None:  # a start no edge gives back: not a replay of its measured times
+        start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
     own = start + pl.Series(plan.dur, dtype=pl.Int64)
-    end_by = _deciding(plan.e_edge, plan.e_gap, edges, start, end, own)
-    return Replay(plan.start, plan.end, start_by, end_by)
+    end_by = _first_reaching(plan.e_edge, plan.e_gap, edges, start, end, own)
+    return Replay(plan.start, plan.end, start_by, end_by or [])
+
+
+def _first_reaching(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
+                    end: pl.Series, own: pl.Series | None) -> list[int] | None:
+    """Per node the position (in ``rows``, sorted by destination) of the first edge that
+    gives its measured start (``own`` None) or its measured end later than ``own``, -1 for
+    none; None when a node with start edges has none that gives its start back. In a replay
+    of the measured times the latest an edge allows is the measured time: this is
+    ``_deciding`` without its sort."""
+    n = start.len()
+    row = pl.Series(rows, dtype=pl.Int64)
+    src, dst = edges["src"].gather(row), edges["dst"].gather(row)
+    value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
+                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+    hit = value == (start if own is None else end).gather(dst)
+    if own is not None:
+        hit = hit & (value > own.gather(dst))
+    reached = dst.filter(hit)
+    first = reached.is_first_distinct()
+    if own is None and reached.filter(first).len() != dst.n_unique():
+        return None
+    pos = pl.int_range(len(rows), eager=True, dtype=pl.Int64).filter(hit).filter(first)
+    return pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos
+                                                                 ).to_list()
 
 
 def _deciding(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,

@@ -7,8 +7,9 @@ import re
 import polars as pl
 
 CPU, MARK, GPU = 0, 1, 2
-THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN, WAKE = range(8)
-EDGE_NAMES = ("thread", "launch", "stream", "event", "cross-stream", "sync", "join", "wake")
+THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN, WAKE, COLLECTIVE = range(9)
+EDGE_NAMES = ("thread", "launch", "stream", "event", "cross-stream", "sync", "join", "wake",
+              "collective")
 CROSS_TOLERANCE_NS = 1_000
 """An operation starting this much later than its launch and stream allow waited on something."""
 CROSS_WINDOW_NS = 20_000
@@ -17,16 +18,25 @@ WAKE_WINDOW_NS = 50_000
 """A thread idle longer than this while another thread of its process ran waited on that one
 (PyTorch's autograd thread and the main thread)."""
 WHOLE_TRACE_LANE = -1
+RANK_BITS = 48
+"""In a run's graph a rank's lanes keep their low 48 bits and the rank goes above them."""
 EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
 COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reducescatter")
 """Kernels whose time on a path is communication."""
 
 
-def own_kinds() -> pl.Expr:
+OWN_KIND_ORDER = ("kernel", "communication", "copy", "api", "cpu")
+"""The kinds of a node's own time (:func:`own_kinds`), in the order of their codes."""
+
+
+def own_kinds(names: pl.Series) -> pl.Expr:
     """The kind of a node's own time on a path (``kernel``, ``communication``, ``copy``,
-    ``api``, ``cpu`` for a marker)."""
+    ``api``, ``cpu`` for a marker); ``names``: the nodes' names (the regex runs once per
+    distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
-    talks = pl.col("name").fill_null("").str.contains(COMMUNICATION.pattern)
+    distinct = names.drop_nulls().unique()
+    talking = distinct.filter(distinct.str.contains(COMMUNICATION.pattern))
+    talks = pl.col("name").is_in(talking.implode())
     return (pl.when(kernel & talks).then(pl.lit("communication"))
             .when(kernel).then(pl.lit("kernel"))
             .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))

@@ -10,7 +10,7 @@ them. A synchronising call's wait is not its own time: it follows the GPU work.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import polars as pl
@@ -25,7 +25,7 @@ from kernelscope.timeline.analysis.critical_path.schedule import (
     plan_of,
     replay,
 )
-from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, THREAD
+from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, RANK_BITS, THREAD
 from kernelscope.timeline.model.intervals import merge_intervals
 
 
@@ -35,10 +35,16 @@ class Faster:
 
     pattern: str
     factor: float
+    rank: int | None = None
+    """In a run of several ranks, only this rank's work (None: every rank's)."""
 
     @classmethod
     def parse(cls, text: str) -> Faster:
-        """``REGEX=FACTOR`` (ReportError with one sentence when it is not one)."""
+        """``REGEX=FACTOR`` or ``REGEX=FACTOR@RANK`` (ReportError with one sentence when it
+        is neither)."""
+        head, at, rank = text.rpartition("@")
+        if at and "=" in head and rank.isdigit():
+            return replace(cls.parse(head), rank=int(rank))
         pattern, sep, factor = text.rpartition("=")
         if not sep or not pattern:
             raise ReportError(f"--faster takes REGEX=FACTOR (e.g. 'gemm=2'), not {text!r}.")
@@ -89,7 +95,7 @@ class Model:
         found = [self._apply(change, dur, gaps) for change in changes]
         run = replay(self.plan, dur, gaps)
         after = critical_path(self.graph, self.plan, run, dur, gaps, with_slack=False)
-        return WhatIf(tuple(found), self.critical_path, after)
+        return WhatIf(tuple(found), self.critical_path, after, run.start)
 
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
         """The steps' summed time saved with the durations of ``nodes`` divided by
@@ -103,11 +109,17 @@ class Model:
                    - (run.start[f] - run.start[b]) for b, f in marks)
 
     def _apply(self, faster: Faster, dur: list[int], gaps: list[int]) -> Change:
-        nodes = self.graph.nodes
+        nodes, ranges = self.graph.nodes, self.graph.ranges
+        if faster.rank is not None:
+            if "rank" not in nodes.columns:
+                raise ReportError(f"--faster ...@{faster.rank}: the trace is one rank's; name "
+                                  "a rank only in the what-if of a run.")
+            nodes = nodes.filter(pl.col("rank") == faster.rank)
+            ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").fill_null("").str.contains(faster.pattern)
         try:
             ops = nodes.filter((pl.col("cls") == GPU) & hit)
-            ranges = self.graph.ranges.filter(hit)
+            ranges = ranges.filter(hit)
         except pl.exceptions.PolarsError:
             raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
                               "not supported in the regex.") from None
@@ -158,11 +170,17 @@ class WhatIf:
     changes: tuple[Change, ...]
     before: CriticalPath
     after: CriticalPath
+    after_start: list[int] = field(default_factory=list)
+    """Every node's start in the replay with the changes."""
+    waits: pl.DataFrame | None = None
+    """In a run: per rank its summed wait at the collectives, measured and predicted."""
 
     @cached_property
     def steps(self) -> pl.DataFrame:
         """step, name, measured_ns, predicted_ns."""
-        return self.before.steps.select("step", "name", pl.col("step_ns").alias("measured_ns")
+        ranked = ["rank"] if "rank" in self.before.steps.columns else []
+        return self.before.steps.select(*ranked, "step", "name",
+                                        pl.col("step_ns").alias("measured_ns")
                                         ).with_columns(self.after.steps["step_ns"]
                                                        .alias("predicted_ns"))
 

@@ -239,7 +239,7 @@ class TimelinePane(Horizontal, can_focus=True):
             "No GPU or CPU activity was traced in this report.", style="dim"))
         self._show("#tl-range", range_text(data, view, self.viewport, gpu_keys, self.note),
                    fixed=True)
-        self._show("#tl-legend", legend(data, self.chosen_kernel), fixed=True)
+        self._show("#tl-legend", legend(data, self.chosen_kernel, port), fixed=True)
         self._show("#tl-event", event_text(data, self.viewport))
         self._update_panel()
         self.last_draw_ms = (time.perf_counter() - started) * 1000
@@ -266,6 +266,10 @@ class TimelinePane(Horizontal, can_focus=True):
         if self.selected is not None:
             return self.selected.start_ns, "the selected gap"
         return (self.viewport.t0 + self.viewport.t1) // 2, "the middle of the window"
+
+    def action_critical_path(self) -> None:
+        self.viewport.show_path = not self.viewport.show_path
+        self.redraw()
 
     def action_metric_lanes(self) -> None:
         """Cycle the GPU metric lanes: default four, every metric read, none (a report

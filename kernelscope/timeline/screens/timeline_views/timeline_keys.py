@@ -41,6 +41,9 @@ TIMELINE_BINDINGS = [
     Binding("m", "metric_lanes", "Metric lanes", show=False, id="timeline.metric-lanes",
             tooltip="GPU metric lanes: the default four (SMs active, SM issue, tensor "
             "active, DRAM read), every metric read, or none."),
+    Binding("p", "critical_path", "Critical path", show=False, id="timeline.critical-path",
+            tooltip="Mark on the lanes the critical path of the step in the window's middle "
+            "(yellow), or stop marking it."),
 ]
 """The timeline's keys (each with an id and a tooltip: help and the palette list them)."""
 

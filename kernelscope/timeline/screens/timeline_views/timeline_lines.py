@@ -10,6 +10,7 @@ from rich.text import Text
 from kernelscope.core.durations import fmt_ns, fmt_window
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.words import plural
+from kernelscope.timeline.analysis.critical_path.lane_spans import StepPath, step_at, step_path
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.analysis.timeline_view import TimelineView
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport
@@ -24,9 +25,11 @@ def lane_marks(
     data: TimelineData, view: TimelineView, port: Viewport, chosen_kernel: str | None,
     cursor_cols: range,
 ) -> dict[str, LaneMarks]:
-    """Per lane: the names that fit, the cursor, the chosen kernel's columns."""
+    """Per lane: the names that fit, the cursor, the chosen kernel's columns, and the columns
+    of the critical path of the step in the window's middle when ``port.show_path``."""
     index = data.index
     chosen = index.instance_coverage(chosen_kernel) if chosen_kernel else {}
+    path = path_columns(data, view, port) if port.show_path else {}
     edges = None
     out: dict[str, LaneMarks] = {}
     for lane in index.lanes:
@@ -46,8 +49,34 @@ def lane_marks(
                 edges = pl.Series(view.edges, dtype=pl.Int64)
             instances = coverage.busy_per_bin(edges).to_list()
         cursor = cursor_cols if lane.key == port.cursor_lane else range(0)
-        if labels or instances or cursor:
-            out[lane.key] = LaneMarks(labels, cursor, instances)
+        on_path = path.get(lane.key, frozenset())
+        if labels or instances or cursor or on_path:
+            out[lane.key] = LaneMarks(labels, cursor, instances, on_path)
+    return out
+
+
+def shown_step(data: TimelineData, port: Viewport) -> StepPath | None:
+    """The step in the window's middle and its critical path's spans (None without steps)."""
+    cp = data.critical_path
+    step = step_at(cp, (port.t0 + port.t1) // 2)
+    return None if step is None else step_path(cp, data.critical_model.graph, step)
+
+
+def path_columns(data: TimelineData, view: TimelineView, port: Viewport
+                 ) -> dict[str, frozenset[int]]:
+    """Per lane key, the columns of ``view`` where the shown step's critical path runs."""
+    shown = shown_step(data, port)
+    if shown is None:
+        return {}
+    out: dict[str, frozenset[int]] = {}
+    for key, spans in shown.spans.items():
+        cols: set[int] = set()
+        for first, last in spans:
+            found = view.columns_between(first, max(last, first + 1))
+            if found is not None:
+                cols.update(range(found[0], found[1] + 1))
+        if cols:
+            out[key] = frozenset(cols)
     return out
 
 
@@ -96,11 +125,16 @@ def range_text(
     return " · ".join(parts)
 
 
-def legend(data: TimelineData, chosen_kernel: str | None) -> str:
-    """The last line: what the marks mean and the keys (and the kernel highlighted)."""
+def legend(data: TimelineData, chosen_kernel: str | None, port: Viewport | None = None) -> str:
+    """The last line: what the marks mean and the keys (and the kernel highlighted, and the
+    step whose critical path is marked)."""
     count = len(data.large_gaps)
     text = (f"█▓▒░ busy  · idle  {GAP_MARK} large gap ({count:,}: g / G)  "
             "←/→ event  ↑/↓ lane  enter zoom to it")
+    shown = shown_step(data, port) if port is not None and port.show_path else None
+    if shown is not None:
+        text = (f"yellow: critical path of {shown.name or 'the trace'} "
+                f"({fmt_ns(shown.end - shown.start)}; p hides)  · {text}")
     if chosen_kernel is not None:
         instances = data.report.kernels.filter(
             pl.col("name").cast(pl.String) == chosen_kernel).height

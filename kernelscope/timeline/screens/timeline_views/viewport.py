@@ -37,6 +37,8 @@ class Viewport:
         """The columns the lanes are drawn in (the window holds at least a nanosecond each)."""
         self.cursor_lane: str | None = None
         self.cursor_index: int | None = None
+        self.show_path = False
+        """Whether the lanes mark the critical path of the step in the window's middle."""
 
     def show(self, index: TimelineIndex, start_ns: int, end_ns: int) -> None:
         """Show the whole report, the cursor on its first GPU work."""

@@ -3,7 +3,8 @@
 Everything here works on per-column values that ``TimelineIndex.render`` already computed,
 so the cost is lanes × columns, never the number of events. On top of the shading a lane can
 carry marks (``LaneMarks``): the names of the events wide enough to hold them, the event
-under the cursor, and the columns where a chosen kernel runs.
+under the cursor, the columns where a chosen kernel runs, and those where a step's critical
+path runs (yellow, underlined; ``━`` where the lane is idle: CPU time between calls).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ LABEL_STYLES = {"stream": "black on green", "gpu": "black on green", "nvtx": "bl
                 "cuda-api": "black on cyan"}
 GAP_MARK = "▾"
 CURSOR_MARK = "▲"
+PATH_MARK = "━"
+"""An idle cell of a lane where the critical path runs (the CPU's own time between calls)."""
+PATH_STYLE = "bold yellow underline"
 
 
 def shade(fraction: float) -> str:
@@ -96,6 +100,8 @@ class LaneMarks:
     labels: tuple[tuple[int, int, str], ...] = ()
     cursor: range = range(0)
     instances: Sequence[float] = ()
+    path: frozenset[int] = frozenset()
+    """The columns where the step's critical path runs on this lane."""
 
 
 NO_MARKS = LaneMarks()
@@ -122,6 +128,9 @@ def lane_line(
         cell_style = label_style if named[col] else "bright_black" if cell == IDLE else style
         if col < len(instances) and instances[col] > 0:
             cell_style = f"{cell_style} {INSTANCE_STYLE}" if named[col] else INSTANCE_STYLE
+        if col in marks.path:
+            cells[col] = PATH_MARK if cell == IDLE else cell
+            cell_style = f"{cell_style} {PATH_STYLE}"
         if col in highlight.columns:
             cell_style = f"{cell_style} {highlight.style}"
         if col in marks.cursor:

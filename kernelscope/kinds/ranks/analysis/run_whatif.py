@@ -1,0 +1,95 @@
+"""The critical path and the what-if of a run: every rank's trace read again as a timeline,
+its dependency graph built, and the graphs joined at the collectives the ranks analysis
+matched (``matching.match_collectives``; ``timeline/analysis/critical_path/ranks.py``).
+
+    model = run_model(run)            # a critical_path.whatif.Model over every rank
+    model.whatif([Faster("data", 2)]) # every rank's steps, the collectives moved
+
+The collectives joined are NCCL kernels or CPU calls (gloo's ranges, NVTX or MPI ranges).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from kernelscope.core.errors import ReportError
+from kernelscope.core.options import OpenOptions
+from kernelscope.kinds.ranks.analysis.matching import match_collectives
+from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.timeline.analysis.critical_path.graph import Graph, build_graph
+from kernelscope.timeline.analysis.critical_path.ranks import CALL_SCHEMA, run_graph
+from kernelscope.timeline.analysis.critical_path.whatif import Model
+
+JOINED_SOURCES = ("nccl", "backend", "nvtx", "mpi")
+"""Where the collectives are read from: NCCL kernels, or CPU calls of a thread."""
+
+
+class RunModel(Model):
+    """A what-if model over every rank of a run; ``calls``: the collective calls joined
+    (rank, match, op, arrive, leave, start, end, after)."""
+
+    calls: pl.DataFrame
+
+    def waits(self, starts: list[int] | None = None) -> pl.DataFrame:
+        """Per rank, its summed wait at the collectives (from its arrival to the last
+        rank's): measured, and with the nodes' ``starts`` of a replay (rank, calls,
+        measured_ns, predicted_ns)."""
+        measured = self.plan.start
+        starts = measured if starts is None else starts
+        arrive = self.calls["arrive"].to_list()
+        frame = self.calls.select("rank", "match").with_columns(
+            pl.Series("m", [measured[a] for a in arrive], dtype=pl.Int64),
+            pl.Series("p", [starts[a] for a in arrive], dtype=pl.Int64))
+        last = [pl.col(c).max().over("match") - pl.col(c) for c in ("m", "p")]
+        return frame.with_columns(last[0].alias("measured_ns"), last[1].alias("predicted_ns")
+                                  ).group_by("rank").agg(
+            pl.len().alias("calls"), pl.col("measured_ns").sum(), pl.col("predicted_ns").sum()
+        ).sort("rank")
+
+
+def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
+    """The run's graph, replayed (ReportError with one sentence where it cannot be built)."""
+    source = run.comm_source
+    if source not in JOINED_SOURCES:
+        raise ReportError("The run shows no collectives (NCCL kernels, or gloo, NVTX or MPI "
+                          "ranges) to join its ranks' critical paths at.")
+    files = [summary.file for summary in run.ranks.values()]
+    if len(set(files)) < len(files):
+        raise ReportError("The critical path of a run needs one trace per rank; this run "
+                          "holds several ranks in one trace.")
+    graphs = {rank: _rank_graph(Path(s.file), options) for rank, s in run.ranks.items()}
+    offsets = dict(run.clock.offsets_ns)
+    graph, calls = run_graph(graphs, offsets, _matched(run, offsets))
+    model = RunModel(graph)
+    model.calls = calls
+    return model
+
+
+def _rank_graph(path: Path, options: OpenOptions | None) -> Graph:
+    """One rank's trace read whole as a timeline, its dependency graph."""
+    from kernelscope.kinds.kineto.model import is_kineto_file
+    from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report, cpu_op_ranges
+    from kernelscope.kinds.kineto.model.model import read_trace
+    from kernelscope.kinds.nsys.model.opener import open_report
+
+    if is_kineto_file(path):
+        trace = read_trace(path)
+        return build_graph(as_timeline_report(trace), cpu_op_ranges(trace))
+    cache = options.cache_dir if options is not None else None
+    return build_graph(open_report(path, cache_dir=cache))
+
+
+def _matched(run: RunAnalysis, offsets: dict[int, int]) -> pl.DataFrame:
+    """Every rank's collective calls on the run's clock, matched (``CALL_SCHEMA``)."""
+    parts = [s.collectives.filter(pl.col("collective")).select(
+        pl.lit(rank, pl.Int64).alias("rank"), "op", "key", "recorded_seq", "global_tid",
+        (pl.col("start") + offsets.get(rank, 0)).alias("start"),
+        (pl.col("end") + offsets.get(rank, 0)).alias("end"))
+        for rank, s in run.ranks.items() if s.comm_source == run.comm_source]
+    if not parts:
+        return pl.DataFrame(schema=CALL_SCHEMA)
+    found = match_collectives(pl.concat(parts), shared_clock=True)
+    return found.calls.filter(pl.col("match").is_not_null()).select(list(CALL_SCHEMA)).cast(
+        CALL_SCHEMA)  # type: ignore[arg-type]
