@@ -16,6 +16,7 @@ from textual.worker import Worker
 
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
@@ -295,10 +296,11 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         text = Text()
         if summary is not None:
             text.append(demangled_of(summary))
-            flag = top_flag(self.state.diagnosis(summary))
+            diagnosis = self.state.diagnosis(summary)
+            flag = top_flag(diagnosis)
             if flag is not None and self.rows.top_flag_cut(summary):
                 text.append(" · top flag ", style="dim")
-                text.append(f"{flag.id} ({flag.severity})", style=text_style(flag.severity))
+                text.append(top_flag_text(diagnosis), style=text_style(flag.severity))
         self._put("#list-status", text, layout=True)
         self._update_info()
 
