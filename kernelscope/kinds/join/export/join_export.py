@@ -217,9 +217,10 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
             lines += _item_details(unprofiled_rank(rank), item, labels[ranked + rank - 1])
     if join.unmatched:
         lines += ["## Profiled kernels not on the timeline", ""]
-        lines.append(table(("Report", "ID", "Kernel", "Grid", "Block"), [
-            (str(u.report + 1), str(u.kernel_id), u.name, u.grid, u.block)
-            for u in join.unmatched], "rrlll"))
+        lines.append(table(("Report", "ID", "Kernel", "Grid", "Block", "Why"), [
+            (str(u.launch.report + 1), str(u.launch.kernel_id), u.launch.name, u.launch.grid,
+             u.launch.block, u.reason)
+            for u in join.unmatched], "rrllll"))
         lines.append("")
     for note in join.notes:
         lines += [f"> {inline(note)}", ""]
@@ -247,7 +248,7 @@ def print_join_summary(join: JoinReport, console: Console) -> None:
             u.add_row(*(escape(c) for c in row))
         console.print(u)
     for um in join.unmatched:
-        console.print(f"not on the timeline: report {um.report + 1} kernel {um.kernel_id} "
-                      f"{escape(um.name)}")
+        console.print(f"not on the timeline: report {um.launch.report + 1} kernel "
+                      f"{um.launch.kernel_id} {escape(um.launch.name)} ({escape(um.reason)})")
     if join.op_efficiency is not None:
         print_op_efficiency(join.op_efficiency, console)
