@@ -151,6 +151,23 @@ def test_a_key_two_timeline_kernels_share_matches_neither(sweep: JoinInputs) -> 
     assert len(matches.matched) == len(launches) - 2
 
 
+def test_a_name_kineto_left_mangled_matches_by_the_mangled_name(sweep: JoinInputs) -> None:
+    """Kineto writes the mangled name where the symbol is over 1,024 characters or does not
+    demangle (``libkineto/src/Demangle.cpp``); the trace's reader keeps it as the mangled name
+    too, so the launch matches it exactly."""
+    launches = profiled_launches(0, sweep.kernel_reports[0])
+    fill = _fill(launches)
+    kernels = timeline_families(sweep.timeline.report)
+    family = next(f for f in kernels.families if "FillFunctor" in f.name)
+    mangled = replace(family, name=fill[0].mangled, mangled=fill[0].mangled)
+    as_kineto = TimelineKernels(tuple(mangled if f is family else f for f in kernels.families),
+                                kernels.total_ns, kernels.shortest_ns)
+    matches = match_launches(fill, as_kineto)
+    assert not matches.unmatched
+    assert {(m.family, m.by) for m in matches.matched} == {
+        (family.index, "mangled name, grid × block")}
+
+
 @cache
 def _gnu_demangler() -> Callable[[str], str | None] | None:
     """libstdc++'s ``abi::__cxa_demangle``, the function Kineto names kernels with; None
