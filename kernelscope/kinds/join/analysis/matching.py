@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from kernelscope.kinds.join.analysis.names import is_mangled, match_name, template_key
 from kernelscope.kinds.join.analysis.timeline_families import TimelineFamily, TimelineKernels
@@ -87,12 +88,23 @@ class _NameIndex:
     def __init__(self, launches: Sequence[ProfiledLaunch], kernels: TimelineKernels) -> None:
         self.by_mangled = kernels.by_mangled()
         self.by_name = kernels.by_key()
-        self.by_template = kernels.by_template()
+        self._launches = launches
+        self._kernels = kernels
         self._keys: dict[str, str] = {}
-        self.profiled: dict[str, set[str]] = {}
-        for launch in launches:
-            key = self.key(launch.demangled)
-            self.profiled.setdefault(key, set()).add(launch.mangled or launch.demangled)
+
+    @cached_property
+    def by_template(self) -> dict[str, list[TimelineFamily]]:
+        """The families by ``template_key`` (built when a launch first needs it)."""
+        return self._kernels.by_template()
+
+    @cached_property
+    def profiled(self) -> dict[str, set[str]]:
+        """Per ``template_key``, the kernels of the kernel reports that have it."""
+        out: dict[str, set[str]] = {}
+        for launch in self._launches:
+            kernel = launch.mangled if is_mangled(launch.mangled) else launch.demangled
+            out.setdefault(self.key(launch.demangled), set()).add(kernel)
+        return out
 
     def key(self, demangled: str) -> str:
         if demangled not in self._keys:
