@@ -28,7 +28,7 @@ from kernelscope.kinds.join.analysis import JoinInputs, JoinReport
 from kernelscope.kinds.join.analysis.names import match_name
 from kernelscope.kinds.join.analysis.ncu_command import representative
 from kernelscope.kinds.join.render.join_evidence import evidence_lines
-from kernelscope.kinds.join.render.join_text import headroom_text, what_text
+from kernelscope.kinds.join.render.join_text import headroom_text, top_flags_words, what_text
 from tests.conftest import read_csv_xz
 from tests.join.conftest import NCU_ORACLE, ORACLE
 
@@ -218,8 +218,10 @@ def test_next_never_repeats_a_remedy_the_diagnosis_calls_not_a_problem(
     """The GEMM's Diagnosis pane says its low occupancy is "not a problem here" (the Tensor
     pipe is 92 % busy): its Next must not tell the user to raise occupancy."""
     gemm = next(i for i in join.ranking if i.title.startswith("nvjet"))
-    assert gemm.top_flags == ("low-occupancy (info, not a problem here)",
-                              "occupancy-limiter (info, not a problem here)")
+    assert [(f.id, f.severity, bool(f.guard)) for f in gemm.top_flags] == [
+        ("low-occupancy", "info", True), ("occupancy-limiter", "info", True)]
+    assert top_flags_words(gemm) == ["low-occupancy (info, not a problem here)",
+                                     "occupancy-limiter (info, not a problem here)"]
     assert gemm.lead_flag is None and what_text(gemm) == "compute-bound"
     assert gemm.remedy == (
         "No flag to act on: low-occupancy is not a problem here. Occupancy is low but the "

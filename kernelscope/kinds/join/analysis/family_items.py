@@ -38,7 +38,6 @@ from kernelscope.kinds.join.analysis.ncu_command import ncu_command
 from kernelscope.kinds.join.analysis.run_weight import run_top_flag, run_weighed
 from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.analysis.timeline_families import TimelineFamily, TimelineKernels
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import (
     flag_to_act_on,
     next_step,
@@ -57,11 +56,6 @@ def _cv(values: Sequence[int]) -> float:
         return 0.0
     mean = statistics.fmean(values)
     return statistics.stdev(values) / mean if mean else 0.0
-
-
-def flag_text(flag: Flag) -> str:
-    """``low-occupancy (info)``; ``(info, not a problem here)`` where a guard rail said so."""
-    return f"{flag.id} ({flag.severity}{', not a problem here' if flag.guard else ''})"
 
 
 def _headroom_evidence(analysed: Sequence[tuple[AnalyzedKernel, Headroom]],
@@ -141,8 +135,7 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
         headroom_source=lead.source, profiled=True,
         ncu_ids=tuple(sorted((m.launch.report, m.launch.kernel_id) for m in matches)),
         bottleneck=labels.most_common(1)[0][0] if labels else None,
-        top_flags=tuple(flag_text(f) for f in verdict_order(diagnosis)[:TOP_FLAGS]),
-        lead_flag=f"{acted.id} ({acted.severity})" if acted else None,
+        top_flags=tuple(verdict_order(diagnosis)[:TOP_FLAGS]), lead_flag=acted,
         top_flag=run_top_flag(diagnosis, family.time_share),
         evidence=tuple(evidence), weak=_weak(family, matches),
         remedy=(check.remedy if check else None) or next_step(diagnosis),

@@ -10,6 +10,7 @@ from kernelscope.core.jsonsafe import attributes
 from kernelscope.kinds.join.analysis.duration_check import DurationCheck
 from kernelscope.kinds.join.analysis.evidence import JoinEvidence, evidence_dict
 from kernelscope.kinds.join.analysis.run_weight import RunTopFlag
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,11 @@ class RankedItem:
     profiled: bool
     ncu_ids: tuple[tuple[int, int], ...] = ()
     bottleneck: str | None = None
-    top_flags: tuple[str, ...] = ()
-    """``id (severity)``; ``id (severity, not a problem here)`` where a guard rail said so."""
-    lead_flag: str | None = None
-    """``id (severity)`` of the flag whose remedy is ``remedy`` (the first not guarded)."""
+    top_flags: tuple[Flag, ...] = ()
+    """The longest launch's first flags in the verdict's order, weighed by the run's share
+    (``join.render.join_text.top_flags_words`` words them)."""
+    lead_flag: Flag | None = None
+    """The flag whose remedy is ``remedy`` (the first not guarded)."""
     top_flag: RunTopFlag | None = None
     """The top flag, the rule that chose it and how the run's share weighed its severity."""
     evidence: tuple[JoinEvidence, ...] = ()
@@ -72,8 +74,8 @@ class RankedItem:
                          "instances", "total_ns", "profiled"),
             "ncu_ids": [list(i) for i in self.ncu_ids],
             "bottleneck": self.bottleneck,
-            "top_flags": list(self.top_flags),
-            "next_flag": self.lead_flag,
+            "top_flags": [_flag_ref(f) for f in self.top_flags],
+            "next_flag": _flag_ref(self.lead_flag) if self.lead_flag is not None else None,
             "top_flag": self.top_flag.to_dict() if self.top_flag is not None else None,
             **attributes(self, "headroom", "headroom_source", "potential_saving_ns"),
             "weak_estimate": self.weak,
@@ -98,3 +100,7 @@ class RankedItem:
         }
 
 
+def _flag_ref(flag: Flag) -> dict[str, Any]:
+    """Which flag, at which severity, and whether a guard rail lowered it: the export words
+    it (``join.export.join_export.worded``)."""
+    return {"id": flag.id, "severity": str(flag.severity), "guarded": bool(flag.guard)}

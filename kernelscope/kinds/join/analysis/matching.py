@@ -3,8 +3,11 @@
 A profiled kernel (one launch in an ncu report) is matched to a timeline family by, in order:
 
 1. its name: the mangled name where both reports have it, else the demangled name in the
-   spelling both share (``names.match_name``); a kernel whose name no timeline kernel has is
-   unmatched;
+   spelling both share (``names.match_name``), else its function and template arguments as two
+   demanglers agree on them (``names.template_key``: a PyTorch profiler trace has no mangled
+   name and spells the demangled one as GNU does), where that key names one kernel of the
+   timeline and one of the kernel reports; a kernel with none of these is unmatched, with the
+   reason (``UnmatchedLaunch``);
 2. its launch shape (grid × block): among the families of that name, the one of the same
    shape; where none has it the match is by name alone and says so (``shape_differs``);
 3. its NVTX range, where both reports carry it (ncu ``--nvtx``): the instances launched in
@@ -20,8 +23,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-from kernelscope.kinds.join.analysis.names import is_mangled, match_name
+from kernelscope.kinds.join.analysis.names import is_mangled, match_name, template_key
 from kernelscope.kinds.join.analysis.timeline_families import TimelineFamily, TimelineKernels
 
 MAX_ALIGN_WORK = 2_000_000
@@ -58,32 +62,83 @@ class LaunchMatch:
 
 
 @dataclass(frozen=True)
+class UnmatchedLaunch:
+    launch: ProfiledLaunch
+    reason: str
+    """Why no timeline kernel is its (``NOT_ON_TIMELINE``, or a key several kernels share)."""
+
+
+NOT_ON_TIMELINE = "no kernel of this name on the timeline"
+BY_TEMPLATE = "function and template arguments"
+
+
+@dataclass(frozen=True)
 class Matches:
     matched: tuple[LaunchMatch, ...]
-    unmatched: tuple[ProfiledLaunch, ...]
+    unmatched: tuple[UnmatchedLaunch, ...]
 
     def of_family(self, index: int) -> list[LaunchMatch]:
         return [m for m in self.matched if m.family == index]
 
 
-def _candidates(launch: ProfiledLaunch, kernels: TimelineKernels,
-                by_mangled: dict[str, list[TimelineFamily]],
-                by_key: dict[str, list[TimelineFamily]]) -> tuple[list[TimelineFamily], str]:
-    if is_mangled(launch.mangled) and launch.mangled in by_mangled:
-        return by_mangled[launch.mangled], "mangled name"
-    return by_key.get(match_name(launch.demangled), []), "name"
+class _NameIndex:
+    """The timeline's families by each name a launch is looked up by, and which kernels of
+    the kernel reports share a ``template_key``."""
+
+    def __init__(self, launches: Sequence[ProfiledLaunch], kernels: TimelineKernels) -> None:
+        self.by_mangled = kernels.by_mangled()
+        self.by_name = kernels.by_key()
+        self._launches = launches
+        self._kernels = kernels
+        self._keys: dict[str, str] = {}
+
+    @cached_property
+    def by_template(self) -> dict[str, list[TimelineFamily]]:
+        """The families by ``template_key`` (built when a launch first needs it)."""
+        return self._kernels.by_template()
+
+    @cached_property
+    def profiled(self) -> dict[str, set[str]]:
+        """Per ``template_key``, the kernels of the kernel reports that have it."""
+        out: dict[str, set[str]] = {}
+        for launch in self._launches:
+            kernel = launch.mangled if is_mangled(launch.mangled) else launch.demangled
+            out.setdefault(self.key(launch.demangled), set()).add(kernel)
+        return out
+
+    def key(self, demangled: str) -> str:
+        if demangled not in self._keys:
+            self._keys[demangled] = template_key(demangled)
+        return self._keys[demangled]
+
+    def candidates(self, launch: ProfiledLaunch) -> tuple[list[TimelineFamily], str]:
+        """The families ``launch`` may be of and what decided it, else ([], the reason)."""
+        if is_mangled(launch.mangled) and launch.mangled in self.by_mangled:
+            return self.by_mangled[launch.mangled], "mangled name"
+        found = self.by_name.get(match_name(launch.demangled))
+        if found:
+            return found, "name"
+        key = self.key(launch.demangled)
+        found = self.by_template.get(key, [])
+        names = {f.name for f in found}
+        if len(names) > 1:
+            return [], (f"its function and template arguments fit {len(names)} kernels of the "
+                        "timeline (they differ in their parameters)")
+        if found and len(self.profiled[key]) > 1:
+            return [], (f"{len(self.profiled[key])} profiled kernels share its function and "
+                        "template arguments")
+        return found, BY_TEMPLATE if found else NOT_ON_TIMELINE
 
 
 def match_launches(launches: Sequence[ProfiledLaunch], kernels: TimelineKernels) -> Matches:
     """Match every launch (see the module docstring)."""
-    by_mangled = kernels.by_mangled()
-    by_key = kernels.by_key()
+    index = _NameIndex(launches, kernels)
     chosen: list[tuple[ProfiledLaunch, TimelineFamily, str, bool]] = []
-    unmatched: list[ProfiledLaunch] = []
+    unmatched: list[UnmatchedLaunch] = []
     for launch in launches:
-        candidates, by = _candidates(launch, kernels, by_mangled, by_key)
+        candidates, by = index.candidates(launch)
         if not candidates:
-            unmatched.append(launch)
+            unmatched.append(UnmatchedLaunch(launch, by))
             continue
         same_shape = [f for f in candidates if (f.grid, f.block) == (launch.grid, launch.block)]
         shape_differs = not same_shape

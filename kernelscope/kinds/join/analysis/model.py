@@ -19,7 +19,12 @@ from typing import Any
 from kernelscope.kinds.join.analysis.family_items import profiled_item, unprofiled_item
 from kernelscope.kinds.join.analysis.idle import IdleItem, idle_items
 from kernelscope.kinds.join.analysis.item import RankedItem
-from kernelscope.kinds.join.analysis.matching import Matches, ProfiledLaunch, match_launches
+from kernelscope.kinds.join.analysis.matching import (
+    Matches,
+    ProfiledLaunch,
+    UnmatchedLaunch,
+    match_launches,
+)
 from kernelscope.kinds.join.analysis.measured_peaks import joined_efficiency
 from kernelscope.kinds.join.analysis.shape_estimate import with_shape_estimate
 from kernelscope.kinds.join.analysis.step_saving import with_step_savings
@@ -50,7 +55,7 @@ class JoinReport:
     """Profiled families and non-kernel time, by what fixing them could save."""
     unprofiled: tuple[RankedItem, ...]
     """Families nobody profiled (gain unknown), by their total time."""
-    unmatched: tuple[ProfiledLaunch, ...]
+    unmatched: tuple[UnmatchedLaunch, ...]
     kernels: TimelineKernels
     matches: Matches
     span_ns: int
@@ -89,10 +94,10 @@ class JoinReport:
             "ranking": [item.to_dict() for item in self.ranking],
             "unprofiled": [item.to_dict() for item in self.unprofiled],
             "unmatched_kernels": [
-                {"report": u.report, "id": u.kernel_id, "name": u.name,
-                 "demangled": u.demangled, "grid": u.grid, "block": u.block,
-                 "duration_ns": u.duration_ns,
-                 "reason": "no kernel of this name on the timeline"}
+                {"report": u.launch.report, "id": u.launch.kernel_id, "name": u.launch.name,
+                 "demangled": u.launch.demangled, "grid": u.launch.grid,
+                 "block": u.launch.block, "duration_ns": u.launch.duration_ns,
+                 "reason": u.reason}
                 for u in self.unmatched
             ],
             "notes": list(self.notes),

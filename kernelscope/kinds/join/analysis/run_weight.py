@@ -8,8 +8,8 @@ found, with the same rule: nothing above info on a family under ``minor_time_sha
 run (the guard rail ``minor-time-share``), and an info flag whose NCU estimate is worth
 ``gain_warning_share`` of the run (the estimate times the share) raised to warning. The top
 flag is then the one with the largest expected gain (``verdict.top_choice`` on the weighed
-flags), and :class:`RunTopFlag` carries the rule that chose it and the weighing, for the
-Markdown, the JSON and the screen.
+flags), and :class:`RunTopFlag` carries the rule that chose it and the weighing, which the
+Markdown, the JSON and the screen word (``join.render.join_text.top_flag_line``).
 """
 
 from __future__ import annotations
@@ -45,11 +45,6 @@ class RunTopFlag:
         if self.flag.speedup is None:
             return None
         return self.flag.speedup / 100.0 * self.run_share
-
-    def text(self) -> str:
-        """``barrier-stalls (warning) — largest NCU estimated speedup (…) among the warning
-        flags; severity weighed by …``."""
-        return f"{self.flag.id} ({self.flag.severity}) — {self.why}; {self.weighed_by}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.flag.id, "severity": str(self.flag.severity),

@@ -17,7 +17,7 @@ import polars as pl
 from kernelscope.core.families import Shape, family_groups
 from kernelscope.core.kernel_identity import dims_text
 from kernelscope.kinds.join.analysis.evidence import InstanceSpread
-from kernelscope.kinds.join.analysis.names import is_mangled, match_name
+from kernelscope.kinds.join.analysis.names import is_mangled, match_name, template_key
 from kernelscope.kinds.join.analysis.nvtx_of import kernel_ranges
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
@@ -88,6 +88,13 @@ class TimelineKernels:
         out: dict[str, list[TimelineFamily]] = {}
         for f in self.families:
             out.setdefault(match_name(f.name), []).append(f)
+        return out
+
+    def by_template(self) -> dict[str, list[TimelineFamily]]:
+        """The families by their function and template arguments (``template_key``)."""
+        out: dict[str, list[TimelineFamily]] = {}
+        for f in self.families:
+            out.setdefault(template_key(f.name), []).append(f)
         return out
 
     def by_mangled(self) -> dict[str, list[TimelineFamily]]:

@@ -26,9 +26,12 @@ from kernelscope.kinds.join.render.join_text import (
     item_notes,
     kind_text,
     launches_text,
+    lead_flag_words,
     ranking_labels,
     saving_text,
     share_text,
+    top_flag_line,
+    top_flags_words,
     unprofiled_rank,
     what_text,
 )
@@ -75,11 +78,14 @@ def render_join_md(inputs: JoinInputs | JoinReport, options: ExportOptions) -> s
 
 
 def worded(join: JoinReport) -> dict[str, Any]:
-    """The join's document with each row's evidence in words, as the export writes it."""
+    """The join's document with each row's evidence and flags in words, as the export writes
+    it."""
     doc = join.to_dict()
     for group in ("ranking", "unprofiled"):
         for entry, item in zip(doc[group], getattr(join, group), strict=True):
             entry["evidence"] = evidence_lines(item.evidence)
+            entry["top_flags"] = top_flags_words(item)
+            entry["next_flag"] = lead_flag_words(item)
     return doc
 
 
@@ -100,7 +106,8 @@ def join_csv(join: JoinReport, top: int | None = None) -> str:
             group, rank, d["kind"], d["family"], d["title"], d["time_share"], d["wall_share"],
             d["instances"], d["total_ns"], d["profiled"],
             " ".join(f"{r}:{i}" for r, i in d["ncu_ids"]), d["bottleneck"],
-            "; ".join(d["top_flags"]), d["headroom"], None if saving is None else round(saving),
+            "; ".join(top_flags_words(item)), d["headroom"],
+            None if saving is None else round(saving),
             d["weak_estimate"], d["one_time"], d["nvtx_range"], d.get("ncu_command"),
             d.get("duration_ratio"), d.get("explained"),
         ])
@@ -149,9 +156,9 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
             lines.append(f"- Profiled launches: {launches_text(item.ncu_ids)} "
                          f"(matched by {item.matched_by})")
             lines.append(f"- Bottleneck: {item.bottleneck}; flags: "
-                         + (", ".join(item.top_flags) or "none"))
+                         + (", ".join(top_flags_words(item)) or "none"))
             if item.top_flag is not None:
-                lines.append(f"- Top flag: {inline(item.top_flag.text())}")
+                lines.append(f"- Top flag: {inline(top_flag_line(item.top_flag))}")
             lines.append(f"- Headroom: {headroom_text(item)} ({item.headroom_source})")
     else:
         lines.append(f"- Cause: {item.family}" + (
@@ -217,9 +224,10 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
             lines += _item_details(unprofiled_rank(rank), item, labels[ranked + rank - 1])
     if join.unmatched:
         lines += ["## Profiled kernels not on the timeline", ""]
-        lines.append(table(("Report", "ID", "Kernel", "Grid", "Block"), [
-            (str(u.report + 1), str(u.kernel_id), u.name, u.grid, u.block)
-            for u in join.unmatched], "rrlll"))
+        lines.append(table(("Report", "ID", "Kernel", "Grid", "Block", "Why"), [
+            (str(u.launch.report + 1), str(u.launch.kernel_id), u.launch.name, u.launch.grid,
+             u.launch.block, u.reason)
+            for u in join.unmatched], "rrllll"))
         lines.append("")
     for note in join.notes:
         lines += [f"> {inline(note)}", ""]
@@ -247,7 +255,7 @@ def print_join_summary(join: JoinReport, console: Console) -> None:
             u.add_row(*(escape(c) for c in row))
         console.print(u)
     for um in join.unmatched:
-        console.print(f"not on the timeline: report {um.report + 1} kernel {um.kernel_id} "
-                      f"{escape(um.name)}")
+        console.print(f"not on the timeline: report {um.launch.report + 1} kernel "
+                      f"{um.launch.kernel_id} {escape(um.launch.name)} ({escape(um.reason)})")
     if join.op_efficiency is not None:
         print_op_efficiency(join.op_efficiency, console)

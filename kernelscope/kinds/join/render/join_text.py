@@ -12,7 +12,9 @@ from kernelscope.core.shares import fmt_share
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.core.words import ellipsis
 from kernelscope.kinds.join.analysis.model import RankedItem
+from kernelscope.kinds.join.analysis.run_weight import RunTopFlag
 from kernelscope.kinds.ncu.analysis.families import ids_text
+from kernelscope.kinds.ncu.render.flag_cells import flag_words
 
 
 def unprofiled_rank(position: int) -> str:
@@ -121,7 +123,7 @@ def what_text(item: RankedItem) -> str:
         return item.family
     if not item.profiled:
         return "gain unknown · profile it"
-    flag = item.lead_flag
+    flag = lead_flag_words(item)
     return f"{item.bottleneck} · {flag}" if flag else str(item.bottleneck)
 
 
@@ -135,7 +137,25 @@ def bottleneck_text(item: RankedItem) -> str:
 
 def flag_text(item: RankedItem) -> str:
     """Its top flag, the one whose remedy the details give ("" where there is none)."""
-    return (item.lead_flag or "") if item.kind == "kernel" else ""
+    return (lead_flag_words(item) or "") if item.kind == "kernel" else ""
+
+
+def lead_flag_words(item: RankedItem) -> str | None:
+    """``barrier-stalls (warning)``: the flag whose remedy is the row's next step; None
+    where every flag is guarded or none was raised."""
+    return flag_words(item.lead_flag) if item.lead_flag is not None else None
+
+
+def top_flags_words(item: RankedItem) -> list[str]:
+    """The row's first flags in the verdict's order (``low-occupancy (info, not a problem
+    here)`` where a guard rail lowered one)."""
+    return [flag_words(f) for f in item.top_flags]
+
+
+def top_flag_line(top: RunTopFlag) -> str:
+    """``barrier-stalls (warning) — largest NCU estimated speedup (…) among the warning
+    flags; severity weighed by …``: the top flag, the rule that chose it and the weighing."""
+    return f"{top.flag.id} ({top.flag.severity}) — {top.why}; {top.weighed_by}"
 
 
 def kind_text(item: RankedItem) -> str:

@@ -33,6 +33,8 @@ from kernelscope.kinds.join.render.join_text import (
     ranking_labels,
     saving_text,
     share_text,
+    top_flag_line,
+    top_flags_words,
     unprofiled_rank,
 )
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
@@ -89,9 +91,9 @@ def detail_text(item: RankedItem) -> str:
             lines.append(f"profiled: {len(item.ncu_ids)} launch(es), matched by "
                          f"{item.matched_by}; headroom {headroom_text(item)} "
                          f"({item.headroom_source}); flags: "
-                         + (", ".join(item.top_flags) or "none"))
+                         + (", ".join(top_flags_words(item)) or "none"))
             if item.top_flag is not None:
-                lines.append(f"top flag: {item.top_flag.text()}")
+                lines.append(f"top flag: {top_flag_line(item.top_flag)}")
     lines.extend(f"· {e}" for e in evidence_lines(item.evidence))
     lines.extend(f"{label}: {text}" for label, text in item_notes(item))
     if item.ncu_command:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kernelscope.core.severity import severity_icon, severity_rank
 from kernelscope.core.units import EMPTY_CELL
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import chain_position, top_choice, top_flag
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel
 from kernelscope.kinds.ncu.model.measured import short_reason
@@ -58,6 +58,12 @@ def top_flag_text(diagnosis: Diagnosis) -> str:
     as the exports, ``summary``, the family table and the MCP answers write it."""
     flag = top_flag(diagnosis)
     return EMPTY_CELL if flag is None else f"{flag.id} ({flag.severity})"
+
+
+def flag_words(flag: Flag) -> str:
+    """``low-occupancy (info)``; ``low-occupancy (info, not a problem here)`` where a guard
+    rail lowered it: a flag in a list of a kernel's flags (a join's rows)."""
+    return f"{flag.id} ({flag.severity}{', not a problem here' if flag.guard else ''})"
 
 
 def top_choice_text(diagnosis: Diagnosis) -> str | None:
