@@ -1,6 +1,6 @@
 """The operators' shapes are read in the reader's one pass over the events: every ``cpu_op``
-call the trace holds, with the ``Input Dims``, ``Input type`` and ``Concrete Inputs`` it
-records, equal to a whole-file orjson read of the same trace."""
+call the trace holds, with the ``Input Dims``, ``Input type``, ``Concrete Inputs`` and ``Input
+Strides`` it records, equal to a whole-file orjson read of the same trace."""
 
 from __future__ import annotations
 
@@ -42,9 +42,10 @@ def _whole_file_ranges(path: Path) -> list[OpRange]:
         if event.get("cat") != "cpu_op" or "External id" not in args:
             continue
         start = round(event["ts"] * 1000)
-        dims = args.get("Input Dims")
+        dims, strides = args.get("Input Dims"), args.get("Input Strides")
         call = OpCall(event["name"], tuple(dims) if isinstance(dims, list) else (),
-                      _texts(args.get("Input type")), _texts(args.get("Concrete Inputs")))
+                      _texts(args.get("Input type")), _texts(args.get("Concrete Inputs")),
+                      strides=tuple(strides) if isinstance(strides, list) and strides else None)
         found.append(OpRange(int(args["External id"]), start, start + round(event["dur"] * 1000),
                              global_id(event["pid"], event["tid"]), call))
     return found if any(r.call.dims for r in found) else []
@@ -92,3 +93,13 @@ def test_a_piece_polars_cannot_type_gives_the_same_shapes() -> None:
     fast, slow = read_piece(orjson.dumps(events)), read_piece(text)
     assert fast.shapes and fast.shapes == slow.shapes
     assert read_piece(orjson.dumps(events), shapes=False).shapes == []
+
+
+def test_strides_are_read_beside_the_dims_and_shared() -> None:
+    # the SDPA sample's cast of the summed loss's gradient: a broadcast view, all strides 0
+    ranges = read_op_ranges(read_trace(SAMPLES / "opeff" / "sdpa.pt.trace.json.xz"))
+    casts = [r.call for r in ranges if r.call.name == "aten::_to_copy"
+             and r.call.types[0] == "float"]
+    assert casts and all(c.strides and c.strides[0] == [0, 0, 0, 0] for c in casts)
+    assert all(len(c.strides or ()) == len(c.dims) for c in casts)
+    assert len({id(c.strides) for c in casts}) == 1

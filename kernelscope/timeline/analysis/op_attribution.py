@@ -82,7 +82,7 @@ def innermost(ranges: Sequence[OpRange], points: Sequence[tuple[int, int]]
 def owners(ranges: Sequence[OpRange], launching: Iterable[int],
            model: Callable[[OpCall], Work | None] = work_of) -> dict[int, Owner]:
     """The owner of each launching call id (see the module docstring). Works are computed
-    once per distinct call (name, shapes, types, scalar arguments)."""
+    once per distinct call (name, shapes, types, scalar arguments, strides)."""
     by_id = {item.op_id: item for item in ranges}
     parent = parents(ranges)
     memo: dict[str, Work | None] = {}
@@ -91,7 +91,7 @@ def owners(ranges: Sequence[OpRange], launching: Iterable[int],
         call = item.call
         if not has_model(call.name):
             return None
-        key = repr((call.name, call.dims, call.types, call.concrete, call.dtype))
+        key = repr((call.name, call.dims, call.types, call.concrete, call.dtype, call.strides))
         if key not in memo:
             memo[key] = model(call)
         return memo[key]

@@ -1,21 +1,22 @@
 """The shapes of a Kineto trace's operator calls (``record_shapes=True``): every ``cpu_op``
 call's ``External id``, thread and time (its row of the ``cpu`` frame) with its ``Input
-Dims``, ``Input type`` and ``Concrete Inputs`` (empty where it has none), which the reader
-keeps beside the frames in its one pass over the events (``model/events.py``: ``shapes_of``).
+Dims``, ``Input type``, ``Concrete Inputs`` and ``Input Strides`` (empty where it has none),
+which the reader keeps beside the frames in its one pass over the events
+(``model/events.py``: ``shapes_of``).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
 
 import polars as pl
 
+from kernelscope.kinds.kineto.model.events import Shapes
 from kernelscope.kinds.kineto.model.model import KinetoTrace, global_id
 from kernelscope.timeline.analysis.op_attribution import OpRange
 from kernelscope.timeline.analysis.op_models import OpCall
 
-_NONE: tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+_NONE: Shapes = ((), (), (), ())
 
 
 def shapes_recorded(trace: KinetoTrace) -> bool | None:
@@ -29,11 +30,11 @@ def read_op_ranges(trace: KinetoTrace) -> list[OpRange]:
     order; a call without ``Input Dims`` has no shapes (``dims`` empty) but still owns the
     kernels it launched. Empty when the header says no shapes were recorded or no call
     carries ``Input Dims``."""
-    if shapes_recorded(trace) is False or not any(dims for _, dims, _, _ in trace.op_shapes):
+    if shapes_recorded(trace) is False or not any(shapes[0] for _, shapes in trace.op_shapes):
         return []
-    pending: dict[int, deque[tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...]]]] = {}
-    for ext, dims, types, concrete in trace.op_shapes:
-        pending.setdefault(ext, deque()).append((dims, types, concrete))
+    pending: dict[int, deque[Shapes]] = {}
+    for ext, shapes in trace.op_shapes:
+        pending.setdefault(ext, deque()).append(shapes)
     calls = trace.cpu.filter(
         (pl.col("cat") == "cpu_op") & pl.col("external_id").is_not_null()
         & pl.col("pid").is_not_null() & pl.col("tid").is_not_null()
@@ -41,7 +42,7 @@ def read_op_ranges(trace: KinetoTrace) -> list[OpRange]:
     ranges = []
     for ext, start, end, pid, tid, name in calls.iter_rows():
         queue = pending.get(ext)
-        dims, types, concrete = queue.popleft() if queue else _NONE
+        dims, types, concrete, strides = queue.popleft() if queue else _NONE
         ranges.append(OpRange(ext, start, end, global_id(pid, tid),
-                              OpCall(name, dims, types, concrete)))
+                              OpCall(name, dims, types, concrete, strides=strides or None)))
     return ranges

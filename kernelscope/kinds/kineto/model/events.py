@@ -2,10 +2,11 @@
 by polars straight into columns (:func:`read_piece`), or, for a piece polars cannot type,
 parsed by orjson and picked over in one Python pass (:meth:`Collector.rows`).
 
-The operators' shapes (``record_shapes=True``: a ``cpu_op``'s ``Input Dims``, ``Input type``
-and ``Concrete Inputs``) nest lists to any depth, which polars cannot type; a piece whose
-text holds ``"Input Dims"`` is also parsed by orjson in the same pass, and only those members
-are kept (:func:`shapes_of`). A trace without shapes pays one substring search a piece.
+The operators' shapes (``record_shapes=True``: a ``cpu_op``'s ``Input Dims``, ``Input type``,
+``Concrete Inputs`` and ``Input Strides``) nest lists to any depth, which polars cannot type;
+a piece whose text holds ``"Input Dims"`` is also parsed by orjson in the same pass, and only
+those members are kept (:func:`shapes_of`). A trace without shapes pays one substring
+search a piece.
 
 Times stay as Kineto writes them (``ts``/``dur``: float microseconds) beside integer
 nanoseconds (``start``/``end``): HTA's numbers are defined on the former (it rounds each
@@ -99,13 +100,16 @@ RAW_SCHEMA = pl.Schema({
 ``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
 
 Frames = dict[str, pl.DataFrame]
-ShapeRecord = tuple[int, tuple[Any, ...], tuple[str, ...], tuple[str, ...]]
-"""A ``cpu_op``'s ``External id``, ``Input Dims`` (as written: a list per argument, nested
-for a list of tensors), ``Input type`` and ``Concrete Inputs`` (as text)."""
+Shapes = tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...], tuple[Any, ...]]
+"""``Input Dims`` (as written: a list per argument, nested for a list of tensors), ``Input
+type``, ``Concrete Inputs`` (as text) and ``Input Strides`` (as written, like the dims;
+empty where the trace records none)."""
+ShapeRecord = tuple[int, Shapes]
+"""A ``cpu_op``'s ``External id`` and its :data:`Shapes` (shared by calls with equal ones)."""
 SHAPES_KEY = b'"Input Dims"'
-SHAPE_ARGS = ("Input Dims", "Input type", "Concrete Inputs")
-Seen = dict[bytes, tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...]]]
-"""The shapes read so far, by the JSON of their three members."""
+SHAPE_ARGS = ("Input Dims", "Input type", "Concrete Inputs", "Input Strides")
+Seen = dict[bytes, Shapes]
+"""The shapes read so far, by the JSON of their four members."""
 
 
 class Piece(NamedTuple):
@@ -133,6 +137,10 @@ def read_piece(text: bytes, shapes: bool = True, seen: Seen | None = None) -> Pi
     return Piece(raw.height, frames, shapes_of(parse_events(text), seen) if wanted else [])
 
 
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(value) if isinstance(value, list) else ()
+
+
 def _text_tuple(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
@@ -154,14 +162,14 @@ def shapes_of(events: Iterable[dict[str, Any]], seen: Seen | None = None
         ext = args.get("External id")
         if not isinstance(ext, (int, float)):
             continue
-        dims, types, concrete = (args.get(k) for k in SHAPE_ARGS)
-        key = orjson.dumps((dims, types, concrete))
+        dims, types, concrete, strides = (args.get(k) for k in SHAPE_ARGS)
+        key = orjson.dumps((dims, types, concrete, strides))
         record = seen.get(key)
         if record is None:
-            record = seen.setdefault(key, (tuple(dims) if isinstance(dims, list) else (),
-                                           _text_tuple(types), _text_tuple(concrete)))
+            record = seen.setdefault(key, (_tuple(dims), _text_tuple(types),
+                                           _text_tuple(concrete), _tuple(strides)))
         if any(record):
-            found.append((int(ext), *record))
+            found.append((int(ext), record))
     return found
 
 

@@ -2,10 +2,14 @@
 reductions, normalisations, softmax). No FLOPs are counted; their rate is GB/s against the
 device's memory bandwidth.
 
+A tensor input is read as its distinct elements (``shapes.py``: a broadcast dimension, stride
+0, is one element); what is written is every element.
+
 - elementwise (``add``, ``mul``, ``gelu``, ``copy_``, ``_foreach_add_`` …): every tensor input
   read once and an output the size of the largest input written once (an in-place operator
-  writes its first input: the same size); ``fill_`` and ``zero_`` only write their tensor, and
-  ``copy_`` reads its source and writes its first argument without reading it;
+  writes its first input: the same size); ``fill_`` and ``zero_`` only write their tensor,
+  ``copy_`` reads its source and writes its first argument (at its type) without reading it,
+  and ``_to_copy`` reads its input and writes it at the type its ``dtype`` argument names;
 - fused optimizer steps (``_fused_adamw_`` …): every tensor of every list read once, the
   parameters and the state lists written once;
 - reductions (``sum``, ``mean``, ``amax`` …): the input read once (the output is small);
@@ -18,8 +22,14 @@ device's memory bandwidth.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
-from kernelscope.timeline.analysis.op_models.shapes import OpCall, Work, numel
+from kernelscope.timeline.analysis.op_models.shapes import (
+    OpCall,
+    Work,
+    numel,
+    scalar_type_bytes,
+)
 
 _ELEMENTWISE = (
     "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "pow", "reciprocal",
@@ -43,31 +53,48 @@ _NORM_BACKWARDS = ("native_layer_norm_backward", "_fused_rms_norm_backward",
                    "_log_softmax_backward_data")
 
 
-def _arguments(call: OpCall) -> list[list[tuple[int, int]]] | None:
-    """(elements, bytes per element) of the tensors of every tensor argument, in order: one
-    for a tensor, one per element for a tensor list; None when an element size is unknown."""
-    found: list[list[tuple[int, int]]] = []
+class Tensor(NamedTuple):
+    """One tensor argument: its elements, the distinct ones read, and bytes per element."""
+
+    elements: int
+    read: int
+    size: int
+
+
+def _arguments(call: OpCall) -> list[list[Tensor]] | None:
+    """The tensors of every tensor argument, in order: one for a tensor, one per element for
+    a tensor list (read whole: no strides are recorded for a list's tensors); None when an
+    element size is unknown."""
+    found: list[list[Tensor]] = []
     for index in range(len(call.dims)):
-        shapes = [call.sizes(index)] if call.is_tensor(index) else call.tensor_list(index)
-        if not shapes:
+        if call.is_tensor(index):
+            elements = numel(call.sizes(index) or [])
+            counts = [(elements, call.read_elements(index) or elements)]
+        else:
+            counts = [(numel(shape), numel(shape)) for shape in call.tensor_list(index) or []]
+        if not counts:
             continue
         size = call.element_bytes(index)
         if size is None:
             size = call.element_bytes()
         if size is None:
             return None
-        found.append([(numel(shape or []), size) for shape in shapes])
+        found.append([Tensor(count, read, size) for count, read in counts])
     return found
 
 
-def _inputs(call: OpCall) -> list[tuple[int, int]] | None:
-    """(elements, bytes per element) of every tensor input, tensor lists flattened."""
+def _inputs(call: OpCall) -> list[Tensor] | None:
+    """Every tensor input, tensor lists flattened."""
     arguments = _arguments(call)
     return None if arguments is None else [t for tensors in arguments for t in tensors]
 
 
-def _bytes(tensors: list[tuple[int, int]]) -> int:
-    return sum(count * size for count, size in tensors)
+def _read(tensors: list[Tensor]) -> int:
+    return sum(t.read * t.size for t in tensors)
+
+
+def _written(tensors: list[Tensor]) -> int:
+    return sum(t.elements * t.size for t in tensors)
 
 
 def elementwise(call: OpCall) -> Work | None:
@@ -81,14 +108,28 @@ def elementwise(call: OpCall) -> Work | None:
     base = call.name.removeprefix("aten::").removeprefix("_foreach_").rstrip("_")
     first, rest = arguments[0], [t for tensors in arguments[1:] for t in tensors]
     if base in _WRITE_ONLY:
-        return Work(None, _bytes(first), "output")
+        return Work(None, _written(first), "output")
     if base in _OVERWRITE:
-        return Work(None, _bytes(rest) + _bytes(first), "inputs + output")
+        return Work(None, _read(rest) + _written(first), "inputs + output")
     if call.name.startswith("aten::_foreach_"):
-        return Work(None, _bytes(first) + _bytes(rest) + _bytes(first),
+        return Work(None, _read(first) + _read(rest) + _written(first),
                     "inputs + output, each tensor of the lists")
-    written = max(count * size for count, size in first + rest)
-    return Work(None, _bytes(first) + _bytes(rest) + written, "inputs + output")
+    if base == "_to_copy":
+        return _cast(call, first[0])
+    written = max(t.elements * t.size for t in first + rest)
+    return Work(None, _read(first) + _read(rest) + written, "inputs + output")
+
+
+_DTYPE_ARGUMENT = 1
+"""``_to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format)``."""
+
+
+def _cast(call: OpCall, source: Tensor) -> Work:
+    """``_to_copy``: its input read, and written at the type its ``dtype`` names (the
+    input's where it names none)."""
+    size = scalar_type_bytes(call.arg(_DTYPE_ARGUMENT)) or source.size
+    return Work(None, source.read * source.size + source.elements * size,
+                "input + output at its dtype")
 
 
 _GRADIENTS = 1
@@ -124,26 +165,26 @@ def reduction(call: OpCall) -> Work | None:
     if not arguments:
         return None
     if call.name.startswith("aten::_foreach_"):
-        return Work(None, _bytes(arguments[0]), "input, each tensor of the list")
-    count, size = arguments[0][0]
-    return Work(None, count * size, "input")
+        return Work(None, _read(arguments[0]), "input, each tensor of the list")
+    return Work(None, _read(arguments[0][:1]), "input")
 
 
 def norm(call: OpCall) -> Work | None:
     tensors = _inputs(call)
     if not tensors:
         return None
-    main = tensors[0][0] * tensors[0][1]
-    return Work(None, 2 * main + sum(c * s for c, s in tensors[1:]), "2 × input + weights")
+    main = tensors[0]
+    return Work(None, _read([main]) + _written([main]) + _read(tensors[1:]),
+                "2 × input + weights")
 
 
 def norm_backward(call: OpCall) -> Work | None:
     tensors = _inputs(call)
     if not tensors:
         return None
-    main = tensors[0][0] * tensors[0][1]
-    weights = sum(c * s for c, s in tensors[2:] if c < tensors[0][0])
-    return Work(None, 3 * main + weights, "3 × input + weights")
+    main = tensors[0]
+    weights = _read([t for t in tensors[2:] if t.elements < main.elements])
+    return Work(None, 3 * main.elements * main.size + weights, "3 × input + weights")
 
 
 def _names(bases: tuple[str, ...], in_place: bool) -> list[str]:

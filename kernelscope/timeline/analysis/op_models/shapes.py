@@ -5,7 +5,11 @@ A call's inputs are positional, as the profiler records them: ``dims`` one entry
 (a tensor's sizes, a list of sizes for a tensor list, ``[]`` for anything else), ``types`` the
 argument's element type as PyTorch spells it (``c10::BFloat16``, ``float``, ``TensorList``,
 ``Scalar``, or ``""``), ``concrete`` the scalar arguments' values as text (``"True"``,
-``"[1, 1]"``; ``""`` for tensors).
+``"[1, 1]"``; ``""`` for tensors), ``strides`` each argument's strides where the profiler
+records them (Kineto's ``Input Strides``; None for an NVTX range's name, which has none).
+A tensor input is read as its distinct elements: the product of its sizes over the
+dimensions whose stride is not 0 (a stride-0 dimension is a broadcast of one element:
+``x.expand(…)``, the gradient of ``.sum()``); without strides, all its elements.
 """
 
 from __future__ import annotations
@@ -32,6 +36,15 @@ PEAK_DTYPE = {
 }
 """The device-peak dtype (``core/device_peaks.py``) of an element type."""
 
+SCALAR_TYPES = {
+    0: "unsigned char", 1: "signed char", 2: "short int", 3: "int", 4: "long int",
+    5: "c10::Half", 6: "float", 7: "double", 9: "c10::complex<float>",
+    10: "c10::complex<double>", 11: "bool", 15: "c10::BFloat16", 23: "c10::Float8_e5m2",
+    24: "c10::Float8_e4m3fn",
+}
+"""The element type of a ``dtype`` argument as recorded: PyTorch's ``c10::ScalarType``
+number (``c10/core/ScalarType.h``), spelt as ``Input type`` spells it."""
+
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
 
 
@@ -46,6 +59,7 @@ class OpCall:
     dtype: str | None = None
     """The peak dtype where the types are not recorded (an NVTX range names no types): read
     from the kernels' names by the caller."""
+    strides: tuple[Any, ...] | None = None
 
     def type_of(self, index: int) -> str:
         return self.types[index] if index < len(self.types) else ""
@@ -66,6 +80,18 @@ class OpCall:
     def sizes(self, index: int) -> list[int] | None:
         """Argument ``index``'s sizes when it is a tensor."""
         return list(self.dims[index]) if self.is_tensor(index) else None
+
+    def read_elements(self, index: int) -> int | None:
+        """The distinct elements of tensor argument ``index`` (its sizes over the dimensions
+        whose recorded stride is not 0; all of them where no strides are recorded)."""
+        sizes = self.sizes(index)
+        if sizes is None:
+            return None
+        strides = self.strides[index] if self.strides and index < len(self.strides) else None
+        if strides is None or not _is_sizes(strides) or len(strides) != len(sizes):
+            return numel(sizes)
+        kept: list[int] = [size for size, stride in zip(sizes, strides, strict=True) if stride]
+        return numel(kept)
 
     def element_bytes(self, index: int | None = None) -> int | None:
         """Bytes per element of argument ``index`` (of the first tensor when None); where the
@@ -129,6 +155,14 @@ def int_list(text: str) -> list[int] | None:
         return None
 
 
+def scalar_type_bytes(text: str) -> int | None:
+    """Bytes per element of a recorded ``dtype`` argument (``"15"``: bfloat16, 2), None when
+    not recorded or not one :data:`SCALAR_TYPES` knows."""
+    number = int_value(text)
+    kind = None if number is None else SCALAR_TYPES.get(number)
+    return None if kind is None else ELEMENT_BYTES[kind]
+
+
 def int_value(text: str) -> int | None:
     try:
         return int(text.strip())
@@ -149,17 +183,18 @@ class Work:
 
 def tensor_bytes(call: OpCall, indices: Sequence[int], sizes: Sequence[Sequence[int]] = ()
                  ) -> int | None:
-    """The bytes of the tensors at ``indices`` plus tensors of ``sizes`` (outputs, of the
-    first tensor's element type); None when an element size is unknown."""
+    """The bytes of the tensors at ``indices`` (inputs, each its distinct elements) plus
+    tensors of ``sizes`` (outputs, of the first tensor's element type); None when an element
+    size is unknown."""
     total = 0
     for index in indices:
-        shape = call.sizes(index)
-        if shape is None:
+        elements = call.read_elements(index)
+        if elements is None:
             continue
         size = call.element_bytes(index)
         if size is None:
             return None
-        total += numel(shape) * size
+        total += elements * size
     if sizes:
         size = call.element_bytes()
         if size is None:
