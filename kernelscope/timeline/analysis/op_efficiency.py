@@ -76,6 +76,9 @@ class OpRow:
     peaks: DevicePeaks | None = field(default=None, repr=False)
     kernel_ns: tuple[tuple[str, int], ...] = field(default=(), repr=False)
     """(kernel name, summed time) of the kernels the row's calls own."""
+    strides: bool = field(default=False, repr=False)
+    """Whether its calls recorded their inputs' strides (Kineto's ``Input Strides``): then a
+    broadcast input is counted as its distinct elements, else as all of them."""
 
     @property
     def modelled(self) -> bool:
@@ -126,8 +129,10 @@ class OpRow:
         """A bytes-only row whose counted bytes would move faster than the device's memory
         bandwidth: no kernel can, so some inputs were one tensor given twice (``add(x, x)``;
         the profiler records shapes, not which tensor) or came from the L2 cache (an
-        optimizer's ``_foreach_add_`` of the list the previous ``_foreach_sqrt`` wrote), and
-        the bytes are an upper bound on the DRAM's."""
+        optimizer's ``_foreach_add_`` of the list the previous ``_foreach_sqrt`` wrote), or,
+        where the calls recorded no strides (``strides`` false), an input was a broadcast
+        view (``x.expand(…)``: one element read for many; with strides it is counted as
+        read once); the bytes are an upper bound on the DRAM's."""
         achieved, peak = self.achieved_gbps, self.peak_gbps
         return (self.flops is None and achieved is not None and peak is not None
                 and peak > 0 and achieved > peak)

@@ -46,6 +46,8 @@ class _Group:
     kernels: int = 0
     starts: list[tuple[int, int]] = field(default_factory=list)
     kernel_ns: dict[str, int] = field(default_factory=dict)
+    strides: bool = True
+    """Whether every call recorded its inputs' strides."""
 
     def add_kernels(self, kernels: Sequence[Launch]) -> None:
         self.time_ns += sum(k.duration_ns for k in kernels)
@@ -144,6 +146,7 @@ def _groups(ranges: Sequence[OpRange], launches: Sequence[Launch]
         key = (call.name, json.dumps(list(call.dims)), dtype, _model_label(owner))
         group = groups.setdefault(key, _Group())
         group.calls += 1
+        group.strides = group.strides and call.strides is not None
         group.add_kernels(kernels)
         work = owner.work
         group.flops = None if work is None or work.flops is None or group.flops is None \
@@ -170,7 +173,7 @@ def op_efficiency(ranges: Sequence[OpRange], launches: Sequence[Launch],
     ranges = with_list_dtypes(ranges, launches)
     groups = _groups(ranges, launches)
     rows = [OpRow(op, shapes_text, dtype, g.calls, g.flops, g.bytes, g.time_ns, g.kernels,
-                  model, peaks, tuple(g.kernel_ns.items()))
+                  model, peaks, tuple(g.kernel_ns.items()), g.strides)
             for (op, shapes_text, dtype, model), g in groups.items()]
     rows.sort(key=lambda row: (-row.gpu_time_ns, row.op, row.input_shapes))
     starts = [(start, flops, key[2]) for key, g in groups.items() for start, flops in g.starts]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -43,12 +44,22 @@ def row_cells(row: OpRow) -> tuple[str, ...]:
             f"{row.calls:,}" if row.calls else "", fmt_ns(row.gpu_time_ns),
             _number(row.achieved_tflops, 2), _number(row.achieved_gbps),
             NOT_AVAILABLE if pct is None else f"{pct:.1f} %", row.bound or "",
-            f"{row.model} ({OVERCOUNTED})" if row.bytes_overcounted else row.model)
+            f"{row.model} ({overcounted_text([row])})" if row.bytes_overcounted else row.model)
 
 
 OVERCOUNTED = ("bytes an upper bound: counted from the shapes they would move faster than the "
                "device's memory bandwidth, so an input was one tensor given twice or came "
                "from the L2 cache")
+"""Where the calls recorded their strides: a broadcast input is already counted once."""
+OVERCOUNTED_NO_STRIDES = (
+    "bytes an upper bound: counted from the shapes they would move faster than the device's "
+    "memory bandwidth, so an input was one tensor given twice, a broadcast view (the trace "
+    "records no strides) or came from the L2 cache")
+
+
+def overcounted_text(rows: Sequence[OpRow]) -> str:
+    """Why rows' bytes are an upper bound: the causes the trace cannot tell apart."""
+    return OVERCOUNTED if all(row.strides for row in rows) else OVERCOUNTED_NO_STRIDES
 
 
 def device_line(eff: OpEfficiency) -> str:
@@ -88,7 +99,8 @@ def op_efficiency_markdown(eff: OpEfficiency, top: int = MARKDOWN_ROWS) -> str:
         lines.append(f"\n{len(eff.rows) - top} more operators, {fmt_ns(rest)} of GPU time.")
     over = sum(r.bytes_overcounted for r in eff.rows)
     if over:
-        lines.append(f"\n{over} operator row(s) have no % of peak: {OVERCOUNTED} (the "
+        text = overcounted_text([r for r in eff.rows if r.bytes_overcounted])
+        lines.append(f"\n{over} operator row(s) have no % of peak: {text} (the "
                      "profiler records shapes, not which tensor each input is, nor where "
                      "it was).")
     lines += ["", "| step | time | model FLOPs | dtype | peak TFLOP/s | MFU | FLOPs from |",
@@ -142,7 +154,7 @@ def print_op_efficiency(eff: OpEfficiency, console: Console) -> None:
     over = [r for r in eff.rows[:SUMMARY_ROWS] if r.bytes_overcounted]
     if over:
         console.print(escape(f"No % of peak for {', '.join(sorted({r.op for r in over}))}: "
-                             f"{OVERCOUNTED}."))
+                             f"{overcounted_text(over)}."))
     console.print(escape(device_line(eff)))
     for step, time, flops, _, _, mfu, source in mfu_cells(eff):
         console.print(f"MFU step {step}: {mfu} ({flops} FLOPs from {source} in {time})")

@@ -63,15 +63,16 @@ class Tensor(NamedTuple):
 
 def _arguments(call: OpCall) -> list[list[Tensor]] | None:
     """The tensors of every tensor argument, in order: one for a tensor, one per element for
-    a tensor list (read whole: no strides are recorded for a list's tensors); None when an
-    element size is unknown."""
+    a tensor list; None when an element size is unknown."""
     found: list[list[Tensor]] = []
     for index in range(len(call.dims)):
         if call.is_tensor(index):
             elements = numel(call.sizes(index) or [])
             counts = [(elements, call.read_elements(index) or elements)]
         else:
-            counts = [(numel(shape), numel(shape)) for shape in call.tensor_list(index) or []]
+            shapes = call.tensor_list(index) or []
+            reads = call.list_read_elements(index) or []
+            counts = [(numel(shape), read) for shape, read in zip(shapes, reads, strict=True)]
         if not counts:
             continue
         size = call.element_bytes(index)

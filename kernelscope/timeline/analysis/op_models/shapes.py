@@ -85,13 +85,21 @@ class OpCall:
         """The distinct elements of tensor argument ``index`` (its sizes over the dimensions
         whose recorded stride is not 0; all of them where no strides are recorded)."""
         sizes = self.sizes(index)
-        if sizes is None:
+        return None if sizes is None else distinct_elements(sizes, self._strides(index))
+
+    def list_read_elements(self, index: int) -> list[int] | None:
+        """The distinct elements of each tensor of list argument ``index``."""
+        shapes = self.tensor_list(index)
+        if shapes is None:
             return None
-        strides = self.strides[index] if self.strides and index < len(self.strides) else None
-        if strides is None or not _is_sizes(strides) or len(strides) != len(sizes):
-            return numel(sizes)
-        kept: list[int] = [size for size, stride in zip(sizes, strides, strict=True) if stride]
-        return numel(kept)
+        strides = self._strides(index)
+        if not isinstance(strides, list) or len(strides) != len(shapes):
+            strides = [None] * len(shapes)
+        return [distinct_elements(shape, each) for shape, each in zip(shapes, strides,
+                                                                       strict=True)]
+
+    def _strides(self, index: int) -> Any:
+        return self.strides[index] if self.strides and index < len(self.strides) else None
 
     def element_bytes(self, index: int | None = None) -> int | None:
         """Bytes per element of argument ``index`` (of the first tensor when None); where the
@@ -131,6 +139,15 @@ def _is_sizes(value: Any) -> bool:
 
 def numel(sizes: Sequence[int]) -> int:
     return math.prod(sizes)
+
+
+def distinct_elements(sizes: Sequence[int], strides: Any) -> int:
+    """The elements of a tensor of ``sizes`` that are distinct in memory: those of the
+    dimensions whose stride is not 0; all of them where ``strides`` is not a list of as
+    many integers."""
+    if not _is_sizes(strides) or len(strides) != len(sizes):
+        return numel(sizes)
+    return numel([size for size, stride in zip(sizes, strides, strict=True) if stride])
 
 
 def flag(text: str) -> bool | None:
