@@ -44,12 +44,16 @@ def test_diff_of_two_kineto_traces() -> None:
 
 
 def test_kineto_trace_joins_with_kernel_reports() -> None:
-    # torch_ops.ncu-rep profiles another program: nothing matches, but the Kineto trace is
-    # the join's timeline (its families, its idle time by cause, including allocation).
+    # torch_ops.ncu-rep profiles another program: only its float add kernel is the same
+    # function and template instance as one of the trace's (matched by name, with another
+    # grid: a weak estimate); the Kineto trace is the join's timeline (its families, its idle
+    # time by cause, including allocation).
     out = run_cli("join", str(STEP), str(SAMPLES / "ncu" / "torch_ops.ncu-rep.xz"),
                   "--format", "md")
     assert out.returncode == 0, out.stderr
     assert ("Timeline: 171 kernels in 47 families, 1.202 ms of kernel time; GPU busy 1.275 ms "
-            "of a 39.55 ms span. torch\\_ops.ncu-rep.xz: 7 kernels, 0 matched.") in out.stdout
+            "of a 39.55 ms span. torch\\_ops.ncu-rep.xz: 7 kernels, 1 matched.") in out.stdout
+    assert ("- Weak estimate: matched by name only: the profiled grid × block differs from the "
+            "timeline's") in out.stdout
     assert ("| 6 | Memory allocation or pinning: GPU idle | idle | n/a | "
             "1.8 % | 3 | 721.6 us | all | ≤ 721.6 us | alloc |") in out.stdout
