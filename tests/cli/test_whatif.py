@@ -58,3 +58,18 @@ def test_a_kernel_report_is_not_a_timeline(capsys) -> None:
     report = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
     assert main(["whatif", str(report), "--faster", "a=2"]) == 2
     assert "is not a timeline" in capsys.readouterr().err
+
+
+def test_the_predicted_path_claims_no_slack_it_did_not_compute(capsys) -> None:
+    """The predicted replay computes no slack: its families table has no Slack column, so a
+    family on the predicted path (the two-rank run's spin kernel) is never called one that no
+    step waits on."""
+    run = SAMPLES / "whatif" / "ranks_base_kineto"
+    assert main(["whatif", str(run), "--faster", "spin_kernel=2", "-f", "md"]) == 0
+    text = capsys.readouterr().out
+    measured, predicted = text.split("## Critical path, predicted")
+    spin = next(line for line in predicted.splitlines() if line.startswith("| at::cuda::"))
+    assert "spin_kernel" in spin and spin.count("|") == 5
+    assert "no step waits on it" not in predicted
+    assert "| Family | Launches | GPU time | On the path | Slack |" in measured
+    assert "slack is computed on the measured path only" in predicted

@@ -99,16 +99,27 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
         lines.append(f"| {kind}: {label} | {fmt_ns(ns)} | {count} | {pct:.1f} % |")
     families = cp.families.filter(pl.col("kind") == "kernel").head(top)
     if families.height:
-        lines += ["", "Kernel families: time on the path, and the slack of their most "
-                  "critical launch (how much later it could end before its step does).", "",
-                  "| Family | Launches | GPU time | On the path | Slack |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += ["", *_families_heading(cp.slack_known)]
         for row in families.iter_rows(named=True):
             label = (_short(shorten, "kernel", row["name"]) or EMPTY_CELL).replace("|", "\\|")
-            slack = "no step waits on it" if row["slack_ns"] is None else fmt_ns(row["slack_ns"])
-            lines.append(f"| {label} | {row['launches']} | {fmt_ns(row['gpu_ns'])} | "
-                         f"{fmt_ns(row['path_ns'])} | {slack} |")
+            cells = [label, str(row["launches"]), fmt_ns(row["gpu_ns"]), fmt_ns(row["path_ns"])]
+            if cp.slack_known:
+                cells.append("no step waits on it" if row["slack_ns"] is None
+                             else fmt_ns(row["slack_ns"]))
+            lines.append(f"| {' | '.join(cells)} |")
     return lines
+
+
+def _families_heading(slack_known: bool) -> list[str]:
+    """The families table's sentence and header; the Slack column only where it was
+    computed (a predicted replay has none)."""
+    if not slack_known:
+        return ["Kernel families: time on the path (slack is computed on the measured path "
+                "only).", "", "| Family | Launches | GPU time | On the path |",
+                "|---|---:|---:|---:|"]
+    return ["Kernel families: time on the path, and the slack of their most critical launch "
+            "(how much later it could end before its step does).", "",
+            "| Family | Launches | GPU time | On the path | Slack |", "|---|---:|---:|---:|---:|"]
 
 
 def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> str:
