@@ -146,3 +146,11 @@ def test_a_folder_of_one_trace_is_sent_to_that_trace(tmp_path) -> None:
     with pytest.raises(ReportError, match=r"one rank \(rank0\.pt\.trace\.json\.xz\).*name the "
                        "trace itself"):
         run_model(analyse_run([tmp_path], workers=0))
+
+
+def test_a_rank_the_run_lacks_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    from kernelscope.tui.cli import main
+
+    assert main(["whatif", str(RUNS["kineto_ranks"]), "--faster", "data=2@9"]) == 2
+    err = capsys.readouterr().err
+    assert "the run has no rank 9 (its ranks: 0, 1, 2, 3)" in err and err.count("\n") == 1

@@ -114,6 +114,11 @@ class Model:
             if "rank" not in nodes.columns:
                 raise ReportError(f"--faster ...@{faster.rank}: the trace is one rank's; name "
                                   "a rank only in the what-if of a run.")
+            ranks = sorted(set(self.graph.nodes["rank"].to_list()))
+            if faster.rank not in ranks:
+                raise ReportError(f"--faster ...@{faster.rank}: the run has no rank "
+                                  f"{faster.rank} (its ranks: "
+                                  f"{', '.join(str(r) for r in ranks)}).")
             nodes = nodes.filter(pl.col("rank") == faster.rank)
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").fill_null("").str.contains(faster.pattern)
