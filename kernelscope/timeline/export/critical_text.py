@@ -28,6 +28,8 @@ from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
 
 SCHEMA = "kernelscope/whatif/1"
+NO_STEPS = ("No step to follow: the trace holds no CUDA call and no GPU work, so it has no "
+            "critical path.")
 TOP = 15
 Shorten = Callable[[str], str]
 
@@ -89,6 +91,8 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
                   ) -> list[str]:
     """The critical path section: its kinds, its longest parts, the families beside it."""
     steps = cp.steps.height
+    if not steps:
+        return [NO_STEPS]
     lines = [f"Median step {_ns(cp.median_step_ns)} over {steps} step{'s' * (steps != 1)}; "
              "what the step waits on, summed over the steps' critical paths:", "",
              "| Kind | Time | Share |", "|---|---:|---:|"]
