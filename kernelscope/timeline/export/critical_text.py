@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.units import EMPTY_CELL
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
@@ -32,6 +33,22 @@ NO_STEPS = ("No step to follow: the trace holds no CUDA call and no GPU work, so
             "critical path.")
 TOP = 15
 Shorten = Callable[[str], str]
+
+
+_OF_RANKS = (" (every rank's steps: work a rank waits on at a collective is on the paths of "
+             "the ranks that wait too, so its time on them can exceed its GPU time)")
+
+
+def path_names(*paths: CriticalPath) -> Shorten:
+    """Short names of the kernels on ``paths`` (for a run, whose ranks have no one trace's
+    names): spelled out until they differ, as a trace's are."""
+    names = ShortNames()
+    for cp in paths:
+        names.add(n for n in cp.families.filter(pl.col("kind") == "kernel")["name"].to_list()
+                  if n is not None)
+        names.add(n for k, n in cp.breakdown.select("kind", "name").iter_rows()
+                  if k in ("kernel", "communication") and n is not None)
+    return names.__getitem__
 
 
 def _short(shorten: Shorten | None, kind: str, name: str | None) -> str | None:
@@ -66,6 +83,7 @@ def path_doc(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP
 
 
 def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> dict[str, Any]:
+    shorten = shorten or path_names(answer.before, answer.after)
     waits = {} if answer.waits is None else {"waits": answer.waits.to_dicts()}
     return {
         "schema": SCHEMA,
@@ -93,8 +111,10 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
     steps = cp.steps.height
     if not steps:
         return [NO_STEPS]
+    run = "rank" in cp.steps.columns
     lines = [f"Median step {_ns(cp.median_step_ns)} over {steps} step{'s' * (steps != 1)}; "
-             "what the step waits on, summed over the steps' critical paths:", "",
+             f"what the step waits on, summed over the steps' critical paths{_OF_RANKS * run}:",
+             "",
              "| Kind | Time | Share |", "|---|---:|---:|"]
     lines += [f"| {kind} | {fmt_ns(ns)} | {pct:.1f} % |" for kind, ns, pct in cp.kinds.iter_rows()]
     lines += ["", "| Kind | On the path | Count | Share |", "|---|---:|---:|---:|"]
@@ -127,6 +147,7 @@ def _families_heading(slack_known: bool) -> list[str]:
 
 
 def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> str:
+    shorten = shorten or path_names(answer.before, answer.after)
     lines = [f"# What-if: {trace}", ""]
     for c in answer.changes:
         what = []
