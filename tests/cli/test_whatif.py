@@ -47,6 +47,8 @@ def test_markdown_says_the_measured_and_predicted_median(capsys) -> None:
     ("gemm=0", "the factor must be a number above 0"),
     ("gemm=fast", "the factor must be a number above 0"),
     ("(=2", "is not a regex"),
+    ("gemm=2@x", "the rank after @ must be a whole number"),
+    ("gemm=2@-1", "the rank after @ must be a whole number"),
 ])
 def test_bad_faster_is_one_sentence_and_exit_2(capsys, faster: str, sentence: str) -> None:
     assert main(["whatif", str(KINETO), "--faster", faster]) == 2

@@ -45,6 +45,9 @@ class Faster:
         head, at, rank = text.rpartition("@")
         if at and "=" in head and rank.isdigit():
             return replace(cls.parse(head), rank=int(rank))
+        if at and "=" in head and "=" not in rank:
+            raise ReportError(f"--faster {text!r}: the rank after @ must be a whole number "
+                              "(REGEX=FACTOR@RANK, e.g. 'data=2@1').")
         pattern, sep, factor = text.rpartition("=")
         if not sep or not pattern:
             raise ReportError(f"--faster takes REGEX=FACTOR (e.g. 'gemm=2'), not {text!r}.")
