@@ -93,7 +93,9 @@ def test_a_left_out_option_is_still_refused_with_a_sentence():
 
 
 def test_help_and_the_not_a_report_sentence_name_pytorch_traces(tmp_path):
-    assert "a PyTorch profiler (Kineto) trace" in kernelscope("--help").stdout
+    help_text = kernelscope("--help").stdout
+    assert "a PyTorch profiler (Kineto) trace" in help_text
+    assert ".pt.trace.json;" in " ".join(help_text.split())  # the inputs argument's endings
     other = tmp_path / "notes.txt"
     other.write_text("not a report\n")
     done = kernelscope("summary", str(other))

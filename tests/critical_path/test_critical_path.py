@@ -120,3 +120,17 @@ def test_path_names_the_cpu_ranges_it_runs_through(kineto: KinetoTimelineData) -
     assert cpu.height and set(cpu["name"].to_list()) <= names | {"(no range)"}
 
 
+
+
+def test_a_trace_without_cuda_work_says_it_has_no_path(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """A Julia run traced with no CUDA call and no GPU work (JACC.jl's cg_trace) has no step:
+    one sentence, not 'Median step — over 0 steps' above empty tables."""
+    from kernelscope.tui.cli import main
+    from tests.wild.conftest import require_wild
+
+    trace = require_wild() / "nsys" / "D-W-Chiang__JACC.jl__cg_trace.sqlite.xz"
+    assert main(["export", str(trace), "-f", "md"]) == 0
+    section = capsys.readouterr().out.split("## Critical path\n\n")[1].split("\n\n")[0]
+    assert section == ("No step to follow: the trace holds no CUDA call and no GPU work, so "
+                       "it has no critical path.")

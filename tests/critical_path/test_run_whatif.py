@@ -137,3 +137,20 @@ def test_a_run_too_large_for_the_ranks_export_says_where_its_path_is(
         f"The run's {kernels:,} kernels are more than the ranks export reads whole for the "
         f"critical path ({kernels - 1:,}); 'kernelscope whatif RUN_DIR --faster ...' computes "
         "it.")}
+
+
+def test_a_folder_of_one_trace_is_sent_to_that_trace(tmp_path) -> None:
+    """One rank is no run to join: the sentence names its trace, not missing collectives."""
+    name = "rank0.pt.trace.json.xz"
+    (tmp_path / name).symlink_to(RUNS["kineto_ranks"] / name)
+    with pytest.raises(ReportError, match=r"one rank \(rank0\.pt\.trace\.json\.xz\).*name the "
+                       "trace itself"):
+        run_model(analyse_run([tmp_path], workers=0))
+
+
+def test_a_rank_the_run_lacks_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    from kernelscope.tui.cli import main
+
+    assert main(["whatif", str(RUNS["kineto_ranks"]), "--faster", "data=2@9"]) == 2
+    err = capsys.readouterr().err
+    assert "the run has no rank 9 (its ranks: 0, 1, 2, 3)" in err and err.count("\n") == 1

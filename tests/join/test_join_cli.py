@@ -106,3 +106,26 @@ def test_a_trace_with_allocation_and_setup_gaps_joins(capsys: pytest.CaptureFixt
     assert "| CUDA set-up (streams, events, graphs): GPU idle | idle |" in out
     assert ("- Next: Allocate once up front and reuse buffers (a caching allocator, a memory "
             "pool, cudaMallocAsync); pin host buffers once, outside the loop.") in out
+
+
+def test_the_timeline_sentences_name_pytorch_traces(capsys: pytest.CaptureFixture[str]) -> None:
+    """A Kineto trace is a timeline a join takes, and its refusals say so."""
+    kineto = SAMPLES / "opeff" / "gemm_sweep.pt.trace.json.xz"
+    kernels = SAMPLES / "opeff" / "opeff_gemm.ncu-rep.xz"
+    code, _, err = run(capsys, "join", str(kineto), str(kineto), str(kernels), "-f", "md")
+    assert code == 2 and "exactly one timeline, not 2" in err and "PyTorch profiler trace" in err
+    code, _, err = run(capsys, "join", str(kernels), str(ZOO_A), "-f", "md")
+    assert code == 2 and "(.nsys-rep, .sqlite or a PyTorch profiler trace)" in err
+
+
+def test_a_kineto_join_s_idle_remedies_are_in_pytorch_words(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The GPU idle with no cause found is told how torch.profiler sees more of the CPU,
+    never an nsys --trace option."""
+    kineto = SAMPLES / "opeff" / "gemm_sweep.pt.trace.json.xz"
+    kernels = SAMPLES / "opeff" / "opeff_gemm.ncu-rep.xz"
+    code, out, _ = run(capsys, "join", str(kineto), str(kernels), "-f", "json")
+    remedies = {r["family"]: r["remedy"] for r in json.loads(out)["ranking"]
+                if r["kind"] == "idle"}
+    assert code == 0 and "torch.profiler with_stack=True" in remedies["unknown"]
+    assert not any("--trace=" in text for text in remedies.values())

@@ -52,3 +52,22 @@ def test_the_real_pair_keeps_its_literal_filter(join: JoinReport) -> None:
     commands = [i.ncu_command for i in join.unprofiled if i.ncu_command]
     assert commands and all("--nvtx-include 'regex:" not in c for c in commands)
     assert any("--nvtx --nvtx-include tiny_ops/" in c for c in commands)
+
+
+def test_a_pytorch_trace_s_commands_filter_by_name_only(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """A Kineto trace's ranges (``ProfilerStep#N``, ``record_function``) are no NVTX ranges
+    when the program runs under ncu: an NVTX filter on them would profile nothing."""
+    import json
+
+    from kernelscope.tui.cli import main
+    from tests.conftest import SAMPLES
+
+    trace = SAMPLES / "opeff" / "gemm_sweep.pt.trace.json.xz"
+    kernels = SAMPLES / "opeff" / "opeff_gemm.ncu-rep.xz"
+    assert main(["join", str(trace), str(kernels), "-f", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["unprofiled"]
+    commands = [r["ncu_command"] for r in rows if r["ncu_command"]]
+    assert len(commands) == len(rows) > 0
+    assert any(r["nvtx_range"] == "ProfilerStep#2" for r in rows)
+    assert not any("--nvtx" in c for c in commands)

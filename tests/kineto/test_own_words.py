@@ -74,3 +74,20 @@ async def test_help_on_the_timeline_of_a_trace_is_in_its_words() -> None:
     assert page.startswith("# kernelscope — timeline (a PyTorch profiler trace)")
     assert "`record_function` ranges" in page
     assert NSYS_WORDS.findall(page) == []
+
+
+def test_ranges_and_graph_launches_are_in_pytorch_words() -> None:
+    """A PyTorch trace's ranges are record_function annotations, not NVTX ranges, in their
+    section and in the idle gaps' CPU activity; CUDA graph launches without kernels are not
+    sent to nsys (the lightllm decode trace replays one graph; the SDPA sample has steps)."""
+    decode = require_wild() / "kineto" / "ModelTC__lightllm__forward_decode_0.pt.trace.json.xz"
+    out = run_cli("export", str(decode), "--format", "md")
+    assert out.returncode == 0, out.stderr
+    assert "## Annotated ranges (record_function)\n\nThis trace has no annotated ranges." in (
+        out.stdout)
+    assert ("1 graph launches without their kernels: the trace holds none of the kernels they "
+            "ran." in out.stdout)
+    sdpa = run_cli("export", str(SAMPLES / "opeff" / "sdpa.pt.trace.json.xz"), "--format", "md")
+    assert "| range ProfilerStep#" in sdpa.stdout or "; range ProfilerStep#" in sdpa.stdout
+    for text in (out.stdout, sdpa.stdout):
+        assert NSYS_WORDS.findall(text) == [] and "NVTX" not in text

@@ -252,3 +252,15 @@ def test_ranks_whose_captures_start_apart_are_paired_by_time_not_position() -> N
     assert straggler_note(found.verdict).startswith(
         "no straggler named: the ranks' captures do not line up (11 collective(s) recorded on "
         "every rank, up to 12 on one; steps rank 0: 0-3; rank 1: 1-3)")
+
+
+def test_the_markdown_s_gap_causes_are_in_pytorch_words(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """A run of PyTorch traces is told how torch.profiler collects more, never an nsys
+    option; a run of nsys traces keeps its options."""
+    from kernelscope.tui.cli import main
+
+    assert main(["export", str(KINETO_RANKS), "-f", "md"]) == 0
+    legend = [line for line in capsys.readouterr().out.splitlines() if " Try: " in line]
+    assert any("torch.profiler with\\_stack=True" in line for line in legend)
+    assert not any("--trace=" in line for line in legend)

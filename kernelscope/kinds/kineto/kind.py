@@ -49,5 +49,6 @@ KIND = _kineto_spec(
                "md": f"{PACKAGE}.export.kineto_export:render_kineto_md",
                "csv": "kernelscope.timeline.export.timeline_export:render_timeline_csv"},
     detect=_is_kineto, open=_open_kineto, noun="PyTorch profiler trace",
+    suffixes=(".pt.trace.json",),
     usage="TRACE.pt.trace.json(.gz): a PyTorch profiler (Kineto) trace, as a timeline",
 )

@@ -23,13 +23,32 @@ from typing import Any
 import polars as pl
 
 from kernelscope.core.durations import fmt_ns
+from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.units import EMPTY_CELL
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
 
 SCHEMA = "kernelscope/whatif/1"
+NO_STEPS = ("No step to follow: the trace holds no CUDA call and no GPU work, so it has no "
+            "critical path.")
 TOP = 15
 Shorten = Callable[[str], str]
+
+
+_OF_RANKS = (" (every rank's steps: work a rank waits on at a collective is on the paths of "
+             "the ranks that wait too, so its time on them can exceed its GPU time)")
+
+
+def path_names(*paths: CriticalPath) -> Shorten:
+    """Short names of the kernels on ``paths`` (for a run, whose ranks have no one trace's
+    names): spelled out until they differ, as a trace's are."""
+    names = ShortNames()
+    for cp in paths:
+        names.add(n for n in cp.families.filter(pl.col("kind") == "kernel")["name"].to_list()
+                  if n is not None)
+        names.add(n for k, n in cp.breakdown.select("kind", "name").iter_rows()
+                  if k in ("kernel", "communication") and n is not None)
+    return names.__getitem__
 
 
 def _short(shorten: Shorten | None, kind: str, name: str | None) -> str | None:
@@ -64,6 +83,7 @@ def path_doc(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP
 
 
 def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> dict[str, Any]:
+    shorten = shorten or path_names(answer.before, answer.after)
     waits = {} if answer.waits is None else {"waits": answer.waits.to_dicts()}
     return {
         "schema": SCHEMA,
@@ -89,8 +109,12 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
                   ) -> list[str]:
     """The critical path section: its kinds, its longest parts, the families beside it."""
     steps = cp.steps.height
+    if not steps:
+        return [NO_STEPS]
+    run = "rank" in cp.steps.columns
     lines = [f"Median step {_ns(cp.median_step_ns)} over {steps} step{'s' * (steps != 1)}; "
-             "what the step waits on, summed over the steps' critical paths:", "",
+             f"what the step waits on, summed over the steps' critical paths{_OF_RANKS * run}:",
+             "",
              "| Kind | Time | Share |", "|---|---:|---:|"]
     lines += [f"| {kind} | {fmt_ns(ns)} | {pct:.1f} % |" for kind, ns, pct in cp.kinds.iter_rows()]
     lines += ["", "| Kind | On the path | Count | Share |", "|---|---:|---:|---:|"]
@@ -99,19 +123,31 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
         lines.append(f"| {kind}: {label} | {fmt_ns(ns)} | {count} | {pct:.1f} % |")
     families = cp.families.filter(pl.col("kind") == "kernel").head(top)
     if families.height:
-        lines += ["", "Kernel families: time on the path, and the slack of their most "
-                  "critical launch (how much later it could end before its step does).", "",
-                  "| Family | Launches | GPU time | On the path | Slack |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += ["", *_families_heading(cp.slack_known)]
         for row in families.iter_rows(named=True):
             label = (_short(shorten, "kernel", row["name"]) or EMPTY_CELL).replace("|", "\\|")
-            slack = "no step waits on it" if row["slack_ns"] is None else fmt_ns(row["slack_ns"])
-            lines.append(f"| {label} | {row['launches']} | {fmt_ns(row['gpu_ns'])} | "
-                         f"{fmt_ns(row['path_ns'])} | {slack} |")
+            cells = [label, str(row["launches"]), fmt_ns(row["gpu_ns"]), fmt_ns(row["path_ns"])]
+            if cp.slack_known:
+                cells.append("no step waits on it" if row["slack_ns"] is None
+                             else fmt_ns(row["slack_ns"]))
+            lines.append(f"| {' | '.join(cells)} |")
     return lines
 
 
+def _families_heading(slack_known: bool) -> list[str]:
+    """The families table's sentence and header; the Slack column only where it was
+    computed (a predicted replay has none)."""
+    if not slack_known:
+        return ["Kernel families: time on the path (slack is computed on the measured path "
+                "only).", "", "| Family | Launches | GPU time | On the path |",
+                "|---|---:|---:|---:|"]
+    return ["Kernel families: time on the path, and the slack of their most critical launch "
+            "(how much later it could end before its step does).", "",
+            "| Family | Launches | GPU time | On the path | Slack |", "|---|---:|---:|---:|---:|"]
+
+
 def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> str:
+    shorten = shorten or path_names(answer.before, answer.after)
     lines = [f"# What-if: {trace}", ""]
     for c in answer.changes:
         what = []

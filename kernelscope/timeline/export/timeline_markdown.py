@@ -10,7 +10,7 @@ from kernelscope.core.durations import fmt_ns
 from kernelscope.core.errors import kernel_filter, safe_text
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.core.shares import fmt_pct, fmt_percent
-from kernelscope.core.units import fmt_number
+from kernelscope.core.units import EMPTY_CELL, fmt_number
 from kernelscope.core.words import api_name, plural
 from kernelscope.export.markdown import code, fenced, inline, table
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
@@ -24,7 +24,14 @@ from kernelscope.timeline.export.timeline_metrics_md import (
     metric_strip,
     metrics_section,
 )
-from kernelscope.timeline.model.profilers import NSYS, in_own_words, producer_text
+from kernelscope.timeline.model.profilers import (
+    KINETO,
+    NSYS,
+    in_own_words,
+    no_ranges_text,
+    producer_text,
+    ranges_title,
+)
 
 STRIP_WINDOWS = 72
 
@@ -112,8 +119,11 @@ def _nvtx_section(data: TimelineData, top_n: int) -> list[str]:
     """The NVTX operations by total time, the first ``top_n``; how many ranges and distinct
     names they fold (per-call ids removed: ``nvtx.operation``)."""
     nvtx = nvtx_rows(data)
+    heading = f"## {ranges_title(data.report.profiler)}"
     if not nvtx:
-        return ["## NVTX ranges", "", "The report has no NVTX ranges.", ""]
+        empty = (no_ranges_text(KINETO) if data.report.profiler == KINETO
+                 else "The report has no NVTX ranges.")
+        return [heading, "", empty, ""]
     rows = (
         (n["name"], fmt_number(n["instances"]), fmt_ns(n["total_ns"]),
          fmt_percent(n["gpu_busy_pct"]))
@@ -127,7 +137,7 @@ def _nvtx_section(data: TimelineData, top_n: int) -> list[str]:
         note.append(f"{fmt_number(sum(int(n['instances']) for n in nvtx))} ranges of "
                     f"{raw:,} distinct names, folded into one row per operation (per-call "
                     "ids, sizes and addresses removed).")
-    return ["## NVTX ranges", "", *([" ".join(note), ""] if note else []),
+    return [heading, "", *([" ".join(note), ""] if note else []),
             table(headers, rows, "lrrr"), ""]
 
 
@@ -150,7 +160,7 @@ def _gaps_section(data: TimelineData, top_n: int) -> list[str]:
     start_ns = data.report.start_ns
     rows = (
         (g.device, fmt_seconds(g.start_ns - start_ns), fmt_ns(g.duration_ns), _cause_text(g),
-         "; ".join(_cpu_text(c) for c in g.cpu[:3]) or "—")
+         "; ".join(_cpu_text(c, data.report.profiler) for c in g.cpu[:3]) or EMPTY_CELL)
         for g in gaps
     )
     headers = ("Device", "Start (s)", "Duration", "Cause", "CPU activity")
@@ -246,9 +256,11 @@ def cause_legend(cause_ids: Iterable[str], profiler: str = NSYS) -> list[str]:
     )]
 
 
-def _cpu_text(c: CpuActivity) -> str:
+def _cpu_text(c: CpuActivity, profiler: str) -> str:
+    """``nvtx step 3 1.2 ms``; a PyTorch trace's ranges (record_function) are ``range``."""
     extra = f" {fmt_ns(c.overlap_ns)}" if c.overlap_ns else ""
-    return f"{c.source} {c.name or '?'}{extra}".strip()
+    source = "range" if profiler == KINETO and c.source == "nvtx" else c.source
+    return f"{source} {c.name or '?'}{extra}".strip()
 
 
 def _no_kernels(data: TimelineData, pattern: str | None) -> str:

@@ -19,6 +19,7 @@ from kernelscope.timeline.export.timeline_json import (
     nvtx_metric_rows,
 )
 from kernelscope.timeline.model.gpu_metrics import DEFAULT_LANES, SPECS
+from kernelscope.timeline.model.profilers import KINETO, KINETO_GRAPH_NOTE
 
 STRIP_LEVELS = " ▁▂▃▄▅▆▇█"
 NO_SAMPLE = "·"
@@ -122,8 +123,8 @@ def graphs_section(data: TimelineData, top: int) -> list[str]:
     if not launches.height:
         return [*lines, "No CUDA graph launches.", ""]
     if not data.graphs:
-        return [*lines, f"{launches.height} graph launches without their kernels: "
-                f"{GRAPH_HINT}.", ""]
+        hint = KINETO_GRAPH_NOTE if data.report.profiler == KINETO else GRAPH_HINT
+        return [*lines, f"{launches.height} graph launches without their kernels: {hint}.", ""]
     if len(data.graphs) > top:
         lines += [f"The first {top} of {len(data.graphs):,} graphs.", ""]
     for g in data.graphs[:top]:

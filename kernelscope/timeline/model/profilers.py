@@ -55,6 +55,16 @@ def in_own_words(profiler: str, text: str) -> str:
 _OPTION = re.compile(r" \((--(?:trace|sample)=[^)]*)\)")
 
 
+KINETO_GRAPH_NOTE = "the trace holds none of the kernels they ran"
+"""A PyTorch trace's CUDA graph launches without kernels: no nsys option to name."""
+
+
+def ranges_title(profiler: str) -> str:
+    """What a timeline's ranges are called: NVTX ranges, or a PyTorch trace's annotations
+    (``record_function``, ``ProfilerStep#N``)."""
+    return "Annotated ranges (record_function)" if profiler == KINETO else "NVTX ranges"
+
+
 def gpu_metrics_hint(profiler: str) -> str:
     """How to get sampled GPU metrics, or why there are none."""
     return KINETO_GPU_METRICS if profiler == KINETO else NSYS_GPU_METRICS

@@ -146,9 +146,11 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
 
 
 def unprofiled_item(family: TimelineFamily, kernels: TimelineKernels, span: int,
-                    program: str, stem: str) -> RankedItem:
-    """The row of a family nobody profiled: its time, and the command to profile it."""
-    command = ncu_command(family, kernels.families, program, f"{stem}_family{family.index}")
+                    program: str, stem: str, *, nvtx_ranges: bool = True) -> RankedItem:
+    """The row of a family nobody profiled: its time, and the command to profile it
+    (``nvtx_ranges``: as ``ncu_command`` takes it)."""
+    command = ncu_command(family, kernels.families, program, f"{stem}_family{family.index}",
+                          nvtx_ranges=nvtx_ranges)
     evidence = (
         family.spread,
         Representative(command.instance + 1, family.durations[command.instance], command.nvtx),

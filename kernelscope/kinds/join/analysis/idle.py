@@ -31,7 +31,7 @@ import bisect
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -56,6 +56,7 @@ from kernelscope.timeline.analysis.unified_memory import (
     unified_migrations,
 )
 from kernelscope.timeline.model.model import TimelineReport, pid_of
+from kernelscope.timeline.model.profilers import NSYS, in_own_words
 
 ONE_TIME = ("start-up", "module-loading")
 """Causes a longer run amortises: ranked after the per-step items."""
@@ -75,6 +76,8 @@ class IdleItem:
     range: str | None = None
     """The NVTX range most of its time lies in (of the kernel that ends each gap)."""
     evidence: tuple[JoinEvidence, ...] = field(default=())
+    profiler: str = NSYS
+    """What wrote the timeline: its remedy names that profiler's options."""
 
     @property
     def title(self) -> str:
@@ -82,7 +85,7 @@ class IdleItem:
 
     @property
     def remedy(self) -> str:
-        return gap_cause(self.cause).remedy
+        return in_own_words(self.profiler, gap_cause(self.cause).remedy)
 
 
 def warmup_window(report: TimelineReport) -> tuple[int, int, str] | None:
@@ -180,7 +183,7 @@ def idle_items(data: TimelineData, kernel_nvtx: dict[tuple[int, int], str | None
         items.append(IdleItem(cause, total, count, (dev, start, end), cause in ONE_TIME,
                               main, tuple(evidence)))
     items.extend(_copies(report))
-    return items
+    return [replace(item, profiler=report.profiler) for item in items]
 
 
 def _stretch_evidence(stretches: pl.DataFrame) -> TinyStretches:

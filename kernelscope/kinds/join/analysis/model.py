@@ -33,6 +33,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.analysis.unified_memory import unified_migrations
+from kernelscope.timeline.model.profilers import KINETO
 
 __all__ = ["SCHEMA", "JoinReport", "KernelReportInfo", "RankedItem", "build_join"]
 
@@ -193,8 +194,9 @@ def build_join(
         if found:
             items.append(profiled_item(family, found, analysed, span, migrations))
         else:
-            unprofiled.append(with_shape_estimate(
-                unprofiled_item(family, kernels, span, program, stem), efficiency))
+            unprofiled.append(with_shape_estimate(unprofiled_item(
+                family, kernels, span, program, stem, nvtx_ranges=report.profiler != KINETO),
+                efficiency))
     nvtx_at = {
         (int(dev), int(start)): name
         for dev, start, name in zip(

@@ -4,9 +4,11 @@ The launch chosen is the family's median-duration instance in the NVTX range mos
 time ran in (its first instance is left out when there are others: a first launch often
 loads the module). The kernel filter is the exact mangled name where the trace has it
 (``--kernel-name-base mangled``), else the function name when no other family shares it, else
-the demangled name. With the NVTX filter (``--nvtx --nvtx-include 'RANGE/'``), ``--launch-skip``
-counts only the launches that pass both filters, as ncu does; the skip is counted over every
-timeline kernel those filters select, in time order.
+the demangled name. A PyTorch profiler trace's ranges are no NVTX ranges under ncu, so its
+command filters by kernel name only. With the NVTX filter
+(``--nvtx --nvtx-include 'RANGE/'``), ``--launch-skip`` counts only the launches that pass
+both filters, as ncu does; the skip is counted over every timeline kernel those filters
+select, in time order.
 
 A range name must match the next run too: the ids a run gives each call (PyTorch's
 ``op_id = 998583``, ``seq = 12``, hex addresses ``0x7f3a…``) never recur, so where a name holds
@@ -144,10 +146,12 @@ def _filter(family: TimelineFamily, families: Sequence[TimelineFamily]
 
 
 def ncu_command(family: TimelineFamily, families: Sequence[TimelineFamily], program: str,
-                output: str) -> NcuCommand:
+                output: str, *, nvtx_ranges: bool = True) -> NcuCommand:
     """The command for ``family`` (``program``: the traced executable, ``output``: the new
-    report's name)."""
-    nvtx = main_filter(family)
+    report's name). ``nvtx_ranges``: whether the trace's ranges are NVTX ranges that ncu
+    sees; a PyTorch profiler trace's (``record_function``, ``ProfilerStep#N``) are not, so its
+    command has no NVTX filter (ncu would profile nothing)."""
+    nvtx = main_filter(family) if nvtx_ranges else None
     chosen = representative(family, nvtx)
     kernel_opts, selected = _filter(family, families)
     t = family.starts[chosen]

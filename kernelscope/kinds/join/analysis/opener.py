@@ -37,12 +37,15 @@ def kind_of(path: Path) -> ReportKind | None:
         raise ReportError(f"{safe_text(path)} cannot be read ({exc.strerror or exc}).") from exc
 
 
+TIMELINE_WORDS = "a timeline (.nsys-rep, .sqlite or a PyTorch profiler trace)"
+
+
 def split_inputs(paths: Sequence[Path]) -> tuple[Path, tuple[Path, ...]]:
     """(the timeline, the kernel reports); raises ReportError unless exactly one input is a
     timeline and every other one a kernel report."""
     if len(paths) < 2:
-        raise ReportError("A join takes a timeline (.nsys-rep or .sqlite) and at least one "
-                          "kernel report (.ncu-rep).")
+        raise ReportError(f"A join takes {TIMELINE_WORDS} and at least one kernel report "
+                          "(.ncu-rep).")
     timelines: list[Path] = []
     kernels: list[Path] = []
     for path in paths:
@@ -56,9 +59,9 @@ def split_inputs(paths: Sequence[Path]) -> tuple[Path, tuple[Path, ...]]:
                               "it cannot be joined.")
     if len(timelines) != 1:
         raise ReportError(
-            "A join takes exactly one timeline (.nsys-rep or .sqlite), not "
-            f"{len(timelines)}." if timelines else
-            "A join needs a timeline (.nsys-rep or .sqlite) besides the kernel reports.")
+            f"A join takes exactly one timeline, not {len(timelines)}: {TIMELINE_WORDS} and "
+            "kernel reports." if timelines else
+            f"A join needs {TIMELINE_WORDS} besides the kernel reports.")
     if not kernels:
         raise ReportError("A join needs at least one kernel report (.ncu-rep) besides the "
                           "timeline.")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from kernelscope.core.errors import ReportError
+from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.core.options import OpenOptions
 from kernelscope.kinds.ranks.analysis.matching import match_collectives
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
@@ -51,6 +51,10 @@ class RunModel(Model):
 
 def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
     """The run's graph, replayed (ReportError with one sentence where it cannot be built)."""
+    if len(run.ranks) == 1:
+        (only,) = run.ranks.values()
+        raise ReportError(f"The run holds one rank ({safe_text(Path(only.file).name)}): its "
+                          "critical path and what-if are that trace's; name the trace itself.")
     source = run.comm_source
     if source not in JOINED_SOURCES:
         raise ReportError("The run shows no collectives (NCCL kernels, or gloo, NVTX or MPI "

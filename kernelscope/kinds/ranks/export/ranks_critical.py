@@ -16,9 +16,10 @@ import polars as pl
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.errors import ReportError
+from kernelscope.core.units import EMPTY_CELL
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.analysis.run_whatif import run_model
-from kernelscope.timeline.export.critical_text import path_doc, path_markdown
+from kernelscope.timeline.export.critical_text import path_doc, path_markdown, path_names
 
 EXPORT_KERNELS = 500_000
 """The ranks export reads a run whole for its critical path up to this many kernels over all
@@ -46,7 +47,8 @@ def critical_path_member(run: RunAnalysis) -> dict[str, Any]:
                                  pl.col("measured_ns").alias("collective_wait_ns"))
     ranks = steps.join(waits, on="rank", how="full", coalesce=True).sort("rank").with_columns(
         pl.col("median_step_ns").round().cast(pl.Int64))
-    return {"available": True, **path_doc(cp), "ranks": ranks.to_dicts(), "_path": cp}
+    return {"available": True, **path_doc(cp, path_names(cp)), "ranks": ranks.to_dicts(),
+            "_path": cp}
 
 
 def critical_path_lines(member: dict[str, Any]) -> list[str]:
@@ -60,9 +62,10 @@ def critical_path_lines(member: dict[str, Any]) -> list[str]:
     for row in member["ranks"]:
         step = row["median_step_ns"]
         lines.append(f"| {row['rank']} | {row['steps'] or 0} | "
-                     f"{fmt_ns(step) if step is not None else '-'} | "
+                     f"{fmt_ns(step) if step is not None else EMPTY_CELL} | "
                      f"{row['collectives'] or 0} | {fmt_ns(row['collective_wait_ns'] or 0)} |")
-    return [*lines, "", *path_markdown(member["_path"]), ""]
+    cp = member["_path"]
+    return [*lines, "", *path_markdown(cp, path_names(cp)), ""]
 
 
 def without_path(member: dict[str, Any]) -> dict[str, Any]:

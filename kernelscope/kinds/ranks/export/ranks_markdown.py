@@ -20,6 +20,7 @@ from kernelscope.kinds.ranks.render.ranks import (
     ramp_legend,
 )
 from kernelscope.timeline.export.timeline_markdown import cause_legend
+from kernelscope.timeline.model.profilers import NSYS
 
 NAME_WIDTH = 48
 MAX_RANK_COLUMNS = 16
@@ -162,7 +163,8 @@ def render_ranks_markdown(doc: dict[str, Any], *, top: int | None = None) -> str
         "Comm: time in communication (NCCL kernels, or the collective's MPI call / NVTX "
         "range); Overlap: the share of it during which compute kernels ran; Wait/step and "
         "Late/step: medians per step.", "",
-        *cause_legend(g["cause"] for r in doc["ranks"] for g in r["gaps"][:GAP_CAUSES_SHOWN]),
+        *cause_legend((g["cause"] for r in doc["ranks"] for g in r["gaps"][:GAP_CAUSES_SHOWN]),
+                      run.get("trace_kind") or NSYS),
         "",
     ]
     lines += _straggler_lines(doc)

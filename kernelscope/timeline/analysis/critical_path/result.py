@@ -27,7 +27,9 @@ class CriticalPath:
     - ``segments``: step, kind, name, ns, node, edge (the path, newest first);
     - ``breakdown``: kind, name, ns, count, pct (over every step's path);
     - ``kinds``: kind, ns, pct;
-    - ``families``: name, kind, launches, gpu_ns, path_ns, slack_ns.
+    - ``families``: name, kind, launches, gpu_ns, path_ns, slack_ns;
+    - ``slack_known``: whether the slack was computed (a what-if's predicted replay leaves
+      it out: its ``slack_ns`` is null on every family, on the path or not).
     """
 
     steps: pl.DataFrame
@@ -35,6 +37,7 @@ class CriticalPath:
     breakdown: pl.DataFrame
     kinds: pl.DataFrame
     families: pl.DataFrame
+    slack_known: bool = True
 
     @property
     def median_step_ns(self) -> int | None:
@@ -65,4 +68,4 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None =
     families = family_slack(graph, run, late, segments)
     if not with_slack:
         families = families.with_columns(pl.lit(None, pl.Int64).alias("slack_ns"))
-    return CriticalPath(steps, segments, table, kinds, families)
+    return CriticalPath(steps, segments, table, kinds, families, with_slack)

@@ -45,6 +45,9 @@ class Faster:
         head, at, rank = text.rpartition("@")
         if at and "=" in head and rank.isdigit():
             return replace(cls.parse(head), rank=int(rank))
+        if at and "=" in head and "=" not in rank:
+            raise ReportError(f"--faster {text!r}: the rank after @ must be a whole number "
+                              "(REGEX=FACTOR@RANK, e.g. 'data=2@1').")
         pattern, sep, factor = text.rpartition("=")
         if not sep or not pattern:
             raise ReportError(f"--faster takes REGEX=FACTOR (e.g. 'gemm=2'), not {text!r}.")
@@ -114,6 +117,11 @@ class Model:
             if "rank" not in nodes.columns:
                 raise ReportError(f"--faster ...@{faster.rank}: the trace is one rank's; name "
                                   "a rank only in the what-if of a run.")
+            ranks = sorted(set(self.graph.nodes["rank"].to_list()))
+            if faster.rank not in ranks:
+                raise ReportError(f"--faster ...@{faster.rank}: the run has no rank "
+                                  f"{faster.rank} (its ranks: "
+                                  f"{', '.join(str(r) for r in ranks)}).")
             nodes = nodes.filter(pl.col("rank") == faster.rank)
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").fill_null("").str.contains(faster.pattern)

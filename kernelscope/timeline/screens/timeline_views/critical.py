@@ -16,6 +16,7 @@ from textual.widgets import Static
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.units import fmt_float, fmt_int
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.export.critical_text import NO_STEPS
 from kernelscope.timeline.screens.timeline_views.tables import TableView, describe_by, name_column
 from kernelscope.timeline.screens.widgets.timeline_table import Column, FrameView
 
@@ -30,6 +31,8 @@ def path_note(data: TimelineData) -> str:
     """The line above the tables: the median step and what its path is made of."""
     cp = data.critical_path
     steps = cp.steps
+    if not steps.height:
+        return NO_STEPS
     named = steps["name"].drop_nulls()
     source = (f"steps: the {steps.height} '{named[0]}'… ranges" if named.len()
               else "no step ranges: the whole trace as one step")
