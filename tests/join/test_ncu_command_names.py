@@ -57,17 +57,33 @@ def test_the_real_pair_keeps_its_literal_filter(join: JoinReport) -> None:
 def test_a_pytorch_trace_s_commands_filter_by_name_only(capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
     """A Kineto trace's ranges (``ProfilerStep#N``, ``record_function``) are no NVTX ranges
-    when the program runs under ncu: an NVTX filter on them would profile nothing."""
+    when the program runs under ncu: an NVTX filter on them would profile nothing. Its kernel
+    names are spelled as GNU's demangler spells them (``(anonymous namespace)``, ``3ul``),
+    which Nsight Compute's demangled names do not share: the filter is the function's own
+    name, and the skip counts every launch of that name before the representative."""
     import json
+    import re
 
+    from kernelscope.kinds.join.analysis.names import function_name
+    from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report
+    from kernelscope.kinds.kineto.model.model import read_trace
     from kernelscope.tui.cli import main
-    from tests.conftest import SAMPLES
+    from tests.conftest import NCU_SAMPLES, SAMPLES
 
-    trace = SAMPLES / "opeff" / "gemm_sweep.pt.trace.json.xz"
-    kernels = SAMPLES / "opeff" / "opeff_gemm.ncu-rep.xz"
+    trace = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
+    kernels = NCU_SAMPLES / "gemm_naive.ncu-rep.xz"  # of another program: nothing matches
     assert main(["join", str(trace), str(kernels), "-f", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["unprofiled"]
     commands = [r["ncu_command"] for r in rows if r["ncu_command"]]
     assert len(commands) == len(rows) > 0
-    assert any(r["nvtx_range"] == "ProfilerStep#2" for r in rows)
-    assert not any("--nvtx" in c for c in commands)
+    assert any(r["nvtx_range"] == "forward" for r in rows)
+    assert not any("--nvtx" in c or "--kernel-name-base" in c for c in commands)
+    timeline = as_timeline_report(read_trace(trace))
+    launches = timeline.kernels.sort("start")["name"].cast(str).to_list()
+    for row in rows:
+        found = re.search(r"-k 'regex:\^(\S+)\$' --launch-skip (\d+)", row["ncu_command"])
+        assert found is not None, row["ncu_command"]
+        name, skip = found.group(1).replace("\\", ""), int(found.group(2))
+        assert name == function_name(row["family"]) and "<" not in name
+        # the launch the skip lands on, among the launches of that function, is the family's
+        assert [n for n in launches if function_name(n) == name][skip] == row["family"]

@@ -204,6 +204,7 @@ def build_join(
             _kernel_nvtx(kernels, report), strict=True)
     }
     items = with_step_savings(timeline, items, kernels)
+    unprofiled = with_step_savings(timeline, unprofiled, kernels)
     items.extend(_idle_item(i, span) for i in idle_items(timeline, nvtx_at))
     infos = tuple(
         KernelReportInfo(path, len(a.kernels),

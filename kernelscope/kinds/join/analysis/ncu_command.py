@@ -4,8 +4,10 @@ The launch chosen is the family's median-duration instance in the NVTX range mos
 time ran in (its first instance is left out when there are others: a first launch often
 loads the module). The kernel filter is the exact mangled name where the trace has it
 (``--kernel-name-base mangled``), else the function name when no other family shares it, else
-the demangled name. A PyTorch profiler trace's ranges are no NVTX ranges under ncu, so its
-command filters by kernel name only. With the NVTX filter
+the demangled name; a PyTorch profiler trace, whose demangled names are spelled as GNU's
+demangler spells them and not as Nsight Compute does, always filters by the function's own
+name (and counts the skip over every family of that name). A PyTorch profiler trace's ranges
+are no NVTX ranges under ncu, so its command filters by kernel name only. With the NVTX filter
 (``--nvtx --nvtx-include 'RANGE/'``), ``--launch-skip`` counts only the launches that pass
 both filters, as ncu does; the skip is counted over every timeline kernel those filters
 select, in time order.
@@ -26,7 +28,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kernelscope.kinds.join.analysis.names import match_name
+from kernelscope.kinds.join.analysis.names import function_name, match_name
 from kernelscope.kinds.join.analysis.nvtx_of import PATH_SEPARATOR
 from kernelscope.kinds.join.analysis.timeline_families import TimelineFamily
 
@@ -138,11 +140,25 @@ def _filter(family: TimelineFamily, families: Sequence[TimelineFamily]
         return ["--kernel-name-base", "mangled",
                 "-k", f"regex:^{re.escape(family.mangled)}$"], same
     key = match_name(family.name)
-    short = [f for f in families if f.short_name == family.short_name]
-    if all(match_name(f.name) == key for f in short):
-        return ["-k", f"regex:^{re.escape(family.short_name)}$"], short
+    base = _function(family)
+    short = [f for f in families if _function(f) == base]
+    if not _names_function(family) or all(match_name(f.name) == key for f in short):
+        return ["-k", f"regex:^{re.escape(base)}$"], short
     same = [f for f in families if match_name(f.name) == key]
     return ["--kernel-name-base", "demangled", "-k", f"regex:^{re.escape(key)}$"], same
+
+
+def _names_function(family: TimelineFamily) -> bool:
+    """Whether the trace names the kernel's function apart from its demangled name (nsys's
+    short name); a PyTorch profiler trace records only the demangled name, in GNU's
+    spelling, which Nsight Compute's ``--kernel-name-base demangled`` does not share."""
+    return family.short_name != family.name
+
+
+def _function(family: TimelineFamily) -> str:
+    """The name ``-k`` matches by default: the trace's short name, or the function's own
+    name read from the demangled one."""
+    return family.short_name if _names_function(family) else function_name(family.name)
 
 
 def ncu_command(family: TimelineFamily, families: Sequence[TimelineFamily], program: str,

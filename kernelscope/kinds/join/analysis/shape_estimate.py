@@ -1,8 +1,10 @@
 """An estimated headroom for a kernel family nobody profiled, from the shapes the timeline
 records (``timeline/analysis/op_efficiency.py``): the operators that own the family's kernels
 run at some share of the roofline at their intensity; the rest, weighted by the family's time
-in each, is what the family could save at best. An estimate from shapes, not a measurement:
-the ranking of measured headroom does not take it, and the row says so."""
+in each, is how much faster the family could run at best; what that saves of the steps is a
+what-if on the critical path, as for a profiled family (``step_saving.py``). An estimate from
+shapes, not a measurement: the ranking of measured headroom does not take it, and the row says
+so."""
 
 from __future__ import annotations
 

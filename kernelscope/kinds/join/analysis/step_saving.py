@@ -1,5 +1,7 @@
-"""What fixing a profiled family saves of the steps: a what-if on the timeline's dependency
-graph (docs/critical_path.md), not its time × headroom.
+"""What fixing a family saves of the steps: a what-if on the timeline's dependency graph
+(docs/critical_path.md), not its time × headroom. A profiled family uses its measured
+headroom; a family nobody profiled, the headroom estimated from its operators' shapes
+(``shape_estimate.py``), and its row keeps saying it is an estimate.
 
 The family's launches get ``1 - headroom`` of their durations (at most 100 times faster) and
 the graph is replayed; the steps' summed time saved is what fixing it could save. A family
@@ -23,9 +25,9 @@ MOST_FASTER = 100.0
 
 def with_step_savings(timeline: TimelineData, items: list[RankedItem],
                       kernels: TimelineKernels) -> list[RankedItem]:
-    """``items`` with every profiled family's saving replaced by the steps' time saved; a
-    family whose kernel report does not explain its timeline time (``duration_check``) keeps
-    no saving."""
+    """``items`` with every family's saving (measured or estimated headroom) replaced by the
+    steps' time saved; a family whose kernel report does not explain its timeline time
+    (``duration_check``) keeps no saving."""
     families = {f.index: f for f in kernels.families}
     if not any(_measured(i) for i in items):
         return items
@@ -49,7 +51,9 @@ def with_step_savings(timeline: TimelineData, items: list[RankedItem],
 
 
 def _measured(item: RankedItem) -> bool:
-    return item.kind == "kernel" and item.profiled and item.timeline_family is not None
+    """A kernel family of the timeline with a headroom: measured, or estimated from shapes."""
+    return (item.kind == "kernel" and item.timeline_family is not None
+            and (item.profiled or item.headroom is not None))
 
 
 def _off_path(weak: str | None, saved: int, slack_ns: int | None) -> str | None:
