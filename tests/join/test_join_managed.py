@@ -139,7 +139,7 @@ def test_severity_weighs_the_family_share_of_the_run(doc) -> None:
         if share[name] < 0.01:
             assert all("(info" in flag for flag in row["top_flags"]), name
             assert top["severity"] == "info" and row["next_flag"] is None
-            assert top["weighed_by"].endswith(": under 1 %, no flag above info")
+            assert top["weighed_by"].endswith(": under 1 %, so no flag above info")
     tile = rows["DeviceReduceSingleTileKernel"]
     assert share["DeviceReduceSingleTileKernel"] == pytest.approx(387941 / total)
     top = tile["top_flag"]
@@ -160,4 +160,4 @@ def test_the_markdown_states_the_weighing() -> None:
     assert len(lines) == 4  # one per profiled family
     assert ("- Top flag: grid-too-small (info) — largest NCU estimated speedup (99.2%) among "
             "the info flags; severity weighed by the family's 0.3 % of the run's kernel time: "
-            "under 1 %, no flag above info") in lines
+            "under 1 %, so no flag above info") in lines

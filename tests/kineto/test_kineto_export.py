@@ -55,5 +55,7 @@ def test_kineto_trace_joins_with_kernel_reports() -> None:
             "of a 39.55 ms span. torch\\_ops.ncu-rep.xz: 7 kernels, 1 matched.") in out.stdout
     assert ("- Weak estimate: matched by name only: the profiled grid × block differs from the "
             "timeline's") in out.stdout
+    assert "nsys" not in out.stdout.lower() and "nvtx" not in out.stdout.lower()  # own words
+    assert ", mostly in range `forward`" in out.stdout
     assert ("| 6 | Memory allocation or pinning: GPU idle | idle | n/a | "
             "1.8 % | 3 | 721.6 us | all | ≤ 721.6 us | alloc |") in out.stdout

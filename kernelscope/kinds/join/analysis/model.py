@@ -33,7 +33,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.analysis.unified_memory import unified_migrations
-from kernelscope.timeline.model.profilers import KINETO
+from kernelscope.timeline.model.profilers import KINETO, NSYS
 
 __all__ = ["SCHEMA", "JoinReport", "KernelReportInfo", "RankedItem", "build_join"]
 
@@ -66,6 +66,8 @@ class JoinReport:
     op_efficiency: OpEfficiency | None = None
     """The timeline's operators against the kernel reports' measured ceilings, where the
     timeline records shapes (``measured_peaks``)."""
+    profiler: str = NSYS
+    """Which profiler wrote the timeline (``timeline/model/profilers.py``), for its words."""
 
     @property
     def nothing_matched(self) -> bool:
@@ -218,7 +220,7 @@ def build_join(
                      "same program?")
     return JoinReport(timeline.path, infos, rank(items), by_time(unprofiled), matches.unmatched,
                       kernels, matches, span, busy, program, tuple(notes),
-                      efficiency if efficiency.available else None)
+                      efficiency if efficiency.available else None, report.profiler)
 
 
 def _kernel_nvtx(kernels: TimelineKernels, report: Any) -> list[str | None]:

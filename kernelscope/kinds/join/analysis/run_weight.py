@@ -56,11 +56,11 @@ class RunTopFlag:
 def weighing_rule(run_share: float) -> str:
     """The weighing in one sentence, with the family's share of the run."""
     minor = DEFAULT_THRESHOLDS.minor_time_share
-    rule = f"under {fmt_share(minor, 0)}, no flag above info"
     share = f"severity weighed by the family's {fmt_share(run_share)} of {RUN_TIME}"
     if run_share < minor:
-        return f"{share}: {rule}"
-    return f"{share}, not its kernel report's share ({rule})"
+        return f"{share}: under {fmt_share(minor, 0)}, so no flag above info"
+    return (f"{share}, not its kernel report's share (a family under {fmt_share(minor, 0)} "
+            "would get no flag above info)")
 
 
 def _minor_guard(run_share: float, launches: int) -> GuardRail:

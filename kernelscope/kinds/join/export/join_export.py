@@ -39,6 +39,7 @@ from kernelscope.timeline.export.op_efficiency_text import (
     op_efficiency_markdown,
     print_op_efficiency,
 )
+from kernelscope.timeline.model.profilers import KINETO
 
 CSV_COLUMNS = (
     "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
@@ -147,11 +148,12 @@ UNPROFILED_NOTE = ("No kernel report holds a launch of these families, so what f
                    "with the command in its details.")
 
 
-def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
+def _item_details(rank: str, item: RankedItem, label: Label, profiler: str) -> list[str]:
     lines = [f"### {rank}. {inline(label.fit())}", ""]
+    ranges = "range" if profiler == KINETO else "NVTX range"
     if item.kind == "kernel":
         lines.append(f"- Kernel: {code(item.family)}, grid {item.grid}, block {item.block}"
-                     + (f", mostly in NVTX range {code(item.nvtx)}" if item.nvtx else ""))
+                     + (f", mostly in {ranges} {code(item.nvtx)}" if item.nvtx else ""))
         if item.profiled:
             lines.append(f"- Profiled launches: {launches_text(item.ncu_ids)} "
                          f"(matched by {item.matched_by})")
@@ -162,7 +164,7 @@ def _item_details(rank: str, item: RankedItem, label: Label) -> list[str]:
             lines.append(f"- Headroom: {headroom_text(item)} ({item.headroom_source})")
     else:
         lines.append(f"- Cause: {item.family}" + (
-            f", mostly before kernels of NVTX range {code(item.nvtx)}" if item.nvtx else ""))
+            f", mostly before kernels of {ranges} {code(item.nvtx)}" if item.nvtx else ""))
     lines.append(f"- Could save: {saving_text(item)} of {fmt_ns(item.total_ns)}")
     lines.extend(f"- {cell(e)}" for e in evidence_lines(item.evidence))
     lines.extend(f"- {label.capitalize()}: {cell(text)}" for label, text in item_notes(item))
@@ -204,8 +206,9 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
         + " ".join(f"{inline(safe_text(r.path.name))}: {plural(r.kernels, 'kernel')}, "
                    f"{r.matched} matched."
                    for r in join.kernel_reports))
-    lines += ["", "Kernel time is the share of the timeline's summed kernel time (as `nsys "
-              "stats` prints it); saving = the step time saved were the family to reach the "
+    as_nsys = "" if join.profiler == KINETO else " (as `nsys stats` prints it)"
+    lines += ["", f"Kernel time is the share of the timeline's summed kernel time{as_nsys}; "
+              "saving = the step time saved were the family to reach the "
               "headroom the kernel reports measure (a what-if on the critical path; 0 off it), "
               "≤: idle or copy time, a bound. Ranked by what fixing it could save; one-time "
               "costs last." + _unexplained_note(join), ""]
@@ -216,12 +219,13 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
     lines += ["", "## Details", ""]
     labels = ranking_labels(join.ranking + join.unprofiled)
     for rank, item in enumerate(_first(join.ranking, top), start=1):
-        lines += _item_details(str(rank), item, labels[rank - 1])
+        lines += _item_details(str(rank), item, labels[rank - 1], join.profiler)
     if join.unprofiled:
         lines += ["## Details: not profiled", ""]
         ranked = len(join.ranking)
         for rank, item in enumerate(_first(join.unprofiled, top), start=1):
-            lines += _item_details(unprofiled_rank(rank), item, labels[ranked + rank - 1])
+            lines += _item_details(unprofiled_rank(rank), item, labels[ranked + rank - 1],
+                                   join.profiler)
     if join.unmatched:
         lines += ["## Profiled kernels not on the timeline", ""]
         lines.append(table(("Report", "ID", "Kernel", "Grid", "Block", "Why"), [
