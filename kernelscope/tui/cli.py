@@ -17,6 +17,8 @@ SMART_CASE = "case-insensitive unless it has a capital letter, as the TUI's / fi
 """The one rule of every kernel-name filter (``core.table.compile_filter``)."""
 
 
+CACHE_DIR_HELP = "where .nsys-rep SQLite exports are cached"
+
 def _tui_parser() -> argparse.ArgumentParser:
     from kernelscope.kinds import kinds, suffixes
 
@@ -38,9 +40,7 @@ def _tui_parser() -> argparse.ArgumentParser:
         "report", nargs="*", type=Path,
         help=f"report ({', '.join(suffixes())}; .xz/.gz/.zst ok), or the inputs of a KIND",
     )
-    p.add_argument(
-        "--cache-dir", type=Path, default=None, help="where .nsys-rep SQLite exports are cached"
-    )
+    p.add_argument("--cache-dir", type=Path, default=None, help=CACHE_DIR_HELP)
     _reduction_arguments(p)
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     p.add_argument("-k", "--kernel", dest="pattern", default=None,
@@ -110,7 +110,7 @@ def _export_parser(kind: str | None = None, *, prog: str | None = None,
     p.add_argument(
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
-    p.add_argument("--cache-dir", type=Path, default=None)
+    p.add_argument("--cache-dir", type=Path, default=None, help=CACHE_DIR_HELP)
     _model_flops_argument(p)
     _reduction_arguments(p)
     _comparing(p)
@@ -126,7 +126,7 @@ def _summary_parser(kind: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--process", default=None, help="only kernels of this process (its id or name)"
     )
-    p.add_argument("--cache-dir", type=Path, default=None)
+    p.add_argument("--cache-dir", type=Path, default=None, help=CACHE_DIR_HELP)
     _model_flops_argument(p)
     _reduction_arguments(p)
     return p
