@@ -40,3 +40,24 @@ async def test_kernels_view_lists_the_operators(tmp_path: Path) -> None:
     assert "Operators by GPU time (estimate from shapes)" in text
     assert "Device NVIDIA H200 = H200 SXM" in text
     assert "aten::linear" in text and "Operators on the roofline" in text
+
+
+def test_summary_tells_apart_rows_that_differ_only_in_their_model() -> None:
+    """The SDPA sample runs the same shapes with and without ``is_causal``: two rows each for
+    the forward and the backward, which the summary's table (no Model column) tells apart by
+    the model's note."""
+    import io
+
+    from rich.console import Console
+
+    from kernelscope.timeline.export.op_efficiency_text import print_op_efficiency
+
+    efficiency = kineto_op_efficiency(read_trace(SAMPLES / "opeff" / "sdpa.pt.trace.json.xz"))
+    out = io.StringIO()
+    print_op_efficiency(efficiency, Console(file=out, width=400))
+    lines = out.getvalue().splitlines()
+    for op in ("aten::scaled_dot_product_attention",
+               "aten::_scaled_dot_product_cudnn_attention_backward"):
+        plain = [ln for ln in lines if ln.startswith(f"{op}  ")]
+        causal = [ln for ln in lines if ln.startswith(f"{op} (causal pairs)  ")]
+        assert len(plain) == len(causal) == 1, op

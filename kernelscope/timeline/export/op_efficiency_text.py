@@ -5,6 +5,7 @@ timeline's Operators view and a small ASCII roofline of the operators (plotext).
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -148,8 +149,9 @@ def print_op_efficiency(eff: OpEfficiency, console: Console) -> None:
         table.add_column(name, justify="left" if name in ("Operator", "Input shapes", "Dtype",
                                                           "Bound") else "right",
                          overflow="ellipsis" if console.is_terminal else "fold")
-    for row in eff.rows[:SUMMARY_ROWS]:
-        table.add_row(*(Text(cell) for cell in row_cells(row)[:len(shown)]))
+    rows = eff.rows[:SUMMARY_ROWS]
+    for row, operator in zip(rows, _told_apart(rows), strict=True):
+        table.add_row(Text(operator), *(Text(cell) for cell in row_cells(row)[1:len(shown)]))
     console.print(table)
     over = [r for r in eff.rows[:SUMMARY_ROWS] if r.bytes_overcounted]
     if over:
@@ -158,6 +160,26 @@ def print_op_efficiency(eff: OpEfficiency, console: Console) -> None:
     console.print(escape(device_line(eff)))
     for step, time, flops, _, _, mfu, source in mfu_cells(eff):
         console.print(f"MFU step {step}: {mfu} ({flops} FLOPs from {source} in {time})")
+
+
+def _told_apart(rows: list[OpRow]) -> list[str]:
+    """Each row's operator, followed by what its model says in brackets (``(causal pairs)``)
+    where another row shows the same operator, shapes and dtype: the table has no Model
+    column to tell them apart."""
+    seen: dict[tuple[str, str, str | None], int] = {}
+    for row in rows:
+        key = (row.op, row.input_shapes, row.dtype)
+        seen[key] = seen.get(key, 0) + 1
+    out = []
+    for row in rows:
+        shared = seen[(row.op, row.input_shapes, row.dtype)] > 1
+        tag = _MODEL_TAG.search(row.model) if shared else None
+        out.append(f"{row.op}{tag.group(0)}" if tag else row.op)
+    return out
+
+
+_MODEL_TAG = re.compile(r" \([^()]*\)$")
+"""A model's trailing note in brackets, after a space (``… (causal pairs)``)."""
 
 
 def op_roofline_text(eff: OpEfficiency, width: int = 78, height: int = 18,
