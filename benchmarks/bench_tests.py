@@ -1,8 +1,8 @@
 """The test suite's own cost (issue 25: "peak RSS <= 4 GB, <= 10 min on CI's two cores").
 
 Usage: python benchmarks/bench_tests.py [PYTEST ARGS ...]
-(default: ``-q -n 2 --dist loadfile``, the README's pytest step; run it from an environment
-where the README's install step has run)
+(default: ``-q -n 2``, the README's pytest step; run it from an environment where the README's
+install step has run)
 
 Runs pytest as the README's test command does and samples, every 0.2 s, the resident memory of
 pytest and every process under it (the xdist workers, the CLI processes the tests start, the
@@ -68,7 +68,7 @@ def sample(process: subprocess.Popen[bytes], peak: list[float]) -> None:
 
 
 def main() -> None:
-    args = sys.argv[1:] or ["-q", "-n", "2", "--dist", "loadfile"]
+    args = sys.argv[1:] or ["-q", "-n", "2"]
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
