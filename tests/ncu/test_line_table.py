@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import lzma
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from kernelscope.kinds.ncu.model import NcuReport, sass
 from kernelscope.kinds.ncu.model.line_table import Entries, read_line_tables
 from tests.ncu.line_places import (
     EXPECTED,
+    Runs,
     binding_runs,
     expected_runs,
     line_table_runs,
@@ -38,9 +40,16 @@ def _no_disassembler(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sass.shutil, "which", lambda _name: None)
 
 
+@cache
+def ours(name: str) -> dict[str, Runs]:
+    """kernelscope's places of a report's PCs, read once for the two tests that compare them
+    (the disassembler is off in every test of this file, so both read the same)."""
+    return line_table_runs(report_path(name))
+
+
 @pytest.mark.parametrize("name", STORED)
 def test_every_pc_gets_the_line_nsight_compute_gives_it(name: str) -> None:
-    assert line_table_runs(report_path(name)) == expected_runs(name)
+    assert ours(name) == expected_runs(name)
 
 
 def test_the_stored_answers_cover_the_samples_built_with_lineinfo() -> None:
@@ -55,7 +64,7 @@ def test_the_stored_answers_cover_the_samples_built_with_lineinfo() -> None:
 def test_the_binding_gives_the_same_lines_today(name: str, tmp_path: Path) -> None:
     plain = tmp_path / "report.ncu-rep"
     plain.write_bytes(lzma.decompress(report_path(name).read_bytes()))
-    assert line_table_runs(report_path(name)) == binding_runs(report_path(name), plain)
+    assert ours(name) == binding_runs(report_path(name), plain)
 
 
 def _cubin(name: str, kernel_id: int) -> tuple[bytes, str]:
