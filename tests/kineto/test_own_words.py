@@ -59,7 +59,7 @@ async def test_help_on_the_run_screen_is_its_own() -> None:
         await settle(pilot)  # the run analysed (a worker) and its screen shown
         assert isinstance(app.screen, RanksScreen) and app.screen.run is not None
         await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(pilot)  # the help screen pushed and its Markdown mounted
         text = screen_text(app)
     assert "ranks of one run" in text  # the ranks screen's help, not the kernel list's
     assert "Straggler" in text
