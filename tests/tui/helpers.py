@@ -70,7 +70,8 @@ def _table_sized(table: DataTable[object]) -> bool:
     return size.height == rows + header and size.width >= width
 
 
-def _tables_sized(app: App[object]) -> bool:
+def tables_sized(app: App[object]) -> bool:
+    """Whether every table of the current screen has measured its rows."""
     return all(_table_sized(table) for table in app.screen.query(DataTable))
 
 
@@ -83,7 +84,7 @@ async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
     for _ in range(tries):
         await pilot.pause(0.05)
         shot = pilot.app.export_screenshot()
-        same = same + 1 if shot == last and _tables_sized(pilot.app) else 0
+        same = same + 1 if shot == last and tables_sized(pilot.app) else 0
         if same >= 2:
             return
         last = shot

@@ -29,7 +29,7 @@ from kernelscope.tui.app import create_app
 from tests.diff.conftest import ncu
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
 
-from .helpers import SAMPLES, screen_text, settle, until_read, until_still
+from .helpers import SAMPLES, screen_text, settle, tables_sized
 
 ZOO = SAMPLES / "ncu" / "zoo_a.ncu-rep.xz"
 SMALL_FAMILY = SAMPLES / "ncu" / "small_family.ncu-rep.xz"
@@ -58,13 +58,13 @@ def tables_of(widget: Widget, *selectors: str) -> Iterator[DataTable[Any]]:
 
 
 async def shown(app: Any, pilot: Any, *presses: str) -> str:
-    """The screen's text after ``presses``, once the app has settled."""
+    """The screen's text after ``presses``, once the app has settled: its workers (a Raw
+    pane's read among them) done and their messages handled, and so every table sized."""
     await settle(pilot)
     for key in presses:
         await pilot.press(key)
         await settle(pilot)
-    await until_read(pilot)
-    await until_still(pilot)
+    assert tables_sized(app)
     return screen_text(app)
 
 
