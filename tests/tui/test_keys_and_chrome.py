@@ -40,8 +40,7 @@ async def test_escape_on_a_filtered_raw_page_clears_the_filter_first() -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 4, "8")
-        await pilot.press("slash", *"^dram__", "enter")
-        await settle(pilot)
+        await pilot.press("slash", *"^dram__", "enter")  # the pane refills as each key lands
         field = screen.query_one("#raw-filter", Input)
         assert field.value == "^dram__" and "matching /^dram__/" in screen_text(app)
         await pilot.press("escape")
