@@ -38,8 +38,7 @@ async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
         assert isinstance(app.screen, RanksScreen) and app.screen.run is not None
         assert "rank 2 arrives last at 4 of 4 collectives" in screen_text(app)
         # the heatmap opens the straggler's own Kineto timeline
-        await pilot.press("4")
-        await settle(pilot)
+        await pilot.press("4")  # the tab switch and its focus run within the key press
         await pilot.press("enter")
         await settle(pilot)  # the rank's trace read and its views mounted
         assert isinstance(app.screen, KinetoRankTimelineScreen) and app.screen.data is not None
