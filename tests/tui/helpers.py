@@ -78,8 +78,8 @@ def tables_sized(app: App[object]) -> bool:
 async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
     """Wait until every table of the screen has sized its rows and the screen looks the same
     (text and style, as the app's own screenshot has it) on three pauses in a row, at most
-    ``tries`` pauses. The one way the TUI tests wait for a screen to settle before they read
-    it or take its snapshot."""
+    ``tries`` pauses. A poll on the clock: a test that can wait for a state instead (``settle``,
+    then ``tables_sized``) should."""
     last, same = None, 0
     for _ in range(tries):
         await pilot.pause(0.05)
