@@ -22,11 +22,12 @@ COMM = re.compile(r"^nccl.*Kernel")
 MEMORY = re.compile(r"^(Memcpy|Memset|dma)")
 NOT_COMPUTE = re.compile(r"^nccl.*Kernel|.*Memcpy|Memset|.*Sync")
 COMMUNICATION = re.compile(
-    r"^(void )?(nccl|deep_ep::)|cross_device_reduce|all_?reduce|all_?gather|reduce_?scatter"
-    r"|all_?to_?all", re.IGNORECASE)
+    r"(?i)^(void )?(nccl|deep_ep::)|cross_device_reduce|all_?reduce|all_?gather"
+    r"|reduce_?scatter|all_?to_?all")
 """Kernels that move data between GPUs (NCCL's, DeepEP's dispatch/combine, custom
 all-reduces): their question is overlap and waiting, not their code. Wider than HTA's
-``COMM``, which the HTA numbers keep."""
+``COMM``, which the HTA numbers keep. Its flags are inline, so polars can take its
+``pattern`` (the critical path's ``communication`` kind)."""
 
 
 def kernel_type(name: str) -> str:

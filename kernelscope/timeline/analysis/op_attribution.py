@@ -105,7 +105,7 @@ def owners(ranges: Sequence[OpRange], launching: Iterable[int],
         while current is not None and current in by_id:
             chain.append(by_id[current])
             current = parent.get(current)
-        modelled = [(item, work(item)) for item in reversed(chain)]
+        modelled = ((item, work(item)) for item in reversed(chain))
         outer = next(((item, w) for item, w in modelled if w is not None), None)
         found[op_id] = Owner(*outer) if outer is not None else Owner(by_id[op_id], None)
     return found

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.device_peaks import DevicePeaks, peaks_for
+from kernelscope.timeline.analysis.op_models.shapes import PEAK_DTYPE
 
 NO_MODEL = "no model"
 
@@ -37,8 +38,6 @@ _KERNEL_DTYPES = (
 _FUNCTOR_ELEMENT = re.compile(r"Functor<\s*(c10::BFloat16|c10::Half|float|double)\b")
 """A PyTorch functor's first template argument, its element type (``FusedAdamMathFunctor<float,
 …>``): the kernel's other template arguments (``double`` learning rates) are not its data."""
-_FUNCTOR_DTYPES = {"c10::BFloat16": "bf16", "c10::Half": "fp16", "float": "fp32",
-                   "double": "fp64"}
 
 
 def dtype_in_kernel_names(names: Iterable[str]) -> str | None:
@@ -49,7 +48,7 @@ def dtype_in_kernel_names(names: Iterable[str]) -> str | None:
     same order; None when none does
     (cuBLAS's ``nvjet_*`` names spell none)."""
     names = list(names)
-    functors = {_FUNCTOR_DTYPES[found.group(1)] for found in map(_FUNCTOR_ELEMENT.search, names)
+    functors = {PEAK_DTYPE[found.group(1)] for found in map(_FUNCTOR_ELEMENT.search, names)
                 if found is not None}
     if functors:
         return next(dtype for dtype, _ in _KERNEL_DTYPES if dtype in functors)

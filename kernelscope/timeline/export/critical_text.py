@@ -25,6 +25,7 @@ import polars as pl
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.units import EMPTY_CELL
+from kernelscope.export.markdown import table
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
 
@@ -114,36 +115,48 @@ def path_markdown(cp: CriticalPath, shorten: Shorten | None = None, top: int = T
     run = "rank" in cp.steps.columns
     lines = [f"Median step {_ns(cp.median_step_ns)} over {steps} step{'s' * (steps != 1)}; "
              f"what the step waits on, summed over the steps' critical paths{_OF_RANKS * run}:",
-             "",
-             "| Kind | Time | Share |", "|---|---:|---:|"]
-    lines += [f"| {kind} | {fmt_ns(ns)} | {pct:.1f} % |" for kind, ns, pct in cp.kinds.iter_rows()]
-    lines += ["", "| Kind | On the path | Count | Share |", "|---|---:|---:|---:|"]
-    for kind, name, ns, count, pct in cp.breakdown.head(top).iter_rows():
-        label = (_short(shorten, kind, name) or EMPTY_CELL).replace("|", "\\|")
-        lines.append(f"| {kind}: {label} | {fmt_ns(ns)} | {count} | {pct:.1f} % |")
+             "", table(["Kind", "Time", "Share"], ((kind, fmt_ns(ns), f"{pct:.1f} %")
+                                                   for kind, ns, pct in cp.kinds.iter_rows()),
+                       "lrr"),
+             "", table(["Kind", "On the path", "Count", "Share"],
+                       ((f"{kind}: {_short(shorten, kind, name) or EMPTY_CELL}", fmt_ns(ns),
+                         count, f"{pct:.1f} %")
+                        for kind, name, ns, count, pct in cp.breakdown.head(top).iter_rows()),
+                       "lrrr")]
     families = cp.families.filter(pl.col("kind") == "kernel").head(top)
     if families.height:
-        lines += ["", *_families_heading(cp.slack_known)]
-        for row in families.iter_rows(named=True):
-            label = (_short(shorten, "kernel", row["name"]) or EMPTY_CELL).replace("|", "\\|")
-            cells = [label, str(row["launches"]), fmt_ns(row["gpu_ns"]), fmt_ns(row["path_ns"])]
-            if cp.slack_known:
-                cells.append("no step waits on it" if row["slack_ns"] is None
-                             else fmt_ns(row["slack_ns"]))
-            lines.append(f"| {' | '.join(cells)} |")
+        lines += ["", _families_sentence(cp.slack_known), "",
+                  table(["Family", "Launches", "GPU time", "On the path",
+                         *(["Slack"] if cp.slack_known else [])],
+                        (_family_cells(row, shorten, cp.slack_known)
+                         for row in families.iter_rows(named=True)), "lrrrr")]
     return lines
 
 
-def _families_heading(slack_known: bool) -> list[str]:
-    """The families table's sentence and header; the Slack column only where it was
-    computed (a predicted replay has none)."""
+def _family_cells(row: dict[str, Any], shorten: Shorten | None, slack_known: bool
+                  ) -> list[str]:
+    cells = [_short(shorten, "kernel", row["name"]) or EMPTY_CELL, str(row["launches"]),
+             fmt_ns(row["gpu_ns"]), fmt_ns(row["path_ns"])]
+    if slack_known:
+        cells.append("no step waits on it" if row["slack_ns"] is None
+                     else fmt_ns(row["slack_ns"]))
+    return cells
+
+
+def _families_sentence(slack_known: bool) -> str:
+    """The families table's sentence; the Slack column only where it was computed (a
+    predicted replay has none)."""
     if not slack_known:
-        return ["Kernel families: time on the path (slack is computed on the measured path "
-                "only).", "", "| Family | Launches | GPU time | On the path |",
-                "|---|---:|---:|---:|"]
-    return ["Kernel families: time on the path, and the slack of their most critical launch "
-            "(how much later it could end before its step does).", "",
-            "| Family | Launches | GPU time | On the path | Slack |", "|---|---:|---:|---:|---:|"]
+        return ("Kernel families: time on the path (slack is computed on the measured path "
+                "only).")
+    return ("Kernel families: time on the path, and the slack of their most critical launch "
+            "(how much later it could end before its step does).")
+
+
+def _step_cells(row: dict[str, Any]) -> tuple[str, str, str]:
+    rank = f"rank {row['rank']}: " if "rank" in row else ""
+    return (f"{rank}{row['name'] or row['step']}", fmt_ns(row["measured_ns"]),
+            fmt_ns(row["predicted_ns"]))
 
 
 def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> str:
@@ -161,17 +174,15 @@ def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) 
     if measured and predicted is not None:
         change = f" ({100.0 * (predicted - measured) / measured:+.1f} %)"
     lines += ["", f"Median step: measured {_ns(measured)}, predicted {_ns(predicted)}{change}.",
-              "", "| Step | Measured | Predicted |", "|---|---:|---:|"]
-    for row in answer.steps.iter_rows(named=True):
-        rank = f"rank {row['rank']}: " if "rank" in row else ""
-        lines.append(f"| {rank}{row['name'] or row['step']} | {fmt_ns(row['measured_ns'])} | "
-                     f"{fmt_ns(row['predicted_ns'])} |")
+              "", table(["Step", "Measured", "Predicted"],
+                        (_step_cells(row) for row in answer.steps.iter_rows(named=True)),
+                        "lrr")]
     if answer.waits is not None:
         lines += ["", "Each rank's wait at the collectives (from its arrival to the last "
-                  "rank's), summed:", "", "| Rank | Collectives | Measured | Predicted |",
-                  "|---:|---:|---:|---:|"]
-        lines += [f"| {rank} | {calls} | {fmt_ns(m)} | {fmt_ns(p)} |"
-                  for rank, calls, m, p in answer.waits.iter_rows()]
+                  "rank's), summed:", "",
+                  table(["Rank", "Collectives", "Measured", "Predicted"],
+                        ((rank, calls, fmt_ns(m), fmt_ns(p))
+                         for rank, calls, m, p in answer.waits.iter_rows()), "rrrr")]
     lines += ["", "## Critical path, measured", "", *path_markdown(answer.before, shorten),
               "", "## Critical path, predicted", "", *path_markdown(answer.after, shorten), ""]
     return "\n".join(lines)

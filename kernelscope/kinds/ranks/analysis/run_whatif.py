@@ -10,6 +10,7 @@ The collectives joined are NCCL kernels or CPU calls (gloo's ranges, NVTX or MPI
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -26,6 +27,7 @@ JOINED_SOURCES = ("nccl", "backend", "nvtx", "mpi")
 """Where the collectives are read from: NCCL kernels, or CPU calls of a thread."""
 
 
+@dataclass(eq=False)
 class RunModel(Model):
     """A what-if model over every rank of a run; ``calls``: the collective calls joined
     (rank, match, op, arrive, leave, start, end, after)."""
@@ -66,9 +68,7 @@ def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
     graphs = {rank: _rank_graph(Path(s.file), options) for rank, s in run.ranks.items()}
     offsets = dict(run.clock.offsets_ns)
     graph, calls = run_graph(graphs, offsets, _matched(run, offsets))
-    model = RunModel(graph)
-    model.calls = calls
-    return model
+    return RunModel(graph, calls)
 
 
 def _rank_graph(path: Path, options: OpenOptions | None) -> Graph:

@@ -2,14 +2,14 @@
 decided each start and end, cut into segments that add up to the step's time; its
 breakdown by kind; and per kernel family the time on the path and the slack beside it.
 
-Kinds of segment: ``kernel`` and ``communication`` (a kernel's time; NCCL/gloo kernels are
-communication), ``copy`` (memcpy, memset), ``api`` (a CUDA call's CPU time), ``cpu`` (CPU
-time between calls, named by the innermost CPU range around it), ``launch`` (from a launch
-call's start to its kernel's start), ``sync`` (a synchronising call returning after the GPU
-work it waited for), ``stream wait`` (an operation held by another stream's), ``gpu gap``
-(a stream idle between operations that follow each other), ``thread wait`` (a thread
-resuming after another thread's call), ``untraced`` (before a lane's first event, which
-waited on nothing the trace holds).
+Kinds of segment: ``kernel`` and ``communication`` (a kernel's time; NCCL's, DeepEP's and
+all-reduce kernels are communication), ``copy`` (memcpy, memset), ``api`` (a CUDA call's CPU
+time), ``cpu`` (CPU time between calls, named by the innermost CPU range around it),
+``launch`` (from a launch call's start to its kernel's start), ``sync`` (a synchronising
+call returning after the GPU work it waited for), ``stream wait`` (an operation held by
+another stream's), ``gpu gap`` (a stream idle between operations that follow each other),
+``thread wait`` (a thread resuming after another thread's call), ``untraced`` (before a
+lane's first event, which waited on nothing the trace holds).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def run_graph(graphs: dict[int, Graph], offsets: dict[int, int], calls: pl.DataF
     return graph, joined
 
 
-def lane_of(rank: int, lane: pl.Expr) -> pl.Expr:
+def lane_of(rank: int | pl.Expr, lane: pl.Expr) -> pl.Expr:
     """A rank's lane (thread id, or device and stream) in the run's graph."""
     return (pl.when(lane == WHOLE_TRACE_LANE).then(lane)
             .otherwise(lane % (1 << RANK_BITS) + rank * (1 << RANK_BITS)))
@@ -91,10 +91,10 @@ def _on_threads(calls: pl.DataFrame, nodes: pl.DataFrame, steps: pl.DataFrame
     """``calls`` + ``lane``: the call's own thread where the rank's graph holds events of it,
     else the thread of the rank's steps (a backend thread, as gloo's, runs the collective
     the step's thread issued and waits for)."""
-    lane = calls["global_tid"] % (1 << RANK_BITS) + calls["rank"] * (1 << RANK_BITS)
-    held = lane.is_in(nodes.filter(pl.col("cls") != GPU)["lane"].unique().implode())
+    lanes = nodes.filter(pl.col("cls") != GPU)["lane"].unique().implode()
     step_lane = steps.group_by("rank").agg(pl.col("global_tid").first().alias("step_lane"))
-    return calls.with_columns(lane.alias("lane"), held.alias("held")).join(
+    return calls.with_columns(lane_of(pl.col("rank"), pl.col("global_tid")).alias("lane")
+                              ).with_columns(pl.col("lane").is_in(lanes).alias("held")).join(
         step_lane, on="rank", how="left").with_columns(
         pl.when(pl.col("held") | pl.col("step_lane").is_null()).then(pl.col("lane"))
         .otherwise(pl.col("step_lane")).alias("lane")).drop("held", "step_lane")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import polars as pl
+
+from kernelscope.timeline.analysis.gpu_breakdown import COMMUNICATION
 
 CPU, MARK, GPU = 0, 1, 2
 THREAD, LAUNCH, STREAM, EVENT, CROSS, SYNC, JOIN, WAKE, COLLECTIVE = range(9)
@@ -21,8 +21,6 @@ WHOLE_TRACE_LANE = -1
 RANK_BITS = 48
 """In a run's graph a rank's lanes keep their low 48 bits and the rank goes above them."""
 EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
-COMMUNICATION = re.compile(r"(?i)nccl|gloo|allreduce|all_reduce|allgather|reducescatter")
-"""Kernels whose time on a path is communication."""
 
 
 OWN_KIND_ORDER = ("kernel", "communication", "copy", "api", "cpu")
@@ -30,8 +28,9 @@ OWN_KIND_ORDER = ("kernel", "communication", "copy", "api", "cpu")
 
 
 def own_kinds(names: pl.Series) -> pl.Expr:
-    """The kind of a node's own time on a path (``kernel``, ``communication``, ``copy``,
-    ``api``, ``cpu`` for a marker); ``names``: the nodes' names (the regex runs once per
+    """The kind of a node's own time on a path (``kernel``, ``communication`` for a kernel
+    that moves data between GPUs: ``gpu_breakdown.COMMUNICATION``, ``copy``, ``api``,
+    ``cpu`` for a marker); ``names``: the nodes' names (the regex runs once per
     distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
     distinct = names.drop_nulls().unique()

@@ -23,6 +23,8 @@ pairs are not known and there is no model (:func:`no_model_reason` says so).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from kernelscope.timeline.analysis.op_models.shapes import (
     OpCall,
     Work,
@@ -31,23 +33,37 @@ from kernelscope.timeline.analysis.op_models.shapes import (
     tensor_bytes,
 )
 
-# operator: (index of the query, layout of q/k/v, index of is_causal or of the mask type,
-#            whether that index holds a mask type (an int) rather than a boolean, backward)
-_SPECS: dict[str, tuple[int, str, int, bool, bool]] = {
-    "aten::scaled_dot_product_attention": (0, "BHLD", 5, False, False),
-    "aten::_scaled_dot_product_flash_attention": (0, "BHLD", 4, False, False),
-    "aten::_scaled_dot_product_efficient_attention": (0, "BHLD", 6, False, False),
-    "aten::_scaled_dot_product_cudnn_attention": (0, "BHLD", 6, False, False),
-    "aten::_flash_attention_forward": (0, "BLHD", 8, False, False),
-    "aten::_efficient_attention_forward": (0, "BLHD", 9, True, False),
-    "aten::_scaled_dot_product_flash_attention_backward": (1, "BHLD", 11, False, True),
-    "aten::_scaled_dot_product_efficient_attention_backward": (1, "BHLD", 11, False, True),
-    "aten::_scaled_dot_product_cudnn_attention_backward": (1, "BHLD", 14, False, True),
-    "aten::_flash_attention_backward": (1, "BLHD", 11, False, True),
-    "aten::_efficient_attention_backward": (1, "BLHD", 14, True, True),
-    "flash_attn::_flash_attn_forward": (0, "BLHD", 5, False, False),
-    "flash_attn::_flash_attn_backward": (1, "BLHD", 11, False, True),
+
+class _Spec(NamedTuple):
+    """Where an attention operator keeps what the model reads."""
+
+    layout: str
+    """Of q, k and v: ``BHLD`` (batch, heads, length, head size) or ``BLHD``."""
+    causal_at: int
+    """The index of ``is_causal``, or of the mask type where ``mask_type``."""
+    mask_type: bool = False
+    """Whether that argument is a mask type (an int, 0: none) rather than a boolean."""
+
+
+_FORWARD = {
+    "aten::scaled_dot_product_attention": _Spec("BHLD", 5),
+    "aten::_scaled_dot_product_flash_attention": _Spec("BHLD", 4),
+    "aten::_scaled_dot_product_efficient_attention": _Spec("BHLD", 6),
+    "aten::_scaled_dot_product_cudnn_attention": _Spec("BHLD", 6),
+    "aten::_flash_attention_forward": _Spec("BLHD", 8),
+    "aten::_efficient_attention_forward": _Spec("BLHD", 9, mask_type=True),
+    "flash_attn::_flash_attn_forward": _Spec("BLHD", 5),
 }
+"""The forward operators: q, k and v are their arguments 0, 1 and 2."""
+_BACKWARD = {
+    "aten::_scaled_dot_product_flash_attention_backward": _Spec("BHLD", 11),
+    "aten::_scaled_dot_product_efficient_attention_backward": _Spec("BHLD", 11),
+    "aten::_scaled_dot_product_cudnn_attention_backward": _Spec("BHLD", 14),
+    "aten::_flash_attention_backward": _Spec("BLHD", 11),
+    "aten::_efficient_attention_backward": _Spec("BLHD", 14, mask_type=True),
+    "flash_attn::_flash_attn_backward": _Spec("BLHD", 11),
+}
+"""The backward operators: the output's gradient comes first, then q, k and v (1, 2, 3)."""
 _WINDOW = {"flash_attn::_flash_attn_forward": 6, "flash_attn::_flash_attn_backward": 12}
 """Where flash-attn's operators take ``window_size_left`` (``window_size_right`` next)."""
 _CUMULATIVE_LENGTHS = {
@@ -99,12 +115,12 @@ def _causal(call: OpCall, index: int, mask_type: bool) -> bool | None:
 
 
 def attention(call: OpCall) -> Work | None:
-    spec = _SPECS.get(call.name)
-    if spec is None:
+    backward = call.name in _BACKWARD
+    spec = _BACKWARD.get(call.name) or _FORWARD.get(call.name)
+    if spec is None or no_model_reason(call) is not None:
         return None
-    if no_model_reason(call) is not None:
-        return None
-    first, layout, causal_at, mask_type, backward = spec
+    first = 1 if backward else 0
+    layout, causal_at, mask_type = spec
     shapes = [call.sizes(first + i) for i in range(3)]
     if any(shape is None for shape in shapes):
         return None
@@ -115,18 +131,19 @@ def attention(call: OpCall) -> Work | None:
     lk, dv = k[2], v[3]
     causal = _causal(call, causal_at, mask_type)
     pairs = causal_pairs(lq, lk) if causal else lq * lk
-    forward = 2 * batch * heads * pairs * (d + dv)
-    label = "4·B·H·Lq·Lk·D" + (" (causal pairs)" if causal else "")
+    notes = " (causal pairs)" if causal else ""
     if causal is None:
-        label += " (is_causal not recorded: taken as False)"
+        notes += " (is_causal not recorded: taken as False)"
     out = [[batch, heads, lq, dv]]
     if backward:
         # grad_out, q, k, v read; out read; dq, dk, dv written
         moved = tensor_bytes(call, [0, 1, 2, 3], [out[0], *(s or [] for s in shapes)])
         work = 2 * batch * heads * pairs * (3 * d + 2 * dv)
-        return Work(work, moved, "2·B·H·Lq·Lk·(3·D + 2·Dv)" + label[13:])
-    return Work(forward, tensor_bytes(call, [first, first + 1, first + 2], out), label)
+        return Work(work, moved, "2·B·H·Lq·Lk·(3·D + 2·Dv)" + notes)
+    forward = 2 * batch * heads * pairs * (d + dv)
+    return Work(forward, tensor_bytes(call, [0, 1, 2], out), "4·B·H·Lq·Lk·D" + notes)
 
 
-MODELS = dict.fromkeys((*_SPECS, *VARLEN), attention)
-REASONS = dict.fromkeys((*_SPECS, *VARLEN), no_model_reason)
+_NAMES = (*_FORWARD, *_BACKWARD, *VARLEN)
+MODELS = dict.fromkeys(_NAMES, attention)
+REASONS = dict.fromkeys(_NAMES, no_model_reason)
