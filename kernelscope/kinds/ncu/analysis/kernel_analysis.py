@@ -191,7 +191,12 @@ class ReportWeights:
 
     def diagnose(self, detail: KernelDetail) -> Diagnosis:
         """``detail``'s diagnosis weighed by its own and its family's share of the time."""
-        return weighed_diagnosis(detail, self.shares.get(detail.id), self.families)
+        return self.weigh(diagnose_detail(detail, None), detail.id)
+
+    def weigh(self, diagnosis: Diagnosis, kernel_id: int) -> Diagnosis:
+        """Kernel ``kernel_id``'s diagnosis as made alone (not weighed yet), weighed by its
+        own and its family's share of the time (``with_family_share``)."""
+        return with_family_share(diagnosis, self.shares.get(kernel_id), self.families, kernel_id)
 
 
 def weighed_diagnosis(

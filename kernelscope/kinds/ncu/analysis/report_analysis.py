@@ -28,7 +28,6 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     assemble,
     diagnose_detail,
     diagnose_summary,
-    with_family_share,
 )
 from kernelscope.kinds.ncu.analysis.roofline import Roofline
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
@@ -170,7 +169,7 @@ class ReportAnalysis:
 
     def weighed(self, detail: KernelDetail) -> Diagnosis:
         """The Diagnosis pane's diagnosis of ``detail``: from the detail, weighed within the
-        report as every view weighs it (``ReportWeights.diagnose``: the same steps), made once
+        report as every view weighs it (``ReportWeights.weigh``: the same step), made once
         per kernel and weights (a worker's work: a detail's diagnosis takes milliseconds)."""
         count = len(self.summaries)
         held = self._weighed.get(detail.id)
@@ -179,9 +178,7 @@ class ReportAnalysis:
         plain = self._plain.get(detail.id)
         if plain is None:  # the costly part, once a kernel: weighing again is cheap
             plain = self._plain[detail.id] = diagnose_detail(detail, None)
-        weights = self.weights()
-        diagnosis = with_family_share(plain, weights.shares.get(detail.id), weights.families,
-                                      detail.id)
+        diagnosis = self.weights().weigh(plain, detail.id)
         self._weighed[detail.id] = (count, diagnosis)
         return diagnosis
 
