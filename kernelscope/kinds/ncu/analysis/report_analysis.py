@@ -51,8 +51,9 @@ class ReportAnalysis:
         self._diagnoses: dict[int, Diagnosis] = {}
         self._shapes: dict[str, set[tuple[str, str]]] = {}
         """Per demangled name, the launch configurations (grid, block) read so far."""
-        self._short: dict[int, str] = {}
-        """Each kernel's short name with its shape, made once (again when names change)."""
+        self._short: dict[str, dict[int, str]] = {}
+        """Per demangled name, each kernel's short name with its shape, made once (again for
+        the names whose short name or shapes change)."""
         self._families: tuple[int, ReportFamilies] | None = None
         self._weights: tuple[int, ReportWeights] | None = None
         self._weighed: dict[int, tuple[int, Diagnosis]] = {}
@@ -102,8 +103,8 @@ class ReportAnalysis:
         joined = [*held, *summaries]
         self.summaries = joined if in_order else sorted(joined, key=lambda s: s.id)
         renamed = self.names.add(s.name for s in summaries) | self._new_shapes(summaries)
-        if renamed:
-            self._short.clear()
+        for name in renamed:
+            self._short.pop(name, None)
         return renamed
 
     def _new_shapes(self, summaries: Sequence[KernelSummary]) -> set[str]:
@@ -135,10 +136,11 @@ class ReportAnalysis:
         """The kernel's short name, unique among the kernels read so far, with its launch
         shape where only that tells it from launches of the same name
         (``core.families.shape_tag``)."""
-        short = self._short.get(summary.id)
+        made = self._short.setdefault(summary.name, {})
+        short = made.get(summary.id)
         if short is None:
             shape = shape_tag(summary.identity.shape, self._shapes.get(summary.name, ()))
-            short = self._short[summary.id] = with_shape(self.names[summary.name], shape)
+            short = made[summary.id] = with_shape(self.names[summary.name], shape)
         return short
 
     def time_share(self, kernel_id: int) -> float | None:
