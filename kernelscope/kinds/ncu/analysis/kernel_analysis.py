@@ -191,7 +191,12 @@ class ReportWeights:
 
     def diagnose(self, detail: KernelDetail) -> Diagnosis:
         """``detail``'s diagnosis weighed by its own and its family's share of the time."""
-        return weighed_diagnosis(detail, self.shares.get(detail.id), self.families)
+        return self.weigh(diagnose_detail(detail, None), detail.id)
+
+    def weigh(self, diagnosis: Diagnosis, kernel_id: int) -> Diagnosis:
+        """Kernel ``kernel_id``'s diagnosis as made alone (not weighed yet), weighed by its
+        own and its family's share of the time (``with_family_share``)."""
+        return with_family_share(diagnosis, self.shares.get(kernel_id), self.families, kernel_id)
 
 
 def weighed_diagnosis(
@@ -300,22 +305,17 @@ def _take_details(
 
 
 def _analyzed_kernels(
-    summaries: list[KernelSummary],
-    shares: Sequence[float | None],
-    early: dict[int, Diagnosis],
-    families: ReportFamilies,
+    summaries: Sequence[KernelSummary], early: Mapping[int, Diagnosis], weights: ReportWeights
 ) -> tuple[AnalyzedKernel, ...]:
     """Each kernel with its diagnosis (the early one where the read made it), weighed by its
-    share and its family's."""
+    share and its family's (``ReportWeights.weigh``)."""
     return tuple(
         AnalyzedKernel(
             s,
-            with_family_share(
-                early[s.id] if s.id in early else diagnose_summary(s), share, families, s.id
-            ),
-            share,
+            weights.weigh(early[s.id] if s.id in early else diagnose_summary(s), s.id),
+            weights.shares.get(s.id),
         )
-        for s, share in zip(summaries, shares, strict=True)
+        for s in summaries
     )
 
 
@@ -375,8 +375,7 @@ def assemble(
     diagnosis as read (``early``; made where missing) weighed by ``weights``: what ``analyze``
     returns, and what the TUI's held analysis (``report_analysis.ReportAnalysis``) makes once
     every kernel is read (with its short ``names``, already made)."""
-    shares = [weights.shares.get(s.id) for s in summaries]
-    kernels = _analyzed_kernels(list(summaries), shares, dict(early), weights.families)
+    kernels = _analyzed_kernels(summaries, early, weights)
     sections = frozenset().union(*(s.sections for s in summaries)) if summaries else frozenset()
     return AnalyzedReport(
         report, kernels, weights.total_ns, sections, details=kept if kept is not None else {},

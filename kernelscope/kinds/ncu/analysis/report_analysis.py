@@ -28,7 +28,6 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     assemble,
     diagnose_detail,
     diagnose_summary,
-    with_family_share,
 )
 from kernelscope.kinds.ncu.analysis.roofline import Roofline
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
@@ -52,8 +51,9 @@ class ReportAnalysis:
         self._diagnoses: dict[int, Diagnosis] = {}
         self._shapes: dict[str, set[tuple[str, str]]] = {}
         """Per demangled name, the launch configurations (grid, block) read so far."""
-        self._short: dict[int, str] = {}
-        """Each kernel's short name with its shape, made once (again when names change)."""
+        self._short: dict[str, dict[int, str]] = {}
+        """Per demangled name, each kernel's short name with its shape, made once (again for
+        the names whose short name or shapes change)."""
         self._families: tuple[int, ReportFamilies] | None = None
         self._weights: tuple[int, ReportWeights] | None = None
         self._weighed: dict[int, tuple[int, Diagnosis]] = {}
@@ -103,8 +103,8 @@ class ReportAnalysis:
         joined = [*held, *summaries]
         self.summaries = joined if in_order else sorted(joined, key=lambda s: s.id)
         renamed = self.names.add(s.name for s in summaries) | self._new_shapes(summaries)
-        if renamed:
-            self._short.clear()
+        for name in renamed:
+            self._short.pop(name, None)
         return renamed
 
     def _new_shapes(self, summaries: Sequence[KernelSummary]) -> set[str]:
@@ -136,10 +136,11 @@ class ReportAnalysis:
         """The kernel's short name, unique among the kernels read so far, with its launch
         shape where only that tells it from launches of the same name
         (``core.families.shape_tag``)."""
-        short = self._short.get(summary.id)
+        made = self._short.setdefault(summary.name, {})
+        short = made.get(summary.id)
         if short is None:
             shape = shape_tag(summary.identity.shape, self._shapes.get(summary.name, ()))
-            short = self._short[summary.id] = with_shape(self.names[summary.name], shape)
+            short = made[summary.id] = with_shape(self.names[summary.name], shape)
         return short
 
     def time_share(self, kernel_id: int) -> float | None:
@@ -170,7 +171,7 @@ class ReportAnalysis:
 
     def weighed(self, detail: KernelDetail) -> Diagnosis:
         """The Diagnosis pane's diagnosis of ``detail``: from the detail, weighed within the
-        report as every view weighs it (``ReportWeights.diagnose``: the same steps), made once
+        report as every view weighs it (``ReportWeights.weigh``: the same step), made once
         per kernel and weights (a worker's work: a detail's diagnosis takes milliseconds)."""
         count = len(self.summaries)
         held = self._weighed.get(detail.id)
@@ -179,9 +180,7 @@ class ReportAnalysis:
         plain = self._plain.get(detail.id)
         if plain is None:  # the costly part, once a kernel: weighing again is cheap
             plain = self._plain[detail.id] = diagnose_detail(detail, None)
-        weights = self.weights()
-        diagnosis = with_family_share(plain, weights.shares.get(detail.id), weights.families,
-                                      detail.id)
+        diagnosis = self.weights().weigh(plain, detail.id)
         self._weighed[detail.id] = (count, diagnosis)
         return diagnosis
 
