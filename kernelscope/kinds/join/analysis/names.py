@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from kernelscope.core.name_syntax import bare_name, split_template, unqualified
 from kernelscope.kinds.ncu.model.summary_reader import cli_demangled
 
 _SPACES = re.compile(r"\s+")
@@ -175,16 +176,5 @@ def function_name(demangled: str) -> str:
     """The kernel's own name, as Nsight Compute's default ``--kernel-name-base function``
     matches it: ``void at::native::vectorized_elementwise_kernel<4, …>(int, …)`` is
     ``vectorized_elementwise_kernel`` (no return type, scope, template arguments or
-    parameters)."""
-    text = _without_return_types(_without_parameter_lists(cli_demangled(demangled).strip()))
-    depth, start = 0, 0
-    for i, char in enumerate(text):
-        if char in "<([{":
-            depth += 1
-        elif char in ">)]}":
-            depth -= 1
-        elif depth == 0 and text.startswith("::", i):
-            start = i + 2
-    own = text[start:]
-    cut = own.find("<")
-    return (own if cut < 0 else own[:cut]).strip() or demangled
+    parameters; read with the bracket-aware pieces of ``core.name_syntax``)."""
+    return split_template(unqualified(bare_name(demangled)))[0] or demangled
