@@ -158,7 +158,9 @@ def joined_efficiency(eff: OpEfficiency, reports: Sequence[tuple[Path, AnalyzedR
     """``eff`` against the ceilings of each matched launch ``(report index, kernel id,
     timeline kernel name, duration)`` whose report ran on the timeline's device (the first
     report's device when the timeline names none); unchanged without shapes or such a
-    launch."""
+    launch. The ceilings are read from the kernels' summaries: the join opens its reports
+    with ``CEILING_METRICS`` in the list pass (``opener.open_join``), so no launch is read
+    twice."""
     if not eff.available or not matched:
         return eff
     device = eff.device or reports[matched[0][0]][1].report.device.name
@@ -167,7 +169,7 @@ def joined_efficiency(eff: OpEfficiency, reports: Sequence[tuple[Path, AnalyzedR
         path, analysed = reports[index]
         if normalise(analysed.report.device.name) != normalise(device):
             continue
-        metrics = analysed.report.metrics(kernel_id, CEILING_METRICS)
+        metrics = analysed.kernel(kernel_id).summary.metrics  # read with CEILING_METRICS
         launches.append(launch_ceilings(metrics, name, path.name, duration or 0.0))
     return with_measured_peaks(eff, launches, device)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from kernelscope.core.compressed import head_of
 from kernelscope.core.detect import ReportKind, _kind_of_head, check_readable
 from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.kinds.join.analysis.measured_peaks import CEILING_METRICS
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     analyze,
@@ -130,7 +131,7 @@ def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
         for path in kernel_paths:
             if step is not None:
                 step(f"Reading and diagnosing {path.name}")
-            report: NcuReport = open_for_analysis(path)
+            report: NcuReport = open_for_analysis(path, also=CEILING_METRICS)
             analyzed = analyze(report)
             inputs.kernel_reports.append(analyzed)
             if not analyzed.kernels:
