@@ -26,6 +26,7 @@ either report share.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kernelscope.core.name_syntax import bare_name, split_template, unqualified
 from kernelscope.kinds.ncu.model.summary_reader import cli_demangled
@@ -62,9 +63,10 @@ def is_mangled(name: str) -> bool:
     return name.startswith("_Z")
 
 
+@lru_cache(maxsize=8192)
 def template_key(demangled: str) -> str:
     """``demangled``'s function and template arguments, as two demanglers agree on them (see
-    the module docstring)."""
+    the module docstring; cached: a join looks a name up once per launch and per family)."""
     text = _INSTANCE.sub(r"{\1#\2}", cli_demangled(demangled).strip())
     text = _TYPED_LITERAL.sub("", _INTERNAL.sub("", text.replace("<unnamed>",
                                                                   "(anonymous namespace)")))
