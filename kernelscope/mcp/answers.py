@@ -193,6 +193,7 @@ def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str,
     timeline, as a number or digits, or a regex on its name), as the join writes it for an
     unprofiled family; the trace is any timeline the join reads."""
     from kernelscope.kinds.join.analysis import build_join
+    from kernelscope.kinds.join.analysis.opener import open_timeline
 
     if kind_for([trace]).name not in TIMELINE_KINDS:
         raise ReportError(f"{safe_text(trace.name)} is not a timeline (.nsys-rep, .sqlite or a "
@@ -201,7 +202,7 @@ def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str,
     index = int(text) if text.isdigit() else None
     regex = None if index is not None else kernel_filter(text)
     progress(0, None, f"reading {safe_text(trace.name)}")
-    join = build_join(_timeline_data(trace), [])  # (the worker exits after)
+    join = build_join(open_timeline(trace), [])  # (the worker exits after)
     items = [i for i in (*join.ranking, *join.unprofiled) if i.kind == "kernel"]
     chosen = [i for i in items if (i.timeline_family == index if regex is None
                                    else regex.search(i.name or "") or regex.search(i.title))]
@@ -213,19 +214,6 @@ def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str,
          "instances": i.instances, "total_ns": i.total_ns, "nvtx_range": i.nvtx,
          "ncu_command": i.ncu_command} for i in chosen[:SHORT_LIST]],
         "matched": len(chosen)}
-
-
-def _timeline_data(trace: Path) -> Any:
-    """The timeline's data as the join reads it (a Nsight Systems or PyTorch profiler
-    trace)."""
-    if kind_for([trace]).name == "kineto":
-        from kernelscope.kinds.kineto.analysis.timeline import open_kineto
-
-        return open_kineto(trace)
-    from kernelscope.kinds.nsys.model.opener import open_report
-    from kernelscope.timeline.analysis.timeline_data import TimelineData
-
-    return TimelineData(open_report(trace), trace)
 
 
 def critical_path(path: Path, progress: Progress) -> dict[str, Any]:

@@ -112,20 +112,25 @@ class JoinInputs:
         return list(zip(self.kernel_paths, self.kernel_reports, strict=True))
 
 
-def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
-              step: Step | None = None) -> JoinInputs:
-    """Open and analyse every input (``step(message)`` says which)."""
-    from kernelscope.kinds.nsys.model.opener import open_report
-
-    trace, kernel_paths = split_inputs(paths)
-    if step is not None:
-        step(f"Opening the timeline {trace.name}")
+def open_timeline(trace: Path, cache_dir: Path | None = None) -> TimelineData:
+    """The timeline's data as the join reads it: a PyTorch profiler trace's, else an Nsight
+    Systems report's (``cache_dir``: where its SQLite export is cached)."""
     if _is_kineto(trace):
         from kernelscope.kinds.kineto.analysis.timeline import open_kineto
 
-        data: TimelineData = open_kineto(trace)
-    else:
-        data = TimelineData(open_report(trace, cache_dir=cache_dir), trace)
+        return open_kineto(trace)
+    from kernelscope.kinds.nsys.model.opener import open_report
+
+    return TimelineData(open_report(trace, cache_dir=cache_dir), trace)
+
+
+def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
+              step: Step | None = None) -> JoinInputs:
+    """Open and analyse every input (``step(message)`` says which)."""
+    trace, kernel_paths = split_inputs(paths)
+    if step is not None:
+        step(f"Opening the timeline {trace.name}")
+    data = open_timeline(trace, cache_dir)
     inputs = JoinInputs(data, kernel_paths)
     try:
         for path in kernel_paths:
