@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.export.whatif import TIMELINE_KINDS
 from kernelscope.export.writer import ExportOptions, render_checked
 from kernelscope.kinds import kind_for
 from kernelscope.mcp import answers_ncu
@@ -71,8 +72,12 @@ def paged(doc: dict[str, Any], key: str, start: int, question: str) -> dict[str,
     return out
 
 
-TIMELINE_KINDS = ("nsys", "kineto")
-"""The kinds the CLI exports as a timeline (``kernelscope export TRACE``)."""
+def _timeline_only(path: Path, why: str = "") -> None:
+    """ReportError unless ``path`` is a timeline (``TIMELINE_KINDS``); ``why``: what the
+    question reads from one."""
+    if kind_for([path]).name not in TIMELINE_KINDS:
+        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
+                          f"PyTorch profiler trace){why}.")
 
 
 def summary(path: Path, start: int, question: str, progress: Progress,
@@ -105,9 +110,7 @@ def timeline(path: Path, section: str, begin: int | None, end: int | None, start
     if section not in TIMELINE_SECTIONS:
         raise ReportError(f"No timeline section is called {section!r}; choose one of "
                           f"{', '.join(TIMELINE_SECTIONS)}.")
-    if kind_for([path]).name not in TIMELINE_KINDS:
-        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
-                          "PyTorch profiler trace).")
+    _timeline_only(path)
     if section == "steps":
         return steps(path, progress)
     doc, _ = export_document([path], progress)
@@ -127,9 +130,7 @@ def operators(path: Path, model_flops: float | None, start: int, question: str,
               progress: Progress) -> dict[str, Any]:
     """A timeline's operator efficiency (its JSON export's ``op_efficiency``, a page at a
     time, ``mfu`` and ``op_efficiency_basis``)."""
-    if kind_for([path]).name not in ("nsys", "kineto"):
-        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
-                          "PyTorch profiler trace).")
+    _timeline_only(path)
     if model_flops is not None and not model_flops > 0:
         raise ReportError("model_flops is the model's FLOPs per step, a number above 0.")
     doc, _ = export_document([path], progress, model_flops=model_flops)
@@ -195,9 +196,7 @@ def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str,
     from kernelscope.kinds.join.analysis import build_join
     from kernelscope.kinds.join.analysis.opener import open_timeline
 
-    if kind_for([trace]).name not in TIMELINE_KINDS:
-        raise ReportError(f"{safe_text(trace.name)} is not a timeline (.nsys-rep, .sqlite or a "
-                          "PyTorch profiler trace); ncu_command reads the launches from one.")
+    _timeline_only(trace, "; ncu_command reads the launches from one")
     text = str(family)
     index = int(text) if text.isdigit() else None
     regex = None if index is not None else kernel_filter(text)
