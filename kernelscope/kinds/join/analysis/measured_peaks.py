@@ -122,8 +122,8 @@ def measured_peaks(launches: Sequence[LaunchCeilings], device: str,
         if per_cycle is not None:
             tflops[dtype] = per_cycle * clock / 1e12
     measured = set(tflops)
-    dram = [(la.dram_bytes_per_s, la.duration_ns) for la in timed if la.dram_bytes_per_s]
-    memory = _weighted([(bw, ns) for bw, ns in dram if bw])
+    memory = _weighted([(la.dram_bytes_per_s, la.duration_ns) for la in timed
+                        if la.dram_bytes_per_s])
     if memory is not None:
         measured.add("memory")
     kept = {d: r for d, r in (datasheet.tflops if datasheet else {}).items() if d not in tflops}
@@ -132,7 +132,7 @@ def measured_peaks(launches: Sequence[LaunchCeilings], device: str,
     gbps = memory / 1e9 if memory is not None else (datasheet.memory_gbps if datasheet else 0)
     return DevicePeaks(
         f"{device} (measured by Nsight Compute at {clock / 1e9:.3f} GHz)", "",
-        MappingProxyType({d: r for d, r in ({**kept, **tflops}).items()}),
+        MappingProxyType({**kept, **tflops}),
         round(gbps, 1), _source(timed, clock, tflops, memory, kept, datasheet),
         frozenset(measured))
 
