@@ -14,6 +14,8 @@ from kernelscope.export.writer import check_stdout_not_an_input, write_text
 from kernelscope.kinds import OpenOptions, kind_for, opened
 
 TIMELINE_KINDS = ("nsys", "kineto")
+"""The kinds that are a timeline (what ``whatif``, ``critical-path`` and MCP's timeline
+questions read)."""
 
 
 def whatif_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.export.whatif import TIMELINE_KINDS
 from kernelscope.export.writer import ExportOptions, render_checked
 from kernelscope.kinds import kind_for
 from kernelscope.mcp import answers_ncu
@@ -71,8 +72,12 @@ def paged(doc: dict[str, Any], key: str, start: int, question: str) -> dict[str,
     return out
 
 
-TIMELINE_KINDS = ("nsys", "kineto")
-"""The kinds the CLI exports as a timeline (``kernelscope export TRACE``)."""
+def _timeline_only(path: Path, why: str = "") -> None:
+    """ReportError unless ``path`` is a timeline (``TIMELINE_KINDS``); ``why``: what the
+    question reads from one."""
+    if kind_for([path]).name not in TIMELINE_KINDS:
+        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
+                          f"PyTorch profiler trace){why}.")
 
 
 def summary(path: Path, start: int, question: str, progress: Progress,
@@ -105,9 +110,7 @@ def timeline(path: Path, section: str, begin: int | None, end: int | None, start
     if section not in TIMELINE_SECTIONS:
         raise ReportError(f"No timeline section is called {section!r}; choose one of "
                           f"{', '.join(TIMELINE_SECTIONS)}.")
-    if kind_for([path]).name not in TIMELINE_KINDS:
-        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
-                          "PyTorch profiler trace).")
+    _timeline_only(path)
     if section == "steps":
         return steps(path, progress)
     doc, _ = export_document([path], progress)
@@ -127,9 +130,7 @@ def operators(path: Path, model_flops: float | None, start: int, question: str,
               progress: Progress) -> dict[str, Any]:
     """A timeline's operator efficiency (its JSON export's ``op_efficiency``, a page at a
     time, ``mfu`` and ``op_efficiency_basis``)."""
-    if kind_for([path]).name not in ("nsys", "kineto"):
-        raise ReportError(f"{safe_text(path.name)} is not a timeline (.nsys-rep, .sqlite or a "
-                          "PyTorch profiler trace).")
+    _timeline_only(path)
     if model_flops is not None and not model_flops > 0:
         raise ReportError("model_flops is the model's FLOPs per step, a number above 0.")
     doc, _ = export_document([path], progress, model_flops=model_flops)
@@ -193,15 +194,14 @@ def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str,
     timeline, as a number or digits, or a regex on its name), as the join writes it for an
     unprofiled family; the trace is any timeline the join reads."""
     from kernelscope.kinds.join.analysis import build_join
+    from kernelscope.kinds.join.analysis.opener import open_timeline
 
-    if kind_for([trace]).name not in TIMELINE_KINDS:
-        raise ReportError(f"{safe_text(trace.name)} is not a timeline (.nsys-rep, .sqlite or a "
-                          "PyTorch profiler trace); ncu_command reads the launches from one.")
+    _timeline_only(trace, "; ncu_command reads the launches from one")
     text = str(family)
     index = int(text) if text.isdigit() else None
     regex = None if index is not None else kernel_filter(text)
     progress(0, None, f"reading {safe_text(trace.name)}")
-    join = build_join(_timeline_data(trace), [])  # (the worker exits after)
+    join = build_join(open_timeline(trace), [])  # (the worker exits after)
     items = [i for i in (*join.ranking, *join.unprofiled) if i.kind == "kernel"]
     chosen = [i for i in items if (i.timeline_family == index if regex is None
                                    else regex.search(i.name or "") or regex.search(i.title))]
@@ -213,19 +213,6 @@ def ncu_command(trace: Path, family: int | str, progress: Progress) -> dict[str,
          "instances": i.instances, "total_ns": i.total_ns, "nvtx_range": i.nvtx,
          "ncu_command": i.ncu_command} for i in chosen[:SHORT_LIST]],
         "matched": len(chosen)}
-
-
-def _timeline_data(trace: Path) -> Any:
-    """The timeline's data as the join reads it (a Nsight Systems or PyTorch profiler
-    trace)."""
-    if kind_for([trace]).name == "kineto":
-        from kernelscope.kinds.kineto.analysis.timeline import open_kineto
-
-        return open_kineto(trace)
-    from kernelscope.kinds.nsys.model.opener import open_report
-    from kernelscope.timeline.analysis.timeline_data import TimelineData
-
-    return TimelineData(open_report(trace), trace)
 
 
 def critical_path(path: Path, progress: Progress) -> dict[str, Any]:

@@ -26,7 +26,7 @@ import pytest
 
 from kernelscope.kinds.join.analysis import JoinInputs, JoinReport
 from kernelscope.kinds.join.analysis.names import match_name
-from kernelscope.kinds.join.analysis.ncu_command import representative
+from kernelscope.kinds.join.analysis.ncu_command import range_filter, representative
 from kernelscope.kinds.join.render.join_evidence import evidence_lines
 from kernelscope.kinds.join.render.join_text import headroom_text, top_flags_words, what_text
 from tests.conftest import read_csv_xz
@@ -128,7 +128,7 @@ def test_unprofiled_families_get_an_ncu_command(join: JoinReport,
         assert "--nvtx --nvtx-include tiny_ops/" in cmd
         assert "--launch-count 1" in cmd
         family = join.kernels.families[item.timeline_family]
-        chosen = representative(family, "tiny_ops")
+        chosen = representative(family, range_filter("tiny_ops"))
         skip = int(re.search(r"--launch-skip (\d+)", cmd).group(1))
         # every instance of these families runs in tiny_ops: the skip is the instance's index
         assert skip == chosen

@@ -90,7 +90,6 @@ class _NameIndex:
         self.by_name = kernels.by_key()
         self._launches = launches
         self._kernels = kernels
-        self._keys: dict[str, str] = {}
 
     @cached_property
     def by_template(self) -> dict[str, list[TimelineFamily]]:
@@ -103,13 +102,8 @@ class _NameIndex:
         out: dict[str, set[str]] = {}
         for launch in self._launches:
             kernel = launch.mangled if is_mangled(launch.mangled) else launch.demangled
-            out.setdefault(self.key(launch.demangled), set()).add(kernel)
+            out.setdefault(template_key(launch.demangled), set()).add(kernel)
         return out
-
-    def key(self, demangled: str) -> str:
-        if demangled not in self._keys:
-            self._keys[demangled] = template_key(demangled)
-        return self._keys[demangled]
 
     def candidates(self, launch: ProfiledLaunch) -> tuple[list[TimelineFamily], str]:
         """The families ``launch`` may be of and what decided it, else ([], the reason)."""
@@ -118,7 +112,7 @@ class _NameIndex:
         found = self.by_name.get(match_name(launch.demangled))
         if found:
             return found, "name"
-        key = self.key(launch.demangled)
+        key = template_key(launch.demangled)
         found = self.by_template.get(key, [])
         names = {f.name for f in found}
         if len(names) > 1:

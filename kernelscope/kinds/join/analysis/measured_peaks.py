@@ -122,8 +122,8 @@ def measured_peaks(launches: Sequence[LaunchCeilings], device: str,
         if per_cycle is not None:
             tflops[dtype] = per_cycle * clock / 1e12
     measured = set(tflops)
-    dram = [(la.dram_bytes_per_s, la.duration_ns) for la in timed if la.dram_bytes_per_s]
-    memory = _weighted([(bw, ns) for bw, ns in dram if bw])
+    memory = _weighted([(la.dram_bytes_per_s, la.duration_ns) for la in timed
+                        if la.dram_bytes_per_s])
     if memory is not None:
         measured.add("memory")
     kept = {d: r for d, r in (datasheet.tflops if datasheet else {}).items() if d not in tflops}
@@ -132,7 +132,7 @@ def measured_peaks(launches: Sequence[LaunchCeilings], device: str,
     gbps = memory / 1e9 if memory is not None else (datasheet.memory_gbps if datasheet else 0)
     return DevicePeaks(
         f"{device} (measured by Nsight Compute at {clock / 1e9:.3f} GHz)", "",
-        MappingProxyType({d: r for d, r in ({**kept, **tflops}).items()}),
+        MappingProxyType({**kept, **tflops}),
         round(gbps, 1), _source(timed, clock, tflops, memory, kept, datasheet),
         frozenset(measured))
 
@@ -158,7 +158,9 @@ def joined_efficiency(eff: OpEfficiency, reports: Sequence[tuple[Path, AnalyzedR
     """``eff`` against the ceilings of each matched launch ``(report index, kernel id,
     timeline kernel name, duration)`` whose report ran on the timeline's device (the first
     report's device when the timeline names none); unchanged without shapes or such a
-    launch."""
+    launch. The ceilings are read from the kernels' summaries: the join opens its reports
+    with ``CEILING_METRICS`` in the list pass (``opener.open_join``), so no launch is read
+    twice."""
     if not eff.available or not matched:
         return eff
     device = eff.device or reports[matched[0][0]][1].report.device.name
@@ -167,7 +169,7 @@ def joined_efficiency(eff: OpEfficiency, reports: Sequence[tuple[Path, AnalyzedR
         path, analysed = reports[index]
         if normalise(analysed.report.device.name) != normalise(device):
             continue
-        metrics = analysed.report.metrics(kernel_id, CEILING_METRICS)
+        metrics = analysed.kernel(kernel_id).summary.metrics  # read with CEILING_METRICS
         launches.append(launch_ceilings(metrics, name, path.name, duration or 0.0))
     return with_measured_peaks(eff, launches, device)
 

@@ -205,8 +205,8 @@ def build_join(
             report.kernels["device_id"].to_list(), report.kernels["start"].to_list(),
             _kernel_nvtx(kernels, report), strict=True)
     }
-    items = with_step_savings(timeline, items, kernels)
-    unprofiled = with_step_savings(timeline, unprofiled, kernels)
+    saved = with_step_savings(timeline, [*items, *unprofiled], kernels)
+    items, unprofiled = saved[:len(items)], saved[len(items):]
     items.extend(_idle_item(i, span) for i in idle_items(timeline, nvtx_at))
     infos = tuple(
         KernelReportInfo(path, len(a.kernels),

@@ -26,7 +26,9 @@ either report share.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from kernelscope.core.name_syntax import bare_name, split_template, unqualified
 from kernelscope.kinds.ncu.model.summary_reader import cli_demangled
 
 _SPACES = re.compile(r"\s+")
@@ -61,9 +63,10 @@ def is_mangled(name: str) -> bool:
     return name.startswith("_Z")
 
 
+@lru_cache(maxsize=8192)
 def template_key(demangled: str) -> str:
     """``demangled``'s function and template arguments, as two demanglers agree on them (see
-    the module docstring)."""
+    the module docstring; cached: a join looks a name up once per launch and per family)."""
     text = _INSTANCE.sub(r"{\1#\2}", cli_demangled(demangled).strip())
     text = _TYPED_LITERAL.sub("", _INTERNAL.sub("", text.replace("<unnamed>",
                                                                   "(anonymous namespace)")))
@@ -175,16 +178,5 @@ def function_name(demangled: str) -> str:
     """The kernel's own name, as Nsight Compute's default ``--kernel-name-base function``
     matches it: ``void at::native::vectorized_elementwise_kernel<4, …>(int, …)`` is
     ``vectorized_elementwise_kernel`` (no return type, scope, template arguments or
-    parameters)."""
-    text = _without_return_types(_without_parameter_lists(cli_demangled(demangled).strip()))
-    depth, start = 0, 0
-    for i, char in enumerate(text):
-        if char in "<([{":
-            depth += 1
-        elif char in ">)]}":
-            depth -= 1
-        elif depth == 0 and text.startswith("::", i):
-            start = i + 2
-    own = text[start:]
-    cut = own.find("<")
-    return (own if cut < 0 else own[:cut]).strip() or demangled
+    parameters; read with the bracket-aware pieces of ``core.name_syntax``)."""
+    return split_template(unqualified(bare_name(demangled)))[0] or demangled

@@ -121,10 +121,8 @@ def main_filter(family: TimelineFamily) -> RangeFilter | None:
     return filters[best] if best is not None else None
 
 
-def representative(family: TimelineFamily, nvtx: RangeFilter | str | None) -> int:
+def representative(family: TimelineFamily, nvtx: RangeFilter | None) -> int:
     """The instance to profile (see the module docstring)."""
-    if isinstance(nvtx, str):
-        nvtx = range_filter(nvtx)
     pool = [i for i, p in enumerate(family.nvtx_paths) if _in_range(p, nvtx)]
     if len(pool) > 1:
         pool = pool[1:]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from kernelscope.core.compressed import head_of
 from kernelscope.core.detect import ReportKind, _kind_of_head, check_readable
 from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.kinds.join.analysis.measured_peaks import CEILING_METRICS
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedReport,
     analyze,
@@ -111,26 +112,31 @@ class JoinInputs:
         return list(zip(self.kernel_paths, self.kernel_reports, strict=True))
 
 
-def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
-              step: Step | None = None) -> JoinInputs:
-    """Open and analyse every input (``step(message)`` says which)."""
-    from kernelscope.kinds.nsys.model.opener import open_report
-
-    trace, kernel_paths = split_inputs(paths)
-    if step is not None:
-        step(f"Opening the timeline {trace.name}")
+def open_timeline(trace: Path, cache_dir: Path | None = None) -> TimelineData:
+    """The timeline's data as the join reads it: a PyTorch profiler trace's, else an Nsight
+    Systems report's (``cache_dir``: where its SQLite export is cached)."""
     if _is_kineto(trace):
         from kernelscope.kinds.kineto.analysis.timeline import open_kineto
 
-        data: TimelineData = open_kineto(trace)
-    else:
-        data = TimelineData(open_report(trace, cache_dir=cache_dir), trace)
+        return open_kineto(trace)
+    from kernelscope.kinds.nsys.model.opener import open_report
+
+    return TimelineData(open_report(trace, cache_dir=cache_dir), trace)
+
+
+def open_join(paths: Sequence[Path], cache_dir: Path | None = None,
+              step: Step | None = None) -> JoinInputs:
+    """Open and analyse every input (``step(message)`` says which)."""
+    trace, kernel_paths = split_inputs(paths)
+    if step is not None:
+        step(f"Opening the timeline {trace.name}")
+    data = open_timeline(trace, cache_dir)
     inputs = JoinInputs(data, kernel_paths)
     try:
         for path in kernel_paths:
             if step is not None:
                 step(f"Reading and diagnosing {path.name}")
-            report: NcuReport = open_for_analysis(path)
+            report: NcuReport = open_for_analysis(path, also=CEILING_METRICS)
             analyzed = analyze(report)
             inputs.kernel_reports.append(analyzed)
             if not analyzed.kernels:

@@ -27,12 +27,16 @@ def with_step_savings(timeline: TimelineData, items: list[RankedItem],
                       kernels: TimelineKernels) -> list[RankedItem]:
     """``items`` with every family's saving (measured or estimated headroom) replaced by the
     steps' time saved; a family whose kernel report does not explain its timeline time
-    (``duration_check``) keeps no saving."""
-    families = {f.index: f for f in kernels.families}
+    (``duration_check``) keeps no saving. The graph's kernel launches are indexed once for
+    every family (one what-if replay each)."""
     if not any(_measured(i) for i in items):
         return items
+    families = {f.index: f for f in kernels.families}
     model = timeline.critical_model
     gpu = model.graph.nodes.filter(pl.col("cls") == 2).select("node", "name", "start")
+    nodes: dict[tuple[str, int], list[int]] = {}
+    for node, name, start in gpu.iter_rows():
+        nodes.setdefault((name, start), []).append(node)
     slack = dict(timeline.critical_path.families.select("name", "slack_ns").iter_rows())
     out = []
     for item in items:
@@ -41,8 +45,8 @@ def with_step_savings(timeline: TimelineData, items: list[RankedItem],
         if family is None or item.headroom is None or not item.explained:
             out.append(item)  # (a report that does not explain the timeline saves nothing)
             continue
-        launches = gpu.filter((pl.col("name") == family.name)
-                              & pl.col("start").is_in(list(family.starts)))["node"].to_list()
+        launches = [n for start in set(family.starts)
+                    for n in nodes.get((family.name, start), ())]
         factor = 1.0 / max(1.0 - item.headroom, 1.0 / MOST_FASTER)
         saved = max(model.steps_saved_ns(launches, factor), 0)
         out.append(replace(item, potential_saving_ns=float(saved),

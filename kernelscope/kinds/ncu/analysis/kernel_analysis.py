@@ -8,7 +8,7 @@ the ``AnalyzedReport`` from it once every kernel is read (``assemble``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -29,9 +29,10 @@ from kernelscope.kinds.ncu.model.summary_reader import summary_from_detail
 ProgressFn = Callable[[int, int], None]
 
 
-def open_for_analysis(path: str | os.PathLike[str]) -> NcuReport:
-    """Open a kernel report reading the metrics the diagnosis needs in the list pass too."""
-    return open_ncu_report(path, extra_metrics=REQUIRED_METRICS)
+def open_for_analysis(path: str | os.PathLike[str], also: Iterable[str] = ()) -> NcuReport:
+    """Open a kernel report reading the metrics the diagnosis needs (and ``also``) in the
+    list pass too."""
+    return open_ncu_report(path, extra_metrics=(*REQUIRED_METRICS, *also))
 
 
 @dataclass(frozen=True)
