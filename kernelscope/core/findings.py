@@ -110,6 +110,9 @@ class Finding(Evidenced):
     """The profiler's own estimate of the gain (%), when it gives one."""
     guard: str = ""
     """Set when a guard rail lowered the severity: why this is not a real problem here."""
+    guard_rail: str = ""
+    """The id of the report-wide guard rail that set ``guard`` (ncu's ``minor-time-share``);
+    empty when the check itself guarded the finding, or nothing did."""
     found_severity: Severity | None = None
     """The severity the check found, before the subject's share of the time weighed it
     (ncu's ``weigh.py``); None when it was not weighed."""

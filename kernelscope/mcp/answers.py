@@ -21,6 +21,7 @@ from kernelscope.kinds import kind_for
 from kernelscope.mcp import answers_ncu
 from kernelscope.mcp.answers_ncu import Progress
 from kernelscope.mcp.paging import PAGE_BYTES, page
+from kernelscope.timeline.analysis.op_efficiency import checked_model_flops
 
 SHORT_LIST = 10
 """Entries kept of a list that is not the one being paged (``truncated`` gives its length)."""
@@ -131,8 +132,7 @@ def operators(path: Path, model_flops: float | None, start: int, question: str,
     """A timeline's operator efficiency (its JSON export's ``op_efficiency``, a page at a
     time, ``mfu`` and ``op_efficiency_basis``)."""
     _timeline_only(path)
-    if model_flops is not None and not model_flops > 0:
-        raise ReportError("model_flops is the model's FLOPs per step, a number above 0.")
+    checked_model_flops(model_flops, "model_flops")
     doc, _ = export_document([path], progress, model_flops=model_flops)
     keys = ("schema", "op_efficiency_basis", "mfu", "op_efficiency")
     return paged({k: doc[k] for k in keys}, "op_efficiency", start, question)

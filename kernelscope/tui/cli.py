@@ -68,12 +68,6 @@ def _model_flops_argument(p: argparse.ArgumentParser) -> None:
                         "from the shapes a timeline records)")
 
 
-def _check_model_flops(value: float | None) -> float | None:
-    if value is not None and not (value > 0 and value != float("inf")):
-        raise ReportError("--model-flops takes the model's FLOPs per step, a number above 0.")
-    return value
-
-
 def _comparing(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The options of a diff: kernels paired by hand and the CI gate."""
     p.add_argument(
@@ -218,6 +212,7 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         render_checked,
         write_text,
     )
+    from kernelscope.timeline.analysis.op_efficiency import checked_model_flops
 
     if args.fail_if_slower is not None and not args.fail_if_slower >= 0:
         raise ReportError("--fail-if-slower takes a percentage of 0 or more.")
@@ -232,7 +227,7 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         process=getattr(args, "process", None),
         pairs=_pairs(args.pair),
         fail_if_slower=args.fail_if_slower,
-        model_flops=_check_model_flops(getattr(args, "model_flops", None)),
+        model_flops=checked_model_flops(getattr(args, "model_flops", None), "--model-flops"),
     )
     if args.output is None:  # refused before the work, not after it
         check_stdout_not_an_input(args.report)
@@ -254,11 +249,12 @@ def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
     from kernelscope.core.options import OpenOptions
     from kernelscope.export.summary import print_summary
     from kernelscope.export.writer import check_stdout_not_an_input
+    from kernelscope.timeline.analysis.op_efficiency import checked_model_flops
 
     check_stdout_not_an_input(args.report)
     options = OpenOptions(cache_dir=args.cache_dir, process=args.process, workers=args.workers,
                           scheduler=args.scheduler,
-                          model_flops=_check_model_flops(args.model_flops))
+                          model_flops=checked_model_flops(args.model_flops, "--model-flops"))
     print_summary(args.report, subcommand=subcommand, options=options)
     return 0
 

@@ -12,12 +12,8 @@ from tests.tui.helpers import settle, until_still
 
 
 async def _ranking(pilot: Pilot[object]) -> None:
-    app = pilot.app
-    for _ in range(400):
-        await pilot.pause(0.05)
-        if isinstance(app.screen, JoinScreen) and app.screen.query("#join-ranking"):
-            break
-    await settle(pilot)
+    await settle(pilot)  # the join is read in a worker: settled, its screen is up
+    assert isinstance(pilot.app.screen, JoinScreen) and pilot.app.screen.query("#join-ranking")
     await pilot.press("down", "down", "down")
     await settle(pilot)
     await until_still(pilot)

@@ -38,4 +38,4 @@ def test_a_model_flops_that_is_not_positive_is_refused(value: str) -> None:
     done = kernelscope("summary", str(STEP), f"--model-flops={value}")
     assert done.returncode == 2 and not done.stdout
     assert done.stderr.strip() == ("kernelscope: --model-flops takes the model's FLOPs per "
-                                   "step, a number above 0.")
+                                   "step, a finite number above 0.")

@@ -82,9 +82,8 @@ def run_weighed(diagnosis: Diagnosis, run_share: float, launches: int) -> Diagno
     minor = run_share < DEFAULT_THRESHOLDS.minor_time_share
     guard = _minor_guard(run_share, launches) if minor else None
     # a flag the report's own minor-share rail guarded is weighed afresh by the run's share
-    report_rail = next((g.text for g in diagnosis.guard_rails if g.id == MINOR_TIME_SHARE), "")
-    unweighed = tuple(replace(f, guard="") if report_rail and f.guard == report_rail else f
-                      for f in diagnosis.flags)
+    unweighed = tuple(replace(f, guard="", guard_rail="") if f.guard_rail == MINOR_TIME_SHARE
+                      else f for f in diagnosis.flags)
     flags = tuple(weighed(f, run_share, guard) for f in unweighed)
     rails = tuple(g for g in diagnosis.guard_rails if g.id != MINOR_TIME_SHARE)
     if guard is not None and flags:

@@ -275,6 +275,11 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
 
     def _baseline_changed(self, baseline: KernelDetail | None) -> None:
         """Show the panes again against the new baseline."""
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the header and the panes again (a new baseline; or every kernel read, so a
+        pane drawn meanwhile, weighed among the kernels read by then, is weighed afresh)."""
         self._shown.clear()
         self._update_header()
         self._render_active()

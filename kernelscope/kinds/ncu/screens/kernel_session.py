@@ -142,6 +142,9 @@ class KernelSession(KernelState, OpeningSession[int]):
         self.app.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:
             self.kernel_list.finish_loading(total)
+        for screen in self.app.screen_stack:  # drawn while kernels were still being read
+            if isinstance(screen, KernelDetailScreen):
+                screen.redraw()
 
     def close(self) -> None:
         if self._arrival_timer is not None:  # (a cancelled load never reaches _loaded)

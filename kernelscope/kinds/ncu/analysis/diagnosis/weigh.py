@@ -49,7 +49,9 @@ def weighed(
     found = flag.found_severity or flag.severity
     base = replace(flag, severity=found, found_severity=found)
     if guard is not None:
-        return replace(base, severity=Severity.INFO, guard=flag.guard or guard.text)
+        if flag.guard:
+            return replace(base, severity=Severity.INFO)
+        return replace(base, severity=Severity.INFO, guard=guard.text, guard_rail=guard.id)
     gain = expected_gain(flag, weight)
     spec = CATALOG.get(flag.id)
     occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
