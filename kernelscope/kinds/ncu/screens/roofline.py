@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widgets import Footer, Static
 
+from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_KEYS, PRECISIONS
 from kernelscope.kinds.ncu.analysis.roofline.collect import NOT_COLLECTED
 from kernelscope.kinds.ncu.render.roofline import ChartKernel
@@ -31,7 +32,7 @@ MISSING_LINES = 6
 
 def _si(value: float | None, unit: str) -> str:
     if value is None:
-        return "n/a"
+        return NOT_AVAILABLE
     for div, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= div:
             return f"{value / div:.3g} {prefix}{unit}"
@@ -202,7 +203,8 @@ class RooflineScreen(KernelReportScreen[int | None]):
             elif point.flops_per_s <= 0:
                 second.append(f" · no {TITLES.get(precision, precision)} work", style="yellow")
             else:
-                pct = f"{point.pct_of_peak:.1f}%" if point.pct_of_peak is not None else "n/a"
+                pct = (NOT_AVAILABLE if point.pct_of_peak is None
+                       else f"{point.pct_of_peak:.1f}%")
                 intensity = point.intensity_by_level.get(self.level)
                 second.append(f" · {_si(point.flops_per_s, 'FLOP/s')} ({pct} of peak)")
                 second.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernelscope.core.units import fmt_number
+from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.core.words import plural
 from kernelscope.export.csv_text import csv_text
 from kernelscope.export.markdown import code, fenced, inline, table
@@ -109,7 +109,7 @@ def _families_lines(doc: dict[str, Any], top: int) -> list[str]:
                     ((kernel_text(names, f["name"], NAME_WIDTH), f["ranks"],
                       fmt_number(f["instances"]),
                       duration(f["min_ns"]), duration(f["med_ns"]), duration(f["max_ns"]),
-                      f["slowest_rank"], f"{f['ratio']:.2f}x" if f["ratio"] else "n/a",
+                      f["slowest_rank"], f"{f['ratio']:.2f}x" if f["ratio"] else NOT_AVAILABLE,
                       "communication" if f["comm"] else ("SLOWER" if f["flagged"] else ""))
                      for f in fams[:top]), "lrrrrrrrl"), ""]
     for f in fams:
