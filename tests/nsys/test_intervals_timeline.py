@@ -8,6 +8,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kernelscope.timeline.analysis import gpu_breakdown
 from kernelscope.timeline.analysis.timeline import TimelineIndex
 from kernelscope.timeline.analysis.utilization import idle_gaps
 from kernelscope.timeline.model import intervals as intervals_module
@@ -135,3 +136,25 @@ def test_ops_between(zoo) -> None:
     # An op that started before the window but is still running is included.
     mid = index.ops_between(700_000_000, 700_000_001)
     assert mid.height == 1 and mid["kind"][0] == "memcpy"
+
+
+hta_intervals = st.lists(st.tuples(st.integers(0, 300), st.integers(-3, 40)), min_size=1,
+                         max_size=80)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hta_intervals)
+def test_small_hta_merges_in_python_equal_polars_merges(rows) -> None:
+    df = pl.DataFrame({"hts": [s for s, _ in rows], "hend": [s + d for s, d in rows]},
+                      schema={"hts": pl.Int64, "hend": pl.Int64})
+    in_python = gpu_breakdown._merged_rows(df)
+    # (an interval rounded to end before it starts leaves the merge to polars)
+    assert (in_python is None) == any(d < 0 for _, d in rows)
+    small = gpu_breakdown.SMALL_MERGE
+    gpu_breakdown.SMALL_MERGE = 0
+    try:
+        in_polars = gpu_breakdown.merged(df)
+    finally:
+        gpu_breakdown.SMALL_MERGE = small
+    assert in_python is None or (in_python.equals(in_polars)
+                                 and gpu_breakdown.merged(df).equals(in_polars))
