@@ -102,9 +102,10 @@ def test_calls_near_the_gaps_hold_every_call_that_overlaps_one(sample_report, na
     report = sample_report(name)
     gaps = idle_gaps(report, 0).head(400)
     calls = report.cuda_api.drop_nulls(["start", "end"]).with_row_index("row")
-    near = set(near_gaps(calls, gaps)["row"].to_list())
+    near = set(near_gaps(calls, gaps, min_rows=0)["row"].to_list())
     overlapping = calls.join_where(gaps, pl.col("start") < pl.col("end_ns"),
                                    pl.col("end") > pl.col("start_ns"))
     assert gaps.height and overlapping.height
     assert set(overlapping["row"].to_list()) <= near < set(calls["row"].to_list())
-    assert near_gaps(calls, None).equals(calls)
+    assert near_gaps(calls, None, min_rows=0).equals(calls)
+    assert near_gaps(calls, gaps, min_rows=calls.height).equals(calls)

@@ -49,12 +49,19 @@ def categorised(frame: pl.DataFrame, category: pl.Expr) -> pl.DataFrame:
     return frame.join(names, on="name", how="left", maintain_order="left")
 
 
-def near_gaps(frame: pl.DataFrame, gaps: pl.DataFrame | None) -> pl.DataFrame:
+NEAR_GAPS_ROWS = 2_000
+"""Up to this many calls, every call is categorised: finding those near the gaps would cost
+more than it saves."""
+
+
+def near_gaps(frame: pl.DataFrame, gaps: pl.DataFrame | None,
+              min_rows: int = NEAR_GAPS_ROWS) -> pl.DataFrame:
     """The rows of ``frame`` (start, end, neither null) that overlap or touch the union of
     ``gaps`` (start_ns, end_ns; None: every row): a superset of the rows overlapping a gap,
     found with one binary search a row, so that the calls of a long trace are categorised
-    only where :func:`gap_hits` may keep them."""
-    if gaps is None or not frame.height:
+    only where :func:`gap_hits` may keep them. A frame of ``min_rows`` or fewer is kept
+    whole."""
+    if gaps is None or frame.height <= min_rows:
         return frame
     union = merge_intervals(gaps.select(pl.col("start_ns").alias("start"),
                                         pl.col("end_ns").alias("end")))
