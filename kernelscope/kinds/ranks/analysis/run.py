@@ -6,7 +6,8 @@
 Two passes over the traces, both through the same executor: every trace is reduced to
 :class:`RankSummary` objects; then, once the straggler is known, the CPU calls (OS runtime
 and CUDA API) of its calling thread during its lead-ins to the collectives it was latest at
-are read from its trace, and the same for the rank that arrived earliest, to compare.
+are read from its trace, and the same for the rank that arrived earliest, to compare (from
+the trace already read, for a Kineto run reduced in this process with ``keep_traces``).
 """
 
 from __future__ import annotations
