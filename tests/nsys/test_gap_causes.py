@@ -10,8 +10,10 @@ import polars as pl
 import pytest
 
 from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.gap_cause_events import near_gaps
 from kernelscope.timeline.analysis.gap_causes import CAUSES, explain_gaps
 from kernelscope.timeline.analysis.timeline_data import TimelineData
+from kernelscope.timeline.analysis.utilization import idle_gaps
 from kernelscope.timeline.screens.timeline_views.gaps import gaps_frame
 from tests.nsys.oracle import NSYS_SAMPLES
 
@@ -93,3 +95,17 @@ def test_module_loading_is_not_launch_overhead() -> None:
     join = explain_gaps(open_report(NSYS_SAMPLES / "join_trace.sqlite.xz"), limit=None)
     module = [g for g in join if g.detail == "cuModuleLoadData 88.62 ms"]
     assert [g.cause for g in module] == ["module-loading"]
+
+
+@pytest.mark.parametrize("name", ["timeline_torch", "zoo", "many_launches"])
+def test_calls_near_the_gaps_hold_every_call_that_overlaps_one(sample_report, name) -> None:
+    report = sample_report(name)
+    gaps = idle_gaps(report, 0).head(400)
+    calls = report.cuda_api.drop_nulls(["start", "end"]).with_row_index("row")
+    near = set(near_gaps(calls, gaps, min_rows=0)["row"].to_list())
+    overlapping = calls.join_where(gaps, pl.col("start") < pl.col("end_ns"),
+                                   pl.col("end") > pl.col("start_ns"))
+    assert gaps.height and overlapping.height
+    assert set(overlapping["row"].to_list()) <= near < set(calls["row"].to_list())
+    assert near_gaps(calls, None, min_rows=0).equals(calls)
+    assert near_gaps(calls, gaps, min_rows=calls.height).equals(calls)

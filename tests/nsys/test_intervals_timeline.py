@@ -8,8 +8,10 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kernelscope.timeline.analysis import gpu_breakdown
 from kernelscope.timeline.analysis.timeline import TimelineIndex
 from kernelscope.timeline.analysis.utilization import idle_gaps
+from kernelscope.timeline.model import intervals as intervals_module
 from kernelscope.timeline.model.intervals import Coverage, merge_intervals, overlap_sum_until
 from tests.nsys.test_schema_variants import union_busy
 
@@ -17,6 +19,16 @@ intervals = st.lists(
     st.tuples(st.integers(0, 1000), st.integers(0, 200)).map(lambda t: (t[0], t[0] + t[1])),
     max_size=40,
 )
+
+
+def polars_merge(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """``merge_intervals`` through polars whatever the size (no merge counted small)."""
+    small = intervals_module.SMALL_MERGE
+    intervals_module.SMALL_MERGE = 0
+    try:
+        return merge_intervals(df, by)
+    finally:
+        intervals_module.SMALL_MERGE = small
 
 
 def frame(ivs: list[tuple[int, int]]) -> pl.DataFrame:
@@ -62,6 +74,26 @@ def test_merge_gives_disjoint_sorted_union(ivs) -> None:
     assert sum(e - s for s, e in merged) == union_busy(ivs, -(10**9), 10**9)
 
 
+keyed = st.lists(st.tuples(st.sampled_from([None, 0, 1, 7]), st.sampled_from([None, "a", "é"]),
+                           st.integers(0, 1000), st.integers(-20, 200)), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(keyed, st.sampled_from([[], ["k"], ["k", "s"], ["s"]]))
+def test_small_merges_in_python_equal_polars_merges(rows, by) -> None:
+    df = pl.DataFrame([(k, s, a, a + d) for k, s, a, d in rows], orient="row",
+                      schema={"k": pl.Int32, "s": pl.String, "start": pl.Int64, "end": pl.Int64})
+    in_python, in_polars = merge_intervals(df, by), polars_merge(df, by)
+    assert in_python.equals(in_polars) and in_python.schema == in_polars.schema
+
+
+def test_a_traces_kernels_merge_alike_either_way(zoo) -> None:
+    by = ["device_id", "stream_id"]
+    kernels = zoo.kernels.sort("start").head(intervals_module.SMALL_MERGE)
+    assert kernels.height > 50
+    assert merge_intervals(kernels, by).equals(polars_merge(kernels, by))
+
+
 def test_render_full_span_matches_utilisation(zoo) -> None:
     index = TimelineIndex(zoo)
     view = index.render(zoo.start_ns, zoo.end_ns, 200)
@@ -104,3 +136,25 @@ def test_ops_between(zoo) -> None:
     # An op that started before the window but is still running is included.
     mid = index.ops_between(700_000_000, 700_000_001)
     assert mid.height == 1 and mid["kind"][0] == "memcpy"
+
+
+hta_intervals = st.lists(st.tuples(st.integers(0, 300), st.integers(-3, 40)), min_size=1,
+                         max_size=80)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hta_intervals)
+def test_small_hta_merges_in_python_equal_polars_merges(rows) -> None:
+    df = pl.DataFrame({"hts": [s for s, _ in rows], "hend": [s + d for s, d in rows]},
+                      schema={"hts": pl.Int64, "hend": pl.Int64})
+    in_python = gpu_breakdown._merged_rows(df)
+    # (an interval rounded to end before it starts leaves the merge to polars)
+    assert (in_python is None) == any(d < 0 for _, d in rows)
+    small = gpu_breakdown.SMALL_MERGE
+    gpu_breakdown.SMALL_MERGE = 0
+    try:
+        in_polars = gpu_breakdown.merged(df)
+    finally:
+        gpu_breakdown.SMALL_MERGE = small
+    assert in_python is None or (in_python.equals(in_polars)
+                                 and gpu_breakdown.merged(df).equals(in_polars))

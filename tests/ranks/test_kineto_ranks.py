@@ -13,9 +13,11 @@ from typing import Any
 import polars as pl
 import pytest
 
+from kernelscope.core.errors import ReportError
 from kernelscope.kinds import kind_for
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
-from kernelscope.kinds.ranks.analysis.run import analyse_run
+from kernelscope.kinds.ranks.analysis.run import KEPT, analyse_run
+from kernelscope.kinds.ranks.analysis.run_whatif import run_model
 from kernelscope.kinds.ranks.render.ranks import straggler_note
 from tests.conftest import SAMPLES
 from tests.kineto.test_kineto_inputs import run_cli
@@ -264,3 +266,43 @@ def test_the_markdown_s_gap_causes_are_in_pytorch_words(capsys: pytest.CaptureFi
     legend = [line for line in capsys.readouterr().out.splitlines() if " Try: " in line]
     assert any("torch.profiler with\\_stack=True" in line for line in legend)
     assert not any("--trace=" in line for line in legend)
+
+
+def _critical(run: RunAnalysis) -> tuple[list[dict[str, Any]], pl.DataFrame] | str:
+    """The run's critical path (its steps and per-rank waits), or the sentence refusing it."""
+    try:
+        model = run_model(run)
+    except ReportError as exc:
+        return str(exc)
+    return model.critical_path.steps.to_dicts(), model.waits()
+
+
+def test_traces_kept_from_the_reading_give_what_reading_them_again_gives() -> None:
+    kept = analyse_run([KINETO_RANKS], workers=0, keep_traces=True)
+    again = analyse_run([KINETO_RANKS], workers=0)
+    assert sorted(kept.extra[KEPT]) == sorted(s.file for s in kept.ranks.values())
+    assert KEPT not in again.extra
+    from_kept = _critical(kept)
+    assert not isinstance(from_kept, str)
+    steps, waits = from_kept
+    read_again = _critical(again)
+    assert not isinstance(read_again, str)
+    assert (steps, waits.to_dicts()) == (read_again[0], read_again[1].to_dicts())
+    assert len(steps) == 16
+    straggler, other = kept.straggler, again.straggler
+    assert straggler is not None and other is not None
+    assert straggler.cpu_calls.equals(other.cpu_calls)
+    assert kept.extra["compared_with"] == again.extra["compared_with"] is not None
+
+
+def test_a_kept_rank_without_gpu_work_refuses_the_critical_path_as_a_read_one(
+        tmp_path: Path) -> None:
+    gpu = {"kernel", "gpu_memcpy", "gpu_memset"}
+    for rank in range(4):
+        trace = _trace(rank)
+        if rank == 1:
+            trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") not in gpu]
+        _write(tmp_path, rank, trace)
+    refused = _critical(analyse_run([tmp_path], workers=0, keep_traces=True))
+    assert isinstance(refused, str) and "rank1.pt.trace.json holds no GPU activity" in refused
+    assert refused == _critical(analyse_run([tmp_path], workers=0))

@@ -25,7 +25,7 @@ def _open_ranks(paths: Sequence[Path], options: OpenOptions) -> Any:
 
     cache = str(options.cache_dir) if options.cache_dir is not None else None
     return analyse_run(paths, options=ReduceOptions(cache_dir=cache), workers=options.workers,
-                       scheduler=options.scheduler)
+                       scheduler=options.scheduler, keep_traces=True)
 
 
 def _analyse_ranks(run: Any, options: OpenOptions) -> Any:

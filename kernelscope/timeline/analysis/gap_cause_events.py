@@ -49,15 +49,38 @@ def categorised(frame: pl.DataFrame, category: pl.Expr) -> pl.DataFrame:
     return frame.join(names, on="name", how="left", maintain_order="left")
 
 
-def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int) -> pl.DataFrame:
-    """CUDA API calls, OS runtime calls and NVTX ranges of ``threads`` overlapping [t0, t1).
+NEAR_GAPS_ROWS = 2_000
+"""Up to this many calls, every call is categorised: finding those near the gaps would cost
+more than it saves."""
+
+
+def near_gaps(frame: pl.DataFrame, gaps: pl.DataFrame | None,
+              min_rows: int = NEAR_GAPS_ROWS) -> pl.DataFrame:
+    """The rows of ``frame`` (start, end, neither null) that overlap or touch the union of
+    ``gaps`` (start_ns, end_ns; None: every row): a superset of the rows overlapping a gap,
+    found with one binary search a row, so that the calls of a long trace are categorised
+    only where :func:`gap_hits` may keep them. A frame of ``min_rows`` or fewer is kept
+    whole."""
+    if gaps is None or frame.height <= min_rows:
+        return frame
+    union = merge_intervals(gaps.select(pl.col("start_ns").alias("start"),
+                                        pl.col("end_ns").alias("end")))
+    before = union["start"].search_sorted(frame["end"], side="left").cast(pl.Int64) - 1
+    reach = union["end"].gather(before.clip(lower_bound=0))
+    return frame.filter((before >= 0) & (reach >= frame["start"]))
+
+
+def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
+               gaps: pl.DataFrame | None = None) -> pl.DataFrame:
+    """CUDA API calls, OS runtime calls and NVTX ranges of ``threads`` overlapping [t0, t1)
+    (and, given ``gaps``, near one of them: :func:`near_gaps`).
 
     Columns: start, end, global_tid, name, source, category.
     """
     window = (pl.col("start") < t1) & (pl.col("end") > t0) & pl.col("global_tid").is_in(
         threads.implode()
     )
-    api = report.cuda_api.filter(window)
+    api = near_gaps(report.cuda_api.filter(window), gaps)
     pageable = report.memcpy.filter(
         (pl.col("src_kind_name") == "Pageable") | (pl.col("dst_kind_name") == "Pageable")
     ).select("correlation_id", pl.lit(True).alias("pageable"))
@@ -83,7 +106,8 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int) -> 
         pl.lit("cuda").alias("source"),
     ).select("start", "end", "global_tid", "name", "source", "category")
     osrt = categorised(
-        report.osrt.filter(window).select("start", "end", "global_tid", "name"),
+        near_gaps(report.osrt.filter(window), gaps).select("start", "end", "global_tid",
+                                                            "name"),
         pl.when(pl.col("name").str.contains(IDLE_OSRT)).then(pl.lit("idle"))
         .otherwise(pl.lit("os")),
     ).with_columns(pl.lit("osrt").alias("source"))

@@ -140,7 +140,7 @@ def _explain(
     watch = watched_threads(report, fed)
     t0 = int(gaps["start_ns"].min())  # type: ignore[arg-type]
     t1 = int(gaps["end_ns"].max())  # type: ignore[arg-type]
-    hits = gap_hits(fed, cpu_events(report, watch["global_tid"].unique(), t0, t1), watch)
+    hits = gap_hits(fed, cpu_events(report, watch["global_tid"].unique(), t0, t1, gaps), watch)
     cov, any_cov, cuda_cov = covered_ns(hits)
     named = named_calls(hits)
     watched = dict(watch.group_by("gap").len().iter_rows())

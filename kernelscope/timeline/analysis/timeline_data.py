@@ -13,7 +13,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
@@ -38,8 +38,6 @@ from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy, nvtx_summary
 from kernelscope.timeline.analysis.nvtx_ops import nvtx_op_efficiency
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
-from kernelscope.timeline.analysis.timeline import TimelineIndex
-from kernelscope.timeline.analysis.timeline_view import Gap
 from kernelscope.timeline.analysis.utilization import (
     gap_histogram,
     gpu_utilization,
@@ -48,6 +46,10 @@ from kernelscope.timeline.analysis.utilization import (
     utilization_windows,
 )
 from kernelscope.timeline.model.model import TimelineReport
+
+if TYPE_CHECKING:
+    from kernelscope.timeline.analysis.timeline import TimelineIndex
+    from kernelscope.timeline.analysis.timeline_view import Gap
 
 EXPLAIN_LIMIT = 500
 """How many of the longest large gaps get an explanation (the CPU activity during them)."""
@@ -92,7 +94,13 @@ class TimelineData:
         # The report's time range (ns): the timeline's axis, the exports' origin.
         self.start_ns, self.end_ns = report.start_ns, report.end_ns
 
-    index = _of_report(TimelineIndex)
+    @cached_property
+    def index(self) -> TimelineIndex:
+        """The timeline's lanes and events for the screen (imported there: an export needs
+        none of it)."""
+        from kernelscope.timeline.analysis.timeline import TimelineIndex
+
+        return TimelineIndex(self.report)
 
     @cached_property
     def lane_events(self) -> bool:

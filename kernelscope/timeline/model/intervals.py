@@ -38,6 +38,9 @@ def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
     }
     if not valid.height:
         return pl.DataFrame(schema=schema)
+    if valid.height <= SMALL_MERGE and all(
+            valid.schema[k].is_integer() or valid.schema[k] == pl.String for k in keys):
+        return _merged_rows(valid, len(keys), schema)
     valid = valid.sort([*keys, "start"])
     lo = int(valid["start"].min())  # type: ignore[arg-type]
     stride = int(valid["end"].max()) - lo + 2  # type: ignore[arg-type]
@@ -62,6 +65,33 @@ def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
     heads = shifted[first_rows]
     ends = shifted["_reach"].gather(last_rows) - heads["_off"] + lo
     return heads.select(*keys, "start").with_columns(ends.alias("end"))
+
+
+SMALL_MERGE = 512
+"""Up to this many intervals, :func:`merge_intervals` merges them in Python: polars' fixed
+cost per operation (about ten of them) is more than the work on so few rows."""
+
+
+def _merged_rows(valid: pl.DataFrame, nkeys: int,
+                 schema: dict[str, PolarsDataType]) -> pl.DataFrame:
+    """:func:`merge_intervals` of ``valid`` (its key columns, then start and end; integer or
+    string keys) row by row: the same rows in the same order (nulls first, as polars sorts)."""
+    def order(row: tuple[object, ...]) -> tuple[object, ...]:
+        return (*((v is not None, v) for v in row[:nkeys]), row[nkeys])
+
+    keys: list[tuple[object, ...]] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for row in sorted(valid.iter_rows(), key=order):
+        key, start, end = row[:nkeys], int(row[nkeys]), int(row[nkeys + 1])
+        if keys and keys[-1] == key and start <= ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            keys.append(key)
+            starts.append(start)
+            ends.append(end)
+    columns = {name: [k[i] for k in keys] for i, name in enumerate(list(schema)[:nkeys])}
+    return pl.DataFrame({**columns, "start": starts, "end": ends}, schema=schema)
 
 
 @dataclass(frozen=True)

@@ -154,11 +154,8 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
             collector = _collect(path, header, on_piece, 1, shapes)
     frames = collector.frames()
     gpu = _with_correlation(frames["gpu"], frames["flows"])
-    if need_gpu and not gpu.filter(pl.col("kind") != "sync").height:
-        raise ReportError(
-            f"{safe_text(path)} holds no GPU activity (kernels, copies or memsets): profile "
-            "with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]."
-        )
+    if need_gpu:
+        check_gpu_activity(path, gpu)
     runtime = _ns(frames["runtime"])
     gpu = _ns(gpu).join(
         runtime.filter(pl.col("correlation") >= 0).unique("correlation", keep="first")
@@ -176,6 +173,16 @@ def read_trace(path: Path, progress: Callable[[str, float | None], None] | None 
         members={k: v for k, v in members.items() if k != "deviceProperties"},
         comms=frames["comms"], op_shapes=collector.shapes,
     )
+
+
+def check_gpu_activity(path: Path, gpu: pl.DataFrame) -> None:
+    """ReportError (one sentence) when ``gpu`` (a trace's GPU events) holds no kernel, copy
+    or memset: a trace read without ``need_gpu`` checked as a read with it would be."""
+    if not gpu.filter(pl.col("kind") != "sync").height:
+        raise ReportError(
+            f"{safe_text(path)} holds no GPU activity (kernels, copies or memsets): profile "
+            "with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]."
+        )
 
 
 def parse_workers() -> int:

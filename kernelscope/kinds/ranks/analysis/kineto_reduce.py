@@ -156,19 +156,28 @@ def _steps(trace: KinetoTrace) -> pl.DataFrame:
                               .alias("name"), "start", "end")
 
 
-def reduce_kineto(path: str, options: ReduceOptions | None = None) -> list[RankSummary]:
-    """Read the Kineto trace at ``path`` and reduce it to its one rank. Raises ReportError
-    with one sentence on bad input; a trace without GPU work is a rank without GPU work."""
+KeptTraces = dict[str, tuple[KinetoTrace, TimelineReport]]
+"""Traces a run read in this process, by the path their rank was reduced from, with their
+timeline model: the run's critical path and straggler detail read them from here instead of
+the files again (``run.analyse_run``'s ``keep_traces``)."""
+
+
+def reduce_kineto(path: str, options: ReduceOptions | None = None,
+                  kept: KeptTraces | None = None) -> list[RankSummary]:
+    """Read the Kineto trace at ``path`` and reduce it to its one rank (the trace and its
+    timeline model put in ``kept`` when given). Raises ReportError with one sentence on bad
+    input; a trace without GPU work is a rank without GPU work."""
     try:
         return [_reduce(read_trace(Path(path), need_gpu=False, shapes=False), path,
-                        options or ReduceOptions())]
+                        options or ReduceOptions(), kept)]
     except pl.exceptions.PolarsError as exc:
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ReportError(f"{safe_text(Path(path).name)} could not be read as a rank "
                           f"({detail.rstrip('.')}).") from exc
 
 
-def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions) -> RankSummary:
+def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions,
+            kept: KeptTraces | None) -> RankSummary:
     own = step_names([trace])
     hta = hta_numbers(trace, own)
     # HTA drops the last step when the whole run holds two step names: the run chooses
@@ -180,6 +189,8 @@ def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions) -> RankSummar
                    "distributed": _distributed(trace)},
     })
     report = as_timeline_report(trace)
+    if kept is not None:
+        kept[path] = (trace, report)
     summary = reduce_unit(runtime_calls(report.cuda_api), _tables(trace, report), path, None,
                           False, options, extras)
     main = trace.processes[0].pid if trace.processes else None
@@ -211,4 +222,4 @@ def settle_hta(ranks: Sequence[RankSummary]) -> None:
         s.extras.update(chosen.stream_and_type_members())
 
 
-__all__ = ["collective_calls", "host_of", "reduce_kineto", "settle_hta"]
+__all__ = ["KeptTraces", "collective_calls", "host_of", "reduce_kineto", "settle_hta"]

@@ -6,16 +6,18 @@
 Two passes over the traces, both through the same executor: every trace is reduced to
 :class:`RankSummary` objects; then, once the straggler is known, the CPU calls (OS runtime
 and CUDA API) of its calling thread during its lead-ins to the collectives it was latest at
-are read from its trace, and the same for the rank that arrived earliest, to compare.
+are read from its trace, and the same for the rank that arrived earliest, to compare (from
+the trace already read, for a Kineto run reduced in this process with ``keep_traces``).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -39,7 +41,12 @@ from kernelscope.kinds.ranks.analysis.clocks import (
 from kernelscope.kinds.ranks.analysis.collectives import SOURCES
 from kernelscope.kinds.ranks.analysis.discover import KINETO, kind_of_file, run_files
 from kernelscope.kinds.ranks.analysis.families import family_table, per_rank_families, slow_ranks
-from kernelscope.kinds.ranks.analysis.kineto_reduce import reduce_kineto, runtime_calls, settle_hta
+from kernelscope.kinds.ranks.analysis.kineto_reduce import (
+    KeptTraces,
+    reduce_kineto,
+    runtime_calls,
+    settle_hta,
+)
 from kernelscope.kinds.ranks.analysis.model import RankSummary, RunAnalysis
 from kernelscope.kinds.ranks.analysis.numbering import align_clocks, check_one_run, number_ranks
 from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
@@ -51,8 +58,11 @@ from kernelscope.kinds.ranks.analysis.straggler import (
     find_straggler,
     step_waits,
 )
+from kernelscope.timeline.model.model import TimelineReport
 
 I64 = pl.Int64
+KEPT = "kept_traces"
+"""The ``run.extra`` member holding the Kineto traces read in this process (KeptTraces)."""
 DETAIL_WINDOWS = 20
 TOP_CALLS = 10
 
@@ -117,15 +127,17 @@ def lead_in_windows(summary: RankSummary, calls: pl.DataFrame, rank: int,
 
 
 def cpu_calls_in(path: str, windows: list[tuple[int, int]], threads: list[int],
-                 options: ReduceOptions) -> pl.DataFrame:
+                 options: ReduceOptions, report: TimelineReport | None = None) -> pl.DataFrame:
     """OS runtime and CUDA API calls of ``threads`` inside ``windows`` (disjoint, local
-    clock), summed per call name: source, name, calls, ns (time inside the windows)."""
+    clock), summed per call name: source, name, calls, ns (time inside the windows).
+    ``report``: a Kineto trace's timeline model already read (else it is read again)."""
     schema = {"source": pl.String, "name": pl.String, "calls": I64, "ns": I64}
     if not windows:
         return pl.DataFrame(schema=schema)
     windows = sorted(windows)
-    if kind_of_file(Path(path)) == KINETO:
+    if report is None and kind_of_file(Path(path)) == KINETO:
         report = as_timeline_report(read_trace(Path(path), need_gpu=False, shapes=False))
+    if report is not None:
         api, osrt = runtime_calls(report.cuda_api)(windows, [])
         if threads:
             api = api.filter(pl.col("global_tid").is_in(threads))
@@ -160,11 +172,13 @@ def _straggler_detail(run: RunAnalysis, executor: Executor, options: ReduceOptio
              .group_by("rank").agg(pl.col("wait_ns").sum()).sort(["wait_ns", "rank"],
                                                                   descending=[True, False]))
     who = [straggler.rank] + ([int(first["rank"][0])] if first.height else [])
+    kept: KeptTraces = run.extra.get(KEPT, {})
     tasks = []
     for rank in who:
         s = run.ranks[rank]
+        read = kept.get(s.file)
         tasks.append((cpu_calls_in, (s.file, lead_in_windows(s, calls, rank, latest),
-                                     s.main_tids, options)))
+                                     s.main_tids, options, read[1] if read else None)))
     found = dict(executor.run(tasks, cancel))
     mine = found[0]
     if len(who) > 1:
@@ -187,22 +201,29 @@ def analyse_run(
     scheduler: str | None = None,
     progress: ProgressHook | None = None,
     cancel: CancelHook | None = None,
+    keep_traces: bool = False,
 ) -> RunAnalysis:
     """Reduce the traces of ``inputs`` (directories and files) and compare their ranks.
 
     ``workers``: worker processes (0: in this process; default: chosen by size and cores);
-    ``scheduler``: a Dask scheduler address to run the reductions on instead. Raises
+    ``scheduler``: a Dask scheduler address to run the reductions on instead;
+    ``keep_traces``: Kineto traces reduced in this process stay in ``run.extra[KEPT]`` (for
+    the straggler detail and the run's critical path, which would read them again). Raises
     ReportError (OpenCancelled when cancelled) with one sentence.
     """
     options = options or ReduceOptions()
     files = run_files(inputs)
     paths = files.paths
-    reduce = reduce_kineto if files.kind == KINETO else reduce_trace
     executor = make_executor(paths, workers=workers, scheduler=scheduler)
+    kept: KeptTraces | None = None
+    if files.kind == KINETO and keep_traces and type(executor) is Executor:
+        kept = {}
     try:
         report_progress(progress, f"Reading {len(paths)} traces ({executor.name})", 0.0)
         results: dict[int, list[RankSummary]] = {}
-        tasks = [(reduce, (str(p), options)) for p in paths]
+        tasks: list[tuple[Callable[..., list[RankSummary]], tuple[Any, ...]]] = [
+            (reduce_kineto, (str(p), options, kept)) if files.kind == KINETO
+            else (reduce_trace, (str(p), options)) for p in paths]
         for done, (index, summaries) in enumerate(executor.run(tasks, cancel), start=1):
             results[index] = summaries
             report_progress(progress, f"Read {done} of {len(paths)} traces "
@@ -211,6 +232,8 @@ def analyse_run(
         report_progress(progress, "Comparing the ranks", None)
         run = analyse(summaries)
         run.extra["executor"] = executor.name
+        if kept is not None:
+            run.extra[KEPT] = kept
         run.extra["trace_kind"] = files.kind
         if files.left_out:
             run.notes.append(left_out(files.left_out))

@@ -1,5 +1,6 @@
-"""The critical path and the what-if of a run: every rank's trace read again as a timeline,
-its dependency graph built, and the graphs joined at the collectives the ranks analysis
+"""The critical path and the what-if of a run: every rank's trace read again as a timeline
+(or, for Kineto traces the run read in this process, taken as it read them: ``KEPT``), its
+dependency graph built, and the graphs joined at the collectives the ranks analysis
 matched (``matching.match_collectives``; ``timeline/analysis/critical_path/ranks.py``).
 
     model = run_model(run)            # a critical_path.whatif.Model over every rank
@@ -12,16 +13,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.core.options import OpenOptions
+from kernelscope.kinds.ranks.analysis.kineto_reduce import KeptTraces
 from kernelscope.kinds.ranks.analysis.matching import match_collectives
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
+from kernelscope.kinds.ranks.analysis.run import KEPT
 from kernelscope.timeline.analysis.critical_path.graph import Graph, build_graph
 from kernelscope.timeline.analysis.critical_path.ranks import CALL_SCHEMA, run_graph
 from kernelscope.timeline.analysis.critical_path.whatif import Model
+from kernelscope.timeline.model.model import TimelineReport
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.kineto.model.model import KinetoTrace
 
 JOINED_SOURCES = ("nccl", "backend", "nvtx", "mpi")
 """Where the collectives are read from: NCCL kernels, or CPU calls of a thread."""
@@ -65,19 +73,27 @@ def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
     if len(set(files)) < len(files):
         raise ReportError("The critical path of a run needs one trace per rank; this run "
                           "holds several ranks in one trace.")
-    graphs = {rank: _rank_graph(Path(s.file), options) for rank, s in run.ranks.items()}
+    kept: KeptTraces = run.extra.get(KEPT, {})
+    graphs = {rank: _rank_graph(Path(s.file), options, kept.get(s.file))
+              for rank, s in run.ranks.items()}
     offsets = dict(run.clock.offsets_ns)
     graph, calls = run_graph(graphs, offsets, _matched(run, offsets))
     return RunModel(graph, calls)
 
 
-def _rank_graph(path: Path, options: OpenOptions | None) -> Graph:
-    """One rank's trace read whole as a timeline, its dependency graph."""
+def _rank_graph(path: Path, options: OpenOptions | None,
+                kept: tuple[KinetoTrace, TimelineReport] | None) -> Graph:
+    """One rank's trace read whole as a timeline (``kept``: the trace and its timeline the
+    run read already), its dependency graph."""
     from kernelscope.kinds.kineto.model import is_kineto_file
     from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report, cpu_op_ranges
-    from kernelscope.kinds.kineto.model.model import read_trace
+    from kernelscope.kinds.kineto.model.model import check_gpu_activity, read_trace
     from kernelscope.kinds.nsys.model.opener import open_report
 
+    if kept is not None:
+        trace, report = kept
+        check_gpu_activity(path, trace.gpu)
+        return build_graph(report, cpu_op_ranges(trace))
     if is_kineto_file(path):
         trace = read_trace(path)
         return build_graph(as_timeline_report(trace), cpu_op_ranges(trace))

@@ -139,23 +139,21 @@ def _instead(ranks: dict[int, RankSummary], calls: pl.DataFrame, who: int) -> pl
     (``window``, ``gpu`` busy, time in each NVTX range) the median over the matched
     collectives, its value and the median of the other ranks' values."""
     ids = calls.filter(pl.col("rank") == who).select("match")
-    medians = []
-    for rank, s in ranks.items():
-        if not s.lead_in.height:
-            continue
-        matched = calls.filter(pl.col("rank") == rank).join(ids, on="match", how="semi"
-                                                            ).select("op", "seq")
-        mine = s.lead_in.join(matched, on=["op", "seq"], how="semi")
-        full = matched.join(mine.select("what", "name").unique(), how="cross").join(
-            mine, on=["op", "seq", "what", "name"], how="left").with_columns(
-            pl.col("ns").fill_null(0))
-        medians.append(full.group_by("what", "name").agg(
-            pl.col("ns").median().alias("ns")).with_columns(pl.lit(rank, I64).alias("rank")))
     schema = {"what": pl.String, "name": pl.String, "ns": pl.Float64,
               "others_ns": pl.Float64, "extra_ns": pl.Float64}
-    if not medians:
+    leads = [s.lead_in.hstack([pl.Series("rank", [rank] * s.lead_in.height, dtype=I64)])
+             for rank, s in ranks.items() if s.lead_in.height]
+    if not leads:
         return pl.DataFrame(schema=schema)
-    per_rank = pl.concat(medians, how="vertical_relaxed")
+    # Every rank at once (a rank column), as the loop over the ranks it replaces did each.
+    lead = pl.concat(leads, how="vertical_relaxed")
+    matched = calls.filter(pl.col("rank").is_in(lead["rank"].unique().implode())).join(
+        ids, on="match", how="semi").select(pl.col("rank").cast(I64), "op", "seq")
+    mine = lead.join(matched, on=["rank", "op", "seq"], how="semi")
+    full = matched.join(mine.select("rank", "what", "name").unique(), on="rank").join(
+        mine, on=["rank", "op", "seq", "what", "name"], how="left").with_columns(
+        pl.col("ns").fill_null(0))
+    per_rank = full.group_by("rank", "what", "name").agg(pl.col("ns").median().alias("ns"))
     names = per_rank.select("what", "name").unique()
     grid = names.join(pl.DataFrame({"rank": list(ranks)}, schema={"rank": I64}), how="cross")
     per_rank = grid.join(per_rank, on=["what", "name", "rank"], how="left").with_columns(
