@@ -106,12 +106,39 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
 
 def kernel_members(detail: KernelDetail) -> str:
     """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics, the
-    bulk of the document, through ``json_text.value_unit_items``."""
-    level = ENTRY_LEVEL + 1
+    bulk of the document, through ``json_text.value_unit_items``. A launch that repeats an
+    earlier one's name, shape, process, metrics and rule results (a loop's launches of one
+    kernel) takes the text after its ``id`` from that launch (:data:`_REPEATED`)."""
     metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+    values = tuple(metrics.values())
+    key = (
+        detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
+        detail.unmeasured, detail.pid, detail.process, tuple(detail.sections),
+        tuple(metrics), tuple(map(id, values)), tuple(map(id, detail.rules)),
+    )
+    known = _REPEATED.get(key)
+    if known is None:
+        if len(_REPEATED) >= MAX_REPEATED:
+            _REPEATED.clear()
+        known = _REPEATED[key] = (values, detail.rules, _members_after_id(detail, metrics))
+    return f'"id": {json_text.dumps(detail.id)},\n{json_text.INDENT * (ENTRY_LEVEL + 1)}{known[2]}'
+
+
+_REPEATED: dict[tuple[Any, ...], tuple[tuple[Metric, ...], tuple[Any, ...], str]] = {}
+"""A kernel's members after its ``id``, by what they are made of. The reader hands out one
+``Metric`` (and rule result) object for every launch that stores the same bytes, so the
+objects' identities stand for their values; each entry holds its objects, so no identity in
+its key can be reused while it is there."""
+MAX_REPEATED = 1024
+
+
+def _members_after_id(detail: KernelDetail, metrics: dict[str, Metric]) -> str:
+    level = ENTRY_LEVEL + 1
     ordered = sorted(metrics.items())
     members = []
     for key, value in kernel_dict(detail, with_metrics=False).items():
+        if key == "id":
+            continue
         if key == "metrics":
             text = json_text.value_unit_items(
                 [name for name, _ in ordered],
