@@ -52,6 +52,9 @@ def test_a_launch_that_repeats_another_takes_its_text_with_its_own_id():
     assert first.startswith('"id": 3,\n')
     assert again == '"id": 150,' + first.removeprefix('"id": 3,')
     assert json.loads("{" + again + "}") == {**json.loads("{" + first + "}"), "id": 150}
+    diagnosis, text = ncu_json.json_analysis(replace(detail, id=7))
+    assert ncu_json.json_analysis(replace(detail, id=8))[0] is diagnosis  # diagnosed once
+    assert text == '"id": 7,' + first.removeprefix('"id": 3,')
     shifted = replace(detail, grid=(detail.grid[0] + 1, *detail.grid[1:]))
     assert kernel_members(shifted) != first  # what differs is written anew
     assert len(ncu_json._REPEATED) == 2
