@@ -4,10 +4,12 @@ for 8,676 kernels is never held whole), and the pieces make the same document.""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from kernelscope.export.writer import ExportOptions, render, render_checked, write_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
-from kernelscope.kinds.ncu.export.ncu_json import ncu_json_pieces, render_ncu_json
+from kernelscope.kinds.ncu.export import ncu_json
+from kernelscope.kinds.ncu.export.ncu_json import kernel_members, ncu_json_pieces, render_ncu_json
 from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES
 
@@ -35,3 +37,24 @@ def test_the_export_is_written_piece_by_piece_to_the_same_text(tmp_path, capsys)
     assert (tmp_path / "b.json").read_text(encoding="utf-8") == text
     assert main(["export", str(SMALL_FAMILY), "-f", "json"]) == 0
     assert capsys.readouterr().out == text
+
+
+
+def test_a_launch_that_repeats_another_takes_its_text_with_its_own_id():
+    """A launch with the name, shape, metrics and rule results of an earlier one takes the
+    text after its ``id`` from that launch (``ncu_json._REPEATED``), under its own id."""
+    with open_for_analysis(SMALL_FAMILY) as report:
+        detail = report.detail(3)
+    ncu_json._REPEATED.clear()
+    first = kernel_members(detail)
+    again = kernel_members(replace(detail, id=150))
+    assert len(ncu_json._REPEATED) == 1
+    assert first.startswith('"id": 3,\n')
+    assert again == '"id": 150,' + first.removeprefix('"id": 3,')
+    assert json.loads("{" + again + "}") == {**json.loads("{" + first + "}"), "id": 150}
+    diagnosis, text = ncu_json.json_analysis(replace(detail, id=7))
+    assert ncu_json.json_analysis(replace(detail, id=8))[0] is diagnosis  # diagnosed once
+    assert text == '"id": 7,' + first.removeprefix('"id": 3,')
+    shifted = replace(detail, grid=(detail.grid[0] + 1, *detail.grid[1:]))
+    assert kernel_members(shifted) != first  # what differs is written anew
+    assert len(ncu_json._REPEATED) == 2

@@ -10,6 +10,7 @@ family, the diagnosis weighed by them) and joins the text (``json_text``), which
 from __future__ import annotations
 
 from collections.abc import Iterator, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 from kernelscope.core.bundled import shown_path
@@ -106,12 +107,57 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
 
 def kernel_members(detail: KernelDetail) -> str:
     """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics, the
-    bulk of the document, through ``json_text.value_unit_items``."""
-    level = ENTRY_LEVEL + 1
+    bulk of the document, through ``json_text.value_unit_items``. A launch that repeats an
+    earlier one's name, shape, process, metrics and rule results (a loop's launches of one
+    kernel) takes the text after its ``id`` from that launch (:data:`_REPEATED`)."""
+    return _with_id(detail.id, _repeat_of(detail).text)
+
+
+@dataclass(slots=True)
+class _Repeat:
+    """What launches with the same identity, metrics and rule results share: their objects
+    (held, so no identity in the key is reused while the entry is there), their members
+    after the ``id`` and, once made, their diagnosis (of a launch without source hot spots)."""
+
+    held: tuple[object, ...]
+    text: str
+    diagnosis: Diagnosis | None = None
+
+
+_REPEATED: dict[tuple[Any, ...], _Repeat] = {}
+"""Each kind of launch's :class:`_Repeat`, by what its members are made of. The reader hands
+out one ``Metric`` (and rule result) object for every launch that stores the same bytes, so
+the objects' identities stand for their values."""
+MAX_REPEATED = 1024
+
+
+def _repeat_of(detail: KernelDetail) -> _Repeat:
     metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+    values = tuple(metrics.values())
+    key = (
+        detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
+        detail.unmeasured, detail.pid, detail.process, tuple(detail.sections),
+        tuple(metrics), tuple(map(id, values)), tuple(map(id, detail.rules)),
+    )
+    known = _REPEATED.get(key)
+    if known is None:
+        if len(_REPEATED) >= MAX_REPEATED:
+            _REPEATED.clear()
+        known = _REPEATED[key] = _Repeat((values, detail.rules), _members_after_id(detail, metrics))
+    return known
+
+
+def _with_id(kernel_id: int, after: str) -> str:
+    return f'"id": {json_text.dumps(kernel_id)},\n{json_text.INDENT * (ENTRY_LEVEL + 1)}{after}'
+
+
+def _members_after_id(detail: KernelDetail, metrics: dict[str, Metric]) -> str:
+    level = ENTRY_LEVEL + 1
     ordered = sorted(metrics.items())
     members = []
     for key, value in kernel_dict(detail, with_metrics=False).items():
+        if key == "id":
+            continue
         if key == "metrics":
             text = json_text.value_unit_items(
                 [name for name, _ in ordered],
@@ -128,7 +174,12 @@ def kernel_members(detail: KernelDetail) -> str:
 def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
     """Diagnosis (without time share) and the kernel's own JSON members; runs in the worker
     processes, so only text and the list's view of the kernel travel back."""
-    return diagnose_detail(detail, None), kernel_members(detail)
+    known = _repeat_of(detail)
+    if detail.source is not None:  # its hot spots are its own
+        return diagnose_detail(detail, None), _with_id(detail.id, known.text)
+    if known.diagnosis is None:  # diagnose() reads the metrics, rules and sections alone
+        known.diagnosis = diagnose_detail(detail, None)
+    return known.diagnosis, _with_id(detail.id, known.text)
 
 
 def entry_rest(
@@ -144,9 +195,26 @@ def entry_rest(
     }
 
 
-def _entry(analyzed: AnalyzedReport, kernel: AnalyzedKernel, own: str) -> str:
-    rest = entry_rest(analyzed, kernel)
-    return json_text.wrap((own, json_text.items(rest, ENTRY_LEVEL)), ENTRY_LEVEL)
+def _entry(
+    analyzed: AnalyzedReport,
+    kernel: AnalyzedKernel,
+    own: str,
+    made: dict[tuple[Any, ...], tuple[Diagnosis, str]],
+) -> str:
+    """The kernel's entry: its own members and :func:`entry_rest`'s, whose text is taken from
+    ``made`` when a launch before it had the same short name, share, family and diagnosis
+    (object: repeated launches share theirs, ``json_analysis``)."""
+    short_name = analyzed.short_name(kernel)
+    family = analyzed.families.index_of.get(kernel.id)
+    key = (short_name, kernel.time_share, family, id(kernel.diagnosis))
+    rest = made.get(key)
+    if rest is None or rest[0] is not kernel.diagnosis:
+        if len(made) >= MAX_REPEATED:
+            made.clear()
+        rest = made[key] = (
+            kernel.diagnosis, json_text.items(entry_rest(analyzed, kernel), ENTRY_LEVEL)
+        )
+    return json_text.wrap((own, rest[1]), ENTRY_LEVEL)
 
 
 def kernel_texts(
@@ -214,6 +282,7 @@ def _pieces(
     texts: MutableMapping[int, str],
 ) -> Iterator[str]:
     yield start
-    entries = (_entry(analyzed, k, _take(texts, k.id)) for k in chosen)
+    made: dict[tuple[Any, ...], tuple[Diagnosis, str]] = {}
+    entries = (_entry(analyzed, k, _take(texts, k.id), made) for k in chosen)
     yield from json_text.array_pieces(entries, 1)
     yield "\n}\n"

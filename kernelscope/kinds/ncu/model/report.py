@@ -13,7 +13,6 @@ from kernelscope.core.recent import RecentCache
 from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
 from kernelscope.kinds.ncu.model.detail import build_detail, read_all_metrics
 from kernelscope.kinds.ncu.model.file_format.result import Names, Result
-from kernelscope.kinds.ncu.model.hotspots import read_source_hotspots
 from kernelscope.kinds.ncu.model.key_frame import rows_to_frame
 from kernelscope.kinds.ncu.model.legacy import is_legacy, legacy_note
 from kernelscope.kinds.ncu.model.metrics import Metric, read_metric, read_metrics
@@ -26,8 +25,6 @@ from kernelscope.kinds.ncu.model.model import (
 from kernelscope.kinds.ncu.model.modules import Modules
 from kernelscope.kinds.ncu.model.one_kernel import write_one_result
 from kernelscope.kinds.ncu.model.opener import open_report_file, remove_temp
-from kernelscope.kinds.ncu.model.sass import Disassembly, Instruction
-from kernelscope.kinds.ncu.model.source import KernelSource, launch_entries, read_kernel_source
 from kernelscope.kinds.ncu.model.summary_reader import (
     ROW_METRICS,
     Origin,
@@ -38,6 +35,9 @@ from kernelscope.kinds.ncu.model.summary_reader import (
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from kernelscope.kinds.ncu.model.sass import Disassembly, Instruction
+    from kernelscope.kinds.ncu.model.source import KernelSource
 
 DEVICE_ATTRIBUTES = (
     "device__attribute_display_name",
@@ -82,7 +82,7 @@ class NcuReport:
         self._device: DeviceInfo | None = None
         self._version_numbers: tuple[tuple[int, ...] | None] | None = None
         self._names = Names(self.layout.strings)
-        self._sass = Disassembly(self._write_one)
+        self._sass: Disassembly | None = None  # made for the first SASS asked (sass.py)
         self.version = f"kernelscope's reader, report file format {self.layout.format_version}"
 
     @property
@@ -147,7 +147,8 @@ class NcuReport:
         with self._lock:
             self._details.clear()
             self._results.clear()
-            self._sass.close()
+            if self._sass is not None:
+                self._sass.close()
             self._file.close()
             remove_temp(self._temp)
             self._temp = None
@@ -331,12 +332,20 @@ class NcuReport:
         return self._modules.texts(result.process.pid, result.source_references())
 
     def _disassembler(self, kernel_id: int) -> Callable[[list[int]], dict[int, Instruction]]:
+        from kernelscope.kinds.ncu.model.sass import Disassembly
+        from kernelscope.kinds.ncu.model.source import launch_entries
+
+        with self._lock:
+            if self._sass is None:
+                self._sass = Disassembly(self._write_one)
+        sass = self._sass
+
         def run(pcs: list[int]) -> dict[int, Instruction]:
             result = self._result(kernel_id)
             refs = result.source_references()
             cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
             function = result.names()[2] if result.is_kernel else ""
-            return self._sass(kernel_id, pcs, cubin, function, (result.process.pid, refs),
+            return sass(kernel_id, pcs, cubin, function, (result.process.pid, refs),
                               launch_entries(result))
 
         return run
@@ -353,6 +362,8 @@ class NcuReport:
         """The kernel's hottest source lines and SASS, or None when source counters are absent."""
         detail = detail or self.detail(kernel_id)
         if detail.source is None and detail.has_section("SourceCounters"):
+            from kernelscope.kinds.ncu.model.hotspots import read_source_hotspots
+
             detail.source = read_source_hotspots(
                 self._result(kernel_id), self.source_texts(kernel_id),
                 self._disassembler(kernel_id), top,
@@ -365,6 +376,8 @@ class NcuReport:
         from a child process (``sass.disassemble``): call from a worker."""
         detail = self.detail(kernel_id)
         if detail.listing is None and detail.has_section("SourceCounters"):
+            from kernelscope.kinds.ncu.model.source import read_kernel_source
+
             detail.listing = read_kernel_source(
                 self._result(kernel_id), self.source_texts(kernel_id),
                 self._disassembler(kernel_id),

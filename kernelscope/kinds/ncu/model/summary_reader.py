@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -40,8 +41,10 @@ _LITERAL_CAST = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def cli_demangled(name: str) -> str:
-    """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``."""
+    """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``
+    (remembered: a report's launches repeat a few names)."""
     return _LITERAL_CAST.sub(r"\1", name)
 
 

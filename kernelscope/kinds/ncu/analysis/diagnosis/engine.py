@@ -80,10 +80,13 @@ def _notes(
     notes = []
     if sections:
         for section, effect, names in _SECTION_EFFECTS:
-            held = any(number(metrics, name) is not None for name in names)
+            if section in sections:
+                continue
             if section == n.SECTION_ROOFLINE:
                 held = roofline is not None and bool(roofline.points)
-            if section not in sections and not held:
+            else:
+                held = any(number(metrics, name) is not None for name in names)
+            if not held:
                 notes.append(f"Section {section} not collected: {effect}.")
     by_section: dict[str, list[str]] = {}
     for flag_id, secs in skipped.items():
