@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+from rich.console import Console, Group
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.geometry import Region
@@ -11,7 +13,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
+from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline import TimelineScreen
+from kernelscope.timeline.screens.timeline_views.overview import overview_renderables
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
 from tests.tui.helpers import screen_text, settle, tables_sized
@@ -69,3 +73,12 @@ def static_text(app: App[object], selector: str) -> str:
 def error_message(app: App[object]) -> str:
     assert isinstance(app.screen, ErrorScreen), type(app.screen).__name__
     return app.screen.message
+
+
+def overview_text(data: TimelineData, width: int = 160) -> str:
+    """The Overview view's text for ``data`` at ``width`` columns, from the renderables the
+    view shows (no app)."""
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(Group(*overview_renderables(data)))
+    return capture.get()

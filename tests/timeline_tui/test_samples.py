@@ -11,17 +11,15 @@ import lzma
 from pathlib import Path
 
 import pytest
-from rich.console import Console, Group
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
-from kernelscope.timeline.screens.timeline_views.overview import overview_renderables
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport
 from kernelscope.timeline.screens.widgets.timeline_draw import render_lanes
 from kernelscope.timeline.screens.widgets.timeline_gap import gap_heading
 from kernelscope.timeline.screens.widgets.timeline_table import DEFAULT_CAP, listed_rows
 
 from .conftest import NSYS_SAMPLES, ORACLE, read_sample
-from .helpers import flat, make_app, wait_until_open
+from .helpers import flat, make_app, overview_text, wait_until_open
 
 SAMPLES = sorted(p.name.removesuffix(".sqlite.xz") for p in NSYS_SAMPLES.glob("*.sqlite.xz"))
 GPU_BUSY = {  # each sample's one GPU: its busy share as the Overview prints it
@@ -37,13 +35,6 @@ def oracle_rows(name: str, report: str) -> list[dict[str, str]] | None:
         return None
     text = lzma.decompress(path.read_bytes()).decode()
     return list(csv.DictReader(io.StringIO(text))) if text.strip() else []
-
-
-def overview_text(data: TimelineData, width: int = 160) -> str:
-    console = Console(width=width, file=io.StringIO(), color_system=None)
-    with console.capture() as capture:
-        console.print(Group(*overview_renderables(data)))
-    return capture.get()
 
 
 @pytest.fixture(scope="module", params=SAMPLES)
