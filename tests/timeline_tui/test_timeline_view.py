@@ -1,5 +1,7 @@
 """The timeline view: lanes, zoom and pan change the window shown, g/G step through the large
-gaps and the side panel explains each one with the model's cause."""
+gaps and the side panel explains each one with the model's cause: one walk of keys. (The
+window's arithmetic is test_viewport.py's; the panel below the lanes at 80×24 is the
+timeline_gap narrow snapshot's.)"""
 
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ def window_shown(app) -> str:  # type: ignore[no-untyped-def]
     return static_text(app, "#tl-range").split(" · ")[0].strip()
 
 
-async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
+async def test_lanes_zoom_pan_and_gaps(zoo_data: TimelineData, cache_dir: Path) -> None:
+    gaps = zoo_data.large_gaps
+    assert len(gaps) == 5
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
@@ -31,12 +35,7 @@ async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
         assert "0.00 s" in head and "1.00 s" in head  # the 1.02 s capture
         assert window_shown(app) == "0.00 s → 1.02 s"
 
-
-async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("2")
+        # zoom and pan change the window
         pane = app.screen.query_one(TimelinePane)
         full = (pane.viewport.t0, pane.viewport.t1)
         whole = window_shown(app)
@@ -60,17 +59,7 @@ async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir:
         assert (pane.viewport.t0, pane.viewport.t1) == full
         assert window_shown(app) == whole
 
-
-async def test_g_steps_through_gaps_and_explains_them(
-    zoo_data: TimelineData, cache_dir: Path
-) -> None:
-    gaps = zoo_data.large_gaps
-    assert len(gaps) == 5
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("2")
-        pane = app.screen.query_one(TimelinePane)
+        # g/G step through the large gaps; the panel explains each one
         assert not app.screen.query_one("#tl-gap-panel").display
         for i in (0, 1):
             await pilot.press("g")
@@ -94,18 +83,3 @@ async def test_g_steps_through_gaps_and_explains_them(
         await pilot.pause()
         assert not app.screen.query_one("#tl-gap-panel").display
         assert "Timeline" in screen_text(app)
-
-
-async def test_narrow_terminal_puts_the_panel_below(
-    zoo_data: TimelineData, cache_dir: Path
-) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("2", "g")
-        await pilot.pause()
-        panel = app.screen.query_one("#tl-gap-panel")
-        left = app.screen.query_one("#tl-left")
-        assert panel.region.y > left.region.y
-        assert panel.region.width == left.region.width
-        assert f"Gap 1 of {len(zoo_data.large_gaps)}" in screen_text(app)
