@@ -18,7 +18,7 @@ STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
 async def test_kineto_trace_opens_on_the_timeline(tmp_path: Path) -> None:
     app = create_app(STEP, cache_dir=tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until_open(pilot, timeout_s=60)
+        await wait_until_open(pilot)
         assert isinstance(app.screen, KinetoTimelineScreen)
         assert app.screen.data is not None
         text = screen_text(app)
@@ -50,7 +50,7 @@ async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypat
     monkeypatch.chdir(tmp_path)
     app = create_app(STEP, cache_dir=tmp_path / "cache")
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until_open(pilot, timeout_s=60)
+        await wait_until_open(pilot)
         await pilot.press("e")
         target = tmp_path / "kineto_step.timeline.md"
         await wait_for(pilot, lambda: target.exists() and target.stat().st_size > 0,
