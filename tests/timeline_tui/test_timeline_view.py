@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views import TimelinePane
@@ -20,8 +22,7 @@ def window_shown(app) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_lanes_zoom_pan_and_gaps(zoo_data: TimelineData, cache_dir: Path) -> None:
-    gaps = zoo_data.large_gaps
-    assert len(gaps) == 5
+    assert len(zoo_data.large_gaps) == 5
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
@@ -59,27 +60,34 @@ async def test_lanes_zoom_pan_and_gaps(zoo_data: TimelineData, cache_dir: Path) 
         assert (pane.viewport.t0, pane.viewport.t1) == full
         assert window_shown(app) == whole
 
-        # g/G step through the large gaps; the panel explains each one
-        assert not app.screen.query_one("#tl-gap-panel").display
-        for i in (0, 1):
-            await pilot.press("g")
-            assert pane.selected == gaps[i]
-            assert pane.viewport.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.viewport.t1
-            panel = flat(static_text(app, "#tl-gap-body"))
-            explanation = zoo_data.explanation(gaps[i])
-            assert explanation is not None
-            assert f"Gap {i + 1} of {len(gaps)}" in panel
-            assert f"idle for {('143.2 us', '162.2 us')[i]}" in panel
-            assert f"Cause {explanation.cause}" in panel
-            assert flat(gap_cause(explanation.cause).description) in panel
-            for activity in explanation.cpu[:3]:
-                assert activity.name in panel
-        await pilot.press("G")
-        assert pane.selected == gaps[0]
-        await pilot.press("G")  # nothing before the first gap: stays
-        assert pane.selected == gaps[0]
-        await pilot.press("escape")  # closes the panel, stays on the timeline
-        assert pane.selected is None
-        await pilot.pause()
-        assert not app.screen.query_one("#tl-gap-panel").display
-        assert "Timeline" in screen_text(app)
+        await gaps_step_and_explain(pilot, pane, zoo_data)
+
+
+async def gaps_step_and_explain(pilot: Pilot[object], pane: TimelinePane,
+                                zoo_data: TimelineData) -> None:
+    """g/G step through the large gaps; the panel explains each one; escape closes it."""
+    app = pilot.app
+    gaps = zoo_data.large_gaps
+    assert not app.screen.query_one("#tl-gap-panel").display
+    for i in (0, 1):
+        await pilot.press("g")
+        assert pane.selected == gaps[i]
+        assert pane.viewport.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.viewport.t1
+        panel = flat(static_text(app, "#tl-gap-body"))
+        explanation = zoo_data.explanation(gaps[i])
+        assert explanation is not None
+        assert f"Gap {i + 1} of {len(gaps)}" in panel
+        assert f"idle for {('143.2 us', '162.2 us')[i]}" in panel
+        assert f"Cause {explanation.cause}" in panel
+        assert flat(gap_cause(explanation.cause).description) in panel
+        for activity in explanation.cpu[:3]:
+            assert activity.name in panel
+    await pilot.press("G")
+    assert pane.selected == gaps[0]
+    await pilot.press("G")  # nothing before the first gap: stays
+    assert pane.selected == gaps[0]
+    await pilot.press("escape")  # closes the panel, stays on the timeline
+    assert pane.selected is None
+    await pilot.pause()
+    assert not app.screen.query_one("#tl-gap-panel").display
+    assert "Timeline" in screen_text(app)
