@@ -22,32 +22,6 @@ from tests.tui.helpers import screen_text, settle
 ZOO_A = Path(__file__).resolve().parents[2] / "samples" / "ncu" / "zoo_a.ncu-rep.xz"
 
 
-async def test_list_columns_and_filter_by_bottleneck_and_flag_ids() -> None:
-    from textual.widgets import DataTable
-
-    app = create_app(ZOO_A)
-    async with app.run_test(size=(160, 30)) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, KernelListScreen)
-        text = screen_text(app)
-        assert "Bottleneck" in text and "Flags" in text
-        for summary in app.session.summaries:
-            assert app.session.diagnosis(summary).label in text
-        assert "shared-bank-conflict" in text
-        by_label = {s.id: app.session.diagnosis(s) for s in app.session.summaries}
-        await pilot.press("slash", *"^dram-bound$", "enter")
-        await settle(pilot)
-        table = app.screen.query_one(DataTable)
-        shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
-        assert shown == [k for k, d in by_label.items() if d.label == "dram-bound"]
-        await pilot.press("escape", "slash", *"bank-conflicts", "enter")
-        await settle(pilot)
-        shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
-        flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
-        named = [s.id for s in app.session.summaries if "bank-conflicts" in str(s.row["demangled"])]
-        assert shown == sorted(set(flagged) | set(named)) and flagged
-
-
 async def test_roofline_screen_keys_and_enter() -> None:
     app = create_app(ZOO_A)
     async with app.run_test(size=(140, 44)) as pilot:
@@ -112,9 +86,37 @@ async def diagnosis_pane_of(pilot, kernel: int) -> list[str]:  # type: ignore[no
     return screen_text(app).splitlines()
 
 
-async def test_diagnosis_pane_of_two_kernels() -> None:
+async def list_columns_and_filter(pilot) -> None:  # type: ignore[no-untyped-def]
+    """The list's Bottleneck and Flags columns; its filter matches labels and flag ids."""
+    from textual.widgets import DataTable
+
+    app = pilot.app
+    assert isinstance(app.screen, KernelListScreen)
+    text = screen_text(app)
+    assert "Bottleneck" in text and "Flags" in text
+    for summary in app.session.summaries:
+        assert app.session.diagnosis(summary).label in text
+    assert "shared-bank-conflict" in text
+    by_label = {s.id: app.session.diagnosis(s) for s in app.session.summaries}
+    await pilot.press("slash", *"^dram-bound$", "enter")
+    await settle(pilot)
+    table = app.screen.query_one(DataTable)
+    shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+    assert shown == [k for k, d in by_label.items() if d.label == "dram-bound"]
+    await pilot.press("escape", "slash", *"bank-conflicts", "enter")
+    await settle(pilot)
+    shown = [int(str(table.get_row_at(i)[0])) for i in range(table.row_count)]
+    flagged = [k for k, d in by_label.items() if d.has_flag("shared-bank-conflicts")]
+    named = [s.id for s in app.session.summaries if "bank-conflicts" in str(s.row["demangled"])]
+    assert shown == sorted(set(flagged) | set(named)) and flagged
+
+
+async def test_list_and_the_diagnosis_pane_of_two_kernels() -> None:
     app = create_app(ZOO_A)
-    async with app.run_test(size=(150, 60)) as pilot:
+    async with app.run_test(size=(160, 60)) as pilot:
+        await settle(pilot)
+        await list_columns_and_filter(pilot)
+        await pilot.press("escape")  # the filter cleared
         await settle(pilot)
         # kernel 4: label, flags, remedy and the roofline's point
         text = "\n".join(await diagnosis_pane_of(pilot, 4))
