@@ -1,6 +1,6 @@
 """The diagnosis in the TUI: list columns, the Diagnosis pane and the roofline screen. Each test
-walks one app through its keys (the list and its filter; the roofline's keys and enter; the
-pane of two kernels, then a diagnosis the pane's worker makes)."""
+walks one app through its keys (the list and its filter, then the pane of two kernels and a
+diagnosis its worker makes; the roofline's keys and enter)."""
 
 from __future__ import annotations
 
