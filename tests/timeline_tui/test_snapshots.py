@@ -1,4 +1,5 @@
-"""SVG snapshots of every view of the zoo trace (120×36) and of the timeline at 80×24.
+"""SVG snapshots of every view of the zoo trace (120×36) and of the timeline at 80×24: one
+per layout (the timeline zoomed is timeline_cursor's layout; its window is test_timeline_view's).
 
 Review the report before accepting changes: ``pytest tests/timeline_tui --snapshot-update``.
 """
@@ -35,8 +36,6 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
     [
         pytest.param("overview", [], id="overview"),
         pytest.param("timeline_gap", ["2", "g", "g"], id="timeline_gap"),
-        pytest.param("timeline_zoomed", ["2", "plus", "plus", "plus", "l"],
-                     id="timeline_zoomed"),
         # The cursor on the third event of the first stream, zoomed onto it: names drawn in
         # the lanes where they fit, the details line below.
         pytest.param("timeline_cursor", ["2", "right", "right", "enter"],
