@@ -1,6 +1,6 @@
 """Help lists every key of the screen, the timeline and the tables; the palette offers the
-views, gaps and kernels; e calls the app's export when there is one; q quits. (One walk for
-help, e and q; one for the palette.)"""
+views, gaps and kernels; e calls the app's export when there is one; q quits. (One walk of
+them all.)"""
 
 from __future__ import annotations
 
@@ -21,7 +21,22 @@ from .conftest import ZOO_SQLITE_XZ
 from .helpers import make_app, settle, wait_until_open
 
 
-async def test_help_export_and_quit(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def palette_command(pilot: Pilot[object], words: str) -> None:
+    """Open the palette, type ``words``, wait for its search (a worker) and run the first
+    command it offers."""
+    screen = pilot.app.screen
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    assert pilot.app.screen.query(Input)
+    await pilot.press(*words)
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    assert pilot.app.screen is screen
+
+
+async def test_help_export_palette_and_quit(cache_dir: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     monkeypatch.setattr(KernelscopeApp, "action_export", lambda self: calls.append("export"),
                         raising=False)
@@ -46,32 +61,13 @@ async def test_help_export_and_quit(cache_dir: Path, monkeypatch: pytest.MonkeyP
         await pilot.press("escape")
         await pilot.press("e")
         assert calls == ["export"]
-        await pilot.press("2", "q")
-        await pilot.pause()
-    assert app.return_code == 0
-
-
-async def palette_command(pilot: Pilot[object], words: str) -> None:
-    """Open the palette, type ``words``, wait for its search (a worker) and run the first
-    command it offers."""
-    screen = pilot.app.screen
-    await pilot.press("ctrl+p")
-    await settle(pilot)
-    assert pilot.app.screen.query(Input)
-    await pilot.press(*words)
-    await settle(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
-    assert pilot.app.screen is screen
-
-
-async def test_palette_switches_views_and_opens_gaps(cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
+        # the palette offers the views and the gaps
         screen = app.screen
         await palette_command(pilot, "View 6")
         assert screen.query_one("#tl-views", TabbedContent).active == "gaps"
         await palette_command(pilot, "next large gap")
         assert screen.query_one("#tl-views", TabbedContent).active == "timeline"
         assert screen.query_one(TimelinePane).selected is not None
+        await pilot.press("2", "q")
+        await pilot.pause()
+    assert app.return_code == 0

@@ -9,6 +9,7 @@ import io
 import lzma
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -52,6 +53,35 @@ TABLES = (  # the key of the view, its table, the nsys stats report it reproduce
 )
 
 
+async def kernel_table_top_row_status_and_sorting(pilot: Pilot[object]) -> None:
+    """The Kernels view's top row by its short name, the status line's full name, and
+    sorting by key and by a header click."""
+    app = pilot.app
+    top = oracle("cuda_gpu_kern_sum")[0]
+    await pilot.press("3")
+    table = app.screen.query_one("#kernels-table", FrameTable)
+    row = shown_rows(table)[0]
+    assert top["Name"] == "hist_contended(const int *, int *, int)"
+    assert row["Name"] == "hist_contended"  # its short name
+    assert row["Instances"] == top["Instances"]
+    text = screen_text(app)
+    # The status line spells out the highlighted kernel's full name.
+    assert top["Name"] in text
+    assert f"{len(oracle('cuda_gpu_kern_sum'))} kernel names" in text
+    await pilot.press("s")  # next column: Instances, largest first
+    assert table.sort_key == "Instances"
+    assert shown_rows(table)[0]["Instances"] == "50"
+    await pilot.press("S")
+    assert shown_rows(table)[0]["Instances"] == "1"
+    assert "sorted by Instances ▲" in screen_text(app)
+    first = str(table.ordered_columns[0].key.value)
+    await pilot.click("#kernels-table", offset=(2, 0))  # the first header cell
+    await pilot.pause()
+    assert table.sort_key == first
+
+
+
+
 async def test_tables_match_nsys_stats(cache_dir: Path) -> None:
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(200, 40)) as pilot:
@@ -68,33 +98,7 @@ async def test_tables_match_nsys_stats(cache_dir: Path) -> None:
                         assert table.row_at(i)["Name"] == value  # type: ignore[index]
                         continue
                     assert same(got[column], value), (table_id, column, got[column], value)
-
-
-async def test_kernel_table_top_row_status_and_sorting(cache_dir: Path) -> None:
-    top = oracle("cuda_gpu_kern_sum")[0]
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("3")
-        table = app.screen.query_one("#kernels-table", FrameTable)
-        row = shown_rows(table)[0]
-        assert top["Name"] == "hist_contended(const int *, int *, int)"
-        assert row["Name"] == "hist_contended"  # its short name
-        assert row["Instances"] == top["Instances"]
-        text = screen_text(app)
-        # The status line spells out the highlighted kernel's full name.
-        assert top["Name"] in text
-        assert f"{len(oracle('cuda_gpu_kern_sum'))} kernel names" in text
-        await pilot.press("s")  # next column: Instances, largest first
-        assert table.sort_key == "Instances"
-        assert shown_rows(table)[0]["Instances"] == "50"
-        await pilot.press("S")
-        assert shown_rows(table)[0]["Instances"] == "1"
-        assert "sorted by Instances ▲" in screen_text(app)
-        first = str(table.ordered_columns[0].key.value)
-        await pilot.click("#kernels-table", offset=(2, 0))  # the first header cell
-        await pilot.pause()
-        assert table.sort_key == first
+        await kernel_table_top_row_status_and_sorting(pilot)
 
 
 async def test_enter_on_a_gap_and_on_a_kernel_opens_the_timeline_there(
