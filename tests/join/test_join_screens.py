@@ -1,7 +1,7 @@
 """Screens the join reuses behave as they do on their own: the kernel detail of a ranked
 kernel marks a baseline with ``b``, diagnoses it against its whole report and exports its
 record with ``e``; ``e`` on the timeline opened from a row exports the timeline, not the
-join's ranking."""
+join's ranking. One walk of the join after one of the kernel report opened alone."""
 
 from __future__ import annotations
 
@@ -50,31 +50,8 @@ async def kernel_from_join(pilot: Pilot[None], app: KernelscopeApp) -> KernelDet
     return screen
 
 
-@pytest.mark.asyncio
-async def test_b_and_e_on_a_kernel_opened_from_the_join(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    app = create_app([TRACE_XZ, KERNELS_XZ])
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await kernel_from_join(pilot, app)
-        await pilot.press("b")
-        await settle(pilot)
-        assert "this is the baseline" in widget_text(screen.query_one("#detail-header"))
-        assert "Baseline: this kernel (nvjet_sm90_tst_256x128_64x…_bz_coopA_NNT); b on it " \
-            "clears the baseline." in diagnosis_text(screen)
-        await pilot.press("b")
-        await settle(pilot)
-        assert "baseline" not in widget_text(screen.query_one("#detail-header"))
-        await pilot.press("e")
-        await reach(pilot, lambda: any(tmp_path.iterdir()))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["join_kernels.kernel-7.md"]
-    record = (tmp_path / "join_kernels.kernel-7.md").read_text()
-    assert record.splitlines()[0] == "# Kernel report: join\\_kernels.ncu-rep.xz, kernel 7"
-
-
-@pytest.mark.asyncio
-async def test_the_diagnosis_inside_the_join_agrees_with_the_kernel_opened_alone() -> None:
+async def diagnosis_alone() -> str:
+    """The Diagnosis pane of kernel 7 in the kernel report opened alone."""
     alone = create_app(KERNELS_XZ)
     async with alone.run_test(size=SIZE) as pilot:
         await reach(pilot, lambda: alone.screen.id == "kernel-list"
@@ -82,28 +59,50 @@ async def test_the_diagnosis_inside_the_join_agrees_with_the_kernel_opened_alone
         await pilot.press("g", "7", "enter", "enter")
         await reach(pilot, lambda: isinstance(alone.screen, KernelDetailScreen))
         assert isinstance(alone.screen, KernelDetailScreen)
-        expected = diagnosis_text(alone.screen)
-    assert "share of profiled GPU time of its family of 12 launches = 0.789 — this launch " \
-        "13.23%" in expected
-    joined = create_app([TRACE_XZ, KERNELS_XZ])
-    async with joined.run_test(size=SIZE) as pilot:
-        screen = await kernel_from_join(pilot, joined)
-        assert diagnosis_text(screen) == expected
+        return diagnosis_text(alone.screen)
+
+
+async def b_and_e_on_the_kernel(pilot: Pilot[None], screen: KernelDetailScreen,
+                                folder: Path) -> None:
+    await pilot.press("b")
+    await settle(pilot)
+    assert "this is the baseline" in widget_text(screen.query_one("#detail-header"))
+    assert "Baseline: this kernel (nvjet_sm90_tst_256x128_64x…_bz_coopA_NNT); b on it " \
+        "clears the baseline." in diagnosis_text(screen)
+    await pilot.press("b")
+    await settle(pilot)
+    assert "baseline" not in widget_text(screen.query_one("#detail-header"))
+    await pilot.press("e")
+    await reach(pilot, lambda: any(folder.iterdir()))
+    assert sorted(p.name for p in folder.iterdir()) == ["join_kernels.kernel-7.md"]
+    record = (folder / "join_kernels.kernel-7.md").read_text()
+    assert record.splitlines()[0] == "# Kernel report: join\\_kernels.ncu-rep.xz, kernel 7"
 
 
 @pytest.mark.asyncio
-async def test_e_on_a_timeline_opened_from_the_join_exports_the_timeline(
+async def test_a_kernel_and_a_timeline_opened_from_the_join(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    expected = await diagnosis_alone()
+    assert "share of profiled GPU time of its family of 12 launches = 0.789 — this launch " \
+        "13.23%" in expected
     app = create_app([TRACE_XZ, KERNELS_XZ])
     async with app.run_test(size=SIZE) as pilot:
+        screen = await kernel_from_join(pilot, app)
+        # the diagnosis inside the join agrees with the kernel opened alone
+        assert diagnosis_text(screen) == expected
+        await b_and_e_on_the_kernel(pilot, screen, tmp_path)
+        # e on a timeline opened from the join exports the timeline
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press(*["up"] * GEMM_ROW)  # back to the ranking's first row
         await open_row(pilot, app, UNPROFILED_ROW)
         await reach(pilot, lambda: isinstance(app.screen, TimelineScreen)
                     and app.screen.data is not None)
         await pilot.press("e")
-        await reach(pilot, lambda: any(tmp_path.iterdir()))
+        await reach(pilot, lambda: len(list(tmp_path.iterdir())) == 2)
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == ["join_trace.timeline.md"]
+    assert written == ["join_kernels.kernel-7.md", "join_trace.timeline.md"]
     text = (tmp_path / "join_trace.timeline.md").read_text()
     assert text.startswith("# Timeline report: join\\_trace.sqlite.xz\n")

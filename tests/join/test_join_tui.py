@@ -18,12 +18,10 @@ from tests.tui.helpers import settle
 SIZE = (140, 40)
 
 
-async def until(pilot, check, tries: int = 200) -> None:
-    for _ in range(tries):
-        await pilot.pause(0.05)
-        if check():
-            return
-    raise AssertionError("the screen did not show")
+async def until(pilot, check) -> None:  # type: ignore[no-untyped-def]
+    """Let every worker finish and its messages be handled; then ``check`` must hold."""
+    await settle(pilot)
+    assert check(), "the screen did not show"
 
 
 @pytest.mark.asyncio
@@ -32,7 +30,6 @@ async def test_ranking_and_enter(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, JoinScreen)
                     and bool(app.screen.query("#join-ranking")))
-        await settle(pilot)
         screen = app.screen
         table = screen.query_one("#join-ranking", DataTable)
         assert table.row_count == 22
@@ -45,7 +42,6 @@ async def test_ranking_and_enter(tmp_path: Path) -> None:
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, KernelDetailScreen))
         assert app.screen.kernel_id == 7
-        await settle(pilot)
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, JoinScreen))
         # after the 11 ranked rows, the families nobody profiled, numbered apart, by time: the
@@ -63,11 +59,12 @@ async def test_ranking_and_enter(tmp_path: Path) -> None:
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TimelineScreen)
                     and app.screen.data is not None)
-        await settle(pilot)
         assert app.screen.active_view == "timeline"
-        while isinstance(app.screen, TimelineScreen):
+        for _ in range(5):  # escape: the panel, the views walked, then the screen
+            if not isinstance(app.screen, TimelineScreen):
+                break
             await pilot.press("escape")
-            await pilot.pause(0.05)
+            await pilot.pause()
         assert isinstance(app.screen, JoinScreen)
 
 

@@ -9,16 +9,18 @@ from kernelscope.kinds.kineto.screens.kineto_session import KinetoTimelineScreen
 from kernelscope.kinds.ranks.screens.ranks import KinetoRankTimelineScreen, RanksScreen
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
-from tests.timeline_tui.helpers import screen_text, wait_for, wait_until_open
+from tests.timeline_tui.helpers import screen_text, wait_until_open
 from tests.tui.helpers import settle
 
 STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
 
 
-async def test_kineto_trace_opens_on_the_timeline(tmp_path: Path) -> None:
-    app = create_app(STEP, cache_dir=tmp_path)
+async def test_kineto_trace_opens_on_the_timeline_and_e_writes_htas_numbers(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    app = create_app(STEP, cache_dir=tmp_path / "cache")
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until_open(pilot, timeout_s=60)
+        await wait_until_open(pilot)
         assert isinstance(app.screen, KinetoTimelineScreen)
         assert app.screen.data is not None
         text = screen_text(app)
@@ -29,6 +31,11 @@ async def test_kineto_trace_opens_on_the_timeline(tmp_path: Path) -> None:
         text = screen_text(app)
         assert " NVIDIA H200 (0) " in text
         assert "ProfilerStep#2" in text  # record_function ranges are the NVTX rows
+        await pilot.press("e")
+        await settle(pilot)  # the export's worker has written it
+    text = (tmp_path / "kineto_step.timeline.md").read_text()
+    assert "## HTA's numbers (Holistic Trace Analysis 0.5.0 definitions)" in text
+    assert "| 97.22 % | 2.61 % | 0.16 % | 39.55 ms |" in text
 
 
 async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
@@ -44,18 +51,3 @@ async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
         assert isinstance(app.screen, KinetoRankTimelineScreen) and app.screen.data is not None
         assert app.screen.path.name == "rank2.pt.trace.json.xz"
         assert "rank 2" in screen_text(app)  # the window's note
-
-
-async def test_e_writes_the_markdown_with_htas_numbers(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(tmp_path)
-    app = create_app(STEP, cache_dir=tmp_path / "cache")
-    async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until_open(pilot, timeout_s=60)
-        await pilot.press("e")
-        target = tmp_path / "kineto_step.timeline.md"
-        await wait_for(pilot, lambda: target.exists() and target.stat().st_size > 0,
-                       timeout_s=30)
-        await app.workers.wait_for_complete()
-    text = target.read_text()
-    assert "## HTA's numbers (Holistic Trace Analysis 0.5.0 definitions)" in text
-    assert "| 97.22 % | 2.61 % | 0.16 % | 39.55 ms |" in text

@@ -13,8 +13,7 @@ from kernelscope.kinds.ranks.screens.ranks import RanksScreen, RankTimelineScree
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
-from tests.timeline_tui.helpers import screen_text, settle, wait_for
-from tests.tui.helpers import until_still
+from tests.timeline_tui.helpers import screen_text, settle, until_drawn
 
 SIZE = (150, 40)
 
@@ -23,16 +22,17 @@ def make_app(directory: Path, cache_dir: Path) -> KernelscopeApp:
     return create_app([directory], cache_dir=cache_dir, workers=0)
 
 
-async def wait_loaded(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
-    app = pilot.app
-    await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen) or (
-        isinstance(app.screen, RanksScreen) and app.screen.run is not None
-        and bool(app.screen.query("#rk-ranks-table"))
-        and app.screen.query_one("#rk-ranks-table").row_count > 0), timeout_s)
+async def wait_loaded(pilot: Pilot[object]) -> None:
+    """Let the run's reading (a worker) finish and its views be mounted: then the ranks
+    table is filled, or the error screen is up."""
     await settle(pilot)
+    app = pilot.app
+    assert isinstance(app.screen, ErrorScreen) or (
+        isinstance(app.screen, RanksScreen) and app.screen.run is not None
+        and app.screen.query_one("#rk-ranks-table").row_count > 0), type(app.screen).__name__
 
 
-async def test_views_show_the_straggler_and_the_waits(rank_dir: Path, cache_dir: Path):
+async def test_views_heatmap_and_a_rank_s_timeline(rank_dir: Path, cache_dir: Path):
     app = make_app(rank_dir, cache_dir)
     async with app.run_test(size=SIZE) as pilot:
         await wait_loaded(pilot)
@@ -49,12 +49,7 @@ async def test_views_show_the_straggler_and_the_waits(rank_dir: Path, cache_dir:
         await pilot.press("3")
         await pilot.pause()
         assert "nvjet_sm90_tst_256x128" in screen_text(app)
-
-
-async def test_heatmap_zoom_and_drill_into_a_rank(rank_dir: Path, cache_dir: Path):
-    app = make_app(rank_dir, cache_dir)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_loaded(pilot)
+        # the heatmap: zoom, pick a rank, drill into its timeline and back
         await pilot.press("4")
         await pilot.pause()
         heat = app.screen.query_one("#rk-heatmap")
@@ -67,9 +62,8 @@ async def test_heatmap_zoom_and_drill_into_a_rank(rank_dir: Path, cache_dir: Pat
         assert heat.selected_rank == 1
         window = (heat.t0, heat.t1)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, RankTimelineScreen)
-                       and app.screen.data is not None, 60)
-        await settle(pilot)
+        await settle(pilot)  # the rank's trace read (a worker) and its views mounted
+        assert isinstance(app.screen, RankTimelineScreen) and app.screen.data is not None
         screen = app.screen
         assert screen.path.name == "rank1.sqlite"
         offset = app.screen_stack[-2].run.clock.offsets_ns[1]
@@ -91,8 +85,8 @@ async def test_export_writes_markdown_into_the_working_directory(rank_dir: Path,
     async with app.run_test(size=SIZE) as pilot:
         await wait_loaded(pilot)
         await pilot.press("e")
+        await settle(pilot)  # the export's worker has written it
         target = tmp_path / f"{rank_dir.name}.ranks.md"
-        await wait_for(pilot, target.exists)
         text = target.read_text()
         assert "## Straggler: rank 2" in text
 
@@ -114,10 +108,10 @@ async def test_a_bad_trace_ends_on_the_error_screen(tmp_path: Path, rank_dir: Pa
 async def test_cancel_while_reading_ends_on_the_error_screen(rank_dir: Path, tmp_path: Path):
     app = create_app([rank_dir], cache_dir=tmp_path, workers=2)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, RanksScreen)
-                       and app.screen.opening, 30)
+        assert isinstance(app.screen, RanksScreen) and app.screen.opening
         await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), 60)
+        await settle(pilot)  # the reading worker stops and the error screen is up
+        assert isinstance(app.screen, ErrorScreen)
         assert "cancelled" in app.screen.message
         assert app.fatal_error == app.screen.message
 
@@ -127,8 +121,7 @@ def opened_then(keys: Sequence[str]) -> Callable[[Pilot[object]], object]:
         await wait_loaded(pilot)
         for key in keys:
             await pilot.press(key)
-        await settle(pilot)
-        await until_still(pilot)
+        await until_drawn(pilot)
 
     return run_before
 
@@ -159,7 +152,7 @@ async def test_80_columns_keep_rank_first_and_cells_whole(rank_dir: Path, cache_
         row = next(line for line in lines if line.startswith("      0 "))
         assert "309.52 ms" in row and "30.49 ms" in row
         await pilot.press("3")
-        await until_still(pilot)
+        await until_drawn(pilot)
         text = screen_text(app)
         assert "sorted by Total ▼" in text
         table = app.screen.query_one("#rk-families-table", FrameTable)

@@ -1,5 +1,11 @@
 """Fixtures for the timeline screen tests: the committed zoo trace, its model (for expected
-values), a fake ``nsys`` that "exports" a committed ``.sqlite``, and stable rendering."""
+values), a fake ``nsys`` that "exports" a committed ``.sqlite``, and stable rendering.
+
+A committed SQLite sample is read once per session: the app's opener (Nsight Systems' own
+``open_report``) is wrapped so a second screen over the same sample takes the model the first
+read (a ``TimelineReport`` is not changed by its readers). Other paths (variants written to a
+temporary folder, ``.nsys-rep`` files, damaged files) go to the opener every time:
+test_opening.py checks the opening itself, its progress, cancel and errors."""
 
 from __future__ import annotations
 
@@ -10,7 +16,9 @@ from pathlib import Path
 import pytest
 import textual.constants
 
+from kernelscope.core.hooks import CancelHook, ProgressHook
 from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.kinds.nsys.screens.nsys_session import NsysSession
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
 from kernelscope.timeline.model.model import TimelineReport
 
@@ -45,10 +53,31 @@ with lzma.open(source) as fin, open(out, "wb") as fout:
 """
 
 
+_READ: dict[Path, TimelineReport] = {}
+
+
+def read_sample(path: Path, *, cache_dir: Path | None = None,
+                progress: ProgressHook | None = None,
+                cancel: CancelHook | None = None) -> TimelineReport:
+    """``open_report(path)``, once per session for a committed SQLite sample."""
+    resolved = Path(path).resolve()
+    if resolved.parent != NSYS_SAMPLES or not resolved.name.endswith(".sqlite.xz"):
+        return open_report(path, cache_dir=cache_dir, progress=progress, cancel=cancel)
+    if resolved not in _READ:
+        _READ[resolved] = open_report(path, cache_dir=cache_dir, progress=progress,
+                                      cancel=cancel)
+    return _READ[resolved]
+
+
+@pytest.fixture(autouse=True)
+def samples_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(NsysSession, "opener", staticmethod(read_sample))
+
+
 @pytest.fixture(scope="session")
 def zoo_report(tmp_path_factory: pytest.TempPathFactory) -> TimelineReport:
     """The zoo trace opened by the model: the tests' source of expected values."""
-    return open_report(ZOO_SQLITE_XZ, cache_dir=tmp_path_factory.mktemp("model-cache"))
+    return read_sample(ZOO_SQLITE_XZ, cache_dir=tmp_path_factory.mktemp("model-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+from rich.console import Console, Group
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.geometry import Region
@@ -11,10 +13,12 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
+from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline import TimelineScreen
+from kernelscope.timeline.screens.timeline_views.overview import overview_renderables
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
-from tests.tui.helpers import screen_text, settle
+from tests.tui.helpers import screen_text, settle, tables_sized
 
 __all__ = ["screen_text", "settle"]
 
@@ -23,25 +27,34 @@ def make_app(path: Path, cache_dir: Path) -> KernelscopeApp:
     return create_app(path, cache_dir=cache_dir)
 
 
-async def wait_until_open(pilot: Pilot[object], timeout_s: float = 30.0) -> None:
-    """Wait until the timeline shows its views or an error screen is up."""
-    app = pilot.app
-    for _ in range(int(timeout_s / 0.05)):
-        screen = app.screen
-        if isinstance(screen, ErrorScreen):
-            break
-        if isinstance(screen, TimelineScreen) and screen.data is not None:
-            break
-        await pilot.pause(0.05)
+async def wait_until_open(pilot: Pilot[object]) -> None:
+    """Wait until the report's opening worker has finished and what it posted is handled: the
+    timeline shows its views, or the error screen is up (no clock: the app's workers)."""
     await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ErrorScreen) or (
+        isinstance(screen, TimelineScreen) and screen.data is not None), type(screen).__name__
 
 
 async def wait_for(pilot: Pilot[object], check, timeout_s: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    """Pause until ``check()`` holds (a poll: only for what no worker or message of the app
+    says, such as a file another process writes)."""
     for _ in range(int(timeout_s / 0.02)):
         if check():
             return
         await pilot.pause(0.02)
     raise AssertionError("condition not met in time")
+
+
+async def until_drawn(pilot: Pilot[object], rounds: int = 50) -> None:
+    """Settle, then let the message queues run empty until every table of the screen has
+    measured its rows (a table sizes new rows only when its queue is empty)."""
+    await settle(pilot)
+    for _ in range(rounds):
+        if tables_sized(pilot.app):
+            break
+        await pilot.pause()
+    await settle(pilot)
 
 
 def widget_text(widget: Widget) -> str:
@@ -70,3 +83,12 @@ def static_text(app: App[object], selector: str) -> str:
 def error_message(app: App[object]) -> str:
     assert isinstance(app.screen, ErrorScreen), type(app.screen).__name__
     return app.screen.message
+
+
+def overview_text(data: TimelineData, width: int = 160) -> str:
+    """The Overview view's text for ``data`` at ``width`` columns, from the renderables the
+    view shows (no app)."""
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(Group(*overview_renderables(data)))
+    return capture.get()

@@ -61,7 +61,7 @@ async def test_million_kernels_zoom_pan_and_caps(
     monkeypatch.setattr(NsysSession, "opener", staticmethod(lambda *a, **k: big_report))
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(160, 40)) as pilot:
-        await wait_until_open(pilot, timeout_s=120)
+        await wait_until_open(pilot)
         assert f"{big_report.kernels.height:,} kernels" in screen_text(app)
         await pilot.press("2")
         pane = app.screen.query_one(TimelinePane)

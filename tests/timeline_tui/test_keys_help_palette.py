@@ -1,5 +1,6 @@
 """Help lists every key of the screen, the timeline and the tables; the palette offers the
-views, gaps and kernels; e calls the app's export when there is one; q quits."""
+views, gaps and kernels; e calls the app's export when there is one; q quits. (One walk of
+them all.)"""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.binding import Binding
+from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, TabbedContent
 
 from kernelscope.timeline.screens.timeline import TimelineScreen
@@ -16,10 +18,28 @@ from kernelscope.tui.app import KernelscopeApp
 from kernelscope.ui.help import HelpScreen
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import make_app, wait_for, wait_until_open
+from .helpers import make_app, settle, wait_until_open
 
 
-async def test_help_lists_every_key(cache_dir: Path) -> None:
+async def palette_command(pilot: Pilot[object], words: str) -> None:
+    """Open the palette, type ``words``, wait for its search (a worker) and run the first
+    command it offers."""
+    screen = pilot.app.screen
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    assert pilot.app.screen.query(Input)
+    await pilot.press(*words)
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    assert pilot.app.screen is screen
+
+
+async def test_help_export_palette_and_quit(cache_dir: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(KernelscopeApp, "action_export", lambda self: calls.append("export"),
+                        raising=False)
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
@@ -38,47 +58,16 @@ async def test_help_lists_every_key(cache_dir: Path) -> None:
         assert isinstance(app.screen, TimelineScreen)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-
-
-async def test_palette_switches_views_and_opens_gaps(cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        screen = app.screen
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: bool(app.screen.query(Input)))
-        await pilot.press(*"View 6")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.screen is screen)
-        assert screen.query_one("#tl-views", TabbedContent).active == "gaps"
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: bool(app.screen.query(Input)))
-        await pilot.press(*"next large gap")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.screen is screen)
-        assert screen.query_one("#tl-views", TabbedContent).active == "timeline"
-        assert screen.query_one(TimelinePane).selected is not None
-
-
-async def test_export_key_calls_the_apps_export(
-    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls: list[str] = []
-    monkeypatch.setattr(KernelscopeApp, "action_export", lambda self: calls.append("export"),
-                        raising=False)
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
+        await pilot.press("escape")
         await pilot.press("e")
         assert calls == ["export"]
-
-
-async def test_q_quits(cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
+        # the palette offers the views and the gaps
+        screen = app.screen
+        await palette_command(pilot, "View 6")
+        assert screen.query_one("#tl-views", TabbedContent).active == "gaps"
+        await palette_command(pilot, "next large gap")
+        assert screen.query_one("#tl-views", TabbedContent).active == "timeline"
+        assert screen.query_one(TimelinePane).selected is not None
         await pilot.press("2", "q")
         await pilot.pause()
     assert app.return_code == 0

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernelscope.kinds.nsys.model.opener import open_report
+from kernelscope.timeline.analysis.timeline_data import build
 from kernelscope.timeline.screens.timeline_views import TimelinePane
 from tests.tui.helpers import notifications
 
-from .conftest import NSYS_SAMPLES
-from .helpers import make_app, screen_text, static_text, wait_until_open
+from .conftest import NSYS_SAMPLES, read_sample
+from .helpers import make_app, overview_text, static_text, wait_until_open
 
 GPU_METRICS_XZ = NSYS_SAMPLES / "gpu_metrics.sqlite.xz"
 
@@ -19,7 +19,7 @@ def _head_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
     return [line.strip() for line in static_text(app, "#tl-head").splitlines()]
 
 
-async def test_metric_lanes(cache_dir: Path, tmp_path: Path) -> None:
+async def test_metric_lanes(cache_dir: Path) -> None:
     app = make_app(GPU_METRICS_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
@@ -82,31 +82,22 @@ async def test_no_metric_lanes_without_metrics(cache_dir: Path) -> None:
         assert len(_head_lines(app)) == 4
 
 
-async def test_overview_shows_the_metrics_verdict(cache_dir: Path) -> None:
-    app = make_app(GPU_METRICS_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        text = " ".join(screen_text(app).split())
-        assert ("GPU metrics device 0: GPU 13 % busy: most of the time is lost between the "
-                "kernels (gaps, launches, sync), not inside them; fix the gaps first (while busy "
-                "SMs active 29 %, SM issue 6 %, DRAM 3 %). (m on the timeline (2) draws them as "
-                "lanes.)") in text
+def test_overview_shows_the_metrics_verdict() -> None:
+    data = build(GPU_METRICS_XZ, read_sample(GPU_METRICS_XZ))
+    text = " ".join(overview_text(data, 120).split())
+    assert ("GPU metrics device 0: GPU 13 % busy: most of the time is lost between the "
+            "kernels (gaps, launches, sync), not inside them; fix the gaps first (while busy "
+            "SMs active 29 %, SM issue 6 %, DRAM 3 %). (m on the timeline (2) draws them as "
+            "lanes.)") in text
 
 
-def test_lane_cells_are_the_model_strip(tmp_path: Path) -> None:
-    import lzma
-    import shutil
-
-    from kernelscope.timeline.analysis.timeline_data import TimelineData
+def test_lane_cells_are_the_model_strip() -> None:
     from kernelscope.timeline.screens.widgets.timeline_metrics import (
         metric_lanes,
         render_metric_lanes,
     )
 
-    target = tmp_path / "gpu_metrics.sqlite"
-    with lzma.open(GPU_METRICS_XZ) as src, open(target, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    data = TimelineData(open_report(target))
+    data = build(GPU_METRICS_XZ, read_sample(GPU_METRICS_XZ))
     lanes = metric_lanes(data)
     assert [lane.key for lane in lanes] == ["sm_active", "sm_issue", "tensor_active",
                                             "dram_read"]

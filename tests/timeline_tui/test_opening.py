@@ -3,6 +3,7 @@ bad input ending on the app's error screen with the model's one sentence."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import sqlite3
@@ -10,10 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.message import Message
+from textual.pilot import Pilot
 
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.screens.timeline import TimelineScreen
+from kernelscope.ui.tabbed import OpenProgress
 
 from .conftest import ZOO_REP_XZ, ZOO_SQLITE_XZ
 from .helpers import (
@@ -49,15 +53,34 @@ async def test_nsys_rep_is_exported_then_shown(fake_nsys: Path, cache_dir: Path)
     assert len(exports) == 1, list(cache_dir.iterdir())
 
 
+class ProgressSeen:
+    """A message hook for ``run_test``: ``wait()`` returns once the screen has been sent an
+    ``OpenProgress`` whose text holds ``words`` (posted by the opening worker)."""
+
+    def __init__(self, words: str) -> None:
+        self.words = words
+        self.event = asyncio.Event()
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, OpenProgress) and self.words in message.text:
+            self.event.set()
+
+    async def wait(self, pilot: Pilot[object]) -> None:
+        await asyncio.wait_for(self.event.wait(), 60)  # a bound for a broken export only
+        await pilot.pause()  # the screen handles it
+
+
 async def test_export_progress_then_cancel(
     fake_nsys: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_NSYS_MODE", "slow")
+    exporting = ProgressSeen("Exporting zoo.nsys-rep.xz to SQLite with nsys")
     app = make_app(ZOO_REP_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
-        await wait_for(pilot, lambda: "Exporting zoo.nsys-rep.xz to SQLite with nsys"
-                       in flat(static_text(app, "#tl-progress-text")))
+    async with app.run_test(size=(120, 36), message_hook=exporting) as pilot:
+        await exporting.wait(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        assert "Exporting zoo.nsys-rep.xz to SQLite with nsys" in flat(
+            static_text(app, "#tl-progress-text"))
         assert "c or escape" in static_text(app, "#tl-cancel-hint")
         await pilot.press("c")
         await wait_until_open(pilot)
@@ -72,9 +95,11 @@ async def test_escape_cancels_too(
     fake_nsys: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_NSYS_MODE", "slow")
+    exporting = ProgressSeen("Exporting")
     app = make_app(ZOO_REP_XZ, cache_dir)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: "Exporting" in static_text(app, "#tl-progress-text"))
+    async with app.run_test(size=(80, 24), message_hook=exporting) as pilot:
+        await exporting.wait(pilot)
+        assert "Exporting" in static_text(app, "#tl-progress-text")
         await pilot.press("escape")
         await wait_until_open(pilot)
         assert "cancelled" in error_message(app)

@@ -1,5 +1,6 @@
 """The overview shows the model's numbers: devices, span, GPU busy %, top kernels, findings;
-number keys, tab and escape switch views."""
+number keys, tab, escape and a click on a tab switch views. The overview's numbers are read
+from the renderables the view shows (a plain test); the screen's title and keys through Pilot."""
 
 from __future__ import annotations
 
@@ -8,40 +9,41 @@ from pathlib import Path
 from textual.widgets import TabbedContent
 
 from kernelscope.timeline.analysis.findings import findings
+from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.screens.timeline import VIEW_IDS, TimelineScreen
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import flat, make_app, screen_text, static_text, wait_until_open
+from .helpers import flat, make_app, overview_text, screen_text, static_text, wait_until_open
 
 
-async def test_overview_numbers_are_the_models(zoo_report: TimelineReport, cache_dir: Path) -> None:
+def test_overview_numbers_are_the_models(zoo_report: TimelineReport,
+                                        zoo_data: TimelineData) -> None:
+    shown = flat(overview_text(zoo_data, 120))
+    assert "98.8 % of 122.4 ms" in shown  # the GPU's busy share of its span
+    assert "NVIDIA H200 (GPU 0, 132 SMs)" in shown
+    assert "1.020 s recorded" in shown
+    assert "hist_contended" in shown and "59.6 %" in shown  # the top kernel and its share
+    found = findings(zoo_report)
+    assert found, "the zoo trace has findings"
+    for finding in found:
+        assert flat(finding.title) in shown
+        assert finding.severity.upper() in shown
+    assert f"{len(found)} warning" in shown
+    # The first offending item of a finding is listed (the first sync memcpy's duration).
+    assert "32.27 ms" in shown
+
+
+async def test_title_keys_and_tabs_switch_views(zoo_report: TimelineReport,
+                                               cache_dir: Path) -> None:
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
         assert isinstance(app.screen, TimelineScreen)
-        shown = flat(static_text(app, "#overview-body"))
-        assert "98.8 % of 122.4 ms" in shown  # the GPU's busy share of its span
-        assert "NVIDIA H200 (GPU 0, 132 SMs)" in shown
-        assert "1.020 s recorded" in shown
-        assert "hist_contended" in shown and "59.6 %" in shown  # the top kernel and its share
-        found = findings(zoo_report)
-        assert found, "the zoo trace has findings"
-        for finding in found:
-            assert flat(finding.title) in shown
-            assert finding.severity.upper() in shown
-        assert f"{len(found)} warning" in shown
-        # The first offending item of a finding is listed (the first sync memcpy's duration).
-        assert "32.27 ms" in shown
+        assert "98.8 % of 122.4 ms" in flat(static_text(app, "#overview-body"))
         title = screen_text(app).splitlines()[0]
         assert "zoo.sqlite.xz" in title
         assert f"{zoo_report.kernels.height} kernels" in title
-
-
-async def test_number_keys_tab_and_escape_switch_views(cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
         tabs = app.screen.query_one("#tl-views", TabbedContent)
         assert tabs.active == "overview"
         for number, view_id in enumerate(VIEW_IDS, start=1):
@@ -57,13 +59,7 @@ async def test_number_keys_tab_and_escape_switch_views(cache_dir: Path) -> None:
         assert tabs.active == "kernels"
         await pilot.press("escape")
         assert tabs.active == VIEW_IDS[-1]
-
-
-async def test_clicking_a_tab_switches_view(cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
         await pilot.click("#--content-tab-gaps")
         await pilot.pause()
-        assert app.screen.query_one("#tl-views", TabbedContent).active == "gaps"
+        assert tabs.active == "gaps"
         assert "GPU idle gaps" in screen_text(app)

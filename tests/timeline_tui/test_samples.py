@@ -1,6 +1,7 @@
-"""Every committed Nsight Systems sample (zoo, timeline_torch, timeline_plain, many_tiny, …)
-opens, and its overview, kernel table, NVTX table, lanes and gaps show what the model and the
-``nsys stats`` oracle say."""
+"""Every committed Nsight Systems sample (zoo, timeline_torch, timeline_plain, many_tiny, …):
+what its overview, lanes, gap panel, kernel table and NVTX table are made of agrees with the
+model and the ``nsys stats`` oracle. Plain objects: the render functions and the table's rows
+the screen shows (test_tables.py and test_overview.py check the screen shows them)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.kinds.nsys.model.opener import open_report
-from kernelscope.timeline.analysis.timeline_data import build
-from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
+from kernelscope.timeline.analysis.timeline_data import TimelineData, build
+from kernelscope.timeline.screens.timeline_views.viewport import Viewport
+from kernelscope.timeline.screens.widgets.timeline_draw import render_lanes
+from kernelscope.timeline.screens.widgets.timeline_gap import gap_heading
+from kernelscope.timeline.screens.widgets.timeline_table import DEFAULT_CAP, listed_rows
 
-from .conftest import NSYS_SAMPLES, ORACLE
-from .helpers import flat, make_app, static_text, wait_until_open
+from .conftest import NSYS_SAMPLES, ORACLE, read_sample
+from .helpers import flat, make_app, overview_text, wait_until_open
 
 SAMPLES = sorted(p.name.removesuffix(".sqlite.xz") for p in NSYS_SAMPLES.glob("*.sqlite.xz"))
 GPU_BUSY = {  # each sample's one GPU: its busy share as the Overview prints it
@@ -34,54 +37,63 @@ def oracle_rows(name: str, report: str) -> list[dict[str, str]] | None:
     return list(csv.DictReader(io.StringIO(text))) if text.strip() else []
 
 
-@pytest.mark.parametrize("name", SAMPLES)
-async def test_sample_views(name: str, cache_dir: Path) -> None:
-    path = NSYS_SAMPLES / f"{name}.sqlite.xz"
-    data = build(path, open_report(path, cache_dir=cache_dir))
-    app = make_app(path, cache_dir)
-    async with app.run_test(size=(160, 44)) as pilot:
-        await wait_until_open(pilot, timeout_s=60)
-        overview = flat(static_text(app, "#overview-body"))
-        assert data.utilization.height == 1
-        assert GPU_BUSY[name] in overview
-        for finding in data.findings:
-            assert flat(finding.title) in overview
-
-        await pilot.press("2")
-        lanes = static_text(app, "#tl-lanes").splitlines()
-        assert len([ln for ln in lanes if ln.strip()]) == len(data.index.lanes)
-        if data.large_gaps:
-            await pilot.press("g")
-            assert f"Gap 1 of {len(data.large_gaps)}" in flat(static_text(app, "#tl-gap-body"))
-
-        await pilot.press("3")
-        kernels = oracle_rows(name, "cuda_gpu_kern_sum")
-        table = app.screen.query_one("#kernels-table", FrameTable)
-        assert table.row_count == min(data.kernels.height, table.cap)
-        if kernels:
-            assert table.shown is not None
-            top = table.shown.row(0, named=True)
-            assert top["Name"] == kernels[0]["Name"]
-            assert str(top["Instances"]) == kernels[0]["Instances"]
-
-        await pilot.press("5")
-        nvtx = oracle_rows(name, "nvtx_sum")
-        table = app.screen.query_one("#nvtx-table", FrameTable)
-        if nvtx is not None:
-            assert table.row_count == len(nvtx)
-        if table.row_count:
-            busy = data.nvtx.sort("Total Time (ns)", descending=True)["GPU busy (%)"][0]
-            assert f"{busy:.1f}" in [str(c) for c in table.get_row_at(0)]
+@pytest.fixture(scope="module", params=SAMPLES)
+def sample(request: pytest.FixtureRequest) -> tuple[str, TimelineData]:
+    path = NSYS_SAMPLES / f"{request.param}.sqlite.xz"
+    return request.param, build(path, read_sample(path))
 
 
-REPS = [n for n in ("zoo", "timeline_plain") if (NSYS_SAMPLES / f"{n}.nsys-rep.xz").exists()]
+def test_overview_says_how_busy_the_gpu_was_and_every_finding(
+        sample: tuple[str, TimelineData]) -> None:
+    name, data = sample
+    overview = flat(overview_text(data))
+    assert data.utilization.height == 1
+    assert GPU_BUSY[name] in overview
+    for finding in data.findings:
+        assert flat(finding.title) in overview
+
+
+def test_every_lane_is_drawn_and_the_first_gap_counted(sample: tuple[str, TimelineData]) -> None:
+    _, data = sample
+    port = Viewport()
+    port.columns = 120
+    port.show(data.index, data.start_ns, data.end_ns)
+    view = data.index.render(port.t0, port.t1, port.columns)
+    lanes = render_lanes(view, data.index.lanes, 24, cursor_lane=port.cursor_lane).plain
+    assert len([line for line in lanes.splitlines() if line.strip()]) == len(data.index.lanes)
+    gaps = data.large_gaps
+    if gaps:
+        heading = gap_heading(gaps[0], 0, len(gaps), data.start_ns).plain
+        assert heading.startswith(f"Gap 1 of {len(gaps)} · GPU {gaps[0].device}")
+
+
+def test_kernel_and_nvtx_tables_are_nsys_stats(sample: tuple[str, TimelineData]) -> None:
+    name, data = sample
+    kernels = oracle_rows(name, "cuda_gpu_kern_sum")
+    listed = listed_rows(data.kernels, "Total Time (ns)", True, DEFAULT_CAP)
+    assert listed.height == min(data.kernels.height, DEFAULT_CAP)
+    if kernels:
+        top = listed.row(0, named=True)
+        assert top["Name"] == kernels[0]["Name"]
+        assert str(top["Instances"]) == kernels[0]["Instances"]
+    nvtx = oracle_rows(name, "nvtx_sum")
+    if nvtx is not None:
+        assert data.nvtx.height == len(nvtx)
+    if nvtx:
+        top = listed_rows(data.nvtx, "Total Time (ns)", True, DEFAULT_CAP).row(0, named=True)
+        assert str(top["Total Time (ns)"]) == nvtx[0]["Total Time (ns)"]
+        assert 0 <= top["GPU busy (%)"] <= 100
+
+
+REPS = [n for n in ("timeline_plain",) if (NSYS_SAMPLES / f"{n}.nsys-rep.xz").exists()]
+"""(zoo.nsys-rep: test_opening.test_nsys_rep_is_exported_then_shown)"""
 
 
 @pytest.mark.parametrize("name", REPS)
 async def test_nsys_rep_samples_through_fake_nsys(
     name: str, fake_nsys: Path, cache_dir: Path
 ) -> None:
-    expected = open_report(NSYS_SAMPLES / f"{name}.sqlite.xz", cache_dir=cache_dir)
+    expected = read_sample(NSYS_SAMPLES / f"{name}.sqlite.xz", cache_dir=cache_dir)
     app = make_app(NSYS_SAMPLES / f"{name}.nsys-rep.xz", cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)

@@ -1,9 +1,13 @@
 """The timeline view: lanes, zoom and pan change the window shown, g/G step through the large
-gaps and the side panel explains each one with the model's cause."""
+gaps and the side panel explains each one with the model's cause: one walk of keys. (The
+window's arithmetic is test_viewport.py's; the panel below the lanes at 80×24 is the
+timeline_gap narrow snapshot's.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from textual.pilot import Pilot
 
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
 from kernelscope.timeline.analysis.timeline_data import TimelineData
@@ -17,7 +21,8 @@ def window_shown(app) -> str:  # type: ignore[no-untyped-def]
     return static_text(app, "#tl-range").split(" · ")[0].strip()
 
 
-async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
+async def test_lanes_zoom_pan_and_gaps(zoo_data: TimelineData, cache_dir: Path) -> None:
+    assert len(zoo_data.large_gaps) == 5
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
@@ -31,12 +36,7 @@ async def test_lanes_and_axis(zoo_data: TimelineData, cache_dir: Path) -> None:
         assert "0.00 s" in head and "1.00 s" in head  # the 1.02 s capture
         assert window_shown(app) == "0.00 s → 1.02 s"
 
-
-async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir: Path) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("2")
+        # zoom and pan change the window
         pane = app.screen.query_one(TimelinePane)
         full = (pane.viewport.t0, pane.viewport.t1)
         whole = window_shown(app)
@@ -60,52 +60,34 @@ async def test_zoom_and_pan_change_the_window(zoo_data: TimelineData, cache_dir:
         assert (pane.viewport.t0, pane.viewport.t1) == full
         assert window_shown(app) == whole
 
+        await gaps_step_and_explain(pilot, pane, zoo_data)
 
-async def test_g_steps_through_gaps_and_explains_them(
-    zoo_data: TimelineData, cache_dir: Path
-) -> None:
+
+async def gaps_step_and_explain(pilot: Pilot[object], pane: TimelinePane,
+                                zoo_data: TimelineData) -> None:
+    """g/G step through the large gaps; the panel explains each one; escape closes it."""
+    app = pilot.app
     gaps = zoo_data.large_gaps
-    assert len(gaps) == 5
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("2")
-        pane = app.screen.query_one(TimelinePane)
-        assert not app.screen.query_one("#tl-gap-panel").display
-        for i in (0, 1):
-            await pilot.press("g")
-            assert pane.selected == gaps[i]
-            assert pane.viewport.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.viewport.t1
-            panel = flat(static_text(app, "#tl-gap-body"))
-            explanation = zoo_data.explanation(gaps[i])
-            assert explanation is not None
-            assert f"Gap {i + 1} of {len(gaps)}" in panel
-            assert f"idle for {('143.2 us', '162.2 us')[i]}" in panel
-            assert f"Cause {explanation.cause}" in panel
-            assert flat(gap_cause(explanation.cause).description) in panel
-            for activity in explanation.cpu[:3]:
-                assert activity.name in panel
-        await pilot.press("G")
-        assert pane.selected == gaps[0]
-        await pilot.press("G")  # nothing before the first gap: stays
-        assert pane.selected == gaps[0]
-        await pilot.press("escape")  # closes the panel, stays on the timeline
-        assert pane.selected is None
-        await pilot.pause()
-        assert not app.screen.query_one("#tl-gap-panel").display
-        assert "Timeline" in screen_text(app)
-
-
-async def test_narrow_terminal_puts_the_panel_below(
-    zoo_data: TimelineData, cache_dir: Path
-) -> None:
-    app = make_app(ZOO_SQLITE_XZ, cache_dir)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until_open(pilot)
-        await pilot.press("2", "g")
-        await pilot.pause()
-        panel = app.screen.query_one("#tl-gap-panel")
-        left = app.screen.query_one("#tl-left")
-        assert panel.region.y > left.region.y
-        assert panel.region.width == left.region.width
-        assert f"Gap 1 of {len(zoo_data.large_gaps)}" in screen_text(app)
+    assert not app.screen.query_one("#tl-gap-panel").display
+    for i in (0, 1):
+        await pilot.press("g")
+        assert pane.selected == gaps[i]
+        assert pane.viewport.t0 <= gaps[i].start_ns < gaps[i].end_ns <= pane.viewport.t1
+        panel = flat(static_text(app, "#tl-gap-body"))
+        explanation = zoo_data.explanation(gaps[i])
+        assert explanation is not None
+        assert f"Gap {i + 1} of {len(gaps)}" in panel
+        assert f"idle for {('143.2 us', '162.2 us')[i]}" in panel
+        assert f"Cause {explanation.cause}" in panel
+        assert flat(gap_cause(explanation.cause).description) in panel
+        for activity in explanation.cpu[:3]:
+            assert activity.name in panel
+    await pilot.press("G")
+    assert pane.selected == gaps[0]
+    await pilot.press("G")  # nothing before the first gap: stays
+    assert pane.selected == gaps[0]
+    await pilot.press("escape")  # closes the panel, stays on the timeline
+    assert pane.selected is None
+    await pilot.pause()
+    assert not app.screen.query_one("#tl-gap-panel").display
+    assert "Timeline" in screen_text(app)

@@ -1,5 +1,5 @@
 """Traces of other shapes (built from the zoo with tests/nsys/variants.py): NVTX ranges, a
-second GPU, no GPU work at all."""
+second GPU (its overview and lanes from the plain objects the views show), no GPU work at all."""
 
 from __future__ import annotations
 
@@ -12,13 +12,16 @@ import pytest
 
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.nvtx import nvtx_gpu_busy
+from kernelscope.timeline.analysis.timeline_data import build
 from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.timeline_views.timeline_lines import drawn_lanes
+from kernelscope.timeline.screens.timeline_views.viewport import Viewport
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from tests.nsys import variants as V
 from tests.tui.helpers import notifications
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import flat, make_app, screen_text, static_text, wait_until_open
+from .helpers import flat, make_app, overview_text, screen_text, static_text, wait_until_open
 
 
 @pytest.fixture
@@ -52,16 +55,17 @@ async def test_nvtx_ranges_with_gpu_busy_and_enter(variant, cache_dir: Path) -> 
         assert "NVTX zoo" in lanes
 
 
-async def test_two_gpus_get_their_own_lanes_and_bars(variant, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_gpus_get_their_own_lanes_and_bars(variant) -> None:  # type: ignore[no-untyped-def]
     path = variant(V.second_device)
-    app = make_app(path, cache_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_until_open(pilot)
-        overview = flat(static_text(app, "#overview-body"))
-        assert "(GPU 0)" in overview and "(GPU 1)" in overview
-        await pilot.press("2")
-        lanes = static_text(app, "#tl-lanes")
-        assert "(0)" in lanes and "(1)" in lanes
+    data = build(path, open_report(path))
+    overview = flat(overview_text(data))
+    assert "(GPU 0)" in overview and "(GPU 1)" in overview
+    port = Viewport()
+    port.columns = 100
+    port.show(data.index, data.start_ns, data.end_ns)
+    view = data.index.render(port.t0, port.t1, port.columns)
+    lanes = drawn_lanes(data, view, port, 24).plain
+    assert "(0)" in lanes and "(1)" in lanes
 
 
 async def test_no_gpu_work(variant, cache_dir: Path) -> None:  # type: ignore[no-untyped-def]

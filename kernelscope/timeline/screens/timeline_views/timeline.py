@@ -32,8 +32,9 @@ from kernelscope.timeline.screens.timeline_views.timeline_keys import (
     TIMELINE_CSS,
 )
 from kernelscope.timeline.screens.timeline_views.timeline_lines import (
+    cursor_columns,
+    drawn_lanes,
     event_text,
-    lane_marks,
     legend,
     range_text,
 )
@@ -43,7 +44,6 @@ from kernelscope.timeline.screens.widgets.timeline_draw import (
     columns_of,
     render_axis,
     render_gap_marks,
-    render_lanes,
     render_sparkline,
 )
 from kernelscope.timeline.screens.widgets.timeline_gap import gap_text
@@ -202,10 +202,7 @@ class TimelinePane(Horizontal, can_focus=True):
         label_width = self.label_width()
         view = index.render(port.t0, port.t1, width)
         self.view = view
-        cursor = self.cursor_span()
-        cursor_cols = range(0)
-        if cursor is not None:
-            cursor_cols = columns_of(view, cursor[0], max(cursor[1], cursor[0] + 1))
+        cursor_cols = cursor_columns(view, port)
         highlight = Highlight()
         if self.selected is not None:
             highlight = Highlight(columns_of(view, self.selected.start_ns, self.selected.end_ns))
@@ -233,8 +230,8 @@ class TimelinePane(Horizontal, can_focus=True):
         values.display = bool(mlanes)
         if mlanes:
             self._show("#tl-values", values_at(mlanes, probe, data.start_ns, when), fixed=True)
-        marks = lane_marks(data, view, self.viewport, self.chosen_kernel, cursor_cols)
-        lanes = render_lanes(view, index.lanes, label_width, highlight, marks, port.cursor_lane)
+        lanes = drawn_lanes(data, view, port, label_width, chosen_kernel=self.chosen_kernel,
+                            highlight=highlight)
         self._show("#tl-lanes", lanes if index.lanes else Text(
             "No GPU or CPU activity was traced in this report.", style="dim"))
         self._show("#tl-range", range_text(data, view, self.viewport, gpu_keys, self.note),

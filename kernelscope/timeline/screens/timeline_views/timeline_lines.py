@@ -14,7 +14,13 @@ from kernelscope.timeline.analysis.critical_path.lane_spans import StepPath, ste
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.analysis.timeline_view import TimelineView
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport
-from kernelscope.timeline.screens.widgets.timeline_draw import GAP_MARK, LaneMarks
+from kernelscope.timeline.screens.widgets.timeline_draw import (
+    GAP_MARK,
+    Highlight,
+    LaneMarks,
+    columns_of,
+    render_lanes,
+)
 from kernelscope.timeline.screens.widgets.timeline_event import event_line, event_name
 
 LABEL_COLUMNS = 3
@@ -53,6 +59,24 @@ def lane_marks(
         if labels or instances or cursor or on_path:
             out[lane.key] = LaneMarks(labels, cursor, instances, on_path)
     return out
+
+
+def cursor_columns(view: TimelineView, port: Viewport) -> range:
+    """The columns the cursor's event takes in ``view`` (none without a cursor)."""
+    cursor = port.cursor_span()
+    if cursor is None:
+        return range(0)
+    return columns_of(view, cursor[0], max(cursor[1], cursor[0] + 1))
+
+
+def drawn_lanes(data: TimelineData, view: TimelineView, port: Viewport, label_width: int, *,
+                chosen_kernel: str | None = None, highlight: Highlight | None = None) -> Text:
+    """The lanes as the pane draws them for ``view`` of ``port``'s window: every lane's
+    label and cells, with the names that fit, the cursor, the chosen kernel's instances and
+    the critical path's columns."""
+    marks = lane_marks(data, view, port, chosen_kernel, cursor_columns(view, port))
+    return render_lanes(view, data.index.lanes, label_width, highlight, marks,
+                        port.cursor_lane)
 
 
 def shown_step(data: TimelineData, port: Viewport) -> StepPath | None:

@@ -35,6 +35,16 @@ SCROLLBAR = 2
 Row = dict[str, Any]
 
 
+def listed_rows(frame: pl.DataFrame, sort_key: str, descending: bool, cap: int) -> pl.DataFrame:
+    """The rows a table lists: ``frame`` sorted by ``sort_key`` over all its rows (the rules
+    of ``core.table.sort_rows``, in polars: ties keep their order, empty cells last), then
+    its first ``cap``."""
+    if sort_key in frame.columns:
+        frame = frame.sort(sort_key, descending=descending, nulls_last=True,
+                           maintain_order=True)
+    return frame.head(cap)
+
+
 @dataclass(frozen=True)
 class Column:
     """One displayed column: frame column ``key`` shown as ``title`` through ``fmt``."""
@@ -159,11 +169,7 @@ class FrameTable(SizedTable):
     def rebuild(self) -> None:
         if self.frame is None:
             return
-        frame = self.frame
-        if self.sort_key in frame.columns:  # the rules of ``core.table.sort_rows``, in polars
-            frame = frame.sort(self.sort_key, descending=self.descending, nulls_last=True,
-                               maintain_order=True)
-        self.shown = frame.head(self.cap)
+        self.shown = listed_rows(self.frame, self.sort_key, self.descending, self.cap)
         keep = self.cursor_row
         labels = self._labels()
         texts = self._texts()
