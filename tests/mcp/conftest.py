@@ -18,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -78,9 +79,16 @@ def cli_process(*args: str | Path) -> subprocess.CompletedProcess[str]:
                           timeout=600, check=False)
 
 
+@cache
+def printed(*args: str) -> subprocess.CompletedProcess[str]:
+    """``cli(*args)`` for a command that only prints (a JSON export to standard output), run
+    once per test process for the tests that compare with the same one."""
+    return cli(*args)
+
+
 def exported(*args: str | Path) -> dict[str, Any]:
     """The CLI's JSON export (``kernelscope export ARGS -f json``)."""
-    done = cli("export", *args, "-f", "json")
+    done = printed("export", *map(str, args), "-f", "json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import pytest
@@ -27,7 +26,7 @@ from tests.conftest import SAMPLES
 pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'kernelscope[mcp]')")
 
 from kernelscope.mcp.server import TOOL_NAMES
-from tests.mcp.conftest import cli, served
+from tests.mcp.conftest import printed, served
 
 ROOT = SAMPLES.resolve()
 NCU = "ncu/gemm_naive.ncu-rep.xz"
@@ -163,16 +162,8 @@ CASES = (
 
 def cli_json(args: tuple[str, ...]) -> tuple[int, dict[str, Any] | None, str]:
     """The CLI's exit code, JSON (None when it printed none) and standard error."""
-    code, text, err = _cli_run(args)
-    return code, json.loads(text) if text.strip() else None, err
-
-
-@cache
-def _cli_run(args: tuple[str, ...]) -> tuple[int, str, str]:
-    """The CLI's exit code, standard output and error for ``args``, run once for the cases
-    that read the same command's JSON (an export that several tools answer from)."""
-    done = cli(*args)
-    return done.returncode, done.stdout, done.stderr
+    done = printed(*args)  # once for the cases that read the same command's JSON
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None, done.stderr
 
 
 def agrees(answer: Any, doc: Any, where: str = "") -> int:
