@@ -4,12 +4,15 @@ file system's limit gets a name that fits."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from kernelscope.tui.app import create_app
+from kernelscope.tui.cli import main
 from kernelscope.ui.session import NAME_MAX, ExportJob, fit_name
 from tests.conftest import NCU_SAMPLES, SAMPLES
 from tests.tui.helpers import settle
@@ -31,13 +34,29 @@ def _export(path: Path, out: Path, fmt: str) -> subprocess.CompletedProcess[byte
                           timeout=300)
 
 
+def _export_in_process(path: Path, out: Path, fmt: str) -> tuple[int, str]:
+    """``kernelscope export`` run in this process on ``path`` as the program gets it from its
+    command line (the bytes decoded with surrogate escapes); the exit code and standard
+    error."""
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["export", "--format", fmt, "-o", str(out), os.fsdecode(path)])
+    return code, err.getvalue()
+
+
 def test_a_report_named_in_latin_1_is_exported(tmp_path: Path) -> None:
+    """A program of its own given the name's bytes on its command line; then each kind and
+    format in this process, given the name as the program decodes it."""
+    kernels = _copy(NCU_SAMPLES / "zoo_a.ncu-rep.xz", tmp_path, b"caf\xe9.ncu-rep.xz")
+    done = _export(kernels, tmp_path / "program.md", "md")
+    assert done.returncode == 0, done.stderr.decode()
+    assert "caf\\xe9" in (tmp_path / "program.md").read_text(encoding="utf-8")
     for source, name in ((TIMELINE, b"caf\xe9.sqlite.xz"), (KINETO, b"caf\xe9.pt.trace.json.xz"),
                          (NCU_SAMPLES / "zoo_a.ncu-rep.xz", b"caf\xe9.ncu-rep.xz")):
         path = _copy(source, tmp_path, name)
         for fmt in ("md", "json", "csv"):
-            done = _export(path, tmp_path / f"out.{fmt}", fmt)
-            assert done.returncode == 0, done.stderr.decode()
+            code, err = _export_in_process(path, tmp_path / f"out.{fmt}", fmt)
+            assert code == 0, err
         assert "caf\\xe9" in (tmp_path / "out.md").read_text(encoding="utf-8")
 
 

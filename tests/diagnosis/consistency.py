@@ -17,12 +17,10 @@ sentence anywhere in the diagnosis is checked without naming it here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.ncu.analysis.diagnosis import DEFAULT_THRESHOLDS as T
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import (
     METHOD_ORDER,
@@ -30,6 +28,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.verdict import (
     ONLY_FLAG,
     VERDICT,
 )
+from tests.exports import export_json
 
 IDLE_CLAIMS = ("neither compute nor memory is busy", "no unit is busy")
 NO_BLOCK_CLAIMS = (
@@ -56,8 +55,9 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 
 def exported(path: Path) -> dict[str, Any]:
-    """The report's JSON document, as the export writes it."""
-    return json.loads(render(path, ExportOptions(fmt="json")))
+    """The report's JSON document, as the export writes it (``tests/exports.py``: rendered
+    once per test process)."""
+    return export_json(path)
 
 
 def sentences(entry: dict[str, Any]) -> Iterator[str]:

@@ -13,6 +13,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_detail, open
 from kernelscope.kinds.ncu.export.ncu_markdown import record_body
 from kernelscope.kinds.ncu.render.changes import fmt_change
 from tests.conftest import BUNDLED, NCU_SAMPLES, SAMPLES
+from tests.exports import export_text
 
 NAIVE = NCU_SAMPLES / "gemm_naive.ncu-rep.xz"
 WMMA = NCU_SAMPLES / "gemm_wmma.ncu-rep.xz"
@@ -26,7 +27,7 @@ def kernelscope(*args: str) -> str:
 
 
 def test_one_of_a_thing_is_singular():
-    md = render(NAIVE, ExportOptions(fmt="md"))
+    md = export_text(NAIVE, "md")
     assert "- Kernels: 1 launch of 1 kernel family, summed duration 3.18 ms" in md
     assert kernelscope("summary", str(NAIVE)).startswith(
         "gemm_naive.ncu-rep.xz: 1 kernel (1 family) on NVIDIA H200"
@@ -47,7 +48,7 @@ def test_a_change_too_small_to_show_has_no_sign():
 
 
 def test_markdown_keeps_no_pane_numbers_of_the_tui():
-    md = render(NAIVE, ExportOptions(fmt="md"))
+    md = export_text(NAIVE, "md")
     assert "Check the Source Counters section for uncoalesced global loads." in md
     assert "Reducing stalls indicated on the Warp State Statistics and Source Counters " \
         "sections can help, too." in md

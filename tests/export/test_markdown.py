@@ -16,6 +16,7 @@ from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.ncu.export.ncu_markdown import FAMILY_COLUMNS
 from kernelscope.kinds.ncu.model import open_ncu_report
 from tests.conftest import NCU_SAMPLES, SAMPLES, ncu_sample_paths
+from tests.exports import export_text
 
 ZOO = NCU_SAMPLES / "zoo_a.ncu-rep.xz"
 TIMELINE = SAMPLES / "nsys" / "zoo.sqlite.xz"
@@ -71,7 +72,7 @@ def assert_tables_well_formed(text: str, expected_min: int) -> list[list[list[st
 
 @pytest.mark.parametrize("path", ncu_sample_paths(), ids=lambda p: p.name)
 def test_kernel_markdown_tables_parse_and_records_follow_template(path):
-    text = render(path, ExportOptions(fmt="md", top=4))
+    text = export_text(path, "md", 4)
     tables = assert_tables_well_formed(text, 1)
     families = tables[0]
     with open_ncu_report(path) as report:
@@ -143,7 +144,7 @@ def test_pipes_and_backticks_are_escaped():
 
 
 def test_csv_is_the_kernel_list():
-    text = render(ZOO, ExportOptions(fmt="csv"))
+    text = export_text(ZOO, "csv")
     frame = pl.read_csv(io.StringIO(text))
     with open_ncu_report(ZOO) as report:
         assert frame.height == report.kernel_count
@@ -192,11 +193,10 @@ def test_summary_plain_and_colour(path, monkeypatch):
         assert "Top kernels by time" in plain.getvalue() and "Findings" in plain.getvalue()
 
 
-def test_sectors_per_request_ideal_follows_the_access_width(monkeypatch) -> None:
+def test_sectors_per_request_ideal_follows_the_access_width() -> None:
     """saxpy_f4's float4 loads: 16 sectors per request is ideal; the 4-byte gather touches 32
     where 4 would do (8× the ideal)."""
-    monkeypatch.chdir(SAMPLES.parent)
-    text = render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+    text = export_text(ZOO, "md")
     assert "| Global load | 1,048,576 | 16,777,216 | 16.00 | 16.00 |" in text
     assert "| Global load | 2,097,152 | 67,108,864 | 32.00 (8× ideal) | 4.00 |" in text
     assert "16 for 16-byte (float4)" in text and "4 is ideal" not in text
@@ -215,13 +215,13 @@ def test_a_roofline_with_nothing_to_show_names_the_section(monkeypatch) -> None:
     doc = json.loads(render(path, ExportOptions(fmt="json")))
     assert doc["report"]["roofline_collect"] == {
         "kernels": 4, "command": "ncu --section SpeedOfLight_RooflineChart", "or": "--set full"}
-    full = json.loads(render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="json")))
+    full = json.loads(export_text(ZOO, "json"))
     assert full["report"]["roofline_collect"] is None
-    assert "to plot them" not in render(ZOO.relative_to(SAMPLES.parent), ExportOptions(fmt="md"))
+    assert "to plot them" not in export_text(ZOO, "md")
 def test_checks_that_did_not_hold_are_apart_from_the_evidence() -> None:
     # issue 23: a grid that is not small is a check the method made, not a fact to print as
     # evidence of the label
-    text = render(ZOO, ExportOptions(fmt="md"))
+    text = export_text(ZOO, "md")
     record = text[text.index("## Kernel Profiling Case: saxpy\\_f4 (ID 0)") :]
     lines = record[record.index("### Diagnosis") :].split("### Change")[0].splitlines()
     assert lines[1:5] == [
@@ -235,7 +235,7 @@ def test_checks_that_did_not_hold_are_apart_from_the_evidence() -> None:
 
 
 def test_occupancy_stand_downs_are_stated_as_guard_rails() -> None:
-    text = render(NCU_SAMPLES / "diag_pipe.ncu-rep.xz", ExportOptions(fmt="md"))
+    text = export_text(NCU_SAMPLES / "diag_pipe.ncu-rep.xz", "md")
     lines = text.splitlines()
     assert (
         "- guard rail `unit-saturated`: Occupancy is low but the SM is 100% busy: more resident "

@@ -1,12 +1,13 @@
-"""The server's bounds, driven over stdio: paths outside its roots refused, a damaged report
-answered with the CLI's sentence, long answers paged, a long call cancelled with its worker
-killed; and the case records and prompts it serves."""
+"""The server's bounds: paths outside its roots refused, a damaged report answered with the
+CLI's sentence, long answers paged, a long call cancelled with its worker killed (over stdio,
+the server a process of its own); and the case records and prompts it serves."""
 
 from __future__ import annotations
 
 import contextlib
 import lzma
 import os
+import re
 import select
 import signal
 from pathlib import Path
@@ -14,8 +15,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from kernelscope.mcp.answers_ncu import kernel_answers
+from kernelscope.mcp.paging import decode_cursor, digest, page
 from tests.conftest import SAMPLES
-from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, size
+from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, served_over_stdio, size
 
 GEMM = SAMPLES / "ncu" / "gemm_naive.ncu-rep.xz"
 
@@ -55,7 +58,7 @@ async def test_a_damaged_report_is_the_clis_sentence(tmp_path: Path) -> None:
 
 
 async def test_long_answers_come_in_pages_that_join_up() -> None:
-    request = {"path": "ncu/gemm_naive.ncu-rep.xz", "kernel_id": 0, "pattern": ""}
+    request = {"path": "ncu/gemm_naive.ncu-rep.xz", "kernel_id": 0, "pattern": "^lts__"}
     pages = []
     async with served() as client:
         cursor = None
@@ -70,10 +73,31 @@ async def test_long_answers_come_in_pages_that_join_up() -> None:
                                                      "cursor": pages[0]["page"]["next_cursor"]})
     full = exported(GEMM, "--all-metrics")["kernels"][0]["metrics"]
     assert len(pages) > 2
-    assert [m["name"] for p in pages for m in p["metrics"]] == list(full)
+    assert [m["name"] for p in pages for m in p["metrics"]] == [
+        name for name in full if name.startswith("lts__")]
     assert foreign.is_error and text_of(foreign) == (
         "The cursor belongs to another question (another tool, report or argument); call "
         "without it, or with the cursor that answer gave.")
+
+
+def test_every_metric_of_a_kernel_is_in_the_pages() -> None:
+    """The metrics tool's rows of all the kernel's metrics (2,230), paged as the tool pages
+    them (a cursor to the next page each time, 28 pages), join up into the export's list;
+    the server passes each cursor on unchanged (above)."""
+    path = GEMM.resolve()
+    rows = kernel_answers(path).metrics(path, 0, re.compile(""), lambda *_: None)
+    question = digest("metrics", {"path": str(path), "kernel_id": 0, "pattern": ""})
+    names, cursor, pages = [], None, 0
+    while True:
+        chosen, paging = page(rows, decode_cursor(cursor, question), question)
+        assert size(chosen) < ANSWER_BYTES
+        names += [m["name"] for m in chosen]
+        pages += 1
+        cursor = paging["next_cursor"]
+        if cursor is None:
+            break
+    assert pages > 20
+    assert names == list(exported(GEMM, "--all-metrics")["kernels"][0]["metrics"])
 
 
 def workers_of_our_servers() -> list[int]:
@@ -108,7 +132,7 @@ def ended_within(pid: int, seconds: float) -> bool:
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux's pidfd_open")
 async def test_a_cancelled_call_kills_its_worker() -> None:
-    async with served() as client:
+    async with served_over_stdio() as client:
         started = anyio.Event()
 
         async def progress(done: float, total: float | None, message: str | None) -> None:

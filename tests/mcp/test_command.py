@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.mcp.conftest import cli
+from tests.mcp.conftest import cli_process
 
 
 def test_a_root_that_is_not_a_folder_is_one_sentence(tmp_path: Path) -> None:
-    done = cli("mcp", "--root", tmp_path / "nope")
+    done = cli_process("mcp", "--root", tmp_path / "nope")
     assert done.returncode == 2
     assert done.stderr == f"kernelscope: The root {tmp_path}/nope is not a folder.\n"
     assert done.stdout == ""
 
 
 def test_help_names_the_roots() -> None:
-    done = cli("mcp", "--help")
+    done = cli_process("mcp", "--help")
     assert done.returncode == 0
     assert "--root DIR" in done.stdout and "reading only files under the roots" in done.stdout
 

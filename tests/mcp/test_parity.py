@@ -14,8 +14,6 @@ sentence; every other input must be answered by both.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,15 +21,12 @@ from typing import Any
 
 import pytest
 
-from kernelscope.tui.cli import main
 from tests.conftest import SAMPLES
 
 pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'kernelscope[mcp]')")
 
-from mcp import Client
-
-from kernelscope.mcp.roots import Roots
-from kernelscope.mcp.server import TOOL_NAMES, build_server
+from kernelscope.mcp.server import TOOL_NAMES
+from tests.mcp.conftest import printed, served
 
 ROOT = SAMPLES.resolve()
 NCU = "ncu/gemm_naive.ncu-rep.xz"
@@ -167,11 +162,8 @@ CASES = (
 
 def cli_json(args: tuple[str, ...]) -> tuple[int, dict[str, Any] | None, str]:
     """The CLI's exit code, JSON (None when it printed none) and standard error."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    text = out.getvalue()
-    return code, json.loads(text) if text.strip() else None, err.getvalue()
+    done = printed(*args)  # once for the cases that read the same command's JSON
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None, done.stderr
 
 
 def agrees(answer: Any, doc: Any, where: str = "") -> int:
@@ -195,7 +187,7 @@ def test_every_tool_is_covered() -> None:
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=c.marks) for c in CASES])
 async def test_the_tool_answers_what_the_cli_says(case: Case) -> None:
     code, doc, err = cli_json(case.cli)
-    async with Client(build_server(Roots.of([ROOT]))) as client:
+    async with served() as client:
         got = await client.call_tool(case.tool, case.arguments)
     if case.refused:  # the CLI refuses it: the tool refuses it with the same sentence
         assert code == 2 and got.is_error

@@ -1,5 +1,5 @@
-"""Each tool of the real server, called over stdio on the bundled samples, answers what the
-JSON export of the same inputs says."""
+"""Each tool of the real server, called on the bundled samples, answers what the JSON export of
+the same inputs says; the command serves them over stdio."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import re
 
 from tests.conftest import SAMPLES
-from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, size
+from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, served_over_stdio, size
 
 NCU = SAMPLES / "ncu"
 NSYS = SAMPLES / "nsys"
@@ -17,7 +17,7 @@ TOOLS = {"summary", "kernel", "timeline", "diff", "join", "ranks", "metrics", "n
 
 
 async def test_lists_the_tools_resources_and_prompts() -> None:
-    async with served() as client:
+    async with served_over_stdio() as client:
         tools = (await client.list_tools()).tools
         templates = (await client.list_resource_templates()).resource_templates
         prompts = (await client.list_prompts()).prompts

@@ -1,6 +1,7 @@
 """Compare every metric kernelscope's reader reads with NCU's raw page, in a process of its
-own: ``python -m tests.ncu.raw_page_check REPORT RAW_PAGE`` prints one JSON object (columns
-checked, the differences, whether the ncu_report binding was imported)."""
+own: ``python -m tests.ncu.raw_page_check`` reads one ``REPORT<tab>RAW_PAGE`` line per
+question on its standard input and answers each with one JSON line (columns checked, the
+differences, whether the ncu_report binding has been imported), until its input ends."""
 
 from __future__ import annotations
 
@@ -50,15 +51,16 @@ def differences(report_path: Path, page: Path) -> tuple[int, list[str]]:
     return checked, wrong
 
 
-def main(argv: list[str]) -> int:
-    checked, wrong = differences(Path(argv[0]), Path(argv[1]))
-    json.dump(
-        {"checked": checked, "wrong": wrong[:50], "wrong_count": len(wrong),
-         "binding_loaded": "ncu_report" in sys.modules},
-        sys.stdout,
-    )
+def main() -> int:
+    for question in sys.stdin:
+        report, page = question.rstrip("\n").split("\t")
+        checked, wrong = differences(Path(report), Path(page))
+        answer = {"checked": checked, "wrong": wrong[:50], "wrong_count": len(wrong),
+                  "binding_loaded": "ncu_report" in sys.modules}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main())

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from kernelscope.core.shares import fmt_pct, fmt_share
-from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
 from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis
 from kernelscope.kinds.ncu.analysis.summary_stream import stream_summary
@@ -27,6 +26,7 @@ from kernelscope.kinds.ncu.export.ncu_summary import family_rows
 from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from tests.conftest import NCU_SAMPLES
+from tests.exports import export_text
 
 FAMILIES = 4
 """The largest families of a report whose median launches are compared."""
@@ -64,7 +64,7 @@ def _percent(share: float | None) -> float | None:
 
 
 def check_one_answer(path: Path) -> None:
-    markdown = render(path, ExportOptions(fmt="md", top=FAMILIES))
+    markdown = export_text(path, "md", FAMILIES)
     table, records = _table(markdown), _record_labels(markdown)
     with open_for_analysis(path) as report:
         analyzed = analyze(report)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from kernelscope.export.writer import ExportOptions, render
+from tests.exports import export_text
 from tests.wild.conftest import require_wild
 
 NCAR = "NCAR__GPU_workshop__MW_Baseline.ncu-rep.xz"
@@ -15,7 +15,7 @@ NCAR = "NCAR__GPU_workshop__MW_Baseline.ncu-rep.xz"
 
 def test_the_ideal_is_said_to_be_assumed(wild_plain: Callable[[str, str], Path]) -> None:
     require_wild()
-    text = render(wild_plain("ncu", NCAR), ExportOptions(fmt="md"))
+    text = export_text(wild_plain("ncu", NCAR), "md")
     assert ("Global load, Global store: n/a, the report lacks the bytes used per sector "
             "(smsp__sass_average_data_bytes_per_sector_mem_global_*, --section "
             "MemoryWorkloadAnalysis_Tables).") in text

@@ -6,7 +6,6 @@ measurements shown as such."""
 from __future__ import annotations
 
 import io
-import json
 import math
 import re
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     open_for_analysis,
 )
 from kernelscope.kinds.ncu.model.legacy import old_names
+from tests.exports import export_json, export_text
 from tests.ncu.oracle import matches_print
 from tests.wild.conftest import provenance, wild_files
 from tests.wild.oracles import ncu_raw
@@ -172,14 +172,14 @@ def test_kernels_without_measurements_are_shown_as_such(analyzed, name, wild_pla
         assert not _no_measurement_words(line), line
     if unmeasured and len(unmeasured) == len(analyzed.kernels):
         assert "summed kernel time not measured" in text
-    doc = json.loads(render(path, ExportOptions(fmt="json")))
+    doc = export_json(path)
     assert doc["report"]["unmeasured_kernels"] == len(unmeasured)
     for entry in doc["kernels"]:
         if not entry["measured"]:
             assert entry["duration_ns"] is None and entry["bottleneck"]["label"] == "undetermined"
     csv_text = render(path, ExportOptions(fmt="csv"))
     assert "nan" not in csv_text.lower()
-    markdown = render(path, ExportOptions(fmt="md"))
+    markdown = export_text(path, "md")
     assert "| nan" not in markdown.lower()
 
 

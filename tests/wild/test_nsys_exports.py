@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from kernelscope.export.summary import print_summary
-from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis import nsys_rules as rules
 from kernelscope.timeline.model.model import TimelineReport
+from tests.exports import export_text
 from tests.nsys.oracle import STATS_REPORTS, assert_rule_matches, assert_summary_matches
 from tests.nsys.test_findings_vs_oracle import OURS as RULES
 from tests.nsys.test_summaries_vs_oracle import OURS as SUMMARIES
@@ -146,7 +146,7 @@ def test_every_format_exports(name, wild_plain) -> None:
     """Markdown, JSON and CSV of every third-party trace render; a trace without kernels says
     so in one sentence instead of an empty kernel table."""
     path = wild_plain("nsys", name)
-    texts = {fmt: render(path, ExportOptions(fmt=fmt)) for fmt in ("md", "json", "csv")}
+    texts = {fmt: export_text(path, fmt) for fmt in ("md", "json", "csv")}
     assert json.loads(texts["json"])
     assert texts["csv"].startswith("Time (%),Total Time (ns)")
     markdown = texts["md"]

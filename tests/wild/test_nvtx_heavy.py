@@ -12,8 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from kernelscope.export.writer import ExportOptions, render
 from kernelscope.timeline.analysis.nvtx import operation
-from tests.kineto.test_kineto_inputs import run_cli
+from tests.exports import export_text
 
 HEAVY = ["NVIDIA__Fuser__report1_2025-03.sqlite.xz", "bobschreiner__NuKEXC__report3.sqlite.xz"]
 """13,513 and 6,977 NVTX ranges (nvFuser's scopes; Kokkos' profiling hooks)."""
@@ -57,15 +58,14 @@ def test_markdown_is_bounded_and_opens_on_the_findings(
     name: str, wild_plain: Callable[[str, str], Path]
 ) -> None:
     path = wild_plain("nsys", name)
-    full = run_cli("export", str(path), "--format", "md")
-    assert full.returncode == 0, full.stderr
-    assert len(full.stdout.encode()) < 150_000
-    head = full.stdout.splitlines()[:SCREEN_LINES]
+    full = export_text(path, "md")  # (test_nsys_exports reads it too)
+    assert len(full.encode()) < 150_000
+    head = full.splitlines()[:SCREEN_LINES]
     assert "## Findings at a glance" in head
-    short = run_cli("export", str(path), "--format", "md", "--top", "3")
-    assert "Top 3 of " in short.stdout and "range names by total time." in short.stdout
+    short = render(path, ExportOptions(fmt="md", top=3))
+    assert "Top 3 of " in short and "range names by total time." in short
     # Every table of a top-3 record: three rows, or a fixed table (a graph's 7 rows).
-    assert max(len(rows) for rows in _tables(short.stdout)) <= 7
+    assert max(len(rows) for rows in _tables(short)) <= 7
 
 
 @pytest.mark.parametrize("name", HEAVY)
@@ -73,7 +73,7 @@ def test_json_keeps_every_range_countable(
     name: str, wild_plain: Callable[[str, str], Path]
 ) -> None:
     path = wild_plain("nsys", name)
-    doc = json.loads(run_cli("export", str(path), "--format", "json").stdout)
+    doc = json.loads(export_text(path, "json"))
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         ranges = db.execute("SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, "
                             "71)").fetchone()[0]
