@@ -7,8 +7,11 @@ ncu_report where it is installed (the ``ncu`` extra; wheels for Linux x86-64, Wi
 macOS arm64) disassembles it. ncu_report loads a whole report to answer for one kernel, so
 each question gives it a temporary report holding only that kernel and its modules
 (``one_kernel.py``: megabytes, whatever the report's size). One child per process starts at
-the first question (starting the binding is most of a question's cost), answers the later
-ones, and is ended when a report is closed or this process ends. Where the binding is missing
+the first question (starting the binding is most of a question's cost: ~0.5 s of CPU, against
+~0.02 s for a later question), answers the later ones, also from the next reports this process
+opens, and is ended when a report is closed while it holds more than ``KEEP_CHILD_MB`` (the
+binding's memory grows with the reports it has read), or where its memory cannot be read, or
+when this process ends. Where the binding is missing
 or cannot disassemble the cubin (it prints ``???``), ``nvdisasm`` on PATH disassembles the
 embedded cubin (``-g -c``); its offsets are laid on the kernel's PCs from the first one (a
 kernel's entry instruction always runs, so the lowest PC with counters is its start). Without
@@ -42,6 +45,8 @@ NO_DISASSEMBLER = (
 UNKNOWN_TEXT = "???"
 """What ncu_report answers for an instruction it cannot disassemble."""
 TIMEOUT_S = 300
+KEEP_CHILD_MB = 300
+"""A closed report leaves the binding's child for the next report while it holds less."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,8 @@ def binding_available() -> bool:
 class _BindingChild:
     """The process's one ncu_report child (:data:`_CHILD`): started at the first question,
     whichever report asks (each question names its own one-kernel copy), and kept for the
-    next ones until :func:`stop_binding`. Questions go one at a time."""
+    next ones, also other reports', until :meth:`release` finds it large. Questions go one at
+    a time."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -117,6 +123,13 @@ class _BindingChild:
                 self.stop()
             return answer
 
+    def release(self) -> None:
+        """A report is done with the child: keep it for the next report while it holds under
+        :data:`KEEP_CHILD_MB`, else end it."""
+        child = self.child
+        if child is not None and not _resident_mb(child.pid) < KEEP_CHILD_MB:
+            self.stop()
+
     def stop(self) -> None:
         """Kill the child (it holds nothing to save), without waiting for a question in
         flight: its reader gets no answer."""
@@ -135,9 +148,14 @@ class _BindingChild:
 _BINDING = _BindingChild()
 
 
-def stop_binding() -> None:
-    """End the ncu_report child, if one runs (a report closed: it holds ~150-400 MB)."""
-    _BINDING.stop()
+def _resident_mb(pid: int) -> float:
+    """The resident memory of process ``pid`` in MB, from Linux's /proc (inf elsewhere, or
+    when the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return float("inf")
 
 
 def with_binding(
@@ -222,9 +240,10 @@ class Disassembly:
         return dict(found)
 
     def close(self) -> None:
-        """No more questions from this report; the binding's child ends."""
+        """No more questions from this report: the binding's child is kept for the next
+        report while it is small (:meth:`_BindingChild.release`)."""
         self._binding_failed = True
-        stop_binding()
+        _BINDING.release()
 
 
 _LINE_INFO = re.compile(r'//## File "(?P<file>[^"]*)", line (?P<line>\d+)')
