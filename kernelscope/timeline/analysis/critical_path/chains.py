@@ -65,6 +65,8 @@ class Folded:
     s_eff: list[int]
     e_enc: list[int]
     e_eff: list[int]
+    columns: tuple[pl.Series, pl.Series]
+    """``off`` and the pass's durations as Int64 series."""
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
@@ -91,19 +93,17 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
                   ends["src"], ends["from_start"], kept.to_list())
 
 
-def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> Folded:
-    """The lists of a pass with durations ``dur`` and gaps ``s_gap``/``e_gap``."""
-    durs = pl.Series(dur, dtype=pl.Int64)
-    gaps = pl.Series(s_gap, dtype=pl.Int64)
+def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
+    """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64)."""
     step = pl.select(pl.when(chains.member).then(
         durs.shift(1, fill_value=0) + gaps.gather(chains.member_pos.clip(0)))
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
     s_eff = _gaps(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, pl.Series(e_gap, dtype=pl.Int64),
-                  off, durs)
-    return Folded(chains.head_list, off.to_list(), chains.s_enc, s_eff, chains.e_enc, e_eff)
+    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, e_gap, off, durs)
+    return Folded(chains.head_list, off.to_list(), chains.s_enc, s_eff, chains.e_enc, e_eff,
+                  (off, durs))
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
@@ -125,22 +125,22 @@ def _gaps(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
     return pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series().to_list()
 
 
-def read_back(chains: Chains, folded: Folded, times: list[int], dur: list[int]
-              ) -> tuple[list[int], list[int]]:
+def read_back(chains: Chains, folded: Folded, times: list[int]
+              ) -> tuple[pl.Series, pl.Series]:
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
-    start = (pl.Series(times[0::2], dtype=pl.Int64).gather(chains.head)
-             + pl.Series(folded.off, dtype=pl.Int64))
+    off, durs = folded.columns
+    start = pl.Series(times[0::2], dtype=pl.Int64).gather(chains.head) + off
     end = pl.select(pl.when(chains.has_end).then(pl.Series(times[1::2], dtype=pl.Int64))
-                    .otherwise(start + pl.Series(dur, dtype=pl.Int64))).to_series()
-    return start.to_list(), end.to_list()
+                    .otherwise(start + durs)).to_series()
+    return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: list[int], dur: list[int], inf: int
-              ) -> list[int]:
+def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> list[int]:
     """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
     head_late = pl.Series(late[0::2], dtype=pl.Int64).gather(chains.head)
     bounded = head_late < inf // 2
-    own = head_late + pl.Series(folded.off, dtype=pl.Int64) + pl.Series(dur, dtype=pl.Int64)
+    off, durs = folded.columns
+    own = head_late + off + durs
     return pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
                      .when(bounded).then(own).otherwise(inf)).to_series().to_list()

@@ -101,6 +101,12 @@ class Graph:
             "node", "name", "kind", "gpu_ns")
 
 
+    @cached_property
+    def step_op_nodes(self) -> list[int]:
+        """``step_ops``' nodes, as a list."""
+        return self.step_ops["node"].to_list()
+
+
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
     """The dependency graph of ``report`` (``extra_ranges``: CPU ranges beyond NVTX, e.g.
     Kineto's ``cpu_op``s: start, end, global_tid, name)."""

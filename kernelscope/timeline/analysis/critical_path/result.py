@@ -64,8 +64,6 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None =
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
-    late = latest_ends(plan, run, dur, s_gap) if with_slack else [0] * len(run.end)
-    families = family_slack(graph, run, late, segments)
-    if not with_slack:
-        families = families.with_columns(pl.lit(None, pl.Int64).alias("slack_ns"))
+    late = latest_ends(plan, run, dur, s_gap) if with_slack else None
+    families = family_slack(graph, run, late, walker.own_time())
     return CriticalPath(steps, segments, table, kinds, families, with_slack)

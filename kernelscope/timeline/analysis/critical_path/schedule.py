@@ -46,17 +46,20 @@ class Plan:
     e_edge: list[int]
     finish: list[int]
     chains: Chains
+    columns: tuple[pl.Series, pl.Series, pl.Series, pl.Series, pl.Series]
+    """``dur``, ``s_gap``, ``e_gap``, ``s_edge`` and ``e_edge`` as Int64 series."""
     _measured: Folded | None = None
     _walk: WalkLists | None = None
 
     def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
+        durs, gaps, e_gaps = self.columns[:3]
         if dur is None and s_gap is None:
             if self._measured is None:
-                self._measured = fold(self.chains, self.dur, self.s_gap, self.e_gap)
+                self._measured = fold(self.chains, durs, gaps, e_gaps)
             return self._measured
-        return fold(self.chains, self.dur if dur is None else dur,
-                    self.s_gap if s_gap is None else s_gap, self.e_gap)
+        return fold(self.chains, durs if dur is None else pl.Series(dur, dtype=pl.Int64),
+                    gaps if s_gap is None else pl.Series(s_gap, dtype=pl.Int64), e_gaps)
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
         """The lists a walk reads (``edges``: the graph's; made once)."""
@@ -90,6 +93,15 @@ class Replay:
     end: list[int]
     start_by: list[int]
     end_by: list[int]
+    columns: tuple[pl.Series, pl.Series] | None = None
+    """``start`` and ``end`` as Int64 series, where the pass made them."""
+
+    def series(self) -> tuple[pl.Series, pl.Series]:
+        """``start`` and ``end`` as Int64 series (made once)."""
+        if self.columns is None:
+            self.columns = (pl.Series(self.start, dtype=pl.Int64),
+                            pl.Series(self.end, dtype=pl.Int64))
+        return self.columns
 
 
 def plan_of(graph: Graph) -> Plan:
@@ -120,6 +132,9 @@ def plan_of(graph: Graph) -> Plan:
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
         chains=chains_of(n, starts, ends, s_ptr, order),
+        columns=(nodes["dur"].cast(pl.Int64), starts["gap"].cast(pl.Int64),
+                 ends["gap"].cast(pl.Int64), starts["edge"].cast(pl.Int64),
+                 ends["edge"].cast(pl.Int64)),
     )
 
 
@@ -162,8 +177,8 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
                     best, by = value, k
         times[event] = best
         start_by[n] = by
-    start, end = read_back(plan.chains, folded, times, dur)
-    return Replay(start, end, start_by, end_by)
+    start, end = read_back(plan.chains, folded, times)
+    return Replay(start.to_list(), end.to_list(), start_by, end_by, (start, end))
 
 
 def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
@@ -194,7 +209,7 @@ def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
         for k in range(lo, hi):
             if bound - eff[k] < late[enc[k]]:
                 late[enc[k]] = bound - eff[k]
-    return latest_of(plan.chains, folded, late, dur, INF)
+    return latest_of(plan.chains, folded, late, INF)
 
 
 def measured_replay(plan: Plan, graph: Graph) -> Replay:
@@ -202,29 +217,27 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     measured durations gives back), and the edge that decided each start and end: the first
     in the plan's order of those allowing the latest time (a waiting call's end: only when
     later than its own start plus its return)."""
-    start = pl.Series(plan.start, dtype=pl.Int64)
-    end = pl.Series(plan.end, dtype=pl.Int64)
+    start, end = graph.nodes["start"].cast(pl.Int64), graph.nodes["end"].cast(pl.Int64)
     edges = graph.edges
-    start_by = _first_reaching(plan.s_edge, plan.s_gap, edges, start, end, None)
+    durs, s_gap, e_gap, s_edge, e_edge = plan.columns
+    start_by = _first_reaching(s_edge, s_gap, edges, start, end, None)
     if start_by is None:  # a start no edge gives back: not a replay of its measured times
-        start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
-    own = start + pl.Series(plan.dur, dtype=pl.Int64)
-    end_by = _first_reaching(plan.e_edge, plan.e_gap, edges, start, end, own)
-    return Replay(plan.start, plan.end, start_by, end_by or [])
+        start_by = _deciding(s_edge, s_gap, edges, start, end, None)
+    end_by = _first_reaching(e_edge, e_gap, edges, start, end, start + durs)
+    return Replay(plan.start, plan.end, start_by, end_by or [], (start, end))
 
 
-def _first_reaching(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
+def _first_reaching(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
                     end: pl.Series, own: pl.Series | None) -> list[int] | None:
-    """Per node the position (in ``rows``, sorted by destination) of the first edge that
+    """Per node the position (in ``row``: edges sorted by destination) of the first edge that
     gives its measured start (``own`` None) or its measured end later than ``own``, -1 for
     none; None when a node with start edges has none that gives its start back. In a replay
     of the measured times the latest an edge allows is the measured time: this is
     ``_deciding`` without its sort."""
     n = start.len()
-    row = pl.Series(rows, dtype=pl.Int64)
     src, dst = edges["src"].gather(row), edges["dst"].gather(row)
     value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
-                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+                      .otherwise(end.gather(src))).to_series() + gaps
     hit = value == (start if own is None else end).gather(dst)
     if own is not None:
         hit = hit & (value > own.gather(dst))
@@ -232,22 +245,21 @@ def _first_reaching(rows: list[int], gaps: list[int], edges: pl.DataFrame, start
     first = reached.is_first_distinct()
     if own is None and reached.filter(first).len() != dst.n_unique():
         return None
-    pos = pl.int_range(len(rows), eager=True, dtype=pl.Int64).filter(hit).filter(first)
+    pos = pl.int_range(row.len(), eager=True, dtype=pl.Int64).filter(hit).filter(first)
     return pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos
                                                                  ).to_list()
 
 
-def _deciding(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
+def _deciding(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
               end: pl.Series, own: pl.Series | None) -> list[int]:
-    """Per node the position (in ``rows``) of the edge allowing the latest time, -1 for
+    """Per node the position (in ``row``) of the edge allowing the latest time, -1 for
     none (or for none later than ``own``)."""
     n = start.len()
-    row = pl.Series(rows, dtype=pl.Int64)
     src = edges["src"].gather(row)
     value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
-                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+                      .otherwise(end.gather(src))).to_series() + gaps
     best = pl.DataFrame({"dst": edges["dst"].gather(row), "value": value,
-                         "pos": pl.int_range(len(rows), eager=True, dtype=pl.Int64)}).sort(
+                         "pos": pl.int_range(row.len(), eager=True, dtype=pl.Int64)}).sort(
         ["dst", "value", "pos"], descending=[False, True, False]).unique(
         "dst", keep="first", maintain_order=True)
     if own is not None:
