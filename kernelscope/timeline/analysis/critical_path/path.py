@@ -14,6 +14,8 @@ lane's first event, which waited on nothing the trace holds).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
@@ -54,7 +56,7 @@ class PathWalker:
     (a row of ``Graph.edges``; -1 for the node's own time, -2 for the time before a lane's
     first event) and ns."""
 
-    def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: list[int]) -> None:
+    def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: Sequence[int]) -> None:
         self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
         lists = plan.walk_lists(graph.edges)
         self.src, self.from_start = lists.src, lists.from_start
@@ -162,7 +164,7 @@ class PathWalker:
         ).explode("m").drop_nulls("m")
         m = calls["m"]
         start, end = self.run.series()
-        edge = pl.Series(self.plan.s_edge, dtype=pl.Int64).gather(
+        edge = self.plan.columns[3].gather(
             self.plan.chains.member_pos.gather(m))
         gaps = pl.DataFrame({"step": calls["step"], "node": m, "edge": edge,
                              "ns": start.gather(m) - end.gather(m - 1)})
@@ -173,10 +175,11 @@ class PathWalker:
         return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
 
     def _durations(self) -> pl.Series:
-        """``dur`` as a series (the graph's own when it is the measured one)."""
+        """``dur`` as a series (the plan's own when it is the measured one)."""
         if self.dur is self.plan.dur:
-            return self.graph.nodes["dur"].cast(pl.Int64)
-        return pl.Series(self.dur, dtype=pl.Int64)
+            return self.plan.columns[0]
+        durations: pl.Series = pl.Series(self.dur, dtype=pl.Int64)
+        return durations
 
     def _measured_middle(self, node: pl.Series, edge: pl.Series, ns: pl.Series) -> pl.Series:
         """Where a CPU segment (the time before ``node`` on its thread edge ``edge``) lies in
@@ -287,7 +290,7 @@ def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
 
 
-def family_slack(graph: Graph, run: Replay, late: list[int] | None, on_path: pl.DataFrame
+def family_slack(graph: Graph, run: Replay, late: Sequence[int] | None, on_path: pl.DataFrame
                  ) -> pl.DataFrame:
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;

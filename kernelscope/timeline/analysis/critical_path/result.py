@@ -3,6 +3,7 @@ kind and name, and the kernel families with their time on the path and their sla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -45,8 +46,8 @@ class CriticalPath:
         return int(value) if value is not None else None  # type: ignore[arg-type]
 
 
-def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None = None,
-                  s_gap: list[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
+def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None = None,
+                  s_gap: Sequence[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
     """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():

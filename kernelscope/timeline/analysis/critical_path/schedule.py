@@ -10,6 +10,8 @@ collective markers, then a CPU start, then a GPU start; then the node's number).
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -23,6 +25,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.ints import ints, writable
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -31,19 +34,20 @@ INF = 1 << 62
 
 @dataclass(eq=False)
 class Plan:
-    """A graph as Python lists for the passes: per node its start edges (``s_*``, from
-    ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of ``Graph.edges``) and end edges
-    (``e_*``); ``chains``: what the passes step over (``chains.py``)."""
+    """A graph as sequences for the passes (``ints``: views of its columns): per node its
+    start edges (``s_*``, from ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of
+    ``Graph.edges``) and end edges (``e_*``); ``chains``: what the passes step over
+    (``chains.py``)."""
 
     start: list[int]
     end: list[int]
-    dur: list[int]
-    s_ptr: list[int]
-    s_gap: list[int]
-    s_edge: list[int]
-    e_ptr: list[int]
-    e_gap: list[int]
-    e_edge: list[int]
+    dur: Sequence[int]
+    s_ptr: Sequence[int]
+    s_gap: Sequence[int]
+    s_edge: Sequence[int]
+    e_ptr: Sequence[int]
+    e_gap: Sequence[int]
+    e_edge: Sequence[int]
     finish: list[int]
     chains: Chains
     columns: tuple[pl.Series, pl.Series, pl.Series, pl.Series, pl.Series]
@@ -51,7 +55,7 @@ class Plan:
     _measured: Folded | None = None
     _walk: WalkLists | None = None
 
-    def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
+    def folded(self, dur: Sequence[int] | None, s_gap: Sequence[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
         durs, gaps, e_gaps = self.columns[:3]
         if dur is None and s_gap is None:
@@ -65,8 +69,8 @@ class Plan:
         """The lists a walk reads (``edges``: the graph's; made once)."""
         if self._walk is None:
             chains = self.chains
-            self._walk = WalkLists(edges["src"].to_list(), edges["from_start"].to_list(),
-                                   chains.member.to_list(), chains.head_list,
+            self._walk = WalkLists(ints(edges["src"]), ints(edges["from_start"]),
+                                   ints(chains.member), chains.head_list,
                                    chains.member_pos_list)
         return self._walk
 
@@ -77,11 +81,11 @@ class WalkLists:
     source and whether it leaves the source's start; per node the chain's ``member``,
     ``head`` and ``member_pos`` (``chains.py``)."""
 
-    src: list[int]
-    from_start: list[bool]
-    member: list[bool]
-    head: list[int]
-    member_pos: list[int]
+    src: Sequence[int]
+    from_start: Sequence[int]
+    member: Sequence[int]
+    head: Sequence[int]
+    member_pos: Sequence[int]
 
 
 @dataclass(eq=False)
@@ -91,8 +95,8 @@ class Replay:
 
     start: list[int]
     end: list[int]
-    start_by: list[int]
-    end_by: list[int]
+    start_by: Sequence[int]
+    end_by: Sequence[int]
     columns: tuple[pl.Series, pl.Series] | None = None
     """``start`` and ``end`` as Int64 series, where the pass made them."""
 
@@ -124,11 +128,9 @@ def plan_of(graph: Graph) -> Plan:
     order = 2 * events["node"] + events["side"]
     s_ptr = _pointers(starts["dst"], n)
     return Plan(
-        start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=nodes["dur"].to_list(),
-        s_ptr=s_ptr.to_list(),
-        s_gap=starts["gap"].to_list(), s_edge=starts["edge"].to_list(),
-        e_ptr=_pointers(ends["dst"], n).to_list(),
-        e_gap=ends["gap"].to_list(), e_edge=ends["edge"].to_list(),
+        start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=ints(nodes["dur"]),
+        s_ptr=ints(s_ptr), s_gap=ints(starts["gap"]), s_edge=ints(starts["edge"]),
+        e_ptr=ints(_pointers(ends["dst"], n)), e_gap=ints(ends["gap"]), e_edge=ints(ends["edge"]),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
         chains=chains_of(n, starts, ends, s_ptr, order),
@@ -144,7 +146,7 @@ def _pointers(dst: pl.Series, n: int) -> pl.Series:
     return pl.Series(dst.search_sorted(probes, side="left"), dtype=pl.Int64)
 
 
-def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = None
+def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None
            ) -> Replay:
     """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
     measured ones where given."""
@@ -154,8 +156,8 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     times = [0] * (2 * len(dur))
-    start_by = list(plan.chains.member_pos_list)
-    end_by = [-1] * len(dur)
+    start_by = writable(plan.chains.member_pos_list)
+    end_by = array("q", [-1]) * len(dur)
     for event in plan.chains.order:
         n = event >> 1
         if event & 1:
@@ -181,8 +183,8 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
     return Replay(start.to_list(), end.to_list(), start_by, end_by, (start, end))
 
 
-def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
-                s_gap: list[int] | None = None) -> list[int]:
+def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
+                s_gap: Sequence[int] | None = None) -> Sequence[int]:
     """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
     or more for what no step's end waits on): the backward pass. A node of a chain moves with
     its head, so it has its head's slack."""
@@ -228,7 +230,7 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
 
 
 def _first_reaching(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
-                    end: pl.Series, own: pl.Series | None) -> list[int] | None:
+                    end: pl.Series, own: pl.Series | None) -> Sequence[int] | None:
     """Per node the position (in ``row``: edges sorted by destination) of the first edge that
     gives its measured start (``own`` None) or its measured end later than ``own``, -1 for
     none; None when a node with start edges has none that gives its start back. In a replay
@@ -246,12 +248,11 @@ def _first_reaching(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start:
     if own is None and reached.filter(first).len() != dst.n_unique():
         return None
     pos = pl.int_range(row.len(), eager=True, dtype=pl.Int64).filter(hit).filter(first)
-    return pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos
-                                                                 ).to_list()
+    return ints(pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos))
 
 
 def _deciding(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
-              end: pl.Series, own: pl.Series | None) -> list[int]:
+              end: pl.Series, own: pl.Series | None) -> Sequence[int]:
     """Per node the position (in ``row``) of the edge allowing the latest time, -1 for
     none (or for none later than ``own``)."""
     n = start.len()
@@ -265,5 +266,5 @@ def _deciding(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Se
     if own is not None:
         best = best.filter(pl.col("value") > own.gather(best["dst"]))
     nodes = pl.DataFrame({"dst": pl.int_range(n, eager=True, dtype=pl.Int64)})
-    return nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
-        "pos"].fill_null(-1).to_list()
+    return ints(nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
+        "pos"].fill_null(-1))
