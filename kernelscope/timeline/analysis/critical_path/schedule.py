@@ -158,6 +158,7 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
     times = [0] * (2 * len(dur))
     start_by = writable(plan.chains.member_pos_list)
     end_by = array("q", [-1]) * len(dur)
+    measured_start = plan.start
     for event in plan.chains.order:
         n = event >> 1
         if event & 1:
@@ -170,7 +171,7 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
             end_by[n] = by
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
-        best, by = plan.start[n], -1
+        best, by = measured_start[n], -1
         if lo < hi:
             best, by = times[s_enc[lo]] + s_eff[lo], lo
             for k in range(lo + 1, hi):
@@ -196,11 +197,12 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
         late[2 * head[f]] = min(late[2 * head[f]], run.start[f] - off[f])
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
+    unbounded = INF // 2
     for event in reversed(plan.chains.order):
-        n = event >> 1
         bound = late[event]
-        if bound >= INF // 2:
+        if bound >= unbounded:
             continue
+        n = event >> 1
         if event & 1:
             own = 2 * head[n]
             if bound - dur[n] - off[n] < late[own]:
@@ -209,8 +211,9 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
         else:
             lo, hi, enc, eff = s_ptr[n], s_ptr[n + 1], s_enc, s_eff
         for k in range(lo, hi):
-            if bound - eff[k] < late[enc[k]]:
-                late[enc[k]] = bound - eff[k]
+            value, slot = bound - eff[k], enc[k]
+            if value < late[slot]:
+                late[slot] = value
     return latest_of(plan.chains, folded, late, INF)
 
 
