@@ -34,6 +34,7 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.steps import STEP_SCHEMA, cpu_ranges, find_steps
 from kernelscope.timeline.analysis.critical_path.sync_edges import (
     join_edges,
+    named,
     step_nodes,
     sync_edges,
 )
@@ -240,9 +241,11 @@ def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
     waits (named by the trace's synchronisation record of the wait), or, where no record
     names it, the first launched after the wait on another stream."""
     calls = nodes.filter(pl.col("cls") == CPU)
-    records = calls.filter(pl.col("name").str.contains("EventRecord")).select(
-        pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")).sort("rec_at")
-    waits = calls.filter(pl.col("name").str.contains("StreamWaitEvent")).select(
+    records = calls.filter(named(calls["name"], pl.col("name").str.contains("EventRecord"))
+                           ).select(pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")
+                                    ).sort("rec_at")
+    waits = calls.filter(named(calls["name"], pl.col("name").str.contains("StreamWaitEvent"))
+                         ).select(
         pl.col("lane").alias("tid"), "start", "end", "pid", "corr").join(
         _waiting_lanes(sync), on=["pid", "corr"], how="left").sort("start")
     if not records.height or not waits.height:
