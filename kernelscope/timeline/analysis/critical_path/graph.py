@@ -220,8 +220,10 @@ def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.Da
         pl.col("row").alias("call_row"), pl.col("node").alias("src"))
     ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
                                     pl.col("node").alias("dst"))
-    linked = ops.join(outer.unique(["pid", "correlation_id"]), on=["pid", "correlation_id"]
-                      ).join(calls, left_on="row", right_on="call_row")
+    linked = ops.join(outer, on=["pid", "correlation_id"])
+    if linked["dst"].is_duplicated().any():  # a correlation id on several calls: one of them
+        linked = ops.join(outer.unique(["pid", "correlation_id"]), on=["pid", "correlation_id"])
+    linked = linked.join(calls, left_on="row", right_on="call_row")
     return linked.select("src", "dst", pl.lit(LAUNCH, pl.Int8).alias("etype"),
                          pl.lit(True).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
 
