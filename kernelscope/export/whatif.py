@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def whatif_parser() -> argparse.ArgumentParser:
                    help="divide by FACTOR the time of the kernels, copies, NVTX ranges and CPU "
                    "operators whose name REGEX finds (2 halves them); REGEX=FACTOR@RANK: only "
                    "that rank's, in a run; repeat for more")
-    p.add_argument("--format", "-f", choices=("json", "md"), default="json")
+    p.add_argument("--format", "-f", choices=tuple(RENDERERS), default="json")
     p.add_argument("-o", "--output", type=Path, default=None, help="output file (default: stdout)")
     p.add_argument("--cache-dir", type=Path, default=None,
                    help="where .nsys-rep SQLite exports are cached")
@@ -102,15 +103,29 @@ def critical_path_document(path: Path, cache_dir: Path | None = None) -> dict[st
     return dict(timeline_of(path, cache_dir, document))
 
 
+def _whatif_json(result: Any, name: str, shorten: Any) -> str:
+    from kernelscope.timeline.export.critical_text import whatif_doc
+
+    return json.dumps(whatif_doc(result, name, shorten), indent=2) + "\n"
+
+
+def _whatif_md(result: Any, name: str, shorten: Any) -> str:
+    from kernelscope.timeline.export.critical_text import whatif_markdown
+
+    return str(whatif_markdown(result, name, shorten))
+
+
+RENDERERS: dict[str, Callable[[Any, str, Any], str]] = {"json": _whatif_json, "md": _whatif_md}
+"""Format name → the what-if's renderer ``(answer, trace name, name shortener) -> text``, in
+the order ``--help`` lists them; as a kind's ``renderers``, no renderer asks which format it
+is."""
+
+
 def render_whatif(path: Path, faster: list[str], fmt: str, cache_dir: Path | None = None
                   ) -> str:
-    """The what-if of the trace at ``path`` in ``fmt`` (json or md)."""
-    from kernelscope.timeline.export.critical_text import whatif_doc, whatif_markdown
-
+    """The what-if of the trace at ``path`` in ``fmt`` (one of ``RENDERERS``)."""
     result, shorten = whatif_answer(path, faster, cache_dir)
-    if fmt == "md":
-        return str(whatif_markdown(result, path.name, shorten))
-    return json.dumps(whatif_doc(result, path.name, shorten), indent=2) + "\n"
+    return RENDERERS[fmt](result, path.name, shorten)
 
 
 def run_whatif(argv: list[str]) -> int:

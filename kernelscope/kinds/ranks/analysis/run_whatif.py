@@ -11,6 +11,7 @@ The collectives joined are NCCL kernels or CPU calls (gloo's ranges, NVTX or MPI
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +43,7 @@ class RunModel(Model):
 
     calls: pl.DataFrame
 
-    def waits(self, starts: list[int] | None = None) -> pl.DataFrame:
+    def waits(self, starts: Sequence[int] | None = None) -> pl.DataFrame:
         """Per rank, its summed wait at the collectives (from its arrival to the last
         rank's): measured, and with the nodes' ``starts`` of a replay (rank, calls,
         measured_ns, predicted_ns)."""

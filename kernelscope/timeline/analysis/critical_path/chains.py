@@ -10,11 +10,13 @@ back at once (``starts``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.ints import ints
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -33,25 +35,25 @@ class Chains:
     s_from_start: pl.Series
     e_src: pl.Series
     e_from_start: pl.Series
-    order: list[int]
+    order: Sequence[int]
 
     @cached_property
-    def head_list(self) -> list[int]:
-        return self.head.to_list()
+    def head_list(self) -> Sequence[int]:
+        return ints(self.head)
 
     @cached_property
-    def member_pos_list(self) -> list[int]:
-        return self.member_pos.to_list()
+    def member_pos_list(self) -> Sequence[int]:
+        return ints(self.member_pos)
 
     @cached_property
-    def s_enc(self) -> list[int]:
+    def s_enc(self) -> Sequence[int]:
         """Per start edge its source's slot (the same in every pass)."""
-        return _slots(self, self.s_src, self.s_from_start).to_list()
+        return ints(_slots(self, self.s_src, self.s_from_start))
 
     @cached_property
-    def e_enc(self) -> list[int]:
+    def e_enc(self) -> Sequence[int]:
         """Per end edge its source's slot."""
-        return _slots(self, self.e_src, self.e_from_start).to_list()
+        return ints(_slots(self, self.e_src, self.e_from_start))
 
 
 @dataclass(eq=False)
@@ -59,12 +61,14 @@ class Folded:
     """The lists of one pass: per node its offset from its head; per edge its source's
     slot (``2 * head`` or ``2 * node + 1``) and the gap from that slot's time."""
 
-    head: list[int]
-    off: list[int]
-    s_enc: list[int]
-    s_eff: list[int]
-    e_enc: list[int]
-    e_eff: list[int]
+    head: Sequence[int]
+    off: Sequence[int]
+    s_enc: Sequence[int]
+    s_eff: Sequence[int]
+    e_enc: Sequence[int]
+    e_eff: Sequence[int]
+    columns: tuple[pl.Series, pl.Series]
+    """``off`` and the pass's durations as Int64 series."""
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
@@ -88,22 +92,20 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     node = order // 2
     kept = order.filter((order % 2 == 1) | (head.gather(node) == node))
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], ends["from_start"], kept.to_list())
+                  ends["src"], ends["from_start"], ints(kept))
 
 
-def fold(chains: Chains, dur: list[int], s_gap: list[int], e_gap: list[int]) -> Folded:
-    """The lists of a pass with durations ``dur`` and gaps ``s_gap``/``e_gap``."""
-    durs = pl.Series(dur, dtype=pl.Int64)
-    gaps = pl.Series(s_gap, dtype=pl.Int64)
+def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
+    """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64)."""
     step = pl.select(pl.when(chains.member).then(
         durs.shift(1, fill_value=0) + gaps.gather(chains.member_pos.clip(0)))
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
     s_eff = _gaps(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, pl.Series(e_gap, dtype=pl.Int64),
-                  off, durs)
-    return Folded(chains.head_list, off.to_list(), chains.s_enc, s_eff, chains.e_enc, e_eff)
+    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, e_gap, off, durs)
+    return Folded(chains.head_list, ints(off), chains.s_enc, s_eff, chains.e_enc, e_eff,
+                  (off, durs))
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
@@ -115,32 +117,32 @@ def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
 
 
 def _gaps(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
-          off: pl.Series, durs: pl.Series) -> list[int]:
+          off: pl.Series, durs: pl.Series) -> Sequence[int]:
     """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
     head, the source's offset and (from its end) duration."""
     at_end = ~from_start
     synced = at_end & chains.has_end.gather(src)
     lag = off.gather(src) + pl.select(pl.when(at_end).then(durs.gather(src)).otherwise(0)
                                       ).to_series()
-    return pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series().to_list()
+    return ints(pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series())
 
 
-def read_back(chains: Chains, folded: Folded, times: list[int], dur: list[int]
-              ) -> tuple[list[int], list[int]]:
+def read_back(chains: Chains, folded: Folded, times: list[int]
+              ) -> tuple[pl.Series, pl.Series]:
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
-    start = (pl.Series(times[0::2], dtype=pl.Int64).gather(chains.head)
-             + pl.Series(folded.off, dtype=pl.Int64))
+    off, durs = folded.columns
+    start = pl.Series(times[0::2], dtype=pl.Int64).gather(chains.head) + off
     end = pl.select(pl.when(chains.has_end).then(pl.Series(times[1::2], dtype=pl.Int64))
-                    .otherwise(start + pl.Series(dur, dtype=pl.Int64))).to_series()
-    return start.to_list(), end.to_list()
+                    .otherwise(start + durs)).to_series()
+    return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: list[int], dur: list[int], inf: int
-              ) -> list[int]:
+def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> Sequence[int]:
     """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
     head_late = pl.Series(late[0::2], dtype=pl.Int64).gather(chains.head)
     bounded = head_late < inf // 2
-    own = head_late + pl.Series(folded.off, dtype=pl.Int64) + pl.Series(dur, dtype=pl.Int64)
-    return pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
-                     .when(bounded).then(own).otherwise(inf)).to_series().to_list()
+    off, durs = folded.columns
+    own = head_late + off + durs
+    return ints(pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
+                     .when(bounded).then(own).otherwise(inf)).to_series())

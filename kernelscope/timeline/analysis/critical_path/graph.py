@@ -34,6 +34,7 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.steps import STEP_SCHEMA, cpu_ranges, find_steps
 from kernelscope.timeline.analysis.critical_path.sync_edges import (
     join_edges,
+    named,
     step_nodes,
     sync_edges,
 )
@@ -101,6 +102,12 @@ class Graph:
             "node", "name", "kind", "gpu_ns")
 
 
+    @cached_property
+    def step_op_nodes(self) -> list[int]:
+        """``step_ops``' nodes, as a list."""
+        return self.step_ops["node"].to_list()
+
+
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
     """The dependency graph of ``report`` (``extra_ranges``: CPU ranges beyond NVTX, e.g.
     Kineto's ``cpu_op``s: start, end, global_tid, name)."""
@@ -164,8 +171,30 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
             ("step begin", "start", 1, pl.col("global_tid").alias("lane")),
             ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
              .otherwise(pl.col("global_tid")).alias("lane")))]
-    cpu = pl.concat([nodes.cast(NODE_SCHEMA), *(m.cast(NODE_SCHEMA) for m in marks)])  # type: ignore[arg-type]
-    return cpu.sort("lane", "start", "prio"), outer, steps
+    markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks])  # type: ignore[arg-type]
+    return _merged(nodes.cast(NODE_SCHEMA), markers), outer, steps  # type: ignore[arg-type]
+
+
+def _merged(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.DataFrame:
+    """``calls`` (in order of lane and start) and the step ``markers`` in one frame in order
+    of lane, start and prio (a marker before a call of its lane and time): the few markers
+    placed among the calls, where a sort of every row would order a million calls again."""
+    markers = markers.sort("lane", "start", "prio")
+    lane, start = calls["lane"], calls["start"]
+    place: list[int] = []  # per marker, how many calls come before it
+    for (key,), group in markers.group_by("lane", maintain_order=True):
+        low = int(lane.search_sorted(key, side="left"))  # type: ignore[arg-type]
+        high = int(lane.search_sorted(key, side="right"))  # type: ignore[arg-type]
+        place.extend((start.slice(low, high - low).search_sorted(group["start"], side="left")
+                      .cast(pl.Int64) + low).to_list())
+    places = pl.Series(place, dtype=pl.Int64)
+    rows = pl.int_range(calls.height, eager=True, dtype=pl.Int64)
+    ahead = places.search_sorted(rows, side="right").cast(pl.Int64)  # markers before a call
+    at = pl.concat([rows + ahead, places + pl.int_range(markers.height, eager=True,
+                                                         dtype=pl.Int64)])
+    order = pl.repeat(0, at.len(), eager=True, dtype=pl.Int64).scatter(
+        at, pl.int_range(at.len(), eager=True, dtype=pl.Int64))
+    return pl.concat([calls, markers]).select(pl.all().gather(order))
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
@@ -213,8 +242,10 @@ def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.Da
         pl.col("row").alias("call_row"), pl.col("node").alias("src"))
     ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
                                     pl.col("node").alias("dst"))
-    linked = ops.join(outer.unique(["pid", "correlation_id"]), on=["pid", "correlation_id"]
-                      ).join(calls, left_on="row", right_on="call_row")
+    linked = ops.join(outer, on=["pid", "correlation_id"])
+    if linked["dst"].is_duplicated().any():  # a correlation id on several calls: one of them
+        linked = ops.join(outer.unique(["pid", "correlation_id"]), on=["pid", "correlation_id"])
+    linked = linked.join(calls, left_on="row", right_on="call_row")
     return linked.select("src", "dst", pl.lit(LAUNCH, pl.Int8).alias("etype"),
                          pl.lit(True).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
 
@@ -234,9 +265,11 @@ def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
     waits (named by the trace's synchronisation record of the wait), or, where no record
     names it, the first launched after the wait on another stream."""
     calls = nodes.filter(pl.col("cls") == CPU)
-    records = calls.filter(pl.col("name").str.contains("EventRecord")).select(
-        pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")).sort("rec_at")
-    waits = calls.filter(pl.col("name").str.contains("StreamWaitEvent")).select(
+    records = calls.filter(named(calls["name"], pl.col("name").str.contains("EventRecord"))
+                           ).select(pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")
+                                    ).sort("rec_at")
+    waits = calls.filter(named(calls["name"], pl.col("name").str.contains("StreamWaitEvent"))
+                         ).select(
         pl.col("lane").alias("tid"), "start", "end", "pid", "corr").join(
         _waiting_lanes(sync), on=["pid", "corr"], how="left").sort("start")
     if not records.height or not waits.height:

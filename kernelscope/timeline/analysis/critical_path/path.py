@@ -14,6 +14,8 @@ lane's first event, which waited on nothing the trace holds).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
@@ -43,6 +45,7 @@ UNTRACED_CODE, SYNC_CODE = len(OWN_KIND_ORDER), len(OWN_KIND_ORDER) + 1
 EDGE_CODE_BASE = len(OWN_KIND_ORDER) + 2
 COMMUNICATION_CODE = OWN_KIND_ORDER.index("communication")
 LAUNCH_CODE = EDGE_CODE_BASE + LAUNCH
+CPU_CODES = [code for code, kind in enumerate(SEGMENT_KINDS) if kind == "cpu"]
 UNTRACED = "(no range)"
 SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
                   "node": pl.Int64, "edge": pl.Int64}
@@ -53,7 +56,7 @@ class PathWalker:
     (a row of ``Graph.edges``; -1 for the node's own time, -2 for the time before a lane's
     first event) and ns."""
 
-    def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: list[int]) -> None:
+    def __init__(self, graph: Graph, plan: Plan, run: Replay, dur: Sequence[int]) -> None:
         self.graph, self.plan, self.run, self.dur = graph, plan, run, dur
         lists = plan.walk_lists(graph.edges)
         self.src, self.from_start = lists.src, lists.from_start
@@ -141,6 +144,14 @@ class PathWalker:
             self.ns.extend((run.start[low] - run.end[before], run.end[before] - floor))
         return before, floor  # ``walk`` gives these segments their step
 
+    def own_time(self) -> pl.DataFrame:
+        """node, path_ns: the time of each node's own on the walked paths, but for the
+        chains' calls (``_runs``: CPU calls only, never a GPU operation)."""
+        own = pl.DataFrame({"node": self.nodes, "edge": self.edges, "ns": self.ns},
+                           schema={"node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64})
+        return own.filter(pl.col("edge") == -1).group_by("node").agg(
+            pl.col("ns").sum().alias("path_ns"))
+
     def _runs(self) -> pl.DataFrame:
         """The chains' segments: per call after the first of a run, the time from the call
         before it (its thread edge), and the call before it's own time."""
@@ -152,25 +163,31 @@ class PathWalker:
             "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
         ).explode("m").drop_nulls("m")
         m = calls["m"]
-        start = pl.Series(self.run.start, dtype=pl.Int64)
-        end = pl.Series(self.run.end, dtype=pl.Int64)
-        edge = pl.Series(self.plan.s_edge, dtype=pl.Int64).gather(
+        start, end = self.run.series()
+        edge = self.plan.columns[3].gather(
             self.plan.chains.member_pos.gather(m))
         gaps = pl.DataFrame({"step": calls["step"], "node": m, "edge": edge,
                              "ns": start.gather(m) - end.gather(m - 1)})
         owns = pl.DataFrame({"step": calls["step"], "node": m - 1,
                              "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
-                             "ns": pl.Series(self.dur, dtype=pl.Int64).gather(m - 1)})
+                             "ns": self._durations().gather(m - 1)})
         marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
         return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
+
+    def _durations(self) -> pl.Series:
+        """``dur`` as a series (the plan's own when it is the measured one)."""
+        if self.dur is self.plan.dur:
+            return self.plan.columns[0]
+        durations: pl.Series = pl.Series(self.dur, dtype=pl.Int64)
+        return durations
 
     def _measured_middle(self, node: pl.Series, edge: pl.Series, ns: pl.Series) -> pl.Series:
         """Where a CPU segment (the time before ``node`` on its thread edge ``edge``) lies in
         the trace: the middle of the last ``ns`` of the gap as measured (at most the whole
         gap). A predicted path is named by the ranges of the trace, not by where the replay
         moved the gap."""
-        start = pl.Series(self.plan.start, dtype=pl.Int64).gather(node)
-        before = pl.Series(self.plan.end, dtype=pl.Int64).gather(
+        start = self.graph.nodes["start"].cast(pl.Int64).gather(node)
+        before = self.graph.nodes["end"].cast(pl.Int64).gather(
             self.graph.edges["src"].gather(edge))
         part = pl.min_horizontal(ns, start - before)
         return pl.select(start - part // 2).to_series().alias("at")
@@ -193,29 +210,24 @@ class PathWalker:
             .when(etype == COLLECTIVE).then(pl.lit(COMMUNICATION_CODE, pl.Int64))
             .when(to_end).then(pl.lit(SYNC_CODE, pl.Int64)).otherwise(etype + EDGE_CODE_BASE)
         ).to_series()
-        kind = SEGMENT_KINDS.gather(code)
-        name = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit("launch overhead"))
-                         .otherwise(nodes["name"].gather(node).fill_null(""))).to_series()
-        frame = pl.DataFrame([
-            walked["step"], kind.alias("kind"), name.alias("name"), walked["ns"], node, edge,
-            nodes["lane"].gather(node).alias("lane")])
-        cpu = frame.filter(pl.col("kind") == "cpu")
+        is_cpu = code.is_in(CPU_CODES)
+        frame = pl.DataFrame([walked["step"], code.alias("code"), walked["ns"], node, edge])
+        names = nodes["name"].fill_null("").append(pl.Series(["launch overhead"]))
+        cpu = frame.filter(is_cpu)
         if cpu.height:
-            at = cpu.select(pl.col("lane").alias("global_tid"),
+            at = cpu.select(nodes["lane"].gather(cpu["node"]).alias("global_tid"),
                             self._measured_middle(cpu["node"], cpu["edge"], cpu["ns"]))
             steps = self.graph.steps.select("global_tid", "start", "end")
             ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
-            frame = _put(frame, innermost(ranges, at))
+            names = names.append(innermost(ranges, at))
+        # one gather of the names: a node's own, "launch overhead", or a CPU gap's range
+        at_name = pl.select(
+            pl.when(is_cpu).then(is_cpu.cast(pl.Int64).cum_sum() + nodes.height)
+            .when(code == LAUNCH_CODE).then(pl.lit(nodes.height, pl.Int64)).otherwise(node)
+        ).to_series()
+        frame = frame.with_columns(SEGMENT_KINDS.gather(code).alias("kind"),
+                                   names.gather(at_name).alias("name"))
         return frame.select(list(SEGMENT_SCHEMA))
-
-
-def _put(frame: pl.DataFrame, names: pl.Series) -> pl.DataFrame:
-    """``frame`` with its ``cpu`` rows named by ``names`` (in their order)."""
-    is_cpu = frame["kind"] == "cpu"
-    where = is_cpu.cast(pl.Int64).cum_sum() - 1
-    named = names.gather(where.clip(0)) if names.len() else frame["name"]
-    return frame.with_columns(pl.when(is_cpu).then(named).otherwise(pl.col("name"))
-                              .alias("name"))
 
 
 def innermost(ranges: pl.DataFrame, at: pl.DataFrame) -> pl.Series:
@@ -278,17 +290,21 @@ def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
 
 
-def family_slack(graph: Graph, run: Replay, late: list[int], segments: pl.DataFrame
+def family_slack(graph: Graph, run: Replay, late: Sequence[int] | None, on_path: pl.DataFrame
                  ) -> pl.DataFrame:
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
-    null when no step waits on them), over the steps' windows."""
+    null when no step waits on them, or for every family when ``late`` is None: not
+    computed), over the steps' windows. ``on_path``: node, path_ns (``PathWalker.own_time``)."""
     ops = graph.step_ops
-    latest = pl.Series("latest", late, dtype=pl.Int64).gather(ops["node"])
-    end = pl.Series(run.end, dtype=pl.Int64).gather(ops["node"])
-    ops = ops.with_columns(pl.when(latest < INF // 2).then(latest - end).alias("slack"))
-    on_path = segments.filter(pl.col("edge") == -1).group_by("node").agg(
-        pl.col("ns").sum().alias("path_ns"))
+    if late is None:
+        slack = pl.lit(None, pl.Int64)
+    else:
+        latest = pl.Series("latest", [late[node] for node in graph.step_op_nodes],
+                           dtype=pl.Int64)
+        end = run.series()[1].gather(ops["node"])
+        slack = pl.when(latest < INF // 2).then(latest - end)
+    ops = ops.with_columns(slack.alias("slack"))
     ops = ops.join(on_path, on="node", how="left")
     return ops.group_by("name", "kind").agg(
         pl.len().alias("launches"), pl.col("gpu_ns").sum(),

@@ -3,6 +3,7 @@ kind and name, and the kernel families with their time on the path and their sla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -45,8 +46,8 @@ class CriticalPath:
         return int(value) if value is not None else None  # type: ignore[arg-type]
 
 
-def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None = None,
-                  s_gap: list[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
+def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None = None,
+                  s_gap: Sequence[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
     """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
@@ -64,8 +65,6 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: list[int] | None =
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
-    late = latest_ends(plan, run, dur, s_gap) if with_slack else [0] * len(run.end)
-    families = family_slack(graph, run, late, segments)
-    if not with_slack:
-        families = families.with_columns(pl.lit(None, pl.Int64).alias("slack_ns"))
+    late = latest_ends(plan, run, dur, s_gap) if with_slack else None
+    families = family_slack(graph, run, late, walker.own_time())
     return CriticalPath(steps, segments, table, kinds, families, with_slack)

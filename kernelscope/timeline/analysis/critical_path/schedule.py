@@ -10,6 +10,8 @@ collective markers, then a CPU start, then a GPU start; then the node's number).
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -23,6 +25,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.ints import ints, writable
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -31,39 +34,43 @@ INF = 1 << 62
 
 @dataclass(eq=False)
 class Plan:
-    """A graph as Python lists for the passes: per node its start edges (``s_*``, from
-    ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of ``Graph.edges``) and end edges
-    (``e_*``); ``chains``: what the passes step over (``chains.py``)."""
+    """A graph as sequences for the passes (``ints``: views of its columns): per node its
+    start edges (``s_*``, from ``s_ptr[n]`` to ``s_ptr[n + 1]``: their gaps and rows of
+    ``Graph.edges``) and end edges (``e_*``); ``chains``: what the passes step over
+    (``chains.py``)."""
 
     start: list[int]
     end: list[int]
-    dur: list[int]
-    s_ptr: list[int]
-    s_gap: list[int]
-    s_edge: list[int]
-    e_ptr: list[int]
-    e_gap: list[int]
-    e_edge: list[int]
+    dur: Sequence[int]
+    s_ptr: Sequence[int]
+    s_gap: Sequence[int]
+    s_edge: Sequence[int]
+    e_ptr: Sequence[int]
+    e_gap: Sequence[int]
+    e_edge: Sequence[int]
     finish: list[int]
     chains: Chains
+    columns: tuple[pl.Series, pl.Series, pl.Series, pl.Series, pl.Series]
+    """``dur``, ``s_gap``, ``e_gap``, ``s_edge`` and ``e_edge`` as Int64 series."""
     _measured: Folded | None = None
     _walk: WalkLists | None = None
 
-    def folded(self, dur: list[int] | None, s_gap: list[int] | None) -> Folded:
+    def folded(self, dur: Sequence[int] | None, s_gap: Sequence[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
+        durs, gaps, e_gaps = self.columns[:3]
         if dur is None and s_gap is None:
             if self._measured is None:
-                self._measured = fold(self.chains, self.dur, self.s_gap, self.e_gap)
+                self._measured = fold(self.chains, durs, gaps, e_gaps)
             return self._measured
-        return fold(self.chains, self.dur if dur is None else dur,
-                    self.s_gap if s_gap is None else s_gap, self.e_gap)
+        return fold(self.chains, durs if dur is None else pl.Series(dur, dtype=pl.Int64),
+                    gaps if s_gap is None else pl.Series(s_gap, dtype=pl.Int64), e_gaps)
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
         """The lists a walk reads (``edges``: the graph's; made once)."""
         if self._walk is None:
             chains = self.chains
-            self._walk = WalkLists(edges["src"].to_list(), edges["from_start"].to_list(),
-                                   chains.member.to_list(), chains.head_list,
+            self._walk = WalkLists(ints(edges["src"]), ints(edges["from_start"]),
+                                   ints(chains.member), chains.head_list,
                                    chains.member_pos_list)
         return self._walk
 
@@ -74,11 +81,11 @@ class WalkLists:
     source and whether it leaves the source's start; per node the chain's ``member``,
     ``head`` and ``member_pos`` (``chains.py``)."""
 
-    src: list[int]
-    from_start: list[bool]
-    member: list[bool]
-    head: list[int]
-    member_pos: list[int]
+    src: Sequence[int]
+    from_start: Sequence[int]
+    member: Sequence[int]
+    head: Sequence[int]
+    member_pos: Sequence[int]
 
 
 @dataclass(eq=False)
@@ -88,8 +95,17 @@ class Replay:
 
     start: list[int]
     end: list[int]
-    start_by: list[int]
-    end_by: list[int]
+    start_by: Sequence[int]
+    end_by: Sequence[int]
+    columns: tuple[pl.Series, pl.Series] | None = None
+    """``start`` and ``end`` as Int64 series, where the pass made them."""
+
+    def series(self) -> tuple[pl.Series, pl.Series]:
+        """``start`` and ``end`` as Int64 series (made once)."""
+        if self.columns is None:
+            self.columns = (pl.Series(self.start, dtype=pl.Int64),
+                            pl.Series(self.end, dtype=pl.Int64))
+        return self.columns
 
 
 def plan_of(graph: Graph) -> Plan:
@@ -112,14 +128,15 @@ def plan_of(graph: Graph) -> Plan:
     order = 2 * events["node"] + events["side"]
     s_ptr = _pointers(starts["dst"], n)
     return Plan(
-        start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=nodes["dur"].to_list(),
-        s_ptr=s_ptr.to_list(),
-        s_gap=starts["gap"].to_list(), s_edge=starts["edge"].to_list(),
-        e_ptr=_pointers(ends["dst"], n).to_list(),
-        e_gap=ends["gap"].to_list(), e_edge=ends["edge"].to_list(),
+        start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=ints(nodes["dur"]),
+        s_ptr=ints(s_ptr), s_gap=ints(starts["gap"]), s_edge=ints(starts["edge"]),
+        e_ptr=ints(_pointers(ends["dst"], n)), e_gap=ints(ends["gap"]), e_edge=ints(ends["edge"]),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
         chains=chains_of(n, starts, ends, s_ptr, order),
+        columns=(nodes["dur"].cast(pl.Int64), starts["gap"].cast(pl.Int64),
+                 ends["gap"].cast(pl.Int64), starts["edge"].cast(pl.Int64),
+                 ends["edge"].cast(pl.Int64)),
     )
 
 
@@ -129,7 +146,7 @@ def _pointers(dst: pl.Series, n: int) -> pl.Series:
     return pl.Series(dst.search_sorted(probes, side="left"), dtype=pl.Int64)
 
 
-def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = None
+def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None
            ) -> Replay:
     """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
     measured ones where given."""
@@ -139,8 +156,9 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     times = [0] * (2 * len(dur))
-    start_by = list(plan.chains.member_pos_list)
-    end_by = [-1] * len(dur)
+    start_by = writable(plan.chains.member_pos_list)
+    end_by = array("q", [-1]) * len(dur)
+    measured_start = plan.start
     for event in plan.chains.order:
         n = event >> 1
         if event & 1:
@@ -153,7 +171,7 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
             end_by[n] = by
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
-        best, by = plan.start[n], -1
+        best, by = measured_start[n], -1
         if lo < hi:
             best, by = times[s_enc[lo]] + s_eff[lo], lo
             for k in range(lo + 1, hi):
@@ -162,12 +180,12 @@ def replay(plan: Plan, dur: list[int] | None = None, s_gap: list[int] | None = N
                     best, by = value, k
         times[event] = best
         start_by[n] = by
-    start, end = read_back(plan.chains, folded, times, dur)
-    return Replay(start, end, start_by, end_by)
+    start, end = read_back(plan.chains, folded, times)
+    return Replay(start.to_list(), end.to_list(), start_by, end_by, (start, end))
 
 
-def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
-                s_gap: list[int] | None = None) -> list[int]:
+def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
+                s_gap: Sequence[int] | None = None) -> Sequence[int]:
     """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
     or more for what no step's end waits on): the backward pass. A node of a chain moves with
     its head, so it has its head's slack."""
@@ -179,11 +197,12 @@ def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
         late[2 * head[f]] = min(late[2 * head[f]], run.start[f] - off[f])
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
+    unbounded = INF // 2
     for event in reversed(plan.chains.order):
-        n = event >> 1
         bound = late[event]
-        if bound >= INF // 2:
+        if bound >= unbounded:
             continue
+        n = event >> 1
         if event & 1:
             own = 2 * head[n]
             if bound - dur[n] - off[n] < late[own]:
@@ -192,9 +211,10 @@ def latest_ends(plan: Plan, run: Replay, dur: list[int] | None = None,
         else:
             lo, hi, enc, eff = s_ptr[n], s_ptr[n + 1], s_enc, s_eff
         for k in range(lo, hi):
-            if bound - eff[k] < late[enc[k]]:
-                late[enc[k]] = bound - eff[k]
-    return latest_of(plan.chains, folded, late, dur, INF)
+            value, slot = bound - eff[k], enc[k]
+            if value < late[slot]:
+                late[slot] = value
+    return latest_of(plan.chains, folded, late, INF)
 
 
 def measured_replay(plan: Plan, graph: Graph) -> Replay:
@@ -202,29 +222,27 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     measured durations gives back), and the edge that decided each start and end: the first
     in the plan's order of those allowing the latest time (a waiting call's end: only when
     later than its own start plus its return)."""
-    start = pl.Series(plan.start, dtype=pl.Int64)
-    end = pl.Series(plan.end, dtype=pl.Int64)
+    start, end = graph.nodes["start"].cast(pl.Int64), graph.nodes["end"].cast(pl.Int64)
     edges = graph.edges
-    start_by = _first_reaching(plan.s_edge, plan.s_gap, edges, start, end, None)
+    durs, s_gap, e_gap, s_edge, e_edge = plan.columns
+    start_by = _first_reaching(s_edge, s_gap, edges, start, end, None)
     if start_by is None:  # a start no edge gives back: not a replay of its measured times
-        start_by = _deciding(plan.s_edge, plan.s_gap, edges, start, end, None)
-    own = start + pl.Series(plan.dur, dtype=pl.Int64)
-    end_by = _first_reaching(plan.e_edge, plan.e_gap, edges, start, end, own)
-    return Replay(plan.start, plan.end, start_by, end_by or [])
+        start_by = _deciding(s_edge, s_gap, edges, start, end, None)
+    end_by = _first_reaching(e_edge, e_gap, edges, start, end, start + durs)
+    return Replay(plan.start, plan.end, start_by, end_by or [], (start, end))
 
 
-def _first_reaching(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
-                    end: pl.Series, own: pl.Series | None) -> list[int] | None:
-    """Per node the position (in ``rows``, sorted by destination) of the first edge that
+def _first_reaching(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
+                    end: pl.Series, own: pl.Series | None) -> Sequence[int] | None:
+    """Per node the position (in ``row``: edges sorted by destination) of the first edge that
     gives its measured start (``own`` None) or its measured end later than ``own``, -1 for
     none; None when a node with start edges has none that gives its start back. In a replay
     of the measured times the latest an edge allows is the measured time: this is
     ``_deciding`` without its sort."""
     n = start.len()
-    row = pl.Series(rows, dtype=pl.Int64)
     src, dst = edges["src"].gather(row), edges["dst"].gather(row)
     value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
-                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+                      .otherwise(end.gather(src))).to_series() + gaps
     hit = value == (start if own is None else end).gather(dst)
     if own is not None:
         hit = hit & (value > own.gather(dst))
@@ -232,26 +250,24 @@ def _first_reaching(rows: list[int], gaps: list[int], edges: pl.DataFrame, start
     first = reached.is_first_distinct()
     if own is None and reached.filter(first).len() != dst.n_unique():
         return None
-    pos = pl.int_range(len(rows), eager=True, dtype=pl.Int64).filter(hit).filter(first)
-    return pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos
-                                                                 ).to_list()
+    pos = pl.int_range(row.len(), eager=True, dtype=pl.Int64).filter(hit).filter(first)
+    return ints(pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos))
 
 
-def _deciding(rows: list[int], gaps: list[int], edges: pl.DataFrame, start: pl.Series,
-              end: pl.Series, own: pl.Series | None) -> list[int]:
-    """Per node the position (in ``rows``) of the edge allowing the latest time, -1 for
+def _deciding(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
+              end: pl.Series, own: pl.Series | None) -> Sequence[int]:
+    """Per node the position (in ``row``) of the edge allowing the latest time, -1 for
     none (or for none later than ``own``)."""
     n = start.len()
-    row = pl.Series(rows, dtype=pl.Int64)
     src = edges["src"].gather(row)
     value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
-                      .otherwise(end.gather(src))).to_series() + pl.Series(gaps, dtype=pl.Int64)
+                      .otherwise(end.gather(src))).to_series() + gaps
     best = pl.DataFrame({"dst": edges["dst"].gather(row), "value": value,
-                         "pos": pl.int_range(len(rows), eager=True, dtype=pl.Int64)}).sort(
+                         "pos": pl.int_range(row.len(), eager=True, dtype=pl.Int64)}).sort(
         ["dst", "value", "pos"], descending=[False, True, False]).unique(
         "dst", keep="first", maintain_order=True)
     if own is not None:
         best = best.filter(pl.col("value") > own.gather(best["dst"]))
     nodes = pl.DataFrame({"dst": pl.int_range(n, eager=True, dtype=pl.Int64)})
-    return nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
-        "pos"].fill_null(-1).to_list()
+    return ints(nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
+        "pos"].fill_null(-1))

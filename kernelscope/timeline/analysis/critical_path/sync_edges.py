@@ -34,12 +34,19 @@ def _is_wait(name: pl.Expr) -> pl.Expr:
     return name.str.contains(WAITS) | blocking
 
 
+def named(names: pl.Series, test: pl.Expr) -> pl.Expr:
+    """Whether a node's ``name`` passes ``test`` (an expression of ``pl.col("name")``), the
+    test run once per distinct name of ``names`` (the calls' names repeat)."""
+    distinct = names.drop_nulls().unique().to_frame("name")
+    return pl.col("name").is_in(distinct.filter(test)["name"].implode())
+
+
 def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
     """The sync edges, and per node the duration a waiting call replays (null elsewhere)."""
-    calls = nodes.filter((pl.col("cls") == CPU) & _is_wait(pl.col("name"))).select(
+    cpu = nodes.filter(pl.col("cls") == CPU)
+    calls = cpu.filter(named(cpu["name"], _is_wait(pl.col("name")))).select(
         "node", "name", "pid", "start", "end")
-    at = launch.join(nodes.select(pl.col("node").alias("src"), pl.col("start").alias("at")),
-                     on="src").select("dst", "at")
+    at = launch.select("dst", nodes["start"].gather(launch["src"]).alias("at"))
     ops = nodes.filter(pl.col("cls") == GPU).select(
         pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end")
     ).join(at, left_on="op", right_on="dst", how="left")
@@ -56,9 +63,9 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
     edges = [decided.filter(pl.col("waited")).select(
         pl.col("op").alias("src"), pl.col("node").alias("dst"), pl.col("r").alias("gap"))]
     edges.append(_device_waits(decided, ops))
-    own = nodes.select("node").join(
-        decided.filter(pl.col("waited")).select("node", "r"), on="node", how="left"
-    ).sort("node")["r"].alias("own")
+    waited = decided.filter(pl.col("waited"))
+    own = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
+        waited["node"], waited["r"]).alias("own")  # a node's number is its row
     out = pl.concat(edges).unique(["src", "dst"], keep="first").select(
         "src", "dst", pl.lit(SYNC, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
         pl.lit(True).alias("to_end"), "gap")

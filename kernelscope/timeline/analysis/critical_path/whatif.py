@@ -10,6 +10,7 @@ them. A synchronising call's wait is not its own time: it follows the GPU work.
 from __future__ import annotations
 
 import re
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -17,6 +18,7 @@ import polars as pl
 
 from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.ints import writable
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import (
     Plan,
@@ -93,8 +95,7 @@ class Model:
 
     def whatif(self, changes: list[Faster]) -> WhatIf:
         """Every step replayed with ``changes``; ReportError when one matches nothing."""
-        dur = list(self.plan.dur)
-        gaps = list(self.plan.s_gap)
+        dur, gaps = writable(self.plan.dur), writable(self.plan.s_gap)
         found = [self._apply(change, dur, gaps) for change in changes]
         run = replay(self.plan, dur, gaps)
         after = critical_path(self.graph, self.plan, run, dur, gaps, with_slack=False)
@@ -103,7 +104,7 @@ class Model:
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
         """The steps' summed time saved with the durations of ``nodes`` divided by
         ``factor`` (0 when none of them is on a path a step's end depends on)."""
-        dur = list(self.plan.dur)
+        dur = writable(self.plan.dur)
         for node in nodes:
             dur[node] = round(dur[node] / factor)
         run = replay(self.plan, dur)
@@ -111,7 +112,8 @@ class Model:
         return sum((self.measured.start[f] - self.measured.start[b])
                    - (run.start[f] - run.start[b]) for b, f in marks)
 
-    def _apply(self, faster: Faster, dur: list[int], gaps: list[int]) -> Change:
+    def _apply(self, faster: Faster, dur: MutableSequence[int], gaps: MutableSequence[int]
+               ) -> Change:
         nodes, ranges = self.graph.nodes, self.graph.ranges
         if faster.rank is not None:
             if "rank" not in nodes.columns:
@@ -126,7 +128,7 @@ class Model:
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").fill_null("").str.contains(faster.pattern)
         try:
-            ops = nodes.filter((pl.col("cls") == GPU) & hit)
+            ops = nodes.filter(pl.col("cls") == GPU).filter(hit)
             ranges = ranges.filter(hit)
         except pl.exceptions.PolarsError:
             raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
@@ -141,8 +143,8 @@ class Model:
         return Change(faster, tuple(sorted(set(ops["name"].to_list()))), ops.height,
                       tuple(sorted(set(ranges["name"].to_list()))), ranges.height)
 
-    def _scale_cpu(self, ranges: pl.DataFrame, factor: float, dur: list[int],
-                   gaps: list[int]) -> None:
+    def _scale_cpu(self, ranges: pl.DataFrame, factor: float, dur: MutableSequence[int],
+                   gaps: MutableSequence[int]) -> None:
         """Calls inside ``ranges`` and the time between calls inside them, divided."""
         inside = merge_intervals(ranges, by=["global_tid"]).rename(
             {"start": "r_start", "end": "r_end"})
@@ -157,9 +159,10 @@ class Model:
         between = edges.select(
             pl.col("edge").cast(pl.Int64), nodes["lane"].gather(edges["dst"]).alias("global_tid"),
             ((ends.gather(edges["src"]) + starts.gather(edges["dst"])) // 2).alias("mid"))
-        position = {edge: i for i, edge in enumerate(self.plan.s_edge)}
-        for (edge,) in _within(between, inside).select("edge").iter_rows():
-            at = position[edge]
+        rows = self.plan.columns[3]  # per start edge's position, its row of the edges
+        position = pl.repeat(-1, self.graph.edges.height, eager=True, dtype=pl.Int64).scatter(
+            rows, pl.int_range(rows.len(), eager=True, dtype=pl.Int64))
+        for at in position.gather(_within(between, inside)["edge"]).to_list():
             gaps[at] = round(gaps[at] / factor)
 
 
@@ -178,7 +181,7 @@ class WhatIf:
     changes: tuple[Change, ...]
     before: CriticalPath
     after: CriticalPath
-    after_start: list[int] = field(default_factory=list)
+    after_start: Sequence[int] = field(default_factory=list)
     """Every node's start in the replay with the changes."""
     waits: pl.DataFrame | None = None
     """In a run: per rank its summed wait at the collectives, measured and predicted."""
