@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import html
+import io
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
 from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -127,6 +129,15 @@ def notifications(app: App[object]) -> list[str]:
 
     app.notify = recording  # type: ignore[method-assign]
     return seen
+
+
+def rendered(parts: Iterable[RenderableType], width: int) -> str:
+    """The text ``parts`` show one under the other in ``width`` columns (as a Static of that
+    width draws them), each line without its trailing blanks: a pane's content read from the
+    plain functions that build it, without an app."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+    console.print(Group(*parts))
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())
 
 
 def widget_text(widget: Widget) -> str:

@@ -40,12 +40,18 @@ async def test_escape_on_a_filtered_raw_page_clears_the_filter_first() -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 4, "8")
-        await pilot.press("slash", *"^dram__", "enter")  # the pane refills as each key lands
+        table = screen.query_one("#raw-table", DataTable)
+        every = table.row_count
+        await pilot.press("slash", *"^dram__")  # the pane refills as each key lands
         field = screen.query_one("#raw-filter", Input)
-        assert field.value == "^dram__" and "matching /^dram__/" in screen_text(app)
+        assert app.focused is field and field.value == "^dram__"
+        assert "matching /^dram__/" in screen_text(app) and 0 < table.row_count < every
+        await pilot.press("enter")  # back in the table, the filter kept
+        assert app.focused is table and field.value == "^dram__"
         await pilot.press("escape")
         assert app.screen is screen and field.value == ""
         assert "matching" not in screen_text(app)
+        assert table.row_count == every and app.focused is table
         await pilot.press("escape")
         assert isinstance(app.screen, KernelListScreen)
 
