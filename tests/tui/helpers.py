@@ -1,4 +1,5 @@
-"""Helpers for the TUI tests: wait for the app to settle, read what the screen shows."""
+"""Helpers for the TUI tests: wait for the app to settle, read what the screen shows (or what
+a pane's plain functions render)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
-
-from kernelscope.kinds.ncu.screens.panes import RawPane, SourcePane
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
@@ -80,8 +79,9 @@ def tables_sized(app: App[object]) -> bool:
 async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
     """Wait until every table of the screen has sized its rows and the screen looks the same
     (text and style, as the app's own screenshot has it) on three pauses in a row, at most
-    ``tries`` pauses. A poll on the clock: a test that can wait for a state instead (``settle``,
-    then ``tables_sized``) should."""
+    ``tries`` pauses. A poll on the clock, which tests/tui no longer uses (tests/timeline_tui and
+    tests/ranks do): a test that can wait for a state instead (``settle``, then
+    ``tables_sized``) should."""
     last, same = None, 0
     for _ in range(tries):
         await pilot.pause(0.05)
@@ -152,7 +152,8 @@ def widget_text(widget: Widget) -> str:
 
 
 def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
-    """Wait for the report, press ``presses`` (settling after each), wait again."""
+    """Wait for the report, press ``presses`` (settling after each: a Raw or Source pane's
+    worker done and its message handled), wait again; every table then has its widths."""
 
     async def run(pilot: Pilot[object]) -> None:
         await settle(pilot)
@@ -162,26 +163,6 @@ def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
         for field in pilot.app.screen.query(Input):
             field.cursor_blink = False
         await settle(pilot)
-        await until_read(pilot)
-        await until_still(pilot)
+        assert tables_sized(pilot.app), "a table drawn before it measured its rows"
 
     return run
-
-
-async def until_read(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
-    """Wait until a shown Raw or Source pane holds what its worker reads (a loaded machine
-    can take longer than a few pauses), then settle once more."""
-    def pending() -> bool:
-        screen = pilot.app.screen
-        raw = [p for p in screen.query(RawPane) if p.region.area and p.detail is not None]
-        source = [p for p in screen.query(SourcePane) if p.region.area and p.detail is not None
-                  and p.detail.listing is None]
-        return any(p.metrics is None for p in raw) or any(
-            p.listing_data is None and "Reading" in str(p.query_one("#source-summary").render())
-            for p in source)
-
-    for _ in range(int(timeout_s / 0.05)):
-        if not pending():
-            break
-        await pilot.pause(0.05)
-    await settle(pilot)
