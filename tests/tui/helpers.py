@@ -58,6 +58,17 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
             return
 
 
+async def until(pilot: Pilot[object], check: Callable[[], bool], pauses: int = 500) -> None:
+    """Let the app run (``pilot.pause()``, no delay) until ``check()`` holds, for state a
+    timer of the app brings (the kernel list takes arrived rows every 0.4 s) where no worker
+    ends to wait on; fails after ``pauses`` pauses instead of hanging."""
+    for _ in range(pauses):
+        if check():
+            return
+        await pilot.pause()
+    assert check(), f"the app never reached the state {check.__name__} waits for"
+
+
 def _table_sized(table: DataTable[object]) -> bool:
     """Whether a DataTable has measured its rows: its scrollable size is the one its rows
     and header make (it measures new rows only when its message queue runs empty, so a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, screen_text, settle
+from .helpers import SAMPLES, screen_text, settle, until
 
 
 def shown_ids(app) -> list[int]:
@@ -60,7 +61,7 @@ async def test_list_shows_every_kernel(zoo_rows) -> None:
 async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
     """Each batch is shown as it comes (in ID order, whatever order batches arrive in),
     with 'loaded N of M' and a progress bar."""
-    gate = threading.Event()
+    gate, held = threading.Event(), threading.Event()
     real_open = kernel_session.open_ncu_report
 
     def slow_open(path: Path, **kwargs: object) -> NcuReport:
@@ -74,7 +75,8 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
             # Out of ID order, as batches from several reader processes arrive.
             yield items([1])
             yield items([0])
-            gate.wait(10)
+            held.set()
+            gate.wait(120)  # the test opens it; the timeout only frees a failed test
             rest = list(range(2, report.kernel_count))
             yield items(reversed(rest[:2]))
             yield items(rest[2:])
@@ -84,21 +86,22 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
     app = create_app()
+    loading = f"loaded 2 of {len(zoo_rows)} kernels"
+
+    def two_shown() -> bool:
+        return isinstance(app.screen, KernelListScreen) and len(app.session.summaries) == 2
+
+    def two_of_six_said() -> bool:
+        text = screen_text(app)
+        return loading in text and "loading…" in text
+
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, KernelListScreen) and len(app.session.summaries) == 2:
-                break
-        await pilot.pause()
+        # The two batches handed over (the rest held back until gate.set()), then taken by
+        # the list's timer.
+        await asyncio.get_running_loop().run_in_executor(None, held.wait, 120)
+        await until(pilot, two_shown)
         assert shown_ids(app) == [0, 1]
-        loading = f"loaded 2 of {len(zoo_rows)} kernels"
-        for _ in range(100):  # (the rest is held back: this state lasts until gate.set())
-            text = screen_text(app)
-            if loading in text and "loading…" in text:
-                break
-            await pilot.pause(0.02)
-        assert loading in text
-        assert "loading…" in text
+        await until(pilot, two_of_six_said)
         assert app.screen.query_one("#list-progress").display
         gate.set()
         await settle(pilot)
