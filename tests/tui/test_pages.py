@@ -121,6 +121,9 @@ async def test_source_page_shows_the_whole_source_and_its_sass(zoo: NcuReport) -
 
         # p to mm_naive (kernel 2): its source opens on the line holding most samples (its
         # top hot spot), marked: 402,100 of its 402,437 samples sit on line 25.
+        source_of_2 = zoo.kernel_source(2)
+        assert source_of_2 is not None
+        hot_2 = next(r for r in source_of_2.files[0].rows if r.hot == 1)
         await pilot.press("p", "p")
         await settle(pilot)
         text = pane_text(screen)
@@ -128,3 +131,7 @@ async def test_source_page_shows_the_whole_source_and_its_sass(zoo: NcuReport) -
         marked = next(line for line in text.splitlines() if line.startswith("●1"))
         assert marked.split()[1] == "25" and "99.9   1.23G   0.40M   1.07G" in marked
         assert "enter: jump source ↔ SASS" in text
+        # The listing keeps the keys across kernels (it lost the focus while it was read).
+        await pilot.press("enter")
+        await settle(pilot)
+        assert listing.sass and listing.cursor == source_of_2.sass_rows_of(hot_2.file, 25)[0]
