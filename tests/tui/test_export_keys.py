@@ -51,11 +51,13 @@ async def test_e_in_the_list_writes_the_whole_report(tmp_path, monkeypatch) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == ["zoo_a.kernelscope.md"]
 
 
-async def test_e_in_the_detail_writes_the_kernel_and_asks_before_replacing(
-    tmp_path, monkeypatch
-) -> None:
+async def test_e_and_y_in_the_detail_write_and_copy_the_kernel(tmp_path, monkeypatch) -> None:
+    """e writes the kernel's record (asking before it replaces a file); y copies it to the
+    clipboard and writes nothing."""
     monkeypatch.chdir(tmp_path)
     app = create_app(ZOO)
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_kernel(pilot, 4)
         await written(pilot, "e")
@@ -72,19 +74,10 @@ async def test_e_in_the_detail_writes_the_kernel_and_asks_before_replacing(
         assert isinstance(app.screen, ConfirmScreen)
         await written(pilot, "y")
         assert target.read_text() == text
-
-
-async def test_y_copies_the_kernel_record(tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    app = create_app(ZOO)
-    copied: list[str] = []
-    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await open_kernel(pilot, 1)
-        await written(pilot, "y")
-    assert copied[0].count("## Kernel Profiling Case:") == 1
-    assert "(ID 1)" in copied[0] and "uncoalesced-global-access" in copied[0]
-    assert list(tmp_path.iterdir()) == []
+        assert not isinstance(app.screen, ConfirmScreen)
+        await written(pilot, "y")  # on the detail: copy
+    assert copied == [text]  # the record e wrote
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["zoo_a.kernel-4.md"]
 
 
 async def test_e_in_the_timeline_writes_the_timeline(tmp_path, monkeypatch) -> None:

@@ -70,7 +70,9 @@ def header(app) -> str:
     return widget_text(app.screen.query_one("#detail-header"))
 
 
-async def test_header_and_n_p_keep_the_pane(zoo: NcuReport, zoo_rows) -> None:
+async def test_header_and_n_p_keep_the_pane_and_follow_the_list_order(
+    zoo: NcuReport, zoo_rows
+) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 0, "2")
@@ -99,11 +101,8 @@ async def test_header_and_n_p_keep_the_pane(zoo: NcuReport, zoo_rows) -> None:
         await settle(pilot)
         assert screen.kernel_id == zoo_rows[0]["id"]
 
-
-async def test_n_p_follow_the_list_order(zoo_rows) -> None:
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+        # n and p follow the list's order: filtered and sorted there, then opened.
+        await pilot.press("backspace")
         await pilot.press("slash", *"transpose", "enter")
         await pilot.press("s", "s")  # sort by duration, longest first
         await pilot.press("enter")

@@ -160,7 +160,7 @@ async def test_drawn_rows_follow_the_sort_and_the_shares_written_at_the_end() ->
         )
 
 
-async def test_filter_by_regex(zoo_rows) -> None:
+async def test_filter_by_regex_and_jump_by_id(zoo_rows) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -189,11 +189,7 @@ async def test_filter_by_regex(zoo_rows) -> None:
         await pilot.press("escape")
         assert shown_ids(app) == [r["id"] for r in zoo_rows]
 
-
-async def test_jump_by_id(zoo_rows) -> None:
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+        # : and g jump to a kernel by ID.
         last = zoo_rows[-1]["id"]
         await pilot.press("colon", *str(last), "enter")
         table = app.screen.query_one(DataTable)
