@@ -110,16 +110,35 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
         assert "loading…" not in screen_text(app)
 
 
-async def test_sort_keys_and_header_click(zoo_rows) -> None:
+def drawn_rows(app) -> list[str]:
+    """The table's rows as drawn on the terminal (below the title and the header)."""
+    table = app.screen.query_one(DataTable)
+    return [line.strip() for line in screen_text(app).splitlines()[2:2 + table.row_count]]
+
+
+async def test_sort_keys_header_click_and_the_rows_drawn(zoo_rows) -> None:
+    """Sorting, and what is drawn, not only the table's data: the table keeps a drawn cell
+    only while the same cell is at the same place, so moved rows and the shares written in
+    place once every kernel is loaded are drawn again."""
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
+        assert drawn_rows(app)[2] == (
+            "2 mm_naive           3.17 ms     46.33  64.73     0.30   97.87 l1-bound"
+            "             ⚠ l1tex-pressure"
+        )
         await pilot.press("s")  # ID -> Name, A to Z
         assert shown_ids(app) == [2, 3, 0, 1, 4, 5]  # mm_naive, mm_tiled<32>, saxpy_f4, …
         assert "sorted by Kernel ▲" in screen_text(app)
         await pilot.press("s")  # Duration, longest first
         by_duration = sorted(zoo_rows, key=lambda r: -float(r["duration_ns"]))
         assert shown_ids(app) == [r["id"] for r in by_duration]
+        rows = drawn_rows(app)
+        assert [row.split()[0] for row in rows] == ["2", "3", "1", "4", "0", "5"]
+        assert rows[4] == (
+            "0 saxpy_f4         182.59 us      2.66  11.23    89.13   80.64 dram-bound"
+            "           ⚠ dram-bandwidth-saturated"
+        )
         await pilot.press("S")
         assert shown_ids(app) == [r["id"] for r in reversed(by_duration)]
         # Clicking the "SM %" header sorts by it (largest first), clicking again reverses.
@@ -132,32 +151,6 @@ async def test_sort_keys_and_header_click(zoo_rows) -> None:
         await pilot.click(offset=(x + 1, 1))
         await pilot.pause()
         assert shown_ids(app) == [r["id"] for r in reversed(by_sm)]
-
-
-def drawn_rows(app) -> list[str]:
-    """The table's rows as drawn on the terminal (below the title and the header)."""
-    table = app.screen.query_one(DataTable)
-    return [line.strip() for line in screen_text(app).splitlines()[2:2 + table.row_count]]
-
-
-async def test_drawn_rows_follow_the_sort_and_the_shares_written_at_the_end() -> None:
-    """What is drawn, not only the table's data: the table keeps a drawn cell only while the
-    same cell is at the same place, so moved rows and the shares written in place once every
-    kernel is loaded are drawn again."""
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        assert drawn_rows(app)[2] == (
-            "2 mm_naive           3.17 ms     46.33  64.73     0.30   97.87 l1-bound"
-            "             ⚠ l1tex-pressure"
-        )
-        await pilot.press("s", "s")  # Duration, longest first
-        rows = drawn_rows(app)
-        assert [row.split()[0] for row in rows] == ["2", "3", "1", "4", "0", "5"]
-        assert rows[4] == (
-            "0 saxpy_f4         182.59 us      2.66  11.23    89.13   80.64 dram-bound"
-            "           ⚠ dram-bandwidth-saturated"
-        )
 
 
 async def test_filter_by_regex_and_jump_by_id(zoo_rows) -> None:
