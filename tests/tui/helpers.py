@@ -1,23 +1,24 @@
-"""Helpers for the TUI tests: wait for the app to settle, read what the screen shows."""
+"""Helpers for the TUI tests: wait for the app to settle, read what the screen shows (or what
+a pane's plain functions render)."""
 
 from __future__ import annotations
 
 import contextlib
 import html
+import io
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
 from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
-
-from kernelscope.kinds.ncu.screens.panes import RawPane, SourcePane
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
@@ -57,6 +58,17 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
             return
 
 
+async def until(pilot: Pilot[object], check: Callable[[], bool], pauses: int = 500) -> None:
+    """Let the app run (``pilot.pause()``, no delay) until ``check()`` holds, for state a
+    timer of the app brings (the kernel list takes arrived rows every 0.4 s) where no worker
+    ends to wait on; fails after ``pauses`` pauses instead of hanging."""
+    for _ in range(pauses):
+        if check():
+            return
+        await pilot.pause()
+    assert check(), f"the app never reached the state {check.__name__} waits for"
+
+
 def _table_sized(table: DataTable[object]) -> bool:
     """Whether a DataTable has measured its rows: its scrollable size is the one its rows
     and header make (it measures new rows only when its message queue runs empty, so a
@@ -78,8 +90,9 @@ def tables_sized(app: App[object]) -> bool:
 async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
     """Wait until every table of the screen has sized its rows and the screen looks the same
     (text and style, as the app's own screenshot has it) on three pauses in a row, at most
-    ``tries`` pauses. A poll on the clock: a test that can wait for a state instead (``settle``,
-    then ``tables_sized``) should."""
+    ``tries`` pauses. A poll on the clock, which tests/tui no longer uses (tests/timeline_tui and
+    tests/ranks do): a test that can wait for a state instead (``settle``, then
+    ``tables_sized``) should."""
     last, same = None, 0
     for _ in range(tries):
         await pilot.pause(0.05)
@@ -129,6 +142,15 @@ def notifications(app: App[object]) -> list[str]:
     return seen
 
 
+def rendered(parts: Iterable[RenderableType], width: int) -> str:
+    """The text ``parts`` show one under the other in ``width`` columns (as a Static of that
+    width draws them), each line without its trailing blanks: a pane's content read from the
+    plain functions that build it, without an app."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+    console.print(Group(*parts))
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())
+
+
 def widget_text(widget: Widget) -> str:
     """All the text a widget and its shown descendants render, including what is scrolled
     out of view (children top to bottom; side-by-side children one after the other)."""
@@ -141,7 +163,8 @@ def widget_text(widget: Widget) -> str:
 
 
 def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
-    """Wait for the report, press ``presses`` (settling after each), wait again."""
+    """Wait for the report, press ``presses`` (settling after each: a Raw or Source pane's
+    worker done and its message handled), wait again; every table then has its widths."""
 
     async def run(pilot: Pilot[object]) -> None:
         await settle(pilot)
@@ -151,26 +174,6 @@ def keys(*presses: str) -> Callable[[Pilot[object]], Awaitable[None]]:
         for field in pilot.app.screen.query(Input):
             field.cursor_blink = False
         await settle(pilot)
-        await until_read(pilot)
-        await until_still(pilot)
+        assert tables_sized(pilot.app), "a table drawn before it measured its rows"
 
     return run
-
-
-async def until_read(pilot: Pilot[object], timeout_s: float = 60.0) -> None:
-    """Wait until a shown Raw or Source pane holds what its worker reads (a loaded machine
-    can take longer than a few pauses), then settle once more."""
-    def pending() -> bool:
-        screen = pilot.app.screen
-        raw = [p for p in screen.query(RawPane) if p.region.area and p.detail is not None]
-        source = [p for p in screen.query(SourcePane) if p.region.area and p.detail is not None
-                  and p.detail.listing is None]
-        return any(p.metrics is None for p in raw) or any(
-            p.listing_data is None and "Reading" in str(p.query_one("#source-summary").render())
-            for p in source)
-
-    for _ in range(int(timeout_s / 0.05)):
-        if not pending():
-            break
-        await pilot.pause(0.05)
-    await settle(pilot)

@@ -153,12 +153,13 @@ async def test_error_in_a_detail_worker_can_be_dismissed(monkeypatch) -> None:
         assert isinstance(app.screen, KernelListScreen)
 
 
-@pytest.mark.parametrize("key", ["question_mark", "f1"])
-async def test_help_lists_every_key(key: str) -> None:
+async def test_help_lists_every_key_and_the_filter_takes_a_question_mark() -> None:
+    """? opens the help (every key of the list and the detail), escape closes it, F1 opens
+    it too; in the filter field ? is typed, not the help."""
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await pilot.press(key)
+        await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         markdown = app.screen.markdown
@@ -170,12 +171,10 @@ async def test_help_lists_every_key(key: str) -> None:
         assert "Kernel list" in screen_text(app)
         await pilot.press("escape")
         assert isinstance(app.screen, KernelListScreen)
-
-
-async def test_help_key_types_in_the_filter() -> None:
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.markdown == markdown
+        await pilot.press("escape")
+        assert isinstance(app.screen, KernelListScreen)
         await pilot.press("slash", "question_mark")
         assert not isinstance(app.screen, HelpScreen)
         assert app.screen.query_one(Input).value == "?"

@@ -3,7 +3,6 @@ replaces a file); `y` copies the current kernel's record to the clipboard."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from kernelscope.export.writer import ExportOptions, render
@@ -19,76 +18,66 @@ SMALL = ROOT / "samples" / "ncu" / "small_family.ncu-rep.xz"
 TIMELINE = ROOT / "samples" / "nsys" / "zoo.sqlite.xz"
 
 
-async def wait_for(check, limit: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not check():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
+async def opened(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the report: its workers done and their messages handled."""
+    await settle(pilot)
+    session = pilot.app.session
+    assert session is not None and session.loaded_all
 
 
 async def open_kernel(pilot, kernel_id: int) -> KernelDetailScreen:  # type: ignore[no-untyped-def]
-    app = pilot.app
-    await wait_for(lambda: app.session is not None and app.session.loaded_all)
-    await settle(pilot)
+    await opened(pilot)
     await pilot.press("g", *str(kernel_id), "enter", "enter")
-    await wait_for(lambda: isinstance(app.screen, KernelDetailScreen) and app.screen.detail)
-    return app.screen
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, KernelDetailScreen) and screen.detail is not None
+    return screen
+
+
+async def written(pilot, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Press ``key`` and wait for what it starts (the export's worker) to finish."""
+    await pilot.press(key)
+    await settle(pilot)
 
 
 async def test_e_in_the_list_writes_the_whole_report(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     app = create_app(ZOO)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(lambda: app.session is not None and app.session.loaded_all)
-        await pilot.press("e")
+        await opened(pilot)
+        await written(pilot, "e")
         target = tmp_path / "zoo_a.kernelscope.md"
-        await wait_for(target.exists)
-        await app.workers.wait_for_complete()
     assert target.read_text() == render(ZOO, ExportOptions(fmt="md"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["zoo_a.kernelscope.md"]
 
 
-async def test_e_in_the_detail_writes_the_kernel_and_asks_before_replacing(
-    tmp_path, monkeypatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    app = create_app(ZOO)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await open_kernel(pilot, 4)
-        await pilot.press("e")
-        target = tmp_path / "zoo_a.kernel-4.md"
-        await wait_for(lambda: target.exists() and target.stat().st_size > 0)
-        await app.workers.wait_for_complete()
-        text = target.read_text()
-        assert text.count("## Kernel Profiling Case:") == 1
-        assert "(ID 4)" in text and "shared-bank-conflict" in text
-        target.write_text("mine")
-        await pilot.press("e")
-        await wait_for(lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("n")
-        await settle(pilot)
-        assert target.read_text() == "mine"
-        await pilot.press("e")
-        await wait_for(lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
-        await wait_for(lambda: target.read_text() != "mine")
-        await app.workers.wait_for_complete()
-        assert target.read_text() == text
-
-
-async def test_y_copies_the_kernel_record(tmp_path, monkeypatch) -> None:
+async def test_e_and_y_in_the_detail_write_and_copy_the_kernel(tmp_path, monkeypatch) -> None:
+    """e writes the kernel's record (asking before it replaces a file); y copies it to the
+    clipboard and writes nothing."""
     monkeypatch.chdir(tmp_path)
     app = create_app(ZOO)
     copied: list[str] = []
     monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
     async with app.run_test(size=(120, 36)) as pilot:
-        await open_kernel(pilot, 1)
-        await pilot.press("y")
-        await wait_for(lambda: bool(copied))
-    assert copied[0].count("## Kernel Profiling Case:") == 1
-    assert "(ID 1)" in copied[0] and "uncoalesced-global-access" in copied[0]
-    assert list(tmp_path.iterdir()) == []
+        await open_kernel(pilot, 4)
+        await written(pilot, "e")
+        target = tmp_path / "zoo_a.kernel-4.md"
+        text = target.read_text()
+        assert text.count("## Kernel Profiling Case:") == 1
+        assert "(ID 4)" in text and "shared-bank-conflict" in text
+        target.write_text("mine")
+        await written(pilot, "e")
+        assert isinstance(app.screen, ConfirmScreen)
+        await written(pilot, "n")
+        assert target.read_text() == "mine"
+        await written(pilot, "e")
+        assert isinstance(app.screen, ConfirmScreen)
+        await written(pilot, "y")
+        assert target.read_text() == text
+        assert not isinstance(app.screen, ConfirmScreen)
+        await written(pilot, "y")  # on the detail: copy
+    assert copied == [text]  # the record e wrote
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["zoo_a.kernel-4.md"]
 
 
 async def test_e_in_the_timeline_writes_the_timeline(tmp_path, monkeypatch) -> None:
@@ -96,12 +85,10 @@ async def test_e_in_the_timeline_writes_the_timeline(tmp_path, monkeypatch) -> N
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     app = create_app(TIMELINE, cache_dir=tmp_path / "cache")
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(lambda: getattr(app.screen, "data", None) is not None)
         await settle(pilot)
-        await pilot.press("e")
+        assert getattr(app.screen, "data", None) is not None
+        await written(pilot, "e")
         target = tmp_path / "zoo.timeline.md"
-        await wait_for(lambda: target.exists() and target.stat().st_size > 0)
-        await app.workers.wait_for_complete()
     assert target.read_text() == render(TIMELINE, ExportOptions(fmt="md"))
 
 
@@ -112,11 +99,9 @@ async def test_e_never_writes_over_an_input_through_a_link(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     app = create_app(report)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(lambda: app.session is not None and app.session.loaded_all)
+        await opened(pilot)
         notes = notifications(app)
-        await pilot.press("e")
-        await settle(pilot)
-        await app.workers.wait_for_complete()
+        await written(pilot, "e")
         assert not isinstance(app.screen, ConfirmScreen)
     assert notes == [
         f"Export failed: {tmp_path / 'small.kernelscope.md'} is an input of this command, so "

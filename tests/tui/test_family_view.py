@@ -19,7 +19,7 @@ def family_cells(app, row: int) -> list[str]:
     return [str(c) for c in table.get_row_at(row)]
 
 
-async def test_families_rank_the_launches_by_total_time() -> None:
+async def test_families_rank_the_launches_by_total_time_and_filter() -> None:
     app = create_app(SMALL)
     async with app.run_test(size=(140, 30)) as pilot:
         await settle(pilot)
@@ -41,6 +41,11 @@ async def test_families_rank_the_launches_by_total_time() -> None:
         assert "2 of 2 families (151 kernels)" in text
         # Sorting keys apply to launches only.
         assert not screen.check_action("sort_next", ())
+        # The filter keeps the families with a matching launch.
+        await pilot.press("slash", *"rng", "enter")
+        await settle(pilot)
+        assert table.row_count == 1
+        assert "rng_uniform_fill" in family_cells(app, 0)[0]
 
 
 async def test_enter_expands_a_family_and_opens_its_launch() -> None:
@@ -70,17 +75,6 @@ async def test_enter_expands_a_family_and_opens_its_launch() -> None:
         await pilot.press("f")
         await settle(pilot)
         assert app.screen.view == "launches"
-
-
-async def test_the_filter_keeps_families_with_a_matching_launch() -> None:
-    app = create_app(SMALL)
-    async with app.run_test(size=(140, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("f", "slash", *"rng", "enter")
-        await settle(pilot)
-        table = app.screen.query_one(FamilyTable)
-        assert table.row_count == 1
-        assert "rng_uniform_fill" in family_cells(app, 0)[0]
 
 
 async def test_families_show_names_whole_where_the_list_does() -> None:

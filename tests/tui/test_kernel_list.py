@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, screen_text, settle
+from .helpers import SAMPLES, screen_text, settle, until
 
 
 def shown_ids(app) -> list[int]:
@@ -60,7 +61,7 @@ async def test_list_shows_every_kernel(zoo_rows) -> None:
 async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
     """Each batch is shown as it comes (in ID order, whatever order batches arrive in),
     with 'loaded N of M' and a progress bar."""
-    gate = threading.Event()
+    gate, held = threading.Event(), threading.Event()
     real_open = kernel_session.open_ncu_report
 
     def slow_open(path: Path, **kwargs: object) -> NcuReport:
@@ -74,7 +75,8 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
             # Out of ID order, as batches from several reader processes arrive.
             yield items([1])
             yield items([0])
-            gate.wait(10)
+            held.set()
+            gate.wait(120)  # the test opens it; the timeout only frees a failed test
             rest = list(range(2, report.kernel_count))
             yield items(reversed(rest[:2]))
             yield items(rest[2:])
@@ -84,21 +86,22 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
     app = create_app()
+    loading = f"loaded 2 of {len(zoo_rows)} kernels"
+
+    def two_shown() -> bool:
+        return isinstance(app.screen, KernelListScreen) and len(app.session.summaries) == 2
+
+    def two_of_six_said() -> bool:
+        text = screen_text(app)
+        return loading in text and "loading…" in text
+
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, KernelListScreen) and len(app.session.summaries) == 2:
-                break
-        await pilot.pause()
+        # The two batches handed over (the rest held back until gate.set()), then taken by
+        # the list's timer.
+        await asyncio.get_running_loop().run_in_executor(None, held.wait, 120)
+        await until(pilot, two_shown)
         assert shown_ids(app) == [0, 1]
-        loading = f"loaded 2 of {len(zoo_rows)} kernels"
-        for _ in range(100):  # (the rest is held back: this state lasts until gate.set())
-            text = screen_text(app)
-            if loading in text and "loading…" in text:
-                break
-            await pilot.pause(0.02)
-        assert loading in text
-        assert "loading…" in text
+        await until(pilot, two_of_six_said)
         assert app.screen.query_one("#list-progress").display
         gate.set()
         await settle(pilot)
@@ -107,16 +110,35 @@ async def test_rows_arrive_batch_by_batch(monkeypatch, zoo_rows) -> None:
         assert "loading…" not in screen_text(app)
 
 
-async def test_sort_keys_and_header_click(zoo_rows) -> None:
+def drawn_rows(app) -> list[str]:
+    """The table's rows as drawn on the terminal (below the title and the header)."""
+    table = app.screen.query_one(DataTable)
+    return [line.strip() for line in screen_text(app).splitlines()[2:2 + table.row_count]]
+
+
+async def test_sort_keys_header_click_and_the_rows_drawn(zoo_rows) -> None:
+    """Sorting, and what is drawn, not only the table's data: the table keeps a drawn cell
+    only while the same cell is at the same place, so moved rows and the shares written in
+    place once every kernel is loaded are drawn again."""
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
+        assert drawn_rows(app)[2] == (
+            "2 mm_naive           3.17 ms     46.33  64.73     0.30   97.87 l1-bound"
+            "             ⚠ l1tex-pressure"
+        )
         await pilot.press("s")  # ID -> Name, A to Z
         assert shown_ids(app) == [2, 3, 0, 1, 4, 5]  # mm_naive, mm_tiled<32>, saxpy_f4, …
         assert "sorted by Kernel ▲" in screen_text(app)
         await pilot.press("s")  # Duration, longest first
         by_duration = sorted(zoo_rows, key=lambda r: -float(r["duration_ns"]))
         assert shown_ids(app) == [r["id"] for r in by_duration]
+        rows = drawn_rows(app)
+        assert [row.split()[0] for row in rows] == ["2", "3", "1", "4", "0", "5"]
+        assert rows[4] == (
+            "0 saxpy_f4         182.59 us      2.66  11.23    89.13   80.64 dram-bound"
+            "           ⚠ dram-bandwidth-saturated"
+        )
         await pilot.press("S")
         assert shown_ids(app) == [r["id"] for r in reversed(by_duration)]
         # Clicking the "SM %" header sorts by it (largest first), clicking again reverses.
@@ -131,33 +153,7 @@ async def test_sort_keys_and_header_click(zoo_rows) -> None:
         assert shown_ids(app) == [r["id"] for r in reversed(by_sm)]
 
 
-def drawn_rows(app) -> list[str]:
-    """The table's rows as drawn on the terminal (below the title and the header)."""
-    table = app.screen.query_one(DataTable)
-    return [line.strip() for line in screen_text(app).splitlines()[2:2 + table.row_count]]
-
-
-async def test_drawn_rows_follow_the_sort_and_the_shares_written_at_the_end() -> None:
-    """What is drawn, not only the table's data: the table keeps a drawn cell only while the
-    same cell is at the same place, so moved rows and the shares written in place once every
-    kernel is loaded are drawn again."""
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        assert drawn_rows(app)[2] == (
-            "2 mm_naive           3.17 ms     46.33  64.73     0.30   97.87 l1-bound"
-            "             ⚠ l1tex-pressure"
-        )
-        await pilot.press("s", "s")  # Duration, longest first
-        rows = drawn_rows(app)
-        assert [row.split()[0] for row in rows] == ["2", "3", "1", "4", "0", "5"]
-        assert rows[4] == (
-            "0 saxpy_f4         182.59 us      2.66  11.23    89.13   80.64 dram-bound"
-            "           ⚠ dram-bandwidth-saturated"
-        )
-
-
-async def test_filter_by_regex(zoo_rows) -> None:
+async def test_filter_by_regex_and_jump_by_id(zoo_rows) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -186,11 +182,7 @@ async def test_filter_by_regex(zoo_rows) -> None:
         await pilot.press("escape")
         assert shown_ids(app) == [r["id"] for r in zoo_rows]
 
-
-async def test_jump_by_id(zoo_rows) -> None:
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+        # : and g jump to a kernel by ID.
         last = zoo_rows[-1]["id"]
         await pilot.press("colon", *str(last), "enter")
         table = app.screen.query_one(DataTable)

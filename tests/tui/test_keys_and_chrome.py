@@ -25,27 +25,22 @@ def test_tmux_home_and_end_are_the_home_and_end_keys() -> None:
     assert keys == ["home", "end"]
 
 
-async def test_home_and_end_go_to_the_first_and_last_kernel() -> None:
-    app = create_app(THRUST)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        table = app.screen.query_one(DataTable)
-        await pilot.press("end")
-        assert table.cursor_row == table.row_count - 1 == 12
-        await pilot.press("home")
-        assert table.cursor_row == 0
-
-
 async def test_escape_on_a_filtered_raw_page_clears_the_filter_first() -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_detail(pilot, 4, "8")
-        await pilot.press("slash", *"^dram__", "enter")  # the pane refills as each key lands
+        table = screen.query_one("#raw-table", DataTable)
+        every = table.row_count
+        await pilot.press("slash", *"^dram__")  # the pane refills as each key lands
         field = screen.query_one("#raw-filter", Input)
-        assert field.value == "^dram__" and "matching /^dram__/" in screen_text(app)
+        assert app.focused is field and field.value == "^dram__"
+        assert "matching /^dram__/" in screen_text(app) and 0 < table.row_count < every
+        await pilot.press("enter")  # back in the table, the filter kept
+        assert app.focused is table and field.value == "^dram__"
         await pilot.press("escape")
         assert app.screen is screen and field.value == ""
         assert "matching" not in screen_text(app)
+        assert table.row_count == every and app.focused is table
         await pilot.press("escape")
         assert isinstance(app.screen, KernelListScreen)
 
@@ -61,10 +56,16 @@ async def test_the_footer_holds_every_key_at_120_columns() -> None:
             assert key in footer, key
 
 
-async def test_the_detail_header_keeps_its_position_at_80_columns() -> None:
+async def test_home_end_and_the_detail_header_at_80_columns() -> None:
+    """Home and End go to the first and last kernel; the detail header keeps its place."""
     app = create_app(THRUST)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1 == 12
+        await pilot.press("home")
+        assert table.cursor_row == 0
         await pilot.press("g", "3", "enter", "enter")
         await settle(pilot)
         assert isinstance(app.screen, KernelDetailScreen)

@@ -1,15 +1,13 @@
-"""The Raw page (every metric, with units, filtered by substring or regex), the Source page
-(the whole source and SASS with per-line metrics, hot lines, the jump between them) and each
-kernel opening at the top of its pane."""
+"""The Raw page (every metric, with units, filtered by substring or regex: its plain row and
+filter functions) and the Source page (the whole source and SASS with per-line metrics, hot
+lines, the jump between them: keys, so Pilot)."""
 
 from __future__ import annotations
 
 import math
 
-from textual.widgets import DataTable, Input
-
 from kernelscope.kinds.ncu.model import NcuReport
-from kernelscope.kinds.ncu.screens.panes.raw import RawPane, metric_filter
+from kernelscope.kinds.ncu.screens.panes.raw import matching, metric_filter, raw_count, raw_rows
 from kernelscope.kinds.ncu.screens.panes.source import SourcePane
 from kernelscope.tui.app import create_app
 from tests.ncu.oracle import load_raw, matches_print
@@ -18,55 +16,38 @@ from .helpers import settle
 from .test_kernel_detail import open_detail, pane_text
 
 
-def _rows(table: DataTable) -> list[tuple[str, str, str]]:
-    return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
-
-
-async def test_raw_page_lists_every_metric_like_ncu() -> None:
-    """Every metric ``ncu --page raw`` prints a value for is on the page with that value and
-    unit; the filter takes a regex, or the text as a substring when it is not one."""
+def test_raw_page_lists_every_metric_like_ncu(zoo: NcuReport) -> None:
+    """Every metric ``ncu --page raw`` prints a value for is on the page (the rows and the
+    count line the pane fills from what its worker reads) with that value and unit; the
+    filter takes a regex, or the text as a substring when it is not one."""
     oracle = load_raw("zoo_a")
     row, units = oracle.rows[2], oracle.units
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        screen = await open_detail(pilot, 2, "8")
-        pane = screen.active_pane()
-        assert isinstance(pane, RawPane)
-        metrics = pane.metrics
-        assert metrics is not None
-        printed = {n: v for n, v in list(row.items())[11:] if v not in ("", "no data")}
-        assert len(printed) > 2000
-        for name, text in printed.items():
-            assert name in metrics, f"{name} is not on the Raw page"
-            value = metrics[name].value
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                assert matches_print(float(value), text), (name, value, text)
-            assert metrics[name].unit == units[name], name
-        table = pane.query_one(DataTable)
-        assert table.row_count == len(metrics)
-        assert f"{len(metrics):,} of {len(metrics):,} metrics" in pane_text(screen)
+    metrics = zoo.all_metrics(2)
+    printed = {n: v for n, v in list(row.items())[11:] if v not in ("", "no data")}
+    assert len(printed) > 2000
+    for name, text in printed.items():
+        assert name in metrics, f"{name} is not on the Raw page"
+        value = metrics[name].value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            assert matches_print(float(value), text), (name, value, text)
+        assert metrics[name].unit == units[name], name
+    every = matching(metrics, None)
+    assert len(list(raw_rows(every))) == len(metrics)
+    assert raw_count(every, metrics, None).plain.startswith(
+        f"{len(metrics):,} of {len(metrics):,} metrics · ")
 
-        await pilot.press("slash", *r"^dram__bytes_(read|write)\.sum$")
-        await settle(pilot)
-        assert isinstance(app.focused, Input)
-        shown = _rows(table)
-        assert [r[2] for r in shown] == ["dram__bytes_read.sum", "dram__bytes_write.sum"]
-        assert shown[0][:2] == ("33,561,344", "byte")  # as ncu --page raw prints it
-        assert "2 of" in pane_text(screen)
+    pattern = metric_filter(r"^dram__bytes_(read|write)\.sum$")
+    shown = [tuple(cell.plain for cell in cells) for cells in raw_rows(matching(metrics, pattern))]
+    assert shown == [("33,561,344", "byte", "dram__bytes_read.sum"),  # as ncu --page raw prints
+                     ("12,036,352", "byte", "dram__bytes_write.sum")]
+    said = raw_count(matching(metrics, pattern), metrics, pattern).plain
+    assert said.startswith(f"2 of {len(metrics):,} metrics matching /^dram__bytes_")
 
-        field = pane.query_one(Input)
-        field.value = "l1tex__t_sectors("  # not a regex: a substring
-        await settle(pilot)
-        names = [r[2] for r in _rows(table)]
-        assert names == sorted(n for n in metrics if "l1tex__t_sectors(" in n)
-        field.value = "T_SECTORS_PIPE_LSU_MEM_GLOBAL_OP_LD.sum"  # any case
-        await settle(pilot)
-        names = [r[2] for r in _rows(table)]
-        assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" in names
-
-        await pilot.press("escape")  # clears the filter, back in the table
-        await settle(pilot)
-        assert table.row_count == len(metrics) and app.focused is table
+    names = [m.name for m in matching(metrics, metric_filter("l1tex__t_sectors("))]  # a substring
+    assert names == sorted(n for n in metrics if "l1tex__t_sectors(" in n)
+    any_case = metric_filter("T_SECTORS_PIPE_LSU_MEM_GLOBAL_OP_LD.sum")
+    names = [m.name for m in matching(metrics, any_case)]
+    assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" in names
 
 
 def test_metric_filter_is_a_regex_or_a_substring() -> None:
@@ -138,22 +119,19 @@ async def test_source_page_shows_the_whole_source_and_its_sass(zoo: NcuReport) -
         assert listing.sass and len(listing.rows) == len(source.sass)
         assert f"SASS: {len(source.sass):,} instructions" in pane_text(screen)
 
-
-async def test_each_kernel_opens_at_the_top_of_its_pane() -> None:
-    app = create_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_detail(pilot, 0, "2")
-        pane = screen.active_pane()
-        await pilot.press("pagedown", "pagedown")
+        # p to mm_naive (kernel 2): its source opens on the line holding most samples (its
+        # top hot spot), marked: 402,100 of its 402,437 samples sit on line 25.
+        source_of_2 = zoo.kernel_source(2)
+        assert source_of_2 is not None
+        hot_2 = next(r for r in source_of_2.files[0].rows if r.hot == 1)
+        await pilot.press("p", "p")
         await settle(pilot)
-        assert pane.scroll_y > 0
-        await pilot.press("n")
+        text = pane_text(screen)
+        assert screen.kernel_id == 2 and "zoo.cu:25 if (r < N && c < N)" in text
+        marked = next(line for line in text.splitlines() if line.startswith("●1"))
+        assert marked.split()[1] == "25" and "99.9   1.23G   0.40M   1.07G" in marked
+        assert "enter: jump source ↔ SASS" in text
+        # The listing keeps the keys across kernels (it lost the focus while it was read).
+        await pilot.press("enter")
         await settle(pilot)
-        assert screen.kernel_id == 1 and screen.active_pane() is pane
-        assert pane.scroll_y == 0
-        await pilot.press("end")
-        await settle(pilot)
-        assert pane.scroll_y > 0
-        await pilot.press("p")
-        await settle(pilot)
-        assert screen.kernel_id == 0 and pane.scroll_y == 0
+        assert listing.sass and listing.cursor == source_of_2.sass_rows_of(hot_2.file, 25)[0]

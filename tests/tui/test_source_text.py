@@ -3,14 +3,13 @@ where a disassembler is available, and says in one sentence how to get SASS wher
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from kernelscope.kinds.ncu.model import NcuReport, sass
-from kernelscope.tui.app import create_app
+from kernelscope.kinds.ncu.model import NcuReport, open_ncu_report, sass
+from kernelscope.kinds.ncu.screens.panes.source import listing_summary
 from tests.wild.conftest import require_wild
-
-from .helpers import settle
-from .test_kernel_detail import open_detail, pane_text
 
 MINIWEATHER = "ncu/NCAR__GPU_workshop__MW_Baseline.ncu-rep.xz"
 needs_binding = pytest.mark.skipif(
@@ -46,20 +45,19 @@ def test_the_embedded_fortran_source_is_shown_with_its_hot_lines(
     assert all(row.text.strip() for row in fortran.rows if row.hot)
 
 
-async def test_without_a_disassembler_the_page_says_how_to_get_sass(
-    monkeypatch: pytest.MonkeyPatch,
+def test_without_a_disassembler_the_page_says_how_to_get_sass(
+    monkeypatch: pytest.MonkeyPatch, zoo_path: Path
 ) -> None:
+    """What the Source page's SASS view lists and says above it (``listing_summary``, the
+    line the pane shows) when neither ncu-report nor nvdisasm is there."""
     monkeypatch.setattr(sass, "binding_available", lambda: False)
     monkeypatch.setattr(sass.shutil, "which", lambda _name: None)
-    app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        screen = await open_detail(pilot, 4, "6")
-        await pilot.press("s")
-        await settle(pilot)
-        text = pane_text(screen)
-        assert "SASS text needs NVIDIA's ncu-report package" in text
-        assert "nvdisasm on PATH" in text
-        pane = screen.active_pane()
-        listing = pane.listing  # type: ignore[attr-defined]
-        assert listing.sass and len(listing.rows) == 50  # the instructions with counters
-        assert all(row.text == "" and row.values for row in listing.rows if row.hot)
+    with open_ncu_report(zoo_path) as report:  # not the session's: it read the SASS text
+        source = report.kernel_source(4)
+    assert source is not None and not source.disassembled
+    said = listing_summary(source, "sass", 0).plain
+    assert "SASS: 50 instructions" in said  # the instructions with counters
+    assert "SASS text needs NVIDIA's ncu-report package" in said
+    assert "nvdisasm on PATH" in said
+    assert len(source.sass) == 50
+    assert all(row.text == "" and row.values for row in source.sass if row.hot)

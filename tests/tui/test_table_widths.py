@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from textual.widget import Widget
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from kernelscope.kinds.diff.screens.diff_views import KernelDiffScreen
 from kernelscope.kinds.join.screens.join_screen import JoinScreen
@@ -69,21 +69,20 @@ async def shown(app: Any, pilot: Any, *presses: str) -> str:
 
 
 async def test_raw_page_metric_names_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every metric, then filtered: the filter's text set at once (one refill, the one that
+    matters here; typing it, which refills at each key, is test_keys_and_chrome's)."""
     paint_after_fill(monkeypatch, RawPane, "_fill", lambda pane: tables_of(pane, "#raw-table"))
     app = create_app(ZOO)
     async with app.run_test(size=WIDE) as pilot:
-        text = await shown(app, pilot, "g", "4", "enter", "enter", "8")
-    assert "2,230 of 2,230 metrics" in text
-    assert "   65,536  block         FE_B.TriageCompute.gr__ctas_launched_realtime.sum " in text
-    assert " SM_B.TriageCompute.l1tex__t_sectors_lookup_miss.sum " in text
-
-
-async def test_raw_page_filtered_names_whole(monkeypatch: pytest.MonkeyPatch) -> None:
-    paint_after_fill(monkeypatch, RawPane, "_fill", lambda pane: tables_of(pane, "#raw-table"))
-    app = create_app(ZOO)
-    async with app.run_test(size=WIDE) as pilot:
-        text = await shown(app, pilot, "g", "4", "enter", "enter", "8", "slash", *"^dram__")
-    assert " dram__bytes_read.sum " in text
+        every = await shown(app, pilot, "g", "4", "enter", "enter", "8")
+        await pilot.press("slash")
+        app.screen.query_one("#raw-filter", Input).value = "^dram__"
+        filtered = await shown(app, pilot)
+    assert "2,230 of 2,230 metrics" in every
+    assert "   65,536  block         FE_B.TriageCompute.gr__ctas_launched_realtime.sum " in every
+    assert " SM_B.TriageCompute.l1tex__t_sectors_lookup_miss.sum " in every
+    assert "32 of 2,230 metrics matching /^dram__/" in filtered
+    assert " dram__bytes_read.sum " in filtered
 
 
 async def test_kernel_list_cells_whole(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -170,6 +170,8 @@ class KernelDetailScreen(KernelReportScreen[int], TabbedScreen[int]):
     @on(SourceLoaded)
     def _source_loaded(self, event: SourceLoaded) -> None:
         self.query_one(SourcePane).show_listing(event.kernel_id, event.listing)
+        if self.focused is None:  # the listing had it, and lost it while hidden (n, p)
+            self.active_pane().focus()
 
     def _display(self, detail: KernelDetail) -> None:
         self.detail = detail

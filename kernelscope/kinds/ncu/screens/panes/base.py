@@ -38,6 +38,15 @@ def collect_hint(spec: PaneSpec, missing: tuple[str, ...], extra: str = "") -> T
     return text
 
 
+def missing_hint(spec: PaneSpec, detail: KernelDetail, extra: str = "") -> tuple[Text | None, bool]:
+    """What a pane of ``spec`` says about the sections ``detail`` lacks: the hint that collects
+    them (``None`` when none is missing), and whether every section it needs is missing (then
+    the hint is all it shows)."""
+    missing = detail.missing_sections(spec)
+    every = bool(spec.sections) and len(missing) == len(spec.sections)
+    return (collect_hint(spec, missing, extra) if missing else None), every
+
+
 class Pane(VerticalScroll):
     """A kernel-detail pane. ``spec`` says which ncu sections and metrics it shows."""
 
@@ -75,12 +84,11 @@ class Pane(VerticalScroll):
         against = baseline_view(state.baseline, detail, self.spec.id)
         strip.display = against is not None
         strip.update(against if against is not None else "")
-        missing = detail.missing_sections(self.spec)
+        said, all_missing = missing_hint(self.spec, detail, self.hint_extra)
         hint = self.query_one(".pane-hint", Static)
         content = self.query_one(".pane-content")
-        all_missing = bool(self.spec.sections) and len(missing) == len(self.spec.sections)
-        hint.display = bool(missing)
-        hint.update(collect_hint(self.spec, missing, self.hint_extra) if missing else "")
+        hint.display = said is not None
+        hint.update(said if said is not None else "")
         content.display = not all_missing
         if not all_missing:
             self.update_content(detail)
@@ -89,8 +97,10 @@ class Pane(VerticalScroll):
         """Fill the pane's widgets for ``detail`` (by default the body, from ``render_body``)."""
         self.body.update(Group(*self.render_body(detail)))
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
-        """The body's renderables, top to bottom."""
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
+        """The body's renderables, top to bottom (a function of the kernel's detail alone, so
+        tests read a pane's text without an app)."""
         return []
 
 

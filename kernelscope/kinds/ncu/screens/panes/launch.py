@@ -49,7 +49,8 @@ class LaunchPane(Pane):
     spec = LAUNCH
     tab_label = "Launch"
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
         grid_size = detail.number("launch__grid_size")
         block_size = detail.number("launch__block_size")
         waves = detail.number("launch__waves_per_multiprocessor")

@@ -99,7 +99,8 @@ class MemoryPane(Pane):
     spec = MEMORY
     tab_label = "Memory"
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
         summary = rows_table(
             [
                 metric_row(detail, "dram__bytes_read.sum", "DRAM read"),

@@ -119,7 +119,8 @@ class OccupancyPane(Pane):
             parts.append(SectionTable(detail, "Occupancy"))
         self.query_one("#occupancy-section", Static).update(Group(*parts))
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
         theoretical = detail.number("sm__maximum_warps_per_active_cycle_pct")
         achieved = detail.number("sm__warps_active.avg.pct_of_peak_sustained_active")
         theo_warps = detail.number("sm__maximum_warps_avg_per_active_cycle")

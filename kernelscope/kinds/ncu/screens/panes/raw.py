@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -57,6 +58,24 @@ def matching(metrics: dict[str, Metric], pattern: re.Pattern[str] | None) -> lis
     """The metrics whose name matches, by name."""
     return [m for name, m in sorted(metrics.items())
             if pattern is None or pattern.search(name)]
+
+
+def raw_rows(shown: list[Metric]) -> Iterator[tuple[Text, Text, Text]]:
+    """The table's cells of each metric shown: value (as ``ncu --page raw`` prints it), unit,
+    name."""
+    for m in shown:
+        yield (Text(fmt_number(m.value), justify="right", overflow="ellipsis"),
+               Text(m.unit, overflow="ellipsis"), Text(m.name))
+
+
+def raw_count(shown: list[Metric], metrics: dict[str, Metric],
+              pattern: re.Pattern[str] | None) -> Text:
+    """The line above the table: how many metrics show, of how many, and the filter."""
+    count = Text(f"{len(shown):,} of {len(metrics):,} metrics", style="bold")
+    if pattern is not None:
+        count.append(f" matching /{pattern.pattern}/", style="")
+    count.append(" · base units, as ncu --page raw --print-units base", style="dim")
+    return count
 
 
 class MetricsNeeded(Message):
@@ -147,16 +166,9 @@ class RawPane(FullHeightPane):
         if metrics is None:
             return
         shown = matching(metrics, self.pattern)
-        self.query_one(SizedTable).fill(raw_columns(metrics), (
-            (None, (Text(fmt_number(m.value), justify="right", overflow="ellipsis"),
-                    Text(m.unit, overflow="ellipsis"), Text(m.name)))
-            for m in shown
-        ))
-        count = Text(f"{len(shown):,} of {len(metrics):,} metrics", style="bold")
-        if self.pattern is not None:
-            count.append(f" matching /{self.pattern.pattern}/", style="")
-        count.append(" · base units, as ncu --page raw --print-units base", style="dim")
-        self.query_one("#raw-count", Static).update(count)
+        self.query_one(SizedTable).fill(
+            raw_columns(metrics), ((None, cells) for cells in raw_rows(shown)))
+        self.query_one("#raw-count", Static).update(raw_count(shown, metrics, self.pattern))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape clears a filter first; without one it goes on to the screen (back)."""

@@ -55,7 +55,8 @@ class RulesPane(Pane):
     spec = RULES
     tab_label = "Rules"
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
         if not detail.rules:
             return [
                 Text(

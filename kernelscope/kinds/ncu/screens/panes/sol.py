@@ -42,7 +42,8 @@ class SolPane(Pane):
     spec = SOL
     tab_label = "SOL"
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
         rows = []
         for label, name in THROUGHPUTS:
             value = detail.number(name)

@@ -48,6 +48,51 @@ def location(file: str, line: int) -> str:
     return f"{os.path.basename(file)}:{line}" if file else "?"
 
 
+def shows_sass(source: KernelSource, view: str) -> bool:
+    """Whether the listing shows the SASS: asked for, or no source file to show."""
+    return view == "sass" or not source.files
+
+
+def why_empty(source: KernelSource, view: str, file_index: int) -> str:
+    """Why a column of the listing shown (``view`` of ``source``, its file ``file_index``)
+    is empty, when one is."""
+    if shows_sass(source, view):
+        return "" if source.disassembled else NO_DISASSEMBLER
+    if not source.has_line_info:
+        return NO_LINE_INFO
+    if not any(row.values for row in source.files[file_index].rows):
+        return NOT_FROM_FILE
+    return ""
+
+
+def listing_summary(source: KernelSource, view: str, file_index: int) -> Text:
+    """The lines above the listing: the kernel's totals, what is listed, why a column is
+    empty (when one is) and the keys."""
+    text = Text()
+    samples = source.totals.get("samples")
+    executed = source.totals.get("executed")
+    facts = []
+    if samples is not None:
+        facts.append(f"{fmt_number(samples)} warp state samples")
+    if executed is not None:
+        facts.append(f"{fmt_number(executed)} instructions executed")
+    text.append(", ".join(facts) + ". " if facts else "")
+    if shows_sass(source, view):
+        text.append(f"SASS: {len(source.sass):,} instructions", style="bold")
+        if source.truncated:
+            text.append(" (listing cut: the kernel is very large)", style="yellow")
+    else:
+        current = source.files[file_index]
+        text.append(f"Source: {current.name}", style="bold")
+        if len(source.files) > 1:
+            text.append(f" ({file_index + 1} of {len(source.files)} files)")
+    why = why_empty(source, view, file_index)
+    if why:
+        text.append("\n" + why, style="yellow")
+    text.append(f"\n{KEYS}", style="dim")
+    return text
+
+
 class SourceNeeded(Message):
     """The source pane needs the listing of ``kernel_id`` (read it in a worker)."""
 
@@ -153,46 +198,8 @@ class SourcePane(FullHeightPane):
             self._rows(), source.columns, sass=self.view == "sass", totals=source.totals,
             cursor=cursor, linked=linked,
         )
-        self.query_one("#source-summary", Static).update(self._summary())
-
-    def _summary(self) -> Text:
-        source = self.listing_data
-        assert source is not None
-        text = Text()
-        samples = source.totals.get("samples")
-        executed = source.totals.get("executed")
-        facts = []
-        if samples is not None:
-            facts.append(f"{fmt_number(samples)} warp state samples")
-        if executed is not None:
-            facts.append(f"{fmt_number(executed)} instructions executed")
-        text.append(", ".join(facts) + ". " if facts else "")
-        if self.view == "sass" or not source.files:
-            text.append(f"SASS: {len(source.sass):,} instructions", style="bold")
-            if source.truncated:
-                text.append(" (listing cut: the kernel is very large)", style="yellow")
-        else:
-            current = source.files[self.file_index]
-            text.append(f"Source: {current.name}", style="bold")
-            if len(source.files) > 1:
-                text.append(f" ({self.file_index + 1} of {len(source.files)} files)")
-        why = self._why_empty()
-        if why:
-            text.append("\n" + why, style="yellow")
-        text.append(f"\n{KEYS}", style="dim")
-        return text
-
-    def _why_empty(self) -> str:
-        """Why a column of the current listing is empty, when one is."""
-        source = self.listing_data
-        assert source is not None
-        if self.view == "sass" or not source.files:
-            return "" if source.disassembled else NO_DISASSEMBLER
-        if not source.has_line_info:
-            return NO_LINE_INFO
-        if not any(row.values for row in source.files[self.file_index].rows):
-            return NOT_FROM_FILE
-        return ""
+        self.query_one("#source-summary", Static).update(
+            listing_summary(source, self.view, self.file_index))
 
     @on(SourceListing.Moved)
     def _moved(self, event: SourceListing.Moved) -> None:

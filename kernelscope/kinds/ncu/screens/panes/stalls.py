@@ -84,7 +84,8 @@ class StallsPane(Pane):
         self.body.update(Group(*self.render_body(detail)))
         self.query_one("#stalls-scheduler", Static).update(self.scheduler_table(detail))
 
-    def render_body(self, detail: KernelDetail) -> list[RenderableType]:
+    @staticmethod
+    def render_body(detail: KernelDetail) -> list[RenderableType]:
         ranked = ranked_stalls(detail)
         if not ranked:
             return [Text("No stall reasons in this report (--section WarpStateStats).", "dim")]
@@ -97,7 +98,8 @@ class StallsPane(Pane):
         ]
         return [bar_table(bars, title="Stall reasons, cycles per issued instruction")]
 
-    def scheduler_table(self, detail: KernelDetail) -> RenderableType:
+    @staticmethod
+    def scheduler_table(detail: KernelDetail) -> RenderableType:
         issue = detail.number(ISSUE_ACTIVE)
         return Group(
             bar_table([pct_row("Issue slots", issue, f"{fmt_pct(issue)} %")],
