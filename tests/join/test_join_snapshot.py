@@ -8,7 +8,8 @@ from textual.pilot import Pilot
 from kernelscope.kinds.join.screens.join_screen import JoinScreen
 from kernelscope.tui.app import create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
-from tests.tui.helpers import settle, until_still
+from tests.timeline_tui.helpers import until_drawn
+from tests.tui.helpers import settle
 
 
 async def _ranking(pilot: Pilot[object]) -> None:
@@ -16,7 +17,7 @@ async def _ranking(pilot: Pilot[object]) -> None:
     assert isinstance(pilot.app.screen, JoinScreen) and pilot.app.screen.query("#join-ranking")
     await pilot.press("down", "down", "down")
     await settle(pilot)
-    await until_still(pilot)
+    await until_drawn(pilot)
 
 
 def test_join_screen(snap_compare) -> None:

@@ -87,22 +87,6 @@ def tables_sized(app: App[object]) -> bool:
     return all(_table_sized(table) for table in app.screen.query(DataTable))
 
 
-async def until_still(pilot: Pilot[object], tries: int = 100) -> None:
-    """Wait until every table of the screen has sized its rows and the screen looks the same
-    (text and style, as the app's own screenshot has it) on three pauses in a row, at most
-    ``tries`` pauses. A poll on the clock, which tests/tui no longer uses (tests/timeline_tui and
-    tests/ranks do): a test that can wait for a state instead (``settle``, then
-    ``tables_sized``) should."""
-    last, same = None, 0
-    for _ in range(tries):
-        await pilot.pause(0.05)
-        shot = pilot.app.export_screenshot()
-        same = same + 1 if shot == last and tables_sized(pilot.app) else 0
-        if same >= 2:
-            return
-        last = shot
-
-
 SVG_CELL = 20 * 0.61
 """The width of a cell in rich's SVG export (20 px high characters, aspect ratio 0.61)."""
 SVG_TEXT = re.compile(
