@@ -14,6 +14,24 @@ SAMPLES = ROOT / "samples"
 NCU_SAMPLES = SAMPLES / "ncu"
 NCU_ORACLE = NCU_SAMPLES / "oracle"
 BUNDLED = ROOT / "kernelscope" / "data" / "sample_zoo_h200.ncu-rep.xz"
+SASS_TESTS = frozenset({
+    "tests/diagnosis/test_consistency.py",
+    "tests/diagnosis/test_real_workloads.py",
+    "tests/diff/test_cli.py",
+    "tests/diff/test_tui.py::test_matched_kernels_and_a_pair",
+    "tests/export/test_document_words.py",
+    "tests/export/test_markdown.py",
+    "tests/join/test_join_screens.py::test_b_and_e_on_a_kernel_opened_from_the_join",
+    "tests/ncu/test_line_table.py",
+    "tests/ncu/test_one_answer.py",
+    "tests/ncu/test_streaming.py",
+    "tests/wild/test_ncu_reports.py",
+})
+"""The tests that ask for instructions' SASS text (``sass.with_binding`` with PCs, in this
+process or a kernelscope they start), the one place kernelscope branches on the ncu-report
+binding: a whole file where its tests share what they read, else the test. Marked ``sass``;
+the README's test command runs them again with the binding uninstalled. Found by logging
+every such call while the kernel-report tests ran."""
 
 
 def ncu_sample_paths() -> list[Path]:
@@ -38,3 +56,10 @@ def ncu_samples() -> list[Path]:
     paths = ncu_sample_paths()
     assert paths, "no kernel report samples with oracles under samples/ncu"
     return paths
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        test = item.nodeid.split("[")[0]
+        if test in SASS_TESTS or test.split("::")[0] in SASS_TESTS:
+            item.add_marker(pytest.mark.sass)

@@ -1,43 +1,42 @@
 """The corruption corpus (``generator.py``) through the real command line, one process per
 input with limits: every input ends in exit 0 with sane output, or exit 2 with one sentence on
 stderr (no traceback, no log line of ncu_report before it, no raw control character), within
-a time and memory bound, with the input unchanged and nothing written beside it."""
+a time and memory bound, with the input unchanged and nothing written beside it.
+
+``driver.py`` runs the inputs: a process forked from one that imported kernelscope once runs
+each (``python -m kernelscope``'s own entry, in a process of its own), and the first input of
+every category also runs in a fresh ``python -m kernelscope``, which must answer the same."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import resource
 import stat
 import subprocess
 import sys
-import threading
-import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.corpus.conftest import TALLY
+from tests.corpus.driver import TIME_LIMIT_S
 from tests.corpus.generator import Case, build
 
-TIME_LIMIT_S = 90.0  # per input, on a busy 2-core CI machine (most take under 2 s)
 RSS_LIMIT = 3 << 30  # peak resident memory of one run
-ADDRESS_LIMIT = 16 << 30  # a runaway guard for the machine, far above any real run
-FILE_LIMIT = 2 << 30  # no single file written may grow past this (temporary copies)
-WORKERS = 2
 
 
 @dataclass
 class Outcome:
     case: Case
+    fresh: bool  # run by a fresh ``python -m kernelscope`` rather than a forked driver
     code: int | None
     stdout: str
     stderr: str
     seconds: float
+    cpu: float
     rss: int
     problems: list[str]
 
@@ -48,28 +47,18 @@ class Outcome:
         return f"exit {self.code}"
 
 
-def _fingerprint(path: Path) -> str | None:
+def _fingerprint(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever the file does: any write or truncation moves the change time
+    (which no program can set back), and a file put in its place has another inode."""
     try:
         st = path.lstat()
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode):
-        return f"{stat.S_IFMT(st.st_mode)}"
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(8 << 20), b""):
-            digest.update(chunk)
-    return f"{st.st_size}:{st.st_mtime_ns}:{digest.hexdigest()}"
+    return st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _listing(folder: Path) -> list[str]:
     return sorted(os.fsdecode(n) for n in os.listdir(os.fsencode(folder)))
-
-
-def _limits() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _check(case: Case, code: int | None, out: str, err: str) -> list[str]:
@@ -103,38 +92,44 @@ def _check(case: Case, code: int | None, out: str, err: str) -> list[str]:
     return problems
 
 
-def run_case(case: Case, env: dict[str, str]) -> Outcome:
-    before = _fingerprint(case.path)
-    listing = _listing(case.folder)
-    log = case.folder.parent / f".{case.folder.name}.out"
-    with open(log, "wb") as out_fh, open(log.with_suffix(".err"), "wb") as err_fh:
-        started = time.monotonic()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kernelscope", *case.args, os.fsencode(case.path)],
-            stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh, env=env,
-            preexec_fn=_limits,
-        )
-        timer = threading.Timer(TIME_LIMIT_S, proc.kill)
-        timer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.monotonic() - started
-    out = log.read_bytes().decode("utf-8", errors="replace")
-    err = log.with_suffix(".err").read_bytes().decode("utf-8", errors="replace")
-    log.unlink()
-    log.with_suffix(".err").unlink()
-    rss = usage.ru_maxrss * 1024
-    problems = _check(case, proc.returncode, out, err)
-    if seconds >= TIME_LIMIT_S:
-        problems.append(f"no answer within {TIME_LIMIT_S:.0f} s")
-    if rss > RSS_LIMIT:
-        problems.append(f"peak memory {rss >> 20} MiB")
-    if _fingerprint(case.path) != before:
-        problems.append("the input changed")
-    if _listing(case.folder) != listing:
-        problems.append("something was written beside the input")
-    return Outcome(case, proc.returncode, out, err, seconds, rss, problems)
+def _plan(cases: list[Case], logs: Path) -> list[tuple[Case, bool]]:
+    """Every input forked, and the first of each category in a fresh process as well."""
+    firsts = list({case.category: case for case in reversed(cases)}.values())
+    # The heavy inputs, built last, start first, so that no worker waits alone at the end.
+    runs = [(case, False) for case in reversed(cases)] + [(case, True) for case in firsts]
+    with open(logs / "plan", "w", encoding="utf-8") as fh:
+        for index, (case, fresh) in enumerate(runs):
+            argv = [*case.args, os.fsdecode(case.path)]
+            fh.write(json.dumps({"argv": argv, "out": str(logs / f"{index}.out"),
+                                 "err": str(logs / f"{index}.err"), "fresh": fresh}) + "\n")
+    return runs
+
+
+def run_cases(cases: list[Case], logs: Path, env: dict[str, str]) -> list[Outcome]:
+    before = {case.path: (_fingerprint(case.path), _listing(case.folder)) for case in cases}
+    runs = _plan(cases, logs)
+    driver = subprocess.run(
+        [sys.executable, "-m", "tests.corpus.driver", str(logs / "plan"), str(logs / "results")],
+        stdin=subprocess.DEVNULL, capture_output=True, env=env, cwd=ROOT, check=False,
+    )
+    assert driver.returncode == 0, driver.stderr.decode(errors="replace")
+    results = [json.loads(line) for line in (logs / "results").read_text().splitlines()]
+    outcomes = []
+    for index, ((case, fresh), result) in enumerate(zip(runs, results, strict=True)):
+        out = (logs / f"{index}.out").read_bytes().decode("utf-8", errors="replace")
+        err = (logs / f"{index}.err").read_bytes().decode("utf-8", errors="replace")
+        problems = _check(case, result["code"], out, err)
+        if result["timed_out"]:
+            problems.append(f"no answer within {TIME_LIMIT_S:.0f} s")
+        if result["rss"] > RSS_LIMIT:
+            problems.append(f"peak memory {result['rss'] >> 20} MiB")
+        if _fingerprint(case.path) != before[case.path][0]:
+            problems.append("the input changed")
+        if _listing(case.folder) != before[case.path][1]:
+            problems.append("something was written beside the input")
+        outcomes.append(Outcome(case, fresh, result["code"], out, err, result["seconds"],
+                                result["cpu"], result["rss"], problems))
+    return outcomes
 
 
 @pytest.fixture(scope="session")
@@ -142,23 +137,25 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     root = tmp_path_factory.mktemp("corpus")
     cases = build(root / "inputs")
     temp = root / "tmp"
+    logs = root / "logs"
     temp.mkdir()
+    logs.mkdir()
     env = dict(os.environ)
     env.update({"XDG_CACHE_HOME": str(root / "cache"), "TMPDIR": str(temp), "NO_COLOR": "1"})
     env.pop("KERNELSCOPE_DEBUG", None)
-    with ThreadPoolExecutor(WORKERS) as pool:
-        done = list(pool.map(lambda c: run_case(c, env), cases))
+    done = run_cases(cases, logs, env)
     leftovers = sorted(p.name for p in temp.iterdir())
     _tally(done, leftovers)
-    done_ok = [o for o in done]
     if leftovers:
-        done_ok[0].problems.append(f"temporary files left behind: {leftovers[:5]}")
-    return done_ok
+        done[0].problems.append(f"temporary files left behind: {leftovers[:5]}")
+    return done
 
 
-def _tally(done: list[Outcome], leftovers: list[str]) -> None:
+def _tally(outcomes: list[Outcome], leftovers: list[str]) -> None:
+    done = [o for o in outcomes if not o.fresh]
     counts = Counter((o.case.category, o.kind) for o in done)
-    categories = list(dict.fromkeys(o.case.category for o in done))
+    in_order = sorted(done, key=lambda o: o.case.folder)  # the generator's order
+    categories = list(dict.fromkeys(o.case.category for o in in_order))
     kinds = ["exit 0", "exit 2", "bad"]
     TALLY.append(f"{'category':<20}{'inputs':>7}" + "".join(f"{k:>8}" for k in kinds))
     for category in categories:
@@ -175,6 +172,8 @@ def _tally(done: list[Outcome], leftovers: list[str]) -> None:
         f"slowest {slowest.seconds:.1f} s ({slowest.case.label}); largest "
         f"{biggest.rss >> 20} MiB ({biggest.case.label}); temporary files left: {len(leftovers)}"
     )
+    TALLY.append(f"the runs' CPU time {sum(o.cpu for o in outcomes):.0f} s; run again by a fresh "
+                 f"python -m kernelscope: {len(outcomes) - len(done)}")
 
 
 def test_corpus_is_deterministic(tmp_path: Path) -> None:
@@ -193,10 +192,20 @@ def test_corpus_is_deterministic(tmp_path: Path) -> None:
 def test_every_input_exits_0_or_2_with_one_sentence(outcomes: list[Outcome]) -> None:
     bad = [o for o in outcomes if o.problems]
     detail = "\n".join(
-        f"{o.case.category} / {o.case.label} / {' '.join(o.case.args)}: {', '.join(o.problems)}"
+        f"{o.case.category} / {o.case.label} / {' '.join(o.case.args)}"
+        f"{' (fresh process)' if o.fresh else ''}: {', '.join(o.problems)}"
         f" -- {o.stderr.strip()[:300]!r}"
         for o in bad
     )
     assert not bad, f"{len(bad)} of {len(outcomes)} inputs went wrong:\n{detail}"
-    assert len(outcomes) >= 200
+    assert sum(1 for o in outcomes if not o.fresh) >= 200
     assert {o.kind for o in outcomes} == {"exit 0", "exit 2"}
+
+
+def test_a_fresh_process_answers_as_the_forked_one(outcomes: list[Outcome]) -> None:
+    forked = {o.case.path: o for o in outcomes if not o.fresh}
+    fresh = [o for o in outcomes if o.fresh]
+    assert {o.case.category for o in fresh} == {o.case.category for o in outcomes}
+    for o in fresh:
+        twin = forked[o.case.path]
+        assert (o.code, o.stdout, o.stderr) == (twin.code, twin.stdout, twin.stderr), o.case.label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
@@ -25,8 +25,10 @@ class Kernel:
     diagnosis: Diagnosis
 
 
-@cache
+@lru_cache(maxsize=2)
 def opened(stem: str) -> NcuReport:
+    """The sample's report, open for the tests that read it in turn (a report holds its latest
+    decoded results: the 25 samples' held to the end of the session were ~300 MB a worker)."""
     return open_ncu_report(NCU_SAMPLES / f"{stem}.ncu-rep.xz", extra_metrics=REQUIRED_METRICS)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +31,16 @@ def detail_of(path_str: str, kernel_id: int) -> KernelDetail:
     return opened(path_str).detail(kernel_id)
 
 
-@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
+@pytest.fixture(scope="module", params=SAMPLES, ids=IDS)
+def path(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """One sample at a time: pytest runs every test of this module on it before the next, and
+    its report and kernel details are let go after (the 1,000-launch sample's, ~150 MB, were
+    held to the end of the session)."""
+    yield request.param
+    detail_of.cache_clear()
+    opened.cache_clear()
+
+
 def test_kernel_count_and_ids_match_oracle(path):
     raw = load_raw(stem_of(path))
     report = opened(str(path))
@@ -53,7 +64,6 @@ def test_kernel_count_and_ids_match_oracle(path):
         assert detail_of(str(path), kernel_id).block == tuple(int(x) for x in block)
 
 
-@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_every_pane_metric_equals_raw_page(path):
     raw = load_raw(stem_of(path))
     compared = 0
@@ -79,7 +89,6 @@ def test_every_pane_metric_equals_raw_page(path):
     assert compared > 0
 
 
-@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_key_frame_equals_raw_page(path):
     raw = load_raw(stem_of(path))
     report = opened(str(path))
@@ -93,7 +102,6 @@ def test_key_frame_equals_raw_page(path):
                 assert rec[col] is not None and matches_print(rec[col], row[metric]), (col, rec)
 
 
-@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_section_header_tables_equal_details_page(path):
     details = load_details(stem_of(path))
     checked = 0
@@ -127,7 +135,6 @@ def test_section_header_tables_equal_details_page(path):
     assert checked > 0
 
 
-@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_rule_results_equal_details_page(path):
     details = load_details(stem_of(path))
     report = opened(str(path))
@@ -158,7 +165,6 @@ def test_rule_results_equal_details_page(path):
                 assert g[3] is None, (kernel_id, g)
 
 
-@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_all_metrics_of_first_kernel_equal_raw_page(path):
     raw = load_raw(stem_of(path))
     report = opened(str(path))

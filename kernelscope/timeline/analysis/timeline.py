@@ -18,7 +18,7 @@ and block, and the CUDA API call that launched it (or the GPU work a call launch
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import polars as pl
@@ -31,7 +31,12 @@ from kernelscope.timeline.analysis.utilization import idle_gaps
 from kernelscope.timeline.model.intervals import Coverage, merge_intervals
 from kernelscope.timeline.model.model import TimelineReport
 
-_NO_EVENTS = LaneEvents.empty()
+
+@cache
+def _no_events() -> LaneEvents:
+    """The events of a lane without any, made on first use (a frame made at import would start
+    polars' thread pool in every program that imports this, and a fork after that hangs)."""
+    return LaneEvents.empty()
 
 
 def _by_correlation(
@@ -197,7 +202,7 @@ class TimelineIndex:
 
     def lane_events(self, key: str) -> LaneEvents:
         """The events of lane ``key`` (none for a lane without events)."""
-        return self._events.get(key) or _NO_EVENTS
+        return self._events.get(key) or _no_events()
 
     @cached_property
     def _api_by_correlation(self) -> pl.DataFrame:
