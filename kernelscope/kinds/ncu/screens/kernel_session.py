@@ -19,15 +19,9 @@ from kernelscope.kinds.ncu.screens.columns import (
     required_metrics,
     with_process_column,
 )
-from kernelscope.kinds.ncu.screens.family_table import FamilyTable
-from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
-from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState
-from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
-from kernelscope.kinds.ncu.screens.panes.source import SourcePane
-from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
-from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
 from kernelscope.ui.collection import fewer_collections
 from kernelscope.ui.session import HelpSections, OpeningSession, SessionOptions
 
@@ -42,16 +36,32 @@ FIRST_ROWS = 48
 read in about 20 ms), not after the first batch's 0.1 s."""
 
 
-class KernelSession(KernelState, OpeningSession[int]):
-    """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
+def kernel_help_sections() -> HelpSections:
+    """Whose keys a kernel report's help lists. The screens are imported here, when help
+    opens (or the README's key tables are written), not before the list's first rows."""
+    from kernelscope.kinds.ncu.screens.family_table import FamilyTable
+    from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+    from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
+    from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
+    from kernelscope.kinds.ncu.screens.panes.source import SourcePane
+    from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
+    from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
 
-    help_sections: HelpSections = (
+    return (
         ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
         ("Roofline (r)", (RooflineScreen,)),
         ("Kernel detail", (KernelDetailScreen,)),
         ("Source page (6)", (SourcePane, SourceListing)),
         ("Raw page (8)", (RawPane, FilterInput)),
     )
+
+
+class KernelSession(KernelState, OpeningSession[int]):
+    """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
+
+    @property
+    def help_sections(self) -> HelpSections:
+        return kernel_help_sections()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         KernelState.__init__(self, paths[0], options.extra_columns)
@@ -142,7 +152,17 @@ class KernelSession(KernelState, OpeningSession[int]):
         self.app.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:
             self.kernel_list.finish_loading(total)
-        for screen in self.app.screen_stack:  # drawn while kernels were still being read
+        self._redraw_details()
+
+    def _redraw_details(self) -> None:
+        """Redraw the detail screens drawn while kernels were still being read (their module
+        is imported only when one is open: the list's loading does not wait for it)."""
+        if not any(isinstance(screen, KernelReportScreen) and screen is not self.kernel_list
+                   for screen in self.app.screen_stack):
+            return
+        from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+
+        for screen in self.app.screen_stack:
             if isinstance(screen, KernelDetailScreen):
                 screen.redraw()
 
@@ -159,6 +179,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         if self.summary(kernel_id) is None:
             app.notify(f"No kernel with ID {kernel_id}.", severity="error")
             return
+        from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+
         if isinstance(app.screen, KernelDetailScreen):
             app.screen.show_kernel(kernel_id)
             if pane is not None:
