@@ -35,6 +35,10 @@ FIRST_ROWS = 48
 """The first rows go to the list as soon as this many are read (a tall terminal's screenful,
 read in about 20 ms), not after the first batch's 0.1 s."""
 
+FIRST_DRAW_WAIT_S = 2.0
+"""The reading worker waits for the list's first rows to be drawn before it reads on (the
+CPU is the screen's meanwhile), at most this long."""
+
 
 def kernel_help_sections() -> HelpSections:
     """Whose keys a kernel report's help lists. The screens are imported here, when help
@@ -72,6 +76,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         takes)."""
         self._arrived_lock = threading.Lock()
         self._arrival_timer: Timer | None = None
+        self._first_drawn = threading.Event()
+        """Set once the list's first rows are drawn (or the app closes)."""
         self._shown = 0
         self.baseline_listeners.append(self._baseline_shown)
 
@@ -84,7 +90,6 @@ class KernelSession(KernelState, OpeningSession[int]):
         metrics = tuple(dict.fromkeys((*REQUIRED_METRICS, *required_metrics(self.columns))))
         report = open_ncu_report(self.report_path, extra_metrics=metrics)
         _ = report.device, report.notes  # read in this thread, not on the UI's
-        self.show_soon(self._show_list, report)
         with fewer_collections():
             return self._read_summaries(report)
 
@@ -99,8 +104,11 @@ class KernelSession(KernelState, OpeningSession[int]):
             with self._arrived_lock:
                 self._arrived.extend(pairs)
             if loaded == 0:
-                self.show_soon(self._take_first)  # the first rows at once
+                self.show_soon(self._show_first, report)
+                self._first_drawn.wait(FIRST_DRAW_WAIT_S)
             loaded += len(pairs)
+        if loaded == 0 and not self.cancelled():
+            self.show_soon(self._show_list, report)  # a report without kernels
         return loaded
 
     def opened(self, opened: int) -> None:
@@ -118,11 +126,18 @@ class KernelSession(KernelState, OpeningSession[int]):
             self.app.notify(note, title="Old report", timeout=15)
         self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
 
+    def _show_first(self, report: NcuReport) -> None:
+        """The list with its first rows: the loading screen stays until a screenful is read
+        (about 20 ms), so that the list's first paint has rows, not an empty table to paint
+        again (each paint of the list takes the UI thread 30 to 60 ms of CPU)."""
+        self._show_list(report)
+        self._take_first()
+
     def _take_first(self) -> None:
-        """The first rows: a screenful at once, and what was read meanwhile (a loaded machine
-        reads hundreds before the list is up) once the screen shows them."""
+        """The first rows, a screenful; the reading worker goes on once the screen shows
+        them (the list's timer takes what it reads from then on)."""
         self._take_arrived(FIRST_ROWS)
-        self.app.call_after_refresh(self._take_arrived)
+        self.app.call_after_refresh(self._first_drawn.set)
 
     def _take_arrived(self, limit: int | None = None) -> None:
         """Show the summaries that arrived since the last call, at most ``limit`` of them (on
@@ -167,6 +182,7 @@ class KernelSession(KernelState, OpeningSession[int]):
                 screen.redraw()
 
     def close(self) -> None:
+        self._first_drawn.set()
         if self._arrival_timer is not None:  # (a cancelled load never reaches _loaded)
             self._arrival_timer.stop()
         if self.report is not None:
