@@ -30,6 +30,8 @@ from bytecode import compile_package
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "samples" / "ncu" / "many_launches.ncu-rep.xz"
+TMUX = ("tmux", "-L", f"bench-tui-start-{os.getpid()}")
+"""tmux on a server of its own, which no other tmux user's ``kill-server`` takes down."""
 POLL_S = 0.005
 LIMIT_S = 60.0
 
@@ -41,7 +43,7 @@ def _cpu_s(pid: int) -> float:
 
 
 def _screen(session: str) -> list[str]:
-    shown = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+    shown = subprocess.run([*TMUX, "capture-pane", "-p", "-t", session],
                            capture_output=True, text=True, check=False)
     return shown.stdout.splitlines()
 
@@ -73,9 +75,9 @@ def floor_run() -> dict[str, float]:
     """One start of the bare Textual app: wall and CPU seconds at its first rows."""
     session = f"bench-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "36",
+    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", "120", "-y", "36",
                     sys.executable, "-c", FLOOR_APP], check=True)
-    pane = subprocess.run(["tmux", "display", "-p", "-t", session, "#{pane_pid}"],
+    pane = subprocess.run([*TMUX, "display", "-p", "-t", session, "#{pane_pid}"],
                           capture_output=True, text=True, check=True)
     pid = int(pane.stdout)
     try:
@@ -84,7 +86,7 @@ def floor_run() -> dict[str, float]:
                 return {"first_s": time.perf_counter() - started, "first_cpu_s": _cpu_s(pid)}
             time.sleep(POLL_S)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+        subprocess.run([*TMUX, "kill-session", "-t", session], check=False)
     raise SystemExit(f"the bare Textual app did not show its rows within {LIMIT_S:.0f} s")
 
 
@@ -93,9 +95,9 @@ def one_run(report: Path, kernels: int) -> dict[str, float]:
     session = f"bench-{uuid.uuid4().hex[:8]}"
     command = f"cd {ROOT} && exec {sys.executable} -m kernelscope {report}"
     started = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "36",
+    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", "120", "-y", "36",
                     command], check=True)
-    pane = subprocess.run(["tmux", "display", "-p", "-t", session, "#{pane_pid}"],
+    pane = subprocess.run([*TMUX, "display", "-p", "-t", session, "#{pane_pid}"],
                           capture_output=True, text=True, check=True)
     pid = int(pane.stdout)
     found: dict[str, float] = {}
@@ -112,7 +114,7 @@ def one_run(report: Path, kernels: int) -> dict[str, float]:
                 break
             time.sleep(POLL_S)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+        subprocess.run([*TMUX, "kill-session", "-t", session], check=False)
     if "complete_s" not in found:
         raise SystemExit(f"the list did not complete within {LIMIT_S:.0f} s")
     return found
@@ -143,9 +145,12 @@ def main() -> None:
         with open_ncu_report(report) as opened:
             kernels = opened.kernel_count
         runs, floors = [], []
-        for _ in range(repeat):  # alternating, so that both see the same load
-            runs.append(one_run(report, kernels))
-            floors.append(floor_run())
+        try:
+            for _ in range(repeat):  # alternating, so that both see the same load
+                runs.append(one_run(report, kernels))
+                floors.append(floor_run())
+        finally:
+            subprocess.run([*TMUX, "kill-server"], check=False, capture_output=True)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"report: {given.name} ({kernels:,} kernels), tmux 120×36, {repeat} runs, "
           f"load average {load}")
