@@ -105,8 +105,10 @@ class SessionHost(Protocol):
 class ReportSession(Protocol):
     """A kind's session of an open report, as the app uses it."""
 
-    help_sections: HelpSections
-    """Whose keys the help lists after the app's (title, classes)."""
+    @property
+    def help_sections(self) -> HelpSections:
+        """Whose keys the help lists after the app's (title, classes); a session may name
+        its screens only when asked (help is opened), so that they load after its first."""
 
     def start(self) -> None:
         """Begin opening (in workers) and show the first screen; called on the UI thread."""

@@ -45,5 +45,5 @@ KIND = KindSpec(
     suffixes=(".ncu-rep",),
     usage="REPORT.ncu-rep: a kernel report (without REPORT, the bundled sample report)",
     keys=("Kernel reports: the list, the roofline and the detail",
-          "kernelscope.kinds.ncu.screens.kernel_session:KernelSession.help_sections"),
+          "kernelscope.kinds.ncu.screens.kernel_session:kernel_help_sections"),
 )

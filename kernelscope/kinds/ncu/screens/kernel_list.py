@@ -1,4 +1,5 @@
-"""The kernel list: every profiled kernel with its key metrics, sortable and filterable."""
+"""The kernel list: every profiled kernel with its key metrics, sortable and filterable. The
+detail and roofline screens are imported when first opened: the first rows do not wait."""
 
 from __future__ import annotations
 
@@ -20,14 +21,12 @@ from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
-from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
 from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cell, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
-from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
 from kernelscope.render.severity import text_style
 from kernelscope.ui.palette import Command
 from kernelscope.ui.session import worker_failed
@@ -360,14 +359,14 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     def open_kernel(self, kernel_id: int, pane: str | None = None) -> None:
         """Open kernel ``kernel_id``'s detail; n/p there follow this list's order."""
+        from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
         if kernel_id in self.rows.index:
             self.table.move_cursor(row=self.rows.index[kernel_id], animate=False)
-        self.app.push_screen(
-            KernelDetailScreen(self.state, kernel_id, order=self, pane=pane),
-            callback=self._detail_closed,
-        )
+        self.app.push_screen(KernelDetailScreen(self.state, kernel_id, order=self, pane=pane),
+                             callback=self._detail_closed)
 
     def action_roofline(self) -> None:
+        from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
         self.app.push_screen(RooflineScreen(self.state, self.highlighted_id()),
                              callback=self._detail_closed)
 

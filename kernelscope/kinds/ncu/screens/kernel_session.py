@@ -19,15 +19,9 @@ from kernelscope.kinds.ncu.screens.columns import (
     required_metrics,
     with_process_column,
 )
-from kernelscope.kinds.ncu.screens.family_table import FamilyTable
-from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
-from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState
-from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
-from kernelscope.kinds.ncu.screens.panes.source import SourcePane
-from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
-from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
 from kernelscope.ui.collection import fewer_collections
 from kernelscope.ui.session import HelpSections, OpeningSession, SessionOptions
 
@@ -41,17 +35,37 @@ FIRST_ROWS = 48
 """The first rows go to the list as soon as this many are read (a tall terminal's screenful,
 read in about 20 ms), not after the first batch's 0.1 s."""
 
+FIRST_DRAW_WAIT_S = 2.0
+"""The reading worker waits for the list's first rows to be drawn before it reads on (the
+CPU is the screen's meanwhile), at most this long."""
 
-class KernelSession(KernelState, OpeningSession[int]):
-    """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
-    help_sections: HelpSections = (
+def kernel_help_sections() -> HelpSections:
+    """Whose keys a kernel report's help lists. The screens are imported here, when help
+    opens (or the README's key tables are written), not before the list's first rows."""
+    from kernelscope.kinds.ncu.screens.family_table import FamilyTable
+    from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+    from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
+    from kernelscope.kinds.ncu.screens.panes.raw import FilterInput, RawPane
+    from kernelscope.kinds.ncu.screens.panes.source import SourcePane
+    from kernelscope.kinds.ncu.screens.roofline import RooflineScreen
+    from kernelscope.kinds.ncu.screens.widgets.source_listing import SourceListing
+
+    return (
         ("Kernel list", (KernelTable, FamilyTable, KernelListScreen)),
         ("Roofline (r)", (RooflineScreen,)),
         ("Kernel detail", (KernelDetailScreen,)),
         ("Source page (6)", (SourcePane, SourceListing)),
         ("Raw page (8)", (RawPane, FilterInput)),
     )
+
+
+class KernelSession(KernelState, OpeningSession[int]):
+    """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
+
+    @property
+    def help_sections(self) -> HelpSections:
+        return kernel_help_sections()
 
     def __init__(self, app: App[Any], paths: Sequence[Path], options: SessionOptions) -> None:
         KernelState.__init__(self, paths[0], options.extra_columns)
@@ -62,6 +76,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         takes)."""
         self._arrived_lock = threading.Lock()
         self._arrival_timer: Timer | None = None
+        self._first_drawn = threading.Event()
+        """Set once the list's first rows are drawn (or the app closes)."""
         self._shown = 0
         self.baseline_listeners.append(self._baseline_shown)
 
@@ -74,7 +90,6 @@ class KernelSession(KernelState, OpeningSession[int]):
         metrics = tuple(dict.fromkeys((*REQUIRED_METRICS, *required_metrics(self.columns))))
         report = open_ncu_report(self.report_path, extra_metrics=metrics)
         _ = report.device, report.notes  # read in this thread, not on the UI's
-        self.show_soon(self._show_list, report)
         with fewer_collections():
             return self._read_summaries(report)
 
@@ -89,8 +104,11 @@ class KernelSession(KernelState, OpeningSession[int]):
             with self._arrived_lock:
                 self._arrived.extend(pairs)
             if loaded == 0:
-                self.show_soon(self._take_first)  # the first rows at once
+                self.show_soon(self._show_first, report)
+                self._first_drawn.wait(FIRST_DRAW_WAIT_S)
             loaded += len(pairs)
+        if loaded == 0 and not self.cancelled():
+            self.show_soon(self._show_list, report)  # a report without kernels
         return loaded
 
     def opened(self, opened: int) -> None:
@@ -108,11 +126,18 @@ class KernelSession(KernelState, OpeningSession[int]):
             self.app.notify(note, title="Old report", timeout=15)
         self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
 
+    def _show_first(self, report: NcuReport) -> None:
+        """The list with its first rows: the loading screen stays until a screenful is read
+        (about 20 ms), so that the list's first paint has rows, not an empty table to paint
+        again (each paint of the list takes the UI thread 30 to 60 ms of CPU)."""
+        self._show_list(report)
+        self._take_first()
+
     def _take_first(self) -> None:
-        """The first rows: a screenful at once, and what was read meanwhile (a loaded machine
-        reads hundreds before the list is up) once the screen shows them."""
+        """The first rows, a screenful; the reading worker goes on once the screen shows
+        them (the list's timer takes what it reads from then on)."""
         self._take_arrived(FIRST_ROWS)
-        self.app.call_after_refresh(self._take_arrived)
+        self.app.call_after_refresh(self._first_drawn.set)
 
     def _take_arrived(self, limit: int | None = None) -> None:
         """Show the summaries that arrived since the last call, at most ``limit`` of them (on
@@ -142,11 +167,22 @@ class KernelSession(KernelState, OpeningSession[int]):
         self.app.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:
             self.kernel_list.finish_loading(total)
-        for screen in self.app.screen_stack:  # drawn while kernels were still being read
+        self._redraw_details()
+
+    def _redraw_details(self) -> None:
+        """Redraw the detail screens drawn while kernels were still being read (their module
+        is imported only when one is open: the list's loading does not wait for it)."""
+        if not any(isinstance(screen, KernelReportScreen) and screen is not self.kernel_list
+                   for screen in self.app.screen_stack):
+            return
+        from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+
+        for screen in self.app.screen_stack:
             if isinstance(screen, KernelDetailScreen):
                 screen.redraw()
 
     def close(self) -> None:
+        self._first_drawn.set()
         if self._arrival_timer is not None:  # (a cancelled load never reaches _loaded)
             self._arrival_timer.stop()
         if self.report is not None:
@@ -159,6 +195,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         if self.summary(kernel_id) is None:
             app.notify(f"No kernel with ID {kernel_id}.", severity="error")
             return
+        from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
+
         if isinstance(app.screen, KernelDetailScreen):
             app.screen.show_kernel(kernel_id)
             if pane is not None:
