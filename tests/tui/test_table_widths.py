@@ -39,11 +39,14 @@ WIDE = (120, 36)
 def paint_after_fill(monkeypatch: pytest.MonkeyPatch, owner: type, method: str,
                      tables: Callable[[Any], Iterator[DataTable[Any]]]) -> None:
     """Make ``owner.method`` (which fills tables) paint ``tables(self)`` as soon as it
-    returns, before the app runs anything else."""
+    returns, before the app runs anything else (once ``self`` is mounted: a screen given rows
+    before it mounts holds them and shows them when it does)."""
     fill = getattr(owner, method)
 
     def fill_and_paint(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = fill(self, *args, **kwargs)
+        if not self.is_mounted:
+            return result
         for table in tables(self):
             for y in range(table.size.height):
                 table.render_line(y)
