@@ -9,10 +9,9 @@ from pathlib import Path
 from kernelscope.kinds.kineto.analysis.op_efficiency import kineto_op_efficiency
 from kernelscope.kinds.kineto.model.model import read_trace
 from kernelscope.timeline.export.op_efficiency_text import op_roofline_text, operators_frame
-from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import create_app
 from tests.conftest import SAMPLES
-from tests.timeline_tui.helpers import screen_text, settle
+from tests.timeline_tui.helpers import opened_timeline, screen_text, settle
 
 STEP = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
 
@@ -34,8 +33,7 @@ def test_the_operators_frame_is_the_rows() -> None:
 async def test_kernels_view_lists_the_operators(tmp_path: Path) -> None:
     app = create_app(STEP, cache_dir=tmp_path)
     async with app.run_test(size=(160, 50)) as pilot:
-        await settle(pilot)  # the trace read (a worker) and its views mounted
-        assert isinstance(app.screen, TimelineScreen) and app.screen.data is not None
+        await opened_timeline(pilot)
         await pilot.press("3")
         await settle(pilot)  # the operators' table filled
         text = screen_text(app)

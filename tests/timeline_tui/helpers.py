@@ -36,6 +36,15 @@ async def wait_until_open(pilot: Pilot[object]) -> None:
         isinstance(screen, TimelineScreen) and screen.data is not None), type(screen).__name__
 
 
+async def opened_timeline(pilot: Pilot[object]) -> TimelineScreen:
+    """The timeline screen once the trace is read (the opening worker done) and its views are
+    mounted."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TimelineScreen) and screen.data is not None, type(screen).__name__
+    return screen
+
+
 async def wait_for(pilot: Pilot[object], check, timeout_s: float = 10.0) -> None:  # type: ignore[no-untyped-def]
     """Pause until ``check()`` holds (a poll: only for what no worker or message of the app
     says, such as a file another process writes)."""

@@ -12,7 +12,6 @@ import pytest
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.critical_path.lane_spans import step_at, step_path
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
-from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.timeline_views.timeline_lines import lane_marks, path_columns
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport
@@ -24,7 +23,7 @@ from kernelscope.timeline.screens.widgets.timeline_draw import (
 )
 
 from .conftest import NSYS_SAMPLES
-from .helpers import flat, make_app, settle, static_text
+from .helpers import flat, make_app, opened_timeline, static_text
 
 TORCH = NSYS_SAMPLES / "timeline_torch.sqlite.xz"
 
@@ -82,8 +81,7 @@ def test_a_marked_cell_is_yellow_and_an_idle_one_a_bar() -> None:
 async def test_p_marks_the_path_and_the_legend_names_the_step(cache_dir: Path) -> None:
     app = make_app(TORCH, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)  # the trace read (a worker) and its views mounted
-        assert isinstance(app.screen, TimelineScreen) and app.screen.data is not None
+        await opened_timeline(pilot)
         await pilot.press("2")
         pane = app.screen.query_one(TimelinePane)
         await pilot.press("p")

@@ -7,7 +7,6 @@ from pathlib import Path
 import polars as pl
 
 from kernelscope.kinds.kineto.analysis.timeline import open_kineto
-from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.timeline.screens.timeline_views.critical import (
     families_frame,
     parts_frame,
@@ -16,7 +15,7 @@ from kernelscope.timeline.screens.timeline_views.critical import (
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from tests.conftest import SAMPLES
 
-from .helpers import make_app, screen_text, settle
+from .helpers import make_app, opened_timeline, screen_text, settle
 
 KINETO = SAMPLES / "kineto" / "kineto_step.pt.trace.json.xz"
 
@@ -37,8 +36,7 @@ def test_the_tables_are_the_critical_path_of_the_steps() -> None:
 async def test_key_8_shows_the_critical_path(cache_dir: Path) -> None:
     app = make_app(KINETO, cache_dir)
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)  # the trace read (a worker) and its views mounted
-        assert isinstance(app.screen, TimelineScreen) and app.screen.data is not None
+        await opened_timeline(pilot)
         await pilot.press("8")
         await settle(pilot)  # the view's tables filled
         text = screen_text(app)
