@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from kernelscope.timeline.model.intervals import SMALL_MERGE
+from kernelscope.timeline.model.intervals import SMALL_MERGE, merged_in_order
 
 if TYPE_CHECKING:
     from kernelscope.timeline.model.model import TimelineReport
@@ -102,14 +102,7 @@ def _merged_rows(frame: pl.DataFrame) -> pl.DataFrame | None:
     pairs = list(zip(frame["hts"].to_list(), frame["hend"].to_list(), strict=True))
     if any(start is None or end is None or end < start for start, end in pairs):
         return None
-    starts: list[int] = []
-    ends: list[int] = []
-    for start, end in sorted(pairs):
-        if starts and start <= ends[-1]:
-            ends[-1] = max(ends[-1], end)
-        else:
-            starts.append(start)
-            ends.append(end)
+    _, starts, ends = merged_in_order((None, start, end) for start, end in sorted(pairs))
     return pl.DataFrame({"hts": starts, "hend": ends}, schema=frame.schema)
 
 

@@ -8,9 +8,9 @@ windows at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
@@ -67,6 +67,8 @@ def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
     return heads.select(*keys, "start").with_columns(ends.alias("end"))
 
 
+KeyT = TypeVar("KeyT")
+
 SMALL_MERGE = 512
 """Up to this many intervals, :func:`merge_intervals` merges them in Python: polars' fixed
 cost per operation (about ten of them) is more than the work on so few rows."""
@@ -79,19 +81,29 @@ def _merged_rows(valid: pl.DataFrame, nkeys: int,
     def order(row: tuple[object, ...]) -> tuple[object, ...]:
         return (*((v is not None, v) for v in row[:nkeys]), row[nkeys])
 
-    keys: list[tuple[object, ...]] = []
+    rows = ((row[:nkeys], int(row[nkeys]), int(row[nkeys + 1]))
+            for row in sorted(valid.iter_rows(), key=order))
+    keys, starts, ends = merged_in_order(rows)
+    columns = {name: [k[i] for k in keys] for i, name in enumerate(list(schema)[:nkeys])}
+    return pl.DataFrame({**columns, "start": starts, "end": ends}, schema=schema)
+
+
+def merged_in_order(
+    rows: Iterable[tuple[KeyT, int, int]],
+) -> tuple[list[KeyT], list[int], list[int]]:
+    """(key, start, end) rows sorted by key then start, merged where one starts at or before
+    the end of the last with its key (touching intervals merge): the keys, starts and ends."""
+    keys: list[KeyT] = []
     starts: list[int] = []
     ends: list[int] = []
-    for row in sorted(valid.iter_rows(), key=order):
-        key, start, end = row[:nkeys], int(row[nkeys]), int(row[nkeys + 1])
+    for key, start, end in rows:
         if keys and keys[-1] == key and start <= ends[-1]:
             ends[-1] = max(ends[-1], end)
         else:
             keys.append(key)
             starts.append(start)
             ends.append(end)
-    columns = {name: [k[i] for k in keys] for i, name in enumerate(list(schema)[:nkeys])}
-    return pl.DataFrame({**columns, "start": starts, "end": ends}, schema=schema)
+    return keys, starts, ends
 
 
 @dataclass(frozen=True)
