@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from kernelscope.core.bundled import bundled_sample_path
@@ -29,6 +30,12 @@ from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdo
 from kernelscope.ui.keys import key_table
 from kernelscope.ui.loading import LoadingScreen
 from kernelscope.ui.session import ExportJob, ReportScreen, ReportSession, SessionOptions
+
+LOADING_DELAY_S = 0.3
+"""The loading screen shows only once opening has taken this long (or a session says which
+step it is on): a report whose first screen is ready sooner is not preceded by a loading
+screen for a moment, whose compose and paint cost as much CPU as the list's first rows
+(~0.05 s), then gives way at once."""
 
 
 def default_report_path() -> Path:
@@ -78,13 +85,22 @@ class KernelscopeApp(App[None]):
         self.options = options if options is not None else SessionOptions()
         self.session: ReportSession | None = None
         self._main_shown = False
+        self._loading_timer: Timer | None = None
         self.fatal_error: str | None = None
         """The sentence of the fatal error screen shown, if any (the CLI exits with 2)."""
 
     # -- opening ---------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.push_screen(LoadingScreen(self.report_path))
+        self._loading_timer = self.set_timer(LOADING_DELAY_S, self.show_loading)
         self.find_kind()
+
+    def show_loading(self) -> None:
+        """Show the loading screen, unless a screen of the report (or an error) already is."""
+        if self._loading_timer is not None:
+            self._loading_timer.stop()
+            self._loading_timer = None
+        if len(self.screen_stack) == 1:  # (help opened meanwhile: it stays above)
+            self.push_screen(LoadingScreen(self.report_path))
 
     @work(thread=True, exit_on_error=False, group="kind")
     def find_kind(self) -> None:
@@ -112,12 +128,17 @@ class KernelscopeApp(App[None]):
 
     def show_step(self, text: str) -> None:
         """Say which step opening is on (while the loading screen shows)."""
+        if self._loading_timer is not None:  # a step of its own: opening takes a while
+            self.show_loading()
         if isinstance(self.screen, LoadingScreen):
             self.screen.show_step(text)
 
     def show_main_screen(self, screen: Screen[Any]) -> None:
         """Make ``screen`` the one screen above the app's base (closing help or the palette
-        opened meanwhile), replacing the loading screen."""
+        opened meanwhile), replacing the loading screen if it shows."""
+        if self._loading_timer is not None:
+            self._loading_timer.stop()
+            self._loading_timer = None
         self._main_shown = not isinstance(screen, ErrorScreen)
         while len(self.screen_stack) > 2:
             self.pop_screen()
@@ -157,7 +178,7 @@ class KernelscopeApp(App[None]):
         listed = self.session.help_sections if self.session is not None else ()
         known = {cls for _, classes in listed for cls in classes}
         current = type(self.screen)
-        if current not in known:
+        if current not in known and self.screen is not self.screen_stack[0]:  # (the blank base)
             sections.append((getattr(current, "HELP_TITLE", current.__name__), current.BINDINGS))
         sections += bindings_of(listed)
         return help_markdown(self, sections)

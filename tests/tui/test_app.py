@@ -19,7 +19,7 @@ from kernelscope.ui.error import ErrorScreen
 from kernelscope.ui.help import HelpScreen
 from kernelscope.ui.loading import LoadingScreen
 
-from .helpers import SAMPLES, screen_text, settle, widget_text
+from .helpers import SAMPLES, screen_text, settle, until, widget_text
 
 
 async def error_shown(path: Path) -> str:
@@ -223,12 +223,40 @@ async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> N
     monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
+
+        def loading_shown() -> bool:
+            return isinstance(app.screen, LoadingScreen)
+
+        await until(pilot, loading_shown)  # once opening has taken LOADING_DELAY_S
         await pilot.pause()
-        assert isinstance(app.screen, LoadingScreen)
         assert f"Opening {app.report_path.name}" in screen_text(app)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+        gate.set()
+        await settle(pilot)
+        assert isinstance(app.screen, KernelListScreen)
+        assert len(app.screen_stack) == 2
+
+
+async def test_a_step_shows_the_loading_screen_at_once(monkeypatch) -> None:
+    """A session that says which step it is on is slow enough for the loading screen: it
+    shows with the step, without waiting for LOADING_DELAY_S (the report's first screen
+    replaces it as ever)."""
+    gate = threading.Event()
+    real_open = kernel_session.open_ncu_report
+
+    def slow_open(path: Path, **kwargs: object) -> object:
+        gate.wait(120)  # the test opens it; the timeout only frees a failed test
+        return real_open(path, **kwargs)
+
+    monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.show_step("Decompressing the report")
+        await pilot.pause()
+        assert isinstance(app.screen, LoadingScreen)
+        assert "Decompressing the report…" in screen_text(app)
         gate.set()
         await settle(pilot)
         assert isinstance(app.screen, KernelListScreen)
