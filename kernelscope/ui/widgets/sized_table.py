@@ -104,7 +104,8 @@ class SizedTable(DataTable[Text]):
     def add_row_batch(self, rows: Iterable[TableRow]) -> None:
         """Add ``(key, cells)`` rows at the bottom, each one line high, as ``add_row`` does
         one by one, but with the cursor and the table's bookkeeping settled once for the
-        batch (``add_row`` assigns the cursor, a reactive with its watchers, for each row)."""
+        batch (``add_row`` assigns the cursor, a reactive with its watchers, for each row),
+        and without drawing again the lines already drawn."""
         columns = self.ordered_columns
         had_rows = self.row_count > 0
         added = False
@@ -127,7 +128,11 @@ class SizedTable(DataTable[Text]):
         self.cursor_coordinate = self.cursor_coordinate
         if not had_rows and self.columns and self.show_cursor and self.cursor_type != "none":
             self._highlight_cursor()  # a cell is under the cursor now
-        self._update_count += 1
+        # Rows below the last one change no line drawn before: the lines DataTable keeps
+        # (under its count of updates, which add_row bumps) stay valid, so the lines on
+        # screen are not drawn again for each batch added below them; only the rows'
+        # offsets (kept under that count) are worked out again.
+        self._offset_cache.clear()
         self.check_idle()
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
