@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from kernelscope.core.bundled import bundled_sample_path
 from kernelscope.kinds import KindSpec, as_paths, kind_for
 from kernelscope.tui.commands import AppCommands
+from kernelscope.ui.collection import started
 from kernelscope.ui.error import ErrorScreen, error_text
 from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
 from kernelscope.ui.keys import key_table
@@ -139,6 +140,7 @@ class KernelscopeApp(App[None]):
         if self._loading_timer is not None:
             self._loading_timer.stop()
             self._loading_timer = None
+        started()  # (collections resume, in the command's process)
         self._main_shown = not isinstance(screen, ErrorScreen)
         while len(self.screen_stack) > 2:
             self.pop_screen()

@@ -1,12 +1,15 @@
-"""The collector's thresholds while a report loads (``kernelscope.ui.collection``)."""
+"""The collector's thresholds while a report loads, and a TUI process's start without
+collections (``kernelscope.ui.collection``)."""
 
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 
 import pytest
 
-from kernelscope.ui.collection import FULL_AFTER, YOUNG_THRESHOLD, fewer_collections
+from kernelscope.ui.collection import FULL_AFTER, YOUNG_THRESHOLD, fewer_collections, started
 
 
 def test_thresholds_are_raised_while_loading_and_restored_after() -> None:
@@ -25,3 +28,41 @@ def test_a_failed_load_restores_the_thresholds() -> None:
     with pytest.raises(ValueError, match="bad report"), fewer_collections():
         raise ValueError("bad report")
     assert gc.get_threshold() == before
+
+
+ONE_APP = """
+import gc
+from kernelscope.ui.collection import collect_after_start, fewer_collections, started
+
+collect_after_start()
+assert not gc.isenabled() and gc.get_freeze_count() == 0
+kept = [[] for _ in range(1000)]  # what the start makes, alive as long as the process
+started()
+assert gc.isenabled()
+frozen = gc.get_freeze_count()
+assert frozen >= 1000, frozen
+started()  # the first screen only
+assert gc.get_freeze_count() == frozen
+before = gc.get_threshold()
+with fewer_collections():
+    loaded = [[] for _ in range(1000)]  # the report's objects
+assert gc.get_threshold() == before
+assert gc.get_freeze_count() >= frozen + 1000
+print("ok")
+"""
+
+
+def test_a_process_of_one_tui_collects_after_its_start_and_freezes_what_it_loaded() -> None:
+    # In a process of its own: the collector's state is the whole process's.
+    ran = subprocess.run([sys.executable, "-c", ONE_APP], capture_output=True, text=True,
+                         check=False, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "ok"
+
+
+def test_the_tests_process_freezes_nothing() -> None:
+    frozen = gc.get_freeze_count()
+    started()  # (collect_after_start was not called: the tests run many apps)
+    with fewer_collections():
+        pass
+    assert gc.get_freeze_count() == frozen and gc.isenabled()
