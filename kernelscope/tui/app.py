@@ -100,6 +100,7 @@ class KernelscopeApp(App[None]):
         if self._loading_timer is not None:
             self._loading_timer.stop()
             self._loading_timer = None
+        started()  # (a slow opening runs with collections, in the command's process too)
         if len(self.screen_stack) == 1:  # (help opened meanwhile: it stays above)
             self.push_screen(LoadingScreen(self.report_path))
 

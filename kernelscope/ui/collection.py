@@ -9,13 +9,13 @@ allocations and full collections wait for ``FULL_AFTER`` collections of the midd
 thresholds come back when the last load ends.
 
 A process that runs one TUI (the ``kernelscope`` command, not the tests, which run many apps
-in one process) also collects nothing from its start to its first screen
-(:func:`collect_after_start`): importing Textual and kernelscope and making the first screen
-make objects that live as long as the process, and the collections meanwhile cost ~0.03–0.05 s
-of CPU before the first rows (a full one among them). There, what is alive when the first
-screen shows and when a load ends is frozen (``gc.freeze``): no later collection walks it again
-(the middle generation's collection after a 1,000-kernel load walked its summaries for
-~0.04 s).
+in one process) also collects nothing from its start to its first screen or its loading
+screen (:func:`collect_after_start` until :func:`started`): importing Textual and kernelscope
+and making the first screen make objects that live as long as the process, and the
+collections meanwhile cost ~0.03–0.05 s of CPU before the first rows (a full one among them).
+There, what is alive when the first screen shows and when a load ends is frozen
+(``gc.freeze``): no later collection walks it again (the middle generation's collection after
+a 1,000-kernel load walked its summaries for ~0.04 s).
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ def collect_after_start() -> None:
 
 
 def started() -> None:
-    """The first screen shows: what is alive now (modules, the app, its first screen) is
-    frozen, and collections resume (in a process of one TUI; else nothing happens)."""
+    """The first screen (or the loading screen) shows: what is alive now (modules, the app,
+    its first screen) is frozen, and collections resume (in a process of one TUI; else nothing
+    happens). A slow opening thus runs without collections for its first ~0.3 s only."""
     if _one_app and not gc.isenabled():
         gc.freeze()
         gc.enable()

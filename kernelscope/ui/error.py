@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kernelscope.core.errors import DEBUG_ENV, ReportError, error_sentence
+from kernelscope.ui.widgets.footer import Footer
 
 
 def error_text(error: BaseException) -> str:

@@ -11,7 +11,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from kernelscope.ui.widgets.footer import Footer
 
 KEYS_MARKER = "<!-- keys -->"
 

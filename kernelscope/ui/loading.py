@@ -9,9 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kernelscope.core.bundled import is_bundled_sample
+from kernelscope.ui.widgets.footer import Footer
 
 
 class LoadingScreen(Screen[None]):

@@ -20,11 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent
+from textual.widgets import Static, TabbedContent
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernelscope.ui.error import error_text
 from kernelscope.ui.session import ReportScreen, ResultT, SessionHost, worker_failed
+from kernelscope.ui.widgets.footer import Footer
 from kernelscope.ui.widgets.opening import ProgressThrottle, opening_panel, show_progress
 
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker
 
 from kernelscope.core.durations import fmt_duration
@@ -33,6 +33,7 @@ from kernelscope.kinds.ncu.screens.panes import (
 from kernelscope.ui.palette import Command
 from kernelscope.ui.session import ExportJob, worker_failed
 from kernelscope.ui.tabbed import TabbedScreen
+from kernelscope.ui.widgets.footer import Footer
 
 PANE_IDS = tuple(spec.id for spec in PANES)
 

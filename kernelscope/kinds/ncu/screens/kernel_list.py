@@ -12,7 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker
 
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
@@ -30,6 +30,7 @@ from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
 from kernelscope.ui.palette import Command
 from kernelscope.ui.session import worker_failed
+from kernelscope.ui.widgets.footer import Footer
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 LIVE_REBUILD_ROWS = 200

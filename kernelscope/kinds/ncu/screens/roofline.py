@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kernelscope.core.units import NOT_AVAILABLE
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_KEYS, PRECISIONS
@@ -23,6 +23,7 @@ from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState
 from kernelscope.kinds.ncu.screens.widgets.diagnosis_pane import best_precision
 from kernelscope.kinds.ncu.screens.widgets.roofline_plot import RooflinePlot, RooflineView
+from kernelscope.ui.widgets.footer import Footer
 
 LEVELS = ("dram", "l2", "l1")
 LEVEL_TITLES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
