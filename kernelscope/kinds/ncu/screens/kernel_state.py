@@ -9,9 +9,11 @@ a baseline (``b``) the same way, and ``e`` exports the report (on the detail: it
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
@@ -19,8 +21,10 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
 from kernelscope.kinds.ncu.screens.columns import ColumnProvider, list_columns
-from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 from kernelscope.ui.session import ExportJob, report_stem
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 
 BaselineListener = Callable[[KernelDetail | None], None]
 
@@ -37,8 +41,8 @@ class KernelReportData:
         """Everything worked out of the report: every view reads it, none makes its own."""
         self.columns = list_columns(extra_columns, share=self.time_share,
                                     diagnosis=self.diagnosis)
-        self.pane_view = DiagnosisPaneView(self.analysis)
-        """What the Diagnosis pane and the roofline show of the analysis."""
+        self._pane_view: DiagnosisPaneView | None = None
+        self._pane_view_lock = threading.Lock()  # (a detail's worker may ask first)
         self.baseline: KernelDetail | None = None
         """The kernel marked with ``b``: every pane shows the deltas against it."""
         self.baseline_listeners: list[BaselineListener] = []
@@ -72,10 +76,23 @@ class KernelReportData:
         if loaded:
             self.analysis.finish()
 
+    @property
+    def pane_view(self) -> DiagnosisPaneView:
+        """What the Diagnosis pane and the roofline show of the analysis (made when first
+        asked: its chart's modules load with a detail or the roofline, not before the list's
+        first rows)."""
+        with self._pane_view_lock:
+            if self._pane_view is None:
+                from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
+
+                self._pane_view = DiagnosisPaneView(self.analysis)
+            return self._pane_view
+
     def hold(self, analyzed: AnalyzedReport) -> None:
         """Show a report ``analyze`` read whole (a join's kernel report)."""
         self.analysis = ReportAnalysis.of(analyzed)
-        self.pane_view = DiagnosisPaneView(self.analysis)
+        with self._pane_view_lock:
+            self._pane_view = None  # (made again for this analysis when asked)
 
     def add_summaries(
         self, batch: Sequence[KernelSummary | tuple[KernelSummary, Diagnosis]]
