@@ -260,3 +260,101 @@ async def test_80_columns_keep_the_distinguishing_word_and_whole_bottlenecks() -
             line = next(x for x in screen_text(app).splitlines() if "sorted by" in x)
             titles.append(line.split("sorted by ")[1].split(" ▼")[0].split(" ▲")[0])
         assert titles == ["Kernel", "Duration", "Share %", "Bottleneck", "Top flag", "ID"]
+
+
+
+MANY_LAUNCHES = SAMPLES / "ncu" / "many_launches.ncu-rep.xz"
+
+
+def row_words(app, kernel_id: int) -> list[str]:
+    """The words of the screen line of kernel ``kernel_id`` (none when it is not shown)."""
+    for line in screen_text(app).splitlines():
+        words = line.split()
+        if words[:1] == [str(kernel_id)] and len(words) > 3:
+            return words
+    return []
+
+
+async def test_rows_added_below_the_first_screen_and_the_shares_show(monkeypatch) -> None:
+    """many_launches' first screenful is drawn before its other launches are read: rows
+    added below it while the rest is read show when the list scrolls to them (the first
+    100 re-fill the table as its columns widen; launches 100 to 299 are added below the rows
+    drawn), the lines drawn first show the same, and the time shares written into the drawn
+    rows once every kernel is read show too."""
+    stops = {99: (threading.Event(), threading.Event()), 299: (threading.Event(),
+                                                               threading.Event())}
+    real_open = kernel_session.open_ncu_report
+
+    def held_open(path: Path, **kwargs: object) -> NcuReport:
+        report = real_open(path, **kwargs)
+        real_batches = report.iter_summaries
+
+        def batches(**options: object):
+            for batch in real_batches(**options):  # type: ignore[arg-type]
+                while batch:
+                    stop = next((k for k in stops if batch[0][0].id <= k), None)
+                    head = [pair for pair in batch if stop is None or pair[0].id <= stop]
+                    batch = batch[len(head):]
+                    yield head
+                    if stop is not None and head[-1][0].id == stop:  # hand over, then wait
+                        held, gate = stops[stop]
+                        held.set()
+                        gate.wait(120)  # the test opens it; the timeout frees a failed test
+
+        report.iter_summaries = batches  # type: ignore[method-assign]
+        return report
+
+    monkeypatch.setattr(kernel_session, "open_ncu_report", held_open)
+    app = create_app(MANY_LAUNCHES)
+    async with app.run_test(size=(120, 36)) as pilot:
+        try:
+            await _rows_added_below(app, pilot, stops)
+        finally:
+            for _, gate in stops.values():
+                gate.set()  # (a failed test frees the reading worker)
+
+
+async def _rows_added_below(app, pilot, stops) -> None:  # type: ignore[no-untyped-def]
+    """The test's steps once the app runs."""
+    loop = asyncio.get_running_loop()
+    screen = None
+    for stop, words in ((99, ["99", "ml_copy_2m_f4", "6.11", "us", "n/a", "4.13", "33.84",
+                              "28.65", "40.68", "launch-bound", "⚠", "short-kernel", "1⚠"]),
+                        (299, ["299", "ml_copy_2m_f4", "6.02", "us", "n/a", "4.20", "34.41",
+                               "29.11", "40.59", "launch-bound", "⚠", "short-kernel", "1⚠"])):
+        held, gate = stops[stop]
+        await loop.run_in_executor(None, held.wait, 120)
+        await until(pilot, lambda: isinstance(app.screen, KernelListScreen))
+        screen = app.screen
+
+        def listed_to_the_stop() -> bool:
+            return len(screen.rows.listed) == stop + 1  # noqa: B023 (used in this pass)
+
+        await until(pilot, listed_to_the_stop)
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        # (no share while loading; the columns are laid out again once every kernel is read)
+        assert row_words(app, stop) == words
+        await pilot.press("home")
+        gate.set()
+
+    def every_kernel_read() -> bool:
+        return screen.done
+
+    await until(pilot, every_kernel_read)
+    await pilot.pause()
+    assert row_words(app, 0) == ["0", "ml_scale_4k", "2.27", "us", "0.07", "16", "0.30",
+                                 "0.75", "0.18", "12.23", "launch-bound", "✖",
+                                 "grid-too-small▇"]  # (the scrollbar's thumb)
+    assert row_words(app, 30) == ["30", "ml_fma_loop_64blocks", "2.46", "us", "0.07", "16",
+                                  "3.44", "0.76", "0.03", "6.21", "launch-bound", "⚠",
+                                  "grid-too-small"]
+    await pilot.press("end")
+    await pilot.pause()
+    assert row_words(app, 0) == []
+    assert row_words(app, 969)[:5] == ["969", "ml_add_256k", "3.01", "us", "0.09"]
+    assert row_words(app, 999) == ["999", "ml_copy_2m_f4", "5.95", "us", "0.17", "18",
+                                   "4.25", "34.85", "29.46", "40.48", "launch-bound", "⚠",
+                                   "short-kernel"]
+    assert "1,000 of 1,000 kernels · sorted by ID ▲" in screen_text(app)

@@ -12,7 +12,8 @@ Because every width is known, nothing is measured when rows come (``_update_dime
 however many: the kernel list adds a thousand in batches while it loads. And DataTable draws
 every cell on screen again after any change to the table, such as each batch of rows added
 below the screen; this table keeps each drawn cell while the same cell object stays at the
-same place, width and style, so only the cells that changed are drawn again.
+same place, width and style, so only the cells that changed are drawn again, and rows added
+below the last one leave every line drawn before as it was (``add_row_batch``).
 
 It reaches into DataTable's private state (pinned: ``textual>=8.2.8,<9``).
 """
@@ -31,7 +32,7 @@ from textual._types import SegmentLines
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
+from textual.widgets._data_table import CellDoesNotExist, ColumnKey, DuplicateKey, Row, RowKey
 
 KEPT_CELLS = 4096
 """Drawn cells kept across changes of the table (a few screens' worth)."""
@@ -134,6 +135,22 @@ class SizedTable(DataTable[Text]):
         # offsets (kept under that count) are worked out again.
         self._offset_cache.clear()
         self.check_idle()
+
+    def update_column(self, column_key: str, cells: Iterable[tuple[str, Text]]) -> None:
+        """Write column ``column_key``'s cell of each ``(row key, cell)``, the column keeping
+        its width: ``update_cell`` for each, but with the table updated once for all of them
+        (``update_cell`` asks to draw the table again after each)."""
+        column = ColumnKey(column_key)
+        if column not in self._column_locations:
+            raise CellDoesNotExist(f"No column exists for column_key={column_key!r}.")
+        data = self._data
+        for row_key, cell in cells:
+            row = data.get(RowKey(row_key))
+            if row is None:
+                raise CellDoesNotExist(f"No row exists for row_key={row_key!r}.")
+            row[column] = cell
+        self._update_count += 1
+        self.refresh()
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """The scrollable size, from the columns' widths: nothing to measure (DataTable

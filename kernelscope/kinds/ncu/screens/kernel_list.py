@@ -158,10 +158,14 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         keys = [c.key for c in self.rows.shown_columns]
         if SHARE_KEY not in keys:
             return False
-        position, update = keys.index(SHARE_KEY), self.table.update_cell
-        for summary in self.rows.listed:
+        position = keys.index(SHARE_KEY)
+
+        def share_cell(summary: KernelSummary) -> Text:
             cell = self.rows.cells(summary)[position]
-            update(str(summary.id), SHARE_KEY, Text(cell.text, no_wrap=True, style=cell.style))
+            return Text(cell.text, no_wrap=True, style=cell.style)
+
+        self.table.update_column(
+            SHARE_KEY, ((str(summary.id), share_cell(summary)) for summary in self.rows.listed))
         if self.rows.sort.key == SHARE_KEY:
             self.resort()
         return True
