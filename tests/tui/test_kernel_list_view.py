@@ -211,3 +211,17 @@ def test_the_shares_computed_at_the_end_equal_a_list_laid_out_afresh() -> None:
     fresh = view_of(loaded=True)
     assert [view.cells(s) for s in view.listed] == [fresh.cells(s) for s in fresh.listed]
     assert view.cells(view.listed[0])[share].text.strip() != "n/a"
+
+
+def test_a_columns_cells_follow_the_list_order() -> None:
+    """What the list writes into one column of the drawn rows (the time shares, once every
+    kernel is loaded): each listed kernel's row key and cell, in the list's order."""
+    view = view_of()
+    view.set_sort("duration")
+    view.reorder()
+    cells = view.column_cells("duration")
+    assert cells is not None
+    assert [key for key, _ in cells] == ["5", "4", "9", "7", "2", "1", "6", "0", "10", "3", "8",
+                                         "11"]
+    assert cells[:2] == [("5", ("    3.01 ms", "")), ("4", ("    1.11 ms", ""))]
+    assert view.column_cells("grid") is None  # not shown at 120 columns

@@ -155,17 +155,11 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     def _update_shares(self) -> bool:
         """Write each listed kernel's share cell again; False when there is none shown."""
-        keys = [c.key for c in self.rows.shown_columns]
-        if SHARE_KEY not in keys:
+        cells = self.rows.column_cells(SHARE_KEY)
+        if cells is None:
             return False
-        position = keys.index(SHARE_KEY)
-
-        def share_cell(summary: KernelSummary) -> Text:
-            cell = self.rows.cells(summary)[position]
-            return Text(cell.text, no_wrap=True, style=cell.style)
-
-        self.table.update_column(
-            SHARE_KEY, ((str(summary.id), share_cell(summary)) for summary in self.rows.listed))
+        self.table.update_column(SHARE_KEY, ((key, Text(cell.text, no_wrap=True, style=cell.style))
+                                             for key, cell in cells))
         if self.rows.sort.key == SHARE_KEY:
             self.resort()
         return True

@@ -244,6 +244,14 @@ class KernelListView:
             cells = self._cells[summary.id] = self._make_cells(summary)
         return cells
 
+    def column_cells(self, key: str) -> list[tuple[str, Cell]] | None:
+        """Each listed kernel's row key and cell of column ``key``; None when the column is
+        not shown."""
+        position = next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
+        if position is None:
+            return None
+        return [(str(s.id), self.cells(s)[position]) for s in self.listed]
+
     def _make_cells(self, summary: KernelSummary) -> list[Cell]:
         texts = self.full_texts(summary)
         numbers = self._numbers[summary.id]
