@@ -20,10 +20,7 @@ import polars as pl
 
 from kernelscope.core.detect import ReportKind, check_readable, detect_kind, is_compressed
 from kernelscope.core.errors import ReportError
-from kernelscope.kinds.nsys.model.cache import default_cache_dir, ensure_cache_dir
 from kernelscope.kinds.nsys.model.db import ExportDb
-from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name
-from kernelscope.kinds.nsys.model.opener import exported_sqlite_path
 from kernelscope.kinds.ranks.analysis.collectives import communication, nccl_op
 from kernelscope.kinds.ranks.analysis.measures import (
     busy_curve,
@@ -77,7 +74,12 @@ class ReduceOptions:
 @contextlib.contextmanager
 def sqlite_of(path: Path, options: ReduceOptions) -> Iterator[Path]:
     """The SQLite export to read for ``path``: itself, its decompressed copy in a scratch
-    directory (removed afterwards) or the cached ``nsys export`` of an ``.nsys-rep``."""
+    directory (removed afterwards) or the cached ``nsys export`` of an ``.nsys-rep``.
+    (The nsys modules are imported here: a Kineto run never needs them.)"""
+    from kernelscope.kinds.nsys.model.cache import default_cache_dir, ensure_cache_dir
+    from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name
+    from kernelscope.kinds.nsys.model.opener import exported_sqlite_path
+
     report = check_readable(path)
     kind = detect_kind(report)
     if kind is ReportKind.NCU:
