@@ -192,7 +192,7 @@ def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions,
     if kept is not None:
         kept[path] = (trace, report)
     summary = reduce_unit(runtime_calls(report.cuda_api), _tables(trace, report), path, None,
-                          False, options, extras)
+                          False, options, extras, defer_gaps=kept is not None)
     main = trace.processes[0].pid if trace.processes else None
     summary = replace(summary, pid=main if summary.pid is None else summary.pid,
                       nsys_version=None, main_tids=summary.main_tids or (

@@ -49,6 +49,7 @@ from kernelscope.kinds.ranks.analysis.kineto_reduce import (
 )
 from kernelscope.kinds.ranks.analysis.model import RankSummary, RunAnalysis
 from kernelscope.kinds.ranks.analysis.numbering import align_clocks, check_one_run, number_ranks
+from kernelscope.kinds.ranks.analysis.rank_gaps import settle_gaps
 from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions, reduce_trace, sqlite_of
 from kernelscope.kinds.ranks.analysis.straggler import (
@@ -72,6 +73,7 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     if not summaries:
         raise ReportError("The traces hold no process to analyse.")
     settle_hta(summaries)
+    settle_gaps(summaries)
     check_one_run(summaries)
     ranks, rank_source = number_ranks(summaries)
     clock = align_clocks(ranks)
