@@ -22,6 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kernelscope.kinds.ranks.analysis.measures import covered_in
 from kernelscope.kinds.ranks.analysis.model import RankSummary
 from kernelscope.kinds.ranks.analysis.read import CallReader
 from kernelscope.timeline.analysis.gap_causes import (
@@ -62,7 +63,7 @@ class PendingGaps:
         """The gaps by cause (``CAUSE_SCHEMA``), from the explanations of the longest."""
         starts = pl.Series([g.start_ns for g in explained], dtype=I64)
         ends = pl.Series([g.end_ns for g in explained], dtype=I64)
-        in_comm = (self.comm.covered_until(ends) - self.comm.covered_until(starts)).to_list()
+        in_comm = covered_in(self.comm, starts, ends).to_list()
         rows = [("communication" if c >= HALF * max(g.duration_ns, 1) else g.cause,
                  g.duration_ns) for g, c in zip(explained, in_comm, strict=True)]
         rest = self.gaps.height - len(rows)

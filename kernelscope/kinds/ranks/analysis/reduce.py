@@ -24,6 +24,7 @@ from kernelscope.kinds.nsys.model.db import ExportDb
 from kernelscope.kinds.ranks.analysis.collectives import communication, nccl_op
 from kernelscope.kinds.ranks.analysis.measures import (
     busy_curve,
+    covered_in,
     env_rank_of,
     extent,
     main_tids,
@@ -222,7 +223,7 @@ def _lead_in(calls: pl.DataFrame, ranges: pl.DataFrame, busy: Coverage,
         return pl.DataFrame(schema=schema)
     window = lead.select("op", "seq", pl.lit("window").alias("what"), pl.lit("").alias("name"),
                          (pl.col("start") - pl.col("lead_from")).alias("ns"))
-    gpu_busy = busy.covered_until(lead["start"]) - busy.covered_until(lead["lead_from"])
+    gpu_busy = covered_in(busy, lead["lead_from"], lead["start"])
     gpu = lead.select("op", "seq", pl.lit("gpu").alias("what"), pl.lit("busy").alias("name"),
                       gpu_busy.alias("ns"))
     parts = [window, gpu]
