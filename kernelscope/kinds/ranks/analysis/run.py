@@ -218,13 +218,14 @@ def analyse_run(
     paths = files.paths
     executor = make_executor(paths, workers=workers, scheduler=scheduler)
     kept: KeptTraces | None = None
-    if files.kind == KINETO and keep_traces and type(executor) is Executor:
+    in_process = type(executor) is Executor  # the ranks' gaps are then explained together
+    if files.kind == KINETO and keep_traces and in_process:
         kept = {}
     try:
         report_progress(progress, f"Reading {len(paths)} traces ({executor.name})", 0.0)
         results: dict[int, list[RankSummary]] = {}
         tasks: list[tuple[Callable[..., list[RankSummary]], tuple[Any, ...]]] = [
-            (reduce_kineto, (str(p), options, kept)) if files.kind == KINETO
+            (reduce_kineto, (str(p), options, kept, in_process)) if files.kind == KINETO
             else (reduce_trace, (str(p), options)) for p in paths]
         for done, (index, summaries) in enumerate(executor.run(tasks, cancel), start=1):
             results[index] = summaries
