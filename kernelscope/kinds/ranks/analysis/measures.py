@@ -47,7 +47,8 @@ def covered_in(cover: Coverage, starts: pl.Series, ends: pl.Series) -> pl.Series
     """The time ``cover`` covers inside each [start, end): both ends looked up at once (a
     lookup is ten frame operations whatever its length)."""
     both = cover.covered_until(pl.concat([ends.cast(I64), starts.cast(I64)]))
-    return both.slice(0, ends.len()) - both.slice(ends.len())
+    inside: pl.Series = both.slice(0, ends.len()) - both.slice(ends.len())
+    return inside
 
 
 def overlap(outer: Coverage, intervals: Coverage) -> int:
