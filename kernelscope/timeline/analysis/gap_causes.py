@@ -127,12 +127,26 @@ def explain_gaps(
     return list(report.memo(key, lambda: _explain(report, min_gap_ns, limit, max_cpu)))
 
 
-def _explain(
-    report: TimelineReport, min_gap_ns: int, limit: int | None, max_cpu: int
-) -> list[GapExplanation]:
+def largest_gaps(report: TimelineReport, min_gap_ns: int, limit: int | None) -> pl.DataFrame:
+    """The ``limit`` longest idle gaps of at least ``min_gap_ns`` (``idle_gaps``' columns):
+    the gaps :func:`explain_gaps` explains."""
     gaps = idle_gaps(report, min_gap_ns)
     if limit is not None:
         gaps = gaps.sort("duration_ns", descending=True).head(limit)
+    return gaps
+
+
+def _explain(
+    report: TimelineReport, min_gap_ns: int, limit: int | None, max_cpu: int
+) -> list[GapExplanation]:
+    return explain_selected(report, largest_gaps(report, min_gap_ns, limit), max_cpu)
+
+
+def explain_selected(report: TimelineReport, gaps: pl.DataFrame, max_cpu: int = 10, *,
+                     details: bool = True) -> list[GapExplanation]:
+    """Explain ``gaps`` (device, start_ns, end_ns, duration_ns: :func:`largest_gaps`, or the
+    gaps of several ranks' reports joined into one), in time order; without ``details``, only
+    their causes (no ``detail`` text and no ``cpu`` calls listed)."""
     gaps = gaps.sort("start_ns", "device").with_row_index("gap")
     if not gaps.height:
         return []
@@ -142,10 +156,10 @@ def _explain(
     t1 = int(gaps["end_ns"].max())  # type: ignore[arg-type]
     hits = gap_hits(fed, cpu_events(report, watch["global_tid"].unique(), t0, t1, gaps), watch)
     cov, any_cov, cuda_cov = covered_ns(hits)
-    named = named_calls(hits)
+    named = named_calls(hits) if details else {}
     watched = dict(watch.group_by("gap").len().iter_rows())
     traced = _traced(report)
-    listed = _top_calls(hits, max_cpu)
+    listed = _top_calls(hits, max_cpu) if details else {}
     migrations = unified_migrations(report)
     migration_starts = set(zip(migrations["device_id"].to_list(), migrations["start"].to_list(),
                                strict=True))
@@ -162,7 +176,7 @@ def _explain(
         if verdict.reason == NO_LAUNCHING_CALL and (row["device"],
                                                     row["end_ns"]) in migration_starts:
             verdict = _Verdict("unknown", reason=ENDS_IN_MIGRATION)
-        detail = _detail(g, verdict, named, dur)
+        detail = _detail(g, verdict, named, dur) if details else ""
         out.append(
             GapExplanation(
                 device=row["device"], start_ns=row["start_ns"], end_ns=row["end_ns"],
@@ -306,4 +320,5 @@ def _detail(
     return ", ".join(f"{api_name(n)} {fmt_ns(ns)}" for n, ns in picked)
 
 
-__all__ = ["CAUSES", "CpuActivity", "GapExplanation", "Traced", "explain_gaps"]
+__all__ = ["CAUSES", "CpuActivity", "GapExplanation", "Traced", "explain_gaps", "explain_selected",
+           "largest_gaps"]

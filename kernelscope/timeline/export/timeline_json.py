@@ -13,9 +13,9 @@ import polars as pl
 
 from kernelscope.core.findings import Finding
 from kernelscope.core.jsonsafe import json_safe
-from kernelscope.timeline.analysis.gpu_breakdown import TemporalBreakdown
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.timeline_data import EXPORT_GAPS, TimelineData
+from kernelscope.timeline.export.breakdown_json import breakdown_doc
 from kernelscope.timeline.export.critical_text import path_doc
 from kernelscope.timeline.export.op_efficiency_text import op_efficiency_doc
 from kernelscope.timeline.model.model import TimelineReport
@@ -162,20 +162,6 @@ def to_export_dict(
         **breakdown_members(data),
         **op_efficiency_doc(data.op_efficiency),
     })
-
-
-def breakdown_doc(temporal: TemporalBreakdown | None, overlap: float | None
-                  ) -> dict[str, Any]:
-    """HTA's temporal breakdown and communication/computation overlap as the JSON members
-    ``temporal_breakdown`` and ``comm_comp_overlap_pct`` (``timeline/analysis/gpu_breakdown.py``;
-    docs/kineto.md): the same members for a timeline, a Kineto trace and a rank."""
-    return {
-        "temporal_breakdown": None if temporal is None else {
-            **temporal.as_ns(), "idle_pct": temporal.idle_pct,
-            "compute_pct": temporal.compute_pct, "non_compute_pct": temporal.non_compute_pct,
-        },
-        "comm_comp_overlap_pct": overlap,
-    }
 
 
 def breakdown_members(data: TimelineData) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from kernelscope.export import json_text
 from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.kineto.analysis.hta import HtaNumbers
 from kernelscope.kinds.kineto.analysis.timeline import KinetoTimelineData
+from kernelscope.timeline.export.breakdown_json import breakdown_doc
 from kernelscope.timeline.export.timeline_export import render_timeline_md, timeline_doc
-from kernelscope.timeline.export.timeline_json import breakdown_doc
 from kernelscope.timeline.export.timeline_summary import print_timeline_summary
 
 SCHEMA = "kernelscope/kineto/1"

@@ -163,13 +163,15 @@ the files again (``run.analyse_run``'s ``keep_traces``)."""
 
 
 def reduce_kineto(path: str, options: ReduceOptions | None = None,
-                  kept: KeptTraces | None = None) -> list[RankSummary]:
+                  kept: KeptTraces | None = None, defer_gaps: bool = False
+                  ) -> list[RankSummary]:
     """Read the Kineto trace at ``path`` and reduce it to its one rank (the trace and its
-    timeline model put in ``kept`` when given). Raises ReportError with one sentence on bad
-    input; a trace without GPU work is a rank without GPU work."""
+    timeline model put in ``kept`` when given; with ``defer_gaps``, its gap causes left to
+    ``rank_gaps.settle_gaps``). Raises ReportError with one sentence on bad input; a trace
+    without GPU work is a rank without GPU work."""
     try:
         return [_reduce(read_trace(Path(path), need_gpu=False, shapes=False), path,
-                        options or ReduceOptions(), kept)]
+                        options or ReduceOptions(), kept, defer_gaps)]
     except pl.exceptions.PolarsError as exc:
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ReportError(f"{safe_text(Path(path).name)} could not be read as a rank "
@@ -177,7 +179,7 @@ def reduce_kineto(path: str, options: ReduceOptions | None = None,
 
 
 def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions,
-            kept: KeptTraces | None) -> RankSummary:
+            kept: KeptTraces | None, defer_gaps: bool) -> RankSummary:
     own = step_names([trace])
     hta = hta_numbers(trace, own)
     # HTA drops the last step when the whole run holds two step names: the run chooses
@@ -192,7 +194,7 @@ def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions,
     if kept is not None:
         kept[path] = (trace, report)
     summary = reduce_unit(runtime_calls(report.cuda_api), _tables(trace, report), path, None,
-                          False, options, extras)
+                          False, options, extras, defer_gaps=defer_gaps)
     main = trace.processes[0].pid if trace.processes else None
     summary = replace(summary, pid=main if summary.pid is None else summary.pid,
                       nsys_version=None, main_tids=summary.main_tids or (

@@ -43,12 +43,19 @@ def extent(frames: list[pl.DataFrame]) -> tuple[int, int]:
     return (min(lo), max(hi)) if lo else (0, 0)
 
 
+def covered_in(cover: Coverage, starts: pl.Series, ends: pl.Series) -> pl.Series:
+    """The time ``cover`` covers inside each [start, end): both ends looked up at once (a
+    lookup is ten frame operations whatever its length)."""
+    both = cover.covered_until(pl.concat([ends.cast(I64), starts.cast(I64)]))
+    inside: pl.Series = both.slice(0, ends.len()) - both.slice(ends.len())
+    return inside
+
+
 def overlap(outer: Coverage, intervals: Coverage) -> int:
     """Time covered by both (``intervals`` merged, so nothing counts twice)."""
     if not intervals.count:
         return 0
-    inside = outer.covered_until(intervals.ends) - outer.covered_until(intervals.starts)
-    return int(inside.sum())
+    return int(covered_in(outer, intervals.starts, intervals.ends).sum())
 
 
 def busy_curve(busy: Coverage, points: int

@@ -14,7 +14,7 @@ the exact overlap is then computed in polars.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -45,6 +45,12 @@ MIN_BUCKET_SHIFT = 20  # buckets of 2**20 ns (about 1 ms) at the finest
 
 OPS_SCHEMA = {"start": I64, "end": I64, "device_id": I64, "stream_id": I64,
               "correlation_id": I64, "global_pid": I64}
+
+CallReader = Callable[[Sequence[tuple[int, int]], Sequence[int]],
+                      tuple[pl.DataFrame, pl.DataFrame]]
+"""``(windows, correlation_ids) -> (cuda_api, osrt)``: a trace's CPU calls overlapping the
+windows, plus the CUDA API calls with those correlation ids (``read_cpu_calls``'s
+frames)."""
 
 
 @dataclass

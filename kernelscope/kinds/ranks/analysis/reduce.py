@@ -12,21 +12,19 @@ import contextlib
 import re
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from kernelscope.core.detect import ReportKind, check_readable, detect_kind, is_compressed
 from kernelscope.core.errors import ReportError
-from kernelscope.kinds.nsys.model.cache import default_cache_dir, ensure_cache_dir
 from kernelscope.kinds.nsys.model.db import ExportDb
-from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name
-from kernelscope.kinds.nsys.model.opener import exported_sqlite_path
 from kernelscope.kinds.ranks.analysis.collectives import communication, nccl_op
 from kernelscope.kinds.ranks.analysis.measures import (
     busy_curve,
+    covered_in,
     env_rank_of,
     extent,
     main_tids,
@@ -35,13 +33,20 @@ from kernelscope.kinds.ranks.analysis.measures import (
     process_of,
 )
 from kernelscope.kinds.ranks.analysis.model import DEFAULT_BUSY_POINTS, RankSummary
+from kernelscope.kinds.ranks.analysis.rank_gaps import (
+    CAUSE_SCHEMA,
+    PENDING,
+    gap_causes,
+    only_process,
+    pending_gaps,
+)
 from kernelscope.kinds.ranks.analysis.read import (
+    CallReader,
     TraceTables,
     read_cpu_calls,
     read_tables,
 )
 from kernelscope.kinds.ranks.analysis.steps import rank_steps
-from kernelscope.timeline.analysis.gap_causes import explain_gaps
 from kernelscope.timeline.analysis.gpu_breakdown import gpu_ops, ops_breakdown
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
@@ -49,14 +54,6 @@ from kernelscope.timeline.model.intervals import Coverage
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 I64 = pl.Int64
-HALF = 0.5
-CallReader = Callable[[Sequence[tuple[int, int]], Sequence[int]],
-                      tuple[pl.DataFrame, pl.DataFrame]]
-"""``(windows, correlation_ids) -> (cuda_api, osrt)``: a trace's CPU calls overlapping the
-windows, plus the CUDA API calls with those correlation ids (``read.read_cpu_calls``'s
-frames)."""
-
-
 def sqlite_calls(db: ExportDb) -> CallReader:
     """The CPU calls of an nsys export, read when asked for."""
     return lambda windows, correlation_ids: read_cpu_calls(
@@ -77,7 +74,12 @@ class ReduceOptions:
 @contextlib.contextmanager
 def sqlite_of(path: Path, options: ReduceOptions) -> Iterator[Path]:
     """The SQLite export to read for ``path``: itself, its decompressed copy in a scratch
-    directory (removed afterwards) or the cached ``nsys export`` of an ``.nsys-rep``."""
+    directory (removed afterwards) or the cached ``nsys export`` of an ``.nsys-rep``.
+    (The nsys modules are imported here: a Kineto run never needs them.)"""
+    from kernelscope.kinds.nsys.model.cache import default_cache_dir, ensure_cache_dir
+    from kernelscope.kinds.nsys.model.decompress import decompress_to, scratch_name
+    from kernelscope.kinds.nsys.model.opener import exported_sqlite_path
+
     report = check_readable(path)
     kind = detect_kind(report)
     if kind is ReportKind.NCU:
@@ -128,20 +130,16 @@ def _rank_processes(tables: TraceTables) -> list[int | None]:
     return sorted(pids) if len(pids) > 1 else [None]  # type: ignore[return-value]
 
 
-def _only(df: pl.DataFrame, column: str, pid: int | None) -> pl.DataFrame:
-    return df if pid is None else df.filter(pid_of(pl.col(column)) == pid)
-
-
 def _partial_report(path: str, tables: TraceTables, pid: int | None) -> TimelineReport:
     """An :class:`TimelineReport` over the rows read so far (no CPU calls yet), for the timeline
     functions that take one (NVTX ranges, gap explanations)."""
     nulls = [pl.lit(None, I64).alias(c) for c in ("context_id", "green_context_id")]
-    kernels = _only(tables.kernels, "global_pid", pid).with_columns(
+    kernels = only_process(tables.kernels, "global_pid", pid).with_columns(
         nulls[0], pl.lit(None, pl.Categorical).alias("name"),
         pl.lit(None, pl.Categorical).alias("short_name"))
-    memcpy = _only(tables.memcpy, "global_pid", pid).with_columns(*nulls)
-    memset = _only(tables.memset, "global_pid", pid).with_columns(*nulls)
-    nvtx = _only(tables.nvtx, "global_tid", pid)
+    memcpy = only_process(tables.memcpy, "global_pid", pid).with_columns(*nulls)
+    memset = only_process(tables.memset, "global_pid", pid).with_columns(*nulls)
+    nvtx = only_process(tables.nvtx, "global_tid", pid)
     last = nvtx.select(pl.max_horizontal(pl.col("start").max(), pl.col("end").max())).item()
     empty_calls = pl.DataFrame(schema={"start": I64, "end": I64, "global_tid": I64,
                                        "correlation_id": I64, "name": pl.String,
@@ -225,7 +223,7 @@ def _lead_in(calls: pl.DataFrame, ranges: pl.DataFrame, busy: Coverage,
         return pl.DataFrame(schema=schema)
     window = lead.select("op", "seq", pl.lit("window").alias("what"), pl.lit("").alias("name"),
                          (pl.col("start") - pl.col("lead_from")).alias("ns"))
-    gpu_busy = busy.covered_until(lead["start"]) - busy.covered_until(lead["lead_from"])
+    gpu_busy = covered_in(busy, lead["lead_from"], lead["start"])
     gpu = lead.select("op", "seq", pl.lit("gpu").alias("what"), pl.lit("busy").alias("name"),
                       gpu_busy.alias("ns"))
     parts = [window, gpu]
@@ -263,40 +261,6 @@ def _time_in_ranges(windows: pl.DataFrame, ranges: pl.DataFrame) -> pl.DataFrame
              pl.col("range").str.strip_prefix(":").alias("name"), "ns")
 
 
-def _gap_causes(read: CallReader, report: TimelineReport, busy: Coverage, comm: Coverage,
-                options: ReduceOptions, pid: int | None) -> pl.DataFrame:
-    """Idle gaps of at least ``min_gap_ns`` by cause: the ``max_gaps`` longest explained from
-    the CPU calls around them (docs/timeline.md), ``communication`` when the rank's CPU-side
-    collective calls cover at least half of the gap; the others counted as ``not explained``."""
-    schema = {"cause": pl.String, "gaps": I64, "ns": I64}
-    gaps = busy.gaps().filter(pl.col("duration") >= options.min_gap_ns)
-    if not gaps.height:
-        return pl.DataFrame(schema=schema)
-    top = gaps.sort("duration", descending=True).head(options.max_gaps)
-    windows = list(top.select("start", "end").iter_rows())
-    ends = report.gpu_ops.join(top.select(pl.col("end").alias("start")), on="start", how="semi")
-    api, osrt = read(windows, ends["correlation_id"].drop_nulls().to_list())
-    windowed = replace(report, cuda_api=_only(api, "global_tid", pid),
-                       osrt=_only(osrt, "global_tid", pid), _memo={})
-    # Same GPU rows: hand over the merged busy intervals instead of building them again.
-    windowed.__dict__.update({k: report.__dict__[k] for k in ("gpu_ops", "device_busy")
-                              if k in report.__dict__})
-    explained = explain_gaps(windowed, min_gap_ns=options.min_gap_ns, limit=options.max_gaps)
-    starts = pl.Series([g.start_ns for g in explained], dtype=I64)
-    ends_ns = pl.Series([g.end_ns for g in explained], dtype=I64)
-    in_comm = (comm.covered_until(ends_ns) - comm.covered_until(starts)).to_list()
-    rows = [("communication" if c >= HALF * max(g.duration_ns, 1) else g.cause, g.duration_ns)
-            for g, c in zip(explained, in_comm, strict=True)]
-    rest = gaps.height - len(rows)
-    if rest > 0:
-        rows.append(("not explained", int(gaps["duration"].sum()) - sum(r[1] for r in rows)))
-    frame = pl.DataFrame(rows, schema={"cause": pl.String, "ns": I64}, orient="row")
-    counts = [1] * len(explained) + ([rest] if rest > 0 else [])
-    return (frame.with_columns(pl.Series("gaps", counts, dtype=I64))
-            .group_by("cause").agg(pl.col("gaps").sum(), pl.col("ns").sum())
-            .sort("ns", descending=True).select(list(schema)))
-
-
 def _nccl_kernels(kernels: pl.DataFrame, names: dict[int, str]
                   ) -> tuple[list[int], pl.DataFrame]:
     """The NCCL kernels' name ids, and the NCCL kernels with their names."""
@@ -327,10 +291,12 @@ class Extras:
 
 
 def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | None,
-                several: bool, options: ReduceOptions, extras: Extras | None = None
-                ) -> RankSummary:
+                several: bool, options: ReduceOptions, extras: Extras | None = None,
+                defer_gaps: bool = False) -> RankSummary:
     """One rank (the process ``pid`` of the trace, or all of it) reduced from its tables;
-    ``read`` reads its CPU calls when the lead-ins and gaps need them."""
+    ``read`` reads its CPU calls when the lead-ins and gaps need them. ``defer_gaps``: its gap
+    causes are left to ``rank_gaps.settle_gaps`` (extras ``PENDING``), which explains the
+    gaps of every rank read in this process at once."""
     extras = extras or Extras()
     report = _partial_report(path, tables, pid)
     kernels = report.kernels.select("start", "end", "device_id", "stream_id", "correlation_id",
@@ -338,7 +304,7 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
     names = tables.names
     nccl_ids, nccl = _nccl_kernels(kernels, names)
     ranges = nvtx_ranges(report)
-    mpi = _only(tables.mpi, "global_tid", pid)
+    mpi = only_process(tables.mpi, "global_tid", pid)
     source, calls = communication(nccl, mpi, ranges, extras.comm)
     first, last = extent([report.gpu_ops, ranges, mpi])
     per_device = report.device_busy
@@ -361,6 +327,7 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
     temporal, comm_comp = ops_breakdown(gpu_ops(
         kernels, report.memcpy, report.memset,
         pl.col("name_id").replace_strict(names, default=None, return_dtype=pl.String)))
+    gaps = pending_gaps(read, report, busy, cpu_comm, options.min_gap_ns, options.max_gaps, pid)
     return RankSummary(
         file=path, label=label, pid=process_pid,
         process=tables.process_names.get(process_pid or -1, ""),
@@ -376,11 +343,11 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
                                  "key", "recorded_seq", "step", "lead_from", "cpu_start",
                                  "cpu_lead_from"),
         lead_in=_lead_in(calls, ranges, busy, steps),
-        gaps=_gap_causes(read, report, busy, cpu_comm, options, pid),
+        gaps=pl.DataFrame(schema=CAUSE_SCHEMA) if defer_gaps else gap_causes(gaps),
         families=_families(kernels, names),
         busy_edges=edges, busy_cum=cum, main_tids=tids,
         temporal=temporal, comm_comp_overlap_pct=comm_comp,
-        extras=dict(extras.members or {}),
+        extras={**(extras.members or {}), **({PENDING: gaps} if defer_gaps else {})},
     )
 
 

@@ -49,6 +49,7 @@ from kernelscope.kinds.ranks.analysis.kineto_reduce import (
 )
 from kernelscope.kinds.ranks.analysis.model import RankSummary, RunAnalysis
 from kernelscope.kinds.ranks.analysis.numbering import align_clocks, check_one_run, number_ranks
+from kernelscope.kinds.ranks.analysis.rank_gaps import settle_gaps
 from kernelscope.kinds.ranks.analysis.read import read_cpu_calls
 from kernelscope.kinds.ranks.analysis.reduce import ReduceOptions, reduce_trace, sqlite_of
 from kernelscope.kinds.ranks.analysis.straggler import (
@@ -72,6 +73,7 @@ def analyse(summaries: list[RankSummary]) -> RunAnalysis:
     if not summaries:
         raise ReportError("The traces hold no process to analyse.")
     settle_hta(summaries)
+    settle_gaps(summaries)
     check_one_run(summaries)
     ranks, rank_source = number_ranks(summaries)
     clock = align_clocks(ranks)
@@ -216,13 +218,14 @@ def analyse_run(
     paths = files.paths
     executor = make_executor(paths, workers=workers, scheduler=scheduler)
     kept: KeptTraces | None = None
-    if files.kind == KINETO and keep_traces and type(executor) is Executor:
+    in_process = type(executor) is Executor  # the ranks' gaps are then explained together
+    if files.kind == KINETO and keep_traces and in_process:
         kept = {}
     try:
         report_progress(progress, f"Reading {len(paths)} traces ({executor.name})", 0.0)
         results: dict[int, list[RankSummary]] = {}
         tasks: list[tuple[Callable[..., list[RankSummary]], tuple[Any, ...]]] = [
-            (reduce_kineto, (str(p), options, kept)) if files.kind == KINETO
+            (reduce_kineto, (str(p), options, kept, in_process)) if files.kind == KINETO
             else (reduce_trace, (str(p), options)) for p in paths]
         for done, (index, summaries) in enumerate(executor.run(tasks, cancel), start=1):
             results[index] = summaries

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from kernelscope.core.words import plural
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.export.ranks_json import to_export_dict
-from kernelscope.kinds.ranks.export.ranks_markdown import step_sources
 from kernelscope.kinds.ranks.render.ranks import (
     duration,
     gap_summary,
@@ -55,6 +54,7 @@ def print_run_summary(run: RunAnalysis, console: Console) -> None:
     from rich.table import Table  # rich only where text is printed: not for the exports
 
     from kernelscope.export.summary import table_box
+    from kernelscope.kinds.ranks.export.ranks_markdown import step_sources
 
     doc = to_export_dict(run)
     info = doc["run"]

@@ -43,7 +43,7 @@ from kernelscope.core.jsonsafe import json_safe
 from kernelscope.kinds.ranks.analysis.heatmap import heatmap
 from kernelscope.kinds.ranks.analysis.model import RunAnalysis
 from kernelscope.kinds.ranks.render.ranks import note_text, straggler_note, straggler_verdict
-from kernelscope.timeline.export.timeline_json import breakdown_doc
+from kernelscope.timeline.export.breakdown_json import breakdown_doc
 
 SCHEMA = "kernelscope/ranks/2"
 SCHEMAS = ("kernelscope/ranks/1", SCHEMA)
