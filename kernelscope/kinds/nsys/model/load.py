@@ -182,14 +182,14 @@ def _calls(df: pl.DataFrame | None, schema: Schema,
 
 
 def _cuda_api(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
-    out = _calls(df, API_SCHEMA, strings)
-    if not out.height:
-        return out.with_columns(pl.lit(None, pl.String).alias("api"))
-    # Strip the version suffix once per distinct name, not once per call.
-    names = out.select(pl.col("name").unique()).with_columns(
+    if df is None or not df.height:
+        return _calls(df, API_SCHEMA, strings).with_columns(pl.lit(None, pl.String).alias("api"))
+    # The name and its version-stripped form (once per distinct name, not per call) in one
+    # join on the string id: the calls are the largest table but the kernels.
+    lookup = _lookup(strings, df["name_id"], "name_id", "name", pl.String).with_columns(
         strip_api_version(pl.col("name")).alias("api")
     )
-    return out.join(names, on="name", how="left", maintain_order="left")
+    return df.join(lookup, on="name_id", how="left", maintain_order="left").drop("name_id")
 
 
 def _nvtx(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
