@@ -1,10 +1,12 @@
 """A timeline's headless commands end to end, interpreter start included (issues 18 and 36).
 
-Usage: python benchmarks/bench_timeline_cli.py [--runs N] [TRACE.sqlite[.xz]]
-(default: samples/nsys/many_tiny.sqlite.xz, 40,000 kernels)
+Usage: python benchmarks/bench_timeline_cli.py [--runs N] [--before TREE] [TRACE.sqlite[.xz]]
+(default: samples/nsys/many_tiny.sqlite.xz, 40,000 kernels; ``--before``: another checkout,
+its ``export -f json`` run with its ``.venv``, alternating with this one's)
 
 Each case is a fresh process timed from outside (``fresh_process.py``: wall and CPU time,
-user + system, its threads included), median of five. The floor is a fresh Python that
+user + system, its threads included), median of five; the cases take turns, run by run, so
+a change in the machine's load falls on all of them. The floor is a fresh Python that
 imports polars and the ADBC SQLite driver and reads the trace's kernel table into polars
 (issue 36's). Target: ``export -f json`` <= 1.5x the floor (issue 36; CPU time decides on a
 loaded machine). Every timeline export builds the critical path: the row "its critical
@@ -14,6 +16,7 @@ timed inside the same command, and "without it" the export's CPU time less that.
 
 from __future__ import annotations
 
+import compileall
 import json
 import lzma
 import os
@@ -54,28 +57,42 @@ SPLIT = (
 )
 
 
-def measure(cmd: list[str], last_number: bool = False) -> dict[str, float]:
-    """Median wall and CPU seconds of ``cmd``; with ``last_number``, also the median of the
-    number its output ends with."""
-    runs = []
+def measure(cases: dict[str, list[str]], numbered: tuple[str, ...] = ()
+            ) -> dict[str, dict[str, float]]:
+    """Each case's median wall and CPU seconds, the cases run in turn ``RUNS`` times; for a
+    case in ``numbered``, also the median of the number its output ends with (``last``)."""
+    runs: dict[str, list[dict[str, str]]] = {name: [] for name in cases}
     for _ in range(RUNS[0]):
-        done = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True,
-                              text=True, check=False, cwd=ROOT)
-        if done.returncode:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}")
-        runs.append(json.loads(done.stdout))
-    out = {key: statistics.median(float(r[key]) for r in runs) for key in ("s", "cpu")}
-    if last_number:
-        out["last"] = statistics.median(float(r["out"].split()[-1]) for r in runs)
+        for name, cmd in cases.items():
+            done = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True,
+                                  text=True, check=False, cwd=ROOT)
+            if done.returncode:
+                raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}")
+            runs[name].append(json.loads(done.stdout))
+    out = {}
+    for name, done_runs in runs.items():
+        out[name] = {key: statistics.median(float(r[key]) for r in done_runs)
+                     for key in ("s", "cpu")}
+        if name in numbered:
+            out[name]["last"] = statistics.median(float(r["out"].split()[-1])
+                                                  for r in done_runs)
     return out
 
 
-def main() -> None:
-    args = sys.argv[1:]
+def _arguments() -> tuple[Path, Path | None]:
+    args, before = sys.argv[1:], None
     if args[:1] == ["--runs"]:
         RUNS[0], args = int(args[1]), args[2:]
+    if args[:1] == ["--before"]:
+        before, args = Path(args[1]).resolve(), args[2:]
+    return (Path(args[0]) if args else DEFAULT), before
+
+
+def main() -> None:
+    trace, before = _arguments()
     compile_package()  # as an installed package has it
-    trace = Path(args[0]) if args else DEFAULT
+    if before is not None:
+        compileall.compile_dir(before / "kernelscope", quiet=1)
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="bench-timeline-cli-") as name:
         plain = Path(name) / trace.name.removesuffix(".xz")
@@ -85,14 +102,23 @@ def main() -> None:
         else:
             shutil.copyfile(trace, plain)
         out = str(Path(name) / "out.json")
-        floor = measure([py, "-c", FLOOR, str(plain)])
-        export = measure([py, "-m", "kernelscope", "export", str(plain), "-f", "json", "-o", out])
-        split = measure([py, "-c", SPLIT, "export", str(plain), "-f", "json", "-o", out],
-                        last_number=True)
-        summary = measure([py, "-m", "kernelscope", "summary", str(plain)])
+        export = ["export", str(plain), "-f", "json", "-o", out]
+        cases = {"floor": [py, "-c", FLOOR, str(plain)],
+                 "export": [py, "-m", "kernelscope", *export],
+                 "split": [py, "-c", SPLIT, *export],
+                 "summary": [py, "-m", "kernelscope", "summary", str(plain)]}
+        if before is not None:
+            cases["before"] = [str(before / ".venv" / "bin" / "python"), "-m", "kernelscope",
+                               *export]
+        res = measure(cases, numbered=("split",))
+    _print_table(trace, res, before)
+
+
+def _print_table(trace: Path, res: dict[str, dict[str, float]], before: Path | None) -> None:
+    floor, export, split, summary = res["floor"], res["export"], res["split"], res["summary"]
     critical = split["last"]
     print(f"({trace.name}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; each "
-          f"case a fresh process, median of {RUNS[0]})")
+          f"case a fresh process, median of {RUNS[0]}, the cases in turn)")
     print("| case | wall | CPU | CPU ratio to the floor | target |")
     print("| --- | ---: | ---: | ---: | --- |")
     print(f"| floor: python, polars + ADBC, the kernel table | {floor['s']:.2f} s | "
@@ -101,9 +127,12 @@ def main() -> None:
             ("its critical path (inside the export)", None, critical),
             ("`export -f json` without the critical path", None, split["cpu"] - critical),
             ("`summary`, end to end", summary, summary["cpu"])]
-    for label, res, cpu in rows:
+    if before is not None:
+        rows.append((f"`export -f json`, end to end, {before}", res["before"],
+                     res["before"]["cpu"]))
+    for label, row, cpu in rows:
         ratio = cpu / floor["cpu"]
-        wall = f"{res['s']:.2f} s" if res else ""
+        wall = f"{row['s']:.2f} s" if row else ""
         target = ""
         if label.startswith("`export"):
             target = f"≤ 1.5×: {'met' if ratio <= 1.5 else '**missed**'}"

@@ -180,7 +180,35 @@ def ops_breakdown(ops: pl.DataFrame) -> tuple[TemporalBreakdown | None, float | 
     types = {n: kernel_type(n) for n in ops["name"].unique().to_list()}
     ops = ops.with_columns(pl.col("name").replace_strict(types, return_dtype=pl.String)
                            .alias("kernel_type"))
-    return temporal_breakdown(ops, ns_per_unit=1), comm_comp_overlap_pct(ops)
+    return _ns_temporal_breakdown(ops), comm_comp_overlap_pct(ops)
+
+
+def _covered(start: pl.Expr, end: pl.Expr) -> pl.Expr:
+    """The length of the union of intervals sorted by start: each adds what reaches past
+    the latest end before it."""
+    return (end - pl.max_horizontal(start, end.cum_max().shift(1))).clip(lower_bound=0).sum()
+
+
+def _ns_temporal_breakdown(ops: pl.DataFrame) -> TemporalBreakdown | None:
+    """:func:`temporal_breakdown` in ns, in one query: a merged run's length is the union's
+    length, so the runs need not be built. Where an operation has no start or end, or ends
+    before it starts (where HTA's merge and a union part ways), the runs are built."""
+    if not ops.height:
+        return None
+    start, end = pl.col("hts"), pl.col("hend")
+    compute = pl.col("kernel_type") == "COMPUTATION"
+    row = ops.lazy().sort("hts").select(
+        ((end >= start).all() & start.is_not_null().all() & end.is_not_null().all())
+        .alias("ordered"),
+        (end.max() - start.min()).alias("kernel"),
+        _covered(start, end).alias("busy"),
+        _covered(start.filter(compute), end.filter(compute)).alias("compute"),
+    ).collect().row(0)
+    ordered, kernel, busy, busy_compute = row
+    if not ordered:
+        return temporal_breakdown(ops, ns_per_unit=1)
+    idle = kernel - busy
+    return TemporalBreakdown(idle, busy_compute, kernel - busy_compute - idle, kernel, 1)
 
 
 def gpu_ops(kernels: pl.DataFrame, memcpy: pl.DataFrame, memset: pl.DataFrame,

@@ -64,15 +64,22 @@ def graph_launches(report: TimelineReport) -> pl.DataFrame:
     the graph's first operation, ``span_ns`` from its first operation's start to its last
     one's end, ``busy_ns`` the time any of its operations ran (merged), ``idle_ns`` the gaps
     inside (span - busy), ``gap_before_ns`` the idle time since the previous launch of the same
-    graph on the device ended (null for the first, 0 when they overlap).
+    graph on the device ended (null for the first, 0 when they overlap). Computed once per
+    report (the comparison of the graphs reads it too).
     """
-    api = report.cuda_api.filter(pl.col("api").str.contains(GRAPH_LAUNCH_API)).select(
+    return report.memo("graph_launches", lambda: _graph_launches(report))
+
+
+def _graph_launches(report: TimelineReport) -> pl.DataFrame:
+    names = report.cuda_api["api"].unique().drop_nulls()
+    launch_names = names.filter(names.str.contains(GRAPH_LAUNCH_API))  # once per distinct name
+    if not launch_names.len():
+        return pl.DataFrame(schema=LAUNCH_SCHEMA)
+    api = report.cuda_api.filter(pl.col("api").is_in(launch_names.implode())).select(
         pl.col("start").alias("api_start"), pl.col("end").alias("api_end"),
         pid_of(pl.col("global_tid")).alias("pid"),
         (pl.col("global_tid") % (1 << 24)).alias("tid"), "correlation_id", "api",
     )
-    if not api.height:
-        return pl.DataFrame(schema=LAUNCH_SCHEMA)
     ops = graph_ops(report)
     per = ops.group_by("pid", "correlation_id").agg(
         (pl.col("graph_node_id").min() // (1 << 32)).alias("graph"),

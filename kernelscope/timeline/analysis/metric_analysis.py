@@ -112,6 +112,8 @@ def family_metrics(report: TimelineReport) -> pl.DataFrame:
     gm = report.gpu_metrics
     k = report.kernels.select(pl.col("name").cast(pl.String), pl.col("device_id").alias("device"),
                               "start", "end")
+    if not gm.devices:  # no sampled device: no row (the same columns), without the grouping
+        k = k.clear()
     stats = k.group_by("name", "device").agg(
         pl.len().cast(pl.Int64).alias("instances"),
         (pl.col("end") - pl.col("start")).sum().alias("total_ns"),

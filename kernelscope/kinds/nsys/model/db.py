@@ -20,6 +20,7 @@ import polars as pl
 from kernelscope.core.errors import ReportError
 
 if TYPE_CHECKING:
+    from adbc_driver_manager import AdbcConnection, AdbcDatabase
     from polars._typing import ColumnNameOrSelector, PolarsDataType
 
 Schema: TypeAlias = "Mapping[str, PolarsDataType]"
@@ -109,11 +110,11 @@ class ExportDb:
             self._conn.close()
             raise ReportError(f"{self.name} is an SQLite file but not an Nsight Systems export.")
         self._columns: dict[str, frozenset[str]] = {}
-        self._adbc: object | None = None
+        self._adbc: AdbcDatabase | None = None
         self._adbc_failed = False
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._thread_conns: list[object] = []
+        self._thread_conns: list[AdbcConnection] = []
 
     # -- schema ---------------------------------------------------------------------------
     def has(self, table: str) -> bool:
@@ -142,72 +143,74 @@ class ExportDb:
         return self._conn.execute(sql).fetchall()
 
     # -- frames ---------------------------------------------------------------------------
-    def _adbc_conn(self) -> object | None:
+    def _database(self) -> AdbcDatabase | None:
+        """The ADBC SQLite database of the export (None without the driver): each reading
+        thread opens its own connection to it."""
         if self._adbc is None and not self._adbc_failed:
             try:
-                import adbc_driver_sqlite.dbapi as adbc_sqlite
+                import adbc_driver_sqlite
 
-                self._adbc = adbc_sqlite.connect(read_only_uri(self.path))
+                self._adbc = adbc_driver_sqlite.connect(read_only_uri(self.path))
             except Exception:
                 self._adbc_failed = True
         return self._adbc
 
-    def frame(self, sql: str, schema: Schema | None = None) -> pl.DataFrame:
-        """Run ``sql`` and return its rows as a DataFrame cast to ``schema`` when given."""
-        df: pl.DataFrame | None = None
-        conn = self._adbc_conn()
-        if conn is not None:
-            try:
-                with conn.cursor() as cur:  # type: ignore[attr-defined]
-                    cur.adbc_statement.set_options(
-                        **{"adbc.sqlite.query.batch_rows": "65536"}
-                    )
-                    cur.execute(sql)
-                    df = pl.from_arrow(cur.fetch_arrow_table())  # type: ignore[assignment]
-            except Exception:
-                df = None
-        if df is None:
-            try:
-                df = pl.read_database(sql, self._conn, infer_schema_length=None)
-            except sqlite3.Error as exc:
-                raise ReportError(f"{self.name} could not be read ({exc}).") from exc
-        if schema:
-            df = df.cast({k: v for k, v in schema.items() if k in df.columns}, strict=False)
-        return df
-
-    def _thread_conn(self) -> object | None:
+    def _thread_conn(self) -> AdbcConnection | None:
         """An ADBC connection private to the calling thread (None without ADBC)."""
-        conn = getattr(self._local, "adbc", None)
+        conn: AdbcConnection | None = getattr(self._local, "adbc", None)
         if conn is None and not self._adbc_failed:
-            try:
-                import adbc_driver_sqlite.dbapi as adbc_sqlite
+            with self._lock:  # the database is shared: one new connection at a time
+                database = self._database()
+                try:
+                    if database is not None:
+                        from adbc_driver_manager import AdbcConnection
 
-                conn = adbc_sqlite.connect(read_only_uri(self.path))
-            except Exception:
-                self._adbc_failed = True
+                        conn = AdbcConnection(database)
+                except Exception:
+                    self._adbc_failed = True
+            if conn is None:
                 return None
             self._local.adbc = conn
             with self._lock:
                 self._thread_conns.append(conn)
         return conn
 
-    def _read_chunk(self, sql: str, schema: Schema) -> pl.DataFrame:
+    def _adbc_frame(self, sql: str) -> pl.DataFrame | None:
+        """``sql``'s rows read by this thread's ADBC connection, None where it cannot. The
+        driver's Arrow stream goes to polars through the Arrow C interface: reading needs
+        neither the driver's DB-API module nor pyarrow (~0.1 s of imports)."""
         conn = self._thread_conn()
-        if conn is not None:
+        if conn is None:
+            return None
+        try:
+            from adbc_driver_manager import AdbcStatement
+
+            statement = AdbcStatement(conn)
             try:
-                with conn.cursor() as cur:  # type: ignore[attr-defined]
-                    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": "65536"})
-                    cur.execute(sql)
-                    df = pl.from_arrow(cur.fetch_arrow_table())
-                assert isinstance(df, pl.DataFrame)
-                dtypes: dict[ColumnNameOrSelector | PolarsDataType, PolarsDataType] = {
-                    k: v for k, v in schema.items() if k in df.columns
-                }
-                return df.cast(dtypes, strict=False)
-            except Exception:
-                pass
-        with self._lock:  # the sqlite3 connection is shared: one reader at a time
-            return self.frame(sql, schema)
+                statement.set_options(**{"adbc.sqlite.query.batch_rows": "65536"})
+                statement.set_sql_query(sql)
+                stream, _ = statement.execute_query()
+                return pl.DataFrame(stream).rechunk()
+            finally:
+                statement.close()
+        except Exception:
+            return None
+
+    def frame(self, sql: str, schema: Schema | None = None) -> pl.DataFrame:
+        """Run ``sql`` and return its rows as a DataFrame cast to ``schema`` when given."""
+        df = self._adbc_frame(sql)
+        if df is None:
+            with self._lock:  # the sqlite3 connection is shared: one reader at a time
+                try:
+                    df = pl.read_database(sql, self._conn, infer_schema_length=None)
+                except sqlite3.Error as exc:
+                    raise ReportError(f"{self.name} could not be read ({exc}).") from exc
+        if schema:
+            dtypes: dict[ColumnNameOrSelector | PolarsDataType, PolarsDataType] = {
+                k: v for k, v in schema.items() if k in df.columns
+            }
+            df = df.cast(dtypes, strict=False)
+        return df
 
     def read_many(
         self,
@@ -247,7 +250,7 @@ class ExportDb:
             if should_stop is not None and should_stop():
                 raise ReadStopped
             name, idx, sql, schema = chunk
-            results[(name, idx)] = self._read_chunk(sql, schema)
+            results[(name, idx)] = self.frame(sql, schema)
 
         done = 0
         with ThreadPoolExecutor(max_workers=max(n_workers, 1)) as pool:
@@ -271,10 +274,10 @@ class ExportDb:
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:
-        for conn in [self._adbc, *self._thread_conns]:
+        for conn in [*self._thread_conns, self._adbc]:  # the connections, then the database
             if conn is not None:
                 with contextlib.suppress(Exception):
-                    conn.close()  # type: ignore[attr-defined]
+                    conn.close()
         self._adbc = None
         self._thread_conns = []
         self._conn.close()

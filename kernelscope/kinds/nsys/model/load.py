@@ -182,14 +182,15 @@ def _calls(df: pl.DataFrame | None, schema: Schema,
 
 
 def _cuda_api(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
-    out = _calls(df, API_SCHEMA, strings)
-    if not out.height:
-        return out.with_columns(pl.lit(None, pl.String).alias("api"))
-    # Strip the version suffix once per distinct name, not once per call.
-    names = out.select(pl.col("name").unique()).with_columns(
-        strip_api_version(pl.col("name")).alias("api")
-    )
-    return out.join(names, on="name", how="left", maintain_order="left")
+    if df is None or not df.height:
+        return _calls(df, API_SCHEMA, strings).with_columns(pl.lit(None, pl.String).alias("api"))
+    # The name and its version-stripped form (once per distinct name, not per call) in one
+    # join of the id column alone: the other columns of these many calls are not copied.
+    lookup = _lookup(strings, df["name_id"], "name_id", "name", pl.String).unique(
+        "name_id", keep="first", maintain_order=True  # one name an id, one row a call
+    ).with_columns(strip_api_version(pl.col("name")).alias("api"))
+    named = df.select("name_id").join(lookup, on="name_id", how="left", maintain_order="left")
+    return df.drop("name_id").with_columns(named["name"], named["api"])
 
 
 def _nvtx(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
