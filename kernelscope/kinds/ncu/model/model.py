@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -107,7 +107,9 @@ class KernelSummary:
     identity: KernelIdentity
     row: dict[str, object]
     metrics: dict[str, Metric]
-    rules: tuple[RuleResult, ...]
+    rules: Sequence[RuleResult]
+    """NCU's rule results, one per message (a list summary's are read when first asked for:
+    ``rule_results.RuleResults``)."""
     sections: frozenset[str]
     unmeasured: str | None = None
     """Why the kernel has no measurement at all (profiling failed, nothing collected), as one

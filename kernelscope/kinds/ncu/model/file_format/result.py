@@ -129,6 +129,11 @@ class Result:
         self._by_id: dict[int, bytes] | None = None
 
     @property
+    def where(self) -> str:
+        """What a sentence about the result calls it ("Kernel 3 of …")."""
+        return self._where
+
+    @property
     def message(self) -> Any:
         """The whole decoded message (kernelscope's full schema of this kind of result)."""
         if self._full is None:
