@@ -20,7 +20,7 @@ class RuleResults(Sequence[RuleResult]):
     """The rule results of one launch, one per message the CLI prints (as ``read_rules``
     reads them), kept encoded until asked for. Equal to the tuple of the same messages."""
 
-    __slots__ = ("_encoded", "_known", "_read", "_where")
+    __slots__ = ("_encoded", "_ids", "_known", "_read", "_where")
 
     def __init__(self, action: Result) -> None:
         self._encoded: tuple[bytes, ...] = tuple(action.encoded_rule_results())
@@ -28,15 +28,15 @@ class RuleResults(Sequence[RuleResult]):
         """The report's messages of each encoded rule result (what ``read_rules`` keeps)."""
         self._where = action.where
         self._read: tuple[RuleResult, ...] | None = None
+        self._ids: tuple[str, ...] | None = None
 
-    def _messages(self, data: bytes, decoded: Any = None) -> tuple[RuleResult, ...]:
+    def _messages(self, data: bytes) -> tuple[RuleResult, ...]:
         known = self._known
         messages = known.get(data)
         if messages is None:
             if len(known) >= MAX_KNOWN_RULES:
                 known.clear()
-            if decoded is None:
-                decoded = decode(RULE_RESULT, data, self._where)
+            decoded = decode(RULE_RESULT, data, self._where)
             messages = known[data] = tuple(rule_messages(decoded))
         return messages
 
@@ -51,14 +51,17 @@ class RuleResults(Sequence[RuleResult]):
         if self._read is not None:
             yield from (m for m in self._read if m.rule in rules)
             return
-        for data in self._encoded:
-            messages = self._known.get(data)
-            if messages is None:
-                decoded = decode(RULE_RESULT, data, self._where)
-                if decoded.identifier not in rules:
-                    continue
-                messages = self._messages(data, decoded)
-            yield from (m for m in messages if m.rule in rules)
+        for data, identifier in zip(self._encoded, self._identifiers(), strict=True):
+            if identifier in rules:
+                yield from self._messages(data)
+
+    def _identifiers(self) -> tuple[str, ...]:
+        """Each encoded rule result's rule identifier (each decoded once for it)."""
+        if self._ids is None:
+            where = self._where
+            self._ids = tuple(decode(RULE_RESULT, data, where).identifier
+                              for data in self._encoded)
+        return self._ids
 
     @overload
     def __getitem__(self, index: int) -> RuleResult: ...
