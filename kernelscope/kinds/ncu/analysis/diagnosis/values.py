@@ -61,4 +61,9 @@ def share(part: float | None, whole: float | None) -> float | None:
 def number(metrics: Mapping[str, Metric], name: str) -> float | None:
     """The metric's finite numeric value, None when absent, textual, NaN or infinite."""
     m = metrics.get(name)
-    return None if m is None else finite(m.value)
+    if m is None:
+        return None
+    value = m.value
+    if type(value) is float:  # the common case, as in Values.num
+        return value if _isfinite(value) else None
+    return finite(value)
