@@ -27,6 +27,9 @@ def test_a_summarys_rules_are_the_details_read_when_asked(name: str) -> None:
                 fresh = RuleResults(report._result(kernel_id))
                 assert list(fresh.of_rules({rule})) == [r for r in read if r.rule == rule]
             assert list(lazy.of_rules({"no such rule"})) == []
+            if not report._result(kernel_id).encoded_rule_results():
+                assert summary.rules == () == read  # nothing to hold
+                continue
             assert isinstance(summary.rules, RuleResults)
             assert summary.rules == read and len(summary.rules) == len(read)
             assert list(summary.rules) == list(read) and tuple(summary.rules[:2]) == read[:2]
@@ -53,3 +56,13 @@ def test_rules_that_mirror_no_flag_are_left_encoded() -> None:
         named = {message.rule for messages in result.names_table.rules.values()
                  for message in messages}
         assert named and named < {r.rule for r in every}
+
+
+def test_launches_that_store_the_same_rule_results_hold_one_copy() -> None:
+    """A list summary holds its rule results encoded: launches of one kernel that store the
+    same bytes hold one object of them, as they held one tuple of messages before."""
+    with open_for_analysis(NCU_SAMPLES / "small_family.ncu-rep.xz") as report:
+        summaries = [report.summary(k) for k in range(report.kernel_count)]
+    held = [data for s in summaries for data in getattr(s.rules, "_encoded", ())]
+    assert held
+    assert len({id(data) for data in held}) == len(set(held)) < len(held)

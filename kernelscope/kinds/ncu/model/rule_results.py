@@ -23,8 +23,15 @@ class RuleResults(Sequence[RuleResult]):
     __slots__ = ("_encoded", "_ids", "_known", "_read", "_where")
 
     def __init__(self, action: Result) -> None:
-        self._encoded: tuple[bytes, ...] = tuple(action.encoded_rule_results())
-        self._known: dict[bytes, tuple[RuleResult, ...]] = action.names_table.rules
+        table = action.names_table
+        shared = table.rule_bytes
+        if len(shared) >= MAX_KNOWN_RULES:
+            shared.clear()
+        self._encoded: tuple[bytes, ...] = tuple(
+            shared.setdefault(data, data) for data in action.encoded_rule_results()
+        )
+        """The encoded rule results, one object for launches that store the same bytes."""
+        self._known: dict[bytes, tuple[RuleResult, ...]] = table.rules
         """The report's messages of each encoded rule result (what ``read_rules`` keeps)."""
         self._where = action.where
         self._read: tuple[RuleResult, ...] | None = None

@@ -172,7 +172,8 @@ def read_summary(
     names = action_names(action, kernel_id)
     metrics = read_metrics(action, tuple(metric_names))
     sections = action.section_ids()
-    rules: Sequence[RuleResult] = RuleResults(action) if with_rules else ()
+    has_rules = with_rules and len(action.encoded_rule_results()) > 0
+    rules: Sequence[RuleResult] = RuleResults(action) if has_rules else ()
     identity = identity_of(kernel_id, handle, names, metrics, origin)
     return KernelSummary(
         identity=identity,
