@@ -8,8 +8,7 @@ from dataclasses import replace
 
 from kernelscope.export.writer import ExportOptions, render, render_checked, write_text
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
-from kernelscope.kinds.ncu.export import ncu_json
-from kernelscope.kinds.ncu.export.ncu_json import kernel_members, ncu_json_pieces, render_ncu_json
+from kernelscope.kinds.ncu.export.ncu_json import JsonMembers, ncu_json_pieces, render_ncu_json
 from kernelscope.tui.cli import main
 from tests.conftest import NCU_SAMPLES
 
@@ -42,19 +41,23 @@ def test_the_export_is_written_piece_by_piece_to_the_same_text(tmp_path, capsys)
 
 def test_a_launch_that_repeats_another_takes_its_text_with_its_own_id():
     """A launch with the name, shape, metrics and rule results of an earlier one takes the
-    text after its ``id`` from that launch (``ncu_json._REPEATED``), under its own id."""
+    text after its ``id`` from that launch (``JsonMembers``), under its own id; what one
+    pass keeps is its own, so another starts empty."""
     with open_for_analysis(SMALL_FAMILY) as report:
         detail = report.detail(3)
-    ncu_json._REPEATED.clear()
-    first = kernel_members(detail)
-    again = kernel_members(replace(detail, id=150))
-    assert len(ncu_json._REPEATED) == 1
+    members = JsonMembers()
+    first = members.members(detail)
+    again = members.members(replace(detail, id=150))
+    assert len(members.repeated) == 1
     assert first.startswith('"id": 3,\n')
     assert again == '"id": 150,' + first.removeprefix('"id": 3,')
     assert json.loads("{" + again + "}") == {**json.loads("{" + first + "}"), "id": 150}
-    diagnosis, text = ncu_json.json_analysis(replace(detail, id=7))
-    assert ncu_json.json_analysis(replace(detail, id=8))[0] is diagnosis  # diagnosed once
+    diagnosis, text = members(replace(detail, id=7))
+    assert members(replace(detail, id=8))[0] is diagnosis  # diagnosed once
     assert text == '"id": 7,' + first.removeprefix('"id": 3,')
     shifted = replace(detail, grid=(detail.grid[0] + 1, *detail.grid[1:]))
-    assert kernel_members(shifted) != first  # what differs is written anew
-    assert len(ncu_json._REPEATED) == 2
+    assert members.members(shifted) != first  # what differs is written anew
+    assert len(members.repeated) == 2
+    other = JsonMembers()
+    assert other.repeated == {}
+    assert other.members(detail) == first and other(detail)[0] is not diagnosis

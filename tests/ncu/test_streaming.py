@@ -108,10 +108,10 @@ def test_result_index_hands_out_every_result_the_walk_found(tmp_path: Path) -> N
 
 def test_records_made_in_the_reading_pass_wait_in_a_spool_file_and_read_back_whole() -> None:
     from kernelscope.core.text_spool import TextSpool
-    from kernelscope.kinds.ncu.export.ncu_json import json_analysis, ncu_json_pieces
+    from kernelscope.kinds.ncu.export.ncu_json import JsonMembers, ncu_json_pieces
 
     report = open_for_analysis(NCU_SAMPLES / "zoo.ncu-rep.xz")
-    analysed = analyze(report, details=True, analyse=json_analysis, slim=True, tables=True)
+    analysed = analyze(report, details=True, analyse=JsonMembers(), slim=True, tables=True)
     spool = analysed.extras
     assert isinstance(spool, TextSpool) and len(spool) == report.kernel_count
     assert all(spool.is_text(i) and '"metrics"' in spool[i] for i in range(report.kernel_count))

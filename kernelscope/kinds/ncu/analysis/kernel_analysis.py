@@ -333,9 +333,9 @@ def analyze(
 ) -> AnalyzedReport:
     """Summarise and diagnose every kernel of an opened report. With ``details``, read every
     kernel's full detail (with source hot spots) in the same single pass, for exports that
-    write a record per kernel; ``analyse`` (a module-level function, run in the worker
-    processes) returns each detail's diagnosis without time share and an extra result. With
-    ``slim``, the details themselves are not kept (nor sent back by the workers); ``tables``
+    write a record per kernel; ``analyse`` (run on each detail as it is read)
+    returns each detail's diagnosis without time share and an extra result. With
+    ``slim``, the details themselves are not kept; ``tables``
     and ``all_metrics`` are passed to ``NcuReport.iter_details``."""
     summaries: list[KernelSummary] = []
     kept: dict[int, KernelDetail] = {}

@@ -35,10 +35,10 @@ def _analysed(report: NcuReport, options: ExportOptions, **how: Any) -> Analyzed
 
 def render_ncu_json_report(report: NcuReport, options: ExportOptions) -> Rendered:
     """``--format json``: the document in pieces (``kernelscope/ncu/…``)."""
-    from kernelscope.kinds.ncu.export.ncu_json import json_analysis, ncu_json_pieces
+    from kernelscope.kinds.ncu.export.ncu_json import JsonMembers, ncu_json_pieces
 
     analyzed = _analysed(report, options, details=_every_record(options),
-                         analyse=json_analysis, slim=True, tables=True,
+                         analyse=JsonMembers(), slim=True, tables=True,
                          all_metrics=options.all_metrics)
     return Rendered("", pieces=ncu_json_pieces(
         analyzed, pattern=options.pattern, top=options.top, all_metrics=options.all_metrics

@@ -1,9 +1,9 @@
 """The kernel report as the ``kernelscope/ncu/1`` JSON document.
 
-Each kernel's entry is mostly its own (identity, metrics, NCU rules): the worker processes
-that read the kernels encode that part as text (:func:`json_analysis`), so the details never
-travel back, and this process adds the parts that depend on the whole report (time share,
-family, the diagnosis weighed by them) and joins the text (``json_text``), which is what
+Each kernel's entry is mostly its own (identity, metrics, NCU rules): the pass that reads the
+kernels encodes that part as text (:class:`JsonMembers`), so the details are not kept; the
+document adds the parts that depend on the whole report (time share, family, the diagnosis
+weighed by them) and joins the text (``json_text``), which is what
 ``json.dumps(..., indent=2)`` would write for the whole document.
 """
 
@@ -105,14 +105,6 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
     }
 
 
-def kernel_members(detail: KernelDetail) -> str:
-    """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics, the
-    bulk of the document, through ``json_text.value_unit_items``. A launch that repeats an
-    earlier one's name, shape, process, metrics and rule results (a loop's launches of one
-    kernel) takes the text after its ``id`` from that launch (:data:`_REPEATED`)."""
-    return _with_id(detail.id, _repeat_of(detail).text)
-
-
 @dataclass(slots=True)
 class _Repeat:
     """What launches with the same identity, metrics and rule results share: their objects
@@ -124,27 +116,53 @@ class _Repeat:
     diagnosis: Diagnosis | None = None
 
 
-_REPEATED: dict[tuple[Any, ...], _Repeat] = {}
-"""Each kind of launch's :class:`_Repeat`, by what its members are made of. The reader hands
-out one ``Metric`` (and rule result) object for every launch that stores the same bytes, so
-the objects' identities stand for their values."""
 MAX_REPEATED = 1024
 
 
-def _repeat_of(detail: KernelDetail) -> _Repeat:
-    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
-    values = tuple(metrics.values())
-    key = (
-        detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
-        detail.unmeasured, detail.pid, detail.process, tuple(detail.sections),
-        tuple(metrics), tuple(map(id, values)), tuple(map(id, detail.rules)),
-    )
-    known = _REPEATED.get(key)
-    if known is None:
-        if len(_REPEATED) >= MAX_REPEATED:
-            _REPEATED.clear()
-        known = _REPEATED[key] = _Repeat((values, detail.rules), _members_after_id(detail, metrics))
-    return known
+class JsonMembers:
+    """Each kernel's own JSON members (and its diagnosis), made as its detail is read: the
+    ``analyse`` of one export's reading pass. A launch that repeats an earlier one's name,
+    shape, process, metrics and rule results (a loop's launches of one kernel) takes the text
+    after its ``id``, and its diagnosis, from that launch. What it keeps is its own: made for
+    one pass over one report, it goes with it."""
+
+    def __init__(self) -> None:
+        self.repeated: dict[tuple[Any, ...], _Repeat] = {}
+        """Each kind of launch's :class:`_Repeat`, by what its members are made of. The
+        reader hands out one ``Metric`` (and rule result) object for every launch that stores
+        the same bytes, so the objects' identities stand for their values."""
+
+    def __call__(self, detail: KernelDetail) -> tuple[Diagnosis, str]:
+        """Diagnosis (without time share) and the kernel's own JSON members."""
+        known = self._repeat_of(detail)
+        if detail.source is not None:  # its hot spots are its own
+            return diagnose_detail(detail, None), _with_id(detail.id, known.text)
+        if known.diagnosis is None:  # diagnose() reads the metrics, rules and sections alone
+            known.diagnosis = diagnose_detail(detail, None)
+        return known.diagnosis, _with_id(detail.id, known.text)
+
+    def members(self, detail: KernelDetail) -> str:
+        """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics,
+        the bulk of the document, through ``json_text.value_unit_items``."""
+        return _with_id(detail.id, self._repeat_of(detail).text)
+
+    def _repeat_of(self, detail: KernelDetail) -> _Repeat:
+        metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+        values = tuple(metrics.values())
+        key = (
+            detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
+            detail.unmeasured, detail.pid, detail.process, tuple(detail.sections),
+            tuple(metrics), tuple(map(id, values)), tuple(map(id, detail.rules)),
+        )
+        repeated = self.repeated
+        known = repeated.get(key)
+        if known is None:
+            if len(repeated) >= MAX_REPEATED:
+                repeated.clear()
+            known = repeated[key] = _Repeat(
+                (values, detail.rules), _members_after_id(detail, metrics)
+            )
+        return known
 
 
 def _with_id(kernel_id: int, after: str) -> str:
@@ -171,17 +189,6 @@ def _members_after_id(detail: KernelDetail, metrics: dict[str, Metric]) -> str:
     return (",\n" + json_text.INDENT * level).join(members)
 
 
-def json_analysis(detail: KernelDetail) -> tuple[Diagnosis, str]:
-    """Diagnosis (without time share) and the kernel's own JSON members; runs in the worker
-    processes, so only text and the list's view of the kernel travel back."""
-    known = _repeat_of(detail)
-    if detail.source is not None:  # its hot spots are its own
-        return diagnose_detail(detail, None), _with_id(detail.id, known.text)
-    if known.diagnosis is None:  # diagnose() reads the metrics, rules and sections alone
-        known.diagnosis = diagnose_detail(detail, None)
-    return known.diagnosis, _with_id(detail.id, known.text)
-
-
 def entry_rest(
     analyzed: AnalyzedReport, kernel: AnalyzedKernel, diagnosis: Diagnosis | None = None
 ) -> dict[str, Any]:
@@ -203,7 +210,7 @@ def _entry(
 ) -> str:
     """The kernel's entry: its own members and :func:`entry_rest`'s, whose text is taken from
     ``made`` when a launch before it had the same short name, share, family and diagnosis
-    (object: repeated launches share theirs, ``json_analysis``)."""
+    (object: repeated launches share theirs, :class:`JsonMembers`)."""
     short_name = analyzed.short_name(kernel)
     family = analyzed.families.index_of.get(kernel.id)
     key = (short_name, kernel.time_share, family, id(kernel.diagnosis))
@@ -221,14 +228,14 @@ def kernel_texts(
     analyzed: AnalyzedReport, chosen: list[AnalyzedKernel], *, all_metrics: bool = False
 ) -> MutableMapping[int, str]:
     """The own JSON members of each chosen kernel: from the pass that read the report when
-    it made them (every kernel exported), else read now in the worker processes."""
+    it made them (every kernel exported), else read now (with members of their own)."""
     have = analyzed.extras
     if isinstance(have, TextSpool) and all(have.is_text(k.id) for k in chosen):
         return have  # read back one at a time as the document is written
     if all(isinstance(have.get(k.id), str) for k in chosen):
         return {k.id: have[k.id] for k in chosen}
     found = analysed_in_workers(
-        analyzed.report, [k.id for k in chosen], json_analysis,
+        analyzed.report, [k.id for k in chosen], JsonMembers(),
         curves=False, tables=True, all_metrics=all_metrics,
     )
     return {kernel_id: text for kernel_id, (_, text) in found.items()}

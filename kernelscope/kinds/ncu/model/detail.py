@@ -112,7 +112,7 @@ def _read_sections(sections: Sequence[Any]) -> SectionReading:
     return SectionReading(titles, metric_labels(sections), tuple(panes))
 
 
-def _rule_messages(result: Any) -> Iterator[RuleResult]:
+def rule_messages(result: Any) -> Iterator[RuleResult]:
     """One RuleResult per message of a rule, as the CLI's details page prints them: each
     body item holds a message with its own estimated speedup and focus metrics."""
     for item in result.body.items:
@@ -150,7 +150,7 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
         if messages is None:
             if len(known) >= MAX_KNOWN_RULES:
                 known.clear()
-            messages = tuple(_rule_messages(action.decoded_rule_result(data)))
+            messages = tuple(rule_messages(action.decoded_rule_result(data)))
             known[data] = messages
         found += messages
     return tuple(found)

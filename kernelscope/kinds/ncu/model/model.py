@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,10 @@ KNOWN_SECTIONS = frozenset(s for pane in PANES for s in pane.sections)
 """The section identifiers the panes read (a pre-2020 report numbers its own: ``section0``)."""
 
 
+_SHAPE_METRICS = ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_METRICS[1]))
+"""(the grid's dimension metrics, its size metric), then the block's."""
+
+
 def launch_dims(
     metrics: Mapping[str, Metric],
 ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -30,9 +34,15 @@ def launch_dims(
     (a kernel whose profiling failed) gets (0, 0, 0), as NCU prints it. Every reader of
     a kernel (the list pass, the detail) takes its shape from here."""
     shapes = []
-    for names, size in ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_METRICS[1])):
-        has_dims = any(finite(metrics[n].value) is not None for n in names if n in metrics)
-        total = finite(metrics[size].value) if size in metrics else None
+    for names, size in _SHAPE_METRICS:
+        has_dims = False
+        for name in names:
+            m = metrics.get(name)
+            if m is not None and finite(m.value) is not None:
+                has_dims = True
+                break
+        m = metrics.get(size)
+        total = finite(m.value) if m is not None else None
         if not has_dims and total is not None and total >= 1:
             shapes.append((int(total), 1, 1))
         elif not has_dims and total is None:
@@ -107,7 +117,9 @@ class KernelSummary:
     identity: KernelIdentity
     row: dict[str, object]
     metrics: dict[str, Metric]
-    rules: tuple[RuleResult, ...]
+    rules: Sequence[RuleResult]
+    """NCU's rule results, one per message (a list summary's are read when first asked for:
+    ``rule_results.RuleResults``)."""
     sections: frozenset[str]
     unmeasured: str | None = None
     """Why the kernel has no measurement at all (profiling failed, nothing collected), as one

@@ -10,7 +10,6 @@ from typing import Any
 from kernelscope.core.errors import ReportError
 from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.kinds.ncu.model.container import GRAPH, RANGE
-from kernelscope.kinds.ncu.model.detail import read_rules
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric, finite, read_metrics
@@ -22,6 +21,7 @@ from kernelscope.kinds.ncu.model.model import (
     launch_dims,
 )
 from kernelscope.kinds.ncu.model.panes import DIM_METRICS, KEY_METRICS
+from kernelscope.kinds.ncu.model.rule_results import RuleResults
 
 Origin = tuple[int | None, str]
 """The (process id, process name) a kernel came from; (None, "") when the report says not."""
@@ -165,13 +165,15 @@ def read_summary(
     with_rules: bool,
     origin: Origin = NO_ORIGIN,
 ) -> KernelSummary:
-    """One kernel's summary: its row, the named metrics, NCU's rules and collected sections."""
+    """One kernel's summary: its row, the named metrics, NCU's rules (read when first asked
+    for: ``RuleResults``) and collected sections."""
     if action is None:
         raise ReportError(f"Kernel {kernel_id} of the report cannot be read: it is damaged.")
     names = action_names(action, kernel_id)
     metrics = read_metrics(action, tuple(metric_names))
     sections = action.section_ids()
-    rules: tuple[RuleResult, ...] = read_rules(action) if with_rules else ()
+    has_rules = with_rules and len(action.encoded_rule_results()) > 0
+    rules: Sequence[RuleResult] = RuleResults(action) if has_rules else ()
     identity = identity_of(kernel_id, handle, names, metrics, origin)
     return KernelSummary(
         identity=identity,

@@ -200,11 +200,14 @@ def on_active_sms(pct_elapsed: float | None, active_share: float | None) -> floa
     return min(100.0, pct_elapsed / active_share)
 
 
-def active_reading(metrics: Mapping[str, Metric], name: str) -> tuple[str, float] | None:
+def active_reading(
+    metrics: Mapping[str, Metric], name: str, active_share: float | None
+) -> tuple[str, float] | None:
     """(metric read, % of peak) of a per-SM throughput or pipe metric on the SMs that ran: its
     ``…pct_of_peak_sustained_active`` form (NCU divides by the SMs' active cycles) when the
-    report holds it, else its ``…_elapsed`` form read against ``active_sm_share``. None when
-    neither form was collected. The one reading of pipes the diagnosis uses."""
+    report holds it, else its ``…_elapsed`` form read against ``active_share`` (the kernel's
+    ``active_sm_share``). None when neither form was collected. The one reading of pipes the
+    diagnosis uses."""
     active = number(metrics, name)
     if active is not None:
         return name, active
@@ -212,7 +215,7 @@ def active_reading(metrics: Mapping[str, Metric], name: str) -> tuple[str, float
     elapsed = number(metrics, elapsed_name)
     if elapsed is None:
         return None
-    value = on_active_sms(elapsed, active_sm_share(metrics))
+    value = on_active_sms(elapsed, active_share)
     return elapsed_name, elapsed if value is None else value
 
 

@@ -28,6 +28,7 @@ from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
+from kernelscope.kinds.ncu.model.rule_results import RuleResults
 
 # The sections whose absence the notes mention, with what is lost without them and the metrics
 # that stand in for them: a metrics-only report (ncu --metrics) holds some of a section's
@@ -51,8 +52,13 @@ _SECTION_EFFECTS = (
 
 
 def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
-    """The largest estimated speedup among NCU rule messages matching the flag."""
+    """The largest estimated speedup among NCU rule messages matching the flag (of a list
+    summary's rules, only the messages of the rules the flag names are read)."""
     best: tuple[float | None, str | None] = (None, None)
+    if not spec.rules:
+        return best
+    if isinstance(rules, RuleResults):
+        rules = list(rules.of_rules({match.rule for match in spec.rules}))
     for rule in rules:
         for match in spec.rules:
             if rule.rule != match.rule:

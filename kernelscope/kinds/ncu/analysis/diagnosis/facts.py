@@ -206,22 +206,26 @@ def _bytes_per_sector(
     return _positive(values, ratio)
 
 
-def _pipe(values: Values, name: str) -> tuple[str, float] | None:
-    """(metric read, value) of a pipe on the SMs that ran (``derived.active_reading``)."""
-    values.num(name)
-    values.num(n.elapsed_form(name))
-    return d.active_reading(values.metrics, name)
+_PIPES = (*n.BUSY_PIPES, *n.OTHER_PIPES)
+_MATH_PIPES = frozenset(label for label, _ in n.BUSY_PIPES)
+_TENSOR = next(label for label, name in n.BUSY_PIPES if name == n.PIPE_TENSOR)
 
 
-def _pipes(
-    values: Values, pipes: tuple[tuple[str, str], ...]
-) -> tuple[tuple[str, str, float], ...]:
-    """(label, metric read, %) of each of ``pipes`` the report holds, read on the SMs that ran."""
-    return tuple((label, *p) for label, name in pipes if (p := _pipe(values, name)) is not None)
+def _pipes(values: Values, active_share: float | None) -> tuple[tuple[str, str, float], ...]:
+    """(label, metric read, %) of each pipe the report holds (the math pipes, then the
+    others), read on the SMs that ran (``derived.active_reading``)."""
+    metrics = values.metrics
+    return tuple(
+        (label, *p) for label, name in _PIPES
+        if (p := d.active_reading(metrics, name, active_share)) is not None
+    )
 
 
-def _busiest(values: Values, pipes: tuple[tuple[str, str], ...]) -> tuple[str, str, float] | None:
-    found = _pipes(values, pipes)
+def _busiest(
+    pipes: tuple[tuple[str, str, float], ...], math: bool
+) -> tuple[str, str, float] | None:
+    """The busiest of ``pipes`` among the math pipes (``math``) or among the others."""
+    found = [p for p in pipes if (p[0] in _MATH_PIPES) is math]
     return max(found, key=lambda x: x[2]) if found else None
 
 
@@ -299,17 +303,16 @@ def gather(
     """Read and derive everything once; missing metrics become None. ``source`` (the hot
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
-    values.num(n.SM_COUNT)
     limits = d.block_limits(values.metrics)
-    for _, name in n.OCCUPANCY_LIMITS:
-        values.num(name)
     register_share, shared_share = d.resource_shares(values.metrics, limits)
     atomic_requests, atomic_request_share = _atomic_requests(values)
     atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
     latency = _positive(values, n.WARP_LATENCY)
     fp16_pct, fp16_fma = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
-    tensor_pipe = _pipe(values, n.PIPE_TENSOR)
+    active_share = d.active_sm_share(values.metrics)
+    pipes = _pipes(values, active_share)
+    tensor_pipe = next(((p[1], p[2]) for p in pipes if p[0] == _TENSOR), None)
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
@@ -327,8 +330,8 @@ def gather(
         theoretical=values.num(n.THEORETICAL_OCC),
         achieved=values.num(n.ACHIEVED_OCC),
         limits=limits,
-        busiest_pipe=_busiest(values, n.BUSY_PIPES),
-        busiest_other=_busiest(values, n.OTHER_PIPES),
+        busiest_pipe=_busiest(pipes, math=True),
+        busiest_other=_busiest(pipes, math=False),
         threads_per_inst=_positive(values, n.THREADS_PER_INST),
         ideal_threads=_ideal_threads(values.num(n.BLOCK_SIZE)),
         fp16_pct=fp16_pct,
@@ -348,6 +351,8 @@ def gather(
         atomic_line=atomic_line(source),
         nan_metrics=_nan_metrics(values),
         **_memory_path_facts(values, thresholds),
+        active_share=active_share,
+        pipes=pipes,
         **_device_facts(values, roofline, thresholds),
     )
 
@@ -376,10 +381,7 @@ def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
 
 def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> dict[str, Any]:
     """The facts about the SMs that ran and the device's math paths (issue 24's readings)."""
-    values.num(n.SM_ACTIVE_CYCLES)
     return {
-        "active_share": d.active_sm_share(values.metrics),
-        "pipes": _pipes(values, (*n.BUSY_PIPES, *n.OTHER_PIPES)),
         "compute_capability": _compute_capability(values),
         "matrix_work": matrix_work(roofline, values, t),
         "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),

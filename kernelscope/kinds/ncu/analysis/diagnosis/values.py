@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kernelscope.kinds.ncu.model.metrics import Metric
@@ -28,23 +28,19 @@ class Values:
 
     metrics: Mapping[str, Metric]
     sections: Collection[str] = ()
-    used: dict[str, float | None] = field(default_factory=dict)
 
     def num(self, name: str) -> float | None:
         """The metric's finite numeric value, or None when absent, textual or not finite."""
         m = self.metrics.get(name)
-        value = None
-        if m is not None:
-            plain = m.value if type(m) is Metric else None
-            if type(plain) is float:  # what Metric.number and finite answer, read directly
-                value = plain if _isfinite(plain) else None
-            else:
-                try:
-                    value = finite(m.number)
-                except (AttributeError, TypeError, ValueError):
-                    value = None
-        self.used[name] = value
-        return value
+        if m is None:
+            return None
+        plain = m.value if type(m) is Metric else None
+        if type(plain) is float:  # what Metric.number and finite answer, read directly
+            return plain if _isfinite(plain) else None
+        try:
+            return finite(m.number)
+        except (AttributeError, TypeError, ValueError):
+            return None
 
     def unit(self, name: str) -> str:
         m = self.metrics.get(name)
@@ -65,4 +61,9 @@ def share(part: float | None, whole: float | None) -> float | None:
 def number(metrics: Mapping[str, Metric], name: str) -> float | None:
     """The metric's finite numeric value, None when absent, textual, NaN or infinite."""
     m = metrics.get(name)
-    return None if m is None else finite(m.value)
+    if m is None:
+        return None
+    value = m.value
+    if type(value) is float:  # the common case, as in Values.num
+        return value if _isfinite(value) else None
+    return finite(value)

@@ -77,6 +77,9 @@ class Names:
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.rule_bytes: dict[bytes, bytes] = {}
+        """One object of each encoded rule result that list summaries hold (launches of one
+        kernel repeat them; see ``rule_results.RuleResults``)."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""
 
@@ -127,6 +130,11 @@ class Result:
         self._sections: Sequence[Any] | None = None
         self._by_name: dict[str, Any] | None = None
         self._by_id: dict[int, bytes] | None = None
+
+    @property
+    def where(self) -> str:
+        """What a sentence about the result calls it ("Kernel 3 of …")."""
+        return self._where
 
     @property
     def message(self) -> Any:

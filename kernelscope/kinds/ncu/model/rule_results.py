@@ -1,0 +1,98 @@
+"""A launch's NCU rule results as its list summary holds them: read when first asked for.
+
+The kernel list reads a summary for every launch, and the diagnosis asks only for the
+messages of the few rules that mirror the flags it raises. The messages of every rule are
+made into ``RuleResult`` objects (~5 µs a message) only when something reads them all; a
+reader of some rules (:meth:`RuleResults.of_rules`) makes only theirs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any, overload
+
+from kernelscope.kinds.ncu.model.detail import MAX_KNOWN_RULES, rule_messages
+from kernelscope.kinds.ncu.model.file_format.result import RULE_RESULT, Result, decode
+from kernelscope.kinds.ncu.model.model import RuleResult
+
+
+class RuleResults(Sequence[RuleResult]):
+    """The rule results of one launch, one per message the CLI prints (as ``read_rules``
+    reads them), kept encoded until asked for. Equal to the tuple of the same messages."""
+
+    __slots__ = ("_encoded", "_ids", "_known", "_read", "_where")
+
+    def __init__(self, action: Result) -> None:
+        table = action.names_table
+        shared = table.rule_bytes
+        if len(shared) >= MAX_KNOWN_RULES:
+            shared.clear()
+        self._encoded: tuple[bytes, ...] = tuple(
+            shared.setdefault(data, data) for data in action.encoded_rule_results()
+        )
+        """The encoded rule results, one object for launches that store the same bytes."""
+        self._known: dict[bytes, tuple[RuleResult, ...]] = table.rules
+        """The report's messages of each encoded rule result (what ``read_rules`` keeps)."""
+        self._where = action.where
+        self._read: tuple[RuleResult, ...] | None = None
+        self._ids: tuple[str, ...] | None = None
+
+    def _messages(self, data: bytes) -> tuple[RuleResult, ...]:
+        known = self._known
+        messages = known.get(data)
+        if messages is None:
+            if len(known) >= MAX_KNOWN_RULES:
+                known.clear()
+            decoded = decode(RULE_RESULT, data, self._where)
+            messages = known[data] = tuple(rule_messages(decoded))
+        return messages
+
+    def _all(self) -> tuple[RuleResult, ...]:
+        if self._read is None:
+            self._read = tuple(m for data in self._encoded for m in self._messages(data))
+        return self._read
+
+    def of_rules(self, rules: Collection[str]) -> Iterator[RuleResult]:
+        """The messages of the rules named in ``rules`` (identifiers), in order: those alone
+        are made when the others were not read."""
+        if self._read is not None:
+            yield from (m for m in self._read if m.rule in rules)
+            return
+        for data, identifier in zip(self._encoded, self._identifiers(), strict=True):
+            if identifier in rules:
+                yield from self._messages(data)
+
+    def _identifiers(self) -> tuple[str, ...]:
+        """Each encoded rule result's rule identifier (each decoded once for it)."""
+        if self._ids is None:
+            where = self._where
+            self._ids = tuple(decode(RULE_RESULT, data, where).identifier
+                              for data in self._encoded)
+        return self._ids
+
+    @overload
+    def __getitem__(self, index: int) -> RuleResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RuleResult]: ...
+    def __getitem__(self, index: int | slice) -> RuleResult | Sequence[RuleResult]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[RuleResult]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RuleResults):
+            return self._all() == other._all()
+        return isinstance(other, tuple) and self._all() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the plain tuple of its messages (the report's cache stays here)."""
+        return tuple, (self._all(),)

@@ -1,0 +1,68 @@
+"""A list summary's NCU rule results are read when first asked for (``RuleResults``): they are
+the messages ``read_rules`` reads for the detail, a reader of some rules gets those rules'
+messages in the same order, and the diagnosis made from them is the detail's."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from kernelscope.kinds.ncu.analysis.diagnosis import diagnose
+from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
+from kernelscope.kinds.ncu.model.detail import read_rules
+from kernelscope.kinds.ncu.model.rule_results import RuleResults
+from tests.conftest import NCU_SAMPLES
+
+
+@pytest.mark.parametrize("name", ["zoo", "many_launches", "range_replay", "gemm_torch_full"])
+def test_a_summarys_rules_are_the_details_read_when_asked(name: str) -> None:
+    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        for kernel_id in range(min(report.kernel_count, 40)):
+            summary = report.summary(kernel_id)
+            read = read_rules(report._result(kernel_id))
+            lazy = RuleResults(report._result(kernel_id))
+            identifiers = {r.rule for r in read}
+            for rule in identifiers:  # asked for by rule before anything read them all
+                fresh = RuleResults(report._result(kernel_id))
+                assert list(fresh.of_rules({rule})) == [r for r in read if r.rule == rule]
+            assert list(lazy.of_rules({"no such rule"})) == []
+            if not report._result(kernel_id).encoded_rule_results():
+                assert summary.rules == () == read  # nothing to hold
+                continue
+            assert isinstance(summary.rules, RuleResults)
+            assert summary.rules == read and len(summary.rules) == len(read)
+            assert list(summary.rules) == list(read) and tuple(summary.rules[:2]) == read[:2]
+            assert list(summary.rules.of_rules(identifiers)) == list(read)
+            assert pickle.loads(pickle.dumps(summary.rules)) == read
+            detail = report.detail(kernel_id)
+            from_summary = diagnose(summary.metrics, RuleResults(report._result(kernel_id)),
+                                    summary.sections, unmeasured=summary.unmeasured)
+            from_tuple = diagnose(summary.metrics, read, summary.sections,
+                                  unmeasured=summary.unmeasured)
+            assert from_summary == from_tuple
+            assert detail.rules == read
+
+
+def test_rules_that_mirror_no_flag_are_left_encoded() -> None:
+    """The diagnosis of a launch reads only the messages of the rules its flags name."""
+    with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
+        result = report._result(7)
+        result.names_table.rules.clear()
+        rules = RuleResults(result)
+        every = read_rules(report._result(7))
+        result.names_table.rules.clear()
+        diagnose(report.summary(7).metrics, rules, report.summary(7).sections)
+        named = {message.rule for messages in result.names_table.rules.values()
+                 for message in messages}
+        assert named and named < {r.rule for r in every}
+
+
+def test_launches_that_store_the_same_rule_results_hold_one_copy() -> None:
+    """A list summary holds its rule results encoded: launches of one kernel that store the
+    same bytes hold one object of them, as they held one tuple of messages before."""
+    with open_for_analysis(NCU_SAMPLES / "small_family.ncu-rep.xz") as report:
+        summaries = [report.summary(k) for k in range(report.kernel_count)]
+    held = [data for s in summaries for data in getattr(s.rules, "_encoded", ())]
+    assert held
+    assert len({id(data) for data in held}) == len(set(held)) < len(held)
