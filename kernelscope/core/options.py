@@ -42,3 +42,11 @@ def parse_pair(text: str) -> tuple[str, str]:
             f"--pair takes BEFORE=AFTER (a kernel ID or name on each side), not {text!r}."
         )
     return before.strip(), after.strip()
+
+
+def checked_model_flops(value: float | None, option: str) -> float | None:
+    """``value``, the model's FLOPs per step a user gave as ``option`` (``--model-flops``,
+    MCP's ``model_flops``), when it is a finite number above 0; otherwise one sentence."""
+    if value is not None and not (0 < value < float("inf")):
+        raise ReportError(f"{option} takes the model's FLOPs per step, a finite number above 0.")
+    return value

@@ -11,6 +11,7 @@ them (``fmt_int``, ``fmt_float``, ``fmt_mb``, ``fmt_bytes``) sit beside them.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 NOT_AVAILABLE = "n/a"
@@ -87,11 +88,14 @@ def people_unit(value: float, unit: str) -> str:
     return f"{base}{sep}{tail}"
 
 
+_NONZERO_DIGIT = re.compile("[1-9]")
+
+
 def fmt_nonzero(value: float) -> str:
     """``fmt_number``, but a value that is not zero never reads as zero: ``0.004``, not
     ``0.00``."""
     text = fmt_number(value)
-    if value and value == value and not any(c in "123456789" for c in text):
+    if value and value == value and _NONZERO_DIGIT.search(text) is None:
         digits = 1 - math.floor(math.log10(abs(value)))  # two significant digits
         text = f"{value:.{digits}f}".rstrip("0")
     return text

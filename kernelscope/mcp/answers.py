@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
+from kernelscope.core.options import checked_model_flops
 from kernelscope.export.whatif import TIMELINE_KINDS
 from kernelscope.export.writer import ExportOptions, render_checked
 from kernelscope.kinds import kind_for
 from kernelscope.mcp import answers_ncu
 from kernelscope.mcp.answers_ncu import Progress
 from kernelscope.mcp.paging import PAGE_BYTES, page
-from kernelscope.timeline.analysis.op_efficiency import checked_model_flops
 
 SHORT_LIST = 10
 """Entries kept of a list that is not the one being paged (``truncated`` gives its length)."""

@@ -205,6 +205,7 @@ def _pairs(texts: list[str]) -> tuple[tuple[str, str], ...]:
 
 
 def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
+    from kernelscope.core.options import checked_model_flops
     from kernelscope.export.writer import (
         ExportOptions,
         check_not_an_input,
@@ -212,7 +213,6 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
         render_checked,
         write_text,
     )
-    from kernelscope.timeline.analysis.op_efficiency import checked_model_flops
 
     if args.fail_if_slower is not None and not args.fail_if_slower >= 0:
         raise ReportError("--fail-if-slower takes a percentage of 0 or more.")
@@ -246,10 +246,9 @@ def run_export(args: argparse.Namespace, subcommand: str | None = None) -> int:
 
 
 def run_summary(args: argparse.Namespace, subcommand: str | None = None) -> int:
-    from kernelscope.core.options import OpenOptions
+    from kernelscope.core.options import OpenOptions, checked_model_flops
     from kernelscope.export.summary import print_summary
     from kernelscope.export.writer import check_stdout_not_an_input
-    from kernelscope.timeline.analysis.op_efficiency import checked_model_flops
 
     check_stdout_not_an_input(args.report)
     options = OpenOptions(cache_dir=args.cache_dir, process=args.process, workers=args.workers,

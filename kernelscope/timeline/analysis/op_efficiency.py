@@ -22,16 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.device_peaks import DevicePeaks, peaks_for
-from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.op_models.shapes import PEAK_DTYPE
-
-
-def checked_model_flops(value: float | None, option: str) -> float | None:
-    """``value``, the model's FLOPs per step a user gave as ``option`` (``--model-flops``,
-    MCP's ``model_flops``), when it is a finite number above 0; otherwise one sentence."""
-    if value is not None and not (0 < value < float("inf")):
-        raise ReportError(f"{option} takes the model's FLOPs per step, a finite number above 0.")
-    return value
 
 NO_MODEL = "no model"
 
