@@ -278,15 +278,15 @@ def run_tui(args: argparse.Namespace, subcommand: str | None = None) -> int:
             "essentials with 'kernelscope summary REPORT' or write a report with 'kernelscope "
             "export REPORT -f md -o FILE'."
         )
-    from kernelscope.ui.collection import collect_after_start
+    from kernelscope.ui.collection import one_app
 
-    collect_after_start()  # this process runs one TUI: no collection while it starts
-    from kernelscope.tui.app import create_app
+    with one_app():  # this process runs one TUI: no collection while it starts
+        from kernelscope.tui.app import create_app
 
-    app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
-                     workers=args.workers, scheduler=args.scheduler,
-                     pattern=args.pattern, pairs=pairs)
-    app.run()
+        app = create_app(args.report or None, cache_dir=args.cache_dir, subcommand=subcommand,
+                         workers=args.workers, scheduler=args.scheduler,
+                         pattern=args.pattern, pairs=pairs)
+        app.run()
     failed = getattr(app, "fatal_error", None)
     if failed:
         return _fail(str(failed))

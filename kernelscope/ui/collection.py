@@ -10,7 +10,7 @@ thresholds come back when the last load ends.
 
 A process that runs one TUI (the ``kernelscope`` command, not the tests, which run many apps
 in one process) also collects nothing from its start to its first screen or its loading
-screen (:func:`collect_after_start` until :func:`started`): importing Textual and kernelscope
+screen (inside :func:`one_app`, until :func:`started`): importing Textual and kernelscope
 and making the first screen make objects that live as long as the process, and the
 collections meanwhile cost ~0.03–0.05 s of CPU before the first rows (a full one among them).
 There, what is alive when the first screen shows and when a load ends is frozen
@@ -32,15 +32,25 @@ _lock = threading.Lock()
 _loads = 0
 _saved: tuple[int, int, int] = gc.get_threshold()
 _one_app = False
-"""Whether this process runs one TUI (:func:`collect_after_start` was called)."""
+"""Whether this process runs one TUI (inside :func:`one_app`)."""
 
 
-def collect_after_start() -> None:
-    """No cyclic collection until :func:`started`; from then on, freeze what is alive when the
-    first screen shows and when a load ends. For a process that runs one TUI only."""
+@contextmanager
+def one_app() -> Iterator[None]:
+    """For the duration, this process runs one TUI: no cyclic collection until
+    :func:`started`; from then on, what is alive when the first screen shows and when a load
+    ends is frozen. Afterwards (the app ended, or never started) the collector runs as before,
+    so a process that calls the command line in process (the tests) keeps its collector."""
     global _one_app
+    was_enabled = gc.isenabled()
     _one_app = True
     gc.disable()
+    try:
+        yield
+    finally:
+        _one_app = False
+        if was_enabled:
+            gc.enable()
 
 
 def started() -> None:

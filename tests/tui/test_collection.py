@@ -9,7 +9,13 @@ import sys
 
 import pytest
 
-from kernelscope.ui.collection import FULL_AFTER, YOUNG_THRESHOLD, fewer_collections, started
+from kernelscope.ui.collection import (
+    FULL_AFTER,
+    YOUNG_THRESHOLD,
+    fewer_collections,
+    one_app,
+    started,
+)
 
 
 def test_thresholds_are_raised_while_loading_and_restored_after() -> None:
@@ -32,9 +38,10 @@ def test_a_failed_load_restores_the_thresholds() -> None:
 
 ONE_APP = """
 import gc
-from kernelscope.ui.collection import collect_after_start, fewer_collections, started
+from kernelscope.ui.collection import fewer_collections, one_app, started
 
-collect_after_start()
+app = one_app()
+app.__enter__()
 assert not gc.isenabled() and gc.get_freeze_count() == 0
 kept = [[] for _ in range(1000)]  # what the start makes, alive as long as the process
 started()
@@ -48,6 +55,8 @@ with fewer_collections():
     loaded = [[] for _ in range(1000)]  # the report's objects
 assert gc.get_threshold() == before
 assert gc.get_freeze_count() >= frozen + 1000
+app.__exit__(None, None, None)
+assert gc.isenabled()
 print("ok")
 """
 
@@ -62,7 +71,16 @@ def test_a_process_of_one_tui_collects_after_its_start_and_freezes_what_it_loade
 
 def test_the_tests_process_freezes_nothing() -> None:
     frozen = gc.get_freeze_count()
-    started()  # (collect_after_start was not called: the tests run many apps)
+    started()  # (outside one_app: the tests run many apps)
     with fewer_collections():
         pass
     assert gc.get_freeze_count() == frozen and gc.isenabled()
+
+
+def test_an_app_that_never_started_leaves_the_collector_as_it_was() -> None:
+    frozen = gc.get_freeze_count()
+    with pytest.raises(RuntimeError), one_app():
+        assert not gc.isenabled()
+        raise RuntimeError("the terminal went away before the first screen")
+    started()  # a screen shown later, by an app of this process's tests
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
