@@ -42,8 +42,8 @@ def test_replaying_the_measured_durations_gives_back_every_measured_time(model: 
     decides each start and end by the same edge as the columns do (``measured_replay``)."""
     nodes = model.graph.nodes
     run = replay(model.plan)
-    assert run.start == nodes["start"].to_list()
-    assert run.end == nodes["end"].to_list()
+    assert list(run.start) == nodes["start"].to_list()
+    assert list(run.end) == nodes["end"].to_list()
     assert run.start_by == model.measured.start_by
     assert run.end_by == model.measured.end_by
 

@@ -72,10 +72,11 @@ class Folded:
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
-              order: pl.Series) -> Chains:
+              events: pl.DataFrame) -> Chains:
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
-    from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``order``:
-    every event in replay order."""
+    from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``events``:
+    every event (node, side: 1 for a waiting call's end) with its place in replay order
+    (the columns at, rank, node: no two events alike)."""
     has_end = pl.int_range(n, eager=True, dtype=pl.Int64).is_in(ends["dst"].implode())
     first = s_ptr.head(n)
     count = s_ptr.tail(n) - first
@@ -89,8 +90,9 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
                      .forward_fill()).to_series()
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
-    node = order // 2
-    kept = order.filter((order % 2 == 1) | (head.gather(node) == node))
+    kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
+                         ).sort("at", "rank", "node")
+    kept = 2 * kept["node"] + kept["side"]
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
                   ends["src"], ends["from_start"], ints(kept))
 
@@ -138,11 +140,11 @@ def read_back(chains: Chains, folded: Folded, times: list[int]
     return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> Sequence[int]:
+def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> pl.Series:
     """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
     head_late = pl.Series(late[0::2], dtype=pl.Int64).gather(chains.head)
     bounded = head_late < inf // 2
     off, durs = folded.columns
     own = head_late + off + durs
-    return ints(pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
-                     .when(bounded).then(own).otherwise(inf)).to_series())
+    return pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
+                     .when(bounded).then(own).otherwise(inf)).to_series()

@@ -31,6 +31,7 @@ from functools import cached_property
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.names import Names, names_of
 from kernelscope.timeline.analysis.critical_path.steps import STEP_SCHEMA, cpu_ranges, find_steps
 from kernelscope.timeline.analysis.critical_path.sync_edges import (
     join_edges,
@@ -48,7 +49,6 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     GPU,
     LAUNCH,
     MARK,
-    OWN_KIND_ORDER,
     STREAM,
     THREAD,
     WAKE,
@@ -85,8 +85,7 @@ class Graph:
     @cached_property
     def own_kind_codes(self) -> pl.Series:
         """Per node the code of its own time's kind (its place in ``vocabulary.OWN_KIND_ORDER``)."""
-        codes = {kind: code for code, kind in enumerate(OWN_KIND_ORDER)}
-        return pl.Series("own", self.nodes["own_kind"].replace_strict(codes), dtype=pl.Int64)
+        return self.nodes["own_kind"].cast(pl.Int64).alias("own")
 
     @cached_property
     def step_ops(self) -> pl.DataFrame:
@@ -101,11 +100,10 @@ class Graph:
             check_sortedness=False).filter(pl.col("start") < pl.col("w_end")).select(
             "node", "name", "kind", "gpu_ns")
 
-
     @cached_property
-    def step_op_nodes(self) -> list[int]:
-        """``step_ops``' nodes, as a list."""
-        return self.step_ops["node"].to_list()
+    def names(self) -> Names:
+        """The name table of the paths' segments (``names.py``)."""
+        return names_of(self.nodes, self.ranges, self.steps)
 
 
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
@@ -388,7 +386,7 @@ def _bind(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     """The gap of every start edge: measured for the one that decided the start (the
     greatest ``key``), ``least`` for the others."""
     edges = edges.sort("dst", "key", descending=[False, True])
-    deciding = pl.col("dst").is_first_distinct()
+    deciding = (pl.col("dst") != pl.col("dst").shift(1)).fill_null(True)  # sorted: first
     return edges.with_columns(
         pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"),
         pl.lit(False).alias("to_end"),
