@@ -51,6 +51,16 @@ class Chains:
         return ints(_slots(self, self.s_src, self.s_from_start))
 
     @cached_property
+    def s_lag(self) -> pl.Series:
+        """Per start edge where ``fold`` reads its lag (``_lag_index``)."""
+        return _lag_index(self, self.s_src, self.s_from_start)
+
+    @cached_property
+    def e_lag(self) -> pl.Series:
+        """Per end edge where ``fold`` reads its lag."""
+        return _lag_index(self, self.e_src, self.e_from_start)
+
+    @cached_property
     def e_enc(self) -> Sequence[int]:
         """Per end edge its source's slot."""
         return ints(_slots(self, self.e_src, self.e_from_start))
@@ -104,8 +114,8 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
-    s_eff = _gaps(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, e_gap, off, durs)
+    s_eff = _gaps(gaps, chains.s_lag, off, durs)
+    e_eff = _gaps(e_gap, chains.e_lag, off, durs)
     return Folded(chains.head_list, ints(off), chains.s_enc, s_eff, chains.e_enc, e_eff,
                   (off, durs))
 
@@ -118,15 +128,23 @@ def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
                      ).to_series()
 
 
-def _gaps(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
-          off: pl.Series, durs: pl.Series) -> Sequence[int]:
-    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
-    head, the source's offset and (from its end) duration."""
+def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
+    """Per edge where its lag is read in ``_gaps``' lags: the source's offset (``src``), its
+    offset plus its duration (``n + src``: from its end) or 0 (``2 * n``: from a waiting
+    call's end, its own slot)."""
+    n = chains.head.len()
     at_end = ~from_start
     synced = at_end & chains.has_end.gather(src)
-    lag = off.gather(src) + pl.select(pl.when(at_end).then(durs.gather(src)).otherwise(0)
-                                      ).to_series()
-    return ints(pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series())
+    return pl.select(pl.when(synced).then(2 * n).when(at_end).then(src + n).otherwise(src)
+                     ).to_series()
+
+
+def _gaps(gap: pl.Series, lag_index: pl.Series, off: pl.Series, durs: pl.Series
+          ) -> Sequence[int]:
+    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
+    head, the source's offset and (from its end) duration (one gather, ``_lag_index``)."""
+    lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])
+    return ints(gap + lags.gather(lag_index))
 
 
 def read_back(chains: Chains, folded: Folded, times: list[int]

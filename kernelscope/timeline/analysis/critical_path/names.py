@@ -59,10 +59,11 @@ def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
     points = at.with_row_index("_p").sort("at")
     found = points.join_asof(
         ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
-        by="global_tid", strategy="backward", check_sortedness=False).sort("_p")
-    current = found["r"]
+        by="global_tid", strategy="backward", check_sortedness=False)
+    current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
+        found["_p"], found["r"])  # back in the order of ``at``
     ends, parents = ranked["end"], ranked["parent"]
-    times = found["at"]
+    times = at["at"]
     for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
         outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
         if not outside.any():

@@ -172,13 +172,21 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
             end_by[n] = by
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
-        best, by = measured_start[n], -1
-        if lo < hi:
-            best, by = times[s_enc[lo]] + s_eff[lo], lo
-            for k in range(lo + 1, hi):
-                value = times[s_enc[k]] + s_eff[k]
-                if value > best:
-                    best, by = value, k
+        if hi - lo == 2:  # most GPU operations: their stream's and their launch's edge
+            best, value = times[s_enc[lo]] + s_eff[lo], times[s_enc[lo + 1]] + s_eff[lo + 1]
+            if value > best:
+                times[event], start_by[n] = value, lo + 1
+            else:
+                times[event], start_by[n] = best, lo
+            continue
+        if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
+            times[event] = measured_start[n]
+            continue
+        best, by = times[s_enc[lo]] + s_eff[lo], lo
+        for k in range(lo + 1, hi):
+            value = times[s_enc[k]] + s_eff[k]
+            if value > best:
+                best, by = value, k
         times[event] = best
         start_by[n] = by
     start, end = read_back(plan.chains, folded, times)
@@ -208,11 +216,22 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             own = 2 * head[n]
             if bound - dur[n] - off[n] < late[own]:
                 late[own] = bound - dur[n] - off[n]
-            lo, hi, enc, eff = e_ptr[n], e_ptr[n + 1], e_enc, e_eff
-        else:
-            lo, hi, enc, eff = s_ptr[n], s_ptr[n + 1], s_enc, s_eff
+            for k in range(e_ptr[n], e_ptr[n + 1]):
+                value, slot = bound - e_eff[k], e_enc[k]
+                if value < late[slot]:
+                    late[slot] = value
+            continue
+        lo, hi = s_ptr[n], s_ptr[n + 1]
+        if hi - lo == 2:  # most GPU operations (as in ``replay``)
+            value, slot = bound - s_eff[lo], s_enc[lo]
+            if value < late[slot]:
+                late[slot] = value
+            value, slot = bound - s_eff[lo + 1], s_enc[lo + 1]
+            if value < late[slot]:
+                late[slot] = value
+            continue
         for k in range(lo, hi):
-            value, slot = bound - eff[k], enc[k]
+            value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
     return latest_of(plan.chains, folded, late, INF)

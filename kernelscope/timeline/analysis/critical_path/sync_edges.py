@@ -46,10 +46,11 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
     cpu = nodes.filter(pl.col("cls") == CPU)
     calls = cpu.filter(named(cpu["name"], _is_wait(pl.col("name")))).select(
         "node", "name", "pid", "start", "end")
-    at = launch.select("dst", nodes["start"].gather(launch["src"]).alias("at"))
-    ops = nodes.filter(pl.col("cls") == GPU).select(
-        pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end")
-    ).join(at, left_on="op", right_on="dst", how="left")
+    at = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
+        launch["dst"], nodes["start"].gather(launch["src"]))  # an operation has one launch
+    gpu = nodes.filter(pl.col("cls") == GPU)
+    ops = gpu.select(pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end"),
+                     at.gather(gpu["node"]).alias("at"))
     decided = calls.sort("end").join_asof(
         ops.sort("op_end"), left_on="end", right_on="op_end", by="pid", strategy="backward",
         check_sortedness=False
