@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
+
 UNTRACED = "(no range)"
 LAUNCH_NAME = "launch overhead"
 
@@ -48,6 +50,20 @@ def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> 
     n = nodes.height
     return Names(table, ids.head(n), int(ids[n]), int(ids[n + 1]),
                  ranked.with_columns(ids.slice(n + 2).alias("name_id")))
+
+
+def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame
+              ) -> tuple[pl.Series, pl.Series]:
+    """Per edge (a row of ``edges``): a thread edge's measured gap and the name id of the
+    innermost range around its middle (null for other edges): what names a CPU segment that
+    is a whole gap (``path.py``), looked up once for every path of the graph."""
+    thread = edges.with_row_index("e").filter(pl.col("etype") == THREAD)
+    start = nodes["start"].cast(pl.Int64).gather(thread["dst"])
+    gap = start - nodes["end"].cast(pl.Int64).gather(thread["src"])
+    at = pl.DataFrame([nodes["lane"].gather(thread["dst"]).alias("global_tid"),
+                       (start - gap // 2).alias("at")])
+    return tuple(pl.repeat(None, edges.height, eager=True, dtype=pl.Int64).scatter(
+        thread["e"], values) for values in (gap, innermost_rows(names, at)))  # type: ignore[return-value]
 
 
 def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:

@@ -189,6 +189,20 @@ class PathWalker:
         part = pl.min_horizontal(ns, start - before)
         return pl.select(start - part // 2).to_series().alias("at")
 
+    def _cpu_names(self, cpu: pl.DataFrame) -> pl.Series:
+        """The name ids of CPU segments (node, edge, ns): a whole measured gap's are read
+        from ``Graph.gap_names``; the others' looked up where the part lies."""
+        gap_ns, gap_name = self.graph.gap_names
+        edge = cpu["edge"].clip(0)
+        whole = ((cpu["edge"] >= 0) & (cpu["ns"] >= gap_ns.gather(edge))).fill_null(False)
+        ids = gap_name.gather(edge)
+        part = cpu.filter(~whole)
+        if part.height:
+            at = part.select(self.graph.nodes["lane"].gather(part["node"]).alias("global_tid"),
+                             self._measured_middle(part["node"], part["edge"], part["ns"]))
+            ids = ids.scatter((~whole).arg_true(), innermost_rows(self.graph.names, at))
+        return ids
+
     def coded(self) -> pl.DataFrame:
         """The walked segments by number: step, code (of ``SEGMENT_KINDS``), ns, node, edge,
         name_id (of ``Graph.names.table``)."""
@@ -213,9 +227,7 @@ class PathWalker:
         name_id = names.node.gather(node)
         cpu = frame.filter(is_cpu)
         if cpu.height:  # a CPU gap: the range around it (where the trace has it)
-            at = cpu.select(self.graph.nodes["lane"].gather(cpu["node"]).alias("global_tid"),
-                            self._measured_middle(cpu["node"], cpu["edge"], cpu["ns"]))
-            name_id = name_id.scatter(is_cpu.arg_true(), innermost_rows(names, at))
+            name_id = name_id.scatter(is_cpu.arg_true(), self._cpu_names(cpu))
         named = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit(names.launch, pl.Int64))
                           .otherwise(name_id)).to_series()
         return frame.with_columns(named.alias("name_id"))
