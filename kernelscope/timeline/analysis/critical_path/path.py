@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.ints import column
 from kernelscope.timeline.analysis.critical_path.names import Names, innermost_rows
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
@@ -44,6 +45,10 @@ SEGMENT_KINDS = pl.Series("kind", [*OWN_KIND_ORDER, "untraced", "sync", *EDGE_KI
 """Every segment's kind by its code: own kinds, ``untraced``, ``sync``, then per edge type."""
 UNTRACED_CODE, SYNC_CODE = len(OWN_KIND_ORDER), len(OWN_KIND_ORDER) + 1
 EDGE_CODE_BASE = len(OWN_KIND_ORDER) + 2
+THREAD_CODE = EDGE_CODE_BASE + THREAD
+CODED_SCHEMA = {"step": pl.Int64, "code": pl.Int64, "ns": pl.Int64, "node": pl.Int64,
+                "edge": pl.Int64, "name_id": pl.Int64}
+"""``PathWalker.coded``'s columns."""
 COMMUNICATION_CODE = OWN_KIND_ORDER.index("communication")
 LAUNCH_CODE = EDGE_CODE_BASE + LAUNCH
 CPU_CODES = [code for code, kind in enumerate(SEGMENT_KINDS) if kind == "cpu"]
@@ -149,34 +154,37 @@ class PathWalker:
         return own.filter(pl.col("edge") == -1).group_by("node").agg(
             pl.col("ns").sum().alias("path_ns"))
 
-    def _runs(self) -> pl.DataFrame:
-        """The chains' segments: per call after the first of a run, the time from the call
-        before it (its thread edge), and the call before it's own time."""
-        schema = {"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}
+    def _coded_runs(self) -> pl.DataFrame:
+        """The chains' segments, as ``coded``: per call after the first of a run, the time
+        from the call before it (its thread edge: CPU time, named by its range), and the call
+        before it's own time (by its own kind and name)."""
         if not self.runs:
-            return pl.DataFrame(schema=schema)
+            return pl.DataFrame(schema=CODED_SCHEMA)
         calls = pl.DataFrame(self.runs, schema={"step": pl.Int64, "lo": pl.Int64,
                                                 "hi": pl.Int64}, orient="row").select(
             "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
         ).explode("m").drop_nulls("m")
-        m = calls["m"]
+        m, step = calls["m"], calls["step"]
+        before = m - 1
         start, end = self.run.series()
-        edge = self.plan.columns[3].gather(
-            self.plan.chains.member_pos.gather(m))
-        gaps = pl.DataFrame({"step": calls["step"], "node": m, "edge": edge,
-                             "ns": start.gather(m) - end.gather(m - 1)})
-        owns = pl.DataFrame({"step": calls["step"], "node": m - 1,
-                             "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
-                             "ns": self._durations().gather(m - 1)})
-        marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
-        return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
+        gaps = pl.DataFrame({
+            "step": step, "code": pl.repeat(THREAD_CODE, len(m), dtype=pl.Int64, eager=True),
+            "ns": start.gather(m) - end.gather(before), "node": m,
+            "edge": self.plan.columns[3].gather(self.plan.chains.member_pos.gather(m))})
+        owns = pl.DataFrame({
+            "step": step, "code": self.graph.own_kind_codes.gather(before),
+            "ns": self._durations().gather(before), "node": before,
+            "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
+            "name_id": self.graph.names.node.gather(before)})
+        marker = self.graph.nodes["cls"].gather(before) == MARK  # the step's begin: no time
+        return pl.concat([gaps.with_columns(self._cpu_names(gaps).alias("name_id")),
+                          owns.filter(~marker)])
 
     def _durations(self) -> pl.Series:
         """``dur`` as a series (the plan's own when it is the measured one)."""
         if self.dur is self.plan.dur:
             return self.plan.columns[0]
-        durations: pl.Series = pl.Series(self.dur, dtype=pl.Int64)
-        return durations
+        return column(self.dur)
 
     def _measured_middle(self, node: pl.Series, edge: pl.Series, ns: pl.Series) -> pl.Series:
         """Where a CPU segment (the time before ``node`` on its thread edge ``edge``) lies in
@@ -206,10 +214,9 @@ class PathWalker:
     def coded(self) -> pl.DataFrame:
         """The walked segments by number: step, code (of ``SEGMENT_KINDS``), ns, node, edge,
         name_id (of ``Graph.names.table``)."""
-        walked = pl.concat([pl.DataFrame(
+        walked = pl.DataFrame(
             {"step": self.steps, "node": self.nodes, "edge": self.edges, "ns": self.ns},
-            schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}),
-            self._runs()])
+            schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64})
         node, edge = walked["node"], walked["edge"]
         edges, names = self.graph.edges, self.graph.names
         some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
@@ -230,7 +237,7 @@ class PathWalker:
             name_id = name_id.scatter(is_cpu.arg_true(), self._cpu_names(cpu))
         named = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit(names.launch, pl.Int64))
                           .otherwise(name_id)).to_series()
-        return frame.with_columns(named.alias("name_id"))
+        return pl.concat([frame.with_columns(named.alias("name_id")), self._coded_runs()])
 
 
 def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:

@@ -25,7 +25,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import ints, writable
+from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -62,8 +62,8 @@ class Plan:
             if self._measured is None:
                 self._measured = fold(self.chains, durs, gaps, e_gaps)
             return self._measured
-        return fold(self.chains, durs if dur is None else pl.Series(dur, dtype=pl.Int64),
-                    gaps if s_gap is None else pl.Series(s_gap, dtype=pl.Int64), e_gaps)
+        return fold(self.chains, durs if dur is None else column(dur),
+                    gaps if s_gap is None else column(s_gap), e_gaps)
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
         """The lists a walk reads (``edges``: the graph's; made once)."""
@@ -103,8 +103,7 @@ class Replay:
     def series(self) -> tuple[pl.Series, pl.Series]:
         """``start`` and ``end`` as Int64 series (made once)."""
         if self.columns is None:
-            self.columns = (pl.Series(self.start, dtype=pl.Int64),
-                            pl.Series(self.end, dtype=pl.Int64))
+            self.columns = (column(self.start), column(self.end))
         return self.columns
 
 
