@@ -56,7 +56,7 @@ def with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Data
 def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     """A GPU operation that started later than its own edges allow, right after another
     stream's operation on the same device ended, waited on that one."""
-    gpu = nodes.filter(pl.col("cls") == GPU)
+    gpu = nodes.select("cls", "node", "start", "end", "lane").filter(pl.col("cls") == GPU)
     ops = gpu.select(
         "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane",
         _latest_key(edges, nodes.height).gather(gpu["node"]).alias("floor"),
@@ -89,7 +89,8 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
     """A thread idle for long while another thread of its process ran, or a thread's first
     event, follows as measured that thread's last event before it: a ``wake`` edge (the idle
     gap no longer binds)."""
-    cpu = nodes.filter((pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
+    cpu = nodes.select("cls", "node", "lane", "pid", "end").filter(
+        (pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
     idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
     firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst"))
     begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")

@@ -96,7 +96,8 @@ class Graph:
         (every replay's kernel families count them)."""
         windows = self.steps.select(pl.col("start").alias("w_start"),
                                     pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.filter(pl.col("cls") == GPU).select(
+        ops = self.nodes.select("cls", "node", "name", "kind", "start", "end").filter(
+            pl.col("cls") == GPU).select(
             "node", "name", "kind", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
         return ops.sort("start").join_asof(
             windows, left_on="start", right_on="w_start", strategy="backward",
@@ -138,7 +139,7 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
         pl.coalesce(own, pl.col("end") - pl.col("start")).alias("dur"))
     edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
     steps = step_nodes(nodes, steps)
-    kernels = nodes.filter(pl.col("kind") == "kernel")["name"]
+    kernels = nodes["name"].filter(nodes["kind"] == "kernel")
     nodes = nodes.with_columns(own_kinds(kernels).alias("own_kind"))
     return Graph(nodes.drop("row", "prio", "corr"), edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
@@ -231,8 +232,8 @@ def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
 
 def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
     """Launching call (start) -> its GPU operation, through correlation ids."""
-    calls = nodes.slice(0, n_cpu).filter(pl.col("row").is_not_null()).select(
-        pl.col("row").alias("call_row"), pl.col("node").alias("src"))
+    calls = nodes.slice(0, n_cpu).select(pl.col("row").alias("call_row"),
+                                         pl.col("node").alias("src")).drop_nulls("call_row")
     ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
                                     pl.col("node").alias("dst"))
     linked = ops.join(outer, on=["pid", "correlation_id"])
@@ -257,7 +258,8 @@ def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
     launched before the record -> the first launched after the wait on the stream that
     waits (named by the trace's synchronisation record of the wait), or, where no record
     names it, the first launched after the wait on another stream."""
-    calls = nodes.filter(pl.col("cls") == CPU)
+    calls = nodes.select("cls", "name", "lane", "start", "end", "pid", "corr").filter(
+        pl.col("cls") == CPU)  # the columns read, before the rows: a filter copies each
     records = calls.filter(named(calls["name"], pl.col("name").str.contains("EventRecord"))
                            ).select(pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")
                                     ).sort("rec_at")
