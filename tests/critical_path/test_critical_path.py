@@ -42,8 +42,8 @@ def test_replaying_the_measured_durations_gives_back_every_measured_time(model: 
     decides each start and end by the same edge as the columns do (``measured_replay``)."""
     nodes = model.graph.nodes
     run = replay(model.plan)
-    assert run.start == nodes["start"].to_list()
-    assert run.end == nodes["end"].to_list()
+    assert list(run.start) == nodes["start"].to_list()
+    assert list(run.end) == nodes["end"].to_list()
     assert run.start_by == model.measured.start_by
     assert run.end_by == model.measured.end_by
 
@@ -134,3 +134,39 @@ def test_a_trace_without_cuda_work_says_it_has_no_path(capsys: pytest.CaptureFix
     section = capsys.readouterr().out.split("## Critical path\n\n")[1].split("\n\n")[0]
     assert section == ("No step to follow: the trace holds no CUDA call and no GPU work, so "
                        "it has no critical path.")
+
+
+def test_the_breakdown_summed_by_number_is_the_one_summed_by_name(model: Model) -> None:
+    """The breakdown is summed by name id and kind code, then named: the same table as the
+    named segments summed by their strings; the predicted path's too."""
+    answer = model.whatif([Faster(".", 2.0)])
+    for cp in (model.critical_path, answer.after):
+        segments = cp.segments
+        total = max(int(segments["ns"].sum() or 0), 1)
+        by_name = (segments.group_by("kind", "name").agg(
+            pl.col("ns").sum(), (pl.col("ns") > 0).sum().cast(pl.UInt32).alias("count"))
+            .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
+            .sort(["ns", "kind", "name"], descending=[True, False, False]))
+        assert cp.breakdown.height >= 1
+        assert cp.breakdown.equals(by_name)
+
+
+def test_a_whole_cpu_gap_is_named_as_its_own_lookup_names_it(model: Model) -> None:
+    """A CPU gap on a path is named by the range around the middle of its part on the path
+    (as measured); a whole gap reads the name looked up once for its thread edge: the same
+    name a lookup of that segment alone gives."""
+    from kernelscope.timeline.analysis.critical_path.names import innermost_rows
+    from kernelscope.timeline.analysis.critical_path.path import PathWalker
+
+    graph, plan = model.graph, model.plan
+    walker = PathWalker(graph, plan, model.measured, plan.dur)
+    for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
+        walker.walk(step, begin, finish)
+    coded = walker.coded()
+    gaps = coded.filter(pl.col("edge") >= 0).join(
+        graph.edges.with_row_index("edge").select(pl.col("edge").cast(pl.Int64), "etype"),
+        on="edge").filter(pl.col("etype") == 0)  # THREAD: the CPU time between two calls
+    assert gaps.height >= 1
+    at = gaps.select(graph.nodes["lane"].gather(gaps["node"]).alias("global_tid"),
+                     walker._measured_middle(gaps["node"], gaps["edge"], gaps["ns"]))
+    assert gaps["name_id"].to_list() == innermost_rows(graph.names, at).to_list()

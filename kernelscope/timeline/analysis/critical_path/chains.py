@@ -51,6 +51,16 @@ class Chains:
         return ints(_slots(self, self.s_src, self.s_from_start))
 
     @cached_property
+    def s_lag(self) -> pl.Series:
+        """Per start edge where ``fold`` reads its lag (``_lag_index``)."""
+        return _lag_index(self, self.s_src, self.s_from_start)
+
+    @cached_property
+    def e_lag(self) -> pl.Series:
+        """Per end edge where ``fold`` reads its lag."""
+        return _lag_index(self, self.e_src, self.e_from_start)
+
+    @cached_property
     def e_enc(self) -> Sequence[int]:
         """Per end edge its source's slot."""
         return ints(_slots(self, self.e_src, self.e_from_start))
@@ -72,10 +82,11 @@ class Folded:
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
-              order: pl.Series) -> Chains:
+              events: pl.DataFrame) -> Chains:
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
-    from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``order``:
-    every event in replay order."""
+    from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``events``:
+    every event (node, side: 1 for a waiting call's end) with its place in replay order
+    (the columns at, rank, node: no two events alike)."""
     has_end = pl.int_range(n, eager=True, dtype=pl.Int64).is_in(ends["dst"].implode())
     first = s_ptr.head(n)
     count = s_ptr.tail(n) - first
@@ -89,8 +100,9 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
                      .forward_fill()).to_series()
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
-    node = order // 2
-    kept = order.filter((order % 2 == 1) | (head.gather(node) == node))
+    kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
+                         ).sort("at", "rank", "node")
+    kept = 2 * kept["node"] + kept["side"]
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
                   ends["src"], ends["from_start"], ints(kept))
 
@@ -102,8 +114,8 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
-    s_eff = _gaps(chains, chains.s_src, chains.s_from_start, gaps, off, durs)
-    e_eff = _gaps(chains, chains.e_src, chains.e_from_start, e_gap, off, durs)
+    s_eff = _gaps(gaps, chains.s_lag, off, durs)
+    e_eff = _gaps(e_gap, chains.e_lag, off, durs)
     return Folded(chains.head_list, ints(off), chains.s_enc, s_eff, chains.e_enc, e_eff,
                   (off, durs))
 
@@ -116,15 +128,23 @@ def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
                      ).to_series()
 
 
-def _gaps(chains: Chains, src: pl.Series, from_start: pl.Series, gap: pl.Series,
-          off: pl.Series, durs: pl.Series) -> Sequence[int]:
-    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
-    head, the source's offset and (from its end) duration."""
+def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
+    """Per edge where its lag is read in ``_gaps``' lags: the source's offset (``src``), its
+    offset plus its duration (``n + src``: from its end) or 0 (``2 * n``: from a waiting
+    call's end, its own slot)."""
+    n = chains.head.len()
     at_end = ~from_start
     synced = at_end & chains.has_end.gather(src)
-    lag = off.gather(src) + pl.select(pl.when(at_end).then(durs.gather(src)).otherwise(0)
-                                      ).to_series()
-    return ints(pl.select(pl.when(synced).then(gap).otherwise(gap + lag)).to_series())
+    return pl.select(pl.when(synced).then(2 * n).when(at_end).then(src + n).otherwise(src)
+                     ).to_series()
+
+
+def _gaps(gap: pl.Series, lag_index: pl.Series, off: pl.Series, durs: pl.Series
+          ) -> Sequence[int]:
+    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
+    head, the source's offset and (from its end) duration (one gather, ``_lag_index``)."""
+    lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])
+    return ints(gap + lags.gather(lag_index))
 
 
 def read_back(chains: Chains, folded: Folded, times: list[int]
@@ -138,11 +158,11 @@ def read_back(chains: Chains, folded: Folded, times: list[int]
     return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> Sequence[int]:
+def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> pl.Series:
     """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
     head_late = pl.Series(late[0::2], dtype=pl.Int64).gather(chains.head)
     bounded = head_late < inf // 2
     off, durs = folded.columns
     own = head_late + off + durs
-    return ints(pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
-                     .when(bounded).then(own).otherwise(inf)).to_series())
+    return pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
+                     .when(bounded).then(own).otherwise(inf)).to_series()

@@ -31,6 +31,14 @@ from functools import cached_property
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.gaps import (
+    bind,
+    cross_edges,
+    launch_latency,
+    with_gaps,
+    with_wakes,
+)
+from kernelscope.timeline.analysis.critical_path.names import Names, gap_names, names_of
 from kernelscope.timeline.analysis.critical_path.steps import STEP_SCHEMA, cpu_ranges, find_steps
 from kernelscope.timeline.analysis.critical_path.sync_edges import (
     join_edges,
@@ -40,19 +48,13 @@ from kernelscope.timeline.analysis.critical_path.sync_edges import (
 )
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     CPU,
-    CROSS,
-    CROSS_TOLERANCE_NS,
-    CROSS_WINDOW_NS,
     EDGE_SCHEMA,
     EVENT,
     GPU,
     LAUNCH,
     MARK,
-    OWN_KIND_ORDER,
     STREAM,
     THREAD,
-    WAKE,
-    WAKE_WINDOW_NS,
     WHOLE_TRACE_LANE,
     own_kinds,
 )
@@ -85,8 +87,8 @@ class Graph:
     @cached_property
     def own_kind_codes(self) -> pl.Series:
         """Per node the code of its own time's kind (its place in ``vocabulary.OWN_KIND_ORDER``)."""
-        codes = {kind: code for code, kind in enumerate(OWN_KIND_ORDER)}
-        return pl.Series("own", self.nodes["own_kind"].replace_strict(codes), dtype=pl.Int64)
+        codes: pl.Series = self.nodes["own_kind"].cast(pl.Int64)
+        return codes
 
     @cached_property
     def step_ops(self) -> pl.DataFrame:
@@ -94,18 +96,23 @@ class Graph:
         (every replay's kernel families count them)."""
         windows = self.steps.select(pl.col("start").alias("w_start"),
                                     pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.filter(pl.col("cls") == GPU).select(
+        ops = self.nodes.select("cls", "node", "name", "kind", "start", "end").filter(
+            pl.col("cls") == GPU).select(
             "node", "name", "kind", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
         return ops.sort("start").join_asof(
             windows, left_on="start", right_on="w_start", strategy="backward",
             check_sortedness=False).filter(pl.col("start") < pl.col("w_end")).select(
             "node", "name", "kind", "gpu_ns")
 
+    @cached_property
+    def names(self) -> Names:
+        """The name table of the paths' segments (``names.py``)."""
+        return names_of(self.nodes, self.ranges, self.steps)
 
     @cached_property
-    def step_op_nodes(self) -> list[int]:
-        """``step_ops``' nodes, as a list."""
-        return self.step_ops["node"].to_list()
+    def gap_names(self) -> tuple[pl.Series, pl.Series]:
+        """Per edge a thread edge's measured gap and its range's name id (``names.py``)."""
+        return gap_names(self.names, self.nodes, self.edges)
 
 
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:
@@ -122,17 +129,17 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     edges = pl.concat([_chain_edges(nodes.slice(0, n_cpu), THREAD),
                        _chain_edges(nodes.slice(n_cpu), STREAM), launch,
                        _event_edges(nodes, launch, report.sync)])
-    latency = _launch_latency(nodes, launch)
-    edges = _with_gaps(nodes, edges, latency)
-    edges = pl.concat([edges, _with_gaps(nodes, _cross_edges(nodes, edges), latency)])
-    edges = _with_wakes(nodes, edges, latency)
-    edges = _bind(nodes, edges)
+    latency = launch_latency(nodes, launch)
+    edges = with_gaps(nodes, edges, latency)
+    edges = pl.concat([edges, with_gaps(nodes, cross_edges(nodes, edges), latency)])
+    edges = with_wakes(nodes, edges, latency)
+    edges = bind(edges)
     syncs, own = sync_edges(nodes, launch)
     nodes = nodes.with_columns(
         pl.coalesce(own, pl.col("end") - pl.col("start")).alias("dur"))
     edges = pl.concat([edges, syncs, join_edges(nodes)], how="diagonal_relaxed")
     steps = step_nodes(nodes, steps)
-    kernels = nodes.filter(pl.col("kind") == "kernel")["name"]
+    kernels = nodes["name"].filter(nodes["kind"] == "kernel")
     nodes = nodes.with_columns(own_kinds(kernels).alias("own_kind"))
     return Graph(nodes.drop("row", "prio", "corr"), edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
@@ -177,24 +184,10 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
 
 def _merged(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.DataFrame:
     """``calls`` (in order of lane and start) and the step ``markers`` in one frame in order
-    of lane, start and prio (a marker before a call of its lane and time): the few markers
-    placed among the calls, where a sort of every row would order a million calls again."""
-    markers = markers.sort("lane", "start", "prio")
-    lane, start = calls["lane"], calls["start"]
-    place: list[int] = []  # per marker, how many calls come before it
-    for (key,), group in markers.group_by("lane", maintain_order=True):
-        low = int(lane.search_sorted(key, side="left"))  # type: ignore[arg-type]
-        high = int(lane.search_sorted(key, side="right"))  # type: ignore[arg-type]
-        place.extend((start.slice(low, high - low).search_sorted(group["start"], side="left")
-                      .cast(pl.Int64) + low).to_list())
-    places = pl.Series(place, dtype=pl.Int64)
-    rows = pl.int_range(calls.height, eager=True, dtype=pl.Int64)
-    ahead = places.search_sorted(rows, side="right").cast(pl.Int64)  # markers before a call
-    at = pl.concat([rows + ahead, places + pl.int_range(markers.height, eager=True,
-                                                         dtype=pl.Int64)])
-    order = pl.repeat(0, at.len(), eager=True, dtype=pl.Int64).scatter(
-        at, pl.int_range(at.len(), eager=True, dtype=pl.Int64))
-    return pl.concat([calls, markers]).select(pl.all().gather(order))
+    of lane, start and prio (a marker before a call of its lane and time): a stable sort,
+    which keeps the calls' order and is quick on rows almost in order."""
+    return pl.concat([calls, markers.sort("lane", "start", "prio")]).sort(
+        "lane", "start", "prio", maintain_order=True)
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
@@ -216,7 +209,8 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
              for kind, frame, label in (("kernel", report.kernels, "name"),
                                         ("memcpy", report.memcpy, "operation"),
                                         ("memset", report.memset, "operation"))]
-    ops = pl.concat(parts).sort("device_id", "stream_id", "start")
+    ops = pl.concat(parts).sort(  # stable: each table comes in order of start (fast)
+        "device_id", "stream_id", "start", maintain_order=True)
     return ops.select(
         pl.lit(GPU, pl.Int8).alias("cls"), "kind", "name", "start", "end",
         (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("lane"),
@@ -238,8 +232,8 @@ def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
 
 def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
     """Launching call (start) -> its GPU operation, through correlation ids."""
-    calls = nodes.slice(0, n_cpu).filter(pl.col("row").is_not_null()).select(
-        pl.col("row").alias("call_row"), pl.col("node").alias("src"))
+    calls = nodes.slice(0, n_cpu).select(pl.col("row").alias("call_row"),
+                                         pl.col("node").alias("src")).drop_nulls("call_row")
     ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
                                     pl.col("node").alias("dst"))
     linked = ops.join(outer, on=["pid", "correlation_id"])
@@ -264,7 +258,8 @@ def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
     launched before the record -> the first launched after the wait on the stream that
     waits (named by the trace's synchronisation record of the wait), or, where no record
     names it, the first launched after the wait on another stream."""
-    calls = nodes.filter(pl.col("cls") == CPU)
+    calls = nodes.select("cls", "name", "lane", "start", "end", "pid", "corr").filter(
+        pl.col("cls") == CPU)  # the columns read, before the rows: a filter copies each
     records = calls.filter(named(calls["name"], pl.col("name").str.contains("EventRecord"))
                            ).select(pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")
                                     ).sort("rec_at")
@@ -302,96 +297,3 @@ def _waiting_lanes(sync: pl.DataFrame) -> pl.DataFrame:
         pid_of(pl.col("global_pid")).alias("pid"), pl.col("correlation_id").alias("corr"),
         (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("wait_lane"),
     ).unique(["pid", "corr"])
-
-
-def _launch_latency(nodes: pl.DataFrame, launch: pl.DataFrame) -> int:
-    """The median time from a launch call's start to its operation's start, over the
-    operations whose stream was idle when the call began."""
-    start, end, lane = nodes["start"], nodes["end"], nodes["lane"]
-    src, dst = launch["src"], launch["dst"]
-    prev = (dst - 1).clip(0)
-    call_start, op_start = start.gather(src), start.gather(dst)
-    idle = (lane.gather(prev) != lane.gather(dst)) | (end.gather(prev) <= call_start)
-    latency = (op_start - call_start).filter(idle & (op_start >= call_start))
-    return int(latency.median() or 0) if latency.len() else 0  # type: ignore[arg-type]
-
-
-def _with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
-    """``measured`` (the destination's start minus the source's time), ``least`` (the gap
-    a non-deciding edge keeps) and ``key`` (the start the edge alone allows)."""
-    start, end = nodes["start"], nodes["end"]
-    value = pl.when(pl.col("from_start")).then(start.gather(edges["src"])).otherwise(
-        end.gather(edges["src"]))
-    edges = edges.with_columns(value.alias("value"),
-                               start.gather(edges["dst"]).alias("dst_start"))
-    measured = pl.col("dst_start") - pl.col("value")
-    default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
-               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(measured)
-               .otherwise(pl.lit(0, pl.Int64)))
-    return edges.with_columns(measured.alias("measured"),
-                              pl.min_horizontal(default, measured).alias("least")
-                              ).with_columns((pl.col("value") + pl.col("least")).alias("key")
-                                             ).drop("value", "dst_start")
-
-
-def _cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
-    """A GPU operation that started later than its own edges allow, right after another
-    stream's operation on the same device ended, waited on that one."""
-    into_gpu = edges.filter(pl.col("etype").is_in([LAUNCH, STREAM, EVENT]))
-    floor = into_gpu.group_by("dst").agg(pl.col("key").max().alias("floor"))
-    ops = nodes.filter(pl.col("cls") == GPU).select(
-        "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane"
-    ).join(floor, left_on="node", right_on="dst", how="left").with_columns(
-        pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
-    late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")
-    ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
-                      pl.col("lane").alias("src_lane"),
-                      nodes.filter(pl.col("cls") == GPU)["end"].alias("src_end")).sort("src_end")
-    found = late.join_asof(ends, left_on="start", right_on="src_end", by="device",
-                           strategy="backward", check_sortedness=False)
-    return found.filter(
-        (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
-        & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
-    ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
-             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
-
-
-def _with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
-    """A thread idle for long while another thread of its process ran, or a thread's first
-    event, follows as measured that thread's last event before it: a ``wake`` edge (the idle
-    gap no longer binds)."""
-    cpu = nodes.filter((pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
-    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
-    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst"))
-    begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
-    resumed = pl.concat([
-        idle.select("dst", "measured").join(begins, on="dst").with_columns(
-            (pl.col("start") - pl.col("measured")).alias("idle_from")).drop("measured"),
-        firsts.select("dst").join(begins, on="dst").with_columns(
-            pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
-    ]).sort("start")
-    calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
-                       pl.col("lane").alias("other_lane")).sort("other_end")
-    found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
-                              strategy="backward", check_sortedness=False).filter(
-        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
-    wakes = found.select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
-                         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
-    woken = (pl.col("etype") == THREAD) & pl.col("dst").is_in(wakes["dst"].implode())
-    edges = edges.with_columns(
-        pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),
-        pl.when(woken).then(pl.col("key") - pl.col("least")).otherwise(pl.col("key")).alias("key"))
-    return pl.concat([edges, _with_gaps(nodes, wakes, latency)])
-
-
-def _bind(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
-    """The gap of every start edge: measured for the one that decided the start (the
-    greatest ``key``), ``least`` for the others."""
-    edges = edges.sort("dst", "key", descending=[False, True])
-    deciding = pl.col("dst").is_first_distinct()
-    return edges.with_columns(
-        pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"),
-        pl.lit(False).alias("to_end"),
-    ).select("src", "dst", "etype", "from_start", "to_end", "gap")
-
-

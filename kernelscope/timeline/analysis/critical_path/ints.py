@@ -8,6 +8,7 @@ from array import array
 from collections.abc import Sequence
 
 import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped]
 
 
 def ints(series: pl.Series) -> memoryview:
@@ -28,3 +29,14 @@ def writable(values: Sequence[int]) -> array[int]:
         copy.frombytes(memoryview(values).cast("B"))
         return copy
     return array("q", values)
+
+
+def column(values: Sequence[int]) -> pl.Series:
+    """An Int64 series of ``values`` (an array or a view from ``ints``: its bytes copied at
+    once, where a series made from a sequence reads one Python int at a time)."""
+    if isinstance(values, (memoryview, array)):
+        data = pa.py_buffer(memoryview(values).cast("B").tobytes())
+        series: pl.Series = pl.Series(values=pa.Array.from_buffers(
+            pa.int64(), len(values), [None, data]))
+        return series
+    return pl.Series(values, dtype=pl.Int64)

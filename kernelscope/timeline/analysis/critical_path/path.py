@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.ints import column
+from kernelscope.timeline.analysis.critical_path.names import Names, innermost_rows
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     COLLECTIVE,
@@ -43,13 +45,13 @@ SEGMENT_KINDS = pl.Series("kind", [*OWN_KIND_ORDER, "untraced", "sync", *EDGE_KI
 """Every segment's kind by its code: own kinds, ``untraced``, ``sync``, then per edge type."""
 UNTRACED_CODE, SYNC_CODE = len(OWN_KIND_ORDER), len(OWN_KIND_ORDER) + 1
 EDGE_CODE_BASE = len(OWN_KIND_ORDER) + 2
+THREAD_CODE = EDGE_CODE_BASE + THREAD
+CODED_SCHEMA = {"step": pl.Int64, "code": pl.Int64, "ns": pl.Int64, "node": pl.Int64,
+                "edge": pl.Int64, "name_id": pl.Int64}
+"""``PathWalker.coded``'s columns."""
 COMMUNICATION_CODE = OWN_KIND_ORDER.index("communication")
 LAUNCH_CODE = EDGE_CODE_BASE + LAUNCH
 CPU_CODES = [code for code, kind in enumerate(SEGMENT_KINDS) if kind == "cpu"]
-UNTRACED = "(no range)"
-SEGMENT_SCHEMA = {"step": pl.Int64, "kind": pl.String, "name": pl.String, "ns": pl.Int64,
-                  "node": pl.Int64, "edge": pl.Int64}
-
 
 class PathWalker:
     """Walks one replay's critical paths into columns: per segment its step, node, edge
@@ -152,34 +154,37 @@ class PathWalker:
         return own.filter(pl.col("edge") == -1).group_by("node").agg(
             pl.col("ns").sum().alias("path_ns"))
 
-    def _runs(self) -> pl.DataFrame:
-        """The chains' segments: per call after the first of a run, the time from the call
-        before it (its thread edge), and the call before it's own time."""
-        schema = {"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}
+    def _coded_runs(self) -> pl.DataFrame:
+        """The chains' segments, as ``coded``: per call after the first of a run, the time
+        from the call before it (its thread edge: CPU time, named by its range), and the call
+        before it's own time (by its own kind and name)."""
         if not self.runs:
-            return pl.DataFrame(schema=schema)
+            return pl.DataFrame(schema=CODED_SCHEMA)
         calls = pl.DataFrame(self.runs, schema={"step": pl.Int64, "lo": pl.Int64,
                                                 "hi": pl.Int64}, orient="row").select(
             "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
         ).explode("m").drop_nulls("m")
-        m = calls["m"]
+        m, step = calls["m"], calls["step"]
+        before = m - 1
         start, end = self.run.series()
-        edge = self.plan.columns[3].gather(
-            self.plan.chains.member_pos.gather(m))
-        gaps = pl.DataFrame({"step": calls["step"], "node": m, "edge": edge,
-                             "ns": start.gather(m) - end.gather(m - 1)})
-        owns = pl.DataFrame({"step": calls["step"], "node": m - 1,
-                             "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
-                             "ns": self._durations().gather(m - 1)})
-        marker = self.graph.nodes["cls"].gather(m - 1) == MARK  # the step's begin: no time
-        return pl.concat([gaps, owns.filter(~marker)]).cast(schema)  # type: ignore[arg-type]
+        gaps = pl.DataFrame({
+            "step": step, "code": pl.repeat(THREAD_CODE, len(m), dtype=pl.Int64, eager=True),
+            "ns": start.gather(m) - end.gather(before), "node": m,
+            "edge": self.plan.columns[3].gather(self.plan.chains.member_pos.gather(m))})
+        owns = pl.DataFrame({
+            "step": step, "code": self.graph.own_kind_codes.gather(before),
+            "ns": self._durations().gather(before), "node": before,
+            "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
+            "name_id": self.graph.names.node.gather(before)})
+        marker = self.graph.nodes["cls"].gather(before) == MARK  # the step's begin: no time
+        return pl.concat([gaps.with_columns(self._cpu_names(gaps).alias("name_id")),
+                          owns.filter(~marker)])
 
     def _durations(self) -> pl.Series:
         """``dur`` as a series (the plan's own when it is the measured one)."""
         if self.dur is self.plan.dur:
             return self.plan.columns[0]
-        durations: pl.Series = pl.Series(self.dur, dtype=pl.Int64)
-        return durations
+        return column(self.dur)
 
     def _measured_middle(self, node: pl.Series, edge: pl.Series, ns: pl.Series) -> pl.Series:
         """Where a CPU segment (the time before ``node`` on its thread edge ``edge``) lies in
@@ -192,14 +197,28 @@ class PathWalker:
         part = pl.min_horizontal(ns, start - before)
         return pl.select(start - part // 2).to_series().alias("at")
 
-    def segments(self) -> pl.DataFrame:
-        """The walked segments: step, kind, name, ns, node, edge (see the module docstring)."""
-        walked = pl.concat([pl.DataFrame(
+    def _cpu_names(self, cpu: pl.DataFrame) -> pl.Series:
+        """The name ids of CPU segments (node, edge, ns): a whole measured gap's are read
+        from ``Graph.gap_names``; the others' looked up where the part lies."""
+        gap_ns, gap_name = self.graph.gap_names
+        edge = cpu["edge"].clip(0)
+        whole = ((cpu["edge"] >= 0) & (cpu["ns"] >= gap_ns.gather(edge))).fill_null(False)
+        ids = gap_name.gather(edge)
+        part = cpu.filter(~whole)
+        if part.height:
+            at = part.select(self.graph.nodes["lane"].gather(part["node"]).alias("global_tid"),
+                             self._measured_middle(part["node"], part["edge"], part["ns"]))
+            ids = ids.scatter((~whole).arg_true(), innermost_rows(self.graph.names, at))
+        return ids
+
+    def coded(self) -> pl.DataFrame:
+        """The walked segments by number: step, code (of ``SEGMENT_KINDS``), ns, node, edge,
+        name_id (of ``Graph.names.table``)."""
+        walked = pl.DataFrame(
             {"step": self.steps, "node": self.nodes, "edge": self.edges, "ns": self.ns},
-            schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64}),
-            self._runs()])
+            schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64})
         node, edge = walked["node"], walked["edge"]
-        nodes, edges = self.graph.nodes, self.graph.edges
+        edges, names = self.graph.edges, self.graph.names
         some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
         etype = (edges["etype"].gather(some_edge).cast(pl.Int64) if edges.height
                  else pl.Series([None] * len(edge), dtype=pl.Int64))
@@ -212,85 +231,42 @@ class PathWalker:
         ).to_series()
         is_cpu = code.is_in(CPU_CODES)
         frame = pl.DataFrame([walked["step"], code.alias("code"), walked["ns"], node, edge])
-        names = nodes["name"].fill_null("").append(pl.Series(["launch overhead"]))
+        name_id = names.node.gather(node)
         cpu = frame.filter(is_cpu)
-        if cpu.height:
-            at = cpu.select(nodes["lane"].gather(cpu["node"]).alias("global_tid"),
-                            self._measured_middle(cpu["node"], cpu["edge"], cpu["ns"]))
-            steps = self.graph.steps.select("global_tid", "start", "end")
-            ranges = self.graph.ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
-            names = names.append(innermost(ranges, at))
-        # one gather of the names: a node's own, "launch overhead", or a CPU gap's range
-        at_name = pl.select(
-            pl.when(is_cpu).then(is_cpu.cast(pl.Int64).cum_sum() + nodes.height)
-            .when(code == LAUNCH_CODE).then(pl.lit(nodes.height, pl.Int64)).otherwise(node)
-        ).to_series()
-        frame = frame.with_columns(SEGMENT_KINDS.gather(code).alias("kind"),
-                                   names.gather(at_name).alias("name"))
-        return frame.select(list(SEGMENT_SCHEMA))
+        if cpu.height:  # a CPU gap: the range around it (where the trace has it)
+            name_id = name_id.scatter(is_cpu.arg_true(), self._cpu_names(cpu))
+        named = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit(names.launch, pl.Int64))
+                          .otherwise(name_id)).to_series()
+        return pl.concat([frame.with_columns(named.alias("name_id")), self._coded_runs()])
 
 
-def innermost(ranges: pl.DataFrame, at: pl.DataFrame) -> pl.Series:
-    """The name of the innermost range (``ranges``: start, end, global_tid, name; nested on
-    each thread) around each row of ``at`` (global_tid, at), in its order; ``UNTRACED``
-    where none is."""
-    if not ranges.height:
-        return pl.Series("name", [UNTRACED] * at.height, dtype=pl.String)
-    ranked = _with_parents(ranges)
-    points = at.with_row_index("_p").sort("at")
-    found = points.join_asof(
-        ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
-        by="global_tid", strategy="backward", check_sortedness=False).sort("_p")
-    current = found["r"]
-    ends, parents, names = ranked["end"], ranked["parent"], ranked["name"]
-    times = found["at"]
-    for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
-        outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
-        if not outside.any():
-            break
-        current = pl.select(pl.when(outside).then(parents.gather(current.fill_null(0)))
-                            .otherwise(current)).to_series()
-    named = names.gather(current.fill_null(0))
-    return pl.select(pl.when(current.is_null()).then(pl.lit(UNTRACED)).otherwise(named)
-                     ).to_series().alias("name")
+def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
+    """``PathWalker.coded`` named: step, kind, name, ns, node, edge (the module docstring)."""
+    return coded.select("step", SEGMENT_KINDS.gather(coded["code"]).alias("kind"),
+                        names.table.gather(coded["name_id"]).alias("name"), "ns", "node", "edge")
 
 
-def _with_parents(ranges: pl.DataFrame) -> pl.DataFrame:
-    """``ranges`` sorted by thread and start, with ``r`` (the row), ``depth`` (how many
-    ranges of the thread are open at its start) and ``parent`` (the range around it)."""
-    ordered = ranges.sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
-    ordered = ordered.with_row_index("r").with_columns(pl.col("r").cast(pl.Int64))
-    opens = ordered.select("global_tid", pl.col("start").alias("t"), pl.lit(1).alias("d"),
-                           pl.lit(1).alias("o"), "r")
-    closes = ordered.select("global_tid", pl.col("end").alias("t"), pl.lit(-1).alias("d"),
-                            pl.lit(0).alias("o"), "r")
-    events = pl.concat([opens, closes]).sort("global_tid", "t", "o", "r").with_columns(
-        pl.col("d").cum_sum().over("global_tid").alias("open"))
-    depth = events.filter(pl.col("o") == 1).select("r", (pl.col("open") - 1).alias("depth"))
-    ordered = ordered.join(depth, on="r").sort("r")
-    parents = ordered.select(pl.col("global_tid"), pl.col("depth"),
-                             pl.col("start").alias("p_start"), pl.col("r").alias("parent"))
-    probe = ordered.with_columns((pl.col("depth") - 1).alias("pd"))
-    return probe.sort("start").join_asof(
-        parents.sort("p_start"), left_on="start", right_on="p_start",
-        by_left=["global_tid", "pd"], by_right=["global_tid", "depth"],
-        strategy="backward", check_sortedness=False, allow_exact_matches=True,
-    ).sort("r").with_columns(
-        pl.when(pl.col("parent") == pl.col("r")).then(None).otherwise(pl.col("parent"))
-        .alias("parent")).select("r", "global_tid", "start", "end", "name", "depth", "parent")
-
-
-def breakdown(segments: pl.DataFrame) -> pl.DataFrame:
+def breakdown(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
     """Per kind and name: ns on the path (summed over the steps), how many pieces of it
-    took time, and its share of the path."""
-    total = max(int(segments["ns"].sum() or 0), 1)
-    counted = (pl.col("ns") > 0).sum().cast(pl.UInt32).alias("count")
-    return (segments.group_by("kind", "name").agg(pl.col("ns").sum(), counted)
+    took time, and its share of the path (``coded``: ``PathWalker.coded``; summed by number,
+    then by name: several codes share a kind)."""
+    total = max(int(coded["ns"].sum() or 0), 1)
+    key = (pl.col("name_id") * len(SEGMENT_KINDS) + pl.col("code")).alias("key")
+    sums = coded.group_by(key).agg(
+        pl.col("ns").sum(), (pl.col("ns") > 0).sum().cast(pl.Int64).alias("count"))
+    code, name_id = sums["key"] % len(SEGMENT_KINDS), sums["key"] // len(SEGMENT_KINDS)
+    named = sums.select(SEGMENT_KINDS.gather(code).alias("kind"),
+                        names.table.gather(name_id).alias("name"), "ns", "count")
+    return (named.group_by("kind", "name").agg(pl.col("ns").sum(),
+                                               pl.col("count").sum().cast(pl.UInt32))
             .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
 
 
-def family_slack(graph: Graph, run: Replay, late: Sequence[int] | None, on_path: pl.DataFrame
+OP_KINDS = {"kernel": 0, "memcpy": 1, "memset": 2}
+
+
+def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.DataFrame
                  ) -> pl.DataFrame:
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
@@ -300,14 +276,18 @@ def family_slack(graph: Graph, run: Replay, late: Sequence[int] | None, on_path:
     if late is None:
         slack = pl.lit(None, pl.Int64)
     else:
-        latest = pl.Series("latest", [late[node] for node in graph.step_op_nodes],
-                           dtype=pl.Int64)
+        latest = late.gather(ops["node"])
         end = run.series()[1].gather(ops["node"])
         slack = pl.when(latest < INF // 2).then(latest - end)
-    ops = ops.with_columns(slack.alias("slack"))
+    # one group per name and kind, keyed by numbers (a null name apart from an empty one)
+    kind = pl.col("kind").replace_strict(OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
+    family = (graph.names.node.gather(ops["node"]) * 8 + kind * 2
+              + pl.col("name").is_null().cast(pl.Int64)).alias("family")
+    ops = ops.with_columns(slack.alias("slack"), family)
     ops = ops.join(on_path, on="node", how="left")
-    return ops.group_by("name", "kind").agg(
+    return ops.group_by("family").agg(
+        pl.col("name").first(), pl.col("kind").first(),
         pl.len().alias("launches"), pl.col("gpu_ns").sum(),
         pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
         pl.col("slack").min().alias("slack_ns"),
-    ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])
+    ).drop("family").sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

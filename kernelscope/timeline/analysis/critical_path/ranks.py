@@ -29,6 +29,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     COLLECTIVE,
     GPU,
     MARK,
+    OWN_KIND_ORDER,
     RANK_BITS,
     THREAD,
     WHOLE_TRACE_LANE,
@@ -123,7 +124,8 @@ def _with_markers(nodes: pl.DataFrame, edges: pl.DataFrame, calls: pl.DataFrame
         pl.col(word).alias("node"), pl.lit(MARK, pl.Int8).alias("cls"),
         pl.lit(f"collective {word}").alias("kind"), pl.col("op").alias("name"),
         pl.col(at).alias("start"), pl.col(at).alias("end"), "lane", "rank",
-        pl.lit(0, pl.Int64).alias("dur"), pl.lit("communication").alias("own_kind"))
+        pl.lit(0, pl.Int64).alias("dur"),
+        pl.lit(OWN_KIND_ORDER.index("communication"), pl.Int8).alias("own_kind"))
         for word, at in (("arrive", "start"), ("release", "released"), ("leave", "end"))])
     pid = nodes.select("lane", "pid").unique("lane")
     marks = marks.join(pid, on="lane", how="left")

@@ -3,8 +3,9 @@ kind and name, and the kernel families with their time on the path and their sla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -13,6 +14,7 @@ from kernelscope.timeline.analysis.critical_path.path import (
     PathWalker,
     breakdown,
     family_slack,
+    segments_of,
 )
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, latest_ends
 
@@ -25,7 +27,8 @@ class CriticalPath:
     """One replay's critical paths.
 
     - ``steps``: step, name, start, end (measured), step_ns (this replay's), path_ns;
-    - ``segments``: step, kind, name, ns, node, edge (the path, newest first);
+    - ``segments``: step, kind, name, ns, node, edge (the path, newest first; named when
+      first read: the breakdown is summed without naming every segment);
     - ``breakdown``: kind, name, ns, count, pct (over every step's path);
     - ``kinds``: kind, ns, pct;
     - ``families``: name, kind, launches, gpu_ns, path_ns, slack_ns;
@@ -34,11 +37,15 @@ class CriticalPath:
     """
 
     steps: pl.DataFrame
-    segments: pl.DataFrame
     breakdown: pl.DataFrame
     kinds: pl.DataFrame
     families: pl.DataFrame
-    slack_known: bool = True
+    slack_known: bool
+    named_segments: Callable[[], pl.DataFrame]
+
+    @cached_property
+    def segments(self) -> pl.DataFrame:
+        return self.named_segments()
 
     @property
     def median_step_ns(self) -> int | None:
@@ -52,19 +59,20 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
         walker.walk(step, begin, finish)
-    segments = walker.segments()
+    coded = walker.coded()
     step_ns = [run.start[finish] - run.start[begin] for begin, finish in
                graph.steps.select("begin", "finish").iter_rows()]
-    path_ns = segments.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
+    path_ns = coded.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
     ranked = ["rank"] if "rank" in graph.steps.columns else []
     steps = graph.steps.select(*ranked, "step", "name", "start", "end").with_columns(
         pl.Series("step_ns", step_ns, dtype=pl.Int64)
     ).join(path_ns, on="step", how="left").with_columns(pl.col("path_ns").fill_null(0))
-    table = breakdown(segments)
+    table = breakdown(coded, graph.names)
     kinds = table.group_by("kind").agg(pl.col("ns").sum(), pl.col("pct").sum()).with_columns(
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
     late = latest_ends(plan, run, dur, s_gap) if with_slack else None
     families = family_slack(graph, run, late, walker.own_time())
-    return CriticalPath(steps, segments, table, kinds, families, with_slack)
+    return CriticalPath(steps, table, kinds, families, with_slack,
+                        lambda: segments_of(coded, graph.names))

@@ -25,7 +25,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import ints, writable
+from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -39,8 +39,8 @@ class Plan:
     ``Graph.edges``) and end edges (``e_*``); ``chains``: what the passes step over
     (``chains.py``)."""
 
-    start: list[int]
-    end: list[int]
+    start: Sequence[int]
+    end: Sequence[int]
     dur: Sequence[int]
     s_ptr: Sequence[int]
     s_gap: Sequence[int]
@@ -62,8 +62,8 @@ class Plan:
             if self._measured is None:
                 self._measured = fold(self.chains, durs, gaps, e_gaps)
             return self._measured
-        return fold(self.chains, durs if dur is None else pl.Series(dur, dtype=pl.Int64),
-                    gaps if s_gap is None else pl.Series(s_gap, dtype=pl.Int64), e_gaps)
+        return fold(self.chains, durs if dur is None else column(dur),
+                    gaps if s_gap is None else column(s_gap), e_gaps)
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
         """The lists a walk reads (``edges``: the graph's; made once)."""
@@ -93,8 +93,8 @@ class Replay:
     """A forward pass: per node its start and end and the edge (row of ``Graph.edges``)
     that decided each (-1: its own measured start, or its duration)."""
 
-    start: list[int]
-    end: list[int]
+    start: Sequence[int]
+    end: Sequence[int]
     start_by: Sequence[int]
     end_by: Sequence[int]
     columns: tuple[pl.Series, pl.Series] | None = None
@@ -103,8 +103,7 @@ class Replay:
     def series(self) -> tuple[pl.Series, pl.Series]:
         """``start`` and ``end`` as Int64 series (made once)."""
         if self.columns is None:
-            self.columns = (pl.Series(self.start, dtype=pl.Int64),
-                            pl.Series(self.end, dtype=pl.Int64))
+            self.columns = (column(self.start), column(self.end))
         return self.columns
 
 
@@ -124,16 +123,14 @@ def plan_of(graph: Graph) -> Plan:
         events = pl.concat([events, nodes.filter(pl.col("node").is_in(list(waits))).select(
             "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"),
             pl.lit(1).alias("side"))], how="vertical_relaxed")
-    events = events.sort("at", "rank", "node")
-    order = 2 * events["node"] + events["side"]
     s_ptr = _pointers(starts["dst"], n)
     return Plan(
-        start=nodes["start"].to_list(), end=nodes["end"].to_list(), dur=ints(nodes["dur"]),
+        start=ints(nodes["start"]), end=ints(nodes["end"]), dur=ints(nodes["dur"]),
         s_ptr=ints(s_ptr), s_gap=ints(starts["gap"]), s_edge=ints(starts["edge"]),
         e_ptr=ints(_pointers(ends["dst"], n)), e_gap=ints(ends["gap"]), e_edge=ints(ends["edge"]),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
-        chains=chains_of(n, starts, ends, s_ptr, order),
+        chains=chains_of(n, starts, ends, s_ptr, events),
         columns=(nodes["dur"].cast(pl.Int64), starts["gap"].cast(pl.Int64),
                  ends["gap"].cast(pl.Int64), starts["edge"].cast(pl.Int64),
                  ends["edge"].cast(pl.Int64)),
@@ -141,9 +138,12 @@ def plan_of(graph: Graph) -> Plan:
 
 
 def _pointers(dst: pl.Series, n: int) -> pl.Series:
-    """CSR offsets of edges sorted by ``dst``: node i's edges are [ptr[i], ptr[i + 1])."""
-    probes = pl.int_range(n + 1, eager=True, dtype=pl.Int64).cast(dst.dtype)
-    return pl.Series(dst.search_sorted(probes, side="left"), dtype=pl.Int64)
+    """CSR offsets of edges sorted by ``dst``: node i's edges are [ptr[i], ptr[i + 1]) (the
+    counts of each run of ``dst`` summed)."""
+    runs = dst.cast(pl.Int64).rle().struct.unnest()
+    counts = pl.repeat(0, n + 1, eager=True, dtype=pl.Int64).scatter(
+        runs["value"] + 1, runs["len"].cast(pl.Int64))
+    return counts.cum_sum()
 
 
 def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None
@@ -171,21 +171,29 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
             end_by[n] = by
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
-        best, by = measured_start[n], -1
-        if lo < hi:
-            best, by = times[s_enc[lo]] + s_eff[lo], lo
-            for k in range(lo + 1, hi):
-                value = times[s_enc[k]] + s_eff[k]
-                if value > best:
-                    best, by = value, k
+        if hi - lo == 2:  # most GPU operations: their stream's and their launch's edge
+            best, value = times[s_enc[lo]] + s_eff[lo], times[s_enc[lo + 1]] + s_eff[lo + 1]
+            if value > best:
+                times[event], start_by[n] = value, lo + 1
+            else:
+                times[event], start_by[n] = best, lo
+            continue
+        if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
+            times[event] = measured_start[n]
+            continue
+        best, by = times[s_enc[lo]] + s_eff[lo], lo
+        for k in range(lo + 1, hi):
+            value = times[s_enc[k]] + s_eff[k]
+            if value > best:
+                best, by = value, k
         times[event] = best
         start_by[n] = by
     start, end = read_back(plan.chains, folded, times)
-    return Replay(start.to_list(), end.to_list(), start_by, end_by, (start, end))
+    return Replay(ints(start), ints(end), start_by, end_by, (start, end))
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
-                s_gap: Sequence[int] | None = None) -> Sequence[int]:
+                s_gap: Sequence[int] | None = None) -> pl.Series:
     """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
     or more for what no step's end waits on): the backward pass. A node of a chain moves with
     its head, so it has its head's slack."""
@@ -207,11 +215,22 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             own = 2 * head[n]
             if bound - dur[n] - off[n] < late[own]:
                 late[own] = bound - dur[n] - off[n]
-            lo, hi, enc, eff = e_ptr[n], e_ptr[n + 1], e_enc, e_eff
-        else:
-            lo, hi, enc, eff = s_ptr[n], s_ptr[n + 1], s_enc, s_eff
+            for k in range(e_ptr[n], e_ptr[n + 1]):
+                value, slot = bound - e_eff[k], e_enc[k]
+                if value < late[slot]:
+                    late[slot] = value
+            continue
+        lo, hi = s_ptr[n], s_ptr[n + 1]
+        if hi - lo == 2:  # most GPU operations (as in ``replay``)
+            value, slot = bound - s_eff[lo], s_enc[lo]
+            if value < late[slot]:
+                late[slot] = value
+            value, slot = bound - s_eff[lo + 1], s_enc[lo + 1]
+            if value < late[slot]:
+                late[slot] = value
+            continue
         for k in range(lo, hi):
-            value, slot = bound - eff[k], enc[k]
+            value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
     return latest_of(plan.chains, folded, late, INF)
@@ -246,9 +265,9 @@ def _first_reaching(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start:
     hit = value == (start if own is None else end).gather(dst)
     if own is not None:
         hit = hit & (value > own.gather(dst))
-    reached = dst.filter(hit)
-    first = reached.is_first_distinct()
-    if own is None and reached.filter(first).len() != dst.n_unique():
+    reached = dst.filter(hit)  # sorted, as ``row``
+    first = (reached != reached.shift(1)).fill_null(True)
+    if own is None and reached.filter(first).len() != (dst != dst.shift(1)).fill_null(True).sum():
         return None
     pos = pl.int_range(row.len(), eager=True, dtype=pl.Int64).filter(hit).filter(first)
     return ints(pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos))

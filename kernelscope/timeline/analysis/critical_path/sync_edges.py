@@ -43,13 +43,14 @@ def named(names: pl.Series, test: pl.Expr) -> pl.Expr:
 
 def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
     """The sync edges, and per node the duration a waiting call replays (null elsewhere)."""
-    cpu = nodes.filter(pl.col("cls") == CPU)
+    cpu = nodes.select("cls", "node", "name", "pid", "start", "end").filter(pl.col("cls") == CPU)
     calls = cpu.filter(named(cpu["name"], _is_wait(pl.col("name")))).select(
         "node", "name", "pid", "start", "end")
-    at = launch.select("dst", nodes["start"].gather(launch["src"]).alias("at"))
-    ops = nodes.filter(pl.col("cls") == GPU).select(
-        pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end")
-    ).join(at, left_on="op", right_on="dst", how="left")
+    at = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
+        launch["dst"], nodes["start"].gather(launch["src"]))  # an operation has one launch
+    gpu = nodes.select("cls", "node", "pid", "lane", "end").filter(pl.col("cls") == GPU)
+    ops = gpu.select(pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end"),
+                     at.gather(gpu["node"]).alias("at"))
     decided = calls.sort("end").join_asof(
         ops.sort("op_end"), left_on="end", right_on="op_end", by="pid", strategy="backward",
         check_sortedness=False
@@ -100,7 +101,8 @@ def join_edges(nodes: pl.DataFrame) -> pl.DataFrame:
     finish = nodes.filter((pl.col("cls") == MARK) & (pl.col("lane") == WHOLE_TRACE_LANE))
     if not finish.height:
         return pl.DataFrame(schema=END_EDGE)
-    last = nodes.filter(pl.col("lane") != WHOLE_TRACE_LANE).group_by("lane").agg(
+    last = nodes.select("lane", "node", "end").filter(pl.col("lane") != WHOLE_TRACE_LANE
+                                                      ).group_by("lane").agg(
         pl.col("node").sort_by("end").last().alias("src"))
     return last.select("src", pl.lit(int(finish["node"].item(0))).alias("dst"),
                        pl.lit(JOIN, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),

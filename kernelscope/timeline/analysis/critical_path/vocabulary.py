@@ -28,16 +28,17 @@ OWN_KIND_ORDER = ("kernel", "communication", "copy", "api", "cpu")
 
 
 def own_kinds(names: pl.Series) -> pl.Expr:
-    """The kind of a node's own time on a path (``kernel``, ``communication`` for a kernel
-    that moves data between GPUs: ``gpu_breakdown.COMMUNICATION``, ``copy``, ``api``,
-    ``cpu`` for a marker); ``names``: the nodes' names (the regex runs once per
-    distinct kernel name)."""
+    """The code (place in ``OWN_KIND_ORDER``, Int8) of the kind of a node's own time on a
+    path: ``kernel``, ``communication`` for a kernel that moves data between GPUs
+    (``gpu_breakdown.COMMUNICATION``), ``copy``, ``api``, ``cpu`` for a marker; ``names``: the
+    nodes' names (the regex runs once per distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
     distinct = names.drop_nulls().unique()
     talking = distinct.filter(distinct.str.contains(COMMUNICATION.pattern))
     talks = pl.col("name").is_in(talking.implode())
-    return (pl.when(kernel & talks).then(pl.lit("communication"))
-            .when(kernel).then(pl.lit("kernel"))
-            .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit("copy"))
-            .when(pl.col("kind") == "api").then(pl.lit("api"))
-            .otherwise(pl.lit("cpu")))
+    code = OWN_KIND_ORDER.index
+    return (pl.when(kernel & talks).then(pl.lit(code("communication"), pl.Int8))
+            .when(kernel).then(pl.lit(code("kernel"), pl.Int8))
+            .when(pl.col("kind").is_in(["memcpy", "memset"])).then(pl.lit(code("copy"), pl.Int8))
+            .when(pl.col("kind") == "api").then(pl.lit(code("api"), pl.Int8))
+            .otherwise(pl.lit(code("cpu"), pl.Int8)))

@@ -128,7 +128,8 @@ class Model:
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").fill_null("").str.contains(faster.pattern)
         try:
-            ops = nodes.filter(pl.col("cls") == GPU).filter(hit)
+            ops = nodes.select("cls", "node", "name", "dur").filter(pl.col("cls") == GPU
+                                                                    ).filter(hit)
             ranges = ranges.filter(hit)
         except pl.exceptions.PolarsError:
             raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "

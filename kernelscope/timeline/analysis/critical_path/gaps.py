@@ -1,0 +1,127 @@
+"""The edges' gaps (``graph.py``): each edge's measured gap and the least it keeps when it
+does not decide its destination's start; the waits the trace does not name, inferred from
+the measured times (``cross-stream`` and ``wake`` edges); and which edge decided each start.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    CROSS,
+    CROSS_TOLERANCE_NS,
+    CROSS_WINDOW_NS,
+    EDGE_SCHEMA,
+    EVENT,
+    GPU,
+    LAUNCH,
+    STREAM,
+    THREAD,
+    WAKE,
+    WAKE_WINDOW_NS,
+    WHOLE_TRACE_LANE,
+)
+
+
+def launch_latency(nodes: pl.DataFrame, launch: pl.DataFrame) -> int:
+    """The median time from a launch call's start to its operation's start, over the
+    operations whose stream was idle when the call began."""
+    start, end, lane = nodes["start"], nodes["end"], nodes["lane"]
+    src, dst = launch["src"], launch["dst"]
+    prev = (dst - 1).clip(0)
+    call_start, op_start = start.gather(src), start.gather(dst)
+    idle = (lane.gather(prev) != lane.gather(dst)) | (end.gather(prev) <= call_start)
+    latency = (op_start - call_start).filter(idle & (op_start >= call_start))
+    return int(latency.median() or 0) if latency.len() else 0  # type: ignore[arg-type]
+
+
+def with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
+    """``measured`` (the destination's start minus the source's time), ``least`` (the gap
+    a non-deciding edge keeps) and ``key`` (the start the edge alone allows)."""
+    start, end = nodes["start"], nodes["end"]
+    value = pl.when(pl.col("from_start")).then(start.gather(edges["src"])).otherwise(
+        end.gather(edges["src"]))
+    edges = edges.with_columns(value.alias("value"),
+                               start.gather(edges["dst"]).alias("dst_start"))
+    measured = pl.col("dst_start") - pl.col("value")
+    default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
+               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(measured)
+               .otherwise(pl.lit(0, pl.Int64)))
+    return edges.with_columns(measured.alias("measured"),
+                              pl.min_horizontal(default, measured).alias("least")
+                              ).with_columns((pl.col("value") + pl.col("least")).alias("key")
+                                             ).drop("value", "dst_start")
+
+
+def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
+    """A GPU operation that started later than its own edges allow, right after another
+    stream's operation on the same device ended, waited on that one."""
+    gpu = nodes.select("cls", "node", "start", "end", "lane").filter(pl.col("cls") == GPU)
+    ops = gpu.select(
+        "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane",
+        _latest_key(edges, nodes.height).gather(gpu["node"]).alias("floor"),
+    ).with_columns(pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
+    late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")
+    ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
+                      pl.col("lane").alias("src_lane"),
+                      gpu["end"].alias("src_end")).sort("src_end")
+    found = late.join_asof(ends, left_on="start", right_on="src_end", by="device",
+                           strategy="backward", check_sortedness=False)
+    return found.filter(
+        (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
+        & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
+    ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _latest_key(edges: pl.DataFrame, n: int) -> pl.Series:
+    """Per node the latest start its launch, stream and event edges allow (null for none):
+    an operation has at most one launch edge and one stream edge, placed by number; the few
+    event edges are grouped."""
+    events = edges.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
+    keys = [pl.repeat(None, n, eager=True, dtype=pl.Int64).scatter(part["dst"], part["key"])
+            for part in (
+        edges.filter(pl.col("etype") == LAUNCH), edges.filter(pl.col("etype") == STREAM), events)]
+    return pl.select(pl.max_horizontal(keys)).to_series()
+
+
+def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.DataFrame:
+    """A thread idle for long while another thread of its process ran, or a thread's first
+    event, follows as measured that thread's last event before it: a ``wake`` edge (the idle
+    gap no longer binds)."""
+    cpu = nodes.select("cls", "node", "lane", "pid", "end").filter(
+        (pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
+    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
+    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst"))
+    begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
+    resumed = pl.concat([
+        idle.select("dst", "measured").join(begins, on="dst").with_columns(
+            (pl.col("start") - pl.col("measured")).alias("idle_from")).drop("measured"),
+        firsts.select("dst").join(begins, on="dst").with_columns(
+            pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
+    ]).sort("start")
+    calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
+                       pl.col("lane").alias("other_lane")).sort("other_end")
+    found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
+                              strategy="backward", check_sortedness=False).filter(
+        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
+    wakes = found.select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
+                         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+    woken = (pl.col("etype") == THREAD) & pl.col("dst").is_in(wakes["dst"].implode())
+    edges = edges.with_columns(
+        pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),
+        pl.when(woken).then(pl.col("key") - pl.col("least")).otherwise(pl.col("key")).alias("key"))
+    return pl.concat([edges, with_gaps(nodes, wakes, latency)])
+
+
+def bind(edges: pl.DataFrame) -> pl.DataFrame:
+    """The gap of every start edge: measured for the one that decided the start (the
+    greatest ``key``), ``least`` for the others."""
+    edges = edges.sort("dst", "key", descending=[False, True])
+    deciding = (pl.col("dst") != pl.col("dst").shift(1)).fill_null(True)  # sorted: first
+    return edges.with_columns(
+        pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"),
+        pl.lit(False).alias("to_end"),
+    ).select("src", "dst", "etype", "from_start", "to_end", "gap")
+
+

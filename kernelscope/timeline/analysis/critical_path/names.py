@@ -1,0 +1,116 @@
+"""The names a path's segments carry, as numbers: one table of every distinct name (the nodes'
+own, ``launch overhead``, the CPU ranges', ``UNTRACED``) and, per node and per range, its
+place in it. A path is summed by name on these numbers and only its totals are named: a
+path has about as many segments as the graph has nodes, and naming each one costs more
+than the sums.
+
+A CPU segment is named by the innermost CPU range around a point of it (``innermost_rows``);
+the ranges, nested on each thread, are ordered once per graph with their parents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
+
+UNTRACED = "(no range)"
+LAUNCH_NAME = "launch overhead"
+
+
+@dataclass(eq=False)
+class Names:
+    """``table``: every distinct name; ``node``: per node its name's place in it; ``launch``
+    and ``untraced``: the places of ``launch overhead`` and ``UNTRACED``; ``ranges``: the
+    graph's CPU ranges but the steps' own, ordered with their parents (``_with_parents``),
+    with ``name_id``, their name's place."""
+
+    table: pl.Series
+    node: pl.Series
+    launch: int
+    untraced: int
+    ranges: pl.DataFrame
+
+
+def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> Names:
+    """The name table of a graph's ``nodes`` and CPU ``ranges`` (those not a step of
+    ``steps``)."""
+    steps = steps.select("global_tid", "start", "end")
+    ranked = ranges.join(steps, on=["global_tid", "start", "end"], how="anti")
+    ranked = _with_parents(ranked) if ranked.height else ranked.select(
+        pl.lit(0, pl.Int64).alias("r"), "global_tid", "start", "end", "name",
+        pl.lit(0, pl.Int64).alias("depth"), pl.lit(0, pl.Int64).alias("parent"))
+    every = pl.concat([nodes["name"].fill_null(""), pl.Series([LAUNCH_NAME, UNTRACED]),
+                       ranked["name"]]).alias("name")
+    table = every.unique(maintain_order=True)
+    ids = pl.DataFrame({"name": every}).join(
+        table.to_frame().with_row_index("id"), on="name", how="left", maintain_order="left"
+    )["id"].cast(pl.Int64)
+    n = nodes.height
+    return Names(table, ids.head(n), int(ids[n]), int(ids[n + 1]),
+                 ranked.with_columns(ids.slice(n + 2).alias("name_id")))
+
+
+def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame
+              ) -> tuple[pl.Series, pl.Series]:
+    """Per edge (a row of ``edges``): a thread edge's measured gap and the name id of the
+    innermost range around its middle (null for other edges): what names a CPU segment that
+    is a whole gap (``path.py``), looked up once for every path of the graph."""
+    thread = edges.with_row_index("e").filter(pl.col("etype") == THREAD)
+    start = nodes["start"].cast(pl.Int64).gather(thread["dst"])
+    gap = start - nodes["end"].cast(pl.Int64).gather(thread["src"])
+    at = pl.DataFrame([nodes["lane"].gather(thread["dst"]).alias("global_tid"),
+                       (start - gap // 2).alias("at")])
+    return tuple(pl.repeat(None, edges.height, eager=True, dtype=pl.Int64).scatter(
+        thread["e"], values) for values in (gap, innermost_rows(names, at)))  # type: ignore[return-value]
+
+
+def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
+    """Per row of ``at`` (global_tid, at), in its order, the place in ``names.table`` of the
+    innermost range's name around it, ``names.untraced`` where none is."""
+    ranked = names.ranges
+    if not ranked.height:
+        return pl.repeat(names.untraced, at.height, eager=True, dtype=pl.Int64)
+    points = at.with_row_index("_p").sort("at")
+    found = points.join_asof(
+        ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
+        by="global_tid", strategy="backward", check_sortedness=False)
+    current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
+        found["_p"], found["r"])  # back in the order of ``at``
+    ends, parents = ranked["end"], ranked["parent"]
+    times = at["at"]
+    for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
+        outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
+        if not outside.any():
+            break
+        current = pl.select(pl.when(outside).then(parents.gather(current.fill_null(0)))
+                            .otherwise(current)).to_series()
+    named = ranked["name_id"].gather(current.fill_null(0))
+    return pl.select(pl.when(current.is_null()).then(pl.lit(names.untraced, pl.Int64))
+                     .otherwise(named)).to_series().alias("name_id")
+
+
+def _with_parents(ranges: pl.DataFrame) -> pl.DataFrame:
+    """``ranges`` sorted by thread and start, with ``r`` (the row), ``depth`` (how many
+    ranges of the thread are open at its start) and ``parent`` (the range around it)."""
+    ordered = ranges.sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
+    ordered = ordered.with_row_index("r").with_columns(pl.col("r").cast(pl.Int64))
+    opens = ordered.select("global_tid", pl.col("start").alias("t"), pl.lit(1).alias("d"),
+                           pl.lit(1).alias("o"), "r")
+    closes = ordered.select("global_tid", pl.col("end").alias("t"), pl.lit(-1).alias("d"),
+                            pl.lit(0).alias("o"), "r")
+    events = pl.concat([opens, closes]).sort("global_tid", "t", "o", "r").with_columns(
+        pl.col("d").cum_sum().over("global_tid").alias("open"))
+    depth = events.filter(pl.col("o") == 1).select("r", (pl.col("open") - 1).alias("depth"))
+    ordered = ordered.join(depth, on="r").sort("r")
+    parents = ordered.select(pl.col("global_tid"), pl.col("depth"),
+                             pl.col("start").alias("p_start"), pl.col("r").alias("parent"))
+    probe = ordered.with_columns((pl.col("depth") - 1).alias("pd"))
+    return probe.sort("start").join_asof(
+        parents.sort("p_start"), left_on="start", right_on="p_start",
+        by_left=["global_tid", "pd"], by_right=["global_tid", "depth"],
+        strategy="backward", check_sortedness=False, allow_exact_matches=True,
+    ).sort("r").with_columns(
+        pl.when(pl.col("parent") == pl.col("r")).then(None).otherwise(pl.col("parent"))
+        .alias("parent")).select("r", "global_tid", "start", "end", "name", "depth", "parent")
