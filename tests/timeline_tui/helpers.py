@@ -45,16 +45,6 @@ async def opened_timeline(pilot: Pilot[object]) -> TimelineScreen:
     return screen
 
 
-async def wait_for(pilot: Pilot[object], check, timeout_s: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    """Pause until ``check()`` holds (a poll: only for what no worker or message of the app
-    says, such as a file another process writes)."""
-    for _ in range(int(timeout_s / 0.02)):
-        if check():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not met in time")
-
-
 async def until_drawn(pilot: Pilot[object], rounds: int = 50) -> None:
     """Settle, then let the message queues run empty until every table of the screen has
     measured its rows (a table sizes new rows only when its queue is empty)."""

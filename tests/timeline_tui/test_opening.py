@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import select
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,6 @@ from .helpers import (
     flat,
     make_app,
     static_text,
-    wait_for,
     wait_until_open,
 )
 
@@ -105,27 +104,49 @@ async def test_escape_cancels_too(
         assert "cancelled" in error_message(app)
 
 
+async def written_pid(fifo_fd: int) -> int:
+    """The pid the fake nsys writes into the FIFO ``fifo_fd`` reads, once it writes it (the
+    event loop wakes on the write; the bound is for a fake that never starts)."""
+    loop = asyncio.get_running_loop()
+    written: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fifo_fd, lambda: written.done() or written.set_result(None))
+    try:
+        await asyncio.wait_for(written, 60)
+    finally:
+        loop.remove_reader(fifo_fd)
+    return int(os.read(fifo_fd, 64))
+
+
+def ended(pid: int, bound_s: float = 60.0) -> bool:
+    """Whether process ``pid`` ends within ``bound_s`` (its pidfd turns readable when it
+    does; the fake nsys sleeps 120 s unless it is stopped)."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([handle], [], [], bound_s)
+        return bool(readable)
+    finally:
+        os.close(handle)
+
+
 async def test_quitting_mid_export_stops_nsys(
     fake_nsys: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    pidfile = tmp_path / "nsys.pid"
+    fifo = tmp_path / "nsys.pid"
+    os.mkfifo(fifo)
+    fifo_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # (so the fake's open does not wait)
     monkeypatch.setenv("FAKE_NSYS_MODE", "slow")
-    monkeypatch.setenv("FAKE_NSYS_PIDFILE", str(pidfile))
+    monkeypatch.setenv("FAKE_NSYS_PIDFILE", str(fifo))
     app = make_app(ZOO_REP_XZ, cache_dir)
-    started = time.monotonic()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: pidfile.exists() and pidfile.read_text().strip() != "")
-        await pilot.press("q")
-    assert time.monotonic() - started < 20
-    pid = int(pidfile.read_text())
-    for _ in range(100):  # the worker thread kills nsys within its 0.1 s poll
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail(f"the fake nsys (pid {pid}) is still running")
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            pid = await written_pid(fifo_fd)  # nsys runs
+            await pilot.press("q")
+    finally:
+        os.close(fifo_fd)
+    assert ended(pid), f"the fake nsys (pid {pid}) is still running"
 
 
 async def test_export_failure(
