@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import select
 import shutil
 import sys
 import threading
@@ -31,6 +32,8 @@ if mode == "fail":
     sys.stderr.write("Error: the report is damaged beyond repair\\n")
     sys.exit(3)
 if mode == "slow":
+    with open(os.environ["FAKE_NSYS_PIDFILE"], "w") as fh:  # (a FIFO the test reads)
+        fh.write(str(os.getpid()))
     time.sleep(60)
 out = args[args.index("--output") + 1]
 report = args[-1]
@@ -182,20 +185,41 @@ def test_failing_nsys(fake_nsys: Path, nsys_rep: Path, tmp_path: Path,
 
 def test_cancelled_export(fake_nsys: Path, nsys_rep: Path, tmp_path: Path,
                           monkeypatch: pytest.MonkeyPatch) -> None:
+    fifo = tmp_path / "nsys.pid"
+    os.mkfifo(fifo)
     monkeypatch.setenv("FAKE_NSYS_MODE", "slow")
+    monkeypatch.setenv("FAKE_NSYS_PIDFILE", str(fifo))
     cache = tmp_path / "cache"
     cancel = threading.Event()
-    timer = threading.Timer(0.5, cancel.set)
-    timer.start()
-    started = time.monotonic()
-    try:
-        with pytest.raises(OpenCancelled) as err:
-            open_report(nsys_rep, cache_dir=cache, cancel=cancel)
-    finally:
-        timer.cancel()
-    assert time.monotonic() - started < 20  # killed, not waited for (the fake sleeps 60 s)
+    pids: list[int] = []
+
+    def cancel_once_nsys_runs() -> None:
+        with open(fifo) as fh:  # (opens when the fake opens it to write)
+            pids.append(int(fh.read()))
+        cancel.set()
+
+    watcher = threading.Thread(target=cancel_once_nsys_runs, daemon=True)
+    watcher.start()
+    with pytest.raises(OpenCancelled) as err:
+        open_report(nsys_rep, cache_dir=cache, cancel=cancel)
+    watcher.join(60)
+    assert pids, "the fake nsys never started"
+    assert ended(pids[0]), "nsys was waited for, not killed (the fake sleeps 60 s)"
     assert "cancelled" in one_sentence(err.value)
     assert list(cache.iterdir()) == []
+
+
+def ended(pid: int, bound_s: float = 30.0) -> bool:
+    """Whether process ``pid`` has ended or ends within ``bound_s`` (its pidfd turns readable
+    when it does)."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([handle], [], [], bound_s)[0])
+    finally:
+        os.close(handle)
 
 
 def test_cancel_callable_during_decompression(report_dir: Path, tmp_path: Path) -> None:
