@@ -4,10 +4,16 @@ the copy only."""
 
 from __future__ import annotations
 
+import gc
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import polars as pl
+import pytest
 
+from kernelscope.timeline.analysis.critical_path import ints as ints_module
 from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.model.model import TimelineReport
@@ -47,3 +53,43 @@ def test_a_column_of_an_array_or_a_view_holds_their_values_and_keeps_none_of_the
     copy[0] += 1
     assert made[0] == ends[0]
     assert column([3, -1]).to_list() == [3, -1]
+
+
+def test_a_view_of_a_chunked_column_outlives_it_and_a_null_is_refused(
+        sample_report: Callable[[str], TimelineReport]) -> None:
+    """A column in several chunks is read whole; the view keeps the column's buffer after
+    the series is gone; a column with a null has no value to give there: ValueError."""
+    starts = TimelineData(sample_report("timeline_torch")).critical_model.graph.nodes["start"]
+    chunked = pl.concat([starts.slice(0, 10), starts.slice(10)], rechunk=False)
+    assert chunked.n_chunks() > 1
+    view = ints(chunked)
+    del chunked
+    assert list(view) == starts.to_list()
+    assert view.readonly
+    with pytest.raises(ValueError, match="1 nulls"):
+        ints(pl.Series("gap", [1, None, 3], dtype=pl.Int64))
+
+
+def test_a_lent_array_is_given_back_when_its_column_goes(
+        sample_report: Callable[[str], TimelineReport]) -> None:
+    """polars releases what ``column`` lent it once the series is gone (no array kept)."""
+    ends = TimelineData(sample_report("timeline_torch")).critical_model.graph.nodes["end"]
+    before = len(ints_module._LENT)
+    made = column(writable(ints(ends)))
+    assert len(ints_module._LENT) == before + 1
+    del made
+    gc.collect()
+    assert len(ints_module._LENT) == before
+
+
+def test_a_timeline_export_imports_no_pyarrow(sample_sqlite: Callable[[str], Path]) -> None:
+    """A fresh JSON export of a trace, its critical path and what-if included, runs without
+    importing pyarrow (~0.035 s of CPU it would cost every export)."""
+    probe = ("import contextlib, io, sys\n"
+             "from kernelscope.tui.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             "    code = main(['export', sys.argv[1], '-f', 'json'])\n"
+             "print(code, '\"critical_path\"' in out.getvalue(), 'pyarrow' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(sample_sqlite("timeline_torch"))],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-3:] == ["0", "True", "False"]

@@ -86,18 +86,20 @@ def _rank_graph(path: Path, options: OpenOptions | None,
                 kept: tuple[KinetoTrace, TimelineReport] | None) -> Graph:
     """One rank's trace read whole as a timeline (``kept``: the trace and its timeline the
     run read already), its dependency graph."""
-    from kernelscope.kinds.kineto.model import is_kineto_file
     from kernelscope.kinds.kineto.model.as_timeline import as_timeline_report, cpu_op_ranges
     from kernelscope.kinds.kineto.model.model import check_gpu_activity, read_trace
-    from kernelscope.kinds.nsys.model.opener import open_report
 
     if kept is not None:
         trace, report = kept
         check_gpu_activity(path, trace.gpu)
         return build_graph(report, cpu_op_ranges(trace))
+    from kernelscope.kinds.kineto.model import is_kineto_file
+
     if is_kineto_file(path):
         trace = read_trace(path)
         return build_graph(as_timeline_report(trace), cpu_op_ranges(trace))
+    from kernelscope.kinds.nsys.model.opener import open_report  # only for an nsys trace
+
     cache = options.cache_dir if options is not None else None
     return build_graph(open_report(path, cache_dir=cache))
 

@@ -10,13 +10,14 @@ back at once (``starts``).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.ints import ints
+from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -147,22 +148,22 @@ def _gaps(gap: pl.Series, lag_index: pl.Series, off: pl.Series, durs: pl.Series
     return ints(gap + lags.gather(lag_index))
 
 
-def read_back(chains: Chains, folded: Folded, times: list[int]
+def read_back(chains: Chains, folded: Folded, times: array[int]
               ) -> tuple[pl.Series, pl.Series]:
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    start = pl.Series(times[0::2], dtype=pl.Int64).gather(chains.head) + off
-    end = pl.select(pl.when(chains.has_end).then(pl.Series(times[1::2], dtype=pl.Int64))
+    start = column(times[0::2]).gather(chains.head) + off
+    end = pl.select(pl.when(chains.has_end).then(column(times[1::2]))
                     .otherwise(start + durs)).to_series()
     return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: list[int], inf: int) -> pl.Series:
+def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int) -> pl.Series:
     """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
-    head_late = pl.Series(late[0::2], dtype=pl.Int64).gather(chains.head)
+    head_late = column(late[0::2]).gather(chains.head)
     bounded = head_late < inf // 2
     off, durs = folded.columns
     own = head_late + off + durs
-    return pl.select(pl.when(chains.has_end).then(pl.Series(late[1::2], dtype=pl.Int64))
+    return pl.select(pl.when(chains.has_end).then(column(late[1::2]))
                      .when(bounded).then(own).otherwise(inf)).to_series()

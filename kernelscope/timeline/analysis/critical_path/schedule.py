@@ -155,7 +155,7 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
     head, off = folded.head, folded.off
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
-    times = [0] * (2 * len(dur))
+    times = array("q", [0]) * (2 * len(dur))
     start_by = writable(plan.chains.member_pos_list)
     end_by = array("q", [-1]) * len(dur)
     measured_start = plan.start
@@ -200,7 +200,7 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
     head, off = folded.head, folded.off
-    late = [INF] * (2 * len(dur))
+    late = array("q", [INF]) * (2 * len(dur))
     for f in plan.finish:
         late[2 * head[f]] = min(late[2 * head[f]], run.start[f] - off[f])
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
