@@ -138,21 +138,7 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
         "correlation_id", pid_of(pl.col("global_pid")).alias("pid"), "kind",
         pl.col("graph_node_id").is_not_null().alias("_in_graph"),
     )
-    before = report.gpu_ops.filter(pl.col("graph_node_id").is_not_null()).join(
-        gaps.select(pl.col("device").alias("device_id"), pl.col("start_ns").alias("end")),
-        on=["device_id", "end"], how="semi",
-    ).select(
-        pl.col("device_id").alias("device"), pl.col("end").alias("start_ns"),
-        "correlation_id", pid_of(pl.col("global_pid")).alias("pid"),
-        pl.lit(True).alias("_same"),
-    ).unique()
-    inside = (
-        gaps.select("gap", "device", "start_ns", "end_ns")
-        .join(ops.filter("_in_graph").select("device", "end_ns", "correlation_id", "pid"),
-              on=["device", "end_ns"])
-        .join(before, on=["device", "start_ns", "correlation_id", "pid"])
-        .select("gap", "_same").unique("gap")
-    )
+    inside = _inside_graphs(report, gaps, ops)
     launches = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
                                     how="semi").select(
         "correlation_id", pl.col("global_tid").alias("feeder"),
@@ -170,13 +156,40 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
     ).drop("_same", "_in_graph")
 
 
+def _inside_graphs(report: TimelineReport, gaps: pl.DataFrame,
+                   ops: pl.DataFrame) -> pl.DataFrame:
+    """(gap, _same) of the gaps whose ending operation (``ops``) and an operation ending at
+    the gap's start came from the same graph launch (none without graph operations)."""
+    if not ops["_in_graph"].any():
+        return pl.DataFrame(schema={"gap": gaps.schema["gap"], "_same": pl.Boolean})
+    before = report.gpu_ops.filter(pl.col("graph_node_id").is_not_null()).join(
+        gaps.select(pl.col("device").alias("device_id"), pl.col("start_ns").alias("end")),
+        on=["device_id", "end"], how="semi",
+    ).select(
+        pl.col("device_id").alias("device"), pl.col("end").alias("start_ns"),
+        "correlation_id", pid_of(pl.col("global_pid")).alias("pid"),
+        pl.lit(True).alias("_same"),
+    ).unique()
+    return (
+        gaps.select("gap", "device", "start_ns", "end_ns")
+        .join(ops.filter("_in_graph").select("device", "end_ns", "correlation_id", "pid"),
+              on=["device", "end_ns"])
+        .join(before, on=["device", "start_ns", "correlation_id", "pid"])
+        .select("gap", "_same").unique("gap")
+    )
+
+
 def watched_threads(report: TimelineReport, fed: pl.DataFrame) -> pl.DataFrame:
     """(gap, global_tid) of the threads to look at: the feeders, and for gaps without one
     every CUDA-calling thread of the processes using the device."""
+    feeders = fed.filter(pl.col("feeder").is_not_null()).select(
+        "gap", pl.col("feeder").alias("global_tid"))
+    gap_pids = fed.filter(pl.col("feeder").is_null()).select("gap", "pid", "device")
+    if not gap_pids.height:  # every gap has its feeder: no thread list to build
+        return feeders
     cuda_threads = report.cuda_api.select(pl.col("global_tid").unique()).with_columns(
         pid_of(pl.col("global_tid")).alias("ev_pid")
     )
-    gap_pids = fed.filter(pl.col("feeder").is_null()).select("gap", "pid", "device")
     device_pids = (
         report.gpu_ops.select(pl.col("device_id").alias("device"), "global_pid")
         .unique()
@@ -189,11 +202,7 @@ def watched_threads(report: TimelineReport, fed: pl.DataFrame) -> pl.DataFrame:
         .join(cuda_threads, on="ev_pid")
         .select("gap", "global_tid")
     )
-    return pl.concat([
-        fed.filter(pl.col("feeder").is_not_null()).select("gap",
-                                                           pl.col("feeder").alias("global_tid")),
-        fallback,
-    ])
+    return pl.concat([feeders, fallback])
 
 
 def gap_hits(fed: pl.DataFrame, events: pl.DataFrame, watch: pl.DataFrame) -> pl.DataFrame:
