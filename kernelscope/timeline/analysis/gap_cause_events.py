@@ -43,7 +43,7 @@ IDLE_OSRT = (
 )
 
 
-def categorised(frame: pl.DataFrame, category: pl.Expr) -> pl.DataFrame:
+def categorised(frame: pl.LazyFrame, category: pl.Expr) -> pl.LazyFrame:
     """Add a ``category`` column computed once per distinct ``name`` (regexes are costly)."""
     names = frame.select(pl.col("name").unique()).with_columns(category.alias("category"))
     return frame.join(names, on="name", how="left", maintain_order="left")
@@ -75,13 +75,14 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
     """CUDA API calls, OS runtime calls and NVTX ranges of ``threads`` overlapping [t0, t1)
     (and, given ``gaps``, near one of them: :func:`near_gaps`).
 
-    Columns: start, end, global_tid, name, source, category.
+    Columns: start, end, global_tid, name, source, category. After the searches near the
+    gaps, one in-memory query: on these few rows each query's fixed cost is what counts.
     """
     window = (pl.col("start") < t1) & (pl.col("end") > t0) & pl.col("global_tid").is_in(
         threads.implode()
     )
-    api = near_gaps(report.cuda_api.filter(window), gaps)
-    pageable = report.memcpy.filter(
+    api = near_gaps(report.cuda_api.filter(window), gaps).lazy()
+    pageable = report.memcpy.lazy().filter(
         (pl.col("src_kind_name") == "Pageable") | (pl.col("dst_kind_name") == "Pageable")
     ).select("correlation_id", pl.lit(True).alias("pageable"))
     api = api.join(pageable, on="correlation_id", how="left").select(
@@ -106,13 +107,13 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
         pl.lit("cuda").alias("source"),
     ).select("start", "end", "global_tid", "name", "source", "category")
     osrt = categorised(
-        near_gaps(report.osrt.filter(window), gaps).select("start", "end", "global_tid",
-                                                            "name"),
+        near_gaps(report.osrt.filter(window), gaps).lazy().select("start", "end", "global_tid",
+                                                                   "name"),
         pl.when(pl.col("name").str.contains(IDLE_OSRT)).then(pl.lit("idle"))
         .otherwise(pl.lit("os")),
     ).with_columns(pl.lit("osrt").alias("source"))
     nvtx = (
-        nvtx_ranges(report)
+        nvtx_ranges(report).lazy()
         .filter(window)
         .select(
             "start", "end", "global_tid",
@@ -122,7 +123,7 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
     )
     cols = ["start", "end", "global_tid", "name", "source", "category"]
     return pl.concat([api.select(cols), osrt.select(cols), nvtx.select(cols)],
-                     how="vertical_relaxed")
+                     how="vertical_relaxed").collect(engine="in-memory")
 
 
 def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
