@@ -140,21 +140,21 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
         pl.col("graph_node_id").is_not_null().alias("_in_graph"),
     )
     inside = _inside_graphs(report, gaps, ops)
-    launches = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
-                                    how="semi").select(
+    launches = report.cuda_api.lazy().join(ops.lazy().select("correlation_id"),
+                                           on="correlation_id", how="semi").select(
         "correlation_id", pl.col("global_tid").alias("feeder"),
         pid_of(pl.col("global_tid")).alias("pid"),
     )
     # Correlation ids are per process: keep the launch only if it is in the op's process.
-    ops = ops.join(launches, on=["correlation_id", "pid"], how="left")
-    fed = gaps.join(ops, on=["device", "end_ns"], how="left").unique(
-        subset=["gap"], keep="first", maintain_order=True
-    )
-    return fed.join(inside, on="gap", how="left", maintain_order="left").with_columns(
+    fed = gaps.lazy().join(
+        ops.lazy().join(launches, on=["correlation_id", "pid"], how="left"),
+        on=["device", "end_ns"], how="left",
+    ).unique(subset=["gap"], keep="first", maintain_order=True)
+    return fed.join(inside.lazy(), on="gap", how="left", maintain_order="left").with_columns(
         pl.when(pl.col("_same").fill_null(False)).then(pl.lit("inside"))
         .when(pl.col("_in_graph").fill_null(False)).then(pl.lit("launch"))
         .otherwise(pl.lit(None, pl.String)).alias("graph")
-    ).drop("_same", "_in_graph")
+    ).drop("_same", "_in_graph").collect(engine="in-memory")
 
 
 def _inside_graphs(report: TimelineReport, gaps: pl.DataFrame,
