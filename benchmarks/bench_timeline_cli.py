@@ -57,15 +57,17 @@ SPLIT = (
 )
 
 
-def measure(cases: dict[str, list[str]], numbered: tuple[str, ...] = ()
-            ) -> dict[str, dict[str, float]]:
+def measure(cases: dict[str, list[str]], numbered: tuple[str, ...] = (),
+            cwds: dict[str, Path] | None = None) -> dict[str, dict[str, float]]:
     """Each case's median wall and CPU seconds, the cases run in turn ``RUNS`` times; for a
-    case in ``numbered``, also the median of the number its output ends with (``last``)."""
+    case in ``numbered``, also the median of the number its output ends with (``last``).
+    A case runs in its folder of ``cwds``, else in this tree (``python -m kernelscope``
+    imports the package of the folder it runs in, whatever its interpreter)."""
     runs: dict[str, list[dict[str, str]]] = {name: [] for name in cases}
     for _ in range(RUNS[0]):
         for name, cmd in cases.items():
             done = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True,
-                                  text=True, check=False, cwd=ROOT)
+                                  text=True, check=False, cwd=(cwds or {}).get(name, ROOT))
             if done.returncode:
                 raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}")
             runs[name].append(json.loads(done.stdout))
@@ -110,7 +112,8 @@ def main() -> None:
         if before is not None:
             cases["before"] = [str(before / ".venv" / "bin" / "python"), "-m", "kernelscope",
                                *export]
-        res = measure(cases, numbered=("split",))
+        res = measure(cases, numbered=("split",),
+                      cwds={"before": before} if before is not None else None)
     _print_table(trace, res, before)
 
 

@@ -220,7 +220,7 @@ def _tiny_runs(report: TimelineReport, tiny_ns: int, max_gap_ns: int, min_kernel
         )
         .filter(pl.col("kernels") >= min_kernels)
         .sort("start_ns")
-        .collect()
+        .collect(engine="in-memory")
         .drop("_run")
         .sort("start_ns")
     )

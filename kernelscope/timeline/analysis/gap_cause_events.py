@@ -43,7 +43,7 @@ IDLE_OSRT = (
 )
 
 
-def categorised(frame: pl.DataFrame, category: pl.Expr) -> pl.DataFrame:
+def categorised(frame: pl.LazyFrame, category: pl.Expr) -> pl.LazyFrame:
     """Add a ``category`` column computed once per distinct ``name`` (regexes are costly)."""
     names = frame.select(pl.col("name").unique()).with_columns(category.alias("category"))
     return frame.join(names, on="name", how="left", maintain_order="left")
@@ -75,13 +75,14 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
     """CUDA API calls, OS runtime calls and NVTX ranges of ``threads`` overlapping [t0, t1)
     (and, given ``gaps``, near one of them: :func:`near_gaps`).
 
-    Columns: start, end, global_tid, name, source, category.
+    Columns: start, end, global_tid, name, source, category. After the searches near the
+    gaps, one in-memory query: on these few rows each query's fixed cost is what counts.
     """
     window = (pl.col("start") < t1) & (pl.col("end") > t0) & pl.col("global_tid").is_in(
         threads.implode()
     )
-    api = near_gaps(report.cuda_api.filter(window), gaps)
-    pageable = report.memcpy.filter(
+    api = near_gaps(report.cuda_api.filter(window), gaps).lazy()
+    pageable = report.memcpy.lazy().filter(
         (pl.col("src_kind_name") == "Pageable") | (pl.col("dst_kind_name") == "Pageable")
     ).select("correlation_id", pl.lit(True).alias("pageable"))
     api = api.join(pageable, on="correlation_id", how="left").select(
@@ -106,13 +107,13 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
         pl.lit("cuda").alias("source"),
     ).select("start", "end", "global_tid", "name", "source", "category")
     osrt = categorised(
-        near_gaps(report.osrt.filter(window), gaps).select("start", "end", "global_tid",
-                                                            "name"),
+        near_gaps(report.osrt.filter(window), gaps).lazy().select("start", "end", "global_tid",
+                                                                   "name"),
         pl.when(pl.col("name").str.contains(IDLE_OSRT)).then(pl.lit("idle"))
         .otherwise(pl.lit("os")),
     ).with_columns(pl.lit("osrt").alias("source"))
     nvtx = (
-        nvtx_ranges(report)
+        nvtx_ranges(report).lazy()
         .filter(window)
         .select(
             "start", "end", "global_tid",
@@ -122,7 +123,7 @@ def cpu_events(report: TimelineReport, threads: pl.Series, t0: int, t1: int,
     )
     cols = ["start", "end", "global_tid", "name", "source", "category"]
     return pl.concat([api.select(cols), osrt.select(cols), nvtx.select(cols)],
-                     how="vertical_relaxed")
+                     how="vertical_relaxed").collect(engine="in-memory")
 
 
 def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
@@ -138,6 +139,30 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
         "correlation_id", pid_of(pl.col("global_pid")).alias("pid"), "kind",
         pl.col("graph_node_id").is_not_null().alias("_in_graph"),
     )
+    inside = _inside_graphs(report, gaps, ops)
+    launches = report.cuda_api.lazy().join(ops.lazy().select("correlation_id"),
+                                           on="correlation_id", how="semi").select(
+        "correlation_id", pl.col("global_tid").alias("feeder"),
+        pid_of(pl.col("global_tid")).alias("pid"),
+    )
+    # Correlation ids are per process: keep the launch only if it is in the op's process.
+    fed = gaps.lazy().join(
+        ops.lazy().join(launches, on=["correlation_id", "pid"], how="left"),
+        on=["device", "end_ns"], how="left",
+    ).unique(subset=["gap"], keep="first", maintain_order=True)
+    return fed.join(inside.lazy(), on="gap", how="left", maintain_order="left").with_columns(
+        pl.when(pl.col("_same").fill_null(False)).then(pl.lit("inside"))
+        .when(pl.col("_in_graph").fill_null(False)).then(pl.lit("launch"))
+        .otherwise(pl.lit(None, pl.String)).alias("graph")
+    ).drop("_same", "_in_graph").collect(engine="in-memory")
+
+
+def _inside_graphs(report: TimelineReport, gaps: pl.DataFrame,
+                   ops: pl.DataFrame) -> pl.DataFrame:
+    """(gap, _same) of the gaps whose ending operation (``ops``) and an operation ending at
+    the gap's start came from the same graph launch (none without graph operations)."""
+    if not ops["_in_graph"].any():
+        return pl.DataFrame(schema={"gap": gaps.schema["gap"], "_same": pl.Boolean})
     before = report.gpu_ops.filter(pl.col("graph_node_id").is_not_null()).join(
         gaps.select(pl.col("device").alias("device_id"), pl.col("start_ns").alias("end")),
         on=["device_id", "end"], how="semi",
@@ -146,37 +171,26 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
         "correlation_id", pid_of(pl.col("global_pid")).alias("pid"),
         pl.lit(True).alias("_same"),
     ).unique()
-    inside = (
+    return (
         gaps.select("gap", "device", "start_ns", "end_ns")
         .join(ops.filter("_in_graph").select("device", "end_ns", "correlation_id", "pid"),
               on=["device", "end_ns"])
         .join(before, on=["device", "start_ns", "correlation_id", "pid"])
         .select("gap", "_same").unique("gap")
     )
-    launches = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
-                                    how="semi").select(
-        "correlation_id", pl.col("global_tid").alias("feeder"),
-        pid_of(pl.col("global_tid")).alias("pid"),
-    )
-    # Correlation ids are per process: keep the launch only if it is in the op's process.
-    ops = ops.join(launches, on=["correlation_id", "pid"], how="left")
-    fed = gaps.join(ops, on=["device", "end_ns"], how="left").unique(
-        subset=["gap"], keep="first", maintain_order=True
-    )
-    return fed.join(inside, on="gap", how="left", maintain_order="left").with_columns(
-        pl.when(pl.col("_same").fill_null(False)).then(pl.lit("inside"))
-        .when(pl.col("_in_graph").fill_null(False)).then(pl.lit("launch"))
-        .otherwise(pl.lit(None, pl.String)).alias("graph")
-    ).drop("_same", "_in_graph")
 
 
 def watched_threads(report: TimelineReport, fed: pl.DataFrame) -> pl.DataFrame:
     """(gap, global_tid) of the threads to look at: the feeders, and for gaps without one
     every CUDA-calling thread of the processes using the device."""
+    feeders = fed.filter(pl.col("feeder").is_not_null()).select(
+        "gap", pl.col("feeder").alias("global_tid"))
+    gap_pids = fed.filter(pl.col("feeder").is_null()).select("gap", "pid", "device")
+    if not gap_pids.height:  # every gap has its feeder: no thread list to build
+        return feeders
     cuda_threads = report.cuda_api.select(pl.col("global_tid").unique()).with_columns(
         pid_of(pl.col("global_tid")).alias("ev_pid")
     )
-    gap_pids = fed.filter(pl.col("feeder").is_null()).select("gap", "pid", "device")
     device_pids = (
         report.gpu_ops.select(pl.col("device_id").alias("device"), "global_pid")
         .unique()
@@ -189,11 +203,7 @@ def watched_threads(report: TimelineReport, fed: pl.DataFrame) -> pl.DataFrame:
         .join(cuda_threads, on="ev_pid")
         .select("gap", "global_tid")
     )
-    return pl.concat([
-        fed.filter(pl.col("feeder").is_not_null()).select("gap",
-                                                           pl.col("feeder").alias("global_tid")),
-        fallback,
-    ])
+    return pl.concat([feeders, fallback])
 
 
 def gap_hits(fed: pl.DataFrame, events: pl.DataFrame, watch: pl.DataFrame) -> pl.DataFrame:

@@ -203,7 +203,7 @@ def _ns_temporal_breakdown(ops: pl.DataFrame) -> TemporalBreakdown | None:
         (end.max() - start.min()).alias("kernel"),
         _covered(start, end).alias("busy"),
         _covered(start.filter(compute), end.filter(compute)).alias("compute"),
-    ).collect().row(0)
+    ).collect(engine="in-memory").row(0)
     ordered, kernel, busy, busy_compute = row
     if not ordered:
         return temporal_breakdown(ops, ns_per_unit=1)

@@ -220,12 +220,21 @@ def gpu_gaps(report: TimelineReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_m
     if not ops.height:
         return pl.DataFrame(schema=schema)
     merged = merge_intervals(ops, ["pid", "device_id"])
-    gaps = merged.with_columns(
-        pl.col("end").alias("start_ns"),
-        pl.col("start").shift(-1).over("pid", "device_id").alias("end_ns"),
-    ).filter(pl.col("end_ns").is_not_null())
-    gaps = gaps.with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("duration_ns"))
-    gaps = gaps.filter(pl.col("duration_ns") > gap_ms * 1_000_000)
+    # The merge sorts by pid, device and start: the next block of the same pid and device is
+    # the next row (no window over the groups), and one query finds the long gaps.
+    same = pl.all_horizontal(pl.col(c).eq_missing(pl.col(c).shift(-1)) for c in ("pid",
+                                                                             "device_id"))
+    gaps = (
+        merged.lazy()
+        .with_columns(
+            pl.col("end").alias("start_ns"),
+            pl.when(same).then(pl.col("start").shift(-1)).alias("end_ns"),
+        )
+        .filter(pl.col("end_ns").is_not_null())
+        .with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("duration_ns"))
+        .filter(pl.col("duration_ns") > gap_ms * 1_000_000)
+        .collect(engine="in-memory")
+    )
     # The context of the operation that ends right where the gap starts.
     ends = gaps.select("pid", "device_id", pl.col("start_ns").alias("end"))
     ctx = (

@@ -16,19 +16,21 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
-from kernelscope.timeline.analysis.op_attribution import OpRange, innermost, parents
 from kernelscope.timeline.analysis.op_efficiency import (
     OpEfficiency,
     dtype_in_kernel_names,
     unavailable,
 )
-from kernelscope.timeline.analysis.op_models import FLOP_MODELS, OpCall
-from kernelscope.timeline.analysis.op_table import Launch, op_efficiency
 from kernelscope.timeline.model.model import TimelineReport
+
+if TYPE_CHECKING:
+    from kernelscope.timeline.analysis.op_attribution import OpRange
+    from kernelscope.timeline.analysis.op_table import Launch
 
 SHAPES = "NVTX ranges of emit_nvtx(record_shapes=True)"
 _OP = re.compile(r"^(?P<name>[^,\s][^,]*?)(?:, seq = -?\d+)?(?:, op_id = \d+)?"
@@ -51,8 +53,10 @@ def parse_op_range(text: str) -> tuple[str, tuple[object, ...]] | None:
 
 
 def _op_ranges(report: TimelineReport) -> tuple[list[OpRange], list[tuple[int, int, int]]]:
-    """The operator ranges, and the ``ProfilerStep#N`` ranges as (N, start, end)."""
-    ops: list[OpRange] = []
+    """The operator ranges, and the ``ProfilerStep#N`` ranges as (N, start, end). The
+    operator models are imported only for a trace that has such ranges (most have none, and
+    their modules cost a few milliseconds to import)."""
+    found: list[tuple[int, int, int, int, tuple[str, tuple[object, ...]]]] = []
     steps: list[tuple[int, int, int]] = []
     frame = nvtx_ranges(report).filter(pl.col("style") == "PushPop")
     for index, (start, end, thread, name) in enumerate(
@@ -64,12 +68,21 @@ def _op_ranges(report: TimelineReport) -> tuple[list[OpRange], list[tuple[int, i
             continue
         parsed = parse_op_range(message)
         if parsed is not None and start is not None and end is not None and thread is not None:
-            ops.append(OpRange(index, int(start), int(end), int(thread),
-                               OpCall(parsed[0], parsed[1])))
-    return ops, sorted(steps, key=lambda s: s[1])
+            found.append((index, int(start), int(end), int(thread), parsed))
+    steps.sort(key=lambda s: s[1])
+    if not found:
+        return [], steps
+    from kernelscope.timeline.analysis.op_attribution import OpRange
+    from kernelscope.timeline.analysis.op_models import OpCall
+
+    return [OpRange(index, start, end, thread, OpCall(op, sizes))
+            for index, start, end, thread, (op, sizes) in found], steps
 
 
 def _launches(report: TimelineReport, ops: Sequence[OpRange]) -> list[Launch]:
+    from kernelscope.timeline.analysis.op_attribution import innermost
+    from kernelscope.timeline.analysis.op_table import Launch
+
     kernels = report.kernels.join(
         report.cuda_api.select("correlation_id", pl.col("global_tid").alias("_tid"),
                                pl.col("start").alias("_at")),
@@ -88,6 +101,9 @@ def _with_dtypes(ops: Sequence[OpRange], launches: Sequence[Launch]) -> list[OpR
     """Each call with the dtype its own and its nested calls' kernels spell; a matrix product,
     attention or convolution whose kernels spell none (cuBLAS's ``nvjet_*``) takes the one
     dtype the trace's other such operators' kernels spell, when they agree on one."""
+    from kernelscope.timeline.analysis.op_attribution import parents
+    from kernelscope.timeline.analysis.op_models import FLOP_MODELS
+
     names: dict[int, list[str]] = {}
     for launch in launches:
         if launch.op_id is not None:
@@ -120,6 +136,8 @@ def nvtx_op_efficiency(report: TimelineReport, model_flops: float | None = None)
     if not ops:
         return unavailable("no NVTX range names an operator with its sizes (profile under "
                            "torch.autograd.profiler.emit_nvtx(record_shapes=True))", device)
+    from kernelscope.timeline.analysis.op_table import op_efficiency
+
     launches = _launches(report, ops)
     devices = {d.id: d.name for d in report.devices}
     return op_efficiency(_with_dtypes(ops, launches), launches, devices,

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.device_peaks import DevicePeaks, peaks_for
-from kernelscope.timeline.analysis.op_models.shapes import PEAK_DTYPE
 
 NO_MODEL = "no model"
 
@@ -47,6 +46,8 @@ def dtype_in_kernel_names(names: Iterable[str]) -> str | None:
     where the names carry PyTorch functors, only the functors' element types count, in the
     same order; None when none does
     (cuBLAS's ``nvjet_*`` names spell none)."""
+    from kernelscope.timeline.analysis.op_models.shapes import PEAK_DTYPE  # only where used
+
     names = list(names)
     functors = {PEAK_DTYPE[found.group(1)] for found in map(_FUNCTOR_ELEMENT.search, names)
                 if found is not None}

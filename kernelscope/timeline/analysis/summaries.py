@@ -44,7 +44,7 @@ def _duration_summary(
             pl.col("dur").std(ddof=1).fill_null(0.0).alias("StdDev (ns)"),
         )
         .sort(["Total Time (ns)", key], descending=[True, False])
-        .collect()
+        .collect(engine="in-memory")
     )
     # Eagerly, from exact integer totals, so the last digit never depends on the query plan.
     total = int(grouped["Total Time (ns)"].sum() or 0)
@@ -139,5 +139,5 @@ def memop_size_summary(report: TimelineReport) -> pl.DataFrame:
             "Total (MB)", "Count", "Avg (MB)", "Med (MB)", "Min (MB)", "Max (MB)",
             "StdDev (MB)", pl.col("operation").alias("Operation"),
         )
-        .collect()
+        .collect(engine="in-memory")
     )

@@ -183,5 +183,5 @@ def launch_gaps(report: TimelineReport) -> pl.DataFrame:
         )
         .sort(by)
         .rename({"device_id": "device", "stream_id": "stream"})
-        .collect()
+        .collect(engine="in-memory")
     )

@@ -41,7 +41,7 @@ def with_processes(kernels: pl.DataFrame, report: TimelineReport) -> pl.DataFram
         .select(pid_of(pl.col("global_pid")).alias("pid"))
         .drop_nulls()
         .unique()
-        .collect()
+        .collect(engine="in-memory")
     )
     if ran_in.height <= 1:  # the other processes launched no kernel
         return kernels
@@ -53,7 +53,7 @@ def with_processes(kernels: pl.DataFrame, report: TimelineReport) -> pl.DataFram
         .sort("global_pid")
         .group_by("Name", maintain_order=True)
         .agg(pl.col("global_pid").cast(pl.String).str.join(" ").alias("PIDs"))
-        .collect()
+        .collect(engine="in-memory")
     )
     return kernels.join(pids, on="Name", how="left", maintain_order="left")
 

@@ -49,22 +49,23 @@ def merge_intervals(df: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
         group = changed.fill_null(True).cum_sum().cast(pl.Int64) - 1
     else:
         group = pl.lit(0, pl.Int64)
-    shifted = valid.select(
-        *keys,
-        pl.col("start").cast(pl.Int64).alias("start"),
-        pl.col("end").cast(pl.Int64).alias("end"),
-        (group * stride).alias("_off"),
-    ).with_columns(
-        (pl.col("start") - lo + pl.col("_off")).alias("_s"),
-        (pl.col("end") - lo + pl.col("_off")).cum_max().alias("_reach"),
+    offset = group * stride
+    # One query: a block's end is the running maximum at its last row, filled back to its
+    # first row, which the filter keeps.
+    return (
+        valid.lazy()
+        .select(*keys, pl.col("start").cast(pl.Int64), pl.col("end").cast(pl.Int64),
+                offset.alias("_off"))
+        .with_columns((pl.col("end") - lo + pl.col("_off")).cum_max().alias("_reach"))
+        .with_columns(((pl.col("start") - lo + pl.col("_off")) > pl.col("_reach").shift(1))
+                      .fill_null(True).alias("_new"))
+        .with_columns(pl.when(pl.col("_new").shift(-1).fill_null(True))
+                      .then(pl.col("_reach") - pl.col("_off") + lo)
+                      .fill_null(strategy="backward").alias("end"))
+        .filter(pl.col("_new"))
+        .select(*keys, "start", "end")
+        .collect(engine="in-memory")
     )
-    new_block = (shifted["_s"] > shifted["_reach"].shift(1)).fill_null(True)
-    first_rows = new_block.arg_true()
-    last_rows = pl.concat([first_rows.slice(1) - 1,
-                           pl.Series([shifted.height - 1], dtype=first_rows.dtype)])
-    heads = shifted[first_rows]
-    ends = shifted["_reach"].gather(last_rows) - heads["_off"] + lo
-    return heads.select(*keys, "start").with_columns(ends.alias("end"))
 
 
 KeyT = TypeVar("KeyT")

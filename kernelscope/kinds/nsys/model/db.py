@@ -85,6 +85,14 @@ def read_only_uri(path: Path) -> str:
     return f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro&immutable=1"
 
 
+def rowid_range_sql(table: str) -> str:
+    """The query of ``table``'s least and greatest rowid: each in its own subquery, which
+    SQLite answers from the b-tree's ends (``min(rowid), max(rowid)`` in one select scans
+    every row: ~5 ms for 80,000 CUDA calls)."""
+    return (f'SELECT (SELECT min(rowid) FROM "{table}"), '
+            f'(SELECT max(rowid) FROM "{table}")')
+
+
 class ExportDb:
     """An nsys SQLite export opened read-only.
 
@@ -230,7 +238,7 @@ class ExportDb:
         chunks: list[tuple[str, int, str, Schema]] = []
         for task in tasks:
             try:
-                lo, hi = self.rows(f'SELECT min(rowid), max(rowid) FROM "{task.table}"')[0]
+                lo, hi = self.rows(rowid_range_sql(task.table))[0]
             except sqlite3.Error:  # a view or a WITHOUT ROWID table: read it whole
                 lo = hi = None
             if lo is None or hi is None:
