@@ -53,6 +53,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     GPU,
     LAUNCH,
     MARK,
+    OP_KINDS,
     STREAM,
     THREAD,
     WHOLE_TRACE_LANE,
@@ -92,17 +93,23 @@ class Graph:
 
     @cached_property
     def step_ops(self) -> pl.DataFrame:
-        """The GPU operations that start inside a step's window: node, name, kind, gpu_ns
-        (every replay's kernel families count them)."""
+        """The GPU operations that start inside a step's window: node, family (one number per
+        name and kind, ``family_of``), gpu_ns (every replay's kernel families count them; the
+        names are looked up by node once the families are summed)."""
         windows = self.steps.select(pl.col("start").alias("w_start"),
                                     pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.select("cls", "node", "name", "kind", "start", "end").filter(
+        ops = self.nodes.select("cls", "node", "start", "end").filter(
             pl.col("cls") == GPU).select(
-            "node", "name", "kind", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
-        return ops.sort("start").join_asof(
+            "node", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
+        ops = ops.sort("start").join_asof(
             windows, left_on="start", right_on="w_start", strategy="backward",
-            check_sortedness=False).filter(pl.col("start") < pl.col("w_end")).select(
-            "node", "name", "kind", "gpu_ns")
+            check_sortedness=False).filter(pl.col("start") < pl.col("w_end"))
+        node = ops["node"]
+        kind = self.nodes["kind"].gather(node).replace_strict(
+            OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
+        family = (self.names.node.gather(node) * 8 + kind * 2
+                  + self.nodes["name"].gather(node).is_null().cast(pl.Int64))
+        return pl.DataFrame([node, family.alias("family"), ops["gpu_ns"]])
 
     @cached_property
     def names(self) -> Names:

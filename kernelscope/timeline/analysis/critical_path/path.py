@@ -263,9 +263,6 @@ def breakdown(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
 
 
-OP_KINDS = {"kernel": 0, "memcpy": 1, "memset": 2}
-
-
 def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.DataFrame
                  ) -> pl.DataFrame:
     """Per kernel family (name): launches, GPU time, time on the critical path and the
@@ -279,15 +276,13 @@ def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.
         latest = late.gather(ops["node"])
         end = run.series()[1].gather(ops["node"])
         slack = pl.when(latest < INF // 2).then(latest - end)
-    # one group per name and kind, keyed by numbers (a null name apart from an empty one)
-    kind = pl.col("kind").replace_strict(OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
-    family = (graph.names.node.gather(ops["node"]) * 8 + kind * 2
-              + pl.col("name").is_null().cast(pl.Int64)).alias("family")
-    ops = ops.with_columns(slack.alias("slack"), family)
-    ops = ops.join(on_path, on="node", how="left")
-    return ops.group_by("family").agg(
-        pl.col("name").first(), pl.col("kind").first(),
-        pl.len().alias("launches"), pl.col("gpu_ns").sum(),
+    ops = ops.with_columns(slack.alias("slack")).join(on_path, on="node", how="left")
+    families = ops.group_by("family").agg(  # one per name and kind, keyed by numbers
+        pl.col("node").first(), pl.len().alias("launches"), pl.col("gpu_ns").sum(),
         pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
-        pl.col("slack").min().alias("slack_ns"),
-    ).drop("family").sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])
+        pl.col("slack").min().alias("slack_ns"))
+    first = families["node"]
+    return families.select(
+        graph.nodes["name"].gather(first), graph.nodes["kind"].gather(first),
+        "launches", "gpu_ns", "path_ns", "slack_ns",
+    ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

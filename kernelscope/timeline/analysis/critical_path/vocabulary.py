@@ -20,6 +20,8 @@ WAKE_WINDOW_NS = 50_000
 WHOLE_TRACE_LANE = -1
 RANK_BITS = 48
 """In a run's graph a rank's lanes keep their low 48 bits and the rank goes above them."""
+OP_KINDS = {"kernel": 0, "memcpy": 1, "memset": 2}
+"""The GPU operations' kinds, as numbered in a kernel family's key (``Graph.step_ops``)."""
 EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
 
 
