@@ -61,7 +61,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
 )
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
-NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.String, "name": pl.String, "start": pl.Int64,
+NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.Categorical, "name": pl.Categorical, "start": pl.Int64,
                "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64, "row": pl.Int64,
                "corr": pl.Int64, "prio": pl.Int8}
 
@@ -159,7 +159,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
     every call's outermost call (pid, correlation_id, row); the steps (the whole trace as
     one where ``steps`` is empty)."""
     calls = report.cuda_api.select(
-        "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.String)
+        "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.Categorical)
     ).sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
     reach = pl.col("end").cum_max().shift(1).over("global_tid")
     calls = calls.with_row_index("row").with_columns(
@@ -211,7 +211,7 @@ def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
 
 def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
     cols = ["start", "end", "device_id", "stream_id", "global_pid", "correlation_id"]
-    parts = [frame.select(*cols, pl.col(label).cast(pl.String).alias("name"),
+    parts = [frame.select(*cols, pl.col(label).cast(pl.Categorical).alias("name"),
                           pl.lit(kind).alias("kind"))
              for kind, frame, label in (("kernel", report.kernels, "name"),
                                         ("memcpy", report.memcpy, "operation"),

@@ -283,6 +283,7 @@ def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.
         pl.col("slack").min().alias("slack_ns"))
     first = families["node"]
     return families.select(
-        graph.nodes["name"].gather(first), graph.nodes["kind"].gather(first),
+        graph.nodes["name"].gather(first).cast(pl.String),
+        graph.nodes["kind"].gather(first).cast(pl.String),
         "launches", "gpu_ns", "path_ns", "slack_ns",
     ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

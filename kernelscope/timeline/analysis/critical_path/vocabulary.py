@@ -36,7 +36,7 @@ def own_kinds(names: pl.Series) -> pl.Expr:
     nodes' names (the regex runs once per distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
     distinct = names.drop_nulls().unique()
-    talking = distinct.filter(distinct.str.contains(COMMUNICATION.pattern))
+    talking = distinct.filter(distinct.cast(pl.String).str.contains(COMMUNICATION.pattern))
     talks = pl.col("name").is_in(talking.implode())
     code = OWN_KIND_ORDER.index
     return (pl.when(kernel & talks).then(pl.lit(code("communication"), pl.Int8))
