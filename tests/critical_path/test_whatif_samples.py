@@ -47,7 +47,7 @@ def _base(case: str, kind: str) -> dict[str, Any]:
         result = data.critical_model.whatif([Faster(FASTER[case], 2.0)])
         graph = data.critical_model.graph
         matched = graph.nodes.filter((pl.col("cls") == GPU)
-                                     & pl.col("name").str.contains(FASTER[case]))
+                                     & pl.col("name").cast(pl.String).str.contains(FASTER[case]))
         saved = [int((part["end"] - part["start"]).sum()) // 2 for part in (
             matched.filter((pl.col("start") >= s0) & (pl.col("start") < s1))
             for s0, s1 in graph.steps.select("start", "end").iter_rows())]

@@ -39,8 +39,9 @@ def with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Data
     """``measured`` (the destination's start minus the source's time), ``least`` (the gap
     a non-deciding edge keeps) and ``key`` (the start the edge alone allows)."""
     start, end = nodes["start"], nodes["end"]
-    value = pl.when(pl.col("from_start")).then(start.gather(edges["src"])).otherwise(
-        end.gather(edges["src"]))
+    ends_then_starts = pl.concat([end, start])  # one gather, not one from each and a choice
+    value = ends_then_starts.gather(
+        edges["src"] + edges["from_start"].fill_null(False).cast(pl.Int64) * nodes.height)
     edges = edges.with_columns(value.alias("value"),
                                start.gather(edges["dst"]).alias("dst_start"))
     measured = pl.col("dst_start") - pl.col("value")

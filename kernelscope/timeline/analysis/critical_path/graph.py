@@ -53,6 +53,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     GPU,
     LAUNCH,
     MARK,
+    OP_KINDS,
     STREAM,
     THREAD,
     WHOLE_TRACE_LANE,
@@ -60,7 +61,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
 )
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
-NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.String, "name": pl.String, "start": pl.Int64,
+NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.Categorical, "name": pl.Categorical, "start": pl.Int64,
                "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64, "row": pl.Int64,
                "corr": pl.Int64, "prio": pl.Int8}
 
@@ -92,17 +93,23 @@ class Graph:
 
     @cached_property
     def step_ops(self) -> pl.DataFrame:
-        """The GPU operations that start inside a step's window: node, name, kind, gpu_ns
-        (every replay's kernel families count them)."""
+        """The GPU operations that start inside a step's window: node, family (one number per
+        name and kind, ``family_of``), gpu_ns (every replay's kernel families count them; the
+        names are looked up by node once the families are summed)."""
         windows = self.steps.select(pl.col("start").alias("w_start"),
                                     pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.select("cls", "node", "name", "kind", "start", "end").filter(
+        ops = self.nodes.select("cls", "node", "start", "end").filter(
             pl.col("cls") == GPU).select(
-            "node", "name", "kind", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
-        return ops.sort("start").join_asof(
+            "node", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
+        ops = ops.sort("start").join_asof(
             windows, left_on="start", right_on="w_start", strategy="backward",
-            check_sortedness=False).filter(pl.col("start") < pl.col("w_end")).select(
-            "node", "name", "kind", "gpu_ns")
+            check_sortedness=False).filter(pl.col("start") < pl.col("w_end"))
+        node = ops["node"]
+        kind = self.nodes["kind"].gather(node).replace_strict(
+            OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
+        family = (self.names.node.gather(node) * 8 + kind * 2
+                  + self.nodes["name"].gather(node).is_null().cast(pl.Int64))
+        return pl.DataFrame([node, family.alias("family"), ops["gpu_ns"]])
 
     @cached_property
     def names(self) -> Names:
@@ -126,6 +133,7 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
         pl.col("node").cast(pl.Int64))
     n_cpu = cpu.height
     launch = _launch_edges(nodes, outer, n_cpu)
+    del outer  # a row per API call (20 MB on the 300k-kernel trace): freed for what follows
     edges = pl.concat([_chain_edges(nodes.slice(0, n_cpu), THREAD),
                        _chain_edges(nodes.slice(n_cpu), STREAM), launch,
                        _event_edges(nodes, launch, report.sync)])
@@ -152,7 +160,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
     every call's outermost call (pid, correlation_id, row); the steps (the whole trace as
     one where ``steps`` is empty)."""
     calls = report.cuda_api.select(
-        "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.String)
+        "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.Categorical)
     ).sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
     reach = pl.col("end").cum_max().shift(1).over("global_tid")
     calls = calls.with_row_index("row").with_columns(
@@ -204,7 +212,7 @@ def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
 
 def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
     cols = ["start", "end", "device_id", "stream_id", "global_pid", "correlation_id"]
-    parts = [frame.select(*cols, pl.col(label).cast(pl.String).alias("name"),
+    parts = [frame.select(*cols, pl.col(label).cast(pl.Categorical).alias("name"),
                           pl.lit(kind).alias("kind"))
              for kind, frame, label in (("kernel", report.kernels, "name"),
                                         ("memcpy", report.memcpy, "operation"),

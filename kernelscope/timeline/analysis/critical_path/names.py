@@ -41,15 +41,19 @@ def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> 
     ranked = _with_parents(ranked) if ranked.height else ranked.select(
         pl.lit(0, pl.Int64).alias("r"), "global_tid", "start", "end", "name",
         pl.lit(0, pl.Int64).alias("depth"), pl.lit(0, pl.Int64).alias("parent"))
-    every = pl.concat([nodes["name"].fill_null(""), pl.Series([LAUNCH_NAME, UNTRACED]),
-                       ranked["name"]]).alias("name")
+    own = nodes["name"]  # Categorical: its distinct names, then each node's by its code
+    distinct = own.unique().cast(pl.String).fill_null("")
+    every = pl.concat([distinct, pl.Series([LAUNCH_NAME, UNTRACED]), ranked["name"]])
     table = every.unique(maintain_order=True)
     ids = pl.DataFrame({"name": every}).join(
         table.to_frame().with_row_index("id"), on="name", how="left", maintain_order="left"
     )["id"].cast(pl.Int64)
-    n = nodes.height
-    return Names(table, ids.head(n), int(ids[n]), int(ids[n + 1]),
-                 ranked.with_columns(ids.slice(n + 2).alias("name_id")))
+    k = distinct.len()
+    codes = own.unique().to_physical().fill_null(-1).cast(pl.Int64)
+    node = own.to_physical().cast(pl.Int64).fill_null(-1).replace_strict(
+        codes, ids.head(k), return_dtype=pl.Int64)
+    return Names(table, node, int(ids[k]), int(ids[k + 1]),
+                 ranked.with_columns(ids.slice(k + 2).alias("name_id")))
 
 
 def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame

@@ -160,6 +160,10 @@ class PathWalker:
         before it's own time (by its own kind and name)."""
         if not self.runs:
             return pl.DataFrame(schema=CODED_SCHEMA)
+        return pl.concat(self._run_parts())
+
+    def _run_parts(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """``_coded_runs`` in its two parts: the gaps before the calls and the calls' own."""
         calls = pl.DataFrame(self.runs, schema={"step": pl.Int64, "lo": pl.Int64,
                                                 "hi": pl.Int64}, orient="row").select(
             "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
@@ -177,8 +181,14 @@ class PathWalker:
             "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
             "name_id": self.graph.names.node.gather(before)})
         marker = self.graph.nodes["cls"].gather(before) == MARK  # the step's begin: no time
-        return pl.concat([gaps.with_columns(self._cpu_names(gaps).alias("name_id")),
-                          owns.filter(~marker)])
+        return gaps.with_columns(self._cpu_names(gaps).alias("name_id")), owns.filter(~marker)
+
+    def sums(self) -> pl.DataFrame:
+        """The walked segments summed per step, code and name id: step, key (``name_id`` times
+        the number of codes plus ``code``), ns, count (of the segments that took time); the
+        chains' calls summed part by part, never gathered into one frame (``coded`` is)."""
+        parts = [self._walked(), *(self._run_parts() if self.runs else ())]
+        return pl.concat([_summed(part) for part in parts])
 
     def _durations(self) -> pl.Series:
         """``dur`` as a series (the plan's own when it is the measured one)."""
@@ -214,6 +224,10 @@ class PathWalker:
     def coded(self) -> pl.DataFrame:
         """The walked segments by number: step, code (of ``SEGMENT_KINDS``), ns, node, edge,
         name_id (of ``Graph.names.table``)."""
+        return pl.concat([self._walked(), self._coded_runs()])
+
+    def _walked(self) -> pl.DataFrame:
+        """``coded`` but for the chains' calls."""
         walked = pl.DataFrame(
             {"step": self.steps, "node": self.nodes, "edge": self.edges, "ns": self.ns},
             schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64})
@@ -237,7 +251,14 @@ class PathWalker:
             name_id = name_id.scatter(is_cpu.arg_true(), self._cpu_names(cpu))
         named = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit(names.launch, pl.Int64))
                           .otherwise(name_id)).to_series()
-        return pl.concat([frame.with_columns(named.alias("name_id")), self._coded_runs()])
+        return frame.with_columns(named.alias("name_id"))
+
+
+def _summed(coded: pl.DataFrame) -> pl.DataFrame:
+    """``coded`` summed per step and key (``PathWalker.sums``)."""
+    key = (pl.col("name_id") * len(SEGMENT_KINDS) + pl.col("code")).alias("key")
+    return coded.group_by("step", key).agg(
+        pl.col("ns").sum(), (pl.col("ns") > 0).sum().cast(pl.Int64).alias("count"))
 
 
 def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
@@ -246,14 +267,12 @@ def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
                         names.table.gather(coded["name_id"]).alias("name"), "ns", "node", "edge")
 
 
-def breakdown(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
+def breakdown(sums: pl.DataFrame, names: Names) -> pl.DataFrame:
     """Per kind and name: ns on the path (summed over the steps), how many pieces of it
-    took time, and its share of the path (``coded``: ``PathWalker.coded``; summed by number,
+    took time, and its share of the path (``sums``: ``PathWalker.sums``; summed by number,
     then by name: several codes share a kind)."""
-    total = max(int(coded["ns"].sum() or 0), 1)
-    key = (pl.col("name_id") * len(SEGMENT_KINDS) + pl.col("code")).alias("key")
-    sums = coded.group_by(key).agg(
-        pl.col("ns").sum(), (pl.col("ns") > 0).sum().cast(pl.Int64).alias("count"))
+    total = max(int(sums["ns"].sum() or 0), 1)
+    sums = sums.group_by("key").agg(pl.col("ns").sum(), pl.col("count").sum())
     code, name_id = sums["key"] % len(SEGMENT_KINDS), sums["key"] // len(SEGMENT_KINDS)
     named = sums.select(SEGMENT_KINDS.gather(code).alias("kind"),
                         names.table.gather(name_id).alias("name"), "ns", "count")
@@ -261,9 +280,6 @@ def breakdown(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
                                                pl.col("count").sum().cast(pl.UInt32))
             .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
             .sort(["ns", "kind", "name"], descending=[True, False, False]))
-
-
-OP_KINDS = {"kernel": 0, "memcpy": 1, "memset": 2}
 
 
 def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.DataFrame
@@ -279,15 +295,14 @@ def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.
         latest = late.gather(ops["node"])
         end = run.series()[1].gather(ops["node"])
         slack = pl.when(latest < INF // 2).then(latest - end)
-    # one group per name and kind, keyed by numbers (a null name apart from an empty one)
-    kind = pl.col("kind").replace_strict(OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
-    family = (graph.names.node.gather(ops["node"]) * 8 + kind * 2
-              + pl.col("name").is_null().cast(pl.Int64)).alias("family")
-    ops = ops.with_columns(slack.alias("slack"), family)
-    ops = ops.join(on_path, on="node", how="left")
-    return ops.group_by("family").agg(
-        pl.col("name").first(), pl.col("kind").first(),
-        pl.len().alias("launches"), pl.col("gpu_ns").sum(),
+    ops = ops.with_columns(slack.alias("slack")).join(on_path, on="node", how="left")
+    families = ops.group_by("family").agg(  # one per name and kind, keyed by numbers
+        pl.col("node").first(), pl.len().alias("launches"), pl.col("gpu_ns").sum(),
         pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
-        pl.col("slack").min().alias("slack_ns"),
-    ).drop("family").sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])
+        pl.col("slack").min().alias("slack_ns"))
+    first = families["node"]
+    return families.select(
+        graph.nodes["name"].gather(first).cast(pl.String),
+        graph.nodes["kind"].gather(first).cast(pl.String),
+        "launches", "gpu_ns", "path_ns", "slack_ns",
+    ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

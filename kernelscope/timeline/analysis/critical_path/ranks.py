@@ -159,7 +159,7 @@ def _threaded(nodes: pl.DataFrame, edges: pl.DataFrame, lanes: pl.Series,
     cpu = nodes.filter(pl.col("lane").is_in(lanes.implode()) & (pl.col("cls") != GPU)).select(
         "node", "lane", "start", "end",
         pl.col("kind").replace_strict(ORDER, default=0, return_dtype=pl.Int64).alias("order"),
-        (pl.col("kind").str.starts_with("collective")).alias("marker"))
+        (pl.col("kind").cat.starts_with("collective")).alias("marker"))
     chain = cpu.sort("lane", "start", "order", "node").with_columns(
         pl.col("node").shift(1).over("lane").alias("src"),
         pl.col("end").shift(1).over("lane").alias("src_end"),

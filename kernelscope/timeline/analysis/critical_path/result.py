@@ -59,15 +59,15 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
         walker.walk(step, begin, finish)
-    coded = walker.coded()
+    sums = walker.sums()
     step_ns = [run.start[finish] - run.start[begin] for begin, finish in
                graph.steps.select("begin", "finish").iter_rows()]
-    path_ns = coded.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
+    path_ns = sums.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
     ranked = ["rank"] if "rank" in graph.steps.columns else []
     steps = graph.steps.select(*ranked, "step", "name", "start", "end").with_columns(
         pl.Series("step_ns", step_ns, dtype=pl.Int64)
     ).join(path_ns, on="step", how="left").with_columns(pl.col("path_ns").fill_null(0))
-    table = breakdown(coded, graph.names)
+    table = breakdown(sums, graph.names)
     kinds = table.group_by("kind").agg(pl.col("ns").sum(), pl.col("pct").sum()).with_columns(
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
@@ -75,4 +75,4 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
     late = latest_ends(plan, run, dur, s_gap) if with_slack else None
     families = family_slack(graph, run, late, walker.own_time())
     return CriticalPath(steps, table, kinds, families, with_slack,
-                        lambda: segments_of(coded, graph.names))
+                        lambda: segments_of(walker.coded(), graph.names))

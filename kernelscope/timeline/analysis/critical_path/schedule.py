@@ -116,7 +116,7 @@ def plan_of(graph: Graph) -> Plan:
     waits = set(ends["dst"].to_list())
     events = nodes.select(
         "node", pl.col("start").alias("at"),
-        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").str.starts_with("collective"))
+        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").cat.starts_with("collective"))
         .then(1).otherwise(2).alias("rank"),
         pl.lit(0).alias("side"))
     if waits:

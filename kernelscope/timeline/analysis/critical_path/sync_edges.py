@@ -37,8 +37,9 @@ def _is_wait(name: pl.Expr) -> pl.Expr:
 def named(names: pl.Series, test: pl.Expr) -> pl.Expr:
     """Whether a node's ``name`` passes ``test`` (an expression of ``pl.col("name")``), the
     test run once per distinct name of ``names`` (the calls' names repeat)."""
-    distinct = names.drop_nulls().unique().to_frame("name")
-    return pl.col("name").is_in(distinct.filter(test)["name"].implode())
+    distinct = names.drop_nulls().unique()
+    passed = distinct.cast(pl.String).to_frame("name").filter(test)["name"]
+    return pl.col("name").is_in(passed.cast(names.dtype).implode())
 
 
 def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
@@ -78,9 +79,9 @@ def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
     stream or event synchronise that waited -> the same, where that operation ended while
     the call waited (the trace does not say which stream or event it named: one that
     another stream waited on through an event is among them)."""
-    device = decided.filter(pl.col("name").str.contains(DEVICE_WAITS) | pl.col("waited")).select(
-        "node", "pid", "start", "end", "r", pl.col("name").str.contains(DEVICE_WAITS)
-        .alias("device"))
+    is_device = pl.col("name").cast(pl.String).str.contains(DEVICE_WAITS)
+    device = decided.filter(is_device | pl.col("waited")).select(
+        "node", "pid", "start", "end", "r", is_device.alias("device"))
     launched = ops.filter(pl.col("at").is_not_null()).select(
         "pid", "lane", pl.col("op").alias("src"), "at", "op_end")
     if not device.height or not launched.height:

@@ -20,6 +20,8 @@ WAKE_WINDOW_NS = 50_000
 WHOLE_TRACE_LANE = -1
 RANK_BITS = 48
 """In a run's graph a rank's lanes keep their low 48 bits and the rank goes above them."""
+OP_KINDS = {"kernel": 0, "memcpy": 1, "memset": 2}
+"""The GPU operations' kinds, as numbered in a kernel family's key (``Graph.step_ops``)."""
 EDGE_SCHEMA = {"src": pl.Int64, "dst": pl.Int64, "etype": pl.Int8, "from_start": pl.Boolean}
 
 
@@ -34,7 +36,7 @@ def own_kinds(names: pl.Series) -> pl.Expr:
     nodes' names (the regex runs once per distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
     distinct = names.drop_nulls().unique()
-    talking = distinct.filter(distinct.str.contains(COMMUNICATION.pattern))
+    talking = distinct.filter(distinct.cast(pl.String).str.contains(COMMUNICATION.pattern))
     talks = pl.col("name").is_in(talking.implode())
     code = OWN_KIND_ORDER.index
     return (pl.when(kernel & talks).then(pl.lit(code("communication"), pl.Int8))

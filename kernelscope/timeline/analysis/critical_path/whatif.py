@@ -126,7 +126,7 @@ class Model:
                                   f"{', '.join(str(r) for r in ranks)}).")
             nodes = nodes.filter(pl.col("rank") == faster.rank)
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
-        hit = pl.col("name").fill_null("").str.contains(faster.pattern)
+        hit = pl.col("name").cast(pl.String).fill_null("").str.contains(faster.pattern)
         try:
             ops = nodes.select("cls", "node", "name", "dur").filter(pl.col("cls") == GPU
                                                                     ).filter(hit)
