@@ -5,8 +5,6 @@ the copy only."""
 from __future__ import annotations
 
 import gc
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from kernelscope.timeline.analysis.critical_path import ints as ints_module
 from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.model.model import TimelineReport
+from tests.processes import fresh_command
 
 
 def test_a_view_holds_the_column_a_slice_and_a_flag(
@@ -85,11 +84,6 @@ def test_a_lent_array_is_given_back_when_its_column_goes(
 def test_a_timeline_export_imports_no_pyarrow(sample_sqlite: Callable[[str], Path]) -> None:
     """A fresh JSON export of a trace, its critical path and what-if included, runs without
     importing pyarrow (~0.035 s of CPU it would cost every export)."""
-    probe = ("import contextlib, io, sys\n"
-             "from kernelscope.tui.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-             "    code = main(['export', sys.argv[1], '-f', 'json'])\n"
-             "print(code, '\"critical_path\"' in out.getvalue(), 'pyarrow' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", probe, str(sample_sqlite("timeline_torch"))],
-                          capture_output=True, text=True, check=True)
-    assert done.stdout.split()[-3:] == ["0", "True", "False"]
+    code, out, imported = fresh_command(
+        ["export", str(sample_sqlite("timeline_torch")), "-f", "json"], "pyarrow")
+    assert (code, '"critical_path"' in out, imported) == (0, True, False)

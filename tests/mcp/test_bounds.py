@@ -8,7 +8,6 @@ import contextlib
 import lzma
 import os
 import re
-import select
 import signal
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from kernelscope.mcp.answers_ncu import kernel_answers
 from kernelscope.mcp.paging import decode_cursor, digest, page
 from tests.conftest import SAMPLES
 from tests.mcp.conftest import ANSWER_BYTES, cli, exported, served, served_over_stdio, size
+from tests.processes import ended_within
 
 GEMM = SAMPLES / "ncu" / "gemm_naive.ncu-rep.xz"
 
@@ -116,18 +116,6 @@ def workers_of_our_servers() -> list[int]:
         if b"kernelscope.mcp.worker" in command and grandparent == os.getpid():
             found.append(int(entry.name))
     return found
-
-
-def ended_within(pid: int, seconds: float) -> bool:
-    """Whether process ``pid`` ends within ``seconds`` (waiting on its pidfd, no polling)."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        return bool(select.select([fd], [], [], seconds)[0])
-    finally:
-        os.close(fd)
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux's pidfd_open")

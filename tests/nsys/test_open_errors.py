@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import select
 import shutil
 import sys
 import threading
@@ -21,6 +20,7 @@ from kernelscope.kinds.nsys.model.locate import find_nsys
 from kernelscope.kinds.nsys.model.opener import open_report
 from tests.nsys import variants as V
 from tests.nsys.oracle import NSYS_SAMPLES
+from tests.processes import ended_within
 
 FAKE_NSYS = """#!{python}
 import os, shutil, sys, time
@@ -204,22 +204,10 @@ def test_cancelled_export(fake_nsys: Path, nsys_rep: Path, tmp_path: Path,
         open_report(nsys_rep, cache_dir=cache, cancel=cancel)
     watcher.join(60)
     assert pids, "the fake nsys never started"
-    assert ended(pids[0]), "nsys was waited for, not killed (the fake sleeps 60 s)"
+    assert ended_within(pids[0], 30), "nsys was waited for, not killed (the fake sleeps 60 s)"
     assert "cancelled" in one_sentence(err.value)
     assert list(cache.iterdir()) == []
 
-
-def ended(pid: int, bound_s: float = 30.0) -> bool:
-    """Whether process ``pid`` has ended or ends within ``bound_s`` (its pidfd turns readable
-    when it does)."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        return bool(select.select([handle], [], [], bound_s)[0])
-    finally:
-        os.close(handle)
 
 
 def test_cancel_callable_during_decompression(report_dir: Path, tmp_path: Path) -> None:

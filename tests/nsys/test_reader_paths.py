@@ -4,7 +4,6 @@ query, the standard library's sqlite3."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from kernelscope.kinds.nsys.model.db import ExportDb
 from kernelscope.kinds.nsys.model.gpu_metrics_read import catalog
 from kernelscope.kinds.nsys.model.load import _plan
+from tests.processes import fresh_command
 
 
 @pytest.mark.parametrize("name", ["zoo", "gpu_metrics", "graph_replay"])
@@ -48,11 +48,5 @@ def test_reading_needs_no_pyarrow(sample_sqlite: Callable[[str], Path],
 def test_a_timeline_summary_imports_no_pyarrow(sample_sqlite: Callable[[str], Path]) -> None:
     """A fresh ``kernelscope summary`` of a trace reads it without importing pyarrow (whose
     import costs ~0.08 s of CPU on the 2-core development machine)."""
-    probe = ("import contextlib, io, sys\n"
-             "from kernelscope.tui.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
-             "    code = main(['summary', sys.argv[1]])\n"
-             "print(code, 'pyarrow' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", probe, str(sample_sqlite("zoo"))],
-                          capture_output=True, text=True, check=True)
-    assert done.stdout.split()[-2:] == ["0", "False"]
+    code, _, imported = fresh_command(["summary", str(sample_sqlite("zoo"))], "pyarrow")
+    assert (code, imported) == (0, False)

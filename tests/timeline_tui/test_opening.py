@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import select
 import sqlite3
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from kernelscope.core.errors import ReportError
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.ui.tabbed import OpenProgress
+from tests.processes import ended_within
 
 from .conftest import ZOO_REP_XZ, ZOO_SQLITE_XZ
 from .helpers import (
@@ -117,20 +117,6 @@ async def written_pid(fifo_fd: int) -> int:
     return int(os.read(fifo_fd, 64))
 
 
-def ended(pid: int, bound_s: float = 60.0) -> bool:
-    """Whether process ``pid`` ends within ``bound_s`` (its pidfd turns readable when it
-    does; the fake nsys sleeps 120 s unless it is stopped)."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        readable, _, _ = select.select([handle], [], [], bound_s)
-        return bool(readable)
-    finally:
-        os.close(handle)
-
-
 async def test_quitting_mid_export_stops_nsys(
     fake_nsys: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -146,7 +132,7 @@ async def test_quitting_mid_export_stops_nsys(
             await pilot.press("q")
     finally:
         os.close(fifo_fd)
-    assert ended(pid), f"the fake nsys (pid {pid}) is still running"
+    assert ended_within(pid, 60), f"the fake nsys (pid {pid}) is still running"
 
 
 async def test_export_failure(

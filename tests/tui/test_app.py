@@ -212,15 +212,22 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         assert screen.query_one(TabbedContent).active == "stalls"
 
 
-async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> None:
+@pytest.fixture
+def held_open(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Opening the kernel report waits until the test sets this event (the timeout only frees
+    a failed test)."""
     gate = threading.Event()
     real_open = kernel_session.open_ncu_report
 
-    def slow_open(path: Path, **kwargs: object) -> object:
-        gate.wait(120)  # the test opens it; the timeout only frees a failed test
+    def held(path: Path, **kwargs: object) -> object:
+        gate.wait(120)
         return real_open(path, **kwargs)
 
-    monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
+    monkeypatch.setattr(kernel_session, "open_ncu_report", held)
+    return gate
+
+
+async def test_help_opened_while_loading_gives_way_to_the_list(held_open: threading.Event) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
 
@@ -233,31 +240,23 @@ async def test_help_opened_while_loading_gives_way_to_the_list(monkeypatch) -> N
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        gate.set()
+        held_open.set()
         await settle(pilot)
         assert isinstance(app.screen, KernelListScreen)
         assert len(app.screen_stack) == 2
 
 
-async def test_a_step_shows_the_loading_screen_at_once(monkeypatch) -> None:
+async def test_a_step_shows_the_loading_screen_at_once(held_open: threading.Event) -> None:
     """A session that says which step it is on is slow enough for the loading screen: it
     shows with the step, without waiting for LOADING_DELAY_S (the report's first screen
     replaces it as ever)."""
-    gate = threading.Event()
-    real_open = kernel_session.open_ncu_report
-
-    def slow_open(path: Path, **kwargs: object) -> object:
-        gate.wait(120)  # the test opens it; the timeout only frees a failed test
-        return real_open(path, **kwargs)
-
-    monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         app.show_step("Decompressing the report")
         await pilot.pause()
         assert isinstance(app.screen, LoadingScreen)
         assert "Decompressing the report…" in screen_text(app)
-        gate.set()
+        held_open.set()
         await settle(pilot)
         assert isinstance(app.screen, KernelListScreen)
         assert len(app.screen_stack) == 2
