@@ -118,11 +118,12 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
 def bind(edges: pl.DataFrame) -> pl.DataFrame:
     """The gap of every start edge: measured for the one that decided the start (the
     greatest ``key``), ``least`` for the others."""
-    edges = edges.sort("dst", "key", descending=[False, True])
+    order = edges.select(pl.arg_sort_by("dst", "key", descending=[False, True])).to_series()
+    edges = edges.select(pl.col("src", "dst", "etype", "from_start", "measured", "least")
+                         .gather(order))
     deciding = (pl.col("dst") != pl.col("dst").shift(1)).fill_null(True)  # sorted: first
-    return edges.with_columns(
-        pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"),
-        pl.lit(False).alias("to_end"),
-    ).select("src", "dst", "etype", "from_start", "to_end", "gap")
+    return edges.select(
+        "src", "dst", "etype", "from_start", pl.lit(False).alias("to_end"),
+        pl.when(deciding).then(pl.col("measured")).otherwise(pl.col("least")).alias("gap"))
 
 
