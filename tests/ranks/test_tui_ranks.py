@@ -14,7 +14,7 @@ from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
 from tests.timeline_tui.helpers import screen_text, settle, until_drawn
-from tests.tui.helpers import until
+from tests.tui.helpers import kind_found
 
 SIZE = (150, 40)
 
@@ -109,7 +109,7 @@ async def test_a_bad_trace_ends_on_the_error_screen(tmp_path: Path, rank_dir: Pa
 async def test_cancel_while_reading_ends_on_the_error_screen(rank_dir: Path, tmp_path: Path):
     app = create_app([rank_dir], cache_dir=tmp_path, workers=2)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RanksScreen))  # (no loading screen)
+        await kind_found(pilot)  # the ranks screen shows while it reads
         assert isinstance(app.screen, RanksScreen) and app.screen.opening
         await pilot.press("c")
         await settle(pilot)  # the reading worker stops and the error screen is up

@@ -58,6 +58,17 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
             return
 
 
+async def kind_found(pilot: Pilot[object]) -> None:
+    """Wait until the app has found its inputs' kind and handed them to the kind's session
+    (the ``kind`` worker ended and its message was handled): the session's first screen is
+    up, while its own reading may still run."""
+    for worker in [w for w in pilot.app.workers if w.group == "kind"]:
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):
+            await worker.wait()
+    await pilot.pause()
+    await pilot.pause()
+
+
 UNTIL_STEP_S = 0.05
 """How long :func:`until` lets the app run between two checks."""
 

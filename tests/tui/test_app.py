@@ -19,7 +19,7 @@ from kernelscope.ui.error import ErrorScreen
 from kernelscope.ui.help import HelpScreen
 from kernelscope.ui.loading import LoadingScreen
 
-from .helpers import SAMPLES, screen_text, settle, until, widget_text
+from .helpers import SAMPLES, kind_found, screen_text, settle, widget_text
 
 
 async def error_shown(path: Path) -> str:
@@ -230,12 +230,10 @@ def held_open(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 async def test_help_opened_while_loading_gives_way_to_the_list(held_open: threading.Event) -> None:
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
-
-        def loading_shown() -> bool:
-            return isinstance(app.screen, LoadingScreen)
-
-        await until(pilot, loading_shown)  # once opening has taken LOADING_DELAY_S
+        await kind_found(pilot)  # opening is held: the list is not ready
+        app.show_loading()  # what the LOADING_DELAY_S timer calls
         await pilot.pause()
+        assert isinstance(app.screen, LoadingScreen)
         assert f"Opening {app.report_path.name}" in screen_text(app)
         await pilot.press("question_mark")
         await pilot.pause()
