@@ -26,6 +26,7 @@ from kernelscope.timeline.analysis.op_efficiency import (
     dtype_in_kernel_names,
     unavailable,
 )
+from kernelscope.timeline.analysis.steps import report_steps
 from kernelscope.timeline.model.model import TimelineReport
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 SHAPES = "NVTX ranges of emit_nvtx(record_shapes=True)"
 _OP = re.compile(r"^(?P<name>[^,\s][^,]*?)(?:, seq = -?\d+)?(?:, op_id = \d+)?"
                  r"(?:, sizes = (?P<sizes>\[.*?\]))?(?:, input_op_ids = .*)?$")
-_STEP = re.compile(r"^(?:ProfilerStep#|[Ss]tep )(\d+)$")
 
 
 def parse_op_range(text: str) -> tuple[str, tuple[object, ...]] | None:
@@ -52,31 +52,24 @@ def parse_op_range(text: str) -> tuple[str, tuple[object, ...]] | None:
     return (found.group("name"), tuple(sizes)) if isinstance(sizes, list) else None
 
 
-def _op_ranges(report: TimelineReport) -> tuple[list[OpRange], list[tuple[int, int, int]]]:
-    """The operator ranges, and the ``ProfilerStep#N`` ranges as (N, start, end). The
-    operator models are imported only for a trace that has such ranges (most have none, and
-    their modules cost a few milliseconds to import)."""
+def _op_ranges(report: TimelineReport) -> list[OpRange]:
+    """The operator ranges. The operator models are imported only for a trace that has such
+    ranges (most have none, and their modules cost a few milliseconds to import)."""
     found: list[tuple[int, int, int, int, tuple[str, tuple[object, ...]]]] = []
-    steps: list[tuple[int, int, int]] = []
     frame = nvtx_ranges(report).filter(pl.col("style") == "PushPop")
     for index, (start, end, thread, name) in enumerate(
             frame.select("start", "end", "global_tid", "range").iter_rows()):
         message = str(name).split(":", 1)[1] if ":" in str(name) else str(name)
-        step = _STEP.match(message)
-        if step is not None:
-            steps.append((int(step.group(1)), int(start), int(end)))
-            continue
         parsed = parse_op_range(message)
         if parsed is not None and start is not None and end is not None and thread is not None:
             found.append((index, int(start), int(end), int(thread), parsed))
-    steps.sort(key=lambda s: s[1])
     if not found:
-        return [], steps
+        return []
     from kernelscope.timeline.analysis.op_attribution import OpRange
     from kernelscope.timeline.analysis.op_models import OpCall
 
     return [OpRange(index, start, end, thread, OpCall(op, sizes))
-            for index, start, end, thread, (op, sizes) in found], steps
+            for index, start, end, thread, (op, sizes) in found]
 
 
 def _launches(report: TimelineReport, ops: Sequence[OpRange]) -> list[Launch]:
@@ -129,10 +122,16 @@ def _with_dtypes(ops: Sequence[OpRange], launches: Sequence[Launch]) -> list[OpR
     return found
 
 
+def _steps(report: TimelineReport) -> list[tuple[int, int, int]]:
+    """The trace's steps (``timeline.analysis.steps``) as (index, start, end) in time order."""
+    steps = report_steps(report, hold_work=True).sort("start")
+    return list(steps.select("step", "start", "end").iter_rows())
+
+
 def nvtx_op_efficiency(report: TimelineReport, model_flops: float | None = None) -> OpEfficiency:
     """The operator table of ``report`` (see the module docstring)."""
     device = report.devices[0].name if report.devices else None
-    ops, steps = _op_ranges(report)
+    ops = _op_ranges(report)
     if not ops:
         return unavailable("no NVTX range names an operator with its sizes (profile under "
                            "torch.autograd.profiler.emit_nvtx(record_shapes=True))", device)
@@ -141,4 +140,4 @@ def nvtx_op_efficiency(report: TimelineReport, model_flops: float | None = None)
     launches = _launches(report, ops)
     devices = {d.id: d.name for d in report.devices}
     return op_efficiency(_with_dtypes(ops, launches), launches, devices,
-                         [(s, a, b) for s, a, b in steps], SHAPES, model_flops)
+                         _steps(report), SHAPES, model_flops)

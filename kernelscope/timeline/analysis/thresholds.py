@@ -24,6 +24,11 @@ class TimelineThresholds:
     """A cause that covers at least this share of a gap names it (a majority, so at most one
     cause can)."""
 
+    # -- steps ---------------------------------------------------------------------------
+    step_coverage: float = 0.5
+    """Named ranges are a trace's steps only when together they last at least this share of
+    its GPU busy time: shorter ones cannot hold the work of the iterations they mark."""
+
     # -- many tiny kernels -----------------------------------------------------------------
     tiny_kernel_ns: int = 20_000
     """A kernel shorter than this (20 us) is within a few launch costs of its own launch."""

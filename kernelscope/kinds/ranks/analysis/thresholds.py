@@ -26,10 +26,6 @@ class RanksThresholds:
     """The kernel sequence must repeat with the anchor's period on at least this share of
     its positions to count as steps."""
 
-    step_coverage: float = 0.5
-    """NVTX ranges are a rank's steps only when together they last at least this share of
-    its GPU busy time: shorter ones cannot hold the work of the iterations they mark."""
-
     # -- the straggler ---------------------------------------------------------------------
     min_late_share: float = 0.01
     """A rank later than the others by less than this share of a step is not a straggler."""

@@ -39,7 +39,7 @@ from kernelscope.timeline.analysis.critical_path.gaps import (
     with_wakes,
 )
 from kernelscope.timeline.analysis.critical_path.names import Names, gap_names, names_of
-from kernelscope.timeline.analysis.critical_path.steps import STEP_SCHEMA, cpu_ranges, find_steps
+from kernelscope.timeline.analysis.critical_path.steps import cpu_ranges
 from kernelscope.timeline.analysis.critical_path.sync_edges import (
     join_edges,
     named,
@@ -59,6 +59,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     WHOLE_TRACE_LANE,
     own_kinds,
 )
+from kernelscope.timeline.analysis.steps import STEP_SCHEMA, report_steps
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.Categorical, "name": pl.Categorical, "start": pl.Int64,
@@ -126,7 +127,7 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     """The dependency graph of ``report`` (``extra_ranges``: CPU ranges beyond NVTX, e.g.
     Kineto's ``cpu_op``s: start, end, global_tid, name)."""
     ranges = cpu_ranges(report, extra_ranges)
-    steps = find_steps(ranges)
+    steps = report_steps(report, hold_work=False)
     cpu, outer, steps = _cpu_nodes(report, steps)
     gpu = _gpu_nodes(report)
     nodes = pl.concat([cpu, gpu]).with_row_index("node").with_columns(
