@@ -50,3 +50,12 @@ def test_a_timeline_summary_imports_no_pyarrow(sample_sqlite: Callable[[str], Pa
     import costs ~0.08 s of CPU on the 2-core development machine)."""
     code, _, imported = fresh_command(["summary", str(sample_sqlite("zoo"))], "pyarrow")
     assert (code, imported) == (0, False)
+
+
+def test_a_timeline_json_export_imports_no_markdown_renderer(
+        sample_sqlite: Callable[[str], Path], tmp_path: Path) -> None:
+    """The JSON export of a trace writes no Markdown: its renderer is imported by the
+    Markdown export only (a fresh command's imports are part of its time)."""
+    argv = ["export", str(sample_sqlite("zoo")), "-f", "json", "-o", str(tmp_path / "z.json")]
+    code, _, imported = fresh_command(argv, "kernelscope.timeline.export.timeline_markdown")
+    assert (code, imported) == (0, False)
