@@ -223,9 +223,8 @@ def _replace_atomically(text: str | Rendered, target: Path) -> None:
     """Write into a new file in ``target``'s folder, then rename it onto ``target``."""
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory")
-    import secrets  # here: it brings hashlib and hmac, which only writing a file needs
-
-    temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    # os.urandom, as secrets.token_hex takes it, without importing secrets (hashlib, hmac)
+    temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with open(fd, "w", encoding="utf-8", errors="backslashreplace") as f:

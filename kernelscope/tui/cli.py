@@ -300,37 +300,50 @@ def _on_a_terminal() -> bool:
         return False
 
 
+def _one_command() -> contextlib.AbstractContextManager[None]:
+    from kernelscope.ui.collection import one_command
+
+    return one_command()
+
+
 def entry() -> int:
     """The ``kernelscope`` program (the console script, ``python -m kernelscope``)."""
-    return main(sys.argv[1:])
+    return main(sys.argv[1:], program=True)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, program: bool = False) -> int:
     """Run the command line ``argv`` (default: this program's arguments) in this process;
-    returns the exit code."""
+    returns the exit code. ``program``: this process runs only this command line and then
+    exits (``entry``), so a headless command runs without cyclic collections
+    (``ui/collection.py:one_command``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):
         # A report's text (a kernel or file name) that is not UTF-8 must not fail to print.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    headless = _one_command if program else contextlib.nullcontext
     try:
         if argv and argv[0] == "export":
             kind, rest = _kind_word(argv[1:])
-            return run_export(_export_parser(kind).parse_args(rest), kind)
+            with headless():
+                return run_export(_export_parser(kind).parse_args(rest), kind)
         if argv and argv[0] == "whatif":
             from kernelscope.export.whatif import run_whatif
 
-            return run_whatif(argv[1:])
+            with headless():
+                return run_whatif(argv[1:])
         if argv and argv[0] == "mcp":
             from kernelscope.mcp.command import main as serve_mcp
 
             return serve_mcp(argv[1:])
         if argv and argv[0] == "summary":
             kind, rest = _kind_word(argv[1:])
-            return run_summary(_summary_parser(kind).parse_args(rest), kind)
+            with headless():
+                return run_summary(_summary_parser(kind).parse_args(rest), kind)
         kind, rest = _kind_word(argv)
         if kind is not None and (_wants_export(rest) or _wants_help(rest)):
-            return run_export(_kind_parser(kind).parse_args(rest), kind)  # join T K -f json
+            with headless():  # join T K -f json
+                return run_export(_kind_parser(kind).parse_args(rest), kind)
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))

@@ -63,6 +63,26 @@ def started() -> None:
 
 
 @contextmanager
+def one_command() -> Iterator[None]:
+    """For the duration, this process runs one headless command (an export, a summary, a
+    what-if) and then exits: no cyclic collection, and what is alive at its end is frozen,
+    so the interpreter's exit walks none of it. Such a command makes objects that live until
+    it ends (the report, its frames and analyses) and little cyclic garbage: the peak memory
+    of the largest samples' exports is the same without the collector, whose runs cost the
+    40,000-kernel trace's JSON export ~0.015 s of CPU and its exit ~0.05 s (a final
+    collection over every object, imported modules included). Afterwards the collector runs
+    as before (the tests call the command line in process)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+@contextmanager
 def fewer_collections() -> Iterator[None]:
     """Raise the collector's thresholds for the duration (thread-safe; nested or concurrent
     loads restore the thresholds the first one found when the last one ends, freezing what

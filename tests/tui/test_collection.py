@@ -1,11 +1,13 @@
-"""The collector's thresholds while a report loads, and a TUI process's start without
-collections (``kernelscope.ui.collection``)."""
+"""The collector's thresholds while a report loads, a TUI process's start without
+collections, and the program's headless commands without any (``kernelscope.ui.collection``)."""
 
 from __future__ import annotations
 
 import gc
+import lzma
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ from kernelscope.ui.collection import (
     one_app,
     started,
 )
+from tests.conftest import SAMPLES
 
 
 def test_thresholds_are_raised_while_loading_and_restored_after() -> None:
@@ -84,3 +87,51 @@ def test_an_app_that_never_started_leaves_the_collector_as_it_was() -> None:
         raise RuntimeError("the terminal went away before the first screen")
     started()  # a screen shown later, by an app of this process's tests
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+ONE_COMMAND = """
+import gc, sys
+from kernelscope.tui.cli import main
+from kernelscope.ui import collection
+
+seen = []
+real = collection.one_command
+
+
+def watched():
+    manager = real()
+
+    class Watch:
+        def __enter__(self):
+            manager.__enter__()
+            seen.append(gc.isenabled())
+
+        def __exit__(self, *exc):
+            return manager.__exit__(*exc)
+
+    return Watch()
+
+
+collection.one_command = watched
+code = main(["summary", sys.argv[1]], program=True)
+assert code == 0 and seen == [False], (code, seen)
+assert gc.isenabled() and gc.get_freeze_count() > 0
+frozen = gc.get_freeze_count()
+code = main(["summary", sys.argv[1]])  # in process, as the tests call it: nothing changes
+assert code == 0 and seen == [False] and gc.isenabled()
+assert gc.get_freeze_count() <= frozen  # frozen objects may die, none are added
+code = main(["summary", "missing.sqlite"], program=True)  # a failed command
+assert code == 2 and gc.isenabled(), code
+print("ok")
+"""
+
+
+def test_the_program_runs_a_headless_command_without_collections_and_freezes_at_its_end(
+        tmp_path: Path) -> None:
+    trace = tmp_path / "timeline_plain.sqlite"
+    with lzma.open(SAMPLES / "nsys" / "timeline_plain.sqlite.xz") as src:
+        trace.write_bytes(src.read())
+    ran = subprocess.run([sys.executable, "-c", ONE_COMMAND, str(trace)], capture_output=True,
+                         text=True, check=False, timeout=120, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip().endswith("ok")

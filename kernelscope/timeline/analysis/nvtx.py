@@ -50,8 +50,13 @@ def nvtx_ranges(report: TimelineReport) -> pl.DataFrame:
 
     ``range`` is named as ``nsys stats`` names it: ``domain:message``, with an empty domain
     for the default one (``:forward``). Ranges never closed (NULL end) end at the latest
-    timestamp of the NVTX table, as in nsys.
+    timestamp of the NVTX table, as in nsys. Made once per report (the summaries, the gaps'
+    causes, the metrics and the critical path's steps all read it).
     """
+    return report.memo("nvtx_ranges", lambda: _nvtx_ranges(report))
+
+
+def _nvtx_ranges(report: TimelineReport) -> pl.DataFrame:
     nv = report.nvtx.filter(pl.col("event_type").is_in(list(_STYLE)))
     if not nv.height:
         return pl.DataFrame(schema={"start": pl.Int64, "end": pl.Int64, "global_tid": pl.Int64,

@@ -33,7 +33,12 @@ def is_unified() -> pl.Expr:
 
 def unified_migrations(report: TimelineReport) -> pl.DataFrame:
     """The migrations among ``report.memcpy`` (start, end, device_id, bytes, copy_kind;
-    bytes null where the reader kept no sizes, as the ranks' reduced reader does)."""
+    bytes null where the reader kept no sizes, as the ranks' reduced reader does); made once
+    per report (the findings and the gaps' causes both read them)."""
+    return report.memo("unified_migrations", lambda: _unified_migrations(report))
+
+
+def _unified_migrations(report: TimelineReport) -> pl.DataFrame:
     copies = report.memcpy
     if not copies.height or "copy_kind" not in copies.columns:
         return pl.DataFrame(schema=_MIGRATION_SCHEMA)

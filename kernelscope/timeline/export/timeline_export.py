@@ -12,7 +12,6 @@ from kernelscope.export.writer import ExportOptions, nothing_matched
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.export.op_efficiency_text import op_efficiency_markdown
 from kernelscope.timeline.export.timeline_json import timeline_data, to_export_dict
-from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 
@@ -89,6 +88,9 @@ def render_timeline_csv(source: TimelineReport | TimelineData, options: ExportOp
 
 def render_timeline_md(source: TimelineReport | TimelineData, options: ExportOptions) -> str:
     """``--format md``."""
+    # here: the JSON export, summary and CSV need none of the Markdown renderers
+    from kernelscope.timeline.export.timeline_markdown import render_timeline_markdown
+
     data = _selected(source, options)
     return (render_timeline_markdown(data, pattern=options.pattern, top=options.top)
             + operators_markdown(data))

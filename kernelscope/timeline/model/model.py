@@ -69,7 +69,9 @@ class TimelineReport:
       name (demangled, as ``nsys stats`` prints), short_name, mangled_name (the demangled name
       where the export has no mangled one), grid_x/y/z and block_x/y/z (Int32; null where the
       export lacks them), graph_node_id (null unless a CUDA graph launched it,
-      ``--cuda-graph-trace=node``).
+      ``--cuda-graph-trace=node``). A timeline opened for a headless command (the nsys
+      kind's ``open``) has no short_name, mangled_name, grid or block columns: only the
+      screen's kernel details and a join read them (``load.KERNEL_DETAILS``).
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
       dst_device_id, graph_node_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,

@@ -62,6 +62,7 @@ def _load_with_wal(
     cache_dir: str | os.PathLike[str] | None,
     progress: ProgressHook | None,
     cancel: CancelHook | None,
+    kernel_details: bool,
 ) -> TimelineReport:
     """Read an export whose writer left a write-ahead log beside it (``X.sqlite-wal``: the
     newest data lives there). The export is opened read-only and never written, so the two
@@ -85,7 +86,7 @@ def _load_with_wal(
                 f"({exc.strerror or exc})."
             ) from exc
         return load_report(copy, source=report, progress=progress, cancel=cancel,
-                           keep_sqlite_path=False)
+                           keep_sqlite_path=False, kernel_details=kernel_details)
 
 
 def exported_sqlite_path(
@@ -128,6 +129,7 @@ def open_report(
     nsys: str | os.PathLike[str] | None = None,
     progress: ProgressHook | None = None,
     cancel: CancelHook | None = None,
+    kernel_details: bool = True,
 ) -> TimelineReport:
     """Open an Nsight Systems report and read it into memory.
 
@@ -135,8 +137,10 @@ def open_report(
     gzip-compressed. ``.nsys-rep`` files are exported once with ``nsys`` (found with
     :func:`locate.find_nsys` unless ``nsys`` is given) into ``cache_dir`` (default
     ``$XDG_CACHE_HOME/kernelscope``). ``progress(message, fraction)`` is called from this
-    thread during slow steps; ``cancel`` (an Event or a callable) stops them. Raises
-    ReportError (OpenCancelled when cancelled) with a one-sentence message.
+    thread during slow steps; ``cancel`` (an Event or a callable) stops them;
+    ``kernel_details=False`` leaves out the kernels' columns that only the timeline screen's
+    details and a join read (``load.KERNEL_DETAILS``). Raises ReportError (OpenCancelled when
+    cancelled) with a one-sentence message.
     """
     report = check_readable(path)
     kind = detect_kind(report)
@@ -148,15 +152,17 @@ def open_report(
         sqlite = exported_sqlite_path(
             report, cache_dir=cache_dir, nsys=nsys, progress=progress, cancel=cancel
         )
-        return load_report(sqlite, source=report, progress=progress, cancel=cancel)
+        return load_report(sqlite, source=report, progress=progress, cancel=cancel,
+                           kernel_details=kernel_details)
     if not is_compressed(report):
         _check_sqlite_size(report)
         wal = report.with_name(report.name + "-wal")
         if _non_empty(wal):
-            return _load_with_wal(report, wal, cache_dir, progress, cancel)
-        return load_report(report, source=report, progress=progress, cancel=cancel)
+            return _load_with_wal(report, wal, cache_dir, progress, cancel, kernel_details)
+        return load_report(report, source=report, progress=progress, cancel=cancel,
+                           kernel_details=kernel_details)
     with _scratch_dir(Path(cache_dir) if cache_dir is not None else None) as scratch:
         plain = decompress_to(report, Path(scratch) / scratch_name(report),
                               progress=progress, cancel=cancel)
         return load_report(plain, source=report, progress=progress, cancel=cancel,
-                           keep_sqlite_path=False)
+                           keep_sqlite_path=False, kernel_details=kernel_details)
