@@ -69,21 +69,13 @@ async def kind_found(pilot: Pilot[object]) -> None:
     await pilot.pause()
 
 
-UNTIL_STEP_S = 0.05
-"""How long :func:`until` lets the app run between two checks."""
-
-
-async def until(pilot: Pilot[object], check: Callable[[], bool], limit_s: float = 60.0) -> None:
-    """Let the app run until ``check()`` holds, for state a timer of the app brings (the
-    kernel list takes arrived rows every 0.4 s) where no worker ends to wait on. Each pause
-    lets a tick of that timer pass, so the bound is the app's time, not a number of pauses a
-    fast machine runs through before the timer fires; fails after ``limit_s`` instead of
-    hanging."""
-    for _ in range(int(limit_s / UNTIL_STEP_S)):
-        if check():
-            return
-        await pilot.pause(UNTIL_STEP_S)
-    assert check(), f"the app never reached the state {check.__name__} waits for"
+async def handled(pilot: Pilot[object], rounds: int = 2) -> None:
+    """Let the app handle what was posted to it before this call and what that handling
+    posted in turn (``rounds`` pauses, each waiting until the screen's queues are empty):
+    e.g. a running worker's request to show what it has read, without waiting for the
+    worker to end."""
+    for _ in range(rounds):
+        await pilot.pause()
 
 
 def _table_sized(table: DataTable[object]) -> bool:

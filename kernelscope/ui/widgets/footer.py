@@ -5,11 +5,14 @@ recompose for each signal. A screen shown for the first time says so twice (when
 and when its table takes the focus) before anything is painted: the kernel list's fourteen
 keys were made, styled and mounted twice before its first rows (~0.015 s of CPU each time).
 This footer composes its keys once for the signals that come before it has done so, from
-the bindings as they are then.
+the bindings as they are then, and not at all when the keys it would show are those it shows
+(the kernel list's first batch of rows said so once more: ~0.012 s before its list was
+complete).
 """
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer as TextualFooter
 
@@ -27,6 +30,24 @@ class Footer(TextualFooter):
             self._recompose_due = True
             self.call_after_refresh(self._recompose_once)
 
+    _composed: tuple[object, ...] | None = None
+    """The keys the footer shows (``_shown_keys`` when it composed them); None: none yet."""
+
+    def compose(self) -> ComposeResult:
+        self._composed = self._shown_keys() if self._bindings_ready else None
+        yield from super().compose()
+
     async def _recompose_once(self) -> None:
         self._recompose_due = False  # (a change from now on asks for another)
-        await self.recompose()
+        if not self.is_attached:  # (its screen closed meanwhile)
+            return
+        if self._composed is None or self._shown_keys() != self._composed:
+            await self.recompose()
+
+    def _shown_keys(self) -> tuple[object, ...]:
+        """What the footer's keys are made of: each shown binding (and the palette's) with
+        whether it is enabled and its tooltip."""
+        palette = self.app.COMMAND_PALETTE_BINDING
+        return tuple((binding, enabled, tooltip)
+                     for key, (_, binding, enabled, tooltip) in self.screen.active_bindings.items()
+                     if binding.show or key == palette)

@@ -192,9 +192,23 @@ class SizedTable(DataTable[Text]):
         kept = self._kept_cells.get(place)
         if kept is not None and kept[0] is value:
             return kept[1]
-        lines = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        lines = self._draw_cell(value, row_index, column_index, base_style, width, cursor, hover)
         self._kept_cells[place] = (value, lines)
         return lines
+
+    def _draw_cell(
+        self,
+        value: object,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+    ) -> SegmentLines:
+        """The lines of cell ``value`` at (``row_index``, ``column_index``), not kept yet:
+        DataTable's (a table may draw its cells more cheaply)."""
+        return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
 
     def _get_row_style(self, row_index: int, base_style: Style) -> Style:
         """The row's style (the header's, a fixed row's, or a zebra stripe's), kept until the

@@ -30,9 +30,7 @@ from kernelscope.core.kernel_identity import process_text
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
 from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis
-from kernelscope.kinds.ncu.analysis.metric_changes import change_pct
 from kernelscope.kinds.ncu.model import KernelSummary
-from kernelscope.kinds.ncu.render.changes import fmt_change
 from kernelscope.kinds.ncu.render.flag_cells import (
     flag_score,
     flag_score_text,
@@ -217,7 +215,11 @@ BASELINE_KEY = "baseline_change"
 
 def baseline_column(baseline_id: int, baseline_ns: float | None) -> ColumnProvider:
     """The duration's change against the baseline kernel, in % (negative: faster); sorting
-    on it puts the biggest gains first."""
+    on it puts the biggest gains first. (The changes' modules are imported here, when a
+    baseline is marked, not before the list's first rows.)"""
+    from kernelscope.kinds.ncu.analysis.metric_changes import change_pct
+    from kernelscope.kinds.ncu.render.changes import fmt_change
+
     def value(summary: KernelSummary) -> CellValue:
         duration = summary.duration_ns
         return change_pct(baseline_ns, duration) if duration is not None else None

@@ -4,9 +4,16 @@ the list's key."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual._types import SegmentLines
 from textual.binding import Binding
 
 from kernelscope.ui.widgets.sized_table import SizedTable
+
+NO_STYLE = Style()
 
 
 class KernelTable(SizedTable):
@@ -25,3 +32,38 @@ class KernelTable(SizedTable):
         Binding("end", "scroll_bottom", "Last", show=False, id="list.last",
                 tooltip="Go to the last kernel."),
     ]
+
+    def _draw_cell(
+        self,
+        value: object,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+    ) -> SegmentLines:
+        """A cell of one style and one line that fits its column (every cell the list
+        makes; its rows are one line high) as the segments DataTable would draw, without
+        rich laying it out: the text in the table's, the cell's and the cursor's styles,
+        then the blanks to the column's width (DataTable's way took about a quarter of the
+        list's first paint, ~0.07 ms a cell)."""
+        if not (isinstance(value, Text) and not value.spans and self.cell_padding == 0
+                and "\n" not in value.plain and cell_len(value.plain) <= width):
+            return super()._draw_cell(value, row_index, column_index, base_style, width,
+                                      cursor, hover)
+        component_style, post_style = self._get_styles_to_render_cell(
+            False, False, row_index < self.fixed_rows or column_index < self.fixed_columns,
+            hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css",
+        )
+        base = base_style + Style.from_meta({"row": row_index, "column": column_index})
+        pre = base + component_style
+        style = value.style
+        text_style = self.app.console.get_style(style) if isinstance(style, str) else style
+        plain = value.plain
+        line = [Segment(plain, pre + text_style + post_style)]
+        blanks = width - cell_len(plain)
+        if blanks:
+            line.append(Segment(" " * blanks, pre + NO_STYLE + post_style))
+        return [line]

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
-from textual.timer import Timer
 
 from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis
 from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
@@ -26,15 +25,15 @@ from kernelscope.ui.collection import fewer_collections
 from kernelscope.ui.session import HelpSections, OpeningSession, SessionOptions
 
 UI_BATCH_SECONDS = 0.4
-"""While the report loads, the kernel list takes the summaries read meanwhile this often (the
-first at once): each update redraws the table, and the UI's work takes the cores from the
-processes that read the kernels."""
+"""While the report loads, the reading worker hands the summaries it read to the kernel list
+in batches of this long (the first at once, a screenful): each update redraws the table, and
+the UI's work takes the CPU from the worker that reads the kernels."""
 
 
 FIRST_ROWS = 48
 """The first rows go to the list as soon as a screenful is read (the terminal's height, more
-rows than the table shows; this many where the height is not known yet), not after the first
-batch's 0.1 s: a 36-line terminal's 36 are read in about 15 ms."""
+rows than the table shows; this many where the height is not known yet), not after a
+batch's 0.4 s: a 36-line terminal's 36 are read in about 15 ms."""
 
 FIRST_DRAW_WAIT_S = 2.0
 """The reading worker waits for the list's first rows to be drawn before it reads on (the
@@ -76,7 +75,9 @@ class KernelSession(KernelState, OpeningSession[int]):
         """Summaries read and diagnosed, not yet held (the loading worker adds, the UI thread
         takes)."""
         self._arrived_lock = threading.Lock()
-        self._arrival_timer: Timer | None = None
+        self._arrival_posted = False
+        """Whether the UI thread has been asked to take the arrived summaries and has not yet
+        (the worker asks again only then: one request waits at a time, whatever the pace)."""
         self._first_drawn = threading.Event()
         """Set once the list's first rows are drawn (or the app closes)."""
         self._shown = 0
@@ -101,21 +102,25 @@ class KernelSession(KernelState, OpeningSession[int]):
         # Each summary comes diagnosed from this thread (as ``analyze`` diagnoses it for the
         # exports), so the UI thread does not diagnose a thousand kernels while it draws rows.
         for pairs in report.iter_summaries(
-            batch_seconds=0.1, cancelled=self.cancelled, analyse=diagnose_summary,
+            batch_seconds=UI_BATCH_SECONDS, cancelled=self.cancelled, analyse=diagnose_summary,
             first=self._first_rows,
         ):
             with self._arrived_lock:
                 self._arrived.extend(pairs)
+                ask = loaded > 0 and not self._arrival_posted
+                self._arrival_posted = self._arrival_posted or ask
             if loaded == 0:
                 self.show_soon(self._show_first, report)
                 self._first_drawn.wait(FIRST_DRAW_WAIT_S)
+            elif ask:
+                self.show_soon(self.take_arrived)
             loaded += len(pairs)
         if loaded == 0 and not self.cancelled():
             self.show_soon(self._show_list, report)  # a report without kernels
         return loaded
 
     def opened(self, opened: int) -> None:
-        self._take_arrived()
+        self.take_arrived()
         self._loaded(opened)
 
     def _show_list(self, report: NcuReport) -> None:
@@ -127,7 +132,6 @@ class KernelSession(KernelState, OpeningSession[int]):
         self.host.show_main_screen(self.kernel_list)
         for note in report.notes:
             self.app.notify(note, title="Old report", timeout=15)
-        self._arrival_timer = self.app.set_interval(UI_BATCH_SECONDS, self._take_arrived)
 
     def _show_first(self, report: NcuReport) -> None:
         """The list with its first rows: the loading screen stays until a screenful is read
@@ -138,17 +142,20 @@ class KernelSession(KernelState, OpeningSession[int]):
 
     def _take_first(self) -> None:
         """The first rows, a screenful; the reading worker goes on once the screen shows
-        them (the list's timer takes what it reads from then on)."""
-        self._take_arrived(self._first_rows)
+        them (and asks the UI thread to take each batch it reads from then on)."""
+        self.take_arrived(self._first_rows)
         self.app.call_after_refresh(self._first_drawn.set)
 
-    def _take_arrived(self, limit: int | None = None) -> None:
+    def take_arrived(self, limit: int | None = None) -> None:
         """Show the summaries that arrived since the last call, at most ``limit`` of them (on
-        the UI thread)."""
+        the UI thread: the reading worker asks for it after each batch it reads, unless an
+        earlier request is still waiting, and once it has read every kernel)."""
         with self._arrived_lock:
             arrived = self._arrived
             cut = len(arrived) if limit is None else min(limit, len(arrived))
             batch, self._arrived = arrived[:cut], arrived[cut:]
+            if limit is None:
+                self._arrival_posted = False
         if batch and self.report is not None:
             self._shown += len(batch)
             self._loaded_batch(batch, self._shown, self.report.kernel_count)
@@ -164,8 +171,6 @@ class KernelSession(KernelState, OpeningSession[int]):
             self.kernel_list.add_summaries(summaries, loaded, total, renamed=earlier)
 
     def _loaded(self, total: int) -> None:
-        if self._arrival_timer is not None:
-            self._arrival_timer.stop()
         self.loaded_all = True
         self.app.refresh_bindings()  # export is offered once every kernel is loaded
         if self.kernel_list is not None:
@@ -186,8 +191,6 @@ class KernelSession(KernelState, OpeningSession[int]):
 
     def close(self) -> None:
         self._first_drawn.set()
-        if self._arrival_timer is not None:  # (a cancelled load never reaches _loaded)
-            self._arrival_timer.stop()
         if self.report is not None:
             self.report.close()
 

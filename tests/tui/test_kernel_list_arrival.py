@@ -1,0 +1,78 @@
+"""How the kernel list's rows reach the UI thread while the report loads: the reading worker
+asks the UI thread to take what it read after each batch, but never while an earlier request
+still waits, so a busy UI thread takes several batches at once instead of a queue of them."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from kernelscope.kinds.ncu.model import NcuReport
+from kernelscope.kinds.ncu.screens import kernel_session
+from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
+from kernelscope.tui.app import create_app
+
+from .helpers import handled, settle
+
+WAIT_S = 120
+"""How long a step waits for the other thread: only a failed test ever waits that long."""
+
+
+def shown_ids(app) -> list[int]:  # type: ignore[no-untyped-def]
+    table = app.screen.query_one(DataTable)
+    return [int(str(table.get_row_at(i)[0]).strip()) for i in range(table.row_count)]
+
+
+async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch) -> None:
+    drawn, go, held, gate = (threading.Event() for _ in range(4))
+    real_open = kernel_session.open_ncu_report
+
+    def held_open(path: Path, **kwargs: object) -> NcuReport:
+        report = real_open(path, **kwargs)
+
+        def batches(analyse=None, **_: object):  # type: ignore[no-untyped-def]
+            def items(ids):  # type: ignore[no-untyped-def]
+                return [(s, analyse(s)) for s in (report.summary(k) for k in ids)]
+
+            yield items([0])  # the first rows: the worker goes on once they are drawn
+            drawn.set()
+            go.wait(WAIT_S)
+            yield from (items([1]), items([2]), items([3]))  # the UI thread is busy meanwhile
+            held.set()
+            gate.wait(WAIT_S)
+            yield items(range(4, report.kernel_count))
+
+        report.iter_summaries = batches  # type: ignore[method-assign]
+        return report
+
+    monkeypatch.setattr(kernel_session, "open_ncu_report", held_open)
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, drawn.wait, WAIT_S)
+            await handled(pilot)
+            session = app.session
+            assert isinstance(app.screen, KernelListScreen) and shown_ids(app) == [0]
+            requests = []
+            take = session.take_arrived
+
+            def counted(limit: int | None = None) -> None:
+                requests.append(len(session._arrived))
+                take(limit)
+
+            session.take_arrived = counted  # (the worker asks for the method as it is then)
+            go.set()
+            held.wait(WAIT_S)  # the UI thread blocked while the worker reads three batches
+            await handled(pilot)
+            assert requests == [3]  # one request took the three batches
+            assert shown_ids(app) == [0, 1, 2, 3]
+            gate.set()
+            await settle(pilot)
+            assert requests == [3, 2, 0]  # the last batch's request, then the end of loading
+            assert shown_ids(app) == [0, 1, 2, 3, 4, 5]
+        finally:
+            go.set()
+            gate.set()
