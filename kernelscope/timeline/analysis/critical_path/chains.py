@@ -17,7 +17,7 @@ from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.ints import column, ints
+from kernelscope.timeline.analysis.critical_path.ints import ints, lent
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -88,7 +88,8 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``events``:
     every event (node, side: 1 for a waiting call's end) with its place in replay order
     (the columns at, rank, node: no two events alike)."""
-    has_end = pl.int_range(n, eager=True, dtype=pl.Int64).is_in(ends["dst"].implode())
+    every = pl.int_range(n, eager=True, dtype=pl.Int64)
+    has_end = every.is_in(ends["dst"].implode())
     first = s_ptr.head(n)
     count = s_ptr.tail(n) - first
     some = first.clip(0, max(starts.height - 1, 0))
@@ -96,10 +97,9 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     if starts.height:
         src = starts["src"].gather(some)
         one = (one & (starts["etype"].gather(some) == THREAD) & ~has_end.gather(src)
-               & (src == pl.int_range(n, eager=True, dtype=pl.Int64) - 1))
+               & (src == every - 1))
     member = one.alias("member")
-    head = pl.select(pl.when(member).then(None).otherwise(pl.int_range(n, dtype=pl.Int64))
-                     .forward_fill()).to_series()
+    head = pl.select(pl.when(member).then(None).otherwise(every).forward_fill()).to_series()
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
     kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
                          ).sort("at", "rank", "node")
@@ -115,8 +115,8 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
-    s_eff = _gaps(gaps, chains.s_lag, off, durs)
-    e_eff = _gaps(e_gap, chains.e_lag, off, durs)
+    lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
+    s_eff, e_eff = ints(gaps + lags.gather(chains.s_lag)), ints(e_gap + lags.gather(chains.e_lag))
     return Folded(chains.head_list, ints(off), chains.s_enc, s_eff, chains.e_enc, e_eff,
                   (off, durs))
 
@@ -130,7 +130,7 @@ def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
 
 
 def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
-    """Per edge where its lag is read in ``_gaps``' lags: the source's offset (``src``), its
+    """Per edge where ``fold`` reads its lag: the source's offset (``src``), its
     offset plus its duration (``n + src``: from its end) or 0 (``2 * n``: from a waiting
     call's end, its own slot)."""
     n = chains.head.len()
@@ -140,30 +140,22 @@ def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Seri
                      ).to_series()
 
 
-def _gaps(gap: pl.Series, lag_index: pl.Series, off: pl.Series, durs: pl.Series
-          ) -> Sequence[int]:
-    """Per edge the gap from its source's slot's time: the edge's own, plus, from a chain's
-    head, the source's offset and (from its end) duration (one gather, ``_lag_index``)."""
-    lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])
-    return ints(gap + lags.gather(lag_index))
-
-
 def read_back(chains: Chains, folded: Folded, times: array[int]
               ) -> tuple[pl.Series, pl.Series]:
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    start = column(times[0::2]).gather(chains.head) + off
-    end = pl.select(pl.when(chains.has_end).then(column(times[1::2]))
+    start = lent(times[0::2]).gather(chains.head) + off
+    end = pl.select(pl.when(chains.has_end).then(lent(times[1::2]))
                     .otherwise(start + durs)).to_series()
     return start, end
 
 
 def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int) -> pl.Series:
     """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
-    head_late = column(late[0::2]).gather(chains.head)
+    head_late = lent(late[0::2]).gather(chains.head)
     bounded = head_late < inf // 2
     off, durs = folded.columns
     own = head_late + off + durs
-    return pl.select(pl.when(chains.has_end).then(column(late[1::2]))
+    return pl.select(pl.when(chains.has_end).then(lent(late[1::2]))
                      .when(bounded).then(own).otherwise(inf)).to_series()

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import column
+from kernelscope.timeline.analysis.critical_path.ints import column, lent
 from kernelscope.timeline.analysis.critical_path.names import Names, innermost_rows
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
@@ -209,11 +209,11 @@ class PathWalker:
         """The chains' calls summed per key (as ``sums``, gaps and calls' own apart) and per
         run: step, ns."""
         n = len(self.dur)
-        ends = array("q", bytes(8 * (n + 1)))  # +1 where a run's calls begin, -1 after them
+        ends = array("q", [0]) * (n + 1)  # +1 where a run's calls begin, -1 after them
         for _, lo, hi in self.runs:
             ends[lo + 1] += 1
             ends[hi + 1] -= 1
-        cover = column(ends).cum_sum().head(n)  # per call, how many runs pass it
+        cover = lent(ends).cum_sum().head(n)  # per call, how many runs pass it
         m = cover.gt(0).arg_true().cast(pl.Int64)
         times = cover.gather(m)
         gaps, owns, marker = self._run_parts(m)
