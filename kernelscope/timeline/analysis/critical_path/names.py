@@ -42,18 +42,29 @@ def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> 
         pl.lit(0, pl.Int64).alias("r"), "global_tid", "start", "end", "name",
         pl.lit(0, pl.Int64).alias("depth"), pl.lit(0, pl.Int64).alias("parent"))
     own = nodes["name"]  # Categorical: its distinct names, then each node's by its code
-    distinct = own.unique().cast(pl.String).fill_null("")
+    uniques = own.unique()
+    distinct = uniques.cast(pl.String).fill_null("")
     every = pl.concat([distinct, pl.Series([LAUNCH_NAME, UNTRACED]), ranked["name"]])
     table = every.unique(maintain_order=True)
     ids = pl.DataFrame({"name": every}).join(
         table.to_frame().with_row_index("id"), on="name", how="left", maintain_order="left"
     )["id"].cast(pl.Int64)
     k = distinct.len()
-    codes = own.unique().to_physical().fill_null(-1).cast(pl.Int64)
-    node = own.to_physical().cast(pl.Int64).fill_null(-1).replace_strict(
-        codes, ids.head(k), return_dtype=pl.Int64)
+    codes = uniques.to_physical().fill_null(-1).cast(pl.Int64)
+    node = _by_code(own.to_physical().cast(pl.Int64).fill_null(-1), codes, ids.head(k))
     return Names(table, node, int(ids[k]), int(ids[k + 1]),
                  ranked.with_columns(ids.slice(k + 2).alias("name_id")))
+
+
+def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series:
+    """Per node the id of its name's ``physical`` code (-1 for none): ``ids`` of ``codes``
+    read from a table indexed by code (a gather) where the codes are small, as a
+    categorical's are, else replaced by a hash lookup."""
+    top = int(codes.max() or 0)  # type: ignore[arg-type]
+    if top > 2 * physical.len() + 1024:
+        return physical.replace_strict(codes, ids, return_dtype=pl.Int64)
+    table = pl.repeat(-1, top + 2, eager=True, dtype=pl.Int64).scatter(codes + 1, ids)
+    return table.gather(physical + 1).alias(physical.name)
 
 
 def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame

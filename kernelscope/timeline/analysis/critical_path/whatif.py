@@ -127,9 +127,9 @@ class Model:
             nodes = nodes.filter(pl.col("rank") == faster.rank)
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").cast(pl.String).fill_null("").str.contains(faster.pattern)
+        gpu = nodes.select("cls", "node", "name", "dur").filter(pl.col("cls") == GPU)
         try:
-            ops = nodes.select("cls", "node", "name", "dur").filter(pl.col("cls") == GPU
-                                                                    ).filter(hit)
+            ops = gpu.filter(_found(gpu["name"], faster.pattern))
             ranges = ranges.filter(hit)
         except pl.exceptions.PolarsError:
             raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
@@ -165,6 +165,15 @@ class Model:
             rows, pl.int_range(rows.len(), eager=True, dtype=pl.Int64))
         for at in position.gather(_within(between, inside)["edge"]).to_list():
             gaps[at] = round(gaps[at] / factor)
+
+
+def _found(names: pl.Series, pattern: str) -> pl.Expr:
+    """Whether a row's ``name`` (a null as "") holds ``pattern``: the regex run once per
+    distinct name (the operations' names repeat)."""
+    distinct = names.unique()
+    passed = distinct.filter(distinct.cast(pl.String).fill_null("").str.contains(pattern))
+    return (pl.col("name").is_in(passed.drop_nulls().implode())
+            | (pl.col("name").is_null() & pl.lit(passed.null_count() > 0))).fill_null(False)
 
 
 def _within(points: pl.DataFrame, inside: pl.DataFrame) -> pl.DataFrame:
