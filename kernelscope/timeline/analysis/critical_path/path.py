@@ -14,14 +14,19 @@ lane's first event, which waited on nothing the trace holds).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import column, lent
+from kernelscope.timeline.analysis.critical_path.ints import column
 from kernelscope.timeline.analysis.critical_path.names import Names, innermost_rows
+from kernelscope.timeline.analysis.critical_path.run_sums import (
+    RUN_SCHEMA,
+    RunKeys,
+    run_keys,
+    summed_runs,
+)
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     COLLECTIVE,
@@ -53,7 +58,6 @@ CODED_SCHEMA = {"step": pl.Int64, "code": pl.Int64, "ns": pl.Int64, "node": pl.I
 COMMUNICATION_CODE = OWN_KIND_ORDER.index("communication")
 LAUNCH_CODE = EDGE_CODE_BASE + LAUNCH
 CPU_CODES = [code for code, kind in enumerate(SEGMENT_KINDS) if kind == "cpu"]
-RUN_SCHEMA = {"step": pl.Int64, "lo": pl.Int64, "hi": pl.Int64}
 
 class PathWalker:
     """Walks one replay's critical paths into columns: per segment its step, node, edge
@@ -207,23 +211,22 @@ class PathWalker:
 
     def _run_sums(self) -> tuple[list[pl.DataFrame], pl.DataFrame]:
         """The chains' calls summed per key (as ``sums``, gaps and calls' own apart) and per
-        run: step, ns."""
-        n = len(self.dur)
-        ends = array("q", [0]) * (n + 1)  # +1 where a run's calls begin, -1 after them
-        for _, lo, hi in self.runs:
-            ends[lo + 1] += 1
-            ends[hi + 1] -= 1
-        cover = lent(ends).cum_sum().head(n)  # per call, how many runs pass it
-        m = cover.gt(0).arg_true().cast(pl.Int64)
-        times = cover.gather(m)
-        gaps, owns, marker = self._run_parts(m)
-        owns = owns.with_columns(pl.when(marker).then(0).otherwise(pl.col("ns")).alias("ns"))
-        per_call = pl.repeat(0, n, dtype=pl.Int64, eager=True).scatter(
-            m, gaps["ns"] + owns["ns"]).cum_sum()
-        runs = pl.DataFrame(self.runs, schema=RUN_SCHEMA, orient="row")
-        run_ns = per_call.gather(runs["hi"]) - per_call.gather(runs["lo"])
-        return ([_summed(gaps, times), _summed(owns, times)],
-                pl.DataFrame([runs["step"], run_ns.alias("ns")]))
+        run: step, ns (``run_sums.py``)."""
+        start, end = self.run.series()
+        return summed_runs(self._run_keys(), self.runs, start, end, self._durations(),
+                           self._cpu_names, len(SEGMENT_KINDS), THREAD_CODE)
+
+    def _run_keys(self) -> RunKeys:
+        """The plan's ``RunKeys`` (made once)."""
+        plan, graph = self.plan, self.graph
+        if plan.run_keys is None:
+            gap_ns, gap_name = graph.gap_names
+            kinds = len(SEGMENT_KINDS)
+            plan.run_keys = run_keys(
+                plan.chains.member, plan.chains.member_pos, plan.columns[3],
+                gap_name * kinds + THREAD_CODE, gap_ns,
+                graph.names.node * kinds + graph.own_kind_codes, graph.nodes["cls"] == MARK)
+        return plan.run_keys
 
     def _durations(self) -> pl.Series:
         """``dur`` as a series (the plan's own when it is the measured one)."""
@@ -289,15 +292,11 @@ class PathWalker:
         return frame.with_columns(named.alias("name_id"))
 
 
-def _summed(coded: pl.DataFrame, times: pl.Series | None = None) -> pl.DataFrame:
-    """``coded`` summed per key (``PathWalker.sums``), each row ``times`` over (once where
-    None)."""
+def _summed(coded: pl.DataFrame) -> pl.DataFrame:
+    """``coded`` summed per key (``PathWalker.sums``)."""
     key = (pl.col("name_id") * len(SEGMENT_KINDS) + pl.col("code")).alias("key")
-    took = (pl.col("ns") > 0).cast(pl.Int64)
-    if times is None:
-        return coded.group_by(key).agg(pl.col("ns").sum(), took.sum().alias("count"))
-    return coded.select(key, (pl.col("ns") * times).alias("ns"), (took * times).alias("count")
-                        ).group_by("key").agg(pl.col("ns").sum(), pl.col("count").sum())
+    return coded.group_by(key).agg(pl.col("ns").sum(),
+                                   (pl.col("ns") > 0).cast(pl.Int64).sum().alias("count"))
 
 
 def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:

@@ -26,6 +26,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
+from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -56,6 +57,8 @@ class Plan:
     """The start and the end edges in the lists' order (src, dst, from_start)."""
     _measured: Folded | None = None
     _walk: WalkLists | None = None
+    run_keys: RunKeys | None = None
+    """What the paths' runs are summed by (``run_sums.py``; made by the first walk)."""
 
     def folded(self, dur: Sequence[int] | None, s_gap: Sequence[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""

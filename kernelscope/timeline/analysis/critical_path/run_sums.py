@@ -1,0 +1,85 @@
+"""The chains' calls on a replay's paths, summed without expanding them run by run.
+
+A walked path passes through a chain's calls as a run (``PathWalker.runs``: step, lo, hi, the
+calls lo + 1 .. hi); each such call adds two segments, the gap before it on its thread and
+the own time of the call before it. Both are summed per call of the graph, times the number
+of runs that pass the call (``cover``), by keys that are the same in every replay of a graph
+(``RunKeys``, made once per plan); a run's own total is a difference of prefix sums over the
+calls. Only a gap the replay shortened is named by a lookup of its own (``name_parts``).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.ints import lent
+
+RUN_SCHEMA = {"step": pl.Int64, "lo": pl.Int64, "hi": pl.Int64}
+
+
+@dataclass(eq=False)
+class RunKeys:
+    """Per call that follows the call before it in a chain (``Chains.member``): ``call`` (its
+    node), ``edge`` (its thread edge, a row of ``Graph.edges``), ``gap_key`` and ``gap_ns``
+    (the key of the gap before it and that gap as measured: a gap as long names itself by
+    it), ``own_key`` and ``marker`` (the key of the own time of the call before it, and
+    whether that call is a marker, which takes no time)."""
+
+    call: pl.Series
+    edge: pl.Series
+    gap_key: pl.Series
+    gap_ns: pl.Series
+    own_key: pl.Series
+    marker: pl.Series
+
+
+def run_keys(member: pl.Series, member_pos: pl.Series, s_edge: pl.Series, gap_key: pl.Series,
+             gap_ns: pl.Series, own_key: pl.Series, marker: pl.Series) -> RunKeys:
+    """``RunKeys`` from the chains (``member``, ``member_pos``), the start edges' rows
+    (``s_edge``), per edge ``gap_key`` and ``gap_ns``, per node ``own_key`` and ``marker``."""
+    call = member.arg_true().cast(pl.Int64)
+    edge = s_edge.gather(member_pos.gather(call))
+    before = call - 1
+    return RunKeys(call, edge, gap_key.gather(edge), gap_ns.gather(edge),
+                   own_key.gather(before), marker.gather(before))
+
+
+def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Series,
+                end: pl.Series, durs: pl.Series,
+                name_parts: Callable[[pl.DataFrame], pl.Series], kinds: int, gap_code: int
+                ) -> tuple[list[pl.DataFrame], pl.DataFrame]:
+    """The segments of ``runs`` in a replay (``start``, ``end``, ``durs``) summed per key
+    (key, ns, count of those that took time; gaps and calls' own apart) and per run (step,
+    ns). ``name_parts``: the name ids of CPU segments (node, edge, ns) shorter than their
+    gap; a gap's key is its name id times ``kinds`` plus ``gap_code``."""
+    n = start.len()
+    bounds = array("q", [0]) * (n + 1)  # +1 where a run's calls begin, -1 after them
+    for _, lo, hi in runs:
+        bounds[lo + 1] += 1
+        bounds[hi + 1] -= 1
+    call = keys.call
+    times = lent(bounds).cum_sum().gather(call)  # how many runs pass each call
+    gap_ns = start.gather(call) - end.gather(call - 1)
+    own_ns = pl.select(pl.when(keys.marker).then(0).otherwise(durs.gather(call - 1))).to_series()
+    gap_key = keys.gap_key
+    part = (gap_ns < keys.gap_ns) & (times > 0)
+    if part.any():  # a gap the replay shortened: named where its part lies
+        cut = pl.DataFrame({"node": call.filter(part), "edge": keys.edge.filter(part),
+                            "ns": gap_ns.filter(part)})
+        gap_key = gap_key.clone().scatter(part.arg_true(), name_parts(cut) * kinds + gap_code)
+    prefix = pl.repeat(0, n, dtype=pl.Int64, eager=True).scatter(call, gap_ns + own_ns).cum_sum()
+    frame = pl.DataFrame(runs, schema=RUN_SCHEMA, orient="row")
+    run_ns = prefix.gather(frame["hi"]) - prefix.gather(frame["lo"])
+    return ([_by_key(gap_key, gap_ns, times), _by_key(keys.own_key, own_ns, times)],
+            pl.DataFrame([frame["step"], run_ns.alias("ns")]))
+
+
+def _by_key(key: pl.Series, ns: pl.Series, times: pl.Series) -> pl.DataFrame:
+    """``ns`` summed per ``key``, each ``times`` over: key, ns, count (of those above 0)."""
+    return pl.DataFrame({"key": key, "ns": ns * times,
+                         "count": (ns > 0).cast(pl.Int64) * times}).group_by("key").agg(
+        pl.col("ns").sum(), pl.col("count").sum())
