@@ -26,7 +26,9 @@ class Chains:
     """Per node its ``head``, whether it is a ``member`` of its head's run (and its one
     edge's position in the start lists, ``member_pos``; -1 for a head), whether it has sync
     edges (``has_end``); per start and end edge its source node and side; ``order``: the
-    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end)."""
+    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end);
+    ``pair``: per event of ``order``, the first of its two start edges where it is a start
+    with exactly two (most GPU operations: their stream's and their launch's), else -1."""
 
     head: pl.Series
     member: pl.Series
@@ -37,6 +39,7 @@ class Chains:
     e_src: pl.Series
     e_from_start: pl.Series
     order: Sequence[int]
+    pair: pl.Series
 
     @cached_property
     def head_list(self) -> Sequence[int]:
@@ -47,9 +50,18 @@ class Chains:
         return ints(self.member_pos)
 
     @cached_property
-    def s_enc(self) -> Sequence[int]:
+    def s_slots(self) -> pl.Series:
         """Per start edge its source's slot (the same in every pass)."""
-        return ints(_slots(self, self.s_src, self.s_from_start))
+        return _slots(self, self.s_src, self.s_from_start)
+
+    @cached_property
+    def s_enc(self) -> Sequence[int]:
+        return ints(self.s_slots)
+
+    @cached_property
+    def pair_lists(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+        """``pair`` and, per event, the slots of its pair of edges (0 for none)."""
+        return (ints(self.pair), *(ints(edge) for edge in _pair_of(self.pair, self.s_slots)))
 
     @cached_property
     def s_lag(self) -> pl.Series:
@@ -78,6 +90,8 @@ class Folded:
     s_eff: Sequence[int]
     e_enc: Sequence[int]
     e_eff: Sequence[int]
+    pair_eff: tuple[Sequence[int], Sequence[int]]
+    """Per event of ``Chains.order``, the gaps of its pair of edges (``Chains.pair``)."""
     columns: tuple[pl.Series, pl.Series]
     """``off`` and the pass's durations as Int64 series."""
 
@@ -103,9 +117,22 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
     kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
                          ).sort("at", "rank", "node")
+    lo, hi = s_ptr.gather(kept["node"]), s_ptr.gather(kept["node"] + 1)
+    pair = pl.select(pl.when((kept["side"] == 0) & (hi - lo == 2)).then(lo).otherwise(-1)
+                     ).to_series()
     kept = 2 * kept["node"] + kept["side"]
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], ends["from_start"], ints(kept))
+                  ends["src"], ends["from_start"], ints(kept), pair)
+
+
+def _pair_of(pair: pl.Series, per_edge: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """``per_edge`` at each event's pair of edges (``Chains.pair``; 0 where it has none)."""
+    if per_edge.len() < 2:
+        none = pl.repeat(0, pair.len(), eager=True, dtype=pl.Int64)
+        return none, none
+    first = pair.clip(0, per_edge.len() - 2)
+    return tuple(pl.select(pl.when(pair >= 0).then(per_edge.gather(at)).otherwise(0)
+                           ).to_series() for at in (first, first + 1))  # type: ignore[return-value]
 
 
 def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
@@ -116,9 +143,11 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
     lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
-    s_eff, e_eff = ints(gaps + lags.gather(chains.s_lag)), ints(e_gap + lags.gather(chains.e_lag))
-    return Folded(chains.head_list, ints(off), chains.s_enc, s_eff, chains.e_enc, e_eff,
-                  (off, durs))
+    s_eff = gaps + lags.gather(chains.s_lag)
+    pair_eff = _pair_of(chains.pair, s_eff)
+    return Folded(chains.head_list, ints(off), chains.s_enc, ints(s_eff), chains.e_enc,
+                  ints(e_gap + lags.gather(chains.e_lag)),
+                  (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs))
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:

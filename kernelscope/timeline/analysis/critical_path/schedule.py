@@ -164,7 +164,20 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
     start_by = writable(plan.chains.member_pos_list)
     end_by = array("q", [-1]) * len(dur)
     measured_start = plan.start
-    for event in plan.chains.order:
+    pair, first, second = plan.chains.pair_lists
+    first_eff, second_eff = folded.pair_eff
+    for event, lo, a, a_eff, b, b_eff in zip(plan.chains.order, pair, first, first_eff,
+                                             second, second_eff, strict=True):
+        if lo >= 0:  # most GPU operations: their stream's and their launch's edge
+            best = times[a] + a_eff
+            value = times[b] + b_eff
+            if value > best:
+                times[event] = value
+                start_by[event >> 1] = lo + 1
+            else:
+                times[event] = best
+                start_by[event >> 1] = lo
+            continue
         n = event >> 1
         if event & 1:
             best, by = times[2 * head[n]] + off[n] + dur[n], -1
@@ -176,13 +189,6 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
             end_by[n] = by
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
-        if hi - lo == 2:  # most GPU operations: their stream's and their launch's edge
-            best, value = times[s_enc[lo]] + s_eff[lo], times[s_enc[lo + 1]] + s_eff[lo + 1]
-            if value > best:
-                times[event], start_by[n] = value, lo + 1
-            else:
-                times[event], start_by[n] = best, lo
-            continue
         if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
             times[event] = measured_start[n]
             continue
@@ -211,9 +217,22 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
-    for event in reversed(plan.chains.order):
+    pair, first, second = plan.chains.pair_lists
+    first_eff, second_eff = folded.pair_eff
+    for event, lo, a, a_eff, b, b_eff in zip(reversed(plan.chains.order), reversed(pair),
+                                             reversed(first), reversed(first_eff),
+                                             reversed(second), reversed(second_eff),
+                                             strict=True):
         bound = late[event]
         if bound >= unbounded:
+            continue
+        if lo >= 0:  # most GPU operations (as in ``replay``)
+            value = bound - a_eff
+            if value < late[a]:
+                late[a] = value
+            value = bound - b_eff
+            if value < late[b]:
+                late[b] = value
             continue
         n = event >> 1
         if event & 1:
@@ -225,16 +244,7 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
                 if value < late[slot]:
                     late[slot] = value
             continue
-        lo, hi = s_ptr[n], s_ptr[n + 1]
-        if hi - lo == 2:  # most GPU operations (as in ``replay``)
-            value, slot = bound - s_eff[lo], s_enc[lo]
-            if value < late[slot]:
-                late[slot] = value
-            value, slot = bound - s_eff[lo + 1], s_enc[lo + 1]
-            if value < late[slot]:
-                late[slot] = value
-            continue
-        for k in range(lo, hi):
+        for k in range(s_ptr[n], s_ptr[n + 1]):
             value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
