@@ -87,14 +87,19 @@ def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
     ranked = names.ranges
     if not ranked.height:
         return pl.repeat(names.untraced, at.height, eager=True, dtype=pl.Int64)
-    points = at.with_row_index("_p").sort("at")
-    found = points.join_asof(
-        ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
-        by="global_tid", strategy="backward", check_sortedness=False)
-    current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
-        found["_p"], found["r"])  # back in the order of ``at``
+    starts = ranked.select("global_tid", "start", "r").sort("start")
+    tid, times = at["global_tid"], at["at"]
+    if tid.is_sorted() and ((times >= times.shift(1)) | (tid != tid.shift(1))).all():
+        current = at.join_asof(  # each thread's points in order (a thread's gaps are)
+            starts, left_on="at", right_on="start", by="global_tid", strategy="backward",
+            check_sortedness=False)["r"]
+    else:
+        found = at.with_row_index("_p").sort("at").join_asof(
+            starts, left_on="at", right_on="start", by="global_tid", strategy="backward",
+            check_sortedness=False)
+        current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
+            found["_p"], found["r"])  # back in the order of ``at``
     ends, parents = ranked["end"], ranked["parent"]
-    times = at["at"]
     for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
         outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
         if not outside.any():
