@@ -101,7 +101,8 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
     from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``events``:
     every event (node, side: 1 for a waiting call's end) with its place in replay order
-    (the columns at, rank, node: no two events alike)."""
+    (the columns at, rank, node: no two events alike), the starts in order of node and
+    then the ends in order of node (a start and an end never share a rank)."""
     every = pl.int_range(n, eager=True, dtype=pl.Int64)
     has_end = every.is_in(ends["dst"].implode())
     first = s_ptr.head(n)
@@ -116,7 +117,7 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     head = pl.select(pl.when(member).then(None).otherwise(every).forward_fill()).to_series()
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
     kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
-                         ).sort("at", "rank", "node")
+                         ).sort("at", "rank", maintain_order=True)  # ties: in order of node
     lo, hi = s_ptr.gather(kept["node"]), s_ptr.gather(kept["node"] + 1)
     pair = pl.select(pl.when((kept["side"] == 0) & (hi - lo == 2)).then(lo).otherwise(-1)
                      ).to_series()

@@ -116,7 +116,9 @@ def plan_of(graph: Graph) -> Plan:
     """The lists the passes read, with the graph's measured durations and gaps."""
     nodes, n = graph.nodes, graph.nodes.height
     edges = graph.edges.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("edge"))
-    starts = edges.filter(~pl.col("to_end")).drop("to_end").sort("dst")
+    starts = edges.filter(~pl.col("to_end")).drop("to_end")
+    if not starts["dst"].is_sorted():  # ``bind`` left them in order of destination
+        starts = starts.sort("dst")
     ends = edges.filter(pl.col("to_end")).drop("to_end").sort("dst")
     waits = set(ends["dst"].to_list())
     events = nodes.select(
