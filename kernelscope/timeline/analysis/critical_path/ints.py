@@ -98,6 +98,7 @@ def ints(series: pl.Series) -> memoryview:
         raise ValueError(f"column {column.name!r} came as an array of {got.length} values")
     view = (ctype * (got.offset + got.length)).from_address(got.buffers[1])
     view.chunk = chunk  # type: ignore[attr-defined]  # the view keeps the array, it its buffer
+    view.series = column  # type: ignore[attr-defined]  # what ``column`` gives back for it
     return memoryview(view).cast("B").cast(fmt)[got.offset:].toreadonly()
 
 
@@ -112,8 +113,13 @@ def writable(values: Sequence[int]) -> array[int]:
 
 
 def column(values: Sequence[int]) -> pl.Series:
-    """An Int64 series of ``values`` (an array or a view from ``ints``: its bytes copied at
-    once, where a series made from a sequence reads one Python int at a time)."""
+    """An Int64 series of ``values``: the column a view from ``ints`` reads (no copy), or
+    an array's bytes copied at once, where a series made from a sequence reads one Python
+    int at a time."""
+    if isinstance(values, memoryview):
+        series = getattr(values.obj, "series", None)
+        if isinstance(series, pl.Series) and series.dtype == pl.Int64:
+            return series
     if isinstance(values, (memoryview, array)):
         return lent(writable(values))
     return pl.Series(values, dtype=pl.Int64)

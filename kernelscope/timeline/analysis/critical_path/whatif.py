@@ -18,7 +18,7 @@ import polars as pl
 
 from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import writable
+from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import (
     Plan,
@@ -97,8 +97,9 @@ class Model:
         """Every step replayed with ``changes``; ReportError when one matches nothing."""
         dur, gaps = writable(self.plan.dur), writable(self.plan.s_gap)
         found = [self._apply(change, dur, gaps) for change in changes]
-        run = replay(self.plan, dur, gaps)
-        after = critical_path(self.graph, self.plan, run, dur, gaps, with_slack=False)
+        durs, s_gaps = ints(lent(dur)), ints(lent(gaps))  # polars reads them as they are
+        run = replay(self.plan, durs, s_gaps)
+        after = critical_path(self.graph, self.plan, run, durs, s_gaps, with_slack=False)
         return WhatIf(tuple(found), self.critical_path, after, run.start)
 
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
