@@ -220,12 +220,10 @@ class PathWalker:
         """The plan's ``RunKeys`` (made once)."""
         plan, graph = self.plan, self.graph
         if plan.run_keys is None:
-            gap_ns, gap_name = graph.gap_names
-            kinds = len(SEGMENT_KINDS)
             plan.run_keys = run_keys(
-                plan.chains.member, plan.chains.member_pos, plan.columns[3],
-                gap_name * kinds + THREAD_CODE, gap_ns,
-                graph.names.node * kinds + graph.own_kind_codes, graph.nodes["cls"] == MARK)
+                plan.chains.member, plan.chains.member_pos, plan.columns[3], graph.gap_names,
+                graph.names.node, graph.own_kind_codes, graph.nodes["cls"] == MARK,
+                len(SEGMENT_KINDS), THREAD_CODE)
         return plan.run_keys
 
     def _durations(self) -> pl.Series:

@@ -37,15 +37,20 @@ class RunKeys:
     marker: pl.Series
 
 
-def run_keys(member: pl.Series, member_pos: pl.Series, s_edge: pl.Series, gap_key: pl.Series,
-             gap_ns: pl.Series, own_key: pl.Series, marker: pl.Series) -> RunKeys:
+def run_keys(member: pl.Series, member_pos: pl.Series, s_edge: pl.Series,
+             gap_names: tuple[pl.Series, pl.Series], name_id: pl.Series, own_code: pl.Series,
+             is_marker: pl.Series, kinds: int, gap_code: int) -> RunKeys:
     """``RunKeys`` from the chains (``member``, ``member_pos``), the start edges' rows
-    (``s_edge``), per edge ``gap_key`` and ``gap_ns``, per node ``own_key`` and ``marker``."""
+    (``s_edge``), per edge its measured gap and range name id (``Graph.gap_names``), per node
+    its name id, its own time's code and whether it is a marker; a key is a name id times
+    ``kinds`` plus a code (``gap_code`` for a gap)."""
     call = member.arg_true().cast(pl.Int64)
     edge = s_edge.gather(member_pos.gather(call))
     before = call - 1
-    return RunKeys(call, edge, gap_key.gather(edge), gap_ns.gather(edge),
-                   own_key.gather(before), marker.gather(before))
+    gap_ns, gap_name = gap_names
+    return RunKeys(call, edge, gap_name.gather(edge) * kinds + gap_code, gap_ns.gather(edge),
+                   name_id.gather(before) * kinds + own_code.gather(before),
+                   is_marker.gather(before))
 
 
 def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Series,
