@@ -85,11 +85,16 @@ def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Serie
             pl.DataFrame([frame["step"], run_ns.alias("ns")]))
 
 
+STREAMED_ROWS = 100_000
+"""From this many rows ``_by_key`` groups on polars' streaming engine (a lazy query): a third
+of the eager group-by's CPU time on the 800,000 calls of the 300k-kernel trace's runs, but
+its first query in a process costs ~4 ms to start."""
+
+
 def _by_key(key: pl.Series, ns: pl.Series, times: pl.Series) -> pl.DataFrame:
-    """``ns`` summed per ``key``, each ``times`` over: key, ns, count (of those above 0). A
-    lazy query: its group-by runs on polars' streaming engine, a third of the eager one's
-    CPU time on the 800,000 calls of the 300k-kernel trace's runs (the sums' order is
-    immaterial: they are summed again by name)."""
-    return pl.DataFrame({"key": key, "ns": ns, "times": times}).lazy().group_by("key").agg(
+    """``ns`` summed per ``key``, each ``times`` over: key, ns, count (of those above 0); in
+    no particular order (the sums are summed again by name)."""
+    frame = pl.DataFrame({"key": key, "ns": ns, "times": times}).lazy().group_by("key").agg(
         (pl.col("ns") * pl.col("times")).sum(),
-        ((pl.col("ns") > 0).cast(pl.Int64) * pl.col("times")).sum().alias("count")).collect()
+        ((pl.col("ns") > 0).cast(pl.Int64) * pl.col("times")).sum().alias("count"))
+    return frame.collect() if key.len() >= STREAMED_ROWS else frame.collect(engine="in-memory")
