@@ -61,7 +61,8 @@ class Chains:
     @cached_property
     def pair_lists(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
         """``pair`` and, per event, the slots of its pair of edges (0 for none)."""
-        return (ints(self.pair), *(ints(edge) for edge in _pair_of(self.pair, self.s_slots)))
+        first, second = _pair_of(self.pair, self.s_slots)
+        return ints(self.pair), ints(first), ints(second)
 
     @cached_property
     def s_lag(self) -> pl.Series:

@@ -23,6 +23,7 @@ from ctypes import (
     c_void_p,
     py_object,
 )
+from typing import Any, Literal
 
 import polars as pl
 
@@ -77,16 +78,21 @@ class _Chunk:
             _RELEASE_ARRAY(self.array.release)(self.array)
 
 
-_NARROW = {pl.Boolean: (pl.UInt8, c_uint8, "B"), pl.UInt8: (pl.UInt8, c_uint8, "B")}
+_NARROW: dict[Any, tuple[Any, Any, Literal["B", "q"]]] = {
+    pl.Boolean: (pl.UInt8, c_uint8, "B"), pl.UInt8: (pl.UInt8, c_uint8, "B")}
 """Columns read as bytes (a flag's view is an eighth of an Int64 one's): their dtype as read,
 its C type and its ``memoryview`` format."""
+
+
+_INT64: tuple[Any, Any, Literal["B", "q"]] = (pl.Int64, c_int64, "q")
+"""Every other column: read as Int64."""
 
 
 def ints(series: pl.Series) -> memoryview:
     """The values of an integer or boolean ``series`` as a read-only sequence of Python
     ints over the column's buffer (Int64 in one chunk: no copy; a boolean or UInt8 column as
     bytes); ValueError where it holds a null (it has no value to give)."""
-    dtype, ctype, fmt = _NARROW.get(series.dtype, (pl.Int64, c_int64, "q"))
+    dtype, ctype, fmt = _NARROW.get(series.dtype, _INT64)
     column = series.cast(dtype).rechunk()
     if column.null_count():
         raise ValueError(f"column {column.name!r} holds {column.null_count()} nulls")

@@ -62,7 +62,8 @@ def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series
     categorical's are, else replaced by a hash lookup."""
     top = int(codes.max() or 0)  # type: ignore[arg-type]
     if top > 2 * physical.len() + 1024:
-        return physical.replace_strict(codes, ids, return_dtype=pl.Int64)
+        replaced: pl.Series = physical.replace_strict(codes, ids, return_dtype=pl.Int64)
+        return replaced
     table = pl.repeat(-1, top + 2, eager=True, dtype=pl.Int64).scatter(codes + 1, ids)
     return table.gather(physical + 1).alias(physical.name)
 

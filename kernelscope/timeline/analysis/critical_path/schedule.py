@@ -272,8 +272,9 @@ def _reached(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Ser
              ) -> pl.Series:
     """Per edge (src, from_start) the time it allows its destination."""
     src = edges["src"]
-    return pl.select(pl.when(edges["from_start"]).then(start.gather(src))
-                     .otherwise(end.gather(src))).to_series() + gaps
+    allowed: pl.Series = pl.select(pl.when(edges["from_start"]).then(start.gather(src))
+                                   .otherwise(end.gather(src))).to_series() + gaps
+    return allowed
 
 
 def _first_reaching(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series,
