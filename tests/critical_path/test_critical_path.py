@@ -151,6 +151,19 @@ def test_the_breakdown_summed_by_number_is_the_one_summed_by_name(model: Model) 
         assert cp.breakdown.equals(by_name)
 
 
+def test_each_steps_path_time_is_its_segments_summed(model: Model) -> None:
+    """A step's ``path_ns`` (its chains' calls read from prefix sums over the calls, never
+    expanded run by run: ``run_sums.py``) is its named segments summed, one by one; the
+    predicted path's too, where the halved gaps are looked up part by part."""
+    answer = model.whatif([Faster(".", 2.0)])
+    for cp in (model.critical_path, answer.after):
+        summed = cp.segments.group_by("step").agg(pl.col("ns").sum().alias("segments_ns"))
+        steps = cp.steps.join(summed, on="step", how="left").with_columns(
+            pl.col("segments_ns").fill_null(0))
+        assert steps.height >= 1
+        assert steps["path_ns"].to_list() == steps["segments_ns"].to_list()
+
+
 def test_a_whole_cpu_gap_is_named_as_its_own_lookup_names_it(model: Model) -> None:
     """A CPU gap on a path is named by the range around the middle of its part on the path
     (as measured); a whole gap reads the name looked up once for its thread edge: the same

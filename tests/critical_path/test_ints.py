@@ -42,13 +42,16 @@ def test_a_writable_copy_leaves_the_view_as_it_was(
 
 def test_a_column_of_an_array_or_a_view_holds_their_values_and_keeps_none_of_them(
         sample_report: Callable[[str], TimelineReport]) -> None:
-    """``column`` copies the bytes of an array or a view into an Int64 series: the same
-    values as the series made one int at a time, and changing the array later leaves it."""
+    """``column`` copies the bytes of an array into an Int64 series, and gives a view back
+    its own column: the same values as the series made one int at a time, and changing the
+    array later leaves it."""
     ends = TimelineData(sample_report("timeline_torch")).critical_model.graph.nodes["end"]
     copy = writable(ints(ends))
     made = column(copy)
     assert made.dtype == pl.Int64
     assert made.to_list() == ends.to_list() == column(ints(ends)).to_list()
+    view = ints(ends)
+    assert column(view) is column(view)  # the view's own column, not a copy
     copy[0] += 1
     assert made[0] == ends[0]
     assert column([3, -1]).to_list() == [3, -1]

@@ -58,9 +58,11 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     """A GPU operation that started later than its own edges allow, right after another
     stream's operation on the same device ended, waited on that one."""
     gpu = nodes.select("cls", "node", "start", "end", "lane").filter(pl.col("cls") == GPU)
+    first = int(gpu["node"].min()) if gpu.height else 0  # type: ignore[arg-type]
+    last = int(gpu["node"].max()) if gpu.height else -1  # type: ignore[arg-type]
     ops = gpu.select(
         "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane",
-        _latest_key(edges, nodes.height).gather(gpu["node"]).alias("floor"),
+        _latest_key(edges, first, last - first + 1).gather(gpu["node"] - first).alias("floor"),
     ).with_columns(pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
     late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")
     ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
@@ -75,12 +77,14 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
              pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
 
 
-def _latest_key(edges: pl.DataFrame, n: int) -> pl.Series:
-    """Per node the latest start its launch, stream and event edges allow (null for none):
-    an operation has at most one launch edge and one stream edge, placed by number; the few
+def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
+    """Per GPU operation (of the ``n`` nodes from ``first`` on, where they are: by its number
+    less ``first``) the latest start its launch, stream and event edges allow (null for none): an
+    operation has at most one launch edge and one stream edge, placed by number; the few
     event edges are grouped."""
     events = edges.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
-    keys = [pl.repeat(None, n, eager=True, dtype=pl.Int64).scatter(part["dst"], part["key"])
+    keys = [pl.repeat(None, n, eager=True, dtype=pl.Int64).scatter(part["dst"] - first,
+                                                                     part["key"])
             for part in (
         edges.filter(pl.col("etype") == LAUNCH), edges.filter(pl.col("etype") == STREAM), events)]
     return pl.select(pl.max_horizontal(keys)).to_series()

@@ -12,7 +12,18 @@ from __future__ import annotations
 import ctypes
 from array import array
 from collections.abc import Sequence
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64, c_void_p, py_object
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char_p,
+    c_int,
+    c_int64,
+    c_uint8,
+    c_void_p,
+    py_object,
+)
+from typing import Any, Literal
 
 import polars as pl
 
@@ -67,22 +78,34 @@ class _Chunk:
             _RELEASE_ARRAY(self.array.release)(self.array)
 
 
+_NARROW: dict[Any, tuple[Any, Any, Literal["B", "q"]]] = {
+    pl.Boolean: (pl.UInt8, c_uint8, "B"), pl.UInt8: (pl.UInt8, c_uint8, "B")}
+"""Columns read as bytes (a flag's view is an eighth of an Int64 one's): their dtype as read,
+its C type and its ``memoryview`` format."""
+
+
+_INT64: tuple[Any, Any, Literal["B", "q"]] = (pl.Int64, c_int64, "q")
+"""Every other column: read as Int64."""
+
+
 def ints(series: pl.Series) -> memoryview:
     """The values of an integer or boolean ``series`` as a read-only sequence of Python
-    ints over the column's buffer (Int64 in one chunk: no copy); ValueError where it holds
-    a null (it has no value to give)."""
-    column = series.cast(pl.Int64).rechunk()
+    ints over the column's buffer (Int64 in one chunk: no copy; a boolean or UInt8 column as
+    bytes); ValueError where it holds a null (it has no value to give)."""
+    dtype, ctype, fmt = _NARROW.get(series.dtype, _INT64)
+    column = series.cast(dtype).rechunk()
     if column.null_count():
         raise ValueError(f"column {column.name!r} holds {column.null_count()} nulls")
     if not column.len():
-        return memoryview(b"").cast("q")
+        return memoryview(b"").cast(fmt)
     chunk = _Chunk(column.__arrow_c_stream__())
     got = chunk.array
     if got.length != column.len() or got.n_buffers != 2 or got.null_count:
         raise ValueError(f"column {column.name!r} came as an array of {got.length} values")
-    view = (c_int64 * (got.offset + got.length)).from_address(got.buffers[1])
+    view = (ctype * (got.offset + got.length)).from_address(got.buffers[1])
     view.chunk = chunk  # type: ignore[attr-defined]  # the view keeps the array, it its buffer
-    return memoryview(view).cast("B").cast("q")[got.offset:].toreadonly()
+    view.series = column  # type: ignore[attr-defined]  # what ``column`` gives back for it
+    return memoryview(view).cast("B").cast(fmt)[got.offset:].toreadonly()
 
 
 def writable(values: Sequence[int]) -> array[int]:
@@ -96,11 +119,22 @@ def writable(values: Sequence[int]) -> array[int]:
 
 
 def column(values: Sequence[int]) -> pl.Series:
-    """An Int64 series of ``values`` (an array or a view from ``ints``: its bytes copied at
-    once, where a series made from a sequence reads one Python int at a time)."""
+    """An Int64 series of ``values``: the column a view from ``ints`` reads (no copy), or
+    an array's bytes copied at once, where a series made from a sequence reads one Python
+    int at a time."""
+    if isinstance(values, memoryview):
+        series = getattr(values.obj, "series", None)
+        if isinstance(series, pl.Series) and series.dtype == pl.Int64:
+            return series
     if isinstance(values, (memoryview, array)):
-        return pl.Series(_Lent(writable(values)))
+        return lent(writable(values))
     return pl.Series(values, dtype=pl.Int64)
+
+
+def lent(values: array[int]) -> pl.Series:
+    """An Int64 series over the buffer of ``values`` itself, no copy: for an array made for
+    it (a slice, a pass's times), which nothing changes once it is lent."""
+    return pl.Series(_Lent(values))
 
 
 _LENT: dict[int, tuple[object, ...]] = {}

@@ -42,18 +42,30 @@ def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> 
         pl.lit(0, pl.Int64).alias("r"), "global_tid", "start", "end", "name",
         pl.lit(0, pl.Int64).alias("depth"), pl.lit(0, pl.Int64).alias("parent"))
     own = nodes["name"]  # Categorical: its distinct names, then each node's by its code
-    distinct = own.unique().cast(pl.String).fill_null("")
+    uniques = own.unique()
+    distinct = uniques.cast(pl.String).fill_null("")
     every = pl.concat([distinct, pl.Series([LAUNCH_NAME, UNTRACED]), ranked["name"]])
     table = every.unique(maintain_order=True)
     ids = pl.DataFrame({"name": every}).join(
         table.to_frame().with_row_index("id"), on="name", how="left", maintain_order="left"
     )["id"].cast(pl.Int64)
     k = distinct.len()
-    codes = own.unique().to_physical().fill_null(-1).cast(pl.Int64)
-    node = own.to_physical().cast(pl.Int64).fill_null(-1).replace_strict(
-        codes, ids.head(k), return_dtype=pl.Int64)
+    codes = uniques.to_physical().fill_null(-1).cast(pl.Int64)
+    node = _by_code(own.to_physical().cast(pl.Int64).fill_null(-1), codes, ids.head(k))
     return Names(table, node, int(ids[k]), int(ids[k + 1]),
                  ranked.with_columns(ids.slice(k + 2).alias("name_id")))
+
+
+def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series:
+    """Per node the id of its name's ``physical`` code (-1 for none): ``ids`` of ``codes``
+    read from a table indexed by code (a gather) where the codes are small, as a
+    categorical's are, else replaced by a hash lookup."""
+    top = int(codes.max() or 0)  # type: ignore[arg-type]
+    if top > 2 * physical.len() + 1024:
+        replaced: pl.Series = physical.replace_strict(codes, ids, return_dtype=pl.Int64)
+        return replaced
+    table = pl.repeat(-1, top + 2, eager=True, dtype=pl.Int64).scatter(codes + 1, ids)
+    return table.gather(physical + 1).alias(physical.name)
 
 
 def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame
@@ -76,14 +88,19 @@ def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
     ranked = names.ranges
     if not ranked.height:
         return pl.repeat(names.untraced, at.height, eager=True, dtype=pl.Int64)
-    points = at.with_row_index("_p").sort("at")
-    found = points.join_asof(
-        ranked.select("global_tid", "start", "r").sort("start"), left_on="at", right_on="start",
-        by="global_tid", strategy="backward", check_sortedness=False)
-    current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
-        found["_p"], found["r"])  # back in the order of ``at``
+    starts = ranked.select("global_tid", "start", "r").sort("start")
+    tid, times = at["global_tid"], at["at"]
+    if tid.is_sorted() and ((times >= times.shift(1)) | (tid != tid.shift(1))).all():
+        current = at.join_asof(  # each thread's points in order (a thread's gaps are)
+            starts, left_on="at", right_on="start", by="global_tid", strategy="backward",
+            check_sortedness=False)["r"]
+    else:
+        found = at.with_row_index("_p").sort("at").join_asof(
+            starts, left_on="at", right_on="start", by="global_tid", strategy="backward",
+            check_sortedness=False)
+        current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
+            found["_p"], found["r"])  # back in the order of ``at``
     ends, parents = ranked["end"], ranked["parent"]
-    times = at["at"]
     for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
         outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
         if not outside.any():

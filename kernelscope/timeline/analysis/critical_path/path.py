@@ -21,6 +21,12 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column
 from kernelscope.timeline.analysis.critical_path.names import Names, innermost_rows
+from kernelscope.timeline.analysis.critical_path.run_sums import (
+    RUN_SCHEMA,
+    RunKeys,
+    run_keys,
+    summed_runs,
+)
 from kernelscope.timeline.analysis.critical_path.schedule import INF, Plan, Replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     COLLECTIVE,
@@ -160,35 +166,65 @@ class PathWalker:
         before it's own time (by its own kind and name)."""
         if not self.runs:
             return pl.DataFrame(schema=CODED_SCHEMA)
-        return pl.concat(self._run_parts())
-
-    def _run_parts(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """``_coded_runs`` in its two parts: the gaps before the calls and the calls' own."""
-        calls = pl.DataFrame(self.runs, schema={"step": pl.Int64, "lo": pl.Int64,
-                                                "hi": pl.Int64}, orient="row").select(
+        calls = pl.DataFrame(self.runs, schema=RUN_SCHEMA, orient="row").select(
             "step", pl.int_ranges(pl.col("lo") + 1, pl.col("hi") + 1).alias("m")
         ).explode("m").drop_nulls("m")
-        m, step = calls["m"], calls["step"]
+        gaps, owns, marker = self._run_parts(calls["m"])
+        step = calls["step"]
+        return pl.concat([
+            gaps.select(step, "code", "ns", "node", "edge", "name_id"),
+            owns.select(step, "code", "ns", "node", pl.repeat(-1, owns.height, dtype=pl.Int64,
+                                                               eager=True).alias("edge"),
+                        "name_id").filter(~marker)])
+
+    def _run_parts(self, m: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series]:
+        """Per call ``m`` of a run (not its first): the gap before it (code, ns, node, edge,
+        name_id) and the call before it's own time (code, ns, node, name_id), and whether
+        that call is a marker (the step's begin: no time)."""
         before = m - 1
         start, end = self.run.series()
         gaps = pl.DataFrame({
-            "step": step, "code": pl.repeat(THREAD_CODE, len(m), dtype=pl.Int64, eager=True),
+            "code": pl.repeat(THREAD_CODE, len(m), dtype=pl.Int64, eager=True),
             "ns": start.gather(m) - end.gather(before), "node": m,
             "edge": self.plan.columns[3].gather(self.plan.chains.member_pos.gather(m))})
         owns = pl.DataFrame({
-            "step": step, "code": self.graph.own_kind_codes.gather(before),
+            "code": self.graph.own_kind_codes.gather(before),
             "ns": self._durations().gather(before), "node": before,
-            "edge": pl.repeat(-1, len(m), dtype=pl.Int64, eager=True),
             "name_id": self.graph.names.node.gather(before)})
-        marker = self.graph.nodes["cls"].gather(before) == MARK  # the step's begin: no time
-        return gaps.with_columns(self._cpu_names(gaps).alias("name_id")), owns.filter(~marker)
+        marker = self.graph.nodes["cls"].gather(before) == MARK
+        return gaps.with_columns(self._cpu_names(gaps).alias("name_id")), owns, marker
 
-    def sums(self) -> pl.DataFrame:
-        """The walked segments summed per step, code and name id: step, key (``name_id`` times
-        the number of codes plus ``code``), ns, count (of the segments that took time); the
-        chains' calls summed part by part, never gathered into one frame (``coded`` is)."""
-        parts = [self._walked(), *(self._run_parts() if self.runs else ())]
-        return pl.concat([_summed(part) for part in parts])
+    def sums(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The walked segments summed per key (``name_id`` times the number of codes plus
+        ``code``): key, ns, count (of the segments that took time); and per step: step, ns.
+        The chains' calls are never expanded per run (``coded`` is): each call of the graph
+        that a run passes is summed once, times the number of runs that pass it, and a run's
+        time is read from prefix sums over the calls."""
+        walked = self._walked()
+        keys = [_summed(walked)]
+        steps = [walked.select("step", "ns")]
+        if self.runs:
+            run_keys, run_steps = self._run_sums()
+            keys += run_keys
+            steps.append(run_steps)
+        return pl.concat(keys), pl.concat(steps)
+
+    def _run_sums(self) -> tuple[list[pl.DataFrame], pl.DataFrame]:
+        """The chains' calls summed per key (as ``sums``, gaps and calls' own apart) and per
+        run: step, ns (``run_sums.py``)."""
+        start, end = self.run.series()
+        return summed_runs(self._run_keys(), self.runs, start, end, self._durations(),
+                           self._cpu_names, len(SEGMENT_KINDS), THREAD_CODE)
+
+    def _run_keys(self) -> RunKeys:
+        """The plan's ``RunKeys`` (made once)."""
+        plan, graph = self.plan, self.graph
+        if plan.run_keys is None:
+            plan.run_keys = run_keys(
+                plan.chains.member, plan.chains.member_pos, plan.columns[3], graph.gap_names,
+                graph.names.node, graph.own_kind_codes, graph.nodes["cls"] == MARK,
+                len(SEGMENT_KINDS), THREAD_CODE)
+        return plan.run_keys
 
     def _durations(self) -> pl.Series:
         """``dur`` as a series (the plan's own when it is the measured one)."""
@@ -255,10 +291,10 @@ class PathWalker:
 
 
 def _summed(coded: pl.DataFrame) -> pl.DataFrame:
-    """``coded`` summed per step and key (``PathWalker.sums``)."""
+    """``coded`` summed per key (``PathWalker.sums``)."""
     key = (pl.col("name_id") * len(SEGMENT_KINDS) + pl.col("code")).alias("key")
-    return coded.group_by("step", key).agg(
-        pl.col("ns").sum(), (pl.col("ns") > 0).sum().cast(pl.Int64).alias("count"))
+    return coded.group_by(key).agg(pl.col("ns").sum(),
+                                   (pl.col("ns") > 0).cast(pl.Int64).sum().alias("count"))
 
 
 def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:

@@ -59,10 +59,10 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
         walker.walk(step, begin, finish)
-    sums = walker.sums()
+    sums, step_sums = walker.sums()
     step_ns = [run.start[finish] - run.start[begin] for begin, finish in
                graph.steps.select("begin", "finish").iter_rows()]
-    path_ns = sums.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
+    path_ns = step_sums.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
     ranked = ["rank"] if "rank" in graph.steps.columns else []
     steps = graph.steps.select(*ranked, "step", "name", "start", "end").with_columns(
         pl.Series("step_ns", step_ns, dtype=pl.Int64)

@@ -26,6 +26,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
+from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -52,8 +53,12 @@ class Plan:
     chains: Chains
     columns: tuple[pl.Series, pl.Series, pl.Series, pl.Series, pl.Series]
     """``dur``, ``s_gap``, ``e_gap``, ``s_edge`` and ``e_edge`` as Int64 series."""
+    by_dst: tuple[pl.DataFrame, pl.DataFrame]
+    """The start and the end edges in the lists' order (src, dst, from_start)."""
     _measured: Folded | None = None
     _walk: WalkLists | None = None
+    run_keys: RunKeys | None = None
+    """What the paths' runs are summed by (``run_sums.py``; made by the first walk)."""
 
     def folded(self, dur: Sequence[int] | None, s_gap: Sequence[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""
@@ -109,10 +114,12 @@ class Replay:
 
 def plan_of(graph: Graph) -> Plan:
     """The lists the passes read, with the graph's measured durations and gaps."""
-    nodes, edges = graph.nodes, graph.edges.with_row_index("edge")
-    n = nodes.height
-    starts = edges.filter(~pl.col("to_end")).sort("dst")
-    ends = edges.filter(pl.col("to_end")).sort("dst")
+    nodes, n = graph.nodes, graph.nodes.height
+    edges = graph.edges.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("edge"))
+    starts = edges.filter(~pl.col("to_end")).drop("to_end")
+    if not starts["dst"].is_sorted():  # ``bind`` left them in order of destination
+        starts = starts.sort("dst")
+    ends = edges.filter(pl.col("to_end")).drop("to_end").sort("dst")
     waits = set(ends["dst"].to_list())
     events = nodes.select(
         "node", pl.col("start").alias("at"),
@@ -132,8 +139,8 @@ def plan_of(graph: Graph) -> Plan:
         .to_list(),
         chains=chains_of(n, starts, ends, s_ptr, events),
         columns=(nodes["dur"].cast(pl.Int64), starts["gap"].cast(pl.Int64),
-                 ends["gap"].cast(pl.Int64), starts["edge"].cast(pl.Int64),
-                 ends["edge"].cast(pl.Int64)),
+                 ends["gap"].cast(pl.Int64), starts["edge"], ends["edge"]),
+        by_dst=(starts.select("src", "dst", "from_start"), ends.select("src", "dst", "from_start")),
     )
 
 
@@ -159,7 +166,20 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
     start_by = writable(plan.chains.member_pos_list)
     end_by = array("q", [-1]) * len(dur)
     measured_start = plan.start
-    for event in plan.chains.order:
+    pair, first, second = plan.chains.pair_lists
+    first_eff, second_eff = folded.pair_eff
+    for event, lo, a, a_eff, b, b_eff in zip(plan.chains.order, pair, first, first_eff,
+                                             second, second_eff, strict=True):
+        if lo >= 0:  # most GPU operations: their stream's and their launch's edge
+            best = times[a] + a_eff
+            value = times[b] + b_eff
+            if value > best:
+                times[event] = value
+                start_by[event >> 1] = lo + 1
+            else:
+                times[event] = best
+                start_by[event >> 1] = lo
+            continue
         n = event >> 1
         if event & 1:
             best, by = times[2 * head[n]] + off[n] + dur[n], -1
@@ -171,13 +191,6 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
             end_by[n] = by
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
-        if hi - lo == 2:  # most GPU operations: their stream's and their launch's edge
-            best, value = times[s_enc[lo]] + s_eff[lo], times[s_enc[lo + 1]] + s_eff[lo + 1]
-            if value > best:
-                times[event], start_by[n] = value, lo + 1
-            else:
-                times[event], start_by[n] = best, lo
-            continue
         if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
             times[event] = measured_start[n]
             continue
@@ -206,9 +219,22 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
-    for event in reversed(plan.chains.order):
+    pair, first, second = plan.chains.pair_lists
+    first_eff, second_eff = folded.pair_eff
+    for event, lo, a, a_eff, b, b_eff in zip(reversed(plan.chains.order), reversed(pair),
+                                             reversed(first), reversed(first_eff),
+                                             reversed(second), reversed(second_eff),
+                                             strict=True):
         bound = late[event]
         if bound >= unbounded:
+            continue
+        if lo >= 0:  # most GPU operations (as in ``replay``)
+            value = bound - a_eff
+            if value < late[a]:
+                late[a] = value
+            value = bound - b_eff
+            if value < late[b]:
+                late[b] = value
             continue
         n = event >> 1
         if event & 1:
@@ -220,16 +246,7 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
                 if value < late[slot]:
                     late[slot] = value
             continue
-        lo, hi = s_ptr[n], s_ptr[n + 1]
-        if hi - lo == 2:  # most GPU operations (as in ``replay``)
-            value, slot = bound - s_eff[lo], s_enc[lo]
-            if value < late[slot]:
-                late[slot] = value
-            value, slot = bound - s_eff[lo + 1], s_enc[lo + 1]
-            if value < late[slot]:
-                late[slot] = value
-            continue
-        for k in range(lo, hi):
+        for k in range(s_ptr[n], s_ptr[n + 1]):
             value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
@@ -242,47 +259,51 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     in the plan's order of those allowing the latest time (a waiting call's end: only when
     later than its own start plus its return)."""
     start, end = graph.nodes["start"].cast(pl.Int64), graph.nodes["end"].cast(pl.Int64)
-    edges = graph.edges
-    durs, s_gap, e_gap, s_edge, e_edge = plan.columns
-    start_by = _first_reaching(s_edge, s_gap, edges, start, end, None)
+    durs, s_gap, e_gap = plan.columns[:3]
+    starts, ends = plan.by_dst
+    start_by = _first_reaching(starts, s_gap, start, end, None)
     if start_by is None:  # a start no edge gives back: not a replay of its measured times
-        start_by = _deciding(s_edge, s_gap, edges, start, end, None)
-    end_by = _first_reaching(e_edge, e_gap, edges, start, end, start + durs)
+        start_by = _deciding(starts, s_gap, start, end, None)
+    end_by = _first_reaching(ends, e_gap, start, end, start + durs)
     return Replay(plan.start, plan.end, start_by, end_by or [], (start, end))
 
 
-def _first_reaching(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
-                    end: pl.Series, own: pl.Series | None) -> Sequence[int] | None:
-    """Per node the position (in ``row``: edges sorted by destination) of the first edge that
-    gives its measured start (``own`` None) or its measured end later than ``own``, -1 for
-    none; None when a node with start edges has none that gives its start back. In a replay
-    of the measured times the latest an edge allows is the measured time: this is
-    ``_deciding`` without its sort."""
-    n = start.len()
-    src, dst = edges["src"].gather(row), edges["dst"].gather(row)
-    value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
-                      .otherwise(end.gather(src))).to_series() + gaps
+def _reached(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series
+             ) -> pl.Series:
+    """Per edge (src, from_start) the time it allows its destination."""
+    src = edges["src"]
+    allowed: pl.Series = pl.select(pl.when(edges["from_start"]).then(start.gather(src))
+                                   .otherwise(end.gather(src))).to_series() + gaps
+    return allowed
+
+
+def _first_reaching(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series,
+                    own: pl.Series | None) -> Sequence[int] | None:
+    """Per node the position (in ``edges``: src, dst, from_start, sorted by destination) of
+    the first edge that gives its measured start (``own`` None) or its measured end later
+    than ``own``, -1 for none; None when a node with start edges has none that gives its
+    start back. In a replay of the measured times the latest an edge allows is the measured
+    time: this is ``_deciding`` without its sort."""
+    n, dst = start.len(), edges["dst"]
+    value = _reached(edges, gaps, start, end)
     hit = value == (start if own is None else end).gather(dst)
     if own is not None:
         hit = hit & (value > own.gather(dst))
-    reached = dst.filter(hit)  # sorted, as ``row``
+    reached = dst.filter(hit)  # sorted, as ``edges``
     first = (reached != reached.shift(1)).fill_null(True)
     if own is None and reached.filter(first).len() != (dst != dst.shift(1)).fill_null(True).sum():
         return None
-    pos = pl.int_range(row.len(), eager=True, dtype=pl.Int64).filter(hit).filter(first)
+    pos = pl.int_range(edges.height, eager=True, dtype=pl.Int64).filter(hit).filter(first)
     return ints(pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos))
 
 
-def _deciding(row: pl.Series, gaps: pl.Series, edges: pl.DataFrame, start: pl.Series,
-              end: pl.Series, own: pl.Series | None) -> Sequence[int]:
-    """Per node the position (in ``row``) of the edge allowing the latest time, -1 for
+def _deciding(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series,
+              own: pl.Series | None) -> Sequence[int]:
+    """Per node the position (in ``edges``) of the edge allowing the latest time, -1 for
     none (or for none later than ``own``)."""
     n = start.len()
-    src = edges["src"].gather(row)
-    value = pl.select(pl.when(edges["from_start"].gather(row)).then(start.gather(src))
-                      .otherwise(end.gather(src))).to_series() + gaps
-    best = pl.DataFrame({"dst": edges["dst"].gather(row), "value": value,
-                         "pos": pl.int_range(row.len(), eager=True, dtype=pl.Int64)}).sort(
+    best = pl.DataFrame({"dst": edges["dst"], "value": _reached(edges, gaps, start, end),
+                         "pos": pl.int_range(edges.height, eager=True, dtype=pl.Int64)}).sort(
         ["dst", "value", "pos"], descending=[False, True, False]).unique(
         "dst", keep="first", maintain_order=True)
     if own is not None:

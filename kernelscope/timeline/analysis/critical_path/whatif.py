@@ -18,7 +18,7 @@ import polars as pl
 
 from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import writable
+from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import (
     Plan,
@@ -97,8 +97,9 @@ class Model:
         """Every step replayed with ``changes``; ReportError when one matches nothing."""
         dur, gaps = writable(self.plan.dur), writable(self.plan.s_gap)
         found = [self._apply(change, dur, gaps) for change in changes]
-        run = replay(self.plan, dur, gaps)
-        after = critical_path(self.graph, self.plan, run, dur, gaps, with_slack=False)
+        durs, s_gaps = ints(lent(dur)), ints(lent(gaps))  # polars reads them as they are
+        run = replay(self.plan, durs, s_gaps)
+        after = critical_path(self.graph, self.plan, run, durs, s_gaps, with_slack=False)
         return WhatIf(tuple(found), self.critical_path, after, run.start)
 
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
@@ -127,9 +128,9 @@ class Model:
             nodes = nodes.filter(pl.col("rank") == faster.rank)
             ranges = ranges.filter(pl.col("global_tid") // (1 << RANK_BITS) == faster.rank)
         hit = pl.col("name").cast(pl.String).fill_null("").str.contains(faster.pattern)
+        gpu = nodes.select("cls", "node", "name", "dur").filter(pl.col("cls") == GPU)
         try:
-            ops = nodes.select("cls", "node", "name", "dur").filter(pl.col("cls") == GPU
-                                                                    ).filter(hit)
+            ops = gpu.filter(_found(gpu["name"], faster.pattern))
             ranges = ranges.filter(hit)
         except pl.exceptions.PolarsError:
             raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
@@ -165,6 +166,15 @@ class Model:
             rows, pl.int_range(rows.len(), eager=True, dtype=pl.Int64))
         for at in position.gather(_within(between, inside)["edge"]).to_list():
             gaps[at] = round(gaps[at] / factor)
+
+
+def _found(names: pl.Series, pattern: str) -> pl.Expr:
+    """Whether a row's ``name`` (a null as "") holds ``pattern``: the regex run once per
+    distinct name (the operations' names repeat)."""
+    distinct = names.unique()
+    passed = distinct.filter(distinct.cast(pl.String).fill_null("").str.contains(pattern))
+    return (pl.col("name").is_in(passed.drop_nulls().implode())
+            | (pl.col("name").is_null() & pl.lit(passed.null_count() > 0))).fill_null(False)
 
 
 def _within(points: pl.DataFrame, inside: pl.DataFrame) -> pl.DataFrame:
