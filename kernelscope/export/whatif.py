@@ -4,7 +4,6 @@ replayed with some durations divided, as JSON (``kernelscope/whatif/1``) or Mark
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -104,9 +103,10 @@ def critical_path_document(path: Path, cache_dir: Path | None = None) -> dict[st
 
 
 def _whatif_json(result: Any, name: str, shorten: Any) -> str:
+    from kernelscope.export.json_text import dumps
     from kernelscope.timeline.export.critical_text import whatif_doc
 
-    return json.dumps(whatif_doc(result, name, shorten), indent=2) + "\n"
+    return dumps(whatif_doc(result, name, shorten)) + "\n"
 
 
 def _whatif_md(result: Any, name: str, shorten: Any) -> str:
