@@ -301,13 +301,15 @@ def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
     launched before the record -> the first launched after the wait on the stream that
     waits (named by the trace's synchronisation record of the wait), or, where no record
     names it, the first launched after the wait on another stream."""
-    calls = nodes.select("cls", "name", "lane", "start", "end", "pid", "corr").filter(
-        pl.col("cls") == CPU)  # the columns read, before the rows: a filter copies each
-    records = calls.filter(named(calls["name"], pl.col("name").str.contains("EventRecord"))
-                           ).select(pl.col("lane").alias("tid"), pl.col("start").alias("rec_at")
-                                    ).sort("rec_at")
-    waits = calls.filter(named(calls["name"], pl.col("name").str.contains("StreamWaitEvent"))
-                         ).select(
+    calls = nodes.select("cls", "name", "lane", "start", "end", "pid", "corr")  # no copy
+
+    def cpu_named(pattern: str) -> pl.DataFrame:  # one filter: only those calls copied
+        return calls.filter((pl.col("cls") == CPU)
+                            & named(nodes["name"], pl.col("name").str.contains(pattern)))
+
+    records = cpu_named("EventRecord").select(pl.col("lane").alias("tid"),
+                                              pl.col("start").alias("rec_at")).sort("rec_at")
+    waits = cpu_named("StreamWaitEvent").select(
         pl.col("lane").alias("tid"), "start", "end", "pid", "corr").join(
         _waiting_lanes(sync), on=["pid", "corr"], how="left").sort("start")
     if not records.height or not waits.height:

@@ -44,9 +44,9 @@ def named(names: pl.Series, test: pl.Expr) -> pl.Expr:
 
 def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
     """The sync edges, and per node the duration a waiting call replays (null elsewhere)."""
-    cpu = nodes.select("cls", "node", "name", "pid", "start", "end").filter(pl.col("cls") == CPU)
-    calls = cpu.filter(named(cpu["name"], _is_wait(pl.col("name")))).select(
-        "node", "name", "pid", "start", "end")
+    calls = nodes.select("cls", "node", "name", "pid", "start", "end").filter(
+        (pl.col("cls") == CPU) & named(nodes["name"], _is_wait(pl.col("name")))
+    ).select("node", "name", "pid", "start", "end")  # one filter: only the waits are copied
     at = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
         launch["dst"], nodes["start"].gather(launch["src"]))  # an operation has one launch
     gpu = nodes.select("cls", "node", "pid", "lane", "end").filter(pl.col("cls") == GPU)
