@@ -111,10 +111,10 @@ class TimelineData:
     @cached_property
     def names(self) -> ShortNames:
         """The trace's short kernel names (unique among its kernels)."""
-        names = self.report.kernels["name"].cast(pl.String).drop_nulls().unique(
-            maintain_order=True
-        )
-        return ShortNames(names.to_list())
+        # distinct names first, then as text: the name column is categorical, and casting
+        # every row to a string first cost ~0.03 s on a 300,000-kernel trace
+        names = self.report.kernels["name"].drop_nulls().unique(maintain_order=True)
+        return ShortNames(names.cast(pl.String).to_list())
 
     def short_name(self, name: str) -> str:
         """Kernel ``name`` (demangled, as nsys stores it) as the trace's short name."""
