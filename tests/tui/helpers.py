@@ -7,7 +7,7 @@ import contextlib
 import html
 import io
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,34 @@ def sample(*candidates: str) -> Path | None:
             if path.exists():
                 return path
     return None
+
+
+Items = Callable[[Iterable[int]], list[Any]]
+
+
+def batches_by_hand(monkeypatch: Any, plan: Callable[[Any, Items], Iterator[list[Any]]]
+                    ) -> None:
+    """Open every kernel report with ``plan(report, items)`` as the batches its summaries
+    arrive in: ``items(ids)`` reads those launches (with their analysis, when the list asks
+    for one), so a test decides what each batch holds and when it comes."""
+    from kernelscope.kinds.ncu.screens import kernel_session
+
+    real_open = kernel_session.open_ncu_report
+
+    def opened(path: Path, **kwargs: Any) -> Any:
+        report = real_open(path, **kwargs)
+
+        def batches(analyse: Any = None, **_: object) -> Iterator[list[Any]]:
+            def items(ids: Iterable[int]) -> list[Any]:
+                found = [report.summary(k) for k in ids]
+                return found if analyse is None else [(f, analyse(f)) for f in found]
+
+            yield from plan(report, items)
+
+        report.iter_summaries = batches
+        return report
+
+    monkeypatch.setattr(kernel_session, "open_ncu_report", opened)
 
 
 async def settle(pilot: Pilot[object], rounds: int = 3) -> None:

@@ -16,7 +16,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, handled, screen_text, settle
+from .helpers import SAMPLES, batches_by_hand, handled, screen_text, settle
 
 
 def shown_ids(app) -> list[int]:
@@ -69,29 +69,18 @@ async def test_rows_arrive_batch_by_batch(monkeypatch) -> None:
     """Each batch is shown as it comes (in ID order, whatever order batches arrive in),
     with 'loaded N of M' and a progress bar."""
     gate, held = threading.Event(), threading.Event()
-    real_open = kernel_session.open_ncu_report
 
-    def slow_open(path: Path, **kwargs: object) -> NcuReport:
-        report = real_open(path, **kwargs)
+    def plan(report, items):  # type: ignore[no-untyped-def]
+        # Out of ID order, as batches from several reader processes arrive.
+        yield items([1])
+        yield items([0])
+        held.set()
+        gate.wait(120)  # the test opens it; the timeout only frees a failed test
+        rest = list(range(2, report.kernel_count))
+        yield items(reversed(rest[:2]))
+        yield items(rest[2:])
 
-        def batches(analyse=None, **_: object):
-            def items(ids):
-                found = [report.summary(k) for k in ids]
-                return found if analyse is None else [(f, analyse(f)) for f in found]
-
-            # Out of ID order, as batches from several reader processes arrive.
-            yield items([1])
-            yield items([0])
-            held.set()
-            gate.wait(120)  # the test opens it; the timeout only frees a failed test
-            rest = list(range(2, report.kernel_count))
-            yield items(reversed(rest[:2]))
-            yield items(rest[2:])
-
-        report.iter_summaries = batches  # type: ignore[method-assign]
-        return report
-
-    monkeypatch.setattr(kernel_session, "open_ncu_report", slow_open)
+    batches_by_hand(monkeypatch, plan)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         try:

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 
 from textual.widgets import DataTable
 
-from kernelscope.kinds.ncu.model import NcuReport
-from kernelscope.kinds.ncu.screens import kernel_session
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import handled, settle
+from .helpers import batches_by_hand, handled, settle
 
 WAIT_S = 120
 """How long a step waits for the other thread: only a failed test ever waits that long."""
@@ -28,27 +25,17 @@ def shown_ids(app) -> list[int]:  # type: ignore[no-untyped-def]
 
 async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch) -> None:
     drawn, go, held, gate = (threading.Event() for _ in range(4))
-    real_open = kernel_session.open_ncu_report
 
-    def held_open(path: Path, **kwargs: object) -> NcuReport:
-        report = real_open(path, **kwargs)
+    def plan(report, items):  # type: ignore[no-untyped-def]
+        yield items([0])  # the first rows: the worker goes on once they are drawn
+        drawn.set()
+        go.wait(WAIT_S)
+        yield from (items([1]), items([2]), items([3]))  # the UI thread is busy meanwhile
+        held.set()
+        gate.wait(WAIT_S)
+        yield items(range(4, report.kernel_count))
 
-        def batches(analyse=None, **_: object):  # type: ignore[no-untyped-def]
-            def items(ids):  # type: ignore[no-untyped-def]
-                return [(s, analyse(s)) for s in (report.summary(k) for k in ids)]
-
-            yield items([0])  # the first rows: the worker goes on once they are drawn
-            drawn.set()
-            go.wait(WAIT_S)
-            yield from (items([1]), items([2]), items([3]))  # the UI thread is busy meanwhile
-            held.set()
-            gate.wait(WAIT_S)
-            yield items(range(4, report.kernel_count))
-
-        report.iter_summaries = batches  # type: ignore[method-assign]
-        return report
-
-    monkeypatch.setattr(kernel_session, "open_ncu_report", held_open)
+    batches_by_hand(monkeypatch, plan)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         try:

@@ -14,6 +14,7 @@ from textual.widgets import DataTable
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.tui.app import create_app
+from kernelscope.ui.widgets.sized_table import CellToDraw
 
 from .helpers import SAMPLES, settle
 
@@ -39,9 +40,7 @@ async def test_cells_drawn_as_datatable_draws_them(report: Path | None,
                 assert isinstance(value, Text) and not value.spans  # (drawn by the table)
                 width = column.get_render_width(table)
                 for cursor, hover in ((False, False), (True, False), (False, True)):
-                    drawn = table._draw_cell(value, row, column_index, base, width, cursor,
-                                             hover)
-                    assert drawn == DataTable._render_cell(table, row, column_index, base,
-                                                           width, cursor, hover)
+                    cell = CellToDraw(row, column_index, base, width, cursor, hover)
+                    assert table._draw_cell(value, cell) == DataTable._render_cell(table, *cell)
                     compared += 1
         assert rows >= 6 and compared == 3 * rows * len(table.columns) > 0

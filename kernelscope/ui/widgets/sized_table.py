@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -66,6 +66,19 @@ def column_widths(columns: Sequence[TableColumn], rows: Sequence[TableRow]) -> l
         cells = (cells[n] for _, cells in rows if n < len(cells))
         widths.append(max([text_width(column.label), *(text_width(c) for c in cells)]))
     return widths
+
+
+class CellToDraw(NamedTuple):
+    """Where DataTable draws a cell and how: its row and column, the style under it, its
+    width, and whether the cursor or the mouse is on it (``DataTable._render_cell``'s
+    arguments, in its order)."""
+
+    row_index: int
+    column_index: int
+    base_style: Style
+    width: int
+    cursor: bool
+    hover: bool
 
 
 class SizedTable(DataTable[Text]):
@@ -192,23 +205,15 @@ class SizedTable(DataTable[Text]):
         kept = self._kept_cells.get(place)
         if kept is not None and kept[0] is value:
             return kept[1]
-        lines = self._draw_cell(value, row_index, column_index, base_style, width, cursor, hover)
+        lines = self._draw_cell(value, CellToDraw(row_index, column_index, base_style, width,
+                                                  cursor, hover))
         self._kept_cells[place] = (value, lines)
         return lines
 
-    def _draw_cell(
-        self,
-        value: object,
-        row_index: int,
-        column_index: int,
-        base_style: Style,
-        width: int,
-        cursor: bool,
-        hover: bool,
-    ) -> SegmentLines:
-        """The lines of cell ``value`` at (``row_index``, ``column_index``), not kept yet:
-        DataTable's (a table may draw its cells more cheaply)."""
-        return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+    def _draw_cell(self, value: object, cell: CellToDraw) -> SegmentLines:
+        """The lines of cell ``value`` at ``cell``, not kept yet: DataTable's (a table may
+        draw its cells more cheaply)."""
+        return super()._render_cell(*cell)
 
     def _get_row_style(self, row_index: int, base_style: Style) -> Style:
         """The row's style (the header's, a fixed row's, or a zebra stripe's), kept until the
