@@ -3,6 +3,7 @@ a pane's plain functions render)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import io
@@ -97,13 +98,33 @@ async def kind_found(pilot: Pilot[object]) -> None:
     await pilot.pause()
 
 
-async def handled(pilot: Pilot[object], rounds: int = 2) -> None:
-    """Let the app handle what was posted to it before this call and what that handling
-    posted in turn (``rounds`` pauses, each waiting until the screen's queues are empty):
-    e.g. a running worker's request to show what it has read, without waiting for the
-    worker to end."""
-    for _ in range(rounds):
-        await pilot.pause()
+class Takes:
+    """Every time a kernel session takes the summaries its reading worker handed over
+    (``KernelSession.take_arrived``, on the UI thread), and how many were waiting; a test
+    awaits what those takes show instead of pausing until the app looks idle."""
+
+    WAIT_S = 120
+    """How long a test waits for a take: only a failed test ever waits that long."""
+
+    def __init__(self, monkeypatch: Any) -> None:
+        from kernelscope.kinds.ncu.screens.kernel_session import KernelSession
+
+        self.sizes: list[int] = []
+        self._taken = asyncio.Event()
+        real = KernelSession.take_arrived
+
+        def take_arrived(session: Any, limit: int | None = None) -> None:
+            self.sizes.append(len(session._arrived))
+            real(session, limit)
+            self._taken.set()
+
+        monkeypatch.setattr(KernelSession, "take_arrived", take_arrived)
+
+    async def until(self, done: Callable[[], bool]) -> None:
+        """Return once ``done()`` holds, checking it after each take."""
+        while not done():
+            self._taken.clear()
+            await asyncio.wait_for(self._taken.wait(), self.WAIT_S)
 
 
 def _table_sized(table: DataTable[object]) -> bool:

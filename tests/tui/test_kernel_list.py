@@ -16,7 +16,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, batches_by_hand, handled, screen_text, settle
+from .helpers import SAMPLES, Takes, batches_by_hand, screen_text, settle
 
 
 def shown_ids(app) -> list[int]:
@@ -81,20 +81,22 @@ async def test_rows_arrive_batch_by_batch(monkeypatch) -> None:
         yield items(rest[2:])
 
     batches_by_hand(monkeypatch, plan)
+    takes = Takes(monkeypatch)
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         try:
-            await _two_batches_then_the_rest(app, pilot, held, gate)
+            await _two_batches_then_the_rest(app, pilot, takes, (held, gate))
         finally:
             gate.set()  # (a failed test frees the reading worker)
 
 
-async def _two_batches_then_the_rest(app, pilot, held, gate) -> None:  # type: ignore[no-untyped-def]
+async def _two_batches_then_the_rest(app, pilot, takes, events) -> None:  # type: ignore[no-untyped-def]
     """The steps of the test above once the app runs."""
+    held, gate = events
     # The two batches handed over (the rest held back until gate.set()): the worker has asked
     # the UI thread to take them, which it does once it handles its messages.
     await asyncio.get_running_loop().run_in_executor(None, held.wait, 120)
-    await handled(pilot)
+    await takes.until(lambda: len(app.session.summaries) >= 2)
     assert isinstance(app.screen, KernelListScreen)
     assert len(app.session.summaries) == 2
     assert shown_ids(app) == [0, 1]
@@ -306,16 +308,17 @@ async def test_rows_added_below_the_first_screen_and_the_shares_show(monkeypatch
         return report
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", held_open)
+    takes = Takes(monkeypatch)
     app = create_app(MANY_LAUNCHES)
     async with app.run_test(size=(120, 36)) as pilot:
         try:
-            await _rows_added_below(app, pilot, stops)
+            await _rows_added_below(app, pilot, stops, takes)
         finally:
             for _, gate in stops.values():
                 gate.set()  # (a failed test frees the reading worker)
 
 
-async def _rows_added_below(app, pilot, stops) -> None:  # type: ignore[no-untyped-def]
+async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[no-untyped-def]
     """The test's steps once the app runs."""
     loop = asyncio.get_running_loop()
     screen = None
@@ -325,7 +328,8 @@ async def _rows_added_below(app, pilot, stops) -> None:  # type: ignore[no-untyp
                                "29.11", "40.59", "launch-bound", "⚠", "short-kernel", "1⚠"])):
         held, gate = stops[stop]
         await loop.run_in_executor(None, held.wait, 120)
-        await handled(pilot)  # the worker's request to take what it read
+        await takes.until(lambda stop=stop: isinstance(app.screen, KernelListScreen)
+                          and len(app.screen.rows.listed) > stop)  # the worker's request, taken
         screen = app.screen
         assert isinstance(screen, KernelListScreen)
         assert len(screen.rows.listed) == stop + 1

@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import batches_by_hand, handled, settle
+from .helpers import Takes, batches_by_hand
 
 WAIT_S = 120
 """How long a step waits for the other thread: only a failed test ever waits that long."""
@@ -36,29 +36,22 @@ async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch
         yield items(range(4, report.kernel_count))
 
     batches_by_hand(monkeypatch, plan)
+    takes = Takes(monkeypatch)
     app = create_app()
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(120, 36)):
         try:
             await asyncio.get_running_loop().run_in_executor(None, drawn.wait, WAIT_S)
-            await handled(pilot)
-            session = app.session
+            await takes.until(lambda: len(takes.sizes) == 1)  # the first rows, taken
             assert isinstance(app.screen, KernelListScreen) and shown_ids(app) == [0]
-            requests = []
-            take = session.take_arrived
-
-            def counted(limit: int | None = None) -> None:
-                requests.append(len(session._arrived))
-                take(limit)
-
-            session.take_arrived = counted  # (the worker asks for the method as it is then)
             go.set()
             held.wait(WAIT_S)  # the UI thread blocked while the worker reads three batches
-            await handled(pilot)
-            assert requests == [3]  # one request took the three batches
+            await takes.until(lambda: len(takes.sizes) >= 2)
+            assert takes.sizes[1:] == [3]  # one request took the three batches
             assert shown_ids(app) == [0, 1, 2, 3]
             gate.set()
-            await settle(pilot)
-            assert requests == [3, 2, 0]  # the last batch's request, then the end of loading
+            await takes.until(lambda: len(takes.sizes) >= 4)
+            # the last batch's request, then the end of loading
+            assert takes.sizes[1:] == [3, 2, 0]
             assert shown_ids(app) == [0, 1, 2, 3, 4, 5]
         finally:
             go.set()
