@@ -88,14 +88,21 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
 
 
 async def kind_found(pilot: Pilot[object]) -> None:
-    """Wait until the app has found its inputs' kind and handed them to the kind's session
-    (the ``kind`` worker ended and its message was handled): the session's first screen is
-    up, while its own reading may still run."""
-    for worker in [w for w in pilot.app.workers if w.group == "kind"]:
-        with contextlib.suppress(WorkerFailed, WorkerCancelled):
-            await worker.wait()
-    await pilot.pause()
-    await pilot.pause()
+    """Return once the app has found its inputs' kind and handed them to the kind's session
+    (``start_session`` has returned): the session's first screen is up, while its own
+    reading may still run."""
+    app: Any = pilot.app
+    if app.session is not None:
+        return
+    started = asyncio.Event()
+    start_session = app.start_session
+
+    def started_session(kind: Any) -> None:
+        start_session(kind)
+        started.set()
+
+    app.start_session = started_session  # (the kind worker's message calls it as it is then)
+    await asyncio.wait_for(started.wait(), Takes.WAIT_S)
 
 
 class Takes:
