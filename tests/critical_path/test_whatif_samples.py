@@ -55,7 +55,8 @@ def _base(case: str, kind: str) -> dict[str, Any]:
         naive = pl.Series([m - s for m, s in zip(result.steps["measured_ns"].to_list(), saved,
                                                  strict=True)]).median()
         return {"measured": result.measured_step_ns, "predicted": result.predicted_step_ns,
-                "naive": naive, "spin": _spin(data), "after": result.after}
+                "naive": naive, "spin": _spin(data), "after": result.after,
+                "beside": result.beside}
     return dict(timeline_of(WHATIF / f"{case}_base.{kind}", None, answer))
 
 

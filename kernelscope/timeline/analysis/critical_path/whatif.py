@@ -17,6 +17,7 @@ from functools import cached_property
 import polars as pl
 
 from kernelscope.core.errors import ReportError
+from kernelscope.timeline.analysis.critical_path.beside import beside_changed
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
@@ -75,6 +76,9 @@ class Change:
     launches: int
     ranges: tuple[str, ...]
     range_instances: int
+    gpu_nodes: pl.Series = field(default_factory=lambda: pl.Series(dtype=pl.Int64),
+                                 compare=False, repr=False)
+    """The matched GPU operations' nodes."""
 
 
 @dataclass(eq=False)
@@ -100,7 +104,9 @@ class Model:
         durs, s_gaps = ints(lent(dur)), ints(lent(gaps))  # polars reads them as they are
         run = replay(self.plan, durs, s_gaps)
         after = critical_path(self.graph, self.plan, run, durs, s_gaps, with_slack=False)
-        return WhatIf(tuple(found), self.critical_path, after, run.start)
+        changed = pl.concat([c.gpu_nodes for c in found])
+        return WhatIf(tuple(found), self.critical_path, after, run.start,
+                      beside=beside_changed(self.graph, changed, after))
 
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
         """The steps' summed time saved with the durations of ``nodes`` divided by
@@ -143,7 +149,8 @@ class Model:
             raise ReportError(f"--faster {faster.pattern!r} matches no GPU operation and no CPU "
                               "range of the trace.")
         return Change(faster, tuple(sorted(set(ops["name"].to_list()))), ops.height,
-                      tuple(sorted(set(ranges["name"].to_list()))), ranges.height)
+                      tuple(sorted(set(ranges["name"].to_list()))), ranges.height,
+                      ops["node"])
 
     def _scale_cpu(self, ranges: pl.DataFrame, factor: float, dur: MutableSequence[int],
                    gaps: MutableSequence[int]) -> None:
@@ -197,6 +204,9 @@ class WhatIf:
     """Every node's start in the replay with the changes."""
     waits: pl.DataFrame | None = None
     """In a run: per rank its summed wait at the collectives, measured and predicted."""
+    beside: pl.DataFrame | None = None
+    """Families on the predicted paths kept as measured though they ran beside the changed
+    work (``beside.beside_changed``)."""
 
     @cached_property
     def steps(self) -> pl.DataFrame:

@@ -1,0 +1,86 @@
+"""The kernels a what-if keeps as measured although they ran beside the work it changes.
+
+The replay keeps every unchanged duration as measured. A kernel that shared the GPU with the
+changed work was measured with less of the GPU than it would have with that work shorter:
+fewer free SMs, less memory bandwidth, and, on a GPU at its power limit, a lower clock for
+every kernel. When such a kernel is on the predicted path, the prediction may be too long
+(too short, for work made slower), and the trace cannot say by how much. These are the
+kernels the what-if names, so its reader knows where the model's assumption is tested.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.result import CriticalPath
+from kernelscope.timeline.model.intervals import Coverage
+
+BESIDE_SHARE = 0.10
+"""A family counts when at least this share of its GPU time ran beside the changed work."""
+LANES_PER_DEVICE = 1 << 32
+"""A GPU lane is ``device << 32 | stream`` (a run's rank above it)."""
+ALONE_SHARE = 0.10
+"""A launch ran away from the changed work when at most this share of its time was beside
+it, and beside it when at least all but this share was."""
+PATH_SHARE = 0.01
+"""... and when its time on the predicted paths is at least this share of the steps' time."""
+MIN_LAUNCHES = 3
+"""The fewest launches on each side for their medians to be compared."""
+BESIDE_SCHEMA = {"name": pl.String, "kind": pl.String, "path_ns": pl.Int64,
+                 "gpu_ns": pl.Int64, "beside_ns": pl.Int64, "away_launches": pl.Int64,
+                 "away_median_ns": pl.Int64, "beside_launches": pl.Int64,
+                 "beside_median_ns": pl.Int64}
+
+
+def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath) -> pl.DataFrame:
+    """The families the what-if keeps as measured that matter to its answer and may be
+    wrong in it: at least ``PATH_SHARE`` of the steps' time on ``after``'s paths (the
+    predicted replay), and at least ``BESIDE_SHARE`` of their GPU time beside the
+    operations ``changed`` (node numbers) on the same GPU in the measured steps.
+
+    Columns: name, kind, path_ns (on the predicted paths), gpu_ns and beside_ns (measured),
+    and the launches away from the changed work and beside it with their median times
+    (null under ``MIN_LAUNCHES``); the most on the path first."""
+    least = max(1, round(PATH_SHARE * int(after.steps["step_ns"].sum())))
+    on_path = after.families.filter(pl.col("path_ns") >= least).select(
+        "name", "kind", "path_ns")
+    if not changed.len() or not on_path.height:
+        return pl.DataFrame(schema=BESIDE_SCHEMA)
+    nodes = graph.nodes
+    ops = graph.step_ops.filter(~pl.col("node").is_in(changed.implode()))
+    node = ops["node"]
+    ops = pl.DataFrame([
+        nodes["name"].gather(node).cast(pl.String), nodes["kind"].gather(node).cast(pl.String),
+        (nodes["lane"].gather(node) // LANES_PER_DEVICE).alias("device"),
+        nodes["start"].gather(node), nodes["end"].gather(node), ops["gpu_ns"]])
+    ops = ops.join(on_path.select("name", "kind"), on=["name", "kind"], how="semi")
+    work = nodes.select("node", "lane", "start", "end").filter(
+        pl.col("node").is_in(changed.implode())).with_columns(
+        (pl.col("lane") // LANES_PER_DEVICE).alias("device"))
+    parts = []
+    for (device,), mine in ops.partition_by("device", as_dict=True).items():
+        cover = Coverage.from_intervals(work.filter(pl.col("device") == device))
+        parts.append(mine.with_columns(
+            (cover.covered_until(mine["end"]) - cover.covered_until(mine["start"]))
+            .alias("beside_ns")))
+    if not parts:
+        return pl.DataFrame(schema=BESIDE_SCHEMA)
+    away = pl.col("beside_ns") <= ALONE_SHARE * pl.col("gpu_ns")
+    beside = pl.col("beside_ns") >= (1 - ALONE_SHARE) * pl.col("gpu_ns")
+    families = pl.concat(parts).group_by("name", "kind").agg(
+        pl.col("gpu_ns").sum(), pl.col("beside_ns").sum(),
+        *_median_of(away, "away"), *_median_of(beside, "beside"))
+    families = families.with_columns(  # a median of too few launches is not compared
+        *(pl.when(pl.col(f"{side}_launches") >= MIN_LAUNCHES).then(f"{side}_median_ns")
+          .alias(f"{side}_median_ns") for side in ("away", "beside")))
+    return families.filter(pl.col("beside_ns") >= BESIDE_SHARE * pl.col("gpu_ns")).join(
+        on_path, on=["name", "kind"]).select(*BESIDE_SCHEMA).sort(
+        ["path_ns", "name"], descending=[True, False])
+
+
+def _median_of(launches: pl.Expr, side: str) -> tuple[pl.Expr, pl.Expr]:
+    """How many of a family's launches ``launches`` selects, and their median time (ns)."""
+    return (launches.sum().cast(pl.Int64).alias(f"{side}_launches"),
+            pl.col("gpu_ns").filter(launches).median().round().cast(pl.Int64)
+            .alias(f"{side}_median_ns"))
