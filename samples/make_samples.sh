@@ -33,6 +33,8 @@
 #   managed       managed_memory.cu: nsys (unified-memory page faults) + its kernel report
 #                 -> raw/new/nsys/managed/, raw/new/ncu/
 #   whatif        whatif_cases.py: base/fast pairs, torch.profiler and nsys -> raw/new/whatif/
+#   whatif_metrics  beside and shift by nsys with --gpu-metrics-devices=all
+#                 -> raw/new/whatif/metrics/
 #   opeff         opeff.py: GEMM sweep and SDPA with shapes (torch.profiler, nsys emit_nvtx)
 #                 and their kernel reports with tensor-op counters -> raw/new/opeff/
 #   whatif_ranks  whatif_ranks.py: two gloo ranks, base and fast (the straggler's spin
@@ -456,6 +458,23 @@ stage_whatif() {
         >"$d/${c}_$v.profile.log" 2>&1
       (cd "$d" && run 120 "$NSYS" export --type sqlite --force-overwrite true -o "${c}_$v.sqlite" \
         "${c}_$v.nsys-rep") >"$d/${c}_$v.export.log" 2>&1
+    done
+  done
+}
+
+# The what-if pairs whose kernels share the GPU, traced by nsys with the GPU's metrics (its
+# GPC clock among them): what the what-if names as kept beside the changed work, with the clock
+# it ran at (docs/critical_path.md). The SQLite exports only.
+stage_whatif_metrics() {
+  local d=$NEW/whatif/metrics c v
+  mkdir -p "$d"
+  for c in beside shift; do
+    for v in base fast; do
+      (cd "$d" && run 120 "$NSYS" profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none \
+        --gpu-metrics-devices=all --gpu-metrics-frequency=2000 -o "${c}_$v" -f true \
+        "$PYTHON" "$SRC/torch/whatif_cases.py" nvtx "$d" "$c" "$v") >"$d/${c}_$v.profile.log" 2>&1
+      (cd "$d" && run 120 "$NSYS" export --type sqlite --force-overwrite true -o "${c}_$v.sqlite" \
+        "${c}_$v.nsys-rep" && rm -f "${c}_$v.nsys-rep") >"$d/${c}_$v.export.log" 2>&1
     done
   done
 }

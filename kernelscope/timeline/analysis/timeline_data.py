@@ -272,7 +272,8 @@ class TimelineData:
     @cached_property
     def critical_model(self) -> Model:
         """The dependency graph of the timeline, replayed (docs/critical_path.md)."""
-        return Model(build_graph(self.report, self.extra_cpu_ranges))
+        return Model(build_graph(self.report, self.extra_cpu_ranges),
+                     metrics=self.report.gpu_metrics)
 
     @cached_property
     def critical_path(self) -> CriticalPath:

@@ -28,9 +28,9 @@ from kernelscope.core.durations import fmt_ns
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.units import EMPTY_CELL
 from kernelscope.export.markdown import table
-from kernelscope.timeline.analysis.critical_path.beside import BESIDE_SCHEMA, MIN_LAUNCHES
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
+from kernelscope.timeline.export.beside_text import beside_markdown, beside_rows
 
 SCHEMA = "kernelscope/whatif/1"
 NO_STEPS = ("No step to follow: the trace holds no CUDA call and no GPU work, so it has no "
@@ -101,8 +101,7 @@ def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> di
                     for c in answer.changes],
         "critical_path": {"before": path_doc(answer.before, shorten),
                           "after": path_doc(answer.after, shorten)},
-        "beside_changed": [{**row, "short_name": _short(shorten, "kernel", row["name"])}
-                           for row in _beside(answer).to_dicts()],
+        "beside_changed": beside_rows(answer, lambda name: _short(shorten, "kernel", name)),
         **waits,
     }
 
@@ -188,59 +187,8 @@ def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) 
                   table(["Rank", "Collectives", "Measured", "Predicted"],
                         ((rank, calls, fmt_ns(m), fmt_ns(p))
                          for rank, calls, m, p in answer.waits.iter_rows()), "rrrr")]
-    lines += beside_markdown(answer, shorten)
+    lines += beside_markdown(answer, lambda name: _short(shorten, "kernel", name))
     lines += ["", "## Critical path, measured", "", *path_markdown(answer.before, shorten),
               "", "## Critical path, predicted", "", *path_markdown(answer.after, shorten), ""]
     return "\n".join(lines)
 
-
-def _beside(answer: WhatIf) -> pl.DataFrame:
-    return answer.beside if answer.beside is not None else pl.DataFrame(schema=BESIDE_SCHEMA)
-
-
-def beside_markdown(answer: WhatIf, shorten: Shorten | None = None) -> list[str]:
-    """The families kept as measured though they ran beside the changed work (none: no
-    lines)."""
-    beside = _beside(answer)
-    if not beside.height:
-        return []
-    factors = [c.faster.factor for c in answer.changes]
-    if all(f > 1 for f in factors):
-        effect = ("with that work shorter they may run faster, and the steps be shorter than "
-                  "predicted")
-    elif all(f < 1 for f in factors):
-        effect = ("with that work longer they may run slower, and the steps be longer than "
-                  "predicted")
-    else:
-        effect = "with that work changed their times may change too"
-    lines = ["", "## Kept as measured, beside the changed work", "",
-             "These are on the predicted path and the prediction keeps their measured times, "
-             "yet they ran beside the work it changes. Kernels that share a GPU slow each other "
-             "(its SMs, its memory bandwidth, and its clock when it runs at its power limit): "
-             f"{effect}. A re-run with the change decides; `nsys --gpu-metrics-devices=all` "
-             "records the GPU's clock.", "",
-             table(["Family", "On the predicted path", "Beside the changed work",
-                    "Launches away from it", "Launches beside it"],
-                   (_beside_cells(row, shorten) for row in beside.iter_rows(named=True)),
-                   "lrrrr")]
-    if beside["away_median_ns"].null_count():
-        lines += ["", f"{EMPTY_CELL}: fewer than {MIN_LAUNCHES} launches of the family ran "
-                  "away from the changed work, so the trace cannot say how long it takes "
-                  "alone."]
-    return lines
-
-
-def _beside_cells(row: dict[str, Any], shorten: Shorten | None) -> list[str]:
-    away, beside = row["away_median_ns"], row["beside_median_ns"]
-    slower = ""
-    if away and beside is not None:
-        slower = f" ({100.0 * (beside - away) / away:+.1f} %)"
-    return [_short(shorten, "kernel", row["name"]) or EMPTY_CELL, fmt_ns(row["path_ns"]),
-            f"{fmt_ns(row['beside_ns'])} of {fmt_ns(row['gpu_ns'])} "
-            f"({100.0 * row['beside_ns'] / row['gpu_ns']:.0f} %)",
-            _launches(row["away_launches"], away),
-            _launches(row["beside_launches"], beside) + slower]
-
-
-def _launches(count: int, median: int | None) -> str:
-    return f"{count}, median {fmt_ns(median)}" if median is not None else f"{count}, {EMPTY_CELL}"

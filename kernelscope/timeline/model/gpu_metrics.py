@@ -169,6 +169,16 @@ class MetricSeries:
         c = (cover.gather(safe) + inside).zip_with(before, zero)
         return a, c
 
+    def integrals(self, starts: pl.Series, ends: pl.Series) -> tuple[pl.Series, pl.Series]:
+        """For each [start, end): the integral of the sampled value over it (value × ns) and
+        the time of it the samples cover (ns), for time-weighted means over many windows."""
+        if not self.count:
+            zero = pl.zeros(starts.len(), pl.Float64, eager=True)
+            return zero, zero
+        area_0, cover_0 = self._integral_until(starts)
+        area_1, cover_1 = self._integral_until(ends)
+        return area_1 - area_0, cover_1 - cover_0
+
     def window_means(self, edges: pl.Series) -> list[float | None]:
         """Time-weighted mean of the sampled value over each [edges[i], edges[i+1]) (None
         where no sample covers any of it): what a lane column shows, at any zoom."""

@@ -14,6 +14,7 @@ import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
+from kernelscope.timeline.model.gpu_metrics import GpuMetrics
 from kernelscope.timeline.model.intervals import Coverage
 
 BESIDE_SHARE = 0.10
@@ -30,47 +31,35 @@ MIN_LAUNCHES = 3
 BESIDE_SCHEMA = {"name": pl.String, "kind": pl.String, "path_ns": pl.Int64,
                  "gpu_ns": pl.Int64, "beside_ns": pl.Int64, "away_launches": pl.Int64,
                  "away_median_ns": pl.Int64, "beside_launches": pl.Int64,
-                 "beside_median_ns": pl.Int64}
+                 "beside_median_ns": pl.Int64, "away_clock_mhz": pl.Float64,
+                 "beside_clock_mhz": pl.Float64, "top_clock_mhz": pl.Float64}
+CLOCK = "gpc_clock"
+"""The GPU metric (``timeline/model/gpu_metrics.py``) a kernel's clock is read from."""
 
 
-def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath) -> pl.DataFrame:
+def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath,
+                   metrics: GpuMetrics | None = None) -> pl.DataFrame:
     """The families the what-if keeps as measured that matter to its answer and may be
     wrong in it: at least ``PATH_SHARE`` of the steps' time on ``after``'s paths (the
     predicted replay), and at least ``BESIDE_SHARE`` of their GPU time beside the
     operations ``changed`` (node numbers) on the same GPU in the measured steps.
 
-    Columns: name, kind, path_ns (on the predicted paths), gpu_ns and beside_ns (measured),
-    and the launches away from the changed work and beside it with their median times
-    (null under ``MIN_LAUNCHES``); the most on the path first."""
+    Columns: name, kind, path_ns (on the predicted paths), gpu_ns and beside_ns (measured);
+    the launches away from the changed work and beside it with their median times (null
+    under ``MIN_LAUNCHES``) and, where ``metrics`` sampled the GPU's GPC clock, its
+    time-weighted mean over them and its highest sample on their GPU (MHz; else null); the
+    most on the path first."""
     least = max(1, round(PATH_SHARE * int(after.steps["step_ns"].sum())))
     on_path = after.families.filter(pl.col("path_ns") >= least).select(
         "name", "kind", "path_ns")
-    if not changed.len() or not on_path.height:
-        return pl.DataFrame(schema=BESIDE_SCHEMA)
-    nodes = graph.nodes
-    ops = graph.step_ops.filter(~pl.col("node").is_in(changed.implode()))
-    node = ops["node"]
-    ops = pl.DataFrame([
-        nodes["name"].gather(node).cast(pl.String), nodes["kind"].gather(node).cast(pl.String),
-        (nodes["lane"].gather(node) // LANES_PER_DEVICE).alias("device"),
-        nodes["start"].gather(node), nodes["end"].gather(node), ops["gpu_ns"]])
-    ops = ops.join(on_path.select("name", "kind"), on=["name", "kind"], how="semi")
-    work = nodes.select("node", "lane", "start", "end").filter(
-        pl.col("node").is_in(changed.implode())).with_columns(
-        (pl.col("lane") // LANES_PER_DEVICE).alias("device"))
-    parts = []
-    for (device,), mine in ops.partition_by("device", as_dict=True).items():
-        cover = Coverage.from_intervals(work.filter(pl.col("device") == device))
-        parts.append(mine.with_columns(
-            (cover.covered_until(mine["end"]) - cover.covered_until(mine["start"]))
-            .alias("beside_ns")))
-    if not parts:
+    launches = _launches(graph, changed, on_path, metrics) if changed.len() else None
+    if launches is None or not launches.height:
         return pl.DataFrame(schema=BESIDE_SCHEMA)
     away = pl.col("beside_ns") <= ALONE_SHARE * pl.col("gpu_ns")
     beside = pl.col("beside_ns") >= (1 - ALONE_SHARE) * pl.col("gpu_ns")
-    families = pl.concat(parts).group_by("name", "kind").agg(
+    families = launches.group_by("name", "kind").agg(
         pl.col("gpu_ns").sum(), pl.col("beside_ns").sum(),
-        *_median_of(away, "away"), *_median_of(beside, "beside"))
+        *_side(away, "away"), *_side(beside, "beside"), pl.col("top_clock_mhz").max())
     families = families.with_columns(  # a median of too few launches is not compared
         *(pl.when(pl.col(f"{side}_launches") >= MIN_LAUNCHES).then(f"{side}_median_ns")
           .alias(f"{side}_median_ns") for side in ("away", "beside")))
@@ -79,8 +68,43 @@ def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath) -> pl.
         ["path_ns", "name"], descending=[True, False])
 
 
-def _median_of(launches: pl.Expr, side: str) -> tuple[pl.Expr, pl.Expr]:
-    """How many of a family's launches ``launches`` selects, and their median time (ns)."""
+def _launches(graph: Graph, changed: pl.Series, on_path: pl.DataFrame,
+              metrics: GpuMetrics | None) -> pl.DataFrame | None:
+    """The launches of the families ``on_path`` not changed, in the steps: name, kind,
+    gpu_ns, beside_ns (their time beside the changed operations on their GPU) and the GPC
+    clock's integral and covered time over each (0 without a clock), its top on the GPU."""
+    nodes, wanted = graph.nodes, changed.implode()
+    ops = graph.step_ops.filter(~pl.col("node").is_in(wanted))
+    node = ops["node"]
+    ops = pl.DataFrame([
+        nodes["name"].gather(node).cast(pl.String), nodes["kind"].gather(node).cast(pl.String),
+        (nodes["lane"].gather(node) // LANES_PER_DEVICE).alias("device"),
+        nodes["start"].gather(node), nodes["end"].gather(node), ops["gpu_ns"]])
+    ops = ops.join(on_path.select("name", "kind"), on=["name", "kind"], how="semi")
+    work = nodes.select("node", "lane", "start", "end").filter(
+        pl.col("node").is_in(wanted)).with_columns(
+        (pl.col("lane") // LANES_PER_DEVICE).alias("device"))
+    parts = []
+    for device in ops["device"].unique().to_list():
+        mine = ops.filter(pl.col("device") == device)
+        cover = Coverage.from_intervals(work.filter(pl.col("device") == device))
+        clock = metrics.get(device, CLOCK) if metrics is not None else None
+        area, sampled = (clock.integrals(mine["start"], mine["end"]) if clock is not None
+                         else (pl.zeros(mine.height, pl.Float64, eager=True),) * 2)
+        parts.append(mine.with_columns(
+            (cover.covered_until(mine["end"]) - cover.covered_until(mine["start"]))
+            .alias("beside_ns"), area.alias("clock_area"), sampled.alias("clock_ns"),
+            pl.lit(clock.values.max() if clock is not None else None, pl.Float64)
+            .alias("top_clock_mhz")))
+    return pl.concat(parts) if parts else None
+
+
+def _side(launches: pl.Expr, side: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """How many of a family's launches ``launches`` selects, their median time (ns) and the
+    GPC clock's mean over them (MHz; null where no sample covers them)."""
+    sampled = pl.col("clock_ns").filter(launches).sum()
     return (launches.sum().cast(pl.Int64).alias(f"{side}_launches"),
             pl.col("gpu_ns").filter(launches).median().round().cast(pl.Int64)
-            .alias(f"{side}_median_ns"))
+            .alias(f"{side}_median_ns"),
+            pl.when(sampled > 0).then(pl.col("clock_area").filter(launches).sum() / sampled)
+            .alias(f"{side}_clock_mhz"))

@@ -29,6 +29,7 @@ from kernelscope.timeline.analysis.critical_path.schedule import (
     replay,
 )
 from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, RANK_BITS, THREAD
+from kernelscope.timeline.model.gpu_metrics import GpuMetrics
 from kernelscope.timeline.model.intervals import merge_intervals
 
 
@@ -86,6 +87,8 @@ class Model:
     """A graph with its plan and measured replay, reused by every question asked of it."""
 
     graph: Graph
+    metrics: GpuMetrics | None = field(default=None, kw_only=True)
+    """The trace's sampled GPU metrics, if any: the clock the kept kernels ran at."""
     plan: Plan = field(init=False)
     measured: Replay = field(init=False)
 
@@ -106,7 +109,7 @@ class Model:
         after = critical_path(self.graph, self.plan, run, durs, s_gaps, with_slack=False)
         changed = pl.concat([c.gpu_nodes for c in found])
         return WhatIf(tuple(found), self.critical_path, after, run.start,
-                      beside=beside_changed(self.graph, changed, after))
+                      beside=beside_changed(self.graph, changed, after, self.metrics))
 
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
         """The steps' summed time saved with the durations of ``nodes`` divided by
