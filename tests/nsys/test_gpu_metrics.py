@@ -185,6 +185,21 @@ def test_window_means_and_value_at() -> None:
     assert total.to_list() == [30.0, 70.0] and count.to_list() == [2, 2]
 
 
+
+def test_integrals_over_kernels_agree_with_the_window_means(report: TimelineReport) -> None:
+    """The GPC clock's integral over each kernel of the H200 trace, divided by the time the
+    samples cover, is its window mean; the highest sample is the clock's top (MHz)."""
+    clock = report.gpu_metrics.get(0, "gpc_clock")
+    assert clock is not None
+    kernels = report.kernels.head(50)
+    area, covered = clock.integrals(kernels["start"], kernels["end"])
+    for (start, end), a, c in zip(kernels.select("start", "end").iter_rows(), area, covered,
+                                  strict=True):
+        (mean,) = clock.window_means(pl.Series([start, end], dtype=pl.Int64))
+        assert (a / c if c else None) == pytest.approx(mean)
+    assert 1000 < float(clock.values.max()) <= 2000  # type: ignore[arg-type]
+
+
 def test_exports(report: TimelineReport) -> None:
     data = TimelineData(report)
     doc = to_export_dict(data)
