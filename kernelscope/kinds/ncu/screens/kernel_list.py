@@ -4,8 +4,7 @@ detail and roofline screens are imported when first opened: the first rows do no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import on
@@ -15,9 +14,7 @@ from textual.events import Resize
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker
 
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
-from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
@@ -28,7 +25,6 @@ from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cell, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
-from kernelscope.ui.palette import Command
 from kernelscope.ui.session import worker_failed
 from kernelscope.ui.widgets.footer import Footer
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
@@ -109,6 +105,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.query_one("#list-message").display = False
         self.family_table.display = False
         self.rebuild()
+        self._show_progress()  # (the batches taken before the mount: no bar without a total)
         self.table.focus()
 
     # -- loading ---------------------------------------------------------------------------
@@ -145,24 +142,29 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.loaded = self.total = total
         if self.is_mounted:
             self._show_progress()
-            # The time shares are known now that every kernel is: when the columns keep
-            # their widths, only the share cells are written again (not a thousand rows).
-            rows = self.rows
-            rows.renew_column(SHARE_KEY)
-            if (self._names_stale or rows.plan(self.app.size.width) != rows.widths
-                    or not self._update_shares()):
-                self.rebuild()
+            self.renew_columns((SHARE_KEY,))  # the time shares, known now that every kernel is
 
-    def _update_shares(self) -> bool:
-        """Write each listed kernel's share cell again; False when there is none shown."""
-        cells = self.rows.column_cells(SHARE_KEY)
-        if cells is None:
-            return False
-        self.table.update_column(SHARE_KEY, ((key, Text(cell.text, no_wrap=True, style=cell.style))
-                                             for key, cell in cells))
-        if self.rows.sort.key == SHARE_KEY:
+    def renew_columns(self, keys: Sequence[str]) -> None:
+        """Write the cells of columns ``keys`` again (values known later: the time shares,
+        the first rows' diagnoses), not every row: unless the columns' widths change (while
+        the list loads, only for a table short enough to re-fill: ``add_summaries``)."""
+        rows = self.rows
+        for key in keys:
+            rows.renew_column(key)
+        refit = self._names_stale or rows.plan(self.app.size.width) != rows.widths
+        if refit and (self.done or len(rows.listed) <= LIVE_REBUILD_ROWS):
+            self.rebuild()
+            return
+        shown = [(key, cells) for key in keys if (cells := rows.column_cells(key)) is not None]
+        for key, cells in shown:
+            self.table.update_column(key, ((row, Text(cell.text, no_wrap=True, style=cell.style))
+                                           for row, cell in cells))
+        if not shown and self.done:
+            self.rebuild()
+        elif rows.sort.key in keys:
             self.resort()
-        return True
+        else:
+            self._update_status()
 
     def _show_progress(self) -> None:
         self.query_one("#list-progress").display = not self.done
@@ -294,11 +296,15 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         text = Text()
         if summary is not None:
             text.append(demangled_of(summary))
-            diagnosis = self.state.diagnosis(summary)
-            flag = top_flag(diagnosis)
-            if flag is not None and self.rows.top_flag_cut(summary):
-                text.append(" · top flag ", style="dim")
-                text.append(top_flag_text(diagnosis), style=text_style(flag.severity))
+            diagnosis = self.state.listed_diagnosis(summary)
+            if diagnosis is not None and self.rows.top_flag_cut(summary):
+                from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
+                from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
+
+                flag = top_flag(diagnosis)
+                if flag is not None:
+                    text.append(" · top flag ", style="dim")
+                    text.append(top_flag_text(diagnosis), style=text_style(flag.severity))
         self._put("#list-status", text, layout=True)
         self._update_info()
 
@@ -382,18 +388,6 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     def position(self, kernel_id: int) -> tuple[int, int] | None:
         """(1-based row, rows) of the kernel in the list, None when it is filtered out."""
         return self.rows.position(kernel_id)
-
-    def palette_commands(self) -> Iterator[Command]:
-        for column in self.columns:
-            yield Command(f"Sort kernels by {column.title}",
-                          partial(self._sort_and_show, column.key), column.tooltip)
-        if self.pattern is not None:
-            yield Command("Clear the kernel filter", self.action_clear_filter)
-        yield Command("Filter kernels by name (regex)", self.action_filter)
-
-    def _sort_and_show(self, key: str) -> None:
-        self.set_sort(key)
-        self.resort()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker_failed(self, event)

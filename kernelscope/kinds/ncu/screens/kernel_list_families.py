@@ -4,9 +4,10 @@ each module stays readable)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
-from kernelscope.kinds.ncu.analysis.families import ReportFamilies
 from kernelscope.kinds.ncu.screens.family_table import (
     COLUMNS as FAMILY_COLUMNS,
 )
@@ -22,6 +23,9 @@ from kernelscope.kinds.ncu.screens.family_table import (
 from kernelscope.kinds.ncu.screens.family_table import MARKER as NAME_MARKER
 from kernelscope.kinds.ncu.screens.family_table import WHOLE as WHOLE_NAMES
 from kernelscope.ui.widgets.sized_table import TableColumn
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.analysis.families import ReportFamilies
 
 
 class FamilyListing:
