@@ -1,8 +1,10 @@
 """A kernel report's one analysis, grown as its kernels are read: what every TUI view reads.
 
 The kernel session's reading worker diagnoses each summary as it reads it
-(``diagnose_summary``, the pass ``analyze`` makes for the exports) and the UI thread adds the
-batches here, so the list shows its first rows while the rest is read. Each thing is made once
+(``diagnose_summary``, the pass ``analyze`` makes for the exports; the first screenful once
+it is drawn, ``hold_diagnoses``) and the UI thread adds the batches here, so the list shows
+its first rows while the rest is read. The modules of the diagnosis, the families and the
+roofline are imported where used: the list's first rows come before them. Each thing is made once
 and kept: the short names as names arrive, the families and the weights once per number of
 kernels held (for good once every kernel is read), each kernel's roofline point with its
 diagnosis, the Diagnosis pane's weighed diagnosis of a detail (made in the worker that read
