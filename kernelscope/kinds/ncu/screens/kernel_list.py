@@ -94,14 +94,12 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         with Horizontal(id="list-progress"):
             yield ProgressBar(id="load-progress", show_eta=False)
             yield Static("", id="progress-text")
-        yield Input(id="list-input", select_on_focus=False)
-        yield Static("", id="list-message")
+        yield Static("", id="list-message")  # (the prompts' input line goes above it)
         yield Static("", id="list-status", markup=False)
         yield Static("", id="list-info", markup=False)
         yield Footer(compact=True)  # every key of the list within 120 columns
 
     def on_mount(self) -> None:
-        self.query_one("#list-input").display = False
         self.query_one("#list-message").display = False
         self.family_table.display = False
         self.rebuild()

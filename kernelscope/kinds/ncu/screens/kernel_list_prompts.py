@@ -40,12 +40,19 @@ class ListPrompts:
 
     def _open_input(self, mode: str, value: str, placeholder: str) -> None:
         self.input_mode = mode
-        field = self.query_one("#list-input", Input)
-        field.restrict = r"[0-9]*" if mode == "jump" else None
-        field.placeholder = placeholder
-        field.value = value
-        field.cursor_position = len(value)
-        field.display = True
+        restrict = r"[0-9]*" if mode == "jump" else None
+        shown = self.query("#list-input")
+        if shown:
+            field = shown.first(Input)
+            field.restrict = restrict
+            field.placeholder = placeholder
+            field.value = value
+            field.cursor_position = len(value)
+            field.display = True
+        else:  # the first prompt: the list's first paint comes without the input line
+            field = Input(value, placeholder, restrict=restrict, id="list-input",
+                          select_on_focus=False)
+            self.mount(field, before="#list-message")
         field.focus()
         self.refresh_bindings()
 
