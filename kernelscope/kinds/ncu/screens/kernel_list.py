@@ -85,12 +85,18 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     @property
     def family_table(self) -> FamilyTable:
-        return self.query_one(FamilyTable)
+        """The family view's table, mounted when first asked for (the first paint is
+        without it)."""
+        for table in self.query(FamilyTable):
+            return table
+        table = FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
+        table.display = False
+        self.mount(table, after=self.table)
+        return table
 
     def compose(self) -> ComposeResult:
         yield Static(self.state.title_line(), id="list-title", markup=False)
         yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        yield FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="list-progress"):
             yield ProgressBar(id="load-progress", show_eta=False)
             yield Static("", id="progress-text")
@@ -101,7 +107,6 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#list-message").display = False
-        self.family_table.display = False
         self.rebuild()
         self._show_progress()  # (the batches taken before the mount: no bar without a total)
         self.table.focus()
