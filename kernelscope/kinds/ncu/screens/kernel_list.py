@@ -11,12 +11,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.widgets import Input, ProgressBar, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
-from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
+from kernelscope.kinds.ncu.screens.family_table import FamilyKey, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
@@ -26,7 +26,6 @@ from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cel
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
 from kernelscope.ui.session import worker_failed
-from kernelscope.ui.widgets.footer import Footer
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 LIVE_REBUILD_ROWS = 200
@@ -83,33 +82,35 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     def table(self) -> KernelTable:
         return self.query_one(KernelTable)
 
-    @property
-    def family_table(self) -> FamilyTable:
-        """The family view's table, mounted when first asked for (the first paint is
-        without it)."""
-        for table in self.query(FamilyTable):
-            return table
-        table = FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
-        table.display = False
-        self.mount(table, after=self.table)
-        return table
-
     def compose(self) -> ComposeResult:
         yield Static(self.state.title_line(), id="list-title", markup=False)
         yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        with Horizontal(id="list-progress"):
-            yield ProgressBar(id="load-progress", show_eta=False)
+        with Horizontal(id="list-progress"):  # (its bar and the footer: ``_mount_chrome``)
             yield Static("", id="progress-text")
         yield Static("", id="list-message")  # (the prompts' input line goes above it)
         yield Static("", id="list-status", markup=False)
         yield Static("", id="list-info", markup=False)
-        yield Footer(compact=True)  # every key of the list within 120 columns
+        yield Static("", id="footer-space")  # (the footer's line, until it is mounted)
 
     def on_mount(self) -> None:
         self.query_one("#list-message").display = False
         self.rebuild()
-        self._show_progress()  # (the batches taken before the mount: no bar without a total)
+        self._show_progress()  # (the batches taken before the mount)
         self.table.focus()
+        self.call_after_refresh(self._mount_chrome)
+
+    def _mount_chrome(self) -> None:
+        """The loading bar and the footer, mounted once the first rows are drawn (the footer
+        shows its keys only once the bindings settle, after the first paint, anyway)."""
+        from textual.widgets import ProgressBar
+
+        from kernelscope.ui.widgets.footer import Footer
+
+        bar = ProgressBar(id="load-progress", show_eta=False)
+        self.query_one("#list-progress").mount(bar, before="#progress-text")
+        self.query_one("#footer-space").remove()
+        self.mount(Footer(compact=True))  # every key of the list within 120 columns
+        self._show_progress()
 
     # -- loading ---------------------------------------------------------------------------
     def add_summaries(
@@ -171,7 +172,8 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     def _show_progress(self) -> None:
         self.query_one("#list-progress").display = not self.done
-        self.query_one(ProgressBar).update(total=max(1, self.total), progress=self.loaded)
+        for bar in self.query("#load-progress"):  # (none before ``_mount_chrome``)
+            bar.update(total=max(1, self.total), progress=self.loaded)
         self._put("#progress-text", f"loaded {self.loaded:,} of {self.total:,} kernels")
         self._update_info()
 
