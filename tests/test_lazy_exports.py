@@ -8,16 +8,18 @@ import sys
 import pytest
 
 import kernelscope.kinds.ncu.analysis.diagnosis as diagnosis
+import kernelscope.kinds.ncu.analysis.roofline as roofline
 import kernelscope.kinds.ncu.model as ncu
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis
+from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.report import NcuReport
 
 
 def test_the_names_are_the_modules_own():
     assert ncu.Metric is Metric and ncu.NcuReport is NcuReport
-    assert diagnosis.Diagnosis is Diagnosis
-    for package in (ncu, diagnosis):
+    assert diagnosis.Diagnosis is Diagnosis and roofline.Roofline is Roofline
+    for package in (ncu, diagnosis, roofline):
         for name in package.__all__:  # each listed name has a home that defines it
             assert getattr(package, name) is not None
 

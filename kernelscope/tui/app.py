@@ -22,15 +22,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from kernelscope.core.bundled import bundled_sample_path
 from kernelscope.kinds import KindSpec, as_paths, kind_for
 from kernelscope.tui.commands import AppCommands
 from kernelscope.ui.collection import started
-from kernelscope.ui.error import ErrorScreen, error_text
-from kernelscope.ui.help import HelpScreen, bindings_of, everywhere, help_markdown
 from kernelscope.ui.keys import key_table
-from kernelscope.ui.loading import LoadingScreen
 from kernelscope.ui.session import ExportJob, ReportScreen, ReportSession, SessionOptions
+
+# The help, error and loading screens and the bundled sample are imported where they are
+# used: a report's first screen comes without them.
 
 LOADING_DELAY_S = 0.3
 """The loading screen shows only once opening has taken this long (or a session says which
@@ -41,6 +40,8 @@ screen for a moment, whose compose and paint cost as much CPU as the list's firs
 
 def default_report_path() -> Path:
     """The sample report bundled with kernelscope (opened when no report is given)."""
+    from kernelscope.core.bundled import bundled_sample_path
+
     return bundled_sample_path()
 
 
@@ -102,6 +103,8 @@ class KernelscopeApp(App[None]):
             self._loading_timer = None
         started()  # (a slow opening runs with collections, in the command's process too)
         if len(self.screen_stack) == 1:  # (help opened meanwhile: it stays above)
+            from kernelscope.ui.loading import LoadingScreen
+
             self.push_screen(LoadingScreen(self.report_path))
 
     @work(thread=True, exit_on_error=False, group="kind")
@@ -122,9 +125,12 @@ class KernelscopeApp(App[None]):
     # -- screens and errors ----------------------------------------------------------------
     def show_error(self, message: str, *, fatal: bool) -> None:
         """Show ``message``; a fatal one replaces the current screen (only q is left)."""
+        from kernelscope.ui.error import ErrorScreen
+
         screen = ErrorScreen(message, fatal=fatal)
         if fatal:
             self.show_main_screen(screen)
+            self._main_shown = False
         else:
             self.push_screen(screen)
 
@@ -132,6 +138,8 @@ class KernelscopeApp(App[None]):
         """Say which step opening is on (while the loading screen shows)."""
         if self._loading_timer is not None:  # a step of its own: opening takes a while
             self.show_loading()
+        from kernelscope.ui.loading import LoadingScreen
+
         if isinstance(self.screen, LoadingScreen):
             self.screen.show_step(text)
 
@@ -142,7 +150,7 @@ class KernelscopeApp(App[None]):
             self._loading_timer.stop()
             self._loading_timer = None
         started()  # (collections resume, in the command's process)
-        self._main_shown = not isinstance(screen, ErrorScreen)
+        self._main_shown = True  # (an error screen: False again, ``show_error``)
         while len(self.screen_stack) > 2:
             self.pop_screen()
         if len(self.screen_stack) == 2:
@@ -155,6 +163,8 @@ class KernelscopeApp(App[None]):
         fatal while nothing of the report is shown."""
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return
+        from kernelscope.ui.error import error_text
+
         self.log.error(event.worker.error)
         self.show_error(error_text(event.worker.error), fatal=not self._main_shown)
 
@@ -170,6 +180,8 @@ class KernelscopeApp(App[None]):
     # -- actions ---------------------------------------------------------------------------
     def action_help(self) -> None:
         """The help the current screen declares, else the app's with the kind's keys."""
+        from kernelscope.ui.help import HelpScreen
+
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
@@ -177,6 +189,8 @@ class KernelscopeApp(App[None]):
         self.push_screen(HelpScreen(page if page is not None else self._app_help()))
 
     def _app_help(self) -> str:
+        from kernelscope.ui.help import bindings_of, everywhere, help_markdown
+
         sections = everywhere(self)
         listed = self.session.help_sections if self.session is not None else ()
         known = {cls for _, classes in listed for cls in classes}
@@ -230,6 +244,7 @@ class KernelscopeApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
     def _export(self, job: ExportJob, screen: ReportScreen[Any]) -> None:
         from kernelscope.export.writer import write_text
+        from kernelscope.ui.error import error_text
 
         self.call_from_thread(self.notify, f"Exporting to {job.target.name}…", timeout=2)
         try:

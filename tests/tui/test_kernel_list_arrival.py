@@ -23,6 +23,10 @@ def shown_ids(app) -> list[int]:  # type: ignore[no-untyped-def]
     return [int(str(table.get_row_at(i)[0]).strip()) for i in range(table.row_count)]
 
 
+def shown_row(app, row: int) -> list[str]:  # type: ignore[no-untyped-def]
+    return [str(cell).strip() for cell in app.screen.query_one(DataTable).get_row_at(row)]
+
+
 async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch) -> None:
     drawn, go, held, gate = (threading.Event() for _ in range(4))
 
@@ -41,17 +45,20 @@ async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch
     async with app.run_test(size=(120, 36)):
         try:
             await asyncio.get_running_loop().run_in_executor(None, drawn.wait, WAIT_S)
-            await takes.until(lambda: len(takes.sizes) == 1)  # the first rows, taken
+            # the first rows, taken; then their diagnoses, made once the rows were drawn
+            await takes.until(lambda: len(takes.sizes) == 2)
+            assert takes.sizes == [1, 0]
             assert isinstance(app.screen, KernelListScreen) and shown_ids(app) == [0]
+            assert {"dram-bound", "⚠ dram-bandwidth-saturated"} <= set(shown_row(app, 0))
             go.set()
             held.wait(WAIT_S)  # the UI thread blocked while the worker reads three batches
-            await takes.until(lambda: len(takes.sizes) >= 2)
-            assert takes.sizes[1:] == [3]  # one request took the three batches
+            await takes.until(lambda: len(takes.sizes) >= 3)
+            assert takes.sizes[2:] == [3]  # one request took the three batches
             assert shown_ids(app) == [0, 1, 2, 3]
             gate.set()
-            await takes.until(lambda: len(takes.sizes) >= 4)
+            await takes.until(lambda: len(takes.sizes) >= 5)
             # the last batch's request, then the end of loading
-            assert takes.sizes[1:] == [3, 2, 0]
+            assert takes.sizes[2:] == [3, 2, 0]
             assert shown_ids(app) == [0, 1, 2, 3, 4, 5]
         finally:
             go.set()

@@ -225,3 +225,32 @@ def test_a_columns_cells_follow_the_list_order() -> None:
                                          "11"]
     assert cells[:2] == [("5", ("    3.01 ms", "")), ("4", ("    1.11 ms", ""))]
     assert view.column_cells("grid") is None  # not shown at 120 columns
+
+
+def test_the_first_rows_diagnoses_made_later_equal_a_list_laid_out_afresh() -> None:
+    """The first rows come without their diagnosis (the reading worker makes it once they
+    are drawn): its cells say n/a, as the shares do while loading; once the diagnoses are
+    held, only their columns are computed again and every cell reads as in a list made
+    with them."""
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
+
+    state = KernelReportData(ZOO)
+    state.add_summaries([(s, None) for s in _summaries()])
+    state.loaded_all = True
+    view = KernelListView(state, state.columns)
+    view.refill()
+    view.lay_out(120)
+    shown = [c.key for c in view.shown_columns]
+    first = view.cells(view.listed[1])
+    assert [first[shown.index(key)].text.strip() for key in ("bottleneck", "top_flag")] == [
+        "n/a", "n/a"]
+    assert first[shown.index("top_flag")].style == "dim"
+    state.hold_diagnoses([(s, diagnose_summary(s)) for s in _summaries()])
+    assert not state.undiagnosed
+    for key in ("bottleneck", "top_flag", "flags"):
+        view.renew_column(key)
+    if view.plan(120) != view.widths:  # (as the list does: a wider column lays it out again)
+        view.lay_out(120)
+    fresh = view_of(loaded=True)
+    assert [view.cells(s) for s in view.listed] == [fresh.cells(s) for s in fresh.listed]
+    assert view.cells(view.listed[1])[-1] == (" ✖ uncoalesced-global-access", "bold red")

@@ -1,8 +1,10 @@
 """A kernel report's one analysis, grown as its kernels are read: what every TUI view reads.
 
 The kernel session's reading worker diagnoses each summary as it reads it
-(``diagnose_summary``, the pass ``analyze`` makes for the exports) and the UI thread adds the
-batches here, so the list shows its first rows while the rest is read. Each thing is made once
+(``diagnose_summary``, the pass ``analyze`` makes for the exports; the first screenful once
+it is drawn, ``hold_diagnoses``) and the UI thread adds the batches here, so the list shows
+its first rows while the rest is read. The modules of the diagnosis, the families and the
+roofline are imported where used: the list's first rows come before them. Each thing is made once
 and kept: the short names as names arrive, the families and the weights once per number of
 kernels held (for good once every kernel is read), each kernel's roofline point with its
 diagnosis, the Diagnosis pane's weighed diagnosis of a detail (made in the worker that read
@@ -17,22 +19,19 @@ whole.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from kernelscope.core.families import shape_tag, with_shape
 from kernelscope.core.kernel_names import ShortNames
-from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.families import ReportFamilies, kernel_families
-from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedReport,
-    ReportWeights,
-    assemble,
-    diagnose_detail,
-    diagnose_summary,
-)
-from kernelscope.kinds.ncu.analysis.roofline import Roofline
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
 
-RooflinePoint = tuple[int, str, Roofline | None]
+if TYPE_CHECKING:  # (imported where used: the TUI's first rows come before the diagnosis)
+    from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+    from kernelscope.kinds.ncu.analysis.families import ReportFamilies
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, ReportWeights
+    from kernelscope.kinds.ncu.analysis.roofline import Roofline
+
+RooflinePoint = tuple[int, str, "Roofline | None"]
 """A kernel's place on the roofline: its ID, its short name and its roofline (None: none)."""
 
 
@@ -67,6 +66,8 @@ class ReportAnalysis:
     def read(cls, report: NcuReport, cancelled: Callable[[], bool] | None = None
              ) -> ReportAnalysis:
         """Every kernel of ``report`` read and diagnosed, as the kernel session reads them."""
+        from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
+
         analysis = cls(report)
         for batch in report.iter_summaries(cancelled=cancelled, analyse=diagnose_summary):
             analysis.add(batch)
@@ -84,7 +85,8 @@ class ReportAnalysis:
         return analysis
 
     # -- growing ---------------------------------------------------------------------------
-    def add(self, batch: Iterable[KernelSummary | tuple[KernelSummary, Diagnosis]]) -> set[str]:
+    def add(self, batch: Iterable[KernelSummary | tuple[KernelSummary, Diagnosis | None]]
+            ) -> set[str]:
         """Keep a batch of summaries, each with its diagnosis as read where it comes with one
         (batches may arrive roughly, not strictly, in ID order). Returns the demangled names
         whose short name changed (a new kernel can make an earlier name ambiguous, or give
@@ -129,8 +131,16 @@ class ReportAnalysis:
         """The kernel's diagnosis as read (not weighed): the list's bottleneck and flags."""
         held = self._diagnoses.get(summary.id)
         if held is None:  # added without one (a view's test): made once, here
+            from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
+
             held = self._diagnoses[summary.id] = diagnose_summary(summary)
         return held
+
+    def hold_diagnoses(self, diagnosed: Iterable[tuple[KernelSummary, Diagnosis]]) -> None:
+        """Keep the diagnoses of kernels added before without one (the TUI's first rows,
+        read before the diagnosis's modules were imported)."""
+        for summary, diagnosis in diagnosed:
+            self._diagnoses[summary.id] = diagnosis
 
     def short_name(self, summary: KernelSummary) -> str:
         """The kernel's short name, unique among the kernels read so far, with its launch
@@ -157,6 +167,8 @@ class ReportAnalysis:
     def _families_of(self, summaries: list[KernelSummary]) -> ReportFamilies:
         held = self._families
         if held is None or held[0] != len(summaries):
+            from kernelscope.kinds.ncu.analysis.families import kernel_families
+
             held = self._families = (len(summaries), kernel_families(summaries))
         return held[1]
 
@@ -165,6 +177,8 @@ class ReportAnalysis:
         summaries = self.summaries
         held = self._weights
         if held is None or held[0] != len(summaries):
+            from kernelscope.kinds.ncu.analysis.kernel_analysis import ReportWeights
+
             families = self._families_of(summaries)
             held = self._weights = (len(summaries), ReportWeights.of(summaries, families))
         return held[1]
@@ -179,6 +193,8 @@ class ReportAnalysis:
             return held[1]
         plain = self._plain.get(detail.id)
         if plain is None:  # the costly part, once a kernel: weighing again is cheap
+            from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_detail
+
             plain = self._plain[detail.id] = diagnose_detail(detail, None)
         diagnosis = self.weights().weigh(plain, detail.id)
         self._weighed[detail.id] = (count, diagnosis)
@@ -207,6 +223,8 @@ class ReportAnalysis:
         if self._analyzed is None:
             if not self.complete or self.report is None:
                 raise ValueError("the report is analysed whole once every kernel is read")
+            from kernelscope.kinds.ncu.analysis.kernel_analysis import assemble
+
             summaries = self.summaries
             early = {s.id: self.diagnosis(s) for s in summaries}
             self._analyzed = assemble(self.report, summaries, early, self.weights(),

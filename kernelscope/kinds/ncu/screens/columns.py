@@ -24,19 +24,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_identity import process_text
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE, fmt_number
-from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis
+from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS
 from kernelscope.kinds.ncu.model import KernelSummary
-from kernelscope.kinds.ncu.render.flag_cells import (
-    flag_score,
-    flag_score_text,
-    top_flag_cell,
-    top_flag_rank,
-)
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
 
 CellValue = str | int | float | None
 ALWAYS = 0
@@ -179,28 +177,50 @@ def with_process_column(columns: Sequence[ColumnProvider]) -> tuple[ColumnProvid
 
 
 def diagnosis_columns(
-    diagnosis: Callable[[KernelSummary], Diagnosis],
+    diagnosis: Callable[[KernelSummary], Diagnosis | None],
 ) -> tuple[ColumnProvider, ...]:
     """The diagnosis's columns, each reading a kernel's diagnosis from ``diagnosis`` (the
-    report's analysis holds it: ``ReportAnalysis.diagnosis``)."""
+    report's analysis holds it: ``ReportAnalysis.diagnosis``; None, shown n/a, while it is
+    still being made)."""
+
+    def of(read: Callable[[Any, Diagnosis], Any], pending: Any = None
+           ) -> Callable[[KernelSummary], Any]:
+        """A cell of the kernel's diagnosis, ``read(flag_cells, diagnosis)``, or ``pending``
+        while the diagnosis is being made. The flags' cells are imported with the first
+        diagnosis (the list's first rows come before the diagnosis's modules)."""
+        def cell(summary: KernelSummary) -> Any:
+            made = diagnosis(summary)
+            if made is None:
+                return pending
+            from kernelscope.kinds.ncu.render import flag_cells
+
+            return read(flag_cells, made)
+
+        return cell
+
+    def score_text(score: CellValue) -> str:
+        from kernelscope.kinds.ncu.render.flag_cells import flag_score_text
+
+        return flag_score_text(score)
+
     return (
         ColumnProvider(
-            "Bottleneck", lambda s: diagnosis(s).label, key="bottleneck",
+            "Bottleneck", of(lambda _, d: d.label), key="bottleneck",
             metrics=REQUIRED_METRICS, tooltip="Primary bottleneck (see docs/diagnosis.md).",
-            search=lambda s: diagnosis(s).label, priority=ALWAYS,
+            search=of(lambda _, d: d.label, ""), priority=ALWAYS,
         ),
         ColumnProvider(
-            "Top flag", lambda s: top_flag_cell(diagnosis(s)), key=TOP_FLAG_KEY,
-            sort=lambda s: top_flag_rank(diagnosis(s)), metrics=REQUIRED_METRICS,
+            "Top flag", of(lambda cells, d: cells.top_flag_cell(d)), key=TOP_FLAG_KEY,
+            sort=of(lambda cells, d: cells.top_flag_rank(d)), metrics=REQUIRED_METRICS,
             tooltip="The most severe flag of the diagnosis (✖ critical, ⚠ warning, ℹ info); "
             "sorts most severe first.",
             priority=ALWAYS, minimum=12,
         ),
         ColumnProvider(
-            "Flags", lambda s: flag_score(diagnosis(s)), key="flags",
-            text=flag_score_text, metrics=REQUIRED_METRICS, priority=5,
+            "Flags", of(lambda cells, d: cells.flag_score(d)), key="flags",
+            text=score_text, metrics=REQUIRED_METRICS, priority=5,
             tooltip="Critical (✖) and warning (⚠) flags of the diagnosis; sorts critical first.",
-            search=lambda s: " ".join(f.id for f in diagnosis(s).flags),
+            search=of(lambda _, d: " ".join(f.id for f in d.flags), ""),
         ),
     )
 
@@ -248,7 +268,7 @@ def _percent(fraction: float | None) -> float | None:
 def list_columns(
     extra: Sequence[ColumnProvider] | None = None,
     share: Callable[[KernelSummary], float | None] | None = None,
-    diagnosis: Callable[[KernelSummary], Diagnosis] | None = None,
+    diagnosis: Callable[[KernelSummary], Diagnosis | None] | None = None,
 ) -> tuple[ColumnProvider, ...]:
     """The kernel list's columns: the base ones (with the time share after the duration when
     ``share`` is given), then ``extra`` (default: the diagnosis's columns when ``diagnosis``

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
@@ -13,13 +14,13 @@ from kernelscope.core.durations import fmt_duration
 from kernelscope.core.kernel_names import compact_name, fit_name
 from kernelscope.core.shares import fmt_pct
 from kernelscope.core.units import NOT_AVAILABLE
-from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies
 from kernelscope.kinds.ncu.model import KernelSummary
-from kernelscope.kinds.ncu.render.families import family_label
-from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.render.table_fit import ColumnFit, fit_columns
 from kernelscope.ui.widgets.sized_table import SizedTable
+
+if TYPE_CHECKING:  # (the table is made with the list; its first rows come before these)
+    from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+    from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies
 
 FAMILY_PREFIX = "f:"
 LAUNCH_PREFIX = "k:"
@@ -129,6 +130,9 @@ def family_cells(
     """A family's cells: its name (``short``: its short name in the report, fitted to
     ``name_width``, with the fold marker), count, total, share, median, launch shape and the
     verdict of its median launch (with how many launches share the label)."""
+    from kernelscope.kinds.ncu.render.families import family_label
+    from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
+
     marker = "▾ " if expanded else "▸ "
     if family.count == 1:
         marker = "  "
@@ -148,6 +152,8 @@ def launch_cells(
     summary: KernelSummary, share: float | None, diagnosis: Diagnosis
 ) -> tuple[Text, ...]:
     """A launch's cells under its family: its ID, duration, share and verdict."""
+    from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
+
     return (
         Text(f"    ID {summary.id}", style="dim", no_wrap=True),
         Text(""),

@@ -4,22 +4,19 @@ detail and roofline screens are imported when first opened: the first rows do no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.widgets import Input, ProgressBar, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
-from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
-from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
+from kernelscope.kinds.ncu.screens.family_table import FamilyKey, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
@@ -28,9 +25,7 @@ from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cell, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
-from kernelscope.ui.palette import Command
 from kernelscope.ui.session import worker_failed
-from kernelscope.ui.widgets.footer import Footer
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
 
 LIVE_REBUILD_ROWS = 200
@@ -87,29 +82,35 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     def table(self) -> KernelTable:
         return self.query_one(KernelTable)
 
-    @property
-    def family_table(self) -> FamilyTable:
-        return self.query_one(FamilyTable)
-
     def compose(self) -> ComposeResult:
         yield Static(self.state.title_line(), id="list-title", markup=False)
         yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        yield FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
-        with Horizontal(id="list-progress"):
-            yield ProgressBar(id="load-progress", show_eta=False)
+        with Horizontal(id="list-progress"):  # (its bar and the footer: ``_mount_chrome``)
             yield Static("", id="progress-text")
-        yield Input(id="list-input", select_on_focus=False)
-        yield Static("", id="list-message")
+        yield Static("", id="list-message")  # (the prompts' input line goes above it)
         yield Static("", id="list-status", markup=False)
         yield Static("", id="list-info", markup=False)
-        yield Footer(compact=True)  # every key of the list within 120 columns
+        yield Static("", id="footer-space")  # (the footer's line, until it is mounted)
 
     def on_mount(self) -> None:
-        self.query_one("#list-input").display = False
         self.query_one("#list-message").display = False
-        self.family_table.display = False
         self.rebuild()
+        self._show_progress()  # (the batches taken before the mount)
         self.table.focus()
+        self.call_after_refresh(self._mount_chrome)
+
+    def _mount_chrome(self) -> None:
+        """The loading bar and the footer, mounted once the first rows are drawn (the footer
+        shows its keys only once the bindings settle, after the first paint, anyway)."""
+        from textual.widgets import ProgressBar
+
+        from kernelscope.ui.widgets.footer import Footer
+
+        bar = ProgressBar(id="load-progress", show_eta=False)
+        self.query_one("#list-progress").mount(bar, before="#progress-text")
+        self.query_one("#footer-space").remove()
+        self.mount(Footer(compact=True))  # every key of the list within 120 columns
+        self._show_progress()
 
     # -- loading ---------------------------------------------------------------------------
     def add_summaries(
@@ -145,28 +146,34 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.loaded = self.total = total
         if self.is_mounted:
             self._show_progress()
-            # The time shares are known now that every kernel is: when the columns keep
-            # their widths, only the share cells are written again (not a thousand rows).
-            rows = self.rows
-            rows.renew_column(SHARE_KEY)
-            if (self._names_stale or rows.plan(self.app.size.width) != rows.widths
-                    or not self._update_shares()):
-                self.rebuild()
+            self.renew_columns((SHARE_KEY,))  # the time shares, known now that every kernel is
 
-    def _update_shares(self) -> bool:
-        """Write each listed kernel's share cell again; False when there is none shown."""
-        cells = self.rows.column_cells(SHARE_KEY)
-        if cells is None:
-            return False
-        self.table.update_column(SHARE_KEY, ((key, Text(cell.text, no_wrap=True, style=cell.style))
-                                             for key, cell in cells))
-        if self.rows.sort.key == SHARE_KEY:
+    def renew_columns(self, keys: Sequence[str]) -> None:
+        """Write the cells of columns ``keys`` again (values known later: the time shares,
+        the first rows' diagnoses), not every row: unless the columns' widths change (while
+        the list loads, only for a table short enough to re-fill: ``add_summaries``)."""
+        rows = self.rows
+        for key in keys:
+            rows.renew_column(key)
+        refit = self._names_stale or rows.plan(self.app.size.width) != rows.widths
+        if refit and (self.done or len(rows.listed) <= LIVE_REBUILD_ROWS):
+            self.rebuild()
+            return
+        shown = [(key, cells) for key in keys if (cells := rows.column_cells(key)) is not None]
+        for key, cells in shown:
+            self.table.update_column(key, ((row, Text(cell.text, no_wrap=True, style=cell.style))
+                                           for row, cell in cells))
+        if not shown and self.done:
+            self.rebuild()
+        elif rows.sort.key in keys:
             self.resort()
-        return True
+        else:
+            self._update_status()
 
     def _show_progress(self) -> None:
         self.query_one("#list-progress").display = not self.done
-        self.query_one(ProgressBar).update(total=max(1, self.total), progress=self.loaded)
+        for bar in self.query("#load-progress"):  # (none before ``_mount_chrome``)
+            bar.update(total=max(1, self.total), progress=self.loaded)
         self._put("#progress-text", f"loaded {self.loaded:,} of {self.total:,} kernels")
         self._update_info()
 
@@ -294,11 +301,15 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         text = Text()
         if summary is not None:
             text.append(demangled_of(summary))
-            diagnosis = self.state.diagnosis(summary)
-            flag = top_flag(diagnosis)
-            if flag is not None and self.rows.top_flag_cut(summary):
-                text.append(" · top flag ", style="dim")
-                text.append(top_flag_text(diagnosis), style=text_style(flag.severity))
+            diagnosis = self.state.listed_diagnosis(summary)
+            if diagnosis is not None and self.rows.top_flag_cut(summary):
+                from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
+                from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
+
+                flag = top_flag(diagnosis)
+                if flag is not None:
+                    text.append(" · top flag ", style="dim")
+                    text.append(top_flag_text(diagnosis), style=text_style(flag.severity))
         self._put("#list-status", text, layout=True)
         self._update_info()
 
@@ -382,18 +393,6 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     def position(self, kernel_id: int) -> tuple[int, int] | None:
         """(1-based row, rows) of the kernel in the list, None when it is filtered out."""
         return self.rows.position(kernel_id)
-
-    def palette_commands(self) -> Iterator[Command]:
-        for column in self.columns:
-            yield Command(f"Sort kernels by {column.title}",
-                          partial(self._sort_and_show, column.key), column.tooltip)
-        if self.pattern is not None:
-            yield Command("Clear the kernel filter", self.action_clear_filter)
-        yield Command("Filter kernels by name (regex)", self.action_filter)
-
-    def _sort_and_show(self, key: str) -> None:
-        self.set_sort(key)
-        self.resort()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker_failed(self, event)

@@ -4,9 +4,10 @@ each module stays readable)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
-from kernelscope.kinds.ncu.analysis.families import ReportFamilies
 from kernelscope.kinds.ncu.screens.family_table import (
     COLUMNS as FAMILY_COLUMNS,
 )
@@ -14,6 +15,7 @@ from kernelscope.kinds.ncu.screens.family_table import (
     FAMILY_PREFIX,
     LAUNCH_PREFIX,
     FamilyKey,
+    FamilyTable,
     Row,
     family_rows,
     fitted_cells,
@@ -23,15 +25,30 @@ from kernelscope.kinds.ncu.screens.family_table import MARKER as NAME_MARKER
 from kernelscope.kinds.ncu.screens.family_table import WHOLE as WHOLE_NAMES
 from kernelscope.ui.widgets.sized_table import TableColumn
 
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.analysis.families import ReportFamilies
+
 
 class FamilyListing:
     """The family view of the kernel list (mixed into ``KernelListScreen``, which gives it
-    ``state``, ``rows``, ``table``, ``family_table``, ``open_kernel`` and ``_update_status``)."""
+    ``state``, ``rows``, ``table``, ``open_kernel`` and ``_update_status``; it mounts its own
+    table when the view first shows)."""
 
     view = "launches"
     """What the list shows: ``launches`` (one row per kernel) or ``families``."""
     expanded: set[FamilyKey]
     family_rows: list[Row]
+
+    @property
+    def family_table(self) -> FamilyTable:
+        """The family view's table, mounted when first asked for (the list's first paint
+        is without it)."""
+        for table in self.query(FamilyTable):
+            return table
+        table = FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
+        table.display = False
+        self.mount(table, after=self.table)
+        return table
 
     @property
     def families(self) -> ReportFamilies:

@@ -1,12 +1,16 @@
-"""The kernel list's prompts: the regex filter and the jump to a kernel ID (a part of
-``KernelListScreen``, kept apart so each module stays readable)."""
+"""The kernel list's prompts: the regex filter and the jump to a kernel ID, and its commands
+in the palette (a part of ``KernelListScreen``, kept apart so each module stays readable)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from functools import partial
 
 from textual.timer import Timer
 from textual.widgets import Input
+
+from kernelscope.ui.palette import Command
 
 INSTANT_FILTER_ROWS = 500
 """Up to this many kernels the filter follows every keystroke; beyond, it waits for a pause."""
@@ -15,20 +19,40 @@ FILTER_DELAY = 0.25
 
 class ListPrompts:
     """The filter and jump prompts of the kernel list (mixed into ``KernelListScreen``, which
-    gives it ``state``, ``rows``, ``table``, ``view``, ``rebuild``, ``rebuild_families``,
-    ``action_toggle_families`` and ``_message``)."""
+    gives it ``state``, ``rows``, ``columns``, ``pattern``, ``table``, ``view``, ``rebuild``,
+    ``resort``, ``set_sort``, ``rebuild_families``, ``action_toggle_families`` and
+    ``_message``)."""
 
     input_mode: str | None = None
     _filter_timer: Timer | None = None
 
+    def palette_commands(self) -> Iterator[Command]:
+        for column in self.columns:
+            yield Command(f"Sort kernels by {column.title}",
+                          partial(self._sort_and_show, column.key), column.tooltip)
+        if self.pattern is not None:
+            yield Command("Clear the kernel filter", self.action_clear_filter)
+        yield Command("Filter kernels by name (regex)", self.action_filter)
+
+    def _sort_and_show(self, key: str) -> None:
+        self.set_sort(key)
+        self.resort()
+
     def _open_input(self, mode: str, value: str, placeholder: str) -> None:
         self.input_mode = mode
-        field = self.query_one("#list-input", Input)
-        field.restrict = r"[0-9]*" if mode == "jump" else None
-        field.placeholder = placeholder
-        field.value = value
-        field.cursor_position = len(value)
-        field.display = True
+        restrict = r"[0-9]*" if mode == "jump" else None
+        shown = self.query("#list-input")
+        if shown:
+            field = shown.first(Input)
+            field.restrict = restrict
+            field.placeholder = placeholder
+            field.value = value
+            field.cursor_position = len(value)
+            field.display = True
+        else:  # the first prompt: the list's first paint comes without the input line
+            field = Input(value, placeholder, restrict=restrict, id="list-input",
+                          select_on_focus=False)
+            self.mount(field, before="#list-message")
         field.focus()
         self.refresh_bindings()
 

@@ -19,7 +19,6 @@ from kernelscope.core.table import (
     next_sort_key,
     sort_rows,
 )
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import (
     BASELINE_KEY,
@@ -276,7 +275,12 @@ class KernelListView:
     def _style(self, column: ColumnProvider, summary: KernelSummary) -> str:
         if column.key != TOP_FLAG_KEY:
             return ""
-        flag = top_flag(self.state.diagnosis(summary))
+        diagnosis = self.state.listed_diagnosis(summary)
+        if diagnosis is None:  # (being made: n/a)
+            return "dim"
+        from kernelscope.kinds.ncu.analysis.diagnosis.verdict import top_flag
+
+        flag = top_flag(diagnosis)
         return text_style(flag.severity) if flag is not None else "dim"
 
     def renew_column(self, key: str) -> None:

@@ -4,16 +4,16 @@ kernel list batch by batch; it is the state its screens are made with (``KernelS
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
-from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS, Diagnosis
-from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
+from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport, open_ncu_report
 from kernelscope.kinds.ncu.screens.columns import (
+    TOP_FLAG_KEY,
     baseline_column,
     required_metrics,
     with_process_column,
@@ -23,6 +23,12 @@ from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState
 from kernelscope.ui.collection import fewer_collections
 from kernelscope.ui.session import HelpSections, OpeningSession, SessionOptions
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+
+DIAGNOSIS_KEYS = ("bottleneck", TOP_FLAG_KEY, "flags")
+"""The list's columns of the diagnosis (``columns.diagnosis_columns``)."""
 
 UI_BATCH_SECONDS = 0.4
 """While the report loads, the reading worker hands the summaries it read to the kernel list
@@ -71,9 +77,14 @@ class KernelSession(KernelState, OpeningSession[int]):
         KernelState.__init__(self, paths[0], options.extra_columns)
         OpeningSession.__init__(self, app, paths, options)
         self.kernel_list: KernelListScreen | None = None
-        self._arrived: list[tuple[KernelSummary, Diagnosis]] = []
-        """Summaries read and diagnosed, not yet held (the loading worker adds, the UI thread
-        takes)."""
+        self._arrived: list[tuple[KernelSummary, Diagnosis | None]] = []
+        """Summaries read and diagnosed (the first rows without their diagnosis), not yet held
+        (the loading worker adds, the UI thread takes)."""
+        self._diagnosed_late: list[tuple[KernelSummary, Diagnosis]] = []
+        """The first rows' diagnoses, made once the rows are drawn, not yet held."""
+        self._diagnose: Callable[[KernelSummary], Diagnosis] | None = None
+        """How the reading worker diagnoses a summary (None until the first rows are drawn:
+        the diagnosis's modules are imported then, not before the first paint)."""
         self._arrived_lock = threading.Lock()
         self._arrival_posted = False
         """Whether the UI thread has been asked to take the arrived summaries and has not yet
@@ -100,24 +111,52 @@ class KernelSession(KernelState, OpeningSession[int]):
         loaded = 0
         self._first_rows = self.app.size.height or FIRST_ROWS
         # Each summary comes diagnosed from this thread (as ``analyze`` diagnoses it for the
-        # exports), so the UI thread does not diagnose a thousand kernels while it draws rows.
+        # exports), so the UI thread does not diagnose a thousand kernels while it draws rows;
+        # the first rows come without, and are diagnosed once they are drawn.
         for pairs in report.iter_summaries(
-            batch_seconds=UI_BATCH_SECONDS, cancelled=self.cancelled, analyse=diagnose_summary,
+            batch_seconds=UI_BATCH_SECONDS, cancelled=self.cancelled, analyse=self._diagnosis,
             first=self._first_rows,
         ):
-            with self._arrived_lock:
-                self._arrived.extend(pairs)
-                ask = loaded > 0 and not self._arrival_posted
-                self._arrival_posted = self._arrival_posted or ask
             if loaded == 0:
-                self.show_soon(self._show_first, report)
-                self._first_drawn.wait(FIRST_DRAW_WAIT_S)
-            elif ask:
-                self.show_soon(self.take_arrived)
+                self._first_rows_read(report, pairs)
+            else:
+                self._hand_over(pairs)
             loaded += len(pairs)
         if loaded == 0 and not self.cancelled():
             self.show_soon(self._show_list, report)  # a report without kernels
         return loaded
+
+    def _diagnosis(self, summary: KernelSummary) -> Diagnosis | None:
+        """The summary's diagnosis as read (none for the first rows: ``_first_rows_read``)."""
+        return None if self._diagnose is None else self._diagnose(summary)
+
+    def _first_rows_read(self, report: NcuReport, pairs: list[Any]) -> None:
+        """The first rows go to the list at once, without their diagnosis (its cells say
+        n/a); once they are drawn, this thread imports the diagnosis, diagnoses them and asks
+        the UI thread to take the diagnoses."""
+        with self._arrived_lock:
+            self._arrived.extend(pairs)
+        self.show_soon(self._show_first, report)
+        self._first_drawn.wait(FIRST_DRAW_WAIT_S)
+        if self.cancelled():
+            return
+        from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
+
+        self._diagnose = diagnose_summary
+        diagnosed = [(summary, diagnose_summary(summary)) for summary, _ in pairs]
+        with self._arrived_lock:
+            self._diagnosed_late.extend(diagnosed)
+        self._hand_over([])
+
+    def _hand_over(self, pairs: list[Any]) -> None:
+        """Add ``pairs`` to what the UI thread takes, and ask it to take them unless an
+        earlier request still waits (one at a time, whatever the pace)."""
+        with self._arrived_lock:
+            self._arrived.extend(pairs)
+            ask = not self._arrival_posted
+            self._arrival_posted = True
+        if ask:
+            self.show_soon(self.take_arrived)
 
     def opened(self, opened: int) -> None:
         self.take_arrived()
@@ -154,14 +193,19 @@ class KernelSession(KernelState, OpeningSession[int]):
             arrived = self._arrived
             cut = len(arrived) if limit is None else min(limit, len(arrived))
             batch, self._arrived = arrived[:cut], arrived[cut:]
+            diagnosed, self._diagnosed_late = self._diagnosed_late, []
             if limit is None:
                 self._arrival_posted = False
         if batch and self.report is not None:
             self._shown += len(batch)
             self._loaded_batch(batch, self._shown, self.report.kernel_count)
+        if diagnosed:  # (the first rows' diagnoses, after the rows themselves)
+            self.hold_diagnoses(diagnosed)
+            if self.kernel_list is not None and self.kernel_list.is_mounted:
+                self.kernel_list.renew_columns(DIAGNOSIS_KEYS)
 
     def _loaded_batch(
-        self, batch: list[tuple[KernelSummary, Diagnosis]], loaded: int, total: int
+        self, batch: list[tuple[KernelSummary, Diagnosis | None]], loaded: int, total: int
     ) -> None:
         renamed = self.add_summaries(batch)
         if self.kernel_list is not None:

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernelscope.core.kernel_names import ShortNames
-from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
-from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 from kernelscope.kinds.ncu.analysis.report_analysis import ReportAnalysis
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary, NcuReport
 from kernelscope.kinds.ncu.screens.columns import ColumnProvider, list_columns
 from kernelscope.ui.session import ExportJob, report_stem
 
 if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
     from kernelscope.kinds.ncu.screens.diagnosis_view import DiagnosisPaneView
 
 BaselineListener = Callable[[KernelDetail | None], None]
@@ -39,8 +39,11 @@ class KernelReportData:
         self.report_path = Path(path)
         self.analysis = ReportAnalysis()
         """Everything worked out of the report: every view reads it, none makes its own."""
+        self.undiagnosed: set[int] = set()
+        """The kernels whose diagnosis the reading worker is still making (the list's first
+        rows, shown before the diagnosis's modules are imported)."""
         self.columns = list_columns(extra_columns, share=self.time_share,
-                                    diagnosis=self.diagnosis)
+                                    diagnosis=self.listed_diagnosis)
         self._pane_view: DiagnosisPaneView | None = None
         self._pane_view_lock = threading.Lock()  # (a detail's worker may ask first)
         self.baseline: KernelDetail | None = None
@@ -95,10 +98,13 @@ class KernelReportData:
             self._pane_view = None  # (made again for this analysis when asked)
 
     def add_summaries(
-        self, batch: Sequence[KernelSummary | tuple[KernelSummary, Diagnosis]]
+        self, batch: Sequence[KernelSummary | tuple[KernelSummary, Diagnosis | None]]
     ) -> set[str]:
-        """Keep ``batch`` (each summary with its diagnosis as read, where it has one); returns
-        the demangled names whose short name changed (``ReportAnalysis.add``)."""
+        """Keep ``batch`` (each summary with its diagnosis as read, where it has one; a pair
+        whose diagnosis is None: the reading worker makes it later, ``hold_diagnoses``);
+        returns the demangled names whose short name changed (``ReportAnalysis.add``)."""
+        self.undiagnosed.update(item[0].id for item in batch
+                                if isinstance(item, tuple) and item[1] is None)
         return self.analysis.add(batch)
 
     def short_name(self, summary: KernelSummary) -> str:
@@ -113,6 +119,17 @@ class KernelReportData:
     def diagnosis(self, summary: KernelSummary) -> Diagnosis:
         """The kernel's diagnosis as read (the list's bottleneck and flags)."""
         return self.analysis.diagnosis(summary)
+
+    def listed_diagnosis(self, summary: KernelSummary) -> Diagnosis | None:
+        """The kernel's diagnosis as the list shows it: None while the reading worker is
+        still making it (its cells say n/a meanwhile, as the shares do until every kernel
+        is read)."""
+        return None if summary.id in self.undiagnosed else self.analysis.diagnosis(summary)
+
+    def hold_diagnoses(self, diagnosed: Sequence[tuple[KernelSummary, Diagnosis]]) -> None:
+        """Keep the diagnoses of kernels held without one until now (``undiagnosed``)."""
+        self.analysis.hold_diagnoses(diagnosed)
+        self.undiagnosed.difference_update(summary.id for summary, _ in diagnosed)
 
     def summary(self, kernel_id: int) -> KernelSummary | None:
         return self.analysis.summary(kernel_id)
