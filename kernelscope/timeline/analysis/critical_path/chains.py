@@ -182,11 +182,13 @@ def read_back(chains: Chains, folded: Folded, times: array[int]
     return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int) -> pl.Series:
-    """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
-    head_late = lent(late[0::2]).gather(chains.head)
-    bounded = head_late < inf // 2
+def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series
+              ) -> pl.Series:
+    """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
+    unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
+    slots = lent(late)
+    head_late = slots.gather(2 * chains.head.gather(nodes))
     off, durs = folded.columns
-    own = head_late + off + durs
-    return pl.select(pl.when(chains.has_end).then(lent(late[1::2]))
-                     .when(bounded).then(own).otherwise(inf)).to_series()
+    own = head_late + off.gather(nodes) + durs.gather(nodes)
+    return pl.select(pl.when(chains.has_end.gather(nodes)).then(slots.gather(2 * nodes + 1))
+                     .when(head_late < inf // 2).then(own).otherwise(inf)).to_series()

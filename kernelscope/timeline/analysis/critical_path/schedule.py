@@ -219,10 +219,11 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
-                s_gap: Sequence[int] | None = None) -> pl.Series:
-    """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
-    or more for what no step's end waits on): the backward pass. A node of a chain moves with
-    its head, so it has its head's slack."""
+                s_gap: Sequence[int] | None = None, nodes: pl.Series | None = None
+                ) -> pl.Series:
+    """Per node of ``nodes`` (None: every node), the latest it could end with no step ending
+    later than in ``run`` (INF // 2 or more for what no step's end waits on): the backward
+    pass. A node of a chain moves with its head, so it has its head's slack."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
     head, off = folded.head, folded.off
@@ -262,7 +263,9 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
-    return latest_of(plan.chains, folded, late, INF)
+    if nodes is None:
+        nodes = pl.int_range(len(dur), eager=True, dtype=pl.Int64)
+    return latest_of(plan.chains, folded, late, INF, nodes)
 
 
 def measured_replay(plan: Plan, graph: Graph) -> Replay:
