@@ -11,13 +11,13 @@ back at once (``starts``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.ints import ints, lent
+from kernelscope.timeline.analysis.critical_path.ints import column, ints, lent
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -28,7 +28,9 @@ class Chains:
     edges (``has_end``); per start and end edge its source node and side; ``order``: the
     events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end);
     ``pair``: per event of ``order``, the first of its two start edges where it is a start
-    with exactly two (most GPU operations: their stream's and their launch's), else -1."""
+    with exactly two (most GPU operations: their stream's and their launch's), else -1;
+    ``single``: the start edges of the other starts (positions in the start lists). The
+    passes read no other start edge: a member's moves with its head."""
 
     head: pl.Series
     member: pl.Series
@@ -40,6 +42,7 @@ class Chains:
     e_from_start: pl.Series
     order: Sequence[int]
     pair: pl.Series
+    single: pl.Series
 
     @cached_property
     def head_list(self) -> Sequence[int]:
@@ -50,24 +53,49 @@ class Chains:
         return ints(self.member_pos)
 
     @cached_property
-    def s_slots(self) -> pl.Series:
-        """Per start edge its source's slot (the same in every pass)."""
-        return _slots(self, self.s_src, self.s_from_start)
+    def pair_at(self) -> tuple[pl.Series, pl.Series] | None:
+        """Per event the positions of its pair of edges (any two edges where it has none);
+        None where no event has a pair."""
+        if not (self.pair >= 0).any():
+            return None
+        first = self.pair.clip(0)  # a pair means two start edges or more: 0 and 1 exist
+        return first, first + 1
 
     @cached_property
-    def s_enc(self) -> Sequence[int]:
-        return ints(self.s_slots)
+    def pair_slots(self) -> tuple[Sequence[int], Sequence[int]]:
+        """Per event the slots of its pair of edges' sources (-1 where it has none)."""
+        return ints(self.pair_slot_series[0]), ints(self.pair_slot_series[1])
 
     @cached_property
-    def pair_lists(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
-        """``pair`` and, per event, the slots of its pair of edges (0 for none)."""
-        first, second = _pair_of(self.pair, self.s_slots)
-        return ints(self.pair), ints(first), ints(second)
+    def pair_slot_series(self) -> tuple[pl.Series, pl.Series]:
+        """``pair_slots`` as series."""
+        if self.pair_at is None:
+            none = pl.repeat(-1, self.pair.len(), eager=True, dtype=pl.Int64)
+            return none, none
+        has = self.pair >= 0
+        return tuple(pl.select(pl.when(has).then(  # type: ignore[return-value]
+            _slots(self, self.s_src.gather(at), self.s_from_start.gather(at))).otherwise(-1)
+        ).to_series() for at in self.pair_at)
 
     @cached_property
-    def s_lag(self) -> pl.Series:
-        """Per start edge where ``fold`` reads its lag (``_lag_index``)."""
-        return _lag_index(self, self.s_src, self.s_from_start)
+    def pair_lag(self) -> tuple[pl.Series, pl.Series] | None:
+        """Per event where ``fold`` reads its pair of edges' lags (``_lag_index``)."""
+        if self.pair_at is None:
+            return None
+        return tuple(_lag_index(self, self.s_src.gather(at),  # type: ignore[return-value]
+                                self.s_from_start.gather(at)) for at in self.pair_at)
+
+    @cached_property
+    def single_lag(self) -> pl.Series:
+        """Per edge of ``single`` where ``fold`` reads its lag."""
+        return _lag_index(self, self.s_src.gather(self.single),
+                          self.s_from_start.gather(self.single))
+
+    @cached_property
+    def single_enc(self) -> dict[int, int]:
+        """Per edge of ``single`` (by its position) its source's slot."""
+        slots = _slots(self, self.s_src.gather(self.single), self.s_from_start.gather(self.single))
+        return dict(zip(self.single.to_list(), slots.to_list(), strict=True))
 
     @cached_property
     def e_lag(self) -> pl.Series:
@@ -82,19 +110,22 @@ class Chains:
 
 @dataclass(eq=False)
 class Folded:
-    """The lists of one pass: per node its offset from its head; per edge its source's
-    slot (``2 * head`` or ``2 * node + 1``) and the gap from that slot's time."""
+    """The lists of one pass: per node its offset from its head; per start edge that the
+    passes read (``Chains.single``, by position) and per end edge its source's slot
+    (``2 * head`` or ``2 * node + 1``) and the gap from that slot's time."""
 
     head: Sequence[int]
     off: Sequence[int]
-    s_enc: Sequence[int]
-    s_eff: Sequence[int]
+    s_enc: Mapping[int, int]
+    s_eff: Mapping[int, int]
     e_enc: Sequence[int]
     e_eff: Sequence[int]
     pair_eff: tuple[Sequence[int], Sequence[int]]
     """Per event of ``Chains.order``, the gaps of its pair of edges (``Chains.pair``)."""
     columns: tuple[pl.Series, pl.Series]
     """``off`` and the pass's durations as Int64 series."""
+    pair_columns: tuple[pl.Series, pl.Series]
+    """``pair_eff`` as series."""
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
@@ -120,36 +151,43 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
                          ).sort("at", "rank", maintain_order=True)  # ties: in order of node
     lo, hi = s_ptr.gather(kept["node"]), s_ptr.gather(kept["node"] + 1)
-    pair = pl.select(pl.when((kept["side"] == 0) & (hi - lo == 2)).then(lo).otherwise(-1)
-                     ).to_series()
+    paired = (kept["side"] == 0) & (hi - lo == 2)
+    pair = pl.select(pl.when(paired).then(lo).otherwise(-1)).to_series()
+    other = (kept["side"] == 0) & ~paired
+    single = pl.int_ranges(lo.filter(other), hi.filter(other), dtype=pl.Int64, eager=True
+                           ).explode().drop_nulls()
     kept = 2 * kept["node"] + kept["side"]
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], ends["from_start"], ints(kept), pair)
-
-
-def _pair_of(pair: pl.Series, per_edge: pl.Series) -> tuple[pl.Series, pl.Series]:
-    """``per_edge`` at each event's pair of edges (``Chains.pair``; 0 where it has none)."""
-    if per_edge.len() < 2:
-        none = pl.repeat(0, pair.len(), eager=True, dtype=pl.Int64)
-        return none, none
-    first = pair.clip(0, per_edge.len() - 2)
-    return tuple(pl.select(pl.when(pair >= 0).then(per_edge.gather(at)).otherwise(0)
-                           ).to_series() for at in (first, first + 1))  # type: ignore[return-value]
+                  ends["src"], ends["from_start"], ints(kept), pair, single)
 
 
 def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
-    """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64)."""
+    """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64): the
+    gaps of the start edges the passes read only (``Chains.pair``, ``Chains.single``)."""
     step = pl.select(pl.when(chains.member).then(
         durs.shift(1, fill_value=0) + gaps.gather(chains.member_pos.clip(0)))
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
     lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
-    s_eff = gaps + lags.gather(chains.s_lag)
-    pair_eff = _pair_of(chains.pair, s_eff)
-    return Folded(chains.head_list, ints(off), chains.s_enc, ints(s_eff), chains.e_enc,
-                  ints(e_gap + lags.gather(chains.e_lag)),
-                  (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs))
+    single = gaps.gather(chains.single) + lags.gather(chains.single_lag)
+    pair_eff = _pair_eff(chains, gaps, lags)
+    return Folded(chains.head_list, ints(off), chains.single_enc,
+                  dict(zip(chains.single.to_list(), single.to_list(), strict=True)),
+                  chains.e_enc, ints(e_gap + lags.gather(chains.e_lag)),
+                  (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs), pair_eff)
+
+
+def _pair_eff(chains: Chains, gaps: pl.Series, lags: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Per event the gaps of its pair of edges from their sources' slots (0 where it has
+    none)."""
+    if chains.pair_at is None or chains.pair_lag is None:
+        none = pl.repeat(0, chains.pair.len(), eager=True, dtype=pl.Int64)
+        return none, none
+    has = chains.pair >= 0
+    return tuple(pl.select(pl.when(has).then(  # type: ignore[return-value]
+        gaps.gather(at) + lags.gather(lag)).otherwise(0)).to_series()
+        for at, lag in zip(chains.pair_at, chains.pair_lag, strict=True))
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
@@ -180,6 +218,22 @@ def read_back(chains: Chains, folded: Folded, times: array[int]
     end = pl.select(pl.when(chains.has_end).then(lent(times[1::2]))
                     .otherwise(start + durs)).to_series()
     return start, end
+
+
+def pair_decided(chains: Chains, folded: Folded, times: array[int], start_by: array[int]
+                 ) -> pl.Series:
+    """``start_by`` with the edge that decided each start of a pair (``Chains.pair``): the
+    second where it allows a later start than the first, else the first (as the forward
+    pass would have chosen, ``times``: its slots)."""
+    has = chains.pair >= 0
+    if chains.pair_at is None:
+        return lent(start_by)
+    slots = lent(times)
+    first, second = (slot.filter(has) for slot in chains.pair_slot_series)
+    first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
+    later = (slots.gather(second) + second_eff) > (slots.gather(first) + first_eff)
+    node = column(chains.order).filter(has) // 2
+    return lent(start_by).scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
 
 
 def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series

@@ -22,6 +22,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     chains_of,
     fold,
     latest_of,
+    pair_decided,
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
@@ -179,19 +180,14 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
     start_by = writable(plan.chains.member_pos_list)
     end_by = array("q", [-1]) * len(dur)
     measured_start = plan.start
-    pair, first, second = plan.chains.pair_lists
+    first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for event, lo, a, a_eff, b, b_eff in zip(plan.chains.order, pair, first, first_eff,
-                                             second, second_eff, strict=True):
-        if lo >= 0:  # most GPU operations: their stream's and their launch's edge
-            best = times[a] + a_eff
+    for event, a, a_eff, b, b_eff in zip(plan.chains.order, first, first_eff, second,
+                                         second_eff, strict=True):
+        if a >= 0:  # most GPU operations: their stream's and their launch's edge (which of
+            best = times[a] + a_eff  # the two decided: ``pair_decided``, in columns)
             value = times[b] + b_eff
-            if value > best:
-                times[event] = value
-                start_by[event >> 1] = lo + 1
-            else:
-                times[event] = best
-                start_by[event >> 1] = lo
+            times[event] = value if value > best else best
             continue
         n = event >> 1
         if event & 1:
@@ -215,7 +211,8 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
         times[event] = best
         start_by[n] = by
     start, end = read_back(plan.chains, folded, times)
-    return Replay(ints(start), ints(end), start_by, end_by, (start, end))
+    decided = pair_decided(plan.chains, folded, times, start_by)
+    return Replay(ints(start), ints(end), ints(decided), end_by, (start, end))
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
@@ -233,15 +230,15 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
-    pair, first, second = plan.chains.pair_lists
+    first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for event, lo, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
-            plan.chains.order[::-1], pair[::-1], first[::-1], first_eff[::-1], second[::-1],
+    for event, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
+            plan.chains.order[::-1], first[::-1], first_eff[::-1], second[::-1],
             second_eff[::-1], strict=True):
         bound = late[event]
         if bound >= unbounded:
             continue
-        if lo >= 0:  # most GPU operations (as in ``replay``)
+        if a >= 0:  # most GPU operations (as in ``replay``)
             value = bound - a_eff
             if value < late[a]:
                 late[a] = value
