@@ -26,7 +26,9 @@ class Chains:
     """Per node its ``head``, whether it is a ``member`` of its head's run (and its one
     edge's position in the start lists, ``member_pos``; -1 for a head), whether it has sync
     edges (``has_end``); per start and end edge its source node and side; ``order``: the
-    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end);
+    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end),
+    whose times the passes keep by their place in ``order`` (an event's slot): per node its
+    head's start's slot (``head_pos``) and its end's (``end_pos``, -1 for none);
     ``pair``: per event of ``order``, the first of its two start edges where it is a start
     with exactly two (most GPU operations: their stream's and their launch's), else -1;
     ``single``: the start edges of the other starts (positions in the start lists). The
@@ -41,12 +43,18 @@ class Chains:
     e_src: pl.Series
     e_from_start: pl.Series
     order: Sequence[int]
+    head_pos: pl.Series
+    end_pos: pl.Series
     pair: pl.Series
     single: pl.Series
 
     @cached_property
     def head_list(self) -> Sequence[int]:
         return ints(self.head)
+
+    @cached_property
+    def head_pos_list(self) -> Sequence[int]:
+        return ints(self.head_pos)
 
     @cached_property
     def member_pos_list(self) -> Sequence[int]:
@@ -110,11 +118,12 @@ class Chains:
 
 @dataclass(eq=False)
 class Folded:
-    """The lists of one pass: per node its offset from its head; per start edge that the
-    passes read (``Chains.single``, by position) and per end edge its source's slot
-    (``2 * head`` or ``2 * node + 1``) and the gap from that slot's time."""
+    """The lists of one pass: per node its head's start's slot (``Chains.head_pos``) and its
+    offset from its head; per start edge that the passes read (``Chains.single``, by
+    position) and per end edge its source's slot (its head's start's, or a waiting call's
+    end's) and the gap from that slot's time."""
 
-    head: Sequence[int]
+    head_pos: Sequence[int]
     off: Sequence[int]
     s_enc: Mapping[int, int]
     s_eff: Mapping[int, int]
@@ -156,9 +165,22 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     other = (kept["side"] == 0) & ~paired
     single = pl.int_ranges(lo.filter(other), hi.filter(other), dtype=pl.Int64, eager=True
                            ).explode().drop_nulls()
+    head_pos, end_pos = _places(kept, head)
     kept = 2 * kept["node"] + kept["side"]
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], ends["from_start"], ints(kept), pair, single)
+                  ends["src"], ends["from_start"], ints(kept), head_pos, end_pos, pair, single)
+
+
+def _places(kept: pl.DataFrame, head: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Per node the place in ``kept`` (the events in replay order: node, side) of its head's
+    start and of its own end (-1 for none)."""
+    n = head.len()
+    place = pl.int_range(kept.height, eager=True, dtype=pl.Int64)
+    start = kept["side"] == 0
+    none = pl.repeat(-1, n, eager=True, dtype=pl.Int64)
+    starts = none.clone().scatter(kept["node"].filter(start), place.filter(start))
+    ends = none.scatter(kept["node"].filter(~start), place.filter(~start))
+    return starts.gather(head), ends
 
 
 def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
@@ -172,7 +194,7 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
     lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
     single = gaps.gather(chains.single) + lags.gather(chains.single_lag)
     pair_eff = _pair_eff(chains, gaps, lags)
-    return Folded(chains.head_list, ints(off), chains.single_enc,
+    return Folded(chains.head_pos_list, ints(off), chains.single_enc,
                   dict(zip(chains.single.to_list(), single.to_list(), strict=True)),
                   chains.e_enc, ints(e_gap + lags.gather(chains.e_lag)),
                   (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs), pair_eff)
@@ -191,11 +213,10 @@ def _pair_eff(chains: Chains, gaps: pl.Series, lags: pl.Series) -> tuple[pl.Seri
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
-    """Per edge its source's slot: a waiting call's end (``2 * src + 1``) or its chain's
-    head's start (``2 * head``)."""
+    """Per edge its source's slot: a waiting call's end's or its chain's head's start's."""
     synced = ~from_start & chains.has_end.gather(src)
-    return pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * chains.head.gather(src))
-                     ).to_series()
+    return pl.select(pl.when(synced).then(chains.end_pos.gather(src))
+                     .otherwise(chains.head_pos.gather(src))).to_series()
 
 
 def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
@@ -214,26 +235,31 @@ def read_back(chains: Chains, folded: Folded, times: array[int]
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    start = lent(times[0::2]).gather(chains.head) + off
-    end = pl.select(pl.when(chains.has_end).then(lent(times[1::2]))
+    slots = lent(times)
+    start = slots.gather(chains.head_pos) + off
+    end = pl.select(pl.when(chains.has_end).then(slots.gather(chains.end_pos.clip(0)))
                     .otherwise(start + durs)).to_series()
     return start, end
 
 
-def pair_decided(chains: Chains, folded: Folded, times: array[int], start_by: array[int]
-                 ) -> pl.Series:
-    """``start_by`` with the edge that decided each start of a pair (``Chains.pair``): the
-    second where it allows a later start than the first, else the first (as the forward
-    pass would have chosen, ``times``: its slots)."""
-    has = chains.pair >= 0
+def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[int],
+                 by: list[int]) -> pl.Series:
+    """Per node the start edge (its position in the start lists) that decided its start in
+    a forward pass (``times``: its slots): a member's own edge, ``by`` for ``nodes``, and
+    for the start of a pair (``Chains.pair``) the second where it allows a later start than
+    the first, else the first (as the pass would have chosen); -1 for the others."""
+    decided = chains.member_pos.clone()  # ``scatter`` changes the series it is given
+    if nodes:
+        decided.scatter(nodes, by)
     if chains.pair_at is None:
-        return lent(start_by)
+        return decided
+    has = chains.pair >= 0
     slots = lent(times)
     first, second = (slot.filter(has) for slot in chains.pair_slot_series)
     first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
     later = (slots.gather(second) + second_eff) > (slots.gather(first) + first_eff)
     node = column(chains.order).filter(has) // 2
-    return lent(start_by).scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
+    return decided.scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
 
 
 def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series
@@ -241,8 +267,9 @@ def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes:
     """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
     unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
     slots = lent(late)
-    head_late = slots.gather(2 * chains.head.gather(nodes))
+    head_late = slots.gather(chains.head_pos.gather(nodes))
     off, durs = folded.columns
     own = head_late + off.gather(nodes) + durs.gather(nodes)
-    return pl.select(pl.when(chains.has_end.gather(nodes)).then(slots.gather(2 * nodes + 1))
+    end_late = slots.gather(chains.end_pos.gather(nodes).clip(0))
+    return pl.select(pl.when(chains.has_end.gather(nodes)).then(end_late)
                      .when(head_late < inf // 2).then(own).otherwise(inf)).to_series()

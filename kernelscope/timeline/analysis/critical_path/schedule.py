@@ -26,7 +26,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
+from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
@@ -170,49 +170,54 @@ def _pointers(dst: pl.Series, n: int) -> pl.Series:
 def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None
            ) -> Replay:
     """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
-    measured ones where given."""
+    measured ones where given. An event's time is kept in its slot (its place in
+    ``Chains.order``); what decided each start of a pair is read after, in columns."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    head, off = folded.head, folded.off
+    head, off = folded.head_pos, folded.off
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
-    times = array("q", [0]) * (2 * len(dur))
-    start_by = writable(plan.chains.member_pos_list)
-    end_by = array("q", [-1]) * len(dur)
+    order = plan.chains.order
+    times = array("q", [0]) * len(order)
+    decided: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    """The nodes whose start (then end) was decided in the loop, and by which edge."""
     measured_start = plan.start
     first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for event, a, a_eff, b, b_eff in zip(plan.chains.order, first, first_eff, second,
-                                         second_eff, strict=True):
-        if a >= 0:  # most GPU operations: their stream's and their launch's edge (which of
-            best = times[a] + a_eff  # the two decided: ``pair_decided``, in columns)
+    for slot, event, a, a_eff, b, b_eff in zip(range(len(order)), order, first, first_eff,
+                                               second, second_eff, strict=True):
+        if a >= 0:  # most GPU operations: their stream's and their launch's edge
+            best = times[a] + a_eff
             value = times[b] + b_eff
-            times[event] = value if value > best else best
+            times[slot] = value if value > best else best
             continue
         n = event >> 1
         if event & 1:
-            best, by = times[2 * head[n]] + off[n] + dur[n], -1
+            best, by = times[head[n]] + off[n] + dur[n], -1
             for k in range(e_ptr[n], e_ptr[n + 1]):
                 value = times[e_enc[k]] + e_eff[k]
                 if value > best:
                     best, by = value, k
-            times[event] = best
-            end_by[n] = by
+            times[slot] = best
+            decided[2].append(n)
+            decided[3].append(by)
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
         if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
-            times[event] = measured_start[n]
+            times[slot] = measured_start[n]
             continue
         best, by = times[s_enc[lo]] + s_eff[lo], lo
         for k in range(lo + 1, hi):
             value = times[s_enc[k]] + s_eff[k]
             if value > best:
                 best, by = value, k
-        times[event] = best
-        start_by[n] = by
+        times[slot] = best
+        decided[0].append(n)
+        decided[1].append(by)
     start, end = read_back(plan.chains, folded, times)
-    decided = pair_decided(plan.chains, folded, times, start_by)
-    return Replay(ints(start), ints(end), ints(decided), end_by, (start, end))
+    start_by = pair_decided(plan.chains, folded, times, decided[0], decided[1])
+    end_by = pl.repeat(-1, len(dur), eager=True, dtype=pl.Int64).scatter(decided[2], decided[3])
+    return Replay(ints(start), ints(end), ints(start_by), ints(end_by), (start, end))
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
@@ -223,19 +228,19 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     pass. A node of a chain moves with its head, so it has its head's slack."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    head, off = folded.head, folded.off
-    late = array("q", [INF]) * (2 * len(dur))
+    head, off = folded.head_pos, folded.off
+    order = plan.chains.order
+    late = array("q", [INF]) * len(order)
     for f in plan.finish:
-        late[2 * head[f]] = min(late[2 * head[f]], run.start[f] - off[f])
+        late[head[f]] = min(late[head[f]], run.start[f] - off[f])
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
     first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for event, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
-            plan.chains.order[::-1], first[::-1], first_eff[::-1], second[::-1],
-            second_eff[::-1], strict=True):
-        bound = late[event]
+    for bound, event, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
+            memoryview(late)[::-1], order[::-1], first[::-1], first_eff[::-1], second[::-1],
+            second_eff[::-1], strict=True):  # a view reads each slot when its event comes
         if bound >= unbounded:
             continue
         if a >= 0:  # most GPU operations (as in ``replay``)
@@ -248,7 +253,7 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             continue
         n = event >> 1
         if event & 1:
-            own = 2 * head[n]
+            own = head[n]
             if bound - dur[n] - off[n] < late[own]:
                 late[own] = bound - dur[n] - off[n]
             for k in range(e_ptr[n], e_ptr[n + 1]):
