@@ -11,7 +11,7 @@ back at once (``starts``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -138,12 +138,13 @@ class Folded:
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
-              events: pl.DataFrame) -> Chains:
+              events: Callable[[pl.Series, pl.Series], pl.DataFrame]) -> Chains:
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
     from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``events``:
-    every event (node, side: 1 for a waiting call's end) with its place in replay order
-    (the columns at, rank, node: no two events alike), the starts in order of node and
-    then the ends in order of node (a start and an end never share a rank)."""
+    given which nodes are heads and which have an end event, those events (node, side: 1
+    for a waiting call's end) with their place in replay order (the columns at, rank, node:
+    no two events alike), the starts in order of node and then the ends in order of node (a
+    start and an end never share a rank)."""
     every = pl.int_range(n, eager=True, dtype=pl.Int64)
     has_end = every.is_in(ends["dst"].implode())
     first = s_ptr.head(n)
@@ -157,8 +158,7 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     member = one.alias("member")
     head = pl.select(pl.when(member).then(None).otherwise(every).forward_fill()).to_series()
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
-    kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
-                         ).sort("at", "rank", maintain_order=True)  # ties: in order of node
+    kept = events(~member, has_end).sort("at", "rank", maintain_order=True)  # ties: by node
     lo, hi = s_ptr.gather(kept["node"]), s_ptr.gather(kept["node"] + 1)
     paired = (kept["side"] == 0) & (hi - lo == 2)
     pair = pl.select(pl.when(paired).then(lo).otherwise(-1)).to_series()

@@ -213,8 +213,9 @@ class PathWalker:
         """The chains' calls summed per key (as ``sums``, gaps and calls' own apart) and per
         run: step, ns (``run_sums.py``)."""
         start, end = self.run.series()
-        return summed_runs(self._run_keys(), self.runs, start, end, self._durations(),
-                           self._cpu_names, len(SEGMENT_KINDS), THREAD_CODE)
+        measured = self.run.start is self.plan.start  # ``measured_replay``'s: gaps as measured
+        return summed_runs(self._run_keys(), self.runs, None if measured else start, end,
+                           self._durations(), self._cpu_names, len(SEGMENT_KINDS), THREAD_CODE)
 
     def _run_keys(self) -> RunKeys:
         """The plan's ``RunKeys`` (made once)."""

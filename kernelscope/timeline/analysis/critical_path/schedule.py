@@ -121,16 +121,6 @@ def plan_of(graph: Graph) -> Plan:
     if not starts["dst"].is_sorted():  # ``bind`` left them in order of destination
         starts = starts.sort("dst")
     ends = ends.sort("dst")
-    waits = set(ends["dst"].to_list())
-    events = nodes.select(
-        "node", pl.col("start").alias("at"),
-        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").cat.starts_with("collective"))
-        .then(1).otherwise(2).alias("rank"),
-        pl.lit(0).alias("side"))
-    if waits:
-        events = pl.concat([events, nodes.filter(pl.col("node").is_in(list(waits))).select(
-            "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"),
-            pl.lit(1).alias("side"))], how="vertical_relaxed")
     s_ptr = _pointers(starts["dst"], n)
     return Plan(
         start=ints(nodes["start"]), end=ints(nodes["end"]), dur=ints(nodes["dur"]),
@@ -138,11 +128,26 @@ def plan_of(graph: Graph) -> Plan:
         e_ptr=ints(_pointers(ends["dst"], n)), e_gap=ints(ends["gap"]), e_edge=ints(ends["edge"]),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
-        chains=chains_of(n, starts, ends, s_ptr, events),
+        chains=chains_of(n, starts, ends, s_ptr, lambda heads, ends: _events(nodes, heads, ends)),
         columns=(nodes["dur"].cast(pl.Int64), starts["gap"].cast(pl.Int64),
                  ends["gap"].cast(pl.Int64), starts["edge"], ends["edge"]),
         by_dst=(starts.select("src", "dst", "from_start"), ends.select("src", "dst", "from_start")),
     )
+
+
+def _events(nodes: pl.DataFrame, heads: pl.Series, ends: pl.Series) -> pl.DataFrame:
+    """The events of the nodes where ``heads`` (their starts) and ``ends`` (their ends) are
+    set, with their place in replay order (``chains_of``): node, at, rank, side."""
+    starts = nodes.select("node", "start", "cls", "kind").filter(heads).select(
+        "node", pl.col("start").alias("at"),
+        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").cat.starts_with("collective"))
+        .then(1).otherwise(2).alias("rank"),
+        pl.lit(0).alias("side"))
+    if not ends.any():
+        return starts
+    return pl.concat([starts, nodes.select("node", "end").filter(ends).select(
+        "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"), pl.lit(1).alias("side"))],
+        how="vertical_relaxed")
 
 
 def _split(edges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
