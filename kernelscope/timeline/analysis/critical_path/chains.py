@@ -248,7 +248,7 @@ def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[
     a forward pass (``times``: its slots): a member's own edge, ``by`` for ``nodes``, and
     for the start of a pair (``Chains.pair``) the second where it allows a later start than
     the first, else the first (as the pass would have chosen); -1 for the others."""
-    decided = chains.member_pos.clone()  # ``scatter`` changes the series it is given
+    decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
     if nodes:
         decided.scatter(nodes, by)
     if chains.pair_at is None:
@@ -259,7 +259,8 @@ def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[
     first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
     later = (slots.gather(second) + second_eff) > (slots.gather(first) + first_eff)
     node = column(chains.order).filter(has) // 2
-    return decided.scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
+    decided.scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
+    return decided
 
 
 def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series
