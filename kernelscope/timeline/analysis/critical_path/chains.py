@@ -61,6 +61,16 @@ class Chains:
         return ints(self.member_pos)
 
     @cached_property
+    def member_at(self) -> pl.Series:
+        """``member_pos`` where a gather can read it (0 for a head: read, then not used)."""
+        return self.member_pos.clip(0)
+
+    @cached_property
+    def end_at(self) -> pl.Series:
+        """``end_pos`` where a gather can read it (0 for a node without an end event)."""
+        return self.end_pos.clip(0)
+
+    @cached_property
     def pair_at(self) -> tuple[pl.Series, pl.Series] | None:
         """Per event the positions of its pair of edges (any two edges where it has none);
         None where no event has a pair."""
@@ -187,7 +197,7 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
     """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64): the
     gaps of the start edges the passes read only (``Chains.pair``, ``Chains.single``)."""
     step = pl.select(pl.when(chains.member).then(
-        durs.shift(1, fill_value=0) + gaps.gather(chains.member_pos.clip(0)))
+        durs.shift(1, fill_value=0) + gaps.gather(chains.member_at))
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
@@ -237,7 +247,7 @@ def read_back(chains: Chains, folded: Folded, times: array[int]
     off, durs = folded.columns
     slots = lent(times)
     start = slots.gather(chains.head_pos) + off
-    end = pl.select(pl.when(chains.has_end).then(slots.gather(chains.end_pos.clip(0)))
+    end = pl.select(pl.when(chains.has_end).then(slots.gather(chains.end_at))
                     .otherwise(start + durs)).to_series()
     return start, end
 
