@@ -283,11 +283,45 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     start, end = graph.nodes["start"].cast(pl.Int64), graph.nodes["end"].cast(pl.Int64)
     durs, s_gap, e_gap = plan.columns[:3]
     starts, ends = plan.by_dst
-    start_by = _first_reaching(starts, s_gap, start, end, None)
+    start_by = _starts_reached(plan.chains, starts, s_gap, start, end)
     if start_by is None:  # a start no edge gives back: not a replay of its measured times
         start_by = _deciding(starts, s_gap, start, end, None)
     end_by = _first_reaching(ends, e_gap, start, end, start + durs)
     return Replay(plan.start, plan.end, start_by, end_by or [], (start, end))
+
+
+def _starts_reached(chains: Chains, starts: pl.DataFrame, gaps: pl.Series, start: pl.Series,
+                    end: pl.Series) -> Sequence[int] | None:
+    """``_first_reaching`` of the start edges, read by part instead of over all 1.44
+    million: a chain member's one edge (its thread edge from the node before it, from that
+    node's end), each pair's two (the first where it gives the start back, else the second),
+    and the other heads' few (``Chains.single``)."""
+    decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
+    member = chains.member
+    if member.any():
+        back = end.shift(1, fill_value=0) + gaps.gather(chains.member_at)
+        if not ((back == start) | ~member).all():
+            return None
+    if chains.pair_at is not None:
+        has = chains.pair >= 0
+        node, lo = column(chains.order).filter(has) // 2, chains.pair.filter(has)
+        target = start.gather(node)
+        first, second = (_reached(starts.select(pl.col("src", "from_start").gather(at)),
+                                  gaps.gather(at), start, end) == target for at in (lo, lo + 1))
+        if not (first | second).all():
+            return None
+        decided.scatter(node, lo + (~first).cast(pl.Int64))
+    if chains.single.len():
+        single = chains.single.sort()  # in the start edges' order: by destination
+        dst = starts["dst"].gather(single)
+        hit = _reached(starts.select(pl.col("src", "from_start").gather(single)),
+                       gaps.gather(single), start, end) == start.gather(dst)
+        reached = dst.filter(hit)
+        first_hit = (reached != reached.shift(1)).fill_null(True)
+        if reached.filter(first_hit).len() != dst.n_unique():
+            return None
+        decided.scatter(reached.filter(first_hit), single.filter(hit).filter(first_hit))
+    return ints(decided)
 
 
 def _reached(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series
