@@ -11,13 +11,13 @@ back at once (``starts``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.ints import ints, lent
+from kernelscope.timeline.analysis.critical_path.ints import column, ints, lent
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -26,9 +26,13 @@ class Chains:
     """Per node its ``head``, whether it is a ``member`` of its head's run (and its one
     edge's position in the start lists, ``member_pos``; -1 for a head), whether it has sync
     edges (``has_end``); per start and end edge its source node and side; ``order``: the
-    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end);
+    events the passes replay (``2 * head``: a head's start, ``2 * node + 1``: a sync end),
+    whose times the passes keep by their place in ``order`` (an event's slot): per node its
+    head's start's slot (``head_pos``) and its end's (``end_pos``, -1 for none);
     ``pair``: per event of ``order``, the first of its two start edges where it is a start
-    with exactly two (most GPU operations: their stream's and their launch's), else -1."""
+    with exactly two (most GPU operations: their stream's and their launch's), else -1;
+    ``single``: the start edges of the other starts (positions in the start lists). The
+    passes read no other start edge: a member's moves with its head."""
 
     head: pl.Series
     member: pl.Series
@@ -39,35 +43,77 @@ class Chains:
     e_src: pl.Series
     e_from_start: pl.Series
     order: Sequence[int]
+    head_pos: pl.Series
+    end_pos: pl.Series
     pair: pl.Series
+    single: pl.Series
 
     @cached_property
     def head_list(self) -> Sequence[int]:
         return ints(self.head)
 
     @cached_property
+    def head_pos_list(self) -> Sequence[int]:
+        return ints(self.head_pos)
+
+    @cached_property
     def member_pos_list(self) -> Sequence[int]:
         return ints(self.member_pos)
 
     @cached_property
-    def s_slots(self) -> pl.Series:
-        """Per start edge its source's slot (the same in every pass)."""
-        return _slots(self, self.s_src, self.s_from_start)
+    def member_at(self) -> pl.Series:
+        """``member_pos`` where a gather can read it (0 for a head: read, then not used)."""
+        return self.member_pos.clip(0)
 
     @cached_property
-    def s_enc(self) -> Sequence[int]:
-        return ints(self.s_slots)
+    def end_at(self) -> pl.Series:
+        """``end_pos`` where a gather can read it (0 for a node without an end event)."""
+        return self.end_pos.clip(0)
 
     @cached_property
-    def pair_lists(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
-        """``pair`` and, per event, the slots of its pair of edges (0 for none)."""
-        first, second = _pair_of(self.pair, self.s_slots)
-        return ints(self.pair), ints(first), ints(second)
+    def pair_at(self) -> tuple[pl.Series, pl.Series] | None:
+        """Per event the positions of its pair of edges (any two edges where it has none);
+        None where no event has a pair."""
+        if not (self.pair >= 0).any():
+            return None
+        first = self.pair.clip(0)  # a pair means two start edges or more: 0 and 1 exist
+        return first, first + 1
 
     @cached_property
-    def s_lag(self) -> pl.Series:
-        """Per start edge where ``fold`` reads its lag (``_lag_index``)."""
-        return _lag_index(self, self.s_src, self.s_from_start)
+    def pair_slots(self) -> tuple[Sequence[int], Sequence[int]]:
+        """Per event the slots of its pair of edges' sources (-1 where it has none)."""
+        return ints(self.pair_slot_series[0]), ints(self.pair_slot_series[1])
+
+    @cached_property
+    def pair_slot_series(self) -> tuple[pl.Series, pl.Series]:
+        """``pair_slots`` as series."""
+        if self.pair_at is None:
+            none = pl.repeat(-1, self.pair.len(), eager=True, dtype=pl.Int64)
+            return none, none
+        has = self.pair >= 0
+        return tuple(pl.select(pl.when(has).then(  # type: ignore[return-value]
+            _slots(self, self.s_src.gather(at), self.s_from_start.gather(at))).otherwise(-1)
+        ).to_series() for at in self.pair_at)
+
+    @cached_property
+    def pair_lag(self) -> tuple[pl.Series, pl.Series] | None:
+        """Per event where ``fold`` reads its pair of edges' lags (``_lag_index``)."""
+        if self.pair_at is None:
+            return None
+        return tuple(_lag_index(self, self.s_src.gather(at),  # type: ignore[return-value]
+                                self.s_from_start.gather(at)) for at in self.pair_at)
+
+    @cached_property
+    def single_lag(self) -> pl.Series:
+        """Per edge of ``single`` where ``fold`` reads its lag."""
+        return _lag_index(self, self.s_src.gather(self.single),
+                          self.s_from_start.gather(self.single))
+
+    @cached_property
+    def single_enc(self) -> dict[int, int]:
+        """Per edge of ``single`` (by its position) its source's slot."""
+        slots = _slots(self, self.s_src.gather(self.single), self.s_from_start.gather(self.single))
+        return dict(zip(self.single.to_list(), slots.to_list(), strict=True))
 
     @cached_property
     def e_lag(self) -> pl.Series:
@@ -82,28 +128,33 @@ class Chains:
 
 @dataclass(eq=False)
 class Folded:
-    """The lists of one pass: per node its offset from its head; per edge its source's
-    slot (``2 * head`` or ``2 * node + 1``) and the gap from that slot's time."""
+    """The lists of one pass: per node its head's start's slot (``Chains.head_pos``) and its
+    offset from its head; per start edge that the passes read (``Chains.single``, by
+    position) and per end edge its source's slot (its head's start's, or a waiting call's
+    end's) and the gap from that slot's time."""
 
-    head: Sequence[int]
+    head_pos: Sequence[int]
     off: Sequence[int]
-    s_enc: Sequence[int]
-    s_eff: Sequence[int]
+    s_enc: Mapping[int, int]
+    s_eff: Mapping[int, int]
     e_enc: Sequence[int]
     e_eff: Sequence[int]
     pair_eff: tuple[Sequence[int], Sequence[int]]
     """Per event of ``Chains.order``, the gaps of its pair of edges (``Chains.pair``)."""
     columns: tuple[pl.Series, pl.Series]
     """``off`` and the pass's durations as Int64 series."""
+    pair_columns: tuple[pl.Series, pl.Series]
+    """``pair_eff`` as series."""
 
 
 def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series,
-              events: pl.DataFrame) -> Chains:
+              events: Callable[[pl.Series, pl.Series], pl.DataFrame]) -> Chains:
     """``starts``/``ends``: the start and end edges sorted by destination (src, dst, etype,
     from_start); ``s_ptr``: each node's first start edge (``n + 1`` offsets); ``events``:
-    every event (node, side: 1 for a waiting call's end) with its place in replay order
-    (the columns at, rank, node: no two events alike), the starts in order of node and
-    then the ends in order of node (a start and an end never share a rank)."""
+    given which nodes are heads and which have an end event, those events (node, side: 1
+    for a waiting call's end) with their place in replay order (the columns at, rank, node:
+    no two events alike), the starts in order of node and then the ends in order of node (a
+    start and an end never share a rank)."""
     every = pl.int_range(n, eager=True, dtype=pl.Int64)
     has_end = every.is_in(ends["dst"].implode())
     first = s_ptr.head(n)
@@ -117,47 +168,65 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     member = one.alias("member")
     head = pl.select(pl.when(member).then(None).otherwise(every).forward_fill()).to_series()
     member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
-    kept = events.filter((pl.col("side") == 1) | (head.gather(events["node"]) == events["node"])
-                         ).sort("at", "rank", maintain_order=True)  # ties: in order of node
+    kept = events(~member, has_end).sort("at", "rank", maintain_order=True)  # ties: by node
     lo, hi = s_ptr.gather(kept["node"]), s_ptr.gather(kept["node"] + 1)
-    pair = pl.select(pl.when((kept["side"] == 0) & (hi - lo == 2)).then(lo).otherwise(-1)
-                     ).to_series()
+    paired = (kept["side"] == 0) & (hi - lo == 2)
+    pair = pl.select(pl.when(paired).then(lo).otherwise(-1)).to_series()
+    other = (kept["side"] == 0) & ~paired
+    single = pl.int_ranges(lo.filter(other), hi.filter(other), dtype=pl.Int64, eager=True
+                           ).explode().drop_nulls()
+    head_pos, end_pos = _places(kept, head)
     kept = 2 * kept["node"] + kept["side"]
     return Chains(head, member, member_pos, has_end, starts["src"], starts["from_start"],
-                  ends["src"], ends["from_start"], ints(kept), pair)
+                  ends["src"], ends["from_start"], ints(kept), head_pos, end_pos, pair, single)
 
 
-def _pair_of(pair: pl.Series, per_edge: pl.Series) -> tuple[pl.Series, pl.Series]:
-    """``per_edge`` at each event's pair of edges (``Chains.pair``; 0 where it has none)."""
-    if per_edge.len() < 2:
-        none = pl.repeat(0, pair.len(), eager=True, dtype=pl.Int64)
-        return none, none
-    first = pair.clip(0, per_edge.len() - 2)
-    return tuple(pl.select(pl.when(pair >= 0).then(per_edge.gather(at)).otherwise(0)
-                           ).to_series() for at in (first, first + 1))  # type: ignore[return-value]
+def _places(kept: pl.DataFrame, head: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Per node the place in ``kept`` (the events in replay order: node, side) of its head's
+    start and of its own end (-1 for none)."""
+    n = head.len()
+    place = pl.int_range(kept.height, eager=True, dtype=pl.Int64)
+    start = kept["side"] == 0
+    none = pl.repeat(-1, n, eager=True, dtype=pl.Int64)
+    starts = none.clone().scatter(kept["node"].filter(start), place.filter(start))
+    ends = none.scatter(kept["node"].filter(~start), place.filter(~start))
+    return starts.gather(head), ends
 
 
 def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
-    """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64)."""
+    """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64): the
+    gaps of the start edges the passes read only (``Chains.pair``, ``Chains.single``)."""
     step = pl.select(pl.when(chains.member).then(
-        durs.shift(1, fill_value=0) + gaps.gather(chains.member_pos.clip(0)))
+        durs.shift(1, fill_value=0) + gaps.gather(chains.member_at))
         .otherwise(0)).to_series()
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
     off = total - total.gather(chains.head)
     lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
-    s_eff = gaps + lags.gather(chains.s_lag)
-    pair_eff = _pair_of(chains.pair, s_eff)
-    return Folded(chains.head_list, ints(off), chains.s_enc, ints(s_eff), chains.e_enc,
-                  ints(e_gap + lags.gather(chains.e_lag)),
-                  (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs))
+    single = gaps.gather(chains.single) + lags.gather(chains.single_lag)
+    pair_eff = _pair_eff(chains, gaps, lags)
+    return Folded(chains.head_pos_list, ints(off), chains.single_enc,
+                  dict(zip(chains.single.to_list(), single.to_list(), strict=True)),
+                  chains.e_enc, ints(e_gap + lags.gather(chains.e_lag)),
+                  (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs), pair_eff)
+
+
+def _pair_eff(chains: Chains, gaps: pl.Series, lags: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Per event the gaps of its pair of edges from their sources' slots (0 where it has
+    none)."""
+    if chains.pair_at is None or chains.pair_lag is None:
+        none = pl.repeat(0, chains.pair.len(), eager=True, dtype=pl.Int64)
+        return none, none
+    has = chains.pair >= 0
+    return tuple(pl.select(pl.when(has).then(  # type: ignore[return-value]
+        gaps.gather(at) + lags.gather(lag)).otherwise(0)).to_series()
+        for at, lag in zip(chains.pair_at, chains.pair_lag, strict=True))
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
-    """Per edge its source's slot: a waiting call's end (``2 * src + 1``) or its chain's
-    head's start (``2 * head``)."""
+    """Per edge its source's slot: a waiting call's end's or its chain's head's start's."""
     synced = ~from_start & chains.has_end.gather(src)
-    return pl.select(pl.when(synced).then(2 * src + 1).otherwise(2 * chains.head.gather(src))
-                     ).to_series()
+    return pl.select(pl.when(synced).then(chains.end_pos.gather(src))
+                     .otherwise(chains.head_pos.gather(src))).to_series()
 
 
 def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
@@ -176,17 +245,42 @@ def read_back(chains: Chains, folded: Folded, times: array[int]
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    start = lent(times[0::2]).gather(chains.head) + off
-    end = pl.select(pl.when(chains.has_end).then(lent(times[1::2]))
+    slots = lent(times)
+    start = slots.gather(chains.head_pos) + off
+    end = pl.select(pl.when(chains.has_end).then(slots.gather(chains.end_at))
                     .otherwise(start + durs)).to_series()
     return start, end
 
 
-def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int) -> pl.Series:
-    """Every node's latest end from the backward pass's slots (``inf`` where unbounded)."""
-    head_late = lent(late[0::2]).gather(chains.head)
-    bounded = head_late < inf // 2
+def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[int],
+                 by: list[int]) -> pl.Series:
+    """Per node the start edge (its position in the start lists) that decided its start in
+    a forward pass (``times``: its slots): a member's own edge, ``by`` for ``nodes``, and
+    for the start of a pair (``Chains.pair``) the second where it allows a later start than
+    the first, else the first (as the pass would have chosen); -1 for the others."""
+    decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
+    if nodes:
+        decided.scatter(nodes, by)
+    if chains.pair_at is None:
+        return decided
+    has = chains.pair >= 0
+    slots = lent(times)
+    first, second = (slot.filter(has) for slot in chains.pair_slot_series)
+    first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
+    later = (slots.gather(second) + second_eff) > (slots.gather(first) + first_eff)
+    node = column(chains.order).filter(has) // 2
+    decided.scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
+    return decided
+
+
+def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series
+              ) -> pl.Series:
+    """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
+    unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
+    slots = lent(late)
+    head_late = slots.gather(chains.head_pos.gather(nodes))
     off, durs = folded.columns
-    own = head_late + off + durs
-    return pl.select(pl.when(chains.has_end).then(lent(late[1::2]))
-                     .when(bounded).then(own).otherwise(inf)).to_series()
+    own = head_late + off.gather(nodes) + durs.gather(nodes)
+    end_late = slots.gather(chains.end_pos.gather(nodes).clip(0))
+    return pl.select(pl.when(chains.has_end.gather(nodes)).then(end_late)
+                     .when(head_late < inf // 2).then(own).otherwise(inf)).to_series()

@@ -213,8 +213,9 @@ class PathWalker:
         """The chains' calls summed per key (as ``sums``, gaps and calls' own apart) and per
         run: step, ns (``run_sums.py``)."""
         start, end = self.run.series()
-        return summed_runs(self._run_keys(), self.runs, start, end, self._durations(),
-                           self._cpu_names, len(SEGMENT_KINDS), THREAD_CODE)
+        measured = self.run.start is self.plan.start  # ``measured_replay``'s: gaps as measured
+        return summed_runs(self._run_keys(), self.runs, None if measured else start, end,
+                           self._durations(), self._cpu_names, len(SEGMENT_KINDS), THREAD_CODE)
 
     def _run_keys(self) -> RunKeys:
         """The plan's ``RunKeys`` (made once)."""
@@ -323,14 +324,15 @@ def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
     null when no step waits on them, or for every family when ``late`` is None: not
-    computed), over the steps' windows. ``on_path``: node, path_ns (``PathWalker.own_time``)."""
+    computed), over the steps' windows. ``late``: the latest end of each operation of
+    ``Graph.step_ops`` (``latest_ends``); ``on_path``: node, path_ns
+    (``PathWalker.own_time``)."""
     ops = graph.step_ops
     if late is None:
         slack = pl.lit(None, pl.Int64)
     else:
-        latest = late.gather(ops["node"])
         end = run.series()[1].gather(ops["node"])
-        slack = pl.when(latest < INF // 2).then(latest - end)
+        slack = pl.when(late < INF // 2).then(late - end)
     ops = ops.with_columns(slack.alias("slack")).join(on_path, on="node", how="left")
     families = ops.group_by("family").agg(  # one per name and kind, keyed by numbers
         pl.col("node").first(), pl.len().alias("launches"), pl.col("gpu_ns").sum(),

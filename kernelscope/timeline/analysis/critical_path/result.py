@@ -72,7 +72,8 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
-    late = latest_ends(plan, run, dur, s_gap) if with_slack else None
+    late = (latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]) if with_slack
+            else None)
     families = family_slack(graph, run, late, walker.own_time())
     return CriticalPath(steps, table, kinds, families, with_slack,
                         lambda: segments_of(walker.coded(), graph.names))

@@ -53,14 +53,15 @@ def run_keys(member: pl.Series, member_pos: pl.Series, s_edge: pl.Series,
                    is_marker.gather(before))
 
 
-def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Series,
+def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Series | None,
                 end: pl.Series, durs: pl.Series,
                 name_parts: Callable[[pl.DataFrame], pl.Series], kinds: int, gap_code: int
                 ) -> tuple[list[pl.DataFrame], pl.DataFrame]:
-    """The segments of ``runs`` in a replay (``start``, ``end``, ``durs``) summed per key
-    (key, ns, count of those that took time; gaps and calls' own apart) and per run (step,
-    ns). ``name_parts``: the name ids of CPU segments (node, edge, ns) shorter than their
-    gap; a gap's key is its name id times ``kinds`` plus ``gap_code``."""
+    """The segments of ``runs`` in a replay (``start``, ``end``, ``durs``; ``start`` None:
+    the measured times, whose gaps are ``keys.gap_ns``) summed per key (key, ns, count of
+    those that took time; gaps and calls' own apart) and per run (step, ns). ``name_parts``:
+    the name ids of CPU segments (node, edge, ns) shorter than their gap; a gap's key is its
+    name id times ``kinds`` plus ``gap_code``."""
     call = keys.call
     frame = pl.DataFrame(runs, schema=RUN_SCHEMA, orient="row")
     last = call.search_sorted(frame["hi"]).cast(pl.Int64)  # a run's calls, by place in ``call``
@@ -71,11 +72,11 @@ def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Serie
         bounds[hi + 1] -= 1
     times = lent(bounds).cum_sum().head(call.len())  # how many runs pass each call
     before = call - 1
-    gap_ns = start.gather(call) - end.gather(before)
+    gap_ns = keys.gap_ns if start is None else start.gather(call) - end.gather(before)
     own_ns = pl.select(pl.when(keys.marker).then(0).otherwise(durs.gather(before))).to_series()
     gap_key = keys.gap_key
-    part = (gap_ns < keys.gap_ns) & (times > 0)
-    if part.any():  # a gap the replay shortened: named where its part lies
+    part = None if start is None else (gap_ns < keys.gap_ns) & (times > 0)
+    if part is not None and part.any():  # a gap the replay shortened: named where it lies
         cut = pl.DataFrame({"node": call.filter(part), "edge": keys.edge.filter(part),
                             "ns": gap_ns.filter(part)})
         gap_key = gap_key.clone().scatter(part.arg_true(), name_parts(cut) * kinds + gap_code)

@@ -22,10 +22,11 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     chains_of,
     fold,
     latest_of,
+    pair_decided,
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import column, ints, writable
+from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
@@ -120,16 +121,6 @@ def plan_of(graph: Graph) -> Plan:
     if not starts["dst"].is_sorted():  # ``bind`` left them in order of destination
         starts = starts.sort("dst")
     ends = ends.sort("dst")
-    waits = set(ends["dst"].to_list())
-    events = nodes.select(
-        "node", pl.col("start").alias("at"),
-        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").cat.starts_with("collective"))
-        .then(1).otherwise(2).alias("rank"),
-        pl.lit(0).alias("side"))
-    if waits:
-        events = pl.concat([events, nodes.filter(pl.col("node").is_in(list(waits))).select(
-            "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"),
-            pl.lit(1).alias("side"))], how="vertical_relaxed")
     s_ptr = _pointers(starts["dst"], n)
     return Plan(
         start=ints(nodes["start"]), end=ints(nodes["end"]), dur=ints(nodes["dur"]),
@@ -137,11 +128,26 @@ def plan_of(graph: Graph) -> Plan:
         e_ptr=ints(_pointers(ends["dst"], n)), e_gap=ints(ends["gap"]), e_edge=ints(ends["edge"]),
         finish=nodes.filter((pl.col("cls") == MARK) & (pl.col("kind") == "step end"))["node"]
         .to_list(),
-        chains=chains_of(n, starts, ends, s_ptr, events),
+        chains=chains_of(n, starts, ends, s_ptr, lambda heads, ends: _events(nodes, heads, ends)),
         columns=(nodes["dur"].cast(pl.Int64), starts["gap"].cast(pl.Int64),
                  ends["gap"].cast(pl.Int64), starts["edge"], ends["edge"]),
         by_dst=(starts.select("src", "dst", "from_start"), ends.select("src", "dst", "from_start")),
     )
+
+
+def _events(nodes: pl.DataFrame, heads: pl.Series, ends: pl.Series) -> pl.DataFrame:
+    """The events of the nodes where ``heads`` (their starts) and ``ends`` (their ends) are
+    set, with their place in replay order (``chains_of``): node, at, rank, side."""
+    starts = nodes.select("node", "start", "cls", "kind").filter(heads).select(
+        "node", pl.col("start").alias("at"),
+        pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").cat.starts_with("collective"))
+        .then(1).otherwise(2).alias("rank"),
+        pl.lit(0).alias("side"))
+    if not ends.any():
+        return starts
+    return pl.concat([starts, nodes.select("node", "end").filter(ends).select(
+        "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"), pl.lit(1).alias("side"))],
+        how="vertical_relaxed")
 
 
 def _split(edges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -169,78 +175,80 @@ def _pointers(dst: pl.Series, n: int) -> pl.Series:
 def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None
            ) -> Replay:
     """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
-    measured ones where given."""
+    measured ones where given. An event's time is kept in its slot (its place in
+    ``Chains.order``); what decided each start of a pair is read after, in columns."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    head, off = folded.head, folded.off
+    head, off = folded.head_pos, folded.off
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
-    times = array("q", [0]) * (2 * len(dur))
-    start_by = writable(plan.chains.member_pos_list)
-    end_by = array("q", [-1]) * len(dur)
+    order = plan.chains.order
+    times = array("q", [0]) * len(order)
+    decided: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    """The nodes whose start (then end) was decided in the loop, and by which edge."""
     measured_start = plan.start
-    pair, first, second = plan.chains.pair_lists
+    first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for event, lo, a, a_eff, b, b_eff in zip(plan.chains.order, pair, first, first_eff,
-                                             second, second_eff, strict=True):
-        if lo >= 0:  # most GPU operations: their stream's and their launch's edge
+    for slot, event, a, a_eff, b, b_eff in zip(range(len(order)), order, first, first_eff,
+                                               second, second_eff, strict=True):
+        if a >= 0:  # most GPU operations: their stream's and their launch's edge
             best = times[a] + a_eff
             value = times[b] + b_eff
-            if value > best:
-                times[event] = value
-                start_by[event >> 1] = lo + 1
-            else:
-                times[event] = best
-                start_by[event >> 1] = lo
+            times[slot] = value if value > best else best
             continue
         n = event >> 1
         if event & 1:
-            best, by = times[2 * head[n]] + off[n] + dur[n], -1
+            best, by = times[head[n]] + off[n] + dur[n], -1
             for k in range(e_ptr[n], e_ptr[n + 1]):
                 value = times[e_enc[k]] + e_eff[k]
                 if value > best:
                     best, by = value, k
-            times[event] = best
-            end_by[n] = by
+            times[slot] = best
+            decided[2].append(n)
+            decided[3].append(by)
             continue
         lo, hi = s_ptr[n], s_ptr[n + 1]
         if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
-            times[event] = measured_start[n]
+            times[slot] = measured_start[n]
             continue
         best, by = times[s_enc[lo]] + s_eff[lo], lo
         for k in range(lo + 1, hi):
             value = times[s_enc[k]] + s_eff[k]
             if value > best:
                 best, by = value, k
-        times[event] = best
-        start_by[n] = by
+        times[slot] = best
+        decided[0].append(n)
+        decided[1].append(by)
     start, end = read_back(plan.chains, folded, times)
-    return Replay(ints(start), ints(end), start_by, end_by, (start, end))
+    start_by = pair_decided(plan.chains, folded, times, decided[0], decided[1])
+    end_by = pl.repeat(-1, len(dur), eager=True, dtype=pl.Int64).scatter(decided[2], decided[3])
+    return Replay(ints(start), ints(end), ints(start_by), ints(end_by), (start, end))
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
-                s_gap: Sequence[int] | None = None) -> pl.Series:
-    """Per node, the latest it could end with no step ending later than in ``run`` (INF // 2
-    or more for what no step's end waits on): the backward pass. A node of a chain moves with
-    its head, so it has its head's slack."""
+                s_gap: Sequence[int] | None = None, nodes: pl.Series | None = None
+                ) -> pl.Series:
+    """Per node of ``nodes`` (None: every node), the latest it could end with no step ending
+    later than in ``run`` (INF // 2 or more for what no step's end waits on): the backward
+    pass. A node of a chain moves with its head, so it has its head's slack."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    head, off = folded.head, folded.off
-    late = array("q", [INF]) * (2 * len(dur))
+    head, off = folded.head_pos, folded.off
+    order = plan.chains.order
+    late = array("q", [INF]) * len(order)
     for f in plan.finish:
-        late[2 * head[f]] = min(late[2 * head[f]], run.start[f] - off[f])
+        late[head[f]] = min(late[head[f]], run.start[f] - off[f])
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
-    pair, first, second = plan.chains.pair_lists
+    first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for event, lo, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
-            plan.chains.order[::-1], pair[::-1], first[::-1], first_eff[::-1], second[::-1],
-            second_eff[::-1], strict=True):
-        bound = late[event]
+    for bound, event, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
+            memoryview(late)[::-1], order[::-1], first[::-1], first_eff[::-1], second[::-1],
+            second_eff[::-1], strict=True):  # a view reads each slot when its event comes
         if bound >= unbounded:
             continue
-        if lo >= 0:  # most GPU operations (as in ``replay``)
+        if a >= 0:  # most GPU operations (as in ``replay``)
             value = bound - a_eff
             if value < late[a]:
                 late[a] = value
@@ -250,7 +258,7 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             continue
         n = event >> 1
         if event & 1:
-            own = 2 * head[n]
+            own = head[n]
             if bound - dur[n] - off[n] < late[own]:
                 late[own] = bound - dur[n] - off[n]
             for k in range(e_ptr[n], e_ptr[n + 1]):
@@ -262,7 +270,9 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
-    return latest_of(plan.chains, folded, late, INF)
+    if nodes is None:
+        nodes = pl.int_range(len(dur), eager=True, dtype=pl.Int64)
+    return latest_of(plan.chains, folded, late, INF, nodes)
 
 
 def measured_replay(plan: Plan, graph: Graph) -> Replay:
@@ -273,11 +283,45 @@ def measured_replay(plan: Plan, graph: Graph) -> Replay:
     start, end = graph.nodes["start"].cast(pl.Int64), graph.nodes["end"].cast(pl.Int64)
     durs, s_gap, e_gap = plan.columns[:3]
     starts, ends = plan.by_dst
-    start_by = _first_reaching(starts, s_gap, start, end, None)
+    start_by = _starts_reached(plan.chains, starts, s_gap, start, end)
     if start_by is None:  # a start no edge gives back: not a replay of its measured times
         start_by = _deciding(starts, s_gap, start, end, None)
     end_by = _first_reaching(ends, e_gap, start, end, start + durs)
     return Replay(plan.start, plan.end, start_by, end_by or [], (start, end))
+
+
+def _starts_reached(chains: Chains, starts: pl.DataFrame, gaps: pl.Series, start: pl.Series,
+                    end: pl.Series) -> Sequence[int] | None:
+    """``_first_reaching`` of the start edges, read by part instead of over all 1.44
+    million: a chain member's one edge (its thread edge from the node before it, from that
+    node's end), each pair's two (the first where it gives the start back, else the second),
+    and the other heads' few (``Chains.single``)."""
+    decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
+    member = chains.member
+    if member.any():
+        back = end.shift(1, fill_value=0) + gaps.gather(chains.member_at)
+        if not ((back == start) | ~member).all():
+            return None
+    if chains.pair_at is not None:
+        has = chains.pair >= 0
+        node, lo = column(chains.order).filter(has) // 2, chains.pair.filter(has)
+        target = start.gather(node)
+        first, second = (_reached(starts.select(pl.col("src", "from_start").gather(at)),
+                                  gaps.gather(at), start, end) == target for at in (lo, lo + 1))
+        if not (first | second).all():
+            return None
+        decided.scatter(node, lo + (~first).cast(pl.Int64))
+    if chains.single.len():
+        single = chains.single.sort()  # in the start edges' order: by destination
+        dst = starts["dst"].gather(single)
+        hit = _reached(starts.select(pl.col("src", "from_start").gather(single)),
+                       gaps.gather(single), start, end) == start.gather(dst)
+        reached = dst.filter(hit)
+        first_hit = (reached != reached.shift(1)).fill_null(True)
+        if reached.filter(first_hit).len() != dst.n_unique():
+            return None
+        decided.scatter(reached.filter(first_hit), single.filter(hit).filter(first_hit))
+    return ints(decided)
 
 
 def _reached(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series

@@ -10,6 +10,7 @@ them. A synchronising call's wait is not its own time: it follows the GPU work.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -102,9 +103,11 @@ class Model:
 
     def whatif(self, changes: list[Faster]) -> WhatIf:
         """Every step replayed with ``changes``; ReportError when one matches nothing."""
-        dur, gaps = writable(self.plan.dur), writable(self.plan.s_gap)
+        dur = writable(self.plan.dur)
+        gaps: list[array[int]] = []  # the start edges' gaps, copied where a CPU range changes
         found = [self._apply(change, dur, gaps) for change in changes]
-        durs, s_gaps = ints(lent(dur)), ints(lent(gaps))  # polars reads them as they are
+        durs = ints(lent(dur))  # polars reads them as they are
+        s_gaps = ints(lent(gaps[0])) if gaps else None
         run = replay(self.plan, durs, s_gaps)
         after = critical_path(self.graph, self.plan, run, durs, s_gaps, with_slack=False)
         changed = pl.concat([c.gpu_nodes for c in found])
@@ -122,7 +125,7 @@ class Model:
         return sum((self.measured.start[f] - self.measured.start[b])
                    - (run.start[f] - run.start[b]) for b, f in marks)
 
-    def _apply(self, faster: Faster, dur: MutableSequence[int], gaps: MutableSequence[int]
+    def _apply(self, faster: Faster, dur: MutableSequence[int], gaps: list[array[int]]
                ) -> Change:
         nodes, ranges = self.graph.nodes, self.graph.ranges
         if faster.rank is not None:
@@ -156,8 +159,9 @@ class Model:
                       ops["node"])
 
     def _scale_cpu(self, ranges: pl.DataFrame, factor: float, dur: MutableSequence[int],
-                   gaps: MutableSequence[int]) -> None:
-        """Calls inside ``ranges`` and the time between calls inside them, divided."""
+                   gaps: list[array[int]]) -> None:
+        """Calls inside ``ranges`` and the time between calls inside them, divided (the
+        start edges' gaps copied into ``gaps`` when first changed)."""
         inside = merge_intervals(ranges, by=["global_tid"]).rename(
             {"start": "r_start", "end": "r_end"})
         nodes = self.graph.nodes
@@ -175,8 +179,11 @@ class Model:
         rows = self.plan.columns[3]  # per start edge's position, its row of the edges
         position = pl.repeat(-1, self.graph.edges.height, eager=True, dtype=pl.Int64).scatter(
             rows, pl.int_range(rows.len(), eager=True, dtype=pl.Int64))
+        if not gaps:
+            gaps.append(writable(self.plan.s_gap))
+        changed = gaps[0]
         for at in position.gather(_within(between, inside)["edge"]).to_list():
-            gaps[at] = round(gaps[at] / factor)
+            changed[at] = round(changed[at] / factor)
 
 
 def _found(names: pl.Series, pattern: str) -> pl.Expr:
