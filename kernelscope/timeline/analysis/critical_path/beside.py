@@ -52,7 +52,8 @@ def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath,
     least = max(1, round(PATH_SHARE * int(after.steps["step_ns"].sum())))
     on_path = after.families.filter(pl.col("path_ns") >= least).select(
         "name", "kind", "path_ns")
-    launches = _launches(graph, changed, on_path, metrics) if changed.len() else None
+    found = changed.len() and on_path.height
+    launches = _launches(graph, changed, on_path, metrics) if found else None
     if launches is None or not launches.height:
         return pl.DataFrame(schema=BESIDE_SCHEMA)
     away = pl.col("beside_ns") <= ALONE_SHARE * pl.col("gpu_ns")
@@ -75,6 +76,9 @@ def _launches(graph: Graph, changed: pl.Series, on_path: pl.DataFrame,
     clock's integral and covered time over each (0 without a clock), its top on the GPU."""
     nodes, wanted = graph.nodes, changed.implode()
     ops = graph.step_ops.filter(~pl.col("node").is_in(wanted))
+    named = nodes["name"].gather(ops["node"]).is_in(  # the names first: few rows are cast
+        on_path["name"].cast(pl.Categorical).implode())
+    ops = ops.filter(named)
     node = ops["node"]
     ops = pl.DataFrame([
         nodes["name"].gather(node).cast(pl.String), nodes["kind"].gather(node).cast(pl.String),
