@@ -17,7 +17,7 @@ from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
 NameOf = Callable[[str | None], str | None]
 CLOCKS = ("away_clock_mhz", "beside_clock_mhz", "top_clock_mhz")
 LOWER_CLOCK = 0.95
-"""A clock beside the changed work under this share of the trace's highest is named."""
+"""A clock beside the changed work under this share of the GPU's top is named."""
 
 
 def _beside(answer: WhatIf) -> pl.DataFrame:
@@ -46,7 +46,7 @@ def beside_markdown(answer: WhatIf, name_of: NameOf) -> list[str]:
                 "clock."), "",
              table(["Family", "On the predicted path", "Beside the changed work",
                     "Launches away from it", "Launches beside it",
-                    *(["GPC clock away · beside · highest"] if clocked else [])],
+                    *(["GPC clock away · beside · top"] if clocked else [])],
                    (_cells(row, name_of, clocked) for row in beside.iter_rows(named=True)),
                    "lrrrrr")]
     if beside["away_median_ns"].null_count():
@@ -85,7 +85,7 @@ def _cells(row: dict[str, Any], name_of: NameOf, clocked: bool) -> list[str]:
 
 def _clock_sentences(beside: pl.DataFrame, name_of: NameOf) -> list[str]:
     """One sentence per family whose launches beside the changed work ran at a clock well
-    under the trace's highest."""
+    under the GPU's top."""
     lines = []
     for row in beside.iter_rows(named=True):
         clock, top = row["beside_clock_mhz"], row["top_clock_mhz"]
@@ -93,7 +93,8 @@ def _clock_sentences(beside: pl.DataFrame, name_of: NameOf) -> list[str]:
             continue
         lines += ["", f"Beside the changed work {name_of(row['name'])} ran at a GPC clock of "
                   f"{_mhz(clock)} MHz on average, {100.0 * (1 - clock / top):.0f} % under the "
-                  f"highest the trace sampled ({_mhz(top)} MHz): a kernel whose time the clock "
+                  f"GPU's top in this trace ({_mhz(top)} MHz, 95 % of its samples at or "
+                  "under it): a kernel whose time the clock "
                   "sets (compute, not memory) runs that much slower, and the clock may rise "
                   "once the work beside it shrinks."]
     return lines

@@ -35,6 +35,9 @@ BESIDE_SCHEMA = {"name": pl.String, "kind": pl.String, "path_ns": pl.Int64,
                  "beside_clock_mhz": pl.Float64, "top_clock_mhz": pl.Float64}
 CLOCK = "gpc_clock"
 """The GPU metric (``timeline/model/gpu_metrics.py``) a kernel's clock is read from."""
+TOP_QUANTILE = 0.95
+"""The GPU's top clock in a trace: this quantile of its clock's samples (the highest sample
+can be an odd one: 2,070 MHz on an H100 whose top is 1,980)."""
 
 
 def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath,
@@ -47,8 +50,8 @@ def beside_changed(graph: Graph, changed: pl.Series, after: CriticalPath,
     Columns: name, kind, path_ns (on the predicted paths), gpu_ns and beside_ns (measured);
     the launches away from the changed work and beside it with their median times (null
     under ``MIN_LAUNCHES``) and, where ``metrics`` sampled the GPU's GPC clock, its
-    time-weighted mean over them and its highest sample on their GPU (MHz; else null); the
-    most on the path first."""
+    time-weighted mean over them and its top on their GPU (``TOP_QUANTILE``; MHz; else
+    null); the most on the path first."""
     least = max(1, round(PATH_SHARE * int(after.steps["step_ns"].sum())))
     on_path = after.families.filter(pl.col("path_ns") >= least).select(
         "name", "kind", "path_ns")
@@ -98,7 +101,8 @@ def _launches(graph: Graph, changed: pl.Series, on_path: pl.DataFrame,
         parts.append(mine.with_columns(
             (cover.covered_until(mine["end"]) - cover.covered_until(mine["start"]))
             .alias("beside_ns"), area.alias("clock_area"), sampled.alias("clock_ns"),
-            pl.lit(clock.values.max() if clock is not None else None, pl.Float64)
+            pl.lit(clock.values.quantile(TOP_QUANTILE) if clock is not None else None,
+                   pl.Float64)
             .alias("top_clock_mhz")))
     return pl.concat(parts) if parts else None
 
