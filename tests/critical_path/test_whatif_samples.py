@@ -14,9 +14,10 @@ Measured on the committed traces (ms; torch.profiler / nsys):
 
 Every what-if lands within 15 % of the re-run but one: in ``shift`` under torch.profiler the
 spin kernel ran 8.16 ms beside six GEMMs and 6.98 ms beside three; the model keeps its
-measured 8.16 ms, and that difference is the what-if's whole error (16.6 %). Whether the SMs
-the GEMMs took or a lower clock under their load slowed it, the traces cannot say (the spin
-counts cycles: the GPU's clock and SM metrics, nsys --gpu-metrics-devices, would tell).
+measured 8.16 ms, and that difference is the what-if's whole error (16.6 %). These traces
+cannot say whether the SMs the GEMMs took or a lower clock slowed it; the same pair traced with
+the GPU's metrics (``samples/whatif/metrics``, ``test_beside_clock.py``) shows the clock: the
+spin ran at 1,521 MHz beside six GEMMs and 1,721 MHz beside three, on a GPU whose top is 1,980.
 """
 
 from __future__ import annotations
