@@ -12,7 +12,12 @@ from collections.abc import Collection, Iterator, Sequence
 from typing import Any, overload
 
 from kernelscope.kinds.ncu.model.detail import MAX_KNOWN_RULES, rule_messages
-from kernelscope.kinds.ncu.model.file_format.result import RULE_RESULT, Result, decode
+from kernelscope.kinds.ncu.model.file_format.result import (
+    RULE_IDENTIFIER,
+    RULE_RESULT,
+    Result,
+    decode,
+)
 from kernelscope.kinds.ncu.model.model import RuleResult
 
 
@@ -20,7 +25,7 @@ class RuleResults(Sequence[RuleResult]):
     """The rule results of one launch, one per message the CLI prints (as ``read_rules``
     reads them), kept encoded until asked for. Equal to the tuple of the same messages."""
 
-    __slots__ = ("_encoded", "_ids", "_known", "_read", "_where")
+    __slots__ = ("_encoded", "_ids", "_known", "_known_ids", "_read", "_where")
 
     def __init__(self, action: Result) -> None:
         table = action.names_table
@@ -33,6 +38,8 @@ class RuleResults(Sequence[RuleResult]):
         """The encoded rule results, one object for launches that store the same bytes."""
         self._known: dict[bytes, tuple[RuleResult, ...]] = table.rules
         """The report's messages of each encoded rule result (what ``read_rules`` keeps)."""
+        self._known_ids: dict[bytes, str] = table.rule_ids
+        """The report's rule identifier of each encoded rule result read for it alone."""
         self._where = action.where
         self._read: tuple[RuleResult, ...] | None = None
         self._ids: tuple[str, ...] | None = None
@@ -63,11 +70,19 @@ class RuleResults(Sequence[RuleResult]):
                 yield from self._messages(data)
 
     def _identifiers(self) -> tuple[str, ...]:
-        """Each encoded rule result's rule identifier (each decoded once for it)."""
+        """Each encoded rule result's rule identifier: its first field alone decoded
+        (``RuleIdentifier``), once per report for each encoded rule result."""
         if self._ids is None:
-            where = self._where
-            self._ids = tuple(decode(RULE_RESULT, data, where).identifier
-                              for data in self._encoded)
+            known = self._known_ids
+            if len(known) >= MAX_KNOWN_RULES:
+                known.clear()
+            found = []
+            for data in self._encoded:
+                identifier = known.get(data)
+                if identifier is None:
+                    identifier = known[data] = decode(RULE_IDENTIFIER, data, self._where).identifier
+                found.append(identifier)
+            self._ids = tuple(found)
         return self._ids
 
     @overload
