@@ -28,7 +28,7 @@ from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
-from kernelscope.kinds.ncu.model.rule_results import RuleResults
+from kernelscope.kinds.ncu.model.rule_results import RuleHeadline, RuleResults
 
 # The sections whose absence the notes mention, with what is lost without them and the metrics
 # that stand in for them: a metrics-only report (ncu --metrics) holds some of a section's
@@ -62,9 +62,10 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     best: tuple[float | None, str | None] = (None, None)
     if not spec.rules:
         return best
-    if isinstance(rules, RuleResults):
-        rules = list(rules.of_rules(spec.rule_ids))
-    for rule in rules:
+    read: Sequence[RuleResult | RuleHeadline] = rules
+    if isinstance(rules, RuleResults):  # the messages' headlines, where they are not made
+        read = list(rules.headlines_of(spec.rule_ids))
+    for rule in read:
         for match in spec.rules:
             if rule.rule != match.rule:
                 continue

@@ -78,6 +78,8 @@ class Names:
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.rule_headlines: dict[bytes, Any] = {}
+        """The message headlines of each encoded rule result read for them alone."""
         self.rule_ids: dict[bytes, str] = {}
         """The rule identifier of each encoded rule result read for it alone."""
         self.rule_bytes: dict[bytes, bytes] = {}
