@@ -9,7 +9,7 @@ from typing import Any
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
@@ -327,7 +327,7 @@ def gather(
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-    return Facts(
+    return made_whole(Facts, dict(  # as Facts(...), without a setattr call a field
         duration_ns=values.num(n.DURATION),
         grid=values.num(n.GRID_SIZE),
         block=values.num(n.BLOCK_SIZE),
@@ -365,7 +365,7 @@ def gather(
         active_share=active_share,
         pipes=pipes,
         **_device_facts(values, roofline, thresholds),
-    )
+    ))
 
 
 def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
