@@ -45,17 +45,39 @@ def test_a_summarys_rules_are_the_details_read_when_asked(name: str) -> None:
 
 
 def test_rules_that_mirror_no_flag_are_left_encoded() -> None:
-    """The diagnosis of a launch reads only the messages of the rules its flags name."""
+    """The diagnosis of a launch reads only the headlines of the messages of the rules its
+    flags name (no whole message is made)."""
     with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
         result = report._result(7)
         result.names_table.rules.clear()
+        result.names_table.rule_headlines.clear()
         rules = RuleResults(result)
         every = read_rules(report._result(7))
         result.names_table.rules.clear()
         diagnose(report.summary(7).metrics, rules, report.summary(7).sections)
-        named = {message.rule for messages in result.names_table.rules.values()
-                 for message in messages}
+        named = {headline.rule for headlines in result.names_table.rule_headlines.values()
+                 for headline in headlines}
         assert named and named < {r.rule for r in every}
+        assert not result.names_table.rules
+
+
+@pytest.mark.parametrize("name", ["zoo", "many_launches", "gemm_torch_full"])
+def test_the_headlines_of_a_rule_are_its_messages(name: str) -> None:
+    """``headlines_of`` gives each message's rule, name, title and speedup as the whole
+    messages hold them, in their order, whether the messages were made before or not."""
+    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        for kernel_id in range(min(report.kernel_count, 40)):
+            read = read_rules(report._result(kernel_id))
+            for rule in {r.rule for r in read}:
+                report._result(kernel_id).names_table.rules.clear()
+                headlines = list(RuleResults(report._result(kernel_id)).headlines_of({rule}))
+                whole = [r for r in read if r.rule == rule]
+                assert [(h.rule, h.name, h.title, h.speedup_pct) for h in headlines] == [
+                    (r.rule, r.name, r.title, r.speedup_pct) for r in whole
+                ]
+                held = RuleResults(report._result(kernel_id))
+                assert list(held.of_rules({rule})) == whole  # made now: handed out as made
+                assert list(held.headlines_of({rule})) == whole
 
 
 def test_launches_that_store_the_same_rule_results_hold_one_copy() -> None:

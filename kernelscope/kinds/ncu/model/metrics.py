@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,20 +62,12 @@ def finite(value: object) -> float | None:
     """``value`` as a float when it is a finite number (not NaN, not infinite), else None."""
     if type(value) is float:
         return value if math.isfinite(value) else None
+    if type(value) is int:  # counts and launch dimensions: a float of an int is finite
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     number = float(value)
     return number if math.isfinite(number) else None
-
-
-def dims_of(metrics: Mapping[str, Metric], names: Sequence[str]) -> tuple[int, int, int]:
-    """A launch's (x, y, z) from three dimension metrics; a missing (or NaN) one counts as 1."""
-    out = []
-    for name in names:
-        m = metrics.get(name)
-        number = finite(m.value) if m is not None else None
-        out.append(int(number) if number is not None and number >= 1 else 1)
-    return out[0], out[1], out[2]
 
 
 WRAPPED = 2.0**63

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kernelscope.core.kernel_identity import KernelIdentity
-from kernelscope.kinds.ncu.model.metrics import Metric, MetricValue, Series, dims_of, finite
+from kernelscope.kinds.ncu.model.metrics import Metric, MetricValue, Series, finite
 from kernelscope.kinds.ncu.model.panes import DIM_METRICS, PANES, PaneSpec
 
 if TYPE_CHECKING:  # the listing's reader (and its disassembler) only where one is read
@@ -35,20 +35,18 @@ def launch_dims(
     a kernel (the list pass, the detail) takes its shape from here."""
     shapes = []
     for names, size in _SHAPE_METRICS:
-        has_dims = False
-        for name in names:
-            m = metrics.get(name)
-            if m is not None and finite(m.value) is not None:
-                has_dims = True
-                break
+        numbers = [finite(m.value) if (m := metrics.get(name)) is not None else None
+                   for name in names]
+        has_dims = numbers != [None, None, None]
         m = metrics.get(size)
         total = finite(m.value) if m is not None else None
         if not has_dims and total is not None and total >= 1:
             shapes.append((int(total), 1, 1))
         elif not has_dims and total is None:
             shapes.append((0, 0, 0))  # no launch data (profiling failed): NCU prints (0, 0, 0)
-        else:
-            shapes.append(dims_of(metrics, names))
+        else:  # a missing (or NaN) dimension counts as 1
+            x, y, z = (int(v) if v is not None and v >= 1 else 1 for v in numbers)
+            shapes.append((x, y, z))
     return shapes[0], shapes[1]
 
 SPEEDUP_TYPES = {1: "local", 2: "global"}

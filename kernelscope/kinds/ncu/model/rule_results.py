@@ -9,18 +9,51 @@ reader of some rules (:meth:`RuleResults.of_rules`) makes only theirs.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
-from kernelscope.kinds.ncu.model.detail import MAX_KNOWN_RULES, rule_messages
-from kernelscope.kinds.ncu.model.file_format.result import RULE_RESULT, Result, decode
+from kernelscope.kinds.ncu.model.detail import MAX_KNOWN_RULES, RULE_MESSAGE_TYPES, rule_messages
+from kernelscope.kinds.ncu.model.file_format.result import (
+    RULE_IDENTIFIER,
+    RULE_RESULT,
+    Result,
+    decode,
+)
 from kernelscope.kinds.ncu.model.model import RuleResult
+
+
+class RuleHeadline(NamedTuple):
+    """What a rule message's estimated speedup is read with (``RuleResult``'s fields of the
+    same names): its rule, the rule's name, the message's title and its speedup (%)."""
+
+    rule: str
+    name: str
+    title: str
+    speedup_pct: float | None
+
+
+def rule_headlines(result: Any) -> tuple[RuleHeadline, ...]:
+    """The headline of each message :func:`detail.rule_messages` makes of a decoded rule
+    result, in the same order, without the message's text and focus metrics."""
+    found = []
+    for item in result.body.items:
+        if not item.HasField("message"):
+            continue
+        message = item.message
+        if RULE_MESSAGE_TYPES.get(int(message.type)) is None:
+            continue
+        speed = item.speedup
+        has_speed = item.HasField("speedup") and speed.HasField("value")
+        found.append(RuleHeadline(result.identifier, result.display_name, message.name,
+                                  float(speed.value) if has_speed else None))
+    return tuple(found)
 
 
 class RuleResults(Sequence[RuleResult]):
     """The rule results of one launch, one per message the CLI prints (as ``read_rules``
     reads them), kept encoded until asked for. Equal to the tuple of the same messages."""
 
-    __slots__ = ("_encoded", "_ids", "_known", "_read", "_where")
+    __slots__ = ("_encoded", "_ids", "_known", "_known_headlines", "_known_ids", "_read",
+                 "_where")
 
     def __init__(self, action: Result) -> None:
         table = action.names_table
@@ -33,6 +66,10 @@ class RuleResults(Sequence[RuleResult]):
         """The encoded rule results, one object for launches that store the same bytes."""
         self._known: dict[bytes, tuple[RuleResult, ...]] = table.rules
         """The report's messages of each encoded rule result (what ``read_rules`` keeps)."""
+        self._known_headlines: dict[bytes, tuple[RuleHeadline, ...]] = table.rule_headlines
+        """The report's message headlines of each encoded rule result read for them alone."""
+        self._known_ids: dict[bytes, str] = table.rule_ids
+        """The report's rule identifier of each encoded rule result read for it alone."""
         self._where = action.where
         self._read: tuple[RuleResult, ...] | None = None
         self._ids: tuple[str, ...] | None = None
@@ -62,12 +99,41 @@ class RuleResults(Sequence[RuleResult]):
             if identifier in rules:
                 yield from self._messages(data)
 
+    def headlines_of(self, rules: Collection[str]) -> Iterator[RuleResult | RuleHeadline]:
+        """The messages of the rules named in ``rules``, in order, as :meth:`of_rules` gives
+        them where they are made already, else their headlines alone (what an estimated
+        speedup is read with: the diagnosis of every launch of the list reads a few)."""
+        if self._read is not None:
+            yield from (m for m in self._read if m.rule in rules)
+            return
+        for data, identifier in zip(self._encoded, self._identifiers(), strict=True):
+            if identifier in rules:
+                messages = self._known.get(data)
+                yield from messages if messages is not None else self._headlines(data)
+
+    def _headlines(self, data: bytes) -> tuple[RuleHeadline, ...]:
+        known = self._known_headlines
+        found = known.get(data)
+        if found is None:
+            if len(known) >= MAX_KNOWN_RULES:
+                known.clear()
+            found = known[data] = rule_headlines(decode(RULE_RESULT, data, self._where))
+        return found
+
     def _identifiers(self) -> tuple[str, ...]:
-        """Each encoded rule result's rule identifier (each decoded once for it)."""
+        """Each encoded rule result's rule identifier: its first field alone decoded
+        (``RuleIdentifier``), once per report for each encoded rule result."""
         if self._ids is None:
-            where = self._where
-            self._ids = tuple(decode(RULE_RESULT, data, where).identifier
-                              for data in self._encoded)
+            known = self._known_ids
+            if len(known) >= MAX_KNOWN_RULES:
+                known.clear()
+            found = []
+            for data in self._encoded:
+                identifier = known.get(data)
+                if identifier is None:
+                    identifier = known[data] = decode(RULE_IDENTIFIER, data, self._where).identifier
+                found.append(identifier)
+            self._ids = tuple(found)
         return self._ids
 
     @overload

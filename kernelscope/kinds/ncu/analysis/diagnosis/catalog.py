@@ -17,6 +17,7 @@ and level (``verdict.chain_position``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 
@@ -44,6 +45,11 @@ class FlagSpec:
     """The check, ``"module:function"`` in this package (e.g. ``"flags:low_occupancy"``)."""
     stall: str = ""
     """For a stall reason: the stall metric it grades (``names.STALL_*``)."""
+
+    @cached_property
+    def rule_ids(self) -> frozenset[str]:
+        """The identifiers of the NCU rules it mirrors."""
+        return frozenset(match.rule for match in self.rules)
 
     def __post_init__(self) -> None:
         if bool(self.check) == bool(self.stall):

@@ -10,9 +10,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     Found,
     Guards,
-    Missing,
     Outcome,
     grade,
+    missing,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
@@ -20,7 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     eff = f.divergence_efficiency
     if eff is None:
-        return Missing((n.SECTION_INSTRUCTIONS,))
+        return missing(n.SECTION_INSTRUCTIONS)
     severity = grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
     if severity is None:
         return None
@@ -87,7 +87,7 @@ def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if matrix is not None:
         return matrix
     if f.fp16_pct is None:
-        return Missing((n.SECTION_ROOFLINE,))
+        return missing(n.SECTION_ROOFLINE)
     if f.fp16_pct < t.half_pct_of_peak or (f.fp16_fma_share or 0.0) < t.half_fma_share:
         return None
     evidence = [

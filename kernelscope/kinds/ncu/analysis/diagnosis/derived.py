@@ -201,17 +201,18 @@ def on_active_sms(pct_elapsed: float | None, active_share: float | None) -> floa
 
 
 def active_reading(
-    metrics: Mapping[str, Metric], name: str, active_share: float | None
+    metrics: Mapping[str, Metric], name: str, active_share: float | None,
+    elapsed_name: str = "",
 ) -> tuple[str, float] | None:
     """(metric read, % of peak) of a per-SM throughput or pipe metric on the SMs that ran: its
     ``…pct_of_peak_sustained_active`` form (NCU divides by the SMs' active cycles) when the
     report holds it, else its ``…_elapsed`` form read against ``active_share`` (the kernel's
     ``active_sm_share``). None when neither form was collected. The one reading of pipes the
-    diagnosis uses."""
+    diagnosis uses. ``elapsed_name``: the ``_elapsed`` form's name, when the caller has it."""
     active = number(metrics, name)
     if active is not None:
         return name, active
-    elapsed_name = n.elapsed_form(name)
+    elapsed_name = elapsed_name or n.elapsed_form(name)
     elapsed = number(metrics, elapsed_name)
     if elapsed is None:
         return None

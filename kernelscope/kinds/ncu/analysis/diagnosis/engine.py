@@ -28,7 +28,7 @@ from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
-from kernelscope.kinds.ncu.model.rule_results import RuleResults
+from kernelscope.kinds.ncu.model.rule_results import RuleHeadline, RuleResults
 
 # The sections whose absence the notes mention, with what is lost without them and the metrics
 # that stand in for them: a metrics-only report (ncu --metrics) holds some of a section's
@@ -50,6 +50,11 @@ _SECTION_EFFECTS = (
     (n.SECTION_ROOFLINE, "no roofline point", ()),
 )
 
+_SECTION_EFFECTS_SETS = tuple(
+    (section, effect, names, frozenset(names)) for section, effect, names in _SECTION_EFFECTS
+)
+"""``_SECTION_EFFECTS`` with each section's stand-in metrics as a set as well."""
+
 
 def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
     """The largest estimated speedup among NCU rule messages matching the flag (of a list
@@ -57,9 +62,10 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     best: tuple[float | None, str | None] = (None, None)
     if not spec.rules:
         return best
-    if isinstance(rules, RuleResults):
-        rules = list(rules.of_rules({match.rule for match in spec.rules}))
-    for rule in rules:
+    read: Sequence[RuleResult | RuleHeadline] = rules
+    if isinstance(rules, RuleResults):  # the messages' headlines, where they are not made
+        read = list(rules.headlines_of(spec.rule_ids))
+    for rule in read:
         for match in spec.rules:
             if rule.rule != match.rule:
                 continue
@@ -75,6 +81,10 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     return best
 
 
+_SEVERITIES = {str(s): s for s in Severity}
+"""Each severity by its name, as the checks spell it."""
+
+
 def _notes(
     sections: Collection[str],
     skipped: dict[str, tuple[str, ...]],
@@ -85,20 +95,26 @@ def _notes(
     metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
     notes = []
     if sections:
-        for section, effect, names in _SECTION_EFFECTS:
+        for section, effect, names, named in _SECTION_EFFECTS_SETS:
             if section in sections:
                 continue
             if section == n.SECTION_ROOFLINE:
                 held = roofline is not None and bool(roofline.points)
-            else:
-                held = any(number(metrics, name) is not None for name in names)
+            else:  # none of the names held: not held, without reading a value
+                held = not metrics.keys().isdisjoint(named) and any(
+                    number(metrics, name) is not None for name in names
+                )
             if not held:
                 notes.append(f"Section {section} not collected: {effect}.")
-    by_section: dict[str, list[str]] = {}
+    by_section: dict[tuple[str, ...], list[str]] = {}
     for flag_id, secs in skipped.items():
-        by_section.setdefault(", ".join(secs), []).append(flag_id)
-    for where, ids in by_section.items():
-        notes.append(f"Not checked for lack of metrics (from {where}): {', '.join(ids)}.")
+        ids = by_section.get(secs)
+        if ids is None:
+            ids = by_section[secs] = []
+        ids.append(flag_id)
+    for secs, ids in by_section.items():
+        notes.append(f"Not checked for lack of metrics (from {', '.join(secs)}): "
+                     f"{', '.join(ids)}.")
     return notes
 
 
@@ -196,10 +212,11 @@ def _checked_flags(
         elif isinstance(outcome, Found):
             spec = CATALOG[flag_id]
             speedup, rule = ncu_speedup(spec, rules)
+            severity = _SEVERITIES.get(outcome.severity) or Severity(outcome.severity)
             flags.append(
                 Flag(
                     id=flag_id,
-                    severity=Severity(outcome.severity),
+                    severity=severity,
                     title=spec.title,
                     evidence=outcome.evidence,
                     advice=outcome.remedy or spec.remedy,

@@ -10,17 +10,10 @@ STEPS = ("time", "launch", "sol", "occupancy", "memory", "compute", "scheduler",
 """The steps of the method, in the order the notes prescribe: evidence is listed, and the top
 flag chosen (``verdict.py``), in this order."""
 
-def ev(
-    step: str,
-    metric: str,
-    value: float | None,
-    op: str = "",
-    threshold: float | None = None,
-    unit: str = "",
-    note: str = "",
-) -> Evidence:
-    """Shorthand constructor used by the checks."""
-    return Evidence(step, metric, value, op, threshold, unit, note)
+ev = Evidence
+"""Shorthand constructor used by the checks: ``ev(step, metric, value, op, threshold, unit,
+note)``, the evidence's own fields in their order (the class itself: no call in between, as
+a kernel's diagnosis makes a dozen)."""
 
 
 def add_in_order(trail: list[Evidence], e: Evidence) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
@@ -18,6 +19,9 @@ from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 @dataclass(frozen=True)
 class Facts:
+    """What the checks read of one kernel. The values derived from the fields (the grid's fit,
+    the leading stall, …) are worked out on first use and kept: several checks read each."""
+
     # launch
     duration_ns: float | None
     grid: float | None
@@ -89,12 +93,12 @@ class Facts:
     pipes: tuple[tuple[str, str, float], ...] = ()
     """(label, metric read, % of peak on the SMs that ran) of every pipe the report holds."""
 
-    @property
+    @kept
     def sm_active(self) -> float | None:
         """SM throughput read against the SMs that had work (``derived.on_active_sms``)."""
         return d.on_active_sms(self.sm, self.active_share)
 
-    @property
+    @kept
     def leading_stall(self) -> tuple[str, float] | None:
         """The stall reason holding most of the cycles between issues, when it holds more
         than half of them (``derived.leading_stall``)."""
@@ -130,17 +134,17 @@ class Facts:
         return (f"Neither side of Speed Of Light reaches {threshold:.0f}% although the {what} is "
                 f"{pct:.0f}% busy")
 
-    @property
+    @kept
     def divergence_efficiency(self) -> float | None:
         return share(self.threads_per_inst, self.ideal_threads)
 
-    @property
+    @kept
     def tail_loss(self) -> float | None:
         """Share of the SM time the last wave leaves idle, assuming equal-length blocks;
         None where the SMs' activity shows no tail (``derived.tail_cost``)."""
         return d.tail_cost(self.waves, self.active_share, self.achieved, self.theoretical)
 
-    @property
+    @kept
     def sector_bytes(self) -> tuple[str, float] | None:
         """The worse of the load/store bytes-used-per-sector ratios, with its metric."""
         found = [
@@ -164,24 +168,24 @@ class Facts:
             self.mem is None
         )
 
-    @property
+    @kept
     def grid_fit(self) -> d.GridFit:
         """The grid against the SMs (``derived.GridFit``): every launch sentence reads it."""
         return d.GridFit(self.grid, self.sm_count, self.waves, d.resident_blocks(self.limits))
 
-    @property
+    @kept
     def fills_gpu(self) -> bool | None:
         """False when the grid cannot fill the GPU (fewer blocks than SMs, under a wave)."""
         return d.fills_gpu(self.grid, self.sm_count, self.waves)
 
-    @property
+    @kept
     def atomic_concentration(self) -> float | None:
         """The busiest slice's atomic activity over the average slice's."""
         if self.atomic_slice_max is None or not self.atomic_slice_avg:
             return None
         return self.atomic_slice_max / self.atomic_slice_avg
 
-    @property
+    @kept
     def pipes_measured(self) -> bool:
         """Whether any pipe utilisation (math or other) was collected."""
         return self.busiest_pipe is not None or self.busiest_other is not None
@@ -206,7 +210,10 @@ def _bytes_per_sector(
     return _positive(values, ratio)
 
 
-_PIPES = (*n.BUSY_PIPES, *n.OTHER_PIPES)
+_PIPES = tuple((label, name, n.elapsed_form(name)) for label, name in (*n.BUSY_PIPES,
+                                                                         *n.OTHER_PIPES))
+"""(label, metric, its ``_elapsed`` form) of each pipe: the math pipes, then the others."""
+_PIPE_NAMES = frozenset(name for _, *names in _PIPES for name in names)
 _MATH_PIPES = frozenset(label for label, _ in n.BUSY_PIPES)
 _TENSOR = next(label for label, name in n.BUSY_PIPES if name == n.PIPE_TENSOR)
 
@@ -215,9 +222,11 @@ def _pipes(values: Values, active_share: float | None) -> tuple[tuple[str, str, 
     """(label, metric read, %) of each pipe the report holds (the math pipes, then the
     others), read on the SMs that ran (``derived.active_reading``)."""
     metrics = values.metrics
+    if metrics.keys().isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
+        return ()
     return tuple(
-        (label, *p) for label, name in _PIPES
-        if (p := d.active_reading(metrics, name, active_share)) is not None
+        (label, *p) for label, name, elapsed in _PIPES
+        if (p := d.active_reading(metrics, name, active_share, elapsed)) is not None
     )
 
 
@@ -260,6 +269,8 @@ def _ideal_threads(block: float | None) -> float | None:
 
 def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
     out: dict[str, float] = {}
+    if latency is None:  # no share without the cycles between issues
+        return out
     for name in n.STALL_REASONS:
         s = share(values.num(name), latency)
         if s is not None:
@@ -316,7 +327,7 @@ def gather(
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-    return Facts(
+    return made_whole(Facts, dict(  # as Facts(...), without a setattr call a field
         duration_ns=values.num(n.DURATION),
         grid=values.num(n.GRID_SIZE),
         block=values.num(n.BLOCK_SIZE),
@@ -354,7 +365,7 @@ def gather(
         active_share=active_share,
         pipes=pipes,
         **_device_facts(values, roofline, thresholds),
-    )
+    ))
 
 
 def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
     Found,
     Guards,
-    Missing,
     Outcome,
     grade,
+    missing,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
@@ -44,7 +44,7 @@ def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
 
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns is None:
-        return Missing((n.SECTION_SOL,))
+        return missing(n.SECTION_SOL)
     if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
         return None
     if f.duration_ns < t.short_kernel_ns:
@@ -82,7 +82,7 @@ def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
 def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     fit = f.grid_fit
     if f.grid is None or f.sm_count is None:
-        return Missing((n.SECTION_LAUNCH,))
+        return missing(n.SECTION_LAUNCH)
     if fit.every_sm_has_block:
         return _under_a_wave(f, t)
     if f.grid <= f.sm_count * t.grid_critical_fraction:
@@ -117,7 +117,7 @@ def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
 
 def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.waves is None:
-        return Missing((n.SECTION_LAUNCH,))
+        return missing(n.SECTION_LAUNCH)
     loss = f.tail_loss
     if loss is None or f.waves >= t.tail_many_waves:
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
@@ -33,6 +34,13 @@ class Missing:
     """The check could not run: these ncu sections would have provided its metrics."""
 
     sections: tuple[str, ...]
+
+
+@cache
+def missing(*sections: str) -> Missing:
+    """The one ``Missing`` of ``sections``: immutable, so every kernel's check shares it (a
+    report without a section makes the same few for each of its kernels)."""
+    return Missing(sections)
 
 
 Outcome = Found | Missing | None

@@ -16,6 +16,8 @@ def finite(value: Any) -> float | None:
     """``value`` as a finite float, or None."""
     if type(value) is float:  # the common case first: the checks read ~70 values a kernel
         return value if _isfinite(value) else None
+    if type(value) is int:  # counts, sizes, limits: a float of an int is always finite
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     number = float(value)
@@ -37,6 +39,8 @@ class Values:
         plain = m.value if type(m) is Metric else None
         if type(plain) is float:  # what Metric.number and finite answer, read directly
             return plain if _isfinite(plain) else None
+        if type(plain) is int:
+            return float(plain)
         try:
             return finite(m.number)
         except (AttributeError, TypeError, ValueError):
@@ -66,4 +70,6 @@ def number(metrics: Mapping[str, Metric], name: str) -> float | None:
     value = m.value
     if type(value) is float:  # the common case, as in Values.num
         return value if _isfinite(value) else None
+    if type(value) is int:
+        return float(value)
     return finite(value)

@@ -46,6 +46,7 @@ ENCODED_SECTIONS_OF = {
     kind: CLASSES[SECTION_BYTES[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
 RULE_RESULT = CLASSES["RuleResult"]
+RULE_IDENTIFIER = CLASSES["RuleIdentifier"]
 RawValue = float | int | str | None
 MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
 """Metric names, each with the string-table ids to look it up by, in order, and their
@@ -77,6 +78,10 @@ class Names:
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.rule_headlines: dict[bytes, Any] = {}
+        """The message headlines of each encoded rule result read for them alone."""
+        self.rule_ids: dict[bytes, str] = {}
+        """The rule identifier of each encoded rule result read for it alone."""
         self.rule_bytes: dict[bytes, bytes] = {}
         """One object of each encoded rule result that list summaries hold (launches of one
         kernel repeat them; see ``rule_results.RuleResults``)."""

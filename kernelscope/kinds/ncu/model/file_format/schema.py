@@ -149,6 +149,8 @@ MESSAGES: dict[str, tuple[tuple[str, int, str, bool], ...]] = {
 
 
 MESSAGES["SectionId"] = (("identifier", 1, "string", False),)
+MESSAGES["RuleIdentifier"] = MESSAGES["SectionId"]
+"""A RuleResult read for its rule's identifier alone (its body stays unknown bytes)."""
 LEAN = {"ProfileResult": "LeanProfileResult", "RangeResult": "LeanRangeResult",
         "CmdlistResult": "LeanCmdlistResult", "GraphResult": "LeanGraphResult"}
 """The list pass decodes lean results: each metric kept as its encoded bytes (a MetricResult

@@ -1,0 +1,49 @@
+"""Frozen objects made and read cheaply: ``kept``, a value derived from their fields worked out
+once when first read; ``made_whole``, one made with every field at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from typing import Any, Generic, TypeVar, cast, overload
+
+_T = TypeVar("_T")
+
+
+class kept(Generic[_T]):
+    """A property worked out on first read and kept in the instance, whose later reads are
+    plain attribute reads: ``functools.cached_property`` without its lock (Python 3.11 takes
+    one on every first read; a kernel's facts are made and read by one thread)."""
+
+    def __init__(self, derive: Callable[[Any], _T]) -> None:
+        self.derive = derive
+        self.name = derive.__name__
+        self.__doc__ = derive.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> kept[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object | None, owner: type | None = None) -> kept[_T] | _T:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.derive(instance)
+        return value
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def made_whole(cls: type[_T], values: Mapping[str, Any]) -> _T:
+    """An instance of the frozen dataclass ``cls`` holding ``values``: every one of its fields
+    and no other (TypeError otherwise), written at once where its ``__init__`` writes them
+    one ``object.__setattr__`` each (a kernel's ``Facts`` have 52). Equal to ``cls(**values)``;
+    ``cls`` has no ``__post_init__`` and no field outside its ``__init__``."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cast(Any, cls)))
+    if values.keys() != names:
+        raise TypeError(f"{cls.__name__} needs exactly its fields, got {sorted(values)}")
+    made: _T = object.__new__(cls)
+    made.__dict__.update(values)
+    return made
