@@ -39,6 +39,10 @@ from kernelscope.timeline.analysis.critical_path.gaps import (
     with_wakes,
 )
 from kernelscope.timeline.analysis.critical_path.names import Names, gap_names, names_of
+from kernelscope.timeline.analysis.critical_path.orders import (
+    in_call_order,
+    merged,
+)
 from kernelscope.timeline.analysis.critical_path.steps import cpu_ranges
 from kernelscope.timeline.analysis.critical_path.sync_edges import (
     join_edges,
@@ -162,7 +166,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
     one where ``steps`` is empty)."""
     calls = report.cuda_api.select(
         "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.Categorical))
-    if not _in_call_order(calls):
+    if not in_call_order(calls):
         calls = calls.sort("global_tid", "start", pl.col("end"), descending=[False, False, True])
     tids = calls["global_tid"]
     one_thread = not tids.null_count() and (tids.is_empty() or tids[0] == tids[-1])
@@ -192,53 +196,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
             ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
              .otherwise(pl.col("global_tid")).alias("lane")))]
     markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks])  # type: ignore[arg-type]
-    return _merged(nodes.cast(NODE_SCHEMA), markers), outer, steps  # type: ignore[arg-type]
-
-
-def _in_call_order(calls: pl.DataFrame) -> bool:
-    """Whether ``calls`` are in strict order of thread, start and end (latest first), no two
-    alike: the one order a sort by those keys can give, so the sort can be skipped."""
-    tid, start, end = pl.col("global_tid"), pl.col("start"), pl.col("end")
-    later = (tid > tid.shift(1)) | ((tid == tid.shift(1)) & (
-        (start > start.shift(1)) | ((start == start.shift(1)) & (end < end.shift(1)))))
-    return bool(calls.select(later.slice(1).fill_null(False).all()).item())
-
-
-def _merged(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.DataFrame:
-    """``calls`` (in order of lane and start) and the step ``markers`` in one frame in order
-    of lane, start and prio (a marker before a call of its lane and time), as a stable sort
-    of the two would put them: the calls keep their order and each marker goes before the
-    first call of its lane not earlier than it (``_calls_before``), which is found by a
-    binary search per lane instead of sorting all rows (~50 ms on the 300k-kernel trace);
-    every column is gathered once."""
-    markers = markers.sort("lane", "start", "prio")
-    keys = [calls["lane"], calls["start"], markers["lane"], markers["start"]]
-    if any(key.null_count() for key in keys):  # nulls sort first: the general sort
-        both = pl.concat([calls, markers])
-        order = both.select(pl.arg_sort_by("lane", "start", "prio", maintain_order=True))
-        return both.select(pl.all().gather(order.to_series()))
-    n, m = calls.height, markers.height
-    before = _calls_before(calls, markers)  # non-decreasing: markers are in order
-    marker_at = before + pl.int_range(m, eager=True, dtype=pl.Int64)
-    is_marker = pl.repeat(False, n + m, eager=True).scatter(marker_at, True)
-    markers_so_far = is_marker.cast(pl.Int64).cum_sum()  # this position's included
-    order = pl.select(pl.when(is_marker).then(markers_so_far - 1 + n).otherwise(
-        pl.int_range(n + m, dtype=pl.Int64) - markers_so_far)).to_series()
-    both = pl.concat([calls, markers], rechunk=True)  # a gather from one chunk is quicker
-    return both.select(pl.all().gather(order))
-
-
-def _calls_before(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.Series:
-    """Per marker the number of ``calls`` (sorted by lane and start) before it: those of an
-    earlier lane and those of its lane that start earlier."""
-    lane, start = calls["lane"], calls["start"]
-    before = pl.repeat(0, markers.height, eager=True, dtype=pl.Int64)
-    for (marker_lane,), rows in markers.with_row_index("i").group_by("lane"):
-        low = int(lane.search_sorted(marker_lane, side="left"))  # type: ignore[arg-type]
-        high = int(lane.search_sorted(marker_lane, side="right"))  # type: ignore[arg-type]
-        found = start.slice(low, high - low).search_sorted(rows["start"], side="left")
-        before = before.scatter(rows["i"], found.cast(pl.Int64) + low)
-    return before
+    return merged(nodes.cast(NODE_SCHEMA), markers), outer, steps  # type: ignore[arg-type]
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
