@@ -241,8 +241,9 @@ def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
 
 def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
     """Launching call (start) -> its GPU operation, through correlation ids (joined on one
-    Int64 key where the ids fit, ``_call_keys``: 2.5 times quicker than on two columns), and
-    the call's outermost row to its node by a lookup table (a gather, not a join)."""
+    Int64 key where the ids fit, ``_call_keys``: 2.5 times quicker than on two columns; merged
+    in order of key where that gives the same rows, ``_looked_up``), and the call's outermost
+    row to its node by a lookup table (a gather, not a join)."""
     calls = nodes.slice(0, n_cpu).select(pl.col("row").alias("call_row"),
                                          pl.col("node").alias("src")).drop_nulls("call_row")
     ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
@@ -250,7 +251,9 @@ def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.Da
     on = ["pid", "correlation_id"]
     if _keyable(ops) and _keyable(outer):
         ops, outer, on = _call_keys(ops, "dst"), _call_keys(outer, "row"), ["key"]
-    linked = ops.join(outer, on=on)
+    linked = _looked_up(ops, outer) if on == ["key"] else None
+    if linked is None:
+        linked = ops.join(outer, on=on)
     if linked["dst"].n_unique() != linked.height:  # a correlation id on several calls: one
         linked = ops.join(outer.unique(on), on=on)
     node_of_row = pl.repeat(-1, max(outer.height, 1), eager=True, dtype=pl.Int64).scatter(
@@ -259,6 +262,23 @@ def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.Da
     return pl.DataFrame([src.alias("src"), linked["dst"]]).filter(pl.col("src") >= 0).select(
         "src", "dst", pl.lit(LAUNCH, pl.Int8).alias("etype"),
         pl.lit(True).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _looked_up(ops: pl.DataFrame, outer: pl.DataFrame) -> pl.DataFrame | None:
+    """``ops.join(outer, on="key")`` (``_call_keys``' frames) by a merge of the two in order of
+    key (an as-of join, then the keys that are equal; ~20 ms quicker than the hash join on the
+    300k-kernel trace), where ``outer`` has more rows and its keys come in order, and no key
+    is null or, in ``ops``, twice. polars probes the larger side and keeps its order, so the
+    rows come in ``outer``'s order, as the join gives them. None where it does not apply."""
+    ops = ops.sort("key").rename({"key": "op_key"})
+    keys, probes = ops["op_key"], outer["key"]
+    if (not keys.len() or outer.height <= ops.height or keys.null_count()
+            or probes.null_count() or not probes.is_sorted()
+            or (keys.slice(1) == keys.slice(0, keys.len() - 1)).any()):
+        return None
+    merged = outer.join_asof(ops, left_on="key", right_on="op_key", strategy="backward",
+                             check_sortedness=False)
+    return merged.filter(pl.col("op_key") == pl.col("key")).select("key", "dst", "row")
 
 
 KEY_ID_BITS = 38
