@@ -96,17 +96,20 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
     gap no longer binds)."""
     cpu = nodes.select("cls", "node", "lane", "pid", "end").filter(
         (pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
-    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS))
-    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst"))
+    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS)
+                        ).select("dst", "measured").sort("dst")  # one thread edge a node
+    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst")).sort("dst")
     begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
-    resumed = pl.concat([
-        idle.select("dst", "measured").join(begins, on="dst").with_columns(
-            (pl.col("start") - pl.col("measured")).alias("idle_from")).drop("measured"),
-        firsts.select("dst").join(begins, on="dst").with_columns(
+    resumed = pl.concat([  # a node's number is its row: gathered in the order of node, as
+        begins.gather(idle["dst"]).with_columns(  # the join with the nodes gave them
+            (pl.col("start") - idle["measured"]).alias("idle_from")),
+        begins.gather(firsts["dst"]).with_columns(
             pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
     ]).sort("start")
     calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
-                       pl.col("lane").alias("other_lane")).sort("other_end")
+                       pl.col("lane").alias("other_lane"))
+    if not _rising(calls["other_end"]):  # ends one after another: already in the sort's order
+        calls = calls.sort("other_end")
     found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
                               strategy="backward", check_sortedness=False).filter(
         (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
@@ -117,6 +120,12 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
         pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),
         pl.when(woken).then(pl.col("key") - pl.col("least")).otherwise(pl.col("key")).alias("key"))
     return pl.concat([edges, with_gaps(nodes, wakes, latency)])
+
+
+def _rising(values: pl.Series) -> bool:
+    """Whether every value is greater than the one before it (none null)."""
+    return not values.null_count() and bool(
+        (values.slice(1) > values.slice(0, max(values.len() - 1, 0))).all())
 
 
 def bind(edges: pl.DataFrame) -> pl.DataFrame:

@@ -1,0 +1,54 @@
+"""The order of a graph's CPU nodes (``graph.py``) found quicker than by sorting every row on
+several keys: each gives the very order its sort would (a stable sort's order is one, fixed by
+its keys; a sort's by keys no two rows share is too), so the graph stays the same."""
+
+from __future__ import annotations
+
+import polars as pl
+
+
+def in_call_order(calls: pl.DataFrame) -> bool:
+    """Whether ``calls`` are in strict order of thread, start and end (latest first), no two
+    alike: the one order a sort by those keys can give, so the sort can be skipped."""
+    tid, start, end = pl.col("global_tid"), pl.col("start"), pl.col("end")
+    later = (tid > tid.shift(1)) | ((tid == tid.shift(1)) & (
+        (start > start.shift(1)) | ((start == start.shift(1)) & (end < end.shift(1)))))
+    return bool(calls.select(later.slice(1).fill_null(False).all()).item())
+
+
+def merged(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.DataFrame:
+    """``calls`` (in order of lane and start) and the step ``markers`` in one frame in order
+    of lane, start and prio (a marker before a call of its lane and time), as a stable sort
+    of the two would put them: the calls keep their order and each marker goes before the
+    first call of its lane not earlier than it (``calls_before``), which is found by a
+    binary search per lane instead of sorting all rows (~50 ms on the 300k-kernel trace);
+    every column is gathered once."""
+    markers = markers.sort("lane", "start", "prio")
+    keys = [calls["lane"], calls["start"], markers["lane"], markers["start"]]
+    if any(key.null_count() for key in keys):  # nulls sort first: the general sort
+        both = pl.concat([calls, markers])
+        return both.select(pl.all().gather(pl.arg_sort_by("lane", "start", "prio",
+                                                          maintain_order=True)))
+    n, m = calls.height, markers.height
+    before = calls_before(calls, markers)  # non-decreasing: markers are in order
+    marker_at = before + pl.int_range(m, eager=True, dtype=pl.Int64)
+    is_marker = pl.repeat(False, n + m, eager=True).scatter(marker_at, True)
+    markers_so_far = is_marker.cast(pl.Int64).cum_sum()  # this position's included
+    order = pl.select(pl.when(is_marker).then(markers_so_far - 1 + n).otherwise(
+        pl.int_range(n + m, dtype=pl.Int64) - markers_so_far)).to_series()
+    both = pl.concat([calls, markers], rechunk=True)  # a gather from one chunk is quicker
+    return both.select(pl.all().gather(order))
+
+
+def calls_before(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.Series:
+    """Per marker the number of ``calls`` (sorted by lane and start) before it: those of an
+    earlier lane and those of its lane that start earlier."""
+    lane, start = calls["lane"], calls["start"]
+    before = pl.repeat(0, markers.height, eager=True, dtype=pl.Int64)
+    for (marker_lane,), rows in markers.with_row_index("i").group_by("lane"):
+        low = int(lane.search_sorted(marker_lane, side="left"))  # type: ignore[arg-type]
+        high = int(lane.search_sorted(marker_lane, side="right"))  # type: ignore[arg-type]
+        found = start.slice(low, high - low).search_sorted(rows["start"], side="left")
+        before = before.scatter(rows["i"], found.cast(pl.Int64) + low)
+    return before
+
