@@ -8,8 +8,8 @@ reader of some rules (:meth:`RuleResults.of_rules`) makes only theirs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
-from typing import Any, NamedTuple, overload
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any, NamedTuple, TypeVar, overload
 
 from kernelscope.kinds.ncu.model.detail import MAX_KNOWN_RULES, RULE_MESSAGE_TYPES, rule_messages
 from kernelscope.kinds.ncu.model.file_format.result import (
@@ -19,6 +19,8 @@ from kernelscope.kinds.ncu.model.file_format.result import (
     decode,
 )
 from kernelscope.kinds.ncu.model.model import RuleResult
+
+Kept = TypeVar("Kept")
 
 
 class RuleHeadline(NamedTuple):
@@ -75,14 +77,8 @@ class RuleResults(Sequence[RuleResult]):
         self._ids: tuple[str, ...] | None = None
 
     def _messages(self, data: bytes) -> tuple[RuleResult, ...]:
-        known = self._known
-        messages = known.get(data)
-        if messages is None:
-            if len(known) >= MAX_KNOWN_RULES:
-                known.clear()
-            decoded = decode(RULE_RESULT, data, self._where)
-            messages = known[data] = tuple(rule_messages(decoded))
-        return messages
+        return _remembered(self._known, data, lambda: tuple(
+            rule_messages(decode(RULE_RESULT, data, self._where))))
 
     def _all(self) -> tuple[RuleResult, ...]:
         if self._read is None:
@@ -112,13 +108,8 @@ class RuleResults(Sequence[RuleResult]):
                 yield from messages if messages is not None else self._headlines(data)
 
     def _headlines(self, data: bytes) -> tuple[RuleHeadline, ...]:
-        known = self._known_headlines
-        found = known.get(data)
-        if found is None:
-            if len(known) >= MAX_KNOWN_RULES:
-                known.clear()
-            found = known[data] = rule_headlines(decode(RULE_RESULT, data, self._where))
-        return found
+        return _remembered(self._known_headlines, data, lambda: rule_headlines(
+            decode(RULE_RESULT, data, self._where)))
 
     def _identifiers(self) -> tuple[str, ...]:
         """Each encoded rule result's rule identifier: its first field alone decoded
@@ -162,3 +153,14 @@ class RuleResults(Sequence[RuleResult]):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the plain tuple of its messages (the report's cache stays here)."""
         return tuple, (self._all(),)
+
+
+def _remembered(known: dict[bytes, Kept], data: bytes, make: Callable[[], Kept]) -> Kept:
+    """``known[data]``, made by ``make`` the first time (the report's memo of each encoded
+    rule result, emptied once it holds ``MAX_KNOWN_RULES``)."""
+    found = known.get(data)
+    if found is None:
+        if len(known) >= MAX_KNOWN_RULES:
+            known.clear()
+        found = known[data] = make()
+    return found
