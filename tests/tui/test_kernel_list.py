@@ -106,11 +106,12 @@ async def _two_batches_then_the_rest(app, pilot, takes, events) -> None:  # type
     assert shown_line(app, "#list-info") == "2 of 2 kernels · loading… · sorted by ID ▲"
     assert app.screen.query_one("#list-progress").display
     gate.set()
-    await settle(pilot)
+    screen = app.screen
+    await takes.until(lambda: screen.done)  # the worker's last request: its take, then the end
     assert shown_ids(app) == [0, 1, 2, 3, 4, 5]
     assert not app.screen.query_one("#list-progress").display
-    assert "6 of 6 kernels · sorted by ID ▲" in screen_text(app)
-    assert "loading…" not in screen_text(app)
+    assert "6 of 6 kernels · sorted by ID ▲" in shown_line(app, "#list-info")
+    assert "loading…" not in shown_line(app, "#list-info")
 
 
 def drawn_rows(app) -> list[str]:
@@ -340,7 +341,7 @@ async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[n
         await pilot.press("home")
         gate.set()
 
-    await settle(pilot)  # the worker done, then its last request and the end of loading
+    await takes.until(lambda: screen.done)  # the worker's last request: its take, then the end
     assert screen.done
     assert row_words(app, 0) == ["0", "ml_scale_4k", "2.27", "us", "0.07", "16", "0.30",
                                  "0.75", "0.18", "12.23", "launch-bound", "✖",

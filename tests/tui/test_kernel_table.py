@@ -16,18 +16,19 @@ from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.tui.app import create_app
 from kernelscope.ui.widgets.sized_table import CellToDraw
 
-from .helpers import SAMPLES, settle
+from .helpers import SAMPLES, Takes
 
 
 @pytest.mark.parametrize(("report", "size"), [
     (None, (120, 36)),  # the bundled zoo: every severity's style in the top flag column
     (SAMPLES / "ncu" / "torch_ops.ncu-rep.xz", (80, 24)),  # names and flags cut to fit
 ])
-async def test_cells_drawn_as_datatable_draws_them(report: Path | None,
-                                                   size: tuple[int, int]) -> None:
+async def test_cells_drawn_as_datatable_draws_them(report: Path | None, size: tuple[int, int],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    takes = Takes(monkeypatch)
     app = create_app(report) if report is not None else create_app()
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with app.run_test(size=size):
+        await takes.until(lambda: isinstance(app.screen, KernelListScreen) and app.screen.done)
         assert isinstance(app.screen, KernelListScreen)
         table = app.screen.query_one(KernelTable)
         base = Style(color="white", bgcolor="black")
