@@ -14,13 +14,12 @@ import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
+from kernelscope.timeline.analysis.critical_path.vocabulary import LANES_PER_DEVICE
 from kernelscope.timeline.model.gpu_metrics import GpuMetrics
 from kernelscope.timeline.model.intervals import Coverage
 
 BESIDE_SHARE = 0.10
 """A family counts when at least this share of its GPU time ran beside the changed work."""
-LANES_PER_DEVICE = 1 << 32
-"""A GPU lane is ``device << 32 | stream`` (a run's rank above it)."""
 ALONE_SHARE = 0.10
 """A launch ran away from the changed work when at most this share of its time was beside
 it, and beside it when at least all but this share was."""

@@ -14,6 +14,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     EDGE_SCHEMA,
     EVENT,
     GPU,
+    LANES_PER_DEVICE,
     LAUNCH,
     STREAM,
     THREAD,
@@ -61,7 +62,7 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     first = int(gpu["node"].min()) if gpu.height else 0  # type: ignore[arg-type]
     last = int(gpu["node"].max()) if gpu.height else -1  # type: ignore[arg-type]
     ops = gpu.select(
-        "node", "start", (pl.col("lane") // (1 << 32)).alias("device"), "lane",
+        "node", "start", (pl.col("lane") // LANES_PER_DEVICE).alias("device"), "lane",
         _latest_key(edges, first, last - first + 1).gather(gpu["node"] - first).alias("floor"),
     ).with_columns(pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
     late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")

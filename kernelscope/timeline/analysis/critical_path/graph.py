@@ -55,6 +55,7 @@ from kernelscope.timeline.analysis.critical_path.vocabulary import (
     EDGE_SCHEMA,
     EVENT,
     GPU,
+    LANES_PER_DEVICE,
     LAUNCH,
     MARK,
     OP_KINDS,
@@ -222,7 +223,7 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
         "device_id", "stream_id", "start", maintain_order=True)
     return ops.select(
         pl.lit(GPU, pl.Int8).alias("cls"), "kind", "name", "start", "end",
-        (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("lane"),
+        (pl.col("device_id") * LANES_PER_DEVICE + pl.col("stream_id")).alias("lane"),
         pid_of(pl.col("global_pid")).alias("pid"),
         pl.col("correlation_id").alias("row"), pl.col("correlation_id").alias("corr"),
         pl.lit(3, pl.Int8).alias("prio"),
@@ -357,5 +358,5 @@ def _waiting_lanes(sync: pl.DataFrame) -> pl.DataFrame:
     stream that waits."""
     return sync.filter((pl.col("sync_type") == 2) & (pl.col("stream_id") >= 0)).select(
         pid_of(pl.col("global_pid")).alias("pid"), pl.col("correlation_id").alias("corr"),
-        (pl.col("device_id") * (1 << 32) + pl.col("stream_id")).alias("wait_lane"),
+        (pl.col("device_id") * LANES_PER_DEVICE + pl.col("stream_id")).alias("wait_lane"),
     ).unique(["pid", "corr"])

@@ -15,7 +15,11 @@ import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
-from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, WHOLE_TRACE_LANE
+from kernelscope.timeline.analysis.critical_path.vocabulary import (
+    GPU,
+    LANES_PER_DEVICE,
+    WHOLE_TRACE_LANE,
+)
 
 TID_BITS = 24
 """A CUDA API lane is named by the thread id in the low 24 bits of its global id."""
@@ -63,6 +67,6 @@ def step_path(cp: CriticalPath, graph: Graph, step: int) -> StepPath:
 
 def _lane_keys(cls: int, lane: int) -> tuple[str, ...]:
     if cls == GPU:
-        device, stream = lane >> 32, lane % (1 << 32)
+        device, stream = divmod(lane, LANES_PER_DEVICE)
         return (f"gpu{device}", f"gpu{device}/s{stream}")
     return (f"cuda/{lane % (1 << TID_BITS)}",)

@@ -18,6 +18,8 @@ WAKE_WINDOW_NS = 50_000
 """A thread idle longer than this while another thread of its process ran waited on that one
 (PyTorch's autograd thread and the main thread)."""
 WHOLE_TRACE_LANE = -1
+LANES_PER_DEVICE = 1 << 32
+"""A GPU operation's lane is ``device * LANES_PER_DEVICE + stream``."""
 RANK_BITS = 48
 """In a run's graph a rank's lanes keep their low 48 bits and the rank goes above them."""
 OP_KINDS = {"kernel": 0, "memcpy": 1, "memset": 2}
