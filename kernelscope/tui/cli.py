@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 from kernelscope import __version__
@@ -306,6 +307,28 @@ def _one_command() -> contextlib.AbstractContextManager[None]:
     return one_command()
 
 
+def _headless_command(argv: list[str]) -> Callable[[], int] | None:
+    """The command ``argv`` names when it prints or writes and exits (an export, a summary,
+    a what-if, a kind's export such as ``join T K -f json``); None for the app and ``mcp``."""
+    word = argv[0] if argv else None
+    if word == "export":
+        kind, rest = _kind_word(argv[1:])
+        return lambda: run_export(_export_parser(kind).parse_args(rest), kind)
+    if word == "whatif":
+        from kernelscope.export.whatif import run_whatif
+
+        return lambda: run_whatif(argv[1:])
+    if word == "summary":
+        kind, rest = _kind_word(argv[1:])
+        return lambda: run_summary(_summary_parser(kind).parse_args(rest), kind)
+    if word == "mcp":
+        return None
+    kind, rest = _kind_word(argv)
+    if kind is not None and (_wants_export(rest) or _wants_help(rest)):
+        return lambda: run_export(_kind_parser(kind).parse_args(rest), kind)
+    return None
+
+
 def entry() -> int:
     """The ``kernelscope`` program (the console script, ``python -m kernelscope``)."""
     return main(sys.argv[1:], program=True)
@@ -321,29 +344,16 @@ def main(argv: list[str] | None = None, *, program: bool = False) -> int:
         # A report's text (a kernel or file name) that is not UTF-8 must not fail to print.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    headless = _one_command if program else contextlib.nullcontext
     try:
-        if argv and argv[0] == "export":
-            kind, rest = _kind_word(argv[1:])
-            with headless():
-                return run_export(_export_parser(kind).parse_args(rest), kind)
-        if argv and argv[0] == "whatif":
-            from kernelscope.export.whatif import run_whatif
-
-            with headless():
-                return run_whatif(argv[1:])
+        command = _headless_command(argv)
+        if command is not None:
+            with _one_command() if program else contextlib.nullcontext():
+                return command()
         if argv and argv[0] == "mcp":
             from kernelscope.mcp.command import main as serve_mcp
 
             return serve_mcp(argv[1:])
-        if argv and argv[0] == "summary":
-            kind, rest = _kind_word(argv[1:])
-            with headless():
-                return run_summary(_summary_parser(kind).parse_args(rest), kind)
         kind, rest = _kind_word(argv)
-        if kind is not None and (_wants_export(rest) or _wants_help(rest)):
-            with headless():  # join T K -f json
-                return run_export(_kind_parser(kind).parse_args(rest), kind)
         return run_tui(_tui_parser().parse_args(rest), kind)
     except ReportError as exc:
         return _fail(str(exc))
