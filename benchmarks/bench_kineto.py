@@ -2,13 +2,16 @@
 trace.
 
     python benchmarks/bench_kineto.py [--hta-python /work/htaenv/bin/python]
-        [--ranks 8] [--copies 4] [--big-mb 1024] [--runs 1]
+        [--ranks 8] [--copies 4] [--gzip] [--big-mb 1024] [--runs 1]
 
 Inputs are built here, into a temporary directory, from the committed samples:
 
 - the 8-rank folder: the four gloo ranks of ``samples/kineto/ranks``, each with its steady
   state replicated ``--copies`` times (later in time, correlation ids renumbered), written as
-  ``--ranks`` files whose ``distributedInfo`` names ranks 0..N-1 of a world of N;
+  ``--ranks`` files whose ``distributedInfo`` names ranks 0..N-1 of a world of N; with
+  ``--gzip``, as ``.pt.trace.json.gz`` (as PyTorch's ``tensorboard_trace_handler`` writes
+  them with ``use_gzip=True``; both tools read them so). ``--copies 4`` makes 8 x 640 kB of
+  JSON; ``--copies 40 --gzip`` makes 8 x 620 kB of gzip (6.3 MB of JSON each);
 - the large trace: ``samples/kineto/kineto_step`` replicated the same way until it holds
   ``--big-mb`` MB.
 
@@ -29,6 +32,7 @@ and 1.5 GB.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import lzma
 import os
@@ -90,12 +94,16 @@ def write_replicated(path: Path, doc: dict, copies: int) -> None:
         fh.write(b"]}")
 
 
-def build_folder(folder: Path, ranks: int, copies: int) -> None:
+def build_folder(folder: Path, ranks: int, copies: int, gzipped: bool = False) -> None:
     sources = sorted((SAMPLES / "ranks").glob("*.xz"))
     for rank in range(ranks):
         doc = orjson.loads(lzma.decompress(sources[rank % len(sources)].read_bytes()))
         doc["distributedInfo"] = dict(doc["distributedInfo"], rank=rank, world_size=ranks)
-        write_replicated(folder / f"rank{rank}.pt.trace.json", doc, copies)
+        path = folder / f"rank{rank}.pt.trace.json"
+        write_replicated(path, doc, copies)
+        if gzipped:
+            path.with_name(path.name + ".gz").write_bytes(gzip.compress(path.read_bytes(), 6))
+            path.unlink()
 
 
 def build_big(path: Path, megabytes: int) -> None:
@@ -135,6 +143,7 @@ def main() -> None:
     parser.add_argument("--hta-python", default=None)
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--gzip", action="store_true")
     parser.add_argument("--big-mb", type=int, default=1024)
     parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
@@ -142,13 +151,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "run"
         folder.mkdir()
-        build_folder(folder, args.ranks, args.copies)
+        build_folder(folder, args.ranks, args.copies, args.gzip)
         size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
         argvs = [[sys.executable, "-m", "kernelscope", "export", str(folder), "--format",
                   "json"]]
         if args.hta_python:
             argvs.append([args.hta_python, "-c", HTA_SCRIPT, str(folder)])
-        label = f"{args.ranks}-rank folder ({size:.1f} MB)"
+        label = f"{args.ranks}-rank folder ({size:.1f} MB{' of gzip' if args.gzip else ''})"
         for tool, res in zip(("kernelscope", "HTA 0.5.0"), median_of(args.runs, argvs),
                              strict=False):
             rows.append((label, tool, *res))
