@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import partial
 
 from rich.text import Text
 from textual import on
@@ -22,7 +23,7 @@ from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
 from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
-from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cell, KernelListView
+from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, Cell, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
 from kernelscope.ui.session import worker_failed
@@ -54,6 +55,8 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         end of loading)."""
         self._made: dict[Cell, Text] = {}  # the table's cells, by what they show (_cells)
         self._made_before: dict[Cell, Text] = {}
+        """The cells made before the last rebuild (a row made after it, when first drawn,
+        takes the ``Text`` of a cell it shows the same, which the table drew already)."""
         self.view = "launches"
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
@@ -132,7 +135,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             return
         self._names_stale = self._names_stale or renamed
         added, in_order = rows.append(batch)
-        self.table.add_row_batch((str(s.id), self._cells(s)) for s in added)
+        self.table.add_row_batch((str(s.id), partial(self._cells, s)) for s in added)
         if in_order:
             self._update_labels()
             self._update_status()
@@ -159,10 +162,9 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         if refit and (self.done or len(rows.listed) <= LIVE_REBUILD_ROWS):
             self.rebuild()
             return
-        shown = [(key, cells) for key in keys if (cells := rows.column_cells(key)) is not None]
-        for key, cells in shown:
-            self.table.update_column(key, ((row, Text(cell.text, no_wrap=True, style=cell.style))
-                                           for row, cell in cells))
+        shown = [(key, at) for key in keys if (at := rows.shown_position(key)) is not None]
+        for key, at in shown:
+            self.table.update_column(key, partial(self._cell_of_row, at))
         if not shown and self.done:
             self.rebuild()
         elif rows.sort.key in keys:
@@ -178,9 +180,19 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self._update_info()
 
     # -- table contents --------------------------------------------------------------------
+    def _cell_of_row(self, position: int, row_key: str) -> Text:
+        """The cell of the shown column at ``position`` in the row of key ``row_key``, made
+        again (``renew_columns``)."""
+        summary = self.state.summary(int(row_key))
+        assert summary is not None, "the list's rows are the session's kernels"
+        cell = self.rows.cells(summary)[position]
+        return Text(cell.text, no_wrap=True, style=cell.style)
+
     def _cells(self, summary: KernelSummary) -> list[Text]:
         """The row's cells as the table holds them: one ``Text`` per distinct cell, kept
-        across a rebuild (the table then keeps what it drew of a cell left in place)."""
+        across a rebuild (the table then keeps what it drew of a cell left in place). The
+        table makes a row's cells when it first draws the row (``LazyRow``): rows below the
+        screen are not worked out until they are scrolled to."""
         made, before, out = self._made, self._made_before, []
         for cell in self.rows.cells(summary):
             text = made.get(cell)
@@ -241,9 +253,8 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         table.fill(
             [TableColumn(column.key, self._label(column), rows.widths[column.key] + CELL_GAP)
              for column in rows.shown_columns],
-            ((str(s.id), self._cells(s)) for s in rows.listed),
+            ((str(s.id), partial(self._cells, s)) for s in rows.listed),
         )
-        self._made_before = {}
         if keep is not None and keep in rows.index:
             table.move_cursor(row=rows.index[keep], animate=False)
         self._update_status()
@@ -255,7 +266,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.rows.reorder()
         index = self.rows.index
         table = self.table
-        table.sort(ID_KEY, key=lambda cell: index[int(cell.plain)])
+        table.order_rows(lambda key: index[int(key)])
         self._update_labels()
         if keep is not None and keep in index:
             table.move_cursor(row=index[keep], animate=False)
