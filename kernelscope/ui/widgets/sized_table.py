@@ -109,15 +109,15 @@ def text_width(text: Text) -> int:
     return max(cell_len(line) for line in text.plain.split("\n"))
 
 
-def column_widths(columns: Sequence[TableColumn], rows: Sequence[TableRow]) -> list[int]:
+def column_widths(columns: Sequence[TableColumn],
+                  rows: Sequence[tuple[str | None, Sequence[Text]]]) -> list[int]:
     """Each column's width: the declared one, else its widest header or cell."""
     widths = []
     for n, column in enumerate(columns):
         if column.width is not None:
             widths.append(column.width)
             continue
-        made = (cells() if callable(cells) else cells for _, cells in rows)
-        cells = (row[n] for row in made if n < len(row))
+        cells = (cells[n] for _, cells in rows if n < len(cells))
         widths.append(max([text_width(column.label), *(text_width(c) for c in cells)]))
     return widths
 
@@ -148,10 +148,18 @@ class SizedTable(DataTable[Text]):
     # -- contents --------------------------------------------------------------------------
     def fill(self, columns: Sequence[TableColumn], rows: Iterable[TableRow]) -> None:
         """Show ``rows`` (``(key, cells)``, one line high) in ``columns`` instead of what the
-        table holds, each column at its declared width or at its widest header or cell."""
+        table holds, each column at its declared width or at its widest header or cell (a
+        row given as the function that makes its cells is made now only where a column has
+        no declared width: its cells are measured)."""
         rows = list(rows)
+        declared = [column.width for column in columns]
+        if None in declared:
+            made = [(key, cells() if callable(cells) else cells) for key, cells in rows]
+            widths, rows = column_widths(columns, made), list(made)
+        else:
+            widths = [width for width in declared if width is not None]
         self.clear(columns=True)
-        for column, width in zip(columns, column_widths(columns, rows), strict=True):
+        for column, width in zip(columns, widths, strict=True):
             self.add_column(column.label, key=column.key, width=width)
         self.add_row_batch(rows)
 
