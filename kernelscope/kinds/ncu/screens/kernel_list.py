@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -17,7 +18,6 @@ from textual.worker import Worker
 
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
-from kernelscope.kinds.ncu.screens.family_table import FamilyKey, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
@@ -28,6 +28,9 @@ from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
 from kernelscope.ui.session import worker_failed
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.screens.family_table import FamilyKey, Row
 
 LIVE_REBUILD_ROWS = 200
 """While the list loads, wider columns (or an earlier kernel's short name changed by a new
