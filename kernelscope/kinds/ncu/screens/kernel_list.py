@@ -22,8 +22,8 @@ from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
-from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
-from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, Cell, KernelListView
+from kernelscope.kinds.ncu.screens.kernel_list_table import CellTexts, KernelTable
+from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
 from kernelscope.ui.session import worker_failed
@@ -56,10 +56,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self._names_stale = False
         """Whether rows shown before show a short name that changed since (re-filled at the
         end of loading)."""
-        self._made: dict[Cell, Text] = {}  # the table's cells, by what they show (_cells)
-        self._made_before: dict[Cell, Text] = {}
-        """The cells made before the last rebuild (a row made after it, when first drawn,
-        takes the ``Text`` of a cell it shows the same, which the table drew already)."""
+        self._texts = CellTexts()
         self.view = "launches"
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
@@ -192,20 +189,9 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         return Text(cell.text, no_wrap=True, style=cell.style)
 
     def _cells(self, summary: KernelSummary) -> list[Text]:
-        """The row's cells as the table holds them: one ``Text`` per distinct cell, kept
-        across a rebuild (the table then keeps what it drew of a cell left in place). The
-        table makes a row's cells when it first draws the row (``LazyRow``): rows below the
-        screen are not worked out until they are scrolled to."""
-        made, before, out = self._made, self._made_before, []
-        for cell in self.rows.cells(summary):
-            text = made.get(cell)
-            if text is None:
-                text = before.get(cell)
-                if text is None:
-                    text = Text(cell.text, no_wrap=True, style=cell.style)
-                made[cell] = text
-            out.append(text)
-        return out
+        """The row's cells as the table holds them (made when the table first draws the row:
+        the rows below the screen are not worked out until they are scrolled to)."""
+        return self._texts.row(self.rows.cells(summary))
 
     def highlighted_id(self) -> int | None:
         """The highlighted kernel: in the family view, the highlighted launch or the median
@@ -252,7 +238,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         rows.refill()
         rows.lay_out(self.app.size.width)
         table = self.table
-        self._made_before, self._made = self._made, {}
+        self._texts.rebuilt()
         table.fill(
             [TableColumn(column.key, self._label(column), rows.widths[column.key] + CELL_GAP)
              for column in rows.shown_columns],
