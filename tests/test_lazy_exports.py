@@ -40,3 +40,23 @@ def test_a_timeline_module_does_not_import_the_kernel_report_reader():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_kernel_list_leaves_the_other_screens_and_the_diagnosis_unloaded():
+    """What the kernel list's first paint imports (its session and screen) leaves out the
+    modules it uses later: the family view's table, the detail and roofline screens, and the
+    diagnosis, which the reading worker imports once the first rows are drawn."""
+    later = ("kernelscope.kinds.ncu.screens.family_table",
+             "kernelscope.kinds.ncu.screens.kernel_detail",
+             "kernelscope.kinds.ncu.screens.roofline",
+             "kernelscope.kinds.ncu.analysis.kernel_analysis",
+             "kernelscope.kinds.ncu.analysis.diagnosis.engine")
+    code = (
+        "import sys\n"
+        "import kernelscope.kinds.ncu.screens.kernel_session\n"
+        "import kernelscope.kinds.ncu.screens.kernel_list\n"
+        f"print(sorted(m for m in {later!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

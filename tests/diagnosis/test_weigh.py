@@ -4,8 +4,9 @@ time, on real kernels of the samples."""
 from __future__ import annotations
 
 from kernelscope.kinds.ncu.analysis.diagnosis import with_time_share
-from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice
-from tests.diagnosis.conftest import find
+from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag
+from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag
+from tests.diagnosis.conftest import find, kernels_of
 
 
 def test_nothing_above_info_under_one_percent_of_the_time() -> None:
@@ -43,3 +44,20 @@ def test_the_top_flag_is_the_largest_ncu_estimate_among_the_most_severe() -> Non
     assert choice is not None and choice.flag.id == "uncoalesced-global-access"
     assert choice.chosen_by == NCU_ESTIMATE
     assert choice.why == "largest NCU estimated speedup (55.6%) among the critical flags"
+
+
+def test_the_top_flag_alone_is_the_top_choices_flag_and_rule() -> None:
+    """``chosen_flag`` (the flag without its rule's sentence, what the kernel list asks for)
+    names the flag and the rule ``top_choice`` writes, for every kernel of samples that raise
+    flags by each rule; none where no flag was raised."""
+    rules = set()
+    for stem in ("zoo", "many_launches", "torch_ops", "small_family"):
+        for kernel in kernels_of(stem):
+            choice, chosen = top_choice(kernel.diagnosis), chosen_flag(kernel.diagnosis)
+            if choice is None:
+                assert chosen is None and not kernel.diagnosis.flags
+                continue
+            assert chosen is not None and chosen[:2] == (choice.flag, choice.chosen_by)
+            assert top_flag(kernel.diagnosis) is choice.flag
+            rules.add(choice.chosen_by)
+    assert len(rules) >= 3

@@ -9,6 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.ncu.analysis.diagnosis import REQUIRED_METRICS
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, diagnose_summary
@@ -97,3 +99,16 @@ def test_e_on_the_list_renders_what_is_held(tmp_path: Path) -> None:
     again = report.decoded - decoded
     assert 0 < again <= len(held.families) < len(held.kernels)
     report.close()
+
+
+def test_the_shares_come_without_the_families_and_equal_the_weights() -> None:
+    """Once every kernel is read, the list's share column asks for each kernel's share: they
+    are the weights' shares, made without grouping the families (which only the weights, the
+    family view and the Diagnosis pane need)."""
+    analysis = _grown(SMALL_FAMILY, per_batch=40)
+    shares = [analysis.time_share(s.id) for s in analysis.summaries]
+    assert analysis._families is None and analysis._weights is None
+    assert shares == [analysis.weights().shares[s.id] for s in analysis.summaries]
+    assert sum(share or 0.0 for share in shares) == pytest.approx(1.0)
+    assert analysis.report is not None
+    analysis.report.close()

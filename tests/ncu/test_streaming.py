@@ -122,3 +122,20 @@ def test_records_made_in_the_reading_pass_wait_in_a_spool_file_and_read_back_who
     assert spool[0] == ("not text", 1) and not spool.is_text(0) and spool[1] == "é ünïcode ✓"
     del spool[1]
     assert 1 not in spool and len(spool) == report.kernel_count - 1
+
+
+def test_a_batch_counts_only_its_reading_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``iter_summaries``' batches are this many seconds of reading: the time the consumer
+    takes with a batch (the kernel list drawing its first rows) does not cut the next one
+    short. The clock here moves only while the consumer holds a batch."""
+    from kernelscope.kinds.ncu.model import open_ncu_report
+    from kernelscope.kinds.ncu.model import report as report_module
+
+    clock = [0.0]
+    monkeypatch.setattr(report_module.time, "perf_counter", lambda: clock[0])
+    report = open_ncu_report(NCU_SAMPLES / "zoo.ncu-rep.xz")
+    sizes = []
+    for batch in report.iter_summaries(batch_seconds=0.4, first=3):
+        sizes.append(len(batch))
+        clock[0] += 1.0  # (the consumer's time with the batch)
+    assert report.kernel_count == 12 and sizes == [3, 9]

@@ -10,13 +10,14 @@ import pytest
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets._data_table import ColumnKey
 
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.tui.app import create_app
-from kernelscope.ui.widgets.sized_table import CellToDraw
+from kernelscope.ui.widgets.sized_table import CellToDraw, LazyRow
 
-from .helpers import SAMPLES, Takes
+from .helpers import SAMPLES, Takes, screen_text
 
 
 @pytest.mark.parametrize(("report", "size"), [
@@ -45,3 +46,47 @@ async def test_cells_drawn_as_datatable_draws_them(report: Path | None, size: tu
                     assert table._draw_cell(value, cell) == DataTable._render_cell(table, *cell)
                     compared += 1
         assert rows >= 6 and compared == 3 * rows * len(table.columns) > 0
+
+
+def test_a_lazy_row_makes_its_cells_once_when_first_read() -> None:
+    """A row given as a function is made when first read, once, into the columns in order (a
+    column past the cells reads None, as DataTable pads a short row)."""
+    calls = []
+
+    def make() -> list[Text]:
+        calls.append(1)
+        return [Text("7"), Text("gemm")]
+
+    columns = [ColumnKey("id"), ColumnKey("name"), ColumnKey("flags")]
+    row = LazyRow(columns, make)
+    assert not row.made and calls == []
+    assert row[ColumnKey("name")] == Text("gemm") and row.get(ColumnKey("flags")) is None
+    assert list(row) == columns and len(row) == 3 and row.made and calls == [1]
+    row[ColumnKey("flags")] = Text("1✖")
+    assert row[ColumnKey("flags")] == Text("1✖") and calls == [1]
+    with pytest.raises(ValueError, match="More values"):
+        LazyRow(columns[:1], make)[ColumnKey("id")]
+
+
+async def test_rows_below_the_screen_are_made_when_drawn(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """The list's table makes a row's cells when it first draws the row: of 151 kernels in
+    24 lines, the rows on screen; scrolled to the end, the last rows, which then show their
+    kernels' IDs."""
+    takes = Takes(monkeypatch)
+    app = create_app(SAMPLES / "ncu" / "small_family.ncu-rep.xz")
+    async with app.run_test(size=(120, 24)) as pilot:
+        await takes.until(lambda: isinstance(app.screen, KernelListScreen) and app.screen.done)
+        assert isinstance(app.screen, KernelListScreen)
+        listed = app.screen.rows.listed
+        table = app.screen.query_one(KernelTable)
+        on_screen = table.size.height - 1  # (the header's line)
+        screen_text(app)  # (draws the screen)
+        made = [n for n in range(table.row_count)
+                if table._data[table._row_locations.get_key(n)].made]
+        assert len(listed) == 151 and made == list(range(on_screen))
+        await pilot.press("end")
+        lines = screen_text(app).splitlines()
+        assert table._data[table._row_locations.get_key(150)].made
+        last = next(line for line in reversed(lines) if line.split()[:1] == [str(listed[-1].id)])
+        assert last.split()[1:2] == [app.screen.rows.cells(listed[-1])[1].text.split()[0]]

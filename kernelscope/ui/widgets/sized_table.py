@@ -15,12 +15,16 @@ below the screen; this table keeps each drawn cell while the same cell object st
 same place, width and style, so only the cells that changed are drawn again, and rows added
 below the last one leave every line drawn before as it was (``add_row_batch``).
 
+A row may also come as a function that makes its cells (``LazyRow``): they are made when the
+row is first drawn or read, so a thousand rows added below the screen make only the cells
+drawn (the kernel list's rows, whose cells are worked out of each kernel's summary).
+
 It reaches into DataTable's private state (pinned: ``textual>=8.2.8,<9``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any, NamedTuple
@@ -28,6 +32,7 @@ from typing import Any, NamedTuple
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text, TextType
+from textual._two_way_dict import TwoWayDict
 from textual._types import SegmentLines
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -37,8 +42,56 @@ from textual.widgets._data_table import CellDoesNotExist, ColumnKey, DuplicateKe
 KEPT_CELLS = 4096
 """Drawn cells kept across changes of the table (a few screens' worth)."""
 
-TableRow = tuple[str | None, Sequence[Text]]
-"""A row to add: its key (None: one made up) and its cells, one line high."""
+CellsMaker = Callable[[], Sequence[Text]]
+TableRow = tuple[str | None, Sequence[Text] | CellsMaker]
+"""A row to add: its key (None: one made up) and its cells, one line high, or the function
+that makes them when the row is first drawn or read (``LazyRow``)."""
+
+
+class LazyRow(MutableMapping[ColumnKey, Text | None]):
+    """A row's cells by column, as DataTable holds a row, made by ``make`` when first read
+    (drawn, or asked for by a key or a test) and kept from then on."""
+
+    __slots__ = ("_cells", "_columns", "_make")
+
+    def __init__(self, columns: Sequence[ColumnKey], make: CellsMaker) -> None:
+        self._columns: Sequence[ColumnKey] | None = columns
+        self._make: CellsMaker | None = make
+        self._cells: dict[ColumnKey, Text | None] | None = None
+
+    @property
+    def made(self) -> bool:
+        """Whether the cells have been made."""
+        return self._cells is not None
+
+    def _made(self) -> dict[ColumnKey, Text | None]:
+        cells = self._cells
+        if cells is None:
+            assert self._columns is not None and self._make is not None
+            made = self._make()
+            if len(made) > len(self._columns):
+                raise ValueError("More values provided than there are columns.")
+            cells = self._cells = dict(zip_longest(self._columns, made))
+            self._columns = self._make = None
+        return cells
+
+    def __getitem__(self, key: ColumnKey) -> Text | None:
+        return self._made()[key]
+
+    def get(self, key: ColumnKey, default: Any = None) -> Any:
+        return self._made().get(key, default)
+
+    def __setitem__(self, key: ColumnKey, value: Text | None) -> None:
+        self._made()[key] = value
+
+    def __delitem__(self, key: ColumnKey) -> None:
+        del self._made()[key]
+
+    def __iter__(self) -> Iterator[ColumnKey]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
 
 
 @dataclass(frozen=True)
@@ -56,7 +109,8 @@ def text_width(text: Text) -> int:
     return max(cell_len(line) for line in text.plain.split("\n"))
 
 
-def column_widths(columns: Sequence[TableColumn], rows: Sequence[TableRow]) -> list[int]:
+def column_widths(columns: Sequence[TableColumn],
+                  rows: Sequence[tuple[str | None, Sequence[Text]]]) -> list[int]:
     """Each column's width: the declared one, else its widest header or cell."""
     widths = []
     for n, column in enumerate(columns):
@@ -94,10 +148,18 @@ class SizedTable(DataTable[Text]):
     # -- contents --------------------------------------------------------------------------
     def fill(self, columns: Sequence[TableColumn], rows: Iterable[TableRow]) -> None:
         """Show ``rows`` (``(key, cells)``, one line high) in ``columns`` instead of what the
-        table holds, each column at its declared width or at its widest header or cell."""
+        table holds, each column at its declared width or at its widest header or cell (a
+        row given as the function that makes its cells is made now only where a column has
+        no declared width: its cells are measured)."""
         rows = list(rows)
+        declared = [column.width for column in columns]
+        if None in declared:
+            made = [(key, cells() if callable(cells) else cells) for key, cells in rows]
+            widths, rows = column_widths(columns, made), list(made)
+        else:
+            widths = [width for width in declared if width is not None]
         self.clear(columns=True)
-        for column, width in zip(columns, column_widths(columns, rows), strict=True):
+        for column, width in zip(columns, widths, strict=True):
             self.add_column(column.label, key=column.key, width=width)
         self.add_row_batch(rows)
 
@@ -119,21 +181,26 @@ class SizedTable(DataTable[Text]):
         """Add ``(key, cells)`` rows at the bottom, each one line high, as ``add_row`` does
         one by one, but with the cursor and the table's bookkeeping settled once for the
         batch (``add_row`` assigns the cursor, a reactive with its watchers, for each row),
-        and without drawing again the lines already drawn."""
+        and without drawing again the lines already drawn. A row's cells given as a
+        function are made when the row is first drawn or read (``LazyRow``)."""
         columns = self.ordered_columns
+        keys = [column.key for column in columns]
+        data: dict[RowKey, Any] = self._data
+        locations, held = self._row_locations, self.rows
         had_rows = self.row_count > 0
         added = False
         for key, cells in rows:
             row_key = RowKey(key)
-            if row_key in self._row_locations:
+            if row_key in locations:
                 raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            if len(cells) > len(columns):
+            if callable(cells):
+                data[row_key] = LazyRow(keys, cells)
+            elif len(cells) > len(columns):
                 raise ValueError("More values provided than there are columns.")
-            self._row_locations[row_key] = self.row_count
-            self._data[row_key] = {
-                column.key: cell for column, cell in zip_longest(columns, cells)
-            }
-            self.rows[row_key] = Row(row_key, 1)
+            else:
+                data[row_key] = dict(zip_longest(keys, cells))
+            locations[row_key] = len(held)
+            held[row_key] = Row(row_key, 1)
             self._new_rows.add(row_key)
             added = True
         if not added:
@@ -149,19 +216,27 @@ class SizedTable(DataTable[Text]):
         self._offset_cache.clear()
         self.check_idle()
 
-    def update_column(self, column_key: str, cells: Iterable[tuple[str, Text]]) -> None:
-        """Write column ``column_key``'s cell of each ``(row key, cell)``, the column keeping
-        its width: ``update_cell`` for each, but with the table updated once for all of them
-        (``update_cell`` asks to draw the table again after each)."""
+    def update_column(self, column_key: str, cell_of: Callable[[str], Text]) -> None:
+        """Write column ``column_key``'s cell of each row whose cells are made, as
+        ``cell_of(row key)`` gives it, the column keeping its width: ``update_cell`` for each,
+        but with the table updated once for all of them (``update_cell`` asks to draw the
+        table again after each). A row whose cells are not made yet is left to make them
+        (its function is to give the cell as it is then: ``LazyRow``)."""
         column = ColumnKey(column_key)
         if column not in self._column_locations:
             raise CellDoesNotExist(f"No column exists for column_key={column_key!r}.")
-        data = self._data
-        for row_key, cell in cells:
-            row = data.get(RowKey(row_key))
-            if row is None:
-                raise CellDoesNotExist(f"No row exists for row_key={row_key!r}.")
-            row[column] = cell
+        data: dict[RowKey, Any] = self._data
+        for row_key, row in data.items():
+            if not isinstance(row, LazyRow) or row.made:
+                row[column] = cell_of(str(row_key.value))
+        self._update_count += 1
+        self.refresh()
+
+    def order_rows(self, position: Callable[[str], int]) -> None:
+        """Put the rows in the order of ``position(row key)`` (DataTable's ``sort`` reads
+        every row's cells, which would make every row's cells here)."""
+        ordered = sorted(self._data, key=lambda key: position(str(key.value)))
+        self._row_locations = TwoWayDict({key: index for index, key in enumerate(ordered)})
         self._update_count += 1
         self.refresh()
 

@@ -18,7 +18,7 @@ whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from kernelscope.core.families import shape_tag, with_shape
@@ -55,6 +55,7 @@ class ReportAnalysis:
         the names whose short name or shapes change)."""
         self._families: tuple[int, ReportFamilies] | None = None
         self._weights: tuple[int, ReportWeights] | None = None
+        self._shares: tuple[int, dict[int, float | None]] | None = None
         self._weighed: dict[int, tuple[int, Diagnosis]] = {}
         self._plain: dict[int, Diagnosis] = {}
         """Each read detail's diagnosis before it is weighed (``weighed`` weighs it again
@@ -156,7 +157,24 @@ class ReportAnalysis:
     def time_share(self, kernel_id: int) -> float | None:
         """The kernel's share of the summed kernel time (0–1); None until every kernel is
         read (the sum is not known before)."""
-        return self.weights().shares.get(kernel_id) if self.complete else None
+        return self._time_shares().get(kernel_id) if self.complete else None
+
+    def _time_shares(self) -> Mapping[int, float | None]:
+        """Each kernel's share, as the weights hold it; made alone when the weights are not
+        made yet (the list's share column does not wait for the families they hold)."""
+        summaries = self.summaries
+        weights = self._weights
+        if weights is not None and weights[0] == len(summaries):
+            return weights[1].shares
+        held = self._shares
+        if held is None or held[0] != len(summaries):
+            from kernelscope.kinds.ncu.analysis.kernel_analysis import time_shares
+
+            ordered = sorted(summaries, key=lambda s: s.id)
+            shares, _ = time_shares(ordered)
+            by_id = {s.id: share for s, share in zip(ordered, shares, strict=True)}
+            held = self._shares = (len(summaries), by_id)
+        return held[1]
 
     # -- the whole report so far -----------------------------------------------------------
     @property

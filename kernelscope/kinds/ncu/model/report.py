@@ -211,7 +211,10 @@ class NcuReport:
         """Yield every kernel's summary in ID order, in time-based batches (for progressive
         loading); with ``analyse``, each item is ``(summary, analyse(summary))``; without
         ``rules``, the summaries leave out NCU's rule results. ``first``: the first batch
-        goes as soon as it holds that many (a screenful of rows), whatever the time."""
+        goes as soon as it holds that many (a screenful of rows), whatever the time. A
+        batch's time is this reading's: the next one's starts when the consumer asks for it
+        (the kernel list's first rows are drawn and diagnosed meanwhile, and would otherwise
+        leave a batch of a few rows at once)."""
         batch: list[Any] = []
         started = time.perf_counter()
         for kernel_id in range(self.kernel_count):
@@ -219,11 +222,10 @@ class NcuReport:
                 return
             summary = self.summary(kernel_id, rules=rules)
             batch.append(summary if analyse is None else (summary, analyse(summary)))
-            now = time.perf_counter()
-            if now - started >= batch_seconds or len(batch) == first:
+            if time.perf_counter() - started >= batch_seconds or len(batch) == first:
                 first = None
                 yield batch
-                batch, started = [], now
+                batch, started = [], time.perf_counter()
         if batch:
             yield batch
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -16,17 +18,19 @@ from textual.worker import Worker
 
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
-from kernelscope.kinds.ncu.screens.family_table import FamilyKey, Row
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
-from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
-from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, ID_KEY, Cell, KernelListView
+from kernelscope.kinds.ncu.screens.kernel_list_table import CellTexts, KernelTable
+from kernelscope.kinds.ncu.screens.kernel_list_view import CELL_GAP, KernelListView
 from kernelscope.kinds.ncu.screens.kernel_state import KernelState, demangled_of
 from kernelscope.render.severity import text_style
 from kernelscope.ui.session import worker_failed
 from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
+
+if TYPE_CHECKING:
+    from kernelscope.kinds.ncu.screens.family_table import FamilyKey, Row
 
 LIVE_REBUILD_ROWS = 200
 """While the list loads, wider columns (or an earlier kernel's short name changed by a new
@@ -52,8 +56,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self._names_stale = False
         """Whether rows shown before show a short name that changed since (re-filled at the
         end of loading)."""
-        self._made: dict[Cell, Text] = {}  # the table's cells, by what they show (_cells)
-        self._made_before: dict[Cell, Text] = {}
+        self._texts = CellTexts()
         self.view = "launches"
         self.expanded: set[FamilyKey] = set()
         self.family_rows: list[Row] = []
@@ -132,7 +135,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             return
         self._names_stale = self._names_stale or renamed
         added, in_order = rows.append(batch)
-        self.table.add_row_batch((str(s.id), self._cells(s)) for s in added)
+        self.table.add_row_batch((str(s.id), partial(self._cells, s)) for s in added)
         if in_order:
             self._update_labels()
             self._update_status()
@@ -159,10 +162,9 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         if refit and (self.done or len(rows.listed) <= LIVE_REBUILD_ROWS):
             self.rebuild()
             return
-        shown = [(key, cells) for key in keys if (cells := rows.column_cells(key)) is not None]
-        for key, cells in shown:
-            self.table.update_column(key, ((row, Text(cell.text, no_wrap=True, style=cell.style))
-                                           for row, cell in cells))
+        shown = [(key, at) for key in keys if (at := rows.shown_position(key)) is not None]
+        for key, at in shown:
+            self.table.update_column(key, partial(self._cell_of_row, at))
         if not shown and self.done:
             self.rebuild()
         elif rows.sort.key in keys:
@@ -178,19 +180,18 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self._update_info()
 
     # -- table contents --------------------------------------------------------------------
+    def _cell_of_row(self, position: int, row_key: str) -> Text:
+        """The cell of the shown column at ``position`` in the row of key ``row_key``, made
+        again (``renew_columns``)."""
+        summary = self.state.summary(int(row_key))
+        assert summary is not None, "the list's rows are the session's kernels"
+        cell = self.rows.cells(summary)[position]
+        return Text(cell.text, no_wrap=True, style=cell.style)
+
     def _cells(self, summary: KernelSummary) -> list[Text]:
-        """The row's cells as the table holds them: one ``Text`` per distinct cell, kept
-        across a rebuild (the table then keeps what it drew of a cell left in place)."""
-        made, before, out = self._made, self._made_before, []
-        for cell in self.rows.cells(summary):
-            text = made.get(cell)
-            if text is None:
-                text = before.get(cell)
-                if text is None:
-                    text = Text(cell.text, no_wrap=True, style=cell.style)
-                made[cell] = text
-            out.append(text)
-        return out
+        """The row's cells as the table holds them (made when the table first draws the row:
+        the rows below the screen are not worked out until they are scrolled to)."""
+        return self._texts.row(self.rows.cells(summary))
 
     def highlighted_id(self) -> int | None:
         """The highlighted kernel: in the family view, the highlighted launch or the median
@@ -237,13 +238,12 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         rows.refill()
         rows.lay_out(self.app.size.width)
         table = self.table
-        self._made_before, self._made = self._made, {}
+        self._texts.rebuilt()
         table.fill(
             [TableColumn(column.key, self._label(column), rows.widths[column.key] + CELL_GAP)
              for column in rows.shown_columns],
-            ((str(s.id), self._cells(s)) for s in rows.listed),
+            ((str(s.id), partial(self._cells, s)) for s in rows.listed),
         )
-        self._made_before = {}
         if keep is not None and keep in rows.index:
             table.move_cursor(row=rows.index[keep], animate=False)
         self._update_status()
@@ -255,7 +255,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.rows.reorder()
         index = self.rows.index
         table = self.table
-        table.sort(ID_KEY, key=lambda cell: index[int(cell.plain)])
+        table.order_rows(lambda key: index[int(key)])
         self._update_labels()
         if keep is not None and keep in index:
             table.move_cursor(row=index[keep], animate=False)

@@ -8,25 +8,14 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from kernelscope.kinds.ncu.screens.family_table import (
-    COLUMNS as FAMILY_COLUMNS,
-)
-from kernelscope.kinds.ncu.screens.family_table import (
-    FAMILY_PREFIX,
-    LAUNCH_PREFIX,
-    FamilyKey,
-    FamilyTable,
-    Row,
-    family_rows,
-    fitted_cells,
-    plan_family_columns,
-)
-from kernelscope.kinds.ncu.screens.family_table import MARKER as NAME_MARKER
-from kernelscope.kinds.ncu.screens.family_table import WHOLE as WHOLE_NAMES
 from kernelscope.ui.widgets.sized_table import TableColumn
 
 if TYPE_CHECKING:
     from kernelscope.kinds.ncu.analysis.families import ReportFamilies
+    from kernelscope.kinds.ncu.screens.family_table import FamilyKey, FamilyTable, Row
+
+# The family table's module is imported when the family view is first used: the list's
+# first rows come without it.
 
 
 class FamilyListing:
@@ -43,6 +32,8 @@ class FamilyListing:
     def family_table(self) -> FamilyTable:
         """The family view's table, mounted when first asked for (the list's first paint
         is without it)."""
+        from kernelscope.kinds.ncu.screens.family_table import FamilyTable
+
         for table in self.query(FamilyTable):
             return table
         table = FamilyTable(id="families", cursor_type="row", zebra_stripes=True)
@@ -62,6 +53,15 @@ class FamilyListing:
     def rebuild_families(self, keep: str | None = None) -> None:
         """Re-fill the family table (families of the kernels the filter keeps), keeping the
         highlighted row (or the row ``keep``)."""
+        from kernelscope.kinds.ncu.screens.family_table import COLUMNS as FAMILY_COLUMNS
+        from kernelscope.kinds.ncu.screens.family_table import MARKER as NAME_MARKER
+        from kernelscope.kinds.ncu.screens.family_table import WHOLE as WHOLE_NAMES
+        from kernelscope.kinds.ncu.screens.family_table import (
+            family_rows,
+            fitted_cells,
+            plan_family_columns,
+        )
+
         table = self.family_table
         if keep is None:
             current = self.highlighted_family_row()
@@ -100,6 +100,8 @@ class FamilyListing:
 
     def toggle_family(self, row: Row) -> None:
         """Expand a folded family into its launches, or fold it."""
+        from kernelscope.kinds.ncu.screens.family_table import FAMILY_PREFIX
+
         key = row.family.key
         if key in self.expanded:
             self.expanded.discard(key)
@@ -115,6 +117,8 @@ class FamilyListing:
 
     def family_chosen(self, key: str) -> None:
         """Enter on a family row: open its launch (or its only one), else expand or fold."""
+        from kernelscope.kinds.ncu.screens.family_table import LAUNCH_PREFIX
+
         row = next((r for r in self.family_rows if r.key == key), None)
         if row is None:
             return
@@ -127,6 +131,8 @@ class FamilyListing:
 
     def select_launch(self, kernel_id: int) -> None:
         """Highlight kernel ``kernel_id``'s launch row in the family table, if shown."""
+        from kernelscope.kinds.ncu.screens.family_table import LAUNCH_PREFIX
+
         keys = [row.key for row in self.family_rows]
         key = f"{LAUNCH_PREFIX}{kernel_id}"
         if key in keys:

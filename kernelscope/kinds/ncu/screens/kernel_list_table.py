@@ -11,9 +11,38 @@ from rich.text import Text
 from textual._types import SegmentLines
 from textual.binding import Binding
 
+from kernelscope.kinds.ncu.screens.kernel_list_view import Cell
 from kernelscope.ui.widgets.sized_table import CellToDraw, SizedTable
 
 NO_STYLE = Style()
+
+
+class CellTexts:
+    """The list's cells as its table holds them: one ``Text`` per distinct ``Cell``, kept
+    across a rebuild, so that the table keeps what it drew of a cell left in place (it makes
+    a row when it first draws the row: ``LazyRow``, so a row made after a rebuild takes the
+    ``Text`` of a cell drawn before it)."""
+
+    def __init__(self) -> None:
+        self._made: dict[Cell, Text] = {}
+        self._before: dict[Cell, Text] = {}
+
+    def row(self, cells: list[Cell]) -> list[Text]:
+        """The ``Text`` of each of ``cells``."""
+        made, before, out = self._made, self._before, []
+        for cell in cells:
+            text = made.get(cell)
+            if text is None:
+                text = before.get(cell)
+                if text is None:
+                    text = Text(cell.text, no_wrap=True, style=cell.style)
+                made[cell] = text
+            out.append(text)
+        return out
+
+    def rebuilt(self) -> None:
+        """The table is filled again: the cells made so far are kept until the next fill."""
+        self._before, self._made = self._made, {}
 
 
 class KernelTable(SizedTable):

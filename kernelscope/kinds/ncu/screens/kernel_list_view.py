@@ -243,10 +243,16 @@ class KernelListView:
             cells = self._cells[summary.id] = self._make_cells(summary)
         return cells
 
-    def column_cells(self, key: str) -> list[tuple[str, Cell]] | None:
-        """Each listed kernel's row key and cell of column ``key``; None when the column is
+    def shown_position(self, key: str) -> int | None:
+        """Column ``key``'s place among the shown columns (in ``cells``); None when it is
         not shown."""
-        position = next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
+        return next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
+
+    def column_cells(self, key: str) -> list[tuple[str, Cell]] | None:
+        """Each listed kernel's row key and cell of column ``key``, in the list's order; None
+        when the column is not shown (the screen asks only for the rows it has drawn:
+        ``shown_position``)."""
+        position = self.shown_position(key)
         if position is None:
             return None
         return [(str(s.id), self.cells(s)[position]) for s in self.listed]

@@ -174,25 +174,40 @@ def _method_rank(flag: Flag, decided: str) -> tuple[int, tuple[int, int, int]]:
     return (0 if flag.id == decided else 1), chain_position(flag)
 
 
-def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
-    """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
+def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
+    """The flag the verdict leads with, the rule that chose it and the largest NCU
+    estimated speedup among the candidates (0 when none has one); None when no flag was
+    raised. ``top_choice`` adds the rule's sentence (the kernel list asks only for the flag,
+    once a kernel)."""
     if not diagnosis.flags:
         return None
     candidates = _candidates(diagnosis)
     decided = diagnosis.bottleneck.decided_by
-    severity = candidates[0].severity
     estimated = [f for f in candidates if f.speedup is not None]
     if estimated:
         best = max(f.speedup or 0.0 for f in estimated)
         tied = [f for f in estimated if f.speedup == best]
-        flag = min(tied, key=lambda f: _method_rank(f, decided))
-        return TopChoice(flag, NCU_ESTIMATE, f"largest NCU estimated speedup ({best:,.1f}%) "
-                         f"among the {severity} flags")
+        return min(tied, key=lambda f: _method_rank(f, decided)), NCU_ESTIMATE, best
     flag = min(candidates, key=lambda f: _method_rank(f, decided))
     if len(diagnosis.flags) == 1:
-        return TopChoice(flag, ONLY_FLAG, "the only flag raised")
-    if flag.id == decided:
-        return TopChoice(flag, VERDICT, f"its finding decided the label; no NCU estimate "
+        return flag, ONLY_FLAG, 0.0
+    return flag, VERDICT if flag.id == decided else METHOD_ORDER, 0.0
+
+
+def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
+    """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
+    chosen = chosen_flag(diagnosis)
+    if chosen is None:
+        return None
+    flag, rule, best = chosen
+    severity = _candidates(diagnosis)[0].severity
+    if rule == NCU_ESTIMATE:
+        return TopChoice(flag, rule, f"largest NCU estimated speedup ({best:,.1f}%) "
                          f"among the {severity} flags")
-    return TopChoice(flag, METHOD_ORDER, f"first in the method's order; no NCU estimate "
+    if rule == ONLY_FLAG:
+        return TopChoice(flag, rule, "the only flag raised")
+    if rule == VERDICT:
+        return TopChoice(flag, rule, f"its finding decided the label; no NCU estimate "
+                         f"among the {severity} flags")
+    return TopChoice(flag, rule, f"first in the method's order; no NCU estimate "
                      f"among the {severity} flags")

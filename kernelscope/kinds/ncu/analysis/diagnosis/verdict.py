@@ -24,6 +24,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     Flag,
     TopChoice,
     chain_position,
+    chosen_flag,
     top_choice,
 )
 
@@ -44,8 +45,8 @@ __all__ = [
 
 def top_flag(diagnosis: Diagnosis) -> Flag | None:
     """The flag the verdict leads with, None when no flag was raised."""
-    choice = top_choice(diagnosis)
-    return None if choice is None else choice.flag
+    chosen = chosen_flag(diagnosis)
+    return None if chosen is None else chosen[0]
 
 
 def verdict_order(diagnosis: Diagnosis) -> list[Flag]:
