@@ -196,14 +196,16 @@ TRACE_FLOOR = (
     "import sys, polars as pl, adbc_driver_sqlite.dbapi as adbc\n"
     "with adbc.connect('file:' + sys.argv[1] + '?mode=ro') as conn, conn.cursor() as cur:\n"
     "    cur.execute('SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL')\n"
-    "    print(pl.from_arrow(cur.fetch_arrow_table()).height)\n"
+    "    print(pl.DataFrame(cur.fetch_arrow()).height)\n"
 )
 
 
 def join_row() -> None:
     """``kernelscope join`` of the 1,000-launch pair (a timeline and the kernel report of the
     same program): its floors are the kernel report's plus the trace's (a fresh process
-    reading its kernel table through ADBC into polars, imports included)."""
+    reading its kernel table through ADBC into polars, imports included: the driver's Arrow
+    stream handed to polars as kernelscope's reader hands it, since ``fetch_arrow_table``
+    needs pyarrow, no dependency)."""
     with tempfile.TemporaryDirectory(prefix="bench-join-") as name:
         tmp = Path(name)
         trace, kernels = (plain_copy(packed, tmp) for packed in JOIN_PAIR)

@@ -128,6 +128,7 @@ class JsonMembers:
 
     def __init__(self) -> None:
         self.repeated: dict[tuple[Any, ...], _Repeat] = {}
+        self.own_text = _OwnText()
         """Each kind of launch's :class:`_Repeat`, by what its members are made of. The
         reader hands out one ``Metric`` (and rule result) object for every launch that stores
         the same bytes, so the objects' identities stand for their values."""
@@ -160,7 +161,7 @@ class JsonMembers:
             if len(repeated) >= MAX_REPEATED:
                 repeated.clear()
             known = repeated[key] = _Repeat(
-                (values, detail.rules), _members_after_id(detail, metrics)
+                (values, detail.rules), self.own_text(detail, metrics)
             )
         return known
 
@@ -169,24 +170,77 @@ def _with_id(kernel_id: int, after: str) -> str:
     return f'"id": {json_text.dumps(kernel_id)},\n{json_text.INDENT * (ENTRY_LEVEL + 1)}{after}'
 
 
-def _members_after_id(detail: KernelDetail, metrics: dict[str, Metric]) -> str:
-    level = ENTRY_LEVEL + 1
-    ordered = sorted(metrics.items())
-    members = []
-    for key, value in kernel_dict(detail, with_metrics=False).items():
-        if key == "id":
-            continue
-        if key == "metrics":
-            text = json_text.value_unit_items(
-                [name for name, _ in ordered],
-                [m.value for _, m in ordered],
-                [m.unit for _, m in ordered],
-                level,
+_BEFORE_DURATION = ("name", "demangled", "mangled", "grid", "block")
+_AFTER_DURATION = ("measured", "unmeasured_reason", "pid", "process", "sections")
+MAX_PIECES = 65_536
+
+
+class _OwnText:
+    """The text of a kernel's own members after its ``id`` (:func:`kernel_dict` as
+    ``json_text.items`` writes it), joined from pieces that launches repeat, each made once
+    for one pass: the members before and after the duration, each metric's member (by the
+    ``Metric`` object, one per stored value) and the NCU rules (by their objects)."""
+
+    def __init__(self) -> None:
+        self.heads: dict[tuple[Any, ...], tuple[str, str]] = {}
+        self.metrics: dict[int, tuple[Metric, str, str]] = {}
+        self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
+
+    def __call__(self, detail: KernelDetail, metrics: dict[str, Metric]) -> str:
+        level = ENTRY_LEVEL + 1
+        before, after = self._head(detail)
+        duration = detail.duration_ns if detail.measured else None
+        return (",\n" + json_text.INDENT * level).join((
+            before,
+            json_text.items({"duration_ns": duration}, ENTRY_LEVEL),
+            after,
+            f'"metrics": {json_text.wrap((self._metrics(metrics),), level)}',
+            self._rules(detail),
+        ))
+
+    def _head(self, detail: KernelDetail) -> tuple[str, str]:
+        key = (detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
+               detail.unmeasured, detail.pid, detail.process, tuple(detail.sections))
+        head = self.heads.get(key)
+        if head is None:
+            if len(self.heads) >= MAX_REPEATED:
+                self.heads.clear()
+            own = kernel_dict(detail, with_metrics=False)
+            sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
+            before, after = (
+                sep.join(json_text.items({k: own[k]}, ENTRY_LEVEL) for k in keys)
+                for keys in (_BEFORE_DURATION, _AFTER_DURATION)
             )
-            members.append(f'"metrics": {json_text.wrap((text,), level)}')
-        else:
-            members.append(json_text.items({key: value}, ENTRY_LEVEL))
-    return (",\n" + json_text.INDENT * level).join(members)
+            head = self.heads[key] = (before, after)
+        return head
+
+    def _metrics(self, metrics: dict[str, Metric]) -> str:
+        known = self.metrics
+        if len(known) >= MAX_PIECES:
+            known.clear()
+        ordered = sorted(metrics.items())
+        new = [(name, m) for name, m in ordered  # the Metric held: its identity is its own
+               if (k := known.get(id(m))) is None or k[1] != name]
+        if new:
+            texts = json_text.value_unit_texts(
+                [name for name, _ in new], [m.value for _, m in new], [m.unit for _, m in new],
+                ENTRY_LEVEL + 1,
+            )
+            for (name, m), text in zip(new, texts, strict=True):
+                known[id(m)] = (m, name, text)
+        sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 2)
+        return sep.join([known[id(m)][2] for _, m in ordered])
+
+    def _rules(self, detail: KernelDetail) -> str:
+        key = tuple(map(id, detail.rules))
+        found = self.rules.get(key)
+        if found is None:  # the rules held: no other object takes their identities
+            if len(self.rules) >= MAX_REPEATED:
+                self.rules.clear()
+            rules = kernel_dict(detail, with_metrics=False)["ncu_rules"]
+            found = self.rules[key] = (
+                detail.rules, json_text.items({"ncu_rules": rules}, ENTRY_LEVEL))
+        return found[1]
 
 
 def entry_rest(

@@ -335,7 +335,7 @@ class NcuReport:
 
     def _disassembler(self, kernel_id: int) -> Callable[[list[int]], dict[int, Instruction]]:
         from kernelscope.kinds.ncu.model.sass import Disassembly
-        from kernelscope.kinds.ncu.model.source import launch_entries
+        from kernelscope.kinds.ncu.model.source import function_pcs, launch_entries
 
         with self._lock:
             if self._sass is None:
@@ -347,8 +347,9 @@ class NcuReport:
             refs = result.source_references()
             cubin = self._modules.cubin(result.process.pid, refs[0]) if refs else b""
             function = result.names()[2] if result.is_kernel else ""
-            return sass(kernel_id, pcs, cubin, function, (result.process.pid, refs),
-                              launch_entries(result))
+            starts = function_pcs(result)
+            return sass(kernel_id, pcs, cubin, function, (result.process.pid, refs), starts,
+                        lambda: launch_entries(result, starts))
 
         return run
 

@@ -222,12 +222,13 @@ class Disassembly:
 
     def __call__(
         self, kernel_index: int, pcs: Sequence[int], cubin: bytes, function: str,
-        module: object, entries: Entries,
+        module: object, starts: tuple[int, ...], entries: Callable[[], Entries],
     ) -> dict[int, Instruction]:
         """The answer for kernel ``kernel_index``, a launch of ``function`` in ``module`` (its
-        process and module references: the same code at the same PCs); ``entries`` tell where
-        it begins."""
-        key = (module, function, tuple(pcs), entries.function_pcs)
+        process and module references: the same code at the same PCs) whose function PCs are
+        ``starts``; ``entries`` tell where it begins, asked for only when the answer is not
+        known yet (they read the launch's executed instructions by PC)."""
+        key = (module, function, tuple(pcs), starts)
         found = self._known.get(key)
         if found is None:
             answer = None if self._binding_failed else with_binding(
@@ -236,7 +237,7 @@ class Disassembly:
             if module not in self._line_tables:
                 self._line_tables[module] = read_line_tables(cubin)
             found = self._known[key] = disassemble(
-                answer or {}, pcs, cubin, function, entries, self._line_tables[module])
+                answer or {}, pcs, cubin, function, entries(), self._line_tables[module])
         return dict(found)
 
     def close(self) -> None:

@@ -123,12 +123,19 @@ def per_pc(result: Result, name: str) -> dict[int, float]:
     return out
 
 
-def launch_entries(result: Result) -> Entries:
-    """What tells where the result's kernel begins (``line_table.Entries``): its function
-    PCs, instructions executed by PC and its warps (grid size × warps per block)."""
+def function_pcs(result: Result) -> tuple[int, ...]:
+    """The start PCs of the result's kernel and of the functions it calls, in order
+    (``launch__function_pcs``)."""
     raw = result.metric("launch__function_pcs")
     found = instances_of(raw) if raw is not None else []
-    starts = tuple(sorted(int(v) for _, v in found if isinstance(v, (int, float))))
+    return tuple(sorted(int(v) for _, v in found if isinstance(v, (int, float))))
+
+
+def launch_entries(result: Result, starts: tuple[int, ...] | None = None) -> Entries:
+    """What tells where the result's kernel begins (``line_table.Entries``): its function
+    PCs (``starts`` where known: :func:`function_pcs`), instructions executed by PC and its
+    warps (grid size × warps per block)."""
+    starts = function_pcs(result) if starts is None else starts
     grid, block = result.value("launch__grid_size"), result.value("launch__block_size")
     warps = 0
     if isinstance(grid, (int, float)) and isinstance(block, (int, float)) and grid == grid:
@@ -248,4 +255,4 @@ def _files(
 
 
 __all__ = ["FIXED_COLUMNS", "KernelSource", "ListingRow", "SourceColumn", "SourceFile",
-           "launch_entries", "per_pc", "read_kernel_source"]
+           "function_pcs", "launch_entries", "per_pc", "read_kernel_source"]

@@ -322,8 +322,12 @@ class Result:
 
     def metric(self, name: str) -> Any:
         """The whole MetricResult message of ``name`` (with its instances), None when the
-        result lacks it."""
-        return self._index().get(name)
+        result lacks it: that message alone decoded (:meth:`entry`), unless every metric
+        was (a per-PC counter of a ``--set full`` result is one of thousands)."""
+        if self._by_name is not None:
+            return self._by_name.get(name)
+        data = self._lookup(name)
+        return None if data is None else decode(MetricResult, data, self._where)
 
     def metrics(self) -> Iterator[tuple[str, Any]]:
         return iter(self._index().items())
