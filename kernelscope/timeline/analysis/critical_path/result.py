@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.overlap import beside
 from kernelscope.timeline.analysis.critical_path.path import (
     PathWalker,
     breakdown,
@@ -17,6 +19,8 @@ from kernelscope.timeline.analysis.critical_path.path import (
     segments_of,
 )
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, latest_ends
+
+T = TypeVar("T")
 
 KIND_ORDER = ("kernel", "communication", "copy", "launch", "api", "sync", "cpu",
               "stream wait", "thread wait", "gpu gap", "untraced")
@@ -55,7 +59,33 @@ class CriticalPath:
 
 def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None = None,
                   s_gap: Sequence[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
-    """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
+    """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``); the
+    backward pass for the slack runs beside the paths' sums (``overlap.py``)."""
+    if not with_slack:
+        return _paths(graph, plan, run, dur, None)
+    return critical_path_beside(graph, plan, run, dur, s_gap, lambda: None)[0]
+
+
+def critical_path_beside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
+                         s_gap: Sequence[int] | None, meanwhile: Callable[[], T]
+                         ) -> tuple[CriticalPath, T]:
+    """``critical_path`` with its slack, and ``meanwhile()``: called once the paths are
+    summed, while the backward pass may still run on its thread (``overlap.py``), so that
+    the polars work of both runs beside the pass's Python."""
+    done: list[T] = []
+
+    def late_after_meanwhile() -> pl.Series:
+        done.append(meanwhile())
+        return late.result()
+
+    with beside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"])) as late:
+        return _paths(graph, plan, run, dur, late_after_meanwhile), done[0]
+
+
+def _paths(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
+           late: Callable[[], pl.Series] | None) -> CriticalPath:
+    """``critical_path`` with ``late()``: the latest ends of ``Graph.step_ops`` (None: no
+    slack)."""
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
         walker.walk(step, begin, finish)
@@ -72,8 +102,6 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
-    late = (latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]) if with_slack
-            else None)
-    families = family_slack(graph, run, late, walker.own_time())
-    return CriticalPath(steps, table, kinds, families, with_slack,
+    families = family_slack(graph, run, None if late is None else late(), walker.own_time())
+    return CriticalPath(steps, table, kinds, families, late is not None,
                         lambda: segments_of(walker.coded(), graph.names))
