@@ -1,16 +1,17 @@
 """The backward pass run on a thread of its own beside the paths' polars work
 (``overlap.py``): the answers are those of the passes run one after the other, and the
-interpreter's switch interval is given back however the work ends."""
+passes' blocks go over every event once, in order."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import polars as pl
 import pytest
 
 from kernelscope.core.errors import ReportError
+from kernelscope.timeline.analysis.critical_path import overlap
+from kernelscope.timeline.analysis.critical_path.overlap import BLOCK, in_blocks
 from kernelscope.timeline.analysis.critical_path.result import critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import INF, latest_ends
 from kernelscope.timeline.analysis.critical_path.whatif import Faster, Model
@@ -21,8 +22,11 @@ NSYS = ["timeline_torch", "graph_eager", "join_trace", "zoo"]
 
 
 @pytest.fixture(params=NSYS)
-def report(request: pytest.FixtureRequest, sample_report: Callable[[str], TimelineReport]
-           ) -> TimelineReport:
+def report(request: pytest.FixtureRequest, sample_report: Callable[[str], TimelineReport],
+           monkeypatch: pytest.MonkeyPatch) -> TimelineReport:
+    """A sample's report, its passes run on a thread of their own however few its events
+    (the samples are smaller than ``BESIDE_EVENTS``)."""
+    monkeypatch.setattr(overlap, "BESIDE_EVENTS", 0)
     return sample_report(request.param)
 
 
@@ -58,8 +62,18 @@ def test_a_whatif_with_its_measured_path_made_beside_it_is_the_one_made_after_it
         assert getattr(together.after, name).equals(getattr(apart.after, name)), name
 
 
-def test_a_refused_whatif_gives_the_switch_interval_back(report: TimelineReport) -> None:
-    interval = sys.getswitchinterval()
+def test_a_refused_whatif_leaves_the_model_answering(report: TimelineReport) -> None:
+    """A what-if that matches nothing is refused after the measured path's pass ends; the
+    model then answers as one never refused."""
+    model = _fresh(report)
     with pytest.raises(ReportError, match="matches no GPU operation"):
-        _fresh(report).whatif([Faster("^no kernel is named this$", 2.0)])
-    assert sys.getswitchinterval() == interval
+        model.whatif([Faster("^no kernel is named this$", 2.0)])
+    assert model.whatif([Faster(".", 2.0)]).steps.equals(
+        _fresh(report).whatif([Faster(".", 2.0)]).steps)
+
+
+@pytest.mark.parametrize("n", [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 5])
+def test_the_blocks_go_over_every_place_once_in_order(n: int) -> None:
+    places = list(range(n))
+    assert list(in_blocks(n, lambda lo, hi: places[lo:hi])) == places
+    assert list(in_blocks(n, lambda lo, hi: places[lo:hi][::-1], backward=True)) == places[::-1]

@@ -78,7 +78,8 @@ def critical_path_beside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[in
         done.append(meanwhile())
         return late.result()
 
-    with beside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"])) as late:
+    with beside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]),
+                len(plan.chains.order)) as late:
         return _paths(graph, plan, run, dur, late_after_meanwhile), done[0]
 
 
