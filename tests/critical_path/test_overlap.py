@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from kernelscope.core.errors import ReportError
-from kernelscope.timeline.analysis.critical_path import overlap
+from kernelscope.timeline.analysis.critical_path import graph, result
 from kernelscope.timeline.analysis.critical_path.overlap import BLOCK, in_blocks
 from kernelscope.timeline.analysis.critical_path.result import critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import INF, latest_ends
@@ -24,15 +24,29 @@ NSYS = ["timeline_torch", "graph_eager", "join_trace", "zoo"]
 @pytest.fixture(params=NSYS)
 def report(request: pytest.FixtureRequest, sample_report: Callable[[str], TimelineReport],
            monkeypatch: pytest.MonkeyPatch) -> TimelineReport:
-    """A sample's report, its passes run on a thread of their own however few its events
-    (the samples are smaller than ``BESIDE_EVENTS``)."""
-    monkeypatch.setattr(overlap, "BESIDE_EVENTS", 0)
+    """A sample's report, its passes and its graph's sync edges made on a thread of their
+    own however few its events and nodes (the samples are smaller than the thresholds)."""
+    monkeypatch.setattr(result, "BESIDE_EVENTS", 0)
+    monkeypatch.setattr(graph, "SYNC_BESIDE_NODES", 0)
     return sample_report(request.param)
 
 
 def _fresh(report: TimelineReport) -> Model:
     """A model of ``report`` whose measured path is not made yet."""
     return Model(TimelineData(report).critical_model.graph)
+
+
+def test_a_graph_with_its_sync_edges_made_beside_is_the_one_made_in_line(
+        report: TimelineReport, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same nodes and, edge for edge but for the order among the sync edges (their
+    ``unique`` keeps no order either way), the same edges."""
+    together = graph.build_graph(report)
+    monkeypatch.setattr(graph, "SYNC_BESIDE_NODES", 1 << 62)
+    apart = graph.build_graph(report)
+    assert together.nodes.equals(apart.nodes)
+    assert together.steps.equals(apart.steps)
+    every = together.edges.columns
+    assert together.edges.sort(every).equals(apart.edges.sort(every))
 
 
 def test_the_slack_made_beside_the_sums_is_the_backward_pass_run_alone(

@@ -11,7 +11,7 @@ from typing import TypeVar
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.overlap import beside
+from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, beside
 from kernelscope.timeline.analysis.critical_path.path import (
     PathWalker,
     breakdown,
@@ -79,7 +79,7 @@ def critical_path_beside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[in
         return late.result()
 
     with beside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]),
-                len(plan.chains.order)) as late:
+                in_line=len(plan.chains.order) < BESIDE_EVENTS) as late:
         return _paths(graph, plan, run, dur, late_after_meanwhile), done[0]
 
 
