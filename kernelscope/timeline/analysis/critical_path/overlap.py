@@ -34,7 +34,7 @@ trace: no wall clock saved, ~2 ms more CPU time)."""
 
 
 @contextmanager
-def beside(work: Callable[[], T], *, in_line: bool = False) -> Iterator[Future[T]]:
+def alongside(work: Callable[[], T], *, in_line: bool = False) -> Iterator[Future[T]]:
     """``work()`` run on a thread of its own while the block runs (its result: the future's
     ``result()``, which raises what it raised); the block's end waits for it. ``in_line``:
     run first, on this thread (a small graph's, where a thread costs more than it saves)."""

@@ -11,7 +11,7 @@ from typing import TypeVar
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, beside
+from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, alongside
 from kernelscope.timeline.analysis.critical_path.path import (
     PathWalker,
     breakdown,
@@ -63,10 +63,10 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
     backward pass for the slack runs beside the paths' sums (``overlap.py``)."""
     if not with_slack:
         return _paths(graph, plan, run, dur, None)
-    return critical_path_beside(graph, plan, run, dur, s_gap, lambda: None)[0]
+    return critical_path_alongside(graph, plan, run, dur, s_gap, lambda: None)[0]
 
 
-def critical_path_beside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
+def critical_path_alongside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
                          s_gap: Sequence[int] | None, meanwhile: Callable[[], T]
                          ) -> tuple[CriticalPath, T]:
     """``critical_path`` with its slack, and ``meanwhile()``: called once the paths are
@@ -78,7 +78,7 @@ def critical_path_beside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[in
         done.append(meanwhile())
         return late.result()
 
-    with beside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]),
+    with alongside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]),
                 in_line=len(plan.chains.order) < BESIDE_EVENTS) as late:
         return _paths(graph, plan, run, dur, late_after_meanwhile), done[0]
 

@@ -24,7 +24,7 @@ from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writabl
 from kernelscope.timeline.analysis.critical_path.result import (
     CriticalPath,
     critical_path,
-    critical_path_beside,
+    critical_path_alongside,
 )
 from kernelscope.timeline.analysis.critical_path.schedule import (
     Plan,
@@ -112,7 +112,7 @@ class Model:
         if "critical_path" in self.__dict__:
             found, run, after = self._predicted(changes)
         else:
-            before, (found, run, after) = critical_path_beside(
+            before, (found, run, after) = critical_path_alongside(
                 self.graph, self.plan, self.measured, None, None,
                 lambda: self._predicted(changes))
             self.__dict__["critical_path"] = before  # the cached property's slot
