@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from kernelscope.core.errors import ReportError
-from kernelscope.timeline.analysis.critical_path import graph, result
+from kernelscope.timeline.analysis.critical_path import graph, result, whatif
 from kernelscope.timeline.analysis.critical_path.overlap import BLOCK, in_blocks
 from kernelscope.timeline.analysis.critical_path.result import critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import INF, latest_ends
@@ -27,6 +27,7 @@ def report(request: pytest.FixtureRequest, sample_report: Callable[[str], Timeli
     """A sample's report, its passes and its graph's sync edges made on a thread of their
     own however few its events and nodes (the samples are smaller than the thresholds)."""
     monkeypatch.setattr(result, "BESIDE_EVENTS", 0)
+    monkeypatch.setattr(whatif, "BESIDE_EVENTS", 0)
     monkeypatch.setattr(graph, "SYNC_BESIDE_NODES", 0)
     return sample_report(request.param)
 

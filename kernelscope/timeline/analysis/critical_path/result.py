@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
 
 import polars as pl
 
@@ -19,8 +18,6 @@ from kernelscope.timeline.analysis.critical_path.path import (
     segments_of,
 )
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, latest_ends
-
-T = TypeVar("T")
 
 KIND_ORDER = ("kernel", "communication", "copy", "launch", "api", "sync", "cpu",
               "stream wait", "thread wait", "gpu gap", "untraced")
@@ -63,24 +60,9 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
     backward pass for the slack runs beside the paths' sums (``overlap.py``)."""
     if not with_slack:
         return _paths(graph, plan, run, dur, None)
-    return critical_path_alongside(graph, plan, run, dur, s_gap, lambda: None)[0]
-
-
-def critical_path_alongside(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
-                         s_gap: Sequence[int] | None, meanwhile: Callable[[], T]
-                         ) -> tuple[CriticalPath, T]:
-    """``critical_path`` with its slack, and ``meanwhile()``: called once the paths are
-    summed, while the backward pass may still run on its thread (``overlap.py``), so that
-    the polars work of both runs beside the pass's Python."""
-    done: list[T] = []
-
-    def late_after_meanwhile() -> pl.Series:
-        done.append(meanwhile())
-        return late.result()
-
     with alongside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]),
-                in_line=len(plan.chains.order) < BESIDE_EVENTS) as late:
-        return _paths(graph, plan, run, dur, late_after_meanwhile), done[0]
+                   in_line=len(plan.chains.order) < BESIDE_EVENTS) as late:
+        return _paths(graph, plan, run, dur, late.result)
 
 
 def _paths(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,

@@ -21,11 +21,8 @@ from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.beside import beside_changed
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
-from kernelscope.timeline.analysis.critical_path.result import (
-    CriticalPath,
-    critical_path,
-    critical_path_alongside,
-)
+from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, alongside
+from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import (
     Plan,
     Replay,
@@ -107,15 +104,15 @@ class Model:
 
     def whatif(self, changes: list[Faster]) -> WhatIf:
         """Every step replayed with ``changes``; ReportError when one matches nothing. The
-        measured paths' backward pass, where not yet made, runs beside the replay's polars
-        work (``overlap.py``)."""
+        measured paths, where not yet made, are made on a thread of their own (their
+        backward pass on one more) while the changes are replayed (``overlap.py``)."""
         if "critical_path" in self.__dict__:
             found, run, after = self._predicted(changes)
         else:
-            before, (found, run, after) = critical_path_alongside(
-                self.graph, self.plan, self.measured, None, None,
-                lambda: self._predicted(changes))
-            self.__dict__["critical_path"] = before  # the cached property's slot
+            with alongside(lambda: critical_path(self.graph, self.plan, self.measured),
+                           in_line=len(self.plan.chains.order) < BESIDE_EVENTS) as before:
+                found, run, after = self._predicted(changes)
+                self.__dict__["critical_path"] = before.result()  # the cached property's
         changed = pl.concat([c.gpu_nodes for c in found])
         return WhatIf(tuple(found), self.critical_path, after, run.start,
                       beside=beside_changed(self.graph, changed, after, self.metrics))
