@@ -10,6 +10,7 @@ from functools import cached_property
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
+from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, alongside
 from kernelscope.timeline.analysis.critical_path.path import (
     PathWalker,
     breakdown,
@@ -55,7 +56,19 @@ class CriticalPath:
 
 def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None = None,
                   s_gap: Sequence[int] | None = None, *, with_slack: bool = True) -> CriticalPath:
-    """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``)."""
+    """The critical paths of ``run`` (a replay of ``plan`` with ``dur``/``s_gap``); the
+    backward pass for the slack runs beside the paths' sums (``overlap.py``)."""
+    if not with_slack:
+        return _paths(graph, plan, run, dur, None)
+    with alongside(lambda: latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]),
+                   in_line=len(plan.chains.order) < BESIDE_EVENTS) as late:
+        return _paths(graph, plan, run, dur, late.result)
+
+
+def _paths(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
+           late: Callable[[], pl.Series] | None) -> CriticalPath:
+    """``critical_path`` with ``late()``: the latest ends of ``Graph.step_ops`` (None: no
+    slack)."""
     walker = PathWalker(graph, plan, run, plan.dur if dur is None else dur)
     for step, begin, finish in graph.steps.select("step", "begin", "finish").iter_rows():
         walker.walk(step, begin, finish)
@@ -72,8 +85,6 @@ def critical_path(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | No
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
-    late = (latest_ends(plan, run, dur, s_gap, graph.step_ops["node"]) if with_slack
-            else None)
-    families = family_slack(graph, run, late, walker.own_time())
-    return CriticalPath(steps, table, kinds, families, with_slack,
+    families = family_slack(graph, run, None if late is None else late(), walker.own_time())
+    return CriticalPath(steps, table, kinds, families, late is not None,
                         lambda: segments_of(walker.coded(), graph.names))

@@ -27,6 +27,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column, ints
+from kernelscope.timeline.analysis.critical_path.overlap import in_blocks
 from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
@@ -189,8 +190,10 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
     measured_start = plan.start
     first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for slot, event, a, a_eff, b, b_eff in zip(range(len(order)), order, first, first_eff,
-                                               second, second_eff, strict=True):
+    events = in_blocks(len(order), lambda lo, hi: zip(  # the lock given up between blocks
+        range(lo, hi), order[lo:hi], first[lo:hi], first_eff[lo:hi], second[lo:hi],
+        second_eff[lo:hi], strict=True))
+    for slot, event, a, a_eff, b, b_eff in events:
         if a >= 0:  # most GPU operations: their stream's and their launch's edge
             best = times[a] + a_eff
             value = times[b] + b_eff
@@ -243,9 +246,11 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     unbounded = INF // 2
     first, second = plan.chains.pair_slots
     first_eff, second_eff = folded.pair_eff
-    for bound, event, a, a_eff, b, b_eff in zip(  # reversed views: quicker than ``reversed``
-            memoryview(late)[::-1], order[::-1], first[::-1], first_eff[::-1], second[::-1],
-            second_eff[::-1], strict=True):  # a view reads each slot when its event comes
+    slots = memoryview(late)  # a view reads each slot when its event comes
+    events = in_blocks(len(order), lambda lo, hi: zip(  # reversed views: quicker than reversed
+        slots[lo:hi][::-1], order[lo:hi][::-1], first[lo:hi][::-1], first_eff[lo:hi][::-1],
+        second[lo:hi][::-1], second_eff[lo:hi][::-1], strict=True), backward=True)
+    for bound, event, a, a_eff, b, b_eff in events:
         if bound >= unbounded:
             continue
         if a >= 0:  # most GPU operations (as in ``replay``)

@@ -21,6 +21,7 @@ from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.beside import beside_changed
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
+from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, alongside
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
 from kernelscope.timeline.analysis.critical_path.schedule import (
     Plan,
@@ -102,17 +103,30 @@ class Model:
         return critical_path(self.graph, self.plan, self.measured)
 
     def whatif(self, changes: list[Faster]) -> WhatIf:
-        """Every step replayed with ``changes``; ReportError when one matches nothing."""
+        """Every step replayed with ``changes``; ReportError when one matches nothing. The
+        measured paths, where not yet made, are made on a thread of their own (their
+        backward pass on one more) while the changes are replayed (``overlap.py``)."""
+        if "critical_path" in self.__dict__:
+            found, run, after = self._predicted(changes)
+        else:
+            with alongside(lambda: critical_path(self.graph, self.plan, self.measured),
+                           in_line=len(self.plan.chains.order) < BESIDE_EVENTS) as before:
+                found, run, after = self._predicted(changes)
+                self.__dict__["critical_path"] = before.result()  # the cached property's
+        changed = pl.concat([c.gpu_nodes for c in found])
+        return WhatIf(tuple(found), self.critical_path, after, run.start,
+                      beside=beside_changed(self.graph, changed, after, self.metrics))
+
+    def _predicted(self, changes: list[Faster]) -> tuple[list[Change], Replay, CriticalPath]:
+        """What ``changes`` matched, the replay with them and its paths."""
         dur = writable(self.plan.dur)
         gaps: list[array[int]] = []  # the start edges' gaps, copied where a CPU range changes
         found = [self._apply(change, dur, gaps) for change in changes]
         durs = ints(lent(dur))  # polars reads them as they are
         s_gaps = ints(lent(gaps[0])) if gaps else None
         run = replay(self.plan, durs, s_gaps)
-        after = critical_path(self.graph, self.plan, run, durs, s_gaps, with_slack=False)
-        changed = pl.concat([c.gpu_nodes for c in found])
-        return WhatIf(tuple(found), self.critical_path, after, run.start,
-                      beside=beside_changed(self.graph, changed, after, self.metrics))
+        return found, run, critical_path(self.graph, self.plan, run, durs, s_gaps,
+                                         with_slack=False)
 
     def steps_saved_ns(self, nodes: list[int], factor: float) -> int:
         """The steps' summed time saved with the durations of ``nodes`` divided by
