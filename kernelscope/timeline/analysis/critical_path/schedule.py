@@ -119,9 +119,11 @@ def plan_of(graph: Graph) -> Plan:
     nodes, n = graph.nodes, graph.nodes.height
     edges = graph.edges.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("edge"))
     starts, ends = _split(edges)
+    # stable sorts: an edge's place among those of its destination decides a tie the same way
+    # in every run
     if not starts["dst"].is_sorted():  # ``bind`` left them in order of destination
-        starts = starts.sort("dst")
-    ends = ends.sort("dst")
+        starts = starts.sort("dst", maintain_order=True)
+    ends = ends.sort("dst", maintain_order=True)
     s_ptr = _pointers(starts["dst"], n)
     return Plan(
         start=ints(nodes["start"]), end=ints(nodes["end"]), dur=ints(nodes["dur"]),

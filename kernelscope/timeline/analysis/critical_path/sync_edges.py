@@ -68,7 +68,7 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
     waited = decided.filter(pl.col("waited"))
     own = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
         waited["node"], waited["r"]).alias("own")  # a node's number is its row
-    out = pl.concat(edges).unique(["src", "dst"], keep="first").select(
+    out = pl.concat(edges).unique(["src", "dst"], keep="first", maintain_order=True).select(
         "src", "dst", pl.lit(SYNC, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
         pl.lit(True).alias("to_end"), "gap")
     return out.cast(END_EDGE), own  # type: ignore[arg-type]
