@@ -215,16 +215,18 @@ def test_the_shares_computed_at_the_end_equal_a_list_laid_out_afresh() -> None:
 
 def test_a_columns_cells_follow_the_list_order() -> None:
     """What the list writes into one column of the drawn rows (the time shares, once every
-    kernel is loaded): each listed kernel's row key and cell, in the list's order."""
+    kernel is loaded): the column's place among the shown ones, and there each listed
+    kernel's cell, in the list's order."""
     view = view_of()
     view.set_sort("duration")
     view.reorder()
-    cells = view.column_cells("duration")
-    assert cells is not None
+    at = view.shown_position("duration")
+    assert at is not None
+    cells = [(str(s.id), view.cells(s)[at]) for s in view.listed]
     assert [key for key, _ in cells] == ["5", "4", "9", "7", "2", "1", "6", "0", "10", "3", "8",
                                          "11"]
     assert cells[:2] == [("5", ("    3.01 ms", "")), ("4", ("    1.11 ms", ""))]
-    assert view.column_cells("grid") is None  # not shown at 120 columns
+    assert view.shown_position("grid") is None  # not shown at 120 columns
 
 
 def test_the_first_rows_diagnoses_made_later_equal_a_list_laid_out_afresh() -> None:

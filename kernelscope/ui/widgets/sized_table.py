@@ -155,7 +155,7 @@ class SizedTable(DataTable[Text]):
         declared = [column.width for column in columns]
         if None in declared:
             made = [(key, cells() if callable(cells) else cells) for key, cells in rows]
-            widths, rows = column_widths(columns, made), list(made)
+            widths, rows = column_widths(columns, made), made
         else:
             widths = [width for width in declared if width is not None]
         self.clear(columns=True)

@@ -248,14 +248,6 @@ class KernelListView:
         not shown."""
         return next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
 
-    def column_cells(self, key: str) -> list[tuple[str, Cell]] | None:
-        """Each listed kernel's row key and cell of column ``key``, in the list's order; None
-        when the column is not shown (the screen asks only for the rows it has drawn:
-        ``shown_position``)."""
-        position = self.shown_position(key)
-        if position is None:
-            return None
-        return [(str(s.id), self.cells(s)[position]) for s in self.listed]
 
     def _make_cells(self, summary: KernelSummary) -> list[Cell]:
         texts = self.full_texts(summary)
