@@ -7,10 +7,16 @@ import csv
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
-from kernelscope.kinds.kineto.analysis.hta import hta_numbers, step_names
+from kernelscope.kinds.kineto.analysis.hta import hta_gpu_events, hta_numbers, step_names
 from kernelscope.kinds.kineto.model.model import read_trace
+from kernelscope.timeline.analysis.gpu_breakdown import (
+    _kernel_type_breakdown_frames,
+    kernel_type_breakdown,
+    kind_runs,
+)
 from tests.conftest import SAMPLES
 from tests.wild.conftest import require_wild
 
@@ -125,3 +131,13 @@ def test_kernel_types_of_the_run_equal_to_hta() -> None:
             summed[kind] = summed.get(kind, 0) + total
     expected = {r["kernel_type"]: int(r["sum"]) for r in _rows("ranks.kernel_type_breakdown.csv")}
     assert summed == expected
+
+
+@pytest.mark.parametrize("path", [KINETO / "kineto_step.pt.trace.json.xz",
+                                  *sorted((KINETO / "ranks").glob("*.xz"))])
+def test_kernel_types_swept_in_python_equal_the_polars_sweep(path: Path) -> None:
+    # the sweep runs in Python unless an edge has no time; both give the same table
+    trace = read_trace(path)
+    runs = kind_runs(hta_gpu_events(trace, step_names([trace])))
+    assert kernel_type_breakdown(pl.DataFrame(), runs).equals(
+        _kernel_type_breakdown_frames(runs))

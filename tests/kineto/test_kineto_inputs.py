@@ -176,12 +176,31 @@ def test_columns_read_by_polars_equal_the_python_pass(name: str) -> None:
     assert fast["gpu"].height and fast["cpu"].height and fast["runtime"].height
 
 
+def test_raw_pieces_made_into_columns_a_batch_at_a_time_equal_piece_by_piece() -> None:
+    # The reader leaves the pieces polars reads raw and makes their category frames a batch
+    # at a time; a piece polars cannot type (a stream written as text) comes between them.
+    events = orjson.loads(lzma.decompress(STEP.read_bytes()))["traceEvents"]
+    odd = {**next(e for e in events if e.get("cat") == "kernel")}
+    odd["args"] = {**odd["args"], "stream": str(odd["args"]["stream"])}
+    size = len(events) // 4 + 1
+    texts = [orjson.dumps(events[i:i + size]) for i in range(0, len(events), size)]
+    texts.insert(2, orjson.dumps([odd]))  # after two raw pieces still waiting
+    each, batched = Collector(), Collector(batch_rows=3 * size)
+    for text in texts:
+        each.add(read_piece(text))
+        batched.add(read_piece(text, columns=False))
+    assert batched.events == each.events == len(events) + 1
+    for key, frame in each.frames().items():
+        assert_frame_equal(batched.frames()[key], frame)
+    assert each.frames()["gpu"].height > 1
+
+
 def test_events_of_other_types_take_the_python_pass() -> None:
     # A pid that is a number in one event and a string in another, a string where polars
     # expects a number: read_piece falls back to orjson and gives the Python pass's frames.
     events = [_kernel(1), {**_kernel(2), "pid": "Spans"},
               {**_kernel(3), "args": {"device": 0, "stream": "7", "correlation": 3}}]
-    count, frames, _ = read_piece(orjson.dumps(events))
+    count, frames, *_ = read_piece(orjson.dumps(events))
     assert count == 3
     assert frames["gpu"]["pid"].to_list() == [0, None, 0]
     assert frames["gpu"]["stream"].to_list() == [7, 7, 7]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -112,14 +113,29 @@ def _busy(frame: pl.DataFrame) -> int:
     return int(frame.select((pl.col("hend") - pl.col("hts")).sum()).item())
 
 
-def temporal_breakdown(gpu: pl.DataFrame, ns_per_unit: int = 1000
-                       ) -> TemporalBreakdown | None:
+KINDS = ("COMPUTATION", "COMMUNICATION", "MEMORY")
+
+KindRuns = dict[str, pl.DataFrame]
+"""Each of :data:`KINDS`' merged intervals (:func:`merged` of the events of that kernel type)."""
+
+
+def kind_runs(gpu: pl.DataFrame) -> KindRuns:
+    """The merged intervals of each kernel type, the events split by type in one query."""
+    parts = gpu.select("kernel_type", "hts", "hend").partition_by(
+        "kernel_type", as_dict=True, include_key=False)
+    empty = gpu.select("hts", "hend").clear()
+    return {kind: merged(parts.get((kind,), empty)) for kind in KINDS}
+
+
+def temporal_breakdown(gpu: pl.DataFrame, ns_per_unit: int = 1000,
+                       runs: KindRuns | None = None) -> TemporalBreakdown | None:
+    """HTA's temporal breakdown; ``runs``: :func:`kind_runs` of ``gpu`` when already made."""
     if not gpu.height:
         return None
-    runs = merged(gpu)
-    kernel = int(runs["hend"][-1] - runs["hts"][0])
-    idle = kernel - _busy(runs)
-    compute = _busy(merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION")))
+    spans = merged(gpu)
+    kernel = int(spans["hend"][-1] - spans["hts"][0])
+    idle = kernel - _busy(spans)
+    compute = _busy((runs or kind_runs(gpu))["COMPUTATION"])
     return TemporalBreakdown(idle, compute, kernel - compute - idle, kernel, ns_per_unit)
 
 
@@ -138,39 +154,62 @@ def _intersection(a: pl.DataFrame, b: pl.DataFrame) -> int:
     return total
 
 
-def comm_comp_overlap_pct(gpu: pl.DataFrame) -> float | None:
-    comm = merged(gpu.filter(pl.col("kernel_type") == "COMMUNICATION"))
+def comm_comp_overlap_pct(gpu: pl.DataFrame, runs: KindRuns | None = None) -> float | None:
+    """HTA's communication/computation overlap (%); ``runs`` as for temporal_breakdown."""
+    runs = runs or kind_runs(gpu)
+    comm = runs["COMMUNICATION"]
     total = _busy(comm)
     if not total:
         return None
-    comp = merged(gpu.filter(pl.col("kernel_type") == "COMPUTATION"))
-    return round(100 * _intersection(comm, comp) / total, 2)
+    return round(100 * _intersection(comm, runs["COMPUTATION"]) / total, 2)
 
 
-KINDS = ("COMPUTATION", "COMMUNICATION", "MEMORY")
-
-
-def kernel_type_breakdown(gpu: pl.DataFrame) -> pl.DataFrame:
+def kernel_type_breakdown(gpu: pl.DataFrame, runs: KindRuns | None = None) -> pl.DataFrame:
     """Time under each combination of computation, communication and memory kernels (HTA's
     default, ``include_memory_kernels=True``): every merged interval's start adds its kind's
-    bit and its end removes it; the time to the next edge goes to the kinds then running."""
+    bit and its end removes it; the time to the next edge goes to the kinds then running.
+    ``runs`` as for temporal_breakdown."""
+    runs = runs or kind_runs(gpu)
+    edges = [(time, delta) for bit, kind in enumerate(KINDS)
+             for start, end in runs[kind].iter_rows()
+             for time, delta in ((start, 1 << bit), (end, -(1 << bit)))]
+    if any(time is None for time, _ in edges):
+        return _kernel_type_breakdown_frames(runs)
+    edges.sort(key=lambda edge: edge[0])  # stable: equal times keep the edges' order
+    sums: dict[int, int] = {}
+    running = 0
+    for (time, delta), (after, _) in pairwise(edges):
+        running += delta
+        if running > 0:
+            sums[running] = sums.get(running, 0) + after - time
+    return _kernel_type_rows(sorted(sums.items(), key=lambda kv: -kv[1]))
+
+
+def _kernel_type_rows(sums: list[tuple[int, int]]) -> pl.DataFrame:
+    """The kernel-type breakdown's rows from (kinds running as bits, time), longest first."""
+    total = sum(ns for _, ns in sums)
+    rows = [(" overlapping ".join(k for bit, k in enumerate(KINDS) if running & (1 << bit)),
+             ns, round(100 * ns / total, 1) if total else 0.0)
+            for running, ns in sums]
+    return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
+                                      "percentage": pl.Float64}, orient="row")
+
+
+def _kernel_type_breakdown_frames(runs: KindRuns) -> pl.DataFrame:
+    """:func:`kernel_type_breakdown` in polars, where an edge has no time (polars sorts it
+    first)."""
     edges = pl.concat([
-        merged(gpu.filter(pl.col("kernel_type") == kind)).select(
+        runs[kind].select(
             pl.concat_list("hts", "hend").alias("time"),
             pl.lit([1 << bit, -(1 << bit)], dtype=pl.List(pl.Int64)).alias("delta"))
         .explode("time", "delta")
         for bit, kind in enumerate(KINDS)
-    ]).sort("time", maintain_order=True)  # stable: equal times keep the edges' order
+    ]).sort("time", maintain_order=True)
     spans = edges.select(pl.col("delta").cum_sum().alias("running"),
                          (pl.col("time").shift(-1) - pl.col("time")).alias("ns")
                          ).filter(pl.col("ns").is_not_null() & (pl.col("running") > 0))
     sums = spans.group_by("running", maintain_order=True).agg(pl.col("ns").sum())
-    total = int(sums["ns"].sum()) if sums.height else 0
-    rows = [(" overlapping ".join(k for bit, k in enumerate(KINDS) if running & (1 << bit)),
-             ns, round(100 * ns / total, 1) if total else 0.0)
-            for running, ns in sums.sort("ns", descending=True, maintain_order=True).rows()]
-    return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
-                                      "percentage": pl.Float64}, orient="row")
+    return _kernel_type_rows(sums.sort("ns", descending=True, maintain_order=True).rows())
 
 
 def ops_breakdown(ops: pl.DataFrame) -> tuple[TemporalBreakdown | None, float | None]:

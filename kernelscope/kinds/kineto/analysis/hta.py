@@ -37,6 +37,7 @@ from kernelscope.timeline.analysis.gpu_breakdown import (
     comm_comp_overlap_pct,
     kernel_type,
     kernel_type_breakdown,
+    kind_runs,
     temporal_breakdown,
 )
 
@@ -131,8 +132,9 @@ def hta_numbers(trace: KinetoTrace, steps: set[str] | None = None) -> HtaNumbers
     """HTA's numbers for one trace; ``steps``: the run's ProfilerStep names (default: this
     trace's own)."""
     gpu = hta_gpu_events(trace, step_names([trace]) if steps is None else steps)
-    return HtaNumbers(temporal_breakdown(gpu), comm_comp_overlap_pct(gpu), idle_by_stream(gpu),
-                      kernel_type_breakdown(gpu))
+    runs = kind_runs(gpu)  # each kernel type's merged intervals, for the three breakdowns
+    return HtaNumbers(temporal_breakdown(gpu, runs=runs), comm_comp_overlap_pct(gpu, runs),
+                      idle_by_stream(gpu), kernel_type_breakdown(gpu, runs))
 
 
 __all__ = ["HtaNumbers", "TemporalBreakdown", "hta_numbers", "kernel_type"]

@@ -207,7 +207,7 @@ def _collect(path: Path, header: TraceHeader, on_piece: Callable[[int], None] | 
     (polars parses without the GIL), at most one per thread ahead of the reading; a piece
     that fails to parse raises :class:`_MovedCut`, and the caller reads again with one."""
     collector = Collector()
-    read = partial(read_piece, shapes=shapes, seen={})
+    read = partial(read_piece, shapes=shapes, seen={}, columns=False)
     if workers <= 1:
         for piece in iter_event_pieces(path, header, PIECE_BYTES, on_piece, parse=read):
             collector.add(piece)

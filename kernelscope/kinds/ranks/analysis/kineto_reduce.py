@@ -189,7 +189,7 @@ def _reduce(trace: KinetoTrace, path: str, options: ReduceOptions,
         HTA_PENDING: (hta, filtered, sorted(own)),
         "kineto": {"events": trace.events, "base_time_ns": trace.base_time_ns,
                    "distributed": _distributed(trace)},
-    })
+    }, own_breakdown=True)
     report = as_timeline_report(trace)
     if kept is not None:
         kept[path] = (trace, report)

@@ -283,11 +283,14 @@ def _in_steps(calls: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
 @dataclass(frozen=True)
 class Extras:
     """What a trace kind adds to the reduction: its own collective calls (with their
-    identity), its own steps, and members for the rank's JSON."""
+    identity), its own steps, and members for the rank's JSON. ``own_breakdown``: the kind
+    sets the rank's temporal breakdown and overlap itself (Kineto: HTA's, chosen by
+    ``kineto_reduce.settle_hta``), so the reduction leaves them out."""
 
     comm: tuple[str, pl.DataFrame] | None = None
     steps: pl.DataFrame | None = None
     members: dict[str, object] | None = None
+    own_breakdown: bool = False
 
 
 def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | None,
@@ -324,7 +327,7 @@ def reduce_unit(read: CallReader, tables: TraceTables, path: str, pid: int | Non
     tids = main_tids(calls, ranges)
     process_pid = pid if pid is not None else process_of(kernels)
     label = Path(path).name + (f" [pid {pid}]" if several else "")
-    temporal, comm_comp = ops_breakdown(gpu_ops(
+    temporal, comm_comp = (None, None) if extras.own_breakdown else ops_breakdown(gpu_ops(
         kernels, report.memcpy, report.memset,
         pl.col("name_id").replace_strict(names, default=None, return_dtype=pl.String)))
     gaps = pending_gaps(read, report, busy, cpu_comm, options.min_gap_ns, options.max_gaps, pid)
