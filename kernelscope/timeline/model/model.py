@@ -71,7 +71,10 @@ class TimelineReport:
       export lacks them), graph_node_id (null unless a CUDA graph launched it,
       ``--cuda-graph-trace=node``). A timeline opened for a headless command (the nsys
       kind's ``open``) has no short_name, mangled_name, grid or block columns: only the
-      screen's kernel details and a join read them (``load.KERNEL_DETAILS``).
+      screen's kernel details and a join read them (``load.KERNEL_DETAILS``). One opened for
+      the critical path's graph alone (``OpenOptions.graph_only``: the what-if) has no
+      context_id or graph_node_id either, its ``cuda_api`` no name (``api`` a Categorical),
+      and its ``osrt`` and ``overhead`` are empty.
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
       dst_device_id, graph_node_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,

@@ -212,9 +212,9 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
     """One step over the whole trace, on the thread with the most calls (name null)."""
-    ops = report.gpu_ops
-    starts = [int(x) for x in (calls["start"].min(), ops["start"].min()) if x is not None]  # type: ignore[arg-type]
-    ends = [int(x) for x in (calls["end"].max(), ops["end"].max()) if x is not None]  # type: ignore[arg-type]
+    frames = (calls, report.kernels, report.memcpy, report.memset)  # not gpu_ops: no sort
+    starts = [int(x) for x in (f["start"].min() for f in frames) if x is not None]  # type: ignore[arg-type]
+    ends = [int(x) for x in (f["end"].max() for f in frames) if x is not None]  # type: ignore[arg-type]
     tid = (calls["lane"].mode().sort().item(0) if calls.height else WHOLE_TRACE_LANE)
     if not starts:
         return pl.DataFrame(schema=STEP_SCHEMA)
