@@ -61,21 +61,22 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     gpu = nodes.select("cls", "node", "start", "end", "lane").filter(pl.col("cls") == GPU)
     first = int(gpu["node"].min()) if gpu.height else 0  # type: ignore[arg-type]
     last = int(gpu["node"].max()) if gpu.height else -1  # type: ignore[arg-type]
-    ops = gpu.select(
+    ops = gpu.lazy().select(  # one query from here on
         "node", "start", (pl.col("lane") // LANES_PER_DEVICE).alias("device"), "lane",
         _latest_key(edges, first, last - first + 1).gather(gpu["node"] - first).alias("floor"),
+        "end",
     ).with_columns(pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
     late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")
     ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
                       pl.col("lane").alias("src_lane"),
-                      gpu["end"].alias("src_end")).sort("src_end")
+                      pl.col("end").alias("src_end")).sort("src_end")
     found = late.join_asof(ends, left_on="start", right_on="src_end", by="device",
                            strategy="backward", check_sortedness=False)
     return found.filter(
         (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
         & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
     ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
-             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA).collect()  # type: ignore[arg-type]
 
 
 def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
@@ -83,11 +84,13 @@ def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
     less ``first``) the latest start its launch, stream and event edges allow (null for none): an
     operation has at most one launch edge and one stream edge, placed by number; the few
     event edges are grouped."""
-    events = edges.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
+    parts = edges.lazy().select("etype", "dst", "key")
+    events = parts.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
     keys = [pl.repeat(None, n, eager=True, dtype=pl.Int64).scatter(part["dst"] - first,
                                                                      part["key"])
-            for part in (
-        edges.filter(pl.col("etype") == LAUNCH), edges.filter(pl.col("etype") == STREAM), events)]
+            for part in pl.collect_all([  # one call: the three parts computed together
+                parts.filter(pl.col("etype") == LAUNCH), parts.filter(pl.col("etype") == STREAM),
+                events])]
     return pl.select(pl.max_horizontal(keys)).to_series()
 
 
