@@ -43,16 +43,13 @@ def with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Data
     ends_then_starts = pl.concat([end, start])  # one gather, not one from each and a choice
     value = ends_then_starts.gather(
         edges["src"] + edges["from_start"].fill_null(False).cast(pl.Int64) * nodes.height)
-    edges = edges.with_columns(value.alias("value"),
-                               start.gather(edges["dst"]).alias("dst_start"))
-    measured = pl.col("dst_start") - pl.col("value")
+    measured = start.gather(edges["dst"]) - value
     default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
-               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(measured)
+               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(pl.col("measured"))
                .otherwise(pl.lit(0, pl.Int64)))
-    return edges.with_columns(measured.alias("measured"),
-                              pl.min_horizontal(default, measured).alias("least")
-                              ).with_columns((pl.col("value") + pl.col("least")).alias("key")
-                                             ).drop("value", "dst_start")
+    return edges.lazy().with_columns(measured.alias("measured")).with_columns(  # one query
+        pl.min_horizontal(default, pl.col("measured")).alias("least")).with_columns(
+        (value + pl.col("least")).alias("key")).collect(engine="in-memory")
 
 
 def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
@@ -76,7 +73,8 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
         (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
         & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
     ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
-             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA).collect()  # type: ignore[arg-type]
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA  # type: ignore[arg-type]
+                                                     ).collect(engine="in-memory")
 
 
 def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
@@ -90,7 +88,7 @@ def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
                                                                      part["key"])
             for part in pl.collect_all([  # one call: the three parts computed together
                 parts.filter(pl.col("etype") == LAUNCH), parts.filter(pl.col("etype") == STREAM),
-                events])]
+                events], engine="in-memory")]
     return pl.select(pl.max_horizontal(keys)).to_series()
 
 

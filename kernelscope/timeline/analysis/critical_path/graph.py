@@ -110,14 +110,15 @@ class Graph:
         """The GPU operations that start inside a step's window: node, family (one number per
         name and kind, ``family_of``), gpu_ns (every replay's kernel families count them; the
         names are looked up by node once the families are summed)."""
-        windows = self.steps.select(pl.col("start").alias("w_start"),
-                                    pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.select("cls", "node", "start", "end").filter(
+        windows = self.steps.lazy().select(pl.col("start").alias("w_start"),
+                                           pl.col("end").alias("w_end")).sort("w_start")
+        ops = self.nodes.lazy().select("cls", "node", "start", "end").filter(
             pl.col("cls") == GPU).select(
             "node", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
-        ops = ops.sort("start").join_asof(
+        ops = ops.sort("start").join_asof(  # one query
             windows, left_on="start", right_on="w_start", strategy="backward",
-            check_sortedness=False).filter(pl.col("start") < pl.col("w_end"))
+            check_sortedness=False).filter(pl.col("start") < pl.col("w_end")
+                                           ).collect(engine="in-memory")
         node = ops["node"]
         kind = self.nodes["kind"].gather(node).replace_strict(
             OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)

@@ -53,7 +53,8 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
         launch["dst"], nodes["start"].gather(launch["src"]))  # an operation has one launch
     ops = nodes.lazy().select("cls", "node", "pid", "lane", "end", at.alias("at")).filter(
         pl.col("cls") == GPU).select(pl.col("node").alias("op"), "pid", "lane",
-                                      pl.col("end").alias("op_end"), "at").collect()
+                                      pl.col("end").alias("op_end"), "at"
+                                      ).collect(engine="in-memory")
     waited = ((pl.col("op_end") > pl.col("start"))
               & (pl.col("at").is_null() | (pl.col("at") <= pl.col("start")))).fill_null(False)
     decided = calls.sort("end").join_asof(
@@ -61,7 +62,7 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
         strategy="backward", check_sortedness=False
     ).with_columns(waited.alias("waited")).with_columns(
         pl.when(pl.col("waited")).then(pl.col("end") - pl.col("op_end"))
-        .otherwise(pl.col("end") - pl.col("start")).alias("r")).collect()
+        .otherwise(pl.col("end") - pl.col("start")).alias("r")).collect(engine="in-memory")
     waits = decided.filter(pl.col("waited"))
     edges = [waits.select(pl.col("op").alias("src"), pl.col("node").alias("dst"),
                           pl.col("r").alias("gap")), _device_waits(decided, ops)]
@@ -71,7 +72,7 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
                                          ).select(
         "src", "dst", pl.lit(SYNC, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
         pl.lit(True).alias("to_end"), "gap").cast(END_EDGE)  # type: ignore[arg-type]
-    return out.collect(), own
+    return out.collect(engine="in-memory"), own
 
 
 def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
@@ -95,7 +96,7 @@ def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
     found = found.filter(pl.col("device") | (pl.col("op_end") > pl.col("start")))
     return found.select("src", pl.col("node").alias("dst"),
                         pl.min_horizontal("r", pl.col("end") - pl.col("op_end")).alias("gap")
-                        ).collect()
+                        ).collect(engine="in-memory")
 
 
 def join_edges(nodes: pl.DataFrame) -> pl.DataFrame:
