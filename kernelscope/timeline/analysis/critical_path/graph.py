@@ -144,7 +144,7 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     steps = report_steps(report, hold_work=False)
     cpu, outer, steps = _cpu_nodes(report, steps)
     gpu = _gpu_nodes(report)
-    nodes = pl.concat([cpu, gpu]).with_row_index("node").with_columns(
+    nodes = pl.concat([cpu, gpu], rechunk=True).with_row_index("node").with_columns(
         pl.col("node").cast(pl.Int64))
     n_cpu = cpu.height
     launch = _launch_edges(nodes, outer, n_cpu)
@@ -184,17 +184,17 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
     one_thread = not tids.null_count() and (tids.is_empty() or tids[0] == tids[-1])
     reach = pl.col("end").cum_max().shift(1)  # sorted by thread: one group where one thread
     reach = reach if one_thread else reach.over("global_tid")
-    calls = calls.with_row_index("row").with_columns(
+    ranked = calls.lazy().with_row_index("row").with_columns(
         pl.col("row").cast(pl.Int64), (pl.col("start") < reach).fill_null(False).alias("nested"))
-    calls = calls.with_columns(
-        pl.when(~pl.col("nested")).then(pl.col("row")).forward_fill().alias("outer"))
-    outer = calls.select(pid_of(pl.col("global_tid")).alias("pid"), "correlation_id",
-                         pl.col("outer").alias("row"))
-    nodes = calls.filter(~pl.col("nested")).select(
-        pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
-        pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
-        pid_of(pl.col("global_tid")).alias("pid"), "row", pl.col("correlation_id").alias("corr"),
-        pl.lit(2, pl.Int8).alias("prio"))
+    outer, nodes = pl.collect_all([  # one query: the rows' nesting found once for both
+        ranked.select(pid_of(pl.col("global_tid")).alias("pid"), "correlation_id",
+                      pl.when(~pl.col("nested")).then(pl.col("row")).forward_fill().alias("row")),
+        ranked.filter(~pl.col("nested")).select(  # the columns read, then the rows
+            pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
+            pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
+            pid_of(pl.col("global_tid")).alias("pid"), "row",
+            pl.col("correlation_id").alias("corr"), pl.lit(2, pl.Int8).alias("prio"))],
+        engine="in-memory")
     if not steps.height:
         steps = _whole_trace(report, nodes)
     marks = [steps.select(
