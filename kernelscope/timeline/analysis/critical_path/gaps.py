@@ -98,25 +98,30 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
     gap no longer binds)."""
     cpu = nodes.select("cls", "node", "lane", "pid", "end").filter(
         (pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
-    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS)
-                        ).select("dst", "measured").sort("dst")  # one thread edge a node
-    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst")).sort("dst")
+    idle, firsts = pl.collect_all([  # one query of both
+        edges.lazy().select("etype", "dst", "measured").filter(
+            (pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS)
+        ).select("dst", "measured").sort("dst"),  # one thread edge a node
+        cpu.lazy().group_by("lane").agg(pl.col("node").min().alias("dst")).sort("dst")],
+        engine="in-memory")
     begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
     resumed = pl.concat([  # a node's number is its row: gathered in the order of node, as
         begins.gather(idle["dst"]).with_columns(  # the join with the nodes gave them
             (pl.col("start") - idle["measured"]).alias("idle_from")),
         begins.gather(firsts["dst"]).with_columns(
             pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
-    ]).sort("start")
-    calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
-                       pl.col("lane").alias("other_lane"))
-    if not _rising(calls["other_end"]):  # ends one after another: already in the sort's order
+    ]).lazy().sort("start")
+    calls = cpu.lazy().select(pl.col("node").alias("other"), "pid",
+                              pl.col("end").alias("other_end"),
+                              pl.col("lane").alias("other_lane"))
+    if not _rising(cpu["end"]):  # ends one after another: already in the sort's order
         calls = calls.sort("other_end")
-    found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
+    wakes = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
                               strategy="backward", check_sortedness=False).filter(
-        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
-    wakes = found.select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
-                         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from"))
+    ).select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA  # type: ignore[arg-type]
+                                                     ).collect(engine="in-memory")
     woken = (pl.col("etype") == THREAD) & pl.col("dst").is_in(wakes["dst"].implode())
     edges = edges.with_columns(
         pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),

@@ -243,12 +243,13 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
 
 def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
     """Each node after the previous one of its lane (the whole-trace end is in none)."""
-    return part.filter(pl.col("lane") != WHOLE_TRACE_LANE).select(
+    return part.lazy().filter(pl.col("lane") != WHOLE_TRACE_LANE).select(  # one query
         pl.col("node").shift(1).alias("src"), pl.col("node").alias("dst"),
         (pl.col("lane") == pl.col("lane").shift(1)).alias("same"),
     ).filter(pl.col("same").fill_null(False)).select(
         "src", "dst", pl.lit(etype, pl.Int8).alias("etype"),
-        pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+        pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA  # type: ignore[arg-type]
+                                                ).collect(engine="in-memory")
 
 
 def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
