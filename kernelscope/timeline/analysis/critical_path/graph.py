@@ -142,11 +142,11 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     Kineto's ``cpu_op``s: start, end, global_tid, name)."""
     ranges = cpu_ranges(report, extra_ranges)
     steps = report_steps(report, hold_work=False)
-    cpu, outer, steps = _cpu_nodes(report, steps)
-    gpu = _gpu_nodes(report)
-    nodes = pl.concat([cpu, gpu], rechunk=True).with_row_index("node").with_columns(
+    calls, markers, outer, steps = _cpu_nodes(report, steps)
+    n_cpu = calls.height + markers.height
+    nodes = merged(calls, markers, _gpu_nodes(report)).with_row_index("node").with_columns(
         pl.col("node").cast(pl.Int64))
-    n_cpu = cpu.height
+    del calls, markers  # copied into the nodes: freed for what follows
     launch = _launch_edges(nodes, outer, n_cpu)
     del outer  # a row per API call (20 MB on the 300k-kernel trace): freed for what follows
     with alongside(lambda: sync_edges(nodes, launch),  # two polars parts at once
@@ -172,10 +172,10 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
 
 
 def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
-               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The outermost API calls of every thread and the step markers, in thread order;
-    every call's outermost call (pid, correlation_id, row); the steps (the whole trace as
-    one where ``steps`` is empty)."""
+               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The outermost API calls of every thread in thread order and the step markers (to be
+    put among them, ``orders.merged``); every call's outermost call (pid, correlation_id,
+    row); the steps (the whole trace as one where ``steps`` is empty)."""
     calls = report.cuda_api.select(
         "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.Categorical))
     if not in_call_order(calls):
@@ -208,7 +208,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
             ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
              .otherwise(pl.col("global_tid")).alias("lane")))]
     markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks])  # type: ignore[arg-type]
-    return merged(nodes.cast(NODE_SCHEMA), markers), outer, steps  # type: ignore[arg-type]
+    return nodes.cast(NODE_SCHEMA), markers, outer, steps  # type: ignore[arg-type]
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
