@@ -87,9 +87,9 @@ def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
         "pid", "lane", pl.col("op").alias("src"), "at", "op_end")
     if not device.height or ops["at"].null_count() == ops.height:
         return pl.DataFrame(schema={"src": pl.Int64, "dst": pl.Int64, "gap": pl.Int64})
-    lanes = launched.select("pid", "lane").unique()
-    probes = device.lazy().join(lanes, on="pid").with_columns(
-        (pl.col("start") - 1).alias("probe")).sort("probe")
+    lanes = launched.select("pid", "lane").unique(maintain_order=True)  # the same order in
+    probes = device.lazy().join(lanes, on="pid", maintain_order="left_right").with_columns(
+        (pl.col("start") - 1).alias("probe")).sort("probe", maintain_order=True)  # every run
     found = probes.join_asof(launched.sort("at"), left_on="probe", right_on="at",
                              by=["pid", "lane"], strategy="backward",
                              check_sortedness=False).drop_nulls("src")
@@ -105,8 +105,8 @@ def join_edges(nodes: pl.DataFrame) -> pl.DataFrame:
     if not finish.height:
         return pl.DataFrame(schema=END_EDGE)
     last = nodes.select("lane", "node", "end").filter(pl.col("lane") != WHOLE_TRACE_LANE
-                                                      ).group_by("lane").agg(
-        pl.col("node").sort_by("end").last().alias("src"))
+                                                      ).group_by("lane", maintain_order=True).agg(
+        pl.col("node").sort_by("end").last().alias("src"))  # in order: ties decided alike
     return last.select("src", pl.lit(int(finish["node"].item(0))).alias("dst"),
                        pl.lit(JOIN, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
                        pl.lit(False).alias("to_end"), pl.lit(0).alias("gap")
