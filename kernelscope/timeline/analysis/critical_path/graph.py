@@ -112,10 +112,10 @@ class Graph:
         names are looked up by node once the families are summed)."""
         windows = self.steps.lazy().select(pl.col("start").alias("w_start"),
                                            pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.lazy().select("cls", "node", "start", "end").filter(
+        gpu = self.nodes.lazy().select("cls", "node", "start", "end").filter(
             pl.col("cls") == GPU).select(
             "node", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
-        ops = ops.sort("start").join_asof(  # one query
+        ops = gpu.sort("start").join_asof(  # one query
             windows, left_on="start", right_on="w_start", strategy="backward",
             check_sortedness=False).filter(pl.col("start") < pl.col("w_end")
                                            ).collect(engine="in-memory")
