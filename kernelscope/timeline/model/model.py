@@ -153,14 +153,15 @@ class TimelineReport:
         """Kernels, memcpys and memsets in one frame sorted by start.
 
         Columns: kind (Enum ``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
-        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs).
+        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs; it and
+        context_id null where the read left them out: ``OpenOptions.graph_only``).
         """
         cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid",
                 "correlation_id", "graph_node_id"]
         parts = [
             frame.with_columns(
-                pl.col("graph_node_id") if "graph_node_id" in frame.columns
-                else pl.lit(None, pl.Int64).alias("graph_node_id")
+                pl.col(name) if name in frame.columns else pl.lit(None, pl.Int64).alias(name)
+                for name in ("context_id", "graph_node_id")
             ).select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
             for kind, frame in (("kernel", self.kernels), ("memcpy", self.memcpy),
                                 ("memset", self.memset))
