@@ -32,6 +32,9 @@ class OpenOptions:
     """Kernels paired by hand, (BEFORE, AFTER) an ID or a name each (a diff's ``--pair``)."""
     model_flops: float | None = None
     """The model's FLOPs per step for MFU (``--model-flops``), instead of the operators'."""
+    graph_only: bool = False
+    """A timeline read only for its critical path's graph (the what-if): what nothing but the
+    graph will read is left out where the kind can (Nsight Systems' ``load.GRAPH_SKIPPED``)."""
 
 
 def parse_pair(text: str) -> tuple[str, str]:

@@ -42,13 +42,14 @@ def whatif_parser() -> argparse.ArgumentParser:
 
 
 def timeline_of(path: Path, cache_dir: Path | None, run: Any) -> Any:
-    """``run(data)`` on the timeline at ``path`` (its ``TimelineData``); ReportError with
-    one sentence for anything but one timeline."""
+    """``run(data)`` on the timeline at ``path`` (its ``TimelineData``, read only for the
+    critical path's graph: ``OpenOptions.graph_only``); ReportError with one sentence for
+    anything but one timeline."""
     kind = kind_for([path])
     if kind.name not in TIMELINE_KINDS:
         raise ReportError(f"{safe_text(path)} is not a timeline (an Nsight Systems report or "
                           "its SQLite export, or a PyTorch profiler trace).")
-    options = OpenOptions(cache_dir=cache_dir)
+    options = OpenOptions(cache_dir=cache_dir, graph_only=True)
     with opened(kind, [path], options) as model:
         return run(kind.part("analyse")(model, options))
 

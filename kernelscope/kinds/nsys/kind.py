@@ -15,10 +15,12 @@ from kernelscope.kinds.registry import KindSpec
 
 def _open_timeline(paths: Sequence[Path], options: OpenOptions) -> Any:
     """The timeline for the headless commands (exports, summary, what-if), which never read
-    the kernels' launch shapes or their short and mangled names (the screen opens its own)."""
+    the kernels' launch shapes or their short and mangled names (the screen opens its own);
+    with ``graph_only``, only what the critical path's graph reads."""
     from kernelscope.kinds.nsys.model.opener import open_report
 
-    return open_report(paths[0], cache_dir=options.cache_dir, kernel_details=False)
+    return open_report(paths[0], cache_dir=options.cache_dir, kernel_details=False,
+                       graph_only=options.graph_only)
 
 
 def _analyse_timeline(report: Any, options: OpenOptions) -> Any:

@@ -71,7 +71,10 @@ class TimelineReport:
       export lacks them), graph_node_id (null unless a CUDA graph launched it,
       ``--cuda-graph-trace=node``). A timeline opened for a headless command (the nsys
       kind's ``open``) has no short_name, mangled_name, grid or block columns: only the
-      screen's kernel details and a join read them (``load.KERNEL_DETAILS``).
+      screen's kernel details and a join read them (``load.KERNEL_DETAILS``). One opened for
+      the critical path's graph alone (``OpenOptions.graph_only``: the what-if) has no
+      context_id or graph_node_id either, its ``cuda_api`` no name (``api`` a Categorical),
+      and its ``osrt`` and ``overhead`` are empty.
     - ``memcpy``: start, end, device_id, context_id, green_context_id, stream_id,
       correlation_id, global_pid, bytes, copy_kind, src_kind, dst_kind, src_device_id,
       dst_device_id, graph_node_id, operation (``[CUDA memcpy Host-to-Device]``), src_kind_name,
@@ -150,14 +153,15 @@ class TimelineReport:
         """Kernels, memcpys and memsets in one frame sorted by start.
 
         Columns: kind (Enum ``kernel``/``memcpy``/``memset``), start, end, device_id, context_id,
-        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs).
+        stream_id, global_pid, correlation_id, graph_node_id (null outside CUDA graphs; it and
+        context_id null where the read left them out: ``OpenOptions.graph_only``).
         """
         cols = ["start", "end", "device_id", "context_id", "stream_id", "global_pid",
                 "correlation_id", "graph_node_id"]
         parts = [
             frame.with_columns(
-                pl.col("graph_node_id") if "graph_node_id" in frame.columns
-                else pl.lit(None, pl.Int64).alias("graph_node_id")
+                pl.col(name) if name in frame.columns else pl.lit(None, pl.Int64).alias(name)
+                for name in ("context_id", "graph_node_id")
             ).select(pl.lit(kind, OP_KIND).alias("kind"), *cols)
             for kind, frame in (("kernel", self.kernels), ("memcpy", self.memcpy),
                                 ("memset", self.memset))

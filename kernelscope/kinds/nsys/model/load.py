@@ -94,10 +94,16 @@ KERNEL_DETAILS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
 kernel reports read: read with ``kernel_details`` (8 of the kernel table's 17 columns read:
 SQLite's decoding of them was ~0.015 s of a 40,000-kernel trace's headless export)."""
 
+GRAPH_SKIPPED = ("context_id", "graph_node_id")
+"""The kernels' columns the critical path's graph never reads either: left out with
+``graph_only`` (as are the OS runtime calls and nsys's own overhead, and the CUDA calls' names
+as recorded): ~0.05 s of CPU time of the 300k-kernel trace's what-if."""
+
 
 def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry],
-          kernel_details: bool = True) -> list[ReadTask]:
-    """The queries to run, skipping tables this export does not have."""
+          kernel_details: bool = True, graph_only: bool = False) -> list[ReadTask]:
+    """The queries to run, skipping tables this export does not have (and, ``graph_only``,
+    what the critical path's graph never reads)."""
     tasks = []
     metrics_task = gpu_metrics_read.read_task(db, metrics)
     if metrics_task is not None:
@@ -112,6 +118,8 @@ def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry],
         if not kernel_details:
             mapping = [(src, alias) for src, alias in mapping
                        if alias not in (*KERNEL_DETAILS, "short_id", "mangled_id")]
+        if graph_only:
+            mapping = [(src, alias) for src, alias in mapping if alias not in GRAPH_SKIPPED]
         tasks.append(ReadTask("kernels", db.table_name(KERNEL_TABLE),
                               _select(db, KERNEL_TABLE, mapping), KERNEL_SCHEMA))
     for name, table, mapping, schema in (
@@ -123,7 +131,7 @@ def _plan(db: ExportDb, metrics: list[gpu_metrics.CatalogEntry],
         ("nvtx", NVTX_TABLE, NVTX_MAP, NVTX_SCHEMA),
         ("sync", SYNC_TABLE, SYNC_MAP, SYNC_SCHEMA),
     ):
-        if db.has(table):
+        if db.has(table) and not (graph_only and name in ("osrt", "overhead")):
             tasks.append(ReadTask(name, db.table_name(table), _select(db, table, mapping), schema))
     if db.has("StringIds") and {"id", "value"} <= db.columns("StringIds"):
         strings = db.table_name("StringIds")
@@ -208,6 +216,24 @@ def _cuda_api(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
     return df.drop("name_id").with_columns(named["name"], named["api"])
 
 
+def _graph_calls(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
+    """The CUDA calls as the critical path's graph reads them: ``api`` a Categorical and no
+    ``name`` (a column of strings per call, ~0.03 s of CPU time on 814,000 calls, and its
+    cast). The names become categories in the order the calls first use them, as the cast
+    of the whole column did: a category's number is its place in that order."""
+    if df is None or not df.height:
+        return _cuda_api(df, strings).drop("name").with_columns(
+            pl.col("api").cast(pl.Categorical))
+    ids = df["name_id"].unique(maintain_order=True)
+    lookup = _lookup(strings, ids, "name_id", "name", pl.String).unique(
+        "name_id", keep="first", maintain_order=True)
+    first = ids.to_frame().join(lookup, on="name_id", how="left", maintain_order="left")
+    first = first.select("name_id", strip_api_version(pl.col("name")).cast(pl.Categorical)
+                         .alias("api"))
+    named = df.select("name_id").join(first, on="name_id", how="left", maintain_order="left")
+    return df.drop("name_id").with_columns(named["api"])
+
+
 def _nvtx(df: pl.DataFrame | None, strings: pl.DataFrame) -> pl.DataFrame:
     """NVTX events with their message (``StringIds`` first, then inline ``text``, as nsys
     does) and the name of their domain (created by an event of type 75 in the same
@@ -243,17 +269,19 @@ def load_report(
     cancel: CancelHook | None = None,
     keep_sqlite_path: bool = True,
     kernel_details: bool = True,
+    graph_only: bool = False,
 ) -> TimelineReport:
     """Read every table kernelscope uses from ``sqlite_path`` into an TimelineReport.
 
     ``keep_sqlite_path=False`` records no SQLite path (for a scratch file about to be removed).
     ``kernel_details=False`` reads the kernels without ``KERNEL_DETAILS`` (for the headless
-    exports, summary and what-if, which never read them).
+    exports, summary and what-if, which never read them); ``graph_only`` only what the
+    critical path's graph reads (the what-if): ``GRAPH_SKIPPED`` and ``_graph_calls``.
     """
     display = (source or sqlite_path).name
     try:
         return _load(sqlite_path, source, display, progress, cancel, keep_sqlite_path,
-                     kernel_details)
+                     kernel_details, graph_only)
     except (sqlite3.Error, pl.exceptions.PolarsError) as exc:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ReportError(f"{display} could not be read ({detail.rstrip('.')}).") from exc
@@ -262,14 +290,14 @@ def load_report(
 def _load(
     sqlite_path: Path, source: Path | None, display: str,
     progress: ProgressHook | None, cancel: CancelHook | None,
-    keep_sqlite_path: bool, kernel_details: bool,
+    keep_sqlite_path: bool, kernel_details: bool, graph_only: bool = False,
 ) -> TimelineReport:
     with ExportDb(sqlite_path, display_name=display) as db:
         report_progress(progress, f"Reading {display}", 0.0)
         metrics = gpu_metrics_read.catalog(db)
         try:
             raw = db.read_many(
-                _plan(db, metrics, kernel_details),
+                _plan(db, metrics, kernel_details, graph_only),
                 on_chunk=lambda done, total: report_progress(
                     progress, f"Reading {display}", done / total
                 ),
@@ -282,7 +310,7 @@ def _load(
         kernels = _kernels(raw.get("kernels"), strings, kernel_details)
         memcpy = _memcpy(db, raw.get("memcpy"))
         memset = _memset(raw.get("memset"))
-        cuda_api = _cuda_api(raw.get("cuda_api"), strings)
+        cuda_api = (_graph_calls if graph_only else _cuda_api)(raw.get("cuda_api"), strings)
         osrt = _calls(raw.get("osrt"), OSRT_SCHEMA, strings)
         overhead = _calls(raw.get("overhead"), OVERHEAD_SCHEMA, strings)
         nvtx = _nvtx(raw.get("nvtx"), strings)

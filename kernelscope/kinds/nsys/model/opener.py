@@ -63,6 +63,7 @@ def _load_with_wal(
     progress: ProgressHook | None,
     cancel: CancelHook | None,
     kernel_details: bool,
+    graph_only: bool = False,
 ) -> TimelineReport:
     """Read an export whose writer left a write-ahead log beside it (``X.sqlite-wal``: the
     newest data lives there). The export is opened read-only and never written, so the two
@@ -86,7 +87,8 @@ def _load_with_wal(
                 f"({exc.strerror or exc})."
             ) from exc
         return load_report(copy, source=report, progress=progress, cancel=cancel,
-                           keep_sqlite_path=False, kernel_details=kernel_details)
+                           keep_sqlite_path=False, kernel_details=kernel_details,
+                           graph_only=graph_only)
 
 
 def exported_sqlite_path(
@@ -130,6 +132,7 @@ def open_report(
     progress: ProgressHook | None = None,
     cancel: CancelHook | None = None,
     kernel_details: bool = True,
+    graph_only: bool = False,
 ) -> TimelineReport:
     """Open an Nsight Systems report and read it into memory.
 
@@ -139,7 +142,8 @@ def open_report(
     ``$XDG_CACHE_HOME/kernelscope``). ``progress(message, fraction)`` is called from this
     thread during slow steps; ``cancel`` (an Event or a callable) stops them;
     ``kernel_details=False`` leaves out the kernels' columns that only the timeline screen's
-    details and a join read (``load.KERNEL_DETAILS``). Raises ReportError (OpenCancelled when
+    details and a join read (``load.KERNEL_DETAILS``); ``graph_only`` reads only what the
+    critical path's graph reads (``load.load_report``). Raises ReportError (OpenCancelled when
     cancelled) with a one-sentence message.
     """
     report = check_readable(path)
@@ -153,16 +157,18 @@ def open_report(
             report, cache_dir=cache_dir, nsys=nsys, progress=progress, cancel=cancel
         )
         return load_report(sqlite, source=report, progress=progress, cancel=cancel,
-                           kernel_details=kernel_details)
+                           kernel_details=kernel_details, graph_only=graph_only)
     if not is_compressed(report):
         _check_sqlite_size(report)
         wal = report.with_name(report.name + "-wal")
         if _non_empty(wal):
-            return _load_with_wal(report, wal, cache_dir, progress, cancel, kernel_details)
+            return _load_with_wal(report, wal, cache_dir, progress, cancel, kernel_details,
+                                  graph_only)
         return load_report(report, source=report, progress=progress, cancel=cancel,
-                           kernel_details=kernel_details)
+                           kernel_details=kernel_details, graph_only=graph_only)
     with _scratch_dir(Path(cache_dir) if cache_dir is not None else None) as scratch:
         plain = decompress_to(report, Path(scratch) / scratch_name(report),
                               progress=progress, cancel=cancel)
         return load_report(plain, source=report, progress=progress, cancel=cancel,
-                           keep_sqlite_path=False, kernel_details=kernel_details)
+                           keep_sqlite_path=False, kernel_details=kernel_details,
+                           graph_only=graph_only)

@@ -43,16 +43,13 @@ def with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Data
     ends_then_starts = pl.concat([end, start])  # one gather, not one from each and a choice
     value = ends_then_starts.gather(
         edges["src"] + edges["from_start"].fill_null(False).cast(pl.Int64) * nodes.height)
-    edges = edges.with_columns(value.alias("value"),
-                               start.gather(edges["dst"]).alias("dst_start"))
-    measured = pl.col("dst_start") - pl.col("value")
+    measured = start.gather(edges["dst"]) - value
     default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
-               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(measured)
+               .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(pl.col("measured"))
                .otherwise(pl.lit(0, pl.Int64)))
-    return edges.with_columns(measured.alias("measured"),
-                              pl.min_horizontal(default, measured).alias("least")
-                              ).with_columns((pl.col("value") + pl.col("least")).alias("key")
-                                             ).drop("value", "dst_start")
+    return edges.lazy().with_columns(measured.alias("measured")).with_columns(  # one query
+        pl.min_horizontal(default, pl.col("measured")).alias("least")).with_columns(
+        (value + pl.col("least")).alias("key")).collect(engine="in-memory")
 
 
 def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
@@ -61,21 +58,23 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     gpu = nodes.select("cls", "node", "start", "end", "lane").filter(pl.col("cls") == GPU)
     first = int(gpu["node"].min()) if gpu.height else 0  # type: ignore[arg-type]
     last = int(gpu["node"].max()) if gpu.height else -1  # type: ignore[arg-type]
-    ops = gpu.select(
+    ops = gpu.lazy().select(  # one query from here on
         "node", "start", (pl.col("lane") // LANES_PER_DEVICE).alias("device"), "lane",
         _latest_key(edges, first, last - first + 1).gather(gpu["node"] - first).alias("floor"),
+        "end",
     ).with_columns(pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
     late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")
     ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
                       pl.col("lane").alias("src_lane"),
-                      gpu["end"].alias("src_end")).sort("src_end")
+                      pl.col("end").alias("src_end")).sort("src_end")
     found = late.join_asof(ends, left_on="start", right_on="src_end", by="device",
                            strategy="backward", check_sortedness=False)
     return found.filter(
         (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
         & (pl.col("start") - pl.col("src_end") <= CROSS_WINDOW_NS)
     ).select("src", pl.col("node").alias("dst"), pl.lit(CROSS, pl.Int8).alias("etype"),
-             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA  # type: ignore[arg-type]
+                                                     ).collect(engine="in-memory")
 
 
 def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
@@ -83,11 +82,13 @@ def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
     less ``first``) the latest start its launch, stream and event edges allow (null for none): an
     operation has at most one launch edge and one stream edge, placed by number; the few
     event edges are grouped."""
-    events = edges.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
+    parts = edges.lazy().select("etype", "dst", "key")
+    events = parts.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
     keys = [pl.repeat(None, n, eager=True, dtype=pl.Int64).scatter(part["dst"] - first,
                                                                      part["key"])
-            for part in (
-        edges.filter(pl.col("etype") == LAUNCH), edges.filter(pl.col("etype") == STREAM), events)]
+            for part in pl.collect_all([  # one call: the three parts computed together
+                parts.filter(pl.col("etype") == LAUNCH), parts.filter(pl.col("etype") == STREAM),
+                events], engine="in-memory")]
     return pl.select(pl.max_horizontal(keys)).to_series()
 
 
@@ -97,25 +98,30 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
     gap no longer binds)."""
     cpu = nodes.select("cls", "node", "lane", "pid", "end").filter(
         (pl.col("cls") != GPU) & (pl.col("lane") != WHOLE_TRACE_LANE))
-    idle = edges.filter((pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS)
-                        ).select("dst", "measured").sort("dst")  # one thread edge a node
-    firsts = cpu.group_by("lane").agg(pl.col("node").min().alias("dst")).sort("dst")
+    idle, firsts = pl.collect_all([  # one query of both
+        edges.lazy().select("etype", "dst", "measured").filter(
+            (pl.col("etype") == THREAD) & (pl.col("measured") > WAKE_WINDOW_NS)
+        ).select("dst", "measured").sort("dst"),  # one thread edge a node
+        cpu.lazy().group_by("lane").agg(pl.col("node").min().alias("dst")).sort("dst")],
+        engine="in-memory")
     begins = nodes.select(pl.col("node").alias("dst"), "pid", "start", "lane")
     resumed = pl.concat([  # a node's number is its row: gathered in the order of node, as
         begins.gather(idle["dst"]).with_columns(  # the join with the nodes gave them
             (pl.col("start") - idle["measured"]).alias("idle_from")),
         begins.gather(firsts["dst"]).with_columns(
             pl.lit(-(1 << 62), pl.Int64).alias("idle_from")),
-    ]).sort("start")
-    calls = cpu.select(pl.col("node").alias("other"), "pid", pl.col("end").alias("other_end"),
-                       pl.col("lane").alias("other_lane"))
-    if not _rising(calls["other_end"]):  # ends one after another: already in the sort's order
+    ]).lazy().sort("start")
+    calls = cpu.lazy().select(pl.col("node").alias("other"), "pid",
+                              pl.col("end").alias("other_end"),
+                              pl.col("lane").alias("other_lane"))
+    if not _rising(cpu["end"]):  # ends one after another: already in the sort's order
         calls = calls.sort("other_end")
-    found = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
+    wakes = resumed.join_asof(calls, left_on="start", right_on="other_end", by="pid",
                               strategy="backward", check_sortedness=False).filter(
-        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from")))
-    wakes = found.select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
-                         pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+        (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from"))
+    ).select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
+             pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA  # type: ignore[arg-type]
+                                                     ).collect(engine="in-memory")
     woken = (pl.col("etype") == THREAD) & pl.col("dst").is_in(wakes["dst"].implode())
     edges = edges.with_columns(
         pl.when(woken).then(pl.lit(0, pl.Int64)).otherwise(pl.col("least")).alias("least"),

@@ -110,14 +110,15 @@ class Graph:
         """The GPU operations that start inside a step's window: node, family (one number per
         name and kind, ``family_of``), gpu_ns (every replay's kernel families count them; the
         names are looked up by node once the families are summed)."""
-        windows = self.steps.select(pl.col("start").alias("w_start"),
-                                    pl.col("end").alias("w_end")).sort("w_start")
-        ops = self.nodes.select("cls", "node", "start", "end").filter(
+        windows = self.steps.lazy().select(pl.col("start").alias("w_start"),
+                                           pl.col("end").alias("w_end")).sort("w_start")
+        gpu = self.nodes.lazy().select("cls", "node", "start", "end").filter(
             pl.col("cls") == GPU).select(
             "node", "start", (pl.col("end") - pl.col("start")).alias("gpu_ns"))
-        ops = ops.sort("start").join_asof(
+        ops = gpu.sort("start").join_asof(  # one query
             windows, left_on="start", right_on="w_start", strategy="backward",
-            check_sortedness=False).filter(pl.col("start") < pl.col("w_end"))
+            check_sortedness=False).filter(pl.col("start") < pl.col("w_end")
+                                           ).collect(engine="in-memory")
         node = ops["node"]
         kind = self.nodes["kind"].gather(node).replace_strict(
             OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
@@ -141,11 +142,11 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     Kineto's ``cpu_op``s: start, end, global_tid, name)."""
     ranges = cpu_ranges(report, extra_ranges)
     steps = report_steps(report, hold_work=False)
-    cpu, outer, steps = _cpu_nodes(report, steps)
-    gpu = _gpu_nodes(report)
-    nodes = pl.concat([cpu, gpu]).with_row_index("node").with_columns(
+    calls, markers, outer, steps = _cpu_nodes(report, steps)
+    n_cpu = calls.height + markers.height
+    nodes = merged(calls, markers, _gpu_nodes(report)).with_row_index("node").with_columns(
         pl.col("node").cast(pl.Int64))
-    n_cpu = cpu.height
+    del calls, markers  # copied into the nodes: freed for what follows
     launch = _launch_edges(nodes, outer, n_cpu)
     del outer  # a row per API call (20 MB on the 300k-kernel trace): freed for what follows
     with alongside(lambda: sync_edges(nodes, launch),  # two polars parts at once
@@ -171,10 +172,10 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
 
 
 def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
-               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The outermost API calls of every thread and the step markers, in thread order;
-    every call's outermost call (pid, correlation_id, row); the steps (the whole trace as
-    one where ``steps`` is empty)."""
+               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The outermost API calls of every thread in thread order and the step markers (to be
+    put among them, ``orders.merged``); every call's outermost call (pid, correlation_id,
+    row); the steps (the whole trace as one where ``steps`` is empty)."""
     calls = report.cuda_api.select(
         "start", "end", "global_tid", "correlation_id", pl.col("api").cast(pl.Categorical))
     if not in_call_order(calls):
@@ -183,17 +184,17 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
     one_thread = not tids.null_count() and (tids.is_empty() or tids[0] == tids[-1])
     reach = pl.col("end").cum_max().shift(1)  # sorted by thread: one group where one thread
     reach = reach if one_thread else reach.over("global_tid")
-    calls = calls.with_row_index("row").with_columns(
+    ranked = calls.lazy().with_row_index("row").with_columns(
         pl.col("row").cast(pl.Int64), (pl.col("start") < reach).fill_null(False).alias("nested"))
-    calls = calls.with_columns(
-        pl.when(~pl.col("nested")).then(pl.col("row")).forward_fill().alias("outer"))
-    outer = calls.select(pid_of(pl.col("global_tid")).alias("pid"), "correlation_id",
-                         pl.col("outer").alias("row"))
-    nodes = calls.filter(~pl.col("nested")).select(
-        pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
-        pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
-        pid_of(pl.col("global_tid")).alias("pid"), "row", pl.col("correlation_id").alias("corr"),
-        pl.lit(2, pl.Int8).alias("prio"))
+    outer, nodes = pl.collect_all([  # one query: the rows' nesting found once for both
+        ranked.select(pid_of(pl.col("global_tid")).alias("pid"), "correlation_id",
+                      pl.when(~pl.col("nested")).then(pl.col("row")).forward_fill().alias("row")),
+        ranked.filter(~pl.col("nested")).select(  # the columns read, then the rows
+            pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
+            pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
+            pid_of(pl.col("global_tid")).alias("pid"), "row",
+            pl.col("correlation_id").alias("corr"), pl.lit(2, pl.Int8).alias("prio"))],
+        engine="in-memory")
     if not steps.height:
         steps = _whole_trace(report, nodes)
     marks = [steps.select(
@@ -207,14 +208,14 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
             ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
              .otherwise(pl.col("global_tid")).alias("lane")))]
     markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks])  # type: ignore[arg-type]
-    return merged(nodes.cast(NODE_SCHEMA), markers), outer, steps  # type: ignore[arg-type]
+    return nodes.cast(NODE_SCHEMA), markers, outer, steps  # type: ignore[arg-type]
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
     """One step over the whole trace, on the thread with the most calls (name null)."""
-    ops = report.gpu_ops
-    starts = [int(x) for x in (calls["start"].min(), ops["start"].min()) if x is not None]  # type: ignore[arg-type]
-    ends = [int(x) for x in (calls["end"].max(), ops["end"].max()) if x is not None]  # type: ignore[arg-type]
+    frames = (calls, report.kernels, report.memcpy, report.memset)  # not gpu_ops: no sort
+    starts = [int(x) for x in (f["start"].min() for f in frames) if x is not None]  # type: ignore[arg-type]
+    ends = [int(x) for x in (f["end"].max() for f in frames) if x is not None]  # type: ignore[arg-type]
     tid = (calls["lane"].mode().sort().item(0) if calls.height else WHOLE_TRACE_LANE)
     if not starts:
         return pl.DataFrame(schema=STEP_SCHEMA)
@@ -242,12 +243,13 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
 
 def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
     """Each node after the previous one of its lane (the whole-trace end is in none)."""
-    return part.filter(pl.col("lane") != WHOLE_TRACE_LANE).select(
+    return part.lazy().filter(pl.col("lane") != WHOLE_TRACE_LANE).select(  # one query
         pl.col("node").shift(1).alias("src"), pl.col("node").alias("dst"),
         (pl.col("lane") == pl.col("lane").shift(1)).alias("same"),
     ).filter(pl.col("same").fill_null(False)).select(
         "src", "dst", pl.lit(etype, pl.Int8).alias("etype"),
-        pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]
+        pl.lit(False).alias("from_start")).cast(EDGE_SCHEMA  # type: ignore[arg-type]
+                                                ).collect(engine="in-memory")
 
 
 def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:

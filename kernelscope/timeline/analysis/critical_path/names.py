@@ -73,7 +73,8 @@ def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame
     """Per edge (a row of ``edges``): a thread edge's measured gap and the name id of the
     innermost range around its middle (null for other edges): what names a CPU segment that
     is a whole gap (``path.py``), looked up once for every path of the graph."""
-    thread = edges.with_row_index("e").filter(pl.col("etype") == THREAD)
+    thread = edges.lazy().select("src", "dst", "etype").with_row_index("e").filter(
+        pl.col("etype") == THREAD).collect(engine="in-memory")  # the columns read, then rows
     start = nodes["start"].cast(pl.Int64).gather(thread["dst"])
     gap = start - nodes["end"].cast(pl.Int64).gather(thread["src"])
     at = pl.DataFrame([nodes["lane"].gather(thread["dst"]).alias("global_tid"),

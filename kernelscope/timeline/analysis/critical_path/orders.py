@@ -16,28 +16,32 @@ def in_call_order(calls: pl.DataFrame) -> bool:
     return bool(calls.select(later.slice(1).fill_null(False).all()).item())
 
 
-def merged(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.DataFrame:
+def merged(calls: pl.DataFrame, markers: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
     """``calls`` (in order of lane and start) and the step ``markers`` in one frame in order
     of lane, start and prio (a marker before a call of its lane and time), as a stable sort
-    of the two would put them: the calls keep their order and each marker goes before the
-    first call of its lane not earlier than it (``calls_before``), which is found by a
-    binary search per lane instead of sorting all rows (~50 ms on the 300k-kernel trace);
-    every column is gathered once."""
+    of the two would put them, then ``after`` as it is (the GPU operations): the calls keep
+    their order and each marker goes before the first call of its lane not earlier than it
+    (``calls_before``), which is found by a binary search per lane instead of sorting all
+    rows (~50 ms on the 300k-kernel trace). Every column is gathered once, from the three
+    frames as they are (not copied into one first: 65 MB on the 300k-kernel trace), into one
+    chunk, which the graph's many gathers from the nodes read quicker than three."""
     markers = markers.sort("lane", "start", "prio")
     keys = [calls["lane"], calls["start"], markers["lane"], markers["start"]]
-    if any(key.null_count() for key in keys):  # nulls sort first: the general sort
-        both = pl.concat([calls, markers])
-        return both.select(pl.all().gather(pl.arg_sort_by("lane", "start", "prio",
-                                                          maintain_order=True)))
     n, m = calls.height, markers.height
-    before = calls_before(calls, markers)  # non-decreasing: markers are in order
-    marker_at = before + pl.int_range(m, eager=True, dtype=pl.Int64)
-    is_marker = pl.repeat(False, n + m, eager=True).scatter(marker_at, True)
-    markers_so_far = is_marker.cast(pl.Int64).cum_sum()  # this position's included
-    order = pl.select(pl.when(is_marker).then(markers_so_far - 1 + n).otherwise(
-        pl.int_range(n + m, dtype=pl.Int64) - markers_so_far)).to_series()
-    both = pl.concat([calls, markers], rechunk=True)  # a gather from one chunk is quicker
-    return both.select(pl.all().gather(order))
+    if any(key.null_count() for key in keys):  # nulls sort first: the general sort
+        order = pl.concat([calls, markers]).select(pl.arg_sort_by(
+            "lane", "start", "prio", maintain_order=True)).to_series().cast(pl.Int64)
+    else:
+        before = calls_before(calls, markers)  # non-decreasing: markers are in order
+        marker_at = before + pl.int_range(m, eager=True, dtype=pl.Int64)
+        is_marker = pl.repeat(False, n + m, eager=True).scatter(marker_at, True)
+        markers_so_far = is_marker.cast(pl.Int64).cum_sum()  # this position's included
+        order = pl.select(pl.when(is_marker).then(markers_so_far - 1 + n).otherwise(
+            pl.int_range(n + m, dtype=pl.Int64) - markers_so_far)).to_series()
+    order = pl.concat([order, pl.int_range(n + m, n + m + after.height, eager=True,
+                                           dtype=pl.Int64)])
+    every = pl.concat([calls, markers, after])
+    return every.select(pl.all().gather(order))
 
 
 def calls_before(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.Series:

@@ -43,35 +43,36 @@ def named(names: pl.Series, test: pl.Expr) -> pl.Expr:
 
 
 def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
-    """The sync edges, and per node the duration a waiting call replays (null elsewhere)."""
-    calls = nodes.select("cls", "node", "name", "pid", "start", "end").filter(
+    """The sync edges, and per node the duration a waiting call replays (null elsewhere).
+    Each frame is one query (a node's number is its row, so a column per node is added to
+    the nodes as they are and filtered with them)."""
+    calls = nodes.lazy().select("cls", "node", "name", "pid", "start", "end").filter(
         (pl.col("cls") == CPU) & named(nodes["name"], _is_wait(pl.col("name")))
     ).select("node", "name", "pid", "start", "end")  # one filter: only the waits are copied
     at = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
         launch["dst"], nodes["start"].gather(launch["src"]))  # an operation has one launch
-    gpu = nodes.select("cls", "node", "pid", "lane", "end").filter(pl.col("cls") == GPU)
-    ops = gpu.select(pl.col("node").alias("op"), "pid", "lane", pl.col("end").alias("op_end"),
-                     at.gather(gpu["node"]).alias("at"))
+    ops = nodes.lazy().select("cls", "node", "pid", "lane", "end", at.alias("at")).filter(
+        pl.col("cls") == GPU).select(pl.col("node").alias("op"), "pid", "lane",
+                                      pl.col("end").alias("op_end"), "at"
+                                      ).collect(engine="in-memory")
+    waited = ((pl.col("op_end") > pl.col("start"))
+              & (pl.col("at").is_null() | (pl.col("at") <= pl.col("start")))).fill_null(False)
     decided = calls.sort("end").join_asof(
-        ops.sort("op_end"), left_on="end", right_on="op_end", by="pid", strategy="backward",
-        check_sortedness=False
-    ).with_columns(
-        ((pl.col("op_end") > pl.col("start"))
-         & (pl.col("at").is_null() | (pl.col("at") <= pl.col("start")))).fill_null(False)
-        .alias("waited"))
-    decided = decided.with_columns(
+        ops.lazy().sort("op_end"), left_on="end", right_on="op_end", by="pid",
+        strategy="backward", check_sortedness=False
+    ).with_columns(waited.alias("waited")).with_columns(
         pl.when(pl.col("waited")).then(pl.col("end") - pl.col("op_end"))
-        .otherwise(pl.col("end") - pl.col("start")).alias("r"))
-    edges = [decided.filter(pl.col("waited")).select(
-        pl.col("op").alias("src"), pl.col("node").alias("dst"), pl.col("r").alias("gap"))]
-    edges.append(_device_waits(decided, ops))
-    waited = decided.filter(pl.col("waited"))
+        .otherwise(pl.col("end") - pl.col("start")).alias("r")).collect(engine="in-memory")
+    waits = decided.filter(pl.col("waited"))
+    edges = [waits.select(pl.col("op").alias("src"), pl.col("node").alias("dst"),
+                          pl.col("r").alias("gap")), _device_waits(decided, ops)]
     own = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
-        waited["node"], waited["r"]).alias("own")  # a node's number is its row
-    out = pl.concat(edges).unique(["src", "dst"], keep="first", maintain_order=True).select(
+        waits["node"], waits["r"]).alias("own")  # a node's number is its row
+    out = pl.concat(edges).lazy().unique(["src", "dst"], keep="first", maintain_order=True
+                                         ).select(
         "src", "dst", pl.lit(SYNC, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
-        pl.lit(True).alias("to_end"), "gap")
-    return out.cast(END_EDGE), own  # type: ignore[arg-type]
+        pl.lit(True).alias("to_end"), "gap").cast(END_EDGE)  # type: ignore[arg-type]
+    return out.collect(engine="in-memory"), own
 
 
 def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
@@ -82,19 +83,20 @@ def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
     is_device = pl.col("name").cast(pl.String).str.contains(DEVICE_WAITS)
     device = decided.filter(is_device | pl.col("waited")).select(
         "node", "pid", "start", "end", "r", is_device.alias("device"))
-    launched = ops.filter(pl.col("at").is_not_null()).select(
+    launched = ops.lazy().filter(pl.col("at").is_not_null()).select(
         "pid", "lane", pl.col("op").alias("src"), "at", "op_end")
-    if not device.height or not launched.height:
+    if not device.height or ops["at"].null_count() == ops.height:
         return pl.DataFrame(schema={"src": pl.Int64, "dst": pl.Int64, "gap": pl.Int64})
-    lanes = launched.select("pid", "lane").unique()
-    probes = device.join(lanes, on="pid").with_columns(
-        (pl.col("start") - 1).alias("probe")).sort("probe")
+    lanes = launched.select("pid", "lane").unique(maintain_order=True)  # the same order in
+    probes = device.lazy().join(lanes, on="pid", maintain_order="left_right").with_columns(
+        (pl.col("start") - 1).alias("probe")).sort("probe", maintain_order=True)  # every run
     found = probes.join_asof(launched.sort("at"), left_on="probe", right_on="at",
                              by=["pid", "lane"], strategy="backward",
                              check_sortedness=False).drop_nulls("src")
     found = found.filter(pl.col("device") | (pl.col("op_end") > pl.col("start")))
     return found.select("src", pl.col("node").alias("dst"),
-                        pl.min_horizontal("r", pl.col("end") - pl.col("op_end")).alias("gap"))
+                        pl.min_horizontal("r", pl.col("end") - pl.col("op_end")).alias("gap")
+                        ).collect(engine="in-memory")
 
 
 def join_edges(nodes: pl.DataFrame) -> pl.DataFrame:
@@ -103,8 +105,8 @@ def join_edges(nodes: pl.DataFrame) -> pl.DataFrame:
     if not finish.height:
         return pl.DataFrame(schema=END_EDGE)
     last = nodes.select("lane", "node", "end").filter(pl.col("lane") != WHOLE_TRACE_LANE
-                                                      ).group_by("lane").agg(
-        pl.col("node").sort_by("end").last().alias("src"))
+                                                      ).group_by("lane", maintain_order=True).agg(
+        pl.col("node").sort_by("end").last().alias("src"))  # in order: ties decided alike
     return last.select("src", pl.lit(int(finish["node"].item(0))).alias("dst"),
                        pl.lit(JOIN, pl.Int8).alias("etype"), pl.lit(False).alias("from_start"),
                        pl.lit(False).alias("to_end"), pl.lit(0).alias("gap")

@@ -161,8 +161,9 @@ class Model:
         except pl.exceptions.PolarsError:
             raise ReportError(f"--faster {faster.pattern!r}: lookaround and backreferences are "
                               "not supported in the regex.") from None
-        for node, ns in ops.select("node", "dur").iter_rows():
-            dur[node] = round(ns / faster.factor)
+        scaled = ops.select("node", _divided(pl.col("dur"), faster.factor))
+        for node, ns in zip(scaled["node"].to_list(), scaled["dur"].to_list(), strict=True):
+            dur[node] = ns
         if ranges.height:
             self._scale_cpu(ranges, faster.factor, dur, gaps)
         if not ops.height and not ranges.height:
@@ -198,6 +199,12 @@ class Model:
         changed = gaps[0]
         for at in position.gather(_within(between, inside)["edge"]).to_list():
             changed[at] = round(changed[at] / factor)
+
+
+def _divided(ns: pl.Expr, factor: float) -> pl.Expr:
+    """``ns`` divided by ``factor`` and rounded as Python's ``round`` does (half to even),
+    in one column instead of one Python division a row."""
+    return (ns / factor).round(0, mode="half_to_even").cast(pl.Int64)
 
 
 def _found(names: pl.Series, pattern: str) -> pl.Expr:
