@@ -25,7 +25,6 @@ It reaches into DataTable's private state (pinned: ``textual>=8.2.8,<9``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
-from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any, NamedTuple
 
@@ -94,8 +93,7 @@ class LazyRow(MutableMapping[ColumnKey, Text | None]):
         return len(self._made())
 
 
-@dataclass(frozen=True)
-class TableColumn:
+class TableColumn(NamedTuple):
     """A column to fill a table with: its key, its header and its width in cells (None: the
     widest of its header and its cells)."""
 
