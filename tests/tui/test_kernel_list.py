@@ -343,6 +343,7 @@ async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[n
 
     await takes.until(lambda: screen.done)  # the worker's last request: its take, then the end
     assert screen.done
+    await pilot.pause()  # (the screen laid out again without the loading line)
     assert row_words(app, 0) == ["0", "ml_scale_4k", "2.27", "us", "0.07", "16", "0.30",
                                  "0.75", "0.18", "12.23", "launch-bound", "✖",
                                  "grid-too-small▇"]  # (the scrollbar's thumb)
