@@ -309,6 +309,7 @@ async def test_rows_added_below_the_first_screen_and_the_shares_show(monkeypatch
         return report
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", held_open)
+    monkeypatch.setattr(kernel_session, "UI_BATCH_CPU_S", 0.0)  # (each batch handed over)
     takes = Takes(monkeypatch)
     app = create_app(MANY_LAUNCHES)
     async with app.run_test(size=(120, 36)) as pilot:

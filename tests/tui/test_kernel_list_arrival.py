@@ -64,3 +64,25 @@ async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch
         finally:
             go.set()
             gate.set()
+
+
+async def test_batches_read_in_little_cpu_time_go_with_a_later_one(monkeypatch) -> None:
+    """The worker asks the UI thread to take rows only once it has read for
+    ``UI_BATCH_CPU_S`` of CPU time since it last asked (a loaded machine's batches hold less
+    reading): batches read in less go with a later one, here with the end of reading."""
+    from kernelscope.kinds.ncu.screens import kernel_session
+
+    def plan(report, items):  # type: ignore[no-untyped-def]
+        yield items([0])
+        yield from (items([1]), items([2]), items(range(3, report.kernel_count)))
+
+    batches_by_hand(monkeypatch, plan)
+    monkeypatch.setattr(kernel_session, "UI_BATCH_CPU_S", 3600.0)
+    takes = Takes(monkeypatch)
+    app = create_app()
+    async with app.run_test(size=(120, 36)):
+        await takes.until(lambda: isinstance(app.screen, KernelListScreen) and app.screen.done)
+        count = app.session.report.kernel_count
+        assert takes.sizes == [1, count - 1]  # the first rows, then the rest at the end
+        assert shown_ids(app) == list(range(count))
+        assert {"dram-bound", "⚠ dram-bandwidth-saturated"} <= set(shown_row(app, 0))

@@ -4,6 +4,7 @@ kernel list batch by batch; it is the state its screens are made with (``KernelS
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,12 @@ UI_BATCH_SECONDS = 0.4
 """While the report loads, the reading worker hands the summaries it read to the kernel list
 in batches of this long (the first at once, a screenful): each update redraws the table, and
 the UI's work takes the CPU from the worker that reads the kernels."""
+
+UI_BATCH_CPU_S = 0.2
+"""... and only once the worker has read for this much CPU time since it last handed rows
+over (the end of reading takes the rest): on a loaded machine a batch's 0.4 s hold less
+reading, and the list, drawn again for each batch it takes, would otherwise take more of the
+CPU the more loaded the machine is (on a quiet one each batch holds ~0.35 s of reading)."""
 
 
 FIRST_ROWS = 48
@@ -91,6 +98,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         (the worker asks again only then: one request waits at a time, whatever the pace)."""
         self._first_drawn = threading.Event()
         """Set once the list's first rows are drawn (or the app closes)."""
+        self._handed_cpu_s = 0.0
+        """The reading worker's CPU time when it last asked the UI thread to take rows."""
         self._shown = 0
         self._first_rows = FIRST_ROWS
         self.baseline_listeners.append(self._baseline_shown)
@@ -148,12 +157,18 @@ class KernelSession(KernelState, OpeningSession[int]):
         diagnosed = [(summary, diagnose_summary(summary)) for summary, _ in pairs]
         with self._arrived_lock:
             self._diagnosed_late.extend(diagnosed)
+        self._handed_cpu_s = time.thread_time()
 
     def _hand_over(self, pairs: list[Any]) -> None:
-        """Add ``pairs`` to what the UI thread takes, and ask it to take them unless an
-        earlier request still waits (one at a time, whatever the pace)."""
+        """Add ``pairs`` to what the UI thread takes, and ask it to take them unless this
+        thread has read for less than ``UI_BATCH_CPU_S`` since it last asked or an earlier
+        request still waits (one at a time, whatever the pace)."""
+        cpu_s = time.thread_time()
         with self._arrived_lock:
             self._arrived.extend(pairs)
+            if cpu_s - self._handed_cpu_s < UI_BATCH_CPU_S:
+                return
+            self._handed_cpu_s = cpu_s
             ask = not self._arrival_posted
             self._arrival_posted = True
         if ask:
