@@ -37,10 +37,11 @@ in batches of this long (the first at once, a screenful): each update redraws th
 the UI's work takes the CPU from the worker that reads the kernels."""
 
 UI_BATCH_CPU_S = 0.2
-"""... and only once the worker has read for this much CPU time since it last handed rows
-over (the end of reading takes the rest): on a loaded machine a batch's 0.4 s hold less
-reading, and the list, drawn again for each batch it takes, would otherwise take more of the
-CPU the more loaded the machine is (on a quiet one each batch holds ~0.35 s of reading)."""
+"""A batch goes to the list only once the worker has read for this much CPU time since it
+last handed rows over (else it waits for a later one, or the end of reading): on a loaded
+machine a batch's 0.4 s hold less reading, and the list, drawn again for each batch it takes,
+would otherwise take more of the CPU the more loaded the machine is (on a quiet one each
+batch holds ~0.35 s of reading)."""
 
 
 FIRST_ROWS = 48
