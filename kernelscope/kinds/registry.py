@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernelscope.core.compressed import head_of
 from kernelscope.core.detect import (
@@ -147,8 +147,7 @@ class KindSpec:
         return count >= low and (high is None or count <= high)
 
 
-@dataclass(frozen=True)
-class DerivedFormat:
+class DerivedFormat(NamedTuple):
     """A format made, for every kind, from another format's text (HTML from the Markdown):
     one registration instead of a renderer in each kind."""
 

@@ -8,14 +8,13 @@ column of ``summary``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 from kernelscope.core.severity import Severity
 
 
-@dataclass(frozen=True)
-class SeverityStyle:
+class SeverityStyle(NamedTuple):
     badge: str
     """The style of the `` CRITICAL `` badge."""
     text: str

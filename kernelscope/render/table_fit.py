@@ -10,14 +10,13 @@ before a required column would be dropped. Output that is not a terminal is neve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 NAME_SHARE = 0.34
 """The name's share of the width before optional columns are added."""
 
 
-@dataclass(frozen=True)
-class ColumnFit:
+class ColumnFit(NamedTuple):
     """A column to place: its natural width (widest of header and cells), the width it may be
     cut to (``minimum`` = ``natural`` for columns that are never cut) and its priority (0:
     always shown; higher numbers are dropped first)."""

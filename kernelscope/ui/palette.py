@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from textual.command import Hit
 from textual.fuzzy import Matcher
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
+    """A command of the palette: its text, what it runs and its help line."""
+
     text: str
     run: Callable[[], object]
     help: str = ""

@@ -44,8 +44,11 @@ def batches_by_hand(monkeypatch: Any, plan: Callable[[Any, Items], Iterator[list
                     ) -> None:
     """Open every kernel report with ``plan(report, items)`` as the batches its summaries
     arrive in: ``items(ids)`` reads those launches (with their analysis, when the list asks
-    for one), so a test decides what each batch holds and when it comes."""
+    for one), so a test decides what each batch holds and when it comes (each batch is
+    handed to the UI thread, however little CPU time reading it took)."""
     from kernelscope.kinds.ncu.screens import kernel_session
+
+    monkeypatch.setattr(kernel_session, "UI_BATCH_CPU_S", 0.0)
 
     real_open = kernel_session.open_ncu_report
 

@@ -309,6 +309,7 @@ async def test_rows_added_below_the_first_screen_and_the_shares_show(monkeypatch
         return report
 
     monkeypatch.setattr(kernel_session, "open_ncu_report", held_open)
+    monkeypatch.setattr(kernel_session, "UI_BATCH_CPU_S", 0.0)  # (each batch handed over)
     takes = Takes(monkeypatch)
     app = create_app(MANY_LAUNCHES)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -343,6 +344,7 @@ async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[n
 
     await takes.until(lambda: screen.done)  # the worker's last request: its take, then the end
     assert screen.done
+    await pilot.pause()  # (the screen laid out again without the loading line)
     assert row_words(app, 0) == ["0", "ml_scale_4k", "2.27", "us", "0.07", "16", "0.30",
                                  "0.75", "0.18", "12.23", "launch-bound", "✖",
                                  "grid-too-small▇"]  # (the scrollbar's thumb)

@@ -45,21 +45,44 @@ async def test_batches_read_while_the_ui_is_busy_come_in_one_request(monkeypatch
     async with app.run_test(size=(120, 36)):
         try:
             await asyncio.get_running_loop().run_in_executor(None, drawn.wait, WAIT_S)
-            # the first rows, taken; then their diagnoses, made once the rows were drawn
-            await takes.until(lambda: len(takes.sizes) == 2)
-            assert takes.sizes == [1, 0]
+            # the first rows, taken; their diagnoses, made once the rows were drawn, wait for
+            # the next batch (the list's cells are drawn again once for both)
+            assert takes.sizes == [1]
             assert isinstance(app.screen, KernelListScreen) and shown_ids(app) == [0]
-            assert {"dram-bound", "⚠ dram-bandwidth-saturated"} <= set(shown_row(app, 0))
+            assert {"n/a"} <= set(shown_row(app, 0))
             go.set()
             held.wait(WAIT_S)  # the UI thread blocked while the worker reads three batches
-            await takes.until(lambda: len(takes.sizes) >= 3)
-            assert takes.sizes[2:] == [3]  # one request took the three batches
+            await takes.until(lambda: len(takes.sizes) >= 2)
+            assert takes.sizes[1:] == [3]  # one request took the three batches
             assert shown_ids(app) == [0, 1, 2, 3]
+            assert {"dram-bound", "⚠ dram-bandwidth-saturated"} <= set(shown_row(app, 0))
             gate.set()
-            await takes.until(lambda: len(takes.sizes) >= 5)
+            await takes.until(lambda: len(takes.sizes) >= 4)
             # the last batch's request, then the end of loading
-            assert takes.sizes[2:] == [3, 2, 0]
+            assert takes.sizes[1:] == [3, 2, 0]
             assert shown_ids(app) == [0, 1, 2, 3, 4, 5]
         finally:
             go.set()
             gate.set()
+
+
+async def test_batches_read_in_little_cpu_time_go_with_a_later_one(monkeypatch) -> None:
+    """The worker asks the UI thread to take rows only once it has read for
+    ``UI_BATCH_CPU_S`` of CPU time since it last asked (a loaded machine's batches hold less
+    reading): batches read in less go with a later one, here with the end of reading."""
+    from kernelscope.kinds.ncu.screens import kernel_session
+
+    def plan(report, items):  # type: ignore[no-untyped-def]
+        yield items([0])
+        yield from (items([1]), items([2]), items(range(3, report.kernel_count)))
+
+    batches_by_hand(monkeypatch, plan)
+    monkeypatch.setattr(kernel_session, "UI_BATCH_CPU_S", 3600.0)
+    takes = Takes(monkeypatch)
+    app = create_app()
+    async with app.run_test(size=(120, 36)):
+        await takes.until(lambda: isinstance(app.screen, KernelListScreen) and app.screen.done)
+        count = app.session.report.kernel_count
+        assert takes.sizes == [1, count - 1]  # the first rows, then the rest at the end
+        assert shown_ids(app) == list(range(count))
+        assert {"dram-bound", "⚠ dram-bandwidth-saturated"} <= set(shown_row(app, 0))

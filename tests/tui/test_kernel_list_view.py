@@ -256,3 +256,33 @@ def test_the_first_rows_diagnoses_made_later_equal_a_list_laid_out_afresh() -> N
     fresh = view_of(loaded=True)
     assert [view.cells(s) for s in view.listed] == [fresh.cells(s) for s in fresh.listed]
     assert view.cells(view.listed[1])[-1] == (" ✖ uncoalesced-global-access", "bold red")
+
+
+def test_the_first_rows_diagnoses_taken_with_a_later_batch_renew_only_their_cells() -> None:
+    """The first rows' diagnoses reach the list with the next batch: only those rows' cells
+    of the diagnosis's columns are computed again, and every cell then reads as in a list
+    made with every diagnosis."""
+    from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary
+
+    summaries = _summaries()
+    first, rest = summaries[:3], summaries[3:]
+    state = KernelReportData(ZOO)
+    state.add_summaries([(s, None) for s in first])
+    view = KernelListView(state, state.columns)
+    view.refill()
+    view.lay_out(120)
+    flag = [c.key for c in view.shown_columns].index("top_flag")
+    assert [view.cells(s)[flag] for s in first] == [(" n/a", "dim")] * 3  # drawn
+    state.hold_diagnoses([(s, diagnose_summary(s)) for s in first])
+    state.add_summaries([(s, diagnose_summary(s)) for s in rest])
+    view.note_widths(rest)
+    view.append(rest)
+    for key in ("bottleneck", "top_flag", "flags"):
+        view.renew_column(key, first)
+    assert "n/a" not in view.cells(first[1])[flag].text
+    state.loaded_all = True
+    view.renew_column("share")
+    if view.plan(120) != view.widths:  # (as the list does: a wider column lays it out again)
+        view.lay_out(120)
+    fresh = view_of(loaded=True)
+    assert [view.cells(s) for s in view.listed] == [fresh.cells(s) for s in fresh.listed]

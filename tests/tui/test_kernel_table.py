@@ -90,3 +90,34 @@ async def test_rows_below_the_screen_are_made_when_drawn(monkeypatch: pytest.Mon
         assert table._data[table._row_locations.get_key(150)].made
         last = next(line for line in reversed(lines) if line.split()[:1] == [str(listed[-1].id)])
         assert last.split()[1:2] == [app.screen.rows.cells(listed[-1])[1].text.split()[0]]
+
+
+async def test_rows_added_below_a_scrolling_table_extend_its_scrollbar() -> None:
+    """Rows added below a table that scrolls already change only its scrollable height (the
+    screen is not laid out again for them): the scrollbar spans every row, and the last row
+    is reached by moving the cursor to it."""
+    from textual.app import App, ComposeResult
+
+    from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
+
+    def rows(numbers: range) -> list[tuple[str, list[Text]]]:
+        return [(str(n), [Text(f"row {n}")]) for n in numbers]
+
+    class OneTable(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SizedTable(cursor_type="row")
+
+    app = OneTable()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(SizedTable)
+        table.fill([TableColumn("n", Text("Rows"), 12)], rows(range(40)))
+        await pilot.pause()
+        assert table.show_vertical_scrollbar and table.virtual_size.height == 41
+        table.add_row_batch(rows(range(40, 100)))
+        await pilot.pause()
+        assert table.virtual_size.height == 101  # the header and a hundred rows
+        assert table.vertical_scrollbar.window_virtual_size == 101
+        table.move_cursor(row=99)
+        await pilot.pause()
+        assert table.scroll_y == table.max_scroll_y == 101 - table.size.height
+        assert "row 99" in screen_text(app)

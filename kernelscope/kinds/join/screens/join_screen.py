@@ -9,7 +9,6 @@ family (or the gap) on the timeline.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -75,7 +74,7 @@ def ranking_cells(join: JoinReport) -> list[dict[str, str]]:
 
 def plan_columns(cells: list[dict[str, str]], width: int) -> dict[str, int]:
     """The columns that fit ``width`` and their widths (``render.table_fit``)."""
-    fits = [replace(c, natural=max([len(TITLES[c.key]), *(len(row[c.key]) for row in cells)]))
+    fits = [c._replace(natural=max([len(TITLES[c.key]), *(len(row[c.key]) for row in cells)]))
             for c in COLUMNS]
     return fit_columns(fits, width - SCROLLBAR, gap=2)
 

@@ -151,13 +151,16 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             self._show_progress()
             self.renew_columns((SHARE_KEY,))  # the time shares, known now that every kernel is
 
-    def renew_columns(self, keys: Sequence[str]) -> None:
+    def renew_columns(
+        self, keys: Sequence[str], summaries: Sequence[KernelSummary] | None = None
+    ) -> None:
         """Write the cells of columns ``keys`` again (values known later: the time shares,
-        the first rows' diagnoses), not every row: unless the columns' widths change (while
-        the list loads, only for a table short enough to re-fill: ``add_summaries``)."""
+        the first rows' diagnoses), of ``summaries`` only when given, not every row: unless
+        the columns' widths change (while the list loads, only for a table short enough to
+        re-fill: ``add_summaries``)."""
         rows = self.rows
         for key in keys:
-            rows.renew_column(key)
+            rows.renew_column(key, summaries)
         refit = self._names_stale or rows.plan(self.app.size.width) != rows.widths
         if refit and (self.done or len(rows.listed) <= LIVE_REBUILD_ROWS):
             self.rebuild()

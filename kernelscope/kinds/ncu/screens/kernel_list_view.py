@@ -281,16 +281,20 @@ class KernelListView:
         flag = top_flag(diagnosis)
         return text_style(flag.severity) if flag is not None else "dim"
 
-    def renew_column(self, key: str) -> None:
+    def renew_column(self, key: str, summaries: Sequence[KernelSummary] | None = None) -> None:
         """Compute column ``key``'s texts, natural width and cells again (the time shares,
-        once every kernel is loaded); the other columns keep theirs."""
+        once every kernel is loaded), of ``summaries`` only when given (the first rows'
+        diagnoses: the widths then only grow); the other columns keep theirs."""
         position = next((i for i, c in enumerate(self.columns) if c.key == key), None)
         if position is None:
             return
         column = self.columns[position]
         shown = next((i for i, c in enumerate(self.shown_columns) if c.key == key), None)
         natural = least = len(column.title) + 2
-        for summary in self.state.summaries:
+        if summaries is not None:
+            natural = self._natural.get(key, natural)
+            least = self._least.get(key, least)
+        for summary in self.state.summaries if summaries is None else summaries:
             texts = self._texts.get(summary.id)
             if texts is None:
                 text = self.full_texts(summary)[position]

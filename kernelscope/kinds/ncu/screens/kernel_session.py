@@ -4,6 +4,7 @@ kernel list batch by batch; it is the state its screens are made with (``KernelS
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,13 @@ UI_BATCH_SECONDS = 0.4
 """While the report loads, the reading worker hands the summaries it read to the kernel list
 in batches of this long (the first at once, a screenful): each update redraws the table, and
 the UI's work takes the CPU from the worker that reads the kernels."""
+
+UI_BATCH_CPU_S = 0.2
+"""A batch goes to the list only once the worker has read for this much CPU time since it
+last handed rows over (else it waits for a later one, or the end of reading): on a loaded
+machine a batch's 0.4 s hold less reading, and the list, drawn again for each batch it takes,
+would otherwise take more of the CPU the more loaded the machine is (on a quiet one each
+batch holds ~0.35 s of reading)."""
 
 
 FIRST_ROWS = 48
@@ -91,6 +99,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         (the worker asks again only then: one request waits at a time, whatever the pace)."""
         self._first_drawn = threading.Event()
         """Set once the list's first rows are drawn (or the app closes)."""
+        self._handed_cpu_s = 0.0
+        """The reading worker's CPU time when it last asked the UI thread to take rows."""
         self._shown = 0
         self._first_rows = FIRST_ROWS
         self.baseline_listeners.append(self._baseline_shown)
@@ -132,8 +142,10 @@ class KernelSession(KernelState, OpeningSession[int]):
 
     def _first_rows_read(self, report: NcuReport, pairs: list[Any]) -> None:
         """The first rows go to the list at once, without their diagnosis (its cells say
-        n/a); once they are drawn, this thread imports the diagnosis, diagnoses them and asks
-        the UI thread to take the diagnoses."""
+        n/a); once they are drawn, this thread imports the diagnosis and diagnoses them. The
+        diagnoses go to the UI thread with the next batch (or the end of reading), not on
+        their own: the list's cells are drawn again once for both (each time the list draws
+        its screen again takes the UI thread ~20 ms of CPU)."""
         with self._arrived_lock:
             self._arrived.extend(pairs)
         self.show_soon(self._show_first, report)
@@ -146,13 +158,18 @@ class KernelSession(KernelState, OpeningSession[int]):
         diagnosed = [(summary, diagnose_summary(summary)) for summary, _ in pairs]
         with self._arrived_lock:
             self._diagnosed_late.extend(diagnosed)
-        self._hand_over([])
+        self._handed_cpu_s = time.thread_time()
 
     def _hand_over(self, pairs: list[Any]) -> None:
-        """Add ``pairs`` to what the UI thread takes, and ask it to take them unless an
-        earlier request still waits (one at a time, whatever the pace)."""
+        """Add ``pairs`` to what the UI thread takes, and ask it to take them unless this
+        thread has read for less than ``UI_BATCH_CPU_S`` since it last asked or an earlier
+        request still waits (one at a time, whatever the pace)."""
+        cpu_s = time.thread_time()
         with self._arrived_lock:
             self._arrived.extend(pairs)
+            if cpu_s - self._handed_cpu_s < UI_BATCH_CPU_S:
+                return
+            self._handed_cpu_s = cpu_s
             ask = not self._arrival_posted
             self._arrival_posted = True
         if ask:
@@ -196,13 +213,13 @@ class KernelSession(KernelState, OpeningSession[int]):
             diagnosed, self._diagnosed_late = self._diagnosed_late, []
             if limit is None:
                 self._arrival_posted = False
+        if diagnosed:  # (the first rows' diagnoses, taken with a later batch)
+            self.hold_diagnoses(diagnosed)
         if batch and self.report is not None:
             self._shown += len(batch)
             self._loaded_batch(batch, self._shown, self.report.kernel_count)
-        if diagnosed:  # (the first rows' diagnoses, after the rows themselves)
-            self.hold_diagnoses(diagnosed)
-            if self.kernel_list is not None and self.kernel_list.is_mounted:
-                self.kernel_list.renew_columns(DIAGNOSIS_KEYS)
+        if diagnosed and self.kernel_list is not None and self.kernel_list.is_mounted:
+            self.kernel_list.renew_columns(DIAGNOSIS_KEYS, [summary for summary, _ in diagnosed])
 
     def _loaded_batch(
         self, batch: list[tuple[KernelSummary, Diagnosis | None]], loaded: int, total: int
