@@ -64,11 +64,12 @@ class KernelPair(Timed):
         read (the Markdown reads those of the few pairs it gives a section)."""
         return metric_changes(self.before.summary.metrics, self.after.summary.metrics)
 
-    @property
+    @cached_property
     def before_ns(self) -> float | None:
+        """The before kernel's measured duration (read once: a row reads it several times)."""
         return measured_duration(self.before.summary)
 
-    @property
+    @cached_property
     def after_ns(self) -> float | None:
         return measured_duration(self.after.summary)
 
