@@ -4,11 +4,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.errors import ReportError, safe_text
@@ -40,6 +36,9 @@ from kernelscope.timeline.export.op_efficiency_text import (
     print_op_efficiency,
 )
 from kernelscope.timeline.model.profilers import KINETO
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 CSV_COLUMNS = (
     "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
@@ -252,6 +251,9 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
 def print_join_summary(join: JoinReport, console: Console) -> None:
     """``kernelscope summary join …``: the ranking as a table, then the families nobody
     profiled (gain unknown) by time; first, where no kernel matched, that none did."""
+    from rich.markup import escape  # rich only where text is printed: not for the exports
+    from rich.table import Table
+
     if join.nothing_matched:
         console.print(f"[bold]{escape(nothing_matched_line(join))}[/]")
     console.print(f"[bold]What to fix first[/]: {escape(safe_text(join.timeline_path.name))} + "
