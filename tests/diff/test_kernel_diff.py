@@ -9,6 +9,7 @@ import pytest
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.diff.analysis.gate import check_slower
 from kernelscope.kinds.diff.analysis.kernels import FAMILY, HAND, NAME, ONLY, with_pair
+from kernelscope.kinds.diff.analysis.matching import _family_key, _family_keys
 from tests.ncu.oracle import load_raw, parse_number
 
 # (before, after, how they are matched, label transition, flags that must be resolved); the
@@ -75,6 +76,16 @@ def test_same_report_matches_every_family_in_launch_order(kernel_diff) -> None:
     assert all(p.before.id == p.after.id for p in diff.pairs)
     assert all(p.speedup == 1 and p.label_change is None for p in diff.pairs)
     assert [f.change_pct for f in diff.families] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("stem", ["small_family", "zoo", "torch_ops", "multi_process"])
+def test_family_keys_read_from_the_families_are_each_kernels_own(opened, stem) -> None:
+    """Matching reads a kernel's family key (demangled name, grid, block) from its report's
+    families: the same key its own name and launch shape give, kernel by kernel."""
+    report, _ = opened(stem, stem).analysed()
+    key = _family_keys(report)
+    assert len({key(k) for k in report.kernels}) == len(report.families.families)
+    assert all(key(k) == _family_key(k) for k in report.kernels)
 
 
 def test_different_kernels_stay_unmatched(kernel_diff) -> None:

@@ -57,13 +57,19 @@ class KernelPair(Timed):
     before: AnalyzedKernel
     after: AnalyzedKernel
     matched_by: str
-    metrics: tuple[MetricChange, ...]
 
-    @property
+    @cached_property
+    def metrics(self) -> tuple[MetricChange, ...]:
+        """Each pane's key metrics before and after (``metric_changes``): made when first
+        read (the Markdown reads those of the few pairs it gives a section)."""
+        return metric_changes(self.before.summary.metrics, self.after.summary.metrics)
+
+    @cached_property
     def before_ns(self) -> float | None:
+        """The before kernel's measured duration (read once: a row reads it several times)."""
         return measured_duration(self.before.summary)
 
-    @property
+    @cached_property
     def after_ns(self) -> float | None:
         return measured_duration(self.after.summary)
 
@@ -252,8 +258,7 @@ def _sum(kernels: Sequence[AnalyzedKernel]) -> float | None:
 
 
 def make_pair(before: AnalyzedKernel, after: AnalyzedKernel, how: str) -> KernelPair:
-    return KernelPair(before, after, how,
-                      metric_changes(before.summary.metrics, after.summary.metrics))
+    return KernelPair(before, after, how)
 
 
 def diff_kernels(

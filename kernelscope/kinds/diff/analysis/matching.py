@@ -21,6 +21,19 @@ def _family_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     return family_key(kernel.summary.name, kernel.summary.identity.shape)
 
 
+def _family_keys(report: AnalyzedReport) -> Callable[[AnalyzedKernel], Hashable]:
+    """``_family_key`` of the kernels of ``report``, read from its families (grouped by the
+    same demangled name and launch shape): made once per family, not once per kernel."""
+    keys = [(f.demangled, f.grid, f.block) for f in report.families.families]
+    index_of = report.families.index_of
+
+    def key(kernel: AnalyzedKernel) -> Hashable:
+        index = index_of.get(kernel.id)
+        return _family_key(kernel) if index is None else keys[index]
+
+    return key
+
+
 def _name_key(kernel: AnalyzedKernel) -> tuple[str, ...]:
     """Function name (without template arguments or parameters) and launch configuration."""
     return (kernel.summary.identity.function, *kernel.summary.identity.shape)
@@ -87,9 +100,10 @@ def match_kernels(
 
     for a, b in by_hand:
         take(_chosen(before, a, "before"), _chosen(after, b, "after"), HAND)
-    for key, how in ((_family_key, FAMILY), (_name_key, NAME)):
-        new_groups = _group(right.values(), key)
-        for group, olds in _group(left.values(), key).items():
+    keys = (((_family_keys(before), _family_keys(after)), FAMILY), ((_name_key, _name_key), NAME))
+    for (old_key, new_key), how in keys:
+        new_groups = _group(right.values(), new_key)
+        for group, olds in _group(left.values(), old_key).items():
             if group in new_groups:
                 take(olds, new_groups[group], how)
     olds_left = _group(left.values(), lambda k: before.families.index_of.get(k.id))

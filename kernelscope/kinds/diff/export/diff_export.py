@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from kernelscope.core.durations import fmt_duration
-from kernelscope.export.summary import table_box
 from kernelscope.export.writer import ExportOptions, Rendered
 from kernelscope.kinds.diff.analysis.gate import GateResult, check_slower
 from kernelscope.kinds.diff.analysis.kernels import KernelDiff
@@ -27,6 +22,8 @@ from kernelscope.kinds.diff.render.diff import (
 from kernelscope.kinds.ncu.render.changes import fmt_change
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from kernelscope.kinds.diff.analysis.inputs import DiffInputs
     from kernelscope.kinds.diff.analysis.timelines import TimelineDiff
 
@@ -100,6 +97,11 @@ def render_diff_csv(inputs: DiffInputs, options: ExportOptions) -> Rendered:
 
 def print_diff_summary(diff: KernelDiff | TimelineDiff, console: Console) -> None:
     """The diff's essentials as tables."""
+    from rich.markup import escape  # rich only where text is printed: not for the exports
+    from rich.table import Table
+
+    from kernelscope.export.summary import table_box
+
     before, after = diff.paths
     console.print(
         f"[bold]{escape(before.name)} → {escape(after.name)}[/]: summed "

@@ -11,6 +11,7 @@ its most critical launch could end before a step moves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import polars as pl
@@ -37,7 +38,9 @@ def with_step_savings(timeline: TimelineData, items: list[RankedItem],
     nodes: dict[tuple[str, int], list[int]] = {}
     for node, name, start in gpu.iter_rows():
         nodes.setdefault((name, start), []).append(node)
-    slack = dict(timeline.critical_path.families.select("name", "slack_ns").iter_rows())
+    path = timeline.critical_path
+    slack = dict(path.families.select("name", "slack_ns").iter_rows())
+    waited = _waited_on(path.slack_known, slack, set(model.graph.step_ops["node"].to_list()))
     out = []
     for item in items:
         index = item.timeline_family
@@ -48,10 +51,26 @@ def with_step_savings(timeline: TimelineData, items: list[RankedItem],
         launches = [n for start in set(family.starts)
                     for n in nodes.get((family.name, start), ())]
         factor = 1.0 / max(1.0 - item.headroom, 1.0 / MOST_FASTER)
-        saved = max(model.steps_saved_ns(launches, factor), 0)
+        saved = (max(model.steps_saved_ns(launches, factor), 0)
+                 if waited(family.name, launches) else 0)
         out.append(replace(item, potential_saving_ns=float(saved),
                            weak=_off_path(item.weak, saved, slack.get(family.name))))
     return out
+
+
+def _waited_on(slack_known: bool, slack: dict[str, int | None], in_steps: set[int]
+               ) -> Callable[[str, list[int]], bool]:
+    """Whether a step could wait on some of a family's ``launches`` (so their replay is
+    needed): False where every launch is one of the steps' operations and the family's least
+    slack is positive, or no step waits on it: the replay starts each operation at the
+    latest of the times its edges allow, so a launch that ends earlier by any amount moves no
+    step's end, and each step's time saved is 0 or less (0 kept)."""
+    def waited(name: str, launches: list[int]) -> bool:
+        if not slack_known or name not in slack or not in_steps.issuperset(launches):
+            return True
+        least = slack[name]
+        return least is not None and least <= 0
+    return waited
 
 
 def _measured(item: RankedItem) -> bool:

@@ -4,11 +4,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.errors import ReportError, safe_text
@@ -40,6 +36,9 @@ from kernelscope.timeline.export.op_efficiency_text import (
     print_op_efficiency,
 )
 from kernelscope.timeline.model.profilers import KINETO
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 CSV_COLUMNS = (
     "group", "rank", "kind", "family", "title", "time_share", "wall_share", "instances", "total_ns",
@@ -115,10 +114,18 @@ def join_csv(join: JoinReport, top: int | None = None) -> str:
     return csv_text(CSV_COLUMNS, rows)
 
 
-def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
+def join_labels(join: JoinReport) -> list[Label]:
+    """Every row's label, the ranking's then the unprofiled families' (``ranking_labels``:
+    their short names, made once for every table of an export)."""
+    return ranking_labels(join.ranking + join.unprofiled)
+
+
+def ranking_rows(join: JoinReport, top: int | None = None,
+                 labels: list[Label] | None = None) -> list[list[str]]:
     """The ranking table's rows (rank, what, kind, share, instances, total, headroom, saving,
-    bottleneck), as the Markdown and the summary print them."""
-    labels = ranking_labels(join.ranking + join.unprofiled)
+    bottleneck), as the Markdown and the summary print them (``labels``: ``join_labels``,
+    where already made)."""
+    labels = join_labels(join) if labels is None else labels
     return [
         [str(rank), labels[rank - 1].fit(), kind_text(item), share_text(item.time_share),
          share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
@@ -127,10 +134,11 @@ def ranking_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
     ]
 
 
-def unprofiled_rows(join: JoinReport, top: int | None = None) -> list[list[str]]:
+def unprofiled_rows(join: JoinReport, top: int | None = None,
+                    labels: list[Label] | None = None) -> list[list[str]]:
     """The unprofiled families' rows (by time: rank, what, share, wall, count, total,
-    median)."""
-    labels = ranking_labels(join.ranking + join.unprofiled)[len(join.ranking):]
+    median; ``labels``: ``join_labels``, where already made)."""
+    labels = (join_labels(join) if labels is None else labels)[len(join.ranking):]
     return [
         [unprofiled_rank(rank), labels[rank - 1].fit(), share_text(item.time_share),
          share_text(item.wall_share), f"{item.instances:,}", fmt_ns(item.total_ns),
@@ -212,12 +220,12 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
               "headroom the kernel reports measure (a what-if on the critical path; 0 off it), "
               "≤: idle or copy time, a bound. Ranked by what fixing it could save; one-time "
               "costs last." + _unexplained_note(join), ""]
-    lines.append(table(RANKING_HEADERS, ranking_rows(join, top), "rlllrrrrrl"))
+    labels = join_labels(join)
+    lines.append(table(RANKING_HEADERS, ranking_rows(join, top, labels), "rlllrrrrrl"))
     if join.unprofiled:
         lines += ["", "## Not profiled: gain unknown, by time", "", UNPROFILED_NOTE, ""]
-        lines.append(table(UNPROFILED_HEADERS, unprofiled_rows(join, top), "rlrrrrr"))
+        lines.append(table(UNPROFILED_HEADERS, unprofiled_rows(join, top, labels), "rlrrrrr"))
     lines += ["", "## Details", ""]
-    labels = ranking_labels(join.ranking + join.unprofiled)
     for rank, item in enumerate(_first(join.ranking, top), start=1):
         lines += _item_details(str(rank), item, labels[rank - 1], join.profiler)
     if join.unprofiled:
@@ -243,19 +251,23 @@ def join_markdown(join: JoinReport, top: int | None = None) -> str:
 def print_join_summary(join: JoinReport, console: Console) -> None:
     """``kernelscope summary join …``: the ranking as a table, then the families nobody
     profiled (gain unknown) by time; first, where no kernel matched, that none did."""
+    from rich.markup import escape  # rich only where text is printed: not for the exports
+    from rich.table import Table
+
     if join.nothing_matched:
         console.print(f"[bold]{escape(nothing_matched_line(join))}[/]")
     console.print(f"[bold]What to fix first[/]: {escape(safe_text(join.timeline_path.name))} + "
                   + ", ".join(escape(safe_text(r.path.name)) for r in join.kernel_reports))
     t = Table(*RANKING_HEADERS)
-    for row in ranking_rows(join):
+    labels = join_labels(join)
+    for row in ranking_rows(join, labels=labels):
         t.add_row(*(escape(c) for c in row))
     console.print(t)
     if join.unprofiled:
         console.print("[bold]Not profiled: gain unknown, by time[/] (profile them: "
                       "`kernelscope export join … -f md` has each one's ncu command)")
         u = Table(*UNPROFILED_HEADERS)
-        for row in unprofiled_rows(join):
+        for row in unprofiled_rows(join, labels=labels):
             u.add_row(*(escape(c) for c in row))
         console.print(u)
     for um in join.unmatched:
