@@ -187,8 +187,17 @@ def scalars(values: list[Any]) -> list[str]:
     """Each scalar of ``values`` encoded as :func:`dumps` would, in one C-encoder call."""
     if not values:
         return []
-    clean = [v if type(v) is not float or math.isfinite(v) else None for v in values]
-    return _BULK.encode(clean)[1:-1].split("\x00")
+    try:
+        text = _STRICT_BULK.encode(values)
+    except ValueError:  # NaN or an infinity, which dumps writes null
+        text = _BULK.encode(
+            [v if type(v) is not float or math.isfinite(v) else None for v in values]
+        )
+    return text[1:-1].split("\x00")
+
+
+_STRICT_BULK = json.JSONEncoder(separators=("\x00", ":"), allow_nan=False, check_circular=False)
+""":data:`_BULK` refusing NaN and infinities, for the common case without them."""
 
 
 def value_unit_items(names: list[str], values: list[Any], units: list[str], level: int) -> str:
@@ -216,3 +225,18 @@ def value_unit_texts(
         f'{enc[i]}: {{\n{inner}"value": {enc[n + i]},\n{inner}"unit": {enc[2 * n + i]}\n{outer}}}'
         for i in range(n)
     ]
+
+
+def value_unit_template(names: list[str], units: list[str], level: int) -> str:
+    """:func:`value_unit_items` of ``names`` and ``units`` with ``%s`` where each value goes
+    (any other ``%`` doubled), for ``template % tuple(scalars(values))``: a kernel's
+    launches share their metrics' names and units, so only the values are encoded per
+    launch."""
+    n = len(names)
+    enc = [text.replace("%", "%%") for text in scalars([*names, *units])]
+    outer = INDENT * (level + 1)
+    inner = INDENT * (level + 2)
+    return f",\n{outer}".join(
+        f'{enc[i]}: {{\n{inner}"value": %s,\n{inner}"unit": {enc[n + i]}\n{outer}}}'
+        for i in range(n)
+    )
