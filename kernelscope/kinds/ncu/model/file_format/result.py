@@ -21,6 +21,7 @@ from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE,
 from kernelscope.kinds.ncu.model.file_format.metric_ids import ids_of, name_tag
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
+    SECTION_BYTES,
     SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
@@ -41,9 +42,11 @@ LEAN_OF = {
 SECTIONS_OF = {
     kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
+ENCODED_SECTIONS_OF = {
+    kind: CLASSES[SECTION_BYTES[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
+}
 RULE_RESULT = CLASSES["RuleResult"]
 RULE_IDENTIFIER = CLASSES["RuleIdentifier"]
-SECTION_ID = CLASSES["SectionId"]
 RawValue = float | int | str | None
 MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
 """Metric names, each with the string-table ids to look it up by, in order, and their
@@ -331,9 +334,7 @@ class Result:
 
     # -- sections, rules, NVTX, sources -----------------------------------------------------
     def section_ids(self) -> frozenset[str]:
-        where = self._where
-        return frozenset(decode(SECTION_ID, data, where).identifier
-                         for data in self.lean.section_bytes)
+        return frozenset(s.identifier for s in self.lean.sections)
 
     def sections(self) -> Sequence[Any]:
         """The sections with their tables (whole messages; the rest of the result is not
@@ -346,7 +347,8 @@ class Result:
 
     def encoded_sections(self) -> tuple[bytes, ...]:
         """Each Section message as the report encodes it, in order."""
-        return tuple(self.lean.section_bytes)
+        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
+        return tuple(found.section_bytes)
 
     def rule_results(self) -> list[Any]:
         """The RuleResult messages, decoded."""
