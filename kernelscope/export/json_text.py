@@ -187,32 +187,30 @@ def scalars(values: list[Any]) -> list[str]:
     """Each scalar of ``values`` encoded as :func:`dumps` would, in one C-encoder call."""
     if not values:
         return []
-    clean = [v if type(v) is not float or math.isfinite(v) else None for v in values]
-    return _BULK.encode(clean)[1:-1].split("\x00")
+    try:
+        text = _STRICT_BULK.encode(values)
+    except ValueError:  # NaN or an infinity, which dumps writes null
+        text = _BULK.encode(
+            [v if type(v) is not float or math.isfinite(v) else None for v in values]
+        )
+    return text[1:-1].split("\x00")
 
 
-def value_unit_items(names: list[str], values: list[Any], units: list[str], level: int) -> str:
-    """:func:`items` of ``{name: {"value": value, "unit": unit}}`` (a kernel's metrics, the
-    bulk of a JSON export) at depth ``level``, without a Python step per token; any value
-    that is not a scalar takes the general path."""
-    return f",\n{INDENT * (level + 1)}".join(value_unit_texts(names, values, units, level))
+_STRICT_BULK = json.JSONEncoder(separators=("\x00", ":"), allow_nan=False, check_circular=False)
+""":data:`_BULK` refusing NaN and infinities, for the common case without them."""
 
 
-def value_unit_texts(
-    names: list[str], values: list[Any], units: list[str], level: int
-) -> list[str]:
-    """Each member of :func:`value_unit_items` apart (which joins them), for a caller that
-    keeps them: launches of a kernel repeat most of their metrics."""
-    if not all(isinstance(v, _SCALARS) for v in values):
-        return [
-            items({n: {"value": v, "unit": u}}, level)
-            for n, v, u in zip(names, values, units, strict=True)
-        ]
+def value_unit_template(names: list[str], units: list[str], level: int) -> str:
+    """:func:`items` of ``{name: {"value": ..., "unit": unit}}`` (a kernel's metrics, the bulk
+    of a JSON export) at depth ``level`` with ``%s`` where each value goes (any other ``%``
+    doubled), for ``template % tuple(scalars(values))``: a kernel's launches share their
+    metrics' names and units, so only the values are encoded per launch, in one C-encoder
+    call."""
     n = len(names)
-    enc = scalars([*names, *values, *units])
+    enc = [text.replace("%", "%%") for text in scalars([*names, *units])]
     outer = INDENT * (level + 1)
     inner = INDENT * (level + 2)
-    return [
-        f'{enc[i]}: {{\n{inner}"value": {enc[n + i]},\n{inner}"unit": {enc[2 * n + i]}\n{outer}}}'
+    return f",\n{outer}".join(
+        f'{enc[i]}: {{\n{inner}"value": %s,\n{inner}"unit": {enc[n + i]}\n{outer}}}'
         for i in range(n)
-    ]
+    )

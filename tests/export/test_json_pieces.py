@@ -61,3 +61,20 @@ def test_a_launch_that_repeats_another_takes_its_text_with_its_own_id():
     other = JsonMembers()
     assert other.repeated == {}
     assert other.members(detail) == first and other(detail)[0] is not diagnosis
+
+
+def test_a_template_of_names_and_units_takes_the_values_as_dumps_writes_them():
+    """Launches share their metrics' names and units: the text around the values is made
+    once, each launch's values encoded in one call (a NaN written null, a unit's ``%``
+    kept) and the members are what ``json.dumps`` writes at that depth."""
+    from kernelscope.export import json_text
+
+    names = ["a%s", "b", "c"]
+    units = ["%", "ns", ""]
+    template = json_text.value_unit_template(names, units, 1)
+    for values in ([1.5, 2, "x"], [float("nan"), True, None]):
+        members = template % tuple(json_text.scalars(values))
+        members_of = zip(names, values, units, strict=True)
+        doc = {"m": {n: {"value": v, "unit": u} for n, v, u in members_of}}
+        clean = json.loads(json.dumps(doc).replace("NaN", "null"))
+        assert "{\n  " + f'"m": {{\n    {members}\n  }}' + "\n}" == json.dumps(clean, indent=2)

@@ -16,7 +16,6 @@ processes, the exports, the TUI and the cross-report joins (diff, timeline join)
 from __future__ import annotations
 
 import itertools
-import statistics
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -92,8 +91,13 @@ class KernelFamily:
 
     @property
     def median_duration_ns(self) -> float | None:
-        timed = self.measured
-        return float(statistics.median(timed)) if timed else None
+        timed = sorted(self.measured)
+        if not timed:
+            return None
+        half = len(timed) // 2  # as statistics.median, whose import (fractions, decimal)
+        if len(timed) % 2:  # would be the only one on an export's path
+            return float(timed[half])
+        return float((timed[half - 1] + timed[half]) / 2)
 
     @property
     def max_duration_ns(self) -> float | None:

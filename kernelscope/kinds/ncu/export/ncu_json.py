@@ -144,7 +144,7 @@ class JsonMembers:
 
     def members(self, detail: KernelDetail) -> str:
         """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics,
-        the bulk of the document, through ``json_text.value_unit_items``."""
+        the bulk of the document, through ``json_text.value_unit_template``."""
         return _with_id(detail.id, self._repeat_of(detail).text)
 
     def _repeat_of(self, detail: KernelDetail) -> _Repeat:
@@ -172,18 +172,19 @@ def _with_id(kernel_id: int, after: str) -> str:
 
 _BEFORE_DURATION = ("name", "demangled", "mangled", "grid", "block")
 _AFTER_DURATION = ("measured", "unmeasured_reason", "pid", "process", "sections")
-MAX_PIECES = 65_536
+_SCALARS = frozenset((str, float, int, bool, type(None)))
 
 
 class _OwnText:
     """The text of a kernel's own members after its ``id`` (:func:`kernel_dict` as
     ``json_text.items`` writes it), joined from pieces that launches repeat, each made once
-    for one pass: the members before and after the duration, each metric's member (by the
-    ``Metric`` object, one per stored value) and the NCU rules (by their objects)."""
+    for one pass: the members before and after the duration, the metrics' text but for their
+    values (a template by the metrics' names and units, their order sorted once) and the NCU
+    rules (by their objects). A launch's values are encoded in one C-encoder call."""
 
     def __init__(self) -> None:
         self.heads: dict[tuple[Any, ...], tuple[str, str]] = {}
-        self.metrics: dict[int, tuple[Metric, str, str]] = {}
+        self.shapes: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[list[int], str]] = {}
         self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
 
     def __call__(self, detail: KernelDetail, metrics: dict[str, Metric]) -> str:
@@ -215,21 +216,24 @@ class _OwnText:
         return head
 
     def _metrics(self, metrics: dict[str, Metric]) -> str:
-        known = self.metrics
-        if len(known) >= MAX_PIECES:
-            known.clear()
-        ordered = sorted(metrics.items())
-        new = [(name, m) for name, m in ordered  # the Metric held: its identity is its own
-               if (k := known.get(id(m))) is None or k[1] != name]
-        if new:
-            texts = json_text.value_unit_texts(
-                [name for name, _ in new], [m.value for _, m in new], [m.unit for _, m in new],
-                ENTRY_LEVEL + 1,
+        held = tuple(metrics.values())
+        units = tuple([m.unit for m in held])
+        key = (tuple(metrics), units)
+        shape = self.shapes.get(key)
+        if shape is None:
+            if len(self.shapes) >= MAX_REPEATED:
+                self.shapes.clear()
+            names = key[0]
+            order = sorted(range(len(names)), key=names.__getitem__)
+            template = json_text.value_unit_template(
+                [names[i] for i in order], [units[i] for i in order], ENTRY_LEVEL + 1
             )
-            for (name, m), text in zip(new, texts, strict=True):
-                known[id(m)] = (m, name, text)
-        sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 2)
-        return sep.join([known[id(m)][2] for _, m in ordered])
+            shape = self.shapes[key] = (order, template)
+        order, template = shape
+        values = [held[i].value for i in order]
+        if not _SCALARS.issuperset(map(type, values)):  # the general path's
+            return json_text.items(metrics_dict(metrics), ENTRY_LEVEL + 1)
+        return template % tuple(json_text.scalars(values))
 
     def _rules(self, detail: KernelDetail) -> str:
         key = tuple(map(id, detail.rules))
