@@ -21,15 +21,10 @@ from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.beside import beside_changed
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
+from kernelscope.timeline.analysis.critical_path.measured import measured_replay
 from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, alongside
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
-from kernelscope.timeline.analysis.critical_path.schedule import (
-    Plan,
-    Replay,
-    measured_replay,
-    plan_of,
-    replay,
-)
+from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, plan_of, replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, RANK_BITS, THREAD
 from kernelscope.timeline.model.gpu_metrics import GpuMetrics
 from kernelscope.timeline.model.intervals import merge_intervals
