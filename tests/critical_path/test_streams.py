@@ -1,6 +1,6 @@
-"""The forward pass with the pairs' chains in closed form (``streams.py``) gives what the
-loop over every event gives: the same times and the same deciding edges, for the measured
-durations and for changed ones."""
+"""The passes with the pairs' chains in closed form (``streams.py``) give what the loops
+over every event give: the same times and deciding edges forward, the same latest ends
+backward, for the measured durations and for changed ones."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from collections.abc import Callable
 import pytest
 
 from kernelscope.kinds.kineto.analysis.timeline import open_kineto
-from kernelscope.timeline.analysis.critical_path.schedule import Replay, replay
+from kernelscope.timeline.analysis.critical_path import streams
+from kernelscope.timeline.analysis.critical_path.schedule import (
+    INF,
+    Replay,
+    latest_ends,
+    replay,
+)
 from kernelscope.timeline.analysis.critical_path.whatif import Model
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.model.model import TimelineReport
@@ -54,3 +60,25 @@ def test_the_scan_replays_changed_durations_as_the_loop_does(model: Model, facto
     scanned, looped = replay(model.plan, dur), replay(model.plan, dur, scan=False)
     assert _columns(scanned) == _columns(looped)
     assert _columns(scanned) != _columns(replay(model.plan))  # the change moved something
+    late = latest_ends(model.plan, scanned, dur)
+    assert late.to_list() == latest_ends(model.plan, scanned, dur, scan=False).to_list()
+    assert late.to_list() != latest_ends(model.plan, model.measured).to_list()
+
+
+def test_the_scan_gives_the_measured_latest_ends_as_the_loop_does(model: Model) -> None:
+    late = latest_ends(model.plan, model.measured)
+    assert late.to_list() == latest_ends(model.plan, model.measured, scan=False).to_list()
+    assert (late < INF // 2).any()  # some node is bounded by a step's end
+
+
+def test_the_chains_running_maxima_by_window_are_those_by_slice(
+        model: Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More chains than ``CHAIN_SLICES`` take their running maxima and minima by a window
+    over the chains instead of slice by slice: the same passes."""
+    dur = [d // 2 for d in model.plan.dur]
+    by_slice = replay(model.plan, dur)
+    late = latest_ends(model.plan, by_slice, dur).to_list()
+    monkeypatch.setattr(streams, "CHAIN_SLICES", 0)
+    by_window = replay(model.plan, dur)
+    assert _columns(by_window) == _columns(by_slice)
+    assert latest_ends(model.plan, by_window, dur).to_list() == late

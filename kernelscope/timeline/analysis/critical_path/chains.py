@@ -10,14 +10,13 @@ back at once (``starts``).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.ints import column, ints, lent
+from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -271,11 +270,10 @@ def pair_decided(chains: Chains, folded: Folded, slots: pl.Series, nodes: list[i
     return decided
 
 
-def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series
+def latest_of(chains: Chains, folded: Folded, slots: pl.Series, inf: int, nodes: pl.Series
               ) -> pl.Series:
     """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
     unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
-    slots = lent(late)
     head_late = slots.gather(chains.head_pos.gather(nodes))
     off, durs = folded.columns
     own = head_late + off.gather(nodes) + durs.gather(nodes)

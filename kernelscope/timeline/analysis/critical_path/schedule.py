@@ -11,7 +11,7 @@ collective markers, then a CPU start, then a GPU start; then the node's number).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -31,6 +31,8 @@ from kernelscope.timeline.analysis.critical_path.overlap import in_blocks
 from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
 from kernelscope.timeline.analysis.critical_path.streams import (
     Streams,
+    backward,
+    latest,
     pair_time,
     scan_of,
     start_state,
@@ -84,8 +86,9 @@ class Plan:
     def streams(self) -> Streams | None:
         """The pairs' chains (``streams.py``; made once), None where the plan has none."""
         if self._streams is False:
+            finish = self.chains.head_pos.gather(pl.Series(self.finish, dtype=pl.Int64))
             self._streams = streams_of(self.chains, self.by_dst[0]["dst"],
-                                       self.by_dst[1]["dst"])
+                                       self.by_dst[1]["dst"], finish)
         return self._streams  # type: ignore[return-value]
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
@@ -274,18 +277,69 @@ def _other(plan: Plan, folded: Folded, dur: Sequence[int], times: array[int],
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
-                s_gap: Sequence[int] | None = None, nodes: pl.Series | None = None
-                ) -> pl.Series:
+                s_gap: Sequence[int] | None = None, nodes: pl.Series | None = None, *,
+                scan: bool = True) -> pl.Series:
     """Per node of ``nodes`` (None: every node), the latest it could end with no step ending
     later than in ``run`` (INF // 2 or more for what no step's end waits on): the backward
-    pass. A node of a chain moves with its head, so it has its head's slack."""
+    pass. A node of a chain moves with its head, so it has its head's slack. The pairs'
+    chains in closed form (``streams.py``) where the plan has them and ``scan``."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
     head, off = folded.head_pos, folded.off
-    order = plan.chains.order
-    late = array("q", [INF]) * len(order)
+    late = array("q", [INF]) * len(plan.chains.order)
     for f in plan.finish:
         late[head[f]] = min(late[head[f]], run.start[f] - off[f])
+    streams = plan.streams() if scan else None
+    if streams is None:
+        slots = lent(_back_all(plan, folded, dur, late))
+    else:
+        back = backward(streams, scan_of(streams, *folded.pair_columns), late, INF)
+        feeds, loop_slots = streams.feeds, streams.loop_slots
+        for slot in in_blocks(len(loop_slots), lambda lo, hi: loop_slots[lo:hi][::-1],
+                              backward=True):
+            for code in feeds.get(slot, ()):
+                value = back.bound(code)
+                if value < late[slot]:
+                    late[slot] = value
+            _back_other(plan, folded, dur, late, slot)
+        slots = latest(back.scan, lent(late), INF)
+    if nodes is None:
+        nodes = pl.int_range(len(dur), eager=True, dtype=pl.Int64)
+    return latest_of(plan.chains, folded, slots, INF, nodes)
+
+
+def _back_other(plan: Plan, folded: Folded, dur: Sequence[int], late: array[int], slot: int
+                ) -> None:
+    """The bounds an event the chains leave to the loop gives its edges' sources (its own
+    bound, ``late[slot]``, set)."""
+    bound = late[slot]
+    if bound >= INF // 2:
+        return
+    a = plan.chains.pair_slots[0][slot]
+    if a >= 0:  # a pair left out of the chains
+        b = plan.chains.pair_slots[1][slot]
+        a_eff, b_eff = folded.pair_eff[0][slot], folded.pair_eff[1][slot]
+        late[a] = min(late[a], bound - a_eff)
+        late[b] = min(late[b], bound - b_eff)
+        return
+    n = plan.chains.order[slot] >> 1
+    enc: Mapping[int, int] | Sequence[int]  # a start's edges by position, an end's in a list
+    eff: Mapping[int, int] | Sequence[int]
+    if plan.chains.order[slot] & 1:
+        own = folded.head_pos[n]
+        late[own] = min(late[own], bound - dur[n] - folded.off[n])
+        ptr, enc, eff = plan.e_ptr, folded.e_enc, folded.e_eff
+    else:
+        ptr, enc, eff = plan.s_ptr, folded.s_enc, folded.s_eff
+    for k in range(ptr[n], ptr[n + 1]):
+        value, source = bound - eff[k], enc[k]
+        if value < late[source]:
+            late[source] = value
+
+
+def _back_all(plan: Plan, folded: Folded, dur: Sequence[int], late: array[int]) -> array[int]:
+    """The backward pass's loop over every event (``late``: the steps' ends set)."""
+    head, off, order = folded.head_pos, folded.off, plan.chains.order
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
@@ -320,6 +374,4 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
-    if nodes is None:
-        nodes = pl.int_range(len(dur), eager=True, dtype=pl.Int64)
-    return latest_of(plan.chains, folded, late, INF, nodes)
+    return late

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import polars as pl
 
@@ -39,8 +40,10 @@ class Streams:
     more: the end), its chain (``run_chain``) and its pairs' ``x`` and ``y``
     (``run_x``, ``run_y``); per chain its first run (``chain_runs``); per slot its pair's
     place (``place``, -1: not a pair); per slot of an event that is not a pair the pair
-    slots it reads (``needs``); the slots of the events that are not pairs
-    (``loop_slots``)."""
+    slots it reads (``needs``) and the runs whose other edges leave it (``feeds``:
+    ``2 * run`` for ``x``, ``2 * run + 1`` for a chain's first's ``y``; the runs last
+    first); the slots of the events that are not pairs (``loop_slots``); ``slot`` as a
+    sequence (``slots``). ``chain_runs`` has one more: the end."""
 
     frame: pl.DataFrame
     run: Sequence[int]
@@ -52,11 +55,15 @@ class Streams:
     place: Sequence[int]
     needs: Mapping[int, list[int]]
     loop_slots: Sequence[int]
+    feeds: Mapping[int, list[int]]
+    slots: Sequence[int]
 
 
-def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series) -> Streams | None:
+def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series, finish: pl.Series
+               ) -> Streams | None:
     """The chains of ``chains``' pairs (``s_dst``, ``e_dst``: the start and end edges'
-    destinations), None where it has no pairs. A pair that reads two pairs of chains, and
+    destinations; ``finish``: the slots the backward pass starts from), None where it has
+    no pairs. A pair that reads two pairs of chains, and
     one whose link is already another pair's, is left to the loop (``_linked``)."""
     first, second = chains.pair_slot_series
     n = first.len()
@@ -78,7 +85,7 @@ def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series) -> Streams | 
     read = needs.filter(scanned.gather(needs["slot"])).unique(maintain_order=True)
     chain = root.gather(pairs["slot"]).cast(pl.Int64)  # its first's slot: sorted by one key
     pairs = _numbered(pairs.with_columns(chain=chain).sort(chain * n + pairs["slot"]),
-                      read["slot"])
+                      pl.concat([read["slot"], finish]), n)
     runs = pairs.with_row_index("at").group_by("run", maintain_order=True).agg(
         pl.col("at", "chain", "x", "y").first())
     chain_runs = runs.group_by("chain", maintain_order=True).agg(pl.col("run").first())
@@ -86,10 +93,21 @@ def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series) -> Streams | 
         pairs["slot"], pl.int_range(pairs.height, eager=True, dtype=pl.Int64))
     wants = read.group_by("reader", maintain_order=True).agg("slot")
     run_at = pl.concat([runs["at"].cast(pl.Int64), pl.Series([pairs.height], dtype=pl.Int64)])
+    chain_end = pl.concat([chain_runs["run"], pl.Series([runs.height], dtype=pl.Int64)])
     return Streams(pairs, ints(pairs["run"]), ints(run_at), ints(runs["chain"]),
-                   ints(runs["x"]), ints(runs["y"]), ints(chain_runs["run"]), ints(place),
+                   ints(runs["x"]), ints(runs["y"]), ints(chain_end), ints(place),
                    dict(zip(wants["reader"].to_list(), wants["slot"].to_list(), strict=True)),
-                   every.filter(~scanned).to_list())
+                   every.filter(~scanned).to_list(), _feeds(runs), ints(pairs["slot"]))
+
+
+def _feeds(runs: pl.DataFrame) -> dict[int, list[int]]:
+    """Per slot the runs (run, x, y) whose other edges leave it, coded as ``Streams.feeds``
+    says, the last run first."""
+    run = pl.col("run").cast(pl.Int64)
+    codes = pl.concat([runs.select(src="x", code=2 * run),
+                       runs.filter(pl.col("x") != pl.col("y")).select(src="y", code=2 * run + 1)])
+    fed = codes.sort("code", descending=True).group_by("src", maintain_order=True).agg("code")
+    return dict(zip(fed["src"].to_list(), fed["code"].to_list(), strict=True))
 
 
 def _linked(every: pl.Series, first: pl.Series, second: pl.Series
@@ -107,7 +125,9 @@ def _linked(every: pl.Series, first: pl.Series, second: pl.Series
         pairs = pairs.with_columns(
             link=pl.when(a_pair).then(0).when(b_pair).then(1).otherwise(-1),
             pred=pl.when(a_pair).then("a").when(b_pair).then("b").otherwise(-1))
-        out = (a_pair & b_pair) | ((pl.col("pred") >= 0) & ~pl.col("pred").is_first_distinct())
+        out = a_pair & b_pair
+        if _shared(pairs, len(scanned)):
+            out = out | ((pairs["pred"] >= 0) & ~pairs["pred"].is_first_distinct())
         out_slots = pairs.filter(out)["slot"]
         if not out_slots.len():
             break
@@ -116,12 +136,23 @@ def _linked(every: pl.Series, first: pl.Series, second: pl.Series
     return scanned, pairs.select("slot", "a", "b", "link", "pred")
 
 
-def _numbered(pairs: pl.DataFrame, read: pl.Series) -> pl.DataFrame:
+def _shared(pairs: pl.DataFrame, n: int) -> bool:
+    """Whether two of ``pairs`` (slot, pred) link the same pair: each pair's slot written at
+    its link's, one of two that share it is overwritten (no hashing of every pair)."""
+    linked = pairs.filter(pl.col("pred") >= 0)
+    written = pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(linked["pred"],
+                                                                   linked["slot"])
+    return not (written.gather(linked["pred"]) == linked["slot"]).all()
+
+
+def _numbered(pairs: pl.DataFrame, read: pl.Series, n: int) -> pl.DataFrame:
     """``pairs`` (slot, a, b, link, chain: its first's slot; in chain order) with their
     chains numbered from 0, each chain's first's place, the other edges' sources and the
     runs: a chain's first alone, then each stretch of one source, cut after each pair of
-    ``read`` (the slots the loop reads: each a run's last, read once its run is folded)."""
+    ``read`` (the slots the loop reads: each a run's last, read once its run is folded; of
+    ``n``)."""
     link = pl.col("link")
+    read_flag = pl.repeat(False, n, eager=True, dtype=pl.Boolean).scatter(read, True)
     starts = (pl.col("chain") != pl.col("chain").shift(1)).fill_null(True)
     pairs = pairs.with_columns(
         chain=starts.cum_sum().cast(pl.Int64) - 1,
@@ -129,7 +160,7 @@ def _numbered(pairs: pl.DataFrame, read: pl.Series) -> pl.DataFrame:
         x=pl.when(link == 0).then("b").otherwise("a"),
         y=pl.when(link == 1).then("a").otherwise("b"))
     new_run = (starts | (pl.col("x") != pl.col("x").shift(1)) | (link == -1)
-               | (link.shift(1) == -1) | pl.col("slot").is_in(read.implode()).shift(1)
+               | (link.shift(1) == -1) | pl.lit(read_flag).gather(pl.col("slot")).shift(1)
                ).fill_null(True)
     return pairs.with_columns(run=new_run.cum_sum().cast(pl.Int64) - 1).select(
         "slot", "link", "chain", "first", "x", "y", "run")
@@ -159,6 +190,8 @@ class Scan:
     run_kx: Sequence[int]
     ky: Sequence[int]
     frame: pl.DataFrame
+    chain_at: list[int]
+    """Each chain's first place, and one more: the end."""
 
 
 def scan_of(streams: Streams, first_eff: pl.Series, second_eff: pl.Series) -> Scan:
@@ -176,7 +209,25 @@ def scan_of(streams: Streams, first_eff: pl.Series, second_eff: pl.Series) -> Sc
         kx=pl.col("x_eff") - pl.col("total"), ky=pl.col("y_eff") - pl.col("total"))
     run_kx = f.select("kx", run=frame["run"]).group_by("run", maintain_order=True).agg(
         pl.col("kx").max())["kx"]
-    return Scan(ints(f["total"]), ints(run_kx), ints(f["ky"]), f)
+    chain_at = [streams.run_at[run] for run in streams.chain_runs]
+    return Scan(ints(f["total"]), ints(run_kx), ints(f["ky"]), f, chain_at)
+
+
+CHAIN_SLICES = 64
+"""The most chains whose running maximum is taken slice by slice (a window over more)."""
+
+
+def _within_chains(values: pl.Series, scan: Scan, *, least: bool) -> pl.Series:
+    """``values`` (in ``scan``'s order) as their running maximum within each chain, or
+    with ``least`` their running minimum from each chain's end."""
+    bounds = scan.chain_at
+    if len(bounds) - 1 > CHAIN_SLICES:
+        within = pl.col("v").cum_min(reverse=True) if least else pl.col("v").cum_max()
+        return pl.DataFrame({"chain": scan.frame["chain"], "v": values}).select(
+            within.over("chain")).to_series()
+    parts = [values.slice(lo, hi - lo) for lo, hi in pairwise(bounds)]
+    return pl.concat([part.cum_min(reverse=True) if least else part.cum_max()
+                      for part in parts])
 
 
 def pair_time(streams: Streams, scan: Scan, state: list[list[int]], times: Sequence[int],
@@ -214,6 +265,65 @@ def times(scan: Scan, loop_times: pl.Series) -> pl.Series:
         v=pl.max_horizontal(loop_times.gather(scan.frame["x"]) + scan.frame["x_eff"],
                             loop_times.gather(scan.frame["y"]) + scan.frame["y_eff"])
         - pl.col("total"))
-    value = f.select(pl.col("v").cum_max().over("chain") + pl.col("total")).to_series()
+    value = _within_chains(f["v"], scan, least=False) + f["total"]
     every: pl.Series = loop_times.clone().scatter(f["slot"], value)
+    return every
+
+
+@dataclass(eq=False)
+class Backward:
+    """The backward pass's chains (``Streams``, ``Scan``: the pass's gaps): the latest
+    each pair may start, ``total`` plus the least over the runs from its own on of a run's
+    last's bound minus its ``total`` (a pair's bound is set by the loop only on a run's
+    last: the pairs it reads, the steps' ends). ``fold``: per chain the lowest run folded
+    (its end where none is) and that least; ``suffix``: per folded run its least."""
+
+    streams: Streams
+    scan: Scan
+    late: Sequence[int]
+    unbounded: int
+    fold: list[list[int]]
+    suffix: list[int]
+
+    def bound(self, code: int) -> int:
+        """The latest time the run's other edge (``Streams.feeds``' ``code``) allows its
+        source's slot, ``self.unbounded`` or more where none; read when the loop reaches
+        that slot (every bound of the run's chain from the run on is set by then)."""
+        streams, scan, late = self.streams, self.scan, self.late
+        target = code >> 1
+        state = self.fold[streams.run_chain[target]]
+        cursor, best = state
+        while cursor > target:
+            cursor -= 1
+            last = streams.run_at[cursor + 1] - 1
+            value = late[streams.slots[last]]
+            if value < self.unbounded and value - scan.total[last] < best:
+                best = value - scan.total[last]
+            self.suffix[cursor] = best
+        state[0], state[1] = cursor, best
+        best = self.suffix[target]
+        if best >= self.unbounded:
+            return best
+        if code & 1:
+            return best - scan.ky[streams.run_at[target]]
+        return best - scan.run_kx[target]
+
+
+def backward(streams: Streams, scan: Scan, late: Sequence[int], inf: int) -> Backward:
+    """A backward pass's state over ``late`` (its slots), nothing folded (``inf``: none)."""
+    ends = streams.chain_runs
+    return Backward(streams, scan, late, inf // 2,
+                    [[ends[chain + 1], inf] for chain in range(len(ends) - 1)],
+                    [inf] * len(streams.run_chain))
+
+
+def latest(scan: Scan, late: pl.Series, inf: int) -> pl.Series:
+    """Every slot's latest start: ``late``'s (the loop's) where not a pair of a chain, else
+    its chain's (``inf`` where none bounds it)."""
+    total = scan.frame["total"]
+    bound = late.gather(scan.frame["slot"])
+    least = _within_chains(pl.select(pl.when(bound < inf // 2).then(bound - total)
+                                     .otherwise(inf)).to_series(), scan, least=True)
+    value = pl.select(pl.when(least < inf).then(least + total).otherwise(inf)).to_series()
+    every: pl.Series = late.clone().scatter(scan.frame["slot"], value)
     return every
