@@ -66,7 +66,11 @@ def test_the_scan_replays_changed_durations_as_the_loop_does(model: Model, facto
 
 
 def test_the_scan_gives_the_measured_latest_ends_as_the_loop_does(model: Model) -> None:
+    looped = latest_ends(model.plan, model.measured).to_list()
+    assert model.plan.streams(make=False) is None  # the backward pass alone makes no chains
+    assert model.plan.streams() is not None
     late = latest_ends(model.plan, model.measured)
+    assert late.to_list() == looped
     assert late.to_list() == latest_ends(model.plan, model.measured, scan=False).to_list()
     assert (late < INF // 2).any()  # some node is bounded by a step's end
 

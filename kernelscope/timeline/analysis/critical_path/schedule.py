@@ -83,13 +83,14 @@ class Plan:
         return fold(self.chains, durs if dur is None else column(dur),
                     gaps if s_gap is None else column(s_gap), e_gaps)
 
-    def streams(self) -> Streams | None:
-        """The pairs' chains (``streams.py``; made once), None where the plan has none."""
-        if self._streams is False:
+    def streams(self, *, make: bool = True) -> Streams | None:
+        """The pairs' chains (``streams.py``; made once), None where the plan has none (or,
+        without ``make``, where they are not made yet)."""
+        if self._streams is False and make:
             finish = self.chains.head_pos.gather(pl.Series(self.finish, dtype=pl.Int64))
             self._streams = streams_of(self.chains, self.by_dst[0]["dst"],
                                        self.by_dst[1]["dst"], finish)
-        return self._streams  # type: ignore[return-value]
+        return None if self._streams is False else self._streams  # type: ignore[return-value]
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
         """The lists a walk reads (``edges``: the graph's; made once)."""
@@ -282,14 +283,15 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
     """Per node of ``nodes`` (None: every node), the latest it could end with no step ending
     later than in ``run`` (INF // 2 or more for what no step's end waits on): the backward
     pass. A node of a chain moves with its head, so it has its head's slack. The pairs'
-    chains in closed form (``streams.py``) where the plan has them and ``scan``."""
+    chains in closed form (``streams.py``) where the plan has them made and ``scan``: alone
+    (an export's slack) this pass does not pay for making them, a forward replay does."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
     head, off = folded.head_pos, folded.off
     late = array("q", [INF]) * len(plan.chains.order)
     for f in plan.finish:
         late[head[f]] = min(late[head[f]], run.start[f] - off[f])
-    streams = plan.streams() if scan else None
+    streams = plan.streams(make=False) if scan else None
     if streams is None:
         slots = lent(_back_all(plan, folded, dur, late))
     else:

@@ -63,8 +63,8 @@ def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series, finish: pl.Se
                ) -> Streams | None:
     """The chains of ``chains``' pairs (``s_dst``, ``e_dst``: the start and end edges'
     destinations; ``finish``: the slots the backward pass starts from), None where it has
-    no pairs. A pair that reads two pairs of chains, and
-    one whose link is already another pair's, is left to the loop (``_linked``)."""
+    no pairs. A pair that reads two pairs of chains, and one whose link is already another
+    pair's, is left to the loop (``_linked``)."""
     first, second = chains.pair_slot_series
     n = first.len()
     every = pl.int_range(n, eager=True, dtype=pl.Int64)
@@ -181,7 +181,7 @@ def _reads(chains: Chains, s_dst: pl.Series, e_dst: pl.Series) -> pl.DataFrame:
 
 @dataclass(eq=False)
 class Scan:
-    """One forward pass's columns of ``Streams`` (in its order): per pair the links' gaps
+    """One pass's columns of ``Streams`` (in its order): per pair the links' gaps
     summed along its chain up to it (``total``) and its other edges' gaps minus that
     (``kx``, ``ky``, in ``frame`` with the pairs' slot, chain, x, y); per run the largest
     ``kx`` (``run_kx``), and ``ky`` as a sequence (a chain's first's run is itself)."""

@@ -101,6 +101,7 @@ class Model:
         """Every step replayed with ``changes``; ReportError when one matches nothing. The
         measured paths, where not yet made, are made on a thread of their own (their
         backward pass on one more) while the changes are replayed (``overlap.py``)."""
+        self.plan.streams()  # made before the passes: both read them (``streams.py``)
         if "critical_path" in self.__dict__:
             found, run, after = self._predicted(changes)
         else:
