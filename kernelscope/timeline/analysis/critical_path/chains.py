@@ -10,14 +10,13 @@ back at once (``starts``).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.ints import column, ints, lent
+from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
 
@@ -240,22 +239,21 @@ def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Seri
                      ).to_series()
 
 
-def read_back(chains: Chains, folded: Folded, times: array[int]
+def read_back(chains: Chains, folded: Folded, slots: pl.Series
               ) -> tuple[pl.Series, pl.Series]:
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    slots = lent(times)
     start = slots.gather(chains.head_pos) + off
     end = pl.select(pl.when(chains.has_end).then(slots.gather(chains.end_at))
                     .otherwise(start + durs)).to_series()
     return start, end
 
 
-def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[int],
+def pair_decided(chains: Chains, folded: Folded, slots: pl.Series, nodes: list[int],
                  by: list[int]) -> pl.Series:
     """Per node the start edge (its position in the start lists) that decided its start in
-    a forward pass (``times``: its slots): a member's own edge, ``by`` for ``nodes``, and
+    a forward pass (``slots``: its times): a member's own edge, ``by`` for ``nodes``, and
     for the start of a pair (``Chains.pair``) the second where it allows a later start than
     the first, else the first (as the pass would have chosen); -1 for the others."""
     decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
@@ -264,7 +262,6 @@ def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[
     if chains.pair_at is None:
         return decided
     has = chains.pair >= 0
-    slots = lent(times)
     first, second = (slot.filter(has) for slot in chains.pair_slot_series)
     first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
     later = (slots.gather(second) + second_eff) > (slots.gather(first) + first_eff)
@@ -273,11 +270,10 @@ def pair_decided(chains: Chains, folded: Folded, times: array[int], nodes: list[
     return decided
 
 
-def latest_of(chains: Chains, folded: Folded, late: array[int], inf: int, nodes: pl.Series
+def latest_of(chains: Chains, folded: Folded, slots: pl.Series, inf: int, nodes: pl.Series
               ) -> pl.Series:
     """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
     unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
-    slots = lent(late)
     head_late = slots.gather(chains.head_pos.gather(nodes))
     off, durs = folded.columns
     own = head_late + off.gather(nodes) + durs.gather(nodes)

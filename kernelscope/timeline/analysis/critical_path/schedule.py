@@ -11,7 +11,7 @@ collective markers, then a CPU start, then a GPU start; then the node's number).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -26,9 +26,19 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     read_back,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import column, ints
+from kernelscope.timeline.analysis.critical_path.ints import column, ints, lent
 from kernelscope.timeline.analysis.critical_path.overlap import in_blocks
 from kernelscope.timeline.analysis.critical_path.run_sums import RunKeys
+from kernelscope.timeline.analysis.critical_path.streams import (
+    Streams,
+    backward,
+    latest,
+    pair_time,
+    scan_of,
+    start_state,
+    streams_of,
+)
+from kernelscope.timeline.analysis.critical_path.streams import times as pair_times
 from kernelscope.timeline.analysis.critical_path.vocabulary import GPU, MARK
 
 INF = 1 << 62
@@ -59,6 +69,7 @@ class Plan:
     """The start and the end edges in the lists' order (src, dst, from_start)."""
     _measured: Folded | None = None
     _walk: WalkLists | None = None
+    _streams: Streams | bool | None = False
     run_keys: RunKeys | None = None
     """What the paths' runs are summed by (``run_sums.py``; made by the first walk)."""
 
@@ -71,6 +82,15 @@ class Plan:
             return self._measured
         return fold(self.chains, durs if dur is None else column(dur),
                     gaps if s_gap is None else column(s_gap), e_gaps)
+
+    def streams(self, *, make: bool = True) -> Streams | None:
+        """The pairs' chains (``streams.py``; made once), None where the plan has none (or,
+        without ``make``, where they are not made yet)."""
+        if self._streams is False and make:
+            finish = self.chains.head_pos.gather(pl.Series(self.finish, dtype=pl.Int64))
+            self._streams = streams_of(self.chains, self.by_dst[0]["dst"],
+                                       self.by_dst[1]["dst"], finish)
+        return None if self._streams is False else self._streams  # type: ignore[return-value]
 
     def walk_lists(self, edges: pl.DataFrame) -> WalkLists:
         """The lists a walk reads (``edges``: the graph's; made once)."""
@@ -175,74 +195,153 @@ def _pointers(dst: pl.Series, n: int) -> pl.Series:
     return counts.cum_sum()
 
 
-def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None
-           ) -> Replay:
+def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | None = None,
+           *, scan: bool = True) -> Replay:
     """The forward pass, with ``dur`` and ``s_gap`` (start edges' gaps) in place of the
     measured ones where given. An event's time is kept in its slot (its place in
-    ``Chains.order``); what decided each start of a pair is read after, in columns."""
+    ``Chains.order``); what decided each start of a pair is read after, in columns. The
+    pairs' times come from their chains' scans (``streams.py``) where the plan has them and
+    ``scan``, else from the loop over every event."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
-    head, off = folded.head_pos, folded.off
-    s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
-    e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     order = plan.chains.order
     times = array("q", [0]) * len(order)
     decided: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
     """The nodes whose start (then end) was decided in the loop, and by which edge."""
-    measured_start = plan.start
-    first, second = plan.chains.pair_slots
-    first_eff, second_eff = folded.pair_eff
-    events = in_blocks(len(order), lambda lo, hi: zip(  # the lock given up between blocks
-        range(lo, hi), order[lo:hi], first[lo:hi], first_eff[lo:hi], second[lo:hi],
-        second_eff[lo:hi], strict=True))
-    for slot, event, a, a_eff, b, b_eff in events:
-        if a >= 0:  # most GPU operations: their stream's and their launch's edge
-            best = times[a] + a_eff
-            value = times[b] + b_eff
-            times[slot] = value if value > best else best
-            continue
-        n = event >> 1
-        if event & 1:
-            best, by = times[head[n]] + off[n] + dur[n], -1
-            for k in range(e_ptr[n], e_ptr[n + 1]):
-                value = times[e_enc[k]] + e_eff[k]
-                if value > best:
-                    best, by = value, k
-            times[slot] = best
-            decided[2].append(n)
-            decided[3].append(by)
-            continue
-        lo, hi = s_ptr[n], s_ptr[n + 1]
-        if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
-            times[slot] = measured_start[n]
-            continue
-        best, by = times[s_enc[lo]] + s_eff[lo], lo
-        for k in range(lo + 1, hi):
-            value = times[s_enc[k]] + s_eff[k]
-            if value > best:
-                best, by = value, k
-        times[slot] = best
-        decided[0].append(n)
-        decided[1].append(by)
-    start, end = read_back(plan.chains, folded, times)
-    start_by = pair_decided(plan.chains, folded, times, decided[0], decided[1])
+    streams = plan.streams() if scan else None
+    if streams is None:
+        first, second = plan.chains.pair_slots
+        first_eff, second_eff = folded.pair_eff
+        events = in_blocks(len(order), lambda lo, hi: zip(  # the lock given up between blocks
+            range(lo, hi), order[lo:hi], first[lo:hi], first_eff[lo:hi], second[lo:hi],
+            second_eff[lo:hi], strict=True))
+        for slot, event, a, a_eff, b, b_eff in events:
+            if a >= 0:  # most GPU operations: their stream's and their launch's edge
+                best = times[a] + a_eff
+                value = times[b] + b_eff
+                times[slot] = value if value > best else best
+            else:
+                _other(plan, folded, dur, times, decided, slot, event)
+        slots = lent(times)
+    else:
+        columns = scan_of(streams, *folded.pair_columns)
+        state = start_state(streams, -INF)
+        needs, loop_slots = streams.needs, streams.loop_slots
+        first, second = plan.chains.pair_slots
+        first_eff, second_eff = folded.pair_eff
+        for slot in in_blocks(len(loop_slots), lambda lo, hi: loop_slots[lo:hi]):
+            for read in needs.get(slot, ()):
+                times[read] = pair_time(streams, columns, state, times, read)
+            if first[slot] >= 0:  # a pair left out of the chains
+                times[slot] = max(times[first[slot]] + first_eff[slot],
+                                  times[second[slot]] + second_eff[slot])
+            else:
+                _other(plan, folded, dur, times, decided, slot, order[slot])
+        slots = pair_times(columns, lent(times))
+    start, end = read_back(plan.chains, folded, slots)
+    start_by = pair_decided(plan.chains, folded, slots, decided[0], decided[1])
     end_by = pl.repeat(-1, len(dur), eager=True, dtype=pl.Int64).scatter(decided[2], decided[3])
     return Replay(ints(start), ints(end), ints(start_by), ints(end_by), (start, end))
 
 
+def _other(plan: Plan, folded: Folded, dur: Sequence[int], times: array[int],
+           decided: tuple[list[int], list[int], list[int], list[int]], slot: int, event: int
+           ) -> None:
+    """The time of an event that is not a pair, set in ``times[slot]``: a waiting call's
+    end (its own start plus its return, or its latest end edge) or a start (its latest start
+    edge; a head without edges: its measured start); ``decided``: what decided it."""
+    n = event >> 1
+    if event & 1:
+        e_enc, e_eff = folded.e_enc, folded.e_eff
+        best, by = times[folded.head_pos[n]] + folded.off[n] + dur[n], -1
+        for k in range(plan.e_ptr[n], plan.e_ptr[n + 1]):
+            value = times[e_enc[k]] + e_eff[k]
+            if value > best:
+                best, by = value, k
+        times[slot] = best
+        decided[2].append(n)
+        decided[3].append(by)
+        return
+    lo, hi = plan.s_ptr[n], plan.s_ptr[n + 1]
+    if lo == hi:  # a head without edges: its measured start (``start_by`` is -1)
+        times[slot] = plan.start[n]
+        return
+    s_enc, s_eff = folded.s_enc, folded.s_eff
+    best, by = times[s_enc[lo]] + s_eff[lo], lo
+    for k in range(lo + 1, hi):
+        value = times[s_enc[k]] + s_eff[k]
+        if value > best:
+            best, by = value, k
+    times[slot] = best
+    decided[0].append(n)
+    decided[1].append(by)
+
+
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
-                s_gap: Sequence[int] | None = None, nodes: pl.Series | None = None
-                ) -> pl.Series:
+                s_gap: Sequence[int] | None = None, nodes: pl.Series | None = None, *,
+                scan: bool = True) -> pl.Series:
     """Per node of ``nodes`` (None: every node), the latest it could end with no step ending
     later than in ``run`` (INF // 2 or more for what no step's end waits on): the backward
-    pass. A node of a chain moves with its head, so it has its head's slack."""
+    pass. A node of a chain moves with its head, so it has its head's slack. The pairs'
+    chains in closed form (``streams.py``) where the plan has them made and ``scan``: alone
+    (an export's slack) this pass does not pay for making them, a forward replay does."""
     folded = plan.folded(dur, s_gap)
     dur = plan.dur if dur is None else dur
     head, off = folded.head_pos, folded.off
-    order = plan.chains.order
-    late = array("q", [INF]) * len(order)
+    late = array("q", [INF]) * len(plan.chains.order)
     for f in plan.finish:
         late[head[f]] = min(late[head[f]], run.start[f] - off[f])
+    streams = plan.streams(make=False) if scan else None
+    if streams is None:
+        slots = lent(_back_all(plan, folded, dur, late))
+    else:
+        back = backward(streams, scan_of(streams, *folded.pair_columns), late, INF)
+        feeds, loop_slots = streams.feeds, streams.loop_slots
+        for slot in in_blocks(len(loop_slots), lambda lo, hi: loop_slots[lo:hi][::-1],
+                              backward=True):
+            for code in feeds.get(slot, ()):
+                value = back.bound(code)
+                if value < late[slot]:
+                    late[slot] = value
+            _back_other(plan, folded, dur, late, slot)
+        slots = latest(back.scan, lent(late), INF)
+    if nodes is None:
+        nodes = pl.int_range(len(dur), eager=True, dtype=pl.Int64)
+    return latest_of(plan.chains, folded, slots, INF, nodes)
+
+
+def _back_other(plan: Plan, folded: Folded, dur: Sequence[int], late: array[int], slot: int
+                ) -> None:
+    """The bounds an event the chains leave to the loop gives its edges' sources (its own
+    bound, ``late[slot]``, set)."""
+    bound = late[slot]
+    if bound >= INF // 2:
+        return
+    a = plan.chains.pair_slots[0][slot]
+    if a >= 0:  # a pair left out of the chains
+        b = plan.chains.pair_slots[1][slot]
+        a_eff, b_eff = folded.pair_eff[0][slot], folded.pair_eff[1][slot]
+        late[a] = min(late[a], bound - a_eff)
+        late[b] = min(late[b], bound - b_eff)
+        return
+    n = plan.chains.order[slot] >> 1
+    enc: Mapping[int, int] | Sequence[int]  # a start's edges by position, an end's in a list
+    eff: Mapping[int, int] | Sequence[int]
+    if plan.chains.order[slot] & 1:
+        own = folded.head_pos[n]
+        late[own] = min(late[own], bound - dur[n] - folded.off[n])
+        ptr, enc, eff = plan.e_ptr, folded.e_enc, folded.e_eff
+    else:
+        ptr, enc, eff = plan.s_ptr, folded.s_enc, folded.s_eff
+    for k in range(ptr[n], ptr[n + 1]):
+        value, source = bound - eff[k], enc[k]
+        if value < late[source]:
+            late[source] = value
+
+
+def _back_all(plan: Plan, folded: Folded, dur: Sequence[int], late: array[int]) -> array[int]:
+    """The backward pass's loop over every event (``late``: the steps' ends set)."""
+    head, off, order = folded.head_pos, folded.off, plan.chains.order
     s_ptr, s_enc, s_eff = plan.s_ptr, folded.s_enc, folded.s_eff
     e_ptr, e_enc, e_eff = plan.e_ptr, folded.e_enc, folded.e_eff
     unbounded = INF // 2
@@ -277,100 +376,4 @@ def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
             value, slot = bound - s_eff[k], s_enc[k]
             if value < late[slot]:
                 late[slot] = value
-    if nodes is None:
-        nodes = pl.int_range(len(dur), eager=True, dtype=pl.Int64)
-    return latest_of(plan.chains, folded, late, INF, nodes)
-
-
-def measured_replay(plan: Plan, graph: Graph) -> Replay:
-    """What ``replay(plan)`` gives, in columns: the measured times (which the replay of the
-    measured durations gives back), and the edge that decided each start and end: the first
-    in the plan's order of those allowing the latest time (a waiting call's end: only when
-    later than its own start plus its return)."""
-    start, end = graph.nodes["start"].cast(pl.Int64), graph.nodes["end"].cast(pl.Int64)
-    durs, s_gap, e_gap = plan.columns[:3]
-    starts, ends = plan.by_dst
-    start_by = _starts_reached(plan.chains, starts, s_gap, start, end)
-    if start_by is None:  # a start no edge gives back: not a replay of its measured times
-        start_by = _deciding(starts, s_gap, start, end, None)
-    end_by = _first_reaching(ends, e_gap, start, end, start + durs)
-    return Replay(plan.start, plan.end, start_by, end_by or [], (start, end))
-
-
-def _starts_reached(chains: Chains, starts: pl.DataFrame, gaps: pl.Series, start: pl.Series,
-                    end: pl.Series) -> Sequence[int] | None:
-    """``_first_reaching`` of the start edges, read by part instead of over all 1.44
-    million: a chain member's one edge (its thread edge from the node before it, from that
-    node's end), each pair's two (the first where it gives the start back, else the second),
-    and the other heads' few (``Chains.single``)."""
-    decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
-    member = chains.member
-    if member.any():
-        back = end.shift(1, fill_value=0) + gaps.gather(chains.member_at)
-        if not ((back == start) | ~member).all():
-            return None
-    if chains.pair_at is not None:
-        has = chains.pair >= 0
-        node, lo = column(chains.order).filter(has) // 2, chains.pair.filter(has)
-        target = start.gather(node)
-        first, second = (_reached(starts.select(pl.col("src", "from_start").gather(at)),
-                                  gaps.gather(at), start, end) == target for at in (lo, lo + 1))
-        if not (first | second).all():
-            return None
-        decided.scatter(node, lo + (~first).cast(pl.Int64))
-    if chains.single.len():
-        single = chains.single.sort()  # in the start edges' order: by destination
-        dst = starts["dst"].gather(single)
-        hit = _reached(starts.select(pl.col("src", "from_start").gather(single)),
-                       gaps.gather(single), start, end) == start.gather(dst)
-        reached = dst.filter(hit)
-        first_hit = (reached != reached.shift(1)).fill_null(True)
-        if reached.filter(first_hit).len() != dst.n_unique():
-            return None
-        decided.scatter(reached.filter(first_hit), single.filter(hit).filter(first_hit))
-    return ints(decided)
-
-
-def _reached(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series
-             ) -> pl.Series:
-    """Per edge (src, from_start) the time it allows its destination."""
-    src = edges["src"]
-    allowed: pl.Series = pl.select(pl.when(edges["from_start"]).then(start.gather(src))
-                                   .otherwise(end.gather(src))).to_series() + gaps
-    return allowed
-
-
-def _first_reaching(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series,
-                    own: pl.Series | None) -> Sequence[int] | None:
-    """Per node the position (in ``edges``: src, dst, from_start, sorted by destination) of
-    the first edge that gives its measured start (``own`` None) or its measured end later
-    than ``own``, -1 for none; None when a node with start edges has none that gives its
-    start back. In a replay of the measured times the latest an edge allows is the measured
-    time: this is ``_deciding`` without its sort."""
-    n, dst = start.len(), edges["dst"]
-    value = _reached(edges, gaps, start, end)
-    hit = value == (start if own is None else end).gather(dst)
-    if own is not None:
-        hit = hit & (value > own.gather(dst))
-    reached = dst.filter(hit)  # sorted, as ``edges``
-    first = (reached != reached.shift(1)).fill_null(True)
-    if own is None and reached.filter(first).len() != (dst != dst.shift(1)).fill_null(True).sum():
-        return None
-    pos = pl.int_range(edges.height, eager=True, dtype=pl.Int64).filter(hit).filter(first)
-    return ints(pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos))
-
-
-def _deciding(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series,
-              own: pl.Series | None) -> Sequence[int]:
-    """Per node the position (in ``edges``) of the edge allowing the latest time, -1 for
-    none (or for none later than ``own``)."""
-    n = start.len()
-    best = pl.DataFrame({"dst": edges["dst"], "value": _reached(edges, gaps, start, end),
-                         "pos": pl.int_range(edges.height, eager=True, dtype=pl.Int64)}).sort(
-        ["dst", "value", "pos"], descending=[False, True, False]).unique(
-        "dst", keep="first", maintain_order=True)
-    if own is not None:
-        best = best.filter(pl.col("value") > own.gather(best["dst"]))
-    nodes = pl.DataFrame({"dst": pl.int_range(n, eager=True, dtype=pl.Int64)})
-    return ints(nodes.join(best.select("dst", "pos"), on="dst", how="left").sort("dst")[
-        "pos"].fill_null(-1))
+    return late

@@ -21,15 +21,10 @@ from kernelscope.core.errors import ReportError
 from kernelscope.timeline.analysis.critical_path.beside import beside_changed
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import ints, lent, writable
+from kernelscope.timeline.analysis.critical_path.measured import measured_replay
 from kernelscope.timeline.analysis.critical_path.overlap import BESIDE_EVENTS, alongside
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath, critical_path
-from kernelscope.timeline.analysis.critical_path.schedule import (
-    Plan,
-    Replay,
-    measured_replay,
-    plan_of,
-    replay,
-)
+from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay, plan_of, replay
 from kernelscope.timeline.analysis.critical_path.vocabulary import CPU, GPU, RANK_BITS, THREAD
 from kernelscope.timeline.model.gpu_metrics import GpuMetrics
 from kernelscope.timeline.model.intervals import merge_intervals
@@ -106,6 +101,7 @@ class Model:
         """Every step replayed with ``changes``; ReportError when one matches nothing. The
         measured paths, where not yet made, are made on a thread of their own (their
         backward pass on one more) while the changes are replayed (``overlap.py``)."""
+        self.plan.streams()  # made before the passes: both read them (``streams.py``)
         if "critical_path" in self.__dict__:
             found, run, after = self._predicted(changes)
         else:
