@@ -151,11 +151,10 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
             self._show_progress()
             self.renew_columns((SHARE_KEY,))  # the time shares, known now that every kernel is
 
-    def renew_columns(
-        self, keys: Sequence[str], summaries: Sequence[KernelSummary] | None = None
-    ) -> None:
+    def renew_columns(self, keys: Sequence[str], summaries: Sequence[KernelSummary] | None = None
+                      ) -> None:
         """Write the cells of columns ``keys`` again (values known later: the time shares,
-        the first rows' diagnoses), of ``summaries`` only when given, not every row: unless
+        the first rows' diagnoses), of ``summaries`` only when given, not every row, unless
         the columns' widths change (while the list loads, only for a table short enough to
         re-fill: ``add_summaries``)."""
         rows = self.rows
