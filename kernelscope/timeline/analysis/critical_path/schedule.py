@@ -252,12 +252,9 @@ def _other(plan: Plan, folded: Folded, dur: Sequence[int], times: array[int],
     edge; a head without edges: its measured start); ``decided``: what decided it."""
     n = event >> 1
     if event & 1:
-        e_enc, e_eff = folded.e_enc, folded.e_eff
-        best, by = times[folded.head_pos[n]] + folded.off[n] + dur[n], -1
-        for k in range(plan.e_ptr[n], plan.e_ptr[n + 1]):
-            value = times[e_enc[k]] + e_eff[k]
-            if value > best:
-                best, by = value, k
+        best, by = _latest_edge(times, folded.e_enc, folded.e_eff, plan.e_ptr[n],
+                                plan.e_ptr[n + 1], times[folded.head_pos[n]] + folded.off[n]
+                                + dur[n], -1)
         times[slot] = best
         decided[2].append(n)
         decided[3].append(by)
@@ -267,14 +264,25 @@ def _other(plan: Plan, folded: Folded, dur: Sequence[int], times: array[int],
         times[slot] = plan.start[n]
         return
     s_enc, s_eff = folded.s_enc, folded.s_eff
-    best, by = times[s_enc[lo]] + s_eff[lo], lo
-    for k in range(lo + 1, hi):
-        value = times[s_enc[k]] + s_eff[k]
-        if value > best:
-            best, by = value, k
+    best, by = _latest_edge(times, s_enc, s_eff, lo + 1, hi, times[s_enc[lo]] + s_eff[lo], lo)
     times[slot] = best
     decided[0].append(n)
     decided[1].append(by)
+
+
+Indexed = Mapping[int, int] | Sequence[int]
+"""An edge column as the passes read it: a list, or a dict of a chain's single edges."""
+
+
+def _latest_edge(times: array[int], enc: Indexed, eff: Indexed, lo: int, hi: int, best: int,
+                 by: int) -> tuple[int, int]:
+    """The later of ``best`` and the times edges [lo, hi) give (``times[enc[k]] + eff[k]``),
+    with the edge that gives it (``by`` when none is later: the first wins a tie)."""
+    for k in range(lo, hi):
+        value = times[enc[k]] + eff[k]
+        if value > best:
+            best, by = value, k
+    return best, by
 
 
 def latest_ends(plan: Plan, run: Replay, dur: Sequence[int] | None = None,
