@@ -1,10 +1,19 @@
-"""The reader's protobuf schema, encoded by hand, equals the one ``descriptor_pb2`` builds."""
+"""The reader's protobuf schema: encoded by hand, it equals the one ``descriptor_pb2`` builds;
+its classes, made through the upb runtime's own module, decode real reports as the classes
+of the public API do."""
 
 from __future__ import annotations
 
+import io
+import lzma
+
+import pytest
 from google.protobuf import descriptor_pb2
 
+from kernelscope.kinds.ncu.model.container import read_layout
 from kernelscope.kinds.ncu.model.file_format import schema
+from kernelscope.kinds.ncu.model.file_format.result import MESSAGE_OF
+from tests.conftest import NCU_SAMPLES
 
 _TYPES = descriptor_pb2.FieldDescriptorProto
 
@@ -48,3 +57,22 @@ def test_every_message_class_has_the_fields_of_the_schema() -> None:
         made = descriptor_pb2.DescriptorProto()
         cls.DESCRIPTOR.CopyToProto(made)
         assert made == expected[name], name
+
+
+@pytest.mark.parametrize("sample", ["zoo", "range_nvtx", "gemm_sets_full"])
+def test_the_classes_decode_real_results_as_the_public_api_s_do(sample: str) -> None:
+    """Every result of the report, in each of its four readings (whole, lean, sections alone,
+    sections encoded), decoded by both sets of classes: the same fields, the same bytes."""
+    data = lzma.decompress((NCU_SAMPLES / f"{sample}.ncu-rep.xz").read_bytes())
+    layout = read_layout(io.BytesIO(data), sample)
+    public = schema.public_classes()
+    assert layout.results
+    for info in layout.results:
+        full = MESSAGE_OF[info.kind].DESCRIPTOR.name
+        names = (full, schema.LEAN[full], schema.SECTIONS_ONLY[full], schema.SECTION_BYTES[full])
+        encoded = data[info.offset:info.offset + info.size]
+        for name in names:
+            ours = schema.CLASSES[name].FromString(encoded)
+            theirs = public[name].FromString(encoded)
+            assert str(ours) == str(theirs), name
+            assert ours.SerializeToString() == theirs.SerializeToString(), name

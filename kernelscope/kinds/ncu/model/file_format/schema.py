@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.internal import api_implementation
+from google.protobuf.message import Message
 
 PACKAGE = "kernelscope.ncu"
 
@@ -220,11 +221,34 @@ def file_descriptor() -> bytes:
             + _field(12, "proto2"))
 
 
-def _classes() -> dict[str, Any]:
+def public_classes() -> dict[str, Any]:
+    """Every message class by its name, made by the public API from a pool of their own."""
+    from google.protobuf import descriptor_pool, message_factory
+
     pool = descriptor_pool.DescriptorPool()
     pool.AddSerializedFile(file_descriptor())
     return {
         name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{PACKAGE}.{name}"))
+        for name in MESSAGES
+    }
+
+
+def _classes() -> dict[str, Any]:
+    """Every message class by its name. With the upb runtime (protobuf's default) its pool and
+    message metaclass make them as ``message_factory.GetMessageClass`` does, but without
+    ``descriptor_pool``'s import of the pure-Python implementation (``python_message``,
+    ``text_format``, ``well_known_types``: ~8 ms before the kernel list's first rows) that
+    upb never runs. Another runtime gets them from :func:`public_classes`. Both are built
+    from the same bytes (tests/ncu/test_schema.py decodes real reports with each)."""
+    if api_implementation.Type() != "upb":
+        return public_classes()
+    from google._upb import _message as upb
+
+    pool = upb.DescriptorPool()
+    pool.AddSerializedFile(file_descriptor())
+    return {
+        name: upb.MessageMeta(name, (Message,), {
+            "DESCRIPTOR": pool.FindMessageTypeByName(f"{PACKAGE}.{name}"), "__module__": None})
         for name in MESSAGES
     }
 
