@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -36,8 +36,7 @@ KERNEL, RANGE, CMDLIST, GRAPH = "kernel", "range", "cmdlist", "graph"
 """The kinds of result, in the order a block stores them after its sources."""
 
 
-@dataclass(frozen=True)
-class ProcessInfo:
+class ProcessInfo(NamedTuple):
     """The process a profiled result came from, as the report records it."""
 
     pid: int | None
@@ -54,8 +53,7 @@ class ProcessInfo:
 NO_PROCESS = ProcessInfo(None, "", "")
 
 
-@dataclass(frozen=True, slots=True)
-class ResultInfo:
+class ResultInfo(NamedTuple):
     """Where one profiled result (kernel, range, cmdlist, graph) lies in the file, and the
     process of the block it is stored in."""
 
@@ -69,16 +67,14 @@ class ResultInfo:
         return self.process.pid
 
 
-@dataclass(frozen=True, slots=True)
-class SourceInfo:
+class SourceInfo(NamedTuple):
     """Where one SourceData message (a module's cubin and source files) lies."""
 
     offset: int
     size: int
 
 
-@dataclass(frozen=True, slots=True)
-class BlockInfo:
+class BlockInfo(NamedTuple):
     """Where one block lies: its header (after the length), the end of its payload, and
     its SourceData messages as (offset, size, reference)."""
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.result import (
@@ -21,8 +20,7 @@ from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
 MetricValue = float | int | str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Metric:
+class Metric(NamedTuple):
     """One ncu metric: its ncu name, the value NCU stored and NCU's unit (base units)."""
 
     name: str
@@ -41,8 +39,7 @@ class Metric:
         return float(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
+class Series(NamedTuple):
     """An instanced metric: (key, value) pairs, e.g. an occupancy curve keyed by block size."""
 
     name: str

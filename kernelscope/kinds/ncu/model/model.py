@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.kinds.ncu.model.metrics import Metric, MetricValue, Series, finite
@@ -60,8 +60,7 @@ class DeviceInfo:
     attributes: dict[str, MetricValue] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class RuleResult:
+class RuleResult(NamedTuple):
     """One message of an NCU rule, as the ncu CLI's details page prints it."""
 
     rule: str

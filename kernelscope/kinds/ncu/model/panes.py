@@ -6,11 +6,10 @@ occupancy, memory, scheduler/warp stalls, source, then NVIDIA's own rule results
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class PaneSpec:
+class PaneSpec(NamedTuple):
     """A pane of the kernel detail view."""
 
     key: str

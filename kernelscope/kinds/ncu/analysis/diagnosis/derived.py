@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.local_memory import (
@@ -54,8 +54,7 @@ def tail_loss(waves: float | None) -> float | None:
     return (whole - waves) / whole
 
 
-@dataclass(frozen=True)
-class GridFit:
+class GridFit(NamedTuple):
     """The grid set against the SMs, the one reading every launch sentence is built from:
     blocks per SM, the share of SMs that get a block, waves, and the blocks per SM the
     resources allow. Each property is None when the report lacks what it needs."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.values import number, share
@@ -32,8 +32,7 @@ def register_cap(block_threads: float | None, register_file: float | None) -> fl
     return float(min(MAX_REGISTERS_PER_THREAD, fit))
 
 
-@dataclass(frozen=True)
-class LocalMemory:
+class LocalMemory(NamedTuple):
     """Local-memory traffic through L1: register spills, or per-thread arrays (stack arrays,
     dynamically indexed locals) that live there by design."""
 

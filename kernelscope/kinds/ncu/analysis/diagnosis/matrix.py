@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
@@ -11,8 +11,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 
 
-@dataclass(frozen=True)
-class MatrixWork:
+class MatrixWork(NamedTuple):
     """FP32 or FP64 math on the FMA/FP64 pipe shaped like a matrix product."""
 
     precision: str

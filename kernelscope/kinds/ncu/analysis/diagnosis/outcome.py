@@ -7,8 +7,8 @@ the NCU rule that mirrors it) and makes the one findings model's ``Finding`` of 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
@@ -16,8 +16,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """The check's part of a finding (see the module docstring)."""
 
     severity: str
@@ -29,8 +28,7 @@ class Found:
     fit it (e.g. a grid with a block on every SM); "" for the catalog's."""
 
 
-@dataclass(frozen=True)
-class Missing:
+class Missing(NamedTuple):
     """The check could not run: these ncu sections would have provided its metrics."""
 
     sections: tuple[str, ...]

@@ -14,22 +14,20 @@ No number here depends on a GPU model: every ceiling is read from the report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """``factor`` operations per unit of ``metric``."""
 
     metric: str
     factor: float = 1.0
 
 
-@dataclass(frozen=True)
-class TensorType:
+class TensorType(NamedTuple):
     """One tensor-core input type: its achieved ops per cycle and its dense peak (first present)."""
 
     key: str
@@ -37,8 +35,7 @@ class TensorType:
     peaks: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class PrecisionSpec:
+class PrecisionSpec(NamedTuple):
     key: str
     title: str
     achieved: tuple[Term, ...] = ()
@@ -48,8 +45,7 @@ class PrecisionSpec:
     tensor_types: tuple[TensorType, ...] = ()
 
 
-@dataclass(frozen=True)
-class LevelSpec:
+class LevelSpec(NamedTuple):
     """A memory level of the hierarchical roofline."""
 
     key: str

@@ -13,22 +13,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.internal import api_implementation
+from google.protobuf.message import Message
 
 PACKAGE = "kernelscope.ncu"
 
 _OPT, _REP = 1, 3  # field labels
-_T = descriptor_pb2.FieldDescriptorProto
-_SCALAR = {
-    "string": _T.TYPE_STRING,
-    "bytes": _T.TYPE_BYTES,
-    "float": _T.TYPE_FLOAT,
-    "double": _T.TYPE_DOUBLE,
-    "uint32": _T.TYPE_UINT32,
-    "uint64": _T.TYPE_UINT64,
-    "int32": _T.TYPE_INT32,
-    "int64": _T.TYPE_INT64,
-    "bool": _T.TYPE_BOOL,
+_MESSAGE = 11  # the field type of a message of this schema
+_SCALAR = {  # descriptor.proto's FieldDescriptorProto.Type numbers
+    "double": 1,
+    "float": 2,
+    "int64": 3,
+    "uint64": 4,
+    "int32": 5,
+    "bool": 8,
+    "string": 9,
+    "bytes": 12,
+    "uint32": 13,
 }
 
 # message -> its fields, "name=number:type" each, "*" after the type for a repeated field. A
@@ -181,29 +182,73 @@ for _full, _encoded in SECTION_BYTES.items():
     )
 
 
-def _file() -> descriptor_pb2.FileDescriptorProto:
-    proto = descriptor_pb2.FileDescriptorProto(
-        name="kernelscope_ncu_report.proto", package=PACKAGE, syntax="proto2"
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, value: int | str | bytes) -> bytes:
+    """One field of a protobuf message as the wire format has it: an int as a varint, text
+    and bytes (a nested message's included) length-delimited."""
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def _field_proto(name: str, number: int, kind: str, repeated: bool) -> bytes:
+    """A FieldDescriptorProto: name = 1, number = 3, label = 4, type = 5, type_name = 6."""
+    head = _field(1, name) + _field(3, number) + _field(4, _REP if repeated else _OPT)
+    if kind in _SCALAR:
+        return head + _field(5, _SCALAR[kind])
+    return head + _field(5, _MESSAGE) + _field(6, f".{PACKAGE}.{kind}")
+
+
+def file_descriptor() -> bytes:
+    """The schema as an encoded FileDescriptorProto of descriptor.proto (name = 1, package = 2,
+    message_type = 4: DescriptorProto's name = 1 and field = 2 each, syntax = 12), written
+    here rather than through ``descriptor_pb2``, whose import and message objects cost more
+    than the whole schema (tests/ncu/test_schema.py builds it both ways)."""
+    messages = b"".join(
+        _field(4, _field(1, name) + b"".join(_field(2, _field_proto(*f)) for f in fields))
+        for name, fields in MESSAGES.items()
     )
-    for name, fields in MESSAGES.items():
-        message = proto.message_type.add(name=name)
-        for field_name, number, kind, repeated in fields:
-            field = message.field.add(
-                name=field_name, number=number, label=_REP if repeated else _OPT
-            )
-            if kind in _SCALAR:
-                field.type = _SCALAR[kind]  # type: ignore[assignment]
-            else:
-                field.type = _T.TYPE_MESSAGE  # type: ignore[assignment]
-                field.type_name = f".{PACKAGE}.{kind}"
-    return proto
+    return (_field(1, "kernelscope_ncu_report.proto") + _field(2, PACKAGE) + messages
+            + _field(12, "proto2"))
+
+
+def public_classes() -> dict[str, Any]:
+    """Every message class by its name, made by the public API from a pool of their own."""
+    from google.protobuf import descriptor_pool, message_factory
+
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(file_descriptor())
+    return {
+        name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{PACKAGE}.{name}"))
+        for name in MESSAGES
+    }
 
 
 def _classes() -> dict[str, Any]:
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(_file())
+    """Every message class by its name. With the upb runtime (protobuf's default) its pool and
+    message metaclass make them as ``message_factory.GetMessageClass`` does, but without
+    ``descriptor_pool``'s import of the pure-Python implementation (``python_message``,
+    ``text_format``, ``well_known_types``: ~8 ms before the kernel list's first rows) that
+    upb never runs. Another runtime gets them from :func:`public_classes`. Both are built
+    from the same bytes (tests/ncu/test_schema.py decodes real reports with each)."""
+    if api_implementation.Type() != "upb":
+        return public_classes()
+    from google._upb import _message as upb
+
+    pool = upb.DescriptorPool()
+    pool.AddSerializedFile(file_descriptor())
     return {
-        name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{PACKAGE}.{name}"))
+        name: upb.MessageMeta(name, (Message,), {
+            "DESCRIPTOR": pool.FindMessageTypeByName(f"{PACKAGE}.{name}"), "__module__": None})
         for name in MESSAGES
     }
 

@@ -7,7 +7,6 @@ content and fill it in ``update_content``; the base handles the missing-section 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 
 def collect_hint(spec: PaneSpec, missing: tuple[str, ...], extra: str = "") -> Text:
     """Which ncu sections are missing and the ncu options that collect them."""
-    partial = dataclasses.replace(spec, sections=missing)
+    partial = spec._replace(sections=missing)
     names = ", ".join(missing)
     text = Text()
     text.append("Not collected: ", style="bold yellow")
