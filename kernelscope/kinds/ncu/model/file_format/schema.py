@@ -242,15 +242,19 @@ def _classes() -> dict[str, Any]:
     from the same bytes (tests/ncu/test_schema.py decodes real reports with each)."""
     if api_implementation.Type() != "upb":
         return public_classes()
-    from google._upb import _message as upb
+    try:  # (a private module: a protobuf that moves it gets the public API's classes)
+        from google._upb import _message as upb
 
-    pool = upb.DescriptorPool()
-    pool.AddSerializedFile(file_descriptor())
-    return {
-        name: upb.MessageMeta(name, (Message,), {
-            "DESCRIPTOR": pool.FindMessageTypeByName(f"{PACKAGE}.{name}"), "__module__": None})
-        for name in MESSAGES
-    }
+        pool = upb.DescriptorPool()
+        pool.AddSerializedFile(file_descriptor())
+        return {
+            name: upb.MessageMeta(name, (Message,), {
+                "DESCRIPTOR": pool.FindMessageTypeByName(f"{PACKAGE}.{name}"),
+                "__module__": None})
+            for name in MESSAGES
+        }
+    except (ImportError, AttributeError, TypeError):
+        return public_classes()
 
 
 CLASSES = _classes()
