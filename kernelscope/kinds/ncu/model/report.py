@@ -304,9 +304,8 @@ class NcuReport:
                 self._details.put(kernel_id, found)
             return found
 
-    def _read_detail(
-        self, kernel_id: int, curves: bool, breakdowns: bool, tables: bool
-    ) -> KernelDetail:
+    def _read_detail(self, kernel_id: int, curves: bool, breakdowns: bool, tables: bool
+                     ) -> KernelDetail:
         cached = self._details.peek(kernel_id)
         if cached is not None:
             return cached
@@ -359,9 +358,8 @@ class NcuReport:
             references = self._result(kernel_id).source_references()
             write_one_result(self._file, self.layout, kernel_id, references, out)
 
-    def source_hotspots(
-        self, kernel_id: int, top: int = 20, *, detail: KernelDetail | None = None
-    ) -> SourceHotspots | None:
+    def source_hotspots(self, kernel_id: int, top: int = 20, *,
+                        detail: KernelDetail | None = None) -> SourceHotspots | None:
         """The kernel's hottest source lines and SASS, or None when source counters are absent."""
         detail = detail or self.detail(kernel_id)
         if detail.source is None and detail.has_section("SourceCounters"):

@@ -305,12 +305,9 @@ def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> fl
     return v
 
 
-def gather(
-    values: Values,
-    roofline: Roofline | None,
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
-    source: SourceHotspots | None = None,
-) -> Facts:
+def gather(values: Values, roofline: Roofline | None,
+           thresholds: Thresholds = DEFAULT_THRESHOLDS, source: SourceHotspots | None = None
+           ) -> Facts:
     """Read and derive everything once; missing metrics become None. ``source`` (the hot
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []

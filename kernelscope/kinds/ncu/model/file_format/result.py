@@ -115,14 +115,8 @@ class Result:
     __slots__ = ("_by_id", "_by_name", "_full", "_sections", "_where", "data", "kind", "lean",
                  "names_table", "ncu_version", "process")
 
-    def __init__(
-        self,
-        kind: str,
-        data: bytes,
-        names: Names,
-        process: ProcessInfo,
-        where: str = "A result of the report",
-    ) -> None:
+    def __init__(self, kind: str, data: bytes, names: Names, process: ProcessInfo,
+                 where: str = "A result of the report") -> None:
         self.kind = kind
         self.data = data
         self.names_table = names
