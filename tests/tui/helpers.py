@@ -163,6 +163,17 @@ SVG_TEXT = re.compile(
 )
 
 
+async def pending_done_now(pilot: Pilot[Any]) -> None:
+    """What ``pilot.pause()`` does, less its wait for the machine to look idle: every widget
+    of the screen handles the messages queued for it (each is asked for a callback after
+    them, and the test awaits those callbacks), then the screen is laid out and drawn at once
+    (``Screen._on_timer_update``, what the update timer's next tick would do). A test reading
+    the screen right after a change then reads what that change shows, however loaded the
+    machine, with no wait that depends on time."""
+    await pilot._wait_for_screen()
+    pilot.app.screen._on_timer_update()
+
+
 def screen_text(app: App[object]) -> str:
     """The text on the terminal right now (what a user would read), from the app's own
     screenshot (``App.export_screenshot``): each run of text at its line and column."""

@@ -17,7 +17,7 @@ from kernelscope.kinds.ncu.screens.kernel_list_table import KernelTable
 from kernelscope.tui.app import create_app
 from kernelscope.ui.widgets.sized_table import CellToDraw, LazyRow
 
-from .helpers import SAMPLES, Takes, screen_text
+from .helpers import SAMPLES, Takes, pending_done_now, screen_text
 
 
 @pytest.mark.parametrize(("report", "size"), [
@@ -111,13 +111,13 @@ async def test_rows_added_below_a_scrolling_table_extend_its_scrollbar() -> None
     async with app.run_test(size=(40, 12)) as pilot:
         table = app.query_one(SizedTable)
         table.fill([TableColumn("n", Text("Rows"), 12)], rows(range(40)))
-        await pilot.pause()
+        await pending_done_now(pilot)
         assert table.show_vertical_scrollbar and table.virtual_size.height == 41
         table.add_row_batch(rows(range(40, 100)))
-        await pilot.pause()
+        await pending_done_now(pilot)
         assert table.virtual_size.height == 101  # the header and a hundred rows
         assert table.vertical_scrollbar.window_virtual_size == 101
         table.move_cursor(row=99)
-        await pilot.pause()
+        await pending_done_now(pilot)
         assert table.scroll_y == table.max_scroll_y == 101 - table.size.height
         assert "row 99" in screen_text(app)
