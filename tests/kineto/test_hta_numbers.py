@@ -13,7 +13,9 @@ import pytest
 from kernelscope.kinds.kineto.analysis.hta import hta_gpu_events, hta_numbers, step_names
 from kernelscope.kinds.kineto.model.model import read_trace
 from kernelscope.timeline.analysis.gpu_breakdown import (
-    _kernel_type_breakdown_frames,
+    KINDS,
+    KindRuns,
+    _kernel_type_rows,
     kernel_type_breakdown,
     kind_runs,
 )
@@ -136,8 +138,34 @@ def test_kernel_types_of_the_run_equal_to_hta() -> None:
 @pytest.mark.parametrize("path", [KINETO / "kineto_step.pt.trace.json.xz",
                                   *sorted((KINETO / "ranks").glob("*.xz"))])
 def test_kernel_types_swept_in_python_equal_the_polars_sweep(path: Path) -> None:
-    # the sweep runs in Python unless an edge has no time; both give the same table
+    # the sweep runs in Python; the same sweep in polars gives the same table
     trace = read_trace(path)
     runs = kind_runs(hta_gpu_events(trace, step_names([trace])))
     assert kernel_type_breakdown(pl.DataFrame(), runs).equals(
         _kernel_type_breakdown_frames(runs))
+
+
+def test_an_edge_without_a_time_counts_as_polars_sorts_it_first() -> None:
+    frame = pl.DataFrame({"hts": [None, 10, 40], "hend": [30, 20, 50]},
+                         schema={"hts": pl.Int64, "hend": pl.Int64})
+    runs = {"COMPUTATION": frame, "COMMUNICATION": frame.slice(1, 1),
+            "MEMORY": frame.slice(0, 0)}
+    assert kernel_type_breakdown(pl.DataFrame(), runs).equals(
+        _kernel_type_breakdown_frames(runs))
+
+
+def _kernel_type_breakdown_frames(runs: KindRuns) -> pl.DataFrame:
+    """The kernel-type sweep in polars (the reference): an edge without a time sorts first,
+    and a span to or from it has no length."""
+    edges = pl.concat([
+        runs[kind].select(
+            pl.concat_list("hts", "hend").alias("time"),
+            pl.lit([1 << bit, -(1 << bit)], dtype=pl.List(pl.Int64)).alias("delta"))
+        .explode("time", "delta")
+        for bit, kind in enumerate(KINDS)
+    ]).sort("time", maintain_order=True)
+    spans = edges.select(pl.col("delta").cum_sum().alias("running"),
+                         (pl.col("time").shift(-1) - pl.col("time")).alias("ns")
+                         ).filter(pl.col("ns").is_not_null() & (pl.col("running") > 0))
+    sums = spans.group_by("running", maintain_order=True).agg(pl.col("ns").sum())
+    return _kernel_type_rows(sums.sort("ns", descending=True, maintain_order=True).rows())

@@ -173,14 +173,14 @@ def kernel_type_breakdown(gpu: pl.DataFrame, runs: KindRuns | None = None) -> pl
     edges = [(time, delta) for bit, kind in enumerate(KINDS)
              for start, end in runs[kind].iter_rows()
              for time, delta in ((start, 1 << bit), (end, -(1 << bit)))]
-    if any(time is None for time, _ in edges):
-        return _kernel_type_breakdown_frames(runs)
-    edges.sort(key=lambda edge: edge[0])  # stable: equal times keep the edges' order
+    # an edge without a time first (it counts, no span starts or ends at it); stable: equal
+    # times keep the edges' order
+    edges.sort(key=lambda edge: (edge[0] is not None, edge[0] or 0))
     sums: dict[int, int] = {}
     running = 0
     for (time, delta), (after, _) in pairwise(edges):
         running += delta
-        if running > 0:
+        if running > 0 and time is not None and after is not None:
             sums[running] = sums.get(running, 0) + after - time
     return _kernel_type_rows(sorted(sums.items(), key=lambda kv: -kv[1]))
 
@@ -193,23 +193,6 @@ def _kernel_type_rows(sums: list[tuple[int, int]]) -> pl.DataFrame:
             for running, ns in sums]
     return pl.DataFrame(rows, schema={"kernel_type": pl.String, "sum": pl.Int64,
                                       "percentage": pl.Float64}, orient="row")
-
-
-def _kernel_type_breakdown_frames(runs: KindRuns) -> pl.DataFrame:
-    """:func:`kernel_type_breakdown` in polars, where an edge has no time (polars sorts it
-    first)."""
-    edges = pl.concat([
-        runs[kind].select(
-            pl.concat_list("hts", "hend").alias("time"),
-            pl.lit([1 << bit, -(1 << bit)], dtype=pl.List(pl.Int64)).alias("delta"))
-        .explode("time", "delta")
-        for bit, kind in enumerate(KINDS)
-    ]).sort("time", maintain_order=True)
-    spans = edges.select(pl.col("delta").cum_sum().alias("running"),
-                         (pl.col("time").shift(-1) - pl.col("time")).alias("ns")
-                         ).filter(pl.col("ns").is_not_null() & (pl.col("running") > 0))
-    sums = spans.group_by("running", maintain_order=True).agg(pl.col("ns").sum())
-    return _kernel_type_rows(sums.sort("ns", descending=True, maintain_order=True).rows())
 
 
 def ops_breakdown(ops: pl.DataFrame) -> tuple[TemporalBreakdown | None, float | None]:
