@@ -98,6 +98,7 @@ RAW_SCHEMA = pl.Schema({
 })
 """The members of an event read by polars (the rest is skipped). ``pid``, ``tid`` and
 ``id`` are read as text, as traces hold some as names (``"pid": "Spans"``)."""
+ARG_MEMBERS = tuple(member.name for member in RAW_SCHEMA["args"].fields)  # type: ignore[attr-defined]
 
 Frames = dict[str, pl.DataFrame]
 Shapes = tuple[tuple[Any, ...], tuple[str, ...], tuple[str, ...], tuple[Any, ...]]
@@ -184,19 +185,27 @@ def _as_int(name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Int64, strict=False)
 
 
+def _arg(member: str) -> pl.Expr:
+    """An ``args`` member of :data:`RAW_SCHEMA`, a column of its own in :func:`columns_of`."""
+    return pl.col(f"args.{member}")
+
+
 def _xyz_cols(arg: str, prefix: str) -> list[pl.Expr]:
-    values = pl.col("args").struct.field(arg)
+    values = _arg(arg)
     three = values.list.len() == 3
     return [pl.when(three).then(values.list.get(i, null_on_oob=True)).cast(pl.Int32)
             .alias(f"{prefix}_{axis}") for i, axis in enumerate("xyz")]
 
 
 def columns_of(raw: pl.DataFrame) -> Frames:
-    """The category frames (the schemas above) of events read with :data:`RAW_SCHEMA`."""
-    arg = pl.col("args").struct.field
+    """The category frames (the schemas above) of events read with :data:`RAW_SCHEMA`.
+    ``args``' members are made columns of their own first (no copy): each frame's filter then
+    gathers only the members it reads, not the whole struct (half the time, measured)."""
+    arg = _arg
     timed = (pl.col("ph") == "X") & pl.col("ts").is_not_null() & pl.col("dur").is_not_null()
     name = pl.col("name").fill_null("")
-    events = raw.lazy()
+    events = raw.with_columns(pl.col("args").struct.rename_fields(
+        [f"args.{member}" for member in ARG_MEMBERS])).unnest("args").lazy()
     plans = {
         "gpu": events.filter(timed & pl.col("cat").is_in(list(GPU_CATS))).select(
             pl.col("cat").replace_strict(GPU_CATS, default=None, return_dtype=pl.String)
