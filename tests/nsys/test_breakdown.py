@@ -8,8 +8,10 @@ from collections.abc import Callable
 import polars as pl
 
 from kernelscope.timeline.analysis.gpu_breakdown import (
+    comm_comp_overlap_pct,
     gpu_ops,
     kernel_type,
+    kind_runs,
     ops_breakdown,
     temporal_breakdown,
 )
@@ -46,3 +48,18 @@ def test_an_operation_ending_before_it_starts_takes_htas_merge(zoo: TimelineRepo
     temporal, _ = ops_breakdown(inverted.drop("kernel_type"))
     assert temporal == temporal_breakdown(inverted, ns_per_unit=1)
     assert temporal != temporal_breakdown(ops, ns_per_unit=1)
+
+
+def test_overlap_without_runs_equals_overlap_with_them(
+        sample_name: str, sample_report: Callable[[str], TimelineReport]) -> None:
+    """The communication/computation overlap merges the computation only where
+    communication ran: the same number as from every kernel type's runs."""
+    ops = _typed_ops(sample_report(sample_name))
+    assert comm_comp_overlap_pct(ops) == comm_comp_overlap_pct(ops, kind_runs(ops))
+    # no sample has NCCL kernels: every third operation taken as communication
+    mixed = ops.with_row_index("_i").with_columns(
+        pl.when(pl.col("_i") % 3 == 0).then(pl.lit("COMMUNICATION"))
+        .otherwise(pl.col("kernel_type")).alias("kernel_type")).drop("_i")
+    overlap = comm_comp_overlap_pct(mixed)
+    assert overlap == comm_comp_overlap_pct(mixed, kind_runs(mixed))
+    assert overlap is not None or not mixed.height

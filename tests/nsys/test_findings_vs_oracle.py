@@ -52,3 +52,17 @@ def test_rule_matches_nsys_analyze(sample_name: str, rule: str, sample_report) -
         return
     assert_rule_matches(ours, expected_rows, rules.RULE_COLUMNS[rule])
     assert FINDING_ID[rule] in finding_ids
+
+
+@pytest.mark.parametrize("gap_ms", [1, 10, 100, 500])
+def test_gpu_gaps_at_a_threshold_are_the_longer_gaps_of_all(sample_name: str, gap_ms: int,
+                                                           sample_report) -> None:
+    """The gaps longer than ``gap_ms`` are those of every gap longer than 0 ms, whether or
+    not some process's operations span longer than ``gap_ms`` (where none does, the rule
+    skips the merge)."""
+    report = sample_report(sample_name)
+    every = rules.gpu_gaps(report, 0)
+    longer = every.filter(pl.col("duration_ns") > gap_ms * 1_000_000)
+    ours = rules.gpu_gaps(report, gap_ms)
+    assert ours.drop("row").equals(longer.drop("row"))
+    assert ours["row"].to_list() == list(range(1, ours.height + 1))

@@ -110,10 +110,10 @@ def family_metrics(report: TimelineReport) -> pl.DataFrame:
     issue, tensor active, DRAM read, write and read + write (``dram``) while its launches
     ran; by total time, largest first."""
     gm = report.gpu_metrics
-    k = report.kernels.select(pl.col("name").cast(pl.String), pl.col("device_id").alias("device"),
-                              "start", "end")
-    if not gm.devices:  # no sampled device: no row (the same columns), without the grouping
-        k = k.clear()
+    # no sampled device: no row (the same columns), without the grouping or the names' cast
+    kernels = report.kernels if gm.devices else report.kernels.clear()
+    k = kernels.select(pl.col("name").cast(pl.String), pl.col("device_id").alias("device"),
+                       "start", "end")
     stats = k.group_by("name", "device").agg(
         pl.len().cast(pl.Int64).alias("instances"),
         (pl.col("end") - pl.col("start")).sum().alias("total_ns"),

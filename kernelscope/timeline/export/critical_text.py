@@ -30,7 +30,6 @@ from kernelscope.core.units import EMPTY_CELL
 from kernelscope.export.markdown import table
 from kernelscope.timeline.analysis.critical_path.result import CriticalPath
 from kernelscope.timeline.analysis.critical_path.whatif import WhatIf
-from kernelscope.timeline.export.beside_text import beside_markdown, beside_rows
 
 SCHEMA = "kernelscope/whatif/1"
 NO_STEPS = ("No step to follow: the trace holds no CUDA call and no GPU work, so it has no "
@@ -87,6 +86,9 @@ def path_doc(cp: CriticalPath, shorten: Shorten | None = None, top: int = TOP
 
 
 def whatif_doc(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> dict[str, Any]:
+    # here: a timeline's export (path_doc) needs none of the what-if's tables
+    from kernelscope.timeline.export.beside_text import beside_rows
+
     shorten = shorten or path_names(answer.before, answer.after)
     waits = {} if answer.waits is None else {"waits": answer.waits.to_dicts()}
     return {
@@ -164,6 +166,8 @@ def _step_cells(row: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def whatif_markdown(answer: WhatIf, trace: str, shorten: Shorten | None = None) -> str:
+    from kernelscope.timeline.export.beside_text import beside_markdown
+
     shorten = shorten or path_names(answer.before, answer.after)
     lines = [f"# What-if: {trace}", ""]
     for c in answer.changes:

@@ -14,7 +14,6 @@ import polars as pl
 
 from kernelscope.core.durations import fmt_ns
 from kernelscope.core.units import NOT_AVAILABLE
-from kernelscope.render.plotext_figure import plotext_figure
 from kernelscope.timeline.analysis.op_efficiency import OpEfficiency, OpRow
 
 if TYPE_CHECKING:
@@ -199,6 +198,9 @@ def op_roofline_text(eff: OpEfficiency, width: int = 78, height: int = 18,
         return ""
     points = [(math.log10(r.intensity or 1), math.log10((r.achieved_tflops or 0) * 1e12))
               for r in rows if r.dtype == dtype]
+    # here: the exports' JSON and Markdown draw no roofline
+    from kernelscope.render.plotext_figure import plotext_figure
+
     with plotext_figure(max(30, width), max(10, height)) as plt:
         text = _draw(plt, points, peak * 1e12, ridge, eff.peaks.memory_gbps * 1e9, color)
     legend = textwrap.wrap(f"• an operator (shapes, dtype {dtype}); roof: {peak:g} TFLOP/s, "

@@ -171,7 +171,8 @@ class TimelineReport:
     @cached_property
     def device_busy(self) -> dict[int, Coverage]:
         """Per device, the union of its kernels, memcpys and memsets across all streams."""
-        ops = self.gpu_ops
+        # the three columns the merge reads split by device, not the operations' nine
+        ops = self.gpu_ops.select("device_id", "start", "end")
         out: dict[int, Coverage] = {}
         for (dev,), part in ops.group_by(["device_id"], maintain_order=True):
             out[int(dev)] = Coverage.from_intervals(part)  # type: ignore[arg-type]
