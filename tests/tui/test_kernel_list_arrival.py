@@ -5,12 +5,14 @@ still waits, so a busy UI thread takes several batches at once instead of a queu
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 
 from textual.widgets import DataTable
 
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
+from kernelscope.ui.collection import YOUNG_THRESHOLD
 
 from .helpers import Takes, batches_by_hand
 
@@ -128,3 +130,21 @@ async def test_the_worker_weighs_the_kernels_left_at_its_pace_since_the_first_ro
         await takes.until(lambda: isinstance(app.screen, KernelListScreen) and app.screen.done)
         count = app.session.report.kernel_count
     assert asked == [(1, count - 3), (2, count - 4), (count - 2, 0)]
+
+
+async def test_the_last_rows_are_taken_under_the_load_s_thresholds(monkeypatch) -> None:
+    """The end of loading (the last batch's rows, the shares) runs with the collector's
+    thresholds raised, as the reading did: its collections do not walk the rows it makes."""
+    thresholds: list[tuple[int, int, int]] = []
+    real = KernelListScreen.finish_loading
+
+    def finish_loading(screen: KernelListScreen, total: int) -> None:
+        thresholds.append(gc.get_threshold())
+        real(screen, total)
+
+    monkeypatch.setattr(KernelListScreen, "finish_loading", finish_loading)
+    takes = Takes(monkeypatch)
+    app = create_app()
+    async with app.run_test(size=(120, 36)):
+        await takes.until(lambda: isinstance(app.screen, KernelListScreen) and app.screen.done)
+    assert len(thresholds) == 1 and thresholds[0][0] >= YOUNG_THRESHOLD
