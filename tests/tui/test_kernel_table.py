@@ -121,3 +121,40 @@ async def test_rows_added_below_a_scrolling_table_extend_its_scrollbar() -> None
         await pending_done_now(pilot)
         assert table.scroll_y == table.max_scroll_y == 101 - table.size.height
         assert "row 99" in screen_text(app)
+
+
+async def test_a_table_filled_again_draws_only_the_cells_that_changed() -> None:
+    """Filled again with the same cell objects in the same places (and one new), the table
+    draws again only the new cell, and shows what a table drawn afresh shows."""
+    from textual.app import App, ComposeResult
+
+    from kernelscope.ui.widgets.sized_table import SizedTable, TableColumn
+
+    class CountingTable(SizedTable):
+        drawn = 0
+
+        def _draw_cell(self, value: object, cell: CellToDraw) -> list[list[object]]:  # type: ignore[override]
+            self.drawn += 1
+            return super()._draw_cell(value, cell)  # type: ignore[return-value]
+
+    class OneTable(App[None]):
+        def compose(self) -> ComposeResult:
+            yield CountingTable(cursor_type="row")
+
+    columns = [TableColumn("n", Text("Row"), 8), TableColumn("v", Text("Value"), 10)]
+    cells = [[Text(f"row {n}"), Text(f"{n * 1.5:.1f}")] for n in range(5)]
+    app = OneTable()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(CountingTable)
+        table.fill(columns, [(str(n), row) for n, row in enumerate(cells)])
+        await pending_done_now(pilot)
+        assert table.drawn == 10 and "row 4" in screen_text(app)
+        cells[2][1] = Text("changed")
+        table.drawn = 0
+        table.fill(columns, [(str(n), row) for n, row in enumerate(cells)])
+        await pending_done_now(pilot)
+        shown = screen_text(app)
+        assert table.drawn == 1 and "changed" in shown
+        table.notify_style_update()  # (every cell drawn again)
+        await pending_done_now(pilot)
+        assert table.drawn == 11 and screen_text(app) == shown

@@ -12,8 +12,9 @@ Because every width is known, nothing is measured when rows come (``_update_dime
 however many: the kernel list adds a thousand in batches while it loads. And DataTable draws
 every cell on screen again after any change to the table, such as each batch of rows added
 below the screen; this table keeps each drawn cell while the same cell object stays at the
-same place, width and style, so only the cells that changed are drawn again, and rows added
-below the last one leave every line drawn before as it was (``add_row_batch``).
+same place, width and style (a ``fill`` included), so only the cells that changed are drawn
+again, and rows added below the last one leave every line drawn before as it was
+(``add_row_batch``).
 
 A row may also come as a function that makes its cells (``LazyRow``): they are made when the
 row is first drawn or read, so a thousand rows added below the screen make only the cells
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from itertools import zip_longest
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -37,6 +38,9 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets._data_table import CellDoesNotExist, ColumnKey, DuplicateKey, Row, RowKey
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 KEPT_CELLS = 4096
 """Drawn cells kept across changes of the table (a few screens' worth)."""
@@ -141,6 +145,8 @@ class SizedTable(DataTable[Text]):
             LRUCache(KEPT_CELLS)
         )  # (before DataTable's own set-up, which clears the caches)
         self._row_styles: dict[tuple[str, object], Style] = {}
+        self._keep_drawn = False
+        """Whether clearing the caches keeps the cells drawn (while ``clear`` runs)."""
         super().__init__(*args, **kwargs)
 
     # -- contents --------------------------------------------------------------------------
@@ -314,9 +320,21 @@ class SizedTable(DataTable[Text]):
             style = self._row_styles[key] = super()._get_row_style(row_index, base_style)
         return style
 
+    def clear(self, columns: bool = False) -> Self:
+        """DataTable's ``clear``, keeping the cells drawn (``_render_cell``): a value that
+        comes back to the same place, width and style when the table is filled again is not
+        drawn again (the kernel list fills its table again as it completes, with the same
+        ``Text`` for a cell that did not change: ``CellTexts``)."""
+        self._keep_drawn = True
+        try:
+            return super().clear(columns)
+        finally:
+            self._keep_drawn = False
+
     def _clear_caches(self) -> None:
         super()._clear_caches()
-        self._kept_cells.clear()
+        if not self._keep_drawn:
+            self._kept_cells.clear()
         self._row_styles.clear()
 
     def notify_style_update(self) -> None:

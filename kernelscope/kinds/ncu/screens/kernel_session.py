@@ -44,6 +44,15 @@ would otherwise take more of the CPU the more loaded the machine is (on a quiet 
 batch holds ~0.35 s of reading)."""
 
 
+def end_is_near(read_cpu_s: float, read: int, left: int) -> bool:
+    """Whether the ``left`` kernels are read within ``UI_BATCH_CPU_S`` of CPU time at the
+    pace of ``read`` kernels in ``read_cpu_s``: then no batch goes to the list before the
+    end of reading, which comes about as soon and takes them, and the list is drawn again
+    once, not twice, as it completes (a batch drawn takes the UI thread ~30 ms of CPU, ~0.04
+    of the list's loading; a batch holds at most twice ``UI_BATCH_CPU_S`` of reading)."""
+    return read > 0 and left * read_cpu_s / read < UI_BATCH_CPU_S
+
+
 FIRST_ROWS = 48
 """The first rows go to the list as soon as a screenful is read (the terminal's height, more
 rows than the table shows; this many where the height is not known yet), not after a
@@ -101,6 +110,9 @@ class KernelSession(KernelState, OpeningSession[int]):
         """Set once the list's first rows are drawn (or the app closes)."""
         self._handed_cpu_s = 0.0
         """The reading worker's CPU time when it last asked the UI thread to take rows."""
+        self._pace_from = (0.0, 0)
+        """The reading worker's CPU time and the kernels read once the first rows were
+        diagnosed: its pace from then on (``end_is_near``)."""
         self._shown = 0
         self._first_rows = FIRST_ROWS
         self.baseline_listeners.append(self._baseline_shown)
@@ -130,7 +142,7 @@ class KernelSession(KernelState, OpeningSession[int]):
             if loaded == 0:
                 self._first_rows_read(report, pairs)
             else:
-                self._hand_over(pairs)
+                self._hand_over(pairs, loaded + len(pairs), report.kernel_count)
             loaded += len(pairs)
         if loaded == 0 and not self.cancelled():
             self.show_soon(self._show_list, report)  # a report without kernels
@@ -159,15 +171,20 @@ class KernelSession(KernelState, OpeningSession[int]):
         with self._arrived_lock:
             self._diagnosed_late.extend(diagnosed)
         self._handed_cpu_s = time.thread_time()
+        self._pace_from = (self._handed_cpu_s, len(pairs))
 
-    def _hand_over(self, pairs: list[Any]) -> None:
-        """Add ``pairs`` to what the UI thread takes, and ask it to take them unless this
-        thread has read for less than ``UI_BATCH_CPU_S`` since it last asked or an earlier
-        request still waits (one at a time, whatever the pace)."""
+    def _hand_over(self, pairs: list[Any], read: int, total: int) -> None:
+        """Add ``pairs`` to what the UI thread takes (``read`` of the ``total`` kernels read
+        with them), and ask it to take them unless this thread has read for less than
+        ``UI_BATCH_CPU_S`` since it last asked, the end of reading is near
+        (``end_is_near``) or an earlier request still waits (one at a time, whatever the
+        pace)."""
         cpu_s = time.thread_time()
+        since_s, since = self._pace_from
         with self._arrived_lock:
             self._arrived.extend(pairs)
-            if cpu_s - self._handed_cpu_s < UI_BATCH_CPU_S:
+            if cpu_s - self._handed_cpu_s < UI_BATCH_CPU_S or end_is_near(
+                    cpu_s - since_s, read - since, total - read):
                 return
             self._handed_cpu_s = cpu_s
             ask = not self._arrival_posted
@@ -176,8 +193,12 @@ class KernelSession(KernelState, OpeningSession[int]):
             self.show_soon(self.take_arrived)
 
     def opened(self, opened: int) -> None:
-        self.take_arrived()
-        self._loaded(opened)
+        # The last rows are taken under the load's thresholds too, and what they make is
+        # frozen with the rest (``fewer_collections``): the collections of the list's last
+        # batch walked its thousand rows' cells again (~5 ms before the list completed).
+        with fewer_collections():
+            self.take_arrived()
+            self._loaded(opened)
 
     def _show_list(self, report: NcuReport) -> None:
         self.report = report
