@@ -38,7 +38,7 @@ from kernelscope.timeline.analysis.critical_path.gaps import (
     with_gaps,
     with_wakes,
 )
-from kernelscope.timeline.analysis.critical_path.names import Names, gap_names, names_of
+from kernelscope.timeline.analysis.critical_path.names import Names, names_of
 from kernelscope.timeline.analysis.critical_path.orders import (
     in_call_order,
     merged,
@@ -130,11 +130,6 @@ class Graph:
     def names(self) -> Names:
         """The name table of the paths' segments (``names.py``)."""
         return names_of(self.nodes, self.ranges, self.steps)
-
-    @cached_property
-    def gap_names(self) -> tuple[pl.Series, pl.Series]:
-        """Per edge a thread edge's measured gap and its range's name id (``names.py``)."""
-        return gap_names(self.names, self.nodes, self.edges)
 
 
 def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None) -> Graph:

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
-
 UNTRACED = "(no range)"
 LAUNCH_NAME = "launch overhead"
 
@@ -68,19 +66,23 @@ def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series
     return table.gather(physical + 1).alias(physical.name)
 
 
-def gap_names(names: Names, nodes: pl.DataFrame, edges: pl.DataFrame
-              ) -> tuple[pl.Series, pl.Series]:
-    """Per edge (a row of ``edges``): a thread edge's measured gap and the name id of the
-    innermost range around its middle (null for other edges): what names a CPU segment that
-    is a whole gap (``path.py``), looked up once for every path of the graph."""
-    thread = edges.lazy().select("src", "dst", "etype").with_row_index("e").filter(
-        pl.col("etype") == THREAD).collect(engine="in-memory")  # the columns read, then rows
-    start = nodes["start"].cast(pl.Int64).gather(thread["dst"])
-    gap = start - nodes["end"].cast(pl.Int64).gather(thread["src"])
-    at = pl.DataFrame([nodes["lane"].gather(thread["dst"]).alias("global_tid"),
-                       (start - gap // 2).alias("at")])
-    return tuple(pl.repeat(None, edges.height, eager=True, dtype=pl.Int64).scatter(
-        thread["e"], values) for values in (gap, innermost_rows(names, at)))  # type: ignore[return-value]
+def gap_middles(nodes: pl.DataFrame, src: pl.Series, dst: pl.Series) -> pl.DataFrame:
+    """Per thread edge (``src`` -> ``dst``): its measured ``gap``, and its thread
+    (``global_tid``) and the middle of the gap (``at``), where the range that names a CPU
+    segment that is the whole gap is looked up (``innermost_rows``)."""
+    start = nodes["start"].cast(pl.Int64).gather(dst)
+    gap = start - nodes["end"].cast(pl.Int64).gather(src)
+    return pl.DataFrame([gap.alias("gap"), nodes["lane"].gather(dst).alias("global_tid"),
+                         (start - gap // 2).alias("at")])
+
+
+def thread_gaps(names: Names, nodes: pl.DataFrame, src: pl.Series, dst: pl.Series
+                ) -> tuple[pl.Series, pl.Series]:
+    """Per thread edge (``src`` -> ``dst``) its measured gap and the name id of the innermost
+    range around its middle (``gap_middles``): looked up for the edges read only (the
+    chains' calls, once per plan), not for every edge of the graph."""
+    middles = gap_middles(nodes, src, dst)
+    return middles["gap"], innermost_rows(names, middles.select("global_tid", "at"))
 
 
 def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:

@@ -20,7 +20,12 @@ import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column
-from kernelscope.timeline.analysis.critical_path.names import Names, innermost_rows
+from kernelscope.timeline.analysis.critical_path.names import (
+    Names,
+    gap_middles,
+    innermost_rows,
+    thread_gaps,
+)
 from kernelscope.timeline.analysis.critical_path.run_sums import (
     RUN_SCHEMA,
     RunKeys,
@@ -222,7 +227,8 @@ class PathWalker:
         plan, graph = self.plan, self.graph
         if plan.run_keys is None:
             plan.run_keys = run_keys(
-                plan.chains.member, plan.chains.member_pos, plan.columns[3], graph.gap_names,
+                plan.chains.member, plan.chains.member_pos, plan.columns[3],
+                lambda src, dst: thread_gaps(graph.names, graph.nodes, src, dst),
                 graph.names.node, graph.own_kind_codes, graph.nodes["cls"] == MARK,
                 len(SEGMENT_KINDS), THREAD_CODE)
         return plan.run_keys
@@ -245,17 +251,23 @@ class PathWalker:
         return pl.select(start - part // 2).to_series().alias("at")
 
     def _cpu_names(self, cpu: pl.DataFrame) -> pl.Series:
-        """The name ids of CPU segments (node, edge, ns): a whole measured gap's are read
-        from ``Graph.gap_names``; the others' looked up where the part lies."""
-        gap_ns, gap_name = self.graph.gap_names
+        """The name ids of CPU segments (node, edge, ns): a whole measured gap's by the range
+        around its middle (``names.gap_middles``); the others' looked up where the part
+        lies."""
+        edges, nodes, names = self.graph.edges, self.graph.nodes, self.graph.names
         edge = cpu["edge"].clip(0)
-        whole = ((cpu["edge"] >= 0) & (cpu["ns"] >= gap_ns.gather(edge))).fill_null(False)
-        ids = gap_name.gather(edge)
+        middles = gap_middles(nodes, edges["src"].gather(edge), edges["dst"].gather(edge))
+        thread = (cpu["edge"] >= 0) & (edges["etype"].gather(edge) == THREAD)
+        whole = (thread & (cpu["ns"] >= middles["gap"])).fill_null(False)
+        ids = pl.repeat(None, cpu.height, eager=True, dtype=pl.Int64)
+        if whole.any():
+            ids = ids.scatter(whole.arg_true(), innermost_rows(
+                names, middles.filter(whole).select("global_tid", "at")))
         part = cpu.filter(~whole)
         if part.height:
-            at = part.select(self.graph.nodes["lane"].gather(part["node"]).alias("global_tid"),
+            at = part.select(nodes["lane"].gather(part["node"]).alias("global_tid"),
                              self._measured_middle(part["node"], part["edge"], part["ns"]))
-            ids = ids.scatter((~whole).arg_true(), innermost_rows(self.graph.names, at))
+            ids = ids.scatter((~whole).arg_true(), innermost_rows(names, at))
         return ids
 
     def coded(self) -> pl.DataFrame:

@@ -38,17 +38,18 @@ class RunKeys:
 
 
 def run_keys(member: pl.Series, member_pos: pl.Series, s_edge: pl.Series,
-             gap_names: tuple[pl.Series, pl.Series], name_id: pl.Series, own_code: pl.Series,
-             is_marker: pl.Series, kinds: int, gap_code: int) -> RunKeys:
+             gaps: Callable[[pl.Series, pl.Series], tuple[pl.Series, pl.Series]],
+             name_id: pl.Series, own_code: pl.Series, is_marker: pl.Series, kinds: int,
+             gap_code: int) -> RunKeys:
     """``RunKeys`` from the chains (``member``, ``member_pos``), the start edges' rows
-    (``s_edge``), per edge its measured gap and range name id (``Graph.gap_names``), per node
-    its name id, its own time's code and whether it is a marker; a key is a name id times
-    ``kinds`` plus a code (``gap_code`` for a gap)."""
+    (``s_edge``), ``gaps(src, dst)``: per thread edge its measured gap and range name id
+    (``names.thread_gaps``), per node its name id, its own time's code and whether it is a
+    marker; a key is a name id times ``kinds`` plus a code (``gap_code`` for a gap)."""
     call = member.arg_true().cast(pl.Int64)
     edge = s_edge.gather(member_pos.gather(call))
     before = call - 1
-    gap_ns, gap_name = gap_names
-    return RunKeys(call, edge, gap_name.gather(edge) * kinds + gap_code, gap_ns.gather(edge),
+    gap_ns, gap_name = gaps(before, call)  # a call's one edge: from the call before it
+    return RunKeys(call, edge, gap_name * kinds + gap_code, gap_ns,
                    name_id.gather(before) * kinds + own_code.gather(before),
                    is_marker.gather(before))
 
