@@ -3,8 +3,13 @@ time, on real kernels of the samples."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
+from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis import with_time_share
-from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag
+from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag, evolved
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag
 from tests.diagnosis.conftest import find, kernels_of
 
@@ -61,3 +66,22 @@ def test_the_top_flag_alone_is_the_top_choices_flag_and_rule() -> None:
             assert top_flag(kernel.diagnosis) is choice.flag
             rules.add(choice.chosen_by)
     assert len(rules) >= 3
+
+
+def test_evolved_makes_what_dataclasses_replace_makes() -> None:
+    """The weighing remakes flags, bottlenecks and diagnoses with ``evolved`` (their fields
+    copied at once): equal to ``dataclasses.replace``'s object, field by field, on a real
+    kernel's diagnosis, and an unknown field refused as ``replace`` refuses it."""
+    d = find("zoo", "small_grid_8_blocks").diagnosis
+    flag = d.flags[0]
+    made = evolved(flag, severity=Severity.INFO, found_severity=flag.severity, guard="g")
+    same = replace(flag, severity=Severity.INFO, found_severity=flag.severity, guard="g")
+    assert made == same and made is not flag and vars(made) == vars(same)
+    assert type(made) is type(flag) and flag.guard != "g"  # the original is untouched
+    b = d.bottleneck
+    assert evolved(b, evidence=()) == replace(b, evidence=())
+    assert evolved(d, notes=("n",)) == replace(d, notes=("n",))
+    with pytest.raises(TypeError, match="no field"):
+        evolved(flag, severty=Severity.INFO)
+    with pytest.raises(TypeError):
+        replace(flag, severty=Severity.INFO)  # type: ignore[call-arg]

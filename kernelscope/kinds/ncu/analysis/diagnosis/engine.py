@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
 
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
@@ -19,6 +18,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     Diagnosis,
     Flag,
     GuardRail,
+    evolved,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number
@@ -276,9 +276,9 @@ def with_time_share(
             guards = (*guards, minor)
         if weight < DEFAULT_THRESHOLDS.minor_time_share:
             notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
-    return replace(
+    return evolved(
         diagnosis,
-        bottleneck=replace(b, evidence=(share, *b.evidence)),
+        bottleneck=evolved(b, evidence=(share, *b.evidence)),
         flags=flags,
         guard_rails=guards,
         notes=notes,

@@ -13,12 +13,10 @@ starts from it.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail, evolved
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
 MINOR_TIME_SHARE = "minor-time-share"
@@ -47,19 +45,19 @@ def weighed(
     """``flag`` with its severity weighed by ``weight`` (the share of the time), from the
     severity its check found; ``guard`` is the minor-share guard rail when it applies."""
     found = flag.found_severity or flag.severity
-    base = replace(flag, severity=found, found_severity=found)
     if guard is not None:
         if flag.guard:
-            return replace(base, severity=Severity.INFO)
-        return replace(base, severity=Severity.INFO, guard=guard.text, guard_rail=guard.id)
+            return evolved(flag, severity=Severity.INFO, found_severity=found)
+        return evolved(flag, severity=Severity.INFO, found_severity=found, guard=guard.text,
+                       guard_rail=guard.id)
     gain = expected_gain(flag, weight)
     spec = CATALOG.get(flag.id)
     occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
     if found == "info" and not flag.guard and not occupancy and gain is not None and (
         gain >= t.gain_warning_share
     ):
-        return replace(base, severity=Severity.WARNING)
-    return base
+        return evolved(flag, severity=Severity.WARNING, found_severity=found)
+    return evolved(flag, severity=found, found_severity=found)
 
 
 def weigh_flags(
