@@ -21,9 +21,8 @@ _LOCK = threading.RLock()
 def plotext_figure(width: int, height: int) -> Iterator[Any]:
     """The plotext module with its figure cleared and sized ``width``×``height`` cells, held
     for this thread until the block ends (build the text inside the block)."""
-    plt = _plotext()
-
     with _LOCK:
+        plt = _plotext()
         plt.terminal.limit(False, False)  # the caller, not the terminal plotext sees, sizes it
         fig = plt.figure
         fig.clear()
@@ -39,7 +38,8 @@ def _plotext() -> Any:
     without its documentation: importing plotext builds the text of every method's help and
     writes it into their docstrings, more than half of its import time, which no drawing
     reads. A module of that name without the text stands in while plotext imports, then
-    leaves, so an explicit import of it still builds the text."""
+    leaves, so an explicit import of it still builds the text. Called under ``_LOCK``: a
+    second thread waits for the first's import rather than see the module half made."""
     if "plotext" in sys.modules:
         return sys.modules["plotext"]
     stand_in = ModuleType(_DOCS)
