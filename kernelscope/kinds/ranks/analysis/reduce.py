@@ -23,6 +23,7 @@ from kernelscope.core.errors import ReportError
 from kernelscope.kinds.nsys.model.db import ExportDb
 from kernelscope.kinds.ranks.analysis.collectives import communication, nccl_op
 from kernelscope.kinds.ranks.analysis.measures import (
+    LEAD_SCHEMA,
     busy_curve,
     covered_in,
     env_rank_of,
@@ -31,6 +32,7 @@ from kernelscope.kinds.ranks.analysis.measures import (
     nvtx_rank_of,
     overlap,
     process_of,
+    time_in_thread_ranges,
 )
 from kernelscope.kinds.ranks.analysis.model import DEFAULT_BUSY_POINTS, RankSummary
 from kernelscope.kinds.ranks.analysis.rank_gaps import (
@@ -217,7 +219,7 @@ def _lead_in(calls: pl.DataFrame, ranges: pl.DataFrame, busy: Coverage,
     inside each NVTX range of the calling thread during its CPU lead-in (``nvtx``; the step
     ranges and the ranges that enclose the whole lead-in are left out).
     """
-    schema = {"op": pl.String, "seq": I64, "what": pl.String, "name": pl.String, "ns": I64}
+    schema = LEAD_SCHEMA
     lead = calls.filter(pl.col("collective"))
     if not lead.height:
         return pl.DataFrame(schema=schema)
@@ -231,34 +233,8 @@ def _lead_in(calls: pl.DataFrame, ranges: pl.DataFrame, busy: Coverage,
     ranges = ranges.filter(~pl.col("range").str.strip_prefix(":").is_in(step_names))
     cpu = lead.select("op", "seq", "global_tid", pl.col("cpu_lead_from").alias("w0"),
                       pl.col("cpu_start").alias("w1")).filter(pl.col("w1") > pl.col("w0"))
-    for (tid,), windows in cpu.group_by(["global_tid"]):
-        mine = ranges.filter(pl.col("global_tid") == tid) if tid is not None else ranges
-        parts.append(_time_in_ranges(windows.sort("w0"), mine))
+    parts.append(time_in_thread_ranges(cpu, ranges))
     return pl.concat(parts, how="vertical_relaxed").cast(schema)  # type: ignore[arg-type]
-
-
-def _time_in_ranges(windows: pl.DataFrame, ranges: pl.DataFrame) -> pl.DataFrame:
-    """Per window (op, seq, w0, w1; disjoint, sorted) the time inside each NVTX range name,
-    for ranges that lie in one window without enclosing it."""
-    if not ranges.height or not windows.height:
-        return pl.DataFrame(schema={"op": pl.String, "seq": I64, "what": pl.String,
-                                    "name": pl.String, "ns": I64})
-    w0, w1 = windows["w0"], windows["w1"]
-    last = w0.search_sorted(ranges["end"], side="left").cast(I64) - 1
-    first = w1.search_sorted(ranges["start"], side="right").cast(I64)
-    hit = ranges.with_columns(last.alias("i"), first.alias("j")).filter(
-        (pl.col("i") >= 0) & (pl.col("i") == pl.col("j")))
-    if not hit.height:
-        return _time_in_ranges(windows.clear(), ranges)
-    idx = hit["i"]
-    hit = hit.with_columns(w0.gather(idx).alias("w0"), w1.gather(idx).alias("w1"),
-                           windows["op"].gather(idx).alias("op"),
-                           windows["seq"].gather(idx).alias("seq"))
-    hit = hit.filter(~((pl.col("start") <= pl.col("w0")) & (pl.col("end") >= pl.col("w1"))))
-    return hit.group_by("op", "seq", "range", maintain_order=True).agg(
-        (pl.min_horizontal("end", "w1") - pl.max_horizontal("start", "w0")).sum().alias("ns")
-    ).select("op", "seq", pl.lit("nvtx").alias("what"),
-             pl.col("range").str.strip_prefix(":").alias("name"), "ns")
 
 
 def _nccl_kernels(kernels: pl.DataFrame, names: dict[int, str]
