@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -177,12 +178,13 @@ def kernel_type_breakdown(gpu: pl.DataFrame, runs: KindRuns | None = None) -> pl
     bit and its end removes it; the time to the next edge goes to the kinds then running.
     ``runs`` as for temporal_breakdown."""
     runs = runs or kind_runs(gpu)
-    edges = [(time, delta) for bit, kind in enumerate(KINDS)
+    every = [(time, delta) for bit, kind in enumerate(KINDS)
              for start, end in runs[kind].iter_rows()
              for time, delta in ((start, 1 << bit), (end, -(1 << bit)))]
     # an edge without a time first (it counts, no span starts or ends at it); stable: equal
-    # times keep the edges' order
-    edges.sort(key=lambda edge: (edge[0] is not None, edge[0] or 0))
+    # times keep the edges' order (sorted by a C key: a Python one took ~2.6 ms a rank)
+    edges = [edge for edge in every if edge[0] is None]
+    edges += sorted((edge for edge in every if edge[0] is not None), key=itemgetter(0))
     sums: dict[int, int] = {}
     running = 0
     for (time, delta), (after, _) in pairwise(edges):
