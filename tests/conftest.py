@@ -8,6 +8,9 @@ import lzma
 from pathlib import Path
 
 import pytest
+import textual.app
+from textual._context import active_app
+from textual.pilot import Pilot
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -63,3 +66,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         test = item.nodeid.split("[")[0]
         if test in SASS_TESTS or test.split("::")[0] in SASS_TESTS:
             item.add_marker(pytest.mark.sass)
+
+
+KEY_ROUNDS = 200
+"""At most this many rounds after a key; a round handles at least one message."""
+
+
+async def _key_handled(*_: float) -> None:
+    """What a test's ``pilot.press`` awaits after each key it sends, in place of Textual's
+    ``wait_for_idle`` (a sleep of 20 ms at least, until the process's CPU time stops growing,
+    up to 1 s while any thread runs): rounds in which every widget of the screen handles the
+    messages queued for it, until a round leaves no message queued (the key's own, posted
+    from the driver, and every message its handling posted); then the screen is drawn."""
+    app = active_app.get()
+    pilot = Pilot(app)
+    for _ in range(KEY_ROUNDS):
+        await pilot._wait_for_screen()
+        nodes = [app, *app.screen.walk_children(with_self=True)]
+        if not any(node.message_queue_size for node in nodes):
+            break
+    app.screen._on_timer_update()
+
+
+@pytest.fixture(autouse=True)
+def _keys_without_idle_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(textual.app, "wait_for_idle", _key_handled)

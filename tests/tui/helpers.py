@@ -69,10 +69,13 @@ def batches_by_hand(monkeypatch: Any, plan: Callable[[Any, Items], Iterator[list
 
 
 async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
-    """Wait until no worker is pending or running for ``rounds`` pauses in a row, so the
+    """Wait until no worker is pending or running for ``rounds`` rounds in a row, so the
     messages they posted are handled too (a failed worker is the app's business: it shows an
     error screen). A worker a message has just asked for is pending until its task starts:
-    it counts as busy, or a screen could be taken before a pane's worker began."""
+    it counts as busy, or a screen could be taken before a pane's worker began. A round is
+    ``pending_done_now``: the messages queued are handled and the screen drawn, with no wait
+    for the machine to look idle (each ``pilot.pause()`` slept at least 20 ms, up to 1 s
+    while another thread ran)."""
     app = pilot.app
     idle = 0
     for _ in range(200):
@@ -84,7 +87,7 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
                 busy = True
                 with contextlib.suppress(WorkerFailed, WorkerCancelled):
                     await worker.wait()
-        await pilot.pause()
+        await pending_done_now(pilot)
         idle = 0 if busy else idle + 1
         if idle >= rounds:
             return
