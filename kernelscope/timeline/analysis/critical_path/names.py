@@ -50,10 +50,16 @@ def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> 
         table.to_frame().with_row_index("id"), on="name", how="left", maintain_order="left"
     )["id"].cast(pl.Int64)
     k = distinct.len()
-    codes = uniques.to_physical().fill_null(-1).cast(pl.Int64)
-    node = _by_code(own.to_physical().cast(pl.Int64).fill_null(-1), codes, ids.head(k))
+    codes, physical = (_code_or_none(series.to_physical()) for series in (uniques, own))
+    node = _by_code(physical, codes, ids.head(k))
     return Names(table, node, int(ids[k]), int(ids[k + 1]),
                  ranked.with_columns(ids.slice(k + 2).alias("name_id")))
+
+
+def _code_or_none(physical: pl.Series) -> pl.Series:
+    """A categorical's ``physical`` codes as Int64, -1 for a null."""
+    codes = physical.cast(pl.Int64)
+    return where(codes >= 0, codes, -1)  # a null compares to null: -1
 
 
 def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series:

@@ -324,10 +324,11 @@ def breakdown(sums: pl.DataFrame, names: Names) -> pl.DataFrame:
     code, name_id = sums["key"] % len(SEGMENT_KINDS), sums["key"] // len(SEGMENT_KINDS)
     named = sums.select(take(SEGMENT_KINDS, code).alias("kind"),
                         take(names.table, name_id).alias("name"), "ns", "count")
-    return (named.group_by("kind", "name").agg(pl.col("ns").sum(),
-                                               pl.col("count").sum().cast(pl.UInt32))
+    return (named.lazy().group_by("kind", "name").agg(pl.col("ns").sum(),  # one query
+                                                      pl.col("count").sum().cast(pl.UInt32))
             .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
-            .sort(["ns", "kind", "name"], descending=[True, False, False]))
+            .sort(["ns", "kind", "name"], descending=[True, False, False])
+            .collect(engine="in-memory"))
 
 
 def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.DataFrame
