@@ -16,6 +16,7 @@ from functools import cached_property
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import at_least, filled, take, where
 from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
@@ -62,12 +63,12 @@ class Chains:
     @cached_property
     def member_at(self) -> pl.Series:
         """``member_pos`` where a gather can read it (0 for a head: read, then not used)."""
-        return self.member_pos.clip(0)
+        return at_least(self.member_pos, 0)
 
     @cached_property
     def end_at(self) -> pl.Series:
         """``end_pos`` where a gather can read it (0 for a node without an end event)."""
-        return self.end_pos.clip(0)
+        return at_least(self.end_pos, 0)
 
     @cached_property
     def pair_at(self) -> tuple[pl.Series, pl.Series] | None:
@@ -75,7 +76,7 @@ class Chains:
         None where no event has a pair."""
         if not (self.pair >= 0).any():
             return None
-        first = self.pair.clip(0)  # a pair means two start edges or more: 0 and 1 exist
+        first = at_least(self.pair, 0)  # a pair means two start edges or more: 0 and 1 exist
         return first, first + 1
 
     @cached_property
@@ -87,31 +88,31 @@ class Chains:
     def pair_slot_series(self) -> tuple[pl.Series, pl.Series]:
         """``pair_slots`` as series."""
         if self.pair_at is None:
-            none = pl.repeat(-1, self.pair.len(), eager=True, dtype=pl.Int64)
+            none = filled(-1, self.pair.len())
             return none, none
         has = self.pair >= 0
-        return tuple(pl.select(pl.when(has).then(  # type: ignore[return-value]
-            _slots(self, self.s_src.gather(at), self.s_from_start.gather(at))).otherwise(-1)
-        ).to_series() for at in self.pair_at)
+        return tuple(where(  # type: ignore[return-value]
+            has, _slots(self, take(self.s_src, at), take(self.s_from_start, at)), -1)
+            for at in self.pair_at)
 
     @cached_property
     def pair_lag(self) -> tuple[pl.Series, pl.Series] | None:
         """Per event where ``fold`` reads its pair of edges' lags (``_lag_index``)."""
         if self.pair_at is None:
             return None
-        return tuple(_lag_index(self, self.s_src.gather(at),  # type: ignore[return-value]
-                                self.s_from_start.gather(at)) for at in self.pair_at)
+        return tuple(_lag_index(self, take(self.s_src, at),  # type: ignore[return-value]
+                                take(self.s_from_start, at)) for at in self.pair_at)
 
     @cached_property
     def single_lag(self) -> pl.Series:
         """Per edge of ``single`` where ``fold`` reads its lag."""
-        return _lag_index(self, self.s_src.gather(self.single),
-                          self.s_from_start.gather(self.single))
+        return _lag_index(self, take(self.s_src, self.single),
+                          take(self.s_from_start, self.single))
 
     @cached_property
     def single_enc(self) -> dict[int, int]:
         """Per edge of ``single`` (by its position) its source's slot."""
-        slots = _slots(self, self.s_src.gather(self.single), self.s_from_start.gather(self.single))
+        slots = _slots(self, take(self.s_src, self.single), take(self.s_from_start, self.single))
         return dict(zip(self.single.to_list(), slots.to_list(), strict=True))
 
     @cached_property
@@ -155,22 +156,22 @@ def chains_of(n: int, starts: pl.DataFrame, ends: pl.DataFrame, s_ptr: pl.Series
     no two events alike), the starts in order of node and then the ends in order of node (a
     start and an end never share a rank)."""
     every = pl.int_range(n, eager=True, dtype=pl.Int64)
-    has_end = every.is_in(ends["dst"].implode())
+    has_end = pl.Series([False]).new_from_index(0, n).scatter(ends["dst"], True)
     first = s_ptr.head(n)
     count = s_ptr.tail(n) - first
-    some = first.clip(0, max(starts.height - 1, 0))
     one = count == 1
     if starts.height:
-        src = starts["src"].gather(some)
-        one = (one & (starts["etype"].gather(some) == THREAD) & ~has_end.gather(src)
+        some = where(first < starts.height, at_least(first, 0), starts.height - 1)
+        src = take(starts["src"], some)
+        one = (one & (take(starts["etype"], some) == THREAD) & ~take(has_end, src)
                & (src == every - 1))
     member = one.alias("member")
-    head = pl.select(pl.when(member).then(None).otherwise(every).forward_fill()).to_series()
-    member_pos = pl.select(pl.when(member).then(first).otherwise(-1)).to_series()
+    head = every.zip_with(~member, pl.Series([None], dtype=pl.Int64)).forward_fill()
+    member_pos = where(member, first, -1)
     kept = events(~member, has_end).sort("at", "rank", maintain_order=True)  # ties: by node
-    lo, hi = s_ptr.gather(kept["node"]), s_ptr.gather(kept["node"] + 1)
+    lo, hi = take(s_ptr, kept["node"]), take(s_ptr, kept["node"] + 1)
     paired = (kept["side"] == 0) & (hi - lo == 2)
-    pair = pl.select(pl.when(paired).then(lo).otherwise(-1)).to_series()
+    pair = where(paired, lo, -1)
     other = (kept["side"] == 0) & ~paired
     single = pl.int_ranges(lo.filter(other), hi.filter(other), dtype=pl.Int64, eager=True
                            ).explode().drop_nulls()
@@ -186,26 +187,25 @@ def _places(kept: pl.DataFrame, head: pl.Series) -> tuple[pl.Series, pl.Series]:
     n = head.len()
     place = pl.int_range(kept.height, eager=True, dtype=pl.Int64)
     start = kept["side"] == 0
-    none = pl.repeat(-1, n, eager=True, dtype=pl.Int64)
+    none = filled(-1, n)
     starts = none.clone().scatter(kept["node"].filter(start), place.filter(start))
     ends = none.scatter(kept["node"].filter(~start), place.filter(~start))
-    return starts.gather(head), ends
+    return take(starts, head), ends
 
 
 def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> Folded:
     """The lists of a pass with durations ``durs`` and gaps ``gaps``/``e_gap`` (Int64): the
     gaps of the start edges the passes read only (``Chains.pair``, ``Chains.single``)."""
-    step = pl.select(pl.when(chains.member).then(
-        durs.shift(1, fill_value=0) + gaps.gather(chains.member_at))
-        .otherwise(0)).to_series()
+    before = pl.concat([filled(0, 1), durs]).head(durs.len())  # each node's previous's
+    step = where(chains.member, before + take(gaps, chains.member_at), 0)
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
-    off = total - total.gather(chains.head)
+    off = total - take(total, chains.head)
     lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
-    single = gaps.gather(chains.single) + lags.gather(chains.single_lag)
+    single = take(gaps, chains.single) + take(lags, chains.single_lag)
     pair_eff = _pair_eff(chains, gaps, lags)
     return Folded(chains.head_pos_list, ints(off), chains.single_enc,
                   dict(zip(chains.single.to_list(), single.to_list(), strict=True)),
-                  chains.e_enc, ints(e_gap + lags.gather(chains.e_lag)),
+                  chains.e_enc, ints(e_gap + take(lags, chains.e_lag)),
                   (ints(pair_eff[0]), ints(pair_eff[1])), (off, durs), pair_eff)
 
 
@@ -213,19 +213,17 @@ def _pair_eff(chains: Chains, gaps: pl.Series, lags: pl.Series) -> tuple[pl.Seri
     """Per event the gaps of its pair of edges from their sources' slots (0 where it has
     none)."""
     if chains.pair_at is None or chains.pair_lag is None:
-        none = pl.repeat(0, chains.pair.len(), eager=True, dtype=pl.Int64)
+        none = filled(0, chains.pair.len())
         return none, none
     has = chains.pair >= 0
-    return tuple(pl.select(pl.when(has).then(  # type: ignore[return-value]
-        gaps.gather(at) + lags.gather(lag)).otherwise(0)).to_series()
-        for at, lag in zip(chains.pair_at, chains.pair_lag, strict=True))
+    return tuple(where(has, take(gaps, at) + take(lags, lag), 0)  # type: ignore[return-value]
+                 for at, lag in zip(chains.pair_at, chains.pair_lag, strict=True))
 
 
 def _slots(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
     """Per edge its source's slot: a waiting call's end's or its chain's head's start's."""
-    synced = ~from_start & chains.has_end.gather(src)
-    return pl.select(pl.when(synced).then(chains.end_pos.gather(src))
-                     .otherwise(chains.head_pos.gather(src))).to_series()
+    synced = ~from_start & take(chains.has_end, src)
+    return where(synced, take(chains.end_pos, src), take(chains.head_pos, src))
 
 
 def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Series:
@@ -234,9 +232,8 @@ def _lag_index(chains: Chains, src: pl.Series, from_start: pl.Series) -> pl.Seri
     call's end, its own slot)."""
     n = chains.head.len()
     at_end = ~from_start
-    synced = at_end & chains.has_end.gather(src)
-    return pl.select(pl.when(synced).then(2 * n).when(at_end).then(src + n).otherwise(src)
-                     ).to_series()
+    synced = at_end & take(chains.has_end, src)
+    return where(synced, 2 * n, where(at_end, src + n, src))
 
 
 def read_back(chains: Chains, folded: Folded, slots: pl.Series
@@ -244,9 +241,8 @@ def read_back(chains: Chains, folded: Folded, slots: pl.Series
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    start = slots.gather(chains.head_pos) + off
-    end = pl.select(pl.when(chains.has_end).then(slots.gather(chains.end_at))
-                    .otherwise(start + durs)).to_series()
+    start = take(slots, chains.head_pos) + off
+    end = where(chains.has_end, take(slots, chains.end_at), start + durs)
     return start, end
 
 
@@ -264,7 +260,7 @@ def pair_decided(chains: Chains, folded: Folded, slots: pl.Series, nodes: list[i
     has = chains.pair >= 0
     first, second = (slot.filter(has) for slot in chains.pair_slot_series)
     first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
-    later = (slots.gather(second) + second_eff) > (slots.gather(first) + first_eff)
+    later = (take(slots, second) + second_eff) > (take(slots, first) + first_eff)
     node = column(chains.order).filter(has) // 2
     decided.scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
     return decided
@@ -274,9 +270,9 @@ def latest_of(chains: Chains, folded: Folded, slots: pl.Series, inf: int, nodes:
               ) -> pl.Series:
     """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
     unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
-    head_late = slots.gather(chains.head_pos.gather(nodes))
+    head_late = take(slots, take(chains.head_pos, nodes))
     off, durs = folded.columns
-    own = head_late + off.gather(nodes) + durs.gather(nodes)
-    end_late = slots.gather(chains.end_pos.gather(nodes).clip(0))
-    return pl.select(pl.when(chains.has_end.gather(nodes)).then(end_late)
-                     .when(head_late < inf // 2).then(own).otherwise(inf)).to_series()
+    own = head_late + take(off, nodes) + take(durs, nodes)
+    end_late = take(slots, at_least(take(chains.end_pos, nodes), 0))
+    return where(take(chains.has_end, nodes), end_late,
+                 where(head_late < inf // 2, own, inf))

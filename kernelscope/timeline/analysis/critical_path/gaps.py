@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import at_least, filled, take
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     CROSS,
     CROSS_TOLERANCE_NS,
@@ -29,9 +30,9 @@ def launch_latency(nodes: pl.DataFrame, launch: pl.DataFrame) -> int:
     operations whose stream was idle when the call began."""
     start, end, lane = nodes["start"], nodes["end"], nodes["lane"]
     src, dst = launch["src"], launch["dst"]
-    prev = (dst - 1).clip(0)
-    call_start, op_start = start.gather(src), start.gather(dst)
-    idle = (lane.gather(prev) != lane.gather(dst)) | (end.gather(prev) <= call_start)
+    prev = at_least(dst - 1, 0)
+    call_start, op_start = take(start, src), take(start, dst)
+    idle = (take(lane, prev) != take(lane, dst)) | (take(end, prev) <= call_start)
     latency = (op_start - call_start).filter(idle & (op_start >= call_start))
     return int(latency.median() or 0) if latency.len() else 0  # type: ignore[arg-type]
 
@@ -41,9 +42,9 @@ def with_gaps(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Data
     a non-deciding edge keeps) and ``key`` (the start the edge alone allows)."""
     start, end = nodes["start"], nodes["end"]
     ends_then_starts = pl.concat([end, start])  # one gather, not one from each and a choice
-    value = ends_then_starts.gather(
+    value = take(ends_then_starts,
         edges["src"] + edges["from_start"].fill_null(False).cast(pl.Int64) * nodes.height)
-    measured = start.gather(edges["dst"]) - value
+    measured = take(start, edges["dst"]) - value
     default = (pl.when(pl.col("etype") == LAUNCH).then(pl.lit(latency, pl.Int64))
                .when(pl.col("etype").is_in([CROSS, THREAD, WAKE])).then(pl.col("measured"))
                .otherwise(pl.lit(0, pl.Int64)))
@@ -84,7 +85,7 @@ def _latest_key(edges: pl.DataFrame, first: int, n: int) -> pl.Series:
     event edges are grouped."""
     parts = edges.lazy().select("etype", "dst", "key")
     events = parts.filter(pl.col("etype") == EVENT).group_by("dst").agg(pl.col("key").max())
-    keys = [pl.repeat(None, n, eager=True, dtype=pl.Int64).scatter(part["dst"] - first,
+    keys = [filled(None, n).scatter(part["dst"] - first,
                                                                      part["key"])
             for part in pl.collect_all([  # one call: the three parts computed together
                 parts.filter(pl.col("etype") == LAUNCH), parts.filter(pl.col("etype") == STREAM),

@@ -31,6 +31,7 @@ from functools import cached_property
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import filled, take
 from kernelscope.timeline.analysis.critical_path.gaps import (
     bind,
     cross_edges,
@@ -120,10 +121,10 @@ class Graph:
             check_sortedness=False).filter(pl.col("start") < pl.col("w_end")
                                            ).collect(engine="in-memory")
         node = ops["node"]
-        kind = self.nodes["kind"].gather(node).replace_strict(
+        kind = take(self.nodes["kind"], node).replace_strict(
             OP_KINDS, default=len(OP_KINDS), return_dtype=pl.Int64)
-        family = (self.names.node.gather(node) * 8 + kind * 2
-                  + self.nodes["name"].gather(node).is_null().cast(pl.Int64))
+        family = (take(self.names.node, node) * 8 + kind * 2
+                  + take(self.nodes["name"], node).is_null().cast(pl.Int64))
         return pl.DataFrame([node, family.alias("family"), ops["gpu_ns"]])
 
     @cached_property
@@ -192,7 +193,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
         engine="in-memory")
     if not steps.height:
         steps = _whole_trace(report, nodes)
-    marks = [steps.select(
+    marks = [steps.lazy().select(
         pl.lit(MARK, pl.Int8).alias("cls"), pl.lit(kind).alias("kind"), "name",
         pl.col(at).alias("start"), pl.col(at).alias("end"), lane,
         pid_of(pl.col("global_tid")).alias("pid"), pl.lit(None, pl.Int64).alias("row"),
@@ -202,7 +203,8 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
             ("step begin", "start", 1, pl.col("global_tid").alias("lane")),
             ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
              .otherwise(pl.col("global_tid")).alias("lane")))]
-    markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks])  # type: ignore[arg-type]
+    markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks]  # type: ignore[arg-type]
+                        ).collect(engine="in-memory")  # one query
     return nodes.cast(NODE_SCHEMA), markers, outer, steps  # type: ignore[arg-type]
 
 
@@ -220,8 +222,8 @@ def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
 
 def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
     cols = ["start", "end", "device_id", "stream_id", "global_pid", "correlation_id"]
-    parts = [frame.select(*cols, pl.col(label).cast(pl.Categorical).alias("name"),
-                          pl.lit(kind).alias("kind"))
+    parts = [frame.lazy().select(*cols, pl.col(label).cast(pl.Categorical).alias("name"),
+                                 pl.lit(kind).alias("kind"))
              for kind, frame, label in (("kernel", report.kernels, "name"),
                                         ("memcpy", report.memcpy, "operation"),
                                         ("memset", report.memset, "operation"))]
@@ -233,7 +235,7 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
         pid_of(pl.col("global_pid")).alias("pid"),
         pl.col("correlation_id").alias("row"), pl.col("correlation_id").alias("corr"),
         pl.lit(3, pl.Int8).alias("prio"),
-    ).cast(NODE_SCHEMA)  # type: ignore[arg-type]
+    ).cast(NODE_SCHEMA).collect(engine="in-memory")  # type: ignore[arg-type]  # one query
 
 
 def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
@@ -264,9 +266,9 @@ def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.Da
         linked = ops.join(outer, on=on)
     if linked["dst"].n_unique() != linked.height:  # a correlation id on several calls: one
         linked = ops.join(outer.unique(on), on=on)
-    node_of_row = pl.repeat(-1, max(outer.height, 1), eager=True, dtype=pl.Int64).scatter(
+    node_of_row = filled(-1, max(outer.height, 1)).scatter(
         calls["call_row"], calls["src"])  # every call's row is a row of ``outer``
-    src = node_of_row.gather(linked["row"])
+    src = take(node_of_row, linked["row"])
     return pl.DataFrame([src.alias("src"), linked["dst"]]).filter(pl.col("src") >= 0).select(
         "src", "dst", pl.lit(LAUNCH, pl.Int8).alias("etype"),
         pl.lit(True).alias("from_start")).cast(EDGE_SCHEMA)  # type: ignore[arg-type]

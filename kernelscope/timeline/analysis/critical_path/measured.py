@@ -8,6 +8,13 @@ from collections.abc import Sequence
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.chains import Chains
+from kernelscope.timeline.analysis.critical_path.eager import (
+    filled,
+    run_starts,
+    shifted,
+    take,
+    where,
+)
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay
@@ -37,37 +44,36 @@ def _starts_reached(chains: Chains, starts: pl.DataFrame, gaps: pl.Series, start
     decided: pl.Series = chains.member_pos.clone()  # ``scatter`` changes the one it is given
     member = chains.member
     if member.any():
-        back = end.shift(1, fill_value=0) + gaps.gather(chains.member_at)
+        back = shifted(end, 0) + take(gaps, chains.member_at)
         if not ((back == start) | ~member).all():
             return None
     if chains.pair_at is not None:
         has = chains.pair >= 0
         node, lo = column(chains.order).filter(has) // 2, chains.pair.filter(has)
-        target = start.gather(node)
-        first, second = (_reached(starts.select(pl.col("src", "from_start").gather(at)),
-                                  gaps.gather(at), start, end) == target for at in (lo, lo + 1))
+        target = take(start, node)
+        first, second = (_reached(take(starts["src"], at), take(starts["from_start"], at),
+                                  take(gaps, at), start, end) == target for at in (lo, lo + 1))
         if not (first | second).all():
             return None
         decided.scatter(node, lo + (~first).cast(pl.Int64))
     if chains.single.len():
         single = chains.single.sort()  # in the start edges' order: by destination
-        dst = starts["dst"].gather(single)
-        hit = _reached(starts.select(pl.col("src", "from_start").gather(single)),
-                       gaps.gather(single), start, end) == start.gather(dst)
+        dst = take(starts["dst"], single)
+        hit = _reached(take(starts["src"], single), take(starts["from_start"], single),
+                       take(gaps, single), start, end) == take(start, dst)
         reached = dst.filter(hit)
-        first_hit = (reached != reached.shift(1)).fill_null(True)
+        first_hit = run_starts(reached)
         if reached.filter(first_hit).len() != dst.n_unique():
             return None
         decided.scatter(reached.filter(first_hit), single.filter(hit).filter(first_hit))
     return ints(decided)
 
 
-def _reached(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series
-             ) -> pl.Series:
-    """Per edge (src, from_start) the time it allows its destination."""
-    src = edges["src"]
-    allowed: pl.Series = pl.select(pl.when(edges["from_start"]).then(start.gather(src))
-                                   .otherwise(end.gather(src))).to_series() + gaps
+def _reached(src: pl.Series, from_start: pl.Series, gaps: pl.Series, start: pl.Series,
+             end: pl.Series) -> pl.Series:
+    """Per edge (its source, whether it leaves the source's start) the time it allows its
+    destination."""
+    allowed: pl.Series = where(from_start, take(start, src), take(end, src)) + gaps
     return allowed
 
 
@@ -79,16 +85,16 @@ def _first_reaching(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end:
     start back. In a replay of the measured times the latest an edge allows is the measured
     time: this is ``_deciding`` without its sort."""
     n, dst = start.len(), edges["dst"]
-    value = _reached(edges, gaps, start, end)
-    hit = value == (start if own is None else end).gather(dst)
+    value = _reached(edges["src"], edges["from_start"], gaps, start, end)
+    hit = value == take(start if own is None else end, dst)
     if own is not None:
-        hit = hit & (value > own.gather(dst))
+        hit = hit & (value > take(own, dst))
     reached = dst.filter(hit)  # sorted, as ``edges``
-    first = (reached != reached.shift(1)).fill_null(True)
-    if own is None and reached.filter(first).len() != (dst != dst.shift(1)).fill_null(True).sum():
+    first = run_starts(reached)
+    if own is None and reached.filter(first).len() != run_starts(dst).sum():
         return None
     pos = pl.int_range(edges.height, eager=True, dtype=pl.Int64).filter(hit).filter(first)
-    return ints(pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(reached.filter(first), pos))
+    return ints(filled(-1, n).scatter(reached.filter(first), pos))
 
 
 def _deciding(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Series,
@@ -96,7 +102,8 @@ def _deciding(edges: pl.DataFrame, gaps: pl.Series, start: pl.Series, end: pl.Se
     """Per node the position (in ``edges``) of the edge allowing the latest time, -1 for
     none (or for none later than ``own``)."""
     n = start.len()
-    best = pl.DataFrame({"dst": edges["dst"], "value": _reached(edges, gaps, start, end),
+    best = pl.DataFrame({"dst": edges["dst"],
+                         "value": _reached(edges["src"], edges["from_start"], gaps, start, end),
                          "pos": pl.int_range(edges.height, eager=True, dtype=pl.Int64)}).sort(
         ["dst", "value", "pos"], descending=[False, True, False]).unique(
         "dst", keep="first", maintain_order=True)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import filled, take, where
+
 UNTRACED = "(no range)"
 LAUNCH_NAME = "launch overhead"
 
@@ -48,10 +50,16 @@ def names_of(nodes: pl.DataFrame, ranges: pl.DataFrame, steps: pl.DataFrame) -> 
         table.to_frame().with_row_index("id"), on="name", how="left", maintain_order="left"
     )["id"].cast(pl.Int64)
     k = distinct.len()
-    codes = uniques.to_physical().fill_null(-1).cast(pl.Int64)
-    node = _by_code(own.to_physical().cast(pl.Int64).fill_null(-1), codes, ids.head(k))
+    codes, physical = (_code_or_none(series.to_physical()) for series in (uniques, own))
+    node = _by_code(physical, codes, ids.head(k))
     return Names(table, node, int(ids[k]), int(ids[k + 1]),
                  ranked.with_columns(ids.slice(k + 2).alias("name_id")))
+
+
+def _code_or_none(physical: pl.Series) -> pl.Series:
+    """A categorical's ``physical`` codes as Int64, -1 for a null."""
+    codes = physical.cast(pl.Int64)
+    return where(codes >= 0, codes, -1)  # a null compares to null: -1
 
 
 def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series:
@@ -62,17 +70,17 @@ def _by_code(physical: pl.Series, codes: pl.Series, ids: pl.Series) -> pl.Series
     if top > 2 * physical.len() + 1024:
         replaced: pl.Series = physical.replace_strict(codes, ids, return_dtype=pl.Int64)
         return replaced
-    table = pl.repeat(-1, top + 2, eager=True, dtype=pl.Int64).scatter(codes + 1, ids)
-    return table.gather(physical + 1).alias(physical.name)
+    table = filled(-1, top + 2).scatter(codes + 1, ids)
+    return take(table, physical + 1).alias(physical.name)
 
 
 def gap_middles(nodes: pl.DataFrame, src: pl.Series, dst: pl.Series) -> pl.DataFrame:
     """Per thread edge (``src`` -> ``dst``): its measured ``gap``, and its thread
     (``global_tid``) and the middle of the gap (``at``), where the range that names a CPU
     segment that is the whole gap is looked up (``innermost_rows``)."""
-    start = nodes["start"].cast(pl.Int64).gather(dst)
-    gap = start - nodes["end"].cast(pl.Int64).gather(src)
-    return pl.DataFrame([gap.alias("gap"), nodes["lane"].gather(dst).alias("global_tid"),
+    start = take(nodes["start"].cast(pl.Int64), dst)
+    gap = start - take(nodes["end"].cast(pl.Int64), src)
+    return pl.DataFrame([gap.alias("gap"), take(nodes["lane"], dst).alias("global_tid"),
                          (start - gap // 2).alias("at")])
 
 
@@ -90,10 +98,11 @@ def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
     innermost range's name around it, ``names.untraced`` where none is."""
     ranked = names.ranges
     if not ranked.height:
-        return pl.repeat(names.untraced, at.height, eager=True, dtype=pl.Int64)
+        return filled(names.untraced, at.height)
     starts = ranked.select("global_tid", "start", "r").sort("start")
     tid, times = at["global_tid"], at["at"]
-    if tid.is_sorted() and ((times >= times.shift(1)) | (tid != tid.shift(1))).all():
+    if tid.is_sorted() and ((times.slice(1) >= times.head(-1))
+                            | (tid.slice(1) != tid.head(-1))).all():
         current = at.join_asof(  # each thread's points in order (a thread's gaps are)
             starts, left_on="at", right_on="start", by="global_tid", strategy="backward",
             check_sortedness=False)["r"]
@@ -101,18 +110,16 @@ def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
         found = at.with_row_index("_p").sort("at").join_asof(
             starts, left_on="at", right_on="start", by="global_tid", strategy="backward",
             check_sortedness=False)
-        current = pl.repeat(None, at.height, eager=True, dtype=pl.Int64).scatter(
+        current = filled(None, at.height).scatter(
             found["_p"], found["r"])  # back in the order of ``at``
     ends, parents = ranked["end"], ranked["parent"]
     for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
-        outside = current.is_not_null() & (ends.gather(current.fill_null(0)) <= times)
+        outside = take(ends, current) <= times  # null (not outside) where none is around
         if not outside.any():
             break
-        current = pl.select(pl.when(outside).then(parents.gather(current.fill_null(0)))
-                            .otherwise(current)).to_series()
-    named = ranked["name_id"].gather(current.fill_null(0))
-    return pl.select(pl.when(current.is_null()).then(pl.lit(names.untraced, pl.Int64))
-                     .otherwise(named)).to_series().alias("name_id")
+        current = where(outside, take(parents, current), current)
+    named = take(ranked["name_id"], current)
+    return where(current >= 0, named, names.untraced).alias("name_id")
 
 
 def _with_parents(ranges: pl.DataFrame) -> pl.DataFrame:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import filled, where
+
 
 def in_call_order(calls: pl.DataFrame) -> bool:
     """Whether ``calls`` are in strict order of thread, start and end (latest first), no two
@@ -34,10 +36,10 @@ def merged(calls: pl.DataFrame, markers: pl.DataFrame, after: pl.DataFrame) -> p
     else:
         before = calls_before(calls, markers)  # non-decreasing: markers are in order
         marker_at = before + pl.int_range(m, eager=True, dtype=pl.Int64)
-        is_marker = pl.repeat(False, n + m, eager=True).scatter(marker_at, True)
+        is_marker = filled(False, n + m, pl.Boolean).scatter(marker_at, True)
         markers_so_far = is_marker.cast(pl.Int64).cum_sum()  # this position's included
-        order = pl.select(pl.when(is_marker).then(markers_so_far - 1 + n).otherwise(
-            pl.int_range(n + m, dtype=pl.Int64) - markers_so_far)).to_series()
+        order = where(is_marker, markers_so_far - 1 + n,
+                      pl.int_range(n + m, eager=True, dtype=pl.Int64) - markers_so_far)
     order = pl.concat([order, pl.int_range(n + m, n + m + after.height, eager=True,
                                            dtype=pl.Int64)])
     every = pl.concat([calls, markers, after])
@@ -48,7 +50,7 @@ def calls_before(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.Series:
     """Per marker the number of ``calls`` (sorted by lane and start) before it: those of an
     earlier lane and those of its lane that start earlier."""
     lane, start = calls["lane"], calls["start"]
-    before = pl.repeat(0, markers.height, eager=True, dtype=pl.Int64)
+    before = filled(0, markers.height)
     for (marker_lane,), rows in markers.with_row_index("i").group_by("lane"):
         low = int(lane.search_sorted(marker_lane, side="left"))  # type: ignore[arg-type]
         high = int(lane.search_sorted(marker_lane, side="right"))  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import at_least, filled, take, where
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column
 from kernelscope.timeline.analysis.critical_path.names import (
@@ -178,8 +179,7 @@ class PathWalker:
         step = calls["step"]
         return pl.concat([
             gaps.select(step, "code", "ns", "node", "edge", "name_id"),
-            owns.select(step, "code", "ns", "node", pl.repeat(-1, owns.height, dtype=pl.Int64,
-                                                               eager=True).alias("edge"),
+            owns.select(step, "code", "ns", "node", filled(-1, owns.height).alias("edge"),
                         "name_id").filter(~marker)])
 
     def _run_parts(self, m: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series]:
@@ -189,14 +189,14 @@ class PathWalker:
         before = m - 1
         start, end = self.run.series()
         gaps = pl.DataFrame({
-            "code": pl.repeat(THREAD_CODE, len(m), dtype=pl.Int64, eager=True),
-            "ns": start.gather(m) - end.gather(before), "node": m,
-            "edge": self.plan.columns[3].gather(self.plan.chains.member_pos.gather(m))})
+            "code": filled(THREAD_CODE, len(m)),
+            "ns": take(start, m) - take(end, before), "node": m,
+            "edge": take(self.plan.columns[3], take(self.plan.chains.member_pos, m))})
         owns = pl.DataFrame({
-            "code": self.graph.own_kind_codes.gather(before),
-            "ns": self._durations().gather(before), "node": before,
-            "name_id": self.graph.names.node.gather(before)})
-        marker = self.graph.nodes["cls"].gather(before) == MARK
+            "code": take(self.graph.own_kind_codes, before),
+            "ns": take(self._durations(), before), "node": before,
+            "name_id": take(self.graph.names.node, before)})
+        marker = take(self.graph.nodes["cls"], before) == MARK
         return gaps.with_columns(self._cpu_names(gaps).alias("name_id")), owns, marker
 
     def sums(self) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -244,28 +244,28 @@ class PathWalker:
         the trace: the middle of the last ``ns`` of the gap as measured (at most the whole
         gap). A predicted path is named by the ranges of the trace, not by where the replay
         moved the gap."""
-        start = self.graph.nodes["start"].cast(pl.Int64).gather(node)
-        before = self.graph.nodes["end"].cast(pl.Int64).gather(
-            self.graph.edges["src"].gather(edge))
-        part = pl.min_horizontal(ns, start - before)
-        return pl.select(start - part // 2).to_series().alias("at")
+        start = take(self.graph.nodes["start"].cast(pl.Int64), node)
+        gap = start - take(self.graph.nodes["end"].cast(pl.Int64),
+                           take(self.graph.edges["src"], edge))
+        at: pl.Series = (start - where(ns <= gap, ns, gap) // 2).alias("at")
+        return at
 
     def _cpu_names(self, cpu: pl.DataFrame) -> pl.Series:
         """The name ids of CPU segments (node, edge, ns): a whole measured gap's by the range
         around its middle (``names.gap_middles``); the others' looked up where the part
         lies."""
         edges, nodes, names = self.graph.edges, self.graph.nodes, self.graph.names
-        edge = cpu["edge"].clip(0)
-        middles = gap_middles(nodes, edges["src"].gather(edge), edges["dst"].gather(edge))
-        thread = (cpu["edge"] >= 0) & (edges["etype"].gather(edge) == THREAD)
+        edge = at_least(cpu["edge"], 0)
+        middles = gap_middles(nodes, take(edges["src"], edge), take(edges["dst"], edge))
+        thread = (cpu["edge"] >= 0) & (take(edges["etype"], edge) == THREAD)
         whole = (thread & (cpu["ns"] >= middles["gap"])).fill_null(False)
-        ids = pl.repeat(None, cpu.height, eager=True, dtype=pl.Int64)
+        ids = filled(None, cpu.height)
         if whole.any():
             ids = ids.scatter(whole.arg_true(), innermost_rows(
                 names, middles.filter(whole).select("global_tid", "at")))
         part = cpu.filter(~whole)
         if part.height:
-            at = part.select(nodes["lane"].gather(part["node"]).alias("global_tid"),
+            at = part.select(take(nodes["lane"], part["node"]).alias("global_tid"),
                              self._measured_middle(part["node"], part["edge"], part["ns"]))
             ids = ids.scatter((~whole).arg_true(), innermost_rows(names, at))
         return ids
@@ -282,11 +282,11 @@ class PathWalker:
             schema={"step": pl.Int64, "node": pl.Int64, "edge": pl.Int64, "ns": pl.Int64})
         node, edge = walked["node"], walked["edge"]
         edges, names = self.graph.edges, self.graph.names
-        some_edge = edge.clip(0) if edges.height else pl.Series([None] * len(edge), dtype=pl.Int64)
-        etype = (edges["etype"].gather(some_edge).cast(pl.Int64) if edges.height
+        some_edge = at_least(edge, 0) if edges.height else filled(None, len(edge))
+        etype = (take(edges["etype"], some_edge).cast(pl.Int64) if edges.height
                  else pl.Series([None] * len(edge), dtype=pl.Int64))
-        to_end = edges["to_end"].gather(some_edge) if edges.height else etype.is_null()
-        own = self.graph.own_kind_codes.gather(node)
+        to_end = take(edges["to_end"], some_edge) if edges.height else etype.is_null()
+        own = take(self.graph.own_kind_codes, node)
         code = pl.select(
             pl.when(edge == -2).then(pl.lit(UNTRACED_CODE, pl.Int64)).when(edge == -1).then(own)
             .when(etype == COLLECTIVE).then(pl.lit(COMMUNICATION_CODE, pl.Int64))
@@ -294,12 +294,11 @@ class PathWalker:
         ).to_series()
         is_cpu = code.is_in(CPU_CODES)
         frame = pl.DataFrame([walked["step"], code.alias("code"), walked["ns"], node, edge])
-        name_id = names.node.gather(node)
+        name_id = take(names.node, node)
         cpu = frame.filter(is_cpu)
         if cpu.height:  # a CPU gap: the range around it (where the trace has it)
             name_id = name_id.scatter(is_cpu.arg_true(), self._cpu_names(cpu))
-        named = pl.select(pl.when(code == LAUNCH_CODE).then(pl.lit(names.launch, pl.Int64))
-                          .otherwise(name_id)).to_series()
+        named = where(code == LAUNCH_CODE, names.launch, name_id)
         return frame.with_columns(named.alias("name_id"))
 
 
@@ -312,8 +311,8 @@ def _summed(coded: pl.DataFrame) -> pl.DataFrame:
 
 def segments_of(coded: pl.DataFrame, names: Names) -> pl.DataFrame:
     """``PathWalker.coded`` named: step, kind, name, ns, node, edge (the module docstring)."""
-    return coded.select("step", SEGMENT_KINDS.gather(coded["code"]).alias("kind"),
-                        names.table.gather(coded["name_id"]).alias("name"), "ns", "node", "edge")
+    return coded.select("step", take(SEGMENT_KINDS, coded["code"]).alias("kind"),
+                        take(names.table, coded["name_id"]).alias("name"), "ns", "node", "edge")
 
 
 def breakdown(sums: pl.DataFrame, names: Names) -> pl.DataFrame:
@@ -323,12 +322,13 @@ def breakdown(sums: pl.DataFrame, names: Names) -> pl.DataFrame:
     total = max(int(sums["ns"].sum() or 0), 1)
     sums = sums.group_by("key").agg(pl.col("ns").sum(), pl.col("count").sum())
     code, name_id = sums["key"] % len(SEGMENT_KINDS), sums["key"] // len(SEGMENT_KINDS)
-    named = sums.select(SEGMENT_KINDS.gather(code).alias("kind"),
-                        names.table.gather(name_id).alias("name"), "ns", "count")
-    return (named.group_by("kind", "name").agg(pl.col("ns").sum(),
-                                               pl.col("count").sum().cast(pl.UInt32))
+    named = sums.select(take(SEGMENT_KINDS, code).alias("kind"),
+                        take(names.table, name_id).alias("name"), "ns", "count")
+    return (named.lazy().group_by("kind", "name").agg(pl.col("ns").sum(),  # one query
+                                                      pl.col("count").sum().cast(pl.UInt32))
             .filter(pl.col("ns") != 0).with_columns((100.0 * pl.col("ns") / total).alias("pct"))
-            .sort(["ns", "kind", "name"], descending=[True, False, False]))
+            .sort(["ns", "kind", "name"], descending=[True, False, False])
+            .collect(engine="in-memory"))
 
 
 def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.DataFrame
@@ -343,7 +343,7 @@ def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.
     if late is None:
         slack = pl.lit(None, pl.Int64)
     else:
-        end = run.series()[1].gather(ops["node"])
+        end = take(run.series()[1], ops["node"])
         slack = pl.when(late < INF // 2).then(late - end)
     ops = ops.with_columns(slack.alias("slack")).join(on_path, on="node", how="left")
     families = ops.group_by("family").agg(  # one per name and kind, keyed by numbers
@@ -352,7 +352,7 @@ def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.
         pl.col("slack").min().alias("slack_ns"))
     first = families["node"]
     return families.select(
-        graph.nodes["name"].gather(first).cast(pl.String),
-        graph.nodes["kind"].gather(first).cast(pl.String),
+        take(graph.nodes["name"], first).cast(pl.String),
+        take(graph.nodes["kind"], first).cast(pl.String),
         "launches", "gpu_ns", "path_ns", "slack_ns",
     ).sort(["path_ns", "gpu_ns", "name"], descending=[True, True, False])

@@ -77,14 +77,16 @@ def _paths(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
                graph.steps.select("begin", "finish").iter_rows()]
     path_ns = step_sums.group_by("step").agg(pl.col("ns").sum().alias("path_ns"))
     ranked = ["rank"] if "rank" in graph.steps.columns else []
-    steps = graph.steps.select(*ranked, "step", "name", "start", "end").with_columns(
+    steps = graph.steps.lazy().select(*ranked, "step", "name", "start", "end").with_columns(
         pl.Series("step_ns", step_ns, dtype=pl.Int64)
-    ).join(path_ns, on="step", how="left").with_columns(pl.col("path_ns").fill_null(0))
+    ).join(path_ns.lazy(), on="step", how="left").with_columns(
+        pl.col("path_ns").fill_null(0)).collect(engine="in-memory")  # one query
     table = breakdown(sums, graph.names)
-    kinds = table.group_by("kind").agg(pl.col("ns").sum(), pl.col("pct").sum()).with_columns(
+    kinds = table.lazy().group_by("kind").agg(pl.col("ns").sum(), pl.col("pct").sum()
+                                              ).with_columns(
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
-    ).sort(["ns", "_o"], descending=[True, False]).drop("_o")
+    ).sort(["ns", "_o"], descending=[True, False]).drop("_o").collect(engine="in-memory")
     families = family_slack(graph, run, None if late is None else late(), walker.own_time())
     return CriticalPath(steps, table, kinds, families, late is not None,
                         lambda: segments_of(walker.coded(), graph.names))

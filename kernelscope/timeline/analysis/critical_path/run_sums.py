@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import take, where
 from kernelscope.timeline.analysis.critical_path.ints import lent
 
 RUN_SCHEMA = {"step": pl.Int64, "lo": pl.Int64, "hi": pl.Int64}
@@ -46,12 +47,12 @@ def run_keys(member: pl.Series, member_pos: pl.Series, s_edge: pl.Series,
     (``names.thread_gaps``), per node its name id, its own time's code and whether it is a
     marker; a key is a name id times ``kinds`` plus a code (``gap_code`` for a gap)."""
     call = member.arg_true().cast(pl.Int64)
-    edge = s_edge.gather(member_pos.gather(call))
+    edge = take(s_edge, take(member_pos, call))
     before = call - 1
     gap_ns, gap_name = gaps(before, call)  # a call's one edge: from the call before it
     return RunKeys(call, edge, gap_name * kinds + gap_code, gap_ns,
-                   name_id.gather(before) * kinds + own_code.gather(before),
-                   is_marker.gather(before))
+                   take(name_id, before) * kinds + take(own_code, before),
+                   take(is_marker, before))
 
 
 def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Series | None,
@@ -73,8 +74,8 @@ def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Serie
         bounds[hi + 1] -= 1
     times = lent(bounds).cum_sum().head(call.len())  # how many runs pass each call
     before = call - 1
-    gap_ns = keys.gap_ns if start is None else start.gather(call) - end.gather(before)
-    own_ns = pl.select(pl.when(keys.marker).then(0).otherwise(durs.gather(before))).to_series()
+    gap_ns = keys.gap_ns if start is None else take(start, call) - take(end, before)
+    own_ns = where(keys.marker, 0, take(durs, before))
     gap_key = keys.gap_key
     part = None if start is None else (gap_ns < keys.gap_ns) & (times > 0)
     if part is not None and part.any():  # a gap the replay shortened: named where it lies
@@ -82,7 +83,7 @@ def summed_runs(keys: RunKeys, runs: list[tuple[int, int, int]], start: pl.Serie
                             "ns": gap_ns.filter(part)})
         gap_key = gap_key.clone().scatter(part.arg_true(), name_parts(cut) * kinds + gap_code)
     prefix = pl.concat([pl.Series([0], dtype=pl.Int64), (gap_ns + own_ns).cum_sum()])
-    run_ns = prefix.gather(last + 1) - prefix.gather(first)
+    run_ns = take(prefix, last + 1) - take(prefix, first)
     return ([_by_key(gap_key, gap_ns, times), _by_key(keys.own_key, own_ns, times)],
             pl.DataFrame([frame["step"], run_ns.alias("ns")]))
 

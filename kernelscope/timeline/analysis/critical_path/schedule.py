@@ -25,6 +25,7 @@ from kernelscope.timeline.analysis.critical_path.chains import (
     pair_decided,
     read_back,
 )
+from kernelscope.timeline.analysis.critical_path.eager import filled, take
 from kernelscope.timeline.analysis.critical_path.graph import Graph
 from kernelscope.timeline.analysis.critical_path.ints import column, ints, lent
 from kernelscope.timeline.analysis.critical_path.overlap import in_blocks
@@ -87,7 +88,7 @@ class Plan:
         """The pairs' chains (``streams.py``; made once), None where the plan has none (or,
         without ``make``, where they are not made yet)."""
         if self._streams is False and make:
-            finish = self.chains.head_pos.gather(pl.Series(self.finish, dtype=pl.Int64))
+            finish = take(self.chains.head_pos, pl.Series(self.finish, dtype=pl.Int64))
             self._streams = streams_of(self.chains, self.by_dst[0]["dst"],
                                        self.by_dst[1]["dst"], finish)
         return None if self._streams is False else self._streams  # type: ignore[return-value]
@@ -160,17 +161,19 @@ def plan_of(graph: Graph) -> Plan:
 
 def _events(nodes: pl.DataFrame, heads: pl.Series, ends: pl.Series) -> pl.DataFrame:
     """The events of the nodes where ``heads`` (their starts) and ``ends`` (their ends) are
-    set, with their place in replay order (``chains_of``): node, at, rank, side."""
-    starts = nodes.select("node", "start", "cls", "kind").filter(heads).select(
+    set, with their place in replay order (``chains_of``): node, at, rank, side (one query)."""
+    starts = nodes.lazy().select("node", "start", "cls", "kind", heads.alias("_kept")).filter(
+        pl.col("_kept")).select(
         "node", pl.col("start").alias("at"),
         pl.when(pl.col("cls") == GPU).then(3).when(pl.col("kind").cat.starts_with("collective"))
         .then(1).otherwise(2).alias("rank"),
         pl.lit(0).alias("side"))
     if not ends.any():
-        return starts
-    return pl.concat([starts, nodes.select("node", "end").filter(ends).select(
+        return starts.collect(engine="in-memory")
+    return pl.concat([starts, nodes.lazy().select("node", "end", ends.alias("_kept")).filter(
+        pl.col("_kept")).select(
         "node", pl.col("end").alias("at"), pl.lit(0).alias("rank"), pl.lit(1).alias("side"))],
-        how="vertical_relaxed")
+        how="vertical_relaxed").collect(engine="in-memory")
 
 
 def _split(edges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -190,7 +193,7 @@ def _pointers(dst: pl.Series, n: int) -> pl.Series:
     """CSR offsets of edges sorted by ``dst``: node i's edges are [ptr[i], ptr[i + 1]) (the
     counts of each run of ``dst`` summed)."""
     runs = dst.cast(pl.Int64).rle().struct.unnest()
-    counts = pl.repeat(0, n + 1, eager=True, dtype=pl.Int64).scatter(
+    counts = filled(0, n + 1).scatter(
         runs["value"] + 1, runs["len"].cast(pl.Int64))
     return counts.cum_sum()
 
@@ -240,7 +243,7 @@ def replay(plan: Plan, dur: Sequence[int] | None = None, s_gap: Sequence[int] | 
         slots = pair_times(columns, lent(times))
     start, end = read_back(plan.chains, folded, slots)
     start_by = pair_decided(plan.chains, folded, slots, decided[0], decided[1])
-    end_by = pl.repeat(-1, len(dur), eager=True, dtype=pl.Int64).scatter(decided[2], decided[3])
+    end_by = filled(-1, len(dur)).scatter(decided[2], decided[3])
     return Replay(ints(start), ints(end), ints(start_by), ints(end_by), (start, end))
 
 

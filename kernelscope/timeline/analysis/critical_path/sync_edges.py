@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import filled, take
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     CPU,
     GPU,
@@ -36,9 +37,9 @@ def _is_wait(name: pl.Expr) -> pl.Expr:
 
 def named(names: pl.Series, test: pl.Expr) -> pl.Expr:
     """Whether a node's ``name`` passes ``test`` (an expression of ``pl.col("name")``), the
-    test run once per distinct name of ``names`` (the calls' names repeat)."""
-    distinct = names.drop_nulls().unique()
-    passed = distinct.cast(pl.String).to_frame("name").filter(test)["name"]
+    test run once per distinct name of ``names`` (the calls' names repeat; one query)."""
+    passed = names.to_frame("name").lazy().select(pl.col("name").drop_nulls().unique()).select(
+        pl.col("name").cast(pl.String)).filter(test).collect(engine="in-memory")["name"]
     return pl.col("name").is_in(passed.cast(names.dtype).implode())
 
 
@@ -49,8 +50,8 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
     calls = nodes.lazy().select("cls", "node", "name", "pid", "start", "end").filter(
         (pl.col("cls") == CPU) & named(nodes["name"], _is_wait(pl.col("name")))
     ).select("node", "name", "pid", "start", "end")  # one filter: only the waits are copied
-    at = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
-        launch["dst"], nodes["start"].gather(launch["src"]))  # an operation has one launch
+    at = filled(None, nodes.height).scatter(
+        launch["dst"], take(nodes["start"], launch["src"]))  # an operation has one launch
     ops = nodes.lazy().select("cls", "node", "pid", "lane", "end", at.alias("at")).filter(
         pl.col("cls") == GPU).select(pl.col("node").alias("op"), "pid", "lane",
                                       pl.col("end").alias("op_end"), "at"
@@ -66,7 +67,7 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
     waits = decided.filter(pl.col("waited"))
     edges = [waits.select(pl.col("op").alias("src"), pl.col("node").alias("dst"),
                           pl.col("r").alias("gap")), _device_waits(decided, ops)]
-    own = pl.repeat(None, nodes.height, eager=True, dtype=pl.Int64).scatter(
+    own = filled(None, nodes.height).scatter(
         waits["node"], waits["r"]).alias("own")  # a node's number is its row
     out = pl.concat(edges).lazy().unique(["src", "dst"], keep="first", maintain_order=True
                                          ).select(

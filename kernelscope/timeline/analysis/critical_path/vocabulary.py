@@ -37,8 +37,9 @@ def own_kinds(names: pl.Series) -> pl.Expr:
     (``gpu_breakdown.COMMUNICATION``), ``copy``, ``api``, ``cpu`` for a marker; ``names``: the
     nodes' names (the regex runs once per distinct kernel name)."""
     kernel = pl.col("kind") == "kernel"
-    distinct = names.drop_nulls().unique()
-    talking = distinct.filter(distinct.cast(pl.String).str.contains(COMMUNICATION.pattern))
+    talking = names.to_frame("name").lazy().select(pl.col("name").drop_nulls().unique()).filter(
+        pl.col("name").cast(pl.String).str.contains(COMMUNICATION.pattern)
+    ).collect(engine="in-memory")["name"]  # one query
     talks = pl.col("name").is_in(talking.implode())
     code = OWN_KIND_ORDER.index
     return (pl.when(kernel & talks).then(pl.lit(code("communication"), pl.Int8))

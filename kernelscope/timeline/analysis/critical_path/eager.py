@@ -1,0 +1,57 @@
+"""Small column operations computed straight on the series, not as a polars query.
+
+A polars expression on a series (``Series.clip``, ``Series.gather``, ``pl.select(pl.when(…))``,
+``pl.repeat(…, eager=True)``) runs as a query of a one-column frame: 30-100 µs of fixed cost
+each, which the critical path's many small steps pay hundreds of times per trace. These give
+the same values through the series' own methods (``zip_with``, ``new_from_index``, indexing by
+a series), which run no query."""
+
+from __future__ import annotations
+
+import polars as pl
+
+
+def filled(value: int | bool | None, n: int, dtype: type[pl.DataType] = pl.Int64) -> pl.Series:
+    """``n`` times ``value`` (``pl.repeat(value, n, eager=True, dtype=dtype)``)."""
+    every: pl.Series = pl.Series("literal", [value], dtype=dtype).new_from_index(0, n)
+    return every
+
+
+def where(mask: pl.Series, yes: pl.Series | int, no: pl.Series | int) -> pl.Series:
+    """Per row ``yes`` where ``mask`` holds, else ``no`` (a number stands for every row;
+    ``mask`` has no nulls), named after ``yes`` where it is a series."""
+    if not isinstance(yes, pl.Series):
+        yes = pl.Series("literal", [yes], dtype=pl.Int64)
+    if not isinstance(no, pl.Series):
+        no = pl.Series(yes.name, [no], dtype=yes.dtype)
+    chosen: pl.Series = (no.zip_with(~mask, yes).alias(yes.name)  # ``yes`` a number: the
+                         if yes.len() == 1 and mask.len() != 1  # length comes from ``no``
+                         else yes.zip_with(mask, no))
+    return chosen
+
+
+def at_least(values: pl.Series, low: int) -> pl.Series:
+    """``values.clip(low)`` (no nulls)."""
+    return where(values >= low, values, low)
+
+
+def take(values: pl.Series, at: pl.Series) -> pl.Series:
+    """``values.gather(at)`` (``at``: integers; a null gives a null)."""
+    if at.null_count() == at.len():  # indexing reads the greatest index: there is none
+        return values.gather(at)
+    return values[at]
+
+
+def run_starts(values: pl.Series) -> pl.Series:
+    """Per row whether it differs from the row before (the first row does): the first of each
+    run of equal values (``(values != values.shift(1)).fill_null(True)``, no nulls)."""
+    if values.is_empty():
+        return pl.Series(values.name, [], dtype=pl.Boolean)
+    n = values.len()
+    return pl.concat([pl.Series(values.name, [True]), values.slice(1) != values.head(n - 1)])
+
+
+def shifted(values: pl.Series, fill: int) -> pl.Series:
+    """``values.shift(1, fill_value=fill)``: each row the one before it, ``fill`` first."""
+    return pl.concat([pl.Series(values.name, [fill], dtype=values.dtype), values]).head(
+        values.len())
