@@ -18,9 +18,9 @@ from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.timeline.screens.timeline_views.overview import overview_renderables
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
-from tests.tui.helpers import screen_text, settle, tables_sized
+from tests.tui.helpers import drawn, screen_text, settle, tables_sized
 
-__all__ = ["screen_text", "settle"]
+__all__ = ["drawn", "screen_text", "settle"]
 
 
 def make_app(path: Path, cache_dir: Path) -> KernelscopeApp:
@@ -47,13 +47,15 @@ async def opened_timeline(pilot: Pilot[object]) -> TimelineScreen:
 
 async def until_drawn(pilot: Pilot[object], rounds: int = 50) -> None:
     """Settle, then let the message queues run empty until every table of the screen has
-    measured its rows (a table sizes new rows only when its queue is empty)."""
+    measured its rows (a table sizes new rows only when its queue is empty: each ``drawn``
+    empties them)."""
     await settle(pilot)
     for _ in range(rounds):
         if tables_sized(pilot.app):
             break
-        await pilot.pause()
+        await drawn(pilot)
     await settle(pilot)
+    assert tables_sized(pilot.app), "a table drawn before it measured its rows"
 
 
 def widget_text(widget: Widget) -> str:

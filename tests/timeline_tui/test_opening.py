@@ -21,6 +21,7 @@ from tests.processes import ended_within
 
 from .conftest import ZOO_REP_XZ, ZOO_SQLITE_XZ
 from .helpers import (
+    drawn,
     error_message,
     flat,
     make_app,
@@ -66,7 +67,7 @@ class ProgressSeen:
 
     async def wait(self, pilot: Pilot[object]) -> None:
         await asyncio.wait_for(self.event.wait(), 60)  # a bound for a broken export only
-        await pilot.pause()  # the screen handles it
+        await drawn(pilot)  # the screen handles it
 
 
 async def test_export_progress_then_cancel(

@@ -177,6 +177,39 @@ async def pending_done_now(pilot: Pilot[Any]) -> None:
     pilot.app.screen._on_timer_update()
 
 
+def _queued(app: App[Any]) -> bool:
+    """Whether the app or a widget of its screen has work waiting: a message to handle, a
+    call after its current message (``call_next``), a call after the screen's next draw
+    (``call_after_refresh``)."""
+    screen = app.screen
+    return bool(screen._callbacks) or any(
+        node.message_queue_size or node._next_callbacks
+        for node in [app, *screen.walk_children(with_self=True)])
+
+
+async def drawn(pilot: Pilot[Any], rounds: int = 200) -> None:
+    """What ``pilot.pause()`` waited for, with no wait for the machine to look idle: rounds of
+    ``pending_done_now`` (every widget handles the messages queued for it, the screen is laid
+    out and drawn) until a round leaves nothing waiting, what the draw set going too (a
+    Resize a new size sends, a ``call_after_refresh``). Bounded by ``rounds``: a blinking
+    cursor's timer never stops."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pending_done_now(pilot)
+        if not _queued(app):
+            return
+
+
+async def resized(pilot: Pilot[Any], width: int, height: int) -> None:
+    """Resize the terminal and wait until the screen shows the new size: the app hands a
+    terminal's Resize to its screen from a timer (``App._check_resize`` after 1/120 s, so a
+    burst of them makes one layout), driven here at once; then ``drawn``."""
+    await pilot.resize_terminal(width, height)
+    if pilot.app._resize_timer is not None:
+        pilot.app._check_resize()
+    await drawn(pilot)
+
+
 def screen_text(app: App[object]) -> str:
     """The text on the terminal right now (what a user would read), from the app's own
     screenshot (``App.export_screenshot``): each run of text at its line and column."""

@@ -19,7 +19,7 @@ from kernelscope.ui.error import ErrorScreen
 from kernelscope.ui.help import HelpScreen
 from kernelscope.ui.loading import LoadingScreen
 
-from .helpers import SAMPLES, kind_found, screen_text, settle, widget_text
+from .helpers import SAMPLES, drawn, kind_found, screen_text, settle, widget_text
 
 
 async def error_shown(path: Path) -> str:
@@ -33,7 +33,7 @@ async def error_shown(path: Path) -> str:
         await pilot.press("escape")  # nothing to go back to
         assert isinstance(app.screen, ErrorScreen)
         await pilot.press("q")
-        await pilot.pause()
+        await drawn(pilot)
         assert not app.is_running
     assert " ".join((app.fatal_error or "").split()) == " ".join(text.split())  # exit 2
     return " ".join(text.split())
@@ -186,7 +186,7 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         await settle(pilot)
         target = zoo_rows[-1]
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await drawn(pilot)
         await pilot.press(*str(target["id"]))
         await settle(pilot)
         await pilot.press("enter")
@@ -195,7 +195,7 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         assert isinstance(screen, KernelDetailScreen)
         assert screen.kernel_id == target["id"]
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await drawn(pilot)
         await pilot.press(*"pane 5")
         await settle(pilot)
         await pilot.press("enter")
@@ -203,7 +203,7 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         assert screen.query_one(TabbedContent).active == "stalls"
         # From the detail, a kernel jump stays in the detail and keeps the pane.
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await drawn(pilot)
         await pilot.press(*f"kernel {zoo_rows[0]['id']}:")
         await settle(pilot)
         await pilot.press("enter")
@@ -232,11 +232,11 @@ async def test_help_opened_while_loading_gives_way_to_the_list(held_open: thread
     async with app.run_test(size=(120, 36)) as pilot:
         await kind_found(pilot)  # opening is held: the list is not ready
         app.show_loading()  # what the LOADING_DELAY_S timer calls
-        await pilot.pause()
+        await drawn(pilot)
         assert isinstance(app.screen, LoadingScreen)
         assert f"Opening {app.report_path.name}" in screen_text(app)
         await pilot.press("question_mark")
-        await pilot.pause()
+        await drawn(pilot)
         assert isinstance(app.screen, HelpScreen)
         held_open.set()
         await settle(pilot)
@@ -251,7 +251,7 @@ async def test_a_step_shows_the_loading_screen_at_once(held_open: threading.Even
     app = create_app()
     async with app.run_test(size=(120, 36)) as pilot:
         app.show_step("Decompressing the report")
-        await pilot.pause()
+        await drawn(pilot)
         assert isinstance(app.screen, LoadingScreen)
         assert "Decompressing the report…" in screen_text(app)
         held_open.set()

@@ -9,7 +9,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, screen_text, settle, widget_text
+from .helpers import SAMPLES, resized, screen_text, settle, widget_text
 
 SMALL = SAMPLES / "ncu" / "small_family.ncu-rep.xz"
 
@@ -89,9 +89,8 @@ async def test_families_show_names_whole_where_the_list_does() -> None:
         assert "   nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT  " in text
         assert "   cunn_SoftMaxForwardReg<SoftMaxForwardEpilogue>  " in text
         assert "   vectorized_layer_norm<float, float, 0>  " in text
-        await pilot.resize_terminal(80, 24)
+        await resized(pilot, 80, 24)
         await settle(pilot)
-        await pilot.pause()
         lines = screen_text(app).splitlines()
         assert lines[1].split() == ["Family", "Launches", "Total", "Bottleneck", "Top", "flag"]
         assert lines[3] == ("   cunn_SoftMax…ilogue>         1  107.39 us  instruction-bound  "

@@ -10,6 +10,8 @@ from textual.app import App, ComposeResult
 
 from kernelscope.timeline.screens.widgets.timeline_table import Column, FrameTable, FrameView
 
+from .helpers import drawn, resized
+
 NAMES = [
     "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, "
     "float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, 2>>"
@@ -59,7 +61,7 @@ def titles(table: FrameTable) -> list[str]:
 async def test_filled_before_layout_fits_the_final_width() -> None:
     app = EarlyFill()
     async with app.run_test(size=(120, 20)) as pilot:
-        await pilot.pause()
+        await drawn(pilot)
         table = app.query_one("#table", FrameTable)
         assert titles(table) == ["Total Time (ns) ▼", "Instances", "StdDev (ns)", "Name"]
         assert [row[-1] for row in cells(table)] == [
@@ -72,7 +74,7 @@ async def test_filled_before_layout_fits_the_final_width() -> None:
 async def test_narrow_table_drops_a_column_before_cutting_names_alike() -> None:
     app = EarlyFill()
     async with app.run_test(size=(60, 20)) as pilot:
-        await pilot.pause()
+        await drawn(pilot)
         table = app.query_one("#table", FrameTable)
         assert titles(table) == ["Total Time (ns) ▼", "Instances", "Name"]
         names = [row[-1] for row in cells(table)]
@@ -83,10 +85,8 @@ async def test_narrow_table_drops_a_column_before_cutting_names_alike() -> None:
 async def test_resize_refits_the_name_column() -> None:
     app = EarlyFill()
     async with app.run_test(size=(60, 20)) as pilot:
-        await pilot.pause()
-        await pilot.resize_terminal(120, 20)
-        await pilot.pause()
-        await pilot.pause()
+        await drawn(pilot)
+        await resized(pilot, 120, 20)
         table = app.query_one("#table", FrameTable)
         assert "StdDev (ns)" in titles(table)
         assert cells(table)[0][-1] == (
@@ -96,12 +96,12 @@ async def test_resize_refits_the_name_column() -> None:
 async def test_sort_steps_through_shown_columns_only() -> None:
     app = EarlyFill()
     async with app.run_test(size=(60, 20)) as pilot:
-        await pilot.pause()
+        await drawn(pilot)
         table = app.query_one("#table", FrameTable)
         table.focus()
         await pilot.press("s")
         await pilot.press("s")
-        await pilot.pause()
+        await drawn(pilot)
         assert table.sort_title == "Name"
         assert "sorted by Name ▲" in str(app.query_one("#view .frame-status").render())
 
@@ -119,12 +119,11 @@ async def test_cells_painted_before_the_table_measured_them_stay_whole() -> None
     ``3,0`` (the flaky ranks snapshot's ``309.``). FrameTable gives every column its width."""
     app = LateFill()
     async with app.run_test(size=(60, 10)) as pilot:
-        await pilot.pause()
+        await drawn(pilot)
         table = app.query_one("#table", FrameTable)
         app.query_one("#view", FrameView).set_frame(frame())
         for y in range(table.size.height):
             table.render_line(y)  # a paint before the table's idle handler ran
-        await pilot.pause()
-        await pilot.pause()
+        await drawn(pilot)  # (and the Resize its draw sent)
         first = [str(seg.text) for seg in table.render_line(1)]
         assert "3,000,000" in "".join(first)

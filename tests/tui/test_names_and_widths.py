@@ -12,7 +12,7 @@ from kernelscope.kinds.ncu.screens.columns import NAME_KEY
 from kernelscope.tui.app import create_app
 from tests.sample_names import GEMM_TORCH_FULL, TORCH_OPS
 
-from .helpers import SAMPLES, screen_text, settle
+from .helpers import SAMPLES, resized, screen_text, settle
 
 REQUIRED = ("ID", "Kernel", "Duration", "Share %", "Bottleneck", "Top flag")
 OPTIONAL = ("SM %", "Mem %", "DRAM %", "Occ %")
@@ -37,7 +37,7 @@ async def test_columns_and_names_that_show(path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         check_columns_and_names(app, path, (80, 24))
-        await pilot.resize_terminal(120, 36)
+        await resized(pilot, 120, 36)
         await settle(pilot)
         check_columns_and_names(app, path, (120, 36))
 
