@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 import textual.app
+import textual.pilot
 from textual._context import active_app
 from textual.pilot import Pilot
+
+from tests.tui.helpers import drawn
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -68,26 +71,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.sass)
 
 
-KEY_ROUNDS = 200
-"""At most this many rounds after a key; a round handles at least one message."""
-
-
 async def _key_handled(*_: float) -> None:
     """What a test's ``pilot.press`` awaits after each key it sends, in place of Textual's
     ``wait_for_idle`` (a sleep of 20 ms at least, until the process's CPU time stops growing,
-    up to 1 s while any thread runs): rounds in which every widget of the screen handles the
-    messages queued for it, until a round leaves no message queued (the key's own, posted
-    from the driver, and every message its handling posted); then the screen is drawn."""
-    app = active_app.get()
-    pilot = Pilot(app)
-    for _ in range(KEY_ROUNDS):
-        await pilot._wait_for_screen()
-        nodes = [app, *app.screen.walk_children(with_self=True)]
-        if not any(node.message_queue_size for node in nodes):
-            break
-    app.screen._on_timer_update()
+    up to 1 s while any thread runs): ``drawn``, rounds in which every widget of the screen
+    handles the messages queued for it and the screen is drawn, until a round leaves nothing
+    waiting (the key's own message, posted from the driver, every message its handling
+    posted, and what the draw set going: a Resize, a ``call_after_refresh``). A worker the
+    key started is the test's to wait for (``settle``)."""
+    await drawn(Pilot(active_app.get()))
 
 
 @pytest.fixture(autouse=True)
 def _keys_without_idle_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_key_handled`` for every idle wait of Textual's: after each key (``App._press_keys``)
+    and in each ``Pilot.pause()``, which ``pilot.click``, ``pilot.resize_terminal`` and the
+    snapshot plugin's last look at the screen call (a test itself waits for what it means:
+    ``tests/tui/helpers.py``'s ``drawn``, ``settle``)."""
     monkeypatch.setattr(textual.app, "wait_for_idle", _key_handled)
+    monkeypatch.setattr(textual.pilot, "wait_for_idle", _key_handled)
