@@ -12,6 +12,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.flags import Found, Missing, checks
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
     Bottleneck,
@@ -213,20 +214,13 @@ def _checked_flags(
             spec = CATALOG[flag_id]
             speedup, rule = ncu_speedup(spec, rules)
             severity = _SEVERITIES.get(outcome.severity) or Severity(outcome.severity)
-            flags.append(
-                Flag(
-                    id=flag_id,
-                    severity=severity,
-                    title=spec.title,
-                    evidence=outcome.evidence,
-                    advice=outcome.remedy or spec.remedy,
-                    detail=outcome.detail,
-                    rule=rule,
-                    level=spec.level,
-                    speedup=speedup,
-                    guard=outcome.guard,
-                )
-            )
+            flags.append(made_whole(Flag, {  # as Flag(...), without a setattr call a field
+                "id": flag_id, "severity": severity, "title": spec.title,
+                "evidence": outcome.evidence, "advice": outcome.remedy or spec.remedy,
+                "subject": "", "detail": outcome.detail, "rule": rule, "level": spec.level,
+                "speedup": speedup, "guard": outcome.guard, "guard_rail": "",
+                "found_severity": None, "rows": (), "columns": {},
+            }))
     return flags, skipped
 
 
