@@ -52,9 +52,10 @@ _SECTION_EFFECTS = (
 )
 
 _SECTION_EFFECTS_SETS = tuple(
-    (section, effect, names, frozenset(names)) for section, effect, names in _SECTION_EFFECTS
+    (section, f"Section {section} not collected: {effect}.", names, frozenset(names))
+    for section, effect, names in _SECTION_EFFECTS
 )
-"""``_SECTION_EFFECTS`` with each section's stand-in metrics as a set as well."""
+"""``_SECTION_EFFECTS`` with each section's note and its stand-in metrics as a set as well."""
 
 
 def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
@@ -96,7 +97,7 @@ def _notes(
     metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
     notes = []
     if sections:
-        for section, effect, names, named in _SECTION_EFFECTS_SETS:
+        for section, note, names, named in _SECTION_EFFECTS_SETS:
             if section in sections:
                 continue
             if section == n.SECTION_ROOFLINE:
@@ -106,7 +107,7 @@ def _notes(
                     number(metrics, name) is not None for name in names
                 )
             if not held:
-                notes.append(f"Section {section} not collected: {effect}.")
+                notes.append(note)
     by_section: dict[tuple[str, ...], list[str]] = {}
     for flag_id, secs in skipped.items():
         ids = by_section.get(secs)
