@@ -115,9 +115,11 @@ def _tensor_point(
 
 def compute_roofline(metrics: Mapping[str, _HasNumber]) -> Roofline:
     """Every precision's point the metrics allow; the others listed in ``missing`` with why.
-    Metrics that hold none of the names read of no metrics (``_NOTHING_READ``) take the same
-    steps as no metrics: their roofline is that one, made without them (a launch of a report
-    collected without the roofline's metrics reads ~40 names for nothing)."""
+    Metrics that hold none of the names each precision's point reads of no metrics
+    (``_NOTHING_READ``) give every precision the reason no metrics give, and no point (the
+    memory levels' traffic and bandwidth are read for a point alone): their roofline is that
+    of no metrics, made without reading them (a launch of a report collected without the
+    roofline's metrics read ~40 names for nothing)."""
     if metrics.keys().isdisjoint(_NOTHING_READ):
         return Roofline(points=dict(_NOTHING.points), missing=dict(_NOTHING.missing))
     return _computed(metrics)
@@ -172,9 +174,11 @@ class _Asked(dict[str, _HasNumber]):
         self.asked.add(name)
 
 
-_asked = _Asked()
-_NOTHING = _computed(_asked)
+_NOTHING = _computed({})
 """The roofline of no metrics."""
+_asked = _Asked()
+for _spec in PRECISIONS:
+    (_tensor_point if _spec.tensor_types else _scalar_point)(_asked, _spec)
 _NOTHING_READ = frozenset(_asked.asked)
-"""The names the roofline of no metrics asks for (its every step reads a name with ``get``):
-metrics that hold none of them answer every step as no metrics do."""
+"""The names each precision's point asks for of no metrics (its every step reads a name with
+``get``): metrics that hold none of them take the steps no metrics take, to the same reason."""
