@@ -1,6 +1,7 @@
 """A kernel's facts are made with every field at once (``kept.made_whole``): the same facts
 as ``Facts(**fields)``, as frozen, with the same derived values; a missing or an unknown
-field is refused."""
+field is refused. So are its evidence (``evidence.ev``) and its flags: the same objects as
+their classes' ``__init__`` makes."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import dataclasses
 
 import pytest
 
+from kernelscope.core.findings import Evidence, Finding
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
-from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
+from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary, open_for_analysis
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from tests.conftest import NCU_SAMPLES
 
@@ -41,3 +44,33 @@ def test_a_missing_or_unknown_field_is_refused() -> None:
         made_whole(Facts, {k: v for k, v in fields.items() if k != "grid"})
     with pytest.raises(TypeError, match="needs exactly its fields"):
         made_whole(Facts, {**fields, "gird": 1.0})
+
+
+def _same_as_init(made: object, cls: type) -> None:
+    fields = {f.name: getattr(made, f.name) for f in dataclasses.fields(cls)}
+    by_init = cls(**fields)
+    assert type(made) is cls and made == by_init
+    if cls is Evidence:  # (a finding holds a dict: unhashable either way)
+        assert hash(made) == hash(by_init)
+    assert repr(made) == repr(by_init) and list(vars(made).items()) == list(vars(by_init).items())
+
+
+@pytest.mark.parametrize("name", ["zoo", "many_launches", "gemm_sets_full"])
+def test_evidence_and_flags_are_what_their_init_makes(name: str) -> None:
+    checked = 0
+    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        for kernel_id in range(min(report.kernel_count, 30)):
+            diagnosis = diagnose_summary(report.summary(kernel_id))
+            for flag in diagnosis.flags:
+                _same_as_init(flag, Finding)
+                with pytest.raises(dataclasses.FrozenInstanceError):
+                    flag.level = 0  # type: ignore[misc]
+            for evidence in (e for f in diagnosis.flags for e in f.evidence):
+                _same_as_init(evidence, Evidence)
+                checked += 1
+    assert checked > 0
+    made = ev("sol", "sm__throughput", 12.5, ">=", 60.0, "%", note="n")
+    _same_as_init(made, Evidence)
+    assert ev("sol", "x", None) == Evidence("sol", "x", None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.value = 1.0  # type: ignore[misc]

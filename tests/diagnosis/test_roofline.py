@@ -8,6 +8,7 @@ import re
 import pytest
 
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_KEYS, compute_roofline
+from kernelscope.kinds.ncu.analysis.roofline.compute import _NOTHING_READ, _computed
 from tests.conftest import ncu_sample_paths
 from tests.diagnosis.conftest import kernels_of, opened
 from tests.ncu.oracle import load_details, stem_of
@@ -144,6 +145,21 @@ def test_missing_metrics_give_no_point_and_a_reason() -> None:
     roof = compute_roofline({})
     assert not roof.points
     assert set(roof.missing) == set(PRECISION_KEYS)
+
+
+@pytest.mark.parametrize("stem", ["many_launches", "zoo", "gemm_sets_full", "gemm_torch_full"])
+def test_metrics_without_the_names_read_of_none_give_the_roofline_of_none(stem: str) -> None:
+    """The roofline of metrics that hold none of the names the roofline of no metrics reads is
+    made without reading them (``compute._NOTHING_READ``): the same as reading them, and a
+    roofline of its own (not one shared between kernels)."""
+    for kernel in kernels_of(stem)[:40]:
+        metrics = kernel.summary.metrics
+        roof = compute_roofline(metrics)
+        assert roof == _computed(metrics)
+        assert roof.missing is not compute_roofline(metrics).missing
+        if stem == "many_launches":  # collected without the roofline's metrics: the short way
+            assert metrics.keys().isdisjoint(_NOTHING_READ) and not roof.points
+    assert compute_roofline({}) == _computed({}) and _NOTHING_READ
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,8 @@ from typing import IO, TYPE_CHECKING, Any
 from kernelscope.core.recent import RecentCache
 from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
 from kernelscope.kinds.ncu.model.detail import build_detail, read_all_metrics
-from kernelscope.kinds.ncu.model.file_format.result import Names, Result
+from kernelscope.kinds.ncu.model.file_format.names_table import Names
+from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.key_frame import rows_to_frame
 from kernelscope.kinds.ncu.model.legacy import is_legacy, legacy_note
 from kernelscope.kinds.ncu.model.metrics import Metric, read_metric, read_metrics

@@ -12,6 +12,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.flags import Found, Missing, checks
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
     Bottleneck,
@@ -51,9 +52,10 @@ _SECTION_EFFECTS = (
 )
 
 _SECTION_EFFECTS_SETS = tuple(
-    (section, effect, names, frozenset(names)) for section, effect, names in _SECTION_EFFECTS
+    (section, f"Section {section} not collected: {effect}.", names, frozenset(names))
+    for section, effect, names in _SECTION_EFFECTS
 )
-"""``_SECTION_EFFECTS`` with each section's stand-in metrics as a set as well."""
+"""``_SECTION_EFFECTS`` with each section's note and its stand-in metrics as a set as well."""
 
 
 def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
@@ -95,7 +97,7 @@ def _notes(
     metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
     notes = []
     if sections:
-        for section, effect, names, named in _SECTION_EFFECTS_SETS:
+        for section, note, names, named in _SECTION_EFFECTS_SETS:
             if section in sections:
                 continue
             if section == n.SECTION_ROOFLINE:
@@ -105,7 +107,7 @@ def _notes(
                     number(metrics, name) is not None for name in names
                 )
             if not held:
-                notes.append(f"Section {section} not collected: {effect}.")
+                notes.append(note)
     by_section: dict[tuple[str, ...], list[str]] = {}
     for flag_id, secs in skipped.items():
         ids = by_section.get(secs)
@@ -213,20 +215,13 @@ def _checked_flags(
             spec = CATALOG[flag_id]
             speedup, rule = ncu_speedup(spec, rules)
             severity = _SEVERITIES.get(outcome.severity) or Severity(outcome.severity)
-            flags.append(
-                Flag(
-                    id=flag_id,
-                    severity=severity,
-                    title=spec.title,
-                    evidence=outcome.evidence,
-                    advice=outcome.remedy or spec.remedy,
-                    detail=outcome.detail,
-                    rule=rule,
-                    level=spec.level,
-                    speedup=speedup,
-                    guard=outcome.guard,
-                )
-            )
+            flags.append(made_whole(Flag, {  # as Flag(...), without a setattr call a field
+                "id": flag_id, "severity": severity, "title": spec.title,
+                "evidence": outcome.evidence, "advice": outcome.remedy or spec.remedy,
+                "subject": "", "detail": outcome.detail, "rule": rule, "level": spec.level,
+                "speedup": speedup, "guard": outcome.guard, "guard_rail": "",
+                "found_severity": None, "rows": (), "columns": {},
+            }))
     return flags, skipped
 
 

@@ -114,7 +114,18 @@ def _tensor_point(
 
 
 def compute_roofline(metrics: Mapping[str, _HasNumber]) -> Roofline:
-    """Every precision's point the metrics allow; the others listed in ``missing`` with why."""
+    """Every precision's point the metrics allow; the others listed in ``missing`` with why.
+    Metrics that hold none of the names each precision's point reads of no metrics
+    (``_NOTHING_READ``) give every precision the reason no metrics give, and no point (the
+    memory levels' traffic and bandwidth are read for a point alone): their roofline is that
+    of no metrics, made without reading them (a launch of a report collected without the
+    roofline's metrics read ~40 names for nothing)."""
+    if metrics.keys().isdisjoint(_NOTHING_READ):
+        return Roofline(points=dict(_NOTHING.points), missing=dict(_NOTHING.missing))
+    return _computed(metrics)
+
+
+def _computed(metrics: Mapping[str, _HasNumber]) -> Roofline:
     traffic = {lv.key: _num(metrics, lv.traffic) for lv in LEVELS}
     bandwidth = {lv.key: level_bandwidth(metrics, lv) for lv in LEVELS}
     points: dict[str, PrecisionPoint] = {}
@@ -150,3 +161,24 @@ def compute_roofline(metrics: Mapping[str, _HasNumber]) -> Roofline:
             detail=detail,
         )
     return Roofline(points=points, missing=missing)
+
+
+class _Asked(dict[str, _HasNumber]):
+    """No metrics, remembering each name asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def get(self, name: str, default: object = None) -> None:  # type: ignore[override]
+        self.asked.add(name)
+
+
+_NOTHING = _computed({})
+"""The roofline of no metrics."""
+_asked = _Asked()
+for _spec in PRECISIONS:
+    (_tensor_point if _spec.tensor_types else _scalar_point)(_asked, _spec)
+_NOTHING_READ = frozenset(_asked.asked)
+"""The names each precision's point asks for of no metrics (its every step reads a name with
+``get``): metrics that hold none of them take the steps no metrics take, to the same reason."""

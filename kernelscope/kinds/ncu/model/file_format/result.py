@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
 from kernelscope.kinds.ncu.model.file_format.metric_ids import ids_of, name_tag
+from kernelscope.kinds.ncu.model.file_format.names_table import Names
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
     SECTION_BYTES,
@@ -59,34 +60,10 @@ MAX_KNOWN_VALUES = 65_536
 """Encoded metrics whose value :meth:`Result.first_values` remembers, per report: launches
 repeat many of them byte for byte (launch configuration, device attributes), and a dict
 look-up costs far less than decoding."""
-
-
-class Names:
-    """A report's string table with each name's ids (a name may repeat in a later table)."""
-
-    def __init__(self, strings: Sequence[str]) -> None:
-        self.strings = strings
-        ids: dict[str, tuple[int, ...]] = {}
-        for i, name in enumerate(strings):
-            ids[name] = (*ids.get(name, ()), i)
-        self.ids = ids
-        self.plans: dict[tuple[str, ...], Any] = {}
-        """What readers work out once per report for a set of metric names (their ids)."""
-        self.positions: dict[int, int] = {}
-        """Where the last result indexed whole held each metric id (see Result.entry)."""
-        self.values: dict[bytes, Any] = {}
-        """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
-        self.rules: dict[bytes, Any] = {}
-        """What readers made of each encoded rule result (see ``detail.read_rules``)."""
-        self.rule_headlines: dict[bytes, Any] = {}
-        """The message headlines of each encoded rule result read for them alone."""
-        self.rule_ids: dict[bytes, str] = {}
-        """The rule identifier of each encoded rule result read for it alone."""
-        self.rule_bytes: dict[bytes, bytes] = {}
-        """One object of each encoded rule result that list summaries hold (launches of one
-        kernel repeat them; see ``rule_results.RuleResults``)."""
-        self.sections: dict[tuple[bytes, ...], Any] = {}
-        """What readers made of each encoded list of sections (see ``detail``)."""
+MAX_PLACED = 64
+"""Plans whose names :meth:`Result._placed` keeps placed, per report."""
+_NOWHERE = 1 << 62
+"""The position of an id the last indexed result did not hold: past any result's end."""
 
 
 def plain_value(value: Any) -> RawValue:
@@ -204,35 +181,54 @@ class Result:
     def first_values(self, plan: MetricPlan) -> list[tuple[str, RawValue]]:
         """For each (name, its ids with their tags) of ``plan``, the value of the first id
         the result holds (:meth:`entry`, :meth:`value_from`), by name; a name the result
-        lacks, or holds without a single value, is left out. The loop of :meth:`entry`
-        inlined: it runs for every metric the list pass reads."""
+        lacks, or holds without a single value, is left out. :meth:`entry`'s first try
+        inlined, at the position of each name's first id found once per plan and layout
+        (:meth:`_placed`): it runs for every metric the list pass reads."""
         found: list[tuple[str, RawValue]] = []
         entries = self.lean.metric_bytes
         count = len(entries)
-        positions = self.names_table.positions
         known = self.names_table.values
         if len(known) >= MAX_KNOWN_VALUES:
             known.clear()
         try:
-            for name, ids in plan:
-                for i, tag in ids:
-                    pos = positions.get(i)
-                    data = entries[pos] if pos is not None and pos < count else None
-                    if data is None or self._by_id is not None or not data.startswith(tag):
-                        data = self._entry(i, tag)
-                        if data is None:
-                            continue
-                    value = known.get(data, _UNREAD)
-                    if value is _UNREAD:
-                        fields = _METRIC_RESULT(data).metric_value.ListFields()
-                        value = known[data] = fields[0][1] if fields else _NO_VALUE
-                    if value is not _NO_VALUE:
-                        found.append((name, value))
-                    break
+            for name, pos, tag, ids in self._placed(plan):
+                data = entries[pos] if pos < count and self._by_id is None else None
+                if data is None or not data.startswith(tag):
+                    data = self._first_held(ids)
+                    if data is None:
+                        continue
+                value = known.get(data, _UNREAD)
+                if value is _UNREAD:
+                    fields = _METRIC_RESULT(data).metric_value.ListFields()
+                    value = known[data] = fields[0][1] if fields else _NO_VALUE
+                if value is not _NO_VALUE:
+                    found.append((name, value))
         except DecodeError:
             raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
                 from None
         return found
+
+    def _placed(self, plan: MetricPlan) -> tuple[tuple[str, int, bytes, Any], ...]:
+        """(name, where ``positions`` places its first id, that id's tag, its ids with their
+        tags) of each name of ``plan``, worked out again only when the positions change."""
+        table = self.names_table
+        positions = table.positions
+        placed = table.placed.get(id(plan))
+        if placed is None or placed[0] is not plan or placed[1] is not positions:
+            if len(table.placed) >= MAX_PLACED:
+                table.placed.clear()
+            names = tuple((name, positions.get(ids[0][0], _NOWHERE), ids[0][1], ids)
+                          for name, ids in plan)
+            placed = table.placed[id(plan)] = (plan, positions, names)
+        return placed[2]  # type: ignore[no-any-return]
+
+    def _first_held(self, ids: Sequence[tuple[int, bytes]]) -> bytes | None:
+        """:meth:`entry` of the first of ``ids`` (with their tags) the result holds."""
+        for i, tag in ids:
+            data = self._entry(i, tag)
+            if data is not None:
+                return data
+        return None
 
     def encoded(self) -> dict[int, bytes]:
         """Each metric's encoded MetricResult by string-table id (see :func:`ids_of`),
