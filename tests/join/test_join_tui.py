@@ -13,7 +13,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.timeline.screens.timeline import TimelineScreen
 from kernelscope.tui.app import create_app
 from tests.join.conftest import KERNELS_XZ, TRACE_XZ
-from tests.tui.helpers import drawn, settle
+from tests.tui.helpers import settle
 
 SIZE = (140, 40)
 
@@ -64,7 +64,6 @@ async def test_ranking_and_enter(tmp_path: Path) -> None:
             if not isinstance(app.screen, TimelineScreen):
                 break
             await pilot.press("escape")
-            await drawn(pilot)
         assert isinstance(app.screen, JoinScreen)
 
 

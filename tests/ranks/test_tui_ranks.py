@@ -14,7 +14,7 @@ from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
 from tests.timeline_tui.helpers import screen_text, settle, until_drawn
-from tests.tui.helpers import drawn, kind_found
+from tests.tui.helpers import kind_found
 
 SIZE = (150, 40)
 
@@ -43,16 +43,13 @@ async def test_views_heatmap_and_a_rank_s_timeline(rank_dir: Path, cache_dir: Pa
         table = app.screen.query_one("#rk-ranks-table")
         assert table.row_count == 4
         await pilot.press("2")
-        await drawn(pilot)
         text = screen_text(app)
         assert "Wait r0" in text and "clock_nanosleep" in text
         assert app.screen.query_one("#rk-steps-table").row_count == 8
         await pilot.press("3")
-        await drawn(pilot)
         assert "nvjet_sm90_tst_256x128" in screen_text(app)
         # the heatmap: zoom, pick a rank, drill into its timeline and back
         await pilot.press("4")
-        await drawn(pilot)
         heat = app.screen.query_one("#rk-heatmap")
         assert heat.selected_rank == 2  # the straggler is selected first
         assert "rank 2 *|" in screen_text(app)
@@ -71,7 +68,6 @@ async def test_views_heatmap_and_a_rank_s_timeline(rank_dir: Path, cache_dir: Pa
         assert screen.window == (window[0] - offset, window[1] - offset)
         assert "rank 1" in screen_text(app)
         await pilot.press("escape")
-        await drawn(pilot)
         assert isinstance(app.screen, RanksScreen)
         await pilot.press("0")
         assert heat.t1 - heat.t0 == whole

@@ -24,7 +24,7 @@ from kernelscope.timeline.screens.timeline_views.timeline_lines import (
 from kernelscope.timeline.screens.timeline_views.viewport import ZOOM_STEP, Viewport
 
 from .conftest import NSYS_SAMPLES, ZOO_SQLITE_XZ
-from .helpers import drawn, flat, make_app, static_text, wait_until_open
+from .helpers import flat, make_app, static_text, wait_until_open
 
 JOIN = NSYS_SAMPLES / "join_trace.sqlite.xz"
 ZOO_COLUMNS, ZOO_LABELS = 97, 20  # the zoo's lanes on a 120-column terminal
@@ -139,7 +139,6 @@ async def test_keys_move_the_cursor_and_a_chosen_kernel_is_highlighted(
         assert "CUDA API" in flat(static_text(app, "#tl-event"))
         # enter in the Kernels view highlights the top kernel on the timeline.
         await pilot.press("3", "enter")
-        await drawn(pilot)
         top = str(zoo_data.kernels["Name"][0])
         assert pane.chosen_kernel == top
         assert cursor_event(zoo_data, pane.viewport)["name"] == top  # on its first instance

@@ -18,7 +18,7 @@ from kernelscope.tui.app import KernelscopeApp
 from kernelscope.ui.help import HelpScreen
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import drawn, make_app, settle, wait_until_open
+from .helpers import make_app, settle, wait_until_open
 
 
 async def palette_command(pilot: Pilot[object], words: str) -> None:
@@ -69,5 +69,4 @@ async def test_help_export_palette_and_quit(cache_dir: Path,
         assert screen.query_one("#tl-views", TabbedContent).active == "timeline"
         assert screen.query_one(TimelinePane).selected is not None
         await pilot.press("2", "q")
-        await drawn(pilot)
     assert app.return_code == 0

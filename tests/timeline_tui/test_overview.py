@@ -14,7 +14,7 @@ from kernelscope.timeline.model.model import TimelineReport
 from kernelscope.timeline.screens.timeline import VIEW_IDS, TimelineScreen
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import drawn, flat, make_app, overview_text, screen_text, static_text, wait_until_open
+from .helpers import flat, make_app, overview_text, screen_text, static_text, wait_until_open
 
 
 def test_overview_numbers_are_the_models(zoo_report: TimelineReport,
@@ -60,6 +60,5 @@ async def test_title_keys_and_tabs_switch_views(zoo_report: TimelineReport,
         await pilot.press("escape")
         assert tabs.active == VIEW_IDS[-1]
         await pilot.click("#--content-tab-gaps")
-        await drawn(pilot)
         assert tabs.active == "gaps"
         assert "GPU idle gaps" in screen_text(app)

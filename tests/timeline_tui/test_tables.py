@@ -17,7 +17,7 @@ from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 
 from .conftest import ORACLE, ZOO_SQLITE_XZ
-from .helpers import drawn, make_app, screen_text, wait_until_open
+from .helpers import make_app, screen_text, wait_until_open
 
 
 def oracle(report: str) -> list[dict[str, str]]:
@@ -76,7 +76,6 @@ async def kernel_table_top_row_status_and_sorting(pilot: Pilot[object]) -> None:
     assert "sorted by Instances ▲" in screen_text(app)
     first = str(table.ordered_columns[0].key.value)
     await pilot.click("#kernels-table", offset=(2, 0))  # the first header cell
-    await drawn(pilot)
     assert table.sort_key == first
 
 
@@ -116,7 +115,6 @@ async def test_enter_on_a_gap_and_on_a_kernel_opens_the_timeline_there(
         assert "Gap sizes" in text and "100 us-1 ms: 5" in text
         assert f"{zoo_data.gaps.height} gaps" in text
         await pilot.press("enter")
-        await drawn(pilot)
         assert tabs.active == "timeline"
         pane = app.screen.query_one(TimelinePane)
         assert pane.selected == longest
@@ -131,7 +129,6 @@ async def test_enter_on_a_gap_and_on_a_kernel_opens_the_timeline_there(
         names = [str(r["Name"]) for r in table.shown.iter_rows(named=True)]  # type: ignore[union-attr]
         table.move_cursor(row=next(i for i, n in enumerate(names) if n.startswith("scale_small")))
         await pilot.press("enter")
-        await drawn(pilot)
         assert tabs.active == "timeline"
         port = pane.viewport
         assert port.t0 <= int(small["start"].min()) and int(small["end"].max()) <= port.t1

@@ -18,7 +18,7 @@ from kernelscope.timeline.screens.timeline_views.timeline_lines import drawn_lan
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport
 from kernelscope.timeline.screens.widgets.timeline_table import FrameTable
 from tests.nsys import variants as V
-from tests.tui.helpers import drawn, notifications
+from tests.tui.helpers import notifications
 
 from .conftest import ZOO_SQLITE_XZ
 from .helpers import flat, make_app, overview_text, screen_text, static_text, wait_until_open
@@ -49,7 +49,6 @@ async def test_nvtx_ranges_with_gpu_busy_and_enter(variant, cache_dir: Path) -> 
         assert first["Range"] == busy["range"]
         assert f"{busy['gpu_busy_pct']:.1f}" in [str(c) for c in table.get_row_at(0)]
         await pilot.press("enter")
-        await drawn(pilot)
         assert f"NVTX {busy['range']}: {busy['instances']} instance" in screen_text(app)
         lanes = static_text(app, "#tl-lanes")
         assert "NVTX zoo" in lanes
@@ -77,7 +76,6 @@ async def test_no_gpu_work(variant, cache_dir: Path) -> None:  # type: ignore[no
         assert "no GPU work was traced" in flat(static_text(app, "#overview-body"))
         notes = notifications(app)
         await pilot.press("2", "g")
-        await drawn(pilot)
         assert app.screen.query_one(TimelinePane).selected is None
         assert "No GPU idle gap of 100 us or more." in notes
         await pilot.press("3")

@@ -33,7 +33,6 @@ async def error_shown(path: Path) -> str:
         await pilot.press("escape")  # nothing to go back to
         assert isinstance(app.screen, ErrorScreen)
         await pilot.press("q")
-        await drawn(pilot)
         assert not app.is_running
     assert " ".join((app.fatal_error or "").split()) == " ".join(text.split())  # exit 2
     return " ".join(text.split())
@@ -186,7 +185,6 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         await settle(pilot)
         target = zoo_rows[-1]
         await pilot.press("ctrl+p")
-        await drawn(pilot)
         await pilot.press(*str(target["id"]))
         await settle(pilot)
         await pilot.press("enter")
@@ -195,7 +193,6 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         assert isinstance(screen, KernelDetailScreen)
         assert screen.kernel_id == target["id"]
         await pilot.press("ctrl+p")
-        await drawn(pilot)
         await pilot.press(*"pane 5")
         await settle(pilot)
         await pilot.press("enter")
@@ -203,7 +200,6 @@ async def test_palette_jumps_to_a_kernel_and_a_pane(zoo_rows) -> None:
         assert screen.query_one(TabbedContent).active == "stalls"
         # From the detail, a kernel jump stays in the detail and keeps the pane.
         await pilot.press("ctrl+p")
-        await drawn(pilot)
         await pilot.press(*f"kernel {zoo_rows[0]['id']}:")
         await settle(pilot)
         await pilot.press("enter")
@@ -236,7 +232,6 @@ async def test_help_opened_while_loading_gives_way_to_the_list(held_open: thread
         assert isinstance(app.screen, LoadingScreen)
         assert f"Opening {app.report_path.name}" in screen_text(app)
         await pilot.press("question_mark")
-        await drawn(pilot)
         assert isinstance(app.screen, HelpScreen)
         held_open.set()
         await settle(pilot)

@@ -101,7 +101,6 @@ async def test_sort_steps_through_shown_columns_only() -> None:
         table.focus()
         await pilot.press("s")
         await pilot.press("s")
-        await drawn(pilot)
         assert table.sort_title == "Name"
         assert "sorted by Name ▲" in str(app.query_one("#view .frame-status").render())
 

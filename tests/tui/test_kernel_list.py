@@ -16,7 +16,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, Takes, batches_by_hand, drawn, pending_done_now, screen_text, settle
+from .helpers import SAMPLES, Takes, batches_by_hand, pending_done_now, screen_text, settle
 
 
 def shown_ids(app) -> list[int]:
@@ -149,11 +149,9 @@ async def test_sort_keys_header_click_and_the_rows_drawn(zoo_rows) -> None:
         header = screen_text(app).splitlines()[1]
         x = header.index("SM %")
         await pilot.click(offset=(x + 1, 1))
-        await drawn(pilot)
         by_sm = sorted(zoo_rows, key=lambda r: -float(r["sm_pct"]))
         assert shown_ids(app) == [r["id"] for r in by_sm]
         await pilot.click(offset=(x + 1, 1))
-        await drawn(pilot)
         assert shown_ids(app) == [r["id"] for r in reversed(by_sm)]
 
 
@@ -217,7 +215,6 @@ async def test_enter_and_clicks_open_a_kernel(zoo_rows) -> None:
         assert table.cursor_row == 1
         # One click highlights a row; a click on the highlighted row opens it.
         await pilot.click(DataTable, offset=(8, 3))
-        await drawn(pilot)
         assert isinstance(app.screen, KernelListScreen)
         assert shown_ids(app)[table.cursor_row] == zoo_rows[2]["id"]
         await pilot.click(DataTable, offset=(8, 3))
@@ -336,7 +333,6 @@ async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[n
         assert isinstance(screen, KernelListScreen)
         assert len(screen.rows.listed) == stop + 1
         await pilot.press("end")
-        await drawn(pilot)
         # (no share while loading; the columns are laid out again once every kernel is read)
         assert row_words(app, stop) == words
         await pilot.press("home")
@@ -352,7 +348,6 @@ async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[n
                                   "3.44", "0.76", "0.03", "6.21", "launch-bound", "⚠",
                                   "grid-too-small"]
     await pilot.press("end")
-    await drawn(pilot)
     assert row_words(app, 0) == []
     assert row_words(app, 969)[:5] == ["969", "ml_add_256k", "3.01", "us", "0.09"]
     assert row_words(app, 999) == ["999", "ml_copy_2m_f4", "5.95", "us", "0.17", "18",
