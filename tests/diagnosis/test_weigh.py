@@ -9,7 +9,8 @@ import pytest
 
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis import with_time_share
-from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag, evolved
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
+from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag
 from tests.diagnosis.conftest import find, kernels_of
 

@@ -12,14 +12,13 @@ from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.flags import Found, Missing, checks
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
     Bottleneck,
     Diagnosis,
     Flag,
     GuardRail,
-    evolved,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from kernelscope.core.findings import Evidenced, Finding
 from kernelscope.core.jsonsafe import attributes
@@ -60,24 +60,6 @@ Flag = Finding
 findings model (``kernelscope.core.findings.Finding``): ``advice`` is the remedy, ``rule`` and
 ``speedup`` the matching NCU rule and its estimated speedup (%), ``found_severity`` the
 severity the check found before the kernel's share of the time weighed it."""
-
-
-_Frozen = TypeVar("_Frozen")
-
-
-def evolved(obj: _Frozen, **changes: Any) -> _Frozen:
-    """``dataclasses.replace(obj, **changes)`` for the diagnosis' frozen dataclasses (the flags,
-    the bottleneck, the diagnosis: no ``__post_init__``, every field set by ``__init__``, no
-    value cached beside the fields): the fields copied in one go rather than passed through
-    ``__init__`` one at a time, for the weighing that remakes every flag of every launch."""
-    fields = obj.__dict__
-    if not changes.keys() <= fields.keys():
-        raise TypeError(f"{type(obj).__name__} has no field {sorted(changes.keys() - fields)}")
-    new: _Frozen = object.__new__(type(obj))  # type: ignore[call-overload]
-    made = new.__dict__
-    made.update(fields)
-    made.update(changes)
-    return new
 
 
 def flag_dict(flag: Finding) -> dict[str, Any]:

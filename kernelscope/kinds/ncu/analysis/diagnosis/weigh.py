@@ -16,7 +16,8 @@ from __future__ import annotations
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail, evolved
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
 MINOR_TIME_SHARE = "minor-time-share"
