@@ -59,6 +59,16 @@ def test_one_time_coverage_matches_brute_force(ivs: list[tuple[int, int]], a: in
 
 
 @settings(max_examples=200, deadline=None)
+@given(intervals, st.lists(st.one_of(st.none(), st.integers(-50, 1300)), max_size=12))
+def test_each_time_coverage_matches_brute_force(ivs: list[tuple[int, int]],
+                                                times: list[int | None]) -> None:
+    """``covered_at_each``, the Python lookup of a few times, 0 for a null time."""
+    cov = Coverage.from_intervals(frame(ivs))
+    assert cov.covered_at_each(times) == [
+        0 if t is None else union_busy(ivs, -(10**9), t) for t in times]
+
+
+@settings(max_examples=200, deadline=None)
 @given(intervals, st.lists(st.integers(-50, 1300), min_size=1, max_size=12))
 def test_overlap_sum_counts_concurrent_work_twice(ivs, points) -> None:
     got = overlap_sum_until(frame(ivs), pl.Series(points, dtype=pl.Int64)).to_list()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -55,24 +54,9 @@ def extent(frames: list[pl.DataFrame]) -> tuple[int, int]:
 
 def covered_in(cover: Coverage, starts: pl.Series, ends: pl.Series) -> pl.Series:
     """The time ``cover`` covers inside each [start, end)."""
-    both = covered_until(cover, pl.concat([ends.cast(I64), starts.cast(I64)]).to_list())
+    both = cover.covered_at_each(pl.concat([ends.cast(I64), starts.cast(I64)]).to_list())
     n = ends.len()
     return pl.Series([a - b for a, b in zip(both[:n], both[n:], strict=True)], dtype=I64)
-
-
-def covered_until(cover: Coverage, times: Sequence[int | None]) -> list[int]:
-    """``Coverage.covered_until`` (0 for a null time) of a rank's few hundred times, looked
-    up in Python: a lookup in frames is ten frame operations, each with a fixed cost above
-    this whole loop's (not so for thousands: the busy curve's 4,097 points)."""
-    if not cover.count:
-        return [0] * len(times)
-    starts, ends, before = cover.starts.to_list(), cover.ends.to_list(), cover.before.to_list()
-    out: list[int] = []
-    for t in times:
-        i = -1 if t is None else bisect_right(starts, t) - 1
-        out.append(0 if t is None or i < 0
-                   else before[i] + min(max(t - starts[i], 0), ends[i] - starts[i]))
-    return out
 
 
 def overlap(outer: Coverage, intervals: Coverage) -> int:
