@@ -140,7 +140,8 @@ def bind(edges: pl.DataFrame) -> pl.DataFrame:
     """The gap of every start edge: measured for the one that decided the start (the
     greatest ``key``), ``least`` for the others."""
     order = edges.select(pl.arg_sort_by(  # stable: ties in the edges' order, and quicker
-        "dst", "key", descending=[False, True], maintain_order=True)).to_series()
+        "dst", "key", descending=[False, True], maintain_order=True, multithreaded=False)
+    ).to_series()
     edges = edges.select(pl.col("src", "dst", "etype", "from_start", "measured", "least")
                          .gather(order))
     deciding = (pl.col("dst") != pl.col("dst").shift(1)).fill_null(True)  # sorted: first

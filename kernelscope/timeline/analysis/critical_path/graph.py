@@ -70,8 +70,11 @@ from kernelscope.timeline.analysis.steps import STEP_SCHEMA, report_steps
 from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.Categorical, "name": pl.Categorical, "start": pl.Int64,
-               "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64, "row": pl.Int64,
-               "corr": pl.Int64, "prio": pl.Int8}
+               "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64}
+IDS = {"row": pl.Int64, "corr": pl.Int64}
+"""Beside a call's node columns: its row in the API table and its correlation id; beside an
+operation's: its correlation id twice (read by the launch and event edges, from the frames
+the nodes are gathered from: not gathered into the nodes)."""
 
 
 SYNC_BESIDE_NODES = 500_000
@@ -139,17 +142,18 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     ranges = cpu_ranges(report, extra_ranges)
     steps = report_steps(report, hold_work=False)
     calls, markers, outer, steps = _cpu_nodes(report, steps)
+    ops = _gpu_nodes(report)
     n_cpu = calls.height + markers.height
-    nodes = merged(calls, markers, _gpu_nodes(report)).with_row_index("node").with_columns(
-        pl.col("node").cast(pl.Int64))
-    del calls, markers  # copied into the nodes: freed for what follows
-    launch = _launch_edges(nodes, outer, n_cpu)
-    del outer  # a row per API call (20 MB on the 300k-kernel trace): freed for what follows
+    nodes = merged(calls.select(*NODE_SCHEMA), markers, ops.select(*NODE_SCHEMA))
+    nodes.insert_column(0, pl.int_range(nodes.height, eager=True, dtype=pl.Int64).alias("node"))
+    launch = _launch_edges(nodes, calls["row"], ops.select("pid", "row"), outer, n_cpu)
+    events = _event_calls(calls, report.sync)
+    del calls, markers, ops, outer  # copied into the nodes, or read: freed for what follows
     with alongside(lambda: sync_edges(nodes, launch),  # two polars parts at once
                 in_line=nodes.height < SYNC_BESIDE_NODES) as synced:
         edges = pl.concat([_chain_edges(nodes.slice(0, n_cpu), THREAD),
                            _chain_edges(nodes.slice(n_cpu), STREAM), launch,
-                           _event_edges(nodes, launch, report.sync)])
+                           _event_edges(nodes, launch, events)])
         latency = launch_latency(nodes, launch)
         edges = with_gaps(nodes, edges, latency)
         edges = pl.concat([edges, with_gaps(nodes, cross_edges(nodes, edges), latency)])
@@ -162,7 +166,7 @@ def build_graph(report: TimelineReport, extra_ranges: pl.DataFrame | None = None
     steps = step_nodes(nodes, steps)
     kernels = nodes["name"].filter(nodes["kind"] == "kernel")
     nodes = nodes.with_columns(own_kinds(kernels).alias("own_kind"))
-    return Graph(nodes.drop("row", "prio", "corr"), edges.select(
+    return Graph(nodes, edges.select(
         "src", "dst", "etype", "from_start", pl.col("to_end").fill_null(False), "gap"),
         steps, ranges, latency)
 
@@ -189,23 +193,21 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
             pl.lit(CPU, pl.Int8).alias("cls"), pl.lit("api").alias("kind"),
             pl.col("api").alias("name"), "start", "end", pl.col("global_tid").alias("lane"),
             pid_of(pl.col("global_tid")).alias("pid"), "row",
-            pl.col("correlation_id").alias("corr"), pl.lit(2, pl.Int8).alias("prio"))],
+            pl.col("correlation_id").alias("corr"))],
         engine="in-memory")
     if not steps.height:
         steps = _whole_trace(report, nodes)
     marks = [steps.lazy().select(
         pl.lit(MARK, pl.Int8).alias("cls"), pl.lit(kind).alias("kind"), "name",
         pl.col(at).alias("start"), pl.col(at).alias("end"), lane,
-        pid_of(pl.col("global_tid")).alias("pid"), pl.lit(None, pl.Int64).alias("row"),
-        pl.lit(None, pl.Int64).alias("corr"),
-        pl.lit(prio, pl.Int8).alias("prio"))
+        pid_of(pl.col("global_tid")).alias("pid"), pl.lit(prio, pl.Int8).alias("prio"))
         for kind, at, prio, lane in (
             ("step begin", "start", 1, pl.col("global_tid").alias("lane")),
             ("step end", "end", 0, pl.when(pl.col("name").is_null()).then(WHOLE_TRACE_LANE)
              .otherwise(pl.col("global_tid")).alias("lane")))]
     markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks]  # type: ignore[arg-type]
                         ).collect(engine="in-memory")  # one query
-    return nodes.cast(NODE_SCHEMA), markers, outer, steps  # type: ignore[arg-type]
+    return nodes.cast({**NODE_SCHEMA, **IDS}), markers, outer, steps  # type: ignore[arg-type]
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
@@ -228,14 +230,13 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
                                         ("memcpy", report.memcpy, "operation"),
                                         ("memset", report.memset, "operation"))]
     ops = pl.concat(parts).sort(  # stable: each table comes in order of start (fast)
-        "device_id", "stream_id", "start", maintain_order=True)
+        "device_id", "stream_id", "start", maintain_order=True, multithreaded=False)
     return ops.select(
         pl.lit(GPU, pl.Int8).alias("cls"), "kind", "name", "start", "end",
         (pl.col("device_id") * LANES_PER_DEVICE + pl.col("stream_id")).alias("lane"),
         pid_of(pl.col("global_pid")).alias("pid"),
         pl.col("correlation_id").alias("row"), pl.col("correlation_id").alias("corr"),
-        pl.lit(3, pl.Int8).alias("prio"),
-    ).cast(NODE_SCHEMA).collect(engine="in-memory")  # type: ignore[arg-type]  # one query
+    ).cast({**NODE_SCHEMA, **IDS}).collect(engine="in-memory")  # type: ignore[arg-type]  # one query
 
 
 def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
@@ -249,15 +250,18 @@ def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:
                                                 ).collect(engine="in-memory")
 
 
-def _launch_edges(nodes: pl.DataFrame, outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
+def _launch_edges(nodes: pl.DataFrame, call_rows: pl.Series, ops: pl.DataFrame,
+                  outer: pl.DataFrame, n_cpu: int) -> pl.DataFrame:
     """Launching call (start) -> its GPU operation, through correlation ids (joined on one
     Int64 key where the ids fit, ``_call_keys``: 2.5 times quicker than on two columns; merged
     in order of key where that gives the same rows, ``_looked_up``), and the call's outermost
-    row to its node by a lookup table (a gather, not a join)."""
-    calls = nodes.slice(0, n_cpu).select(pl.col("row").alias("call_row"),
-                                         pl.col("node").alias("src")).drop_nulls("call_row")
-    ops = nodes.slice(n_cpu).select("pid", pl.col("row").alias("correlation_id"),
-                                    pl.col("node").alias("dst"))
+    row to its node by a lookup table (a gather, not a join). ``call_rows``: the calls' rows
+    in the API table, in their order; ``ops``: the operations' pid and correlation id (row),
+    in the order of their nodes, which come after the ``n_cpu`` CPU nodes."""
+    calls = pl.DataFrame([call_rows.alias("call_row"), (nodes["cls"].slice(0, n_cpu) == CPU)
+                          .arg_true().cast(pl.Int64).alias("src")])  # the calls' nodes, in order
+    ops = ops.select("pid", pl.col("row").alias("correlation_id"), pl.int_range(
+        n_cpu, n_cpu + ops.height, dtype=pl.Int64).alias("dst"))
     on = ["pid", "correlation_id"]
     if _keyable(ops) and _keyable(outer):
         ops, outer, on = _call_keys(ops, "dst"), _call_keys(outer, "row"), ["key"]
@@ -322,23 +326,33 @@ def _launches(nodes: pl.DataFrame, launch: pl.DataFrame) -> pl.DataFrame:
     return launch.join(calls, on="src").join(ops, on="dst").sort("at")
 
 
-def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame, sync: pl.DataFrame
-                 ) -> pl.DataFrame:
-    """``cudaEventRecord`` … ``cudaStreamWaitEvent`` of one thread: the last operation
-    launched before the record -> the first launched after the wait on the stream that
-    waits (named by the trace's synchronisation record of the wait), or, where no record
-    names it, the first launched after the wait on another stream."""
-    calls = nodes.select("cls", "name", "lane", "start", "end", "pid", "corr")  # no copy
+def _event_calls(calls: pl.DataFrame, sync: pl.DataFrame
+                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``cudaEventRecord`` calls (tid, rec_at: their start) and the
+    ``cudaStreamWaitEvent`` calls (tid, start, end, pid, corr and wait_lane: the stream that
+    waits, where the trace's synchronisation record of the wait names it) of ``calls`` (the
+    API calls' node columns and correlation ids, in order)."""
+    calls = calls.select("name", "lane", "start", "end", "pid", "corr")  # no copy
 
     def cpu_named(pattern: str) -> pl.DataFrame:  # one filter: only those calls copied
-        return calls.filter((pl.col("cls") == CPU)
-                            & named(nodes["name"], pl.col("name").str.contains(pattern)))
+        return calls.filter(named(calls["name"], pl.col("name").str.contains(pattern)))
 
     records = cpu_named("EventRecord").select(pl.col("lane").alias("tid"),
                                               pl.col("start").alias("rec_at")).sort("rec_at")
     waits = cpu_named("StreamWaitEvent").select(
         pl.col("lane").alias("tid"), "start", "end", "pid", "corr").join(
         _waiting_lanes(sync), on=["pid", "corr"], how="left").sort("start")
+    return records, waits
+
+
+def _event_edges(nodes: pl.DataFrame, launch: pl.DataFrame,
+                 calls: tuple[pl.DataFrame, pl.DataFrame]) -> pl.DataFrame:
+    """``cudaEventRecord`` … ``cudaStreamWaitEvent`` of one thread (``calls``: those two,
+    ``_event_calls``): the last operation launched before the record -> the first launched
+    after the wait on the stream that waits (named by the trace's synchronisation record of
+    the wait), or, where no record names it, the first launched after the wait on another
+    stream."""
+    records, waits = calls
     if not records.height or not waits.height:
         return pl.DataFrame(schema=EDGE_SCHEMA)
     launches = _launches(nodes, launch).select("tid", "at", "dst", "op_lane")

@@ -19,7 +19,8 @@ def in_call_order(calls: pl.DataFrame) -> bool:
 
 
 def merged(calls: pl.DataFrame, markers: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
-    """``calls`` (in order of lane and start) and the step ``markers`` in one frame in order
+    """``calls`` (in order of lane and start) and the step ``markers`` (their columns and a
+    prio, not kept: 0 for a step's end, 1 for a begin; a call's is 2) in one frame in order
     of lane, start and prio (a marker before a call of its lane and time), as a stable sort
     of the two would put them, then ``after`` as it is (the GPU operations): the calls keep
     their order and each marker goes before the first call of its lane not earlier than it
@@ -31,7 +32,8 @@ def merged(calls: pl.DataFrame, markers: pl.DataFrame, after: pl.DataFrame) -> p
     keys = [calls["lane"], calls["start"], markers["lane"], markers["start"]]
     n, m = calls.height, markers.height
     if any(key.null_count() for key in keys):  # nulls sort first: the general sort
-        order = pl.concat([calls, markers]).select(pl.arg_sort_by(
+        order = pl.concat([calls.select("lane", "start", pl.lit(2, pl.Int8).alias("prio")),
+                           markers.select("lane", "start", "prio")]).select(pl.arg_sort_by(
             "lane", "start", "prio", maintain_order=True)).to_series().cast(pl.Int64)
     else:
         before = calls_before(calls, markers)  # non-decreasing: markers are in order
@@ -42,7 +44,7 @@ def merged(calls: pl.DataFrame, markers: pl.DataFrame, after: pl.DataFrame) -> p
                       pl.int_range(n + m, eager=True, dtype=pl.Int64) - markers_so_far)
     order = pl.concat([order, pl.int_range(n + m, n + m + after.height, eager=True,
                                            dtype=pl.Int64)])
-    every = pl.concat([calls, markers, after])
+    every = pl.concat([calls, markers.drop("prio"), after])
     return every.select(pl.all().gather(order))
 
 
