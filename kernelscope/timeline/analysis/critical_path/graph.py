@@ -71,10 +71,10 @@ from kernelscope.timeline.model.model import TimelineReport, pid_of
 
 NODE_SCHEMA = {"cls": pl.Int8, "kind": pl.Categorical, "name": pl.Categorical, "start": pl.Int64,
                "end": pl.Int64, "lane": pl.Int64, "pid": pl.Int64}
-IDS = {"row": pl.Int64, "corr": pl.Int64}
-"""Beside a call's node columns: its row in the API table and its correlation id; beside an
-operation's: its correlation id twice (read by the launch and event edges, from the frames
-the nodes are gathered from: not gathered into the nodes)."""
+WITH_IDS = {**NODE_SCHEMA, "row": pl.Int64, "corr": pl.Int64}
+"""Beside a call's node columns its row in the API table and its correlation id, beside an
+operation's its correlation id twice: read by the launch and event edges from the frames the
+nodes are gathered from, not gathered into the nodes."""
 
 
 SYNC_BESIDE_NODES = 500_000
@@ -207,7 +207,7 @@ def _cpu_nodes(report: TimelineReport, steps: pl.DataFrame
              .otherwise(pl.col("global_tid")).alias("lane")))]
     markers = pl.concat([m.cast(NODE_SCHEMA) for m in marks]  # type: ignore[arg-type]
                         ).collect(engine="in-memory")  # one query
-    return nodes.cast({**NODE_SCHEMA, **IDS}), markers, outer, steps  # type: ignore[arg-type]
+    return nodes.cast(WITH_IDS), markers, outer, steps  # type: ignore[arg-type]
 
 
 def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
@@ -236,7 +236,7 @@ def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
         (pl.col("device_id") * LANES_PER_DEVICE + pl.col("stream_id")).alias("lane"),
         pid_of(pl.col("global_pid")).alias("pid"),
         pl.col("correlation_id").alias("row"), pl.col("correlation_id").alias("corr"),
-    ).cast({**NODE_SCHEMA, **IDS}).collect(engine="in-memory")  # type: ignore[arg-type]  # one query
+    ).cast(WITH_IDS).collect(engine="in-memory")  # type: ignore[arg-type]  # one query
 
 
 def _chain_edges(part: pl.DataFrame, etype: int) -> pl.DataFrame:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.eager import filled, take
+from kernelscope.timeline.analysis.critical_path.gaps import asof_by, one_value
 from kernelscope.timeline.analysis.critical_path.vocabulary import (
     CPU,
     GPU,
@@ -58,10 +59,9 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
                                       ).collect(engine="in-memory")
     waited = ((pl.col("op_end") > pl.col("start"))
               & (pl.col("at").is_null() | (pl.col("at") <= pl.col("start")))).fill_null(False)
-    decided = calls.sort("end").join_asof(
-        ops.lazy().sort("op_end"), left_on="end", right_on="op_end", by="pid",
-        strategy="backward", check_sortedness=False
-    ).with_columns(waited.alias("waited")).with_columns(
+    decided = asof_by(calls.sort("end"), ops.lazy().sort("op_end"), "pid",
+                      one_value(nodes["pid"]), left_on="end", right_on="op_end"
+                      ).with_columns(waited.alias("waited")).with_columns(
         pl.when(pl.col("waited")).then(pl.col("end") - pl.col("op_end"))
         .otherwise(pl.col("end") - pl.col("start")).alias("r")).collect(engine="in-memory")
     waits = decided.filter(pl.col("waited"))
