@@ -27,12 +27,17 @@ def test_asof_by_gives_the_join_by_the_column(
     right = ops.select(pl.col("node").alias("other"), "pid", "lane",
                        pl.col("end").alias("other_end")).lazy().sort("other_end")
     for by in ("pid", "lane"):  # one value (joined without it), then several (with it)
-        got = asof_by(left, right, by, one_value(ops[by]), left_on="start",
+        got = asof_by(left, right, {by: one_value(ops[by])}, left_on="start",
                       right_on="other_end").collect()
         expected = _by_join(left, right, by)
         assert got.columns == expected.columns
         assert got.equals(expected)
         assert got["other"].null_count() < got.height  # the join found rows
+    both = asof_by(left, right, {"pid": True, "lane": False}, left_on="start",
+                   right_on="other_end").collect()
+    expected = left.join_asof(right, left_on="start", right_on="other_end", by=["pid", "lane"],
+                              strategy="backward", check_sortedness=False).collect()
+    assert both.equals(expected)
 
 
 def test_one_value() -> None:

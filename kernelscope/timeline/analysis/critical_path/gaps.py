@@ -68,7 +68,7 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     ends = ops.select(pl.col("node").alias("src"), pl.col("device"),
                       pl.col("lane").alias("src_lane"),
                       pl.col("end").alias("src_end")).sort("src_end")
-    found = asof_by(late, ends, "device", one_value(gpu["lane"] // LANES_PER_DEVICE),
+    found = asof_by(late, ends, {"device": one_value(gpu["lane"] // LANES_PER_DEVICE)},
                     left_on="start", right_on="src_end")
     return found.filter(
         (pl.col("src_lane") != pl.col("lane")) & (pl.col("src_end") > pl.col("floor"))
@@ -117,7 +117,7 @@ def with_wakes(nodes: pl.DataFrame, edges: pl.DataFrame, latency: int) -> pl.Dat
                               pl.col("lane").alias("other_lane"))
     if not _rising(cpu["end"]):  # ends one after another: already in the sort's order
         calls = calls.sort("other_end")
-    wakes = asof_by(resumed, calls, "pid", one_value(cpu["pid"]), left_on="start",
+    wakes = asof_by(resumed, calls, {"pid": one_value(cpu["pid"])}, left_on="start",
                     right_on="other_end").filter(
         (pl.col("other_lane") != pl.col("lane")) & (pl.col("other_end") > pl.col("idle_from"))
     ).select(pl.col("other").alias("src"), "dst", pl.lit(WAKE, pl.Int8).alias("etype"),
@@ -135,16 +135,16 @@ def one_value(values: pl.Series) -> bool:
     return not values.null_count() and values.min() == values.max()
 
 
-def asof_by(left: pl.LazyFrame, right: pl.LazyFrame, by: str, same: bool, **on: str
+def asof_by(left: pl.LazyFrame, right: pl.LazyFrame, by: dict[str, bool], **on: str
             ) -> pl.LazyFrame:
-    """``left.join_asof(right, by=by, strategy="backward")`` (both sorted on ``on``'s
-    columns), joined without ``by`` where every row of both has the same one (``same``):
-    the same rows, without polars' grouping of the right side by ``by`` (8-10 ms less for
-    the 300k-kernel trace's 818,000 calls or 311,000 operations)."""
-    if same:
-        return left.join_asof(right.drop(by), strategy="backward", check_sortedness=False,
-                              **on)  # type: ignore[arg-type]
-    return left.join_asof(right, by=by, strategy="backward", check_sortedness=False,
+    """``left.join_asof(right, by=list(by), strategy="backward")`` (both sorted on ``on``'s
+    columns), joined without each column of ``by`` that every row of both holds one value of
+    (its value in ``by``: True): the same rows, without polars' grouping of the right side by
+    that column (8-10 ms less for the 300k-kernel trace's 818,000 calls or 311,000
+    operations, all of one process and device)."""
+    kept = [name for name, same in by.items() if not same]
+    return left.join_asof(right.drop(name for name, same in by.items() if same),
+                          by=kept or None, strategy="backward", check_sortedness=False,
                           **on)  # type: ignore[arg-type]
 
 

@@ -59,14 +59,15 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
                                       ).collect(engine="in-memory")
     waited = ((pl.col("op_end") > pl.col("start"))
               & (pl.col("at").is_null() | (pl.col("at") <= pl.col("start")))).fill_null(False)
-    decided = asof_by(calls.sort("end"), ops.lazy().sort("op_end"), "pid",
-                      one_value(nodes["pid"]), left_on="end", right_on="op_end"
+    one_process = one_value(nodes["pid"])
+    decided = asof_by(calls.sort("end"), ops.lazy().sort("op_end"), {"pid": one_process},
+                      left_on="end", right_on="op_end"
                       ).with_columns(waited.alias("waited")).with_columns(
         pl.when(pl.col("waited")).then(pl.col("end") - pl.col("op_end"))
         .otherwise(pl.col("end") - pl.col("start")).alias("r")).collect(engine="in-memory")
     waits = decided.filter(pl.col("waited"))
     edges = [waits.select(pl.col("op").alias("src"), pl.col("node").alias("dst"),
-                          pl.col("r").alias("gap")), _device_waits(decided, ops)]
+                          pl.col("r").alias("gap")), _device_waits(decided, ops, one_process)]
     own = filled(None, nodes.height).scatter(
         waits["node"], waits["r"]).alias("own")  # a node's number is its row
     out = pl.concat(edges).lazy().unique(["src", "dst"], keep="first", maintain_order=True
@@ -76,11 +77,13 @@ def sync_edges(nodes: pl.DataFrame, launch: pl.DataFrame) -> tuple[pl.DataFrame,
     return out.collect(engine="in-memory"), own
 
 
-def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
+def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame, one_process: bool
+                  ) -> pl.DataFrame:
     """A device synchronise -> the last operation launched on every stream before it; a
     stream or event synchronise that waited -> the same, where that operation ended while
     the call waited (the trace does not say which stream or event it named: one that
-    another stream waited on through an event is among them)."""
+    another stream waited on through an event is among them). ``one_process``: every node's
+    pid is the same."""
     is_device = pl.col("name").cast(pl.String).str.contains(DEVICE_WAITS)
     device = decided.filter(is_device | pl.col("waited")).select(
         "node", "pid", "start", "end", "r", is_device.alias("device"))
@@ -91,9 +94,8 @@ def _device_waits(decided: pl.DataFrame, ops: pl.DataFrame) -> pl.DataFrame:
     lanes = launched.select("pid", "lane").unique(maintain_order=True)  # the same order in
     probes = device.lazy().join(lanes, on="pid", maintain_order="left_right").with_columns(
         (pl.col("start") - 1).alias("probe")).sort("probe", maintain_order=True)  # every run
-    found = probes.join_asof(launched.sort("at"), left_on="probe", right_on="at",
-                             by=["pid", "lane"], strategy="backward",
-                             check_sortedness=False).drop_nulls("src")
+    found = asof_by(probes, launched.sort("at"), {"pid": one_process, "lane": False},
+                    left_on="probe", right_on="at").drop_nulls("src")
     found = found.filter(pl.col("device") | (pl.col("op_end") > pl.col("start")))
     return found.select("src", pl.col("node").alias("dst"),
                         pl.min_horizontal("r", pl.col("end") - pl.col("op_end")).alias("gap")
