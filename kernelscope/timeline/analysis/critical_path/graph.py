@@ -266,9 +266,13 @@ def _launch_edges(nodes: pl.DataFrame, call_rows: pl.Series, ops: pl.DataFrame,
     if _keyable(ops) and _keyable(outer):
         ops, outer, on = _call_keys(ops, "dst"), _call_keys(outer, "row"), ["key"]
     linked = _looked_up(ops, outer) if on == ["key"] else None
-    if linked is None:
+    if linked is not None:  # in order of key, each an operation's: a repeat is the next row
+        keys = linked["key"]
+        repeated = bool((keys.slice(1) == keys.slice(0, max(keys.len() - 1, 0))).any())
+    else:
         linked = ops.join(outer, on=on)
-    if linked["dst"].n_unique() != linked.height:  # a correlation id on several calls: one
+        repeated = linked["dst"].n_unique() != linked.height
+    if repeated:  # a correlation id on several calls: one
         linked = ops.join(outer.unique(on), on=on)
     node_of_row = filled(-1, max(outer.height, 1)).scatter(
         calls["call_row"], calls["src"])  # every call's row is a row of ``outer``
