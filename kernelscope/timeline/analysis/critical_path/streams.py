@@ -167,7 +167,8 @@ def _numbered(pairs: pl.DataFrame, read: pl.Series, n: int) -> pl.DataFrame:
                | (link.shift(1) == -1) | pl.lit(read_flag).gather(pl.col("slot")).shift(1)
                ).fill_null(True)
     return pairs.with_columns(run=new_run.cum_sum().cast(pl.Int64) - 1).select(
-        "slot", "link", "chain", "first", "x", "y", "run")
+        "slot", "link", pl.col("chain").set_sorted(), "first", "x", "y",
+        pl.col("run").set_sorted())  # both numbered in order: sorted (a group-by partitions)
 
 
 def _reads(chains: Chains, s_dst: pl.Series, e_dst: pl.Series) -> pl.DataFrame:
