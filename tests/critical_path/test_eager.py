@@ -10,6 +10,7 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.eager import (
     at_least,
     filled,
+    positions,
     run_starts,
     shifted,
     take,
@@ -32,6 +33,7 @@ def test_each_step_gives_what_its_polars_expression_gives(
     late = (dst % 3 == 0).alias("late")
     lanes = graph.nodes["lane"].gather(src)  # runs of equal values, as the edges give them
     gappy = pl.select(pl.when(late).then(None).otherwise(src - 50)).to_series()  # nulls, < 0
+    kept = gappy.filter(gappy >= 0)
     for got, expected in (
             (where(late, src, dst), pl.select(pl.when(late).then(src).otherwise(dst))),
             (where(late, src, -1), pl.select(pl.when(late).then(src).otherwise(-1))),
@@ -40,6 +42,8 @@ def test_each_step_gives_what_its_polars_expression_gives(
             (at_least(src - 50, 0), (src - 50).clip(0)),
             (take(start, dst), start.gather(dst)),
             (take(start, gappy), start.gather(gappy)),
+            (take(start, positions(dst)), start.gather(dst)),
+            (take(start, positions(kept)), start.gather(kept)),
             (take(start, gappy.filter(gappy.is_null())), start.gather(gappy.filter(late))),
             (run_starts(lanes), (lanes != lanes.shift(1)).fill_null(True)),
             (run_starts(lanes.head(0)), (lanes != lanes.shift(1)).fill_null(True).head(0)),

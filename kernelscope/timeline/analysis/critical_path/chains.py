@@ -16,7 +16,13 @@ from functools import cached_property
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.eager import at_least, filled, take, where
+from kernelscope.timeline.analysis.critical_path.eager import (
+    at_least,
+    filled,
+    positions,
+    take,
+    where,
+)
 from kernelscope.timeline.analysis.critical_path.ints import column, ints
 from kernelscope.timeline.analysis.critical_path.vocabulary import THREAD
 
@@ -63,12 +69,27 @@ class Chains:
     @cached_property
     def member_at(self) -> pl.Series:
         """``member_pos`` where a gather can read it (0 for a head: read, then not used)."""
-        return at_least(self.member_pos, 0)
+        return positions(at_least(self.member_pos, 0))
 
     @cached_property
     def end_at(self) -> pl.Series:
         """``end_pos`` where a gather can read it (0 for a node without an end event)."""
-        return at_least(self.end_pos, 0)
+        return positions(at_least(self.end_pos, 0))
+
+    @cached_property
+    def head_at(self) -> pl.Series:
+        """``head`` as ``positions``."""
+        return positions(self.head)
+
+    @cached_property
+    def head_pos_at(self) -> pl.Series:
+        """``head_pos`` as ``positions``."""
+        return positions(self.head_pos)
+
+    @cached_property
+    def single_at(self) -> pl.Series:
+        """``single`` as ``positions``."""
+        return positions(self.single)
 
     @cached_property
     def pair_at(self) -> tuple[pl.Series, pl.Series] | None:
@@ -76,7 +97,7 @@ class Chains:
         None where no event has a pair."""
         if not (self.pair >= 0).any():
             return None
-        first = at_least(self.pair, 0)  # a pair means two start edges or more: 0 and 1 exist
+        first = positions(at_least(self.pair, 0))  # a pair: two start edges or more, 0 and 1
         return first, first + 1
 
     @cached_property
@@ -96,29 +117,39 @@ class Chains:
             for at in self.pair_at)
 
     @cached_property
+    def paired(self) -> tuple[pl.Series, pl.Series, pl.Series, pl.Series, pl.Series]:
+        """The events with a pair (``pair_at`` not None): which they are (a mask of
+        ``order``), their nodes, their first edges' positions (``pair``), and the slots of
+        their two edges' sources as ``positions``."""
+        has = self.pair >= 0
+        first, second = (positions(slot.filter(has)) for slot in self.pair_slot_series)
+        return has, column(self.order).filter(has) // 2, self.pair.filter(has), first, second
+
+    @cached_property
     def pair_lag(self) -> tuple[pl.Series, pl.Series] | None:
         """Per event where ``fold`` reads its pair of edges' lags (``_lag_index``)."""
         if self.pair_at is None:
             return None
-        return tuple(_lag_index(self, take(self.s_src, at),  # type: ignore[return-value]
-                                take(self.s_from_start, at)) for at in self.pair_at)
+        return tuple(positions(_lag_index(  # type: ignore[return-value]
+            self, take(self.s_src, at), take(self.s_from_start, at))) for at in self.pair_at)
 
     @cached_property
     def single_lag(self) -> pl.Series:
         """Per edge of ``single`` where ``fold`` reads its lag."""
-        return _lag_index(self, take(self.s_src, self.single),
-                          take(self.s_from_start, self.single))
+        return positions(_lag_index(self, take(self.s_src, self.single_at),
+                                    take(self.s_from_start, self.single_at)))
 
     @cached_property
     def single_enc(self) -> dict[int, int]:
         """Per edge of ``single`` (by its position) its source's slot."""
-        slots = _slots(self, take(self.s_src, self.single), take(self.s_from_start, self.single))
+        slots = _slots(self, take(self.s_src, self.single_at),
+                       take(self.s_from_start, self.single_at))
         return dict(zip(self.single.to_list(), slots.to_list(), strict=True))
 
     @cached_property
     def e_lag(self) -> pl.Series:
         """Per end edge where ``fold`` reads its lag."""
-        return _lag_index(self, self.e_src, self.e_from_start)
+        return positions(_lag_index(self, self.e_src, self.e_from_start))
 
     @cached_property
     def e_enc(self) -> Sequence[int]:
@@ -199,9 +230,9 @@ def fold(chains: Chains, durs: pl.Series, gaps: pl.Series, e_gap: pl.Series) -> 
     before = pl.concat([filled(0, 1), durs]).head(durs.len())  # each node's previous's
     step = where(chains.member, before + take(gaps, chains.member_at), 0)
     total = step.cum_sum()  # a run is contiguous and its head's step is 0
-    off = total - take(total, chains.head)
+    off = total - take(total, chains.head_at)
     lags = pl.concat([off, off + durs, pl.Series([0], dtype=pl.Int64)])  # ``_lag_index``
-    single = take(gaps, chains.single) + take(lags, chains.single_lag)
+    single = take(gaps, chains.single_at) + take(lags, chains.single_lag)
     pair_eff = _pair_eff(chains, gaps, lags)
     return Folded(chains.head_pos_list, ints(off), chains.single_enc,
                   dict(zip(chains.single.to_list(), single.to_list(), strict=True)),
@@ -241,7 +272,7 @@ def read_back(chains: Chains, folded: Folded, slots: pl.Series
     """Every node's start (its head's replayed start plus its offset) and end (a waiting
     call's replayed end, else its start plus its duration)."""
     off, durs = folded.columns
-    start = take(slots, chains.head_pos) + off
+    start = take(slots, chains.head_pos_at) + off
     end = where(chains.has_end, take(slots, chains.end_at), start + durs)
     return start, end
 
@@ -257,12 +288,10 @@ def pair_decided(chains: Chains, folded: Folded, slots: pl.Series, nodes: list[i
         decided.scatter(nodes, by)
     if chains.pair_at is None:
         return decided
-    has = chains.pair >= 0
-    first, second = (slot.filter(has) for slot in chains.pair_slot_series)
+    has, node, pair, first, second = chains.paired
     first_eff, second_eff = (eff.filter(has) for eff in folded.pair_columns)
     later = (take(slots, second) + second_eff) > (take(slots, first) + first_eff)
-    node = column(chains.order).filter(has) // 2
-    decided.scatter(node, chains.pair.filter(has) + later.cast(pl.Int64))
+    decided.scatter(node, pair + later.cast(pl.Int64))
     return decided
 
 
@@ -270,7 +299,8 @@ def latest_of(chains: Chains, folded: Folded, slots: pl.Series, inf: int, nodes:
               ) -> pl.Series:
     """The latest end of each of ``nodes`` from the backward pass's slots (``inf`` where
     unbounded): read where asked, not for every node (the slack reads the GPU operations)."""
-    head_late = take(slots, take(chains.head_pos, nodes))
+    nodes = positions(nodes)  # read five times
+    head_late = take(slots, take(chains.head_pos_at, nodes))
     off, durs = folded.columns
     own = head_late + take(off, nodes) + take(durs, nodes)
     end_late = take(slots, at_least(take(chains.end_pos, nodes), 0))

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import polars as pl
 
+INDEX = pl.get_index_type()
+"""Polars' own type of row positions (UInt32): indexing by a series of any other integer
+type converts it first (a cast of the whole column and scans for negative positions,
+which cost more than the gather itself)."""
+
 
 def filled(value: int | bool | None, n: int, dtype: type[pl.DataType] = pl.Int64) -> pl.Series:
     """``n`` times ``value`` (``pl.repeat(value, n, eager=True, dtype=dtype)``)."""
@@ -35,8 +40,16 @@ def at_least(values: pl.Series, low: int) -> pl.Series:
     return where(values >= low, values, low)
 
 
+def positions(at: pl.Series) -> pl.Series:
+    """``at`` (integers, none below 0) as ``INDEX``: what ``take`` reads without converting
+    it, for the positions read more than once."""
+    cast: pl.Series = at.cast(INDEX)
+    return cast
+
+
 def take(values: pl.Series, at: pl.Series) -> pl.Series:
-    """``values.gather(at)`` (``at``: integers; a null gives a null)."""
+    """``values.gather(at)`` (``at``: integers; a null gives a null; read as they are where
+    they are ``positions``)."""
     if at.null_count() == at.len():  # indexing reads the greatest index: there is none
         return values.gather(at)
     return values[at]

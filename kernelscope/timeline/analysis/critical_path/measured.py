@@ -10,13 +10,14 @@ import polars as pl
 from kernelscope.timeline.analysis.critical_path.chains import Chains
 from kernelscope.timeline.analysis.critical_path.eager import (
     filled,
+    positions,
     run_starts,
     shifted,
     take,
     where,
 )
 from kernelscope.timeline.analysis.critical_path.graph import Graph
-from kernelscope.timeline.analysis.critical_path.ints import column, ints
+from kernelscope.timeline.analysis.critical_path.ints import ints
 from kernelscope.timeline.analysis.critical_path.schedule import Plan, Replay
 
 
@@ -48,19 +49,20 @@ def _starts_reached(chains: Chains, starts: pl.DataFrame, gaps: pl.Series, start
         if not ((back == start) | ~member).all():
             return None
     if chains.pair_at is not None:
-        has = chains.pair >= 0
-        node, lo = column(chains.order).filter(has) // 2, chains.pair.filter(has)
-        target = take(start, node)
+        _, node, lo, _, _ = chains.paired
+        target, lo_at = take(start, node), positions(lo)
         first, second = (_reached(take(starts["src"], at), take(starts["from_start"], at),
-                                  take(gaps, at), start, end) == target for at in (lo, lo + 1))
+                                  take(gaps, at), start, end) == target
+                         for at in (lo_at, lo_at + 1))
         if not (first | second).all():
             return None
         decided.scatter(node, lo + (~first).cast(pl.Int64))
     if chains.single.len():
         single = chains.single.sort()  # in the start edges' order: by destination
-        dst = take(starts["dst"], single)
-        hit = _reached(take(starts["src"], single), take(starts["from_start"], single),
-                       take(gaps, single), start, end) == take(start, dst)
+        at = positions(single)
+        dst = take(starts["dst"], at)
+        hit = _reached(take(starts["src"], at), take(starts["from_start"], at),
+                       take(gaps, at), start, end) == take(start, dst)
         reached = dst.filter(hit)
         first_hit = run_starts(reached)
         if reached.filter(first_hit).len() != dst.n_unique():
@@ -73,6 +75,7 @@ def _reached(src: pl.Series, from_start: pl.Series, gaps: pl.Series, start: pl.S
              end: pl.Series) -> pl.Series:
     """Per edge (its source, whether it leaves the source's start) the time it allows its
     destination."""
+    src = positions(src)  # read twice
     allowed: pl.Series = where(from_start, take(start, src), take(end, src)) + gaps
     return allowed
 

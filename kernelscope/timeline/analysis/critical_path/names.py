@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.eager import filled, take, where
+from kernelscope.timeline.analysis.critical_path.eager import filled, positions, take, where
 
 UNTRACED = "(no range)"
 LAUNCH_NAME = "launch overhead"
@@ -112,7 +112,8 @@ def innermost_rows(names: Names, at: pl.DataFrame) -> pl.Series:
             check_sortedness=False)
         current = filled(None, at.height).scatter(
             found["_p"], found["r"])  # back in the order of ``at``
-    ends, parents = ranked["end"], ranked["parent"]
+    current = positions(current)  # read two or three times a level
+    ends, parents = ranked["end"], positions(ranked["parent"])
     for _ in range(int(ranked["depth"].max() or 0) + 1):  # type: ignore[arg-type]
         outside = take(ends, current) <= times  # null (not outside) where none is around
         if not outside.any():

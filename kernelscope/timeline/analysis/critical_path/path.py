@@ -331,25 +331,34 @@ def breakdown(sums: pl.DataFrame, names: Names) -> pl.DataFrame:
             .collect(engine="in-memory"))
 
 
-def family_slack(graph: Graph, run: Replay, late: pl.Series | None, on_path: pl.DataFrame
-                 ) -> pl.DataFrame:
+def family_slack(graph: Graph, plan: Plan, run: Replay, late: pl.Series | None,
+                 on_path: pl.DataFrame) -> pl.DataFrame:
     """Per kernel family (name): launches, GPU time, time on the critical path and the
     least slack of its launches (how much later any could end before a step's end moves;
     null when no step waits on them, or for every family when ``late`` is None: not
     computed), over the steps' windows. ``late``: the latest end of each operation of
     ``Graph.step_ops`` (``latest_ends``); ``on_path``: node, path_ns
-    (``PathWalker.own_time``)."""
+    (``PathWalker.own_time``). What every replay shares (each family's first node,
+    launches, GPU time) is summed once per plan (``Plan.families``): a replay without
+    slack sums only its path's few nodes."""
     ops = graph.step_ops
-    if late is None:
-        slack = pl.lit(None, pl.Int64)
-    else:
+    if late is not None:  # every launch's slack: one pass over the operations
         end = take(run.series()[1], ops["node"])
-        slack = pl.when(late < INF // 2).then(late - end)
-    ops = ops.with_columns(slack.alias("slack")).join(on_path, on="node", how="left")
-    families = ops.group_by("family").agg(  # one per name and kind, keyed by numbers
-        pl.col("node").first(), pl.len().alias("launches"), pl.col("gpu_ns").sum(),
-        pl.col("path_ns").fill_null(0).sum().alias("path_ns"),
-        pl.col("slack").min().alias("slack_ns"))
+        families = ops.with_columns(pl.when(late < INF // 2).then(late - end).alias("slack")
+                                    ).group_by("family").agg(
+            pl.col("node").first(), pl.len().alias("launches"), pl.col("gpu_ns").sum(),
+            pl.col("slack").min().alias("slack_ns"))
+        if plan.families is None:
+            plan.families = families.drop("slack_ns")
+    else:
+        if plan.families is None:
+            plan.families = ops.group_by("family").agg(
+                pl.col("node").first(), pl.len().alias("launches"), pl.col("gpu_ns").sum())
+        families = plan.families.with_columns(pl.lit(None, pl.Int64).alias("slack_ns"))
+    path = on_path.join(ops.select("node", "family"), on="node").group_by("family").agg(
+        pl.col("path_ns").sum())
+    families = families.join(path, on="family", how="left").with_columns(
+        pl.col("path_ns").fill_null(0))
     first = families["node"]
     return families.select(
         take(graph.nodes["name"], first).cast(pl.String),

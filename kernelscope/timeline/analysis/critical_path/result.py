@@ -87,6 +87,7 @@ def _paths(graph: Graph, plan: Plan, run: Replay, dur: Sequence[int] | None,
         pl.col("kind").replace_strict({k: i for i, k in enumerate(KIND_ORDER)}, default=99,
                                       return_dtype=pl.Int64).alias("_o")
     ).sort(["ns", "_o"], descending=[True, False]).drop("_o").collect(engine="in-memory")
-    families = family_slack(graph, run, None if late is None else late(), walker.own_time())
+    families = family_slack(graph, plan, run, None if late is None else late(),
+                            walker.own_time())
     return CriticalPath(steps, table, kinds, families, late is not None,
                         lambda: segments_of(walker.coded(), graph.names))

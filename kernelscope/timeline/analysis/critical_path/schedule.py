@@ -73,6 +73,9 @@ class Plan:
     _streams: Streams | bool | None = False
     run_keys: RunKeys | None = None
     """What the paths' runs are summed by (``run_sums.py``; made by the first walk)."""
+    families: pl.DataFrame | None = None
+    """Per kernel family what every replay shares: family, node (its first launch's),
+    launches, gpu_ns (``path.family_slack``; made by the first)."""
 
     def folded(self, dur: Sequence[int] | None, s_gap: Sequence[int] | None) -> Folded:
         """The chains' lists for ``dur`` and ``s_gap`` (the measured ones: made once)."""

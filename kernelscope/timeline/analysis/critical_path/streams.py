@@ -26,6 +26,7 @@ from itertools import pairwise
 import polars as pl
 
 from kernelscope.timeline.analysis.critical_path.chains import Chains
+from kernelscope.timeline.analysis.critical_path.eager import positions, take, where
 from kernelscope.timeline.analysis.critical_path.ints import column, ints
 
 
@@ -57,6 +58,8 @@ class Streams:
     loop_slots: Sequence[int]
     feeds: Mapping[int, list[int]]
     slots: Sequence[int]
+    at: tuple[pl.Series, pl.Series, pl.Series]
+    """``frame``'s ``slot``, ``x`` and ``y`` as ``positions``."""
 
 
 def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series, finish: pl.Series
@@ -74,7 +77,7 @@ def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series, finish: pl.Se
     linked = pairs.filter(pl.col("pred") >= 0)
     root = every.cast(pl.UInt32).scatter(linked["slot"], linked["pred"])  # polars' index type
     while True:  # pointer doubling: every slot to its chain's first
-        further = root.gather(root)
+        further = take(root, root)  # ``positions``: no query, no conversion
         if (further == root).all():
             break
         root = further
@@ -97,7 +100,8 @@ def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series, finish: pl.Se
     return Streams(pairs, ints(pairs["run"]), ints(run_at), ints(runs["chain"]),
                    ints(runs["x"]), ints(runs["y"]), ints(chain_end), ints(place),
                    dict(zip(wants["reader"].to_list(), wants["slot"].to_list(), strict=True)),
-                   every.filter(~scanned).to_list(), _feeds(runs), ints(pairs["slot"]))
+                   every.filter(~scanned).to_list(), _feeds(runs), ints(pairs["slot"]),
+                   (positions(pairs["slot"]), positions(pairs["x"]), positions(pairs["y"])))
 
 
 def _feeds(runs: pl.DataFrame) -> dict[int, list[int]]:
@@ -163,7 +167,8 @@ def _numbered(pairs: pl.DataFrame, read: pl.Series, n: int) -> pl.DataFrame:
                | (link.shift(1) == -1) | pl.lit(read_flag).gather(pl.col("slot")).shift(1)
                ).fill_null(True)
     return pairs.with_columns(run=new_run.cum_sum().cast(pl.Int64) - 1).select(
-        "slot", "link", "chain", "first", "x", "y", "run")
+        "slot", "link", pl.col("chain").set_sorted(), "first", "x", "y",
+        pl.col("run").set_sorted())  # both numbered in order: sorted (a group-by partitions)
 
 
 def _reads(chains: Chains, s_dst: pl.Series, e_dst: pl.Series) -> pl.DataFrame:
@@ -191,14 +196,16 @@ class Scan:
     ky: Sequence[int]
     frame: pl.DataFrame
     chain_at: list[int]
+    at: tuple[pl.Series, pl.Series, pl.Series]
+    """``Streams.at``."""
     """Each chain's first place, and one more: the end."""
 
 
 def scan_of(streams: Streams, first_eff: pl.Series, second_eff: pl.Series) -> Scan:
     """The columns of a pass whose pairs' gaps are ``first_eff`` and ``second_eff`` (per
     event of ``Chains.order``)."""
-    frame = streams.frame
-    a, b = first_eff.gather(frame["slot"]), second_eff.gather(frame["slot"])
+    frame, slot = streams.frame, streams.at[0]
+    a, b = take(first_eff, slot), take(second_eff, slot)
     link = pl.col("link")
     step = pl.when(link == 0).then(a).when(link == 1).then(b).otherwise(0)
     f = frame.select("slot", "chain", "x", "y", "first", step=step.cum_sum(),
@@ -210,7 +217,7 @@ def scan_of(streams: Streams, first_eff: pl.Series, second_eff: pl.Series) -> Sc
     run_kx = f.select("kx", run=frame["run"]).group_by("run", maintain_order=True).agg(
         pl.col("kx").max())["kx"]
     chain_at = [streams.run_at[run] for run in streams.chain_runs]
-    return Scan(ints(f["total"]), ints(run_kx), ints(f["ky"]), f, chain_at)
+    return Scan(ints(f["total"]), ints(run_kx), ints(f["ky"]), f, chain_at, streams.at)
 
 
 CHAIN_SLICES = 64
@@ -261,9 +268,10 @@ def start_state(streams: Streams, low: int) -> list[list[int]]:
 def times(scan: Scan, loop_times: pl.Series) -> pl.Series:
     """Every slot's time: ``loop_times``' (the loop's) where not a pair of a chain, else
     its chain's scan's."""
+    _, x, y = scan.at
     f = scan.frame.with_columns(
-        v=pl.max_horizontal(loop_times.gather(scan.frame["x"]) + scan.frame["x_eff"],
-                            loop_times.gather(scan.frame["y"]) + scan.frame["y_eff"])
+        v=pl.max_horizontal(take(loop_times, x) + scan.frame["x_eff"],
+                            take(loop_times, y) + scan.frame["y_eff"])
         - pl.col("total"))
     value = _within_chains(f["v"], scan, least=False) + f["total"]
     every: pl.Series = loop_times.clone().scatter(f["slot"], value)
@@ -321,9 +329,8 @@ def latest(scan: Scan, late: pl.Series, inf: int) -> pl.Series:
     """Every slot's latest start: ``late``'s (the loop's) where not a pair of a chain, else
     its chain's (``inf`` where none bounds it)."""
     total = scan.frame["total"]
-    bound = late.gather(scan.frame["slot"])
-    least = _within_chains(pl.select(pl.when(bound < inf // 2).then(bound - total)
-                                     .otherwise(inf)).to_series(), scan, least=True)
-    value = pl.select(pl.when(least < inf).then(least + total).otherwise(inf)).to_series()
+    bound = take(late, scan.at[0])
+    least = _within_chains(where(bound < inf // 2, bound - total, inf), scan, least=True)
+    value = where(least < inf, least + total, inf)
     every: pl.Series = late.clone().scatter(scan.frame["slot"], value)
     return every
