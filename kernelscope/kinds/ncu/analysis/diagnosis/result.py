@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.findings import Evidenced, Finding
-from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
@@ -66,9 +65,11 @@ def flag_dict(flag: Finding) -> dict[str, Any]:
     """A flag as the JSON exports write it (``remedy``, ``ncu_speedup``, ``ncu_rule``: the
     export's names for ``advice``, ``speedup`` and ``rule``)."""
     return {
-        **attributes(flag, "id"),
+        "id": flag.id,
         "severity": str(flag.severity),
-        **attributes(flag, "level", "title", "detail"),
+        "level": flag.level,
+        "title": flag.title,
+        "detail": flag.detail,
         "found_severity": str(flag.found_severity or flag.severity),
         "evidence": [e.to_dict() for e in flag.evidence],
         "remedy": flag.advice,
