@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
-from kernelscope.kinds.ncu.model.file_format.result import (
-    ABSENT,
-    MetricPlan,
-    Result,
-    instances_of,
-)
+from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
 from kernelscope.kinds.ncu.model.legacy import old_names
 from kernelscope.kinds.ncu.model.units import unit_for
 from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
@@ -124,22 +120,107 @@ def read_metrics(
 ) -> dict[str, Metric]:
     """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
     (in the order of ``names``), with its label from ``labels``: the same answers, with
-    the names' ids looked up once per report and the unit's one fact read once."""
+    the names' ids looked up once per report and the unit's one fact read once; each
+    Metric made once per report for its encoded entry where the launches store the names
+    alike (:func:`_read_placed`)."""
     witness = result.has(THREAD_UNIT_WITNESS)
+    plan = _plan(result, names)
+    placed = result.placed_entries(plan)
+    if placed is not None:
+        return _read_placed(result, plan, placed, labels or None, witness)
     facts = (result.ncu_version, witness)
     units = _UNITS_BY_FACTS.setdefault(facts, {})
+    made = _made_by_facts(facts)
+    found: dict[str, Metric] = {}
+    for name, value in result.first_values(plan):
+        found[name] = _remembered(result, name, value, labels, units, made, witness)
+    return found
+
+
+def _made_by_facts(facts: tuple[tuple[int, ...] | None, bool]) -> dict[tuple[Any, ...], Metric]:
     made = _METRICS_BY_FACTS.setdefault(facts, {})
     if len(made) >= MAX_MADE:
         made.clear()
-    found: dict[str, Metric] = {}
-    for name, value in result.first_values(_plan(result, names)):
-        label = labels.get(name, "") if labels is not None else ""
-        key = (name, value, type(value), label)  # the type: 1 == 1.0 == True as keys
-        metric = made.get(key)
-        if metric is None:
-            metric = made[key] = _made(result, name, value, label, units, witness)
-        found[name] = metric
-    return found
+    return made
+
+
+def _remembered(
+    result: Result, name: str, value: Any, labels: Mapping[str, str] | None,
+    units: dict[str, str], made: dict[tuple[Any, ...], Metric], witness: bool,
+) -> Metric:
+    """The Metric of ``name`` holding ``value``, one per report for its (name, value, the
+    value's type, label): launches repeat most of their values."""
+    label = labels.get(name, "") if labels is not None else ""
+    key = (name, value, type(value), label)  # the type: 1 == 1.0 == True as keys
+    metric = made.get(key)
+    if metric is None:
+        metric = made[key] = _made(result, name, value, label, units, witness)
+    return metric
+
+
+_SKIPPED = Metric("", None, "")
+"""What a placed plan remembers for an entry without a single value (left out)."""
+
+
+def _read_placed(
+    result: Result, plan: MetricPlan, placed: tuple[tuple[str, ...], Sequence[bytes]],
+    labels: Mapping[str, str] | None, witness: bool,
+) -> dict[str, Metric]:
+    """:func:`read_metrics` of a plan whose every name the result holds where the plan's
+    names are placed: each entry's Metric remembered by its bytes, one dict per name of
+    the plan (for the labels and unit facts), and looked up for all names at once."""
+    names, datas = placed
+    facts = (result.ncu_version, witness)
+    slots = _slots(result, plan, labels, facts)
+    metrics: list[Any] = list(map(dict.get, slots.by_name, datas))
+    if None in metrics:
+        units = _UNITS_BY_FACTS.setdefault(facts, {})
+        made = _made_by_facts(facts)
+        for at, metric in enumerate(metrics):
+            if metric is None:
+                value = result.stored_value(datas[at])
+                metric = _SKIPPED if value is ABSENT else _remembered(
+                    result, names[at], value, labels, units, made, witness)
+                metrics[at] = slots.by_name[at][datas[at]] = metric
+        slots.count += 1
+        if slots.count >= MAX_MADE:
+            slots.clear()
+    if _SKIPPED in metrics:
+        return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
+    return dict(zip(names, metrics, strict=True))
+
+
+class _Slots:
+    """One plan's Metrics by encoded entry, one dict per name (see :func:`_read_placed`)."""
+
+    __slots__ = ("by_name", "count", "labels", "plan")
+
+    def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
+        self.plan = plan
+        self.labels = labels
+        self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
+        self.count = 0
+        """How many launches added an entry (the dicts are emptied at MAX_MADE)."""
+
+    def clear(self) -> None:
+        for known in self.by_name:
+            known.clear()
+        self.count = 0
+
+
+def _slots(
+    result: Result, plan: MetricPlan, labels: Mapping[str, str] | None,
+    facts: tuple[tuple[int, ...] | None, bool],
+) -> _Slots:
+    """The report's :class:`_Slots` of ``plan`` read with ``labels`` under ``facts``."""
+    known: dict[tuple[Any, ...], _Slots] = result.names_table.slots
+    key = (id(plan), id(labels), facts)
+    slots = known.get(key)
+    if slots is None or slots.plan is not plan or slots.labels is not labels:
+        if len(known) >= MAX_PLANS:
+            known.clear()
+        slots = known[key] = _Slots(plan, labels)
+    return slots
 
 
 def _made(
