@@ -1,7 +1,9 @@
 """The bulk reading of a launch's metrics (``Result.placed_entries``, ``metrics.read_metrics``'s
-per-entry Metrics, ``Result.holding`` at once) gives what reading each name alone gives
-(``read_metric``, ``Result.has``), in the same order, on real reports: the committed samples
-here, the third-party ones in ``tests/wild/test_placed_reading_wild.py``."""
+per-entry Metrics, ``Result.holding`` at once, ``raw_values``) gives what reading each name
+alone gives (``read_metric``, ``Result.has``), in the same order, and what ``build_detail``,
+``launch_dims`` and ``unmeasured_reason`` remember gives what working it out again gives, on
+real reports: the committed samples here, the third-party ones in
+``tests/wild/test_placed_reading_wild.py``."""
 
 from __future__ import annotations
 
@@ -9,17 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.kinds.ncu.model.detail import section_reading
+from kernelscope.kinds.ncu.model.detail import build_detail, section_reading
+from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import FAILED, NOT_COLLECTED, unmeasured_reason
 from kernelscope.kinds.ncu.model.measured import _measured as measured_name
 from kernelscope.kinds.ncu.model.metrics import (
     Metric,
     _plan,
     finite,
+    raw_values,
     read_metric,
     read_metrics,
 )
-from kernelscope.kinds.ncu.model.panes import pane_metric_names
+from kernelscope.kinds.ncu.model.model import _launch_dims, launch_dims
+from kernelscope.kinds.ncu.model.panes import SOL_BREAKDOWNS, pane_metric_names
 from kernelscope.kinds.ncu.model.report import NcuReport
 from kernelscope.kinds.ncu.model.summary_reader import ROW_METRICS
 from tests.conftest import NCU_SAMPLES
@@ -60,6 +65,29 @@ def _unmeasured_one_by_one(metrics: dict[str, Metric]) -> str | None:
     return FAILED if saw_nan else NOT_COLLECTED
 
 
+def _check_detail(result: Result, kernel_id: int, tables: bool, where: str) -> None:
+    """``build_detail``'s metrics (the names it reads worked out once per report for each
+    section reading, held header metrics and breakdowns) as reading the names worked out for
+    the launch alone gives them."""
+    detail = build_detail(result, kernel_id, 0, kernel_id, ("k", "k", "k"), ("extra",),
+                          curves=False, tables=tables)
+    reading = section_reading(result)
+    wanted = dict.fromkeys((*pane_metric_names(), "extra"))
+    section_metrics, stalls = {}, []
+    for ident, header, stall_names in reading.panes:
+        if tables:
+            section_metrics[ident] = tuple(n for n in header if result.has(n))
+            wanted.update(dict.fromkeys(n for n in section_metrics[ident] if n not in wanted))
+        stalls += stall_names
+        wanted.update(dict.fromkeys(n for n in stall_names if n not in wanted))
+    for parts in detail.breakdowns.values():
+        wanted.update(dict.fromkeys(n for n in parts if n not in wanted))
+    expected = read_metrics(result, tuple(wanted), reading.labels if tables else None)
+    assert list(detail.metrics.items()) == list(expected.items()), where
+    assert detail.section_metrics == section_metrics, where
+    assert detail.stall_reasons == tuple(stalls), where
+
+
 def check_report(path: Path) -> int:
     """Compare the readings of the chosen launches; how many were read in bulk."""
     in_bulk = 0
@@ -75,8 +103,14 @@ def check_report(path: Path) -> int:
                 read = read_metrics(result, names, labels)
                 assert list(read.items()) == list(expected.items()), where
                 assert unmeasured_reason(read) == _unmeasured_one_by_one(read), where
+                assert launch_dims(read) == _launch_dims(read), where
+            assert raw_values(result, SOL_BREAKDOWNS) == [
+                (name, m.value) for name in SOL_BREAKDOWNS
+                if (m := read_metric(result, name)) is not None], where
             for header in headers:
                 assert result.holding(header) == [n for n in header if result.has(n)], where
+            for tables in (True, False):
+                _check_detail(result, kernel_id, tables, where)
             in_bulk += result.placed_entries(_plan(result, names)) is not None
     return in_bulk
 

@@ -137,6 +137,12 @@ def read_metrics(
     return found
 
 
+def raw_values(result: Result, names: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """(name, value as the result stores it) of each of ``names`` it holds with a single
+    value, in order, looked up as :func:`read_metrics` looks them up (no Metric made)."""
+    return result.first_values(_plan(result, names))
+
+
 def _made_by_facts(facts: tuple[tuple[int, ...] | None, bool]) -> dict[tuple[Any, ...], Metric]:
     made = _METRICS_BY_FACTS.setdefault(facts, {})
     if len(made) >= MAX_MADE:
@@ -182,10 +188,11 @@ def _read_placed(
                 metric = _SKIPPED if value is ABSENT else _remembered(
                     result, names[at], value, labels, units, made, witness)
                 metrics[at] = slots.by_name[at][datas[at]] = metric
+                slots.skips |= metric is _SKIPPED
         slots.count += 1
         if slots.count >= MAX_MADE:
             slots.clear()
-    if _SKIPPED in metrics:
+    if slots.skips and _SKIPPED in metrics:
         return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
     return dict(zip(names, metrics, strict=True))
 
@@ -193,7 +200,7 @@ def _read_placed(
 class _Slots:
     """One plan's Metrics by encoded entry, one dict per name (see :func:`_read_placed`)."""
 
-    __slots__ = ("by_name", "count", "labels", "plan")
+    __slots__ = ("by_name", "count", "labels", "plan", "skips")
 
     def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
         self.plan = plan
@@ -201,11 +208,14 @@ class _Slots:
         self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
         self.count = 0
         """How many launches added an entry (the dicts are emptied at MAX_MADE)."""
+        self.skips = False
+        """Whether an entry without a single value was met (its name is left out)."""
 
     def clear(self) -> None:
         for known in self.by_name:
             known.clear()
         self.count = 0
+        self.skips = False
 
 
 def _slots(

@@ -73,5 +73,8 @@ class Names:
         self.rule_bytes: dict[bytes, bytes] = {}
         """One object of each encoded rule result that list summaries hold (launches of one
         kernel repeat them; see ``rule_results.RuleResults``)."""
+        self.wanted: dict[tuple[Any, ...], Any] = {}
+        """The metrics a detail reads for each section reading, header metrics held and
+        breakdowns (see ``detail``)."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""
