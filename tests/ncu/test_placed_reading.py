@@ -1,8 +1,8 @@
 """The bulk reading of a launch's metrics (``Result.placed_entries``, ``metrics.read_metrics``'s
 per-entry Metrics, ``Result.holding`` at once, ``raw_values``) gives what reading each name
 alone gives (``read_metric``, ``Result.has``), in the same order, and what ``build_detail``,
-``launch_dims`` and ``unmeasured_reason`` remember gives what working it out again gives, on
-real reports: the committed samples here, the third-party ones in
+``section_reading``, ``launch_dims`` and ``unmeasured_reason`` remember gives what working it
+out again gives, on real reports: the committed samples here, the third-party ones in
 ``tests/wild/test_placed_reading_wild.py``."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.kinds.ncu.model.detail import build_detail, section_reading
+from kernelscope.kinds.ncu.model.detail import _read_sections, build_detail, section_reading
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import FAILED, NOT_COLLECTED, unmeasured_reason
 from kernelscope.kinds.ncu.model.measured import _measured as measured_name
@@ -95,6 +95,7 @@ def check_report(path: Path) -> int:
         for kernel_id in _kernel_ids(report):
             result = report._result(kernel_id)
             reading = section_reading(result)
+            assert reading == _read_sections(result.sections()), path.name
             headers = [header for _, header, _ in reading.panes]
             names = (*pane_metric_names(), *ROW_METRICS, *(n for h in headers for n in h))
             where = f"{path.name} kernel {kernel_id}"

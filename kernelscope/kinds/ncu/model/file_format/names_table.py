@@ -76,7 +76,8 @@ class Names:
         self.wanted: dict[tuple[Any, ...], Any] = {}
         """The metrics a detail reads for each section reading, header metrics held and
         breakdowns (see ``detail``)."""
-        self.last_sections: tuple[tuple[bytes, ...], Any] | None = None
-        """The encoded sections ``detail.section_reading`` last read, with its reading."""
+        self.last_sections: tuple[Any, Any] | None = None
+        """The encoded sections ``detail.section_reading`` last read (a message of them,
+        ``Result.section_bytes``), with its reading."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""
