@@ -47,6 +47,12 @@ def _one_by_one(report: NcuReport, kernel_id: int, names: tuple[str, ...],
     return found
 
 
+def _same(read: dict[str, Metric], expected: dict[str, Metric]) -> bool:
+    """The same metrics in the same order, NaN equal to NaN and 1 unequal to 1.0 (the text
+    of each, which writes a float's every digit)."""
+    return repr(list(read.items())) == repr(list(expected.items()))
+
+
 def _kernel_ids(report: NcuReport) -> list[int]:
     count = report.kernel_count
     return sorted({*range(min(count, KERNELS // 2)), *range(0, count, max(1, count // 20))})
@@ -83,7 +89,7 @@ def _check_detail(result: Result, kernel_id: int, tables: bool, where: str) -> N
     for parts in detail.breakdowns.values():
         wanted.update(dict.fromkeys(n for n in parts if n not in wanted))
     expected = read_metrics(result, tuple(wanted), reading.labels if tables else None)
-    assert list(detail.metrics.items()) == list(expected.items()), where
+    assert _same(detail.metrics, expected), where
     assert detail.section_metrics == section_metrics, where
     assert detail.stall_reasons == tuple(stalls), where
 
@@ -102,7 +108,7 @@ def check_report(path: Path) -> int:
             for labels in (reading.labels, None):
                 expected = _one_by_one(report, kernel_id, names, labels)
                 read = read_metrics(result, names, labels)
-                assert list(read.items()) == list(expected.items()), where
+                assert _same(read, expected), where
                 assert unmeasured_reason(read) == _unmeasured_one_by_one(read), where
                 assert launch_dims(read) == _launch_dims(read), where
             assert raw_values(result, SOL_BREAKDOWNS) == [

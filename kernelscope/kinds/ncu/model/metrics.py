@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from kernelscope.kinds.ncu.model.file_format.bag import stored_values
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
 from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
@@ -164,6 +165,8 @@ def _remembered(
     return metric
 
 
+MAX_PER_NAME = 64
+"""The entries a plan remembers for one name (see :func:`_read_placed`)."""
 _SKIPPED = Metric("", None, "")
 """What a placed plan remembers for an entry without a single value (left out)."""
 
@@ -176,46 +179,50 @@ def _read_placed(
     names are placed: each entry's Metric remembered by its bytes, one dict per name of
     the plan (for the labels and unit facts), and looked up for all names at once."""
     names, datas = placed
-    facts = (result.ncu_version, witness)
-    slots = _slots(result, plan, labels, facts)
-    metrics: list[Any] = list(map(dict.get, slots.by_name, datas))
+    slots = _slots(result, plan, labels, (result.ncu_version, witness))
+    by_name = slots.by_name
+    metrics: list[Any] = list(map(dict.get, by_name, datas))
     if None in metrics:
-        units = _UNITS_BY_FACTS.setdefault(facts, {})
-        made = _made_by_facts(facts)
-        for at, metric in enumerate(metrics):
-            if metric is None:
-                value = result.stored_value(datas[at])
-                metric = _SKIPPED if value is ABSENT else _remembered(
-                    result, names[at], value, labels, units, made, witness)
-                metrics[at] = slots.by_name[at][datas[at]] = metric
-                slots.skips |= metric is _SKIPPED
-        slots.count += 1
-        if slots.count >= MAX_MADE:
-            slots.clear()
+        units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
+        missing = [at for at, metric in enumerate(metrics) if metric is None]
+        values = stored_values(result, [datas[at] for at in missing])
+        added = 0
+        for at, value in zip(missing, values, strict=True):
+            name = names[at]
+            metric = metrics[at] = _SKIPPED if value is ABSENT else _made(
+                result, name, value, labels.get(name, "") if labels else "", units, witness)
+            slots.skips |= metric is _SKIPPED
+            known = by_name[at]
+            if len(known) < MAX_PER_NAME:  # a name whose launches each hold a value of
+                known[datas[at]] = metric  # their own (a duration) is not remembered
+                added += 1
+        _count_slotted(result, added)
     if slots.skips and _SKIPPED in metrics:
         return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
     return dict(zip(names, metrics, strict=True))
 
 
+def _count_slotted(result: Result, added: int) -> None:
+    """Count the Metrics the report's plans remember by entry; forget them all at MAX_MADE
+    (launches that each hold values of their own would otherwise add to them forever)."""
+    table = result.names_table
+    table.slotted += added
+    if table.slotted >= MAX_MADE:
+        table.slots.clear()
+        table.slotted = 0
+
+
 class _Slots:
     """One plan's Metrics by encoded entry, one dict per name (see :func:`_read_placed`)."""
 
-    __slots__ = ("by_name", "count", "labels", "plan", "skips")
+    __slots__ = ("by_name", "labels", "plan", "skips")
 
     def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
         self.plan = plan
         self.labels = labels
         self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
-        self.count = 0
-        """How many launches added an entry (the dicts are emptied at MAX_MADE)."""
         self.skips = False
         """Whether an entry without a single value was met (its name is left out)."""
-
-    def clear(self) -> None:
-        for known in self.by_name:
-            known.clear()
-        self.count = 0
-        self.skips = False
 
 
 def _slots(

@@ -62,6 +62,8 @@ class Names:
         ``positions`` it was placed by, its :class:`Placing`); see ``Result.first_values``."""
         self.slots: dict[tuple[Any, ...], Any] = {}
         """Each plan's Metrics by encoded entry (see ``metrics.read_metrics``)."""
+        self.slotted = 0
+        """How many Metrics ``slots`` holds (all are forgotten at a bound)."""
         self.values: dict[bytes, Any] = {}
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}

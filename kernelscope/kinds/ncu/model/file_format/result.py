@@ -358,10 +358,6 @@ class Result:
         found.DiscardUnknownFields()
         return found
 
-    def rule_results(self) -> list[Any]:
-        """The RuleResult messages, decoded."""
-        return [decode(RULE_RESULT, data, self._where) for data in self.lean.rule_bytes]
-
     def encoded_rule_results(self) -> Sequence[bytes]:
         """Each RuleResult message as the report encodes it."""
         return self.lean.rule_bytes  # type: ignore[no-any-return]
