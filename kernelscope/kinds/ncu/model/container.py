@@ -145,6 +145,8 @@ class _Reader:
         self.offset = 0
         self.limit = limit
         self._ahead = b""  # bytes read to look ahead and not consumed yet
+        self._end: int | None = None  # a seekable stream's end, and where the walk began
+        self._start = 0
         try:
             self.seekable = bool(stream.seekable())
         except (AttributeError, OSError):
@@ -170,10 +172,15 @@ class _Reader:
         return data
 
     def _left(self) -> int:
-        here = self.stream.tell()
-        end = self.stream.seek(0, 2)
-        self.stream.seek(here)
-        return end - here
+        """The bytes after the stream's position: its end is found once (a report file
+        does not change while it is walked), its position is where the walk started plus
+        what it has read and skipped."""
+        if self._end is None:
+            here = self.stream.tell()
+            self._end = self.stream.seek(0, 2)
+            self.stream.seek(here)
+            self._start = here - self.offset
+        return self._end - self._start - self.offset
 
     def skip(self, n: int, what: str) -> None:
         start = self.offset

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
-from kernelscope.kinds.ncu.model.metrics import Metric, read_metric, read_metrics, read_series
+from kernelscope.kinds.ncu.model.metrics import Metric, raw_values, read_metrics, read_series
 from kernelscope.kinds.ncu.model.model import SPEEDUP_TYPES, KernelDetail, RuleResult, launch_dims
 from kernelscope.kinds.ncu.model.panes import (
     OCCUPANCY_CURVES,
@@ -85,14 +85,23 @@ MAX_KNOWN_SECTIONS = 256
 
 
 def section_reading(action: Result) -> SectionReading:
-    """:class:`SectionReading` of the result, read once per report for each encoding."""
-    known: dict[tuple[bytes, ...], SectionReading] = action.names_table.sections
-    key = action.encoded_sections()
+    """:class:`SectionReading` of the result, read once per report for each encoding: the
+    last one found is compared first, as a message (launches of one kernel follow each
+    other, and a ``--set full`` result's sections hold ~600 kB, which making them bytes
+    and hashing them would cost a few ms a launch)."""
+    table = action.names_table
+    encoded = action.section_bytes()
+    last = table.last_sections
+    if last is not None and last[0] == encoded:
+        return last[1]  # type: ignore[no-any-return]
+    known: dict[tuple[bytes, ...], SectionReading] = table.sections
+    key = tuple(encoded.section_bytes)
     reading = known.get(key)
     if reading is None:
         if len(known) >= MAX_KNOWN_SECTIONS:
             known.clear()
         reading = known[key] = _read_sections(action.sections())
+    table.last_sections = (encoded, reading)
     return reading
 
 
@@ -159,24 +168,49 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
 MAX_KNOWN_RULES = 1024
 
 
-def _section_contents(
-    action: Result, tables: bool, wanted: dict[str, None]
-) -> tuple[SectionReading, dict[str, tuple[str, ...]], list[str]]:
-    """(the result's :class:`SectionReading`, the metrics it holds of the panes' sections'
-    header tables when ``tables``, the stall reasons their bodies list); adds what the panes
-    read to ``wanted``."""
-    reading = section_reading(action)
-    section_metrics: dict[str, tuple[str, ...]] = {}
-    stall_reasons: list[str] = []
-    for ident, header, stalls in reading.panes:
-        if tables:
-            shown = tuple(action.holding(header))
-            section_metrics[ident] = shown
-            wanted.update(dict.fromkeys(n for n in shown if n not in wanted))
-        stall_reasons += stalls
-        for name in stalls:
+def _wanted(
+    action: Result,
+    reading: SectionReading,
+    extra_metrics: tuple[str, ...],
+    held: list[tuple[str, ...]],
+    breakdown_parts: dict[str, tuple[str, ...]],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the metrics a detail reads, in order: the panes', ``extra_metrics``, then per pane
+    section the ``held`` metrics of its header table and the stall reasons its body lists,
+    then the ``breakdown_parts``; those stall reasons): the same for every launch whose
+    sections, held header metrics and breakdowns are alike, so worked out once per report
+    for each."""
+    known: dict[tuple[Any, ...], Any] = action.names_table.wanted
+    key = (id(reading), extra_metrics, *held, None, *breakdown_parts.values())
+    found = known.get(key)
+    if found is None or found[0] is not reading:
+        if len(known) >= MAX_KNOWN_SECTIONS:
+            known.clear()
+        wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
+        for name in extra_metrics:
             wanted.setdefault(name, None)
-    return reading, section_metrics, stall_reasons
+        for at, (_, _, stalls) in enumerate(reading.panes):
+            for name in held[at] if held else ():
+                wanted.setdefault(name, None)
+            for name in stalls:
+                wanted.setdefault(name, None)
+        stall_reasons = tuple(name for _, _, stalls in reading.panes for name in stalls)
+        for parts in breakdown_parts.values():
+            for name in parts:
+                wanted.setdefault(name, None)
+        found = known[key] = (reading, tuple(wanted), stall_reasons)
+    return found[1], found[2]
+
+
+def _breakdowns(action: Result) -> dict[str, tuple[str, ...]]:
+    """The metrics each Speed Of Light breakdown the result holds is made of, by the
+    breakdown's name without its ``breakdown:`` prefix."""
+    breakdown_parts: dict[str, tuple[str, ...]] = {}
+    for bd, value in raw_values(action, SOL_BREAKDOWNS):
+        if isinstance(value, str) and value:
+            breakdown_parts[bd.removeprefix("breakdown:")] = tuple(
+                p for p in value.split(",") if p)
+    return breakdown_parts
 
 
 def build_detail(
@@ -196,19 +230,11 @@ def build_detail(
     also reads the occupancy curves (half the cost on small kernels) and ``breakdowns`` the
     ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
     their labels (Markdown records skip all three)."""
-    wanted: dict[str, None] = dict.fromkeys(_PANE_METRICS)
-    for name in extra_metrics:
-        wanted.setdefault(name, None)
-    reading, section_metrics, stall_reasons = _section_contents(action, tables, wanted)
-    breakdown_parts: dict[str, tuple[str, ...]] = {}
-    for bd in SOL_BREAKDOWNS if breakdowns else ():
-        m = read_metric(action, bd)
-        if m is not None and isinstance(m.value, str) and m.value:
-            parts = tuple(p for p in m.value.split(",") if p)
-            breakdown_parts[bd.removeprefix("breakdown:")] = parts
-            for name in parts:
-                wanted.setdefault(name, None)
-    metrics = read_metrics(action, tuple(wanted), reading.labels if tables else {})
+    reading = section_reading(action)
+    held = [tuple(action.holding(header)) for _, header, _ in reading.panes] if tables else []
+    breakdown_parts = _breakdowns(action) if breakdowns else {}
+    wanted, stall_reasons = _wanted(action, reading, extra_metrics, held, breakdown_parts)
+    metrics = read_metrics(action, wanted, reading.labels if tables else {})
     series_by_name = {}
     for _, name in OCCUPANCY_CURVES if curves else ():
         series = read_series(action, name)
@@ -219,8 +245,9 @@ def build_detail(
     return KernelDetail(
         id=kernel_id, range_idx=range_idx, action_idx=action_idx,
         name=name, demangled=demangled, mangled=mangled, grid=grid, block=block,
-        metrics=metrics, sections=dict(reading.titles), section_metrics=section_metrics,
-        breakdowns=breakdown_parts, stall_reasons=tuple(stall_reasons), curves=series_by_name,
+        metrics=metrics, sections=dict(reading.titles),
+        section_metrics=dict(zip((p[0] for p in reading.panes), held, strict=False)),
+        breakdowns=breakdown_parts, stall_reasons=stall_reasons, curves=series_by_name,
         rules=read_rules(action), unmeasured=unmeasured_reason(metrics),
         pid=origin[0], process=origin[1],
     )

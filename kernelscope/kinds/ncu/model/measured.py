@@ -35,6 +35,9 @@ NOT_COLLECTED = (
 )
 
 
+DURATION = "gpu__time_duration.sum"
+"""A measured metric every measured kernel holds."""
+
 SHORT = {FAILED: "profiling failed", NOT_COLLECTED: "no measured metrics"}
 NOT_MEASURED = "not measured"
 """What lists show in place of a duration for a kernel without measurement."""
@@ -52,7 +55,12 @@ def _measured(name: str) -> bool:
 
 
 def unmeasured_reason(metrics: Mapping[str, Metric]) -> str | None:
-    """One sentence saying why the kernel has no measurement, or None when it has one."""
+    """One sentence saying why the kernel has no measurement, or None when it has one (a
+    measured metric with a finite number: the duration, when it has one, answers first)."""
+    duration = metrics.get(DURATION)
+    if duration is not None and type(duration.value) is not str \
+            and finite(duration.value) is not None:
+        return None
     saw_nan = False
     for name, metric in metrics.items():
         if not _measured(name):

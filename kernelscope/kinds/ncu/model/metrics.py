@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from kernelscope.kinds.ncu.model.file_format.bag import stored_values
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
-from kernelscope.kinds.ncu.model.file_format.result import (
-    ABSENT,
-    MetricPlan,
-    Result,
-    instances_of,
-)
+from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
 from kernelscope.kinds.ncu.model.legacy import old_names
 from kernelscope.kinds.ncu.model.units import unit_for
 from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
@@ -124,22 +121,123 @@ def read_metrics(
 ) -> dict[str, Metric]:
     """:func:`read_metric` of each of ``names`` that ``result`` holds with a value, by name
     (in the order of ``names``), with its label from ``labels``: the same answers, with
-    the names' ids looked up once per report and the unit's one fact read once."""
+    the names' ids looked up once per report and the unit's one fact read once; each
+    Metric made once per report for its encoded entry where the launches store the names
+    alike (:func:`_read_placed`)."""
     witness = result.has(THREAD_UNIT_WITNESS)
+    plan = _plan(result, names)
+    placed = result.placed_entries(plan)
+    if placed is not None:
+        return _read_placed(result, plan, placed, labels or None, witness)
     facts = (result.ncu_version, witness)
     units = _UNITS_BY_FACTS.setdefault(facts, {})
+    made = _made_by_facts(facts)
+    found: dict[str, Metric] = {}
+    for name, value in result.first_values(plan):
+        found[name] = _remembered(result, name, value, labels, units, made, witness)
+    return found
+
+
+def raw_values(result: Result, names: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """(name, value as the result stores it) of each of ``names`` it holds with a single
+    value, in order, looked up as :func:`read_metrics` looks them up (no Metric made)."""
+    return result.first_values(_plan(result, names))
+
+
+def _made_by_facts(facts: tuple[tuple[int, ...] | None, bool]) -> dict[tuple[Any, ...], Metric]:
     made = _METRICS_BY_FACTS.setdefault(facts, {})
     if len(made) >= MAX_MADE:
         made.clear()
-    found: dict[str, Metric] = {}
-    for name, value in result.first_values(_plan(result, names)):
-        label = labels.get(name, "") if labels is not None else ""
-        key = (name, value, type(value), label)  # the type: 1 == 1.0 == True as keys
-        metric = made.get(key)
-        if metric is None:
-            metric = made[key] = _made(result, name, value, label, units, witness)
-        found[name] = metric
-    return found
+    return made
+
+
+def _remembered(
+    result: Result, name: str, value: Any, labels: Mapping[str, str] | None,
+    units: dict[str, str], made: dict[tuple[Any, ...], Metric], witness: bool,
+) -> Metric:
+    """The Metric of ``name`` holding ``value``, one per report for its (name, value, the
+    value's type, label): launches repeat most of their values."""
+    label = labels.get(name, "") if labels is not None else ""
+    key = (name, value, type(value), label)  # the type: 1 == 1.0 == True as keys
+    metric = made.get(key)
+    if metric is None:
+        metric = made[key] = _made(result, name, value, label, units, witness)
+    return metric
+
+
+MAX_PER_NAME = 64
+"""The entries a plan remembers for one name (see :func:`_read_placed`)."""
+_SKIPPED = Metric("", None, "")
+"""What a placed plan remembers for an entry without a single value (left out)."""
+
+
+def _read_placed(
+    result: Result, plan: MetricPlan, placed: tuple[tuple[str, ...], Sequence[bytes]],
+    labels: Mapping[str, str] | None, witness: bool,
+) -> dict[str, Metric]:
+    """:func:`read_metrics` of a plan whose every name the result holds where the plan's
+    names are placed: each entry's Metric remembered by its bytes, one dict per name of
+    the plan (for the labels and unit facts), and looked up for all names at once."""
+    names, datas = placed
+    slots = _slots(result, plan, labels, (result.ncu_version, witness))
+    by_name = slots.by_name
+    metrics: list[Any] = list(map(dict.get, by_name, datas))
+    if None in metrics:
+        units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
+        missing = [at for at, metric in enumerate(metrics) if metric is None]
+        values = stored_values(result, [datas[at] for at in missing])
+        added = 0
+        for at, value in zip(missing, values, strict=True):
+            name = names[at]
+            metric = metrics[at] = _SKIPPED if value is ABSENT else _made(
+                result, name, value, labels.get(name, "") if labels else "", units, witness)
+            slots.skips |= metric is _SKIPPED
+            known = by_name[at]
+            if len(known) < MAX_PER_NAME:  # a name whose launches each hold a value of
+                known[datas[at]] = metric  # their own (a duration) is not remembered
+                added += 1
+        _count_slotted(result, added)
+    if slots.skips and _SKIPPED in metrics:
+        return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
+    return dict(zip(names, metrics, strict=True))
+
+
+def _count_slotted(result: Result, added: int) -> None:
+    """Count the Metrics the report's plans remember by entry; forget them all at MAX_MADE
+    (launches that each hold values of their own would otherwise add to them forever)."""
+    table = result.names_table
+    table.slotted += added
+    if table.slotted >= MAX_MADE:
+        table.slots.clear()
+        table.slotted = 0
+
+
+class _Slots:
+    """One plan's Metrics by encoded entry, one dict per name (see :func:`_read_placed`)."""
+
+    __slots__ = ("by_name", "labels", "plan", "skips")
+
+    def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
+        self.plan = plan
+        self.labels = labels
+        self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
+        self.skips = False
+        """Whether an entry without a single value was met (its name is left out)."""
+
+
+def _slots(
+    result: Result, plan: MetricPlan, labels: Mapping[str, str] | None,
+    facts: tuple[tuple[int, ...] | None, bool],
+) -> _Slots:
+    """The report's :class:`_Slots` of ``plan`` read with ``labels`` under ``facts``."""
+    known: dict[tuple[Any, ...], _Slots] = result.names_table.slots
+    key = (id(plan), id(labels), facts)
+    slots = known.get(key)
+    if slots is None or slots.plan is not plan or slots.labels is not labels:
+        if len(known) >= MAX_PLANS:
+            known.clear()
+        slots = known[key] = _Slots(plan, labels)
+    return slots
 
 
 def _made(

@@ -25,6 +25,12 @@ _SHAPE_METRICS = ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_MET
 """(the grid's dimension metrics, its size metric), then the block's."""
 
 
+_SHAPE_NAMES = (*DIM_METRICS, *SIZE_METRICS)
+_SHAPES: dict[tuple[Metric | None, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}
+""":func:`launch_dims` by its metrics (a report's launches repeat a few shapes)."""
+MAX_SHAPES = 4096
+
+
 def launch_dims(
     metrics: Mapping[str, Metric],
 ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -33,6 +39,18 @@ def launch_dims(
     (size, 1, 1) from the sizes, so a grid of 200 blocks never reads as 1; one with neither
     (a kernel whose profiling failed) gets (0, 0, 0), as NCU prints it. Every reader of
     a kernel (the list pass, the detail) takes its shape from here."""
+    key = tuple(map(metrics.get, _SHAPE_NAMES))
+    shape = _SHAPES.get(key)
+    if shape is None:
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = _launch_dims(metrics)
+    return shape
+
+
+def _launch_dims(
+    metrics: Mapping[str, Metric],
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     shapes = []
     for names, size in _SHAPE_METRICS:
         numbers = [finite(m.value) if (m := metrics.get(name)) is not None else None

@@ -2,8 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
+"""Metric names, each with the string-table ids to look it up by, in order, and their
+``NameId`` tags (see :meth:`Result.first_values`)."""
+_NOWHERE = 1 << 62
+"""The position of an id the last indexed result did not hold: past any result's end."""
+
+
+class Placing(NamedTuple):
+    """Where a plan's names are looked for in a result (see :meth:`Result.first_values`)."""
+
+    rows: tuple[tuple[str, int, bytes, Sequence[tuple[int, bytes]]], ...]
+    """(name, where ``positions`` places its first id, that id's tag, its ids with their
+    tags) of each name."""
+    names: tuple[str, ...]
+    tags: tuple[bytes, ...]
+    """The tag of each name's first id."""
+    getter: Callable[[Any], tuple[bytes, ...]] | None
+    """The entries at every name's position, at once; None when a name is not placed (or
+    the plan has fewer than two names)."""
+    last: int
+    """The furthest of those positions."""
+
+
+def placing(plan: MetricPlan, positions: Mapping[int, int]) -> Placing:
+    """:class:`Placing` of ``plan`` by ``positions`` (the ids' places in the last result
+    indexed whole)."""
+    rows = tuple((name, positions.get(ids[0][0], _NOWHERE), ids[0][1], ids)
+                 for name, ids in plan)
+    spots = [row[1] for row in rows]
+    bulk = len(rows) >= 2 and _NOWHERE not in spots
+    return Placing(
+        rows, tuple(row[0] for row in rows), tuple(row[2] for row in rows),
+        operator.itemgetter(*spots) if bulk else None, max(spots, default=-1),
+    )
 
 
 class Names:
@@ -17,12 +53,17 @@ class Names:
         self.ids = ids
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
+        self.own_plans: dict[tuple[str, ...], Any] = {}
+        """Plans of names looked up by their own ids alone (``Result.holding``)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
-        self.placed: dict[int, tuple[Any, dict[int, int], tuple[Any, ...]]] = {}
-        """Each plan's names with where ``positions`` places their first id, by the plan's
-        id: (the plan, the ``positions`` it was placed by, the placed names); see
-        ``Result.first_values``."""
+        self.placed: dict[int, tuple[Any, dict[int, int], Placing]] = {}
+        """Where each plan's names are placed, by the plan's id: (the plan, the
+        ``positions`` it was placed by, its :class:`Placing`); see ``Result.first_values``."""
+        self.slots: dict[tuple[Any, ...], Any] = {}
+        """Each plan's Metrics by encoded entry (see ``metrics.read_metrics``)."""
+        self.slotted = 0
+        """How many Metrics ``slots`` holds (all are forgotten at a bound)."""
         self.values: dict[bytes, Any] = {}
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
@@ -34,5 +75,11 @@ class Names:
         self.rule_bytes: dict[bytes, bytes] = {}
         """One object of each encoded rule result that list summaries hold (launches of one
         kernel repeat them; see ``rule_results.RuleResults``)."""
+        self.wanted: dict[tuple[Any, ...], Any] = {}
+        """The metrics a detail reads for each section reading, header metrics held and
+        breakdowns (see ``detail``)."""
+        self.last_sections: tuple[Any, Any] | None = None
+        """The encoded sections ``detail.section_reading`` last read (a message of them,
+        ``Result.section_bytes``), with its reading."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""

@@ -11,7 +11,7 @@ instruction mix).
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -19,7 +19,12 @@ from google.protobuf.message import DecodeError
 from kernelscope.core.errors import ReportError
 from kernelscope.kinds.ncu.model.container import CMDLIST, GRAPH, KERNEL, RANGE, ProcessInfo
 from kernelscope.kinds.ncu.model.file_format.metric_ids import ids_of, name_tag
-from kernelscope.kinds.ncu.model.file_format.names_table import Names
+from kernelscope.kinds.ncu.model.file_format.names_table import (
+    MetricPlan,
+    Names,
+    Placing,
+    placing,
+)
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
     SECTION_BYTES,
@@ -49,23 +54,15 @@ ENCODED_SECTIONS_OF = {
 RULE_RESULT = CLASSES["RuleResult"]
 RULE_IDENTIFIER = CLASSES["RuleIdentifier"]
 RawValue = float | int | str | None
-MetricPlan = Sequence[tuple[str, Sequence[tuple[int, bytes]]]]
-"""Metric names, each with the string-table ids to look it up by, in order, and their
-``NameId`` tags (see :meth:`Result.first_values`)."""
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
 _UNREAD = object()
-_NO_VALUE = object()
 MAX_KNOWN_VALUES = 65_536
 """Encoded metrics whose value :meth:`Result.first_values` remembers, per report: launches
 repeat many of them byte for byte (launch configuration, device attributes), and a dict
 look-up costs far less than decoding."""
 MAX_PLACED = 64
 """Plans whose names :meth:`Result._placed` keeps placed, per report."""
-_NOWHERE = 1 << 62
-"""The position of an id the last indexed result did not hold: past any result's end."""
-
-
 def plain_value(value: Any) -> RawValue:
     """The Python value of a MetricValue message: the one field that is set (a float field is
     widened to a double, as NCU prints it); None when none is."""
@@ -180,46 +177,69 @@ class Result:
 
     def first_values(self, plan: MetricPlan) -> list[tuple[str, RawValue]]:
         """For each (name, its ids with their tags) of ``plan``, the value of the first id
-        the result holds (:meth:`entry`, :meth:`value_from`), by name; a name the result
+        the result holds (:meth:`entry`, :meth:`stored_value`), by name; a name the result
         lacks, or holds without a single value, is left out. :meth:`entry`'s first try
         inlined, at the position of each name's first id found once per plan and layout
-        (:meth:`_placed`): it runs for every metric the list pass reads."""
+        (:meth:`_placed`)."""
         found: list[tuple[str, RawValue]] = []
         entries = self.lean.metric_bytes
         count = len(entries)
-        known = self.names_table.values
-        if len(known) >= MAX_KNOWN_VALUES:
-            known.clear()
-        try:
-            for name, pos, tag, ids in self._placed(plan):
-                data = entries[pos] if pos < count and self._by_id is None else None
-                if data is None or not data.startswith(tag):
-                    data = self._first_held(ids)
-                    if data is None:
-                        continue
-                value = known.get(data, _UNREAD)
-                if value is _UNREAD:
-                    fields = _METRIC_RESULT(data).metric_value.ListFields()
-                    value = known[data] = fields[0][1] if fields else _NO_VALUE
-                if value is not _NO_VALUE:
-                    found.append((name, value))
-        except DecodeError:
-            raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
-                from None
+        stored = self.stored_value
+        for name, pos, tag, ids in self._placed(plan).rows:
+            data = entries[pos] if pos < count and self._by_id is None else None
+            if data is None or not data.startswith(tag):
+                data = self._first_held(ids)
+                if data is None:
+                    continue
+            value = stored(data)
+            if value is not ABSENT:
+                found.append((name, value))
         return found
 
-    def _placed(self, plan: MetricPlan) -> tuple[tuple[str, int, bytes, Any], ...]:
-        """(name, where ``positions`` places its first id, that id's tag, its ids with their
-        tags) of each name of ``plan``, worked out again only when the positions change."""
+    def placed_entries(self, plan: MetricPlan) -> tuple[tuple[str, ...], Sequence[bytes]] | None:
+        """(the names of ``plan``, the encoded MetricResult of each) when the result holds
+        every name's first id at the position :meth:`_placed` places it: the entries
+        :meth:`first_values` reads, fetched at once. None when one is elsewhere or missing
+        (launches of one kernel store their metrics alike; other kernels may not)."""
+        placing = self._placed(plan)
+        getter = placing.getter
+        if getter is None or self._by_id is not None:
+            return None
+        entries = self.lean.metric_bytes
+        if placing.last >= len(entries):
+            return None
+        datas = getter(entries)
+        if not all(map(bytes.startswith, datas, placing.tags)):
+            return None
+        return placing.names, datas
+
+    def stored_value(self, data: bytes) -> Any:
+        """The single value of one of the result's encoded MetricResults, :data:`ABSENT`
+        when it holds none; remembered per report by the bytes (launches repeat many of
+        them byte for byte, and a dict look-up costs far less than decoding)."""
+        known = self.names_table.values
+        value = known.get(data, _UNREAD)
+        if value is _UNREAD:
+            if len(known) >= MAX_KNOWN_VALUES:
+                known.clear()
+            try:
+                fields = _METRIC_RESULT(data).metric_value.ListFields()
+            except DecodeError:
+                raise ReportError(f"{self._where} cannot be read: the report is damaged "
+                                  "there.") from None
+            value = known[data] = fields[0][1] if fields else ABSENT
+        return value
+
+    def _placed(self, plan: MetricPlan) -> Placing:
+        """Where the names of ``plan`` are placed (:func:`placing`), worked out again only
+        when the positions change."""
         table = self.names_table
         positions = table.positions
         placed = table.placed.get(id(plan))
         if placed is None or placed[0] is not plan or placed[1] is not positions:
             if len(table.placed) >= MAX_PLACED:
                 table.placed.clear()
-            names = tuple((name, positions.get(ids[0][0], _NOWHERE), ids[0][1], ids)
-                          for name, ids in plan)
-            placed = table.placed[id(plan)] = (plan, positions, names)
+            placed = table.placed[id(plan)] = (plan, positions, placing(plan, positions))
         return placed[2]  # type: ignore[no-any-return]
 
     def _first_held(self, ids: Sequence[tuple[int, bytes]]) -> bytes | None:
@@ -240,26 +260,21 @@ class Result:
             self._by_id = dict(zip(ids, entries, strict=True))
         return self._by_id
 
-    def holding(self, names: Iterable[str]) -> list[str]:
+    def holding(self, names: tuple[str, ...]) -> list[str]:
         """Those of ``names`` the result holds (with or without a value), in order: :meth:`has`
-        of each, with :meth:`entry`'s first try inlined."""
-        ids = self.names_table.ids
-        positions = self.names_table.positions
-        entries = self.lean.metric_bytes
-        count = len(entries)
-        held = []
-        for name in names:
-            for i in ids.get(name, ()):
-                tag = name_tag(i)
-                pos = positions.get(i)
-                if self._by_id is None and pos is not None and pos < count \
-                        and entries[pos].startswith(tag):
-                    held.append(name)
-                    break
-                if self._entry(i, tag) is not None:
-                    held.append(name)
-                    break
-        return held
+        of each; all of them at once when each sits where :meth:`_placed` places it."""
+        table = self.names_table
+        plan = table.own_plans.get(names)
+        if plan is None:
+            if len(table.own_plans) >= MAX_PLACED:
+                table.own_plans.clear()
+            ids = table.ids
+            plan = table.own_plans[names] = tuple(
+                (name, tuple((i, name_tag(i)) for i in ids[name])) for name in names if name in ids
+            )
+        if self.placed_entries(plan) is not None:
+            return [name for name, _ in plan]
+        return [name for name, ids in plan if self._first_held(ids) is not None]
 
     def _lookup(self, name: str) -> bytes | None:
         for i in self.names_table.ids.get(name, ()):
@@ -269,14 +284,10 @@ class Result:
         return None
 
     def value_from(self, data: bytes) -> RawValue:
-        """The single value of one of the result's encoded MetricResults (as
-        :func:`value_of` reads it: the MetricValue's one field that is set, else None)."""
-        try:
-            fields = _METRIC_RESULT(data).metric_value.ListFields()
-        except DecodeError:
-            raise ReportError(f"{self._where} cannot be read: the report is damaged there.") \
-                from None
-        return fields[0][1] if fields else None
+        """The single value of one of the result's encoded MetricResults (the MetricValue's
+        one field that is set), None when it has none."""
+        value = self.stored_value(data)
+        return None if value is ABSENT else value  # type: ignore[no-any-return]
 
     def has(self, name: str) -> bool:
         """Whether the result holds the metric ``name`` (with or without a value)."""
@@ -337,12 +348,15 @@ class Result:
 
     def encoded_sections(self) -> tuple[bytes, ...]:
         """Each Section message as the report encodes it, in order."""
-        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
-        return tuple(found.section_bytes)
+        return tuple(self.section_bytes().section_bytes)
 
-    def rule_results(self) -> list[Any]:
-        """The RuleResult messages, decoded."""
-        return [decode(RULE_RESULT, data, self._where) for data in self.lean.rule_bytes]
+    def section_bytes(self) -> Any:
+        """A message of the result's encoded sections alone (``section_bytes``, the rest of
+        the result dropped): two compare equal when their sections are encoded alike, with
+        no Python object made of their bytes (a ``--set full`` result's are ~600 kB)."""
+        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
+        found.DiscardUnknownFields()
+        return found
 
     def encoded_rule_results(self) -> Sequence[bytes]:
         """Each RuleResult message as the report encodes it."""
@@ -375,12 +389,6 @@ class _Present:
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._result.has(name)
-
-
-def value_of(raw: Any) -> RawValue:
-    """A MetricResult's single value, None when it has none (an instanced-only metric;
-    an unset MetricValue reads as an empty one)."""
-    return plain_value(raw.metric_value)
 
 
 def instances_of(raw: Any) -> list[tuple[RawValue, RawValue]]:

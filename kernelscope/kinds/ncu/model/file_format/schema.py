@@ -59,6 +59,7 @@ MESSAGES: dict[str, tuple[tuple[str, int, str, bool], ...]] = {
     "MetricResult": _fields(
         "name_id=1:uint32 metric_value=2:MetricValue metric_value_list=3:MetricListElement*"
     ),
+    "MetricBag": _fields("results=1:MetricResult*"),
     "DeviceAttribute": _fields("name=1:string value=2:MetricValue"),
     "DeviceAttributes": _fields("id=1:uint32 name=2:string attributes=3:DeviceAttribute*"),
     "DeviceProperty": _fields("key=1:string value=2:string"),
