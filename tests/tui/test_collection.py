@@ -55,16 +55,25 @@ started()  # the first screen only
 assert gc.get_freeze_count() == frozen
 before = gc.get_threshold()
 with fewer_collections():
+    assert not gc.isenabled()  # no collection while a report loads
     loaded = [[] for _ in range(1000)]  # the report's objects
-assert gc.get_threshold() == before
+assert gc.get_threshold() == before and gc.isenabled()
 assert gc.get_freeze_count() >= frozen + 1000
 app.__exit__(None, None, None)
 assert gc.isenabled()
+
+app = one_app()  # a load that begins before the first screen shows
+app.__enter__()
+with fewer_collections():
+    started()
+    assert not gc.isenabled()  # the load goes on
+assert gc.isenabled()
+app.__exit__(None, None, None)
 print("ok")
 """
 
 
-def test_a_process_of_one_tui_collects_after_its_start_and_freezes_what_it_loaded() -> None:
+def test_a_process_of_one_tui_collects_after_its_start_and_loads_and_freezes_them() -> None:
     # In a process of its own: the collector's state is the whole process's.
     ran = subprocess.run([sys.executable, "-c", ONE_APP], capture_output=True, text=True,
                          check=False, timeout=60)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.core.units import EMPTY_CELL
 from kernelscope.kinds.ncu.model import KernelSummary, open_ncu_report
 from kernelscope.kinds.ncu.screens.columns import ColumnProvider, required_metrics
 from kernelscope.kinds.ncu.screens.kernel_list_view import KernelListView
@@ -286,3 +287,18 @@ def test_the_first_rows_diagnoses_taken_with_a_later_batch_renew_only_their_cell
         view.lay_out(120)
     fresh = view_of(loaded=True)
     assert [view.cells(s) for s in view.listed] == [fresh.cells(s) for s in fresh.listed]
+
+
+def test_the_flags_column_counts_each_kernels_critical_and_warning_flags() -> None:
+    view = view_of()
+    position = next(i for i, c in enumerate(view.columns) if c.key == "flags")
+    shown = set()
+    for summary in view.listed:  # kernels of the same counts share their text
+        flags = view.state.diagnosis(summary).flags
+        critical = sum(f.severity == "critical" for f in flags)
+        warning = sum(f.severity == "warning" for f in flags)
+        words = [f"{critical}✖" if critical else "", f"{warning}⚠" if warning else ""]
+        expected = " ".join(word for word in words if word) or EMPTY_CELL
+        assert view.full_texts(summary)[position] == expected, summary.id
+        shown.add(expected)
+    assert len(shown) >= 3 and EMPTY_CELL in shown, shown

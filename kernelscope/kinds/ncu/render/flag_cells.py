@@ -16,9 +16,14 @@ from kernelscope.kinds.ncu.model.measured import short_reason
 
 
 def flag_counts(d: Diagnosis) -> tuple[int, int]:
-    """(critical, warning) flag counts."""
-    critical = sum(f.severity == "critical" for f in d.flags)
-    warning = sum(f.severity == "warning" for f in d.flags)
+    """(critical, warning) flag counts (in one pass: the kernel list counts every kernel's
+    while it loads)."""
+    critical = warning = 0
+    for flag in d.flags:
+        if flag.severity == "critical":
+            critical += 1
+        elif flag.severity == "warning":
+            warning += 1
     return critical, warning
 
 

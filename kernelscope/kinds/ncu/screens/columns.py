@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kernelscope.core.durations import fmt_duration
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 CellValue = str | int | float | None
 ALWAYS = 0
 OPTIONAL = 5
+SCORES_KEPT = 256
+"""The flags column keeps the texts of this many different scores at most."""
 
 
 @dataclass(frozen=True)
@@ -183,25 +186,38 @@ def diagnosis_columns(
     report's analysis holds it: ``ReportAnalysis.diagnosis``; None, shown n/a, while it is
     still being made)."""
 
+    imported: list[ModuleType] = []
+    """The flags' cells' module, imported with the first diagnosis (the list's first rows
+    come before the diagnosis's modules), once: each kernel reads three cells of it."""
+
     def of(read: Callable[[Any, Diagnosis], Any], pending: Any = None
            ) -> Callable[[KernelSummary], Any]:
         """A cell of the kernel's diagnosis, ``read(flag_cells, diagnosis)``, or ``pending``
-        while the diagnosis is being made. The flags' cells are imported with the first
-        diagnosis (the list's first rows come before the diagnosis's modules)."""
+        while the diagnosis is being made."""
         def cell(summary: KernelSummary) -> Any:
             made = diagnosis(summary)
             if made is None:
                 return pending
-            from kernelscope.kinds.ncu.render import flag_cells
+            if not imported:
+                from kernelscope.kinds.ncu.render import flag_cells
 
-            return read(flag_cells, made)
+                imported.append(flag_cells)
+            return read(imported[0], made)
 
         return cell
 
-    def score_text(score: CellValue) -> str:
-        from kernelscope.kinds.ncu.render.flag_cells import flag_score_text
+    score_texts: dict[CellValue, str] = {}
+    """The flags' texts by score (a report's kernels have few different counts of flags)."""
 
-        return flag_score_text(score)
+    def score_text(score: CellValue) -> str:
+        text = score_texts.get(score)
+        if text is None:
+            from kernelscope.kinds.ncu.render.flag_cells import flag_score_text
+
+            text = flag_score_text(score)
+            if len(score_texts) < SCORES_KEPT:
+                score_texts[score] = text
+        return text
 
     return (
         ColumnProvider(

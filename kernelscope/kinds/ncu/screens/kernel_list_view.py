@@ -106,16 +106,14 @@ class KernelListView:
         """The row's texts before fitting (the short name, the whole top flag)."""
         texts = self._texts.get(summary.id)
         if texts is None:
-            texts, numbers = [], []
-            for column in self.columns:
-                if column.key == NAME_KEY:
-                    texts.append(self.state.short_name(summary))
-                    numbers.append(False)
-                else:
-                    value = column.cell_value(summary)
-                    texts.append(column.cell_text(value))
-                    numbers.append(_is_number(column, value))
-            self._texts[summary.id], self._numbers[summary.id] = texts, numbers
+            values = [None if column.key == NAME_KEY else column.cell_value(summary)
+                      for column in self.columns]
+            texts = [self.state.short_name(summary) if column.key == NAME_KEY
+                     else column.cell_text(value)
+                     for column, value in zip(self.columns, values, strict=True)]
+            self._texts[summary.id] = texts
+            self._numbers[summary.id] = [_is_number(column, value) for column, value
+                                         in zip(self.columns, values, strict=True)]
         return texts
 
     def note_widths(self, summaries: Sequence[KernelSummary] | None = None) -> None:
