@@ -15,11 +15,12 @@ and making the first screen make objects that live as long as the process, and t
 collections meanwhile cost ~0.03–0.05 s of CPU before the first rows (a full one among them).
 There, what is alive when the first screen shows and when a load ends is frozen
 (``gc.freeze``): no later collection walks it again (the middle generation's collection after
-a 1,000-kernel load walked its summaries for ~0.04 s). Such a process collects nothing while
-a report loads either: the young collections under the raised thresholds (a dozen on the
-1,000-kernel report, ~0.015 s of CPU before the list completes) freed ~3,000 objects, the
-load's whole cyclic garbage, which is frozen with the rest instead (kept until the process
-exits, as what survived a young collection already was).
+a 1,000-kernel load walked its summaries for ~0.04 s). Such a process waits still longer
+while a report loads (``ONE_APP_YOUNG_THRESHOLD``): the young collections under
+``YOUNG_THRESHOLD`` (a dozen on the 1,000-kernel report, ~0.015 s of CPU before the list
+completes) freed ~3,000 objects, the load's whole cyclic garbage, which is frozen with the
+rest instead (kept until the process exits, as what survived a young collection already
+was). A far longer load still collects now and then, so what it keeps stays bounded.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 YOUNG_THRESHOLD = 20_000
+ONE_APP_YOUNG_THRESHOLD = 1_000_000
+"""The youngest generation's threshold while a report loads in a process of one TUI: fifty
+times ``YOUNG_THRESHOLD``, under which a 1,000-kernel load collected a dozen times."""
 FULL_AFTER = 100
 
 _lock = threading.Lock()
@@ -39,7 +43,7 @@ _one_app = False
 """Whether this process runs one TUI (inside :func:`one_app`)."""
 _started = False
 """In a process of one TUI, whether its first screen showed (:func:`started`): collections
-resume then, or at the end of a load that was going on."""
+resume then."""
 
 
 @contextmanager
@@ -63,15 +67,14 @@ def one_app() -> Iterator[None]:
 def started() -> None:
     """The first screen (or the loading screen) shows: what is alive now (modules, the app,
     its first screen) is frozen, and collections resume (in a process of one TUI; else nothing
-    happens). A slow opening thus runs without collections for its first ~0.3 s only (and
-    a load going on, until its end)."""
+    happens). A slow opening thus runs without collections for its first ~0.3 s only (a
+    load going on keeps its raised thresholds)."""
     global _started
     with _lock:
         if _one_app and not _started:
             _started = True
             gc.freeze()
-            if _loads == 0:
-                gc.enable()
+            gc.enable()
 
 
 @contextmanager
@@ -96,18 +99,15 @@ def one_command() -> Iterator[None]:
 
 @contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Raise the collector's thresholds for the duration, or, in a process of one TUI, stop
-    it (thread-safe; nested or concurrent loads restore the collector as the first one found
-    it when the last one ends, freezing what they loaded in a process of one TUI)."""
+    """Raise the collector's thresholds for the duration, higher in a process of one TUI
+    (thread-safe; nested or concurrent loads restore the thresholds the first one found when
+    the last one ends, freezing what they loaded in a process of one TUI)."""
     global _loads, _saved
     with _lock:
         if _loads == 0:
             _saved = gc.get_threshold()
-            if _one_app:
-                gc.disable()
-            else:
-                gc.set_threshold(max(YOUNG_THRESHOLD, _saved[0]), _saved[1],
-                                 max(FULL_AFTER, _saved[2]))
+            young = ONE_APP_YOUNG_THRESHOLD if _one_app else YOUNG_THRESHOLD
+            gc.set_threshold(max(young, _saved[0]), _saved[1], max(FULL_AFTER, _saved[2]))
         _loads += 1
     try:
         yield
@@ -119,11 +119,10 @@ def fewer_collections() -> Iterator[None]:
 
 
 def _load_ended() -> None:
-    """The last load ended: the collector as it was before (in a process of one TUI, what
-    the loads made frozen, and collections on once its first screen showed)."""
+    """The last load ended: the thresholds as they were before (in a process of one TUI,
+    what the loads made frozen, and collections on once its first screen showed)."""
+    gc.set_threshold(*_saved)
     if _one_app:
         gc.freeze()
         if _started:
             gc.enable()
-    else:
-        gc.set_threshold(*_saved)
