@@ -222,16 +222,20 @@ def origin_in_process(pid: object, name: object, process: str) -> bool:
 
 
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
+    """The kernel's diagnosis. The model's ``unmeasured`` is ``unmeasured_reason`` of these
+    very metrics, so a kernel it found measured is not read again to find out."""
     return diagnose(
         summary.metrics,
         summary.rules,
         summary.sections,
         time_share=time_share,
         unmeasured=summary.unmeasured,
+        measured=summary.unmeasured is None and bool(summary.metrics),
     )
 
 
 def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
+    """As ``diagnose_summary``, from the detail (its source hot lines included)."""
     return diagnose(
         detail.metrics,
         detail.rules,
@@ -239,6 +243,7 @@ def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Di
         time_share=time_share,
         unmeasured=detail.unmeasured,
         source=detail.source,
+        measured=detail.unmeasured is None and bool(detail.metrics),
     )
 
 

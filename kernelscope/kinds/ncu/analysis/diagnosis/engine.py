@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from functools import cache
 
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
@@ -10,9 +11,16 @@ from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
-from kernelscope.kinds.ncu.analysis.diagnosis.flags import Found, Missing, checks
+from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
+    STALLS_MISSING,
+    Found,
+    Missing,
+    checks,
+    stalls_unread,
+)
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
     Bottleneck,
@@ -107,16 +115,33 @@ def _notes(
                 )
             if not held:
                 notes.append(note)
+    if skipped:
+        key = tuple(skipped.items())
+        skipped_notes = _SKIPPED_NOTES.get(key)
+        if skipped_notes is None:
+            if len(_SKIPPED_NOTES) >= _SKIPPED_NOTES_KEPT:
+                _SKIPPED_NOTES.clear()
+            skipped_notes = _SKIPPED_NOTES[key] = _skipped_notes(skipped)
+        notes.extend(skipped_notes)
+    return notes
+
+
+_SKIPPED_NOTES: dict[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...]] = {}
+"""``_skipped_notes`` by the skipped checks and their sections: a report's launches lack the
+same sections, so a few kinds of skips repeat over thousands of launches."""
+_SKIPPED_NOTES_KEPT = 256
+
+
+def _skipped_notes(skipped: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """One note for each set of missing sections, naming the checks it left unrun."""
     by_section: dict[tuple[str, ...], list[str]] = {}
     for flag_id, secs in skipped.items():
         ids = by_section.get(secs)
         if ids is None:
             ids = by_section[secs] = []
         ids.append(flag_id)
-    for secs, ids in by_section.items():
-        notes.append(f"Not checked for lack of metrics (from {', '.join(secs)}): "
-                     f"{', '.join(ids)}.")
-    return notes
+    return tuple(f"Not checked for lack of metrics (from {', '.join(secs)}): {', '.join(ids)}."
+                 for secs, ids in by_section.items())
 
 
 def diagnose(
@@ -130,6 +155,7 @@ def diagnose(
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     unmeasured: str | None = None,
     source: SourceHotspots | None = None,
+    measured: bool = False,
 ) -> Diagnosis:
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
@@ -137,9 +163,10 @@ def diagnose(
     family of ``family_launches`` launches (``kinds.ncu.analysis.families``); ``source`` its
     hot lines (when source counters were collected). ``unmeasured`` is the model's sentence for
     a kernel without any measurement (see ``kinds.ncu.model.measured``; found from the
-    metrics when not given): such a kernel is ``undetermined``, never classified. Never raises
-    on partial input."""
-    reason = unmeasured or unmeasured_reason(metrics)
+    metrics when not given): such a kernel is ``undetermined``, never classified.
+    ``measured``: the model found these metrics measured (its ``unmeasured`` of them is
+    None), so they are not read again to find out. Never raises on partial input."""
+    reason = _unmeasured(metrics, unmeasured, measured)
     if reason is not None:
         return undetermined(reason)
     roofline, facts, guards, bottleneck = _classified(metrics, sections, thresholds, source)
@@ -160,15 +187,22 @@ def diagnose(
     if failed:
         notes = [bottleneck.summary]
     flags.sort(key=lambda f: (f.level, -severity_rank(f.severity)))
-    diagnosis = Diagnosis(
-        bottleneck=bottleneck,
-        flags=tuple(flags),
-        guard_rails=tuple(guards.values()),
-        notes=tuple(notes),
-        roofline=roofline,
-        skipped=tuple(skipped),
-    )
+    diagnosis = made_whole(Diagnosis, {  # as Diagnosis(...), its fields written at once
+        "bottleneck": bottleneck, "flags": tuple(flags), "guard_rails": tuple(guards.values()),
+        "notes": tuple(notes), "roofline": roofline, "skipped": tuple(skipped),
+    })
     return with_time_share(diagnosis, time_share, family_share, family_launches)
+
+
+def _unmeasured(
+    metrics: Mapping[str, Metric], unmeasured: str | None, measured: bool
+) -> str | None:
+    """Why the kernel has no measurement (the model's sentence), None when it has one:
+    ``unmeasured`` when given, None when the caller knows it ``measured``, else found from
+    the metrics."""
+    if unmeasured:
+        return unmeasured
+    return None if measured else unmeasured_reason(metrics)
 
 
 def _classified(
@@ -190,12 +224,19 @@ def diagnosed_label(
     *,
     unmeasured: str | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    measured: bool = False,
 ) -> str:
     """The bottleneck label :func:`diagnose` gives the kernel, without the flags, notes and
     time shares the label does not depend on (for passes that keep only the label)."""
-    if (unmeasured or unmeasured_reason(metrics)) is not None:
+    if _unmeasured(metrics, unmeasured, measured) is not None:
         return UNDETERMINED
     return _classified(metrics, sections, thresholds)[3].label
+
+
+@cache
+def _check_order() -> tuple[tuple[str, Check, FlagSpec], ...]:
+    """(flag id, check, registration) of every check, in the catalog's order."""
+    return tuple((flag_id, check, CATALOG[flag_id]) for flag_id, check in checks().items())
 
 
 def _checked_flags(
@@ -203,15 +244,19 @@ def _checked_flags(
     rules: Sequence[RuleResult],
 ) -> tuple[list[Flag], dict[str, tuple[str, ...]]]:
     """Every check's flag (with NCU's own estimated speedup where a rule mirrors it), and the
-    checks skipped for lack of sections (by flag id: the missing sections)."""
+    checks skipped for lack of sections (by flag id: the missing sections). Without stall
+    shares every stall check is skipped unasked, with the sections it would have named."""
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
-    for flag_id, check in checks().items():
+    no_stalls = stalls_unread(facts)
+    for flag_id, check, spec in _check_order():
+        if no_stalls and spec.stall:
+            skipped[flag_id] = STALLS_MISSING.sections
+            continue
         outcome = check(facts, thresholds, guards)
         if isinstance(outcome, Missing):
             skipped[flag_id] = outcome.sections
         elif isinstance(outcome, Found):
-            spec = CATALOG[flag_id]
             speedup, rule = ncu_speedup(spec, rules)
             severity = _SEVERITIES.get(outcome.severity) or Severity(outcome.severity)
             flags.append(made_whole(Flag, {  # as Flag(...), without a setattr call a field

@@ -265,6 +265,16 @@ def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 
 # -- scheduler ------------------------------------------------------------------------------
+STALLS_MISSING = missing(n.SECTION_WARP_STATE, n.SECTION_SCHEDULER)
+"""What every stall reason's check answers without the stall shares or the issue rate."""
+
+
+def stalls_unread(f: Facts) -> bool:
+    """True when no stall reason can be graded (no stall share, or no issue rate): then every
+    stall check answers ``STALLS_MISSING``, and the engine skips them all at once."""
+    return not f.stall_shares or f.issue_active is None
+
+
 def stall_check(metric: str) -> Check:
     """The check of one stall reason: a finding graded by its share of the cycles between
     issues, lowered to info by the guard rails that explain the waiting."""
@@ -272,7 +282,7 @@ def stall_check(metric: str) -> Check:
     def check(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         s = f.stall_shares.get(metric)
         if s is None or f.issue_active is None:
-            return missing(n.SECTION_WARP_STATE, n.SECTION_SCHEDULER)
+            return STALLS_MISSING
         severity = grade(s, t.stall_share_warn, t.stall_share_critical, below=False)
         if severity is None or g.STALLS_WITH_BUSY_ISSUE in guards:
             return None

@@ -36,13 +36,15 @@ def matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> Mat
     that precision's peak, ``matrix_fma_share`` of its operations FMAs, an intensity past the
     DRAM ridge (compute-shaped, not a stream), and tiles in shared memory. The busier
     precision when both qualify."""
+    if roofline is None:  # no point of either precision: nothing to weigh
+        return None
     found = []
     # a matrix product stages its tiles in shared memory; FMA chains, RNG and elementwise
     # math (also FMA-heavy and past the ridge) do not
     smem = [values.num(n.SHARED_STATIC), values.num(n.SHARED_DYNAMIC)]
     tiles = sum(v for v in smem if v is not None) > 0
     for precision, (key, fma_rate, others) in _MATRIX_OPS.items():
-        point = roofline.point(key) if roofline is not None else None
+        point = roofline.point(key)
         fma = values.num(fma_rate)
         if point is None or point.pct_of_peak is None or fma is None or point.intensity is None:
             continue
