@@ -16,7 +16,7 @@ from kernelscope.kinds.ncu.screens.kernel_detail import KernelDetailScreen
 from kernelscope.kinds.ncu.screens.kernel_list import KernelListScreen
 from kernelscope.tui.app import create_app
 
-from .helpers import SAMPLES, Takes, batches_by_hand, pending_done_now, screen_text, settle
+from .helpers import SAMPLES, Takes, batches_by_hand, drawn, screen_text, settle
 
 
 def shown_ids(app) -> list[int]:
@@ -340,7 +340,9 @@ async def _rows_added_below(app, pilot, stops, takes) -> None:  # type: ignore[n
 
     await takes.until(lambda: screen.done)  # the worker's last request: its take, then the end
     assert screen.done
-    await pending_done_now(pilot)  # (the screen laid out again without the loading line)
+    # the screen laid out again without the loading line, and what that sets going (the
+    # table's new size, its scrollbar) handled and drawn, however many rounds it takes
+    await drawn(pilot)
     assert row_words(app, 0) == ["0", "ml_scale_4k", "2.27", "us", "0.07", "16", "0.30",
                                  "0.75", "0.18", "12.23", "launch-bound", "✖",
                                  "grid-too-small▇"]  # (the scrollbar's thumb)
