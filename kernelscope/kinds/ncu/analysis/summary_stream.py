@@ -95,7 +95,8 @@ def _interned(seen: dict[_T, _T], value: _T) -> _T:
 
 def _label(summary: KernelSummary) -> str:
     """The bottleneck label ``diagnose_summary`` gives the kernel (nothing else is kept)."""
-    return diagnosed_label(summary.metrics, summary.sections, unmeasured=summary.unmeasured)
+    return diagnosed_label(summary.metrics, summary.sections, unmeasured=summary.unmeasured,
+                           measured=summary.unmeasured is None and bool(summary.metrics))
 
 
 def stream_summary(report: NcuReport) -> StreamedSummary:
