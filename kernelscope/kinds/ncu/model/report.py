@@ -120,8 +120,7 @@ class NcuReport:
 
     @property
     def processes(self) -> list[ProcessInfo]:
-        """The processes whose kernels the report holds (several with
-        ``--target-processes all``), in order of their first kernel."""
+        """The processes whose kernels it holds, by first kernel (`--target-processes all`)."""
         return list(self.layout.processes)
 
     @property
