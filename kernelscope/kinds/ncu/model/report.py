@@ -120,7 +120,7 @@ class NcuReport:
 
     @property
     def processes(self) -> list[ProcessInfo]:
-        """The processes whose kernels it holds, by first kernel (`--target-processes all`)."""
+        """The processes whose kernels it holds, by first kernel (``--target-processes all``)."""
         return list(self.layout.processes)
 
     @property
