@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kernelscope.core.jsonsafe import json_safe
 from kernelscope.export import json_text
 from kernelscope.kinds.diff.export.diff_json import build_diff_document, diff_json_pieces
-from tests.export.same_json import assert_same_document
+from tests.export.same_json import assert_same_document, json_values
 
 
 def _whole(diff) -> str:  # type: ignore[no-untyped-def]
@@ -30,12 +30,7 @@ def test_the_pieces_of_a_timeline_diff_are_its_document(graph_diff):
     assert_same_document("".join(diff_json_pieces(graph_diff)), _whole(graph_diff))
 
 
-values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                max_size=3),
-    max_leaves=10,
-)
+values = json_values(max_leaves=10)
 
 
 @settings(max_examples=200, deadline=None)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from hypothesis import strategies as st
 
 
 def _indents(text: str) -> list[int]:
@@ -16,3 +19,14 @@ def assert_same_document(text: str, expected: str) -> None:
     assert json.dumps(json.loads(text), indent=2) == json.dumps(json.loads(expected), indent=2)
     assert _indents(text) == _indents(expected)
     assert text.isascii()
+
+
+def json_values(max_leaves: int) -> st.SearchStrategy[Any]:
+    """Any JSON value: scalars (floats with NaN and the infinities, which the exports write
+    as null), and lists and objects of them, nested."""
+    return st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                    max_size=3),
+        max_leaves=max_leaves,
+    )

@@ -10,14 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelscope.export import json_text
-from tests.export.same_json import assert_same_document
+from tests.export.same_json import assert_same_document, json_values
 
-values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                max_size=3),
-    max_leaves=12,
-)
+values = json_values(max_leaves=12)
 
 
 @settings(max_examples=300, deadline=None)
