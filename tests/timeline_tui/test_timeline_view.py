@@ -14,7 +14,7 @@ from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views import TimelinePane
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import drawn, flat, make_app, screen_text, static_text, wait_until_open
+from .helpers import flat, make_app, screen_text, static_text, wait_until_open
 
 
 def window_shown(app) -> str:  # type: ignore[no-untyped-def]
@@ -88,6 +88,5 @@ async def gaps_step_and_explain(pilot: Pilot[object], pane: TimelinePane,
     assert pane.selected == gaps[0]
     await pilot.press("escape")  # closes the panel, stays on the timeline
     assert pane.selected is None
-    await drawn(pilot)
     assert not app.screen.query_one("#tl-gap-panel").display
     assert "Timeline" in screen_text(app)
