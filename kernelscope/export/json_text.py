@@ -1,14 +1,14 @@
 """Indented JSON text, in pieces that can be encoded apart (a kernel's entry as it is read,
 at the depth it will have in the document) and joined.
 
-Two encoders write the same documents. :func:`dumps` and :func:`items` write exactly what
-``json.dumps(json_safe(value), indent=2)`` writes, several times faster than the standard
-library (which encodes indented JSON in pure Python, one generator step per token).
-:func:`indented` and :func:`members` write the same document, equal after ``json.loads``, in
-C (orjson): they differ only in the spelling of some floats (``0.00001`` for ``1e-05``), for
-the kernel report's and the diff's exports, whose entries are most of their time. Both write
-non-ASCII text escaped and non-finite floats as ``null``. :func:`wrap` puts members back
-between braces.
+:func:`dumps` and :func:`items` write, in C (orjson), the document
+``json.dumps(json_safe(value), indent=2)`` writes, equal after ``json.loads`` (orjson spells
+some floats otherwise: ``0.00001`` for ``1e-05``), with non-ASCII text escaped and
+non-finite floats as ``null``. What orjson refuses (an integer past 64 bits, a lone
+surrogate) is written by :func:`python_dumps`, which writes exactly ``json.dumps``'s text,
+several times faster than the standard library (which encodes indented JSON in pure Python,
+one generator step per token). :func:`wrap` puts members back between braces;
+:func:`scalars` encodes many scalars in one call of the standard library's C encoder.
 """
 
 from __future__ import annotations
@@ -49,13 +49,15 @@ def _key(key: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
-def items(value: dict[Any, Any], level: int) -> str:
+def python_items(value: dict[Any, Any], level: int) -> str:
     """The members of ``value`` as they stand inside its braces at depth ``level`` (the
-    depth of the dict itself), joined, without the braces and the first indent."""
+    depth of the dict itself), joined, without the braces and the first indent, exactly as
+    ``json.dumps(indent=2)`` writes them (:func:`python_dumps`'s)."""
     sep = ",\n" + INDENT * (level + 1)
     inner = level + 1
     return sep.join(
-        f"{_text(k) if type(k) is str else _key(k)}: {dumps(v, inner)}" for k, v in value.items()
+        f"{_text(k) if type(k) is str else _key(k)}: {python_dumps(v, inner)}"
+        for k, v in value.items()
     )
 
 
@@ -83,7 +85,7 @@ def array_pieces(elements: Iterable[str], level: int) -> Iterator[str]:
 
 
 def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> Iterator[str]:
-    """:func:`indented` of the dict ``value`` (at depth 0), in pieces; the member lists named
+    """:func:`dumps` of the dict ``value`` (at depth 0), in pieces; the member lists named
     in ``lazy`` are written from those iterables instead, an element at a time (the member's
     own value only keeps its place), so a document with a long list is never held whole."""
     inner = "\n" + INDENT
@@ -91,9 +93,9 @@ def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> It
     for key, member in value.items():
         yield ("{" if first else ",") + inner + _key(key) + ": "
         if key in lazy:
-            yield from array_pieces((indented(element, 2) for element in lazy[key]), 1)
+            yield from array_pieces((dumps(element, 2) for element in lazy[key]), 1)
         else:
-            yield indented(member, 1)
+            yield dumps(member, 1)
         first = False
     yield "{}" if first else "\n}"
 
@@ -106,25 +108,27 @@ def _escaped(match: re.Match[str]) -> str:
     return _text(match.group())[1:-1]
 
 
-def indented(value: Any, level: int = 0) -> str:
-    """``value`` as indented JSON at depth ``level`` (as :func:`dumps` places it), encoded by
-    orjson; what orjson refuses (an integer past 64 bits, a string with a lone surrogate, a
-    deeper nesting than it takes) by :func:`dumps`."""
+def dumps(value: Any, level: int = 0) -> str:
+    """``value`` as indented JSON at depth ``level`` (its first line unindented, the rest
+    indented as a member at that depth; non-finite floats ``null``, non-ASCII text escaped),
+    encoded by orjson; what orjson refuses (an integer past 64 bits, a string with a lone
+    surrogate, a deeper nesting than it takes) by :func:`python_dumps`."""
     try:
         text = orjson.dumps(value, option=_ORJSON).decode()
     except (orjson.JSONEncodeError, TypeError):  # TypeError: an unknown type, refused again
-        return dumps(value, level)
+        return python_dumps(value, level)
     if not text.isascii():  # only a string holds non-ASCII text: escaped there as json does
         text = _NON_ASCII.sub(_escaped, text)
     return text.replace("\n", "\n" + INDENT * level) if level else text
 
 
-def members(value: dict[Any, Any], level: int) -> str:
-    """:func:`items` (the members of the dict ``value`` at depth ``level``, without its braces
-    and the first indent), encoded by :func:`indented`."""
+def items(value: dict[Any, Any], level: int) -> str:
+    """The members of the dict ``value`` as they stand inside its braces at depth ``level``
+    (the depth of the dict itself), joined, without the braces and the first indent, encoded
+    by :func:`dumps`."""
     if not value:
         return ""
-    text = indented(value, level)
+    text = dumps(value, level)
     return text[len(INDENT) * (level + 1) + 2 : -(len(INDENT) * level + 2)]
 
 
@@ -171,7 +175,7 @@ def _dict(value: dict[Any, Any], level: int) -> str:
     if _FLAT.issuperset(map(type, value.values())):
         body = _flat_body(value, level)
     if body is None:
-        body = items(value, level)
+        body = python_items(value, level)
     return "{" + inner + body + "\n" + INDENT * level + "}"
 
 
@@ -183,7 +187,7 @@ def _list(value: list[Any] | tuple[Any, ...], level: int) -> str:
     if _FLAT.issuperset(map(type, value)):
         body = _flat_body(value, level)
     if body is None:
-        body = ("," + inner).join(dumps(v, level + 1) for v in value)
+        body = ("," + inner).join(python_dumps(v, level + 1) for v in value)
     return "[" + inner + body + "\n" + INDENT * level + "]"
 
 
@@ -199,9 +203,10 @@ _EXACT: dict[type, Callable[[Any, int], str]] = {
 }
 
 
-def dumps(value: Any, level: int = 0) -> str:
+def python_dumps(value: Any, level: int = 0) -> str:
     """``value`` as JSON at depth ``level`` (its first line unindented, the rest indented as
-    a member at that depth); non-finite floats become ``null``."""
+    a member at that depth) exactly as ``json.dumps(json_safe(value), indent=2)`` writes it;
+    non-finite floats become ``null``: what :func:`dumps` writes what orjson refuses with."""
     encode = _EXACT.get(type(value))
     if encode is not None:
         return encode(value, level)
@@ -221,7 +226,8 @@ def dumps(value: Any, level: int = 0) -> str:
 
 
 def scalars(values: list[Any]) -> list[str]:
-    """Each scalar of ``values`` encoded as :func:`dumps` would, in one C-encoder call."""
+    """Each scalar of ``values`` encoded as :func:`python_dumps` would (non-finite floats as
+    ``null``), in one C-encoder call."""
     if not values:
         return []
     try:

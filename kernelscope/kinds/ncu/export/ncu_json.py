@@ -177,7 +177,7 @@ _SCALARS = frozenset((str, float, int, bool, type(None)))
 
 class _OwnText:
     """The text of a kernel's own members after its ``id`` (:func:`kernel_dict` as
-    ``json_text.members`` writes it), joined from pieces that launches repeat, each made once
+    ``json_text.items`` writes it), joined from pieces that launches repeat, each made once
     for one pass: the members before and after the duration, the metrics' text but for their
     values (a template by the metrics' names and units, their order sorted once) and the NCU
     rules (by their objects). A launch's values are encoded in one C-encoder call."""
@@ -209,7 +209,7 @@ class _OwnText:
             own = kernel_dict(detail, with_metrics=False)
             sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
             before, after = (
-                sep.join(json_text.members({k: own[k]}, ENTRY_LEVEL) for k in keys)
+                sep.join(json_text.items({k: own[k]}, ENTRY_LEVEL) for k in keys)
                 for keys in (_BEFORE_DURATION, _AFTER_DURATION)
             )
             head = self.heads[key] = (before, after)
@@ -232,7 +232,7 @@ class _OwnText:
         order, template = shape
         values = [held[i].value for i in order]
         if not _SCALARS.issuperset(map(type, values)):  # the general path's
-            return json_text.members(metrics_dict(metrics), ENTRY_LEVEL + 1)
+            return json_text.items(metrics_dict(metrics), ENTRY_LEVEL + 1)
         return template % tuple(json_text.scalars(values))
 
     def _rules(self, detail: KernelDetail) -> str:
@@ -243,7 +243,7 @@ class _OwnText:
                 self.rules.clear()
             rules = kernel_dict(detail, with_metrics=False)["ncu_rules"]
             found = self.rules[key] = (
-                detail.rules, json_text.members({"ncu_rules": rules}, ENTRY_LEVEL))
+                detail.rules, json_text.items({"ncu_rules": rules}, ENTRY_LEVEL))
         return found[1]
 
 
@@ -277,7 +277,7 @@ def _entry(
         if len(made) >= MAX_REPEATED:
             made.clear()
         rest = made[key] = (
-            kernel.diagnosis, json_text.members(entry_rest(analyzed, kernel), ENTRY_LEVEL)
+            kernel.diagnosis, json_text.items(entry_rest(analyzed, kernel), ENTRY_LEVEL)
         )
     return json_text.wrap((own, rest[1]), ENTRY_LEVEL)
 
@@ -330,7 +330,7 @@ def ncu_json_pieces(
         "report": report_dict(analyzed),
         "families": [f.to_dict() for f in analyzed.families],
     }
-    start = "{\n" + json_text.INDENT + json_text.members(head, 0) + ",\n" + json_text.INDENT
+    start = "{\n" + json_text.INDENT + json_text.items(head, 0) + ",\n" + json_text.INDENT
     return _pieces(start + '"kernels": ', analyzed, chosen, texts)
 
 
