@@ -8,7 +8,7 @@ non-finite floats as ``null``. What orjson refuses (an integer past 64 bits, a l
 surrogate) is written by :func:`python_dumps`, which writes exactly ``json.dumps``'s text,
 several times faster than the standard library (which encodes indented JSON in pure Python,
 one generator step per token). :func:`wrap` puts members back between braces;
-:func:`scalars` encodes many scalars in one call of the standard library's C encoder.
+:func:`scalars` encodes many scalars in one call of a C encoder.
 """
 
 from __future__ import annotations
@@ -226,10 +226,24 @@ def python_dumps(value: Any, level: int = 0) -> str:
 
 
 def scalars(values: list[Any]) -> list[str]:
-    """Each scalar of ``values`` encoded as :func:`python_dumps` would (non-finite floats as
-    ``null``), in one C-encoder call."""
+    """Each scalar of ``values`` encoded as :func:`dumps` would (non-finite floats as
+    ``null``, text in ASCII), in one call of orjson: a list of scalars is indented one to a
+    line, and no encoded scalar holds a newline to split on. What orjson refuses (an integer
+    past 64 bits, a lone surrogate) is encoded in one call of the standard library's C
+    encoder instead, as :func:`python_dumps` would."""
     if not values:
         return []
+    try:
+        text = orjson.dumps(values, option=orjson.OPT_INDENT_2).decode()
+    except (orjson.JSONEncodeError, TypeError):  # TypeError: an unknown type, refused again
+        return _python_scalars(values)
+    if not text.isascii():  # only a string holds non-ASCII text: escaped there as json does
+        text = _NON_ASCII.sub(_escaped, text)
+    return text[4:-2].split(",\n  ")
+
+
+def _python_scalars(values: list[Any]) -> list[str]:
+    """:func:`scalars` by the standard library's C encoder (compact, NUL-separated)."""
     try:
         text = _STRICT_BULK.encode(values)
     except ValueError:  # NaN or an infinity, which dumps writes null

@@ -41,3 +41,28 @@ def test_what_orjson_refuses_or_spells_otherwise_is_written_as_json_writes_it():
     assert json_text.items({}, 2) == ""
     assert json_text.items({"a": {"b": [1, 2]}}, 1) == (
         '"a": {\n      "b": [\n        1,\n        2\n      ]\n    }')
+
+
+scalar_values = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(scalar_values, max_size=8))
+def test_scalars_are_each_value_as_dumps_writes_it(values):
+    """One call encodes a list of scalars (orjson's where none is text, an integer past 64
+    bits or a NaN included): each piece is its value's JSON, ASCII, NaN and infinities null."""
+    pieces = json_text.scalars(values)
+    assert len(pieces) == len(values)
+    for piece, value in zip(pieces, values, strict=True):
+        assert piece.isascii()
+        assert_same_document(piece, json_text.python_dumps(value))
+
+
+def test_scalars_spell_numbers_as_orjson_does_unless_orjson_refuses_one():
+    """A list of scalars goes through orjson (its spelling of floats, text escaped to ASCII
+    as json escapes it, commas inside text kept); an integer past 64 bits, which orjson
+    refuses, sends the whole list through the standard library's encoder."""
+    assert json_text.scalars([1e-05, -0.0, float("nan"), True, None, 3]) == [
+        "0.00001", "-0.0", "null", "true", "null", "3"]
+    assert json_text.scalars(["café, à\n", 1e-05]) == ['"caf\\u00e9, \\u00e0\\n"', "0.00001"]
+    assert json_text.scalars([1e-05, 2**70]) == ["1e-05", "1180591620717411303424"]
