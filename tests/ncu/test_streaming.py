@@ -106,7 +106,27 @@ def test_result_index_hands_out_every_result_the_walk_found(tmp_path: Path) -> N
             layout.results[len(results)]
 
 
-def test_records_made_in_the_reading_pass_wait_in_a_spool_file_and_read_back_whole() -> None:
+def test_a_spool_holds_texts_in_memory_up_to_its_budget_and_the_rest_in_its_file() -> None:
+    from kernelscope.core.text_spool import TextSpool
+
+    spool = TextSpool(budget=10)
+    spool[1] = "abcd"
+    spool[2] = "é ünïcode ✓"  # 11 characters: past the budget, written to the file
+    spool[3] = "efgh"  # fits beside the first
+    spool[4] = ("not text", 1)
+    assert spool.spilled == 1
+    assert [spool[k] for k in (1, 2, 3, 4)] == ["abcd", "é ünïcode ✓", "efgh", ("not text", 1)]
+    assert [spool.is_text(k) for k in (1, 2, 3, 4)] == [True, True, True, False]
+    assert sorted(spool) == [1, 2, 3, 4] and len(spool) == 4
+    del spool[1]
+    spool[5] = "ijklmn"  # the freed characters are the budget's again
+    assert spool.spilled == 1 and 1 not in spool and spool[5] == "ijklmn"
+    spool[3] = "x" * 20  # replaced: the old text goes, the new one to the file
+    assert spool.spilled == 2 and spool[3] == "x" * 20 and len(spool) == 4
+    spool.close()
+
+
+def test_records_made_in_the_reading_pass_wait_in_a_spool_and_read_back_whole() -> None:
     from kernelscope.core.text_spool import TextSpool
     from kernelscope.kinds.ncu.export.ncu_json import JsonMembers, ncu_json_pieces
 

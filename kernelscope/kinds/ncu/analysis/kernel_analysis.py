@@ -67,7 +67,8 @@ class AnalyzedReport:
     """Details read in the same pass as the summaries (exports of every kernel)."""
     extras: MutableMapping[int, Any] = field(default_factory=dict)
     """What ``analyse`` made of each detail beside its diagnosis (e.g. rendered records,
-    kept in a ``TextSpool`` file when every kernel's detail is read)."""
+    kept in a ``TextSpool``, in memory up to its budget and then in a file, when every
+    kernel's detail is read)."""
     process: str | None = None
     """Only kernels of this process (its id, or its name) are selected, when set."""
     families: ReportFamilies = field(default_factory=lambda: kernel_families(()))
