@@ -222,16 +222,22 @@ def origin_in_process(pid: object, name: object, process: str) -> bool:
     return wanted == name
 
 
+def found_measured(kernel: KernelSummary | KernelDetail) -> bool:
+    """Whether the model found the kernel measured: its ``unmeasured`` is
+    ``unmeasured_reason`` of these very metrics, so the diagnosis need not read them again
+    to find out (``diagnose``'s ``measured``)."""
+    return kernel.unmeasured is None and bool(kernel.metrics)
+
+
 def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
-    """The kernel's diagnosis. The model's ``unmeasured`` is ``unmeasured_reason`` of these
-    very metrics, so a kernel it found measured is not read again to find out."""
+    """The kernel's diagnosis (``found_measured``: not checked again for a measurement)."""
     return diagnose(
         summary.metrics,
         summary.rules,
         summary.sections,
         time_share=time_share,
         unmeasured=summary.unmeasured,
-        measured=summary.unmeasured is None and bool(summary.metrics),
+        measured=found_measured(summary),
     )
 
 
@@ -244,7 +250,7 @@ def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Di
         time_share=time_share,
         unmeasured=detail.unmeasured,
         source=detail.source,
-        measured=detail.unmeasured is None and bool(detail.metrics),
+        measured=found_measured(detail),
     )
 
 

@@ -28,6 +28,7 @@ from kernelscope.kinds.ncu.analysis.families import (
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     AnalyzedKernel,
     diagnose_summary,
+    found_measured,
     measured_duration,
     origin_in_process,
     with_family_share,
@@ -96,7 +97,7 @@ def _interned(seen: dict[_T, _T], value: _T) -> _T:
 def _label(summary: KernelSummary) -> str:
     """The bottleneck label ``diagnose_summary`` gives the kernel (nothing else is kept)."""
     return diagnosed_label(summary.metrics, summary.sections, unmeasured=summary.unmeasured,
-                           measured=summary.unmeasured is None and bool(summary.metrics))
+                           measured=found_measured(summary))
 
 
 def stream_summary(report: NcuReport) -> StreamedSummary:
