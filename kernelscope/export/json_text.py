@@ -108,17 +108,26 @@ def _escaped(match: re.Match[str]) -> str:
     return _text(match.group())[1:-1]
 
 
+def _orjson_text(value: Any, option: int) -> str | None:
+    """``value`` encoded by orjson with ``option``, its non-ASCII text escaped as ``json``
+    escapes it; None where orjson refuses it (an integer past 64 bits, a string with a lone
+    surrogate, a deeper nesting than it takes, an unknown type)."""
+    try:
+        text = orjson.dumps(value, option=option).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    if not text.isascii():  # only a string holds non-ASCII text: escaped there as json does
+        text = _NON_ASCII.sub(_escaped, text)
+    return text
+
+
 def dumps(value: Any, level: int = 0) -> str:
     """``value`` as indented JSON at depth ``level`` (its first line unindented, the rest
     indented as a member at that depth; non-finite floats ``null``, non-ASCII text escaped),
-    encoded by orjson; what orjson refuses (an integer past 64 bits, a string with a lone
-    surrogate, a deeper nesting than it takes) by :func:`python_dumps`."""
-    try:
-        text = orjson.dumps(value, option=_ORJSON).decode()
-    except (orjson.JSONEncodeError, TypeError):  # TypeError: an unknown type, refused again
+    encoded by orjson; what orjson refuses by :func:`python_dumps`."""
+    text = _orjson_text(value, _ORJSON)
+    if text is None:
         return python_dumps(value, level)
-    if not text.isascii():  # only a string holds non-ASCII text: escaped there as json does
-        text = _NON_ASCII.sub(_escaped, text)
     return text.replace("\n", "\n" + INDENT * level) if level else text
 
 
@@ -233,12 +242,9 @@ def scalars(values: list[Any]) -> list[str]:
     encoder instead, as :func:`python_dumps` would."""
     if not values:
         return []
-    try:
-        text = orjson.dumps(values, option=orjson.OPT_INDENT_2).decode()
-    except (orjson.JSONEncodeError, TypeError):  # TypeError: an unknown type, refused again
+    text = _orjson_text(values, orjson.OPT_INDENT_2)
+    if text is None:
         return _python_scalars(values)
-    if not text.isascii():  # only a string holds non-ASCII text: escaped there as json does
-        text = _NON_ASCII.sub(_escaped, text)
     return text[4:-2].split(",\n  ")
 
 
