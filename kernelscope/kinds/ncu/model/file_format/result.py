@@ -63,6 +63,8 @@ repeat many of them byte for byte (launch configuration, device attributes), and
 look-up costs far less than decoding."""
 MAX_PLACED = 64
 """Plans whose names :meth:`Result._placed` keeps placed, per report."""
+
+
 def plain_value(value: Any) -> RawValue:
     """The Python value of a MetricValue message: the one field that is set (a float field is
     widened to a double, as NCU prints it); None when none is."""
@@ -345,10 +347,6 @@ class Result:
         if self._sections is None:
             self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
         return self._sections
-
-    def encoded_sections(self) -> tuple[bytes, ...]:
-        """Each Section message as the report encodes it, in order."""
-        return tuple(self.section_bytes().section_bytes)
 
     def section_bytes(self) -> Any:
         """A message of the result's encoded sections alone (``section_bytes``, the rest of
