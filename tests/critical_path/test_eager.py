@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import polars as pl
+import pytest
 
 from kernelscope.timeline.analysis.critical_path.eager import (
+    INDEX,
     at_least,
     filled,
     positions,
@@ -53,3 +55,17 @@ def test_each_step_gives_what_its_polars_expression_gives(
             (filled(None, 3), pl.repeat(None, 3, eager=True, dtype=pl.Int64)),
             (filled(False, 4, pl.Boolean), pl.repeat(False, 4, eager=True))):
         _same(got, expected if isinstance(expected, pl.Series) else expected.to_series())
+
+
+@pytest.mark.skipif(pl.UInt32 != INDEX, reason="polars' index type holds every Int64")
+def test_a_position_past_the_index_type_is_refused_not_wrapped_onto_a_row() -> None:
+    """``take`` and ``positions`` narrow their positions without overflow checks only where
+    each fits ``INDEX``: one past its range is refused as polars refuses it, not read as the
+    row it would wrap to (1)."""
+    values, past = pl.Series([10, 20, 30]), pl.Series([1, (1 << 32) + 1], dtype=pl.Int64)
+    with pytest.raises(ValueError, match="smaller than 2"):
+        take(values, past)
+    with pytest.raises(pl.exceptions.InvalidOperationError):
+        positions(past)
+    with pytest.raises(pl.exceptions.OutOfBoundsError):
+        take(values, pl.Series([0, 1 << 31], dtype=pl.Int64))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from kernelscope.kinds.kineto.analysis.timeline import open_kineto
-from kernelscope.timeline.analysis.critical_path import streams
+from kernelscope.timeline.analysis.critical_path import schedule, streams
 from kernelscope.timeline.analysis.critical_path.schedule import (
     INF,
     Replay,
@@ -73,6 +73,17 @@ def test_the_scan_gives_the_measured_latest_ends_as_the_loop_does(model: Model) 
     assert late.to_list() == looped
     assert late.to_list() == latest_ends(model.plan, model.measured, scan=False).to_list()
     assert (late < INF // 2).any()  # some node is bounded by a step's end
+
+
+def test_the_backward_pass_alone_makes_the_chains_from_scan_events_on(
+        model: Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An export's slack (no forward replay made the chains) scans them from
+    ``SCAN_EVENTS`` events on: the latest ends the loop below that gives."""
+    looped = latest_ends(model.plan, model.measured).to_list()
+    assert model.plan.streams(make=False) is None  # the samples' events: fewer
+    monkeypatch.setattr(schedule, "SCAN_EVENTS", len(model.plan.chains.order))
+    assert latest_ends(model.plan, model.measured).to_list() == looped
+    assert model.plan.streams(make=False) is not None  # made by the pass
 
 
 def test_the_chains_running_maxima_by_window_are_those_by_slice(

@@ -40,10 +40,14 @@ def at_least(values: pl.Series, low: int) -> pl.Series:
     return where(values >= low, values, low)
 
 
+INDEX_END = 1 << (32 if pl.UInt32 == INDEX else 64)
+"""One past the greatest position ``INDEX`` holds."""
+
+
 def positions(at: pl.Series) -> pl.Series:
     """``at`` (integers, none below 0) as ``INDEX``: what ``take`` reads without converting
     it, for the positions read more than once."""
-    cast: pl.Series = at.cast(INDEX)
+    cast: pl.Series = _narrowed(at) if _fits(at) else at.cast(INDEX)
     return cast
 
 
@@ -52,7 +56,25 @@ def take(values: pl.Series, at: pl.Series) -> pl.Series:
     they are ``positions``)."""
     if at.null_count() == at.len():  # indexing reads the greatest index: there is none
         return values.gather(at)
+    if at.dtype != INDEX and _fits(at):
+        at = _narrowed(at)
     return values[at]
+
+
+def _fits(at: pl.Series) -> bool:
+    """Whether ``at`` holds integers and each one not null is a position ``INDEX`` holds."""
+    if not at.dtype.is_integer():
+        return False
+    low, high = at.min(), at.max()
+    return isinstance(low, int) and isinstance(high, int) and low >= 0 and high < INDEX_END
+
+
+def _narrowed(at: pl.Series) -> pl.Series:
+    """``at`` (``_fits``) as ``INDEX`` by a cast without overflow checks: every value fits, so
+    the same values, at ~1 instruction a value instead of the checked cast's ~28 (which
+    indexing by any other type runs, after scanning for negative positions)."""
+    cast: pl.Series = at.cast(INDEX, wrap_numerical=True)
+    return cast
 
 
 def run_starts(values: pl.Series) -> pl.Series:
