@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import eq, is_, not_
 from typing import Any, NamedTuple
 
-from kernelscope.kinds.ncu.model.file_format.bag import stored_values
+from kernelscope.kinds.ncu.model.file_format.bag import fixed_shape, fixed_values, stored_values
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
 from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
@@ -180,26 +182,82 @@ def _read_placed(
     the plan (for the labels and unit facts), and looked up for all names at once."""
     names, datas = placed
     slots = _slots(result, plan, labels, (result.ncu_version, witness))
-    by_name = slots.by_name
-    metrics: list[Any] = list(map(dict.get, by_name, datas))
+    metrics: list[Any] = list(map(dict.get, slots.by_name, datas))
     if None in metrics:
-        units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
-        missing = [at for at, metric in enumerate(metrics) if metric is None]
-        values = stored_values(result, [datas[at] for at in missing])
-        added = 0
-        for at, value in zip(missing, values, strict=True):
-            name = names[at]
-            metric = metrics[at] = _SKIPPED if value is ABSENT else _made(
-                result, name, value, labels.get(name, "") if labels else "", units, witness)
-            slots.skips |= metric is _SKIPPED
-            known = by_name[at]
-            if len(known) < MAX_PER_NAME:  # a name whose launches each hold a value of
-                known[datas[at]] = metric  # their own (a duration) is not remembered
-                added += 1
-        _count_slotted(result, added)
+        _read_missing(result, slots, datas, metrics, witness)
     if slots.skips and _SKIPPED in metrics:
         return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
     return dict(zip(names, metrics, strict=True))
+
+
+def _read_missing(
+    result: Result, slots: _Slots, datas: Sequence[bytes], metrics: list[Any], witness: bool
+) -> None:
+    """Fill in ``metrics`` where no entry of the same bytes was remembered: the entries of
+    the :class:`Shape` their name had before read at once (:func:`fixed_values`), the
+    others decoded (:func:`stored_values`); each remembered while its name's dict has
+    room (a name whose launches each hold a value of their own, a duration, fills it)."""
+    missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
+    found = list(map(datas.__getitem__, missing))
+    shaped = _shaped(slots, missing, found)
+    fixed = list(compress(missing, shaped)) if any(shaped) else []
+    if fixed:
+        values = fixed_values(list(compress(found, shaped)), map(slots.codes.__getitem__, fixed))
+        if any(map(WRAPPED.__le__, values)):  # a wrapped counter: _made reads it as 0
+            fixed = []
+        else:  # _made's Metrics, made at once: a number's unit depends on its name alone
+            made = map(tuple.__new__, repeat(Metric), zip(
+                map(slots.names.__getitem__, fixed), values, map(slots.units.__getitem__, fixed),
+                map(slots.labels_of.__getitem__, fixed), strict=True))
+            for at, metric in zip(fixed, made, strict=True):
+                metrics[at] = metric
+            missing = list(compress(missing, map(not_, shaped)))
+    if missing:
+        _decode_missing(result, slots, [datas[at] for at in missing], missing, metrics,
+                        witness)
+    added = 0
+    for at in compress(fixed + missing, map(slots.open.__getitem__, fixed + missing)):
+        known = slots.by_name[at]
+        known[datas[at]] = metrics[at]
+        added += 1
+        if len(known) >= MAX_PER_NAME:
+            slots.open[at] = False
+    _count_slotted(result, added)
+
+
+def _shaped(slots: _Slots, missing: list[int], found: list[bytes]) -> list[bool]:
+    """Whether each of ``found`` (the entries at ``missing``) has its name's Shape: all at
+    once where they all have (a launch like the last), else one by one."""
+    sizes = list(map(slots.sizes.__getitem__, missing))
+    prefixes = list(map(slots.prefixes.__getitem__, missing))
+    suffixes = list(map(slots.suffixes.__getitem__, missing))
+    if list(map(len, found)) == sizes and all(map(bytes.startswith, found, prefixes)) \
+            and all(map(bytes.endswith, found, suffixes)):
+        return [True] * len(found)
+    return list(map(all, zip(map(eq, map(len, found), sizes),
+                             map(bytes.startswith, found, prefixes),
+                             map(bytes.endswith, found, suffixes), strict=True)))
+
+
+def _decode_missing(
+    result: Result, slots: _Slots, found: list[bytes], missing: list[int], metrics: list[Any],
+    witness: bool,
+) -> None:
+    """:func:`_read_missing`'s decoding of the entries at ``missing`` (``found``), noting
+    the :class:`Shape` of a name's first number held alone."""
+    units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
+    names, labels_of = slots.names, slots.labels_of
+    for at, value, data in zip(missing, stored_values(result, found), found, strict=True):
+        if value is ABSENT:
+            metrics[at] = _SKIPPED
+            slots.skips = True
+            continue
+        metric = metrics[at] = _made(result, names[at], value, labels_of[at], units, witness)
+        if slots.sizes[at] < 0 and type(value) is float and metric.value is value:
+            shape = fixed_shape(data, slots.plan[at][1][0][1])
+            if shape is not None:
+                slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
+                slots.units[at] = metric.unit
 
 
 def _count_slotted(result: Result, added: int) -> None:
@@ -213,16 +271,29 @@ def _count_slotted(result: Result, added: int) -> None:
 
 
 class _Slots:
-    """One plan's Metrics by encoded entry, one dict per name (see :func:`_read_placed`)."""
+    """One plan's Metrics by encoded entry, one dict per name, and what is known of each
+    name's entries (see :func:`_read_placed`)."""
 
-    __slots__ = ("by_name", "labels", "plan", "skips")
+    __slots__ = ("by_name", "codes", "labels", "labels_of", "names", "open", "plan",
+                 "prefixes", "sizes", "skips", "suffixes", "units")
 
     def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
         self.plan = plan
         self.labels = labels
+        self.names = [name for name, _ in plan]
+        self.labels_of = [labels.get(name, "") if labels else "" for name in self.names]
         self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
+        self.open = [True] * len(plan)
+        """Whether each name's dict remembers more entries (MAX_PER_NAME)."""
         self.skips = False
         """Whether an entry without a single value was met (its name is left out)."""
+        self.prefixes = [b""] * len(plan)
+        self.suffixes = [b""] * len(plan)
+        self.sizes = [-1] * len(plan)
+        self.codes = [""] * len(plan)
+        self.units = [""] * len(plan)
+        """The :class:`Shape` of each name's first number held alone (size -1, which no
+        entry has, until one is met) and that number's unit."""
 
 
 def _slots(
