@@ -123,7 +123,10 @@ def _read_sections(sections: Sequence[Any]) -> SectionReading:
 
 def rule_messages(result: Any) -> Iterator[RuleResult]:
     """One RuleResult per message of a rule, as the CLI's details page prints them: each
-    body item holds a message with its own estimated speedup and focus metrics."""
+    body item holds a message with its own estimated speedup and focus metrics. (The rule's
+    fields are read once, and each RuleResult made from its fields in order: launches of
+    one kernel each hold rules of their own numbers, read again for every launch.)"""
+    rule = (result.identifier, result.display_name, result.section_identifier)
     for item in result.body.items:
         if not item.HasField("message"):
             continue
@@ -131,30 +134,31 @@ def rule_messages(result: Any) -> Iterator[RuleResult]:
         kind = RULE_MESSAGE_TYPES.get(int(message.type))
         if kind is None:
             continue
-        has_speed = item.HasField("speedup") and item.speedup.HasField("value")
         speed = item.speedup
-        yield RuleResult(
-            rule=result.identifier,
-            name=result.display_name,
-            section=result.section_identifier,
-            type=kind,
-            title=message.name,
-            message=message.message,
-            speedup_type=SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
-            speedup_pct=float(speed.value) if has_speed else None,
-            focus_metrics=tuple(
-                (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
-                for f in item.focus_metrics
-            ),
-        )
+        has_speed = item.HasField("speedup") and speed.HasField("value")
+        focus = tuple([
+            (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
+            for f in item.focus_metrics
+        ])
+        yield tuple.__new__(RuleResult, (
+            *rule, kind, message.name, message.message,
+            SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
+            float(speed.value) if has_speed else None, focus,
+        ))
 
 
 def read_rules(action: Result) -> tuple[RuleResult, ...]:
     """NCU's rule results of the result, one per message the CLI prints; the messages of
-    an encoded rule result are read once per report (launches repeat them)."""
-    known: dict[bytes, tuple[RuleResult, ...]] = action.names_table.rules
+    an encoded rule result are read once per report (launches repeat them): the rule at
+    the same place in the last launch read is compared first (no hash of its bytes)."""
+    table = action.names_table
+    known: dict[bytes, tuple[RuleResult, ...]] = table.rules
+    last: list[tuple[bytes, tuple[RuleResult, ...]]] = table.last_rules
     found: list[RuleResult] = []
-    for data in action.encoded_rule_results():
+    for at, data in enumerate(action.encoded_rule_results()):
+        if at < len(last) and last[at][0] == data:
+            found += last[at][1]
+            continue
         messages = known.get(data)
         if messages is None:
             if len(known) >= MAX_KNOWN_RULES:
@@ -162,6 +166,7 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
             messages = tuple(rule_messages(action.decoded_rule_result(data)))
             known[data] = messages
         found += messages
+        last[at:at + 1] = [(data, messages)]
     return tuple(found)
 
 
@@ -204,13 +209,20 @@ def _wanted(
 
 def _breakdowns(action: Result) -> dict[str, tuple[str, ...]]:
     """The metrics each Speed Of Light breakdown the result holds is made of, by the
-    breakdown's name without its ``breakdown:`` prefix."""
-    breakdown_parts: dict[str, tuple[str, ...]] = {}
-    for bd, value in raw_values(action, SOL_BREAKDOWNS):
-        if isinstance(value, str) and value:
-            breakdown_parts[bd.removeprefix("breakdown:")] = tuple(
-                p for p in value.split(",") if p)
-    return breakdown_parts
+    breakdown's name without its ``breakdown:`` prefix: worked out once per report for
+    each breakdown text (launches of one kernel repeat them, ~50 names each)."""
+    stored = tuple(raw_values(action, SOL_BREAKDOWNS))
+    known: dict[tuple[tuple[str, Any], ...], dict[str, tuple[str, ...]]] = \
+        action.names_table.breakdowns
+    found = known.get(stored)
+    if found is None:
+        if len(known) >= MAX_KNOWN_SECTIONS:
+            known.clear()
+        found = known[stored] = {
+            bd.removeprefix("breakdown:"): tuple(p for p in value.split(",") if p)
+            for bd, value in stored if isinstance(value, str) and value
+        }
+    return dict(found)
 
 
 def build_detail(

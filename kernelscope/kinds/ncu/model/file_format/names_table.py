@@ -68,6 +68,9 @@ class Names:
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.last_rules: list[tuple[bytes, Any]] = []
+        """The encoded rule results ``detail.read_rules`` last read, each with its messages,
+        in order (compared first: launches of one kernel repeat them in place)."""
         self.rule_headlines: dict[bytes, Any] = {}
         """The message headlines of each encoded rule result read for them alone."""
         self.rule_ids: dict[bytes, str] = {}
@@ -81,5 +84,7 @@ class Names:
         self.last_sections: tuple[Any, Any] | None = None
         """The encoded sections ``detail.section_reading`` last read (a message of them,
         ``Result.section_bytes``), with its reading."""
+        self.breakdowns: dict[tuple[tuple[str, Any], ...], Any] = {}
+        """The parts of each Speed Of Light breakdown text (see ``detail``)."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""
