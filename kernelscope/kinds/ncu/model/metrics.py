@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from kernelscope.kinds.ncu.model.file_format.bag import fixed_shape, fixed_values, stored_values
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
-from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Placed, Result, instances_of
 from kernelscope.kinds.ncu.model.legacy import old_names
 from kernelscope.kinds.ncu.model.units import unit_for
 from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
@@ -128,9 +128,11 @@ def read_metrics(
     alike (:func:`_read_placed`)."""
     witness = result.has(THREAD_UNIT_WITNESS)
     plan = _plan(result, names)
-    placed = result.placed_entries(plan)
+    placed = result.entries_at(plan)
     if placed is not None:
-        return _read_placed(result, plan, placed, labels or None, witness)
+        read = _read_placed(result, plan, placed, labels or None, witness)
+        if read is not None:
+            return read
     facts = (result.ncu_version, witness)
     units = _UNITS_BY_FACTS.setdefault(facts, {})
     made = _made_by_facts(facts)
@@ -174,55 +176,63 @@ _SKIPPED = Metric("", None, "")
 
 
 def _read_placed(
-    result: Result, plan: MetricPlan, placed: tuple[tuple[str, ...], Sequence[bytes]],
-    labels: Mapping[str, str] | None, witness: bool,
-) -> dict[str, Metric]:
+    result: Result, plan: MetricPlan, placed: Placed, labels: Mapping[str, str] | None,
+    witness: bool,
+) -> dict[str, Metric] | None:
     """:func:`read_metrics` of a plan whose every name the result holds where the plan's
     names are placed: each entry's Metric remembered by its bytes, one dict per name of
-    the plan (for the labels and unit facts), and looked up for all names at once."""
-    names, datas = placed
+    the plan (for the labels and unit facts), and looked up for all names at once. An
+    entry found there was checked to start with its name's tag when it was remembered;
+    the others are checked here: None when one does not (the names are elsewhere)."""
+    names, datas, tags = placed
     slots = _slots(result, plan, labels, (result.ncu_version, witness))
     metrics: list[Any] = list(map(dict.get, slots.by_name, datas))
-    if None in metrics:
-        _read_missing(result, slots, datas, metrics, witness)
+    if None in metrics and not _read_missing(result, slots, datas, tags, metrics, witness):
+        return None
     if slots.skips and _SKIPPED in metrics:
         return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
     return dict(zip(names, metrics, strict=True))
 
 
 def _read_missing(
-    result: Result, slots: _Slots, datas: Sequence[bytes], metrics: list[Any], witness: bool
-) -> None:
+    result: Result, slots: _Slots, datas: Sequence[bytes], tags: tuple[bytes, ...],
+    metrics: list[Any], witness: bool,
+) -> bool:
     """Fill in ``metrics`` where no entry of the same bytes was remembered: the entries of
-    the :class:`Shape` their name had before read at once (:func:`fixed_values`), the
-    others decoded (:func:`stored_values`); each remembered while its name's dict has
-    room (a name whose launches each hold a value of their own, a duration, fills it)."""
+    the :class:`Shape` their name had before (which starts with its tag) read at once
+    (:func:`fixed_values`), the others decoded (:func:`stored_values`) once they are
+    checked to start with their tags (False, nothing filled in, when one does not); each
+    remembered while its name's dict has room (a name whose launches each hold a value
+    of their own, a duration, fills it)."""
     missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
     found = list(map(datas.__getitem__, missing))
     shaped = _shaped(slots, missing, found)
-    fixed = list(compress(missing, shaped)) if any(shaped) else []
+    rest = list(compress(missing, map(not_, shaped)))
+    if rest and not all(map(bytes.startswith, map(datas.__getitem__, rest),
+                            map(tags.__getitem__, rest))):
+        return False
+    fixed = list(compress(missing, shaped))
     if fixed:
         values = fixed_values(list(compress(found, shaped)), map(slots.codes.__getitem__, fixed))
         if any(map(WRAPPED.__le__, values)):  # a wrapped counter: _made reads it as 0
-            fixed = []
+            fixed, rest = [], missing
         else:  # _made's Metrics, made at once: a number's unit depends on its name alone
             made = map(tuple.__new__, repeat(Metric), zip(
                 map(slots.names.__getitem__, fixed), values, map(slots.units.__getitem__, fixed),
                 map(slots.labels_of.__getitem__, fixed), strict=True))
             for at, metric in zip(fixed, made, strict=True):
                 metrics[at] = metric
-            missing = list(compress(missing, map(not_, shaped)))
-    if missing:
-        _decode_missing(result, slots, [datas[at] for at in missing], missing, metrics,
-                        witness)
+    if rest:
+        _decode_missing(result, slots, [datas[at] for at in rest], rest, metrics, witness)
     added = 0
-    for at in compress(fixed + missing, map(slots.open.__getitem__, fixed + missing)):
+    for at in compress(fixed + rest, map(slots.open.__getitem__, fixed + rest)):
         known = slots.by_name[at]
         known[datas[at]] = metrics[at]
         added += 1
         if len(known) >= MAX_PER_NAME:
             slots.open[at] = False
     _count_slotted(result, added)
+    return True
 
 
 def _shaped(slots: _Slots, missing: list[int], found: list[bytes]) -> list[bool]:

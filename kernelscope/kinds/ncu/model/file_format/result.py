@@ -57,6 +57,8 @@ RawValue = float | int | str | None
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
 _UNREAD = object()
+Placed = tuple[tuple[str, ...], Sequence[bytes], tuple[bytes, ...]]
+"""(names, the entries at their places, the tag each entry must start with)."""
 MAX_KNOWN_VALUES = 65_536
 """Encoded metrics whose value :meth:`Result.first_values` remembers, per report: launches
 repeat many of them byte for byte (launch configuration, device attributes), and a dict
@@ -203,6 +205,16 @@ class Result:
         every name's first id at the position :meth:`_placed` places it: the entries
         :meth:`first_values` reads, fetched at once. None when one is elsewhere or missing
         (launches of one kernel store their metrics alike; other kernels may not)."""
+        found = self.entries_at(plan)
+        if found is None or not all(map(bytes.startswith, found[1], found[2])):
+            return None
+        return found[0], found[1]
+
+    def entries_at(self, plan: MetricPlan) -> Placed | None:
+        """:meth:`placed_entries` before its check: the entries at the positions where
+        :meth:`_placed` places the names, with the tag each must start with (a reader that
+        knows some of the entries by their bytes checks only the others). None when the
+        names are not placed or the result has fewer entries."""
         placing = self._placed(plan)
         getter = placing.getter
         if getter is None or self._by_id is not None:
@@ -210,10 +222,7 @@ class Result:
         entries = self.lean.metric_bytes
         if placing.last >= len(entries):
             return None
-        datas = getter(entries)
-        if not all(map(bytes.startswith, datas, placing.tags)):
-            return None
-        return placing.names, datas
+        return placing.names, getter(entries), placing.tags
 
     def stored_value(self, data: bytes) -> Any:
         """The single value of one of the result's encoded MetricResults, :data:`ABSENT`
