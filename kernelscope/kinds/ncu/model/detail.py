@@ -86,21 +86,19 @@ MAX_KNOWN_SECTIONS = 256
 
 def section_reading(action: Result) -> SectionReading:
     """:class:`SectionReading` of the result, read once per report for each encoding: the
-    last one found is compared first, as a message (launches of one kernel follow each
-    other, and a ``--set full`` result's sections hold ~600 kB, which making them bytes
-    and hashing them would cost a few ms a launch)."""
+    last one found is compared first (launches of one kernel follow each other; equal
+    bytes compare without a hash of them)."""
     table = action.names_table
     encoded = action.section_bytes()
     last = table.last_sections
     if last is not None and last[0] == encoded:
         return last[1]  # type: ignore[no-any-return]
     known: dict[tuple[bytes, ...], SectionReading] = table.sections
-    key = tuple(encoded.section_bytes)
-    reading = known.get(key)
+    reading = known.get(encoded)
     if reading is None:
         if len(known) >= MAX_KNOWN_SECTIONS:
             known.clear()
-        reading = known[key] = _read_sections(action.sections())
+        reading = known[encoded] = _read_sections(action.sections())
     table.last_sections = (encoded, reading)
     return reading
 

@@ -82,8 +82,10 @@ class Names:
         """The metrics a detail reads for each section reading, header metrics held and
         breakdowns (see ``detail``)."""
         self.last_sections: tuple[Any, Any] | None = None
-        """The encoded sections ``detail.section_reading`` last read (a message of them,
-        ``Result.section_bytes``), with its reading."""
+        """The encoded sections ``detail.section_reading`` last read
+        (``Result.section_bytes``), with its reading."""
+        self.last_section_ids: tuple[tuple[bytes, ...], frozenset[str]] | None = None
+        """The encoded sections ``Result.section_ids`` last read, with their identifiers."""
         self.breakdowns: dict[tuple[tuple[str, Any], ...], Any] = {}
         """The parts of each Speed Of Light breakdown text (see ``detail``)."""
         self.sections: dict[tuple[bytes, ...], Any] = {}

@@ -27,7 +27,6 @@ from kernelscope.kinds.ncu.model.file_format.names_table import (
 )
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
-    SECTION_BYTES,
     SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
@@ -48,11 +47,9 @@ LEAN_OF = {
 SECTIONS_OF = {
     kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
-ENCODED_SECTIONS_OF = {
-    kind: CLASSES[SECTION_BYTES[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
-}
 RULE_RESULT = CLASSES["RuleResult"]
 RULE_IDENTIFIER = CLASSES["RuleIdentifier"]
+SECTION_ID = CLASSES["SectionId"]
 RawValue = float | int | str | None
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
@@ -90,8 +87,8 @@ class Result:
     decoding (metrics as a map from string-table id to value, sections by identifier); the
     whole message (instances, section tables, ...) is decoded only when asked for."""
 
-    __slots__ = ("_by_id", "_by_name", "_full", "_sections", "_where", "data", "kind", "lean",
-                 "names_table", "ncu_version", "process")
+    __slots__ = ("_by_id", "_by_name", "_full", "_section_bytes", "_sections", "_where", "data",
+                 "kind", "lean", "names_table", "ncu_version", "process")
 
     def __init__(self, kind: str, data: bytes, names: Names, process: ProcessInfo,
                  where: str = "A result of the report") -> None:
@@ -105,6 +102,7 @@ class Result:
         """The Nsight Compute that wrote the report, ``(2019,)`` for the pre-2020 format."""
         self._full: Any = None
         self._sections: Sequence[Any] | None = None
+        self._section_bytes: tuple[bytes, ...] | None = None
         self._by_name: dict[str, Any] | None = None
         self._by_id: dict[int, bytes] | None = None
 
@@ -346,7 +344,15 @@ class Result:
 
     # -- sections, rules, NVTX, sources -----------------------------------------------------
     def section_ids(self) -> frozenset[str]:
-        return frozenset(s.identifier for s in self.lean.sections)
+        """The identifiers of the result's sections: each section's first field alone
+        decoded, unless the last result asked held the same encoded sections."""
+        encoded = self.section_bytes()
+        table = self.names_table
+        last = table.last_section_ids
+        if last is None or last[0] != encoded:
+            last = table.last_section_ids = (encoded, frozenset(
+                decode(SECTION_ID, data, self._where).identifier for data in encoded))
+        return last[1]  # type: ignore[no-any-return]
 
     def sections(self) -> Sequence[Any]:
         """The sections with their tables (whole messages; the rest of the result is not
@@ -357,13 +363,12 @@ class Result:
             self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
         return self._sections
 
-    def section_bytes(self) -> Any:
-        """A message of the result's encoded sections alone (``section_bytes``, the rest of
-        the result dropped): two compare equal when their sections are encoded alike, with
-        no Python object made of their bytes (a ``--set full`` result's are ~600 kB)."""
-        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
-        found.DiscardUnknownFields()
-        return found
+    def section_bytes(self) -> tuple[bytes, ...]:
+        """Each Section message as the report encodes it (launches of one kernel repeat
+        them: what readers make of them is remembered by their bytes)."""
+        if self._section_bytes is None:
+            self._section_bytes = tuple(self.lean.section_bytes)
+        return self._section_bytes
 
     def encoded_rule_results(self) -> Sequence[bytes]:
         """Each RuleResult message as the report encodes it."""
