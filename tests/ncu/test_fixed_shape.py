@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import Any
 
 import pytest
 
@@ -78,14 +79,15 @@ def test_no_shape_for_other_values(data: bytes) -> None:
 
 def test_launches_of_their_own_values_read_by_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     """many_launches' launches each hold throughputs of their own: the bulk reading reads
-    them by shape, and gives what reading each name alone gives."""
-    read = []
+    them by shape (``metrics._place`` puts what it read in), and gives what reading each
+    name alone gives."""
+    placed = []
+    place = metrics._place
 
-    def counted(datas: list[bytes], codes: object) -> tuple[float, ...]:
-        read.append(len(datas))
-        return fixed_values(datas, codes)  # type: ignore[arg-type]
+    def counted(found: list[Any], at: list[int], *rest: Any) -> None:
+        placed.append(len(at))
+        place(found, at, *rest)
 
-    monkeypatch.setattr(metrics, "fixed_values", counted)
-    path = NCU_SAMPLES / "many_launches.ncu-rep.xz"
-    check_report(path)
-    assert sum(read) > 0
+    monkeypatch.setattr(metrics, "_place", counted)
+    check_report(NCU_SAMPLES / "many_launches.ncu-rep.xz")
+    assert sum(placed) > 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import eq, is_, not_
+from operator import is_, not_
 from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.bag import fixed_shape, fixed_values, stored_values
@@ -13,6 +13,7 @@ from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
 from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Placed, Result, instances_of
 from kernelscope.kinds.ncu.model.legacy import old_names
+from kernelscope.kinds.ncu.model.metric_slots import MAX_MADE, MAX_PLANS, Slots, slots_of
 from kernelscope.kinds.ncu.model.units import unit_for
 from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
 
@@ -97,9 +98,6 @@ def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
     return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
 
 
-MAX_PLANS = 64
-
-
 def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
     """Each of ``names`` present in the report's string table with the ids (and their
     ``NameId`` tags) to look it up by, in the order :func:`read_metric` tries them (its
@@ -169,8 +167,6 @@ def _remembered(
     return metric
 
 
-MAX_PER_NAME = 64
-"""The entries a plan remembers for one name (see :func:`_read_placed`)."""
 _SKIPPED = Metric("", None, "")
 """What a placed plan remembers for an entry without a single value (left out)."""
 
@@ -185,7 +181,7 @@ def _read_placed(
     entry found there was checked to start with its name's tag when it was remembered;
     the others are checked here: None when one does not (the names are elsewhere)."""
     names, datas, tags = placed
-    slots = _slots(result, plan, labels, (result.ncu_version, witness))
+    slots = slots_of(result.names_table, plan, labels, (result.ncu_version, witness))
     metrics: list[Any] = list(map(dict.get, slots.by_name, datas))
     if None in metrics and not _read_missing(result, slots, datas, tags, metrics, witness):
         return None
@@ -195,62 +191,58 @@ def _read_placed(
 
 
 def _read_missing(
-    result: Result, slots: _Slots, datas: Sequence[bytes], tags: tuple[bytes, ...],
+    result: Result, slots: Slots, datas: Sequence[bytes], tags: tuple[bytes, ...],
     metrics: list[Any], witness: bool,
 ) -> bool:
     """Fill in ``metrics`` where no entry of the same bytes was remembered: the entries of
     the :class:`Shape` their name had before (which starts with its tag) read at once
-    (:func:`fixed_values`), the others decoded (:func:`stored_values`) once they are
-    checked to start with their tags (False, nothing filled in, when one does not); each
-    remembered while its name's dict has room (a name whose launches each hold a value
-    of their own, a duration, fills it)."""
+    (the last launch's way where the same names miss: :meth:`Slots.shaped`), the others
+    decoded (:func:`stored_values`) once they are checked to start with their tags
+    (False, nothing filled in, when one does not); each remembered while its name's dict
+    has room (a name whose launches each hold a value of their own, a duration, fills it)."""
     missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
     found = list(map(datas.__getitem__, missing))
-    shaped = _shaped(slots, missing, found)
-    rest = list(compress(missing, map(not_, shaped)))
-    if rest and not all(map(bytes.startswith, map(datas.__getitem__, rest),
-                            map(tags.__getitem__, rest))):
-        return False
-    fixed = list(compress(missing, shaped))
+    last = slots.shaped(missing)
+    if last is not None and list(map(len, found)) == last.sizes \
+            and all(map(bytes.startswith, found, last.prefixes)) \
+            and all(map(bytes.endswith, found, last.suffixes)):
+        values = last.unpack(b"".join(found))
+        if not any(map(WRAPPED.__le__, values)):  # a wrapped counter: _made reads it as 0
+            _place(metrics, missing, last.names, values, last.units, last.labels)
+            slots.remember(result.names_table, datas, missing, metrics)
+            return True
+    shaped = slots.each_shaped(missing, found)
+    fixed, rest = missing, []
+    if not all(shaped):
+        fixed, found = list(compress(missing, shaped)), list(compress(found, shaped))
+        rest = list(compress(missing, map(not_, shaped)))
+        if not all(map(bytes.startswith, map(datas.__getitem__, rest),
+                       map(tags.__getitem__, rest))):
+            return False
     if fixed:
-        values = fixed_values(list(compress(found, shaped)), map(slots.codes.__getitem__, fixed))
-        if any(map(WRAPPED.__le__, values)):  # a wrapped counter: _made reads it as 0
+        values = fixed_values(found, map(slots.codes.__getitem__, fixed))
+        if any(map(WRAPPED.__le__, values)):
             fixed, rest = [], missing
-        else:  # _made's Metrics, made at once: a number's unit depends on its name alone
-            made = map(tuple.__new__, repeat(Metric), zip(
-                map(slots.names.__getitem__, fixed), values, map(slots.units.__getitem__, fixed),
-                map(slots.labels_of.__getitem__, fixed), strict=True))
-            for at, metric in zip(fixed, made, strict=True):
-                metrics[at] = metric
+        else:
+            _place(metrics, fixed, map(slots.names.__getitem__, fixed), values,
+                   map(slots.units.__getitem__, fixed), map(slots.labels_of.__getitem__, fixed))
     if rest:
         _decode_missing(result, slots, [datas[at] for at in rest], rest, metrics, witness)
-    added = 0
-    for at in compress(fixed + rest, map(slots.open.__getitem__, fixed + rest)):
-        known = slots.by_name[at]
-        known[datas[at]] = metrics[at]
-        added += 1
-        if len(known) >= MAX_PER_NAME:
-            slots.open[at] = False
-    _count_slotted(result, added)
+    slots.remember(result.names_table, datas, fixed + rest, metrics)
     return True
 
 
-def _shaped(slots: _Slots, missing: list[int], found: list[bytes]) -> list[bool]:
-    """Whether each of ``found`` (the entries at ``missing``) has its name's Shape: all at
-    once where they all have (a launch like the last), else one by one."""
-    sizes = list(map(slots.sizes.__getitem__, missing))
-    prefixes = list(map(slots.prefixes.__getitem__, missing))
-    suffixes = list(map(slots.suffixes.__getitem__, missing))
-    if list(map(len, found)) == sizes and all(map(bytes.startswith, found, prefixes)) \
-            and all(map(bytes.endswith, found, suffixes)):
-        return [True] * len(found)
-    return list(map(all, zip(map(eq, map(len, found), sizes),
-                             map(bytes.startswith, found, prefixes),
-                             map(bytes.endswith, found, suffixes), strict=True)))
+def _place(metrics: list[Any], at: list[int], names: Iterable[str], values: Iterable[Any],
+           units: Iterable[str], labels: Iterable[str]) -> None:
+    """_made's Metrics of numbers read by Shape (no wrapped counter among them: a number's
+    unit depends on its name alone), made at once, put in ``metrics`` at ``at``."""
+    made = map(tuple.__new__, repeat(Metric), zip(names, values, units, labels, strict=True))
+    for where, metric in zip(at, made, strict=True):
+        metrics[where] = metric
 
 
 def _decode_missing(
-    result: Result, slots: _Slots, found: list[bytes], missing: list[int], metrics: list[Any],
+    result: Result, slots: Slots, found: list[bytes], missing: list[int], metrics: list[Any],
     witness: bool,
 ) -> None:
     """:func:`_read_missing`'s decoding of the entries at ``missing`` (``found``), noting
@@ -268,57 +260,6 @@ def _decode_missing(
             if shape is not None:
                 slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
                 slots.units[at] = metric.unit
-
-
-def _count_slotted(result: Result, added: int) -> None:
-    """Count the Metrics the report's plans remember by entry; forget them all at MAX_MADE
-    (launches that each hold values of their own would otherwise add to them forever)."""
-    table = result.names_table
-    table.slotted += added
-    if table.slotted >= MAX_MADE:
-        table.slots.clear()
-        table.slotted = 0
-
-
-class _Slots:
-    """One plan's Metrics by encoded entry, one dict per name, and what is known of each
-    name's entries (see :func:`_read_placed`)."""
-
-    __slots__ = ("by_name", "codes", "labels", "labels_of", "names", "open", "plan",
-                 "prefixes", "sizes", "skips", "suffixes", "units")
-
-    def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
-        self.plan = plan
-        self.labels = labels
-        self.names = [name for name, _ in plan]
-        self.labels_of = [labels.get(name, "") if labels else "" for name in self.names]
-        self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
-        self.open = [True] * len(plan)
-        """Whether each name's dict remembers more entries (MAX_PER_NAME)."""
-        self.skips = False
-        """Whether an entry without a single value was met (its name is left out)."""
-        self.prefixes = [b""] * len(plan)
-        self.suffixes = [b""] * len(plan)
-        self.sizes = [-1] * len(plan)
-        self.codes = [""] * len(plan)
-        self.units = [""] * len(plan)
-        """The :class:`Shape` of each name's first number held alone (size -1, which no
-        entry has, until one is met) and that number's unit."""
-
-
-def _slots(
-    result: Result, plan: MetricPlan, labels: Mapping[str, str] | None,
-    facts: tuple[tuple[int, ...] | None, bool],
-) -> _Slots:
-    """The report's :class:`_Slots` of ``plan`` read with ``labels`` under ``facts``."""
-    known: dict[tuple[Any, ...], _Slots] = result.names_table.slots
-    key = (id(plan), id(labels), facts)
-    slots = known.get(key)
-    if slots is None or slots.plan is not plan or slots.labels is not labels:
-        if len(known) >= MAX_PLANS:
-            known.clear()
-        slots = known[key] = _Slots(plan, labels)
-    return slots
 
 
 def _made(
@@ -341,7 +282,6 @@ _UNITS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[str, str]] = {}
 _METRICS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[tuple[Any, ...], Metric]] = {}
 """:func:`read_metrics`'s Metrics (immutable) by the facts their units depend on, then by
 (name, value, its type, label): launches repeat most of their values."""
-MAX_MADE = 65_536
 
 
 def read_series(result: Result, name: str) -> Series | None:
