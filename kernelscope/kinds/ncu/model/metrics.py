@@ -8,10 +8,15 @@ from itertools import compress, repeat
 from operator import is_, not_
 from typing import Any, NamedTuple
 
-from kernelscope.kinds.ncu.model.file_format.bag import fixed_shape, fixed_values, stored_values
+from kernelscope.kinds.ncu.model.file_format.bag import (
+    fixed_shape,
+    fixed_values,
+    instances_of,
+    stored_values,
+)
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
-from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Placed, Result, instances_of
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Placed, Result
 from kernelscope.kinds.ncu.model.legacy import old_names
 from kernelscope.kinds.ncu.model.metric_slots import MAX_MADE, MAX_PLANS, Slots, slots_of
 from kernelscope.kinds.ncu.model.units import unit_for

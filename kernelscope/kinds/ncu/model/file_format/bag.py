@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from google.protobuf.message import DecodeError
 
-from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, RawValue, Result
 from kernelscope.kinds.ncu.model.file_format.schema import MetricBag
 
 _BAG = MetricBag.FromString
@@ -103,3 +103,22 @@ def fixed_values(datas: Sequence[bytes], codes: Iterable[str]) -> tuple[float, .
     ``codes`` is) says: one ``struct`` call for them all. For such bytes the protobuf
     runtime's value is the same number (a float widened to a double, as it does)."""
     return struct.unpack("<" + "".join(codes), b"".join(datas))
+
+
+def plain_value(value: Any) -> RawValue:
+    """The Python value of a MetricValue message: the one field that is set (a float field is
+    widened to a double, as NCU prints it); None when none is."""
+    fields = value.ListFields()
+    if not fields:
+        return None
+    found = fields[0][1]
+    return found if isinstance(found, (int, float, str)) else None
+
+
+def instances_of(raw: Any) -> list[tuple[RawValue, RawValue]]:
+    """A MetricResult's (correlation id, value) list, empty when it has no instances."""
+    return [
+        (plain_value(e.correlation_id) if e.HasField("correlation_id") else None,
+         plain_value(e.element_value))
+        for e in raw.metric_value_list
+    ]

@@ -64,16 +64,6 @@ MAX_PLACED = 64
 """Plans whose names :meth:`Result._placed` keeps placed, per report."""
 
 
-def plain_value(value: Any) -> RawValue:
-    """The Python value of a MetricValue message: the one field that is set (a float field is
-    widened to a double, as NCU prints it); None when none is."""
-    fields = value.ListFields()
-    if not fields:
-        return None
-    found = fields[0][1]
-    return found if isinstance(found, (int, float, str)) else None
-
-
 def decode(cls: Any, data: bytes, where: str) -> Any:
     """``data`` decoded as ``cls``; ReportError naming ``where`` when it is not one."""
     try:
@@ -401,12 +391,3 @@ class _Present:
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._result.has(name)
-
-
-def instances_of(raw: Any) -> list[tuple[RawValue, RawValue]]:
-    """A MetricResult's (correlation id, value) list, empty when it has no instances."""
-    return [
-        (plain_value(e.correlation_id) if e.HasField("correlation_id") else None,
-         plain_value(e.element_value))
-        for e in raw.metric_value_list
-    ]
