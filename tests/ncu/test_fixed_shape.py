@@ -15,6 +15,7 @@ from kernelscope.kinds.ncu.model import metrics
 from kernelscope.kinds.ncu.model.file_format.bag import fixed_shape, fixed_values
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.schema import MetricResult
+from kernelscope.kinds.ncu.model.metric_slots import Slots
 from tests.conftest import NCU_SAMPLES
 from tests.ncu.test_placed_reading import check_report
 
@@ -49,7 +50,8 @@ def test_a_shape_reads_what_the_runtime_decodes(
         assert len(data) == shape.size
         assert data.startswith(shape.prefix) and data.endswith(shape.suffix)
     read = fixed_values(entries, [shape.code] * len(entries))
-    for data, number in zip(entries, read, strict=True):
+    assert set(read[0::3]) == {shape.prefix} and set(read[2::3]) == {shape.suffix}
+    for data, number in zip(entries, read[1::3], strict=True):
         assert _same_number(number, _decoded(data)), data
 
 
@@ -91,3 +93,27 @@ def test_launches_of_their_own_values_read_by_shape(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(metrics, "_place", counted)
     check_report(NCU_SAMPLES / "many_launches.ncu-rep.xz")
     assert sum(placed) > 0
+
+
+def test_entries_read_by_shape_only_where_each_has_its_names() -> None:
+    """``Slots.read_shaped`` reads the numbers only where every entry has its name's Shape,
+    the first launches and those that repeat the last one's positions (a compiled struct)."""
+    tags = (name_tag(5), name_tag(300))
+    plan = (("a", ((5, tags[0]),)), ("b", ((300, tags[1]),)))
+    slots = Slots(plan, None)
+    double = b"\x12\x09\x19"
+    for at, tag in enumerate(tags):
+        shape = fixed_shape(tag + double + struct.pack("<d", 1.0) + b"\x20\x00", tag)
+        assert shape is not None
+        slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
+    good = [tag + double + struct.pack("<d", n) + b"\x20\x00"
+            for tag, n in zip(tags, (2.5, -7.0), strict=True)]
+    other_suffix = [good[0], good[1][:-1] + b"\x01"]
+    other_prefix = [good[0], tags[0] + double + struct.pack("<d", 3.0) + b"\x20\x00"]
+    longer = [good[0], good[1] + b"\x00"]
+    for _ in range(3):  # read anew, then the same positions again (compiled)
+        assert slots.read_shaped([0, 1], good) == (2.5, -7.0)
+        for bad in (other_suffix, other_prefix, longer):
+            assert slots.read_shaped([0, 1], bad) is None
+        assert slots.each_shaped([0, 1], other_suffix) == [True, False]
+    assert slots.read_shaped([1], [good[1]]) == (-7.0,)

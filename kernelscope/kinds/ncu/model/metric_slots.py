@@ -10,6 +10,7 @@ from itertools import compress
 from operator import eq
 from typing import Any, NamedTuple
 
+from kernelscope.kinds.ncu.model.file_format.bag import fixed_values
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan, Names
 
 MAX_PLANS = 64
@@ -27,10 +28,10 @@ class Shaped(NamedTuple):
     at: list[int]
     """The positions of the entries."""
     sizes: list[int]
-    prefixes: list[bytes]
-    suffixes: list[bytes]
+    prefixes: tuple[bytes, ...]
+    suffixes: tuple[bytes, ...]
     unpack: Callable[[bytes], tuple[Any, ...]]
-    """The numbers of the entries joined, at once."""
+    """The prefix, number and suffix of each entry, from the entries joined, at once."""
     names: list[str]
     units: list[str]
     labels: list[str]
@@ -79,25 +80,40 @@ class Slots:
             return None
         codes = "".join(map(self.codes.__getitem__, missing))
         self.last = Shaped(
-            missing, sizes, list(map(self.prefixes.__getitem__, missing)),
-            list(map(self.suffixes.__getitem__, missing)), struct.Struct("<" + codes).unpack,
+            missing, sizes, tuple(map(self.prefixes.__getitem__, missing)),
+            tuple(map(self.suffixes.__getitem__, missing)), struct.Struct("<" + codes).unpack,
             list(map(self.names.__getitem__, missing)), list(map(self.units.__getitem__, missing)),
             list(map(self.labels_of.__getitem__, missing)),
         )
         return self.last
 
+    def read_shaped(self, missing: list[int], found: list[bytes]) -> tuple[Any, ...] | None:
+        """The numbers of ``found`` (the entries at ``missing``) when each has its name's
+        Shape (its length, then its prefix and suffix read with the number, compared all
+        at once), else None."""
+        last = self.shaped(missing)
+        if last is not None:
+            if list(map(len, found)) != last.sizes:
+                return None
+            read = last.unpack(b"".join(found))
+            prefixes, suffixes = last.prefixes, last.suffixes
+        else:
+            if list(map(len, found)) != list(map(self.sizes.__getitem__, missing)):
+                return None
+            read = fixed_values(found, map(self.codes.__getitem__, missing))
+            prefixes = tuple(map(self.prefixes.__getitem__, missing))
+            suffixes = tuple(map(self.suffixes.__getitem__, missing))
+        if read[0::3] != prefixes or read[2::3] != suffixes:
+            return None
+        return read[1::3]
+
     def each_shaped(self, missing: list[int], found: list[bytes]) -> list[bool]:
-        """Whether each of ``found`` (the entries at ``missing``) has its name's Shape: all
-        at once where all have, else one by one."""
-        sizes = list(map(self.sizes.__getitem__, missing))
-        prefixes = list(map(self.prefixes.__getitem__, missing))
-        suffixes = list(map(self.suffixes.__getitem__, missing))
-        if list(map(len, found)) == sizes and all(map(bytes.startswith, found, prefixes)) \
-                and all(map(bytes.endswith, found, suffixes)):
-            return [True] * len(found)
-        return list(map(all, zip(map(eq, map(len, found), sizes),
-                                 map(bytes.startswith, found, prefixes),
-                                 map(bytes.endswith, found, suffixes), strict=True)))
+        """Whether each of ``found`` (the entries at ``missing``) has its name's Shape."""
+        return list(map(all, zip(map(eq, map(len, found), map(self.sizes.__getitem__, missing)),
+                                 map(bytes.startswith, found,
+                                     map(self.prefixes.__getitem__, missing)),
+                                 map(bytes.endswith, found,
+                                     map(self.suffixes.__getitem__, missing)), strict=True)))
 
     def remember(self, names: Names, datas: Sequence[bytes], read: list[int],
                  metrics: list[Any]) -> None:

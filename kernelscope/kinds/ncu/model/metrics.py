@@ -207,40 +207,40 @@ def _read_missing(
     has room (a name whose launches each hold a value of their own, a duration, fills it)."""
     missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
     found = list(map(datas.__getitem__, missing))
-    last = slots.shaped(missing)
-    if last is not None and list(map(len, found)) == last.sizes \
-            and all(map(bytes.startswith, found, last.prefixes)) \
-            and all(map(bytes.endswith, found, last.suffixes)):
-        values = last.unpack(b"".join(found))
-        if not any(map(WRAPPED.__le__, values)):  # a wrapped counter: _made reads it as 0
-            _place(metrics, missing, last.names, values, last.units, last.labels)
-            slots.remember(result.names_table, datas, missing, metrics)
-            return True
+    values = slots.read_shaped(missing, found)
+    if values is not None and not any(map(WRAPPED.__le__, values)):  # _made reads one as 0
+        _place(metrics, missing, slots, values)
+        slots.remember(result.names_table, datas, missing, metrics)
+        return True
     shaped = slots.each_shaped(missing, found)
-    fixed, rest = missing, []
-    if not all(shaped):
-        fixed, found = list(compress(missing, shaped)), list(compress(found, shaped))
-        rest = list(compress(missing, map(not_, shaped)))
-        if not all(map(bytes.startswith, map(datas.__getitem__, rest),
-                       map(tags.__getitem__, rest))):
-            return False
+    fixed = list(compress(missing, shaped))
+    rest = list(compress(missing, map(not_, shaped)))
+    if not all(map(bytes.startswith, map(datas.__getitem__, rest), map(tags.__getitem__, rest))):
+        return False
     if fixed:
-        values = fixed_values(found, map(slots.codes.__getitem__, fixed))
+        read = fixed_values(list(compress(found, shaped)), map(slots.codes.__getitem__, fixed))
+        values = read[1::3]
         if any(map(WRAPPED.__le__, values)):
             fixed, rest = [], missing
         else:
-            _place(metrics, fixed, map(slots.names.__getitem__, fixed), values,
-                   map(slots.units.__getitem__, fixed), map(slots.labels_of.__getitem__, fixed))
+            _place(metrics, fixed, slots, values)
     if rest:
         _decode_missing(result, slots, [datas[at] for at in rest], rest, metrics, witness)
     slots.remember(result.names_table, datas, fixed + rest, metrics)
     return True
 
 
-def _place(metrics: list[Any], at: list[int], names: Iterable[str], values: Iterable[Any],
-           units: Iterable[str], labels: Iterable[str]) -> None:
-    """_made's Metrics of numbers read by Shape (no wrapped counter among them: a number's
-    unit depends on its name alone), made at once, put in ``metrics`` at ``at``."""
+def _place(metrics: list[Any], at: list[int], slots: Slots, values: Iterable[Any]) -> None:
+    """_made's Metrics of ``values``, the numbers of the entries at ``at`` read by their
+    Shapes (no wrapped counter among them: a number's unit depends on its name alone),
+    made at once, put in ``metrics`` at ``at``."""
+    last = slots.last
+    if last is not None and last.at == at:
+        names, units, labels = last.names, last.units, last.labels
+    else:
+        names = list(map(slots.names.__getitem__, at))
+        units = list(map(slots.units.__getitem__, at))
+        labels = list(map(slots.labels_of.__getitem__, at))
     made = map(tuple.__new__, repeat(Metric), zip(names, values, units, labels, strict=True))
     for where, metric in zip(at, made, strict=True):
         metrics[where] = metric

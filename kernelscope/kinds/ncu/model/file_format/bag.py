@@ -64,7 +64,7 @@ class Shape(NamedTuple):
     size: int
     """The length of the whole encoded MetricResult."""
     code: str
-    """The ``struct`` format that skips the prefix, reads the number and skips the suffix."""
+    """The ``struct`` format that reads the prefix, the number and the suffix."""
 
 
 def fixed_shape(data: bytes, tag: bytes) -> Shape | None:
@@ -77,7 +77,7 @@ def fixed_shape(data: bytes, tag: bytes) -> Shape | None:
         suffix = data[len(prefix) + width:]
         if data.startswith(prefix) and len(data) >= len(prefix) + width \
                 and _unread_numbers(suffix):
-            return Shape(prefix, suffix, len(data), f"{len(prefix)}x{code}{len(suffix)}x")
+            return Shape(prefix, suffix, len(data), f"{len(prefix)}s{code}{len(suffix)}s")
     return None
 
 
@@ -98,10 +98,11 @@ def _unread_numbers(data: bytes) -> bool:
     return True
 
 
-def fixed_values(datas: Sequence[bytes], codes: Iterable[str]) -> tuple[float, ...]:
-    """The numbers of ``datas``, each encoded as its :class:`Shape` (whose ``code`` each of
-    ``codes`` is) says: one ``struct`` call for them all. For such bytes the protobuf
-    runtime's value is the same number (a float widened to a double, as it does)."""
+def fixed_values(datas: Sequence[bytes], codes: Iterable[str]) -> tuple[Any, ...]:
+    """The prefix, number and suffix of each of ``datas``, as its :class:`Shape` (whose
+    ``code`` each of ``codes`` is) places them: one ``struct`` call for them all. Where
+    each prefix and suffix is the Shape's, the protobuf runtime's value of the bytes is
+    that number (a float widened to a double, as it does)."""
     return struct.unpack("<" + "".join(codes), b"".join(datas))
 
 
