@@ -54,7 +54,8 @@ class Names:
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
         self.own_plans: dict[tuple[str, ...], Any] = {}
-        """Plans of names looked up by their own ids alone (``Result.holding``)."""
+        """Plans of names looked up by their own ids alone, each with its names
+        (``Result.holding``)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
         self.placed: dict[int, tuple[Any, dict[int, int], Placing]] = {}

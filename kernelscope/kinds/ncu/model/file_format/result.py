@@ -263,16 +263,18 @@ class Result:
         """Those of ``names`` the result holds (with or without a value), in order: :meth:`has`
         of each; all of them at once when each sits where :meth:`_placed` places it."""
         table = self.names_table
-        plan = table.own_plans.get(names)
-        if plan is None:
+        found = table.own_plans.get(names)
+        if found is None:
             if len(table.own_plans) >= MAX_PLACED:
                 table.own_plans.clear()
             ids = table.ids
-            plan = table.own_plans[names] = tuple(
+            plan = tuple(
                 (name, tuple((i, name_tag(i)) for i in ids[name])) for name in names if name in ids
             )
+            found = table.own_plans[names] = (plan, [name for name, _ in plan])
+        plan, every = found
         if self.placed_entries(plan) is not None:
-            return [name for name, _ in plan]
+            return list(every)
         return [name for name, ids in plan if self._first_held(ids) is not None]
 
     def _lookup(self, name: str) -> bytes | None:
