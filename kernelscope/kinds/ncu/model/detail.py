@@ -7,7 +7,13 @@ from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
-from kernelscope.kinds.ncu.model.metrics import Metric, raw_values, read_metrics, read_series
+from kernelscope.kinds.ncu.model.metrics import (
+    Metric,
+    entries_of,
+    raw_values,
+    read_metrics,
+    read_series,
+)
 from kernelscope.kinds.ncu.model.model import SPEEDUP_TYPES, KernelDetail, RuleResult, launch_dims
 from kernelscope.kinds.ncu.model.panes import (
     OCCUPANCY_CURVES,
@@ -126,14 +132,12 @@ def rule_messages(result: Any) -> Iterator[RuleResult]:
     one kernel each hold rules of their own numbers, read again for every launch.)"""
     rule = (result.identifier, result.display_name, result.section_identifier)
     for item in result.body.items:
-        if not item.HasField("message"):
-            continue
-        message = item.message
+        message = item.message  # an item without one reads as type 0: not printed
         kind = RULE_MESSAGE_TYPES.get(int(message.type))
         if kind is None:
             continue
-        speed = item.speedup
-        has_speed = item.HasField("speedup") and speed.HasField("value")
+        speed = item.speedup  # one left out reads as one without a value
+        has_speed = speed.HasField("value")
         focus = tuple([
             (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
             for f in item.focus_metrics
@@ -208,10 +212,15 @@ def _wanted(
 def _breakdowns(action: Result) -> dict[str, tuple[str, ...]]:
     """The metrics each Speed Of Light breakdown the result holds is made of, by the
     breakdown's name without its ``breakdown:`` prefix: worked out once per report for
-    each breakdown text (launches of one kernel repeat them, ~50 names each)."""
+    each breakdown text (launches of one kernel repeat them, ~50 names each), the last
+    launch's entries compared first (a breakdown's text is ~2 kB, hashed otherwise)."""
+    table = action.names_table
+    placed = entries_of(action, SOL_BREAKDOWNS)
+    last = table.last_breakdowns
+    if placed is not None and last is not None and last[0] == placed[1]:
+        return dict(last[1])  # entries equal to ones that were checked: the same names
     stored = tuple(raw_values(action, SOL_BREAKDOWNS))
-    known: dict[tuple[tuple[str, Any], ...], dict[str, tuple[str, ...]]] = \
-        action.names_table.breakdowns
+    known: dict[tuple[tuple[str, Any], ...], dict[str, tuple[str, ...]]] = table.breakdowns
     found = known.get(stored)
     if found is None:
         if len(known) >= MAX_KNOWN_SECTIONS:
@@ -220,6 +229,8 @@ def _breakdowns(action: Result) -> dict[str, tuple[str, ...]]:
             bd.removeprefix("breakdown:"): tuple(p for p in value.split(",") if p)
             for bd, value in stored if isinstance(value, str) and value
         }
+    if placed is not None and all(map(bytes.startswith, placed[1], placed[2])):
+        table.last_breakdowns = (placed[1], found)
     return dict(found)
 
 

@@ -145,6 +145,12 @@ def read_metrics(
     return found
 
 
+def entries_of(result: Result, names: tuple[str, ...]) -> Placed | None:
+    """The entries where ``names`` are placed, unchecked (``Result.entries_at``), looked up
+    as :func:`read_metrics` looks them up."""
+    return result.entries_at(_plan(result, names))
+
+
 def raw_values(result: Result, names: tuple[str, ...]) -> list[tuple[str, Any]]:
     """(name, value as the result stores it) of each of ``names`` it holds with a single
     value, in order, looked up as :func:`read_metrics` looks them up (no Metric made)."""

@@ -89,5 +89,7 @@ class Names:
         """The encoded sections ``Result.section_ids`` last read, with their identifiers."""
         self.breakdowns: dict[tuple[tuple[str, Any], ...], Any] = {}
         """The parts of each Speed Of Light breakdown text (see ``detail``)."""
+        self.last_breakdowns: tuple[Any, Any] | None = None
+        """The breakdowns' entries ``detail`` last read them from, with their parts."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""
