@@ -5,12 +5,14 @@ messages in the same order, and the diagnosis made from them is the detail's."""
 from __future__ import annotations
 
 import pickle
+from typing import Any
 
 import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import diagnose
 from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
-from kernelscope.kinds.ncu.model.detail import read_rules
+from kernelscope.kinds.ncu.model.detail import RULE_MESSAGE_TYPES, read_rules
+from kernelscope.kinds.ncu.model.model import SPEEDUP_TYPES, RuleResult
 from kernelscope.kinds.ncu.model.rule_results import RuleResults
 from tests.conftest import NCU_SAMPLES
 
@@ -88,3 +90,40 @@ def test_launches_that_store_the_same_rule_results_hold_one_copy() -> None:
     held = [data for s in summaries for data in getattr(s.rules, "_encoded", ())]
     assert held
     assert len({id(data) for data in held}) == len(set(held)) < len(held)
+
+
+def _plain_messages(result: Any) -> list[RuleResult]:
+    """The messages of a decoded rule result, each field read by name (what
+    ``rule_messages`` makes)."""
+    found = []
+    for item in result.body.items:
+        kind = RULE_MESSAGE_TYPES.get(int(item.message.type))
+        if not item.HasField("message") or kind is None:
+            continue
+        has_speed = item.HasField("speedup") and item.speedup.HasField("value")
+        found.append(RuleResult(
+            rule=result.identifier, name=result.display_name,
+            section=result.section_identifier, type=kind, title=item.message.name,
+            message=item.message.message,
+            speedup_type=SPEEDUP_TYPES.get(int(item.speedup.speedup_type))
+            if has_speed else None,
+            speedup_pct=float(item.speedup.value) if has_speed else None,
+            focus_metrics=tuple(
+                (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
+                for f in item.focus_metrics),
+        ))
+    return found
+
+
+@pytest.mark.parametrize("name", ["zoo", "many_launches", "range_replay", "gemm_torch_full"])
+def test_rules_read_in_turn_are_those_read_afresh(name: str) -> None:
+    """``read_rules`` of launches in turn (each rule compared with the last launch's at its
+    place, then remembered by its bytes) gives each launch's messages read afresh."""
+    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        ids = range(min(report.kernel_count, 40))
+        for kernel_id in [*ids, *reversed(ids)]:
+            result = report._result(kernel_id)
+            afresh = [m for data in result.encoded_rule_results()
+                      for m in _plain_messages(result.decoded_rule_result(data))]
+            assert list(read_rules(result)) == afresh, kernel_id
+            assert all(type(m) is RuleResult for m in read_rules(result))

@@ -7,7 +7,13 @@ from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
-from kernelscope.kinds.ncu.model.metrics import Metric, raw_values, read_metrics, read_series
+from kernelscope.kinds.ncu.model.metrics import (
+    Metric,
+    entries_of,
+    raw_values,
+    read_metrics,
+    read_series,
+)
 from kernelscope.kinds.ncu.model.model import SPEEDUP_TYPES, KernelDetail, RuleResult, launch_dims
 from kernelscope.kinds.ncu.model.panes import (
     OCCUPANCY_CURVES,
@@ -86,21 +92,19 @@ MAX_KNOWN_SECTIONS = 256
 
 def section_reading(action: Result) -> SectionReading:
     """:class:`SectionReading` of the result, read once per report for each encoding: the
-    last one found is compared first, as a message (launches of one kernel follow each
-    other, and a ``--set full`` result's sections hold ~600 kB, which making them bytes
-    and hashing them would cost a few ms a launch)."""
+    last one found is compared first (launches of one kernel follow each other; equal
+    bytes compare without a hash of them)."""
     table = action.names_table
     encoded = action.section_bytes()
     last = table.last_sections
     if last is not None and last[0] == encoded:
         return last[1]  # type: ignore[no-any-return]
     known: dict[tuple[bytes, ...], SectionReading] = table.sections
-    key = tuple(encoded.section_bytes)
-    reading = known.get(key)
+    reading = known.get(encoded)
     if reading is None:
         if len(known) >= MAX_KNOWN_SECTIONS:
             known.clear()
-        reading = known[key] = _read_sections(action.sections())
+        reading = known[encoded] = _read_sections(action.sections())
     table.last_sections = (encoded, reading)
     return reading
 
@@ -123,38 +127,40 @@ def _read_sections(sections: Sequence[Any]) -> SectionReading:
 
 def rule_messages(result: Any) -> Iterator[RuleResult]:
     """One RuleResult per message of a rule, as the CLI's details page prints them: each
-    body item holds a message with its own estimated speedup and focus metrics."""
+    body item holds a message with its own estimated speedup and focus metrics. (The rule's
+    fields are read once, and each RuleResult made from its fields in order: launches of
+    one kernel each hold rules of their own numbers, read again for every launch.)"""
+    rule = (result.identifier, result.display_name, result.section_identifier)
     for item in result.body.items:
-        if not item.HasField("message"):
-            continue
-        message = item.message
+        message = item.message  # an item without one reads as type 0: not printed
         kind = RULE_MESSAGE_TYPES.get(int(message.type))
         if kind is None:
             continue
-        has_speed = item.HasField("speedup") and item.speedup.HasField("value")
-        speed = item.speedup
-        yield RuleResult(
-            rule=result.identifier,
-            name=result.display_name,
-            section=result.section_identifier,
-            type=kind,
-            title=message.name,
-            message=message.message,
-            speedup_type=SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
-            speedup_pct=float(speed.value) if has_speed else None,
-            focus_metrics=tuple(
-                (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
-                for f in item.focus_metrics
-            ),
-        )
+        speed = item.speedup  # one left out reads as one without a value
+        has_speed = speed.HasField("value")
+        focus = tuple([
+            (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
+            for f in item.focus_metrics
+        ])
+        yield tuple.__new__(RuleResult, (
+            *rule, kind, message.name, message.message,
+            SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
+            float(speed.value) if has_speed else None, focus,
+        ))
 
 
 def read_rules(action: Result) -> tuple[RuleResult, ...]:
     """NCU's rule results of the result, one per message the CLI prints; the messages of
-    an encoded rule result are read once per report (launches repeat them)."""
-    known: dict[bytes, tuple[RuleResult, ...]] = action.names_table.rules
+    an encoded rule result are read once per report (launches repeat them): the rule at
+    the same place in the last launch read is compared first (no hash of its bytes)."""
+    table = action.names_table
+    known: dict[bytes, tuple[RuleResult, ...]] = table.rules
+    last: list[tuple[bytes, tuple[RuleResult, ...]]] = table.last_rules
     found: list[RuleResult] = []
-    for data in action.encoded_rule_results():
+    for at, data in enumerate(action.encoded_rule_results()):
+        if at < len(last) and last[at][0] == data:
+            found += last[at][1]
+            continue
         messages = known.get(data)
         if messages is None:
             if len(known) >= MAX_KNOWN_RULES:
@@ -162,6 +168,7 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
             messages = tuple(rule_messages(action.decoded_rule_result(data)))
             known[data] = messages
         found += messages
+        last[at:at + 1] = [(data, messages)]
     return tuple(found)
 
 
@@ -204,13 +211,27 @@ def _wanted(
 
 def _breakdowns(action: Result) -> dict[str, tuple[str, ...]]:
     """The metrics each Speed Of Light breakdown the result holds is made of, by the
-    breakdown's name without its ``breakdown:`` prefix."""
-    breakdown_parts: dict[str, tuple[str, ...]] = {}
-    for bd, value in raw_values(action, SOL_BREAKDOWNS):
-        if isinstance(value, str) and value:
-            breakdown_parts[bd.removeprefix("breakdown:")] = tuple(
-                p for p in value.split(",") if p)
-    return breakdown_parts
+    breakdown's name without its ``breakdown:`` prefix: worked out once per report for
+    each breakdown text (launches of one kernel repeat them, ~50 names each), the last
+    launch's entries compared first (a breakdown's text is ~2 kB, hashed otherwise)."""
+    table = action.names_table
+    placed = entries_of(action, SOL_BREAKDOWNS)
+    last = table.last_breakdowns
+    if placed is not None and last is not None and last[0] == placed[1]:
+        return dict(last[1])  # entries equal to ones that were checked: the same names
+    stored = tuple(raw_values(action, SOL_BREAKDOWNS))
+    known: dict[tuple[tuple[str, Any], ...], dict[str, tuple[str, ...]]] = table.breakdowns
+    found = known.get(stored)
+    if found is None:
+        if len(known) >= MAX_KNOWN_SECTIONS:
+            known.clear()
+        found = known[stored] = {
+            bd.removeprefix("breakdown:"): tuple(p for p in value.split(",") if p)
+            for bd, value in stored if isinstance(value, str) and value
+        }
+    if placed is not None and all(map(bytes.startswith, placed[1], placed[2])):
+        table.last_breakdowns = (placed[1], found)
+    return dict(found)
 
 
 def build_detail(

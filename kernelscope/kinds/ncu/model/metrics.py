@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import is_, not_
 from typing import Any, NamedTuple
 
-from kernelscope.kinds.ncu.model.file_format.bag import stored_values
+from kernelscope.kinds.ncu.model.file_format.bag import (
+    fixed_shape,
+    fixed_values,
+    instances_of,
+    stored_values,
+)
 from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
 from kernelscope.kinds.ncu.model.file_format.names_table import MetricPlan
-from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Result, instances_of
+from kernelscope.kinds.ncu.model.file_format.result import ABSENT, Placed, Result
 from kernelscope.kinds.ncu.model.legacy import old_names
+from kernelscope.kinds.ncu.model.metric_slots import MAX_MADE, MAX_PLANS, Slots, slots_of
 from kernelscope.kinds.ncu.model.units import unit_for
 from kernelscope.kinds.ncu.model.units_table import THREAD_UNIT_WITNESS
 
@@ -95,9 +103,6 @@ def read_metric(result: Result, name: str, *, label: str = "") -> Metric | None:
     return Metric(name=name, value=value, unit=unit_of(result, name, value), label=label)
 
 
-MAX_PLANS = 64
-
-
 def _plan(result: Result, names: tuple[str, ...]) -> MetricPlan:
     """Each of ``names`` present in the report's string table with the ids (and their
     ``NameId`` tags) to look it up by, in the order :func:`read_metric` tries them (its
@@ -126,9 +131,11 @@ def read_metrics(
     alike (:func:`_read_placed`)."""
     witness = result.has(THREAD_UNIT_WITNESS)
     plan = _plan(result, names)
-    placed = result.placed_entries(plan)
+    placed = result.entries_at(plan)
     if placed is not None:
-        return _read_placed(result, plan, placed, labels or None, witness)
+        read = _read_placed(result, plan, placed, labels or None, witness)
+        if read is not None:
+            return read
     facts = (result.ncu_version, witness)
     units = _UNITS_BY_FACTS.setdefault(facts, {})
     made = _made_by_facts(facts)
@@ -136,6 +143,12 @@ def read_metrics(
     for name, value in result.first_values(plan):
         found[name] = _remembered(result, name, value, labels, units, made, witness)
     return found
+
+
+def entries_of(result: Result, names: tuple[str, ...]) -> Placed | None:
+    """The entries where ``names`` are placed, unchecked (``Result.entries_at``), looked up
+    as :func:`read_metrics` looks them up."""
+    return result.entries_at(_plan(result, names))
 
 
 def raw_values(result: Result, names: tuple[str, ...]) -> list[tuple[str, Any]]:
@@ -165,79 +178,99 @@ def _remembered(
     return metric
 
 
-MAX_PER_NAME = 64
-"""The entries a plan remembers for one name (see :func:`_read_placed`)."""
 _SKIPPED = Metric("", None, "")
 """What a placed plan remembers for an entry without a single value (left out)."""
 
 
 def _read_placed(
-    result: Result, plan: MetricPlan, placed: tuple[tuple[str, ...], Sequence[bytes]],
-    labels: Mapping[str, str] | None, witness: bool,
-) -> dict[str, Metric]:
+    result: Result, plan: MetricPlan, placed: Placed, labels: Mapping[str, str] | None,
+    witness: bool,
+) -> dict[str, Metric] | None:
     """:func:`read_metrics` of a plan whose every name the result holds where the plan's
     names are placed: each entry's Metric remembered by its bytes, one dict per name of
-    the plan (for the labels and unit facts), and looked up for all names at once."""
-    names, datas = placed
-    slots = _slots(result, plan, labels, (result.ncu_version, witness))
-    by_name = slots.by_name
-    metrics: list[Any] = list(map(dict.get, by_name, datas))
-    if None in metrics:
-        units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
-        missing = [at for at, metric in enumerate(metrics) if metric is None]
-        values = stored_values(result, [datas[at] for at in missing])
-        added = 0
-        for at, value in zip(missing, values, strict=True):
-            name = names[at]
-            metric = metrics[at] = _SKIPPED if value is ABSENT else _made(
-                result, name, value, labels.get(name, "") if labels else "", units, witness)
-            slots.skips |= metric is _SKIPPED
-            known = by_name[at]
-            if len(known) < MAX_PER_NAME:  # a name whose launches each hold a value of
-                known[datas[at]] = metric  # their own (a duration) is not remembered
-                added += 1
-        _count_slotted(result, added)
+    the plan (for the labels and unit facts), and looked up for all names at once. An
+    entry found there was checked to start with its name's tag when it was remembered;
+    the others are checked here: None when one does not (the names are elsewhere)."""
+    names, datas, tags = placed
+    slots = slots_of(result.names_table, plan, labels, (result.ncu_version, witness))
+    metrics: list[Any] = list(map(dict.get, slots.by_name, datas))
+    if None in metrics and not _read_missing(result, slots, datas, tags, metrics, witness):
+        return None
     if slots.skips and _SKIPPED in metrics:
         return {name: m for name, m in zip(names, metrics, strict=True) if m is not _SKIPPED}
     return dict(zip(names, metrics, strict=True))
 
 
-def _count_slotted(result: Result, added: int) -> None:
-    """Count the Metrics the report's plans remember by entry; forget them all at MAX_MADE
-    (launches that each hold values of their own would otherwise add to them forever)."""
-    table = result.names_table
-    table.slotted += added
-    if table.slotted >= MAX_MADE:
-        table.slots.clear()
-        table.slotted = 0
+def _read_missing(
+    result: Result, slots: Slots, datas: Sequence[bytes], tags: tuple[bytes, ...],
+    metrics: list[Any], witness: bool,
+) -> bool:
+    """Fill in ``metrics`` where no entry of the same bytes was remembered: the entries of
+    the :class:`Shape` their name had before (which starts with its tag) read at once
+    (the last launch's way where the same names miss: :meth:`Slots.shaped`), the others
+    decoded (:func:`stored_values`) once they are checked to start with their tags
+    (False, nothing filled in, when one does not); each remembered while its name's dict
+    has room (a name whose launches each hold a value of their own, a duration, fills it)."""
+    missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
+    found = list(map(datas.__getitem__, missing))
+    values = slots.read_shaped(missing, found)
+    if values is not None and not any(map(WRAPPED.__le__, values)):  # _made reads one as 0
+        _place(metrics, missing, slots, values)
+        slots.remember(result.names_table, datas, missing, metrics)
+        return True
+    shaped = slots.each_shaped(missing, found)
+    fixed = list(compress(missing, shaped))
+    rest = list(compress(missing, map(not_, shaped)))
+    if not all(map(bytes.startswith, map(datas.__getitem__, rest), map(tags.__getitem__, rest))):
+        return False
+    if fixed:
+        read = fixed_values(list(compress(found, shaped)), map(slots.codes.__getitem__, fixed))
+        values = read[1::3]
+        if any(map(WRAPPED.__le__, values)):
+            fixed, rest = [], missing
+        else:
+            _place(metrics, fixed, slots, values)
+    if rest:
+        _decode_missing(result, slots, [datas[at] for at in rest], rest, metrics, witness)
+    slots.remember(result.names_table, datas, fixed + rest, metrics)
+    return True
 
 
-class _Slots:
-    """One plan's Metrics by encoded entry, one dict per name (see :func:`_read_placed`)."""
+def _place(metrics: list[Any], at: list[int], slots: Slots, values: Iterable[Any]) -> None:
+    """_made's Metrics of ``values``, the numbers of the entries at ``at`` read by their
+    Shapes (no wrapped counter among them: a number's unit depends on its name alone),
+    made at once, put in ``metrics`` at ``at``."""
+    last = slots.last
+    if last is not None and last.at == at:
+        names, units, labels = last.names, last.units, last.labels
+    else:
+        names = list(map(slots.names.__getitem__, at))
+        units = list(map(slots.units.__getitem__, at))
+        labels = list(map(slots.labels_of.__getitem__, at))
+    made = map(tuple.__new__, repeat(Metric), zip(names, values, units, labels, strict=True))
+    for where, metric in zip(at, made, strict=True):
+        metrics[where] = metric
 
-    __slots__ = ("by_name", "labels", "plan", "skips")
 
-    def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
-        self.plan = plan
-        self.labels = labels
-        self.by_name: list[dict[bytes, Metric]] = [{} for _ in plan]
-        self.skips = False
-        """Whether an entry without a single value was met (its name is left out)."""
-
-
-def _slots(
-    result: Result, plan: MetricPlan, labels: Mapping[str, str] | None,
-    facts: tuple[tuple[int, ...] | None, bool],
-) -> _Slots:
-    """The report's :class:`_Slots` of ``plan`` read with ``labels`` under ``facts``."""
-    known: dict[tuple[Any, ...], _Slots] = result.names_table.slots
-    key = (id(plan), id(labels), facts)
-    slots = known.get(key)
-    if slots is None or slots.plan is not plan or slots.labels is not labels:
-        if len(known) >= MAX_PLANS:
-            known.clear()
-        slots = known[key] = _Slots(plan, labels)
-    return slots
+def _decode_missing(
+    result: Result, slots: Slots, found: list[bytes], missing: list[int], metrics: list[Any],
+    witness: bool,
+) -> None:
+    """:func:`_read_missing`'s decoding of the entries at ``missing`` (``found``), noting
+    the :class:`Shape` of a name's first number held alone."""
+    units = _UNITS_BY_FACTS.setdefault((result.ncu_version, witness), {})
+    names, labels_of = slots.names, slots.labels_of
+    for at, value, data in zip(missing, stored_values(result, found), found, strict=True):
+        if value is ABSENT:
+            metrics[at] = _SKIPPED
+            slots.skips = True
+            continue
+        metric = metrics[at] = _made(result, names[at], value, labels_of[at], units, witness)
+        if slots.sizes[at] < 0 and type(value) is float and metric.value is value:
+            shape = fixed_shape(data, slots.plan[at][1][0][1])
+            if shape is not None:
+                slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
+                slots.units[at] = metric.unit
 
 
 def _made(
@@ -260,7 +293,6 @@ _UNITS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[str, str]] = {}
 _METRICS_BY_FACTS: dict[tuple[tuple[int, ...] | None, bool], dict[tuple[Any, ...], Metric]] = {}
 """:func:`read_metrics`'s Metrics (immutable) by the facts their units depend on, then by
 (name, value, its type, label): launches repeat most of their values."""
-MAX_MADE = 65_536
 
 
 def read_series(result: Result, name: str) -> Series | None:

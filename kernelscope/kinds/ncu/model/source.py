@@ -17,7 +17,8 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kernelscope.kinds.ncu.model.file_format.result import Result, instances_of
+from kernelscope.kinds.ncu.model.file_format.bag import instances_of
+from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.line_table import Entries
 from kernelscope.kinds.ncu.model.sass import Instruction
 

@@ -138,23 +138,44 @@ def identity_of(
 def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[str, Any]:
     """The kernel list's row (one line of the key frame and the CSV export): names, launch
     shape, key metrics (None where NCU stored NaN) and the process the kernel came from."""
+    grid_text, block_text, grid_size, block_size = _shape_columns(identity)
     row: dict[str, Any] = {
         "id": identity.id,
         "name": identity.function,
         "demangled": identity.demangled,
-        "grid": identity.grid_text,
-        "block": identity.block_text,
-        "grid_size": identity.grid_size,
-        "block_size": identity.block_size,
+        "grid": grid_text,
+        "block": block_text,
+        "grid_size": grid_size,
+        "block_size": block_size,
     }
+    get = metrics.get
     for col, metric in KEY_METRICS:
-        m = metrics.get(metric)
+        m = get(metric)
         row[col] = finite(m.value) if m is not None else None
-    row["context"] = _int_or_none(metrics.get("launch__context_id"))
-    row["stream"] = _int_or_none(metrics.get("launch__stream_id"))
+    row["context"] = _int_or_none(get("launch__context_id"))
+    row["stream"] = _int_or_none(get("launch__stream_id"))
     row["range_idx"], row["action_idx"] = identity.range_idx, identity.action_idx
     row["pid"], row["process"] = identity.pid, identity.process
     return row
+
+
+def _shape_columns(identity: KernelIdentity) -> tuple[str, str, int, int]:
+    """The row's grid, block and their sizes, worked out once for each pair of grid and
+    block tuples (launches of one shape share them: ``launch_dims``); each kept with the
+    tuples it was worked out for, so that their ids stay theirs."""
+    grid, block = identity.grid, identity.block
+    key = (id(grid), id(block))
+    found = _SHAPE_COLUMNS.get(key)
+    if found is None or found[0] is not grid or found[1] is not block:
+        if len(_SHAPE_COLUMNS) >= MAX_SHAPE_COLUMNS:
+            _SHAPE_COLUMNS.clear()
+        found = _SHAPE_COLUMNS[key] = (grid, block, (
+            identity.grid_text, identity.block_text, identity.grid_size, identity.block_size))
+    return found[2]
+
+
+_SHAPE_COLUMNS: dict[tuple[int, int], tuple[Any, Any, tuple[str, str, int, int]]] = {}
+MAX_SHAPE_COLUMNS = 1024
 
 
 def read_summary(

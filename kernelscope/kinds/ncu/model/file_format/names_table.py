@@ -54,7 +54,8 @@ class Names:
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
         self.own_plans: dict[tuple[str, ...], Any] = {}
-        """Plans of names looked up by their own ids alone (``Result.holding``)."""
+        """Plans of names looked up by their own ids alone, each with its names
+        (``Result.holding``)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
         self.placed: dict[int, tuple[Any, dict[int, int], Placing]] = {}
@@ -68,6 +69,9 @@ class Names:
         """The value of each encoded MetricResult :meth:`Result.first_values` decoded."""
         self.rules: dict[bytes, Any] = {}
         """What readers made of each encoded rule result (see ``detail.read_rules``)."""
+        self.last_rules: list[tuple[bytes, Any]] = []
+        """The encoded rule results ``detail.read_rules`` last read, each with its messages,
+        in order (compared first: launches of one kernel repeat them in place)."""
         self.rule_headlines: dict[bytes, Any] = {}
         """The message headlines of each encoded rule result read for them alone."""
         self.rule_ids: dict[bytes, str] = {}
@@ -79,7 +83,13 @@ class Names:
         """The metrics a detail reads for each section reading, header metrics held and
         breakdowns (see ``detail``)."""
         self.last_sections: tuple[Any, Any] | None = None
-        """The encoded sections ``detail.section_reading`` last read (a message of them,
-        ``Result.section_bytes``), with its reading."""
+        """The encoded sections ``detail.section_reading`` last read
+        (``Result.section_bytes``), with its reading."""
+        self.last_section_ids: tuple[tuple[bytes, ...], frozenset[str]] | None = None
+        """The encoded sections ``Result.section_ids`` last read, with their identifiers."""
+        self.breakdowns: dict[tuple[tuple[str, Any], ...], Any] = {}
+        """The parts of each Speed Of Light breakdown text (see ``detail``)."""
+        self.last_breakdowns: tuple[Any, Any] | None = None
+        """The breakdowns' entries ``detail`` last read them from, with their parts."""
         self.sections: dict[tuple[bytes, ...], Any] = {}
         """What readers made of each encoded list of sections (see ``detail``)."""

@@ -27,7 +27,6 @@ from kernelscope.kinds.ncu.model.file_format.names_table import (
 )
 from kernelscope.kinds.ncu.model.file_format.schema import (
     CLASSES,
-    SECTION_BYTES,
     SECTIONS_ONLY,
     CmdlistResult,
     GraphResult,
@@ -48,31 +47,21 @@ LEAN_OF = {
 SECTIONS_OF = {
     kind: CLASSES[SECTIONS_ONLY[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
 }
-ENCODED_SECTIONS_OF = {
-    kind: CLASSES[SECTION_BYTES[message.DESCRIPTOR.name]] for kind, message in MESSAGE_OF.items()
-}
 RULE_RESULT = CLASSES["RuleResult"]
 RULE_IDENTIFIER = CLASSES["RuleIdentifier"]
+SECTION_ID = CLASSES["SectionId"]
 RawValue = float | int | str | None
 ABSENT = object()
 """What :meth:`Result.value_if_present` answers for a metric the result does not hold."""
 _UNREAD = object()
+Placed = tuple[tuple[str, ...], Sequence[bytes], tuple[bytes, ...]]
+"""(names, the entries at their places, the tag each entry must start with)."""
 MAX_KNOWN_VALUES = 65_536
 """Encoded metrics whose value :meth:`Result.first_values` remembers, per report: launches
 repeat many of them byte for byte (launch configuration, device attributes), and a dict
 look-up costs far less than decoding."""
 MAX_PLACED = 64
 """Plans whose names :meth:`Result._placed` keeps placed, per report."""
-
-
-def plain_value(value: Any) -> RawValue:
-    """The Python value of a MetricValue message: the one field that is set (a float field is
-    widened to a double, as NCU prints it); None when none is."""
-    fields = value.ListFields()
-    if not fields:
-        return None
-    found = fields[0][1]
-    return found if isinstance(found, (int, float, str)) else None
 
 
 def decode(cls: Any, data: bytes, where: str) -> Any:
@@ -88,8 +77,8 @@ class Result:
     decoding (metrics as a map from string-table id to value, sections by identifier); the
     whole message (instances, section tables, ...) is decoded only when asked for."""
 
-    __slots__ = ("_by_id", "_by_name", "_full", "_sections", "_where", "data", "kind", "lean",
-                 "names_table", "ncu_version", "process")
+    __slots__ = ("_by_id", "_by_name", "_full", "_section_bytes", "_sections", "_where", "data",
+                 "kind", "lean", "names_table", "ncu_version", "process")
 
     def __init__(self, kind: str, data: bytes, names: Names, process: ProcessInfo,
                  where: str = "A result of the report") -> None:
@@ -103,6 +92,7 @@ class Result:
         """The Nsight Compute that wrote the report, ``(2019,)`` for the pre-2020 format."""
         self._full: Any = None
         self._sections: Sequence[Any] | None = None
+        self._section_bytes: tuple[bytes, ...] | None = None
         self._by_name: dict[str, Any] | None = None
         self._by_id: dict[int, bytes] | None = None
 
@@ -203,6 +193,16 @@ class Result:
         every name's first id at the position :meth:`_placed` places it: the entries
         :meth:`first_values` reads, fetched at once. None when one is elsewhere or missing
         (launches of one kernel store their metrics alike; other kernels may not)."""
+        found = self.entries_at(plan)
+        if found is None or not all(map(bytes.startswith, found[1], found[2])):
+            return None
+        return found[0], found[1]
+
+    def entries_at(self, plan: MetricPlan) -> Placed | None:
+        """:meth:`placed_entries` before its check: the entries at the positions where
+        :meth:`_placed` places the names, with the tag each must start with (a reader that
+        knows some of the entries by their bytes checks only the others). None when the
+        names are not placed or the result has fewer entries."""
         placing = self._placed(plan)
         getter = placing.getter
         if getter is None or self._by_id is not None:
@@ -210,10 +210,7 @@ class Result:
         entries = self.lean.metric_bytes
         if placing.last >= len(entries):
             return None
-        datas = getter(entries)
-        if not all(map(bytes.startswith, datas, placing.tags)):
-            return None
-        return placing.names, datas
+        return placing.names, getter(entries), placing.tags
 
     def stored_value(self, data: bytes) -> Any:
         """The single value of one of the result's encoded MetricResults, :data:`ABSENT`
@@ -266,16 +263,18 @@ class Result:
         """Those of ``names`` the result holds (with or without a value), in order: :meth:`has`
         of each; all of them at once when each sits where :meth:`_placed` places it."""
         table = self.names_table
-        plan = table.own_plans.get(names)
-        if plan is None:
+        found = table.own_plans.get(names)
+        if found is None:
             if len(table.own_plans) >= MAX_PLACED:
                 table.own_plans.clear()
             ids = table.ids
-            plan = table.own_plans[names] = tuple(
+            plan = tuple(
                 (name, tuple((i, name_tag(i)) for i in ids[name])) for name in names if name in ids
             )
+            found = table.own_plans[names] = (plan, [name for name, _ in plan])
+        plan, every = found
         if self.placed_entries(plan) is not None:
-            return [name for name, _ in plan]
+            return list(every)
         return [name for name, ids in plan if self._first_held(ids) is not None]
 
     def _lookup(self, name: str) -> bytes | None:
@@ -337,7 +336,15 @@ class Result:
 
     # -- sections, rules, NVTX, sources -----------------------------------------------------
     def section_ids(self) -> frozenset[str]:
-        return frozenset(s.identifier for s in self.lean.sections)
+        """The identifiers of the result's sections: each section's first field alone
+        decoded, unless the last result asked held the same encoded sections."""
+        encoded = self.section_bytes()
+        table = self.names_table
+        last = table.last_section_ids
+        if last is None or last[0] != encoded:
+            last = table.last_section_ids = (encoded, frozenset(
+                decode(SECTION_ID, data, self._where).identifier for data in encoded))
+        return last[1]  # type: ignore[no-any-return]
 
     def sections(self) -> Sequence[Any]:
         """The sections with their tables (whole messages; the rest of the result is not
@@ -348,13 +355,12 @@ class Result:
             self._sections = decode(SECTIONS_OF[self.kind], self.data, self._where).sections
         return self._sections
 
-    def section_bytes(self) -> Any:
-        """A message of the result's encoded sections alone (``section_bytes``, the rest of
-        the result dropped): two compare equal when their sections are encoded alike, with
-        no Python object made of their bytes (a ``--set full`` result's are ~600 kB)."""
-        found = decode(ENCODED_SECTIONS_OF[self.kind], self.data, self._where)
-        found.DiscardUnknownFields()
-        return found
+    def section_bytes(self) -> tuple[bytes, ...]:
+        """Each Section message as the report encodes it (launches of one kernel repeat
+        them: what readers make of them is remembered by their bytes)."""
+        if self._section_bytes is None:
+            self._section_bytes = tuple(self.lean.section_bytes)
+        return self._section_bytes
 
     def encoded_rule_results(self) -> Sequence[bytes]:
         """Each RuleResult message as the report encodes it."""
@@ -387,12 +393,3 @@ class _Present:
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._result.has(name)
-
-
-def instances_of(raw: Any) -> list[tuple[RawValue, RawValue]]:
-    """A MetricResult's (correlation id, value) list, empty when it has no instances."""
-    return [
-        (plain_value(e.correlation_id) if e.HasField("correlation_id") else None,
-         plain_value(e.element_value))
-        for e in raw.metric_value_list
-    ]

@@ -156,14 +156,15 @@ MESSAGES["RuleIdentifier"] = MESSAGES["SectionId"]
 LEAN = {"ProfileResult": "LeanProfileResult", "RangeResult": "LeanRangeResult",
         "CmdlistResult": "LeanCmdlistResult", "GraphResult": "LeanGraphResult"}
 """The list pass decodes lean results: each metric kept as its encoded bytes (a MetricResult
-starts with its string-table id, ``NameId = 1``), read on demand, sections by
-identifier only, and rule results encoded (launches of one kernel often repeat them, so
-their reading is remembered by their bytes); so a result of 2,000 metrics costs no Python
-object per metric."""
+starts with its string-table id, ``NameId = 1``), read on demand, and the sections and
+rule results encoded (launches of one kernel often repeat them, so what readers make of
+them is remembered by their bytes; a section's identifier is its first field alone
+decoded, ``SectionId``); so a result of 2,000 metrics costs no Python object per metric,
+and its sections are not decoded again for their bytes."""
 for _full, _lean in LEAN.items():
     MESSAGES[_lean] = tuple(
         ("metric_bytes", number, "bytes", True) if name == "metric_results"
-        else ("sections", number, "SectionId", True) if name == "sections"
+        else ("section_bytes", number, "bytes", True) if name == "sections"
         else ("rule_bytes", number, "bytes", True) if name == "rule_results"
         else (name, number, kind, repeated)
         for name, number, kind, repeated in MESSAGES[_full]
@@ -173,15 +174,6 @@ SECTIONS_ONLY = {full: f"Sections{full}" for full in LEAN}
 every kernel): the metrics stay unknown bytes, which the protobuf runtime skips."""
 for _full, _only in SECTIONS_ONLY.items():
     MESSAGES[_only] = tuple(f for f in MESSAGES[_full] if f[0] == "sections")
-SECTION_BYTES = {full: f"SectionBytes{full}" for full in LEAN}
-"""Each result's sections alone, each kept encoded (launches of one kernel repeat them, so
-what the exports make of them is remembered by their bytes)."""
-for _full, _encoded in SECTION_BYTES.items():
-    MESSAGES[_encoded] = tuple(
-        ("section_bytes", number, "bytes", True)
-        for name, number, _, _ in MESSAGES[_full] if name == "sections"
-    )
-
 
 def _varint(value: int) -> bytes:
     out = bytearray()

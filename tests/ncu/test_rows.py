@@ -1,0 +1,46 @@
+"""The kernel list's row (``make_row``), whose grid and block columns are worked out once for
+each pair of shape tuples, is the row worked out from the identity's own properties."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kernelscope.core.kernel_identity import KernelIdentity
+from kernelscope.kinds.ncu.model.metrics import finite
+from kernelscope.kinds.ncu.model.panes import KEY_METRICS
+from kernelscope.kinds.ncu.model.report import NcuReport
+from kernelscope.kinds.ncu.model.summary_reader import make_row
+from tests.conftest import NCU_SAMPLES
+
+
+def _plain_row(identity: KernelIdentity, metrics: Any) -> dict[str, Any]:
+    row = {"id": identity.id, "name": identity.function, "demangled": identity.demangled,
+           "grid": identity.grid_text, "block": identity.block_text,
+           "grid_size": identity.grid_size, "block_size": identity.block_size}
+    for col, name in KEY_METRICS:
+        row[col] = finite(metrics[name].value) if name in metrics else None
+    for col, name in (("context", "launch__context_id"), ("stream", "launch__stream_id")):
+        number = finite(metrics[name].value) if name in metrics else None
+        row[col] = int(number) if number is not None else None
+    row.update(range_idx=identity.range_idx, action_idx=identity.action_idx,
+               pid=identity.pid, process=identity.process)
+    return row
+
+
+@pytest.mark.parametrize("name", ["zoo", "many_launches", "multi_process"])
+def test_rows_are_those_of_the_identitys_properties(name: str) -> None:
+    with NcuReport(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        for kernel_id in range(min(report.kernel_count, 40)):
+            summary = report.summary(kernel_id)
+            expected = _plain_row(summary.identity, summary.metrics)
+            assert list(summary.row.items()) == list(expected.items())
+            assert make_row(summary.identity, summary.metrics) == expected
+
+
+def test_a_row_of_other_tuples_of_the_same_numbers() -> None:
+    for grid in [(64, 1, 1), (64, 2, 1), (1, 1, 1), (64, 2, 1)]:
+        identity = KernelIdentity(id=1, function="f", demangled="f", grid=tuple(grid),
+                                  block=(32, 4, 1))
+        assert make_row(identity, {}) == _plain_row(identity, {})
