@@ -252,11 +252,18 @@ def entry_rest(
 ) -> dict[str, Any]:
     """The members of a kernel's entry that depend on the whole report: short name, time
     share, family and the diagnosis (``kernel.diagnosis`` unless another is given)."""
+    family = analyzed.families.index_of.get(kernel.id)
+    return _rest(analyzed.short_name(kernel), kernel, family, diagnosis or kernel.diagnosis)
+
+
+def _rest(
+    short_name: str, kernel: AnalyzedKernel, family: int | None, diagnosis: Diagnosis
+) -> dict[str, Any]:
     return {
-        "short_name": analyzed.short_name(kernel),
+        "short_name": short_name,
         "time_share": kernel.time_share,
-        "family": analyzed.families.index_of.get(kernel.id),
-        **(diagnosis or kernel.diagnosis).to_dict(),
+        "family": family,
+        **diagnosis.to_dict(),
     }
 
 
@@ -276,10 +283,12 @@ def _entry(
     if rest is None or rest[0] is not kernel.diagnosis:
         if len(made) >= MAX_REPEATED:
             made.clear()
-        rest = made[key] = (
-            kernel.diagnosis, json_text.items(entry_rest(analyzed, kernel), ENTRY_LEVEL)
-        )
-    return json_text.wrap((own, rest[1]), ENTRY_LEVEL)
+        rest = made[key] = (kernel.diagnosis, json_text.closing_items(
+            _rest(short_name, kernel, family, kernel.diagnosis), ENTRY_LEVEL))
+    return "".join((_OPEN_ENTRY, own, rest[1]))
+
+
+_OPEN_ENTRY = "{\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
 
 
 def kernel_texts(

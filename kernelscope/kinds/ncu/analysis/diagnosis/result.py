@@ -182,7 +182,11 @@ def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
     once a kernel)."""
     if not diagnosis.flags:
         return None
-    candidates = _candidates(diagnosis)
+    return _chosen_among(diagnosis, _candidates(diagnosis))
+
+
+def _chosen_among(diagnosis: Diagnosis, candidates: list[Flag]) -> tuple[Flag, str, float]:
+    """:func:`chosen_flag` of a diagnosis with flags, from its ``_candidates``."""
     decided = diagnosis.bottleneck.decided_by
     estimated = [f for f in candidates if f.speedup is not None]
     if estimated:
@@ -197,11 +201,11 @@ def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
 
 def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
     """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
-    chosen = chosen_flag(diagnosis)
-    if chosen is None:
+    if not diagnosis.flags:
         return None
-    flag, rule, best = chosen
-    severity = _candidates(diagnosis)[0].severity
+    candidates = _candidates(diagnosis)  # once: the rule's sentence names their severity
+    flag, rule, best = _chosen_among(diagnosis, candidates)
+    severity = candidates[0].severity
     if rule == NCU_ESTIMATE:
         return TopChoice(flag, rule, f"largest NCU estimated speedup ({best:,.1f}%) "
                          f"among the {severity} flags")
