@@ -61,16 +61,27 @@ findings model (``kernelscope.core.findings.Finding``): ``advice`` is the remedy
 severity the check found before the kernel's share of the time weighed it."""
 
 
+_SEVERITY_TEXT = {str(s): str(s) for s in Severity}
+"""``str(severity)`` of each severity, by its name: a member (a ``str``) finds its name here
+by the name's hash and equality, both ``str``'s, in C, where ``Severity.__str__`` and the
+enum's ``value`` are a Python call each (the JSON export writes three a flag)."""
+
+
+def severity_text(severity: str) -> str:
+    """``str(severity)``: the severity's name, as the JSON exports write it."""
+    return _SEVERITY_TEXT.get(severity) or str(severity)
+
+
 def flag_dict(flag: Finding) -> dict[str, Any]:
     """A flag as the JSON exports write it (``remedy``, ``ncu_speedup``, ``ncu_rule``: the
     export's names for ``advice``, ``speedup`` and ``rule``)."""
     return {
         "id": flag.id,
-        "severity": str(flag.severity),
+        "severity": severity_text(flag.severity),
         "level": flag.level,
         "title": flag.title,
         "detail": flag.detail,
-        "found_severity": str(flag.found_severity or flag.severity),
+        "found_severity": severity_text(flag.found_severity or flag.severity),
         "evidence": [e.to_dict() for e in flag.evidence],
         "remedy": flag.advice,
         "ncu_speedup": flag.speedup,
@@ -160,7 +171,7 @@ class TopChoice:
     why: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.flag.id, "severity": str(self.flag.severity),
+        return {"id": self.flag.id, "severity": severity_text(self.flag.severity),
                 "chosen_by": self.chosen_by, "why": self.why}
 
 
