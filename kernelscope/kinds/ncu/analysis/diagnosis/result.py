@@ -176,14 +176,27 @@ class TopChoice:
 
 
 def _candidates(diagnosis: Diagnosis) -> list[Flag]:
-    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
-    found = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
+    """The flags of the worst severity raised, those no guard rail lowered when there are
+    any (a lone flag is its own candidate)."""
+    flags = diagnosis.flags
+    if len(flags) == 1:
+        return list(flags)
+    ranks = [severity_rank(f.severity) for f in flags]
+    worst = max(ranks)
+    found = [f for f, rank in zip(flags, ranks, strict=True) if rank == worst]
     unguarded = [f for f in found if not f.guard]
     return unguarded or found
 
 
 def _method_rank(flag: Flag, decided: str) -> tuple[int, tuple[int, int, int]]:
     return (0 if flag.id == decided else 1), chain_position(flag)
+
+
+def _first_in_method(flags: list[Flag], decided: str) -> Flag:
+    """The flag the label's decider or, else, the method's order puts first."""
+    if len(flags) == 1:
+        return flags[0]
+    return min(flags, key=lambda f: _method_rank(f, decided))
 
 
 def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
@@ -203,8 +216,8 @@ def _chosen_among(diagnosis: Diagnosis, candidates: list[Flag]) -> tuple[Flag, s
     if estimated:
         best = max(f.speedup or 0.0 for f in estimated)
         tied = [f for f in estimated if f.speedup == best]
-        return min(tied, key=lambda f: _method_rank(f, decided)), NCU_ESTIMATE, best
-    flag = min(candidates, key=lambda f: _method_rank(f, decided))
+        return _first_in_method(tied, decided), NCU_ESTIMATE, best
+    flag = _first_in_method(candidates, decided)
     if len(diagnosis.flags) == 1:
         return flag, ONLY_FLAG, 0.0
     return flag, VERDICT if flag.id == decided else METHOD_ORDER, 0.0
