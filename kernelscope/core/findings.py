@@ -13,18 +13,29 @@ Nothing here makes text: each kind's render layer turns a finding and its eviden
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.severity import Severity
 
-_OPS = {
-    ">=": lambda a, b: a >= b,
-    ">": lambda a, b: a > b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<": operator.lt,
+    "<=": operator.le,
 }
+"""The comparisons an evidence item can make, in C: the JSON exports ask every item whether
+it holds (86,760 items in a report of 8,676 launches), and a lambda each took a Python call."""
+
+
+def _compared(value: float | None, op: str, threshold: float | None) -> bool | None:
+    """Whether ``value op threshold`` is true; None when there is nothing to compare."""
+    compare = _OPS.get(op)
+    if value is None or threshold is None or compare is None:
+        return None
+    return bool(compare(value, threshold))
 
 
 @dataclass(frozen=True)
@@ -44,19 +55,18 @@ class Evidence:
     @property
     def holds(self) -> bool | None:
         """Whether ``value op threshold`` is true; None when there is nothing to compare."""
-        if self.value is None or self.threshold is None or self.op not in _OPS:
-            return None
-        return bool(_OPS[self.op](self.value, self.threshold))
+        return _compared(self.value, self.op, self.threshold)
 
     def to_dict(self) -> dict[str, Any]:
+        value, op, threshold = self.value, self.op, self.threshold
         return {
             "step": self.step,
             "metric": self.metric,
-            "value": self.value,
-            "op": self.op or None,
-            "threshold": self.threshold,
+            "value": value,
+            "op": op or None,
+            "threshold": threshold,
             "unit": self.unit,
-            "holds": self.holds,
+            "holds": _compared(value, op, threshold),
             "note": self.note,
         }
 

@@ -131,6 +131,32 @@ def dumps(value: Any, level: int = 0) -> str:
     return text.replace("\n", "\n" + INDENT * level) if level else text
 
 
+def closing_items(value: dict[Any, Any], level: int) -> str:
+    """The members of the dict ``value`` as they follow other members of a dict at depth
+    ``level`` (each after a comma), then that dict's closing brace: ``"{" + newline, indent,
+    members + closing_items(value, level)`` is ``wrap((members, items(value, level)),
+    level)``. orjson writes the indentation (the dict nested ``level`` lists deep) where
+    :func:`items` indents its text again, and the members' text is sliced from orjson's
+    once (a kernel's entry: its diagnosis' members, ~9 kB, after its own, ~25 kB)."""
+    close = "\n" + INDENT * level + "}"
+    if not value:
+        return close
+    nested: Any = value
+    for _ in range(level):
+        nested = [nested]
+    try:
+        encoded = orjson.dumps(nested, option=_ORJSON)
+    except (orjson.JSONEncodeError, TypeError):  # python_dumps's
+        return ",\n" + INDENT * (level + 1) + items(value, level) + close
+    # each list opens with "[", a newline and its items' indent and closes on a line of its
+    # own: level * (level + 3) characters before the dict's "{", level * (level + 1) after it
+    inside = memoryview(encoded)[level * (level + 3) + 1 : len(encoded) - level * (level + 1)]
+    try:
+        return "," + str(inside, "ascii")
+    except UnicodeDecodeError:  # only a string holds non-ASCII text: escaped as json does
+        return "," + _NON_ASCII.sub(_escaped, str(inside, "utf-8"))
+
+
 def items(value: dict[Any, Any], level: int) -> str:
     """The members of the dict ``value`` as they stand inside its braces at depth ``level``
     (the depth of the dict itself), joined, without the braces and the first indent, encoded

@@ -82,6 +82,23 @@ def test_evidence_reads_as_one_line() -> None:
         "launch__grid_size = 1,200,000")
 
 
+def test_evidence_holds_by_its_comparison_and_exports_it() -> None:
+    """``holds`` compares ``value`` with ``threshold`` by ``op``; None without either number or
+    with no comparison; ``to_dict`` writes it between the unit and the note, ``op`` None when
+    there is none."""
+    for op, expected in ((">=", True), (">", False), ("<", False), ("<=", True), ("", None),
+                         ("==", None)):
+        e = Evidence("time", "m", 2, op, 2.0, "ns", "n")
+        assert e.holds is expected
+        assert e.to_dict() == {"step": "time", "metric": "m", "value": 2, "op": op or None,
+                               "threshold": 2.0, "unit": "ns", "holds": expected, "note": "n"}
+        assert list(e.to_dict()) == ["step", "metric", "value", "op", "threshold", "unit",
+                                     "holds", "note"]
+    assert Evidence("time", "m", None, "<", 1.0).holds is None
+    assert Evidence("time", "m", 1.0, "<").holds is None
+    assert Evidence("time", "m", 0.5, "<", 1).to_dict()["holds"] is True
+
+
 def test_an_ncu_flag_is_a_finding() -> None:
     kernel = kernels_of("transpose_conflicts")[0]
     flags = kernel.diagnosis.flags

@@ -79,3 +79,23 @@ def test_a_template_of_names_and_units_takes_the_values_as_dumps_writes_them():
         doc = {"m": {n: {"value": v, "unit": u} for n, v, u in members_of}}
         clean = json.loads(json.dumps(doc).replace("NaN", "null"))
         assert "{\n  " + f'"m": {{\n    {members}\n  }}' + "\n}" == json.dumps(clean, indent=2)
+
+
+def test_a_kernels_own_members_are_what_items_writes_of_its_dict():
+    """The own members made from the pieces launches share (head, metrics' template, rules)
+    in one formatting are ``items`` of ``kernel_dict``: with a ``%`` in a metric's name and
+    unit, a NaN, a value that is no scalar (the general path's), and no metrics at all."""
+    from kernelscope.export import json_text
+    from kernelscope.kinds.ncu.export.ncu_json import ENTRY_LEVEL, kernel_dict
+    from kernelscope.kinds.ncu.model import Metric
+
+    with open_for_analysis(SMALL_FAMILY) as report:
+        detail = report.detail(3)
+    assert detail.all_metrics is None and detail.metrics
+    odd = {"z%s": Metric("z%s", float("nan"), "%"), "a": Metric("a", 2**70, "ns")}
+    shapes = (detail.metrics, {**detail.metrics, **odd},
+              {**detail.metrics, "l": Metric("l", [1, 2], "")}, {})
+    for n, metrics in enumerate(shapes):
+        kernel = replace(detail, id=n, metrics=metrics)
+        expected = json_text.items(kernel_dict(kernel), ENTRY_LEVEL)
+        assert JsonMembers().members(kernel) == expected

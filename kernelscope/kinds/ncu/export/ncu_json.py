@@ -54,19 +54,24 @@ def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str,
         "process": detail.process or None,
         "sections": sorted(detail.sections),
         "metrics": metrics_dict(metrics) if with_metrics else None,
-        "ncu_rules": [
-            {
-                "rule": r.rule,
-                "section": r.section,
-                "type": r.type,
-                "title": r.title,
-                "message": r.message,
-                "speedup_type": r.speedup_type,
-                "speedup_pct": r.speedup_pct,
-            }
-            for r in detail.rules
-        ],
+        "ncu_rules": rules_list(detail),
     }
+
+
+def rules_list(detail: KernelDetail) -> list[dict[str, Any]]:
+    """The kernel's NCU rule results as its entry's ``ncu_rules``."""
+    return [
+        {
+            "rule": r.rule,
+            "section": r.section,
+            "type": r.type,
+            "title": r.title,
+            "message": r.message,
+            "speedup_type": r.speedup_type,
+            "speedup_pct": r.speedup_pct,
+        }
+        for r in detail.rules
+    ]
 
 
 def roofline_collect(analyzed: AnalyzedReport) -> dict[str, Any] | None:
@@ -188,16 +193,20 @@ class _OwnText:
         self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
 
     def __call__(self, detail: KernelDetail, metrics: dict[str, Metric]) -> str:
-        level = ENTRY_LEVEL + 1
         before, after = self._head(detail)
-        duration = detail.duration_ns if detail.measured else None
-        return (",\n" + json_text.INDENT * level).join((
-            before,
-            f'"duration_ns": {json_text.dumps(duration)}',
-            after,
-            f'"metrics": {json_text.wrap((self._metrics(metrics),), level)}',
-            self._rules(detail),
-        ))
+        duration = json_text.dumps(detail.duration_ns if detail.measured else None)
+        held = tuple(metrics.values())
+        order, template = self._shape(metrics, held)
+        values = [held[i].value for i in order]
+        if not _SCALARS.issuperset(map(type, values)):  # the general path's
+            level = ENTRY_LEVEL + 1
+            shown = json_text.wrap((json_text.items(metrics_dict(metrics), level),), level)
+            return (",\n" + json_text.INDENT * level).join((
+                before, f'"duration_ns": {duration}', after, f'"metrics": {shown}',
+                self._rules(detail),
+            ))
+        return template % (before, duration, after, *json_text.scalars(values),
+                           self._rules(detail))
 
     def _head(self, detail: KernelDetail) -> tuple[str, str]:
         key = (detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
@@ -215,8 +224,12 @@ class _OwnText:
             head = self.heads[key] = (before, after)
         return head
 
-    def _metrics(self, metrics: dict[str, Metric]) -> str:
-        held = tuple(metrics.values())
+    def _shape(
+        self, metrics: dict[str, Metric], held: tuple[Metric, ...]
+    ) -> tuple[list[int], str]:
+        """The metrics' order (by name) and the members' text with ``%s`` for the members
+        before the duration, the duration, those after it, each metric's value and the
+        rules: the text is joined in one formatting, each piece copied once."""
         units = tuple([m.unit for m in held])
         key = (tuple(metrics), units)
         shape = self.shapes.get(key)
@@ -225,15 +238,15 @@ class _OwnText:
                 self.shapes.clear()
             names = key[0]
             order = sorted(range(len(names)), key=names.__getitem__)
-            template = json_text.value_unit_template(
-                [names[i] for i in order], [units[i] for i in order], ENTRY_LEVEL + 1
+            level = ENTRY_LEVEL + 1
+            body = json_text.value_unit_template(
+                [names[i] for i in order], [units[i] for i in order], level
             )
+            shown = json_text.wrap((body,), level)
+            sep = ",\n" + json_text.INDENT * level
+            template = sep.join(("%s", '"duration_ns": %s', "%s", f'"metrics": {shown}', "%s"))
             shape = self.shapes[key] = (order, template)
-        order, template = shape
-        values = [held[i].value for i in order]
-        if not _SCALARS.issuperset(map(type, values)):  # the general path's
-            return json_text.items(metrics_dict(metrics), ENTRY_LEVEL + 1)
-        return template % tuple(json_text.scalars(values))
+        return shape
 
     def _rules(self, detail: KernelDetail) -> str:
         key = tuple(map(id, detail.rules))
@@ -241,9 +254,8 @@ class _OwnText:
         if found is None:  # the rules held: no other object takes their identities
             if len(self.rules) >= MAX_REPEATED:
                 self.rules.clear()
-            rules = kernel_dict(detail, with_metrics=False)["ncu_rules"]
             found = self.rules[key] = (
-                detail.rules, json_text.items({"ncu_rules": rules}, ENTRY_LEVEL))
+                detail.rules, json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL))
         return found[1]
 
 
@@ -252,11 +264,18 @@ def entry_rest(
 ) -> dict[str, Any]:
     """The members of a kernel's entry that depend on the whole report: short name, time
     share, family and the diagnosis (``kernel.diagnosis`` unless another is given)."""
+    family = analyzed.families.index_of.get(kernel.id)
+    return _rest(analyzed.short_name(kernel), kernel, family, diagnosis or kernel.diagnosis)
+
+
+def _rest(
+    short_name: str, kernel: AnalyzedKernel, family: int | None, diagnosis: Diagnosis
+) -> dict[str, Any]:
     return {
-        "short_name": analyzed.short_name(kernel),
+        "short_name": short_name,
         "time_share": kernel.time_share,
-        "family": analyzed.families.index_of.get(kernel.id),
-        **(diagnosis or kernel.diagnosis).to_dict(),
+        "family": family,
+        **diagnosis.to_dict(),
     }
 
 
@@ -276,10 +295,12 @@ def _entry(
     if rest is None or rest[0] is not kernel.diagnosis:
         if len(made) >= MAX_REPEATED:
             made.clear()
-        rest = made[key] = (
-            kernel.diagnosis, json_text.items(entry_rest(analyzed, kernel), ENTRY_LEVEL)
-        )
-    return json_text.wrap((own, rest[1]), ENTRY_LEVEL)
+        rest = made[key] = (kernel.diagnosis, json_text.closing_items(
+            _rest(short_name, kernel, family, kernel.diagnosis), ENTRY_LEVEL))
+    return "".join((_OPEN_ENTRY, own, rest[1]))
+
+
+_OPEN_ENTRY = "{\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
 
 
 def kernel_texts(

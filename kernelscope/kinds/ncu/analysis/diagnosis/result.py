@@ -61,16 +61,27 @@ findings model (``kernelscope.core.findings.Finding``): ``advice`` is the remedy
 severity the check found before the kernel's share of the time weighed it."""
 
 
+_SEVERITY_TEXT = {str(s): str(s) for s in Severity}
+"""``str(severity)`` of each severity, by its name: a member (a ``str``) finds its name here
+by the name's hash and equality, both ``str``'s, in C, where ``Severity.__str__`` and the
+enum's ``value`` are a Python call each (the JSON export writes three a flag)."""
+
+
+def severity_text(severity: str) -> str:
+    """``str(severity)``: the severity's name, as the JSON exports write it."""
+    return _SEVERITY_TEXT.get(severity) or str(severity)
+
+
 def flag_dict(flag: Finding) -> dict[str, Any]:
     """A flag as the JSON exports write it (``remedy``, ``ncu_speedup``, ``ncu_rule``: the
     export's names for ``advice``, ``speedup`` and ``rule``)."""
     return {
         "id": flag.id,
-        "severity": str(flag.severity),
+        "severity": severity_text(flag.severity),
         "level": flag.level,
         "title": flag.title,
         "detail": flag.detail,
-        "found_severity": str(flag.found_severity or flag.severity),
+        "found_severity": severity_text(flag.found_severity or flag.severity),
         "evidence": [e.to_dict() for e in flag.evidence],
         "remedy": flag.advice,
         "ncu_speedup": flag.speedup,
@@ -160,19 +171,32 @@ class TopChoice:
     why: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.flag.id, "severity": str(self.flag.severity),
+        return {"id": self.flag.id, "severity": severity_text(self.flag.severity),
                 "chosen_by": self.chosen_by, "why": self.why}
 
 
 def _candidates(diagnosis: Diagnosis) -> list[Flag]:
-    worst = max(severity_rank(f.severity) for f in diagnosis.flags)
-    found = [f for f in diagnosis.flags if severity_rank(f.severity) == worst]
+    """The flags of the worst severity raised, those no guard rail lowered when there are
+    any (a lone flag is its own candidate)."""
+    flags = diagnosis.flags
+    if len(flags) == 1:
+        return list(flags)
+    ranks = [severity_rank(f.severity) for f in flags]
+    worst = max(ranks)
+    found = [f for f, rank in zip(flags, ranks, strict=True) if rank == worst]
     unguarded = [f for f in found if not f.guard]
     return unguarded or found
 
 
 def _method_rank(flag: Flag, decided: str) -> tuple[int, tuple[int, int, int]]:
     return (0 if flag.id == decided else 1), chain_position(flag)
+
+
+def _first_in_method(flags: list[Flag], decided: str) -> Flag:
+    """The flag the label's decider or, else, the method's order puts first."""
+    if len(flags) == 1:
+        return flags[0]
+    return min(flags, key=lambda f: _method_rank(f, decided))
 
 
 def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
@@ -182,14 +206,18 @@ def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
     once a kernel)."""
     if not diagnosis.flags:
         return None
-    candidates = _candidates(diagnosis)
+    return _chosen_among(diagnosis, _candidates(diagnosis))
+
+
+def _chosen_among(diagnosis: Diagnosis, candidates: list[Flag]) -> tuple[Flag, str, float]:
+    """:func:`chosen_flag` of a diagnosis with flags, from its ``_candidates``."""
     decided = diagnosis.bottleneck.decided_by
     estimated = [f for f in candidates if f.speedup is not None]
     if estimated:
         best = max(f.speedup or 0.0 for f in estimated)
         tied = [f for f in estimated if f.speedup == best]
-        return min(tied, key=lambda f: _method_rank(f, decided)), NCU_ESTIMATE, best
-    flag = min(candidates, key=lambda f: _method_rank(f, decided))
+        return _first_in_method(tied, decided), NCU_ESTIMATE, best
+    flag = _first_in_method(candidates, decided)
     if len(diagnosis.flags) == 1:
         return flag, ONLY_FLAG, 0.0
     return flag, VERDICT if flag.id == decided else METHOD_ORDER, 0.0
@@ -197,11 +225,11 @@ def chosen_flag(diagnosis: Diagnosis) -> tuple[Flag, str, float] | None:
 
 def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
     """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
-    chosen = chosen_flag(diagnosis)
-    if chosen is None:
+    if not diagnosis.flags:
         return None
-    flag, rule, best = chosen
-    severity = _candidates(diagnosis)[0].severity
+    candidates = _candidates(diagnosis)  # once: the rule's sentence names their severity
+    flag, rule, best = _chosen_among(diagnosis, candidates)
+    severity = candidates[0].severity
     if rule == NCU_ESTIMATE:
         return TopChoice(flag, rule, f"largest NCU estimated speedup ({best:,.1f}%) "
                          f"among the {severity} flags")
