@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, add_in_order, ev
@@ -260,7 +259,7 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     led = stall_led(f, t, trail)
     if led is not None:
         return led
-    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+    low = f.low_occupancy(t)
     grid = guards.get(g.GRID_CANNOT_FILL)
     if low and grid is not None:
         add_in_order(trail, grid.evidence[0])

@@ -11,6 +11,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
+from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
@@ -106,7 +107,15 @@ class Facts:
 
     def saturated_unit(self, threshold: float) -> tuple[str, str, float] | None:
         """(what, metric, %) of the busiest unit or pipe at ``threshold`` % or more, read on
-        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe."""
+        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe (the first of
+        them at the top reading)."""
+        busiest = self.busiest_unit
+        return busiest if busiest is not None and busiest[2] >= threshold else None
+
+    @kept
+    def busiest_unit(self) -> tuple[str, str, float] | None:
+        """``saturated_unit`` at any threshold: the first unit or pipe at the top reading
+        (the first of the units at or above a threshold at their top is this one)."""
         found: list[tuple[str, str, float]] = []
         for what, metric, value in (
             ("SM", n.SM_PCT, self.sm_active),
@@ -120,8 +129,17 @@ class Facts:
         for pipe in (self.busiest_pipe, self.busiest_other):
             if pipe is not None:
                 found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
-        busy = [f for f in found if f[2] >= threshold]
-        return max(busy, key=lambda f: f[2]) if busy else None
+        return max(found, key=lambda f: f[2]) if found else None
+
+    def low_occupancy(self, t: Thresholds) -> tuple[tuple[str, float], ...]:
+        """``derived.low_occupancy_readings`` of the kernel at ``t``, worked out once: the
+        occupancy guard rails, the occupancy flag and the classifier each read it."""
+        kept = self.__dict__.get("_low_occupancy")
+        if kept is not None and kept[0] is t:
+            return kept[1]  # type: ignore[no-any-return]
+        low = tuple(d.low_occupancy_readings(self.achieved, self.theoretical, t))
+        self.__dict__["_low_occupancy"] = (t, low)
+        return low
 
     def idle_words(self, threshold: float) -> str:
         """How the latency side opens, built from the same reading as ``saturated_unit``:
@@ -171,7 +189,7 @@ class Facts:
     @kept
     def grid_fit(self) -> d.GridFit:
         """The grid against the SMs (``derived.GridFit``): every launch sentence reads it."""
-        return d.GridFit(self.grid, self.sm_count, self.waves, d.resident_blocks(self.limits))
+        return d.grid_fit(self.grid, self.sm_count, self.waves, self.limits)
 
     @kept
     def fills_gpu(self) -> bool | None:
@@ -260,13 +278,6 @@ def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
     return atomic, share(atomic, atomic + sum(v for v in other if v is not None))
 
 
-def _ideal_threads(block: float | None) -> float | None:
-    if block is None or block < 1:  # no thread at all (or a corrupt value): nothing to compare
-        return None
-    warps = math.ceil(block / 32)
-    return min(32.0, block / warps)
-
-
 def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
     out: dict[str, float] = {}
     if latency is None:  # no share without the cycles between issues
@@ -292,11 +303,6 @@ def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, floa
     return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
 
 
-def _compute_capability(values: Values) -> tuple[int, int] | None:
-    major, minor = values.num(n.CC_MAJOR), values.num(n.CC_MINOR)
-    return None if major is None else (int(major), int(minor or 0))
-
-
 def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
     v = values.num(name)
     if v is not None and v > ceiling:
@@ -311,8 +317,7 @@ def gather(values: Values, roofline: Roofline | None,
     """Read and derive everything once; missing metrics become None. ``source`` (the hot
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
-    limits = d.block_limits(values.metrics)
-    register_share, shared_share = d.resource_shares(values.metrics, limits)
+    shape, shape_derived = shape_facts(values.metrics)
     atomic_requests, atomic_request_share = _atomic_requests(values)
     atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
     latency = _positive(values, n.WARP_LATENCY)
@@ -324,24 +329,17 @@ def gather(values: Values, roofline: Roofline | None,
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-    return made_whole(Facts, dict(  # as Facts(...), without a setattr call a field
+    facts = made_whole(Facts, dict(  # as Facts(...), without a setattr call a field
         duration_ns=values.num(n.DURATION),
-        grid=values.num(n.GRID_SIZE),
-        block=values.num(n.BLOCK_SIZE),
-        sm_count=d.sm_count(values.metrics),
-        waves=values.num(n.WAVES),
         sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
         mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
         dram=_pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
         l1=_pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
         l2=_pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
-        theoretical=values.num(n.THEORETICAL_OCC),
         achieved=values.num(n.ACHIEVED_OCC),
-        limits=limits,
         busiest_pipe=_busiest(pipes, math=True),
         busiest_other=_busiest(pipes, math=False),
         threads_per_inst=_positive(values, n.THREADS_PER_INST),
-        ideal_threads=_ideal_threads(values.num(n.BLOCK_SIZE)),
         fp16_pct=fp16_pct,
         fp16_fma_share=fp16_fma,
         tensor_pct=tensor_pct,
@@ -353,16 +351,17 @@ def gather(values: Values, roofline: Roofline | None,
         atomic_slice_avg=values.num(n.ATOMIC_SLICE_AVG),
         atomic_requests=atomic_requests,
         atomic_request_share=atomic_request_share,
-        register_share=register_share,
-        shared_share=shared_share,
         tensor_pipe=tensor_pipe,
         atomic_line=atomic_line(source),
         nan_metrics=_nan_metrics(values),
         **_memory_path_facts(values, thresholds),
         active_share=active_share,
         pipes=pipes,
-        **_device_facts(values, roofline, thresholds),
+        matrix_work=matrix_work(roofline, values, thresholds),
+        **shape,
     ))
+    facts.__dict__.update(shape_derived)  # its grid_fit and fills_gpu, worked out already
+    return facts
 
 
 def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
@@ -386,11 +385,3 @@ def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
         "spill_evidence": local.spill_evidence if local is not None else None,
     }
 
-
-def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> dict[str, Any]:
-    """The facts about the SMs that ran and the device's math paths (issue 24's readings)."""
-    return {
-        "compute_capability": _compute_capability(values),
-        "matrix_work": matrix_work(roofline, values, t),
-        "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),
-    }

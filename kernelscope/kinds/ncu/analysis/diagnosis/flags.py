@@ -44,7 +44,7 @@ def _stand_down(guards: Guards) -> GuardRail | None:
 def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     if f.achieved is None and f.theoretical is None:
         return missing(n.SECTION_OCCUPANCY)
-    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+    low = f.low_occupancy(t)
     if not low:
         return None
     worst = min(v for _, v in low)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -31,8 +30,8 @@ OCCUPANCY_STAND_DOWNS = (
 """The guard rails that lower the occupancy flags to info, in the order they are cited."""
 
 
-def _low_occupancy(f: Facts, t: Thresholds) -> list[tuple[str, float]]:
-    return derived.low_occupancy_readings(f.achieved, f.theoretical, t)
+def _low_occupancy(f: Facts, t: Thresholds) -> tuple[tuple[str, float], ...]:
+    return f.low_occupancy(t)
 
 
 def _small_grid(f: Facts, t: Thresholds) -> bool:
@@ -209,9 +208,9 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
     ]
     return GuardRail(
         RAMP_DOMINATES,
-        f"The kernel runs {fmt_duration(f.duration_ns or 0)} and its SMs have work on only "
-        f"{f.active_share:.0%} of its cycles: ramp-up, block turnover and drain set its time and "
-        "thin out the warps measured. Fusing it with its neighbours (or a CUDA Graph) helps "
+        f"The kernel runs {derived.duration_text(f.duration_ns or 0)} and its SMs have work on "
+        f"only {f.active_share:.0%} of its cycles: ramp-up, block turnover and drain set its time "
+        "and thin out the warps measured. Fusing it with its neighbours (or a CUDA Graph) helps "
         "more than more warps.",
         tuple(evidence),
     )
