@@ -254,6 +254,8 @@ def _checked_flags(
             skipped[flag_id] = STALLS_MISSING.sections
             continue
         outcome = check(facts, thresholds, guards)
+        if outcome is None:  # most checks find nothing: tested first
+            continue
         if isinstance(outcome, Missing):
             skipped[flag_id] = outcome.sections
         elif isinstance(outcome, Found):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
+from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
 from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
@@ -209,25 +209,6 @@ class Facts:
         return self.busiest_pipe is not None or self.busiest_other is not None
 
 
-def _positive(values: Values, name: str) -> float | None:
-    v = values.num(name)
-    return v if v is not None and v > 0 else None
-
-
-def _bytes_per_sector(
-    values: Values, ratio: str, sectors: str, total: float | None, min_share: float
-) -> float | None:
-    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)
-    and they are at least ``min_share`` of the ``total`` global sectors: one partial store per
-    block beside a coalesced stream of loads is not an access pattern to fix."""
-    count = values.num(sectors)
-    if count is not None and count <= 0:
-        return None
-    if count is not None and total and count < min_share * total:
-        return None
-    return _positive(values, ratio)
-
-
 _PIPES = tuple((label, name, n.elapsed_form(name)) for label, name in (*n.BUSY_PIPES,
                                                                          *n.OTHER_PIPES))
 """(label, metric, its ``_elapsed`` form) of each pipe: the math pipes, then the others."""
@@ -320,7 +301,7 @@ def gather(values: Values, roofline: Roofline | None,
     shape, shape_derived = shape_facts(values.metrics)
     atomic_requests, atomic_request_share = _atomic_requests(values)
     atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
-    latency = _positive(values, n.WARP_LATENCY)
+    latency = positive(values, n.WARP_LATENCY)
     fp16_pct, fp16_fma = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
     active_share = d.active_sm_share(values.metrics)
@@ -329,59 +310,42 @@ def gather(values: Values, roofline: Roofline | None,
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-    facts = made_whole(Facts, dict(  # as Facts(...), without a setattr call a field
-        duration_ns=values.num(n.DURATION),
-        sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
-        mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
-        dram=_pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
-        l1=_pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
-        l2=_pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
-        achieved=values.num(n.ACHIEVED_OCC),
-        busiest_pipe=_busiest(pipes, math=True),
-        busiest_other=_busiest(pipes, math=False),
-        threads_per_inst=_positive(values, n.THREADS_PER_INST),
-        fp16_pct=fp16_pct,
-        fp16_fma_share=fp16_fma,
-        tensor_pct=tensor_pct,
-        issue_active=values.num(n.ISSUE_ACTIVE),
-        latency=latency,
-        stall_shares=_stall_shares(values, latency),
-        unreliable=tuple(unreliable),
-        atomic_slice_max=atomic_max,
-        atomic_slice_avg=values.num(n.ATOMIC_SLICE_AVG),
-        atomic_requests=atomic_requests,
-        atomic_request_share=atomic_request_share,
-        tensor_pipe=tensor_pipe,
-        atomic_line=atomic_line(source),
-        nan_metrics=_nan_metrics(values),
-        **_memory_path_facts(values, thresholds),
-        active_share=active_share,
-        pipes=pipes,
-        matrix_work=matrix_work(roofline, values, thresholds),
+    read = (  # a metric read as a number is not NaN: only an unread one is looked at again
+        values.num(n.DURATION),
+        _pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
+        _pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
+        _pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
+    )
+    facts = made_whole(Facts, {  # as Facts(...), without a setattr call a field
+        "duration_ns": read[0],
+        "sm": read[1],
+        "mem": read[2],
+        "dram": read[3],
+        "l1": _pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
+        "l2": _pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
+        "achieved": values.num(n.ACHIEVED_OCC),
+        "busiest_pipe": _busiest(pipes, math=True),
+        "busiest_other": _busiest(pipes, math=False),
+        "threads_per_inst": positive(values, n.THREADS_PER_INST),
+        "fp16_pct": fp16_pct,
+        "fp16_fma_share": fp16_fma,
+        "tensor_pct": tensor_pct,
+        "issue_active": values.num(n.ISSUE_ACTIVE),
+        "latency": latency,
+        "stall_shares": _stall_shares(values, latency),
+        "unreliable": tuple(unreliable),
+        "atomic_slice_max": atomic_max,
+        "atomic_slice_avg": values.num(n.ATOMIC_SLICE_AVG),
+        "atomic_requests": atomic_requests,
+        "atomic_request_share": atomic_request_share,
+        "tensor_pipe": tensor_pipe,
+        "atomic_line": atomic_line(source),
+        "nan_metrics": _nan_metrics(values) if None in read else (),
+        **memory_path_facts(values, thresholds),
+        "active_share": active_share,
+        "pipes": pipes,
+        "matrix_work": matrix_work(roofline, values, thresholds),
         **shape,
-    ))
+    })
     facts.__dict__.update(shape_derived)  # its grid_fit and fills_gpu, worked out already
     return facts
-
-
-def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
-    """How well the memory path is used: L2 hits, coalescing, bank conflicts, local memory."""
-    counts = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
-    known = [v for v in counts if v is not None]
-    total = sum(known) if known else None
-    local = d.local_memory(values.metrics)
-    return {
-        "l2_hit": values.num(n.L2_HIT),
-        "ld_bytes_per_sector": _bytes_per_sector(
-            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS, total, t.sector_share_min
-        ),
-        "st_bytes_per_sector": _bytes_per_sector(
-            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS, total, t.sector_share_min
-        ),
-        "excessive_share": share(values.num(n.EXCESSIVE_SECTORS), total),
-        "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
-        "local_share": local.share if local is not None else None,
-        "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
-        "spill_evidence": local.spill_evidence if local is not None else None,
-    }
-

@@ -19,6 +19,11 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
+_NO_LAUNCH = missing(n.SECTION_LAUNCH)
+_NO_SOL = missing(n.SECTION_SOL)
+"""The ``Missing`` its checks answer, made once (``missing`` keeps one of each)."""
+
+
 GRID_REMEDY = CATALOG["grid-too-small"].remedy
 """What to do about SMs without a block (the finding says how many lack one)."""
 
@@ -42,7 +47,7 @@ def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
 
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns is None:
-        return missing(n.SECTION_SOL)
+        return _NO_SOL
     if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
         return None
     if f.duration_ns < t.short_kernel_ns:
@@ -103,7 +108,7 @@ def grid_outcome(fit: GridFit, t: Thresholds) -> Outcome:
     """``grid-too-small``'s outcome for a grid that fits the SMs so."""
     grid, sm_count = fit.blocks, fit.sms
     if grid is None or sm_count is None:
-        return missing(n.SECTION_LAUNCH)
+        return _NO_LAUNCH
     if fit.every_sm_has_block:
         return _under_a_wave(fit, t)
     if grid <= sm_count * t.grid_critical_fraction:
@@ -139,7 +144,7 @@ def _under_a_wave(fit: GridFit, t: Thresholds) -> Outcome:
 
 def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.waves is None:
-        return missing(n.SECTION_LAUNCH)
+        return _NO_LAUNCH
     loss = f.tail_loss
     if loss is None or f.waves >= t.tail_many_waves:
         return None
