@@ -151,3 +151,48 @@ def test_nan_metrics_found_wherever_a_key_metric_is_nan(nan: str) -> None:
     over = {**metrics, n.SM_PCT: Metric(n.SM_PCT, 250.0, "%")}  # unreliable, not NaN
     assert n.SM_PCT not in _facts(over).nan_metrics
     assert _classified(metrics, (), DEFAULT_THRESHOLDS)[1].nan_metrics == (nan,)
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_pipes_read_as_active_reading_reads_them(name: str) -> None:
+    """The pipes of a report holding only their ``_elapsed`` forms, read without looking for
+    the other form, and the busiest of each kind found in one pass, are the plain readings."""
+    from kernelscope.kinds.ncu.analysis.diagnosis import facts as facts_module
+
+    for summary in _kernels(name):
+        metrics = summary.metrics
+        for share in (None, 0.0, 0.25, 1.0, derived.active_sm_share(metrics)):
+            plain = tuple(
+                (label, *p) for label, pipe, elapsed in facts_module._PIPES
+                if (p := derived.active_reading(metrics, pipe, share, elapsed)) is not None
+            )
+            pipes = facts_module._pipes(Values(metrics), share)
+            assert pipes == plain
+            for is_math, top in zip((True, False), facts_module._busiest(pipes), strict=True):
+                of_kind = [p for p in pipes if (p[0] in facts_module._MATH_PIPES) is is_math]
+                assert top == (max(of_kind, key=lambda p: p[2]) if of_kind else None)
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_ncu_speedup_reads_every_matching_rule(name: str) -> None:
+    from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
+    from kernelscope.kinds.ncu.analysis.diagnosis.engine import ncu_speedup
+
+    for summary in _kernels(name):
+        rules = tuple(summary.rules)
+        for spec in CATALOG.values():
+            best: tuple[float | None, str | None] = (None, None)
+            for rule in rules:
+                for match in spec.rules:
+                    title = f"{rule.title} {rule.name}".lower()
+                    if rule.rule != match.rule or (
+                        match.title_contains and match.title_contains.lower() not in title
+                    ):
+                        continue
+                    named = f"{rule.rule}: {rule.title}" if rule.title else rule.rule
+                    pct = rule.speedup_pct
+                    if pct is not None and (best[0] is None or pct > best[0]):
+                        best = (pct, named)
+                    elif best[1] is None:
+                        best = (None, named)
+            assert ncu_speedup(spec, rules) == best

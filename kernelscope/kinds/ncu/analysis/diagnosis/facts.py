@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
@@ -13,8 +14,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_w
 from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
 from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -221,20 +223,49 @@ def _pipes(values: Values, active_share: float | None) -> tuple[tuple[str, str, 
     """(label, metric read, %) of each pipe the report holds (the math pipes, then the
     others), read on the SMs that ran (``derived.active_reading``)."""
     metrics = values.metrics
-    if metrics.keys().isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
+    keys = metrics.keys()
+    if keys.isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
         return ()
+    if keys.isdisjoint(_ACTIVE_PIPE_NAMES):  # the _elapsed forms alone (Speed Of Light's)
+        return _elapsed_pipes(metrics, active_share)
     return tuple(
         (label, *p) for label, name, elapsed in _PIPES
         if (p := d.active_reading(metrics, name, active_share, elapsed)) is not None
     )
 
 
-def _busiest(
-    pipes: tuple[tuple[str, str, float], ...], math: bool
-) -> tuple[str, str, float] | None:
-    """The busiest of ``pipes`` among the math pipes (``math``) or among the others."""
-    found = [p for p in pipes if (p[0] in _MATH_PIPES) is math]
-    return max(found, key=lambda x: x[2]) if found else None
+_ACTIVE_PIPE_NAMES = frozenset(name for _, name, _ in _PIPES)
+
+
+def _elapsed_pipes(
+    metrics: Mapping[str, Metric], active_share: float | None
+) -> tuple[tuple[str, str, float], ...]:
+    """``_pipes`` of a report without any pipe's ``_active`` form: ``derived.active_reading``
+    of each ``_elapsed`` form, without looking for the other form again."""
+    found = []
+    share = active_share if active_share is not None and active_share > 0 else None
+    for label, _, elapsed in _PIPES:  # each read on the SMs that ran: derived.on_active_sms
+        value = number(metrics, elapsed)
+        if value is not None:
+            found.append((label, elapsed, value if share is None else min(100.0, value / share)))
+    return tuple(found)
+
+
+Pipe = tuple[str, str, float]
+
+
+def _busiest(pipes: tuple[Pipe, ...]) -> tuple[Pipe | None, Pipe | None]:
+    """The busiest of ``pipes`` among the math pipes, and among the others: the first at
+    the top reading of each, as ``max`` gives it, in one pass."""
+    math_top: Pipe | None = None
+    other_top: Pipe | None = None
+    for pipe in pipes:
+        if pipe[0] in _MATH_PIPES:
+            if math_top is None or pipe[2] > math_top[2]:
+                math_top = pipe
+        elif other_top is None or pipe[2] > other_top[2]:
+            other_top = pipe
+    return math_top, other_top
 
 
 _NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
@@ -306,6 +337,7 @@ def gather(values: Values, roofline: Roofline | None,
     tensor = roofline.point("tensor") if roofline is not None else None
     active_share = d.active_sm_share(values.metrics)
     pipes = _pipes(values, active_share)
+    busiest_pipe, busiest_other = _busiest(pipes)
     tensor_pipe = next(((p[1], p[2]) for p in pipes if p[0] == _TENSOR), None)
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
@@ -324,8 +356,8 @@ def gather(values: Values, roofline: Roofline | None,
         "l1": _pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
         "l2": _pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
         "achieved": values.num(n.ACHIEVED_OCC),
-        "busiest_pipe": _busiest(pipes, math=True),
-        "busiest_other": _busiest(pipes, math=False),
+        "busiest_pipe": busiest_pipe,
+        "busiest_other": busiest_other,
         "threads_per_inst": positive(values, n.THREADS_PER_INST),
         "fp16_pct": fp16_pct,
         "fp16_fma_share": fp16_fma,

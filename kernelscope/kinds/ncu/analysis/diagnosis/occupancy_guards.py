@@ -72,8 +72,12 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
     low = _low_occupancy(f, t)
     if not low:
         return None
+    busy = f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None
+    signals = [] if busy else design_signals(f, t)
+    if not busy and not signals:
+        return None  # no busy pipe and no resource held near capacity: nothing chosen
     evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
-    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+    if busy and f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
         return GuardRail(
@@ -83,19 +87,11 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
             "fine.",
             tuple(evidence),
         )
-    signals = design_signals(f, t)
     if f.matrix_work is not None and signals:
         work = f.matrix_work
-        evidence.append(
-            ev(
-                "compute",
-                f"FMA share of {work.precision} operations",
-                work.fma_share,
-                ">=",
-                t.matrix_fma_share,
-                note=f"{work.precision} matrix work at {work.pct_of_peak:.0f}% of its peak",
-            )
-        )
+        note = f"{work.precision} matrix work at {work.pct_of_peak:.0f}% of its peak"
+        evidence.append(ev("compute", f"FMA share of {work.precision} operations",
+                           work.fma_share, ">=", t.matrix_fma_share, note=note))
         evidence.extend(signals)
         return GuardRail(
             OCCUPANCY_BY_DESIGN,

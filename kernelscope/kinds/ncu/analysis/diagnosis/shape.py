@@ -49,17 +49,18 @@ _SHAPES_KEPT = 512
 def shape_facts(metrics: Mapping[str, Metric]) -> ShapeFacts:
     """The launch's shape facts (see the module), worked out from ``SHAPE_METRICS`` alone and
     kept by the identities of those metric objects: the same objects are the same values, a
-    ``Metric`` being immutable. A mapping holding other objects is worked out each time."""
-    held = tuple(map(metrics.get, SHAPE_METRICS))
-    key = tuple(map(id, held))
+    ``Metric`` being immutable (an id matches a kept one only while that object is held, so
+    only for that object). A mapping holding other objects is worked out each time."""
+    key = tuple(map(id, map(metrics.get, SHAPE_METRICS)))
     kept = _SHAPES.get(key)
     if kept is not None:
         return kept[1]
+    held = tuple(map(metrics.get, SHAPE_METRICS))  # kept by these objects' own ids
     found = worked_out(dict(zip(SHAPE_METRICS, held, strict=True)))
     if all(m is None or type(m) is Metric for m in held):
         if len(_SHAPES) >= _SHAPES_KEPT:
             _SHAPES.clear()
-        _SHAPES[key] = (held, found)
+        _SHAPES[tuple(map(id, held))] = (held, found)
     return found
 
 
