@@ -196,3 +196,15 @@ def test_ncu_speedup_reads_every_matching_rule(name: str) -> None:
                     elif best[1] is None:
                         best = (None, named)
             assert ncu_speedup(spec, rules) == best
+
+
+def test_undetermined_summary_kept_by_its_words() -> None:
+    from kernelscope.kinds.ncu.analysis.diagnosis.classify import undetermined
+
+    for why, collect in (("No SOL.", (n.SECTION_SOL,)), ("No SOL.", (n.SECTION_SOL, "X")),
+                         ("Other.", (n.SECTION_SOL,)), ("None.", ())):
+        for _ in range(2):
+            summary = undetermined(why, [], collect).summary
+            options = " ".join(f"--section {s}" for s in collect)
+            assert summary == (f"{why} Collect {', '.join(collect)} (ncu {options}, or --set "
+                               "full)." if collect else why)

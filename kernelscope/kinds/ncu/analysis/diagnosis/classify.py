@@ -28,9 +28,22 @@ def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ())
     """The report cannot decide: ``why``, and the ncu sections that would let it."""
     summary = why
     if collect:
-        options = " ".join(f"--section {s}" for s in collect)
-        summary += f" Collect {', '.join(collect)} (ncu {options}, or --set full)."
+        summary = _COLLECT_SUMMARIES.get((why, collect)) or _collect_summary(why, collect)
     return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
+
+
+_COLLECT_SUMMARIES: dict[tuple[str, tuple[str, ...]], str] = {}
+"""``_collect_summary`` by its words: a report's launches lack the same sections."""
+
+
+def _collect_summary(why: str, collect: tuple[str, ...]) -> str:
+    """``why`` and the sections to collect, as the undetermined label's summary says them."""
+    options = " ".join(f"--section {s}" for s in collect)
+    summary = f"{why} Collect {', '.join(collect)} (ncu {options}, or --set full)."
+    if len(_COLLECT_SUMMARIES) >= 256:
+        _COLLECT_SUMMARIES.clear()
+    _COLLECT_SUMMARIES[(why, collect)] = summary
+    return summary
 
 
 def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:

@@ -122,13 +122,14 @@ def _notes(
     metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
     notes = []
     if sections:
+        keys = metrics.keys()
         for section, note, names, named in _SECTION_EFFECTS_SETS:
             if section in sections:
                 continue
             if section == n.SECTION_ROOFLINE:
                 held = roofline is not None and bool(roofline.points)
             else:  # none of the names held: not held, without reading a value
-                held = not metrics.keys().isdisjoint(named) and any(
+                held = not keys.isdisjoint(named) and any(
                     number(metrics, name) is not None for name in names
                 )
             if not held:
