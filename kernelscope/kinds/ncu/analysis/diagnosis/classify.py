@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, add_in_order, ev
@@ -29,9 +28,22 @@ def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ())
     """The report cannot decide: ``why``, and the ncu sections that would let it."""
     summary = why
     if collect:
-        options = " ".join(f"--section {s}" for s in collect)
-        summary += f" Collect {', '.join(collect)} (ncu {options}, or --set full)."
+        summary = _COLLECT_SUMMARIES.get((why, collect)) or _collect_summary(why, collect)
     return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
+
+
+_COLLECT_SUMMARIES: dict[tuple[str, tuple[str, ...]], str] = {}
+"""``_collect_summary`` by its words: a report's launches lack the same sections."""
+
+
+def _collect_summary(why: str, collect: tuple[str, ...]) -> str:
+    """``why`` and the sections to collect, as the undetermined label's summary says them."""
+    options = " ".join(f"--section {s}" for s in collect)
+    summary = f"{why} Collect {', '.join(collect)} (ncu {options}, or --set full)."
+    if len(_COLLECT_SUMMARIES) >= 256:
+        _COLLECT_SUMMARIES.clear()
+    _COLLECT_SUMMARIES[(why, collect)] = summary
+    return summary
 
 
 def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:
@@ -260,7 +272,7 @@ def _latency_side(f: Facts, t: Thresholds, trail: list[Evidence], guards: Guards
     led = stall_led(f, t, trail)
     if led is not None:
         return led
-    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+    low = f.low_occupancy(t)
     grid = guards.get(g.GRID_CANNOT_FILL)
     if low and grid is not None:
         add_in_order(trail, grid.evidence[0])

@@ -16,11 +16,16 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
+_NO_INSTRUCTIONS = missing(n.SECTION_INSTRUCTIONS)
+_NO_ROOFLINE = missing(n.SECTION_ROOFLINE)
+"""The ``Missing`` its checks answer, made once (``missing`` keeps one of each)."""
+
+
 
 def warp_divergence(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     eff = f.divergence_efficiency
     if eff is None:
-        return missing(n.SECTION_INSTRUCTIONS)
+        return _NO_INSTRUCTIONS
     severity = grade(eff, t.divergence_efficiency, t.divergence_critical, below=True)
     if severity is None:
         return None
@@ -87,7 +92,7 @@ def no_tensor_core(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if matrix is not None:
         return matrix
     if f.fp16_pct is None:
-        return missing(n.SECTION_ROOFLINE)
+        return _NO_ROOFLINE
     if f.fp16_pct < t.half_pct_of_peak or (f.fp16_fma_share or 0.0) < t.half_fma_share:
         return None
     evidence = [

@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.local_memory import (
     LocalMemory as LocalMemory,
@@ -104,6 +105,14 @@ class GridFit(NamedTuple):
         if self.resident_limit is not None and per_sm < self.resident_limit:
             text += f" of the {self.resident_limit:.0f} its resources allow"
         return text
+
+
+def grid_fit(
+    grid: float | None, sm_count: float | None, waves: float | None,
+    limits: Mapping[str, float],
+) -> GridFit:
+    """The grid against the SMs, with the blocks per SM the ``limits`` allow."""
+    return GridFit(grid, sm_count, waves, resident_blocks(limits))
 
 
 def tail_cost(
@@ -353,6 +362,25 @@ def issue_slots_busy(issue_active: float | None, t: Thresholds = DEFAULT_THRESHO
 
 
 # -- time -----------------------------------------------------------------------------------
+def duration_text(ns: float) -> str:
+    """``fmt_duration(ns)``, kept by value for a positive float: a report's launches last a
+    few dozen distinct times (ncu counts whole nanoseconds), and each diagnosis that names
+    its kernel's duration formats it. Equal positive floats print alike (a zero or a
+    negative one, which ``-0.0 == 0.0`` would confuse, is formatted each time)."""
+    if type(ns) is not float or not ns > 0:
+        return fmt_duration(ns)
+    text = _DURATION_TEXTS.get(ns)
+    if text is None:
+        if len(_DURATION_TEXTS) >= _DURATION_TEXTS_KEPT:
+            _DURATION_TEXTS.clear()
+        text = _DURATION_TEXTS[ns] = fmt_duration(ns)
+    return text
+
+
+_DURATION_TEXTS: dict[float, str] = {}
+_DURATION_TEXTS_KEPT = 4096
+
+
 def time_share(duration: float | None, total: float | None) -> float | None:
     """``duration`` as a share (0-1) of ``total`` when both are known and total is positive."""
     return share(duration, total)

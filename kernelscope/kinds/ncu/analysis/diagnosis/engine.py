@@ -7,7 +7,7 @@ from functools import cache
 
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec, RuleMatch
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
@@ -74,10 +74,9 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     read: Sequence[RuleResult | RuleHeadline] = rules
     if isinstance(rules, RuleResults):  # the messages' headlines, where they are not made
         read = list(rules.headlines_of(spec.rule_ids))
+    matches_of = _matches_by_rule(spec)
     for rule in read:
-        for match in spec.rules:
-            if rule.rule != match.rule:
-                continue
+        for match in matches_of.get(rule.rule, ()):
             title = f"{rule.title} {rule.name}".lower()
             if match.title_contains and match.title_contains.lower() not in title:
                 continue
@@ -88,6 +87,25 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
             elif best[1] is None:
                 best = (None, name)
     return best
+
+
+def _matches_by_rule(spec: FlagSpec) -> dict[str, tuple[RuleMatch, ...]]:
+    """The flag's rule matches by the NCU rule each names, in the flag's order (a rule's
+    matches found without comparing it with every match), made once per registration."""
+    kept = _MATCHES.get(id(spec))
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    found: dict[str, tuple[RuleMatch, ...]] = {}
+    for match in spec.rules:
+        found[match.rule] = (*found.get(match.rule, ()), match)
+    if len(_MATCHES) >= 256:
+        _MATCHES.clear()
+    _MATCHES[id(spec)] = (spec, found)
+    return found
+
+
+_MATCHES: dict[int, tuple[FlagSpec, dict[str, tuple[RuleMatch, ...]]]] = {}
+"""``_matches_by_rule`` by the registration's identity, held with it (its id not reused)."""
 
 
 _SEVERITIES = {str(s): s for s in Severity}
@@ -104,13 +122,14 @@ def _notes(
     metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
     notes = []
     if sections:
+        keys = metrics.keys()
         for section, note, names, named in _SECTION_EFFECTS_SETS:
             if section in sections:
                 continue
             if section == n.SECTION_ROOFLINE:
                 held = roofline is not None and bool(roofline.points)
             else:  # none of the names held: not held, without reading a value
-                held = not metrics.keys().isdisjoint(named) and any(
+                held = not keys.isdisjoint(named) and any(
                     number(metrics, name) is not None for name in names
                 )
             if not held:
@@ -249,11 +268,16 @@ def _checked_flags(
     flags: list[Flag] = []
     skipped: dict[str, tuple[str, ...]] = {}
     no_stalls = stalls_unread(facts)
-    for flag_id, check, spec in _check_order():
+    asked, stall_skips = _check_order(), _stall_tail()
+    if no_stalls and stall_skips is not None:  # skipped together after the loop
+        asked = asked[: len(asked) - len(stall_skips)]
+    for flag_id, check, spec in asked:
         if no_stalls and spec.stall:
             skipped[flag_id] = STALLS_MISSING.sections
             continue
         outcome = check(facts, thresholds, guards)
+        if outcome is None:  # most checks find nothing: tested first
+            continue
         if isinstance(outcome, Missing):
             skipped[flag_id] = outcome.sections
         elif isinstance(outcome, Found):
@@ -266,7 +290,20 @@ def _checked_flags(
                 "speedup": speedup, "guard": outcome.guard, "guard_rail": "",
                 "found_severity": None, "rows": (), "columns": {},
             }))
+    if no_stalls and stall_skips is not None:
+        skipped.update(stall_skips)
     return flags, skipped
+
+
+@cache
+def _stall_tail() -> dict[str, tuple[str, ...]] | None:
+    """What the stall checks answer, skipped all at once, where they close the catalog's
+    order (then skipping them after the other checks keeps that order); None otherwise."""
+    order = _check_order()
+    stalls = [flag_id for flag_id, _, spec in order if spec.stall]
+    if [flag_id for flag_id, _, _ in order[len(order) - len(stalls):]] != stalls:
+        return None
+    return dict.fromkeys(stalls, STALLS_MISSING.sections)
 
 
 def undetermined(reason: str) -> Diagnosis:

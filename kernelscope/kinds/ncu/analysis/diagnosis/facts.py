@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
+from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
+from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -106,7 +109,15 @@ class Facts:
 
     def saturated_unit(self, threshold: float) -> tuple[str, str, float] | None:
         """(what, metric, %) of the busiest unit or pipe at ``threshold`` % or more, read on
-        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe."""
+        the SMs that ran: SM throughput, memory, DRAM, L1, L2, then every pipe (the first of
+        them at the top reading)."""
+        busiest = self.busiest_unit
+        return busiest if busiest is not None and busiest[2] >= threshold else None
+
+    @kept
+    def busiest_unit(self) -> tuple[str, str, float] | None:
+        """``saturated_unit`` at any threshold: the first unit or pipe at the top reading
+        (the first of the units at or above a threshold at their top is this one)."""
         found: list[tuple[str, str, float]] = []
         for what, metric, value in (
             ("SM", n.SM_PCT, self.sm_active),
@@ -120,8 +131,17 @@ class Facts:
         for pipe in (self.busiest_pipe, self.busiest_other):
             if pipe is not None:
                 found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
-        busy = [f for f in found if f[2] >= threshold]
-        return max(busy, key=lambda f: f[2]) if busy else None
+        return max(found, key=lambda f: f[2]) if found else None
+
+    def low_occupancy(self, t: Thresholds) -> tuple[tuple[str, float], ...]:
+        """``derived.low_occupancy_readings`` of the kernel at ``t``, worked out once: the
+        occupancy guard rails, the occupancy flag and the classifier each read it."""
+        kept = self.__dict__.get("_low_occupancy")
+        if kept is not None and kept[0] is t:
+            return kept[1]  # type: ignore[no-any-return]
+        low = tuple(d.low_occupancy_readings(self.achieved, self.theoretical, t))
+        self.__dict__["_low_occupancy"] = (t, low)
+        return low
 
     def idle_words(self, threshold: float) -> str:
         """How the latency side opens, built from the same reading as ``saturated_unit``:
@@ -171,7 +191,7 @@ class Facts:
     @kept
     def grid_fit(self) -> d.GridFit:
         """The grid against the SMs (``derived.GridFit``): every launch sentence reads it."""
-        return d.GridFit(self.grid, self.sm_count, self.waves, d.resident_blocks(self.limits))
+        return d.grid_fit(self.grid, self.sm_count, self.waves, self.limits)
 
     @kept
     def fills_gpu(self) -> bool | None:
@@ -191,25 +211,6 @@ class Facts:
         return self.busiest_pipe is not None or self.busiest_other is not None
 
 
-def _positive(values: Values, name: str) -> float | None:
-    v = values.num(name)
-    return v if v is not None and v > 0 else None
-
-
-def _bytes_per_sector(
-    values: Values, ratio: str, sectors: str, total: float | None, min_share: float
-) -> float | None:
-    """A bytes-per-sector ratio, only when the kernel had such accesses (NCU reports 0 then)
-    and they are at least ``min_share`` of the ``total`` global sectors: one partial store per
-    block beside a coalesced stream of loads is not an access pattern to fix."""
-    count = values.num(sectors)
-    if count is not None and count <= 0:
-        return None
-    if count is not None and total and count < min_share * total:
-        return None
-    return _positive(values, ratio)
-
-
 _PIPES = tuple((label, name, n.elapsed_form(name)) for label, name in (*n.BUSY_PIPES,
                                                                          *n.OTHER_PIPES))
 """(label, metric, its ``_elapsed`` form) of each pipe: the math pipes, then the others."""
@@ -222,20 +223,49 @@ def _pipes(values: Values, active_share: float | None) -> tuple[tuple[str, str, 
     """(label, metric read, %) of each pipe the report holds (the math pipes, then the
     others), read on the SMs that ran (``derived.active_reading``)."""
     metrics = values.metrics
-    if metrics.keys().isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
+    keys = metrics.keys()
+    if keys.isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
         return ()
+    if keys.isdisjoint(_ACTIVE_PIPE_NAMES):  # the _elapsed forms alone (Speed Of Light's)
+        return _elapsed_pipes(metrics, active_share)
     return tuple(
         (label, *p) for label, name, elapsed in _PIPES
         if (p := d.active_reading(metrics, name, active_share, elapsed)) is not None
     )
 
 
-def _busiest(
-    pipes: tuple[tuple[str, str, float], ...], math: bool
-) -> tuple[str, str, float] | None:
-    """The busiest of ``pipes`` among the math pipes (``math``) or among the others."""
-    found = [p for p in pipes if (p[0] in _MATH_PIPES) is math]
-    return max(found, key=lambda x: x[2]) if found else None
+_ACTIVE_PIPE_NAMES = frozenset(name for _, name, _ in _PIPES)
+
+
+def _elapsed_pipes(
+    metrics: Mapping[str, Metric], active_share: float | None
+) -> tuple[tuple[str, str, float], ...]:
+    """``_pipes`` of a report without any pipe's ``_active`` form: ``derived.active_reading``
+    of each ``_elapsed`` form, without looking for the other form again."""
+    found = []
+    share = active_share if active_share is not None and active_share > 0 else None
+    for label, _, elapsed in _PIPES:  # each read on the SMs that ran: derived.on_active_sms
+        value = number(metrics, elapsed)
+        if value is not None:
+            found.append((label, elapsed, value if share is None else min(100.0, value / share)))
+    return tuple(found)
+
+
+Pipe = tuple[str, str, float]
+
+
+def _busiest(pipes: tuple[Pipe, ...]) -> tuple[Pipe | None, Pipe | None]:
+    """The busiest of ``pipes`` among the math pipes, and among the others: the first at
+    the top reading of each, as ``max`` gives it, in one pass."""
+    math_top: Pipe | None = None
+    other_top: Pipe | None = None
+    for pipe in pipes:
+        if pipe[0] in _MATH_PIPES:
+            if math_top is None or pipe[2] > math_top[2]:
+                math_top = pipe
+        elif other_top is None or pipe[2] > other_top[2]:
+            other_top = pipe
+    return math_top, other_top
 
 
 _NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
@@ -258,13 +288,6 @@ def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
     atomic = sum(v for v in parts if v is not None)
     other = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
     return atomic, share(atomic, atomic + sum(v for v in other if v is not None))
-
-
-def _ideal_threads(block: float | None) -> float | None:
-    if block is None or block < 1:  # no thread at all (or a corrupt value): nothing to compare
-        return None
-    warps = math.ceil(block / 32)
-    return min(32.0, block / warps)
 
 
 def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
@@ -292,11 +315,6 @@ def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, floa
     return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
 
 
-def _compute_capability(values: Values) -> tuple[int, int] | None:
-    major, minor = values.num(n.CC_MAJOR), values.num(n.CC_MINOR)
-    return None if major is None else (int(major), int(minor or 0))
-
-
 def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
     v = values.num(name)
     if v is not None and v > ceiling:
@@ -311,86 +329,55 @@ def gather(values: Values, roofline: Roofline | None,
     """Read and derive everything once; missing metrics become None. ``source`` (the hot
     lines, when source counters were collected) names the line doing atomics."""
     unreliable: list[str] = []
-    limits = d.block_limits(values.metrics)
-    register_share, shared_share = d.resource_shares(values.metrics, limits)
+    shape, shape_derived = shape_facts(values.metrics)
     atomic_requests, atomic_request_share = _atomic_requests(values)
     atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
-    latency = _positive(values, n.WARP_LATENCY)
+    latency = positive(values, n.WARP_LATENCY)
     fp16_pct, fp16_fma = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
     active_share = d.active_sm_share(values.metrics)
     pipes = _pipes(values, active_share)
+    busiest_pipe, busiest_other = _busiest(pipes)
     tensor_pipe = next(((p[1], p[2]) for p in pipes if p[0] == _TENSOR), None)
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-    return made_whole(Facts, dict(  # as Facts(...), without a setattr call a field
-        duration_ns=values.num(n.DURATION),
-        grid=values.num(n.GRID_SIZE),
-        block=values.num(n.BLOCK_SIZE),
-        sm_count=d.sm_count(values.metrics),
-        waves=values.num(n.WAVES),
-        sm=_pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
-        mem=_pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
-        dram=_pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
-        l1=_pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
-        l2=_pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
-        theoretical=values.num(n.THEORETICAL_OCC),
-        achieved=values.num(n.ACHIEVED_OCC),
-        limits=limits,
-        busiest_pipe=_busiest(pipes, math=True),
-        busiest_other=_busiest(pipes, math=False),
-        threads_per_inst=_positive(values, n.THREADS_PER_INST),
-        ideal_threads=_ideal_threads(values.num(n.BLOCK_SIZE)),
-        fp16_pct=fp16_pct,
-        fp16_fma_share=fp16_fma,
-        tensor_pct=tensor_pct,
-        issue_active=values.num(n.ISSUE_ACTIVE),
-        latency=latency,
-        stall_shares=_stall_shares(values, latency),
-        unreliable=tuple(unreliable),
-        atomic_slice_max=atomic_max,
-        atomic_slice_avg=values.num(n.ATOMIC_SLICE_AVG),
-        atomic_requests=atomic_requests,
-        atomic_request_share=atomic_request_share,
-        register_share=register_share,
-        shared_share=shared_share,
-        tensor_pipe=tensor_pipe,
-        atomic_line=atomic_line(source),
-        nan_metrics=_nan_metrics(values),
-        **_memory_path_facts(values, thresholds),
-        active_share=active_share,
-        pipes=pipes,
-        **_device_facts(values, roofline, thresholds),
-    ))
-
-
-def _memory_path_facts(values: Values, t: Thresholds) -> dict[str, Any]:
-    """How well the memory path is used: L2 hits, coalescing, bank conflicts, local memory."""
-    counts = [values.num(n.GLOBAL_LD_SECTORS), values.num(n.GLOBAL_ST_SECTORS)]
-    known = [v for v in counts if v is not None]
-    total = sum(known) if known else None
-    local = d.local_memory(values.metrics)
-    return {
-        "l2_hit": values.num(n.L2_HIT),
-        "ld_bytes_per_sector": _bytes_per_sector(
-            values, n.GLOBAL_LD_BYTES_PER_SECTOR, n.GLOBAL_LD_SECTORS, total, t.sector_share_min
-        ),
-        "st_bytes_per_sector": _bytes_per_sector(
-            values, n.GLOBAL_ST_BYTES_PER_SECTOR, n.GLOBAL_ST_SECTORS, total, t.sector_share_min
-        ),
-        "excessive_share": share(values.num(n.EXCESSIVE_SECTORS), total),
-        "conflict_share": share(values.num(n.SHARED_CONFLICTS), values.num(n.SHARED_WAVEFRONTS)),
-        "local_share": local.share if local is not None else None,
-        "spill_instructions": values.num(n.SPILL_INSTRUCTIONS),
-        "spill_evidence": local.spill_evidence if local is not None else None,
-    }
-
-
-def _device_facts(values: Values, roofline: Roofline | None, t: Thresholds) -> dict[str, Any]:
-    """The facts about the SMs that ran and the device's math paths (issue 24's readings)."""
-    return {
-        "compute_capability": _compute_capability(values),
-        "matrix_work": matrix_work(roofline, values, t),
-        "fp64_rate_ratio": share(values.num(n.FFMA_PEAK), values.num(n.DFMA_PEAK)),
-    }
+    read = (  # a metric read as a number is not NaN: only an unread one is looked at again
+        values.num(n.DURATION),
+        _pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
+        _pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
+        _pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
+    )
+    facts = made_whole(Facts, {  # as Facts(...), without a setattr call a field
+        "duration_ns": read[0],
+        "sm": read[1],
+        "mem": read[2],
+        "dram": read[3],
+        "l1": _pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
+        "l2": _pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
+        "achieved": values.num(n.ACHIEVED_OCC),
+        "busiest_pipe": busiest_pipe,
+        "busiest_other": busiest_other,
+        "threads_per_inst": positive(values, n.THREADS_PER_INST),
+        "fp16_pct": fp16_pct,
+        "fp16_fma_share": fp16_fma,
+        "tensor_pct": tensor_pct,
+        "issue_active": values.num(n.ISSUE_ACTIVE),
+        "latency": latency,
+        "stall_shares": _stall_shares(values, latency),
+        "unreliable": tuple(unreliable),
+        "atomic_slice_max": atomic_max,
+        "atomic_slice_avg": values.num(n.ATOMIC_SLICE_AVG),
+        "atomic_requests": atomic_requests,
+        "atomic_request_share": atomic_request_share,
+        "tensor_pipe": tensor_pipe,
+        "atomic_line": atomic_line(source),
+        "nan_metrics": _nan_metrics(values) if None in read else (),
+        **memory_path_facts(values, thresholds),
+        "active_share": active_share,
+        "pipes": pipes,
+        "matrix_work": matrix_work(roofline, values, thresholds),
+        **shape,
+    })
+    facts.__dict__.update(shape_derived)  # its grid_fit and fills_gpu, worked out already
+    return facts

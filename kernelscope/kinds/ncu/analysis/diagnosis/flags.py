@@ -29,6 +29,14 @@ from kernelscope.kinds.ncu.analysis.diagnosis.stalls import waiting_on
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.throttled_pipe import throttled_pipe
 
+_NO_MEMORY = missing(n.SECTION_MEMORY)
+_NO_MEMORY_TABLES = missing(n.SECTION_MEMORY_TABLES)
+_NO_MEMORY_TABLES_SOURCE = missing(n.SECTION_MEMORY_TABLES, n.SECTION_SOURCE)
+_NO_OCCUPANCY = missing(n.SECTION_OCCUPANCY)
+_NO_SOL = missing(n.SECTION_SOL)
+"""The ``Missing`` its checks answer, made once (``missing`` keeps one of each)."""
+
+
 __all__ = ["Found", "Missing", "checks"]
 
 
@@ -43,8 +51,8 @@ def _stand_down(guards: Guards) -> GuardRail | None:
 
 def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     if f.achieved is None and f.theoretical is None:
-        return missing(n.SECTION_OCCUPANCY)
-    low = d.low_occupancy_readings(f.achieved, f.theoretical, t)
+        return _NO_OCCUPANCY
+    low = f.low_occupancy(t)
     if not low:
         return None
     worst = min(v for _, v in low)
@@ -66,7 +74,7 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
 
 def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     if f.theoretical is None or not f.limits:
-        return missing(n.SECTION_OCCUPANCY)
+        return _NO_OCCUPANCY
     if f.theoretical >= 100.0 - 1e-6:
         return None
     lowest = min(f.limits.values())
@@ -101,7 +109,7 @@ def _local_finding(f: Facts, t: Thresholds, spills: bool) -> Outcome:
     """The local-memory traffic graded by its share of the L1 requests, when it is (or is not,
     ``spills``) register spills as ``derived.LocalMemory.spill_evidence`` tells."""
     if f.local_share is None:
-        return missing(n.SECTION_MEMORY_TABLES)
+        return _NO_MEMORY_TABLES
     if (f.spill_evidence is not None) != spills:
         return None
     severity = grade(f.local_share, t.local_traffic_warn, t.local_traffic_critical, below=False)
@@ -143,7 +151,7 @@ def local_memory(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     worst = f.sector_bytes
     if worst is None and f.excessive_share is None:
-        return missing(n.SECTION_MEMORY_TABLES, n.SECTION_SOURCE)
+        return _NO_MEMORY_TABLES_SOURCE
     grades: list[str] = []
     evidence: list[Evidence] = []
     if worst is not None:
@@ -177,7 +185,7 @@ def uncoalesced_global_access(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     share = f.conflict_share
     if share is None:
-        return missing(n.SECTION_MEMORY_TABLES)
+        return _NO_MEMORY_TABLES
     ways = 1.0 / (1.0 - share) if share < 1 else float("inf")
     severity = grade(share, t.bank_conflict_warn, t.bank_conflict_critical, below=False)
     if severity is None:
@@ -193,7 +201,7 @@ def shared_bank_conflicts(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.atomic_slice_max is None:
-        return missing(n.SECTION_SOL)
+        return _NO_SOL
     found = g.atomic_evidence(f, t, t.atomic_slice_warn_pct)
     if found is None:
         return None
@@ -226,7 +234,7 @@ def atomic_contention(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.dram is None:
-        return missing(n.SECTION_SOL)
+        return _NO_SOL
     if f.dram < t.dram_saturated_pct:
         return None
     return Found(
@@ -238,7 +246,7 @@ def dram_bandwidth_saturated(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.l1 is None or f.dram is None:
-        return missing(n.SECTION_SOL)
+        return _NO_SOL
     if f.l1 < t.l1_pressure_pct or f.dram >= t.dram_bound_pct:
         return None
     return Found(
@@ -253,7 +261,7 @@ def l1tex_pressure(f: Facts, t: Thresholds, _: Guards) -> Outcome:
 
 def l2_low_hit_rate(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.l2_hit is None or f.l2 is None:
-        return missing(n.SECTION_MEMORY)
+        return _NO_MEMORY
     if f.l2_hit >= t.l2_hit_low_pct or f.l2 < t.l2_busy_pct:
         return None
     evidence = (

@@ -6,7 +6,6 @@ is lowered to ``info`` (or not raised) with the reason attached.
 
 from __future__ import annotations
 
-from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -115,8 +114,8 @@ def stalls_in_short_kernel(f: Facts, t: Thresholds) -> GuardRail | None:
         )
     return GuardRail(
         STALLS_IN_SHORT_KERNEL,
-        f"The kernel runs {fmt_duration(d)}: its stall reasons sample warps starting up and "
-        "cold caches, which its launch and ramp-up set, not a latency to fix in its code.",
+        f"The kernel runs {derived.duration_text(d)}: its stall reasons sample warps starting "
+        "up and cold caches, which its launch and ramp-up set, not a latency to fix in its code.",
         (*evidence, *_high_stalls(f, t)),
     )
 

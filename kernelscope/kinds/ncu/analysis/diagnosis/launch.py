@@ -4,9 +4,9 @@ than its launch (or so short that ramp-up and drain idle its SMs)? Its flags, an
 
 from __future__ import annotations
 
-from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
+from kernelscope.kinds.ncu.analysis.diagnosis.derived import GridFit, duration_text
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
@@ -19,6 +19,11 @@ from kernelscope.kinds.ncu.analysis.diagnosis.outcome import (
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
+_NO_LAUNCH = missing(n.SECTION_LAUNCH)
+_NO_SOL = missing(n.SECTION_SOL)
+"""The ``Missing`` its checks answer, made once (``missing`` keeps one of each)."""
+
+
 GRID_REMEDY = CATALOG["grid-too-small"].remedy
 """What to do about SMs without a block (the finding says how many lack one)."""
 
@@ -26,15 +31,13 @@ GRID_REMEDY = CATALOG["grid-too-small"].remedy
 def grid_evidence(f: Facts) -> Evidence:
     """The grid set against the SM count (both known): the launch step's first check, in the
     bottleneck's trail and in the small-grid flag."""
-    return ev(
-        "launch",
-        n.GRID_SIZE,
-        f.grid,
-        "<",
-        f.sm_count,
-        "block",
-        note=f"{n.SM_COUNT} = {f.sm_count:.0f}",
-    )
+    return grid_against_sms(f.grid, f.sm_count)
+
+
+def grid_against_sms(grid: float | None, sm_count: float | None) -> Evidence:
+    """``grid_evidence`` of a grid and SM count."""
+    note = f"{n.SM_COUNT} = {sm_count:.0f}"
+    return ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
 
 
 def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
@@ -44,18 +47,18 @@ def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
 
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.duration_ns is None:
-        return missing(n.SECTION_SOL)
+        return _NO_SOL
     if f.duration_ns <= 0 or f.duration_ns >= t.short_kernel_ramp_ns:
         return None
     if f.duration_ns < t.short_kernel_ns:
         return Found(
             "warning",
             (duration_evidence(f, t),),
-            f"The kernel runs {fmt_duration(f.duration_ns)}, about what a launch costs.",
+            f"The kernel runs {duration_text(f.duration_ns)}, about what a launch costs.",
         )
     evidence = [ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns")]
     detail = (
-        f"The kernel runs {fmt_duration(f.duration_ns)}: its launch, ramp-up and drain are "
+        f"The kernel runs {duration_text(f.duration_ns)}: its launch, ramp-up and drain are "
         "still a visible share of that."
     )
     severity = "info"
@@ -80,33 +83,57 @@ def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
 
 
 def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
+    """The grid against the SMs: read from ``f.grid_fit`` alone (it holds the grid, the SM
+    count and the waves), so its outcome is kept by that fit, which the launches of one
+    shape share (``shape.shape_facts``)."""
     fit = f.grid_fit
-    if f.grid is None or f.sm_count is None:
-        return missing(n.SECTION_LAUNCH)
+    key = (id(fit), id(t))
+    kept = _GRID_OUTCOMES.get(key)
+    if kept is not None:
+        return kept[2]
+    outcome = grid_outcome(fit, t)
+    if len(_GRID_OUTCOMES) >= _GRID_OUTCOMES_KEPT:
+        _GRID_OUTCOMES.clear()
+    _GRID_OUTCOMES[key] = (fit, t, outcome)
+    return outcome
+
+
+_GRID_OUTCOMES: dict[tuple[int, int], tuple[GridFit, Thresholds, Outcome]] = {}
+"""``grid_outcome`` by the identities of the fit and thresholds, held with them (so that
+their ids are not reused while the entry lives); the outcome is immutable."""
+_GRID_OUTCOMES_KEPT = 512
+
+
+def grid_outcome(fit: GridFit, t: Thresholds) -> Outcome:
+    """``grid-too-small``'s outcome for a grid that fits the SMs so."""
+    grid, sm_count = fit.blocks, fit.sms
+    if grid is None or sm_count is None:
+        return _NO_LAUNCH
     if fit.every_sm_has_block:
-        return _under_a_wave(f, t)
-    if f.grid <= f.sm_count * t.grid_critical_fraction:
+        return _under_a_wave(fit, t)
+    if grid <= sm_count * t.grid_critical_fraction:
         severity = "critical"
-    elif f.grid < f.sm_count * t.grid_warning_fraction:
+    elif grid < sm_count * t.grid_warning_fraction:
         severity = "warning"
     else:
         severity = "info"
     idle = fit.idle_sms or 0.0
-    remedy = f"{idle:,.0f} of the {f.sm_count:,.0f} SMs get no block. {GRID_REMEDY}"
-    return Found(severity, (grid_evidence(f),), f"{fit.fill_text()}.", remedy=remedy)
+    remedy = f"{idle:,.0f} of the {sm_count:,.0f} SMs get no block. {GRID_REMEDY}"
+    return Found(severity, (grid_against_sms(grid, sm_count),), f"{fit.fill_text()}.",
+                 remedy=remedy)
 
 
-def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
+def _under_a_wave(fit: GridFit, t: Thresholds) -> Outcome:
     """A grid with a block for every SM that still fills less than ``grid_fill_waves`` of one
     wave: the SMs hold fewer blocks than their resources allow. Never more than info: every
     SM has work, so the grid is not too small for the GPU."""
-    if f.waves is None or f.waves >= t.grid_fill_waves:
+    waves = fit.waves
+    if waves is None or waves >= t.grid_fill_waves:
         return None
-    fit = f.grid_fit
     return Found(
         "info",
-        (ev("launch", n.WAVES, f.waves, "<", t.grid_fill_waves, "wave"),),
-        f"{fit.fill_text()} ({f.waves:.2f} of a wave).",
+        (ev("launch", n.WAVES, waves, "<", t.grid_fill_waves, "wave"),),
+        f"{fit.fill_text()} ({waves:.2f} of a wave).",
         remedy=(
             "Every SM has a block, so the grid is not too small for the GPU; each SM could "
             "hold more. Where its warps mostly wait (see the stall reasons), more and smaller "
@@ -117,7 +144,7 @@ def _under_a_wave(f: Facts, t: Thresholds) -> Outcome:
 
 def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     if f.waves is None:
-        return missing(n.SECTION_LAUNCH)
+        return _NO_LAUNCH
     loss = f.tail_loss
     if loss is None or f.waves >= t.tail_many_waves:
         return None

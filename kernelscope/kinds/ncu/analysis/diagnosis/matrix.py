@@ -42,7 +42,8 @@ def matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> Mat
     # a matrix product stages its tiles in shared memory; FMA chains, RNG and elementwise
     # math (also FMA-heavy and past the ridge) do not
     smem = [values.num(n.SHARED_STATIC), values.num(n.SHARED_DYNAMIC)]
-    tiles = sum(v for v in smem if v is not None) > 0
+    if not sum(v for v in smem if v is not None) > 0:
+        return None  # no tiles staged: no precision's work is a matrix product
     for precision, (key, fma_rate, others) in _MATRIX_OPS.items():
         point = roofline.point(key)
         fma = values.num(fma_rate)
@@ -50,7 +51,7 @@ def matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> Mat
             continue
         ops = 2.0 * fma + sum(v for o in others if (v := values.num(o)) is not None)
         ridge = next((c.ridge_intensity for c in point.ceilings if c.level == "dram"), None)
-        if ops <= 0 or ridge is None or not tiles:
+        if ops <= 0 or ridge is None:
             continue
         work = MatrixWork(precision, point.pct_of_peak, 2.0 * fma / ops, point.intensity, ridge)
         if (

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-from kernelscope.core.durations import fmt_duration
 from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -31,8 +30,8 @@ OCCUPANCY_STAND_DOWNS = (
 """The guard rails that lower the occupancy flags to info, in the order they are cited."""
 
 
-def _low_occupancy(f: Facts, t: Thresholds) -> list[tuple[str, float]]:
-    return derived.low_occupancy_readings(f.achieved, f.theoretical, t)
+def _low_occupancy(f: Facts, t: Thresholds) -> tuple[tuple[str, float], ...]:
+    return f.low_occupancy(t)
 
 
 def _small_grid(f: Facts, t: Thresholds) -> bool:
@@ -73,8 +72,12 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
     low = _low_occupancy(f, t)
     if not low:
         return None
+    busy = f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None
+    signals = [] if busy else design_signals(f, t)
+    if not busy and not signals:
+        return None  # no busy pipe and no resource held near capacity: nothing chosen
     evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
-    if f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None:
+    if busy and f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
         return GuardRail(
@@ -84,19 +87,11 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
             "fine.",
             tuple(evidence),
         )
-    signals = design_signals(f, t)
     if f.matrix_work is not None and signals:
         work = f.matrix_work
-        evidence.append(
-            ev(
-                "compute",
-                f"FMA share of {work.precision} operations",
-                work.fma_share,
-                ">=",
-                t.matrix_fma_share,
-                note=f"{work.precision} matrix work at {work.pct_of_peak:.0f}% of its peak",
-            )
-        )
+        note = f"{work.precision} matrix work at {work.pct_of_peak:.0f}% of its peak"
+        evidence.append(ev("compute", f"FMA share of {work.precision} operations",
+                           work.fma_share, ">=", t.matrix_fma_share, note=note))
         evidence.extend(signals)
         return GuardRail(
             OCCUPANCY_BY_DESIGN,
@@ -209,9 +204,9 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
     ]
     return GuardRail(
         RAMP_DOMINATES,
-        f"The kernel runs {fmt_duration(f.duration_ns or 0)} and its SMs have work on only "
-        f"{f.active_share:.0%} of its cycles: ramp-up, block turnover and drain set its time and "
-        "thin out the warps measured. Fusing it with its neighbours (or a CUDA Graph) helps "
+        f"The kernel runs {derived.duration_text(f.duration_ns or 0)} and its SMs have work on "
+        f"only {f.active_share:.0%} of its cycles: ramp-up, block turnover and drain set its time "
+        "and thin out the warps measured. Fusing it with its neighbours (or a CUDA Graph) helps "
         "more than more warps.",
         tuple(evidence),
     )
