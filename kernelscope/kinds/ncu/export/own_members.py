@@ -9,7 +9,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from kernelscope.export import json_text
-from kernelscope.kinds.ncu.model import KernelDetail, Metric
+from kernelscope.kinds.ncu.model import KernelDetail, Metric, RuleResult
 
 ENTRY_LEVEL = 2
 """The depth of a kernel's entry in the document (document › "kernels" › entry)."""
@@ -94,6 +94,7 @@ class OwnText:
         self.heads: dict[tuple[Any, ...], tuple[str, str]] = {}
         self.shapes: dict[tuple[tuple[str, ...], tuple[str, ...]], Shape] = {}
         self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
+        self.frames: dict[tuple[Any, ...], tuple[str, str, str] | None] = {}
 
     def __call__(
         self,
@@ -159,11 +160,65 @@ class OwnText:
         return shape
 
     def _rules(self, detail: KernelDetail) -> str:
-        key = tuple(map(id, detail.rules))
+        rules = detail.rules
+        key = tuple(map(id, rules))
         found = self.rules.get(key)
         if found is None:  # the rules held: no other object takes their identities
             if len(self.rules) >= MAX_REPEATED:
                 self.rules.clear()
-            found = self.rules[key] = (
-                detail.rules, json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL))
+            text = self._framed_rules(rules) if rules else None
+            if text is None:
+                text = json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
+            found = self.rules[key] = (rules, text)
         return found[1]
+
+    def _framed_rules(self, rules: tuple[RuleResult, ...]) -> str | None:
+        """The rules' members from each rule's frame (made once per pass) and their messages
+        and speedups, which launches of one kernel each hold of their own (numbers in the
+        text), encoded in one orjson call; None where orjson refuses one of them (the
+        general path then writes the standard library's spelling of them all)."""
+        frames = list(map(self._frame, map(_RULE_FRAME, rules)))
+        texts = json_text.orjson_scalars(
+            [value for rule in rules for value in (rule.message, rule.speedup_pct)])
+        if texts is None or None in frames:
+            return None
+        parts = [_RULES_OPEN]
+        for frame, message, speedup in zip(frames, texts[0::2], texts[1::2], strict=True):
+            assert frame is not None
+            parts += (frame[0], message, frame[1], speedup, frame[2], _RULES_SEPARATOR)
+        parts[-1] = _RULES_CLOSE
+        return "".join(parts)
+
+    def _frame(self, fields: tuple[Any, ...]) -> tuple[str, str, str] | None:
+        """A rule result's text as an element of ``ncu_rules``, but for its message and its
+        speedup: the texts before, between and after them (by its other fields' values,
+        texts alone: None for any other, and where orjson refuses one)."""
+        if fields in self.frames:
+            return self.frames[fields]
+        if len(self.frames) >= MAX_REPEATED:
+            self.frames.clear()
+        rule, section, kind, title, speedup_type = fields
+        frame = None
+        if all(type(text) is str for text in (rule, section, kind, title)) and (
+            speedup_type is None or type(speedup_type) is str
+        ):
+            text = json_text.orjson_dumps({
+                "rule": rule, "section": section, "type": kind, "title": title,
+                "message": _MARK, "speedup_type": speedup_type, "speedup_pct": _MARK,
+            }, ENTRY_LEVEL + 2)
+            pieces = text.split(_ENCODED_MARK) if text is not None else []
+            if len(pieces) == 3:  # none of its texts holds the mark
+                frame = (pieces[0], pieces[1], pieces[2])
+        self.frames[fields] = frame
+        return frame
+
+
+_RULE_FRAME = itemgetter(0, 2, 3, 4, 6)
+"""A RuleResult's rule, section, type, title and speedup type (its members in ``ncu_rules``
+but its message and speedup)."""
+_MARK = "\x00"
+_ENCODED_MARK = '"\\u0000"'
+"""A text that no rule's own text is encoded as holding, and its JSON (see :meth:`_frame`)."""
+_RULES_OPEN = '"ncu_rules": [\n' + json_text.INDENT * (ENTRY_LEVEL + 2)
+_RULES_SEPARATOR = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 2)
+_RULES_CLOSE = "\n" + json_text.INDENT * (ENTRY_LEVEL + 1) + "]"
