@@ -103,6 +103,8 @@ class OwnText:
         names: tuple[str, ...],
         held: tuple[Metric, ...],
     ) -> str:
+        """The members after the ``id`` of ``detail`` whose ``metrics`` (its panes' or all)
+        have the ``names`` and the Metrics ``held``, in the dict's order."""
         before, after = self._head(detail)
         duration = json_text.dumps(detail.duration_ns if detail.measured else None)
         shape = self._shape(names, held)
