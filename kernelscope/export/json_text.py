@@ -125,9 +125,16 @@ def dumps(value: Any, level: int = 0) -> str:
     """``value`` as indented JSON at depth ``level`` (its first line unindented, the rest
     indented as a member at that depth; non-finite floats ``null``, non-ASCII text escaped),
     encoded by orjson; what orjson refuses by :func:`python_dumps`."""
+    text = orjson_dumps(value, level)
+    return python_dumps(value, level) if text is None else text
+
+
+def orjson_dumps(value: Any, level: int = 0) -> str | None:
+    """:func:`dumps` of a ``value`` that orjson encodes; None where it refuses it (for which
+    :func:`dumps` writes :func:`python_dumps`'s spelling of the whole value)."""
     text = _orjson_text(value, _ORJSON)
     if text is None:
-        return python_dumps(value, level)
+        return None
     return text.replace("\n", "\n" + INDENT * level) if level else text
 
 
@@ -268,10 +275,15 @@ def scalars(values: list[Any]) -> list[str]:
     encoder instead, as :func:`python_dumps` would."""
     if not values:
         return []
+    encoded = orjson_scalars(values)
+    return _python_scalars(values) if encoded is None else encoded
+
+
+def orjson_scalars(values: list[Any]) -> list[str] | None:
+    """:func:`scalars` of ``values`` (not empty) that orjson encodes; None where it refuses
+    one (for which :func:`scalars` writes the standard library's spelling of them all)."""
     text = _orjson_text(values, orjson.OPT_INDENT_2)
-    if text is None:
-        return _python_scalars(values)
-    return text[4:-2].split(",\n  ")
+    return None if text is None else text[4:-2].split(",\n  ")
 
 
 def _python_scalars(values: list[Any]) -> list[str]:

@@ -86,7 +86,7 @@ def test_a_kernels_own_members_are_what_items_writes_of_its_dict():
     in one formatting are ``items`` of ``kernel_dict``: with a ``%`` in a metric's name and
     unit, a NaN, a value that is no scalar (the general path's), and no metrics at all."""
     from kernelscope.export import json_text
-    from kernelscope.kinds.ncu.export.ncu_json import ENTRY_LEVEL, kernel_dict
+    from kernelscope.kinds.ncu.export.own_members import ENTRY_LEVEL, kernel_dict
     from kernelscope.kinds.ncu.model import Metric
 
     with open_for_analysis(SMALL_FAMILY) as report:
@@ -98,4 +98,61 @@ def test_a_kernels_own_members_are_what_items_writes_of_its_dict():
     for n, metrics in enumerate(shapes):
         kernel = replace(detail, id=n, metrics=metrics)
         expected = json_text.items(kernel_dict(kernel), ENTRY_LEVEL)
+        assert JsonMembers().members(kernel) == expected
+
+
+def test_launches_of_one_kind_share_text_only_with_the_same_metric_objects():
+    """Launches of one kind (name, shape, metrics' names, rule results) are compared with
+    the kind's latest launches by their Metric objects: one whose value differs (even one
+    equal to it, ``1`` and ``1.0``) is written anew, as the plain path writes it, and an
+    earlier launch's metrics, met again, take that launch's text."""
+    from kernelscope.export import json_text
+    from kernelscope.kinds.ncu.export.own_members import ENTRY_LEVEL, kernel_dict
+    from kernelscope.kinds.ncu.model import Metric
+
+    with open_for_analysis(SMALL_FAMILY) as report:
+        detail = report.detail(3)
+    name = next(n for n, m in detail.metrics.items() if type(m.value) is float)
+    metric = detail.metrics[name]
+    members = JsonMembers()
+    first = members.members(detail)
+    variants = [replace(detail, metrics={**detail.metrics, name: changed}) for changed in (
+        Metric(metric.name, metric.value + 1, metric.unit, metric.label),
+        Metric(metric.name, int(metric.value), metric.unit, metric.label),
+        Metric(metric.name, float(int(metric.value)), metric.unit, metric.label),
+    )]
+    texts = [members.members(kernel) for kernel in variants]
+    for kernel, text in zip(variants, texts, strict=True):
+        assert text == json_text.items(kernel_dict(kernel), ENTRY_LEVEL)
+    assert len(set(texts)) == 3 and first not in texts
+    assert len(members.repeated) == 1 and members.kept == 4
+    assert members.members(detail) == first and members.members(variants[1]) == texts[1]
+    assert members.kept == 4  # both taken from the launches met before
+
+
+def test_rules_joined_from_their_frames_are_what_items_writes_of_them():
+    """A launch's rule results are joined from each rule's text but for its message and
+    speedup (made once) and those encoded in one call: the text ``items`` writes of them,
+    with odd texts (a quote and a NUL, DEL, non-ASCII, a lone surrogate, which orjson
+    refuses), a NaN speedup, a field that is no text, and no rules at all."""
+    from kernelscope.export import json_text
+    from kernelscope.kinds.ncu.export.own_members import ENTRY_LEVEL, kernel_dict
+    from kernelscope.kinds.ncu.model import RuleResult
+
+    with open_for_analysis(SMALL_FAMILY) as report:
+        detail = report.detail(3)
+    assert detail.rules
+    rule = detail.rules[0]
+    odd = (
+        rule._replace(title='a"\x00', message="\x7f é"),
+        rule._replace(message="lone \ud800", speedup_type="local", speedup_pct=float("nan")),
+        rule._replace(speedup_pct=12.5, speedup_type="global"),
+        RuleResult(1, "n", "s", "OPT", "t", "m"),  # type: ignore[arg-type]
+        RuleResult("r", "n", "s", "OPT", "t", "m"),
+    )
+    members = JsonMembers()
+    for rules in ((), detail.rules, *((r,) for r in odd), odd[2:], (*detail.rules, odd[0])):
+        kernel = replace(detail, rules=rules)
+        expected = json_text.items(kernel_dict(kernel), ENTRY_LEVEL)
+        assert members.members(kernel) == expected
         assert JsonMembers().members(kernel) == expected

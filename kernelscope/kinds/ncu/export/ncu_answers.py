@@ -20,13 +20,8 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     analyze,
     open_for_analysis,
 )
-from kernelscope.kinds.ncu.export.ncu_json import (
-    SCHEMA,
-    entry_rest,
-    kernel_dict,
-    metrics_dict,
-    report_dict,
-)
+from kernelscope.kinds.ncu.export.ncu_json import SCHEMA, entry_rest, report_dict
+from kernelscope.kinds.ncu.export.own_members import kernel_dict, metrics_dict
 from kernelscope.kinds.ncu.model import NcuReport
 
 Progress = Callable[[float, float | None, str], None]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
+from operator import is_
 from typing import Any
 
 from kernelscope.core.bundled import shown_path
@@ -24,56 +25,14 @@ from kernelscope.kinds.ncu.analysis.kernel_analysis import (
     diagnose_detail,
 )
 from kernelscope.kinds.ncu.analysis.roofline.collect import collect_command, lacks_roofline
+from kernelscope.kinds.ncu.export.own_members import (
+    ENTRY_LEVEL,
+    MAX_REPEATED,
+    OwnText,
+)
 from kernelscope.kinds.ncu.model import KernelDetail, Metric
 
 SCHEMA = "kernelscope/ncu/1"
-ENTRY_LEVEL = 2
-"""The depth of a kernel's entry in the document (document › "kernels" › entry)."""
-
-
-def metrics_dict(metrics: dict[str, Metric]) -> dict[str, dict[str, Any]]:
-    return {name: {"value": m.value, "unit": m.unit} for name, m in sorted(metrics.items())}
-
-
-def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str, Any]:
-    """One kernel's own part of its entry: identity, launch shape, duration and the panes'
-    metrics (every metric when the detail was read with them: ``detail.all_metrics``);
-    ``with_metrics`` False leaves them out (None) for a caller that encodes them itself."""
-    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
-    return {
-        "id": detail.id,
-        "name": detail.name,
-        "demangled": detail.demangled,
-        "mangled": detail.mangled,
-        "grid": list(detail.grid),
-        "block": list(detail.block),
-        "duration_ns": detail.duration_ns if detail.measured else None,
-        "measured": detail.measured,
-        "unmeasured_reason": detail.unmeasured,
-        "pid": detail.pid,
-        "process": detail.process or None,
-        "sections": sorted(detail.sections),
-        "metrics": metrics_dict(metrics) if with_metrics else None,
-        "ncu_rules": rules_list(detail),
-    }
-
-
-def rules_list(detail: KernelDetail) -> list[dict[str, Any]]:
-    """The kernel's NCU rule results as its entry's ``ncu_rules``."""
-    return [
-        {
-            "rule": r.rule,
-            "section": r.section,
-            "type": r.type,
-            "title": r.title,
-            "message": r.message,
-            "speedup_type": r.speedup_type,
-            "speedup_pct": r.speedup_pct,
-        }
-        for r in detail.rules
-    ]
-
-
 def roofline_collect(analyzed: AnalyzedReport) -> dict[str, Any] | None:
     """Once for the report: how many kernels have no roofline for lack of its metrics and
     the ncu command that collects it; None when every kernel has its metrics."""
@@ -112,16 +71,19 @@ def report_dict(analyzed: AnalyzedReport) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class _Repeat:
-    """What launches with the same identity, metrics and rule results share: their objects
-    (held, so no identity in the key is reused while the entry is there), their members
-    after the ``id`` and, once made, their diagnosis (of a launch without source hot spots)."""
+    """What launches with the same identity, metrics and rule results share: their metrics
+    (held, so no identity compared with them is reused while the entry is there), their
+    members after the ``id`` and, once made, their diagnosis (of a launch without source hot
+    spots)."""
 
-    held: tuple[object, ...]
+    values: tuple[Metric, ...]
     text: str
     diagnosis: Diagnosis | None = None
 
 
-MAX_REPEATED = 1024
+MAX_VARIANTS = 8
+"""The launches of one kind (name, shape, metrics' names, rule results) whose metrics a
+launch of that kind is compared with, the latest first."""
 
 
 class JsonMembers:
@@ -132,11 +94,16 @@ class JsonMembers:
     one pass over one report, it goes with it."""
 
     def __init__(self) -> None:
-        self.repeated: dict[tuple[Any, ...], _Repeat] = {}
-        self.own_text = _OwnText()
-        """Each kind of launch's :class:`_Repeat`, by what its members are made of. The
-        reader hands out one ``Metric`` (and rule result) object for every launch that stores
-        the same bytes, so the objects' identities stand for their values."""
+        self.repeated: dict[tuple[Any, ...], tuple[object, list[_Repeat]]] = {}
+        """The latest :class:`_Repeat` of each kind of launch, by what its members are made
+        of but the metrics' values: its identity, the metrics' names and the rule results'
+        identities (the rules held with them). The reader hands out one ``Metric`` (and rule
+        result) object for every launch that stores the same bytes, so the objects'
+        identities stand for their values: a launch's are compared with each :class:`_Repeat`
+        of its kind by identity, in C, and the comparison stops at the first that differs
+        (launches whose durations differ each miss, at no cost of a key of ~100 ids)."""
+        self.kept = 0
+        self.own_text = OwnText()
 
     def __call__(self, detail: KernelDetail) -> tuple[Diagnosis, str]:
         """Diagnosis (without time share) and the kernel's own JSON members."""
@@ -155,108 +122,35 @@ class JsonMembers:
     def _repeat_of(self, detail: KernelDetail) -> _Repeat:
         metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
         values = tuple(metrics.values())
-        key = (
+        names = tuple(metrics)
+        kind = (
             detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
             detail.unmeasured, detail.pid, detail.process, tuple(detail.sections),
-            tuple(metrics), tuple(map(id, values)), tuple(map(id, detail.rules)),
+            names, tuple(map(id, detail.rules)),
         )
-        repeated = self.repeated
-        known = repeated.get(key)
-        if known is None:
-            if len(repeated) >= MAX_REPEATED:
-                repeated.clear()
-            known = repeated[key] = _Repeat(
-                (values, detail.rules), self.own_text(detail, metrics)
-            )
+        found = self.repeated.get(kind)
+        if found is not None:
+            for known in found[1]:
+                if all(map(is_, values, known.values)):  # the names are the kind's: as many
+                    return known
+        if self.kept >= MAX_REPEATED:
+            self.repeated.clear()
+            self.kept = 0
+            found = None
+        if found is None:
+            found = self.repeated[kind] = (detail.rules, [])
+        variants = found[1]
+        known = _Repeat(values, self.own_text(detail, metrics, names, values))
+        variants.insert(0, known)
+        self.kept += 1
+        if len(variants) > MAX_VARIANTS:
+            variants.pop()
+            self.kept -= 1
         return known
 
 
 def _with_id(kernel_id: int, after: str) -> str:
     return f'"id": {json_text.dumps(kernel_id)},\n{json_text.INDENT * (ENTRY_LEVEL + 1)}{after}'
-
-
-_BEFORE_DURATION = ("name", "demangled", "mangled", "grid", "block")
-_AFTER_DURATION = ("measured", "unmeasured_reason", "pid", "process", "sections")
-_SCALARS = frozenset((str, float, int, bool, type(None)))
-
-
-class _OwnText:
-    """The text of a kernel's own members after its ``id`` (:func:`kernel_dict` as
-    ``json_text.items`` writes it), joined from pieces that launches repeat, each made once
-    for one pass: the members before and after the duration, the metrics' text but for their
-    values (a template by the metrics' names and units, their order sorted once) and the NCU
-    rules (by their objects). A launch's values are encoded in one C-encoder call."""
-
-    def __init__(self) -> None:
-        self.heads: dict[tuple[Any, ...], tuple[str, str]] = {}
-        self.shapes: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[list[int], str]] = {}
-        self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
-
-    def __call__(self, detail: KernelDetail, metrics: dict[str, Metric]) -> str:
-        before, after = self._head(detail)
-        duration = json_text.dumps(detail.duration_ns if detail.measured else None)
-        held = tuple(metrics.values())
-        order, template = self._shape(metrics, held)
-        values = [held[i].value for i in order]
-        if not _SCALARS.issuperset(map(type, values)):  # the general path's
-            level = ENTRY_LEVEL + 1
-            shown = json_text.wrap((json_text.items(metrics_dict(metrics), level),), level)
-            return (",\n" + json_text.INDENT * level).join((
-                before, f'"duration_ns": {duration}', after, f'"metrics": {shown}',
-                self._rules(detail),
-            ))
-        return template % (before, duration, after, *json_text.scalars(values),
-                           self._rules(detail))
-
-    def _head(self, detail: KernelDetail) -> tuple[str, str]:
-        key = (detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
-               detail.unmeasured, detail.pid, detail.process, tuple(detail.sections))
-        head = self.heads.get(key)
-        if head is None:
-            if len(self.heads) >= MAX_REPEATED:
-                self.heads.clear()
-            own = kernel_dict(detail, with_metrics=False)
-            sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
-            before, after = (
-                sep.join(json_text.items({k: own[k]}, ENTRY_LEVEL) for k in keys)
-                for keys in (_BEFORE_DURATION, _AFTER_DURATION)
-            )
-            head = self.heads[key] = (before, after)
-        return head
-
-    def _shape(
-        self, metrics: dict[str, Metric], held: tuple[Metric, ...]
-    ) -> tuple[list[int], str]:
-        """The metrics' order (by name) and the members' text with ``%s`` for the members
-        before the duration, the duration, those after it, each metric's value and the
-        rules: the text is joined in one formatting, each piece copied once."""
-        units = tuple([m.unit for m in held])
-        key = (tuple(metrics), units)
-        shape = self.shapes.get(key)
-        if shape is None:
-            if len(self.shapes) >= MAX_REPEATED:
-                self.shapes.clear()
-            names = key[0]
-            order = sorted(range(len(names)), key=names.__getitem__)
-            level = ENTRY_LEVEL + 1
-            body = json_text.value_unit_template(
-                [names[i] for i in order], [units[i] for i in order], level
-            )
-            shown = json_text.wrap((body,), level)
-            sep = ",\n" + json_text.INDENT * level
-            template = sep.join(("%s", '"duration_ns": %s', "%s", f'"metrics": {shown}', "%s"))
-            shape = self.shapes[key] = (order, template)
-        return shape
-
-    def _rules(self, detail: KernelDetail) -> str:
-        key = tuple(map(id, detail.rules))
-        found = self.rules.get(key)
-        if found is None:  # the rules held: no other object takes their identities
-            if len(self.rules) >= MAX_REPEATED:
-                self.rules.clear()
-            found = self.rules[key] = (
-                detail.rules, json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL))
-        return found[1]
 
 
 def entry_rest(

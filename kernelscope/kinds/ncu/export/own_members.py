@@ -1,0 +1,226 @@
+"""A kernel's own part of its ``kernelscope/ncu/1`` JSON entry (identity, launch shape,
+duration, metrics, NCU rules) as a dict and as the text ``json_text.items`` writes of it,
+joined from pieces that a report's launches repeat (:class:`OwnText`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+from kernelscope.export import json_text
+from kernelscope.kinds.ncu.model import KernelDetail, Metric, RuleResult
+
+ENTRY_LEVEL = 2
+"""The depth of a kernel's entry in the document (document › "kernels" › entry)."""
+
+
+def metrics_dict(metrics: dict[str, Metric]) -> dict[str, dict[str, Any]]:
+    return {name: {"value": m.value, "unit": m.unit} for name, m in sorted(metrics.items())}
+
+
+def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str, Any]:
+    """One kernel's own part of its entry: identity, launch shape, duration and the panes'
+    metrics (every metric when the detail was read with them: ``detail.all_metrics``);
+    ``with_metrics`` False leaves them out (None) for a caller that encodes them itself."""
+    metrics = detail.all_metrics if detail.all_metrics is not None else detail.metrics
+    return {
+        "id": detail.id,
+        "name": detail.name,
+        "demangled": detail.demangled,
+        "mangled": detail.mangled,
+        "grid": list(detail.grid),
+        "block": list(detail.block),
+        "duration_ns": detail.duration_ns if detail.measured else None,
+        "measured": detail.measured,
+        "unmeasured_reason": detail.unmeasured,
+        "pid": detail.pid,
+        "process": detail.process or None,
+        "sections": sorted(detail.sections),
+        "metrics": metrics_dict(metrics) if with_metrics else None,
+        "ncu_rules": rules_list(detail),
+    }
+
+
+def rules_list(detail: KernelDetail) -> list[dict[str, Any]]:
+    """The kernel's NCU rule results as its entry's ``ncu_rules``."""
+    return [
+        {
+            "rule": r.rule,
+            "section": r.section,
+            "type": r.type,
+            "title": r.title,
+            "message": r.message,
+            "speedup_type": r.speedup_type,
+            "speedup_pct": r.speedup_pct,
+        }
+        for r in detail.rules
+    ]
+
+
+
+MAX_REPEATED = 1024
+"""The pieces of each kind an :class:`OwnText` keeps (and a ``JsonMembers`` its launches)."""
+
+
+_BEFORE_DURATION = ("name", "demangled", "mangled", "grid", "block")
+_AFTER_DURATION = ("measured", "unmeasured_reason", "pid", "process", "sections")
+_SCALARS = frozenset((str, float, int, bool, type(None)))
+_VALUE = itemgetter(1)
+_UNIT = itemgetter(2)
+"""A Metric's value and unit (a Metric is a named tuple: name, value, unit, label)."""
+
+
+class Shape(NamedTuple):
+    """The members' text of launches whose metrics have the same names and units."""
+
+    order: Callable[[tuple[Metric, ...]], Any]
+    """A launch's metrics in the order of their names."""
+    parts: list[str]
+    """The text's fixed pieces, each followed by a place (an empty string) for the members
+    before the duration, the duration, those after it, each metric's value, then the rules:
+    ``parts[1::2]`` takes them."""
+
+
+class OwnText:
+    """The text of a kernel's own members after its ``id`` (:func:`kernel_dict` as
+    ``json_text.items`` writes it), joined from pieces that launches repeat, each made once
+    for one pass: the members before and after the duration, the metrics' text but for their
+    values (by the metrics' names and units, their order sorted once) and the NCU rules (by
+    their objects). A launch's values are encoded in one C-encoder call, and the text joined
+    in one ``str.join``, the values put between the fixed pieces by one slice assignment."""
+
+    def __init__(self) -> None:
+        self.heads: dict[tuple[Any, ...], tuple[str, str]] = {}
+        self.shapes: dict[tuple[tuple[str, ...], tuple[str, ...]], Shape] = {}
+        self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
+        self.frames: dict[tuple[Any, ...], tuple[str, str, str] | None] = {}
+
+    def __call__(
+        self,
+        detail: KernelDetail,
+        metrics: dict[str, Metric],
+        names: tuple[str, ...],
+        held: tuple[Metric, ...],
+    ) -> str:
+        """The members after the ``id`` of ``detail`` whose ``metrics`` (its panes' or all)
+        have the ``names`` and the Metrics ``held``, in the dict's order."""
+        before, after = self._head(detail)
+        duration = json_text.dumps(detail.duration_ns if detail.measured else None)
+        shape = self._shape(names, held)
+        values = list(map(_VALUE, shape.order(held)))
+        if not _SCALARS.issuperset(map(type, values)):  # the general path's
+            level = ENTRY_LEVEL + 1
+            shown = json_text.wrap((json_text.items(metrics_dict(metrics), level),), level)
+            return (",\n" + json_text.INDENT * level).join((
+                before, f'"duration_ns": {duration}', after, f'"metrics": {shown}',
+                self._rules(detail),
+            ))
+        parts = shape.parts.copy()
+        parts[1::2] = (before, duration, after, *json_text.scalars(values), self._rules(detail))
+        return "".join(parts)
+
+    def _head(self, detail: KernelDetail) -> tuple[str, str]:
+        key = (detail.name, detail.demangled, detail.mangled, detail.grid, detail.block,
+               detail.unmeasured, detail.pid, detail.process, tuple(detail.sections))
+        head = self.heads.get(key)
+        if head is None:
+            if len(self.heads) >= MAX_REPEATED:
+                self.heads.clear()
+            own = kernel_dict(detail, with_metrics=False)
+            sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
+            before, after = (
+                sep.join(json_text.items({k: own[k]}, ENTRY_LEVEL) for k in keys)
+                for keys in (_BEFORE_DURATION, _AFTER_DURATION)
+            )
+            head = self.heads[key] = (before, after)
+        return head
+
+    def _shape(self, names: tuple[str, ...], held: tuple[Metric, ...]) -> Shape:
+        """The metrics' order (by name) and the members' text around the members before the
+        duration, the duration, those after it, each metric's value and the rules."""
+        key = (names, tuple(map(_UNIT, held)))
+        shape = self.shapes.get(key)
+        if shape is None:
+            if len(self.shapes) >= MAX_REPEATED:
+                self.shapes.clear()
+            units = key[1]
+            order = sorted(range(len(names)), key=names.__getitem__)
+            level = ENTRY_LEVEL + 1
+            body = json_text.value_unit_template(
+                [names[i] for i in order], [units[i] for i in order], level
+            )
+            shown = json_text.wrap((body,), level)
+            sep = ",\n" + json_text.INDENT * level
+            template = sep.join(("%s", '"duration_ns": %s', "%s", f'"metrics": {shown}', "%s"))
+            # a NUL is written \u0000 in JSON text: it marks where each value goes
+            pieces = (template % (("\x00",) * (len(names) + 4))).split("\x00")
+            parts = [""] * (2 * len(pieces) - 1)
+            parts[0::2] = pieces
+            shape = self.shapes[key] = Shape(
+                itemgetter(*order) if len(order) > 1 else tuple, parts)
+        return shape
+
+    def _rules(self, detail: KernelDetail) -> str:
+        rules = detail.rules
+        key = tuple(map(id, rules))
+        found = self.rules.get(key)
+        if found is None:  # the rules held: no other object takes their identities
+            if len(self.rules) >= MAX_REPEATED:
+                self.rules.clear()
+            text = self._framed_rules(rules) if rules else None
+            if text is None:
+                text = json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
+            found = self.rules[key] = (rules, text)
+        return found[1]
+
+    def _framed_rules(self, rules: tuple[RuleResult, ...]) -> str | None:
+        """The rules' members from each rule's frame (made once per pass) and their messages
+        and speedups, which launches of one kernel each hold of their own (numbers in the
+        text), encoded in one orjson call; None where orjson refuses one of them (the
+        general path then writes the standard library's spelling of them all)."""
+        frames = list(map(self._frame, map(_RULE_FRAME, rules)))
+        texts = json_text.orjson_scalars(
+            [value for rule in rules for value in (rule.message, rule.speedup_pct)])
+        if texts is None or None in frames:
+            return None
+        parts = [_RULES_OPEN]
+        for frame, message, speedup in zip(frames, texts[0::2], texts[1::2], strict=True):
+            assert frame is not None
+            parts += (frame[0], message, frame[1], speedup, frame[2], _RULES_SEPARATOR)
+        parts[-1] = _RULES_CLOSE
+        return "".join(parts)
+
+    def _frame(self, fields: tuple[Any, ...]) -> tuple[str, str, str] | None:
+        """A rule result's text as an element of ``ncu_rules``, but for its message and its
+        speedup: the texts before, between and after them (by its other fields' values,
+        texts alone: None for any other, and where orjson refuses one)."""
+        if fields in self.frames:
+            return self.frames[fields]
+        if len(self.frames) >= MAX_REPEATED:
+            self.frames.clear()
+        rule, section, kind, title, speedup_type = fields
+        frame = None
+        if all(type(text) is str for text in (rule, section, kind, title)) and (
+            speedup_type is None or type(speedup_type) is str
+        ):
+            text = json_text.orjson_dumps({
+                "rule": rule, "section": section, "type": kind, "title": title,
+                "message": _MARK, "speedup_type": speedup_type, "speedup_pct": _MARK,
+            }, ENTRY_LEVEL + 2)
+            pieces = text.split(_ENCODED_MARK) if text is not None else []
+            if len(pieces) == 3:  # none of its texts holds the mark
+                frame = (pieces[0], pieces[1], pieces[2])
+        self.frames[fields] = frame
+        return frame
+
+
+_RULE_FRAME = itemgetter(0, 2, 3, 4, 6)
+"""A RuleResult's rule, section, type, title and speedup type (its members in ``ncu_rules``
+but its message and speedup)."""
+_MARK = "\x00"
+_ENCODED_MARK = '"\\u0000"'
+"""A text that no rule's own text is encoded as holding, and its JSON (see :meth:`_frame`)."""
+_RULES_OPEN = '"ncu_rules": [\n' + json_text.INDENT * (ENTRY_LEVEL + 2)
+_RULES_SEPARATOR = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 2)
+_RULES_CLOSE = "\n" + json_text.INDENT * (ENTRY_LEVEL + 1) + "]"
