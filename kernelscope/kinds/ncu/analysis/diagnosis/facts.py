@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
@@ -141,6 +142,19 @@ class Facts:
             return kept[1]  # type: ignore[no-any-return]
         low = tuple(d.low_occupancy_readings(self.achieved, self.theoretical, t))
         self.__dict__["_low_occupancy"] = (t, low)
+        return low
+
+    def low_evidence(self, t: Thresholds) -> tuple[Evidence, ...]:
+        """The evidence of each ``low_occupancy`` reading (below ``occupancy_low_pct``), made
+        once: the occupancy guard rails and the occupancy flag each cite it."""
+        kept = self.__dict__.get("_low_evidence")
+        if kept is not None and kept[0] is t:
+            return kept[1]  # type: ignore[no-any-return]
+        low = tuple(
+            ev("occupancy", name, v, "<", t.occupancy_low_pct, "%")
+            for name, v in self.low_occupancy(t)
+        )
+        self.__dict__["_low_evidence"] = (t, low)
         return low
 
     def idle_words(self, threshold: float) -> str:

@@ -57,7 +57,7 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         return None
     worst = min(v for _, v in low)
     severity = "critical" if worst < t.occupancy_critical_pct else "warning"
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    evidence = f.low_evidence(t)
     detail = (
         "Theoretical occupancy is low: a per-SM resource limits the resident blocks."
         if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
@@ -69,7 +69,7 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         return Found("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
         return Found("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
-    return Found(severity, tuple(evidence), detail)
+    return Found(severity, evidence, detail)
 
 
 def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:

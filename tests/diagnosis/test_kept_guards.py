@@ -1,0 +1,92 @@
+"""The guard rails' kept parts give what the plain computation gives: ``grid-cannot-fill``'s
+launch evidence and text kept by the identities of the shape values it reads, and the low
+occupancy's evidence made once per ``Facts``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from kernelscope.kinds.ncu.analysis.diagnosis import occupancy_guards
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
+from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
+from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
+from kernelscope.kinds.ncu.analysis.diagnosis.occupancy_guards import grid_cannot_fill
+from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from tests.diagnosis.test_kept_readings import _facts, _fresh, _kernels
+
+T = DEFAULT_THRESHOLDS
+
+
+def test_grid_cannot_fill_kept_is_the_plain_one() -> None:
+    """Each launch's guard rail, read again from what the first reading kept, is the one
+    worked out from new objects with nothing kept; many_launches raises it."""
+    raised = 0
+    for summary in _kernels("many_launches"):
+        first = grid_cannot_fill(_facts(summary.metrics), T)
+        again = grid_cannot_fill(_facts(summary.metrics), T)
+        plain = _plain(_facts(_fresh(summary.metrics)), T)
+        assert first == again == plain
+        raised += plain is not None
+    assert raised
+
+
+def _raising() -> Facts:
+    """The first launch of many_launches that raises ``grid-cannot-fill``."""
+    return next(
+        f for f in (_facts(s.metrics) for s in _kernels("many_launches"))
+        if grid_cannot_fill(f, T) is not None
+    )
+
+
+def _plain(f: Facts, t: Thresholds) -> GuardRail | None:
+    """``grid_cannot_fill`` with nothing kept."""
+    occupancy_guards._GRID_PARTS.clear()
+    return grid_cannot_fill(f, t)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"grid": 3.0}, {"grid": 1.0}, {"sm_count": 500.0}, {"waves": 0.25, "grid": 400.0},
+     {"theoretical": 75.0}, {"theoretical": None}, {"achieved": 5.0}],
+)
+def test_grid_cannot_fill_follows_each_value_it_reads(change: dict[str, Any]) -> None:
+    """A launch that differs in one value the kept part reads gets its own part, even with
+    the same ``GridFit`` object where the value is not one the fit reads: the guard rail of
+    the changed launch, read after the kept one, is the one worked out afresh."""
+    base = _raising()
+    changed = dataclasses.replace(base, **change)
+    if not change.keys() & {"grid", "sm_count", "waves"}:
+        changed.__dict__["grid_fit"] = base.grid_fit
+    grid_cannot_fill(base, T)
+    kept = grid_cannot_fill(changed, T)
+    assert kept == _plain(changed, T)
+    assert kept != grid_cannot_fill(base, T)
+
+
+def test_grid_cannot_fill_follows_the_thresholds() -> None:
+    """Other thresholds of the same launch give their own bars, not the kept ones."""
+    f = _raising()
+    other = Thresholds(waves_fill=0.5, occupancy_low_pct=70.0)
+    grid_cannot_fill(f, T)
+    kept = grid_cannot_fill(f, other)
+    assert kept == _plain(f, other)
+    assert kept != grid_cannot_fill(f, T)
+
+
+@pytest.mark.parametrize("name", ["many_launches", "gemm_sets_full", "zoo"])
+def test_low_evidence_is_the_low_readings(name: str) -> None:
+    """The low occupancy's evidence, made once per ``Facts`` and thresholds, is each low
+    reading's evidence at those thresholds, and the guard rails cite it as made afresh."""
+    other = Thresholds(occupancy_low_pct=90.0)
+    for summary in _kernels(name):
+        f = _facts(summary.metrics)
+        for t in (T, other, T):
+            assert f.low_evidence(t) == tuple(
+                ev("occupancy", metric, v, "<", t.occupancy_low_pct, "%")
+                for metric, v in f.low_occupancy(t)
+            )
+        assert guard_rails(f, T) == guard_rails(_facts(_fresh(summary.metrics)), T)
