@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from kernelscope.kinds.ncu.analysis.diagnosis import occupancy_guards
+from kernelscope.kinds.ncu.analysis.diagnosis import launch, occupancy_guards
+from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
@@ -90,3 +91,18 @@ def test_low_evidence_is_the_low_readings(name: str) -> None:
                 for metric, v in f.low_occupancy(t)
             )
         assert guard_rails(f, T) == guard_rails(_facts(_fresh(summary.metrics)), T)
+
+
+@pytest.mark.parametrize(
+    ("grid", "sm_count"), [(16.0, 132.0), (16.0, 108.0), (200.0, 132.0), (None, 132.0),
+                           (float("nan"), 132.0), (1.0, 1e9)],
+)
+def test_grid_evidence_kept_is_the_plain_one(grid: float | None, sm_count: float) -> None:
+    """The grid against the SMs, kept by the identities of the two values, is the evidence
+    made afresh: read twice, and after another grid or SM count was kept."""
+    plain = ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block",
+               note=f"{n.SM_COUNT} = {sm_count:.0f}")
+    launch.grid_against_sms(grid, sm_count + 1.0)  # the same grid object on other SMs
+    first = launch.grid_against_sms(grid, sm_count)
+    assert launch.grid_against_sms(grid, sm_count) is first
+    assert repr(first) == repr(plain)

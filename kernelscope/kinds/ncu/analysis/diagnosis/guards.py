@@ -109,7 +109,7 @@ def stalls_in_short_kernel(f: Facts, t: Thresholds) -> GuardRail | None:
     evidence = [ev("launch", n.DURATION, d, "<", threshold, "ns")]
     if ramping:
         evidence.append(
-            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+            ev("launch", n.ACTIVE_SHARE, f.active_share, "<",
                t.ramp_active)
         )
     return GuardRail(

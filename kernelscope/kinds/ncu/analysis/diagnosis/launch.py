@@ -35,9 +35,24 @@ def grid_evidence(f: Facts) -> Evidence:
 
 
 def grid_against_sms(grid: float | None, sm_count: float | None) -> Evidence:
-    """``grid_evidence`` of a grid and SM count."""
+    """``grid_evidence`` of a grid and SM count, kept by the identities of the two values:
+    the launches of one shape hold the same objects (``shape.shape_facts``), so most
+    launches find theirs made (an entry holds its values, so their ids are not reused)."""
+    key = (id(grid), id(sm_count))
+    kept = _GRID_EVIDENCE.get(key)
+    if kept is not None:
+        return kept[2]
     note = f"{n.SM_COUNT} = {sm_count:.0f}"
-    return ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
+    made = ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
+    if len(_GRID_EVIDENCE) >= _GRID_EVIDENCE_KEPT:
+        _GRID_EVIDENCE.clear()
+    _GRID_EVIDENCE[key] = (grid, sm_count, made)
+    return made
+
+
+_GRID_EVIDENCE: dict[tuple[int, int], tuple[float | None, float | None, Evidence]] = {}
+"""``grid_against_sms`` by the identities of the grid and SM count, held with them."""
+_GRID_EVIDENCE_KEPT = 512
 
 
 def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
@@ -74,7 +89,7 @@ def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
     """The SMs' active share of the elapsed cycles set against ``ramp_active``."""
     return ev(
         "launch",
-        f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+        n.ACTIVE_SHARE,
         f.active_share,
         "<",
         t.ramp_active,
@@ -164,7 +179,7 @@ def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     ]
     if f.active_share is not None:
         evidence.append(
-            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+            ev("launch", n.ACTIVE_SHARE, f.active_share, "<",
                t.tail_sm_active, note="SMs idle part of the time, or warp slots empty")
         )
     return Found(

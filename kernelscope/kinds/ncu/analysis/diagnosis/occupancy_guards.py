@@ -11,6 +11,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
+from kernelscope.kinds.ncu.analysis.diagnosis.launch import grid_against_sms
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
@@ -167,8 +168,7 @@ def _grid_launch_worked_out(f: Facts, t: Thresholds) -> _GridPart:
             ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%"),
         )
     if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
-        note = f"{n.SM_COUNT} = {f.sm_count:.0f}"
-        launch = ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note=note)
+        launch = grid_against_sms(f.grid, f.sm_count)
         blocks = "1 block" if f.grid == 1 else f"{f.grid:.0f} blocks"
         why = f"{blocks} for {f.sm_count:.0f} SMs"
         return launch, theoretical, (
@@ -219,7 +219,7 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
         ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"),
         ev(
             "launch",
-            f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+            n.ACTIVE_SHARE,
             f.active_share,
             "<",
             t.ramp_active,
