@@ -11,6 +11,7 @@ import pytest
 
 from kernelscope.kinds.ncu.analysis.diagnosis import launch, occupancy_guards
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.derived import GridFit
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
@@ -106,3 +107,15 @@ def test_grid_evidence_kept_is_the_plain_one(grid: float | None, sm_count: float
     first = launch.grid_against_sms(grid, sm_count)
     assert launch.grid_against_sms(grid, sm_count) is first
     assert repr(first) == repr(plain)
+
+
+def test_idle_sms_words_follow_the_fit_and_sm_count() -> None:
+    """The launch-bound sentence's idle SMs, kept by the fit and SM count, are the words made
+    afresh, for the same fit read with another SM count as well."""
+    fit = GridFit(16.0, 132.0, 0.015, 8.0)
+    for sm_count in (132.0, 1320.0, None, 132.0):
+        words = launch._idle_sms_words(fit, sm_count)
+        assert words == (
+            f"leaves {fit.idle_sms or 0:,.0f} of the {sm_count or 0:,.0f} SMs without a block"
+        )
+    assert launch._idle_sms_words(GridFit(1.0, 132.0, 0.01), 132.0).startswith("leaves 131 ")

@@ -55,6 +55,10 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     low = f.low_occupancy(t)
     if not low:
         return None
+    guard = _stand_down(guards)
+    if guard is not None and guard.id == g.GRID_CANNOT_FILL:  # its own words and evidence
+        detail = "Occupancy is low because the grid leaves SMs short of blocks."
+        return Found("info", tuple(guard.evidence), detail, guard.text)
     worst = min(v for _, v in low)
     severity = "critical" if worst < t.occupancy_critical_pct else "warning"
     evidence = f.low_evidence(t)
@@ -63,10 +67,6 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
         if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
         else "Theoretical occupancy is fine but warps are not resident at run time."
     )
-    guard = _stand_down(guards)
-    if guard is not None and guard.id == g.GRID_CANNOT_FILL:
-        detail = "Occupancy is low because the grid leaves SMs short of blocks."
-        return Found("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
         return Found("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
     return Found(severity, evidence, detail)

@@ -253,7 +253,7 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
     trail.extend(sol_pair(f, t))
     fit = f.grid_fit
     if small_grid:
-        why = f"leaves {fit.idle_sms or 0:,.0f} of the {f.sm_count or 0:,.0f} SMs without a block"
+        why = _idle_sms_words(fit, f.sm_count)
     elif launch_short:
         why = "is too short to amortise its launch"
     else:
@@ -282,6 +282,24 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
         tuple(trail),
         decided_by="grid-too-small" if small_grid else "short-kernel",
     )
+
+
+def _idle_sms_words(fit: GridFit, sm_count: float | None) -> str:
+    """``leaves 116 of the 132 SMs without a block``, kept by the identities of the fit and
+    SM count, which the launches of one shape share (an entry holds them: ids not reused)."""
+    key = (id(fit), id(sm_count))
+    kept = _IDLE_WORDS.get(key)
+    if kept is not None:
+        return kept[2]
+    words = f"leaves {fit.idle_sms or 0:,.0f} of the {sm_count or 0:,.0f} SMs without a block"
+    if len(_IDLE_WORDS) >= _GRID_EVIDENCE_KEPT:
+        _IDLE_WORDS.clear()
+    _IDLE_WORDS[key] = (fit, sm_count, words)
+    return words
+
+
+_IDLE_WORDS: dict[tuple[int, int], tuple[GridFit, float | None, str]] = {}
+"""``_idle_sms_words`` by the identities of the fit and SM count, held with them."""
 
 
 def sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:
