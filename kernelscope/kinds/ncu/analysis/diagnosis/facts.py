@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
@@ -13,11 +12,13 @@ from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
+from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import TENSOR as _TENSOR
+from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import busiest as _busiest
+from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import read_pipes as _pipes
 from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number, share
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
-from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -223,63 +224,6 @@ class Facts:
     def pipes_measured(self) -> bool:
         """Whether any pipe utilisation (math or other) was collected."""
         return self.busiest_pipe is not None or self.busiest_other is not None
-
-
-_PIPES = tuple((label, name, n.elapsed_form(name)) for label, name in (*n.BUSY_PIPES,
-                                                                         *n.OTHER_PIPES))
-"""(label, metric, its ``_elapsed`` form) of each pipe: the math pipes, then the others."""
-_PIPE_NAMES = frozenset(name for _, *names in _PIPES for name in names)
-_MATH_PIPES = frozenset(label for label, _ in n.BUSY_PIPES)
-_TENSOR = next(label for label, name in n.BUSY_PIPES if name == n.PIPE_TENSOR)
-
-
-def _pipes(values: Values, active_share: float | None) -> tuple[tuple[str, str, float], ...]:
-    """(label, metric read, %) of each pipe the report holds (the math pipes, then the
-    others), read on the SMs that ran (``derived.active_reading``)."""
-    metrics = values.metrics
-    keys = metrics.keys()
-    if keys.isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
-        return ()
-    if keys.isdisjoint(_ACTIVE_PIPE_NAMES):  # the _elapsed forms alone (Speed Of Light's)
-        return _elapsed_pipes(metrics, active_share)
-    return tuple(
-        (label, *p) for label, name, elapsed in _PIPES
-        if (p := d.active_reading(metrics, name, active_share, elapsed)) is not None
-    )
-
-
-_ACTIVE_PIPE_NAMES = frozenset(name for _, name, _ in _PIPES)
-
-
-def _elapsed_pipes(
-    metrics: Mapping[str, Metric], active_share: float | None
-) -> tuple[tuple[str, str, float], ...]:
-    """``_pipes`` of a report without any pipe's ``_active`` form: ``derived.active_reading``
-    of each ``_elapsed`` form, without looking for the other form again."""
-    found = []
-    share = active_share if active_share is not None and active_share > 0 else None
-    for label, _, elapsed in _PIPES:  # each read on the SMs that ran: derived.on_active_sms
-        value = number(metrics, elapsed)
-        if value is not None:
-            found.append((label, elapsed, value if share is None else min(100.0, value / share)))
-    return tuple(found)
-
-
-Pipe = tuple[str, str, float]
-
-
-def _busiest(pipes: tuple[Pipe, ...]) -> tuple[Pipe | None, Pipe | None]:
-    """The busiest of ``pipes`` among the math pipes, and among the others: the first at
-    the top reading of each, as ``max`` gives it, in one pass."""
-    math_top: Pipe | None = None
-    other_top: Pipe | None = None
-    for pipe in pipes:
-        if pipe[0] in _MATH_PIPES:
-            if math_top is None or pipe[2] > math_top[2]:
-                math_top = pipe
-        elif other_top is None or pipe[2] > other_top[2]:
-            other_top = pipe
-    return math_top, other_top
 
 
 _NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
