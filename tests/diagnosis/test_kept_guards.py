@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kernelscope.kinds.ncu.analysis.diagnosis import launch, occupancy_guards
+from kernelscope.kinds.ncu.analysis.diagnosis import engine, launch, occupancy_guards
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.derived import GridFit
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
@@ -119,3 +119,18 @@ def test_idle_sms_words_follow_the_fit_and_sm_count() -> None:
             f"leaves {fit.idle_sms or 0:,.0f} of the {sm_count or 0:,.0f} SMs without a block"
         )
     assert launch._idle_sms_words(GridFit(1.0, 132.0, 0.01), 132.0).startswith("leaves 131 ")
+
+
+@pytest.mark.parametrize("launches", [2, 250, 1000, 1234567, 250])
+def test_family_words_kept_are_the_plain_ones(launches: int) -> None:
+    """A family's share evidence and note, with its words kept by the number of launches,
+    read as formatted afresh, after another family's were kept."""
+    engine._family_words(launches + 1)
+    weighed = engine.with_time_share(
+        engine.undetermined("x"), 0.001, 0.004, launches
+    )
+    e = weighed.bottleneck.evidence[0]
+    assert e.metric == f"share of profiled GPU time of its family of {launches:,} launches"
+    assert weighed.notes[0] == (
+        f"This kernel's family of {launches:,} launches is 0.40% of the profiled GPU time."
+    )

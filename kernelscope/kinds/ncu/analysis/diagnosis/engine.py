@@ -331,14 +331,9 @@ def with_time_share(
     b = diagnosis.bottleneck
     if family:
         own = f"this launch {time_share:.2%}; " if time_share is not None else ""
-        share = ev(
-            "time",
-            f"share of profiled GPU time of its family of {family_launches:,} launches",
-            family_share,
-            note=f"{own}weigh the effort",
-        )
+        metric, what = _family_words(family_launches)
+        share = ev("time", metric, family_share, note=f"{own}weigh the effort")
         weight = family_share
-        what = f"This kernel's family of {family_launches:,} launches is"
     else:
         share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
         weight = time_share
@@ -360,3 +355,23 @@ def with_time_share(
         notes=notes,
     )
 
+
+
+def _family_words(launches: int) -> tuple[str, str]:
+    """The family's share evidence's metric and the words that open its notes, kept by the
+    number of launches (an int formats alike wherever it is equal): every launch of a
+    family of hundreds says them."""
+    words = _FAMILY_WORDS.get(launches) if type(launches) is int else None
+    if words is None:
+        words = (
+            f"share of profiled GPU time of its family of {launches:,} launches",
+            f"This kernel's family of {launches:,} launches is",
+        )
+        if type(launches) is int:
+            if len(_FAMILY_WORDS) >= 256:
+                _FAMILY_WORDS.clear()
+            _FAMILY_WORDS[launches] = words
+    return words
+
+
+_FAMILY_WORDS: dict[int, tuple[str, str]] = {}
