@@ -134,3 +134,25 @@ def test_family_words_kept_are_the_plain_ones(launches: int) -> None:
     assert weighed.notes[0] == (
         f"This kernel's family of {launches:,} launches is 0.40% of the profiled GPU time."
     )
+
+
+@pytest.mark.parametrize(
+    "readings",
+    [{"sm": 50.0, "mem": 50.0, "busiest_pipe": ("FMA", "fma", 50.0)},
+     {"sm": 20.0, "mem": 30.0, "busiest_pipe": ("FMA", "fma", 40.0),
+      "busiest_other": ("LSU", "lsu", 40.0)},
+     {"sm": None, "mem": None, "dram": None, "l1": None, "l2": None,
+      "busiest_pipe": None, "busiest_other": ("ALU", "alu", 10.0)},
+     {"sm": None, "mem": None, "dram": None, "l1": None, "l2": None,
+      "busiest_pipe": None, "busiest_other": None},
+     {"sm": 90.0, "l2": 90.0, "busiest_other": ("LSU", "lsu", 89.0)}],
+)
+def test_busiest_unit_is_the_first_at_the_top(readings: dict[str, Any]) -> None:
+    """The busiest unit or pipe is what ``max`` gives of them all, ties to the first."""
+    f = dataclasses.replace(_raising(), active_share=None, **readings)
+    units = [(w, m, v) for w, m, v in (
+        ("SM", n.SM_PCT, f.sm), ("memory", n.MEM_PCT, f.mem), ("DRAM", n.DRAM_PCT, f.dram),
+        ("L1/TEX", n.L1_PCT, f.l1), ("L2", n.L2_PCT, f.l2)) if v is not None]
+    units += [(f"{p[0]} pipe", p[1], p[2]) for p in (f.busiest_pipe, f.busiest_other)
+              if p is not None]
+    assert f.busiest_unit == (max(units, key=lambda u: u[2]) if units else None)

@@ -120,20 +120,23 @@ class Facts:
     def busiest_unit(self) -> tuple[str, str, float] | None:
         """``saturated_unit`` at any threshold: the first unit or pipe at the top reading
         (the first of the units at or above a threshold at their top is this one)."""
-        found: list[tuple[str, str, float]] = []
+        top: tuple[str, str, float] | None = None
         for what, metric, value in (
             ("SM", n.SM_PCT, self.sm_active),
             ("memory", n.MEM_PCT, self.mem),
             ("DRAM", n.DRAM_PCT, self.dram),
             ("L1/TEX", n.L1_PCT, self.l1),
             ("L2", n.L2_PCT, self.l2),
-        ):
-            if value is not None:
-                found.append((what, metric, value))
+        ):  # as max(key=...) keeps the first at the top: only a higher reading replaces it
+            if value is not None and (top is None or value > top[2]):
+                top = (what, metric, value)
+        pipe_on_top = False
         for pipe in (self.busiest_pipe, self.busiest_other):
-            if pipe is not None:
-                found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
-        return max(found, key=lambda f: f[2]) if found else None
+            if pipe is not None and (top is None or pipe[2] > top[2]):
+                top, pipe_on_top = pipe, True
+        if top is not None and pipe_on_top:  # the pipe's label worded for the one on top
+            return f"{top[0]} pipe", top[1], top[2]
+        return top
 
     def low_occupancy(self, t: Thresholds) -> tuple[tuple[str, float], ...]:
         """``derived.low_occupancy_readings`` of the kernel at ``t``, worked out once: the
