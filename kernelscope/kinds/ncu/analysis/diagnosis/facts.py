@@ -242,9 +242,17 @@ def _nan_metrics(values: Values) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _tensor_pipe(pipes: tuple[tuple[str, str, float], ...]) -> tuple[str, float] | None:
+    """(metric read, %) of the first tensor pipe among ``pipes``, if any."""
+    for label, metric, pct in pipes:
+        if label == _TENSOR:
+            return metric, pct
+    return None
+
+
 def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
     parts = [values.num(n.GLOBAL_ATOM_REQUESTS), values.num(n.GLOBAL_RED_REQUESTS)]
-    if all(v is None for v in parts):
+    if parts[0] is None and parts[1] is None:  # no atomics read (most reports)
         return None, None
     atomic = sum(v for v in parts if v is not None)
     other = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
@@ -299,7 +307,7 @@ def gather(values: Values, roofline: Roofline | None,
     active_share = d.active_sm_share(values.metrics)
     pipes = _pipes(values, active_share)
     busiest_pipe, busiest_other = _busiest(pipes)
-    tensor_pipe = next(((p[1], p[2]) for p in pipes if p[0] == _TENSOR), None)
+    tensor_pipe = _tensor_pipe(pipes)
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)

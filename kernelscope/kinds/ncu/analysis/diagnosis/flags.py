@@ -46,7 +46,11 @@ __all__ = ["Found", "Missing", "checks"]
 # -- occupancy ------------------------------------------------------------------------------
 def _stand_down(guards: Guards) -> GuardRail | None:
     """The first guard rail that lowers the occupancy flags, if any."""
-    return next((guards[g_id] for g_id in g.OCCUPANCY_STAND_DOWNS if g_id in guards), None)
+    for g_id in g.OCCUPANCY_STAND_DOWNS:
+        guard = guards.get(g_id)
+        if guard is not None:
+            return guard
+    return None
 
 
 def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
