@@ -58,6 +58,8 @@ def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
 
 def _high_stalls(f: Facts, t: Thresholds) -> list[Evidence]:
     """Evidence of each stall reason at ``stall_share_warn`` or more of a warp's cycles."""
+    if not f.stall_shares:  # no stall reasons read (most reports): none to list
+        return []
     return [
         ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
         for name, s in f.stall_shares.items()
