@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kernelscope.kinds.ncu.analysis.diagnosis import engine, launch, occupancy_guards
+from kernelscope.kinds.ncu.analysis.diagnosis import classify, engine, launch, occupancy_guards
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.derived import GridFit
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
@@ -156,3 +156,20 @@ def test_busiest_unit_is_the_first_at_the_top(readings: dict[str, Any]) -> None:
     units += [(f"{p[0]} pipe", p[1], p[2]) for p in (f.busiest_pipe, f.busiest_other)
               if p is not None]
     assert f.busiest_unit == (max(units, key=lambda u: u[2]) if units else None)
+
+
+@pytest.mark.parametrize(
+    "readings",
+    [{"dram": 40.0, "l2": 40.0, "l1": 10.0, "mem": 40.0},
+     {"dram": None, "l2": 20.0, "l1": 30.0, "mem": 30.0},
+     {"dram": None, "l2": None, "l1": None, "mem": None},
+     {"dram": 5.0, "l2": None, "l1": None, "mem": 6.0}],
+)
+def test_busiest_memory_unit_is_the_first_at_the_top(readings: dict[str, Any]) -> None:
+    """The busiest memory unit is what ``max`` gives of them, ties to the first."""
+    f = dataclasses.replace(_raising(), **readings)
+    units = [(w, m, v) for w, m, v in (
+        ("DRAM", n.DRAM_PCT, f.dram), ("L2", n.L2_PCT, f.l2), ("L1/TEX", n.L1_PCT, f.l1),
+        ("The memory path", n.MEM_PCT, f.mem)) if v is not None]
+    expected = max(units, key=lambda u: u[2]) if units else None
+    assert classify._busiest_memory_unit(f) == expected
