@@ -173,3 +173,16 @@ def test_busiest_memory_unit_is_the_first_at_the_top(readings: dict[str, Any]) -
         ("The memory path", n.MEM_PCT, f.mem)) if v is not None]
     expected = max(units, key=lambda u: u[2]) if units else None
     assert classify._busiest_memory_unit(f) == expected
+
+
+@pytest.mark.parametrize(
+    ("loads", "stores"),
+    [(4.0, 8.0), (8.0, 4.0), (4.0, 4.0), (None, 4.0), (4.0, None), (None, None)],
+)
+def test_sector_bytes_is_the_worse_ratio(loads: float | None, stores: float | None) -> None:
+    """The worse bytes-per-sector ratio is what ``min`` gives of the known ones, ties to the
+    loads."""
+    f = dataclasses.replace(_raising(), ld_bytes_per_sector=loads, st_bytes_per_sector=stores)
+    known = [(m, v) for m, v in ((n.GLOBAL_LD_BYTES_PER_SECTOR, loads),
+                                 (n.GLOBAL_ST_BYTES_PER_SECTOR, stores)) if v is not None]
+    assert f.sector_bytes == (min(known, key=lambda x: x[1]) if known else None)

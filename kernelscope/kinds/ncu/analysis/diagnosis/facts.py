@@ -185,15 +185,10 @@ class Facts:
     @kept
     def sector_bytes(self) -> tuple[str, float] | None:
         """The worse of the load/store bytes-used-per-sector ratios, with its metric."""
-        found = [
-            (name, v)
-            for name, v in (
-                (n.GLOBAL_LD_BYTES_PER_SECTOR, self.ld_bytes_per_sector),
-                (n.GLOBAL_ST_BYTES_PER_SECTOR, self.st_bytes_per_sector),
-            )
-            if v is not None
-        ]
-        return min(found, key=lambda x: x[1]) if found else None
+        loads, stores = self.ld_bytes_per_sector, self.st_bytes_per_sector
+        if stores is not None and (loads is None or stores < loads):  # min's choice: ties
+            return n.GLOBAL_ST_BYTES_PER_SECTOR, stores  # to the loads, the first
+        return None if loads is None else (n.GLOBAL_LD_BYTES_PER_SECTOR, loads)
 
     def pipes_busy(self, threshold: float) -> bool:
         return self.busiest_pipe is not None and self.busiest_pipe[2] >= threshold
