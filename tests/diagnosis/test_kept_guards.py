@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from kernelscope.kinds.ncu.analysis.diagnosis import classify, engine, launch, occupancy_guards
+from kernelscope.kinds.ncu.analysis.diagnosis import (
+    classify,
+    derived,
+    engine,
+    launch,
+    occupancy_guards,
+)
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.derived import GridFit
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
@@ -186,3 +192,17 @@ def test_sector_bytes_is_the_worse_ratio(loads: float | None, stores: float | No
     known = [(m, v) for m, v in ((n.GLOBAL_LD_BYTES_PER_SECTOR, loads),
                                  (n.GLOBAL_ST_BYTES_PER_SECTOR, stores)) if v is not None]
     assert f.sector_bytes == (min(known, key=lambda x: x[1]) if known else None)
+
+
+@pytest.mark.parametrize(
+    "shares",
+    [{"a": 0.6, "b": 0.2}, {"a": 0.6, "b": 0.6}, {"b": 0.7, "a": 0.7, "c": 0.1},
+     {"a": 0.3}, {"a": 0.0, "b": -0.0}, {}, {"z": 0.9, "y": 0.95, "x": 0.95}],
+)
+def test_leading_stall_is_the_largest_share(shares: dict[str, float]) -> None:
+    """The leading stall is what ``max`` by (share, name) gives, above the lead share."""
+    expected = None
+    if shares:
+        name, value = max(shares.items(), key=lambda item: (item[1], item[0]))
+        expected = (name, value) if value > T.stall_lead_share else None
+    assert derived.leading_stall(shares) == expected
