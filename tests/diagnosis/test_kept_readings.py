@@ -157,19 +157,19 @@ def test_nan_metrics_found_wherever_a_key_metric_is_nan(nan: str) -> None:
 def test_pipes_read_as_active_reading_reads_them(name: str) -> None:
     """The pipes of a report holding only their ``_elapsed`` forms, read without looking for
     the other form, and the busiest of each kind found in one pass, are the plain readings."""
-    from kernelscope.kinds.ncu.analysis.diagnosis import facts as facts_module
+    from kernelscope.kinds.ncu.analysis.diagnosis import pipe_readings
 
     for summary in _kernels(name):
         metrics = summary.metrics
-        for share in (None, 0.0, 0.25, 1.0, derived.active_sm_share(metrics)):
+        for share in (None, 0.0, 0.001, 0.25, 1.0, derived.active_sm_share(metrics)):
             plain = tuple(
-                (label, *p) for label, pipe, elapsed in facts_module._PIPES
+                (label, *p) for label, pipe, elapsed in pipe_readings.PIPES
                 if (p := derived.active_reading(metrics, pipe, share, elapsed)) is not None
             )
-            pipes = facts_module._pipes(Values(metrics), share)
+            pipes = pipe_readings.read_pipes(Values(metrics), share)
             assert pipes == plain
-            for is_math, top in zip((True, False), facts_module._busiest(pipes), strict=True):
-                of_kind = [p for p in pipes if (p[0] in facts_module._MATH_PIPES) is is_math]
+            for is_math, top in zip((True, False), pipe_readings.busiest(pipes), strict=True):
+                of_kind = [p for p in pipes if (p[0] in pipe_readings.MATH_PIPES) is is_math]
                 assert top == (max(of_kind, key=lambda p: p[2]) if of_kind else None)
 
 

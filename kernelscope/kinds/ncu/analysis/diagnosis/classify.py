@@ -230,10 +230,14 @@ def _grid_starves_warps(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottl
 def _busiest_memory_unit(f: Facts) -> tuple[str, str, float] | None:
     """(name, metric, %) of the busiest memory unit Speed Of Light shows: DRAM, L2, L1/TEX or
     the memory throughput (the busiest of its units, some of them not broken down here)."""
-    units = [(what, metric, v) for what, metric, v in (
+    top: tuple[str, str, float] | None = None
+    for what, metric, v in (
         ("DRAM", n.DRAM_PCT, f.dram), ("L2", n.L2_PCT, f.l2), ("L1/TEX", n.L1_PCT, f.l1),
-        ("The memory path", n.MEM_PCT, f.mem)) if v is not None]
-    return max(units, key=lambda u: u[2]) if units else None
+        ("The memory path", n.MEM_PCT, f.mem),
+    ):  # the first at the top reading, as max(key=...) keeps it
+        if v is not None and (top is None or v > top[2]):
+            top = (what, metric, v)
+    return top
 
 
 def _thin_memory_stream(

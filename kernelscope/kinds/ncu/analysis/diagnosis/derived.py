@@ -351,7 +351,11 @@ def leading_stall(
     cycles between issues, if one does: it names the kernel's latency problem."""
     if not shares:
         return None
-    name, value = max(shares.items(), key=lambda item: (item[1], item[0]))
+    name, value = "", -math.inf  # the largest share, ties to the larger name, as
+    first = True  # max(key=(share, name)) finds it over finite shares, without a call each
+    for reason, s in shares.items():
+        if first or s > value or (s == value and reason > name):
+            name, value, first = reason, s, False
     return (name, value) if value > t.stall_lead_share else None
 
 

@@ -7,7 +7,7 @@ from functools import cache
 
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec, RuleMatch
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
@@ -74,37 +74,46 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     read: Sequence[RuleResult | RuleHeadline] = rules
     if isinstance(rules, RuleResults):  # the messages' headlines, where they are not made
         read = list(rules.headlines_of(spec.rule_ids))
-    matches_of = _matches_by_rule(spec)
+    words_of = _matches_by_rule(spec)
     for rule in read:
-        for match in matches_of.get(rule.rule, ()):
-            title = f"{rule.title} {rule.name}".lower()
-            if match.title_contains and match.title_contains.lower() not in title:
-                continue
+        words = words_of.get(rule.rule)
+        if words is None:
+            continue
+        title: str | None = None  # the rule's title and name, lowered: made once a rule
+        name: str | None = None
+        for contains in words:
+            if contains:
+                if title is None:
+                    title = f"{rule.title} {rule.name}".lower()
+                if contains not in title:
+                    continue
             pct = rule.speedup_pct
-            name = f"{rule.rule}: {rule.title}" if rule.title else rule.rule
             if pct is not None and (best[0] is None or pct > best[0]):
+                name = name or (f"{rule.rule}: {rule.title}" if rule.title else rule.rule)
                 best = (pct, name)
             elif best[1] is None:
+                name = name or (f"{rule.rule}: {rule.title}" if rule.title else rule.rule)
                 best = (None, name)
     return best
 
 
-def _matches_by_rule(spec: FlagSpec) -> dict[str, tuple[RuleMatch, ...]]:
-    """The flag's rule matches by the NCU rule each names, in the flag's order (a rule's
-    matches found without comparing it with every match), made once per registration."""
+def _matches_by_rule(spec: FlagSpec) -> dict[str, tuple[str, ...]]:
+    """The lowered words each of the flag's rule matches looks for in a message's title
+    ("" for any title), by the NCU rule each names, in the flag's order (a rule's matches
+    found without comparing it with every match), made once per registration."""
     kept = _MATCHES.get(id(spec))
     if kept is not None and kept[0] is spec:
         return kept[1]
-    found: dict[str, tuple[RuleMatch, ...]] = {}
+    found: dict[str, tuple[str, ...]] = {}
     for match in spec.rules:
-        found[match.rule] = (*found.get(match.rule, ()), match)
+        found[match.rule] = (*found.get(match.rule, ()), match.title_contains.lower())
     if len(_MATCHES) >= 256:
         _MATCHES.clear()
     _MATCHES[id(spec)] = (spec, found)
     return found
 
 
-_MATCHES: dict[int, tuple[FlagSpec, dict[str, tuple[RuleMatch, ...]]]] = {}
+_MATCHES: dict[int, tuple[FlagSpec, dict[str, tuple[str, ...]]]] = {}
 """``_matches_by_rule`` by the registration's identity, held with it (its id not reused)."""
 
 
@@ -331,14 +340,9 @@ def with_time_share(
     b = diagnosis.bottleneck
     if family:
         own = f"this launch {time_share:.2%}; " if time_share is not None else ""
-        share = ev(
-            "time",
-            f"share of profiled GPU time of its family of {family_launches:,} launches",
-            family_share,
-            note=f"{own}weigh the effort",
-        )
+        metric, what = _family_words(family_launches)
+        share = ev("time", metric, family_share, note=f"{own}weigh the effort")
         weight = family_share
-        what = f"This kernel's family of {family_launches:,} launches is"
     else:
         share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
         weight = time_share
@@ -360,3 +364,23 @@ def with_time_share(
         notes=notes,
     )
 
+
+
+def _family_words(launches: int) -> tuple[str, str]:
+    """The family's share evidence's metric and the words that open its notes, kept by the
+    number of launches (an int formats alike wherever it is equal): every launch of a
+    family of hundreds says them."""
+    words = _FAMILY_WORDS.get(launches) if type(launches) is int else None
+    if words is None:
+        words = (
+            f"share of profiled GPU time of its family of {launches:,} launches",
+            f"This kernel's family of {launches:,} launches is",
+        )
+        if type(launches) is int:
+            if len(_FAMILY_WORDS) >= 256:
+                _FAMILY_WORDS.clear()
+            _FAMILY_WORDS[launches] = words
+    return words
+
+
+_FAMILY_WORDS: dict[int, tuple[str, str]] = {}

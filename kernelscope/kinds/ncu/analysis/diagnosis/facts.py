@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
+from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import TENSOR as _TENSOR
+from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import busiest as _busiest
+from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import read_pipes as _pipes
 from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number, share
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
-from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -118,20 +120,23 @@ class Facts:
     def busiest_unit(self) -> tuple[str, str, float] | None:
         """``saturated_unit`` at any threshold: the first unit or pipe at the top reading
         (the first of the units at or above a threshold at their top is this one)."""
-        found: list[tuple[str, str, float]] = []
+        top: tuple[str, str, float] | None = None
         for what, metric, value in (
             ("SM", n.SM_PCT, self.sm_active),
             ("memory", n.MEM_PCT, self.mem),
             ("DRAM", n.DRAM_PCT, self.dram),
             ("L1/TEX", n.L1_PCT, self.l1),
             ("L2", n.L2_PCT, self.l2),
-        ):
-            if value is not None:
-                found.append((what, metric, value))
+        ):  # as max(key=...) keeps the first at the top: only a higher reading replaces it
+            if value is not None and (top is None or value > top[2]):
+                top = (what, metric, value)
+        pipe_on_top = False
         for pipe in (self.busiest_pipe, self.busiest_other):
-            if pipe is not None:
-                found.append((f"{pipe[0]} pipe", pipe[1], pipe[2]))
-        return max(found, key=lambda f: f[2]) if found else None
+            if pipe is not None and (top is None or pipe[2] > top[2]):
+                top, pipe_on_top = pipe, True
+        if top is not None and pipe_on_top:  # the pipe's label worded for the one on top
+            return f"{top[0]} pipe", top[1], top[2]
+        return top
 
     def low_occupancy(self, t: Thresholds) -> tuple[tuple[str, float], ...]:
         """``derived.low_occupancy_readings`` of the kernel at ``t``, worked out once: the
@@ -141,6 +146,19 @@ class Facts:
             return kept[1]  # type: ignore[no-any-return]
         low = tuple(d.low_occupancy_readings(self.achieved, self.theoretical, t))
         self.__dict__["_low_occupancy"] = (t, low)
+        return low
+
+    def low_evidence(self, t: Thresholds) -> tuple[Evidence, ...]:
+        """The evidence of each ``low_occupancy`` reading (below ``occupancy_low_pct``), made
+        once: the occupancy guard rails and the occupancy flag each cite it."""
+        kept = self.__dict__.get("_low_evidence")
+        if kept is not None and kept[0] is t:
+            return kept[1]  # type: ignore[no-any-return]
+        low = tuple(
+            ev("occupancy", name, v, "<", t.occupancy_low_pct, "%")
+            for name, v in self.low_occupancy(t)
+        )
+        self.__dict__["_low_evidence"] = (t, low)
         return low
 
     def idle_words(self, threshold: float) -> str:
@@ -167,15 +185,10 @@ class Facts:
     @kept
     def sector_bytes(self) -> tuple[str, float] | None:
         """The worse of the load/store bytes-used-per-sector ratios, with its metric."""
-        found = [
-            (name, v)
-            for name, v in (
-                (n.GLOBAL_LD_BYTES_PER_SECTOR, self.ld_bytes_per_sector),
-                (n.GLOBAL_ST_BYTES_PER_SECTOR, self.st_bytes_per_sector),
-            )
-            if v is not None
-        ]
-        return min(found, key=lambda x: x[1]) if found else None
+        loads, stores = self.ld_bytes_per_sector, self.st_bytes_per_sector
+        if stores is not None and (loads is None or stores < loads):  # min's choice: ties
+            return n.GLOBAL_ST_BYTES_PER_SECTOR, stores  # to the loads, the first
+        return None if loads is None else (n.GLOBAL_LD_BYTES_PER_SECTOR, loads)
 
     def pipes_busy(self, threshold: float) -> bool:
         return self.busiest_pipe is not None and self.busiest_pipe[2] >= threshold
@@ -211,63 +224,6 @@ class Facts:
         return self.busiest_pipe is not None or self.busiest_other is not None
 
 
-_PIPES = tuple((label, name, n.elapsed_form(name)) for label, name in (*n.BUSY_PIPES,
-                                                                         *n.OTHER_PIPES))
-"""(label, metric, its ``_elapsed`` form) of each pipe: the math pipes, then the others."""
-_PIPE_NAMES = frozenset(name for _, *names in _PIPES for name in names)
-_MATH_PIPES = frozenset(label for label, _ in n.BUSY_PIPES)
-_TENSOR = next(label for label, name in n.BUSY_PIPES if name == n.PIPE_TENSOR)
-
-
-def _pipes(values: Values, active_share: float | None) -> tuple[tuple[str, str, float], ...]:
-    """(label, metric read, %) of each pipe the report holds (the math pipes, then the
-    others), read on the SMs that ran (``derived.active_reading``)."""
-    metrics = values.metrics
-    keys = metrics.keys()
-    if keys.isdisjoint(_PIPE_NAMES):  # no pipe collected, in either form
-        return ()
-    if keys.isdisjoint(_ACTIVE_PIPE_NAMES):  # the _elapsed forms alone (Speed Of Light's)
-        return _elapsed_pipes(metrics, active_share)
-    return tuple(
-        (label, *p) for label, name, elapsed in _PIPES
-        if (p := d.active_reading(metrics, name, active_share, elapsed)) is not None
-    )
-
-
-_ACTIVE_PIPE_NAMES = frozenset(name for _, name, _ in _PIPES)
-
-
-def _elapsed_pipes(
-    metrics: Mapping[str, Metric], active_share: float | None
-) -> tuple[tuple[str, str, float], ...]:
-    """``_pipes`` of a report without any pipe's ``_active`` form: ``derived.active_reading``
-    of each ``_elapsed`` form, without looking for the other form again."""
-    found = []
-    share = active_share if active_share is not None and active_share > 0 else None
-    for label, _, elapsed in _PIPES:  # each read on the SMs that ran: derived.on_active_sms
-        value = number(metrics, elapsed)
-        if value is not None:
-            found.append((label, elapsed, value if share is None else min(100.0, value / share)))
-    return tuple(found)
-
-
-Pipe = tuple[str, str, float]
-
-
-def _busiest(pipes: tuple[Pipe, ...]) -> tuple[Pipe | None, Pipe | None]:
-    """The busiest of ``pipes`` among the math pipes, and among the others: the first at
-    the top reading of each, as ``max`` gives it, in one pass."""
-    math_top: Pipe | None = None
-    other_top: Pipe | None = None
-    for pipe in pipes:
-        if pipe[0] in _MATH_PIPES:
-            if math_top is None or pipe[2] > math_top[2]:
-                math_top = pipe
-        elif other_top is None or pipe[2] > other_top[2]:
-            other_top = pipe
-    return math_top, other_top
-
-
 _NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
 
 
@@ -281,9 +237,17 @@ def _nan_metrics(values: Values) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _tensor_pipe(pipes: tuple[tuple[str, str, float], ...]) -> tuple[str, float] | None:
+    """(metric read, %) of the first tensor pipe among ``pipes``, if any."""
+    for label, metric, pct in pipes:
+        if label == _TENSOR:
+            return metric, pct
+    return None
+
+
 def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
     parts = [values.num(n.GLOBAL_ATOM_REQUESTS), values.num(n.GLOBAL_RED_REQUESTS)]
-    if all(v is None for v in parts):
+    if parts[0] is None and parts[1] is None:  # no atomics read (most reports)
         return None, None
     atomic = sum(v for v in parts if v is not None)
     other = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
@@ -338,7 +302,7 @@ def gather(values: Values, roofline: Roofline | None,
     active_share = d.active_sm_share(values.metrics)
     pipes = _pipes(values, active_share)
     busiest_pipe, busiest_other = _busiest(pipes)
-    tensor_pipe = next(((p[1], p[2]) for p in pipes if p[0] == _TENSOR), None)
+    tensor_pipe = _tensor_pipe(pipes)
     tensor_pct = tensor.pct_of_peak if tensor is not None else None
     if tensor_pipe is not None:
         tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)

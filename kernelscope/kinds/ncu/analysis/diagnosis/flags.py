@@ -46,7 +46,11 @@ __all__ = ["Found", "Missing", "checks"]
 # -- occupancy ------------------------------------------------------------------------------
 def _stand_down(guards: Guards) -> GuardRail | None:
     """The first guard rail that lowers the occupancy flags, if any."""
-    return next((guards[g_id] for g_id in g.OCCUPANCY_STAND_DOWNS if g_id in guards), None)
+    for g_id in g.OCCUPANCY_STAND_DOWNS:
+        guard = guards.get(g_id)
+        if guard is not None:
+            return guard
+    return None
 
 
 def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
@@ -55,21 +59,21 @@ def low_occupancy(f: Facts, t: Thresholds, guards: Guards) -> Outcome:
     low = f.low_occupancy(t)
     if not low:
         return None
+    guard = _stand_down(guards)
+    if guard is not None and guard.id == g.GRID_CANNOT_FILL:  # its own words and evidence
+        detail = "Occupancy is low because the grid leaves SMs short of blocks."
+        return Found("info", tuple(guard.evidence), detail, guard.text)
     worst = min(v for _, v in low)
     severity = "critical" if worst < t.occupancy_critical_pct else "warning"
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    evidence = f.low_evidence(t)
     detail = (
         "Theoretical occupancy is low: a per-SM resource limits the resident blocks."
         if f.theoretical is not None and f.theoretical < t.occupancy_low_pct
         else "Theoretical occupancy is fine but warps are not resident at run time."
     )
-    guard = _stand_down(guards)
-    if guard is not None and guard.id == g.GRID_CANNOT_FILL:
-        detail = "Occupancy is low because the grid leaves SMs short of blocks."
-        return Found("info", tuple(guard.evidence), detail, guard.text)
     if guard is not None:
         return Found("info", (*evidence, *guard.evidence[len(low) :]), detail, guard.text)
-    return Found(severity, tuple(evidence), detail)
+    return Found(severity, evidence, detail)
 
 
 def occupancy_limiter(f: Facts, t: Thresholds, guards: Guards) -> Outcome:

@@ -58,6 +58,8 @@ def memory_not_dram(f: Facts, t: Thresholds) -> GuardRail | None:
 
 def _high_stalls(f: Facts, t: Thresholds) -> list[Evidence]:
     """Evidence of each stall reason at ``stall_share_warn`` or more of a warp's cycles."""
+    if not f.stall_shares:  # no stall reasons read (most reports): none to list
+        return []
     return [
         ev("scheduler", f"{name} / {n.WARP_LATENCY}", s, ">=", t.stall_share_warn)
         for name, s in f.stall_shares.items()
@@ -109,7 +111,7 @@ def stalls_in_short_kernel(f: Facts, t: Thresholds) -> GuardRail | None:
     evidence = [ev("launch", n.DURATION, d, "<", threshold, "ns")]
     if ramping:
         evidence.append(
-            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+            ev("launch", n.ACTIVE_SHARE, f.active_share, "<",
                t.ramp_active)
         )
     return GuardRail(

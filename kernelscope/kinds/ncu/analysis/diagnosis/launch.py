@@ -35,9 +35,24 @@ def grid_evidence(f: Facts) -> Evidence:
 
 
 def grid_against_sms(grid: float | None, sm_count: float | None) -> Evidence:
-    """``grid_evidence`` of a grid and SM count."""
+    """``grid_evidence`` of a grid and SM count, kept by the identities of the two values:
+    the launches of one shape hold the same objects (``shape.shape_facts``), so most
+    launches find theirs made (an entry holds its values, so their ids are not reused)."""
+    key = (id(grid), id(sm_count))
+    kept = _GRID_EVIDENCE.get(key)
+    if kept is not None:
+        return kept[2]
     note = f"{n.SM_COUNT} = {sm_count:.0f}"
-    return ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
+    made = ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
+    if len(_GRID_EVIDENCE) >= _GRID_EVIDENCE_KEPT:
+        _GRID_EVIDENCE.clear()
+    _GRID_EVIDENCE[key] = (grid, sm_count, made)
+    return made
+
+
+_GRID_EVIDENCE: dict[tuple[int, int], tuple[float | None, float | None, Evidence]] = {}
+"""``grid_against_sms`` by the identities of the grid and SM count, held with them."""
+_GRID_EVIDENCE_KEPT = 512
 
 
 def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
@@ -74,7 +89,7 @@ def ramp_evidence(f: Facts, t: Thresholds) -> Evidence:
     """The SMs' active share of the elapsed cycles set against ``ramp_active``."""
     return ev(
         "launch",
-        f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+        n.ACTIVE_SHARE,
         f.active_share,
         "<",
         t.ramp_active,
@@ -164,7 +179,7 @@ def tail_effect(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     ]
     if f.active_share is not None:
         evidence.append(
-            ev("launch", f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}", f.active_share, "<",
+            ev("launch", n.ACTIVE_SHARE, f.active_share, "<",
                t.tail_sm_active, note="SMs idle part of the time, or warp slots empty")
         )
     return Found(
@@ -238,7 +253,7 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
     trail.extend(sol_pair(f, t))
     fit = f.grid_fit
     if small_grid:
-        why = f"leaves {fit.idle_sms or 0:,.0f} of the {f.sm_count or 0:,.0f} SMs without a block"
+        why = _idle_sms_words(fit, f.sm_count)
     elif launch_short:
         why = "is too short to amortise its launch"
     else:
@@ -267,6 +282,24 @@ def launch_step(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | 
         tuple(trail),
         decided_by="grid-too-small" if small_grid else "short-kernel",
     )
+
+
+def _idle_sms_words(fit: GridFit, sm_count: float | None) -> str:
+    """``leaves 116 of the 132 SMs without a block``, kept by the identities of the fit and
+    SM count, which the launches of one shape share (an entry holds them: ids not reused)."""
+    key = (id(fit), id(sm_count))
+    kept = _IDLE_WORDS.get(key)
+    if kept is not None:
+        return kept[2]
+    words = f"leaves {fit.idle_sms or 0:,.0f} of the {sm_count or 0:,.0f} SMs without a block"
+    if len(_IDLE_WORDS) >= _GRID_EVIDENCE_KEPT:
+        _IDLE_WORDS.clear()
+    _IDLE_WORDS[key] = (fit, sm_count, words)
+    return words
+
+
+_IDLE_WORDS: dict[tuple[int, int], tuple[GridFit, float | None, str]] = {}
+"""``_idle_sms_words`` by the identities of the fit and SM count, held with them."""
 
 
 def sol_pair(f: Facts, t: Thresholds) -> list[Evidence]:

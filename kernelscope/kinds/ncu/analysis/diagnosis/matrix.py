@@ -41,8 +41,8 @@ def matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> Mat
     found = []
     # a matrix product stages its tiles in shared memory; FMA chains, RNG and elementwise
     # math (also FMA-heavy and past the ridge) do not
-    smem = [values.num(n.SHARED_STATIC), values.num(n.SHARED_DYNAMIC)]
-    if not sum(v for v in smem if v is not None) > 0:
+    static, dynamic = values.num(n.SHARED_STATIC), values.num(n.SHARED_DYNAMIC)
+    if not (static or 0.0) + (dynamic or 0.0) > 0:  # the known ones' sum (finite numbers)
         return None  # no tiles staged: no precision's work is a matrix product
     for precision, (key, fma_rate, others) in _MATRIX_OPS.items():
         point = roofline.point(key)

@@ -32,6 +32,8 @@ SM_ACTIVE_CYCLES = "sm__cycles_active.avg"
 """Cycles an average SM had at least one warp resident: against ``SM_ELAPSED_CYCLES``, the
 share of the kernel's time the SMs had work (``derived.active_sm_share``)."""
 SM_ELAPSED_CYCLES = "sm__cycles_elapsed.avg"
+ACTIVE_SHARE = f"{SM_ACTIVE_CYCLES} / {SM_ELAPSED_CYCLES}"
+"""The SMs' active share of the elapsed cycles, as the evidence names it."""
 GPC_ELAPSED_CYCLES = "gpc__cycles_elapsed.max"
 """The kernel's elapsed cycles as older reports hold them (no ``sm__cycles_elapsed.avg``)."""
 

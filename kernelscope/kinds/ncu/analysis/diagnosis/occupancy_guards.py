@@ -11,6 +11,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts
+from kernelscope.kinds.ncu.analysis.diagnosis.launch import grid_against_sms
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 
@@ -76,7 +77,7 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
     signals = [] if busy else design_signals(f, t)
     if not busy and not signals:
         return None  # no busy pipe and no resource held near capacity: nothing chosen
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    evidence = list(f.low_evidence(t))
     if busy and f.busiest_pipe is not None:
         label, metric, pct = f.busiest_pipe
         evidence.append(ev("compute", metric, pct, ">=", t.pipe_busy_pct, "%"))
@@ -130,36 +131,59 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
         f.achieved, f.theoretical, f.fills_gpu, t, small_grid=small
     ):
         return None  # fine, or a per-SM resource caps the warps whatever the grid
-    evidence = [
-        ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in _low_occupancy(f, t)
-    ]
+    launch, theoretical, text = _grid_launch_part(f, t)
+    return GuardRail(GRID_CANNOT_FILL, text, (launch, *f.low_evidence(t), *theoretical))
+
+
+_GridPart = tuple[Evidence, tuple[Evidence, ...], str]
+
+_GRID_PARTS: dict[tuple[int, ...], tuple[tuple[object, ...], _GridPart]] = {}
+"""``_grid_launch_part`` by the identities of what it reads, with those objects (held, so
+that their ids are not given to other objects while the entry lives)."""
+_GRID_PARTS_KEPT = 256
+
+
+def _grid_launch_part(f: Facts, t: Thresholds) -> _GridPart:
+    """The parts of ``grid-cannot-fill`` that the launch's shape alone sets: its launch
+    evidence, its theoretical-occupancy evidence and its text. A report's launches share a
+    handful of shapes, whose values ``shape.py`` hands out as the same objects, so this is
+    kept by the identities of the objects it reads: a match is those very values."""
+    read = (t, f.grid, f.sm_count, f.waves, f.theoretical, f.grid_fit)
+    key = tuple(map(id, read))
+    kept = _GRID_PARTS.get(key)
+    if kept is not None:
+        return kept[1]
+    part = _grid_launch_worked_out(f, t)
+    if len(_GRID_PARTS) >= _GRID_PARTS_KEPT:
+        _GRID_PARTS.clear()
+    _GRID_PARTS[key] = (read, part)
+    return part
+
+
+def _grid_launch_worked_out(f: Facts, t: Thresholds) -> _GridPart:
+    """``_grid_launch_part`` without the memo."""
+    theoretical: tuple[Evidence, ...] = ()
     if f.theoretical is not None and f.theoretical >= t.occupancy_low_pct:
-        evidence.append(
-            ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%")
+        theoretical = (
+            ev("occupancy", n.THEORETICAL_OCC, f.theoretical, ">=", t.occupancy_low_pct, "%"),
         )
     if f.grid is not None and f.sm_count is not None and f.grid < f.sm_count:
-        note = f"{n.SM_COUNT} = {f.sm_count:.0f}"
-        evidence.insert(0, ev("launch", n.GRID_SIZE, f.grid, "<", f.sm_count, "block", note=note))
+        launch = grid_against_sms(f.grid, f.sm_count)
         blocks = "1 block" if f.grid == 1 else f"{f.grid:.0f} blocks"
         why = f"{blocks} for {f.sm_count:.0f} SMs"
-    else:
-        evidence.insert(0, ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave"))
-        waves = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
-        fit = f.grid_fit.fill_text()
-        return GuardRail(
-            GRID_CANNOT_FILL,
-            f"The grid cannot fill the SMs' warp slots ({fit + ', ' if fit else ''}{waves}): "
-            "every SM has a block but fewer than its resources allow, so occupancy is low "
-            "because of the launch, not a per-SM resource. More, smaller blocks first; "
-            "occupancy advice only applies once the SMs hold what they can.",
-            tuple(evidence),
+        return launch, theoretical, (
+            f"The grid cannot fill the GPU ({why}): SMs get no block, so occupancy is low "
+            "because of the launch. Give the GPU more blocks first; occupancy advice only "
+            "applies once the grid fills it."
         )
-    return GuardRail(
-        GRID_CANNOT_FILL,
-        f"The grid cannot fill the GPU ({why}): SMs get no block, so occupancy is low because "
-        "of the launch. Give the GPU more blocks first; occupancy advice only applies once the "
-        "grid fills it.",
-        tuple(evidence),
+    launch = ev("launch", n.WAVES, f.waves, "<", t.waves_fill, "wave")
+    waves = f"{f.waves:.2f} waves" if f.waves is not None else "less than a wave"
+    fit = f.grid_fit.fill_text()
+    return launch, theoretical, (
+        f"The grid cannot fill the SMs' warp slots ({fit + ', ' if fit else ''}{waves}): "
+        "every SM has a block but fewer than its resources allow, so occupancy is low "
+        "because of the launch, not a per-SM resource. More, smaller blocks first; "
+        "occupancy advice only applies once the SMs hold what they can."
     )
 
 
@@ -171,7 +195,7 @@ def unit_saturated(f: Facts, t: Thresholds) -> GuardRail | None:
     if not low or full is None:
         return None
     what, metric, pct = full
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
+    evidence = list(f.low_evidence(t))
     note = "on the SMs that ran" if metric == n.SM_PCT and pct != f.sm else ""
     evidence.append(ev("sol", metric, pct, ">=", t.unit_saturated_pct, "%", note=note))
     return GuardRail(
@@ -195,12 +219,12 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
         ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ramp_ns, "ns"),
         ev(
             "launch",
-            f"{n.SM_ACTIVE_CYCLES} / {n.SM_ELAPSED_CYCLES}",
+            n.ACTIVE_SHARE,
             f.active_share,
             "<",
             t.ramp_active,
         ),
-        *(ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low),
+        *f.low_evidence(t),
     ]
     return GuardRail(
         RAMP_DOMINATES,
@@ -218,14 +242,13 @@ def occupancy_not_judged(f: Facts, t: Thresholds) -> GuardRail | None:
     low = _low_occupancy(f, t)
     if not low or f.sm is not None or f.mem is not None:
         return None
-    evidence = [ev("occupancy", name, v, "<", t.occupancy_low_pct, "%") for name, v in low]
     return GuardRail(
         OCCUPANCY_NOT_JUDGED,
         "Occupancy is low, but the report holds no Speed Of Light to tell whether the kernel "
         f"waits for more warps or a unit is full: not judged. Collect {n.SECTION_SOL} and "
         f"{n.SECTION_WARP_STATE} (ncu --section {n.SECTION_SOL} --section "
         f"{n.SECTION_WARP_STATE}, or --set full).",
-        tuple(evidence),
+        f.low_evidence(t),
     )
 
 
