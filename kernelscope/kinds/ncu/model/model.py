@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from kernelscope.core.kernel_identity import KernelIdentity
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.model.metrics import Metric, MetricValue, Series, finite
 from kernelscope.kinds.ncu.model.panes import DIM_METRICS, PANES, PaneSpec
 
@@ -26,9 +27,11 @@ _SHAPE_METRICS = ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_MET
 
 
 _SHAPE_NAMES = (*DIM_METRICS, *SIZE_METRICS)
-_SHAPES: dict[tuple[Metric | None, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}
-""":func:`launch_dims` by its metrics (a report's launches repeat a few shapes)."""
 MAX_SHAPES = 4096
+_SHAPES: Memo[tuple[Metric | None, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = (
+    Memo(MAX_SHAPES)
+)
+""":func:`launch_dims` by its metrics (a report's launches repeat a few shapes)."""
 
 
 def launch_dims(
@@ -41,11 +44,7 @@ def launch_dims(
     a kernel (the list pass, the detail) takes its shape from here."""
     key = tuple(map(metrics.get, _SHAPE_NAMES))
     shape = _SHAPES.get(key)
-    if shape is None:
-        if len(_SHAPES) >= MAX_SHAPES:
-            _SHAPES.clear()
-        shape = _SHAPES[key] = _launch_dims(metrics)
-    return shape
+    return shape if shape is not None else _SHAPES.keep(key, _launch_dims(metrics))
 
 
 def _launch_dims(

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from kernelscope.core.durations import fmt_duration
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.local_memory import (
     LocalMemory as LocalMemory,
@@ -374,15 +375,10 @@ def duration_text(ns: float) -> str:
     if type(ns) is not float or not ns > 0:
         return fmt_duration(ns)
     text = _DURATION_TEXTS.get(ns)
-    if text is None:
-        if len(_DURATION_TEXTS) >= _DURATION_TEXTS_KEPT:
-            _DURATION_TEXTS.clear()
-        text = _DURATION_TEXTS[ns] = fmt_duration(ns)
-    return text
+    return text if text is not None else _DURATION_TEXTS.keep(ns, fmt_duration(ns))
 
 
-_DURATION_TEXTS: dict[float, str] = {}
-_DURATION_TEXTS_KEPT = 4096
+_DURATION_TEXTS: Memo[float, str] = Memo(4096)
 
 
 def time_share(duration: float | None, total: float | None) -> float | None:

@@ -4,6 +4,7 @@ than its launch (or so short that ramp-up and drain idle its SMs)? Its flags, an
 
 from __future__ import annotations
 
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.derived import GridFit, duration_text
@@ -104,19 +105,14 @@ def grid_too_small(f: Facts, t: Thresholds, _: Guards) -> Outcome:
     fit = f.grid_fit
     key = (id(fit), id(t))
     kept = _GRID_OUTCOMES.get(key)
-    if kept is not None:
-        return kept[2]
-    outcome = grid_outcome(fit, t)
-    if len(_GRID_OUTCOMES) >= _GRID_OUTCOMES_KEPT:
-        _GRID_OUTCOMES.clear()
-    _GRID_OUTCOMES[key] = (fit, t, outcome)
-    return outcome
+    if kept is None:
+        kept = _GRID_OUTCOMES.keep(key, (fit, t, grid_outcome(fit, t)))
+    return kept[2]
 
 
-_GRID_OUTCOMES: dict[tuple[int, int], tuple[GridFit, Thresholds, Outcome]] = {}
+_GRID_OUTCOMES: Memo[tuple[int, int], tuple[GridFit, Thresholds, Outcome]] = Memo(512)
 """``grid_outcome`` by the identities of the fit and thresholds, held with them (so that
 their ids are not reused while the entry lives); the outcome is immutable."""
-_GRID_OUTCOMES_KEPT = 512
 
 
 def grid_outcome(fit: GridFit, t: Thresholds) -> Outcome:

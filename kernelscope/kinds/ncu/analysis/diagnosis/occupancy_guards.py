@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import derived
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -137,10 +138,9 @@ def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
 
 _GridPart = tuple[Evidence, tuple[Evidence, ...], str]
 
-_GRID_PARTS: dict[tuple[int, ...], tuple[tuple[object, ...], _GridPart]] = {}
+_GRID_PARTS: Memo[tuple[int, ...], tuple[tuple[object, ...], _GridPart]] = Memo(256)
 """``_grid_launch_part`` by the identities of what it reads, with those objects (held, so
 that their ids are not given to other objects while the entry lives)."""
-_GRID_PARTS_KEPT = 256
 
 
 def _grid_launch_part(f: Facts, t: Thresholds) -> _GridPart:
@@ -151,13 +151,9 @@ def _grid_launch_part(f: Facts, t: Thresholds) -> _GridPart:
     read = (t, f.grid, f.sm_count, f.waves, f.theoretical, f.grid_fit)
     key = tuple(map(id, read))
     kept = _GRID_PARTS.get(key)
-    if kept is not None:
-        return kept[1]
-    part = _grid_launch_worked_out(f, t)
-    if len(_GRID_PARTS) >= _GRID_PARTS_KEPT:
-        _GRID_PARTS.clear()
-    _GRID_PARTS[key] = (read, part)
-    return part
+    if kept is None:
+        kept = _GRID_PARTS.keep(key, (read, _grid_launch_worked_out(f, t)))
+    return kept[1]
 
 
 def _grid_launch_worked_out(f: Facts, t: Thresholds) -> _GridPart:

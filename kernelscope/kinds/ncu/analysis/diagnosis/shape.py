@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
@@ -40,10 +41,9 @@ ShapeFacts = tuple[dict[str, Any], dict[str, Any]]
 """(the ``Facts`` fields of the shape, the values ``Facts`` derives from them alone: its
 ``grid_fit`` and ``fills_gpu``)."""
 
-_SHAPES: dict[tuple[int, ...], tuple[tuple[Metric | None, ...], ShapeFacts]] = {}
+_SHAPES: Memo[tuple[int, ...], tuple[tuple[Metric | None, ...], ShapeFacts]] = Memo(512)
 """Each shape's facts by the identities of its metric objects, with those objects (held, so
 that their ids are not given to other objects while the entry lives)."""
-_SHAPES_KEPT = 512
 
 
 def shape_facts(metrics: Mapping[str, Metric]) -> ShapeFacts:
@@ -58,9 +58,7 @@ def shape_facts(metrics: Mapping[str, Metric]) -> ShapeFacts:
     held = tuple(map(metrics.get, SHAPE_METRICS))  # kept by these objects' own ids
     found = worked_out(dict(zip(SHAPE_METRICS, held, strict=True)))
     if all(m is None or type(m) is Metric for m in held):
-        if len(_SHAPES) >= _SHAPES_KEPT:
-            _SHAPES.clear()
-        _SHAPES[tuple(map(id, held))] = (held, found)
+        _SHAPES.keep(tuple(map(id, held)), (held, found))
     return found
 
 
