@@ -125,16 +125,9 @@ def dumps(value: Any, level: int = 0) -> str:
     """``value`` as indented JSON at depth ``level`` (its first line unindented, the rest
     indented as a member at that depth; non-finite floats ``null``, non-ASCII text escaped),
     encoded by orjson; what orjson refuses by :func:`python_dumps`."""
-    text = orjson_dumps(value, level)
-    return python_dumps(value, level) if text is None else text
-
-
-def orjson_dumps(value: Any, level: int = 0) -> str | None:
-    """:func:`dumps` of a ``value`` that orjson encodes; None where it refuses it (for which
-    :func:`dumps` writes :func:`python_dumps`'s spelling of the whole value)."""
     text = _orjson_text(value, _ORJSON)
     if text is None:
-        return None
+        return python_dumps(value, level)
     return text.replace("\n", "\n" + INDENT * level) if level else text
 
 
@@ -151,17 +144,12 @@ def closing_items(value: dict[Any, Any], level: int) -> str:
     nested: Any = value
     for _ in range(level):
         nested = [nested]
-    try:
-        encoded = orjson.dumps(nested, option=_ORJSON)
-    except (orjson.JSONEncodeError, TypeError):  # python_dumps's
+    text = _orjson_text(nested, _ORJSON)
+    if text is None:  # python_dumps's
         return ",\n" + INDENT * (level + 1) + items(value, level) + close
     # each list opens with "[", a newline and its items' indent and closes on a line of its
     # own: level * (level + 3) characters before the dict's "{", level * (level + 1) after it
-    inside = memoryview(encoded)[level * (level + 3) + 1 : len(encoded) - level * (level + 1)]
-    try:
-        return "," + str(inside, "ascii")
-    except UnicodeDecodeError:  # only a string holds non-ASCII text: escaped as json does
-        return "," + _NON_ASCII.sub(_escaped, str(inside, "utf-8"))
+    return "," + text[level * (level + 3) + 1 : len(text) - level * (level + 1)]
 
 
 def items(value: dict[Any, Any], level: int) -> str:
@@ -275,15 +263,10 @@ def scalars(values: list[Any]) -> list[str]:
     encoder instead, as :func:`python_dumps` would."""
     if not values:
         return []
-    encoded = orjson_scalars(values)
-    return _python_scalars(values) if encoded is None else encoded
-
-
-def orjson_scalars(values: list[Any]) -> list[str] | None:
-    """:func:`scalars` of ``values`` (not empty) that orjson encodes; None where it refuses
-    one (for which :func:`scalars` writes the standard library's spelling of them all)."""
     text = _orjson_text(values, orjson.OPT_INDENT_2)
-    return None if text is None else text[4:-2].split(",\n  ")
+    if text is None:
+        return _python_scalars(values)
+    return text[4:-2].split(",\n  ")
 
 
 def _python_scalars(values: list[Any]) -> list[str]:

@@ -130,11 +130,11 @@ def test_launches_of_one_kind_share_text_only_with_the_same_metric_objects():
     assert members.kept == 4  # both taken from the launches met before
 
 
-def test_rules_joined_from_their_frames_are_what_items_writes_of_them():
-    """A launch's rule results are joined from each rule's text but for its message and
-    speedup (made once) and those encoded in one call: the text ``items`` writes of them,
-    with odd texts (a quote and a NUL, DEL, non-ASCII, a lone surrogate, which orjson
-    refuses), a NaN speedup, a field that is no text, and no rules at all."""
+def test_rule_texts_are_what_items_writes_of_them():
+    """A launch's rule results, their text kept by the rule objects for the launches that
+    hold them: the text ``items`` writes of them, with odd texts (a quote and a NUL, DEL,
+    non-ASCII, a lone surrogate, which orjson refuses), a NaN speedup, a field that is no
+    text, and no rules at all."""
     from kernelscope.export import json_text
     from kernelscope.kinds.ncu.export.own_members import ENTRY_LEVEL, kernel_dict
     from kernelscope.kinds.ncu.model import RuleResult

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from kernelscope.core.memo import Memo
 from kernelscope.export import json_text
-from kernelscope.kinds.ncu.model import KernelDetail, Metric, RuleResult
+from kernelscope.kinds.ncu.model import KernelDetail, Metric
 
 ENTRY_LEVEL = 2
 """The depth of a kernel's entry in the document (document › "kernels" › entry)."""
@@ -91,10 +92,9 @@ class OwnText:
     in one ``str.join``, the values put between the fixed pieces by one slice assignment."""
 
     def __init__(self) -> None:
-        self.heads: dict[tuple[Any, ...], tuple[str, str]] = {}
-        self.shapes: dict[tuple[tuple[str, ...], tuple[str, ...]], Shape] = {}
-        self.rules: dict[tuple[int, ...], tuple[object, str]] = {}
-        self.frames: dict[tuple[Any, ...], tuple[str, str, str] | None] = {}
+        self.heads: Memo[tuple[Any, ...], tuple[str, str]] = Memo(MAX_REPEATED)
+        self.shapes: Memo[tuple[tuple[str, ...], tuple[str, ...]], Shape] = Memo(MAX_REPEATED)
+        self.rules: Memo[tuple[int, ...], tuple[object, str]] = Memo(MAX_REPEATED)
 
     def __call__(
         self,
@@ -125,15 +125,13 @@ class OwnText:
                detail.unmeasured, detail.pid, detail.process, tuple(detail.sections))
         head = self.heads.get(key)
         if head is None:
-            if len(self.heads) >= MAX_REPEATED:
-                self.heads.clear()
             own = kernel_dict(detail, with_metrics=False)
             sep = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
             before, after = (
                 sep.join(json_text.items({k: own[k]}, ENTRY_LEVEL) for k in keys)
                 for keys in (_BEFORE_DURATION, _AFTER_DURATION)
             )
-            head = self.heads[key] = (before, after)
+            head = self.heads.keep(key, (before, after))
         return head
 
     def _shape(self, names: tuple[str, ...], held: tuple[Metric, ...]) -> Shape:
@@ -142,8 +140,6 @@ class OwnText:
         key = (names, tuple(map(_UNIT, held)))
         shape = self.shapes.get(key)
         if shape is None:
-            if len(self.shapes) >= MAX_REPEATED:
-                self.shapes.clear()
             units = key[1]
             order = sorted(range(len(names)), key=names.__getitem__)
             level = ENTRY_LEVEL + 1
@@ -157,8 +153,8 @@ class OwnText:
             pieces = (template % (("\x00",) * (len(names) + 4))).split("\x00")
             parts = [""] * (2 * len(pieces) - 1)
             parts[0::2] = pieces
-            shape = self.shapes[key] = Shape(
-                itemgetter(*order) if len(order) > 1 else tuple, parts)
+            shape = self.shapes.keep(key, Shape(
+                itemgetter(*order) if len(order) > 1 else tuple, parts))
         return shape
 
     def _rules(self, detail: KernelDetail) -> str:
@@ -166,61 +162,6 @@ class OwnText:
         key = tuple(map(id, rules))
         found = self.rules.get(key)
         if found is None:  # the rules held: no other object takes their identities
-            if len(self.rules) >= MAX_REPEATED:
-                self.rules.clear()
-            text = self._framed_rules(rules) if rules else None
-            if text is None:
-                text = json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
-            found = self.rules[key] = (rules, text)
+            text = json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
+            found = self.rules.keep(key, (rules, text))
         return found[1]
-
-    def _framed_rules(self, rules: tuple[RuleResult, ...]) -> str | None:
-        """The rules' members from each rule's frame (made once per pass) and their messages
-        and speedups, which launches of one kernel each hold of their own (numbers in the
-        text), encoded in one orjson call; None where orjson refuses one of them (the
-        general path then writes the standard library's spelling of them all)."""
-        frames = list(map(self._frame, map(_RULE_FRAME, rules)))
-        texts = json_text.orjson_scalars(
-            [value for rule in rules for value in (rule.message, rule.speedup_pct)])
-        if texts is None or None in frames:
-            return None
-        parts = [_RULES_OPEN]
-        for frame, message, speedup in zip(frames, texts[0::2], texts[1::2], strict=True):
-            assert frame is not None
-            parts += (frame[0], message, frame[1], speedup, frame[2], _RULES_SEPARATOR)
-        parts[-1] = _RULES_CLOSE
-        return "".join(parts)
-
-    def _frame(self, fields: tuple[Any, ...]) -> tuple[str, str, str] | None:
-        """A rule result's text as an element of ``ncu_rules``, but for its message and its
-        speedup: the texts before, between and after them (by its other fields' values,
-        texts alone: None for any other, and where orjson refuses one)."""
-        if fields in self.frames:
-            return self.frames[fields]
-        if len(self.frames) >= MAX_REPEATED:
-            self.frames.clear()
-        rule, section, kind, title, speedup_type = fields
-        frame = None
-        if all(type(text) is str for text in (rule, section, kind, title)) and (
-            speedup_type is None or type(speedup_type) is str
-        ):
-            text = json_text.orjson_dumps({
-                "rule": rule, "section": section, "type": kind, "title": title,
-                "message": _MARK, "speedup_type": speedup_type, "speedup_pct": _MARK,
-            }, ENTRY_LEVEL + 2)
-            pieces = text.split(_ENCODED_MARK) if text is not None else []
-            if len(pieces) == 3:  # none of its texts holds the mark
-                frame = (pieces[0], pieces[1], pieces[2])
-        self.frames[fields] = frame
-        return frame
-
-
-_RULE_FRAME = itemgetter(0, 2, 3, 4, 6)
-"""A RuleResult's rule, section, type, title and speedup type (its members in ``ncu_rules``
-but its message and speedup)."""
-_MARK = "\x00"
-_ENCODED_MARK = '"\\u0000"'
-"""A text that no rule's own text is encoded as holding, and its JSON (see :meth:`_frame`)."""
-_RULES_OPEN = '"ncu_rules": [\n' + json_text.INDENT * (ENTRY_LEVEL + 2)
-_RULES_SEPARATOR = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 2)
-_RULES_CLOSE = "\n" + json_text.INDENT * (ENTRY_LEVEL + 1) + "]"
