@@ -9,6 +9,7 @@ from typing import Any
 
 from kernelscope.core.errors import ReportError
 from kernelscope.core.kernel_identity import KernelIdentity
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.model.container import GRAPH, RANGE
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
@@ -166,16 +167,13 @@ def _shape_columns(identity: KernelIdentity) -> tuple[str, str, int, int]:
     grid, block = identity.grid, identity.block
     key = (id(grid), id(block))
     found = _SHAPE_COLUMNS.get(key)
-    if found is None or found[0] is not grid or found[1] is not block:
-        if len(_SHAPE_COLUMNS) >= MAX_SHAPE_COLUMNS:
-            _SHAPE_COLUMNS.clear()
-        found = _SHAPE_COLUMNS[key] = (grid, block, (
-            identity.grid_text, identity.block_text, identity.grid_size, identity.block_size))
+    if found is None:
+        found = _SHAPE_COLUMNS.keep(key, (grid, block, (
+            identity.grid_text, identity.block_text, identity.grid_size, identity.block_size)))
     return found[2]
 
 
-_SHAPE_COLUMNS: dict[tuple[int, int], tuple[Any, Any, tuple[str, str, int, int]]] = {}
-MAX_SHAPE_COLUMNS = 1024
+_SHAPE_COLUMNS: Memo[tuple[int, int], tuple[Any, Any, tuple[str, str, int, int]]] = Memo(1024)
 
 
 def read_summary(

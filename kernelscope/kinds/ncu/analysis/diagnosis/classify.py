@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import guards as g
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, add_in_order, ev
@@ -32,7 +33,7 @@ def undetermined(why: str, trail: list[Evidence], collect: tuple[str, ...] = ())
     return Bottleneck(UNDETERMINED, summary, tuple(trail), collect=collect)
 
 
-_COLLECT_SUMMARIES: dict[tuple[str, tuple[str, ...]], str] = {}
+_COLLECT_SUMMARIES: Memo[tuple[str, tuple[str, ...]], str] = Memo(256)
 """``_collect_summary`` by its words: a report's launches lack the same sections."""
 
 
@@ -40,10 +41,7 @@ def _collect_summary(why: str, collect: tuple[str, ...]) -> str:
     """``why`` and the sections to collect, as the undetermined label's summary says them."""
     options = " ".join(f"--section {s}" for s in collect)
     summary = f"{why} Collect {', '.join(collect)} (ncu {options}, or --set full)."
-    if len(_COLLECT_SUMMARIES) >= 256:
-        _COLLECT_SUMMARIES.clear()
-    _COLLECT_SUMMARIES[(why, collect)] = summary
-    return summary
+    return _COLLECT_SUMMARIES.keep((why, collect), summary)
 
 
 def _atomics(f: Facts, t: Thresholds, trail: list[Evidence]) -> Bottleneck | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from functools import cache
 
+from kernelscope.core.memo import Memo
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
@@ -77,43 +78,39 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     words_of = _matches_by_rule(spec)
     for rule in read:
         words = words_of.get(rule.rule)
-        if words is None:
+        if words is None or not _title_holds(rule, words):
             continue
-        title: str | None = None  # the rule's title and name, lowered: made once a rule
-        name: str | None = None
-        for contains in words:
-            if contains:
-                if title is None:
-                    title = f"{rule.title} {rule.name}".lower()
-                if contains not in title:
-                    continue
-            pct = rule.speedup_pct
-            if pct is not None and (best[0] is None or pct > best[0]):
-                name = name or (f"{rule.rule}: {rule.title}" if rule.title else rule.rule)
-                best = (pct, name)
-            elif best[1] is None:
-                name = name or (f"{rule.rule}: {rule.title}" if rule.title else rule.rule)
-                best = (None, name)
+        pct = rule.speedup_pct
+        if pct is not None and (best[0] is None or pct > best[0]):
+            best = (pct, f"{rule.rule}: {rule.title}" if rule.title else rule.rule)
+        elif best[1] is None:
+            best = (None, f"{rule.rule}: {rule.title}" if rule.title else rule.rule)
     return best
+
+
+def _title_holds(rule: RuleResult | RuleHeadline, words: tuple[str, ...]) -> bool:
+    """Whether one of a flag's matches of the rule takes this message: one for any title
+    (""), or one whose lowered words its title and name hold."""
+    if "" in words:
+        return True
+    title = f"{rule.title} {rule.name}".lower()
+    return any(contains in title for contains in words)
 
 
 def _matches_by_rule(spec: FlagSpec) -> dict[str, tuple[str, ...]]:
     """The lowered words each of the flag's rule matches looks for in a message's title
-    ("" for any title), by the NCU rule each names, in the flag's order (a rule's matches
-    found without comparing it with every match), made once per registration."""
+    ("" for any title), by the NCU rule each names (a rule's matches found without
+    comparing it with every match), made once per registration."""
     kept = _MATCHES.get(id(spec))
-    if kept is not None and kept[0] is spec:
-        return kept[1]
-    found: dict[str, tuple[str, ...]] = {}
-    for match in spec.rules:
-        found[match.rule] = (*found.get(match.rule, ()), match.title_contains.lower())
-    if len(_MATCHES) >= 256:
-        _MATCHES.clear()
-    _MATCHES[id(spec)] = (spec, found)
-    return found
+    if kept is None:
+        found: dict[str, tuple[str, ...]] = {}
+        for match in spec.rules:
+            found[match.rule] = (*found.get(match.rule, ()), match.title_contains.lower())
+        kept = _MATCHES.keep(id(spec), (spec, found))
+    return kept[1]
 
 
-_MATCHES: dict[int, tuple[FlagSpec, dict[str, tuple[str, ...]]]] = {}
+_MATCHES: Memo[int, tuple[FlagSpec, dict[str, tuple[str, ...]]]] = Memo(256)
 """``_matches_by_rule`` by the registration's identity, held with it (its id not reused)."""
 
 
@@ -377,10 +374,8 @@ def _family_words(launches: int) -> tuple[str, str]:
             f"This kernel's family of {launches:,} launches is",
         )
         if type(launches) is int:
-            if len(_FAMILY_WORDS) >= 256:
-                _FAMILY_WORDS.clear()
-            _FAMILY_WORDS[launches] = words
+            _FAMILY_WORDS.keep(launches, words)
     return words
 
 
-_FAMILY_WORDS: dict[int, tuple[str, str]] = {}
+_FAMILY_WORDS: Memo[int, tuple[str, str]] = Memo(256)

@@ -41,19 +41,15 @@ def grid_against_sms(grid: float | None, sm_count: float | None) -> Evidence:
     launches find theirs made (an entry holds its values, so their ids are not reused)."""
     key = (id(grid), id(sm_count))
     kept = _GRID_EVIDENCE.get(key)
-    if kept is not None:
-        return kept[2]
-    note = f"{n.SM_COUNT} = {sm_count:.0f}"
-    made = ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
-    if len(_GRID_EVIDENCE) >= _GRID_EVIDENCE_KEPT:
-        _GRID_EVIDENCE.clear()
-    _GRID_EVIDENCE[key] = (grid, sm_count, made)
-    return made
+    if kept is None:
+        note = f"{n.SM_COUNT} = {sm_count:.0f}"
+        made = ev("launch", n.GRID_SIZE, grid, "<", sm_count, "block", note=note)
+        kept = _GRID_EVIDENCE.keep(key, (grid, sm_count, made))
+    return kept[2]
 
 
-_GRID_EVIDENCE: dict[tuple[int, int], tuple[float | None, float | None, Evidence]] = {}
+_GRID_EVIDENCE: Memo[tuple[int, int], tuple[float | None, float | None, Evidence]] = Memo(512)
 """``grid_against_sms`` by the identities of the grid and SM count, held with them."""
-_GRID_EVIDENCE_KEPT = 512
 
 
 def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
@@ -285,16 +281,13 @@ def _idle_sms_words(fit: GridFit, sm_count: float | None) -> str:
     SM count, which the launches of one shape share (an entry holds them: ids not reused)."""
     key = (id(fit), id(sm_count))
     kept = _IDLE_WORDS.get(key)
-    if kept is not None:
-        return kept[2]
-    words = f"leaves {fit.idle_sms or 0:,.0f} of the {sm_count or 0:,.0f} SMs without a block"
-    if len(_IDLE_WORDS) >= _GRID_EVIDENCE_KEPT:
-        _IDLE_WORDS.clear()
-    _IDLE_WORDS[key] = (fit, sm_count, words)
-    return words
+    if kept is None:
+        words = f"leaves {fit.idle_sms or 0:,.0f} of the {sm_count or 0:,.0f} SMs without a block"
+        kept = _IDLE_WORDS.keep(key, (fit, sm_count, words))
+    return kept[2]
 
 
-_IDLE_WORDS: dict[tuple[int, int], tuple[GridFit, float | None, str]] = {}
+_IDLE_WORDS: Memo[tuple[int, int], tuple[GridFit, float | None, str]] = Memo(512)
 """``_idle_sms_words`` by the identities of the fit and SM count, held with them."""
 
 
