@@ -19,6 +19,7 @@ from textual.worker import Worker
 from kernelscope.kinds.ncu.model import KernelSummary
 from kernelscope.kinds.ncu.screens.columns import SHARE_KEY, ColumnProvider
 from kernelscope.kinds.ncu.screens.kernel_commands import KernelReportScreen
+from kernelscope.kinds.ncu.screens.kernel_list_chrome import ListChrome
 from kernelscope.kinds.ncu.screens.kernel_list_families import FamilyListing
 from kernelscope.kinds.ncu.screens.kernel_list_keys import LIST_BINDINGS
 from kernelscope.kinds.ncu.screens.kernel_list_prompts import ListPrompts
@@ -39,7 +40,7 @@ for the end of loading, which re-fills the table anyway (re-filling a thousand r
 wider name took a second of the two cores the list's readers need)."""
 
 
-class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
+class KernelListScreen(FamilyListing, ListPrompts, ListChrome, KernelReportScreen[None]):
     """Lists the report's kernels as they load (the kernel session feeds ``add_summaries``)."""
 
     HELP_TITLE = "Kernel list"
@@ -88,7 +89,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
     def compose(self) -> ComposeResult:
         yield Static(self.state.title_line(), id="list-title", markup=False)
         yield KernelTable(id="kernels", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        with Horizontal(id="list-progress"):  # (its bar and the footer: ``_mount_chrome``)
+        with Horizontal(id="list-progress"):  # (its bar and the footer: ``ListChrome``)
             yield Static("", id="progress-text")
         yield Static("", id="list-message")  # (the prompts' input line goes above it)
         yield Static("", id="list-status", markup=False)
@@ -100,20 +101,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         self.rebuild()
         self._show_progress()  # (the batches taken before the mount)
         self.table.focus()
-        self.call_after_refresh(self._mount_chrome)
-
-    def _mount_chrome(self) -> None:
-        """The loading bar and the footer, mounted once the first rows are drawn (the footer
-        shows its keys only once the bindings settle, after the first paint, anyway)."""
-        from textual.widgets import ProgressBar
-
-        from kernelscope.ui.widgets.footer import Footer
-
-        bar = ProgressBar(id="load-progress", show_eta=False)
-        self.query_one("#list-progress").mount(bar, before="#progress-text")
-        self.query_one("#footer-space").remove()
-        self.mount(Footer(compact=True))  # every key of the list within 120 columns
-        self._show_progress()
+        self.mount_chrome_later()
 
     # -- loading ---------------------------------------------------------------------------
     def add_summaries(
@@ -150,6 +138,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
         if self.is_mounted:
             self._show_progress()
             self.renew_columns((SHARE_KEY,))  # the time shares, known now that every kernel is
+            self.chrome_when_complete()
 
     def renew_columns(self, keys: Sequence[str], summaries: Sequence[KernelSummary] | None = None
                       ) -> None:
@@ -176,7 +165,7 @@ class KernelListScreen(FamilyListing, ListPrompts, KernelReportScreen[None]):
 
     def _show_progress(self) -> None:
         self.query_one("#list-progress").display = not self.done
-        for bar in self.query("#load-progress"):  # (none before ``_mount_chrome``)
+        for bar in self.query("#load-progress"):  # (none before ``ListChrome`` mounts it)
             bar.update(total=max(1, self.total), progress=self.loaded)
         self._put("#progress-text", f"loaded {self.loaded:,} of {self.total:,} kernels")
         self._update_info()
