@@ -302,3 +302,45 @@ def test_the_flags_column_counts_each_kernels_critical_and_warning_flags() -> No
         assert view.full_texts(summary)[position] == expected, summary.id
         shown.add(expected)
     assert len(shown) >= 3 and EMPTY_CELL in shown, shown
+
+
+class _LoudColumn(ColumnProvider):
+    """A column whose value and text methods are its own (the list must call them)."""
+
+    def cell_value(self, summary: KernelSummary) -> int:
+        return summary.id * 7
+
+    def cell_text(self, value: object) -> str:
+        return f"<{value}>"
+
+
+def _failing(summary: KernelSummary) -> float:
+    raise ValueError("a third-party column that fails")
+
+
+def test_a_rows_texts_are_each_columns_cell_text_of_its_cell_value() -> None:
+    """The list makes its rows' texts inline (``_make_texts``): each must read as the
+    column's ``cell_text(cell_value(summary))`` (the name: the short name), and be a number
+    where that value is one, for columns of every kind: with a text function or without,
+    failing, or with methods of their own."""
+    extra = (
+        ColumnProvider("Failing", _failing, key="failing"),
+        ColumnProvider("Half", lambda s: s.id / 2, key="half"),
+        ColumnProvider("Word", lambda s: "odd" if s.id % 2 else None, key="word"),
+        _LoudColumn("Loud", lambda s: 0, key="loud"),
+    )
+    for loaded in (False, True):
+        view = view_of(extra, loaded=loaded)
+        for summary in view.state.summaries:
+            values = [column.cell_value(summary) for column in view.columns]
+            expected = [view.state.short_name(summary) if column.key == "name"
+                        else column.cell_text(value)
+                        for column, value in zip(view.columns, values, strict=True)]
+            assert view.full_texts(summary) == expected, summary.id
+            numbers = [column.key not in ("name", "top_flag") and isinstance(value, (int, float))
+                       for column, value in zip(view.columns, values, strict=True)]
+            assert view._numbers[summary.id] == numbers, summary.id
+        texts = dict(zip([c.key for c in view.columns], view.full_texts(view.listed[3]),
+                         strict=True))
+        assert (texts["failing"], texts["half"], texts["word"], texts["loud"]) == (
+            "n/a", "1.50", "odd", "<21>")
