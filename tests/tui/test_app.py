@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
 
 from kernelscope.kinds import KindSpec
@@ -255,3 +256,33 @@ async def test_a_step_shows_the_loading_screen_at_once(held_open: threading.Even
         await settle(pilot)
         assert isinstance(app.screen, KernelListScreen)
         assert len(app.screen_stack) == 2
+
+
+async def test_the_blank_base_is_drawn_only_once_a_screen_covered_it(
+        held_open: threading.Event, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal's first frame is the report's first screen, not the blank base under it;
+    once a screen has covered the base (help, here, opened while the report opens), the base
+    draws again when it shows (or help's last frame would stay on the terminal)."""
+    drawn_screens: list[Screen[object]] = []
+    real = Screen._compositor_refresh
+
+    def compositor_refresh(screen: Screen[object]) -> None:
+        drawn_screens.append(screen)
+        real(screen)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", compositor_refresh)
+    app = create_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await kind_found(pilot)  # opening is held: the base is the screen
+        base = app.screen
+        assert isinstance(base, app_module.BaseScreen) and base is app.screen_stack[0]
+        await pilot.pause()
+        assert base not in drawn_screens
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await drawn(pilot)
+        assert app.screen is base and base in drawn_screens
+        held_open.set()
+        await settle(pilot)
+        assert isinstance(app.screen, KernelListScreen)
