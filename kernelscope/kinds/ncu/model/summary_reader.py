@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -141,6 +142,7 @@ def identity_of(
 
 
 _new = object.__new__
+_isfinite = math.isfinite
 
 
 def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[str, Any]:
@@ -157,9 +159,14 @@ def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[st
         "block_size": block_size,
     }
     get = metrics.get
-    for col, metric in KEY_METRICS:
+    for col, metric in KEY_METRICS:  # finite(m.value), a float's case read here
         m = get(metric)
-        row[col] = finite(m.value) if m is not None else None
+        if m is None:
+            row[col] = None
+        elif type(value := m.value) is float:
+            row[col] = value if _isfinite(value) else None
+        else:
+            row[col] = finite(value)
     row["context"] = _int_or_none(get("launch__context_id"))
     row["stream"] = _int_or_none(get("launch__stream_id"))
     row["range_idx"], row["action_idx"] = identity.range_idx, identity.action_idx

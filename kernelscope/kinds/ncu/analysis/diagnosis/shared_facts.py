@@ -49,7 +49,7 @@ class _ByNames:
     its order), and each set of those objects' facts by their ids, with the objects (held,
     so that their ids stay theirs)."""
 
-    __slots__ = ("held", "kept", "memo", "misses")
+    __slots__ = ("held", "kept", "memo")
 
     def __init__(self, names: tuple[str, ...], t: Thresholds) -> None:
         kept = tuple(name for name in names if name not in LAUNCH_READINGS)
@@ -59,10 +59,14 @@ class _ByNames:
         self.kept = t
         """The thresholds these facts were read at (held for its id: the memo's key)."""
         self.memo: Memo[tuple[int, ...], tuple[tuple[Any, ...], SharedFacts]] = Memo(_PER_NAMES)
-        self.misses = 0
-        """The misses since the last hit: from ``_PER_NAMES`` on (launches that share none
-        of their metric objects) the memo is asked (and filled) once every
-        ``_RETRY_AFTER`` launches of these names only."""
+
+
+class _Misses:
+    """The launches the memo missed in a row: from ``_PER_NAMES`` on (a report whose
+    launches share none of their other metric objects: each reads its own counters) it is
+    asked, and filled, once every ``_RETRY_AFTER`` launches only."""
+
+    count = 0
 
 
 _PER_NAMES = 64
@@ -78,23 +82,22 @@ def shared_facts(values: Values, t: Thresholds) -> SharedFacts:
     (both immutable: the same objects are the same values) and by the dict's names, which
     say which metrics are absent. Any other mapping is worked out each time."""
     metrics = values.metrics
-    if type(metrics) is not dict:
+    misses = _Misses.count
+    if misses >= _PER_NAMES or type(metrics) is not dict:
+        if misses >= _PER_NAMES:  # one more try every _RETRY_AFTER launches (_Misses)
+            _Misses.count = misses + 1 if misses < _RETRY_AFTER else _PER_NAMES - 1
         return worked_out(values, t)
     key = (tuple(metrics), id(t))
     by_names = _BY_NAMES.get(key)
     if by_names is None:
         by_names = _BY_NAMES.keep(key, _ByNames(key[0], t))
-    misses = by_names.misses
-    if misses >= _PER_NAMES:  # one more try every _RETRY_AFTER launches
-        by_names.misses = misses + 1 if misses < _RETRY_AFTER else _PER_NAMES - 1
-        return worked_out(values, t)
     held = by_names.held(metrics)
     ids = tuple(map(id, held))
     found = by_names.memo.get(ids)
     if found is not None:
-        by_names.misses = 0
+        _Misses.count = 0
         return found[1]
-    by_names.misses += 1
+    _Misses.count = misses + 1
     made = worked_out(values, t)
     if set(map(type, held)) <= {Metric}:
         by_names.memo.keep(ids, (held, made))
