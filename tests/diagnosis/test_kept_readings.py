@@ -13,7 +13,13 @@ from collections.abc import Iterator, Mapping
 import pytest
 
 from kernelscope.core.durations import fmt_duration
-from kernelscope.kinds.ncu.analysis.diagnosis import derived, launch, memory_path, shape
+from kernelscope.kinds.ncu.analysis.diagnosis import (
+    derived,
+    launch,
+    memory_path,
+    shape,
+    shared_facts,
+)
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.engine import _classified, diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
@@ -41,6 +47,7 @@ def _fresh(metrics: Mapping[str, Metric]) -> dict[str, Metric]:
 
 def _forget() -> None:
     shape._SHAPES.clear()
+    shared_facts._BY_NAMES.clear()
     launch._GRID_OUTCOMES.clear()
     derived._DURATION_TEXTS.clear()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -155,8 +156,11 @@ def test_metrics_without_the_names_read_of_none_give_the_roofline_of_none(stem: 
     for kernel in kernels_of(stem)[:40]:
         metrics = kernel.summary.metrics
         roof = compute_roofline(metrics)
-        assert roof == _computed(metrics)
+        assert roof == _computed(metrics) and repr(roof) == repr(_computed(metrics))
+        assert list(vars(roof).items()) == list(vars(_computed(metrics)).items())
         assert roof.missing is not compute_roofline(metrics).missing
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            roof.points = {}  # type: ignore[misc]
         if stem == "many_launches":  # collected without the roofline's metrics: the short way
             assert metrics.keys().isdisjoint(_NOTHING_READ) and not roof.points
     assert compute_roofline({}) == _computed({}) and _NOTHING_READ

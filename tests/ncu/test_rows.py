@@ -44,3 +44,27 @@ def test_a_row_of_other_tuples_of_the_same_numbers() -> None:
         identity = KernelIdentity(id=1, function="f", demangled="f", grid=tuple(grid),
                                   block=(32, 4, 1))
         assert make_row(identity, {}) == _plain_row(identity, {})
+
+
+@pytest.mark.parametrize("name", ["zoo", "many_launches", "multi_process"])
+def test_identity_and_launch_key_are_those_of_the_plain_identity(name: str) -> None:
+    """``identity_of`` writes the identity's fields at once: the identity ``KernelIdentity``'s
+    ``__init__`` makes (fields, their order, frozen); the families' launch key reads its grid
+    and block as ``KernelIdentity.shape`` prints them."""
+    import dataclasses
+
+    from kernelscope.kinds.ncu.analysis.families import launch_key
+
+    with NcuReport(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        for kernel_id in range(min(report.kernel_count, 40)):
+            summary = report.summary(kernel_id)
+            identity = summary.identity
+            plain = KernelIdentity(**{f.name: getattr(identity, f.name)
+                                      for f in dataclasses.fields(KernelIdentity)})
+            assert identity == plain and list(vars(identity).items()) == list(vars(plain).items())
+            assert launch_key(summary)[3:5] == plain.shape
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                identity.id = 1  # type: ignore[misc]
+    odd = KernelIdentity(7, "f", "f", grid=(3, 1, 2), block=(64, 1, 1))
+    summary = dataclasses.replace(summary, identity=odd)
+    assert launch_key(summary)[3:5] == ("3×1×2", "64")

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from kernelscope.core.families import family_groups, with_shape
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.kernel_identity import KernelIdentity
+from kernelscope.kinds.ncu.model.summary_reader import shape_columns
 
 
 class Launch(Protocol):
@@ -162,10 +163,12 @@ block as printed, measured duration or None): a launch kept in ~100 bytes (``lau
 
 
 def launch_key(launch: Launch) -> LaunchKey:
-    """The launch as grouping reads it."""
+    """The launch as grouping reads it (its grid and block as printed, ``identity.shape``,
+    worked out once for each pair of dims objects: ``summary_reader.shape_columns``)."""
     identity = launch.identity
-    grid, block = identity.shape
-    return launch.id, identity.function, identity.name, grid, block, launch.duration_ns
+    columns = shape_columns(identity)
+    return (launch.id, identity.function, identity.name, columns[0], columns[1],
+            launch.duration_ns)
 
 
 def kernel_families(launches: Iterable[Launch]) -> ReportFamilies:

@@ -322,14 +322,13 @@ def _analyzed_kernels(
 ) -> tuple[AnalyzedKernel, ...]:
     """Each kernel with its diagnosis (the early one where the read made it), weighed by its
     share and its family's (``ReportWeights.weigh``)."""
-    return tuple(
-        AnalyzedKernel(
-            s,
-            weights.weigh(early[s.id] if s.id in early else diagnose_summary(s), s.id),
-            weights.shares.get(s.id),
-        )
-        for s in summaries
-    )
+    found = []
+    for s in summaries:
+        kernel_id = s.id  # (a property: read once)
+        diagnosis = early[kernel_id] if kernel_id in early else diagnose_summary(s)
+        found.append(AnalyzedKernel(s, weights.weigh(diagnosis, kernel_id),
+                                    weights.shares.get(kernel_id)))
+    return tuple(found)
 
 
 def analyze(

@@ -120,8 +120,7 @@ def stream_summary(report: NcuReport) -> StreamedSummary:
             identity = summary.identity
             origins.append(_interned(seen_origins, (identity.pid, identity.process)))
             demangled.setdefault(identity.name)
-            measured = measured_duration(summary)
-            total += measured if measured is not None else 0.0
+            total += duration if duration is not None else 0.0  # measured_duration's
             unmeasured += not summary.measured
     families = families_of(keys)
     del keys

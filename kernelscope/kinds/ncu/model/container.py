@@ -157,10 +157,14 @@ class _Reader:
             raise _TooLarge(self.limit)
 
     def read(self, n: int) -> bytes:
-        self._check_limit(self.offset + n)
-        data, self._ahead = self._ahead[:n], self._ahead[n:]
-        if len(data) < n:
-            data += self.stream.read(n - len(data))
+        if self.limit is not None:
+            self._check_limit(self.offset + n)
+        if self._ahead:
+            data, self._ahead = self._ahead[:n], self._ahead[n:]
+            if len(data) < n:
+                data += self.stream.read(n - len(data))
+        else:  # nothing looked ahead (a seekable file, always): the stream's own bytes
+            data = self.stream.read(n)
         self.offset += len(data)
         return data
 
@@ -184,7 +188,8 @@ class _Reader:
 
     def skip(self, n: int, what: str) -> None:
         start = self.offset
-        self._check_limit(self.offset + n)
+        if self.limit is not None:
+            self._check_limit(self.offset + n)
         if self.seekable:
             left = self._left()
             if left < n:

@@ -27,6 +27,7 @@ _SHAPE_METRICS = ((DIM_METRICS[:3], SIZE_METRICS[0]), (DIM_METRICS[3:], SIZE_MET
 
 
 _SHAPE_NAMES = (*DIM_METRICS, *SIZE_METRICS)
+_isfinite = math.isfinite
 MAX_SHAPES = 4096
 _SHAPES: Memo[tuple[Metric | None, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = (
     Memo(MAX_SHAPES)
@@ -152,9 +153,11 @@ class KernelSummary:
     @property
     def duration_ns(self) -> float | None:
         """The launch's duration in ns: None when not measured or not a finite number."""
-        if not self.measured:
+        if self.unmeasured is not None:  # not measured
             return None
         value = self.row.get("duration_ns")
+        if type(value) is float:  # the row's (finite) number: the lines below, at once
+            return value if value >= 0 and _isfinite(value) else None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
         return float(value) if math.isfinite(value) and value >= 0 else None

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
-from kernelscope.kinds.ncu.analysis.diagnosis.memory_path import memory_path_facts, positive
-from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import TENSOR as _TENSOR
-from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import busiest as _busiest
-from kernelscope.kinds.ncu.analysis.diagnosis.pipe_readings import read_pipes as _pipes
-from kernelscope.kinds.ncu.analysis.diagnosis.shape import shape_facts
+from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import shared_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -227,42 +225,17 @@ class Facts:
 _NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
 
 
-def _nan_metrics(values: Values) -> tuple[str, ...]:
+def _nan_metrics(values: Values, read: Sequence[float | None]) -> tuple[str, ...]:
+    """Those of ``_NAN_CHECKED`` the report holds as NaN; ``read``: each one's number (a
+    metric read as a number is not NaN: only an unread one is looked at)."""
     out = []
-    for name in _NAN_CHECKED:
-        m = values.metrics.get(name)
-        value = getattr(m, "value", None)
+    for name, number in zip(_NAN_CHECKED, read, strict=True):
+        if number is not None:
+            continue
+        value = getattr(values.metrics.get(name), "value", None)
         if isinstance(value, float) and math.isnan(value):
             out.append(name)
     return tuple(out)
-
-
-def _tensor_pipe(pipes: tuple[tuple[str, str, float], ...]) -> tuple[str, float] | None:
-    """(metric read, %) of the first tensor pipe among ``pipes``, if any."""
-    for label, metric, pct in pipes:
-        if label == _TENSOR:
-            return metric, pct
-    return None
-
-
-def _atomic_requests(values: Values) -> tuple[float | None, float | None]:
-    parts = [values.num(n.GLOBAL_ATOM_REQUESTS), values.num(n.GLOBAL_RED_REQUESTS)]
-    if parts[0] is None and parts[1] is None:  # no atomics read (most reports)
-        return None, None
-    atomic = sum(v for v in parts if v is not None)
-    other = [values.num(n.GLOBAL_LD_REQUESTS), values.num(n.GLOBAL_ST_REQUESTS)]
-    return atomic, share(atomic, atomic + sum(v for v in other if v is not None))
-
-
-def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
-    out: dict[str, float] = {}
-    if latency is None:  # no share without the cycles between issues
-        return out
-    for name in n.STALL_REASONS:
-        s = share(values.num(name), latency)
-        if s is not None:
-            out[name] = s
-    return out
 
 
 def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, float | None]:
@@ -279,69 +252,67 @@ def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, floa
     return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
 
 
-def _pct(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
-    v = values.num(name)
-    if v is not None and v > ceiling:
-        unreliable.append(name)
-        return None
-    return v
+_READ_AT_LAUNCH = (
+    (n.DURATION, False), (n.SM_PCT, True), (n.MEM_PCT, True), (n.DRAM_PCT, True),
+    (n.L1_PCT, True), (n.L2_PCT, True), (n.ACHIEVED_OCC, False),
+)
+"""The launch's own readings (``shared_facts.LAUNCH_READINGS``) in the order ``gather``
+reads them, each with whether it is a percentage of peak checked against the ceiling."""
+
+
+def _launch_readings(values: Values, ceiling: float, unreliable: list[str]) -> list[float | None]:
+    """``values.num`` of each of ``_READ_AT_LAUNCH``, a percentage above ``ceiling`` read
+    as None and named in ``unreliable`` (``shared_facts.pct_read``); a ``Metric`` holding a
+    float (the common case) read here as ``Values.num`` reads it."""
+    get = values.metrics.get
+    read: list[float | None] = []
+    for name, checked in _READ_AT_LAUNCH:
+        m = get(name)
+        value = m.value if type(m) is Metric else None
+        if type(value) is float:
+            number: float | None = value if _isfinite(value) else None
+        else:
+            number = None if m is None else values.num(name)
+        if checked and number is not None and number > ceiling:
+            unreliable.append(name)
+            number = None
+        read.append(number)
+    return read
 
 
 def gather(values: Values, roofline: Roofline | None,
            thresholds: Thresholds = DEFAULT_THRESHOLDS, source: SourceHotspots | None = None
            ) -> Facts:
     """Read and derive everything once; missing metrics become None. ``source`` (the hot
-    lines, when source counters were collected) names the line doing atomics."""
-    unreliable: list[str] = []
-    shape, shape_derived = shape_facts(values.metrics)
-    atomic_requests, atomic_request_share = _atomic_requests(values)
-    atomic_max = _pct(values, n.ATOMIC_SLICE_MAX, unreliable, thresholds.pct_ceiling)
-    latency = positive(values, n.WARP_LATENCY)
-    fp16_pct, fp16_fma = _fp16(roofline, values)
-    tensor = roofline.point("tensor") if roofline is not None else None
-    active_share = d.active_sm_share(values.metrics)
-    pipes = _pipes(values, active_share)
-    busiest_pipe, busiest_other = _busiest(pipes)
-    tensor_pipe = _tensor_pipe(pipes)
-    tensor_pct = tensor.pct_of_peak if tensor is not None else None
-    if tensor_pipe is not None:
-        tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-    read = (  # a metric read as a number is not NaN: only an unread one is looked at again
-        values.num(n.DURATION),
-        _pct(values, n.SM_PCT, unreliable, thresholds.pct_ceiling),
-        _pct(values, n.MEM_PCT, unreliable, thresholds.pct_ceiling),
-        _pct(values, n.DRAM_PCT, unreliable, thresholds.pct_ceiling),
-    )
-    facts = made_whole(Facts, {  # as Facts(...), without a setattr call a field
-        "duration_ns": read[0],
-        "sm": read[1],
-        "mem": read[2],
-        "dram": read[3],
-        "l1": _pct(values, n.L1_PCT, unreliable, thresholds.pct_ceiling),
-        "l2": _pct(values, n.L2_PCT, unreliable, thresholds.pct_ceiling),
-        "achieved": values.num(n.ACHIEVED_OCC),
-        "busiest_pipe": busiest_pipe,
-        "busiest_other": busiest_other,
-        "threads_per_inst": positive(values, n.THREADS_PER_INST),
-        "fp16_pct": fp16_pct,
-        "fp16_fma_share": fp16_fma,
-        "tensor_pct": tensor_pct,
-        "issue_active": values.num(n.ISSUE_ACTIVE),
-        "latency": latency,
-        "stall_shares": _stall_shares(values, latency),
-        "unreliable": tuple(unreliable),
-        "atomic_slice_max": atomic_max,
-        "atomic_slice_avg": values.num(n.ATOMIC_SLICE_AVG),
-        "atomic_requests": atomic_requests,
-        "atomic_request_share": atomic_request_share,
-        "tensor_pipe": tensor_pipe,
-        "atomic_line": atomic_line(source),
-        "nan_metrics": _nan_metrics(values) if None in read else (),
-        **memory_path_facts(values, thresholds),
-        "active_share": active_share,
-        "pipes": pipes,
-        "matrix_work": matrix_work(roofline, values, thresholds),
-        **shape,
-    })
-    facts.__dict__.update(shape_derived)  # its grid_fit and fills_gpu, worked out already
+    lines, when source counters were collected) names the line doing atomics. The facts
+    of the metrics other than the launch's own readings (``shared_facts``) are worked out
+    once for launches holding the same objects of them."""
+    shared = shared_facts(values, thresholds)
+    unreliable = list(shared.unreliable)
+    read = _launch_readings(values, thresholds.pct_ceiling, unreliable)
+    fields = shared.fields.copy()  # then the launch's own fields, as Facts(...) takes them
+    fields["duration_ns"], fields["sm"], fields["mem"], fields["dram"] = read[:4]
+    fields["l1"], fields["l2"], fields["achieved"] = read[4:]
+    fields["unreliable"] = tuple(unreliable)
+    fields["nan_metrics"] = _nan_metrics(values, read[:4]) if None in read[:4] else ()
+    fields["atomic_line"] = None if source is None else atomic_line(source)
+    tensor_pipe = fields["tensor_pipe"]
+    if roofline is None or not roofline.points:  # no point: what the lines below give then
+        fields["fp16_pct"] = fields["fp16_fma_share"] = fields["matrix_work"] = None
+        fields["tensor_pct"] = None if tensor_pipe is None else max(tensor_pipe[1], 0.0)
+    else:
+        fields["fp16_pct"], fields["fp16_fma_share"] = _fp16(roofline, values)
+        tensor = roofline.point("tensor")
+        tensor_pct = tensor.pct_of_peak if tensor is not None else None
+        if tensor_pipe is not None:
+            tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
+        fields["tensor_pct"] = tensor_pct
+        fields["matrix_work"] = matrix_work(roofline, values, thresholds)
+    facts: Facts = _new(Facts)  # as Facts(...) of them, the dict handed over whole
+    _set(facts, "__dict__", fields)
     return facts
+
+
+_new = object.__new__
+_set = object.__setattr__
+_isfinite = math.isfinite

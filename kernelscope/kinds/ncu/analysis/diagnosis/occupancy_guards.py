@@ -127,9 +127,11 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
 def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
     would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
-    small = _small_grid(f, t)
+    fills = f.fills_gpu
+    if fills is not False:  # what grid_limits_occupancy answers first, without the call
+        return None
     if not derived.grid_limits_occupancy(
-        f.achieved, f.theoretical, f.fills_gpu, t, small_grid=small
+        f.achieved, f.theoretical, fills, t, small_grid=_small_grid(f, t)
     ):
         return None  # fine, or a per-SM resource caps the warps whatever the grid
     launch, theoretical, text = _grid_launch_part(f, t)
@@ -187,8 +189,10 @@ def unit_saturated(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low occupancy next to a unit or pipe that is already full (on the SMs that ran): more
     resident warps would only queue at that unit, so the occupancy flags stand down."""
     low = _low_occupancy(f, t)
+    if not low:
+        return None
     full = f.saturated_unit(t.unit_saturated_pct)
-    if not low or full is None:
+    if full is None:
         return None
     what, metric, pct = full
     evidence = list(f.low_evidence(t))
@@ -205,9 +209,10 @@ def unit_saturated(f: Facts, t: Thresholds) -> GuardRail | None:
 def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low occupancy in a short kernel whose SMs idle much of its time: ramp-up, block
     turnover and drain set its time and thin out the warps measured, not a per-SM resource."""
-    low = _low_occupancy(f, t)
     short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ramp_ns
-    if not low or not short or f.active_share is None or f.active_share >= t.ramp_active:
+    if not short or f.active_share is None or f.active_share >= t.ramp_active:
+        return None
+    if not _low_occupancy(f, t):
         return None
     if f.theoretical is not None and f.theoretical < t.occupancy_low_pct:
         return None  # a per-SM resource caps the warps: the ramp does not explain that
@@ -235,17 +240,18 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
 def occupancy_not_judged(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low occupancy in a report without Speed Of Light: whether any unit waits for more warps
     cannot be told, so the occupancy flags are not raised above info."""
-    low = _low_occupancy(f, t)
-    if not low or f.sm is not None or f.mem is not None:
+    if f.sm is not None or f.mem is not None or not _low_occupancy(f, t):
         return None
-    return GuardRail(
-        OCCUPANCY_NOT_JUDGED,
-        "Occupancy is low, but the report holds no Speed Of Light to tell whether the kernel "
-        f"waits for more warps or a unit is full: not judged. Collect {n.SECTION_SOL} and "
-        f"{n.SECTION_WARP_STATE} (ncu --section {n.SECTION_SOL} --section "
-        f"{n.SECTION_WARP_STATE}, or --set full).",
-        f.low_evidence(t),
-    )
+    return GuardRail(OCCUPANCY_NOT_JUDGED, _NOT_JUDGED, f.low_evidence(t))
+
+
+_NOT_JUDGED = (
+    "Occupancy is low, but the report holds no Speed Of Light to tell whether the kernel "
+    f"waits for more warps or a unit is full: not judged. Collect {n.SECTION_SOL} and "
+    f"{n.SECTION_WARP_STATE} (ncu --section {n.SECTION_SOL} --section "
+    f"{n.SECTION_WARP_STATE}, or --set full)."
+)
+"""``occupancy-not-judged``'s text (its words are the same for every kernel)."""
 
 
 def register_limit_large_blocks(f: Facts, t: Thresholds) -> GuardRail | None:
