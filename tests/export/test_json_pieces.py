@@ -55,7 +55,7 @@ def test_a_launch_that_repeats_another_takes_its_text_with_its_own_id():
     assert json.loads("{" + again + "}") == {**json.loads("{" + first + "}"), "id": 150}
     diagnosis, text = members(replace(detail, id=7))
     assert members(replace(detail, id=8))[0] is diagnosis  # diagnosed once
-    assert text == '"id": 7,' + first.removeprefix('"id": 3,')
+    assert text == first.removeprefix('"id": 3,\n' + "  " * 3)  # the entry writes the id
     shifted = replace(detail, grid=(detail.grid[0] + 1, *detail.grid[1:]))
     assert members.members(shifted) != first  # what differs is written anew
     assert len(members.repeated) == 2
@@ -149,6 +149,7 @@ def test_rule_texts_are_what_items_writes_of_them():
         rule._replace(speedup_pct=12.5, speedup_type="global"),
         RuleResult(1, "n", "s", "OPT", "t", "m"),  # type: ignore[arg-type]
         RuleResult("r", "n", "s", "OPT", "t", "m"),
+        rule._replace(speedup_pct=[1.5]),  # no scalar: the general path's
     )
     members = JsonMembers()
     for rules in ((), detail.rules, *((r,) for r in odd), odd[2:], (*detail.rules, odd[0])):
@@ -156,3 +157,41 @@ def test_rule_texts_are_what_items_writes_of_them():
         expected = json_text.items(kernel_dict(kernel), ENTRY_LEVEL)
         assert members.members(kernel) == expected
         assert JsonMembers().members(kernel) == expected
+
+
+def test_a_launch_written_from_the_latest_of_its_name_is_what_items_writes():
+    """A launch is written from the latest launch of its kernel's name, each metric whose
+    Metric object differs encoded anew: the text is ``items`` of ``kernel_dict`` whatever
+    differs (a value, an equal value of another type, a unit, a value that is no scalar, the
+    metrics' names or their order, nothing), launch after launch."""
+    from kernelscope.export import json_text
+    from kernelscope.kinds.ncu.export.own_members import ENTRY_LEVEL, kernel_dict
+    from kernelscope.kinds.ncu.model import Metric
+
+    with open_for_analysis(SMALL_FAMILY) as report:
+        detail = report.detail(3)
+    metrics = detail.metrics
+    floats = [n for n, m in metrics.items() if type(m.value) is float][:2]
+    first, second = (metrics[n] for n in floats)
+
+    def changed(**fields: dict[str, Metric]) -> dict[str, Metric]:
+        return {**metrics, **fields}
+
+    shapes = [
+        metrics,
+        {("renamed" if n == floats[0] else n): m for n, m in metrics.items()},  # same objects
+        changed(**{floats[0]: first._replace(value=first.value + 1)}),
+        changed(**{floats[0]: first._replace(value=int(first.value))}),
+        changed(**{floats[0]: first._replace(value=first.value + 1),
+                   floats[1]: second._replace(value=second.value * 2)}),
+        changed(**{floats[1]: second._replace(unit=second.unit + "/s")}),
+        changed(**{floats[0]: first._replace(value=float("nan"))}),
+        changed(**{floats[0]: first._replace(value=[1, 2])}),
+        {n: m for n, m in metrics.items() if n != floats[1]},
+        dict(reversed(metrics.items())),
+        metrics,
+    ]
+    members = JsonMembers()
+    for n, shown in enumerate(shapes):
+        kernel = replace(detail, id=n, metrics=shown)
+        assert members.members(kernel) == json_text.items(kernel_dict(kernel), ENTRY_LEVEL), n

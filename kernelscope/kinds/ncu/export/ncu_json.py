@@ -106,13 +106,14 @@ class JsonMembers:
         self.own_text = OwnText()
 
     def __call__(self, detail: KernelDetail) -> tuple[Diagnosis, str]:
-        """Diagnosis (without time share) and the kernel's own JSON members."""
+        """Diagnosis (without time share) and the kernel's own JSON members after its
+        ``id`` (which the entry writes: repeated launches hand out one text)."""
         known = self._repeat_of(detail)
         if detail.source is not None:  # its hot spots are its own
-            return diagnose_detail(detail, None), _with_id(detail.id, known.text)
+            return diagnose_detail(detail, None), known.text
         if known.diagnosis is None:  # diagnose() reads the metrics, rules and sections alone
             known.diagnosis = diagnose_detail(detail, None)
-        return known.diagnosis, _with_id(detail.id, known.text)
+        return known.diagnosis, known.text
 
     def members(self, detail: KernelDetail) -> str:
         """:func:`kernel_dict` as JSON members at the depth of a kernel's entry; the metrics,
@@ -150,7 +151,16 @@ class JsonMembers:
 
 
 def _with_id(kernel_id: int, after: str) -> str:
-    return f'"id": {json_text.dumps(kernel_id)},\n{json_text.INDENT * (ENTRY_LEVEL + 1)}{after}'
+    return "".join((_ID, _id_text(kernel_id), _AFTER_ID, after))
+
+
+def _id_text(kernel_id: int) -> str:
+    """``json_text.dumps(kernel_id)``: an int's text is its ``repr``."""
+    return int.__repr__(kernel_id) if type(kernel_id) is int else json_text.dumps(kernel_id)
+
+
+_ID = '"id": '
+_AFTER_ID = ",\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
 
 
 def entry_rest(
@@ -179,7 +189,8 @@ def _entry(
     own: str,
     made: dict[tuple[Any, ...], tuple[Diagnosis, str]],
 ) -> str:
-    """The kernel's entry: its own members and :func:`entry_rest`'s, whose text is taken from
+    """The kernel's entry: its ``id``, its own members after it (``own``) and
+    :func:`entry_rest`'s, whose text is taken from
     ``made`` when a launch before it had the same short name, share, family and diagnosis
     (object: repeated launches share theirs, :class:`JsonMembers`)."""
     short_name = analyzed.short_name(kernel)
@@ -191,17 +202,18 @@ def _entry(
             made.clear()
         rest = made[key] = (kernel.diagnosis, json_text.closing_items(
             _rest(short_name, kernel, family, kernel.diagnosis), ENTRY_LEVEL))
-    return "".join((_OPEN_ENTRY, own, rest[1]))
+    return "".join((_OPEN_ENTRY, _id_text(kernel.id), _AFTER_ID, own, rest[1]))
 
 
-_OPEN_ENTRY = "{\n" + json_text.INDENT * (ENTRY_LEVEL + 1)
+_OPEN_ENTRY = "{\n" + json_text.INDENT * (ENTRY_LEVEL + 1) + _ID
 
 
 def kernel_texts(
     analyzed: AnalyzedReport, chosen: list[AnalyzedKernel], *, all_metrics: bool = False
 ) -> MutableMapping[int, str]:
-    """The own JSON members of each chosen kernel: from the pass that read the report when
-    it made them (every kernel exported), else read now (with members of their own)."""
+    """The own JSON members (after the ``id``) of each chosen kernel: from the pass that
+    read the report when it made them (every kernel exported), else read now (with members
+    of their own)."""
     have = analyzed.extras
     if isinstance(have, TextSpool) and all(have.is_text(k.id) for k in chosen):
         return have  # read back one at a time as the document is written

@@ -5,7 +5,9 @@ joined from pieces that a report's launches repeat (:class:`OwnText`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
+from functools import lru_cache
+from itertools import chain, compress
+from operator import attrgetter, is_not, itemgetter
 from typing import Any, NamedTuple
 
 from kernelscope.core.memo import Memo
@@ -45,19 +47,12 @@ def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str,
 
 def rules_list(detail: KernelDetail) -> list[dict[str, Any]]:
     """The kernel's NCU rule results as its entry's ``ncu_rules``."""
-    return [
-        {
-            "rule": r.rule,
-            "section": r.section,
-            "type": r.type,
-            "title": r.title,
-            "message": r.message,
-            "speedup_type": r.speedup_type,
-            "speedup_pct": r.speedup_pct,
-        }
-        for r in detail.rules
-    ]
+    return [dict(zip(_RULE_KEYS, _RULE_FIELDS(r), strict=True)) for r in detail.rules]
 
+
+_RULE_KEYS = ("rule", "section", "type", "title", "message", "speedup_type", "speedup_pct")
+_RULE_FIELDS = attrgetter(*_RULE_KEYS)
+"""A rule result's members of its entry, in their order."""
 
 
 MAX_REPEATED = 1024
@@ -70,6 +65,9 @@ _SCALARS = frozenset((str, float, int, bool, type(None)))
 _VALUE = itemgetter(1)
 _UNIT = itemgetter(2)
 """A Metric's value and unit (a Metric is a named tuple: name, value, unit, label)."""
+_FIRST_VALUE = 7
+"""The place in :attr:`Shape.parts` of the first metric's value (after the members before
+the duration, the duration and the members after it)."""
 
 
 class Shape(NamedTuple):
@@ -81,6 +79,8 @@ class Shape(NamedTuple):
     """The text's fixed pieces, each followed by a place (an empty string) for the members
     before the duration, the duration, those after it, each metric's value, then the rules:
     ``parts[1::2]`` takes them."""
+    slots: list[int]
+    """The place in ``parts`` of each metric's value, in the launch's (the dict's) order."""
 
 
 class OwnText:
@@ -95,6 +95,9 @@ class OwnText:
         self.heads: Memo[tuple[Any, ...], tuple[str, str]] = Memo(MAX_REPEATED)
         self.shapes: Memo[tuple[tuple[str, ...], tuple[str, ...]], Shape] = Memo(MAX_REPEATED)
         self.rules: Memo[tuple[int, ...], tuple[object, str]] = Memo(MAX_REPEATED)
+        self.latest: Memo[str, _Latest] = Memo(MAX_REPEATED)
+        """The latest launch of each kernel name: the next one's metrics are compared with
+        its Metrics, and only those that differ encoded (a loop's launches differ in some)."""
 
     def __call__(
         self,
@@ -107,17 +110,25 @@ class OwnText:
         have the ``names`` and the Metrics ``held``, in the dict's order."""
         before, after = self._head(detail)
         duration = json_text.dumps(detail.duration_ns if detail.measured else None)
-        shape = self._shape(names, held)
-        values = list(map(_VALUE, shape.order(held)))
-        if not _SCALARS.issuperset(map(type, values)):  # the general path's
-            level = ENTRY_LEVEL + 1
-            shown = json_text.wrap((json_text.items(metrics_dict(metrics), level),), level)
-            return (",\n" + json_text.INDENT * level).join((
-                before, f'"duration_ns": {duration}', after, f'"metrics": {shown}',
-                self._rules(detail),
-            ))
-        parts = shape.parts.copy()
-        parts[1::2] = (before, duration, after, *json_text.scalars(values), self._rules(detail))
+        rules = self._rules(detail)
+        latest = self.latest.get(detail.name)
+        parts = None if latest is None else _from_latest(latest, names, held)
+        if parts is None:
+            shape = self._shape(names, held)
+            values = list(map(_VALUE, shape.order(held)))
+            if not _SCALARS.issuperset(map(type, values)):  # the general path's
+                level = ENTRY_LEVEL + 1
+                shown = json_text.wrap((json_text.items(metrics_dict(metrics), level),), level)
+                return (",\n" + json_text.INDENT * level).join((
+                    before, f'"duration_ns": {duration}', after, f'"metrics": {shown}', rules,
+                ))
+            parts = shape.parts.copy()
+            parts[1::2] = (before, duration, after, *json_text.scalars(values), rules)
+            latest = _Latest(names, held, parts, shape.slots)
+        else:
+            parts[1], parts[3], parts[5], parts[-2] = before, duration, after, rules
+            latest = _Latest(names, held, parts, latest.slots)
+        self.latest.keep(detail.name, latest)
         return "".join(parts)
 
     def _head(self, detail: KernelDetail) -> tuple[str, str]:
@@ -153,8 +164,11 @@ class OwnText:
             pieces = (template % (("\x00",) * (len(names) + 4))).split("\x00")
             parts = [""] * (2 * len(pieces) - 1)
             parts[0::2] = pieces
+            slots = [0] * len(order)
+            for rank, index in enumerate(order):
+                slots[index] = 2 * rank + _FIRST_VALUE
             shape = self.shapes.keep(key, Shape(
-                itemgetter(*order) if len(order) > 1 else tuple, parts))
+                itemgetter(*order) if len(order) > 1 else tuple, parts, slots))
         return shape
 
     def _rules(self, detail: KernelDetail) -> str:
@@ -162,6 +176,69 @@ class OwnText:
         key = tuple(map(id, rules))
         found = self.rules.get(key)
         if found is None:  # the rules held: no other object takes their identities
-            text = json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
-            found = self.rules.keep(key, (rules, text))
+            found = self.rules.keep(key, (rules, _rules_text(detail)))
         return found[1]
+
+
+def _rules_text(detail: KernelDetail) -> str:
+    """``json_text.items`` of the kernel's ``ncu_rules``: the rules' fields encoded in one
+    call of the C encoder between the pieces of :func:`_rules_parts` (those of a launch's
+    rules are a new set of objects where a message's numbers differ: many_launches' are)."""
+    values = list(chain.from_iterable(map(_RULE_FIELDS, detail.rules)))
+    if not _SCALARS.issuperset(map(type, values)):
+        return json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
+    parts = _rules_parts(len(values) // len(_RULE_KEYS)).copy()
+    parts[1::2] = json_text.scalars(values)
+    return "".join(parts)
+
+
+@lru_cache(maxsize=64)
+def _rules_parts(count: int) -> list[str]:
+    """The text of ``count`` rule results' members, each followed by a place (an empty
+    string) for one field's value: ``parts[1::2]`` takes them."""
+    marks = [dict.fromkeys(_RULE_KEYS, _MARK)] * count
+    pieces = json_text.items({"ncu_rules": marks}, ENTRY_LEVEL).split(_MARKED)
+    parts = [""] * (2 * len(pieces) - 1)
+    parts[0::2] = pieces
+    return parts
+
+
+_MARK = "\x00"
+_MARKED = json_text.dumps(_MARK)
+"""A value that no key's text holds, as it is written: where each field's value goes."""
+
+class _Latest(NamedTuple):
+    """A launch's metrics' ``names`` and Metrics (``held``, in the dict's order), its text's
+    ``parts`` (each place filled) and the place of each metric's value there."""
+
+    names: tuple[str, ...]
+    held: tuple[Metric, ...]
+    parts: list[str]
+    slots: list[int]
+
+
+def _from_latest(
+    latest: _Latest, names: tuple[str, ...], held: tuple[Metric, ...]
+) -> list[str] | None:
+    """The text's parts of a launch whose metrics have the ``names`` of ``latest``'s: its
+    parts with the value of each metric whose Metric object differs encoded anew; None when
+    the names differ, or a differing metric's unit, or a new value is no scalar (the full
+    path's). A Metric is immutable: the same object is the same value and unit."""
+    if names != latest.names:
+        return None
+    before = latest.held
+    changed = list(compress(range(len(held)), map(is_not, held, before)))
+    if not changed:
+        return latest.parts.copy()
+    pick = itemgetter(*changed) if len(changed) > 1 else lambda m: (m[changed[0]],)
+    now = pick(held)
+    if list(map(_UNIT, now)) != list(map(_UNIT, pick(before))):
+        return None
+    values = list(map(_VALUE, now))
+    if not _SCALARS.issuperset(map(type, values)):
+        return None
+    parts = latest.parts.copy()
+    slots = latest.slots
+    for index, text in zip(changed, json_text.scalars(values), strict=True):
+        parts[slots[index]] = text
+    return parts
