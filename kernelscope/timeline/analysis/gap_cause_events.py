@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from kernelscope.timeline.analysis.critical_path.eager import at_least, take
 from kernelscope.timeline.analysis.graphs import GRAPH_LAUNCH_API
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.model.intervals import merge_intervals
@@ -66,7 +67,7 @@ def near_gaps(frame: pl.DataFrame, gaps: pl.DataFrame | None,
     union = merge_intervals(gaps.select(pl.col("start_ns").alias("start"),
                                         pl.col("end_ns").alias("end")))
     before = union["start"].search_sorted(frame["end"], side="left").cast(pl.Int64) - 1
-    reach = union["end"].gather(before.clip(lower_bound=0))
+    reach = take(union["end"], at_least(before, 0))  # no query: series methods
     return frame.filter((before >= 0) & (reach >= frame["start"]))
 
 

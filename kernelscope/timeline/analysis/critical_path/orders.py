@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from kernelscope.timeline.analysis.critical_path.eager import filled, where
+from kernelscope.timeline.analysis.critical_path.eager import filled, positions, where
 
 
 def in_call_order(calls: pl.DataFrame) -> bool:
@@ -45,7 +45,7 @@ def merged(calls: pl.DataFrame, markers: pl.DataFrame, after: pl.DataFrame) -> p
     order = pl.concat([order, pl.int_range(n + m, n + m + after.height, eager=True,
                                            dtype=pl.Int64)])
     every = pl.concat([calls, markers.drop("prio"), after])
-    return every.select(pl.all().gather(order))
+    return every.select(pl.all().gather(positions(order)))  # each column: no conversion
 
 
 def calls_before(calls: pl.DataFrame, markers: pl.DataFrame) -> pl.Series:
