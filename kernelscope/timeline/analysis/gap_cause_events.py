@@ -132,7 +132,8 @@ def feeding_threads(report: TimelineReport, gaps: pl.DataFrame) -> pl.DataFrame:
     the gap (null when unknown), ``pid`` of that operation's process, ``kind``, and
     ``graph``: "inside" when that operation and one ending the gap's start came from the same
     graph launch, "launch" when only the first did, else null."""
-    ops = report.gpu_ops.join(
+    ops = report.gpu_ops.filter(  # first the few starting at a gap's end: one column
+        pl.col("start").is_in(gaps["end_ns"].implode())).join(
         gaps.select(pl.col("device").alias("device_id"), pl.col("end_ns").alias("start")),
         on=["device_id", "start"], how="semi",
     ).select(

@@ -248,7 +248,8 @@ def gpu_gaps(report: TimelineReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_m
     # The context of the operation that ends right where the gap starts.
     ends = gaps.select("pid", "device_id", pl.col("start_ns").alias("end"))
     ctx = (
-        ops.join(ends, on=["pid", "device_id", "end"], how="semi")
+        ops.filter(pl.col("end").is_in(ends["end"].implode()))  # the few first: one column
+        .join(ends, on=["pid", "device_id", "end"], how="semi")
         .group_by("pid", "device_id", "end")
         .agg(pl.col("context_id").first())
         .rename({"end": "start_ns"})
