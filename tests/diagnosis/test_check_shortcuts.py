@@ -5,7 +5,6 @@ kernel the model found measured (``measured=True``) is diagnosed as one read to 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,18 +24,8 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
-from kernelscope.kinds.ncu.model.model import KernelSummary
 from tests.conftest import NCU_SAMPLES
-
-# many_launches has no Warp State section (every stall check skipped at once); gemm_sets_full
-# has one (each stall check asked); zoo mixes kernels of both kinds of report
-REPORTS = ["many_launches", "gemm_sets_full", "zoo"]
-
-
-def _kernels(name: str) -> Iterator[KernelSummary]:
-    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
-        for kernel_id in range(min(report.kernel_count, 30)):
-            yield report.summary(kernel_id)
+from tests.diagnosis.sample_kernels import REPORTS, first_summaries
 
 
 def _plain(facts: Facts, guards: dict[str, GuardRail]) -> tuple[list[Any], dict[str, Any]]:
@@ -55,7 +44,7 @@ def _plain(facts: Facts, guards: dict[str, GuardRail]) -> tuple[list[Any], dict[
 @pytest.mark.parametrize("name", REPORTS)
 def test_checked_flags_are_every_check_asked(name: str) -> None:
     unread = asked = 0
-    for summary in _kernels(name):
+    for summary in first_summaries(name):
         _, facts, guards, _ = engine._classified(summary.metrics, summary.sections,
                                                  DEFAULT_THRESHOLDS)
         flags, skipped = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, summary.rules)
@@ -79,7 +68,7 @@ def test_checked_flags_are_every_check_asked(name: str) -> None:
 
 @pytest.mark.parametrize("name", REPORTS)
 def test_kept_skip_notes_are_made_afresh(name: str) -> None:
-    for summary in _kernels(name):
+    for summary in first_summaries(name):
         roofline, facts, guards, _ = engine._classified(summary.metrics, summary.sections,
                                                         DEFAULT_THRESHOLDS)
         _, skipped = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, summary.rules)

@@ -24,7 +24,8 @@ from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
 from kernelscope.kinds.ncu.analysis.diagnosis.occupancy_guards import grid_cannot_fill
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from tests.diagnosis.test_kept_readings import _facts, _fresh, _kernels
+from tests.diagnosis.sample_kernels import first_summaries
+from tests.diagnosis.test_kept_readings import _facts, _fresh
 
 T = DEFAULT_THRESHOLDS
 
@@ -33,7 +34,7 @@ def test_grid_cannot_fill_kept_is_the_plain_one() -> None:
     """Each launch's guard rail, read again from what the first reading kept, is the one
     worked out from new objects with nothing kept; many_launches raises it."""
     raised = 0
-    for summary in _kernels("many_launches"):
+    for summary in first_summaries("many_launches"):
         first = grid_cannot_fill(_facts(summary.metrics), T)
         again = grid_cannot_fill(_facts(summary.metrics), T)
         plain = _plain(_facts(_fresh(summary.metrics)), T)
@@ -45,7 +46,7 @@ def test_grid_cannot_fill_kept_is_the_plain_one() -> None:
 def _raising() -> Facts:
     """The first launch of many_launches that raises ``grid-cannot-fill``."""
     return next(
-        f for f in (_facts(s.metrics) for s in _kernels("many_launches"))
+        f for f in (_facts(s.metrics) for s in first_summaries("many_launches"))
         if grid_cannot_fill(f, T) is not None
     )
 
@@ -90,7 +91,7 @@ def test_low_evidence_is_the_low_readings(name: str) -> None:
     """The low occupancy's evidence, made once per ``Facts`` and thresholds, is each low
     reading's evidence at those thresholds, and the guard rails cite it as made afresh."""
     other = Thresholds(occupancy_low_pct=90.0)
-    for summary in _kernels(name):
+    for summary in first_summaries(name):
         f = _facts(summary.metrics)
         for t in (T, other, T):
             assert f.low_evidence(t) == tuple(

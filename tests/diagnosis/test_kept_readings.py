@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import pytest
 
@@ -25,19 +25,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis.engine import _classified, diagnos
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
-from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.model.metrics import Metric
-from kernelscope.kinds.ncu.model.model import KernelSummary
-from tests.conftest import NCU_SAMPLES
-
-REPORTS = ["many_launches", "gemm_sets_full", "zoo"]
-
-
-def _kernels(name: str) -> Iterator[KernelSummary]:
-    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
-        for kernel_id in range(min(report.kernel_count, 30)):
-            yield report.summary(kernel_id)
+from tests.diagnosis.sample_kernels import REPORTS, first_summaries
 
 
 def _fresh(metrics: Mapping[str, Metric]) -> dict[str, Metric]:
@@ -60,7 +50,7 @@ def _facts(metrics: Mapping[str, Metric]) -> Facts:
 def test_kept_diagnosis_is_the_plain_one(name: str) -> None:
     """Each kernel diagnosed twice (the second time from what the first kept) and once more
     from new objects with nothing kept: the same diagnosis, the same facts."""
-    for summary in _kernels(name):
+    for summary in first_summaries(name):
         first = diagnose(summary.metrics, summary.rules, summary.sections)
         kept = diagnose(summary.metrics, summary.rules, summary.sections)
         kept_facts = _facts(summary.metrics)
@@ -117,7 +107,7 @@ def test_duration_text_is_fmt_duration(ns: float) -> None:
 
 def test_low_occupancy_and_busiest_unit_read_once_are_the_plain_ones() -> None:
     other = dataclasses.replace(DEFAULT_THRESHOLDS, occupancy_low_pct=80.0)
-    for summary in _kernels("zoo"):
+    for summary in first_summaries("zoo"):
         facts = _facts(summary.metrics)
         for t in (DEFAULT_THRESHOLDS, other, DEFAULT_THRESHOLDS):
             plain = derived.low_occupancy_readings(facts.achieved, facts.theoretical, t)
@@ -166,7 +156,7 @@ def test_pipes_read_as_active_reading_reads_them(name: str) -> None:
     the other form, and the busiest of each kind found in one pass, are the plain readings."""
     from kernelscope.kinds.ncu.analysis.diagnosis import pipe_readings
 
-    for summary in _kernels(name):
+    for summary in first_summaries(name):
         metrics = summary.metrics
         for share in (None, 0.0, 0.001, 0.25, 1.0, derived.active_sm_share(metrics)):
             plain = tuple(
@@ -185,7 +175,7 @@ def test_ncu_speedup_reads_every_matching_rule(name: str) -> None:
     from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
     from kernelscope.kinds.ncu.analysis.diagnosis.engine import ncu_speedup
 
-    for summary in _kernels(name):
+    for summary in first_summaries(name):
         rules = tuple(summary.rules)
         for spec in CATALOG.values():
             best: tuple[float | None, str | None] = (None, None)

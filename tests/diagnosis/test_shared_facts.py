@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import pytest
 
@@ -17,12 +16,9 @@ from kernelscope.kinds.ncu.analysis.diagnosis import shape, shared_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
-from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.model.metrics import Metric
-from tests.conftest import NCU_SAMPLES
-
-REPORTS = ["many_launches", "gemm_sets_full", "zoo"]
+from tests.diagnosis.sample_kernels import REPORTS, first_summaries
 
 
 class _Asked(Mapping[str, Metric]):
@@ -41,12 +37,6 @@ class _Asked(Mapping[str, Metric]):
 
     def __len__(self) -> int:
         return len(self.metrics)
-
-
-def _summaries(name: str) -> Iterator[Any]:
-    with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
-        for kernel_id in range(min(report.kernel_count, 30)):
-            yield report.summary(kernel_id)
 
 
 def _plain(metrics: Mapping[str, Metric], t: Thresholds = DEFAULT_THRESHOLDS) -> Facts:
@@ -71,7 +61,7 @@ def _same(facts: Facts, plain: Facts) -> None:
 
 @pytest.mark.parametrize("name", REPORTS)
 def test_the_shared_part_never_reads_a_launchs_own_readings(name: str) -> None:
-    for summary in _summaries(name):
+    for summary in first_summaries(name):
         asked = _Asked(summary.metrics)
         found = shared_facts.worked_out(Values(asked), DEFAULT_THRESHOLDS)
         assert asked.asked and not asked.asked & shared_facts.LAUNCH_READINGS
@@ -80,7 +70,7 @@ def test_the_shared_part_never_reads_a_launchs_own_readings(name: str) -> None:
 
 @pytest.mark.parametrize("name", REPORTS)
 def test_kept_facts_are_the_plain_ones(name: str) -> None:
-    for summary in _summaries(name):
+    for summary in first_summaries(name):
         first = _facts(summary.metrics)
         kept = _facts(summary.metrics)
         _same(first, _plain(summary.metrics))
