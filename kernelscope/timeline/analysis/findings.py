@@ -24,7 +24,6 @@ from kernelscope.core.durations import fmt_ns
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.core.severity import Severity, most_severe_first
 from kernelscope.timeline.analysis import nsys_rules
-from kernelscope.timeline.analysis.critical_path.orders import op_sort_keys
 from kernelscope.timeline.analysis.thresholds import TIMELINE_THRESHOLDS
 from kernelscope.timeline.analysis.unified_memory import (
     MIGRATION_HEADERS,
@@ -188,9 +187,7 @@ def _tiny_runs(report: TimelineReport, tiny_ns: int, max_gap_ns: int, min_kernel
     """Runs of at least ``min_kernels`` tiny kernels on one stream, each at most
     ``max_gap_ns`` after the last, by start (every stretch column but ``busy_pct``)."""
     by = ["device_id", "stream_id"]
-    k = report.kernels.select(*by, "start", "end", "name")
-    if not _in_stream_order(k):
-        k = k.sort([*by, "start"])
+    k = report.kernels.select(*by, "start", "end", "name").sort([*by, "start"])
     same_stream = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in by]).fill_null(
         False
     )
@@ -227,15 +224,6 @@ def _tiny_runs(report: TimelineReport, tiny_ns: int, max_gap_ns: int, min_kernel
         .drop("_run")
         .sort("start_ns")
     )
-
-
-def _in_stream_order(kernels: pl.DataFrame) -> bool:
-    """Whether ``kernels`` already come in order of device, stream and start, no two alike:
-    every one on one stream of one device and their starts increasing (a sort would give the
-    same rows in the same order; ~1 ms of the 40,000-kernel trace)."""
-    start = kernels["start"]
-    return (op_sort_keys([kernels]) == ["start"] and not start.null_count()
-            and bool((start.slice(1) > start.slice(0, max(start.len() - 1, 0))).all()))
 
 
 def _with_busy(report: TimelineReport, device: int, runs: pl.DataFrame) -> pl.DataFrame:

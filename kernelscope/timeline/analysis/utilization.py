@@ -28,7 +28,8 @@ def gpu_utilization(
     name, start_ns, end_ns, span_ns, busy_ns, utilization_pct, ops.
     """
     rows = []
-    count_of = ops_per_device(report.gpu_ops["device_id"])
+    counts = report.gpu_ops.group_by("device_id").len()
+    count_of = dict(zip(counts["device_id"].to_list(), counts["len"].to_list(), strict=True))
     for dev, cov in report.device_busy.items():
         if not cov.count:
             continue
@@ -47,16 +48,6 @@ def gpu_utilization(
         "span_ns": pl.Int64, "busy_ns": pl.Int64, "utilization_pct": pl.Float64, "ops": pl.Int64,
     }
     return pl.DataFrame(rows, schema=schema)
-
-
-def ops_per_device(devices: pl.Series) -> dict[int | None, int]:
-    """How many operations each device id in ``devices`` has: the column's length where every
-    one is the same device (no query: a group-by runs on polars' streaming engine), else
-    counted by a group-by."""
-    if devices.len() and not devices.null_count() and devices.min() == devices.max():
-        return {devices[0]: devices.len()}
-    counts = devices.to_frame().group_by(devices.name).len()
-    return dict(zip(counts[devices.name].to_list(), counts["len"].to_list(), strict=True))
 
 
 def utilization_windows(

@@ -43,7 +43,6 @@ from kernelscope.timeline.analysis.critical_path.names import Names, names_of
 from kernelscope.timeline.analysis.critical_path.orders import (
     in_call_order,
     merged,
-    op_sort_keys,
 )
 from kernelscope.timeline.analysis.critical_path.overlap import alongside
 from kernelscope.timeline.analysis.critical_path.steps import cpu_ranges
@@ -227,13 +226,13 @@ def _whole_trace(report: TimelineReport, calls: pl.DataFrame) -> pl.DataFrame:
 
 def _gpu_nodes(report: TimelineReport) -> pl.DataFrame:
     cols = ["start", "end", "device_id", "stream_id", "global_pid", "correlation_id"]
-    frames = (report.kernels, report.memcpy, report.memset)
     parts = [frame.lazy().select(*cols, pl.col(label).cast(pl.Categorical).alias("name"),
                                  pl.lit(kind).alias("kind"))
-             for kind, frame, label in zip(("kernel", "memcpy", "memset"), frames,
-                                           ("name", "operation", "operation"), strict=True)]
+             for kind, frame, label in (("kernel", report.kernels, "name"),
+                                        ("memcpy", report.memcpy, "operation"),
+                                        ("memset", report.memset, "operation"))]
     ops = pl.concat(parts).sort(  # stable: each table comes in order of start (fast)
-        op_sort_keys(frames), maintain_order=True, multithreaded=False)
+        "device_id", "stream_id", "start", maintain_order=True, multithreaded=False)
     return ops.select(
         pl.lit(GPU, pl.Int8).alias("cls"), "kind", "name", "start", "end",
         (pl.col("device_id") * LANES_PER_DEVICE + pl.col("stream_id")).alias("lane"),
