@@ -16,7 +16,6 @@ from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import shared_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
-from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -262,17 +261,11 @@ reads them, each with whether it is a percentage of peak checked against the cei
 
 def _launch_readings(values: Values, ceiling: float, unreliable: list[str]) -> list[float | None]:
     """``values.num`` of each of ``_READ_AT_LAUNCH``, a percentage above ``ceiling`` read
-    as None and named in ``unreliable`` (``shared_facts.pct_read``); a ``Metric`` holding a
-    float (the common case) read here as ``Values.num`` reads it."""
-    get = values.metrics.get
+    as None and named in ``unreliable`` (as ``shared_facts.pct_read``)."""
+    num = values.num
     read: list[float | None] = []
     for name, checked in _READ_AT_LAUNCH:
-        m = get(name)
-        value = m.value if type(m) is Metric else None
-        if type(value) is float:
-            number: float | None = value if _isfinite(value) else None
-        else:
-            number = None if m is None else values.num(name)
+        number = num(name)
         if checked and number is not None and number > ceiling:
             unreliable.append(name)
             number = None
@@ -296,18 +289,14 @@ def gather(values: Values, roofline: Roofline | None,
     fields["unreliable"] = tuple(unreliable)
     fields["nan_metrics"] = _nan_metrics(values, read[:4]) if None in read[:4] else ()
     fields["atomic_line"] = None if source is None else atomic_line(source)
+    fields["fp16_pct"], fields["fp16_fma_share"] = _fp16(roofline, values)
+    tensor = roofline.point("tensor") if roofline is not None else None
+    tensor_pct = tensor.pct_of_peak if tensor is not None else None
     tensor_pipe = fields["tensor_pipe"]
-    if roofline is None or not roofline.points:  # no point: what the lines below give then
-        fields["fp16_pct"] = fields["fp16_fma_share"] = fields["matrix_work"] = None
-        fields["tensor_pct"] = None if tensor_pipe is None else max(tensor_pipe[1], 0.0)
-    else:
-        fields["fp16_pct"], fields["fp16_fma_share"] = _fp16(roofline, values)
-        tensor = roofline.point("tensor")
-        tensor_pct = tensor.pct_of_peak if tensor is not None else None
-        if tensor_pipe is not None:
-            tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
-        fields["tensor_pct"] = tensor_pct
-        fields["matrix_work"] = matrix_work(roofline, values, thresholds)
+    if tensor_pipe is not None:
+        tensor_pct = max(tensor_pipe[1], tensor_pct or 0.0)
+    fields["tensor_pct"] = tensor_pct
+    fields["matrix_work"] = matrix_work(roofline, values, thresholds)
     facts: Facts = _new(Facts)  # as Facts(...) of them, the dict handed over whole
     _set(facts, "__dict__", fields)
     return facts
@@ -315,4 +304,3 @@ def gather(values: Values, roofline: Roofline | None,
 
 _new = object.__new__
 _set = object.__setattr__
-_isfinite = math.isfinite

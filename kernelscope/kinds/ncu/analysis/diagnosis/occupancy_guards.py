@@ -127,11 +127,8 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
 def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
     would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
-    fills = f.fills_gpu
-    if fills is not False:  # what grid_limits_occupancy answers first, without the call
-        return None
     if not derived.grid_limits_occupancy(
-        f.achieved, f.theoretical, fills, t, small_grid=_small_grid(f, t)
+        f.achieved, f.theoretical, f.fills_gpu, t, small_grid=_small_grid(f, t)
     ):
         return None  # fine, or a per-SM resource caps the warps whatever the grid
     launch, theoretical, text = _grid_launch_part(f, t)

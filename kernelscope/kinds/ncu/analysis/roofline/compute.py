@@ -120,16 +120,9 @@ def compute_roofline(metrics: Mapping[str, _HasNumber]) -> Roofline:
     memory levels' traffic and bandwidth are read for a point alone): their roofline is that
     of no metrics, made without reading them (a launch of a report collected without the
     roofline's metrics read ~40 names for nothing)."""
-    if metrics.keys().isdisjoint(_NOTHING_READ):  # Roofline(points=..., missing=...) of
-        made: Roofline = _new(Roofline)  # copies, its fields written at once (frozen)
-        fields = made.__dict__
-        fields["points"] = dict(_NOTHING.points)
-        fields["missing"] = dict(_NOTHING.missing)
-        return made
+    if metrics.keys().isdisjoint(_NOTHING_READ):
+        return Roofline(points=dict(_NOTHING.points), missing=dict(_NOTHING.missing))
     return _computed(metrics)
-
-
-_new = object.__new__
 
 
 def _computed(metrics: Mapping[str, _HasNumber]) -> Roofline:
