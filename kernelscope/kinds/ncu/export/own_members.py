@@ -5,9 +5,8 @@ joined from pieces that a report's launches repeat (:class:`OwnText`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
-from itertools import chain, compress
-from operator import attrgetter, is_not, itemgetter
+from itertools import compress
+from operator import is_not, itemgetter
 from typing import Any, NamedTuple
 
 from kernelscope.core.memo import Memo
@@ -47,12 +46,18 @@ def kernel_dict(detail: KernelDetail, *, with_metrics: bool = True) -> dict[str,
 
 def rules_list(detail: KernelDetail) -> list[dict[str, Any]]:
     """The kernel's NCU rule results as its entry's ``ncu_rules``."""
-    return [dict(zip(_RULE_KEYS, _RULE_FIELDS(r), strict=True)) for r in detail.rules]
-
-
-_RULE_KEYS = ("rule", "section", "type", "title", "message", "speedup_type", "speedup_pct")
-_RULE_FIELDS = attrgetter(*_RULE_KEYS)
-"""A rule result's members of its entry, in their order."""
+    return [
+        {
+            "rule": r.rule,
+            "section": r.section,
+            "type": r.type,
+            "title": r.title,
+            "message": r.message,
+            "speedup_type": r.speedup_type,
+            "speedup_pct": r.speedup_pct,
+        }
+        for r in detail.rules
+    ]
 
 
 MAX_REPEATED = 1024
@@ -176,36 +181,10 @@ class OwnText:
         key = tuple(map(id, rules))
         found = self.rules.get(key)
         if found is None:  # the rules held: no other object takes their identities
-            found = self.rules.keep(key, (rules, _rules_text(detail)))
+            text = json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
+            found = self.rules.keep(key, (rules, text))
         return found[1]
 
-
-def _rules_text(detail: KernelDetail) -> str:
-    """``json_text.items`` of the kernel's ``ncu_rules``: the rules' fields encoded in one
-    call of the C encoder between the pieces of :func:`_rules_parts` (those of a launch's
-    rules are a new set of objects where a message's numbers differ: many_launches' are)."""
-    values = list(chain.from_iterable(map(_RULE_FIELDS, detail.rules)))
-    if not _SCALARS.issuperset(map(type, values)):
-        return json_text.items({"ncu_rules": rules_list(detail)}, ENTRY_LEVEL)
-    parts = _rules_parts(len(values) // len(_RULE_KEYS)).copy()
-    parts[1::2] = json_text.scalars(values)
-    return "".join(parts)
-
-
-@lru_cache(maxsize=64)
-def _rules_parts(count: int) -> list[str]:
-    """The text of ``count`` rule results' members, each followed by a place (an empty
-    string) for one field's value: ``parts[1::2]`` takes them."""
-    marks = [dict.fromkeys(_RULE_KEYS, _MARK)] * count
-    pieces = json_text.items({"ncu_rules": marks}, ENTRY_LEVEL).split(_MARKED)
-    parts = [""] * (2 * len(pieces) - 1)
-    parts[0::2] = pieces
-    return parts
-
-
-_MARK = "\x00"
-_MARKED = json_text.dumps(_MARK)
-"""A value that no key's text holds, as it is written: where each field's value goes."""
 
 class _Latest(NamedTuple):
     """A launch's metrics' ``names`` and Metrics (``held``, in the dict's order), its text's
