@@ -319,10 +319,9 @@ def _failing(summary: KernelSummary) -> float:
 
 
 def test_a_rows_texts_are_each_columns_cell_text_of_its_cell_value() -> None:
-    """The list makes its rows' texts inline (``_make_texts``): each must read as the
-    column's ``cell_text(cell_value(summary))`` (the name: the short name), and be a number
-    where that value is one, for columns of every kind: with a text function or without,
-    failing, or with methods of their own."""
+    """Each of a row's texts reads as the column's ``cell_text(cell_value(summary))`` (the
+    name: the short name), and is a number where that value is one, for columns of every
+    kind: with a text function or without, failing, or with methods of their own."""
     extra = (
         ColumnProvider("Failing", _failing, key="failing"),
         ColumnProvider("Half", lambda s: s.id / 2, key="half"),

@@ -27,7 +27,6 @@ from kernelscope.kinds.ncu.screens.columns import (
     TOP_FLAG_KEY,
     ColumnProvider,
 )
-from kernelscope.kinds.ncu.screens.kernel_list_texts import TextMaker, row_texts, text_makers
 from kernelscope.kinds.ncu.screens.kernel_state import KernelReportData
 from kernelscope.render.severity import text_style
 from kernelscope.render.table_fit import ColumnFit, fit_columns, fit_words
@@ -70,7 +69,6 @@ class KernelListView:
         self._fitted_names: dict[str, str] = {}
         self._cells: dict[int, list[Cell]] = {}
         self._numeric: dict[str, bool] = {}
-        self._makers: tuple[tuple[ColumnProvider, ...], list[TextMaker]] | None = None
 
     # -- columns ---------------------------------------------------------------------------
     def column(self, key: str) -> ColumnProvider:
@@ -108,11 +106,14 @@ class KernelListView:
         """The row's texts before fitting (the short name, the whole top flag)."""
         texts = self._texts.get(summary.id)
         if texts is None:
-            makers = self._makers
-            if makers is None or makers[0] is not self.columns:
-                makers = self._makers = (self.columns, text_makers(self.columns))
-            texts, numbers = row_texts(makers[1], summary, self.state.short_name)
-            self._texts[summary.id], self._numbers[summary.id] = texts, numbers
+            values = [None if column.key == NAME_KEY else column.cell_value(summary)
+                      for column in self.columns]
+            texts = [self.state.short_name(summary) if column.key == NAME_KEY
+                     else column.cell_text(value)
+                     for column, value in zip(self.columns, values, strict=True)]
+            self._texts[summary.id] = texts
+            self._numbers[summary.id] = [_is_number(column, value) for column, value
+                                         in zip(self.columns, values, strict=True)]
         return texts
 
     def note_widths(self, summaries: Sequence[KernelSummary] | None = None) -> None:
