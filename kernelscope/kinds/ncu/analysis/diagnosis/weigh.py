@@ -56,8 +56,8 @@ def weight_changes(
             return {"severity": Severity.INFO, "found_severity": found}
         return {"severity": Severity.INFO, "found_severity": found, "guard": guard.text,
                 "guard_rail": guard.id}
-    speedup = flag["speedup"]  # NCU's estimate, as a share of the report's time
-    gain = None if speedup is None else speedup / 100.0 * weight
+    speedup = flag["speedup"]
+    gain = None if speedup is None else speedup / 100.0 * weight  # of the report's time
     spec = CATALOG.get(flag["id"])
     occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
     if found == "info" and not flag["guard"] and not occupancy and gain is not None and (
