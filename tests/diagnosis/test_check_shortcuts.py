@@ -50,7 +50,7 @@ def test_checked_flags_are_every_check_asked(name: str) -> None:
         flags, skipped = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, summary.rules)
         found, plain_skipped = _plain(facts, guards)
         assert list(skipped.items()) == list(plain_skipped.items())
-        assert [(f.id, str(f.severity), f.evidence, f.detail) for f in flags] == [
+        assert [(f["id"], str(f["severity"]), f["evidence"], f["detail"]) for f in flags] == [
             (i, s, e, d) for i, s, e, d in found
         ]
         if stalls_unread(facts):

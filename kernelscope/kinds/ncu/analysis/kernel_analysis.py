@@ -229,15 +229,16 @@ def found_measured(kernel: KernelSummary | KernelDetail) -> bool:
     return kernel.unmeasured is None and bool(kernel.metrics)
 
 
-def diagnose_summary(summary: KernelSummary, time_share: float | None = None) -> Diagnosis:
-    """The kernel's diagnosis (``found_measured``: not checked again for a measurement)."""
+def diagnose_summary(
+    summary: KernelSummary, time_share: float | None = None, family_share: float | None = None,
+    family_launches: int = 1,
+) -> Diagnosis:
+    """The kernel's diagnosis (``found_measured``: not checked again for a measurement),
+    weighed by the shares given (``diagnose``)."""
     return diagnose(
-        summary.metrics,
-        summary.rules,
-        summary.sections,
-        time_share=time_share,
-        unmeasured=summary.unmeasured,
-        measured=found_measured(summary),
+        summary.metrics, summary.rules, summary.sections, time_share=time_share,
+        family_share=family_share, family_launches=family_launches,
+        unmeasured=summary.unmeasured, measured=found_measured(summary),
     )
 
 
@@ -262,12 +263,17 @@ def measured_duration(summary: KernelSummary) -> float | None:
 def with_family_share(
     diagnosis: Diagnosis, time_share: float | None, families: ReportFamilies, kernel_id: int
 ) -> Diagnosis:
-    """Step 0's evidence: the kernel's share of the time and its family's (when it has more
-    than one launch)."""
-    family = families.family_of(kernel_id)
-    if family is None:
-        return with_time_share(diagnosis, time_share)
-    return with_time_share(diagnosis, time_share, family.time_share, family.count)
+    """Step 0's evidence: the kernel's share of the time and its family's (``family_shares``)."""
+    return with_time_share(diagnosis, *family_shares(time_share, families, kernel_id))
+
+
+def family_shares(
+    time_share: float | None, families: ReportFamilies, kernel_id: int
+) -> tuple[float | None, float | None, int]:
+    """What weighs kernel ``kernel_id`` (``with_time_share``'s and ``diagnose``'s): its own
+    share of the time, its family's and its family's launches."""
+    f = families.family_of(kernel_id)
+    return (time_share, None, 1) if f is None else (time_share, f.time_share, f.count)
 
 
 def time_shares(summaries: list[KernelSummary]) -> tuple[list[float | None], float]:
@@ -321,13 +327,14 @@ def _analyzed_kernels(
     summaries: Sequence[KernelSummary], early: Mapping[int, Diagnosis], weights: ReportWeights
 ) -> tuple[AnalyzedKernel, ...]:
     """Each kernel with its diagnosis (the early one where the read made it), weighed by its
-    share and its family's (``ReportWeights.weigh``)."""
+    share and its family's (``ReportWeights.weigh``; as it is made where none was read)."""
     found = []
     for s in summaries:
         kernel_id = s.id  # (a property: read once)
-        diagnosis = early[kernel_id] if kernel_id in early else diagnose_summary(s)
-        found.append(AnalyzedKernel(s, weights.weigh(diagnosis, kernel_id),
-                                    weights.shares.get(kernel_id)))
+        share = weights.shares.get(kernel_id)
+        diagnosis = weights.weigh(early[kernel_id], kernel_id) if kernel_id in early else (
+            diagnose_summary(s, *family_shares(share, weights.families, kernel_id)))
+        found.append(AnalyzedKernel(s, diagnosis, share))
     return tuple(found)
 
 
@@ -362,12 +369,9 @@ def analyze(
             _take_details(batch, summaries, kept, early, extras)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
-    else:
-        # Diagnosed as they are read.
-        for summary_batch in report.iter_summaries(analyse=diagnose_summary):
-            for summary, diagnosis in summary_batch:
-                summaries.append(summary)
-                early[summary.id] = diagnosis
+    else:  # diagnosed once every share is known (``_analyzed_kernels``)
+        for summary_batch in report.iter_summaries():
+            summaries.extend(summary_batch)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
     summaries.sort(key=lambda s: s.id)

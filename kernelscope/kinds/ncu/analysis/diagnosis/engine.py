@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache
+from typing import Any
 
 from kernelscope.core.memo import Memo
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
-from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     STALLS_MISSING,
@@ -31,7 +32,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number
-from kernelscope.kinds.ncu.analysis.diagnosis.weigh import MINOR_TIME_SHARE, weigh_flags
+from kernelscope.kinds.ncu.analysis.diagnosis.weigh import weighed_parts
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
@@ -72,9 +73,9 @@ def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | No
     best: tuple[float | None, str | None] = (None, None)
     if not spec.rules:
         return best
-    read: Sequence[RuleResult | RuleHeadline] = rules
+    read: Iterable[RuleResult | RuleHeadline] = rules
     if isinstance(rules, RuleResults):  # the messages' headlines, where they are not made
-        read = list(rules.headlines_of(spec.rule_ids))
+        read = rules.headlines_of(spec.rule_ids)
     words_of = _matches_by_rule(spec)
     for rule in read:
         words = words_of.get(rule.rule)
@@ -185,7 +186,8 @@ def diagnose(
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
     of the profiled GPU time (0-1) when the caller knows it, ``family_share`` that of its
-    family of ``family_launches`` launches (``kinds.ncu.analysis.families``); ``source`` its
+    family of ``family_launches`` launches (``kinds.ncu.analysis.families``), which weigh it
+    as ``with_time_share`` does (its flags weighed as they are made); ``source`` its
     hot lines (when source counters were collected). ``unmeasured`` is the model's sentence for
     a kernel without any measurement (see ``kinds.ncu.model.measured``; found from the
     metrics when not given): such a kernel is ``undetermined``, never classified.
@@ -193,7 +195,7 @@ def diagnose(
     None), so they are not read again to find out. Never raises on partial input."""
     reason = _unmeasured(metrics, unmeasured, measured)
     if reason is not None:
-        return undetermined(reason)
+        return with_time_share(undetermined(reason), time_share, family_share, family_launches)
     roofline, facts, guards, bottleneck = _classified(metrics, sections, thresholds, source)
     zero = facts.duration_ns is not None and facts.duration_ns <= 0
     failed = facts.profiling_failed
@@ -211,12 +213,18 @@ def diagnose(
         notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
     if failed:
         notes = [bottleneck.summary]
-    flags.sort(key=lambda f: (f.level, -severity_rank(f.severity)))
-    diagnosis = made_whole(Diagnosis, {  # as Diagnosis(...), its fields written at once
-        "bottleneck": bottleneck, "flags": tuple(flags), "guard_rails": tuple(guards.values()),
-        "notes": tuple(notes), "roofline": roofline, "skipped": tuple(skipped),
-    })
-    return with_time_share(diagnosis, time_share, family_share, family_launches)
+    flags.sort(key=lambda f: (f["level"], -severity_rank(f["severity"])))
+    rails, said = tuple(guards.values()), tuple(notes)
+    fields: dict[str, Any] = {  # as Diagnosis(...) takes them, written at once
+        "bottleneck": bottleneck, "flags": flags, "guard_rails": rails, "notes": said,
+        "roofline": roofline, "skipped": tuple(skipped),
+    }
+    step0 = _step_zero(time_share, family_share, family_launches)
+    if step0 is None:
+        fields["flags"] = tuple(made_whole(Flag, flag) for flag in flags)
+    else:  # the flags weighed as they are made, not made and then remade weighed
+        fields.update(weighed_parts(flags, bottleneck, rails, said, *step0))
+    return made_whole(Diagnosis, fields)
 
 
 def _unmeasured(
@@ -267,18 +275,20 @@ def _check_order() -> tuple[tuple[str, Check, FlagSpec], ...]:
 def _checked_flags(
     facts: Facts, thresholds: Thresholds, guards: dict[str, GuardRail],
     rules: Sequence[RuleResult],
-) -> tuple[list[Flag], dict[str, tuple[str, ...]]]:
-    """Every check's flag (with NCU's own estimated speedup where a rule mirrors it), and the
-    checks skipped for lack of sections (by flag id: the missing sections). Without stall
-    shares every stall check is skipped unasked, with the sections it would have named."""
-    flags: list[Flag] = []
+) -> tuple[list[dict[str, Any]], dict[str, tuple[str, ...]]]:
+    """Every check's flag, by its fields (with NCU's own estimated speedup where a rule
+    mirrors it), and the checks skipped for lack of sections (by flag id: the missing
+    sections). Without stall shares every stall check is skipped unasked, with the sections
+    it would have named."""
+    flags: list[dict[str, Any]] = []
     skipped: dict[str, tuple[str, ...]] = {}
     no_stalls = stalls_unread(facts)
     asked, stall_skips = _check_order(), _stall_tail()
     if no_stalls and stall_skips is not None:  # skipped together after the loop
         asked = asked[: len(asked) - len(stall_skips)]
+    skip_each = no_stalls and stall_skips is None  # else none of those asked is skipped
     for flag_id, check, spec in asked:
-        if no_stalls and spec.stall:
+        if skip_each and spec.stall:
             skipped[flag_id] = STALLS_MISSING.sections
             continue
         outcome = check(facts, thresholds, guards)
@@ -289,13 +299,13 @@ def _checked_flags(
         elif isinstance(outcome, Found):
             speedup, rule = ncu_speedup(spec, rules)
             severity = _SEVERITIES.get(outcome.severity) or Severity(outcome.severity)
-            flags.append(made_whole(Flag, {  # as Flag(...), without a setattr call a field
+            flags.append({  # as Flag(...) takes them, made once weighed (``diagnose``)
                 "id": flag_id, "severity": severity, "title": spec.title,
                 "evidence": outcome.evidence, "advice": outcome.remedy or spec.remedy,
                 "subject": "", "detail": outcome.detail, "rule": rule, "level": spec.level,
                 "speedup": speedup, "guard": outcome.guard, "guard_rail": "",
                 "found_severity": None, "rows": (), "columns": {},
-            }))
+            })
     if no_stalls and stall_skips is not None:
         skipped.update(stall_skips)
     return flags, skipped
@@ -331,36 +341,27 @@ def with_time_share(
     family of ``family_launches`` identical launches is weighed by the family's share,
     ``family_share``: 150 launches of 0.6 % each are 90 % of the time. Lets worker processes
     diagnose kernels before the report's total time is known."""
-    family = family_share is not None and family_launches > 1
-    if time_share is None and not family:
+    step0 = _step_zero(time_share, family_share, family_launches)
+    if step0 is None:
         return diagnosis
-    b = diagnosis.bottleneck
-    if family:
+    flags = [dict(vars(flag)) for flag in diagnosis.flags]
+    return evolved(diagnosis, **weighed_parts(flags, diagnosis.bottleneck, diagnosis.guard_rails,
+                                              diagnosis.notes, *step0))
+
+
+def _step_zero(
+    time_share: float | None, family_share: float | None, family_launches: int
+) -> tuple[Evidence, float, str] | None:
+    """Step 0 of ``with_time_share``: the share's evidence, the weight (the family's share, for
+    a family of launches) and the words that open its notes; None without a share."""
+    if family_share is not None and family_launches > 1:
         own = f"this launch {time_share:.2%}; " if time_share is not None else ""
         metric, what = _family_words(family_launches)
-        share = ev("time", metric, family_share, note=f"{own}weigh the effort")
-        weight = family_share
-    else:
-        share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
-        weight = time_share
-        what = "This kernel is"
-    notes = diagnosis.notes
-    flags, guards = diagnosis.flags, diagnosis.guard_rails
-    if weight is not None:
-        flags, minor = weigh_flags(flags, weight, what)
-        guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
-        if minor is not None:
-            guards = (*guards, minor)
-        if weight < DEFAULT_THRESHOLDS.minor_time_share:
-            notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
-    return evolved(
-        diagnosis,
-        bottleneck=evolved(b, evidence=(share, *b.evidence)),
-        flags=flags,
-        guard_rails=guards,
-        notes=notes,
-    )
-
+        return ev("time", metric, family_share, note=f"{own}weigh the effort"), family_share, what
+    if time_share is None:
+        return None
+    share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
+    return share, time_share, "This kernel is"
 
 
 def _family_words(launches: int) -> tuple[str, str]:

@@ -202,7 +202,7 @@ __all__ = [
     "guard_rails",
 ]
 
-CHECKS = (
+_UNSTALLED = (
     memory_not_dram,
     grid_cannot_fill,
     ramp_dominates,
@@ -210,6 +210,10 @@ CHECKS = (
     occupancy_not_judged,
     occupancy_by_design,
     register_limit_large_blocks,
+)
+"""The guard rails that do not read the stall shares."""
+CHECKS = (
+    *_UNSTALLED,
     stalls_with_busy_issue,
     long_scoreboard_at_dram_roof,
     stalls_at_compute_roof,
@@ -219,9 +223,10 @@ CHECKS = (
 
 
 def guard_rails(f: Facts, t: Thresholds) -> dict[str, GuardRail]:
-    """Every guard rail that applies to the kernel, by id."""
+    """Every guard rail that applies to the kernel, by id. Each stall guard rail needs a
+    stall share (at ``stall_share_warn`` or more): without any (most reports) none is asked."""
     out: dict[str, GuardRail] = {}
-    for check in CHECKS:
+    for check in CHECKS if f.stall_shares else _UNSTALLED:
         g = check(f, t)
         if g is not None:
             out[g.id] = g

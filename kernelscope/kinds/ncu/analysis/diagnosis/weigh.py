@@ -13,11 +13,14 @@ starts from it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
-from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
-from kernelscope.kinds.ncu.analysis.diagnosis.result import Flag, GuardRail
+from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, Flag, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
 MINOR_TIME_SHARE = "minor-time-share"
@@ -33,39 +36,57 @@ def minor_share_guard(weight: float, what: str, t: Thresholds = DEFAULT_THRESHOL
     )
 
 
-def expected_gain(flag: Flag, weight: float) -> float | None:
-    """NCU's estimated speedup of ``flag`` as a share of the report's time, None without one."""
-    if flag.speedup is None:
-        return None
-    return flag.speedup / 100.0 * weight
-
-
 def weighed(
     flag: Flag, weight: float, guard: GuardRail | None, t: Thresholds = DEFAULT_THRESHOLDS
 ) -> Flag:
     """``flag`` with its severity weighed by ``weight`` (the share of the time), from the
     severity its check found; ``guard`` is the minor-share guard rail when it applies."""
-    found = flag.found_severity or flag.severity
+    return evolved(flag, **weight_changes(vars(flag), weight, guard, t))
+
+
+def weight_changes(
+    flag: Mapping[str, Any], weight: float, guard: GuardRail | None,
+    t: Thresholds = DEFAULT_THRESHOLDS,
+) -> dict[str, Any]:
+    """The fields ``weighed`` changes of the flag whose fields are ``flag`` (by name): a
+    flag the diagnosis is making is weighed before it is made."""
+    found = flag["found_severity"] or flag["severity"]
     if guard is not None:
-        if flag.guard:
-            return evolved(flag, severity=Severity.INFO, found_severity=found)
-        return evolved(flag, severity=Severity.INFO, found_severity=found, guard=guard.text,
-                       guard_rail=guard.id)
-    gain = expected_gain(flag, weight)
-    spec = CATALOG.get(flag.id)
+        if flag["guard"]:
+            return {"severity": Severity.INFO, "found_severity": found}
+        return {"severity": Severity.INFO, "found_severity": found, "guard": guard.text,
+                "guard_rail": guard.id}
+    speedup = flag["speedup"]
+    gain = None if speedup is None else speedup / 100.0 * weight  # of the report's time
+    spec = CATALOG.get(flag["id"])
     occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
-    if found == "info" and not flag.guard and not occupancy and gain is not None and (
+    if found == "info" and not flag["guard"] and not occupancy and gain is not None and (
         gain >= t.gain_warning_share
     ):
-        return evolved(flag, severity=Severity.WARNING, found_severity=found)
-    return evolved(flag, severity=found, found_severity=found)
+        return {"severity": Severity.WARNING, "found_severity": found}
+    return {"severity": found, "found_severity": found}
 
 
-def weigh_flags(
-    flags: tuple[Flag, ...], weight: float, what: str, t: Thresholds = DEFAULT_THRESHOLDS
-) -> tuple[tuple[Flag, ...], GuardRail | None]:
-    """Every flag weighed by ``weight``, and the minor-share guard rail when it applies (only
-    when a flag was raised: a kernel without flags needs no rail)."""
-    guard = minor_share_guard(weight, what, t) if weight < t.minor_time_share else None
-    out = tuple(weighed(f, weight, guard, t) for f in flags)
-    return out, guard if flags else None
+def weighed_parts(
+    flags: list[dict[str, Any]], bottleneck: Bottleneck, guards: tuple[GuardRail, ...],
+    notes: tuple[str, ...], share: Evidence, weight: float, what: str,
+) -> dict[str, Any]:
+    """The fields of a diagnosis that step 0 changes, weighed by ``weight`` (``what`` has that
+    share of the time, ``share`` its evidence): the flags (each given by its fields, weighed
+    in place, then made), the bottleneck with ``share`` first, and, under
+    ``minor_time_share``, the minor-share guard rail (only where a flag was raised: a kernel
+    without flags needs no rail) and note."""
+    t = DEFAULT_THRESHOLDS
+    minor = minor_share_guard(weight, what, t) if weight < t.minor_time_share else None
+    for fields in flags:
+        fields.update(weight_changes(fields, weight, minor, t))
+    guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
+    if minor is not None:
+        guards = (*guards, minor) if flags else guards
+        notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
+    return {
+        "bottleneck": evolved(bottleneck, evidence=(share, *bottleneck.evidence)),
+        "flags": tuple(made_whole(Flag, fields) for fields in flags),
+        "guard_rails": guards,
+        "notes": notes,
+    }
