@@ -36,11 +36,8 @@ from kernelscope.kinds.diff.analysis.matching import (
     parse_pair,
 )
 from kernelscope.kinds.diff.analysis.summed import Summed, Timed
-from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedKernel,
-    AnalyzedReport,
-    measured_duration,
-)
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, measured_duration
 from kernelscope.kinds.ncu.analysis.metric_changes import (
     MetricChange,
     TimeChange,

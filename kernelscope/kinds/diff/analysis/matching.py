@@ -8,7 +8,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from kernelscope.core.errors import ReportError, safe_text
 from kernelscope.core.families import family_key
 from kernelscope.core.options import parse_pair
-from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel, AnalyzedReport
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 
 HAND = "by hand"
 FAMILY = "same family"

@@ -13,7 +13,8 @@ from kernelscope.kinds.ncu.analysis.metric_changes import DIFF_METRIC_NAMES, Tim
 
 if TYPE_CHECKING:
     from kernelscope.kinds.diff.analysis.timelines import TimelineDiff
-from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel, measured_duration
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
+from kernelscope.kinds.ncu.analysis.kernel_analysis import measured_duration
 
 KERNEL_COLUMNS = ("id", "name", "duration_ns", "bottleneck", "flags")
 

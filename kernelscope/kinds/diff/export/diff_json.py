@@ -9,11 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from kernelscope.export import json_text
 from kernelscope.kinds.diff.analysis.kernels import KernelDiff, KernelPair
-from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedKernel,
-    AnalyzedReport,
-    measured_duration,
-)
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, measured_duration
 
 if TYPE_CHECKING:
     from kernelscope.kinds.diff.analysis.timelines import TimelineDiff

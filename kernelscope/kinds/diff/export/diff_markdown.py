@@ -31,8 +31,9 @@ from kernelscope.kinds.diff.render.diff import (
     time_row,
     top_moves,
 )
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import flag_to_act_on, next_step
-from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel, diagnose_detail
+from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_detail
 from kernelscope.kinds.ncu.analysis.metric_changes import TimeChange
 from kernelscope.kinds.ncu.export.ncu_markdown import Outcome, record_body, record_head
 from kernelscope.kinds.ncu.model.summary_reader import summary_from_detail

@@ -38,12 +38,13 @@ from kernelscope.kinds.join.analysis.ncu_command import ncu_command
 from kernelscope.kinds.join.analysis.run_weight import run_top_flag, run_weighed
 from kernelscope.kinds.join.analysis.thresholds import JOIN_THRESHOLDS
 from kernelscope.kinds.join.analysis.timeline_families import TimelineFamily, TimelineKernels
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import (
     flag_to_act_on,
     next_step,
     verdict_order,
 )
-from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel, AnalyzedReport
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport
 
 TOP_FLAGS = 3
 UNPROFILED_GAIN = ("not profiled: what fixing it could save is unknown until a launch is "

@@ -16,6 +16,10 @@ from typing import Any
 from kernelscope.core.errors import kernel_filter
 from kernelscope.core.kernel_names import ShortNames
 from kernelscope.core.text_spool import TextSpool
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel, found_measured
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import (  # where the views import it from
+    diagnose_summary as diagnose_summary,
+)
 from kernelscope.kinds.ncu.analysis.diagnosis import (
     REQUIRED_METRICS,
     Diagnosis,
@@ -33,27 +37,6 @@ def open_for_analysis(path: str | os.PathLike[str], also: Iterable[str] = ()) ->
     """Open a kernel report reading the metrics the diagnosis needs (and ``also``) in the
     list pass too."""
     return open_ncu_report(path, extra_metrics=(*REQUIRED_METRICS, *also))
-
-
-@dataclass(frozen=True)
-class AnalyzedKernel:
-    summary: KernelSummary
-    diagnosis: Diagnosis
-    time_share: float | None
-    """The kernel's share of the summed duration of all kernels in the report (0-1)."""
-
-    @property
-    def id(self) -> int:
-        return self.summary.id
-
-    @property
-    def demangled(self) -> str:
-        """The kernel's name by the one rule (demangled, else the function name)."""
-        return self.summary.name
-
-    @property
-    def duration_ns(self) -> float | None:
-        return self.summary.duration_ns
 
 
 @dataclass(frozen=True)
@@ -105,7 +88,7 @@ class AnalyzedReport:
 
     def family_labels(self, family: KernelFamily) -> list[str]:
         """The bottleneck label of each launch of ``family``."""
-        return [self.kernels[i].diagnosis.label for i in family.ids]
+        return [self.kernels[i].label for i in family.ids]
 
     def family(self, kernel_id: int) -> KernelFamily | None:
         """The family of kernel ``kernel_id``."""
@@ -222,26 +205,6 @@ def origin_in_process(pid: object, name: object, process: str) -> bool:
     return wanted == name
 
 
-def found_measured(kernel: KernelSummary | KernelDetail) -> bool:
-    """Whether the model found the kernel measured: its ``unmeasured`` is
-    ``unmeasured_reason`` of these very metrics, so the diagnosis need not read them again
-    to find out (``diagnose``'s ``measured``)."""
-    return kernel.unmeasured is None and bool(kernel.metrics)
-
-
-def diagnose_summary(
-    summary: KernelSummary, time_share: float | None = None, family_share: float | None = None,
-    family_launches: int = 1,
-) -> Diagnosis:
-    """The kernel's diagnosis (``found_measured``: not checked again for a measurement),
-    weighed by the shares given (``diagnose``)."""
-    return diagnose(
-        summary.metrics, summary.rules, summary.sections, time_share=time_share,
-        family_share=family_share, family_launches=family_launches,
-        unmeasured=summary.unmeasured, measured=found_measured(summary),
-    )
-
-
 def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Diagnosis:
     """As ``diagnose_summary``, from the detail (its source hot lines included)."""
     return diagnose(
@@ -326,15 +289,18 @@ def _take_details(
 def _analyzed_kernels(
     summaries: Sequence[KernelSummary], early: Mapping[int, Diagnosis], weights: ReportWeights
 ) -> tuple[AnalyzedKernel, ...]:
-    """Each kernel with its diagnosis (the early one where the read made it), weighed by its
-    share and its family's (``ReportWeights.weigh``; as it is made where none was read)."""
+    """Each kernel with its diagnosis weighed by its share and its family's: the early one
+    where the read made it (``ReportWeights.weigh``), else made weighed when first asked for
+    (``AnalyzedKernel``)."""
     found = []
     for s in summaries:
         kernel_id = s.id  # (a property: read once)
         share = weights.shares.get(kernel_id)
-        diagnosis = weights.weigh(early[kernel_id], kernel_id) if kernel_id in early else (
-            diagnose_summary(s, *family_shares(share, weights.families, kernel_id)))
-        found.append(AnalyzedKernel(s, diagnosis, share))
+        if kernel_id in early:
+            found.append(AnalyzedKernel(s, weights.weigh(early[kernel_id], kernel_id), share))
+        else:
+            weighing = family_shares(share, weights.families, kernel_id)
+            found.append(AnalyzedKernel(s, None, share, weighing))
     return tuple(found)
 
 
@@ -369,7 +335,7 @@ def analyze(
             _take_details(batch, summaries, kept, early, extras)
             if progress is not None:
                 progress(len(summaries), report.kernel_count)
-    else:  # diagnosed once every share is known (``_analyzed_kernels``)
+    else:  # diagnosed once every share is known, where asked (``_analyzed_kernels``)
         for summary_batch in report.iter_summaries():
             summaries.extend(summary_batch)
             if progress is not None:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from kernelscope.core.kernel_names import ShortNames
-from kernelscope.kinds.ncu.analysis.diagnosis.engine import diagnosed_label
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel, found_measured
+from kernelscope.kinds.ncu.analysis.diagnosis.engine import label_and_roofline
 from kernelscope.kinds.ncu.analysis.families import (
     KernelFamily,
     LaunchKey,
@@ -26,9 +27,7 @@ from kernelscope.kinds.ncu.analysis.families import (
     launch_key,
 )
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedKernel,
     diagnose_summary,
-    found_measured,
     measured_duration,
     origin_in_process,
     with_family_share,
@@ -96,8 +95,8 @@ def _interned(seen: dict[_T, _T], value: _T) -> _T:
 
 def _label(summary: KernelSummary) -> str:
     """The bottleneck label ``diagnose_summary`` gives the kernel (nothing else is kept)."""
-    return diagnosed_label(summary.metrics, summary.sections, unmeasured=summary.unmeasured,
-                           measured=found_measured(summary))
+    return label_and_roofline(summary.metrics, summary.sections, unmeasured=summary.unmeasured,
+                              measured=found_measured(summary))[0]
 
 
 def stream_summary(report: NcuReport) -> StreamedSummary:

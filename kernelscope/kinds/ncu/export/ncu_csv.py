@@ -9,11 +9,8 @@ import polars as pl
 
 from kernelscope.export.csv_text import LARGEST_EXACT
 from kernelscope.export.writer import ExportOptions
-from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedKernel,
-    AnalyzedReport,
-    analysed_in_workers,
-)
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, analysed_in_workers
 from kernelscope.kinds.ncu.model import KernelDetail, rows_to_frame
 from kernelscope.kinds.ncu.model.metrics import MetricValue
 from kernelscope.kinds.ncu.render.flag_cells import flag_cell

@@ -17,9 +17,9 @@ from typing import Any
 from kernelscope.core.bundled import shown_path
 from kernelscope.core.text_spool import TextSpool
 from kernelscope.export import json_text
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedKernel,
     AnalyzedReport,
     analysed_in_workers,
     diagnose_detail,

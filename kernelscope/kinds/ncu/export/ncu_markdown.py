@@ -13,13 +13,10 @@ from kernelscope.core.kernel_names import ShortNames, fit_name, short_name
 from kernelscope.core.shares import fmt_share
 from kernelscope.core.words import plural
 from kernelscope.export.markdown import BLANK, code, fenced, inline, table
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
 from kernelscope.kinds.ncu.analysis.families import KernelFamily, ReportFamilies, ids_text
-from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    AnalyzedKernel,
-    AnalyzedReport,
-    diagnose_detail,
-)
+from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, diagnose_detail
 from kernelscope.kinds.ncu.analysis.roofline import PRECISION_TITLES, time_weighted_precision
 from kernelscope.kinds.ncu.export.ncu_record_sections import (
     compute_section,
@@ -138,13 +135,13 @@ def report_precision(analyzed: AnalyzedReport) -> tuple[str, float | None]:
     """The roofline precision of the report: the one its kernel time is spent in most (each
     kernel counted at the precision it does most of its work in), and that share (0–1)."""
     return time_weighted_precision(
-        [(k.diagnosis.roofline, k.duration_ns) for k in analyzed.kernels]
+        [(k.roofline, k.duration_ns) for k in analyzed.kernels]
     )
 
 
 def _roofline(analyzed: AnalyzedReport, kernels: list[AnalyzedKernel]) -> list[str]:
     chart_kernels = [
-        ChartKernel(k.id, fit_name(analyzed.short_name(k), 24), k.diagnosis.roofline)
+        ChartKernel(k.id, fit_name(analyzed.short_name(k), 24), k.roofline)
         for k in analyzed.kernels
     ]
     selected = kernels[0].id if len(kernels) == 1 else None

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from kernelscope.core.severity import severity_icon, severity_rank
 from kernelscope.core.units import EMPTY_CELL
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Diagnosis, Flag
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import chain_position, top_choice, top_flag
-from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedKernel
 from kernelscope.kinds.ncu.model.measured import short_reason
 
 

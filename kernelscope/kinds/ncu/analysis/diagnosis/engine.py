@@ -251,19 +251,21 @@ def _classified(
     return roofline, facts, guards, classify(facts, thresholds, guards)
 
 
-def diagnosed_label(
+def label_and_roofline(
     metrics: Mapping[str, Metric],
     sections: Collection[str] = (),
     *,
     unmeasured: str | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     measured: bool = False,
-) -> str:
-    """The bottleneck label :func:`diagnose` gives the kernel, without the flags, notes and
-    time shares the label does not depend on (for passes that keep only the label)."""
+) -> tuple[str, Roofline | None]:
+    """The bottleneck label and the roofline :func:`diagnose` gives the kernel, without the
+    flags, notes and time shares neither depends on (for what reads only these of a launch:
+    ``summary``'s stream keeps the label, a document's families and chart read both)."""
     if _unmeasured(metrics, unmeasured, measured) is not None:
-        return UNDETERMINED
-    return _classified(metrics, sections, thresholds)[3].label
+        return UNDETERMINED, None
+    roofline, _, _, bottleneck = _classified(metrics, sections, thresholds)
+    return bottleneck.label, roofline
 
 
 @cache

@@ -1,0 +1,68 @@
+"""An analysed report's kernels are diagnosed when first asked for: before that, the label and
+roofline a document reads of every launch come from the classification alone, and they are
+the diagnosis' own; the diagnosis made late is the one made at once (weighed by the kernel's
+shares); the Markdown export asks only each family's median launch for its diagnosis."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
+from kernelscope.kinds.ncu.analysis.diagnosis.result import UNDETERMINED
+from kernelscope.kinds.ncu.analysis.kernel_analysis import (
+    ReportWeights,
+    analyze,
+    diagnose_summary,
+    open_for_analysis,
+)
+from kernelscope.kinds.ncu.export.ncu_markdown import render_ncu_markdown
+from tests.conftest import NCU_SAMPLES, ncu_sample_paths
+
+
+def _name(path: Path) -> str:
+    return path.name.removesuffix(".ncu-rep.xz")
+
+
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=_name)
+def test_label_and_roofline_before_the_diagnosis_are_its_own(path: Path) -> None:
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
+        summaries = [report.summary(k) for k in range(report.kernel_count)]
+    weights = ReportWeights.of(summaries)
+    labels = set()
+    for kernel, summary in zip(analyzed.kernels, summaries, strict=True):
+        assert kernel.made is None  # nothing asked yet
+        label, roofline = kernel.label, kernel.roofline
+        assert kernel.made is None  # the label and roofline made no diagnosis
+        made = kernel.diagnosis
+        assert kernel.made is made
+        assert (label, roofline) == (made.label, made.roofline)
+        assert made == weights.weigh(diagnose_summary(summary), summary.id)
+        labels.add(label)
+    assert labels - {UNDETERMINED}, labels  # classified, not only undetermined
+
+
+def test_the_markdown_asks_only_the_families_median_launches() -> None:
+    with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
+        analyzed = analyze(report)
+        text = render_ncu_markdown(analyzed)
+        asked = {k.id for k in analyzed.kernels if k.made is not None}
+        medians = {f.representative for f in analyzed.families}
+    assert "## Kernel families" in text
+    assert asked == medians
+    assert len(analyzed.kernels) > 10 * len(medians)
+
+
+def test_a_kernel_without_a_measurement_is_undetermined_without_a_point() -> None:
+    with open_for_analysis(NCU_SAMPLES / "zoo.ncu-rep.xz") as report:
+        measured = report.summary(0)
+    reason = "The kernel has no metrics: ncu could not profile it."
+    for summary in (replace(measured, unmeasured=reason), replace(measured, metrics={})):
+        kernel = AnalyzedKernel(summary, None, 0.5, (0.5, None, 1))
+        assert (kernel.label, kernel.roofline) == (UNDETERMINED, None)
+        assert kernel.made is None
+        assert kernel.diagnosis.label == UNDETERMINED and kernel.diagnosis.roofline is None
+    assert AnalyzedKernel(measured, None, None).label != UNDETERMINED
