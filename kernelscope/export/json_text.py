@@ -100,7 +100,9 @@ def document_pieces(value: dict[Any, Any], lazy: dict[str, Iterable[Any]]) -> It
     yield "{}" if first else "\n}"
 
 
-_ORJSON = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+_INDENTED = (orjson.OPT_INDENT_2, orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+"""orjson's options for indented JSON: for dicts with text keys alone first (with any keys it
+takes ~20% longer: ~1% of a JSON export of many kernels), then with any keys."""
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
@@ -108,48 +110,72 @@ def _escaped(match: re.Match[str]) -> str:
     return _text(match.group())[1:-1]
 
 
-def _orjson_text(value: Any, option: int) -> str | None:
-    """``value`` encoded by orjson with ``option``, its non-ASCII text escaped as ``json``
-    escapes it; None where orjson refuses it (an integer past 64 bits, a string with a lone
-    surrogate, a deeper nesting than it takes, an unknown type)."""
-    try:
-        text = orjson.dumps(value, option=option).decode()
-    except (orjson.JSONEncodeError, TypeError):
+def _orjson_bytes(value: Any, options: tuple[int, ...]) -> bytes | None:
+    """``value`` encoded by orjson with the first of ``options`` it takes; None where it
+    refuses it with each (an integer past 64 bits, a string with a lone surrogate, a deeper
+    nesting than it takes, an unknown type)."""
+    for option in options:
+        try:
+            return orjson.dumps(value, option=option)
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    return None
+
+
+def _orjson_text(value: Any, options: tuple[int, ...]) -> str | None:
+    """:func:`_orjson_bytes` as text, its non-ASCII text escaped as ``json`` escapes it."""
+    data = _orjson_bytes(value, options)
+    if data is None:
         return None
+    text = data.decode()
     if not text.isascii():  # only a string holds non-ASCII text: escaped there as json does
         text = _NON_ASCII.sub(_escaped, text)
     return text
 
 
+def _nested(value: Any, level: int) -> Any:
+    """``value`` nested ``level`` lists deep, where orjson indents it as at depth ``level``:
+    each list opens with "[", a newline and its items' indent and closes on a line of its
+    own, ``level * (level + 3)`` characters before the value and ``level * (level + 1)``
+    after it."""
+    for _ in range(level):
+        value = [value]
+    return value
+
+
 def dumps(value: Any, level: int = 0) -> str:
     """``value`` as indented JSON at depth ``level`` (its first line unindented, the rest
     indented as a member at that depth; non-finite floats ``null``, non-ASCII text escaped),
-    encoded by orjson; what orjson refuses by :func:`python_dumps`."""
-    text = _orjson_text(value, _ORJSON)
+    encoded by orjson (the indentation too: no newline is replaced afterwards); what orjson
+    refuses by :func:`python_dumps`."""
+    return _dumps_between(value, level, 0, 0)
+
+
+def _dumps_between(value: Any, level: int, start: int, end: int) -> str:
+    """:func:`dumps` of ``value`` at depth ``level`` less its first ``start`` and last
+    ``end`` characters, sliced once."""
+    text = _orjson_text(_nested(value, level), _INDENTED)
     if text is None:
-        return python_dumps(value, level)
-    return text.replace("\n", "\n" + INDENT * level) if level else text
+        return python_dumps(value, level)[start : -end or None]
+    return text[level * (level + 3) + start : len(text) - level * (level + 1) - end]
 
 
-def closing_items(value: dict[Any, Any], level: int) -> str:
+def closing_pieces(value: dict[Any, Any], level: int) -> tuple[str | memoryview, ...]:
     """The members of the dict ``value`` as they follow other members of a dict at depth
-    ``level`` (each after a comma), then that dict's closing brace: ``"{" + newline, indent,
-    members + closing_items(value, level)`` is ``wrap((members, items(value, level)),
-    level)``. orjson writes the indentation (the dict nested ``level`` lists deep) where
-    :func:`items` indents its text again, and the members' text is sliced from orjson's
-    once (a kernel's entry: its diagnosis' members, ~9 kB, after its own, ~25 kB)."""
+    ``level`` (each after a comma), then that dict's closing brace, in pieces: ``"{"``, a
+    newline, the indent and ``members``, then the pieces' text, is ``wrap((members,
+    items(value, level)), level)``. Past the comma, they are orjson's UTF-8 bytes as it
+    wrote them (the dict nested ``level`` lists deep: it writes the indentation), neither
+    decoded nor copied (a kernel's entry: its diagnosis' members, ~9 kB, after its own)."""
     close = "\n" + INDENT * level + "}"
     if not value:
-        return close
-    nested: Any = value
-    for _ in range(level):
-        nested = [nested]
-    text = _orjson_text(nested, _ORJSON)
-    if text is None:  # python_dumps's
-        return ",\n" + INDENT * (level + 1) + items(value, level) + close
-    # each list opens with "[", a newline and its items' indent and closes on a line of its
-    # own: level * (level + 3) characters before the dict's "{", level * (level + 1) after it
-    return "," + text[level * (level + 3) + 1 : len(text) - level * (level + 1)]
+        return (close,)
+    data = _orjson_bytes(_nested(value, level), _INDENTED)
+    if data is None:  # python_dumps's
+        return (",\n" + INDENT * (level + 1) + items(value, level) + close,)
+    if not data.isascii():  # only a string holds non-ASCII text: escaped there as json does
+        data = _NON_ASCII.sub(_escaped, data.decode()).encode()
+    return ",", memoryview(data)[level * (level + 3) + 1 : len(data) - level * (level + 1)]
 
 
 def items(value: dict[Any, Any], level: int) -> str:
@@ -158,8 +184,7 @@ def items(value: dict[Any, Any], level: int) -> str:
     by :func:`dumps`."""
     if not value:
         return ""
-    text = dumps(value, level)
-    return text[len(INDENT) * (level + 1) + 2 : -(len(INDENT) * level + 2)]
+    return _dumps_between(value, level, len(INDENT) * (level + 1) + 2, len(INDENT) * level + 2)
 
 
 _FLAT = frozenset(_SCALARS)
@@ -263,7 +288,7 @@ def scalars(values: list[Any]) -> list[str]:
     encoder instead, as :func:`python_dumps` would."""
     if not values:
         return []
-    text = _orjson_text(values, orjson.OPT_INDENT_2)
+    text = _orjson_text(values, _INDENTED[:1])
     if text is None:
         return _python_scalars(values)
     return text[4:-2].split(",\n  ")

@@ -12,10 +12,10 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from kernelscope.core.detect import detect_kind
 from kernelscope.core.errors import ReportError, kernel_filter, safe_text
@@ -35,6 +35,17 @@ class ExportOptions(OpenOptions):
     """A diff fails (exit 1) when the summed kernel time grew by more than this, in %."""
 
 
+Piece = str | bytes | memoryview
+"""A piece of an export's text: text, or its UTF-8 bytes as an encoder wrote them (most of a
+kernel's JSON entry, written to a file as they are: neither decoded, nor joined, nor
+encoded again)."""
+
+
+def joined(pieces: Iterable[Piece]) -> str:
+    """The text of ``pieces``."""
+    return "".join(p if isinstance(p, str) else str(p, "utf-8") for p in pieces)
+
+
 @dataclass(frozen=True)
 class Rendered:
     """An export's text, and why the run fails (exit 1) when it does (``--fail-if-slower``).
@@ -43,14 +54,14 @@ class Rendered:
 
     text: str
     failure: str | None = None
-    pieces: Iterator[str] | None = None
+    pieces: Iterator[Piece] | None = None
     failure_code: int = 1
     """The exit status with ``failure``: 1 (the gate failed), 2 (it could not judge: the
     inputs had nothing to compare)."""
 
     def full_text(self) -> str:
         """The whole text (joining the pieces: use once)."""
-        return self.text if self.pieces is None else "".join(self.pieces)
+        return self.text if self.pieces is None else joined(self.pieces)
 
     def write_to(self, out: TextIO) -> None:
         """Write the text to ``out`` piece by piece (use once)."""
@@ -58,12 +69,12 @@ class Rendered:
             out.write(self.text)
             return
         for piece in self.pieces:
-            out.write(piece)
+            out.write(piece if isinstance(piece, str) else str(piece, "utf-8"))
 
 
 WRITE_BUFFER = 1 << 20
-"""Bytes an export's file gathers before a write call: a large JSON document comes a
-kernel's entry (~10-30 kB) at a time, and 8 kB writes took twice the CPU time."""
+"""Bytes an export's file gathers before a write call: a large JSON document comes a few
+pieces of a kernel's entry (~10-30 kB) at a time, and 8 kB writes took twice the CPU time."""
 
 COMPARING = {"pairs": "--pair", "fail_if_slower": "--fail-if-slower"}
 """Export options only a kind that says it reads them (``KindSpec.reads``) takes."""
@@ -197,8 +208,7 @@ def write_text(
         raise ReportError(f"{safe_text(target)} already exists; choose another name.")
     try:
         if _is_special(target):  # a device or a pipe (-o /dev/null): written into directly
-            with open(target, "w", encoding="utf-8", errors="backslashreplace",
-                      buffering=WRITE_BUFFER) as f:
+            with open(target, "wb", buffering=WRITE_BUFFER) as f:
                 _write(text, f)
         else:
             _replace_atomically(text, Path(os.path.realpath(target)))
@@ -217,11 +227,19 @@ def _is_special(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def _write(text: str | Rendered, out: TextIO) -> None:
-    if isinstance(text, Rendered):
-        text.write_to(out)
-    else:
-        out.write(text)
+def _write(text: str | Rendered, out: BinaryIO) -> None:
+    """Write ``text`` as a file opened for text would (UTF-8, what it cannot hold as backslash
+    escapes, the platform's line ends), the pieces that are bytes as they are."""
+    pieces = (text,) if isinstance(text, str) else text.pieces or (text.text,)
+    write = out.write if os.linesep == "\n" else _line_ends(out)
+    for piece in pieces:
+        write(piece.encode("utf-8", "backslashreplace") if isinstance(piece, str) else piece)
+
+
+def _line_ends(out: BinaryIO) -> Callable[[bytes | memoryview], object]:
+    """``out.write`` with each newline written as the platform's line end."""
+    line_end = os.linesep.encode()
+    return lambda data: out.write(bytes(data).replace(b"\n", line_end))
 
 
 def _replace_atomically(text: str | Rendered, target: Path) -> None:
@@ -232,8 +250,7 @@ def _replace_atomically(text: str | Rendered, target: Path) -> None:
     temporary = target.with_name(f".{target.name[:120]}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with open(fd, "w", encoding="utf-8", errors="backslashreplace",
-                  buffering=WRITE_BUFFER) as f:
+        with open(fd, "wb", buffering=WRITE_BUFFER) as f:
             _write(text, f)
         with contextlib.suppress(OSError):  # an existing file keeps its permissions
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))

@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from kernelscope.export.writer import ExportOptions, render, render_checked, write_text
+from kernelscope.export.writer import (
+    ExportOptions,
+    joined,
+    render,
+    render_checked,
+    write_text,
+)
 from kernelscope.kinds.ncu.analysis.kernel_analysis import analyze, open_for_analysis
 from kernelscope.kinds.ncu.export.ncu_json import JsonMembers, ncu_json_pieces, render_ncu_json
 from kernelscope.tui.cli import main
@@ -22,7 +28,7 @@ def test_the_pieces_are_the_document_a_kernel_at_a_time():
         whole = render_ncu_json(analyzed, top=2)
         pieces = list(ncu_json_pieces(analyzed, top=2))
     doc = json.loads(whole)
-    assert "".join(pieces) == whole
+    assert joined(pieces) == whole
     assert len(pieces) >= 2 * len(doc["kernels"])  # no piece holds two kernels
     assert_same_document(whole, json.dumps(doc, indent=2) + "\n")
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelscope.export import json_text
+from kernelscope.export.writer import joined
 from tests.export.same_json import assert_same_document, json_values
 
 values = json_values(max_leaves=12)
@@ -70,7 +71,7 @@ def test_scalars_spell_numbers_as_orjson_does_unless_orjson_refuses_one():
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.text(max_size=3), values, max_size=4), st.integers(0, 3))
-def test_closing_items_follow_other_members_as_wrap_joins_them(value, level):
+def test_closing_pieces_follow_other_members_as_wrap_joins_them(value, level):
     """A dict's members after other members, orjson's indentation sliced from the dict
     nested ``level`` lists deep, are what ``wrap`` joins from ``items`` (text outside ASCII
     escaped, what orjson refuses written by ``python_dumps``)."""
@@ -78,14 +79,14 @@ def test_closing_items_follow_other_members_as_wrap_joins_them(value, level):
     own += f"\n{json_text.INDENT * (level + 1)}]"
     opened = "{\n" + json_text.INDENT * (level + 1) + own
     expected = json_text.wrap((own, json_text.items(value, level)), level)
-    assert opened + json_text.closing_items(value, level) == expected
+    assert opened + joined(json_text.closing_pieces(value, level)) == expected
 
 
-def test_closing_items_of_what_orjson_refuses_or_escapes():
+def test_closing_pieces_of_what_orjson_refuses_or_escapes():
     """An integer past 64 bits, a lone surrogate (``python_dumps``'s), text outside ASCII
     (escaped), an empty dict (the brace alone)."""
     for value in ({"n": 2**70}, {"s": "\ud800", "t": [1]}, {"é": "café 😀"}, {}, {"a": {}}):
         for level in (0, 1, 2):
             opened = "{\n" + json_text.INDENT * (level + 1) + '"id": 1'
-            assert opened + json_text.closing_items(value, level) == json_text.wrap(
+            assert opened + joined(json_text.closing_pieces(value, level)) == json_text.wrap(
                 ('"id": 1', json_text.items(value, level)), level)

@@ -128,6 +128,7 @@ def test_a_spool_holds_texts_in_memory_up_to_its_budget_and_the_rest_in_its_file
 
 def test_records_made_in_the_reading_pass_wait_in_a_spool_and_read_back_whole() -> None:
     from kernelscope.core.text_spool import TextSpool
+    from kernelscope.export.writer import joined
     from kernelscope.kinds.ncu.export.ncu_json import JsonMembers, ncu_json_pieces
 
     report = open_for_analysis(NCU_SAMPLES / "zoo.ncu-rep.xz")
@@ -135,8 +136,8 @@ def test_records_made_in_the_reading_pass_wait_in_a_spool_and_read_back_whole() 
     spool = analysed.extras
     assert isinstance(spool, TextSpool) and len(spool) == report.kernel_count
     assert all(spool.is_text(i) and '"metrics"' in spool[i] for i in range(report.kernel_count))
-    first = "".join(ncu_json_pieces(analysed))
-    assert "".join(ncu_json_pieces(analysed)) == first  # writing one leaves the spool whole
+    first = joined(ncu_json_pieces(analysed))
+    assert joined(ncu_json_pieces(analysed)) == first  # writing one leaves the spool whole
     spool[0] = ("not text", 1)
     spool[1] = "é ünïcode ✓"
     assert spool[0] == ("not text", 1) and not spool.is_text(0) and spool[1] == "é ünïcode ✓"

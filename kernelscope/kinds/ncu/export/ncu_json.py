@@ -17,6 +17,7 @@ from typing import Any
 from kernelscope.core.bundled import shown_path
 from kernelscope.core.text_spool import TextSpool
 from kernelscope.export import json_text
+from kernelscope.export.writer import Piece, joined
 from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
@@ -183,29 +184,30 @@ def _rest(
     }
 
 
-def _entry(
-    analyzed: AnalyzedReport,
-    kernel: AnalyzedKernel,
-    own: str,
-    made: dict[tuple[Any, ...], tuple[Diagnosis, str]],
-) -> str:
-    """The kernel's entry: its ``id``, its own members after it (``own``) and
-    :func:`entry_rest`'s, whose text is taken from
-    ``made`` when a launch before it had the same short name, share, family and diagnosis
-    (object: repeated launches share theirs, :class:`JsonMembers`)."""
+_Made = dict[tuple[Any, ...], tuple[Diagnosis, tuple[str | memoryview, ...]]]
+
+
+def _entry_rest(
+    analyzed: AnalyzedReport, kernel: AnalyzedKernel, kernel_id: int, made: _Made
+) -> tuple[str | memoryview, ...]:
+    """The pieces of :func:`entry_rest`'s members after the kernel's own, to the entry's
+    closing brace; taken from ``made`` when a launch before it had the same short name,
+    share, family and diagnosis (object: repeated launches share theirs,
+    :class:`JsonMembers`)."""
     short_name = analyzed.short_name(kernel)
-    family = analyzed.families.index_of.get(kernel.id)
+    family = analyzed.families.index_of.get(kernel_id)
     key = (short_name, kernel.time_share, family, id(kernel.diagnosis))
     rest = made.get(key)
     if rest is None or rest[0] is not kernel.diagnosis:
         if len(made) >= MAX_REPEATED:
             made.clear()
-        rest = made[key] = (kernel.diagnosis, json_text.closing_items(
+        rest = made[key] = (kernel.diagnosis, json_text.closing_pieces(
             _rest(short_name, kernel, family, kernel.diagnosis), ENTRY_LEVEL))
-    return "".join((_OPEN_ENTRY, _id_text(kernel.id), _AFTER_ID, own, rest[1]))
+    return rest[1]
 
 
-_OPEN_ENTRY = "{\n" + json_text.INDENT * (ENTRY_LEVEL + 1) + _ID
+_OPEN_ENTRY = f"\n{json_text.INDENT * ENTRY_LEVEL}{{\n{json_text.INDENT * (ENTRY_LEVEL + 1)}{_ID}"
+"""What opens a kernel's entry, after the comma or bracket before it, up to its ``id``."""
 
 
 def kernel_texts(
@@ -236,7 +238,7 @@ def render_ncu_json(
     """The whole JSON document: every family of the report ranked by total time, and every
     selected kernel with its metrics, diagnosis and ``family`` (an index into ``families``);
     ``top`` selects the launches of the N largest families."""
-    return "".join(ncu_json_pieces(analyzed, pattern=pattern, top=top, all_metrics=all_metrics))
+    return joined(ncu_json_pieces(analyzed, pattern=pattern, top=top, all_metrics=all_metrics))
 
 
 def ncu_json_pieces(
@@ -245,7 +247,7 @@ def ncu_json_pieces(
     pattern: str | None = None,
     top: int | None = None,
     all_metrics: bool = False,
-) -> Iterator[str]:
+) -> Iterator[Piece]:
     """:func:`render_ncu_json`'s document in pieces, a kernel at a time, for writing it
     without holding it whole (a 100 MB document for 8,676 kernels). What the pieces need
     (kernels read now for a ``top`` selection) is read before this returns, while the
@@ -261,20 +263,24 @@ def ncu_json_pieces(
     return _pieces(start + '"kernels": ', analyzed, chosen, texts)
 
 
-def _take(texts: MutableMapping[int, str], kernel_id: int) -> str:
-    """A kernel's text: read back from the analysis's spool (which stays whole for a later
-    export), or taken out of a copy made for this document (so it is not held twice)."""
-    return texts[kernel_id] if isinstance(texts, TextSpool) else texts.pop(kernel_id)
-
-
 def _pieces(
     start: str,
     analyzed: AnalyzedReport,
     chosen: list[AnalyzedKernel],
     texts: MutableMapping[int, str],
-) -> Iterator[str]:
+) -> Iterator[Piece]:
+    """The document from ``start`` on: the ``kernels`` list, each entry in pieces (its
+    opening and ``id``, its own members, the rest's pieces), then the document's end."""
     yield start
-    made: dict[tuple[Any, ...], tuple[Diagnosis, str]] = {}
-    entries = (_entry(analyzed, k, _take(texts, k.id), made) for k in chosen)
-    yield from json_text.array_pieces(entries, 1)
-    yield "\n}\n"
+    made: _Made = {}
+    # a kernel's text is read back from the analysis's spool (which stays whole for a later
+    # export), or taken out of a copy made for this document (so it is not held twice)
+    take = texts.__getitem__ if isinstance(texts, TextSpool) else texts.pop
+    opening = "[" + _OPEN_ENTRY
+    for kernel in chosen:
+        kernel_id = kernel.id
+        yield opening + _id_text(kernel_id) + _AFTER_ID
+        yield take(kernel_id)
+        yield from _entry_rest(analyzed, kernel, kernel_id, made)
+        opening = "," + _OPEN_ENTRY
+    yield ("\n" + json_text.INDENT + "]" if chosen else "[]") + "\n}\n"
