@@ -60,7 +60,9 @@ async def test_views_heatmap_and_a_rank_s_timeline(rank_dir: Path, cache_dir: Pa
         assert heat.selected_rank == 1
         window = (heat.t0, heat.t1)
         await pilot.press("enter")
-        await settle(pilot)  # the rank's trace read (a worker) and its views mounted
+        # the rank's trace read (a worker), its views mounted, and the window it opens on
+        # (with its note, "rank 1") shown after their first draw (``call_after_refresh``)
+        await until_drawn(pilot)
         assert isinstance(app.screen, RankTimelineScreen) and app.screen.data is not None
         screen = app.screen
         assert screen.path.name == "rank1.sqlite"
