@@ -41,9 +41,14 @@ kernel's JSON entry, written to a file as they are: neither decoded, nor joined,
 encoded again)."""
 
 
+def piece_text(piece: Piece) -> str:
+    """The text of one piece."""
+    return piece if isinstance(piece, str) else str(piece, "utf-8")
+
+
 def joined(pieces: Iterable[Piece]) -> str:
     """The text of ``pieces``."""
-    return "".join(p if isinstance(p, str) else str(p, "utf-8") for p in pieces)
+    return "".join(map(piece_text, pieces))
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,7 @@ class Rendered:
             out.write(self.text)
             return
         for piece in self.pieces:
-            out.write(piece if isinstance(piece, str) else str(piece, "utf-8"))
+            out.write(piece_text(piece))
 
 
 WRITE_BUFFER = 1 << 20

@@ -27,10 +27,9 @@ from kernelscope.kinds.ncu.analysis.families import (
     launch_key,
 )
 from kernelscope.kinds.ncu.analysis.kernel_analysis import (
-    diagnose_summary,
+    family_shares,
     measured_duration,
     origin_in_process,
-    with_family_share,
 )
 from kernelscope.kinds.ncu.model import KernelSummary, NcuReport
 
@@ -138,14 +137,14 @@ def stream_summary(report: NcuReport) -> StreamedSummary:
 def _representatives(
     report: NcuReport, families: ReportFamilies, total: float
 ) -> dict[int, AnalyzedKernel]:
-    """Each family's median launch read again, diagnosed with its own and its family's share
-    of the time (as ``analyze`` diagnoses every launch)."""
+    """Each family's median launch read again, to be diagnosed with its own and its family's
+    share of the time (as ``analyze`` makes every launch it did not diagnose as it read)."""
     found: dict[int, AnalyzedKernel] = {}
     for family in families:
         kernel_id = family.representative
         summary = report.summary(kernel_id)
         duration = measured_duration(summary)
         share = (duration / total if total > 0 else None) if duration is not None else None
-        diagnosis = with_family_share(diagnose_summary(summary), share, families, kernel_id)
-        found[kernel_id] = AnalyzedKernel(summary, diagnosis, share)
+        weighing = family_shares(share, families, kernel_id)
+        found[kernel_id] = AnalyzedKernel(summary, None, share, weighing)
     return found
