@@ -116,9 +116,8 @@ def profiled_item(family: TimelineFamily, matches: list[LaunchMatch],
     analysed: list[tuple[AnalyzedKernel, Headroom]] = []
     for m in matches:
         k = reports[m.launch.report].kernel(m.launch.kernel_id)
-        analysed.append((k, launch_headroom(k.summary.row, k.summary.rules,
-                                            k.diagnosis.roofline)))
-        labels[k.diagnosis.label] += int(k.duration_ns or 0) or 1
+        analysed.append((k, launch_headroom(k.summary.row, k.summary.rules, k.roofline)))
+        labels[k.label] += int(k.duration_ns or 0) or 1  # (only the lead launch diagnosed)
     headroom = weighted([(h, k.duration_ns) for k, h in analysed])
     lead_kernel, lead = max(analysed, key=lambda kh: kh[0].duration_ns or 0.0)
     diagnosis = run_weighed(lead_kernel.diagnosis, family.time_share, family.instances)

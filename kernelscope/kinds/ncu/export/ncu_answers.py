@@ -43,25 +43,32 @@ def opened_report(path: Path, progress: Progress) -> Iterator[NcuReport]:
         report.close()
 
 
-def analysed(report: NcuReport, progress: Progress) -> AnalyzedReport:
-    """Every kernel of ``report`` diagnosed from the list pass, with families and shares."""
-    reported = [-1]
+def analysed(report: NcuReport, progress: Progress, then: str) -> AnalyzedReport:
+    """Every kernel of ``report`` analysed from the list pass, with families and shares.
+    Progress counts the kernels read and one step more, the one ``then`` names (what the
+    answer does with them), reported once they are read: so it only grows, as MCP asks."""
+    count = report.kernel_count
+    total = count + 2  # the kernels, then ``then``: below its end while it runs
+    reported = [0]  # (the opening reported 0)
 
-    def step(done: int, total: int) -> None:  # every twentieth of the way, and at its end
-        if done == total or done - reported[0] >= total / 20:
+    def step(done: int, _: int) -> None:  # every twentieth of the way, and at its end
+        if done > reported[0] and (done == count or done - reported[0] >= count / 20):
             reported[0] = done
-            progress(done, total, f"reading kernel {done:,} of {total:,}")
+            progress(done, total, f"reading kernel {done:,} of {count:,}")
 
-    return analyze(report, step)
+    analyzed_report = analyze(report, step)
+    progress(count + 1, total, then)
+    return analyzed_report
 
 
-def check_kernel(analyzed_report: AnalyzedReport, kernel_id: int) -> None:
-    count = len(analyzed_report.kernels)
+def check_kernel(report: NcuReport, kernel_id: int) -> None:
+    """Refuse a kernel ID the report does not have, before anything is read."""
+    count = report.kernel_count
     if not 0 <= kernel_id < count:
         raise ReportError(
-            f"{safe_text(analyzed_report.report.path.name)} has no kernel {kernel_id} "
+            f"{safe_text(report.path.name)} has no kernel {kernel_id} "
             f"(its IDs are 0 to {count - 1})." if count else
-            f"{safe_text(analyzed_report.report.path.name)} holds no kernel."
+            f"{safe_text(report.path.name)} holds no kernel."
         )
 
 
@@ -88,7 +95,7 @@ def summary(path: Path, progress: Progress, process: str | None = None
     largest first; with ``process`` (an id or a name, as ``summary --process``) only the
     families with a launch in it."""
     with opened_report(path, progress) as report:
-        analyzed_report = analysed(report, progress)
+        analyzed_report = analysed(report, progress, "weighing the families")
         chosen = analyzed_report.select_families(process=process)
         if process and not chosen:
             raise ReportError(f"No kernel of {safe_text(path.name)} ran in process "
@@ -131,9 +138,8 @@ def kernel(path: Path, kernel_id: int, panes: list[str], source: bool,
     metrics; ``source`` adds the hot lines."""
     wanted = pane_metrics(panes)
     with opened_report(path, progress) as report:
-        analyzed_report = analysed(report, progress)
-        check_kernel(analyzed_report, kernel_id)
-        progress(1, 2, f"diagnosing kernel {kernel_id}")
+        check_kernel(report, kernel_id)
+        analyzed_report = analysed(report, progress, f"diagnosing kernel {kernel_id}")
         entry = kernel_entry(analyzed_report, kernel_id, source=source)
         shown = report_dict(analyzed_report)["path"]
     entry["metrics"] = {name: m for name, m in entry["metrics"].items()
@@ -161,10 +167,7 @@ def metrics(path: Path, kernel_id: int, regex: re.Pattern[str],
     """Every metric of the kernel whose name ``regex`` matches, with its value and the unit
     ``ncu --page raw`` prints."""
     with opened_report(path, progress) as report:
-        count = report.kernel_count
-        if not 0 <= kernel_id < count:
-            raise ReportError(f"{safe_text(path.name)} has no kernel {kernel_id} "
-                              f"(its IDs are 0 to {count - 1}).")
+        check_kernel(report, kernel_id)
         progress(1, 2, f"reading the metrics of kernel {kernel_id}")
         found = metrics_dict(report.all_metrics(kernel_id))
     return [{"name": name, **value} for name, value in found.items() if regex.search(name)]
@@ -175,8 +178,8 @@ def record(path: Path, kernel_id: int, progress: Progress) -> str:
     from kernelscope.kinds.ncu.export.ncu_markdown import single_kernel_markdown
 
     with opened_report(path, progress) as report:
-        analyzed_report = analysed(report, progress)
-        check_kernel(analyzed_report, kernel_id)
+        check_kernel(report, kernel_id)
+        analyzed_report = analysed(report, progress, f"writing kernel {kernel_id}'s record")
         return single_kernel_markdown(
             report, analyzed_report.families, analyzed_report.names, kernel_id
         )

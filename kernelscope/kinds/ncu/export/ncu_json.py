@@ -34,10 +34,14 @@ from kernelscope.kinds.ncu.export.own_members import (
 from kernelscope.kinds.ncu.model import KernelDetail, Metric
 
 SCHEMA = "kernelscope/ncu/1"
+
+
 def roofline_collect(analyzed: AnalyzedReport) -> dict[str, Any] | None:
     """Once for the report: how many kernels have no roofline for lack of its metrics and
-    the ncu command that collects it; None when every kernel has its metrics."""
-    lacking = sum(1 for k in analyzed.kernels if lacks_roofline(k.diagnosis.roofline))
+    the ncu command that collects it; None when every kernel has its metrics. Reads each
+    kernel's roofline alone: a document that lists families (MCP's summary) diagnoses only
+    their median launches."""
+    lacking = sum(1 for k in analyzed.kernels if lacks_roofline(k.roofline))
     if not lacking:
         return None
     return {"kernels": lacking, "command": collect_command(), "or": "--set full"}
