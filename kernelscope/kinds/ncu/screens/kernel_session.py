@@ -163,11 +163,12 @@ class KernelSession(KernelState, OpeningSession[int]):
     def _diagnosed(self, pairs: list[tuple[KernelSummary, None]]
                    ) -> list[tuple[KernelSummary, Diagnosis | None]]:
         """The batch's summaries with their diagnoses (none before the first rows are
-        diagnosed: ``_first_rows_read``, which a closing app leaves)."""
-        diagnose = self._diagnose
+        diagnosed: ``_first_rows_read``, which a closing app leaves); a closing app stops it
+        at the next kernel, as it stops the reading."""
+        diagnose, cancelled = self._diagnose, self.cancelled
         if diagnose is None:
             return list(pairs)
-        return [(summary, diagnose(summary)) for summary, _ in pairs]
+        return [(summary, diagnose(summary)) for summary, _ in pairs if not cancelled()]
 
     def _first_rows_read(self, report: NcuReport, pairs: list[Any]) -> None:
         """The first rows go to the list at once, without their diagnosis (its cells say
