@@ -239,7 +239,8 @@ class KernelSession(KernelState, OpeningSession[int]):
         """The first rows, a screenful; the reading worker goes on once the screen shows
         them (and asks the UI thread to take each batch it reads from then on)."""
         self.take_arrived(self._first_rows)
-        self.app.call_after_refresh(self._first_drawn.set)
+        assert self.kernel_list is not None, "shown by _show_list"
+        self.kernel_list.when_drawn(self._first_drawn.set)
 
     def take_arrived(self, limit: int | None = None) -> None:
         """Show the summaries that arrived since the last call, at most ``limit`` of them (on
