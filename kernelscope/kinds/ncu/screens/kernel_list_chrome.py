@@ -24,7 +24,7 @@ class ListChrome:
 
     _chrome_mounted = False
     _chrome_timer: Timer | None = None
-    _drawn = False
+    _frame_shown = False
     _when_drawn: list[Callable[[], object]] | None = None
 
     def when_drawn(self, callback: Callable[[], object]) -> None:
@@ -32,7 +32,7 @@ class ListChrome:
         is): as its first frame, with the list's first rows, goes to the terminal, not once
         the layouts after it are done too (``call_after_refresh`` waited for the screen's
         next update, a sixtieth of a second later: ~15 ms in which nothing ran)."""
-        if self._drawn:
+        if self._frame_shown:
             callback()
             return
         if self._when_drawn is None:
@@ -41,8 +41,8 @@ class ListChrome:
 
     def _compositor_refresh(self) -> None:
         super()._compositor_refresh()  # type: ignore[misc]
-        if not self._drawn and self.is_active:
-            self._drawn = True
+        if not self._frame_shown and self.is_active:
+            self._frame_shown = True
             for callback in self._when_drawn or ():
                 callback()
             self._when_drawn = None
