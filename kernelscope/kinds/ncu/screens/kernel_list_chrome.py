@@ -70,8 +70,9 @@ class ListChrome:
             self.call_after_refresh(self._mount_chrome)
 
     async def _mount_chrome(self) -> None:
-        """The footer, and the loading bar while the list still loads."""
-        if self._chrome_mounted:
+        """The footer, and the loading bar while the list still loads (not on a screen the
+        closing app took down meanwhile: mounting there raised ``MountError``)."""
+        if self._chrome_mounted or not self.is_attached:
             return
         self._chrome_mounted = True
         if self._chrome_timer is not None:
