@@ -278,6 +278,7 @@ class KernelListScreen(FamilyListing, ListPrompts, ListChrome, KernelReportScree
             self.query_one(selector, Static).update(content, layout=layout)
 
     def on_resize(self, event: Resize) -> None:
+        self.laid_out_already(event)
         if self.rows.plan(event.size.width) != self.rows.widths:
             self.rebuild()
             if self.view == "families":

@@ -4,6 +4,9 @@ stays readable)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from textual.events import Resize
 from textual.timer import Timer
 
 CHROME_DELAY_S = 1.0
@@ -16,10 +19,42 @@ and a list complete by then needs no bar at all."""
 
 class ListChrome:
     """The loading bar and the footer of the kernel list (mixed into ``KernelListScreen``,
-    which gives it ``done``, ``_show_progress`` and the screen's own methods)."""
+    which gives it ``done``, ``_show_progress`` and the screen's own methods), and when the
+    screen is first drawn. It reaches into Textual's screen (pinned: ``textual>=8.2.8,<9``)."""
 
     _chrome_mounted = False
     _chrome_timer: Timer | None = None
+    _frame_shown = False
+    _when_drawn: list[Callable[[], object]] | None = None
+
+    def when_drawn(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` on the UI thread once the screen is first drawn (at once if it
+        is): as its first frame, with the list's first rows, goes to the terminal, not once
+        the layouts after it are done too (``call_after_refresh`` waited for the screen's
+        next update, a sixtieth of a second later: ~15 ms in which nothing ran)."""
+        if self._frame_shown:
+            callback()
+            return
+        if self._when_drawn is None:
+            self._when_drawn = []
+        self._when_drawn.append(callback)
+
+    def _compositor_refresh(self) -> None:
+        super()._compositor_refresh()  # type: ignore[misc]
+        if not self._frame_shown and self.is_active:
+            self._frame_shown = True
+            for callback in self._when_drawn or ():
+                callback()
+            self._when_drawn = None
+
+    def laid_out_already(self, event: Resize) -> None:
+        """Leave out the Resize a screen sends itself once it is first laid out, of the size
+        it is laid out at: Textual's ``Screen._on_resize`` would lay the screen out and draw
+        it again (~5 ms of the UI thread while the list's first rows show); this screen has
+        no breakpoints for it to apply. A Resize of another size goes on as ever."""
+        if event.size == self._compositor.size:
+            event.stop()
+            event.prevent_default()
 
     def mount_chrome_later(self) -> None:
         """On mount: the chrome after the first paint if the list is complete already, else
@@ -35,8 +70,9 @@ class ListChrome:
             self.call_after_refresh(self._mount_chrome)
 
     async def _mount_chrome(self) -> None:
-        """The footer, and the loading bar while the list still loads."""
-        if self._chrome_mounted:
+        """The footer, and the loading bar while the list still loads (not on a screen the
+        closing app took down meanwhile: mounting there raised ``MountError``)."""
+        if self._chrome_mounted or not self.is_attached:
             return
         self._chrome_mounted = True
         if self._chrome_timer is not None:
