@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from kernelscope.core.recent import RecentCache
-from kernelscope.kinds.ncu.model.container import Layout, ProcessInfo
+from kernelscope.kinds.ncu.model.container import ProcessInfo
 from kernelscope.kinds.ncu.model.detail import build_detail, read_all_metrics
 from kernelscope.kinds.ncu.model.file_format.names_table import Names
 from kernelscope.kinds.ncu.model.file_format.result import Result
@@ -30,6 +30,7 @@ from kernelscope.kinds.ncu.model.summary_reader import (
     ROW_METRICS,
     Origin,
     action_names,
+    origins_of,
     read_summary,
     summary_from_detail,
 )
@@ -66,6 +67,7 @@ class NcuReport:
 
     def __init__(self, path: str | os.PathLike[str], *, extra_metrics: Iterable[str] = ()):
         self.path = Path(path)
+        self._of_path = f" of {self.path}"  # the end of what a result's sentences call it
         self._file, self._temp, self.layout = open_report_file(self.path)
         self._lock = threading.RLock()
         self.decoded = 0
@@ -78,7 +80,7 @@ class NcuReport:
         self._details: RecentCache[int, KernelDetail] = RecentCache(DETAIL_CACHE)
         self._results: RecentCache[int, Result] = RecentCache(RESULT_CACHE)
         self._modules = Modules(self._file, self._lock, self.layout.sources)
-        self.origins: list[Origin] = self._origins(self.layout)
+        self.origins: list[Origin] = origins_of(self.layout.results)
         self._notes: list[str] | None = None
         self._device: DeviceInfo | None = None
         self._version_numbers: tuple[tuple[int, ...] | None] | None = None
@@ -99,18 +101,6 @@ class NcuReport:
             legacy = recorded is None and is_legacy(first.present())
             self._version_numbers = (recorded or ((2019,) if legacy else None),)
         return self._version_numbers[0]
-
-    def _origins(self, layout: Layout) -> list[Origin]:
-        """Each kernel's (process id, process name), from the block it is stored in: one
-        tuple per process, shared by its kernels (a report may hold 100,000 launches)."""
-        by_process: dict[ProcessInfo, Origin] = {}
-        found = []
-        for r in layout.results:
-            origin = by_process.get(r.process)
-            if origin is None:
-                origin = by_process[r.process] = (r.pid, r.process.short_name)
-            found.append(origin)
-        return found
 
     @staticmethod
     def handle(kernel_id: int) -> tuple[int, int]:
@@ -172,12 +162,13 @@ class NcuReport:
         with self._lock:
             found = self._results.get(kernel_id)
             if found is None:
-                info = self.layout.results[kernel_id]
-                self._file.seek(info.offset)
-                data = self._file.read(info.size)
-                where = f"Kernel {kernel_id} of {self.path}"
-                found = Result(info.kind, data, self._names, info.process, where)
-                found.ncu_version = self._ncu_numbers(found)
+                kind, offset, size, process = self.layout.results[kernel_id]
+                self._file.seek(offset)
+                data = self._file.read(size)
+                where = f"Kernel {kernel_id}{self._of_path}"
+                found = Result(kind, data, self._names, process, where)
+                known = self._version_numbers
+                found.ncu_version = known[0] if known is not None else self._ncu_numbers(found)
                 self._results.put(kernel_id, found)
                 self.decoded += 1
             return found

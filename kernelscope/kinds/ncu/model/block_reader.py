@@ -1,0 +1,141 @@
+"""Exact reads and forward skips on the stream a report's block walk reads (``container``),
+counting the offset; a read past the stream's end, or past a decompression stream's limit,
+is an exception the walk turns into one sentence about the user's file.
+
+A report file (seekable) is read with its own ``read`` and ``seek``; a stream that cannot seek
+(decompression) is read ahead by a byte to find its end and skipped by reading. The walk
+makes a few reads a block for each of a report's thousands of blocks, so the plain file's
+reads go straight to the stream (what the other cases add is looked at once a read).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import IO
+
+SKIP_CHUNK = 1 << 20
+_U32 = struct.Struct("<I").unpack_from
+
+
+class Truncated(Exception):
+    """The stream ended inside ``what``, which starts at ``offset``."""
+
+    def __init__(self, what: str, offset: int) -> None:
+        super().__init__(what)
+        self.what = what
+        self.offset = offset
+
+
+class TooLarge(Exception):
+    """A decompression stream went past ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+class StreamReader:
+    """Exact reads and forward skips on a binary stream, counting the offset."""
+
+    def __init__(self, stream: IO[bytes], limit: int | None) -> None:
+        self.stream = stream
+        self.offset = 0
+        self.limit = limit
+        self._ahead = b""  # bytes read to look ahead and not consumed yet
+        self._end: int | None = None  # a seekable stream's end, less where the walk began
+        try:
+            self.seekable = bool(stream.seekable())
+        except (AttributeError, OSError):
+            self.seekable = False
+        self._plain = self.seekable and limit is None
+        """Whether a read is the stream's own (nothing is looked ahead on a seekable
+        stream) and no limit is checked."""
+
+    def _check_limit(self, upto: int) -> None:
+        if self.limit is not None and upto > self.limit:
+            raise TooLarge(self.limit)
+
+    def read(self, n: int) -> bytes:
+        if self.limit is not None:
+            self._check_limit(self.offset + n)
+        if self._ahead:
+            data, self._ahead = self._ahead[:n], self._ahead[n:]
+            if len(data) < n:
+                data += self.stream.read(n - len(data))
+        else:  # nothing looked ahead (a seekable file, always): the stream's own bytes
+            data = self.stream.read(n)
+        self.offset += len(data)
+        return data
+
+    def exact(self, n: int, what: str) -> bytes:
+        start = self.offset
+        if self._plain:
+            data = self.stream.read(n)
+            self.offset = start + len(data)
+        else:
+            data = self.read(n)
+        if len(data) < n:
+            raise Truncated(what, start)
+        return data
+
+    def u32(self, what: str) -> int:
+        """A little-endian 32-bit length: :meth:`exact` of 4 bytes, read in its place (the
+        walk reads two a block)."""
+        start = self.offset
+        if self._plain:
+            data = self.stream.read(4)
+            self.offset = start + len(data)
+        else:
+            data = self.read(4)
+        if len(data) < 4:
+            raise Truncated(what, start)
+        return _U32(data)[0]  # type: ignore[no-any-return]
+
+    def _left(self) -> int:
+        """The bytes after the stream's position: its end is found once (a report file
+        does not change while it is walked), less where the walk started; its position is
+        that start plus what the walk has read and skipped."""
+        end = self._end
+        if end is None:
+            here = self.stream.tell()
+            end = self._end = self.stream.seek(0, 2) - (here - self.offset)
+            self.stream.seek(here)
+        return end - self.offset
+
+    def skip(self, n: int, what: str) -> None:
+        start = self.offset
+        if self.limit is not None:
+            self._check_limit(self.offset + n)
+        if self.seekable:
+            left = self._left()
+            if left < n:
+                self.offset += left
+                raise Truncated(what, start)
+            self.stream.seek(n, 1)
+            self.offset = start + n
+            return
+        left = n
+        while left:
+            chunk = self.read(min(left, SKIP_CHUNK))
+            if not chunk:
+                raise Truncated(what, start)
+            left -= len(chunk)
+
+    def at_end(self) -> bool:
+        if self.seekable:
+            return self._left() <= 0
+        if not self._ahead:
+            self._ahead = self.stream.read(1)
+        return not self._ahead
+
+    def rest(self) -> int:
+        """The number of bytes left after the current offset (reads a stream to its end)."""
+        if self.seekable:
+            return self._left()
+        count = len(self._ahead)
+        while True:
+            self._check_limit(self.offset + count)
+            chunk = self.stream.read(SKIP_CHUNK)
+            if not chunk:
+                return count
+            count += len(chunk)
