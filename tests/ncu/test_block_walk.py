@@ -91,3 +91,27 @@ def test_the_result_index_answers_as_its_items(name: str) -> None:
     origins = origins_of(results)
     assert origins == origins_of(items) == [(r.pid, r.process.short_name) for r in items]
     assert len({id(o) for o in origins}) == len({r.process for r in items})
+
+
+@pytest.mark.parametrize("name", ("multi_process", "zoo"))
+def test_a_result_read_at_its_offset_is_what_seek_and_read_give(name: str) -> None:
+    from kernelscope.kinds.ncu.model.report import open_ncu_report
+
+    report = open_ncu_report(NCU_SAMPLES / f"{name}.ncu-rep.xz")
+    infos = list(report.layout.results)
+    with open(report.plain_path, "rb") as plain:
+        expected = []
+        for info in infos:
+            plain.seek(info.offset)
+            expected.append(plain.read(info.size))
+    assert [report._read_at(i.offset, i.size) for i in infos] == expected
+    assert report._read_at(infos[-1].offset, infos[-1].size + 10) == expected[-1]  # the end
+    quick = [report._result(i).data for i in range(len(infos))]
+    report._fd = None  # no os.pread: the file's seek and read
+    report._results.clear()
+    assert [report._result(i).data for i in range(len(infos))] == quick == expected
+    report.close()
+    closed = open_ncu_report(NCU_SAMPLES / f"{name}.ncu-rep.xz")
+    closed.close()  # its descriptor may be another file's now: not read from
+    with pytest.raises(ValueError):
+        closed._read_at(infos[0].offset, infos[0].size)

@@ -249,8 +249,8 @@ def _read_as_before(
     last = slots.last
     if last is None or last.at != missing:
         return False
-    found = [datas[at] for at in missing]
-    if [len(data) for data in found] != last.sizes:
+    found = list(map(datas.__getitem__, missing))
+    if list(map(len, found)) != last.sizes:
         return False
     read = last.unpack(b"".join(found))
     if read[0::3] != last.prefixes or read[2::3] != last.suffixes:

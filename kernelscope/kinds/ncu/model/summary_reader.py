@@ -127,7 +127,12 @@ def action_names(result: Result, kernel_id: int = 0) -> tuple[str, str, str]:
 
 
 def _int_or_none(m: Metric | None) -> int | None:
-    number = finite(m.value) if m is not None else None
+    if m is None:
+        return None
+    value = m.value
+    if type(value) is int:  # an id: finite's float of it, as an int
+        return int(float(value))
+    number = finite(value)
     return int(number) if number is not None else None
 
 
@@ -182,6 +187,8 @@ def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[st
             row[col] = None
         elif type(value := m.value) is float:
             row[col] = value if _isfinite(value) else None
+        elif type(value) is int:  # a count (registers): finite's case read here too
+            row[col] = float(value)
         else:
             row[col] = finite(value)
     row["context"] = _int_or_none(get("launch__context_id"))
