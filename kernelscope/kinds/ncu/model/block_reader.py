@@ -92,22 +92,26 @@ class StreamReader:
         return _U32(data)[0]  # type: ignore[no-any-return]
 
     def _left(self) -> int:
-        """The bytes after the stream's position: its end is found once (a report file
-        does not change while it is walked), less where the walk started; its position is
-        that start plus what the walk has read and skipped."""
+        """The bytes after the stream's position (:meth:`_find_end`'s end less the offset)."""
         end = self._end
-        if end is None:
-            here = self.stream.tell()
-            end = self._end = self.stream.seek(0, 2) - (here - self.offset)
-            self.stream.seek(here)
-        return end - self.offset
+        return (end if end is not None else self._find_end()) - self.offset
+
+    def _find_end(self) -> int:
+        """The stream's end less where the walk started, found once (a report file does not
+        change while it is walked): the stream's position is that start plus what the walk
+        has read and skipped."""
+        here = self.stream.tell()
+        end = self._end = self.stream.seek(0, 2) - (here - self.offset)
+        self.stream.seek(here)
+        return end
 
     def skip(self, n: int, what: str) -> None:
         start = self.offset
         if self.limit is not None:
             self._check_limit(self.offset + n)
         if self.seekable:
-            left = self._left()
+            end = self._end  # _left, read here (once a block)
+            left = (end if end is not None else self._find_end()) - start
             if left < n:
                 self.offset += left
                 raise Truncated(what, start)
@@ -122,8 +126,9 @@ class StreamReader:
             left -= len(chunk)
 
     def at_end(self) -> bool:
-        if self.seekable:
-            return self._left() <= 0
+        if self.seekable:  # _left, read here (once a block)
+            end = self._end
+            return (end if end is not None else self._find_end()) <= self.offset
         if not self._ahead:
             self._ahead = self.stream.read(1)
         return not self._ahead

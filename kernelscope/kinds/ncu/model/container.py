@@ -183,14 +183,6 @@ class _Walk:
         return Layout(self.results, size, self.versions, self.strings, self.sources,
                       self.session, format_version, self.blocks, file_header)
 
-    def header(self, reader: StreamReader, start: int) -> _BlockFacts:
-        size = reader.u32("a block header")
-        if size == 0 or size > MAX_HEADER:
-            raise _Damaged("a block header of impossible length", start)
-        raw = reader.exact(size, "a block header")
-        facts = self.known.get(raw)
-        return facts if facts is not None else self._decoded(raw, start)
-
     def _decoded(self, raw: bytes, start: int) -> _BlockFacts:
         """The facts of the block header ``raw``, its string table and session details taken
         in; remembered by its bytes when it has neither (what the walk does with such a
@@ -224,7 +216,12 @@ class _Walk:
 
     def block(self, reader: StreamReader) -> None:
         start = reader.offset
-        kinds, payload_size, process = self.header(reader, start)
+        size = reader.u32("a block header")
+        if size == 0 or size > MAX_HEADER:
+            raise _Damaged("a block header of impossible length", start)
+        raw = reader.exact(size, "a block header")
+        facts = self.known.get(raw)
+        kinds, payload_size, process = facts if facts is not None else self._decoded(raw, start)
         header_end = reader.offset
         end = reader.offset + payload_size
         index = 0
