@@ -115,3 +115,23 @@ def test_a_result_read_at_its_offset_is_what_seek_and_read_give(name: str) -> No
     closed.close()  # its descriptor may be another file's now: not read from
     with pytest.raises(ValueError):
         closed._read_at(infos[0].offset, infos[0].size)
+
+
+@pytest.mark.parametrize("name", ("multi_process", "zoo"))
+def test_a_report_file_read_at_offsets_finds_what_its_bytes_find(
+    name: str, tmp_path: object
+) -> None:
+    """A plain file (read with ``os.pread``, its position left alone until the end) gives
+    what its bytes in memory give, and is left at the walk's end, as a stream read through
+    is; a file whose walk begins past its first byte, too."""
+    from pathlib import Path
+
+    data = _data(name)
+    path = Path(str(tmp_path)) / "report.ncu-rep"
+    path.write_bytes(b"other data" + data)
+    expected = _facts(read_layout(io.BytesIO(data), name))
+    with open(path, "rb") as fh:
+        fh.seek(len(b"other data"))
+        assert _facts(read_layout(fh, name)) == expected
+        assert fh.tell() == len(b"other data") + len(data)
+        assert fh.read() == b""

@@ -10,11 +10,24 @@ reads go straight to the stream (what the other cases add is looked at once a re
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from typing import IO
 
 SKIP_CHUNK = 1 << 20
 _U32 = struct.Struct("<I").unpack_from
+
+
+def _regular_file(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` when it is a regular file that can be read at offsets."""
+    if not hasattr(os, "pread"):  # not on Windows
+        return None
+    try:
+        fd = stream.fileno()
+        return fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 class Truncated(Exception):
@@ -50,6 +63,11 @@ class StreamReader:
         self._plain = self.seekable and limit is None
         """Whether a read is the stream's own (nothing is looked ahead on a seekable
         stream) and no limit is checked."""
+        self._fd = _regular_file(stream) if self._plain else None
+        """A plain report file's descriptor, read at offsets (``os.pread``: a call a read,
+        where a buffered read after a skip's seek costs twice as much), else None."""
+        self._base = stream.tell() if self._fd is not None else 0
+        """Where the walk began in that file (its position is left alone until the end)."""
 
     def _check_limit(self, upto: int) -> None:
         if self.limit is not None and upto > self.limit:
@@ -62,6 +80,8 @@ class StreamReader:
             data, self._ahead = self._ahead[:n], self._ahead[n:]
             if len(data) < n:
                 data += self.stream.read(n - len(data))
+        elif self._fd is not None:
+            data = os.pread(self._fd, n, self._base + self.offset)
         else:  # nothing looked ahead (a seekable file, always): the stream's own bytes
             data = self.stream.read(n)
         self.offset += len(data)
@@ -69,7 +89,10 @@ class StreamReader:
 
     def exact(self, n: int, what: str) -> bytes:
         start = self.offset
-        if self._plain:
+        if self._fd is not None:
+            data = os.pread(self._fd, n, self._base + start)
+            self.offset = start + len(data)
+        elif self._plain:
             data = self.stream.read(n)
             self.offset = start + len(data)
         else:
@@ -82,7 +105,10 @@ class StreamReader:
         """A little-endian 32-bit length: :meth:`exact` of 4 bytes, read in its place (the
         walk reads two a block)."""
         start = self.offset
-        if self._plain:
+        if self._fd is not None:
+            data = os.pread(self._fd, 4, self._base + start)
+            self.offset = start + len(data)
+        elif self._plain:
             data = self.stream.read(4)
             self.offset = start + len(data)
         else:
@@ -101,9 +127,16 @@ class StreamReader:
         change while it is walked): the stream's position is that start plus what the walk
         has read and skipped."""
         here = self.stream.tell()
-        end = self._end = self.stream.seek(0, 2) - (here - self.offset)
+        began = self._base if self._fd is not None else here - self.offset
+        end = self._end = self.stream.seek(0, 2) - began
         self.stream.seek(here)
         return end
+
+    def settle(self) -> None:
+        """Leave the stream where the walk ended, as reading it through would (a file read
+        at offsets was not moved)."""
+        if self._fd is not None:
+            self.stream.seek(self._base + self.offset)
 
     def skip(self, n: int, what: str) -> None:
         start = self.offset
@@ -115,7 +148,8 @@ class StreamReader:
             if left < n:
                 self.offset += left
                 raise Truncated(what, start)
-            self.stream.seek(n, 1)
+            if self._fd is None:
+                self.stream.seek(n, 1)
             self.offset = start + n
             return
         left = n

@@ -317,4 +317,5 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
             f"{name} decompresses to more than {exc.limit:,} bytes, more than a report of its "
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
+    reader.settle()
     return walk.layout(reader.offset, version, file_header)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import is_, not_
+from operator import not_
 from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.bag import (
@@ -211,7 +211,7 @@ def _read_missing(
     decoded (:func:`stored_values`) once they are checked to start with their tags
     (False, nothing filled in, when one does not); each remembered while its name's dict
     has room (a name whose launches each hold a value of their own, a duration, fills it)."""
-    missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
+    missing = [at for at, metric in enumerate(metrics) if metric is None]
     if _read_as_before(result, slots, datas, missing, metrics):
         return True
     found = list(map(datas.__getitem__, missing))
