@@ -141,7 +141,8 @@ class _BlockFacts(NamedTuple):
 
 
 MAX_KNOWN_HEADERS = 4096
-_new_block = tuple.__new__
+"""The distinct block headers a walk remembers (it forgets them all at this bound)."""
+_new_block = tuple.__new__  # a BlockInfo made without its Python ``__new__`` (once a block)
 
 
 class _Damaged(Exception):
