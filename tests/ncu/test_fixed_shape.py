@@ -117,3 +117,66 @@ def test_entries_read_by_shape_only_where_each_has_its_names() -> None:
             assert slots.read_shaped([0, 1], bad) is None
         assert slots.each_shaped([0, 1], other_suffix) == [True, False]
     assert slots.read_shaped([1], [good[1]]) == (-7.0,)
+
+
+def _every_launch_read(path: Any) -> list[str]:
+    from kernelscope.kinds.ncu.model.report import open_ncu_report
+    from kernelscope.kinds.ncu.model.summary_reader import ROW_METRICS
+
+    with open_ncu_report(path) as report:
+        return [repr(list(metrics.read_metrics(report._result(i), ROW_METRICS).items()))
+                for i in range(report.kernel_count)]
+
+
+@pytest.mark.parametrize("name", ("many_launches", "small_family", "zoo"))
+def test_a_launch_read_as_the_one_before_gives_what_the_general_reading_gives(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``metrics._read_as_before`` (the launch before missed the same entries, each with its
+    Shape) answers as ``_read_missing``'s general reading does, where it answers."""
+    path = NCU_SAMPLES / f"{name}.ncu-rep.xz"
+    answered = []
+    as_before = metrics._read_as_before
+
+    def counted(*args: Any) -> bool:
+        answered.append(as_before(*args))
+        return answered[-1]
+
+    monkeypatch.setattr(metrics, "_read_as_before", counted)
+    quick = _every_launch_read(path)
+    monkeypatch.setattr(metrics, "_read_as_before", lambda *args: False)
+    assert _every_launch_read(path) == quick
+    assert any(answered) or name != "many_launches"
+
+
+def test_read_as_before_leaves_other_entries_to_the_general_reading() -> None:
+    """A launch whose missing entries differ from the last one's, or whose entry has another
+    length, prefix or suffix, or a wrapped counter, is not read as the one before."""
+    tags = (name_tag(5), name_tag(300))
+    plan = (("a", ((5, tags[0]),)), ("b", ((300, tags[1]),)))
+    slots = Slots(plan, None)
+    double = b"\x12\x09\x19"
+    for at, tag in enumerate(tags):
+        shape = fixed_shape(tag + double + struct.pack("<d", 1.0) + b"\x20\x00", tag)
+        assert shape is not None
+        slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
+
+    def entry(at: int, number: float, suffix: bytes = b"\x20\x00") -> bytes:
+        return tags[at] + double + struct.pack("<d", number) + suffix
+
+    class _Result:
+        names_table = type("Names", (), {"slotted": 0, "slots": {}})()
+
+    result: Any = _Result()
+    for _ in range(2):  # the same positions twice: compiled (``slots.last``)
+        assert slots.read_shaped([0, 1], [entry(0, 1.0), entry(1, 2.0)]) == (1.0, 2.0)
+    assert slots.last is not None
+    for datas in ([entry(0, 1.0), entry(1, 2.0, b"\x20\x01")], [entry(0, 2.0**63), entry(1, 1.0)],
+                  [entry(0, 1.0) + b"\x00", entry(1, 1.0)]):
+        found: list[Any] = [None, None]
+        assert not metrics._read_as_before(result, slots, datas, [0, 1], found)
+        assert found == [None, None]
+    found = [None, None]
+    assert not metrics._read_as_before(result, slots, [entry(0, 1.0), entry(1, 2.0)], [1], found)
+    assert metrics._read_as_before(result, slots, [entry(0, 3.0), entry(1, 4.0)], [0, 1], found)
+    assert [(m.name, m.value) for m in found] == [("a", 3.0), ("b", 4.0)]

@@ -18,7 +18,6 @@ that hold it without its cubin, so the one with a cubin is kept.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, NamedTuple
@@ -26,12 +25,12 @@ from typing import IO, Any, NamedTuple
 from google.protobuf.message import DecodeError
 
 from kernelscope.core.errors import ReportError, safe_text
+from kernelscope.kinds.ncu.model.block_reader import StreamReader, TooLarge, Truncated
 from kernelscope.kinds.ncu.model.file_format.schema import BlockHeader, FileHeader
 from kernelscope.kinds.ncu.model.result_index import ResultIndex
 
 NCU_MAGIC = b"NVR\x00"
 MAX_HEADER = 64 << 20  # no real header comes near this; more means the length is damaged
-_SKIP_CHUNK = 1 << 20
 KERNEL, RANGE, CMDLIST, GRAPH = "kernel", "range", "cmdlist", "graph"
 """The kinds of result, in the order a block stores them after its sources."""
 
@@ -130,116 +129,27 @@ class Layout:
         return tuple(seen.values())
 
 
+class _BlockFacts(NamedTuple):
+    """What the walk takes from a block header besides its strings and session details: the
+    kind of each message (None for a SourceData), the payload's size and the process. A
+    report's blocks repeat a few headers byte for byte (a block a launch, of a few sizes),
+    so the walk decodes each once (``_Walk.known``)."""
+
+    kinds: tuple[str | None, ...]
+    payload_size: int
+    process: ProcessInfo
+
+
+MAX_KNOWN_HEADERS = 4096
+"""The distinct block headers a walk remembers (it forgets them all at this bound)."""
+_new_block = tuple.__new__  # a BlockInfo made without its Python ``__new__`` (once a block)
+
+
 class _Damaged(Exception):
     def __init__(self, what: str, offset: int) -> None:
         super().__init__(what)
         self.what = what
         self.offset = offset
-
-
-class _Reader:
-    """Exact reads and forward skips on a binary stream, counting the offset."""
-
-    def __init__(self, stream: IO[bytes], limit: int | None) -> None:
-        self.stream = stream
-        self.offset = 0
-        self.limit = limit
-        self._ahead = b""  # bytes read to look ahead and not consumed yet
-        self._end: int | None = None  # a seekable stream's end, and where the walk began
-        self._start = 0
-        try:
-            self.seekable = bool(stream.seekable())
-        except (AttributeError, OSError):
-            self.seekable = False
-
-    def _check_limit(self, upto: int) -> None:
-        if self.limit is not None and upto > self.limit:
-            raise _TooLarge(self.limit)
-
-    def read(self, n: int) -> bytes:
-        if self.limit is not None:
-            self._check_limit(self.offset + n)
-        if self._ahead:
-            data, self._ahead = self._ahead[:n], self._ahead[n:]
-            if len(data) < n:
-                data += self.stream.read(n - len(data))
-        else:  # nothing looked ahead (a seekable file, always): the stream's own bytes
-            data = self.stream.read(n)
-        self.offset += len(data)
-        return data
-
-    def exact(self, n: int, what: str) -> bytes:
-        start = self.offset
-        data = self.read(n)
-        if len(data) < n:
-            raise _Truncated(what, start)
-        return data
-
-    def _left(self) -> int:
-        """The bytes after the stream's position: its end is found once (a report file
-        does not change while it is walked), its position is where the walk started plus
-        what it has read and skipped."""
-        if self._end is None:
-            here = self.stream.tell()
-            self._end = self.stream.seek(0, 2)
-            self.stream.seek(here)
-            self._start = here - self.offset
-        return self._end - self._start - self.offset
-
-    def skip(self, n: int, what: str) -> None:
-        start = self.offset
-        if self.limit is not None:
-            self._check_limit(self.offset + n)
-        if self.seekable:
-            left = self._left()
-            if left < n:
-                self.offset += left
-                raise _Truncated(what, start)
-            self.stream.seek(n, 1)
-            self.offset += n
-            return
-        left = n
-        while left:
-            chunk = self.read(min(left, _SKIP_CHUNK))
-            if not chunk:
-                raise _Truncated(what, start)
-            left -= len(chunk)
-
-    def at_end(self) -> bool:
-        if self.seekable:
-            return self._left() <= 0
-        if not self._ahead:
-            self._ahead = self.stream.read(1)
-        return not self._ahead
-
-    def rest(self) -> int:
-        """The number of bytes left after the current offset (reads a stream to its end)."""
-        if self.seekable:
-            return self._left()
-        count = len(self._ahead)
-        while True:
-            self._check_limit(self.offset + count)
-            chunk = self.stream.read(_SKIP_CHUNK)
-            if not chunk:
-                return count
-            count += len(chunk)
-
-
-class _Truncated(Exception):
-    def __init__(self, what: str, offset: int) -> None:
-        super().__init__(what)
-        self.what = what
-        self.offset = offset
-
-
-class _TooLarge(Exception):
-    def __init__(self, limit: int) -> None:
-        super().__init__(limit)
-        self.limit = limit
-
-
-def _u32(reader: _Reader, what: str) -> int:
-    return int(struct.unpack("<I", reader.exact(4, what))[0])
 
 
 def _process(header: Any, cache: dict[bytes, ProcessInfo]) -> ProcessInfo:
@@ -266,50 +176,62 @@ class _Walk:
         self.processes: dict[bytes, ProcessInfo] = {}
         self.blocks: list[BlockInfo] = []
         self.block_sources: list[tuple[int, int, int]] = []
+        self.known: dict[bytes, _BlockFacts] = {}
+        """The facts of each block header met so far without strings or session details."""
 
     def layout(self, size: int, format_version: int, file_header: tuple[int, int]) -> Layout:
         """What the walk found in a report of ``size`` bytes (format ``format_version``)."""
         return Layout(self.results, size, self.versions, self.strings, self.sources,
                       self.session, format_version, self.blocks, file_header)
 
-    def header(self, reader: _Reader, start: int) -> Any:
-        size = _u32(reader, "a block header")
-        if size == 0 or size > MAX_HEADER:
-            raise _Damaged("a block header of impossible length", start)
-        raw = reader.exact(size, "a block header")
+    def _decoded(self, raw: bytes, start: int) -> _BlockFacts:
+        """The facts of the block header ``raw``, its string table and session details taken
+        in; remembered by its bytes when it has neither (what the walk does with such a
+        header is all in its facts)."""
         try:
             header = BlockHeader.FromString(raw)
         except DecodeError:
             raise _Damaged("an unreadable block header", start) from None
-        self.strings.extend(header.string_table.strings)
-        if header.HasField("session_details"):
+        strings = header.string_table.strings
+        self.strings.extend(strings)
+        has_session = header.HasField("session_details")
+        if has_session:
             details = header.session_details
             if self.session is None:
                 self.session = details
             for info in details.version_info:
                 self.versions.setdefault(info.provider, info.version)
-        return header
-
-    def block(self, reader: _Reader) -> None:
-        start = reader.offset
-        header = self.header(reader, start)
-        process = _process(header, self.processes)
         kinds = (
-            [None] * header.num_sources
-            + [KERNEL] * header.num_results
-            + [RANGE] * header.num_range_results
-            + [CMDLIST] * header.num_cmdlist_results
-            + [GRAPH] * header.num_graph_results
+            (None,) * header.num_sources
+            + (KERNEL,) * header.num_results
+            + (RANGE,) * header.num_range_results
+            + (CMDLIST,) * header.num_cmdlist_results
+            + (GRAPH,) * header.num_graph_results
         )
+        facts = _BlockFacts(kinds, header.payload_size, _process(header, self.processes))
+        if not strings and not has_session:
+            if len(self.known) >= MAX_KNOWN_HEADERS:
+                self.known.clear()
+            self.known[raw] = facts
+        return facts
+
+    def block(self, reader: StreamReader) -> None:
+        start = reader.offset
+        size = reader.u32("a block header")
+        if size == 0 or size > MAX_HEADER:
+            raise _Damaged("a block header of impossible length", start)
+        raw = reader.exact(size, "a block header")
+        facts = self.known.get(raw)
+        kinds, payload_size, process = facts if facts is not None else self._decoded(raw, start)
         header_end = reader.offset
-        end = reader.offset + header.payload_size
+        end = reader.offset + payload_size
         index = 0
         self.block_sources = []
         while reader.offset < end:
             msg_start = reader.offset
             if end - msg_start < 4:
                 raise _Damaged("a block whose messages do not fill its payload", start)
-            msg_size = _u32(reader, "a message length")
+            msg_size = reader.u32("a message length")
             if reader.offset + msg_size > end:
                 raise _Damaged("a message longer than its block", msg_start)
             if index >= len(kinds):
@@ -323,10 +245,10 @@ class _Walk:
             index += 1
         if index < len(kinds):
             raise _Damaged("a block with fewer messages than its header counts", start)
-        self.blocks.append(BlockInfo(start + 4, header_end - start - 4, end,
-                                     tuple(self.block_sources)))
+        self.blocks.append(_new_block(BlockInfo, (start + 4, header_end - start - 4, end,
+                                                  tuple(self.block_sources))))
 
-    def _source(self, reader: _Reader, size: int, process: ProcessInfo) -> None:
+    def _source(self, reader: StreamReader, size: int, process: ProcessInfo) -> None:
         """Record a SourceData message by its reference (field 1, read from its first
         bytes), keeping the largest of those that share one (the one with the cubin)."""
         offset = reader.offset
@@ -357,14 +279,14 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
     """Walk the report in ``stream`` (positioned at its first byte); raise ReportError with one
     sentence naming ``display`` when the structure is damaged, truncated, followed by other
     data, or (for a decompression stream) larger than ``limit`` bytes."""
-    reader = _Reader(stream, limit)
+    reader = StreamReader(stream, limit)
     walk = _Walk()
     name = safe_text(display)
     version, file_header = 0, (0, 0)
     try:
         if reader.read(4) != NCU_MAGIC:
             raise ReportError(f"{name} is not an Nsight Compute report (.ncu-rep).")
-        head = _u32(reader, "the file header")
+        head = reader.u32("the file header")
         if head > MAX_HEADER:
             raise _Damaged("a file header of impossible length", 4)
         file_header = (reader.offset, head)
@@ -384,16 +306,17 @@ def read_layout(stream: IO[bytes], display: str, *, limit: int | None = None) ->
                         f"{block_start:,} on, are not report data."
                     ) from None
                 raise
-    except _Truncated as exc:
+    except Truncated as exc:
         raise ReportError(
             f"{name} is truncated: it ends inside {exc.what} that starts at byte "
             f"{exc.offset:,}, so part of the report is missing."
         ) from None
     except _Damaged as exc:
         raise ReportError(f"{name} is damaged: {exc.what} at byte {exc.offset:,}.") from None
-    except _TooLarge as exc:
+    except TooLarge as exc:
         raise ReportError(
             f"{name} decompresses to more than {exc.limit:,} bytes, more than a report of its "
             "size can hold; set KERNELSCOPE_MAX_UNPACKED_MB to allow more."
         ) from None
+    reader.settle()
     return walk.layout(reader.offset, version, file_header)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import is_, not_
+from operator import not_
 from typing import Any, NamedTuple
 
 from kernelscope.kinds.ncu.model.file_format.bag import (
@@ -211,7 +211,9 @@ def _read_missing(
     decoded (:func:`stored_values`) once they are checked to start with their tags
     (False, nothing filled in, when one does not); each remembered while its name's dict
     has room (a name whose launches each hold a value of their own, a duration, fills it)."""
-    missing = list(compress(range(len(metrics)), map(is_, metrics, repeat(None))))
+    missing = [at for at, metric in enumerate(metrics) if metric is None]
+    if _read_as_before(result, slots, datas, missing, metrics):
+        return True
     found = list(map(datas.__getitem__, missing))
     values = slots.read_shaped(missing, found)
     if values is not None and not any(map(WRAPPED.__le__, values)):  # _made reads one as 0
@@ -234,6 +236,37 @@ def _read_missing(
         _decode_missing(result, slots, [datas[at] for at in rest], rest, metrics, witness)
     slots.remember(result.names_table, datas, fixed + rest, metrics)
     return True
+
+
+def _read_as_before(
+    result: Result, slots: Slots, datas: Sequence[bytes], missing: list[int], metrics: list[Any]
+) -> bool:
+    """:func:`_read_missing` where the launch before missed the same entries and each had
+    its Shape (``slots.last``, what most launches meet: a duration of their own), read in
+    one go: :meth:`Slots.read_shaped` and :func:`_place` of that case, plain loops over the
+    few entries instead of their iterator pipelines. False, nothing filled in, when it is
+    not that case (the general reading then checks all of it again)."""
+    last = slots.last
+    if last is None or last.at != missing:
+        return False
+    found = list(map(datas.__getitem__, missing))
+    if list(map(len, found)) != last.sizes:
+        return False
+    read = last.unpack(b"".join(found))
+    if read[0::3] != last.prefixes or read[2::3] != last.suffixes:
+        return False
+    values = read[1::3]
+    for value in values:
+        if value >= WRAPPED:  # _made reads one as 0
+            return False
+    for at, name, value, unit, label in zip(missing, last.names, values, last.units,
+                                            last.labels, strict=True):
+        metrics[at] = _new_metric(Metric, (name, value, unit, label))
+    slots.remember(result.names_table, datas, missing, metrics)
+    return True
+
+
+_new_metric = tuple.__new__
 
 
 def _place(metrics: list[Any], at: list[int], slots: Slots, values: Iterable[Any]) -> None:

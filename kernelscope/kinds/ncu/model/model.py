@@ -70,6 +70,22 @@ def _launch_dims(
 SPEEDUP_TYPES = {1: "local", 2: "global"}
 
 
+DEVICE_ATTRIBUTES = (
+    "device__attribute_display_name",
+    "device__attribute_multiprocessor_count",
+    "device__attribute_compute_capability_major",
+    "device__attribute_compute_capability_minor",
+    "device__attribute_clock_rate",
+    "device__attribute_memory_clock_rate",
+    "device__attribute_global_memory_bus_width",
+    "device__attribute_l2_cache_size",
+    "device__attribute_max_shared_memory_per_multiprocessor",
+    "device__attribute_max_registers_per_multiprocessor",
+    "device__attribute_max_warps_per_multiprocessor",
+)
+"""The device attributes ``NcuReport.device`` reads from a report's first kernel."""
+
+
 @dataclass(frozen=True)
 class DeviceInfo:
     name: str

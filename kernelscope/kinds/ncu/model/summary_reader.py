@@ -11,7 +11,7 @@ from typing import Any
 from kernelscope.core.errors import ReportError
 from kernelscope.core.kernel_identity import KernelIdentity
 from kernelscope.core.memo import Memo
-from kernelscope.kinds.ncu.model.container import GRAPH, RANGE
+from kernelscope.kinds.ncu.model.container import GRAPH, RANGE, ProcessInfo, ResultInfo
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric, finite, read_metrics
@@ -23,6 +23,7 @@ from kernelscope.kinds.ncu.model.model import (
     launch_dims,
 )
 from kernelscope.kinds.ncu.model.panes import DIM_METRICS, KEY_METRICS
+from kernelscope.kinds.ncu.model.result_index import ResultIndex
 from kernelscope.kinds.ncu.model.rule_results import RuleResults
 
 Origin = tuple[int | None, str]
@@ -48,6 +49,22 @@ def cli_demangled(name: str) -> str:
     """The demangled name as the ncu CLI prints it: ``f<(int)32>`` becomes ``f<32>``
     (remembered: a report's launches repeat a few names)."""
     return _LITERAL_CAST.sub(r"\1", name)
+
+
+def origins_of(results: Sequence[ResultInfo]) -> list[Origin]:
+    """Each result's (process id, process name), from the block it is stored in: one tuple
+    per process, shared by its results (a report may hold 100,000 launches); read from the
+    walk's index without making each result's item."""
+    processes = (results.processes() if isinstance(results, ResultIndex)
+                 else [r.process for r in results])
+    by_process: dict[ProcessInfo, Origin] = {}
+    found = []
+    for process in processes:
+        origin = by_process.get(process)
+        if origin is None:
+            origin = by_process[process] = (process.pid, process.short_name)
+        found.append(origin)
+    return found
 
 
 def _domain_names(state: Any) -> dict[int, str]:
@@ -110,7 +127,12 @@ def action_names(result: Result, kernel_id: int = 0) -> tuple[str, str, str]:
 
 
 def _int_or_none(m: Metric | None) -> int | None:
-    number = finite(m.value) if m is not None else None
+    if m is None:
+        return None
+    value = m.value
+    if type(value) is int:  # an id: finite's float of it, as an int
+        return int(float(value))
+    number = finite(value)
     return int(number) if number is not None else None
 
 
@@ -165,6 +187,8 @@ def make_row(identity: KernelIdentity, metrics: Mapping[str, Metric]) -> dict[st
             row[col] = None
         elif type(value := m.value) is float:
             row[col] = value if _isfinite(value) else None
+        elif type(value) is int:  # a count (registers): finite's case read here too
+            row[col] = float(value)
         else:
             row[col] = finite(value)
     row["context"] = _int_or_none(get("launch__context_id"))
