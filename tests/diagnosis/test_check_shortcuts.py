@@ -20,6 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     checks,
     stalls_unread,
 )
+from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes, skipped_notes
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
@@ -72,10 +73,10 @@ def test_kept_skip_notes_are_made_afresh(name: str) -> None:
         roofline, facts, guards, _ = engine._classified(summary.metrics, summary.sections,
                                                         DEFAULT_THRESHOLDS)
         _, skipped = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, summary.rules)
-        fresh = engine._skipped_notes(skipped)
+        fresh = skipped_notes(skipped)
         for _ in range(2):  # made, then read back
-            notes = engine._notes(summary.sections, skipped, summary.metrics, roofline)
-            assert notes[len(notes) - len(fresh):] == list(fresh)
+            said = notes(summary.sections, skipped, summary.metrics, roofline)
+            assert said[len(said) - len(fresh):] == fresh
         assert bool(fresh) == bool(skipped)
 
 

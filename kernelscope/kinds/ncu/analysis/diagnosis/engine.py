@@ -8,7 +8,6 @@ from typing import Any
 
 from kernelscope.core.memo import Memo
 from kernelscope.core.severity import Severity, severity_rank
-from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -22,6 +21,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
@@ -31,7 +31,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     GuardRail,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.diagnosis.weigh import weighed_parts
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
@@ -39,32 +39,6 @@ from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
 from kernelscope.kinds.ncu.model.rule_results import RuleHeadline, RuleResults
-
-# The sections whose absence the notes mention, with what is lost without them and the metrics
-# that stand in for them: a metrics-only report (ncu --metrics) holds some of a section's
-# metrics without the section, and every check those allow runs.
-_SECTION_EFFECTS = (
-    (n.SECTION_SOL, "no bottleneck label beyond the launch shape",
-     (n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)),
-    (n.SECTION_LAUNCH, "no grid, wave or tail checks", (n.GRID_SIZE, n.WAVES)),
-    (n.SECTION_OCCUPANCY, "no occupancy checks", (n.THEORETICAL_OCC, n.ACHIEVED_OCC)),
-    (n.SECTION_MEMORY_TABLES, "no coalescing, bank-conflict or spill checks",
-     (n.LOCAL_LD_REQUESTS, n.GLOBAL_LD_SECTORS, n.SHARED_CONFLICTS)),
-    (n.SECTION_MEMORY, "no L2 hit-rate check", (n.L2_HIT,)),
-    (n.SECTION_COMPUTE, "no pipe utilisation, so compute-bound cannot be confirmed",
-     tuple(name for _, pipe in (*n.BUSY_PIPES, *n.OTHER_PIPES)
-           for name in (pipe, n.elapsed_form(pipe)))),
-    (n.SECTION_WARP_STATE, "no stall-reason checks", (n.WARP_LATENCY,)),
-    (n.SECTION_SOURCE, "no per-line hot spots and no excessive-sector counts",
-     (n.EXCESSIVE_SECTORS, n.SPILL_INSTRUCTIONS)),
-    (n.SECTION_ROOFLINE, "no roofline point", ()),
-)
-
-_SECTION_EFFECTS_SETS = tuple(
-    (section, f"Section {section} not collected: {effect}.", names, frozenset(names))
-    for section, effect, names in _SECTION_EFFECTS
-)
-"""``_SECTION_EFFECTS`` with each section's note and its stand-in metrics as a set as well."""
 
 
 def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
@@ -119,57 +93,6 @@ _SEVERITIES = {str(s): s for s in Severity}
 """Each severity by its name, as the checks spell it."""
 
 
-def _notes(
-    sections: Collection[str],
-    skipped: dict[str, tuple[str, ...]],
-    metrics: Mapping[str, Metric],
-    roofline: Roofline | None,
-) -> list[str]:
-    """What could not be checked: each section neither collected nor stood in for by its
-    metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
-    notes = []
-    if sections:
-        keys = metrics.keys()
-        for section, note, names, named in _SECTION_EFFECTS_SETS:
-            if section in sections:
-                continue
-            if section == n.SECTION_ROOFLINE:
-                held = roofline is not None and bool(roofline.points)
-            else:  # none of the names held: not held, without reading a value
-                held = not keys.isdisjoint(named) and any(
-                    number(metrics, name) is not None for name in names
-                )
-            if not held:
-                notes.append(note)
-    if skipped:
-        key = tuple(skipped.items())
-        skipped_notes = _SKIPPED_NOTES.get(key)
-        if skipped_notes is None:
-            if len(_SKIPPED_NOTES) >= _SKIPPED_NOTES_KEPT:
-                _SKIPPED_NOTES.clear()
-            skipped_notes = _SKIPPED_NOTES[key] = _skipped_notes(skipped)
-        notes.extend(skipped_notes)
-    return notes
-
-
-_SKIPPED_NOTES: dict[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...]] = {}
-"""``_skipped_notes`` by the skipped checks and their sections: a report's launches lack the
-same sections, so a few kinds of skips repeat over thousands of launches."""
-_SKIPPED_NOTES_KEPT = 256
-
-
-def _skipped_notes(skipped: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """One note for each set of missing sections, naming the checks it left unrun."""
-    by_section: dict[tuple[str, ...], list[str]] = {}
-    for flag_id, secs in skipped.items():
-        ids = by_section.get(secs)
-        if ids is None:
-            ids = by_section[secs] = []
-        ids.append(flag_id)
-    return tuple(f"Not checked for lack of metrics (from {', '.join(secs)}): {', '.join(ids)}."
-                 for secs, ids in by_section.items())
-
-
 def diagnose(
     metrics: Mapping[str, Metric],
     rules: Sequence[RuleResult] = (),
@@ -201,20 +124,16 @@ def diagnose(
     failed = facts.profiling_failed
     flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
                                                                      rules)
-    notes = _notes(sections, skipped, metrics, roofline)
+    said = notes(sections, skipped, metrics, roofline)
     if facts.unreliable:
-        notes.insert(
-            0,
-            "Ignored as measurement noise (above 100% of peak): "
-            + ", ".join(facts.unreliable)
-            + ".",
-        )
+        said = ("Ignored as measurement noise (above 100% of peak): "
+                + ", ".join(facts.unreliable) + ".", *said)
     if zero:
-        notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
+        said = ("The kernel has zero duration: rates are undefined, no flag is checked.", *said)
     if failed:
-        notes = [bottleneck.summary]
+        said = (bottleneck.summary,)
     flags.sort(key=lambda f: (f["level"], -severity_rank(f["severity"])))
-    rails, said = tuple(guards.values()), tuple(notes)
+    rails = tuple(guards.values())
     fields: dict[str, Any] = {  # as Diagnosis(...) takes them, written at once
         "bottleneck": bottleneck, "flags": flags, "guard_rails": rails, "notes": said,
         "roofline": roofline, "skipped": tuple(skipped),
