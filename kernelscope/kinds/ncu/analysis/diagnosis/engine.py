@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 from kernelscope.core.memo import Memo
-from kernelscope.core.severity import Severity, severity_rank
+from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -20,7 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     stalls_unread,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
@@ -132,7 +132,8 @@ def diagnose(
         said = ("The kernel has zero duration: rates are undefined, no flag is checked.", *said)
     if failed:
         said = (bottleneck.summary,)
-    flags.sort(key=lambda f: (f["level"], -severity_rank(f["severity"])))
+    if len(flags) > 1:
+        flags.sort(key=_flag_order)
     rails = tuple(guards.values())
     fields: dict[str, Any] = {  # as Diagnosis(...) takes them, written at once
         "bottleneck": bottleneck, "flags": flags, "guard_rails": rails, "notes": said,
@@ -140,10 +141,22 @@ def diagnose(
     }
     step0 = _step_zero(time_share, family_share, family_launches)
     if step0 is None:
-        fields["flags"] = tuple(made_whole(Flag, flag) for flag in flags)
+        fields["flags"] = tuple([handed(Flag, flag) for flag in flags])
     else:  # the flags weighed as they are made, not made and then remade weighed
         fields.update(weighed_parts(flags, bottleneck, rails, said, *step0))
     return made_whole(Diagnosis, fields)
+
+
+def _flag_order(flag: dict[str, Any]) -> tuple[int, int]:
+    """Where a flag (by its fields) sorts: by level, then the most severe first (``_RANKS``:
+    ``severity_rank`` of a severity read from a dict)."""
+    severity = flag["severity"]
+    rank = _RANKS.get(severity)
+    return flag["level"], -(severity_rank(severity) if rank is None else rank)
+
+
+_RANKS = {name: severity_rank(name) for name in SEVERITIES}
+"""``severity_rank`` of each severity's name (a member finds its name: a ``str`` enum)."""
 
 
 def _unmeasured(
@@ -200,18 +213,11 @@ def _checked_flags(
     """Every check's flag, by its fields (with NCU's own estimated speedup where a rule
     mirrors it), and the checks skipped for lack of sections (by flag id: the missing
     sections). Without stall shares every stall check is skipped unasked, with the sections
-    it would have named."""
+    it would have named (``_asked``)."""
     flags: list[dict[str, Any]] = []
     skipped: dict[str, tuple[str, ...]] = {}
-    no_stalls = stalls_unread(facts)
-    asked, stall_skips = _check_order(), _stall_tail()
-    if no_stalls and stall_skips is not None:  # skipped together after the loop
-        asked = asked[: len(asked) - len(stall_skips)]
-    skip_each = no_stalls and stall_skips is None  # else none of those asked is skipped
+    asked, stall_skips = _asked(stalls_unread(facts))
     for flag_id, check, spec in asked:
-        if skip_each and spec.stall:
-            skipped[flag_id] = STALLS_MISSING.sections
-            continue
         outcome = check(facts, thresholds, guards)
         if outcome is None:  # most checks find nothing: tested first
             continue
@@ -227,9 +233,30 @@ def _checked_flags(
                 "speedup": speedup, "guard": outcome.guard, "guard_rail": "",
                 "found_severity": None, "rows": (), "columns": {},
             })
-    if no_stalls and stall_skips is not None:
+    if stall_skips is not None:
         skipped.update(stall_skips)
     return flags, skipped
+
+
+@cache
+def _asked(no_stalls: bool) -> tuple[tuple[tuple[str, Check, FlagSpec], ...],
+                                     dict[str, tuple[str, ...]] | None]:
+    """The checks to ask, in the catalog's order, and the skips to add after them. With the
+    stall shares read, every check and none. Without: the stall checks, where they close the
+    order, left out and skipped all at once after the others (``_stall_tail``: the order
+    kept); else each asked as one that answers ``STALLS_MISSING`` unread."""
+    order, stall_skips = _check_order(), _stall_tail()
+    if not no_stalls:
+        return order, None
+    if stall_skips is not None:
+        return order[: len(order) - len(stall_skips)], stall_skips
+    return tuple((flag_id, _stalls_missing if spec.stall else check, spec)
+                 for flag_id, check, spec in order), None
+
+
+def _stalls_missing(f: Facts, t: Thresholds, guards: dict[str, GuardRail]) -> Missing:
+    """What every stall check answers without stall shares (``flags.stalls_unread``)."""
+    return STALLS_MISSING
 
 
 @cache

@@ -16,6 +16,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import shared_facts
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -228,10 +229,14 @@ def _nan_metrics(values: Values, read: Sequence[float | None]) -> tuple[str, ...
     """Those of ``_NAN_CHECKED`` the report holds as NaN; ``read``: each one's number (a
     metric read as a number is not NaN: only an unread one is looked at)."""
     out = []
+    get = values.metrics.get
     for name, number in zip(_NAN_CHECKED, read, strict=True):
         if number is not None:
             continue
-        value = getattr(values.metrics.get(name), "value", None)
+        metric = get(name)
+        if metric is None:  # not held (most reports lack some of them): not NaN
+            continue
+        value = getattr(metric, "value", None)
         if isinstance(value, float) and math.isnan(value):
             out.append(name)
     return tuple(out)
@@ -261,11 +266,22 @@ reads them, each with whether it is a percentage of peak checked against the cei
 
 def _launch_readings(values: Values, ceiling: float, unreliable: list[str]) -> list[float | None]:
     """``values.num`` of each of ``_READ_AT_LAUNCH``, a percentage above ``ceiling`` read
-    as None and named in ``unreliable`` (as ``shared_facts.pct_read``)."""
-    num = values.num
+    as None and named in ``unreliable`` (as ``shared_facts.pct_read``). An absent one is
+    None and a ``Metric`` holding a float is read here, as ``values.num`` reads them."""
+    num, get = values.num, values.metrics.get
     read: list[float | None] = []
     for name, checked in _READ_AT_LAUNCH:
-        number = num(name)
+        metric = get(name)
+        if metric is None:
+            read.append(None)
+            continue
+        plain = metric.value if type(metric) is Metric else None
+        if type(plain) is not float:
+            number = num(name)
+        elif _isfinite(plain):
+            number = plain
+        else:
+            number = None
         if checked and number is not None and number > ceiling:
             unreliable.append(name)
             number = None
@@ -304,3 +320,4 @@ def gather(values: Values, roofline: Roofline | None,
 
 _new = object.__new__
 _set = object.__setattr__
+_isfinite = math.isfinite
