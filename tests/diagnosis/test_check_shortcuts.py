@@ -92,3 +92,21 @@ def test_the_models_measured_kernels_are_measured(name: str) -> None:
                                 unmeasured=kernel.unmeasured,
                                 measured=kernel.unmeasured is None and bool(kernel.metrics))
                 assert told == diagnose(kernel.metrics, kernel.rules, set(kernel.sections))
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_a_launchs_flags_read_their_rules_once_as_each_alone(name: str) -> None:
+    """The messages of every rule a flag names, read once for all of a launch's flags, give
+    each flag the estimate its own rules' messages give (``ncu_speedup``), of a list
+    summary's rules and of the same messages as a tuple."""
+    estimated = 0
+    for summary in first_summaries(name):
+        _, facts, guards, _ = engine._classified(summary.metrics, summary.sections,
+                                                 DEFAULT_THRESHOLDS)
+        for rules in (summary.rules, tuple(summary.rules)):
+            flags, _ = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, rules)
+            for flag in flags:
+                alone = engine.ncu_speedup(CATALOG[flag["id"]], summary.rules)
+                assert (flag["speedup"], flag["rule"]) == alone
+                estimated += flag["speedup"] is not None
+    assert estimated or name == "gemm_sets_full"

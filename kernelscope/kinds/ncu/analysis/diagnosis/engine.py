@@ -20,7 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     stalls_unread,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed
 from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
@@ -135,7 +135,7 @@ def diagnose(
     if len(flags) > 1:
         flags.sort(key=_flag_order)
     rails = tuple(guards.values())
-    fields: dict[str, Any] = {  # as Diagnosis(...) takes them, written at once
+    fields: dict[str, Any] = {  # as Diagnosis(...) takes them, handed over whole
         "bottleneck": bottleneck, "flags": flags, "guard_rails": rails, "notes": said,
         "roofline": roofline, "skipped": tuple(skipped),
     }
@@ -144,7 +144,7 @@ def diagnose(
         fields["flags"] = tuple([handed(Flag, flag) for flag in flags])
     else:  # the flags weighed as they are made, not made and then remade weighed
         fields.update(weighed_parts(flags, bottleneck, rails, said, *step0))
-    return made_whole(Diagnosis, fields)
+    return handed(Diagnosis, fields)
 
 
 def _flag_order(flag: dict[str, Any]) -> tuple[int, int]:

@@ -10,7 +10,7 @@ alone) and keeps it by the identities of those objects, held so that their ids s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -26,10 +26,17 @@ from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.model.metrics import Metric
 
-LAUNCH_READINGS = frozenset((
-    n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT, n.L1_PCT, n.L2_PCT, n.ACHIEVED_OCC,
-))
-"""The metrics ``gather`` reads for each launch itself, and ``shared_facts`` never reads."""
+READ_AT_LAUNCH = (
+    (n.DURATION, False), (n.SM_PCT, True), (n.MEM_PCT, True), (n.DRAM_PCT, True),
+    (n.L1_PCT, True), (n.L2_PCT, True), (n.ACHIEVED_OCC, False),
+)
+"""The metrics ``gather`` reads for each launch itself, in its order, each with whether it is
+a percentage of peak checked against the ceiling."""
+LAUNCH_READINGS = frozenset(name for name, _ in READ_AT_LAUNCH)
+"""Those metrics, which ``shared_facts`` never reads."""
+
+Readings = tuple[tuple[int, str, bool], ...]
+"""(place in ``READ_AT_LAUNCH``, name, checked) of some of its metrics."""
 
 
 class SharedFacts(NamedTuple):
@@ -41,6 +48,9 @@ class SharedFacts(NamedTuple):
     into each launch's facts, never changed."""
     unreliable: tuple[str, ...]
     """Those metrics above ``Thresholds.pct_ceiling`` (set aside as noise), in reading order."""
+    readings: Readings
+    """Those of ``READ_AT_LAUNCH`` the metrics hold (``held_readings``): all ``gather`` reads
+    of the launch itself (which metrics a mapping holds is part of this memo's key)."""
 
 
 class _ByNames:
@@ -132,7 +142,14 @@ def worked_out(values: Values, t: Thresholds) -> SharedFacts:
         **shape,
         **shape_derived,
     }
-    return SharedFacts(fields, tuple(unreliable))
+    return SharedFacts(fields, tuple(unreliable), held_readings(values.metrics))
+
+
+def held_readings(metrics: Mapping[str, Metric]) -> Readings:
+    """Those of ``READ_AT_LAUNCH`` that ``metrics`` holds, with their place in it: the others
+    read None (a report collected with the launch statistics alone holds two of seven)."""
+    return tuple((at, name, checked) for at, (name, checked) in enumerate(READ_AT_LAUNCH)
+                 if name in metrics)
 
 
 def pct_read(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
