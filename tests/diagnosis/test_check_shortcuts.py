@@ -5,6 +5,7 @@ kernel the model found measured (``measured=True``) is diagnosed as one read to 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -110,3 +111,19 @@ def test_a_launchs_flags_read_their_rules_once_as_each_alone(name: str) -> None:
                 assert (flag["speedup"], flag["rule"]) == alone
                 estimated += flag["speedup"] is not None
     assert estimated or name == "gemm_sets_full"
+
+
+def test_a_family_launchs_step_zero_kept_by_its_shares_is_made_afresh() -> None:
+    """Step 0 of a family's launch, kept by the shares and the count, is the one made with
+    nothing kept: for repeated shares, and for those not kept (a zero of either sign, NaN,
+    an int share), which print otherwise."""
+    shares = [0.25, 0.25, 1e-5, None, 0.0, -0.0, math.nan, 1, 0.5]
+    for own in shares:
+        for family in (0.3, 0.3, 0.0, -0.0, 1, 0.004):
+            for launches in (2, 2169):
+                engine._FAMILY_STEPS.clear()
+                plain = engine._step_zero(own, family, launches)
+                for _ in range(2):  # made, then found kept
+                    got = engine._step_zero(own, family, launches)
+                    assert repr(got) == repr(plain)
+    assert repr(engine._step_zero(0.0, 0.3, 5)) != repr(engine._step_zero(-0.0, 0.3, 5))

@@ -303,13 +303,33 @@ def _step_zero(
     """Step 0 of ``with_time_share``: the share's evidence, the weight (the family's share, for
     a family of launches) and the words that open its notes; None without a share."""
     if family_share is not None and family_launches > 1:
-        own = f"this launch {time_share:.2%}; " if time_share is not None else ""
-        metric, what = _family_words(family_launches)
-        return ev("time", metric, family_share, note=f"{own}weigh the effort"), family_share, what
+        key = (time_share, family_share, family_launches)
+        kept = _FAMILY_STEPS.get(key) if _keyed(*key) else None
+        if kept is None:
+            own = f"this launch {time_share:.2%}; " if time_share is not None else ""
+            metric, what = _family_words(family_launches)
+            made = ev("time", metric, family_share, note=f"{own}weigh the effort")
+            kept = (made, family_share, what)
+            if _keyed(*key):
+                _FAMILY_STEPS.keep(key, kept)
+        return kept
     if time_share is None:
         return None
     share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
     return share, time_share, "This kernel is"
+
+
+_FAMILY_STEPS: Memo[tuple[float | None, float, int], tuple[Evidence, float, str]] = Memo(4096)
+"""A family's launch's step 0 by its share, the family's and the family's launches: a
+report's launches last a few dozen distinct times, so their shares repeat (the evidence is
+immutable, so launches share it)."""
+
+
+def _keyed(time_share: float | None, family_share: float, launches: int) -> bool:
+    """Whether step 0 of these is kept: positive floats (equal ones print alike; a zero's
+    sign and a NaN would not) or no own share, and an int count."""
+    return (type(family_share) is float and family_share > 0 and type(launches) is int
+            and (time_share is None or (type(time_share) is float and time_share > 0)))
 
 
 def _family_words(launches: int) -> tuple[str, str]:

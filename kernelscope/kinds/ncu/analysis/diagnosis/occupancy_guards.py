@@ -123,8 +123,12 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
 def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
     would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
+    if f.fills_gpu is not False:
+        return None  # the grid fills the GPU (grid_limits_occupancy's first test)
+    small = _small_grid(f, t)
     if not derived.grid_limits_occupancy(
-        f.achieved, f.theoretical, f.fills_gpu, t, small_grid=_small_grid(f, t)
+        f.achieved, f.theoretical, False, t, small_grid=small,
+        low=f.low_occupancy(t) if small else None,
     ):
         return None  # fine, or a per-SM resource caps the warps whatever the grid
     launch, theoretical, text = _grid_launch_part(f, t)

@@ -87,7 +87,9 @@ def weighed_parts(
         guards = (*guards, minor) if flags else guards
         notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
     return {
-        "bottleneck": evolved(bottleneck, evidence=(share, *bottleneck.evidence)),
+        "bottleneck": Bottleneck(bottleneck.label, bottleneck.summary,
+                                 (share, *bottleneck.evidence), bottleneck.decided_by,
+                                 bottleneck.collect),
         "flags": tuple([handed(Flag, fields) for fields in flags]),
         "guard_rails": guards,
         "notes": notes,
