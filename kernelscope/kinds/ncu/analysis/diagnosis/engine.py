@@ -304,13 +304,14 @@ def _step_zero(
     a family of launches) and the words that open its notes; None without a share."""
     if family_share is not None and family_launches > 1:
         key = (time_share, family_share, family_launches)
-        kept = _FAMILY_STEPS.get(key) if _keyed(*key) else None
+        keyed = _keyed(*key)
+        kept = _FAMILY_STEPS.get(key) if keyed else None
         if kept is None:
             own = f"this launch {time_share:.2%}; " if time_share is not None else ""
             metric, what = _family_words(family_launches)
             made = ev("time", metric, family_share, note=f"{own}weigh the effort")
             kept = (made, family_share, what)
-            if _keyed(*key):
+            if keyed:
                 _FAMILY_STEPS.keep(key, kept)
         return kept
     if time_share is None:

@@ -10,7 +10,7 @@ alone) and keeps it by the identities of those objects, held so that their ids s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -39,6 +39,19 @@ Readings = tuple[tuple[int, str, bool], ...]
 """(place in ``READ_AT_LAUNCH``, name, checked) of some of its metrics."""
 
 
+ALL_READINGS: Readings = tuple(
+    (at, name, checked) for at, (name, checked) in enumerate(READ_AT_LAUNCH)
+)
+"""Every one of ``READ_AT_LAUNCH``, with its place: what ``gather`` reads of a mapping whose
+names are not known (one not held reads None)."""
+
+
+def held_readings(names: Collection[str]) -> Readings:
+    """Those of ``ALL_READINGS`` among ``names``: the others read None (a report collected
+    with the launch statistics alone holds two of seven)."""
+    return tuple(reading for reading in ALL_READINGS if reading[1] in names)
+
+
 class SharedFacts(NamedTuple):
     """What ``gather`` takes of ``shared_facts``."""
 
@@ -49,8 +62,8 @@ class SharedFacts(NamedTuple):
     unreliable: tuple[str, ...]
     """Those metrics above ``Thresholds.pct_ceiling`` (set aside as noise), in reading order."""
     readings: Readings
-    """Those of ``READ_AT_LAUNCH`` the metrics hold (``held_readings``): all ``gather`` reads
-    of the launch itself (which metrics a mapping holds is part of this memo's key)."""
+    """Those of ``READ_AT_LAUNCH`` the metrics may hold: all ``gather`` reads of the launch
+    itself. Kept, those among the names of the dict (part of the memo's key); else all."""
 
 
 class _ByNames:
@@ -59,7 +72,7 @@ class _ByNames:
     its order), and each set of those objects' facts by their ids, with the objects (held,
     so that their ids stay theirs)."""
 
-    __slots__ = ("held", "kept", "memo")
+    __slots__ = ("held", "kept", "memo", "readings")
 
     def __init__(self, names: tuple[str, ...], t: Thresholds) -> None:
         kept = tuple(name for name in names if name not in LAUNCH_READINGS)
@@ -69,6 +82,8 @@ class _ByNames:
         self.kept = t
         """The thresholds these facts were read at (held for its id: the memo's key)."""
         self.memo: Memo[tuple[int, ...], tuple[tuple[Any, ...], SharedFacts]] = Memo(_PER_NAMES)
+        self.readings = held_readings(frozenset(names))
+        """The launch's own readings among the names (``SharedFacts.readings``)."""
 
 
 class _Misses:
@@ -108,14 +123,15 @@ def shared_facts(values: Values, t: Thresholds) -> SharedFacts:
         _Misses.count = 0
         return found[1]
     _Misses.count = misses + 1
-    made = worked_out(values, t)
+    made = worked_out(values, t, by_names.readings)
     if set(map(type, held)) <= {Metric}:
         by_names.memo.keep(ids, (held, made))
     return made
 
 
-def worked_out(values: Values, t: Thresholds) -> SharedFacts:
-    """``shared_facts`` without the memo."""
+def worked_out(values: Values, t: Thresholds, readings: Readings = ALL_READINGS) -> SharedFacts:
+    """``shared_facts`` without the memo; ``readings``: those of the launch's own readings the
+    metrics may hold (all, unless their names are known)."""
     unreliable: list[str] = []
     shape, shape_derived = shape_facts(values.metrics)
     atomic_requests, atomic_request_share = _atomic_requests(values)
@@ -142,14 +158,7 @@ def worked_out(values: Values, t: Thresholds) -> SharedFacts:
         **shape,
         **shape_derived,
     }
-    return SharedFacts(fields, tuple(unreliable), held_readings(values.metrics))
-
-
-def held_readings(metrics: Mapping[str, Metric]) -> Readings:
-    """Those of ``READ_AT_LAUNCH`` that ``metrics`` holds, with their place in it: the others
-    read None (a report collected with the launch statistics alone holds two of seven)."""
-    return tuple((at, name, checked) for at, (name, checked) in enumerate(READ_AT_LAUNCH)
-                 if name in metrics)
+    return SharedFacts(fields, tuple(unreliable), readings)
 
 
 def pct_read(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
@@ -188,4 +197,3 @@ def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
         if s is not None:
             out[name] = s
     return out
-
