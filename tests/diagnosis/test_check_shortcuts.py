@@ -5,6 +5,7 @@ kernel the model found measured (``measured=True``) is diagnosed as one read to 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     checks,
     stalls_unread,
 )
+from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes, skipped_notes
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.kernel_analysis import open_for_analysis
@@ -72,10 +74,10 @@ def test_kept_skip_notes_are_made_afresh(name: str) -> None:
         roofline, facts, guards, _ = engine._classified(summary.metrics, summary.sections,
                                                         DEFAULT_THRESHOLDS)
         _, skipped = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, summary.rules)
-        fresh = engine._skipped_notes(skipped)
+        fresh = skipped_notes(skipped)
         for _ in range(2):  # made, then read back
-            notes = engine._notes(summary.sections, skipped, summary.metrics, roofline)
-            assert notes[len(notes) - len(fresh):] == list(fresh)
+            said = notes(summary.sections, skipped, summary.metrics, roofline)
+            assert said[len(said) - len(fresh):] == fresh
         assert bool(fresh) == bool(skipped)
 
 
@@ -91,3 +93,37 @@ def test_the_models_measured_kernels_are_measured(name: str) -> None:
                                 unmeasured=kernel.unmeasured,
                                 measured=kernel.unmeasured is None and bool(kernel.metrics))
                 assert told == diagnose(kernel.metrics, kernel.rules, set(kernel.sections))
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_a_launchs_flags_read_their_rules_once_as_each_alone(name: str) -> None:
+    """The messages of every rule a flag names, read once for all of a launch's flags, give
+    each flag the estimate its own rules' messages give (``ncu_speedup``), of a list
+    summary's rules and of the same messages as a tuple."""
+    estimated = 0
+    for summary in first_summaries(name):
+        _, facts, guards, _ = engine._classified(summary.metrics, summary.sections,
+                                                 DEFAULT_THRESHOLDS)
+        for rules in (summary.rules, tuple(summary.rules)):
+            flags, _ = engine._checked_flags(facts, DEFAULT_THRESHOLDS, guards, rules)
+            for flag in flags:
+                alone = engine.ncu_speedup(CATALOG[flag["id"]], summary.rules)
+                assert (flag["speedup"], flag["rule"]) == alone
+                estimated += flag["speedup"] is not None
+    assert estimated or name == "gemm_sets_full"
+
+
+def test_a_family_launchs_step_zero_kept_by_its_shares_is_made_afresh() -> None:
+    """Step 0 of a family's launch, kept by the shares and the count, is the one made with
+    nothing kept: for repeated shares, and for those not kept (a zero of either sign, NaN,
+    an int share), which print otherwise."""
+    shares = [0.25, 0.25, 1e-5, None, 0.0, -0.0, math.nan, 1, 0.5]
+    for own in shares:
+        for family in (0.3, 0.3, 0.0, -0.0, 1, 0.004):
+            for launches in (2, 2169):
+                engine._FAMILY_STEPS.clear()
+                plain = engine._step_zero(own, family, launches)
+                for _ in range(2):  # made, then found kept
+                    got = engine._step_zero(own, family, launches)
+                    assert repr(got) == repr(plain)
+    assert repr(engine._step_zero(0.0, 0.3, 5)) != repr(engine._step_zero(-0.0, 0.3, 5))

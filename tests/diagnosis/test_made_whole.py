@@ -13,6 +13,7 @@ from kernelscope.core.findings import Evidence, Finding
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary, open_for_analysis
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
@@ -60,11 +61,16 @@ def test_evidence_and_flags_are_what_their_init_makes(name: str) -> None:
     checked = 0
     with open_for_analysis(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
         for kernel_id in range(min(report.kernel_count, 30)):
-            diagnosis = diagnose_summary(report.summary(kernel_id))
-            for flag in diagnosis.flags:
-                _same_as_init(flag, Finding)
-                with pytest.raises(dataclasses.FrozenInstanceError):
-                    flag.level = 0  # type: ignore[misc]
+            summary = report.summary(kernel_id)
+            for diagnosis in (diagnose_summary(summary), diagnose_summary(summary, 0.3),
+                              diagnose_summary(summary, 0.001, 0.004, 5)):
+                for flag in diagnosis.flags:  # handed their fields, weighed or not
+                    _same_as_init(flag, Finding)
+                    with pytest.raises(dataclasses.FrozenInstanceError):
+                        flag.level = 0  # type: ignore[misc]
+                _same_as_generated(diagnosis.bottleneck, Bottleneck)
+                for rail in diagnosis.guard_rails:
+                    _same_as_generated(rail, GuardRail)
             for evidence in (e for f in diagnosis.flags for e in f.evidence):
                 _same_as_init(evidence, Evidence)
                 checked += 1
@@ -74,3 +80,33 @@ def test_evidence_and_flags_are_what_their_init_makes(name: str) -> None:
     assert ev("sol", "x", None) == Evidence("sol", "x", None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.value = 1.0  # type: ignore[misc]
+
+
+def _same_as_generated(made: object, cls: type) -> None:
+    """``made`` is what the dataclass's generated ``__init__`` makes of its fields (each set
+    through ``object.__setattr__``, in order), which ``Bottleneck`` and ``GuardRail`` write
+    at once instead."""
+    generated = object.__new__(cls)
+    for f in dataclasses.fields(cls):
+        object.__setattr__(generated, f.name, getattr(made, f.name))
+    assert type(made) is cls and made == generated and hash(made) == hash(generated)
+    assert repr(made) == repr(generated)
+    assert list(vars(made).items()) == list(vars(generated).items())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.evidence = ()  # type: ignore[attr-defined]
+
+
+def test_bottleneck_and_guard_rail_take_what_their_dataclass_takes() -> None:
+    """Their own ``__init__`` takes the fields as the generated one would: in order, by
+    name, with the same defaults (``dataclasses.replace`` remakes them so)."""
+    e = ev("sol", "x", 1.0)
+    for made in (Bottleneck("l", "s"), Bottleneck("l", "s", (e,), "f", ("Sec",)),
+                 Bottleneck(label="l", summary="s", collect=("Sec",)), GuardRail("g", "t"),
+                 GuardRail(id="g", text="t", evidence=(e,))):
+        _same_as_generated(made, type(made))
+    assert Bottleneck("l", "s").evidence == () and Bottleneck("l", "s").collect == ()
+    assert [f.default for f in dataclasses.fields(Bottleneck)][2:] == [(), "", ()]
+    assert dataclasses.replace(Bottleneck("l", "s"), decided_by="f") == Bottleneck("l", "s",
+                                                                                 (), "f")
+    assert dataclasses.replace(GuardRail("g", "t"), evidence=(e,)) == GuardRail("g", "t", (e,))
+

@@ -7,6 +7,7 @@ thresholds gets its own, and a memo no longer asked gives the same answers."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Mapping
 
 import pytest
@@ -22,7 +23,8 @@ from tests.diagnosis.sample_kernels import REPORTS, first_summaries
 
 
 class _Asked(Mapping[str, Metric]):
-    """A metrics mapping that notes every name asked of it."""
+    """A metrics mapping that notes every name whose metric is read of it (whether it holds
+    a name is no read: which names a mapping holds is part of the memo's key)."""
 
     def __init__(self, metrics: Mapping[str, Metric]) -> None:
         self.metrics = dict(metrics)
@@ -31,6 +33,9 @@ class _Asked(Mapping[str, Metric]):
     def __getitem__(self, name: str) -> Metric:
         self.asked.add(name)
         return self.metrics[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.metrics
 
     def __iter__(self) -> Iterator[str]:
         raise AssertionError("the shared facts never list the names")
@@ -142,3 +147,45 @@ def test_a_memo_no_longer_asked_answers_plainly(monkeypatch: pytest.MonkeyPatch)
     for _ in range(16):  # one of these asks the memo, which holds the last launch's objects
         _facts(repeat)
     assert shared_facts._Misses.count == 0
+
+
+def _read_plainly(metrics: Mapping[str, Metric], t: Thresholds) -> tuple[object, ...]:
+    """A launch's own readings, its unreliable ones and the NaN ones, read name by name."""
+    values = Values(metrics)
+    read, unreliable = [], []
+    for name, checked in shared_facts.READ_AT_LAUNCH:
+        number = values.num(name)
+        if checked and number is not None and number > t.pct_ceiling:
+            unreliable.append(name)
+            number = None
+        read.append(number)
+    nans = []
+    for (name, _), number in zip(shared_facts.READ_AT_LAUNCH[:4], read, strict=False):
+        value = getattr(metrics.get(name), "value", None)
+        if number is None and isinstance(value, float) and math.isnan(value):
+            nans.append(name)
+    return tuple(read), tuple(unreliable), tuple(nans)
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_a_launchs_own_readings_are_read_as_held(name: str) -> None:
+    """``gather`` reads only the launch readings the metrics hold (kept with the shared
+    facts, by the names): the same readings as asking each by name, with each of them
+    taken out, made NaN, above the ceiling or text, one at a time."""
+    t = DEFAULT_THRESHOLDS
+    for summary in first_summaries(name, 10):
+        metrics = dict(summary.metrics)
+        cases = [metrics]
+        for reading, _ in shared_facts.READ_AT_LAUNCH:
+            cases.append({k: v for k, v in metrics.items() if k != reading})
+            for value in (math.nan, 250.0, "text", 7):
+                cases.append({**metrics, reading: Metric(reading, value, "%")})
+        for case in cases:
+            facts = _facts(case)
+            read = (facts.duration_ns, facts.sm, facts.mem, facts.dram, facts.l1, facts.l2,
+                    facts.achieved)
+            plain, unreliable, nans = _read_plainly(case, t)
+            assert read == plain
+            assert [u for u in facts.unreliable if u in shared_facts.LAUNCH_READINGS] == list(
+                unreliable)
+            assert facts.nan_metrics == nans

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kernelscope.core.jsonsafe import attributes
+from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.model.metrics import Metric
 
 
 class _Metric(Protocol):
@@ -213,26 +215,122 @@ def speedup(before_ns: float | None, after_ns: float | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _number(metrics: Mapping[str, _Metric], name: str) -> tuple[float | None, str]:
-    metric = metrics.get(name)
-    if metric is None:
-        return None, ""
-    value = metric.number
-    return (value if value is not None and math.isfinite(value) else None), metric.unit
-
-
 def metric_changes(
     before: Mapping[str, _Metric], after: Mapping[str, _Metric], pane: str | None = None
 ) -> tuple[MetricChange, ...]:
-    """The diff metrics (of ``pane``, or all) that either kernel has, in pane order."""
+    """The diff metrics (of ``pane``, or all) that either kernel has, in pane order.
+
+    A change is a function of its spec and the two metrics alone: between two ``Metric``
+    objects (immutable) it is kept by the identities of the two, held with it. The reader
+    hands out one object for each launch that stores the same bytes, so the pairs of a
+    diff share a few launch shapes and durations: most changes are found made."""
     out = []
-    for spec in DIFF_METRICS:
-        if pane is not None and spec.pane != pane:
+    old_of, new_of = before.get, after.get
+    for spec in _specs_held(before, after, pane):
+        name = spec[3]
+        old, new = old_of(name), new_of(name)
+        if old is None and new is None:  # most reports hold a few of them
             continue
-        old, old_unit = _number(before, spec.name)
-        new, new_unit = _number(after, spec.name)
-        if old is None and new is None:
-            continue
-        out.append(MetricChange(spec.pane, spec.label, spec.name, new_unit or old_unit, old, new,
-                                spec.higher_is_better))
+        key = (spec[0], id(old), id(new))
+        kept = _CHANGES.get(key)
+        if kept is not None:
+            change = kept[2]
+        else:
+            change = change_of(spec, old, new)
+            if (old is None or type(old) is Metric) and (new is None or type(new) is Metric):
+                _CHANGES.keep(key, (old, new, change))
+        if change is not None:
+            out.append(change)
     return tuple(out)
+
+
+Spec = tuple[int, str, str, str, bool | None]
+"""A ``DIFF_METRICS`` entry as a plain tuple: (its index, pane, label, name,
+higher_is_better), read without an attribute look-up a field."""
+
+_SPECS: tuple[Spec, ...] = tuple(
+    (i, m.pane, m.label, m.name, m.higher_is_better) for i, m in enumerate(DIFF_METRICS)
+)
+_SPECS_OF_PANE: dict[str, tuple[Spec, ...]] = {
+    pane: tuple(spec for spec in _SPECS if spec[1] == pane)
+    for pane in dict.fromkeys(m.pane for m in DIFF_METRICS)
+}
+"""``_SPECS`` of each pane, in their order."""
+
+_CHANGES: Memo[tuple[int, int, int], tuple[_Metric | None, _Metric | None,
+                                           MetricChange | None]] = Memo(4096)
+"""``change_of`` by the spec's index and the identities of the two metrics, held with them
+(so that their ids are not given to other objects while the entry lives)."""
+
+
+def change_of(spec: Spec, old_metric: _Metric | None, new_metric: _Metric | None
+              ) -> MetricChange | None:
+    """The change of one spec's metric between the two kernels (None: neither has a
+    number), worked out."""
+    old = new = None
+    old_unit = new_unit = ""
+    if old_metric is not None:
+        old, old_unit = _number(old_metric), old_metric.unit
+    if new_metric is not None:
+        new, new_unit = _number(new_metric), new_metric.unit
+    if old is None and new is None:
+        return None
+    _, pane, label, name, better = spec
+    return _change(pane, label, name, new_unit or old_unit, old, new, better)
+
+
+def _number(metric: _Metric) -> float | None:
+    """The metric's finite number, else None: a ``Metric`` holding a float or an int read
+    directly, as ``Metric.number`` reads it (an int's float is finite, or raises there too)."""
+    if type(metric) is Metric:
+        value = metric.value
+        if type(value) is float:
+            return value if _isfinite(value) else None
+        if type(value) is int:
+            return float(value)
+    number = metric.number
+    return number if number is not None and _isfinite(number) else None
+
+
+_isfinite = math.isfinite
+
+
+def _specs_held(
+    before: Mapping[str, _Metric], after: Mapping[str, _Metric], pane: str | None
+) -> tuple[Spec, ...]:
+    """``_SPECS`` of ``pane`` (or all) whose metric either side may hold: for two dicts, those
+    one of their names is, kept by the names (a report's launches repeat a few lists of
+    them); for anything else, all."""
+    specs = _SPECS if pane is None else _SPECS_OF_PANE.get(pane, ())
+    if type(before) is not dict or type(after) is not dict:
+        return specs
+    key = (pane, tuple(before), tuple(after))
+    held = _HELD.get(key)
+    if held is None:
+        names = before.keys() | after.keys()
+        held = _HELD.keep(key, tuple(spec for spec in specs if spec[3] in names))
+    return held
+
+
+_HELD: Memo[tuple[str | None, tuple[str, ...], tuple[str, ...]], tuple[Spec, ...]] = Memo(64)
+"""``_specs_held`` of two dicts by the pane and their names."""
+
+_new = object.__new__
+
+
+def _change(
+    pane: str, label: str, name: str, unit: str, before: float | None, after: float | None,
+    higher_is_better: bool | None,
+) -> MetricChange:
+    """``MetricChange(pane, label, ...)``, its fields written at once (in their order) where
+    the frozen dataclass's ``__init__`` writes each through ``object.__setattr__``."""
+    made: MetricChange = _new(MetricChange)
+    fields = made.__dict__
+    fields["pane"] = pane
+    fields["label"] = label
+    fields["name"] = name
+    fields["unit"] = unit
+    fields["before"] = before
+    fields["after"] = after
+    fields["higher_is_better"] = higher_is_better
+    return made

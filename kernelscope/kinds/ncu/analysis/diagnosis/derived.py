@@ -14,7 +14,7 @@ never shown as zero.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from kernelscope.core.durations import fmt_duration
@@ -171,16 +171,18 @@ def grid_limits_occupancy(
     t: Thresholds = DEFAULT_THRESHOLDS,
     *,
     small_grid: bool = False,
+    low: Sequence[tuple[str, float]] | None = None,
 ) -> bool:
     """True when occupancy reads low but the launch comes first: a grid that cannot fill the
     GPU (``fills_gpu`` False) with low achieved occupancy while the per-SM resources would
     allow enough warps, or a grid that leaves most SMs without a block (``small_grid``:
     under ``grid_warning_fraction`` of them) whatever the resources allow: more blocks
-    first."""
+    first. ``low``: ``low_occupancy_readings`` of these readings at ``t``, where the caller
+    has them (a kernel's facts keep them)."""
     if fills is not False:
         return False
     if small_grid and (achieved is not None or theoretical is not None):
-        return bool(low_occupancy_readings(achieved, theoretical, t))
+        return bool(low_occupancy_readings(achieved, theoretical, t) if low is None else low)
     if achieved is None or achieved >= t.occupancy_low_pct:
         return False
     return theoretical is None or theoretical >= t.occupancy_low_pct

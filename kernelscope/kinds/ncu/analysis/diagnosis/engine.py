@@ -7,8 +7,7 @@ from functools import cache
 from typing import Any
 
 from kernelscope.core.memo import Memo
-from kernelscope.core.severity import Severity, severity_rank
-from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -21,7 +20,8 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     stalls_unread,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed
+from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     UNDETERMINED,
@@ -31,7 +31,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.result import (
     GuardRail,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, number
+from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.diagnosis.weigh import weighed_parts
 from kernelscope.kinds.ncu.analysis.roofline.compute import compute_roofline
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
@@ -39,32 +39,6 @@ from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import RuleResult, SourceHotspots
 from kernelscope.kinds.ncu.model.rule_results import RuleHeadline, RuleResults
-
-# The sections whose absence the notes mention, with what is lost without them and the metrics
-# that stand in for them: a metrics-only report (ncu --metrics) holds some of a section's
-# metrics without the section, and every check those allow runs.
-_SECTION_EFFECTS = (
-    (n.SECTION_SOL, "no bottleneck label beyond the launch shape",
-     (n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)),
-    (n.SECTION_LAUNCH, "no grid, wave or tail checks", (n.GRID_SIZE, n.WAVES)),
-    (n.SECTION_OCCUPANCY, "no occupancy checks", (n.THEORETICAL_OCC, n.ACHIEVED_OCC)),
-    (n.SECTION_MEMORY_TABLES, "no coalescing, bank-conflict or spill checks",
-     (n.LOCAL_LD_REQUESTS, n.GLOBAL_LD_SECTORS, n.SHARED_CONFLICTS)),
-    (n.SECTION_MEMORY, "no L2 hit-rate check", (n.L2_HIT,)),
-    (n.SECTION_COMPUTE, "no pipe utilisation, so compute-bound cannot be confirmed",
-     tuple(name for _, pipe in (*n.BUSY_PIPES, *n.OTHER_PIPES)
-           for name in (pipe, n.elapsed_form(pipe)))),
-    (n.SECTION_WARP_STATE, "no stall-reason checks", (n.WARP_LATENCY,)),
-    (n.SECTION_SOURCE, "no per-line hot spots and no excessive-sector counts",
-     (n.EXCESSIVE_SECTORS, n.SPILL_INSTRUCTIONS)),
-    (n.SECTION_ROOFLINE, "no roofline point", ()),
-)
-
-_SECTION_EFFECTS_SETS = tuple(
-    (section, f"Section {section} not collected: {effect}.", names, frozenset(names))
-    for section, effect, names in _SECTION_EFFECTS
-)
-"""``_SECTION_EFFECTS`` with each section's note and its stand-in metrics as a set as well."""
 
 
 def ncu_speedup(spec: FlagSpec, rules: Sequence[RuleResult]) -> tuple[float | None, str | None]:
@@ -119,57 +93,6 @@ _SEVERITIES = {str(s): s for s in Severity}
 """Each severity by its name, as the checks spell it."""
 
 
-def _notes(
-    sections: Collection[str],
-    skipped: dict[str, tuple[str, ...]],
-    metrics: Mapping[str, Metric],
-    roofline: Roofline | None,
-) -> list[str]:
-    """What could not be checked: each section neither collected nor stood in for by its
-    metrics (the roofline's by a point), then the checks skipped for lack of metrics."""
-    notes = []
-    if sections:
-        keys = metrics.keys()
-        for section, note, names, named in _SECTION_EFFECTS_SETS:
-            if section in sections:
-                continue
-            if section == n.SECTION_ROOFLINE:
-                held = roofline is not None and bool(roofline.points)
-            else:  # none of the names held: not held, without reading a value
-                held = not keys.isdisjoint(named) and any(
-                    number(metrics, name) is not None for name in names
-                )
-            if not held:
-                notes.append(note)
-    if skipped:
-        key = tuple(skipped.items())
-        skipped_notes = _SKIPPED_NOTES.get(key)
-        if skipped_notes is None:
-            if len(_SKIPPED_NOTES) >= _SKIPPED_NOTES_KEPT:
-                _SKIPPED_NOTES.clear()
-            skipped_notes = _SKIPPED_NOTES[key] = _skipped_notes(skipped)
-        notes.extend(skipped_notes)
-    return notes
-
-
-_SKIPPED_NOTES: dict[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...]] = {}
-"""``_skipped_notes`` by the skipped checks and their sections: a report's launches lack the
-same sections, so a few kinds of skips repeat over thousands of launches."""
-_SKIPPED_NOTES_KEPT = 256
-
-
-def _skipped_notes(skipped: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """One note for each set of missing sections, naming the checks it left unrun."""
-    by_section: dict[tuple[str, ...], list[str]] = {}
-    for flag_id, secs in skipped.items():
-        ids = by_section.get(secs)
-        if ids is None:
-            ids = by_section[secs] = []
-        ids.append(flag_id)
-    return tuple(f"Not checked for lack of metrics (from {', '.join(secs)}): {', '.join(ids)}."
-                 for secs, ids in by_section.items())
-
-
 def diagnose(
     metrics: Mapping[str, Metric],
     rules: Sequence[RuleResult] = (),
@@ -201,30 +124,39 @@ def diagnose(
     failed = facts.profiling_failed
     flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
                                                                      rules)
-    notes = _notes(sections, skipped, metrics, roofline)
+    said = notes(sections, skipped, metrics, roofline)
     if facts.unreliable:
-        notes.insert(
-            0,
-            "Ignored as measurement noise (above 100% of peak): "
-            + ", ".join(facts.unreliable)
-            + ".",
-        )
+        said = ("Ignored as measurement noise (above 100% of peak): "
+                + ", ".join(facts.unreliable) + ".", *said)
     if zero:
-        notes.insert(0, "The kernel has zero duration: rates are undefined, no flag is checked.")
+        said = ("The kernel has zero duration: rates are undefined, no flag is checked.", *said)
     if failed:
-        notes = [bottleneck.summary]
-    flags.sort(key=lambda f: (f["level"], -severity_rank(f["severity"])))
-    rails, said = tuple(guards.values()), tuple(notes)
-    fields: dict[str, Any] = {  # as Diagnosis(...) takes them, written at once
+        said = (bottleneck.summary,)
+    if len(flags) > 1:
+        flags.sort(key=_flag_order)
+    rails = tuple(guards.values())
+    fields: dict[str, Any] = {  # as Diagnosis(...) takes them, handed over whole
         "bottleneck": bottleneck, "flags": flags, "guard_rails": rails, "notes": said,
         "roofline": roofline, "skipped": tuple(skipped),
     }
     step0 = _step_zero(time_share, family_share, family_launches)
     if step0 is None:
-        fields["flags"] = tuple(made_whole(Flag, flag) for flag in flags)
+        fields["flags"] = tuple([handed(Flag, flag) for flag in flags])
     else:  # the flags weighed as they are made, not made and then remade weighed
         fields.update(weighed_parts(flags, bottleneck, rails, said, *step0))
-    return made_whole(Diagnosis, fields)
+    return handed(Diagnosis, fields)
+
+
+def _flag_order(flag: dict[str, Any]) -> tuple[int, int]:
+    """Where a flag (by its fields) sorts: by level, then the most severe first (``_RANKS``:
+    ``severity_rank`` of a severity read from a dict)."""
+    severity = flag["severity"]
+    rank = _RANKS.get(severity)
+    return flag["level"], -(severity_rank(severity) if rank is None else rank)
+
+
+_RANKS = {name: severity_rank(name) for name in SEVERITIES}
+"""``severity_rank`` of each severity's name (a member finds its name: a ``str`` enum)."""
 
 
 def _unmeasured(
@@ -281,18 +213,11 @@ def _checked_flags(
     """Every check's flag, by its fields (with NCU's own estimated speedup where a rule
     mirrors it), and the checks skipped for lack of sections (by flag id: the missing
     sections). Without stall shares every stall check is skipped unasked, with the sections
-    it would have named."""
+    it would have named (``_asked``)."""
     flags: list[dict[str, Any]] = []
     skipped: dict[str, tuple[str, ...]] = {}
-    no_stalls = stalls_unread(facts)
-    asked, stall_skips = _check_order(), _stall_tail()
-    if no_stalls and stall_skips is not None:  # skipped together after the loop
-        asked = asked[: len(asked) - len(stall_skips)]
-    skip_each = no_stalls and stall_skips is None  # else none of those asked is skipped
+    asked, stall_skips = _asked(stalls_unread(facts))
     for flag_id, check, spec in asked:
-        if skip_each and spec.stall:
-            skipped[flag_id] = STALLS_MISSING.sections
-            continue
         outcome = check(facts, thresholds, guards)
         if outcome is None:  # most checks find nothing: tested first
             continue
@@ -308,9 +233,30 @@ def _checked_flags(
                 "speedup": speedup, "guard": outcome.guard, "guard_rail": "",
                 "found_severity": None, "rows": (), "columns": {},
             })
-    if no_stalls and stall_skips is not None:
+    if stall_skips is not None:
         skipped.update(stall_skips)
     return flags, skipped
+
+
+@cache
+def _asked(no_stalls: bool) -> tuple[tuple[tuple[str, Check, FlagSpec], ...],
+                                     dict[str, tuple[str, ...]] | None]:
+    """The checks to ask, in the catalog's order, and the skips to add after them. With the
+    stall shares read, every check and none. Without: the stall checks, where they close the
+    order, left out and skipped all at once after the others (``_stall_tail``: the order
+    kept); else each asked as one that answers ``STALLS_MISSING`` unread."""
+    order, stall_skips = _check_order(), _stall_tail()
+    if not no_stalls:
+        return order, None
+    if stall_skips is not None:
+        return order[: len(order) - len(stall_skips)], stall_skips
+    return tuple((flag_id, _stalls_missing if spec.stall else check, spec)
+                 for flag_id, check, spec in order), None
+
+
+def _stalls_missing(f: Facts, t: Thresholds, guards: dict[str, GuardRail]) -> Missing:
+    """What every stall check answers without stall shares (``flags.stalls_unread``)."""
+    return STALLS_MISSING
 
 
 @cache
@@ -357,13 +303,34 @@ def _step_zero(
     """Step 0 of ``with_time_share``: the share's evidence, the weight (the family's share, for
     a family of launches) and the words that open its notes; None without a share."""
     if family_share is not None and family_launches > 1:
-        own = f"this launch {time_share:.2%}; " if time_share is not None else ""
-        metric, what = _family_words(family_launches)
-        return ev("time", metric, family_share, note=f"{own}weigh the effort"), family_share, what
+        key = (time_share, family_share, family_launches)
+        keyed = _keyed(*key)
+        kept = _FAMILY_STEPS.get(key) if keyed else None
+        if kept is None:
+            own = f"this launch {time_share:.2%}; " if time_share is not None else ""
+            metric, what = _family_words(family_launches)
+            made = ev("time", metric, family_share, note=f"{own}weigh the effort")
+            kept = (made, family_share, what)
+            if keyed:
+                _FAMILY_STEPS.keep(key, kept)
+        return kept
     if time_share is None:
         return None
     share = ev("time", "share of profiled GPU time", time_share, note="weigh the effort")
     return share, time_share, "This kernel is"
+
+
+_FAMILY_STEPS: Memo[tuple[float | None, float, int], tuple[Evidence, float, str]] = Memo(4096)
+"""A family's launch's step 0 by its share, the family's and the family's launches: a
+report's launches last a few dozen distinct times, so their shares repeat (the evidence is
+immutable, so launches share it)."""
+
+
+def _keyed(time_share: float | None, family_share: float, launches: int) -> bool:
+    """Whether step 0 of these is kept: positive floats (equal ones print alike; a zero's
+    sign and a NaN would not) or no own share, and an int count."""
+    return (type(family_share) is float and family_share > 0 and type(launches) is int
+            and (time_share is None or (type(time_share) is float and time_share > 0)))
 
 
 def _family_words(launches: int) -> tuple[str, str]:

@@ -12,10 +12,15 @@ from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
-from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import shared_facts
+from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import (
+    READ_AT_LAUNCH,
+    Readings,
+    shared_facts,
+)
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
+from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -117,6 +122,9 @@ class Facts:
     def busiest_unit(self) -> tuple[str, str, float] | None:
         """``saturated_unit`` at any threshold: the first unit or pipe at the top reading
         (the first of the units at or above a threshold at their top is this one)."""
+        if (self.sm is None and self.mem is None and self.dram is None and self.l1 is None
+                and self.l2 is None and self.busiest_pipe is None and self.busiest_other is None):
+            return None  # no unit read (no Speed Of Light, no pipes): none on top
         top: tuple[str, str, float] | None = None
         for what, metric, value in (
             ("SM", n.SM_PCT, self.sm_active),
@@ -221,20 +229,26 @@ class Facts:
         return self.busiest_pipe is not None or self.busiest_other is not None
 
 
-_NAN_CHECKED = (n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT)
-
-
-def _nan_metrics(values: Values, read: Sequence[float | None]) -> tuple[str, ...]:
-    """Those of ``_NAN_CHECKED`` the report holds as NaN; ``read``: each one's number (a
-    metric read as a number is not NaN: only an unread one is looked at)."""
+def _nan_metrics(values: Values, readings: Readings, read: Sequence[float | None]
+                 ) -> tuple[str, ...]:
+    """Those of the duration and Speed Of Light's percentages (the first four of
+    ``READ_AT_LAUNCH``) the report holds as NaN; ``read``: each one's number (a metric read
+    as a number is not NaN, one not held neither: only one held and unread is looked at)."""
     out = []
-    for name, number in zip(_NAN_CHECKED, read, strict=True):
-        if number is not None:
+    get = values.metrics.get
+    for at, name, _ in readings:
+        if at >= _NAN_CHECKED:
+            break
+        if read[at] is not None:
             continue
-        value = getattr(values.metrics.get(name), "value", None)
+        value = getattr(get(name), "value", None)
         if isinstance(value, float) and math.isnan(value):
             out.append(name)
     return tuple(out)
+
+
+_NAN_CHECKED = 4
+"""The readings looked at for NaN: the duration, SM, memory and DRAM throughput."""
 
 
 def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, float | None]:
@@ -251,25 +265,30 @@ def _fp16(roofline: Roofline | None, values: Values) -> tuple[float | None, floa
     return point.pct_of_peak, (4.0 * fma / total if fma is not None and total > 0 else None)
 
 
-_READ_AT_LAUNCH = (
-    (n.DURATION, False), (n.SM_PCT, True), (n.MEM_PCT, True), (n.DRAM_PCT, True),
-    (n.L1_PCT, True), (n.L2_PCT, True), (n.ACHIEVED_OCC, False),
-)
-"""The launch's own readings (``shared_facts.LAUNCH_READINGS``) in the order ``gather``
-reads them, each with whether it is a percentage of peak checked against the ceiling."""
-
-
-def _launch_readings(values: Values, ceiling: float, unreliable: list[str]) -> list[float | None]:
-    """``values.num`` of each of ``_READ_AT_LAUNCH``, a percentage above ``ceiling`` read
-    as None and named in ``unreliable`` (as ``shared_facts.pct_read``)."""
-    num = values.num
-    read: list[float | None] = []
-    for name, checked in _READ_AT_LAUNCH:
-        number = num(name)
+def _launch_readings(
+    values: Values, readings: Readings, ceiling: float, unreliable: list[str]
+) -> list[float | None]:
+    """``values.num`` of each of ``READ_AT_LAUNCH``, a percentage above ``ceiling`` read
+    as None and named in ``unreliable`` (as ``shared_facts.pct_read``): those the metrics
+    hold (``readings``) read, a ``Metric`` holding a float in place (as ``values.num``
+    reads it); the others None."""
+    num, get = values.num, values.metrics.get
+    read: list[float | None] = [None] * len(READ_AT_LAUNCH)
+    for at, name, checked in readings:
+        metric = get(name)
+        if metric is None:
+            continue
+        plain = metric.value if type(metric) is Metric else None
+        if type(plain) is not float:
+            number = num(name)
+        elif _isfinite(plain):
+            number = plain
+        else:
+            number = None
         if checked and number is not None and number > ceiling:
             unreliable.append(name)
             number = None
-        read.append(number)
+        read[at] = number
     return read
 
 
@@ -282,12 +301,12 @@ def gather(values: Values, roofline: Roofline | None,
     once for launches holding the same objects of them."""
     shared = shared_facts(values, thresholds)
     unreliable = list(shared.unreliable)
-    read = _launch_readings(values, thresholds.pct_ceiling, unreliable)
+    read = _launch_readings(values, shared.readings, thresholds.pct_ceiling, unreliable)
     fields = shared.fields.copy()  # then the launch's own fields, as Facts(...) takes them
     fields["duration_ns"], fields["sm"], fields["mem"], fields["dram"] = read[:4]
     fields["l1"], fields["l2"], fields["achieved"] = read[4:]
     fields["unreliable"] = tuple(unreliable)
-    fields["nan_metrics"] = _nan_metrics(values, read[:4]) if None in read[:4] else ()
+    fields["nan_metrics"] = _nan_metrics(values, shared.readings, read) if None in read[:4] else ()
     fields["atomic_line"] = None if source is None else atomic_line(source)
     fields["fp16_pct"], fields["fp16_fma_share"] = _fp16(roofline, values)
     tensor = roofline.point("tensor") if roofline is not None else None
@@ -304,3 +323,4 @@ def gather(values: Values, roofline: Roofline | None,
 
 _new = object.__new__
 _set = object.__setattr__
+_isfinite = math.isfinite

@@ -1,6 +1,6 @@
 """Frozen objects made and read cheaply: ``kept``, a value derived from their fields worked out
-once when first read; ``made_whole``, one made with every field at once; ``evolved``, a copy
-with some fields changed."""
+once when first read; ``made_whole``, one made with every field at once; ``handed``, one given
+its fields' dict itself; ``evolved``, a copy with some fields changed."""
 
 from __future__ import annotations
 
@@ -47,6 +47,20 @@ def made_whole(cls: type[_T], values: Mapping[str, Any]) -> _T:
         raise TypeError(f"{cls.__name__} needs exactly its fields, got {sorted(values)}")
     made: _T = object.__new__(cls)
     made.__dict__.update(values)
+    return made
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def handed(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """An instance of the frozen dataclass ``cls`` whose attributes are the dict ``fields``
+    itself: ``made_whole`` without its check and its copy, for a dict its maker built with
+    exactly the fields of ``cls`` and hands over (keeps no reference to): the engine's flags,
+    each a literal of ``Flag``'s 17 names weighed in place, two or three a launch."""
+    made: _T = _new(cls)
+    _set(made, "__dict__", fields)
     return made
 
 

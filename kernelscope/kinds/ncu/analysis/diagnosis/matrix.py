@@ -36,8 +36,8 @@ def matrix_work(roofline: Roofline | None, values: Values, t: Thresholds) -> Mat
     that precision's peak, ``matrix_fma_share`` of its operations FMAs, an intensity past the
     DRAM ridge (compute-shaped, not a stream), and tiles in shared memory. The busier
     precision when both qualify."""
-    if roofline is None:  # no point of either precision: nothing to weigh
-        return None
+    if roofline is None or not roofline.points:  # no point of either precision: nothing to
+        return None  # weigh (the shared memory is not read)
     found = []
     # a matrix product stages its tiles in shared memory; FMA chains, RNG and elementwise
     # math (also FMA-heavy and past the ridge) do not

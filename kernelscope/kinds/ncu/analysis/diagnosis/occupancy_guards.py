@@ -32,10 +32,6 @@ OCCUPANCY_STAND_DOWNS = (
 """The guard rails that lower the occupancy flags to info, in the order they are cited."""
 
 
-def _low_occupancy(f: Facts, t: Thresholds) -> tuple[tuple[str, float], ...]:
-    return f.low_occupancy(t)
-
-
 def _small_grid(f: Facts, t: Thresholds) -> bool:
     """Fewer blocks than ``grid_warning_fraction`` of the SMs: most SMs have no warp at all."""
     return (
@@ -71,7 +67,7 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low occupancy that the kernel chose: a math pipe at the compute roof, or a tensor-core
     kernel whose registers and shared memory fill the SM, graded by that evidence (the more
     of the SM the blocks hold, the less tensor-pipe use it takes to call it deliberate)."""
-    low = _low_occupancy(f, t)
+    low = f.low_occupancy(t)
     if not low:
         return None
     busy = f.pipes_busy(t.pipe_busy_pct) and f.busiest_pipe is not None
@@ -127,8 +123,12 @@ def occupancy_by_design(f: Facts, t: Thresholds) -> GuardRail | None:
 def grid_cannot_fill(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low achieved occupancy on a grid too small to fill the GPU, while the per-SM resources
     would allow enough warps: the launch, not a resource, leaves the warp slots empty."""
+    if f.fills_gpu is not False:
+        return None  # the grid fills the GPU (grid_limits_occupancy's first test)
+    small = _small_grid(f, t)
     if not derived.grid_limits_occupancy(
-        f.achieved, f.theoretical, f.fills_gpu, t, small_grid=_small_grid(f, t)
+        f.achieved, f.theoretical, False, t, small_grid=small,
+        low=f.low_occupancy(t) if small else None,
     ):
         return None  # fine, or a per-SM resource caps the warps whatever the grid
     launch, theoretical, text = _grid_launch_part(f, t)
@@ -185,7 +185,7 @@ def _grid_launch_worked_out(f: Facts, t: Thresholds) -> _GridPart:
 def unit_saturated(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low occupancy next to a unit or pipe that is already full (on the SMs that ran): more
     resident warps would only queue at that unit, so the occupancy flags stand down."""
-    low = _low_occupancy(f, t)
+    low = f.low_occupancy(t)
     if not low:
         return None
     full = f.saturated_unit(t.unit_saturated_pct)
@@ -209,7 +209,7 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
     short = f.duration_ns is not None and 0 < f.duration_ns < t.short_kernel_ramp_ns
     if not short or f.active_share is None or f.active_share >= t.ramp_active:
         return None
-    if not _low_occupancy(f, t):
+    if not f.low_occupancy(t):
         return None
     if f.theoretical is not None and f.theoretical < t.occupancy_low_pct:
         return None  # a per-SM resource caps the warps: the ramp does not explain that
@@ -237,7 +237,7 @@ def ramp_dominates(f: Facts, t: Thresholds) -> GuardRail | None:
 def occupancy_not_judged(f: Facts, t: Thresholds) -> GuardRail | None:
     """Low occupancy in a report without Speed Of Light: whether any unit waits for more warps
     cannot be told, so the occupancy flags are not raised above info."""
-    if f.sm is not None or f.mem is not None or not _low_occupancy(f, t):
+    if f.sm is not None or f.mem is not None or not f.low_occupancy(t):
         return None
     return GuardRail(OCCUPANCY_NOT_JUDGED, _NOT_JUDGED, f.low_evidence(t))
 

@@ -10,7 +10,7 @@ alone) and keeps it by the identities of those objects, held so that their ids s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -26,10 +26,30 @@ from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.model.metrics import Metric
 
-LAUNCH_READINGS = frozenset((
-    n.DURATION, n.SM_PCT, n.MEM_PCT, n.DRAM_PCT, n.L1_PCT, n.L2_PCT, n.ACHIEVED_OCC,
-))
-"""The metrics ``gather`` reads for each launch itself, and ``shared_facts`` never reads."""
+READ_AT_LAUNCH = (
+    (n.DURATION, False), (n.SM_PCT, True), (n.MEM_PCT, True), (n.DRAM_PCT, True),
+    (n.L1_PCT, True), (n.L2_PCT, True), (n.ACHIEVED_OCC, False),
+)
+"""The metrics ``gather`` reads for each launch itself, in its order, each with whether it is
+a percentage of peak checked against the ceiling."""
+LAUNCH_READINGS = frozenset(name for name, _ in READ_AT_LAUNCH)
+"""Those metrics, which ``shared_facts`` never reads."""
+
+Readings = tuple[tuple[int, str, bool], ...]
+"""(place in ``READ_AT_LAUNCH``, name, checked) of some of its metrics."""
+
+
+ALL_READINGS: Readings = tuple(
+    (at, name, checked) for at, (name, checked) in enumerate(READ_AT_LAUNCH)
+)
+"""Every one of ``READ_AT_LAUNCH``, with its place: what ``gather`` reads of a mapping whose
+names are not known (one not held reads None)."""
+
+
+def held_readings(names: Collection[str]) -> Readings:
+    """Those of ``ALL_READINGS`` among ``names``: the others read None (a report collected
+    with the launch statistics alone holds two of seven)."""
+    return tuple(reading for reading in ALL_READINGS if reading[1] in names)
 
 
 class SharedFacts(NamedTuple):
@@ -41,6 +61,9 @@ class SharedFacts(NamedTuple):
     into each launch's facts, never changed."""
     unreliable: tuple[str, ...]
     """Those metrics above ``Thresholds.pct_ceiling`` (set aside as noise), in reading order."""
+    readings: Readings
+    """Those of ``READ_AT_LAUNCH`` the metrics may hold: all ``gather`` reads of the launch
+    itself. Kept, those among the names of the dict (part of the memo's key); else all."""
 
 
 class _ByNames:
@@ -49,7 +72,7 @@ class _ByNames:
     its order), and each set of those objects' facts by their ids, with the objects (held,
     so that their ids stay theirs)."""
 
-    __slots__ = ("held", "kept", "memo")
+    __slots__ = ("held", "kept", "memo", "readings")
 
     def __init__(self, names: tuple[str, ...], t: Thresholds) -> None:
         kept = tuple(name for name in names if name not in LAUNCH_READINGS)
@@ -59,6 +82,8 @@ class _ByNames:
         self.kept = t
         """The thresholds these facts were read at (held for its id: the memo's key)."""
         self.memo: Memo[tuple[int, ...], tuple[tuple[Any, ...], SharedFacts]] = Memo(_PER_NAMES)
+        self.readings = held_readings(frozenset(names))
+        """The launch's own readings among the names (``SharedFacts.readings``)."""
 
 
 class _Misses:
@@ -98,14 +123,15 @@ def shared_facts(values: Values, t: Thresholds) -> SharedFacts:
         _Misses.count = 0
         return found[1]
     _Misses.count = misses + 1
-    made = worked_out(values, t)
+    made = worked_out(values, t, by_names.readings)
     if set(map(type, held)) <= {Metric}:
         by_names.memo.keep(ids, (held, made))
     return made
 
 
-def worked_out(values: Values, t: Thresholds) -> SharedFacts:
-    """``shared_facts`` without the memo."""
+def worked_out(values: Values, t: Thresholds, readings: Readings = ALL_READINGS) -> SharedFacts:
+    """``shared_facts`` without the memo; ``readings``: those of the launch's own readings the
+    metrics may hold (all, unless their names are known)."""
     unreliable: list[str] = []
     shape, shape_derived = shape_facts(values.metrics)
     atomic_requests, atomic_request_share = _atomic_requests(values)
@@ -132,7 +158,7 @@ def worked_out(values: Values, t: Thresholds) -> SharedFacts:
         **shape,
         **shape_derived,
     }
-    return SharedFacts(fields, tuple(unreliable))
+    return SharedFacts(fields, tuple(unreliable), readings)
 
 
 def pct_read(values: Values, name: str, unreliable: list[str], ceiling: float) -> float | None:
@@ -171,4 +197,3 @@ def _stall_shares(values: Values, latency: float | None) -> dict[str, float]:
         if s is not None:
             out[name] = s
     return out
-

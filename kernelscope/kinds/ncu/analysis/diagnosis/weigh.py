@@ -19,7 +19,7 @@ from typing import Any
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, Flag, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
@@ -57,13 +57,12 @@ def weight_changes(
         return {"severity": Severity.INFO, "found_severity": found, "guard": guard.text,
                 "guard_rail": guard.id}
     speedup = flag["speedup"]
-    gain = None if speedup is None else speedup / 100.0 * weight  # of the report's time
-    spec = CATALOG.get(flag["id"])
-    occupancy = spec is not None and spec.step == "occupancy"  # the seeds: don't chase it
-    if found == "info" and not flag["guard"] and not occupancy and gain is not None and (
-        gain >= t.gain_warning_share
+    if speedup is not None and found == "info" and not flag["guard"] and (
+        speedup / 100.0 * weight >= t.gain_warning_share  # the gain, of the report's time
     ):
-        return {"severity": Severity.WARNING, "found_severity": found}
+        spec = CATALOG.get(flag["id"])
+        if spec is None or spec.step != "occupancy":  # the seeds: don't chase occupancy
+            return {"severity": Severity.WARNING, "found_severity": found}
     return {"severity": found, "found_severity": found}
 
 
@@ -80,13 +79,18 @@ def weighed_parts(
     minor = minor_share_guard(weight, what, t) if weight < t.minor_time_share else None
     for fields in flags:
         fields.update(weight_changes(fields, weight, minor, t))
-    guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
+    for guard in guards:  # a rail of an earlier weighing (most kernels have none)
+        if guard.id == MINOR_TIME_SHARE:
+            guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
+            break
     if minor is not None:
         guards = (*guards, minor) if flags else guards
         notes = (f"{what} {weight:.2%} of the profiled GPU time.", *notes)
     return {
-        "bottleneck": evolved(bottleneck, evidence=(share, *bottleneck.evidence)),
-        "flags": tuple(made_whole(Flag, fields) for fields in flags),
+        "bottleneck": Bottleneck(bottleneck.label, bottleneck.summary,
+                                 (share, *bottleneck.evidence), bottleneck.decided_by,
+                                 bottleneck.collect),
+        "flags": tuple([handed(Flag, fields) for fields in flags]),
         "guard_rails": guards,
         "notes": notes,
     }
