@@ -45,6 +45,17 @@ def test_label_and_roofline_before_the_diagnosis_are_its_own(path: Path) -> None
     assert labels - {UNDETERMINED}, labels  # classified, not only undetermined
 
 
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=_name)
+def test_the_roofline_alone_is_the_diagnosis_own(path: Path) -> None:
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
+    for kernel in analyzed.kernels:
+        roofline = kernel.roofline  # asked first: neither classified nor diagnosed for it
+        assert (kernel.made, kernel._classified) == (None, None)
+        assert roofline == kernel.diagnosis.roofline
+        assert kernel.roofline is kernel.diagnosis.roofline  # the diagnosis' once made
+
+
 def test_the_markdown_asks_only_the_families_median_launches() -> None:
     with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
         analyzed = analyze(report)

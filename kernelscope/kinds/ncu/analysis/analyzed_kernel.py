@@ -6,7 +6,9 @@ A document of a report's families reads two things of every launch, its bottlene
 many of a family's launches agree) and its roofline point (the chart), and everything else
 (flags, guard rails, notes) of each family's median launch alone. Both come from the
 classification the diagnosis starts from (``engine.label_and_roofline``), about two fifths of
-a diagnosis' work, so a launch whose diagnosis nobody asks for is never checked flag by flag.
+a diagnosis' work, so a launch whose diagnosis nobody asks for is never checked flag by flag;
+the roofline asked alone (a document's count of the launches without one) is computed alone
+(``engine.roofline_of``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, diagnose
-from kernelscope.kinds.ncu.analysis.diagnosis.engine import label_and_roofline
+from kernelscope.kinds.ncu.analysis.diagnosis.engine import label_and_roofline, roofline_of
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
 
@@ -57,6 +59,7 @@ class AnalyzedKernel:
     time_share: float | None
     weighing: Weighing = UNWEIGHED
     _classified: tuple[str, Roofline | None] | None = field(default=None, init=False, repr=False)
+    _roofline: tuple[Roofline | None] | None = field(default=None, init=False, repr=False)
 
     @property
     def diagnosis(self) -> Diagnosis:
@@ -73,9 +76,19 @@ class AnalyzedKernel:
 
     @property
     def roofline(self) -> Roofline | None:
-        """The roofline of its diagnosis."""
-        made = self.made
-        return made.roofline if made is not None else self._classification()[1]
+        """The roofline of its diagnosis (computed alone where nothing else is asked: a
+        third of the classification's work)."""
+        made, found = self.made, self._classified
+        if made is not None:
+            return made.roofline
+        if found is not None:
+            return found[1]
+        alone = self._roofline
+        if alone is None:
+            s = self.summary
+            alone = self._roofline = (roofline_of(s.metrics, unmeasured=s.unmeasured,
+                                                  measured=found_measured(s)),)
+        return alone[0]
 
     def _classification(self) -> tuple[str, Roofline | None]:
         found = self._classified

@@ -200,6 +200,16 @@ def label_and_roofline(
     return bottleneck.label, roofline
 
 
+def roofline_of(
+    metrics: Mapping[str, Metric], *, unmeasured: str | None = None, measured: bool = False
+) -> Roofline | None:
+    """The roofline :func:`diagnose` gives the kernel, without the classification (for what
+    reads only that of a launch: a document's count of the launches without a roofline)."""
+    if _unmeasured(metrics, unmeasured, measured) is not None:
+        return None
+    return compute_roofline(metrics)
+
+
 @cache
 def _check_order() -> tuple[tuple[str, Check, FlagSpec], ...]:
     """(flag id, check, registration) of every check, in the catalog's order."""
