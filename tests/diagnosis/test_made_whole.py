@@ -12,7 +12,7 @@ import pytest
 from kernelscope.core.findings import Evidence, Finding
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept, made_whole
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once, kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary, open_for_analysis
@@ -97,8 +97,9 @@ def _same_as_generated(made: object, cls: type) -> None:
 
 
 def test_bottleneck_and_guard_rail_take_what_their_dataclass_takes() -> None:
-    """Their own ``__init__`` takes the fields as the generated one would: in order, by
-    name, with the same defaults (``dataclasses.replace`` remakes them so)."""
+    """Their ``__init__`` (``kept.fields_at_once``) takes the fields as the generated one
+    would: in order, by name, with the same defaults (``dataclasses.replace`` remakes them
+    so), and refuses what it refuses."""
     e = ev("sol", "x", 1.0)
     for made in (Bottleneck("l", "s"), Bottleneck("l", "s", (e,), "f", ("Sec",)),
                  Bottleneck(label="l", summary="s", collect=("Sec",)), GuardRail("g", "t"),
@@ -109,4 +110,25 @@ def test_bottleneck_and_guard_rail_take_what_their_dataclass_takes() -> None:
     assert dataclasses.replace(Bottleneck("l", "s"), decided_by="f") == Bottleneck("l", "s",
                                                                                  (), "f")
     assert dataclasses.replace(GuardRail("g", "t"), evidence=(e,)) == GuardRail("g", "t", (e,))
+    for wrong in (lambda: Bottleneck("l"), lambda: GuardRail("g", "t", (), "x"),
+                  lambda: GuardRail("g", "t", colour="red")):
+        with pytest.raises(TypeError):
+            wrong()
+
+
+def test_fields_at_once_takes_only_plain_dataclasses() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Listed:
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            assert self.value >= 0
+
+    for cls in (Listed, Checked):
+        with pytest.raises(TypeError):
+            fields_at_once(cls)
 

@@ -1,11 +1,12 @@
 """Frozen objects made and read cheaply: ``kept``, a value derived from their fields worked out
 once when first read; ``made_whole``, one made with every field at once; ``handed``, one given
-its fields' dict itself; ``evolved``, a copy with some fields changed."""
+its fields' dict itself; ``fields_at_once``, a class whose ``__init__`` writes them at once;
+``evolved``, a copy with some fields changed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Any, Generic, TypeVar, cast, overload
 
 _T = TypeVar("_T")
@@ -62,6 +63,32 @@ def handed(cls: type[_T], fields: dict[str, Any]) -> _T:
     made: _T = _new(cls)
     _set(made, "__dict__", fields)
     return made
+
+
+def fields_at_once(cls: type[_T]) -> type[_T]:
+    """Give the frozen dataclass ``cls`` (fields with plain defaults, no ``__post_init__``) an
+    ``__init__`` of the generated one's signature that writes the fields straight into the
+    instance's dict, where the generated one calls ``object.__setattr__`` for each: for the
+    classes every diagnosed launch makes (its bottleneck, its guard rails)."""
+    params, lines, names = [], [], {}
+    for field in fields(cast(Any, cls)):
+        if field.default_factory is not MISSING or not field.init:
+            raise TypeError(f"{cls.__name__}.{field.name}: only plain fields are written")
+        if field.default is MISSING:
+            params.append(field.name)
+        else:
+            names[f"_default_{field.name}"] = field.default
+            params.append(f"{field.name}=_default_{field.name}")
+        lines.append(f"    fields[{field.name!r}] = {field.name}\n")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} has a __post_init__")
+    exec(f"def __init__(self, {', '.join(params)}):\n    fields = self.__dict__\n"
+         + "".join(lines), names)
+    init = names["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__doc__ = fields_at_once.__doc__
+    cls.__init__ = init  # type: ignore[method-assign]
+    return cls
 
 
 def evolved(obj: _T, **changes: Any) -> _T:

@@ -9,6 +9,7 @@ from kernelscope.core.findings import Evidenced, Finding
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 
 LABELS: tuple[str, ...] = (
@@ -31,7 +32,8 @@ UNDETERMINED = "undetermined"
 summary says why."""
 
 
-@dataclass(frozen=True, init=False)
+@fields_at_once  # every diagnosed launch makes one
+@dataclass(frozen=True)
 class Bottleneck(Evidenced):
     """The one label that explains where the kernel's time goes, and what decided it."""
 
@@ -43,20 +45,6 @@ class Bottleneck(Evidenced):
     ``launch-bound``), when there is one."""
     collect: tuple[str, ...] = ()
     """For ``undetermined``: the ncu sections that would let the report decide."""
-
-    def __init__(
-        self, label: str, summary: str, evidence: tuple[Evidence, ...] = (),
-        decided_by: str = "", collect: tuple[str, ...] = (),
-    ) -> None:
-        """The dataclass's ``__init__``, its fields written straight into the instance's dict
-        (in their order) where the generated one calls ``object.__setattr__`` for each: every
-        diagnosed launch makes one (as ``evidence.ev`` makes its evidence)."""
-        fields = self.__dict__
-        fields["label"] = label
-        fields["summary"] = summary
-        fields["evidence"] = evidence
-        fields["decided_by"] = decided_by
-        fields["collect"] = collect
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,21 +92,14 @@ def flag_dict(flag: Finding) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, init=False)
+@fields_at_once  # a report's launches raise one or two each
+@dataclass(frozen=True)
 class GuardRail:
     """A common misjudgment the diagnosis avoided, with the numbers that show why."""
 
     id: str
     text: str
     evidence: tuple[Evidence, ...] = ()
-
-    def __init__(self, id: str, text: str, evidence: tuple[Evidence, ...] = ()) -> None:
-        """The dataclass's ``__init__``, its fields written at once (as ``Bottleneck``'s): a
-        report's launches raise one or two guard rails each."""
-        fields = self.__dict__
-        fields["id"] = id
-        fields["text"] = text
-        fields["evidence"] = evidence
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "evidence": [e.to_dict() for e in self.evidence]}
