@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from kernelscope.core.jsonsafe import attributes
 from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once
 from kernelscope.kinds.ncu.model.metrics import Metric
 
 
@@ -89,6 +90,7 @@ DIFF_METRIC_NAMES: tuple[str, ...] = tuple(dict.fromkeys(m.name for m in DIFF_ME
 """Their ncu names: what the list pass reads beside the diagnosis's metrics."""
 
 
+@fields_at_once  # a diff of two 8,676-launch reports makes ~35,000
 @dataclass(frozen=True)
 class MetricChange:
     """One metric of two kernels: its values before and after (None: not in that report)."""
@@ -276,7 +278,7 @@ def change_of(spec: Spec, old_metric: _Metric | None, new_metric: _Metric | None
     if old is None and new is None:
         return None
     _, pane, label, name, better = spec
-    return _change(pane, label, name, new_unit or old_unit, old, new, better)
+    return MetricChange(pane, label, name, new_unit or old_unit, old, new, better)
 
 
 def _number(metric: _Metric) -> float | None:
@@ -314,23 +316,3 @@ def _specs_held(
 
 _HELD: Memo[tuple[str | None, tuple[str, ...], tuple[str, ...]], tuple[Spec, ...]] = Memo(64)
 """``_specs_held`` of two dicts by the pane and their names."""
-
-_new = object.__new__
-
-
-def _change(
-    pane: str, label: str, name: str, unit: str, before: float | None, after: float | None,
-    higher_is_better: bool | None,
-) -> MetricChange:
-    """``MetricChange(pane, label, ...)``, its fields written at once (in their order) where
-    the frozen dataclass's ``__init__`` writes each through ``object.__setattr__``."""
-    made: MetricChange = _new(MetricChange)
-    fields = made.__dict__
-    fields["pane"] = pane
-    fields["label"] = label
-    fields["name"] = name
-    fields["unit"] = unit
-    fields["before"] = before
-    fields["after"] = after
-    fields["higher_is_better"] = higher_is_better
-    return made
