@@ -95,17 +95,28 @@ def test_launches_of_their_own_values_read_by_shape(monkeypatch: pytest.MonkeyPa
     assert sum(placed) > 0
 
 
-def test_entries_read_by_shape_only_where_each_has_its_names() -> None:
-    """``Slots.read_shaped`` reads the numbers only where every entry has its name's Shape,
-    the first launches and those that repeat the last one's positions (a compiled struct)."""
+DOUBLE = b"\x12\x09\x19"
+"""What precedes an entry's double (its value's field and the double's tag)."""
+
+
+def _two_shaped_slots() -> tuple[tuple[bytes, bytes], Slots]:
+    """Two names' tags and a plan's Slots that know each entry's Shape (a double, then a
+    suffix of two bytes)."""
     tags = (name_tag(5), name_tag(300))
     plan = (("a", ((5, tags[0]),)), ("b", ((300, tags[1]),)))
     slots = Slots(plan, None)
-    double = b"\x12\x09\x19"
     for at, tag in enumerate(tags):
-        shape = fixed_shape(tag + double + struct.pack("<d", 1.0) + b"\x20\x00", tag)
+        shape = fixed_shape(tag + DOUBLE + struct.pack("<d", 1.0) + b"\x20\x00", tag)
         assert shape is not None
         slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
+    return tags, slots
+
+
+def test_entries_read_by_shape_only_where_each_has_its_names() -> None:
+    """``Slots.read_shaped`` reads the numbers only where every entry has its name's Shape,
+    the first launches and those that repeat the last one's positions (a compiled struct)."""
+    tags, slots = _two_shaped_slots()
+    double = DOUBLE
     good = [tag + double + struct.pack("<d", n) + b"\x20\x00"
             for tag, n in zip(tags, (2.5, -7.0), strict=True)]
     other_suffix = [good[0], good[1][:-1] + b"\x01"]
@@ -152,14 +163,8 @@ def test_a_launch_read_as_the_one_before_gives_what_the_general_reading_gives(
 def test_read_as_before_leaves_other_entries_to_the_general_reading() -> None:
     """A launch whose missing entries differ from the last one's, or whose entry has another
     length, prefix or suffix, or a wrapped counter, is not read as the one before."""
-    tags = (name_tag(5), name_tag(300))
-    plan = (("a", ((5, tags[0]),)), ("b", ((300, tags[1]),)))
-    slots = Slots(plan, None)
-    double = b"\x12\x09\x19"
-    for at, tag in enumerate(tags):
-        shape = fixed_shape(tag + double + struct.pack("<d", 1.0) + b"\x20\x00", tag)
-        assert shape is not None
-        slots.prefixes[at], slots.suffixes[at], slots.sizes[at], slots.codes[at] = shape
+    tags, slots = _two_shaped_slots()
+    double = DOUBLE
 
     def entry(at: int, number: float, suffix: bytes = b"\x20\x00") -> bytes:
         return tags[at] + double + struct.pack("<d", number) + suffix
