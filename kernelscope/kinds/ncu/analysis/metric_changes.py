@@ -282,14 +282,7 @@ def change_of(spec: Spec, old_metric: _Metric | None, new_metric: _Metric | None
 
 
 def _number(metric: _Metric) -> float | None:
-    """The metric's finite number, else None: a ``Metric`` holding a float or an int read
-    directly, as ``Metric.number`` reads it (an int's float is finite, or raises there too)."""
-    if type(metric) is Metric:
-        value = metric.value
-        if type(value) is float:
-            return value if _isfinite(value) else None
-        if type(value) is int:
-            return float(value)
+    """The metric's finite number, else None."""
     number = metric.number
     return number if number is not None and _isfinite(number) else None
 
