@@ -20,7 +20,6 @@ from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import (
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values, share
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
-from kernelscope.kinds.ncu.model.metrics import Metric
 from kernelscope.kinds.ncu.model.model import SourceHotspots
 
 
@@ -270,21 +269,11 @@ def _launch_readings(
 ) -> list[float | None]:
     """``values.num`` of each of ``READ_AT_LAUNCH``, a percentage above ``ceiling`` read
     as None and named in ``unreliable`` (as ``shared_facts.pct_read``): those the metrics
-    hold (``readings``) read, a ``Metric`` holding a float in place (as ``values.num``
-    reads it); the others None."""
-    num, get = values.num, values.metrics.get
+    may hold (``readings``) read; the others None."""
+    num = values.num
     read: list[float | None] = [None] * len(READ_AT_LAUNCH)
     for at, name, checked in readings:
-        metric = get(name)
-        if metric is None:
-            continue
-        plain = metric.value if type(metric) is Metric else None
-        if type(plain) is not float:
-            number = num(name)
-        elif _isfinite(plain):
-            number = plain
-        else:
-            number = None
+        number = num(name)
         if checked and number is not None and number > ceiling:
             unreliable.append(name)
             number = None
@@ -323,4 +312,3 @@ def gather(values: Values, roofline: Roofline | None,
 
 _new = object.__new__
 _set = object.__setattr__
-_isfinite = math.isfinite
