@@ -32,8 +32,8 @@ from kernelscope.kinds.ncu.model.summary_reader import (
     Origin,
     action_names,
     origins_of,
+    paired,
     read_summary,
-    summary_from_detail,
 )
 
 if TYPE_CHECKING:
@@ -46,12 +46,8 @@ ProgressFn = Callable[[int, int], None]
 _pread: Callable[[int, int, int], bytes] | None = getattr(os, "pread", None)  # not on Windows
 RESULT_CACHE = 4
 DETAIL_CACHE = 64
-
-
 ANALYSED_TOGETHER = 32
-"""Details ``iter_details`` reads before it analyses them, one after the other: the same work
-as analysing each as it is read, in less time, the reader's and then the analysis' code and
-data warm in the CPU's caches (the kernel list's worker batches the same way)."""
+"""Details ``iter_details`` reads before it analyses them (``summary_reader.paired``)."""
 
 
 class NcuReport:
@@ -208,22 +204,24 @@ class NcuReport:
         loading); with ``analyse``, each item is ``(summary, analyse(summary))``; without
         ``rules``, the summaries leave out NCU's rule results. ``first``: the first batch
         goes as soon as it holds that many (a screenful of rows), whatever the time. A
-        batch's time is this reading's: the next one's starts when the consumer asks for it
-        (the kernel list's first rows are drawn and diagnosed meanwhile, and would otherwise
-        leave a batch of a few rows at once)."""
+        batch's time is this reading's: ``analyse`` runs once the batch is read (``paired``),
+        and the next one's starts when the consumer asks for it (the kernel list's first
+        rows are drawn and diagnosed meanwhile, and would otherwise leave a batch of a few
+        rows at once)."""
         batch: list[Any] = []
         started = time.perf_counter()
         for kernel_id in range(self.kernel_count):
             if cancelled is not None and cancelled():
                 return
-            summary = self.summary(kernel_id, rules=rules)
-            batch.append(summary if analyse is None else (summary, analyse(summary)))
+            batch.append(self.summary(kernel_id, rules=rules))
             if time.perf_counter() - started >= batch_seconds or len(batch) == first:
                 first = None
-                yield batch
+                if (analysed := paired(batch, analyse, cancelled)) is None:
+                    return
+                yield analysed
                 batch, started = [], time.perf_counter()
-        if batch:
-            yield batch
+        if batch and (analysed := paired(batch, analyse, cancelled)) is not None:
+            yield analysed
 
     def iter_details(
         self,
@@ -245,7 +243,8 @@ class NcuReport:
         (default: not ``slim``) reads NCU's section header tables; ``all_metrics`` every
         metric the kernel holds into ``detail.all_metrics``; ``curves`` and ``breakdowns``
         the occupancy curves and Speed Of Light breakdowns. ``meanwhile`` runs first.
-        ``analyse`` runs on ``ANALYSED_TOGETHER`` details at a time once they are read."""
+        ``analyse`` runs on ``ANALYSED_TOGETHER`` details at a time once they are read
+        (``paired``)."""
         tables = not slim if tables is None else tables
         if meanwhile is not None:
             meanwhile()
@@ -261,8 +260,7 @@ class NcuReport:
                 if all_metrics and detail.all_metrics is None:
                     detail.all_metrics = self.all_metrics(kernel_id)
                 read.append(detail)
-            yield read if analyse is None else [
-                (summary_from_detail(d, metrics=False) if slim else d, analyse(d)) for d in read]
+            yield paired(read, analyse, slim=slim)
 
     def key_frame(self, progress: ProgressFn | None = None) -> pl.DataFrame:
         """Every kernel's key metrics as one polars frame."""

@@ -33,7 +33,8 @@ DIAGNOSIS_KEYS = ("bottleneck", TOP_FLAG_KEY, "flags")
 
 READ_BATCH_SECONDS = 0.2
 """While the report loads, the reading worker reads the summaries in batches of this long
-(the first at once, a screenful), then diagnoses the batch: a batch of reading and its
+(the first at once, a screenful), each diagnosed once it is read (``iter_summaries``'s
+``analyse``, ``summary_reader.paired``): a batch of reading and its
 diagnosing take ~0.4 s, and the list takes what was read and diagnosed at most once a batch
 (``UI_BATCH_CPU_S``). Reading a batch and then diagnosing it, not each kernel in turn, took a
 quarter less CPU on a 1,000-launch report (~0.145 against ~0.185 ms a kernel: the same
@@ -87,12 +88,6 @@ def kernel_help_sections() -> HelpSections:
     )
 
 
-def _not_yet(summary: KernelSummary) -> None:
-    """A summary's diagnosis as the reading worker's batches come: none yet (the worker
-    diagnoses the batch once it is read)."""
-    return None
-
-
 class KernelSession(KernelState, OpeningSession[int]):
     """An Nsight Compute report in the TUI: the kernel list, details and the roofline."""
 
@@ -144,31 +139,24 @@ class KernelSession(KernelState, OpeningSession[int]):
         self._first_rows = self.app.size.height or FIRST_ROWS
         # Each summary comes diagnosed from this thread (as ``analyze`` diagnoses it for the
         # exports), so the UI thread does not diagnose a thousand kernels while it draws rows;
-        # the first rows come without, and are diagnosed once they are drawn. A batch comes
-        # undiagnosed (``_not_yet``) and is diagnosed whole (``READ_BATCH_SECONDS``).
+        # the first rows come without, and are diagnosed once they are drawn. A batch is
+        # diagnosed once it is read (``READ_BATCH_SECONDS``).
         for pairs in report.iter_summaries(
-            batch_seconds=READ_BATCH_SECONDS, cancelled=self.cancelled, analyse=_not_yet,
+            batch_seconds=READ_BATCH_SECONDS, cancelled=self.cancelled, analyse=self._diagnosis,
             first=self._first_rows,
         ):
             if loaded == 0:
                 self._first_rows_read(report, pairs)
             else:
-                self._hand_over(self._diagnosed(pairs), loaded + len(pairs),
-                                report.kernel_count)
+                self._hand_over(pairs, loaded + len(pairs), report.kernel_count)
             loaded += len(pairs)
         if loaded == 0 and not self.cancelled():
             self.show_soon(self._show_list, report)  # a report without kernels
         return loaded
 
-    def _diagnosed(self, pairs: list[tuple[KernelSummary, None]]
-                   ) -> list[tuple[KernelSummary, Diagnosis | None]]:
-        """The batch's summaries with their diagnoses (none before the first rows are
-        diagnosed: ``_first_rows_read``, which a closing app leaves); a closing app stops it
-        at the next kernel, as it stops the reading."""
-        diagnose, cancelled = self._diagnose, self.cancelled
-        if diagnose is None:
-            return list(pairs)
-        return [(summary, diagnose(summary)) for summary, _ in pairs if not cancelled()]
+    def _diagnosis(self, summary: KernelSummary) -> Diagnosis | None:
+        """The summary's diagnosis as read (none for the first rows: ``_first_rows_read``)."""
+        return None if self._diagnose is None else self._diagnose(summary)
 
     def _first_rows_read(self, report: NcuReport, pairs: list[Any]) -> None:
         """The first rows go to the list at once, without their diagnosis (its cells say
