@@ -102,20 +102,8 @@ class StreamReader:
         return data
 
     def u32(self, what: str) -> int:
-        """A little-endian 32-bit length: :meth:`exact` of 4 bytes, read in its place (the
-        walk reads two a block)."""
-        start = self.offset
-        if self._fd is not None:
-            data = os.pread(self._fd, 4, self._base + start)
-            self.offset = start + len(data)
-        elif self._plain:
-            data = self.stream.read(4)
-            self.offset = start + len(data)
-        else:
-            data = self.read(4)
-        if len(data) < 4:
-            raise Truncated(what, start)
-        return _U32(data)[0]  # type: ignore[no-any-return]
+        """A little-endian 32-bit length (:meth:`exact` of 4 bytes)."""
+        return _U32(self.exact(4, what))[0]  # type: ignore[no-any-return]
 
     def _left(self) -> int:
         """The bytes after the stream's position (:meth:`_find_end`'s end less the offset)."""
