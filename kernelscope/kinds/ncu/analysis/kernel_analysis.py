@@ -210,7 +210,7 @@ def diagnose_detail(detail: KernelDetail, time_share: float | None = None) -> Di
     return diagnose(
         detail.metrics,
         detail.rules,
-        set(detail.sections),
+        frozenset(detail.sections),
         time_share=time_share,
         unmeasured=detail.unmeasured,
         source=detail.source,
