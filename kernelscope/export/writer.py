@@ -7,8 +7,10 @@ Which kind of report it is, and so how it is read and rendered, is the registry'
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
+import io
 import os
 import stat
 import sys
@@ -69,12 +71,40 @@ class Rendered:
         return self.text if self.pieces is None else joined(self.pieces)
 
     def write_to(self, out: TextIO) -> None:
-        """Write the text to ``out`` piece by piece (use once)."""
+        """Write the text to ``out`` piece by piece (use once); into the file under it, where
+        it has one and writes UTF-8 with plain newlines, the pieces that are bytes as they
+        are (not decoded for ``out`` to encode them again: a large JSON document's bulk)."""
         if self.pieces is None:
             out.write(self.text)
             return
-        for piece in self.pieces:
-            out.write(piece_text(piece))
+        errors = _utf8_errors(out)
+        if errors is None:
+            for piece in self.pieces:
+                out.write(piece_text(piece))
+            return
+        out.flush()
+        with open(out.fileno(), "wb", buffering=WRITE_BUFFER, closefd=False) as raw:
+            write = raw.write
+            for piece in self.pieces:
+                write(piece.encode("utf-8", errors) if isinstance(piece, str) else piece)
+
+
+def _utf8_errors(out: TextIO) -> str | None:
+    """How ``out`` handles text UTF-8 cannot hold, where it is standard output to a file or
+    a pipe, writing UTF-8 with newlines as they are (it writes ``os.linesep``); None
+    otherwise (a terminal, a platform with other line ends, a stream in memory, another
+    text file: written as text)."""
+    if os.linesep != "\n" or out is not sys.stdout or not isinstance(out, io.TextIOWrapper):
+        return None
+    if out.isatty():
+        return None
+    try:
+        out.fileno()
+        if codecs.lookup(out.encoding).name != "utf-8":
+            return None
+    except (OSError, ValueError, LookupError):  # io.UnsupportedOperation is both
+        return None
+    return out.errors
 
 
 WRITE_BUFFER = 1 << 20

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,3 +59,27 @@ def test_a_platform_with_other_line_ends_gets_them_in_every_piece(tmp_path, monk
     monkeypatch.setattr(os, "linesep", "\r\n")
     out = write_text(Rendered("", pieces=iter(pieces)), tmp_path / "out.txt", inputs=())
     assert out.read_bytes() == expected.read_bytes()
+
+
+def _written_as_stdout(path, monkeypatch, pieces, encoding):
+    """What ``write_to`` writes with ``path`` opened for text as standard output."""
+    with open(path, "w", encoding=encoding) as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        out.write("before ")  # text already waiting in the stream goes first
+        Rendered("", pieces=iter(pieces)).write_to(out)
+        out.write(" after")
+    return path.read_bytes()
+
+
+def test_standard_output_in_utf8_gets_the_bytes_pieces_as_they_are(tmp_path, monkeypatch):
+    """Standard output to a file that writes UTF-8: text and bytes pieces written into the
+    file under it, as the stream would write their joined text."""
+    pieces = ['{"k": "caf\u00e9",\n', b'"b": 2,\n', memoryview(b'[\n  {"a": 1}\n]')[4:-2], "}"]
+    written = _written_as_stdout(tmp_path / "out.txt", monkeypatch, pieces, "utf-8")
+    assert written == ("before " + joined(pieces) + " after").encode()
+
+
+def test_standard_output_in_another_encoding_is_written_as_text(tmp_path, monkeypatch):
+    pieces = ['{"k": "caf\u00e9",\n', b'"b": 2\n', "}"]
+    written = _written_as_stdout(tmp_path / "out.txt", monkeypatch, pieces, "latin-1")
+    assert written == ("before " + joined(pieces) + " after").encode("latin-1")
