@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from kernelscope.core.severity import Severity
-from kernelscope.kinds.ncu.analysis.diagnosis import with_time_share
+from kernelscope.kinds.ncu.analysis.diagnosis import weigh, with_time_share
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
 from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag
+from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag
 from tests.diagnosis.conftest import find, kernels_of
 
@@ -86,3 +87,20 @@ def test_evolved_makes_what_dataclasses_replace_makes() -> None:
         evolved(flag, severty=Severity.INFO)
     with pytest.raises(TypeError):
         replace(flag, severty=Severity.INFO)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("weight", [0.004, 0.08, 0.5, 1.0])
+def test_weighing_in_place_changes_what_weight_changes_says(weight: float) -> None:
+    """``weighed_parts`` weighs each flag's fields in place (``weigh._weigh_fields``): the
+    fields ``weight_changes`` gives, on every flag of the samples' kernels, with and without
+    the minor-share guard rail, unweighed and weighed before."""
+    weighed = 0
+    for kernel in kernels_of("zoo"):
+        for flag in (*kernel.diagnosis.flags, *with_time_share(kernel.diagnosis, 0.3).flags):
+            for guard in (None, weigh.minor_share_guard(weight, "This kernel is")):
+                expected = {**vars(flag), **weigh.weight_changes(vars(flag), weight, guard)}
+                fields = dict(vars(flag))
+                weigh._weigh_fields(fields, weight, guard, DEFAULT_THRESHOLDS)
+                assert fields == expected and list(fields) == list(expected)
+                weighed += fields["severity"] != flag.severity
+    assert weighed

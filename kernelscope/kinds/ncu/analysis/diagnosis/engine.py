@@ -20,7 +20,7 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     stalls_unread,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import handed
 from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (
@@ -302,9 +302,11 @@ def with_time_share(
     step0 = _step_zero(time_share, family_share, family_launches)
     if step0 is None:
         return diagnosis
-    flags = [dict(vars(flag)) for flag in diagnosis.flags]
-    return evolved(diagnosis, **weighed_parts(flags, diagnosis.bottleneck, diagnosis.guard_rails,
-                                              diagnosis.notes, *step0))
+    flags = [flag.__dict__.copy() for flag in diagnosis.flags]
+    fields = diagnosis.__dict__.copy()  # its fields, those step 0 changes replaced
+    fields.update(weighed_parts(flags, diagnosis.bottleneck, diagnosis.guard_rails,
+                                diagnosis.notes, *step0))
+    return handed(Diagnosis, fields)
 
 
 def _step_zero(

@@ -66,6 +66,30 @@ def weight_changes(
     return {"severity": found, "found_severity": found}
 
 
+def _weigh_fields(
+    fields: dict[str, Any], weight: float, guard: GuardRail | None, t: Thresholds
+) -> None:
+    """``fields.update(weight_changes(fields, weight, guard, t))``, written in place (no dict
+    of the changes made: every flag of every launch an export weighs)."""
+    found = fields["found_severity"] or fields["severity"]
+    fields["found_severity"] = found
+    if guard is not None:
+        fields["severity"] = Severity.INFO
+        if not fields["guard"]:
+            fields["guard"] = guard.text
+            fields["guard_rail"] = guard.id
+        return
+    speedup = fields["speedup"]
+    if speedup is not None and found == "info" and not fields["guard"] and (
+        speedup / 100.0 * weight >= t.gain_warning_share
+    ):
+        spec = CATALOG.get(fields["id"])
+        if spec is None or spec.step != "occupancy":
+            fields["severity"] = Severity.WARNING
+            return
+    fields["severity"] = found
+
+
 def weighed_parts(
     flags: list[dict[str, Any]], bottleneck: Bottleneck, guards: tuple[GuardRail, ...],
     notes: tuple[str, ...], share: Evidence, weight: float, what: str,
@@ -78,7 +102,7 @@ def weighed_parts(
     t = DEFAULT_THRESHOLDS
     minor = minor_share_guard(weight, what, t) if weight < t.minor_time_share else None
     for fields in flags:
-        fields.update(weight_changes(fields, weight, minor, t))
+        _weigh_fields(fields, weight, minor, t)
     for guard in guards:  # a rail of an earlier weighing (most kernels have none)
         if guard.id == MINOR_TIME_SHARE:
             guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
