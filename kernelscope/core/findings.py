@@ -74,6 +74,28 @@ class Evidence:
         }
 
 
+_WRITTEN: dict[int, tuple[Evidence, dict[str, Any]]] = {}
+"""``Evidence.to_dict`` of the items :func:`written_evidence` was asked for, by identity, each
+held with its item (so no other object takes its identity while it is here)."""
+WRITTEN_KEPT = 8192
+"""The items :data:`_WRITTEN` holds at most: all forgotten at once when it is full."""
+
+
+def written_evidence(evidence: Evidence) -> dict[str, Any]:
+    """``evidence.to_dict()`` for a document that is written and never changed (a kernel
+    diagnosis' JSON): one dict for every time the same item is written, kept by its identity
+    (a report's launches share many of their items: a kernel's JSON export writes ~10 items a
+    launch, of ~4 distinct objects)."""
+    kept = _WRITTEN.get(id(evidence))
+    if kept is not None and kept[0] is evidence:
+        return kept[1]
+    if len(_WRITTEN) >= WRITTEN_KEPT:
+        _WRITTEN.clear()
+    made = evidence.to_dict()
+    _WRITTEN[id(evidence)] = (evidence, made)
+    return made
+
+
 def split_evidence(
     evidence: tuple[Evidence, ...],
 ) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernelscope.core.findings import Evidenced, Finding
+from kernelscope.core.findings import Evidenced, Finding, written_evidence
 from kernelscope.core.severity import Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
@@ -50,7 +50,7 @@ class Bottleneck(Evidenced):
         return {
             "label": self.label,
             "summary": self.summary,
-            "evidence": [e.to_dict() for e in self.evidence],
+            "evidence": list(map(written_evidence, self.evidence)),
             "decided_by": self.decided_by or None,
             "collect": list(self.collect),
         }
@@ -84,7 +84,7 @@ def flag_dict(flag: Finding) -> dict[str, Any]:
         "title": flag.title,
         "detail": flag.detail,
         "found_severity": severity_text(flag.found_severity or flag.severity),
-        "evidence": [e.to_dict() for e in flag.evidence],
+        "evidence": list(map(written_evidence, flag.evidence)),
         "remedy": flag.advice,
         "ncu_speedup": flag.speedup,
         "ncu_rule": flag.rule,
@@ -102,7 +102,8 @@ class GuardRail:
     evidence: tuple[Evidence, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "evidence": [e.to_dict() for e in self.evidence]}
+        return {"id": self.id, "text": self.text,
+                "evidence": list(map(written_evidence, self.evidence))}
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,8 @@ class Diagnosis:
 
     def to_dict(self) -> dict[str, Any]:
         """The export contract: ``bottleneck``, ``flags``, the top flag and the rule that chose
-        it (``top_choice``), plus guard rails, notes, roofline."""
+        it (``top_choice``), plus guard rails, notes, roofline. Each evidence item's dict is
+        the one kept for the item (``written_evidence``): to be written, not changed."""
         choice = top_choice(self)
         return {
             "bottleneck": self.bottleneck.to_dict(),
