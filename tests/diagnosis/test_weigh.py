@@ -10,7 +10,7 @@ import pytest
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis import weigh, with_time_share
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
-from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag
+from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag, top_flag_dict
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag
 from tests.diagnosis.conftest import find, kernels_of
@@ -104,3 +104,17 @@ def test_weighing_in_place_changes_what_weight_changes_says(weight: float) -> No
                 assert fields == expected and list(fields) == list(expected)
                 weighed += fields["severity"] != flag.severity
     assert weighed
+
+
+@pytest.mark.parametrize("stem", ["zoo", "many_launches"])
+def test_the_top_flags_dict_is_the_top_choices(stem: str) -> None:
+    """``Diagnosis.to_dict`` writes the top flag without making its ``TopChoice``
+    (``top_flag_dict``): what the choice's ``to_dict`` says, by every rule."""
+    rules = set()
+    for kernel in kernels_of(stem):
+        for share in (None, 0.004, 0.5):
+            d = with_time_share(kernel.diagnosis, share)
+            choice = top_choice(d)
+            assert top_flag_dict(d) == (choice.to_dict() if choice is not None else None)
+            rules.add(choice.chosen_by if choice is not None else None)
+    assert len(rules) >= 3

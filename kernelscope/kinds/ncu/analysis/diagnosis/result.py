@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.findings import Evidenced, Finding, written_evidence
-from kernelscope.core.severity import Severity, severity_rank
+from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once
@@ -140,11 +140,10 @@ class Diagnosis:
         """The export contract: ``bottleneck``, ``flags``, the top flag and the rule that chose
         it (``top_choice``), plus guard rails, notes, roofline. Each evidence item's dict is
         the one kept for the item (``written_evidence``): to be written, not changed."""
-        choice = top_choice(self)
         return {
             "bottleneck": self.bottleneck.to_dict(),
             "flags": [flag_dict(f) for f in self.flags],
-            "top_flag": choice.to_dict() if choice is not None else None,
+            "top_flag": top_flag_dict(self),
             "guard_rails": [g.to_dict() for g in self.guard_rails],
             "notes": list(self.notes),
             "skipped_flags": list(self.skipped),
@@ -180,13 +179,18 @@ class TopChoice:
                 "chosen_by": self.chosen_by, "why": self.why}
 
 
+_RANKS = {name: severity_rank(name) for name in SEVERITIES}
+"""``severity_rank`` of each severity, by its name (a member finds its name: a ``str``
+enum), -1 for anything else as there."""
+
+
 def _candidates(diagnosis: Diagnosis) -> list[Flag]:
     """The flags of the worst severity raised, those no guard rail lowered when there are
     any (a lone flag is its own candidate)."""
     flags = diagnosis.flags
     if len(flags) == 1:
         return list(flags)
-    ranks = [severity_rank(f.severity) for f in flags]
+    ranks = [_RANKS.get(f.severity, -1) for f in flags]
     worst = max(ranks)
     found = [f for f, rank in zip(flags, ranks, strict=True) if rank == worst]
     unguarded = [f for f in found if not f.guard]
@@ -230,18 +234,35 @@ def _chosen_among(diagnosis: Diagnosis, candidates: list[Flag]) -> tuple[Flag, s
 
 def top_choice(diagnosis: Diagnosis) -> TopChoice | None:
     """The flag the verdict leads with and why it was chosen; None when no flag was raised."""
+    found = _top(diagnosis)
+    return TopChoice(*found) if found is not None else None
+
+
+def top_flag_dict(diagnosis: Diagnosis) -> dict[str, Any] | None:
+    """``top_choice(diagnosis).to_dict()`` (None without flags), made without the
+    ``TopChoice`` (every launch's JSON writes one)."""
+    found = _top(diagnosis)
+    if found is None:
+        return None
+    flag, rule, why = found
+    return {"id": flag.id, "severity": severity_text(flag.severity), "chosen_by": rule,
+            "why": why}
+
+
+def _top(diagnosis: Diagnosis) -> tuple[Flag, str, str] | None:
+    """The top flag, the rule that chose it and that rule's sentence; None without flags."""
     if not diagnosis.flags:
         return None
     candidates = _candidates(diagnosis)  # once: the rule's sentence names their severity
     flag, rule, best = _chosen_among(diagnosis, candidates)
     severity = candidates[0].severity
     if rule == NCU_ESTIMATE:
-        return TopChoice(flag, rule, f"largest NCU estimated speedup ({best:,.1f}%) "
-                         f"among the {severity} flags")
+        return flag, rule, (f"largest NCU estimated speedup ({best:,.1f}%) "
+                            f"among the {severity} flags")
     if rule == ONLY_FLAG:
-        return TopChoice(flag, rule, "the only flag raised")
+        return flag, rule, "the only flag raised"
     if rule == VERDICT:
-        return TopChoice(flag, rule, f"its finding decided the label; no NCU estimate "
-                         f"among the {severity} flags")
-    return TopChoice(flag, rule, f"first in the method's order; no NCU estimate "
-                     f"among the {severity} flags")
+        return flag, rule, (f"its finding decided the label; no NCU estimate "
+                            f"among the {severity} flags")
+    return flag, rule, (f"first in the method's order; no NCU estimate "
+                        f"among the {severity} flags")
