@@ -116,6 +116,34 @@ def test_grid_evidence_kept_is_the_plain_one(grid: float | None, sm_count: float
     assert repr(first) == repr(plain)
 
 
+@pytest.mark.parametrize(
+    ("duration", "threshold"), [(2560.0, 5000.0), (2560, 5000.0), (2560.0, 5000), (0.0, 5000.0),
+                                (-0.0, 5000.0), (float("nan"), 5000.0), (None, 5000.0),
+                                (1e12, 5000.0)],
+)
+def test_duration_evidence_kept_is_the_plain_one(
+    duration: float | None, threshold: float
+) -> None:
+    """The duration against the short-kernel threshold, kept by the two values (positive
+    floats alone), is the evidence made afresh (its value's and threshold's types and
+    signs too), read twice and after an equal value of another type was kept."""
+    plain = ev("launch", n.DURATION, duration, "<", threshold, "ns")
+    t = dataclasses.replace(DEFAULT_THRESHOLDS, short_kernel_ns=threshold)
+    other = 2560 if isinstance(duration, float) else 2560.0
+    launch.duration_evidence(_with_duration(other), t)
+    first = launch.duration_evidence(_with_duration(duration), t)
+    again = launch.duration_evidence(_with_duration(duration), t)
+    assert repr(first) == repr(plain) and repr(again) == repr(plain)
+    assert type(first.value) is type(duration) and type(first.threshold) is type(threshold)
+    if duration == 2560.0 and type(duration) is float:
+        assert again is first
+
+
+def _with_duration(duration: float | None) -> Any:
+    """What ``duration_evidence`` reads of a kernel's facts: its duration."""
+    return type("DurationOnly", (), {"duration_ns": duration})()
+
+
 def test_idle_sms_words_follow_the_fit_and_sm_count() -> None:
     """The launch-bound sentence's idle SMs, kept by the fit and SM count, are the words made
     afresh, for the same fit read with another SM count as well."""

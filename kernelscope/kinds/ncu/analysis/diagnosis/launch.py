@@ -53,8 +53,24 @@ _GRID_EVIDENCE: Memo[tuple[int, int], tuple[float | None, float | None, Evidence
 
 
 def duration_evidence(f: Facts, t: Thresholds) -> Evidence:
-    """The kernel's duration set against the short-kernel threshold."""
-    return ev("launch", n.DURATION, f.duration_ns, "<", t.short_kernel_ns, "ns")
+    """The kernel's duration set against the short-kernel threshold, kept by the two values
+    where the duration is a positive float (equal ones print alike; a zero's sign and a NaN
+    would not): a report's launches last a few dozen distinct times, and every launch's
+    bottleneck states its duration (a report's JSON writes the item once a launch)."""
+    duration, threshold = f.duration_ns, t.short_kernel_ns
+    if type(duration) is not float or not duration > 0:
+        return ev("launch", n.DURATION, duration, "<", threshold, "ns")
+    key = (duration, threshold, type(threshold))
+    kept = _DURATION_EVIDENCE.get(key)
+    if kept is None:
+        kept = _DURATION_EVIDENCE.keep(key, ev("launch", n.DURATION, duration, "<", threshold,
+                                               "ns"))
+    return kept
+
+
+_DURATION_EVIDENCE: Memo[tuple[float, float, type], Evidence] = Memo(1024)
+"""``duration_evidence`` by the duration, the threshold and the threshold's type (an int
+and a float of one value are equal keys, printed otherwise)."""
 
 
 def short_kernel(f: Facts, t: Thresholds, _: Guards) -> Outcome:
