@@ -201,3 +201,31 @@ def test_a_launch_written_from_the_latest_of_its_name_is_what_items_writes():
     for n, shown in enumerate(shapes):
         kernel = replace(detail, id=n, metrics=shown)
         assert members.members(kernel) == json_text.items(kernel_dict(kernel), ENTRY_LEVEL), n
+
+
+def test_launches_that_differ_in_other_metrics_are_each_told_apart():
+    """The kind's launches are compared first at the metric where one last differed: a
+    launch that differs elsewhere, or only there, is still told apart, and one met before
+    takes its own text, wherever the comparison starts."""
+    from kernelscope.kinds.ncu.model import KernelDetail, Metric
+
+    with open_for_analysis(SMALL_FAMILY) as report:
+        detail = report.detail(3)
+    floats = [n for n, m in detail.metrics.items() if type(m.value) is float]
+    first_name, last_name = floats[0], floats[-1]
+
+    def changed(**by: float) -> KernelDetail:
+        metrics = dict(detail.metrics)
+        for name, step in by.items():
+            m = metrics[name]
+            metrics[name] = Metric(m.name, m.value + step, m.unit, m.label)
+        return replace(detail, metrics=metrics)
+
+    members = JsonMembers()
+    launches = [detail, changed(**{last_name: 1.0}), changed(**{first_name: 1.0}),
+                changed(**{first_name: 2.0, last_name: 2.0})]
+    texts = [members.members(kernel) for kernel in launches]
+    assert len(set(texts)) == 4 and members.kept == 4
+    for kernel, text in zip(reversed(launches), reversed(texts), strict=True):
+        assert members.members(kernel) == text
+    assert members.kept == 4  # each taken from the launch met before
