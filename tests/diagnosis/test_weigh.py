@@ -4,13 +4,15 @@ time, on real kernels of the samples."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis import weigh, with_time_share
+from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
-from kernelscope.kinds.ncu.analysis.diagnosis.result import chosen_flag, top_flag_dict
+from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail, chosen_flag, top_flag_dict
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag
 from tests.diagnosis.conftest import find, kernels_of
@@ -89,19 +91,40 @@ def test_evolved_makes_what_dataclasses_replace_makes() -> None:
         replace(flag, severty=Severity.INFO)  # type: ignore[call-arg]
 
 
+def _weight_changes(flag: dict[str, Any], weight: float, guard: GuardRail | None) -> dict[str, Any]:
+    """The seeds' weighing written out plainly, the changes as a dict (what the in-place
+    weighing is checked against)."""
+    found = flag["found_severity"] or flag["severity"]
+    if guard is not None:
+        if flag["guard"]:
+            return {"severity": Severity.INFO, "found_severity": found}
+        return {"severity": Severity.INFO, "found_severity": found, "guard": guard.text,
+                "guard_rail": guard.id}
+    speedup = flag["speedup"]
+    gain = None if speedup is None else speedup / 100.0 * weight
+    if (found == "info" and not flag["guard"] and gain is not None
+            and gain >= DEFAULT_THRESHOLDS.gain_warning_share
+            and CATALOG[flag["id"]].step != "occupancy"):
+        return {"severity": Severity.WARNING, "found_severity": found}
+    return {"severity": found, "found_severity": found}
+
+
 @pytest.mark.parametrize("weight", [0.004, 0.08, 0.5, 1.0])
-def test_weighing_in_place_changes_what_weight_changes_says(weight: float) -> None:
-    """``weighed_parts`` weighs each flag's fields in place (``weigh._weigh_fields``): the
-    fields ``weight_changes`` gives, on every flag of the samples' kernels, with and without
-    the minor-share guard rail, unweighed and weighed before."""
+def test_weighing_in_place_changes_what_the_seeds_say(weight: float) -> None:
+    """``weigh_fields`` (what ``weighed`` and ``weighed_parts`` weigh a flag with) changes a
+    flag's fields as the plain rule says, on every flag of the samples' kernels, with and
+    without the minor-share guard rail, unweighed and weighed before; ``weighed`` makes the
+    flag of those fields."""
     weighed = 0
     for kernel in kernels_of("zoo"):
         for flag in (*kernel.diagnosis.flags, *with_time_share(kernel.diagnosis, 0.3).flags):
             for guard in (None, weigh.minor_share_guard(weight, "This kernel is")):
-                expected = {**vars(flag), **weigh.weight_changes(vars(flag), weight, guard)}
+                expected = {**vars(flag), **_weight_changes(vars(flag), weight, guard)}
                 fields = dict(vars(flag))
-                weigh._weigh_fields(fields, weight, guard, DEFAULT_THRESHOLDS)
+                weigh.weigh_fields(fields, weight, guard, DEFAULT_THRESHOLDS)
                 assert fields == expected and list(fields) == list(expected)
+                made = weigh.weighed(flag, weight, guard)
+                assert vars(made) == expected and type(made) is type(flag)
                 weighed += fields["severity"] != flag.severity
     assert weighed
 

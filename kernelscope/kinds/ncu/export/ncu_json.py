@@ -92,6 +92,20 @@ MAX_VARIANTS = 8
 launch of that kind is compared with, the latest first."""
 
 
+class _Kind:
+    """One kind of launch in :attr:`JsonMembers.repeated`: its rule results (held, so their
+    identities in the key stay theirs), its :class:`_Repeat` s, the latest first, and the
+    place of the metric where a launch last differed from one of them, compared first (a
+    loop's launches differ in a few metrics, ~20 places in)."""
+
+    __slots__ = ("probe", "rules", "variants")
+
+    def __init__(self, rules: object) -> None:
+        self.rules = rules
+        self.variants: list[_Repeat] = []
+        self.probe = 0
+
+
 class JsonMembers:
     """Each kernel's own JSON members (and its diagnosis), made as its detail is read: the
     ``analyse`` of one export's reading pass. A launch that repeats an earlier one's name,
@@ -100,17 +114,14 @@ class JsonMembers:
     one pass over one report, it goes with it."""
 
     def __init__(self) -> None:
-        self.repeated: dict[tuple[Any, ...], list[Any]] = {}
+        self.repeated: dict[tuple[Any, ...], _Kind] = {}
         """The latest :class:`_Repeat` of each kind of launch, by what its members are made
         of but the metrics' values: its identity, the metrics' names and the rule results'
         identities (the rules held with them). The reader hands out one ``Metric`` (and rule
         result) object for every launch that stores the same bytes, so the objects'
         identities stand for their values: a launch's are compared with each :class:`_Repeat`
         of its kind by identity, in C, and the comparison stops at the first that differs
-        (launches whose durations differ each miss, at no cost of a key of ~100 ids). Each
-        kind's entry is [its rules, its :class:`_Repeat` s, the latest first, the place of
-        the metric where a launch last differed from one of them]: that metric is compared
-        first (a loop's launches differ in a few metrics, ~20 places in)."""
+        (launches whose durations differ each miss, at no cost of a key of ~100 ids)."""
         self.kept = 0
         self.own_text = OwnText()
 
@@ -140,8 +151,8 @@ class JsonMembers:
         )
         found = self.repeated.get(kind)
         if found is not None:
-            probe = found[2]
-            for known in found[1]:
+            probe = found.probe
+            for known in found.variants:
                 held = known.values
                 if values and values[probe] is not held[probe]:  # where one last differed
                     continue
@@ -149,14 +160,14 @@ class JsonMembers:
                 differs = next(compress(count(), map(is_not, values, held)), None)
                 if differs is None:
                     return known
-                found[2] = probe = differs
+                found.probe = probe = differs
         if self.kept >= MAX_REPEATED:
             self.repeated.clear()
             self.kept = 0
             found = None
         if found is None:
-            found = self.repeated[kind] = [detail.rules, [], 0]
-        variants = found[1]
+            found = self.repeated[kind] = _Kind(detail.rules)
+        variants = found.variants
         known = _Repeat(values, self.own_text(detail, metrics, names, values))
         variants.insert(0, known)
         self.kept += 1

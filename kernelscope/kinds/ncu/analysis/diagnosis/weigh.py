@@ -13,13 +13,12 @@ starts from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved, handed
+from kernelscope.kinds.ncu.analysis.diagnosis.kept import handed
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, Flag, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
@@ -41,36 +40,19 @@ def weighed(
 ) -> Flag:
     """``flag`` with its severity weighed by ``weight`` (the share of the time), from the
     severity its check found; ``guard`` is the minor-share guard rail when it applies."""
-    return evolved(flag, **weight_changes(vars(flag), weight, guard, t))
+    fields = flag.__dict__.copy()
+    weigh_fields(fields, weight, guard, t)
+    return handed(type(flag), fields)
 
 
-def weight_changes(
-    flag: Mapping[str, Any], weight: float, guard: GuardRail | None,
-    t: Thresholds = DEFAULT_THRESHOLDS,
-) -> dict[str, Any]:
-    """The fields ``weighed`` changes of the flag whose fields are ``flag`` (by name): a
-    flag the diagnosis is making is weighed before it is made."""
-    found = flag["found_severity"] or flag["severity"]
-    if guard is not None:
-        if flag["guard"]:
-            return {"severity": Severity.INFO, "found_severity": found}
-        return {"severity": Severity.INFO, "found_severity": found, "guard": guard.text,
-                "guard_rail": guard.id}
-    speedup = flag["speedup"]
-    if speedup is not None and found == "info" and not flag["guard"] and (
-        speedup / 100.0 * weight >= t.gain_warning_share  # the gain, of the report's time
-    ):
-        spec = CATALOG.get(flag["id"])
-        if spec is None or spec.step != "occupancy":  # the seeds: don't chase occupancy
-            return {"severity": Severity.WARNING, "found_severity": found}
-    return {"severity": found, "found_severity": found}
-
-
-def _weigh_fields(
+def weigh_fields(
     fields: dict[str, Any], weight: float, guard: GuardRail | None, t: Thresholds
 ) -> None:
-    """``fields.update(weight_changes(fields, weight, guard, t))``, written in place (no dict
-    of the changes made: every flag of every launch an export weighs)."""
+    """Weigh the flag whose fields are ``fields`` (by name), in place: its severity from the
+    one its check found (kept as ``found_severity``), lowered to info under ``guard`` (the
+    rail named where the flag had none), else raised to a warning where NCU's estimate of
+    the gain is worth ``gain_warning_share`` of the report's time (never for occupancy: the
+    seeds say not to chase it). In place, as every flag of every launch an export weighs."""
     found = fields["found_severity"] or fields["severity"]
     fields["found_severity"] = found
     if guard is not None:
@@ -81,7 +63,7 @@ def _weigh_fields(
         return
     speedup = fields["speedup"]
     if speedup is not None and found == "info" and not fields["guard"] and (
-        speedup / 100.0 * weight >= t.gain_warning_share
+        speedup / 100.0 * weight >= t.gain_warning_share  # the gain, of the report's time
     ):
         spec = CATALOG.get(fields["id"])
         if spec is None or spec.step != "occupancy":
@@ -102,7 +84,7 @@ def weighed_parts(
     t = DEFAULT_THRESHOLDS
     minor = minor_share_guard(weight, what, t) if weight < t.minor_time_share else None
     for fields in flags:
-        _weigh_fields(fields, weight, minor, t)
+        weigh_fields(fields, weight, minor, t)
     for guard in guards:  # a rail of an earlier weighing (most kernels have none)
         if guard.id == MINOR_TIME_SHARE:
             guards = tuple(g for g in guards if g.id != MINOR_TIME_SHARE)
