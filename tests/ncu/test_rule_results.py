@@ -108,9 +108,6 @@ def _plain_messages(result: Any) -> list[RuleResult]:
             speedup_type=SPEEDUP_TYPES.get(int(item.speedup.speedup_type))
             if has_speed else None,
             speedup_pct=float(item.speedup.value) if has_speed else None,
-            focus_metrics=tuple(
-                (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
-                for f in item.focus_metrics),
         ))
     return found
 

@@ -127,9 +127,10 @@ def _read_sections(sections: Sequence[Any]) -> SectionReading:
 
 def rule_messages(result: Any) -> Iterator[RuleResult]:
     """One RuleResult per message of a rule, as the CLI's details page prints them: each
-    body item holds a message with its own estimated speedup and focus metrics. (The rule's
-    fields are read once, and each RuleResult made from its fields in order: launches of
-    one kernel each hold rules of their own numbers, read again for every launch.)"""
+    body item holds a message with its own estimated speedup (its focus metrics, which no
+    output shows, are not decoded). (The rule's fields are read once, and each RuleResult
+    made from its fields in order: launches of one kernel each hold rules of their own
+    numbers, read again for every launch.)"""
     rule = (result.identifier, result.display_name, result.section_identifier)
     for item in result.body.items:
         message = item.message  # an item without one reads as type 0: not printed
@@ -138,14 +139,10 @@ def rule_messages(result: Any) -> Iterator[RuleResult]:
             continue
         speed = item.speedup  # one left out reads as one without a value
         has_speed = speed.HasField("value")
-        focus = tuple([
-            (f.metric_name, f.metric_value if f.HasField("metric_value") else None, f.info)
-            for f in item.focus_metrics
-        ])
         yield tuple.__new__(RuleResult, (
             *rule, kind, message.name, message.message,
             SPEEDUP_TYPES.get(int(speed.speedup_type)) if has_speed else None,
-            float(speed.value) if has_speed else None, focus,
+            float(speed.value) if has_speed else None,
         ))
 
 

@@ -105,7 +105,6 @@ class RuleResult(NamedTuple):
     message: str
     speedup_type: str | None = None
     speedup_pct: float | None = None
-    focus_metrics: tuple[tuple[str, float | None, str], ...] = ()
 
 
 @dataclass(frozen=True)

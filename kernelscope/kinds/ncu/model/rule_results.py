@@ -35,7 +35,7 @@ class RuleHeadline(NamedTuple):
 
 def rule_headlines(result: Any) -> tuple[RuleHeadline, ...]:
     """The headline of each message :func:`detail.rule_messages` makes of a decoded rule
-    result, in the same order, without the message's text and focus metrics."""
+    result, in the same order, without the message's text."""
     found = []
     for item in result.body.items:
         if not item.HasField("message"):

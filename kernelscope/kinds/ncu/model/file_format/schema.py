@@ -105,12 +105,7 @@ MESSAGES: dict[str, tuple[tuple[str, int, str, bool], ...]] = {
     ),
     "RuleMessage": _fields("message=1:string type=2:int32 id=3:int32 name=4:string"),
     "RuleSpeedup": _fields("speedup_type=1:int32 value=2:double"),
-    "RuleFocusMetric": _fields(
-        "message_id=1:int32 metric_name=2:string metric_value=3:double info=5:string"
-    ),
-    "RuleBodyItem": _fields(
-        "message=1:RuleMessage focus_metrics=8:RuleFocusMetric* speedup=10:RuleSpeedup"
-    ),
+    "RuleBodyItem": _fields("message=1:RuleMessage speedup=10:RuleSpeedup"),
     "RuleBody": _fields("items=1:RuleBodyItem*"),
     "RuleResult": _fields(
         "identifier=1:string display_name=2:string body=3:RuleBody section_identifier=4:string"
