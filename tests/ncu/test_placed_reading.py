@@ -1,9 +1,9 @@
 """The bulk reading of a launch's metrics (``Result.placed_entries``, ``metrics.read_metrics``'s
-per-entry Metrics, ``Result.holding`` at once, ``raw_values``) gives what reading each name
-alone gives (``read_metric``, ``Result.has``), in the same order, and what ``build_detail``,
-``section_reading``, ``launch_dims`` and ``unmeasured_reason`` remember gives what working it
-out again gives, on real reports: the committed samples here, the third-party ones in
-``tests/wild/test_placed_reading_wild.py``."""
+per-entry Metrics, ``Result.holding`` and ``detail.holding_each`` at once, ``raw_values``)
+gives what reading each name alone gives (``read_metric``, ``Result.has``), in the same order,
+and what ``build_detail``, ``section_reading``, ``launch_dims`` and ``unmeasured_reason``
+remember gives what working it out again gives, on real reports: the committed samples here,
+the third-party ones in ``tests/wild/test_placed_reading_wild.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.kinds.ncu.model.detail import _read_sections, build_detail, section_reading
+from kernelscope.kinds.ncu.model.detail import (
+    _read_sections,
+    build_detail,
+    holding_each,
+    section_reading,
+)
 from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import FAILED, NOT_COLLECTED, unmeasured_reason
 from kernelscope.kinds.ncu.model.measured import _measured as measured_name
@@ -116,6 +121,9 @@ def check_report(path: Path) -> int:
                 if (m := read_metric(result, name)) is not None], where
             for header in headers:
                 assert result.holding(header) == [n for n in header if result.has(n)], where
+            assert reading.headers == tuple(headers), where
+            assert holding_each(result, reading.headers) == tuple(
+                tuple(n for n in header if result.has(n)) for header in headers), where
             for tables in (True, False):
                 _check_detail(result, kernel_id, tables, where)
             in_bulk += result.placed_entries(_plan(result, names)) is not None

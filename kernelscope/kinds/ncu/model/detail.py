@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from kernelscope.kinds.ncu.model.file_format.result import Result
+from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
+from kernelscope.kinds.ncu.model.file_format.result import MAX_PLACED, Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import (
     Metric,
@@ -85,6 +86,8 @@ class SectionReading(NamedTuple):
     panes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
     """Each section a pane shows, in order: (identifier, the metrics of its header table,
     the stall reasons its body lists)."""
+    headers: tuple[tuple[str, ...], ...]
+    """The metrics of each of those sections' header tables, in the same order."""
 
 
 MAX_KNOWN_SECTIONS = 256
@@ -122,7 +125,8 @@ def _read_sections(sections: Sequence[Any]) -> SectionReading:
                 if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX)
             )
             panes.append((ident, header, stalls))
-    return SectionReading(titles, metric_labels(sections), tuple(panes))
+    return SectionReading(titles, metric_labels(sections), tuple(panes),
+                          tuple(header for _, header, _ in panes))
 
 
 def rule_messages(result: Any) -> Iterator[RuleResult]:
@@ -172,11 +176,34 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
 MAX_KNOWN_RULES = 1024
 
 
+def holding_each(action: Result, groups: tuple[tuple[str, ...], ...]
+                 ) -> tuple[tuple[str, ...], ...]:
+    """``Result.holding`` of each of ``groups`` (a section reading's header tables): each
+    whole (but for names the report's string table lacks) at once when every name of them
+    all sits where the result's last layout places it (a result holding a plan's names
+    there holds each part's), else each group's ``holding``."""
+    table = action.names_table
+    key = (None, groups)  # (no plan of names alone starts with None)
+    found = table.own_plans.get(key)
+    if found is None:
+        if len(table.own_plans) >= MAX_PLACED:
+            table.own_plans.clear()
+        ids = table.ids
+        every = tuple(tuple(name for name in names if name in ids) for names in groups)
+        plan = tuple((name, tuple((i, name_tag(i)) for i in ids[name]))
+                     for name in dict.fromkeys(name for names in every for name in names))
+        found = table.own_plans[key] = (plan, every)
+    plan, every = found
+    if action.placed_entries(plan) is not None:
+        return every  # type: ignore[no-any-return]
+    return tuple(tuple(action.holding(names)) for names in groups)
+
+
 def _wanted(
     action: Result,
     reading: SectionReading,
     extra_metrics: tuple[str, ...],
-    held: list[tuple[str, ...]],
+    held: tuple[tuple[str, ...], ...],
     breakdown_parts: dict[str, tuple[str, ...]],
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(the metrics a detail reads, in order: the panes', ``extra_metrics``, then per pane
@@ -249,7 +276,7 @@ def build_detail(
     ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
     their labels (Markdown records skip all three)."""
     reading = section_reading(action)
-    held = [tuple(action.holding(header)) for _, header, _ in reading.panes] if tables else []
+    held = holding_each(action, reading.headers) if tables else ()
     breakdown_parts = _breakdowns(action) if breakdowns else {}
     wanted, stall_reasons = _wanted(action, reading, extra_metrics, held, breakdown_parts)
     metrics = read_metrics(action, wanted, reading.labels if tables else {})
