@@ -185,3 +185,24 @@ def test_read_as_before_leaves_other_entries_to_the_general_reading() -> None:
     assert not metrics._read_as_before(result, slots, [entry(0, 1.0), entry(1, 2.0)], [1], found)
     assert metrics._read_as_before(result, slots, [entry(0, 3.0), entry(1, 4.0)], [0, 1], found)
     assert [(m.name, m.value) for m in found] == [("a", 3.0), ("b", 4.0)]
+
+
+def test_positions_missed_in_turn_keep_their_compiled_reading() -> None:
+    """Launches of several kernels in turn, each missing its own positions, are read with
+    the ``Shaped`` kept for each (made the second time its positions are missed), and read
+    what the general reading reads."""
+    tags, slots = _two_shaped_slots()
+
+    def entry(at: int, number: float) -> bytes:
+        return tags[at] + DOUBLE + struct.pack("<d", number) + b"\x20\x00"
+
+    for turn in range(3):
+        for missing in ([0], [1], [0, 1]):
+            kept = slots.known_shaped(missing)  # made at the second turn's reading
+            assert (kept is not None) == (turn > 1)
+            assert kept is None or kept.at == missing
+            datas = [entry(at, turn + at / 2) for at in missing]
+            read = slots.read_shaped(missing, datas)
+            assert read == tuple(turn + at / 2 for at in missing)
+            assert read == fixed_values(datas, [slots.codes[at] for at in missing])[1::3]
+    assert slots.known_shaped([1, 0]) is None

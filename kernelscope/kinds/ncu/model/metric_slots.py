@@ -17,6 +17,8 @@ MAX_PLANS = 64
 """The plans (and their Slots) a report keeps, per kind."""
 MAX_MADE = 65_536
 """The Metrics a report's plans remember by entry, all together."""
+MAX_SHAPED = 64
+"""The :class:`Shaped` a plan keeps, and the positions missed once it remembers."""
 MAX_PER_NAME = 64
 """The entries a plan remembers for one name."""
 
@@ -41,7 +43,7 @@ class Slots:
     """One plan's Metrics by encoded entry, one dict per name, and what is known of each
     name's entries."""
 
-    __slots__ = ("by_name", "codes", "labels", "labels_of", "last", "last_missing", "names",
+    __slots__ = ("by_name", "codes", "labels", "labels_of", "last", "made", "missed", "names",
                  "open", "plan", "prefixes", "sizes", "skips", "suffixes", "units")
 
     def __init__(self, plan: MetricPlan, labels: Mapping[str, str] | None) -> None:
@@ -62,30 +64,59 @@ class Slots:
         """The :class:`Shape` of each name's first number held alone (size -1, which no
         entry has, until one is met) and that number's unit: set once."""
         self.last: Shaped | None = None
-        self.last_missing: list[int] = []
-        """The positions the last launch missed (see :meth:`shaped`)."""
+        """The :class:`Shaped` a launch was last read with."""
+        self.made: dict[tuple[int, ...], Shaped] = {}
+        """Each :class:`Shaped` made, by its positions (see :meth:`shaped`)."""
+        self.missed: set[tuple[int, ...]] = set()
+        """The positions launches missed once, without a :class:`Shaped` made for them."""
 
     def shaped(self, missing: list[int]) -> Shaped | None:
         """:class:`Shaped` of the entries at ``missing`` when each name there has a Shape
-        and the launch before missed the same positions (made again when they differ two
-        launches in a row: launches whose names each repeat a few values miss others)."""
+        and a launch before missed the same positions: kept by them (MAX_SHAPED at most),
+        as launches of several kernels in turn each miss their own (those whose names each
+        repeat a few values miss others: positions missed once get none)."""
         last = self.last
         if last is not None and last.at == missing:
             return last
-        if missing != self.last_missing:
-            self.last_missing = missing
-            return None
+        key = tuple(missing)
+        found = self.made.get(key)
+        if found is None:
+            if key not in self.missed:
+                if len(self.missed) >= MAX_SHAPED:
+                    self.missed.clear()
+                self.missed.add(key)
+                return None
+            found = self._made(missing)
+            if found is None:
+                return None
+            if len(self.made) >= MAX_SHAPED:
+                self.made.clear()
+            self.made[key] = found
+        self.last = found
+        return found
+
+    def known_shaped(self, missing: list[int]) -> Shaped | None:
+        """The :class:`Shaped` made for ``missing`` before (:meth:`shaped`), None when none
+        was; the latest one read with compared first."""
+        last = self.last
+        if last is not None and last.at == missing:
+            return last
+        found = self.made.get(tuple(missing))
+        if found is not None:
+            self.last = found
+        return found
+
+    def _made(self, missing: list[int]) -> Shaped | None:
         sizes = list(map(self.sizes.__getitem__, missing))
         if min(sizes, default=-1) < 0:
             return None
         codes = "".join(map(self.codes.__getitem__, missing))
-        self.last = Shaped(
+        return Shaped(
             missing, sizes, tuple(map(self.prefixes.__getitem__, missing)),
             tuple(map(self.suffixes.__getitem__, missing)), struct.Struct("<" + codes).unpack,
             list(map(self.names.__getitem__, missing)), list(map(self.units.__getitem__, missing)),
             list(map(self.labels_of.__getitem__, missing)),
         )
-        return self.last
 
     def read_shaped(self, missing: list[int], found: list[bytes]) -> tuple[Any, ...] | None:
         """The numbers of ``found`` (the entries at ``missing``) when each has its name's

@@ -241,13 +241,13 @@ def _read_missing(
 def _read_as_before(
     result: Result, slots: Slots, datas: Sequence[bytes], missing: list[int], metrics: list[Any]
 ) -> bool:
-    """:func:`_read_missing` where the launch before missed the same entries and each had
-    its Shape (``slots.last``, what most launches meet: a duration of their own), read in
-    one go: :meth:`Slots.read_shaped` and :func:`_place` of that case, plain loops over the
-    few entries instead of their iterator pipelines. False, nothing filled in, when it is
-    not that case (the general reading then checks all of it again)."""
-    last = slots.last
-    if last is None or last.at != missing:
+    """:func:`_read_missing` where a launch before missed the same entries and each had
+    its Shape (``slots.known_shaped``, what most launches meet: a duration of their own),
+    read in one go: :meth:`Slots.read_shaped` and :func:`_place` of that case, plain loops
+    over the few entries instead of their iterator pipelines. False, nothing filled in, when
+    it is not that case (the general reading then checks all of it again)."""
+    last = slots.known_shaped(missing)
+    if last is None:
         return False
     found = list(map(datas.__getitem__, missing))
     if list(map(len, found)) != last.sizes:
