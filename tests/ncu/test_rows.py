@@ -68,3 +68,24 @@ def test_identity_and_launch_key_are_those_of_the_plain_identity(name: str) -> N
     odd = KernelIdentity(7, "f", "f", grid=(3, 1, 2), block=(64, 1, 1))
     summary = dataclasses.replace(summary, identity=odd)
     assert launch_key(summary)[3:5] == ("3×1×2", "64")
+
+
+@pytest.mark.parametrize("name", ["zoo", "multi_process"])
+def test_a_details_identity_is_the_plain_identity_of_its_fields(name: str) -> None:
+    """``KernelDetail.identity`` writes its fields at once: the identity ``KernelIdentity``'s
+    ``__init__`` makes of the detail's fields (their order, frozen), the list summary's."""
+    import dataclasses
+
+    with NcuReport(NCU_SAMPLES / f"{name}.ncu-rep.xz") as report:
+        for kernel_id in range(min(report.kernel_count, 20)):
+            detail = report.detail(kernel_id)
+            identity = detail.identity
+            plain = KernelIdentity(
+                id=detail.id, function=detail.name, demangled=detail.demangled,
+                mangled=detail.mangled, grid=detail.grid, block=detail.block,
+                range_idx=detail.range_idx, action_idx=detail.action_idx, pid=detail.pid,
+                process=detail.process)
+            assert identity == plain and list(vars(identity).items()) == list(vars(plain).items())
+            assert identity == report.summary(kernel_id).identity
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                identity.id = 1  # type: ignore[misc]
