@@ -53,9 +53,10 @@ class Names:
         self.ids = ids
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
-        self.own_plans: dict[tuple[str, ...], Any] = {}
+        self.own_plans: dict[tuple[Any, ...], Any] = {}
         """Plans of names looked up by their own ids alone, each with its names
-        (``Result.holding``)."""
+        (``Result.holding``), and of groups of names, keyed ``(None, groups)``
+        (``detail.holding_each``)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
         self.placed: dict[int, tuple[Any, dict[int, int], Placing]] = {}
