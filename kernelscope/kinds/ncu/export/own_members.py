@@ -119,7 +119,8 @@ class OwnText:
         latest = self.latest.get(detail.name)
         parts = None if latest is None else _from_latest(latest, names, held)
         if parts is None:
-            shape = self._shape(names, held)
+            units = tuple(map(_UNIT, held))
+            shape = self._shape(names, units)
             values = list(map(_VALUE, shape.order(held)))
             if not _SCALARS.issuperset(map(type, values)):  # the general path's
                 level = ENTRY_LEVEL + 1
@@ -129,10 +130,10 @@ class OwnText:
                 ))
             parts = shape.parts.copy()
             parts[1::2] = (before, duration, after, *json_text.scalars(values), rules)
-            latest = _Latest(names, held, parts, shape.slots)
+            latest = _Latest(names, held, parts, shape.slots, units)
         else:
             parts[1], parts[3], parts[5], parts[-2] = before, duration, after, rules
-            latest = _Latest(names, held, parts, latest.slots)
+            latest = _Latest(names, held, parts, latest.slots, latest.units)
         self.latest.keep(detail.name, latest)
         return "".join(parts)
 
@@ -150,13 +151,13 @@ class OwnText:
             head = self.heads.keep(key, (before, after))
         return head
 
-    def _shape(self, names: tuple[str, ...], held: tuple[Metric, ...]) -> Shape:
+    def _shape(self, names: tuple[str, ...], units: tuple[str, ...]) -> Shape:
         """The metrics' order (by name) and the members' text around the members before the
-        duration, the duration, those after it, each metric's value and the rules."""
-        key = (names, tuple(map(_UNIT, held)))
+        duration, the duration, those after it, each metric's value and the rules, for
+        metrics of ``names`` and ``units``."""
+        key = (names, units)
         shape = self.shapes.get(key)
         if shape is None:
-            units = key[1]
             order = sorted(range(len(names)), key=names.__getitem__)
             level = ENTRY_LEVEL + 1
             body = json_text.value_unit_template(
@@ -188,12 +189,14 @@ class OwnText:
 
 class _Latest(NamedTuple):
     """A launch's metrics' ``names`` and Metrics (``held``, in the dict's order), its text's
-    ``parts`` (each place filled) and the place of each metric's value there."""
+    ``parts`` (each place filled), the place of each metric's value there and each metric's
+    unit."""
 
     names: tuple[str, ...]
     held: tuple[Metric, ...]
     parts: list[str]
     slots: list[int]
+    units: tuple[str, ...]
 
 
 def _from_latest(
@@ -211,7 +214,7 @@ def _from_latest(
         return latest.parts.copy()
     pick = itemgetter(*changed) if len(changed) > 1 else lambda m: (m[changed[0]],)
     now = pick(held)
-    if list(map(_UNIT, now)) != list(map(_UNIT, pick(before))):
+    if tuple(map(_UNIT, now)) != pick(latest.units):
         return None
     values = list(map(_VALUE, now))
     if not _SCALARS.issuperset(map(type, values)):
