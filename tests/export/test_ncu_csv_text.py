@@ -41,8 +41,9 @@ def test_float_text_is_what_polars_writes():
 def test_csv_cells_are_polars_write_csv():
     texts = ["", "a", " sp ", "x,y", 'q"q', "l\nm", "r\rr", "#", "é✖", None]
     texts += [f"x{chr(i)}y" for i in range(256)]
-    ints = [None, 0, -3, 2**62]
-    floats = [None, 1.0, 0.5, 1e-7, 3e20, float("nan")]
+    texts += ["", "x,y", None, "a"]  # repeated: each text is kept by its value
+    ints = [None, 0, -3, 2**62, 0, -3, None]
+    floats = [None, 1.0, 0.5, 1e-7, 3e20, float("nan"), 0.0, -0.0, 1, 1.0, 0.5, float("nan")]
     columns = [("t", TEXT, texts), ("i", INT, ints), ("f", FLOAT, floats)]
     for name, kind, values in columns:
         dtype = {TEXT: pl.Utf8, INT: pl.Int64, FLOAT: pl.Float64}[kind]

@@ -138,12 +138,26 @@ def render_ncu_csv(analyzed: AnalyzedReport, options: ExportOptions) -> str:
 def csv_cells(kind: str, values: list[Any]) -> list[str]:
     """A column's cells as polars writes them (None empty): an ``INT`` column's integers, a
     ``FLOAT`` column's numbers as ``integers_as_integers`` makes them (``float_text``), a
-    ``TEXT`` column's strings ``quoted``."""
-    if kind == INT:
-        return ["" if v is None else str(int(v)) for v in values]
-    if kind == FLOAT:
-        return ["" if v is None else float_text(float(v)) for v in values]
-    return ["" if v is None else quoted(v) for v in values]
+    ``TEXT`` column's strings ``quoted``. Each text is kept by its value (equal values write
+    alike: ``0.0`` and ``-0.0`` both ``0``, ``1`` and ``1.0`` both ``1``), as a report's
+    launches repeat their names, shapes, durations and labels."""
+    write = _WRITERS[kind]
+    said: dict[Any, str] = {None: ""}
+    cells = []
+    for value in values:
+        cell = said.get(value)
+        if cell is None:
+            cell = said[value] = write(value)
+        cells.append(cell)
+    return cells
+
+
+def _int_text(value: Any) -> str:
+    return str(int(value))
+
+
+def _float_text(value: Any) -> str:
+    return float_text(float(value))
 
 
 def float_text(value: float) -> str:
@@ -173,6 +187,10 @@ def quoted(text: str) -> str:
     if "," in text or '"' in text or "\n" in text or "\r" in text:
         return '"' + text.replace('"', '""') + '"'
     return text
+
+
+_WRITERS = {INT: _int_text, FLOAT: _float_text, TEXT: quoted}
+"""How a column's value is written, by how the column is written."""
 
 
 def integers_as_integers(frame: pl.DataFrame) -> pl.DataFrame:
