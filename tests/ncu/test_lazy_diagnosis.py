@@ -56,6 +56,25 @@ def test_the_roofline_alone_is_the_diagnosis_own(path: Path) -> None:
         assert kernel.roofline is kernel.diagnosis.roofline  # the diagnosis' once made
 
 
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=_name)
+def test_the_outline_before_the_diagnosis_is_its_own(path: Path) -> None:
+    """A diff's label, flag ids and roofline of a launch, worked out without the rest of
+    its diagnosis, are the diagnosis' (flags in its order, weighed or not)."""
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
+    flagged = 0
+    for kernel in analyzed.kernels:
+        label, flags, roofline = kernel.outline()
+        assert kernel.made is None  # the outline made no diagnosis
+        made = kernel.diagnosis
+        assert (label, flags, roofline) == (made.label, tuple(f.id for f in made.flags),
+                                            made.roofline)
+        assert kernel.outline() == (label, flags, roofline)  # the diagnosis' once made
+        flagged += len(flags) > 1
+    if path.name.startswith("zoo"):
+        assert flagged  # a launch with several flags, whose order the outline keeps
+
+
 def test_the_markdown_asks_only_the_families_median_launches() -> None:
     with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
         analyzed = analyze(report)

@@ -200,6 +200,33 @@ def label_and_roofline(
     return bottleneck.label, roofline
 
 
+Outline = tuple[str, tuple[str, ...], "Roofline | None"]
+"""A diagnosis' bottleneck label, its flags' ids in its order, and its roofline."""
+
+
+def outline_of(
+    metrics: Mapping[str, Metric],
+    sections: Collection[str] = (),
+    *,
+    unmeasured: str | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    measured: bool = False,
+) -> Outline:
+    """The label, the flags' ids (in order) and the roofline :func:`diagnose` gives the
+    kernel, without what none of them depends on (the flags' NCU estimates, the notes, the
+    weighing by a time share: it changes a flag's severity, never its order): what a diff's
+    JSON and CSV read of a launch."""
+    if _unmeasured(metrics, unmeasured, measured) is not None:
+        return UNDETERMINED, (), None
+    roofline, facts, guards, bottleneck = _classified(metrics, sections, thresholds)
+    if (facts.duration_ns is not None and facts.duration_ns <= 0) or facts.profiling_failed:
+        return bottleneck.label, (), roofline
+    flags = _checked_flags(facts, thresholds, guards, ())[0]
+    if len(flags) > 1:
+        flags.sort(key=_flag_order)
+    return bottleneck.label, tuple([flag["id"] for flag in flags]), roofline
+
+
 def roofline_of(
     metrics: Mapping[str, Metric], *, unmeasured: str | None = None, measured: bool = False
 ) -> Roofline | None:
