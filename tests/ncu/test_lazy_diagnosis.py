@@ -75,6 +75,25 @@ def test_the_outline_before_the_diagnosis_is_its_own(path: Path) -> None:
         assert flagged  # a launch with several flags, whose order the outline keeps
 
 
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=_name)
+def test_the_row_diagnosis_is_the_diagnosis_without_its_notes(path: Path) -> None:
+    """A CSV row's diagnosis of a launch, made without the notes of what could not be checked
+    and not kept, is the diagnosis but for them; once the diagnosis is made it is that one."""
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
+    noted = 0
+    for kernel in analyzed.kernels:
+        row = kernel.row_diagnosis()
+        assert kernel.made is None  # not kept
+        made = kernel.diagnosis
+        assert replace(row, notes=made.notes) == made
+        assert set(row.notes) <= set(made.notes)  # a minor share's note (the weighing's) alone
+        noted += len(made.notes) > len(row.notes)
+        assert kernel.row_diagnosis() is made
+    if path.name.startswith("many_launches"):
+        assert noted  # notes there (sections not collected), which the row leaves out
+
+
 def test_the_markdown_asks_only_the_families_median_launches() -> None:
     with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
         analyzed = analyze(report)

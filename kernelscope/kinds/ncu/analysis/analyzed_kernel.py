@@ -40,14 +40,14 @@ def found_measured(kernel: KernelSummary | KernelDetail) -> bool:
 
 def diagnose_summary(
     summary: KernelSummary, time_share: float | None = None, family_share: float | None = None,
-    family_launches: int = 1,
+    family_launches: int = 1, *, noted: bool = True,
 ) -> Diagnosis:
     """The kernel's diagnosis (``found_measured``: not checked again for a measurement),
-    weighed by the shares given (``diagnose``)."""
+    weighed by the shares given (``diagnose``; ``noted`` as there)."""
     return diagnose(
         summary.metrics, summary.rules, summary.sections, time_share=time_share,
         family_share=family_share, family_launches=family_launches,
-        unmeasured=summary.unmeasured, measured=found_measured(summary),
+        unmeasured=summary.unmeasured, measured=found_measured(summary), noted=noted,
     )
 
 
@@ -95,6 +95,15 @@ class AnalyzedKernel:
             alone = self._roofline = (roofline_of(s.metrics, unmeasured=s.unmeasured,
                                                   measured=found_measured(s)),)
         return alone[0]
+
+    def row_diagnosis(self) -> Diagnosis:
+        """Its diagnosis where made; else one made without the notes of what could not be
+        checked, and not kept (``diagnose``'s ``noted``): for a CSV row, which reads the label
+        and the flags alone."""
+        made = self.made
+        if made is not None:
+            return made
+        return diagnose_summary(self.summary, *self.weighing, noted=False)
 
     def outline(self) -> Outline:
         """The label, flag ids (in order) and roofline of its diagnosis: the diagnosis' where

@@ -10,9 +10,10 @@ from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, analysed_in_workers
 from kernelscope.kinds.ncu.model import KernelDetail
+from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.metrics import MetricValue
 from kernelscope.kinds.ncu.model.panes import KEY_METRICS
-from kernelscope.kinds.ncu.render.flag_cells import flag_cell
+from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 
 if TYPE_CHECKING:
     import polars as pl
@@ -92,14 +93,16 @@ def kernel_list_columns(
         if name == "demangled":
             columns.append(("short_name", TEXT, [analyzed.short_name(k) for k in chosen]))
     index_of = analyzed.families.index_of
-    diagnoses = [k.diagnosis for k in chosen]
+    diagnoses = [k.row_diagnosis() for k in chosen]  # without notes: none is written
     columns += [
         ("time_share", FLOAT, [k.time_share for k in chosen]),
         ("family", INT, [index_of.get(k.id) for k in chosen]),
         ("family_share", FLOAT, [_family_share(analyzed, k.id) for k in chosen]),
         ("bottleneck", TEXT, [d.label for d in diagnoses]),
         ("flags", INT, [len(d.flags) for d in diagnoses]),
-        ("top_flag", TEXT, [flag_cell(k) for k in chosen]),
+        ("top_flag", TEXT, [top_flag_text(d) if k.summary.measured  # as flag_cell
+                            else short_reason(k.summary.unmeasured)
+                            for k, d in zip(chosen, diagnoses, strict=True)]),
     ]
     if all_metrics:
         columns += _metric_text_columns(analyzed, chosen)

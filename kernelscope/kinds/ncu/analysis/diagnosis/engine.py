@@ -105,6 +105,7 @@ def diagnose(
     unmeasured: str | None = None,
     source: SourceHotspots | None = None,
     measured: bool = False,
+    noted: bool = True,
 ) -> Diagnosis:
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
@@ -115,7 +116,9 @@ def diagnose(
     a kernel without any measurement (see ``kinds.ncu.model.measured``; found from the
     metrics when not given): such a kernel is ``undetermined``, never classified.
     ``measured``: the model found these metrics measured (its ``unmeasured`` of them is
-    None), so they are not read again to find out. Never raises on partial input."""
+    None), so they are not read again to find out. ``noted``: False leaves out the notes of
+    what could not be checked (for a caller that reads the label and flags alone and keeps
+    nothing: a CSV row). Never raises on partial input."""
     reason = _unmeasured(metrics, unmeasured, measured)
     if reason is not None:
         return with_time_share(undetermined(reason), time_share, family_share, family_launches)
@@ -124,7 +127,7 @@ def diagnose(
     failed = facts.profiling_failed
     flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
                                                                      rules)
-    said = notes(sections, skipped, metrics, roofline)
+    said = notes(sections, skipped, metrics, roofline) if noted else ()
     if facts.unreliable:
         said = ("Ignored as measurement noise (above 100% of peak): "
                 + ", ".join(facts.unreliable) + ".", *said)
