@@ -56,6 +56,44 @@ def test_the_roofline_alone_is_the_diagnosis_own(path: Path) -> None:
         assert kernel.roofline is kernel.diagnosis.roofline  # the diagnosis' once made
 
 
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=_name)
+def test_the_outline_before_the_diagnosis_is_its_own(path: Path) -> None:
+    """A diff's label, flag ids and roofline of a launch, worked out without the rest of
+    its diagnosis, are the diagnosis' (flags in its order, weighed or not)."""
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
+    flagged = 0
+    for kernel in analyzed.kernels:
+        label, flags, roofline = kernel.outline()
+        assert kernel.made is None  # the outline made no diagnosis
+        made = kernel.diagnosis
+        assert (label, flags, roofline) == (made.label, tuple(f.id for f in made.flags),
+                                            made.roofline)
+        assert kernel.outline() == (label, flags, roofline)  # the diagnosis' once made
+        flagged += len(flags) > 1
+    if path.name.startswith("zoo"):
+        assert flagged  # a launch with several flags, whose order the outline keeps
+
+
+@pytest.mark.parametrize("path", ncu_sample_paths(), ids=_name)
+def test_the_row_diagnosis_is_the_diagnosis_without_its_notes(path: Path) -> None:
+    """A CSV row's diagnosis of a launch, made without the notes of what could not be checked
+    and not kept, is the diagnosis but for them; once the diagnosis is made it is that one."""
+    with open_for_analysis(path) as report:
+        analyzed = analyze(report)
+    noted = 0
+    for kernel in analyzed.kernels:
+        row = kernel.row_diagnosis()
+        assert kernel.made is None  # not kept
+        made = kernel.diagnosis
+        assert replace(row, notes=made.notes) == made
+        assert set(row.notes) <= set(made.notes)  # a minor share's note (the weighing's) alone
+        noted += len(made.notes) > len(row.notes)
+        assert kernel.row_diagnosis() is made
+    if path.name.startswith("many_launches"):
+        assert noted  # notes there (sections not collected), which the row leaves out
+
+
 def test_the_markdown_asks_only_the_families_median_launches() -> None:
     with open_for_analysis(NCU_SAMPLES / "many_launches.ncu-rep.xz") as report:
         analyzed = analyze(report)

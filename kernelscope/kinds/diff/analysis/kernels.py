@@ -76,20 +76,20 @@ class KernelPair(Timed):
     @property
     def label_change(self) -> str | None:
         """``l1-bound → compute-bound``, or None when the label stayed."""
-        old, new = self.before.diagnosis.label, self.after.diagnosis.label
+        old, new = self.before.outline()[0], self.after.outline()[0]
         return None if old == new else f"{old} → {new}"
 
     @property
     def flags_resolved(self) -> tuple[str, ...]:
         """The flags of the before kernel the after kernel no longer has."""
-        now = {f.id for f in self.after.diagnosis.flags}
-        return tuple(f.id for f in self.before.diagnosis.flags if f.id not in now)
+        now = set(self.after.outline()[1])
+        return tuple(flag for flag in self.before.outline()[1] if flag not in now)
 
     @property
     def flags_new(self) -> tuple[str, ...]:
         """The flags of the after kernel the before kernel did not have."""
-        was = {f.id for f in self.before.diagnosis.flags}
-        return tuple(f.id for f in self.after.diagnosis.flags if f.id not in was)
+        was = set(self.before.outline()[1])
+        return tuple(flag for flag in self.after.outline()[1] if flag not in was)
 
     @property
     def flags_kept(self) -> tuple[tuple[str, str, str], ...]:
@@ -100,8 +100,8 @@ class KernelPair(Timed):
 
     def roofline_points(self) -> dict[str, tuple[PrecisionPoint | None, PrecisionPoint | None]]:
         """Per precision either kernel did work in: (before point, after point)."""
-        old = self.before.diagnosis.roofline
-        new = self.after.diagnosis.roofline
+        old = self.before.outline()[2]
+        new = self.after.outline()[2]
         keys = dict.fromkeys([*(old.points if old else {}), *(new.points if new else {})])
         return {
             key: (old.point(key) if old else None, new.point(key) if new else None)
@@ -111,7 +111,7 @@ class KernelPair(Timed):
     @staticmethod
     def _main_point(kernel: AnalyzedKernel) -> PrecisionPoint | None:
         """The kernel's point at the precision it did the most FLOP/s in."""
-        roof = kernel.diagnosis.roofline
+        roof = kernel.outline()[2]
         points = [p for p in (roof.points.values() if roof else ()) if p.flops_per_s > 0]
         return max(points, key=lambda p: p.flops_per_s) if points else None
 

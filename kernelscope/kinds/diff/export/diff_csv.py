@@ -22,8 +22,9 @@ KERNEL_COLUMNS = ("id", "name", "duration_ns", "bottleneck", "flags")
 def _side(kernel: AnalyzedKernel | None) -> list[object]:
     if kernel is None:
         return [None] * len(KERNEL_COLUMNS)
+    label, flags, _ = kernel.outline()
     return [kernel.id, kernel.summary.identity.function, measured_duration(kernel.summary),
-            kernel.diagnosis.label, " ".join(f.id for f in kernel.diagnosis.flags)]
+            label, " ".join(flags)]
 
 
 def kernel_diff_csv(diff: KernelDiff) -> str:

@@ -21,6 +21,7 @@ SCHEMA = "kernelscope/diff/1"
 
 def kernel_entry(kernel: AnalyzedKernel) -> dict[str, Any]:
     identity = kernel.summary.identity
+    label, flags, _ = kernel.outline()
     return {
         "id": kernel.id,
         "name": identity.function,
@@ -28,8 +29,8 @@ def kernel_entry(kernel: AnalyzedKernel) -> dict[str, Any]:
         "grid": identity.grid_text,
         "block": identity.block_text,
         "duration_ns": measured_duration(kernel.summary),
-        "bottleneck": kernel.diagnosis.label,
-        "flags": [f.id for f in kernel.diagnosis.flags],
+        "bottleneck": label,
+        "flags": list(flags),
     }
 
 

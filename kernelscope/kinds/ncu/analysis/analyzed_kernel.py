@@ -16,7 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, diagnose
-from kernelscope.kinds.ncu.analysis.diagnosis.engine import label_and_roofline, roofline_of
+from kernelscope.kinds.ncu.analysis.diagnosis.engine import (
+    Outline,
+    label_and_roofline,
+    outline_of,
+    roofline_of,
+)
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 from kernelscope.kinds.ncu.model import KernelDetail, KernelSummary
 
@@ -35,14 +40,14 @@ def found_measured(kernel: KernelSummary | KernelDetail) -> bool:
 
 def diagnose_summary(
     summary: KernelSummary, time_share: float | None = None, family_share: float | None = None,
-    family_launches: int = 1,
+    family_launches: int = 1, *, noted: bool = True,
 ) -> Diagnosis:
     """The kernel's diagnosis (``found_measured``: not checked again for a measurement),
-    weighed by the shares given (``diagnose``)."""
+    weighed by the shares given (``diagnose``; ``noted`` as there)."""
     return diagnose(
         summary.metrics, summary.rules, summary.sections, time_share=time_share,
         family_share=family_share, family_launches=family_launches,
-        unmeasured=summary.unmeasured, measured=found_measured(summary),
+        unmeasured=summary.unmeasured, measured=found_measured(summary), noted=noted,
     )
 
 
@@ -60,6 +65,7 @@ class AnalyzedKernel:
     weighing: Weighing = UNWEIGHED
     _classified: tuple[str, Roofline | None] | None = field(default=None, init=False, repr=False)
     _roofline: tuple[Roofline | None] | None = field(default=None, init=False, repr=False)
+    _outline: Outline | None = field(default=None, init=False, repr=False)
 
     @property
     def diagnosis(self) -> Diagnosis:
@@ -89,6 +95,30 @@ class AnalyzedKernel:
             alone = self._roofline = (roofline_of(s.metrics, unmeasured=s.unmeasured,
                                                   measured=found_measured(s)),)
         return alone[0]
+
+    def row_diagnosis(self) -> Diagnosis:
+        """Its diagnosis where made; else one made without the notes of what could not be
+        checked, and not kept (``diagnose``'s ``noted``): for a CSV row, which reads the label
+        and the flags alone."""
+        made = self.made
+        if made is not None:
+            return made
+        return diagnose_summary(self.summary, *self.weighing, noted=False)
+
+    def outline(self) -> Outline:
+        """The label, flag ids (in order) and roofline of its diagnosis: the diagnosis' where
+        it is made, else worked out without the rest of it (``engine.outline_of``: a diff's
+        JSON and CSV read no more of a launch) and kept."""
+        made = self.made
+        if made is not None:
+            return made.label, tuple([flag.id for flag in made.flags]), made.roofline
+        found = self._outline
+        if found is None:
+            s = self.summary
+            found = self._outline = outline_of(
+                s.metrics, s.sections, unmeasured=s.unmeasured, measured=found_measured(s)
+            )
+        return found
 
     def _classification(self) -> tuple[str, Roofline | None]:
         found = self._classified

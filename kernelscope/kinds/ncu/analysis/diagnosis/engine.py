@@ -105,6 +105,7 @@ def diagnose(
     unmeasured: str | None = None,
     source: SourceHotspots | None = None,
     measured: bool = False,
+    noted: bool = True,
 ) -> Diagnosis:
     """Diagnose one kernel from its metrics (ncu names, NCU base units), NCU's rule results and
     the identifiers of the sections the report collected. ``time_share`` is the kernel's share
@@ -115,7 +116,9 @@ def diagnose(
     a kernel without any measurement (see ``kinds.ncu.model.measured``; found from the
     metrics when not given): such a kernel is ``undetermined``, never classified.
     ``measured``: the model found these metrics measured (its ``unmeasured`` of them is
-    None), so they are not read again to find out. Never raises on partial input."""
+    None), so they are not read again to find out. ``noted``: False leaves out the notes of
+    what could not be checked (for a caller that reads the label and flags alone and keeps
+    nothing: a CSV row). Never raises on partial input."""
     reason = _unmeasured(metrics, unmeasured, measured)
     if reason is not None:
         return with_time_share(undetermined(reason), time_share, family_share, family_launches)
@@ -124,7 +127,7 @@ def diagnose(
     failed = facts.profiling_failed
     flags, skipped = ([], {}) if zero or failed else _checked_flags(facts, thresholds, guards,
                                                                      rules)
-    said = notes(sections, skipped, metrics, roofline)
+    said = notes(sections, skipped, metrics, roofline) if noted else ()
     if facts.unreliable:
         said = ("Ignored as measurement noise (above 100% of peak): "
                 + ", ".join(facts.unreliable) + ".", *said)
@@ -198,6 +201,33 @@ def label_and_roofline(
         return UNDETERMINED, None
     roofline, _, _, bottleneck = _classified(metrics, sections, thresholds)
     return bottleneck.label, roofline
+
+
+Outline = tuple[str, tuple[str, ...], "Roofline | None"]
+"""A diagnosis' bottleneck label, its flags' ids in its order, and its roofline."""
+
+
+def outline_of(
+    metrics: Mapping[str, Metric],
+    sections: Collection[str] = (),
+    *,
+    unmeasured: str | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    measured: bool = False,
+) -> Outline:
+    """The label, the flags' ids (in order) and the roofline :func:`diagnose` gives the
+    kernel, without what none of them depends on (the flags' NCU estimates, the notes, the
+    weighing by a time share: it changes a flag's severity, never its order): what a diff's
+    JSON and CSV read of a launch."""
+    if _unmeasured(metrics, unmeasured, measured) is not None:
+        return UNDETERMINED, (), None
+    roofline, facts, guards, bottleneck = _classified(metrics, sections, thresholds)
+    if (facts.duration_ns is not None and facts.duration_ns <= 0) or facts.profiling_failed:
+        return bottleneck.label, (), roofline
+    flags = _checked_flags(facts, thresholds, guards, ())[0]
+    if len(flags) > 1:
+        flags.sort(key=_flag_order)
+    return bottleneck.label, tuple([flag["id"] for flag in flags]), roofline
 
 
 def roofline_of(
