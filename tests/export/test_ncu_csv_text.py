@@ -9,16 +9,12 @@ import polars as pl
 
 from kernelscope.export.writer import ExportOptions, render
 from kernelscope.kinds.ncu.export.ncu_csv import (
-    FLOAT,
-    INT,
-    KEY_COLUMNS,
-    TEXT,
     csv_cells,
     float_text,
     integers_as_integers,
     quoted,
 )
-from kernelscope.kinds.ncu.model.key_frame import key_schema
+from kernelscope.kinds.ncu.model.key_frame import FLOAT, INT, TEXT
 from tests.conftest import NCU_SAMPLES
 
 
@@ -55,12 +51,6 @@ def test_csv_cells_are_polars_write_csv():
 def test_quoted_headers():
     assert quoted("a,b") == '"a,b"'
     assert quoted("plain") == "plain"
-
-
-def test_key_columns_are_the_frames():
-    kinds = {INT: pl.Int64, FLOAT: pl.Float64, TEXT: pl.Utf8}
-    assert {name: kinds[kind] for name, kind in KEY_COLUMNS} == key_schema()
-    assert [name for name, _ in KEY_COLUMNS] == list(key_schema())
 
 
 def test_the_kernel_csv_is_polars_frame():

@@ -10,9 +10,9 @@ from kernelscope.export.writer import ExportOptions
 from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, analysed_in_workers
 from kernelscope.kinds.ncu.model import KernelDetail
+from kernelscope.kinds.ncu.model.key_frame import FLOAT, INT, KEY_COLUMNS, TEXT
 from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.metrics import MetricValue
-from kernelscope.kinds.ncu.model.panes import KEY_METRICS
 from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
 
 if TYPE_CHECKING:
@@ -51,19 +51,6 @@ def _metric_columns(analyzed: AnalyzedReport, chosen: list[AnalyzedKernel]) -> l
             columns.append(pl.Series(name, text, dtype=pl.Utf8))
     return columns
 
-
-INT, FLOAT, TEXT = "int", "float", "text"
-"""How a column's cells are written: as integers, as polars writes a float column whose
-whole numbers read as integers (``integers_as_integers``), or as text."""
-
-KEY_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("id", INT), ("name", TEXT), ("demangled", TEXT), ("grid", TEXT), ("block", TEXT),
-    ("grid_size", INT), ("block_size", INT), *((column, FLOAT) for column, _ in KEY_METRICS),
-    ("context", INT), ("stream", INT), ("range_idx", INT), ("action_idx", INT), ("pid", INT),
-    ("process", TEXT),
-)
-"""The kernel-list frame's columns (``key_frame.key_schema``) and how each is written, known
-without polars (its import is a tenth of a large report's CSV export)."""
 
 Column = tuple[str, str, list[Any]]
 """A CSV column: its name, how its cells are written (``INT``, ``FLOAT``, ``TEXT``), its

@@ -11,27 +11,27 @@ if TYPE_CHECKING:
     import polars as pl
 
 
+INT, FLOAT, TEXT = "int", "float", "text"
+"""What a kernel-list column holds: integers, floats (a metric's number) or text."""
+
+KEY_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("id", INT), ("name", TEXT), ("demangled", TEXT), ("grid", TEXT), ("block", TEXT),
+    ("grid_size", INT), ("block_size", INT), *((column, FLOAT) for column, _ in KEY_METRICS),
+    ("context", INT), ("stream", INT), ("range_idx", INT), ("action_idx", INT), ("pid", INT),
+    ("process", TEXT),
+)
+"""The kernel list's columns, in order, and what each holds (known without polars: the CSV
+export writes them without it)."""
+
+
 def key_schema() -> dict[str, Any]:
-    """The kernel-list frame's columns and polars types. (polars is imported here, not at
-    module level: the headless exports of a kernel report need no polars.)"""
+    """The kernel-list frame's columns (``KEY_COLUMNS``) and their polars types. (polars is
+    imported here, not at module level: the headless exports of a kernel report need no
+    polars.)"""
     import polars as pl
 
-    return {
-        "id": pl.Int64,
-        "name": pl.Utf8,
-        "demangled": pl.Utf8,
-        "grid": pl.Utf8,
-        "block": pl.Utf8,
-        "grid_size": pl.Int64,
-        "block_size": pl.Int64,
-        **{col: pl.Float64 for col, _ in KEY_METRICS},
-        "context": pl.Int64,
-        "stream": pl.Int64,
-        "range_idx": pl.Int64,
-        "action_idx": pl.Int64,
-        "pid": pl.Int64,
-        "process": pl.Utf8,
-    }
+    types = {INT: pl.Int64, FLOAT: pl.Float64, TEXT: pl.Utf8}
+    return {name: types[kind] for name, kind in KEY_COLUMNS}
 
 
 def rows_to_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
