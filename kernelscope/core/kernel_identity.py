@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernelscope.core.kept import fields_at_once
+
 Dims = tuple[int, int, int]
 
 
@@ -26,6 +28,7 @@ def format_dims(dims: Dims) -> str:
     return "×".join(str(p) for p in parts)
 
 
+@fields_at_once
 @dataclass(frozen=True)
 class KernelIdentity:
     """One profiled launch's identity, as a report names and shapes it."""

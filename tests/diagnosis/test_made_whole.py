@@ -10,9 +10,9 @@ import dataclasses
 import pytest
 
 from kernelscope.core.findings import Evidence, Finding
+from kernelscope.core.kept import fields_at_once, kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import ev
 from kernelscope.kinds.ncu.analysis.diagnosis.facts import Facts, gather
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once, kept, made_whole
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.values import Values
 from kernelscope.kinds.ncu.analysis.kernel_analysis import diagnose_summary, open_for_analysis

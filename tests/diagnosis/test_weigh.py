@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from kernelscope.core.kept import evolved
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis import weigh, with_time_share
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import evolved
 from kernelscope.kinds.ncu.analysis.diagnosis.result import GuardRail, chosen_flag, top_flag_dict
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS
 from kernelscope.kinds.ncu.analysis.diagnosis.verdict import NCU_ESTIMATE, top_choice, top_flag

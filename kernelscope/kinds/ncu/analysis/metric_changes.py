@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kernelscope.core.jsonsafe import attributes
+from kernelscope.core.kept import fields_at_once
 from kernelscope.core.memo import Memo
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once
 from kernelscope.kinds.ncu.model.metrics import Metric
 
 

@@ -184,9 +184,6 @@ class KernelSummary:
         return self.identity.name
 
 
-_new = object.__new__
-
-
 @dataclass
 class KernelDetail:
     """Everything the panes show for one kernel: plain values, no ncu_report objects."""
@@ -221,17 +218,12 @@ class KernelDetail:
 
     @property
     def identity(self) -> KernelIdentity:
-        """The kernel's typed identity, as its list summary has it: ``KernelIdentity(...)``
-        of its fields, written at once in their order (as ``summary_reader.identity_of``
-        writes them) where the frozen dataclass's ``__init__`` writes each with
-        ``object.__setattr__`` (the JSON export's pass makes one for every launch)."""
-        identity: KernelIdentity = _new(KernelIdentity)
-        identity.__dict__.update(
+        """The kernel's typed identity, as its list summary has it."""
+        return KernelIdentity(
             id=self.id, function=self.name, demangled=self.demangled, mangled=self.mangled,
             grid=self.grid, block=self.block, range_idx=self.range_idx,
             action_idx=self.action_idx, pid=self.pid, process=self.process,
         )
-        return identity
 
     @property
     def measured(self) -> bool:

@@ -143,24 +143,10 @@ def identity_of(
     metrics: Mapping[str, Metric],
     origin: Origin = NO_ORIGIN,
 ) -> KernelIdentity:
-    """The kernel's typed identity: names, launch shape, report handle and process. Equal to
-    ``KernelIdentity(...)`` of them, its fields written at once (in their order) where the
-    frozen dataclass's ``__init__`` writes each with ``object.__setattr__`` (~1.5 µs of a
-    launch's reading; the dataclass has no ``__post_init__``)."""
+    """The kernel's typed identity: names, launch shape, report handle and process."""
     grid, block = launch_dims(metrics)
-    identity: KernelIdentity = _new(KernelIdentity)
-    fields = identity.__dict__
-    fields["id"] = kernel_id
-    fields["function"] = names[0]
-    fields["demangled"] = names[1]
-    fields["mangled"] = names[2]
-    fields["grid"] = grid
-    fields["block"] = block
-    fields["range_idx"] = handle[0]
-    fields["action_idx"] = handle[1]
-    fields["pid"] = origin[0]
-    fields["process"] = origin[1]
-    return identity
+    return KernelIdentity(kernel_id, names[0], names[1], names[2], grid, block, handle[0],
+                          handle[1], origin[0], origin[1])
 
 
 _new = object.__new__

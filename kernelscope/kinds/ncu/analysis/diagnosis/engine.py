@@ -6,6 +6,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from kernelscope.core.kept import handed
 from kernelscope.core.memo import Memo
 from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
@@ -20,7 +21,6 @@ from kernelscope.kinds.ncu.analysis.diagnosis.flags import (
     stalls_unread,
 )
 from kernelscope.kinds.ncu.analysis.diagnosis.guards import guard_rails
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import handed
 from kernelscope.kinds.ncu.analysis.diagnosis.notes import notes
 from kernelscope.kinds.ncu.analysis.diagnosis.outcome import Check
 from kernelscope.kinds.ncu.analysis.diagnosis.result import (

@@ -6,11 +6,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope.core.kept import kept
 from kernelscope.kinds.ncu.analysis.diagnosis import derived as d
 from kernelscope.kinds.ncu.analysis.diagnosis import names as n
 from kernelscope.kinds.ncu.analysis.diagnosis.atomics import atomic_line
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import kept
 from kernelscope.kinds.ncu.analysis.diagnosis.matrix import MatrixWork, matrix_work
 from kernelscope.kinds.ncu.analysis.diagnosis.shared_facts import (
     READ_AT_LAUNCH,

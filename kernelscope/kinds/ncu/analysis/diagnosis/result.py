@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope.core.findings import Evidenced, Finding, written_evidence
+from kernelscope.core.kept import fields_at_once
 from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import fields_at_once
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
 
 LABELS: tuple[str, ...] = (

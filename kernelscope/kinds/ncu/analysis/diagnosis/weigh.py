@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernelscope.core.kept import handed
 from kernelscope.core.severity import Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
-from kernelscope.kinds.ncu.analysis.diagnosis.kept import handed
 from kernelscope.kinds.ncu.analysis.diagnosis.result import Bottleneck, Flag, GuardRail
 from kernelscope.kinds.ncu.analysis.diagnosis.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
