@@ -13,7 +13,9 @@ the roofline asked alone (a document's count of the launches without one) is com
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kernelscope.kinds.ncu.analysis.diagnosis import Diagnosis, diagnose
 from kernelscope.kinds.ncu.analysis.diagnosis.engine import (
@@ -29,6 +31,8 @@ Weighing = tuple[float | None, float | None, int]
 """What weighs a kernel's diagnosis (``diagnose``'s ``time_share``, ``family_share`` and
 ``family_launches``)."""
 UNWEIGHED: Weighing = (None, None, 1)
+
+_Part = TypeVar("_Part")
 
 
 def found_measured(kernel: KernelSummary | KernelDetail) -> bool:
@@ -114,20 +118,20 @@ class AnalyzedKernel:
             return made.label, tuple([flag.id for flag in made.flags]), made.roofline
         found = self._outline
         if found is None:
-            s = self.summary
-            found = self._outline = outline_of(
-                s.metrics, s.sections, unmeasured=s.unmeasured, measured=found_measured(s)
-            )
+            found = self._outline = self._of_summary(outline_of)
         return found
 
     def _classification(self) -> tuple[str, Roofline | None]:
         found = self._classified
         if found is None:
-            s = self.summary
-            found = self._classified = label_and_roofline(
-                s.metrics, s.sections, unmeasured=s.unmeasured, measured=found_measured(s)
-            )
+            found = self._classified = self._of_summary(label_and_roofline)
         return found
+
+    def _of_summary(self, part: Callable[..., _Part]) -> _Part:
+        """A part of the diagnosis (``engine.label_and_roofline``, ``engine.outline_of``)
+        worked out from its summary's metrics and sections alone."""
+        s = self.summary
+        return part(s.metrics, s.sections, unmeasured=s.unmeasured, measured=found_measured(s))
 
     @property
     def id(self) -> int:
