@@ -75,24 +75,21 @@ class Slots:
         and a launch before missed the same positions: kept by them (MAX_SHAPED at most),
         as launches of several kernels in turn each miss their own (those whose names each
         repeat a few values miss others: positions missed once get none)."""
-        last = self.last
-        if last is not None and last.at == missing:
-            return last
+        found = self.known_shaped(missing)
+        if found is not None:
+            return found
         key = tuple(missing)
-        found = self.made.get(key)
+        if key not in self.missed:
+            if len(self.missed) >= MAX_SHAPED:
+                self.missed.clear()
+            self.missed.add(key)
+            return None
+        found = self._made(missing)
         if found is None:
-            if key not in self.missed:
-                if len(self.missed) >= MAX_SHAPED:
-                    self.missed.clear()
-                self.missed.add(key)
-                return None
-            found = self._made(missing)
-            if found is None:
-                return None
-            if len(self.made) >= MAX_SHAPED:
-                self.made.clear()
-            self.made[key] = found
-        self.last = found
+            return None
+        if len(self.made) >= MAX_SHAPED:
+            self.made.clear()
+        self.made[key] = self.last = found
         return found
 
     def known_shaped(self, missing: list[int]) -> Shaped | None:
