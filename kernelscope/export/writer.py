@@ -84,17 +84,14 @@ class Rendered:
             return
         out.flush()
         with open(out.fileno(), "wb", buffering=WRITE_BUFFER, closefd=False) as raw:
-            write = raw.write
-            for piece in self.pieces:
-                write(piece.encode("utf-8", errors) if isinstance(piece, str) else piece)
+            _write(self, raw, errors)
 
 
 def _utf8_errors(out: TextIO) -> str | None:
     """How ``out`` handles text UTF-8 cannot hold, where it is standard output to a file or
-    a pipe, writing UTF-8 with newlines as they are (it writes ``os.linesep``); None
-    otherwise (a terminal, a platform with other line ends, a stream in memory, another
-    text file: written as text)."""
-    if os.linesep != "\n" or out is not sys.stdout or not isinstance(out, io.TextIOWrapper):
+    a pipe, writing UTF-8 (and ``os.linesep`` for a newline, as ``_write`` writes it); None
+    otherwise (a terminal, a stream in memory, another text file: written as text)."""
+    if out is not sys.stdout or not isinstance(out, io.TextIOWrapper):
         return None
     if out.isatty():
         return None
@@ -262,13 +259,14 @@ def _is_special(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def _write(text: str | Rendered, out: BinaryIO) -> None:
-    """Write ``text`` as a file opened for text would (UTF-8, what it cannot hold as backslash
-    escapes, the platform's line ends), the pieces that are bytes as they are."""
+def _write(text: str | Rendered, out: BinaryIO, errors: str = "backslashreplace") -> None:
+    """Write ``text`` as a file opened for text would (UTF-8, what it cannot hold as
+    ``errors`` says: backslash escapes for an export's file, the platform's line ends), the
+    pieces that are bytes as they are."""
     pieces = (text,) if isinstance(text, str) else text.pieces or (text.text,)
     write = out.write if os.linesep == "\n" else _line_ends(out)
     for piece in pieces:
-        write(piece.encode("utf-8", "backslashreplace") if isinstance(piece, str) else piece)
+        write(piece.encode("utf-8", errors) if isinstance(piece, str) else piece)
 
 
 def _line_ends(out: BinaryIO) -> Callable[[bytes | memoryview], object]:
