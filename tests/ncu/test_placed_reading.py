@@ -1,5 +1,5 @@
 """The bulk reading of a launch's metrics (``Result.placed_entries``, ``metrics.read_metrics``'s
-per-entry Metrics, ``Result.holding`` and ``detail.holding_each`` at once, ``raw_values``)
+per-entry Metrics, ``Result.holding`` and ``Result.holding_each`` at once, ``raw_values``)
 gives what reading each name alone gives (``read_metric``, ``Result.has``), in the same order,
 and what ``build_detail``, ``section_reading``, ``launch_dims`` and ``unmeasured_reason``
 remember gives what working it out again gives, on real reports: the committed samples here,
@@ -14,7 +14,6 @@ import pytest
 from kernelscope.kinds.ncu.model.detail import (
     _read_sections,
     build_detail,
-    holding_each,
     section_reading,
 )
 from kernelscope.kinds.ncu.model.file_format.result import Result
@@ -122,7 +121,7 @@ def check_report(path: Path) -> int:
             for header in headers:
                 assert result.holding(header) == [n for n in header if result.has(n)], where
             assert reading.headers == tuple(headers), where
-            assert holding_each(result, reading.headers) == tuple(
+            assert result.holding_each(reading.headers) == tuple(
                 tuple(n for n in header if result.has(n)) for header in headers), where
             for tables in (True, False):
                 _check_detail(result, kernel_id, tables, where)

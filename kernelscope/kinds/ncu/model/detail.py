@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from kernelscope.kinds.ncu.model.file_format.metric_ids import name_tag
-from kernelscope.kinds.ncu.model.file_format.result import MAX_PLACED, Result
+from kernelscope.kinds.ncu.model.file_format.result import Result
 from kernelscope.kinds.ncu.model.measured import unmeasured_reason
 from kernelscope.kinds.ncu.model.metrics import (
     Metric,
@@ -176,29 +175,6 @@ def read_rules(action: Result) -> tuple[RuleResult, ...]:
 MAX_KNOWN_RULES = 1024
 
 
-def holding_each(action: Result, groups: tuple[tuple[str, ...], ...]
-                 ) -> tuple[tuple[str, ...], ...]:
-    """``Result.holding`` of each of ``groups`` (a section reading's header tables): each
-    whole (but for names the report's string table lacks) at once when every name of them
-    all sits where the result's last layout places it (a result holding a plan's names
-    there holds each part's), else each group's ``holding``."""
-    table = action.names_table
-    key = (None, groups)  # (no plan of names alone starts with None)
-    found = table.own_plans.get(key)
-    if found is None:
-        if len(table.own_plans) >= MAX_PLACED:
-            table.own_plans.clear()
-        ids = table.ids
-        every = tuple(tuple(name for name in names if name in ids) for names in groups)
-        plan = tuple((name, tuple((i, name_tag(i)) for i in ids[name]))
-                     for name in dict.fromkeys(name for names in every for name in names))
-        found = table.own_plans[key] = (plan, every)
-    plan, every = found
-    if action.placed_entries(plan) is not None:
-        return every  # type: ignore[no-any-return]
-    return tuple(tuple(action.holding(names)) for names in groups)
-
-
 def _wanted(
     action: Result,
     reading: SectionReading,
@@ -276,7 +252,7 @@ def build_detail(
     ~50 Speed Of Light breakdown metrics, and ``tables`` NCU's section header tables with
     their labels (Markdown records skip all three)."""
     reading = section_reading(action)
-    held = holding_each(action, reading.headers) if tables else ()
+    held = action.holding_each(reading.headers) if tables else ()
     breakdown_parts = _breakdowns(action) if breakdowns else {}
     wanted, stall_reasons = _wanted(action, reading, extra_metrics, held, breakdown_parts)
     metrics = read_metrics(action, wanted, reading.labels if tables else {})

@@ -53,10 +53,9 @@ class Names:
         self.ids = ids
         self.plans: dict[tuple[str, ...], Any] = {}
         """What readers work out once per report for a set of metric names (their ids)."""
-        self.own_plans: dict[tuple[Any, ...], Any] = {}
-        """Plans of names looked up by their own ids alone, each with its names
-        (``Result.holding``), and of groups of names, keyed ``(None, groups)``
-        (``detail.holding_each``)."""
+        self.own_plans: dict[tuple[tuple[str, ...], ...], Any] = {}
+        """Plans of groups of names looked up by their own ids alone, each with the names of
+        each group the string table holds (``Result.holding_each``)."""
         self.positions: dict[int, int] = {}
         """Where the last result indexed whole held each metric id (see Result.entry)."""
         self.placed: dict[int, tuple[Any, dict[int, int], Placing]] = {}

@@ -261,21 +261,28 @@ class Result:
 
     def holding(self, names: tuple[str, ...]) -> list[str]:
         """Those of ``names`` the result holds (with or without a value), in order: :meth:`has`
-        of each; all of them at once when each sits where :meth:`_placed` places it."""
+        of each (``holding_each`` of the one group)."""
+        return list(self.holding_each((names,))[0])
+
+    def holding_each(self, groups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        """:meth:`holding` of each of ``groups`` (a detail's section header tables): all of
+        them at once when every name of them sits where :meth:`_placed` places it (each but
+        the names the report's string table lacks), else each name looked for."""
         table = self.names_table
-        found = table.own_plans.get(names)
+        found = table.own_plans.get(groups)
         if found is None:
             if len(table.own_plans) >= MAX_PLACED:
                 table.own_plans.clear()
             ids = table.ids
-            plan = tuple(
-                (name, tuple((i, name_tag(i)) for i in ids[name])) for name in names if name in ids
-            )
-            found = table.own_plans[names] = (plan, [name for name, _ in plan])
+            every = tuple(tuple(name for name in names if name in ids) for names in groups)
+            plan = tuple((name, tuple((i, name_tag(i)) for i in ids[name]))
+                         for name in dict.fromkeys(name for names in every for name in names))
+            found = table.own_plans[groups] = (plan, every)
         plan, every = found
         if self.placed_entries(plan) is not None:
-            return list(every)
-        return [name for name, ids in plan if self._first_held(ids) is not None]
+            return every  # type: ignore[no-any-return]
+        held = {name for name, ids in plan if self._first_held(ids) is not None}
+        return tuple(tuple(name for name in names if name in held) for names in every)
 
     def _lookup(self, name: str) -> bytes | None:
         for i in self.names_table.ids.get(name, ()):
