@@ -48,9 +48,14 @@ SEVERITIES = tuple(s.value for s in Severity)
 MOST_SEVERE_FIRST = tuple(reversed(SEVERITIES))
 
 
+RANK_OF = {name: rank for rank, name in enumerate(SEVERITIES)}
+"""Each severity's rank by its name (a member finds its name: a ``str`` enum): 0 for info up
+to 2 for critical; ``RANK_OF.get(severity, -1)`` is ``severity_rank`` read inline."""
+
+
 def severity_rank(severity: str) -> int:
     """0 for info up to 2 for critical; -1 for anything else."""
-    return SEVERITIES.index(severity) if severity in SEVERITIES else -1
+    return RANK_OF.get(severity, -1)
 
 
 def severity_icon(severity: str) -> str:

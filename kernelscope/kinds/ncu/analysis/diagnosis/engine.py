@@ -8,7 +8,7 @@ from typing import Any
 
 from kernelscope.core.kept import handed
 from kernelscope.core.memo import Memo
-from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
+from kernelscope.core.severity import RANK_OF, Severity
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FlagSpec
 from kernelscope.kinds.ncu.analysis.diagnosis.classify import classify
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import Evidence, ev
@@ -151,15 +151,8 @@ def diagnose(
 
 
 def _flag_order(flag: dict[str, Any]) -> tuple[int, int]:
-    """Where a flag (by its fields) sorts: by level, then the most severe first (``_RANKS``:
-    ``severity_rank`` of a severity read from a dict)."""
-    severity = flag["severity"]
-    rank = _RANKS.get(severity)
-    return flag["level"], -(severity_rank(severity) if rank is None else rank)
-
-
-_RANKS = {name: severity_rank(name) for name in SEVERITIES}
-"""``severity_rank`` of each severity's name (a member finds its name: a ``str`` enum)."""
+    """Where a flag (by its fields) sorts: by level, then the most severe first."""
+    return flag["level"], -RANK_OF.get(flag["severity"], -1)
 
 
 def _unmeasured(

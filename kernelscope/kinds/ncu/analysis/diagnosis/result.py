@@ -7,7 +7,7 @@ from typing import Any
 
 from kernelscope.core.findings import Evidenced, Finding, written_evidence
 from kernelscope.core.kept import fields_at_once
-from kernelscope.core.severity import SEVERITIES, Severity, severity_rank
+from kernelscope.core.severity import RANK_OF, Severity, severity_rank
 from kernelscope.kinds.ncu.analysis.diagnosis.catalog import CATALOG, FLAG_IDS
 from kernelscope.kinds.ncu.analysis.diagnosis.evidence import STEPS, Evidence
 from kernelscope.kinds.ncu.analysis.roofline.model import Roofline
@@ -179,18 +179,13 @@ class TopChoice:
                 "chosen_by": self.chosen_by, "why": self.why}
 
 
-_RANKS = {name: severity_rank(name) for name in SEVERITIES}
-"""``severity_rank`` of each severity, by its name (a member finds its name: a ``str``
-enum), -1 for anything else as there."""
-
-
 def _candidates(diagnosis: Diagnosis) -> list[Flag]:
     """The flags of the worst severity raised, those no guard rail lowered when there are
     any (a lone flag is its own candidate)."""
     flags = diagnosis.flags
     if len(flags) == 1:
         return list(flags)
-    ranks = [_RANKS.get(f.severity, -1) for f in flags]
+    ranks = [RANK_OF.get(f.severity, -1) for f in flags]
     worst = max(ranks)
     found = [f for f, rank in zip(flags, ranks, strict=True) if rank == worst]
     unguarded = [f for f in found if not f.guard]
