@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope.core.memo import Memo
 from kernelscope.core.severity import Severity
 
 _OPS: dict[str, Callable[[Any, Any], Any]] = {
@@ -74,11 +75,9 @@ class Evidence:
         }
 
 
-_WRITTEN: dict[int, tuple[Evidence, dict[str, Any]]] = {}
+_WRITTEN: Memo[int, tuple[Evidence, dict[str, Any]]] = Memo(8192)
 """``Evidence.to_dict`` of the items :func:`written_evidence` was asked for, by identity, each
 held with its item (so no other object takes its identity while it is here)."""
-WRITTEN_KEPT = 8192
-"""The items :data:`_WRITTEN` holds at most: all forgotten at once when it is full."""
 
 
 def written_evidence(evidence: Evidence) -> dict[str, Any]:
@@ -89,11 +88,7 @@ def written_evidence(evidence: Evidence) -> dict[str, Any]:
     kept = _WRITTEN.get(id(evidence))
     if kept is not None and kept[0] is evidence:
         return kept[1]
-    if len(_WRITTEN) >= WRITTEN_KEPT:
-        _WRITTEN.clear()
-    made = evidence.to_dict()
-    _WRITTEN[id(evidence)] = (evidence, made)
-    return made
+    return _WRITTEN.keep(id(evidence), (evidence, evidence.to_dict()))[1]
 
 
 def split_evidence(

@@ -22,7 +22,7 @@ def test_an_item_is_written_as_its_dict_one_dict_for_each_item() -> None:
 
 
 def test_a_full_memo_forgets_and_writes_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(findings, "WRITTEN_KEPT", 2)
+    monkeypatch.setattr(findings._WRITTEN, "limit", 2)
     items = [Evidence("time", f"m{i}", float(i)) for i in range(5)]
     for item in items * 2:
         assert written_evidence(item) == item.to_dict()
