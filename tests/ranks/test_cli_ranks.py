@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.core import executor
 from kernelscope.tui.cli import main
+from tests.conftest import SAMPLES
 from tests.ranks.conftest import RANKS
 
 RANK_KEYS = {"file", "rank", "steps", "step_time_ns", "gpu_busy_pct", "comm_ns"}
@@ -100,6 +102,16 @@ def test_worker_processes_give_the_same_document(rank_dir: Path, cache_dir: Path
     assert pooled["run"].pop("executor") == "2 worker processes"
     assert inline["run"].pop("executor") == "in process"
     assert pooled == inline
+
+
+@pytest.mark.parametrize("folder", ["nsys", "kineto"])
+def test_threads_in_process_give_the_same_document(folder: str, rank_dir: Path, cache_dir: Path,
+                                                   capsys, monkeypatch):
+    path = rank_dir if folder == "nsys" else SAMPLES / "kineto" / "ranks"
+    args = [str(path), "--format", "json", "--cache-dir", str(cache_dir), "--workers", "0"]
+    threaded = export(capsys, *args)  # four traces at once, and two ranks' graphs
+    monkeypatch.setattr(executor, "IN_PROCESS_THREADS", 1)
+    assert export(capsys, *args) == threaded
 
 
 def test_a_dask_cluster_gives_the_same_document(rank_dir: Path, cache_dir: Path, capsys):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -252,18 +253,33 @@ def _result(future: Future[Piece]) -> Piece:
         raise _MovedCut from exc
 
 
+class _Pause:
+    """The traces being parsed now (several threads of a run may each parse one), and
+    whether cyclic collection was on when the first of them began: the last to end turns it
+    back on, not the first (which would let the others parse with it on)."""
+
+    lock = threading.Lock()
+    parsing = 0
+    was_enabled = False
+
+
 @contextmanager
 def _collection_paused() -> Iterator[None]:
     """No cyclic garbage collection while the pieces are parsed: their millions of dicts
     and lists hold no cycles and die with their piece, but each allocation batch would
     start a collection over them (three times slower parsing, measured)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    with _Pause.lock:
+        if _Pause.parsing == 0:
+            _Pause.was_enabled = gc.isenabled()
+            gc.disable()
+        _Pause.parsing += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _Pause.lock:
+            _Pause.parsing -= 1
+            if _Pause.parsing == 0 and _Pause.was_enabled:
+                gc.enable()
 
 
 def _with_correlation(gpu: pl.DataFrame, flows: pl.DataFrame) -> pl.DataFrame:
