@@ -12,12 +12,8 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar, overload
 
 from kernelscope.kinds.ncu.model.detail import MAX_KNOWN_RULES, RULE_MESSAGE_TYPES, rule_messages
-from kernelscope.kinds.ncu.model.file_format.result import (
-    RULE_IDENTIFIER,
-    RULE_RESULT,
-    Result,
-    decode,
-)
+from kernelscope.kinds.ncu.model.file_format.result import RULE_IDENTIFIER, RULE_RESULT, Result
+from kernelscope.kinds.ncu.model.file_format.schema import decode
 from kernelscope.kinds.ncu.model.model import RuleResult
 
 Kept = TypeVar("Kept")

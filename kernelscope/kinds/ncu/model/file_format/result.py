@@ -37,6 +37,7 @@ from kernelscope.kinds.ncu.model.file_format.schema import (
     MetricResult,
     ProfileResult,
     RangeResult,
+    decode,
 )
 
 MESSAGE_OF = {KERNEL: ProfileResult, RANGE: RangeResult, CMDLIST: CmdlistResult, GRAPH: GraphResult}
@@ -62,14 +63,6 @@ repeat many of them byte for byte (launch configuration, device attributes), and
 look-up costs far less than decoding."""
 MAX_PLACED = 64
 """Plans whose names :meth:`Result._placed` keeps placed, per report."""
-
-
-def decode(cls: Any, data: bytes, where: str) -> Any:
-    """``data`` decoded as ``cls``; ReportError naming ``where`` when it is not one."""
-    try:
-        return cls.FromString(data)
-    except DecodeError:
-        raise ReportError(f"{where} cannot be read: the report is damaged there.") from None
 
 
 class Result:

@@ -14,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from google.protobuf.internal import api_implementation
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
+
+from kernelscope.core.errors import ReportError
 
 PACKAGE = "kernelscope.ncu"
 
@@ -247,6 +249,14 @@ def _classes() -> dict[str, Any]:
 
 CLASSES = _classes()
 """Every message class by its name."""
+
+
+def decode(cls: Any, data: bytes, where: str) -> Any:
+    """``data`` decoded as ``cls``; ReportError naming ``where`` when it is not one."""
+    try:
+        return cls.FromString(data)
+    except DecodeError:
+        raise ReportError(f"{where} cannot be read: the report is damaged there.") from None
 
 
 def __getattr__(name: str) -> Any:
