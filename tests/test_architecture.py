@@ -327,3 +327,25 @@ def _matching(name: str) -> list[str]:
     """The modules a contract's name stands for (import-linter's ``*``: one module level)."""
     pattern = re.compile("^" + re.escape(name).replace(r"\*", r"[^.]+") + "$")
     return [module for module in MODULES if pattern.match(module)]
+
+
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_module_over_400_lines_nor_function_over_60() -> None:
+    """The size rule of the developers' guide, for every module of the package (a function
+    from its ``def`` to its last line, decorators apart)."""
+    over: list[str] = []
+    for path in sorted(ROOT.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        name = path.relative_to(REPO).as_posix()
+        lines = source.count("\n")
+        if lines > MAX_MODULE_LINES:
+            over.append(f"{name}: {lines} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    over.append(f"{name}:{node.lineno} {node.name}: {length} lines")
+    assert over == []
