@@ -98,7 +98,7 @@ class Executor:
         try:
             futures = [pool.submit(_call, (i, fn, args)) for i, (fn, args) in enumerate(tasks)]
             for future in futures:
-                while True:  # as before each task of one at a time: cancelled, it stops
+                while True:  # cancelling is checked before each result is handed out
                     if is_cancelled(cancel):
                         raise _cancelled()
                     if wait((future,), timeout=POLL_S).done:

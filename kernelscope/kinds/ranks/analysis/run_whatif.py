@@ -76,7 +76,7 @@ def run_model(run: RunAnalysis, options: OpenOptions | None = None) -> RunModel:
         raise ReportError("The critical path of a run needs one trace per rank; this run "
                           "holds several ranks in one trace.")
     kept: KeptTraces = run.extra.get(KEPT, {})
-    graphs = dict(zip(run.ranks, in_threads(  # two ranks' graphs at once (core.executor)
+    graphs = dict(zip(run.ranks, in_threads(  # up to four ranks' graphs at once (core.executor)
         lambda s: _rank_graph(Path(s.file), options, kept.get(s.file)),
         list(run.ranks.values())), strict=True))
     offsets = dict(run.clock.offsets_ns)
