@@ -11,9 +11,8 @@ from kernelscope.kinds.ncu.analysis.analyzed_kernel import AnalyzedKernel
 from kernelscope.kinds.ncu.analysis.kernel_analysis import AnalyzedReport, analysed_in_workers
 from kernelscope.kinds.ncu.model import KernelDetail
 from kernelscope.kinds.ncu.model.key_frame import FLOAT, INT, KEY_COLUMNS, TEXT
-from kernelscope.kinds.ncu.model.measured import short_reason
 from kernelscope.kinds.ncu.model.metrics import MetricValue
-from kernelscope.kinds.ncu.render.flag_cells import top_flag_text
+from kernelscope.kinds.ncu.render.flag_cells import flag_cell
 
 if TYPE_CHECKING:
     import polars as pl
@@ -87,9 +86,7 @@ def kernel_list_columns(
         ("family_share", FLOAT, [_family_share(analyzed, k.id) for k in chosen]),
         ("bottleneck", TEXT, [d.label for d in diagnoses]),
         ("flags", INT, [len(d.flags) for d in diagnoses]),
-        ("top_flag", TEXT, [top_flag_text(d) if k.summary.measured  # as flag_cell
-                            else short_reason(k.summary.unmeasured)
-                            for k, d in zip(chosen, diagnoses, strict=True)]),
+        ("top_flag", TEXT, [flag_cell(k, d) for k, d in zip(chosen, diagnoses, strict=True)]),
     ]
     if all_metrics:
         columns += _metric_text_columns(analyzed, chosen)

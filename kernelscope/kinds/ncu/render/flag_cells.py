@@ -80,7 +80,9 @@ def top_choice_text(diagnosis: Diagnosis) -> str | None:
     return f"{choice.flag.id} ({choice.flag.severity}) — {choice.why}"
 
 
-def flag_cell(k: AnalyzedKernel) -> str:
-    """A kernel's top flag (``top_flag_text``), or in short why it has no measurement (a
-    table's flag cell)."""
-    return top_flag_text(k.diagnosis) if k.summary.measured else short_reason(k.summary.unmeasured)
+def flag_cell(k: AnalyzedKernel, diagnosis: Diagnosis | None = None) -> str:
+    """A kernel's top flag (``top_flag_text`` of ``diagnosis``, else of its own), or in short
+    why it has no measurement (a table's flag cell)."""
+    if not k.summary.measured:
+        return short_reason(k.summary.unmeasured)
+    return top_flag_text(k.diagnosis if diagnosis is None else diagnosis)
