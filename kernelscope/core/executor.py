@@ -23,10 +23,13 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernelscope.core.errors import ReportError
 from kernelscope.core.hooks import CancelHook, OpenCancelled, is_cancelled
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 IN_PROCESS_BYTES = 64 << 20
 IN_PROCESS_THREADS = 4
@@ -89,13 +92,11 @@ class Executor:
 
     def _threaded(self, tasks: Sequence[Task], cancel: CancelHook | None
                   ) -> Iterator[tuple[int, Any]]:
-        from concurrent.futures import ThreadPoolExecutor, wait
+        from concurrent.futures import wait
 
         if is_cancelled(cancel):
             raise _cancelled()
-        pool = ThreadPoolExecutor(min(self.threads, len(tasks)),
-                                  thread_name_prefix="kernelscope-trace")
-        try:
+        with _thread_pool(min(self.threads, len(tasks))) as pool:
             futures = [pool.submit(_call, (i, fn, args)) for i, (fn, args) in enumerate(tasks)]
             for future in futures:
                 while True:  # cancelling is checked before each result is handed out
@@ -105,8 +106,6 @@ class Executor:
                         break
                 index, status, value = future.result()
                 yield index, _unwrap(status, value)
-        finally:  # the tasks not started are dropped; the running ones end first
-            pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
         """Release the workers."""
@@ -248,10 +247,18 @@ def in_threads(fn: Callable[[_Item], _Result], items: Sequence[_Item]) -> list[_
     threads = in_process_threads(len(items))
     if threads == 1:
         return [fn(item) for item in items]
+    with _thread_pool(threads) as pool:
+        return list(pool.map(fn, items))
+
+
+@contextlib.contextmanager
+def _thread_pool(threads: int) -> Iterator[ThreadPoolExecutor]:
+    """A pool of ``threads`` threads in this process; on leaving it (an error, a reader that
+    stopped reading), the tasks not started are dropped and the running ones end first."""
     from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(threads, thread_name_prefix="kernelscope-trace")
     try:
-        return list(pool.map(fn, items))
-    finally:  # after an error, the items not started are dropped
+        yield pool
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
