@@ -69,13 +69,15 @@ def batches_by_hand(monkeypatch: Any, plan: Callable[[Any, Items], Iterator[list
 
 
 async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
-    """Wait until no worker is pending or running for ``rounds`` rounds in a row, so the
-    messages they posted are handled too (a failed worker is the app's business: it shows an
-    error screen). A worker a message has just asked for is pending until its task starts:
-    it counts as busy, or a screen could be taken before a pane's worker began. A round is
-    ``pending_done_now``: the messages queued are handled and the screen drawn, with no wait
-    for the machine to look idle (each ``pilot.pause()`` slept at least 20 ms, up to 1 s
-    while another thread ran)."""
+    """Wait until, for ``rounds`` rounds in a row, no worker is pending or running and
+    nothing waits to be handled (``_queued``: a message, a ``call_next``, a call after the
+    next draw), so what the workers posted is handled and drawn too, and what that draw set
+    going (a widget's first Resize redrawing it at its width, a ``call_after_refresh``). A
+    failed worker is the app's business: it shows an error screen. A worker a message has
+    just asked for is pending until its task starts: it counts as busy, or a screen could be
+    taken before a pane's worker began. A round is ``pending_done_now``: the messages queued
+    are handled and the screen drawn, with no wait for the machine to look idle (each
+    ``pilot.pause()`` slept at least 20 ms, up to 1 s while another thread ran)."""
     app = pilot.app
     idle = 0
     for _ in range(200):
@@ -88,7 +90,7 @@ async def settle(pilot: Pilot[object], rounds: int = 3) -> None:
                 with contextlib.suppress(WorkerFailed, WorkerCancelled):
                     await worker.wait()
         await pending_done_now(pilot)
-        idle = 0 if busy else idle + 1
+        idle = 0 if busy or _queued(app) else idle + 1
         if idle >= rounds:
             return
 
