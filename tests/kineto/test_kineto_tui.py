@@ -49,4 +49,6 @@ async def test_folder_of_ranks_shows_the_straggler(tmp_path: Path) -> None:
         await settle(pilot)  # the rank's trace read and its views mounted
         assert isinstance(app.screen, KinetoRankTimelineScreen) and app.screen.data is not None
         assert app.screen.path.name == "rank2.pt.trace.json.xz"
-        assert "rank 2" in screen_text(app)  # the window's note
+        text = screen_text(app)
+        assert "· rank 2 (process 478)" in text  # the window's note
+        assert " GPU utilisation " in text  # the lanes redrawn at their width, labels whole
