@@ -23,7 +23,7 @@ from kernelscope.timeline.screens.widgets.timeline_draw import (
 )
 
 from .conftest import NSYS_SAMPLES
-from .helpers import flat, make_app, opened_timeline, static_text
+from .helpers import flat, make_app, opened_timeline, settle, static_text
 
 TORCH = NSYS_SAMPLES / "timeline_torch.sqlite.xz"
 
@@ -83,6 +83,7 @@ async def test_p_marks_the_path_and_the_legend_names_the_step(cache_dir: Path) -
     async with app.run_test(size=(120, 36)) as pilot:
         await opened_timeline(pilot)
         await pilot.press("2")
+        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
         pane = app.screen.query_one(TimelinePane)
         await pilot.press("p")
         assert pane.viewport.show_path

@@ -24,7 +24,7 @@ from kernelscope.timeline.screens.timeline_views.timeline_lines import (
 from kernelscope.timeline.screens.timeline_views.viewport import ZOOM_STEP, Viewport
 
 from .conftest import NSYS_SAMPLES, ZOO_SQLITE_XZ
-from .helpers import flat, make_app, static_text, wait_until_open
+from .helpers import flat, make_app, settle, static_text, wait_until_open
 
 JOIN = NSYS_SAMPLES / "join_trace.sqlite.xz"
 ZOO_COLUMNS, ZOO_LABELS = 97, 20  # the zoo's lanes on a 120-column terminal
@@ -120,6 +120,7 @@ async def test_keys_move_the_cursor_and_a_chosen_kernel_is_highlighted(
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
         await pilot.press("2")
+        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
         pane = app.screen.query_one(TimelinePane)
         assert pane.data is not None and pane.view is not None
         assert (pane.view.width, pane.label_width()) == (ZOO_COLUMNS, ZOO_LABELS)

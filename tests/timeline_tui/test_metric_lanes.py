@@ -10,7 +10,7 @@ from kernelscope.timeline.screens.timeline_views import TimelinePane
 from tests.tui.helpers import notifications
 
 from .conftest import NSYS_SAMPLES, read_sample
-from .helpers import make_app, overview_text, static_text, wait_until_open
+from .helpers import make_app, overview_text, settle, static_text, wait_until_open
 
 GPU_METRICS_XZ = NSYS_SAMPLES / "gpu_metrics.sqlite.xz"
 
@@ -24,6 +24,7 @@ async def test_metric_lanes(cache_dir: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
         await pilot.press("2")
+        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
         pane = app.screen.query_one(TimelinePane)
         assert pane.data is not None
         series = pane.data.report.gpu_metrics.get(0, "sm_issue")

@@ -7,14 +7,45 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from kernelscope.timeline.analysis.gap_cause_catalog import gap_cause
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline_views import TimelinePane
+from kernelscope.timeline.screens.timeline_views import timeline as pane_module
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import flat, make_app, screen_text, static_text, wait_until_open
+from .helpers import flat, make_app, screen_text, settle, static_text, wait_until_open
+
+
+async def test_showing_the_timeline_draws_its_window_once_at_the_lanes_width(
+        cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not first at no width and then again for the pane's Resize, its lanes column's and the
+    tab shown, all after one refresh: one draw (a 300,000-kernel trace's took ~35 ms each)."""
+    widths: list[int] = []
+    real = pane_module.drawn_lanes
+
+    def drawn_lanes(data, view, *args, **kwargs):  # type: ignore[no-untyped-def]
+        widths.append(view.width)
+        return real(data, view, *args, **kwargs)
+
+    monkeypatch.setattr(pane_module, "drawn_lanes", drawn_lanes)
+    app = make_app(ZOO_SQLITE_XZ, cache_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until_open(pilot)
+        assert widths == []  # the overview is shown first; the timeline is filled when shown
+        await pilot.press("2")
+        await settle(pilot)
+        assert widths == [97]  # the zoo's lanes on a 120-column terminal (test_cursor's)
+        # resized while another view is shown: drawn once more, at its new width, when shown
+        await pilot.press("1")
+        await pilot.resize_terminal(160, 40)
+        await settle(pilot)
+        assert widths == [97]
+        await pilot.press("2")
+        await settle(pilot)
+    assert widths == [97, 137]
 
 
 def window_shown(app) -> str:  # type: ignore[no-untyped-def]
@@ -27,6 +58,7 @@ async def test_lanes_zoom_pan_and_gaps(zoo_data: TimelineData, cache_dir: Path) 
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
         await pilot.press("2")
+        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
         assert isinstance(app.focused, TimelinePane)
         lanes = static_text(app, "#tl-lanes")
         for lane in zoo_data.index.lanes:

@@ -108,3 +108,13 @@ def test_no_report_no_cursor() -> None:
     port = Viewport()
     assert port.event_lanes() == [] and port.cursor_span() is None
     assert port.step(1) is None and port.step_lane(1) is None and not port.zoom_to_event()
+
+
+def test_the_metric_values_are_read_at_the_cursor_else_the_gap_else_the_middle(
+        zoo_data: TimelineData) -> None:
+    port = port_of(zoo_data)
+    assert port.probe(None) == (FIRST_KERNEL[0], "the cursor")
+    assert port.probe(5) == (FIRST_KERNEL[0], "the cursor")  # the cursor's event comes first
+    port.set_window(0, FIRST_KERNEL[0])  # the cursor's event starts where the window ends
+    assert port.probe(123) == (123, "the selected gap")
+    assert port.probe(None) == (FIRST_KERNEL[0] // 2, "the middle of the window")

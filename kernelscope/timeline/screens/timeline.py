@@ -239,8 +239,6 @@ class TimelineScreen(OpeningScreen[None]):
         self._fill(view_id)
         if self.data is not None:
             self._focus_view(view_id)
-        if view_id == "timeline":
-            self.timeline.call_after_refresh(self.timeline.redraw)
 
     def action_show_view(self, view_id: str, remember: bool = True) -> None:
         if self.opening or view_id not in VIEW_IDS:

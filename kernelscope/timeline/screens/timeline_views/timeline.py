@@ -92,6 +92,7 @@ class TimelinePane(Horizontal, can_focus=True):
         self.view: TimelineView | None = None
         self.note = ""
         self.last_draw_ms = 0.0
+        self._redraw_asked = False  # a redraw after the next refresh (request_redraw)
         self._shapes: dict[str, object] = {}
         """Per Static of the view, the shape of its text at the last update (``_show``)."""
         self.chosen_kernel: str | None = None
@@ -192,8 +193,8 @@ class TimelinePane(Horizontal, can_focus=True):
         return max(MIN_COLUMNS, width - self.label_width() - 3)
 
     def redraw(self) -> None:
-        """Re-render the window (cheap: no per-event work)."""
-        if self.data is None or not self.is_mounted:
+        """Re-render the window (cheap: no per-event work), once the lanes have a width."""
+        if self.data is None or not self.is_mounted or not self.query_one("#tl-left").size.width:
             return
         started = time.perf_counter()
         data, port = self.data, self.viewport
@@ -255,14 +256,8 @@ class TimelinePane(Horizontal, can_focus=True):
         widget.update(content, layout=layout)
 
     def probe_time(self) -> tuple[int, str]:
-        """Where the metric values are read (marked in the metric lanes): the start of the
-        cursor's event, else the selected gap's start, else the middle of the window."""
-        cursor = self.cursor_span()
-        if cursor is not None and self.viewport.t0 <= cursor[0] < self.viewport.t1:
-            return cursor[0], "the cursor"
-        if self.selected is not None:
-            return self.selected.start_ns, "the selected gap"
-        return (self.viewport.t0 + self.viewport.t1) // 2, "the middle of the window"
+        """Where the metric values are read (``Viewport.probe``)."""
+        return self.viewport.probe(None if self.selected is None else self.selected.start_ns)
 
     def action_critical_path(self) -> None:
         self.viewport.show_path = not self.viewport.show_path
@@ -286,7 +281,7 @@ class TimelinePane(Horizontal, can_focus=True):
         gap = self.selected
         if panel.display != (gap is not None):
             panel.display = gap is not None
-            self.call_after_refresh(self.redraw)  # the lanes got narrower or wider
+            self.request_redraw()  # the lanes got narrower or wider
         if gap is None or data is None:
             return
         body = gap_text(
@@ -304,14 +299,24 @@ class TimelinePane(Horizontal, can_focus=True):
         inner = panel.size.width - panel.styles.scrollbar_size_vertical
         return inner if inner > 0 else PANEL_WIDTH - 4
 
+    def request_redraw(self) -> None:
+        """Redraw after the next refresh, once however many ask (a first Resize draws)."""
+        if not self._redraw_asked:
+            self._redraw_asked = True
+            self.call_after_refresh(self._asked_redraw)
+
+    def _asked_redraw(self) -> None:
+        self._redraw_asked = False
+        self.redraw()
+
     def on_resize(self) -> None:
-        self.call_after_refresh(self.redraw)
+        self.request_redraw()
 
     def on_lanes_column_resized(self, event: LanesColumn.Resized) -> None:
         """The lanes' column changed width without the pane changing (the gap panel opened
         or closed, maybe while another view was shown): draw for the width it has now."""
         event.stop()
-        self.call_after_refresh(self.redraw)
+        self.request_redraw()
 
     # -- actions ---------------------------------------------------------------------------
     def action_zoom_in(self) -> None:

@@ -134,6 +134,17 @@ class Viewport:
             return None
         return events.span(self.cursor_index)
 
+    def probe(self, selected_start: int | None) -> tuple[int, str]:
+        """Where the metric values are read (marked in the metric lanes), and what it is: the
+        start of the cursor's event in the window, else the selected gap's start
+        (``selected_start``), else the middle of the window."""
+        cursor = self.cursor_span()
+        if cursor is not None and self.t0 <= cursor[0] < self.t1:
+            return cursor[0], "the cursor"
+        if selected_start is not None:
+            return selected_start, "the selected gap"
+        return (self.t0 + self.t1) // 2, "the middle of the window"
+
     def set_cursor(self, lane: str, index: int) -> bool:
         """Put the cursor on event ``index`` of ``lane``; when the event is out of the
         window, centre the window on it (same width) and return True."""
