@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from kernelscope.timeline.analysis.timeline_data import TimelineData
 from kernelscope.timeline.screens.timeline import TimelineScreen
+from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.timeline_views.overview import overview_renderables
 from kernelscope.tui.app import KernelscopeApp, create_app
 from kernelscope.ui.error import ErrorScreen
@@ -34,6 +35,14 @@ async def wait_until_open(pilot: Pilot[object]) -> None:
     screen = pilot.app.screen
     assert isinstance(screen, ErrorScreen) or (
         isinstance(screen, TimelineScreen) and screen.data is not None), type(screen).__name__
+
+
+async def timeline_shown(pilot: Pilot[object]) -> TimelinePane:
+    """Show the Timeline view (``2``) and return its pane once its window is drawn: the pane
+    draws after its first layout (its Resize, after a refresh), which ``settle`` waits for."""
+    await pilot.press("2")
+    await settle(pilot)
+    return pilot.app.screen.query_one(TimelinePane)
 
 
 async def opened_timeline(pilot: Pilot[object]) -> TimelineScreen:

@@ -12,7 +12,6 @@ import pytest
 from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.critical_path.lane_spans import step_at, step_path
 from kernelscope.timeline.analysis.timeline_data import TimelineData, build
-from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.timeline_views.timeline_lines import lane_marks, path_columns
 from kernelscope.timeline.screens.timeline_views.viewport import Viewport
 from kernelscope.timeline.screens.widgets.timeline_draw import (
@@ -23,7 +22,7 @@ from kernelscope.timeline.screens.widgets.timeline_draw import (
 )
 
 from .conftest import NSYS_SAMPLES
-from .helpers import flat, make_app, opened_timeline, settle, static_text
+from .helpers import flat, make_app, opened_timeline, static_text, timeline_shown
 
 TORCH = NSYS_SAMPLES / "timeline_torch.sqlite.xz"
 
@@ -82,9 +81,7 @@ async def test_p_marks_the_path_and_the_legend_names_the_step(cache_dir: Path) -
     app = make_app(TORCH, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await opened_timeline(pilot)
-        await pilot.press("2")
-        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
-        pane = app.screen.query_one(TimelinePane)
+        pane = await timeline_shown(pilot)
         await pilot.press("p")
         assert pane.viewport.show_path
         legend = flat(static_text(app, "#tl-legend"))

@@ -15,7 +15,6 @@ from kernelscope.kinds.nsys.model.opener import open_report
 from kernelscope.timeline.analysis.lane_events import LaneEvents, nvtx_depths
 from kernelscope.timeline.analysis.nvtx import nvtx_ranges
 from kernelscope.timeline.analysis.timeline_data import TimelineData
-from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.timeline_views.timeline_lines import (
     drawn_lanes,
     event_text,
@@ -24,7 +23,7 @@ from kernelscope.timeline.screens.timeline_views.timeline_lines import (
 from kernelscope.timeline.screens.timeline_views.viewport import ZOOM_STEP, Viewport
 
 from .conftest import NSYS_SAMPLES, ZOO_SQLITE_XZ
-from .helpers import flat, make_app, settle, static_text, wait_until_open
+from .helpers import flat, make_app, static_text, timeline_shown, wait_until_open
 
 JOIN = NSYS_SAMPLES / "join_trace.sqlite.xz"
 ZOO_COLUMNS, ZOO_LABELS = 97, 20  # the zoo's lanes on a 120-column terminal
@@ -119,9 +118,7 @@ async def test_keys_move_the_cursor_and_a_chosen_kernel_is_highlighted(
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
-        await pilot.press("2")
-        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
-        pane = app.screen.query_one(TimelinePane)
+        pane = await timeline_shown(pilot)
         assert pane.data is not None and pane.view is not None
         assert (pane.view.width, pane.label_width()) == (ZOO_COLUMNS, ZOO_LABELS)
         assert "copy memcpy Host-to-Device" in flat(static_text(app, "#tl-event"))

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernelscope.timeline.analysis.timeline_data import build
-from kernelscope.timeline.screens.timeline_views import TimelinePane
 from tests.tui.helpers import notifications
 
 from .conftest import NSYS_SAMPLES, read_sample
-from .helpers import make_app, overview_text, settle, static_text, wait_until_open
+from .helpers import make_app, overview_text, static_text, timeline_shown, wait_until_open
 
 GPU_METRICS_XZ = NSYS_SAMPLES / "gpu_metrics.sqlite.xz"
 
@@ -23,9 +22,7 @@ async def test_metric_lanes(cache_dir: Path) -> None:
     app = make_app(GPU_METRICS_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
-        await pilot.press("2")
-        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
-        pane = app.screen.query_one(TimelinePane)
+        pane = await timeline_shown(pilot)
         assert pane.data is not None
         series = pane.data.report.gpu_metrics.get(0, "sm_issue")
         assert series is not None
@@ -70,7 +67,7 @@ async def test_no_metric_lanes_without_metrics(cache_dir: Path) -> None:
     app = make_app(NSYS_SAMPLES / "zoo.sqlite.xz", cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
-        await pilot.press("2")
+        await timeline_shown(pilot)
         assert len(_head_lines(app)) == 4
         assert not app.screen.query_one("#tl-values").display
         # m says in one line why there is nothing to draw, and how to collect it

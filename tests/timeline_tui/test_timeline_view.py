@@ -16,7 +16,15 @@ from kernelscope.timeline.screens.timeline_views import TimelinePane
 from kernelscope.timeline.screens.timeline_views import timeline as pane_module
 
 from .conftest import ZOO_SQLITE_XZ
-from .helpers import flat, make_app, screen_text, settle, static_text, wait_until_open
+from .helpers import (
+    flat,
+    make_app,
+    screen_text,
+    settle,
+    static_text,
+    timeline_shown,
+    wait_until_open,
+)
 
 
 async def test_showing_the_timeline_draws_its_window_once_at_the_lanes_width(
@@ -35,16 +43,14 @@ async def test_showing_the_timeline_draws_its_window_once_at_the_lanes_width(
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
         assert widths == []  # the overview is shown first; the timeline is filled when shown
-        await pilot.press("2")
-        await settle(pilot)
+        await timeline_shown(pilot)
         assert widths == [97]  # the zoo's lanes on a 120-column terminal (test_cursor's)
         # resized while another view is shown: drawn once more, at its new width, when shown
         await pilot.press("1")
         await pilot.resize_terminal(160, 40)
         await settle(pilot)
         assert widths == [97]
-        await pilot.press("2")
-        await settle(pilot)
+        await timeline_shown(pilot)
     assert widths == [97, 137]
 
 
@@ -57,8 +63,7 @@ async def test_lanes_zoom_pan_and_gaps(zoo_data: TimelineData, cache_dir: Path) 
     app = make_app(ZOO_SQLITE_XZ, cache_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until_open(pilot)
-        await pilot.press("2")
-        await settle(pilot)  # the lanes drawn once laid out (a Resize, after the refresh)
+        await timeline_shown(pilot)
         assert isinstance(app.focused, TimelinePane)
         lanes = static_text(app, "#tl-lanes")
         for lane in zoo_data.index.lanes:

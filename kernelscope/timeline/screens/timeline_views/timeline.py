@@ -93,13 +93,14 @@ class TimelinePane(Horizontal, can_focus=True):
         self.note = ""
         self.last_draw_ms = 0.0
         self._redraw_asked = False  # a redraw after the next refresh (request_redraw)
+        self.lanes_column = LanesColumn(id="tl-left")  # its width is read on every redraw
         self._shapes: dict[str, object] = {}
         """Per Static of the view, the shape of its text at the last update (``_show``)."""
         self.chosen_kernel: str | None = None
         """The kernel (demangled) whose every instance is highlighted."""
 
     def compose(self) -> ComposeResult:
-        with LanesColumn(id="tl-left"):
+        with self.lanes_column:
             yield Static("", id="tl-range", markup=False)
             yield Static("", id="tl-head")
             values = Static("", id="tl-values")
@@ -165,8 +166,7 @@ class TimelinePane(Horizontal, can_focus=True):
                 scroll.scroll_to(y=row - scroll.size.height + 1, animate=False)
 
     def choose_kernel(self, name: str | None) -> None:
-        """Highlight every instance of kernel ``name`` (None: none) and put the cursor on
-        its first one."""
+        """Highlight every instance of kernel ``name`` (None: none), the cursor on the first."""
         self.chosen_kernel = name
         if name is not None:
             self.viewport.cursor_on_kernel(name)
@@ -184,17 +184,17 @@ class TimelinePane(Horizontal, can_focus=True):
         if self.data is None:
             return LABEL_MIN
         longest = max((len(lane.label) for lane in self.data.index.lanes), default=LABEL_MIN)
-        width = self.query_one("#tl-left").size.width
+        width = self.lanes_column.size.width
         return max(LABEL_MIN, min(LABEL_MAX, longest, width // 4))
 
     def _columns(self) -> int:
-        width = self.query_one("#tl-left").size.width
+        width = self.lanes_column.size.width
         # padding (1) + label + space + columns + scrollbar gutter (1)
         return max(MIN_COLUMNS, width - self.label_width() - 3)
 
     def redraw(self) -> None:
         """Re-render the window (cheap: no per-event work), once the lanes have a width."""
-        if self.data is None or not self.is_mounted or not self.query_one("#tl-left").size.width:
+        if self.data is None or not self.is_mounted or not self.lanes_column.size.width:
             return
         started = time.perf_counter()
         data, port = self.data, self.viewport
